@@ -1,0 +1,231 @@
+//! Conversion: projecting a profile onto what a target format carries, naming every loss.
+//!
+//! Writers consume a profile that already fits their format; this module makes it fit, following the
+//! conversion rules of the shared model notes (§3), and says on stderr (through [`Diagnostics`]) what
+//! did not survive, one warning per kind of loss:
+//!
+//! - a target with one number per node gets one metric: `--metric`, else the profile's primary one;
+//!   the others are dropped by name. A per-node calls metric becomes per-function call counts where
+//!   the target has those (LispWorks Call-Count);
+//! - time becomes whole samples by dividing by the sampling interval (`--interval`, else the
+//!   profile's own, else 1 ms), rounding node by node while keeping the total;
+//! - line frames merge into their functions where the target has no line numbers;
+//! - modules, per-function facts and header facts the target has no place for are dropped by name.
+
+use crate::diag::Diagnostics;
+use crate::error::Error;
+use crate::formats::{Carries, Format};
+use crate::model::{ops, FrameKind, Metric, MetricKind, Profile, Repr, Unit, Value, Values};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// Options that steer a conversion. Every field has a default.
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct ConvertOptions {
+    /// The metric to write to a one-number-per-node target (by name).
+    pub metric: Option<String>,
+    /// The length of one sample, for turning time into samples and back.
+    pub interval: Option<Duration>,
+}
+
+impl ConvertOptions {
+    /// Options with `--metric` and `--interval` as given.
+    pub fn new(metric: Option<String>, interval: Option<Duration>) -> ConvertOptions {
+        ConvertOptions { metric, interval }
+    }
+}
+
+/// The interval used when neither `--interval` nor the profile gives one.
+pub const DEFAULT_INTERVAL: Duration = Duration::from_millis(1);
+
+/// `profile` reduced to what `target` carries. Borrowed when nothing has to change.
+pub fn project<'p>(
+    profile: &'p Profile,
+    target: Format,
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) -> Result<Cow<'p, Profile>, Error> {
+    let carries = target.carries();
+    report_dropped_header(profile, target, &carries, diag);
+    let mut out = Cow::Borrowed(profile);
+    let has_lines = profile.frames.iter().any(|(_, f)| f.kind == FrameKind::Line);
+    if has_lines && !carries.source_lines {
+        diag.warn("lines-merged", None, || format!("{target} has no line numbers: line frames merged into their functions"));
+        out = Cow::Owned(ops::merge_lines(&out));
+    }
+    if !carries.modules && out.frames.iter().any(|(_, f)| f.module.is_some()) {
+        diag.warn("modules-dropped", None, || format!("{target} has no modules or libraries: they are dropped from frames"));
+    }
+    if carries.one_metric {
+        let chosen = choose_metric(&out, options, target)?;
+        if carries.function_facts {
+            absorb_calls(&mut out, chosen);
+        }
+        out = Cow::Owned(single_count(&out, chosen, target, options, diag));
+    } else {
+        let keep: Vec<bool> = out.metrics().iter().map(|m| carries.metrics.contains(&m.kind)).collect();
+        if keep.contains(&false) {
+            for (m, _) in out.metrics().iter().zip(&keep).filter(|(_, k)| !**k) {
+                let name = m.name.clone();
+                diag.warn("metric-dropped", None, || format!("{target} has no place for metric {name}: dropped"));
+            }
+            out.to_mut().retain_metrics(&keep);
+        }
+    }
+    if !carries.function_facts && !out.function_facts.is_empty() {
+        diag.warn("facts-dropped", None, || {
+            format!("{target} has no per-function counts: Call-Count, Seen-Count and Top-Count are dropped")
+        });
+    }
+    Ok(out)
+}
+
+fn report_dropped_header(profile: &Profile, target: Format, carries: &Carries, diag: &mut Diagnostics) {
+    let meta = &profile.meta;
+    if let (Some(title), false) = (&meta.title, carries.title) {
+        diag.warn("title-dropped", None, || format!("{target} has no title: {title:?} is dropped"));
+    }
+    if let (Some(ts), false) = (&meta.timestamp, carries.timestamp) {
+        diag.warn("timestamp-dropped", None, || format!("{target} has no timestamp: {ts:?} is dropped"));
+    }
+    if let (Some(iv), false) = (meta.interval, carries.interval) {
+        diag.warn("interval-dropped", None, || format!("{target} has no sampling interval: {iv:?} is dropped"));
+    }
+    let prefix = format!("{target}.");
+    let foreign: Vec<&str> = meta.attrs.iter().map(|(k, _)| k.as_str()).filter(|k| !k.starts_with(&prefix)).collect();
+    if !foreign.is_empty() {
+        diag.warn("attrs-dropped", None, || format!("{target} has no place for header facts {}: dropped", foreign.join(", ")));
+    }
+}
+
+/// The metric to write to a one-number-per-node target.
+fn choose_metric(profile: &Profile, options: &ConvertOptions, target: Format) -> Result<usize, Error> {
+    let available = || profile.metrics().iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(", ");
+    match &options.metric {
+        Some(name) => profile.metric_index(name).ok_or_else(|| {
+            Error::BadOption(format!("--metric {name}: the profile has no such metric (it has: {})", available()))
+        }),
+        None => profile.primary_metric().ok_or_else(|| Error::Unrepresentable {
+            format: target,
+            what: "the profile has no metric to write".into(),
+        }),
+    }
+}
+
+/// Moves a per-node calls metric into per-function call counts, for targets that have those.
+fn absorb_calls(profile: &mut Cow<'_, Profile>, chosen: usize) {
+    let Some(calls) = profile.metrics().iter().position(|m| m.kind == MetricKind::Calls) else {
+        return;
+    };
+    if calls == chosen || profile.function_facts.values().any(|f| f.calls.is_some()) {
+        return;
+    }
+    let mut sums: BTreeMap<_, i64> = BTreeMap::new();
+    for node in profile.tree.nodes() {
+        let v = profile.tree.self_value(calls, node);
+        let sum = sums.entry(profile.tree.frame(node)).or_default();
+        *sum = sum.saturating_add(value_as_count(v));
+    }
+    let p = profile.to_mut();
+    for (frame, sum) in sums {
+        p.function_facts.entry(frame).or_default().calls = Some(sum);
+    }
+}
+
+/// A copy of `profile` with only metric `chosen`, as whole samples.
+fn single_count(
+    profile: &Profile,
+    chosen: usize,
+    target: Format,
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) -> Profile {
+    let metric = &profile.metrics()[chosen];
+    for (i, m) in profile.metrics().iter().enumerate() {
+        let absorbed = m.kind == MetricKind::Calls && target.carries().function_facts;
+        if i != chosen && !absorbed {
+            let (dropped, kept) = (m.name.clone(), metric.name.clone());
+            diag.warn("metric-dropped", None, || {
+                format!("{target} holds one number per node: metric {dropped} is dropped (writing {kept})")
+            });
+        }
+    }
+    let values = profile.tree.self_values(chosen);
+    let (counts, interval) = match metric.unit.nanos() {
+        Some(unit_nanos) => {
+            let interval = options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL);
+            let per_sample = interval.as_nanos() as f64 / unit_nanos;
+            let unit = metric.unit.name();
+            diag.warn("time-to-samples", None, || {
+                format!("{target} counts samples: time in {unit} divided into samples of {interval:?} (set with --interval)")
+            });
+            (whole_samples(values, per_sample), Some(interval))
+        }
+        None => {
+            if let Values::Float(v) = values {
+                if v.iter().any(|x| x.fract() != 0.0) {
+                    let name = metric.name.clone();
+                    diag.warn("rounded", None, || format!("{target} holds whole numbers: {name} values are rounded"));
+                }
+            }
+            (whole_samples(values, 1.0), profile.meta.interval)
+        }
+    };
+    let mut keep = vec![false; profile.metrics().len()];
+    keep[chosen] = true;
+    let mut out = profile.clone();
+    out.retain_metrics(&keep);
+    let kind = if metric.unit.nanos().is_some() { MetricKind::Samples } else { metric.kind };
+    let name = if kind == MetricKind::Samples { "samples".to_string() } else { metric.name.clone() };
+    let unit = if metric.unit.nanos().is_some() { Unit::Count } else { metric.unit };
+    let converted = Metric { name, kind, unit, aggregation: metric.aggregation, repr: Repr::Int };
+    out.replace_metric(0, converted, Values::Int(counts));
+    out.meta.interval = interval;
+    out
+}
+
+fn value_as_count(v: Value) -> i64 {
+    match v {
+        Value::Int(i) => i,
+        Value::Float(f) => f.round() as i64,
+    }
+}
+
+/// Divides every value by `per_sample` and rounds to whole samples so that the rounded values add up
+/// to the rounded total (largest remainder first), and no value is rounded by more than one.
+pub fn whole_samples(values: &Values, per_sample: f64) -> Vec<i64> {
+    match values {
+        Values::Int(v) if per_sample == 1.0 => return v.clone(),
+        _ => {}
+    }
+    let exact: Vec<f64> = (0..values.len()).map(|i| values.get(i).as_f64() / per_sample).collect();
+    let mut counts: Vec<i64> = exact.iter().map(|x| x.floor() as i64).collect();
+    let target = exact.iter().sum::<f64>().round() as i64;
+    let floor_sum: i64 = counts.iter().fold(0i64, |a, &b| a.saturating_add(b));
+    let missing = usize::try_from(target.saturating_sub(floor_sum)).unwrap_or(0);
+    if missing > 0 {
+        let mut order: Vec<usize> = (0..exact.len()).collect();
+        order.sort_by(|&a, &b| (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor())).then(a.cmp(&b)));
+        for &i in order.iter().take(missing) {
+            counts[i] += 1;
+        }
+    }
+    counts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_samples_keep_the_total() {
+        let ms = Values::Float(vec![0.4, 0.4, 0.4, 1.7, 0.0]);
+        let counts = whole_samples(&ms, 1.0);
+        assert_eq!(counts.iter().sum::<i64>(), 3); // 2.9 rounds to 3
+        assert_eq!(counts, vec![1, 0, 0, 2, 0]); // largest remainder first, ties by position
+        let ns = Values::Int(vec![2_500_000, 500_000]);
+        assert_eq!(whole_samples(&ns, 1_000_000.0), vec![3, 0]);
+    }
+}

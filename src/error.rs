@@ -1,0 +1,145 @@
+//! Errors of the library: a parse error carries the format and the position in the input; a write
+//! error says what the target cannot hold; a detection error lists the candidates. The binary adds the
+//! file name in front (`in.tree: lispworks: line 3 (byte 40): …`).
+
+use crate::formats::Format;
+use std::fmt;
+use std::io;
+
+/// Where in an input something was found. `byte` is always known; `line` and `column` (1-based) for
+/// text formats.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Position {
+    /// Byte offset from the start of the input (0-based).
+    pub byte: u64,
+    /// Line number (1-based), for text formats.
+    pub line: Option<u64>,
+    /// Column (1-based, in characters), where known.
+    pub column: Option<u64>,
+}
+
+impl Position {
+    /// A position in a binary input.
+    pub fn byte(byte: u64) -> Position {
+        Position { byte, line: None, column: None }
+    }
+
+    /// The start of a line of a text input.
+    pub fn line(line: u64, byte: u64) -> Position {
+        Position { byte, line: Some(line), column: None }
+    }
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.line, self.column) {
+            (Some(line), Some(column)) => write!(f, "line {line}, column {column} (byte {})", self.byte),
+            (Some(line), None) => write!(f, "line {line} (byte {})", self.byte),
+            _ => write!(f, "byte {}", self.byte),
+        }
+    }
+}
+
+/// What went wrong while reading an input.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParseErrorKind {
+    /// The input does not start the way the format requires.
+    #[error("not a {format} file: expected {expected}")]
+    MissingMarker {
+        /// The format that was expected.
+        format: Format,
+        /// What the start should look like.
+        expected: &'static str,
+    },
+    /// Something else than the grammar allows.
+    #[error("expected {expected}, found {found}")]
+    Unexpected {
+        /// What the grammar allows here.
+        expected: String,
+        /// What the input has (quoted, shortened).
+        found: String,
+    },
+    /// A field that must be an integer is not one.
+    #[error("{field} must be an integer, found {text:?}")]
+    InvalidNumber {
+        /// The field's name.
+        field: &'static str,
+        /// Its text.
+        text: String,
+    },
+    /// An indented or depth-numbered tree skipped a level.
+    #[error("depth jumps from {previous} to {found}: a node can be at most one level below the line before it")]
+    DepthJump {
+        /// The depth of the previous node (none before the first).
+        previous: i64,
+        /// The depth found.
+        found: i64,
+    },
+    /// Text that is not valid UTF-8 in a format that requires it.
+    #[error("invalid UTF-8 (the format is UTF-8 text)")]
+    Encoding,
+    /// The input could not be read.
+    #[error("{0}")]
+    Io(#[from] io::Error),
+}
+
+/// A failure to read an input, with where it happened.
+#[derive(Debug, thiserror::Error)]
+#[error("{format}: {position}: {kind}")]
+pub struct ParseError {
+    /// The format being read.
+    pub format: Format,
+    /// Where in the input.
+    pub position: Position,
+    /// What went wrong.
+    pub kind: ParseErrorKind,
+}
+
+/// Any failure of the library.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Reading an input failed.
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    /// The input format could not be determined.
+    #[error("cannot tell the input format: {0}; name it with --from (one of: {names})", names = Format::reader_names())]
+    UnknownInput(String),
+    /// The output format could not be determined.
+    #[error("cannot tell the output format: {0}; name it with --to (one of: {names})", names = Format::writer_names())]
+    UnknownOutput(String),
+    /// The format cannot be read (or written).
+    #[error("{format} cannot be {action}")]
+    Unsupported {
+        /// The format.
+        format: Format,
+        /// `read` or `written`.
+        action: &'static str,
+    },
+    /// The profile cannot be written as asked.
+    #[error("cannot write {format}: {what}")]
+    Unrepresentable {
+        /// The target format.
+        format: Format,
+        /// Why.
+        what: String,
+    },
+    /// An option has a value that does not fit the profile.
+    #[error("{0}")]
+    BadOption(String),
+    /// Writing the output or another I/O operation failed.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+/// Shortens `text` for an error message.
+pub(crate) fn excerpt(text: &[u8]) -> String {
+    const MAX: usize = 60;
+    let s = String::from_utf8_lossy(&text[..text.len().min(MAX)]).into_owned();
+    if text.len() > MAX {
+        format!("{s:?}…")
+    } else {
+        format!("{s:?}")
+    }
+}

@@ -1,0 +1,176 @@
+//! Format detection: the only place that decides which format an input or output is.
+//!
+//! Input: `--from` wins; else the content sniffers (a single `Yes` decides; several are settled by the
+//! extension); else the extension, unless that format's sniffer said `No`; else a single `Maybe`;
+//! else an error that lists the candidates. Output: `--to`, else the extension. Output detection
+//! never looks at content.
+
+use super::{Format, Sniff};
+use crate::diag::Diagnostics;
+use crate::error::Error;
+use std::path::Path;
+
+/// How a format was decided, for `info` and for messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// Named with `--from` or `--to`.
+    Named,
+    /// The content has the format's signature.
+    Content,
+    /// The file extension, with nothing in the content against it.
+    Extension,
+    /// The content fits the format and no other, though the format has no signature.
+    ContentOnly,
+}
+
+impl Reason {
+    /// How the decision reads in a sentence.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Reason::Named => "named on the command line",
+            Reason::Content => "recognised by content",
+            Reason::Extension => "by file extension",
+            Reason::ContentOnly => "by content (no other format fits)",
+        }
+    }
+}
+
+/// The formats whose extensions `path` ends with, longest extension first.
+pub fn by_extension(path: &Path) -> Vec<Format> {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return Vec::new();
+    };
+    let name = name.to_ascii_lowercase();
+    let mut found: Vec<(usize, Format)> = Vec::new();
+    for &format in Format::ALL {
+        let best = format
+            .extensions()
+            .iter()
+            .filter(|ext| name.len() > ext.len() + 1 && name.ends_with(*ext) && name[..name.len() - ext.len()].ends_with('.'))
+            .map(|ext| ext.len())
+            .max();
+        if let Some(len) = best {
+            found.push((len, format));
+        }
+    }
+    let longest = found.iter().map(|&(len, _)| len).max().unwrap_or(0);
+    found.into_iter().filter(|&(len, _)| len == longest).map(|(_, f)| f).collect()
+}
+
+/// Decides the format of an input from `--from`, its first bytes and its path (`None` for stdin).
+pub fn detect_input(
+    named: Option<Format>,
+    path: Option<&Path>,
+    head: &[u8],
+    diag: &mut Diagnostics,
+) -> Result<(Format, Reason), Error> {
+    if let Some(format) = named {
+        if !format.can_read() {
+            return Err(Error::Unsupported { format, action: "read" });
+        }
+        return Ok((format, Reason::Named));
+    }
+    let readers = || Format::ALL.iter().copied().filter(|f| f.can_read());
+    let by_ext: Vec<Format> = path.map(by_extension).unwrap_or_default().into_iter().filter(|f| f.can_read()).collect();
+    let yes: Vec<Format> = readers().filter(|f| f.sniff(head) == Sniff::Yes).collect();
+    match yes.as_slice() {
+        [one] => {
+            if let Some(&ext) = by_ext.first() {
+                if !by_ext.contains(one) {
+                    diag.warn("detect-ext", None, || {
+                        format!("the extension says {ext} but the content is {one}; reading it as {one}")
+                    });
+                }
+            }
+            return Ok((*one, Reason::Content));
+        }
+        [] => {}
+        several => {
+            if let Some(&f) = several.iter().find(|f| by_ext.contains(f)) {
+                return Ok((f, Reason::Content));
+            }
+            return Err(Error::UnknownInput(format!("the content fits {}", names(several))));
+        }
+    }
+    let ext_ok: Vec<Format> = by_ext.iter().copied().filter(|f| f.sniff(head) != Sniff::No).collect();
+    if let [one] = ext_ok.as_slice() {
+        return Ok((*one, Reason::Extension));
+    }
+    let maybe: Vec<Format> = readers().filter(|f| f.sniff(head) == Sniff::Maybe).collect();
+    if let [one] = maybe.as_slice() {
+        return Ok((*one, Reason::ContentOnly));
+    }
+    let why = match (by_ext.as_slice(), maybe.as_slice()) {
+        ([], []) => "no format recognises the content".to_string(),
+        ([], m) => format!("the content could be {}", names(m)),
+        (e, _) if ext_ok.is_empty() => format!("the extension says {} but the content does not fit", names(e)),
+        (e, _) => format!("the extension could be {}", names(e)),
+    };
+    Err(Error::UnknownInput(why))
+}
+
+/// Decides the format of an output from `--to` and its path (`None` for stdout).
+pub fn detect_output(named: Option<Format>, path: Option<&Path>) -> Result<Format, Error> {
+    if let Some(format) = named {
+        if !format.can_write() {
+            return Err(Error::Unsupported { format, action: "written" });
+        }
+        return Ok(format);
+    }
+    let Some(path) = path else {
+        return Err(Error::UnknownOutput("standard output has no extension".into()));
+    };
+    let candidates: Vec<Format> = by_extension(path).into_iter().filter(|f| f.can_write()).collect();
+    match candidates.as_slice() {
+        [one] => Ok(*one),
+        [] => Err(Error::UnknownOutput(format!("no writable format has the extension of {}", path.display()))),
+        several => Err(Error::UnknownOutput(format!("the extension could be {}", names(several)))),
+    }
+}
+
+fn names(formats: &[Format]) -> String {
+    formats.iter().map(|f| f.name()).collect::<Vec<_>>().join(" or ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extension_matching_is_by_whole_suffix() {
+        assert_eq!(by_extension(Path::new("a/x.tree")), vec![Format::Lispworks]);
+        assert_eq!(by_extension(Path::new("X.FOLDED")), vec![Format::Folded]);
+        assert_eq!(by_extension(Path::new("subtree")), Vec::<Format>::new());
+        assert_eq!(by_extension(Path::new(".tree")), Vec::<Format>::new());
+    }
+
+    #[test]
+    fn content_beats_extension_with_a_warning() {
+        let mut diag = Diagnostics::default();
+        let head = b"LispWorks Profiler Tree: t\n0|1|0|1|1|FOO\n";
+        let got = detect_input(None, Some(Path::new("x.folded")), head, &mut diag).unwrap();
+        assert_eq!(got, (Format::Lispworks, Reason::Content));
+        assert!(diag.has("detect-ext"));
+    }
+
+    #[test]
+    fn folded_on_stdin_is_recognised_by_content_only() {
+        let mut diag = Diagnostics::default();
+        let got = detect_input(None, None, b"a;b 3\na;c 1\n", &mut diag).unwrap();
+        assert_eq!(got, (Format::Folded, Reason::ContentOnly));
+    }
+
+    #[test]
+    fn unknown_content_without_extension_is_an_error() {
+        let mut diag = Diagnostics::default();
+        let err = detect_input(None, None, b"\x00\x01garbage", &mut diag).unwrap_err();
+        assert!(err.to_string().contains("--from"), "{err}");
+    }
+
+    #[test]
+    fn output_needs_to_or_extension() {
+        assert_eq!(detect_output(None, Some(Path::new("o.folded"))).unwrap(), Format::Folded);
+        assert!(detect_output(None, None).is_err());
+        assert!(detect_output(None, Some(Path::new("o.txt"))).is_err());
+    }
+}

@@ -1,0 +1,362 @@
+//! LispWorks profiler tree files.
+//!
+//! **Producer**: LispWorks 5.x–8.1, `(hcl:save-current-profiler-tree filename name)` or the IDE's
+//! *Profiler ▸ Save Profiler tree…* (LispWorks User Guide, "Profiler tree file format"). The IDE loads
+//! such files back, and third-party writers are explicitly sanctioned. UTF-8 text.
+//!
+//! ```text
+//! LispWorks Profiler Tree: compile run
+//! ; lines starting with a semicolon are comments
+//! 0|100|0|100|0|"root"
+//! 1|100|0|100|0|"CAPI Execution Listener 1"
+//! 2|60|12|60|25|CL-USER::FIB
+//! 3|35|12|60|25|CL-USER::FIB
+//! 2|40|0|40|40|(METHOD PRINT-OBJECT (WIDGET T))
+//! ```
+//!
+//! **Grammar**: the first line contains `LispWorks Profiler Tree`; the tree's name is the text after
+//! its *first* `:`, trimmed. Every other line is a comment (`;…`) or a data line
+//! `Depth|Count|Call-Count|Seen-Count|Top-Count|Name`: five integers without spaces, then the name,
+//! which is everything after the fifth `|` (it may contain `|` itself). A node's parent is the
+//! previous node one level up; each node is followed by its children, depth first.
+//!
+//! **Values**: Count is *inclusive* and per node: samples in which the node's chain of callers was on
+//! the stack. Self samples are Count − Σ children's Count; a negative result (an inconsistent file) is
+//! clamped to 0 with a warning. Call-Count, Seen-Count and Top-Count are per *function*, repeated on
+//! every node of that function; they are kept as the profile's per-function facts (first occurrence
+//! wins, a disagreeing repeat is a warning). On write they are written back as read, or computed by
+//! the model notes' rules: Seen = samples with the function on the stack at least once, Top = its self
+//! samples, Call = the calls metric if the source had one, else 0.
+//!
+//! **Quirks**: names are printed Lisp objects and kept opaque, except double-quoted strings
+//! (`"CAPI Execution Listener 1"`), the manual's non-function nodes, which become thread/process
+//! pseudo-frames named by the string's contents (`\"` and `\\` unescaped; re-quoted on write).
+//! Several depth-0 lines are accepted as several roots. CRLF is accepted; LF is written. Blank lines
+//! are skipped with a warning.
+//!
+//! **Lost on write**: everything but one count per node: other metrics, modules, line numbers (line
+//! frames merge into their functions) and header facts other than the tree name. Comments in a file
+//! read are not kept. A newline in a name is replaced by a space, with a warning.
+
+use super::{Carries, Format, Sniff, Structure};
+use crate::diag::Diagnostics;
+use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
+use crate::model::{FrameId, FrameKind, FrameRef, FunctionFacts, Metric, MetricKind, NodeId, Profile, Value};
+use crate::text::Lines;
+use std::io::{BufRead, Write};
+
+/// What a LispWorks tree carries.
+pub(crate) const CARRIES: Carries = Carries {
+    structure: Structure::Tree,
+    threads: true,
+    metrics: &[MetricKind::Samples],
+    one_metric: true,
+    function_facts: true,
+    source_lines: false,
+    modules: false,
+    title: true,
+    timestamp: false,
+    interval: false,
+};
+
+const MARKER: &str = "LispWorks Profiler Tree";
+const FIELDS: [&str; 5] = ["Depth", "Count", "Call-Count", "Seen-Count", "Top-Count"];
+
+/// `Yes` when the first line has the marker the LispWorks reader itself checks for.
+pub(crate) fn sniff(head: &[u8]) -> Sniff {
+    let first = head.split(|&b| b == b'\n').next().unwrap_or(&[]);
+    if memchr::memmem::find(first, MARKER.as_bytes()).is_some() {
+        Sniff::Yes
+    } else {
+        Sniff::No
+    }
+}
+
+/// Reads a LispWorks profiler tree.
+pub(crate) fn read(input: &mut dyn BufRead, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+    let mut lines = Lines::new(input, Format::Lispworks);
+    let mut profile = Profile::new(vec![Metric::samples()]);
+    let missing_marker = || ParseErrorKind::MissingMarker {
+        format: Format::Lispworks,
+        expected: "a first line containing \"LispWorks Profiler Tree\"",
+    };
+    match lines.next_line()? {
+        Some(first) if first.text.contains(MARKER) => {
+            profile.meta.title = first.text.split_once(':').map(|(_, name)| name.trim().to_string());
+        }
+        Some(first) => return Err(first.error(missing_marker())),
+        None => return Err(lines.error(missing_marker())),
+    }
+    let mut reader = TreeReader { profile, path: Vec::new(), facts: Vec::new() };
+    while let Some(line) = lines.next_line()? {
+        if line.text.starts_with(';') {
+            continue;
+        }
+        if line.text.trim().is_empty() {
+            diag.warn("blank-line", Some(line.position), || "blank line skipped".into());
+            continue;
+        }
+        let row = parse_row(line.text).map_err(|kind| line.error(kind))?;
+        reader.add(row, line.position, diag).map_err(|kind| line.error(kind))?;
+    }
+    Ok(reader.finish(diag))
+}
+
+/// One data line.
+struct Row<'a> {
+    depth: i64,
+    counts: [i64; 4],
+    name: &'a str,
+}
+
+fn parse_row(line: &str) -> Result<Row<'_>, ParseErrorKind> {
+    let mut numbers = [0i64; 5];
+    let mut rest = line;
+    for (i, field) in FIELDS.iter().enumerate() {
+        let Some((text, tail)) = rest.split_once('|') else {
+            return Err(ParseErrorKind::Unexpected {
+                expected: "six |-separated fields: Depth|Count|Call-Count|Seen-Count|Top-Count|Name".into(),
+                found: format!("{} field{} in {}", i + 1, if i == 0 { "" } else { "s" }, excerpt(line.as_bytes())),
+            });
+        };
+        numbers[i] = text
+            .parse()
+            .map_err(|_| ParseErrorKind::InvalidNumber { field, text: text.to_string() })?;
+        rest = tail;
+    }
+    if numbers[0] < 0 {
+        return Err(ParseErrorKind::InvalidNumber { field: "Depth", text: numbers[0].to_string() });
+    }
+    Ok(Row { depth: numbers[0], counts: [numbers[1], numbers[2], numbers[3], numbers[4]], name: rest })
+}
+
+/// Builds the tree from rows in file order.
+struct TreeReader {
+    profile: Profile,
+    /// The open nodes from the current root down, with the line each was read from.
+    path: Vec<(NodeId, Position)>,
+    /// Per-function facts by frame id while reading (dense ids make this a vector).
+    facts: Vec<Option<FunctionFacts>>,
+}
+
+impl TreeReader {
+    fn add(&mut self, row: Row<'_>, line: Position, diag: &mut Diagnostics) -> Result<(), ParseErrorKind> {
+        let depth = usize::try_from(row.depth).unwrap_or(usize::MAX);
+        if depth > self.path.len() {
+            return Err(match self.path.len() {
+                0 => ParseErrorKind::Unexpected {
+                    expected: "depth 0 on the first data line".into(),
+                    found: format!("depth {}", row.depth),
+                },
+                n => ParseErrorKind::DepthJump { previous: n as i64 - 1, found: row.depth },
+            });
+        }
+        while self.path.len() > depth {
+            self.close(diag);
+        }
+        let frame = self.intern(row.name);
+        let parent = self.path.last().map(|&(node, _)| node);
+        let node = self.profile.tree.push(parent, frame);
+        let [count, calls, seen, top] = row.counts;
+        self.profile.tree.set_self(0, node, Value::Int(count));
+        if let Some(parent) = parent {
+            self.profile.tree.add_self(0, parent, Value::Int(count.saturating_neg()));
+        }
+        self.path.push((node, line));
+        self.record_facts(frame, FunctionFacts { calls: Some(calls), seen: Some(seen), top: Some(top) }, line, diag);
+        Ok(())
+    }
+
+    fn intern(&mut self, name: &str) -> FrameId {
+        match unquote(name) {
+            Some(text) => self.profile.frames.intern(FrameRef::named(&text, FrameKind::Thread)),
+            None => self.profile.frames.intern(FrameRef::function(name)),
+        }
+    }
+
+    fn record_facts(&mut self, frame: FrameId, facts: FunctionFacts, line: Position, diag: &mut Diagnostics) {
+        if self.facts.len() <= frame.index() {
+            self.facts.resize(frame.index() + 1, None);
+        }
+        match &self.facts[frame.index()] {
+            None => self.facts[frame.index()] = Some(facts),
+            Some(first) if *first != facts => {
+                let name = self.profile.frames.get(frame).name.clone();
+                diag.warn("facts-differ", Some(line), || {
+                    format!("Call/Seen/Top counts of {name} differ from its first node; keeping the first")
+                });
+            }
+            Some(_) => {}
+        }
+    }
+
+    /// Closes the deepest open node: all its children are known, so its self count is final.
+    fn close(&mut self, diag: &mut Diagnostics) {
+        let Some((node, line)) = self.path.pop() else { return };
+        if let Value::Int(own) = self.profile.tree.self_value(0, node) {
+            if own < 0 {
+                self.profile.tree.set_self(0, node, Value::Int(0));
+                diag.warn("negative-self", Some(line), || {
+                    format!("Count is {} less than the sum of the children's Counts; self samples set to 0", -own)
+                });
+            }
+        }
+    }
+
+    fn finish(mut self, diag: &mut Diagnostics) -> Profile {
+        while !self.path.is_empty() {
+            self.close(diag);
+        }
+        for (i, facts) in self.facts.into_iter().enumerate() {
+            if let Some(facts) = facts {
+                self.profile.function_facts.insert(FrameId(i as u32), facts);
+            }
+        }
+        self.profile
+    }
+}
+
+/// The contents of a Lisp string literal `"…"` (with `\x` meaning `x`), or `None` if `name` is not
+/// exactly one string literal.
+fn unquote(name: &str) -> Option<String> {
+    let inner = name.strip_prefix('"')?.strip_suffix('"')?;
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.push(chars.next()?),
+            '"' => return None,
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+fn quote(text: &str, out: &mut String) {
+    out.push('"');
+    for c in text.chars() {
+        if c == '"' || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+}
+
+/// Writes `profile` (already projected to one count metric) as a LispWorks profiler tree.
+pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<(), Error> {
+    let tree = &profile.tree;
+    let inclusive = tree.derived_inclusive(0);
+    let facts = function_facts(profile, &inclusive);
+    match profile.meta.title.as_deref().map(|t| one_line(t, diag)) {
+        Some(title) if !title.trim().is_empty() => writeln!(out, "{MARKER}: {}", title.trim())?,
+        _ => writeln!(out, "{MARKER}")?,
+    }
+    let names: Vec<String> = profile.frames.iter().map(|(_, frame)| node_name(frame, diag)).collect();
+    let children = tree.children();
+    let mut line = Vec::with_capacity(256);
+    for (node, depth) in tree.walk(&children) {
+        let frame = tree.frame(node);
+        let f = facts[frame.index()];
+        line.clear();
+        let count = inclusive.get(node.index());
+        write!(line, "{depth}|{count}|{}|{}|{}|", f.calls.unwrap_or(0), f.seen.unwrap_or(0), f.top.unwrap_or(0))?;
+        line.extend_from_slice(names[frame.index()].as_bytes());
+        line.push(b'\n');
+        out.write_all(&line)?;
+    }
+    Ok(())
+}
+
+/// The Name field for a frame: strings for threads and pseudo-frames, the name itself otherwise.
+fn node_name(frame: &crate::model::Frame, diag: &mut Diagnostics) -> String {
+    let mut name = String::new();
+    match frame.kind {
+        FrameKind::Thread | FrameKind::Pseudo => quote(&one_line(&frame.name, diag), &mut name),
+        FrameKind::Function | FrameKind::Line => name = one_line(&frame.to_string(), diag),
+    }
+    name
+}
+
+fn one_line(text: &str, diag: &mut Diagnostics) -> String {
+    if text.contains(['\n', '\r']) {
+        diag.warn("newline-in-name", None, || "lispworks lines cannot hold a newline: replaced by a space in names".into());
+        text.replace(['\n', '\r'], " ")
+    } else {
+        text.to_string()
+    }
+}
+
+/// Call/Seen/Top per frame: as read where the profile has them, else computed from the tree.
+fn function_facts(profile: &Profile, inclusive: &crate::model::Values) -> Vec<FunctionFacts> {
+    let tree = &profile.tree;
+    let n = profile.frames.len();
+    let mut seen = vec![0i64; n];
+    let mut top = vec![0i64; n];
+    // Seen counts each sample once per function, however often recursion repeats it on the stack:
+    // sum the inclusive counts of the nodes that have no ancestor of the same function.
+    let mut on_path = vec![0u32; n];
+    let mut path: Vec<FrameId> = Vec::new();
+    let children = tree.children();
+    for (node, depth) in tree.walk(&children) {
+        while path.len() > depth as usize {
+            if let Some(f) = path.pop() {
+                on_path[f.index()] -= 1;
+            }
+        }
+        let f = tree.frame(node);
+        if on_path[f.index()] == 0 {
+            seen[f.index()] = seen[f.index()].saturating_add(count(inclusive.get(node.index())));
+        }
+        top[f.index()] = top[f.index()].saturating_add(count(tree.self_value(0, node)));
+        on_path[f.index()] += 1;
+        path.push(f);
+    }
+    (0..n)
+        .map(|i| {
+            let known = profile.function_facts.get(&FrameId(i as u32)).copied().unwrap_or_default();
+            FunctionFacts {
+                calls: Some(known.calls.unwrap_or(0)),
+                seen: Some(known.seen.unwrap_or(seen[i])),
+                top: Some(known.top.unwrap_or(top[i])),
+            }
+        })
+        .collect()
+}
+
+fn count(v: Value) -> i64 {
+    match v {
+        Value::Int(i) => i,
+        Value::Float(f) => f.round() as i64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_is_everything_after_the_fifth_bar() {
+        let row = parse_row("2|5|0|5|1||weird|symbol|").unwrap();
+        assert_eq!(row.name, "|weird|symbol|");
+        assert_eq!(row.depth, 2);
+    }
+
+    #[test]
+    fn short_rows_and_bad_numbers_are_named() {
+        let e = parse_row("1|2|3").unwrap_err().to_string();
+        assert!(e.contains("3 fields"), "{e}");
+        let e = parse_row("1|x|0|0|0|F").unwrap_err().to_string();
+        assert_eq!(e, "Count must be an integer, found \"x\"");
+    }
+
+    #[test]
+    fn quoted_strings_unescape_and_requote() {
+        assert_eq!(unquote(r#""a \"b\" \\c""#).as_deref(), Some(r#"a "b" \c"#));
+        assert_eq!(unquote(r#""a" "b""#), None);
+        assert_eq!(unquote("FOO"), None);
+        let mut s = String::new();
+        quote(r#"a "b" \c"#, &mut s);
+        assert_eq!(s, r#""a \"b\" \\c""#);
+    }
+}

@@ -1,0 +1,226 @@
+//! The format registry: every format proftool knows, in one closed enum.
+//!
+//! Each [`Format`] variant has its command-line name, its file extensions, whether it reads and
+//! writes, what it carries ([`Carries`], the columns of the shared model notes §1), a content sniffer,
+//! and its reader and writer. Every one of these is an exhaustive `match`, and [`Format::ALL`] is
+//! derived from the enum itself, so a new variant does not compile until it is wired in everywhere.
+//! Detection policy (which of `--from`, content and extension wins) lives in [`detect`].
+//!
+//! Adding a format: add the variant, then follow the compiler; add `src/formats/<name>.rs` with its
+//! spec header, `sniff`, `read`, `write`; add fixtures under `fixtures/<name>/`. The golden,
+//! round-trip, property and CLI tests pick it up from [`Format::ALL`].
+
+pub mod detect;
+pub mod folded;
+pub mod lispworks;
+
+use crate::convert::{self, ConvertOptions};
+use crate::diag::Diagnostics;
+use crate::error::Error;
+use crate::model::{MetricKind, Profile};
+use std::fmt;
+use std::io::{BufRead, Write};
+use strum::VariantArray;
+
+/// A profile format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, VariantArray)]
+pub enum Format {
+    /// LispWorks profiler tree (`save-current-profiler-tree`).
+    Lispworks,
+    /// Folded stacks, the FlameGraph/inferno interchange text.
+    Folded,
+}
+
+/// How sure a sniffer is that an input's first bytes are its format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sniff {
+    /// The format's signature is there.
+    Yes,
+    /// Nothing contradicts the format, but it has no signature to find.
+    Maybe,
+    /// It is not this format.
+    No,
+}
+
+/// The shape of the call structure a format stores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Structure {
+    /// A tree of nodes with values.
+    Tree,
+    /// Whole stacks with a weight each.
+    Stacks,
+}
+
+/// What a format can hold, as the shared model notes tabulate it (§1). The conversion step uses it to
+/// project a profile onto a target and to name, on stderr, everything the target cannot hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Carries {
+    /// Call structure.
+    pub structure: Structure,
+    /// Threads or processes as frames.
+    pub threads: bool,
+    /// The metric kinds a file of the format holds, in the order they are written.
+    pub metrics: &'static [MetricKind],
+    /// Whether it holds only one number per node (then only one metric is written).
+    pub one_metric: bool,
+    /// Per-function counts (calls, seen, top).
+    pub function_facts: bool,
+    /// Source line numbers of frames.
+    pub source_lines: bool,
+    /// A module, library or file per frame.
+    pub modules: bool,
+    /// Header facts: a title.
+    pub title: bool,
+    /// Header facts: a timestamp.
+    pub timestamp: bool,
+    /// Header facts: a sampling interval.
+    pub interval: bool,
+}
+
+impl Carries {
+    /// A short description for `proftool formats` and the README.
+    pub fn describe(&self) -> String {
+        let mut parts: Vec<&str> = vec![match self.structure {
+            Structure::Tree => "call tree",
+            Structure::Stacks => "stacks",
+        }];
+        parts.extend(self.metrics.iter().map(|m| m.name()));
+        let flags = [
+            (self.one_metric, "(one number per node)"),
+            (self.threads, "threads"),
+            (self.function_facts, "per-function calls/seen/top"),
+            (self.source_lines, "line numbers"),
+            (self.modules, "modules"),
+            (self.title, "title"),
+            (self.timestamp, "timestamp"),
+            (self.interval, "interval"),
+        ];
+        parts.extend(flags.iter().filter(|(on, _)| *on).map(|(_, name)| *name));
+        parts.join(", ")
+    }
+}
+
+/// Options for readers. Every field has a default; new options do not break callers.
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct ReadOptions {}
+
+impl Format {
+    /// Every format, in registry order.
+    pub const ALL: &'static [Format] = Format::VARIANTS;
+
+    /// The kebab-case name used by `--from`/`--to`, fixture folders and messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Lispworks => "lispworks",
+            Format::Folded => "folded",
+        }
+    }
+
+    /// The format with command-line name `name`.
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.iter().copied().find(|f| f.name() == name)
+    }
+
+    /// A one-line description for `proftool formats`.
+    pub fn description(self) -> &'static str {
+        match self {
+            Format::Lispworks => "LispWorks profiler tree (Depth|Count|Call|Seen|Top|Name lines)",
+            Format::Folded => "folded stacks for flame graphs (FlameGraph, inferno)",
+        }
+    }
+
+    /// File extensions, without the dot, longest first where one ends another.
+    pub fn extensions(self) -> &'static [&'static str] {
+        match self {
+            Format::Lispworks => &["tree"],
+            Format::Folded => &["folded", "collapsed"],
+        }
+    }
+
+    /// Whether proftool reads the format.
+    pub fn can_read(self) -> bool {
+        match self {
+            Format::Lispworks | Format::Folded => true,
+        }
+    }
+
+    /// Whether proftool writes the format.
+    pub fn can_write(self) -> bool {
+        match self {
+            Format::Lispworks | Format::Folded => true,
+        }
+    }
+
+    /// What the format carries.
+    pub fn carries(self) -> Carries {
+        match self {
+            Format::Lispworks => lispworks::CARRIES,
+            Format::Folded => folded::CARRIES,
+        }
+    }
+
+    /// What the format's sniffer makes of the first bytes of an input.
+    pub fn sniff(self, head: &[u8]) -> Sniff {
+        match self {
+            Format::Lispworks => lispworks::sniff(head),
+            Format::Folded => folded::sniff(head),
+        }
+    }
+
+    /// Reads a whole input of this format into a profile.
+    pub fn read(self, input: &mut dyn BufRead, options: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, Error> {
+        let _ = options;
+        let profile = match self {
+            Format::Lispworks => lispworks::read(input, diag)?,
+            Format::Folded => folded::read(input, diag)?,
+        };
+        debug_assert_eq!(profile.validate(), Ok(()), "{self} reader broke a model invariant");
+        Ok(profile)
+    }
+
+    /// Projects `profile` onto what this format carries (naming every loss in `diag`) and writes it.
+    pub fn write(
+        self,
+        profile: &Profile,
+        out: &mut dyn Write,
+        options: &ConvertOptions,
+        diag: &mut Diagnostics,
+    ) -> Result<(), Error> {
+        let projected = convert::project(profile, self, options, diag)?;
+        match self {
+            Format::Lispworks => lispworks::write(&projected, out, diag)?,
+            Format::Folded => folded::write(&projected, out, diag)?,
+        }
+        Ok(())
+    }
+
+    /// The names of the formats that can be read, comma-separated.
+    pub fn reader_names() -> String {
+        Format::ALL.iter().filter(|f| f.can_read()).map(|f| f.name()).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The names of the formats that can be written, comma-separated.
+    pub fn writer_names() -> String {
+        Format::ALL.iter().filter(|f| f.can_write()).map(|f| f.name()).collect::<Vec<_>>().join(", ")
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_extensions_are_unique_per_format() {
+        for &format in Format::ALL {
+            assert_eq!(Format::from_name(format.name()), Some(format));
+            assert!(format.name().chars().all(|c| c.is_ascii_lowercase() || c == '-'));
+        }
+    }
+}

@@ -1,0 +1,159 @@
+//! `proftool info`: what a profile holds, as text for a person or JSON for a script.
+
+use crate::formats::detect::Reason;
+use crate::formats::Format;
+use crate::model::{Profile, Value};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::fmt::Write;
+
+/// How many functions the report lists.
+pub const TOP_FUNCTIONS: usize = 10;
+
+/// The facts `info` reports.
+#[derive(Debug, Serialize)]
+pub struct Info {
+    /// The input's format.
+    pub format: &'static str,
+    /// How the format was decided.
+    pub detected: &'static str,
+    /// Title, if any.
+    pub title: Option<String>,
+    /// Timestamp, if any.
+    pub timestamp: Option<String>,
+    /// Sampling interval in nanoseconds, if any.
+    pub interval_ns: Option<u128>,
+    /// Format-specific header facts.
+    pub attrs: Vec<(String, String)>,
+    /// Every metric with its total.
+    pub metrics: Vec<MetricInfo>,
+    /// Number of roots.
+    pub roots: usize,
+    /// Number of nodes.
+    pub nodes: usize,
+    /// Number of distinct frames.
+    pub frames: usize,
+    /// Deepest depth (roots at 0).
+    pub max_depth: Option<u32>,
+    /// The metric the heaviest functions are ranked by.
+    pub ranked_by: Option<String>,
+    /// The heaviest functions by self value, heaviest first.
+    pub top_functions: Vec<FunctionInfo>,
+}
+
+/// One metric in the report.
+#[derive(Debug, Serialize)]
+pub struct MetricInfo {
+    /// Its name.
+    pub name: String,
+    /// What it measures.
+    pub kind: &'static str,
+    /// Its unit.
+    pub unit: &'static str,
+    /// `additive` or `per-node`.
+    pub aggregation: &'static str,
+    /// The sum of its self values.
+    pub total: f64,
+}
+
+/// One function in the report.
+#[derive(Debug, Serialize)]
+pub struct FunctionInfo {
+    /// The frame as one name.
+    pub name: String,
+    /// Its self value in the ranking metric, summed over its nodes.
+    #[serde(rename = "self")]
+    pub self_value: f64,
+}
+
+impl Info {
+    /// Gathers the report for `profile`, read as `format`.
+    pub fn of(profile: &Profile, format: Format, reason: Reason) -> Info {
+        let metrics = profile
+            .metrics()
+            .iter()
+            .enumerate()
+            .map(|(i, m)| MetricInfo {
+                name: m.name.clone(),
+                kind: m.kind.name(),
+                unit: m.unit.name(),
+                aggregation: if m.is_additive() { "additive" } else { "per-node" },
+                total: profile.total(i).as_f64(),
+            })
+            .collect();
+        let ranked = profile.primary_metric();
+        Info {
+            format: format.name(),
+            detected: reason.describe(),
+            title: profile.meta.title.clone(),
+            timestamp: profile.meta.timestamp.clone(),
+            interval_ns: profile.meta.interval.map(|d| d.as_nanos()),
+            attrs: profile.meta.attrs.clone(),
+            metrics,
+            roots: profile.tree.roots().count(),
+            nodes: profile.tree.len(),
+            frames: profile.frames.len(),
+            max_depth: profile.max_depth(),
+            ranked_by: ranked.map(|m| profile.metrics()[m].name.clone()),
+            top_functions: ranked.map(|m| heaviest(profile, m)).unwrap_or_default(),
+        }
+    }
+
+    /// The report as text for a terminal.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "format     {} ({})", self.format, self.detected);
+        if let Some(t) = &self.title {
+            let _ = writeln!(s, "title      {t}");
+        }
+        if let Some(t) = &self.timestamp {
+            let _ = writeln!(s, "timestamp  {t}");
+        }
+        if let Some(ns) = self.interval_ns {
+            let _ = writeln!(s, "interval   {:?}", std::time::Duration::from_nanos(ns as u64));
+        }
+        for (k, v) in &self.attrs {
+            let _ = writeln!(s, "{k:<10} {v}");
+        }
+        for m in &self.metrics {
+            let _ = writeln!(s, "metric     {}: total {} {} ({}, {})", m.name, number(m.total), m.unit, m.kind, m.aggregation);
+        }
+        let depth = self.max_depth.map_or("-".into(), |d| d.to_string());
+        let _ = writeln!(
+            s,
+            "tree       {} roots, {} nodes, {} frames, max depth {depth}",
+            self.roots, self.nodes, self.frames
+        );
+        if let Some(metric) = &self.ranked_by {
+            let total = self.metrics.iter().find(|m| &m.name == metric).map_or(0.0, |m| m.total);
+            let _ = writeln!(s, "heaviest functions by self {metric}:");
+            for f in &self.top_functions {
+                let share = if total > 0.0 { 100.0 * f.self_value / total } else { 0.0 };
+                let _ = writeln!(s, "  {:>12}  {share:5.1}%  {}", number(f.self_value), f.name);
+            }
+        }
+        s
+    }
+}
+
+fn number(v: f64) -> String {
+    Value::Float(v).to_string()
+}
+
+/// The functions with the largest summed self value of `metric`, heaviest first, ties by name.
+fn heaviest(profile: &Profile, metric: usize) -> Vec<FunctionInfo> {
+    let mut by_frame: HashMap<String, f64> = HashMap::new();
+    let tree = &profile.tree;
+    let mut sums = vec![0.0f64; profile.frames.len()];
+    for node in tree.nodes() {
+        sums[tree.frame(node).index()] += tree.self_value(metric, node).as_f64();
+    }
+    for (id, frame) in profile.frames.iter() {
+        *by_frame.entry(frame.to_string()).or_default() += sums[id.index()];
+    }
+    let mut all: Vec<FunctionInfo> =
+        by_frame.into_iter().map(|(name, self_value)| FunctionInfo { name, self_value }).collect();
+    all.sort_by(|a, b| b.self_value.total_cmp(&a.self_value).then_with(|| a.name.cmp(&b.name)));
+    all.truncate(TOP_FUNCTIONS);
+    all
+}

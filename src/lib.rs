@@ -1,0 +1,119 @@
+//! proftool: convert profiler output between formats through one canonical call-tree model.
+//!
+//! Every reader produces a [`Profile`]; every writer consumes one. A conversion is
+//! read → [`convert::project`] (fit the profile to the target, naming each loss) → write:
+//!
+//! ```
+//! use proftool::{diag::Diagnostics, files::Input, convert::ConvertOptions, Format};
+//!
+//! let tree = b"LispWorks Profiler Tree: demo\n0|10|0|10|2|MAIN\n1|8|0|8|8|WORK\n".to_vec();
+//! let mut diag = Diagnostics::default();
+//! let (profile, format, _) = proftool::read_input(Input::from_bytes(tree), None, &mut diag)?;
+//! assert_eq!(format, Format::Lispworks);
+//!
+//! let mut folded = Vec::new();
+//! Format::Folded.write(&profile, &mut folded, &ConvertOptions::default(), &mut diag)?;
+//! assert_eq!(String::from_utf8(folded).unwrap(), "MAIN 2\nMAIN;WORK 8\n");
+//! # Ok::<(), proftool::Error>(())
+//! ```
+//!
+//! - [`model`]: the canonical model ([`Profile`], `CallTree`, `Frame`, `Metric`).
+//! - [`formats`]: the registry of formats ([`Format`]), detection, and one module per format.
+//! - [`convert`]: projecting a profile onto a target format.
+//! - [`files`]: inputs with sniffing heads, atomic outputs.
+//! - [`info`]: the `proftool info` report.
+
+#![warn(missing_docs)]
+#![warn(clippy::unwrap_used, clippy::expect_used)]
+
+pub mod convert;
+pub mod diag;
+pub mod error;
+pub mod files;
+pub mod formats;
+pub mod info;
+pub mod model;
+mod text;
+
+pub use error::{Error, ParseError, ParseErrorKind, Position};
+pub use formats::{Format, ReadOptions};
+pub use model::Profile;
+
+use diag::Diagnostics;
+use files::Input;
+use formats::detect::{self, Reason};
+
+/// Detects the format of `input` (`from` wins) and reads it.
+pub fn read_input(input: Input, from: Option<Format>, diag: &mut Diagnostics) -> Result<(Profile, Format, Reason), Error> {
+    read_input_with(input, from, &ReadOptions::default(), diag)
+}
+
+/// [`read_input`] with reader options.
+pub fn read_input_with(
+    input: Input,
+    from: Option<Format>,
+    options: &ReadOptions,
+    diag: &mut Diagnostics,
+) -> Result<(Profile, Format, Reason), Error> {
+    let (format, reason) = detect::detect_input(from, input.path(), input.head(), diag)?;
+    let mut reader = input.into_reader();
+    let profile = format.read(&mut reader, options, diag)?;
+    Ok((profile, format, reason))
+}
+
+/// Parses a duration such as `1ms`, `250us`, `0.5ms`, `100ns` or `1s` (for `--interval`).
+pub fn parse_interval(text: &str) -> Result<std::time::Duration, String> {
+    let text = text.trim();
+    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number.parse().map_err(|_| format!("{text:?} does not start with a number"))?;
+    let nanos = match unit.trim() {
+        "ns" => 1.0,
+        "us" | "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        other => return Err(format!("unknown unit {other:?} in {text:?}: use ns, us, ms or s")),
+    };
+    let total = value * nanos;
+    if !(total >= 1.0 && total < 1e18) {
+        return Err(format!("{text:?} is not an interval between 1ns and 30 years"));
+    }
+    Ok(std::time::Duration::from_nanos(total.round() as u64))
+}
+
+/// The `proftool formats` table.
+pub fn formats_table() -> String {
+    let mut rows = vec![["NAME".to_string(), "EXTENSIONS".into(), "READ".into(), "WRITE".into(), "CARRIES".into()]];
+    for &f in Format::ALL {
+        let exts = f.extensions().iter().map(|e| format!(".{e}")).collect::<Vec<_>>().join(" ");
+        let yn = |b: bool| if b { "yes" } else { "no" }.to_string();
+        rows.push([f.name().into(), exts, yn(f.can_read()), yn(f.can_write()), f.carries().describe()]);
+    }
+    let width = |c: usize| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0);
+    let widths = [width(0), width(1), width(2), width(3)];
+    let mut out = String::new();
+    for row in &rows {
+        for (c, w) in widths.iter().enumerate() {
+            out.push_str(&format!("{:<w$}  ", row[c]));
+        }
+        out.push_str(&row[4]);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn intervals_parse_with_units() {
+        assert_eq!(parse_interval("1ms"), Ok(Duration::from_millis(1)));
+        assert_eq!(parse_interval("0.5ms"), Ok(Duration::from_micros(500)));
+        assert_eq!(parse_interval("250us"), Ok(Duration::from_micros(250)));
+        assert!(parse_interval("10").is_err());
+        assert!(parse_interval("0ms").is_err());
+        assert!(parse_interval("ms").is_err());
+    }
+}

@@ -1,0 +1,183 @@
+//! The `proftool` command: parses arguments, runs the library, reports warnings and errors.
+//!
+//! Exit codes: 0 success (also when stdout is a pipe that closed early, as `| head` does), 1 a failed
+//! run, 2 a usage error (clap's own).
+
+use anyhow::{Context, Result};
+use clap::builder::TypedValueParser;
+use clap::{Parser, Subcommand};
+use proftool::convert::ConvertOptions;
+use proftool::diag::Diagnostics;
+use proftool::files::{Input, Output};
+use proftool::formats::detect;
+use proftool::info::Info;
+use proftool::Format;
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+use std::time::Duration;
+
+const EXAMPLES: &str = "\
+Examples:
+  proftool convert run.tree run.folded
+  proftool convert --from lispworks --to folded - - < run.tree | inferno-flamegraph > run.svg
+  proftool info run.tree
+  proftool info --json run.tree | jq '.metrics'
+  proftool formats
+
+Exit codes: 0 success, 1 failed run, 2 usage error.";
+
+/// Convert profiler output between formats through one call-tree model.
+#[derive(Parser)]
+#[command(name = "proftool", version, after_help = EXAMPLES, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// Do not print warnings.
+    #[arg(short, long, global = true)]
+    quiet: bool,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Convert a profile from one format to another.
+    ///
+    /// The input format is named by --from, else recognised by content, else by extension. The output
+    /// format is named by --to, else by OUT's extension. Everything the output format cannot hold is
+    /// named on stderr, one line each. The output file appears only when the conversion succeeded.
+    #[command(after_help = "Examples:\n  proftool convert run.tree run.folded\n  cat run.tree | proftool convert --from lispworks --to folded - -")]
+    Convert {
+        /// Input file, or - for standard input.
+        #[arg(value_name = "IN")]
+        input: String,
+        /// Output file, or - for standard output.
+        #[arg(value_name = "OUT")]
+        output: String,
+        /// Input format (default: detected).
+        #[arg(long, value_name = "FORMAT", value_parser = format_parser(Format::can_read))]
+        from: Option<Format>,
+        /// Output format (default: from OUT's extension).
+        #[arg(long, value_name = "FORMAT", value_parser = format_parser(Format::can_write))]
+        to: Option<Format>,
+        /// The metric to write when the output holds one number per node (default: samples, else
+        /// ticks, else time, else allocation, else calls).
+        #[arg(long, value_name = "NAME")]
+        metric: Option<String>,
+        /// Length of one sample, for turning time into samples (default: the input's own interval,
+        /// else 1ms). Examples: 10ms, 250us, 1s.
+        #[arg(long, value_name = "DURATION", value_parser = proftool::parse_interval)]
+        interval: Option<Duration>,
+    },
+    /// Show what a profile holds: format, header, metrics and totals, tree size, heaviest functions.
+    Info {
+        /// Input file, or - for standard input.
+        #[arg(value_name = "IN")]
+        input: String,
+        /// Input format (default: detected).
+        #[arg(long, value_name = "FORMAT", value_parser = format_parser(Format::can_read))]
+        from: Option<Format>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List every format: name, extensions, read, write, and what it carries.
+    Formats,
+}
+
+/// A clap parser accepting the names of the formats `keep` accepts.
+fn format_parser(keep: fn(Format) -> bool) -> impl clap::builder::TypedValueParser<Value = Format> {
+    let names: Vec<&'static str> = Format::ALL.iter().copied().filter(|&f| keep(f)).map(Format::name).collect();
+    clap::builder::PossibleValuesParser::new(names).map(|name| Format::from_name(&name).unwrap_or(Format::Folded))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let mut diag = Diagnostics::default();
+    let result = run(cli.command, &mut diag);
+    if !cli.quiet {
+        for warning in diag.warnings() {
+            eprintln!("proftool: warning: {warning}");
+        }
+    }
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("proftool: error: {err:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Rust ignores SIGPIPE, so a reader that stops early (`| head`) shows up as a write error; that is
+/// not a failure of the conversion.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            || matches!(cause.downcast_ref::<proftool::Error>(), Some(proftool::Error::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn run(command: Command, diag: &mut Diagnostics) -> Result<()> {
+    match command {
+        Command::Convert { input, output, from, to, metric, interval } => {
+            let options = ConvertOptions::new(metric, interval);
+            convert(&input, &output, from, to, &options, diag)
+        }
+        Command::Info { input, from, json } => {
+            let (profile, format, reason) = read(&input, from, diag)?;
+            let info = Info::of(&profile, format, reason);
+            let text = if json { serde_json::to_string_pretty(&info)? + "\n" } else { info.to_text() };
+            std::io::stdout().write_all(text.as_bytes())?;
+            Ok(())
+        }
+        Command::Formats => {
+            std::io::stdout().write_all(proftool::formats_table().as_bytes())?;
+            Ok(())
+        }
+    }
+}
+
+fn convert(
+    input: &str,
+    output: &str,
+    from: Option<Format>,
+    to: Option<Format>,
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) -> Result<()> {
+    let out_path = (output != "-").then(|| std::path::Path::new(output));
+    let target = detect::detect_output(to, out_path)?;
+    let (profile, _, _) = read(input, from, diag)?;
+    let mut out = Output::create(output, (input != "-").then(|| std::path::Path::new(input)))
+        .with_context(|| format!("{output}: cannot create"))?;
+    target.write(&profile, out.writer(), options, diag).with_context(|| format!("{output}: writing {target}"))?;
+    out.commit().with_context(|| format!("{output}: writing {target}"))
+}
+
+fn read(path: &str, from: Option<Format>, diag: &mut Diagnostics) -> Result<(proftool::Profile, Format, detect::Reason)> {
+    let name = if path == "-" { "<stdin>" } else { path };
+    let input = Input::open(path).with_context(|| format!("{name}: cannot open"))?;
+    let input = with_progress(input);
+    let mut read_diag = Diagnostics::default();
+    let result = proftool::read_input(input, from, &mut read_diag).with_context(|| name.to_string());
+    for warning in read_diag.take() {
+        diag.push(proftool::diag::Warning { position: None, message: format!("{name}: {warning}"), repeats: 0, ..warning });
+    }
+    result
+}
+
+/// Shows a progress bar on stderr while a large file is read, when stderr is a terminal.
+fn with_progress(input: Input) -> Input {
+    const LARGE: u64 = 32 << 20;
+    match input.len() {
+        Some(len) if len >= LARGE && std::io::stderr().is_terminal() => {
+            let bar = indicatif::ProgressBar::new(len).with_finish(indicatif::ProgressFinish::AndClear).with_style(
+                indicatif::ProgressStyle::with_template("reading {bar:40} {bytes}/{total_bytes} {bytes_per_sec}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            bar.set_position(input.head().len() as u64);
+            input.map_rest(|rest| Box::new(bar.wrap_read(rest)))
+        }
+        _ => input,
+    }
+}

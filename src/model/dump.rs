@@ -1,0 +1,116 @@
+//! The canonical text dump of a profile: what golden tests compare and what a reviewer reads.
+//!
+//! ```text
+//! title: "Fib"
+//! metric 0: samples (samples, count, additive)
+//! nodes 3, roots 1, frames 3, max depth 2
+//! tree:
+//! "main" [function] samples=1 (total 10)
+//!   "fib" [function] samples=9 (total 9)
+//! functions:
+//!   "fib": calls=0 seen=9 top=9
+//! ```
+//!
+//! One line per node, indented two spaces per level, in pre-order. Names are quoted with Rust's
+//! escaping so that spaces, quotes and control characters are visible. Additive metrics show the
+//! derived inclusive total; a measured inclusive value, where the source has one, follows it.
+
+use super::{Frame, Profile};
+use std::fmt::Write;
+
+/// Renders `profile` in the canonical dump format.
+pub fn dump(profile: &Profile) -> String {
+    let mut out = String::new();
+    dump_header(profile, &mut out);
+    dump_tree(profile, &mut out);
+    dump_functions(profile, &mut out);
+    out
+}
+
+fn dump_header(profile: &Profile, out: &mut String) {
+    let meta = &profile.meta;
+    if let Some(title) = &meta.title {
+        let _ = writeln!(out, "title: {title:?}");
+    }
+    if let Some(ts) = &meta.timestamp {
+        let _ = writeln!(out, "timestamp: {ts:?}");
+    }
+    if let Some(interval) = meta.interval {
+        let _ = writeln!(out, "interval: {}ns", interval.as_nanos());
+    }
+    for (key, value) in &meta.attrs {
+        let _ = writeln!(out, "attr {key}: {value:?}");
+    }
+    for (i, metric) in profile.metrics().iter().enumerate() {
+        let _ = writeln!(out, "metric {i}: {metric}");
+    }
+    let roots = profile.tree.roots().count();
+    let depth = profile.max_depth().map_or("-".to_string(), |d| d.to_string());
+    let _ = writeln!(
+        out,
+        "nodes {}, roots {roots}, frames {}, max depth {depth}",
+        profile.tree.len(),
+        profile.frames.len()
+    );
+}
+
+/// One frame as the dump shows it: quoted name, then the optional fields, then the kind.
+pub fn frame_label(frame: &Frame) -> String {
+    let mut s = format!("{:?}", frame.name);
+    if let Some(module) = &frame.module {
+        let _ = write!(s, " module={module:?}");
+    }
+    if let Some(line) = frame.line {
+        let _ = write!(s, " line={line}");
+    }
+    if let Some(clause) = frame.clause {
+        let _ = write!(s, " clause={clause}");
+    }
+    let _ = write!(s, " [{}]", frame.kind.name());
+    s
+}
+
+fn dump_tree(profile: &Profile, out: &mut String) {
+    let tree = &profile.tree;
+    let metrics = profile.metrics();
+    let totals: Vec<_> = (0..metrics.len())
+        .map(|m| metrics[m].is_additive().then(|| tree.derived_inclusive(m)))
+        .collect();
+    out.push_str("tree:\n");
+    let children = tree.children();
+    for (node, depth) in tree.walk(&children) {
+        for _ in 0..depth {
+            out.push_str("  ");
+        }
+        out.push_str(&frame_label(profile.frames.get(tree.frame(node))));
+        for (m, metric) in metrics.iter().enumerate() {
+            let _ = write!(out, " {}={}", metric.name, tree.self_value(m, node));
+            if let Some(total) = &totals[m] {
+                let _ = write!(out, " (total {}", total.get(node.index()));
+                if let Some(measured) = tree.measured_inclusive(m) {
+                    let _ = write!(out, ", measured {}", measured.get(node.index()));
+                }
+                out.push(')');
+            }
+        }
+        out.push('\n');
+    }
+}
+
+fn dump_functions(profile: &Profile, out: &mut String) {
+    if profile.function_facts.is_empty() {
+        return;
+    }
+    out.push_str("functions:\n");
+    let show = |v: Option<i64>| v.map_or("-".to_string(), |v| v.to_string());
+    for (&frame, facts) in &profile.function_facts {
+        let _ = writeln!(
+            out,
+            "  {}: calls={} seen={} top={}",
+            frame_label(profile.frames.get(frame)),
+            show(facts.calls),
+            show(facts.seen),
+            show(facts.top)
+        );
+    }
+}

@@ -1,0 +1,198 @@
+//! Frames and the table that interns them.
+//!
+//! A [`Frame`] is one place a stack can be in: a function, a source line of a function, a thread or
+//! process, or another pseudo-frame. Its identity is the whole tuple (name, module, line, clause,
+//! kind): two frames that differ in any field are different frames. The [`FrameTable`] hands out one
+//! [`FrameId`] per distinct frame, so the call tree stores four bytes per node instead of a name, and a
+//! reader that sees the same function a million times allocates its name once.
+
+use indexmap::{Equivalent, IndexSet};
+use rustc_hash::FxBuildHasher;
+use std::fmt;
+
+/// What kind of place a frame stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FrameKind {
+    /// A function (cost centre, symbol, APL function).
+    Function,
+    /// A source line inside a function: `name` is the function, `line` the line.
+    Line,
+    /// A thread or process (Sampler thread blocks, LispWorks process nodes).
+    Thread,
+    /// Any other node that is not code (a synthetic root, an "other" bucket).
+    Pseudo,
+}
+
+impl FrameKind {
+    /// The lowercase word used in dumps.
+    pub fn name(self) -> &'static str {
+        match self {
+            FrameKind::Function => "function",
+            FrameKind::Line => "line",
+            FrameKind::Thread => "thread",
+            FrameKind::Pseudo => "pseudo",
+        }
+    }
+}
+
+/// One interned frame.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Frame {
+    /// The name as the source prints it (function, symbol, thread name), without module.
+    pub name: String,
+    /// Where the code lives: GHC module, library path, BR module file, APL namespace.
+    pub module: Option<String>,
+    /// Source line number as the source numbers it.
+    pub line: Option<u32>,
+    /// Clause or statement within the line (BR), or column.
+    pub clause: Option<u32>,
+    /// What the frame stands for.
+    pub kind: FrameKind,
+}
+
+impl Frame {
+    /// A function frame with only a name.
+    pub fn function(name: impl Into<String>) -> Frame {
+        Frame { name: name.into(), module: None, line: None, clause: None, kind: FrameKind::Function }
+    }
+
+    /// A borrowed view of this frame, for lookups.
+    pub fn as_ref(&self) -> FrameRef<'_> {
+        FrameRef {
+            name: &self.name,
+            module: self.module.as_deref(),
+            line: self.line,
+            clause: self.clause,
+            kind: self.kind,
+        }
+    }
+}
+
+impl fmt::Display for Frame {
+    /// The frame as one name: `name`, `name:line` for line frames (and `name:line.clause`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+            if let Some(clause) = self.clause {
+                write!(f, ".{clause}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A borrowed frame: readers look frames up with this so that a name seen before costs no allocation.
+///
+/// Its derived `Hash` hashes the same fields in the same order as [`Frame`]'s, which `IndexSet`
+/// lookups through [`Equivalent`] rely on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FrameRef<'a> {
+    /// See [`Frame::name`].
+    pub name: &'a str,
+    /// See [`Frame::module`].
+    pub module: Option<&'a str>,
+    /// See [`Frame::line`].
+    pub line: Option<u32>,
+    /// See [`Frame::clause`].
+    pub clause: Option<u32>,
+    /// See [`Frame::kind`].
+    pub kind: FrameKind,
+}
+
+impl<'a> FrameRef<'a> {
+    /// A function frame with only a name.
+    pub fn function(name: &'a str) -> FrameRef<'a> {
+        FrameRef { name, module: None, line: None, clause: None, kind: FrameKind::Function }
+    }
+
+    /// A frame of `kind` with only a name.
+    pub fn named(name: &'a str, kind: FrameKind) -> FrameRef<'a> {
+        FrameRef { name, module: None, line: None, clause: None, kind }
+    }
+
+    fn to_owned_frame(self) -> Frame {
+        Frame {
+            name: self.name.to_owned(),
+            module: self.module.map(str::to_owned),
+            line: self.line,
+            clause: self.clause,
+            kind: self.kind,
+        }
+    }
+}
+
+impl Equivalent<Frame> for FrameRef<'_> {
+    fn equivalent(&self, key: &Frame) -> bool {
+        *self == key.as_ref()
+    }
+}
+
+/// Index of a frame in its profile's [`FrameTable`]. Only meaningful for the profile that made it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FrameId(pub u32);
+
+impl FrameId {
+    /// The index as `usize`.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The interned frames of a profile. Ids are dense, start at 0 and never change once handed out.
+#[derive(Clone, Debug, Default)]
+pub struct FrameTable {
+    frames: IndexSet<Frame, FxBuildHasher>,
+}
+
+impl FrameTable {
+    /// The id of `frame`, interning it if it is new.
+    pub fn intern(&mut self, frame: FrameRef<'_>) -> FrameId {
+        let index = match self.frames.get_index_of(&frame) {
+            Some(index) => index,
+            None => self.frames.insert_full(frame.to_owned_frame()).0,
+        };
+        FrameId(u32::try_from(index).unwrap_or(u32::MAX))
+    }
+
+    /// The frame with id `id`.
+    ///
+    /// # Panics
+    /// If `id` did not come from this table.
+    pub fn get(&self, id: FrameId) -> &Frame {
+        &self.frames[id.index()]
+    }
+
+    /// Number of distinct frames.
+    pub fn len(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// Whether the table is empty.
+    pub fn is_empty(&self) -> bool {
+        self.frames.is_empty()
+    }
+
+    /// All frames with their ids, in the order they were interned.
+    pub fn iter(&self) -> impl Iterator<Item = (FrameId, &Frame)> {
+        self.frames.iter().enumerate().map(|(i, f)| (FrameId(i as u32), f))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interning_is_by_the_whole_tuple() {
+        let mut table = FrameTable::default();
+        let a = table.intern(FrameRef::function("f"));
+        let b = table.intern(FrameRef::named("f", FrameKind::Thread));
+        let c = table.intern(FrameRef { line: Some(3), ..FrameRef::function("f") });
+        assert_eq!(a, table.intern(FrameRef::function("f")));
+        assert_ne!(a, b);
+        assert_ne!(a, c);
+        assert_eq!(table.len(), 3);
+        assert_eq!(table.get(c).to_string(), "f:3");
+    }
+}

@@ -1,0 +1,332 @@
+//! Metrics: what a profile measures, and the columns of values that hold the measurements.
+//!
+//! A profile declares its metrics up front (pprof's `sample_type`); every node of its call tree has one
+//! value per metric. A metric says what it measures ([`MetricKind`]), in which [`Unit`], and whether its
+//! values roll up the tree ([`Aggregation`]). Values are stored column-wise in [`Values`], either as
+//! integers (counts, ticks, bytes, nanoseconds) or as floating-point numbers (the milliseconds Dyalog
+//! prints with sixteen significant digits), so that a value read from a file is written back digit for
+//! digit: integers exactly, floats as the shortest text that reads back to the same `f64`.
+
+use std::fmt;
+
+/// What a metric measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MetricKind {
+    /// Stack samples (one per sampling event).
+    Samples,
+    /// Elapsed or CPU time.
+    Time,
+    /// Timer ticks (GHC ticks, Dyalog timer inspections): a count whose length may be known.
+    Ticks,
+    /// How often a function or node was entered.
+    Calls,
+    /// Memory allocated.
+    Alloc,
+}
+
+impl MetricKind {
+    /// The lowercase word used in dumps and messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            MetricKind::Samples => "samples",
+            MetricKind::Time => "time",
+            MetricKind::Ticks => "ticks",
+            MetricKind::Calls => "calls",
+            MetricKind::Alloc => "alloc",
+        }
+    }
+}
+
+/// The unit of a metric's values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Unit {
+    /// A plain count (samples, ticks, calls).
+    Count,
+    /// Nanoseconds.
+    Nanoseconds,
+    /// Microseconds.
+    Microseconds,
+    /// Milliseconds.
+    Milliseconds,
+    /// Bytes.
+    Bytes,
+    /// Machine words (size given by the source, e.g. GHC's word size).
+    Words,
+}
+
+impl Unit {
+    /// The short name used in dumps and messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::Count => "count",
+            Unit::Nanoseconds => "ns",
+            Unit::Microseconds => "us",
+            Unit::Milliseconds => "ms",
+            Unit::Bytes => "bytes",
+            Unit::Words => "words",
+        }
+    }
+
+    /// Nanoseconds per unit, for the time units.
+    pub fn nanos(self) -> Option<f64> {
+        match self {
+            Unit::Nanoseconds => Some(1.0),
+            Unit::Microseconds => Some(1e3),
+            Unit::Milliseconds => Some(1e6),
+            _ => None,
+        }
+    }
+}
+
+/// How a metric's values combine along the tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Aggregation {
+    /// Self values that roll up: a node's inclusive value is its self value plus its children's
+    /// inclusive values (samples, time, allocation).
+    Additive,
+    /// A fact about the node itself that does not roll up (call counts, GHC entries).
+    PerNode,
+}
+
+/// Whether a metric's values are integers or floating-point numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Repr {
+    /// Exact 64-bit integers.
+    Int,
+    /// `f64`, printed as the shortest text that reads back to the same value.
+    Float,
+}
+
+/// One declared metric of a profile.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Metric {
+    /// The name a user gives to `--metric` (`samples`, `time`, `calls`, …); unique within a profile.
+    pub name: String,
+    /// What it measures.
+    pub kind: MetricKind,
+    /// The unit of its values.
+    pub unit: Unit,
+    /// Whether it rolls up the tree.
+    pub aggregation: Aggregation,
+    /// How its values are stored.
+    pub repr: Repr,
+}
+
+impl Metric {
+    /// A sample count: additive integer samples.
+    pub fn samples() -> Metric {
+        Metric {
+            name: "samples".into(),
+            kind: MetricKind::Samples,
+            unit: Unit::Count,
+            aggregation: Aggregation::Additive,
+            repr: Repr::Int,
+        }
+    }
+
+    /// A per-node call count.
+    pub fn calls() -> Metric {
+        Metric {
+            name: "calls".into(),
+            kind: MetricKind::Calls,
+            unit: Unit::Count,
+            aggregation: Aggregation::PerNode,
+            repr: Repr::Int,
+        }
+    }
+
+    /// An additive time metric in `unit`, stored as `repr`.
+    pub fn time(unit: Unit, repr: Repr) -> Metric {
+        Metric {
+            name: "time".into(),
+            kind: MetricKind::Time,
+            unit,
+            aggregation: Aggregation::Additive,
+            repr,
+        }
+    }
+
+    /// Whether the values are additive.
+    pub fn is_additive(&self) -> bool {
+        self.aggregation == Aggregation::Additive
+    }
+}
+
+impl fmt::Display for Metric {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let agg = match self.aggregation {
+            Aggregation::Additive => "additive",
+            Aggregation::PerNode => "per-node",
+        };
+        write!(f, "{} ({}, {}, {})", self.name, self.kind.name(), self.unit.name(), agg)
+    }
+}
+
+/// One value of a metric.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value {
+    /// An integer value.
+    Int(i64),
+    /// A floating-point value.
+    Float(f64),
+}
+
+impl Value {
+    /// The value as `f64` (integers beyond 2^53 lose their low bits).
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Value::Int(v) => v as f64,
+            Value::Float(v) => v,
+        }
+    }
+
+    /// Whether the value is zero.
+    pub fn is_zero(self) -> bool {
+        match self {
+            Value::Int(v) => v == 0,
+            Value::Float(v) => v == 0.0,
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Int(v) => write!(f, "{v}"),
+            // Rust prints the shortest decimal that reads back to the same f64.
+            Value::Float(v) => write!(f, "{v}"),
+        }
+    }
+}
+
+/// A column of values, one per node.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Values {
+    /// Integer values.
+    Int(Vec<i64>),
+    /// Floating-point values.
+    Float(Vec<f64>),
+}
+
+impl Values {
+    /// An empty column of the given representation.
+    pub fn new(repr: Repr) -> Values {
+        match repr {
+            Repr::Int => Values::Int(Vec::new()),
+            Repr::Float => Values::Float(Vec::new()),
+        }
+    }
+
+    /// A column of `len` zeros.
+    pub fn zeros(repr: Repr, len: usize) -> Values {
+        match repr {
+            Repr::Int => Values::Int(vec![0; len]),
+            Repr::Float => Values::Float(vec![0.0; len]),
+        }
+    }
+
+    /// How the values are stored.
+    pub fn repr(&self) -> Repr {
+        match self {
+            Values::Int(_) => Repr::Int,
+            Values::Float(_) => Repr::Float,
+        }
+    }
+
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        match self {
+            Values::Int(v) => v.len(),
+            Values::Float(v) => v.len(),
+        }
+    }
+
+    /// Whether the column is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Appends a zero.
+    pub fn push_zero(&mut self) {
+        match self {
+            Values::Int(v) => v.push(0),
+            Values::Float(v) => v.push(0.0),
+        }
+    }
+
+    /// The value at `index`.
+    ///
+    /// # Panics
+    /// If `index` is out of range: node ids come from the tree that owns the column.
+    pub fn get(&self, index: usize) -> Value {
+        match self {
+            Values::Int(v) => Value::Int(v[index]),
+            Values::Float(v) => Value::Float(v[index]),
+        }
+    }
+
+    /// Overwrites the value at `index`, converting it to the column's representation
+    /// (a float stored into an integer column is rounded).
+    pub fn set(&mut self, index: usize, value: Value) {
+        match self {
+            Values::Int(v) => v[index] = value_to_int(value),
+            Values::Float(v) => v[index] = value.as_f64(),
+        }
+    }
+
+    /// Adds `value` to the value at `index` (integers saturate rather than wrap).
+    pub fn add(&mut self, index: usize, value: Value) {
+        match self {
+            Values::Int(v) => v[index] = v[index].saturating_add(value_to_int(value)),
+            Values::Float(v) => v[index] += value.as_f64(),
+        }
+    }
+
+    /// The sum of all values.
+    pub fn sum(&self) -> Value {
+        match self {
+            Values::Int(v) => Value::Int(v.iter().fold(0i64, |a, &b| a.saturating_add(b))),
+            Values::Float(v) => Value::Float(v.iter().sum()),
+        }
+    }
+
+    /// Keeps only the values whose index `keep` accepts, in order.
+    pub fn retain_indices(&mut self, keep: &[bool]) {
+        fn retain<T>(v: &mut Vec<T>, keep: &[bool]) {
+            let mut i = 0;
+            v.retain(|_| {
+                i += 1;
+                keep[i - 1]
+            });
+        }
+        match self {
+            Values::Int(v) => retain(v, keep),
+            Values::Float(v) => retain(v, keep),
+        }
+    }
+}
+
+fn value_to_int(value: Value) -> i64 {
+    match value {
+        Value::Int(v) => v,
+        // `as` saturates at the i64 range and maps NaN to 0.
+        Value::Float(v) => v.round() as i64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_values_print_shortest_round_trip() {
+        let v: f64 = "0.8205615629464091".parse().unwrap();
+        assert_eq!(Value::Float(v).to_string(), "0.8205615629464091");
+    }
+
+    #[test]
+    fn integer_sums_saturate() {
+        let v = Values::Int(vec![i64::MAX, 5]);
+        assert_eq!(v.sum(), Value::Int(i64::MAX));
+    }
+}

@@ -1,0 +1,21 @@
+//! The canonical profile model: one call tree that every reader produces and every writer consumes.
+//!
+//! See `docs/model.md` for the design in one page. The pieces:
+//!
+//! - [`Profile`]: header facts ([`Meta`]), declared [`Metric`]s, interned [`Frame`]s, the [`CallTree`]
+//!   and per-function facts ([`FunctionFacts`]).
+//! - [`CallTree`]: an arena of nodes, parents before children, one self value per metric per node.
+//! - [`dump`]: the canonical text form used by golden tests and `proftool dump`-style review.
+//! - [`ops`]: operations over whole profiles (normalising for comparison).
+
+pub mod dump;
+mod frame;
+mod metric;
+pub mod ops;
+mod profile;
+mod tree;
+
+pub use frame::{Frame, FrameId, FrameKind, FrameRef, FrameTable};
+pub use metric::{Aggregation, Metric, MetricKind, Repr, Unit, Value, Values};
+pub use profile::{FunctionFacts, Meta, Profile};
+pub use tree::{CallTree, ChildIndex, Children, NodeId, Walk};

@@ -1,0 +1,150 @@
+//! Operations over whole profiles.
+//!
+//! - [`normalize`]: the canonical form two profiles are compared in: duplicate siblings merged,
+//!   children sorted by frame, frames interned in walk order.
+//! - [`prune_zero`]: drops subtrees that carry no value, which formats that write one line per
+//!   non-zero stack (folded) cannot represent.
+//! - [`merge_lines`]: source-line frames merged into their functions, for function-level targets.
+
+use super::{ChildIndex, FrameId, FrameKind, FrameRef, NodeId, Profile, Value};
+
+/// The canonical form of `profile`: siblings with the same frame merged (values added), children
+/// sorted by frame, frames renumbered in pre-order. Two profiles that describe the same call tree
+/// normalise to equal dumps.
+pub fn normalize(profile: &Profile) -> Profile {
+    let merged = rebuild(profile, false, false);
+    rebuild(&merged, true, false)
+}
+
+/// `profile` with every line frame replaced by its function (same name and module, no line). A line
+/// node directly under a node of its own function (Dyalog: function row, then its line rows) is
+/// spliced into that node: its self values and children move up. Elsewhere (BR: a stack of lines)
+/// the line node becomes a function node, merged with any sibling of the same function.
+pub fn merge_lines(profile: &Profile) -> Profile {
+    rebuild(profile, false, true)
+}
+
+/// Removes every node whose subtree has only zero values in every metric.
+pub fn prune_zero(profile: &mut Profile) {
+    let tree = &profile.tree;
+    let mut keep = vec![false; tree.len()];
+    for m in 0..profile.metrics().len() {
+        for node in tree.nodes() {
+            if !tree.self_value(m, node).is_zero() {
+                keep[node.index()] = true;
+            }
+        }
+    }
+    // A kept node keeps its ancestors: children come after parents, so one reverse pass suffices.
+    for node in tree.nodes().rev() {
+        if keep[node.index()] {
+            if let Some(parent) = tree.parent(node) {
+                keep[parent.index()] = true;
+            }
+        }
+    }
+    profile.tree.retain(&keep);
+}
+
+/// Copies `profile` in pre-order, merging siblings with equal frames; with `sorted`, children are
+/// visited in frame order; with `lines_to_functions`, line frames become their functions.
+fn rebuild(profile: &Profile, sorted: bool, lines_to_functions: bool) -> Profile {
+    let src = &profile.tree;
+    let mut out = Profile::new(profile.metrics().to_vec());
+    out.meta = profile.meta.clone();
+    let mut children = src.children();
+    if sorted {
+        children.sort_by_key(|node| profile.frames.get(src.frame(node)));
+    }
+    let mut new_frame: Vec<Option<FrameId>> = vec![None; profile.frames.len()];
+    let mut new_node: Vec<NodeId> = vec![NodeId(0); src.len()];
+    let mut index = ChildIndex::default();
+    for (node, _) in src.walk(&children) {
+        let old_frame = src.frame(node);
+        let is_line = lines_to_functions && profile.frames.get(old_frame).kind == FrameKind::Line;
+        let frame = *new_frame[old_frame.index()].get_or_insert_with(|| {
+            let f = profile.frames.get(old_frame).as_ref();
+            let f = if is_line { FrameRef { line: None, clause: None, kind: FrameKind::Function, ..f } } else { f };
+            out.frames.intern(f)
+        });
+        let parent = src.parent(node).map(|p| new_node[p.index()]);
+        let splice = is_line && parent.is_some_and(|p| out.tree.frame(p) == frame);
+        let id = match (splice, parent) {
+            (true, Some(p)) => p,
+            _ => index.child_or_insert(&mut out.tree, parent, frame),
+        };
+        new_node[node.index()] = id;
+        for m in 0..profile.metrics().len() {
+            out.tree.add_self(m, id, src.self_value(m, node));
+            // A spliced line's inclusive value is already inside its function's.
+            if let (Some(measured), false) = (src.measured_inclusive(m), splice) {
+                let previous = out.tree.measured_inclusive(m).map_or(Value::Int(0), |v| v.get(id.index()));
+                let sum = Value::Float(previous.as_f64() + measured.get(node.index()).as_f64());
+                out.tree.set_measured_inclusive(m, id, sum);
+            }
+        }
+    }
+    for (&frame, facts) in &profile.function_facts {
+        if let Some(id) = new_frame[frame.index()] {
+            out.function_facts.insert(id, *facts);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{dump::dump, FrameRef, Metric};
+
+    fn profile(stacks: &[(&[&str], i64)]) -> Profile {
+        let mut p = Profile::new(vec![Metric::samples()]);
+        for (stack, n) in stacks {
+            let mut parent = None;
+            for name in *stack {
+                let frame = p.frames.intern(FrameRef::function(name));
+                parent = Some(p.tree.push(parent, frame));
+            }
+            if let Some(leaf) = parent {
+                p.tree.add_self(0, leaf, Value::Int(*n));
+            }
+        }
+        p
+    }
+
+    #[test]
+    fn normalize_merges_and_sorts() {
+        let a = profile(&[(&["m", "b"], 1), (&["m", "a"], 2), (&["m", "b"], 3)]);
+        let b = profile(&[(&["m", "a"], 2), (&["m", "b"], 4)]);
+        assert_eq!(dump(&normalize(&a)), dump(&normalize(&b)));
+        assert!(dump(&normalize(&a)).contains("  \"b\" [function] samples=4"));
+    }
+
+    #[test]
+    fn merge_lines_splices_under_own_function_and_replaces_elsewhere() {
+        let mut p = Profile::new(vec![Metric::samples()]);
+        let f = p.frames.intern(FrameRef::function("f"));
+        let f6 = p.frames.intern(FrameRef { line: Some(6), kind: FrameKind::Line, ..FrameRef::function("f") });
+        let g7 = p.frames.intern(FrameRef { line: Some(7), kind: FrameKind::Line, ..FrameRef::function("g") });
+        let g8 = p.frames.intern(FrameRef { line: Some(8), kind: FrameKind::Line, ..FrameRef::function("g") });
+        let nf = p.tree.push(None, f);
+        let n6 = p.tree.push(Some(nf), f6); // Dyalog shape: line row under its function
+        let n7 = p.tree.push(Some(n6), g7); // BR shape: a line of another function
+        let n8 = p.tree.push(Some(n6), g8);
+        for (n, v) in [(nf, 1), (n6, 2), (n7, 4), (n8, 8)] {
+            p.tree.add_self(0, n, Value::Int(v));
+        }
+        let merged = merge_lines(&p);
+        let text = dump(&merged);
+        assert!(text.contains("\"f\" [function] samples=3 (total 15)"), "{text}");
+        assert!(text.contains("  \"g\" [function] samples=12 (total 12)"), "{text}");
+        assert_eq!(merged.tree.len(), 2);
+    }
+
+    #[test]
+    fn prune_zero_keeps_ancestors_of_values() {
+        let mut p = profile(&[(&["m", "zero"], 0), (&["m", "x", "y"], 1)]);
+        prune_zero(&mut p);
+        assert_eq!(p.tree.len(), 3);
+    }
+}

@@ -1,0 +1,152 @@
+//! The [`Profile`]: header facts, declared metrics, interned frames, the call tree and per-function
+//! facts, together.
+
+use super::frame::{FrameId, FrameTable};
+use super::metric::{Metric, MetricKind, Value};
+use super::tree::{CallTree, NodeId};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// Facts about the whole profile.
+///
+/// The typed fields mean the same in every format; `attrs` keeps format-specific header fields
+/// (Dyalog `TimerBias`, …) in the order they were read, so that writing back to the same format loses
+/// nothing. Their keys are prefixed with the format name (`dyalog-xml.TimerBias`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Meta {
+    /// The profile's title or name (LispWorks tree name, Dyalog Title).
+    pub title: Option<String>,
+    /// When the profile was taken, as the source wrote it.
+    pub timestamp: Option<String>,
+    /// The sampling interval: the length of one sample or tick.
+    pub interval: Option<Duration>,
+    /// Format-specific header facts, in source order.
+    pub attrs: Vec<(String, String)>,
+}
+
+/// Per-function counts that no single node owns (LispWorks function-info). Identical for every node
+/// of a function; kept so that a same-format round trip is exact.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FunctionFacts {
+    /// How often the function was called (LispWorks Call-Count; 0 when not recorded).
+    pub calls: Option<i64>,
+    /// Samples in which the function was on the stack at least once (LispWorks Seen-Count).
+    pub seen: Option<i64>,
+    /// Samples in which the function was at the top of the stack (LispWorks Top-Count).
+    pub top: Option<i64>,
+}
+
+/// A profile in the canonical model.
+///
+/// Invariant: the tree has exactly one value column per declared metric, in the same order; the
+/// constructor establishes it and nothing outside the model can break it.
+#[derive(Clone, Debug)]
+pub struct Profile {
+    /// Header facts.
+    pub meta: Meta,
+    metrics: Vec<Metric>,
+    /// The interned frames the tree refers to.
+    pub frames: FrameTable,
+    /// The call tree with self values.
+    pub tree: CallTree,
+    /// Per-function facts, keyed by the function's frame.
+    pub function_facts: BTreeMap<FrameId, FunctionFacts>,
+}
+
+impl Profile {
+    /// An empty profile that measures `metrics`.
+    pub fn new(metrics: Vec<Metric>) -> Profile {
+        let tree = CallTree::new(&metrics);
+        Profile {
+            meta: Meta::default(),
+            metrics,
+            frames: FrameTable::default(),
+            tree,
+            function_facts: BTreeMap::new(),
+        }
+    }
+
+    /// The declared metrics; index `i` is column `i` of the tree.
+    pub fn metrics(&self) -> &[Metric] {
+        &self.metrics
+    }
+
+    /// The index of the metric named `name`.
+    pub fn metric_index(&self, name: &str) -> Option<usize> {
+        self.metrics.iter().position(|m| m.name == name)
+    }
+
+    /// The metric a one-number-per-node target shows by default: samples if the profile has them,
+    /// else ticks, else time, else allocation, else calls (model.md §3).
+    pub fn primary_metric(&self) -> Option<usize> {
+        const PREFERENCE: [MetricKind; 5] =
+            [MetricKind::Samples, MetricKind::Ticks, MetricKind::Time, MetricKind::Alloc, MetricKind::Calls];
+        PREFERENCE.iter().find_map(|&kind| self.metrics.iter().position(|m| m.kind == kind))
+    }
+
+    /// The sum of the self values of `metric` over the whole tree.
+    pub fn total(&self, metric: usize) -> Value {
+        self.tree.self_values(metric).sum()
+    }
+
+    /// The deepest depth in the tree (roots at 0), or `None` for an empty tree.
+    pub fn max_depth(&self) -> Option<u32> {
+        self.tree.depths().into_iter().max()
+    }
+
+    /// Checks the model's invariants; readers' output must pass it. Returns the first violation.
+    pub fn validate(&self) -> Result<(), String> {
+        let tree = &self.tree;
+        if tree.n_metrics() != self.metrics.len() {
+            return Err(format!("{} metrics declared, {} value columns", self.metrics.len(), tree.n_metrics()));
+        }
+        for (i, metric) in self.metrics.iter().enumerate() {
+            if tree.self_values(i).len() != tree.len() {
+                return Err(format!("metric {} has {} values for {} nodes", metric.name, tree.self_values(i).len(), tree.len()));
+            }
+            if tree.self_values(i).repr() != metric.repr {
+                return Err(format!("metric {} is stored in the wrong representation", metric.name));
+            }
+            if metric.is_additive() {
+                if let Some(node) = tree.nodes().find(|&n| tree.self_value(i, n).as_f64() < 0.0) {
+                    return Err(format!("node {} has a negative self value for {}", node.0, metric.name));
+                }
+            }
+        }
+        for node in tree.nodes() {
+            if tree.frame(node).index() >= self.frames.len() {
+                return Err(format!("node {} refers to frame {} of {}", node.0, tree.frame(node).0, self.frames.len()));
+            }
+            if let Some(NodeId(p)) = tree.parent(node) {
+                if p >= node.0 {
+                    return Err(format!("node {} comes before its parent {p}", node.0));
+                }
+            }
+        }
+        if let Some(id) = self.function_facts.keys().find(|id| id.index() >= self.frames.len()) {
+            return Err(format!("function facts for unknown frame {}", id.0));
+        }
+        let mut names = std::collections::HashSet::new();
+        if let Some(m) = self.metrics.iter().find(|m| !names.insert(&m.name)) {
+            return Err(format!("metric name {} declared twice", m.name));
+        }
+        Ok(())
+    }
+
+    /// Drops every metric whose index `keep` rejects, with its column.
+    pub(crate) fn retain_metrics(&mut self, keep: &[bool]) {
+        let mut i = 0;
+        self.metrics.retain(|_| {
+            i += 1;
+            keep[i - 1]
+        });
+        self.tree.retain_metrics(keep);
+    }
+
+    /// Replaces metric `index` (declaration and values) — for unit conversions.
+    pub(crate) fn replace_metric(&mut self, index: usize, metric: Metric, values: super::metric::Values) {
+        debug_assert_eq!(metric.repr, values.repr());
+        self.metrics[index] = metric;
+        self.tree.replace_metric(index, values);
+    }
+}

@@ -1,0 +1,80 @@
+//! Reading text formats line by line from a stream, with the line number and byte offset of each line
+//! for error messages. Lines end at LF; a CR before the LF is dropped, so CRLF files read like LF files.
+
+use crate::error::{ParseError, ParseErrorKind, Position};
+use crate::formats::Format;
+use std::io::BufRead;
+
+/// A streaming line reader over a [`BufRead`]; it reuses one buffer for every line.
+pub(crate) struct Lines<'r> {
+    input: &'r mut dyn BufRead,
+    format: Format,
+    buf: Vec<u8>,
+    line: u64,
+    start: u64,
+    next_start: u64,
+}
+
+impl<'r> Lines<'r> {
+    pub(crate) fn new(input: &'r mut dyn BufRead, format: Format) -> Lines<'r> {
+        Lines { input, format, buf: Vec::with_capacity(256), line: 0, start: 0, next_start: 0 }
+    }
+
+    /// The next line without its line ending, as UTF-8, or `None` at the end of the input.
+    pub(crate) fn next_line(&mut self) -> Result<Option<Line<'_>>, ParseError> {
+        self.buf.clear();
+        let n = match self.input.read_until(b'\n', &mut self.buf) {
+            Ok(n) => n,
+            Err(e) => return Err(self.error(ParseErrorKind::Io(e))),
+        };
+        if n == 0 {
+            return Ok(None);
+        }
+        self.line += 1;
+        self.start = self.next_start;
+        self.next_start += n as u64;
+        let mut end = self.buf.len();
+        if self.buf[end - 1] == b'\n' {
+            end -= 1;
+            if end > 0 && self.buf[end - 1] == b'\r' {
+                end -= 1;
+            }
+        }
+        match std::str::from_utf8(&self.buf[..end]) {
+            Ok(text) => Ok(Some(Line { text, position: Position::line(self.line, self.start), format: self.format })),
+            Err(e) => {
+                let column = String::from_utf8_lossy(&self.buf[..e.valid_up_to()]).chars().count() as u64 + 1;
+                Err(ParseError {
+                    format: self.format,
+                    position: Position {
+                        byte: self.start + e.valid_up_to() as u64,
+                        line: Some(self.line),
+                        column: Some(column),
+                    },
+                    kind: ParseErrorKind::Encoding,
+                })
+            }
+        }
+    }
+
+    /// An error at the start of the current line.
+    pub(crate) fn error(&self, kind: ParseErrorKind) -> ParseError {
+        ParseError { format: self.format, position: Position::line(self.line, self.start), kind }
+    }
+}
+
+/// One line of text with where it starts.
+pub(crate) struct Line<'a> {
+    /// The text, without the line ending.
+    pub(crate) text: &'a str,
+    /// Line number and byte offset of its start.
+    pub(crate) position: Position,
+    format: Format,
+}
+
+impl Line<'_> {
+    /// An error at the start of this line.
+    pub(crate) fn error(&self, kind: ParseErrorKind) -> ParseError {
+        ParseError { format: self.format, position: self.position, kind }
+    }
+}

@@ -10,12 +10,14 @@
 //! - time becomes whole samples by dividing by the sampling interval (`--interval`, else the
 //!   profile's own, else 1 ms), rounding node by node while keeping the total;
 //! - line frames merge into their functions where the target has no line numbers;
+//! - siblings that share a frame merge where the target stores whole stacks (equal stacks are one);
+//! - characters a frame name cannot hold in the target are replaced (`;` in folded stacks);
 //! - modules, per-function facts and header facts the target has no place for are dropped by name.
 
 use crate::diag::Diagnostics;
 use crate::error::Error;
-use crate::formats::{Carries, Format};
-use crate::model::{ops, FrameKind, Metric, MetricKind, Profile, Repr, Unit, Value, Values};
+use crate::formats::{Carries, Format, Structure};
+use crate::model::{ops, Frame, FrameKind, Metric, MetricKind, Profile, Repr, Unit, Value, Values};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -50,13 +52,24 @@ pub fn project<'p>(
     let carries = target.carries();
     report_dropped_header(profile, target, &carries, diag);
     let mut out = Cow::Borrowed(profile);
-    let has_lines = profile.frames.iter().any(|(_, f)| f.kind == FrameKind::Line);
+    let has_lines = profile
+        .frames
+        .iter()
+        .any(|(_, f)| f.kind == FrameKind::Line);
     if has_lines && !carries.source_lines {
-        diag.warn("lines-merged", None, || format!("{target} has no line numbers: line frames merged into their functions"));
+        diag.warn("lines-merged", None, || {
+            format!("{target} has no line numbers: line frames merged into their functions")
+        });
         out = Cow::Owned(ops::merge_lines(&out));
     }
-    if !carries.modules && out.frames.iter().any(|(_, f)| f.module.is_some()) {
-        diag.warn("modules-dropped", None, || format!("{target} has no modules or libraries: they are dropped from frames"));
+    fit_frames(&mut out, target, &carries, diag);
+    if carries.structure == Structure::Stacks
+        && out
+            .tree
+            .has_duplicate_siblings(&out.tree.children(), out.frames.len())
+    {
+        // A stack is its own identity in these formats: equal stacks would read back as one.
+        out = Cow::Owned(ops::merge_siblings(&out));
     }
     if carries.one_metric {
         let chosen = choose_metric(&out, options, target)?;
@@ -65,11 +78,17 @@ pub fn project<'p>(
         }
         out = Cow::Owned(single_count(&out, chosen, target, options, diag));
     } else {
-        let keep: Vec<bool> = out.metrics().iter().map(|m| carries.metrics.contains(&m.kind)).collect();
+        let keep: Vec<bool> = out
+            .metrics()
+            .iter()
+            .map(|m| carries.metrics.contains(&m.kind))
+            .collect();
         if keep.contains(&false) {
             for (m, _) in out.metrics().iter().zip(&keep).filter(|(_, k)| !**k) {
                 let name = m.name.clone();
-                diag.warn("metric-dropped", None, || format!("{target} has no place for metric {name}: dropped"));
+                diag.warn("metric-dropped", None, || {
+                    format!("{target} has no place for metric {name}: dropped")
+                });
             }
             out.to_mut().retain_metrics(&keep);
         }
@@ -82,41 +101,141 @@ pub fn project<'p>(
     Ok(out)
 }
 
-fn report_dropped_header(profile: &Profile, target: Format, carries: &Carries, diag: &mut Diagnostics) {
+/// Fits frames to what `target` can tell apart: names without the characters it cannot hold (one
+/// warning per character), no module where it has none, every frame a function where it has no
+/// frame kinds. Frames that become equal merge.
+fn fit_frames(
+    profile: &mut Cow<'_, Profile>,
+    target: Format,
+    carries: &Carries,
+    diag: &mut Diagnostics,
+) {
+    let bad: Vec<(char, char)> = carries
+        .name_replacements
+        .iter()
+        .copied()
+        .filter(|&(c, _)| profile.frames.iter().any(|(_, f)| f.name.contains(c)))
+        .collect();
+    for &(c, with) in &bad {
+        diag.warn("name-sanitised", None, || {
+            format!("{target} frame names cannot hold {c:?}: written as {with:?}")
+        });
+    }
+    let fits = |f: &Frame| {
+        (carries.modules || f.module.is_none())
+            && (carries.frame_kinds || matches!(f.kind, FrameKind::Function | FrameKind::Line))
+            && !bad.iter().any(|&(c, _)| f.name.contains(c))
+    };
+    if profile.frames.iter().all(|(_, f)| fits(f)) {
+        return;
+    }
+    if !carries.modules && profile.frames.iter().any(|(_, f)| f.module.is_some()) {
+        diag.warn("modules-dropped", None, || {
+            format!("{target} has no modules or libraries: they are dropped from frames")
+        });
+    }
+    ops::map_frames(profile.to_mut(), |frame| {
+        (!fits(frame)).then(|| Frame {
+            name: frame
+                .name
+                .chars()
+                .map(|ch| {
+                    bad.iter()
+                        .find(|&&(c, _)| c == ch)
+                        .map_or(ch, |&(_, with)| with)
+                })
+                .collect(),
+            module: if carries.modules {
+                frame.module.clone()
+            } else {
+                None
+            },
+            kind: if carries.frame_kinds || frame.kind == FrameKind::Line {
+                frame.kind
+            } else {
+                FrameKind::Function
+            },
+            ..frame.clone()
+        })
+    });
+}
+
+fn report_dropped_header(
+    profile: &Profile,
+    target: Format,
+    carries: &Carries,
+    diag: &mut Diagnostics,
+) {
     let meta = &profile.meta;
     if let (Some(title), false) = (&meta.title, carries.title) {
-        diag.warn("title-dropped", None, || format!("{target} has no title: {title:?} is dropped"));
+        diag.warn("title-dropped", None, || {
+            format!("{target} has no title: {title:?} is dropped")
+        });
     }
     if let (Some(ts), false) = (&meta.timestamp, carries.timestamp) {
-        diag.warn("timestamp-dropped", None, || format!("{target} has no timestamp: {ts:?} is dropped"));
+        diag.warn("timestamp-dropped", None, || {
+            format!("{target} has no timestamp: {ts:?} is dropped")
+        });
     }
     if let (Some(iv), false) = (meta.interval, carries.interval) {
-        diag.warn("interval-dropped", None, || format!("{target} has no sampling interval: {iv:?} is dropped"));
+        diag.warn("interval-dropped", None, || {
+            format!("{target} has no sampling interval: {iv:?} is dropped")
+        });
     }
     let prefix = format!("{target}.");
-    let foreign: Vec<&str> = meta.attrs.iter().map(|(k, _)| k.as_str()).filter(|k| !k.starts_with(&prefix)).collect();
+    let foreign: Vec<&str> = meta
+        .attrs
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .filter(|k| !k.starts_with(&prefix))
+        .collect();
     if !foreign.is_empty() {
-        diag.warn("attrs-dropped", None, || format!("{target} has no place for header facts {}: dropped", foreign.join(", ")));
+        diag.warn("attrs-dropped", None, || {
+            format!(
+                "{target} has no place for header facts {}: dropped",
+                foreign.join(", ")
+            )
+        });
     }
 }
 
 /// The metric to write to a one-number-per-node target.
-fn choose_metric(profile: &Profile, options: &ConvertOptions, target: Format) -> Result<usize, Error> {
-    let available = || profile.metrics().iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(", ");
+fn choose_metric(
+    profile: &Profile,
+    options: &ConvertOptions,
+    target: Format,
+) -> Result<usize, Error> {
+    let available = || {
+        profile
+            .metrics()
+            .iter()
+            .map(|m| m.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     match &options.metric {
         Some(name) => profile.metric_index(name).ok_or_else(|| {
-            Error::BadOption(format!("--metric {name}: the profile has no such metric (it has: {})", available()))
+            Error::BadOption(format!(
+                "--metric {name}: the profile has no such metric (it has: {})",
+                available()
+            ))
         }),
-        None => profile.primary_metric().ok_or_else(|| Error::Unrepresentable {
-            format: target,
-            what: "the profile has no metric to write".into(),
-        }),
+        None => profile
+            .primary_metric()
+            .ok_or_else(|| Error::Unrepresentable {
+                format: target,
+                what: "the profile has no metric to write".into(),
+            }),
     }
 }
 
 /// Moves a per-node calls metric into per-function call counts, for targets that have those.
 fn absorb_calls(profile: &mut Cow<'_, Profile>, chosen: usize) {
-    let Some(calls) = profile.metrics().iter().position(|m| m.kind == MetricKind::Calls) else {
+    let Some(calls) = profile
+        .metrics()
+        .iter()
+        .position(|m| m.kind == MetricKind::Calls)
+    else {
         return;
     };
     if calls == chosen || profile.function_facts.values().any(|f| f.calls.is_some()) {
@@ -155,7 +274,10 @@ fn single_count(
     let values = profile.tree.self_values(chosen);
     let (counts, interval) = match metric.unit.nanos() {
         Some(unit_nanos) => {
-            let interval = options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL);
+            let interval = options
+                .interval
+                .or(profile.meta.interval)
+                .unwrap_or(DEFAULT_INTERVAL);
             let per_sample = interval.as_nanos() as f64 / unit_nanos;
             let unit = metric.unit.name();
             diag.warn("time-to-samples", None, || {
@@ -167,7 +289,9 @@ fn single_count(
             if let Values::Float(v) = values {
                 if v.iter().any(|x| x.fract() != 0.0) {
                     let name = metric.name.clone();
-                    diag.warn("rounded", None, || format!("{target} holds whole numbers: {name} values are rounded"));
+                    diag.warn("rounded", None, || {
+                        format!("{target} holds whole numbers: {name} values are rounded")
+                    });
                 }
             }
             (whole_samples(values, 1.0), profile.meta.interval)
@@ -177,10 +301,28 @@ fn single_count(
     keep[chosen] = true;
     let mut out = profile.clone();
     out.retain_metrics(&keep);
-    let kind = if metric.unit.nanos().is_some() { MetricKind::Samples } else { metric.kind };
-    let name = if kind == MetricKind::Samples { "samples".to_string() } else { metric.name.clone() };
-    let unit = if metric.unit.nanos().is_some() { Unit::Count } else { metric.unit };
-    let converted = Metric { name, kind, unit, aggregation: metric.aggregation, repr: Repr::Int };
+    let kind = if metric.unit.nanos().is_some() {
+        MetricKind::Samples
+    } else {
+        metric.kind
+    };
+    let name = if kind == MetricKind::Samples {
+        "samples".to_string()
+    } else {
+        metric.name.clone()
+    };
+    let unit = if metric.unit.nanos().is_some() {
+        Unit::Count
+    } else {
+        metric.unit
+    };
+    let converted = Metric {
+        name,
+        kind,
+        unit,
+        aggregation: metric.aggregation,
+        repr: Repr::Int,
+    };
     out.replace_metric(0, converted, Values::Int(counts));
     out.meta.interval = interval;
     out
@@ -200,14 +342,20 @@ pub fn whole_samples(values: &Values, per_sample: f64) -> Vec<i64> {
         Values::Int(v) if per_sample == 1.0 => return v.clone(),
         _ => {}
     }
-    let exact: Vec<f64> = (0..values.len()).map(|i| values.get(i).as_f64() / per_sample).collect();
+    let exact: Vec<f64> = (0..values.len())
+        .map(|i| values.get(i).as_f64() / per_sample)
+        .collect();
     let mut counts: Vec<i64> = exact.iter().map(|x| x.floor() as i64).collect();
     let target = exact.iter().sum::<f64>().round() as i64;
     let floor_sum: i64 = counts.iter().fold(0i64, |a, &b| a.saturating_add(b));
     let missing = usize::try_from(target.saturating_sub(floor_sum)).unwrap_or(0);
     if missing > 0 {
         let mut order: Vec<usize> = (0..exact.len()).collect();
-        order.sort_by(|&a, &b| (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor())).then(a.cmp(&b)));
+        order.sort_by(|&a, &b| {
+            (exact[b] - exact[b].floor())
+                .total_cmp(&(exact[a] - exact[a].floor()))
+                .then(a.cmp(&b))
+        });
         for &i in order.iter().take(missing) {
             counts[i] += 1;
         }

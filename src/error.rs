@@ -21,19 +21,29 @@ pub struct Position {
 impl Position {
     /// A position in a binary input.
     pub fn byte(byte: u64) -> Position {
-        Position { byte, line: None, column: None }
+        Position {
+            byte,
+            line: None,
+            column: None,
+        }
     }
 
     /// The start of a line of a text input.
     pub fn line(line: u64, byte: u64) -> Position {
-        Position { byte, line: Some(line), column: None }
+        Position {
+            byte,
+            line: Some(line),
+            column: None,
+        }
     }
 }
 
 impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (self.line, self.column) {
-            (Some(line), Some(column)) => write!(f, "line {line}, column {column} (byte {})", self.byte),
+            (Some(line), Some(column)) => {
+                write!(f, "line {line}, column {column} (byte {})", self.byte)
+            }
             (Some(line), None) => write!(f, "line {line} (byte {})", self.byte),
             _ => write!(f, "byte {}", self.byte),
         }

@@ -37,7 +37,7 @@ pub struct Info {
     pub max_depth: Option<u32>,
     /// The metric the heaviest functions are ranked by.
     pub ranked_by: Option<String>,
-    /// The heaviest functions by self value, heaviest first.
+    /// The heaviest functions by self value (non-zero), heaviest first.
     pub top_functions: Vec<FunctionInfo>,
 }
 
@@ -77,7 +77,11 @@ impl Info {
                 name: m.name.clone(),
                 kind: m.kind.name(),
                 unit: m.unit.name(),
-                aggregation: if m.is_additive() { "additive" } else { "per-node" },
+                aggregation: if m.is_additive() {
+                    "additive"
+                } else {
+                    "per-node"
+                },
                 total: profile.total(i).as_f64(),
             })
             .collect();
@@ -110,26 +114,54 @@ impl Info {
             let _ = writeln!(s, "timestamp  {t}");
         }
         if let Some(ns) = self.interval_ns {
-            let _ = writeln!(s, "interval   {:?}", std::time::Duration::from_nanos(ns as u64));
+            let _ = writeln!(
+                s,
+                "interval   {:?}",
+                std::time::Duration::from_nanos(ns as u64)
+            );
         }
         for (k, v) in &self.attrs {
             let _ = writeln!(s, "{k:<10} {v}");
         }
         for m in &self.metrics {
-            let _ = writeln!(s, "metric     {}: total {} {} ({}, {})", m.name, number(m.total), m.unit, m.kind, m.aggregation);
+            let _ = writeln!(
+                s,
+                "metric     {} ({}, {}, {}): total {}",
+                m.name,
+                m.kind,
+                m.unit,
+                m.aggregation,
+                number(m.total)
+            );
         }
         let depth = self.max_depth.map_or("-".into(), |d| d.to_string());
         let _ = writeln!(
             s,
-            "tree       {} roots, {} nodes, {} frames, max depth {depth}",
-            self.roots, self.nodes, self.frames
+            "tree       {} {}, {} nodes, {} frames, max depth {depth}",
+            self.roots,
+            if self.roots == 1 { "root" } else { "roots" },
+            self.nodes,
+            self.frames
         );
         if let Some(metric) = &self.ranked_by {
-            let total = self.metrics.iter().find(|m| &m.name == metric).map_or(0.0, |m| m.total);
+            let total = self
+                .metrics
+                .iter()
+                .find(|m| &m.name == metric)
+                .map_or(0.0, |m| m.total);
             let _ = writeln!(s, "heaviest functions by self {metric}:");
             for f in &self.top_functions {
-                let share = if total > 0.0 { 100.0 * f.self_value / total } else { 0.0 };
-                let _ = writeln!(s, "  {:>12}  {share:5.1}%  {}", number(f.self_value), f.name);
+                let share = if total > 0.0 {
+                    100.0 * f.self_value / total
+                } else {
+                    0.0
+                };
+                let _ = writeln!(
+                    s,
+                    "  {:>12}  {share:5.1}%  {}",
+                    number(f.self_value),
+                    f.name
+                );
             }
         }
         s
@@ -151,9 +183,16 @@ fn heaviest(profile: &Profile, metric: usize) -> Vec<FunctionInfo> {
     for (id, frame) in profile.frames.iter() {
         *by_frame.entry(frame.to_string()).or_default() += sums[id.index()];
     }
-    let mut all: Vec<FunctionInfo> =
-        by_frame.into_iter().map(|(name, self_value)| FunctionInfo { name, self_value }).collect();
-    all.sort_by(|a, b| b.self_value.total_cmp(&a.self_value).then_with(|| a.name.cmp(&b.name)));
+    let mut all: Vec<FunctionInfo> = by_frame
+        .into_iter()
+        .filter(|&(_, self_value)| self_value != 0.0)
+        .map(|(name, self_value)| FunctionInfo { name, self_value })
+        .collect();
+    all.sort_by(|a, b| {
+        b.self_value
+            .total_cmp(&a.self_value)
+            .then_with(|| a.name.cmp(&b.name))
+    });
     all.truncate(TOP_FUNCTIONS);
     all
 }

@@ -44,7 +44,9 @@ enum Command {
     /// The input format is named by --from, else recognised by content, else by extension. The output
     /// format is named by --to, else by OUT's extension. Everything the output format cannot hold is
     /// named on stderr, one line each. The output file appears only when the conversion succeeded.
-    #[command(after_help = "Examples:\n  proftool convert run.tree run.folded\n  cat run.tree | proftool convert --from lispworks --to folded - -")]
+    #[command(
+        after_help = "Examples:\n  proftool convert run.tree run.folded\n  cat run.tree | proftool convert --from lispworks --to folded - -"
+    )]
     Convert {
         /// Input file, or - for standard input.
         #[arg(value_name = "IN")]
@@ -85,8 +87,14 @@ enum Command {
 
 /// A clap parser accepting the names of the formats `keep` accepts.
 fn format_parser(keep: fn(Format) -> bool) -> impl clap::builder::TypedValueParser<Value = Format> {
-    let names: Vec<&'static str> = Format::ALL.iter().copied().filter(|&f| keep(f)).map(Format::name).collect();
-    clap::builder::PossibleValuesParser::new(names).map(|name| Format::from_name(&name).unwrap_or(Format::Folded))
+    let names: Vec<&'static str> = Format::ALL
+        .iter()
+        .copied()
+        .filter(|&f| keep(f))
+        .map(Format::name)
+        .collect();
+    clap::builder::PossibleValuesParser::new(names)
+        .map(|name| Format::from_name(&name).unwrap_or(Format::Folded))
 }
 
 fn main() -> ExitCode {
@@ -119,14 +127,25 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 
 fn run(command: Command, diag: &mut Diagnostics) -> Result<()> {
     match command {
-        Command::Convert { input, output, from, to, metric, interval } => {
+        Command::Convert {
+            input,
+            output,
+            from,
+            to,
+            metric,
+            interval,
+        } => {
             let options = ConvertOptions::new(metric, interval);
             convert(&input, &output, from, to, &options, diag)
         }
         Command::Info { input, from, json } => {
             let (profile, format, reason) = read(&input, from, diag)?;
             let info = Info::of(&profile, format, reason);
-            let text = if json { serde_json::to_string_pretty(&info)? + "\n" } else { info.to_text() };
+            let text = if json {
+                serde_json::to_string_pretty(&info)? + "\n"
+            } else {
+                info.to_text()
+            };
             std::io::stdout().write_all(text.as_bytes())?;
             Ok(())
         }
@@ -150,18 +169,31 @@ fn convert(
     let (profile, _, _) = read(input, from, diag)?;
     let mut out = Output::create(output, (input != "-").then(|| std::path::Path::new(input)))
         .with_context(|| format!("{output}: cannot create"))?;
-    target.write(&profile, out.writer(), options, diag).with_context(|| format!("{output}: writing {target}"))?;
-    out.commit().with_context(|| format!("{output}: writing {target}"))
+    target
+        .write(&profile, out.writer(), options, diag)
+        .with_context(|| format!("{output}: writing {target}"))?;
+    out.commit()
+        .with_context(|| format!("{output}: writing {target}"))
 }
 
-fn read(path: &str, from: Option<Format>, diag: &mut Diagnostics) -> Result<(proftool::Profile, Format, detect::Reason)> {
+fn read(
+    path: &str,
+    from: Option<Format>,
+    diag: &mut Diagnostics,
+) -> Result<(proftool::Profile, Format, detect::Reason)> {
     let name = if path == "-" { "<stdin>" } else { path };
     let input = Input::open(path).with_context(|| format!("{name}: cannot open"))?;
     let input = with_progress(input);
     let mut read_diag = Diagnostics::default();
-    let result = proftool::read_input(input, from, &mut read_diag).with_context(|| name.to_string());
+    let result =
+        proftool::read_input(input, from, &mut read_diag).with_context(|| name.to_string());
     for warning in read_diag.take() {
-        diag.push(proftool::diag::Warning { position: None, message: format!("{name}: {warning}"), repeats: 0, ..warning });
+        diag.push(proftool::diag::Warning {
+            position: None,
+            message: format!("{name}: {warning}"),
+            repeats: 0,
+            ..warning
+        });
     }
     result
 }
@@ -171,10 +203,14 @@ fn with_progress(input: Input) -> Input {
     const LARGE: u64 = 32 << 20;
     match input.len() {
         Some(len) if len >= LARGE && std::io::stderr().is_terminal() => {
-            let bar = indicatif::ProgressBar::new(len).with_finish(indicatif::ProgressFinish::AndClear).with_style(
-                indicatif::ProgressStyle::with_template("reading {bar:40} {bytes}/{total_bytes} {bytes_per_sec}")
+            let bar = indicatif::ProgressBar::new(len)
+                .with_finish(indicatif::ProgressFinish::AndClear)
+                .with_style(
+                    indicatif::ProgressStyle::with_template(
+                        "reading {bar:40} {bytes}/{total_bytes} {bytes_per_sec}",
+                    )
                     .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-            );
+                );
             bar.set_position(input.head().len() as u64);
             input.map_rest(|rest| Box::new(bar.wrap_read(rest)))
         }

@@ -17,7 +17,14 @@ pub(crate) struct Lines<'r> {
 
 impl<'r> Lines<'r> {
     pub(crate) fn new(input: &'r mut dyn BufRead, format: Format) -> Lines<'r> {
-        Lines { input, format, buf: Vec::with_capacity(256), line: 0, start: 0, next_start: 0 }
+        Lines {
+            input,
+            format,
+            buf: Vec::with_capacity(256),
+            line: 0,
+            start: 0,
+            next_start: 0,
+        }
     }
 
     /// The next line without its line ending, as UTF-8, or `None` at the end of the input.
@@ -41,9 +48,16 @@ impl<'r> Lines<'r> {
             }
         }
         match std::str::from_utf8(&self.buf[..end]) {
-            Ok(text) => Ok(Some(Line { text, position: Position::line(self.line, self.start), format: self.format })),
+            Ok(text) => Ok(Some(Line {
+                text,
+                position: Position::line(self.line, self.start),
+                format: self.format,
+            })),
             Err(e) => {
-                let column = String::from_utf8_lossy(&self.buf[..e.valid_up_to()]).chars().count() as u64 + 1;
+                let column = String::from_utf8_lossy(&self.buf[..e.valid_up_to()])
+                    .chars()
+                    .count() as u64
+                    + 1;
                 Err(ParseError {
                     format: self.format,
                     position: Position {
@@ -57,9 +71,13 @@ impl<'r> Lines<'r> {
         }
     }
 
-    /// An error at the start of the current line.
+    /// An error at the start of the current line (line 1 before the first line is read).
     pub(crate) fn error(&self, kind: ParseErrorKind) -> ParseError {
-        ParseError { format: self.format, position: Position::line(self.line, self.start), kind }
+        ParseError {
+            format: self.format,
+            position: Position::line(self.line.max(1), self.start),
+            kind,
+        }
     }
 }
 
@@ -75,6 +93,10 @@ pub(crate) struct Line<'a> {
 impl Line<'_> {
     /// An error at the start of this line.
     pub(crate) fn error(&self, kind: ParseErrorKind) -> ParseError {
-        ParseError { format: self.format, position: self.position, kind }
+        ParseError {
+            format: self.format,
+            position: self.position,
+            kind,
+        }
     }
 }

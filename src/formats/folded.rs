@@ -18,8 +18,8 @@
 //! folded file cannot say which frames are threads: all frames read as functions.
 //!
 //! **Lost on write**: everything but one count per node and the frame names: other metrics, modules,
-//! line numbers (line frames merge into their functions), per-function counts, header facts. Nodes
-//! whose self count is 0 write no line. A `;` inside a frame name would split the frame, so it is
+//! line numbers (line frames merge into their functions), per-function counts, header facts. An inner
+//! node with a self count of 0 writes no line of its own (its children's lines imply it); a leaf does. A `;` inside a frame name would split the frame, so it is
 //! written as `,`, and a newline as a space, each with a warning.
 
 use super::{Carries, Format, Sniff, Structure};
@@ -33,6 +33,7 @@ use std::io::{BufRead, Write};
 pub(crate) const CARRIES: Carries = Carries {
     structure: Structure::Stacks,
     threads: true,
+    frame_kinds: false,
     metrics: &[MetricKind::Samples],
     one_metric: true,
     function_facts: false,
@@ -41,11 +42,14 @@ pub(crate) const CARRIES: Carries = Carries {
     title: false,
     timestamp: false,
     interval: false,
+    name_replacements: &[(';', ','), ('\n', ' '), ('\r', ' ')],
 };
 
 /// `Maybe` when the first complete lines all look like `stack count`: folded stacks have no signature.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
-    let Ok(text) = std::str::from_utf8(head).or_else(|e| std::str::from_utf8(&head[..e.valid_up_to()])) else {
+    let Ok(text) =
+        std::str::from_utf8(head).or_else(|e| std::str::from_utf8(&head[..e.valid_up_to()]))
+    else {
         return Sniff::No;
     };
     let complete = match text.rfind('\n') {
@@ -53,9 +57,12 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
         _ => text,
     };
     let mut seen = 0;
-    for line in complete.lines().map(|l| l.trim_end_matches('\r')).filter(|l| !l.trim().is_empty()).take(20) {
+    for line in complete.lines().take(20) {
         match split_line(line) {
             Some((stack, Ok(_))) if !stack.is_empty() => seen += 1,
+            // Lines the reader skips: blank, or a count with an empty stack.
+            _ if line.trim().is_empty() || line.trim().parse::<i64>().is_ok() => {}
+            Some((_, Ok(_))) => {}
             _ => return Sniff::No,
         }
     }
@@ -66,10 +73,10 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
     }
 }
 
-/// Splits `stack count` at the last space; the stack is trimmed of trailing spaces.
+/// Splits `stack count` at the last space (a frame name keeps any spaces it has).
 fn split_line(line: &str) -> Option<(&str, Result<i64, std::num::ParseIntError>)> {
     let (stack, count) = line.rsplit_once(' ')?;
-    Some((stack.trim_end_matches(' '), count.parse::<i64>()))
+    Some((stack, count.parse::<i64>()))
 }
 
 /// Reads folded stacks, aggregating equal stacks as it goes.
@@ -81,7 +88,11 @@ pub(crate) fn read(input: &mut dyn BufRead, diag: &mut Diagnostics) -> Result<Pr
         let text = line.text;
         let (stack, count) = match split_line(text) {
             Some((stack, Ok(count))) => (stack, count),
-            Some((_, Err(_))) | None if text.trim().is_empty() || text.trim().parse::<i64>().is_ok() => ("", 0),
+            Some((_, Err(_))) | None
+                if text.trim().is_empty() || text.trim().parse::<i64>().is_ok() =>
+            {
+                ("", 0)
+            }
             Some((_, Err(_))) => {
                 let count = text.rsplit_once(' ').map_or("", |(_, c)| c).to_string();
                 let field = "the count after the last space";
@@ -95,7 +106,9 @@ pub(crate) fn read(input: &mut dyn BufRead, diag: &mut Diagnostics) -> Result<Pr
             }
         };
         if stack.is_empty() {
-            diag.warn("skipped-line", Some(line.position), || "blank or empty-stack line skipped".into());
+            diag.warn("skipped-line", Some(line.position), || {
+                "blank or empty-stack line skipped".into()
+            });
             continue;
         }
         if count < 0 {
@@ -117,8 +130,12 @@ pub(crate) fn read(input: &mut dyn BufRead, diag: &mut Diagnostics) -> Result<Pr
 }
 
 /// Writes `profile` (already projected to one count metric) as folded stacks, in tree pre-order.
-pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<(), Error> {
-    let names: Vec<String> = profile.frames.iter().map(|(_, frame)| frame_name(&frame.to_string(), diag)).collect();
+pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error> {
+    let names: Vec<String> = profile
+        .frames
+        .iter()
+        .map(|(_, frame)| frame.to_string())
+        .collect();
     let tree = &profile.tree;
     let children = tree.children();
     // `line` holds the path of the current node; `ends[d]` is where the frame at depth d ends.
@@ -134,25 +151,13 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
         line.extend_from_slice(names[tree.frame(node).index()].as_bytes());
         ends.push(line.len());
         let count = tree.self_value(0, node);
-        if !count.is_zero() {
+        // A zero count is written only for a leaf: an inner node is implied by its children's lines.
+        if !count.is_zero() || children.of_node(node).is_empty() {
             out.write_all(&line)?;
             writeln!(out, " {count}")?;
         }
     }
     Ok(())
-}
-
-fn frame_name(name: &str, diag: &mut Diagnostics) -> String {
-    let mut name = name.to_string();
-    if name.contains(';') {
-        diag.warn("semicolon-in-name", None, || "folded frames are separated by ';': a ';' in a frame name is written as ','".into());
-        name = name.replace(';', ",");
-    }
-    if name.contains(['\n', '\r']) {
-        diag.warn("newline-in-name", None, || "folded stacks are one per line: a newline in a frame name is written as a space".into());
-        name = name.replace(['\n', '\r'], " ");
-    }
-    name
 }
 
 #[cfg(test)]

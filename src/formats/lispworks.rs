@@ -41,7 +41,9 @@
 use super::{Carries, Format, Sniff, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
-use crate::model::{FrameId, FrameKind, FrameRef, FunctionFacts, Metric, MetricKind, NodeId, Profile, Value};
+use crate::model::{
+    FrameId, FrameKind, FrameRef, FunctionFacts, Metric, MetricKind, NodeId, Profile, Value,
+};
 use crate::text::Lines;
 use std::io::{BufRead, Write};
 
@@ -49,6 +51,7 @@ use std::io::{BufRead, Write};
 pub(crate) const CARRIES: Carries = Carries {
     structure: Structure::Tree,
     threads: true,
+    frame_kinds: true,
     metrics: &[MetricKind::Samples],
     one_metric: true,
     function_facts: true,
@@ -57,6 +60,7 @@ pub(crate) const CARRIES: Carries = Carries {
     title: true,
     timestamp: false,
     interval: false,
+    name_replacements: &[('\n', ' '), ('\r', ' ')],
 };
 
 const MARKER: &str = "LispWorks Profiler Tree";
@@ -82,27 +86,39 @@ pub(crate) fn read(input: &mut dyn BufRead, diag: &mut Diagnostics) -> Result<Pr
     };
     match lines.next_line()? {
         Some(first) if first.text.contains(MARKER) => {
-            profile.meta.title = first.text.split_once(':').map(|(_, name)| name.trim().to_string());
+            profile.meta.title = first
+                .text
+                .split_once(':')
+                .map(|(_, name)| name.trim().to_string());
         }
         Some(first) => return Err(first.error(missing_marker())),
         None => return Err(lines.error(missing_marker())),
     }
-    let mut reader = TreeReader { profile, path: Vec::new(), facts: Vec::new() };
+    let mut reader = TreeReader {
+        profile,
+        path: Vec::new(),
+        facts: Vec::new(),
+    };
     while let Some(line) = lines.next_line()? {
         if line.text.starts_with(';') {
             continue;
         }
         if line.text.trim().is_empty() {
-            diag.warn("blank-line", Some(line.position), || "blank line skipped".into());
+            diag.warn("blank-line", Some(line.position), || {
+                "blank line skipped".into()
+            });
             continue;
         }
         let row = parse_row(line.text).map_err(|kind| line.error(kind))?;
-        reader.add(row, line.position, diag).map_err(|kind| line.error(kind))?;
+        reader
+            .add(row, line.position, diag)
+            .map_err(|kind| line.error(kind))?;
     }
     Ok(reader.finish(diag))
 }
 
 /// One data line.
+#[derive(Debug)]
 struct Row<'a> {
     depth: i64,
     counts: [i64; 4],
@@ -115,19 +131,34 @@ fn parse_row(line: &str) -> Result<Row<'_>, ParseErrorKind> {
     for (i, field) in FIELDS.iter().enumerate() {
         let Some((text, tail)) = rest.split_once('|') else {
             return Err(ParseErrorKind::Unexpected {
-                expected: "six |-separated fields: Depth|Count|Call-Count|Seen-Count|Top-Count|Name".into(),
-                found: format!("{} field{} in {}", i + 1, if i == 0 { "" } else { "s" }, excerpt(line.as_bytes())),
+                expected:
+                    "six |-separated fields: Depth|Count|Call-Count|Seen-Count|Top-Count|Name"
+                        .into(),
+                found: format!(
+                    "{} field{} in {}",
+                    i + 1,
+                    if i == 0 { "" } else { "s" },
+                    excerpt(line.as_bytes())
+                ),
             });
         };
-        numbers[i] = text
-            .parse()
-            .map_err(|_| ParseErrorKind::InvalidNumber { field, text: text.to_string() })?;
+        numbers[i] = text.parse().map_err(|_| ParseErrorKind::InvalidNumber {
+            field,
+            text: text.to_string(),
+        })?;
         rest = tail;
     }
     if numbers[0] < 0 {
-        return Err(ParseErrorKind::InvalidNumber { field: "Depth", text: numbers[0].to_string() });
+        return Err(ParseErrorKind::Unexpected {
+            expected: "a Depth of 0 or more".into(),
+            found: numbers[0].to_string(),
+        });
     }
-    Ok(Row { depth: numbers[0], counts: [numbers[1], numbers[2], numbers[3], numbers[4]], name: rest })
+    Ok(Row {
+        depth: numbers[0],
+        counts: [numbers[1], numbers[2], numbers[3], numbers[4]],
+        name: rest,
+    })
 }
 
 /// Builds the tree from rows in file order.
@@ -140,7 +171,12 @@ struct TreeReader {
 }
 
 impl TreeReader {
-    fn add(&mut self, row: Row<'_>, line: Position, diag: &mut Diagnostics) -> Result<(), ParseErrorKind> {
+    fn add(
+        &mut self,
+        row: Row<'_>,
+        line: Position,
+        diag: &mut Diagnostics,
+    ) -> Result<(), ParseErrorKind> {
         let depth = usize::try_from(row.depth).unwrap_or(usize::MAX);
         if depth > self.path.len() {
             return Err(match self.path.len() {
@@ -148,7 +184,10 @@ impl TreeReader {
                     expected: "depth 0 on the first data line".into(),
                     found: format!("depth {}", row.depth),
                 },
-                n => ParseErrorKind::DepthJump { previous: n as i64 - 1, found: row.depth },
+                n => ParseErrorKind::DepthJump {
+                    previous: n as i64 - 1,
+                    found: row.depth,
+                },
             });
         }
         while self.path.len() > depth {
@@ -160,21 +199,41 @@ impl TreeReader {
         let [count, calls, seen, top] = row.counts;
         self.profile.tree.set_self(0, node, Value::Int(count));
         if let Some(parent) = parent {
-            self.profile.tree.add_self(0, parent, Value::Int(count.saturating_neg()));
+            self.profile
+                .tree
+                .add_self(0, parent, Value::Int(count.saturating_neg()));
         }
         self.path.push((node, line));
-        self.record_facts(frame, FunctionFacts { calls: Some(calls), seen: Some(seen), top: Some(top) }, line, diag);
+        self.record_facts(
+            frame,
+            FunctionFacts {
+                calls: Some(calls),
+                seen: Some(seen),
+                top: Some(top),
+            },
+            line,
+            diag,
+        );
         Ok(())
     }
 
     fn intern(&mut self, name: &str) -> FrameId {
         match unquote(name) {
-            Some(text) => self.profile.frames.intern(FrameRef::named(&text, FrameKind::Thread)),
+            Some(text) => self
+                .profile
+                .frames
+                .intern(FrameRef::named(&text, FrameKind::Thread)),
             None => self.profile.frames.intern(FrameRef::function(name)),
         }
     }
 
-    fn record_facts(&mut self, frame: FrameId, facts: FunctionFacts, line: Position, diag: &mut Diagnostics) {
+    fn record_facts(
+        &mut self,
+        frame: FrameId,
+        facts: FunctionFacts,
+        line: Position,
+        diag: &mut Diagnostics,
+    ) {
         if self.facts.len() <= frame.index() {
             self.facts.resize(frame.index() + 1, None);
         }
@@ -192,7 +251,9 @@ impl TreeReader {
 
     /// Closes the deepest open node: all its children are known, so its self count is final.
     fn close(&mut self, diag: &mut Diagnostics) {
-        let Some((node, line)) = self.path.pop() else { return };
+        let Some((node, line)) = self.path.pop() else {
+            return;
+        };
         if let Value::Int(own) = self.profile.tree.self_value(0, node) {
             if own < 0 {
                 self.profile.tree.set_self(0, node, Value::Int(0));
@@ -244,15 +305,35 @@ fn quote(text: &str, out: &mut String) {
 }
 
 /// Writes `profile` (already projected to one count metric) as a LispWorks profiler tree.
-pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<(), Error> {
+pub(crate) fn write(
+    profile: &Profile,
+    out: &mut dyn Write,
+    diag: &mut Diagnostics,
+) -> Result<(), Error> {
     let tree = &profile.tree;
     let inclusive = tree.derived_inclusive(0);
     let facts = function_facts(profile, &inclusive);
-    match profile.meta.title.as_deref().map(|t| one_line(t, diag)) {
-        Some(title) if !title.trim().is_empty() => writeln!(out, "{MARKER}: {}", title.trim())?,
+    match profile
+        .meta
+        .title
+        .as_deref()
+        .map(|t| t.replace(['\n', '\r'], " "))
+    {
+        Some(title) if !title.trim().is_empty() => {
+            if title != profile.meta.title.as_deref().unwrap_or_default() {
+                diag.warn("newline-in-title", None, || {
+                    "a lispworks tree name is one line: newlines written as spaces".into()
+                });
+            }
+            writeln!(out, "{MARKER}: {}", title.trim())?
+        }
         _ => writeln!(out, "{MARKER}")?,
     }
-    let names: Vec<String> = profile.frames.iter().map(|(_, frame)| node_name(frame, diag)).collect();
+    let names: Vec<String> = profile
+        .frames
+        .iter()
+        .map(|(_, frame)| node_name(frame))
+        .collect();
     let children = tree.children();
     let mut line = Vec::with_capacity(256);
     for (node, depth) in tree.walk(&children) {
@@ -260,7 +341,13 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
         let f = facts[frame.index()];
         line.clear();
         let count = inclusive.get(node.index());
-        write!(line, "{depth}|{count}|{}|{}|{}|", f.calls.unwrap_or(0), f.seen.unwrap_or(0), f.top.unwrap_or(0))?;
+        write!(
+            line,
+            "{depth}|{count}|{}|{}|{}|",
+            f.calls.unwrap_or(0),
+            f.seen.unwrap_or(0),
+            f.top.unwrap_or(0)
+        )?;
         line.extend_from_slice(names[frame.index()].as_bytes());
         line.push(b'\n');
         out.write_all(&line)?;
@@ -269,22 +356,13 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
 }
 
 /// The Name field for a frame: strings for threads and pseudo-frames, the name itself otherwise.
-fn node_name(frame: &crate::model::Frame, diag: &mut Diagnostics) -> String {
+fn node_name(frame: &crate::model::Frame) -> String {
     let mut name = String::new();
     match frame.kind {
-        FrameKind::Thread | FrameKind::Pseudo => quote(&one_line(&frame.name, diag), &mut name),
-        FrameKind::Function | FrameKind::Line => name = one_line(&frame.to_string(), diag),
+        FrameKind::Thread | FrameKind::Pseudo => quote(&frame.name, &mut name),
+        FrameKind::Function | FrameKind::Line => name = frame.to_string(),
     }
     name
-}
-
-fn one_line(text: &str, diag: &mut Diagnostics) -> String {
-    if text.contains(['\n', '\r']) {
-        diag.warn("newline-in-name", None, || "lispworks lines cannot hold a newline: replaced by a space in names".into());
-        text.replace(['\n', '\r'], " ")
-    } else {
-        text.to_string()
-    }
 }
 
 /// Call/Seen/Top per frame: as read where the profile has them, else computed from the tree.
@@ -314,7 +392,11 @@ fn function_facts(profile: &Profile, inclusive: &crate::model::Values) -> Vec<Fu
     }
     (0..n)
         .map(|i| {
-            let known = profile.function_facts.get(&FrameId(i as u32)).copied().unwrap_or_default();
+            let known = profile
+                .function_facts
+                .get(&FrameId(i as u32))
+                .copied()
+                .unwrap_or_default();
             FunctionFacts {
                 calls: Some(known.calls.unwrap_or(0)),
                 seen: Some(known.seen.unwrap_or(seen[i])),

@@ -59,6 +59,9 @@ pub struct Carries {
     pub structure: Structure,
     /// Threads or processes as frames.
     pub threads: bool,
+    /// Whether a frame says what kind it is (thread, pseudo-frame, function); without it every frame
+    /// reads back as a function.
+    pub frame_kinds: bool,
     /// The metric kinds a file of the format holds, in the order they are written.
     pub metrics: &'static [MetricKind],
     /// Whether it holds only one number per node (then only one metric is written).
@@ -75,6 +78,8 @@ pub struct Carries {
     pub timestamp: bool,
     /// Header facts: a sampling interval.
     pub interval: bool,
+    /// Characters a frame name cannot hold in this format, each with what is written instead.
+    pub name_replacements: &'static [(char, char)],
 }
 
 impl Carries {
@@ -169,13 +174,22 @@ impl Format {
     }
 
     /// Reads a whole input of this format into a profile.
-    pub fn read(self, input: &mut dyn BufRead, options: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, Error> {
+    pub fn read(
+        self,
+        input: &mut dyn BufRead,
+        options: &ReadOptions,
+        diag: &mut Diagnostics,
+    ) -> Result<Profile, Error> {
         let _ = options;
         let profile = match self {
             Format::Lispworks => lispworks::read(input, diag)?,
             Format::Folded => folded::read(input, diag)?,
         };
-        debug_assert_eq!(profile.validate(), Ok(()), "{self} reader broke a model invariant");
+        debug_assert_eq!(
+            profile.validate(),
+            Ok(()),
+            "{self} reader broke a model invariant"
+        );
         Ok(profile)
     }
 
@@ -190,19 +204,29 @@ impl Format {
         let projected = convert::project(profile, self, options, diag)?;
         match self {
             Format::Lispworks => lispworks::write(&projected, out, diag)?,
-            Format::Folded => folded::write(&projected, out, diag)?,
+            Format::Folded => folded::write(&projected, out)?,
         }
         Ok(())
     }
 
     /// The names of the formats that can be read, comma-separated.
     pub fn reader_names() -> String {
-        Format::ALL.iter().filter(|f| f.can_read()).map(|f| f.name()).collect::<Vec<_>>().join(", ")
+        Format::ALL
+            .iter()
+            .filter(|f| f.can_read())
+            .map(|f| f.name())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// The names of the formats that can be written, comma-separated.
     pub fn writer_names() -> String {
-        Format::ALL.iter().filter(|f| f.can_write()).map(|f| f.name()).collect::<Vec<_>>().join(", ")
+        Format::ALL
+            .iter()
+            .filter(|f| f.can_write())
+            .map(|f| f.name())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -220,7 +244,10 @@ mod tests {
     fn names_round_trip_and_extensions_are_unique_per_format() {
         for &format in Format::ALL {
             assert_eq!(Format::from_name(format.name()), Some(format));
-            assert!(format.name().chars().all(|c| c.is_ascii_lowercase() || c == '-'));
+            assert!(format
+                .name()
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c == '-'));
         }
     }
 }

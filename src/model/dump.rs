@@ -45,7 +45,9 @@ fn dump_header(profile: &Profile, out: &mut String) {
         let _ = writeln!(out, "metric {i}: {metric}");
     }
     let roots = profile.tree.roots().count();
-    let depth = profile.max_depth().map_or("-".to_string(), |d| d.to_string());
+    let depth = profile
+        .max_depth()
+        .map_or("-".to_string(), |d| d.to_string());
     let _ = writeln!(
         out,
         "nodes {}, roots {roots}, frames {}, max depth {depth}",

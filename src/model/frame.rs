@@ -53,7 +53,13 @@ pub struct Frame {
 impl Frame {
     /// A function frame with only a name.
     pub fn function(name: impl Into<String>) -> Frame {
-        Frame { name: name.into(), module: None, line: None, clause: None, kind: FrameKind::Function }
+        Frame {
+            name: name.into(),
+            module: None,
+            line: None,
+            clause: None,
+            kind: FrameKind::Function,
+        }
     }
 
     /// A borrowed view of this frame, for lookups.
@@ -103,12 +109,24 @@ pub struct FrameRef<'a> {
 impl<'a> FrameRef<'a> {
     /// A function frame with only a name.
     pub fn function(name: &'a str) -> FrameRef<'a> {
-        FrameRef { name, module: None, line: None, clause: None, kind: FrameKind::Function }
+        FrameRef {
+            name,
+            module: None,
+            line: None,
+            clause: None,
+            kind: FrameKind::Function,
+        }
     }
 
     /// A frame of `kind` with only a name.
     pub fn named(name: &'a str, kind: FrameKind) -> FrameRef<'a> {
-        FrameRef { name, module: None, line: None, clause: None, kind }
+        FrameRef {
+            name,
+            module: None,
+            line: None,
+            clause: None,
+            kind,
+        }
     }
 
     fn to_owned_frame(self) -> Frame {
@@ -175,7 +193,10 @@ impl FrameTable {
 
     /// All frames with their ids, in the order they were interned.
     pub fn iter(&self) -> impl Iterator<Item = (FrameId, &Frame)> {
-        self.frames.iter().enumerate().map(|(i, f)| (FrameId(i as u32), f))
+        self.frames
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (FrameId(i as u32), f))
     }
 }
 
@@ -188,7 +209,10 @@ mod tests {
         let mut table = FrameTable::default();
         let a = table.intern(FrameRef::function("f"));
         let b = table.intern(FrameRef::named("f", FrameKind::Thread));
-        let c = table.intern(FrameRef { line: Some(3), ..FrameRef::function("f") });
+        let c = table.intern(FrameRef {
+            line: Some(3),
+            ..FrameRef::function("f")
+        });
         assert_eq!(a, table.intern(FrameRef::function("f")));
         assert_ne!(a, b);
         assert_ne!(a, c);

@@ -4,16 +4,45 @@
 //!   children sorted by frame, frames interned in walk order.
 //! - [`prune_zero`]: drops subtrees that carry no value, which formats that write one line per
 //!   non-zero stack (folded) cannot represent.
+//! - [`map_frames`]: frames replaced (fitted to a target), merging those that become equal.
+//! - [`merge_siblings`]: one node per distinct stack, for formats whose identity is the stack.
 //! - [`merge_lines`]: source-line frames merged into their functions, for function-level targets.
 
-use super::{ChildIndex, FrameId, FrameKind, FrameRef, NodeId, Profile, Value};
+use super::{ChildIndex, Frame, FrameId, FrameKind, FrameRef, FrameTable, NodeId, Profile, Value};
 
 /// The canonical form of `profile`: siblings with the same frame merged (values added), children
 /// sorted by frame, frames renumbered in pre-order. Two profiles that describe the same call tree
 /// normalise to equal dumps.
 pub fn normalize(profile: &Profile) -> Profile {
-    let merged = rebuild(profile, false, false);
-    rebuild(&merged, true, false)
+    rebuild(&merge_siblings(profile), true, false)
+}
+
+/// Replaces frames through `replace` (which returns `None` to keep a frame as it is). Frames that
+/// become equal are interned once; their per-function facts keep the first frame's.
+pub fn map_frames(profile: &mut Profile, mut replace: impl FnMut(&Frame) -> Option<Frame>) {
+    let mut frames = FrameTable::default();
+    let map: Vec<FrameId> = profile
+        .frames
+        .iter()
+        .map(|(_, frame)| match replace(frame) {
+            Some(new) => frames.intern(new.as_ref()),
+            None => frames.intern(frame.as_ref()),
+        })
+        .collect();
+    profile.tree.remap_frames(&map);
+    let facts = std::mem::take(&mut profile.function_facts);
+    for (frame, f) in facts {
+        profile
+            .function_facts
+            .entry(map[frame.index()])
+            .or_insert(f);
+    }
+    profile.frames = frames;
+}
+
+/// `profile` with siblings that share a frame merged into one node (values added), in source order.
+pub fn merge_siblings(profile: &Profile) -> Profile {
+    rebuild(profile, false, false)
 }
 
 /// `profile` with every line frame replaced by its function (same name and module, no line). A line
@@ -64,7 +93,16 @@ fn rebuild(profile: &Profile, sorted: bool, lines_to_functions: bool) -> Profile
         let is_line = lines_to_functions && profile.frames.get(old_frame).kind == FrameKind::Line;
         let frame = *new_frame[old_frame.index()].get_or_insert_with(|| {
             let f = profile.frames.get(old_frame).as_ref();
-            let f = if is_line { FrameRef { line: None, clause: None, kind: FrameKind::Function, ..f } } else { f };
+            let f = if is_line {
+                FrameRef {
+                    line: None,
+                    clause: None,
+                    kind: FrameKind::Function,
+                    ..f
+                }
+            } else {
+                f
+            };
             out.frames.intern(f)
         });
         let parent = src.parent(node).map(|p| new_node[p.index()]);
@@ -78,7 +116,10 @@ fn rebuild(profile: &Profile, sorted: bool, lines_to_functions: bool) -> Profile
             out.tree.add_self(m, id, src.self_value(m, node));
             // A spliced line's inclusive value is already inside its function's.
             if let (Some(measured), false) = (src.measured_inclusive(m), splice) {
-                let previous = out.tree.measured_inclusive(m).map_or(Value::Int(0), |v| v.get(id.index()));
+                let previous = out
+                    .tree
+                    .measured_inclusive(m)
+                    .map_or(Value::Int(0), |v| v.get(id.index()));
                 let sum = Value::Float(previous.as_f64() + measured.get(node.index()).as_f64());
                 out.tree.set_measured_inclusive(m, id, sum);
             }
@@ -124,9 +165,21 @@ mod tests {
     fn merge_lines_splices_under_own_function_and_replaces_elsewhere() {
         let mut p = Profile::new(vec![Metric::samples()]);
         let f = p.frames.intern(FrameRef::function("f"));
-        let f6 = p.frames.intern(FrameRef { line: Some(6), kind: FrameKind::Line, ..FrameRef::function("f") });
-        let g7 = p.frames.intern(FrameRef { line: Some(7), kind: FrameKind::Line, ..FrameRef::function("g") });
-        let g8 = p.frames.intern(FrameRef { line: Some(8), kind: FrameKind::Line, ..FrameRef::function("g") });
+        let f6 = p.frames.intern(FrameRef {
+            line: Some(6),
+            kind: FrameKind::Line,
+            ..FrameRef::function("f")
+        });
+        let g7 = p.frames.intern(FrameRef {
+            line: Some(7),
+            kind: FrameKind::Line,
+            ..FrameRef::function("g")
+        });
+        let g8 = p.frames.intern(FrameRef {
+            line: Some(8),
+            kind: FrameKind::Line,
+            ..FrameRef::function("g")
+        });
         let nf = p.tree.push(None, f);
         let n6 = p.tree.push(Some(nf), f6); // Dyalog shape: line row under its function
         let n7 = p.tree.push(Some(n6), g7); // BR shape: a line of another function
@@ -136,8 +189,14 @@ mod tests {
         }
         let merged = merge_lines(&p);
         let text = dump(&merged);
-        assert!(text.contains("\"f\" [function] samples=3 (total 15)"), "{text}");
-        assert!(text.contains("  \"g\" [function] samples=12 (total 12)"), "{text}");
+        assert!(
+            text.contains("\"f\" [function] samples=3 (total 15)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  \"g\" [function] samples=12 (total 12)"),
+            "{text}"
+        );
         assert_eq!(merged.tree.len(), 2);
     }
 

@@ -79,9 +79,16 @@ impl Profile {
     /// The metric a one-number-per-node target shows by default: samples if the profile has them,
     /// else ticks, else time, else allocation, else calls (model.md §3).
     pub fn primary_metric(&self) -> Option<usize> {
-        const PREFERENCE: [MetricKind; 5] =
-            [MetricKind::Samples, MetricKind::Ticks, MetricKind::Time, MetricKind::Alloc, MetricKind::Calls];
-        PREFERENCE.iter().find_map(|&kind| self.metrics.iter().position(|m| m.kind == kind))
+        const PREFERENCE: [MetricKind; 5] = [
+            MetricKind::Samples,
+            MetricKind::Ticks,
+            MetricKind::Time,
+            MetricKind::Alloc,
+            MetricKind::Calls,
+        ];
+        PREFERENCE
+            .iter()
+            .find_map(|&kind| self.metrics.iter().position(|m| m.kind == kind))
     }
 
     /// The sum of the self values of `metric` over the whole tree.
@@ -98,24 +105,44 @@ impl Profile {
     pub fn validate(&self) -> Result<(), String> {
         let tree = &self.tree;
         if tree.n_metrics() != self.metrics.len() {
-            return Err(format!("{} metrics declared, {} value columns", self.metrics.len(), tree.n_metrics()));
+            return Err(format!(
+                "{} metrics declared, {} value columns",
+                self.metrics.len(),
+                tree.n_metrics()
+            ));
         }
         for (i, metric) in self.metrics.iter().enumerate() {
             if tree.self_values(i).len() != tree.len() {
-                return Err(format!("metric {} has {} values for {} nodes", metric.name, tree.self_values(i).len(), tree.len()));
+                return Err(format!(
+                    "metric {} has {} values for {} nodes",
+                    metric.name,
+                    tree.self_values(i).len(),
+                    tree.len()
+                ));
             }
             if tree.self_values(i).repr() != metric.repr {
-                return Err(format!("metric {} is stored in the wrong representation", metric.name));
+                return Err(format!(
+                    "metric {} is stored in the wrong representation",
+                    metric.name
+                ));
             }
             if metric.is_additive() {
                 if let Some(node) = tree.nodes().find(|&n| tree.self_value(i, n).as_f64() < 0.0) {
-                    return Err(format!("node {} has a negative self value for {}", node.0, metric.name));
+                    return Err(format!(
+                        "node {} has a negative self value for {}",
+                        node.0, metric.name
+                    ));
                 }
             }
         }
         for node in tree.nodes() {
             if tree.frame(node).index() >= self.frames.len() {
-                return Err(format!("node {} refers to frame {} of {}", node.0, tree.frame(node).0, self.frames.len()));
+                return Err(format!(
+                    "node {} refers to frame {} of {}",
+                    node.0,
+                    tree.frame(node).0,
+                    self.frames.len()
+                ));
             }
             if let Some(NodeId(p)) = tree.parent(node) {
                 if p >= node.0 {
@@ -123,7 +150,11 @@ impl Profile {
                 }
             }
         }
-        if let Some(id) = self.function_facts.keys().find(|id| id.index() >= self.frames.len()) {
+        if let Some(id) = self
+            .function_facts
+            .keys()
+            .find(|id| id.index() >= self.frames.len())
+        {
             return Err(format!("function facts for unknown frame {}", id.0));
         }
         let mut names = std::collections::HashSet::new();
@@ -144,7 +175,12 @@ impl Profile {
     }
 
     /// Replaces metric `index` (declaration and values) — for unit conversions.
-    pub(crate) fn replace_metric(&mut self, index: usize, metric: Metric, values: super::metric::Values) {
+    pub(crate) fn replace_metric(
+        &mut self,
+        index: usize,
+        metric: Metric,
+        values: super::metric::Values,
+    ) {
         debug_assert_eq!(metric.repr, values.repr());
         self.metrics[index] = metric;
         self.tree.replace_metric(index, values);

@@ -114,7 +114,8 @@ impl CallTree {
 
     /// The roots, in source order.
     pub fn roots(&self) -> impl Iterator<Item = NodeId> + '_ {
-        self.nodes().filter(|&n| self.parents[n.index()] == NO_PARENT)
+        self.nodes()
+            .filter(|&n| self.parents[n.index()] == NO_PARENT)
     }
 
     /// The self values of metric `metric`, one per node.
@@ -174,6 +175,24 @@ impl CallTree {
             }
         }
         depth
+    }
+
+    /// Whether two siblings (or two roots) share a frame. O(n) time, O(frames) memory.
+    pub fn has_duplicate_siblings(&self, children: &Children, n_frames: usize) -> bool {
+        // last_parent[f] = the parent (+1; 0 for the roots' level) whose child list last showed f.
+        let mut last_parent = vec![u32::MAX; n_frames];
+        let mut check = |parent: u32, kids: &[NodeId]| {
+            kids.iter().any(|&kid| {
+                let slot = &mut last_parent[self.frame(kid).index()];
+                let dup = *slot == parent;
+                *slot = parent;
+                dup
+            })
+        };
+        check(0, children.roots())
+            || self
+                .nodes()
+                .any(|node| check(node.0 + 1, children.of_node(node)))
     }
 
     /// The child lists of every node, for walking the tree top-down.
@@ -236,6 +255,13 @@ impl CallTree {
         });
     }
 
+    /// Points every node at `map[old frame]` (used when frames are renamed and merge).
+    pub(crate) fn remap_frames(&mut self, map: &[FrameId]) {
+        for frame in &mut self.frames {
+            *frame = map[frame.index()];
+        }
+    }
+
     /// Replaces the self values of `metric` (used when converting units).
     pub(crate) fn replace_metric(&mut self, metric: usize, values: Values) {
         debug_assert_eq!(values.len(), self.len());
@@ -292,9 +318,9 @@ impl Children {
     pub fn sort_by_key<K: Ord>(&mut self, mut key: impl FnMut(NodeId) -> K) {
         for i in 0..self.start.len() - 1 {
             let (lo, hi) = (self.start[i] as usize, self.start[i + 1] as usize);
-            self.list[lo..hi].sort_by(|&a, &b| key(a).cmp(&key(b)));
+            self.list[lo..hi].sort_by_key(|&n| key(n));
         }
-        self.roots.sort_by(|&a, &b| key(a).cmp(&key(b)));
+        self.roots.sort_by_key(|&n| key(n));
     }
 }
 
@@ -310,7 +336,8 @@ impl Iterator for Walk<'_> {
     fn next(&mut self) -> Option<(NodeId, u32)> {
         let (node, depth) = self.stack.pop()?;
         let kids = self.children.of_node(node);
-        self.stack.extend(kids.iter().rev().map(|&c| (c, depth + 1)));
+        self.stack
+            .extend(kids.iter().rev().map(|&c| (c, depth + 1)));
         Some((node, depth))
     }
 }
@@ -325,9 +352,17 @@ pub struct ChildIndex {
 
 impl ChildIndex {
     /// The child of `parent` (a root when `None`) with frame `frame`, added if there is none yet.
-    pub fn child_or_insert(&mut self, tree: &mut CallTree, parent: Option<NodeId>, frame: FrameId) -> NodeId {
+    pub fn child_or_insert(
+        &mut self,
+        tree: &mut CallTree,
+        parent: Option<NodeId>,
+        frame: FrameId,
+    ) -> NodeId {
         let key = (parent.map_or(NO_PARENT, |p| p.0), frame);
-        *self.map.entry(key).or_insert_with(|| tree.push(parent, frame))
+        *self
+            .map
+            .entry(key)
+            .or_insert_with(|| tree.push(parent, frame))
     }
 }
 

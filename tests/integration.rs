@@ -1,0 +1,17 @@
+//! proftool's integration tests, in one binary (`cargo test`).
+
+// Fixture discovery, golden comparison with PROFTOOL_BLESS, reading helpers.
+mod support;
+
+// Every fixture under fixtures/<format>/ reads to its hand-checked dump; every bad/ fixture fails
+// with its expected message.
+mod golden;
+
+// Every fixture through every writable format and back.
+mod roundtrip;
+
+// proptest: arbitrary bytes never panic a reader; random profiles survive write → read.
+mod properties;
+
+// The `proftool` binary: files, pipes, detection, exit codes, no partial outputs.
+mod cli;

@@ -1,0 +1,128 @@
+//! Round trips over every pair of registered formats, written once: a new format joins by being in
+//! `Format::ALL` and having fixtures.
+
+use crate::support::*;
+use proftool::convert::ConvertOptions;
+use proftool::diag::Diagnostics;
+use proftool::model::{dump::dump, ops, Value};
+use proftool::{Format, Profile};
+
+/// Writes `profile` as `format` with default options.
+pub fn write(format: Format, profile: &Profile) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut diag = Diagnostics::default();
+    format
+        .write(profile, &mut out, &ConvertOptions::default(), &mut diag)
+        .unwrap_or_else(|e| panic!("writing {format}: {e}"));
+    out
+}
+
+/// The stacks of a profile, independent of how any format orders or groups them: its folded text,
+/// read back (so that names are compared as folded sanitises them) and written in normal form.
+pub fn stacks(profile: &Profile) -> String {
+    let folded = read_bytes(Format::Folded, &write(Format::Folded, profile))
+        .0
+        .unwrap();
+    String::from_utf8(write(Format::Folded, &ops::normalize(&folded))).unwrap()
+}
+
+/// The total of the metric a one-number target writes.
+pub fn primary_total(profile: &Profile) -> Option<Value> {
+    profile.primary_metric().map(|m| profile.total(m))
+}
+
+/// Checks `profile` (read from `origin`, if it was read from a file) through `target` and back;
+/// returns what went wrong.
+pub fn check_pair(
+    origin: Option<Format>,
+    target: Format,
+    profile: &Profile,
+    label: &str,
+) -> Vec<String> {
+    let mut failures = Vec::new();
+    let written = write(target, profile);
+    if !target.can_read() {
+        return failures;
+    }
+    let (reread, _) = read_bytes(target, &written);
+    let reread = match reread {
+        Ok(p) => p,
+        Err(e) => return vec![format!("{label}: {target} output does not read back: {e}")],
+    };
+    if let Err(e) = reread.validate() {
+        failures.push(format!("{label}: {target} re-read is invalid: {e}"));
+    }
+    if origin == Some(target) && dump(&reread) != dump(profile) {
+        failures.push(format!(
+            "{label}: same-format round trip changed the model:\n{}\n---\n{}",
+            dump(profile),
+            dump(&reread)
+        ));
+    }
+    if write(target, &reread) != written {
+        failures.push(format!(
+            "{label}: writing the re-read {target} is not byte-identical"
+        ));
+    }
+    if primary_total(&reread) != primary_total(profile) {
+        failures.push(format!(
+            "{label}: total changed from {:?} to {:?}",
+            primary_total(profile),
+            primary_total(&reread)
+        ));
+    }
+    if stacks(&reread) != stacks(profile) {
+        failures.push(format!(
+            "{label}: stacks changed:\n{}---\n{}",
+            stacks(profile),
+            stacks(&reread)
+        ));
+    }
+    failures
+}
+
+#[test]
+fn every_fixture_through_every_writable_format() {
+    let mut failures = Vec::new();
+    for (origin, path) in good_fixtures() {
+        let (profile, _) = read_fixture(origin, &path);
+        for &target in Format::ALL.iter().filter(|f| f.can_write()) {
+            let label = format!("{} -> {target}", path.display());
+            failures.extend(check_pair(Some(origin), target, &profile, &label));
+        }
+    }
+    assert_no_failures(failures);
+}
+
+#[test]
+fn lispworks_function_info_is_computed_by_the_model_rules() {
+    // processes.tree is consistent: its Seen and Top counts are what the rules compute. Dropping them
+    // (keeping Call-Count, which no rule can compute) must write the same file back.
+    let path = fixtures_dir().join("lispworks/processes.tree");
+    let (mut profile, _) = read_fixture(Format::Lispworks, &path);
+    for facts in profile.function_facts.values_mut() {
+        facts.seen = None;
+        facts.top = None;
+    }
+    let original = std::fs::read_to_string(&path).unwrap();
+    let without_comments: String = original
+        .lines()
+        .filter(|l| !l.starts_with(';'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(
+        String::from_utf8(write(Format::Lispworks, &profile)).unwrap(),
+        without_comments
+    );
+}
+
+#[test]
+fn folded_to_lispworks_computes_seen_once_per_sample_under_recursion() {
+    let (profile, _) = read_bytes(Format::Folded, b"f;g;f 3\nf 2\n");
+    let tree = String::from_utf8(write(Format::Lispworks, &profile.unwrap())).unwrap();
+    // f is on the stack in all 5 samples (recursion counted once), on top in 5; g in 3, on top in 0.
+    assert_eq!(
+        tree,
+        "LispWorks Profiler Tree\n0|5|0|5|5|f\n1|3|0|3|0|g\n2|3|0|5|5|f\n"
+    );
+}

@@ -18,7 +18,7 @@ use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::formats::{Carries, Format, Structure};
 use crate::model::{ops, Frame, FrameKind, Metric, MetricKind, Profile, Repr, Unit, Value, Values};
-use std::borrow::Cow;
+use rustc_hash::FxHashSet;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -42,74 +42,54 @@ impl ConvertOptions {
 /// The interval used when neither `--interval` nor the profile gives one.
 pub const DEFAULT_INTERVAL: Duration = Duration::from_millis(1);
 
-/// `profile` reduced to what `target` carries. Borrowed when nothing has to change.
-pub fn project<'p>(
-    profile: &'p Profile,
+/// `profile` reduced to what `target` carries. Works in place: a profile that already fits is
+/// returned as it came, without a copy.
+pub fn project(
+    mut profile: Profile,
     target: Format,
     options: &ConvertOptions,
     diag: &mut Diagnostics,
-) -> Result<Cow<'p, Profile>, Error> {
+) -> Result<Profile, Error> {
     let carries = target.carries();
-    report_dropped_header(profile, target, &carries, diag);
-    let mut out = Cow::Borrowed(profile);
-    let has_lines = profile
-        .frames
-        .iter()
-        .any(|(_, f)| f.kind == FrameKind::Line);
+    report_dropped_header(&profile, target, &carries, diag);
+    let has_lines = profile.frames.iter().any(|(_, f)| f.kind == FrameKind::Line);
     if has_lines && !carries.source_lines {
-        diag.warn("lines-merged", None, || {
-            format!("{target} has no line numbers: line frames merged into their functions")
-        });
-        out = Cow::Owned(ops::merge_lines(&out));
+        diag.warn("lines-merged", None, || format!("{target} has no line numbers: line frames merged into their functions"));
+        profile = ops::merge_lines(&profile);
     }
-    fit_frames(&mut out, target, &carries, diag);
-    if carries.structure == Structure::Stacks
-        && out
-            .tree
-            .has_duplicate_siblings(&out.tree.children(), out.frames.len())
-    {
+    fit_frames(&mut profile, target, &carries, diag);
+    if carries.structure == Structure::Stacks && profile.tree.has_duplicate_siblings(profile.frames.len()) {
         // A stack is its own identity in these formats: equal stacks would read back as one.
-        out = Cow::Owned(ops::merge_siblings(&out));
+        profile = ops::merge_siblings(&profile);
     }
     if carries.one_metric {
-        let chosen = choose_metric(&out, options, target)?;
+        let chosen = choose_metric(&profile, options, target)?;
         if carries.function_facts {
-            absorb_calls(&mut out, chosen);
+            absorb_calls(&mut profile, chosen);
         }
-        out = Cow::Owned(single_count(&out, chosen, target, options, diag));
+        single_count(&mut profile, chosen, target, options, diag);
     } else {
-        let keep: Vec<bool> = out
-            .metrics()
-            .iter()
-            .map(|m| carries.metrics.contains(&m.kind))
-            .collect();
+        let keep: Vec<bool> = profile.metrics().iter().map(|m| carries.metrics.contains(&m.kind)).collect();
+        for (m, _) in profile.metrics().iter().zip(&keep).filter(|(_, k)| !**k) {
+            let name = m.name.clone();
+            diag.warn("metric-dropped", None, || format!("{target} has no place for metric {name}: dropped"));
+        }
         if keep.contains(&false) {
-            for (m, _) in out.metrics().iter().zip(&keep).filter(|(_, k)| !**k) {
-                let name = m.name.clone();
-                diag.warn("metric-dropped", None, || {
-                    format!("{target} has no place for metric {name}: dropped")
-                });
-            }
-            out.to_mut().retain_metrics(&keep);
+            profile.retain_metrics(&keep);
         }
     }
-    if !carries.function_facts && !out.function_facts.is_empty() {
+    if !carries.function_facts && !profile.function_facts.is_empty() {
         diag.warn("facts-dropped", None, || {
             format!("{target} has no per-function counts: Call-Count, Seen-Count and Top-Count are dropped")
         });
     }
-    Ok(out)
+    Ok(profile)
 }
 
 /// Fits frames to what `target` can tell apart: names without the characters it cannot hold (one
 /// warning per character), no module where it has none, every frame a function where it has no
 /// frame kinds. Frames that become equal merge.
-fn fit_frames(
-    profile: &mut Cow<'_, Profile>,
-    target: Format,
-    carries: &Carries,
-    diag: &mut Diagnostics,
-) {
+fn fit_frames(profile: &mut Profile, target: Format, carries: &Carries, diag: &mut Diagnostics) {
     let bad: Vec<(char, char)> = carries
         .name_replacements
         .iter()
@@ -117,9 +97,7 @@ fn fit_frames(
         .filter(|&(c, _)| profile.frames.iter().any(|(_, f)| f.name.contains(c)))
         .collect();
     for &(c, with) in &bad {
-        diag.warn("name-sanitised", None, || {
-            format!("{target} frame names cannot hold {c:?}: written as {with:?}")
-        });
+        diag.warn("name-sanitised", None, || format!("{target} frame names cannot hold {c:?}: written as {with:?}"));
     }
     let fits = |f: &Frame| {
         (carries.modules || f.module.is_none())
@@ -130,34 +108,27 @@ fn fit_frames(
         return;
     }
     if !carries.modules && profile.frames.iter().any(|(_, f)| f.module.is_some()) {
-        diag.warn("modules-dropped", None, || {
-            format!("{target} has no modules or libraries: they are dropped from frames")
-        });
+        diag.warn("modules-dropped", None, || format!("{target} has no modules or libraries: they are dropped from frames"));
     }
-    ops::map_frames(profile.to_mut(), |frame| {
-        (!fits(frame)).then(|| Frame {
-            name: frame
-                .name
-                .chars()
-                .map(|ch| {
-                    bad.iter()
-                        .find(|&&(c, _)| c == ch)
-                        .map_or(ch, |&(_, with)| with)
-                })
-                .collect(),
-            module: if carries.modules {
-                frame.module.clone()
-            } else {
-                None
-            },
-            kind: if carries.frame_kinds || frame.kind == FrameKind::Line {
-                frame.kind
-            } else {
-                FrameKind::Function
-            },
-            ..frame.clone()
-        })
-    });
+    let fit = |frame: &Frame| Frame {
+        name: frame.name.chars().map(|ch| bad.iter().find(|&&(c, _)| c == ch).map_or(ch, |&(_, with)| with)).collect(),
+        module: if carries.modules { frame.module.clone() } else { None },
+        kind: if carries.frame_kinds || frame.kind == FrameKind::Line { frame.kind } else { FrameKind::Function },
+        ..frame.clone()
+    };
+    // Writers print only what the target holds, so frames that only lose a module or a kind need no
+    // new table unless two of them become one: one of the frames that already fit, or each other.
+    if bad.is_empty() {
+        let mut fitted: FxHashSet<Frame> = FxHashSet::default();
+        let collides = profile.frames.iter().filter(|(_, f)| !fits(f)).any(|(_, f)| {
+            let new = fit(f);
+            profile.frames.contains(new.as_ref()) || !fitted.insert(new)
+        });
+        if !collides {
+            return;
+        }
+    }
+    ops::map_frames(profile, |frame| (!fits(frame)).then(|| fit(frame)));
 }
 
 fn report_dropped_header(
@@ -230,7 +201,7 @@ fn choose_metric(
 }
 
 /// Moves a per-node calls metric into per-function call counts, for targets that have those.
-fn absorb_calls(profile: &mut Cow<'_, Profile>, chosen: usize) {
+fn absorb_calls(profile: &mut Profile, chosen: usize) {
     let Some(calls) = profile
         .metrics()
         .iter()
@@ -247,85 +218,51 @@ fn absorb_calls(profile: &mut Cow<'_, Profile>, chosen: usize) {
         let sum = sums.entry(profile.tree.frame(node)).or_default();
         *sum = sum.saturating_add(value_as_count(v));
     }
-    let p = profile.to_mut();
     for (frame, sum) in sums {
-        p.function_facts.entry(frame).or_default().calls = Some(sum);
+        profile.function_facts.entry(frame).or_default().calls = Some(sum);
     }
 }
 
-/// A copy of `profile` with only metric `chosen`, as whole samples.
-fn single_count(
-    profile: &Profile,
-    chosen: usize,
-    target: Format,
-    options: &ConvertOptions,
-    diag: &mut Diagnostics,
-) -> Profile {
-    let metric = &profile.metrics()[chosen];
+/// Keeps only metric `chosen`, as whole samples (time divided by the interval).
+fn single_count(profile: &mut Profile, chosen: usize, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) {
+    let metric = profile.metrics()[chosen].clone();
+    let absorbs_calls = target.carries().function_facts;
     for (i, m) in profile.metrics().iter().enumerate() {
-        let absorbed = m.kind == MetricKind::Calls && target.carries().function_facts;
-        if i != chosen && !absorbed {
+        if i != chosen && !(m.kind == MetricKind::Calls && absorbs_calls) {
             let (dropped, kept) = (m.name.clone(), metric.name.clone());
             diag.warn("metric-dropped", None, || {
                 format!("{target} holds one number per node: metric {dropped} is dropped (writing {kept})")
             });
         }
     }
-    let values = profile.tree.self_values(chosen);
-    let (counts, interval) = match metric.unit.nanos() {
+    let converted = match metric.unit.nanos() {
         Some(unit_nanos) => {
-            let interval = options
-                .interval
-                .or(profile.meta.interval)
-                .unwrap_or(DEFAULT_INTERVAL);
+            let interval = options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL);
             let per_sample = interval.as_nanos() as f64 / unit_nanos;
             let unit = metric.unit.name();
             diag.warn("time-to-samples", None, || {
                 format!("{target} counts samples: time in {unit} divided into samples of {interval:?} (set with --interval)")
             });
-            (whole_samples(values, per_sample), Some(interval))
+            profile.meta.interval = Some(interval);
+            let counts = whole_samples(profile.tree.self_values(chosen), per_sample);
+            let samples = Metric { name: "samples".into(), kind: MetricKind::Samples, unit: Unit::Count, ..metric };
+            Some((samples, counts))
         }
-        None => {
-            if let Values::Float(v) = values {
-                if v.iter().any(|x| x.fract() != 0.0) {
-                    let name = metric.name.clone();
-                    diag.warn("rounded", None, || {
-                        format!("{target} holds whole numbers: {name} values are rounded")
-                    });
-                }
-            }
-            (whole_samples(values, 1.0), profile.meta.interval)
+        None if metric.repr == Repr::Float => {
+            let name = metric.name.clone();
+            diag.warn("rounded", None, || format!("{target} holds whole numbers: {name} values are rounded"));
+            let counts = whole_samples(profile.tree.self_values(chosen), 1.0);
+            Some((Metric { repr: Repr::Int, ..metric }, counts))
         }
+        None => None,
     };
-    let mut keep = vec![false; profile.metrics().len()];
-    keep[chosen] = true;
-    let mut out = profile.clone();
-    out.retain_metrics(&keep);
-    let kind = if metric.unit.nanos().is_some() {
-        MetricKind::Samples
-    } else {
-        metric.kind
-    };
-    let name = if kind == MetricKind::Samples {
-        "samples".to_string()
-    } else {
-        metric.name.clone()
-    };
-    let unit = if metric.unit.nanos().is_some() {
-        Unit::Count
-    } else {
-        metric.unit
-    };
-    let converted = Metric {
-        name,
-        kind,
-        unit,
-        aggregation: metric.aggregation,
-        repr: Repr::Int,
-    };
-    out.replace_metric(0, converted, Values::Int(counts));
-    out.meta.interval = interval;
-    out
+    if profile.metrics().len() > 1 {
+        let keep: Vec<bool> = (0..profile.metrics().len()).map(|i| i == chosen).collect();
+        profile.retain_metrics(&keep);
+    }
+    if let Some((metric, counts)) = converted {
+        profile.replace_metric(0, metric, Values::Int(counts));
+    }
 }
 
 fn value_as_count(v: Value) -> i64 {

@@ -153,7 +153,6 @@ impl Output {
             Sink::Stdout(mut w) => w.flush(),
             Sink::File { temp, path } => {
                 let temp = temp.into_inner().map_err(|e| e.into_error())?;
-                temp.as_file().sync_data()?;
                 match std::fs::metadata(&path) {
                     Ok(existing) => temp.as_file().set_permissions(existing.permissions())?,
                     Err(_) => set_new_file_permissions(temp.as_file())?,

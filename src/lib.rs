@@ -12,7 +12,7 @@
 //! assert_eq!(format, Format::Lispworks);
 //!
 //! let mut folded = Vec::new();
-//! Format::Folded.write(&profile, &mut folded, &ConvertOptions::default(), &mut diag)?;
+//! Format::Folded.write(profile, &mut folded, &ConvertOptions::default(), &mut diag)?;
 //! assert_eq!(String::from_utf8(folded).unwrap(), "MAIN 2\nMAIN;WORK 8\n");
 //! # Ok::<(), proftool::Error>(())
 //! ```

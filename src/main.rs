@@ -170,7 +170,7 @@ fn convert(
     let mut out = Output::create(output, (input != "-").then(|| std::path::Path::new(input)))
         .with_context(|| format!("{output}: cannot create"))?;
     target
-        .write(&profile, out.writer(), options, diag)
+        .write(profile, out.writer(), options, diag)
         .with_context(|| format!("{output}: writing {target}"))?;
     out.commit()
         .with_context(|| format!("{output}: writing {target}"))

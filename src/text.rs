@@ -5,11 +5,14 @@ use crate::error::{ParseError, ParseErrorKind, Position};
 use crate::formats::Format;
 use std::io::BufRead;
 
-/// A streaming line reader over a [`BufRead`]; it reuses one buffer for every line.
+/// A streaming line reader over a [`BufRead`]. A line that lies whole in the reader's buffer is
+/// returned from there without a copy; one that crosses the buffer's end is gathered in `spill`.
 pub(crate) struct Lines<'r> {
     input: &'r mut dyn BufRead,
     format: Format,
-    buf: Vec<u8>,
+    spill: Vec<u8>,
+    /// Bytes of the input's buffer that belong to the line last returned.
+    to_consume: usize,
     line: u64,
     start: u64,
     next_start: u64,
@@ -17,47 +20,50 @@ pub(crate) struct Lines<'r> {
 
 impl<'r> Lines<'r> {
     pub(crate) fn new(input: &'r mut dyn BufRead, format: Format) -> Lines<'r> {
-        Lines {
-            input,
-            format,
-            buf: Vec::with_capacity(256),
-            line: 0,
-            start: 0,
-            next_start: 0,
-        }
+        Lines { input, format, spill: Vec::new(), to_consume: 0, line: 0, start: 0, next_start: 0 }
     }
 
     /// The next line without its line ending, as UTF-8, or `None` at the end of the input.
     pub(crate) fn next_line(&mut self) -> Result<Option<Line<'_>>, ParseError> {
-        self.buf.clear();
-        let n = match self.input.read_until(b'\n', &mut self.buf) {
-            Ok(n) => n,
-            Err(e) => return Err(self.error(ParseErrorKind::Io(e))),
+        self.input.consume(std::mem::take(&mut self.to_consume));
+        let (format, at) = (self.format, Position::line(self.line + 1, self.next_start));
+        let io_error = |e| ParseError { format, position: at, kind: ParseErrorKind::Io(e) };
+        let in_buffer = match self.input.fill_buf() {
+            Ok([]) => return Ok(None),
+            Ok(buf) => memchr::memchr(b'\n', buf).map(|i| i + 1),
+            Err(e) => return Err(io_error(e)),
         };
-        if n == 0 {
-            return Ok(None);
-        }
+        let bytes: &[u8] = match in_buffer {
+            Some(n) => {
+                self.to_consume = n;
+                // The buffer is still filled: this call only hands it out again.
+                match self.input.fill_buf() {
+                    Ok(buf) => &buf[..n],
+                    Err(e) => return Err(io_error(e)),
+                }
+            }
+            None => {
+                self.spill.clear();
+                if let Err(e) = self.input.read_until(b'\n', &mut self.spill) {
+                    return Err(io_error(e));
+                }
+                &self.spill
+            }
+        };
         self.line += 1;
         self.start = self.next_start;
-        self.next_start += n as u64;
-        let mut end = self.buf.len();
-        if self.buf[end - 1] == b'\n' {
+        self.next_start += bytes.len() as u64;
+        let mut end = bytes.len();
+        if bytes[end - 1] == b'\n' {
             end -= 1;
-            if end > 0 && self.buf[end - 1] == b'\r' {
+            if end > 0 && bytes[end - 1] == b'\r' {
                 end -= 1;
             }
         }
-        match std::str::from_utf8(&self.buf[..end]) {
-            Ok(text) => Ok(Some(Line {
-                text,
-                position: Position::line(self.line, self.start),
-                format: self.format,
-            })),
+        match std::str::from_utf8(&bytes[..end]) {
+            Ok(text) => Ok(Some(Line { text, position: Position::line(self.line, self.start), format: self.format })),
             Err(e) => {
-                let column = String::from_utf8_lossy(&self.buf[..e.valid_up_to()])
-                    .chars()
-                    .count() as u64
-                    + 1;
+                let column = String::from_utf8_lossy(&bytes[..e.valid_up_to()]).chars().count() as u64 + 1;
                 Err(ParseError {
                     format: self.format,
                     position: Position {

@@ -25,7 +25,7 @@
 use super::{Carries, Format, Sniff, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind};
-use crate::model::{ChildIndex, FrameRef, Metric, MetricKind, Profile, Value};
+use crate::model::{ChildIndex, FrameRef, Metric, MetricKind, Profile, Value, Values};
 use crate::text::Lines;
 use std::io::{BufRead, Write};
 
@@ -131,30 +131,33 @@ pub(crate) fn read(input: &mut dyn BufRead, diag: &mut Diagnostics) -> Result<Pr
 
 /// Writes `profile` (already projected to one count metric) as folded stacks, in tree pre-order.
 pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error> {
-    let names: Vec<String> = profile
-        .frames
-        .iter()
-        .map(|(_, frame)| frame.to_string())
-        .collect();
+    let names: Vec<_> = profile.frames.iter().map(|(_, frame)| frame.display_name()).collect();
     let tree = &profile.tree;
-    let children = tree.children();
+    let Values::Int(counts) = tree.self_values(0) else {
+        return Err(Error::Unrepresentable { format: Format::Folded, what: "counts must be whole numbers".into() });
+    };
     // `line` holds the path of the current node; `ends[d]` is where the frame at depth d ends.
     let mut line: Vec<u8> = Vec::with_capacity(1024);
     let mut ends: Vec<usize> = Vec::new();
-    for (node, depth) in tree.walk(&children) {
-        let depth = depth as usize;
+    let mut digits = itoa::Buffer::new();
+    for visit in tree.walk() {
+        let depth = visit.depth as usize;
         ends.truncate(depth);
         line.truncate(ends.last().copied().unwrap_or(0));
         if depth > 0 {
             line.push(b';');
         }
-        line.extend_from_slice(names[tree.frame(node).index()].as_bytes());
+        line.extend_from_slice(names[tree.frame(visit.node).index()].as_bytes());
         ends.push(line.len());
-        let count = tree.self_value(0, node);
+        let count = counts[visit.node.index()];
         // A zero count is written only for a leaf: an inner node is implied by its children's lines.
-        if !count.is_zero() || children.of_node(node).is_empty() {
+        if count != 0 || visit.is_leaf {
+            let path_end = line.len();
+            line.push(b' ');
+            line.extend_from_slice(digits.format(count).as_bytes());
+            line.push(b'\n');
             out.write_all(&line)?;
-            writeln!(out, " {count}")?;
+            line.truncate(path_end);
         }
     }
     Ok(())

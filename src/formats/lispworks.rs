@@ -126,39 +126,57 @@ struct Row<'a> {
 }
 
 fn parse_row(line: &str) -> Result<Row<'_>, ParseErrorKind> {
+    let bytes = line.as_bytes();
     let mut numbers = [0i64; 5];
-    let mut rest = line;
-    for (i, field) in FIELDS.iter().enumerate() {
-        let Some((text, tail)) = rest.split_once('|') else {
-            return Err(ParseErrorKind::Unexpected {
-                expected:
-                    "six |-separated fields: Depth|Count|Call-Count|Seen-Count|Top-Count|Name"
-                        .into(),
-                found: format!(
-                    "{} field{} in {}",
-                    i + 1,
-                    if i == 0 { "" } else { "s" },
-                    excerpt(line.as_bytes())
-                ),
-            });
-        };
-        numbers[i] = text.parse().map_err(|_| ParseErrorKind::InvalidNumber {
-            field,
-            text: text.to_string(),
-        })?;
-        rest = tail;
+    let mut pos = 0;
+    for number in &mut numbers {
+        let (value, next) = field_int(bytes, pos).ok_or_else(|| row_error(line))?;
+        *number = value;
+        pos = next;
     }
     if numbers[0] < 0 {
-        return Err(ParseErrorKind::Unexpected {
-            expected: "a Depth of 0 or more".into(),
-            found: numbers[0].to_string(),
-        });
+        return Err(ParseErrorKind::Unexpected { expected: "a Depth of 0 or more".into(), found: numbers[0].to_string() });
     }
-    Ok(Row {
-        depth: numbers[0],
-        counts: [numbers[1], numbers[2], numbers[3], numbers[4]],
-        name: rest,
-    })
+    // `pos` follows an ASCII `|`, so it is a character boundary.
+    Ok(Row { depth: numbers[0], counts: [numbers[1], numbers[2], numbers[3], numbers[4]], name: &line[pos..] })
+}
+
+/// The integer that starts at `pos` and ends at a `|`, and the position after the `|`: an optional
+/// `-` and decimal digits, nothing else (no spaces, no `+`).
+fn field_int(bytes: &[u8], mut pos: usize) -> Option<(i64, usize)> {
+    let negative = bytes.get(pos) == Some(&b'-');
+    if negative {
+        pos += 1;
+    }
+    let digits = pos;
+    let mut value: i64 = 0;
+    while let Some(&d) = bytes.get(pos).filter(|d| d.is_ascii_digit()) {
+        // Accumulate negatively so that i64::MIN parses too.
+        value = value.checked_mul(10)?.checked_sub(i64::from(d - b'0'))?;
+        pos += 1;
+    }
+    if pos == digits || bytes.get(pos) != Some(&b'|') {
+        return None;
+    }
+    let value = if negative { value } else { value.checked_neg()? };
+    Some((value, pos + 1))
+}
+
+/// What is wrong with a data line that does not parse (only reached on bad input).
+fn row_error(line: &str) -> ParseErrorKind {
+    let fields: Vec<&str> = line.splitn(6, '|').collect();
+    if fields.len() < 6 {
+        let n = fields.len();
+        return ParseErrorKind::Unexpected {
+            expected: "six |-separated fields: Depth|Count|Call-Count|Seen-Count|Top-Count|Name".into(),
+            found: format!("{n} field{} in {}", if n == 1 { "" } else { "s" }, excerpt(line.as_bytes())),
+        };
+    }
+    let bad = FIELDS.iter().zip(&fields).find(|(_, text)| field_int(format!("{text}|").as_bytes(), 0).is_none());
+    match bad {
+        Some((field, text)) => ParseErrorKind::InvalidNumber { field, text: text.to_string() },
+        None => ParseErrorKind::Unexpected { expected: "a data line".into(), found: excerpt(line.as_bytes()) },
+    }
 }
 
 /// Builds the tree from rows in file order.
@@ -334,9 +352,9 @@ pub(crate) fn write(
         .iter()
         .map(|(_, frame)| node_name(frame))
         .collect();
-    let children = tree.children();
     let mut line = Vec::with_capacity(256);
-    for (node, depth) in tree.walk(&children) {
+    for visit in tree.walk() {
+        let (node, depth) = (visit.node, visit.depth);
         let frame = tree.frame(node);
         let f = facts[frame.index()];
         line.clear();
@@ -375,8 +393,8 @@ fn function_facts(profile: &Profile, inclusive: &crate::model::Values) -> Vec<Fu
     // sum the inclusive counts of the nodes that have no ancestor of the same function.
     let mut on_path = vec![0u32; n];
     let mut path: Vec<FrameId> = Vec::new();
-    let children = tree.children();
-    for (node, depth) in tree.walk(&children) {
+    for visit in tree.walk() {
+        let (node, depth) = (visit.node, visit.depth);
         while path.len() > depth as usize {
             if let Some(f) = path.pop() {
                 on_path[f.index()] -= 1;
@@ -430,6 +448,18 @@ mod tests {
         assert!(e.contains("3 fields"), "{e}");
         let e = parse_row("1|x|0|0|0|F").unwrap_err().to_string();
         assert_eq!(e, "Count must be an integer, found \"x\"");
+    }
+
+    #[test]
+    fn integers_parse_strictly() {
+        let int = |text: &str| field_int(format!("{text}|").as_bytes(), 0).map(|(v, _)| v);
+        assert_eq!(int("0"), Some(0));
+        assert_eq!(int("-12"), Some(-12));
+        assert_eq!(int("9223372036854775807"), Some(i64::MAX));
+        assert_eq!(int("-9223372036854775808"), Some(i64::MIN));
+        for bad in ["", "-", "+1", " 1", "1 ", "9223372036854775808", "1.0", "x"] {
+            assert_eq!(int(bad), None, "{bad:?}");
+        }
     }
 
     #[test]

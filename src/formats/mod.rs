@@ -196,7 +196,7 @@ impl Format {
     /// Projects `profile` onto what this format carries (naming every loss in `diag`) and writes it.
     pub fn write(
         self,
-        profile: &Profile,
+        profile: Profile,
         out: &mut dyn Write,
         options: &ConvertOptions,
         diag: &mut Diagnostics,

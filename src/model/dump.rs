@@ -79,8 +79,8 @@ fn dump_tree(profile: &Profile, out: &mut String) {
         .map(|m| metrics[m].is_additive().then(|| tree.derived_inclusive(m)))
         .collect();
     out.push_str("tree:\n");
-    let children = tree.children();
-    for (node, depth) in tree.walk(&children) {
+    for visit in tree.walk() {
+        let (node, depth) = (visit.node, visit.depth);
         for _ in 0..depth {
             out.push_str("  ");
         }

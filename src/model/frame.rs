@@ -62,6 +62,14 @@ impl Frame {
         }
     }
 
+    /// The frame as one name (see the `Display` impl), borrowed when it is just the name.
+    pub fn display_name(&self) -> std::borrow::Cow<'_, str> {
+        match self.line {
+            None => std::borrow::Cow::Borrowed(&self.name),
+            Some(_) => std::borrow::Cow::Owned(self.to_string()),
+        }
+    }
+
     /// A borrowed view of this frame, for lookups.
     pub fn as_ref(&self) -> FrameRef<'_> {
         FrameRef {
@@ -171,6 +179,11 @@ impl FrameTable {
             None => self.frames.insert_full(frame.to_owned_frame()).0,
         };
         FrameId(u32::try_from(index).unwrap_or(u32::MAX))
+    }
+
+    /// Whether the table holds `frame`.
+    pub fn contains(&self, frame: FrameRef<'_>) -> bool {
+        self.frames.contains(&frame)
     }
 
     /// The frame with id `id`.

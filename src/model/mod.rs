@@ -18,4 +18,4 @@ mod tree;
 pub use frame::{Frame, FrameId, FrameKind, FrameRef, FrameTable};
 pub use metric::{Aggregation, Metric, MetricKind, Repr, Unit, Value, Values};
 pub use profile::{FunctionFacts, Meta, Profile};
-pub use tree::{CallTree, ChildIndex, Children, NodeId, Walk};
+pub use tree::{CallTree, ChildIndex, Children, NodeId, Visit, Walk};

@@ -88,7 +88,8 @@ fn rebuild(profile: &Profile, sorted: bool, lines_to_functions: bool) -> Profile
     let mut new_frame: Vec<Option<FrameId>> = vec![None; profile.frames.len()];
     let mut new_node: Vec<NodeId> = vec![NodeId(0); src.len()];
     let mut index = ChildIndex::default();
-    for (node, _) in src.walk(&children) {
+    for visit in src.walk_with(children) {
+        let node = visit.node;
         let old_frame = src.frame(node);
         let is_line = lines_to_functions && profile.frames.get(old_frame).kind == FrameKind::Line;
         let frame = *new_frame[old_frame.index()].get_or_insert_with(|| {

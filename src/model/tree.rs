@@ -6,12 +6,18 @@
 //! - **Parents come before their children**: `parent(i) < i`. Readers append nodes as they meet them,
 //!   so derived inclusive values are one reverse pass over the arena, and no algorithm here recurses:
 //!   a path a million frames deep costs memory, never stack.
-//! - Children keep **source order**: the order of their ids. [`Children`] lists them for a pre-order
-//!   [`Walk`] without the nodes having to store child lists while the tree is being read.
+//! - Children keep **source order**: the order of their ids.
+//! - The tree knows whether its nodes were appended in **pre-order** (every parent is the previous
+//!   node or one of its ancestors), as readers of indented or depth-numbered trees append them. Such a
+//!   tree is walked top-down straight through the arena; any other is walked through [`Children`],
+//!   child lists built on demand (8 bytes a node). Either way a [`Walk`] is depth-first, children in
+//!   source order.
 //! - Several roots are normal (threads, processes, several top-level functions).
 //! - Siblings may share a frame when the source repeats one (a LispWorks file can); readers of
 //!   sample-per-record formats merge them through [`ChildIndex`], and [`super::ops::normalize`] merges
-//!   them for comparisons.
+//!   them for comparisons. While nodes arrive in pre-order the tree notes, at the cost of a small set
+//!   per open level, whether any siblings share a frame, so writers of stack formats know without a
+//!   second pass whether they must merge.
 //! - Where a format measures inclusive values itself (Dyalog), they are kept beside the self values in
 //!   an optional `measured_inclusive` column so that a same-format round trip is exact.
 //!
@@ -20,7 +26,7 @@
 
 use super::frame::FrameId;
 use super::metric::{Metric, Value, Values};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Index of a node in its [`CallTree`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -36,12 +42,124 @@ impl NodeId {
 const NO_PARENT: u32 = u32::MAX;
 
 /// The call tree of a profile. See the module documentation for its invariants.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct CallTree {
     frames: Vec<FrameId>,
     parents: Vec<u32>,
     self_values: Vec<Values>,
     measured_inclusive: Vec<Option<Values>>,
+    layout: Layout,
+}
+
+/// The frames of an open node's children so far: most nodes have one child or none, so the first
+/// is kept inline and a set is taken only for the second.
+#[derive(Clone, Debug)]
+enum Siblings {
+    None,
+    One(FrameId),
+    Many(FxHashSet<FrameId>),
+}
+
+/// What the tree knows about the order its nodes were appended in.
+#[derive(Clone, Debug)]
+struct Layout {
+    /// Every node so far was appended in pre-order.
+    preorder: bool,
+    /// Siblings may share a frame (seen, or not known otherwise).
+    duplicates_possible: bool,
+    /// While `preorder`: the path to the last node, each with the frames of its children so far;
+    /// `root_frames` holds the roots' frames.
+    open: Vec<(NodeId, Siblings)>,
+    root_frames: FxHashSet<FrameId>,
+    /// Emptied sets kept for reuse, so a deep walk does not allocate a set per node.
+    spare: Vec<FxHashSet<FrameId>>,
+    /// Tracking stopped with what was known (after nodes were removed or frames merged).
+    sealed: bool,
+}
+
+impl Layout {
+    fn new() -> Layout {
+        Layout {
+            preorder: true,
+            duplicates_possible: false,
+            open: Vec::new(),
+            root_frames: FxHashSet::default(),
+            spare: Vec::new(),
+            sealed: false,
+        }
+    }
+
+    /// Records a node appended under `parent`; `unique` when the caller guarantees no sibling has its
+    /// frame.
+    fn append(&mut self, node: NodeId, parent: Option<NodeId>, frame: FrameId, unique: bool) {
+        if self.sealed {
+            self.forget_order();
+        }
+        if self.preorder {
+            while self.open.last().is_some_and(|(open, _)| Some(*open) != parent) {
+                self.close_last();
+            }
+            let fresh = match (parent, self.open.last_mut()) {
+                (None, _) => Some(self.root_frames.insert(frame)),
+                (Some(_), Some((_, siblings))) => Some(match siblings {
+                    Siblings::None => {
+                        *siblings = Siblings::One(frame);
+                        true
+                    }
+                    Siblings::One(first) if *first == frame => false,
+                    Siblings::One(first) => {
+                        let mut set = self.spare.pop().unwrap_or_default();
+                        set.insert(*first);
+                        set.insert(frame);
+                        *siblings = Siblings::Many(set);
+                        true
+                    }
+                    Siblings::Many(set) => set.insert(frame),
+                }),
+                (Some(_), None) => None,
+            };
+            match fresh {
+                Some(fresh) => {
+                    self.duplicates_possible |= !fresh;
+                    self.open.push((node, Siblings::None));
+                    return;
+                }
+                None => self.forget_order(),
+            }
+        }
+        if !unique {
+            self.duplicates_possible = true;
+        }
+    }
+
+    fn close_last(&mut self) {
+        if let Some((_, Siblings::Many(mut set))) = self.open.pop() {
+            // A set that once held many frames is dropped rather than kept: clearing it costs its
+            // capacity, and it would be cleared again for every small sibling list.
+            if set.capacity() <= 64 {
+                set.clear();
+                self.spare.push(set);
+            }
+        }
+    }
+
+    /// Keeps what is known about the nodes so far but stops tracking: a node appended after this
+    /// makes the tree unordered, and possibly with duplicate siblings.
+    fn seal(&mut self) {
+        let preorder = self.preorder;
+        self.forget_order();
+        self.preorder = preorder;
+        self.sealed = true;
+    }
+
+    /// Stops tracking pre-order: from here on the tree is walked through child lists.
+    fn forget_order(&mut self) {
+        self.preorder = false;
+        self.sealed = false;
+        self.open = Vec::new();
+        self.root_frames = FxHashSet::default();
+        self.spare = Vec::new();
+    }
 }
 
 impl CallTree {
@@ -52,6 +170,7 @@ impl CallTree {
             parents: Vec::new(),
             self_values: metrics.iter().map(|m| Values::new(m.repr)).collect(),
             measured_inclusive: vec![None; metrics.len()],
+            layout: Layout::new(),
         }
     }
 
@@ -75,7 +194,12 @@ impl CallTree {
     /// # Panics
     /// If `parent` is not a node of this tree: parents always come before children.
     pub fn push(&mut self, parent: Option<NodeId>, frame: FrameId) -> NodeId {
+        self.append(parent, frame, false)
+    }
+
+    fn append(&mut self, parent: Option<NodeId>, frame: FrameId, unique: bool) -> NodeId {
         let id = NodeId(self.frames.len() as u32);
+        self.layout.append(id, parent, frame, unique);
         let parent = match parent {
             Some(p) => {
                 assert!(p.0 < id.0, "parent {p:?} must exist before child {id:?}");
@@ -177,8 +301,39 @@ impl CallTree {
         depth
     }
 
-    /// Whether two siblings (or two roots) share a frame. O(n) time, O(frames) memory.
-    pub fn has_duplicate_siblings(&self, children: &Children, n_frames: usize) -> bool {
+    /// Whether the nodes were appended in pre-order (then [`CallTree::walk`] needs no child lists).
+    pub fn is_preorder(&self) -> bool {
+        self.layout.preorder
+    }
+
+    /// The child lists of every node, for walking the tree top-down.
+    pub fn children(&self) -> Children {
+        Children::of(self)
+    }
+
+    /// A depth-first walk over the whole tree, roots and children in source order.
+    pub fn walk(&self) -> Walk<'_> {
+        if self.layout.preorder {
+            Walk::Arena { tree: self, next: 0, path: Vec::with_capacity(64) }
+        } else {
+            self.walk_with(self.children())
+        }
+    }
+
+    /// A depth-first walk in the order of `children` (which may have been sorted).
+    pub fn walk_with(&self, children: Children) -> Walk<'_> {
+        let mut stack: Vec<(NodeId, u32)> = children.roots.iter().rev().map(|&r| (r, 0)).collect();
+        stack.reserve(64);
+        Walk::Lists { children, stack }
+    }
+
+    /// Whether two siblings (or two roots) share a frame. Known without a pass for trees built in
+    /// pre-order or through [`ChildIndex`]; otherwise one pass over child lists.
+    pub fn has_duplicate_siblings(&self, n_frames: usize) -> bool {
+        if !self.layout.duplicates_possible {
+            return false;
+        }
+        let children = self.children();
         // last_parent[f] = the parent (+1; 0 for the roots' level) whose child list last showed f.
         let mut last_parent = vec![u32::MAX; n_frames];
         let mut check = |parent: u32, kids: &[NodeId]| {
@@ -189,27 +344,14 @@ impl CallTree {
                 dup
             })
         };
-        check(0, children.roots())
-            || self
-                .nodes()
-                .any(|node| check(node.0 + 1, children.of_node(node)))
-    }
-
-    /// The child lists of every node, for walking the tree top-down.
-    pub fn children(&self) -> Children {
-        Children::of(self)
-    }
-
-    /// A pre-order walk over the whole tree, roots in source order, children in source order.
-    pub fn walk<'c>(&self, children: &'c Children) -> Walk<'c> {
-        let mut stack: Vec<(NodeId, u32)> = children.roots.iter().rev().map(|&r| (r, 0)).collect();
-        stack.reserve(64);
-        Walk { children, stack }
+        check(0, children.roots()) || self.nodes().any(|node| check(node.0 + 1, children.of_node(node)))
     }
 
     /// Keeps the nodes for which `keep` is true, renumbering them in order. Every kept node's parent
     /// must be kept too; `keep` comes from a top-down pass.
     pub(crate) fn retain(&mut self, keep: &[bool]) {
+        // Removing whole subtrees keeps pre-order and distinct siblings, but not the open path.
+        self.layout.seal();
         let mut new_id = vec![NO_PARENT; self.len()];
         let mut next = 0u32;
         for (i, &k) in keep.iter().enumerate() {
@@ -260,6 +402,14 @@ impl CallTree {
         for frame in &mut self.frames {
             *frame = map[frame.index()];
         }
+        let mut targets: Vec<FrameId> = map.to_vec();
+        targets.sort_unstable();
+        targets.dedup();
+        if targets.len() < map.len() {
+            // Two frames became one: siblings may now share it.
+            self.layout.duplicates_possible = true;
+        }
+        self.layout.seal();
     }
 
     /// Replaces the self values of `metric` (used when converting units).
@@ -324,21 +474,64 @@ impl Children {
     }
 }
 
-/// Pre-order walk yielding `(node, depth)`; see [`CallTree::walk`].
-pub struct Walk<'c> {
-    children: &'c Children,
-    stack: Vec<(NodeId, u32)>,
+/// One step of a [`Walk`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Visit {
+    /// The node.
+    pub node: NodeId,
+    /// Its depth (roots at 0).
+    pub depth: u32,
+    /// Whether it has no children.
+    pub is_leaf: bool,
+}
+
+/// Depth-first walk over a tree; see [`CallTree::walk`].
+pub enum Walk<'t> {
+    /// Straight through the arena of a tree built in pre-order.
+    Arena {
+        /// The tree.
+        tree: &'t CallTree,
+        /// The next node.
+        next: u32,
+        /// The path to the previous node.
+        path: Vec<NodeId>,
+    },
+    /// Through child lists.
+    Lists {
+        /// The child lists.
+        children: Children,
+        /// Nodes still to visit, with their depth.
+        stack: Vec<(NodeId, u32)>,
+    },
 }
 
 impl Iterator for Walk<'_> {
-    type Item = (NodeId, u32);
+    type Item = Visit;
 
-    fn next(&mut self) -> Option<(NodeId, u32)> {
-        let (node, depth) = self.stack.pop()?;
-        let kids = self.children.of_node(node);
-        self.stack
-            .extend(kids.iter().rev().map(|&c| (c, depth + 1)));
-        Some((node, depth))
+    fn next(&mut self) -> Option<Visit> {
+        match self {
+            Walk::Arena { tree, next, path } => {
+                let node = NodeId(*next);
+                if node.index() >= tree.len() {
+                    return None;
+                }
+                *next += 1;
+                let parent = tree.parent(node);
+                while path.last().is_some_and(|&open| Some(open) != parent) {
+                    path.pop();
+                }
+                let depth = path.len() as u32;
+                path.push(node);
+                let is_leaf = tree.parents.get(node.index() + 1).is_none_or(|&p| p != node.0);
+                Some(Visit { node, depth, is_leaf })
+            }
+            Walk::Lists { children, stack } => {
+                let (node, depth) = stack.pop()?;
+                let kids = children.of_node(node);
+                stack.extend(kids.iter().rev().map(|&c| (c, depth + 1)));
+                Some(Visit { node, depth, is_leaf: kids.is_empty() })
+            }
+        }
     }
 }
 
@@ -386,9 +579,12 @@ mod tests {
     #[test]
     fn walk_is_preorder_with_depths() {
         let t = tree_abc();
-        let ch = t.children();
-        let order: Vec<(u32, u32)> = t.walk(&ch).map(|(n, d)| (n.0, d)).collect();
-        assert_eq!(order, vec![(0, 0), (1, 1), (2, 2), (3, 1), (4, 0)]);
+        assert!(t.is_preorder());
+        let expected = vec![(0, 0, false), (1, 1, false), (2, 2, true), (3, 1, true), (4, 0, true)];
+        let arena: Vec<_> = t.walk().map(|v| (v.node.0, v.depth, v.is_leaf)).collect();
+        assert_eq!(arena, expected);
+        let lists: Vec<_> = t.walk_with(t.children()).map(|v| (v.node.0, v.depth, v.is_leaf)).collect();
+        assert_eq!(lists, expected);
     }
 
     #[test]
@@ -404,9 +600,29 @@ mod tests {
         for _ in 0..1_000_000 {
             parent = Some(t.push(parent, FrameId(0)));
         }
-        let ch = t.children();
-        assert_eq!(t.walk(&ch).count(), 1_000_000);
+        assert_eq!(t.walk().count(), 1_000_000);
+        assert_eq!(t.walk_with(t.children()).count(), 1_000_000);
         assert_eq!(t.depths()[999_999], 999_999);
+    }
+
+    #[test]
+    fn out_of_order_pushes_are_walked_through_child_lists() {
+        let mut t = tree_abc(); // a b c d e
+        t.push(Some(NodeId(1)), FrameId(5)); // under b, after e: not pre-order any more
+        assert!(!t.is_preorder());
+        let order: Vec<u32> = t.walk().map(|v| v.node.0).collect();
+        assert_eq!(order, vec![0, 1, 2, 5, 3, 4]);
+    }
+
+    #[test]
+    fn duplicate_siblings_are_noticed_while_reading_in_preorder() {
+        let mut t = tree_abc();
+        assert!(!t.has_duplicate_siblings(6));
+        t.push(Some(NodeId(4)), FrameId(1));
+        t.push(Some(NodeId(4)), FrameId(2));
+        assert!(!t.has_duplicate_siblings(6));
+        t.push(None, FrameId(0)); // a second root "a"
+        assert!(t.has_duplicate_siblings(6));
     }
 
     #[test]

@@ -1,0 +1,142 @@
+//! Generates a large synthetic profile in any registered format, for `bench/run.sh`.
+//!
+//! ```console
+//! cargo run --release --example generate -- lispworks 100000000 big.tree
+//! ```
+//!
+//! The tree is a random depth-first walk (deterministic: a fixed seed) over a pool of Lisp-looking
+//! function names, with thread roots, recursion and skewed self counts, sized so that the written
+//! file is at least the requested number of bytes.
+
+use proftool::convert::ConvertOptions;
+use proftool::diag::Diagnostics;
+use proftool::model::{FrameId, FrameKind, FrameRef, Metric, NodeId, Value};
+use proftool::{Format, Profile};
+use std::io::{BufWriter, Write};
+
+/// xorshift64*: enough randomness for a benchmark input, no dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+const PACKAGES: [&str; 6] = ["CL-USER", "SYSTEM", "CAPI", "COMMON-LISP", "HCL", "APP.ORDERS"];
+const VERBS: [&str; 10] = ["PROCESS", "COMPUTE", "READ", "WRITE", "PARSE", "RENDER", "UPDATE", "CHECK", "MAP", "FIND"];
+const NOUNS: [&str; 10] = ["ORDER", "ITEM", "BUFFER", "STREAM", "TABLE", "NODE", "WIDGET", "RECORD", "QUEUE", "CACHE"];
+
+fn profile_with_nodes(nodes: usize, seed: u64) -> Profile {
+    let mut rng = Rng(seed | 1);
+    let mut p = Profile::new(vec![Metric::samples()]);
+    let names: Vec<FrameId> = (0..5000)
+        .map(|i| {
+            let name = format!(
+                "{}::{}-{}-{i}",
+                PACKAGES[i % PACKAGES.len()],
+                VERBS[(i / 7) % VERBS.len()],
+                NOUNS[(i / 3) % NOUNS.len()]
+            );
+            p.frames.intern(FrameRef::function(&name))
+        })
+        .collect();
+    let threads: Vec<FrameId> = (0..4)
+        .map(|i| p.frames.intern(FrameRef::named(&format!("Worker Process {i}"), FrameKind::Thread)))
+        .collect();
+    // The open path, each node with the frames of its children so far: a profiler never writes two
+    // siblings with the same function.
+    let mut path: Vec<NodeId> = Vec::new();
+    let mut siblings: Vec<Vec<FrameId>> = vec![Vec::new()];
+    for i in 0..nodes {
+        // Walk: deeper, climbing back now and then (never above the thread root); a quarter of the
+        // nodes under each of the four thread roots.
+        let depth = path.len();
+        if i % nodes.div_ceil(threads.len()) == 0 {
+            path.clear();
+        } else if depth > 3 && rng.below(100) < 30 {
+            let climb = 1 + rng.below((depth - 1).min(12) as u64) as usize;
+            path.truncate(depth - climb);
+        }
+        if depth > 60 {
+            path.truncate(20);
+        }
+        siblings.truncate(path.len() + 1);
+        let taken = &siblings[path.len()];
+        let pick = |rng: &mut Rng| match path.last() {
+            None => threads[i / nodes.div_ceil(threads.len())],
+            // Zipf-ish: a few hot functions, a long tail.
+            Some(_) => names[(rng.below(5000) * rng.below(5000) / 5000) as usize],
+        };
+        // When the hot names are taken among the siblings, one of the many closures of a big program
+        // (20,000 of them), or failing that a fresh one.
+        let frame = match (0..8).map(|_| pick(&mut rng)).find(|f| !taken.contains(f)) {
+            Some(frame) => frame,
+            None => {
+                let closure = (0..8).map(|_| rng.below(20_000)).find(|&k| !taken.contains(&closure_id(&mut p, k)));
+                closure_id(&mut p, closure.unwrap_or(20_000 + i as u64))
+            }
+        };
+        siblings[path.len()].push(frame);
+        siblings.push(Vec::new());
+        let node = p.tree.push(path.last().copied(), frame);
+        let self_samples = if rng.below(3) == 0 { rng.below(200) as i64 } else { 0 };
+        p.tree.set_self(0, node, Value::Int(self_samples));
+        path.push(node);
+    }
+    p
+}
+
+fn closure_id(p: &mut Profile, k: u64) -> FrameId {
+    p.frames.intern(FrameRef::function(&format!("(SUBFUNCTION {k} CL-USER::DISPATCH-LOOP)")))
+}
+
+fn write(format: Format, profile: &Profile, out: &mut dyn Write) -> u64 {
+    let mut counter = CountingWriter { inner: out, bytes: 0 };
+    let mut diag = Diagnostics::default();
+    format.write(profile.clone(), &mut counter, &ConvertOptions::default(), &mut diag).expect("writing the generated profile");
+    counter.bytes
+}
+
+struct CountingWriter<'a> {
+    inner: &'a mut dyn Write,
+    bytes: u64,
+}
+
+impl Write for CountingWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [format, size, path] = args.as_slice() else {
+        eprintln!("usage: generate FORMAT MIN_BYTES OUT");
+        std::process::exit(2);
+    };
+    let format = Format::from_name(format).unwrap_or_else(|| panic!("unknown format {format}"));
+    let size: u64 = size.parse().expect("MIN_BYTES is a number");
+    // Measure bytes per node on a small sample, then size the real profile with 5% to spare.
+    let sample = 20_000;
+    let per_node = write(format, &profile_with_nodes(sample, 7), &mut std::io::sink()) as f64 / sample as f64;
+    let nodes = ((size as f64 / per_node) * 1.05) as usize + 1;
+    let profile = profile_with_nodes(nodes, 7);
+    let file = std::fs::File::create(path).expect("creating the output");
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    let written = write(format, &profile, &mut out);
+    out.flush().expect("flushing the output");
+    eprintln!("{path}: {format}, {nodes} nodes, {written} bytes");
+}

@@ -52,13 +52,20 @@ pub fn project(
 ) -> Result<Profile, Error> {
     let carries = target.carries();
     report_dropped_header(&profile, target, &carries, diag);
-    let has_lines = profile.frames.iter().any(|(_, f)| f.kind == FrameKind::Line);
+    let has_lines = profile
+        .frames
+        .iter()
+        .any(|(_, f)| f.kind == FrameKind::Line);
     if has_lines && !carries.source_lines {
-        diag.warn("lines-merged", None, || format!("{target} has no line numbers: line frames merged into their functions"));
+        diag.warn("lines-merged", None, || {
+            format!("{target} has no line numbers: line frames merged into their functions")
+        });
         profile = ops::merge_lines(&profile);
     }
     fit_frames(&mut profile, target, &carries, diag);
-    if carries.structure == Structure::Stacks && profile.tree.has_duplicate_siblings(profile.frames.len()) {
+    if carries.structure == Structure::Stacks
+        && profile.tree.has_duplicate_siblings(profile.frames.len())
+    {
         // A stack is its own identity in these formats: equal stacks would read back as one.
         profile = ops::merge_siblings(&profile);
     }
@@ -69,10 +76,16 @@ pub fn project(
         }
         single_count(&mut profile, chosen, target, options, diag);
     } else {
-        let keep: Vec<bool> = profile.metrics().iter().map(|m| carries.metrics.contains(&m.kind)).collect();
+        let keep: Vec<bool> = profile
+            .metrics()
+            .iter()
+            .map(|m| carries.metrics.contains(&m.kind))
+            .collect();
         for (m, _) in profile.metrics().iter().zip(&keep).filter(|(_, k)| !**k) {
             let name = m.name.clone();
-            diag.warn("metric-dropped", None, || format!("{target} has no place for metric {name}: dropped"));
+            diag.warn("metric-dropped", None, || {
+                format!("{target} has no place for metric {name}: dropped")
+            });
         }
         if keep.contains(&false) {
             profile.retain_metrics(&keep);
@@ -97,7 +110,9 @@ fn fit_frames(profile: &mut Profile, target: Format, carries: &Carries, diag: &m
         .filter(|&(c, _)| profile.frames.iter().any(|(_, f)| f.name.contains(c)))
         .collect();
     for &(c, with) in &bad {
-        diag.warn("name-sanitised", None, || format!("{target} frame names cannot hold {c:?}: written as {with:?}"));
+        diag.warn("name-sanitised", None, || {
+            format!("{target} frame names cannot hold {c:?}: written as {with:?}")
+        });
     }
     let fits = |f: &Frame| {
         (carries.modules || f.module.is_none())
@@ -108,22 +123,44 @@ fn fit_frames(profile: &mut Profile, target: Format, carries: &Carries, diag: &m
         return;
     }
     if !carries.modules && profile.frames.iter().any(|(_, f)| f.module.is_some()) {
-        diag.warn("modules-dropped", None, || format!("{target} has no modules or libraries: they are dropped from frames"));
+        diag.warn("modules-dropped", None, || {
+            format!("{target} has no modules or libraries: they are dropped from frames")
+        });
     }
     let fit = |frame: &Frame| Frame {
-        name: frame.name.chars().map(|ch| bad.iter().find(|&&(c, _)| c == ch).map_or(ch, |&(_, with)| with)).collect(),
-        module: if carries.modules { frame.module.clone() } else { None },
-        kind: if carries.frame_kinds || frame.kind == FrameKind::Line { frame.kind } else { FrameKind::Function },
+        name: frame
+            .name
+            .chars()
+            .map(|ch| {
+                bad.iter()
+                    .find(|&&(c, _)| c == ch)
+                    .map_or(ch, |&(_, with)| with)
+            })
+            .collect(),
+        module: if carries.modules {
+            frame.module.clone()
+        } else {
+            None
+        },
+        kind: if carries.frame_kinds || frame.kind == FrameKind::Line {
+            frame.kind
+        } else {
+            FrameKind::Function
+        },
         ..frame.clone()
     };
     // Writers print only what the target holds, so frames that only lose a module or a kind need no
     // new table unless two of them become one: one of the frames that already fit, or each other.
     if bad.is_empty() {
         let mut fitted: FxHashSet<Frame> = FxHashSet::default();
-        let collides = profile.frames.iter().filter(|(_, f)| !fits(f)).any(|(_, f)| {
-            let new = fit(f);
-            profile.frames.contains(new.as_ref()) || !fitted.insert(new)
-        });
+        let collides = profile
+            .frames
+            .iter()
+            .filter(|(_, f)| !fits(f))
+            .any(|(_, f)| {
+                let new = fit(f);
+                profile.frames.contains(new.as_ref()) || !fitted.insert(new)
+            });
         if !collides {
             return;
         }
@@ -224,7 +261,13 @@ fn absorb_calls(profile: &mut Profile, chosen: usize) {
 }
 
 /// Keeps only metric `chosen`, as whole samples (time divided by the interval).
-fn single_count(profile: &mut Profile, chosen: usize, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) {
+fn single_count(
+    profile: &mut Profile,
+    chosen: usize,
+    target: Format,
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) {
     let metric = profile.metrics()[chosen].clone();
     let absorbs_calls = target.carries().function_facts;
     for (i, m) in profile.metrics().iter().enumerate() {
@@ -237,7 +280,10 @@ fn single_count(profile: &mut Profile, chosen: usize, target: Format, options: &
     }
     let converted = match metric.unit.nanos() {
         Some(unit_nanos) => {
-            let interval = options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL);
+            let interval = options
+                .interval
+                .or(profile.meta.interval)
+                .unwrap_or(DEFAULT_INTERVAL);
             let per_sample = interval.as_nanos() as f64 / unit_nanos;
             let unit = metric.unit.name();
             diag.warn("time-to-samples", None, || {
@@ -245,14 +291,27 @@ fn single_count(profile: &mut Profile, chosen: usize, target: Format, options: &
             });
             profile.meta.interval = Some(interval);
             let counts = whole_samples(profile.tree.self_values(chosen), per_sample);
-            let samples = Metric { name: "samples".into(), kind: MetricKind::Samples, unit: Unit::Count, ..metric };
+            let samples = Metric {
+                name: "samples".into(),
+                kind: MetricKind::Samples,
+                unit: Unit::Count,
+                ..metric
+            };
             Some((samples, counts))
         }
         None if metric.repr == Repr::Float => {
             let name = metric.name.clone();
-            diag.warn("rounded", None, || format!("{target} holds whole numbers: {name} values are rounded"));
+            diag.warn("rounded", None, || {
+                format!("{target} holds whole numbers: {name} values are rounded")
+            });
             let counts = whole_samples(profile.tree.self_values(chosen), 1.0);
-            Some((Metric { repr: Repr::Int, ..metric }, counts))
+            Some((
+                Metric {
+                    repr: Repr::Int,
+                    ..metric
+                },
+                counts,
+            ))
         }
         None => None,
     };

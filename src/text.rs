@@ -20,14 +20,26 @@ pub(crate) struct Lines<'r> {
 
 impl<'r> Lines<'r> {
     pub(crate) fn new(input: &'r mut dyn BufRead, format: Format) -> Lines<'r> {
-        Lines { input, format, spill: Vec::new(), to_consume: 0, line: 0, start: 0, next_start: 0 }
+        Lines {
+            input,
+            format,
+            spill: Vec::new(),
+            to_consume: 0,
+            line: 0,
+            start: 0,
+            next_start: 0,
+        }
     }
 
     /// The next line without its line ending, as UTF-8, or `None` at the end of the input.
     pub(crate) fn next_line(&mut self) -> Result<Option<Line<'_>>, ParseError> {
         self.input.consume(std::mem::take(&mut self.to_consume));
         let (format, at) = (self.format, Position::line(self.line + 1, self.next_start));
-        let io_error = |e| ParseError { format, position: at, kind: ParseErrorKind::Io(e) };
+        let io_error = |e| ParseError {
+            format,
+            position: at,
+            kind: ParseErrorKind::Io(e),
+        };
         let in_buffer = match self.input.fill_buf() {
             Ok([]) => return Ok(None),
             Ok(buf) => memchr::memchr(b'\n', buf).map(|i| i + 1),
@@ -61,9 +73,16 @@ impl<'r> Lines<'r> {
             }
         }
         match std::str::from_utf8(&bytes[..end]) {
-            Ok(text) => Ok(Some(Line { text, position: Position::line(self.line, self.start), format: self.format })),
+            Ok(text) => Ok(Some(Line {
+                text,
+                position: Position::line(self.line, self.start),
+                format: self.format,
+            })),
             Err(e) => {
-                let column = String::from_utf8_lossy(&bytes[..e.valid_up_to()]).chars().count() as u64 + 1;
+                let column = String::from_utf8_lossy(&bytes[..e.valid_up_to()])
+                    .chars()
+                    .count() as u64
+                    + 1;
                 Err(ParseError {
                     format: self.format,
                     position: Position {

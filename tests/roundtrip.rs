@@ -12,7 +12,12 @@ pub fn write(format: Format, profile: &Profile) -> Vec<u8> {
     let mut out = Vec::new();
     let mut diag = Diagnostics::default();
     format
-        .write(profile.clone(), &mut out, &ConvertOptions::default(), &mut diag)
+        .write(
+            profile.clone(),
+            &mut out,
+            &ConvertOptions::default(),
+            &mut diag,
+        )
         .unwrap_or_else(|e| panic!("writing {format}: {e}"));
     out
 }

@@ -131,10 +131,17 @@ pub(crate) fn read(input: &mut dyn BufRead, diag: &mut Diagnostics) -> Result<Pr
 
 /// Writes `profile` (already projected to one count metric) as folded stacks, in tree pre-order.
 pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error> {
-    let names: Vec<_> = profile.frames.iter().map(|(_, frame)| frame.display_name()).collect();
+    let names: Vec<_> = profile
+        .frames
+        .iter()
+        .map(|(_, frame)| frame.display_name())
+        .collect();
     let tree = &profile.tree;
     let Values::Int(counts) = tree.self_values(0) else {
-        return Err(Error::Unrepresentable { format: Format::Folded, what: "counts must be whole numbers".into() });
+        return Err(Error::Unrepresentable {
+            format: Format::Folded,
+            what: "counts must be whole numbers".into(),
+        });
     };
     // `line` holds the path of the current node; `ends[d]` is where the frame at depth d ends.
     let mut line: Vec<u8> = Vec::with_capacity(1024);

@@ -41,9 +41,7 @@
 use super::{Carries, Format, Sniff, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
-use crate::model::{
-    FrameId, FrameKind, FrameRef, FunctionFacts, Metric, MetricKind, NodeId, Profile, Value,
-};
+use crate::model::{FrameId, FrameKind, FunctionFacts, Metric, MetricKind, NodeId, Profile, Value};
 use crate::text::Lines;
 use std::io::{BufRead, Write};
 
@@ -135,10 +133,17 @@ fn parse_row(line: &str) -> Result<Row<'_>, ParseErrorKind> {
         pos = next;
     }
     if numbers[0] < 0 {
-        return Err(ParseErrorKind::Unexpected { expected: "a Depth of 0 or more".into(), found: numbers[0].to_string() });
+        return Err(ParseErrorKind::Unexpected {
+            expected: "a Depth of 0 or more".into(),
+            found: numbers[0].to_string(),
+        });
     }
     // `pos` follows an ASCII `|`, so it is a character boundary.
-    Ok(Row { depth: numbers[0], counts: [numbers[1], numbers[2], numbers[3], numbers[4]], name: &line[pos..] })
+    Ok(Row {
+        depth: numbers[0],
+        counts: [numbers[1], numbers[2], numbers[3], numbers[4]],
+        name: &line[pos..],
+    })
 }
 
 /// The integer that starts at `pos` and ends at a `|`, and the position after the `|`: an optional
@@ -158,7 +163,11 @@ fn field_int(bytes: &[u8], mut pos: usize) -> Option<(i64, usize)> {
     if pos == digits || bytes.get(pos) != Some(&b'|') {
         return None;
     }
-    let value = if negative { value } else { value.checked_neg()? };
+    let value = if negative {
+        value
+    } else {
+        value.checked_neg()?
+    };
     Some((value, pos + 1))
 }
 
@@ -168,14 +177,28 @@ fn row_error(line: &str) -> ParseErrorKind {
     if fields.len() < 6 {
         let n = fields.len();
         return ParseErrorKind::Unexpected {
-            expected: "six |-separated fields: Depth|Count|Call-Count|Seen-Count|Top-Count|Name".into(),
-            found: format!("{n} field{} in {}", if n == 1 { "" } else { "s" }, excerpt(line.as_bytes())),
+            expected: "six |-separated fields: Depth|Count|Call-Count|Seen-Count|Top-Count|Name"
+                .into(),
+            found: format!(
+                "{n} field{} in {}",
+                if n == 1 { "" } else { "s" },
+                excerpt(line.as_bytes())
+            ),
         };
     }
-    let bad = FIELDS.iter().zip(&fields).find(|(_, text)| field_int(format!("{text}|").as_bytes(), 0).is_none());
+    let bad = FIELDS
+        .iter()
+        .zip(&fields)
+        .find(|(_, text)| field_int(format!("{text}|").as_bytes(), 0).is_none());
     match bad {
-        Some((field, text)) => ParseErrorKind::InvalidNumber { field, text: text.to_string() },
-        None => ParseErrorKind::Unexpected { expected: "a data line".into(), found: excerpt(line.as_bytes()) },
+        Some((field, text)) => ParseErrorKind::InvalidNumber {
+            field,
+            text: text.to_string(),
+        },
+        None => ParseErrorKind::Unexpected {
+            expected: "a data line".into(),
+            found: excerpt(line.as_bytes()),
+        },
     }
 }
 
@@ -237,11 +260,8 @@ impl TreeReader {
 
     fn intern(&mut self, name: &str) -> FrameId {
         match unquote(name) {
-            Some(text) => self
-                .profile
-                .frames
-                .intern(FrameRef::named(&text, FrameKind::Thread)),
-            None => self.profile.frames.intern(FrameRef::function(name)),
+            Some(text) => self.profile.frames.intern_name(&text, FrameKind::Thread),
+            None => self.profile.frames.intern_name(name, FrameKind::Function),
         }
     }
 

@@ -169,6 +169,35 @@ impl FrameId {
 #[derive(Clone, Debug, Default)]
 pub struct FrameTable {
     frames: IndexSet<Frame, FxBuildHasher>,
+    recent: Option<Box<RecentNames>>,
+}
+
+/// A direct-mapped cache of recently interned short names, small enough to stay in the CPU's cache.
+///
+/// Readers of big text profiles intern a name per line, and with tens of thousands of functions a
+/// lookup in the table costs a cache miss for its entry and another for its name. A hot name is
+/// found here instead, compared against bytes kept in the slot itself.
+#[derive(Clone)]
+struct RecentNames {
+    slots: Box<[RecentSlot]>,
+}
+
+const RECENT_SLOTS: usize = 4096;
+const RECENT_NAME_MAX: usize = 46;
+
+#[derive(Clone, Copy)]
+struct RecentSlot {
+    hash: u64,
+    id: u32,
+    kind: FrameKind,
+    len: u8,
+    bytes: [u8; RECENT_NAME_MAX],
+}
+
+impl std::fmt::Debug for RecentNames {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RecentNames({} slots)", self.slots.len())
+    }
 }
 
 impl FrameTable {
@@ -179,6 +208,62 @@ impl FrameTable {
             None => self.frames.insert_full(frame.to_owned_frame()).0,
         };
         FrameId(u32::try_from(index).unwrap_or(u32::MAX))
+    }
+
+    /// The id of the frame that is only `name` and `kind` (no module, line or clause): [`Self::intern`]
+    /// with a cache in front, for readers that intern a name per input line.
+    pub fn intern_name(&mut self, name: &str, kind: FrameKind) -> FrameId {
+        if name.len() > RECENT_NAME_MAX {
+            return self.intern(FrameRef::named(name, kind));
+        }
+        let hash = {
+            use std::hash::{Hash, Hasher};
+            let mut h = rustc_hash::FxHasher::default();
+            name.hash(&mut h);
+            kind.hash(&mut h);
+            h.finish()
+        };
+        let recent = self.recent.get_or_insert_with(|| {
+            let empty = RecentSlot {
+                hash: 0,
+                id: u32::MAX,
+                kind,
+                len: 0,
+                bytes: [0; RECENT_NAME_MAX],
+            };
+            Box::new(RecentNames {
+                slots: vec![empty; RECENT_SLOTS].into_boxed_slice(),
+            })
+        });
+        // The top bits pick the slot: FxHasher mixes them best.
+        let slot = &mut recent.slots[(hash >> 52) as usize % RECENT_SLOTS];
+        let len = name.len();
+        if slot.hash == hash
+            && slot.id != u32::MAX
+            && slot.kind == kind
+            && &slot.bytes[..usize::from(slot.len)] == name.as_bytes()
+        {
+            return FrameId(slot.id);
+        }
+        let mut bytes = [0; RECENT_NAME_MAX];
+        bytes[..len].copy_from_slice(name.as_bytes());
+        let index = match self.frames.get_index_of(&FrameRef::named(name, kind)) {
+            Some(index) => index,
+            None => {
+                self.frames
+                    .insert_full(FrameRef::named(name, kind).to_owned_frame())
+                    .0
+            }
+        };
+        let id = u32::try_from(index).unwrap_or(u32::MAX);
+        *slot = RecentSlot {
+            hash,
+            id,
+            kind,
+            len: len as u8,
+            bytes,
+        };
+        FrameId(id)
     }
 
     /// Whether the table holds `frame`.

@@ -96,7 +96,11 @@ impl Layout {
             self.forget_order();
         }
         if self.preorder {
-            while self.open.last().is_some_and(|(open, _)| Some(*open) != parent) {
+            while self
+                .open
+                .last()
+                .is_some_and(|(open, _)| Some(*open) != parent)
+            {
                 self.close_last();
             }
             let fresh = match (parent, self.open.last_mut()) {
@@ -314,7 +318,11 @@ impl CallTree {
     /// A depth-first walk over the whole tree, roots and children in source order.
     pub fn walk(&self) -> Walk<'_> {
         if self.layout.preorder {
-            Walk::Arena { tree: self, next: 0, path: Vec::with_capacity(64) }
+            Walk::Arena {
+                tree: self,
+                next: 0,
+                path: Vec::with_capacity(64),
+            }
         } else {
             self.walk_with(self.children())
         }
@@ -344,7 +352,10 @@ impl CallTree {
                 dup
             })
         };
-        check(0, children.roots()) || self.nodes().any(|node| check(node.0 + 1, children.of_node(node)))
+        check(0, children.roots())
+            || self
+                .nodes()
+                .any(|node| check(node.0 + 1, children.of_node(node)))
     }
 
     /// Keeps the nodes for which `keep` is true, renumbering them in order. Every kept node's parent
@@ -522,14 +533,25 @@ impl Iterator for Walk<'_> {
                 }
                 let depth = path.len() as u32;
                 path.push(node);
-                let is_leaf = tree.parents.get(node.index() + 1).is_none_or(|&p| p != node.0);
-                Some(Visit { node, depth, is_leaf })
+                let is_leaf = tree
+                    .parents
+                    .get(node.index() + 1)
+                    .is_none_or(|&p| p != node.0);
+                Some(Visit {
+                    node,
+                    depth,
+                    is_leaf,
+                })
             }
             Walk::Lists { children, stack } => {
                 let (node, depth) = stack.pop()?;
                 let kids = children.of_node(node);
                 stack.extend(kids.iter().rev().map(|&c| (c, depth + 1)));
-                Some(Visit { node, depth, is_leaf: kids.is_empty() })
+                Some(Visit {
+                    node,
+                    depth,
+                    is_leaf: kids.is_empty(),
+                })
             }
         }
     }
@@ -580,10 +602,19 @@ mod tests {
     fn walk_is_preorder_with_depths() {
         let t = tree_abc();
         assert!(t.is_preorder());
-        let expected = vec![(0, 0, false), (1, 1, false), (2, 2, true), (3, 1, true), (4, 0, true)];
+        let expected = vec![
+            (0, 0, false),
+            (1, 1, false),
+            (2, 2, true),
+            (3, 1, true),
+            (4, 0, true),
+        ];
         let arena: Vec<_> = t.walk().map(|v| (v.node.0, v.depth, v.is_leaf)).collect();
         assert_eq!(arena, expected);
-        let lists: Vec<_> = t.walk_with(t.children()).map(|v| (v.node.0, v.depth, v.is_leaf)).collect();
+        let lists: Vec<_> = t
+            .walk_with(t.children())
+            .map(|v| (v.node.0, v.depth, v.is_leaf))
+            .collect();
         assert_eq!(lists, expected);
     }
 

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Benchmark (not a test): for every format proftool both reads and writes, generate a synthetic
+# input of at least SIZE bytes (default 100 MB) and time reading it into folded stacks, beside
+# `wc -l` and `cat` on the same file as the floor. Best of RUNS runs (default 3); peak RSS from
+# /usr/bin/time. Inputs are kept in bench/data/ and regenerated when missing or too small.
+#
+#   bench/run.sh            # all formats
+#   bench/run.sh lispworks  # one format
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SIZE=${SIZE:-100000000}
+RUNS=${RUNS:-3}
+TIME=/usr/bin/time
+[ -x "$TIME" ] || { echo "bench needs GNU time at $TIME (apt-get install time)" >&2; exit 1; }
+
+cargo build --release --quiet --bin proftool --example generate
+bin=target/release/proftool
+gen=target/release/examples/generate
+mkdir -p bench/data
+
+# best SECONDS and its peak RSS (KB) of RUNS runs of a command whose stdout is discarded
+measure() {
+  local best="" rss=0 t r
+  for _ in $(seq "$RUNS"); do
+    "$TIME" -o bench/data/.time -f "%e %M" "$@" > /dev/null
+    read -r t r < bench/data/.time
+    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; rss=$r; fi
+  done
+  echo "$best $rss"
+}
+
+row() { # label seconds rss bytes
+  awk -v l="$1" -v s="$2" -v r="$3" -v b="$4" 'BEGIN{
+    mbs = (s > 0) ? sprintf("%8.0f", b / 1e6 / s) : "     inf";
+    printf "  %-28s %7.2f s  %s MB/s  peak RSS %7.1f MB (%.2f x input)\n", l, s, mbs, r / 1024, r * 1024 / b }'
+}
+
+# name:first-extension of every format whose READ and WRITE columns (the first yes/no pair) are yes
+formats=$("$bin" formats | awk 'NR > 1 {
+  for (i = 2; i < NF; i++) if ($i == "yes" || $i == "no") break
+  if ($i == "yes" && $(i + 1) == "yes") { sub(/^\./, "", $2); print $1 ":" $2 } }')
+for entry in $formats; do
+  name=${entry%%:*} ext=${entry#*:}
+  [ $# -gt 0 ] && [[ " $* " != *" $name "* ]] && continue
+  file=bench/data/big.$ext
+  if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -lt "$SIZE" ]; then
+    "$gen" "$name" "$SIZE" "$file"
+  fi
+  bytes=$(stat -c %s "$file")
+  echo "$name → folded: $file, $((bytes / 1000000)) MB, $(wc -l < "$file") lines"
+  read -r s r < <(measure cat "$file");                                   row "cat" "$s" "$r" "$bytes"
+  read -r s r < <(measure wc -l "$file");                                 row "wc -l" "$s" "$r" "$bytes"
+  read -r s r < <(measure "$bin" convert -q --from "$name" --to folded "$file" -); row "proftool $name → folded" "$s" "$r" "$bytes"
+done
+rm -f bench/data/.time

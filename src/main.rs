@@ -93,8 +93,9 @@ fn format_parser(keep: fn(Format) -> bool) -> impl clap::builder::TypedValuePars
         .filter(|&f| keep(f))
         .map(Format::name)
         .collect();
+    // The possible values are the formats' own names, so every accepted name maps back to one.
     clap::builder::PossibleValuesParser::new(names)
-        .map(|name| Format::from_name(&name).unwrap_or(Format::Folded))
+        .try_map(|name| Format::from_name(&name).ok_or_else(|| format!("unknown format {name}")))
 }
 
 fn main() -> ExitCode {

@@ -6,7 +6,7 @@
 //! and an output that names the input is refused before anything is written.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Cursor, Read, Write};
+use std::io::{self, BufWriter, Cursor, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// How many bytes the sniffers see.
@@ -83,9 +83,9 @@ impl Input {
         }
     }
 
-    /// The whole input as one buffered stream.
-    pub fn into_reader(self) -> impl BufRead {
-        BufReader::with_capacity(256 * 1024, Cursor::new(self.head).chain(self.rest))
+    /// The whole input as one stream, the head first.
+    pub fn into_reader(self) -> impl Read {
+        Cursor::new(self.head).chain(self.rest)
     }
 }
 

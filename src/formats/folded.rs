@@ -27,7 +27,7 @@ use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind};
 use crate::model::{ChildIndex, FrameRef, Metric, MetricKind, Profile, Value, Values};
 use crate::text::Lines;
-use std::io::{BufRead, Write};
+use std::io::{Read, Write};
 
 /// What folded stacks carry.
 pub(crate) const CARRIES: Carries = Carries {
@@ -80,7 +80,7 @@ fn split_line(line: &str) -> Option<(&str, Result<i64, std::num::ParseIntError>)
 }
 
 /// Reads folded stacks, aggregating equal stacks as it goes.
-pub(crate) fn read(input: &mut dyn BufRead, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+pub(crate) fn read(input: &mut dyn Read, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let mut lines = Lines::new(input, Format::Folded);
     let mut profile = Profile::new(vec![Metric::samples()]);
     let mut index = ChildIndex::default();

@@ -43,7 +43,7 @@ use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
 use crate::model::{FrameId, FrameKind, FunctionFacts, Metric, MetricKind, NodeId, Profile, Value};
 use crate::text::Lines;
-use std::io::{BufRead, Write};
+use std::io::{Read, Write};
 
 /// What a LispWorks tree carries.
 pub(crate) const CARRIES: Carries = Carries {
@@ -75,7 +75,7 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
 }
 
 /// Reads a LispWorks profiler tree.
-pub(crate) fn read(input: &mut dyn BufRead, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+pub(crate) fn read(input: &mut dyn Read, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let mut lines = Lines::new(input, Format::Lispworks);
     let mut profile = Profile::new(vec![Metric::samples()]);
     let missing_marker = || ParseErrorKind::MissingMarker {

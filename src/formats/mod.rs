@@ -19,7 +19,7 @@ use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::model::{MetricKind, Profile};
 use std::fmt;
-use std::io::{BufRead, Write};
+use std::io::{Read, Write};
 use strum::VariantArray;
 
 /// A profile format.
@@ -176,7 +176,7 @@ impl Format {
     /// Reads a whole input of this format into a profile.
     pub fn read(
         self,
-        input: &mut dyn BufRead,
+        input: &mut dyn Read,
         options: &ReadOptions,
         diag: &mut Diagnostics,
     ) -> Result<Profile, Error> {

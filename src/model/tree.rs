@@ -51,13 +51,41 @@ pub struct CallTree {
     layout: Layout,
 }
 
-/// The frames of an open node's children so far: most nodes have one child or none, so the first
-/// is kept inline and a set is taken only for the second.
+/// The frames of an open node's children so far: most nodes have a handful of children, kept
+/// inline and searched in order; a set is taken only past that.
 #[derive(Clone, Debug)]
 enum Siblings {
-    None,
-    One(FrameId),
+    Few(u8, [FrameId; FEW_SIBLINGS]),
     Many(FxHashSet<FrameId>),
+}
+
+const FEW_SIBLINGS: usize = 8;
+
+impl Siblings {
+    const NONE: Siblings = Siblings::Few(0, [FrameId(0); FEW_SIBLINGS]);
+
+    /// Adds `frame`; false if a sibling already has it.
+    fn insert(&mut self, frame: FrameId, spare: &mut Vec<FxHashSet<FrameId>>) -> bool {
+        match self {
+            Siblings::Few(n, frames) => {
+                let seen = &frames[..usize::from(*n)];
+                if seen.contains(&frame) {
+                    return false;
+                }
+                if seen.len() < FEW_SIBLINGS {
+                    frames[usize::from(*n)] = frame;
+                    *n += 1;
+                } else {
+                    let mut set = spare.pop().unwrap_or_default();
+                    set.extend(seen.iter().copied());
+                    set.insert(frame);
+                    *self = Siblings::Many(set);
+                }
+                true
+            }
+            Siblings::Many(set) => set.insert(frame),
+        }
+    }
 }
 
 /// What the tree knows about the order its nodes were appended in.
@@ -105,27 +133,13 @@ impl Layout {
             }
             let fresh = match (parent, self.open.last_mut()) {
                 (None, _) => Some(self.root_frames.insert(frame)),
-                (Some(_), Some((_, siblings))) => Some(match siblings {
-                    Siblings::None => {
-                        *siblings = Siblings::One(frame);
-                        true
-                    }
-                    Siblings::One(first) if *first == frame => false,
-                    Siblings::One(first) => {
-                        let mut set = self.spare.pop().unwrap_or_default();
-                        set.insert(*first);
-                        set.insert(frame);
-                        *siblings = Siblings::Many(set);
-                        true
-                    }
-                    Siblings::Many(set) => set.insert(frame),
-                }),
+                (Some(_), Some((_, siblings))) => Some(siblings.insert(frame, &mut self.spare)),
                 (Some(_), None) => None,
             };
             match fresh {
                 Some(fresh) => {
                     self.duplicates_possible |= !fresh;
-                    self.open.push((node, Siblings::None));
+                    self.open.push((node, Siblings::NONE));
                     return;
                 }
                 None => self.forget_order(),
@@ -654,6 +668,18 @@ mod tests {
         assert!(!t.has_duplicate_siblings(6));
         t.push(None, FrameId(0)); // a second root "a"
         assert!(t.has_duplicate_siblings(6));
+    }
+
+    #[test]
+    fn duplicate_siblings_are_noticed_past_the_inline_list() {
+        let mut t = CallTree::new(&[Metric::samples()]);
+        let root = t.push(None, FrameId(0));
+        for f in 1..=20 {
+            t.push(Some(root), FrameId(f));
+        }
+        assert!(!t.has_duplicate_siblings(21));
+        t.push(Some(root), FrameId(17));
+        assert!(t.has_duplicate_siblings(21));
     }
 
     #[test]

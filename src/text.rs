@@ -19,6 +19,9 @@ pub(crate) struct Lines<'r> {
     /// Whole lines, checked as UTF-8; `pos` is where the next line starts.
     text: String,
     pos: usize,
+    /// Where the newlines of `text` are, found in one pass per block; `next_newline` indexes it.
+    newlines: Vec<u32>,
+    next_newline: usize,
     /// Bytes after the last newline read so far.
     partial: Vec<u8>,
     /// Input offset of `text[0]`.
@@ -30,7 +33,18 @@ pub(crate) struct Lines<'r> {
 
 impl<'r> Lines<'r> {
     pub(crate) fn new(input: &'r mut dyn Read, format: Format) -> Lines<'r> {
-        Lines { input, format, text: String::new(), pos: 0, partial: Vec::new(), text_offset: 0, line: 0, eof: false }
+        Lines {
+            input,
+            format,
+            text: String::new(),
+            pos: 0,
+            newlines: Vec::new(),
+            next_newline: 0,
+            partial: Vec::new(),
+            text_offset: 0,
+            line: 0,
+            eof: false,
+        }
     }
 
     /// The next line without its line ending, as UTF-8, or `None` at the end of the input.
@@ -39,9 +53,16 @@ impl<'r> Lines<'r> {
             return Ok(None);
         }
         let rest = &self.text[self.pos..];
-        let (len, consumed) = match memchr::memchr(b'\n', rest.as_bytes()) {
-            Some(i) => (i, i + 1),
-            None => (rest.len(), rest.len()),
+        let (len, consumed) = match self.newlines.get(self.next_newline) {
+            Some(&newline) => {
+                self.next_newline += 1;
+                let i = newline as usize - self.pos;
+                (i, i + 1)
+            }
+            None => match memchr::memchr(b'\n', rest.as_bytes()) {
+                Some(i) => (i, i + 1),
+                None => (rest.len(), rest.len()),
+            },
         };
         let text = rest[..len].strip_suffix('\r').unwrap_or(&rest[..len]);
         self.line += 1;
@@ -88,6 +109,11 @@ impl<'r> Lines<'r> {
         }
         match String::from_utf8(block) {
             Ok(text) => {
+                self.newlines.clear();
+                // A block is at most a few MiB unless one line is longer than 4 GiB; offsets past
+                // u32 are not indexed and are found by the fallback below.
+                self.newlines.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map_while(|i| u32::try_from(i).ok()));
+                self.next_newline = 0;
                 self.text = text;
                 Ok(true)
             }

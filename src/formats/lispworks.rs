@@ -98,10 +98,12 @@ pub(crate) fn read(input: &mut dyn Read, diag: &mut Diagnostics) -> Result<Profi
         facts: Vec::new(),
     };
     while let Some(line) = lines.next_line()? {
-        if line.text.starts_with(';') {
+        // A data line starts with its depth; only other lines need a closer look.
+        let first = line.text.as_bytes().first().copied();
+        if first == Some(b';') {
             continue;
         }
-        if line.text.trim().is_empty() {
+        if !first.is_some_and(|b| b.is_ascii_digit()) && line.text.trim().is_empty() {
             diag.warn("blank-line", Some(line.position), || {
                 "blank line skipped".into()
             });
@@ -156,8 +158,13 @@ fn field_int(bytes: &[u8], mut pos: usize) -> Option<(i64, usize)> {
     let digits = pos;
     let mut value: i64 = 0;
     while let Some(&d) = bytes.get(pos).filter(|d| d.is_ascii_digit()) {
-        // Accumulate negatively so that i64::MIN parses too.
-        value = value.checked_mul(10)?.checked_sub(i64::from(d - b'0'))?;
+        // Accumulate negatively so that i64::MIN parses too. Eighteen digits cannot overflow, so
+        // only longer numbers pay for checked arithmetic.
+        value = if pos - digits < 18 {
+            value * 10 - i64::from(d - b'0')
+        } else {
+            value.checked_mul(10)?.checked_sub(i64::from(d - b'0'))?
+        };
         pos += 1;
     }
     if pos == digits || bytes.get(pos) != Some(&b'|') {

@@ -89,20 +89,15 @@ impl<'r> Lines<'r> {
                 break;
             }
             searched = block.len();
-            let start = block.len();
-            block.resize(start + BLOCK, 0);
-            let n = loop {
-                match self.input.read(&mut block[start..]) {
-                    Ok(n) => break n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(e) => {
-                        let at = Position::line(self.line + 1, self.text_offset);
-                        return Err(ParseError { format: self.format, position: at, kind: ParseErrorKind::Io(e) });
-                    }
+            // read_to_end fills spare capacity without zeroing it first, and retries interruptions.
+            let n = match (&mut *self.input).take(BLOCK as u64).read_to_end(&mut block) {
+                Ok(n) => n,
+                Err(e) => {
+                    let at = Position::line(self.line + 1, self.text_offset);
+                    return Err(ParseError { format: self.format, position: at, kind: ParseErrorKind::Io(e) });
                 }
             };
-            block.truncate(start + n);
-            self.eof = n == 0;
+            self.eof = n < BLOCK;
         }
         if block.is_empty() {
             return Ok(false);

@@ -16,14 +16,14 @@ pub const HEAD_LEN: usize = 64 * 1024;
 pub struct Input {
     path: Option<PathBuf>,
     head: Vec<u8>,
-    rest: Box<dyn Read>,
+    rest: Box<dyn Read + Send>,
     len: Option<u64>,
 }
 
 impl Input {
     /// Opens `path`, or stdin for `-`, and reads its first [`HEAD_LEN`] bytes.
     pub fn open(path: &str) -> io::Result<Input> {
-        let (path, mut rest, len): (Option<PathBuf>, Box<dyn Read>, Option<u64>) = if path == "-" {
+        let (path, mut rest, len): (Option<PathBuf>, Box<dyn Read + Send>, Option<u64>) = if path == "-" {
             (None, Box::new(io::stdin()), None)
         } else {
             let file = File::open(path)?;
@@ -76,7 +76,7 @@ impl Input {
     }
 
     /// Wraps the part of the input after the head (to count progress, say).
-    pub fn map_rest(self, wrap: impl FnOnce(Box<dyn Read>) -> Box<dyn Read>) -> Input {
+    pub fn map_rest(self, wrap: impl FnOnce(Box<dyn Read + Send>) -> Box<dyn Read + Send>) -> Input {
         Input {
             rest: wrap(self.rest),
             ..self
@@ -84,7 +84,7 @@ impl Input {
     }
 
     /// The whole input as one stream, the head first.
-    pub fn into_reader(self) -> impl Read {
+    pub fn into_reader(self) -> impl Read + Send {
         Cursor::new(self.head).chain(self.rest)
     }
 }

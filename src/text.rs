@@ -1,9 +1,13 @@
 //! Reading text formats line by line from a stream, with the line number and byte offset of each line
 //! for error messages. Lines end at LF; a CR before the LF is dropped, so CRLF files read like LF files.
 //!
-//! The input is read in blocks of whole lines. Each block is checked as UTF-8 once and kept as a
-//! `String`, and lines are handed out as slices of it: no copy and no call into the input per line.
-//! The partial line at the end of a block waits in `partial` for the next block.
+//! The input is read in [`Block`]s of whole lines. Each block is checked as UTF-8 once and kept as a
+//! `String` with the offsets of its newlines, and lines are handed out as slices of it: no copy and no
+//! call into the input per line. The partial line at the end of a block waits for the next block.
+//!
+//! [`pipeline`] splits a reader over the machine's two cores: one thread reads blocks and runs a
+//! per-line function that needs no state (splitting fields, parsing numbers), the calling thread
+//! gets each line with its result, in order, and does what needs the model (interning, building).
 
 use crate::error::{ParseError, ParseErrorKind, Position};
 use crate::formats::Format;
@@ -12,108 +16,121 @@ use std::io::Read;
 /// How much a block reads at least (unless the input ends first).
 const BLOCK: usize = 256 * 1024;
 
-/// A streaming line reader. See the module documentation.
-pub(crate) struct Lines<'r> {
-    input: &'r mut dyn Read,
-    format: Format,
-    /// Whole lines, checked as UTF-8; `pos` is where the next line starts.
+/// Whole lines of the input, checked as UTF-8.
+pub(crate) struct Block {
     text: String,
-    pos: usize,
-    /// Where the newlines of `text` are, found in one pass per block; `next_newline` indexes it.
+    /// Offsets of the newlines in `text`.
     newlines: Vec<u32>,
-    next_newline: usize,
-    /// Bytes after the last newline read so far.
-    partial: Vec<u8>,
     /// Input offset of `text[0]`.
-    text_offset: u64,
-    /// Lines handed out so far.
-    line: u64,
-    eof: bool,
+    offset: u64,
+    /// Number of the block's first line.
+    first_line: u64,
+    format: Format,
 }
 
-impl<'r> Lines<'r> {
-    pub(crate) fn new(input: &'r mut dyn Read, format: Format) -> Lines<'r> {
-        Lines {
-            input,
-            format,
-            text: String::new(),
-            pos: 0,
-            newlines: Vec::new(),
-            next_newline: 0,
-            partial: Vec::new(),
-            text_offset: 0,
-            line: 0,
-            eof: false,
-        }
+impl Block {
+    /// The block's lines, in order.
+    pub(crate) fn lines(&self) -> BlockLines<'_> {
+        BlockLines { block: self, pos: 0, next_newline: 0, line: self.first_line }
     }
+}
 
-    /// The next line without its line ending, as UTF-8, or `None` at the end of the input.
-    pub(crate) fn next_line(&mut self) -> Result<Option<Line<'_>>, ParseError> {
-        if self.pos >= self.text.len() && !self.refill()? {
-            return Ok(None);
+/// Iterator over the lines of a [`Block`].
+pub(crate) struct BlockLines<'b> {
+    block: &'b Block,
+    pos: usize,
+    next_newline: usize,
+    line: u64,
+}
+
+impl<'b> Iterator for BlockLines<'b> {
+    type Item = Line<'b>;
+
+    fn next(&mut self) -> Option<Line<'b>> {
+        let text = &self.block.text;
+        if self.pos >= text.len() {
+            return None;
         }
-        let rest = &self.text[self.pos..];
-        let (len, consumed) = match self.newlines.get(self.next_newline) {
+        let rest = &text[self.pos..];
+        let (len, consumed) = match self.block.newlines.get(self.next_newline) {
             Some(&newline) => {
                 self.next_newline += 1;
                 let i = newline as usize - self.pos;
                 (i, i + 1)
             }
+            // The last line of the input, without a newline (or past the indexed offsets).
             None => match memchr::memchr(b'\n', rest.as_bytes()) {
                 Some(i) => (i, i + 1),
                 None => (rest.len(), rest.len()),
             },
         };
-        let text = rest[..len].strip_suffix('\r').unwrap_or(&rest[..len]);
+        let line_text = rest[..len].strip_suffix('\r').unwrap_or(&rest[..len]);
+        let position = Position::line(self.line, self.block.offset + self.pos as u64);
         self.line += 1;
-        let position = Position::line(self.line, self.text_offset + self.pos as u64);
         self.pos += consumed;
-        Ok(Some(Line { text, position, format: self.format }))
+        Some(Line { text: line_text, position, format: self.block.format })
+    }
+}
+
+/// Reads an input as [`Block`]s.
+pub(crate) struct Blocks<'r> {
+    input: &'r mut (dyn Read + Send),
+    format: Format,
+    /// Bytes after the last newline read so far.
+    partial: Vec<u8>,
+    /// Input offset and line number of the next block.
+    offset: u64,
+    line: u64,
+    eof: bool,
+}
+
+impl<'r> Blocks<'r> {
+    pub(crate) fn new(input: &'r mut (dyn Read + Send), format: Format) -> Blocks<'r> {
+        Blocks { input, format, partial: Vec::new(), offset: 0, line: 1, eof: false }
     }
 
-    /// Reads the next block of whole lines into `text`; false at the end of the input.
-    fn refill(&mut self) -> Result<bool, ParseError> {
-        self.text_offset += self.text.len() as u64;
-        self.pos = 0;
-        let mut block = std::mem::take(&mut self.text).into_bytes();
-        block.clear();
-        block.append(&mut self.partial);
+    /// The next block of whole lines, or `None` at the end of the input. `reuse` lends the storage
+    /// of a block that is done with.
+    pub(crate) fn next_block(&mut self, reuse: Option<Block>) -> Result<Option<Block>, ParseError> {
+        let (mut bytes, mut newlines) = match reuse {
+            Some(block) => (block.text.into_bytes(), block.newlines),
+            None => (Vec::new(), Vec::new()),
+        };
+        bytes.clear();
+        bytes.append(&mut self.partial);
         let mut searched = 0;
         loop {
-            let last_newline = memchr::memrchr(b'\n', &block[searched..]).map(|i| searched + i);
-            if self.eof || (last_newline.is_some() && block.len() >= BLOCK) {
+            let last_newline = memchr::memrchr(b'\n', &bytes[searched..]).map(|i| searched + i);
+            if self.eof || (last_newline.is_some() && bytes.len() >= BLOCK) {
                 if let Some(end) = last_newline.filter(|_| !self.eof) {
-                    self.partial.extend_from_slice(&block[end + 1..]);
-                    block.truncate(end + 1);
+                    self.partial.extend_from_slice(&bytes[end + 1..]);
+                    bytes.truncate(end + 1);
                 }
                 break;
             }
-            searched = block.len();
+            searched = bytes.len();
             // read_to_end fills spare capacity without zeroing it first, and retries interruptions.
-            let n = match (&mut *self.input).take(BLOCK as u64).read_to_end(&mut block) {
+            let n = match (&mut *self.input).take(BLOCK as u64).read_to_end(&mut bytes) {
                 Ok(n) => n,
                 Err(e) => {
-                    let at = Position::line(self.line + 1, self.text_offset);
+                    let at = Position::line(self.line, self.offset);
                     return Err(ParseError { format: self.format, position: at, kind: ParseErrorKind::Io(e) });
                 }
             };
             self.eof = n < BLOCK;
         }
-        if block.is_empty() {
-            return Ok(false);
+        if bytes.is_empty() {
+            return Ok(None);
         }
-        match String::from_utf8(block) {
-            Ok(text) => {
-                self.newlines.clear();
-                // A block is at most a few MiB unless one line is longer than 4 GiB; offsets past
-                // u32 are not indexed and are found by the fallback below.
-                self.newlines.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map_while(|i| u32::try_from(i).ok()));
-                self.next_newline = 0;
-                self.text = text;
-                Ok(true)
-            }
-            Err(e) => Err(self.encoding_error(e.as_bytes(), e.utf8_error().valid_up_to())),
-        }
+        let text = String::from_utf8(bytes).map_err(|e| self.encoding_error(e.as_bytes(), e.utf8_error().valid_up_to()))?;
+        newlines.clear();
+        // A block is at most a few MiB unless one line is longer than 4 GiB; offsets past u32 are
+        // not indexed, and the line iterator finds them itself.
+        newlines.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map_while(|i| u32::try_from(i).ok()));
+        let block = Block { offset: self.offset, first_line: self.line, format: self.format, text, newlines };
+        self.offset += block.text.len() as u64;
+        self.line += block.newlines.len() as u64;
+        Ok(Some(block))
     }
 
     /// The error for the first byte that is not UTF-8, at `bad` in `block`.
@@ -124,18 +141,87 @@ impl<'r> Lines<'r> {
         ParseError {
             format: self.format,
             position: Position {
-                byte: self.text_offset + bad as u64,
-                line: Some(self.line + lines_before + 1),
+                byte: self.offset + bad as u64,
+                line: Some(self.line + lines_before),
                 column: Some(column),
             },
             kind: ParseErrorKind::Encoding,
         }
     }
+}
 
-    /// An error at the start of the line after the last one handed out (line 1 before the first).
-    pub(crate) fn error(&self, kind: ParseErrorKind) -> ParseError {
-        let at = Position::line(self.line + 1, self.text_offset + self.pos as u64);
-        ParseError { format: self.format, position: at, kind }
+/// Reads `input` line by line on two threads: a reader thread splits the input into lines and runs
+/// `prepare` on each; `consume` gets every line with what `prepare` made of it, in input order, on
+/// the calling thread. Stops at the first error of either. Returns the number of lines.
+pub(crate) fn pipeline<T: Send>(
+    input: &mut (dyn Read + Send),
+    format: Format,
+    prepare: impl Fn(&str) -> T + Send,
+    mut consume: impl FnMut(Line<'_>, T) -> Result<(), ParseError>,
+) -> Result<u64, ParseError> {
+    type Batch<T> = Result<(Block, Vec<T>), ParseError>;
+    // Two batches in flight keep both threads busy; the returned blocks are reused.
+    let (to_consumer, batches) = std::sync::mpsc::sync_channel::<Batch<T>>(2);
+    let (to_reader, done) = std::sync::mpsc::channel::<Block>();
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            let mut blocks = Blocks::new(input, format);
+            loop {
+                let batch = match blocks.next_block(done.try_recv().ok()) {
+                    Ok(Some(block)) => {
+                        let prepared = block.lines().map(|line| prepare(line.text)).collect();
+                        Ok((block, prepared))
+                    }
+                    Ok(None) => return,
+                    Err(e) => Err(e),
+                };
+                let failed = batch.is_err();
+                // A closed channel means the consumer stopped at an error: so do we.
+                if to_consumer.send(batch).is_err() || failed {
+                    return;
+                }
+            }
+        });
+        let mut n_lines = 0;
+        for batch in batches {
+            let (block, prepared) = batch?;
+            for (line, item) in block.lines().zip(prepared) {
+                n_lines += 1;
+                consume(line, item)?;
+            }
+            let _ = to_reader.send(block);
+        }
+        Ok(n_lines)
+    })
+}
+
+/// A streaming line reader on one thread: see the module documentation.
+pub(crate) struct Lines<'r> {
+    blocks: Blocks<'r>,
+    block: Option<Block>,
+    /// Where the next line starts in `block`, as a line iterator's state.
+    pos: usize,
+    next_newline: usize,
+    line: u64,
+}
+
+impl<'r> Lines<'r> {
+    pub(crate) fn new(input: &'r mut (dyn Read + Send), format: Format) -> Lines<'r> {
+        Lines { blocks: Blocks::new(input, format), block: None, pos: 0, next_newline: 0, line: 1 }
+    }
+
+    /// The next line without its line ending, as UTF-8, or `None` at the end of the input.
+    pub(crate) fn next_line(&mut self) -> Result<Option<Line<'_>>, ParseError> {
+        if self.block.as_ref().is_none_or(|b| self.pos >= b.text.len()) {
+            self.block = self.blocks.next_block(self.block.take())?;
+            let Some(block) = &self.block else { return Ok(None) };
+            (self.pos, self.next_newline, self.line) = (0, 0, block.first_line);
+        }
+        let Some(block) = &self.block else { return Ok(None) };
+        let mut lines = BlockLines { block, pos: self.pos, next_newline: self.next_newline, line: self.line };
+        let line = lines.next();
+        (self.pos, self.next_newline, self.line) = (lines.pos, lines.next_newline, lines.line);
+        Ok(line)
     }
 }
 
@@ -174,7 +260,9 @@ mod tests {
         }
     }
 
-    fn all_lines(input: &[u8], chunk: usize) -> Result<Vec<(String, u64, u64)>, String> {
+    type Seen = Vec<(String, u64, u64)>;
+
+    fn all_lines(input: &[u8], chunk: usize) -> Result<Seen, String> {
         let mut source = Trickle { input, chunk };
         let mut lines = Lines::new(&mut source, Format::Folded);
         let mut out = Vec::new();
@@ -184,18 +272,30 @@ mod tests {
         Ok(out)
     }
 
+    fn all_lines_pipelined(input: &[u8], chunk: usize) -> Result<Seen, String> {
+        let mut source = Trickle { input, chunk };
+        let mut out = Vec::new();
+        pipeline(&mut source, Format::Folded, str::len, |line, len| {
+            assert_eq!(line.text.len(), len);
+            out.push((line.text.to_string(), line.position.line.unwrap_or(0), line.position.byte));
+            Ok(())
+        })
+        .map_err(|e| e.to_string())?;
+        Ok(out)
+    }
+
     #[test]
     fn lines_positions_and_line_endings() {
         let input = "a 1\r\nbb 2\n\nλ 3";
         for chunk in [1, 2, 3, 7, 1000] {
-            let got = all_lines(input.as_bytes(), chunk).unwrap();
             let want = vec![
                 ("a 1".to_string(), 1, 0),
                 ("bb 2".to_string(), 2, 5),
                 (String::new(), 3, 10),
                 ("λ 3".to_string(), 4, 11),
             ];
-            assert_eq!(got, want, "chunk {chunk}");
+            assert_eq!(all_lines(input.as_bytes(), chunk).unwrap(), want, "chunk {chunk}");
+            assert_eq!(all_lines_pipelined(input.as_bytes(), chunk).unwrap(), want, "chunk {chunk}");
         }
     }
 
@@ -206,10 +306,12 @@ mod tests {
         for i in 0..100_000 {
             input.push_str(&format!("line {i}\n"));
         }
-        let got = all_lines(input.as_bytes(), 100_000).unwrap();
-        assert_eq!(got.len(), 100_001);
-        assert_eq!(got[0].0.len(), long.len());
-        assert_eq!(got[100_000], ("line 99999".to_string(), 100_001, (input.len() - "line 99999\n".len()) as u64));
+        let last = ("line 99999".to_string(), 100_001, (input.len() - "line 99999\n".len()) as u64);
+        for got in [all_lines(input.as_bytes(), 100_000).unwrap(), all_lines_pipelined(input.as_bytes(), 100_000).unwrap()] {
+            assert_eq!(got.len(), 100_001);
+            assert_eq!(got[0].0.len(), long.len());
+            assert_eq!(got[100_000], last);
+        }
     }
 
     #[test]
@@ -218,7 +320,24 @@ mod tests {
         let line = BLOCK / 5 + 4;
         let byte = input.len() + 2; // after "ab"
         input.extend_from_slice(b"ab\xffc 1\n");
-        let err = all_lines(&input, 4096).unwrap_err();
-        assert_eq!(err, format!("folded: line {line}, column 3 (byte {byte}): invalid UTF-8 (the format is UTF-8 text)"));
+        let want = format!("folded: line {line}, column 3 (byte {byte}): invalid UTF-8 (the format is UTF-8 text)");
+        assert_eq!(all_lines(&input, 4096).unwrap_err(), want);
+        assert_eq!(all_lines_pipelined(&input, 4096).unwrap_err(), want);
+    }
+
+    #[test]
+    fn a_consumer_error_stops_the_reader() {
+        let input = "x\n".repeat(4 * BLOCK);
+        let mut source = input.as_bytes();
+        let mut seen = 0;
+        let result = pipeline(&mut source, Format::Folded, |_| (), |line, ()| {
+            seen += 1;
+            if seen == 10 {
+                return Err(line.error(ParseErrorKind::Encoding));
+            }
+            Ok(())
+        });
+        assert!(result.is_err());
+        assert_eq!(seen, 10);
     }
 }

@@ -42,7 +42,7 @@ use super::{Carries, Format, Sniff, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
 use crate::model::{FrameId, FrameKind, FunctionFacts, Metric, MetricKind, NodeId, Profile, Value};
-use crate::text::Lines;
+use crate::text;
 use std::io::{Read, Write};
 
 /// What a LispWorks tree carries.
@@ -74,58 +74,73 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
     }
 }
 
-/// Reads a LispWorks profiler tree.
-pub(crate) fn read(input: &mut dyn Read, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
-    let mut lines = Lines::new(input, Format::Lispworks);
-    let mut profile = Profile::new(vec![Metric::samples()]);
+/// Reads a LispWorks profiler tree: lines are split and their numbers parsed on a second thread
+/// while this one interns names and builds the tree.
+pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let missing_marker = || ParseErrorKind::MissingMarker {
         format: Format::Lispworks,
         expected: "a first line containing \"LispWorks Profiler Tree\"",
     };
-    match lines.next_line()? {
-        Some(first) if first.text.contains(MARKER) => {
-            profile.meta.title = first
-                .text
-                .split_once(':')
-                .map(|(_, name)| name.trim().to_string());
+    let mut reader: Option<TreeReader> = None;
+    text::pipeline(input, Format::Lispworks, classify, |line, parsed| {
+        let Some(reader) = &mut reader else {
+            if !line.text.contains(MARKER) {
+                return Err(line.error(missing_marker()));
+            }
+            let mut profile = Profile::new(vec![Metric::samples()]);
+            profile.meta.title = line.text.split_once(':').map(|(_, name)| name.trim().to_string());
+            reader = Some(TreeReader { profile, path: Vec::new(), facts: Vec::new() });
+            return Ok(());
+        };
+        match parsed {
+            Parsed::Comment => Ok(()),
+            Parsed::Blank => {
+                diag.warn("blank-line", Some(line.position), || "blank line skipped".into());
+                Ok(())
+            }
+            Parsed::Row(row) => {
+                let name = &line.text[row.name_start..];
+                reader.add(&row, name, line.position, diag).map_err(|kind| line.error(kind))
+            }
+            Parsed::Bad(kind) => Err(line.error(kind)),
         }
-        Some(first) => return Err(first.error(missing_marker())),
-        None => return Err(lines.error(missing_marker())),
+    })?;
+    match reader {
+        Some(reader) => Ok(reader.finish(diag)),
+        None => Err(ParseError { format: Format::Lispworks, position: Position::line(1, 0), kind: missing_marker() }),
     }
-    let mut reader = TreeReader {
-        profile,
-        path: Vec::new(),
-        facts: Vec::new(),
-    };
-    while let Some(line) = lines.next_line()? {
-        // A data line starts with its depth; only other lines need a closer look.
-        let first = line.text.as_bytes().first().copied();
-        if first == Some(b';') {
-            continue;
-        }
-        if !first.is_some_and(|b| b.is_ascii_digit()) && line.text.trim().is_empty() {
-            diag.warn("blank-line", Some(line.position), || {
-                "blank line skipped".into()
-            });
-            continue;
-        }
-        let row = parse_row(line.text).map_err(|kind| line.error(kind))?;
-        reader
-            .add(row, line.position, diag)
-            .map_err(|kind| line.error(kind))?;
-    }
-    Ok(reader.finish(diag))
 }
 
-/// One data line.
+/// What a line is, worked out without the tree (on the reader thread).
+enum Parsed {
+    Comment,
+    Blank,
+    Row(Row),
+    Bad(ParseErrorKind),
+}
+
+fn classify(line: &str) -> Parsed {
+    // A data line starts with its depth; only other lines need a closer look.
+    match line.as_bytes().first() {
+        Some(b';') => Parsed::Comment,
+        Some(b) if !b.is_ascii_digit() && line.trim().is_empty() => Parsed::Blank,
+        None => Parsed::Blank,
+        Some(_) => match parse_row(line) {
+            Ok(row) => Parsed::Row(row),
+            Err(kind) => Parsed::Bad(kind),
+        },
+    }
+}
+
+/// One data line: its numbers, and where its name starts.
 #[derive(Debug)]
-struct Row<'a> {
+struct Row {
     depth: i64,
     counts: [i64; 4],
-    name: &'a str,
+    name_start: usize,
 }
 
-fn parse_row(line: &str) -> Result<Row<'_>, ParseErrorKind> {
+fn parse_row(line: &str) -> Result<Row, ParseErrorKind> {
     let bytes = line.as_bytes();
     let mut numbers = [0i64; 5];
     let mut pos = 0;
@@ -135,17 +150,10 @@ fn parse_row(line: &str) -> Result<Row<'_>, ParseErrorKind> {
         pos = next;
     }
     if numbers[0] < 0 {
-        return Err(ParseErrorKind::Unexpected {
-            expected: "a Depth of 0 or more".into(),
-            found: numbers[0].to_string(),
-        });
+        return Err(ParseErrorKind::Unexpected { expected: "a Depth of 0 or more".into(), found: numbers[0].to_string() });
     }
     // `pos` follows an ASCII `|`, so it is a character boundary.
-    Ok(Row {
-        depth: numbers[0],
-        counts: [numbers[1], numbers[2], numbers[3], numbers[4]],
-        name: &line[pos..],
-    })
+    Ok(Row { depth: numbers[0], counts: [numbers[1], numbers[2], numbers[3], numbers[4]], name_start: pos })
 }
 
 /// The integer that starts at `pos` and ends at a `|`, and the position after the `|`: an optional
@@ -221,7 +229,8 @@ struct TreeReader {
 impl TreeReader {
     fn add(
         &mut self,
-        row: Row<'_>,
+        row: &Row,
+        name: &str,
         line: Position,
         diag: &mut Diagnostics,
     ) -> Result<(), ParseErrorKind> {
@@ -241,7 +250,7 @@ impl TreeReader {
         while self.path.len() > depth {
             self.close(diag);
         }
-        let frame = self.intern(row.name);
+        let frame = self.intern(name);
         let parent = self.path.last().map(|&(node, _)| node);
         let node = self.profile.tree.push(parent, frame);
         let [count, calls, seen, top] = row.counts;
@@ -464,8 +473,9 @@ mod tests {
 
     #[test]
     fn name_is_everything_after_the_fifth_bar() {
-        let row = parse_row("2|5|0|5|1||weird|symbol|").unwrap();
-        assert_eq!(row.name, "|weird|symbol|");
+        let line = "2|5|0|5|1||weird|symbol|";
+        let row = parse_row(line).unwrap();
+        assert_eq!(&line[row.name_start..], "|weird|symbol|");
         assert_eq!(row.depth, 2);
     }
 

@@ -176,7 +176,7 @@ impl Format {
     /// Reads a whole input of this format into a profile.
     pub fn read(
         self,
-        input: &mut dyn Read,
+        input: &mut (dyn Read + Send),
         options: &ReadOptions,
         diag: &mut Diagnostics,
     ) -> Result<Profile, Error> {

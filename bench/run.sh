@@ -32,7 +32,7 @@ measure() {
 row() { # label seconds rss bytes
   awk -v l="$1" -v s="$2" -v r="$3" -v b="$4" 'BEGIN{
     mbs = (s > 0) ? sprintf("%8.0f", b / 1e6 / s) : "     inf";
-    printf "  %-28s %7.2f s  %s MB/s  peak RSS %7.1f MB (%.2f x input)\n", l, s, mbs, r / 1024, r * 1024 / b }'
+    printf "  %-28s %7.2f s  %s MB/s  peak RSS %7.1f MB (%.3f x input)\n", l, s, mbs, r * 1.024 / 1000, r * 1024 / b }'
 }
 
 # name:first-extension of every format whose READ and WRITE columns (the first yes/no pair) are yes

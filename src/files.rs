@@ -23,17 +23,18 @@ pub struct Input {
 impl Input {
     /// Opens `path`, or stdin for `-`, and reads its first [`HEAD_LEN`] bytes.
     pub fn open(path: &str) -> io::Result<Input> {
-        let (path, mut rest, len): (Option<PathBuf>, Box<dyn Read + Send>, Option<u64>) = if path == "-" {
-            (None, Box::new(io::stdin()), None)
-        } else {
-            let file = File::open(path)?;
-            let len = file
-                .metadata()
-                .ok()
-                .filter(|m| m.is_file())
-                .map(|m| m.len());
-            (Some(PathBuf::from(path)), Box::new(file), len)
-        };
+        let (path, mut rest, len): (Option<PathBuf>, Box<dyn Read + Send>, Option<u64>) =
+            if path == "-" {
+                (None, Box::new(io::stdin()), None)
+            } else {
+                let file = File::open(path)?;
+                let len = file
+                    .metadata()
+                    .ok()
+                    .filter(|m| m.is_file())
+                    .map(|m| m.len());
+                (Some(PathBuf::from(path)), Box::new(file), len)
+            };
         let mut head = Vec::with_capacity(HEAD_LEN);
         (&mut rest).take(HEAD_LEN as u64).read_to_end(&mut head)?;
         Ok(Input {
@@ -76,7 +77,10 @@ impl Input {
     }
 
     /// Wraps the part of the input after the head (to count progress, say).
-    pub fn map_rest(self, wrap: impl FnOnce(Box<dyn Read + Send>) -> Box<dyn Read + Send>) -> Input {
+    pub fn map_rest(
+        self,
+        wrap: impl FnOnce(Box<dyn Read + Send>) -> Box<dyn Read + Send>,
+    ) -> Input {
         Input {
             rest: wrap(self.rest),
             ..self

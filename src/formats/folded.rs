@@ -80,7 +80,10 @@ fn split_line(line: &str) -> Option<(&str, Result<i64, std::num::ParseIntError>)
 }
 
 /// Reads folded stacks, aggregating equal stacks as it goes.
-pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+pub(crate) fn read(
+    input: &mut (dyn Read + Send),
+    diag: &mut Diagnostics,
+) -> Result<Profile, ParseError> {
     let mut lines = Lines::new(input, Format::Folded);
     let mut profile = Profile::new(vec![Metric::samples()]);
     let mut index = ChildIndex::default();

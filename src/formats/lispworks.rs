@@ -76,7 +76,10 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
 
 /// Reads a LispWorks profiler tree: lines are split and their numbers parsed on a second thread
 /// while this one interns names and builds the tree.
-pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+pub(crate) fn read(
+    input: &mut (dyn Read + Send),
+    diag: &mut Diagnostics,
+) -> Result<Profile, ParseError> {
     let missing_marker = || ParseErrorKind::MissingMarker {
         format: Format::Lispworks,
         expected: "a first line containing \"LispWorks Profiler Tree\"",
@@ -88,26 +91,41 @@ pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
                 return Err(line.error(missing_marker()));
             }
             let mut profile = Profile::new(vec![Metric::samples()]);
-            profile.meta.title = line.text.split_once(':').map(|(_, name)| name.trim().to_string());
-            reader = Some(TreeReader { profile, path: Vec::new(), facts: Vec::new() });
+            profile.meta.title = line
+                .text
+                .split_once(':')
+                .map(|(_, name)| name.trim().to_string());
+            reader = Some(TreeReader {
+                profile,
+                path: Vec::new(),
+                facts: Vec::new(),
+            });
             return Ok(());
         };
         match parsed {
             Parsed::Comment => Ok(()),
             Parsed::Blank => {
-                diag.warn("blank-line", Some(line.position), || "blank line skipped".into());
+                diag.warn("blank-line", Some(line.position), || {
+                    "blank line skipped".into()
+                });
                 Ok(())
             }
             Parsed::Row(row) => {
                 let name = &line.text[row.name_start..];
-                reader.add(&row, name, line.position, diag).map_err(|kind| line.error(kind))
+                reader
+                    .add(&row, name, line.position, diag)
+                    .map_err(|kind| line.error(kind))
             }
             Parsed::Bad(kind) => Err(line.error(kind)),
         }
     })?;
     match reader {
         Some(reader) => Ok(reader.finish(diag)),
-        None => Err(ParseError { format: Format::Lispworks, position: Position::line(1, 0), kind: missing_marker() }),
+        None => Err(ParseError {
+            format: Format::Lispworks,
+            position: Position::line(1, 0),
+            kind: missing_marker(),
+        }),
     }
 }
 
@@ -150,10 +168,17 @@ fn parse_row(line: &str) -> Result<Row, ParseErrorKind> {
         pos = next;
     }
     if numbers[0] < 0 {
-        return Err(ParseErrorKind::Unexpected { expected: "a Depth of 0 or more".into(), found: numbers[0].to_string() });
+        return Err(ParseErrorKind::Unexpected {
+            expected: "a Depth of 0 or more".into(),
+            found: numbers[0].to_string(),
+        });
     }
     // `pos` follows an ASCII `|`, so it is a character boundary.
-    Ok(Row { depth: numbers[0], counts: [numbers[1], numbers[2], numbers[3], numbers[4]], name_start: pos })
+    Ok(Row {
+        depth: numbers[0],
+        counts: [numbers[1], numbers[2], numbers[3], numbers[4]],
+        name_start: pos,
+    })
 }
 
 /// The integer that starts at `pos` and ends at a `|`, and the position after the `|`: an optional

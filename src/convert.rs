@@ -253,7 +253,7 @@ fn absorb_calls(profile: &mut Profile, chosen: usize) {
     for node in profile.tree.nodes() {
         let v = profile.tree.self_value(calls, node);
         let sum = sums.entry(profile.tree.frame(node)).or_default();
-        *sum = sum.saturating_add(value_as_count(v));
+        *sum = sum.saturating_add(v.as_count());
     }
     for (frame, sum) in sums {
         profile.function_facts.entry(frame).or_default().calls = Some(sum);
@@ -321,13 +321,6 @@ fn single_count(
     }
     if let Some((metric, counts)) = converted {
         profile.replace_metric(0, metric, Values::Int(counts));
-    }
-}
-
-fn value_as_count(v: Value) -> i64 {
-    match v {
-        Value::Int(i) => i,
-        Value::Float(f) => f.round() as i64,
     }
 }
 

@@ -463,9 +463,10 @@ fn function_facts(profile: &Profile, inclusive: &crate::model::Values) -> Vec<Fu
         }
         let f = tree.frame(node);
         if on_path[f.index()] == 0 {
-            seen[f.index()] = seen[f.index()].saturating_add(count(inclusive.get(node.index())));
+            seen[f.index()] =
+                seen[f.index()].saturating_add(inclusive.get(node.index()).as_count());
         }
-        top[f.index()] = top[f.index()].saturating_add(count(tree.self_value(0, node)));
+        top[f.index()] = top[f.index()].saturating_add(tree.self_value(0, node).as_count());
         on_path[f.index()] += 1;
         path.push(f);
     }
@@ -483,13 +484,6 @@ fn function_facts(profile: &Profile, inclusive: &crate::model::Values) -> Vec<Fu
             }
         })
         .collect()
-}
-
-fn count(v: Value) -> i64 {
-    match v {
-        Value::Int(i) => i,
-        Value::Float(f) => f.round() as i64,
-    }
 }
 
 #[cfg(test)]

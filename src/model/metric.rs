@@ -187,6 +187,15 @@ impl Value {
         }
     }
 
+    /// The value as a whole number: floats are rounded (`as` saturates at the i64 range and maps
+    /// NaN to 0).
+    pub fn as_count(self) -> i64 {
+        match self {
+            Value::Int(v) => v,
+            Value::Float(v) => v.round() as i64,
+        }
+    }
+
     /// Whether the value is zero.
     pub fn is_zero(self) -> bool {
         match self {
@@ -276,7 +285,7 @@ impl Values {
     /// (a float stored into an integer column is rounded).
     pub fn set(&mut self, index: usize, value: Value) {
         match self {
-            Values::Int(v) => v[index] = value_to_int(value),
+            Values::Int(v) => v[index] = value.as_count(),
             Values::Float(v) => v[index] = value.as_f64(),
         }
     }
@@ -284,7 +293,7 @@ impl Values {
     /// Adds `value` to the value at `index` (integers saturate rather than wrap).
     pub fn add(&mut self, index: usize, value: Value) {
         match self {
-            Values::Int(v) => v[index] = v[index].saturating_add(value_to_int(value)),
+            Values::Int(v) => v[index] = v[index].saturating_add(value.as_count()),
             Values::Float(v) => v[index] += value.as_f64(),
         }
     }
@@ -299,25 +308,10 @@ impl Values {
 
     /// Keeps only the values whose index `keep` accepts, in order.
     pub fn retain_indices(&mut self, keep: &[bool]) {
-        fn retain<T>(v: &mut Vec<T>, keep: &[bool]) {
-            let mut i = 0;
-            v.retain(|_| {
-                i += 1;
-                keep[i - 1]
-            });
-        }
         match self {
-            Values::Int(v) => retain(v, keep),
-            Values::Float(v) => retain(v, keep),
+            Values::Int(v) => super::retain_by_mask(v, keep),
+            Values::Float(v) => super::retain_by_mask(v, keep),
         }
-    }
-}
-
-fn value_to_int(value: Value) -> i64 {
-    match value {
-        Value::Int(v) => v,
-        // `as` saturates at the i64 range and maps NaN to 0.
-        Value::Float(v) => v.round() as i64,
     }
 }
 

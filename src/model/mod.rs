@@ -19,3 +19,9 @@ pub use frame::{Frame, FrameId, FrameKind, FrameRef, FrameTable};
 pub use metric::{Aggregation, Metric, MetricKind, Repr, Unit, Value, Values};
 pub use profile::{FunctionFacts, Meta, Profile};
 pub use tree::{CallTree, ChildIndex, Children, NodeId, Visit, Walk};
+
+/// Keeps the elements of `v` whose position `keep` marks true, in order.
+pub(crate) fn retain_by_mask<T>(v: &mut Vec<T>, keep: &[bool]) {
+    let mut marks = keep.iter();
+    v.retain(|_| marks.next().copied().unwrap_or(false));
+}

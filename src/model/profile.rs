@@ -166,11 +166,7 @@ impl Profile {
 
     /// Drops every metric whose index `keep` rejects, with its column.
     pub(crate) fn retain_metrics(&mut self, keep: &[bool]) {
-        let mut i = 0;
-        self.metrics.retain(|_| {
-            i += 1;
-            keep[i - 1]
-        });
+        super::retain_by_mask(&mut self.metrics, keep);
         self.tree.retain_metrics(keep);
     }
 

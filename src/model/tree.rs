@@ -385,16 +385,8 @@ impl CallTree {
                 next += 1;
             }
         }
-        let mut i = 0;
-        self.frames.retain(|_| {
-            i += 1;
-            keep[i - 1]
-        });
-        let mut i = 0;
-        self.parents.retain(|_| {
-            i += 1;
-            keep[i - 1]
-        });
+        super::retain_by_mask(&mut self.frames, keep);
+        super::retain_by_mask(&mut self.parents, keep);
         for p in &mut self.parents {
             if *p != NO_PARENT {
                 *p = new_id[*p as usize];
@@ -410,16 +402,8 @@ impl CallTree {
 
     /// Drops every metric column whose index `keep` rejects.
     pub(crate) fn retain_metrics(&mut self, keep: &[bool]) {
-        let mut i = 0;
-        self.self_values.retain(|_| {
-            i += 1;
-            keep[i - 1]
-        });
-        let mut i = 0;
-        self.measured_inclusive.retain(|_| {
-            i += 1;
-            keep[i - 1]
-        });
+        super::retain_by_mask(&mut self.self_values, keep);
+        super::retain_by_mask(&mut self.measured_inclusive, keep);
     }
 
     /// Points every node at `map[old frame]` (used when frames are renamed and merge).

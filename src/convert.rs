@@ -17,7 +17,7 @@
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::formats::{Carries, Format, Structure};
-use crate::model::{ops, Frame, FrameKind, Metric, MetricKind, Profile, Repr, Unit, Value, Values};
+use crate::model::{ops, Frame, FrameKind, Metric, MetricKind, Profile, Repr, Unit, Values};
 use rustc_hash::FxHashSet;
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -187,13 +187,33 @@ impl<'r> Blocks<'r> {
 
 /// Reads `input` line by line on two threads: a reader thread splits the input into lines and runs
 /// `prepare` on each; `consume` gets every line with what `prepare` made of it, in input order, on
-/// the calling thread. Stops at the first error of either. Returns the number of lines.
+/// the calling thread. Stops at the first error of either. An input that fits in one block is read
+/// on the calling thread alone.
 pub(crate) fn pipeline<T: Send>(
     input: &mut (dyn Read + Send),
     format: Format,
-    prepare: impl Fn(&str) -> T + Send,
+    prepare: impl Fn(&str) -> T + Sync,
     mut consume: impl FnMut(Line<'_>, T) -> Result<(), ParseError>,
-) -> Result<u64, ParseError> {
+) -> Result<(), ParseError> {
+    let mut blocks = Blocks::new(input, format);
+    let Some(first) = blocks.next_block(None)? else {
+        return Ok(());
+    };
+    let mut consume_block = |block: &Block, prepared: Vec<T>| {
+        block
+            .lines()
+            .zip(prepared)
+            .try_for_each(|(line, item)| consume(line, item))
+    };
+    let prepare_block = |block: &Block| {
+        block
+            .lines()
+            .map(|line| prepare(line.text))
+            .collect::<Vec<T>>()
+    };
+    if blocks.eof {
+        return consume_block(&first, prepare_block(&first));
+    }
     type Batch<T> = Result<(Block, Vec<T>), ParseError>;
     // One batch queued while one is consumed and one is read keeps both threads busy; the blocks
     // come back to be reused.
@@ -201,11 +221,11 @@ pub(crate) fn pipeline<T: Send>(
     let (to_reader, done) = std::sync::mpsc::channel::<Block>();
     std::thread::scope(|scope| {
         scope.spawn(move || {
-            let mut blocks = Blocks::new(input, format);
+            let mut next = Ok(Some(first));
             loop {
-                let batch = match blocks.next_block(done.try_recv().ok()) {
+                let batch = match next {
                     Ok(Some(block)) => {
-                        let prepared = block.lines().map(|line| prepare(line.text)).collect();
+                        let prepared = prepare_block(&block);
                         Ok((block, prepared))
                     }
                     Ok(None) => return,
@@ -216,18 +236,15 @@ pub(crate) fn pipeline<T: Send>(
                 if to_consumer.send(batch).is_err() || failed {
                     return;
                 }
+                next = blocks.next_block(done.try_recv().ok());
             }
         });
-        let mut n_lines = 0;
         for batch in batches {
             let (block, prepared) = batch?;
-            for (line, item) in block.lines().zip(prepared) {
-                n_lines += 1;
-                consume(line, item)?;
-            }
+            consume_block(&block, prepared)?;
             let _ = to_reader.send(block);
         }
-        Ok(n_lines)
+        Ok(())
     })
 }
 

@@ -235,23 +235,16 @@ impl FrameTable {
                 slots: vec![empty; RECENT_SLOTS].into_boxed_slice(),
             })
         });
-        // The top bits pick a pair of slots (FxHasher mixes them best); the pair holds the most
-        // recently used name first.
-        let pair = (hash >> 52) as usize % (RECENT_SLOTS / 2) * 2;
-        let hit = |slot: &RecentSlot| {
-            slot.hash == hash
-                && slot.id != u32::MAX
-                && slot.kind == kind
-                && &slot.bytes[..usize::from(slot.len)] == name.as_bytes()
-        };
-        if hit(&recent.slots[pair]) {
-            return FrameId(recent.slots[pair].id);
-        }
-        if hit(&recent.slots[pair + 1]) {
-            recent.slots.swap(pair, pair + 1);
-            return FrameId(recent.slots[pair].id);
-        }
+        // The top bits pick the slot: FxHasher mixes them best.
+        let slot = &mut recent.slots[(hash >> 52) as usize % RECENT_SLOTS];
         let len = name.len();
+        if slot.hash == hash
+            && slot.id != u32::MAX
+            && slot.kind == kind
+            && &slot.bytes[..usize::from(slot.len)] == name.as_bytes()
+        {
+            return FrameId(slot.id);
+        }
         let mut bytes = [0; RECENT_NAME_MAX];
         bytes[..len].copy_from_slice(name.as_bytes());
         let index = match self.frames.get_index_of(&FrameRef::named(name, kind)) {
@@ -263,8 +256,7 @@ impl FrameTable {
             }
         };
         let id = u32::try_from(index).unwrap_or(u32::MAX);
-        recent.slots[pair + 1] = recent.slots[pair];
-        recent.slots[pair] = RecentSlot {
+        *slot = RecentSlot {
             hash,
             id,
             kind,

@@ -211,20 +211,20 @@ impl Format {
 
     /// The names of the formats that can be read, comma-separated.
     pub fn reader_names() -> String {
-        Format::ALL
-            .iter()
-            .filter(|f| f.can_read())
-            .map(|f| f.name())
-            .collect::<Vec<_>>()
-            .join(", ")
+        Format::names_where(Format::can_read)
     }
 
     /// The names of the formats that can be written, comma-separated.
     pub fn writer_names() -> String {
+        Format::names_where(Format::can_write)
+    }
+
+    fn names_where(keep: fn(Format) -> bool) -> String {
         Format::ALL
             .iter()
-            .filter(|f| f.can_write())
-            .map(|f| f.name())
+            .copied()
+            .filter(|&f| keep(f))
+            .map(Format::name)
             .collect::<Vec<_>>()
             .join(", ")
     }

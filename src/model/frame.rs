@@ -51,17 +51,6 @@ pub struct Frame {
 }
 
 impl Frame {
-    /// A function frame with only a name.
-    pub fn function(name: impl Into<String>) -> Frame {
-        Frame {
-            name: name.into(),
-            module: None,
-            line: None,
-            clause: None,
-            kind: FrameKind::Function,
-        }
-    }
-
     /// The frame as one name (see the `Display` impl), borrowed when it is just the name.
     pub fn display_name(&self) -> std::borrow::Cow<'_, str> {
         match self.line {

@@ -124,28 +124,6 @@ impl Metric {
         }
     }
 
-    /// A per-node call count.
-    pub fn calls() -> Metric {
-        Metric {
-            name: "calls".into(),
-            kind: MetricKind::Calls,
-            unit: Unit::Count,
-            aggregation: Aggregation::PerNode,
-            repr: Repr::Int,
-        }
-    }
-
-    /// An additive time metric in `unit`, stored as `repr`.
-    pub fn time(unit: Unit, repr: Repr) -> Metric {
-        Metric {
-            name: "time".into(),
-            kind: MetricKind::Time,
-            unit,
-            aggregation: Aggregation::Additive,
-            repr,
-        }
-    }
-
     /// Whether the values are additive.
     pub fn is_additive(&self) -> bool {
         self.aggregation == Aggregation::Additive
@@ -303,14 +281,6 @@ impl Values {
         match self {
             Values::Int(v) => Value::Int(v.iter().fold(0i64, |a, &b| a.saturating_add(b))),
             Values::Float(v) => Value::Float(v.iter().sum()),
-        }
-    }
-
-    /// Keeps only the values whose index `keep` accepts, in order.
-    pub fn retain_indices(&mut self, keep: &[bool]) {
-        match self {
-            Values::Int(v) => super::retain_by_mask(v, keep),
-            Values::Float(v) => super::retain_by_mask(v, keep),
         }
     }
 }

@@ -2,8 +2,6 @@
 //!
 //! - [`normalize`]: the canonical form two profiles are compared in: duplicate siblings merged,
 //!   children sorted by frame, frames interned in walk order.
-//! - [`prune_zero`]: drops subtrees that carry no value, which formats that write one line per
-//!   non-zero stack (folded) cannot represent.
 //! - [`map_frames`]: frames replaced (fitted to a target), merging those that become equal.
 //! - [`merge_siblings`]: one node per distinct stack, for formats whose identity is the stack.
 //! - [`merge_lines`]: source-line frames merged into their functions, for function-level targets.
@@ -51,28 +49,6 @@ pub fn merge_siblings(profile: &Profile) -> Profile {
 /// the line node becomes a function node, merged with any sibling of the same function.
 pub fn merge_lines(profile: &Profile) -> Profile {
     rebuild(profile, false, true)
-}
-
-/// Removes every node whose subtree has only zero values in every metric.
-pub fn prune_zero(profile: &mut Profile) {
-    let tree = &profile.tree;
-    let mut keep = vec![false; tree.len()];
-    for m in 0..profile.metrics().len() {
-        for node in tree.nodes() {
-            if !tree.self_value(m, node).is_zero() {
-                keep[node.index()] = true;
-            }
-        }
-    }
-    // A kept node keeps its ancestors: children come after parents, so one reverse pass suffices.
-    for node in tree.nodes().rev() {
-        if keep[node.index()] {
-            if let Some(parent) = tree.parent(node) {
-                keep[parent.index()] = true;
-            }
-        }
-    }
-    profile.tree.retain(&keep);
 }
 
 /// Copies `profile` in pre-order, merging siblings with equal frames; with `sorted`, children are
@@ -199,12 +175,5 @@ mod tests {
             "{text}"
         );
         assert_eq!(merged.tree.len(), 2);
-    }
-
-    #[test]
-    fn prune_zero_keeps_ancestors_of_values() {
-        let mut p = profile(&[(&["m", "zero"], 0), (&["m", "x", "y"], 1)]);
-        prune_zero(&mut p);
-        assert_eq!(p.tree.len(), 3);
     }
 }

@@ -372,34 +372,6 @@ impl CallTree {
                 .any(|node| check(node.0 + 1, children.of_node(node)))
     }
 
-    /// Keeps the nodes for which `keep` is true, renumbering them in order. Every kept node's parent
-    /// must be kept too; `keep` comes from a top-down pass.
-    pub(crate) fn retain(&mut self, keep: &[bool]) {
-        // Removing whole subtrees keeps pre-order and distinct siblings, but not the open path.
-        self.layout.seal();
-        let mut new_id = vec![NO_PARENT; self.len()];
-        let mut next = 0u32;
-        for (i, &k) in keep.iter().enumerate() {
-            if k {
-                new_id[i] = next;
-                next += 1;
-            }
-        }
-        super::retain_by_mask(&mut self.frames, keep);
-        super::retain_by_mask(&mut self.parents, keep);
-        for p in &mut self.parents {
-            if *p != NO_PARENT {
-                *p = new_id[*p as usize];
-            }
-        }
-        for column in &mut self.self_values {
-            column.retain_indices(keep);
-        }
-        for column in self.measured_inclusive.iter_mut().flatten() {
-            column.retain_indices(keep);
-        }
-    }
-
     /// Drops every metric column whose index `keep` rejects.
     pub(crate) fn retain_metrics(&mut self, keep: &[bool]) {
         super::retain_by_mask(&mut self.self_values, keep);
@@ -664,14 +636,5 @@ mod tests {
         assert!(!t.has_duplicate_siblings(21));
         t.push(Some(root), FrameId(17));
         assert!(t.has_duplicate_siblings(21));
-    }
-
-    #[test]
-    fn retain_renumbers_parents() {
-        let mut t = tree_abc();
-        t.retain(&[true, false, false, true, true]);
-        assert_eq!(t.len(), 3);
-        assert_eq!(t.parent(NodeId(1)), Some(NodeId(0)));
-        assert_eq!(t.frame(NodeId(1)), FrameId(3));
     }
 }

@@ -30,20 +30,9 @@ impl Rng {
     }
 }
 
-const PACKAGES: [&str; 6] = [
-    "CL-USER",
-    "SYSTEM",
-    "CAPI",
-    "COMMON-LISP",
-    "HCL",
-    "APP.ORDERS",
-];
-const VERBS: [&str; 10] = [
-    "PROCESS", "COMPUTE", "READ", "WRITE", "PARSE", "RENDER", "UPDATE", "CHECK", "MAP", "FIND",
-];
-const NOUNS: [&str; 10] = [
-    "ORDER", "ITEM", "BUFFER", "STREAM", "TABLE", "NODE", "WIDGET", "RECORD", "QUEUE", "CACHE",
-];
+const PACKAGES: [&str; 6] = ["CL-USER", "SYSTEM", "CAPI", "COMMON-LISP", "HCL", "APP.ORDERS"];
+const VERBS: [&str; 10] = ["PROCESS", "COMPUTE", "READ", "WRITE", "PARSE", "RENDER", "UPDATE", "CHECK", "MAP", "FIND"];
+const NOUNS: [&str; 10] = ["ORDER", "ITEM", "BUFFER", "STREAM", "TABLE", "NODE", "WIDGET", "RECORD", "QUEUE", "CACHE"];
 
 fn profile_with_nodes(nodes: usize, seed: u64) -> Profile {
     let mut rng = Rng(seed | 1);
@@ -59,14 +48,8 @@ fn profile_with_nodes(nodes: usize, seed: u64) -> Profile {
             p.frames.intern(FrameRef::function(&name))
         })
         .collect();
-    let threads: Vec<FrameId> = (0..4)
-        .map(|i| {
-            p.frames.intern(FrameRef::named(
-                &format!("Worker Process {i}"),
-                FrameKind::Thread,
-            ))
-        })
-        .collect();
+    let threads: Vec<FrameId> =
+        (0..4).map(|i| p.frames.intern(FrameRef::named(&format!("Worker Process {i}"), FrameKind::Thread))).collect();
     // The open path, each node with the frames of its children so far: a profiler never writes two
     // siblings with the same function.
     let mut path: Vec<NodeId> = Vec::new();
@@ -96,20 +79,14 @@ fn profile_with_nodes(nodes: usize, seed: u64) -> Profile {
         let frame = match (0..8).map(|_| pick(&mut rng)).find(|f| !taken.contains(f)) {
             Some(frame) => frame,
             None => {
-                let closure = (0..8)
-                    .map(|_| rng.below(20_000))
-                    .find(|&k| !taken.contains(&closure_id(&mut p, k)));
+                let closure = (0..8).map(|_| rng.below(20_000)).find(|&k| !taken.contains(&closure_id(&mut p, k)));
                 closure_id(&mut p, closure.unwrap_or(20_000 + i as u64))
             }
         };
         siblings[path.len()].push(frame);
         siblings.push(Vec::new());
         let node = p.tree.push(path.last().copied(), frame);
-        let self_samples = if rng.below(3) == 0 {
-            rng.below(200) as i64
-        } else {
-            0
-        };
+        let self_samples = if rng.below(3) == 0 { rng.below(200) as i64 } else { 0 };
         p.tree.set_self(0, node, Value::Int(self_samples));
         path.push(node);
     }
@@ -117,24 +94,14 @@ fn profile_with_nodes(nodes: usize, seed: u64) -> Profile {
 }
 
 fn closure_id(p: &mut Profile, k: u64) -> FrameId {
-    p.frames.intern(FrameRef::function(&format!(
-        "(SUBFUNCTION {k} CL-USER::DISPATCH-LOOP)"
-    )))
+    p.frames.intern(FrameRef::function(&format!("(SUBFUNCTION {k} CL-USER::DISPATCH-LOOP)")))
 }
 
 fn write(format: Format, profile: &Profile, out: &mut dyn Write) -> u64 {
-    let mut counter = CountingWriter {
-        inner: out,
-        bytes: 0,
-    };
+    let mut counter = CountingWriter { inner: out, bytes: 0 };
     let mut diag = Diagnostics::default();
     format
-        .write(
-            profile.clone(),
-            &mut counter,
-            &ConvertOptions::default(),
-            &mut diag,
-        )
+        .write(profile.clone(), &mut counter, &ConvertOptions::default(), &mut diag)
         .expect("writing the generated profile");
     counter.bytes
 }
@@ -165,8 +132,7 @@ fn main() {
     let size: u64 = size.parse().expect("MIN_BYTES is a number");
     // Measure bytes per node on a small sample, then size the real profile with 5% to spare.
     let sample = 20_000;
-    let per_node =
-        write(format, &profile_with_nodes(sample, 7), &mut std::io::sink()) as f64 / sample as f64;
+    let per_node = write(format, &profile_with_nodes(sample, 7), &mut std::io::sink()) as f64 / sample as f64;
     let nodes = ((size as f64 / per_node) * 1.05) as usize + 1;
     let profile = profile_with_nodes(nodes, 7);
     let file = std::fs::File::create(path).expect("creating the output");

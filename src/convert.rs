@@ -16,26 +16,50 @@
 
 use crate::diag::Diagnostics;
 use crate::error::Error;
+use crate::formats::sampler::FrameOrder;
 use crate::formats::{Carries, Format, Structure};
-use crate::model::{ops, Frame, FrameKind, Metric, MetricKind, Profile, Repr, Unit, Values};
+use crate::model::{ops, Frame, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Values};
 use rustc_hash::FxHashSet;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// Options that steer a conversion. Every field has a default.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct ConvertOptions {
     /// The metric to write to a one-number-per-node target (by name).
     pub metric: Option<String>,
     /// The length of one sample, for turning time into samples and back.
     pub interval: Option<Duration>,
+    /// The most sample records a sample-per-record target (Sampler) may get.
+    pub max_samples: u64,
+    /// The frame order of Sampler stacks (`Auto` writes leaf-first).
+    pub sampler_order: FrameOrder,
+}
+
+/// The default of `--max-samples`.
+pub const DEFAULT_MAX_SAMPLES: u64 = 10_000_000;
+
+impl Default for ConvertOptions {
+    fn default() -> ConvertOptions {
+        ConvertOptions {
+            metric: None,
+            interval: None,
+            max_samples: DEFAULT_MAX_SAMPLES,
+            sampler_order: FrameOrder::Auto,
+        }
+    }
 }
 
 impl ConvertOptions {
-    /// Options with `--metric` and `--interval` as given.
+    /// Options with `--metric` and `--interval` as given, the rest by default.
     pub fn new(metric: Option<String>, interval: Option<Duration>) -> ConvertOptions {
-        ConvertOptions { metric, interval }
+        ConvertOptions { metric, interval, ..ConvertOptions::default() }
+    }
+
+    /// These options with `--max-samples` and `--sampler-order` as given.
+    pub fn with_samples(self, max_samples: u64, sampler_order: FrameOrder) -> ConvertOptions {
+        ConvertOptions { max_samples, sampler_order, ..self }
     }
 }
 
@@ -52,10 +76,7 @@ pub fn project(
 ) -> Result<Profile, Error> {
     let carries = target.carries();
     report_dropped_header(&profile, target, &carries, diag);
-    let has_lines = profile
-        .frames
-        .iter()
-        .any(|(_, f)| f.kind == FrameKind::Line);
+    let has_lines = profile.frames.iter().any(|(_, f)| f.kind == FrameKind::Line);
     if has_lines && !carries.source_lines {
         diag.warn("lines-merged", None, || {
             format!("{target} has no line numbers: line frames merged into their functions")
@@ -63,9 +84,14 @@ pub fn project(
         profile = ops::merge_lines(&profile);
     }
     fit_frames(&mut profile, target, &carries, diag);
-    if carries.structure == Structure::Stacks
-        && profile.tree.has_duplicate_siblings(profile.frames.len())
-    {
+    if carries.thread_roots {
+        put_roots_in_a_thread(&mut profile);
+        if !carries.frame_kinds {
+            make_nested_frames_functions(&mut profile);
+        }
+    }
+    drop_foreign_frame_attrs(&mut profile, target, diag);
+    if carries.structure == Structure::Stacks && profile.tree.has_duplicate_siblings(profile.frames.len()) {
         // A stack is its own identity in these formats: equal stacks would read back as one.
         profile = ops::merge_siblings(&profile);
     }
@@ -76,16 +102,10 @@ pub fn project(
         }
         single_count(&mut profile, chosen, target, options, diag);
     } else {
-        let keep: Vec<bool> = profile
-            .metrics()
-            .iter()
-            .map(|m| carries.metrics.contains(&m.kind))
-            .collect();
+        let keep: Vec<bool> = profile.metrics().iter().map(|m| carries.metrics.contains(&m.kind)).collect();
         for (m, _) in profile.metrics().iter().zip(&keep).filter(|(_, k)| !**k) {
             let name = m.name.clone();
-            diag.warn("metric-dropped", None, || {
-                format!("{target} has no place for metric {name}: dropped")
-            });
+            diag.warn("metric-dropped", None, || format!("{target} has no place for metric {name}: dropped"));
         }
         if keep.contains(&false) {
             profile.retain_metrics(&keep);
@@ -110,13 +130,11 @@ fn fit_frames(profile: &mut Profile, target: Format, carries: &Carries, diag: &m
         .filter(|&(c, _)| profile.frames.iter().any(|(_, f)| f.name.contains(c)))
         .collect();
     for &(c, with) in &bad {
-        diag.warn("name-sanitised", None, || {
-            format!("{target} frame names cannot hold {c:?}: written as {with:?}")
-        });
+        diag.warn("name-sanitised", None, || format!("{target} frame names cannot hold {c:?}: written as {with:?}"));
     }
     let fits = |f: &Frame| {
         (carries.modules || f.module.is_none())
-            && (carries.frame_kinds || matches!(f.kind, FrameKind::Function | FrameKind::Line))
+            && (carries.frame_kinds || carries.thread_roots || matches!(f.kind, FrameKind::Function | FrameKind::Line))
             && !bad.iter().any(|&(c, _)| f.name.contains(c))
     };
     if profile.frames.iter().all(|(_, f)| fits(f)) {
@@ -128,21 +146,10 @@ fn fit_frames(profile: &mut Profile, target: Format, carries: &Carries, diag: &m
         });
     }
     let fit = |frame: &Frame| Frame {
-        name: frame
-            .name
-            .chars()
-            .map(|ch| {
-                bad.iter()
-                    .find(|&&(c, _)| c == ch)
-                    .map_or(ch, |&(_, with)| with)
-            })
-            .collect(),
-        module: if carries.modules {
-            frame.module.clone()
-        } else {
-            None
-        },
-        kind: if carries.frame_kinds || frame.kind == FrameKind::Line {
+        name: frame.name.chars().map(|ch| bad.iter().find(|&&(c, _)| c == ch).map_or(ch, |&(_, with)| with)).collect(),
+        module: if carries.modules { frame.module.clone() } else { None },
+        // Kinds below the roots of a thread-rooted format are fitted per node, after the roots are.
+        kind: if carries.frame_kinds || carries.thread_roots || frame.kind == FrameKind::Line {
             frame.kind
         } else {
             FrameKind::Function
@@ -153,14 +160,10 @@ fn fit_frames(profile: &mut Profile, target: Format, carries: &Carries, diag: &m
     // new table unless two of them become one: one of the frames that already fit, or each other.
     if bad.is_empty() {
         let mut fitted: FxHashSet<Frame> = FxHashSet::default();
-        let collides = profile
-            .frames
-            .iter()
-            .filter(|(_, f)| !fits(f))
-            .any(|(_, f)| {
-                let new = fit(f);
-                profile.frames.contains(new.as_ref()) || !fitted.insert(new)
-            });
+        let collides = profile.frames.iter().filter(|(_, f)| !fits(f)).any(|(_, f)| {
+            let new = fit(f);
+            profile.frames.contains(new.as_ref()) || !fitted.insert(new)
+        });
         if !collides {
             return;
         }
@@ -168,82 +171,94 @@ fn fit_frames(profile: &mut Profile, target: Format, carries: &Carries, diag: &m
     ops::map_frames(profile, |frame| (!fits(frame)).then(|| fit(frame)));
 }
 
-fn report_dropped_header(
-    profile: &Profile,
-    target: Format,
-    carries: &Carries,
-    diag: &mut Diagnostics,
-) {
+/// Gathers the roots that are not threads under one thread root, for formats whose every stack
+/// belongs to a thread ("no threads into Sampler: one thread", model notes §3).
+fn put_roots_in_a_thread(profile: &mut Profile) {
+    let tree = &profile.tree;
+    let loose = tree.roots().any(|r| profile.frames.get(tree.frame(r)).kind != FrameKind::Thread);
+    if !loose {
+        return;
+    }
+    let taken = |n: u32| profile.frames.contains(FrameRef::named(&format!("Thread_{n:04x}"), FrameKind::Thread));
+    let n = (1..=0xFFFF).find(|&n| !taken(n)).unwrap_or(0xFFFF);
+    let thread = profile.frames.intern(FrameRef::named(&format!("Thread_{n:04x}"), FrameKind::Thread));
+    *profile = ops::adopt_roots(profile, thread, |frame| frame.kind != FrameKind::Thread);
+}
+
+/// Turns every frame below the roots that is not a function (a nested thread or pseudo-frame) into
+/// a function of the same name, for formats that know threads only as roots.
+fn make_nested_frames_functions(profile: &mut Profile) {
+    let nested: Vec<NodeId> = profile
+        .tree
+        .nodes()
+        .filter(|&n| profile.tree.parent(n).is_some())
+        .filter(|&n| matches!(profile.frames.get(profile.tree.frame(n)).kind, FrameKind::Thread | FrameKind::Pseudo))
+        .collect();
+    for node in nested {
+        let frame = profile.frames.get(profile.tree.frame(node)).clone();
+        let function = profile.frames.intern(FrameRef { kind: FrameKind::Function, ..frame.as_ref() });
+        profile.tree.set_frame(node, function);
+    }
+}
+
+/// Frame attrs belong to the format that wrote them; any other target drops them, by name.
+fn drop_foreign_frame_attrs(profile: &mut Profile, target: Format, diag: &mut Diagnostics) {
+    let prefix = format!("{target}.");
+    let mut dropped: Vec<String> = Vec::new();
+    for attrs in profile.frame_attrs.values_mut() {
+        attrs.retain(|(key, _)| {
+            let keep = key.starts_with(&prefix);
+            if !keep && !dropped.contains(key) {
+                dropped.push(key.clone());
+            }
+            keep
+        });
+    }
+    profile.frame_attrs.retain(|_, attrs| !attrs.is_empty());
+    if !dropped.is_empty() {
+        diag.warn("frame-attrs-dropped", None, || {
+            format!("{target} has no place for per-frame facts {}: dropped", dropped.join(", "))
+        });
+    }
+}
+
+fn report_dropped_header(profile: &Profile, target: Format, carries: &Carries, diag: &mut Diagnostics) {
     let meta = &profile.meta;
     if let (Some(title), false) = (&meta.title, carries.title) {
-        diag.warn("title-dropped", None, || {
-            format!("{target} has no title: {title:?} is dropped")
-        });
+        diag.warn("title-dropped", None, || format!("{target} has no title: {title:?} is dropped"));
     }
     if let (Some(ts), false) = (&meta.timestamp, carries.timestamp) {
-        diag.warn("timestamp-dropped", None, || {
-            format!("{target} has no timestamp: {ts:?} is dropped")
-        });
+        diag.warn("timestamp-dropped", None, || format!("{target} has no timestamp: {ts:?} is dropped"));
     }
     if let (Some(iv), false) = (meta.interval, carries.interval) {
-        diag.warn("interval-dropped", None, || {
-            format!("{target} has no sampling interval: {iv:?} is dropped")
-        });
+        diag.warn("interval-dropped", None, || format!("{target} has no sampling interval: {iv:?} is dropped"));
     }
     let prefix = format!("{target}.");
-    let foreign: Vec<&str> = meta
-        .attrs
-        .iter()
-        .map(|(k, _)| k.as_str())
-        .filter(|k| !k.starts_with(&prefix))
-        .collect();
+    let foreign: Vec<&str> = meta.attrs.iter().map(|(k, _)| k.as_str()).filter(|k| !k.starts_with(&prefix)).collect();
     if !foreign.is_empty() {
         diag.warn("attrs-dropped", None, || {
-            format!(
-                "{target} has no place for header facts {}: dropped",
-                foreign.join(", ")
-            )
+            format!("{target} has no place for header facts {}: dropped", foreign.join(", "))
         });
     }
 }
 
 /// The metric to write to a one-number-per-node target.
-fn choose_metric(
-    profile: &Profile,
-    options: &ConvertOptions,
-    target: Format,
-) -> Result<usize, Error> {
-    let available = || {
-        profile
-            .metrics()
-            .iter()
-            .map(|m| m.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+fn choose_metric(profile: &Profile, options: &ConvertOptions, target: Format) -> Result<usize, Error> {
+    let available = || profile.metrics().iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(", ");
     match &options.metric {
         Some(name) => profile.metric_index(name).ok_or_else(|| {
-            Error::BadOption(format!(
-                "--metric {name}: the profile has no such metric (it has: {})",
-                available()
-            ))
+            Error::BadOption(format!("--metric {name}: the profile has no such metric (it has: {})", available()))
         }),
-        None => profile
-            .primary_metric()
-            .ok_or_else(|| Error::Unrepresentable {
-                format: target,
-                what: "the profile has no metric to write".into(),
-            }),
+        None => profile.primary_metric().ok_or_else(|| Error::Unrepresentable {
+            format: target,
+            what: "the profile has no metric to write".into(),
+        }),
     }
 }
 
 /// Moves a per-node calls metric into per-function call counts, for targets that have those.
 fn absorb_calls(profile: &mut Profile, chosen: usize) {
-    let Some(calls) = profile
-        .metrics()
-        .iter()
-        .position(|m| m.kind == MetricKind::Calls)
-    else {
+    let Some(calls) = profile.metrics().iter().position(|m| m.kind == MetricKind::Calls) else {
         return;
     };
     if calls == chosen || profile.function_facts.values().any(|f| f.calls.is_some()) {
@@ -280,10 +295,7 @@ fn single_count(
     }
     let converted = match metric.unit.nanos() {
         Some(unit_nanos) => {
-            let interval = options
-                .interval
-                .or(profile.meta.interval)
-                .unwrap_or(DEFAULT_INTERVAL);
+            let interval = options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL);
             let per_sample = interval.as_nanos() as f64 / unit_nanos;
             let unit = metric.unit.name();
             diag.warn("time-to-samples", None, || {
@@ -291,27 +303,14 @@ fn single_count(
             });
             profile.meta.interval = Some(interval);
             let counts = whole_samples(profile.tree.self_values(chosen), per_sample);
-            let samples = Metric {
-                name: "samples".into(),
-                kind: MetricKind::Samples,
-                unit: Unit::Count,
-                ..metric
-            };
+            let samples = Metric { name: "samples".into(), kind: MetricKind::Samples, unit: Unit::Count, ..metric };
             Some((samples, counts))
         }
         None if metric.repr == Repr::Float => {
             let name = metric.name.clone();
-            diag.warn("rounded", None, || {
-                format!("{target} holds whole numbers: {name} values are rounded")
-            });
+            diag.warn("rounded", None, || format!("{target} holds whole numbers: {name} values are rounded"));
             let counts = whole_samples(profile.tree.self_values(chosen), 1.0);
-            Some((
-                Metric {
-                    repr: Repr::Int,
-                    ..metric
-                },
-                counts,
-            ))
+            Some((Metric { repr: Repr::Int, ..metric }, counts))
         }
         None => None,
     };
@@ -331,20 +330,14 @@ pub fn whole_samples(values: &Values, per_sample: f64) -> Vec<i64> {
         Values::Int(v) if per_sample == 1.0 => return v.clone(),
         _ => {}
     }
-    let exact: Vec<f64> = (0..values.len())
-        .map(|i| values.get(i).as_f64() / per_sample)
-        .collect();
+    let exact: Vec<f64> = (0..values.len()).map(|i| values.get(i).as_f64() / per_sample).collect();
     let mut counts: Vec<i64> = exact.iter().map(|x| x.floor() as i64).collect();
     let target = exact.iter().sum::<f64>().round() as i64;
     let floor_sum: i64 = counts.iter().fold(0i64, |a, &b| a.saturating_add(b));
     let missing = usize::try_from(target.saturating_sub(floor_sum)).unwrap_or(0);
     if missing > 0 {
         let mut order: Vec<usize> = (0..exact.len()).collect();
-        order.sort_by(|&a, &b| {
-            (exact[b] - exact[b].floor())
-                .total_cmp(&(exact[a] - exact[a].floor()))
-                .then(a.cmp(&b))
-        });
+        order.sort_by(|&a, &b| (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor())).then(a.cmp(&b)));
         for &i in order.iter().take(missing) {
             counts[i] += 1;
         }

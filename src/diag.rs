@@ -42,20 +42,10 @@ pub struct Diagnostics {
 
 impl Diagnostics {
     /// Records a warning; a second warning with the same `key` only counts as a repeat.
-    pub fn warn(
-        &mut self,
-        key: &'static str,
-        position: Option<Position>,
-        message: impl FnOnce() -> String,
-    ) {
+    pub fn warn(&mut self, key: &'static str, position: Option<Position>, message: impl FnOnce() -> String) {
         match self.warnings.iter_mut().find(|w| w.key == key) {
             Some(existing) => existing.repeats += 1,
-            None => self.warnings.push(Warning {
-                key,
-                position,
-                message: message(),
-                repeats: 0,
-            }),
+            None => self.warnings.push(Warning { key, position, message: message(), repeats: 0 }),
         }
     }
 

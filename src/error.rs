@@ -21,20 +21,12 @@ pub struct Position {
 impl Position {
     /// A position in a binary input.
     pub fn byte(byte: u64) -> Position {
-        Position {
-            byte,
-            line: None,
-            column: None,
-        }
+        Position { byte, line: None, column: None }
     }
 
     /// The start of a line of a text input.
     pub fn line(line: u64, byte: u64) -> Position {
-        Position {
-            byte,
-            line: Some(line),
-            column: None,
-        }
+        Position { byte, line: Some(line), column: None }
     }
 }
 

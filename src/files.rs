@@ -23,37 +23,22 @@ pub struct Input {
 impl Input {
     /// Opens `path`, or stdin for `-`, and reads its first [`HEAD_LEN`] bytes.
     pub fn open(path: &str) -> io::Result<Input> {
-        let (path, mut rest, len): (Option<PathBuf>, Box<dyn Read + Send>, Option<u64>) =
-            if path == "-" {
-                (None, Box::new(io::stdin()), None)
-            } else {
-                let file = File::open(path)?;
-                let len = file
-                    .metadata()
-                    .ok()
-                    .filter(|m| m.is_file())
-                    .map(|m| m.len());
-                (Some(PathBuf::from(path)), Box::new(file), len)
-            };
+        let (path, mut rest, len): (Option<PathBuf>, Box<dyn Read + Send>, Option<u64>) = if path == "-" {
+            (None, Box::new(io::stdin()), None)
+        } else {
+            let file = File::open(path)?;
+            let len = file.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+            (Some(PathBuf::from(path)), Box::new(file), len)
+        };
         let mut head = Vec::with_capacity(HEAD_LEN);
         (&mut rest).take(HEAD_LEN as u64).read_to_end(&mut head)?;
-        Ok(Input {
-            path,
-            head,
-            rest,
-            len,
-        })
+        Ok(Input { path, head, rest, len })
     }
 
     /// An input from bytes in memory (tests, library users).
     pub fn from_bytes(bytes: Vec<u8>) -> Input {
         let len = Some(bytes.len() as u64);
-        Input {
-            path: None,
-            head: bytes,
-            rest: Box::new(io::empty()),
-            len,
-        }
+        Input { path: None, head: bytes, rest: Box::new(io::empty()), len }
     }
 
     /// The path, or `None` for stdin.
@@ -77,14 +62,8 @@ impl Input {
     }
 
     /// Wraps the part of the input after the head (to count progress, say).
-    pub fn map_rest(
-        self,
-        wrap: impl FnOnce(Box<dyn Read + Send>) -> Box<dyn Read + Send>,
-    ) -> Input {
-        Input {
-            rest: wrap(self.rest),
-            ..self
-        }
+    pub fn map_rest(self, wrap: impl FnOnce(Box<dyn Read + Send>) -> Box<dyn Read + Send>) -> Input {
+        Input { rest: wrap(self.rest), ..self }
     }
 
     /// The whole input as one stream, the head first.
@@ -100,29 +79,21 @@ pub struct Output {
 
 enum Sink {
     Stdout(BufWriter<io::Stdout>),
-    File {
-        temp: BufWriter<tempfile::NamedTempFile>,
-        path: PathBuf,
-    },
+    File { temp: BufWriter<tempfile::NamedTempFile>, path: PathBuf },
 }
 
 impl Output {
     /// Prepares to write `path` (stdout for `-`). Refuses a path that is the file `input` names.
     pub fn create(path: &str, input: Option<&Path>) -> io::Result<Output> {
         if path == "-" {
-            return Ok(Output {
-                sink: Sink::Stdout(BufWriter::with_capacity(256 * 1024, io::stdout())),
-            });
+            return Ok(Output { sink: Sink::Stdout(BufWriter::with_capacity(256 * 1024, io::stdout())) });
         }
         let path = PathBuf::from(path);
         if let Some(input) = input {
             if same_file(input, &path) {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidInput,
-                    format!(
-                        "the output {} is the input file; refusing to overwrite it",
-                        path.display()
-                    ),
+                    format!("the output {} is the input file; refusing to overwrite it", path.display()),
                 ));
             }
         }
@@ -130,16 +101,8 @@ impl Output {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let temp = tempfile::Builder::new()
-            .prefix(".proftool-")
-            .suffix(".tmp")
-            .tempfile_in(&dir)?;
-        Ok(Output {
-            sink: Sink::File {
-                temp: BufWriter::with_capacity(256 * 1024, temp),
-                path,
-            },
-        })
+        let temp = tempfile::Builder::new().prefix(".proftool-").suffix(".tmp").tempfile_in(&dir)?;
+        Ok(Output { sink: Sink::File { temp: BufWriter::with_capacity(256 * 1024, temp), path } })
     }
 
     /// The stream to write to.

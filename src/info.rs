@@ -77,11 +77,7 @@ impl Info {
                 name: m.name.clone(),
                 kind: m.kind.name(),
                 unit: m.unit.name(),
-                aggregation: if m.is_additive() {
-                    "additive"
-                } else {
-                    "per-node"
-                },
+                aggregation: if m.is_additive() { "additive" } else { "per-node" },
                 total: profile.total(i).as_f64(),
             })
             .collect();
@@ -114,11 +110,7 @@ impl Info {
             let _ = writeln!(s, "timestamp  {t}");
         }
         if let Some(ns) = self.interval_ns {
-            let _ = writeln!(
-                s,
-                "interval   {:?}",
-                std::time::Duration::from_nanos(ns as u64)
-            );
+            let _ = writeln!(s, "interval   {:?}", std::time::Duration::from_nanos(ns as u64));
         }
         for (k, v) in &self.attrs {
             let _ = writeln!(s, "{k:<10} {v}");
@@ -144,24 +136,11 @@ impl Info {
             self.frames
         );
         if let Some(metric) = &self.ranked_by {
-            let total = self
-                .metrics
-                .iter()
-                .find(|m| &m.name == metric)
-                .map_or(0.0, |m| m.total);
+            let total = self.metrics.iter().find(|m| &m.name == metric).map_or(0.0, |m| m.total);
             let _ = writeln!(s, "heaviest functions by self {metric}:");
             for f in &self.top_functions {
-                let share = if total > 0.0 {
-                    100.0 * f.self_value / total
-                } else {
-                    0.0
-                };
-                let _ = writeln!(
-                    s,
-                    "  {:>12}  {share:5.1}%  {}",
-                    number(f.self_value),
-                    f.name
-                );
+                let share = if total > 0.0 { 100.0 * f.self_value / total } else { 0.0 };
+                let _ = writeln!(s, "  {:>12}  {share:5.1}%  {}", number(f.self_value), f.name);
             }
         }
         s
@@ -188,11 +167,7 @@ fn heaviest(profile: &Profile, metric: usize) -> Vec<FunctionInfo> {
         .filter(|&(_, self_value)| self_value != 0.0)
         .map(|(name, self_value)| FunctionInfo { name, self_value })
         .collect();
-    all.sort_by(|a, b| {
-        b.self_value
-            .total_cmp(&a.self_value)
-            .then_with(|| a.name.cmp(&b.name))
-    });
+    all.sort_by(|a, b| b.self_value.total_cmp(&a.self_value).then_with(|| a.name.cmp(&b.name)));
     all.truncate(TOP_FUNCTIONS);
     all
 }

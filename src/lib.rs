@@ -68,57 +68,30 @@ pub fn read_input_with(
 /// Parses a duration such as `1ms`, `250us`, `0.5ms`, `100ns` or `1s` (for `--interval`).
 pub fn parse_interval(text: &str) -> Result<std::time::Duration, String> {
     let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
+    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("{text:?} does not start with a number"))?;
+    let value: f64 = number.parse().map_err(|_| format!("{text:?} does not start with a number"))?;
     let nanos = match unit.trim() {
         "ns" => 1.0,
         "us" | "µs" => 1e3,
         "ms" => 1e6,
         "s" => 1e9,
-        other => {
-            return Err(format!(
-                "unknown unit {other:?} in {text:?}: use ns, us, ms or s"
-            ))
-        }
+        other => return Err(format!("unknown unit {other:?} in {text:?}: use ns, us, ms or s")),
     };
     let total = value * nanos;
     if !(1.0..1e18).contains(&total) {
-        return Err(format!(
-            "{text:?} is not an interval between 1ns and 30 years"
-        ));
+        return Err(format!("{text:?} is not an interval between 1ns and 30 years"));
     }
     Ok(std::time::Duration::from_nanos(total.round() as u64))
 }
 
 /// The `proftool formats` table.
 pub fn formats_table() -> String {
-    let mut rows = vec![[
-        "NAME".to_string(),
-        "EXTENSIONS".into(),
-        "READ".into(),
-        "WRITE".into(),
-        "CARRIES".into(),
-    ]];
+    let mut rows = vec![["NAME".to_string(), "EXTENSIONS".into(), "READ".into(), "WRITE".into(), "CARRIES".into()]];
     for &f in Format::ALL {
-        let exts = f
-            .extensions()
-            .iter()
-            .map(|e| format!(".{e}"))
-            .collect::<Vec<_>>()
-            .join(" ");
+        let exts = f.extensions().iter().map(|e| format!(".{e}")).collect::<Vec<_>>().join(" ");
         let yn = |b: bool| if b { "yes" } else { "no" }.to_string();
-        rows.push([
-            f.name().into(),
-            exts,
-            yn(f.can_read()),
-            yn(f.can_write()),
-            f.carries().describe(),
-        ]);
+        rows.push([f.name().into(), exts, yn(f.can_read()), yn(f.can_write()), f.carries().describe()]);
     }
     let width = |c: usize| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0);
     let widths = [width(0), width(1), width(2), width(3)];

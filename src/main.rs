@@ -10,8 +10,9 @@ use proftool::convert::ConvertOptions;
 use proftool::diag::Diagnostics;
 use proftool::files::{Input, Output};
 use proftool::formats::detect;
+use proftool::formats::sampler::FrameOrder;
 use proftool::info::Info;
-use proftool::Format;
+use proftool::{Format, ReadOptions};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -68,6 +69,12 @@ enum Command {
         /// else 1ms). Examples: 10ms, 250us, 1s.
         #[arg(long, value_name = "DURATION", value_parser = proftool::parse_interval)]
         interval: Option<Duration>,
+        /// The most sample records to write to a format with one record per sample (Sampler); a
+        /// conversion that would write more stops with an error instead of filling the disk.
+        #[arg(long, value_name = "N", default_value_t = proftool::convert::DEFAULT_MAX_SAMPLES)]
+        max_samples: u64,
+        #[command(flatten)]
+        read: ReadArgs,
     },
     /// Show what a profile holds: format, header, metrics and totals, tree size, heaviest functions.
     Info {
@@ -80,19 +87,32 @@ enum Command {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        read: ReadArgs,
     },
     /// List every format: name, extensions, read, write, and what it carries.
     Formats,
 }
 
+/// Options of particular formats.
+#[derive(clap::Args)]
+#[command(next_help_heading = "Format options")]
+struct ReadArgs {
+    /// Order of the frames in Sampler stacks: `auto` decides from the data when reading (and says so
+    /// when the evidence is weak); writing is leaf-first unless root-first is given. The file format
+    /// does not record it.
+    #[arg(long, value_name = "ORDER", default_value = "auto", value_parser = order_parser())]
+    sampler_order: FrameOrder,
+}
+
+fn order_parser() -> impl clap::builder::TypedValueParser<Value = FrameOrder> {
+    clap::builder::PossibleValuesParser::new(FrameOrder::NAMES)
+        .try_map(|name| FrameOrder::from_name(&name).ok_or_else(|| format!("unknown order {name}")))
+}
+
 /// A clap parser accepting the names of the formats `keep` accepts.
 fn format_parser(keep: fn(Format) -> bool) -> impl clap::builder::TypedValueParser<Value = Format> {
-    let names: Vec<&'static str> = Format::ALL
-        .iter()
-        .copied()
-        .filter(|&f| keep(f))
-        .map(Format::name)
-        .collect();
+    let names: Vec<&'static str> = Format::ALL.iter().copied().filter(|&f| keep(f)).map(Format::name).collect();
     // The possible values are the formats' own names, so every accepted name maps back to one.
     clap::builder::PossibleValuesParser::new(names)
         .try_map(|name| Format::from_name(&name).ok_or_else(|| format!("unknown format {name}")))
@@ -128,25 +148,16 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 
 fn run(command: Command, diag: &mut Diagnostics) -> Result<()> {
     match command {
-        Command::Convert {
-            input,
-            output,
-            from,
-            to,
-            metric,
-            interval,
-        } => {
-            let options = ConvertOptions::new(metric, interval);
-            convert(&input, &output, from, to, &options, diag)
+        Command::Convert { input, output, from, to, metric, interval, max_samples, read } => {
+            let options = ConvertOptions::new(metric, interval).with_samples(max_samples, read.sampler_order);
+            let read_options = ReadOptions::with_sampler_order(read.sampler_order);
+            convert(&input, &output, from, to, &read_options, &options, diag)
         }
-        Command::Info { input, from, json } => {
-            let (profile, format, reason) = read(&input, from, diag)?;
+        Command::Info { input, from, json, read } => {
+            let read_options = ReadOptions::with_sampler_order(read.sampler_order);
+            let (profile, format, reason) = self::read(&input, from, &read_options, diag)?;
             let info = Info::of(&profile, format, reason);
-            let text = if json {
-                serde_json::to_string_pretty(&info)? + "\n"
-            } else {
-                info.to_text()
-            };
+            let text = if json { serde_json::to_string_pretty(&info)? + "\n" } else { info.to_text() };
             std::io::stdout().write_all(text.as_bytes())?;
             Ok(())
         }
@@ -162,32 +173,30 @@ fn convert(
     output: &str,
     from: Option<Format>,
     to: Option<Format>,
+    read_options: &ReadOptions,
     options: &ConvertOptions,
     diag: &mut Diagnostics,
 ) -> Result<()> {
     let out_path = (output != "-").then(|| std::path::Path::new(output));
     let target = detect::detect_output(to, out_path)?;
-    let (profile, _, _) = read(input, from, diag)?;
+    let (profile, _, _) = read(input, from, read_options, diag)?;
     let mut out = Output::create(output, (input != "-").then(|| std::path::Path::new(input)))
         .with_context(|| format!("{output}: cannot create"))?;
-    target
-        .write(profile, out.writer(), options, diag)
-        .with_context(|| format!("{output}: writing {target}"))?;
-    out.commit()
-        .with_context(|| format!("{output}: writing {target}"))
+    target.write(profile, out.writer(), options, diag).with_context(|| format!("{output}: writing {target}"))?;
+    out.commit().with_context(|| format!("{output}: writing {target}"))
 }
 
 fn read(
     path: &str,
     from: Option<Format>,
+    options: &ReadOptions,
     diag: &mut Diagnostics,
 ) -> Result<(proftool::Profile, Format, detect::Reason)> {
     let name = if path == "-" { "<stdin>" } else { path };
     let input = Input::open(path).with_context(|| format!("{name}: cannot open"))?;
     let input = with_progress(input);
     let mut read_diag = Diagnostics::default();
-    let result =
-        proftool::read_input(input, from, &mut read_diag).with_context(|| name.to_string());
+    let result = proftool::read_input_with(input, from, options, &mut read_diag).with_context(|| name.to_string());
     for warning in read_diag.take() {
         diag.push(proftool::diag::Warning {
             position: None,
@@ -204,14 +213,10 @@ fn with_progress(input: Input) -> Input {
     const LARGE: u64 = 32 << 20;
     match input.len() {
         Some(len) if len >= LARGE && std::io::stderr().is_terminal() => {
-            let bar = indicatif::ProgressBar::new(len)
-                .with_finish(indicatif::ProgressFinish::AndClear)
-                .with_style(
-                    indicatif::ProgressStyle::with_template(
-                        "reading {bar:40} {bytes}/{total_bytes} {bytes_per_sec}",
-                    )
+            let bar = indicatif::ProgressBar::new(len).with_finish(indicatif::ProgressFinish::AndClear).with_style(
+                indicatif::ProgressStyle::with_template("reading {bar:40} {bytes}/{total_bytes} {bytes_per_sec}")
                     .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-                );
+            );
             bar.set_position(input.head().len() as u64);
             input.map_rest(|rest| Box::new(bar.wrap_read(rest)))
         }

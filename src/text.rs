@@ -31,12 +31,7 @@ pub(crate) struct Block {
 impl Block {
     /// The block's lines, in order.
     pub(crate) fn lines(&self) -> BlockLines<'_> {
-        BlockLines {
-            block: self,
-            pos: 0,
-            next_newline: 0,
-            line: self.first_line,
-        }
+        BlockLines { block: self, pos: 0, next_newline: 0, line: self.first_line }
     }
 }
 
@@ -73,11 +68,7 @@ impl<'b> Iterator for BlockLines<'b> {
         let position = Position::line(self.line, self.block.offset + self.pos as u64);
         self.line += 1;
         self.pos += consumed;
-        Some(Line {
-            text: line_text,
-            position,
-            format: self.block.format,
-        })
+        Some(Line { text: line_text, position, format: self.block.format })
     }
 }
 
@@ -95,14 +86,7 @@ pub(crate) struct Blocks<'r> {
 
 impl<'r> Blocks<'r> {
     pub(crate) fn new(input: &'r mut (dyn Read + Send), format: Format) -> Blocks<'r> {
-        Blocks {
-            input,
-            format,
-            partial: Vec::new(),
-            offset: 0,
-            line: 1,
-            eof: false,
-        }
+        Blocks { input, format, partial: Vec::new(), offset: 0, line: 1, eof: false }
     }
 
     /// The next block of whole lines, or `None` at the end of the input. `reuse` lends the storage
@@ -126,18 +110,11 @@ impl<'r> Blocks<'r> {
             }
             searched = bytes.len();
             // read_to_end fills spare capacity without zeroing it first, and retries interruptions.
-            let n = match (&mut *self.input)
-                .take(BLOCK as u64)
-                .read_to_end(&mut bytes)
-            {
+            let n = match (&mut *self.input).take(BLOCK as u64).read_to_end(&mut bytes) {
                 Ok(n) => n,
                 Err(e) => {
                     let at = Position::line(self.line, self.offset);
-                    return Err(ParseError {
-                        format: self.format,
-                        position: at,
-                        kind: ParseErrorKind::Io(e),
-                    });
+                    return Err(ParseError { format: self.format, position: at, kind: ParseErrorKind::Io(e) });
                 }
             };
             self.eof = n < BLOCK;
@@ -145,21 +122,13 @@ impl<'r> Blocks<'r> {
         if bytes.is_empty() {
             return Ok(None);
         }
-        let text = String::from_utf8(bytes)
-            .map_err(|e| self.encoding_error(e.as_bytes(), e.utf8_error().valid_up_to()))?;
+        let text =
+            String::from_utf8(bytes).map_err(|e| self.encoding_error(e.as_bytes(), e.utf8_error().valid_up_to()))?;
         newlines.clear();
         // A block is at most a few MiB unless one line is longer than 4 GiB; offsets past u32 are
         // not indexed, and the line iterator finds them itself.
-        newlines.extend(
-            memchr::memchr_iter(b'\n', text.as_bytes()).map_while(|i| u32::try_from(i).ok()),
-        );
-        let block = Block {
-            offset: self.offset,
-            first_line: self.line,
-            format: self.format,
-            text,
-            newlines,
-        };
+        newlines.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map_while(|i| u32::try_from(i).ok()));
+        let block = Block { offset: self.offset, first_line: self.line, format: self.format, text, newlines };
         self.offset += block.text.len() as u64;
         self.line += block.newlines.len() as u64;
         Ok(Some(block))
@@ -169,10 +138,7 @@ impl<'r> Blocks<'r> {
     fn encoding_error(&self, block: &[u8], bad: usize) -> ParseError {
         let line_start = memchr::memrchr(b'\n', &block[..bad]).map_or(0, |i| i + 1);
         let lines_before = memchr::memchr_iter(b'\n', &block[..line_start]).count() as u64;
-        let column = String::from_utf8_lossy(&block[line_start..bad])
-            .chars()
-            .count() as u64
-            + 1;
+        let column = String::from_utf8_lossy(&block[line_start..bad]).chars().count() as u64 + 1;
         ParseError {
             format: self.format,
             position: Position {
@@ -199,18 +165,9 @@ pub(crate) fn pipeline<T: Send>(
     let Some(first) = blocks.next_block(None)? else {
         return Ok(());
     };
-    let mut consume_block = |block: &Block, prepared: Vec<T>| {
-        block
-            .lines()
-            .zip(prepared)
-            .try_for_each(|(line, item)| consume(line, item))
-    };
-    let prepare_block = |block: &Block| {
-        block
-            .lines()
-            .map(|line| prepare(line.text))
-            .collect::<Vec<T>>()
-    };
+    let mut consume_block =
+        |block: &Block, prepared: Vec<T>| block.lines().zip(prepared).try_for_each(|(line, item)| consume(line, item));
+    let prepare_block = |block: &Block| block.lines().map(|line| prepare(line.text)).collect::<Vec<T>>();
     if blocks.eof {
         return consume_block(&first, prepare_block(&first));
     }
@@ -260,13 +217,7 @@ pub(crate) struct Lines<'r> {
 
 impl<'r> Lines<'r> {
     pub(crate) fn new(input: &'r mut (dyn Read + Send), format: Format) -> Lines<'r> {
-        Lines {
-            blocks: Blocks::new(input, format),
-            block: None,
-            pos: 0,
-            next_newline: 0,
-            line: 1,
-        }
+        Lines { blocks: Blocks::new(input, format), block: None, pos: 0, next_newline: 0, line: 1 }
     }
 
     /// The next line without its line ending, as UTF-8, or `None` at the end of the input.
@@ -281,12 +232,7 @@ impl<'r> Lines<'r> {
         let Some(block) = &self.block else {
             return Ok(None);
         };
-        let mut lines = BlockLines {
-            block,
-            pos: self.pos,
-            next_newline: self.next_newline,
-            line: self.line,
-        };
+        let mut lines = BlockLines { block, pos: self.pos, next_newline: self.next_newline, line: self.line };
         let line = lines.next();
         (self.pos, self.next_newline, self.line) = (lines.pos, lines.next_newline, lines.line);
         Ok(line)
@@ -305,11 +251,7 @@ pub(crate) struct Line<'a> {
 impl Line<'_> {
     /// An error at the start of this line.
     pub(crate) fn error(&self, kind: ParseErrorKind) -> ParseError {
-        ParseError {
-            format: self.format,
-            position: self.position,
-            kind,
-        }
+        ParseError { format: self.format, position: self.position, kind }
     }
 }
 
@@ -339,11 +281,7 @@ mod tests {
         let mut lines = Lines::new(&mut source, Format::Folded);
         let mut out = Vec::new();
         while let Some(line) = lines.next_line().map_err(|e| e.to_string())? {
-            out.push((
-                line.text.to_string(),
-                line.position.line.unwrap_or(0),
-                line.position.byte,
-            ));
+            out.push((line.text.to_string(), line.position.line.unwrap_or(0), line.position.byte));
         }
         Ok(out)
     }
@@ -353,11 +291,7 @@ mod tests {
         let mut out = Vec::new();
         pipeline(&mut source, Format::Folded, str::len, |line, len| {
             assert_eq!(line.text.len(), len);
-            out.push((
-                line.text.to_string(),
-                line.position.line.unwrap_or(0),
-                line.position.byte,
-            ));
+            out.push((line.text.to_string(), line.position.line.unwrap_or(0), line.position.byte));
             Ok(())
         })
         .map_err(|e| e.to_string())?;
@@ -374,16 +308,8 @@ mod tests {
                 (String::new(), 3, 10),
                 ("λ 3".to_string(), 4, 11),
             ];
-            assert_eq!(
-                all_lines(input.as_bytes(), chunk).unwrap(),
-                want,
-                "chunk {chunk}"
-            );
-            assert_eq!(
-                all_lines_pipelined(input.as_bytes(), chunk).unwrap(),
-                want,
-                "chunk {chunk}"
-            );
+            assert_eq!(all_lines(input.as_bytes(), chunk).unwrap(), want, "chunk {chunk}");
+            assert_eq!(all_lines_pipelined(input.as_bytes(), chunk).unwrap(), want, "chunk {chunk}");
         }
     }
 
@@ -394,15 +320,10 @@ mod tests {
         for i in 0..100_000 {
             input.push_str(&format!("line {i}\n"));
         }
-        let last = (
-            "line 99999".to_string(),
-            100_001,
-            (input.len() - "line 99999\n".len()) as u64,
-        );
-        for got in [
-            all_lines(input.as_bytes(), 100_000).unwrap(),
-            all_lines_pipelined(input.as_bytes(), 100_000).unwrap(),
-        ] {
+        let last = ("line 99999".to_string(), 100_001, (input.len() - "line 99999\n".len()) as u64);
+        for got in
+            [all_lines(input.as_bytes(), 100_000).unwrap(), all_lines_pipelined(input.as_bytes(), 100_000).unwrap()]
+        {
             assert_eq!(got.len(), 100_001);
             assert_eq!(got[0].0.len(), long.len());
             assert_eq!(got[100_000], last);
@@ -415,9 +336,7 @@ mod tests {
         let line = BLOCK / 5 + 4;
         let byte = input.len() + 2; // after "ab"
         input.extend_from_slice(b"ab\xffc 1\n");
-        let want = format!(
-            "folded: line {line}, column 3 (byte {byte}): invalid UTF-8 (the format is UTF-8 text)"
-        );
+        let want = format!("folded: line {line}, column 3 (byte {byte}): invalid UTF-8 (the format is UTF-8 text)");
         assert_eq!(all_lines(&input, 4096).unwrap_err(), want);
         assert_eq!(all_lines_pipelined(&input, 4096).unwrap_err(), want);
     }

@@ -21,10 +21,8 @@ fn temp() -> tempfile::TempDir {
 
 /// Every file in `dir`, to show that a failed run left nothing behind.
 fn files_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     names.sort();
     names
 }
@@ -33,12 +31,7 @@ fn files_in(dir: &Path) -> Vec<String> {
 fn converts_lispworks_to_folded_and_back() {
     let dir = temp();
     let folded = dir.path().join("out.folded");
-    proftool()
-        .arg("convert")
-        .arg(fixture("lispworks/processes.tree"))
-        .arg(&folded)
-        .assert()
-        .success();
+    proftool().arg("convert").arg(fixture("lispworks/processes.tree")).arg(&folded).assert().success();
     // Checked by hand against processes.tree: self = Count minus the children's Counts.
     let expected = "\
 Profile root;CAPI Execution Listener 1 5
@@ -50,21 +43,10 @@ Profile root;Idle \"process\" 10
 ";
     assert_eq!(std::fs::read_to_string(&folded).unwrap(), expected);
     let back = dir.path().join("back.tree");
-    proftool()
-        .arg("convert")
-        .arg(&folded)
-        .arg(&back)
-        .assert()
-        .success();
+    proftool().arg("convert").arg(&folded).arg(&back).assert().success();
     let tree = std::fs::read_to_string(&back).unwrap();
-    assert!(
-        tree.starts_with("LispWorks Profiler Tree\n0|100|0|100|0|Profile root\n"),
-        "{tree}"
-    );
-    assert!(
-        tree.contains("2|60|0|60|50|CL-USER::FIB\n3|35|0|60|50|CL-USER::FIB\n"),
-        "{tree}"
-    );
+    assert!(tree.starts_with("LispWorks Profiler Tree\n0|100|0|100|0|Profile root\n"), "{tree}");
+    assert!(tree.contains("2|60|0|60|50|CL-USER::FIB\n3|35|0|60|50|CL-USER::FIB\n"), "{tree}");
 }
 
 #[test]
@@ -76,12 +58,8 @@ fn conversions_name_what_they_lose() {
         .arg(dir.path().join("o.folded"))
         .assert()
         .success()
-        .stderr(predicate::str::contains(
-            "proftool: warning: folded has no title: \"fib benchmark: run 2\" is dropped",
-        ))
-        .stderr(predicate::str::contains(
-            "Call-Count, Seen-Count and Top-Count are dropped",
-        ));
+        .stderr(predicate::str::contains("proftool: warning: folded has no title: \"fib benchmark: run 2\" is dropped"))
+        .stderr(predicate::str::contains("Call-Count, Seen-Count and Top-Count are dropped"));
 }
 
 #[test]
@@ -98,12 +76,7 @@ fn stdin_to_stdout_with_from_and_to() {
 #[test]
 fn stdin_is_detected_by_content() {
     let input = std::fs::read(fixture("lispworks/minimal.tree")).unwrap();
-    proftool()
-        .args(["convert", "--to", "folded", "-", "-"])
-        .write_stdin(input)
-        .assert()
-        .success()
-        .stdout("MAIN 7\n");
+    proftool().args(["convert", "--to", "folded", "-", "-"]).write_stdin(input).assert().success().stdout("MAIN 7\n");
     proftool()
         .args(["convert", "--to", "lispworks", "-", "-"])
         .write_stdin("a;b 2\n")
@@ -123,9 +96,7 @@ fn content_wins_over_a_wrong_extension_with_a_warning() {
         .arg(dir.path().join("o.folded"))
         .assert()
         .success()
-        .stderr(predicate::str::contains(
-            "the extension says folded but the content is lispworks",
-        ));
+        .stderr(predicate::str::contains("the extension says folded but the content is lispworks"));
 }
 
 #[test]
@@ -135,10 +106,7 @@ fn output_format_needs_to_or_an_extension() {
         .write_stdin("a 1\n")
         .assert()
         .code(1)
-        .stderr(
-            predicate::str::contains("cannot tell the output format")
-                .and(predicate::str::contains("--to")),
-        );
+        .stderr(predicate::str::contains("cannot tell the output format").and(predicate::str::contains("--to")));
 }
 
 #[test]
@@ -146,16 +114,9 @@ fn undetectable_input_lists_the_formats() {
     let dir = temp();
     let odd = dir.path().join("data.bin");
     std::fs::write(&odd, b"\x00\x01\x02").unwrap();
-    proftool()
-        .arg("convert")
-        .arg(&odd)
-        .arg(dir.path().join("o.folded"))
-        .assert()
-        .code(1)
-        .stderr(
-            predicate::str::contains("cannot tell the input format")
-                .and(predicate::str::contains("lispworks, folded")),
-        );
+    proftool().arg("convert").arg(&odd).arg(dir.path().join("o.folded")).assert().code(1).stderr(
+        predicate::str::contains("cannot tell the input format").and(predicate::str::contains("lispworks, folded")),
+    );
 }
 
 #[test]
@@ -163,16 +124,11 @@ fn every_bad_fixture_fails_with_file_and_position_and_leaves_nothing() {
     for (format, path) in crate::support::bad_fixtures() {
         let dir = temp();
         let out = dir.path().join("out.folded");
-        let expected = std::fs::read_to_string(path.with_file_name(format!(
-            "{}.err",
-            path.file_name().unwrap().to_str().unwrap()
-        )))
+        let expected = std::fs::read_to_string(
+            path.with_file_name(format!("{}.err", path.file_name().unwrap().to_str().unwrap())),
+        )
         .unwrap();
-        let message = format!(
-            "proftool: error: {}: {}",
-            path.display(),
-            expected.trim_end()
-        );
+        let message = format!("proftool: error: {}: {}", path.display(), expected.trim_end());
         proftool()
             .args(["convert", "--from", format.name()])
             .arg(&path)
@@ -180,12 +136,7 @@ fn every_bad_fixture_fails_with_file_and_position_and_leaves_nothing() {
             .assert()
             .code(1)
             .stderr(predicate::str::contains(message));
-        assert!(
-            files_in(dir.path()).is_empty(),
-            "{}: left {:?}",
-            path.display(),
-            files_in(dir.path())
-        );
+        assert!(files_in(dir.path()).is_empty(), "{}: left {:?}", path.display(), files_in(dir.path()));
     }
 }
 
@@ -194,12 +145,7 @@ fn a_failed_run_keeps_an_existing_output_untouched() {
     let dir = temp();
     let out = dir.path().join("out.folded");
     std::fs::write(&out, "previous 1\n").unwrap();
-    proftool()
-        .arg("convert")
-        .arg(fixture("lispworks/bad/depth-jump.tree"))
-        .arg(&out)
-        .assert()
-        .code(1);
+    proftool().arg("convert").arg(fixture("lispworks/bad/depth-jump.tree")).arg(&out).assert().code(1);
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "previous 1\n");
     assert_eq!(files_in(dir.path()), vec!["out.folded"]);
 }
@@ -228,21 +174,13 @@ fn usable_but_odd_input_warns_and_succeeds() {
         .write_stdin(std::fs::read(fixture("lispworks/negative-self.tree")).unwrap())
         .assert()
         .success()
-        .stderr(predicate::str::contains(
-            "<stdin>: line 3 (byte 52): Count is 1 less than the sum",
-        ));
+        .stderr(predicate::str::contains("<stdin>: line 3 (byte 52): Count is 1 less than the sum"));
 }
 
 #[test]
 fn usage_errors_exit_2() {
-    proftool()
-        .args(["convert", "--from", "nonesuch", "a", "b"])
-        .assert()
-        .code(2);
-    proftool()
-        .args(["convert", "only-one-arg"])
-        .assert()
-        .code(2);
+    proftool().args(["convert", "--from", "nonesuch", "a", "b"]).assert().code(2);
+    proftool().args(["convert", "only-one-arg"]).assert().code(2);
     proftool().arg("frobnicate").assert().code(2);
 }
 
@@ -262,9 +200,7 @@ fn unknown_metric_names_the_available_ones() {
         .write_stdin("a 1\n")
         .assert()
         .code(1)
-        .stderr(predicate::str::contains(
-            "--metric alloc: the profile has no such metric (it has: samples)",
-        ));
+        .stderr(predicate::str::contains("--metric alloc: the profile has no such metric (it has: samples)"));
 }
 
 #[test]
@@ -287,24 +223,13 @@ fn closed_stdout_pipe_ends_quietly() {
         let _ = stdin.write_all(big.as_bytes());
     });
     let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
     assert_eq!(first, "ROOT;CL-USER::FUNCTION-NUMBER-0 2\n");
     // The reader is dropped here: the pipe closes with most of the output unwritten.
     let output = child.wait_with_output().unwrap();
     writer.join().unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "stderr: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(
-        output.stderr.is_empty(),
-        "stderr: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_eq!(output.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(output.stderr.is_empty(), "stderr: {}", String::from_utf8_lossy(&output.stderr));
 }
 
 #[test]
@@ -314,16 +239,10 @@ fn info_reports_the_profile() {
         .arg(fixture("lispworks/processes.tree"))
         .assert()
         .success()
-        .stdout(predicate::str::contains(
-            "format     lispworks (recognised by content)",
-        ))
+        .stdout(predicate::str::contains("format     lispworks (recognised by content)"))
         .stdout(predicate::str::contains("title      fib benchmark: run 2"))
-        .stdout(predicate::str::contains(
-            "metric     samples (samples, count, additive): total 100",
-        ))
-        .stdout(predicate::str::contains(
-            "tree       1 root, 7 nodes, 6 frames, max depth 4",
-        ))
+        .stdout(predicate::str::contains("metric     samples (samples, count, additive): total 100"))
+        .stdout(predicate::str::contains("tree       1 root, 7 nodes, 6 frames, max depth 4"))
         .stdout(predicate::str::contains(
             "            50   50.0%  CL-USER::FIB\n            25   25.0%  CL-USER::|weird name|",
         ));
@@ -331,11 +250,7 @@ fn info_reports_the_profile() {
 
 #[test]
 fn info_json_is_machine_readable() {
-    let out = proftool()
-        .args(["info", "--json"])
-        .arg(fixture("folded/basic.folded"))
-        .assert()
-        .success();
+    let out = proftool().args(["info", "--json"]).arg(fixture("folded/basic.folded")).assert().success();
     let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(json["format"], "folded");
     assert_eq!(json["nodes"], 8);
@@ -352,23 +267,12 @@ fn formats_lists_every_format() {
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(text.starts_with("NAME"));
     for &format in proftool::Format::ALL {
-        assert!(
-            text.lines().any(|l| l.starts_with(format.name())),
-            "{format} missing from:\n{text}"
-        );
+        assert!(text.lines().any(|l| l.starts_with(format.name())), "{format} missing from:\n{text}");
     }
 }
 
 #[test]
 fn help_shows_examples() {
-    proftool()
-        .arg("--help")
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("Examples:"));
-    proftool()
-        .args(["convert", "--help"])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("--interval"));
+    proftool().arg("--help").assert().success().stdout(predicate::str::contains("Examples:"));
+    proftool().args(["convert", "--help"]).assert().success().stdout(predicate::str::contains("--interval"));
 }

@@ -11,21 +11,12 @@ fn every_fixture_folder_is_a_format_and_every_reader_has_fixtures() {
         let path = entry.unwrap().path();
         if path.is_dir() {
             let name = path.file_name().unwrap().to_str().unwrap();
-            assert!(
-                name == "cli" || Format::from_name(name).is_some(),
-                "fixtures/{name} is not a format name"
-            );
+            assert!(name == "cli" || Format::from_name(name).is_some(), "fixtures/{name} is not a format name");
         }
     }
     for &format in Format::ALL.iter().filter(|f| f.can_read()) {
-        assert!(
-            good_fixtures().iter().any(|(f, _)| *f == format),
-            "{format} has no fixtures"
-        );
-        assert!(
-            bad_fixtures().iter().any(|(f, _)| *f == format),
-            "{format} has no bad fixtures"
-        );
+        assert!(good_fixtures().iter().any(|(f, _)| *f == format), "{format} has no fixtures");
+        assert!(bad_fixtures().iter().any(|(f, _)| *f == format), "{format} has no bad fixtures");
     }
 }
 
@@ -37,15 +28,8 @@ fn fixtures_read_to_their_dumps() {
         if let Err(e) = profile.validate() {
             failures.push(format!("{}: invalid model: {e}", path.display()));
         }
-        let expected = path.with_file_name(format!(
-            "{}.dump",
-            path.file_name().unwrap().to_str().unwrap()
-        ));
-        check_golden(
-            &expected,
-            &dump_with_warnings(&profile, &diag),
-            &mut failures,
-        );
+        let expected = path.with_file_name(format!("{}.dump", path.file_name().unwrap().to_str().unwrap()));
+        check_golden(&expected, &dump_with_warnings(&profile, &diag), &mut failures);
     }
     assert_no_failures(failures);
 }
@@ -58,10 +42,7 @@ fn bad_fixtures_fail_with_their_messages() {
         match read_bytes(format, &bytes).0 {
             Ok(_) => failures.push(format!("{}: read without error", path.display())),
             Err(e) => {
-                let expected = path.with_file_name(format!(
-                    "{}.err",
-                    path.file_name().unwrap().to_str().unwrap()
-                ));
+                let expected = path.with_file_name(format!("{}.err", path.file_name().unwrap().to_str().unwrap()));
                 check_golden(&expected, &format!("{e}\n"), &mut failures);
             }
         }
@@ -76,10 +57,6 @@ fn fixtures_are_detected_as_their_format_without_from() {
         let mut diag = Diagnostics::default();
         let (_, detected, _) = proftool::read_input(input, None, &mut diag).unwrap();
         assert_eq!(detected, format, "{}", path.display());
-        assert!(
-            diag.warnings().iter().all(|w| w.key != "detect-ext"),
-            "{}",
-            path.display()
-        );
+        assert!(diag.warnings().iter().all(|w| w.key != "detect-ext"), "{}", path.display());
     }
 }

@@ -13,8 +13,7 @@ fn any_bytes() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
         prop::collection::vec(any::<u8>(), 0..512),
         // Text shaped like the formats, to get past the first checks.
-        "LispWorks Profiler Tree[:a ]{0,3}\n[0-9|\\-;\"\\\\a \r\n]{0,300}"
-            .prop_map(String::into_bytes),
+        "LispWorks Profiler Tree[:a ]{0,3}\n[0-9|\\-;\"\\\\a \r\n]{0,300}".prop_map(String::into_bytes),
         "[a-z;0-9 \r\n\\-]{0,300}".prop_map(String::into_bytes),
     ]
 }
@@ -34,8 +33,7 @@ proptest! {
 /// A frame name: anything printable including separators (`;`, `|`, spaces) and non-ASCII, plus
 /// the odd newline, but not a whole quoted string (that is a LispWorks pseudo-frame by definition).
 fn frame_name() -> impl Strategy<Value = String> {
-    "[a-zA-Z0-9 _:;|\\\\\"()λü\n-]{1,8}"
-        .prop_filter("quoted", |s| !(s.starts_with('"') && s.ends_with('"')))
+    "[a-zA-Z0-9 _:;|\\\\\"()λü\n-]{1,8}".prop_filter("quoted", |s| !(s.starts_with('"') && s.ends_with('"')))
 }
 
 prop_compose! {
@@ -70,7 +68,7 @@ proptest! {
             // same-format round trip of what the format made of it.
             let failures = check_pair(None, target, &profile, &format!("random -> {target}"));
             prop_assert!(failures.is_empty(), "{}", failures.join("\n"));
-            let reread = read_bytes(target, &write(target, &profile)).0.unwrap();
+            let reread = crate::support::read_bytes_with(target, &write(target, &profile), &crate::support::own_output()).0.unwrap();
             let failures = check_pair(Some(target), target, &reread, &format!("random -> {target} -> {target}"));
             prop_assert!(failures.is_empty(), "{}", failures.join("\n"));
         }

@@ -47,9 +47,7 @@ pub fn by_extension(path: &Path) -> Vec<Format> {
             .extensions()
             .iter()
             .filter(|ext| {
-                name.len() > ext.len() + 1
-                    && name.ends_with(*ext)
-                    && name[..name.len() - ext.len()].ends_with('.')
+                name.len() > ext.len() + 1 && name.ends_with(*ext) && name[..name.len() - ext.len()].ends_with('.')
             })
             .map(|ext| ext.len())
             .max();
@@ -58,11 +56,7 @@ pub fn by_extension(path: &Path) -> Vec<Format> {
         }
     }
     let longest = found.iter().map(|&(len, _)| len).max().unwrap_or(0);
-    found
-        .into_iter()
-        .filter(|&(len, _)| len == longest)
-        .map(|(_, f)| f)
-        .collect()
+    found.into_iter().filter(|&(len, _)| len == longest).map(|(_, f)| f).collect()
 }
 
 /// Decides the format of an input from `--from`, its first bytes and its path (`None` for stdin).
@@ -74,20 +68,12 @@ pub fn detect_input(
 ) -> Result<(Format, Reason), Error> {
     if let Some(format) = named {
         if !format.can_read() {
-            return Err(Error::Unsupported {
-                format,
-                action: "read",
-            });
+            return Err(Error::Unsupported { format, action: "read" });
         }
         return Ok((format, Reason::Named));
     }
     let readers = || Format::ALL.iter().copied().filter(|f| f.can_read());
-    let by_ext: Vec<Format> = path
-        .map(by_extension)
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|f| f.can_read())
-        .collect();
+    let by_ext: Vec<Format> = path.map(by_extension).unwrap_or_default().into_iter().filter(|f| f.can_read()).collect();
     let yes: Vec<Format> = readers().filter(|f| f.sniff(head) == Sniff::Yes).collect();
     match yes.as_slice() {
         [one] => {
@@ -105,33 +91,21 @@ pub fn detect_input(
             if let Some(&f) = several.iter().find(|f| by_ext.contains(f)) {
                 return Ok((f, Reason::Content));
             }
-            return Err(Error::UnknownInput(format!(
-                "the content fits {}",
-                names(several)
-            )));
+            return Err(Error::UnknownInput(format!("the content fits {}", names(several))));
         }
     }
-    let ext_ok: Vec<Format> = by_ext
-        .iter()
-        .copied()
-        .filter(|f| f.sniff(head) != Sniff::No)
-        .collect();
+    let ext_ok: Vec<Format> = by_ext.iter().copied().filter(|f| f.sniff(head) != Sniff::No).collect();
     if let [one] = ext_ok.as_slice() {
         return Ok((*one, Reason::Extension));
     }
-    let maybe: Vec<Format> = readers()
-        .filter(|f| f.sniff(head) == Sniff::Maybe)
-        .collect();
+    let maybe: Vec<Format> = readers().filter(|f| f.sniff(head) == Sniff::Maybe).collect();
     if let [one] = maybe.as_slice() {
         return Ok((*one, Reason::ContentOnly));
     }
     let why = match (by_ext.as_slice(), maybe.as_slice()) {
         ([], []) => "no format recognises the content".to_string(),
         ([], m) => format!("the content could be {}", names(m)),
-        (e, _) if ext_ok.is_empty() => format!(
-            "the extension says {} but the content does not fit",
-            names(e)
-        ),
+        (e, _) if ext_ok.is_empty() => format!("the extension says {} but the content does not fit", names(e)),
         (e, _) => format!("the extension could be {}", names(e)),
     };
     Err(Error::UnknownInput(why))
@@ -141,41 +115,23 @@ pub fn detect_input(
 pub fn detect_output(named: Option<Format>, path: Option<&Path>) -> Result<Format, Error> {
     if let Some(format) = named {
         if !format.can_write() {
-            return Err(Error::Unsupported {
-                format,
-                action: "written",
-            });
+            return Err(Error::Unsupported { format, action: "written" });
         }
         return Ok(format);
     }
     let Some(path) = path else {
-        return Err(Error::UnknownOutput(
-            "standard output has no extension".into(),
-        ));
+        return Err(Error::UnknownOutput("standard output has no extension".into()));
     };
-    let candidates: Vec<Format> = by_extension(path)
-        .into_iter()
-        .filter(|f| f.can_write())
-        .collect();
+    let candidates: Vec<Format> = by_extension(path).into_iter().filter(|f| f.can_write()).collect();
     match candidates.as_slice() {
         [one] => Ok(*one),
-        [] => Err(Error::UnknownOutput(format!(
-            "no writable format has the extension of {}",
-            path.display()
-        ))),
-        several => Err(Error::UnknownOutput(format!(
-            "the extension could be {}",
-            names(several)
-        ))),
+        [] => Err(Error::UnknownOutput(format!("no writable format has the extension of {}", path.display()))),
+        several => Err(Error::UnknownOutput(format!("the extension could be {}", names(several)))),
     }
 }
 
 fn names(formats: &[Format]) -> String {
-    formats
-        .iter()
-        .map(|f| f.name())
-        .collect::<Vec<_>>()
-        .join(" or ")
+    formats.iter().map(|f| f.name()).collect::<Vec<_>>().join(" or ")
 }
 
 #[cfg(test)]
@@ -215,10 +171,7 @@ mod tests {
 
     #[test]
     fn output_needs_to_or_extension() {
-        assert_eq!(
-            detect_output(None, Some(Path::new("o.folded"))).unwrap(),
-            Format::Folded
-        );
+        assert_eq!(detect_output(None, Some(Path::new("o.folded"))).unwrap(), Format::Folded);
         assert!(detect_output(None, None).is_err());
         assert!(detect_output(None, Some(Path::new("o.txt"))).is_err());
     }

@@ -33,6 +33,7 @@ use std::io::{Read, Write};
 pub(crate) const CARRIES: Carries = Carries {
     structure: Structure::Stacks,
     threads: true,
+    thread_roots: false,
     frame_kinds: false,
     metrics: &[MetricKind::Samples],
     one_metric: true,
@@ -47,9 +48,7 @@ pub(crate) const CARRIES: Carries = Carries {
 
 /// `Maybe` when the first complete lines all look like `stack count`: folded stacks have no signature.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
-    let Ok(text) =
-        std::str::from_utf8(head).or_else(|e| std::str::from_utf8(&head[..e.valid_up_to()]))
-    else {
+    let Ok(text) = std::str::from_utf8(head).or_else(|e| std::str::from_utf8(&head[..e.valid_up_to()])) else {
         return Sniff::No;
     };
     let complete = match text.rfind('\n') {
@@ -80,10 +79,7 @@ fn split_line(line: &str) -> Option<(&str, Result<i64, std::num::ParseIntError>)
 }
 
 /// Reads folded stacks, aggregating equal stacks as it goes.
-pub(crate) fn read(
-    input: &mut (dyn Read + Send),
-    diag: &mut Diagnostics,
-) -> Result<Profile, ParseError> {
+pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let mut lines = Lines::new(input, Format::Folded);
     let mut profile = Profile::new(vec![Metric::samples()]);
     let mut index = ChildIndex::default();
@@ -91,11 +87,7 @@ pub(crate) fn read(
         let text = line.text;
         let (stack, count) = match split_line(text) {
             Some((stack, Ok(count))) => (stack, count),
-            Some((_, Err(_))) | None
-                if text.trim().is_empty() || text.trim().parse::<i64>().is_ok() =>
-            {
-                ("", 0)
-            }
+            Some((_, Err(_))) | None if text.trim().is_empty() || text.trim().parse::<i64>().is_ok() => ("", 0),
             Some((_, Err(_))) => {
                 let count = text.rsplit_once(' ').map_or("", |(_, c)| c).to_string();
                 let field = "the count after the last space";
@@ -109,9 +101,7 @@ pub(crate) fn read(
             }
         };
         if stack.is_empty() {
-            diag.warn("skipped-line", Some(line.position), || {
-                "blank or empty-stack line skipped".into()
-            });
+            diag.warn("skipped-line", Some(line.position), || "blank or empty-stack line skipped".into());
             continue;
         }
         if count < 0 {
@@ -134,17 +124,10 @@ pub(crate) fn read(
 
 /// Writes `profile` (already projected to one count metric) as folded stacks, in tree pre-order.
 pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error> {
-    let names: Vec<_> = profile
-        .frames
-        .iter()
-        .map(|(_, frame)| frame.display_name())
-        .collect();
+    let names: Vec<_> = profile.frames.iter().map(|(_, frame)| frame.display_name()).collect();
     let tree = &profile.tree;
     let Values::Int(counts) = tree.self_values(0) else {
-        return Err(Error::Unrepresentable {
-            format: Format::Folded,
-            what: "counts must be whole numbers".into(),
-        });
+        return Err(Error::Unrepresentable { format: Format::Folded, what: "counts must be whole numbers".into() });
     };
     // `line` holds the path of the current node; `ends[d]` is where the frame at depth d ends.
     let mut line: Vec<u8> = Vec::with_capacity(1024);

@@ -49,6 +49,7 @@ use std::io::{Read, Write};
 pub(crate) const CARRIES: Carries = Carries {
     structure: Structure::Tree,
     threads: true,
+    thread_roots: false,
     frame_kinds: true,
     metrics: &[MetricKind::Samples],
     one_metric: true,
@@ -76,10 +77,7 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
 
 /// Reads a LispWorks profiler tree: lines are split and their numbers parsed on a second thread
 /// while this one interns names and builds the tree.
-pub(crate) fn read(
-    input: &mut (dyn Read + Send),
-    diag: &mut Diagnostics,
-) -> Result<Profile, ParseError> {
+pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let missing_marker = || ParseErrorKind::MissingMarker {
         format: Format::Lispworks,
         expected: "a first line containing \"LispWorks Profiler Tree\"",
@@ -91,41 +89,26 @@ pub(crate) fn read(
                 return Err(line.error(missing_marker()));
             }
             let mut profile = Profile::new(vec![Metric::samples()]);
-            profile.meta.title = line
-                .text
-                .split_once(':')
-                .map(|(_, name)| name.trim().to_string());
-            reader = Some(TreeReader {
-                profile,
-                path: Vec::new(),
-                facts: Vec::new(),
-            });
+            profile.meta.title = line.text.split_once(':').map(|(_, name)| name.trim().to_string());
+            reader = Some(TreeReader { profile, path: Vec::new(), facts: Vec::new() });
             return Ok(());
         };
         match parsed {
             Parsed::Comment => Ok(()),
             Parsed::Blank => {
-                diag.warn("blank-line", Some(line.position), || {
-                    "blank line skipped".into()
-                });
+                diag.warn("blank-line", Some(line.position), || "blank line skipped".into());
                 Ok(())
             }
             Parsed::Row(row) => {
                 let name = &line.text[row.name_start..];
-                reader
-                    .add(&row, name, line.position, diag)
-                    .map_err(|kind| line.error(kind))
+                reader.add(&row, name, line.position, diag).map_err(|kind| line.error(kind))
             }
             Parsed::Bad(kind) => Err(line.error(kind)),
         }
     })?;
     match reader {
         Some(reader) => Ok(reader.finish(diag)),
-        None => Err(ParseError {
-            format: Format::Lispworks,
-            position: Position::line(1, 0),
-            kind: missing_marker(),
-        }),
+        None => Err(ParseError { format: Format::Lispworks, position: Position::line(1, 0), kind: missing_marker() }),
     }
 }
 
@@ -174,11 +157,7 @@ fn parse_row(line: &str) -> Result<Row, ParseErrorKind> {
         });
     }
     // `pos` follows an ASCII `|`, so it is a character boundary.
-    Ok(Row {
-        depth: numbers[0],
-        counts: [numbers[1], numbers[2], numbers[3], numbers[4]],
-        name_start: pos,
-    })
+    Ok(Row { depth: numbers[0], counts: [numbers[1], numbers[2], numbers[3], numbers[4]], name_start: pos })
 }
 
 /// The integer that starts at `pos` and ends at a `|`, and the position after the `|`: an optional
@@ -203,11 +182,7 @@ fn field_int(bytes: &[u8], mut pos: usize) -> Option<(i64, usize)> {
     if pos == digits || bytes.get(pos) != Some(&b'|') {
         return None;
     }
-    let value = if negative {
-        value
-    } else {
-        value.checked_neg()?
-    };
+    let value = if negative { value } else { value.checked_neg()? };
     Some((value, pos + 1))
 }
 
@@ -217,28 +192,14 @@ fn row_error(line: &str) -> ParseErrorKind {
     if fields.len() < 6 {
         let n = fields.len();
         return ParseErrorKind::Unexpected {
-            expected: "six |-separated fields: Depth|Count|Call-Count|Seen-Count|Top-Count|Name"
-                .into(),
-            found: format!(
-                "{n} field{} in {}",
-                if n == 1 { "" } else { "s" },
-                excerpt(line.as_bytes())
-            ),
+            expected: "six |-separated fields: Depth|Count|Call-Count|Seen-Count|Top-Count|Name".into(),
+            found: format!("{n} field{} in {}", if n == 1 { "" } else { "s" }, excerpt(line.as_bytes())),
         };
     }
-    let bad = FIELDS
-        .iter()
-        .zip(&fields)
-        .find(|(_, text)| field_int(format!("{text}|").as_bytes(), 0).is_none());
+    let bad = FIELDS.iter().zip(&fields).find(|(_, text)| field_int(format!("{text}|").as_bytes(), 0).is_none());
     match bad {
-        Some((field, text)) => ParseErrorKind::InvalidNumber {
-            field,
-            text: text.to_string(),
-        },
-        None => ParseErrorKind::Unexpected {
-            expected: "a data line".into(),
-            found: excerpt(line.as_bytes()),
-        },
+        Some((field, text)) => ParseErrorKind::InvalidNumber { field, text: text.to_string() },
+        None => ParseErrorKind::Unexpected { expected: "a data line".into(), found: excerpt(line.as_bytes()) },
     }
 }
 
@@ -252,13 +213,7 @@ struct TreeReader {
 }
 
 impl TreeReader {
-    fn add(
-        &mut self,
-        row: &Row,
-        name: &str,
-        line: Position,
-        diag: &mut Diagnostics,
-    ) -> Result<(), ParseErrorKind> {
+    fn add(&mut self, row: &Row, name: &str, line: Position, diag: &mut Diagnostics) -> Result<(), ParseErrorKind> {
         let depth = usize::try_from(row.depth).unwrap_or(usize::MAX);
         if depth > self.path.len() {
             return Err(match self.path.len() {
@@ -266,10 +221,7 @@ impl TreeReader {
                     expected: "depth 0 on the first data line".into(),
                     found: format!("depth {}", row.depth),
                 },
-                n => ParseErrorKind::DepthJump {
-                    previous: n as i64 - 1,
-                    found: row.depth,
-                },
+                n => ParseErrorKind::DepthJump { previous: n as i64 - 1, found: row.depth },
             });
         }
         while self.path.len() > depth {
@@ -281,21 +233,10 @@ impl TreeReader {
         let [count, calls, seen, top] = row.counts;
         self.profile.tree.set_self(0, node, Value::Int(count));
         if let Some(parent) = parent {
-            self.profile
-                .tree
-                .add_self(0, parent, Value::Int(count.saturating_neg()));
+            self.profile.tree.add_self(0, parent, Value::Int(count.saturating_neg()));
         }
         self.path.push((node, line));
-        self.record_facts(
-            frame,
-            FunctionFacts {
-                calls: Some(calls),
-                seen: Some(seen),
-                top: Some(top),
-            },
-            line,
-            diag,
-        );
+        self.record_facts(frame, FunctionFacts { calls: Some(calls), seen: Some(seen), top: Some(top) }, line, diag);
         Ok(())
     }
 
@@ -306,13 +247,7 @@ impl TreeReader {
         }
     }
 
-    fn record_facts(
-        &mut self,
-        frame: FrameId,
-        facts: FunctionFacts,
-        line: Position,
-        diag: &mut Diagnostics,
-    ) {
+    fn record_facts(&mut self, frame: FrameId, facts: FunctionFacts, line: Position, diag: &mut Diagnostics) {
         if self.facts.len() <= frame.index() {
             self.facts.resize(frame.index() + 1, None);
         }
@@ -384,20 +319,11 @@ fn quote(text: &str, out: &mut String) {
 }
 
 /// Writes `profile` (already projected to one count metric) as a LispWorks profiler tree.
-pub(crate) fn write(
-    profile: &Profile,
-    out: &mut dyn Write,
-    diag: &mut Diagnostics,
-) -> Result<(), Error> {
+pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<(), Error> {
     let tree = &profile.tree;
     let inclusive = tree.derived_inclusive(0);
     let facts = function_facts(profile, &inclusive);
-    match profile
-        .meta
-        .title
-        .as_deref()
-        .map(|t| t.replace(['\n', '\r'], " "))
-    {
+    match profile.meta.title.as_deref().map(|t| t.replace(['\n', '\r'], " ")) {
         Some(title) if !title.trim().is_empty() => {
             if title != profile.meta.title.as_deref().unwrap_or_default() {
                 diag.warn("newline-in-title", None, || {
@@ -408,11 +334,7 @@ pub(crate) fn write(
         }
         _ => writeln!(out, "{MARKER}")?,
     }
-    let names: Vec<String> = profile
-        .frames
-        .iter()
-        .map(|(_, frame)| node_name(frame))
-        .collect();
+    let names: Vec<String> = profile.frames.iter().map(|(_, frame)| node_name(frame)).collect();
     let mut line = Vec::with_capacity(256);
     for visit in tree.walk() {
         let (node, depth) = (visit.node, visit.depth);
@@ -420,13 +342,7 @@ pub(crate) fn write(
         let f = facts[frame.index()];
         line.clear();
         let count = inclusive.get(node.index());
-        write!(
-            line,
-            "{depth}|{count}|{}|{}|{}|",
-            f.calls.unwrap_or(0),
-            f.seen.unwrap_or(0),
-            f.top.unwrap_or(0)
-        )?;
+        write!(line, "{depth}|{count}|{}|{}|{}|", f.calls.unwrap_or(0), f.seen.unwrap_or(0), f.top.unwrap_or(0))?;
         line.extend_from_slice(names[frame.index()].as_bytes());
         line.push(b'\n');
         out.write_all(&line)?;
@@ -463,8 +379,7 @@ fn function_facts(profile: &Profile, inclusive: &crate::model::Values) -> Vec<Fu
         }
         let f = tree.frame(node);
         if on_path[f.index()] == 0 {
-            seen[f.index()] =
-                seen[f.index()].saturating_add(inclusive.get(node.index()).as_count());
+            seen[f.index()] = seen[f.index()].saturating_add(inclusive.get(node.index()).as_count());
         }
         top[f.index()] = top[f.index()].saturating_add(tree.self_value(0, node).as_count());
         on_path[f.index()] += 1;
@@ -472,11 +387,7 @@ fn function_facts(profile: &Profile, inclusive: &crate::model::Values) -> Vec<Fu
     }
     (0..n)
         .map(|i| {
-            let known = profile
-                .function_facts
-                .get(&FrameId(i as u32))
-                .copied()
-                .unwrap_or_default();
+            let known = profile.function_facts.get(&FrameId(i as u32)).copied().unwrap_or_default();
             FunctionFacts {
                 calls: Some(known.calls.unwrap_or(0)),
                 seen: Some(known.seen.unwrap_or(seen[i])),

@@ -13,6 +13,7 @@
 pub mod detect;
 pub mod folded;
 pub mod lispworks;
+pub mod sampler;
 
 use crate::convert::{self, ConvertOptions};
 use crate::diag::Diagnostics;
@@ -29,6 +30,8 @@ pub enum Format {
     Lispworks,
     /// Folded stacks, the FlameGraph/inferno interchange text.
     Folded,
+    /// Apple Sampler "supersampler" stack samples (mixed text and binary).
+    Sampler,
 }
 
 /// How sure a sniffer is that an input's first bytes are its format.
@@ -59,6 +62,9 @@ pub struct Carries {
     pub structure: Structure,
     /// Threads or processes as frames.
     pub threads: bool,
+    /// Whether every root must be a thread (then roots that are not go under one thread). With
+    /// `frame_kinds` false, roots keep their thread kind and only frames below them become functions.
+    pub thread_roots: bool,
     /// Whether a frame says what kind it is (thread, pseudo-frame, function); without it every frame
     /// reads back as a function.
     pub frame_kinds: bool,
@@ -108,7 +114,17 @@ impl Carries {
 /// Options for readers. Every field has a default; new options do not break callers.
 #[derive(Clone, Debug, Default)]
 #[non_exhaustive]
-pub struct ReadOptions {}
+pub struct ReadOptions {
+    /// The frame order of Sampler stacks.
+    pub sampler_order: sampler::FrameOrder,
+}
+
+impl ReadOptions {
+    /// Options with the Sampler frame order as given.
+    pub fn with_sampler_order(sampler_order: sampler::FrameOrder) -> ReadOptions {
+        ReadOptions { sampler_order }
+    }
+}
 
 impl Format {
     /// Every format, in registry order.
@@ -119,6 +135,7 @@ impl Format {
         match self {
             Format::Lispworks => "lispworks",
             Format::Folded => "folded",
+            Format::Sampler => "sampler",
         }
     }
 
@@ -132,6 +149,7 @@ impl Format {
         match self {
             Format::Lispworks => "LispWorks profiler tree (Depth|Count|Call|Seen|Top|Name lines)",
             Format::Folded => "folded stacks for flame graphs (FlameGraph, inferno)",
+            Format::Sampler => "Apple Sampler supersampler stack samples",
         }
     }
 
@@ -140,20 +158,21 @@ impl Format {
         match self {
             Format::Lispworks => &["tree"],
             Format::Folded => &["folded", "collapsed"],
+            Format::Sampler => &["sampler"],
         }
     }
 
     /// Whether proftool reads the format.
     pub fn can_read(self) -> bool {
         match self {
-            Format::Lispworks | Format::Folded => true,
+            Format::Lispworks | Format::Folded | Format::Sampler => true,
         }
     }
 
     /// Whether proftool writes the format.
     pub fn can_write(self) -> bool {
         match self {
-            Format::Lispworks | Format::Folded => true,
+            Format::Lispworks | Format::Folded | Format::Sampler => true,
         }
     }
 
@@ -162,6 +181,7 @@ impl Format {
         match self {
             Format::Lispworks => lispworks::CARRIES,
             Format::Folded => folded::CARRIES,
+            Format::Sampler => sampler::CARRIES,
         }
     }
 
@@ -170,6 +190,7 @@ impl Format {
         match self {
             Format::Lispworks => lispworks::sniff(head),
             Format::Folded => folded::sniff(head),
+            Format::Sampler => sampler::sniff(head),
         }
     }
 
@@ -180,16 +201,12 @@ impl Format {
         options: &ReadOptions,
         diag: &mut Diagnostics,
     ) -> Result<Profile, Error> {
-        let _ = options;
         let profile = match self {
             Format::Lispworks => lispworks::read(input, diag)?,
             Format::Folded => folded::read(input, diag)?,
+            Format::Sampler => sampler::read(input, options.sampler_order, diag)?,
         };
-        debug_assert_eq!(
-            profile.validate(),
-            Ok(()),
-            "{self} reader broke a model invariant"
-        );
+        debug_assert_eq!(profile.validate(), Ok(()), "{self} reader broke a model invariant");
         Ok(profile)
     }
 
@@ -205,6 +222,7 @@ impl Format {
         match self {
             Format::Lispworks => lispworks::write(&projected, out, diag)?,
             Format::Folded => folded::write(&projected, out)?,
+            Format::Sampler => sampler::write(&projected, out, options)?,
         }
         Ok(())
     }
@@ -220,13 +238,7 @@ impl Format {
     }
 
     fn names_where(keep: fn(Format) -> bool) -> String {
-        Format::ALL
-            .iter()
-            .copied()
-            .filter(|&f| keep(f))
-            .map(Format::name)
-            .collect::<Vec<_>>()
-            .join(", ")
+        Format::ALL.iter().copied().filter(|&f| keep(f)).map(Format::name).collect::<Vec<_>>().join(", ")
     }
 }
 
@@ -244,10 +256,7 @@ mod tests {
     fn names_round_trip_and_extensions_are_unique_per_format() {
         for &format in Format::ALL {
             assert_eq!(Format::from_name(format.name()), Some(format));
-            assert!(format
-                .name()
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c == '-'));
+            assert!(format.name().chars().all(|c| c.is_ascii_lowercase() || c == '-'));
         }
     }
 }

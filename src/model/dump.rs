@@ -15,7 +15,8 @@
 //! escaping so that spaces, quotes and control characters are visible. Additive metrics show the
 //! derived inclusive total; a measured inclusive value, where the source has one, follows it.
 
-use super::{Frame, Profile};
+use super::{Frame, FrameId, Profile};
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// Renders `profile` in the canonical dump format.
@@ -24,6 +25,7 @@ pub fn dump(profile: &Profile) -> String {
     dump_header(profile, &mut out);
     dump_tree(profile, &mut out);
     dump_functions(profile, &mut out);
+    dump_frame_attrs(profile, &mut out);
     out
 }
 
@@ -45,9 +47,7 @@ fn dump_header(profile: &Profile, out: &mut String) {
         let _ = writeln!(out, "metric {i}: {metric}");
     }
     let roots = profile.tree.roots().count();
-    let depth = profile
-        .max_depth()
-        .map_or("-".to_string(), |d| d.to_string());
+    let depth = profile.max_depth().map_or("-".to_string(), |d| d.to_string());
     let _ = writeln!(
         out,
         "nodes {}, roots {roots}, frames {}, max depth {depth}",
@@ -75,9 +75,8 @@ pub fn frame_label(frame: &Frame) -> String {
 fn dump_tree(profile: &Profile, out: &mut String) {
     let tree = &profile.tree;
     let metrics = profile.metrics();
-    let totals: Vec<_> = (0..metrics.len())
-        .map(|m| metrics[m].is_additive().then(|| tree.derived_inclusive(m)))
-        .collect();
+    let totals: Vec<_> =
+        (0..metrics.len()).map(|m| metrics[m].is_additive().then(|| tree.derived_inclusive(m))).collect();
     out.push_str("tree:\n");
     for visit in tree.walk() {
         let (node, depth) = (visit.node, visit.depth);
@@ -99,13 +98,31 @@ fn dump_tree(profile: &Profile, out: &mut String) {
     }
 }
 
+/// The entries of a per-frame map in frame order (not interning order, which says nothing).
+fn by_frame<'p, T>(profile: &'p Profile, map: &'p BTreeMap<FrameId, T>) -> Vec<(FrameId, &'p T)> {
+    let mut entries: Vec<(FrameId, &T)> = map.iter().map(|(&f, v)| (f, v)).collect();
+    entries.sort_by(|a, b| profile.frames.get(a.0).cmp(profile.frames.get(b.0)));
+    entries
+}
+
+fn dump_frame_attrs(profile: &Profile, out: &mut String) {
+    if profile.frame_attrs.is_empty() {
+        return;
+    }
+    out.push_str("frame attrs:\n");
+    for (frame, attrs) in by_frame(profile, &profile.frame_attrs) {
+        let attrs: Vec<String> = attrs.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
+        let _ = writeln!(out, "  {}: {}", frame_label(profile.frames.get(frame)), attrs.join(" "));
+    }
+}
+
 fn dump_functions(profile: &Profile, out: &mut String) {
     if profile.function_facts.is_empty() {
         return;
     }
     out.push_str("functions:\n");
     let show = |v: Option<i64>| v.map_or("-".to_string(), |v| v.to_string());
-    for (&frame, facts) in &profile.function_facts {
+    for (frame, facts) in by_frame(profile, &profile.function_facts) {
         let _ = writeln!(
             out,
             "  {}: calls={} seen={} top={}",

@@ -106,24 +106,12 @@ pub struct FrameRef<'a> {
 impl<'a> FrameRef<'a> {
     /// A function frame with only a name.
     pub fn function(name: &'a str) -> FrameRef<'a> {
-        FrameRef {
-            name,
-            module: None,
-            line: None,
-            clause: None,
-            kind: FrameKind::Function,
-        }
+        FrameRef { name, module: None, line: None, clause: None, kind: FrameKind::Function }
     }
 
     /// A frame of `kind` with only a name.
     pub fn named(name: &'a str, kind: FrameKind) -> FrameRef<'a> {
-        FrameRef {
-            name,
-            module: None,
-            line: None,
-            clause: None,
-            kind,
-        }
+        FrameRef { name, module: None, line: None, clause: None, kind }
     }
 
     fn to_owned_frame(self) -> Frame {
@@ -213,16 +201,8 @@ impl FrameTable {
             h.finish()
         };
         let recent = self.recent.get_or_insert_with(|| {
-            let empty = RecentSlot {
-                hash: 0,
-                id: u32::MAX,
-                kind,
-                len: 0,
-                bytes: [0; RECENT_NAME_MAX],
-            };
-            Box::new(RecentNames {
-                slots: vec![empty; RECENT_SLOTS].into_boxed_slice(),
-            })
+            let empty = RecentSlot { hash: 0, id: u32::MAX, kind, len: 0, bytes: [0; RECENT_NAME_MAX] };
+            Box::new(RecentNames { slots: vec![empty; RECENT_SLOTS].into_boxed_slice() })
         });
         // The top bits pick the slot: FxHasher mixes them best.
         let slot = &mut recent.slots[(hash >> 52) as usize % RECENT_SLOTS];
@@ -238,20 +218,10 @@ impl FrameTable {
         bytes[..len].copy_from_slice(name.as_bytes());
         let index = match self.frames.get_index_of(&FrameRef::named(name, kind)) {
             Some(index) => index,
-            None => {
-                self.frames
-                    .insert_full(FrameRef::named(name, kind).to_owned_frame())
-                    .0
-            }
+            None => self.frames.insert_full(FrameRef::named(name, kind).to_owned_frame()).0,
         };
         let id = u32::try_from(index).unwrap_or(u32::MAX);
-        *slot = RecentSlot {
-            hash,
-            id,
-            kind,
-            len: len as u8,
-            bytes,
-        };
+        *slot = RecentSlot { hash, id, kind, len: len as u8, bytes };
         FrameId(id)
     }
 
@@ -280,10 +250,7 @@ impl FrameTable {
 
     /// All frames with their ids, in the order they were interned.
     pub fn iter(&self) -> impl Iterator<Item = (FrameId, &Frame)> {
-        self.frames
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (FrameId(i as u32), f))
+        self.frames.iter().enumerate().map(|(i, f)| (FrameId(i as u32), f))
     }
 }
 
@@ -296,10 +263,7 @@ mod tests {
         let mut table = FrameTable::default();
         let a = table.intern(FrameRef::function("f"));
         let b = table.intern(FrameRef::named("f", FrameKind::Thread));
-        let c = table.intern(FrameRef {
-            line: Some(3),
-            ..FrameRef::function("f")
-        });
+        let c = table.intern(FrameRef { line: Some(3), ..FrameRef::function("f") });
         assert_eq!(a, table.intern(FrameRef::function("f")));
         assert_ne!(a, b);
         assert_ne!(a, c);

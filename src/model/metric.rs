@@ -136,14 +136,7 @@ impl fmt::Display for Metric {
             Aggregation::Additive => "additive",
             Aggregation::PerNode => "per-node",
         };
-        write!(
-            f,
-            "{} ({}, {}, {})",
-            self.name,
-            self.kind.name(),
-            self.unit.name(),
-            agg
-        )
+        write!(f, "{} ({}, {}, {})", self.name, self.kind.name(), self.unit.name(), agg)
     }
 }
 

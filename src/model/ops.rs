@@ -4,6 +4,7 @@
 //!   children sorted by frame, frames interned in walk order.
 //! - [`map_frames`]: frames replaced (fitted to a target), merging those that become equal.
 //! - [`merge_siblings`]: one node per distinct stack, for formats whose identity is the stack.
+//! - [`adopt_roots`]: roots gathered under a new root (a thread for formats that need one).
 //! - [`merge_lines`]: source-line frames merged into their functions, for function-level targets.
 
 use super::{ChildIndex, Frame, FrameId, FrameKind, FrameRef, FrameTable, NodeId, Profile, Value};
@@ -30,10 +31,11 @@ pub fn map_frames(profile: &mut Profile, mut replace: impl FnMut(&Frame) -> Opti
     profile.tree.remap_frames(&map);
     let facts = std::mem::take(&mut profile.function_facts);
     for (frame, f) in facts {
-        profile
-            .function_facts
-            .entry(map[frame.index()])
-            .or_insert(f);
+        profile.function_facts.entry(map[frame.index()]).or_insert(f);
+    }
+    let attrs = std::mem::take(&mut profile.frame_attrs);
+    for (frame, a) in attrs {
+        profile.frame_attrs.entry(map[frame.index()]).or_insert(a);
     }
     profile.frames = frames;
 }
@@ -49,6 +51,36 @@ pub fn merge_siblings(profile: &Profile) -> Profile {
 /// the line node becomes a function node, merged with any sibling of the same function.
 pub fn merge_lines(profile: &Profile) -> Profile {
     rebuild(profile, false, true)
+}
+
+/// `profile` with a new first root of frame `parent` that adopts every root `adopt` accepts; the
+/// other roots and all nodes keep their order and values.
+pub fn adopt_roots(profile: &Profile, parent: FrameId, adopt: impl Fn(&Frame) -> bool) -> Profile {
+    let src = &profile.tree;
+    let mut out = Profile::new(profile.metrics().to_vec());
+    out.meta = profile.meta.clone();
+    out.frames = profile.frames.clone();
+    out.function_facts = profile.function_facts.clone();
+    out.frame_attrs = profile.frame_attrs.clone();
+    let top = out.tree.push(None, parent);
+    let mut new_node: Vec<NodeId> = vec![NodeId(0); src.len()];
+    for visit in src.walk() {
+        let node = visit.node;
+        let parent = match src.parent(node) {
+            Some(p) => Some(new_node[p.index()]),
+            None if adopt(profile.frames.get(src.frame(node))) => Some(top),
+            None => None,
+        };
+        let id = out.tree.push(parent, src.frame(node));
+        new_node[node.index()] = id;
+        for m in 0..profile.metrics().len() {
+            out.tree.set_self(m, id, src.self_value(m, node));
+            if let Some(measured) = src.measured_inclusive(m) {
+                out.tree.set_measured_inclusive(m, id, measured.get(node.index()));
+            }
+        }
+    }
+    out
 }
 
 /// Copies `profile` in pre-order, merging siblings with equal frames; with `sorted`, children are
@@ -70,16 +102,7 @@ fn rebuild(profile: &Profile, sorted: bool, lines_to_functions: bool) -> Profile
         let is_line = lines_to_functions && profile.frames.get(old_frame).kind == FrameKind::Line;
         let frame = *new_frame[old_frame.index()].get_or_insert_with(|| {
             let f = profile.frames.get(old_frame).as_ref();
-            let f = if is_line {
-                FrameRef {
-                    line: None,
-                    clause: None,
-                    kind: FrameKind::Function,
-                    ..f
-                }
-            } else {
-                f
-            };
+            let f = if is_line { FrameRef { line: None, clause: None, kind: FrameKind::Function, ..f } } else { f };
             out.frames.intern(f)
         });
         let parent = src.parent(node).map(|p| new_node[p.index()]);
@@ -93,10 +116,7 @@ fn rebuild(profile: &Profile, sorted: bool, lines_to_functions: bool) -> Profile
             out.tree.add_self(m, id, src.self_value(m, node));
             // A spliced line's inclusive value is already inside its function's.
             if let (Some(measured), false) = (src.measured_inclusive(m), splice) {
-                let previous = out
-                    .tree
-                    .measured_inclusive(m)
-                    .map_or(Value::Int(0), |v| v.get(id.index()));
+                let previous = out.tree.measured_inclusive(m).map_or(Value::Int(0), |v| v.get(id.index()));
                 let sum = Value::Float(previous.as_f64() + measured.get(node.index()).as_f64());
                 out.tree.set_measured_inclusive(m, id, sum);
             }
@@ -105,6 +125,11 @@ fn rebuild(profile: &Profile, sorted: bool, lines_to_functions: bool) -> Profile
     for (&frame, facts) in &profile.function_facts {
         if let Some(id) = new_frame[frame.index()] {
             out.function_facts.insert(id, *facts);
+        }
+    }
+    for (&frame, attrs) in &profile.frame_attrs {
+        if let Some(id) = new_frame[frame.index()] {
+            out.frame_attrs.entry(id).or_insert_with(|| attrs.clone());
         }
     }
     out
@@ -142,21 +167,9 @@ mod tests {
     fn merge_lines_splices_under_own_function_and_replaces_elsewhere() {
         let mut p = Profile::new(vec![Metric::samples()]);
         let f = p.frames.intern(FrameRef::function("f"));
-        let f6 = p.frames.intern(FrameRef {
-            line: Some(6),
-            kind: FrameKind::Line,
-            ..FrameRef::function("f")
-        });
-        let g7 = p.frames.intern(FrameRef {
-            line: Some(7),
-            kind: FrameKind::Line,
-            ..FrameRef::function("g")
-        });
-        let g8 = p.frames.intern(FrameRef {
-            line: Some(8),
-            kind: FrameKind::Line,
-            ..FrameRef::function("g")
-        });
+        let f6 = p.frames.intern(FrameRef { line: Some(6), kind: FrameKind::Line, ..FrameRef::function("f") });
+        let g7 = p.frames.intern(FrameRef { line: Some(7), kind: FrameKind::Line, ..FrameRef::function("g") });
+        let g8 = p.frames.intern(FrameRef { line: Some(8), kind: FrameKind::Line, ..FrameRef::function("g") });
         let nf = p.tree.push(None, f);
         let n6 = p.tree.push(Some(nf), f6); // Dyalog shape: line row under its function
         let n7 = p.tree.push(Some(n6), g7); // BR shape: a line of another function
@@ -166,14 +179,8 @@ mod tests {
         }
         let merged = merge_lines(&p);
         let text = dump(&merged);
-        assert!(
-            text.contains("\"f\" [function] samples=3 (total 15)"),
-            "{text}"
-        );
-        assert!(
-            text.contains("  \"g\" [function] samples=12 (total 12)"),
-            "{text}"
-        );
+        assert!(text.contains("\"f\" [function] samples=3 (total 15)"), "{text}");
+        assert!(text.contains("  \"g\" [function] samples=12 (total 12)"), "{text}");
         assert_eq!(merged.tree.len(), 2);
     }
 }

@@ -51,6 +51,9 @@ pub struct Profile {
     pub tree: CallTree,
     /// Per-function facts, keyed by the function's frame.
     pub function_facts: BTreeMap<FrameId, FunctionFacts>,
+    /// Format-specific facts about a frame (a Sampler symbol's `unknown` field and second library
+    /// path), keyed `format.field` as header attrs are, kept so that a same-format round trip is exact.
+    pub frame_attrs: BTreeMap<FrameId, Vec<(String, String)>>,
 }
 
 impl Profile {
@@ -63,6 +66,7 @@ impl Profile {
             frames: FrameTable::default(),
             tree,
             function_facts: BTreeMap::new(),
+            frame_attrs: BTreeMap::new(),
         }
     }
 
@@ -79,16 +83,9 @@ impl Profile {
     /// The metric a one-number-per-node target shows by default: samples if the profile has them,
     /// else ticks, else time, else allocation, else calls (model.md §3).
     pub fn primary_metric(&self) -> Option<usize> {
-        const PREFERENCE: [MetricKind; 5] = [
-            MetricKind::Samples,
-            MetricKind::Ticks,
-            MetricKind::Time,
-            MetricKind::Alloc,
-            MetricKind::Calls,
-        ];
-        PREFERENCE
-            .iter()
-            .find_map(|&kind| self.metrics.iter().position(|m| m.kind == kind))
+        const PREFERENCE: [MetricKind; 5] =
+            [MetricKind::Samples, MetricKind::Ticks, MetricKind::Time, MetricKind::Alloc, MetricKind::Calls];
+        PREFERENCE.iter().find_map(|&kind| self.metrics.iter().position(|m| m.kind == kind))
     }
 
     /// The sum of the self values of `metric` over the whole tree.
@@ -105,11 +102,7 @@ impl Profile {
     pub fn validate(&self) -> Result<(), String> {
         let tree = &self.tree;
         if tree.n_metrics() != self.metrics.len() {
-            return Err(format!(
-                "{} metrics declared, {} value columns",
-                self.metrics.len(),
-                tree.n_metrics()
-            ));
+            return Err(format!("{} metrics declared, {} value columns", self.metrics.len(), tree.n_metrics()));
         }
         for (i, metric) in self.metrics.iter().enumerate() {
             if tree.self_values(i).len() != tree.len() {
@@ -121,28 +114,17 @@ impl Profile {
                 ));
             }
             if tree.self_values(i).repr() != metric.repr {
-                return Err(format!(
-                    "metric {} is stored in the wrong representation",
-                    metric.name
-                ));
+                return Err(format!("metric {} is stored in the wrong representation", metric.name));
             }
             if metric.is_additive() {
                 if let Some(node) = tree.nodes().find(|&n| tree.self_value(i, n).as_f64() < 0.0) {
-                    return Err(format!(
-                        "node {} has a negative self value for {}",
-                        node.0, metric.name
-                    ));
+                    return Err(format!("node {} has a negative self value for {}", node.0, metric.name));
                 }
             }
         }
         for node in tree.nodes() {
             if tree.frame(node).index() >= self.frames.len() {
-                return Err(format!(
-                    "node {} refers to frame {} of {}",
-                    node.0,
-                    tree.frame(node).0,
-                    self.frames.len()
-                ));
+                return Err(format!("node {} refers to frame {} of {}", node.0, tree.frame(node).0, self.frames.len()));
             }
             if let Some(NodeId(p)) = tree.parent(node) {
                 if p >= node.0 {
@@ -150,12 +132,9 @@ impl Profile {
                 }
             }
         }
-        if let Some(id) = self
-            .function_facts
-            .keys()
-            .find(|id| id.index() >= self.frames.len())
-        {
-            return Err(format!("function facts for unknown frame {}", id.0));
+        let keyed = self.function_facts.keys().chain(self.frame_attrs.keys());
+        if let Some(id) = keyed.into_iter().find(|id| id.index() >= self.frames.len()) {
+            return Err(format!("facts for unknown frame {}", id.0));
         }
         let mut names = std::collections::HashSet::new();
         if let Some(m) = self.metrics.iter().find(|m| !names.insert(&m.name)) {
@@ -171,12 +150,7 @@ impl Profile {
     }
 
     /// Replaces metric `index` (declaration and values) — for unit conversions.
-    pub(crate) fn replace_metric(
-        &mut self,
-        index: usize,
-        metric: Metric,
-        values: super::metric::Values,
-    ) {
+    pub(crate) fn replace_metric(&mut self, index: usize, metric: Metric, values: super::metric::Values) {
         debug_assert_eq!(metric.repr, values.repr());
         self.metrics[index] = metric;
         self.tree.replace_metric(index, values);

@@ -124,11 +124,7 @@ impl Layout {
             self.forget_order();
         }
         if self.preorder {
-            while self
-                .open
-                .last()
-                .is_some_and(|(open, _)| Some(*open) != parent)
-            {
+            while self.open.last().is_some_and(|(open, _)| Some(*open) != parent) {
                 self.close_last();
             }
             let fresh = match (parent, self.open.last_mut()) {
@@ -256,8 +252,7 @@ impl CallTree {
 
     /// The roots, in source order.
     pub fn roots(&self) -> impl Iterator<Item = NodeId> + '_ {
-        self.nodes()
-            .filter(|&n| self.parents[n.index()] == NO_PARENT)
+        self.nodes().filter(|&n| self.parents[n.index()] == NO_PARENT)
     }
 
     /// The self values of metric `metric`, one per node.
@@ -290,9 +285,7 @@ impl CallTree {
     pub fn set_measured_inclusive(&mut self, metric: usize, node: NodeId, value: Value) {
         let len = self.len();
         let repr = self.self_values[metric].repr();
-        self.measured_inclusive[metric]
-            .get_or_insert_with(|| Values::zeros(repr, len))
-            .set(node.index(), value);
+        self.measured_inclusive[metric].get_or_insert_with(|| Values::zeros(repr, len)).set(node.index(), value);
     }
 
     /// Inclusive values derived from the self values: self plus the inclusive values of the children.
@@ -332,11 +325,7 @@ impl CallTree {
     /// A depth-first walk over the whole tree, roots and children in source order.
     pub fn walk(&self) -> Walk<'_> {
         if self.layout.preorder {
-            Walk::Arena {
-                tree: self,
-                next: 0,
-                path: Vec::with_capacity(64),
-            }
+            Walk::Arena { tree: self, next: 0, path: Vec::with_capacity(64) }
         } else {
             self.walk_with(self.children())
         }
@@ -366,16 +355,20 @@ impl CallTree {
                 dup
             })
         };
-        check(0, children.roots())
-            || self
-                .nodes()
-                .any(|node| check(node.0 + 1, children.of_node(node)))
+        check(0, children.roots()) || self.nodes().any(|node| check(node.0 + 1, children.of_node(node)))
     }
 
     /// Drops every metric column whose index `keep` rejects.
     pub(crate) fn retain_metrics(&mut self, keep: &[bool]) {
         super::retain_by_mask(&mut self.self_values, keep);
         super::retain_by_mask(&mut self.measured_inclusive, keep);
+    }
+
+    /// Points `node` at another frame; siblings may then share a frame.
+    pub(crate) fn set_frame(&mut self, node: NodeId, frame: FrameId) {
+        self.frames[node.index()] = frame;
+        self.layout.duplicates_possible = true;
+        self.layout.seal();
     }
 
     /// Points every node at `map[old frame]` (used when frames are renamed and merge).
@@ -503,25 +496,14 @@ impl Iterator for Walk<'_> {
                 }
                 let depth = path.len() as u32;
                 path.push(node);
-                let is_leaf = tree
-                    .parents
-                    .get(node.index() + 1)
-                    .is_none_or(|&p| p != node.0);
-                Some(Visit {
-                    node,
-                    depth,
-                    is_leaf,
-                })
+                let is_leaf = tree.parents.get(node.index() + 1).is_none_or(|&p| p != node.0);
+                Some(Visit { node, depth, is_leaf })
             }
             Walk::Lists { children, stack } => {
                 let (node, depth) = stack.pop()?;
                 let kids = children.of_node(node);
                 stack.extend(kids.iter().rev().map(|&c| (c, depth + 1)));
-                Some(Visit {
-                    node,
-                    depth,
-                    is_leaf: kids.is_empty(),
-                })
+                Some(Visit { node, depth, is_leaf: kids.is_empty() })
             }
         }
     }
@@ -537,17 +519,9 @@ pub struct ChildIndex {
 
 impl ChildIndex {
     /// The child of `parent` (a root when `None`) with frame `frame`, added if there is none yet.
-    pub fn child_or_insert(
-        &mut self,
-        tree: &mut CallTree,
-        parent: Option<NodeId>,
-        frame: FrameId,
-    ) -> NodeId {
+    pub fn child_or_insert(&mut self, tree: &mut CallTree, parent: Option<NodeId>, frame: FrameId) -> NodeId {
         let key = (parent.map_or(NO_PARENT, |p| p.0), frame);
-        *self
-            .map
-            .entry(key)
-            .or_insert_with(|| tree.push(parent, frame))
+        *self.map.entry(key).or_insert_with(|| tree.push(parent, frame))
     }
 }
 
@@ -572,19 +546,10 @@ mod tests {
     fn walk_is_preorder_with_depths() {
         let t = tree_abc();
         assert!(t.is_preorder());
-        let expected = vec![
-            (0, 0, false),
-            (1, 1, false),
-            (2, 2, true),
-            (3, 1, true),
-            (4, 0, true),
-        ];
+        let expected = vec![(0, 0, false), (1, 1, false), (2, 2, true), (3, 1, true), (4, 0, true)];
         let arena: Vec<_> = t.walk().map(|v| (v.node.0, v.depth, v.is_leaf)).collect();
         assert_eq!(arena, expected);
-        let lists: Vec<_> = t
-            .walk_with(t.children())
-            .map(|v| (v.node.0, v.depth, v.is_leaf))
-            .collect();
+        let lists: Vec<_> = t.walk_with(t.children()).map(|v| (v.node.0, v.depth, v.is_leaf)).collect();
         assert_eq!(lists, expected);
     }
 

@@ -11,19 +11,12 @@ pub fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
 
-/// Files that are expected outputs or notes, not inputs.
-fn is_expectation(path: &Path) -> bool {
-    matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("dump" | "err" | "md")
-    )
-}
-
-fn inputs_in(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.path()).collect())
-        .unwrap_or_default();
-    files.retain(|p| p.is_file() && !is_expectation(p));
+/// The inputs in `dir`: the files with one of `format`'s extensions (expected outputs, notes and
+/// the scripts that made binary fixtures live beside them).
+fn inputs_in(dir: &Path, format: Format) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(dir).map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.path()).collect()).unwrap_or_default();
+    files.retain(|p| p.is_file() && proftool::formats::detect::by_extension(p).contains(&format));
     files.sort();
     files
 }
@@ -33,11 +26,7 @@ pub fn good_fixtures() -> Vec<(Format, PathBuf)> {
     Format::ALL
         .iter()
         .filter(|f| f.can_read())
-        .flat_map(|&f| {
-            inputs_in(&fixtures_dir().join(f.name()))
-                .into_iter()
-                .map(move |p| (f, p))
-        })
+        .flat_map(|&f| inputs_in(&fixtures_dir().join(f.name()), f).into_iter().map(move |p| (f, p)))
         .collect()
 }
 
@@ -46,19 +35,29 @@ pub fn bad_fixtures() -> Vec<(Format, PathBuf)> {
     Format::ALL
         .iter()
         .filter(|f| f.can_read())
-        .flat_map(|&f| {
-            inputs_in(&fixtures_dir().join(f.name()).join("bad"))
-                .into_iter()
-                .map(move |p| (f, p))
-        })
+        .flat_map(|&f| inputs_in(&fixtures_dir().join(f.name()).join("bad"), f).into_iter().map(move |p| (f, p)))
         .collect()
 }
 
-/// Reads `bytes` as `format`.
+/// Reads `bytes` as `format`, with default options (Sampler frame order decided from the data).
 pub fn read_bytes(format: Format, bytes: &[u8]) -> (Result<Profile, proftool::Error>, Diagnostics) {
+    read_bytes_with(format, bytes, &ReadOptions::default())
+}
+
+/// Reads `bytes` as `format` with `options`.
+pub fn read_bytes_with(
+    format: Format,
+    bytes: &[u8],
+    options: &ReadOptions,
+) -> (Result<Profile, proftool::Error>, Diagnostics) {
     let mut diag = Diagnostics::default();
-    let result = format.read(&mut &bytes[..], &ReadOptions::default(), &mut diag);
+    let result = format.read(&mut &bytes[..], options, &mut diag);
     (result, diag)
+}
+
+/// The options that read back what proftool wrote: Sampler stacks in the order it writes them.
+pub fn own_output() -> ReadOptions {
+    ReadOptions::with_sampler_order(proftool::formats::sampler::FrameOrder::LeafFirst)
 }
 
 /// Reads a fixture file as `format`, panicking on failure (good fixtures must read).
@@ -88,18 +87,11 @@ pub fn check_golden(expected: &Path, actual: &str, failures: &mut Vec<String>) {
     match std::fs::read_to_string(expected) {
         Ok(want) if want == actual => {}
         Ok(_) if bless => write_golden(expected, actual),
-        Ok(want) => failures.push(format!(
-            "{}:\n{}",
-            expected.display(),
-            first_difference(&want, actual)
-        )),
+        Ok(want) => failures.push(format!("{}:\n{}", expected.display(), first_difference(&want, actual))),
         Err(_) => {
             write_golden(expected, actual);
             if !bless {
-                failures.push(format!(
-                    "{}: missing; written now, review it",
-                    expected.display()
-                ));
+                failures.push(format!("{}: missing; written now, review it", expected.display()));
             }
         }
     }
@@ -115,7 +107,10 @@ fn first_difference(want: &str, got: &str) -> String {
     for i in 0..n {
         let (a, b) = (w.get(i).copied(), g.get(i).copied());
         if a != b {
-            return format!("  line {}:\n    expected: {a:?}\n    actual:   {b:?}\n--- actual output ---\n{got}", i + 1);
+            return format!(
+                "  line {}:\n    expected: {a:?}\n    actual:   {b:?}\n--- actual output ---\n{got}",
+                i + 1
+            );
         }
     }
     "  (differs only in line endings)".into()
@@ -123,10 +118,5 @@ fn first_difference(want: &str, got: &str) -> String {
 
 /// Fails with every collected message.
 pub fn assert_no_failures(failures: Vec<String>) {
-    assert!(
-        failures.is_empty(),
-        "{} failure(s):\n\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
+    assert!(failures.is_empty(), "{} failure(s):\n\n{}", failures.len(), failures.join("\n\n"));
 }

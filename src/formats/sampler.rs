@@ -171,6 +171,24 @@ impl<R: Read> Bytes<R> {
         Ok(())
     }
 
+    /// Reads the `n` ids of a sample. The count comes from the input, so the buffer grows with the
+    /// bytes that actually arrive rather than with the count.
+    fn read_ids(&mut self, n: usize, ids: &mut Vec<u8>) -> Result<(), ParseError> {
+        let start = self.offset;
+        let want = n.saturating_mul(4);
+        ids.clear();
+        let got = match (&mut self.input).take(want as u64).read_to_end(ids) {
+            Ok(got) => got,
+            Err(e) => return Err(self.error(start, ParseErrorKind::Io(e))),
+        };
+        self.offset += got as u64;
+        if got < want {
+            let expected = format!("the {n} frame ids the sample announces ({} more bytes)", want - got);
+            return Err(self.unexpected(self.offset, &expected, &[]));
+        }
+        Ok(())
+    }
+
     fn u32(&mut self, what: &str) -> Result<u32, ParseError> {
         let mut bytes = [0; 4];
         self.read_exact(&mut bytes, what)?;
@@ -362,8 +380,7 @@ fn read_threads<R: Read>(
                     });
                 }
                 let n = u32::from_be_bytes([header[12], header[13], header[14], header[15]]) as usize;
-                ids.resize(n.saturating_mul(4), 0);
-                bytes.read_exact(&mut ids, &format!("the {n} frame ids the sample announces"))?;
+                bytes.read_ids(n, &mut ids)?;
                 let lf_at = bytes.offset;
                 let mut lf = [0u8; 1];
                 bytes.read_exact(&mut lf, "LF after the sample")?;

@@ -276,3 +276,80 @@ fn help_shows_examples() {
     proftool().arg("--help").assert().success().stdout(predicate::str::contains("Examples:"));
     proftool().args(["convert", "--help"]).assert().success().stdout(predicate::str::contains("--interval"));
 }
+
+#[test]
+fn lispworks_through_sampler_keeps_the_stacks() {
+    let dir = temp();
+    let sampler = dir.path().join("p.sampler");
+    proftool().arg("convert").arg(fixture("lispworks/processes.tree")).arg(&sampler).assert().success();
+    let via_sampler = proftool().args(["convert", "--to", "folded"]).arg(&sampler).arg("-").assert().success();
+    let direct = proftool()
+        .args(["convert", "--to", "folded"])
+        .arg(fixture("lispworks/processes.tree"))
+        .arg("-")
+        .assert()
+        .success();
+    assert_eq!(via_sampler.get_output().stdout, direct.get_output().stdout);
+}
+
+#[test]
+fn sampler_output_is_capped_by_max_samples() {
+    let dir = temp();
+    let out = dir.path().join("p.sampler");
+    proftool()
+        .args(["convert", "--max-samples", "99"])
+        .arg(fixture("lispworks/processes.tree"))
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("100 samples would be 100 sample lines, more than --max-samples 99 allows"));
+    assert!(files_in(dir.path()).is_empty());
+    proftool()
+        .args(["convert", "--max-samples", "100"])
+        .arg(fixture("lispworks/processes.tree"))
+        .arg(&out)
+        .assert()
+        .success();
+}
+
+#[test]
+fn sampler_frame_order_is_an_option_both_ways() {
+    let dir = temp();
+    let out = dir.path().join("p.sampler");
+    proftool()
+        .args(["convert", "--sampler-order", "root-first", "--from", "folded", "-"])
+        .arg(&out)
+        .write_stdin("main;parse;read 2\nmain;render 1\n")
+        .assert()
+        .success();
+    let read = |order: &str| {
+        let out = proftool()
+            .args(["convert", "-q", "--to", "folded", "--sampler-order", order])
+            .arg(&out)
+            .arg("-")
+            .assert()
+            .success();
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    assert_eq!(read("root-first"), "Thread_0001;main;parse;read 2\nThread_0001;main;render 1\n");
+    assert_eq!(read("leaf-first"), "Thread_0001;read;parse;main 2\nThread_0001;render;main 1\n");
+    // `main` opens every stack: auto sees the first frame constant and reads root-first, and says so.
+    proftool()
+        .args(["convert", "--to", "folded"])
+        .arg(&out)
+        .arg("-")
+        .assert()
+        .success()
+        .stdout("Thread_0001;main;parse;read 2\nThread_0001;main;render 1\n")
+        .stderr(predicate::str::contains("so stacks read root-first"));
+}
+
+#[test]
+fn sampler_names_cannot_hold_tabs() {
+    proftool()
+        .args(["convert", "--from", "folded", "--to", "sampler", "-", "-"])
+        .write_stdin("main;a\tb 1\n")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("sampler frame names cannot hold '\\t': written as ' '"));
+}

@@ -10,6 +10,7 @@
 
 use proftool::convert::ConvertOptions;
 use proftool::diag::Diagnostics;
+use proftool::formats::sampler::FrameOrder;
 use proftool::model::{FrameId, FrameKind, FrameRef, Metric, NodeId, Value};
 use proftool::{Format, Profile};
 use std::io::{BufWriter, Write};
@@ -100,9 +101,9 @@ fn closure_id(p: &mut Profile, k: u64) -> FrameId {
 fn write(format: Format, profile: &Profile, out: &mut dyn Write) -> u64 {
     let mut counter = CountingWriter { inner: out, bytes: 0 };
     let mut diag = Diagnostics::default();
-    format
-        .write(profile.clone(), &mut counter, &ConvertOptions::default(), &mut diag)
-        .expect("writing the generated profile");
+    // A generated input may be as large as asked: no --max-samples cap.
+    let options = ConvertOptions::default().with_samples(u64::MAX, FrameOrder::LeafFirst);
+    format.write(profile.clone(), &mut counter, &options, &mut diag).expect("writing the generated profile");
     counter.bytes
 }
 
@@ -124,20 +125,39 @@ impl Write for CountingWriter<'_> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [format, size, path] = args.as_slice() else {
-        eprintln!("usage: generate FORMAT MIN_BYTES OUT");
-        std::process::exit(2);
+    let (format, size, path, nodes) = match args.as_slice() {
+        [format, size, path] => (format, size, path, None),
+        [format, size, path, nodes] => (format, size, path, Some(nodes.parse::<usize>().expect("NODES is a number"))),
+        _ => {
+            eprintln!("usage: generate FORMAT MIN_BYTES OUT [NODES]");
+            std::process::exit(2);
+        }
     };
     let format = Format::from_name(format).unwrap_or_else(|| panic!("unknown format {format}"));
     let size: u64 = size.parse().expect("MIN_BYTES is a number");
-    // Measure bytes per node on a small sample, then size the real profile with 5% to spare.
-    let sample = 20_000;
-    let per_node = write(format, &profile_with_nodes(sample, 7), &mut std::io::sink()) as f64 / sample as f64;
-    let nodes = ((size as f64 / per_node) * 1.05) as usize + 1;
-    let profile = profile_with_nodes(nodes, 7);
+    let profile = match nodes {
+        // A fixed tree, its sample counts scaled until the file is large enough: few distinct stacks
+        // repeated many times, as a long sampling run of a sample-per-record format has.
+        Some(nodes) => {
+            let mut profile = profile_with_nodes(nodes, 7);
+            let once = write(format, &profile, &mut std::io::sink());
+            let scale = (size as f64 / once as f64).ceil().max(1.0) as i64;
+            for node in profile.tree.nodes() {
+                let v = profile.tree.self_value(0, node).as_count();
+                profile.tree.set_self(0, node, Value::Int(v * scale));
+            }
+            profile
+        }
+        // Bytes per node measured on a small tree, then as many nodes as the size needs, 5% spare.
+        None => {
+            let sample = 20_000;
+            let per_node = write(format, &profile_with_nodes(sample, 7), &mut std::io::sink()) as f64 / sample as f64;
+            profile_with_nodes(((size as f64 / per_node) * 1.05) as usize + 1, 7)
+        }
+    };
     let file = std::fs::File::create(path).expect("creating the output");
     let mut out = BufWriter::with_capacity(1 << 20, file);
     let written = write(format, &profile, &mut out);
     out.flush().expect("flushing the output");
-    eprintln!("{path}: {format}, {nodes} nodes, {written} bytes");
+    eprintln!("{path}: {format}, {} nodes, {written} bytes", profile.tree.len());
 }

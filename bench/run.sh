@@ -6,6 +6,10 @@
 #
 #   bench/run.sh            # all formats
 #   bench/run.sh lispworks  # one format
+#
+# Sample-per-record formats (sampler) get a file of at least 1 GB made of about 10,000 distinct
+# stacks repeated, and a second row that times writing them: their stacks, as folded text with
+# counts, converted back into the format.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZE=${SIZE:-100000000}
@@ -43,13 +47,23 @@ for entry in $formats; do
   name=${entry%%:*} ext=${entry#*:}
   [ $# -gt 0 ] && [[ " $* " != *" $name "* ]] && continue
   file=bench/data/big.$ext
-  if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -lt "$SIZE" ]; then
-    "$gen" "$name" "$SIZE" "$file"
+  size=$SIZE nodes=""
+  case $name in sampler) size=${SAMPLER_SIZE:-1010000000} nodes=10000 ;; esac
+  if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -lt "$size" ]; then
+    "$gen" "$name" "$size" "$file" $nodes
   fi
   bytes=$(stat -c %s "$file")
   echo "$name → folded: $file, $((bytes / 1000000)) MB, $(wc -l < "$file") lines"
   read -r s r < <(measure cat "$file");                                   row "cat" "$s" "$r" "$bytes"
   read -r s r < <(measure wc -l "$file");                                 row "wc -l" "$s" "$r" "$bytes"
   read -r s r < <(measure "$bin" convert -q --from "$name" --to folded "$file" -); row "proftool $name → folded" "$s" "$r" "$bytes"
+  if [ -n "$nodes" ]; then
+    stacks=bench/data/big.$ext.folded
+    "$bin" convert -q --from "$name" --to folded "$file" "$stacks"
+    samples=$(awk '{ n += $NF } END { print n }' "$stacks")
+    read -r s r < <(measure "$bin" convert -q --max-samples "$samples" --from folded --to "$name" "$stacks" -)
+    echo "  writing $samples samples ($(wc -l < "$stacks") distinct stacks) as $name, MB/s of output:"
+    row "proftool folded → $name" "$s" "$r" "$bytes"
+  fi
 done
 rm -f bench/data/.time

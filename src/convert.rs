@@ -18,7 +18,7 @@ use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::formats::sampler::FrameOrder;
 use crate::formats::{Carries, Format, Structure};
-use crate::model::{ops, Frame, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Values};
+use crate::model::{ops, Frame, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Values};
 use rustc_hash::FxHashSet;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -89,6 +89,7 @@ pub fn project(
         if !carries.frame_kinds {
             make_nested_frames_functions(&mut profile);
         }
+        name_threads_by_id(&mut profile, target, diag);
     }
     drop_foreign_frame_attrs(&mut profile, target, diag);
     if carries.structure == Structure::Stacks && profile.tree.has_duplicate_siblings(profile.frames.len()) {
@@ -183,6 +184,43 @@ fn put_roots_in_a_thread(profile: &mut Profile) {
     let n = (1..=0xFFFF).find(|&n| !taken(n)).unwrap_or(0xFFFF);
     let thread = profile.frames.intern(FrameRef::named(&format!("Thread_{n:04x}"), FrameKind::Thread));
     *profile = ops::adopt_roots(profile, thread, |frame| frame.kind != FrameKind::Thread);
+}
+
+/// The 16-bit id in a thread name `Thread_xxxx`, the only names a thread-rooted format gives threads.
+pub fn thread_name_id(name: &str) -> Option<u16> {
+    name.strip_prefix("Thread_").filter(|h| h.len() == 4).and_then(|h| u16::from_str_radix(h, 16).ok())
+}
+
+/// Renames every root thread that is not called `Thread_xxxx` to the next free such name, warning
+/// once (Sampler names a thread by its id and nothing else).
+fn name_threads_by_id(profile: &mut Profile, target: Format, diag: &mut Diagnostics) {
+    let tree = &profile.tree;
+    let mut roots: Vec<FrameId> = tree.roots().map(|r| tree.frame(r)).collect();
+    roots.sort_unstable();
+    roots.dedup();
+    let mut taken: Vec<u16> = roots.iter().filter_map(|&f| thread_name_id(&profile.frames.get(f).name)).collect();
+    let mut renamed: Vec<(FrameId, String)> = Vec::new();
+    for frame in roots {
+        let name = &profile.frames.get(frame).name;
+        if thread_name_id(name).is_some() {
+            continue;
+        }
+        let Some(id) = (1..=0xFFFF).find(|id| !taken.contains(id)) else { break };
+        taken.push(id);
+        let new = format!("Thread_{id:04x}");
+        diag.warn("thread-renamed", None, || {
+            format!("{target} names a thread by its id: {name:?} is written as {new}")
+        });
+        renamed.push((frame, new));
+    }
+    if !renamed.is_empty() {
+        let by_name: Vec<(String, String)> =
+            renamed.into_iter().map(|(f, new)| (profile.frames.get(f).name.clone(), new)).collect();
+        ops::map_frames(profile, |frame| {
+            let (_, new) = by_name.iter().find(|(old, _)| *old == frame.name && frame.kind == FrameKind::Thread)?;
+            Some(Frame { name: new.clone(), ..frame.clone() })
+        });
+    }
 }
 
 /// Turns every frame below the roots that is not a function (a nested thread or pseudo-frame) into

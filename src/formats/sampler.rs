@@ -450,9 +450,13 @@ fn decide_order(order: FrameOrder, threads: &[ThreadSamples], diag: &mut Diagnos
 /// The frame of symbol `id`, interned on first use with its attrs.
 fn symbol_frame(profile: &mut Profile, symbols: &mut FxHashMap<u32, Symbol>, id: u32, kind: FrameKind) -> FrameId {
     let Some(symbol) = symbols.get_mut(&id) else {
-        let name =
-            if kind == FrameKind::Thread { format!("Thread_{id:04x}") } else { format!("<unknown symbol {id:#x}>") };
-        return profile.frames.intern(FrameRef::named(&name, kind));
+        if kind == FrameKind::Thread {
+            return profile.frames.intern(FrameRef::named(&format!("Thread_{id:04x}"), kind));
+        }
+        // A placeholder keeps the id it stands for, as a symbol would.
+        let frame = profile.frames.intern(FrameRef::named(&format!("<unknown symbol {id:#x}>"), kind));
+        profile.frame_attrs.insert(frame, vec![("sampler.id".to_string(), format!("{id:#x}"))]);
+        return frame;
     };
     if let Some(frame) = symbol.frame.filter(|f| profile.frames.get(*f).kind == kind) {
         return frame;
@@ -462,6 +466,9 @@ fn symbol_frame(profile: &mut Profile, symbols: &mut FxHashMap<u32, Symbol>, id:
     let module = (symbol.library != default_library).then_some(symbol.library.as_str());
     let frame = profile.frames.intern(FrameRef { module, ..FrameRef::named(&symbol.name, kind) });
     let mut attrs = Vec::new();
+    if kind == FrameKind::Function {
+        attrs.push(("sampler.id".to_string(), format!("{id:#x}")));
+    }
     if symbol.unknown != 0 {
         attrs.push(("sampler.unknown".to_string(), symbol.unknown.to_string()));
     }
@@ -521,17 +528,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
     };
     let children = tree.children();
     let threads = thread_ids(profile, children.roots());
-    // Symbol ids from 0x10000 up in the order the samples first use them, so that a file read and
-    // written again gets the same ids. Subtrees without samples write nothing, not even a symbol.
-    let mut symbol_ids: Vec<u32> = vec![0; profile.frames.len()];
-    let mut symbols: Vec<FrameId> = Vec::new();
-    for visit in tree.walk() {
-        let frame = tree.frame(visit.node);
-        if visit.depth > 0 && inclusive[visit.node.index()] > 0 && symbol_ids[frame.index()] == 0 {
-            symbol_ids[frame.index()] = FIRST_SYMBOL_ID + symbols.len() as u32;
-            symbols.push(frame);
-        }
-    }
+    let (symbols, symbol_ids) = symbol_ids(profile, &inclusive, &threads);
     out.write_all(MAGIC)?;
     out.write_all(SYMBOL_TABLE)?;
     for &(id, root) in &threads {
@@ -569,13 +566,50 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
     Ok(())
 }
 
+/// The symbols to write, in the order the samples first use them (subtrees without samples write
+/// nothing, not even a symbol), and their ids: the id a symbol was read with where no thread or
+/// other symbol has it, else the next free one from 0x10000 up (above every thread id). A file read and written
+/// again so keeps its ids.
+fn symbol_ids(profile: &Profile, inclusive: &[i64], threads: &[(u16, NodeId)]) -> (Vec<FrameId>, Vec<u32>) {
+    let tree = &profile.tree;
+    let mut symbols: Vec<FrameId> = Vec::new();
+    let mut listed = vec![false; profile.frames.len()];
+    for visit in tree.walk() {
+        let frame = tree.frame(visit.node);
+        if visit.depth > 0 && inclusive[visit.node.index()] > 0 && !listed[frame.index()] {
+            listed[frame.index()] = true;
+            symbols.push(frame);
+        }
+    }
+    let kept_id = |frame: FrameId| {
+        let attrs = profile.frame_attrs.get(&frame)?;
+        let (_, text) = attrs.iter().find(|(k, _)| k == "sampler.id")?;
+        u32::from_str_radix(text.trim_start_matches("0x"), 16).ok()
+    };
+    let mut ids = vec![0u32; profile.frames.len()];
+    let mut used: rustc_hash::FxHashSet<u32> = threads.iter().map(|&(id, _)| u32::from(id)).collect();
+    for &frame in &symbols {
+        if let Some(id) = kept_id(frame).filter(|id| used.insert(*id)) {
+            ids[frame.index()] = id;
+        }
+    }
+    let mut next = FIRST_SYMBOL_ID;
+    for &frame in &symbols {
+        if ids[frame.index()] == 0 {
+            while used.contains(&next) {
+                next += 1;
+            }
+            used.insert(next);
+            ids[frame.index()] = next;
+        }
+    }
+    (symbols, ids)
+}
+
 /// A thread id for every root: from its `Thread_xxxx` name where that is free, else the next free id.
 fn thread_ids(profile: &Profile, roots: &[NodeId]) -> Vec<(u16, NodeId)> {
     let tree = &profile.tree;
-    let named = |r: NodeId| {
-        let name = &profile.frames.get(tree.frame(r)).name;
-        name.strip_prefix("Thread_").filter(|h| h.len() == 4).and_then(|h| u16::from_str_radix(h, 16).ok())
-    };
+    let named = |r: NodeId| crate::convert::thread_name_id(&profile.frames.get(tree.frame(r)).name);
     let mut ids: Vec<Option<u16>> = Vec::with_capacity(roots.len());
     for &r in roots {
         let id = named(r).filter(|id| !ids.contains(&Some(*id)));

@@ -132,22 +132,28 @@ impl<R: Read> Bytes<R> {
         }
     }
 
-    /// Reads exactly `buf.len()` bytes; `what` names them for the error at the end of the input.
-    fn read_exact(&mut self, buf: &mut [u8], what: &str) -> Result<(), ParseError> {
-        let start = self.offset;
+    /// Reads until `buf` is full or the input ends; returns how much was read.
+    fn fill(&mut self, buf: &mut [u8]) -> Result<usize, ParseError> {
         let mut filled = 0;
         while filled < buf.len() {
             match self.input.read(&mut buf[filled..]) {
-                Ok(0) => {
-                    let expected = format!("{what} ({} more bytes)", buf.len() - filled);
-                    return Err(self.unexpected(start + filled as u64, &expected, &[]));
-                }
+                Ok(0) => break,
                 Ok(n) => filled += n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(self.error(start + filled as u64, ParseErrorKind::Io(e))),
+                Err(e) => return Err(self.error(self.offset + filled as u64, ParseErrorKind::Io(e))),
             }
         }
-        self.offset += buf.len() as u64;
+        self.offset += filled as u64;
+        Ok(filled)
+    }
+
+    /// Reads exactly `buf.len()` bytes; `what` names them for the error at the end of the input.
+    fn read_exact(&mut self, buf: &mut [u8], what: &str) -> Result<(), ParseError> {
+        let filled = self.fill(buf)?;
+        if filled < buf.len() {
+            let expected = format!("{what} ({} more bytes)", buf.len() - filled);
+            return Err(self.unexpected(self.offset, &expected, &[]));
+        }
         Ok(())
     }
 
@@ -155,16 +161,7 @@ impl<R: Read> Bytes<R> {
     fn expect(&mut self, expected: &[u8], what: &str) -> Result<(), ParseError> {
         let start = self.offset;
         let mut got = vec![0; expected.len()];
-        let mut filled = 0;
-        while filled < got.len() {
-            match self.input.read(&mut got[filled..]) {
-                Ok(0) => break,
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(self.error(start, ParseErrorKind::Io(e))),
-            }
-        }
-        self.offset += filled as u64;
+        let filled = self.fill(&mut got)?;
         if got[..filled] != *expected {
             return Err(self.unexpected(start, what, &got[..filled]));
         }

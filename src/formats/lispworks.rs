@@ -41,7 +41,7 @@
 use super::{Carries, Format, Sniff, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
-use crate::model::{FrameId, FrameKind, FunctionFacts, Metric, MetricKind, NodeId, Profile, Value};
+use crate::model::{FrameId, FrameKind, FrameTable, FunctionFacts, Metric, MetricKind, NodeId, Profile, Value};
 use crate::text;
 use std::io::{Read, Write};
 
@@ -90,7 +90,7 @@ pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
             }
             let mut profile = Profile::new(vec![Metric::samples()]);
             profile.meta.title = line.text.split_once(':').map(|(_, name)| name.trim().to_string());
-            reader = Some(TreeReader { profile, path: Vec::new(), facts: Vec::new() });
+            reader = Some(TreeReader { profile, path: Vec::new(), facts: Vec::new(), has_facts: Vec::new() });
             return Ok(());
         };
         match parsed {
@@ -100,8 +100,7 @@ pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
                 Ok(())
             }
             Parsed::Row(row) => {
-                let name = &line.text[row.name_start..];
-                reader.add(&row, name, line.position, diag).map_err(|kind| line.error(kind))
+                reader.add(&row, &line.text[row.name_start..], line.position, diag).map_err(|kind| line.error(kind))
             }
             Parsed::Bad(kind) => Err(line.error(kind)),
         }
@@ -139,6 +138,9 @@ struct Row {
     depth: i64,
     counts: [i64; 4],
     name_start: usize,
+    /// The name's hash for the frame table, for a name that is not a string literal (worked out
+    /// here, on the reader thread).
+    name_hash: Option<u64>,
 }
 
 fn parse_row(line: &str) -> Result<Row, ParseErrorKind> {
@@ -157,7 +159,9 @@ fn parse_row(line: &str) -> Result<Row, ParseErrorKind> {
         });
     }
     // `pos` follows an ASCII `|`, so it is a character boundary.
-    Ok(Row { depth: numbers[0], counts: [numbers[1], numbers[2], numbers[3], numbers[4]], name_start: pos })
+    let name = &line[pos..];
+    let name_hash = (!name.starts_with('"')).then(|| FrameTable::name_hash(name, FrameKind::Function));
+    Ok(Row { depth: numbers[0], counts: [numbers[1], numbers[2], numbers[3], numbers[4]], name_start: pos, name_hash })
 }
 
 /// The integer that starts at `pos` and ends at a `|`, and the position after the `|`: an optional
@@ -209,7 +213,10 @@ struct TreeReader {
     /// The open nodes from the current root down, with the line each was read from.
     path: Vec<(NodeId, Position)>,
     /// Per-function facts by frame id while reading (dense ids make this a vector).
-    facts: Vec<Option<FunctionFacts>>,
+    /// Call/Seen/Top by frame id while reading, and whether the frame has been seen: dense and
+    /// small (24 bytes a function) because every line compares against it.
+    facts: Vec<[i64; 3]>,
+    has_facts: Vec<bool>,
 }
 
 impl TreeReader {
@@ -227,7 +234,10 @@ impl TreeReader {
         while self.path.len() > depth {
             self.close(diag);
         }
-        let frame = self.intern(name);
+        let frame = match row.name_hash {
+            Some(hash) => self.profile.frames.intern_name_hashed(name, FrameKind::Function, hash),
+            None => self.intern(name),
+        };
         let parent = self.path.last().map(|&(node, _)| node);
         let node = self.profile.tree.push(parent, frame);
         let [count, calls, seen, top] = row.counts;
@@ -236,7 +246,7 @@ impl TreeReader {
             self.profile.tree.add_self(0, parent, Value::Int(count.saturating_neg()));
         }
         self.path.push((node, line));
-        self.record_facts(frame, FunctionFacts { calls: Some(calls), seen: Some(seen), top: Some(top) }, line, diag);
+        self.record_facts(frame, [calls, seen, top], line, diag);
         Ok(())
     }
 
@@ -247,19 +257,20 @@ impl TreeReader {
         }
     }
 
-    fn record_facts(&mut self, frame: FrameId, facts: FunctionFacts, line: Position, diag: &mut Diagnostics) {
-        if self.facts.len() <= frame.index() {
-            self.facts.resize(frame.index() + 1, None);
+    fn record_facts(&mut self, frame: FrameId, facts: [i64; 3], line: Position, diag: &mut Diagnostics) {
+        let i = frame.index();
+        if self.facts.len() <= i {
+            self.facts.resize(i + 1, [0; 3]);
+            self.has_facts.resize(i + 1, false);
         }
-        match &self.facts[frame.index()] {
-            None => self.facts[frame.index()] = Some(facts),
-            Some(first) if *first != facts => {
-                let name = self.profile.frames.get(frame).name.clone();
-                diag.warn("facts-differ", Some(line), || {
-                    format!("Call/Seen/Top counts of {name} differ from its first node; keeping the first")
-                });
-            }
-            Some(_) => {}
+        if !self.has_facts[i] {
+            self.facts[i] = facts;
+            self.has_facts[i] = true;
+        } else if self.facts[i] != facts {
+            let name = self.profile.frames.get(frame).name.clone();
+            diag.warn("facts-differ", Some(line), || {
+                format!("Call/Seen/Top counts of {name} differ from its first node; keeping the first")
+            });
         }
     }
 
@@ -282,10 +293,9 @@ impl TreeReader {
         while !self.path.is_empty() {
             self.close(diag);
         }
-        for (i, facts) in self.facts.into_iter().enumerate() {
-            if let Some(facts) = facts {
-                self.profile.function_facts.insert(FrameId(i as u32), facts);
-            }
+        for (i, [calls, seen, top]) in self.facts.into_iter().enumerate().filter(|&(i, _)| self.has_facts[i]) {
+            let facts = FunctionFacts { calls: Some(calls), seen: Some(seen), top: Some(top) };
+            self.profile.function_facts.insert(FrameId(i as u32), facts);
         }
         self.profile
     }

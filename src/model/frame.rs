@@ -190,16 +190,23 @@ impl FrameTable {
     /// The id of the frame that is only `name` and `kind` (no module, line or clause): [`Self::intern`]
     /// with a cache in front, for readers that intern a name per input line.
     pub fn intern_name(&mut self, name: &str, kind: FrameKind) -> FrameId {
+        self.intern_name_hashed(name, kind, FrameTable::name_hash(name, kind))
+    }
+
+    /// The hash [`Self::intern_name_hashed`] wants, which a reader can compute on another thread.
+    pub fn name_hash(name: &str, kind: FrameKind) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = rustc_hash::FxHasher::default();
+        name.hash(&mut h);
+        kind.hash(&mut h);
+        h.finish()
+    }
+
+    /// [`Self::intern_name`] with the name's hash computed already (by [`Self::name_hash`]).
+    pub fn intern_name_hashed(&mut self, name: &str, kind: FrameKind, hash: u64) -> FrameId {
         if name.len() > RECENT_NAME_MAX {
             return self.intern(FrameRef::named(name, kind));
         }
-        let hash = {
-            use std::hash::{Hash, Hasher};
-            let mut h = rustc_hash::FxHasher::default();
-            name.hash(&mut h);
-            kind.hash(&mut h);
-            h.finish()
-        };
         let recent = self.recent.get_or_insert_with(|| {
             let empty = RecentSlot { hash: 0, id: u32::MAX, kind, len: 0, bytes: [0; RECENT_NAME_MAX] };
             Box::new(RecentNames { slots: vec![empty; RECENT_SLOTS].into_boxed_slice() })

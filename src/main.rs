@@ -21,6 +21,8 @@ const EXAMPLES: &str = "\
 Examples:
   proftool convert run.tree run.folded
   proftool convert --from lispworks --to folded - - < run.tree | inferno-flamegraph > run.svg
+  proftool convert run.tree run.sampler
+  proftool convert --sampler-order root-first trace.sampler trace.folded
   proftool info run.tree
   proftool info --json run.tree | jq '.metrics'
   proftool formats

@@ -368,14 +368,19 @@ fn read_threads<R: Read>(
                 let Some(thread) = current else {
                     return Err(bytes.unexpected(start, "@threadV1.0 before the first sample", b"\t"));
                 };
+                // Most samples lie whole in the read buffer: count them there, without copying.
+                let buffered = bytes.input.buffer();
+                if let Some(len) = whole_sample(buffered) {
+                    check_header(&buffered[1..17], start, diag);
+                    add_stack(&mut threads[thread].stacks, &buffered[17..len - 1], symbols, start, diag);
+                    bytes.input.consume(len);
+                    bytes.offset += len as u64;
+                    continue;
+                }
                 let mut tab = [0u8; 1];
                 bytes.read_exact(&mut tab, "TAB")?;
                 bytes.read_exact(&mut header, "a sample's four numbers")?;
-                if header[..12] != [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1] {
-                    diag.warn("sampler-sample-header", Some(Position::byte(start)), || {
-                        "a sample does not start with the numbers 1, 0, 1: they are not kept".into()
-                    });
-                }
+                check_header(&header, start, diag);
                 let n = u32::from_be_bytes([header[12], header[13], header[14], header[15]]) as usize;
                 bytes.read_ids(n, &mut ids)?;
                 let lf_at = bytes.offset;
@@ -384,19 +389,48 @@ fn read_threads<R: Read>(
                 if lf[0] != b'\n' {
                     return Err(bytes.unexpected(lf_at, &format!("LF after the sample's {n} frame ids"), &lf));
                 }
-                let stacks = &mut threads[thread].stacks;
-                match stacks.get_mut(ids.as_slice()) {
-                    Some(count) => *count += 1,
-                    None => {
-                        check_ids(&ids, symbols, start, diag);
-                        stacks.insert(ids.clone().into_boxed_slice(), 1);
-                    }
-                }
+                add_stack(&mut threads[thread].stacks, &ids, symbols, start, diag);
             }
             other => {
                 let found: Vec<u8> = other.into_iter().collect();
                 return Err(bytes.unexpected(start, "a sample (TAB), @threadV1.0 or the final @end", &found));
             }
+        }
+    }
+}
+
+/// The length of the sample (TAB, four numbers, the ids, LF) at the start of `buf`, if it is all
+/// there and ends with its LF.
+fn whole_sample(buf: &[u8]) -> Option<usize> {
+    let count = buf.get(13..17)?;
+    let n = u32::from_be_bytes([count[0], count[1], count[2], count[3]]) as usize;
+    let len = n.checked_mul(4)?.checked_add(18)?;
+    (buf.get(len - 1) == Some(&b'\n')).then_some(len)
+}
+
+/// Warns when a sample's first three numbers are not the 1, 0, 1 every known file has.
+fn check_header(header: &[u8], at: u64, diag: &mut Diagnostics) {
+    if header[..12] != [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1] {
+        diag.warn("sampler-sample-header", Some(Position::byte(at)), || {
+            "a sample does not start with the numbers 1, 0, 1: they are not kept".into()
+        });
+    }
+}
+
+/// Counts one sample of the stack `ids` (raw bytes); a stack seen for the first time has its ids
+/// checked against the symbol table.
+fn add_stack(
+    stacks: &mut IndexMap<Box<[u8]>, u64, FxBuildHasher>,
+    ids: &[u8],
+    symbols: &FxHashMap<u32, Symbol>,
+    at: u64,
+    diag: &mut Diagnostics,
+) {
+    match stacks.get_mut(ids) {
+        Some(count) => *count += 1,
+        None => {
+            check_ids(ids, symbols, at, diag);
+            stacks.insert(ids.into(), 1);
         }
     }
 }

@@ -158,7 +158,7 @@ impl<R: Read> Bytes<R> {
     }
 
     /// Reads `expected` exactly, or fails naming `what`.
-    fn expect(&mut self, expected: &[u8], what: &str) -> Result<(), ParseError> {
+    fn literal(&mut self, expected: &[u8], what: &str) -> Result<(), ParseError> {
         let start = self.offset;
         let mut got = vec![0; expected.len()];
         let filled = self.fill(&mut got)?;
@@ -246,12 +246,12 @@ pub(crate) fn read(
     diag: &mut Diagnostics,
 ) -> Result<Profile, ParseError> {
     let mut bytes = Bytes { input: BufReader::with_capacity(256 * 1024, input), offset: 0 };
-    if bytes.expect(MAGIC, "the first line @supersamplerV1.0").is_err() {
+    if bytes.literal(MAGIC, "the first line @supersamplerV1.0").is_err() {
         let kind =
             ParseErrorKind::MissingMarker { format: Format::Sampler, expected: "@supersamplerV1.0 and a newline" };
         return Err(bytes.error(0, kind));
     }
-    bytes.expect(SYMBOL_TABLE, "@symboltableV1.1 and a newline")?;
+    bytes.literal(SYMBOL_TABLE, "@symboltableV1.1 and a newline")?;
     let mut symbols = read_symbols(&mut bytes, diag)?;
     let threads = read_threads(&mut bytes, &symbols, diag)?;
     let order = decide_order(order, &threads, diag);
@@ -267,7 +267,7 @@ fn read_symbols<R: Read>(bytes: &mut Bytes<R>, diag: &mut Diagnostics) -> Result
         match bytes.peek()? {
             Some(b'\t') => {}
             Some(b'@') => {
-                bytes.expect(END, "@end after the symbol table")?;
+                bytes.literal(END, "@end after the symbol table")?;
                 return Ok(symbols);
             }
             other => {
@@ -275,11 +275,11 @@ fn read_symbols<R: Read>(bytes: &mut Bytes<R>, diag: &mut Diagnostics) -> Result
                 return Err(bytes.unexpected(start, "a symbol (TAB) or @end", &found));
             }
         }
-        bytes.expect(b"\t", "TAB")?;
+        bytes.literal(b"\t", "TAB")?;
         let id = bytes.u32("a symbol id")?;
-        bytes.expect(b"\t", "TAB after the symbol id")?;
+        bytes.literal(b"\t", "TAB after the symbol id")?;
         let unknown = bytes.u32("the symbol's second number")?;
-        bytes.expect(b"\t", "TAB after the symbol's second number")?;
+        bytes.literal(b"\t", "TAB after the symbol's second number")?;
         let mut fields = [String::new(), String::new(), String::new()];
         for (i, (field, what)) in
             fields.iter_mut().zip(["the symbol", "the library path", "the second library path"]).enumerate()

@@ -166,14 +166,6 @@ impl Value {
             Value::Float(v) => v.round() as i64,
         }
     }
-
-    /// Whether the value is zero.
-    pub fn is_zero(self) -> bool {
-        match self {
-            Value::Int(v) => v == 0,
-            Value::Float(v) => v == 0.0,
-        }
-    }
 }
 
 impl fmt::Display for Value {

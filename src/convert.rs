@@ -16,6 +16,7 @@
 
 use crate::diag::Diagnostics;
 use crate::error::Error;
+use crate::formats::dyalog::Separators;
 use crate::formats::sampler::FrameOrder;
 use crate::formats::{Carries, Format, Structure};
 use crate::model::{ops, Frame, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Values};
@@ -35,6 +36,10 @@ pub struct ConvertOptions {
     pub max_samples: u64,
     /// The frame order of Sampler stacks (`Auto` writes leaf-first).
     pub sampler_order: FrameOrder,
+    /// Merge line frames into their functions whatever the target (`--functions`).
+    pub functions: bool,
+    /// The decimal mark and field separator of Dyalog CSV output (`--dyalog-separators`).
+    pub dyalog_separators: Option<Separators>,
 }
 
 /// The default of `--max-samples`.
@@ -47,6 +52,8 @@ impl Default for ConvertOptions {
             interval: None,
             max_samples: DEFAULT_MAX_SAMPLES,
             sampler_order: FrameOrder::Auto,
+            functions: false,
+            dyalog_separators: None,
         }
     }
 }
@@ -60,6 +67,11 @@ impl ConvertOptions {
     /// These options with `--max-samples` and `--sampler-order` as given.
     pub fn with_samples(self, max_samples: u64, sampler_order: FrameOrder) -> ConvertOptions {
         ConvertOptions { max_samples, sampler_order, ..self }
+    }
+
+    /// These options with `--functions` and `--dyalog-separators` as given.
+    pub fn with_granularity(self, functions: bool, dyalog_separators: Option<Separators>) -> ConvertOptions {
+        ConvertOptions { functions, dyalog_separators, ..self }
     }
 }
 
@@ -76,12 +88,24 @@ pub fn project(
 ) -> Result<Profile, Error> {
     let carries = target.carries();
     report_dropped_header(&profile, target, &carries, diag);
+    if profile.meta.flat && !carries.flat_reports {
+        diag.warn("flat-report", None, || {
+            format!(
+                "the source is a flat report without call structure: in {target} each function is a stack of its own"
+            )
+        });
+    }
     let has_lines = profile.frames.iter().any(|(_, f)| f.kind == FrameKind::Line);
-    if has_lines && !carries.source_lines {
+    if has_lines && !carries.source_lines && !options.functions {
         diag.warn("lines-merged", None, || {
             format!("{target} has no line numbers: line frames merged into their functions")
         });
+    }
+    if has_lines && (options.functions || !carries.source_lines) {
         profile = ops::merge_lines(&profile);
+    }
+    if !carries.metrics.contains(&MetricKind::Samples) && carries.metrics.contains(&MetricKind::Time) {
+        samples_into_time(&mut profile, target, options, diag);
     }
     fit_frames(&mut profile, target, &carries, diag);
     if carries.thread_roots {
@@ -118,6 +142,31 @@ pub fn project(
         });
     }
     Ok(profile)
+}
+
+/// Turns a samples metric into time (samples × the interval) for a target that measures time but
+/// not samples, unless the profile has time already.
+fn samples_into_time(profile: &mut Profile, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) {
+    let metrics = profile.metrics();
+    let Some(samples) = metrics.iter().position(|m| m.kind == MetricKind::Samples) else { return };
+    if metrics.iter().any(|m| m.kind == MetricKind::Time) {
+        return;
+    }
+    let interval = options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL);
+    let ms = interval.as_secs_f64() * 1e3;
+    diag.warn("samples-to-time", None, || {
+        format!("{target} measures time: samples multiplied by an interval of {interval:?} (set with --interval)")
+    });
+    let values = profile.tree.self_values(samples);
+    let times = Values::Float((0..values.len()).map(|i| values.get(i).as_f64() * ms).collect());
+    let metric = Metric {
+        name: "time".into(),
+        kind: MetricKind::Time,
+        unit: Unit::Milliseconds,
+        repr: Repr::Float,
+        ..metrics[samples].clone()
+    };
+    profile.replace_metric(samples, metric, times);
 }
 
 /// Fits frames to what `target` can tell apart: names without the characters it cannot hold (one
@@ -341,7 +390,13 @@ fn single_count(
             });
             profile.meta.interval = Some(interval);
             let counts = whole_samples(profile.tree.self_values(chosen), per_sample);
-            let samples = Metric { name: "samples".into(), kind: MetricKind::Samples, unit: Unit::Count, ..metric };
+            let samples = Metric {
+                name: "samples".into(),
+                kind: MetricKind::Samples,
+                unit: Unit::Count,
+                repr: Repr::Int,
+                ..metric
+            };
             Some((samples, counts))
         }
         None if metric.repr == Repr::Float => {

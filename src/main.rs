@@ -10,6 +10,7 @@ use proftool::convert::ConvertOptions;
 use proftool::diag::Diagnostics;
 use proftool::files::{Input, Output};
 use proftool::formats::detect;
+use proftool::formats::dyalog::Separators;
 use proftool::formats::sampler::FrameOrder;
 use proftool::info::Info;
 use proftool::{Format, ReadOptions};
@@ -75,6 +76,10 @@ enum Command {
         /// conversion that would write more stops with an error instead of filling the disk.
         #[arg(long, value_name = "N", default_value_t = proftool::convert::DEFAULT_MAX_SAMPLES)]
         max_samples: u64,
+        /// Merge source-line frames (Dyalog line rows) into their functions, whatever the output
+        /// format; formats without line numbers always get functions.
+        #[arg(long)]
+        functions: bool,
         #[command(flatten)]
         read: ReadArgs,
     },
@@ -105,6 +110,16 @@ struct ReadArgs {
     /// does not record it.
     #[arg(long, value_name = "ORDER", default_value = "auto", value_parser = order_parser())]
     sampler_order: FrameOrder,
+    /// Decimal mark and field separator of Dyalog CSV reports, as `]PROFILE -separators=` takes them
+    /// (".," or ",;"): reading detects them unless given; writing uses them, else those read, else ".,".
+    #[arg(long, value_name = "DF")]
+    dyalog_separators: Option<Separators>,
+}
+
+impl ReadArgs {
+    fn options(&self) -> ReadOptions {
+        ReadOptions::with_sampler_order(self.sampler_order).with_dyalog_separators(self.dyalog_separators)
+    }
 }
 
 fn order_parser() -> impl clap::builder::TypedValueParser<Value = FrameOrder> {
@@ -150,13 +165,15 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 
 fn run(command: Command, diag: &mut Diagnostics) -> Result<()> {
     match command {
-        Command::Convert { input, output, from, to, metric, interval, max_samples, read } => {
-            let options = ConvertOptions::new(metric, interval).with_samples(max_samples, read.sampler_order);
-            let read_options = ReadOptions::with_sampler_order(read.sampler_order);
+        Command::Convert { input, output, from, to, metric, interval, max_samples, functions, read } => {
+            let options = ConvertOptions::new(metric, interval)
+                .with_samples(max_samples, read.sampler_order)
+                .with_granularity(functions, read.dyalog_separators);
+            let read_options = read.options();
             convert(&input, &output, from, to, &read_options, &options, diag)
         }
         Command::Info { input, from, json, read } => {
-            let read_options = ReadOptions::with_sampler_order(read.sampler_order);
+            let read_options = read.options();
             let (profile, format, reason) = self::read(&input, from, &read_options, diag)?;
             let info = Info::of(&profile, format, reason);
             let text = if json { serde_json::to_string_pretty(&info)? + "\n" } else { info.to_text() };

@@ -44,6 +44,7 @@ pub(crate) const CARRIES: Carries = Carries {
     timestamp: false,
     interval: false,
     name_replacements: &[(';', ','), ('\n', ' '), ('\r', ' ')],
+    flat_reports: false,
 };
 
 /// `Maybe` when the first complete lines all look like `stack count`: folded stacks have no signature.

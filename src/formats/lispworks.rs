@@ -60,6 +60,7 @@ pub(crate) const CARRIES: Carries = Carries {
     timestamp: false,
     interval: false,
     name_replacements: &[('\n', ' '), ('\r', ' ')],
+    flat_reports: false,
 };
 
 const MARKER: &str = "LispWorks Profiler Tree";

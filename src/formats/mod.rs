@@ -11,6 +11,7 @@
 //! round-trip, property and CLI tests pick it up from [`Format::ALL`].
 
 pub mod detect;
+pub mod dyalog;
 pub mod folded;
 pub mod lispworks;
 pub mod sampler;
@@ -32,6 +33,10 @@ pub enum Format {
     Folded,
     /// Apple Sampler "supersampler" stack samples (mixed text and binary).
     Sampler,
+    /// Dyalog APL `]PROFILE` XML report.
+    DyalogXml,
+    /// Dyalog APL `]PROFILE` CSV report.
+    DyalogCsv,
 }
 
 /// How sure a sniffer is that an input's first bytes are its format.
@@ -86,6 +91,9 @@ pub struct Carries {
     pub interval: bool,
     /// Characters a frame name cannot hold in this format, each with what is written instead.
     pub name_replacements: &'static [(char, char)],
+    /// Whether it holds flat reports (rows without call structure, [`crate::model::Meta::flat`]) as
+    /// such; other formats get their rows as one-function stacks, and say so.
+    pub flat_reports: bool,
 }
 
 impl Carries {
@@ -117,12 +125,19 @@ impl Carries {
 pub struct ReadOptions {
     /// The frame order of Sampler stacks.
     pub sampler_order: sampler::FrameOrder,
+    /// The decimal mark and field separator of Dyalog CSV reports, instead of detecting them.
+    pub dyalog_separators: Option<dyalog::Separators>,
 }
 
 impl ReadOptions {
     /// Options with the Sampler frame order as given.
     pub fn with_sampler_order(sampler_order: sampler::FrameOrder) -> ReadOptions {
-        ReadOptions { sampler_order }
+        ReadOptions { sampler_order, ..ReadOptions::default() }
+    }
+
+    /// These options with the Dyalog CSV separators as given.
+    pub fn with_dyalog_separators(self, dyalog_separators: Option<dyalog::Separators>) -> ReadOptions {
+        ReadOptions { dyalog_separators, ..self }
     }
 }
 
@@ -136,6 +151,8 @@ impl Format {
             Format::Lispworks => "lispworks",
             Format::Folded => "folded",
             Format::Sampler => "sampler",
+            Format::DyalogXml => "dyalog-xml",
+            Format::DyalogCsv => "dyalog-csv",
         }
     }
 
@@ -150,6 +167,8 @@ impl Format {
             Format::Lispworks => "LispWorks profiler tree (Depth|Count|Call|Seen|Top|Name lines)",
             Format::Folded => "folded stacks for flame graphs (FlameGraph, inferno)",
             Format::Sampler => "Apple Sampler supersampler stack samples",
+            Format::DyalogXml => "Dyalog APL ]PROFILE report as XML (tree, summary, data)",
+            Format::DyalogCsv => "Dyalog APL ]PROFILE report as CSV (tree, summary, data)",
         }
     }
 
@@ -159,20 +178,22 @@ impl Format {
             Format::Lispworks => &["tree"],
             Format::Folded => &["folded", "collapsed"],
             Format::Sampler => &["sampler"],
+            Format::DyalogXml => &["xml"],
+            Format::DyalogCsv => &["csv"],
         }
     }
 
     /// Whether proftool reads the format.
     pub fn can_read(self) -> bool {
         match self {
-            Format::Lispworks | Format::Folded | Format::Sampler => true,
+            Format::Lispworks | Format::Folded | Format::Sampler | Format::DyalogXml | Format::DyalogCsv => true,
         }
     }
 
     /// Whether proftool writes the format.
     pub fn can_write(self) -> bool {
         match self {
-            Format::Lispworks | Format::Folded | Format::Sampler => true,
+            Format::Lispworks | Format::Folded | Format::Sampler | Format::DyalogXml | Format::DyalogCsv => true,
         }
     }
 
@@ -182,6 +203,8 @@ impl Format {
             Format::Lispworks => lispworks::CARRIES,
             Format::Folded => folded::CARRIES,
             Format::Sampler => sampler::CARRIES,
+            Format::DyalogXml => dyalog::carries(true),
+            Format::DyalogCsv => dyalog::carries(false),
         }
     }
 
@@ -191,6 +214,8 @@ impl Format {
             Format::Lispworks => lispworks::sniff(head),
             Format::Folded => folded::sniff(head),
             Format::Sampler => sampler::sniff(head),
+            Format::DyalogXml => dyalog::xml::sniff(head),
+            Format::DyalogCsv => dyalog::csv::sniff(head),
         }
     }
 
@@ -205,6 +230,8 @@ impl Format {
             Format::Lispworks => lispworks::read(input, diag)?,
             Format::Folded => folded::read(input, diag)?,
             Format::Sampler => sampler::read(input, options.sampler_order, diag)?,
+            Format::DyalogXml => dyalog::xml::read(input, diag)?,
+            Format::DyalogCsv => dyalog::csv::read(input, options.dyalog_separators, diag)?,
         };
         debug_assert_eq!(profile.validate(), Ok(()), "{self} reader broke a model invariant");
         Ok(profile)
@@ -223,6 +250,8 @@ impl Format {
             Format::Lispworks => lispworks::write(&projected, out, diag)?,
             Format::Folded => folded::write(&projected, out)?,
             Format::Sampler => sampler::write(&projected, out, options)?,
+            Format::DyalogXml => dyalog::xml::write(&projected, out)?,
+            Format::DyalogCsv => dyalog::csv::write(&projected, out, options.dyalog_separators)?,
         }
         Ok(())
     }

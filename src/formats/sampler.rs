@@ -64,6 +64,7 @@ pub(crate) const CARRIES: Carries = Carries {
     timestamp: false,
     interval: false,
     name_replacements: &[('\t', ' '), ('\n', ' '), ('\r', ' ')],
+    flat_reports: false,
 };
 
 const MAGIC: &[u8] = b"@supersamplerV1.0\n";

@@ -40,6 +40,9 @@ fn dump_header(profile: &Profile, out: &mut String) {
     if let Some(interval) = meta.interval {
         let _ = writeln!(out, "interval: {}ns", interval.as_nanos());
     }
+    if meta.flat {
+        let _ = writeln!(out, "flat report (no call structure)");
+    }
     for (key, value) in &meta.attrs {
         let _ = writeln!(out, "attr {key}: {value:?}");
     }

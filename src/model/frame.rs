@@ -72,14 +72,16 @@ impl Frame {
 }
 
 impl fmt::Display for Frame {
-    /// The frame as one name: `name`, `name:line` for line frames (and `name:line.clause`).
+    /// The frame as one name: `name`, or `name[line]` for line frames (and `name[line.clause]`), as
+    /// Dyalog names a function's line (`#.Rain[6]`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.name)?;
         if let Some(line) = self.line {
-            write!(f, ":{line}")?;
+            write!(f, "[{line}")?;
             if let Some(clause) = self.clause {
                 write!(f, ".{clause}")?;
             }
+            f.write_str("]")?;
         }
         Ok(())
     }
@@ -275,6 +277,6 @@ mod tests {
         assert_ne!(a, b);
         assert_ne!(a, c);
         assert_eq!(table.len(), 3);
-        assert_eq!(table.get(c).to_string(), "f:3");
+        assert_eq!(table.get(c).to_string(), "f[3]");
     }
 }

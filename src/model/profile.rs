@@ -22,6 +22,9 @@ pub struct Meta {
     pub interval: Option<Duration>,
     /// Format-specific header facts, in source order.
     pub attrs: Vec<(String, String)>,
+    /// Whether the source was a flat report (Dyalog summary and data reports): rows without call
+    /// structure, each a root with at most its own source lines below it.
+    pub flat: bool,
 }
 
 /// Per-function counts that no single node owns (LispWorks function-info). Identical for every node

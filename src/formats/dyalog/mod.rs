@@ -1,0 +1,829 @@
+//! Dyalog APL `]PROFILE` reports (the user command's `-outfile=` output), shared by the XML ([`xml`])
+//! and CSV ([`csv`]) files: their columns, rows, numbers and how rows become a call tree. Both
+//! readers parse a row's fields and hand it to [`ReportBuilder`]; both writers take rows from
+//! [`report_rows`].
+//!
+//! **Rows** (`⎕PROFILE 'tree'`, Dyalog's language reference): a *function row* (Line empty, `¯1` or
+//! `-1`) is a function; a *line row* (Line a number, 0-based for dfns) is one line of it. A tree report
+//! (a `Depth` column) alternates: function rows at even depths, their line rows one below, the
+//! functions called from a line one below that. A row's parent is the nearest row before it one level
+//! up; several depth-0 rows are several roots; recursion gives separate rows. Summary and data
+//! reports have no Depth: they are flat, and read as one root per function with its line rows below.
+//!
+//! **Values**: Calls per row (a per-node count); ExclusiveTime and InclusiveTime in ms
+//! (bias-adjusted in tree reports); ExclusiveTicks and InclusiveTicks (timer inspections). A function
+//! row's exclusive time includes its lines' (Dyalog: "the function summary timing = the sum of its
+//! lines plus time not attributable to a line"), so in the model a function node's self value is the
+//! unattributed part, its ExclusiveTime minus its line rows' (shared notes §3.9), and a line node's is
+//! its ExclusiveTime. InclusiveTime is kept as the measured inclusive value. PctOfTot, CumPct and
+//! AvgTime are derived: ignored on reading, recomputed on writing.
+//!
+//! **Quirks**: `]PROFILE` 0.9.0 wrote the exclusive and inclusive columns (times and ticks) of tree
+//! and data reports under each other's labels (shared notes §3.7); they are swapped back by version,
+//! or, in any file, when rows show "inclusive" < "exclusive". APL writes negative numbers with a high
+//! minus `¯`. The summary report's time column is called `Time` in CSV (inclusive time).
+//!
+//! **Exactness**: times are `f64` printed shortest-round-trip. Subtracting a function's lines from its
+//! exclusive time and adding them back on writing must give the very number read, so both happen in
+//! decimal arithmetic ([`unattributed`] and [`with_lines`]).
+
+pub mod csv;
+pub mod xml;
+
+use crate::diag::Diagnostics;
+use crate::error::ParseErrorKind;
+use crate::formats::{Carries, Format, Structure};
+use crate::model::{Aggregation, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values};
+use rust_decimal::Decimal;
+use std::str::FromStr;
+
+/// What a Dyalog tree report carries (XML adds the settings' title).
+pub(crate) const fn carries(title: bool) -> Carries {
+    Carries {
+        structure: Structure::Tree,
+        threads: false,
+        thread_roots: false,
+        frame_kinds: false,
+        metrics: &[MetricKind::Calls, MetricKind::Time, MetricKind::Ticks],
+        one_metric: false,
+        function_facts: false,
+        source_lines: true,
+        modules: false,
+        title,
+        timestamp: false,
+        interval: false,
+        name_replacements: &[],
+        flat_reports: true,
+    }
+}
+
+/// A column of a report: an XML element or a CSV header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Column {
+    Depth,
+    Element,
+    Line,
+    Calls,
+    ExclusiveTime,
+    InclusiveTime,
+    /// The summary report's time in CSV (inclusive time).
+    Time,
+    ExclusiveTicks,
+    InclusiveTicks,
+    PctOfTot,
+    CumPct,
+    AvgTime,
+}
+
+impl Column {
+    const ALL: [Column; 12] = [
+        Column::Depth,
+        Column::Element,
+        Column::Line,
+        Column::Calls,
+        Column::ExclusiveTime,
+        Column::InclusiveTime,
+        Column::Time,
+        Column::ExclusiveTicks,
+        Column::InclusiveTicks,
+        Column::PctOfTot,
+        Column::CumPct,
+        Column::AvgTime,
+    ];
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Column::Depth => "Depth",
+            Column::Element => "Element",
+            Column::Line => "Line",
+            Column::Calls => "Calls",
+            Column::ExclusiveTime => "ExclusiveTime",
+            Column::InclusiveTime => "InclusiveTime",
+            Column::Time => "Time",
+            Column::ExclusiveTicks => "ExclusiveTicks",
+            Column::InclusiveTicks => "InclusiveTicks",
+            Column::PctOfTot => "PctOfTot",
+            Column::CumPct => "CumPct",
+            Column::AvgTime => "AvgTime",
+        }
+    }
+
+    /// The column that 0.x versions label this one with (exclusive and inclusive swapped).
+    pub(crate) fn swapped(self) -> Column {
+        match self {
+            Column::ExclusiveTime => Column::InclusiveTime,
+            Column::InclusiveTime => Column::ExclusiveTime,
+            Column::ExclusiveTicks => Column::InclusiveTicks,
+            Column::InclusiveTicks => Column::ExclusiveTicks,
+            other => other,
+        }
+    }
+
+    /// The column named `name`; `Function` is what 0.9.0 called `Element`.
+    pub(crate) fn from_name(name: &[u8]) -> Option<Column> {
+        if name == b"Function" {
+            return Some(Column::Element);
+        }
+        Column::ALL.into_iter().find(|c| c.name().as_bytes() == name)
+    }
+}
+
+/// The decimal mark and field separator of a CSV report (`-separators="DF"`; default `.,`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Separators {
+    /// The decimal mark in numbers.
+    pub decimal: char,
+    /// The field separator (CSV only).
+    pub field: char,
+}
+
+impl Default for Separators {
+    fn default() -> Separators {
+        Separators { decimal: '.', field: ',' }
+    }
+}
+
+impl FromStr for Separators {
+    type Err = String;
+
+    /// Parses `DF` as `]PROFILE -separators=` takes it: the decimal mark, then the field separator.
+    fn from_str(s: &str) -> Result<Separators, String> {
+        let mut chars = s.chars();
+        match (chars.next(), chars.next(), chars.next()) {
+            (Some(decimal), Some(field), None) if decimal != field && decimal != '"' && field != '"' => {
+                Ok(Separators { decimal, field })
+            }
+            _ => Err(format!("expected two different characters, the decimal mark then the field separator (like \",;\"), found {s:?}")),
+        }
+    }
+}
+
+/// One row's values, parsed.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Row {
+    pub depth: Option<i64>,
+    /// `None` for a function row.
+    pub line: Option<u32>,
+    pub calls: Option<i64>,
+    /// Exclusive and inclusive time, under the file's labels.
+    pub time: [Option<f64>; 2],
+    /// Exclusive and inclusive ticks, under the file's labels.
+    pub ticks: [Option<i64>; 2],
+}
+
+impl Row {
+    /// Parses `text` as the value of `column`, with `decimal` as the decimal mark. Derived columns
+    /// (PctOfTot, CumPct, AvgTime) are not read: they are recomputed on writing.
+    pub(crate) fn set(&mut self, column: Column, text: &str, decimal: char) -> Result<(), ParseErrorKind> {
+        match column {
+            Column::Depth => self.depth = Some(parse_int(text, "Depth")?),
+            Column::Line => self.line = parse_line(text)?,
+            Column::Calls => self.calls = Some(parse_int(text, "Calls")?),
+            Column::ExclusiveTime => self.time[0] = Some(parse_float(text, "ExclusiveTime", decimal)?),
+            Column::InclusiveTime | Column::Time => {
+                self.time[1] = Some(parse_float(text, column.name(), decimal)?);
+            }
+            Column::ExclusiveTicks => self.ticks[0] = Some(parse_int(text, "ExclusiveTicks")?),
+            Column::InclusiveTicks => self.ticks[1] = Some(parse_int(text, "InclusiveTicks")?),
+            Column::Element | Column::PctOfTot | Column::CumPct | Column::AvgTime => {}
+        }
+        Ok(())
+    }
+}
+
+/// An APL number's text with `¯` as `-`, or `None` when there is no high minus.
+fn minus(text: &str) -> Option<String> {
+    text.contains('¯').then(|| text.replace('¯', "-"))
+}
+
+fn parse_int(text: &str, field: &'static str) -> Result<i64, ParseErrorKind> {
+    let text = text.trim();
+    let owned = minus(text);
+    let t = owned.as_deref().unwrap_or(text);
+    let digits = t.strip_prefix('-').unwrap_or(t);
+    let valid = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+    valid
+        .then(|| t.parse::<i64>().ok())
+        .flatten()
+        .ok_or_else(|| ParseErrorKind::InvalidNumber { field, text: text.to_string() })
+}
+
+/// A Line field: empty, `¯1` or `-1` for a function row, else a line number.
+fn parse_line(text: &str) -> Result<Option<u32>, ParseErrorKind> {
+    let text = text.trim();
+    if text.is_empty() || text == "¯1" || text == "-1" {
+        return Ok(None);
+    }
+    let n = parse_int(text, "Line")?;
+    u32::try_from(n).map(Some).map_err(|_| ParseErrorKind::Unexpected {
+        expected: "a Line number of 0 or more, or empty or ¯1 for a function row".into(),
+        found: format!("{text:?}"),
+    })
+}
+
+/// A time: an APL number (`¯` minus, `E` exponent) with `decimal` as the decimal mark.
+fn parse_float(text: &str, field: &'static str, decimal: char) -> Result<f64, ParseErrorKind> {
+    let text = text.trim();
+    let other = if decimal == '.' { ',' } else { '.' };
+    if text.contains(other) {
+        return Err(ParseErrorKind::Unexpected {
+            expected: format!("{field} with the decimal mark {decimal:?} (set with --dyalog-separators)"),
+            found: format!("{text:?}, which has {other:?}: mixed separators"),
+        });
+    }
+    let mut t = minus(text).unwrap_or_else(|| text.to_string());
+    if decimal != '.' {
+        t = t.replace(decimal, ".");
+    }
+    let plain = t.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'));
+    match t.parse::<f64>() {
+        Ok(v) if plain && v.is_finite() => Ok(v),
+        _ => Err(ParseErrorKind::Unexpected { expected: format!("{field} as a number"), found: format!("{text:?}") }),
+    }
+}
+
+/// Formats a number the way APL does: `¯` for minus, `decimal` as the decimal mark.
+pub(crate) fn format_number(value: Value, decimal: char, out: &mut String) {
+    use std::fmt::Write;
+    let start = out.len();
+    let _ = write!(out, "{value}");
+    if out[start..].starts_with('-') {
+        out.replace_range(start..start + 1, "¯");
+    }
+    if decimal != '.' {
+        if let Some(dot) = out[start..].find('.') {
+            out.replace_range(start + dot..start + dot + 1, decimal.encode_utf8(&mut [0; 4]));
+        }
+    }
+}
+
+/// The kind of report, from `<Command>` (XML) or from the columns (CSV).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Report {
+    Tree,
+    Summary,
+    Data,
+}
+
+impl Report {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Report::Tree => "tree",
+            Report::Summary => "summary",
+            Report::Data => "data",
+        }
+    }
+
+    /// The report a profile is written as: the one it was read from, else a tree, else (a flat
+    /// profile from another format) data.
+    fn of(profile: &Profile, key: &str) -> Report {
+        let command = profile.meta.attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        match command {
+            Some("summary") if profile.meta.flat => Report::Summary,
+            _ if profile.meta.flat => Report::Data,
+            _ => Report::Tree,
+        }
+    }
+
+    /// The columns written for this report, given which metrics the profile has.
+    fn columns(self, metrics: &MetricColumns, csv: bool) -> Vec<Column> {
+        let mut columns = Vec::new();
+        if self == Report::Tree {
+            columns.push(Column::Depth);
+        }
+        columns.extend([Column::Element, Column::Line]);
+        if self == Report::Summary {
+            if metrics.time.is_some() {
+                columns.extend([if csv { Column::Time } else { Column::InclusiveTime }, Column::PctOfTot]);
+            }
+            columns.extend(metrics.calls.map(|_| Column::Calls));
+            return columns;
+        }
+        columns.extend(metrics.calls.map(|_| Column::Calls));
+        if metrics.time.is_some() {
+            columns.extend([Column::ExclusiveTime, Column::InclusiveTime]);
+        }
+        if metrics.ticks.is_some() {
+            columns.extend([Column::ExclusiveTicks, Column::InclusiveTicks]);
+        }
+        columns
+    }
+}
+
+/// The metric indices of a Dyalog profile.
+#[derive(Clone, Copy, Debug, Default)]
+struct MetricColumns {
+    calls: Option<usize>,
+    time: Option<usize>,
+    ticks: Option<usize>,
+}
+
+impl MetricColumns {
+    fn of(profile: &Profile) -> MetricColumns {
+        let find = |kind| profile.metrics().iter().position(|m| m.kind == kind);
+        MetricColumns { calls: find(MetricKind::Calls), time: find(MetricKind::Time), ticks: find(MetricKind::Ticks) }
+    }
+}
+
+fn calls_metric() -> Metric {
+    Metric {
+        name: "calls".into(),
+        kind: MetricKind::Calls,
+        unit: Unit::Count,
+        aggregation: Aggregation::PerNode,
+        repr: Repr::Int,
+    }
+}
+
+fn time_metric() -> Metric {
+    Metric {
+        name: "time".into(),
+        kind: MetricKind::Time,
+        unit: Unit::Milliseconds,
+        aggregation: Aggregation::Additive,
+        repr: Repr::Float,
+    }
+}
+
+fn ticks_metric() -> Metric {
+    Metric {
+        name: "ticks".into(),
+        kind: MetricKind::Ticks,
+        unit: Unit::Count,
+        aggregation: Aggregation::Additive,
+        repr: Repr::Int,
+    }
+}
+
+/// An open row of a tree report: a possible parent of the rows that follow.
+#[derive(Clone, Copy, Debug)]
+struct Open {
+    node: NodeId,
+    depth: i64,
+    function: bool,
+}
+
+/// Builds a profile from a report's rows, in file order.
+pub(crate) struct ReportBuilder {
+    format: Format,
+    profile: Profile,
+    metrics: MetricColumns,
+    /// Which value columns the file has: exclusive and inclusive time, exclusive and inclusive ticks.
+    has_time: [bool; 2],
+    has_ticks: [bool; 2],
+    tree: bool,
+    /// Tree reports: the open rows, root first. Flat reports: the last function row.
+    open: Vec<Open>,
+    last_depth: Option<i64>,
+    /// The values of each node as the file labels them, until [`Self::finish`] settles the labels.
+    time: [Vec<f64>; 2],
+    ticks: [Vec<i64>; 2],
+}
+
+impl ReportBuilder {
+    /// A builder for a report with `columns`; `Element` must be one of them.
+    pub(crate) fn new(format: Format, columns: &[Column]) -> ReportBuilder {
+        let has = |c: Column| columns.contains(&c);
+        let has_time = [has(Column::ExclusiveTime), has(Column::InclusiveTime) || has(Column::Time)];
+        let has_ticks = [has(Column::ExclusiveTicks), has(Column::InclusiveTicks)];
+        let mut metrics = Vec::new();
+        let mut slots = MetricColumns::default();
+        for (present, metric, slot) in [
+            (has(Column::Calls), calls_metric(), &mut slots.calls),
+            (has_time.contains(&true), time_metric(), &mut slots.time),
+            (has_ticks.contains(&true), ticks_metric(), &mut slots.ticks),
+        ] {
+            if present {
+                *slot = Some(metrics.len());
+                metrics.push(metric);
+            }
+        }
+        let mut profile = Profile::new(metrics);
+        profile.meta.flat = !has(Column::Depth);
+        ReportBuilder {
+            format,
+            profile,
+            metrics: slots,
+            has_time,
+            has_ticks,
+            tree: has(Column::Depth),
+            open: Vec::new(),
+            last_depth: None,
+            time: [Vec::new(), Vec::new()],
+            ticks: [Vec::new(), Vec::new()],
+        }
+    }
+
+    /// The header facts of the profile being built.
+    pub(crate) fn meta_mut(&mut self) -> &mut crate::model::Meta {
+        &mut self.profile.meta
+    }
+
+    /// Adds one row named `name`.
+    pub(crate) fn add(&mut self, name: &str, row: &Row) -> Result<(), ParseErrorKind> {
+        let function = row.line.is_none();
+        let frame = match row.line {
+            None => self.profile.frames.intern_name(name, FrameKind::Function),
+            Some(line) => self.profile.frames.intern(FrameRef {
+                line: Some(line),
+                kind: FrameKind::Line,
+                ..FrameRef::function(name)
+            }),
+        };
+        let parent = if self.tree {
+            self.tree_parent(row.depth.unwrap_or(0), function)?
+        } else {
+            self.flat_parent(name, function)
+        };
+        let node = self.profile.tree.push(parent, frame);
+        if self.tree {
+            self.open.push(Open { node, depth: row.depth.unwrap_or(0), function });
+        } else if function {
+            self.open = vec![Open { node, depth: 0, function }];
+        }
+        if let Some(m) = self.metrics.calls {
+            self.profile.tree.set_self(m, node, Value::Int(row.calls.unwrap_or(0)));
+        }
+        for i in 0..2 {
+            self.time[i].push(row.time[i].unwrap_or(0.0));
+            self.ticks[i].push(row.ticks[i].unwrap_or(0));
+        }
+        Ok(())
+    }
+
+    /// The parent of a tree row at `depth`: the nearest open row one level up. A function row may also
+    /// sit two levels below a function row, as function-level reports (no line rows) are written.
+    fn tree_parent(&mut self, depth: i64, function: bool) -> Result<Option<NodeId>, ParseErrorKind> {
+        if depth < 0 {
+            return Err(ParseErrorKind::Unexpected {
+                expected: "a Depth of 0 or more".into(),
+                found: depth.to_string(),
+            });
+        }
+        if function != (depth % 2 == 0) {
+            let (expected, found) = if function {
+                ("a line row (a Line number) at odd depth", "a function row")
+            } else {
+                ("a function row (Line empty or ¯1) at even depth", "a line row")
+            };
+            return Err(ParseErrorKind::Unexpected { expected: format!("{expected} {depth}"), found: found.into() });
+        }
+        let previous = self.last_depth.replace(depth);
+        while self.open.last().is_some_and(|top| top.depth >= depth) {
+            self.open.pop();
+        }
+        match self.open.last() {
+            None if depth == 0 => Ok(None),
+            Some(top) if top.depth == depth - 1 || (function && top.function && top.depth == depth - 2) => {
+                Ok(Some(top.node))
+            }
+            _ => Err(ParseErrorKind::DepthJump { previous: previous.unwrap_or(-1), found: depth }),
+        }
+    }
+
+    /// The parent of a flat row: a line row goes under the function row before it when that is its
+    /// function.
+    fn flat_parent(&self, name: &str, function: bool) -> Option<NodeId> {
+        let last = self.open.last()?;
+        let last_name = &self.profile.frames.get(self.profile.tree.frame(last.node)).name;
+        (!function && last_name == name).then_some(last.node)
+    }
+
+    /// Settles the exclusive/inclusive labels (`labels_swapped`: the file's version is known to swap
+    /// them), turns the file's values into self values and returns the profile.
+    pub(crate) fn finish(mut self, labels_swapped: Option<&str>, diag: &mut Diagnostics) -> Profile {
+        let format = self.format;
+        let mut swap = labels_swapped.is_some();
+        if let Some(version) = labels_swapped {
+            diag.warn("dyalog-labels-0.9", None, || {
+                format!("{format}: ]PROFILE {version} labelled the exclusive and inclusive columns the other way round: read as corrected")
+            });
+        }
+        if self.inverted(swap) {
+            swap = !swap;
+            diag.warn("dyalog-labels-swapped", None, || {
+                format!("{format}: rows have InclusiveTime (or ticks) below ExclusiveTime: the two columns are taken as mislabelled and swapped")
+            });
+        }
+        if swap {
+            self.time.swap(0, 1);
+            self.ticks.swap(0, 1);
+            self.has_time.swap(0, 1);
+            self.has_ticks.swap(0, 1);
+        }
+        if let Some(m) = self.metrics.time {
+            let selves = self.self_values(&self.time, self.has_time, unattributed, diag);
+            self.set_metric(m, Values::Float(selves), self.has_time[1].then(|| Values::Float(self.time[1].clone())));
+        }
+        if let Some(m) = self.metrics.ticks {
+            let fit = |total: i64, parts: &[i64]| {
+                let rest = total - parts.iter().sum::<i64>();
+                (rest >= 0).then_some(rest)
+            };
+            let selves = self.self_values(&self.ticks, self.has_ticks, fit, diag);
+            self.set_metric(m, Values::Int(selves), self.has_ticks[1].then(|| Values::Int(self.ticks[1].clone())));
+        }
+        self.profile
+    }
+
+    /// Whether some row has an "inclusive" value below its "exclusive" one, read with `swap`.
+    fn inverted(&self, swap: bool) -> bool {
+        let (e, i) = if swap { (1, 0) } else { (0, 1) };
+        let times = self.has_time == [true, true] && self.time[i].iter().zip(&self.time[e]).any(|(i, e)| i < e);
+        let ticks = self.has_ticks == [true, true] && self.ticks[i].iter().zip(&self.ticks[e]).any(|(i, e)| i < e);
+        times || ticks
+    }
+
+    /// Self values from a file's columns: with an exclusive column, a line's is its exclusive value and
+    /// a function's is its exclusive value less its lines'; with only an inclusive column, a node's is
+    /// its inclusive value less its children's. `fit(total, parts)` subtracts, `None` when negative.
+    fn self_values<T: Copy + Default>(
+        &self,
+        columns: &[Vec<T>; 2],
+        has: [bool; 2],
+        fit: impl Fn(T, &[T]) -> Option<T>,
+        diag: &mut Diagnostics,
+    ) -> Vec<T> {
+        let tree = &self.profile.tree;
+        let totals = if has[0] { &columns[0] } else { &columns[1] };
+        let mut parts: Vec<Vec<T>> = vec![Vec::new(); tree.len()];
+        for node in tree.nodes() {
+            let Some(parent) = tree.parent(node) else { continue };
+            let is_line = |n: NodeId| self.profile.frames.get(tree.frame(n)).kind == FrameKind::Line;
+            if !has[0] || (is_line(node) && !is_line(parent)) {
+                parts[parent.index()].push(totals[node.index()]);
+            }
+        }
+        let format = self.format;
+        let what = if has[0] { "its line rows" } else { "the rows below it" };
+        tree.nodes()
+            .map(|node| {
+                let (total, parts) = (totals[node.index()], &parts[node.index()]);
+                fit(total, parts).unwrap_or_else(|| {
+                    let name = self.profile.frames.get(tree.frame(node)).name.clone();
+                    diag.warn("dyalog-parts-exceed", None, || {
+                        format!("{format}: {name:?} has less time than {what} together: its own part is read as 0")
+                    });
+                    T::default()
+                })
+            })
+            .collect()
+    }
+
+    fn set_metric(&mut self, m: usize, selves: Values, inclusive: Option<Values>) {
+        let tree = &mut self.profile.tree;
+        for node in tree.nodes() {
+            tree.set_self(m, node, selves.get(node.index()));
+            if let Some(inclusive) = &inclusive {
+                tree.set_measured_inclusive(m, node, inclusive.get(node.index()));
+            }
+        }
+    }
+}
+
+fn decimal(v: f64) -> Option<Decimal> {
+    Decimal::from_str_exact(&v.to_string()).ok()
+}
+
+fn to_f64(d: Decimal) -> Option<f64> {
+    d.to_string().parse().ok()
+}
+
+/// A function's exclusive time as written: its own part plus its lines', added as the decimals they
+/// print as and rounded once, so that [`unattributed`] can invert it exactly.
+pub(crate) fn with_lines(own: f64, lines: &[f64]) -> f64 {
+    let exact = lines.iter().try_fold(decimal(own), |sum, &l| Some(sum?.checked_add(decimal(l)?)));
+    exact.flatten().and_then(to_f64).unwrap_or_else(|| own + lines.iter().sum::<f64>())
+}
+
+/// The part of `total` that `parts` do not account for: the `x` ≥ 0 with `with_lines(x, parts) ==
+/// total`, found in decimal arithmetic and settled to the last bit; `None` when the parts exceed the
+/// total.
+fn unattributed(total: f64, parts: &[f64]) -> Option<f64> {
+    if parts.is_empty() {
+        return Some(total);
+    }
+    let exact = parts.iter().try_fold(decimal(total), |rest, &p| Some(rest?.checked_sub(decimal(p)?)));
+    let mut x = match exact.flatten() {
+        Some(d) if d.is_sign_negative() && !d.is_zero() => return None,
+        Some(d) => to_f64(d)?,
+        None => total - parts.iter().sum::<f64>(),
+    };
+    if x < 0.0 {
+        return None;
+    }
+    let start = x;
+    for _ in 0..64 {
+        let back = with_lines(x, parts);
+        if back == total {
+            return Some(x);
+        }
+        // Step x one unit in the last place towards the total (x ≥ 0, so its bits order like it).
+        let bits = x.to_bits();
+        x = if back < total {
+            f64::from_bits(bits + 1)
+        } else if bits > 0 {
+            f64::from_bits(bits - 1)
+        } else {
+            break;
+        };
+    }
+    Some(start)
+}
+
+/// One row to write.
+pub(crate) struct OutRow<'p> {
+    pub depth: u32,
+    pub name: &'p str,
+    pub line: Option<u32>,
+    pub calls: Option<i64>,
+    pub time: Option<[f64; 2]>,
+    pub ticks: Option<[i64; 2]>,
+}
+
+/// The rows and columns to write for `profile` (already projected onto a Dyalog format), in file
+/// order. `command_key` is the attr that holds the report kind the profile was read as.
+///
+/// Depths follow the reading rules: a function row two levels below the function that calls it when
+/// no line is known (function-level sources), one below a calling line. A line row whose function
+/// row is not its parent (lines from a source without Dyalog's nesting, such as BR) gets a function
+/// row of its own first, with the line's values, so that the file reads back into the same totals.
+pub(crate) fn report_rows<'p>(
+    profile: &'p Profile,
+    command_key: &str,
+    csv: bool,
+) -> (Report, Vec<Column>, Vec<OutRow<'p>>) {
+    let report = Report::of(profile, command_key);
+    let metrics = MetricColumns::of(profile);
+    let columns = report.columns(&metrics, csv);
+    let tree = &profile.tree;
+    let frame = |n: NodeId| profile.frames.get(tree.frame(n));
+    let is_line = |n: NodeId| frame(n).kind == FrameKind::Line;
+    let children = tree.children();
+    let inclusive =
+        |m: Option<usize>| m.map(|m| tree.measured_inclusive(m).cloned().unwrap_or_else(|| tree.derived_inclusive(m)));
+    let (time_inclusive, ticks_inclusive) = (inclusive(metrics.time), inclusive(metrics.ticks));
+    // The depth of each node's row, and whether the row is a function row.
+    let mut depth_of: Vec<u32> = vec![0; tree.len()];
+    let mut rows = Vec::with_capacity(tree.len());
+    for visit in tree.walk_with(children.clone()) {
+        let node = visit.node;
+        let f = frame(node);
+        let parent = tree.parent(node);
+        let own_function = parent.filter(|&p| !is_line(p) && frame(p).name == f.name);
+        let function_depth = match parent {
+            None => 0,
+            Some(p) if is_line(p) => depth_of[p.index()] + 1,
+            Some(p) => depth_of[p.index()] + 2,
+        };
+        let time = metrics.time.zip(time_inclusive.as_ref()).map(|(m, incl)| {
+            let lines: Vec<f64> = children
+                .of_node(node)
+                .iter()
+                .filter(|&&c| is_line(c) && !is_line(node))
+                .map(|&c| tree.self_value(m, c).as_f64())
+                .collect();
+            [with_lines(tree.self_value(m, node).as_f64(), &lines), incl.get(node.index()).as_f64()]
+        });
+        let ticks = metrics.ticks.zip(ticks_inclusive.as_ref()).map(|(m, incl)| {
+            let lines = children.of_node(node).iter().filter(|&&c| is_line(c) && !is_line(node));
+            let own = lines.fold(tree.self_value(m, node).as_count(), |sum, &c| sum + tree.self_value(m, c).as_count());
+            [own, incl.get(node.index()).as_count()]
+        });
+        let calls = metrics.calls.map(|m| tree.self_value(m, node).as_count());
+        let mut row = OutRow { depth: function_depth, name: &f.name, line: None, calls, time, ticks };
+        if f.kind == FrameKind::Line {
+            row.line = Some(f.line.unwrap_or(0));
+            row.depth = match own_function {
+                Some(p) => depth_of[p.index()] + 1,
+                None => {
+                    rows.push(OutRow { line: None, ..row });
+                    function_depth + 1
+                }
+            };
+        }
+        depth_of[node.index()] = row.depth;
+        rows.push(row);
+    }
+    (report, columns, rows)
+}
+
+/// What PctOfTot is a percentage of: the TotalTime setting when the profile has one, else the time
+/// of the whole report (a tree's roots together; the largest row of a flat report, whose rows
+/// overlap).
+pub(crate) fn percent_base(profile: &Profile, total_key: &str, report: Report, rows: &[OutRow<'_>]) -> f64 {
+    let setting = profile.meta.attrs.iter().find(|(k, _)| k == total_key).and_then(|(_, v)| v.parse::<f64>().ok());
+    setting.unwrap_or_else(|| total_time(report, rows))
+}
+
+/// The time of the whole report: the inclusive times of a tree's roots added up, or the largest
+/// inclusive time of a flat report.
+pub(crate) fn total_time(report: Report, rows: &[OutRow<'_>]) -> f64 {
+    let function_times = rows.iter().filter(|r| r.line.is_none() && r.depth == 0).filter_map(|r| r.time.map(|t| t[1]));
+    match report {
+        Report::Tree => function_times.sum(),
+        Report::Summary | Report::Data => function_times.fold(0.0, f64::max),
+    }
+}
+
+/// Appends the text of `row`'s `column` (names as they are: the caller quotes or escapes them).
+pub(crate) fn format_cell(
+    row: &OutRow<'_>,
+    column: Column,
+    report: Report,
+    base: f64,
+    decimal: char,
+    out: &mut String,
+) {
+    let number = |v: Option<Value>, out: &mut String| {
+        if let Some(v) = v {
+            format_number(v, decimal, out);
+        }
+    };
+    match column {
+        Column::Depth => number(Some(Value::Int(i64::from(row.depth))), out),
+        Column::Element => out.push_str(row.name),
+        Column::Line => match row.line {
+            Some(line) => number(Some(Value::Int(i64::from(line))), out),
+            None if report == Report::Tree => out.push_str("¯1"),
+            None => {}
+        },
+        Column::Calls => number(row.calls.map(Value::Int), out),
+        Column::ExclusiveTime => number(row.time.map(|t| Value::Float(t[0])), out),
+        Column::InclusiveTime | Column::Time => number(row.time.map(|t| Value::Float(t[1])), out),
+        Column::ExclusiveTicks => number(row.ticks.map(|t| Value::Int(t[0])), out),
+        Column::InclusiveTicks => number(row.ticks.map(|t| Value::Int(t[1])), out),
+        Column::PctOfTot => {
+            if let Some(t) = row.time.filter(|_| base > 0.0) {
+                out.push_str(&ten_digits(t[1] / base * 100.0).replace('.', decimal.encode_utf8(&mut [0; 4])));
+            }
+        }
+        Column::CumPct | Column::AvgTime => {}
+    }
+}
+
+/// `v` with ten significant digits and no trailing zeros, as APL prints with `⎕PP←10`
+/// (`44.03092784`, `100`).
+fn ten_digits(v: f64) -> String {
+    let scientific = format!("{v:.9e}");
+    let Some((mantissa, exponent)) = scientific.split_once('e') else { return scientific };
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let negative = v < 0.0;
+    let point = exponent + 1; // digits before the decimal point
+    let mut text = if point <= 0 {
+        format!("0.{}{digits}", "0".repeat(point.unsigned_abs() as usize))
+    } else if point as usize >= digits.len() {
+        format!("{digits}{}", "0".repeat(point as usize - digits.len()))
+    } else {
+        format!("{}.{}", &digits[..point as usize], &digits[point as usize..])
+    };
+    if text.contains('.') {
+        text.truncate(text.trim_end_matches('0').trim_end_matches('.').len());
+    }
+    if negative {
+        text.insert(0, '¯');
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentages_have_ten_significant_digits_like_apl() {
+        // The v1.37 summary report: 25.626 ms of 58.2 ms.
+        assert_eq!(ten_digits(25.626 / 58.2 * 100.0), "44.03092784");
+        assert_eq!(ten_digits(3.153 / 58.2 * 100.0), "5.417525773");
+        assert_eq!(ten_digits(100.0), "100");
+        assert_eq!(ten_digits(0.0012345678912), "0.001234567891");
+    }
+
+    #[test]
+    fn unattributed_time_adds_back_to_the_very_number() {
+        // 0.1 + 0.2 is not 0.3 in binary: the decimal route gives 0 and adds back to 0.3.
+        assert_eq!(unattributed(0.3, &[0.1, 0.2]), Some(0.0));
+        assert_eq!(with_lines(0.0, &[0.1, 0.2]), 0.3);
+        let total = 68.40049487792044;
+        let lines = [0.0015370955140001, 0.01035477506, 0.0872545383];
+        let own = unattributed(total, &lines).unwrap();
+        assert_eq!(with_lines(own, &lines), total);
+        assert_eq!(unattributed(0.002, &[0.001, 0.0015]), None);
+    }
+
+    #[test]
+    fn apl_numbers() {
+        assert_eq!(parse_float("¯1.5E¯3", "t", '.').unwrap(), -0.0015);
+        assert_eq!(parse_float("0,011", "t", ',').unwrap(), 0.011);
+        assert!(parse_float("0.011", "t", ',').is_err());
+        assert!(parse_float("inf", "t", '.').is_err());
+        assert_eq!(parse_int("¯7", "Calls").unwrap(), -7);
+        assert_eq!(parse_line("¯1").unwrap(), None);
+        assert_eq!(parse_line("").unwrap(), None);
+        assert_eq!(parse_line("12").unwrap(), Some(12));
+        let mut s = String::new();
+        format_number(Value::Float(-0.5), ',', &mut s);
+        assert_eq!(s, "¯0,5");
+    }
+}

@@ -392,6 +392,15 @@ impl CallTree {
         self.self_values[metric] = values;
         self.measured_inclusive[metric] = None;
     }
+
+    /// Sets every self value of `metric` and, when given, every measured inclusive value: for readers
+    /// that settle whole columns at the end. The columns must have the metric's representation.
+    pub(crate) fn set_columns(&mut self, metric: usize, values: Values, inclusive: Option<Values>) {
+        debug_assert_eq!(values.len(), self.len());
+        debug_assert_eq!(values.repr(), self.self_values[metric].repr());
+        self.self_values[metric] = values;
+        self.measured_inclusive[metric] = inclusive;
+    }
 }
 
 /// Child lists of a [`CallTree`] in compressed form (two arrays, 8 bytes per node), built in O(n).

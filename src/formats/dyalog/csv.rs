@@ -110,6 +110,7 @@ fn csv_error(e: csv::Error, crlf: bool) -> ParseError {
     let position = record_position(e.position(), crlf);
     let kind = match e.into_kind() {
         csv::ErrorKind::Io(io) => ParseErrorKind::Io(io),
+        csv::ErrorKind::Utf8 { .. } => ParseErrorKind::Encoding,
         csv::ErrorKind::UnequalLengths { expected_len, len, .. } => ParseErrorKind::Unexpected {
             expected: format!("{expected_len} fields, as many as the header has"),
             found: format!("{len}"),
@@ -139,8 +140,8 @@ pub(crate) fn read(
         },
     })?;
     let mut reader = csv::ReaderBuilder::new().delimiter(field).has_headers(false).from_reader(input);
-    let mut record = csv::ByteRecord::new();
-    if !reader.read_byte_record(&mut record).map_err(|e| csv_error(e, crlf))? {
+    let mut record = csv::StringRecord::new();
+    if !reader.read_record(&mut record).map_err(|e| csv_error(e, crlf))? {
         let kind = ParseErrorKind::MissingMarker { format: FORMAT, expected: "a header row of quoted column names" };
         return Err(ParseError { format: FORMAT, position: Position::line(1, 0), kind });
     }
@@ -159,14 +160,13 @@ pub(crate) fn read(
     if separators != Separators::default() {
         meta.attrs.push((SEPARATORS.to_string(), format!("{}{}", separators.decimal, separators.field)));
     }
-    while reader.read_byte_record(&mut record).map_err(|e| csv_error(e, crlf))? {
+    while reader.read_record(&mut record).map_err(|e| csv_error(e, crlf))? {
         let position = record_position(record.position(), crlf);
         let error = |kind| ParseError { format: FORMAT, position, kind };
         let mut row = Row::default();
         let mut name = "";
-        for (field, column) in record.iter().zip(&columns) {
+        for (text, column) in record.iter().zip(&columns) {
             let Some(column) = *column else { continue };
-            let text = std::str::from_utf8(field).map_err(|_| error(ParseErrorKind::Encoding))?;
             if column == Column::Element {
                 name = text;
             } else {
@@ -179,17 +179,17 @@ pub(crate) fn read(
 }
 
 /// The columns of a header row (`None` for a column proftool does not know, with a warning).
-fn header_columns(record: &csv::ByteRecord, diag: &mut Diagnostics) -> Result<Vec<Option<Column>>, ParseError> {
+fn header_columns(record: &csv::StringRecord, diag: &mut Diagnostics) -> Result<Vec<Option<Column>>, ParseError> {
     let columns: Vec<Option<Column>> = record
         .iter()
         .map(|name| {
             // Dyalog quotes its names; the seed's copy has a space after each comma, which leaves the
             // quotes in the field.
-            let name = name.trim_ascii();
-            let name = name.strip_prefix(b"\"").and_then(|n| n.strip_suffix(b"\"")).unwrap_or(name);
-            let column = Column::from_name(name);
+            let name = name.trim();
+            let name = name.strip_prefix('"').and_then(|n| n.strip_suffix('"')).unwrap_or(name);
+            let column = Column::from_name(name.as_bytes());
             if column.is_none() {
-                let name = String::from_utf8_lossy(name).into_owned();
+                let name = name.to_string();
                 diag.warn("dyalog-unknown-column", Some(Position::line(1, 0)), || {
                     format!("{FORMAT}: unknown column {name:?} ignored")
                 });
@@ -200,7 +200,7 @@ fn header_columns(record: &csv::ByteRecord, diag: &mut Diagnostics) -> Result<Ve
     if !columns.contains(&Some(Column::Element)) {
         let kind = ParseErrorKind::Unexpected {
             expected: "a header with an \"Element\" (or \"Function\") column".into(),
-            found: crate::error::excerpt(record.iter().collect::<Vec<_>>().join(&b","[..]).as_slice()),
+            found: crate::error::excerpt(record.iter().collect::<Vec<_>>().join(",").as_bytes()),
         };
         return Err(ParseError { format: FORMAT, position: Position::line(1, 0), kind });
     }

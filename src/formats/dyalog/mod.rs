@@ -192,14 +192,30 @@ impl Row {
 }
 
 /// An APL number's text with `¯` as `-`, or `None` when there is no high minus.
-fn minus(text: &str) -> Option<String> {
-    text.contains('¯').then(|| text.replace('¯', "-"))
+/// An APL number's text as Rust parses numbers: `¯` as `-`, `decimal` as `.`; borrowed when it is so
+/// already, else rewritten into `buf` (`None` when it does not fit: no number is that long).
+fn normalized<'a>(text: &'a str, decimal: char, buf: &'a mut [u8; 64]) -> Option<&'a str> {
+    if text.is_ascii() && decimal == '.' {
+        return Some(text);
+    }
+    let mut len = 0;
+    for c in text.chars() {
+        let c = match c {
+            '¯' => '-',
+            c if c == decimal => '.',
+            c => c,
+        };
+        let slot = buf.get_mut(len..len + c.len_utf8())?;
+        c.encode_utf8(slot);
+        len += c.len_utf8();
+    }
+    std::str::from_utf8(&buf[..len]).ok()
 }
 
 fn parse_int(text: &str, field: &'static str) -> Result<i64, ParseErrorKind> {
     let text = text.trim();
-    let owned = minus(text);
-    let t = owned.as_deref().unwrap_or(text);
+    let mut buf = [0; 64];
+    let t = normalized(text, '.', &mut buf).unwrap_or("");
     let digits = t.strip_prefix('-').unwrap_or(t);
     let valid = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
     valid
@@ -231,10 +247,8 @@ fn parse_float(text: &str, field: &'static str, decimal: char) -> Result<f64, Pa
             found: format!("{text:?}, which has {other:?}: mixed separators"),
         });
     }
-    let mut t = minus(text).unwrap_or_else(|| text.to_string());
-    if decimal != '.' {
-        t = t.replace(decimal, ".");
-    }
+    let mut buf = [0; 64];
+    let t = normalized(text, decimal, &mut buf).unwrap_or("");
     let plain = t.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'));
     match t.parse::<f64>() {
         Ok(v) if plain && v.is_finite() => Ok(v),
@@ -444,9 +458,13 @@ impl ReportBuilder {
         if let Some(m) = self.metrics.calls {
             self.profile.tree.set_self(m, node, Value::Int(row.calls.unwrap_or(0)));
         }
-        for i in 0..2 {
-            self.time[i].push(row.time[i].unwrap_or(0.0));
-            self.ticks[i].push(row.ticks[i].unwrap_or(0));
+        if self.metrics.time.is_some() {
+            self.time[0].push(row.time[0].unwrap_or(0.0));
+            self.time[1].push(row.time[1].unwrap_or(0.0));
+        }
+        if self.metrics.ticks.is_some() {
+            self.ticks[0].push(row.ticks[0].unwrap_or(0));
+            self.ticks[1].push(row.ticks[1].unwrap_or(0));
         }
         Ok(())
     }
@@ -512,16 +530,15 @@ impl ReportBuilder {
             self.has_ticks.swap(0, 1);
         }
         if let Some(m) = self.metrics.time {
-            let selves = self.self_values(&self.time, self.has_time, unattributed, diag);
-            self.set_metric(m, Values::Float(selves), self.has_time[1].then(|| Values::Float(self.time[1].clone())));
+            let columns = std::mem::take(&mut self.time);
+            let (selves, inclusive) = self.self_values(columns, self.has_time, unattributed, diag);
+            self.profile.tree.set_columns(m, Values::Float(selves), inclusive.map(Values::Float));
         }
         if let Some(m) = self.metrics.ticks {
-            let fit = |total: i64, parts: &[i64]| {
-                let rest = total - parts.iter().sum::<i64>();
-                (rest >= 0).then_some(rest)
-            };
-            let selves = self.self_values(&self.ticks, self.has_ticks, fit, diag);
-            self.set_metric(m, Values::Int(selves), self.has_ticks[1].then(|| Values::Int(self.ticks[1].clone())));
+            let columns = std::mem::take(&mut self.ticks);
+            let fit = |total: i64, parts: &Parts<i64>| total.checked_sub(parts.sum).filter(|rest| *rest >= 0);
+            let (selves, inclusive) = self.self_values(columns, self.has_ticks, fit, diag);
+            self.profile.tree.set_columns(m, Values::Int(selves), inclusive.map(Values::Int));
         }
         self.profile
     }
@@ -534,50 +551,89 @@ impl ReportBuilder {
         times || ticks
     }
 
-    /// Self values from a file's columns: with an exclusive column, a line's is its exclusive value and
+    /// Self values (and the measured inclusive values, if the file has them) from a file's exclusive
+    /// and inclusive columns: with an exclusive column, a line's self value is its exclusive value and
     /// a function's is its exclusive value less its lines'; with only an inclusive column, a node's is
     /// its inclusive value less its children's. `fit(total, parts)` subtracts, `None` when negative.
-    fn self_values<T: Copy + Default>(
+    fn self_values<T: Summable>(
         &self,
-        columns: &[Vec<T>; 2],
+        columns: [Vec<T>; 2],
         has: [bool; 2],
-        fit: impl Fn(T, &[T]) -> Option<T>,
+        fit: impl Fn(T, &Parts<T>) -> Option<T>,
         diag: &mut Diagnostics,
-    ) -> Vec<T> {
+    ) -> (Vec<T>, Option<Vec<T>>) {
         let tree = &self.profile.tree;
-        let totals = if has[0] { &columns[0] } else { &columns[1] };
-        let mut parts: Vec<Vec<T>> = vec![Vec::new(); tree.len()];
+        let [exclusive, inclusive] = columns;
+        let (mut values, inclusive) =
+            if has[0] { (exclusive, has[1].then_some(inclusive)) } else { (inclusive.clone(), Some(inclusive)) };
+        // The parts of each node that has any, added up as they come (children follow parents).
+        let is_line = |n: NodeId| self.profile.frames.get(tree.frame(n)).kind == FrameKind::Line;
+        let mut parts: rustc_hash::FxHashMap<u32, Parts<T>> = rustc_hash::FxHashMap::default();
         for node in tree.nodes() {
             let Some(parent) = tree.parent(node) else { continue };
-            let is_line = |n: NodeId| self.profile.frames.get(tree.frame(n)).kind == FrameKind::Line;
             if !has[0] || (is_line(node) && !is_line(parent)) {
-                parts[parent.index()].push(totals[node.index()]);
+                parts.entry(parent.0).or_default().add(values[node.index()]);
             }
         }
         let format = self.format;
         let what = if has[0] { "its line rows" } else { "the rows below it" };
-        tree.nodes()
-            .map(|node| {
-                let (total, parts) = (totals[node.index()], &parts[node.index()]);
-                fit(total, parts).unwrap_or_else(|| {
-                    let name = self.profile.frames.get(tree.frame(node)).name.clone();
-                    diag.warn("dyalog-parts-exceed", None, || {
-                        format!("{format}: {name:?} has less time than {what} together: its own part is read as 0")
-                    });
-                    T::default()
-                })
-            })
-            .collect()
-    }
-
-    fn set_metric(&mut self, m: usize, selves: Values, inclusive: Option<Values>) {
-        let tree = &mut self.profile.tree;
-        for node in tree.nodes() {
-            tree.set_self(m, node, selves.get(node.index()));
-            if let Some(inclusive) = &inclusive {
-                tree.set_measured_inclusive(m, node, inclusive.get(node.index()));
-            }
+        for (node, parts) in parts {
+            let value = &mut values[node as usize];
+            *value = fit(*value, &parts).unwrap_or_else(|| {
+                let name = self.profile.frames.get(tree.frame(NodeId(node))).name.clone();
+                diag.warn("dyalog-parts-exceed", None, || {
+                    format!("{format}: {name:?} has less time than {what} together: its own part is read as 0")
+                });
+                T::default()
+            });
         }
+        (values, inclusive)
+    }
+}
+
+/// A number type of a report column.
+trait Summable: Copy + Default {
+    /// `self` as an exact decimal, where it has one.
+    fn decimal(self) -> Option<Decimal>;
+    fn plus(self, other: Self) -> Self;
+}
+
+impl Summable for f64 {
+    fn decimal(self) -> Option<Decimal> {
+        decimal(self)
+    }
+    fn plus(self, other: f64) -> f64 {
+        self + other
+    }
+}
+
+impl Summable for i64 {
+    fn decimal(self) -> Option<Decimal> {
+        Some(Decimal::from(self))
+    }
+    fn plus(self, other: i64) -> i64 {
+        self.saturating_add(other)
+    }
+}
+
+/// The values a node's own value is made of besides its own part (a function's line rows), added up
+/// both exactly, as the decimals they print as, and in binary for when a decimal overflows.
+#[derive(Clone, Copy, Debug)]
+struct Parts<T> {
+    exact: Option<Decimal>,
+    sum: T,
+}
+
+impl<T: Summable> Default for Parts<T> {
+    fn default() -> Parts<T> {
+        Parts { exact: Some(Decimal::ZERO), sum: T::default() }
+    }
+}
+
+impl<T: Summable> Parts<T> {
+    fn add(&mut self, value: T) {
+        self.exact = self.exact.zip(value.decimal()).and_then(|(a, b)| a.checked_add(b));
+        self.sum = self.sum.plus(value);
     }
 }
 
@@ -591,23 +647,20 @@ fn to_f64(d: Decimal) -> Option<f64> {
 
 /// A function's exclusive time as written: its own part plus its lines', added as the decimals they
 /// print as and rounded once, so that [`unattributed`] can invert it exactly.
-pub(crate) fn with_lines(own: f64, lines: &[f64]) -> f64 {
-    let exact = lines.iter().try_fold(decimal(own), |sum, &l| Some(sum?.checked_add(decimal(l)?)));
-    exact.flatten().and_then(to_f64).unwrap_or_else(|| own + lines.iter().sum::<f64>())
+fn with_lines(own: f64, lines: &Parts<f64>) -> f64 {
+    let exact = decimal(own).zip(lines.exact).and_then(|(a, b)| a.checked_add(b));
+    exact.and_then(to_f64).unwrap_or(own + lines.sum)
 }
 
 /// The part of `total` that `parts` do not account for: the `x` ≥ 0 with `with_lines(x, parts) ==
 /// total`, found in decimal arithmetic and settled to the last bit; `None` when the parts exceed the
 /// total.
-fn unattributed(total: f64, parts: &[f64]) -> Option<f64> {
-    if parts.is_empty() {
-        return Some(total);
-    }
-    let exact = parts.iter().try_fold(decimal(total), |rest, &p| Some(rest?.checked_sub(decimal(p)?)));
-    let mut x = match exact.flatten() {
+fn unattributed(total: f64, parts: &Parts<f64>) -> Option<f64> {
+    let exact = decimal(total).zip(parts.exact).and_then(|(t, p)| t.checked_sub(p));
+    let mut x = match exact {
         Some(d) if d.is_sign_negative() && !d.is_zero() => return None,
         Some(d) => to_f64(d)?,
-        None => total - parts.iter().sum::<f64>(),
+        None => total - parts.sum,
     };
     if x < 0.0 {
         return None;
@@ -677,12 +730,10 @@ pub(crate) fn report_rows<'p>(
             Some(p) => depth_of[p.index()] + 2,
         };
         let time = metrics.time.zip(time_inclusive.as_ref()).map(|(m, incl)| {
-            let lines: Vec<f64> = children
-                .of_node(node)
-                .iter()
-                .filter(|&&c| is_line(c) && !is_line(node))
-                .map(|&c| tree.self_value(m, c).as_f64())
-                .collect();
+            let mut lines = Parts::default();
+            for &c in children.of_node(node).iter().filter(|&&c| is_line(c) && !is_line(node)) {
+                lines.add(tree.self_value(m, c).as_f64());
+            }
             [with_lines(tree.self_value(m, node).as_f64(), &lines), incl.get(node.index()).as_f64()]
         });
         let ticks = metrics.ticks.zip(ticks_inclusive.as_ref()).map(|(m, incl)| {
@@ -803,13 +854,18 @@ mod tests {
     #[test]
     fn unattributed_time_adds_back_to_the_very_number() {
         // 0.1 + 0.2 is not 0.3 in binary: the decimal route gives 0 and adds back to 0.3.
-        assert_eq!(unattributed(0.3, &[0.1, 0.2]), Some(0.0));
-        assert_eq!(with_lines(0.0, &[0.1, 0.2]), 0.3);
+        let parts = |values: &[f64]| {
+            let mut parts = Parts::default();
+            values.iter().for_each(|&v| parts.add(v));
+            parts
+        };
+        assert_eq!(unattributed(0.3, &parts(&[0.1, 0.2])), Some(0.0));
+        assert_eq!(with_lines(0.0, &parts(&[0.1, 0.2])), 0.3);
         let total = 68.40049487792044;
-        let lines = [0.0015370955140001, 0.01035477506, 0.0872545383];
+        let lines = parts(&[0.0015370955140001, 0.01035477506, 0.0872545383]);
         let own = unattributed(total, &lines).unwrap();
         assert_eq!(with_lines(own, &lines), total);
-        assert_eq!(unattributed(0.002, &[0.001, 0.0015]), None);
+        assert_eq!(unattributed(0.002, &parts(&[0.001, 0.0015])), None);
     }
 
     #[test]

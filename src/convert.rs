@@ -38,6 +38,8 @@ pub struct ConvertOptions {
     pub sampler_order: FrameOrder,
     /// Merge line frames into their functions whatever the target (`--functions`).
     pub functions: bool,
+    /// Keep line frames as functions named `name[line]` in targets without line numbers (`--lines`).
+    pub lines: bool,
     /// The decimal mark and field separator of Dyalog CSV output (`--dyalog-separators`).
     pub dyalog_separators: Option<Separators>,
 }
@@ -53,6 +55,7 @@ impl Default for ConvertOptions {
             max_samples: DEFAULT_MAX_SAMPLES,
             sampler_order: FrameOrder::Auto,
             functions: false,
+            lines: false,
             dyalog_separators: None,
         }
     }
@@ -69,9 +72,14 @@ impl ConvertOptions {
         ConvertOptions { max_samples, sampler_order, ..self }
     }
 
-    /// These options with `--functions` and `--dyalog-separators` as given.
-    pub fn with_granularity(self, functions: bool, dyalog_separators: Option<Separators>) -> ConvertOptions {
-        ConvertOptions { functions, dyalog_separators, ..self }
+    /// These options with `--functions`, `--lines` and `--dyalog-separators` as given.
+    pub fn with_granularity(
+        self,
+        functions: bool,
+        lines: bool,
+        dyalog_separators: Option<Separators>,
+    ) -> ConvertOptions {
+        ConvertOptions { functions, lines, dyalog_separators, ..self }
     }
 }
 
@@ -96,12 +104,21 @@ pub fn project(
         });
     }
     let has_lines = profile.frames.iter().any(|(_, f)| f.kind == FrameKind::Line);
-    if has_lines && !carries.source_lines && !options.functions {
-        diag.warn("lines-merged", None, || {
-            format!("{target} has no line numbers: line frames merged into their functions")
+    if has_lines && options.lines && !options.functions && !carries.source_lines {
+        diag.warn("lines-named", None, || {
+            format!("{target} has no line numbers: line frames written as functions named name[line] (--lines)")
         });
-    }
-    if has_lines && (options.functions || !carries.source_lines) {
+        ops::map_frames(&mut profile, |frame| {
+            let named =
+                Frame { name: frame.to_string(), line: None, clause: None, kind: FrameKind::Function, ..frame.clone() };
+            (frame.kind == FrameKind::Line).then_some(named)
+        });
+    } else if has_lines && (options.functions || !carries.source_lines) {
+        if !options.functions {
+            diag.warn("lines-merged", None, || {
+                format!("{target} has no line numbers: line frames merged into their functions (--lines keeps them as name[line])")
+            });
+        }
         profile = ops::merge_lines(&profile);
     }
     if !carries.metrics.contains(&MetricKind::Samples) && carries.metrics.contains(&MetricKind::Time) {
@@ -128,9 +145,13 @@ pub fn project(
         single_count(&mut profile, chosen, target, options, diag);
     } else {
         let keep: Vec<bool> = profile.metrics().iter().map(|m| carries.metrics.contains(&m.kind)).collect();
-        for (m, _) in profile.metrics().iter().zip(&keep).filter(|(_, k)| !**k) {
-            let name = m.name.clone();
-            diag.warn("metric-dropped", None, || format!("{target} has no place for metric {name}: dropped"));
+        let dropped: Vec<&str> =
+            profile.metrics().iter().zip(&keep).filter(|(_, k)| !**k).map(|(m, _)| m.name.as_str()).collect();
+        if !dropped.is_empty() {
+            let names = dropped.join(", ");
+            diag.warn("metric-dropped", None, || {
+                format!("{target} has no place for {}: dropped", metrics_named(&names))
+            });
         }
         if keep.contains(&false) {
             profile.retain_metrics(&keep);
@@ -343,6 +364,15 @@ fn choose_metric(profile: &Profile, options: &ConvertOptions, target: Format) ->
     }
 }
 
+/// `metric a` or `metrics a, b`, for messages.
+fn metrics_named(names: &str) -> String {
+    if names.contains(", ") {
+        format!("metrics {names}")
+    } else {
+        format!("metric {names}")
+    }
+}
+
 /// Moves a per-node calls metric into per-function call counts, for targets that have those.
 fn absorb_calls(profile: &mut Profile, chosen: usize) {
     let Some(calls) = profile.metrics().iter().position(|m| m.kind == MetricKind::Calls) else {
@@ -372,13 +402,15 @@ fn single_count(
 ) {
     let metric = profile.metrics()[chosen].clone();
     let absorbs_calls = target.carries().function_facts;
-    for (i, m) in profile.metrics().iter().enumerate() {
-        if i != chosen && !(m.kind == MetricKind::Calls && absorbs_calls) {
-            let (dropped, kept) = (m.name.clone(), metric.name.clone());
-            diag.warn("metric-dropped", None, || {
-                format!("{target} holds one number per node: metric {dropped} is dropped (writing {kept})")
-            });
-        }
+    let dropped: Vec<&str> = (profile.metrics().iter().enumerate())
+        .filter(|&(i, m)| i != chosen && !(m.kind == MetricKind::Calls && absorbs_calls))
+        .map(|(_, m)| m.name.as_str())
+        .collect();
+    if !dropped.is_empty() {
+        let (dropped, kept) = (dropped.join(", "), &metric.name);
+        diag.warn("metric-dropped", None, || {
+            format!("{target} holds one number per node: {} dropped (writing {kept})", metrics_named(&dropped))
+        });
     }
     let converted = match metric.unit.nanos() {
         Some(unit_nanos) => {

@@ -24,6 +24,8 @@ Examples:
   proftool convert --from lispworks --to folded - - < run.tree | inferno-flamegraph > run.svg
   proftool convert run.tree run.sampler
   proftool convert --sampler-order root-first trace.sampler trace.folded
+  proftool convert --lines --interval 10us tree.xml tree.folded
+  proftool convert --dyalog-separators ',;' tree.xml tree.csv
   proftool info run.tree
   proftool info --json run.tree | jq '.metrics'
   proftool formats
@@ -65,7 +67,7 @@ enum Command {
         #[arg(long, value_name = "FORMAT", value_parser = format_parser(Format::can_write))]
         to: Option<Format>,
         /// The metric to write when the output holds one number per node (default: samples, else
-        /// ticks, else time, else allocation, else calls).
+        /// time, else ticks, else allocation, else calls).
         #[arg(long, value_name = "NAME")]
         metric: Option<String>,
         /// Length of one sample, for turning time into samples (default: the input's own interval,
@@ -80,6 +82,10 @@ enum Command {
         /// format; formats without line numbers always get functions.
         #[arg(long)]
         functions: bool,
+        /// Keep source-line frames in output formats without line numbers, as functions named
+        /// `name[line]` (`#.Rain[6]`), instead of merging them into their functions.
+        #[arg(long, conflicts_with = "functions")]
+        lines: bool,
         #[command(flatten)]
         read: ReadArgs,
     },
@@ -111,7 +117,8 @@ struct ReadArgs {
     #[arg(long, value_name = "ORDER", default_value = "auto", value_parser = order_parser())]
     sampler_order: FrameOrder,
     /// Decimal mark and field separator of Dyalog CSV reports, as `]PROFILE -separators=` takes them
-    /// (".," or ",;"): reading detects them unless given; writing uses them, else those read, else ".,".
+    /// (".," or ",;"). They apply to the output when it is Dyalog CSV (default: those read, else ".,"),
+    /// else to the input (default: detected).
     #[arg(long, value_name = "DF")]
     dyalog_separators: Option<Separators>,
 }
@@ -165,10 +172,10 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 
 fn run(command: Command, diag: &mut Diagnostics) -> Result<()> {
     match command {
-        Command::Convert { input, output, from, to, metric, interval, max_samples, functions, read } => {
+        Command::Convert { input, output, from, to, metric, interval, max_samples, functions, lines, read } => {
             let options = ConvertOptions::new(metric, interval)
                 .with_samples(max_samples, read.sampler_order)
-                .with_granularity(functions, read.dyalog_separators);
+                .with_granularity(functions, lines, read.dyalog_separators);
             let read_options = read.options();
             convert(&input, &output, from, to, &read_options, &options, diag)
         }
@@ -198,7 +205,12 @@ fn convert(
 ) -> Result<()> {
     let out_path = (output != "-").then(|| std::path::Path::new(output));
     let target = detect::detect_output(to, out_path)?;
-    let (profile, _, _) = read(input, from, read_options, diag)?;
+    // --dyalog-separators sets those of the CSV written when there is one, else of the CSV read.
+    let read_options = match target {
+        Format::DyalogCsv => read_options.clone().with_dyalog_separators(None),
+        _ => read_options.clone(),
+    };
+    let (profile, _, _) = read(input, from, &read_options, diag)?;
     let mut out = Output::create(output, (input != "-").then(|| std::path::Path::new(input)))
         .with_context(|| format!("{output}: cannot create"))?;
     target.write(profile, out.writer(), options, diag).with_context(|| format!("{output}: writing {target}"))?;

@@ -84,10 +84,11 @@ impl Profile {
     }
 
     /// The metric a one-number-per-node target shows by default: samples if the profile has them,
-    /// else ticks, else time, else allocation, else calls (model.md §3).
+    /// else time, else ticks, else allocation, else calls (model.md §3: samples, else time, else
+    /// calls). Time comes before ticks because Dyalog's ticks count timer inspections, not time.
     pub fn primary_metric(&self) -> Option<usize> {
         const PREFERENCE: [MetricKind; 5] =
-            [MetricKind::Samples, MetricKind::Ticks, MetricKind::Time, MetricKind::Alloc, MetricKind::Calls];
+            [MetricKind::Samples, MetricKind::Time, MetricKind::Ticks, MetricKind::Alloc, MetricKind::Calls];
         PREFERENCE.iter().find_map(|&kind| self.metrics.iter().position(|m| m.kind == kind))
     }
 

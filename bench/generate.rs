@@ -11,7 +11,7 @@
 use proftool::convert::ConvertOptions;
 use proftool::diag::Diagnostics;
 use proftool::formats::sampler::FrameOrder;
-use proftool::model::{FrameId, FrameKind, FrameRef, Metric, NodeId, Value};
+use proftool::model::{Aggregation, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Repr, Unit, Value};
 use proftool::{Format, Profile};
 use std::io::{BufWriter, Write};
 
@@ -94,6 +94,64 @@ fn profile_with_nodes(nodes: usize, seed: u64) -> Profile {
     p
 }
 
+/// The profile as a Dyalog `]PROFILE` tree reports it: under each function, the lines it ran (a
+/// line row per callee's calling line, and a few lines that call nothing), the callees under their
+/// line; APL names; calls per row; times in ms with three decimals, as `]PROFILE` 1.37 prints them.
+fn dyalog_shape(src: &Profile, seed: u64) -> Profile {
+    let mut rng = Rng(seed | 1);
+    let calls = Metric {
+        name: "calls".into(),
+        kind: MetricKind::Calls,
+        unit: Unit::Count,
+        aggregation: Aggregation::PerNode,
+        repr: Repr::Int,
+    };
+    let time = Metric {
+        name: "time".into(),
+        kind: MetricKind::Time,
+        unit: Unit::Milliseconds,
+        aggregation: Aggregation::Additive,
+        repr: Repr::Float,
+    };
+    let mut p = Profile::new(vec![calls, time]);
+    let apl_name = |name: &str| format!("#.{}", name.replace("::", ".").replace(['-', ' ', '(', ')'], "_"));
+    let mut new_node: Vec<NodeId> = vec![NodeId(0); src.tree.len()];
+    let add = |p: &mut Profile, parent: Option<NodeId>, frame: FrameRef<'_>, rng: &mut Rng| {
+        let id = p.frames.intern(frame);
+        let node = p.tree.push(parent, id);
+        p.tree.set_self(0, node, Value::Int(1 + rng.below(40) as i64));
+        p.tree.set_self(1, node, Value::Float(rng.below(5000) as f64 / 1000.0));
+        node
+    };
+    for visit in src.tree.walk() {
+        let node = visit.node;
+        let name = apl_name(&src.frames.get(src.tree.frame(node)).name);
+        let parent = src.tree.parent(node).map(|parent| {
+            // The calling line of the parent function: one line row per callee.
+            let caller = &p.frames.get(p.tree.frame(new_node[parent.index()])).name.clone();
+            let line = 1 + rng.below(40) as u32;
+            add(
+                &mut p,
+                Some(new_node[parent.index()]),
+                FrameRef { line: Some(line), kind: FrameKind::Line, ..FrameRef::function(caller) },
+                &mut rng,
+            )
+        });
+        let function = add(&mut p, parent, FrameRef::function(&name), &mut rng);
+        for _ in 0..rng.below(3) {
+            let line = 41 + rng.below(20) as u32;
+            add(
+                &mut p,
+                Some(function),
+                FrameRef { line: Some(line), kind: FrameKind::Line, ..FrameRef::function(&name) },
+                &mut rng,
+            );
+        }
+        new_node[node.index()] = function;
+    }
+    p
+}
+
 fn closure_id(p: &mut Profile, k: u64) -> FrameId {
     p.frames.intern(FrameRef::function(&format!("(SUBFUNCTION {k} CL-USER::DISPATCH-LOOP)")))
 }
@@ -150,9 +208,16 @@ fn main() {
         }
         // Bytes per node measured on a small tree, then as many nodes as the size needs, 5% spare.
         None => {
+            let shaped = |nodes: usize| {
+                let profile = profile_with_nodes(nodes, 7);
+                match format {
+                    Format::DyalogXml | Format::DyalogCsv => dyalog_shape(&profile, 11),
+                    _ => profile,
+                }
+            };
             let sample = 20_000;
-            let per_node = write(format, &profile_with_nodes(sample, 7), &mut std::io::sink()) as f64 / sample as f64;
-            profile_with_nodes(((size as f64 / per_node) * 1.05) as usize + 1, 7)
+            let per_node = write(format, &shaped(sample), &mut std::io::sink()) as f64 / sample as f64;
+            shaped(((size as f64 / per_node) * 1.05) as usize + 1)
         }
     };
     let file = std::fs::File::create(path).expect("creating the output");

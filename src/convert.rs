@@ -96,6 +96,14 @@ pub fn project(
 ) -> Result<Profile, Error> {
     let carries = target.carries();
     report_dropped_header(&profile, target, &carries, diag);
+    if carries.one_metric {
+        // First, so that the steps below copy one column, not all.
+        let chosen = choose_metric(&profile, options, target)?;
+        if carries.function_facts {
+            absorb_calls(&mut profile, chosen);
+        }
+        keep_only(&mut profile, chosen, target, diag);
+    }
     if profile.meta.flat && !carries.flat_reports {
         diag.warn("flat-report", None, || {
             format!(
@@ -138,11 +146,7 @@ pub fn project(
         profile = ops::merge_siblings(&profile);
     }
     if carries.one_metric {
-        let chosen = choose_metric(&profile, options, target)?;
-        if carries.function_facts {
-            absorb_calls(&mut profile, chosen);
-        }
-        single_count(&mut profile, chosen, target, options, diag);
+        single_count(&mut profile, target, options, diag);
     } else {
         let keep: Vec<bool> = profile.metrics().iter().map(|m| carries.metrics.contains(&m.kind)).collect();
         let dropped: Vec<&str> =
@@ -392,16 +396,11 @@ fn absorb_calls(profile: &mut Profile, chosen: usize) {
     }
 }
 
-/// Keeps only metric `chosen`, as whole samples (time divided by the interval).
-fn single_count(
-    profile: &mut Profile,
-    chosen: usize,
-    target: Format,
-    options: &ConvertOptions,
-    diag: &mut Diagnostics,
-) {
-    let metric = profile.metrics()[chosen].clone();
+/// Keeps only metric `chosen` (without measured inclusive values: the target derives inclusive
+/// values from self values), naming the others as dropped.
+fn keep_only(profile: &mut Profile, chosen: usize, target: Format, diag: &mut Diagnostics) {
     let absorbs_calls = target.carries().function_facts;
+    let metric = &profile.metrics()[chosen];
     let dropped: Vec<&str> = (profile.metrics().iter().enumerate())
         .filter(|&(i, m)| i != chosen && !(m.kind == MetricKind::Calls && absorbs_calls))
         .map(|(_, m)| m.name.as_str())
@@ -412,6 +411,15 @@ fn single_count(
             format!("{target} holds one number per node: {} dropped (writing {kept})", metrics_named(&dropped))
         });
     }
+    let keep: Vec<bool> = (0..profile.metrics().len()).map(|i| i == chosen).collect();
+    profile.retain_metrics(&keep);
+    profile.tree.forget_measured_inclusive();
+}
+
+/// Turns the one metric left into whole samples (time divided by the interval, floats rounded).
+fn single_count(profile: &mut Profile, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) {
+    let chosen = 0;
+    let metric = profile.metrics()[chosen].clone();
     let converted = match metric.unit.nanos() {
         Some(unit_nanos) => {
             let interval = options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL);
@@ -439,10 +447,6 @@ fn single_count(
         }
         None => None,
     };
-    if profile.metrics().len() > 1 {
-        let keep: Vec<bool> = (0..profile.metrics().len()).map(|i| i == chosen).collect();
-        profile.retain_metrics(&keep);
-    }
     if let Some((metric, counts)) = converted {
         profile.replace_metric(0, metric, Values::Int(counts));
     }
@@ -451,20 +455,21 @@ fn single_count(
 /// Divides every value by `per_sample` and rounds to whole samples so that the rounded values add up
 /// to the rounded total (largest remainder first), and no value is rounded by more than one.
 pub fn whole_samples(values: &Values, per_sample: f64) -> Vec<i64> {
-    match values {
-        Values::Int(v) if per_sample == 1.0 => return v.clone(),
-        _ => {}
+    if let (Values::Int(v), true) = (values, per_sample == 1.0) {
+        return v.clone();
     }
-    let exact: Vec<f64> = (0..values.len()).map(|i| values.get(i).as_f64() / per_sample).collect();
-    let mut counts: Vec<i64> = exact.iter().map(|x| x.floor() as i64).collect();
-    let target = exact.iter().sum::<f64>().round() as i64;
+    let exact = |i: usize| values.get(i).as_f64() / per_sample;
+    let mut counts: Vec<i64> = (0..values.len()).map(|i| exact(i).floor() as i64).collect();
+    let target = (0..values.len()).map(exact).sum::<f64>().round() as i64;
     let floor_sum: i64 = counts.iter().fold(0i64, |a, &b| a.saturating_add(b));
-    let missing = usize::try_from(target.saturating_sub(floor_sum)).unwrap_or(0);
+    let missing = usize::try_from(target.saturating_sub(floor_sum)).unwrap_or(0).min(counts.len());
     if missing > 0 {
-        let mut order: Vec<usize> = (0..exact.len()).collect();
-        order.sort_by(|&a, &b| (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor())).then(a.cmp(&b)));
-        for &i in order.iter().take(missing) {
-            counts[i] += 1;
+        // The `missing` largest remainders (ties: first node first), found without sorting them all.
+        let remainder = |i: u32| exact(i as usize) - exact(i as usize).floor();
+        let mut order: Vec<u32> = (0..counts.len() as u32).collect();
+        order.select_nth_unstable_by(missing - 1, |&a, &b| remainder(b).total_cmp(&remainder(a)).then(a.cmp(&b)));
+        for &i in &order[..missing] {
+            counts[i as usize] += 1;
         }
     }
     counts

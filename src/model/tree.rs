@@ -393,6 +393,11 @@ impl CallTree {
         self.measured_inclusive[metric] = None;
     }
 
+    /// Drops every measured inclusive column: for targets that only derive inclusive values.
+    pub(crate) fn forget_measured_inclusive(&mut self) {
+        self.measured_inclusive.iter_mut().for_each(|m| *m = None);
+    }
+
     /// Sets every self value of `metric` and, when given, every measured inclusive value: for readers
     /// that settle whole columns at the end. The columns must have the metric's representation.
     pub(crate) fn set_columns(&mut self, metric: usize, values: Values, inclusive: Option<Values>) {

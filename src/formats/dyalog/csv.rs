@@ -21,12 +21,13 @@
 //! the report kind, with the separators of `--dyalog-separators`, else those read, else `.,`.
 //! **Lost**: the title, which a CSV report has no place for, and as for XML.
 
-use super::{report_rows, Column, Report, ReportBuilder, Row, Separators};
+use super::rows::RowSink;
+use super::{report_rows, Column, Report, Row, Separators};
 use crate::diag::Diagnostics;
 use crate::error::{Error, ParseError, ParseErrorKind, Position};
 use crate::formats::{Format, Sniff};
 use crate::model::Profile;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, Read, Write};
 
 const FORMAT: Format = Format::DyalogCsv;
 
@@ -110,7 +111,6 @@ fn csv_error(e: csv::Error, crlf: bool) -> ParseError {
     let position = record_position(e.position(), crlf);
     let kind = match e.into_kind() {
         csv::ErrorKind::Io(io) => ParseErrorKind::Io(io),
-        csv::ErrorKind::Utf8 { .. } => ParseErrorKind::Encoding,
         csv::ErrorKind::UnequalLengths { expected_len, len, .. } => ParseErrorKind::Unexpected {
             expected: format!("{expected_len} fields, as many as the header has"),
             found: format!("{len}"),
@@ -126,7 +126,31 @@ pub(crate) fn read(
     separators: Option<Separators>,
     diag: &mut Diagnostics,
 ) -> Result<Profile, ParseError> {
-    let mut input = BufReader::with_capacity(1 << 16, input);
+    let (builder, (report, separators, warnings)) =
+        super::rows::read_rows(FORMAT, input, |input, sink| parse(input, separators, sink))?;
+    for warning in warnings.warnings() {
+        diag.push(warning.clone());
+    }
+    let Some(mut builder) = builder else {
+        let kind = ParseErrorKind::MissingMarker { format: FORMAT, expected: "a header row of quoted column names" };
+        return Err(ParseError { format: FORMAT, position: Position::line(1, 0), kind });
+    };
+    let meta = builder.meta_mut();
+    meta.attrs.push((REPORT.to_string(), report.name().to_string()));
+    if separators != Separators::default() {
+        meta.attrs.push((SEPARATORS.to_string(), format!("{}{}", separators.decimal, separators.field)));
+    }
+    Ok(builder.finish(None, diag))
+}
+
+/// Parses the CSV, handing the header's columns and each row to `sink`; returns the report kind,
+/// the separators and the warnings.
+fn parse(
+    mut input: &mut dyn BufRead,
+    separators: Option<Separators>,
+    sink: &mut RowSink<'_>,
+) -> Result<(Report, Separators, Diagnostics), ParseError> {
+    let mut diag = Diagnostics::default();
     let head =
         input.fill_buf().map_err(|e| ParseError { format: FORMAT, position: Position::default(), kind: e.into() })?;
     let separators = separators.unwrap_or_else(|| detect_separators(head));
@@ -139,15 +163,14 @@ pub(crate) fn read(
             found: format!("{:?}", separators.field),
         },
     })?;
-    let mut reader = csv::ReaderBuilder::new().delimiter(field).has_headers(false).from_reader(input);
-    let mut record = csv::StringRecord::new();
-    if !reader.read_record(&mut record).map_err(|e| csv_error(e, crlf))? {
-        let kind = ParseErrorKind::MissingMarker { format: FORMAT, expected: "a header row of quoted column names" };
-        return Err(ParseError { format: FORMAT, position: Position::line(1, 0), kind });
+    let mut reader = csv::ReaderBuilder::new().delimiter(field).has_headers(false).from_reader(&mut input);
+    let mut record = csv::ByteRecord::new();
+    if !reader.read_byte_record(&mut record).map_err(|e| csv_error(e, crlf))? {
+        return Ok((Report::Data, separators, diag));
     }
-    let columns = header_columns(&record, diag)?;
+    let columns = header_columns(&record, &mut diag)?;
     let known: Vec<Column> = columns.iter().flatten().copied().collect();
-    let mut builder = ReportBuilder::new(FORMAT, &known);
+    sink.columns(&known)?;
     let report = if known.contains(&Column::Depth) {
         Report::Tree
     } else if known.contains(&Column::Time) {
@@ -155,34 +178,31 @@ pub(crate) fn read(
     } else {
         Report::Data
     };
-    let meta = builder.meta_mut();
-    meta.attrs.push((REPORT.to_string(), report.name().to_string()));
-    if separators != Separators::default() {
-        meta.attrs.push((SEPARATORS.to_string(), format!("{}{}", separators.decimal, separators.field)));
-    }
-    while reader.read_record(&mut record).map_err(|e| csv_error(e, crlf))? {
+    while reader.read_byte_record(&mut record).map_err(|e| csv_error(e, crlf))? {
         let position = record_position(record.position(), crlf);
         let error = |kind| ParseError { format: FORMAT, position, kind };
         let mut row = Row::default();
         let mut name = "";
-        for (text, column) in record.iter().zip(&columns) {
+        for (field, column) in record.iter().zip(&columns) {
             let Some(column) = *column else { continue };
+            let text = std::str::from_utf8(field).map_err(|_| error(ParseErrorKind::Encoding))?;
             if column == Column::Element {
                 name = text;
             } else {
                 row.set(column, text, separators.decimal).map_err(error)?;
             }
         }
-        builder.add(name, &row).map_err(error)?;
+        sink.row(name, &row, position)?;
     }
-    Ok(builder.finish(None, diag))
+    Ok((report, separators, diag))
 }
 
 /// The columns of a header row (`None` for a column proftool does not know, with a warning).
-fn header_columns(record: &csv::StringRecord, diag: &mut Diagnostics) -> Result<Vec<Option<Column>>, ParseError> {
+fn header_columns(record: &csv::ByteRecord, diag: &mut Diagnostics) -> Result<Vec<Option<Column>>, ParseError> {
     let columns: Vec<Option<Column>> = record
         .iter()
         .map(|name| {
+            let name = String::from_utf8_lossy(name);
             // Dyalog quotes its names; the seed's copy has a space after each comma, which leaves the
             // quotes in the field.
             let name = name.trim();
@@ -200,7 +220,7 @@ fn header_columns(record: &csv::StringRecord, diag: &mut Diagnostics) -> Result<
     if !columns.contains(&Some(Column::Element)) {
         let kind = ParseErrorKind::Unexpected {
             expected: "a header with an \"Element\" (or \"Function\") column".into(),
-            found: crate::error::excerpt(record.iter().collect::<Vec<_>>().join(",").as_bytes()),
+            found: crate::error::excerpt(record.iter().collect::<Vec<_>>().join(&b","[..]).as_slice()),
         };
         return Err(ParseError { format: FORMAT, position: Position::line(1, 0), kind });
     }

@@ -28,6 +28,7 @@
 //! decimal arithmetic ([`unattributed`] and [`with_lines`]).
 
 pub mod csv;
+mod rows;
 pub mod xml;
 
 use crate::diag::Diagnostics;
@@ -433,11 +434,12 @@ impl ReportBuilder {
         &mut self.profile.meta
     }
 
-    /// Adds one row named `name`.
-    pub(crate) fn add(&mut self, name: &str, row: &Row) -> Result<(), ParseErrorKind> {
+    /// Adds one row named `name`; `hash` is the name's [`crate::model::FrameTable::name_hash`] as a
+    /// function (computed on the parsing thread).
+    pub(crate) fn add(&mut self, name: &str, hash: u64, row: &Row) -> Result<(), ParseErrorKind> {
         let function = row.line.is_none();
         let frame = match row.line {
-            None => self.profile.frames.intern_name(name, FrameKind::Function),
+            None => self.profile.frames.intern_name_hashed(name, FrameKind::Function, hash),
             Some(line) => self.profile.frames.intern(FrameRef {
                 line: Some(line),
                 kind: FrameKind::Line,
@@ -587,6 +589,14 @@ impl ReportBuilder {
                 T::default()
             });
         }
+        // Bias adjustment can take a tiny time below zero; self values cannot be.
+        for (i, value) in values.iter_mut().enumerate().filter(|(_, v)| v.is_negative()) {
+            let name = self.profile.frames.get(tree.frame(NodeId(i as u32))).name.clone();
+            diag.warn("dyalog-negative", None, || {
+                format!("{format}: {name:?} has a negative exclusive value: read as 0")
+            });
+            *value = T::default();
+        }
         (values, inclusive)
     }
 }
@@ -596,6 +606,7 @@ trait Summable: Copy + Default {
     /// `self` as an exact decimal, where it has one.
     fn decimal(self) -> Option<Decimal>;
     fn plus(self, other: Self) -> Self;
+    fn is_negative(self) -> bool;
 }
 
 impl Summable for f64 {
@@ -605,6 +616,9 @@ impl Summable for f64 {
     fn plus(self, other: f64) -> f64 {
         self + other
     }
+    fn is_negative(self) -> bool {
+        self < 0.0
+    }
 }
 
 impl Summable for i64 {
@@ -613,6 +627,9 @@ impl Summable for i64 {
     }
     fn plus(self, other: i64) -> i64 {
         self.saturating_add(other)
+    }
+    fn is_negative(self) -> bool {
+        self < 0
     }
 }
 

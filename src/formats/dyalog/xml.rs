@@ -38,6 +38,7 @@
 //! **Lost**: nothing a Dyalog report holds; from other formats, everything but calls, time, ticks
 //! and line numbers (named on stderr by the conversion step).
 
+use super::rows::RowSink;
 use super::{report_rows, Column, OutRow, Report, ReportBuilder, Row};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
@@ -45,7 +46,7 @@ use crate::formats::{Format, Sniff};
 use crate::model::{Profile, Value};
 use quick_xml::events::Event;
 use quick_xml::Reader;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, Read, Write};
 
 const FORMAT: Format = Format::DyalogXml;
 
@@ -297,7 +298,18 @@ fn resolve_predefined_entity(name: &str) -> Option<&'static str> {
 
 /// Reads a `]PROFILE` XML report.
 pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
-    let mut x = XmlInput::new(BufReader::with_capacity(1 << 16, input));
+    let (builder, (settings, warnings)) = super::rows::read_rows(FORMAT, input, parse)?;
+    for warning in warnings.warnings() {
+        diag.push(warning.clone());
+    }
+    let builder = builder.unwrap_or_else(|| ReportBuilder::new(FORMAT, &[Column::Element]));
+    Ok(finish(builder, settings, diag))
+}
+
+/// Parses the XML, handing each entry to `sink`; returns the settings and warnings.
+fn parse(input: &mut dyn BufRead, sink: &mut RowSink<'_>) -> Result<(Vec<(String, String)>, Diagnostics), ParseError> {
+    let mut diag = Diagnostics::default();
+    let mut x = XmlInput::new(input);
     loop {
         match x.next()? {
             Ev::Start(Tag::ProfileData) => break,
@@ -309,8 +321,8 @@ pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
         }
     }
     let mut settings: Vec<(String, String)> = Vec::new();
-    let mut builder: Option<ReportBuilder> = None;
     let mut entry = Entry::default();
+    let mut first = true;
     loop {
         x.text.clear();
         match x.next()? {
@@ -318,9 +330,11 @@ pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
             Ev::Empty(Tag::ProfileSettings) => {}
             Ev::Start(Tag::ProfileEntry) => {
                 let position = x.here();
-                entry.read(&mut x, diag)?;
-                let builder = builder.get_or_insert_with(|| ReportBuilder::new(FORMAT, &entry.columns));
-                builder.add(&entry.name, &entry.row).map_err(|kind| x.error(position, kind))?;
+                entry.read(&mut x, &mut diag)?;
+                if std::mem::take(&mut first) {
+                    sink.columns(&entry.columns)?;
+                }
+                sink.row(&entry.name, &entry.row, position)?;
             }
             Ev::Text if x.text.trim().is_empty() => {}
             Ev::End(Tag::ProfileData) => break,
@@ -335,7 +349,7 @@ pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
             ev => return Err(x.unexpected("nothing after </ProfileData>", x.describe(ev))),
         }
     }
-    Ok(finish(builder.unwrap_or_else(|| ReportBuilder::new(FORMAT, &[Column::Element])), settings, diag))
+    Ok((settings, diag))
 }
 
 /// The profile from its rows and settings: Title as the title, the rest as header facts.

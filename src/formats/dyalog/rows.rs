@@ -1,0 +1,141 @@
+//! Parsing a report on one thread while another builds the tree, as the LispWorks reader does with
+//! lines: the reader's thread runs the XML or CSV parser, parses numbers and hashes names; this
+//! thread interns names and builds. Rows travel in batches. An input of less than a megabyte is read
+//! on the calling thread alone.
+
+use super::{Column, ReportBuilder, Row};
+use crate::error::{ParseError, ParseErrorKind, Position};
+use crate::formats::Format;
+use crate::model::{FrameKind, FrameTable};
+use std::io::{BufRead, BufReader, Cursor, Read};
+use std::sync::mpsc::{sync_channel, SyncSender};
+
+/// Inputs up to this size are read without a second thread.
+const SMALL: u64 = 1 << 20;
+/// Rows per batch.
+const BATCH: usize = 4096;
+
+/// A batch of parsed rows: their names back to back in `names`.
+#[derive(Default)]
+struct Batch {
+    names: String,
+    rows: Vec<(usize, u64, Row, Position)>,
+}
+
+enum Message {
+    Columns(Vec<Column>),
+    Rows(Batch),
+}
+
+/// Builds the profile from the messages, in input order.
+struct Consumer {
+    format: Format,
+    builder: Option<ReportBuilder>,
+}
+
+impl Consumer {
+    fn take(&mut self, message: Message) -> Result<(), ParseError> {
+        match message {
+            Message::Columns(columns) => self.builder = Some(ReportBuilder::new(self.format, &columns)),
+            Message::Rows(batch) => {
+                let Some(builder) = &mut self.builder else { return Ok(()) };
+                let mut start = 0;
+                for (end, hash, row, position) in &batch.rows {
+                    let name = &batch.names[start..*end];
+                    start = *end;
+                    builder.add(name, *hash, row).map_err(|kind| ParseError {
+                        format: self.format,
+                        position: *position,
+                        kind,
+                    })?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The parser's side: where parsed columns and rows go.
+pub(crate) struct RowSink<'c> {
+    target: Target<'c>,
+    batch: Batch,
+}
+
+enum Target<'c> {
+    Direct(&'c mut Consumer),
+    Channel(SyncSender<Message>),
+}
+
+impl RowSink<'_> {
+    /// The report's columns, before its first row.
+    pub(crate) fn columns(&mut self, columns: &[Column]) -> Result<(), ParseError> {
+        self.flush()?;
+        self.send(Message::Columns(columns.to_vec()))
+    }
+
+    /// One row.
+    pub(crate) fn row(&mut self, name: &str, row: &Row, position: Position) -> Result<(), ParseError> {
+        let hash = if row.line.is_none() { FrameTable::name_hash(name, FrameKind::Function) } else { 0 };
+        self.batch.names.push_str(name);
+        self.batch.rows.push((self.batch.names.len(), hash, *row, position));
+        if self.batch.rows.len() >= BATCH {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), ParseError> {
+        if self.batch.rows.is_empty() {
+            return Ok(());
+        }
+        let batch = std::mem::take(&mut self.batch);
+        self.send(Message::Rows(batch))
+    }
+
+    fn send(&mut self, message: Message) -> Result<(), ParseError> {
+        match &mut self.target {
+            Target::Direct(consumer) => consumer.take(message),
+            // The builder stopped at an error of its own, which is the one reported.
+            Target::Channel(sender) => sender.send(message).map_err(|_| stopped()),
+        }
+    }
+}
+
+fn stopped() -> ParseError {
+    let io = std::io::Error::other("the builder stopped");
+    ParseError { format: Format::DyalogXml, position: Position::default(), kind: ParseErrorKind::Io(io) }
+}
+
+/// Runs `parse` over `input`, building the rows it reports; returns the builder (none when the
+/// report had no columns) and what `parse` returned.
+pub(crate) fn read_rows<T: Send>(
+    format: Format,
+    input: &mut (dyn Read + Send),
+    parse: impl FnOnce(&mut dyn BufRead, &mut RowSink<'_>) -> Result<T, ParseError> + Send,
+) -> Result<(Option<ReportBuilder>, T), ParseError> {
+    let io_error = |e: std::io::Error| ParseError { format, position: Position::default(), kind: e.into() };
+    let mut head = Vec::new();
+    input.take(SMALL).read_to_end(&mut head).map_err(io_error)?;
+    let mut consumer = Consumer { format, builder: None };
+    if (head.len() as u64) < SMALL {
+        let mut sink = RowSink { target: Target::Direct(&mut consumer), batch: Batch::default() };
+        let value = parse(&mut Cursor::new(head), &mut sink)?;
+        sink.flush()?;
+        return Ok((consumer.builder, value));
+    }
+    let mut input = BufReader::with_capacity(1 << 16, Cursor::new(head).chain(input));
+    let (sender, messages) = sync_channel::<Message>(4);
+    std::thread::scope(|scope| {
+        let parser = scope.spawn(move || {
+            let mut sink = RowSink { target: Target::Channel(sender), batch: Batch::default() };
+            let value = parse(&mut input, &mut sink)?;
+            sink.flush()?;
+            Ok(value)
+        });
+        // On an error of the builder the channel closes, and the parser stops at its next send.
+        let built = messages.into_iter().try_for_each(|message| consumer.take(message));
+        let parsed = parser.join().unwrap_or_else(|_| Err(stopped()));
+        built?;
+        Ok((consumer.builder, parsed?))
+    })
+}

@@ -533,16 +533,40 @@ impl ReportBuilder {
         }
         if let Some(m) = self.metrics.time {
             let columns = std::mem::take(&mut self.time);
-            let (selves, inclusive) = self.self_values(columns, self.has_time, unattributed, diag);
+            let (selves, inclusive, clamped) = self.self_values(columns, self.has_time, unattributed, diag);
             self.profile.tree.set_columns(m, Values::Float(selves), inclusive.map(Values::Float));
+            if clamped {
+                self.raise_inclusive(m, diag);
+            }
         }
         if let Some(m) = self.metrics.ticks {
             let columns = std::mem::take(&mut self.ticks);
             let fit = |total: i64, parts: &Parts<i64>| total.checked_sub(parts.sum).filter(|rest| *rest >= 0);
-            let (selves, inclusive) = self.self_values(columns, self.has_ticks, fit, diag);
+            let (selves, inclusive, clamped) = self.self_values(columns, self.has_ticks, fit, diag);
             self.profile.tree.set_columns(m, Values::Int(selves), inclusive.map(Values::Int));
+            if clamped {
+                self.raise_inclusive(m, diag);
+            }
         }
         self.profile
+    }
+
+    /// Raises measured inclusive values below what the self values add up to (after values were
+    /// clamped to 0), so that no row is written with less inclusive than exclusive time.
+    fn raise_inclusive(&mut self, m: usize, diag: &mut Diagnostics) {
+        let tree = &mut self.profile.tree;
+        let Some(measured) = tree.measured_inclusive(m).cloned() else { return };
+        let derived = tree.derived_inclusive(m);
+        let format = self.format;
+        for node in tree.nodes() {
+            let (d, v) = (derived.get(node.index()), measured.get(node.index()));
+            if d.as_f64() > v.as_f64() {
+                tree.set_measured_inclusive(m, node, d);
+                diag.warn("dyalog-inclusive-raised", None, || {
+                    format!("{format}: inclusive values less than what their rows add up to once those read as 0 are raised to that sum")
+                });
+            }
+        }
     }
 
     /// Whether some row has an "inclusive" value below its "exclusive" one, read with `swap`.
@@ -563,7 +587,7 @@ impl ReportBuilder {
         has: [bool; 2],
         fit: impl Fn(T, &Parts<T>) -> Option<T>,
         diag: &mut Diagnostics,
-    ) -> (Vec<T>, Option<Vec<T>>) {
+    ) -> (Vec<T>, Option<Vec<T>>, bool) {
         let tree = &self.profile.tree;
         let [exclusive, inclusive] = columns;
         let (mut values, inclusive) =
@@ -579,9 +603,11 @@ impl ReportBuilder {
         }
         let format = self.format;
         let what = if has[0] { "its line rows" } else { "the rows below it" };
+        let mut clamped = false;
         for (node, parts) in parts {
             let value = &mut values[node as usize];
             *value = fit(*value, &parts).unwrap_or_else(|| {
+                clamped = true;
                 let name = self.profile.frames.get(tree.frame(NodeId(node))).name.clone();
                 diag.warn("dyalog-parts-exceed", None, || {
                     format!("{format}: {name:?} has less time than {what} together: its own part is read as 0")
@@ -596,8 +622,9 @@ impl ReportBuilder {
                 format!("{format}: {name:?} has a negative exclusive value: read as 0")
             });
             *value = T::default();
+            clamped = true;
         }
-        (values, inclusive)
+        (values, inclusive, clamped)
     }
 }
 

@@ -147,8 +147,13 @@ impl Info {
     }
 }
 
+/// A value for people: twelve significant digits, so sums of times read `0.011`, not
+/// `0.011000000000000003`.
 fn number(v: f64) -> String {
-    Value::Float(v).to_string()
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        return Value::Float(v).to_string();
+    }
+    crate::model::significant(v, 12)
 }
 
 /// The functions with the largest summed self value of `metric`, heaviest first, ties by name.

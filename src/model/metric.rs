@@ -178,6 +178,31 @@ impl fmt::Display for Value {
     }
 }
 
+/// `v` with at most `digits` significant digits, in plain notation without trailing zeros (`44.03092784`,
+/// `100`): APL's `⎕PP` printing, and times for people to read without binary noise (`18.481`, not
+/// `18.480999999999998`).
+pub fn significant(v: f64, digits: usize) -> String {
+    let scientific = format!("{v:.*e}", digits.saturating_sub(1));
+    let Some((mantissa, exponent)) = scientific.split_once('e') else { return scientific };
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let point = exponent + 1; // digits before the decimal point
+    let mut text = if point <= 0 {
+        format!("0.{}{digits}", "0".repeat(point.unsigned_abs() as usize))
+    } else if point as usize >= digits.len() {
+        format!("{digits}{}", "0".repeat(point as usize - digits.len()))
+    } else {
+        format!("{}.{}", &digits[..point as usize], &digits[point as usize..])
+    };
+    if text.contains('.') {
+        text.truncate(text.trim_end_matches('0').trim_end_matches('.').len());
+    }
+    if v < 0.0 {
+        text.insert(0, '-');
+    }
+    text
+}
+
 /// A column of values, one per node.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Values {

@@ -16,7 +16,7 @@ mod profile;
 mod tree;
 
 pub use frame::{Frame, FrameId, FrameKind, FrameRef, FrameTable};
-pub use metric::{Aggregation, Metric, MetricKind, Repr, Unit, Value, Values};
+pub use metric::{significant, Aggregation, Metric, MetricKind, Repr, Unit, Value, Values};
 pub use profile::{FunctionFacts, Meta, Profile};
 pub use tree::{CallTree, ChildIndex, Children, NodeId, Visit, Walk};
 

@@ -23,9 +23,9 @@
 //! or, in any file, when rows show "inclusive" < "exclusive". APL writes negative numbers with a high
 //! minus `¯`. The summary report's time column is called `Time` in CSV (inclusive time).
 //!
-//! **Exactness**: times are `f64` printed shortest-round-trip. Subtracting a function's lines from its
-//! exclusive time and adding them back on writing must give the very number read, so both happen in
-//! decimal arithmetic ([`unattributed`] and [`with_lines`]).
+//! **Exactness**: times are `f64` printed shortest-round-trip. A function's own time is its
+//! exclusive time less its lines' ([`unattributed`]); on writing, [`with_lines`] picks the number
+//! that subtracts back to it, the shortest where several do, so the very number read is written.
 
 pub mod csv;
 mod rows;
@@ -34,8 +34,9 @@ pub mod xml;
 use crate::diag::Diagnostics;
 use crate::error::ParseErrorKind;
 use crate::formats::{Carries, Format, Structure};
-use crate::model::{Aggregation, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values};
-use rust_decimal::Decimal;
+use crate::model::{
+    significant, Aggregation, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values,
+};
 use std::str::FromStr;
 
 /// What a Dyalog tree report carries (XML adds the settings' title).
@@ -630,16 +631,11 @@ impl ReportBuilder {
 
 /// A number type of a report column.
 trait Summable: Copy + Default {
-    /// `self` as an exact decimal, where it has one.
-    fn decimal(self) -> Option<Decimal>;
     fn plus(self, other: Self) -> Self;
     fn is_negative(self) -> bool;
 }
 
 impl Summable for f64 {
-    fn decimal(self) -> Option<Decimal> {
-        decimal(self)
-    }
     fn plus(self, other: f64) -> f64 {
         self + other
     }
@@ -649,9 +645,6 @@ impl Summable for f64 {
 }
 
 impl Summable for i64 {
-    fn decimal(self) -> Option<Decimal> {
-        Some(Decimal::from(self))
-    }
     fn plus(self, other: i64) -> i64 {
         self.saturating_add(other)
     }
@@ -661,71 +654,56 @@ impl Summable for i64 {
 }
 
 /// The values a node's own value is made of besides its own part (a function's line rows), added up
-/// both exactly, as the decimals they print as, and in binary for when a decimal overflows.
-#[derive(Clone, Copy, Debug)]
+/// in file order.
+#[derive(Clone, Copy, Debug, Default)]
 struct Parts<T> {
-    exact: Option<Decimal>,
     sum: T,
-}
-
-impl<T: Summable> Default for Parts<T> {
-    fn default() -> Parts<T> {
-        Parts { exact: Some(Decimal::ZERO), sum: T::default() }
-    }
 }
 
 impl<T: Summable> Parts<T> {
     fn add(&mut self, value: T) {
-        self.exact = self.exact.zip(value.decimal()).and_then(|(a, b)| a.checked_add(b));
         self.sum = self.sum.plus(value);
     }
 }
 
-fn decimal(v: f64) -> Option<Decimal> {
-    Decimal::from_str_exact(&v.to_string()).ok()
-}
-
-fn to_f64(d: Decimal) -> Option<f64> {
-    d.to_string().parse().ok()
-}
-
-/// A function's exclusive time as written: its own part plus its lines', added as the decimals they
-/// print as and rounded once, so that [`unattributed`] can invert it exactly.
-fn with_lines(own: f64, lines: &Parts<f64>) -> f64 {
-    let exact = decimal(own).zip(lines.exact).and_then(|(a, b)| a.checked_add(b));
-    exact.and_then(to_f64).unwrap_or(own + lines.sum)
-}
-
-/// The part of `total` that `parts` do not account for: the `x` ≥ 0 with `with_lines(x, parts) ==
-/// total`, found in decimal arithmetic and settled to the last bit; `None` when the parts exceed the
-/// total.
+/// The part of `total` that `parts` do not account for, or `None` when the parts exceed it. Parts
+/// that exceed it by no more than binary rounding (0.1 + 0.2 against 0.3) leave 0.
 fn unattributed(total: f64, parts: &Parts<f64>) -> Option<f64> {
-    let exact = decimal(total).zip(parts.exact).and_then(|(t, p)| t.checked_sub(p));
-    let mut x = match exact {
-        Some(d) if d.is_sign_negative() && !d.is_zero() => return None,
-        Some(d) => to_f64(d)?,
-        None => total - parts.sum,
+    let own = total - parts.sum;
+    if own >= 0.0 {
+        Some(own)
+    } else if -own <= 1e-12 * total.abs().max(parts.sum.abs()) {
+        Some(0.0)
+    } else {
+        None
+    }
+}
+
+/// A function's exclusive time as written: the number that [`unattributed`] turns back into `own`,
+/// the shortest one where there are several (with no part of its own, the lines' sum to 15 digits:
+/// 0.3 rather than 0.30000000000000004), so that a report read and written again keeps every digit.
+fn with_lines(own: f64, lines: &Parts<f64>) -> f64 {
+    let sum = own + lines.sum;
+    let reads_back = |t: f64| unattributed(t, lines) == Some(own);
+    let short: f64 = format!("{sum:.14e}").parse().unwrap_or(sum);
+    if reads_back(short) {
+        return short;
+    }
+    // Otherwise the nearest number that reads back, a few units in the last place away at most.
+    let step = |t: f64, up: bool| {
+        let bits = t.to_bits() as i64 + if up == (t >= 0.0) { 1 } else { -1 };
+        f64::from_bits(bits as u64)
     };
-    if x < 0.0 {
-        return None;
-    }
-    let start = x;
+    let (mut above, mut below) = (sum, sum);
     for _ in 0..64 {
-        let back = with_lines(x, parts);
-        if back == total {
-            return Some(x);
+        for t in [above, below] {
+            if reads_back(t) {
+                return t;
+            }
         }
-        // Step x one unit in the last place towards the total (x ≥ 0, so its bits order like it).
-        let bits = x.to_bits();
-        x = if back < total {
-            f64::from_bits(bits + 1)
-        } else if bits > 0 {
-            f64::from_bits(bits - 1)
-        } else {
-            break;
-        };
+        (above, below) = (step(above, true), step(below, false));
     }
-    Some(start)
+    sum
 }
 
 /// One row to write.
@@ -850,36 +828,11 @@ pub(crate) fn format_cell(
         Column::InclusiveTicks => number(row.ticks.map(|t| Value::Int(t[1])), out),
         Column::PctOfTot => {
             if let Some(t) = row.time.filter(|_| base > 0.0) {
-                out.push_str(&ten_digits(t[1] / base * 100.0).replace('.', decimal.encode_utf8(&mut [0; 4])));
+                out.push_str(&significant(t[1] / base * 100.0, 10).replace('.', decimal.encode_utf8(&mut [0; 4])));
             }
         }
         Column::CumPct | Column::AvgTime => {}
     }
-}
-
-/// `v` with ten significant digits and no trailing zeros, as APL prints with `⎕PP←10`
-/// (`44.03092784`, `100`).
-fn ten_digits(v: f64) -> String {
-    let scientific = format!("{v:.9e}");
-    let Some((mantissa, exponent)) = scientific.split_once('e') else { return scientific };
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let negative = v < 0.0;
-    let point = exponent + 1; // digits before the decimal point
-    let mut text = if point <= 0 {
-        format!("0.{}{digits}", "0".repeat(point.unsigned_abs() as usize))
-    } else if point as usize >= digits.len() {
-        format!("{digits}{}", "0".repeat(point as usize - digits.len()))
-    } else {
-        format!("{}.{}", &digits[..point as usize], &digits[point as usize..])
-    };
-    if text.contains('.') {
-        text.truncate(text.trim_end_matches('0').trim_end_matches('.').len());
-    }
-    if negative {
-        text.insert(0, '¯');
-    }
-    text
 }
 
 #[cfg(test)]
@@ -889,26 +842,32 @@ mod tests {
     #[test]
     fn percentages_have_ten_significant_digits_like_apl() {
         // The v1.37 summary report: 25.626 ms of 58.2 ms.
-        assert_eq!(ten_digits(25.626 / 58.2 * 100.0), "44.03092784");
-        assert_eq!(ten_digits(3.153 / 58.2 * 100.0), "5.417525773");
-        assert_eq!(ten_digits(100.0), "100");
-        assert_eq!(ten_digits(0.0012345678912), "0.001234567891");
+        assert_eq!(significant(25.626 / 58.2 * 100.0, 10), "44.03092784");
+        assert_eq!(significant(3.153 / 58.2 * 100.0, 10), "5.417525773");
+        assert_eq!(significant(100.0, 10), "100");
+        assert_eq!(significant(0.0012345678912, 10), "0.001234567891");
     }
 
     #[test]
     fn unattributed_time_adds_back_to_the_very_number() {
-        // 0.1 + 0.2 is not 0.3 in binary: the decimal route gives 0 and adds back to 0.3.
         let parts = |values: &[f64]| {
             let mut parts = Parts::default();
             values.iter().for_each(|&v| parts.add(v));
             parts
         };
+        // 0.1 + 0.2 is not 0.3 in binary: no time of its own, and 0.3 written back.
         assert_eq!(unattributed(0.3, &parts(&[0.1, 0.2])), Some(0.0));
         assert_eq!(with_lines(0.0, &parts(&[0.1, 0.2])), 0.3);
-        let total = 68.40049487792044;
-        let lines = parts(&[0.0015370955140001, 0.01035477506, 0.0872545383]);
-        let own = unattributed(total, &lines).unwrap();
-        assert_eq!(with_lines(own, &lines), total);
+        for (total, lines) in [
+            (68.40049487792044, vec![0.0015370955140001, 0.01035477506, 0.0872545383]),
+            (19.362, vec![0.002, 0.0, 0.005, 0.874]),
+            (0.8205615629464091, vec![0.001537095514, 0.01035477506, 0.001926992908, 0.0872545383, 0.01708800315]),
+            (1e-7, vec![3e-8]),
+        ] {
+            let lines = parts(&lines);
+            let own = unattributed(total, &lines).unwrap();
+            assert_eq!(with_lines(own, &lines), total, "{total}");
+        }
         assert_eq!(unattributed(0.002, &parts(&[0.001, 0.0015])), None);
     }
 

@@ -221,7 +221,7 @@ impl<R: BufRead> XmlInput<R> {
                 Event::Empty(e) => (Ev::Empty(Tag::of(e.name().as_ref())), Some(e)),
                 Event::End(e) => {
                     let tag = Tag::of(e.name().as_ref());
-                    self.name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+                    set_name(&mut self.name, e.name().as_ref());
                     return Ok(Ev::End(tag));
                 }
                 Event::Text(t) => {
@@ -253,7 +253,7 @@ impl<R: BufRead> XmlInput<R> {
                 Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => continue,
             };
             if let Some(e) = name {
-                self.name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+                set_name(&mut self.name, e.name().as_ref());
             }
             return Ok(ev);
         }
@@ -284,6 +284,12 @@ impl<R: BufRead> XmlInput<R> {
         }
         Ok(())
     }
+}
+
+/// Keeps an element's name for messages, reusing the buffer (a name per event must not allocate).
+fn set_name(buf: &mut String, name: &[u8]) {
+    buf.clear();
+    buf.push_str(&String::from_utf8_lossy(name));
 }
 
 fn encoding_error<R: BufRead>(reader: &Reader<LineCounter<R>>) -> ParseError {

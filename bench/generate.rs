@@ -129,7 +129,8 @@ fn dyalog_shape(src: &Profile, seed: u64) -> Profile {
         let parent = src.tree.parent(node).map(|parent| {
             // The calling line of the parent function: one line row per callee.
             let caller = &p.frames.get(p.tree.frame(new_node[parent.index()])).name.clone();
-            let line = 1 + rng.below(40) as u32;
+            // A function calls a given function from the same line.
+            let line = 1 + (src.tree.frame(node).0 % 40);
             add(
                 &mut p,
                 Some(new_node[parent.index()]),
@@ -139,7 +140,7 @@ fn dyalog_shape(src: &Profile, seed: u64) -> Profile {
         });
         let function = add(&mut p, parent, FrameRef::function(&name), &mut rng);
         for _ in 0..rng.below(3) {
-            let line = 41 + rng.below(20) as u32;
+            let line = 41 + rng.below(5) as u32;
             add(
                 &mut p,
                 Some(function),

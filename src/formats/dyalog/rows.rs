@@ -75,7 +75,7 @@ impl RowSink<'_> {
 
     /// One row.
     pub(crate) fn row(&mut self, name: &str, row: &Row, position: Position) -> Result<(), ParseError> {
-        let hash = if row.line.is_none() { FrameTable::name_hash(name, FrameKind::Function) } else { 0 };
+        let hash = FrameTable::name_hash(name, FrameKind::Function);
         self.batch.names.push_str(name);
         self.batch.rows.push((self.batch.names.len(), hash, *row, position));
         if self.batch.rows.len() >= BATCH {

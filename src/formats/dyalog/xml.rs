@@ -457,7 +457,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
     let mut text = String::with_capacity(1 << 16);
     text.push_str("<?xml version=\"1.0\"?>\n<ProfileData>\n    <ProfileSettings>\n");
     for (name, value) in settings {
-        element(&mut text, 8, name, &value);
+        element(&mut text, 8, &name, &value);
     }
     text.push_str("    </ProfileSettings>\n");
     let base = super::percent_base(profile, "dyalog-xml.TotalTime", report, &rows);
@@ -499,8 +499,9 @@ fn element(out: &mut String, indent: usize, name: &str, value: &str) {
     out.push_str(">\n");
 }
 
-/// The settings to write: those read, in their order, else filled in from the profile.
-fn settings(profile: &Profile, report: Report, rows: &[OutRow<'_>]) -> Vec<(&'static str, String)> {
+/// The settings to write: the six `]PROFILE` writes, as read or else filled in from the profile,
+/// then any others read.
+fn settings(profile: &Profile, report: Report, rows: &[OutRow<'_>]) -> Vec<(String, String)> {
     let attr = |name: &str| {
         let key = format!("dyalog-xml.{name}");
         profile.meta.attrs.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone())
@@ -520,7 +521,11 @@ fn settings(profile: &Profile, report: Report, rows: &[OutRow<'_>]) -> Vec<(&'st
                 "Command" => report.name().to_string(),
                 _ => attr(name).unwrap_or_else(total),
             };
-            (name, value)
+            (name.to_string(), value)
         })
+        .chain(profile.meta.attrs.iter().filter_map(|(key, value)| {
+            let name = key.strip_prefix("dyalog-xml.")?;
+            (!SETTINGS.contains(&name)).then(|| (name.to_string(), value.clone()))
+        }))
         .collect()
 }

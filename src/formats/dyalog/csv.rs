@@ -185,11 +185,10 @@ fn parse(
         let mut name = "";
         for (field, column) in record.iter().zip(&columns) {
             let Some(column) = *column else { continue };
-            let text = std::str::from_utf8(field).map_err(|_| error(ParseErrorKind::Encoding))?;
             if column == Column::Element {
-                name = text;
+                name = std::str::from_utf8(field).map_err(|_| error(ParseErrorKind::Encoding))?;
             } else {
-                row.set(column, text, separators.decimal).map_err(error)?;
+                row.set(column, field, separators.decimal).map_err(error)?;
             }
         }
         sink.row(name, &row, position)?;

@@ -177,7 +177,21 @@ pub(crate) struct Row {
 impl Row {
     /// Parses `text` as the value of `column`, with `decimal` as the decimal mark. Derived columns
     /// (PctOfTot, CumPct, AvgTime) are not read: they are recomputed on writing.
-    pub(crate) fn set(&mut self, column: Column, text: &str, decimal: char) -> Result<(), ParseErrorKind> {
+    pub(crate) fn set(&mut self, column: Column, text: &[u8], decimal: char) -> Result<(), ParseErrorKind> {
+        let text = text.trim_ascii();
+        // Most numbers are plain digits: read them straight from the bytes.
+        let fast = u8::try_from(decimal).ok().and_then(|mark| match column {
+            Column::Depth | Column::Calls | Column::ExclusiveTicks | Column::InclusiveTicks | Column::Line => {
+                plain_integer(text).map(|n| self.set_int(column, n))
+            }
+            Column::ExclusiveTime => plain_decimal(text, mark).map(|v| self.time[0] = Some(v)),
+            Column::InclusiveTime | Column::Time => plain_decimal(text, mark).map(|v| self.time[1] = Some(v)),
+            _ => None,
+        });
+        if fast.is_some() {
+            return Ok(());
+        }
+        let text = std::str::from_utf8(text).map_err(|_| ParseErrorKind::Encoding)?;
         match column {
             Column::Depth => self.depth = Some(parse_int(text, "Depth")?),
             Column::Line => self.line = parse_line(text)?,
@@ -192,9 +206,52 @@ impl Row {
         }
         Ok(())
     }
+
+    /// Sets an integer column from a plain number (a Line so given is a line row's).
+    fn set_int(&mut self, column: Column, n: i64) {
+        match column {
+            Column::Depth => self.depth = Some(n),
+            Column::Calls => self.calls = Some(n),
+            Column::ExclusiveTicks => self.ticks[0] = Some(n),
+            Column::InclusiveTicks => self.ticks[1] = Some(n),
+            _ => self.line = u32::try_from(n).ok(),
+        }
+    }
 }
 
-/// An APL number's text with `¯` as `-`, or `None` when there is no high minus.
+/// Up to 18 digits, nothing else: the common integer field.
+fn plain_integer(text: &[u8]) -> Option<i64> {
+    if text.is_empty() || text.len() > 18 {
+        return None;
+    }
+    text.iter().try_fold(0i64, |n, &b| b.is_ascii_digit().then(|| n * 10 + i64::from(b - b'0')))
+}
+
+/// `digits` or `digits` `mark` `digits` with at most 15 digits in all, nothing else: the common
+/// time field. Its digits make an integer below 2^53 and its decimals a power of ten below 10^22,
+/// both exact in binary, so one division is correctly rounded and gives what `str::parse` gives.
+fn plain_decimal(text: &[u8], mark: u8) -> Option<f64> {
+    const POWERS: [f64; 16] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+    let (mut mantissa, mut digits, mut decimals) = (0u64, 0usize, None::<usize>);
+    for &b in text {
+        if b.is_ascii_digit() {
+            mantissa = mantissa * 10 + u64::from(b - b'0');
+            digits += 1;
+            if digits > 15 {
+                return None;
+            }
+            if let Some(d) = &mut decimals {
+                *d += 1;
+            }
+        } else if b == mark && decimals.is_none() {
+            decimals = Some(0);
+        } else {
+            return None;
+        }
+    }
+    (digits > 0).then(|| mantissa as f64 / POWERS[decimals.unwrap_or(0)])
+}
+
 /// An APL number's text as Rust parses numbers: `¯` as `-`, `decimal` as `.`; borrowed when it is so
 /// already, else rewritten into `buf` (`None` when it does not fit: no number is that long).
 fn normalized<'a>(text: &'a str, decimal: char, buf: &'a mut [u8; 64]) -> Option<&'a str> {
@@ -394,8 +451,8 @@ pub(crate) struct ReportBuilder {
     last_depth: Option<i64>,
     /// The values of each node as the file labels them, until [`Self::finish`] settles the labels.
     time: [Vec<f64>; 2],
-    /// Recently seen line frames: (key, line, frame).
-    line_cache: Vec<(u64, u32, FrameId)>,
+    /// Line frames by their function's frame and line number.
+    line_frames: rustc_hash::FxHashMap<(u32, u32), FrameId>,
     ticks: [Vec<i64>; 2],
 }
 
@@ -430,7 +487,7 @@ impl ReportBuilder {
             last_depth: None,
             time: [Vec::new(), Vec::new()],
             ticks: [Vec::new(), Vec::new()],
-            line_cache: Vec::new(),
+            line_frames: rustc_hash::FxHashMap::default(),
         }
     }
 
@@ -443,14 +500,14 @@ impl ReportBuilder {
     /// function (computed on the parsing thread).
     pub(crate) fn add(&mut self, name: &str, hash: u64, row: &Row) -> Result<(), ParseErrorKind> {
         let function = row.line.is_none();
-        let frame = match row.line {
-            None => self.profile.frames.intern_name_hashed(name, FrameKind::Function, hash),
-            Some(line) => self.line_frame(name, hash, line),
-        };
         let parent = if self.tree {
             self.tree_parent(row.depth.unwrap_or(0), function)?
         } else {
             self.flat_parent(name, function)
+        };
+        let frame = match row.line {
+            None => self.profile.frames.intern_name_hashed(name, FrameKind::Function, hash),
+            Some(line) => self.line_frame(name, parent, line),
         };
         let node = self.profile.tree.push(parent, frame);
         if self.tree {
@@ -472,26 +529,21 @@ impl ReportBuilder {
         Ok(())
     }
 
-    /// The frame of line `line` of function `name` (whose hash is `hash`): interned through a small
-    /// direct-mapped cache, as most rows of a report are line rows of a few hot functions.
-    fn line_frame(&mut self, name: &str, hash: u64, line: u32) -> FrameId {
-        const SLOTS: usize = 8192;
-        let key = hash ^ u64::from(line).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let slot = (key >> 51) as usize % SLOTS;
-        if self.line_cache.is_empty() {
-            self.line_cache = vec![(0, u32::MAX, FrameId(u32::MAX)); SLOTS];
-        }
-        let (cached_key, cached_line, id) = self.line_cache[slot];
-        if cached_key == key && cached_line == line && self.profile.frames.get(id).name == name {
-            return id;
-        }
-        let id = self.profile.frames.intern(FrameRef {
-            line: Some(line),
-            kind: FrameKind::Line,
-            ..FrameRef::function(name)
+    /// The frame of line `line` of function `name`. A line row's parent is mostly its function's row:
+    /// then the frame is found by the parent's frame and the line number, without hashing the name
+    /// or looking it up in the frame table.
+    fn line_frame(&mut self, name: &str, parent: Option<NodeId>, line: u32) -> FrameId {
+        let function = parent.map(|p| self.profile.tree.frame(p)).filter(|&f| {
+            let frame = self.profile.frames.get(f);
+            frame.kind == FrameKind::Function && frame.name == name
         });
-        self.line_cache[slot] = (key, line, id);
-        id
+        let intern = |frames: &mut crate::model::FrameTable| {
+            frames.intern(FrameRef { line: Some(line), kind: FrameKind::Line, ..FrameRef::function(name) })
+        };
+        match function {
+            Some(f) => *self.line_frames.entry((f.0, line)).or_insert_with(|| intern(&mut self.profile.frames)),
+            None => intern(&mut self.profile.frames),
+        }
     }
 
     /// The parent of a tree row at `depth`: the nearest open row one level up. A function row may also
@@ -925,6 +977,14 @@ mod tests {
     #[test]
     fn apl_numbers() {
         assert_eq!(parse_float("¯1.5E¯3", "t", '.').unwrap(), -0.0015);
+        for text in ["0.0008172849135", "19.362", "0", "123456789012345", "0.00000000000001", "7."] {
+            assert_eq!(plain_decimal(text.as_bytes(), b'.'), Some(text.parse::<f64>().unwrap()), "{text}");
+        }
+        assert_eq!(plain_decimal(b"0,011", b','), Some(0.011));
+        assert_eq!(plain_decimal(b"0.8205615629464091", b'.'), None); // 16 digits: the slow path
+        assert_eq!(plain_decimal(b"1e5", b'.'), None);
+        assert_eq!(plain_integer(b"1234"), Some(1234));
+        assert_eq!(plain_integer(b"-1"), None);
         assert_eq!(parse_float("0,011", "t", ',').unwrap(), 0.011);
         assert!(parse_float("0.011", "t", ',').is_err());
         assert!(parse_float("inf", "t", '.').is_err());

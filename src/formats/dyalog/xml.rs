@@ -433,7 +433,7 @@ impl Entry {
             if column == Column::Element {
                 self.name.push_str(&x.text);
             } else {
-                self.row.set(column, x.text.trim(), '.').map_err(|kind| x.error(position, kind))?;
+                self.row.set(column, x.text.as_bytes(), '.').map_err(|kind| x.error(position, kind))?;
             }
         }
         if !self.columns.contains(&Column::Element) {

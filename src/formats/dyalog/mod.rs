@@ -61,7 +61,7 @@ pub(crate) const fn carries(title: bool) -> Carries {
 }
 
 /// A column of a report: an XML element or a CSV header.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::VariantArray)]
 pub(crate) enum Column {
     Depth,
     Element,
@@ -79,21 +79,6 @@ pub(crate) enum Column {
 }
 
 impl Column {
-    const ALL: [Column; 12] = [
-        Column::Depth,
-        Column::Element,
-        Column::Line,
-        Column::Calls,
-        Column::ExclusiveTime,
-        Column::InclusiveTime,
-        Column::Time,
-        Column::ExclusiveTicks,
-        Column::InclusiveTicks,
-        Column::PctOfTot,
-        Column::CumPct,
-        Column::AvgTime,
-    ];
-
     pub(crate) fn name(self) -> &'static str {
         match self {
             Column::Depth => "Depth",
@@ -124,10 +109,21 @@ impl Column {
 
     /// The column named `name`; `Function` is what 0.9.0 called `Element`.
     pub(crate) fn from_name(name: &[u8]) -> Option<Column> {
-        if name == b"Function" {
-            return Some(Column::Element);
-        }
-        Column::ALL.into_iter().find(|c| c.name().as_bytes() == name)
+        Some(match name {
+            b"Depth" => Column::Depth,
+            b"Element" | b"Function" => Column::Element,
+            b"Line" => Column::Line,
+            b"Calls" => Column::Calls,
+            b"ExclusiveTime" => Column::ExclusiveTime,
+            b"InclusiveTime" => Column::InclusiveTime,
+            b"Time" => Column::Time,
+            b"ExclusiveTicks" => Column::ExclusiveTicks,
+            b"InclusiveTicks" => Column::InclusiveTicks,
+            b"PctOfTot" => Column::PctOfTot,
+            b"CumPct" => Column::CumPct,
+            b"AvgTime" => Column::AvgTime,
+            _ => return None,
+        })
     }
 }
 
@@ -972,6 +968,15 @@ mod tests {
             let own = unattributed(total, &parts).unwrap();
             proptest::prop_assert_eq!(with_lines(own, &parts), total);
         }
+    }
+
+    #[test]
+    fn column_names_read_back() {
+        use strum::VariantArray;
+        for &column in Column::VARIANTS {
+            assert_eq!(Column::from_name(column.name().as_bytes()), Some(column));
+        }
+        assert_eq!(Column::from_name(b"Function"), Some(Column::Element));
     }
 
     #[test]

@@ -164,8 +164,8 @@ enum Ev {
 struct XmlInput<R: BufRead> {
     reader: Reader<LineCounter<R>>,
     buf: Vec<u8>,
-    /// The name of the last start, empty or end element.
-    name: String,
+    /// The name of the last start, empty or end element, as bytes (decoded only for messages).
+    name: Vec<u8>,
     /// Text gathered since the caller last cleared it.
     text: String,
 }
@@ -177,7 +177,7 @@ impl<R: BufRead> XmlInput<R> {
         // Whitespace-only text between elements is not reported; text inside one is kept whole.
         reader.config_mut().trim_text_start = false;
         reader.config_mut().trim_text_end = false;
-        XmlInput { reader, buf: Vec::new(), name: String::new(), text: String::new() }
+        XmlInput { reader, buf: Vec::new(), name: Vec::new(), text: String::new() }
     }
 
     /// The position just after the last event.
@@ -193,11 +193,16 @@ impl<R: BufRead> XmlInput<R> {
         self.error(self.here(), ParseErrorKind::Unexpected { expected: expected.into(), found })
     }
 
+    /// The name of the last element.
+    fn name(&self) -> String {
+        String::from_utf8_lossy(&self.name).into_owned()
+    }
+
     /// What the last event was, for messages.
     fn describe(&self, ev: Ev) -> String {
         match ev {
-            Ev::Start(_) | Ev::Empty(_) => format!("<{}>", self.name),
-            Ev::End(_) => format!("</{}>", self.name),
+            Ev::Start(_) | Ev::Empty(_) => format!("<{}>", self.name()),
+            Ev::End(_) => format!("</{}>", self.name()),
             Ev::Text => format!("text {}", excerpt(self.text.trim().as_bytes())),
             Ev::Eof => "the end of the input".into(),
         }
@@ -287,9 +292,9 @@ impl<R: BufRead> XmlInput<R> {
 }
 
 /// Keeps an element's name for messages, reusing the buffer (a name per event must not allocate).
-fn set_name(buf: &mut String, name: &[u8]) {
+fn set_name(buf: &mut Vec<u8>, name: &[u8]) {
     buf.clear();
-    buf.push_str(&String::from_utf8_lossy(name));
+    buf.extend_from_slice(name);
 }
 
 fn encoding_error<R: BufRead>(reader: &Reader<LineCounter<R>>) -> ParseError {
@@ -381,11 +386,11 @@ fn read_settings<R: BufRead>(x: &mut XmlInput<R>, settings: &mut Vec<(String, St
         x.text.clear();
         match x.next()? {
             Ev::Start(_) => {
-                let name = x.name.clone();
+                let name = x.name();
                 x.element_text()?;
                 settings.push((name, x.text.trim().to_string()));
             }
-            Ev::Empty(_) => settings.push((x.name.clone(), String::new())),
+            Ev::Empty(_) => settings.push((x.name(), String::new())),
             Ev::Text if x.text.trim().is_empty() => {}
             Ev::End(Tag::ProfileSettings) => return Ok(()),
             ev => return Err(x.unexpected("a setting or </ProfileSettings>", x.describe(ev))),
@@ -412,7 +417,7 @@ impl Entry {
                 Ev::Start(Tag::Column(c)) => (c, false),
                 Ev::Empty(Tag::Column(c)) => (c, true),
                 Ev::Start(_) => {
-                    let name = x.name.clone();
+                    let name = x.name();
                     diag.warn("dyalog-unknown-column", Some(x.here()), || {
                         format!("{FORMAT}: unknown column <{name}> ignored")
                     });

@@ -16,6 +16,7 @@
 
 use crate::diag::Diagnostics;
 use crate::error::Error;
+use crate::formats::br;
 use crate::formats::sampler::FrameOrder;
 use crate::formats::{Carries, Format, Structure};
 use crate::model::{ops, Frame, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Values};
@@ -35,6 +36,10 @@ pub struct ConvertOptions {
     pub max_samples: u64,
     /// The frame order of Sampler stacks (`Auto` writes leaf-first).
     pub sampler_order: FrameOrder,
+    /// Whether BR groups get time records (`Auto`: when the profile has a time metric).
+    pub br_mode: br::Mode,
+    /// The order BR backtrace entries are written in.
+    pub br_backtrace: br::BacktraceOrder,
 }
 
 /// The default of `--max-samples`.
@@ -47,6 +52,8 @@ impl Default for ConvertOptions {
             interval: None,
             max_samples: DEFAULT_MAX_SAMPLES,
             sampler_order: FrameOrder::Auto,
+            br_mode: br::Mode::Auto,
+            br_backtrace: br::BacktraceOrder::InnermostFirst,
         }
     }
 }
@@ -60,6 +67,11 @@ impl ConvertOptions {
     /// These options with `--max-samples` and `--sampler-order` as given.
     pub fn with_samples(self, max_samples: u64, sampler_order: FrameOrder) -> ConvertOptions {
         ConvertOptions { max_samples, sampler_order, ..self }
+    }
+
+    /// These options with `--br-mode` and `--br-backtrace` as given.
+    pub fn with_br(self, br_mode: br::Mode, br_backtrace: br::BacktraceOrder) -> ConvertOptions {
+        ConvertOptions { br_mode, br_backtrace, ..self }
     }
 }
 

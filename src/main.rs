@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 use proftool::convert::ConvertOptions;
 use proftool::diag::Diagnostics;
 use proftool::files::{Input, Output};
+use proftool::formats::br;
 use proftool::formats::detect;
 use proftool::formats::sampler::FrameOrder;
 use proftool::info::Info;
@@ -23,6 +24,8 @@ Examples:
   proftool convert --from lispworks --to folded - - < run.tree | inferno-flamegraph > run.svg
   proftool convert run.tree run.sampler
   proftool convert --sampler-order root-first trace.sampler trace.folded
+  proftool convert --br-backtrace outermost-first run.br run.folded
+  proftool convert --br-mode sampled run.br copy.br
   proftool info run.tree
   proftool info --json run.tree | jq '.metrics'
   proftool formats
@@ -71,10 +74,14 @@ enum Command {
         /// else 1ms). Examples: 10ms, 250us, 1s.
         #[arg(long, value_name = "DURATION", value_parser = proftool::parse_interval)]
         interval: Option<Duration>,
-        /// The most sample records to write to a format with one record per sample (Sampler); a
+        /// The most sample records to write to a format with one record per sample (Sampler, BR); a
         /// conversion that would write more stops with an error instead of filling the disk.
         #[arg(long, value_name = "N", default_value_t = proftool::convert::DEFAULT_MAX_SAMPLES)]
         max_samples: u64,
+        /// Whether BR output gets a TIME SPENT IN LINE record per group: `timed`, `sampled`, or `auto`
+        /// (timed when the profile has a time metric).
+        #[arg(long, value_name = "MODE", default_value = "auto", value_parser = br_mode_parser(), help_heading = "Format options")]
+        br_mode: br::Mode,
         #[command(flatten)]
         read: ReadArgs,
     },
@@ -105,6 +112,27 @@ struct ReadArgs {
     /// does not record it.
     #[arg(long, value_name = "ORDER", default_value = "auto", value_parser = order_parser())]
     sampler_order: FrameOrder,
+    /// Order of the backtrace entries in BR groups: `innermost-first` (the first entry is the caller
+    /// of the current line) or `outermost-first`. The file format does not record it; proftool writes
+    /// the order given here.
+    #[arg(long, value_name = "ORDER", default_value = "innermost-first", value_parser = backtrace_parser())]
+    br_backtrace: br::BacktraceOrder,
+}
+
+impl ReadArgs {
+    fn options(&self) -> ReadOptions {
+        ReadOptions::with_sampler_order(self.sampler_order).with_br_backtrace(self.br_backtrace)
+    }
+}
+
+fn backtrace_parser() -> impl clap::builder::TypedValueParser<Value = br::BacktraceOrder> {
+    clap::builder::PossibleValuesParser::new(br::BacktraceOrder::NAMES)
+        .try_map(|name| br::BacktraceOrder::from_name(&name).ok_or_else(|| format!("unknown order {name}")))
+}
+
+fn br_mode_parser() -> impl clap::builder::TypedValueParser<Value = br::Mode> {
+    clap::builder::PossibleValuesParser::new(br::Mode::NAMES)
+        .try_map(|name| br::Mode::from_name(&name).ok_or_else(|| format!("unknown mode {name}")))
 }
 
 fn order_parser() -> impl clap::builder::TypedValueParser<Value = FrameOrder> {
@@ -150,13 +178,15 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 
 fn run(command: Command, diag: &mut Diagnostics) -> Result<()> {
     match command {
-        Command::Convert { input, output, from, to, metric, interval, max_samples, read } => {
-            let options = ConvertOptions::new(metric, interval).with_samples(max_samples, read.sampler_order);
-            let read_options = ReadOptions::with_sampler_order(read.sampler_order);
+        Command::Convert { input, output, from, to, metric, interval, max_samples, br_mode, read } => {
+            let options = ConvertOptions::new(metric, interval)
+                .with_samples(max_samples, read.sampler_order)
+                .with_br(br_mode, read.br_backtrace);
+            let read_options = read.options();
             convert(&input, &output, from, to, &read_options, &options, diag)
         }
         Command::Info { input, from, json, read } => {
-            let read_options = ReadOptions::with_sampler_order(read.sampler_order);
+            let read_options = read.options();
             let (profile, format, reason) = self::read(&input, from, &read_options, diag)?;
             let info = Info::of(&profile, format, reason);
             let text = if json { serde_json::to_string_pretty(&info)? + "\n" } else { info.to_text() };

@@ -10,6 +10,7 @@
 //! spec header, `sniff`, `read`, `write`; add fixtures under `fixtures/<name>/`. The golden,
 //! round-trip, property and CLI tests pick it up from [`Format::ALL`].
 
+pub mod br;
 pub mod detect;
 pub mod folded;
 pub mod lispworks;
@@ -32,6 +33,8 @@ pub enum Format {
     Folded,
     /// Apple Sampler "supersampler" stack samples (mixed text and binary).
     Sampler,
+    /// Business Rules! (BR) profiler records (binary).
+    Br,
 }
 
 /// How sure a sniffer is that an input's first bytes are its format.
@@ -117,12 +120,19 @@ impl Carries {
 pub struct ReadOptions {
     /// The frame order of Sampler stacks.
     pub sampler_order: sampler::FrameOrder,
+    /// The order of the backtrace entries of BR groups.
+    pub br_backtrace: br::BacktraceOrder,
 }
 
 impl ReadOptions {
     /// Options with the Sampler frame order as given.
     pub fn with_sampler_order(sampler_order: sampler::FrameOrder) -> ReadOptions {
-        ReadOptions { sampler_order }
+        ReadOptions { sampler_order, ..ReadOptions::default() }
+    }
+
+    /// These options with the BR backtrace order as given.
+    pub fn with_br_backtrace(self, br_backtrace: br::BacktraceOrder) -> ReadOptions {
+        ReadOptions { br_backtrace, ..self }
     }
 }
 
@@ -136,6 +146,7 @@ impl Format {
             Format::Lispworks => "lispworks",
             Format::Folded => "folded",
             Format::Sampler => "sampler",
+            Format::Br => "br",
         }
     }
 
@@ -150,6 +161,7 @@ impl Format {
             Format::Lispworks => "LispWorks profiler tree (Depth|Count|Call|Seen|Top|Name lines)",
             Format::Folded => "folded stacks for flame graphs (FlameGraph, inferno)",
             Format::Sampler => "Apple Sampler supersampler stack samples",
+            Format::Br => "Business Rules! (BR) profiler file (DEBUG PROFILE SAMPLED/TIMED)",
         }
     }
 
@@ -159,20 +171,21 @@ impl Format {
             Format::Lispworks => &["tree"],
             Format::Folded => &["folded", "collapsed"],
             Format::Sampler => &["sampler"],
+            Format::Br => &["br"],
         }
     }
 
     /// Whether proftool reads the format.
     pub fn can_read(self) -> bool {
         match self {
-            Format::Lispworks | Format::Folded | Format::Sampler => true,
+            Format::Lispworks | Format::Folded | Format::Sampler | Format::Br => true,
         }
     }
 
     /// Whether proftool writes the format.
     pub fn can_write(self) -> bool {
         match self {
-            Format::Lispworks | Format::Folded | Format::Sampler => true,
+            Format::Lispworks | Format::Folded | Format::Sampler | Format::Br => true,
         }
     }
 
@@ -182,6 +195,7 @@ impl Format {
             Format::Lispworks => lispworks::CARRIES,
             Format::Folded => folded::CARRIES,
             Format::Sampler => sampler::CARRIES,
+            Format::Br => br::CARRIES,
         }
     }
 
@@ -191,6 +205,7 @@ impl Format {
             Format::Lispworks => lispworks::sniff(head),
             Format::Folded => folded::sniff(head),
             Format::Sampler => sampler::sniff(head),
+            Format::Br => br::sniff(head),
         }
     }
 
@@ -205,6 +220,7 @@ impl Format {
             Format::Lispworks => lispworks::read(input, diag)?,
             Format::Folded => folded::read(input, diag)?,
             Format::Sampler => sampler::read(input, options.sampler_order, diag)?,
+            Format::Br => br::read(input, options.br_backtrace, diag)?,
         };
         debug_assert_eq!(profile.validate(), Ok(()), "{self} reader broke a model invariant");
         Ok(profile)
@@ -223,6 +239,7 @@ impl Format {
             Format::Lispworks => lispworks::write(&projected, out, diag)?,
             Format::Folded => folded::write(&projected, out)?,
             Format::Sampler => sampler::write(&projected, out, options)?,
+            Format::Br => br::write(&projected, out, options, diag)?,
         }
         Ok(())
     }

@@ -106,7 +106,11 @@ fn rebuild(profile: &Profile, sorted: bool, lines_to_functions: bool) -> Profile
             out.frames.intern(f)
         });
         let parent = src.parent(node).map(|p| new_node[p.index()]);
-        let splice = is_line && parent.is_some_and(|p| out.tree.frame(p) == frame);
+        // Only a line under a function row splices (Dyalog); a line under a line of the same function
+        // is a recursive call (BR stacks of lines) and stays a node of its own.
+        let under_function_row =
+            src.parent(node).is_some_and(|p| profile.frames.get(src.frame(p)).kind != FrameKind::Line);
+        let splice = is_line && under_function_row && parent.is_some_and(|p| out.tree.frame(p) == frame);
         let id = match (splice, parent) {
             (true, Some(p)) => p,
             _ => index.child_or_insert(&mut out.tree, parent, frame),
@@ -174,13 +178,15 @@ mod tests {
         let n6 = p.tree.push(Some(nf), f6); // Dyalog shape: line row under its function
         let n7 = p.tree.push(Some(n6), g7); // BR shape: a line of another function
         let n8 = p.tree.push(Some(n6), g8);
-        for (n, v) in [(nf, 1), (n6, 2), (n7, 4), (n8, 8)] {
+        let n7_again = p.tree.push(Some(n7), g7); // BR recursion: a line under a line of its function
+        for (n, v) in [(nf, 1), (n6, 2), (n7, 4), (n8, 8), (n7_again, 16)] {
             p.tree.add_self(0, n, Value::Int(v));
         }
         let merged = merge_lines(&p);
         let text = dump(&merged);
-        assert!(text.contains("\"f\" [function] samples=3 (total 15)"), "{text}");
-        assert!(text.contains("  \"g\" [function] samples=12 (total 12)"), "{text}");
-        assert_eq!(merged.tree.len(), 2);
+        assert!(text.contains("\"f\" [function] samples=3 (total 31)"), "{text}");
+        assert!(text.contains("  \"g\" [function] samples=12 (total 28)"), "{text}");
+        assert!(text.contains("    \"g\" [function] samples=16 (total 16)"), "{text}");
+        assert_eq!(merged.tree.len(), 3);
     }
 }

@@ -305,23 +305,16 @@ fn unknown_type(at: u64, kind: u8) -> ParseError {
 // ---------------------------------------------------------------------------------------------
 // Sniffing and reading
 
-/// `Maybe` when the input starts with well-formed records up to its first complete group (or its
-/// end): the format has no signature.
+/// `Maybe` when the input starts with a well-formed mapping or group (or one cut short by the end of
+/// `head`): the format has no signature. A defect further on is left to the reader to report.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
     if !matches!(head.first(), Some(&MAPPING | &CURRENT_LINE)) {
         return Sniff::No;
     }
-    let mut times = Vec::new();
-    let mut p = 0;
-    while p < head.len() {
-        match parse_item(&head[p..], p as u64, false, &mut times) {
-            Ok(Some(Item::Group { .. })) => return Sniff::Maybe,
-            Ok(Some(Item::Mapping { len, .. })) => p += len,
-            Ok(None) => return Sniff::Maybe,
-            Err(_) => return Sniff::No,
-        }
+    match parse_item(head, 0, false, &mut Vec::new()) {
+        Ok(_) => Sniff::Maybe,
+        Err(_) => Sniff::No,
     }
-    Sniff::Maybe
 }
 
 /// The input in chunks: a window `buf[start..end]` that starts at byte `base + start` of the input,
@@ -845,4 +838,181 @@ fn cut<'t>(text: &'t str, max: usize, (key, what): (&'static str, &str), diag: &
     let end = (0..=max).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
     diag.warn(key, None, || format!("br {what} hold at most {max} bytes: longer ones are cut at a character boundary"));
     &text[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::dump::dump;
+
+    fn mapping(number: u16, name: &str) -> Vec<u8> {
+        let mut r = vec![MAPPING];
+        r.extend_from_slice(&number.to_be_bytes());
+        r.extend_from_slice(&(name.len() as u16).to_be_bytes());
+        r.extend_from_slice(name.as_bytes());
+        r
+    }
+
+    fn frame(kind: u8, module: u16, line: u32, clause: u8) -> Vec<u8> {
+        let mut r = vec![kind];
+        r.extend_from_slice(&module.to_be_bytes());
+        r.extend_from_slice(&line.to_be_bytes());
+        r.push(clause);
+        r
+    }
+
+    fn time(ns: u64) -> Vec<u8> {
+        let mut r = vec![TIME];
+        r.extend_from_slice(&ns.to_be_bytes());
+        r
+    }
+
+    fn read_bytes(bytes: &[u8], order: BacktraceOrder) -> (Profile, Diagnostics) {
+        let mut diag = Diagnostics::default();
+        let profile = read(&mut &bytes[..], order, &mut diag).unwrap();
+        (profile, diag)
+    }
+
+    fn write_bytes(profile: &Profile, options: &ConvertOptions) -> (Vec<u8>, Diagnostics) {
+        let mut out = Vec::new();
+        let mut diag = Diagnostics::default();
+        Format::Br.write(profile.clone(), &mut out, options, &mut diag).unwrap();
+        (out, diag)
+    }
+
+    /// `<main>` a.br:10.0 (1 sample, 7 ns) calling FNX b.br:20.1 (2 samples, 5 ns).
+    fn timed_profile() -> Profile {
+        let mut p = Profile::new(vec![Metric::samples(), time_metric()]);
+        let line = |name, module, line, clause| FrameRef {
+            name,
+            module: Some(module),
+            line: Some(line),
+            clause: Some(clause),
+            kind: FrameKind::Line,
+        };
+        let main = p.frames.intern(line(MAIN_NAME, "a.br", 10, 0));
+        let fnx = p.frames.intern(line("FNX", "b.br", 20, 1));
+        let root = p.tree.push(None, main);
+        let child = p.tree.push(Some(root), fnx);
+        for (node, samples, ns) in [(root, 1, 7), (child, 2, 5)] {
+            p.tree.set_self(0, node, Value::Int(samples));
+            p.tree.set_self(1, node, Value::Int(ns));
+        }
+        p
+    }
+
+    #[test]
+    fn writes_the_records_the_layout_describes() {
+        let (bytes, diag) = write_bytes(&timed_profile(), &ConvertOptions::default());
+        assert!(diag.warnings().is_empty(), "{:?}", diag.warnings());
+        let mut expected = mapping(1, "a.br");
+        expected.extend(frame(CURRENT_LINE, 1, 10, 0));
+        expected.push(MAIN_ROUTINE);
+        expected.extend(time(7));
+        expected.push(END);
+        expected.extend(mapping(2, "b.br"));
+        for ns in [3, 2] {
+            // 5 ns over two groups: the remainder goes to the first.
+            expected.extend(frame(CURRENT_LINE, 2, 20, 1));
+            expected.extend([FUNCTION_NAME, 3, b'F', b'N', b'X']);
+            expected.extend(time(ns));
+            expected.extend(frame(BACKTRACE, 1, 10, 0));
+            expected.push(MAIN_ROUTINE);
+            expected.push(END);
+        }
+        assert_eq!(bytes, expected);
+        let (reread, _) = read_bytes(&bytes, BacktraceOrder::InnermostFirst);
+        assert_eq!(dump(&reread), dump(&timed_profile()));
+    }
+
+    #[test]
+    fn sampled_mode_drops_time_and_outermost_first_reverses_backtraces() {
+        let options = ConvertOptions::default().with_br(Mode::Sampled, BacktraceOrder::OutermostFirst);
+        let (bytes, diag) = write_bytes(&timed_profile(), &options);
+        assert!(diag.has("br-time-dropped"));
+        let (outer, _) = read_bytes(&bytes, BacktraceOrder::OutermostFirst);
+        assert_eq!(outer.metrics().len(), 1, "no time records");
+        let (inner, _) = read_bytes(&bytes, BacktraceOrder::InnermostFirst);
+        let mut expected = timed_profile();
+        expected.retain_metrics(&[true, false]);
+        assert_eq!(dump(&outer), dump(&expected));
+        // One backtrace entry: the order cannot change a stack of two frames.
+        assert_eq!(dump(&inner), dump(&expected));
+        let mut three = mapping(1, "a.br");
+        three.extend(frame(CURRENT_LINE, 1, 3, 0));
+        three.extend(frame(BACKTRACE, 1, 2, 0));
+        three.extend(frame(BACKTRACE, 1, 1, 0));
+        three.push(END);
+        let root_line = |p: &Profile| p.frames.get(p.tree.frame(NodeId(0))).line;
+        assert_eq!(root_line(&read_bytes(&three, BacktraceOrder::InnermostFirst).0), Some(1));
+        assert_eq!(root_line(&read_bytes(&three, BacktraceOrder::OutermostFirst).0), Some(2));
+    }
+
+    #[test]
+    fn max_samples_stops_before_writing() {
+        let options = ConvertOptions::default().with_samples(2, crate::formats::sampler::FrameOrder::Auto);
+        let mut out = Vec::new();
+        let err = Format::Br.write(timed_profile(), &mut out, &options, &mut Diagnostics::default()).unwrap_err();
+        assert!(err.to_string().contains("--max-samples 2"), "{err}");
+        assert!(out.is_empty());
+    }
+
+    /// A reader that hands out one byte per call, so every item straddles a refill.
+    struct Trickle<'a>(&'a [u8]);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            match (self.0.split_first(), buf.first_mut()) {
+                (Some((&b, rest)), Some(slot)) => {
+                    *slot = b;
+                    self.0 = rest;
+                    Ok(1)
+                }
+                _ => Ok(0),
+            }
+        }
+    }
+
+    #[test]
+    fn items_across_refills_and_a_group_larger_than_the_buffer() {
+        let (bytes, _) = write_bytes(&timed_profile(), &ConvertOptions::default());
+        let mut diag = Diagnostics::default();
+        let trickled = read(&mut Trickle(&bytes), BacktraceOrder::InnermostFirst, &mut diag).unwrap();
+        assert_eq!(dump(&trickled), dump(&timed_profile()));
+        let mut deep = mapping(1, "a.br");
+        deep.extend(frame(CURRENT_LINE, 1, 0, 0));
+        for line in 1..=40_000 {
+            deep.extend(frame(BACKTRACE, 1, line, 0));
+        }
+        deep.push(END);
+        assert!(deep.len() > CHUNK);
+        let (profile, _) = read_bytes(&deep, BacktraceOrder::InnermostFirst);
+        assert_eq!(profile.tree.len(), 40_001);
+        assert_eq!(profile.max_depth(), Some(40_000));
+    }
+
+    #[test]
+    fn names_are_cut_at_a_character_boundary() {
+        let mut p = Profile::new(vec![Metric::samples()]);
+        let long = "é".repeat(200); // 400 bytes
+        let f = p.frames.intern(FrameRef::function(&long));
+        let node = p.tree.push(None, f);
+        p.tree.set_self(0, node, Value::Int(1));
+        let (bytes, diag) = write_bytes(&p, &ConvertOptions::default());
+        assert!(diag.has("br-name-cut") && diag.has("br-no-file") && diag.has("br-no-line"));
+        let (reread, _) = read_bytes(&bytes, BacktraceOrder::InnermostFirst);
+        let frame = reread.frames.get(FrameId(0));
+        assert_eq!(frame.name, "é".repeat(127)); // 254 bytes: 255 would split a character
+        assert_eq!((frame.module.as_deref(), frame.line), (Some(NO_FILE), Some(0)));
+    }
+
+    #[test]
+    fn sniffs_records_not_text() {
+        let (bytes, _) = write_bytes(&timed_profile(), &ConvertOptions::default());
+        assert_eq!(sniff(&bytes), Sniff::Maybe);
+        assert_eq!(sniff(&bytes[..3]), Sniff::Maybe); // cut by the sniffing window
+        assert_eq!(sniff(b""), Sniff::No);
+        assert_eq!(sniff(b"LispWorks Profiler Tree\n"), Sniff::No);
+        assert_eq!(sniff(b"\x03\x00\x01\x00\x00\x00\x01\x00\x02"), Sniff::No);
+    }
 }

@@ -607,6 +607,7 @@ pub(crate) fn write(
     options: &ConvertOptions,
     diag: &mut Diagnostics,
 ) -> Result<(), Error> {
+    warn_unwritten_metrics(profile, diag);
     let samples = sample_counts(profile, options, diag)?;
     let total = samples.iter().fold(0u64, |sum, &c| sum.saturating_add(c.max(0) as u64));
     if total > options.max_samples {
@@ -635,6 +636,20 @@ pub(crate) fn write(
         write_groups(out, head, tail, n as u64, time)?;
     }
     Ok(())
+}
+
+/// Names the metrics beyond the first samples and the first time metric, which have no place.
+fn warn_unwritten_metrics(profile: &Profile, diag: &mut Diagnostics) {
+    let mut seen = Vec::new();
+    for metric in profile.metrics() {
+        if seen.contains(&metric.kind) {
+            let name = metric.name.clone();
+            diag.warn("br-metric-dropped", None, || {
+                format!("br holds one samples and one time metric: metric {name} is dropped")
+            });
+        }
+        seen.push(metric.kind);
+    }
 }
 
 /// The number of groups of each node: the samples metric, else time divided at the interval.
@@ -676,8 +691,12 @@ fn group_times(
         (Mode::Sampled, None) | (Mode::Auto, None) => None,
         (_, Some((m, unit_nanos))) => {
             let values = profile.tree.self_values(m);
-            let times: Vec<i64> =
-                (0..values.len()).map(|i| (values.get(i).as_f64() * unit_nanos).round() as i64).collect();
+            // Integer nanoseconds are copied: through f64 they would lose digits above 2^53.
+            let nanos = |v: Value| match v {
+                Value::Int(ns) if unit_nanos == 1.0 => ns,
+                v => (v.as_f64() * unit_nanos).round() as i64,
+            };
+            let times: Vec<i64> = (0..values.len()).map(|i| nanos(values.get(i))).collect();
             let lost = times.iter().zip(samples).any(|(&t, &n)| t > 0 && n <= 0);
             if lost {
                 diag.warn("br-time-without-samples", None, || {
@@ -946,6 +965,14 @@ mod tests {
         let root_line = |p: &Profile| p.frames.get(p.tree.frame(NodeId(0))).line;
         assert_eq!(root_line(&read_bytes(&three, BacktraceOrder::InnermostFirst).0), Some(1));
         assert_eq!(root_line(&read_bytes(&three, BacktraceOrder::OutermostFirst).0), Some(2));
+    }
+
+    #[test]
+    fn nanoseconds_beyond_f64_precision_survive() {
+        let mut p = timed_profile();
+        p.tree.set_self(1, NodeId(0), Value::Int((1 << 60) + 1));
+        let (bytes, _) = write_bytes(&p, &ConvertOptions::default());
+        assert_eq!(dump(&read_bytes(&bytes, BacktraceOrder::InnermostFirst).0), dump(&p));
     }
 
     #[test]

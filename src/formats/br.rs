@@ -163,15 +163,12 @@ fn record_name(kind: u8) -> String {
     format!("{name} ({kind})")
 }
 
-// ---------------------------------------------------------------------------------------------
-// Parsing records out of a slice of the input
-
 /// A complete top-level item at the start of a slice.
 enum Item {
     /// A module mapping of `len` bytes; its name is at `MAPPING_NAME_AT..len`.
     Mapping { number: u16, len: usize },
-    /// A group of `len` bytes (END included), the sum of its times, and whether it has time records.
-    Group { len: usize, time: u128, has_time: bool },
+    /// A group of `len` bytes (END included) and the sum of its times.
+    Group { len: usize, time: u128 },
 }
 
 /// The name of a mapping starts after the type, number and length.
@@ -246,7 +243,7 @@ fn parse_group(s: &[u8], at: u64, eof: bool, times: &mut Vec<usize>) -> Result<O
                 2 + usize::from(s[p + 1])
             }
             GOSUB | MAIN_ROUTINE => 1,
-            END => return Ok(Some(Item::Group { len: p + 1, time, has_time: !times.is_empty() })),
+            END => return Ok(Some(Item::Group { len: p + 1, time })),
             CURRENT_LINE | MAPPING => {
                 let expected = format!("END CURRENT LINE (6) for the group that starts at byte {at}");
                 return Err(unexpected(at + p as u64, &expected, record_name(kind)));
@@ -302,9 +299,6 @@ fn unknown_type(at: u64, kind: u8) -> ParseError {
     unexpected(at, "a record type 1 or 3 to 9", found)
 }
 
-// ---------------------------------------------------------------------------------------------
-// Sniffing and reading
-
 /// `Maybe` when the input starts with a well-formed mapping or group (or one cut short by the end of
 /// `head`): the format has no signature. A defect further on is left to the reader to report.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
@@ -335,8 +329,9 @@ impl Chunks<'_> {
         self.base + self.start as u64
     }
 
-    /// Reads more input behind what is left, moving it to the front first, and growing the buffer
-    /// when what is left fills it (one item larger than the buffer).
+    /// Fills the buffer behind what is left, moving that to the front first, and growing the buffer
+    /// when it fills it (one item larger than the buffer). An item is parsed again from its start
+    /// after a refill, so filling the buffer whole keeps the number of attempts logarithmic.
     fn refill(&mut self) -> Result<(), ParseError> {
         if self.start > 0 {
             self.buf.copy_within(self.start..self.end, 0);
@@ -347,18 +342,18 @@ impl Chunks<'_> {
         if self.end == self.buf.len() {
             self.buf.resize(self.buf.len() * 2, 0);
         }
-        loop {
+        while self.end < self.buf.len() && !self.eof {
             match self.input.read(&mut self.buf[self.end..]) {
                 Ok(0) => self.eof = true,
                 Ok(n) => self.end += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => {
                     let at = self.base + self.end as u64;
                     return Err(ParseError { format: Format::Br, position: Position::byte(at), kind: e.into() });
                 }
             }
-            return Ok(());
         }
+        Ok(())
     }
 }
 
@@ -413,10 +408,10 @@ pub(crate) fn read(
                 reader.map_module(number, name, at, diag);
                 chunks.start += len;
             }
-            Some(Item::Group { len, time, has_time }) => {
+            Some(Item::Group { len, time }) => {
                 let group = &chunks.buf[chunks.start..chunks.start + len - 1];
                 reader.add_group(group, &times, time, at, diag);
-                reader.has_time |= has_time;
+                reader.has_time |= !times.is_empty();
                 chunks.start += len;
             }
         }
@@ -596,9 +591,6 @@ fn text(bytes: &[u8], at: u64, diag: &mut Diagnostics) -> String {
         }
     }
 }
-
-// ---------------------------------------------------------------------------------------------
-// Writing
 
 /// Writes `profile` (projected onto what BR carries) as a BR profiler file.
 pub(crate) fn write(
@@ -984,28 +976,17 @@ mod tests {
         assert!(out.is_empty());
     }
 
-    /// A reader that hands out one byte per call, so every item straddles a refill.
-    struct Trickle<'a>(&'a [u8]);
-
-    impl Read for Trickle<'_> {
-        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            match (self.0.split_first(), buf.first_mut()) {
-                (Some((&b, rest)), Some(slot)) => {
-                    *slot = b;
-                    self.0 = rest;
-                    Ok(1)
-                }
-                _ => Ok(0),
-            }
-        }
-    }
-
     #[test]
     fn items_across_refills_and_a_group_larger_than_the_buffer() {
-        let (bytes, _) = write_bytes(&timed_profile(), &ConvertOptions::default());
-        let mut diag = Diagnostics::default();
-        let trickled = read(&mut Trickle(&bytes), BacktraceOrder::InnermostFirst, &mut diag).unwrap();
-        assert_eq!(dump(&trickled), dump(&timed_profile()));
+        // 60,000 groups: some straddle every refill of the 256 KiB buffer.
+        let mut many = timed_profile();
+        for node in [NodeId(0), NodeId(1)] {
+            let samples = many.tree.self_value(0, node).as_count();
+            many.tree.set_self(0, node, Value::Int(samples * 20_000));
+        }
+        let (bytes, _) = write_bytes(&many, &ConvertOptions::default());
+        assert!(bytes.len() > 4 * CHUNK);
+        assert_eq!(dump(&read_bytes(&bytes, BacktraceOrder::InnermostFirst).0), dump(&many));
         let mut deep = mapping(1, "a.br");
         deep.extend(frame(CURRENT_LINE, 1, 0, 0));
         for line in 1..=40_000 {

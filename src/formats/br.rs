@@ -600,6 +600,7 @@ pub(crate) fn write(
     diag: &mut Diagnostics,
 ) -> Result<(), Error> {
     warn_unwritten_metrics(profile, diag);
+    let profile = &*fit_frames(profile, diag);
     let samples = sample_counts(profile, options, diag)?;
     let total = samples.iter().fold(0u64, |sum, &c| sum.saturating_add(c.max(0) as u64));
     if total > options.max_samples {
@@ -622,12 +623,58 @@ pub(crate) fn write(
         if n <= 0 {
             continue;
         }
-        let head_len = encoder.group(&path, options.br_backtrace, &mut group, out, diag)?;
+        let head_len = encoder.group(&path, options.br_backtrace, &mut group, out)?;
         let (head, tail) = group.split_at(head_len);
         let time = times.as_ref().map(|t| t[visit.node.index()].max(0) as u64);
         write_groups(out, head, tail, n as u64, time)?;
     }
     Ok(())
+}
+
+/// `profile` with every frame as a record holds it: a line (0 when it has none) with a clause of at
+/// most 255 (0 when it has none) in a module file (the placeholder when it has none), the name and
+/// file cut to what their length fields allow. Frames that become equal are one, and stacks that
+/// become equal merge, so that the file reads back into the tree it was written from. Borrowed when
+/// every frame fits already (a profile read from BR).
+fn fit_frames<'p>(profile: &'p Profile, diag: &mut Diagnostics) -> std::borrow::Cow<'p, Profile> {
+    let fits = |f: &crate::model::Frame| {
+        f.kind == FrameKind::Line
+            && f.line.is_some()
+            && f.clause.is_some_and(|c| c <= u32::from(u8::MAX))
+            && f.module.as_ref().is_some_and(|m| m.len() <= usize::from(u16::MAX))
+            && f.name.len() <= usize::from(u8::MAX)
+    };
+    if profile.frames.iter().all(|(_, f)| fits(f)) {
+        return std::borrow::Cow::Borrowed(profile);
+    }
+    let mut fitted = profile.clone();
+    crate::model::ops::map_frames(&mut fitted, |f| (!fits(f)).then(|| fit_frame(f, diag)));
+    if fitted.tree.has_duplicate_siblings(fitted.frames.len()) {
+        fitted = crate::model::ops::merge_siblings(&fitted);
+    }
+    std::borrow::Cow::Owned(fitted)
+}
+
+fn fit_frame(f: &crate::model::Frame, diag: &mut Diagnostics) -> crate::model::Frame {
+    let file = f.module.as_deref().unwrap_or_else(|| {
+        diag.warn("br-no-file", None, || format!("frames without a module file are written in the file {NO_FILE:?}"));
+        NO_FILE
+    });
+    let line = f.line.unwrap_or_else(|| {
+        diag.warn("br-no-line", None, || "frames without a line number are written with line 0".into());
+        0
+    });
+    let clause = f.clause.unwrap_or(0).min(u32::from(u8::MAX));
+    if f.clause.is_some_and(|c| c > u32::from(u8::MAX)) {
+        diag.warn("br-clause", None, || "clause numbers above 255 are written as 255".into());
+    }
+    crate::model::Frame {
+        name: cut(&f.name, usize::from(u8::MAX), ("br-name-cut", "function names"), diag).to_string(),
+        module: Some(cut(file, usize::from(u16::MAX), ("br-file-cut", "module file names"), diag).to_string()),
+        line: Some(line),
+        clause: Some(clause),
+        kind: FrameKind::Line,
+    }
 }
 
 /// Names the metrics beyond the first samples and the first time metric, which have no place.
@@ -754,18 +801,17 @@ impl<'p> Encoder<'p> {
         order: BacktraceOrder,
         group: &mut Vec<u8>,
         out: &mut dyn Write,
-        diag: &mut Diagnostics,
     ) -> Result<usize, Error> {
         group.clear();
         let Some((&current, callers)) = path.split_last() else {
             return Ok(0);
         };
         group.push(CURRENT_LINE);
-        group.extend_from_slice(self.frame(current, out, diag)?);
+        group.extend_from_slice(self.frame(current, out)?);
         let head_len = group.len();
         let mut push = |encoder: &mut Self, frame: FrameId| -> Result<(), Error> {
             group.push(BACKTRACE);
-            group.extend_from_slice(encoder.frame(frame, out, diag)?);
+            group.extend_from_slice(encoder.frame(frame, out)?);
             Ok(())
         };
         match order {
@@ -777,53 +823,39 @@ impl<'p> Encoder<'p> {
     }
 
     /// The record body and qualifier of `frame`, encoding it (and mapping its module) on first use.
-    fn frame(&mut self, frame: FrameId, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<&[u8], Error> {
+    fn frame(&mut self, frame: FrameId, out: &mut dyn Write) -> Result<&[u8], Error> {
         if self.frames[frame.index()].is_none() {
-            let encoded = self.encode(frame, out, diag)?;
+            let encoded = self.encode(frame, out)?;
             self.frames[frame.index()] = Some(encoded);
         }
         Ok(self.frames[frame.index()].as_deref().unwrap_or_default())
     }
 
-    fn encode(&mut self, frame: FrameId, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<Box<[u8]>, Error> {
+    /// A fitted frame's record body (module, line, clause) and qualifier (see [`fit_frames`]).
+    fn encode(&mut self, frame: FrameId, out: &mut dyn Write) -> Result<Box<[u8]>, Error> {
         let f = self.profile.frames.get(frame);
-        let module = self.module(f.module.as_deref(), out, diag)?;
-        let line = f.line.unwrap_or_else(|| {
-            diag.warn("br-no-line", None, || "frames without a line number are written with line 0".into());
-            0
-        });
-        let clause = u8::try_from(f.clause.unwrap_or(0)).unwrap_or_else(|_| {
-            diag.warn("br-clause", None, || "clause numbers above 255 are written as 255".into());
-            u8::MAX
-        });
+        let module = self.module(f.module.as_deref().unwrap_or(NO_FILE), out)?;
+        let clause = u8::try_from(f.clause.unwrap_or(0)).unwrap_or(u8::MAX);
         let mut bytes = Vec::with_capacity(FRAME_LEN + 2 + f.name.len());
         bytes.extend_from_slice(&module.to_be_bytes());
-        bytes.extend_from_slice(&line.to_be_bytes());
+        bytes.extend_from_slice(&f.line.unwrap_or(0).to_be_bytes());
         bytes.push(clause);
         match f.name.as_str() {
             MAIN_NAME => bytes.push(MAIN_ROUTINE),
             GOSUB_NAME => bytes.push(GOSUB),
             UNMARKED_NAME => {}
             name => {
-                let name = cut(name, usize::from(u8::MAX), ("br-name-cut", "function names"), diag);
+                let name = &name.as_bytes()[..name.len().min(usize::from(u8::MAX))];
                 bytes.push(FUNCTION_NAME);
                 bytes.push(name.len() as u8);
-                bytes.extend_from_slice(name.as_bytes());
+                bytes.extend_from_slice(name);
             }
         }
         Ok(bytes.into_boxed_slice())
     }
 
-    /// The number of the module `file` (the placeholder when it is `None`), writing its mapping
-    /// when it is new.
-    fn module(&mut self, file: Option<&str>, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<u16, Error> {
-        let file = file.unwrap_or_else(|| {
-            diag.warn("br-no-file", None, || {
-                format!("frames without a module file are written in the module {NO_FILE:?}")
-            });
-            NO_FILE
-        });
-        let file = cut(file, usize::from(u16::MAX), ("br-file-cut", "module file names"), diag);
+    /// The number of the module `file`, writing its mapping when it is new.
+    fn module(&mut self, file: &str, out: &mut dyn Write) -> Result<u16, Error> {
         if let Some(&number) = self.modules.get(file) {
             return Ok(number);
         }
@@ -833,8 +865,10 @@ impl<'p> Encoder<'p> {
         };
         let mut record = vec![MAPPING];
         record.extend_from_slice(&number.to_be_bytes());
-        record.extend_from_slice(&(file.len() as u16).to_be_bytes());
-        record.extend_from_slice(file.as_bytes());
+        // A fitted file name fits its length field; the bound only keeps the record well-formed.
+        let name = &file.as_bytes()[..file.len().min(usize::from(u16::MAX))];
+        record.extend_from_slice(&(name.len() as u16).to_be_bytes());
+        record.extend_from_slice(name);
         out.write_all(&record)?;
         self.modules.insert(file.to_string(), number);
         Ok(number)
@@ -1012,6 +1046,33 @@ mod tests {
         let frame = reread.frames.get(FrameId(0));
         assert_eq!(frame.name, "é".repeat(127)); // 254 bytes: 255 would split a character
         assert_eq!((frame.module.as_deref(), frame.line), (Some(NO_FILE), Some(0)));
+    }
+
+    #[test]
+    fn frames_a_record_cannot_tell_apart_merge_before_writing() {
+        // `f` without file or line and `f` in the placeholder file at line 0 write the same record:
+        // as siblings they must be one node, or the file would not read back into what was written.
+        let mut p = Profile::new(vec![Metric::samples()]);
+        let bare = p.frames.intern(FrameRef::function("f"));
+        let placed = p.frames.intern(FrameRef {
+            name: "f",
+            module: Some(NO_FILE),
+            line: Some(0),
+            clause: Some(0),
+            kind: FrameKind::Line,
+        });
+        let g = p.frames.intern(FrameRef::function("g"));
+        for frame in [bare, placed] {
+            let node = p.tree.push(None, frame);
+            p.tree.set_self(0, node, Value::Int(1));
+            let child = p.tree.push(Some(node), g);
+            p.tree.set_self(0, child, Value::Int(2));
+        }
+        let (once, _) = write_bytes(&p, &ConvertOptions::default());
+        let (reread, _) = read_bytes(&once, BacktraceOrder::InnermostFirst);
+        assert_eq!(reread.tree.len(), 2);
+        assert_eq!(reread.total(0), Value::Int(6));
+        assert_eq!(write_bytes(&reread, &ConvertOptions::default()).0, once);
     }
 
     #[test]

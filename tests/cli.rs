@@ -419,3 +419,14 @@ fn br_errors_give_the_byte_offset() {
         .code(1)
         .stderr(predicate::str::contains("unknown-type.br: br: byte 9: expected a record type 1 or 3 to 9, found 2"));
 }
+
+#[test]
+fn br_on_stdin_is_recognised_by_content() {
+    let bytes = std::fs::read(fixture("br/sampled.br")).unwrap();
+    proftool()
+        .args(["convert", "-q", "--to", "folded", "-", "-"])
+        .write_stdin(bytes)
+        .assert()
+        .success()
+        .stdout("<main> 1\n<main>;<gosub> 1\n<main>;<gosub>;FNTAX 2\n");
+}

@@ -7,7 +7,7 @@
 #   bench/run.sh            # all formats
 #   bench/run.sh lispworks  # one format
 #
-# Sample-per-record formats (sampler) get a file of at least 1 GB made of about 10,000 distinct
+# Sample-per-record formats (sampler, br) get a file of at least 1 GB made of about 10,000 distinct
 # sample stacks (30,000 generated nodes, a third of them with samples) repeated, and a second row that times writing them: their stacks, as folded text with
 # counts, converted back into the format.
 set -euo pipefail
@@ -48,7 +48,7 @@ for entry in $formats; do
   [ $# -gt 0 ] && [[ " $* " != *" $name "* ]] && continue
   file=bench/data/big.$ext
   size=$SIZE nodes=""
-  case $name in sampler) size=${SAMPLER_SIZE:-1010000000} nodes=30000 ;; esac
+  case $name in sampler | br) size=${SAMPLER_SIZE:-1010000000} nodes=30000 ;; esac
   if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -lt "$size" ]; then
     "$gen" "$name" "$size" "$file" $nodes
   fi

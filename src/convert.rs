@@ -16,6 +16,7 @@
 
 use crate::diag::Diagnostics;
 use crate::error::Error;
+use crate::formats::br;
 use crate::formats::dyalog::Separators;
 use crate::formats::sampler::FrameOrder;
 use crate::formats::{Carries, Format, Structure};
@@ -42,6 +43,10 @@ pub struct ConvertOptions {
     pub lines: bool,
     /// The decimal mark and field separator of Dyalog CSV output (`--dyalog-separators`).
     pub dyalog_separators: Option<Separators>,
+    /// Whether BR groups get time records (`Auto`: when the profile has a time metric).
+    pub br_mode: br::Mode,
+    /// The order BR backtrace entries are written in.
+    pub br_backtrace: br::BacktraceOrder,
 }
 
 /// The default of `--max-samples`.
@@ -57,6 +62,8 @@ impl Default for ConvertOptions {
             functions: false,
             lines: false,
             dyalog_separators: None,
+            br_mode: br::Mode::Auto,
+            br_backtrace: br::BacktraceOrder::InnermostFirst,
         }
     }
 }
@@ -80,6 +87,11 @@ impl ConvertOptions {
         dyalog_separators: Option<Separators>,
     ) -> ConvertOptions {
         ConvertOptions { functions, lines, dyalog_separators, ..self }
+    }
+
+    /// These options with `--br-mode` and `--br-backtrace` as given.
+    pub fn with_br(self, br_mode: br::Mode, br_backtrace: br::BacktraceOrder) -> ConvertOptions {
+        ConvertOptions { br_mode, br_backtrace, ..self }
     }
 }
 
@@ -112,6 +124,9 @@ pub fn project(
         });
     }
     let has_lines = profile.frames.iter().any(|(_, f)| f.kind == FrameKind::Line);
+    if has_lines && carries.source_lines && !carries.lines_nest && !options.functions {
+        profile = ops::unnest_lines(&profile);
+    }
     if has_lines && options.lines && !options.functions && !carries.source_lines {
         diag.warn("lines-named", None, || {
             format!("{target} has no line numbers: line frames written as functions named name[line] (--lines)")
@@ -131,6 +146,12 @@ pub fn project(
     }
     if !carries.metrics.contains(&MetricKind::Samples) && carries.metrics.contains(&MetricKind::Time) {
         samples_into_time(&mut profile, target, options, diag);
+    }
+    if carries.metrics.contains(&MetricKind::Samples) && !carries.one_metric {
+        time_into_samples(&mut profile, target, options, diag);
+    }
+    if let Some(unit) = carries.time_unit {
+        into_time_unit(&mut profile, unit);
     }
     fit_frames(&mut profile, target, &carries, diag);
     if carries.thread_roots {
@@ -171,6 +192,40 @@ pub fn project(
 
 /// Turns a samples metric into time (samples × the interval) for a target that measures time but
 /// not samples, unless the profile has time already.
+/// Adds a samples metric, time divided by the interval, for a target that holds both and needs
+/// samples (one BR group per sample), when the profile has time but no samples.
+fn time_into_samples(profile: &mut Profile, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) {
+    let metrics = profile.metrics();
+    let time =
+        metrics.iter().enumerate().find_map(|(i, m)| Some((i, m.unit.nanos()?)).filter(|_| m.kind == MetricKind::Time));
+    let Some((time, unit_nanos)) = time else { return };
+    if metrics.iter().any(|m| m.kind == MetricKind::Samples) {
+        return;
+    }
+    let interval = options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL);
+    diag.warn("time-to-samples", None, || {
+        format!("{target} counts samples: time divided into samples of {interval:?} (set with --interval)")
+    });
+    let counts = whole_samples(profile.tree.self_values(time), interval.as_nanos() as f64 / unit_nanos);
+    profile.meta.interval = Some(interval);
+    profile.add_metric(Metric::samples(), Values::Int(counts));
+}
+
+/// Converts time metrics into `unit` (nanoseconds into Dyalog's milliseconds).
+fn into_time_unit(profile: &mut Profile, unit: Unit) {
+    let Some(to) = unit.nanos() else { return };
+    for i in 0..profile.metrics().len() {
+        let metric = &profile.metrics()[i];
+        let Some(from) = metric.unit.nanos().filter(|_| metric.kind == MetricKind::Time && metric.unit != unit) else {
+            continue;
+        };
+        let values = profile.tree.self_values(i);
+        let converted = Values::Float((0..values.len()).map(|n| values.get(n).as_f64() * from / to).collect());
+        let metric = Metric { unit, repr: Repr::Float, ..metric.clone() };
+        profile.replace_metric(i, metric, converted);
+    }
+}
+
 fn samples_into_time(profile: &mut Profile, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) {
     let metrics = profile.metrics();
     let Some(samples) = metrics.iter().position(|m| m.kind == MetricKind::Samples) else { return };

@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 use proftool::convert::ConvertOptions;
 use proftool::diag::Diagnostics;
 use proftool::files::{Input, Output};
+use proftool::formats::br;
 use proftool::formats::detect;
 use proftool::formats::dyalog::Separators;
 use proftool::formats::sampler::FrameOrder;
@@ -26,6 +27,8 @@ Examples:
   proftool convert --sampler-order root-first trace.sampler trace.folded
   proftool convert --lines --interval 10us tree.xml tree.folded
   proftool convert --dyalog-separators ',;' tree.xml tree.csv
+  proftool convert --br-backtrace outermost-first run.br run.folded
+  proftool convert --br-mode sampled run.br copy.br
   proftool info run.tree
   proftool info --json run.tree | jq '.metrics'
   proftool formats
@@ -74,7 +77,7 @@ enum Command {
         /// else 1ms). Examples: 10ms, 250us, 1s.
         #[arg(long, value_name = "DURATION", value_parser = proftool::parse_interval)]
         interval: Option<Duration>,
-        /// The most sample records to write to a format with one record per sample (Sampler); a
+        /// The most sample records to write to a format with one record per sample (Sampler, BR); a
         /// conversion that would write more stops with an error instead of filling the disk.
         #[arg(long, value_name = "N", default_value_t = proftool::convert::DEFAULT_MAX_SAMPLES)]
         max_samples: u64,
@@ -86,6 +89,10 @@ enum Command {
         /// `name[line]` (`#.Rain[6]`), instead of merging them into their functions.
         #[arg(long, conflicts_with = "functions")]
         lines: bool,
+        /// Whether BR output gets a TIME SPENT IN LINE record per group: `timed`, `sampled`, or `auto`
+        /// (timed when the profile has a time metric).
+        #[arg(long, value_name = "MODE", default_value = "auto", value_parser = br_mode_parser(), help_heading = "Format options")]
+        br_mode: br::Mode,
         #[command(flatten)]
         read: ReadArgs,
     },
@@ -121,12 +128,29 @@ struct ReadArgs {
     /// else to the input (default: detected).
     #[arg(long, value_name = "DF")]
     dyalog_separators: Option<Separators>,
+    /// Order of the backtrace entries in BR groups: `innermost-first` (the first entry is the caller
+    /// of the current line) or `outermost-first`. The file format does not record it; proftool writes
+    /// the order given here.
+    #[arg(long, value_name = "ORDER", default_value = "innermost-first", value_parser = backtrace_parser())]
+    br_backtrace: br::BacktraceOrder,
 }
 
 impl ReadArgs {
     fn options(&self) -> ReadOptions {
-        ReadOptions::with_sampler_order(self.sampler_order).with_dyalog_separators(self.dyalog_separators)
+        ReadOptions::with_sampler_order(self.sampler_order)
+            .with_dyalog_separators(self.dyalog_separators)
+            .with_br_backtrace(self.br_backtrace)
     }
+}
+
+fn backtrace_parser() -> impl clap::builder::TypedValueParser<Value = br::BacktraceOrder> {
+    clap::builder::PossibleValuesParser::new(br::BacktraceOrder::NAMES)
+        .try_map(|name| br::BacktraceOrder::from_name(&name).ok_or_else(|| format!("unknown order {name}")))
+}
+
+fn br_mode_parser() -> impl clap::builder::TypedValueParser<Value = br::Mode> {
+    clap::builder::PossibleValuesParser::new(br::Mode::NAMES)
+        .try_map(|name| br::Mode::from_name(&name).ok_or_else(|| format!("unknown mode {name}")))
 }
 
 fn order_parser() -> impl clap::builder::TypedValueParser<Value = FrameOrder> {
@@ -172,10 +196,23 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 
 fn run(command: Command, diag: &mut Diagnostics) -> Result<()> {
     match command {
-        Command::Convert { input, output, from, to, metric, interval, max_samples, functions, lines, read } => {
+        Command::Convert {
+            input,
+            output,
+            from,
+            to,
+            metric,
+            interval,
+            max_samples,
+            functions,
+            lines,
+            br_mode,
+            read,
+        } => {
             let options = ConvertOptions::new(metric, interval)
                 .with_samples(max_samples, read.sampler_order)
-                .with_granularity(functions, lines, read.dyalog_separators);
+                .with_granularity(functions, lines, read.dyalog_separators)
+                .with_br(br_mode, read.br_backtrace);
             let read_options = read.options();
             convert(&input, &output, from, to, &read_options, &options, diag)
         }

@@ -418,3 +418,80 @@ fn flat_dyalog_reports_say_so_in_other_formats() {
         .success()
         .stderr(predicate::str::contains("flat report without call structure"));
 }
+
+fn stdout_of(args: &[&str], input: &Path) -> String {
+    let out = proftool().args(args).arg(input).arg("-").assert().success();
+    String::from_utf8(out.get_output().stdout.clone()).unwrap()
+}
+
+#[test]
+fn br_backtrace_order_is_an_option() {
+    let sampled = fixture("br/sampled.br");
+    // Checked by hand against make-fixtures.py: groups A (twice), B, C; lines merged into functions.
+    let inner = "<main> 1\n<main>;<gosub> 1\n<main>;<gosub>;FNTAX 2\n";
+    assert_eq!(stdout_of(&["convert", "-q", "--to", "folded"], &sampled), inner);
+    let outer = "<gosub>;<main>;FNTAX 2\n<main> 1\n<main>;<gosub> 1\n";
+    let args = ["convert", "-q", "--to", "folded", "--br-backtrace", "outermost-first"];
+    assert_eq!(stdout_of(&args, &sampled), outer);
+    // Written in the order given, the file reads back the same with that order.
+    let dir = temp();
+    let out = dir.path().join("o.br");
+    proftool().args(["convert", "-q", "--br-backtrace", "outermost-first"]).arg(&sampled).arg(&out).assert().success();
+    assert_eq!(stdout_of(&args, &out), outer);
+}
+
+#[test]
+fn br_timed_files_keep_their_time_and_round_trip_byte_for_byte() {
+    let dir = temp();
+    let (once, twice) = (dir.path().join("once.br"), dir.path().join("twice.br"));
+    proftool().arg("convert").arg(fixture("br/timed.br")).arg(&once).assert().success().stderr("");
+    proftool().arg("convert").arg(&once).arg(&twice).assert().success().stderr("");
+    assert_eq!(std::fs::read(&once).unwrap(), std::fs::read(&twice).unwrap());
+    let args = ["convert", "-q", "--to", "folded", "--metric", "time", "--interval", "1ns"];
+    let expected = "<main> 1000000000000\n<main>;FNREAD 4000\n<main>;<unmarked> 300\n";
+    assert_eq!(stdout_of(&args, &once), expected);
+}
+
+#[test]
+fn br_mode_and_max_samples() {
+    let dir = temp();
+    let out = dir.path().join("p.br");
+    proftool()
+        .args(["convert", "--br-mode", "timed", "--interval", "2ms", "--from", "folded", "-"])
+        .arg(&out)
+        .write_stdin("main;work 3\n")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("--br-mode timed: the profile has no time"));
+    let args = ["convert", "-q", "--to", "folded", "--metric", "time", "--interval", "1ms"];
+    assert_eq!(stdout_of(&args, &out), "main;work 6\n");
+    proftool()
+        .args(["convert", "--max-samples", "99"])
+        .arg(fixture("lispworks/processes.tree"))
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("100 samples would be 100 groups, more than --max-samples 99 allows"));
+}
+
+#[test]
+fn br_errors_give_the_byte_offset() {
+    proftool()
+        .args(["convert", "--to", "folded"])
+        .arg(fixture("br/bad/unknown-type.br"))
+        .arg("-")
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("unknown-type.br: br: byte 9: expected a record type 1 or 3 to 9, found 2"));
+}
+
+#[test]
+fn br_on_stdin_is_recognised_by_content() {
+    let bytes = std::fs::read(fixture("br/sampled.br")).unwrap();
+    proftool()
+        .args(["convert", "-q", "--to", "folded", "-", "-"])
+        .write_stdin(bytes)
+        .assert()
+        .success()
+        .stdout("<main> 1\n<main>;<gosub> 1\n<main>;<gosub>;FNTAX 2\n");
+}

@@ -44,6 +44,8 @@ pub(crate) const CARRIES: Carries = Carries {
     timestamp: false,
     interval: false,
     name_replacements: &[(';', ','), ('\n', ' '), ('\r', ' ')],
+    lines_nest: false,
+    time_unit: None,
     flat_reports: false,
 };
 

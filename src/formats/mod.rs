@@ -10,6 +10,7 @@
 //! spec header, `sniff`, `read`, `write`; add fixtures under `fixtures/<name>/`. The golden,
 //! round-trip, property and CLI tests pick it up from [`Format::ALL`].
 
+pub mod br;
 pub mod detect;
 pub mod dyalog;
 pub mod folded;
@@ -19,7 +20,7 @@ pub mod sampler;
 use crate::convert::{self, ConvertOptions};
 use crate::diag::Diagnostics;
 use crate::error::Error;
-use crate::model::{MetricKind, Profile};
+use crate::model::{MetricKind, Profile, Unit};
 use std::fmt;
 use std::io::{Read, Write};
 use strum::VariantArray;
@@ -37,6 +38,8 @@ pub enum Format {
     DyalogXml,
     /// Dyalog APL `]PROFILE` CSV report.
     DyalogCsv,
+    /// Business Rules! (BR) profiler records (binary).
+    Br,
 }
 
 /// How sure a sniffer is that an input's first bytes are its format.
@@ -91,6 +94,11 @@ pub struct Carries {
     pub interval: bool,
     /// Characters a frame name cannot hold in this format, each with what is written instead.
     pub name_replacements: &'static [(char, char)],
+    /// Whether a line frame sits below a frame of its own function (Dyalog's line rows) rather than
+    /// in its place (BR's stacks of lines).
+    pub lines_nest: bool,
+    /// The unit it writes times in, where it writes them as such (time metrics are converted to it).
+    pub time_unit: Option<Unit>,
     /// Whether it holds flat reports (rows without call structure, [`crate::model::Meta::flat`]) as
     /// such; other formats get their rows as one-function stacks, and say so.
     pub flat_reports: bool,
@@ -127,6 +135,8 @@ pub struct ReadOptions {
     pub sampler_order: sampler::FrameOrder,
     /// The decimal mark and field separator of Dyalog CSV reports, instead of detecting them.
     pub dyalog_separators: Option<dyalog::Separators>,
+    /// The order of the backtrace entries of BR groups.
+    pub br_backtrace: br::BacktraceOrder,
 }
 
 impl ReadOptions {
@@ -138,6 +148,11 @@ impl ReadOptions {
     /// These options with the Dyalog CSV separators as given.
     pub fn with_dyalog_separators(self, dyalog_separators: Option<dyalog::Separators>) -> ReadOptions {
         ReadOptions { dyalog_separators, ..self }
+    }
+
+    /// These options with the BR backtrace order as given.
+    pub fn with_br_backtrace(self, br_backtrace: br::BacktraceOrder) -> ReadOptions {
+        ReadOptions { br_backtrace, ..self }
     }
 }
 
@@ -153,6 +168,7 @@ impl Format {
             Format::Sampler => "sampler",
             Format::DyalogXml => "dyalog-xml",
             Format::DyalogCsv => "dyalog-csv",
+            Format::Br => "br",
         }
     }
 
@@ -169,6 +185,7 @@ impl Format {
             Format::Sampler => "Apple Sampler supersampler stack samples",
             Format::DyalogXml => "Dyalog APL ]PROFILE report as XML (tree, summary, data)",
             Format::DyalogCsv => "Dyalog APL ]PROFILE report as CSV (tree, summary, data)",
+            Format::Br => "Business Rules! (BR) profiler file (DEBUG PROFILE SAMPLED/TIMED)",
         }
     }
 
@@ -180,20 +197,31 @@ impl Format {
             Format::Sampler => &["sampler"],
             Format::DyalogXml => &["xml"],
             Format::DyalogCsv => &["csv"],
+            Format::Br => &["br"],
         }
     }
 
     /// Whether proftool reads the format.
     pub fn can_read(self) -> bool {
         match self {
-            Format::Lispworks | Format::Folded | Format::Sampler | Format::DyalogXml | Format::DyalogCsv => true,
+            Format::Lispworks
+            | Format::Folded
+            | Format::Sampler
+            | Format::DyalogXml
+            | Format::DyalogCsv
+            | Format::Br => true,
         }
     }
 
     /// Whether proftool writes the format.
     pub fn can_write(self) -> bool {
         match self {
-            Format::Lispworks | Format::Folded | Format::Sampler | Format::DyalogXml | Format::DyalogCsv => true,
+            Format::Lispworks
+            | Format::Folded
+            | Format::Sampler
+            | Format::DyalogXml
+            | Format::DyalogCsv
+            | Format::Br => true,
         }
     }
 
@@ -205,6 +233,7 @@ impl Format {
             Format::Sampler => sampler::CARRIES,
             Format::DyalogXml => dyalog::carries(true),
             Format::DyalogCsv => dyalog::carries(false),
+            Format::Br => br::CARRIES,
         }
     }
 
@@ -216,6 +245,7 @@ impl Format {
             Format::Sampler => sampler::sniff(head),
             Format::DyalogXml => dyalog::xml::sniff(head),
             Format::DyalogCsv => dyalog::csv::sniff(head),
+            Format::Br => br::sniff(head),
         }
     }
 
@@ -232,6 +262,7 @@ impl Format {
             Format::Sampler => sampler::read(input, options.sampler_order, diag)?,
             Format::DyalogXml => dyalog::xml::read(input, diag)?,
             Format::DyalogCsv => dyalog::csv::read(input, options.dyalog_separators, diag)?,
+            Format::Br => br::read(input, options.br_backtrace, diag)?,
         };
         debug_assert_eq!(profile.validate(), Ok(()), "{self} reader broke a model invariant");
         Ok(profile)
@@ -252,6 +283,7 @@ impl Format {
             Format::Sampler => sampler::write(&projected, out, options)?,
             Format::DyalogXml => dyalog::xml::write(&projected, out)?,
             Format::DyalogCsv => dyalog::csv::write(&projected, out, options.dyalog_separators)?,
+            Format::Br => br::write(&projected, out, options, diag)?,
         }
         Ok(())
     }

@@ -64,6 +64,8 @@ pub(crate) const CARRIES: Carries = Carries {
     timestamp: false,
     interval: false,
     name_replacements: &[('\t', ' '), ('\n', ' '), ('\r', ' ')],
+    lines_nest: false,
+    time_unit: None,
     flat_reports: false,
 };
 

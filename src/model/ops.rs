@@ -56,21 +56,52 @@ pub fn merge_lines(profile: &Profile) -> Profile {
 /// `profile` with a new first root of frame `parent` that adopts every root `adopt` accepts; the
 /// other roots and all nodes keep their order and values.
 pub fn adopt_roots(profile: &Profile, parent: FrameId, adopt: impl Fn(&Frame) -> bool) -> Profile {
+    let top = NodeId(0);
+    copy_reparented(profile, Some(parent), |node, new_node| match profile.tree.parent(node) {
+        Some(p) => Some(new_node[p.index()]),
+        None if adopt(profile.frames.get(profile.tree.frame(node))) => Some(top),
+        None => None,
+    })
+}
+
+/// `profile` with every line node that sits below a node of its own function (Dyalog: a function
+/// row, then its line rows) moved into that node's place, below the function's caller: for formats
+/// whose stacks are lines (BR), where "line 7 of F" is one frame, not a call from F. The function
+/// node keeps its own values: the time of F on no line.
+pub fn unnest_lines(profile: &Profile) -> Profile {
+    let (tree, frames) = (&profile.tree, &profile.frames);
+    copy_reparented(profile, None, |node, new_node| {
+        let parent = tree.parent(node)?;
+        let (f, p) = (frames.get(tree.frame(node)), frames.get(tree.frame(parent)));
+        let own_function =
+            f.kind == FrameKind::Line && p.kind != FrameKind::Line && f.name == p.name && f.module == p.module;
+        match own_function {
+            true => tree.parent(parent).map(|g| new_node[g.index()]),
+            false => Some(new_node[parent.index()]),
+        }
+    })
+}
+
+/// Copies `profile` node by node in pre-order (after a new first root of frame `top`, when given),
+/// each under the parent `parent_of` picks from the copies made so far.
+fn copy_reparented(
+    profile: &Profile,
+    top: Option<FrameId>,
+    mut parent_of: impl FnMut(NodeId, &[NodeId]) -> Option<NodeId>,
+) -> Profile {
     let src = &profile.tree;
     let mut out = Profile::new(profile.metrics().to_vec());
     out.meta = profile.meta.clone();
     out.frames = profile.frames.clone();
     out.function_facts = profile.function_facts.clone();
     out.frame_attrs = profile.frame_attrs.clone();
-    let top = out.tree.push(None, parent);
+    if let Some(top) = top {
+        out.tree.push(None, top);
+    }
     let mut new_node: Vec<NodeId> = vec![NodeId(0); src.len()];
     for visit in src.walk() {
         let node = visit.node;
-        let parent = match src.parent(node) {
-            Some(p) => Some(new_node[p.index()]),
-            None if adopt(profile.frames.get(src.frame(node))) => Some(top),
-            None => None,
-        };
+        let parent = parent_of(node, &new_node);
         let id = out.tree.push(parent, src.frame(node));
         new_node[node.index()] = id;
         for m in 0..profile.metrics().len() {
@@ -106,7 +137,11 @@ fn rebuild(profile: &Profile, sorted: bool, lines_to_functions: bool) -> Profile
             out.frames.intern(f)
         });
         let parent = src.parent(node).map(|p| new_node[p.index()]);
-        let splice = is_line && parent.is_some_and(|p| out.tree.frame(p) == frame);
+        // Only a line under a function row splices (Dyalog); a line under a line of the same function
+        // is a recursive call (BR stacks of lines) and stays a node of its own.
+        let under_function_row =
+            src.parent(node).is_some_and(|p| profile.frames.get(src.frame(p)).kind != FrameKind::Line);
+        let splice = is_line && under_function_row && parent.is_some_and(|p| out.tree.frame(p) == frame);
         let id = match (splice, parent) {
             (true, Some(p)) => p,
             _ => index.child_or_insert(&mut out.tree, parent, frame),
@@ -174,13 +209,15 @@ mod tests {
         let n6 = p.tree.push(Some(nf), f6); // Dyalog shape: line row under its function
         let n7 = p.tree.push(Some(n6), g7); // BR shape: a line of another function
         let n8 = p.tree.push(Some(n6), g8);
-        for (n, v) in [(nf, 1), (n6, 2), (n7, 4), (n8, 8)] {
+        let n7_again = p.tree.push(Some(n7), g7); // BR recursion: a line under a line of its function
+        for (n, v) in [(nf, 1), (n6, 2), (n7, 4), (n8, 8), (n7_again, 16)] {
             p.tree.add_self(0, n, Value::Int(v));
         }
         let merged = merge_lines(&p);
         let text = dump(&merged);
-        assert!(text.contains("\"f\" [function] samples=3 (total 15)"), "{text}");
-        assert!(text.contains("  \"g\" [function] samples=12 (total 12)"), "{text}");
-        assert_eq!(merged.tree.len(), 2);
+        assert!(text.contains("\"f\" [function] samples=3 (total 31)"), "{text}");
+        assert!(text.contains("  \"g\" [function] samples=12 (total 28)"), "{text}");
+        assert!(text.contains("    \"g\" [function] samples=16 (total 16)"), "{text}");
+        assert_eq!(merged.tree.len(), 3);
     }
 }

@@ -153,6 +153,13 @@ impl Profile {
         self.tree.retain_metrics(keep);
     }
 
+    /// Declares one more metric with its self values — for conversions that derive one.
+    pub(crate) fn add_metric(&mut self, metric: Metric, values: super::metric::Values) {
+        debug_assert_eq!(metric.repr, values.repr());
+        self.metrics.push(metric);
+        self.tree.add_column(values);
+    }
+
     /// Replaces metric `index` (declaration and values) — for unit conversions.
     pub(crate) fn replace_metric(&mut self, index: usize, metric: Metric, values: super::metric::Values) {
         debug_assert_eq!(metric.repr, values.repr());

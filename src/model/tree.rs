@@ -393,6 +393,13 @@ impl CallTree {
         self.measured_inclusive[metric] = None;
     }
 
+    /// Adds a value column (for a metric the profile declares last).
+    pub(crate) fn add_column(&mut self, values: Values) {
+        debug_assert_eq!(values.len(), self.len());
+        self.self_values.push(values);
+        self.measured_inclusive.push(None);
+    }
+
     /// Drops every measured inclusive column: for targets that only derive inclusive values.
     pub(crate) fn forget_measured_inclusive(&mut self) {
         self.measured_inclusive.iter_mut().for_each(|m| *m = None);

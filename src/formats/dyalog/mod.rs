@@ -56,6 +56,8 @@ pub(crate) const fn carries(title: bool) -> Carries {
         timestamp: false,
         interval: false,
         name_replacements: &[],
+        lines_nest: true,
+        time_unit: Some(Unit::Milliseconds),
         flat_reports: true,
     }
 }

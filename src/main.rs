@@ -23,6 +23,7 @@ Examples:
   proftool convert --from lispworks --to folded - - < run.tree | inferno-flamegraph > run.svg
   proftool convert run.tree run.sampler
   proftool convert --sampler-order root-first trace.sampler trace.folded
+  proftool convert prog.prof prog.folded
   proftool info run.tree
   proftool info --json run.tree | jq '.metrics'
   proftool formats
@@ -105,6 +106,10 @@ struct ReadArgs {
     /// does not record it.
     #[arg(long, value_name = "ORDER", default_value = "auto", value_parser = order_parser())]
     sampler_order: FrameOrder,
+    /// Machine word size in bytes of the program a GHC -px profile comes from: -px counts
+    /// allocation in words, read and written as bytes (8 for 64-bit builds, 4 for 32-bit ones).
+    #[arg(long, value_name = "BYTES", default_value_t = 8, value_parser = clap::value_parser!(u8).range(1..=64))]
+    ghc_word_size: u8,
 }
 
 fn order_parser() -> impl clap::builder::TypedValueParser<Value = FrameOrder> {
@@ -151,12 +156,16 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 fn run(command: Command, diag: &mut Diagnostics) -> Result<()> {
     match command {
         Command::Convert { input, output, from, to, metric, interval, max_samples, read } => {
-            let options = ConvertOptions::new(metric, interval).with_samples(max_samples, read.sampler_order);
-            let read_options = ReadOptions::with_sampler_order(read.sampler_order);
+            let options = ConvertOptions::new(metric, interval)
+                .with_samples(max_samples, read.sampler_order)
+                .with_ghc_word_size(read.ghc_word_size);
+            let read_options =
+                ReadOptions::with_sampler_order(read.sampler_order).with_ghc_word_size(read.ghc_word_size);
             convert(&input, &output, from, to, &read_options, &options, diag)
         }
         Command::Info { input, from, json, read } => {
-            let read_options = ReadOptions::with_sampler_order(read.sampler_order);
+            let read_options =
+                ReadOptions::with_sampler_order(read.sampler_order).with_ghc_word_size(read.ghc_word_size);
             let (profile, format, reason) = self::read(&input, from, &read_options, diag)?;
             let info = Info::of(&profile, format, reason);
             let text = if json { serde_json::to_string_pretty(&info)? + "\n" } else { info.to_text() };

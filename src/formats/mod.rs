@@ -12,6 +12,7 @@
 
 pub mod detect;
 pub mod folded;
+pub mod ghc;
 pub mod lispworks;
 pub mod sampler;
 
@@ -32,6 +33,12 @@ pub enum Format {
     Folded,
     /// Apple Sampler "supersampler" stack samples (mixed text and binary).
     Sampler,
+    /// GHC `+RTS -px` cost-centre stack log (GHC 4.08–7.2).
+    GhcPx,
+    /// GHC `+RTS -p`/`-P` text `.prof` report (GHC 7.x–9.x).
+    GhcProf,
+    /// GHC `+RTS -pj` JSON profile (GHC 8.2 and later).
+    GhcJson,
 }
 
 /// How sure a sniffer is that an input's first bytes are its format.
@@ -117,12 +124,20 @@ impl Carries {
 pub struct ReadOptions {
     /// The frame order of Sampler stacks.
     pub sampler_order: sampler::FrameOrder,
+    /// The machine word size in bytes of the program a GHC `-px` file comes from (its alloc counts
+    /// words); 0 means the default, [`ghc::DEFAULT_WORD_SIZE`].
+    pub ghc_word_size: u8,
 }
 
 impl ReadOptions {
     /// Options with the Sampler frame order as given.
     pub fn with_sampler_order(sampler_order: sampler::FrameOrder) -> ReadOptions {
-        ReadOptions { sampler_order }
+        ReadOptions { sampler_order, ..ReadOptions::default() }
+    }
+
+    /// These options with the GHC word size as given.
+    pub fn with_ghc_word_size(self, ghc_word_size: u8) -> ReadOptions {
+        ReadOptions { ghc_word_size, ..self }
     }
 }
 
@@ -136,6 +151,9 @@ impl Format {
             Format::Lispworks => "lispworks",
             Format::Folded => "folded",
             Format::Sampler => "sampler",
+            Format::GhcPx => "ghc-px",
+            Format::GhcProf => "ghc-prof",
+            Format::GhcJson => "ghc-json",
         }
     }
 
@@ -150,6 +168,9 @@ impl Format {
             Format::Lispworks => "LispWorks profiler tree (Depth|Count|Call|Seen|Top|Name lines)",
             Format::Folded => "folded stacks for flame graphs (FlameGraph, inferno)",
             Format::Sampler => "Apple Sampler supersampler stack samples",
+            Format::GhcPx => "GHC +RTS -px cost-centre stack log (GHC 4.08-7.2)",
+            Format::GhcProf => "GHC +RTS -p/-P text profiling report",
+            Format::GhcJson => "GHC +RTS -pj JSON profile",
         }
     }
 
@@ -159,6 +180,10 @@ impl Format {
             Format::Lispworks => &["tree"],
             Format::Folded => &["folded", "collapsed"],
             Format::Sampler => &["sampler"],
+            // GHC names both the -px log and the text report `<prog>.prof`: content decides.
+            Format::GhcPx => &["prof", "px"],
+            Format::GhcProf => &["prof"],
+            Format::GhcJson => &["prof.json", "json"],
         }
     }
 
@@ -166,13 +191,15 @@ impl Format {
     pub fn can_read(self) -> bool {
         match self {
             Format::Lispworks | Format::Folded | Format::Sampler => true,
+            Format::GhcPx | Format::GhcProf | Format::GhcJson => true,
         }
     }
 
     /// Whether proftool writes the format.
     pub fn can_write(self) -> bool {
         match self {
-            Format::Lispworks | Format::Folded | Format::Sampler => true,
+            Format::Lispworks | Format::Folded | Format::Sampler | Format::GhcPx => true,
+            Format::GhcProf | Format::GhcJson => false,
         }
     }
 
@@ -182,6 +209,9 @@ impl Format {
             Format::Lispworks => lispworks::CARRIES,
             Format::Folded => folded::CARRIES,
             Format::Sampler => sampler::CARRIES,
+            Format::GhcPx => ghc::px::CARRIES,
+            Format::GhcProf => ghc::prof::CARRIES,
+            Format::GhcJson => ghc::json::CARRIES,
         }
     }
 
@@ -191,6 +221,9 @@ impl Format {
             Format::Lispworks => lispworks::sniff(head),
             Format::Folded => folded::sniff(head),
             Format::Sampler => sampler::sniff(head),
+            Format::GhcPx => ghc::px::sniff(head),
+            Format::GhcProf => ghc::prof::sniff(head),
+            Format::GhcJson => ghc::json::sniff(head),
         }
     }
 
@@ -205,6 +238,9 @@ impl Format {
             Format::Lispworks => lispworks::read(input, diag)?,
             Format::Folded => folded::read(input, diag)?,
             Format::Sampler => sampler::read(input, options.sampler_order, diag)?,
+            Format::GhcPx => ghc::px::read(input, ghc::word_size(options.ghc_word_size), diag)?,
+            Format::GhcProf => ghc::prof::read(input, diag)?,
+            Format::GhcJson => ghc::json::read(input, diag)?,
         };
         debug_assert_eq!(profile.validate(), Ok(()), "{self} reader broke a model invariant");
         Ok(profile)
@@ -223,8 +259,24 @@ impl Format {
             Format::Lispworks => lispworks::write(&projected, out, diag)?,
             Format::Folded => folded::write(&projected, out)?,
             Format::Sampler => sampler::write(&projected, out, options)?,
+            Format::GhcPx => ghc::px::write(&projected, out, options, diag)?,
+            Format::GhcProf | Format::GhcJson => return Err(Error::Unsupported { format: self, action: "written" }),
         }
         Ok(())
+    }
+
+    /// Whether the format's frame module is a namespace that is part of the code's name (a GHC
+    /// module), so that a frame of such a profile reads `Module.label` wherever one name is written.
+    pub fn module_is_namespace(self) -> bool {
+        matches!(self, Format::GhcPx | Format::GhcProf | Format::GhcJson)
+    }
+
+    /// The frame a format with a single root puts above several roots (GHC's `MAIN`), if it has one.
+    pub fn single_root(self) -> Option<crate::model::FrameRef<'static>> {
+        match self {
+            Format::GhcPx => Some(ghc::main_frame()),
+            _ => None,
+        }
     }
 
     /// The names of the formats that can be read, comma-separated.

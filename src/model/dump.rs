@@ -40,6 +40,9 @@ fn dump_header(profile: &Profile, out: &mut String) {
     if let Some(interval) = meta.interval {
         let _ = writeln!(out, "interval: {}ns", interval.as_nanos());
     }
+    if meta.module_namespaces {
+        out.push_str("modules: namespaces (one-name outputs write module.name)\n");
+    }
     for (key, value) in &meta.attrs {
         let _ = writeln!(out, "attr {key}: {value:?}");
     }

@@ -22,6 +22,9 @@ pub struct Meta {
     pub interval: Option<Duration>,
     /// Format-specific header facts, in source order.
     pub attrs: Vec<(String, String)>,
+    /// Whether frame modules are namespaces that belong to the code's name (GHC modules): where one
+    /// name is written, a frame with a module reads `module.name`.
+    pub module_namespaces: bool,
 }
 
 /// Per-function counts that no single node owns (LispWorks function-info). Identical for every node

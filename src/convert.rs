@@ -431,7 +431,13 @@ fn single_count(
             });
             profile.meta.interval = Some(interval);
             let counts = whole_samples(profile.tree.self_values(chosen), per_sample);
-            let samples = Metric { name: "samples".into(), kind: MetricKind::Samples, unit: Unit::Count, ..metric };
+            let samples = Metric {
+                name: "samples".into(),
+                kind: MetricKind::Samples,
+                unit: Unit::Count,
+                repr: Repr::Int,
+                ..metric
+            };
             Some((samples, counts))
         }
         None if metric.repr == Repr::Float => {

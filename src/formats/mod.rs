@@ -181,7 +181,7 @@ impl Format {
             Format::Folded => &["folded", "collapsed"],
             Format::Sampler => &["sampler"],
             // GHC names both the -px log and the text report `<prog>.prof`: content decides.
-            Format::GhcPx => &["prof", "px"],
+            Format::GhcPx => &["px", "prof"],
             Format::GhcProf => &["prof"],
             Format::GhcJson => &["prof.json", "json"],
         }

@@ -352,3 +352,29 @@ impl TreeParser<'_, '_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tree_deeper_than_the_stack_allows_reads() {
+        let depth = 300_000;
+        let mut text = String::from(
+            r#"{"program": "p", "arguments": [], "rts_arguments": [], "total_ticks": 1, "tick_interval": 1000, "cost_centres": [{"id": 1, "label": "f", "module": "M", "src_loc": "", "is_caf": false}], "profile": "#,
+        );
+        for _ in 0..depth - 1 {
+            text.push_str(r#"{"id": 1, "entries": 1, "alloc": 0, "ticks": 0, "children": ["#);
+        }
+        text.push_str(r#"{"id": 1, "entries": 1, "alloc": 8, "ticks": 1, "children": []}"#);
+        for _ in 0..depth - 1 {
+            text.push_str("]}");
+        }
+        text.push('}');
+        let mut diag = Diagnostics::default();
+        let profile = read(&mut text.as_bytes(), &mut diag).unwrap();
+        assert_eq!(profile.max_depth(), Some(depth as u32 - 1));
+        assert_eq!(profile.total(TICKS), Value::Int(1));
+        assert!(diag.warnings().iter().all(|w| w.key != "total-mismatch"), "{:?}", diag.warnings());
+    }
+}

@@ -657,4 +657,110 @@ mod tests {
         assert_eq!(sniff(b"<?xml version=\"1.0\"?>\n<ProfileData>\n"), Sniff::No);
         assert_eq!(sniff(b"\"x\"\n\"fast\"\n"), Sniff::No);
     }
+
+    /// The grammar of the seed's `ParseProfile.hs` (Parsec), as strictly as it reads: two quoted
+    /// header lines, `1` lines with exactly two quoted strings (a string ends at its first `"`),
+    /// then `2` lines, then `5 total ` and records `1 id e t a ` up to a `0`. Single spaces; `eol`
+    /// is LF or CRLF. Returns where it failed.
+    fn seed_grammar(text: &str) -> Result<(), String> {
+        fn quoted(s: &str) -> Option<&str> {
+            let rest = s.strip_prefix('"')?;
+            let end = rest.find('"')?;
+            Some(&rest[end + 1..])
+        }
+        fn natural(s: &str) -> Option<&str> {
+            let n = s.bytes().take_while(u8::is_ascii_digit).count();
+            (n > 0).then(|| &s[n..])
+        }
+        fn eol(s: &str) -> Option<&str> {
+            s.strip_prefix("\r\n").or_else(|| s.strip_prefix('\n'))
+        }
+        let mut s = text;
+        for header in ["timestamp", "interval"] {
+            s = quoted(s).and_then(eol).ok_or(header)?;
+        }
+        while s.starts_with('1') {
+            let rest = s.strip_prefix("1 ").and_then(natural).and_then(|r| r.strip_prefix(' '));
+            let rest = rest.and_then(quoted).and_then(|r| r.strip_prefix(' ')).and_then(quoted).and_then(eol);
+            s = rest.ok_or_else(|| format!("cost centre at {:?}", &s[..s.len().min(40)]))?;
+        }
+        while s.starts_with('2') {
+            let rest = s.strip_prefix("2 ").and_then(natural).ok_or("stack id")?;
+            let rest = match rest.strip_prefix(" 1 ") {
+                Some(r) => natural(r),
+                None => rest.strip_prefix(" 2 ").and_then(natural).and_then(|r| r.strip_prefix(' ')).and_then(natural),
+            };
+            s = rest.and_then(eol).ok_or("stack line")?;
+        }
+        s = s.strip_prefix("5 ").and_then(natural).and_then(|r| r.strip_prefix(' ')).ok_or("5 total")?;
+        while !s.starts_with('0') {
+            let mut rest = s.strip_prefix("1 ").ok_or("record")?;
+            for _ in 0..4 {
+                rest = natural(rest).and_then(|r| r.strip_prefix(' ')).ok_or("record field")?;
+            }
+            s = rest;
+        }
+        Ok(())
+    }
+
+    fn write_px(profile: Profile) -> (String, Diagnostics) {
+        let mut out = Vec::new();
+        let mut diag = Diagnostics::default();
+        Format::GhcPx.write(profile, &mut out, &ConvertOptions::default(), &mut diag).unwrap();
+        (String::from_utf8(out).unwrap(), diag)
+    }
+
+    fn read_as(format: Format, text: &str) -> Profile {
+        let mut diag = Diagnostics::default();
+        format.read(&mut text.as_bytes(), &crate::formats::ReadOptions::default(), &mut diag).unwrap()
+    }
+
+    #[test]
+    fn the_seed_grammar_accepts_what_the_writer_writes() {
+        let notes = include_str!("../../../fixtures/ghc-px/notes-example.px");
+        assert_eq!(seed_grammar(notes), Ok(()));
+        let sources = [
+            (Format::GhcPx, notes),
+            (Format::GhcPx, include_str!("../../../fixtures/ghc-px/ghc72-undeclared.px")),
+            (Format::GhcProf, include_str!("../../../fixtures/ghc-prof/inferno-utf8.prof")),
+            (Format::Folded, "a;say \"hi\" 3\nb;c 1\n"),
+            (Format::Lispworks, include_str!("../../../fixtures/lispworks/processes.tree")),
+        ];
+        for (format, text) in sources {
+            let (written, _) = write_px(read_as(format, text));
+            assert_eq!(seed_grammar(&written), Ok(()), "{format}:\n{written}");
+        }
+        assert!(seed_grammar("\"t\"\n\"20 ms\"\n1 1 \"a \"q\" b\" \"M\"\n5 0 0\n").is_err());
+    }
+
+    #[test]
+    fn quotes_and_line_breaks_in_labels_are_replaced_with_a_warning() {
+        let (written, diag) = write_px(read_as(Format::Folded, "main;say \"hi\" 3\n"));
+        let body: Vec<&str> = written.lines().skip(1).collect();
+        assert_eq!(
+            body,
+            [
+                "\"1 ms\"",
+                "1 2 \"main\" \"\"",
+                "1 1 \"say 'hi'\" \"\"",
+                "2 1 1 2",
+                "2 2 2 1 1",
+                "5 3 1 1 0 0 0 1 2 0 3 0 0"
+            ]
+        );
+        assert!(diag.has("name-sanitised"), "{:?}", diag.warnings());
+    }
+
+    #[test]
+    fn a_deep_chain_reads_without_recursion() {
+        let depth = 200_000;
+        let mut text = String::from("\"t\"\n\"1 ms\"\n1 1 \"f\" \"M\"\n2 1 1 1\n");
+        for id in 2..=depth {
+            text.push_str(&format!("2 {id} 2 1 {}\n", id - 1));
+        }
+        text.push_str(&format!("5 1 1 {depth} 1 1 8 0\n"));
+        let profile = read_as(Format::GhcPx, &text);
+        assert_eq!(profile.max_depth(), Some(depth - 1));
+        assert_eq!(profile.total(TICKS), Value::Int(1));
+    }
 }

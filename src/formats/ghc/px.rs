@@ -161,23 +161,74 @@ fn next_line_position(line: &Line<'_>) -> Position {
     Position::line(next, line.position.byte + line.text.len() as u64 + 1)
 }
 
-/// One `2` line's tree edge.
+/// One `2` line's tree edge, and where it was declared (for errors).
 struct Stack {
     id: u64,
     cc: u64,
-    parent: Option<u64>,
-    position: Position,
+    /// The parent's stack id, or [`NO_PARENT`] for a root.
+    parent: u64,
+    line: u64,
+    byte: u64,
+}
+
+const NO_PARENT: u64 = u64::MAX;
+
+impl Stack {
+    fn position(&self) -> Position {
+        Position::line(self.line, self.byte)
+    }
+}
+
+/// Ids (stack or cost centre) → indices. GHC numbers both from 1 up, so a vector indexed by id
+/// holds them in 4 bytes each; an id far beyond the count so far (a damaged or hostile file) goes to
+/// a hash map instead, so that no input makes the reader allocate much more than its size.
+#[derive(Default)]
+struct IdIndex {
+    dense: Vec<u32>,
+    sparse: FxHashMap<u64, u32>,
+}
+
+const ABSENT: u32 = u32::MAX;
+
+impl IdIndex {
+    fn get(&self, id: u64) -> Option<u32> {
+        match usize::try_from(id).ok().and_then(|i| self.dense.get(i)) {
+            Some(&v) if v != ABSENT => Some(v),
+            _ => self.sparse.get(&id).copied(),
+        }
+    }
+
+    /// Maps `id` to `value` unless it is mapped already; returns whether it was new.
+    fn insert(&mut self, id: u64, value: u32) -> bool {
+        if self.get(id).is_some() {
+            return false;
+        }
+        let limit = (1usize << 20).max(self.dense.len().saturating_mul(2));
+        match usize::try_from(id).ok().filter(|&i| i < limit) {
+            Some(i) => {
+                if i >= self.dense.len() {
+                    self.dense.resize(i + 1, ABSENT);
+                }
+                self.dense[i] = value;
+            }
+            None => {
+                self.sparse.insert(id, value);
+            }
+        }
+        true
+    }
 }
 
 struct PxReader {
     profile: Profile,
-    /// Cost centre id → frame.
-    cost_centres: FxHashMap<u64, FrameId>,
+    /// Cost centre id → frame id.
+    cost_centres: IdIndex,
     /// Stacks in declaration order, and stack id → index.
     stacks: Vec<Stack>,
-    stack_index: FxHashMap<u64, usize>,
-    /// Entries, ticks, alloc (words) per stack, by index.
-    costs: Vec<Option<[u64; 3]>>,
+    stack_index: IdIndex,
+    /// Entries, ticks, alloc (words) per stack, by index, and whether the stack had a record.
+    costs: Vec<[u64; 3]>,
+    has_costs: Vec<bool>,
     total_ticks: u64,
 }
 
@@ -185,10 +236,11 @@ impl PxReader {
     fn new() -> PxReader {
         PxReader {
             profile: new_profile(),
-            cost_centres: FxHashMap::default(),
+            cost_centres: IdIndex::default(),
             stacks: Vec::new(),
-            stack_index: FxHashMap::default(),
+            stack_index: IdIndex::default(),
             costs: Vec::new(),
+            has_costs: Vec::new(),
             total_ticks: 0,
         }
     }
@@ -233,11 +285,12 @@ impl PxReader {
             });
         }
         let frame = self.profile.frames.intern(cost_centre(label, module));
-        if self.cost_centres.insert(id, frame).is_some_and(|old| old != frame) {
+        if self.cost_centres.get(id).is_some_and(|old| old != frame.0) {
             diag.warn("cc-redeclared", Some(line.position), || {
-                format!("cost centre {id} declared again with another name: the last one is kept")
+                format!("cost centre {id} declared again with another name: the first one is kept")
             });
         }
+        self.cost_centres.insert(id, frame.0);
         Ok(())
     }
 
@@ -249,39 +302,41 @@ impl PxReader {
                 found: excerpt(line.text.as_bytes()),
             })
         };
-        let mut fields = line.text.split_ascii_whitespace().skip(1).map(|f| f.parse::<u64>().ok());
+        let mut fields = line.text.split_ascii_whitespace().skip(1).map(|f| parse_u64(f.as_bytes()));
         let (Some(Some(id)), Some(Some(kind)), Some(Some(cc))) = (fields.next(), fields.next(), fields.next()) else {
             return Err(bad());
         };
         let parent = match (kind, fields.next()) {
-            (1, None) => None,
-            (2, Some(Some(parent))) => Some(parent),
+            (1, None) => NO_PARENT,
+            (2, Some(Some(parent))) if parent != NO_PARENT => parent,
             _ => return Err(bad()),
         };
         if fields.next().is_some() || !line.text.starts_with("2 ") {
             return Err(bad());
         }
-        if self.stack_index.contains_key(&id) {
+        let index = u32::try_from(self.stacks.len()).map_err(|_| bad())?;
+        if !self.stack_index.insert(id, index) {
             diag.warn("back-edge", Some(line.position), || {
                 format!("stack {id} declared again: a back edge (recursion through another cost centre), not part of the tree")
             });
             return Ok(());
         }
-        self.stack_index.insert(id, self.stacks.len());
-        self.stacks.push(Stack { id, cc, parent, position: line.position });
-        self.costs.push(None);
+        let position = line.position;
+        self.stacks.push(Stack { id, cc, parent, line: position.line.unwrap_or(0), byte: position.byte });
+        self.costs.push([0; 3]);
+        self.has_costs.push(false);
         Ok(())
     }
 
     /// The index of stack `id`, which is about to get its cost record.
     fn stack_for_costs(&self, id: u64) -> Result<usize, ParseErrorKind> {
-        let Some(&i) = self.stack_index.get(&id) else {
+        let Some(i) = self.stack_index.get(id).map(|i| i as usize) else {
             return Err(ParseErrorKind::Unexpected {
                 expected: "costs of a declared stack".into(),
                 found: format!("costs of stack {id}, never declared"),
             });
         };
-        if self.costs[i].is_some() {
+        if self.has_costs[i] {
             return Err(ParseErrorKind::Unexpected {
                 expected: "one cost record per stack".into(),
                 found: format!("a second record for stack {id}"),
@@ -290,61 +345,83 @@ impl PxReader {
         Ok(i)
     }
 
+    /// The children of every stack in declaration order, as one array with offsets per stack
+    /// (compressed: 8 bytes a stack), and the roots.
+    #[allow(clippy::type_complexity)]
+    fn child_lists(&self) -> Result<(Vec<u32>, Vec<u32>, Vec<u32>), ParseError> {
+        let n = self.stacks.len();
+        let mut parent_of: Vec<u32> = Vec::with_capacity(n);
+        let mut counts = vec![0u32; n + 1];
+        let mut roots = Vec::new();
+        for (i, stack) in self.stacks.iter().enumerate() {
+            if stack.parent == NO_PARENT {
+                roots.push(i as u32);
+                parent_of.push(ABSENT);
+                continue;
+            }
+            let Some(p) = self.stack_index.get(stack.parent) else {
+                return Err(ParseError {
+                    format: FORMAT,
+                    position: stack.position(),
+                    kind: ParseErrorKind::Unexpected {
+                        expected: format!("stack {}'s parent to be a declared stack", stack.id),
+                        found: format!("stack {}, never declared", stack.parent),
+                    },
+                });
+            };
+            parent_of.push(p);
+            counts[p as usize + 1] += 1;
+        }
+        for i in 0..n {
+            counts[i + 1] += counts[i];
+        }
+        let offsets = counts.clone();
+        let mut next = counts;
+        let mut children = vec![0u32; offsets[n] as usize];
+        for (i, &p) in parent_of.iter().enumerate().filter(|(_, &p)| p != ABSENT) {
+            children[next[p as usize] as usize] = i as u32;
+            next[p as usize] += 1;
+        }
+        Ok((offsets, children, roots))
+    }
+
     /// Builds the tree: every stack under its parent, in declaration order, depth first.
     fn build(mut self, word_size: u64, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
         let n = self.stacks.len();
-        let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
-        let mut roots = Vec::new();
-        for (i, stack) in self.stacks.iter().enumerate() {
-            match stack.parent {
-                None => roots.push(i),
-                Some(parent) => match self.stack_index.get(&parent) {
-                    Some(&p) => children[p].push(i),
-                    None => {
-                        return Err(ParseError {
-                            format: FORMAT,
-                            position: stack.position,
-                            kind: ParseErrorKind::Unexpected {
-                                expected: format!("stack {}'s parent to be a declared stack", stack.id),
-                                found: format!("stack {parent}, never declared"),
-                            },
-                        })
-                    }
-                },
-            }
-        }
+        let (offsets, children, roots) = self.child_lists()?;
         let mut undeclared: Vec<u64> = Vec::new();
-        let mut todo: Vec<(usize, Option<NodeId>)> = roots.iter().rev().map(|&r| (r, None)).collect();
-        let mut placed = 0usize;
+        let mut placed = vec![false; n];
+        let mut todo: Vec<(u32, Option<NodeId>)> = roots.iter().rev().map(|&r| (r, None)).collect();
         let mut sum_ticks = 0u64;
         while let Some((i, parent)) = todo.pop() {
+            let i = i as usize;
             let cc = self.stacks[i].cc;
-            let frame = match self.cost_centres.get(&cc) {
-                Some(&frame) => frame,
+            let frame = match self.cost_centres.get(cc) {
+                Some(frame) => FrameId(frame),
                 None => {
                     undeclared.push(cc);
                     let frame = self.profile.frames.intern(FrameRef::function(&format!("<cc {cc}>")));
-                    self.cost_centres.insert(cc, frame);
+                    self.cost_centres.insert(cc, frame.0);
                     frame
                 }
             };
             let node = self.profile.tree.push(parent, frame);
-            placed += 1;
-            let [entries, ticks, words] = self.costs[i].unwrap_or_default();
+            placed[i] = true;
+            let [entries, ticks, words] = self.costs[i];
             sum_ticks = sum_ticks.saturating_add(ticks);
             let tree = &mut self.profile.tree;
             tree.set_self(ENTRIES, node, Value::Int(to_i64(entries)));
             tree.set_self(TICKS, node, Value::Int(to_i64(ticks)));
             tree.set_self(ALLOC, node, Value::Int(to_i64(words.saturating_mul(word_size))));
-            todo.extend(children[i].iter().rev().map(|&c| (c, Some(node))));
+            let mine = &children[offsets[i] as usize..offsets[i + 1] as usize];
+            todo.extend(mine.iter().rev().map(|&c| (c, Some(node))));
         }
-        if placed < n {
-            let lost =
-                (0..n).find(|&i| self.stacks[i].parent.is_some() && !reachable(&self.stacks, &self.stack_index, i));
-            let stack = &self.stacks[lost.unwrap_or(0)];
+        // A stack never reached is in a cycle of parents or below one.
+        if let Some(lost) = placed.iter().position(|&p| !p) {
+            let stack = &self.stacks[lost];
             return Err(ParseError {
                 format: FORMAT,
-                position: stack.position,
+                position: stack.position(),
                 kind: ParseErrorKind::Unexpected {
                     expected: format!("stack {} to lead up to a root stack", stack.id),
                     found: "a cycle of parent stacks".into(),
@@ -370,15 +447,19 @@ impl PxReader {
     }
 }
 
-/// Whether following first-edge parents from stack `i` reaches a root (bounded: a cycle does not).
-fn reachable(stacks: &[Stack], index: &FxHashMap<u64, usize>, mut i: usize) -> bool {
-    for _ in 0..=stacks.len() {
-        match stacks[i].parent.and_then(|p| index.get(&p)) {
-            None => return true,
-            Some(&p) => i = p,
-        }
+/// Decimal digits as a number (no sign, no spaces), or `None`.
+fn parse_u64(digits: &[u8]) -> Option<u64> {
+    if digits.is_empty() || digits.len() > 20 {
+        return None;
     }
-    false
+    let mut value: u64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        value = value.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+    }
+    Some(value)
 }
 
 fn to_i64(v: u64) -> i64 {
@@ -451,7 +532,7 @@ impl CostSection {
             }
             let at = || column_position(line, offset);
             let number = |what: &'static str| {
-                token.parse::<u64>().map_err(|_| ParseError {
+                parse_u64(token.as_bytes()).ok_or_else(|| ParseError {
                     format: FORMAT,
                     position: at(),
                     kind: ParseErrorKind::InvalidNumber { field: what, text: token.to_string() },
@@ -493,7 +574,8 @@ impl CostSection {
                 self.filled = 0;
                 let [_, _, entries, ticks, alloc] = self.record;
                 if let Some(i) = self.stack.take() {
-                    reader.costs[i] = Some([entries, ticks, alloc]);
+                    reader.costs[i] = [entries, ticks, alloc];
+                    reader.has_costs[i] = true;
                 }
             }
         }

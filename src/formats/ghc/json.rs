@@ -26,7 +26,7 @@
 use super::{cost_centre, new_profile, ALLOC, ENTRIES, TICKS};
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind, Position};
-use crate::formats::{Carries, Format, Sniff, Structure};
+use crate::formats::{Carries, Format, Sniff};
 use crate::model::{FrameId, FrameRef, MetricKind, NodeId, Profile, Value};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
@@ -34,21 +34,8 @@ use std::io::Read;
 use std::time::Duration;
 
 /// What a JSON profile carries.
-pub(crate) const CARRIES: Carries = Carries {
-    structure: Structure::Tree,
-    threads: false,
-    thread_roots: false,
-    frame_kinds: false,
-    metrics: &[MetricKind::Ticks, MetricKind::Calls, MetricKind::Alloc],
-    one_metric: false,
-    function_facts: false,
-    source_lines: false,
-    modules: true,
-    title: true,
-    timestamp: true,
-    interval: true,
-    name_replacements: &[],
-};
+pub(crate) const CARRIES: Carries =
+    super::carries(&[MetricKind::Ticks, MetricKind::Calls, MetricKind::Alloc], true, &[]);
 
 const FORMAT: Format = Format::GhcJson;
 

@@ -17,7 +17,33 @@ pub mod json;
 pub mod prof;
 pub mod px;
 
+use crate::formats::{Carries, Structure};
 use crate::model::{Aggregation, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Unit};
+
+/// What a GHC profile carries: a tree of cost centres with modules, a timestamp and a tick length;
+/// `metrics` and `title` differ between the three shapes, and so do the characters a name cannot
+/// hold (`-px` only).
+pub(crate) const fn carries(
+    metrics: &'static [MetricKind],
+    title: bool,
+    name_replacements: &'static [(char, char)],
+) -> Carries {
+    Carries {
+        structure: Structure::Tree,
+        threads: false,
+        thread_roots: false,
+        frame_kinds: false,
+        metrics,
+        one_metric: false,
+        function_facts: false,
+        source_lines: false,
+        modules: true,
+        title,
+        timestamp: true,
+        interval: true,
+        name_replacements,
+    }
+}
 
 /// The machine word size assumed for `-px` allocation counts (64-bit builds).
 pub const DEFAULT_WORD_SIZE: u64 = 8;

@@ -40,40 +40,22 @@
 use super::{alloc_metric, cost_centre, entries_metric, new_profile, ALLOC, ENTRIES, TICKS};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, ParseError, ParseErrorKind, Position};
-use crate::formats::{Carries, Format, Sniff, Structure};
+use crate::formats::{detect, Carries, Format, Sniff};
 use crate::model::{Aggregation, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value};
 use crate::text::{self, Line};
 use std::io::Read;
 use std::time::Duration;
 
 /// What a text report carries.
-pub(crate) const CARRIES: Carries = Carries {
-    structure: Structure::Tree,
-    threads: false,
-    thread_roots: false,
-    frame_kinds: false,
-    metrics: &[MetricKind::Ticks, MetricKind::Time, MetricKind::Calls, MetricKind::Alloc],
-    one_metric: false,
-    function_facts: false,
-    source_lines: false,
-    modules: true,
-    title: true,
-    timestamp: true,
-    interval: true,
-    name_replacements: &[],
-};
+pub(crate) const CARRIES: Carries =
+    super::carries(&[MetricKind::Ticks, MetricKind::Time, MetricKind::Calls, MetricKind::Alloc], true, &[]);
 
 const FORMAT: Format = Format::GhcProf;
 const MARKER: &str = "Time and Allocation Profiling Report";
 
 /// `Yes` when the first line has the report's title.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
-    let first = head.split(|&b| b == b'\n').next().unwrap_or(&[]);
-    if memchr::memmem::find(first, MARKER.as_bytes()).is_some() {
-        Sniff::Yes
-    } else {
-        Sniff::No
-    }
+    detect::first_line_contains(head, MARKER)
 }
 
 /// At most this many numbers end a tree row (`no. entries %time %alloc %time %alloc ticks bytes`).

@@ -41,7 +41,7 @@ use super::{cost_centre, new_profile, ALLOC, ENTRIES, TICKS};
 use crate::convert::{ConvertOptions, DEFAULT_INTERVAL};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
-use crate::formats::{Carries, Format, Sniff, Structure};
+use crate::formats::{Carries, Format, Sniff};
 use crate::model::{FrameId, FrameRef, MetricKind, NodeId, Profile, Value};
 use crate::text::{Line, Lines};
 use rustc_hash::FxHashMap;
@@ -49,21 +49,11 @@ use std::io::{Read, Write};
 use std::time::Duration;
 
 /// What a `-px` file carries.
-pub(crate) const CARRIES: Carries = Carries {
-    structure: Structure::Tree,
-    threads: false,
-    thread_roots: false,
-    frame_kinds: false,
-    metrics: &[MetricKind::Ticks, MetricKind::Calls, MetricKind::Alloc],
-    one_metric: false,
-    function_facts: false,
-    source_lines: false,
-    modules: true,
-    title: false,
-    timestamp: true,
-    interval: true,
-    name_replacements: &[('"', '\''), ('\n', ' '), ('\r', ' ')],
-};
+pub(crate) const CARRIES: Carries = super::carries(
+    &[MetricKind::Ticks, MetricKind::Calls, MetricKind::Alloc],
+    false,
+    &[('"', '\''), ('\n', ' '), ('\r', ' ')],
+);
 
 const FORMAT: Format = Format::GhcPx;
 
@@ -675,6 +665,11 @@ fn sanitise(text: &str, diag: &mut Diagnostics) -> String {
 
 /// The tick length in whole milliseconds (at least 1), with a warning when that rounds.
 fn interval_ms(interval: Option<Duration>, diag: &mut Diagnostics) -> u128 {
+    if interval.is_none() {
+        diag.warn("interval-default", None, || {
+            format!("the profile has no sampling interval: ghc-px writes {DEFAULT_INTERVAL:?} (set with --interval)")
+        });
+    }
     let interval = interval.unwrap_or(DEFAULT_INTERVAL);
     let ms = (interval.as_nanos() + 500_000) / 1_000_000;
     let ms = ms.max(1);

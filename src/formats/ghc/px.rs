@@ -292,7 +292,7 @@ impl PxReader {
                 found: excerpt(line.text.as_bytes()),
             })
         };
-        let mut fields = line.text.split_ascii_whitespace().skip(1).map(|f| parse_u64(f.as_bytes()));
+        let mut fields = tokens(line.text).skip(1).map(|(_, f)| parse_u64(f.as_bytes()));
         let (Some(Some(id)), Some(Some(kind)), Some(Some(cc))) = (fields.next(), fields.next(), fields.next()) else {
             return Err(bad());
         };
@@ -574,14 +574,36 @@ impl CostSection {
 }
 
 /// The whitespace-separated tokens of `text`, with their byte offsets.
-fn tokens(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.split([' ', '\t'])
-        .scan(0usize, |offset, token| {
-            let start = *offset;
-            *offset += token.len() + 1;
-            Some((start, token))
-        })
-        .filter(|(_, token)| !token.is_empty())
+fn tokens(text: &str) -> Tokens<'_> {
+    Tokens { text, pos: 0 }
+}
+
+/// Iterator over the space- or tab-separated tokens of a line, with their byte offsets: a byte loop,
+/// because the cost line alone can be most of a file.
+struct Tokens<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl<'a> Iterator for Tokens<'a> {
+    type Item = (usize, &'a str);
+
+    fn next(&mut self) -> Option<(usize, &'a str)> {
+        let bytes = self.text.as_bytes();
+        let is_space = |b: u8| b == b' ' || b == b'\t';
+        while self.pos < bytes.len() && is_space(bytes[self.pos]) {
+            self.pos += 1;
+        }
+        if self.pos >= bytes.len() {
+            return None;
+        }
+        let start = self.pos;
+        while self.pos < bytes.len() && !is_space(bytes[self.pos]) {
+            self.pos += 1;
+        }
+        // Spaces and tabs are ASCII, so both ends are character boundaries.
+        Some((start, &self.text[start..self.pos]))
+    }
 }
 
 /// The position of byte `offset` of `line`, with its column.

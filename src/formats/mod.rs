@@ -183,7 +183,8 @@ impl Format {
             // GHC names both the -px log and the text report `<prog>.prof`: content decides.
             Format::GhcPx => &["px", "prof"],
             Format::GhcProf => &["prof"],
-            Format::GhcJson => &["prof.json", "json"],
+            // GHC writes -pj output to `<prog>.prof` too.
+            Format::GhcJson => &["prof.json", "json", "prof"],
         }
     }
 

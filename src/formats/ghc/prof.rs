@@ -186,7 +186,7 @@ impl ProfReader {
             }
             Section::Preamble => self.preamble(line),
             Section::Summary => {
-                if text.starts_with("COST CENTRE") && text.contains(" entries ") || text.ends_with(" entries") {
+                if text.starts_with("COST CENTRE") && (text.contains(" entries ") || text.ends_with(" entries")) {
                     self.tree_header(line, diag)
                 } else {
                     Ok(())

@@ -176,6 +176,8 @@ impl Stack {
 struct IdIndex {
     dense: Vec<u32>,
     sparse: FxHashMap<u64, u32>,
+    /// How many ids are mapped: the vector never grows past a few times this (or 1 Mi ids).
+    len: usize,
 }
 
 const ABSENT: u32 = u32::MAX;
@@ -193,7 +195,8 @@ impl IdIndex {
         if self.get(id).is_some() {
             return false;
         }
-        let limit = (1usize << 20).max(self.dense.len().saturating_mul(2));
+        self.len += 1;
+        let limit = (1usize << 20).max(self.len.saturating_mul(4));
         match usize::try_from(id).ok().filter(|&i| i < limit) {
             Some(i) => {
                 if i >= self.dense.len() {
@@ -861,5 +864,17 @@ mod tests {
         let profile = read_as(Format::GhcPx, &text);
         assert_eq!(profile.max_depth(), Some(depth - 1));
         assert_eq!(profile.total(TICKS), Value::Int(1));
+    }
+
+    #[test]
+    fn scattered_ids_cannot_grow_the_index_without_bound() {
+        let mut index = IdIndex::default();
+        for k in 0..64 {
+            assert!(index.insert(1u64 << k, k));
+        }
+        assert!(index.dense.len() <= 1 << 20, "{}", index.dense.len());
+        assert_eq!(index.get(1 << 40), Some(40));
+        assert_eq!(index.get(3), None);
+        assert!(!index.insert(1 << 40, 0));
     }
 }

@@ -159,11 +159,105 @@ fn closure_id(p: &mut Profile, k: u64) -> FrameId {
 
 fn write(format: Format, profile: &Profile, out: &mut dyn Write) -> u64 {
     let mut counter = CountingWriter { inner: out, bytes: 0 };
+    if format == Format::GhcProf {
+        ghc_prof_text(profile, &mut counter).expect("writing the generated profile");
+        return counter.bytes;
+    }
     let mut diag = Diagnostics::default();
     // A generated input may be as large as asked: no --max-samples cap.
     let options = ConvertOptions::default().with_samples(u64::MAX, FrameOrder::LeafFirst);
     format.write(profile.clone(), &mut counter, &options, &mut diag).expect("writing the generated profile");
     counter.bytes
+}
+
+/// Writes `profile` as a GHC `+RTS -P` text report (proftool reads this format only; the bench
+/// needs one): a `MAIN` root above the generated roots, labels without spaces, a module per
+/// package prefix, self samples as ticks and a kilobyte allocated per tick.
+fn ghc_prof_text(profile: &Profile, out: &mut dyn Write) -> std::io::Result<()> {
+    let tree = &profile.tree;
+    let names: Vec<(String, String)> = profile
+        .frames
+        .iter()
+        .map(|(_, f)| {
+            let (module, label) = f.name.split_once("::").unwrap_or(("Main", &f.name));
+            let module: String = module.split(['-', '.', ' ', '(']).filter(|w| !w.is_empty()).map(capitalise).collect();
+            let module = if module.is_empty() { "Main".to_string() } else { module };
+            (label.replace(' ', "_"), format!("App.{module}"))
+        })
+        .collect();
+    let inclusive = tree.derived_inclusive(0);
+    let total = profile.total(0).as_count().max(1);
+    let depths = tree.depths();
+    let label_width = tree
+        .nodes()
+        .map(|n| depths[n.index()] as usize + 1 + names[tree.frame(n).index()].0.len())
+        .max()
+        .unwrap_or(4)
+        .max(11);
+    let module_width = names.iter().map(|(_, m)| m.len()).max().unwrap_or(6).max(6);
+    let pct = |v: i64| v as f64 * 100.0 / total as f64;
+    writeln!(out, "\tSat Nov 21 19:00 2026 Time and Allocation Profiling Report  (Final)\n")?;
+    writeln!(out, "\t   bench +RTS -P -RTS\n")?;
+    writeln!(out, "\ttotal time  = {:11.2} secs   ({total} ticks @ 1000 us, 1 processor)", total as f64 / 1000.0)?;
+    writeln!(out, "\ttotal alloc = {} bytes  (excludes profiling overheads)\n", total * 1000)?;
+    writeln!(out, "COST CENTRE MODULE SRC %time %alloc  ticks     bytes\n\n")?;
+    let src = "<no location info>";
+    writeln!(
+        out,
+        "{:w$} {:m$} {:18} {:>7} {:>11}  individual      inherited",
+        "",
+        "",
+        "",
+        "",
+        "",
+        w = label_width,
+        m = module_width
+    )?;
+    writeln!(
+        out,
+        "{:w$} {:m$} {:18} {:>7} {:>11} {:>6} {:>6} {:>7} {:>6} {:>6} {:>9}\n",
+        "COST CENTRE",
+        "MODULE",
+        "SRC",
+        "no.",
+        "entries",
+        "%time",
+        "%alloc",
+        "%time",
+        "%alloc",
+        "ticks",
+        "bytes",
+        w = label_width,
+        m = module_width
+    )?;
+    let row = |out: &mut dyn Write, depth: usize, label: &str, module: &str, no: usize, own: i64, all: i64| {
+        writeln!(
+            out,
+            "{:depth$}{label:w$} {module:m$} {src:18} {no:>7} {:>11} {:>6.1} {:>6.1} {:>7.1} {:>6.1} {own:>6} {:>9}",
+            "",
+            no % 1000,
+            pct(own),
+            pct(own),
+            pct(all),
+            pct(all),
+            own * 1000,
+            w = label_width - depth,
+            m = module_width
+        )
+    };
+    row(out, 0, "MAIN", "MAIN", 1, 0, total)?;
+    for (n, visit) in tree.walk().enumerate() {
+        let (label, module) = &names[tree.frame(visit.node).index()];
+        let own = tree.self_value(0, visit.node).as_count();
+        row(out, visit.depth as usize + 1, label, module, n + 2, own, inclusive.get(visit.node.index()).as_count())?;
+    }
+    Ok(())
+}
+
+fn capitalise(word: &str) -> String {
+    let lower = word.to_ascii_lowercase();
+    let mut chars = lower.chars();
+    chars.next().map_or(String::new(), |c| c.to_ascii_uppercase().to_string() + chars.as_str())
 }
 
 struct CountingWriter<'a> {

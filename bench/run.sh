@@ -7,6 +7,10 @@
 #   bench/run.sh            # all formats
 #   bench/run.sh lispworks  # one format
 #
+# GHC's text report (ghc-prof) is read only: its input is written by the generator's own bench-only
+# writer, and inferno-collapse-ghcprof (`cargo install inferno`) is timed on the same file in the same
+# run, with the ratio of their times.
+#
 # Sample-per-record formats (sampler, br) get a file of at least 1 GB made of about 10,000 distinct
 # sample stacks (30,000 generated nodes, a third of them with samples) repeated, and a second row that times writing them: their stacks, as folded text with
 # counts, converted back into the format.
@@ -66,4 +70,21 @@ for entry in $formats; do
     row "proftool folded → $name" "$s" "$r" "$bytes"
   fi
 done
+if [ $# -eq 0 ] || [[ " $* " == *" ghc-prof "* ]]; then
+  file=bench/data/big-text.prof
+  if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -lt "$SIZE" ]; then
+    "$gen" ghc-prof "$SIZE" "$file"
+  fi
+  bytes=$(stat -c %s "$file")
+  echo "ghc-prof → folded: $file, $((bytes / 1000000)) MB, $(wc -l < "$file") lines"
+  read -r s r < <(measure cat "$file");                                   row "cat" "$s" "$r" "$bytes"
+  read -r s r < <(measure wc -l "$file");                                 row "wc -l" "$s" "$r" "$bytes"
+  read -r ours r < <(measure "$bin" convert -q --from ghc-prof --to folded "$file" -); row "proftool ghc-prof → folded" "$ours" "$r" "$bytes"
+  if command -v inferno-collapse-ghcprof > /dev/null; then
+    read -r theirs r < <(measure inferno-collapse-ghcprof --ticks "$file"); row "inferno-collapse-ghcprof --ticks" "$theirs" "$r" "$bytes"
+    awk -v a="$theirs" -v b="$ours" 'BEGIN { if (b > 0) printf "  proftool/inferno throughput: %.2f x\n", a / b }'
+  else
+    echo "  inferno-collapse-ghcprof not found: install it with 'cargo install inferno' to compare"
+  fi
+fi
 rm -f bench/data/.time

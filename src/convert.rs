@@ -47,6 +47,8 @@ pub struct ConvertOptions {
     pub br_mode: br::Mode,
     /// The order BR backtrace entries are written in.
     pub br_backtrace: br::BacktraceOrder,
+    /// The machine word size in bytes that GHC `-px` allocation counts are written in (0: the default, 8).
+    pub ghc_word_size: u8,
 }
 
 /// The default of `--max-samples`.
@@ -64,6 +66,7 @@ impl Default for ConvertOptions {
             dyalog_separators: None,
             br_mode: br::Mode::Auto,
             br_backtrace: br::BacktraceOrder::InnermostFirst,
+            ghc_word_size: 0,
         }
     }
 }
@@ -92,6 +95,11 @@ impl ConvertOptions {
     /// These options with `--br-mode` and `--br-backtrace` as given.
     pub fn with_br(self, br_mode: br::Mode, br_backtrace: br::BacktraceOrder) -> ConvertOptions {
         ConvertOptions { br_mode, br_backtrace, ..self }
+    }
+
+    /// These options with `--ghc-word-size` as given.
+    pub fn with_ghc_word_size(self, ghc_word_size: u8) -> ConvertOptions {
+        ConvertOptions { ghc_word_size, ..self }
     }
 }
 
@@ -153,7 +161,15 @@ pub fn project(
     if let Some(unit) = carries.time_unit {
         into_time_unit(&mut profile, unit);
     }
+    if profile.meta.module_namespaces && !target.module_is_namespace() {
+        qualify_names(&mut profile);
+    } else if target.module_is_namespace() && !profile.meta.module_namespaces {
+        drop_non_namespace_modules(&mut profile, target, diag);
+    }
     fit_frames(&mut profile, target, &carries, diag);
+    if let Some(root) = target.single_root() {
+        put_roots_under_one(&mut profile, root, target, diag);
+    }
     if carries.thread_roots {
         put_roots_in_a_thread(&mut profile);
         if !carries.frame_kinds {
@@ -169,6 +185,10 @@ pub fn project(
     if carries.one_metric {
         single_count(&mut profile, target, options, diag);
     } else {
+        let counts_ticks = |k| carries.metrics.contains(&k);
+        if counts_ticks(MetricKind::Ticks) && !counts_ticks(MetricKind::Samples) && !counts_ticks(MetricKind::Time) {
+            counts_as_ticks(&mut profile, target, options, diag);
+        }
         let keep: Vec<bool> = profile.metrics().iter().map(|m| carries.metrics.contains(&m.kind)).collect();
         let dropped: Vec<&str> =
             profile.metrics().iter().zip(&keep).filter(|(_, k)| !**k).map(|(m, _)| m.name.as_str()).collect();
@@ -190,18 +210,24 @@ pub fn project(
     Ok(profile)
 }
 
-/// Turns a samples metric into time (samples × the interval) for a target that measures time but
-/// not samples, unless the profile has time already.
-/// Adds a samples metric, time divided by the interval, for a target that holds both and needs
-/// samples (one BR group per sample), when the profile has time but no samples.
+/// Adds a samples metric for a target that needs samples (one BR group per sample) when the profile
+/// has none: time divided by the interval, else its ticks (GHC ticks are samples by another name).
 fn time_into_samples(profile: &mut Profile, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) {
     let metrics = profile.metrics();
-    let time =
-        metrics.iter().enumerate().find_map(|(i, m)| Some((i, m.unit.nanos()?)).filter(|_| m.kind == MetricKind::Time));
-    let Some((time, unit_nanos)) = time else { return };
     if metrics.iter().any(|m| m.kind == MetricKind::Samples) {
         return;
     }
+    let time =
+        metrics.iter().enumerate().find_map(|(i, m)| Some((i, m.unit.nanos()?)).filter(|_| m.kind == MetricKind::Time));
+    let Some((time, unit_nanos)) = time else {
+        if let Some(ticks) = metrics.iter().position(|m| m.kind == MetricKind::Ticks) {
+            let name = metrics[ticks].name.clone();
+            diag.warn("ticks-as-samples", None, || format!("{target} counts samples: {name} are written as samples"));
+            let counts = whole_samples(profile.tree.self_values(ticks), 1.0);
+            profile.add_metric(Metric::samples(), Values::Int(counts));
+        }
+        return;
+    };
     let interval = options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL);
     diag.warn("time-to-samples", None, || {
         format!("{target} counts samples: time divided into samples of {interval:?} (set with --interval)")
@@ -226,6 +252,8 @@ fn into_time_unit(profile: &mut Profile, unit: Unit) {
     }
 }
 
+/// Turns a samples metric into time (samples × the interval) for a target that measures time but
+/// not samples, unless the profile has time already.
 fn samples_into_time(profile: &mut Profile, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) {
     let metrics = profile.metrics();
     let Some(samples) = metrics.iter().position(|m| m.kind == MetricKind::Samples) else { return };
@@ -299,6 +327,77 @@ fn fit_frames(profile: &mut Profile, target: Format, carries: &Carries, diag: &m
         }
     }
     ops::map_frames(profile, |frame| (!fits(frame)).then(|| fit(frame)));
+}
+
+/// Moves the module of every frame into its name (`Module.label`), for profiles whose modules are
+/// namespaces (GHC) written to a format whose module is not one: nothing is lost, so no warning.
+fn qualify_names(profile: &mut Profile) {
+    profile.meta.module_namespaces = false;
+    ops::map_frames(profile, |frame| {
+        let module = frame.module.as_ref()?;
+        Some(Frame { name: format!("{module}.{}", frame.name), module: None, ..frame.clone() })
+    });
+}
+
+/// Drops the modules of a profile whose modules are not namespaces (library paths, files) on the way
+/// to a format whose module is a namespace (GHC), with a warning; the profile's modules are
+/// namespaces from then on.
+fn drop_non_namespace_modules(profile: &mut Profile, target: Format, diag: &mut Diagnostics) {
+    profile.meta.module_namespaces = true;
+    if profile.frames.iter().all(|(_, f)| f.module.is_none()) {
+        return;
+    }
+    diag.warn("modules-dropped", None, || {
+        format!("{target} modules are code namespaces (GHC modules): the input's libraries or files are dropped")
+    });
+    ops::map_frames(profile, |frame| frame.module.is_some().then(|| Frame { module: None, ..frame.clone() }));
+}
+
+/// Puts several roots under `root`, for formats with a single root (GHC's `MAIN`), with a warning.
+fn put_roots_under_one(profile: &mut Profile, root: FrameRef<'_>, target: Format, diag: &mut Diagnostics) {
+    if profile.tree.roots().nth(1).is_none() {
+        return;
+    }
+    let name = root.name;
+    diag.warn("roots-adopted", None, || format!("{target} has a single root: the roots are put under {name}"));
+    let frame = profile.frames.intern(root);
+    *profile = ops::adopt_roots(profile, frame, |_| true);
+}
+
+/// For a target that counts ticks and not samples (GHC): a profile without ticks has its samples
+/// written as ticks, or else its time divided into ticks of the interval (`--interval`, else the
+/// profile's own, else 1 ms), rounded node by node keeping the total.
+fn counts_as_ticks(profile: &mut Profile, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) {
+    let metrics = profile.metrics();
+    if metrics.iter().any(|m| m.kind == MetricKind::Ticks) {
+        return;
+    }
+    let source = metrics
+        .iter()
+        .position(|m| m.kind == MetricKind::Samples)
+        .or_else(|| metrics.iter().position(|m| m.kind == MetricKind::Time && m.is_additive()));
+    let Some(index) = source else { return };
+    let metric = metrics[index].clone();
+    let per_tick = match metric.unit.nanos() {
+        Some(unit_nanos) => {
+            let interval = options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL);
+            profile.meta.interval = Some(interval);
+            let unit = metric.unit.name();
+            diag.warn("time-to-ticks", None, || {
+                format!(
+                    "{target} counts ticks: time in {unit} divided into ticks of {interval:?} (set with --interval)"
+                )
+            });
+            interval.as_nanos() as f64 / unit_nanos
+        }
+        None => 1.0,
+    };
+    let counts = whole_samples(profile.tree.self_values(index), per_tick);
+    let ticks = Metric { name: "ticks".into(), kind: MetricKind::Ticks, unit: Unit::Count, repr: Repr::Int, ..metric };
+    if profile.metric_index("ticks").is_some_and(|i| i != index) {
+        return;
+    }
+    profile.replace_metric(index, ticks, Values::Int(counts));
 }
 
 /// Gathers the roots that are not threads under one thread root, for formats whose every stack

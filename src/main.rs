@@ -29,6 +29,7 @@ Examples:
   proftool convert --dyalog-separators ',;' tree.xml tree.csv
   proftool convert --br-backtrace outermost-first run.br run.folded
   proftool convert --br-mode sampled run.br copy.br
+  proftool convert prog.prof prog.folded
   proftool info run.tree
   proftool info --json run.tree | jq '.metrics'
   proftool formats
@@ -133,6 +134,10 @@ struct ReadArgs {
     /// the order given here.
     #[arg(long, value_name = "ORDER", default_value = "innermost-first", value_parser = backtrace_parser())]
     br_backtrace: br::BacktraceOrder,
+    /// Machine word size in bytes of the program a GHC -px profile comes from: -px counts
+    /// allocation in words, read and written as bytes (8 for 64-bit builds, 4 for 32-bit ones).
+    #[arg(long, value_name = "BYTES", default_value_t = 8, value_parser = clap::value_parser!(u8).range(1..=64))]
+    ghc_word_size: u8,
 }
 
 impl ReadArgs {
@@ -140,6 +145,7 @@ impl ReadArgs {
         ReadOptions::with_sampler_order(self.sampler_order)
             .with_dyalog_separators(self.dyalog_separators)
             .with_br_backtrace(self.br_backtrace)
+            .with_ghc_word_size(self.ghc_word_size)
     }
 }
 
@@ -212,7 +218,8 @@ fn run(command: Command, diag: &mut Diagnostics) -> Result<()> {
             let options = ConvertOptions::new(metric, interval)
                 .with_samples(max_samples, read.sampler_order)
                 .with_granularity(functions, lines, read.dyalog_separators)
-                .with_br(br_mode, read.br_backtrace);
+                .with_br(br_mode, read.br_backtrace)
+                .with_ghc_word_size(read.ghc_word_size);
             let read_options = read.options();
             convert(&input, &output, from, to, &read_options, &options, diag)
         }

@@ -130,6 +130,17 @@ pub fn detect_output(named: Option<Format>, path: Option<&Path>) -> Result<Forma
     }
 }
 
+/// `Yes` when the first line of `head` contains `marker`, else `No`: for formats whose first line
+/// carries a fixed phrase (LispWorks, GHC's text report).
+pub(crate) fn first_line_contains(head: &[u8], marker: &str) -> Sniff {
+    let first = head.split(|&b| b == b'\n').next().unwrap_or(&[]);
+    if memchr::memmem::find(first, marker.as_bytes()).is_some() {
+        Sniff::Yes
+    } else {
+        Sniff::No
+    }
+}
+
 fn names(formats: &[Format]) -> String {
     formats.iter().map(|f| f.name()).collect::<Vec<_>>().join(" or ")
 }

@@ -70,12 +70,7 @@ const FIELDS: [&str; 5] = ["Depth", "Count", "Call-Count", "Seen-Count", "Top-Co
 
 /// `Yes` when the first line has the marker the LispWorks reader itself checks for.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
-    let first = head.split(|&b| b == b'\n').next().unwrap_or(&[]);
-    if memchr::memmem::find(first, MARKER.as_bytes()).is_some() {
-        Sniff::Yes
-    } else {
-        Sniff::No
-    }
+    super::detect::first_line_contains(head, MARKER)
 }
 
 /// Reads a LispWorks profiler tree: lines are split and their numbers parsed on a second thread

@@ -14,6 +14,7 @@ pub mod br;
 pub mod detect;
 pub mod dyalog;
 pub mod folded;
+pub mod ghc;
 pub mod lispworks;
 pub mod sampler;
 
@@ -40,6 +41,12 @@ pub enum Format {
     DyalogCsv,
     /// Business Rules! (BR) profiler records (binary).
     Br,
+    /// GHC `+RTS -px` cost-centre stack log (GHC 4.08–7.2).
+    GhcPx,
+    /// GHC `+RTS -p`/`-P` text `.prof` report (GHC 7.x–9.x).
+    GhcProf,
+    /// GHC `+RTS -pj` JSON profile (GHC 8.2 and later).
+    GhcJson,
 }
 
 /// How sure a sniffer is that an input's first bytes are its format.
@@ -137,6 +144,9 @@ pub struct ReadOptions {
     pub dyalog_separators: Option<dyalog::Separators>,
     /// The order of the backtrace entries of BR groups.
     pub br_backtrace: br::BacktraceOrder,
+    /// The machine word size in bytes of the program a GHC `-px` file comes from (its alloc counts
+    /// words); 0 means the default, [`ghc::DEFAULT_WORD_SIZE`].
+    pub ghc_word_size: u8,
 }
 
 impl ReadOptions {
@@ -154,6 +164,11 @@ impl ReadOptions {
     pub fn with_br_backtrace(self, br_backtrace: br::BacktraceOrder) -> ReadOptions {
         ReadOptions { br_backtrace, ..self }
     }
+
+    /// These options with the GHC word size as given.
+    pub fn with_ghc_word_size(self, ghc_word_size: u8) -> ReadOptions {
+        ReadOptions { ghc_word_size, ..self }
+    }
 }
 
 impl Format {
@@ -169,6 +184,9 @@ impl Format {
             Format::DyalogXml => "dyalog-xml",
             Format::DyalogCsv => "dyalog-csv",
             Format::Br => "br",
+            Format::GhcPx => "ghc-px",
+            Format::GhcProf => "ghc-prof",
+            Format::GhcJson => "ghc-json",
         }
     }
 
@@ -186,6 +204,9 @@ impl Format {
             Format::DyalogXml => "Dyalog APL ]PROFILE report as XML (tree, summary, data)",
             Format::DyalogCsv => "Dyalog APL ]PROFILE report as CSV (tree, summary, data)",
             Format::Br => "Business Rules! (BR) profiler file (DEBUG PROFILE SAMPLED/TIMED)",
+            Format::GhcPx => "GHC +RTS -px cost-centre stack log (GHC 4.08-7.2)",
+            Format::GhcProf => "GHC +RTS -p/-P text profiling report",
+            Format::GhcJson => "GHC +RTS -pj JSON profile",
         }
     }
 
@@ -198,6 +219,11 @@ impl Format {
             Format::DyalogXml => &["xml"],
             Format::DyalogCsv => &["csv"],
             Format::Br => &["br"],
+            // GHC names both the -px log and the text report `<prog>.prof`: content decides.
+            Format::GhcPx => &["px", "prof"],
+            Format::GhcProf => &["prof"],
+            // GHC writes -pj output to `<prog>.prof` too.
+            Format::GhcJson => &["prof.json", "json", "prof"],
         }
     }
 
@@ -209,7 +235,10 @@ impl Format {
             | Format::Sampler
             | Format::DyalogXml
             | Format::DyalogCsv
-            | Format::Br => true,
+            | Format::Br
+            | Format::GhcPx
+            | Format::GhcProf
+            | Format::GhcJson => true,
         }
     }
 
@@ -221,7 +250,9 @@ impl Format {
             | Format::Sampler
             | Format::DyalogXml
             | Format::DyalogCsv
-            | Format::Br => true,
+            | Format::Br
+            | Format::GhcPx => true,
+            Format::GhcProf | Format::GhcJson => false,
         }
     }
 
@@ -234,6 +265,9 @@ impl Format {
             Format::DyalogXml => dyalog::carries(true),
             Format::DyalogCsv => dyalog::carries(false),
             Format::Br => br::CARRIES,
+            Format::GhcPx => ghc::px::CARRIES,
+            Format::GhcProf => ghc::prof::CARRIES,
+            Format::GhcJson => ghc::json::CARRIES,
         }
     }
 
@@ -246,6 +280,9 @@ impl Format {
             Format::DyalogXml => dyalog::xml::sniff(head),
             Format::DyalogCsv => dyalog::csv::sniff(head),
             Format::Br => br::sniff(head),
+            Format::GhcPx => ghc::px::sniff(head),
+            Format::GhcProf => ghc::prof::sniff(head),
+            Format::GhcJson => ghc::json::sniff(head),
         }
     }
 
@@ -263,6 +300,9 @@ impl Format {
             Format::DyalogXml => dyalog::xml::read(input, diag)?,
             Format::DyalogCsv => dyalog::csv::read(input, options.dyalog_separators, diag)?,
             Format::Br => br::read(input, options.br_backtrace, diag)?,
+            Format::GhcPx => ghc::px::read(input, ghc::word_size(options.ghc_word_size), diag)?,
+            Format::GhcProf => ghc::prof::read(input, diag)?,
+            Format::GhcJson => ghc::json::read(input, diag)?,
         };
         debug_assert_eq!(profile.validate(), Ok(()), "{self} reader broke a model invariant");
         Ok(profile)
@@ -284,8 +324,24 @@ impl Format {
             Format::DyalogXml => dyalog::xml::write(&projected, out)?,
             Format::DyalogCsv => dyalog::csv::write(&projected, out, options.dyalog_separators)?,
             Format::Br => br::write(&projected, out, options, diag)?,
+            Format::GhcPx => ghc::px::write(&projected, out, options, diag)?,
+            Format::GhcProf | Format::GhcJson => return Err(Error::Unsupported { format: self, action: "written" }),
         }
         Ok(())
+    }
+
+    /// Whether the format's frame module is a namespace that is part of the code's name (a GHC
+    /// module), so that a frame of such a profile reads `Module.label` wherever one name is written.
+    pub fn module_is_namespace(self) -> bool {
+        matches!(self, Format::GhcPx | Format::GhcProf | Format::GhcJson)
+    }
+
+    /// The frame a format with a single root puts above several roots (GHC's `MAIN`), if it has one.
+    pub fn single_root(self) -> Option<crate::model::FrameRef<'static>> {
+        match self {
+            Format::GhcPx => Some(ghc::main_frame()),
+            _ => None,
+        }
     }
 
     /// The names of the formats that can be read, comma-separated.

@@ -43,6 +43,9 @@ fn dump_header(profile: &Profile, out: &mut String) {
     if meta.flat {
         let _ = writeln!(out, "flat report (no call structure)");
     }
+    if meta.module_namespaces {
+        out.push_str("modules: namespaces (one-name outputs write module.name)\n");
+    }
     for (key, value) in &meta.attrs {
         let _ = writeln!(out, "attr {key}: {value:?}");
     }

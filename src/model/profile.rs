@@ -25,6 +25,9 @@ pub struct Meta {
     /// Whether the source was a flat report (Dyalog summary and data reports): rows without call
     /// structure, each a root with at most its own source lines below it.
     pub flat: bool,
+    /// Whether frame modules are namespaces that belong to the code's name (GHC modules): where one
+    /// name is written, a frame with a module reads `module.name`.
+    pub module_namespaces: bool,
 }
 
 /// Per-function counts that no single node owns (LispWorks function-info). Identical for every node

@@ -1,0 +1,367 @@
+//! GHC's JSON profile, from `+RTS -pj` (GHC 8.2 and later).
+//!
+//! **Producer**: `rts/ProfilerReportJson.c` (shared notes `formats.md` §6.2).
+//!
+//! ```text
+//! {"program": "binary-trees", "arguments": ["binary-trees"], "rts_arguments": ["-pj"],
+//!  "end_time": "Thu Oct 25 10:51 2018", "initial_capabilities": 0,
+//!  "total_time":        0.80, "total_ticks": 798, "tick_interval": 1000, "total_alloc":1921672664,
+//!  "cost_centres": [{"id": 144, "label": "MAIN", "module": "MAIN", "src_loc": "<built-in>", "is_caf": false}, …],
+//!  "profile": {"id": 144, "entries": 0, "alloc": 640, "ticks": 0, "children": [ … ]}}
+//! ```
+//!
+//! **Schema**: `cost_centres` declares each cost centre by id (label, module, `src_loc`, `is_caf`);
+//! `profile` is the tree of cost-centre stacks, where `id` is the *cost-centre* id (not a stack
+//! number), `ticks` counts ticks of `tick_interval` microseconds, `alloc` is in bytes and `entries`
+//! counts entries. Back edges are not in the file.
+//!
+//! **Reading**: the whole input is read into memory (a `-pj` file is small next to the model of its
+//! tree). The header and the cost-centre table are parsed by serde_json; the `profile` tree, which can
+//! nest deeper than serde_json's recursion limit allows and deeper than the stack would, is parsed by
+//! an iterative parser over the same text (serde_json only skips it, which it does without
+//! recursion). `src_loc` is kept as the frame attr `ghc-json.src`; `program` with its arguments is
+//! the title, `end_time` the timestamp, `tick_interval` the interval. Not written: proftool reads
+//! this format only.
+
+use super::{cost_centre, new_profile, ALLOC, ENTRIES, TICKS};
+use crate::diag::Diagnostics;
+use crate::error::{ParseError, ParseErrorKind, Position};
+use crate::formats::{Carries, Format, Sniff};
+use crate::model::{FrameId, FrameRef, MetricKind, NodeId, Profile, Value};
+use rustc_hash::FxHashMap;
+use serde::Deserialize;
+use std::io::Read;
+use std::time::Duration;
+
+/// What a JSON profile carries.
+pub(crate) const CARRIES: Carries =
+    super::carries(&[MetricKind::Ticks, MetricKind::Calls, MetricKind::Alloc], true, &[]);
+
+const FORMAT: Format = Format::GhcJson;
+
+/// `Yes` when the input is a JSON object that starts with GHC's first keys.
+pub(crate) fn sniff(head: &[u8]) -> Sniff {
+    let text = String::from_utf8_lossy(&head[..head.len().min(512)]);
+    let text = text.trim_start();
+    if text.starts_with('{') && text.contains("\"program\"") && text.contains("\"rts_arguments\"") {
+        Sniff::Yes
+    } else {
+        Sniff::No
+    }
+}
+
+#[derive(Deserialize)]
+struct Document<'a> {
+    program: String,
+    #[serde(default)]
+    arguments: Vec<String>,
+    #[serde(default)]
+    end_time: Option<String>,
+    total_ticks: u64,
+    tick_interval: u64,
+    #[serde(default)]
+    total_alloc: Option<u64>,
+    cost_centres: Vec<CostCentre>,
+    #[serde(borrow)]
+    profile: &'a serde_json::value::RawValue,
+}
+
+#[derive(Deserialize)]
+struct CostCentre {
+    id: u64,
+    label: String,
+    module: String,
+    #[serde(default)]
+    src_loc: Option<String>,
+}
+
+/// Reads a `-pj` profile.
+pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+    let mut bytes = Vec::new();
+    input.read_to_end(&mut bytes).map_err(|e| ParseError {
+        format: FORMAT,
+        position: Position::byte(bytes.len() as u64),
+        kind: ParseErrorKind::Io(e),
+    })?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| error_at(&bytes, e.valid_up_to(), ParseErrorKind::Encoding))?;
+    let document: Document<'_> = serde_json::from_str(text).map_err(|e| serde_error(text, &e))?;
+    let mut profile = new_profile();
+    let mut title = document.program.clone();
+    for argument in document.arguments.iter().skip(1) {
+        title.push(' ');
+        title.push_str(argument);
+    }
+    profile.meta.title = Some(title);
+    profile.meta.timestamp = document.end_time.clone();
+    profile.meta.interval = Some(Duration::from_micros(document.tick_interval));
+    let mut frames: FxHashMap<u64, FrameId> = FxHashMap::default();
+    for cc in &document.cost_centres {
+        let frame = profile.frames.intern(cost_centre(&cc.label, &cc.module));
+        frames.insert(cc.id, frame);
+        if let Some(src) = cc.src_loc.as_deref().filter(|s| !s.is_empty()) {
+            profile.frame_attrs.entry(frame).or_insert_with(|| vec![("ghc-json.src".to_string(), src.to_string())]);
+        }
+    }
+    // Where the `profile` value starts in the input: RawValue borrows from it.
+    let offset = document.profile.get().as_ptr() as usize - text.as_ptr() as usize;
+    let mut tree = TreeParser { text: text.as_bytes(), pos: offset, profile: &mut profile, frames: &mut frames };
+    let undeclared = tree.parse()?;
+    if !undeclared.is_empty() {
+        let ids: Vec<String> = undeclared.iter().map(u64::to_string).collect();
+        diag.warn("undeclared-cc", None, || {
+            format!(
+                "the profile names cost centres that cost_centres does not declare: named <cc N>: {}",
+                ids.join(", ")
+            )
+        });
+    }
+    check_total(diag, "ticks", document.total_ticks, profile.total(TICKS));
+    if let Some(total_alloc) = document.total_alloc {
+        check_total(diag, "alloc", total_alloc, profile.total(ALLOC));
+    }
+    Ok(profile)
+}
+
+fn check_total(diag: &mut Diagnostics, what: &'static str, header: u64, sum: Value) {
+    if i64::try_from(header).ok() != Some(sum.as_count()) {
+        diag.warn("total-mismatch", None, || {
+            format!("total_{what} is {header} but the profile's {what} add up to {sum}")
+        });
+    }
+}
+
+/// A serde_json error as a parse error with its line and column.
+fn serde_error(text: &str, e: &serde_json::Error) -> ParseError {
+    let line = e.line().max(1);
+    let line_start: usize = text.split_inclusive('\n').take(line - 1).map(str::len).sum();
+    let column = e.column().max(1);
+    let byte = text[line_start..].char_indices().nth(column - 1).map_or(text.len(), |(b, _)| line_start + b);
+    let message = e.to_string();
+    // serde_json appends " at line L column C"; the position says that already.
+    let message = message.split(" at line ").next().unwrap_or(&message).to_string();
+    ParseError {
+        format: FORMAT,
+        position: Position { byte: byte as u64, line: Some(line as u64), column: Some(column as u64) },
+        kind: ParseErrorKind::Unexpected {
+            expected: "JSON in GHC's -pj schema".into(),
+            found: format!("a JSON error ({message})"),
+        },
+    }
+}
+
+/// An error at byte `at` of `bytes`, with line and column.
+fn error_at(bytes: &[u8], at: usize, kind: ParseErrorKind) -> ParseError {
+    let at = at.min(bytes.len());
+    let line_start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+    let line = memchr::memchr_iter(b'\n', &bytes[..line_start]).count() as u64 + 1;
+    let column = String::from_utf8_lossy(&bytes[line_start..at]).chars().count() as u64 + 1;
+    ParseError { format: FORMAT, position: Position { byte: at as u64, line: Some(line), column: Some(column) }, kind }
+}
+
+/// An iterative parser for the `profile` tree: objects with `id`, `entries`, `alloc`, `ticks` and
+/// `children` (an array of such objects). Other keys are skipped.
+struct TreeParser<'a, 'p> {
+    text: &'a [u8],
+    pos: usize,
+    profile: &'p mut Profile,
+    frames: &'p mut FxHashMap<u64, FrameId>,
+}
+
+/// A stack node being read: its fields so far, and its node once `id` is known.
+#[derive(Default)]
+struct Open {
+    id: Option<u64>,
+    values: [Option<u64>; 3],
+    node: Option<NodeId>,
+    /// How many keys were read (a key after the first needs a `,` before it).
+    keys: usize,
+}
+
+impl TreeParser<'_, '_> {
+    fn error(&self, expected: &str) -> ParseError {
+        let found = match self.text.get(self.pos) {
+            Some(&b) => format!("{:?}", char::from(b)),
+            None => "the end of the input".into(),
+        };
+        error_at(self.text, self.pos, ParseErrorKind::Unexpected { expected: expected.into(), found })
+    }
+
+    fn skip_ws(&mut self) {
+        while self.text.get(self.pos).is_some_and(|b| b.is_ascii_whitespace()) {
+            self.pos += 1;
+        }
+    }
+
+    fn eat(&mut self, byte: u8) -> bool {
+        self.skip_ws();
+        if self.text.get(self.pos) == Some(&byte) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, byte: u8, expected: &str) -> Result<(), ParseError> {
+        if self.eat(byte) {
+            Ok(())
+        } else {
+            Err(self.error(expected))
+        }
+    }
+
+    /// A JSON string without escapes or with them (keys here are plain), returned raw.
+    fn key(&mut self) -> Result<&[u8], ParseError> {
+        self.expect(b'"', "a key in double quotes")?;
+        let start = self.pos;
+        while let Some(&b) = self.text.get(self.pos) {
+            match b {
+                b'"' => {
+                    self.pos += 1;
+                    return Ok(&self.text[start..self.pos - 1]);
+                }
+                b'\\' => self.pos += 2,
+                _ => self.pos += 1,
+            }
+        }
+        Err(self.error("the end of a string"))
+    }
+
+    fn number(&mut self) -> Result<u64, ParseError> {
+        self.skip_ws();
+        let start = self.pos;
+        while self.text.get(self.pos).is_some_and(u8::is_ascii_digit) {
+            self.pos += 1;
+        }
+        let digits = std::str::from_utf8(&self.text[start..self.pos]).unwrap_or("");
+        digits.parse().map_err(|_| {
+            self.pos = start;
+            self.error("a whole number of 0 or more")
+        })
+    }
+
+    /// Skips any JSON value, without recursion, through serde_json.
+    fn skip_value(&mut self) -> Result<(), ParseError> {
+        let rest = &self.text[self.pos..];
+        let mut stream = serde_json::Deserializer::from_slice(rest).into_iter::<serde::de::IgnoredAny>();
+        match stream.next() {
+            Some(Ok(_)) => {
+                self.pos += stream.byte_offset();
+                Ok(())
+            }
+            _ => Err(self.error("a JSON value")),
+        }
+    }
+
+    /// Parses the tree; returns the cost-centre ids it used that `cost_centres` lacks.
+    fn parse(&mut self) -> Result<Vec<u64>, ParseError> {
+        let mut undeclared = Vec::new();
+        let mut stack: Vec<Open> = Vec::new();
+        self.expect(b'{', "the profile object")?;
+        stack.push(Open::default());
+        // Inside an object: read `key: value` pairs; `children` opens an array of objects.
+        while let Some(top) = stack.last() {
+            let first = top.keys == 0;
+            if self.eat(b'}') {
+                let open = stack.pop().unwrap_or_default();
+                let node = match open.node {
+                    Some(node) => node,
+                    None => self.place(&open, &stack, &mut undeclared)?,
+                };
+                self.set_values(node, &open);
+                if stack.is_empty() {
+                    break;
+                }
+                // After a child: `,` and another child, or the end of the children array.
+                if self.eat(b',') {
+                    self.expect(b'{', "the next child object")?;
+                    stack.push(Open::default());
+                } else {
+                    self.expect(b']', "',' or ']' after a child")?;
+                }
+                continue;
+            }
+            if !first && !self.eat(b',') {
+                return Err(self.error("',' or '}' in a profile object"));
+            }
+            let key = self.key()?.to_vec();
+            self.expect(b':', "':' after a key")?;
+            let index = stack.len() - 1;
+            stack[index].keys += 1;
+            match key.as_slice() {
+                b"id" => stack[index].id = Some(self.number()?),
+                b"entries" => stack[index].values[ENTRIES] = Some(self.number()?),
+                b"ticks" => stack[index].values[TICKS] = Some(self.number()?),
+                b"alloc" => stack[index].values[ALLOC] = Some(self.number()?),
+                b"children" => {
+                    let open = &stack[index];
+                    let node = match open.node {
+                        Some(node) => node,
+                        None => self.place(open, &stack[..index], &mut undeclared)?,
+                    };
+                    stack[index].node = Some(node);
+                    self.expect(b'[', "the children array")?;
+                    if !self.eat(b']') {
+                        self.expect(b'{', "a child object")?;
+                        stack.push(Open::default());
+                    }
+                }
+                _ => self.skip_value()?,
+            }
+        }
+        self.skip_ws();
+        Ok(undeclared)
+    }
+
+    /// Pushes the node of `open` (its `id` must be known) under the innermost placed ancestor.
+    fn place(&mut self, open: &Open, ancestors: &[Open], undeclared: &mut Vec<u64>) -> Result<NodeId, ParseError> {
+        let Some(id) = open.id else {
+            self.skip_ws();
+            return Err(self.error("\"id\" before \"children\" and before the end of a profile object"));
+        };
+        let frame = match self.frames.get(&id) {
+            Some(&frame) => frame,
+            None => {
+                undeclared.push(id);
+                let frame = self.profile.frames.intern(FrameRef::function(&format!("<cc {id}>")));
+                self.frames.insert(id, frame);
+                frame
+            }
+        };
+        let parent = ancestors.last().and_then(|a| a.node);
+        Ok(self.profile.tree.push(parent, frame))
+    }
+
+    fn set_values(&mut self, node: NodeId, open: &Open) {
+        for (metric, value) in open.values.iter().enumerate() {
+            let v = i64::try_from(value.unwrap_or(0)).unwrap_or(i64::MAX);
+            self.profile.tree.set_self(metric, node, Value::Int(v));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tree_deeper_than_the_stack_allows_reads() {
+        let depth = 300_000;
+        let mut text = String::from(
+            r#"{"program": "p", "arguments": [], "rts_arguments": [], "total_ticks": 1, "tick_interval": 1000, "cost_centres": [{"id": 1, "label": "f", "module": "M", "src_loc": "", "is_caf": false}], "profile": "#,
+        );
+        for _ in 0..depth - 1 {
+            text.push_str(r#"{"id": 1, "entries": 1, "alloc": 0, "ticks": 0, "children": ["#);
+        }
+        text.push_str(r#"{"id": 1, "entries": 1, "alloc": 8, "ticks": 1, "children": []}"#);
+        for _ in 0..depth - 1 {
+            text.push_str("]}");
+        }
+        text.push('}');
+        let mut diag = Diagnostics::default();
+        let profile = read(&mut text.as_bytes(), &mut diag).unwrap();
+        assert_eq!(profile.max_depth(), Some(depth as u32 - 1));
+        assert_eq!(profile.total(TICKS), Value::Int(1));
+        assert!(diag.warnings().iter().all(|w| w.key != "total-mismatch"), "{:?}", diag.warnings());
+    }
+}

@@ -1,0 +1,119 @@
+//! GHC's cost-centre profiles, in the three shapes GHC has written them:
+//!
+//! - [`px`]: the `+RTS -px` log of GHC 4.08–7.2 (read and written);
+//! - [`prof`]: the `+RTS -p`/`-P` text report of GHC 7.x–9.x (read);
+//! - [`json`]: the `+RTS -pj` JSON profile of GHC 8.2 and later (read).
+//!
+//! All three describe the same thing: a tree of cost-centre stacks, each stack a cost centre (a
+//! label in a module) under its caller's stack, with ticks, entries and allocation per stack. They map
+//! onto the model the same way, through the pieces in this module: a cost centre is a function frame
+//! named by its label with its GHC module as the frame's module ([`cost_centre`]); metrics are
+//! `ticks` (additive count, the tick length is the profile's interval), `entries` (per node, not
+//! additive) and `alloc` (additive bytes). The profile is marked as having namespace modules
+//! ([`crate::model::Meta::module_namespaces`]), so that a one-name output (folded, Sampler,
+//! LispWorks) writes `Module.label`, as inferno's `collapse-ghcprof` does.
+
+pub mod json;
+pub mod prof;
+pub mod px;
+
+use crate::formats::{Carries, Structure};
+use crate::model::{Aggregation, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Unit};
+
+/// What a GHC profile carries: a tree of cost centres with modules, a timestamp and a tick length;
+/// `metrics` and `title` differ between the three shapes, and so do the characters a name cannot
+/// hold (`-px` only).
+pub(crate) const fn carries(
+    metrics: &'static [MetricKind],
+    title: bool,
+    name_replacements: &'static [(char, char)],
+) -> Carries {
+    Carries {
+        structure: Structure::Tree,
+        threads: false,
+        thread_roots: false,
+        frame_kinds: false,
+        metrics,
+        one_metric: false,
+        function_facts: false,
+        source_lines: false,
+        modules: true,
+        title,
+        timestamp: true,
+        interval: true,
+        name_replacements,
+        lines_nest: false,
+        time_unit: None,
+        flat_reports: false,
+    }
+}
+
+/// The machine word size assumed for `-px` allocation counts (64-bit builds).
+pub const DEFAULT_WORD_SIZE: u64 = 8;
+
+/// The word size to use: `option` when set (non-zero), else [`DEFAULT_WORD_SIZE`].
+pub fn word_size(option: u8) -> u64 {
+    if option == 0 {
+        DEFAULT_WORD_SIZE
+    } else {
+        u64::from(option)
+    }
+}
+
+/// Metric index of the ticks in a profile made by [`new_profile`].
+pub(crate) const TICKS: usize = 0;
+/// Metric index of the entries.
+pub(crate) const ENTRIES: usize = 1;
+/// Metric index of the allocation.
+pub(crate) const ALLOC: usize = 2;
+
+/// Profiler ticks per stack: additive counts; a tick lasts the profile's interval.
+pub(crate) fn ticks_metric() -> Metric {
+    Metric {
+        name: "ticks".into(),
+        kind: MetricKind::Ticks,
+        unit: Unit::Count,
+        aggregation: Aggregation::Additive,
+        repr: Repr::Int,
+    }
+}
+
+/// How often a stack was entered: a fact of the node that does not roll up.
+pub(crate) fn entries_metric() -> Metric {
+    Metric {
+        name: "entries".into(),
+        kind: MetricKind::Calls,
+        unit: Unit::Count,
+        aggregation: Aggregation::PerNode,
+        repr: Repr::Int,
+    }
+}
+
+/// Bytes allocated per stack.
+pub(crate) fn alloc_metric() -> Metric {
+    Metric {
+        name: "alloc".into(),
+        kind: MetricKind::Alloc,
+        unit: Unit::Bytes,
+        aggregation: Aggregation::Additive,
+        repr: Repr::Int,
+    }
+}
+
+/// An empty profile with the metrics every GHC profile with ticks has: ticks, entries, alloc (at
+/// [`TICKS`], [`ENTRIES`], [`ALLOC`]), and modules marked as namespaces.
+pub(crate) fn new_profile() -> Profile {
+    let mut profile = Profile::new(vec![ticks_metric(), entries_metric(), alloc_metric()]);
+    profile.meta.module_namespaces = true;
+    profile
+}
+
+/// The frame of a cost centre: its label, in its module (none when the module is empty).
+pub(crate) fn cost_centre<'a>(label: &'a str, module: &'a str) -> FrameRef<'a> {
+    FrameRef { module: (!module.is_empty()).then_some(module), ..FrameRef::named(label, FrameKind::Function) }
+}
+
+/// GHC's root cost centre, `MAIN` in module `MAIN`.
+pub fn main_frame() -> FrameRef<'static> {
+    cost_centre("MAIN", "MAIN")
+}

@@ -1,0 +1,456 @@
+//! GHC's text profiling report, `<prog>.prof`, from `+RTS -p` or `-P` (GHC 7.x to 9.x).
+//!
+//! **Producer**: `rts/ProfilerReport.c` (shared notes `formats.md` §6.1).
+//!
+//! ```text
+//! (lines start with a TAB where four spaces show here)
+//!     Sun Aug  6 14:52 2023 Time and Allocation Profiling Report  (Final)
+//!
+//!        prog +RTS -P -RTS
+//!
+//!     total time  =        0.02 secs   (23 ticks @ 1000 us, 1 processor)
+//!     total alloc =  59,542,424 bytes  (excludes profiling overheads)
+//!
+//! COST CENTRE MODULE SRC            %time %alloc  ticks     bytes
+//! (per-cost-centre summary rows)
+//!
+//!                                              individual      inherited
+//! COST CENTRE MODULE SRC      no. entries  %time %alloc   %time %alloc  ticks     bytes
+//!
+//! MAIN        MAIN   <built-in> 337     0    0.0    0.0   100.0  100.0      0       728
+//!  main       Main   Main.hs:3:1 338    1   30.4    9.4    30.4    9.4      7   5617272
+//! ```
+//!
+//! **Grammar**: a title line (`… Time and Allocation Profiling Report`), the command line, the
+//! `total time` line (`(N ticks @ I us, P processors)`; before GHC 7.4 `(N ticks @ I ms)`), the
+//! `total alloc` line (comma-grouped bytes), a summary table (skipped: the tree holds the same
+//! numbers), then the tree: a header naming the columns, and one row per cost-centre stack, indented
+//! one space per level: label, module, source span (absent before GHC 8), stack number, entries,
+//! individual and inherited `%time %alloc`, and with `-P` the `ticks` and `bytes` columns.
+//!
+//! **Reading**: rows are parsed from the right (a SRC such as `<no location info>` holds spaces);
+//! label, module and SRC are split at the header's column starts, counted in characters (labels can
+//! be CJK), and by whitespace when a row does not fit the columns. CRLF is accepted. Metrics:
+//! `entries` (per node); `ticks` and `alloc` (bytes) from the `-P` columns, or else `time` (ms) and
+//! `alloc` from the individual percentages times the header totals, with a warning that the
+//! percentages are rounded to 0.1. The tick length is the profile's interval; the command line is
+//! its title. SRC is kept as the frame attr `ghc-prof.src` (first seen per cost centre); the stack
+//! numbers are not kept. Not written: proftool reads this format only.
+
+use super::{alloc_metric, cost_centre, entries_metric, new_profile, ALLOC, ENTRIES, TICKS};
+use crate::diag::Diagnostics;
+use crate::error::{excerpt, ParseError, ParseErrorKind, Position};
+use crate::formats::{detect, Carries, Format, Sniff};
+use crate::model::{Aggregation, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value};
+use crate::text::{self, Line};
+use std::io::Read;
+use std::time::Duration;
+
+/// What a text report carries.
+pub(crate) const CARRIES: Carries =
+    super::carries(&[MetricKind::Ticks, MetricKind::Time, MetricKind::Calls, MetricKind::Alloc], true, &[]);
+
+const FORMAT: Format = Format::GhcProf;
+const MARKER: &str = "Time and Allocation Profiling Report";
+
+/// `Yes` when the first line has the report's title.
+pub(crate) fn sniff(head: &[u8]) -> Sniff {
+    detect::first_line_contains(head, MARKER)
+}
+
+/// At most this many numbers end a tree row (`no. entries %time %alloc %time %alloc ticks bytes`).
+const MAX_NUMBERS: usize = 8;
+
+/// The numbers at the end of a line, parsed on the reader thread: from the right, each number's
+/// value (digits with the decimal point left out), its count of decimals and where it starts.
+#[derive(Clone, Copy, Default)]
+struct Numbers {
+    count: usize,
+    value: [u64; MAX_NUMBERS],
+    decimals: [u8; MAX_NUMBERS],
+    start: [u32; MAX_NUMBERS],
+}
+
+fn trailing_numbers(line: &str) -> Numbers {
+    let bytes = line.as_bytes();
+    let mut numbers = Numbers::default();
+    let mut end = bytes.len();
+    while numbers.count < MAX_NUMBERS {
+        while end > 0 && bytes[end - 1] == b' ' {
+            end -= 1;
+        }
+        let mut start = end;
+        while start > 0 && bytes[start - 1] != b' ' {
+            start -= 1;
+        }
+        let Some((value, decimals)) = parse_number(&bytes[start..end]) else { break };
+        let i = numbers.count;
+        numbers.value[i] = value;
+        numbers.decimals[i] = decimals;
+        numbers.start[i] = u32::try_from(start).unwrap_or(u32::MAX);
+        numbers.count += 1;
+        end = start;
+    }
+    numbers
+}
+
+/// Decimal digits with at most one `.`: the digits as one integer and the count after the point.
+fn parse_number(token: &[u8]) -> Option<(u64, u8)> {
+    if token.is_empty() {
+        return None;
+    }
+    let mut value: u64 = 0;
+    let mut decimals: Option<u8> = None;
+    for &b in token {
+        match b {
+            b'0'..=b'9' => {
+                value = value.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
+                if let Some(d) = &mut decimals {
+                    *d = d.checked_add(1)?;
+                }
+            }
+            b'.' if decimals.is_none() => decimals = Some(0),
+            _ => return None,
+        }
+    }
+    Some((value, decimals.unwrap_or(0)))
+}
+
+/// A percentage in tenths (`30.4` → 304).
+fn tenths(value: u64, decimals: u8) -> u64 {
+    match decimals {
+        0 => value.saturating_mul(10),
+        1 => value,
+        d => value / 10u64.saturating_pow(u32::from(d) - 1),
+    }
+}
+
+/// Reads a text report: rows are split into numbers on a second thread while this one builds the tree.
+pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+    let mut reader = ProfReader::default();
+    let mut end = Position::line(1, 0);
+    text::pipeline(input, FORMAT, trailing_numbers, |line, numbers| {
+        end = Position::line(line.position.line.map_or(1, |n| n + 1), line.position.byte + line.text.len() as u64 + 1);
+        reader.line(&line, &numbers, diag)
+    })?;
+    reader.finish(end, diag)
+}
+
+#[derive(Default, PartialEq, Eq, Clone, Copy)]
+enum Section {
+    #[default]
+    Title,
+    Preamble,
+    Summary,
+    Tree,
+}
+
+/// The tree header's columns: where MODULE and SRC start (in characters), and whether the
+/// `ticks bytes` columns are there.
+#[derive(Default, Clone, Copy)]
+struct Columns {
+    module: usize,
+    src: Option<usize>,
+    ticks: bool,
+}
+
+#[derive(Default)]
+struct ProfReader {
+    section: Section,
+    profile: Option<Profile>,
+    timestamp: Option<String>,
+    title: Option<String>,
+    total_ticks: Option<u64>,
+    interval: Option<Duration>,
+    total_alloc: Option<u64>,
+    columns: Columns,
+    /// The open nodes from the root down.
+    path: Vec<NodeId>,
+}
+
+impl ProfReader {
+    fn line(&mut self, line: &Line<'_>, numbers: &Numbers, diag: &mut Diagnostics) -> Result<(), ParseError> {
+        let text = line.text;
+        match self.section {
+            Section::Tree => self.row(line, numbers),
+            Section::Title => {
+                let Some(at) = text.find(MARKER) else {
+                    return Err(line.error(ParseErrorKind::MissingMarker {
+                        format: FORMAT,
+                        expected: "a first line with \"Time and Allocation Profiling Report\"",
+                    }));
+                };
+                self.timestamp = Some(text[..at].trim().to_string()).filter(|t| !t.is_empty());
+                self.section = Section::Preamble;
+                Ok(())
+            }
+            Section::Preamble => self.preamble(line),
+            Section::Summary => {
+                if text.starts_with("COST CENTRE") && (text.contains(" entries ") || text.ends_with(" entries")) {
+                    self.tree_header(line, diag)
+                } else {
+                    Ok(())
+                }
+            }
+        }
+    }
+
+    /// The lines between the title and the summary table.
+    fn preamble(&mut self, line: &Line<'_>) -> Result<(), ParseError> {
+        let text = line.text.trim();
+        if text.is_empty() {
+            return Ok(());
+        }
+        if let Some(rest) = text.strip_prefix("total time") {
+            let (ticks, interval) = parse_total_time(rest).ok_or_else(|| {
+                line.error(ParseErrorKind::Unexpected {
+                    expected: "total time = S secs (N ticks @ I us, P processors)".into(),
+                    found: excerpt(line.text.as_bytes()),
+                })
+            })?;
+            self.total_ticks = Some(ticks);
+            self.interval = Some(interval);
+        } else if let Some(rest) = text.strip_prefix("total alloc") {
+            let bytes = parse_total_alloc(rest).ok_or_else(|| {
+                line.error(ParseErrorKind::Unexpected {
+                    expected: "total alloc = N bytes".into(),
+                    found: excerpt(line.text.as_bytes()),
+                })
+            })?;
+            self.total_alloc = Some(bytes);
+        } else if text.starts_with("COST CENTRE") {
+            if self.total_ticks.is_none() || self.total_alloc.is_none() {
+                let missing = if self.total_ticks.is_none() { "total time" } else { "total alloc" };
+                return Err(line.error(ParseErrorKind::Unexpected {
+                    expected: format!("the {missing} line before the tables"),
+                    found: excerpt(line.text.as_bytes()),
+                }));
+            }
+            self.section = Section::Summary;
+        } else if self.title.is_none() {
+            self.title = Some(text.to_string());
+        }
+        Ok(())
+    }
+
+    /// The tree's column header: where the columns start, and which metrics there are.
+    fn tree_header(&mut self, line: &Line<'_>, diag: &mut Diagnostics) -> Result<(), ParseError> {
+        let text = line.text;
+        let char_column = |byte: usize| text[..byte].chars().count();
+        let module = text.find(" MODULE").map(|b| char_column(b + 1));
+        let src = text.find(" SRC").map(|b| char_column(b + 1));
+        let Some(module) = module else {
+            return Err(line.error(ParseErrorKind::Unexpected {
+                expected: "a tree header: COST CENTRE MODULE [SRC] no. entries %time %alloc %time %alloc [ticks bytes]"
+                    .into(),
+                found: excerpt(text.as_bytes()),
+            }));
+        };
+        let ticks = text.trim_end().ends_with("bytes");
+        self.columns = Columns { module, src, ticks };
+        let mut profile = new_profile();
+        if !ticks {
+            let time = Metric {
+                name: "time".into(),
+                kind: MetricKind::Time,
+                unit: Unit::Milliseconds,
+                aggregation: Aggregation::Additive,
+                repr: Repr::Float,
+            };
+            profile = Profile::new(vec![time, entries_metric(), alloc_metric()]);
+            profile.meta.module_namespaces = true;
+            diag.warn("percentages", Some(line.position), || {
+                "no ticks and bytes columns (+RTS -p): time and alloc are the individual %time and %alloc times the totals, and those percentages are rounded to 0.1".into()
+            });
+        }
+        profile.meta.timestamp = self.timestamp.take();
+        profile.meta.title = self.title.take();
+        profile.meta.interval = self.interval;
+        self.profile = Some(profile);
+        self.section = Section::Tree;
+        Ok(())
+    }
+
+    /// One row of the tree.
+    fn row(&mut self, line: &Line<'_>, numbers: &Numbers) -> Result<(), ParseError> {
+        let text = line.text;
+        if text.trim().is_empty() {
+            return Ok(());
+        }
+        let columns = self.columns;
+        let wanted = if columns.ticks { 8 } else { 6 };
+        let bad = |what: &str| {
+            line.error(ParseErrorKind::Unexpected {
+                expected: format!(
+                    "a tree row: an indented cost centre, its module{}, then {wanted} numbers{what}",
+                    if columns.src.is_some() { " and SRC" } else { "" }
+                ),
+                found: excerpt(text.as_bytes()),
+            })
+        };
+        if numbers.count < wanted {
+            return Err(bad(""));
+        }
+        let depth = text.len() - text.trim_start_matches(' ').len();
+        let names_end = numbers.start[wanted - 1] as usize;
+        let Some((label, module, src)) = split_names(text, depth, names_end, columns) else {
+            return Err(bad(""));
+        };
+        if depth > self.path.len() {
+            let previous = self.path.len() as i64 - 1;
+            return Err(line.error(ParseErrorKind::DepthJump { previous, found: depth as i64 }));
+        }
+        self.path.truncate(depth);
+        let Some(profile) = &mut self.profile else { return Err(bad("")) };
+        let frames_before = profile.frames.len();
+        let frame = profile.frames.intern(cost_centre(label, module));
+        if profile.frames.len() > frames_before && !src.is_empty() {
+            profile.frame_attrs.insert(frame, vec![("ghc-prof.src".to_string(), src.to_string())]);
+        }
+        let node = profile.tree.push(self.path.last().copied(), frame);
+        self.path.push(node);
+        // From the right: [bytes ticks] inherited %alloc %time, individual %alloc %time, entries, no.
+        let at = |i: usize| numbers.value[wanted - 1 - i];
+        let pct = |i: usize| tenths(numbers.value[wanted - 1 - i], numbers.decimals[wanted - 1 - i]);
+        let tree = &mut profile.tree;
+        tree.set_self(ENTRIES, node, Value::Int(to_i64(at(1))));
+        if columns.ticks {
+            tree.set_self(TICKS, node, Value::Int(to_i64(at(6))));
+            tree.set_self(ALLOC, node, Value::Int(to_i64(at(7))));
+        } else {
+            let total_ms = self.total_ticks.unwrap_or(0) as f64 * self.interval.unwrap_or_default().as_secs_f64() * 1e3;
+            let ms = pct(2) as f64 / 1000.0 * total_ms;
+            let bytes = (pct(3) as f64 / 1000.0 * self.total_alloc.unwrap_or(0) as f64).round();
+            tree.set_self(TICKS, node, Value::Float(ms));
+            tree.set_self(ALLOC, node, Value::Int(bytes as i64));
+        }
+        Ok(())
+    }
+
+    fn finish(self, end: Position, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+        let expected = match self.section {
+            Section::Tree => None,
+            Section::Title => Some("a first line with \"Time and Allocation Profiling Report\""),
+            Section::Preamble => Some("the total time and total alloc lines and the tables"),
+            Section::Summary => Some("the cost-centre tree (COST CENTRE … no. entries …)"),
+        };
+        if let Some(expected) = expected {
+            return Err(ParseError {
+                format: FORMAT,
+                position: end,
+                kind: ParseErrorKind::Unexpected { expected: expected.into(), found: "the end of the input".into() },
+            });
+        }
+        let profile = self.profile.unwrap_or_else(new_profile);
+        if let (Some(total), true) = (self.total_ticks, self.columns.ticks) {
+            let sum = profile.total(TICKS).as_count();
+            if sum != to_i64(total) {
+                diag.warn("total-ticks", None, || {
+                    format!("the header's total of {total} ticks differs from the sum of the tree's ticks, {sum}")
+                });
+            }
+        }
+        Ok(profile)
+    }
+}
+
+fn to_i64(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+/// Label, module and SRC of a row whose names end at byte `end`: at the header's columns when the
+/// row fits them, else split at whitespace (label, module, the rest).
+fn split_names(text: &str, indent: usize, end: usize, columns: Columns) -> Option<(&str, &str, &str)> {
+    let names = text.get(..end)?;
+    if let Some(split) = split_at_columns(names, indent, columns) {
+        return Some(split);
+    }
+    let rest = names.get(indent..)?;
+    let (label, rest) = rest.split_once(' ')?;
+    let rest = rest.trim_start();
+    let (module, src) = rest.split_once(' ').unwrap_or((rest, ""));
+    (!label.is_empty() && !module.is_empty()).then_some((label, module.trim(), src.trim()))
+}
+
+fn split_at_columns(names: &str, indent: usize, columns: Columns) -> Option<(&str, &str, &str)> {
+    let byte = |column: usize| -> Option<usize> {
+        if names.is_ascii() {
+            (column <= names.len()).then_some(column)
+        } else {
+            names.char_indices().map(|(b, _)| b).chain(std::iter::once(names.len())).nth(column)
+        }
+    };
+    let module_at = byte(columns.module)?;
+    let src_at = match columns.src {
+        Some(src) => byte(src)?,
+        None => names.len(),
+    };
+    if module_at <= indent || src_at < module_at {
+        return None;
+    }
+    let starts_field = |at: usize| names[..at].ends_with(' ') && !names[at..].starts_with(' ');
+    if !starts_field(module_at) || (columns.src.is_some() && !starts_field(src_at)) {
+        return None;
+    }
+    let label = names[indent..module_at].trim_end();
+    let module = names[module_at..src_at].trim_end();
+    let src = names[src_at..].trim();
+    (!label.is_empty() && !module.is_empty() && !module.contains(' ')).then_some((label, module, src))
+}
+
+/// `= 0.02 secs   (23 ticks @ 1000 us, 1 processor)` or `(N ticks @ 20 ms)`: ticks and tick length.
+fn parse_total_time(rest: &str) -> Option<(u64, Duration)> {
+    let inside = rest.split_once('(')?.1;
+    let (ticks, rest) = inside.trim_start().split_once(" ticks @ ")?;
+    let ticks = ticks.trim().parse().ok()?;
+    let mut words = rest.split([' ', ',', ')']).filter(|w| !w.is_empty());
+    let length: u64 = words.next()?.parse().ok()?;
+    let interval = match words.next()? {
+        "us" => Duration::from_micros(length),
+        "ms" => Duration::from_millis(length),
+        _ => return None,
+    };
+    Some((ticks, interval))
+}
+
+/// `=  59,542,424 bytes  (…)`: the bytes.
+fn parse_total_alloc(rest: &str) -> Option<u64> {
+    let number = rest.trim_start().strip_prefix('=')?.split_whitespace().next()?;
+    number.replace(',', "").parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_taken_from_the_right() {
+        let n = trailing_numbers(" main   Main  <no location info>  338   1   30.4    9.4   30.4    9.4");
+        assert_eq!(n.count, 6);
+        assert_eq!((n.value[0], n.decimals[0]), (94, 1));
+        assert_eq!(n.value[5], 338);
+    }
+
+    #[test]
+    fn header_totals() {
+        assert_eq!(
+            parse_total_time("  =        0.02 secs   (23 ticks @ 1000 us, 1 processor)"),
+            Some((23, Duration::from_millis(1)))
+        );
+        assert_eq!(parse_total_time(" =  1.00 secs   (50 ticks @ 20 ms)"), Some((50, Duration::from_millis(20))));
+        assert_eq!(parse_total_alloc(" =  59,542,424 bytes  (excludes profiling overheads)"), Some(59_542_424));
+    }
+
+    #[test]
+    fn names_split_at_columns_or_whitespace() {
+        let columns = Columns { module: 8, src: Some(15), ticks: false };
+        assert_eq!(
+            split_names(" a b    Main   <no location info> ", 1, 33, columns),
+            Some(("a b", "Main", "<no location info>"))
+        );
+        assert_eq!(
+            split_names(" averylonglabel Main x.hs:1", 1, 27, columns),
+            Some(("averylonglabel", "Main", "x.hs:1"))
+        );
+    }
+}

@@ -11,7 +11,7 @@
 use proftool::convert::ConvertOptions;
 use proftool::diag::Diagnostics;
 use proftool::formats::sampler::FrameOrder;
-use proftool::model::{Aggregation, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Repr, Unit, Value};
+use proftool::model::{FrameId, FrameKind, FrameRef, Metric, NodeId, Repr, Unit, Value};
 use proftool::{Format, Profile};
 use std::io::{BufWriter, Write};
 
@@ -99,20 +99,7 @@ fn profile_with_nodes(nodes: usize, seed: u64) -> Profile {
 /// line; APL names; calls per row; times in ms with three decimals, as `]PROFILE` 1.37 prints them.
 fn dyalog_shape(src: &Profile, seed: u64) -> Profile {
     let mut rng = Rng(seed | 1);
-    let calls = Metric {
-        name: "calls".into(),
-        kind: MetricKind::Calls,
-        unit: Unit::Count,
-        aggregation: Aggregation::PerNode,
-        repr: Repr::Int,
-    };
-    let time = Metric {
-        name: "time".into(),
-        kind: MetricKind::Time,
-        unit: Unit::Milliseconds,
-        aggregation: Aggregation::Additive,
-        repr: Repr::Float,
-    };
+    let (calls, time) = (Metric::entries("calls"), Metric::time(Unit::Milliseconds, Repr::Float));
     let mut p = Profile::new(vec![calls, time]);
     let apl_name = |name: &str| format!("#.{}", name.replace("::", ".").replace(['-', ' ', '(', ')'], "_"));
     let mut new_node: Vec<NodeId> = vec![NodeId(0); src.tree.len()];

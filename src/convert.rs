@@ -393,7 +393,7 @@ fn counts_as_ticks(profile: &mut Profile, target: Format, options: &ConvertOptio
         None => 1.0,
     };
     let counts = whole_samples(profile.tree.self_values(index), per_tick);
-    let ticks = Metric { name: "ticks".into(), kind: MetricKind::Ticks, unit: Unit::Count, repr: Repr::Int, ..metric };
+    let ticks = Metric { aggregation: metric.aggregation, ..Metric::ticks() };
     if profile.metric_index("ticks").is_some_and(|i| i != index) {
         return;
     }

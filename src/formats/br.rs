@@ -54,9 +54,7 @@ use super::{Carries, Format, Sniff, Structure};
 use crate::convert::{self, ConvertOptions};
 use crate::diag::Diagnostics;
 use crate::error::{Error, ParseError, ParseErrorKind, Position};
-use crate::model::{
-    Aggregation, ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value,
-};
+use crate::model::{ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value};
 use indexmap::IndexMap;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 use std::io::{Read, Write};
@@ -397,7 +395,7 @@ pub(crate) fn read(
         stacks: IndexMap::default(),
         used: vec![false; 1 << 16],
         key: Vec::new(),
-        profile: Profile::new(vec![Metric::samples(), time_metric()]),
+        profile: Profile::new(vec![Metric::samples(), Metric::time(Unit::Nanoseconds, Repr::Int)]),
         index: ChildIndex::default(),
         frames: Vec::new(),
         has_time: false,
@@ -428,17 +426,6 @@ pub(crate) fn read(
         profile.retain_metrics(&[true, false]);
     }
     Ok(profile)
-}
-
-/// The time metric of timed files.
-fn time_metric() -> Metric {
-    Metric {
-        name: "time".into(),
-        kind: MetricKind::Time,
-        unit: Unit::Nanoseconds,
-        aggregation: Aggregation::Additive,
-        repr: Repr::Int,
-    }
 }
 
 impl Reader {
@@ -924,7 +911,7 @@ mod tests {
 
     /// `<main>` a.br:10.0 (1 sample, 7 ns) calling FNX b.br:20.1 (2 samples, 5 ns).
     fn timed_profile() -> Profile {
-        let mut p = Profile::new(vec![Metric::samples(), time_metric()]);
+        let mut p = Profile::new(vec![Metric::samples(), Metric::time(Unit::Nanoseconds, Repr::Int)]);
         let line = |name, module, line, clause| FrameRef {
             name,
             module: Some(module),

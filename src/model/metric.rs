@@ -124,6 +124,34 @@ impl Metric {
         }
     }
 
+    /// Timer ticks (GHC ticks, Dyalog timer inspections): additive integer counts.
+    pub fn ticks() -> Metric {
+        Metric {
+            name: "ticks".into(),
+            kind: MetricKind::Ticks,
+            unit: Unit::Count,
+            aggregation: Aggregation::Additive,
+            repr: Repr::Int,
+        }
+    }
+
+    /// Time in `unit`, stored as `repr`: additive.
+    pub fn time(unit: Unit, repr: Repr) -> Metric {
+        Metric { name: "time".into(), kind: MetricKind::Time, unit, aggregation: Aggregation::Additive, repr }
+    }
+
+    /// How often a node was entered, named `name` (Dyalog Calls, GHC entries): a per-node count that
+    /// does not roll up.
+    pub fn entries(name: &str) -> Metric {
+        Metric {
+            name: name.into(),
+            kind: MetricKind::Calls,
+            unit: Unit::Count,
+            aggregation: Aggregation::PerNode,
+            repr: Repr::Int,
+        }
+    }
+
     /// Whether the values are additive.
     pub fn is_additive(&self) -> bool {
         self.aggregation == Aggregation::Additive

@@ -35,8 +35,7 @@ use crate::diag::Diagnostics;
 use crate::error::ParseErrorKind;
 use crate::formats::{Carries, Format, Structure};
 use crate::model::{
-    significant, Aggregation, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value,
-    Values,
+    significant, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values,
 };
 use std::str::FromStr;
 
@@ -397,36 +396,6 @@ impl MetricColumns {
     }
 }
 
-fn calls_metric() -> Metric {
-    Metric {
-        name: "calls".into(),
-        kind: MetricKind::Calls,
-        unit: Unit::Count,
-        aggregation: Aggregation::PerNode,
-        repr: Repr::Int,
-    }
-}
-
-fn time_metric() -> Metric {
-    Metric {
-        name: "time".into(),
-        kind: MetricKind::Time,
-        unit: Unit::Milliseconds,
-        aggregation: Aggregation::Additive,
-        repr: Repr::Float,
-    }
-}
-
-fn ticks_metric() -> Metric {
-    Metric {
-        name: "ticks".into(),
-        kind: MetricKind::Ticks,
-        unit: Unit::Count,
-        aggregation: Aggregation::Additive,
-        repr: Repr::Int,
-    }
-}
-
 /// An open row of a tree report: a possible parent of the rows that follow.
 #[derive(Clone, Copy, Debug)]
 struct Open {
@@ -463,9 +432,9 @@ impl ReportBuilder {
         let mut metrics = Vec::new();
         let mut slots = MetricColumns::default();
         for (present, metric, slot) in [
-            (has(Column::Calls), calls_metric(), &mut slots.calls),
-            (has_time.contains(&true), time_metric(), &mut slots.time),
-            (has_ticks.contains(&true), ticks_metric(), &mut slots.ticks),
+            (has(Column::Calls), Metric::entries("calls"), &mut slots.calls),
+            (has_time.contains(&true), Metric::time(Unit::Milliseconds, Repr::Float), &mut slots.time),
+            (has_ticks.contains(&true), Metric::ticks(), &mut slots.ticks),
         ] {
             if present {
                 *slot = Some(metrics.len());

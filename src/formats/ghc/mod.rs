@@ -67,28 +67,6 @@ pub(crate) const ENTRIES: usize = 1;
 /// Metric index of the allocation.
 pub(crate) const ALLOC: usize = 2;
 
-/// Profiler ticks per stack: additive counts; a tick lasts the profile's interval.
-pub(crate) fn ticks_metric() -> Metric {
-    Metric {
-        name: "ticks".into(),
-        kind: MetricKind::Ticks,
-        unit: Unit::Count,
-        aggregation: Aggregation::Additive,
-        repr: Repr::Int,
-    }
-}
-
-/// How often a stack was entered: a fact of the node that does not roll up.
-pub(crate) fn entries_metric() -> Metric {
-    Metric {
-        name: "entries".into(),
-        kind: MetricKind::Calls,
-        unit: Unit::Count,
-        aggregation: Aggregation::PerNode,
-        repr: Repr::Int,
-    }
-}
-
 /// Bytes allocated per stack.
 pub(crate) fn alloc_metric() -> Metric {
     Metric {
@@ -103,7 +81,7 @@ pub(crate) fn alloc_metric() -> Metric {
 /// An empty profile with the metrics every GHC profile with ticks has: ticks, entries, alloc (at
 /// [`TICKS`], [`ENTRIES`], [`ALLOC`]), and modules marked as namespaces.
 pub(crate) fn new_profile() -> Profile {
-    let mut profile = Profile::new(vec![ticks_metric(), entries_metric(), alloc_metric()]);
+    let mut profile = Profile::new(vec![Metric::ticks(), Metric::entries("entries"), alloc_metric()]);
     profile.meta.module_namespaces = true;
     profile
 }

@@ -37,11 +37,11 @@
 //! its title. SRC is kept as the frame attr `ghc-prof.src` (first seen per cost centre); the stack
 //! numbers are not kept. Not written: proftool reads this format only.
 
-use super::{alloc_metric, cost_centre, entries_metric, new_profile, ALLOC, ENTRIES, TICKS};
+use super::{alloc_metric, cost_centre, new_profile, ALLOC, ENTRIES, TICKS};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, ParseError, ParseErrorKind, Position};
 use crate::formats::{detect, Carries, Format, Sniff};
-use crate::model::{Aggregation, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value};
+use crate::model::{Metric, MetricKind, NodeId, Profile, Repr, Unit, Value};
 use crate::text::{self, Line};
 use std::io::Read;
 use std::time::Duration;
@@ -250,14 +250,8 @@ impl ProfReader {
         self.columns = Columns { module, src, ticks };
         let mut profile = new_profile();
         if !ticks {
-            let time = Metric {
-                name: "time".into(),
-                kind: MetricKind::Time,
-                unit: Unit::Milliseconds,
-                aggregation: Aggregation::Additive,
-                repr: Repr::Float,
-            };
-            profile = Profile::new(vec![time, entries_metric(), alloc_metric()]);
+            let time = Metric::time(Unit::Milliseconds, Repr::Float);
+            profile = Profile::new(vec![time, Metric::entries("entries"), alloc_metric()]);
             profile.meta.module_namespaces = true;
             diag.warn("percentages", Some(line.position), || {
                 "no ticks and bytes columns (+RTS -p): time and alloc are the individual %time and %alloc times the totals, and those percentages are rounded to 0.1".into()

@@ -74,57 +74,84 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
     }
 }
 
-/// A buffered input that counts the lines it hands to the XML parser, so that a position the parser
-/// reports can be given as a line.
+/// A buffered input that knows the line of any byte still in its buffer, so that a position the
+/// XML parser reports can be given as a line: newlines are counted once per buffer, in bulk, as
+/// it is refilled.
 struct LineCounter<R> {
     inner: R,
-    offset: u64,
-    /// Newlines before `mark`.
-    lines_before_mark: u64,
-    /// The offsets of the newlines consumed since the mark.
-    recent_newlines: Vec<u64>,
+    buf: Box<[u8]>,
+    /// The unconsumed bytes are `buf[start..end]`.
+    start: usize,
+    end: usize,
+    /// The input offset of `buf[0]`, and the newlines before it.
+    buf_offset: u64,
+    lines_before_buf: u64,
+    /// The last position asked for (offset, newlines before it): positions are asked for in input
+    /// order, so each is counted on from the one before.
+    last: std::cell::Cell<(u64, u64)>,
 }
 
-impl<R: BufRead> LineCounter<R> {
-    /// Forgets newline offsets before the current offset (called before each parser event).
-    fn mark(&mut self) {
-        self.lines_before_mark += self.recent_newlines.len() as u64;
-        self.recent_newlines.clear();
+impl<R: Read> LineCounter<R> {
+    fn new(inner: R) -> LineCounter<R> {
+        LineCounter {
+            inner,
+            buf: vec![0; 1 << 16].into_boxed_slice(),
+            start: 0,
+            end: 0,
+            buf_offset: 0,
+            lines_before_buf: 0,
+            last: std::cell::Cell::new((0, 0)),
+        }
     }
 
-    /// The position of byte `offset`, which must not be before the mark.
+    /// The position of byte `offset`, with its line when the byte is still in the buffer (an event
+    /// that began in an earlier buffer is given by its byte offset alone).
     fn position(&self, offset: u64) -> Position {
-        let newlines = self.recent_newlines.iter().take_while(|&&n| n < offset).count() as u64;
-        Position::line(self.lines_before_mark + newlines + 1, offset)
+        let Some(i) =
+            offset.checked_sub(self.buf_offset).and_then(|i| usize::try_from(i).ok()).filter(|&i| i <= self.end)
+        else {
+            return Position::byte(offset);
+        };
+        let (last_offset, last_lines) = self.last.get();
+        let (from, lines) = match last_offset.checked_sub(self.buf_offset).and_then(|l| usize::try_from(l).ok()) {
+            Some(l) if l <= i => (l, last_lines),
+            _ => (0, self.lines_before_buf),
+        };
+        let lines = lines + memchr::memchr_iter(b'\n', &self.buf[from..i]).count() as u64;
+        self.last.set((offset, lines));
+        Position::line(lines + 1, offset)
     }
 }
 
-impl<R: BufRead> Read for LineCounter<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = {
-            let available = self.fill_buf()?;
-            let n = available.len().min(buf.len());
-            buf[..n].copy_from_slice(&available[..n]);
-            n
-        };
+impl<R: Read> Read for LineCounter<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(out.len());
+        out[..n].copy_from_slice(&available[..n]);
         self.consume(n);
         Ok(n)
     }
 }
 
-impl<R: BufRead> BufRead for LineCounter<R> {
+impl<R: Read> BufRead for LineCounter<R> {
     fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
-        self.inner.fill_buf()
+        if self.start == self.end {
+            self.lines_before_buf += memchr::memchr_iter(b'\n', &self.buf[..self.end]).count() as u64;
+            self.buf_offset += self.end as u64;
+            self.start = 0;
+            self.end = 0;
+            self.end = loop {
+                match self.inner.read(&mut self.buf) {
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    result => break result?,
+                }
+            };
+        }
+        Ok(&self.buf[self.start..self.end])
     }
 
     fn consume(&mut self, amount: usize) {
-        if let Ok(buf) = self.inner.fill_buf() {
-            let offset = self.offset;
-            let consumed = &buf[..amount.min(buf.len())];
-            self.recent_newlines.extend(memchr::memchr_iter(b'\n', consumed).map(|i| offset + i as u64));
-        }
-        self.offset += amount as u64;
-        self.inner.consume(amount);
+        self.start = (self.start + amount).min(self.end);
     }
 }
 
@@ -161,7 +188,7 @@ enum Ev {
 }
 
 /// The XML parser with line counting and reusable buffers.
-struct XmlInput<R: BufRead> {
+struct XmlInput<R: Read> {
     reader: Reader<LineCounter<R>>,
     buf: Vec<u8>,
     /// The name of the last start, empty or end element, as bytes (decoded only for messages).
@@ -170,9 +197,9 @@ struct XmlInput<R: BufRead> {
     text: String,
 }
 
-impl<R: BufRead> XmlInput<R> {
+impl<R: Read> XmlInput<R> {
     fn new(input: R) -> XmlInput<R> {
-        let counter = LineCounter { inner: input, offset: 0, lines_before_mark: 0, recent_newlines: Vec::new() };
+        let counter = LineCounter::new(input);
         let mut reader = Reader::from_reader(counter);
         // Whitespace-only text between elements is not reported; text inside one is kept whole.
         reader.config_mut().trim_text_start = false;
@@ -212,7 +239,6 @@ impl<R: BufRead> XmlInput<R> {
     fn next(&mut self) -> Result<Ev, ParseError> {
         loop {
             self.buf.clear();
-            self.reader.get_mut().mark();
             let event = match self.reader.read_event_into(&mut self.buf) {
                 Ok(event) => event,
                 Err(e) => {
@@ -297,7 +323,7 @@ fn set_name(buf: &mut Vec<u8>, name: &[u8]) {
     buf.extend_from_slice(name);
 }
 
-fn encoding_error<R: BufRead>(reader: &Reader<LineCounter<R>>) -> ParseError {
+fn encoding_error<R: Read>(reader: &Reader<LineCounter<R>>) -> ParseError {
     let position = reader.get_ref().position(reader.buffer_position());
     ParseError { format: FORMAT, position, kind: ParseErrorKind::Encoding }
 }
@@ -429,7 +455,8 @@ impl Entry {
                 Ev::End(Tag::ProfileEntry) => break,
                 ev => return Err(x.unexpected("a column element or </ProfileEntry>", x.describe(ev))),
             };
-            let position = x.here();
+            // Its position is worked out only for a message (the bytes are still buffered then).
+            let offset = x.reader.buffer_position();
             if !empty {
                 x.element_text()?;
             }
@@ -437,8 +464,8 @@ impl Entry {
             // A name is taken as it is (a writer does not pad inside elements); numbers are trimmed.
             if column == Column::Element {
                 self.name.push_str(&x.text);
-            } else {
-                self.row.set(column, x.text.as_bytes(), '.').map_err(|kind| x.error(position, kind))?;
+            } else if let Err(kind) = self.row.set(column, x.text.as_bytes(), '.') {
+                return Err(x.error(x.reader.get_ref().position(offset), kind));
             }
         }
         if !self.columns.contains(&Column::Element) {

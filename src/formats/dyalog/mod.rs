@@ -318,7 +318,11 @@ pub(crate) fn format_number(value: Value, decimal: char, out: &mut String) {
     use std::fmt::Write;
     let start = out.len();
     let _ = write!(out, "{value}");
-    if out[start..].starts_with('-') {
+    if out[start..] == *"-0" {
+        // Negative zero is zero to APL; `¯0` would not read back as a number in every tool.
+        out.truncate(start);
+        out.push('0');
+    } else if out[start..].starts_with('-') {
         out.replace_range(start..start + 1, "¯");
     }
     if decimal != '.' {
@@ -839,7 +843,8 @@ pub(crate) fn percent_base(profile: &Profile, total_key: &str, report: Report, r
 pub(crate) fn total_time(report: Report, rows: &[OutRow<'_>]) -> f64 {
     let function_times = rows.iter().filter(|r| r.line.is_none() && r.depth == 0).filter_map(|r| r.time.map(|t| t[1]));
     match report {
-        Report::Tree => function_times.sum(),
+        // A fold from +0.0: `sum` starts at -0.0, which an empty report would write as `¯0`.
+        Report::Tree => function_times.fold(0.0, |total, t| total + t),
         Report::Summary | Report::Data => function_times.fold(0.0, f64::max),
     }
 }
@@ -939,6 +944,16 @@ mod tests {
             let own = unattributed(total, &parts).unwrap();
             proptest::prop_assert_eq!(with_lines(own, &parts), total);
         }
+    }
+
+    #[test]
+    fn no_time_is_zero_never_negative_zero() {
+        // A profile without a time metric (ticks only, from GHC say) once wrote `<TotalTime>¯0`.
+        assert!(total_time(Report::Tree, &[]).is_sign_positive());
+        let mut text = String::new();
+        format_number(Value::Float(-0.0), '.', &mut text);
+        format_number(Value::Float(-1.5), ',', &mut text);
+        assert_eq!(text, "0¯1,5");
     }
 
     #[test]

@@ -184,6 +184,9 @@ enum Ev {
     Empty(Tag),
     End(Tag),
     Text,
+    /// Text of XML whitespace alone, outside [`XmlInput::element_text`]: not kept (the layout
+    /// between elements is most of the events of a report).
+    Space,
     Eof,
 }
 
@@ -195,6 +198,8 @@ struct XmlInput<R: Read> {
     name: Vec<u8>,
     /// Text gathered since the caller last cleared it.
     text: String,
+    /// Whether whitespace-only text is gathered too (inside an element whose text is wanted).
+    keep_space: bool,
 }
 
 impl<R: Read> XmlInput<R> {
@@ -204,7 +209,7 @@ impl<R: Read> XmlInput<R> {
         // Whitespace-only text between elements is not reported; text inside one is kept whole.
         reader.config_mut().trim_text_start = false;
         reader.config_mut().trim_text_end = false;
-        XmlInput { reader, buf: Vec::new(), name: Vec::new(), text: String::new() }
+        XmlInput { reader, buf: Vec::new(), name: Vec::new(), text: String::new(), keep_space: false }
     }
 
     /// The position just after the last event.
@@ -231,6 +236,7 @@ impl<R: Read> XmlInput<R> {
             Ev::Start(_) | Ev::Empty(_) => format!("<{}>", self.name()),
             Ev::End(_) => format!("</{}>", self.name()),
             Ev::Text => format!("text {}", excerpt(self.text.trim().as_bytes())),
+            Ev::Space => "whitespace".into(),
             Ev::Eof => "the end of the input".into(),
         }
     }
@@ -254,6 +260,9 @@ impl<R: Read> XmlInput<R> {
                     let tag = Tag::of(e.name().as_ref());
                     set_name(&mut self.name, e.name().as_ref());
                     return Ok(Ev::End(tag));
+                }
+                Event::Text(t) if !self.keep_space && t.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')) => {
+                    return Ok(Ev::Space);
                 }
                 Event::Text(t) => {
                     let text = t.decode().map_err(|_| encoding_error(&self.reader))?;
@@ -293,13 +302,17 @@ impl<R: Read> XmlInput<R> {
     /// The text up to the end of the element just started; an element inside it is an error.
     fn element_text(&mut self) -> Result<(), ParseError> {
         self.text.clear();
-        loop {
-            match self.next()? {
-                Ev::Text => {}
-                Ev::End(_) => return Ok(()),
-                ev => return Err(self.unexpected("text, then the element's end tag", self.describe(ev))),
+        self.keep_space = true;
+        let ended = loop {
+            match self.next() {
+                Ok(Ev::Text) => {}
+                Ok(Ev::End(_)) => break Ok(()),
+                Ok(ev) => break Err(self.unexpected("text, then the element's end tag", self.describe(ev))),
+                Err(e) => break Err(e),
             }
-        }
+        };
+        self.keep_space = false;
+        ended
     }
 
     /// Skips the rest of an element just started, whatever it holds.
@@ -310,7 +323,7 @@ impl<R: Read> XmlInput<R> {
                 Ev::Start(_) => depth += 1,
                 Ev::End(_) => depth -= 1,
                 Ev::Eof => return Err(self.unexpected("the element's end tag", "the end of the input".into())),
-                Ev::Empty(_) | Ev::Text => {}
+                Ev::Empty(_) | Ev::Text | Ev::Space => {}
             }
         }
         Ok(())
@@ -350,6 +363,7 @@ fn parse(input: &mut dyn BufRead, sink: &mut RowSink<'_>) -> Result<(Vec<(String
     loop {
         match x.next()? {
             Ev::Start(Tag::ProfileData) => break,
+            Ev::Space => {}
             Ev::Text if x.text.trim().is_empty() => x.text.clear(),
             _ => {
                 let kind = ParseErrorKind::MissingMarker { format: FORMAT, expected: "a <ProfileData> element" };
@@ -373,6 +387,7 @@ fn parse(input: &mut dyn BufRead, sink: &mut RowSink<'_>) -> Result<(Vec<(String
                 }
                 sink.row(&entry.name, &entry.row, position)?;
             }
+            Ev::Space => {}
             Ev::Text if x.text.trim().is_empty() => {}
             Ev::End(Tag::ProfileData) => break,
             ev => return Err(x.unexpected("<ProfileSettings>, <ProfileEntry> or </ProfileData>", x.describe(ev))),
@@ -382,6 +397,7 @@ fn parse(input: &mut dyn BufRead, sink: &mut RowSink<'_>) -> Result<(Vec<(String
         x.text.clear();
         match x.next()? {
             Ev::Eof => break,
+            Ev::Space => {}
             Ev::Text if x.text.trim().is_empty() => {}
             ev => return Err(x.unexpected("nothing after </ProfileData>", x.describe(ev))),
         }
@@ -417,6 +433,7 @@ fn read_settings<R: BufRead>(x: &mut XmlInput<R>, settings: &mut Vec<(String, St
                 settings.push((name, x.text.trim().to_string()));
             }
             Ev::Empty(_) => settings.push((x.name(), String::new())),
+            Ev::Space => {}
             Ev::Text if x.text.trim().is_empty() => {}
             Ev::End(Tag::ProfileSettings) => return Ok(()),
             ev => return Err(x.unexpected("a setting or </ProfileSettings>", x.describe(ev))),
@@ -451,6 +468,7 @@ impl Entry {
                     continue;
                 }
                 Ev::Empty(_) => continue,
+                Ev::Space => continue,
                 Ev::Text if x.text.trim().is_empty() => continue,
                 Ev::End(Tag::ProfileEntry) => break,
                 ev => return Err(x.unexpected("a column element or </ProfileEntry>", x.describe(ev))),

@@ -29,6 +29,10 @@
 //! versions `<Element>`; a function row's Line is `<Line></Line>`, `<Line/>`, `¯1` or `-1`. Rows and
 //! their meaning are in the [parent module](super).
 //!
+//! **Reading** is streamed in blocks of whole entries (a block ends just after a `</ProfileEntry>`
+//! tag), each parsed as a slice so that no event is copied; an entry that a block ends inside
+//! (where `</ProfileEntry>` stands in a comment, CDATA or attribute) is read again in a longer block.
+//!
 //! **Model**: Title is the profile's title; the other settings are kept as header facts
 //! (`dyalog-xml.Version`, …) and written back as read. **Writing** uses the current layout
 //! (`<Element>`, `¯1` lines in trees, ExclusiveTime before InclusiveTime, ticks when the profile has
@@ -74,84 +78,155 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
     }
 }
 
-/// A buffered input that knows the line of any byte still in its buffer, so that a position the
-/// XML parser reports can be given as a line: newlines are counted once per buffer, in bulk, as
-/// it is refilled.
-struct LineCounter<R> {
-    inner: R,
-    buf: Box<[u8]>,
-    /// The unconsumed bytes are `buf[start..end]`.
-    start: usize,
-    end: usize,
-    /// The input offset of `buf[0]`, and the newlines before it.
-    buf_offset: u64,
-    lines_before_buf: u64,
-    /// The last position asked for (offset, newlines before it): positions are asked for in input
-    /// order, so each is counted on from the one before.
-    last: std::cell::Cell<(u64, u64)>,
+/// How much input a block holds at least, past what it carries over (unless the input ends first).
+const BLOCK: usize = 1 << 18;
+
+/// The start of the end tag after which a block may end.
+const ENTRY_END: &[u8] = b"</ProfileEntry";
+
+/// The synthetic start tag of a block that begins inside `<ProfileData>`.
+const INSIDE: &[u8] = b"<ProfileData>";
+
+/// The input in blocks that end just after a `</ProfileEntry>` tag (or at the end of the input), so
+/// that the XML parser reads each block as a slice: its events borrow from the block, nothing is
+/// copied event by event. A block that begins inside `<ProfileData>` starts with a synthetic
+/// `<ProfileData>` tag, so that the parser checks end tags as if it had read the whole document.
+///
+/// A `</ProfileEntry>` inside a comment, CDATA section or attribute value makes a block end inside
+/// that construct: the parser reports the end of the block there, and [`parse`] reads the item again
+/// from its start in a longer block.
+struct Blocks<'i> {
+    input: &'i mut dyn BufRead,
+    /// Bytes read at a time, and so the least a block grows by.
+    block: usize,
+    /// The current block: `prefix` synthetic bytes, then input.
+    buf: Vec<u8>,
+    prefix: usize,
+    /// The input offset of `buf[prefix]`, and the newlines before it.
+    offset: u64,
+    lines_before: u64,
+    /// Input read past the current block, and the storage of the block before it (reused).
+    rest: Vec<u8>,
+    spare: Vec<u8>,
+    eof: bool,
+    /// The current block is the last.
+    last: bool,
 }
 
-impl<R: Read> LineCounter<R> {
-    fn new(inner: R) -> LineCounter<R> {
-        LineCounter {
-            inner,
-            buf: vec![0; 1 << 16].into_boxed_slice(),
-            start: 0,
-            end: 0,
-            buf_offset: 0,
-            lines_before_buf: 0,
-            last: std::cell::Cell::new((0, 0)),
+impl<'i> Blocks<'i> {
+    fn new(input: &'i mut dyn BufRead, block: usize) -> Blocks<'i> {
+        Blocks {
+            input,
+            block: block.max(1),
+            buf: Vec::new(),
+            prefix: 0,
+            offset: 0,
+            lines_before: 0,
+            rest: Vec::new(),
+            spare: Vec::new(),
+            eof: false,
+            last: false,
         }
     }
 
-    /// The position of byte `offset`, with its line when the byte is still in the buffer (an event
-    /// that began in an earlier buffer is given by its byte offset alone).
-    fn position(&self, offset: u64) -> Position {
-        let Some(i) =
-            offset.checked_sub(self.buf_offset).and_then(|i| usize::try_from(i).ok()).filter(|&i| i <= self.end)
-        else {
-            return Position::byte(offset);
-        };
-        let (last_offset, last_lines) = self.last.get();
-        let (from, lines) = match last_offset.checked_sub(self.buf_offset).and_then(|l| usize::try_from(l).ok()) {
-            Some(l) if l <= i => (l, last_lines),
-            _ => (0, self.lines_before_buf),
-        };
-        let lines = lines + memchr::memchr_iter(b'\n', &self.buf[from..i]).count() as u64;
-        self.last.set((offset, lines));
-        Position::line(lines + 1, offset)
-    }
-}
-
-impl<R: Read> Read for LineCounter<R> {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        let available = self.fill_buf()?;
-        let n = available.len().min(out.len());
-        out[..n].copy_from_slice(&available[..n]);
-        self.consume(n);
-        Ok(n)
-    }
-}
-
-impl<R: Read> BufRead for LineCounter<R> {
-    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
-        if self.start == self.end {
-            self.lines_before_buf += memchr::memchr_iter(b'\n', &self.buf[..self.end]).count() as u64;
-            self.buf_offset += self.end as u64;
-            self.start = 0;
-            self.end = 0;
-            self.end = loop {
-                match self.inner.read(&mut self.buf) {
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    result => break result?,
+    /// Moves to the next block, which starts at byte `keep` of the current block's input (all of it
+    /// read when `keep` is past its end) and reaches past the current block's end; `inside` when it
+    /// starts inside `<ProfileData>`. False after the last block.
+    fn advance(&mut self, keep: usize, inside: bool) -> Result<bool, ParseError> {
+        if self.last {
+            return Ok(false);
+        }
+        let keep = keep.min(self.buf.len() - self.prefix);
+        let read = &self.buf[self.prefix..self.prefix + keep];
+        self.lines_before += memchr::memchr_iter(b'\n', read).count() as u64;
+        self.offset += keep as u64;
+        let mut next = std::mem::take(&mut self.spare);
+        next.clear();
+        if inside {
+            next.extend_from_slice(INSIDE);
+        }
+        next.extend_from_slice(&self.buf[self.prefix + keep..]);
+        let old_end = next.len();
+        next.append(&mut self.rest);
+        self.spare = std::mem::replace(&mut self.buf, next);
+        self.prefix = if inside { INSIDE.len() } else { 0 };
+        // Reading on by at least as much as is carried over keeps re-reading a long item linear.
+        let wanted = old_end + self.block.max(old_end - self.prefix);
+        let mut searched = old_end;
+        loop {
+            if self.eof {
+                break;
+            }
+            if self.buf.len() >= wanted {
+                if let Some(cut) = last_cut(&self.buf, searched, old_end) {
+                    self.rest.extend_from_slice(&self.buf[cut..]);
+                    self.buf.truncate(cut);
+                    break;
                 }
-            };
+                // An end tag may straddle what was read and what is read next.
+                searched = self.buf.len().saturating_sub(256).max(old_end);
+            }
+            let n = (&mut *self.input)
+                .take(self.block as u64)
+                .read_to_end(&mut self.buf)
+                .map_err(|e| self.error(ParseErrorKind::Io(e)))?;
+            self.eof = n < self.block;
         }
-        Ok(&self.buf[self.start..self.end])
+        self.last = self.eof && self.rest.is_empty();
+        Ok(true)
     }
 
-    fn consume(&mut self, amount: usize) {
-        self.start = (self.start + amount).min(self.end);
+    fn error(&self, kind: ParseErrorKind) -> ParseError {
+        ParseError { format: FORMAT, position: Position::line(self.lines_before + 1, self.offset), kind }
+    }
+}
+
+/// Where a block can end: just after the last `</ProfileEntry>` tag that starts at `from` or later
+/// and ends after `after`.
+fn last_cut(buf: &[u8], from: usize, after: usize) -> Option<usize> {
+    let mut region = buf.get(from..)?;
+    while let Some(at) = memchr::memmem::rfind(region, ENTRY_END) {
+        let tail = &region[at + ENTRY_END.len()..];
+        let spaces = tail.iter().take_while(|&&b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')).count();
+        let end = from + at + ENTRY_END.len() + spaces + 1;
+        if tail.get(spaces) == Some(&b'>') && end > after {
+            return Some(end);
+        }
+        region = &region[..at];
+    }
+    None
+}
+
+/// Byte offsets in a block as input positions with their lines.
+struct BlockPositions {
+    prefix: usize,
+    offset: u64,
+    lines_before: u64,
+    /// The last position asked for (index in the block, newlines before it in the block):
+    /// positions are mostly asked for in input order, so each is counted on from the one before.
+    last: std::cell::Cell<(usize, u64)>,
+}
+
+impl BlockPositions {
+    fn of(blocks: &Blocks<'_>) -> BlockPositions {
+        BlockPositions {
+            prefix: blocks.prefix,
+            offset: blocks.offset,
+            lines_before: blocks.lines_before,
+            last: std::cell::Cell::new((blocks.prefix, 0)),
+        }
+    }
+
+    /// The position of `block[at]`.
+    fn position(&self, block: &[u8], at: u64) -> Position {
+        let at = usize::try_from(at).unwrap_or(usize::MAX).clamp(self.prefix, block.len());
+        let (from, lines) = match self.last.get() {
+            (last, lines) if last <= at => (last, lines),
+            _ => (self.prefix, 0),
+        };
+        let lines = lines + memchr::memchr_iter(b'\n', &block[from..at]).count() as u64;
+        self.last.set((at, lines));
+        Position::line(self.lines_before + lines + 1, self.offset + (at - self.prefix) as u64)
     }
 }
 
@@ -190,10 +265,17 @@ enum Ev {
     Eof,
 }
 
-/// The XML parser with line counting and reusable buffers.
-struct XmlInput<R: Read> {
-    reader: Reader<LineCounter<R>>,
-    buf: Vec<u8>,
+/// The XML parser over one block.
+struct XmlInput<'b> {
+    reader: Reader<&'b [u8]>,
+    block: &'b [u8],
+    positions: BlockPositions,
+    /// The block is the end of the input.
+    last: bool,
+    /// The parser reached the end of the block, which is not the end of the input.
+    hit_end: bool,
+    /// Where the top-level item being read started in the block.
+    item_start: u64,
     /// The name of the last start, empty or end element, as bytes (decoded only for messages).
     name: Vec<u8>,
     /// Text gathered since the caller last cleared it.
@@ -202,19 +284,43 @@ struct XmlInput<R: Read> {
     keep_space: bool,
 }
 
-impl<R: Read> XmlInput<R> {
-    fn new(input: R) -> XmlInput<R> {
-        let counter = LineCounter::new(input);
-        let mut reader = Reader::from_reader(counter);
-        // Whitespace-only text between elements is not reported; text inside one is kept whole.
+impl<'b> XmlInput<'b> {
+    /// The parser over the current block, past its synthetic start tag.
+    fn new(blocks: &'b Blocks<'_>) -> Result<XmlInput<'b>, ParseError> {
+        let mut reader = Reader::from_reader(&blocks.buf[..]);
+        // Text inside an element is kept whole (whitespace between elements is told apart by Ev::Space).
         reader.config_mut().trim_text_start = false;
         reader.config_mut().trim_text_end = false;
-        XmlInput { reader, buf: Vec::new(), name: Vec::new(), text: String::new(), keep_space: false }
+        let mut x = XmlInput {
+            reader,
+            block: &blocks.buf,
+            positions: BlockPositions::of(blocks),
+            last: blocks.last,
+            hit_end: false,
+            item_start: 0,
+            name: Vec::new(),
+            text: String::new(),
+            keep_space: false,
+        };
+        if blocks.prefix > 0 {
+            x.next()?;
+        }
+        Ok(x)
+    }
+
+    /// The position of byte `at` of the block.
+    fn position(&self, at: u64) -> Position {
+        self.positions.position(self.block, at)
     }
 
     /// The position just after the last event.
     fn here(&self) -> Position {
-        self.reader.get_ref().position(self.reader.buffer_position())
+        self.position(self.reader.buffer_position())
+    }
+
+    /// Where the item being read started, in the block's input bytes.
+    fn item_start_in_input(&self) -> usize {
+        usize::try_from(self.item_start).unwrap_or(usize::MAX).saturating_sub(self.positions.prefix)
     }
 
     fn error(&self, position: Position, kind: ParseErrorKind) -> ParseError {
@@ -244,11 +350,12 @@ impl<R: Read> XmlInput<R> {
     /// The next event that is not a comment, declaration or processing instruction.
     fn next(&mut self) -> Result<Ev, ParseError> {
         loop {
-            self.buf.clear();
-            let event = match self.reader.read_event_into(&mut self.buf) {
+            let event = match self.reader.read_event() {
                 Ok(event) => event,
                 Err(e) => {
-                    let position = self.reader.get_ref().position(self.reader.error_position());
+                    // A syntax error is always a construct the block ended inside.
+                    self.hit_end |= !self.last && matches!(e, quick_xml::Error::Syntax(_));
+                    let position = self.position(self.reader.error_position());
                     let kind = ParseErrorKind::Unexpected { expected: "well-formed XML".into(), found: e.to_string() };
                     return Err(ParseError { format: FORMAT, position, kind });
                 }
@@ -265,12 +372,12 @@ impl<R: Read> XmlInput<R> {
                     return Ok(Ev::Space);
                 }
                 Event::Text(t) => {
-                    let text = t.decode().map_err(|_| encoding_error(&self.reader))?;
+                    let text = t.decode().map_err(|_| self.encoding_error())?;
                     self.text.push_str(&text);
                     return Ok(Ev::Text);
                 }
                 Event::CData(t) => {
-                    let text = t.decode().map_err(|_| encoding_error(&self.reader))?;
+                    let text = t.decode().map_err(|_| self.encoding_error())?;
                     self.text.push_str(&text);
                     return Ok(Ev::Text);
                 }
@@ -289,7 +396,10 @@ impl<R: Read> XmlInput<R> {
                     self.text.push_str(&resolved);
                     return Ok(Ev::Text);
                 }
-                Event::Eof => return Ok(Ev::Eof),
+                Event::Eof => {
+                    self.hit_end |= !self.last;
+                    return Ok(Ev::Eof);
+                }
                 Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => continue,
             };
             if let Some(e) = name {
@@ -315,6 +425,10 @@ impl<R: Read> XmlInput<R> {
         ended
     }
 
+    fn encoding_error(&self) -> ParseError {
+        self.error(self.here(), ParseErrorKind::Encoding)
+    }
+
     /// Skips the rest of an element just started, whatever it holds.
     fn skip_element(&mut self) -> Result<(), ParseError> {
         let mut depth = 1usize;
@@ -336,11 +450,6 @@ fn set_name(buf: &mut Vec<u8>, name: &[u8]) {
     buf.extend_from_slice(name);
 }
 
-fn encoding_error<R: Read>(reader: &Reader<LineCounter<R>>) -> ParseError {
-    let position = reader.get_ref().position(reader.buffer_position());
-    ParseError { format: FORMAT, position, kind: ParseErrorKind::Encoding }
-}
-
 /// The entity's replacement text, for the five entities XML predefines.
 fn resolve_predefined_entity(name: &str) -> Option<&'static str> {
     quick_xml::escape::resolve_predefined_entity(name)
@@ -348,6 +457,12 @@ fn resolve_predefined_entity(name: &str) -> Option<&'static str> {
 
 /// Reads a `]PROFILE` XML report.
 pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+    read_in_blocks(input, BLOCK, diag)
+}
+
+/// [`read`] with blocks of `block` bytes (tests read in tiny blocks to reach every boundary).
+fn read_in_blocks(input: &mut (dyn Read + Send), block: usize, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+    let parse = |input: &mut dyn BufRead, sink: &mut RowSink<'_>| parse(input, block, sink);
     let (builder, (settings, warnings)) = super::rows::read_rows(FORMAT, input, parse)?;
     for warning in warnings.warnings() {
         diag.push(warning.clone());
@@ -356,53 +471,88 @@ pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
     Ok(finish(builder, settings, diag))
 }
 
-/// Parses the XML, handing each entry to `sink`; returns the settings and warnings.
-fn parse(input: &mut dyn BufRead, sink: &mut RowSink<'_>) -> Result<(Vec<(String, String)>, Diagnostics), ParseError> {
-    let mut diag = Diagnostics::default();
-    let mut x = XmlInput::new(input);
-    loop {
-        match x.next()? {
-            Ev::Start(Tag::ProfileData) => break,
-            Ev::Space => {}
-            Ev::Text if x.text.trim().is_empty() => x.text.clear(),
-            _ => {
-                let kind = ParseErrorKind::MissingMarker { format: FORMAT, expected: "a <ProfileData> element" };
-                return Err(x.error(x.here(), kind));
-            }
-        }
+/// Parses the XML block by block, handing each entry to `sink`; returns the settings and warnings.
+fn parse(
+    input: &mut dyn BufRead,
+    block: usize,
+    sink: &mut RowSink<'_>,
+) -> Result<(Vec<(String, String)>, Diagnostics), ParseError> {
+    let mut blocks = Blocks::new(input, block);
+    let mut document = Document::default();
+    let mut keep = usize::MAX;
+    while blocks.advance(keep, document.stage == Stage::Inside)? {
+        let mut x = XmlInput::new(&blocks)?;
+        keep = match document.read_block(&mut x, sink) {
+            Ok(()) => usize::MAX,
+            // The block ended inside an item: it is read again, from its start, in a longer block.
+            Err(_) if x.hit_end => x.item_start_in_input(),
+            Err(e) => return Err(e),
+        };
     }
-    let mut settings: Vec<(String, String)> = Vec::new();
-    let mut entry = Entry::default();
-    let mut first = true;
-    loop {
-        x.text.clear();
-        match x.next()? {
-            Ev::Start(Tag::ProfileSettings) => read_settings(&mut x, &mut settings)?,
-            Ev::Empty(Tag::ProfileSettings) => {}
-            Ev::Start(Tag::ProfileEntry) => {
-                let position = x.here();
-                entry.read(&mut x, &mut diag)?;
-                if std::mem::take(&mut first) {
-                    sink.columns(&entry.columns)?;
+    Ok((document.settings, document.diag))
+}
+
+/// Where the reading of the document is, between blocks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Stage {
+    #[default]
+    Before,
+    Inside,
+    After,
+}
+
+/// What is read of the document so far.
+#[derive(Default)]
+struct Document {
+    stage: Stage,
+    settings: Vec<(String, String)>,
+    entry: Entry,
+    columns_sent: bool,
+    diag: Diagnostics,
+}
+
+impl Document {
+    /// Reads the items of one block: everything, or up to an error.
+    fn read_block(&mut self, x: &mut XmlInput<'_>, sink: &mut RowSink<'_>) -> Result<(), ParseError> {
+        loop {
+            x.item_start = x.reader.buffer_position();
+            x.text.clear();
+            let ev = x.next()?;
+            match (self.stage, ev) {
+                (_, Ev::Space) => {}
+                (_, Ev::Text) if x.text.trim().is_empty() => {}
+                (Stage::Before | Stage::Inside, Ev::Eof) if !x.last => return Ok(()),
+                (Stage::Before, Ev::Start(Tag::ProfileData)) => self.stage = Stage::Inside,
+                (Stage::Before, _) => {
+                    let kind = ParseErrorKind::MissingMarker { format: FORMAT, expected: "a <ProfileData> element" };
+                    return Err(x.error(x.here(), kind));
                 }
-                sink.row(&entry.name, &entry.row, position)?;
+                (Stage::Inside, Ev::Start(Tag::ProfileSettings)) => read_settings(x, &mut self.settings)?,
+                (Stage::Inside, Ev::Empty(Tag::ProfileSettings)) => {}
+                (Stage::Inside, Ev::Start(Tag::ProfileEntry)) => self.entry(x, sink)?,
+                (Stage::Inside, Ev::End(Tag::ProfileData)) => self.stage = Stage::After,
+                (Stage::Inside, ev) => {
+                    return Err(x.unexpected("<ProfileSettings>, <ProfileEntry> or </ProfileData>", x.describe(ev)))
+                }
+                (Stage::After, Ev::Eof) => return Ok(()),
+                (Stage::After, ev) => return Err(x.unexpected("nothing after </ProfileData>", x.describe(ev))),
             }
-            Ev::Space => {}
-            Ev::Text if x.text.trim().is_empty() => {}
-            Ev::End(Tag::ProfileData) => break,
-            ev => return Err(x.unexpected("<ProfileSettings>, <ProfileEntry> or </ProfileData>", x.describe(ev))),
         }
     }
-    loop {
-        x.text.clear();
-        match x.next()? {
-            Ev::Eof => break,
-            Ev::Space => {}
-            Ev::Text if x.text.trim().is_empty() => {}
-            ev => return Err(x.unexpected("nothing after </ProfileData>", x.describe(ev))),
+
+    /// Reads a `<ProfileEntry>` just started and hands it on; its warnings are given only once it is
+    /// read whole (an entry cut by the end of a block is read again).
+    fn entry(&mut self, x: &mut XmlInput<'_>, sink: &mut RowSink<'_>) -> Result<(), ParseError> {
+        let position = x.here();
+        self.entry.read(x)?;
+        if !std::mem::replace(&mut self.columns_sent, true) {
+            sink.columns(&self.entry.columns)?;
         }
+        for (name, at) in self.entry.unknown.drain(..) {
+            self.diag.warn("dyalog-unknown-column", Some(at), || format!("{FORMAT}: unknown column <{name}> ignored"));
+        }
+        sink.row(&self.entry.name, &self.entry.row, position)
     }
-    Ok((settings, diag))
 }
 
 /// The profile from its rows and settings: Title as the title, the rest as header facts.
@@ -423,7 +573,7 @@ fn finish(builder: ReportBuilder, settings: Vec<(String, String)>, diag: &mut Di
     builder.finish(labels_swapped.as_deref(), diag)
 }
 
-fn read_settings<R: BufRead>(x: &mut XmlInput<R>, settings: &mut Vec<(String, String)>) -> Result<(), ParseError> {
+fn read_settings(x: &mut XmlInput<'_>, settings: &mut Vec<(String, String)>) -> Result<(), ParseError> {
     loop {
         x.text.clear();
         match x.next()? {
@@ -447,23 +597,23 @@ struct Entry {
     name: String,
     row: Row,
     columns: Vec<Column>,
+    /// Elements that are not columns, and where.
+    unknown: Vec<(String, Position)>,
 }
 
 impl Entry {
-    fn read<R: BufRead>(&mut self, x: &mut XmlInput<R>, diag: &mut Diagnostics) -> Result<(), ParseError> {
+    fn read(&mut self, x: &mut XmlInput<'_>) -> Result<(), ParseError> {
         self.name.clear();
         self.row = Row::default();
         self.columns.clear();
+        self.unknown.clear();
         loop {
             x.text.clear();
             let (column, empty) = match x.next()? {
                 Ev::Start(Tag::Column(c)) => (c, false),
                 Ev::Empty(Tag::Column(c)) => (c, true),
                 Ev::Start(_) => {
-                    let name = x.name();
-                    diag.warn("dyalog-unknown-column", Some(x.here()), || {
-                        format!("{FORMAT}: unknown column <{name}> ignored")
-                    });
+                    self.unknown.push((x.name(), x.here()));
                     x.skip_element()?;
                     continue;
                 }
@@ -483,7 +633,7 @@ impl Entry {
             if column == Column::Element {
                 self.name.push_str(&x.text);
             } else if let Err(kind) = self.row.set(column, x.text.as_bytes(), '.') {
-                return Err(x.error(x.reader.get_ref().position(offset), kind));
+                return Err(x.error(x.position(offset), kind));
             }
         }
         if !self.columns.contains(&Column::Element) {
@@ -578,4 +728,78 @@ fn settings(profile: &Profile, report: Report, rows: &[OutRow<'_>]) -> Vec<(Stri
             (!SETTINGS.contains(&name)).then(|| (name.to_string(), value.clone()))
         }))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::dump::dump;
+
+    /// The dump and warnings of `xml` read in blocks of `block` bytes, or the error.
+    fn read_blocks(xml: &[u8], block: usize) -> Result<(String, Vec<String>), String> {
+        let mut diag = Diagnostics::default();
+        let profile = read_in_blocks(&mut &xml[..], block, &mut diag).map_err(|e| e.to_string())?;
+        Ok((dump(&profile), diag.warnings().iter().map(|w| w.to_string()).collect()))
+    }
+
+    /// Block sizes from one byte up: every way a block can end is met.
+    const SIZES: [usize; 12] = [1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 1000];
+
+    /// A report with a `</ProfileEntry>` where a block cannot end: in comments (between entries and
+    /// between columns), in a CDATA name, in an attribute value; an end tag with spaces; CRLF lines.
+    const TRICKY: &str = "<?xml version=\"1.0\"?>\r\n<!-- </ProfileEntry> before the root -->\r\n<ProfileData>\r\n\
+        <ProfileSettings><Version>1.37</Version><Command>tree</Command></ProfileSettings>\r\n\
+        <ProfileEntry><Depth>0</Depth><Element>#.A</Element><Line>\u{af}1</Line><Calls>1</Calls>\
+        <ExclusiveTime>1.5</ExclusiveTime><InclusiveTime>4</InclusiveTime></ProfileEntry  >\r\n\
+        <!-- </ProfileEntry> between entries -->\r\n\
+        <ProfileEntry><Note kind=\"</ProfileEntry>\">x</Note><Depth>2</Depth><!-- </ProfileEntry> -->\
+        <Element><![CDATA[#.B</ProfileEntry>]]></Element><Line>\u{af}1</Line><Calls>2</Calls>\
+        <ExclusiveTime>2.5</ExclusiveTime><InclusiveTime>2.5</InclusiveTime></ProfileEntry>\r\n\
+        <ProfileEntry><Depth>2</Depth><Element>#.C&amp;D</Element><Line>\u{af}1</Line><Calls>3</Calls>\
+        <Note/><Extra>y</Extra><ExclusiveTime>0</ExclusiveTime><InclusiveTime>0</InclusiveTime></ProfileEntry>\r\n\
+        </ProfileData>\r\n";
+
+    #[test]
+    fn tricky_report_reads_as_written() {
+        let (dump, warnings) = read_blocks(TRICKY.as_bytes(), usize::MAX).unwrap();
+        // Checked by hand: B and C&D under A, whose own time is 1.5 of its 4.
+        let expected = "\
+attr dyalog-xml.Version: \"1.37\"
+attr dyalog-xml.Command: \"tree\"
+metric 0: calls (calls, count, per-node)
+metric 1: time (time, ms, additive)
+nodes 3, roots 1, frames 3, max depth 1
+tree:
+\"#.A\" [function] calls=1 time=1.5 (total 4, measured 4)
+  \"#.B</ProfileEntry>\" [function] calls=2 time=2.5 (total 2.5, measured 2.5)
+  \"#.C&D\" [function] calls=3 time=0 (total 0, measured 0)
+";
+        assert_eq!(dump, expected);
+        // Unknown elements with content, <Note> and <Extra> (an empty one holds nothing to warn of):
+        // one line, counted once per element (and not more when an
+        // entry is read again after a block ended inside it).
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].ends_with("unknown column <Note> ignored (and once more)"), "{warnings:?}");
+    }
+
+    #[test]
+    fn any_block_size_reads_the_same() {
+        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/dyalog-xml");
+        let mut inputs = vec![("tricky".to_string(), TRICKY.as_bytes().to_vec())];
+        for dir in [fixtures.clone(), fixtures.join("bad")] {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|e| e == "xml") {
+                    inputs.push((path.display().to_string(), std::fs::read(&path).unwrap()));
+                }
+            }
+        }
+        assert!(inputs.len() > 8, "fixtures not found");
+        for (name, xml) in &inputs {
+            let whole = read_blocks(xml, usize::MAX);
+            for size in SIZES {
+                assert_eq!(read_blocks(xml, size), whole, "{name} in blocks of {size}");
+            }
+        }
+    }
 }

@@ -782,6 +782,31 @@ tree:
         assert!(warnings[0].ends_with("unknown column <Note> ignored (and once more)"), "{warnings:?}");
     }
 
+    proptest::proptest! {
+        /// A damaged report (bytes replaced, cut out or repeated anywhere) reads the same, to the
+        /// same error, in blocks of any size as in one.
+        #[test]
+        fn a_damaged_report_reads_the_same_in_any_blocks(
+            edits in proptest::collection::vec((0usize..TRICKY.len(), 0usize..4, proptest::prelude::any::<u8>()), 1..4),
+            size in 1usize..300,
+        ) {
+            let mut xml = TRICKY.as_bytes().to_vec();
+            for (at, op, byte) in edits {
+                let at = at.min(xml.len());
+                match op {
+                    0 => xml.insert(at, byte),
+                    1 if at < xml.len() => { xml.remove(at); }
+                    2 if at < xml.len() => xml[at] = byte,
+                    _ => {
+                        let piece = xml[at..(at + 20).min(xml.len())].to_vec();
+                        xml.splice(at..at, piece);
+                    }
+                }
+            }
+            proptest::prop_assert_eq!(read_blocks(&xml, size), read_blocks(&xml, usize::MAX));
+        }
+    }
+
     #[test]
     fn any_block_size_reads_the_same() {
         let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/dyalog-xml");

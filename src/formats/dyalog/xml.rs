@@ -242,11 +242,20 @@ enum Tag {
 
 impl Tag {
     fn of(name: &[u8]) -> Tag {
+        match Tag::structure(name) {
+            Tag::Other => Column::from_name(name).map_or(Tag::Other, Tag::Column),
+            tag => tag,
+        }
+    }
+
+    /// The tag of an end element: only the structure's ends are told apart (a column's end is
+    /// [`Tag::Other`], as the reader matches it with no more than being an end).
+    fn structure(name: &[u8]) -> Tag {
         match name {
             b"ProfileData" => Tag::ProfileData,
             b"ProfileSettings" => Tag::ProfileSettings,
             b"ProfileEntry" => Tag::ProfileEntry,
-            _ => Column::from_name(name).map_or(Tag::Other, Tag::Column),
+            _ => Tag::Other,
         }
     }
 }
@@ -364,7 +373,7 @@ impl<'b> XmlInput<'b> {
                 Event::Start(e) => (Ev::Start(Tag::of(e.name().as_ref())), Some(e)),
                 Event::Empty(e) => (Ev::Empty(Tag::of(e.name().as_ref())), Some(e)),
                 Event::End(e) => {
-                    let tag = Tag::of(e.name().as_ref());
+                    let tag = Tag::structure(e.name().as_ref());
                     set_name(&mut self.name, e.name().as_ref());
                     return Ok(Ev::End(tag));
                 }

@@ -1,7 +1,7 @@
 //! Dyalog APL `]PROFILE` reports (the user command's `-outfile=` output), shared by the XML ([`xml`])
 //! and CSV ([`csv`]) files: their columns, rows, numbers and how rows become a call tree. Both
-//! readers parse a row's fields and hand it to [`ReportBuilder`]; both writers take rows from
-//! [`report_rows`].
+//! readers parse a row's fields and hand it to `ReportBuilder`; both writers take rows from
+//! `report_rows`.
 //!
 //! **Rows** (`⎕PROFILE 'tree'`, Dyalog's language reference): a *function row* (Line empty, `¯1` or
 //! `-1`) is a function; a *line row* (Line a number, 0-based for dfns) is one line of it. A tree report
@@ -24,7 +24,7 @@
 //! minus `¯`. The summary report's time column is called `Time` in CSV (inclusive time).
 //!
 //! **Exactness**: times are `f64` printed shortest-round-trip. A function's own time is its
-//! exclusive time less its lines' ([`unattributed`]); on writing, [`with_lines`] picks the number
+//! exclusive time less its lines' (`unattributed`); on writing, `with_lines` picks the number
 //! that subtracts back to it, the shortest where several do, so the very number read is written.
 
 pub mod csv;

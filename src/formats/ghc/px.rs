@@ -20,8 +20,8 @@
 //! `2 id 2 cc parent`, and one cost line `5 total-ticks (1 stack entries ticks alloc)* 0`.
 //!
 //! **Reading** is split over two threads (`text::pipeline`): a reader thread splits lines and parses
-//! their numbers ([`prepare`]), the calling thread indexes the stacks and builds the profile. The cost
-//! line, most of a file, is read in pieces of about 128 KiB cut after a space ([`Blocks`] splitting
+//! their numbers (`prepare`), the calling thread indexes the stacks and builds the profile. The cost
+//! line, most of a file, is read in pieces of about 128 KiB cut after a space (`text::Blocks` splitting
 //! long lines), so it is never held whole; other long lines are joined again. Stacks are kept as a
 //! parent index and a frame (8 bytes each; ids and positions only for the rare parent declared after
 //! its child), the tree is built when the cost line starts, and each cost record goes straight into

@@ -5,6 +5,10 @@
 //! `String` with the offsets of its newlines, and lines are handed out as slices of it: no copy and no
 //! call into the input per line. The partial line at the end of a block waits for the next block.
 //!
+//! A reader can ask [`Blocks`] to split lines longer than a block (a `-px` cost section is one line
+//! of tens of megabytes) after a space or tab, so that they stream in pieces instead of being held
+//! whole: each [`Line`] then says where in its line it starts and whether the line goes on.
+//!
 //! [`pipeline`] splits a reader over the machine's two cores: one thread reads blocks and runs a
 //! per-line function that needs no state (splitting fields, parsing numbers), the calling thread
 //! gets each line with its result, in order, and does what needs the model (interning, building).
@@ -25,6 +29,10 @@ pub(crate) struct Block {
     offset: u64,
     /// Number of the block's first line.
     first_line: u64,
+    /// Characters of the first line that came in earlier blocks (0 unless a long line was split).
+    first_column: u64,
+    /// The last line goes on in the next block (a long line split after a space or tab).
+    ends_mid_line: bool,
     format: Format,
 }
 
@@ -66,9 +74,11 @@ impl<'b> Iterator for BlockLines<'b> {
         };
         let line_text = rest[..len].strip_suffix('\r').unwrap_or(&rest[..len]);
         let position = Position::line(self.line, self.block.offset + self.pos as u64);
+        let start_column = if self.pos == 0 { self.block.first_column } else { 0 };
         self.line += 1;
         self.pos += consumed;
-        Some(Line { text: line_text, position, format: self.block.format })
+        let continues = self.block.ends_mid_line && self.pos >= text.len();
+        Some(Line { text: line_text, position, start_column, continues, format: self.block.format })
     }
 }
 
@@ -78,15 +88,34 @@ pub(crate) struct Blocks<'r> {
     format: Format,
     /// Bytes after the last newline read so far.
     partial: Vec<u8>,
-    /// Input offset and line number of the next block.
+    /// Input offset and line number of the next block, and the characters of its line before it.
     offset: u64,
     line: u64,
+    column: u64,
     eof: bool,
+    /// Whether a line longer than a block is split after a space or tab.
+    split_long_lines: bool,
 }
 
 impl<'r> Blocks<'r> {
     pub(crate) fn new(input: &'r mut (dyn Read + Send), format: Format) -> Blocks<'r> {
-        Blocks { input, format, partial: Vec::new(), offset: 0, line: 1, eof: false }
+        Blocks {
+            input,
+            format,
+            partial: Vec::new(),
+            offset: 0,
+            line: 1,
+            column: 0,
+            eof: false,
+            split_long_lines: false,
+        }
+    }
+
+    /// Blocks that end after a space or tab inside a line that has grown past a block without a
+    /// line break (see the module documentation).
+    pub(crate) fn splitting_long_lines(mut self) -> Blocks<'r> {
+        self.split_long_lines = true;
+        self
     }
 
     /// The next block of whole lines, or `None` at the end of the input. `reuse` lends the storage
@@ -99,8 +128,17 @@ impl<'r> Blocks<'r> {
         bytes.clear();
         bytes.append(&mut self.partial);
         let mut searched = 0;
+        let mut ends_mid_line = false;
         loop {
             let last_newline = memchr::memrchr(b'\n', &bytes[searched..]).map(|i| searched + i);
+            if !self.eof && last_newline.is_none() && bytes.len() >= BLOCK && self.split_long_lines {
+                if let Some(end) = split_point(&bytes) {
+                    ends_mid_line = bytes[end] != b'\n';
+                    self.partial.extend_from_slice(&bytes[end + 1..]);
+                    bytes.truncate(end + 1);
+                    break;
+                }
+            }
             if self.eof || (last_newline.is_some() && bytes.len() >= BLOCK) {
                 if let Some(end) = last_newline.filter(|_| !self.eof) {
                     self.partial.extend_from_slice(&bytes[end + 1..]);
@@ -128,7 +166,23 @@ impl<'r> Blocks<'r> {
         // A block is at most a few MiB unless one line is longer than 4 GiB; offsets past u32 are
         // not indexed, and the line iterator finds them itself.
         newlines.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map_while(|i| u32::try_from(i).ok()));
-        let block = Block { offset: self.offset, first_line: self.line, format: self.format, text, newlines };
+        let first_column = self.column;
+        let last_line_start = memchr::memrchr(b'\n', text.as_bytes()).map_or(0, |i| i + 1);
+        let last_line_chars = text[last_line_start..].chars().count() as u64;
+        self.column = match (ends_mid_line, last_line_start) {
+            (false, _) => 0,
+            (true, 0) => first_column + last_line_chars,
+            (true, _) => last_line_chars,
+        };
+        let block = Block {
+            offset: self.offset,
+            first_line: self.line,
+            first_column,
+            ends_mid_line,
+            format: self.format,
+            text,
+            newlines,
+        };
         self.offset += block.text.len() as u64;
         self.line += block.newlines.len() as u64;
         Ok(Some(block))
@@ -138,7 +192,8 @@ impl<'r> Blocks<'r> {
     fn encoding_error(&self, block: &[u8], bad: usize) -> ParseError {
         let line_start = memchr::memrchr(b'\n', &block[..bad]).map_or(0, |i| i + 1);
         let lines_before = memchr::memchr_iter(b'\n', &block[..line_start]).count() as u64;
-        let column = String::from_utf8_lossy(&block[line_start..bad]).chars().count() as u64 + 1;
+        let before = if line_start == 0 { self.column } else { 0 };
+        let column = before + String::from_utf8_lossy(&block[line_start..bad]).chars().count() as u64 + 1;
         ParseError {
             format: self.format,
             position: Position {
@@ -151,6 +206,13 @@ impl<'r> Blocks<'r> {
     }
 }
 
+/// Where a block of a line longer than a block may end: after its last line break if it has one
+/// (found when reads came in short), else after its last space or tab, a character boundary that
+/// keeps space-separated fields whole. `None` if there is neither: the line stays whole.
+fn split_point(bytes: &[u8]) -> Option<usize> {
+    memchr::memrchr(b'\n', bytes).or_else(|| memchr::memrchr2(b' ', b'\t', bytes))
+}
+
 /// Reads `input` line by line on two threads: a reader thread splits the input into lines and runs
 /// `prepare` on each; `consume` gets every line with what `prepare` made of it, in input order, on
 /// the calling thread. Stops at the first error of either. An input that fits in one block is read
@@ -159,9 +221,17 @@ pub(crate) fn pipeline<T: Send>(
     input: &mut (dyn Read + Send),
     format: Format,
     prepare: impl Fn(&str) -> T + Sync,
+    consume: impl FnMut(Line<'_>, T) -> Result<(), ParseError>,
+) -> Result<(), ParseError> {
+    pipeline_blocks(Blocks::new(input, format), prepare, consume)
+}
+
+/// [`pipeline`] over the given blocks (which may split long lines).
+pub(crate) fn pipeline_blocks<T: Send>(
+    mut blocks: Blocks<'_>,
+    prepare: impl Fn(&str) -> T + Sync,
     mut consume: impl FnMut(Line<'_>, T) -> Result<(), ParseError>,
 ) -> Result<(), ParseError> {
-    let mut blocks = Blocks::new(input, format);
     let Some(first) = blocks.next_block(None)? else {
         return Ok(());
     };
@@ -239,13 +309,25 @@ impl<'r> Lines<'r> {
     }
 }
 
-/// One line of text with where it starts.
+/// One line of text with where it starts: a whole line, or a piece of a long one when the
+/// [`Blocks`] split long lines.
 pub(crate) struct Line<'a> {
     /// The text, without the line ending.
     pub(crate) text: &'a str,
     /// Line number and byte offset of its start.
     pub(crate) position: Position,
+    /// Characters of the line before this piece (0 for a whole line or a first piece).
+    pub(crate) start_column: u64,
+    /// The line goes on in the next piece.
+    pub(crate) continues: bool,
     format: Format,
+}
+
+impl<'a> Line<'a> {
+    /// A whole line of `format` made of pieces that were joined.
+    pub(crate) fn joined(text: &'a str, position: Position, format: Format) -> Line<'a> {
+        Line { text, position, start_column: 0, continues: false, format }
+    }
 }
 
 impl Line<'_> {
@@ -328,6 +410,56 @@ mod tests {
             assert_eq!(got[0].0.len(), long.len());
             assert_eq!(got[100_000], last);
         }
+    }
+
+    /// Lines, split where the blocks split them, with start columns and whether they go on.
+    type Piece = (String, u64, u64, u64, bool);
+
+    fn pieces(input: &[u8], chunk: usize) -> Result<Vec<Piece>, String> {
+        let mut source = Trickle { input, chunk };
+        let mut blocks = Blocks::new(&mut source, Format::GhcPx).splitting_long_lines();
+        let mut out = Vec::new();
+        while let Some(block) = blocks.next_block(None).map_err(|e| e.to_string())? {
+            for line in block.lines() {
+                let at = (line.position.line.unwrap_or(0), line.position.byte);
+                out.push((line.text.to_string(), at.0, at.1, line.start_column, line.continues));
+            }
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn long_lines_split_after_a_space_when_asked() {
+        let long: String = (0..BLOCK).map(|i| format!("λ{i} ")).collect::<String>() + "end";
+        let input = format!("first\n{long}\r\nlast");
+        let got = pieces(input.as_bytes(), 100_000).unwrap();
+        assert!(got.len() > 4, "{}", got.len());
+        assert_eq!(got[0], ("first".to_string(), 1, 0, 0, false));
+        let middle = &got[1..got.len() - 1];
+        let joined: String = middle.iter().map(|p| p.0.as_str()).collect();
+        assert_eq!(joined, long);
+        let (mut column, mut offset) = (0, 6);
+        for (i, (text, line, byte, start_column, continues)) in middle.iter().enumerate() {
+            assert_eq!((*line, *byte, *start_column, *continues), (2, offset, column, i + 1 < middle.len()));
+            assert!(i + 1 == middle.len() || text.ends_with(' '));
+            column += text.chars().count() as u64;
+            offset += text.len() as u64;
+        }
+        assert_eq!(got.last().unwrap(), &("last".to_string(), 3, (input.len() - 4) as u64, 0, false));
+        // Without the option the line stays whole.
+        assert_eq!(all_lines(input.as_bytes(), 100_000).unwrap()[1].0, long);
+    }
+
+    #[test]
+    fn invalid_utf8_in_a_piece_of_a_long_line_has_its_column() {
+        let mut input = "x ".repeat(BLOCK).into_bytes();
+        input.extend_from_slice(b"ab\xff 1\n");
+        let want = format!(
+            "ghc-px: line 1, column {} (byte {}): invalid UTF-8 (the format is UTF-8 text)",
+            2 * BLOCK + 3,
+            2 * BLOCK + 2
+        );
+        assert_eq!(pieces(&input, 4096).unwrap_err(), want);
     }
 
     #[test]

@@ -19,7 +19,15 @@
 //! length line, cost centres `1 id "label" "module"`, stacks `2 id 1 cc` (a root) or
 //! `2 id 2 cc parent`, and one cost line `5 total-ticks (1 stack entries ticks alloc)* 0`.
 //!
-//! **Reading**: the module is taken from the right-hand end of a `1` line (labels may hold spaces,
+//! **Reading** is split over two threads (`text::pipeline`): a reader thread splits lines and parses
+//! their numbers (`prepare`), the calling thread indexes the stacks and builds the profile. The cost
+//! line, most of a file, is read in pieces of about 128 KiB cut after a space (`text::Blocks` splitting
+//! long lines), so it is never held whole; other long lines are joined again. Stacks are kept as a
+//! parent index and a frame (8 bytes each; ids and positions only for the rare parent declared after
+//! its child), the tree is built when the cost line starts, and each cost record goes straight into
+//! its node.
+//!
+//! A cost centre's module is taken from the right-hand end of its `1` line (labels may hold spaces,
 //! and `"`: GHC never escaped them); a third string (pre-4.08 builds: the group) is dropped with a
 //! warning. The first `2` line of a stack id is its tree edge; a repeat is a back edge of recursion
 //! through another cost centre and only counted in a warning. Children keep the order their stacks
@@ -43,7 +51,7 @@ use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
 use crate::formats::{Carries, Format, Sniff};
 use crate::model::{FrameId, FrameRef, MetricKind, NodeId, Profile, Value};
-use crate::text::{Line, Lines};
+use crate::text::{self, Blocks, Line};
 use rustc_hash::FxHashMap;
 use std::io::{Read, Write};
 use std::time::Duration;
@@ -92,54 +100,129 @@ pub(crate) fn read(
     word_size: u64,
     diag: &mut Diagnostics,
 ) -> Result<Profile, ParseError> {
-    let mut lines = Lines::new(input, FORMAT);
-    let mut reader = PxReader::new();
-    let first = lines.next_line()?;
-    let after_first = first.as_ref().map_or(Position::line(1, 0), |l| next_line_position(l));
-    reader.profile.meta.timestamp =
-        Some(read_header(first, Position::line(1, 0), "the timestamp line in double quotes")?.into());
-    let second = lines.next_line()?;
-    let mut last = second.as_ref().map_or(after_first, |l| next_line_position(l));
-    let second_at = second.as_ref().map_or(after_first, |l| l.position);
-    let interval_text = read_header(second, after_first, "the tick length line in double quotes (\"20 ms\")")?;
-    match parse_interval_header(interval_text) {
-        Some(interval) => reader.profile.meta.interval = Some(interval),
-        None => {
-            let text = interval_text.to_string();
-            diag.warn("interval-header", Some(second_at), || {
-                format!("the tick length {text:?} is not \"N ms\": the profile has no interval")
-            });
+    let mut state = ReadState::new(word_size);
+    let blocks = Blocks::new(input, FORMAT).splitting_long_lines();
+    text::pipeline_blocks(blocks, prepare, |line, prepared| state.line(line, &prepared, diag))?;
+    state.finish(diag)
+}
+
+/// Where the reader is in the file.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Timestamp,
+    Interval,
+    Declarations,
+    Costs,
+}
+
+/// The consuming side of the read: the lines in order, with what [`prepare`] made of them.
+struct ReadState {
+    stage: Stage,
+    reader: PxReader,
+    costs: CostSection,
+    /// The pieces so far of a long line that is read whole (any but the cost line), and where it starts.
+    joined: String,
+    joined_at: Option<Position>,
+    /// Where the line after the first one starts, and after the last one (for errors at the end).
+    after_first: Position,
+    last: Position,
+}
+
+impl ReadState {
+    fn new(word_size: u64) -> ReadState {
+        ReadState {
+            stage: Stage::Timestamp,
+            reader: PxReader::new(word_size),
+            costs: CostSection::default(),
+            joined: String::new(),
+            joined_at: None,
+            after_first: Position::line(1, 0),
+            last: Position::line(1, 0),
         }
     }
-    let mut costs = CostSection::default();
-    while let Some(line) = lines.next_line()? {
-        last = next_line_position(&line);
-        if costs.started {
-            costs.feed(&line, 0, &mut reader, diag)?;
-        } else {
-            reader.declaration(&line, &mut costs, diag)?;
+
+    /// Takes one line or piece of a long line. Only the cost line is read in pieces: it is most of
+    /// the file, and its tokens never span pieces.
+    fn line(&mut self, line: Line<'_>, prepared: &Prepared, diag: &mut Diagnostics) -> Result<(), ParseError> {
+        let cost_piece = self.stage == Stage::Costs
+            || (self.stage == Stage::Declarations && self.joined_at.is_none() && line.text.starts_with('5'));
+        if cost_piece || (self.joined_at.is_none() && !line.continues) {
+            return self.whole_line(line, prepared, diag);
         }
+        self.joined_at.get_or_insert(line.position);
+        self.joined.push_str(line.text);
+        if line.continues {
+            return Ok(());
+        }
+        let text = std::mem::take(&mut self.joined);
+        let at = self.joined_at.take().unwrap_or(line.position);
+        let result = self.whole_line(Line::joined(&text, at, FORMAT), &prepare(&text), diag);
+        self.joined = text;
+        self.joined.clear();
+        result
     }
-    if !costs.done {
-        let expected = if costs.started { "the cost line's terminating 0" } else { "the cost line (5 …)" };
-        return Err(ParseError {
+
+    fn whole_line(&mut self, line: Line<'_>, prepared: &Prepared, diag: &mut Diagnostics) -> Result<(), ParseError> {
+        let next = next_line_position(&line);
+        match self.stage {
+            Stage::Timestamp => {
+                let timestamp = read_header(&line, "the timestamp line in double quotes")?;
+                self.reader.profile.meta.timestamp = Some(timestamp.into());
+                self.after_first = next;
+                self.stage = Stage::Interval;
+            }
+            Stage::Interval => {
+                self.interval(&line, diag)?;
+                self.stage = Stage::Declarations;
+            }
+            Stage::Declarations => {
+                self.reader.declaration(&line, prepared, &mut self.costs, diag)?;
+                if self.costs.started {
+                    self.stage = Stage::Costs;
+                }
+            }
+            Stage::Costs => self.costs.feed(&line, prepared, 0, &mut self.reader, diag)?,
+        }
+        self.last = next;
+        Ok(())
+    }
+
+    /// The second header line, `"N ms"`.
+    fn interval(&mut self, line: &Line<'_>, diag: &mut Diagnostics) -> Result<(), ParseError> {
+        let text = read_header(line, Self::INTERVAL_HEADER)?;
+        match parse_interval_header(text) {
+            Some(interval) => self.reader.profile.meta.interval = Some(interval),
+            None => {
+                let text = text.to_string();
+                diag.warn("interval-header", Some(line.position), || {
+                    format!("the tick length {text:?} is not \"N ms\": the profile has no interval")
+                });
+            }
+        }
+        Ok(())
+    }
+
+    const INTERVAL_HEADER: &'static str = "the tick length line in double quotes (\"20 ms\")";
+
+    /// After the last line: the error for a file that ends early, else the profile.
+    fn finish(self, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+        let (position, expected) = match self.stage {
+            Stage::Timestamp => (Position::line(1, 0), "the timestamp line in double quotes"),
+            Stage::Interval => (self.after_first, Self::INTERVAL_HEADER),
+            Stage::Declarations => (self.last, "the cost line (5 …)"),
+            Stage::Costs if !self.costs.done => (self.last, "the cost line's terminating 0"),
+            Stage::Costs => return self.reader.finish(diag),
+        };
+        Err(ParseError {
             format: FORMAT,
-            position: last,
+            position,
             kind: ParseErrorKind::Unexpected { expected: expected.into(), found: "the end of the input".into() },
-        });
+        })
     }
-    reader.build(word_size, diag)
 }
 
 /// The text of a quoted header line, or an error naming what was expected.
-fn read_header<'a>(line: Option<Line<'a>>, at_end: Position, expected: &'static str) -> Result<&'a str, ParseError> {
-    let Some(line) = line else {
-        return Err(ParseError {
-            format: FORMAT,
-            position: at_end,
-            kind: ParseErrorKind::Unexpected { expected: expected.into(), found: "the end of the input".into() },
-        });
-    };
+fn read_header<'a>(line: &Line<'a>, expected: &'static str) -> Result<&'a str, ParseError> {
     quoted(line.text).ok_or_else(|| {
         line.error(ParseErrorKind::Unexpected { expected: expected.into(), found: excerpt(line.text.as_bytes()) })
     })
@@ -151,90 +234,199 @@ fn next_line_position(line: &Line<'_>) -> Position {
     Position::line(next, line.position.byte + line.text.len() as u64 + 1)
 }
 
-/// One `2` line's tree edge, and where it was declared (for errors).
-struct Stack {
-    id: u64,
-    cc: u64,
-    /// The parent's stack id, or [`NO_PARENT`] for a root.
-    parent: u64,
-    line: u64,
-    byte: u64,
+/// What the reader thread makes of a line (or piece of the cost line) for the consuming thread:
+/// the numbers, so that the consumer only does what needs the whole file's state.
+enum Prepared {
+    /// Up to five tokens, all plain numbers: a stack line, or a short line of costs.
+    Few([u64; 5], u8),
+    /// More tokens, or a plain number among them: the cost line.
+    Many(ManyTokens),
+    /// Anything else (headers, cost centre lines, damage): the consumer reads the text.
+    Text,
 }
 
-const NO_PARENT: u64 = u64::MAX;
-
-impl Stack {
-    fn position(&self) -> Position {
-        Position::line(self.line, self.byte)
-    }
+/// The tokens of a long line: plain numbers (no sign, no leading zero, at most 19 digits, so that
+/// the number gives back the text), and where the others are, which are read from the text.
+struct ManyTokens {
+    numbers: Vec<u64>,
+    /// The other tokens in order: their index among the tokens (where `numbers` holds 0), start and end.
+    odd: Vec<OddToken>,
 }
 
-/// Ids (stack or cost centre) → indices. GHC numbers both from 1 up, so a vector indexed by id
-/// holds them in 4 bytes each; an id far beyond the count so far (a damaged or hostile file) goes to
-/// a hash map instead, so that no input makes the reader allocate much more than its size.
-#[derive(Default)]
-struct IdIndex {
-    dense: Vec<u32>,
-    sparse: FxHashMap<u64, u32>,
-    /// How many ids are mapped: the vector never grows past a few times this (or 1 Mi ids).
-    len: usize,
+struct OddToken {
+    index: usize,
+    start: usize,
+    end: usize,
 }
 
-const ABSENT: u32 = u32::MAX;
-
-impl IdIndex {
-    fn get(&self, id: u64) -> Option<u32> {
-        match usize::try_from(id).ok().and_then(|i| self.dense.get(i)) {
-            Some(&v) if v != ABSENT => Some(v),
-            _ => self.sparse.get(&id).copied(),
+/// What the reader thread makes of `text`: see [`Prepared`].
+fn prepare(text: &str) -> Prepared {
+    let bytes = text.as_bytes();
+    let mut few = [0u64; 5];
+    let mut n = 0;
+    let mut tokens = NumberTokens { bytes, pos: 0 };
+    for (_, number) in tokens.by_ref() {
+        match number {
+            Some(value) if n < few.len() => few[n] = value,
+            _ => return prepare_many(bytes),
         }
+        n += 1;
     }
+    Prepared::Few(few, n as u8)
+}
 
-    /// Maps `id` to `value` unless it is mapped already; returns whether it was new.
-    fn insert(&mut self, id: u64, value: u32) -> bool {
-        if self.get(id).is_some() {
-            return false;
+/// A line that is not a stack line: the cost line (or a piece of it) unless it holds a quote.
+fn prepare_many(bytes: &[u8]) -> Prepared {
+    if memchr::memchr(b'"', bytes).is_some() {
+        return Prepared::Text;
+    }
+    // A cost line is 5 numbers of at least 2 bytes each, per record.
+    let mut numbers = Vec::with_capacity(bytes.len() / 2);
+    let mut odd = Vec::new();
+    for (index, (start, number)) in (NumberTokens { bytes, pos: 0 }).enumerate() {
+        if number.is_none() {
+            let end = bytes[start..].iter().position(|&b| is_space(b)).map_or(bytes.len(), |i| start + i);
+            odd.push(OddToken { index, start, end });
         }
-        self.len += 1;
-        let limit = (1usize << 20).max(self.len.saturating_mul(4));
-        match usize::try_from(id).ok().filter(|&i| i < limit) {
-            Some(i) => {
-                if i >= self.dense.len() {
-                    self.dense.resize(i + 1, ABSENT);
+        numbers.push(number.unwrap_or(0));
+    }
+    Prepared::Many(ManyTokens { numbers, odd })
+}
+
+fn is_space(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// The space- or tab-separated tokens of a line as start offsets and plain numbers (`None` for
+/// another token): one pass over the bytes, as most of a file is numbers.
+struct NumberTokens<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl Iterator for NumberTokens<'_> {
+    type Item = (usize, Option<u64>);
+
+    fn next(&mut self) -> Option<(usize, Option<u64>)> {
+        let (bytes, n) = (self.bytes, self.bytes.len());
+        let mut i = self.pos;
+        while i < n && is_space(bytes[i]) {
+            i += 1;
+        }
+        if i == n {
+            self.pos = n;
+            return None;
+        }
+        let start = i;
+        let (digits, mut value) = match bytes.get(i..i + 8) {
+            Some(eight) => digits8(eight),
+            None => (0, 0),
+        };
+        i += digits;
+        if digits == 0 || digits == 8 {
+            // Near the end of the line, or a long number: a byte at a time.
+            while i < n {
+                let digit = bytes[i].wrapping_sub(b'0');
+                if digit > 9 {
+                    break;
                 }
-                self.dense[i] = value;
-            }
-            None => {
-                self.sparse.insert(id, value);
+                // Wrapping: past 19 digits the token is not plain anyway.
+                value = value.wrapping_mul(10).wrapping_add(u64::from(digit));
+                i += 1;
             }
         }
-        true
+        let digits = i - start;
+        let plain =
+            (1..=19).contains(&digits) && (digits == 1 || bytes[start] != b'0') && (i == n || is_space(bytes[i]));
+        if !plain {
+            while i < n && !is_space(bytes[i]) {
+                i += 1;
+            }
+        }
+        self.pos = i;
+        Some((start, plain.then_some(value)))
     }
 }
+
+/// How many of `eight` bytes are decimal digits before the first other byte, and their value:
+/// eight bytes at once, as most tokens are short numbers.
+fn digits8(eight: &[u8]) -> (usize, u64) {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(eight);
+    // Digits become 0..=9 with a zero high nibble; any other byte has a high nibble or is over 9.
+    let x = u64::from_le_bytes(word) ^ 0x3030_3030_3030_3030;
+    // A carry from `+ 6` only goes up, past the first non-digit (the lowest byte that counts).
+    let other = (x | x.wrapping_add(0x0606_0606_0606_0606)) & 0xF0F0_F0F0_F0F0_F0F0;
+    let digits = (other.trailing_zeros() / 8) as usize;
+    if digits == 0 {
+        return (0, 0);
+    }
+    // The digits moved to the top bytes, zeros below them: then pairs, fours and eights combine.
+    let v = x << (64 - 8 * digits);
+    let v = (v & 0x0F0F_0F0F_0F0F_0F0F).wrapping_mul((10 << 8) + 1) >> 8;
+    let v = (v & 0x00FF_00FF_00FF_00FF).wrapping_mul((100 << 16) + 1) >> 16;
+    let v = (v & 0x0000_FFFF_0000_FFFF).wrapping_mul((10_000 << 32) + 1) >> 32;
+    (digits, v)
+}
+
+/// A stack whose parent was not declared before it (rare: GHC declares a stack when it creates it,
+/// after its parent), with what an error about it needs.
+struct PendingParent {
+    index: u32,
+    id: u64,
+    parent: u64,
+    position: Position,
+}
+
+/// Markers in [`PxReader::parents`]: a root, and a parent looked up when the tree is built.
+const ROOT: u32 = u32::MAX;
+const PENDING: u32 = u32::MAX - 1;
+/// Marker in [`PxReader::frames`]: a cost centre not declared (yet), in `pending_ccs`.
+const UNRESOLVED: u32 = u32::MAX;
 
 struct PxReader {
     profile: Profile,
+    word_size: u64,
     /// Cost centre id → frame id.
     cost_centres: IdIndex,
-    /// Stacks in declaration order, and stack id → index.
-    stacks: Vec<Stack>,
+    /// Stack id → index in declaration order; once the tree is built, → node.
     stack_index: IdIndex,
-    /// Entries, ticks, alloc (words) per stack, by index, and whether the stack had a record.
-    costs: Vec<[u64; 3]>,
+    /// Per stack in declaration order: the parent's index (or [`ROOT`], [`PENDING`]) and the frame
+    /// (or [`UNRESOLVED`]). 8 bytes a stack; ids and positions are kept only for the few pending.
+    parents: Vec<u32>,
+    frames: Vec<u32>,
+    pending_parents: Vec<PendingParent>,
+    /// Stack index and cost centre id of the stacks with an [`UNRESOLVED`] frame, by index.
+    pending_ccs: Vec<(u32, u64)>,
+    /// Whether the tree was built: then costs go straight into it. Otherwise the error that stopped
+    /// it, returned once the cost line was read (whose errors come first).
+    built: bool,
+    tree_error: Option<ParseError>,
+    /// Cost centres named `<cc N>` while building, in the order met.
+    undeclared: Vec<u64>,
+    /// Whether each stack (by `stack_index`) had its cost record.
     has_costs: Vec<bool>,
     total_ticks: u64,
+    sum_ticks: u64,
 }
 
 impl PxReader {
-    fn new() -> PxReader {
+    fn new(word_size: u64) -> PxReader {
         PxReader {
             profile: new_profile(),
+            word_size,
             cost_centres: IdIndex::default(),
-            stacks: Vec::new(),
             stack_index: IdIndex::default(),
-            costs: Vec::new(),
+            parents: Vec::new(),
+            frames: Vec::new(),
+            pending_parents: Vec::new(),
+            pending_ccs: Vec::new(),
+            built: false,
+            tree_error: None,
+            undeclared: Vec::new(),
             has_costs: Vec::new(),
             total_ticks: 0,
+            sum_ticks: 0,
         }
     }
 
@@ -242,16 +434,18 @@ impl PxReader {
     fn declaration(
         &mut self,
         line: &Line<'_>,
+        prepared: &Prepared,
         costs: &mut CostSection,
         diag: &mut Diagnostics,
     ) -> Result<(), ParseError> {
         let text = line.text;
         match text.as_bytes().first() {
             Some(b'1') => self.cost_centre(line, diag),
-            Some(b'2') => self.stack(line, diag),
+            Some(b'2') => self.stack(line, prepared, diag),
             Some(b'5') => {
                 costs.started = true;
-                costs.feed(line, 1, self, diag)
+                self.build_tree();
+                costs.feed(line, prepared, 1, self, diag)
             }
             _ if text.trim().is_empty() => {
                 diag.warn("blank-line", Some(line.position), || "blank line skipped".into());
@@ -288,36 +482,137 @@ impl PxReader {
     }
 
     /// `2 id 1 cc` or `2 id 2 cc parent`.
-    fn stack(&mut self, line: &Line<'_>, diag: &mut Diagnostics) -> Result<(), ParseError> {
+    fn stack(&mut self, line: &Line<'_>, prepared: &Prepared, diag: &mut Diagnostics) -> Result<(), ParseError> {
         let bad = || {
             line.error(ParseErrorKind::Unexpected {
                 expected: "a stack line: 2 id 1 cc (a root) or 2 id 2 cc parent".into(),
                 found: excerpt(line.text.as_bytes()),
             })
         };
-        let mut fields = tokens(line.text).skip(1).map(|(_, f)| parse_u64(f.as_bytes()));
-        let (Some(Some(id)), Some(Some(kind)), Some(Some(cc))) = (fields.next(), fields.next(), fields.next()) else {
+        let fields = match prepared {
+            Prepared::Few(numbers, n) => stack_fields(&numbers[..usize::from(*n)]),
+            _ => parse_stack_fields(line.text),
+        };
+        let Some((id, cc, parent)) = fields.filter(|_| line.text.starts_with("2 ")) else {
             return Err(bad());
         };
-        let parent = match (kind, fields.next()) {
-            (1, None) => NO_PARENT,
-            (2, Some(Some(parent))) if parent != NO_PARENT => parent,
-            _ => return Err(bad()),
-        };
-        if fields.next().is_some() || !line.text.starts_with("2 ") {
-            return Err(bad());
-        }
-        let index = u32::try_from(self.stacks.len()).map_err(|_| bad())?;
-        if !self.stack_index.insert(id, index) {
+        let index = u32::try_from(self.parents.len()).ok().filter(|&i| i < PENDING).ok_or_else(bad)?;
+        if self.stack_index.get(id).is_some() {
             diag.warn("back-edge", Some(line.position), || {
                 format!("stack {id} declared again: a back edge (recursion through another cost centre), not part of the tree")
             });
             return Ok(());
         }
-        let position = line.position;
-        self.stacks.push(Stack { id, cc, parent, line: position.line.unwrap_or(0), byte: position.byte });
-        self.costs.push([0; 3]);
-        self.has_costs.push(false);
+        // The parent is looked up before the stack is indexed: a stack that is its own parent is
+        // a cycle, found when the tree is built.
+        let parent_index = match parent {
+            NO_PARENT => ROOT,
+            _ => self.stack_index.get(parent).unwrap_or_else(|| {
+                self.pending_parents.push(PendingParent { index, id, parent, position: line.position });
+                PENDING
+            }),
+        };
+        let frame = self.cost_centres.get(cc).unwrap_or_else(|| {
+            self.pending_ccs.push((index, cc));
+            UNRESOLVED
+        });
+        self.stack_index.insert(id, index);
+        self.parents.push(parent_index);
+        self.frames.push(frame);
+        Ok(())
+    }
+
+    /// Builds the tree from the stacks when the cost line starts (no declaration can follow): every
+    /// stack under its parent, in declaration order, depth first. An error is kept for the end.
+    fn build_tree(&mut self) {
+        let n = self.parents.len();
+        self.has_costs = vec![false; n];
+        match self.tree_order() {
+            Ok(node_of) => {
+                self.stack_index.remap(|i| node_of[i as usize]);
+                self.built = true;
+            }
+            Err(e) => self.tree_error = Some(e),
+        }
+        self.parents = Vec::new();
+        self.frames = Vec::new();
+        self.pending_parents = Vec::new();
+        self.pending_ccs = Vec::new();
+    }
+
+    /// Pushes the stacks into the tree depth first; returns the node of each stack.
+    fn tree_order(&mut self) -> Result<Vec<u32>, ParseError> {
+        self.resolve_parents()?;
+        let (offsets, children, roots) = child_lists(&self.parents);
+        // The parents are not needed any more: their vector becomes the node of each stack.
+        let mut node_of = std::mem::take(&mut self.parents);
+        node_of.fill(ABSENT);
+        let mut todo: Vec<(u32, Option<NodeId>)> = roots.iter().rev().map(|&r| (r, None)).collect();
+        while let Some((i, parent)) = todo.pop() {
+            let frame = self.frame_of(i);
+            let node = self.profile.tree.push(parent, frame);
+            let i = i as usize;
+            node_of[i] = node.0;
+            let mine = &children[offsets[i] as usize..offsets[i + 1] as usize];
+            todo.extend(mine.iter().rev().map(|&c| (c, Some(node))));
+        }
+        // A stack never reached is in a cycle of parents or below one. The first of them has a
+        // pending parent: one declared before it would be unreached too, and come first.
+        if let Some(lost) = self.pending_parents.iter().find(|p| node_of[p.index as usize] == ABSENT) {
+            return Err(ParseError {
+                format: FORMAT,
+                position: lost.position,
+                kind: ParseErrorKind::Unexpected {
+                    expected: format!("stack {} to lead up to a root stack", lost.id),
+                    found: "a cycle of parent stacks".into(),
+                },
+            });
+        }
+        Ok(node_of)
+    }
+
+    /// Looks up the parents that were declared after their children, or fails at the first stack
+    /// whose parent was never declared.
+    fn resolve_parents(&mut self) -> Result<(), ParseError> {
+        for pending in &self.pending_parents {
+            let Some(p) = self.stack_index.get(pending.parent) else {
+                return Err(ParseError {
+                    format: FORMAT,
+                    position: pending.position,
+                    kind: ParseErrorKind::Unexpected {
+                        expected: format!("stack {}'s parent to be a declared stack", pending.id),
+                        found: format!("stack {}, never declared", pending.parent),
+                    },
+                });
+            };
+            self.parents[pending.index as usize] = p;
+        }
+        Ok(())
+    }
+
+    /// The frame of stack `i`: a cost centre undeclared when the stack was becomes `<cc N>` now.
+    fn frame_of(&mut self, i: u32) -> FrameId {
+        let frame = self.frames[i as usize];
+        if frame != UNRESOLVED {
+            return FrameId(frame);
+        }
+        let Ok(k) = self.pending_ccs.binary_search_by_key(&i, |&(index, _)| index) else {
+            return FrameId(frame);
+        };
+        let cc = self.pending_ccs[k].1;
+        if let Some(frame) = self.cost_centres.get(cc) {
+            return FrameId(frame);
+        }
+        self.undeclared.push(cc);
+        let frame = self.profile.frames.intern(FrameRef::function(&format!("<cc {cc}>")));
+        self.cost_centres.insert(cc, frame.0);
+        frame
+    }
+
+    /// Stores the costs of stack `id`, or says why not.
+    fn record(&mut self, id: u64, [entries, ticks, words]: [u64; 3]) -> Result<(), ParseErrorKind> {
+        let i = self.stack_for_costs(id)?;
+        self.set_costs(i, [entries, ticks, words]);
         Ok(())
     }
 
@@ -329,7 +624,7 @@ impl PxReader {
                 found: format!("costs of stack {id}, never declared"),
             });
         };
-        if self.has_costs[i] {
+        if self.has_costs.get(i).copied().unwrap_or(true) {
             return Err(ParseErrorKind::Unexpected {
                 expected: "one cost record per stack".into(),
                 found: format!("a second record for stack {id}"),
@@ -338,91 +633,25 @@ impl PxReader {
         Ok(i)
     }
 
-    /// The children of every stack in declaration order, as one array with offsets per stack
-    /// (compressed: 8 bytes a stack), and the roots.
-    #[allow(clippy::type_complexity)]
-    fn child_lists(&self) -> Result<(Vec<u32>, Vec<u32>, Vec<u32>), ParseError> {
-        let n = self.stacks.len();
-        let mut parent_of: Vec<u32> = Vec::with_capacity(n);
-        let mut counts = vec![0u32; n + 1];
-        let mut roots = Vec::new();
-        for (i, stack) in self.stacks.iter().enumerate() {
-            if stack.parent == NO_PARENT {
-                roots.push(i as u32);
-                parent_of.push(ABSENT);
-                continue;
-            }
-            let Some(p) = self.stack_index.get(stack.parent) else {
-                return Err(ParseError {
-                    format: FORMAT,
-                    position: stack.position(),
-                    kind: ParseErrorKind::Unexpected {
-                        expected: format!("stack {}'s parent to be a declared stack", stack.id),
-                        found: format!("stack {}, never declared", stack.parent),
-                    },
-                });
-            };
-            parent_of.push(p);
-            counts[p as usize + 1] += 1;
-        }
-        for i in 0..n {
-            counts[i + 1] += counts[i];
-        }
-        let offsets = counts.clone();
-        let mut next = counts;
-        let mut children = vec![0u32; offsets[n] as usize];
-        for (i, &p) in parent_of.iter().enumerate().filter(|(_, &p)| p != ABSENT) {
-            children[next[p as usize] as usize] = i as u32;
-            next[p as usize] += 1;
-        }
-        Ok((offsets, children, roots))
-    }
-
-    /// Builds the tree: every stack under its parent, in declaration order, depth first.
-    fn build(mut self, word_size: u64, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
-        let n = self.stacks.len();
-        let (offsets, children, roots) = self.child_lists()?;
-        let mut undeclared: Vec<u64> = Vec::new();
-        let mut placed = vec![false; n];
-        let mut todo: Vec<(u32, Option<NodeId>)> = roots.iter().rev().map(|&r| (r, None)).collect();
-        let mut sum_ticks = 0u64;
-        while let Some((i, parent)) = todo.pop() {
-            let i = i as usize;
-            let cc = self.stacks[i].cc;
-            let frame = match self.cost_centres.get(cc) {
-                Some(frame) => FrameId(frame),
-                None => {
-                    undeclared.push(cc);
-                    let frame = self.profile.frames.intern(FrameRef::function(&format!("<cc {cc}>")));
-                    self.cost_centres.insert(cc, frame.0);
-                    frame
-                }
-            };
-            let node = self.profile.tree.push(parent, frame);
-            placed[i] = true;
-            let [entries, ticks, words] = self.costs[i];
-            sum_ticks = sum_ticks.saturating_add(ticks);
-            let tree = &mut self.profile.tree;
+    /// Stores the costs of stack `i` (a node once the tree is built).
+    fn set_costs(&mut self, i: usize, [entries, ticks, words]: [u64; 3]) {
+        self.has_costs[i] = true;
+        self.sum_ticks = self.sum_ticks.saturating_add(ticks);
+        if self.built {
+            let (tree, node) = (&mut self.profile.tree, NodeId(i as u32));
             tree.set_self(ENTRIES, node, Value::Int(to_i64(entries)));
             tree.set_self(TICKS, node, Value::Int(to_i64(ticks)));
-            tree.set_self(ALLOC, node, Value::Int(to_i64(words.saturating_mul(word_size))));
-            let mine = &children[offsets[i] as usize..offsets[i + 1] as usize];
-            todo.extend(mine.iter().rev().map(|&c| (c, Some(node))));
+            tree.set_self(ALLOC, node, Value::Int(to_i64(words.saturating_mul(self.word_size))));
         }
-        // A stack never reached is in a cycle of parents or below one.
-        if let Some(lost) = placed.iter().position(|&p| !p) {
-            let stack = &self.stacks[lost];
-            return Err(ParseError {
-                format: FORMAT,
-                position: stack.position(),
-                kind: ParseErrorKind::Unexpected {
-                    expected: format!("stack {} to lead up to a root stack", stack.id),
-                    found: "a cycle of parent stacks".into(),
-                },
-            });
+    }
+
+    /// After the cost line: the tree's error if it had one, else the profile, with warnings.
+    fn finish(self, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+        if let Some(e) = self.tree_error {
+            return Err(e);
         }
-        if !undeclared.is_empty() {
-            let ids: Vec<String> = undeclared.iter().map(u64::to_string).collect();
+        if !self.undeclared.is_empty() {
+            let ids: Vec<String> = self.undeclared.iter().map(u64::to_string).collect();
             diag.warn("undeclared-cc", None, || {
                 format!(
                     "cost centres used by stacks but never declared (GHC 7.2 did not declare its built-ins) are named <cc N>: {}",
@@ -430,13 +659,326 @@ impl PxReader {
                 )
             });
         }
-        if sum_ticks != self.total_ticks {
-            let total = self.total_ticks;
+        if self.sum_ticks != self.total_ticks {
+            let (total, sum) = (self.total_ticks, self.sum_ticks);
             diag.warn("total-ticks", None, || {
-                format!("the cost line's total of {total} ticks differs from the sum of its stacks, {sum_ticks}")
+                format!("the cost line's total of {total} ticks differs from the sum of its stacks, {sum}")
             });
         }
         Ok(self.profile)
+    }
+}
+
+/// Id, cost centre and parent (or [`NO_PARENT`]) from the numbers of a stack line.
+fn stack_fields(numbers: &[u64]) -> Option<(u64, u64, u64)> {
+    match *numbers {
+        [_, id, 1, cc] => Some((id, cc, NO_PARENT)),
+        [_, id, 2, cc, parent] if parent != NO_PARENT => Some((id, cc, parent)),
+        _ => None,
+    }
+}
+
+/// [`stack_fields`] of a line that is not all plain numbers (leading zeros, say).
+fn parse_stack_fields(text: &str) -> Option<(u64, u64, u64)> {
+    let mut numbers = [0u64; 5];
+    let mut n = 0;
+    for (_, token) in tokens(text) {
+        *numbers.get_mut(n)? = parse_u64(token.as_bytes())?;
+        n += 1;
+    }
+    stack_fields(&numbers[..n])
+}
+
+/// The children of every stack in declaration order, as one array with offsets per stack
+/// (compressed: 8 bytes a stack), and the roots. `parents` are all resolved.
+fn child_lists(parents: &[u32]) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    let n = parents.len();
+    let mut offsets = vec![0u32; n + 1];
+    let mut roots = Vec::new();
+    for (i, &p) in parents.iter().enumerate() {
+        match p {
+            ROOT => roots.push(i as u32),
+            _ => offsets[p as usize + 1] += 1,
+        }
+    }
+    for i in 0..n {
+        offsets[i + 1] += offsets[i];
+    }
+    let mut next = offsets.clone();
+    let mut children = vec![0u32; offsets[n] as usize];
+    for (i, &p) in parents.iter().enumerate().filter(|(_, &p)| p != ROOT) {
+        children[next[p as usize] as usize] = i as u32;
+        next[p as usize] += 1;
+    }
+    (offsets, children, roots)
+}
+
+/// The cost section: tokens across lines until the final `0`.
+#[derive(Default)]
+struct CostSection {
+    started: bool,
+    done: bool,
+    /// Whether the total ticks were read.
+    have_total: bool,
+    /// The fields of the record being read (`1 stack entries ticks alloc`), and how many are in.
+    record: [u64; 5],
+    filled: usize,
+    /// The index of the stack whose record is being read.
+    stack: Option<usize>,
+    /// Whether text after the final `0` was reported.
+    trailing_reported: bool,
+}
+
+/// A token of the cost section: a plain number (see [`ManyTokens`]), or text.
+#[derive(Clone, Copy)]
+enum Token<'a> {
+    Number(u64),
+    Text(&'a str),
+}
+
+impl CostSection {
+    /// Reads the tokens of `line` after the first `skip` of them.
+    fn feed(
+        &mut self,
+        line: &Line<'_>,
+        prepared: &Prepared,
+        skip: usize,
+        reader: &mut PxReader,
+        diag: &mut Diagnostics,
+    ) -> Result<(), ParseError> {
+        match prepared {
+            Prepared::Few(numbers, n) => self.feed_numbers(line, &numbers[..usize::from(*n)], &[], skip, reader, diag),
+            Prepared::Many(many) => self.feed_numbers(line, &many.numbers, &many.odd, skip, reader, diag),
+            Prepared::Text => {
+                for (offset, token) in tokens(line.text).skip(skip) {
+                    let at = || column_position(line, offset);
+                    if !self.token(Token::Text(token), at, reader, diag)? {
+                        break;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// [`Self::feed`] from the numbers the reader thread parsed: whole records at a time between
+    /// the odd tokens, which are read from the text.
+    fn feed_numbers(
+        &mut self,
+        line: &Line<'_>,
+        numbers: &[u64],
+        odd: &[OddToken],
+        skip: usize,
+        reader: &mut PxReader,
+        diag: &mut Diagnostics,
+    ) -> Result<(), ParseError> {
+        let mut odd = odd.iter().skip_while(|t| t.index < skip).peekable();
+        let mut k = skip;
+        while k < numbers.len() {
+            let next_odd = odd.peek().map_or(numbers.len(), |t| t.index);
+            if k < next_odd {
+                k = self.records(line, &numbers[k..next_odd], k, reader)?;
+                if k == next_odd {
+                    continue;
+                }
+            }
+            let token = match odd.next_if(|t| t.index == k) {
+                Some(t) => Token::Text(&line.text[t.start..t.end]),
+                None => Token::Number(numbers[k]),
+            };
+            if !self.token(token, || token_position(line, k), reader, diag)? {
+                break;
+            }
+            k += 1;
+        }
+        Ok(())
+    }
+
+    /// Reads the whole records at the start of `numbers` (tokens from the `first` of `line`) if a
+    /// record is due; returns the index of the first token left.
+    fn records(
+        &mut self,
+        line: &Line<'_>,
+        numbers: &[u64],
+        first: usize,
+        reader: &mut PxReader,
+    ) -> Result<usize, ParseError> {
+        if self.done || !self.have_total || self.filled != 0 {
+            return Ok(first);
+        }
+        let mut k = 0;
+        while let Some(&[1, id, entries, ticks, alloc]) = numbers.get(k..k + 5) {
+            reader.record(id, [entries, ticks, alloc]).map_err(|kind| ParseError {
+                format: FORMAT,
+                position: token_position(line, first + k + 1),
+                kind,
+            })?;
+            k += 5;
+        }
+        Ok(first + k)
+    }
+
+    /// Reads one token; false after the final `0` (the rest of the line is ignored).
+    fn token(
+        &mut self,
+        token: Token<'_>,
+        at: impl Fn() -> Position,
+        reader: &mut PxReader,
+        diag: &mut Diagnostics,
+    ) -> Result<bool, ParseError> {
+        if self.done {
+            if !self.trailing_reported {
+                self.trailing_reported = true;
+                diag.warn("trailing-text", Some(at()), || "text after the cost line's final 0 is ignored".into());
+            }
+            return Ok(false);
+        }
+        let number = |what: &'static str| match token {
+            Token::Number(value) => Ok(value),
+            Token::Text(text) => parse_u64(text.as_bytes()).ok_or_else(|| ParseError {
+                format: FORMAT,
+                position: at(),
+                kind: ParseErrorKind::InvalidNumber { field: what, text: text.to_string() },
+            }),
+        };
+        if !self.have_total {
+            reader.total_ticks = number("the total ticks after 5")?;
+            self.have_total = true;
+            return Ok(true);
+        }
+        if self.filled == 0 {
+            match token {
+                Token::Number(1) | Token::Text("1") => self.filled = 1,
+                Token::Number(0) | Token::Text("0") => self.done = true,
+                _ => {
+                    let found = match token {
+                        Token::Number(value) => excerpt(value.to_string().as_bytes()),
+                        Token::Text(text) => excerpt(text.as_bytes()),
+                    };
+                    return Err(ParseError {
+                        format: FORMAT,
+                        position: at(),
+                        kind: ParseErrorKind::Unexpected {
+                            expected: "1 (a stack's costs) or the terminating 0".into(),
+                            found,
+                        },
+                    });
+                }
+            }
+            return Ok(true);
+        }
+        const FIELDS: [&str; 5] = ["", "a stack id", "entries", "ticks", "alloc"];
+        self.record[self.filled] = number(FIELDS[self.filled])?;
+        if self.filled == 1 {
+            let stack = reader.stack_for_costs(self.record[1]);
+            self.stack = Some(stack.map_err(|kind| ParseError { format: FORMAT, position: at(), kind })?);
+        }
+        self.filled += 1;
+        if self.filled == 5 {
+            self.filled = 0;
+            let [_, _, entries, ticks, alloc] = self.record;
+            if let Some(i) = self.stack.take() {
+                reader.set_costs(i, [entries, ticks, alloc]);
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// The position of the `k`-th token of `line` (for errors: it reads the line again).
+fn token_position(line: &Line<'_>, k: usize) -> Position {
+    let offset = tokens(line.text).nth(k).map_or(line.text.len(), |(offset, _)| offset);
+    column_position(line, offset)
+}
+
+/// The whitespace-separated tokens of `text`, with their byte offsets.
+fn tokens(text: &str) -> Tokens<'_> {
+    Tokens { text, pos: 0 }
+}
+
+/// Iterator over the space- or tab-separated tokens of a line, with their byte offsets: a byte loop,
+/// because the cost line alone can be most of a file.
+struct Tokens<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl<'a> Iterator for Tokens<'a> {
+    type Item = (usize, &'a str);
+
+    fn next(&mut self) -> Option<(usize, &'a str)> {
+        let bytes = self.text.as_bytes();
+        let is_space = |b: u8| b == b' ' || b == b'\t';
+        while self.pos < bytes.len() && is_space(bytes[self.pos]) {
+            self.pos += 1;
+        }
+        if self.pos >= bytes.len() {
+            return None;
+        }
+        let start = self.pos;
+        while self.pos < bytes.len() && !is_space(bytes[self.pos]) {
+            self.pos += 1;
+        }
+        // Spaces and tabs are ASCII, so both ends are character boundaries.
+        Some((start, &self.text[start..self.pos]))
+    }
+}
+
+/// The position of byte `offset` of `line` (a piece of a line starts after column 1), with its column.
+fn column_position(line: &Line<'_>, offset: usize) -> Position {
+    let column = line.start_column + line.text.get(..offset).map_or(0, |s| s.chars().count()) as u64 + 1;
+    Position { byte: line.position.byte + offset as u64, line: line.position.line, column: Some(column) }
+}
+
+const NO_PARENT: u64 = u64::MAX;
+
+/// Ids (stack or cost centre) → indices. GHC numbers both from 1 up, so a vector indexed by id
+/// holds them in 4 bytes each; an id far beyond the count so far (a damaged or hostile file) goes to
+/// a hash map instead, so that no input makes the reader allocate much more than its size.
+#[derive(Default)]
+struct IdIndex {
+    dense: Vec<u32>,
+    sparse: FxHashMap<u64, u32>,
+    /// How many ids are mapped: the vector never grows past a few times this (or 1 Mi ids).
+    len: usize,
+}
+
+const ABSENT: u32 = u32::MAX;
+
+impl IdIndex {
+    fn get(&self, id: u64) -> Option<u32> {
+        match usize::try_from(id).ok().and_then(|i| self.dense.get(i)) {
+            Some(&v) if v != ABSENT => Some(v),
+            _ if self.sparse.is_empty() => None,
+            _ => self.sparse.get(&id).copied(),
+        }
+    }
+
+    /// Maps every id to `f` of its value.
+    fn remap(&mut self, f: impl Fn(u32) -> u32) {
+        self.dense.iter_mut().filter(|v| **v != ABSENT).for_each(|v| *v = f(*v));
+        self.sparse.values_mut().for_each(|v| *v = f(*v));
+    }
+
+    /// Maps `id` to `value` unless it is mapped already; returns whether it was new.
+    fn insert(&mut self, id: u64, value: u32) -> bool {
+        if self.get(id).is_some() {
+            return false;
+        }
+        self.len += 1;
+        let limit = (1usize << 20).max(self.len.saturating_mul(4));
+        match usize::try_from(id).ok().filter(|&i| i < limit) {
+            Some(i) => {
+                if i >= self.dense.len() {
+                    self.dense.resize(i + 1, ABSENT);
+                }
+                self.dense[i] = value;
+            }
+            None => {
+                self.sparse.insert(id, value);
+            }
+        }
+        true
     }
 }
 
@@ -486,133 +1028,6 @@ fn looks_like_module(text: &str) -> bool {
         part.chars().next().is_some_and(|c| c.is_ascii_uppercase())
             && part.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '\'')
     })
-}
-
-/// The cost section: tokens across lines until the final `0`.
-#[derive(Default)]
-struct CostSection {
-    started: bool,
-    done: bool,
-    /// Whether the total ticks were read.
-    have_total: bool,
-    /// The fields of the record being read (`1 stack entries ticks alloc`), and how many are in.
-    record: [u64; 5],
-    filled: usize,
-    /// The index of the stack whose record is being read.
-    stack: Option<usize>,
-    /// Whether text after the final `0` was reported.
-    trailing_reported: bool,
-}
-
-impl CostSection {
-    /// Reads the tokens of `line` after the first `skip` of them.
-    fn feed(
-        &mut self,
-        line: &Line<'_>,
-        skip: usize,
-        reader: &mut PxReader,
-        diag: &mut Diagnostics,
-    ) -> Result<(), ParseError> {
-        let text = line.text;
-        for (offset, token) in tokens(text).skip(skip) {
-            if self.done {
-                if !self.trailing_reported {
-                    self.trailing_reported = true;
-                    let at = column_position(line, offset);
-                    diag.warn("trailing-text", Some(at), || "text after the cost line's final 0 is ignored".into());
-                }
-                return Ok(());
-            }
-            let at = || column_position(line, offset);
-            let number = |what: &'static str| {
-                parse_u64(token.as_bytes()).ok_or_else(|| ParseError {
-                    format: FORMAT,
-                    position: at(),
-                    kind: ParseErrorKind::InvalidNumber { field: what, text: token.to_string() },
-                })
-            };
-            if !self.have_total {
-                reader.total_ticks = number("the total ticks after 5")?;
-                self.have_total = true;
-                continue;
-            }
-            if self.filled == 0 {
-                match token {
-                    "1" => self.filled = 1,
-                    "0" => self.done = true,
-                    _ => {
-                        return Err(ParseError {
-                            format: FORMAT,
-                            position: at(),
-                            kind: ParseErrorKind::Unexpected {
-                                expected: "1 (a stack's costs) or the terminating 0".into(),
-                                found: excerpt(token.as_bytes()),
-                            },
-                        })
-                    }
-                }
-                continue;
-            }
-            const FIELDS: [&str; 5] = ["", "a stack id", "entries", "ticks", "alloc"];
-            self.record[self.filled] = number(FIELDS[self.filled])?;
-            if self.filled == 1 {
-                self.stack = Some(reader.stack_for_costs(self.record[1]).map_err(|kind| ParseError {
-                    format: FORMAT,
-                    position: at(),
-                    kind,
-                })?);
-            }
-            self.filled += 1;
-            if self.filled == 5 {
-                self.filled = 0;
-                let [_, _, entries, ticks, alloc] = self.record;
-                if let Some(i) = self.stack.take() {
-                    reader.costs[i] = [entries, ticks, alloc];
-                    reader.has_costs[i] = true;
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The whitespace-separated tokens of `text`, with their byte offsets.
-fn tokens(text: &str) -> Tokens<'_> {
-    Tokens { text, pos: 0 }
-}
-
-/// Iterator over the space- or tab-separated tokens of a line, with their byte offsets: a byte loop,
-/// because the cost line alone can be most of a file.
-struct Tokens<'a> {
-    text: &'a str,
-    pos: usize,
-}
-
-impl<'a> Iterator for Tokens<'a> {
-    type Item = (usize, &'a str);
-
-    fn next(&mut self) -> Option<(usize, &'a str)> {
-        let bytes = self.text.as_bytes();
-        let is_space = |b: u8| b == b' ' || b == b'\t';
-        while self.pos < bytes.len() && is_space(bytes[self.pos]) {
-            self.pos += 1;
-        }
-        if self.pos >= bytes.len() {
-            return None;
-        }
-        let start = self.pos;
-        while self.pos < bytes.len() && !is_space(bytes[self.pos]) {
-            self.pos += 1;
-        }
-        // Spaces and tabs are ASCII, so both ends are character boundaries.
-        Some((start, &self.text[start..self.pos]))
-    }
-}
-
-/// The position of byte `offset` of `line`, with its column.
-fn column_position(line: &Line<'_>, offset: usize) -> Position {
-    let column = line.text.get(..offset).map_or(0, |s| s.chars().count()) as u64 + 1;
-    Position { byte: line.position.byte + offset as u64, line: line.position.line, column: Some(column) }
 }
 
 /// Writes `profile` (projected onto what `-px` carries) as a `-px` file.
@@ -864,6 +1279,74 @@ mod tests {
         let profile = read_as(Format::GhcPx, &text);
         assert_eq!(profile.max_depth(), Some(depth - 1));
         assert_eq!(profile.total(TICKS), Value::Int(1));
+    }
+
+    #[test]
+    fn plain_numbers_are_the_tokens_that_give_back_their_text() {
+        let line = "0 00 01 7\t12345678 123456789 9999999999999999999 18446744073709551615 1x x 42";
+        let got: Vec<(usize, Option<u64>)> = NumberTokens { bytes: line.as_bytes(), pos: 0 }.collect();
+        let want = [
+            Some(0),
+            None,
+            None,
+            Some(7),
+            Some(12_345_678),
+            Some(123_456_789),
+            Some(9_999_999_999_999_999_999),
+            None,
+            None,
+            None,
+            Some(42),
+        ];
+        assert_eq!(got.iter().map(|t| t.1).collect::<Vec<_>>(), want);
+        assert_eq!(got.iter().map(|t| t.0).collect::<Vec<_>>(), tokens(line).map(|t| t.0).collect::<Vec<_>>());
+    }
+
+    /// A file whose cost line is longer than a read block: `n` stacks in a chain of roots.
+    fn long_px(n: u64, label: &str) -> String {
+        let mut text = format!("\"t\"\n\"1 ms\"\n1 1 \"{label}\" \"M\"\n");
+        for id in 1..=n {
+            text.push_str(&format!("2 {id} 1 1\n"));
+        }
+        text.push_str(&format!("5 {n}"));
+        for id in 1..=n {
+            text.push_str(&format!(" 1 {id} 1 1 1"));
+        }
+        text.push_str(" 0\n");
+        text
+    }
+
+    fn read_px(text: &str) -> Result<Profile, String> {
+        let mut diag = Diagnostics::default();
+        let options = crate::formats::ReadOptions::default();
+        Format::GhcPx.read(&mut text.as_bytes(), &options, &mut diag).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_cost_line_longer_than_a_block_reads_in_pieces() {
+        let n = 40_000;
+        let text = long_px(n, "f");
+        assert!(text.lines().last().unwrap().len() > 4 * 128 * 1024);
+        let profile = read_px(&text).unwrap();
+        assert_eq!(profile.tree.len(), n as usize);
+        assert_eq!(profile.total(TICKS), Value::Int(n as i64));
+        // An error late in the line is placed by its column across the pieces.
+        let at = text.rfind(" 1 39999 ").unwrap() + 3;
+        let bad = format!("{}x{}", &text[..at], &text[at + 1..]);
+        let line_start = bad.rfind('\n').map_or(0, |i| bad[..i].rfind('\n').unwrap() + 1);
+        let column = at - line_start + 1;
+        let want = format!(
+            "ghc-px: line {}, column {column} (byte {at}): a stack id must be an integer, found \"x9999\"",
+            n + 4
+        );
+        assert_eq!(read_px(&bad).unwrap_err(), want);
+    }
+
+    #[test]
+    fn a_cost_centre_line_longer_than_a_block_is_read_whole() {
+        let label = "a b ".repeat(100_000);
+        let profile = read_px(&long_px(3, &label)).unwrap();
+        assert_eq!(profile.frames.iter().next().map(|(_, f)| f.name.len()), Some(label.len()));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! All three describe the same thing: a tree of cost-centre stacks, each stack a cost centre (a
 //! label in a module) under its caller's stack, with ticks, entries and allocation per stack. They map
 //! onto the model the same way, through the pieces in this module: a cost centre is a function frame
-//! named by its label with its GHC module as the frame's module ([`cost_centre`]); metrics are
+//! named by its label with its GHC module as the frame's module (`cost_centre`); metrics are
 //! `ticks` (additive count, the tick length is the profile's interval), `entries` (per node, not
 //! additive) and `alloc` (additive bytes). The profile is marked as having namespace modules
 //! ([`crate::model::Meta::module_namespaces`]), so that a one-name output (folded, Sampler,

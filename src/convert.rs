@@ -245,10 +245,21 @@ fn into_time_unit(profile: &mut Profile, unit: Unit) {
         let Some(from) = metric.unit.nanos().filter(|_| metric.kind == MetricKind::Time && metric.unit != unit) else {
             continue;
         };
-        let values = profile.tree.self_values(i);
-        let converted = Values::Float((0..values.len()).map(|n| values.get(n).as_f64() * from / to).collect());
+        let convert =
+            |values: &Values| Values::Float((0..values.len()).map(|n| values.get(n).as_f64() * from / to).collect());
+        let converted = convert(profile.tree.self_values(i));
+        // Inclusive values are converted too: measured ones so as not to lose them, and whole-number
+        // sums (nanoseconds, say) because they are exact, where sums of the converted values are not.
+        let inclusive = match (profile.tree.measured_inclusive(i), metric.repr) {
+            (Some(measured), _) => Some(convert(measured)),
+            (None, Repr::Int) => Some(convert(&profile.tree.derived_inclusive(i))),
+            (None, Repr::Float) => None,
+        };
         let metric = Metric { unit, repr: Repr::Float, ..metric.clone() };
         profile.replace_metric(i, metric, converted);
+        if let Some(inclusive) = inclusive {
+            profile.tree.set_measured_inclusive_column(i, inclusive);
+        }
     }
 }
 

@@ -524,3 +524,21 @@ fn ghc_word_size_scales_px_alloc() {
     assert!(info("8").contains("alloc (alloc, bytes, additive): total 24440"), "{}", info("8"));
     assert!(info("4").contains("alloc (alloc, bytes, additive): total 12220"), "{}", info("4"));
 }
+
+#[test]
+fn time_in_another_unit_keeps_exact_inclusive_sums() {
+    // timed.br: <main> spends 10^12 ns on its own line, FNREAD 4,000 ns and <unmarked> 300 ns below
+    // it: 1,000,000,004,300 ns in all, 1,000,000.0043 ms (the sum of the three in ms as floats is
+    // 1000000.0042999999).
+    let out = proftool()
+        .args(["convert", "--to", "dyalog-csv"])
+        .arg(fixture("br/timed.br"))
+        .arg("-")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let csv = String::from_utf8(out).unwrap();
+    assert!(csv.contains("\n0,\"<main>\",¯1,1000000,1000000.0043\n"), "{csv}");
+}

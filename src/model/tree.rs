@@ -405,6 +405,13 @@ impl CallTree {
         self.measured_inclusive.iter_mut().for_each(|m| *m = None);
     }
 
+    /// Sets every measured inclusive value of `metric` (a column of its representation).
+    pub(crate) fn set_measured_inclusive_column(&mut self, metric: usize, inclusive: Values) {
+        debug_assert_eq!(inclusive.len(), self.len());
+        debug_assert_eq!(inclusive.repr(), self.self_values[metric].repr());
+        self.measured_inclusive[metric] = Some(inclusive);
+    }
+
     /// Sets every self value of `metric` and, when given, every measured inclusive value: for readers
     /// that settle whole columns at the end. The columns must have the metric's representation.
     pub(crate) fn set_columns(&mut self, metric: usize, values: Values, inclusive: Option<Values>) {

@@ -542,3 +542,49 @@ fn time_in_another_unit_keeps_exact_inclusive_sums() {
     let csv = String::from_utf8(out).unwrap();
     assert!(csv.contains("\n0,\"<main>\",¯1,1000000,1000000.0043\n"), "{csv}");
 }
+
+#[test]
+fn a_flame_graph_is_drawn_as_svg() {
+    let dir = temp();
+    let svg = dir.path().join("out.svg");
+    proftool().arg("convert").arg(fixture("lispworks/processes.tree")).arg(&svg).assert().success();
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<?xml") && text.contains("<svg") && text.trim_end().ends_with("</svg>"), "{text}");
+    assert!(text.contains("fib benchmark: run 2"), "the tree's title is the picture's");
+    // Inclusive samples checked by hand against processes.tree (see the folded test above): the
+    // listener's 5 own samples are in its box, not in a box of their own (its name ends in a number,
+    // which inferno would otherwise read as a second count: the space before it is a no-break one).
+    for title in [
+        "<title>Profile root (100 samples, 100.00%)</title>",
+        "<title>CAPI Execution Listener\u{a0}1 (90 samples, 90.00%)</title>",
+        "<title>CL-USER::FIB (60 samples, 60.00%)</title>",
+        "<title>CL-USER::FIB (35 samples, 35.00%)</title>",
+        "<title>Idle &quot;process&quot; (10 samples, 10.00%)</title>",
+    ] {
+        assert!(text.contains(title), "{title} missing");
+    }
+    assert_eq!(text.matches("<title>CAPI Execution Listener").count(), 1, "one box for the listener");
+}
+
+#[test]
+fn an_svg_is_not_read_and_an_empty_profile_is_not_drawn() {
+    let dir = temp();
+    let svg = dir.path().join("in.svg");
+    std::fs::write(&svg, "<svg/>").unwrap();
+    proftool()
+        .arg("convert")
+        .arg(&svg)
+        .arg(dir.path().join("out.folded"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("cannot tell the input format"));
+    let out = dir.path().join("out.svg");
+    proftool()
+        .arg("convert")
+        .arg(fixture("dyalog-csv/negative-bias.csv"))
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("this profile's are all 0"));
+    assert!(!out.exists());
+}

@@ -17,6 +17,7 @@ pub mod folded;
 pub mod ghc;
 pub mod lispworks;
 pub mod sampler;
+pub mod svg;
 
 use crate::convert::{self, ConvertOptions};
 use crate::diag::Diagnostics;
@@ -47,6 +48,8 @@ pub enum Format {
     GhcProf,
     /// GHC `+RTS -pj` JSON profile (GHC 8.2 and later).
     GhcJson,
+    /// An interactive flame graph as SVG (inferno's, as `flamegraph.pl` draws it); written only.
+    Svg,
 }
 
 /// How sure a sniffer is that an input's first bytes are its format.
@@ -187,6 +190,7 @@ impl Format {
             Format::GhcPx => "ghc-px",
             Format::GhcProf => "ghc-prof",
             Format::GhcJson => "ghc-json",
+            Format::Svg => "svg",
         }
     }
 
@@ -207,6 +211,7 @@ impl Format {
             Format::GhcPx => "GHC +RTS -px cost-centre stack log (GHC 4.08-7.2)",
             Format::GhcProf => "GHC +RTS -p/-P text profiling report",
             Format::GhcJson => "GHC +RTS -pj JSON profile",
+            Format::Svg => "flame graph as interactive SVG (inferno), to open in a browser",
         }
     }
 
@@ -224,6 +229,7 @@ impl Format {
             Format::GhcProf => &["prof"],
             // GHC writes -pj output to `<prog>.prof` too.
             Format::GhcJson => &["prof.json", "json", "prof"],
+            Format::Svg => &["svg"],
         }
     }
 
@@ -239,6 +245,7 @@ impl Format {
             | Format::GhcPx
             | Format::GhcProf
             | Format::GhcJson => true,
+            Format::Svg => false,
         }
     }
 
@@ -251,7 +258,8 @@ impl Format {
             | Format::DyalogXml
             | Format::DyalogCsv
             | Format::Br
-            | Format::GhcPx => true,
+            | Format::GhcPx
+            | Format::Svg => true,
             Format::GhcProf | Format::GhcJson => false,
         }
     }
@@ -268,6 +276,7 @@ impl Format {
             Format::GhcPx => ghc::px::CARRIES,
             Format::GhcProf => ghc::prof::CARRIES,
             Format::GhcJson => ghc::json::CARRIES,
+            Format::Svg => svg::CARRIES,
         }
     }
 
@@ -283,6 +292,7 @@ impl Format {
             Format::GhcPx => ghc::px::sniff(head),
             Format::GhcProf => ghc::prof::sniff(head),
             Format::GhcJson => ghc::json::sniff(head),
+            Format::Svg => svg::sniff(head),
         }
     }
 
@@ -303,6 +313,7 @@ impl Format {
             Format::GhcPx => ghc::px::read(input, ghc::word_size(options.ghc_word_size), diag)?,
             Format::GhcProf => ghc::prof::read(input, diag)?,
             Format::GhcJson => ghc::json::read(input, diag)?,
+            Format::Svg => return Err(Error::Unsupported { format: self, action: "read" }),
         };
         debug_assert_eq!(profile.validate(), Ok(()), "{self} reader broke a model invariant");
         Ok(profile)
@@ -325,6 +336,7 @@ impl Format {
             Format::DyalogCsv => dyalog::csv::write(&projected, out, options.dyalog_separators)?,
             Format::Br => br::write(&projected, out, options, diag)?,
             Format::GhcPx => ghc::px::write(&projected, out, options, diag)?,
+            Format::Svg => svg::write(&projected, out)?,
             Format::GhcProf | Format::GhcJson => return Err(Error::Unsupported { format: self, action: "written" }),
         }
         Ok(())

@@ -155,7 +155,7 @@ pub fn project(
     if !carries.metrics.contains(&MetricKind::Samples) && carries.metrics.contains(&MetricKind::Time) {
         samples_into_time(&mut profile, target, options, diag);
     }
-    if carries.metrics.contains(&MetricKind::Samples) && !carries.one_metric {
+    if carries.needs_samples {
         time_into_samples(&mut profile, target, options, diag);
     }
     if let Some(unit) = carries.time_unit {

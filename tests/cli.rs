@@ -588,3 +588,59 @@ fn an_svg_is_not_read_and_an_empty_profile_is_not_drawn() {
         .stderr(predicate::str::contains("this profile's are all 0"));
     assert!(!out.exists());
 }
+
+#[test]
+fn speedscope_gets_the_stacks_with_their_weights() {
+    let dir = temp();
+    let out = dir.path().join("out.speedscope.json");
+    proftool().arg("convert").arg(fixture("lispworks/processes.tree")).arg(&out).assert().success();
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(doc["$schema"], "https://www.speedscope.app/file-format-schema.json");
+    assert_eq!(doc["name"], "fib benchmark: run 2");
+    let frames: Vec<&str> =
+        doc["shared"]["frames"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        frames,
+        [
+            "Profile root",
+            "CAPI Execution Listener 1",
+            "CL-USER::FIB",
+            "(METHOD PRINT-OBJECT (WIDGET T))",
+            "CL-USER::|weird name|",
+            "Idle \"process\""
+        ]
+    );
+    // The folded lines of processes.tree (checked by hand in the folded test), as frame indices.
+    let profile = &doc["profiles"][0];
+    assert_eq!(
+        (&profile["type"], &profile["unit"], &profile["endValue"]),
+        (&"sampled".into(), &"none".into(), &100.into())
+    );
+    assert_eq!(
+        profile["samples"],
+        serde_json::json!([[0, 1], [0, 1, 2], [0, 1, 2, 2], [0, 1, 2, 2, 3], [0, 1, 4], [0, 5]])
+    );
+    assert_eq!(profile["weights"], serde_json::json!([5, 25, 25, 10, 25, 10]));
+}
+
+#[test]
+fn speedscope_gets_one_profile_per_additive_metric() {
+    // GHC's text report: ticks (5) and allocation (12,800 bytes); entries are per node and dropped.
+    let out = proftool()
+        .args(["convert", "--to", "speedscope"])
+        .arg(fixture("ghc-prof/ghc70-no-src.prof"))
+        .arg("-")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let profiles: Vec<(&str, &str, i64)> = doc["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["name"].as_str().unwrap(), p["unit"].as_str().unwrap(), p["endValue"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(profiles, [("ticks", "none", 5), ("alloc", "bytes", 12800)]);
+}

@@ -77,6 +77,7 @@ pub(crate) const CARRIES: Carries = Carries {
     lines_nest: false,
     time_unit: None,
     flat_reports: false,
+    needs_samples: true,
 };
 
 const MAPPING: u8 = 1;

@@ -47,6 +47,7 @@ pub(crate) const CARRIES: Carries = Carries {
     lines_nest: false,
     time_unit: None,
     flat_reports: false,
+    needs_samples: false,
 };
 
 /// `Maybe` when the first complete lines all look like `stack count`: folded stacks have no signature.

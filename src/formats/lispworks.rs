@@ -63,6 +63,7 @@ pub(crate) const CARRIES: Carries = Carries {
     lines_nest: false,
     time_unit: None,
     flat_reports: false,
+    needs_samples: false,
 };
 
 const MARKER: &str = "LispWorks Profiler Tree";

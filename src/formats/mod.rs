@@ -17,6 +17,7 @@ pub mod folded;
 pub mod ghc;
 pub mod lispworks;
 pub mod sampler;
+pub mod speedscope;
 pub mod svg;
 
 use crate::convert::{self, ConvertOptions};
@@ -50,6 +51,8 @@ pub enum Format {
     GhcJson,
     /// An interactive flame graph as SVG (inferno's, as `flamegraph.pl` draws it); written only.
     Svg,
+    /// speedscope's JSON file format, for the speedscope viewer; written only.
+    Speedscope,
 }
 
 /// How sure a sniffer is that an input's first bytes are its format.
@@ -112,6 +115,9 @@ pub struct Carries {
     /// Whether it holds flat reports (rows without call structure, [`crate::model::Meta::flat`]) as
     /// such; other formats get their rows as one-function stacks, and say so.
     pub flat_reports: bool,
+    /// Whether it is made of one record per sample (BR's groups), so that a profile without a
+    /// samples metric gets one from its time or ticks.
+    pub needs_samples: bool,
 }
 
 impl Carries {
@@ -191,6 +197,7 @@ impl Format {
             Format::GhcProf => "ghc-prof",
             Format::GhcJson => "ghc-json",
             Format::Svg => "svg",
+            Format::Speedscope => "speedscope",
         }
     }
 
@@ -212,6 +219,7 @@ impl Format {
             Format::GhcProf => "GHC +RTS -p/-P text profiling report",
             Format::GhcJson => "GHC +RTS -pj JSON profile",
             Format::Svg => "flame graph as interactive SVG (inferno), to open in a browser",
+            Format::Speedscope => "speedscope JSON, for the speedscope viewer (speedscope.app)",
         }
     }
 
@@ -230,6 +238,7 @@ impl Format {
             // GHC writes -pj output to `<prog>.prof` too.
             Format::GhcJson => &["prof.json", "json", "prof"],
             Format::Svg => &["svg"],
+            Format::Speedscope => &["speedscope.json"],
         }
     }
 
@@ -245,7 +254,7 @@ impl Format {
             | Format::GhcPx
             | Format::GhcProf
             | Format::GhcJson => true,
-            Format::Svg => false,
+            Format::Svg | Format::Speedscope => false,
         }
     }
 
@@ -259,7 +268,8 @@ impl Format {
             | Format::DyalogCsv
             | Format::Br
             | Format::GhcPx
-            | Format::Svg => true,
+            | Format::Svg
+            | Format::Speedscope => true,
             Format::GhcProf | Format::GhcJson => false,
         }
     }
@@ -277,6 +287,7 @@ impl Format {
             Format::GhcProf => ghc::prof::CARRIES,
             Format::GhcJson => ghc::json::CARRIES,
             Format::Svg => svg::CARRIES,
+            Format::Speedscope => speedscope::CARRIES,
         }
     }
 
@@ -293,6 +304,7 @@ impl Format {
             Format::GhcProf => ghc::prof::sniff(head),
             Format::GhcJson => ghc::json::sniff(head),
             Format::Svg => svg::sniff(head),
+            Format::Speedscope => speedscope::sniff(head),
         }
     }
 
@@ -313,7 +325,7 @@ impl Format {
             Format::GhcPx => ghc::px::read(input, ghc::word_size(options.ghc_word_size), diag)?,
             Format::GhcProf => ghc::prof::read(input, diag)?,
             Format::GhcJson => ghc::json::read(input, diag)?,
-            Format::Svg => return Err(Error::Unsupported { format: self, action: "read" }),
+            Format::Svg | Format::Speedscope => return Err(Error::Unsupported { format: self, action: "read" }),
         };
         debug_assert_eq!(profile.validate(), Ok(()), "{self} reader broke a model invariant");
         Ok(profile)
@@ -337,6 +349,7 @@ impl Format {
             Format::Br => br::write(&projected, out, options, diag)?,
             Format::GhcPx => ghc::px::write(&projected, out, options, diag)?,
             Format::Svg => svg::write(&projected, out)?,
+            Format::Speedscope => speedscope::write(&projected, out)?,
             Format::GhcProf | Format::GhcJson => return Err(Error::Unsupported { format: self, action: "written" }),
         }
         Ok(())

@@ -67,6 +67,7 @@ pub(crate) const CARRIES: Carries = Carries {
     lines_nest: false,
     time_unit: None,
     flat_reports: false,
+    needs_samples: false,
 };
 
 const MAGIC: &[u8] = b"@supersamplerV1.0\n";

@@ -58,6 +58,7 @@ pub(crate) const fn carries(title: bool) -> Carries {
         lines_nest: true,
         time_unit: Some(Unit::Milliseconds),
         flat_reports: true,
+        needs_samples: false,
     }
 }
 

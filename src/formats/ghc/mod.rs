@@ -45,6 +45,7 @@ pub(crate) const fn carries(
         lines_nest: false,
         time_unit: None,
         flat_reports: false,
+        needs_samples: false,
     }
 }
 

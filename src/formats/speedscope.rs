@@ -1,0 +1,160 @@
+//! speedscope's file format (<https://www.speedscope.app/file-format-schema.json>), the JSON that the
+//! speedscope viewer opens in a browser: flame graph, time-ordered and sandwich views. Written only.
+//!
+//! ```text
+//! {"$schema":"https://www.speedscope.app/file-format-schema.json","name":"fib benchmark",
+//!  "activeProfileIndex":0,"exporter":"proftool 0.1.0",
+//!  "shared":{"frames":[{"name":"Profile root"},{"name":"CL-USER::FIB","file":"fib.lisp","line":12}]},
+//!  "profiles":[{"type":"sampled","name":"samples","unit":"none","startValue":0,"endValue":100,
+//!    "samples":[[0],[0,1]],"weights":[0,75]}]}
+//! ```
+//!
+//! **Writing**: `shared.frames` is the profile's frame table (module as `file`, source line as
+//! `line`); one `sampled` profile per additive metric (samples, time, ticks, allocation), whose
+//! samples are the stacks of the nodes with a value, root first, weighted by it (a leaf with none
+//! is kept with weight 0, as in folded stacks), in the tree's order. Time keeps its unit
+//! (`nanoseconds` … `milliseconds`), allocation is in `bytes`, counts are `none`. The title is the
+//! file's `name`.
+//!
+//! **Lost**: per-node metrics (calls), per-function counts, frame kinds (threads are root frames),
+//! header facts but the title, and inner nodes of the tree without a value of their own (their
+//! stacks are implied by their children's).
+
+use super::{Carries, Sniff, Structure};
+use crate::error::Error;
+use crate::model::{MetricKind, Profile, Unit, Value};
+use std::io::Write;
+
+/// What a speedscope file holds.
+pub(crate) const CARRIES: Carries = Carries {
+    structure: Structure::Stacks,
+    threads: true,
+    thread_roots: false,
+    frame_kinds: false,
+    metrics: &[MetricKind::Samples, MetricKind::Time, MetricKind::Ticks, MetricKind::Alloc],
+    one_metric: false,
+    function_facts: false,
+    source_lines: true,
+    modules: true,
+    title: true,
+    timestamp: false,
+    interval: false,
+    name_replacements: &[],
+    lines_nest: false,
+    time_unit: None,
+    flat_reports: false,
+    needs_samples: false,
+};
+
+/// proftool does not read speedscope files.
+pub(crate) fn sniff(_head: &[u8]) -> Sniff {
+    Sniff::No
+}
+
+/// Writes `profile` (projected onto [`CARRIES`]) as a speedscope file.
+pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error> {
+    let mut json = String::with_capacity(1 << 16);
+    json.push_str("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"name\":");
+    push_string(&mut json, profile.meta.title.as_deref().unwrap_or("proftool"));
+    json.push_str(",\"activeProfileIndex\":0,\"exporter\":");
+    push_string(&mut json, concat!("proftool ", env!("CARGO_PKG_VERSION")));
+    json.push_str(",\"shared\":{\"frames\":[");
+    for (i, (_, frame)) in profile.frames.iter().enumerate() {
+        json.push_str(if i == 0 { "{\"name\":" } else { ",{\"name\":" });
+        push_string(&mut json, &frame.name);
+        if let Some(module) = &frame.module {
+            json.push_str(",\"file\":");
+            push_string(&mut json, module);
+        }
+        if let Some(line) = frame.line {
+            json.push_str(",\"line\":");
+            json.push_str(itoa::Buffer::new().format(line));
+        }
+        json.push('}');
+    }
+    json.push_str("]},\"profiles\":[");
+    for metric in 0..profile.metrics().len() {
+        if metric > 0 {
+            json.push(',');
+        }
+        write_profile(profile, metric, &mut json, out)?;
+    }
+    json.push_str("]}\n");
+    out.write_all(json.as_bytes())?;
+    Ok(())
+}
+
+/// Appends (and writes out as it grows) the sampled profile of `metric`.
+fn write_profile(profile: &Profile, metric: usize, json: &mut String, out: &mut dyn Write) -> Result<(), Error> {
+    let tree = &profile.tree;
+    let m = &profile.metrics()[metric];
+    json.push_str("{\"type\":\"sampled\",\"name\":");
+    push_string(json, &m.name);
+    json.push_str(",\"unit\":\"");
+    json.push_str(unit_name(m.unit));
+    json.push_str("\",\"startValue\":0,\"endValue\":");
+    push_number(json, profile.total(metric))?;
+    json.push_str(",\"samples\":[");
+    let mut weights = String::new();
+    let mut path: Vec<u32> = Vec::new();
+    for visit in tree.walk() {
+        path.truncate(visit.depth as usize);
+        path.push(tree.frame(visit.node).0);
+        let value = tree.self_value(metric, visit.node);
+        if value.as_f64() == 0.0 && !visit.is_leaf {
+            continue;
+        }
+        if !weights.is_empty() {
+            json.push(',');
+            weights.push(',');
+        }
+        json.push('[');
+        for (i, frame) in path.iter().enumerate() {
+            if i > 0 {
+                json.push(',');
+            }
+            json.push_str(itoa::Buffer::new().format(*frame));
+        }
+        json.push(']');
+        push_number(&mut weights, value)?;
+        if json.len() >= 1 << 16 {
+            out.write_all(json.as_bytes())?;
+            json.clear();
+        }
+    }
+    json.push_str("],\"weights\":[");
+    json.push_str(&weights);
+    json.push_str("]}");
+    Ok(())
+}
+
+/// speedscope's name of a unit.
+fn unit_name(unit: Unit) -> &'static str {
+    match unit {
+        Unit::Nanoseconds => "nanoseconds",
+        Unit::Microseconds => "microseconds",
+        Unit::Milliseconds => "milliseconds",
+        Unit::Bytes => "bytes",
+        Unit::Count | Unit::Words => "none",
+    }
+}
+
+/// A JSON string, escaped by serde_json.
+fn push_string(json: &mut String, text: &str) {
+    // Serialising a `str` cannot fail.
+    json.push_str(&serde_json::to_string(text).unwrap_or_default());
+}
+
+/// A JSON number: whole numbers as they are, floats shortest-round-trip.
+fn push_number(json: &mut String, value: Value) -> Result<(), Error> {
+    if let Value::Float(v) = value {
+        if !v.is_finite() {
+            return Err(Error::Unrepresentable {
+                format: super::Format::Speedscope,
+                what: format!("the value {v}: JSON numbers are finite"),
+            });
+        }
+    }
+    json.push_str(&value.to_string());
+    Ok(())
+}

@@ -644,3 +644,76 @@ fn speedscope_gets_one_profile_per_additive_metric() {
         .collect();
     assert_eq!(profiles, [("ticks", "none", 5), ("alloc", "bytes", 12800)]);
 }
+
+/// The parts of pprof's profile.proto this test reads, declared here apart from the writer's.
+mod pprof_proto {
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Profile {
+        #[prost(message, repeated, tag = "1")]
+        pub sample_type: Vec<ValueType>,
+        #[prost(message, repeated, tag = "2")]
+        pub sample: Vec<Sample>,
+        #[prost(message, repeated, tag = "5")]
+        pub function: Vec<Function>,
+        #[prost(string, repeated, tag = "6")]
+        pub string_table: Vec<String>,
+        #[prost(int64, tag = "12")]
+        pub period: i64,
+        #[prost(int64, repeated, tag = "13")]
+        pub comment: Vec<i64>,
+    }
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct ValueType {
+        #[prost(int64, tag = "1")]
+        pub r#type: i64,
+        #[prost(int64, tag = "2")]
+        pub unit: i64,
+    }
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Sample {
+        #[prost(uint64, repeated, tag = "1")]
+        pub location_id: Vec<u64>,
+        #[prost(int64, repeated, tag = "2")]
+        pub value: Vec<i64>,
+    }
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Function {
+        #[prost(uint64, tag = "1")]
+        pub id: u64,
+        #[prost(int64, tag = "2")]
+        pub name: i64,
+    }
+}
+
+#[test]
+fn pprof_gets_every_additive_metric_and_the_stacks_leaf_first() {
+    use prost::Message;
+    use std::io::Read;
+    let dir = temp();
+    let out = dir.path().join("out.pb.gz");
+    // GHC's -P report: 5 ticks of 20 ms; main 1 tick and 3,200 bytes, fib 3 and 9,000 under it, and
+    // "do work" 1 and 600 under fib, the handle CAF none; MAIN has none of its own (checked by
+    // hand against the file).
+    proftool().arg("convert").arg(fixture("ghc-prof/ghc70-no-src.prof")).arg(&out).assert().success();
+    let mut bytes = Vec::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(&out).unwrap()).read_to_end(&mut bytes).unwrap();
+    let p = pprof_proto::Profile::decode(bytes.as_slice()).unwrap();
+    let s = |i: i64| p.string_table[i as usize].as_str();
+    let types: Vec<(&str, &str)> = p.sample_type.iter().map(|t| (s(t.r#type), s(t.unit))).collect();
+    assert_eq!(types, [("ticks", "count"), ("alloc", "bytes")]);
+    assert_eq!(p.period, 20_000_000);
+    assert_eq!(p.comment.iter().map(|&c| s(c)).collect::<Vec<_>>(), ["fib +RTS -P -RTS"]);
+    let name = |id: u64| s(p.function.iter().find(|f| f.id == id).unwrap().name);
+    let samples: Vec<(Vec<&str>, Vec<i64>)> =
+        p.sample.iter().map(|x| (x.location_id.iter().map(|&l| name(l)).collect(), x.value.clone())).collect();
+    assert_eq!(
+        samples,
+        [
+            (vec!["Main.main", "MAIN.MAIN"], vec![1, 3200]),
+            (vec!["Main.fib", "Main.main", "MAIN.MAIN"], vec![3, 9000]),
+            (vec!["Main.do work", "Main.fib", "Main.main", "MAIN.MAIN"], vec![1, 600]),
+            // A leaf without costs keeps its stack, with zeros (as in folded stacks).
+            (vec!["GHC.IO.Handle.FD.CAF", "MAIN.MAIN"], vec![0, 0]),
+        ]
+    );
+}

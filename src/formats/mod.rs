@@ -16,6 +16,7 @@ pub mod dyalog;
 pub mod folded;
 pub mod ghc;
 pub mod lispworks;
+pub mod pprof;
 pub mod sampler;
 pub mod speedscope;
 pub mod svg;
@@ -53,6 +54,8 @@ pub enum Format {
     Svg,
     /// speedscope's JSON file format, for the speedscope viewer; written only.
     Speedscope,
+    /// pprof's gzipped protocol buffers, for `go tool pprof` and the tools that read them; written only.
+    Pprof,
 }
 
 /// How sure a sniffer is that an input's first bytes are its format.
@@ -198,6 +201,7 @@ impl Format {
             Format::GhcJson => "ghc-json",
             Format::Svg => "svg",
             Format::Speedscope => "speedscope",
+            Format::Pprof => "pprof",
         }
     }
 
@@ -220,6 +224,7 @@ impl Format {
             Format::GhcJson => "GHC +RTS -pj JSON profile",
             Format::Svg => "flame graph as interactive SVG (inferno), to open in a browser",
             Format::Speedscope => "speedscope JSON, for the speedscope viewer (speedscope.app)",
+            Format::Pprof => "pprof profile (gzipped protocol buffers), for go tool pprof",
         }
     }
 
@@ -239,6 +244,7 @@ impl Format {
             Format::GhcJson => &["prof.json", "json", "prof"],
             Format::Svg => &["svg"],
             Format::Speedscope => &["speedscope.json"],
+            Format::Pprof => &["pb.gz", "pprof"],
         }
     }
 
@@ -254,7 +260,7 @@ impl Format {
             | Format::GhcPx
             | Format::GhcProf
             | Format::GhcJson => true,
-            Format::Svg | Format::Speedscope => false,
+            Format::Svg | Format::Speedscope | Format::Pprof => false,
         }
     }
 
@@ -269,7 +275,8 @@ impl Format {
             | Format::Br
             | Format::GhcPx
             | Format::Svg
-            | Format::Speedscope => true,
+            | Format::Speedscope
+            | Format::Pprof => true,
             Format::GhcProf | Format::GhcJson => false,
         }
     }
@@ -288,6 +295,7 @@ impl Format {
             Format::GhcJson => ghc::json::CARRIES,
             Format::Svg => svg::CARRIES,
             Format::Speedscope => speedscope::CARRIES,
+            Format::Pprof => pprof::CARRIES,
         }
     }
 
@@ -305,6 +313,7 @@ impl Format {
             Format::GhcJson => ghc::json::sniff(head),
             Format::Svg => svg::sniff(head),
             Format::Speedscope => speedscope::sniff(head),
+            Format::Pprof => pprof::sniff(head),
         }
     }
 
@@ -325,7 +334,9 @@ impl Format {
             Format::GhcPx => ghc::px::read(input, ghc::word_size(options.ghc_word_size), diag)?,
             Format::GhcProf => ghc::prof::read(input, diag)?,
             Format::GhcJson => ghc::json::read(input, diag)?,
-            Format::Svg | Format::Speedscope => return Err(Error::Unsupported { format: self, action: "read" }),
+            Format::Svg | Format::Speedscope | Format::Pprof => {
+                return Err(Error::Unsupported { format: self, action: "read" })
+            }
         };
         debug_assert_eq!(profile.validate(), Ok(()), "{self} reader broke a model invariant");
         Ok(profile)
@@ -350,6 +361,7 @@ impl Format {
             Format::GhcPx => ghc::px::write(&projected, out, options, diag)?,
             Format::Svg => svg::write(&projected, out)?,
             Format::Speedscope => speedscope::write(&projected, out)?,
+            Format::Pprof => pprof::write(&projected, out, diag)?,
             Format::GhcProf | Format::GhcJson => return Err(Error::Unsupported { format: self, action: "written" }),
         }
         Ok(())

@@ -1,0 +1,241 @@
+//! pprof's profile format (google/pprof `proto/profile.proto`), gzipped protocol buffers: what
+//! `go tool pprof`, Grafana Pyroscope, Parca and many other tools read. Written only.
+//!
+//! ```text
+//! Profile {
+//!   sample_type: [{type: "samples", unit: "count"}, {type: "alloc", unit: "bytes"}]
+//!   sample:      [{location_id: [3, 2, 1], value: [25, 4096]}, …]   // leaf first
+//!   location:    [{id: 1, line: [{function_id: 1, line: 12}]}, …]
+//!   function:    [{id: 1, name: "CL-USER::FIB", filename: "fib.lisp"}, …]
+//!   string_table: ["", "samples", "count", …]
+//!   period_type: {type: "cpu", unit: "nanoseconds"}, period: 10000000, comment: ["fib benchmark"]
+//! }
+//! ```
+//!
+//! **Writing**: one value per additive metric (samples and ticks as counts, time in nanoseconds,
+//! allocation in bytes); one sample per node with a value (or a leaf, with zeros), its locations from
+//! the leaf up; a location and a function per frame, the function named by the frame with its
+//! module as the file name, and the frame's source line; the interval as the period (CPU time in
+//! nanoseconds); the title as a comment. The output is gzipped, as pprof writes it.
+//!
+//! **Lost**: per-node metrics (calls), per-function counts, frame kinds (threads are root frames),
+//! header facts but the title and interval, inner nodes without a value of their own, and time
+//! below a whole nanosecond (pprof values are integers: rounded, with a warning).
+
+use super::{Carries, Sniff, Structure};
+use crate::diag::Diagnostics;
+use crate::error::Error;
+use crate::model::{MetricKind, Profile, Unit, Value};
+use prost::Message;
+use std::io::Write;
+
+/// What a pprof profile holds.
+pub(crate) const CARRIES: Carries = Carries {
+    structure: Structure::Stacks,
+    threads: true,
+    thread_roots: false,
+    frame_kinds: false,
+    metrics: &[MetricKind::Samples, MetricKind::Time, MetricKind::Ticks, MetricKind::Alloc],
+    one_metric: false,
+    function_facts: false,
+    source_lines: true,
+    modules: true,
+    title: true,
+    timestamp: false,
+    interval: true,
+    name_replacements: &[],
+    lines_nest: false,
+    time_unit: Some(Unit::Nanoseconds),
+    flat_reports: false,
+    needs_samples: false,
+};
+
+/// proftool does not read pprof profiles.
+pub(crate) fn sniff(_head: &[u8]) -> Sniff {
+    Sniff::No
+}
+
+/// Writes `profile` (projected onto [`CARRIES`]) as a gzipped pprof profile.
+pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<(), Error> {
+    let mut strings = Strings::default();
+    let sample_type = profile
+        .metrics()
+        .iter()
+        .map(|m| ValueType { r#type: strings.index(&m.name), unit: strings.index(unit_name(m.unit)) })
+        .collect();
+    let function = profile
+        .frames
+        .iter()
+        .map(|(id, frame)| Function {
+            id: u64::from(id.0) + 1,
+            name: strings.index(&frame.name),
+            system_name: 0,
+            filename: frame.module.as_deref().map_or(0, |m| strings.index(m)),
+            start_line: 0,
+        })
+        .collect();
+    let location = profile
+        .frames
+        .iter()
+        .map(|(id, frame)| Location {
+            id: u64::from(id.0) + 1,
+            line: vec![Line { function_id: u64::from(id.0) + 1, line: frame.line.map_or(0, i64::from) }],
+        })
+        .collect();
+    let (sample, rounded) = samples(profile);
+    if rounded {
+        diag.warn("pprof-rounded", None, || "pprof values are whole numbers: time rounded to whole nanoseconds".into());
+    }
+    let (period_type, period) = match profile.meta.interval {
+        Some(interval) => (
+            Some(ValueType { r#type: strings.index("cpu"), unit: strings.index("nanoseconds") }),
+            i64::try_from(interval.as_nanos()).unwrap_or(i64::MAX),
+        ),
+        None => (None, 0),
+    };
+    let comment = profile.meta.title.as_deref().map(|t| strings.index(t)).into_iter().collect();
+    let message = PprofProfile {
+        sample_type,
+        sample,
+        location,
+        function,
+        string_table: strings.table,
+        period_type,
+        period,
+        comment,
+    };
+    let mut gzip = flate2::write::GzEncoder::new(out, flate2::Compression::default());
+    gzip.write_all(&message.encode_to_vec())?;
+    gzip.finish()?;
+    Ok(())
+}
+
+/// One sample per node with a value (or a leaf), and whether a value had to be rounded.
+fn samples(profile: &Profile) -> (Vec<Sample>, bool) {
+    let tree = &profile.tree;
+    let n_metrics = profile.metrics().len();
+    let mut rounded = false;
+    let mut path: Vec<u64> = Vec::new();
+    let mut samples = Vec::new();
+    for visit in tree.walk() {
+        path.truncate(visit.depth as usize);
+        path.push(u64::from(tree.frame(visit.node).0) + 1);
+        let values: Vec<Value> = (0..n_metrics).map(|m| tree.self_value(m, visit.node)).collect();
+        if values.iter().all(|v| v.as_f64() == 0.0) && !visit.is_leaf {
+            continue;
+        }
+        let value = values
+            .iter()
+            .map(|v| match *v {
+                Value::Int(i) => i,
+                Value::Float(f) => {
+                    rounded |= f.fract() != 0.0;
+                    f.round() as i64
+                }
+            })
+            .collect();
+        samples.push(Sample { location_id: path.iter().rev().copied().collect(), value });
+    }
+    (samples, rounded)
+}
+
+/// pprof's name of a unit.
+fn unit_name(unit: Unit) -> &'static str {
+    match unit {
+        Unit::Nanoseconds | Unit::Microseconds | Unit::Milliseconds => "nanoseconds",
+        Unit::Bytes => "bytes",
+        Unit::Count | Unit::Words => "count",
+    }
+}
+
+/// The string table: index 0 is the empty string, each string once.
+struct Strings {
+    table: Vec<String>,
+    index: std::collections::HashMap<String, i64>,
+}
+
+impl Default for Strings {
+    fn default() -> Strings {
+        Strings { table: vec![String::new()], index: std::collections::HashMap::from([(String::new(), 0)]) }
+    }
+}
+
+impl Strings {
+    fn index(&mut self, text: &str) -> i64 {
+        if let Some(&i) = self.index.get(text) {
+            return i;
+        }
+        let i = self.table.len() as i64;
+        self.table.push(text.to_string());
+        self.index.insert(text.to_string(), i);
+        i
+    }
+}
+
+// The messages of profile.proto that proftool writes, with their field numbers.
+
+#[derive(Clone, PartialEq, Message)]
+struct PprofProfile {
+    #[prost(message, repeated, tag = "1")]
+    sample_type: Vec<ValueType>,
+    #[prost(message, repeated, tag = "2")]
+    sample: Vec<Sample>,
+    #[prost(message, repeated, tag = "4")]
+    location: Vec<Location>,
+    #[prost(message, repeated, tag = "5")]
+    function: Vec<Function>,
+    #[prost(string, repeated, tag = "6")]
+    string_table: Vec<String>,
+    #[prost(message, optional, tag = "11")]
+    period_type: Option<ValueType>,
+    #[prost(int64, tag = "12")]
+    period: i64,
+    #[prost(int64, repeated, tag = "13")]
+    comment: Vec<i64>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+struct ValueType {
+    #[prost(int64, tag = "1")]
+    r#type: i64,
+    #[prost(int64, tag = "2")]
+    unit: i64,
+}
+
+#[derive(Clone, PartialEq, Message)]
+struct Sample {
+    #[prost(uint64, repeated, tag = "1")]
+    location_id: Vec<u64>,
+    #[prost(int64, repeated, tag = "2")]
+    value: Vec<i64>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+struct Location {
+    #[prost(uint64, tag = "1")]
+    id: u64,
+    #[prost(message, repeated, tag = "4")]
+    line: Vec<Line>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+struct Line {
+    #[prost(uint64, tag = "1")]
+    function_id: u64,
+    #[prost(int64, tag = "2")]
+    line: i64,
+}
+
+#[derive(Clone, PartialEq, Message)]
+struct Function {
+    #[prost(uint64, tag = "1")]
+    id: u64,
+    #[prost(int64, tag = "2")]
+    name: i64,
+    #[prost(int64, tag = "3")]
+    system_name: i64,
+    #[prost(int64, tag = "4")]
+    filename: i64,
+    #[prost(int64, tag = "5")]
+    start_line: i64,
+}

@@ -30,6 +30,9 @@ Examples:
   proftool convert --br-backtrace outermost-first run.br run.folded
   proftool convert --br-mode sampled run.br copy.br
   proftool convert prog.prof prog.folded
+  proftool convert run.tree flame.svg
+  proftool convert prog.prof prog.speedscope.json
+  proftool convert tree.xml tree.pb.gz && go tool pprof -http=: tree.pb.gz
   proftool info run.tree
   proftool info --json run.tree | jq '.metrics'
   proftool formats

@@ -22,33 +22,17 @@
 //! header facts but the title and interval, inner nodes without a value of their own, and time
 //! below a whole nanosecond (pprof values are integers: rounded, with a warning).
 
-use super::{Carries, Sniff, Structure};
+use super::{Carries, Sniff};
 use crate::diag::Diagnostics;
 use crate::error::Error;
-use crate::model::{MetricKind, Profile, Unit, Value};
+use crate::model::{Profile, Unit, Value};
 use prost::Message;
 use std::io::Write;
 
-/// What a pprof profile holds.
-pub(crate) const CARRIES: Carries = Carries {
-    structure: Structure::Stacks,
-    threads: true,
-    thread_roots: false,
-    frame_kinds: false,
-    metrics: &[MetricKind::Samples, MetricKind::Time, MetricKind::Ticks, MetricKind::Alloc],
-    one_metric: false,
-    function_facts: false,
-    source_lines: true,
-    modules: true,
-    title: true,
-    timestamp: false,
-    interval: true,
-    name_replacements: &[],
-    lines_nest: false,
-    time_unit: Some(Unit::Nanoseconds),
-    flat_reports: false,
-    needs_samples: false,
-};
+/// What a pprof profile holds: what a speedscope file holds, and the interval (as the period), with
+/// time in nanoseconds.
+pub(crate) const CARRIES: Carries =
+    Carries { interval: true, time_unit: Some(Unit::Nanoseconds), ..super::speedscope::CARRIES };
 
 /// proftool does not read pprof profiles.
 pub(crate) fn sniff(_head: &[u8]) -> Sniff {

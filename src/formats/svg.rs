@@ -8,7 +8,7 @@
 //!   … <g><title>CL-USER::FIB (75 samples, 68.18%)</title><rect x="…" … /><text …>CL-USER::FIB</text></g> …
 //! ```
 //!
-//! **Writing**: the profile's stacks, as [folded](super::folded) lines, go to
+//! **Writing**: the profile's stacks, as folded-stack lines ([`super::folded`]), go to
 //! `inferno::flamegraph::from_lines`: each frame a box as wide as its inclusive count, callees
 //! above callers, siblings in name order, colours from a hash of each name (the same profile always
 //! gives the same file). The title is the profile's title, else "Flame Graph"; the count is named

@@ -530,16 +530,7 @@ fn time_in_another_unit_keeps_exact_inclusive_sums() {
     // timed.br: <main> spends 10^12 ns on its own line, FNREAD 4,000 ns and <unmarked> 300 ns below
     // it: 1,000,000,004,300 ns in all, 1,000,000.0043 ms (the sum of the three in ms as floats is
     // 1000000.0042999999).
-    let out = proftool()
-        .args(["convert", "--to", "dyalog-csv"])
-        .arg(fixture("br/timed.br"))
-        .arg("-")
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let csv = String::from_utf8(out).unwrap();
+    let csv = stdout_of(&["convert", "--to", "dyalog-csv"], &fixture("br/timed.br"));
     assert!(csv.contains("\n0,\"<main>\",¯1,1000000,1000000.0043\n"), "{csv}");
 }
 
@@ -626,16 +617,8 @@ fn speedscope_gets_the_stacks_with_their_weights() {
 #[test]
 fn speedscope_gets_one_profile_per_additive_metric() {
     // GHC's text report: ticks (5) and allocation (12,800 bytes); entries are per node and dropped.
-    let out = proftool()
-        .args(["convert", "--to", "speedscope"])
-        .arg(fixture("ghc-prof/ghc70-no-src.prof"))
-        .arg("-")
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let out = stdout_of(&["convert", "--to", "speedscope"], &fixture("ghc-prof/ghc70-no-src.prof"));
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
     let profiles: Vec<(&str, &str, i64)> = doc["profiles"]
         .as_array()
         .unwrap()

@@ -47,25 +47,18 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
         .iter()
         .map(|m| ValueType { r#type: strings.index(&m.name), unit: strings.index(unit_name(m.unit)) })
         .collect();
-    let function = profile
+    // A function and a location per frame, both with the frame's id (1 up: 0 means none).
+    let (function, location) = profile
         .frames
         .iter()
-        .map(|(id, frame)| Function {
-            id: u64::from(id.0) + 1,
-            name: strings.index(&frame.name),
-            system_name: 0,
-            filename: frame.module.as_deref().map_or(0, |m| strings.index(m)),
-            start_line: 0,
+        .map(|(id, frame)| {
+            let id = u64::from(id.0) + 1;
+            let filename = frame.module.as_deref().map_or(0, |m| strings.index(m));
+            let function = Function { id, name: strings.index(&frame.name), system_name: 0, filename, start_line: 0 };
+            let line = Line { function_id: id, line: frame.line.map_or(0, i64::from) };
+            (function, Location { id, line: vec![line] })
         })
-        .collect();
-    let location = profile
-        .frames
-        .iter()
-        .map(|(id, frame)| Location {
-            id: u64::from(id.0) + 1,
-            line: vec![Line { function_id: u64::from(id.0) + 1, line: frame.line.map_or(0, i64::from) }],
-        })
-        .collect();
+        .unzip();
     let (sample, rounded) = samples(profile);
     if rounded {
         diag.warn("pprof-rounded", None, || "pprof values are whole numbers: time rounded to whole nanoseconds".into());

@@ -120,17 +120,23 @@ fn rebuild(profile: &Profile, sorted: bool, lines_to_functions: bool) -> Profile
     let src = &profile.tree;
     let mut out = Profile::new(profile.metrics().to_vec());
     out.meta = profile.meta.clone();
-    let mut children = src.children();
-    if sorted {
+    let walk = if sorted {
+        let mut children = src.children();
         children.sort_by_key(|node| profile.frames.get(src.frame(node)));
-    }
+        src.walk_with(children)
+    } else {
+        src.walk()
+    };
+    // Whether each frame is a line to merge, looked up per node: a dense vector, not the frame table.
+    let line_frames: Vec<bool> =
+        profile.frames.iter().map(|(_, f)| lines_to_functions && f.kind == FrameKind::Line).collect();
     let mut new_frame: Vec<Option<FrameId>> = vec![None; profile.frames.len()];
     let mut new_node: Vec<NodeId> = vec![NodeId(0); src.len()];
     let mut index = ChildIndex::default();
-    for visit in src.walk_with(children) {
+    for visit in walk {
         let node = visit.node;
         let old_frame = src.frame(node);
-        let is_line = lines_to_functions && profile.frames.get(old_frame).kind == FrameKind::Line;
+        let is_line = line_frames[old_frame.index()];
         let frame = *new_frame[old_frame.index()].get_or_insert_with(|| {
             let f = profile.frames.get(old_frame).as_ref();
             let f = if is_line { FrameRef { line: None, clause: None, kind: FrameKind::Function, ..f } } else { f };
@@ -139,8 +145,7 @@ fn rebuild(profile: &Profile, sorted: bool, lines_to_functions: bool) -> Profile
         let parent = src.parent(node).map(|p| new_node[p.index()]);
         // Only a line under a function row splices (Dyalog); a line under a line of the same function
         // is a recursive call (BR stacks of lines) and stays a node of its own.
-        let under_function_row =
-            src.parent(node).is_some_and(|p| profile.frames.get(src.frame(p)).kind != FrameKind::Line);
+        let under_function_row = src.parent(node).is_some_and(|p| !line_frames[src.frame(p).index()]);
         let splice = is_line && under_function_row && parent.is_some_and(|p| out.tree.frame(p) == frame);
         let id = match (splice, parent) {
             (true, Some(p)) => p,

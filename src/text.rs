@@ -41,6 +41,24 @@ impl Block {
     pub(crate) fn lines(&self) -> BlockLines<'_> {
         BlockLines { block: self, pos: 0, next_newline: 0, line: self.first_line }
     }
+
+    /// Line `index` of the block, where [`BlockLines`] found it; `last` for the block's last line.
+    fn line_at(&self, index: usize, span: LineSpan, last: bool) -> Line<'_> {
+        Line {
+            text: &self.text[span.start..span.start + span.len],
+            position: Position::line(self.first_line + index as u64, self.offset + span.start as u64),
+            start_column: if span.start == 0 { self.first_column } else { 0 },
+            continues: self.ends_mid_line && last,
+            format: self.format,
+        }
+    }
+}
+
+/// Where a line's text is in its [`Block`].
+#[derive(Clone, Copy)]
+struct LineSpan {
+    start: usize,
+    len: usize,
 }
 
 /// Iterator over the lines of a [`Block`].
@@ -235,13 +253,23 @@ pub(crate) fn pipeline_blocks<T: Send>(
     let Some(first) = blocks.next_block(None)? else {
         return Ok(());
     };
-    let mut consume_block =
-        |block: &Block, prepared: Vec<T>| block.lines().zip(prepared).try_for_each(|(line, item)| consume(line, item));
-    let prepare_block = |block: &Block| block.lines().map(|line| prepare(line.text)).collect::<Vec<T>>();
+    // The reader thread finds the lines once and hands over where each starts and ends.
+    let mut consume_block = |block: &Block, prepared: Vec<(LineSpan, T)>| {
+        let last = prepared.len().saturating_sub(1);
+        prepared
+            .into_iter()
+            .enumerate()
+            .try_for_each(|(i, (span, item))| consume(block.line_at(i, span, i == last), item))
+    };
+    let prepare_block = |block: &Block| {
+        let base = block.text.as_ptr() as usize;
+        let span = |line: &Line<'_>| LineSpan { start: line.text.as_ptr() as usize - base, len: line.text.len() };
+        block.lines().map(|line| (span(&line), prepare(line.text))).collect::<Vec<_>>()
+    };
     if blocks.eof {
         return consume_block(&first, prepare_block(&first));
     }
-    type Batch<T> = Result<(Block, Vec<T>), ParseError>;
+    type Batch<T> = Result<(Block, Vec<(LineSpan, T)>), ParseError>;
     // One batch queued while one is consumed and one is read keeps both threads busy; the blocks
     // come back to be reused.
     let (to_consumer, batches) = std::sync::mpsc::sync_channel::<Batch<T>>(1);

@@ -6,8 +6,7 @@
 //! [`FrameId`] per distinct frame, so the call tree stores four bytes per node instead of a name, and a
 //! reader that sees the same function a million times allocates its name once.
 
-use indexmap::{Equivalent, IndexSet};
-use rustc_hash::FxBuildHasher;
+use hashbrown::HashTable;
 use std::fmt;
 
 /// What kind of place a frame stands for.
@@ -127,12 +126,6 @@ impl<'a> FrameRef<'a> {
     }
 }
 
-impl Equivalent<Frame> for FrameRef<'_> {
-    fn equivalent(&self, key: &Frame) -> bool {
-        *self == key.as_ref()
-    }
-}
-
 /// Index of a frame in its profile's [`FrameTable`]. Only meaningful for the profile that made it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FrameId(pub u32);
@@ -147,7 +140,10 @@ impl FrameId {
 /// The interned frames of a profile. Ids are dense, start at 0 and never change once handed out.
 #[derive(Clone, Debug, Default)]
 pub struct FrameTable {
-    frames: IndexSet<Frame, FxBuildHasher>,
+    frames: Vec<Frame>,
+    /// The ids of `frames` by [`FrameTable::hash`]: one hash everywhere, so a hash a reader computed
+    /// on another thread finds the frame without hashing it again.
+    ids: HashTable<u32>,
     recent: Option<Box<RecentNames>>,
 }
 
@@ -182,11 +178,34 @@ impl std::fmt::Debug for RecentNames {
 impl FrameTable {
     /// The id of `frame`, interning it if it is new.
     pub fn intern(&mut self, frame: FrameRef<'_>) -> FrameId {
-        let index = match self.frames.get_index_of(&frame) {
-            Some(index) => index,
-            None => self.frames.insert_full(frame.to_owned_frame()).0,
-        };
-        FrameId(u32::try_from(index).unwrap_or(u32::MAX))
+        self.intern_hashed(frame, FrameTable::hash(frame))
+    }
+
+    /// [`Self::intern`] with the frame's [`Self::hash`] computed already.
+    fn intern_hashed(&mut self, frame: FrameRef<'_>, hash: u64) -> FrameId {
+        let frames = &self.frames;
+        if let Some(&id) = self.ids.find(hash, |&id| frames[id as usize].as_ref() == frame) {
+            return FrameId(id);
+        }
+        let id = u32::try_from(self.frames.len()).unwrap_or(u32::MAX);
+        let frames = &self.frames;
+        self.ids.insert_unique(hash, id, |&id| FrameTable::hash(frames[id as usize].as_ref()));
+        self.frames.push(frame.to_owned_frame());
+        FrameId(id)
+    }
+
+    /// The hash of a frame in the table. A frame that is only a name and a kind hashes as
+    /// [`Self::name_hash`] does.
+    fn hash(frame: FrameRef<'_>) -> u64 {
+        use std::hash::{Hash, Hasher};
+        if frame.module.is_none() && frame.line.is_none() && frame.clause.is_none() {
+            return FrameTable::name_hash(frame.name, frame.kind);
+        }
+        let mut h = rustc_hash::FxHasher::default();
+        frame.name.hash(&mut h);
+        frame.kind.hash(&mut h);
+        (frame.module, frame.line, frame.clause).hash(&mut h);
+        h.finish()
     }
 
     /// The id of the frame that is only `name` and `kind` (no module, line or clause): [`Self::intern`]
@@ -207,15 +226,15 @@ impl FrameTable {
     /// [`Self::intern_name`] with the name's hash computed already (by [`Self::name_hash`]).
     pub fn intern_name_hashed(&mut self, name: &str, kind: FrameKind, hash: u64) -> FrameId {
         if name.len() > RECENT_NAME_MAX {
-            return self.intern(FrameRef::named(name, kind));
+            return self.intern_hashed(FrameRef::named(name, kind), hash);
         }
         let recent = self.recent.get_or_insert_with(|| {
             let empty = RecentSlot { hash: 0, id: u32::MAX, kind, len: 0, bytes: [0; RECENT_NAME_MAX] };
             Box::new(RecentNames { slots: vec![empty; RECENT_SLOTS].into_boxed_slice() })
         });
         // The top bits pick the slot: FxHasher mixes them best.
-        let slot = &mut recent.slots[(hash >> 52) as usize % RECENT_SLOTS];
-        let len = name.len();
+        let slot_index = (hash >> 52) as usize % RECENT_SLOTS;
+        let slot = &recent.slots[slot_index];
         if slot.hash == hash
             && slot.id != u32::MAX
             && slot.kind == kind
@@ -223,20 +242,19 @@ impl FrameTable {
         {
             return FrameId(slot.id);
         }
+        let id = self.intern_hashed(FrameRef::named(name, kind), hash);
         let mut bytes = [0; RECENT_NAME_MAX];
-        bytes[..len].copy_from_slice(name.as_bytes());
-        let index = match self.frames.get_index_of(&FrameRef::named(name, kind)) {
-            Some(index) => index,
-            None => self.frames.insert_full(FrameRef::named(name, kind).to_owned_frame()).0,
-        };
-        let id = u32::try_from(index).unwrap_or(u32::MAX);
-        *slot = RecentSlot { hash, id, kind, len: len as u8, bytes };
-        FrameId(id)
+        bytes[..name.len()].copy_from_slice(name.as_bytes());
+        if let Some(recent) = &mut self.recent {
+            recent.slots[slot_index] = RecentSlot { hash, id: id.0, kind, len: name.len() as u8, bytes };
+        }
+        id
     }
 
     /// Whether the table holds `frame`.
     pub fn contains(&self, frame: FrameRef<'_>) -> bool {
-        self.frames.contains(&frame)
+        let frames = &self.frames;
+        self.ids.find(FrameTable::hash(frame), |&id| frames[id as usize].as_ref() == frame).is_some()
     }
 
     /// The frame with id `id`.

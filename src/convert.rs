@@ -206,6 +206,8 @@ pub fn project(
         diag.warn("facts-dropped", None, || {
             format!("{target} has no per-function counts: Call-Count, Seen-Count and Top-Count are dropped")
         });
+        // Dropped indeed, before the writer runs: a writer that formats on several threads needs the room.
+        profile.function_facts.clear();
     }
     Ok(profile)
 }

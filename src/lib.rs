@@ -33,6 +33,7 @@ pub mod files;
 pub mod formats;
 pub mod info;
 pub mod model;
+mod pieces;
 mod text;
 
 pub use error::{Error, ParseError, ParseErrorKind, Position};

@@ -25,7 +25,7 @@
 use super::{Carries, Format, Sniff, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind};
-use crate::model::{ChildIndex, FrameRef, Metric, MetricKind, Profile, Value, Values};
+use crate::model::{CallTree, ChildIndex, FrameRef, Metric, MetricKind, NodeId, Profile, Value, Values, Walk};
 use crate::text::Lines;
 use std::io::{Read, Write};
 
@@ -126,38 +126,74 @@ pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
     Ok(profile)
 }
 
-/// Writes `profile` (already projected to one count metric) as folded stacks, in tree pre-order.
+/// Nodes per piece of output formatted on its own (see [`crate::pieces`]).
+const PIECE: u32 = 1024;
+
+/// Writes `profile` (already projected to one count metric) as folded stacks, in tree pre-order. A tree
+/// built in pre-order is written in pieces of [`PIECE`] nodes formatted on two threads.
 pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error> {
     let names: Vec<_> = profile.frames.iter().map(|(_, frame)| frame.display_name()).collect();
     let tree = &profile.tree;
     let Values::Int(counts) = tree.self_values(0) else {
         return Err(Error::Unrepresentable { format: Format::Folded, what: "counts must be whole numbers".into() });
     };
-    // `line` holds the path of the current node; `ends[d]` is where the frame at depth d ends.
-    let mut line: Vec<u8> = Vec::with_capacity(1024);
-    let mut ends: Vec<usize> = Vec::new();
-    let mut digits = itoa::Buffer::new();
-    for visit in tree.walk() {
-        let depth = visit.depth as usize;
+    let stacks = Stacks { tree, names: &names, counts };
+    if !tree.is_preorder() {
+        return Ok(stacks.write(tree.walk(), &[], out)?);
+    }
+    let pieces = (tree.len() as u32).div_ceil(PIECE) as usize;
+    let piece = |i: usize, buf: &mut Vec<u8>| {
+        let start = i as u32 * PIECE;
+        let walk = tree.walk_part(start..start + PIECE);
+        walk.map_or(Ok(()), |walk| stacks.write(walk, &tree.ancestors(NodeId(start)), buf))
+    };
+    Ok(crate::pieces::write_pieces(pieces, piece, out)?)
+}
+
+/// What a folded line is made of.
+struct Stacks<'p> {
+    tree: &'p CallTree,
+    names: &'p [std::borrow::Cow<'p, str>],
+    counts: &'p [i64],
+}
+
+impl Stacks<'_> {
+    /// Writes a line for each node `walk` visits (see [`write`]); `ancestors` are the nodes above the
+    /// first one, root first.
+    fn write(&self, walk: Walk<'_>, ancestors: &[NodeId], out: &mut dyn Write) -> std::io::Result<()> {
+        // `line` holds the path of the current node; `ends[d]` is where the frame at depth d ends.
+        let mut line: Vec<u8> = Vec::with_capacity(1024);
+        let mut ends: Vec<usize> = Vec::new();
+        let mut digits = itoa::Buffer::new();
+        for (depth, &node) in ancestors.iter().enumerate() {
+            self.push_frame(&mut line, &mut ends, depth, node);
+        }
+        for visit in walk {
+            self.push_frame(&mut line, &mut ends, visit.depth as usize, visit.node);
+            let count = self.counts[visit.node.index()];
+            // A zero count is written only for a leaf: an inner node is implied by its children's lines.
+            if count != 0 || visit.is_leaf {
+                let path_end = line.len();
+                line.push(b' ');
+                line.extend_from_slice(digits.format(count).as_bytes());
+                line.push(b'\n');
+                out.write_all(&line)?;
+                line.truncate(path_end);
+            }
+        }
+        Ok(())
+    }
+
+    /// Makes `line` the path to `node`, at `depth`.
+    fn push_frame(&self, line: &mut Vec<u8>, ends: &mut Vec<usize>, depth: usize, node: NodeId) {
         ends.truncate(depth);
         line.truncate(ends.last().copied().unwrap_or(0));
         if depth > 0 {
             line.push(b';');
         }
-        line.extend_from_slice(names[tree.frame(visit.node).index()].as_bytes());
+        line.extend_from_slice(self.names[self.tree.frame(node).index()].as_bytes());
         ends.push(line.len());
-        let count = counts[visit.node.index()];
-        // A zero count is written only for a leaf: an inner node is implied by its children's lines.
-        if count != 0 || visit.is_leaf {
-            let path_end = line.len();
-            line.push(b' ');
-            line.extend_from_slice(digits.format(count).as_bytes());
-            line.push(b'\n');
-            out.write_all(&line)?;
-            line.truncate(path_end);
-        }
     }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -170,6 +206,40 @@ mod tests {
         assert_eq!(sniff(b"a;b 1\nno count here\n"), Sniff::No);
         assert_eq!(sniff(b"a;b 1\na;b 2 partial"), Sniff::Maybe);
         assert_eq!(sniff(b""), Sniff::No);
+    }
+
+    /// A tree of several pieces written as folded lines, against lines made node by node from each
+    /// node's ancestors.
+    #[test]
+    fn pieces_join_into_the_whole_output() {
+        let mut profile = Profile::new(vec![Metric::samples()]);
+        let mut path: Vec<NodeId> = Vec::new();
+        let mut seed = 7u64;
+        for i in 0..5 * PIECE as usize + 17 {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            // Mostly deeper, sometimes back up a few levels or to a new root.
+            let keep = if seed >> 60 < 11 { path.len() } else { (seed >> 32) as usize % (path.len() + 1) };
+            path.truncate(keep);
+            let frame = profile.frames.intern(FrameRef::function(&format!("f{}", seed >> 58)));
+            let node = profile.tree.push(path.last().copied(), frame);
+            profile.tree.set_self(0, node, Value::Int((i % 3) as i64));
+            path.push(node);
+        }
+        let tree = &profile.tree;
+        assert!(tree.is_preorder() && tree.len() > 5 * PIECE as usize);
+        let mut expected = String::new();
+        for node in tree.nodes() {
+            let count = tree.self_value(0, node).as_count();
+            let is_leaf = tree.nodes().nth(node.index() + 1).is_none_or(|next| tree.parent(next) != Some(node));
+            if count != 0 || is_leaf {
+                let stack = tree.ancestors(node).into_iter().chain([node]);
+                let names: Vec<&str> = stack.map(|n| profile.frames.get(tree.frame(n)).name.as_str()).collect();
+                expected.push_str(&format!("{} {count}\n", names.join(";")));
+            }
+        }
+        let mut written = Vec::new();
+        write(&profile, &mut written).unwrap();
+        assert_eq!(String::from_utf8(written).unwrap(), expected);
     }
 
     #[test]

@@ -325,10 +325,35 @@ impl CallTree {
     /// A depth-first walk over the whole tree, roots and children in source order.
     pub fn walk(&self) -> Walk<'_> {
         if self.layout.preorder {
-            Walk::Arena { tree: self, next: 0, path: Vec::with_capacity(64) }
+            Walk::Arena { tree: self, next: 0, end: self.len() as u32, path: Vec::with_capacity(64) }
         } else {
             self.walk_with(self.children())
         }
+    }
+
+    /// The part of [`CallTree::walk`] that visits the nodes `range` of a tree built in pre-order (whose
+    /// walk is arena order), so that parts of a walk can be taken on several threads; `None` for
+    /// any other tree. A part starts from [`CallTree::ancestors`] of its first node.
+    pub fn walk_part(&self, range: std::ops::Range<u32>) -> Option<Walk<'_>> {
+        if !self.layout.preorder {
+            return None;
+        }
+        let end = range.end.min(self.len() as u32);
+        let start = range.start.min(end);
+        let path = if start < end { self.ancestors(NodeId(start)) } else { Vec::new() };
+        Some(Walk::Arena { tree: self, next: start, end, path })
+    }
+
+    /// The ancestors of `node`, root first (none for a root or a node not in the tree).
+    pub fn ancestors(&self, node: NodeId) -> Vec<NodeId> {
+        let mut path = Vec::new();
+        let mut at = self.parents.get(node.index()).copied().unwrap_or(NO_PARENT);
+        while at != NO_PARENT {
+            path.push(NodeId(at));
+            at = self.parents[at as usize];
+        }
+        path.reverse();
+        path
     }
 
     /// A depth-first walk in the order of `children` (which may have been sorted).
@@ -495,6 +520,8 @@ pub enum Walk<'t> {
         tree: &'t CallTree,
         /// The next node.
         next: u32,
+        /// Where the walk stops (the tree's length for a whole walk).
+        end: u32,
         /// The path to the previous node.
         path: Vec<NodeId>,
     },
@@ -512,9 +539,9 @@ impl Iterator for Walk<'_> {
 
     fn next(&mut self) -> Option<Visit> {
         match self {
-            Walk::Arena { tree, next, path } => {
+            Walk::Arena { tree, next, end, path } => {
                 let node = NodeId(*next);
-                if node.index() >= tree.len() {
+                if *next >= *end {
                     return None;
                 }
                 *next += 1;
@@ -568,6 +595,21 @@ mod tests {
         t.set_self(0, c, Value::Int(5));
         t.set_self(0, a, Value::Int(1));
         t
+    }
+
+    #[test]
+    fn walk_parts_make_up_the_walk() {
+        let t = tree_abc();
+        let whole: Vec<Visit> = t.walk().collect();
+        for cut in 0..=6 {
+            let parts: Vec<Visit> = [0..cut, cut..6].into_iter().flat_map(|r| t.walk_part(r).unwrap()).collect();
+            assert_eq!(parts, whole, "cut at {cut}");
+        }
+        assert_eq!(t.ancestors(NodeId(2)), vec![NodeId(0), NodeId(1)]);
+        assert_eq!(t.ancestors(NodeId(4)), vec![]);
+        let mut unordered = tree_abc();
+        unordered.push(Some(NodeId(1)), FrameId(5));
+        assert!(unordered.walk_part(0..3).is_none());
     }
 
     #[test]

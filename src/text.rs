@@ -231,6 +231,25 @@ fn split_point(bytes: &[u8]) -> Option<usize> {
     memchr::memrchr(b'\n', bytes).or_else(|| memchr::memrchr2(b' ', b'\t', bytes))
 }
 
+/// How many of `eight` bytes are decimal digits before the first other byte, and their value:
+/// eight bytes at once, as most tokens are short numbers.
+pub(crate) fn digits8(eight: &[u8; 8]) -> (usize, u64) {
+    // Digits become 0..=9 with a zero high nibble; any other byte has a high nibble or is over 9.
+    let x = u64::from_le_bytes(*eight) ^ 0x3030_3030_3030_3030;
+    // A carry from `+ 6` only goes up, past the first non-digit (the lowest byte that counts).
+    let other = (x | x.wrapping_add(0x0606_0606_0606_0606)) & 0xF0F0_F0F0_F0F0_F0F0;
+    let digits = (other.trailing_zeros() / 8) as usize;
+    if digits == 0 {
+        return (0, 0);
+    }
+    // The digits moved to the top bytes, zeros below them: then pairs, fours and eights combine.
+    let v = x << (64 - 8 * digits);
+    let v = (v & 0x0F0F_0F0F_0F0F_0F0F).wrapping_mul((10 << 8) + 1) >> 8;
+    let v = (v & 0x00FF_00FF_00FF_00FF).wrapping_mul((100 << 16) + 1) >> 16;
+    let v = (v & 0x0000_FFFF_0000_FFFF).wrapping_mul((10_000 << 32) + 1) >> 32;
+    (digits, v)
+}
+
 /// Reads `input` line by line on two threads: a reader thread splits the input into lines and runs
 /// `prepare` on each; `consume` gets every line with what `prepare` made of it, in input order, on
 /// the calling thread. Stops at the first error of either. An input that fits in one block is read

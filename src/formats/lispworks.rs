@@ -179,32 +179,14 @@ fn field_int(bytes: &[u8], pos: usize) -> Option<(i64, usize)> {
 }
 
 /// The value and length of the run of ASCII digits that `bytes` starts with; `None` if it overflows.
-/// Up to seven digits are read at once from eight bytes, as a number (SWAR), with no loop per digit.
+/// Up to seven digits, the usual case, are read at once ([`text::digits8`]).
 #[inline]
 fn leading_digits(bytes: &[u8]) -> Option<(u64, usize)> {
-    if let Some(chunk) = bytes.first_chunk::<8>() {
-        // Each byte minus '0': a digit becomes 0..=9. A byte's high bit in `non_digit` is set where it
-        // is below '0' (it wrapped) or above '9' (adding 0x76 reaches 0x80); digits before it neither
-        // borrow nor carry, so the lowest set bit marks the first byte that is not a digit.
-        let t = u64::from_le_bytes(*chunk).wrapping_sub(0x3030_3030_3030_3030);
-        let non_digit = (t | t.wrapping_add(0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080;
-        let n = (non_digit.trailing_zeros() / 8) as usize;
-        if n == 0 {
-            return Some((0, 0));
-        }
-        if n < 8 {
-            // The digits moved to the top bytes (zeros below read as leading zeros), then combined
-            // pairwise: 2 digits per 16 bits, 4 per 32, 8 in all.
-            let mut v = t << (8 * (8 - n));
-            v = (v.wrapping_mul(10).wrapping_add(v >> 8)) & 0x00FF_00FF_00FF_00FF;
-            v = (v.wrapping_mul(100).wrapping_add(v >> 16)) & 0x0000_FFFF_0000_FFFF;
-            v = (v.wrapping_mul(10_000).wrapping_add(v >> 32)) & 0xFFFF_FFFF;
-            return Some((v, n));
-        }
+    if let Some((n, value)) = bytes.first_chunk::<8>().map(text::digits8).filter(|&(n, _)| n < 8) {
+        return Some((value, n));
     }
     let n = bytes.iter().position(|b| !b.is_ascii_digit()).unwrap_or(bytes.len());
-    let digits = &bytes[..n];
-    let value = digits.iter().try_fold(0u64, |v, &d| v.checked_mul(10)?.checked_add(u64::from(d - b'0')))?;
+    let value = bytes[..n].iter().try_fold(0u64, |v, &d| v.checked_mul(10)?.checked_add(u64::from(d - b'0')))?;
     Some((value, n))
 }
 

@@ -318,8 +318,8 @@ impl Iterator for NumberTokens<'_> {
             return None;
         }
         let start = i;
-        let (digits, mut value) = match bytes.get(i..i + 8) {
-            Some(eight) => digits8(eight),
+        let (digits, mut value) = match bytes.get(i..).and_then(|rest| rest.first_chunk::<8>()) {
+            Some(eight) => crate::text::digits8(eight),
             None => (0, 0),
         };
         i += digits;
@@ -346,27 +346,6 @@ impl Iterator for NumberTokens<'_> {
         self.pos = i;
         Some((start, plain.then_some(value)))
     }
-}
-
-/// How many of `eight` bytes are decimal digits before the first other byte, and their value:
-/// eight bytes at once, as most tokens are short numbers.
-fn digits8(eight: &[u8]) -> (usize, u64) {
-    let mut word = [0u8; 8];
-    word.copy_from_slice(eight);
-    // Digits become 0..=9 with a zero high nibble; any other byte has a high nibble or is over 9.
-    let x = u64::from_le_bytes(word) ^ 0x3030_3030_3030_3030;
-    // A carry from `+ 6` only goes up, past the first non-digit (the lowest byte that counts).
-    let other = (x | x.wrapping_add(0x0606_0606_0606_0606)) & 0xF0F0_F0F0_F0F0_F0F0;
-    let digits = (other.trailing_zeros() / 8) as usize;
-    if digits == 0 {
-        return (0, 0);
-    }
-    // The digits moved to the top bytes, zeros below them: then pairs, fours and eights combine.
-    let v = x << (64 - 8 * digits);
-    let v = (v & 0x0F0F_0F0F_0F0F_0F0F).wrapping_mul((10 << 8) + 1) >> 8;
-    let v = (v & 0x00FF_00FF_00FF_00FF).wrapping_mul((100 << 16) + 1) >> 16;
-    let v = (v & 0x0000_FFFF_0000_FFFF).wrapping_mul((10_000 << 32) + 1) >> 32;
-    (digits, v)
 }
 
 /// A stack whose parent was not declared before it (rare: GHC declares a stack when it creates it,

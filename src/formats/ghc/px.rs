@@ -307,6 +307,8 @@ struct NumberTokens<'a> {
 impl Iterator for NumberTokens<'_> {
     type Item = (usize, Option<u64>);
 
+    // Inlined into its two loops, which then keep its state in registers.
+    #[inline(always)]
     fn next(&mut self) -> Option<(usize, Option<u64>)> {
         let (bytes, n) = (self.bytes, self.bytes.len());
         let mut i = self.pos;
@@ -322,6 +324,11 @@ impl Iterator for NumberTokens<'_> {
             Some(eight) => crate::text::digits8(eight),
             None => (0, 0),
         };
+        // The usual token: a short number without a leading zero, then a space or tab (skipped too).
+        if (1..8).contains(&digits) && is_space(bytes[i + digits]) && (digits == 1 || bytes[i] != b'0') {
+            self.pos = i + digits + 1;
+            return Some((start, Some(value)));
+        }
         i += digits;
         if digits == 0 || digits == 8 {
             // Near the end of the line, or a long number: a byte at a time.

@@ -157,7 +157,8 @@ struct RecentNames {
     slots: Box<[RecentSlot]>,
 }
 
-const RECENT_SLOTS: usize = 4096;
+const RECENT_SLOTS: usize = 1 << RECENT_BITS;
+const RECENT_BITS: u32 = 13;
 const RECENT_NAME_MAX: usize = 46;
 
 #[derive(Clone, Copy)]
@@ -233,7 +234,7 @@ impl FrameTable {
             Box::new(RecentNames { slots: vec![empty; RECENT_SLOTS].into_boxed_slice() })
         });
         // The top bits pick the slot: FxHasher mixes them best.
-        let slot_index = (hash >> 52) as usize % RECENT_SLOTS;
+        let slot_index = (hash >> (64 - RECENT_BITS)) as usize;
         let slot = &recent.slots[slot_index];
         if slot.hash == hash
             && slot.id != u32::MAX

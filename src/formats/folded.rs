@@ -142,10 +142,10 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
         return Ok(stacks.write(tree.walk(), &[], out)?);
     }
     let pieces = (tree.len() as u32).div_ceil(PIECE) as usize;
-    let piece = |i: usize, buf: &mut Vec<u8>| {
+    let piece = |i: usize, sink: &mut dyn Write| {
         let start = i as u32 * PIECE;
         let walk = tree.walk_part(start..start + PIECE);
-        walk.map_or(Ok(()), |walk| stacks.write(walk, &tree.ancestors(NodeId(start)), buf))
+        walk.map_or(Ok(()), |walk| stacks.write(walk, &tree.ancestors(NodeId(start)), sink))
     };
     Ok(crate::pieces::write_pieces(pieces, piece, out)?)
 }

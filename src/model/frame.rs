@@ -87,9 +87,6 @@ impl fmt::Display for Frame {
 }
 
 /// A borrowed frame: readers look frames up with this so that a name seen before costs no allocation.
-///
-/// Its derived `Hash` hashes the same fields in the same order as [`Frame`]'s, which `IndexSet`
-/// lookups through [`Equivalent`] rely on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FrameRef<'a> {
     /// See [`Frame::name`].

@@ -324,7 +324,7 @@ impl Format {
         options: &ReadOptions,
         diag: &mut Diagnostics,
     ) -> Result<Profile, Error> {
-        let profile = match self {
+        let mut profile = match self {
             Format::Lispworks => lispworks::read(input, diag)?,
             Format::Folded => folded::read(input, diag)?,
             Format::Sampler => sampler::read(input, options.sampler_order, diag)?,
@@ -339,6 +339,7 @@ impl Format {
             }
         };
         debug_assert_eq!(profile.validate(), Ok(()), "{self} reader broke a model invariant");
+        profile.frames.drop_name_cache();
         Ok(profile)
     }
 

@@ -249,6 +249,12 @@ impl FrameTable {
         id
     }
 
+    /// Frees the cache of recent names, which only speeds up readers (it comes back when a name is
+    /// interned again).
+    pub fn drop_name_cache(&mut self) {
+        self.recent = None;
+    }
+
     /// Whether the table holds `frame`.
     pub fn contains(&self, frame: FrameRef<'_>) -> bool {
         let frames = &self.frames;

@@ -293,10 +293,15 @@ impl TreeReader {
         while !self.path.is_empty() {
             self.close(diag);
         }
-        for (i, [calls, seen, top]) in self.facts.into_iter().enumerate().filter(|&(i, _)| self.has_facts[i]) {
-            let facts = FunctionFacts { calls: Some(calls), seen: Some(seen), top: Some(top) };
-            self.profile.function_facts.insert(FrameId(i as u32), facts);
-        }
+        // Collected, not inserted one by one: a map built from sorted keys has full nodes, where
+        // ascending inserts leave them half empty (a megabyte or two for 40 k functions).
+        let has_facts = &self.has_facts;
+        self.profile.function_facts = (self.facts.into_iter().enumerate())
+            .filter(|&(i, _)| has_facts[i])
+            .map(|(i, [calls, seen, top])| {
+                (FrameId(i as u32), FunctionFacts { calls: Some(calls), seen: Some(seen), top: Some(top) })
+            })
+            .collect();
         self.profile
     }
 }

@@ -39,7 +39,7 @@ pub(crate) struct Block {
 impl Block {
     /// The block's lines, in order.
     pub(crate) fn lines(&self) -> BlockLines<'_> {
-        BlockLines { block: self, pos: 0, next_newline: 0, line: self.first_line }
+        BlockLines { block: self, pos: 0, next_newline: 0, index: 0 }
     }
 
     /// Line `index` of the block, where [`BlockLines`] found it; `last` for the block's last line.
@@ -66,18 +66,18 @@ pub(crate) struct BlockLines<'b> {
     block: &'b Block,
     pos: usize,
     next_newline: usize,
-    line: u64,
+    /// Index in the block of the next line.
+    index: usize,
 }
 
-impl<'b> Iterator for BlockLines<'b> {
-    type Item = Line<'b>;
-
-    fn next(&mut self) -> Option<Line<'b>> {
+impl BlockLines<'_> {
+    /// Where the next line is: its index in the block, its span, and whether it is the block's last.
+    fn next_span(&mut self) -> Option<(usize, LineSpan, bool)> {
         let text = &self.block.text;
         if self.pos >= text.len() {
             return None;
         }
-        let rest = &text[self.pos..];
+        let rest = &text.as_bytes()[self.pos..];
         let (len, consumed) = match self.block.newlines.get(self.next_newline) {
             Some(&newline) => {
                 self.next_newline += 1;
@@ -85,18 +85,26 @@ impl<'b> Iterator for BlockLines<'b> {
                 (i, i + 1)
             }
             // The last line of the input, without a newline (or past the indexed offsets).
-            None => match memchr::memchr(b'\n', rest.as_bytes()) {
+            None => match memchr::memchr(b'\n', rest) {
                 Some(i) => (i, i + 1),
                 None => (rest.len(), rest.len()),
             },
         };
-        let line_text = rest[..len].strip_suffix('\r').unwrap_or(&rest[..len]);
-        let position = Position::line(self.line, self.block.offset + self.pos as u64);
-        let start_column = if self.pos == 0 { self.block.first_column } else { 0 };
-        self.line += 1;
+        let len = if rest[..len].ends_with(b"\r") { len - 1 } else { len };
+        let span = LineSpan { start: self.pos, len };
+        let index = self.index;
+        self.index += 1;
         self.pos += consumed;
-        let continues = self.block.ends_mid_line && self.pos >= text.len();
-        Some(Line { text: line_text, position, start_column, continues, format: self.block.format })
+        Some((index, span, self.pos >= text.len()))
+    }
+}
+
+impl<'b> Iterator for BlockLines<'b> {
+    type Item = Line<'b>;
+
+    fn next(&mut self) -> Option<Line<'b>> {
+        let (index, span, last) = self.next_span()?;
+        Some(self.block.line_at(index, span, last))
     }
 }
 
@@ -146,12 +154,13 @@ impl<'r> Blocks<'r> {
         bytes.clear();
         bytes.append(&mut self.partial);
         let mut searched = 0;
+        let mut last_newline = None;
         let mut ends_mid_line = false;
         loop {
-            let last_newline = memchr::memrchr(b'\n', &bytes[searched..]).map(|i| searched + i);
+            last_newline = memchr::memrchr(b'\n', &bytes[searched..]).map(|i| searched + i).or(last_newline);
             if !self.eof && last_newline.is_none() && bytes.len() >= BLOCK && self.split_long_lines {
                 if let Some(end) = split_point(&bytes) {
-                    ends_mid_line = bytes[end] != b'\n';
+                    ends_mid_line = true;
                     self.partial.extend_from_slice(&bytes[end + 1..]);
                     bytes.truncate(end + 1);
                     break;
@@ -185,12 +194,18 @@ impl<'r> Blocks<'r> {
         // not indexed, and the line iterator finds them itself.
         newlines.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map_while(|i| u32::try_from(i).ok()));
         let first_column = self.column;
-        let last_line_start = memchr::memrchr(b'\n', text.as_bytes()).map_or(0, |i| i + 1);
-        let last_line_chars = text[last_line_start..].chars().count() as u64;
-        self.column = match (ends_mid_line, last_line_start) {
-            (false, _) => 0,
-            (true, 0) => first_column + last_line_chars,
-            (true, _) => last_line_chars,
+        // Only a block that ends inside a line passes a column on to the next.
+        self.column = match ends_mid_line {
+            false => 0,
+            true => {
+                let last_line_start = memchr::memrchr(b'\n', text.as_bytes()).map_or(0, |i| i + 1);
+                let last_line_chars = text[last_line_start..].chars().count() as u64;
+                if last_line_start == 0 {
+                    first_column + last_line_chars
+                } else {
+                    last_line_chars
+                }
+            }
         };
         let block = Block {
             offset: self.offset,
@@ -224,11 +239,11 @@ impl<'r> Blocks<'r> {
     }
 }
 
-/// Where a block of a line longer than a block may end: after its last line break if it has one
-/// (found when reads came in short), else after its last space or tab, a character boundary that
-/// keeps space-separated fields whole. `None` if there is neither: the line stays whole.
+/// Where a block of a line longer than a block (with no line break) may end: after its last space
+/// or tab, a character boundary that keeps space-separated fields whole. `None` if there is none: the
+/// line stays whole.
 fn split_point(bytes: &[u8]) -> Option<usize> {
-    memchr::memrchr(b'\n', bytes).or_else(|| memchr::memrchr2(b' ', b'\t', bytes))
+    memchr::memrchr2(b' ', b'\t', bytes)
 }
 
 /// How many of `eight` bytes are decimal digits before the first other byte, and their value:
@@ -248,6 +263,18 @@ pub(crate) fn digits8(eight: &[u8; 8]) -> (usize, u64) {
     let v = (v & 0x00FF_00FF_00FF_00FF).wrapping_mul((100 << 16) + 1) >> 16;
     let v = (v & 0x0000_FFFF_0000_FFFF).wrapping_mul((10_000 << 32) + 1) >> 32;
     (digits, v)
+}
+
+/// The value and length of the run of ASCII digits that `bytes` starts with; `None` if it overflows.
+/// Up to seven digits, the usual case, are read at once ([`digits8`]).
+#[inline]
+pub(crate) fn leading_digits(bytes: &[u8]) -> Option<(u64, usize)> {
+    if let Some((n, value)) = bytes.first_chunk::<8>().map(digits8).filter(|&(n, _)| n < 8) {
+        return Some((value, n));
+    }
+    let n = bytes.iter().position(|b| !b.is_ascii_digit()).unwrap_or(bytes.len());
+    let value = bytes[..n].iter().try_fold(0u64, |v, &d| v.checked_mul(10)?.checked_add(u64::from(d - b'0')))?;
+    Some((value, n))
 }
 
 /// Reads `input` line by line on two threads: a reader thread splits the input into lines and runs
@@ -281,9 +308,10 @@ pub(crate) fn pipeline_blocks<T: Send>(
             .try_for_each(|(i, (span, item))| consume(block.line_at(i, span, i == last), item))
     };
     let prepare_block = |block: &Block| {
-        let base = block.text.as_ptr() as usize;
-        let span = |line: &Line<'_>| LineSpan { start: line.text.as_ptr() as usize - base, len: line.text.len() };
-        block.lines().map(|line| (span(&line), prepare(line.text))).collect::<Vec<_>>()
+        let mut lines = block.lines();
+        std::iter::from_fn(|| lines.next_span())
+            .map(|(_, span, _)| (span, prepare(&block.text[span.start..span.start + span.len])))
+            .collect::<Vec<_>>()
     };
     if blocks.eof {
         return consume_block(&first, prepare_block(&first));
@@ -329,29 +357,29 @@ pub(crate) struct Lines<'r> {
     /// Where the next line starts in `block`, as a line iterator's state.
     pos: usize,
     next_newline: usize,
-    line: u64,
+    index: usize,
 }
 
 impl<'r> Lines<'r> {
     pub(crate) fn new(input: &'r mut (dyn Read + Send), format: Format) -> Lines<'r> {
-        Lines { blocks: Blocks::new(input, format), block: None, pos: 0, next_newline: 0, line: 1 }
+        Lines { blocks: Blocks::new(input, format), block: None, pos: 0, next_newline: 0, index: 0 }
     }
 
     /// The next line without its line ending, as UTF-8, or `None` at the end of the input.
     pub(crate) fn next_line(&mut self) -> Result<Option<Line<'_>>, ParseError> {
         if self.block.as_ref().is_none_or(|b| self.pos >= b.text.len()) {
             self.block = self.blocks.next_block(self.block.take())?;
-            let Some(block) = &self.block else {
+            if self.block.is_none() {
                 return Ok(None);
-            };
-            (self.pos, self.next_newline, self.line) = (0, 0, block.first_line);
+            }
+            (self.pos, self.next_newline, self.index) = (0, 0, 0);
         }
         let Some(block) = &self.block else {
             return Ok(None);
         };
-        let mut lines = BlockLines { block, pos: self.pos, next_newline: self.next_newline, line: self.line };
+        let mut lines = BlockLines { block, pos: self.pos, next_newline: self.next_newline, index: self.index };
         let line = lines.next();
-        (self.pos, self.next_newline, self.line) = (lines.pos, lines.next_newline, lines.line);
+        (self.pos, self.next_newline, self.index) = (lines.pos, lines.next_newline, lines.index);
         Ok(line)
     }
 }

@@ -139,13 +139,13 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
     };
     let stacks = Stacks { tree, names: &names, counts };
     if !tree.is_preorder() {
-        return Ok(stacks.write(tree.walk(), &[], out)?);
+        return Ok(stacks.write(tree.walk(), out)?);
     }
     let pieces = (tree.len() as u32).div_ceil(PIECE) as usize;
     let piece = |i: usize, sink: &mut dyn Write| {
         let start = i as u32 * PIECE;
         let walk = tree.walk_part(start..start + PIECE);
-        walk.map_or(Ok(()), |walk| stacks.write(walk, &tree.ancestors(NodeId(start)), sink))
+        walk.map_or(Ok(()), |walk| stacks.write(walk, sink))
     };
     Ok(crate::pieces::write_pieces(pieces, piece, out)?)
 }
@@ -158,14 +158,14 @@ struct Stacks<'p> {
 }
 
 impl Stacks<'_> {
-    /// Writes a line for each node `walk` visits (see [`write`]); `ancestors` are the nodes above the
-    /// first one, root first.
-    fn write(&self, walk: Walk<'_>, ancestors: &[NodeId], out: &mut dyn Write) -> std::io::Result<()> {
+    /// Writes a line for each node `walk` visits (see [`write`]), below the nodes the walk starts
+    /// from.
+    fn write(&self, walk: Walk<'_>, out: &mut dyn Write) -> std::io::Result<()> {
         // `line` holds the path of the current node; `ends[d]` is where the frame at depth d ends.
         let mut line: Vec<u8> = Vec::with_capacity(1024);
         let mut ends: Vec<usize> = Vec::new();
         let mut digits = itoa::Buffer::new();
-        for (depth, &node) in ancestors.iter().enumerate() {
+        for (depth, &node) in walk.ancestors().iter().enumerate() {
             self.push_frame(&mut line, &mut ends, depth, node);
         }
         for visit in walk {

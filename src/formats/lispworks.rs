@@ -169,25 +169,13 @@ fn parse_row(line: &str) -> Result<Row, ParseErrorKind> {
 fn field_int(bytes: &[u8], pos: usize) -> Option<(i64, usize)> {
     let negative = bytes.get(pos) == Some(&b'-');
     let start = pos + usize::from(negative);
-    let (magnitude, n) = leading_digits(bytes.get(start..)?)?;
+    let (magnitude, n) = text::leading_digits(bytes.get(start..)?)?;
     let end = start + n;
     if n == 0 || bytes.get(end) != Some(&b'|') {
         return None;
     }
     let value = if negative { 0i64.checked_sub_unsigned(magnitude)? } else { i64::try_from(magnitude).ok()? };
     Some((value, end + 1))
-}
-
-/// The value and length of the run of ASCII digits that `bytes` starts with; `None` if it overflows.
-/// Up to seven digits, the usual case, are read at once ([`text::digits8`]).
-#[inline]
-fn leading_digits(bytes: &[u8]) -> Option<(u64, usize)> {
-    if let Some((n, value)) = bytes.first_chunk::<8>().map(text::digits8).filter(|&(n, _)| n < 8) {
-        return Some((value, n));
-    }
-    let n = bytes.iter().position(|b| !b.is_ascii_digit()).unwrap_or(bytes.len());
-    let value = bytes[..n].iter().try_fold(0u64, |v, &d| v.checked_mul(10)?.checked_add(u64::from(d - b'0')))?;
-    Some((value, n))
 }
 
 /// What is wrong with a data line that does not parse (only reached on bad input).

@@ -534,6 +534,17 @@ pub enum Walk<'t> {
     },
 }
 
+impl Walk<'_> {
+    /// The nodes above the next node the walk visits, root first: empty at the start of a whole
+    /// walk, the first node's ancestors at the start of a [`CallTree::walk_part`].
+    pub fn ancestors(&self) -> &[NodeId] {
+        match self {
+            Walk::Arena { path, .. } => path,
+            Walk::Lists { .. } => &[],
+        }
+    }
+}
+
 impl Iterator for Walk<'_> {
     type Item = Visit;
 

@@ -894,7 +894,6 @@ impl<'a> Iterator for Tokens<'a> {
 
     fn next(&mut self) -> Option<(usize, &'a str)> {
         let bytes = self.text.as_bytes();
-        let is_space = |b: u8| b == b' ' || b == b'\t';
         while self.pos < bytes.len() && is_space(bytes[self.pos]) {
             self.pos += 1;
         }
@@ -970,17 +969,8 @@ impl IdIndex {
 
 /// Decimal digits as a number (no sign, no spaces), or `None`.
 fn parse_u64(digits: &[u8]) -> Option<u64> {
-    if digits.is_empty() || digits.len() > 20 {
-        return None;
-    }
-    let mut value: u64 = 0;
-    for &d in digits {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        value = value.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
-    }
-    Some(value)
+    let (value, n) = text::leading_digits(digits).filter(|_| digits.len() <= 20)?;
+    (n > 0 && n == digits.len()).then_some(value)
 }
 
 fn to_i64(v: u64) -> i64 {

@@ -97,13 +97,12 @@ fn samples(profile: &Profile) -> (Vec<Sample>, bool) {
     for visit in tree.walk() {
         path.truncate(visit.depth as usize);
         path.push(u64::from(tree.frame(visit.node).0) + 1);
-        let values: Vec<Value> = (0..n_metrics).map(|m| tree.self_value(m, visit.node)).collect();
-        if values.iter().all(|v| v.as_f64() == 0.0) && !visit.is_leaf {
+        let values = (0..n_metrics).map(|m| tree.self_value(m, visit.node));
+        if !visit.is_leaf && values.clone().all(|v| v.as_f64() == 0.0) {
             continue;
         }
         let value = values
-            .iter()
-            .map(|v| match *v {
+            .map(|v| match v {
                 Value::Int(i) => i,
                 Value::Float(f) => {
                     rounded |= f.fract() != 0.0;

@@ -155,6 +155,7 @@ fn push_number(json: &mut String, value: Value) -> Result<(), Error> {
             });
         }
     }
-    json.push_str(&value.to_string());
+    // Written in place, not through a String per weight.
+    let _ = std::fmt::Write::write_fmt(json, format_args!("{value}"));
     Ok(())
 }

@@ -34,14 +34,13 @@ pub(crate) fn sniff(_head: &[u8]) -> Sniff {
 
 /// Writes `profile` (projected onto [`CARRIES`]) as a flame graph.
 pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error> {
-    let metric = profile.metrics().first();
-    if metric.is_none_or(|_| profile.total(0).as_f64() == 0.0) {
+    let Some(metric) = profile.metrics().first().filter(|_| profile.total(0).as_f64() != 0.0) else {
         // inferno draws nothing and fails: say why instead.
         return Err(Error::Unrepresentable {
             format: Format::Svg,
             what: "a flame graph is drawn from counts, and this profile's are all 0".into(),
         });
-    }
+    };
     let mut stacks = Vec::new();
     folded::write(profile, &mut stacks)?;
     // Frame names are UTF-8 in the model, and so are the folded lines made of them.
@@ -49,9 +48,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
         .map_err(|_| Error::Unrepresentable { format: Format::Svg, what: "a frame name that is not UTF-8".into() })?;
     let mut options = inferno::flamegraph::Options::default();
     options.title = profile.meta.title.clone().unwrap_or_else(|| "Flame Graph".into());
-    if let Some(metric) = metric {
-        options.count_name = metric.name.clone();
-    }
+    options.count_name = metric.name.clone();
     options.hash = true;
     let lines: Vec<Cow<'_, str>> = stacks.lines().map(single_count).collect();
     inferno::flamegraph::from_lines(&mut options, lines.iter().map(|line| line.as_ref()), out)?;

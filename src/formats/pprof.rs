@@ -92,14 +92,11 @@ fn samples(profile: &Profile) -> (Vec<Sample>, bool) {
     let tree = &profile.tree;
     let n_metrics = profile.metrics().len();
     let mut rounded = false;
-    let mut path: Vec<u64> = Vec::new();
     let mut samples = Vec::new();
-    for visit in tree.walk() {
-        path.truncate(visit.depth as usize);
-        path.push(u64::from(tree.frame(visit.node).0) + 1);
+    let stacks = tree.for_each_stack(tree.walk(), |visit, stack| {
         let values = (0..n_metrics).map(|m| tree.self_value(m, visit.node));
         if !visit.is_leaf && values.clone().all(|v| v.as_f64() == 0.0) {
-            continue;
+            return Ok(());
         }
         let value = values
             .map(|v| match v {
@@ -110,8 +107,12 @@ fn samples(profile: &Profile) -> (Vec<Sample>, bool) {
                 }
             })
             .collect();
-        samples.push(Sample { location_id: path.iter().rev().copied().collect(), value });
-    }
+        // Location ids are frame ids + 1, leaf first.
+        let location_id = stack.iter().rev().map(|frame| u64::from(frame.0) + 1).collect();
+        samples.push(Sample { location_id, value });
+        Ok::<(), std::convert::Infallible>(())
+    });
+    let Ok(()) = stacks;
     (samples, rounded)
 }
 

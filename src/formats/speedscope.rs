@@ -22,7 +22,7 @@
 
 use super::{Carries, Sniff, Structure};
 use crate::error::Error;
-use crate::model::{MetricKind, Profile, Unit, Value};
+use crate::model::{MetricKind, Profile, Unit, Value, Walk};
 use std::io::Write;
 
 /// What a speedscope file holds.
@@ -73,11 +73,15 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
         json.push('}');
     }
     json.push_str("]},\"profiles\":[");
+    // Child lists (for a tree not built in pre-order) are made once for all the metrics' walks.
+    let tree = &profile.tree;
+    let children = (!tree.is_preorder()).then(|| tree.children());
     for metric in 0..profile.metrics().len() {
         if metric > 0 {
             json.push(',');
         }
-        write_profile(profile, metric, &mut json, out)?;
+        let walk = children.clone().map_or_else(|| tree.walk(), |children| tree.walk_with(children));
+        write_profile(profile, metric, walk, &mut json, out)?;
     }
     json.push_str("]}\n");
     out.write_all(json.as_bytes())?;
@@ -85,7 +89,13 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
 }
 
 /// Appends (and writes out as it grows) the sampled profile of `metric`.
-fn write_profile(profile: &Profile, metric: usize, json: &mut String, out: &mut dyn Write) -> Result<(), Error> {
+fn write_profile(
+    profile: &Profile,
+    metric: usize,
+    walk: Walk<'_>,
+    json: &mut String,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
     let tree = &profile.tree;
     let m = &profile.metrics()[metric];
     json.push_str("{\"type\":\"sampled\",\"name\":");
@@ -96,24 +106,21 @@ fn write_profile(profile: &Profile, metric: usize, json: &mut String, out: &mut 
     push_number(json, profile.total(metric))?;
     json.push_str(",\"samples\":[");
     let mut weights = String::new();
-    let mut path: Vec<u32> = Vec::new();
-    for visit in tree.walk() {
-        path.truncate(visit.depth as usize);
-        path.push(tree.frame(visit.node).0);
+    tree.for_each_stack(walk, |visit, stack| {
         let value = tree.self_value(metric, visit.node);
         if value.as_f64() == 0.0 && !visit.is_leaf {
-            continue;
+            return Ok(());
         }
         if !weights.is_empty() {
             json.push(',');
             weights.push(',');
         }
         json.push('[');
-        for (i, frame) in path.iter().enumerate() {
+        for (i, frame) in stack.iter().enumerate() {
             if i > 0 {
                 json.push(',');
             }
-            json.push_str(itoa::Buffer::new().format(*frame));
+            json.push_str(itoa::Buffer::new().format(frame.0));
         }
         json.push(']');
         push_number(&mut weights, value)?;
@@ -121,7 +128,8 @@ fn write_profile(profile: &Profile, metric: usize, json: &mut String, out: &mut 
             out.write_all(json.as_bytes())?;
             json.clear();
         }
-    }
+        Ok::<(), Error>(())
+    })?;
     json.push_str("],\"weights\":[");
     json.push_str(&weights);
     json.push_str("]}");

@@ -356,6 +356,22 @@ impl CallTree {
         path
     }
 
+    /// Calls `f` with each node `walk` visits and its stack: the frames from its root down to it, for
+    /// writers of stack formats. Stops at the first error.
+    pub fn for_each_stack<E>(
+        &self,
+        walk: Walk<'_>,
+        mut f: impl FnMut(Visit, &[FrameId]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut stack: Vec<FrameId> = walk.ancestors().iter().map(|&n| self.frame(n)).collect();
+        for visit in walk {
+            stack.truncate(visit.depth as usize);
+            stack.push(self.frame(visit.node));
+            f(visit, &stack)?;
+        }
+        Ok(())
+    }
+
     /// A depth-first walk in the order of `children` (which may have been sorted).
     pub fn walk_with(&self, children: Children) -> Walk<'_> {
         let mut stack: Vec<(NodeId, u32)> = children.roots.iter().rev().map(|&r| (r, 0)).collect();

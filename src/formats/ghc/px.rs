@@ -123,8 +123,7 @@ struct ReadState {
     /// The pieces so far of a long line that is read whole (any but the cost line), and where it starts.
     joined: String,
     joined_at: Option<Position>,
-    /// Where the line after the first one starts, and after the last one (for errors at the end).
-    after_first: Position,
+    /// Where the line after the last one starts (for errors at the end).
     last: Position,
 }
 
@@ -136,7 +135,6 @@ impl ReadState {
             costs: CostSection::default(),
             joined: String::new(),
             joined_at: None,
-            after_first: Position::line(1, 0),
             last: Position::line(1, 0),
         }
     }
@@ -168,7 +166,6 @@ impl ReadState {
             Stage::Timestamp => {
                 let timestamp = read_header(&line, "the timestamp line in double quotes")?;
                 self.reader.profile.meta.timestamp = Some(timestamp.into());
-                self.after_first = next;
                 self.stage = Stage::Interval;
             }
             Stage::Interval => {
@@ -207,8 +204,8 @@ impl ReadState {
     /// After the last line: the error for a file that ends early, else the profile.
     fn finish(self, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
         let (position, expected) = match self.stage {
-            Stage::Timestamp => (Position::line(1, 0), "the timestamp line in double quotes"),
-            Stage::Interval => (self.after_first, Self::INTERVAL_HEADER),
+            Stage::Timestamp => (self.last, "the timestamp line in double quotes"),
+            Stage::Interval => (self.last, Self::INTERVAL_HEADER),
             Stage::Declarations => (self.last, "the cost line (5 …)"),
             Stage::Costs if !self.costs.done => (self.last, "the cost line's terminating 0"),
             Stage::Costs => return self.reader.finish(diag),

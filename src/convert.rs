@@ -135,6 +135,9 @@ pub fn project(
     if has_lines && carries.source_lines && !carries.lines_nest && !options.functions {
         profile = ops::unnest_lines(&profile);
     }
+    if profile.meta.lines_merged && !options.functions {
+        lines_merged(target, diag);
+    }
     if has_lines && options.lines && !options.functions && !carries.source_lines {
         diag.warn("lines-named", None, || {
             format!("{target} has no line numbers: line frames written as functions named name[line] (--lines)")
@@ -144,11 +147,9 @@ pub fn project(
                 Frame { name: frame.to_string(), line: None, clause: None, kind: FrameKind::Function, ..frame.clone() };
             (frame.kind == FrameKind::Line).then_some(named)
         });
-    } else if has_lines && (options.functions || !carries.source_lines) {
+    } else if has_lines && merges_lines(target, options) {
         if !options.functions {
-            diag.warn("lines-merged", None, || {
-                format!("{target} has no line numbers: line frames merged into their functions (--lines keeps them as name[line])")
-            });
+            lines_merged(target, diag);
         }
         profile = ops::merge_lines(&profile);
     }
@@ -210,6 +211,20 @@ pub fn project(
         profile.function_facts.clear();
     }
     Ok(profile)
+}
+
+/// Whether a conversion to `target` merges line frames into their functions: with `--functions`, or
+/// for a target without line numbers unless `--lines` keeps them as names.
+pub fn merges_lines(target: Format, options: &ConvertOptions) -> bool {
+    options.functions || (!target.carries().source_lines && !options.lines)
+}
+
+fn lines_merged(target: Format, diag: &mut Diagnostics) {
+    diag.warn("lines-merged", None, || {
+        format!(
+            "{target} has no line numbers: line frames merged into their functions (--lines keeps them as name[line])"
+        )
+    });
 }
 
 /// Adds a samples metric for a target that needs samples (one BR group per sample) when the profile

@@ -49,6 +49,16 @@ impl Diagnostics {
         }
     }
 
+    /// Takes the warnings of `other`, counting those whose kind is here already as repeats.
+    pub fn absorb(&mut self, other: Diagnostics) {
+        for warning in other.warnings {
+            match self.warnings.iter_mut().find(|w| w.key == warning.key) {
+                Some(existing) => existing.repeats += warning.repeats + 1,
+                None => self.warnings.push(warning),
+            }
+        }
+    }
+
     /// Records a finished warning as it is (to re-label warnings from another collector).
     pub fn push(&mut self, warning: Warning) {
         self.warnings.push(warning);

@@ -256,7 +256,8 @@ fn convert(
     let read_options = match target {
         Format::DyalogCsv => read_options.clone().with_dyalog_separators(None),
         _ => read_options.clone(),
-    };
+    }
+    .for_target(target, options);
     let (profile, _, _) = read(input, from, &read_options, diag)?;
     let mut out = Output::create(output, (input != "-").then(|| std::path::Path::new(input)))
         .with_context(|| format!("{output}: cannot create"))?;

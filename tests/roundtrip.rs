@@ -119,3 +119,53 @@ fn folded_to_lispworks_computes_seen_once_per_sample_under_recursion() {
     // f is on the stack in all 5 samples (recursion counted once), on top in 5; g in 3, on top in 0.
     assert_eq!(tree, "LispWorks Profiler Tree\n0|5|0|5|5|f\n1|3|0|3|0|g\n2|3|0|5|5|f\n");
 }
+
+/// A tree report with what merging lines while reading must get right: a function called from two
+/// lines of its caller (one node), recursion, a line row under another function's row (a function
+/// node of its own), a function whose lines exceed it and a negative bias-adjusted time (clamped,
+/// with warnings), and a second root of an earlier root's function.
+const MERGE_CASES: &str =
+    "\"Depth\",\"Element\",\"Line\",\"Calls\",\"ExclusiveTime\",\"InclusiveTime\",\"ExclusiveTicks\",\"InclusiveTicks\"
+0,\"#.Main\",¯1,1,2.5,10.75,3,12
+1,\"#.Main\",1,1,0.5,4.25,1,5
+2,\"#.Work\",¯1,2,1.25,3.75,1,4
+3,\"#.Work\",4,2,0.75,3.25,1,3
+4,\"#.Work\",¯1,1,0.1,2.5,0,2
+1,\"#.Main\",2,1,0.25,5,1,6
+2,\"#.Work\",¯1,1,1,4.75,2,5
+3,\"#.Other\",7,1,0.5,0.5,1,1
+2,\"#.Slow\",¯1,1,0.3,0.3,0,0
+3,\"#.Slow\",1,1,0.2,0.2,0,0
+3,\"#.Slow\",2,1,0.2,0.2,0,0
+0,\"#.Tail\",¯1,1,¯0.001,0,0,0
+0,\"#.Main\",¯1,1,1,1,1,1
+";
+
+/// Line rows merged while reading (for a target without line numbers) give the profile, and the
+/// warnings, that merging the lines of the whole tree gives: checked on every Dyalog fixture, on
+/// the cases above and on them with their exclusive and inclusive labels swapped.
+#[test]
+fn lines_merged_while_reading_are_the_merge_of_the_whole_tree() {
+    let swapped = MERGE_CASES.replacen("\"ExclusiveTime\",\"InclusiveTime\"", "\"InclusiveTime\",\"ExclusiveTime\"", 1);
+    let mut inputs: Vec<(Format, String, Vec<u8>)> = [MERGE_CASES, &swapped]
+        .iter()
+        .map(|text| (Format::DyalogCsv, "merge cases".to_string(), text.as_bytes().to_vec()))
+        .collect();
+    for (format, path) in
+        good_fixtures().into_iter().filter(|(f, _)| matches!(f, Format::DyalogCsv | Format::DyalogXml))
+    {
+        inputs.push((format, path.display().to_string(), std::fs::read(&path).unwrap()));
+    }
+    let merge = proftool::ReadOptions::default().for_target(Format::Folded, &ConvertOptions::default());
+    for (format, label, bytes) in inputs {
+        let (whole, whole_diag) = read_bytes(format, &bytes);
+        let (merged, merged_diag) = read_bytes_with(format, &bytes, &merge);
+        let (whole, merged) = (ops::merge_lines(&whole.unwrap()), merged.unwrap());
+        assert_eq!(dump(&merged), dump(&whole), "{label}");
+        // The same warnings; how often each repeats counts nodes, which merging makes fewer.
+        let messages =
+            |diag: &proftool::diag::Diagnostics| diag.warnings().iter().map(|w| w.message.clone()).collect::<Vec<_>>();
+        assert_eq!(messages(&merged_diag), messages(&whole_diag), "{label}");
+        assert!(merged.meta.lines_merged || dump(&merged) == dump(&read_bytes(format, &bytes).0.unwrap()), "{label}");
+    }
+}

@@ -159,6 +159,10 @@ pub struct ReadOptions {
     /// The machine word size in bytes of the program a GHC `-px` file comes from (its alloc counts
     /// words); 0 means the default, [`ghc::DEFAULT_WORD_SIZE`].
     pub ghc_word_size: u8,
+    /// Merge line frames into their functions while reading, where the reader can (Dyalog): what
+    /// conversion does for a target without line numbers, without building the lines first. Set from
+    /// [`convert::merges_lines`].
+    pub merge_lines: bool,
 }
 
 impl ReadOptions {
@@ -180,6 +184,12 @@ impl ReadOptions {
     /// These options with the GHC word size as given.
     pub fn with_ghc_word_size(self, ghc_word_size: u8) -> ReadOptions {
         ReadOptions { ghc_word_size, ..self }
+    }
+
+    /// These options set for a conversion to `target`: line frames merged while reading when the
+    /// conversion would merge them.
+    pub fn for_target(self, target: Format, options: &ConvertOptions) -> ReadOptions {
+        ReadOptions { merge_lines: convert::merges_lines(target, options), ..self }
     }
 }
 
@@ -328,8 +338,8 @@ impl Format {
             Format::Lispworks => lispworks::read(input, diag)?,
             Format::Folded => folded::read(input, diag)?,
             Format::Sampler => sampler::read(input, options.sampler_order, diag)?,
-            Format::DyalogXml => dyalog::xml::read(input, diag)?,
-            Format::DyalogCsv => dyalog::csv::read(input, options.dyalog_separators, diag)?,
+            Format::DyalogXml => dyalog::xml::read(input, options.merge_lines, diag)?,
+            Format::DyalogCsv => dyalog::csv::read(input, options.dyalog_separators, options.merge_lines, diag)?,
             Format::Br => br::read(input, options.br_backtrace, diag)?,
             Format::GhcPx => ghc::px::read(input, ghc::word_size(options.ghc_word_size), diag)?,
             Format::GhcProf => ghc::prof::read(input, diag)?,

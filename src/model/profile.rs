@@ -25,6 +25,9 @@ pub struct Meta {
     /// Whether the source was a flat report (Dyalog summary and data reports): rows without call
     /// structure, each a root with at most its own source lines below it.
     pub flat: bool,
+    /// Whether line frames of the source were merged into their functions while it was read
+    /// ([`crate::ReadOptions::merge_lines`]), as conversion merges them for targets without lines.
+    pub lines_merged: bool,
     /// Whether frame modules are namespaces that belong to the code's name (GHC modules): where one
     /// name is written, a frame with a module reads `module.name`.
     pub module_namespaces: bool,

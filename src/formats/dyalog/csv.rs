@@ -120,14 +120,16 @@ fn csv_error(e: csv::Error, crlf: bool) -> ParseError {
     ParseError { format: FORMAT, position, kind }
 }
 
-/// Reads a `]PROFILE` CSV report, with `separators` when given, else the file's own.
+/// Reads a `]PROFILE` CSV report, with `separators` when given, else the file's own (line rows
+/// merged into their functions with `merge_lines`).
 pub(crate) fn read(
     input: &mut (dyn Read + Send),
     separators: Option<Separators>,
+    merge_lines: bool,
     diag: &mut Diagnostics,
 ) -> Result<Profile, ParseError> {
     let (builder, (report, separators, warnings)) =
-        super::rows::read_rows(FORMAT, input, |input, sink| parse(input, separators, sink))?;
+        super::rows::read_rows(FORMAT, input, merge_lines, |input, sink| parse(input, separators, sink))?;
     for warning in warnings.warnings() {
         diag.push(warning.clone());
     }

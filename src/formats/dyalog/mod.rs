@@ -27,16 +27,14 @@
 //! exclusive time less its lines' (`unattributed`); on writing, `with_lines` picks the number
 //! that subtracts back to it, the shortest where several do, so the very number read is written.
 
+mod build;
 pub mod csv;
 mod rows;
 pub mod xml;
 
-use crate::diag::Diagnostics;
 use crate::error::ParseErrorKind;
-use crate::formats::{Carries, Format, Structure};
-use crate::model::{
-    significant, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values,
-};
+use crate::formats::{Carries, Structure};
+use crate::model::{significant, FrameKind, MetricKind, NodeId, Profile, Unit, Value};
 use std::str::FromStr;
 
 /// What a Dyalog tree report carries (XML adds the settings' title).
@@ -401,326 +399,13 @@ impl MetricColumns {
     }
 }
 
-/// An open row of a tree report: a possible parent of the rows that follow.
-#[derive(Clone, Copy, Debug)]
-struct Open {
-    node: NodeId,
-    depth: i64,
-    function: bool,
-}
-
-/// Builds a profile from a report's rows, in file order.
-pub(crate) struct ReportBuilder {
-    format: Format,
-    profile: Profile,
-    metrics: MetricColumns,
-    /// Which value columns the file has: exclusive and inclusive time, exclusive and inclusive ticks.
-    has_time: [bool; 2],
-    has_ticks: [bool; 2],
-    tree: bool,
-    /// Tree reports: the open rows, root first. Flat reports: the last function row.
-    open: Vec<Open>,
-    last_depth: Option<i64>,
-    /// The values of each node as the file labels them, until [`Self::finish`] settles the labels.
-    time: [Vec<f64>; 2],
-    /// Line frames by their function's frame and line number.
-    line_frames: rustc_hash::FxHashMap<(u32, u32), FrameId>,
-    ticks: [Vec<i64>; 2],
-}
-
-impl ReportBuilder {
-    /// A builder for a report with `columns`; `Element` must be one of them.
-    pub(crate) fn new(format: Format, columns: &[Column]) -> ReportBuilder {
-        let has = |c: Column| columns.contains(&c);
-        let has_time = [has(Column::ExclusiveTime), has(Column::InclusiveTime) || has(Column::Time)];
-        let has_ticks = [has(Column::ExclusiveTicks), has(Column::InclusiveTicks)];
-        let mut metrics = Vec::new();
-        let mut slots = MetricColumns::default();
-        for (present, metric, slot) in [
-            (has(Column::Calls), Metric::entries("calls"), &mut slots.calls),
-            (has_time.contains(&true), Metric::time(Unit::Milliseconds, Repr::Float), &mut slots.time),
-            (has_ticks.contains(&true), Metric::ticks(), &mut slots.ticks),
-        ] {
-            if present {
-                *slot = Some(metrics.len());
-                metrics.push(metric);
-            }
-        }
-        let mut profile = Profile::new(metrics);
-        profile.meta.flat = !has(Column::Depth);
-        ReportBuilder {
-            format,
-            profile,
-            metrics: slots,
-            has_time,
-            has_ticks,
-            tree: has(Column::Depth),
-            open: Vec::new(),
-            last_depth: None,
-            time: [Vec::new(), Vec::new()],
-            ticks: [Vec::new(), Vec::new()],
-            line_frames: rustc_hash::FxHashMap::default(),
-        }
-    }
-
-    /// The header facts of the profile being built.
-    pub(crate) fn meta_mut(&mut self) -> &mut crate::model::Meta {
-        &mut self.profile.meta
-    }
-
-    /// Adds one row named `name`; `hash` is the name's [`crate::model::FrameTable::name_hash`] as a
-    /// function (computed on the parsing thread).
-    pub(crate) fn add(&mut self, name: &str, hash: u64, row: &Row) -> Result<(), ParseErrorKind> {
-        let function = row.line.is_none();
-        let parent = if self.tree {
-            self.tree_parent(row.depth.unwrap_or(0), function)?
-        } else {
-            self.flat_parent(name, function)
-        };
-        let frame = match row.line {
-            None => self.profile.frames.intern_name_hashed(name, FrameKind::Function, hash),
-            Some(line) => self.line_frame(name, parent, line),
-        };
-        let node = self.profile.tree.push(parent, frame);
-        if self.tree {
-            self.open.push(Open { node, depth: row.depth.unwrap_or(0), function });
-        } else if function {
-            self.open = vec![Open { node, depth: 0, function }];
-        }
-        if let Some(m) = self.metrics.calls {
-            self.profile.tree.set_self(m, node, Value::Int(row.calls.unwrap_or(0)));
-        }
-        if self.metrics.time.is_some() {
-            self.time[0].push(row.time[0].unwrap_or(0.0));
-            self.time[1].push(row.time[1].unwrap_or(0.0));
-        }
-        if self.metrics.ticks.is_some() {
-            self.ticks[0].push(row.ticks[0].unwrap_or(0));
-            self.ticks[1].push(row.ticks[1].unwrap_or(0));
-        }
-        Ok(())
-    }
-
-    /// The frame of line `line` of function `name`. A line row's parent is mostly its function's row:
-    /// then the frame is found by the parent's frame and the line number, without hashing the name
-    /// or looking it up in the frame table.
-    fn line_frame(&mut self, name: &str, parent: Option<NodeId>, line: u32) -> FrameId {
-        let function = parent.map(|p| self.profile.tree.frame(p)).filter(|&f| {
-            let frame = self.profile.frames.get(f);
-            frame.kind == FrameKind::Function && frame.name == name
-        });
-        let intern = |frames: &mut crate::model::FrameTable| {
-            frames.intern(FrameRef { line: Some(line), kind: FrameKind::Line, ..FrameRef::function(name) })
-        };
-        match function {
-            Some(f) => *self.line_frames.entry((f.0, line)).or_insert_with(|| intern(&mut self.profile.frames)),
-            None => intern(&mut self.profile.frames),
-        }
-    }
-
-    /// The parent of a tree row at `depth`: the nearest open row one level up. A function row may also
-    /// sit two levels below a function row, as function-level reports (no line rows) are written.
-    fn tree_parent(&mut self, depth: i64, function: bool) -> Result<Option<NodeId>, ParseErrorKind> {
-        if depth < 0 {
-            return Err(ParseErrorKind::Unexpected {
-                expected: "a Depth of 0 or more".into(),
-                found: depth.to_string(),
-            });
-        }
-        if function != (depth % 2 == 0) {
-            let (expected, found) = if function {
-                ("a line row (a Line number) at odd depth", "a function row")
-            } else {
-                ("a function row (Line empty or ¯1) at even depth", "a line row")
-            };
-            return Err(ParseErrorKind::Unexpected { expected: format!("{expected} {depth}"), found: found.into() });
-        }
-        let previous = self.last_depth.replace(depth);
-        while self.open.last().is_some_and(|top| top.depth >= depth) {
-            self.open.pop();
-        }
-        match self.open.last() {
-            None if depth == 0 => Ok(None),
-            Some(top) if top.depth == depth - 1 || (function && top.function && top.depth == depth - 2) => {
-                Ok(Some(top.node))
-            }
-            _ => Err(ParseErrorKind::DepthJump { previous: previous.unwrap_or(-1), found: depth }),
-        }
-    }
-
-    /// The parent of a flat row: a line row goes under the function row before it when that is its
-    /// function.
-    fn flat_parent(&self, name: &str, function: bool) -> Option<NodeId> {
-        let last = self.open.last()?;
-        let last_name = &self.profile.frames.get(self.profile.tree.frame(last.node)).name;
-        (!function && last_name == name).then_some(last.node)
-    }
-
-    /// Settles the exclusive/inclusive labels (`labels_swapped`: the file's version is known to swap
-    /// them), turns the file's values into self values and returns the profile.
-    pub(crate) fn finish(mut self, labels_swapped: Option<&str>, diag: &mut Diagnostics) -> Profile {
-        let format = self.format;
-        let mut swap = labels_swapped.is_some();
-        if let Some(version) = labels_swapped {
-            diag.warn("dyalog-labels-0.9", None, || {
-                format!("{format}: ]PROFILE {version} labelled the exclusive and inclusive columns the other way round: read as corrected")
-            });
-        }
-        if self.inverted(swap) {
-            swap = !swap;
-            diag.warn("dyalog-labels-swapped", None, || {
-                format!("{format}: rows have InclusiveTime (or ticks) below ExclusiveTime: the two columns are taken as mislabelled and swapped")
-            });
-        }
-        if swap {
-            self.time.swap(0, 1);
-            self.ticks.swap(0, 1);
-            self.has_time.swap(0, 1);
-            self.has_ticks.swap(0, 1);
-        }
-        if let Some(m) = self.metrics.time {
-            let columns = std::mem::take(&mut self.time);
-            let (selves, inclusive, clamped) = self.self_values(columns, self.has_time, unattributed, diag);
-            self.profile.tree.set_columns(m, Values::Float(selves), inclusive.map(Values::Float));
-            if clamped {
-                self.raise_inclusive(m, diag);
-            }
-        }
-        if let Some(m) = self.metrics.ticks {
-            let columns = std::mem::take(&mut self.ticks);
-            let fit = |total: i64, parts: &Parts<i64>| total.checked_sub(parts.sum).filter(|rest| *rest >= 0);
-            let (selves, inclusive, clamped) = self.self_values(columns, self.has_ticks, fit, diag);
-            self.profile.tree.set_columns(m, Values::Int(selves), inclusive.map(Values::Int));
-            if clamped {
-                self.raise_inclusive(m, diag);
-            }
-        }
-        self.profile
-    }
-
-    /// Raises measured inclusive values below what the self values add up to (after values were
-    /// clamped to 0), so that no row is written with less inclusive than exclusive time.
-    fn raise_inclusive(&mut self, m: usize, diag: &mut Diagnostics) {
-        let tree = &mut self.profile.tree;
-        let Some(measured) = tree.measured_inclusive(m).cloned() else { return };
-        let derived = tree.derived_inclusive(m);
-        let format = self.format;
-        for node in tree.nodes() {
-            let (d, v) = (derived.get(node.index()), measured.get(node.index()));
-            if d.as_f64() > v.as_f64() {
-                tree.set_measured_inclusive(m, node, d);
-                diag.warn("dyalog-inclusive-raised", None, || {
-                    format!("{format}: inclusive values less than what their rows add up to once those read as 0 are raised to that sum")
-                });
-            }
-        }
-    }
-
-    /// Whether some row has an "inclusive" value below its "exclusive" one, read with `swap` (times
-    /// by more than binary rounding: sums printed in full may differ in the last digits).
-    fn inverted(&self, swap: bool) -> bool {
-        let (e, i) = if swap { (1, 0) } else { (0, 1) };
-        let below = |i: &f64, e: &f64| e - i > 1e-9 * e.abs();
-        let times = self.has_time == [true, true] && self.time[i].iter().zip(&self.time[e]).any(|(i, e)| below(i, e));
-        let ticks = self.has_ticks == [true, true] && self.ticks[i].iter().zip(&self.ticks[e]).any(|(i, e)| i < e);
-        times || ticks
-    }
-
-    /// Self values (and the measured inclusive values, if the file has them) from a file's exclusive
-    /// and inclusive columns: with an exclusive column, a line's self value is its exclusive value and
-    /// a function's is its exclusive value less its lines'; with only an inclusive column, a node's is
-    /// its inclusive value less its children's. `fit(total, parts)` subtracts, `None` when negative.
-    fn self_values<T: Summable>(
-        &self,
-        columns: [Vec<T>; 2],
-        has: [bool; 2],
-        fit: impl Fn(T, &Parts<T>) -> Option<T>,
-        diag: &mut Diagnostics,
-    ) -> (Vec<T>, Option<Vec<T>>, bool) {
-        let tree = &self.profile.tree;
-        let [exclusive, inclusive] = columns;
-        let (mut values, inclusive) =
-            if has[0] { (exclusive, has[1].then_some(inclusive)) } else { (inclusive.clone(), Some(inclusive)) };
-        // The parts of each node that has any, added up as they come (children follow parents).
-        let is_line = |n: NodeId| self.profile.frames.get(tree.frame(n)).kind == FrameKind::Line;
-        let mut parts: rustc_hash::FxHashMap<u32, Parts<T>> = rustc_hash::FxHashMap::default();
-        for node in tree.nodes() {
-            let Some(parent) = tree.parent(node) else { continue };
-            if !has[0] || (is_line(node) && !is_line(parent)) {
-                parts.entry(parent.0).or_default().add(values[node.index()]);
-            }
-        }
-        let format = self.format;
-        let what = if has[0] { "its line rows" } else { "the rows below it" };
-        let mut clamped = false;
-        for (node, parts) in parts {
-            let value = &mut values[node as usize];
-            *value = fit(*value, &parts).unwrap_or_else(|| {
-                clamped = true;
-                let name = self.profile.frames.get(tree.frame(NodeId(node))).name.clone();
-                diag.warn("dyalog-parts-exceed", None, || {
-                    format!("{format}: {name:?} has less time than {what} together: its own part is read as 0")
-                });
-                T::default()
-            });
-        }
-        // Bias adjustment can take a tiny time below zero; self values cannot be.
-        for (i, value) in values.iter_mut().enumerate().filter(|(_, v)| v.is_negative()) {
-            let name = self.profile.frames.get(tree.frame(NodeId(i as u32))).name.clone();
-            diag.warn("dyalog-negative", None, || {
-                format!("{format}: {name:?} has a negative exclusive value: read as 0")
-            });
-            *value = T::default();
-            clamped = true;
-        }
-        (values, inclusive, clamped)
-    }
-}
-
-/// A number type of a report column.
-trait Summable: Copy + Default {
-    fn plus(self, other: Self) -> Self;
-    fn is_negative(self) -> bool;
-}
-
-impl Summable for f64 {
-    fn plus(self, other: f64) -> f64 {
-        self + other
-    }
-    fn is_negative(self) -> bool {
-        self < 0.0
-    }
-}
-
-impl Summable for i64 {
-    fn plus(self, other: i64) -> i64 {
-        self.saturating_add(other)
-    }
-    fn is_negative(self) -> bool {
-        self < 0
-    }
-}
-
-/// The values a node's own value is made of besides its own part (a function's line rows), added up
-/// in file order.
-#[derive(Clone, Copy, Debug, Default)]
-struct Parts<T> {
-    sum: T,
-}
-
-impl<T: Summable> Parts<T> {
-    fn add(&mut self, value: T) {
-        self.sum = self.sum.plus(value);
-    }
-}
-
 /// The part of `total` that `parts` do not account for, or `None` when the parts exceed it. Parts
 /// that exceed it by no more than binary rounding (0.1 + 0.2 against 0.3) leave 0.
-fn unattributed(total: f64, parts: &Parts<f64>) -> Option<f64> {
-    let own = total - parts.sum;
+fn unattributed(total: f64, parts: f64) -> Option<f64> {
+    let own = total - parts;
     if own >= 0.0 {
         Some(own)
-    } else if -own <= 1e-12 * total.abs().max(parts.sum.abs()) {
+    } else if -own <= 1e-12 * total.abs().max(parts.abs()) {
         Some(0.0)
     } else {
         None
@@ -730,8 +415,8 @@ fn unattributed(total: f64, parts: &Parts<f64>) -> Option<f64> {
 /// A function's exclusive time as written: the number that [`unattributed`] turns back into `own`,
 /// the shortest one where there are several (with no part of its own, the lines' sum to 15 digits:
 /// 0.3 rather than 0.30000000000000004), so that a report read and written again keeps every digit.
-fn with_lines(own: f64, lines: &Parts<f64>) -> f64 {
-    let sum = own + lines.sum;
+fn with_lines(own: f64, lines: f64) -> f64 {
+    let sum = own + lines;
     let reads_back = |t: f64| unattributed(t, lines) == Some(own);
     let short: f64 = format!("{sum:.14e}").parse().unwrap_or(sum);
     if reads_back(short) {
@@ -800,11 +485,10 @@ pub(crate) fn report_rows<'p>(
             Some(p) => depth_of[p.index()] + 2,
         };
         let time = metrics.time.zip(time_inclusive.as_ref()).map(|(m, incl)| {
-            let mut lines = Parts::default();
-            for &c in children.of_node(node).iter().filter(|&&c| is_line(c) && !is_line(node)) {
-                lines.add(tree.self_value(m, c).as_f64());
-            }
-            let exclusive = with_lines(tree.self_value(m, node).as_f64(), &lines);
+            let lines = children.of_node(node).iter().filter(|&&c| is_line(c) && !is_line(node));
+            // Added up in file order, as the reader subtracts them.
+            let lines = lines.fold(0.0, |sum, &c| sum + tree.self_value(m, c).as_f64());
+            let exclusive = with_lines(tree.self_value(m, node).as_f64(), lines);
             // Derived inclusive sums can fall below the exclusive sum in the last binary digit.
             [exclusive, incl.get(node.index()).as_f64().max(exclusive)]
         });
@@ -901,14 +585,10 @@ mod tests {
 
     #[test]
     fn unattributed_time_adds_back_to_the_very_number() {
-        let parts = |values: &[f64]| {
-            let mut parts = Parts::default();
-            values.iter().for_each(|&v| parts.add(v));
-            parts
-        };
+        let parts = |values: &[f64]| values.iter().fold(0.0, |sum, v| sum + v);
         // 0.1 + 0.2 is not 0.3 in binary: no time of its own, and 0.3 written back.
-        assert_eq!(unattributed(0.3, &parts(&[0.1, 0.2])), Some(0.0));
-        assert_eq!(with_lines(0.0, &parts(&[0.1, 0.2])), 0.3);
+        assert_eq!(unattributed(0.3, parts(&[0.1, 0.2])), Some(0.0));
+        assert_eq!(with_lines(0.0, parts(&[0.1, 0.2])), 0.3);
         for (total, lines) in [
             (68.40049487792044, vec![0.0015370955140001, 0.01035477506, 0.0872545383]),
             (19.362, vec![0.002, 0.0, 0.005, 0.874]),
@@ -916,10 +596,10 @@ mod tests {
             (1e-7, vec![3e-8]),
         ] {
             let lines = parts(&lines);
-            let own = unattributed(total, &lines).unwrap();
-            assert_eq!(with_lines(own, &lines), total, "{total}");
+            let own = unattributed(total, lines).unwrap();
+            assert_eq!(with_lines(own, lines), total, "{total}");
         }
-        assert_eq!(unattributed(0.002, &parts(&[0.001, 0.0015])), None);
+        assert_eq!(unattributed(0.002, parts(&[0.001, 0.0015])), None);
     }
 
     proptest::proptest! {
@@ -932,18 +612,16 @@ mod tests {
             full in proptest::collection::vec(0.0f64..100.0, 0..12),
             slack in 0.0f64..10.0,
         ) {
-            let mut parts = Parts::default();
             let lines: Vec<f64> = thousandths.iter().map(|&t| format!("{}.{:03}", t / 1000, t % 1000).parse().unwrap()).collect();
-            lines.iter().for_each(|&l| parts.add(l));
+            let parts = lines.iter().fold(0.0, |sum, l| sum + l);
             let sum: u32 = thousandths.iter().sum::<u32>() + extra;
             let total: f64 = format!("{}.{:03}", sum / 1000, sum % 1000).parse().unwrap();
-            let own = unattributed(total, &parts).unwrap();
-            proptest::prop_assert_eq!(with_lines(own, &parts), total);
-            let mut parts = Parts::default();
-            full.iter().for_each(|&l| parts.add(l));
-            let total = parts.sum + slack;
-            let own = unattributed(total, &parts).unwrap();
-            proptest::prop_assert_eq!(with_lines(own, &parts), total);
+            let own = unattributed(total, parts).unwrap();
+            proptest::prop_assert_eq!(with_lines(own, parts), total);
+            let parts = full.iter().fold(0.0, |sum, l| sum + l);
+            let total = parts + slack;
+            let own = unattributed(total, parts).unwrap();
+            proptest::prop_assert_eq!(with_lines(own, parts), total);
         }
     }
 

@@ -3,7 +3,8 @@
 //! thread interns names and builds. Rows travel in batches. An input of less than a megabyte is read
 //! on the calling thread alone.
 
-use super::{Column, ReportBuilder, Row};
+use super::build::ReportBuilder;
+use super::{Column, Row};
 use crate::error::{ParseError, ParseErrorKind, Position};
 use crate::formats::Format;
 use crate::model::{FrameKind, FrameTable};
@@ -30,13 +31,16 @@ enum Message {
 /// Builds the profile from the messages, in input order.
 struct Consumer {
     format: Format,
+    merge_lines: bool,
     builder: Option<ReportBuilder>,
 }
 
 impl Consumer {
     fn take(&mut self, message: Message) -> Result<(), ParseError> {
         match message {
-            Message::Columns(columns) => self.builder = Some(ReportBuilder::new(self.format, &columns)),
+            Message::Columns(columns) => {
+                self.builder = Some(ReportBuilder::new(self.format, &columns, self.merge_lines));
+            }
             Message::Rows(batch) => {
                 let Some(builder) = &mut self.builder else { return Ok(()) };
                 let mut start = 0;
@@ -106,17 +110,19 @@ fn stopped() -> ParseError {
     ParseError { format: Format::DyalogXml, position: Position::default(), kind: ParseErrorKind::Io(io) }
 }
 
-/// Runs `parse` over `input`, building the rows it reports; returns the builder (none when the
-/// report had no columns) and what `parse` returned.
+/// Runs `parse` over `input`, building the rows it reports (line rows merged into their functions
+/// with `merge_lines`); returns the builder (none when the report had no columns) and what `parse`
+/// returned.
 pub(crate) fn read_rows<T: Send>(
     format: Format,
     input: &mut (dyn Read + Send),
+    merge_lines: bool,
     parse: impl FnOnce(&mut dyn BufRead, &mut RowSink<'_>) -> Result<T, ParseError> + Send,
 ) -> Result<(Option<ReportBuilder>, T), ParseError> {
     let io_error = |e: std::io::Error| ParseError { format, position: Position::default(), kind: e.into() };
     let mut head = Vec::new();
     input.take(SMALL).read_to_end(&mut head).map_err(io_error)?;
-    let mut consumer = Consumer { format, builder: None };
+    let mut consumer = Consumer { format, merge_lines, builder: None };
     if (head.len() as u64) < SMALL {
         let mut sink = RowSink { target: Target::Direct(&mut consumer), batch: Batch::default() };
         let value = parse(&mut Cursor::new(head), &mut sink)?;

@@ -42,8 +42,9 @@
 //! **Lost**: nothing a Dyalog report holds; from other formats, everything but calls, time, ticks
 //! and line numbers (named on stderr by the conversion step).
 
+use super::build::ReportBuilder;
 use super::rows::RowSink;
-use super::{report_rows, Column, OutRow, Report, ReportBuilder, Row};
+use super::{report_rows, Column, OutRow, Report, Row};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
 use crate::formats::{Format, Sniff};
@@ -471,18 +472,27 @@ fn resolve_predefined_entity(name: &str) -> Option<&'static str> {
 }
 
 /// Reads a `]PROFILE` XML report.
-pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
-    read_in_blocks(input, BLOCK, diag)
+pub(crate) fn read(
+    input: &mut (dyn Read + Send),
+    merge_lines: bool,
+    diag: &mut Diagnostics,
+) -> Result<Profile, ParseError> {
+    read_in_blocks(input, BLOCK, merge_lines, diag)
 }
 
 /// [`read`] with blocks of `block` bytes (tests read in tiny blocks to reach every boundary).
-fn read_in_blocks(input: &mut (dyn Read + Send), block: usize, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+fn read_in_blocks(
+    input: &mut (dyn Read + Send),
+    block: usize,
+    merge_lines: bool,
+    diag: &mut Diagnostics,
+) -> Result<Profile, ParseError> {
     let parse = |input: &mut dyn BufRead, sink: &mut RowSink<'_>| parse(input, block, sink);
-    let (builder, (settings, warnings)) = super::rows::read_rows(FORMAT, input, parse)?;
+    let (builder, (settings, warnings)) = super::rows::read_rows(FORMAT, input, merge_lines, parse)?;
     for warning in warnings.warnings() {
         diag.push(warning.clone());
     }
-    let builder = builder.unwrap_or_else(|| ReportBuilder::new(FORMAT, &[Column::Element]));
+    let builder = builder.unwrap_or_else(|| ReportBuilder::new(FORMAT, &[Column::Element], merge_lines));
     Ok(finish(builder, settings, diag))
 }
 
@@ -758,7 +768,7 @@ mod tests {
     /// The dump and warnings of `xml` read in blocks of `block` bytes, or the error.
     fn read_blocks(xml: &[u8], block: usize) -> Result<(String, Vec<String>), String> {
         let mut diag = Diagnostics::default();
-        let profile = read_in_blocks(&mut &xml[..], block, &mut diag).map_err(|e| e.to_string())?;
+        let profile = read_in_blocks(&mut &xml[..], block, false, &mut diag).map_err(|e| e.to_string())?;
         Ok((dump(&profile), diag.warnings().iter().map(|w| w.to_string()).collect()))
     }
 

@@ -1,0 +1,493 @@
+//! How a report's rows become a call tree, in one pass and in file order: shared by the XML and CSV
+//! readers, which hand it one parsed row at a time.
+//!
+//! **Parents**: a tree row's parent is the open row one level up (a function row may also sit two
+//! levels below the function that calls it, as function-level reports are written); a flat row is a
+//! root, or a line of the function row just before it.
+//!
+//! **Values**: a row's own value needs the rows below it (a function's exclusive time less its
+//! lines'), so it is worked out when the row closes, from sums kept on the stack of open rows: no
+//! row is kept once it is closed. Which of the two time (and ticks) columns is the exclusive one is
+//! only known at the end (an "inclusive" value below its "exclusive" one anywhere means the labels
+//! are swapped), so every value is worked out both ways, [`READINGS`], and [`ReportBuilder::finish`]
+//! keeps one.
+//!
+//! **Merging lines while reading** (for a target without line numbers, or `--functions`): a line
+//! row under its own function row adds into the function's node instead of making one, siblings
+//! that share a function merge, and no line frame is made. The profile is the one
+//! [`crate::model::ops::merge_lines`] makes from the whole tree, values added in the same order, at a
+//! third of the nodes.
+
+use super::{unattributed, Column, Row};
+use crate::diag::Diagnostics;
+use crate::error::ParseErrorKind;
+use crate::formats::Format;
+use crate::model::{
+    ChildIndex, FrameId, FrameKind, FrameRef, FrameTable, Metric, NodeId, Profile, Repr, Unit, Value, Values,
+};
+use rustc_hash::FxHashMap;
+
+/// The two readings of a report's exclusive and inclusive columns: as labelled, and swapped.
+const READINGS: [usize; 2] = [0, 1];
+
+/// A number type of a report's value columns: times (`f64`) or ticks (`i64`).
+pub(crate) trait Summable: Copy + Default {
+    fn plus(self, other: Self) -> Self;
+    fn is_negative(self) -> bool;
+    /// The part of `total` that `parts` do not account for, `None` when they exceed it.
+    fn fit(total: Self, parts: Self) -> Option<Self>;
+    /// Whether `inclusive` is below `exclusive` (times: by more than binary rounding, since sums
+    /// printed in full may differ in the last digits).
+    fn below(inclusive: Self, exclusive: Self) -> bool;
+}
+
+impl Summable for f64 {
+    fn plus(self, other: f64) -> f64 {
+        self + other
+    }
+    fn is_negative(self) -> bool {
+        self < 0.0
+    }
+    fn fit(total: f64, parts: f64) -> Option<f64> {
+        unattributed(total, parts)
+    }
+    fn below(inclusive: f64, exclusive: f64) -> bool {
+        exclusive - inclusive > 1e-9 * exclusive.abs()
+    }
+}
+
+impl Summable for i64 {
+    fn plus(self, other: i64) -> i64 {
+        self.saturating_add(other)
+    }
+    fn is_negative(self) -> bool {
+        self < 0
+    }
+    fn fit(total: i64, parts: i64) -> Option<i64> {
+        total.checked_sub(parts).filter(|rest| *rest >= 0)
+    }
+    fn below(inclusive: i64, exclusive: i64) -> bool {
+        inclusive < exclusive
+    }
+}
+
+/// One kind of value (times or ticks) of an open row: the row's two columns as labelled, and per
+/// reading what the rows below it have added up to so far (`None`: no row added to it).
+#[derive(Clone, Copy, Debug, Default)]
+struct OpenValues<T> {
+    file: [T; 2],
+    parts: [Option<T>; 2],
+}
+
+/// One kind of value (times or ticks) of the whole report, per reading.
+#[derive(Debug, Default)]
+struct ValueColumns<T> {
+    /// Whether the file has the exclusive and the inclusive column, as labelled.
+    has: [bool; 2],
+    /// Each node's self value and measured inclusive value.
+    selves: [Vec<T>; 2],
+    measured: [Vec<T>; 2],
+    /// Whether some row has its inclusive value below its exclusive one, read that way.
+    inverted: [bool; 2],
+    /// Whether some value was raised to 0.
+    clamped: [bool; 2],
+}
+
+impl<T: Summable> ValueColumns<T> {
+    fn new(has: [bool; 2]) -> ValueColumns<T> {
+        ValueColumns { has, ..ValueColumns::default() }
+    }
+
+    fn present(&self) -> bool {
+        self.has.contains(&true)
+    }
+
+    /// The value reading `r` takes a row's own value from: its exclusive value, or its inclusive one
+    /// when, read so, the file has no exclusive column.
+    fn base(&self, r: usize, file: [T; 2]) -> T {
+        if self.has[r] {
+            file[r]
+        } else {
+            file[1 - r]
+        }
+    }
+
+    /// Whether reading `r` has measured inclusive values (the other column).
+    fn has_measured(&self, r: usize) -> bool {
+        self.has[1 - r]
+    }
+
+    /// A new row's two columns; notes an inverted row.
+    fn open(&mut self, file: [T; 2]) -> OpenValues<T> {
+        if self.has == [true, true] {
+            self.inverted[0] |= T::below(file[1], file[0]);
+            self.inverted[1] |= T::below(file[0], file[1]);
+        }
+        OpenValues { file, parts: [None; 2] }
+    }
+
+    /// Grows the columns to a new node.
+    fn grow(&mut self, len: usize) {
+        if self.present() {
+            for r in READINGS {
+                self.selves[r].resize(len, T::default());
+                self.measured[r].resize(len, T::default());
+            }
+        }
+    }
+
+    /// Adds (or sets, `fresh`) a row's measured inclusive value to its node.
+    fn add_measured(&mut self, node: NodeId, file: [T; 2], fresh: bool) {
+        if !self.present() {
+            return;
+        }
+        for r in READINGS {
+            if !self.has_measured(r) {
+                continue;
+            }
+            let slot = &mut self.measured[r][node.index()];
+            *slot = if fresh { file[1 - r] } else { slot.plus(file[1 - r]) };
+        }
+    }
+
+    /// Adds a closing row's base value to its parent's parts, as reading `r` makes them: with an
+    /// exclusive column only a line row's under its function row (a function's exclusive value holds
+    /// its lines'), else every row's (an inclusive value holds the rows below).
+    fn add_to_parent(&self, row: &OpenValues<T>, parent: &mut OpenValues<T>, line_under_function: bool) {
+        for r in READINGS {
+            if !self.has[r] || line_under_function {
+                let base = self.base(r, row.file);
+                parent.parts[r] = Some(parent.parts[r].map_or(base, |sum| sum.plus(base)));
+            }
+        }
+    }
+
+    /// A closing row's own value per reading: its base less its parts, 0 (with a warning) where the
+    /// parts exceed it or it is negative. `name` names the row in warnings.
+    fn own(&mut self, row: &OpenValues<T>, name: &str, format: Format, diags: &mut [Diagnostics; 2]) -> [T; 2] {
+        READINGS.map(|r| {
+            let diag = &mut diags[r];
+            let base = self.base(r, row.file);
+            let own = match row.parts[r] {
+                None => base,
+                Some(parts) => T::fit(base, parts).unwrap_or_else(|| {
+                    self.clamped[r] = true;
+                    let what = if self.has[r] { "its line rows" } else { "the rows below it" };
+                    diag.warn("dyalog-parts-exceed", None, || {
+                        format!("{format}: {name:?} has less time than {what} together: its own part is read as 0")
+                    });
+                    T::default()
+                }),
+            };
+            if own.is_negative() {
+                // Bias adjustment can take a tiny time below zero; self values cannot be.
+                self.clamped[r] = true;
+                diag.warn("dyalog-negative", None, || {
+                    format!("{format}: {name:?} has a negative exclusive value: read as 0")
+                });
+                return T::default();
+            }
+            own
+        })
+    }
+
+    /// Adds (or sets, `fresh`) own values to a node.
+    fn add_own(&mut self, node: NodeId, own: [T; 2], fresh: bool) {
+        if !self.present() {
+            return;
+        }
+        for r in READINGS {
+            let slot = &mut self.selves[r][node.index()];
+            *slot = if fresh { own[r] } else { slot.plus(own[r]) };
+        }
+    }
+
+    /// The self and measured inclusive columns of reading `r`.
+    fn take(&mut self, r: usize) -> (Vec<T>, Option<Vec<T>>) {
+        let measured = std::mem::take(&mut self.measured[r]);
+        (std::mem::take(&mut self.selves[r]), self.has_measured(r).then_some(measured))
+    }
+}
+
+/// An open row: a possible parent of the rows that follow, with what its value needs from them.
+#[derive(Clone, Copy, Debug)]
+struct Open {
+    /// The node its values go to: its own, or (merging lines) its function's.
+    node: NodeId,
+    depth: i64,
+    function: bool,
+    /// A line row merged into its function row's node.
+    spliced: bool,
+    time: OpenValues<f64>,
+    ticks: OpenValues<i64>,
+    /// Where its merged lines' own values start in [`ReportBuilder::pending`].
+    pending: usize,
+}
+
+/// Builds a profile from a report's rows, in file order.
+pub(crate) struct ReportBuilder {
+    format: Format,
+    profile: Profile,
+    calls: Option<usize>,
+    time_metric: Option<usize>,
+    ticks_metric: Option<usize>,
+    time: ValueColumns<f64>,
+    ticks: ValueColumns<i64>,
+    tree: bool,
+    /// Whether line rows merge into their functions.
+    merge_lines: bool,
+    merged_a_line: bool,
+    /// Merging lines: the nodes by parent and frame, so that siblings of one function are one node.
+    children: ChildIndex,
+    /// Tree reports: the open rows, root first. Flat reports: the last function row.
+    open: Vec<Open>,
+    last_depth: Option<i64>,
+    /// Merging lines: the own values of line rows whose function row is still open, in file order.
+    pending: Vec<([f64; 2], [i64; 2])>,
+    /// Line frames by their function's frame and line number.
+    line_frames: FxHashMap<(u32, u32), FrameId>,
+    /// The warnings of each reading, until one is kept.
+    diags: [Diagnostics; 2],
+}
+
+impl ReportBuilder {
+    /// A builder for a report with `columns` (`Element` must be one of them); `merge_lines` merges
+    /// line rows into their functions.
+    pub(crate) fn new(format: Format, columns: &[Column], merge_lines: bool) -> ReportBuilder {
+        let has = |c: Column| columns.contains(&c);
+        let time = ValueColumns::new([has(Column::ExclusiveTime), has(Column::InclusiveTime) || has(Column::Time)]);
+        let ticks = ValueColumns::new([has(Column::ExclusiveTicks), has(Column::InclusiveTicks)]);
+        let mut metrics = Vec::new();
+        let mut slot = |present: bool, metric: Metric| {
+            present.then(|| {
+                metrics.push(metric);
+                metrics.len() - 1
+            })
+        };
+        let calls = slot(has(Column::Calls), Metric::entries("calls"));
+        let time_metric = slot(time.present(), Metric::time(Unit::Milliseconds, Repr::Float));
+        let ticks_metric = slot(ticks.present(), Metric::ticks());
+        let mut profile = Profile::new(metrics);
+        profile.meta.flat = !has(Column::Depth);
+        ReportBuilder {
+            format,
+            profile,
+            calls,
+            time_metric,
+            ticks_metric,
+            time,
+            ticks,
+            tree: has(Column::Depth),
+            merge_lines,
+            merged_a_line: false,
+            children: ChildIndex::default(),
+            open: Vec::new(),
+            last_depth: None,
+            pending: Vec::new(),
+            line_frames: FxHashMap::default(),
+            diags: [Diagnostics::default(), Diagnostics::default()],
+        }
+    }
+
+    /// The header facts of the profile being built.
+    pub(crate) fn meta_mut(&mut self) -> &mut crate::model::Meta {
+        &mut self.profile.meta
+    }
+
+    /// Adds one row named `name`; `hash` is the name's [`FrameTable::name_hash`] as a function
+    /// (computed on the parsing thread).
+    pub(crate) fn add(&mut self, name: &str, hash: u64, row: &Row) -> Result<(), ParseErrorKind> {
+        let function = row.line.is_none();
+        let depth = row.depth.unwrap_or(0);
+        let has_parent =
+            if self.tree { self.close_to_parent(depth, function)? } else { self.flat_parent(name, function) };
+        let parent = if has_parent { self.open.last().copied() } else { None };
+        let own_function = parent.filter(|p| {
+            !function && p.function && self.profile.frames.get(self.profile.tree.frame(p.node)).name == name
+        });
+        let parent_node = parent.map(|p| p.node);
+        let (node, spliced) = match (self.merge_lines, own_function) {
+            (true, Some(p)) => (p.node, true),
+            (true, None) => {
+                let frame = self.profile.frames.intern_name_hashed(name, FrameKind::Function, hash);
+                (self.children.child_or_insert(&mut self.profile.tree, parent_node, frame), false)
+            }
+            (false, _) => {
+                let frame = match row.line {
+                    None => self.profile.frames.intern_name_hashed(name, FrameKind::Function, hash),
+                    Some(line) => self.line_frame(name, own_function.map(|p| p.node), line),
+                };
+                (self.profile.tree.push(parent_node, frame), false)
+            }
+        };
+        self.merged_a_line |= self.merge_lines && !function;
+        let len = self.profile.tree.len();
+        self.time.grow(len);
+        self.ticks.grow(len);
+        if let Some(m) = self.calls {
+            self.profile.tree.add_self(m, node, Value::Int(row.calls.unwrap_or(0)));
+        }
+        let time = self.time.open(row.time.map(|t| t.unwrap_or(0.0)));
+        let ticks = self.ticks.open(row.ticks.map(|t| t.unwrap_or(0)));
+        if !spliced {
+            self.time.add_measured(node, time.file, self.fresh());
+            self.ticks.add_measured(node, ticks.file, self.fresh());
+        }
+        let open = Open { node, depth, function, spliced, time, ticks, pending: self.pending.len() };
+        if self.tree || function {
+            self.open.push(open);
+        } else {
+            // A flat line row has no rows below it.
+            self.close(open);
+        }
+        Ok(())
+    }
+
+    /// The frame of line `line` of function `name`; `function` is the node of its function row when
+    /// that is its parent: then the frame is found by the parent's frame and the line number, without
+    /// hashing the name or looking it up in the frame table.
+    fn line_frame(&mut self, name: &str, function: Option<NodeId>, line: u32) -> FrameId {
+        let intern = |frames: &mut FrameTable| {
+            frames.intern(FrameRef { line: Some(line), kind: FrameKind::Line, ..FrameRef::function(name) })
+        };
+        match function.map(|node| self.profile.tree.frame(node)) {
+            Some(f) => *self.line_frames.entry((f.0, line)).or_insert_with(|| intern(&mut self.profile.frames)),
+            None => intern(&mut self.profile.frames),
+        }
+    }
+
+    /// Closes the open rows a tree row at `depth` ends; whether the row has a parent (then the last
+    /// open row). A function row may also sit two levels below a function row, as function-level
+    /// reports (no line rows) are written.
+    fn close_to_parent(&mut self, depth: i64, function: bool) -> Result<bool, ParseErrorKind> {
+        if depth < 0 {
+            return Err(ParseErrorKind::Unexpected {
+                expected: "a Depth of 0 or more".into(),
+                found: depth.to_string(),
+            });
+        }
+        if function != (depth % 2 == 0) {
+            let (expected, found) = if function {
+                ("a line row (a Line number) at odd depth", "a function row")
+            } else {
+                ("a function row (Line empty or ¯1) at even depth", "a line row")
+            };
+            return Err(ParseErrorKind::Unexpected { expected: format!("{expected} {depth}"), found: found.into() });
+        }
+        let previous = self.last_depth.replace(depth);
+        while self.open.last().is_some_and(|top| top.depth >= depth) {
+            self.close_last();
+        }
+        match self.open.last() {
+            None if depth == 0 => Ok(false),
+            Some(top) if top.depth == depth - 1 || (function && top.function && top.depth == depth - 2) => Ok(true),
+            _ => Err(ParseErrorKind::DepthJump { previous: previous.unwrap_or(-1), found: depth }),
+        }
+    }
+
+    /// Whether a flat row has a parent: a line row goes under the function row before it when that
+    /// is its function. A function row closes the one before it.
+    fn flat_parent(&mut self, name: &str, function: bool) -> bool {
+        if function {
+            while !self.open.is_empty() {
+                self.close_last();
+            }
+            return false;
+        }
+        let Some(last) = self.open.last() else { return false };
+        self.profile.frames.get(self.profile.tree.frame(last.node)).name == name
+    }
+
+    /// Whether a row's values are set rather than added: every row has a node of its own unless
+    /// lines merge (then they are added to zeros, as merge_lines adds them).
+    fn fresh(&self) -> bool {
+        !self.merge_lines
+    }
+
+    fn close_last(&mut self) {
+        if let Some(row) = self.open.pop() {
+            self.close(row);
+        }
+    }
+
+    /// Works out the own values of a row whose rows below have all been read (its parent, if any,
+    /// is the last open row) and adds them where they go.
+    fn close(&mut self, row: Open) {
+        let name = self.profile.frames.get(self.profile.tree.frame(row.node)).name.as_str();
+        let time = self.time.own(&row.time, name, self.format, &mut self.diags);
+        let ticks = self.ticks.own(&row.ticks, name, self.format, &mut self.diags);
+        if let Some(parent) = self.open.last_mut() {
+            let line_under_function = !row.function && parent.function;
+            self.time.add_to_parent(&row.time, &mut parent.time, line_under_function);
+            self.ticks.add_to_parent(&row.ticks, &mut parent.ticks, line_under_function);
+        }
+        if row.spliced {
+            // Added to the function's node after the function's own part, as merge_lines adds them.
+            self.pending.push((time, ticks));
+            return;
+        }
+        self.time.add_own(row.node, time, self.fresh());
+        self.ticks.add_own(row.node, ticks, self.fresh());
+        for (time, ticks) in self.pending.drain(row.pending..) {
+            self.time.add_own(row.node, time, false);
+            self.ticks.add_own(row.node, ticks, false);
+        }
+    }
+
+    /// Settles the exclusive/inclusive labels (`labels_swapped`: the file's version is known to swap
+    /// them), sets the values of the reading kept and returns the profile.
+    pub(crate) fn finish(mut self, labels_swapped: Option<&str>, diag: &mut Diagnostics) -> Profile {
+        while !self.open.is_empty() {
+            self.close_last();
+        }
+        let format = self.format;
+        let mut swap = labels_swapped.is_some();
+        if let Some(version) = labels_swapped {
+            diag.warn("dyalog-labels-0.9", None, || {
+                format!("{format}: ]PROFILE {version} labelled the exclusive and inclusive columns the other way round: read as corrected")
+            });
+        }
+        if self.time.inverted[usize::from(swap)] || self.ticks.inverted[usize::from(swap)] {
+            swap = !swap;
+            diag.warn("dyalog-labels-swapped", None, || {
+                format!("{format}: rows have InclusiveTime (or ticks) below ExclusiveTime: the two columns are taken as mislabelled and swapped")
+            });
+        }
+        let r = usize::from(swap);
+        diag.absorb(std::mem::take(&mut self.diags[r]));
+        self.profile.meta.lines_merged |= self.merged_a_line;
+        if let Some(m) = self.time_metric {
+            let (selves, measured) = self.time.take(r);
+            self.profile.tree.set_columns(m, Values::Float(selves), measured.map(Values::Float));
+            if self.time.clamped[r] {
+                self.raise_inclusive(m, diag);
+            }
+        }
+        if let Some(m) = self.ticks_metric {
+            let (selves, measured) = self.ticks.take(r);
+            self.profile.tree.set_columns(m, Values::Int(selves), measured.map(Values::Int));
+            if self.ticks.clamped[r] {
+                self.raise_inclusive(m, diag);
+            }
+        }
+        self.profile
+    }
+
+    /// Raises measured inclusive values below what the self values add up to (after values were
+    /// clamped to 0), so that no row is written with less inclusive than exclusive time.
+    fn raise_inclusive(&mut self, m: usize, diag: &mut Diagnostics) {
+        let tree = &mut self.profile.tree;
+        let Some(measured) = tree.measured_inclusive(m).cloned() else { return };
+        let derived = tree.derived_inclusive(m);
+        let format = self.format;
+        for node in tree.nodes() {
+            let (d, v) = (derived.get(node.index()), measured.get(node.index()));
+            if d.as_f64() > v.as_f64() {
+                tree.set_measured_inclusive(m, node, d);
+                diag.warn("dyalog-inclusive-raised", None, || {
+                    format!("{format}: inclusive values less than what their rows add up to once those read as 0 are raised to that sum")
+                });
+            }
+        }
+    }
+}

@@ -26,7 +26,8 @@
 
 use super::frame::FrameId;
 use super::metric::{Metric, Value, Values};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
+use std::hash::BuildHasher;
 
 /// Index of a node in its [`CallTree`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -452,15 +453,6 @@ impl CallTree {
         debug_assert_eq!(inclusive.repr(), self.self_values[metric].repr());
         self.measured_inclusive[metric] = Some(inclusive);
     }
-
-    /// Sets every self value of `metric` and, when given, every measured inclusive value: for readers
-    /// that settle whole columns at the end. The columns must have the metric's representation.
-    pub(crate) fn set_columns(&mut self, metric: usize, values: Values, inclusive: Option<Values>) {
-        debug_assert_eq!(values.len(), self.len());
-        debug_assert_eq!(values.repr(), self.self_values[metric].repr());
-        self.self_values[metric] = values;
-        self.measured_inclusive[metric] = inclusive;
-    }
 }
 
 /// Child lists of a [`CallTree`] in compressed form (two arrays, 8 bytes per node), built in O(n).
@@ -593,17 +585,25 @@ impl Iterator for Walk<'_> {
 
 /// Finds or adds the child of a node with a given frame: how readers of sample-per-record formats
 /// aggregate stacks into the tree as they read (fxprof's `handle_for_stack`). Only valid for a tree
-/// that was built entirely through it.
+/// that was built entirely through it. It holds node ids alone (5 bytes a node with its control
+/// byte), keyed by the parent and frame the tree keeps for them.
 #[derive(Debug, Default)]
 pub struct ChildIndex {
-    map: FxHashMap<(u32, FrameId), NodeId>,
+    table: hashbrown::HashTable<NodeId>,
 }
 
 impl ChildIndex {
     /// The child of `parent` (a root when `None`) with frame `frame`, added if there is none yet.
     pub fn child_or_insert(&mut self, tree: &mut CallTree, parent: Option<NodeId>, frame: FrameId) -> NodeId {
         let key = (parent.map_or(NO_PARENT, |p| p.0), frame);
-        *self.map.entry(key).or_insert_with(|| tree.push(parent, frame))
+        let key_of = |tree: &CallTree, node: NodeId| (tree.parents[node.index()], tree.frames[node.index()]);
+        let hash = |key: (u32, FrameId)| rustc_hash::FxBuildHasher.hash_one(key);
+        if let Some(&node) = self.table.find(hash(key), |&node| key_of(tree, node) == key) {
+            return node;
+        }
+        let node = tree.push(parent, frame);
+        self.table.insert_unique(hash(key), node, |&node| hash(key_of(tree, node)));
+        node
     }
 }
 

@@ -228,9 +228,9 @@ struct Open {
 pub(crate) struct ReportBuilder {
     format: Format,
     profile: Profile,
+    /// The calls metric, the only one kept in the tree while reading: times and ticks are added as
+    /// metrics by [`Self::finish`], after it.
     calls: Option<usize>,
-    time_metric: Option<usize>,
-    ticks_metric: Option<usize>,
     time: ValueColumns<f64>,
     ticks: ValueColumns<i64>,
     tree: bool,
@@ -257,24 +257,13 @@ impl ReportBuilder {
         let has = |c: Column| columns.contains(&c);
         let time = ValueColumns::new([has(Column::ExclusiveTime), has(Column::InclusiveTime) || has(Column::Time)]);
         let ticks = ValueColumns::new([has(Column::ExclusiveTicks), has(Column::InclusiveTicks)]);
-        let mut metrics = Vec::new();
-        let mut slot = |present: bool, metric: Metric| {
-            present.then(|| {
-                metrics.push(metric);
-                metrics.len() - 1
-            })
-        };
-        let calls = slot(has(Column::Calls), Metric::entries("calls"));
-        let time_metric = slot(time.present(), Metric::time(Unit::Milliseconds, Repr::Float));
-        let ticks_metric = slot(ticks.present(), Metric::ticks());
-        let mut profile = Profile::new(metrics);
+        let calls = has(Column::Calls);
+        let mut profile = Profile::new(if calls { vec![Metric::entries("calls")] } else { Vec::new() });
         profile.meta.flat = !has(Column::Depth);
         ReportBuilder {
             format,
             profile,
-            calls,
-            time_metric,
-            ticks_metric,
+            calls: calls.then_some(0),
             time,
             ticks,
             tree: has(Column::Depth),
@@ -456,21 +445,35 @@ impl ReportBuilder {
         let r = usize::from(swap);
         diag.absorb(std::mem::take(&mut self.diags[r]));
         self.profile.meta.lines_merged |= self.merged_a_line;
-        if let Some(m) = self.time_metric {
+        if self.time.present() {
             let (selves, measured) = self.time.take(r);
-            self.profile.tree.set_columns(m, Values::Float(selves), measured.map(Values::Float));
+            let m = self.add_metric(
+                Metric::time(Unit::Milliseconds, Repr::Float),
+                Values::Float(selves),
+                measured.map(Values::Float),
+            );
             if self.time.clamped[r] {
                 self.raise_inclusive(m, diag);
             }
         }
-        if let Some(m) = self.ticks_metric {
+        if self.ticks.present() {
             let (selves, measured) = self.ticks.take(r);
-            self.profile.tree.set_columns(m, Values::Int(selves), measured.map(Values::Int));
+            let m = self.add_metric(Metric::ticks(), Values::Int(selves), measured.map(Values::Int));
             if self.ticks.clamped[r] {
                 self.raise_inclusive(m, diag);
             }
         }
         self.profile
+    }
+
+    /// Adds a metric with its self and measured inclusive values; its index.
+    fn add_metric(&mut self, metric: Metric, selves: Values, measured: Option<Values>) -> usize {
+        self.profile.add_metric(metric, selves);
+        let m = self.profile.metrics().len() - 1;
+        if let Some(measured) = measured {
+            self.profile.tree.set_measured_inclusive_column(m, measured);
+        }
+        m
     }
 
     /// Raises measured inclusive values below what the self values add up to (after values were

@@ -19,15 +19,19 @@
 //! Depth column, summary with a Time column, else data) and separators other than `.,`
 //! (`dyalog-csv.separators`) are kept as header facts for the round trip. **Writing**: the columns of
 //! the report kind, with the separators of `--dyalog-separators`, else those read, else `.,`.
-//! **Lost**: the title, which a CSV report has no place for, and as for XML.
+//! **Lost**: the title, which a CSV report has no place for; line breaks in names (a row is one
+//! line: proftool reads a file line by line, on two threads, and writes a space for each); and as for
+//! XML.
 
-use super::rows::RowSink;
+use super::build::ReportBuilder;
 use super::{report_rows, Column, Report, Row, Separators};
 use crate::diag::Diagnostics;
 use crate::error::{Error, ParseError, ParseErrorKind, Position};
 use crate::formats::{Format, Sniff};
-use crate::model::Profile;
-use std::io::{BufRead, Read, Write};
+use crate::model::{FrameKind, FrameTable, Profile};
+use crate::text;
+use std::io::{Read, Write};
+use std::ops::Range;
 
 const FORMAT: Format = Format::DyalogCsv;
 
@@ -97,66 +101,23 @@ fn detect_separators(head: &[u8]) -> Separators {
     Separators { decimal: decimal.unwrap_or(if field == ';' { ',' } else { '.' }), field }
 }
 
-/// Where a record starts. The csv crate puts the start of a record after a CRLF at the CR, on the
-/// line before: `crlf` moves it past the line end.
-fn record_position(p: Option<&csv::Position>, crlf: bool) -> Position {
-    match p {
-        Some(p) if crlf && p.byte() > 0 => Position::line(p.line() + 1, p.byte() + 2),
-        Some(p) => Position::line(p.line(), p.byte()),
-        None => Position::default(),
-    }
-}
-
-fn csv_error(e: csv::Error, crlf: bool) -> ParseError {
-    let position = record_position(e.position(), crlf);
-    let kind = match e.into_kind() {
-        csv::ErrorKind::Io(io) => ParseErrorKind::Io(io),
-        csv::ErrorKind::UnequalLengths { expected_len, len, .. } => ParseErrorKind::Unexpected {
-            expected: format!("{expected_len} fields, as many as the header has"),
-            found: format!("{len}"),
-        },
-        other => ParseErrorKind::Unexpected { expected: "CSV".into(), found: format!("{other:?}") },
-    };
-    ParseError { format: FORMAT, position, kind }
-}
-
 /// Reads a `]PROFILE` CSV report, with `separators` when given, else the file's own (line rows
 /// merged into their functions with `merge_lines`).
+///
+/// Lines are split into fields and numbers parsed on a second thread ([`text::pipeline`]); names
+/// are slices of the checked block, hashed there too. A Dyalog name has no quotes or line breaks, so
+/// a row is one line and its fields are found with `memchr`; a line that quotes otherwise (a doubled
+/// `""`, text after a closing quote) is read by the csv crate.
 pub(crate) fn read(
     input: &mut (dyn Read + Send),
     separators: Option<Separators>,
     merge_lines: bool,
     diag: &mut Diagnostics,
 ) -> Result<Profile, ParseError> {
-    let (builder, (report, separators, warnings)) =
-        super::rows::read_rows(FORMAT, input, merge_lines, |input, sink| parse(input, separators, sink))?;
-    for warning in warnings.warnings() {
-        diag.push(warning.clone());
-    }
-    let Some(mut builder) = builder else {
-        let kind = ParseErrorKind::MissingMarker { format: FORMAT, expected: "a header row of quoted column names" };
-        return Err(ParseError { format: FORMAT, position: Position::line(1, 0), kind });
-    };
-    let meta = builder.meta_mut();
-    meta.attrs.push((REPORT.to_string(), report.name().to_string()));
-    if separators != Separators::default() {
-        meta.attrs.push((SEPARATORS.to_string(), format!("{}{}", separators.decimal, separators.field)));
-    }
-    Ok(builder.finish(None, diag))
-}
-
-/// Parses the CSV, handing the header's columns and each row to `sink`; returns the report kind,
-/// the separators and the warnings.
-fn parse(
-    mut input: &mut dyn BufRead,
-    separators: Option<Separators>,
-    sink: &mut RowSink<'_>,
-) -> Result<(Report, Separators, Diagnostics), ParseError> {
-    let mut diag = Diagnostics::default();
-    let head =
-        input.fill_buf().map_err(|e| ParseError { format: FORMAT, position: Position::default(), kind: e.into() })?;
-    let separators = separators.unwrap_or_else(|| detect_separators(head));
-    let crlf = memchr::memchr(b'\n', head).is_some_and(|i| i > 0 && head[i - 1] == b'\r');
+    let io_error = |e: std::io::Error| ParseError { format: FORMAT, position: Position::default(), kind: e.into() };
+    let mut head = Vec::new();
+    input.take(HEAD).read_to_end(&mut head).map_err(io_error)?;
+    let separators = separators.unwrap_or_else(|| detect_separators(&head));
     let field = u8::try_from(u32::from(separators.field)).map_err(|_| ParseError {
         format: FORMAT,
         position: Position::default(),
@@ -165,14 +126,13 @@ fn parse(
             found: format!("{:?}", separators.field),
         },
     })?;
-    let mut reader = csv::ReaderBuilder::new().delimiter(field).has_headers(false).from_reader(&mut input);
-    let mut record = csv::ByteRecord::new();
-    if !reader.read_byte_record(&mut record).map_err(|e| csv_error(e, crlf))? {
-        return Ok((Report::Data, separators, diag));
+    let header = std::str::from_utf8(first_line(&head)).unwrap_or("");
+    if header.trim().is_empty() {
+        let kind = ParseErrorKind::MissingMarker { format: FORMAT, expected: "a header row of quoted column names" };
+        return Err(ParseError { format: FORMAT, position: Position::line(1, 0), kind });
     }
-    let columns = header_columns(&record, &mut diag)?;
+    let columns = header_columns(header, field, diag)?;
     let known: Vec<Column> = columns.iter().flatten().copied().collect();
-    sink.columns(&known)?;
     let report = if known.contains(&Column::Depth) {
         Report::Tree
     } else if known.contains(&Column::Time) {
@@ -180,30 +140,211 @@ fn parse(
     } else {
         Report::Data
     };
-    while reader.read_byte_record(&mut record).map_err(|e| csv_error(e, crlf))? {
-        let position = record_position(record.position(), crlf);
-        let error = |kind| ParseError { format: FORMAT, position, kind };
-        let mut row = Row::default();
-        let mut name = "";
-        for (field, column) in record.iter().zip(&columns) {
-            let Some(column) = *column else { continue };
-            if column == Column::Element {
-                name = std::str::from_utf8(field).map_err(|_| error(ParseErrorKind::Encoding))?;
-            } else {
-                row.set(column, field, separators.decimal).map_err(error)?;
-            }
+    let mut builder = ReportBuilder::new(FORMAT, &known, merge_lines);
+    let prepare = |line: &str| parse_row(line, &columns, field, separators.decimal);
+    let mut input = std::io::Cursor::new(head).chain(input);
+    text::pipeline(&mut input, FORMAT, prepare, |line, parsed| {
+        // The header, read above, and blank lines (which the csv crate skips too) are no rows.
+        if line.position.line == Some(1) || line.text.is_empty() {
+            return Ok(());
         }
-        sink.row(name, &row, position)?;
+        let (name, hash, row) = parsed.map_err(|kind| line.error(kind))?;
+        let name = match &name {
+            RowName::At(range) => &line.text[range.clone()],
+            RowName::Unquoted(name) => name,
+        };
+        builder.add(name, hash, &row).map_err(|kind| line.error(kind))
+    })?;
+    let meta = builder.meta_mut();
+    meta.attrs.push((REPORT.to_string(), report.name().to_string()));
+    if separators != Separators::default() {
+        meta.attrs.push((SEPARATORS.to_string(), format!("{}{}", separators.decimal, separators.field)));
     }
-    Ok((report, separators, diag))
+    Ok(builder.finish(None, diag))
 }
 
-/// The columns of a header row (`None` for a column proftool does not know, with a warning).
-fn header_columns(record: &csv::ByteRecord, diag: &mut Diagnostics) -> Result<Vec<Option<Column>>, ParseError> {
-    let columns: Vec<Option<Column>> = record
+/// How much of the input separators are detected from.
+const HEAD: u64 = 64 * 1024;
+
+/// The name of a row parsed on the reader thread: where it is in its line, or, unquoted by the csv
+/// crate, itself.
+enum RowName {
+    At(Range<usize>),
+    Unquoted(String),
+}
+
+/// One row parsed on the reader thread: its name, the name's hash as a function, its values.
+type ParsedRow = Result<(RowName, u64, Row), ParseErrorKind>;
+
+/// A row being parsed field by field.
+struct RowFields<'c> {
+    columns: &'c [Option<Column>],
+    decimal: char,
+    row: Row,
+    name: RowName,
+    count: usize,
+}
+
+impl RowFields<'_> {
+    /// Takes the next field, `text`, found `at` (the name is kept as where it is).
+    fn take(&mut self, text: &str, at: impl FnOnce() -> RowName) -> Result<(), ParseErrorKind> {
+        match self.columns.get(self.count).copied().flatten() {
+            Some(Column::Element) => self.name = at(),
+            Some(column) => self.row.set(column, text.as_bytes(), self.decimal)?,
+            None => {}
+        }
+        self.count += 1;
+        Ok(())
+    }
+}
+
+/// Parses one line as a row of `columns`.
+fn parse_row(line: &str, columns: &[Option<Column>], field: u8, decimal: char) -> ParsedRow {
+    if let Some((name, row)) = u8::try_from(decimal).ok().and_then(|mark| plain_row(line, columns, field, mark)) {
+        let hash = FrameTable::name_hash(&line[name.clone()], FrameKind::Function);
+        return Ok((RowName::At(name), hash, row));
+    }
+    fields_row(line, columns, field, decimal)
+}
+
+/// [`parse_row`] field by field: any row, with an error for a field that is not its column's.
+fn fields_row(line: &str, columns: &[Option<Column>], field: u8, decimal: char) -> ParsedRow {
+    let new = || RowFields { columns, decimal, row: Row::default(), name: RowName::At(0..0), count: 0 };
+    let mut fields = new();
+    if !simple_fields(line, field, |range| fields.take(&line[range.clone()], || RowName::At(range)))? {
+        // Read again, whole, the csv crate's way.
+        fields = new();
+        for text in quoted_fields(line, field)? {
+            fields.take(&text, || RowName::Unquoted(text.clone()))?;
+        }
+    }
+    let RowFields { row, name, count, .. } = fields;
+    if count != columns.len() {
+        return Err(ParseErrorKind::Unexpected {
+            expected: format!("{} fields, as many as the header has", columns.len()),
+            found: count.to_string(),
+        });
+    }
+    let text = match &name {
+        RowName::At(range) => &line[range.clone()],
+        RowName::Unquoted(name) => name,
+    };
+    let hash = FrameTable::name_hash(text, FrameKind::Function);
+    Ok((name, hash, row))
+}
+
+/// The common row, read in one pass: every field in its column's plain form (digits; a time of
+/// digits and at most one decimal mark, 15 digits at most; `¯1` for a function row's Line; a quoted
+/// name without quotes in it), nothing around them; `None` for any other row, which is then read
+/// field by field. The values are those [`Row::set`] gives.
+fn plain_row(line: &str, columns: &[Option<Column>], field: u8, mark: u8) -> Option<(Range<usize>, Row)> {
+    const FUNCTION_ROW: &[u8] = "¯1".as_bytes();
+    let bytes = line.as_bytes();
+    let mut row = Row::default();
+    let mut name = 0..0;
+    let mut pos = 0;
+    for (i, column) in columns.iter().enumerate() {
+        if i > 0 {
+            (bytes.get(pos) == Some(&field)).then_some(())?;
+            pos += 1;
+        }
+        let rest = &bytes[pos..];
+        pos += match column {
+            Some(Column::Element) => {
+                (rest.first() == Some(&b'"')).then_some(())?;
+                let end = memchr::memchr(b'"', &rest[1..])?;
+                name = pos + 1..pos + 1 + end;
+                end + 2
+            }
+            Some(Column::Line) if rest.starts_with(FUNCTION_ROW) => FUNCTION_ROW.len(),
+            Some(
+                column @ (Column::Depth
+                | Column::Line
+                | Column::Calls
+                | Column::ExclusiveTicks
+                | Column::InclusiveTicks),
+            ) => {
+                let (value, n) = text::leading_digits(rest).filter(|&(_, n)| n > 0)?;
+                row.set_int(*column, i64::try_from(value).ok()?);
+                n
+            }
+            Some(column @ (Column::ExclusiveTime | Column::InclusiveTime | Column::Time)) => {
+                let (value, len) = super::leading_decimal(rest, mark)?;
+                row.time[usize::from(*column != Column::ExclusiveTime)] = Some(value);
+                len
+            }
+            // Columns not read (derived, unknown): anything up to the separator but a quote.
+            _ => {
+                let end = rest.iter().position(|&b| b == field).unwrap_or(rest.len());
+                (!rest[..end].contains(&b'"')).then_some(end)?
+            }
+        };
+    }
+    (pos == bytes.len()).then_some((name, row))
+}
+
+/// Hands `each` where the fields of a line are, unquoted, in order, as long as its quoted fields are
+/// plain (`"text"` with no quote inside, then the separator or the line end); false when one is not
+/// (the fields before it were handed over). One pass over the bytes: fields are a few bytes long,
+/// shorter than what a `memchr` call pays off on.
+fn simple_fields<E>(line: &str, field: u8, mut each: impl FnMut(Range<usize>) -> Result<(), E>) -> Result<bool, E> {
+    let bytes = line.as_bytes();
+    let mut pos = 0;
+    loop {
+        let range = if bytes.get(pos) == Some(&b'"') {
+            let start = pos + 1;
+            let Some(end) = bytes[start..].iter().position(|&b| b == b'"').map(|i| start + i) else {
+                return Ok(false);
+            };
+            pos = end + 1;
+            if bytes.get(pos).is_some_and(|&b| b != field) {
+                return Ok(false);
+            }
+            start..end
+        } else {
+            let start = pos;
+            pos += bytes[pos..].iter().position(|&b| b == field).unwrap_or(bytes.len() - pos);
+            start..pos
+        };
+        each(range)?;
+        if pos >= bytes.len() {
+            return Ok(true);
+        }
+        pos += 1;
+    }
+}
+
+/// The fields of a line, unquoted.
+fn split(line: &str, field: u8) -> Result<Vec<String>, ParseErrorKind> {
+    let mut fields = Vec::new();
+    let simple = simple_fields(line, field, |range| {
+        fields.push(line[range].to_string());
+        Ok::<(), ParseErrorKind>(())
+    })?;
+    if simple {
+        Ok(fields)
+    } else {
+        quoted_fields(line, field)
+    }
+}
+
+/// The fields of a line as the csv crate reads them (doubled quotes, text around quotes).
+fn quoted_fields(line: &str, field: u8) -> Result<Vec<String>, ParseErrorKind> {
+    let mut reader = csv::ReaderBuilder::new().delimiter(field).has_headers(false).from_reader(line.as_bytes());
+    let mut record = csv::StringRecord::new();
+    match reader.read_record(&mut record) {
+        Ok(_) => Ok(record.iter().map(str::to_string).collect()),
+        Err(e) => Err(ParseErrorKind::Unexpected { expected: "CSV".into(), found: format!("{:?}", e.kind()) }),
+    }
+}
+
+/// The columns of the header line (`None` for a column proftool does not know, with a warning).
+fn header_columns(line: &str, field: u8, diag: &mut Diagnostics) -> Result<Vec<Option<Column>>, ParseError> {
+    let names =
+        split(line, field).map_err(|kind| ParseError { format: FORMAT, position: Position::line(1, 0), kind })?;
+    let columns: Vec<Option<Column>> = names
         .iter()
         .map(|name| {
-            let name = String::from_utf8_lossy(name);
             // Dyalog quotes its names; the seed's copy has a space after each comma, which leaves the
             // quotes in the field.
             let name = name.trim();
@@ -221,7 +362,7 @@ fn header_columns(record: &csv::ByteRecord, diag: &mut Diagnostics) -> Result<Ve
     if !columns.contains(&Some(Column::Element)) {
         let kind = ParseErrorKind::Unexpected {
             expected: "a header with an \"Element\" (or \"Function\") column".into(),
-            found: crate::error::excerpt(record.iter().collect::<Vec<_>>().join(&b","[..]).as_slice()),
+            found: crate::error::excerpt(names.join(",").as_bytes()),
         };
         return Err(ParseError { format: FORMAT, position: Position::line(1, 0), kind });
     }
@@ -273,4 +414,63 @@ fn quote(text: &str, out: &mut String) {
         out.push(c);
     }
     out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(line: &str, field: u8) -> Vec<String> {
+        split(line, field).unwrap()
+    }
+
+    #[test]
+    fn fields_of_dyalog_rows() {
+        assert_eq!(fields("0,\"#.Sample\",¯1,1,19.362", b','), ["0", "#.Sample", "¯1", "1", "19.362"]);
+        assert_eq!(fields("\"#.psb.DrawWedge\";;2;0,011", b';'), ["#.psb.DrawWedge", "", "2", "0,011"]);
+        assert_eq!(fields("1,,", b','), ["1", "", ""]);
+        // The seed's header, a space after each comma: the quotes stay in the field.
+        assert_eq!(fields("\"Depth\", \"Element\"", b','), ["Depth", " \"Element\""]);
+        assert_eq!(simple_fields("\"a\"\"b\",1", b',', |_| Ok::<_, ()>(())), Ok(false));
+        assert_eq!(fields("\"a\"\"b\",1", b','), ["a\"b", "1"]);
+        assert_eq!(fields("\"a,b\"x,1", b','), ["a,bx", "1"]);
+    }
+
+    proptest::proptest! {
+        /// A row read in one pass has the values it has read field by field.
+        #[test]
+        fn plain_rows_read_as_field_by_field(
+            depth in "[0-9]{1,3}| 1|",
+            name in "\"[#.a-z]{0,5}\"|[a-z]{1,3}",
+            line_number in "¯1|-1|[0-9]{1,3}|",
+            calls in "[0-9]{1,20}|¯2",
+            times in proptest::collection::vec("[0-9]{0,9}[.,]?[0-9]{0,9}|1e5|¯0.5", 2),
+            derived in "[0-9.]{0,4}|\"x\"",
+            semicolon: bool,
+        ) {
+            let (field, decimal) = if semicolon { (b';', ',') } else { (b',', '.') };
+            let fields = [depth, name, line_number, calls, times[0].clone(), times[1].clone(), derived];
+            let line = fields.join(if semicolon { ";" } else { "," });
+            let columns = [Column::Depth, Column::Element, Column::Line, Column::Calls, Column::ExclusiveTime, Column::Time, Column::PctOfTot];
+            let columns: Vec<Option<Column>> = columns.into_iter().map(Some).collect();
+            if let Some((name, row)) = plain_row(&line, &columns, field, decimal as u8) {
+                let Ok((RowName::At(expected_name), _, expected)) = fields_row(&line, &columns, field, decimal) else {
+                    return Err(proptest::test_runner::TestCaseError::fail(format!("{line}: read in one pass only")));
+                };
+                proptest::prop_assert_eq!(name, expected_name);
+                proptest::prop_assert_eq!(format!("{row:?}"), format!("{expected:?}"), "{}", line);
+            }
+        }
+
+        /// Any line, plain or quoted in any way, splits into the fields the csv crate reads.
+        #[test]
+        fn fields_are_those_the_csv_crate_reads(line in "[a\",; ]{0,12}") {
+            let mut reader = csv::ReaderBuilder::new().has_headers(false).from_reader(line.as_bytes());
+            let mut record = csv::StringRecord::new();
+            if reader.read_record(&mut record).unwrap() {
+                let expected: Vec<String> = record.iter().map(str::to_string).collect();
+                proptest::prop_assert_eq!(fields(&line, b','), expected);
+            }
+        }
+    }
 }

@@ -37,8 +37,9 @@ use crate::formats::{Carries, Structure};
 use crate::model::{significant, FrameKind, MetricKind, NodeId, Profile, Unit, Value};
 use std::str::FromStr;
 
-/// What a Dyalog tree report carries (XML adds the settings' title).
-pub(crate) const fn carries(title: bool) -> Carries {
+/// What a Dyalog tree report carries: XML adds the settings' title; in CSV, where a row is a line, a
+/// name cannot hold a line break (no APL name has one).
+pub(crate) const fn carries(csv: bool) -> Carries {
     Carries {
         structure: Structure::Tree,
         threads: false,
@@ -49,10 +50,10 @@ pub(crate) const fn carries(title: bool) -> Carries {
         function_facts: false,
         source_lines: true,
         modules: false,
-        title,
+        title: !csv,
         timestamp: false,
         interval: false,
-        name_replacements: &[],
+        name_replacements: if csv { &[('\n', ' '), ('\r', ' ')] } else { &[] },
         lines_nest: true,
         time_unit: Some(Unit::Milliseconds),
         flat_reports: true,
@@ -204,7 +205,7 @@ impl Row {
     }
 
     /// Sets an integer column from a plain number (a Line so given is a line row's).
-    fn set_int(&mut self, column: Column, n: i64) {
+    pub(crate) fn set_int(&mut self, column: Column, n: i64) {
         match column {
             Column::Depth => self.depth = Some(n),
             Column::Calls => self.calls = Some(n),
@@ -223,30 +224,44 @@ fn plain_integer(text: &[u8]) -> Option<i64> {
     text.iter().try_fold(0i64, |n, &b| b.is_ascii_digit().then(|| n * 10 + i64::from(b - b'0')))
 }
 
-/// `digits` or `digits` `mark` `digits` with at most 15 digits in all, nothing else: the common
-/// time field. Its digits make an integer below 2^53 and its decimals a power of ten below 10^22,
-/// both exact in binary, so one division is correctly rounded and gives what `str::parse` gives.
+/// `digits` or `digits` `mark` `digits`, nothing else: the common time field.
 fn plain_decimal(text: &[u8], mark: u8) -> Option<f64> {
-    const POWERS: [f64; 16] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+    leading_decimal(text, mark).filter(|&(_, len)| len == text.len()).map(|(value, _)| value)
+}
+
+/// The value and length of the `digits` or `digits` `mark` `digits` that `text` starts with (`None`
+/// when it starts with neither). With at most 15 digits in all, its digits make an integer below
+/// 2^53 and its decimals a power of ten below 10^22, both exact in binary, so one division is
+/// correctly rounded and gives what `str::parse` gives; longer ones (sums printed in full) with a
+/// `.` mark are what `str::parse` reads as they are.
+pub(crate) fn leading_decimal(text: &[u8], mark: u8) -> Option<(f64, usize)> {
     let (mut mantissa, mut digits, mut decimals) = (0u64, 0usize, None::<usize>);
+    let mut len = 0;
     for &b in text {
         if b.is_ascii_digit() {
-            mantissa = mantissa * 10 + u64::from(b - b'0');
+            mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(b - b'0'));
             digits += 1;
-            if digits > 15 {
-                return None;
-            }
             if let Some(d) = &mut decimals {
                 *d += 1;
             }
         } else if b == mark && decimals.is_none() {
             decimals = Some(0);
         } else {
-            return None;
+            break;
         }
+        len += 1;
     }
-    (digits > 0).then(|| mantissa as f64 / POWERS[decimals.unwrap_or(0)])
+    let value = match digits {
+        0 => return None,
+        1..=15 => mantissa as f64 / POWERS[decimals.unwrap_or(0)],
+        _ if mark == b'.' => std::str::from_utf8(&text[..len]).ok()?.parse().ok().filter(|v: &f64| v.is_finite())?,
+        _ => return None,
+    };
+    Some((value, len))
 }
+
+/// Powers of ten that divide a mantissa of at most 15 digits into its value, correctly rounded.
+const POWERS: [f64; 16] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
 
 /// An APL number's text as Rust parses numbers: `¯` as `-`, `decimal` as `.`; borrowed when it is so
 /// already, else rewritten into `buf` (`None` when it does not fit: no number is that long).
@@ -413,13 +428,15 @@ fn unattributed(total: f64, parts: f64) -> Option<f64> {
 }
 
 /// A function's exclusive time as written: the number that [`unattributed`] turns back into `own`,
-/// the shortest one where there are several (with no part of its own, the lines' sum to 15 digits:
-/// 0.3 rather than 0.30000000000000004), so that a report read and written again keeps every digit.
-fn with_lines(own: f64, lines: f64) -> f64 {
+/// so that a report read and written again keeps every digit. Where several do, a report whose
+/// lines' times have at most 15 digits (`short_lines`: 1.37 prints three decimals) had one of at
+/// most 15 digits too (0.3 rather than 0.30000000000000004); one printed in full (0.9.0) had the
+/// one nearest to the sum.
+fn with_lines(own: f64, lines: f64, short_lines: bool) -> f64 {
     let sum = own + lines;
     let reads_back = |t: f64| unattributed(t, lines) == Some(own);
-    let short: f64 = format!("{sum:.14e}").parse().unwrap_or(sum);
-    if reads_back(short) {
+    let short = short_lines.then(|| shortened(sum)).filter(|&short| reads_back(short));
+    if let Some(short) = short {
         return short;
     }
     // Otherwise the nearest number that reads back, a few units in the last place away at most.
@@ -437,6 +454,11 @@ fn with_lines(own: f64, lines: f64) -> f64 {
         (above, below) = (step(above, true), step(below, false));
     }
     sum
+}
+
+/// `value` to 15 significant digits.
+fn shortened(value: f64) -> f64 {
+    format!("{value:.14e}").parse().unwrap_or(value)
 }
 
 /// One row to write.
@@ -486,9 +508,11 @@ pub(crate) fn report_rows<'p>(
         };
         let time = metrics.time.zip(time_inclusive.as_ref()).map(|(m, incl)| {
             let lines = children.of_node(node).iter().filter(|&&c| is_line(c) && !is_line(node));
+            let lines = lines.map(|&c| tree.self_value(m, c).as_f64());
             // Added up in file order, as the reader subtracts them.
-            let lines = lines.fold(0.0, |sum, &c| sum + tree.self_value(m, c).as_f64());
-            let exclusive = with_lines(tree.self_value(m, node).as_f64(), lines);
+            let (sum, short) =
+                lines.fold((0.0, true), |(sum, short), line| (sum + line, short && shortened(line) == line));
+            let exclusive = with_lines(tree.self_value(m, node).as_f64(), sum, short);
             // Derived inclusive sums can fall below the exclusive sum in the last binary digit.
             [exclusive, incl.get(node.index()).as_f64().max(exclusive)]
         });
@@ -588,7 +612,7 @@ mod tests {
         let parts = |values: &[f64]| values.iter().fold(0.0, |sum, v| sum + v);
         // 0.1 + 0.2 is not 0.3 in binary: no time of its own, and 0.3 written back.
         assert_eq!(unattributed(0.3, parts(&[0.1, 0.2])), Some(0.0));
-        assert_eq!(with_lines(0.0, parts(&[0.1, 0.2])), 0.3);
+        assert_eq!(with_lines(0.0, parts(&[0.1, 0.2]), true), 0.3);
         for (total, lines) in [
             (68.40049487792044, vec![0.0015370955140001, 0.01035477506, 0.0872545383]),
             (19.362, vec![0.002, 0.0, 0.005, 0.874]),
@@ -597,7 +621,7 @@ mod tests {
         ] {
             let lines = parts(&lines);
             let own = unattributed(total, lines).unwrap();
-            assert_eq!(with_lines(own, lines), total, "{total}");
+            assert_eq!(with_lines(own, lines, false), total, "{total}");
         }
         assert_eq!(unattributed(0.002, parts(&[0.001, 0.0015])), None);
     }
@@ -617,11 +641,12 @@ mod tests {
             let sum: u32 = thousandths.iter().sum::<u32>() + extra;
             let total: f64 = format!("{}.{:03}", sum / 1000, sum % 1000).parse().unwrap();
             let own = unattributed(total, parts).unwrap();
-            proptest::prop_assert_eq!(with_lines(own, parts), total);
+            proptest::prop_assert_eq!(with_lines(own, parts, true), total);
             let parts = full.iter().fold(0.0, |sum, l| sum + l);
             let total = parts + slack;
             let own = unattributed(total, parts).unwrap();
-            proptest::prop_assert_eq!(with_lines(own, parts), total);
+            let short = full.iter().all(|&line| shortened(line) == line);
+            proptest::prop_assert_eq!(with_lines(own, parts, short), total);
         }
     }
 
@@ -651,7 +676,12 @@ mod tests {
             assert_eq!(plain_decimal(text.as_bytes(), b'.'), Some(text.parse::<f64>().unwrap()), "{text}");
         }
         assert_eq!(plain_decimal(b"0,011", b','), Some(0.011));
-        assert_eq!(plain_decimal(b"0.8205615629464091", b'.'), None); // 16 digits: the slow path
+        for text in ["0.8205615629464091", "18313.107000000018", "12345678901234567890123.5"] {
+            assert_eq!(plain_decimal(text.as_bytes(), b'.'), Some(text.parse::<f64>().unwrap()), "{text}");
+        }
+        assert_eq!(plain_decimal(b"0,8205615629464091", b','), None); // 16 digits, a comma: the slow path
+        assert_eq!(plain_decimal(b"1.2.3", b'.'), None);
+        assert_eq!(plain_decimal("9".repeat(400).as_bytes(), b'.'), None); // not finite: an error
         assert_eq!(plain_decimal(b"1e5", b'.'), None);
         assert_eq!(plain_integer(b"1234"), Some(1234));
         assert_eq!(plain_integer(b"-1"), None);

@@ -1,7 +1,7 @@
-//! Parsing a report on one thread while another builds the tree, as the LispWorks reader does with
-//! lines: the reader's thread runs the XML or CSV parser, parses numbers and hashes names; this
-//! thread interns names and builds. Rows travel in batches. An input of less than a megabyte is read
-//! on the calling thread alone.
+//! Parsing an XML report on one thread while another builds the tree, as the LispWorks and CSV
+//! readers do with lines ([`crate::text::pipeline`]): the reader's thread runs the XML parser, parses
+//! numbers and hashes names; this thread interns names and builds. Rows travel in batches. An input
+//! of less than a megabyte is read on the calling thread alone.
 
 use super::build::ReportBuilder;
 use super::{Column, Row};

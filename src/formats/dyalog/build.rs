@@ -154,6 +154,9 @@ impl<T: Summable> ValueColumns<T> {
     /// exclusive column only a line row's under its function row (a function's exclusive value holds
     /// its lines'), else every row's (an inclusive value holds the rows below).
     fn add_to_parent(&self, row: &OpenValues<T>, parent: &mut OpenValues<T>, line_under_function: bool) {
+        if !self.present() {
+            return;
+        }
         for r in READINGS {
             if !self.has[r] || line_under_function {
                 let base = self.base(r, row.file);
@@ -165,6 +168,9 @@ impl<T: Summable> ValueColumns<T> {
     /// A closing row's own value per reading: its base less its parts, 0 (with a warning) where the
     /// parts exceed it or it is negative. `name` names the row in warnings.
     fn own(&mut self, row: &OpenValues<T>, name: &str, format: Format, diags: &mut [Diagnostics; 2]) -> [T; 2] {
+        if !self.present() {
+            return [T::default(); 2];
+        }
         READINGS.map(|r| {
             let diag = &mut diags[r];
             let base = self.base(r, row.file);
@@ -287,7 +293,7 @@ impl ReportBuilder {
     /// (computed on the parsing thread).
     pub(crate) fn add(&mut self, name: &str, hash: u64, row: &Row) -> Result<(), ParseErrorKind> {
         let function = row.line.is_none();
-        let depth = row.depth.unwrap_or(0);
+        let depth = row.depth;
         let has_parent =
             if self.tree { self.close_to_parent(depth, function)? } else { self.flat_parent(name, function) };
         let parent = if has_parent { self.open.last().copied() } else { None };
@@ -314,10 +320,10 @@ impl ReportBuilder {
         self.time.grow(len);
         self.ticks.grow(len);
         if let Some(m) = self.calls {
-            self.profile.tree.add_self(m, node, Value::Int(row.calls.unwrap_or(0)));
+            self.profile.tree.add_self(m, node, Value::Int(row.calls));
         }
-        let time = self.time.open(row.time.map(|t| t.unwrap_or(0.0)));
-        let ticks = self.ticks.open(row.ticks.map(|t| t.unwrap_or(0)));
+        let time = self.time.open(row.time);
+        let ticks = self.ticks.open(row.ticks);
         if !spliced {
             self.time.add_measured(node, time.file, self.fresh());
             self.ticks.add_measured(node, ticks.file, self.fresh());

@@ -148,7 +148,7 @@ pub(crate) fn read(
         if line.position.line == Some(1) || line.text.is_empty() {
             return Ok(());
         }
-        let (name, hash, row) = parsed.map_err(|kind| line.error(kind))?;
+        let (name, hash, row) = parsed.map_err(|kind| line.error(*kind))?;
         let name = match &name {
             RowName::At(range) => &line.text[range.clone()],
             RowName::Unquoted(name) => name,
@@ -173,8 +173,9 @@ enum RowName {
     Unquoted(String),
 }
 
-/// One row parsed on the reader thread: its name, the name's hash as a function, its values.
-type ParsedRow = Result<(RowName, u64, Row), ParseErrorKind>;
+/// One row parsed on the reader thread: its name, the name's hash as a function, its values (an
+/// error boxed, so that a row travels in a few words).
+type ParsedRow = Result<(RowName, u64, Row), Box<ParseErrorKind>>;
 
 /// A row being parsed field by field.
 struct RowFields<'c> {
@@ -220,10 +221,10 @@ fn fields_row(line: &str, columns: &[Option<Column>], field: u8, decimal: char) 
     }
     let RowFields { row, name, count, .. } = fields;
     if count != columns.len() {
-        return Err(ParseErrorKind::Unexpected {
+        return Err(Box::new(ParseErrorKind::Unexpected {
             expected: format!("{} fields, as many as the header has", columns.len()),
             found: count.to_string(),
-        });
+        }));
     }
     let text = match &name {
         RowName::At(range) => &line[range.clone()],
@@ -270,7 +271,7 @@ fn plain_row(line: &str, columns: &[Option<Column>], field: u8, mark: u8) -> Opt
             }
             Some(column @ (Column::ExclusiveTime | Column::InclusiveTime | Column::Time)) => {
                 let (value, len) = super::leading_decimal(rest, mark)?;
-                row.time[usize::from(*column != Column::ExclusiveTime)] = Some(value);
+                row.time[usize::from(*column != Column::ExclusiveTime)] = value;
                 len
             }
             // Columns not read (derived, unknown): anything up to the separator but a quote.

@@ -158,17 +158,17 @@ impl FromStr for Separators {
     }
 }
 
-/// One row's values, parsed.
+/// One row's values, parsed; 0 for a column the report does not have.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Row {
-    pub depth: Option<i64>,
+    pub depth: i64,
     /// `None` for a function row.
     pub line: Option<u32>,
-    pub calls: Option<i64>,
+    pub calls: i64,
     /// Exclusive and inclusive time, under the file's labels.
-    pub time: [Option<f64>; 2],
+    pub time: [f64; 2],
     /// Exclusive and inclusive ticks, under the file's labels.
-    pub ticks: [Option<i64>; 2],
+    pub ticks: [i64; 2],
 }
 
 impl Row {
@@ -181,8 +181,8 @@ impl Row {
             Column::Depth | Column::Calls | Column::ExclusiveTicks | Column::InclusiveTicks | Column::Line => {
                 plain_integer(text).map(|n| self.set_int(column, n))
             }
-            Column::ExclusiveTime => plain_decimal(text, mark).map(|v| self.time[0] = Some(v)),
-            Column::InclusiveTime | Column::Time => plain_decimal(text, mark).map(|v| self.time[1] = Some(v)),
+            Column::ExclusiveTime => plain_decimal(text, mark).map(|v| self.time[0] = v),
+            Column::InclusiveTime | Column::Time => plain_decimal(text, mark).map(|v| self.time[1] = v),
             _ => None,
         });
         if fast.is_some() {
@@ -190,15 +190,13 @@ impl Row {
         }
         let text = std::str::from_utf8(text).map_err(|_| ParseErrorKind::Encoding)?;
         match column {
-            Column::Depth => self.depth = Some(parse_int(text, "Depth")?),
+            Column::Depth => self.depth = parse_int(text, "Depth")?,
             Column::Line => self.line = parse_line(text)?,
-            Column::Calls => self.calls = Some(parse_int(text, "Calls")?),
-            Column::ExclusiveTime => self.time[0] = Some(parse_float(text, "ExclusiveTime", decimal)?),
-            Column::InclusiveTime | Column::Time => {
-                self.time[1] = Some(parse_float(text, column.name(), decimal)?);
-            }
-            Column::ExclusiveTicks => self.ticks[0] = Some(parse_int(text, "ExclusiveTicks")?),
-            Column::InclusiveTicks => self.ticks[1] = Some(parse_int(text, "InclusiveTicks")?),
+            Column::Calls => self.calls = parse_int(text, "Calls")?,
+            Column::ExclusiveTime => self.time[0] = parse_float(text, "ExclusiveTime", decimal)?,
+            Column::InclusiveTime | Column::Time => self.time[1] = parse_float(text, column.name(), decimal)?,
+            Column::ExclusiveTicks => self.ticks[0] = parse_int(text, "ExclusiveTicks")?,
+            Column::InclusiveTicks => self.ticks[1] = parse_int(text, "InclusiveTicks")?,
             Column::Element | Column::PctOfTot | Column::CumPct | Column::AvgTime => {}
         }
         Ok(())
@@ -207,10 +205,10 @@ impl Row {
     /// Sets an integer column from a plain number (a Line so given is a line row's).
     pub(crate) fn set_int(&mut self, column: Column, n: i64) {
         match column {
-            Column::Depth => self.depth = Some(n),
-            Column::Calls => self.calls = Some(n),
-            Column::ExclusiveTicks => self.ticks[0] = Some(n),
-            Column::InclusiveTicks => self.ticks[1] = Some(n),
+            Column::Depth => self.depth = n,
+            Column::Calls => self.calls = n,
+            Column::ExclusiveTicks => self.ticks[0] = n,
+            Column::InclusiveTicks => self.ticks[1] = n,
             _ => self.line = u32::try_from(n).ok(),
         }
     }

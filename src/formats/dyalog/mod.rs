@@ -233,25 +233,27 @@ fn plain_decimal(text: &[u8], mark: u8) -> Option<f64> {
 /// correctly rounded and gives what `str::parse` gives; longer ones (sums printed in full) with a
 /// `.` mark are what `str::parse` reads as they are.
 pub(crate) fn leading_decimal(text: &[u8], mark: u8) -> Option<(f64, usize)> {
-    let (mut mantissa, mut digits, mut decimals) = (0u64, 0usize, None::<usize>);
-    let mut len = 0;
-    for &b in text {
-        if b.is_ascii_digit() {
-            mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(b - b'0'));
-            digits += 1;
-            if let Some(d) = &mut decimals {
-                *d += 1;
-            }
-        } else if b == mark && decimals.is_none() {
-            decimals = Some(0);
-        } else {
-            break;
+    // The digits from `start` on, added to `mantissa` (which only overflows past 15 digits, where
+    // it is not used); where they end.
+    let digits_from = |start: usize, mut mantissa: u64| {
+        let mut end = start;
+        while let Some(digit) = text.get(end).map(|b| b.wrapping_sub(b'0')).filter(|&d| d <= 9) {
+            mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(digit));
+            end += 1;
         }
-        len += 1;
-    }
-    let value = match digits {
+        (mantissa, end)
+    };
+    let (mantissa, whole) = digits_from(0, 0);
+    let (mantissa, len, decimals) = match text.get(whole) {
+        Some(&b) if b == mark => {
+            let (mantissa, end) = digits_from(whole + 1, mantissa);
+            (mantissa, end, end - whole - 1)
+        }
+        _ => (mantissa, whole, 0),
+    };
+    let value = match whole + decimals {
         0 => return None,
-        1..=15 => mantissa as f64 / POWERS[decimals.unwrap_or(0)],
+        1..=15 => mantissa as f64 / POWERS[decimals],
         _ if mark == b'.' => std::str::from_utf8(&text[..len]).ok()?.parse().ok().filter(|v: &f64| v.is_finite())?,
         _ => return None,
     };

@@ -118,7 +118,8 @@ pub(crate) fn read(
     let mut head = Vec::new();
     input.take(HEAD).read_to_end(&mut head).map_err(io_error)?;
     let separators = separators.unwrap_or_else(|| detect_separators(&head));
-    let field = u8::try_from(u32::from(separators.field)).map_err(|_| ParseError {
+    // Fields are split byte by byte, at a separator that cannot be part of another character.
+    let field = u8::try_from(u32::from(separators.field)).ok().filter(u8::is_ascii).ok_or_else(|| ParseError {
         format: FORMAT,
         position: Position::default(),
         kind: ParseErrorKind::Unexpected {
@@ -191,7 +192,7 @@ impl RowFields<'_> {
     fn take(&mut self, text: &str, at: impl FnOnce() -> RowName) -> Result<(), ParseErrorKind> {
         match self.columns.get(self.count).copied().flatten() {
             Some(Column::Element) => self.name = at(),
-            Some(column) => self.row.set(column, text.as_bytes(), self.decimal)?,
+            Some(column) => self.row.set(column, text, self.decimal)?,
             None => {}
         }
         self.count += 1;
@@ -201,7 +202,7 @@ impl RowFields<'_> {
 
 /// Parses one line as a row of `columns`.
 fn parse_row(line: &str, columns: &[Option<Column>], field: u8, decimal: char) -> ParsedRow {
-    if let Some((name, row)) = u8::try_from(decimal).ok().and_then(|mark| plain_row(line, columns, field, mark)) {
+    if let Some((name, row)) = u8::try_from(decimal).ok().filter(u8::is_ascii).and_then(|mark| plain_row(line, columns, field, mark)) {
         let hash = FrameTable::name_hash(&line[name.clone()], FrameKind::Function);
         return Ok((RowName::At(name), hash, row));
     }
@@ -270,7 +271,8 @@ fn plain_row(line: &str, columns: &[Option<Column>], field: u8, mark: u8) -> Opt
                 n
             }
             Some(column @ (Column::ExclusiveTime | Column::InclusiveTime | Column::Time)) => {
-                let (value, len) = super::leading_decimal(rest, mark)?;
+                // `pos` follows a separator or a quote: a character boundary.
+                let (value, len) = super::leading_decimal(&line[pos..], mark)?;
                 row.time[usize::from(*column != Column::ExclusiveTime)] = value;
                 len
             }

@@ -174,12 +174,12 @@ pub(crate) struct Row {
 impl Row {
     /// Parses `text` as the value of `column`, with `decimal` as the decimal mark. Derived columns
     /// (PctOfTot, CumPct, AvgTime) are not read: they are recomputed on writing.
-    pub(crate) fn set(&mut self, column: Column, text: &[u8], decimal: char) -> Result<(), ParseErrorKind> {
+    pub(crate) fn set(&mut self, column: Column, text: &str, decimal: char) -> Result<(), ParseErrorKind> {
         let text = text.trim_ascii();
         // Most numbers are plain digits: read them straight from the bytes.
-        let fast = u8::try_from(decimal).ok().and_then(|mark| match column {
+        let fast = u8::try_from(decimal).ok().filter(u8::is_ascii).and_then(|mark| match column {
             Column::Depth | Column::Calls | Column::ExclusiveTicks | Column::InclusiveTicks | Column::Line => {
-                plain_integer(text).map(|n| self.set_int(column, n))
+                plain_integer(text.as_bytes()).map(|n| self.set_int(column, n))
             }
             Column::ExclusiveTime => plain_decimal(text, mark).map(|v| self.time[0] = v),
             Column::InclusiveTime | Column::Time => plain_decimal(text, mark).map(|v| self.time[1] = v),
@@ -188,7 +188,6 @@ impl Row {
         if fast.is_some() {
             return Ok(());
         }
-        let text = std::str::from_utf8(text).map_err(|_| ParseErrorKind::Encoding)?;
         match column {
             Column::Depth => self.depth = parse_int(text, "Depth")?,
             Column::Line => self.line = parse_line(text)?,
@@ -223,7 +222,7 @@ fn plain_integer(text: &[u8]) -> Option<i64> {
 }
 
 /// `digits` or `digits` `mark` `digits`, nothing else: the common time field.
-fn plain_decimal(text: &[u8], mark: u8) -> Option<f64> {
+fn plain_decimal(text: &str, mark: u8) -> Option<f64> {
     leading_decimal(text, mark).filter(|&(_, len)| len == text.len()).map(|(value, _)| value)
 }
 
@@ -232,19 +231,20 @@ fn plain_decimal(text: &[u8], mark: u8) -> Option<f64> {
 /// 2^53 and its decimals a power of ten below 10^22, both exact in binary, so one division is
 /// correctly rounded and gives what `str::parse` gives; longer ones (sums printed in full) with a
 /// `.` mark are what `str::parse` reads as they are.
-pub(crate) fn leading_decimal(text: &[u8], mark: u8) -> Option<(f64, usize)> {
+pub(crate) fn leading_decimal(text: &str, mark: u8) -> Option<(f64, usize)> {
+    let bytes = text.as_bytes();
     // The digits from `start` on, added to `mantissa` (which only overflows past 15 digits, where
     // it is not used); where they end.
     let digits_from = |start: usize, mut mantissa: u64| {
         let mut end = start;
-        while let Some(digit) = text.get(end).map(|b| b.wrapping_sub(b'0')).filter(|&d| d <= 9) {
+        while let Some(digit) = bytes.get(end).map(|b| b.wrapping_sub(b'0')).filter(|&d| d <= 9) {
             mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(digit));
             end += 1;
         }
         (mantissa, end)
     };
     let (mantissa, whole) = digits_from(0, 0);
-    let (mantissa, len, decimals) = match text.get(whole) {
+    let (mantissa, len, decimals) = match bytes.get(whole) {
         Some(&b) if b == mark => {
             let (mantissa, end) = digits_from(whole + 1, mantissa);
             (mantissa, end, end - whole - 1)
@@ -254,7 +254,8 @@ pub(crate) fn leading_decimal(text: &[u8], mark: u8) -> Option<(f64, usize)> {
     let value = match whole + decimals {
         0 => return None,
         1..=15 => mantissa as f64 / POWERS[decimals],
-        _ if mark == b'.' => std::str::from_utf8(&text[..len]).ok()?.parse().ok().filter(|v: &f64| v.is_finite())?,
+        // Digits and a `.` end at a character boundary: the text is what `str::parse` reads.
+        _ if mark == b'.' => text[..len].parse().ok().filter(|v: &f64| v.is_finite())?,
         _ => return None,
     };
     Some((value, len))
@@ -673,16 +674,16 @@ mod tests {
     fn apl_numbers() {
         assert_eq!(parse_float("¯1.5E¯3", "t", '.').unwrap(), -0.0015);
         for text in ["0.0008172849135", "19.362", "0", "123456789012345", "0.00000000000001", "7."] {
-            assert_eq!(plain_decimal(text.as_bytes(), b'.'), Some(text.parse::<f64>().unwrap()), "{text}");
+            assert_eq!(plain_decimal(text, b'.'), Some(text.parse::<f64>().unwrap()), "{text}");
         }
-        assert_eq!(plain_decimal(b"0,011", b','), Some(0.011));
+        assert_eq!(plain_decimal("0,011", b','), Some(0.011));
         for text in ["0.8205615629464091", "18313.107000000018", "12345678901234567890123.5"] {
-            assert_eq!(plain_decimal(text.as_bytes(), b'.'), Some(text.parse::<f64>().unwrap()), "{text}");
+            assert_eq!(plain_decimal(text, b'.'), Some(text.parse::<f64>().unwrap()), "{text}");
         }
-        assert_eq!(plain_decimal(b"0,8205615629464091", b','), None); // 16 digits, a comma: the slow path
-        assert_eq!(plain_decimal(b"1.2.3", b'.'), None);
-        assert_eq!(plain_decimal("9".repeat(400).as_bytes(), b'.'), None); // not finite: an error
-        assert_eq!(plain_decimal(b"1e5", b'.'), None);
+        assert_eq!(plain_decimal("0,8205615629464091", b','), None); // 16 digits, a comma: the slow path
+        assert_eq!(plain_decimal("1.2.3", b'.'), None);
+        assert_eq!(plain_decimal(&"9".repeat(400), b'.'), None); // not finite: an error
+        assert_eq!(plain_decimal("1e5", b'.'), None);
         assert_eq!(plain_integer(b"1234"), Some(1234));
         assert_eq!(plain_integer(b"-1"), None);
         assert_eq!(parse_float("0,011", "t", ',').unwrap(), 0.011);

@@ -662,7 +662,7 @@ impl Entry {
             // A name is taken as it is (a writer does not pad inside elements); numbers are trimmed.
             if column == Column::Element {
                 self.name.push_str(&x.text);
-            } else if let Err(kind) = self.row.set(column, x.text.as_bytes(), '.') {
+            } else if let Err(kind) = self.row.set(column, &x.text, '.') {
                 return Err(x.error(x.position(offset), kind));
             }
         }

@@ -296,13 +296,15 @@ impl ReportBuilder {
         let depth = row.depth;
         let has_parent =
             if self.tree { self.close_to_parent(depth, function)? } else { self.flat_parent(name, function) };
-        let parent = if has_parent { self.open.last().copied() } else { None };
-        let own_function = parent.filter(|p| {
-            !function && p.function && self.profile.frames.get(self.profile.tree.frame(p.node)).name == name
+        let parent = self.open.last().filter(|_| has_parent).map(|p| (p.node, p.function));
+        let parent_node = parent.map(|(node, _)| node);
+        // The node of the function row this line row is a line of, when that is its parent.
+        let own_function = parent.filter(|&(node, parent_function)| {
+            !function && parent_function && self.profile.frames.get(self.profile.tree.frame(node)).name == name
         });
-        let parent_node = parent.map(|p| p.node);
+        let own_function = own_function.map(|(node, _)| node);
         let (node, spliced) = match (self.merge_lines, own_function) {
-            (true, Some(p)) => (p.node, true),
+            (true, Some(function_node)) => (function_node, true),
             (true, None) => {
                 let frame = self.profile.frames.intern_name_hashed(name, FrameKind::Function, hash);
                 (self.children.child_or_insert(&mut self.profile.tree, parent_node, frame), false)
@@ -310,7 +312,7 @@ impl ReportBuilder {
             (false, _) => {
                 let frame = match row.line {
                     None => self.profile.frames.intern_name_hashed(name, FrameKind::Function, hash),
-                    Some(line) => self.line_frame(name, own_function.map(|p| p.node), line),
+                    Some(line) => self.line_frame(name, own_function, line),
                 };
                 (self.profile.tree.push(parent_node, frame), false)
             }

@@ -640,17 +640,17 @@ pub fn whole_samples(values: &Values, per_sample: f64) -> Vec<i64> {
     if let (Values::Int(v), true) = (values, per_sample == 1.0) {
         return v.clone();
     }
-    let exact = |i: usize| values.get(i).as_f64() / per_sample;
-    let mut counts: Vec<i64> = (0..values.len()).map(|i| exact(i).floor() as i64).collect();
-    let target = (0..values.len()).map(exact).sum::<f64>().round() as i64;
+    let exact: Vec<f64> = (0..values.len()).map(|i| values.get(i).as_f64() / per_sample).collect();
+    let mut counts: Vec<i64> = exact.iter().map(|e| e.floor() as i64).collect();
+    let target = exact.iter().sum::<f64>().round() as i64;
     let floor_sum: i64 = counts.iter().fold(0i64, |a, &b| a.saturating_add(b));
     let missing = usize::try_from(target.saturating_sub(floor_sum)).unwrap_or(0).min(counts.len());
     if missing > 0 {
         // The `missing` largest remainders (ties: first node first), found without sorting them all.
-        let remainder = |i: u32| exact(i as usize) - exact(i as usize).floor();
-        let mut order: Vec<u32> = (0..counts.len() as u32).collect();
-        order.select_nth_unstable_by(missing - 1, |&a, &b| remainder(b).total_cmp(&remainder(a)).then(a.cmp(&b)));
-        for &i in &order[..missing] {
+        let mut order: Vec<(f64, u32)> = exact.iter().enumerate().map(|(i, e)| (e - e.floor(), i as u32)).collect();
+        drop(exact);
+        order.select_nth_unstable_by(missing - 1, |a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        for &(_, i) in &order[..missing] {
             counts[i as usize] += 1;
         }
     }

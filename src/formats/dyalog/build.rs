@@ -289,9 +289,11 @@ impl ReportBuilder {
         &mut self.profile.meta
     }
 
-    /// Adds one row named `name`; `hash` is the name's [`FrameTable::name_hash`] as a function
-    /// (computed on the parsing thread).
-    pub(crate) fn add(&mut self, name: &str, hash: u64, row: &Row) -> Result<(), ParseErrorKind> {
+    /// Adds one row named `name`. Only a function row's name is looked up in the frame table (a line
+    /// row's frame is found from its function's), so the name is hashed here, where it is needed,
+    /// and not on the parsing thread, which has more to do.
+    pub(crate) fn add(&mut self, name: &str, row: &Row) -> Result<(), ParseErrorKind> {
+        let hash = || FrameTable::name_hash(name, FrameKind::Function);
         let function = row.line.is_none();
         let depth = row.depth;
         let has_parent =
@@ -306,12 +308,12 @@ impl ReportBuilder {
         let (node, spliced) = match (self.merge_lines, own_function) {
             (true, Some(function_node)) => (function_node, true),
             (true, None) => {
-                let frame = self.profile.frames.intern_name_hashed(name, FrameKind::Function, hash);
+                let frame = self.profile.frames.intern_name_hashed(name, FrameKind::Function, hash());
                 (self.children.child_or_insert(&mut self.profile.tree, parent_node, frame), false)
             }
             (false, _) => {
                 let frame = match row.line {
-                    None => self.profile.frames.intern_name_hashed(name, FrameKind::Function, hash),
+                    None => self.profile.frames.intern_name_hashed(name, FrameKind::Function, hash()),
                     Some(line) => self.line_frame(name, own_function, line),
                 };
                 (self.profile.tree.push(parent_node, frame), false)

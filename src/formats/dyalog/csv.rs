@@ -28,7 +28,7 @@ use super::{report_rows, Column, Report, Row, Separators};
 use crate::diag::Diagnostics;
 use crate::error::{Error, ParseError, ParseErrorKind, Position};
 use crate::formats::{Format, Sniff};
-use crate::model::{FrameKind, FrameTable, Profile};
+use crate::model::Profile;
 use crate::text;
 use std::io::{Read, Write};
 use std::ops::Range;
@@ -105,7 +105,7 @@ fn detect_separators(head: &[u8]) -> Separators {
 /// merged into their functions with `merge_lines`).
 ///
 /// Lines are split into fields and numbers parsed on a second thread ([`text::pipeline`]); names
-/// are slices of the checked block, hashed there too. A Dyalog name has no quotes or line breaks, so
+/// are slices of the checked block. A Dyalog name has no quotes or line breaks, so
 /// a row is one line and its fields are found with `memchr`; a line that quotes otherwise (a doubled
 /// `""`, text after a closing quote) is read by the csv crate.
 pub(crate) fn read(
@@ -149,12 +149,12 @@ pub(crate) fn read(
         if line.position.line == Some(1) || line.text.is_empty() {
             return Ok(());
         }
-        let (name, hash, row) = parsed.map_err(|kind| line.error(*kind))?;
+        let (name, row) = parsed.map_err(|kind| line.error(*kind))?;
         let name = match &name {
             RowName::At(range) => &line.text[range.clone()],
             RowName::Unquoted(name) => name,
         };
-        builder.add(name, hash, &row).map_err(|kind| line.error(kind))
+        builder.add(name, &row).map_err(|kind| line.error(kind))
     })?;
     let meta = builder.meta_mut();
     meta.attrs.push((REPORT.to_string(), report.name().to_string()));
@@ -174,9 +174,9 @@ enum RowName {
     Unquoted(String),
 }
 
-/// One row parsed on the reader thread: its name, the name's hash as a function, its values (an
-/// error boxed, so that a row travels in a few words).
-type ParsedRow = Result<(RowName, u64, Row), Box<ParseErrorKind>>;
+/// One row parsed on the reader thread: its name and values (an error boxed, so that a row travels
+/// in a few words).
+type ParsedRow = Result<(RowName, Row), Box<ParseErrorKind>>;
 
 /// A row being parsed field by field.
 struct RowFields<'c> {
@@ -202,9 +202,10 @@ impl RowFields<'_> {
 
 /// Parses one line as a row of `columns`.
 fn parse_row(line: &str, columns: &[Option<Column>], field: u8, decimal: char) -> ParsedRow {
-    if let Some((name, row)) = u8::try_from(decimal).ok().filter(u8::is_ascii).and_then(|mark| plain_row(line, columns, field, mark)) {
-        let hash = FrameTable::name_hash(&line[name.clone()], FrameKind::Function);
-        return Ok((RowName::At(name), hash, row));
+    if let Some((name, row)) =
+        u8::try_from(decimal).ok().filter(u8::is_ascii).and_then(|mark| plain_row(line, columns, field, mark))
+    {
+        return Ok((RowName::At(name), row));
     }
     fields_row(line, columns, field, decimal)
 }
@@ -227,12 +228,7 @@ fn fields_row(line: &str, columns: &[Option<Column>], field: u8, decimal: char) 
             found: count.to_string(),
         }));
     }
-    let text = match &name {
-        RowName::At(range) => &line[range.clone()],
-        RowName::Unquoted(name) => name,
-    };
-    let hash = FrameTable::name_hash(text, FrameKind::Function);
-    Ok((name, hash, row))
+    Ok((name, row))
 }
 
 /// The common row, read in one pass: every field in its column's plain form (digits; a time of
@@ -457,7 +453,7 @@ mod tests {
             let columns = [Column::Depth, Column::Element, Column::Line, Column::Calls, Column::ExclusiveTime, Column::Time, Column::PctOfTot];
             let columns: Vec<Option<Column>> = columns.into_iter().map(Some).collect();
             if let Some((name, row)) = plain_row(&line, &columns, field, decimal as u8) {
-                let Ok((RowName::At(expected_name), _, expected)) = fields_row(&line, &columns, field, decimal) else {
+                let Ok((RowName::At(expected_name), expected)) = fields_row(&line, &columns, field, decimal) else {
                     return Err(proptest::test_runner::TestCaseError::fail(format!("{line}: read in one pass only")));
                 };
                 proptest::prop_assert_eq!(name, expected_name);

@@ -1,13 +1,12 @@
 //! Parsing an XML report on one thread while another builds the tree, as the LispWorks and CSV
-//! readers do with lines ([`crate::text::pipeline`]): the reader's thread runs the XML parser, parses
-//! numbers and hashes names; this thread interns names and builds. Rows travel in batches. An input
+//! readers do with lines ([`crate::text::pipeline`]): the reader's thread runs the XML parser and
+//! parses numbers; this thread interns names and builds. Rows travel in batches. An input
 //! of less than a megabyte is read on the calling thread alone.
 
 use super::build::ReportBuilder;
 use super::{Column, Row};
 use crate::error::{ParseError, ParseErrorKind, Position};
 use crate::formats::Format;
-use crate::model::{FrameKind, FrameTable};
 use std::io::{BufRead, BufReader, Cursor, Read};
 use std::sync::mpsc::{sync_channel, SyncSender};
 
@@ -20,7 +19,7 @@ const BATCH: usize = 4096;
 #[derive(Default)]
 struct Batch {
     names: String,
-    rows: Vec<(usize, u64, Row, Position)>,
+    rows: Vec<(usize, Row, Position)>,
 }
 
 enum Message {
@@ -44,10 +43,10 @@ impl Consumer {
             Message::Rows(batch) => {
                 let Some(builder) = &mut self.builder else { return Ok(()) };
                 let mut start = 0;
-                for (end, hash, row, position) in &batch.rows {
+                for (end, row, position) in &batch.rows {
                     let name = &batch.names[start..*end];
                     start = *end;
-                    builder.add(name, *hash, row).map_err(|kind| ParseError {
+                    builder.add(name, row).map_err(|kind| ParseError {
                         format: self.format,
                         position: *position,
                         kind,
@@ -79,9 +78,8 @@ impl RowSink<'_> {
 
     /// One row.
     pub(crate) fn row(&mut self, name: &str, row: &Row, position: Position) -> Result<(), ParseError> {
-        let hash = FrameTable::name_hash(name, FrameKind::Function);
         self.batch.names.push_str(name);
-        self.batch.rows.push((self.batch.names.len(), hash, *row, position));
+        self.batch.rows.push((self.batch.names.len(), *row, position));
         if self.batch.rows.len() >= BATCH {
             self.flush()?;
         }

@@ -160,12 +160,30 @@ fn lines_merged_while_reading_are_the_merge_of_the_whole_tree() {
     for (format, label, bytes) in inputs {
         let (whole, whole_diag) = read_bytes(format, &bytes);
         let (merged, merged_diag) = read_bytes_with(format, &bytes, &merge);
-        let (whole, merged) = (ops::merge_lines(&whole.unwrap()), merged.unwrap());
+        let (whole, merged) = (whole.unwrap(), merged.unwrap());
+        let had_lines = whole.frames.iter().any(|(_, f)| f.kind == proftool::model::FrameKind::Line);
+        assert_eq!(merged.meta.lines_merged, had_lines, "{label}");
+        // Folded merges siblings of one function whether or not the report had lines.
+        let whole = ops::merge_siblings(&ops::merge_lines(&whole));
         assert_eq!(dump(&merged), dump(&whole), "{label}");
         // The same warnings; how often each repeats counts nodes, which merging makes fewer.
         let messages =
             |diag: &proftool::diag::Diagnostics| diag.warnings().iter().map(|w| w.message.clone()).collect::<Vec<_>>();
         assert_eq!(messages(&merged_diag), messages(&whole_diag), "{label}");
-        assert!(merged.meta.lines_merged || dump(&merged) == dump(&read_bytes(format, &bytes).0.unwrap()), "{label}");
+    }
+}
+
+/// A flat report whose line row does not follow its function's row: the line is a root of its own
+/// and takes nothing from the function row before it (checked by hand: #.A keeps its 5 ms), whether
+/// lines are kept or merged while reading.
+#[test]
+fn a_flat_line_of_another_function_is_a_root() {
+    let csv = "\"Element\",\"Line\",\"Calls\",\"ExclusiveTime\",\"InclusiveTime\"\n\"#.A\",,1,5,5\n\"#.B\",1,1,3,3\n";
+    let merge = proftool::ReadOptions::default().for_target(Format::Folded, &ConvertOptions::default());
+    for options in [proftool::ReadOptions::default(), merge] {
+        let text = dump(&read_bytes_with(Format::DyalogCsv, csv.as_bytes(), &options).0.unwrap());
+        assert!(text.contains("\"#.A\" [function] calls=1 time=5 (total 5, measured 5)"), "{text}");
+        assert!(text.contains("time=3 (total 3, measured 3)"), "{text}");
+        assert!(text.contains("nodes 2, roots 2"), "{text}");
     }
 }

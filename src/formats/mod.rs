@@ -160,8 +160,8 @@ pub struct ReadOptions {
     /// words); 0 means the default, [`ghc::DEFAULT_WORD_SIZE`].
     pub ghc_word_size: u8,
     /// Merge line frames into their functions while reading, where the reader can (Dyalog): what
-    /// conversion does for a target without line numbers, without building the lines first. Set from
-    /// [`convert::merges_lines`].
+    /// conversion does for a target without line numbers, without building the lines first. Set by
+    /// [`ReadOptions::for_target`].
     pub merge_lines: bool,
 }
 
@@ -187,9 +187,12 @@ impl ReadOptions {
     }
 
     /// These options set for a conversion to `target`: line frames merged while reading when the
-    /// conversion would merge them.
+    /// conversion would merge them and the target keeps whole stacks (merging while reading also
+    /// merges siblings of one function, which such a target merges anyway, even in a report
+    /// without lines).
     pub fn for_target(self, target: Format, options: &ConvertOptions) -> ReadOptions {
-        ReadOptions { merge_lines: convert::merges_lines(target, options), ..self }
+        let stacks = target.carries().structure == Structure::Stacks;
+        ReadOptions { merge_lines: stacks && convert::merges_lines(target, options), ..self }
     }
 }
 

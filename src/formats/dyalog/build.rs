@@ -16,7 +16,8 @@
 //! row under its own function row adds into the function's node instead of making one, siblings
 //! that share a function merge, and no line frame is made. The profile is the one
 //! [`crate::model::ops::merge_lines`] makes from the whole tree, values added in the same order, at a
-//! third of the nodes.
+//! third of the nodes; one exception: where values were clamped to 0 (a malformed file), measured
+//! inclusive values too low for what is left are raised on the merged nodes, not before merging.
 
 use super::{unattributed, Column, Row};
 use crate::diag::Diagnostics;
@@ -131,7 +132,9 @@ impl<T: Summable> ValueColumns<T> {
         if self.present() {
             for r in READINGS {
                 self.selves[r].resize(len, T::default());
-                self.measured[r].resize(len, T::default());
+                if self.has_measured(r) {
+                    self.measured[r].resize(len, T::default());
+                }
             }
         }
     }
@@ -224,6 +227,9 @@ struct Open {
     function: bool,
     /// A line row merged into its function row's node.
     spliced: bool,
+    /// Whether the row has a parent (then the open row before it): a flat line row that does not
+    /// follow its function row is a root.
+    has_parent: bool,
     time: OpenValues<f64>,
     ticks: OpenValues<i64>,
     /// Where its merged lines' own values start in [`ReportBuilder::pending`].
@@ -332,7 +338,7 @@ impl ReportBuilder {
             self.time.add_measured(node, time.file, self.fresh());
             self.ticks.add_measured(node, ticks.file, self.fresh());
         }
-        let open = Open { node, depth, function, spliced, time, ticks, pending: self.pending.len() };
+        let open = Open { node, depth, function, spliced, has_parent, time, ticks, pending: self.pending.len() };
         if self.tree || function {
             self.open.push(open);
         } else {
@@ -415,7 +421,7 @@ impl ReportBuilder {
         let name = self.profile.frames.get(self.profile.tree.frame(row.node)).name.as_str();
         let time = self.time.own(&row.time, name, self.format, &mut self.diags);
         let ticks = self.ticks.own(&row.ticks, name, self.format, &mut self.diags);
-        if let Some(parent) = self.open.last_mut() {
+        if let Some(parent) = self.open.last_mut().filter(|_| row.has_parent) {
             let line_under_function = !row.function && parent.function;
             self.time.add_to_parent(&row.time, &mut parent.time, line_under_function);
             self.ticks.add_to_parent(&row.ticks, &mut parent.ticks, line_under_function);

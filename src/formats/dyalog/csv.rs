@@ -106,8 +106,8 @@ fn detect_separators(head: &[u8]) -> Separators {
 ///
 /// Lines are split into fields and numbers parsed on a second thread ([`text::pipeline`]); names
 /// are slices of the checked block. A Dyalog name has no quotes or line breaks, so
-/// a row is one line and its fields are found with `memchr`; a line that quotes otherwise (a doubled
-/// `""`, text after a closing quote) is read by the csv crate.
+/// a row is one line and its fields are found in one pass over it; a line that quotes otherwise (a
+/// doubled `""`, text after a closing quote) is read by the csv crate.
 pub(crate) fn read(
     input: &mut (dyn Read + Send),
     separators: Option<Separators>,
@@ -127,7 +127,11 @@ pub(crate) fn read(
             found: format!("{:?}", separators.field),
         },
     })?;
-    let header = std::str::from_utf8(first_line(&head)).unwrap_or("");
+    let header = std::str::from_utf8(first_line(&head)).map_err(|e| ParseError {
+        format: FORMAT,
+        position: Position { byte: e.valid_up_to() as u64, line: Some(1), column: None },
+        kind: ParseErrorKind::Encoding,
+    })?;
     if header.trim().is_empty() {
         let kind = ParseErrorKind::MissingMarker { format: FORMAT, expected: "a header row of quoted column names" };
         return Err(ParseError { format: FORMAT, position: Position::line(1, 0), kind });
@@ -263,7 +267,7 @@ fn plain_row(line: &str, columns: &[Option<Column>], field: u8, mark: u8) -> Opt
                 | Column::InclusiveTicks),
             ) => {
                 let (value, n) = text::leading_digits(rest).filter(|&(_, n)| n > 0)?;
-                row.set_int(*column, i64::try_from(value).ok()?);
+                row.set_int(*column, i64::try_from(value).ok()?)?;
                 n
             }
             Some(column @ (Column::ExclusiveTime | Column::InclusiveTime | Column::Time)) => {
@@ -331,10 +335,16 @@ fn split(line: &str, field: u8) -> Result<Vec<String>, ParseErrorKind> {
 fn quoted_fields(line: &str, field: u8) -> Result<Vec<String>, ParseErrorKind> {
     let mut reader = csv::ReaderBuilder::new().delimiter(field).has_headers(false).from_reader(line.as_bytes());
     let mut record = csv::StringRecord::new();
-    match reader.read_record(&mut record) {
-        Ok(_) => Ok(record.iter().map(str::to_string).collect()),
-        Err(e) => Err(ParseErrorKind::Unexpected { expected: "CSV".into(), found: format!("{:?}", e.kind()) }),
+    let error = |e: csv::Error| ParseErrorKind::Unexpected { expected: "CSV".into(), found: format!("{:?}", e.kind()) };
+    reader.read_record(&mut record).map_err(error)?;
+    // The csv crate ends a record at a lone CR too; a row is one line.
+    if reader.read_record(&mut csv::StringRecord::new()).map_err(error)? {
+        return Err(ParseErrorKind::Unexpected {
+            expected: "one row per line".into(),
+            found: "a carriage return inside the line".into(),
+        });
     }
+    Ok(record.iter().map(str::to_string).collect())
 }
 
 /// The columns of the header line (`None` for a column proftool does not know, with a warning).
@@ -433,6 +443,12 @@ mod tests {
         assert_eq!(simple_fields("\"a\"\"b\",1", b',', |_| Ok::<_, ()>(())), Ok(false));
         assert_eq!(fields("\"a\"\"b\",1", b','), ["a\"b", "1"]);
         assert_eq!(fields("\"a,b\"x,1", b','), ["a,bx", "1"]);
+        // The csv crate ends a record at a lone CR: not inside a row.
+        assert!(split("\"a\"\"b\",1\r\"c\",2", b',').is_err());
+        // A Line too large for one is an error, not a function row.
+        let columns = [Some(Column::Depth), Some(Column::Element), Some(Column::Line)];
+        let error = parse_row("1,\"#.f\",4294967296", &columns, b',', '.').err().map(|e| e.to_string());
+        assert!(error.as_ref().is_some_and(|e| e.contains("Line number")), "{error:?}");
     }
 
     proptest::proptest! {

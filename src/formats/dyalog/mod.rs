@@ -25,7 +25,8 @@
 //!
 //! **Exactness**: times are `f64` printed shortest-round-trip. A function's own time is its
 //! exclusive time less its lines' (`unattributed`); on writing, `with_lines` picks the number
-//! that subtracts back to it, the shortest where several do, so the very number read is written.
+//! that subtracts back to it (where several do, the shortest for three-decimal lines, the nearest to
+//! the sum for full-precision ones), so the very number read is written.
 
 mod build;
 pub mod csv;
@@ -179,7 +180,7 @@ impl Row {
         // Most numbers are plain digits: read them straight from the bytes.
         let fast = u8::try_from(decimal).ok().filter(u8::is_ascii).and_then(|mark| match column {
             Column::Depth | Column::Calls | Column::ExclusiveTicks | Column::InclusiveTicks | Column::Line => {
-                plain_integer(text.as_bytes()).map(|n| self.set_int(column, n))
+                plain_integer(text.as_bytes()).and_then(|n| self.set_int(column, n))
             }
             Column::ExclusiveTime => plain_decimal(text, mark).map(|v| self.time[0] = v),
             Column::InclusiveTime | Column::Time => plain_decimal(text, mark).map(|v| self.time[1] = v),
@@ -201,15 +202,17 @@ impl Row {
         Ok(())
     }
 
-    /// Sets an integer column from a plain number (a Line so given is a line row's).
-    pub(crate) fn set_int(&mut self, column: Column, n: i64) {
+    /// Sets an integer column from a plain number (a Line so given is a line row's); `None` for a
+    /// Line too large to be one, which [`parse_line`] then reports.
+    pub(crate) fn set_int(&mut self, column: Column, n: i64) -> Option<()> {
         match column {
             Column::Depth => self.depth = n,
             Column::Calls => self.calls = n,
             Column::ExclusiveTicks => self.ticks[0] = n,
             Column::InclusiveTicks => self.ticks[1] = n,
-            _ => self.line = u32::try_from(n).ok(),
+            _ => self.line = Some(u32::try_from(n).ok()?),
         }
+        Some(())
     }
 }
 

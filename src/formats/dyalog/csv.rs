@@ -266,8 +266,8 @@ fn plain_row(line: &str, columns: &[Option<Column>], field: u8, mark: u8) -> Opt
                 | Column::ExclusiveTicks
                 | Column::InclusiveTicks),
             ) => {
-                let (value, n) = text::leading_digits(rest).filter(|&(_, n)| n > 0)?;
-                row.set_int(*column, i64::try_from(value).ok()?)?;
+                let (value, n) = super::leading_integer(rest)?;
+                row.set_int(*column, value)?;
                 n
             }
             Some(column @ (Column::ExclusiveTime | Column::InclusiveTime | Column::Time)) => {

@@ -216,12 +216,16 @@ impl Row {
     }
 }
 
-/// Up to 18 digits, nothing else: the common integer field.
+/// Digits, nothing else: the common integer field.
 fn plain_integer(text: &[u8]) -> Option<i64> {
-    if text.is_empty() || text.len() > 18 {
-        return None;
-    }
-    text.iter().try_fold(0i64, |n, &b| b.is_ascii_digit().then(|| n * 10 + i64::from(b - b'0')))
+    leading_integer(text).filter(|&(_, len)| len == text.len()).map(|(value, _)| value)
+}
+
+/// The value and length of the digits `text` starts with (`None` when it starts with none, or they
+/// do not fit an `i64`).
+pub(crate) fn leading_integer(text: &[u8]) -> Option<(i64, usize)> {
+    let (value, len) = crate::text::leading_digits(text).filter(|&(_, len)| len > 0)?;
+    Some((i64::try_from(value).ok()?, len))
 }
 
 /// `digits` or `digits` `mark` `digits`, nothing else: the common time field.

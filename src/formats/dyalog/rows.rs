@@ -10,6 +10,9 @@ use crate::formats::Format;
 use std::io::{BufRead, BufReader, Cursor, Read};
 use std::sync::mpsc::{sync_channel, SyncSender};
 
+/// The only reports read this way.
+const FORMAT: Format = Format::DyalogXml;
+
 /// Inputs up to this size are read without a second thread.
 const SMALL: u64 = 1 << 20;
 /// Rows per batch.
@@ -29,7 +32,6 @@ enum Message {
 
 /// Builds the profile from the messages, in input order.
 struct Consumer {
-    format: Format,
     merge_lines: bool,
     builder: Option<ReportBuilder>,
 }
@@ -38,7 +40,7 @@ impl Consumer {
     fn take(&mut self, message: Message) -> Result<(), ParseError> {
         match message {
             Message::Columns(columns) => {
-                self.builder = Some(ReportBuilder::new(self.format, &columns, self.merge_lines));
+                self.builder = Some(ReportBuilder::new(FORMAT, &columns, self.merge_lines));
             }
             Message::Rows(batch) => {
                 let Some(builder) = &mut self.builder else { return Ok(()) };
@@ -46,11 +48,7 @@ impl Consumer {
                 for (end, row, position) in &batch.rows {
                     let name = &batch.names[start..*end];
                     start = *end;
-                    builder.add(name, row).map_err(|kind| ParseError {
-                        format: self.format,
-                        position: *position,
-                        kind,
-                    })?;
+                    builder.add(name, row).map_err(|kind| ParseError { format: FORMAT, position: *position, kind })?;
                 }
             }
         }
@@ -105,22 +103,21 @@ impl RowSink<'_> {
 
 fn stopped() -> ParseError {
     let io = std::io::Error::other("the builder stopped");
-    ParseError { format: Format::DyalogXml, position: Position::default(), kind: ParseErrorKind::Io(io) }
+    ParseError { format: FORMAT, position: Position::default(), kind: ParseErrorKind::Io(io) }
 }
 
 /// Runs `parse` over `input`, building the rows it reports (line rows merged into their functions
 /// with `merge_lines`); returns the builder (none when the report had no columns) and what `parse`
 /// returned.
 pub(crate) fn read_rows<T: Send>(
-    format: Format,
     input: &mut (dyn Read + Send),
     merge_lines: bool,
     parse: impl FnOnce(&mut dyn BufRead, &mut RowSink<'_>) -> Result<T, ParseError> + Send,
 ) -> Result<(Option<ReportBuilder>, T), ParseError> {
-    let io_error = |e: std::io::Error| ParseError { format, position: Position::default(), kind: e.into() };
+    let io_error = |e: std::io::Error| ParseError { format: FORMAT, position: Position::default(), kind: e.into() };
     let mut head = Vec::new();
     input.take(SMALL).read_to_end(&mut head).map_err(io_error)?;
-    let mut consumer = Consumer { format, merge_lines, builder: None };
+    let mut consumer = Consumer { merge_lines, builder: None };
     if (head.len() as u64) < SMALL {
         let mut sink = RowSink { target: Target::Direct(&mut consumer), batch: Batch::default() };
         let value = parse(&mut Cursor::new(head), &mut sink)?;

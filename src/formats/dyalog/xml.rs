@@ -488,7 +488,7 @@ fn read_in_blocks(
     diag: &mut Diagnostics,
 ) -> Result<Profile, ParseError> {
     let parse = |input: &mut dyn BufRead, sink: &mut RowSink<'_>| parse(input, block, sink);
-    let (builder, (settings, warnings)) = super::rows::read_rows(FORMAT, input, merge_lines, parse)?;
+    let (builder, (settings, warnings)) = super::rows::read_rows(input, merge_lines, parse)?;
     for warning in warnings.warnings() {
         diag.push(warning.clone());
     }

@@ -3,7 +3,10 @@
 //! An [`Input`] reads its first bytes up front for the sniffers and then streams the rest behind
 //! them, so detection never needs a seekable file. An [`Output`] to a path writes a temporary file
 //! beside it and renames it into place only on [`Output::commit`]: a failed run leaves no partial file,
-//! and an output that names the input is refused before anything is written.
+//! and an output that names the input is refused before anything is written. A path that is not a
+//! regular file (`/dev/null`, `/dev/stdout`, a named pipe, `>(…)`) is written in place instead: a
+//! rename would replace the device or pipe with a file. A symbolic link is followed, so the file it
+//! points to is replaced and the link kept.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Cursor, Read, Write};
@@ -79,16 +82,35 @@ pub struct Output {
 
 enum Sink {
     Stdout(BufWriter<io::Stdout>),
-    File { temp: BufWriter<tempfile::NamedTempFile>, path: PathBuf },
+    File {
+        temp: BufWriter<tempfile::NamedTempFile>,
+        path: PathBuf,
+    },
+    /// A device or pipe, written as it goes.
+    InPlace(BufWriter<File>),
 }
+
+const OUTPUT_BUFFER: usize = 256 * 1024;
 
 impl Output {
     /// Prepares to write `path` (stdout for `-`). Refuses a path that is the file `input` names.
     pub fn create(path: &str, input: Option<&Path>) -> io::Result<Output> {
         if path == "-" {
-            return Ok(Output { sink: Sink::Stdout(BufWriter::with_capacity(256 * 1024, io::stdout())) });
+            return Ok(Output { sink: Sink::Stdout(BufWriter::with_capacity(OUTPUT_BUFFER, io::stdout())) });
         }
-        let path = PathBuf::from(path);
+        let path = follow_links(Path::new(path));
+        if let Ok(existing) = std::fs::metadata(&path) {
+            if existing.is_dir() {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("the output {} is a directory", path.display()),
+                ));
+            }
+            if !existing.is_file() {
+                let file = File::options().write(true).open(&path)?;
+                return Ok(Output { sink: Sink::InPlace(BufWriter::with_capacity(OUTPUT_BUFFER, file)) });
+            }
+        }
         if let Some(input) = input {
             if same_file(input, &path) {
                 return Err(io::Error::new(
@@ -102,7 +124,7 @@ impl Output {
             _ => PathBuf::from("."),
         };
         let temp = tempfile::Builder::new().prefix(".proftool-").suffix(".tmp").tempfile_in(&dir)?;
-        Ok(Output { sink: Sink::File { temp: BufWriter::with_capacity(256 * 1024, temp), path } })
+        Ok(Output { sink: Sink::File { temp: BufWriter::with_capacity(OUTPUT_BUFFER, temp), path } })
     }
 
     /// The stream to write to.
@@ -110,6 +132,7 @@ impl Output {
         match &mut self.sink {
             Sink::Stdout(w) => w,
             Sink::File { temp, .. } => temp,
+            Sink::InPlace(w) => w,
         }
     }
 
@@ -118,6 +141,7 @@ impl Output {
     pub fn commit(self) -> io::Result<()> {
         match self.sink {
             Sink::Stdout(mut w) => w.flush(),
+            Sink::InPlace(mut w) => w.flush(),
             Sink::File { temp, path } => {
                 let temp = temp.into_inner().map_err(|e| e.into_error())?;
                 match std::fs::metadata(&path) {
@@ -128,6 +152,18 @@ impl Output {
                 Ok(())
             }
         }
+    }
+}
+
+/// `path` with symbolic links resolved, so that the rename replaces the file a link points to and
+/// not the link. A link to nothing yet is resolved one step: the output is created where it points.
+fn follow_links(path: &Path) -> PathBuf {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path).unwrap_or_else(|_| {
+            let target = std::fs::read_link(path).unwrap_or_else(|_| path.to_path_buf());
+            path.parent().map_or_else(|| target.clone(), |dir| dir.join(&target))
+        }),
+        _ => path.to_path_buf(),
     }
 }
 

@@ -167,6 +167,67 @@ fn output_naming_the_input_is_refused() {
     assert_eq!(files_in(dir.path()), vec!["x.tree"]);
 }
 
+/// A named pipe (like `/dev/null`, `/dev/stdout` or a shell's `>(…)`) is written in place: renaming
+/// a finished temporary file over it would replace the pipe with a file.
+#[cfg(unix)]
+#[test]
+fn an_output_that_is_a_pipe_stays_a_pipe() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = temp();
+    let pipe = dir.path().join("out.folded");
+    let made = std::process::Command::new("mkfifo").arg(&pipe).status().unwrap();
+    assert!(made.success());
+    let reader = {
+        let pipe = pipe.clone();
+        std::thread::spawn(move || std::fs::read_to_string(pipe).unwrap())
+    };
+    proftool().arg("convert").arg(fixture("lispworks/processes.tree")).arg(&pipe).assert().success();
+    // Checked before joining: had the pipe been replaced, the reader would wait forever.
+    assert!(std::fs::symlink_metadata(&pipe).unwrap().file_type().is_fifo());
+    let through_pipe = reader.join().unwrap();
+    let direct = proftool()
+        .args(["convert", "--to", "folded"])
+        .arg(fixture("lispworks/processes.tree"))
+        .arg("-")
+        .output()
+        .unwrap()
+        .stdout;
+    assert_eq!(through_pipe.as_bytes(), direct);
+    assert!(through_pipe.starts_with("Profile root;CAPI Execution Listener 1 5\n"));
+    assert_eq!(files_in(dir.path()), vec!["out.folded"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn an_output_that_is_a_link_keeps_the_link_and_replaces_its_target() {
+    let dir = temp();
+    let target = dir.path().join("real.folded");
+    std::fs::write(&target, "previous 1\n").unwrap();
+    let link = dir.path().join("link.folded");
+    std::os::unix::fs::symlink("real.folded", &link).unwrap();
+    proftool().arg("convert").arg(fixture("lispworks/processes.tree")).arg(&link).assert().success();
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    let written = std::fs::read_to_string(&target).unwrap();
+    assert!(written.starts_with("Profile root;CAPI Execution Listener 1 5\n"), "{written}");
+    assert_eq!(files_in(dir.path()), vec!["link.folded", "real.folded"]);
+}
+
+#[test]
+fn an_output_that_is_a_directory_is_refused() {
+    let dir = temp();
+    let out = dir.path().join("out.folded");
+    std::fs::create_dir(&out).unwrap();
+    proftool()
+        .arg("convert")
+        .arg(fixture("lispworks/processes.tree"))
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("is a directory"));
+    assert_eq!(files_in(dir.path()), vec!["out.folded"]);
+    assert!(files_in(&out).is_empty());
+}
+
 #[test]
 fn usable_but_odd_input_warns_and_succeeds() {
     proftool()

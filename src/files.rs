@@ -4,9 +4,10 @@
 //! them, so detection never needs a seekable file. An [`Output`] to a path writes a temporary file
 //! beside it and renames it into place only on [`Output::commit`]: a failed run leaves no partial file,
 //! and an output that names the input is refused before anything is written. A path that is not a
-//! regular file (`/dev/null`, `/dev/stdout`, a named pipe, `>(…)`) is written in place instead: a
-//! rename would replace the device or pipe with a file. A symbolic link is followed, so the file it
-//! points to is replaced and the link kept.
+//! regular file, or is under `/dev` or `/proc` (`/dev/null`, `/dev/stdout`, a named pipe, `>(…)`), is
+//! appended to instead: a rename would replace the device or pipe with a file, or the file the shell
+//! opened behind `/dev/stdout`. A symbolic link is followed, so the file it points to is replaced and
+//! the link kept.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Cursor, Read, Write};
@@ -98,26 +99,27 @@ impl Output {
         if path == "-" {
             return Ok(Output { sink: Sink::Stdout(BufWriter::with_capacity(OUTPUT_BUFFER, io::stdout())) });
         }
-        let path = follow_links(Path::new(path));
-        if let Ok(existing) = std::fs::metadata(&path) {
-            if existing.is_dir() {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!("the output {} is a directory", path.display()),
-                ));
-            }
-            if !existing.is_file() {
-                let file = File::options().write(true).open(&path)?;
-                return Ok(Output { sink: Sink::InPlace(BufWriter::with_capacity(OUTPUT_BUFFER, file)) });
-            }
+        let given = Path::new(path);
+        let path = follow_links(given);
+        let existing = std::fs::metadata(&path).ok();
+        if existing.as_ref().is_some_and(|m| m.is_dir()) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("the output {} is a directory", path.display()),
+            ));
         }
         if let Some(input) = input {
-            if same_file(input, &path) {
+            if existing.as_ref().is_some_and(|m| m.is_file()) && same_file(input, &path) {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidInput,
                     format!("the output {} is the input file; refusing to overwrite it", path.display()),
                 ));
             }
+        }
+        if is_system_path(given) || existing.is_some_and(|m| !m.is_file()) {
+            // Appending: `/dev/stdout` may be a file the shell opened for appending (`>> log`).
+            let file = File::options().append(true).open(&path)?;
+            return Ok(Output { sink: Sink::InPlace(BufWriter::with_capacity(OUTPUT_BUFFER, file)) });
         }
         let dir = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -165,6 +167,12 @@ fn follow_links(path: &Path) -> PathBuf {
         }),
         _ => path.to_path_buf(),
     }
+}
+
+/// Whether `path` is under `/dev` or `/proc` (`/dev/stdout`, `/dev/fd/3`): an open stream, never a
+/// file to replace, even when it resolves to one.
+fn is_system_path(path: &Path) -> bool {
+    cfg!(unix) && (path.starts_with("/dev") || path.starts_with("/proc"))
 }
 
 /// Gives a new output the permissions of an ordinary new file (the temporary file is private).

@@ -197,6 +197,31 @@ fn an_output_that_is_a_pipe_stays_a_pipe() {
     assert_eq!(files_in(dir.path()), vec!["out.folded"]);
 }
 
+/// `/dev/stdout` names the stream the shell opened, here a log opened for appending (`>> log`): the
+/// output goes after what the log held, into the same file.
+#[cfg(target_os = "linux")]
+#[test]
+fn dev_stdout_appends_to_the_stream_the_shell_opened() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = temp();
+    let log = dir.path().join("log.txt");
+    std::fs::write(&log, "before\n").unwrap();
+    let inode = std::fs::metadata(&log).unwrap().ino();
+    let stdout = std::fs::File::options().append(true).open(&log).unwrap();
+    let status = std::process::Command::new(assert_cmd::cargo::cargo_bin("proftool"))
+        .args(["convert", "-q", "--to", "folded"])
+        .arg(fixture("lispworks/processes.tree"))
+        .arg("/dev/stdout")
+        .stdout(stdout)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let written = std::fs::read_to_string(&log).unwrap();
+    assert!(written.starts_with("before\nProfile root;CAPI Execution Listener 1 5\n"), "{written}");
+    assert_eq!(std::fs::metadata(&log).unwrap().ino(), inode);
+    assert_eq!(files_in(dir.path()), vec!["log.txt"]);
+}
+
 #[cfg(unix)]
 #[test]
 fn an_output_that_is_a_link_keeps_the_link_and_replaces_its_target() {

@@ -278,6 +278,14 @@ impl Values {
         self.len() == 0
     }
 
+    /// Makes room for `additional` more values.
+    pub fn reserve(&mut self, additional: usize) {
+        match self {
+            Values::Int(v) => v.reserve(additional),
+            Values::Float(v) => v.reserve(additional),
+        }
+    }
+
     /// Appends a zero.
     pub fn push_zero(&mut self) {
         match self {

@@ -204,6 +204,15 @@ impl CallTree {
         self.self_values.len()
     }
 
+    /// Makes room for `additional` more nodes, for a reader that knows how many are coming.
+    pub fn reserve(&mut self, additional: usize) {
+        self.frames.reserve(additional);
+        self.parents.reserve(additional);
+        for column in &mut self.self_values {
+            column.reserve(additional);
+        }
+    }
+
     /// Appends a node under `parent` (a root when `None`) with all values zero.
     ///
     /// # Panics

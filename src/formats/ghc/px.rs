@@ -22,10 +22,11 @@
 //! **Reading** is split over two threads (`text::pipeline`): a reader thread splits lines and parses
 //! their numbers (`prepare`), the calling thread indexes the stacks and builds the profile. The cost
 //! line, most of a file, is read in pieces of about 128 KiB cut after a space (`text::Blocks` splitting
-//! long lines), so it is never held whole; other long lines are joined again. Stacks are kept as a
-//! parent index and a frame (8 bytes each; ids and positions only for the rare parent declared after
-//! its child), the tree is built when the cost line starts, and each cost record goes straight into
-//! its node.
+//! long lines), so it is never held whole; other long lines are joined again. While every stack's
+//! parent and cost centre were declared before it, as GHC writes them, each stack becomes a node as
+//! it is declared. After the first that is not, stacks are kept as a parent index and a frame (8
+//! bytes each; ids and positions only for the rare parent declared after its child) and the tree is
+//! built, depth first, when the cost line starts. Each cost record goes straight into its node.
 //!
 //! A cost centre's module is taken from the right-hand end of its `1` line (labels may hold spaces,
 //! and `"`: GHC never escaped them); a third string (pre-4.08 builds: the group) is dropped with a
@@ -50,7 +51,7 @@ use crate::convert::{ConvertOptions, DEFAULT_INTERVAL};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
 use crate::formats::{Carries, Format, Sniff};
-use crate::model::{FrameId, FrameRef, MetricKind, NodeId, Profile, Value};
+use crate::model::{CallTree, FrameId, FrameRef, MetricKind, NodeId, Profile, Value};
 use crate::text::{self, Blocks, Line};
 use rustc_hash::FxHashMap;
 use std::io::{Read, Write};
@@ -381,6 +382,10 @@ struct PxReader {
     pending_parents: Vec<PendingParent>,
     /// Stack index and cost centre id of the stacks with an [`UNRESOLVED`] frame, by index.
     pending_ccs: Vec<(u32, u64)>,
+    /// Whether every stack so far had its parent and cost centre declared before it, as GHC writes
+    /// them: then each stack became a node as it was declared, in declaration order (node = index),
+    /// and `parents` and `frames` are empty.
+    direct: bool,
     /// Whether the tree was built: then costs go straight into it. Otherwise the error that stopped
     /// it, returned once the cost line was read (whose errors come first).
     built: bool,
@@ -404,6 +409,7 @@ impl PxReader {
             frames: Vec::new(),
             pending_parents: Vec::new(),
             pending_ccs: Vec::new(),
+            direct: true,
             built: false,
             tree_error: None,
             undeclared: Vec::new(),
@@ -479,7 +485,8 @@ impl PxReader {
         let Some((id, cc, parent)) = fields.filter(|_| line.text.starts_with("2 ")) else {
             return Err(bad());
         };
-        let index = u32::try_from(self.parents.len()).ok().filter(|&i| i < PENDING).ok_or_else(bad)?;
+        let declared = if self.direct { self.profile.tree.len() } else { self.parents.len() };
+        let index = u32::try_from(declared).ok().filter(|&i| i < PENDING).ok_or_else(bad)?;
         if self.stack_index.get(id).is_some() {
             diag.warn("back-edge", Some(line.position), || {
                 format!("stack {id} declared again: a back edge (recursion through another cost centre), not part of the tree")
@@ -500,14 +507,36 @@ impl PxReader {
             UNRESOLVED
         });
         self.stack_index.insert(id, index);
+        if self.direct {
+            if parent_index != PENDING && frame != UNRESOLVED {
+                self.profile.tree.push((parent_index != ROOT).then_some(NodeId(parent_index)), FrameId(frame));
+                return Ok(());
+            }
+            self.stop_direct();
+        }
         self.parents.push(parent_index);
         self.frames.push(frame);
         Ok(())
     }
 
+    /// Stops making nodes as stacks are declared: the nodes so far go back to `parents` and `frames`,
+    /// and the tree is built when the cost line starts.
+    fn stop_direct(&mut self) {
+        self.direct = false;
+        let empty = CallTree::new(self.profile.metrics());
+        let tree = std::mem::replace(&mut self.profile.tree, empty);
+        self.parents = tree.nodes().map(|n| tree.parent(n).map_or(ROOT, |p| p.0)).collect();
+        self.frames = tree.nodes().map(|n| tree.frame(n).0).collect();
+    }
+
     /// Builds the tree from the stacks when the cost line starts (no declaration can follow): every
     /// stack under its parent, in declaration order, depth first. An error is kept for the end.
     fn build_tree(&mut self) {
+        if self.direct {
+            self.has_costs = vec![false; self.profile.tree.len()];
+            self.built = true;
+            return;
+        }
         let n = self.parents.len();
         self.has_costs = vec![false; n];
         match self.tree_order() {
@@ -527,6 +556,7 @@ impl PxReader {
     fn tree_order(&mut self) -> Result<Vec<u32>, ParseError> {
         self.resolve_parents()?;
         let (offsets, children, roots) = child_lists(&self.parents);
+        self.profile.tree.reserve(self.parents.len());
         // The parents are not needed any more: their vector becomes the node of each stack.
         let mut node_of = std::mem::take(&mut self.parents);
         node_of.fill(ABSENT);
@@ -1293,6 +1323,29 @@ mod tests {
         let mut diag = Diagnostics::default();
         let options = crate::formats::ReadOptions::default();
         Format::GhcPx.read(&mut text.as_bytes(), &options, &mut diag).map_err(|e| e.to_string())
+    }
+
+    /// The tree part of a profile's dump (its warnings name lines, which differ between variants).
+    fn tree_dump(profile: &Profile) -> String {
+        let dump = crate::model::dump::dump(profile);
+        dump[..dump.find("warnings:").unwrap_or(dump.len())].to_string()
+    }
+
+    /// Stacks become nodes as they are declared while every parent and cost centre is declared
+    /// before them; otherwise the tree is built at the cost line. Both make the same tree.
+    #[test]
+    fn stacks_make_the_same_tree_as_declared_or_at_the_cost_line() {
+        let notes = include_str!("../../../fixtures/ghc-px/notes-example.px");
+        let declared_first = read_px(notes).unwrap();
+        assert!(declared_first.tree.len() == 10 && tree_dump(&declared_first).contains("\"isOdd\""));
+        // isOdd's cost centre declared after the stack that uses it.
+        let late_cc = notes.replace("1 10 \"isOdd\" \"Main\"\n", "").replace("5 50", "1 10 \"isOdd\" \"Main\"\n5 50");
+        // Stack 15 declared before its parent 14.
+        let late_parent = notes.replace("2 14 2 8 8\n2 15 2 9 14\n", "2 15 2 9 14\n2 14 2 8 8\n");
+        for variant in [late_cc, late_parent] {
+            assert_ne!(variant, notes);
+            assert_eq!(tree_dump(&read_px(&variant).unwrap()), tree_dump(&declared_first), "{variant}");
+        }
     }
 
     #[test]

@@ -318,6 +318,12 @@ impl Iterator for NumberTokens<'_> {
             return None;
         }
         let start = i;
+        // The commonest token (a cost record's flag, entries and ticks): one digit, then a space.
+        let first = bytes[i].wrapping_sub(b'0');
+        if first <= 9 && bytes.get(i + 1).is_some_and(|&b| is_space(b)) {
+            self.pos = i + 2;
+            return Some((start, Some(u64::from(first))));
+        }
         let (digits, mut value) = match bytes.get(i..).and_then(|rest| rest.first_chunk::<8>()) {
             Some(eight) => crate::text::digits8(eight),
             None => (0, 0),
@@ -1303,6 +1309,29 @@ mod tests {
         ];
         assert_eq!(got.iter().map(|t| t.1).collect::<Vec<_>>(), want);
         assert_eq!(got.iter().map(|t| t.0).collect::<Vec<_>>(), tokens(line).map(|t| t.0).collect::<Vec<_>>());
+    }
+
+    proptest::proptest! {
+        /// The tokens are those `split` finds, and a plain number is what `str::parse` reads from a
+        /// token of 1 to 19 digits without a leading zero.
+        #[test]
+        fn number_tokens_are_split_and_parse(line in "([0-9]{0,21}|x)([ \t]{1,2}([0-9]{0,21}|0x|1x))*[ \t]?") {
+            let got: Vec<(usize, Option<u64>)> = NumberTokens { bytes: line.as_bytes(), pos: 0 }.collect();
+            let expected: Vec<(usize, Option<u64>)> = line
+                .split([' ', '\t'])
+                .scan(0, |start, token| {
+                    let at = *start;
+                    *start += token.len() + 1;
+                    Some((at, token))
+                })
+                .filter(|(_, token)| !token.is_empty())
+                .map(|(at, token)| {
+                    let plain = (1..=19).contains(&token.len()) && (token.len() == 1 || !token.starts_with('0'));
+                    (at, token.parse::<u64>().ok().filter(|_| plain))
+                })
+                .collect();
+            proptest::prop_assert_eq!(got, expected);
+        }
     }
 
     /// A file whose cost line is longer than a read block: `n` stacks in a chain of roots.

@@ -79,10 +79,21 @@ pub(crate) fn alloc_metric() -> Metric {
     }
 }
 
-/// An empty profile with the metrics every GHC profile with ticks has: ticks, entries, alloc (at
-/// [`TICKS`], [`ENTRIES`], [`ALLOC`]), and modules marked as namespaces.
+/// The metrics every GHC profile with ticks has, in order: ticks, entries, alloc (at [`TICKS`],
+/// [`ENTRIES`], [`ALLOC`]).
+pub(crate) fn metrics() -> [Metric; 3] {
+    [Metric::ticks(), Metric::entries("entries"), alloc_metric()]
+}
+
+/// An empty profile with [`metrics`] and modules marked as namespaces.
 pub(crate) fn new_profile() -> Profile {
-    let mut profile = Profile::new(vec![Metric::ticks(), Metric::entries("entries"), alloc_metric()]);
+    profile_with(metrics().to_vec())
+}
+
+/// An empty profile with `metrics` (none, for a reader that declares them once its tree is
+/// complete) and modules marked as namespaces.
+pub(crate) fn profile_with(metrics: Vec<Metric>) -> Profile {
+    let mut profile = Profile::new(metrics);
     profile.meta.module_namespaces = true;
     profile
 }

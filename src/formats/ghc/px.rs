@@ -46,12 +46,12 @@
 //! metrics other than ticks/entries/alloc, and allocation that is not a whole number of words
 //! (rounded, with a warning).
 
-use super::{cost_centre, new_profile, ALLOC, ENTRIES, TICKS};
+use super::{cost_centre, profile_with, ALLOC, ENTRIES, TICKS};
 use crate::convert::{ConvertOptions, DEFAULT_INTERVAL};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
 use crate::formats::{Carries, Format, Sniff};
-use crate::model::{CallTree, FrameId, FrameRef, MetricKind, NodeId, Profile, Value};
+use crate::model::{CallTree, FrameId, FrameRef, MetricKind, NodeId, Profile, Value, Values};
 use crate::text::{self, Blocks, Line};
 use rustc_hash::FxHashMap;
 use std::io::{Read, Write};
@@ -234,13 +234,24 @@ fn next_line_position(line: &Line<'_>) -> Position {
 
 /// What the reader thread makes of a line (or piece of the cost line) for the consuming thread:
 /// the numbers, so that the consumer only does what needs the whole file's state.
+/// Small, as there is one per line: a file is mostly stack lines.
 enum Prepared {
-    /// Up to five tokens, all plain numbers: a stack line, or a short line of costs.
-    Few([u64; 5], u8),
-    /// More tokens, or a plain number among them: the cost line.
-    Many(ManyTokens),
+    /// A well-formed stack line: `2 id 1 cc` (a root; `parent` is [`NO_PARENT`]) or `2 id 2 cc parent`.
+    Stack { id: u64, cc: u64, parent: u64 },
+    /// Any other line without a quote: the cost line, a piece of it, or damage.
+    Tokens(Box<ManyTokens>),
     /// Anything else (headers, cost centre lines, damage): the consumer reads the text.
     Text,
+}
+
+impl Prepared {
+    /// The tokens of a stack line again, for a cost section that spans lines.
+    fn stack_tokens(id: u64, cc: u64, parent: u64) -> ([u64; 5], usize) {
+        match parent {
+            NO_PARENT => ([2, id, 1, cc, 0], 4),
+            _ => ([2, id, 2, cc, parent], 5),
+        }
+    }
 }
 
 /// The tokens of a long line: plain numbers (no sign, no leading zero, at most 19 digits, so that
@@ -262,19 +273,21 @@ fn prepare(text: &str) -> Prepared {
     let bytes = text.as_bytes();
     let mut few = [0u64; 5];
     let mut n = 0;
-    let mut tokens = NumberTokens { bytes, pos: 0 };
-    for (_, number) in tokens.by_ref() {
+    for (_, number) in (NumberTokens { bytes, pos: 0 }) {
         match number {
             Some(value) if n < few.len() => few[n] = value,
-            _ => return prepare_many(bytes),
+            _ => return prepare_tokens(bytes),
         }
         n += 1;
     }
-    Prepared::Few(few, n as u8)
+    match stack_fields(&few[..n]) {
+        Some((id, cc, parent)) if bytes.starts_with(b"2 ") => Prepared::Stack { id, cc, parent },
+        _ => prepare_tokens(bytes),
+    }
 }
 
 /// A line that is not a stack line: the cost line (or a piece of it) unless it holds a quote.
-fn prepare_many(bytes: &[u8]) -> Prepared {
+fn prepare_tokens(bytes: &[u8]) -> Prepared {
     if memchr::memchr(b'"', bytes).is_some() {
         return Prepared::Text;
     }
@@ -288,7 +301,7 @@ fn prepare_many(bytes: &[u8]) -> Prepared {
         }
         numbers.push(number.unwrap_or(0));
     }
-    Prepared::Many(ManyTokens { numbers, odd })
+    Prepared::Tokens(Box::new(ManyTokens { numbers, odd }))
 }
 
 fn is_space(b: u8) -> bool {
@@ -407,7 +420,9 @@ struct PxReader {
 impl PxReader {
     fn new(word_size: u64) -> PxReader {
         PxReader {
-            profile: new_profile(),
+            // The metrics are declared when the tree is complete (`build_tree`): columns of zeros
+            // made then cost nothing until costs are stored, while zeros pushed node by node do.
+            profile: profile_with(Vec::new()),
             word_size,
             cost_centres: IdIndex::default(),
             stack_index: IdIndex::default(),
@@ -485,7 +500,7 @@ impl PxReader {
             })
         };
         let fields = match prepared {
-            Prepared::Few(numbers, n) => stack_fields(&numbers[..usize::from(*n)]),
+            &Prepared::Stack { id, cc, parent } => Some((id, cc, parent)),
             _ => parse_stack_fields(line.text),
         };
         let Some((id, cc, parent)) = fields.filter(|_| line.text.starts_with("2 ")) else {
@@ -538,24 +553,27 @@ impl PxReader {
     /// Builds the tree from the stacks when the cost line starts (no declaration can follow): every
     /// stack under its parent, in declaration order, depth first. An error is kept for the end.
     fn build_tree(&mut self) {
-        if self.direct {
-            self.has_costs = vec![false; self.profile.tree.len()];
-            self.built = true;
-            return;
-        }
-        let n = self.parents.len();
-        self.has_costs = vec![false; n];
-        match self.tree_order() {
-            Ok(node_of) => {
-                self.stack_index.remap(|i| node_of[i as usize]);
-                self.built = true;
-            }
-            Err(e) => self.tree_error = Some(e),
-        }
+        let declared = if self.direct { self.profile.tree.len() } else { self.parents.len() };
+        self.has_costs = vec![false; declared];
+        let built = if self.direct {
+            Ok(())
+        } else {
+            self.tree_order().map(|node_of| self.stack_index.remap(|i| node_of[i as usize]))
+        };
         self.parents = Vec::new();
         self.frames = Vec::new();
         self.pending_parents = Vec::new();
         self.pending_ccs = Vec::new();
+        if let Err(e) = built {
+            self.tree_error = Some(e);
+            return;
+        }
+        let n = self.profile.tree.len();
+        for metric in super::metrics() {
+            let values = Values::zeros(metric.repr, n);
+            self.profile.add_metric(metric, values);
+        }
+        self.built = true;
     }
 
     /// Pushes the stacks into the tree depth first; returns the node of each stack.
@@ -766,8 +784,11 @@ impl CostSection {
         diag: &mut Diagnostics,
     ) -> Result<(), ParseError> {
         match prepared {
-            Prepared::Few(numbers, n) => self.feed_numbers(line, &numbers[..usize::from(*n)], &[], skip, reader, diag),
-            Prepared::Many(many) => self.feed_numbers(line, &many.numbers, &many.odd, skip, reader, diag),
+            &Prepared::Stack { id, cc, parent } => {
+                let (numbers, n) = Prepared::stack_tokens(id, cc, parent);
+                self.feed_numbers(line, &numbers[..n], &[], skip, reader, diag)
+            }
+            Prepared::Tokens(many) => self.feed_numbers(line, &many.numbers, &many.odd, skip, reader, diag),
             Prepared::Text => {
                 for (offset, token) in tokens(line.text).skip(skip) {
                     let at = || column_position(line, offset);

@@ -127,9 +127,9 @@ impl<T: Summable> ValueColumns<T> {
         OpenValues { file, parts: [None; 2] }
     }
 
-    /// Grows the columns to a new node.
+    /// Grows the columns to a new node (nothing to do for a row merged into its function's).
     fn grow(&mut self, len: usize) {
-        if self.present() {
+        if self.present() && self.selves[0].len() != len {
             for r in READINGS {
                 self.selves[r].resize(len, T::default());
                 if self.has_measured(r) {
@@ -169,8 +169,14 @@ impl<T: Summable> ValueColumns<T> {
     }
 
     /// A closing row's own value per reading: its base less its parts, 0 (with a warning) where the
-    /// parts exceed it or it is negative. `name` names the row in warnings.
-    fn own(&mut self, row: &OpenValues<T>, name: &str, format: Format, diags: &mut [Diagnostics; 2]) -> [T; 2] {
+    /// parts exceed it or it is negative. `name` names the row in warnings (looked up only for one).
+    fn own<'n>(
+        &mut self,
+        row: &OpenValues<T>,
+        name: impl Fn() -> &'n str,
+        format: Format,
+        diags: &mut [Diagnostics; 2],
+    ) -> [T; 2] {
         if !self.present() {
             return [T::default(); 2];
         }
@@ -183,6 +189,7 @@ impl<T: Summable> ValueColumns<T> {
                     self.clamped[r] = true;
                     let what = if self.has[r] { "its line rows" } else { "the rows below it" };
                     diag.warn("dyalog-parts-exceed", None, || {
+                        let name = name();
                         format!("{format}: {name:?} has less time than {what} together: its own part is read as 0")
                     });
                     T::default()
@@ -192,6 +199,7 @@ impl<T: Summable> ValueColumns<T> {
                 // Bias adjustment can take a tiny time below zero; self values cannot be.
                 self.clamped[r] = true;
                 diag.warn("dyalog-negative", None, || {
+                    let name = name();
                     format!("{format}: {name:?} has a negative exclusive value: read as 0")
                 });
                 return T::default();
@@ -296,10 +304,10 @@ impl ReportBuilder {
     }
 
     /// Adds one row named `name`. Only a function row's name is looked up in the frame table (a line
-    /// row's frame is found from its function's), so the name is hashed here, where it is needed,
-    /// and not on the parsing thread, which has more to do.
-    pub(crate) fn add(&mut self, name: &str, row: &Row) -> Result<(), ParseErrorKind> {
-        let hash = || FrameTable::name_hash(name, FrameKind::Function);
+    /// row's frame is found from its function's): `name_hash` is its [`FrameTable::name_hash`] as a
+    /// function when the caller worked it out (on its parsing thread), else it is worked out here.
+    pub(crate) fn add(&mut self, name: &str, name_hash: Option<u64>, row: &Row) -> Result<(), ParseErrorKind> {
+        let hash = || name_hash.unwrap_or_else(|| FrameTable::name_hash(name, FrameKind::Function));
         let function = row.line.is_none();
         let depth = row.depth;
         let has_parent =
@@ -418,7 +426,8 @@ impl ReportBuilder {
     /// Works out the own values of a row whose rows below have all been read (its parent, if any,
     /// is the last open row) and adds them where they go.
     fn close(&mut self, row: Open) {
-        let name = self.profile.frames.get(self.profile.tree.frame(row.node)).name.as_str();
+        let (frames, tree) = (&self.profile.frames, &self.profile.tree);
+        let name = || frames.get(tree.frame(row.node)).name.as_str();
         let time = self.time.own(&row.time, name, self.format, &mut self.diags);
         let ticks = self.ticks.own(&row.ticks, name, self.format, &mut self.diags);
         if let Some(parent) = self.open.last_mut().filter(|_| row.has_parent) {

@@ -28,7 +28,7 @@ use super::{report_rows, Column, Report, Row, Separators};
 use crate::diag::Diagnostics;
 use crate::error::{Error, ParseError, ParseErrorKind, Position};
 use crate::formats::{Format, Sniff};
-use crate::model::Profile;
+use crate::model::{FrameKind, FrameTable, Profile};
 use crate::text;
 use std::io::{Read, Write};
 use std::ops::Range;
@@ -146,19 +146,22 @@ pub(crate) fn read(
         Report::Data
     };
     let mut builder = ReportBuilder::new(FORMAT, &known, merge_lines);
-    let prepare = |line: &str| parse_row(line, &columns, field, separators.decimal);
+    let prepare = |line: &str| {
+        parse_row(line, &columns, field, separators.decimal).map(|(name, row)| {
+            // A function row's name is looked up in the frame table: hashed here, on the parsing
+            // thread, which has less to do than the building one.
+            let hash = row.line.is_none().then(|| FrameTable::name_hash(name.text(line), FrameKind::Function));
+            (name, hash, row)
+        })
+    };
     let mut input = std::io::Cursor::new(head).chain(input);
     text::pipeline(&mut input, FORMAT, prepare, |line, parsed| {
         // The header, read above, and blank lines (which the csv crate skips too) are no rows.
         if line.position.line == Some(1) || line.text.is_empty() {
             return Ok(());
         }
-        let (name, row) = parsed.map_err(|kind| line.error(*kind))?;
-        let name = match &name {
-            RowName::At(range) => &line.text[range.clone()],
-            RowName::Unquoted(name) => name,
-        };
-        builder.add(name, &row).map_err(|kind| line.error(kind))
+        let (name, hash, row) = parsed.map_err(|kind| line.error(*kind))?;
+        builder.add(name.text(line.text), hash, &row).map_err(|kind| line.error(kind))
     })?;
     let meta = builder.meta_mut();
     meta.attrs.push((REPORT.to_string(), report.name().to_string()));
@@ -176,6 +179,16 @@ const HEAD: u64 = 64 * 1024;
 enum RowName {
     At(Range<usize>),
     Unquoted(String),
+}
+
+impl RowName {
+    /// The name of a row of `line`.
+    fn text<'a>(&'a self, line: &'a str) -> &'a str {
+        match self {
+            RowName::At(range) => &line[range.clone()],
+            RowName::Unquoted(name) => name,
+        }
+    }
 }
 
 /// One row parsed on the reader thread: its name and values (an error boxed, so that a row travels

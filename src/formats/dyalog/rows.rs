@@ -48,7 +48,11 @@ impl Consumer {
                 for (end, row, position) in &batch.rows {
                     let name = &batch.names[start..*end];
                     start = *end;
-                    builder.add(name, row).map_err(|kind| ParseError { format: FORMAT, position: *position, kind })?;
+                    builder.add(name, None, row).map_err(|kind| ParseError {
+                        format: FORMAT,
+                        position: *position,
+                        kind,
+                    })?;
                 }
             }
         }

@@ -231,6 +231,9 @@ impl<T: Summable> ValueColumns<T> {
 struct Open {
     /// The node its values go to: its own, or (merging lines) its function's.
     node: NodeId,
+    /// Where a function row's name starts in [`ReportBuilder::open_names`]: it runs to the end
+    /// while the row is the last open one, the only time it is needed.
+    name: usize,
     depth: i64,
     function: bool,
     /// A line row merged into its function row's node.
@@ -261,6 +264,9 @@ pub(crate) struct ReportBuilder {
     children: ChildIndex,
     /// Tree reports: the open rows, root first. Flat reports: the last function row.
     open: Vec<Open>,
+    /// The names of the open function rows, one after the other: a line row is compared with its
+    /// function row's name here, at hand, rather than in the frame table.
+    open_names: String,
     last_depth: Option<i64>,
     /// Merging lines: the own values of line rows whose function row is still open, in file order.
     pending: Vec<([f64; 2], [i64; 2])>,
@@ -291,6 +297,7 @@ impl ReportBuilder {
             merged_a_line: false,
             children: ChildIndex::default(),
             open: Vec::new(),
+            open_names: String::new(),
             last_depth: None,
             pending: Vec::new(),
             line_frames: FxHashMap::default(),
@@ -312,13 +319,11 @@ impl ReportBuilder {
         let depth = row.depth;
         let has_parent =
             if self.tree { self.close_to_parent(depth, function)? } else { self.flat_parent(name, function) };
-        let parent = self.open.last().filter(|_| has_parent).map(|p| (p.node, p.function));
-        let parent_node = parent.map(|(node, _)| node);
+        let parent = self.open.last().filter(|_| has_parent);
+        let parent_node = parent.map(|p| p.node);
         // The node of the function row this line row is a line of, when that is its parent.
-        let own_function = parent.filter(|&(node, parent_function)| {
-            !function && parent_function && self.profile.frames.get(self.profile.tree.frame(node)).name == name
-        });
-        let own_function = own_function.map(|(node, _)| node);
+        let own_function = parent.filter(|p| !function && p.function && self.open_names[p.name..] == *name);
+        let own_function = own_function.map(|p| p.node);
         let (node, spliced) = match (self.merge_lines, own_function) {
             (true, Some(function_node)) => (function_node, true),
             (true, None) => {
@@ -346,7 +351,21 @@ impl ReportBuilder {
             self.time.add_measured(node, time.file, self.fresh());
             self.ticks.add_measured(node, ticks.file, self.fresh());
         }
-        let open = Open { node, depth, function, spliced, has_parent, time, ticks, pending: self.pending.len() };
+        let name_start = self.open_names.len();
+        if function {
+            self.open_names.push_str(name);
+        }
+        let open = Open {
+            node,
+            name: name_start,
+            depth,
+            function,
+            spliced,
+            has_parent,
+            time,
+            ticks,
+            pending: self.pending.len(),
+        };
         if self.tree || function {
             self.open.push(open);
         } else {
@@ -408,7 +427,7 @@ impl ReportBuilder {
             return false;
         }
         let Some(last) = self.open.last() else { return false };
-        self.profile.frames.get(self.profile.tree.frame(last.node)).name == name
+        self.open_names[last.name..] == *name
     }
 
     /// Whether a row's values are set rather than added: every row has a node of its own unless
@@ -419,6 +438,7 @@ impl ReportBuilder {
 
     fn close_last(&mut self) {
         if let Some(row) = self.open.pop() {
+            self.open_names.truncate(row.name);
             self.close(row);
         }
     }

@@ -118,13 +118,12 @@ impl<T: Summable> ValueColumns<T> {
         self.has[1 - r]
     }
 
-    /// A new row's two columns; notes an inverted row.
-    fn open(&mut self, file: [T; 2]) -> OpenValues<T> {
+    /// Notes a new row's two columns if they are inverted.
+    fn check(&mut self, file: [T; 2]) {
         if self.has == [true, true] {
             self.inverted[0] |= T::below(file[1], file[0]);
             self.inverted[1] |= T::below(file[0], file[1]);
         }
-        OpenValues { file, parts: [None; 2] }
     }
 
     /// Grows the columns to a new node (nothing to do for a row merged into its function's).
@@ -247,6 +246,21 @@ struct Open {
     pending: usize,
 }
 
+impl Open {
+    /// A row with nothing added to it yet, to be filled in.
+    const EMPTY: Open = Open {
+        node: NodeId(0),
+        name: 0,
+        depth: 0,
+        function: false,
+        spliced: false,
+        has_parent: false,
+        time: OpenValues { file: [0.0; 2], parts: [None; 2] },
+        ticks: OpenValues { file: [0; 2], parts: [None; 2] },
+        pending: 0,
+    };
+}
+
 /// Builds a profile from a report's rows, in file order.
 pub(crate) struct ReportBuilder {
     format: Format,
@@ -345,31 +359,34 @@ impl ReportBuilder {
         if let Some(m) = self.calls {
             self.profile.tree.add_self(m, node, Value::Int(row.calls));
         }
-        let time = self.time.open(row.time);
-        let ticks = self.ticks.open(row.ticks);
+        self.time.check(row.time);
+        self.ticks.check(row.ticks);
         if !spliced {
-            self.time.add_measured(node, time.file, self.fresh());
-            self.ticks.add_measured(node, ticks.file, self.fresh());
+            self.time.add_measured(node, row.time, self.fresh());
+            self.ticks.add_measured(node, row.ticks, self.fresh());
         }
         let name_start = self.open_names.len();
         if function {
             self.open_names.push_str(name);
         }
-        let open = Open {
-            node,
-            name: name_start,
-            depth,
-            function,
-            spliced,
-            has_parent,
-            time,
-            ticks,
-            pending: self.pending.len(),
+        let pending = self.pending.len();
+        // Written field by field where it stays: an `Open` built aside is a row of narrow stores,
+        // which, copied whole, are read back in wide loads, and those stall (perf put two fifths of
+        // this function on one).
+        let fill = |open: &mut Open| {
+            (open.node, open.name, open.depth, open.pending) = (node, name_start, depth, pending);
+            (open.function, open.spliced, open.has_parent) = (function, spliced, has_parent);
+            (open.time.file, open.ticks.file) = (row.time, row.ticks);
         };
         if self.tree || function {
-            self.open.push(open);
+            self.open.push(Open::EMPTY);
+            if let Some(open) = self.open.last_mut() {
+                fill(open);
+            }
         } else {
             // A flat line row has no rows below it.
+            let mut open = Open::EMPTY;
+            fill(&mut open);
             self.close(open);
         }
         Ok(())

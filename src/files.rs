@@ -3,11 +3,12 @@
 //! An [`Input`] reads its first bytes up front for the sniffers and then streams the rest behind
 //! them, so detection never needs a seekable file. An [`Output`] to a path writes a temporary file
 //! beside it and renames it into place only on [`Output::commit`]: a failed run leaves no partial file,
-//! and an output that names the input is refused before anything is written. A path that is not a
-//! regular file, or is under `/dev` or `/proc` (`/dev/null`, `/dev/stdout`, a named pipe, `>(…)`), is
-//! appended to instead: a rename would replace the device or pipe with a file, or the file the shell
-//! opened behind `/dev/stdout`. A symbolic link is followed, so the file it points to is replaced and
-//! the link kept.
+//! and an output that names the input is refused before anything is written. A symbolic link is
+//! followed, so the file it points to is replaced and the link kept. Streams are written as the
+//! conversion goes, as nothing can be renamed over them: `/dev/stdout` (and `/dev/fd/1`,
+//! `/proc/self/fd/1`, or a link to one of them) is proftool's own stdout, `/dev/stderr` its stderr,
+//! and a path that exists and is not a regular file (`/dev/null`, a named pipe, `/dev/fd/3`, a
+//! shell's `>(…)`) is opened for appending.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Cursor, Read, Write};
@@ -83,6 +84,7 @@ pub struct Output {
 
 enum Sink {
     Stdout(BufWriter<io::Stdout>),
+    Stderr(BufWriter<io::Stderr>),
     File {
         temp: BufWriter<tempfile::NamedTempFile>,
         path: PathBuf,
@@ -96,28 +98,23 @@ const OUTPUT_BUFFER: usize = 256 * 1024;
 impl Output {
     /// Prepares to write `path` (stdout for `-`). Refuses a path that is the file `input` names.
     pub fn create(path: &str, input: Option<&Path>) -> io::Result<Output> {
-        if path == "-" {
-            return Ok(Output { sink: Sink::Stdout(BufWriter::with_capacity(OUTPUT_BUFFER, io::stdout())) });
-        }
-        let given = Path::new(path);
-        let path = follow_links(given);
+        let refuse = |what: &str| Err(io::Error::new(io::ErrorKind::InvalidInput, format!("the output {path} {what}")));
+        let path = match resolve(Path::new(path))? {
+            Resolved::Stdout => {
+                return Ok(Output { sink: Sink::Stdout(BufWriter::with_capacity(OUTPUT_BUFFER, io::stdout())) })
+            }
+            Resolved::Stderr => return Ok(Output { sink: Sink::Stderr(BufWriter::new(io::stderr())) }),
+            Resolved::Path(path) => path,
+        };
         let existing = std::fs::metadata(&path).ok();
         if existing.as_ref().is_some_and(|m| m.is_dir()) {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("the output {} is a directory", path.display()),
-            ));
+            return refuse("is a directory");
         }
-        if let Some(input) = input {
-            if existing.as_ref().is_some_and(|m| m.is_file()) && same_file(input, &path) {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!("the output {} is the input file; refusing to overwrite it", path.display()),
-                ));
-            }
+        let regular = existing.as_ref().is_none_or(|m| m.is_file());
+        if input.is_some_and(|input| regular && same_file(input, &path)) {
+            return refuse("is the input file; refusing to overwrite it");
         }
-        if is_system_path(given) || existing.is_some_and(|m| !m.is_file()) {
-            // Appending: `/dev/stdout` may be a file the shell opened for appending (`>> log`).
+        if !regular {
             let file = File::options().append(true).open(&path)?;
             return Ok(Output { sink: Sink::InPlace(BufWriter::with_capacity(OUTPUT_BUFFER, file)) });
         }
@@ -133,6 +130,7 @@ impl Output {
     pub fn writer(&mut self) -> &mut dyn Write {
         match &mut self.sink {
             Sink::Stdout(w) => w,
+            Sink::Stderr(w) => w,
             Sink::File { temp, .. } => temp,
             Sink::InPlace(w) => w,
         }
@@ -143,6 +141,7 @@ impl Output {
     pub fn commit(self) -> io::Result<()> {
         match self.sink {
             Sink::Stdout(mut w) => w.flush(),
+            Sink::Stderr(mut w) => w.flush(),
             Sink::InPlace(mut w) => w.flush(),
             Sink::File { temp, path } => {
                 let temp = temp.into_inner().map_err(|e| e.into_error())?;
@@ -157,22 +156,60 @@ impl Output {
     }
 }
 
-/// `path` with symbolic links resolved, so that the rename replaces the file a link points to and
-/// not the link. A link to nothing yet is resolved one step: the output is created where it points.
-fn follow_links(path: &Path) -> PathBuf {
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path).unwrap_or_else(|_| {
-            let target = std::fs::read_link(path).unwrap_or_else(|_| path.to_path_buf());
-            path.parent().map_or_else(|| target.clone(), |dir| dir.join(&target))
-        }),
-        _ => path.to_path_buf(),
-    }
+/// What an output path names once its symbolic links are followed.
+enum Resolved {
+    /// proftool's own stdout or stderr (`-`, `/dev/stdout`, `/dev/fd/1`, a link to one of them).
+    Stdout,
+    Stderr,
+    /// A path that is no link (it may not exist yet).
+    Path(PathBuf),
 }
 
-/// Whether `path` is under `/dev` or `/proc` (`/dev/stdout`, `/dev/fd/3`): an open stream, never a
-/// file to replace, even when it resolves to one.
-fn is_system_path(path: &Path) -> bool {
-    cfg!(unix) && (path.starts_with("/dev") || path.starts_with("/proc"))
+/// Follows `path`'s symbolic links one at a time, so that the rename replaces the file a chain of
+/// links ends at (created where the last one points when it does not exist), and stops at a name of
+/// stdout or stderr: reopened, they would be written from where the shell opened them, and what the
+/// shell writes after proftool would go over it.
+fn resolve(path: &Path) -> io::Result<Resolved> {
+    let mut path = path.to_path_buf();
+    // As many links as Linux follows.
+    for _ in 0..40 {
+        if path.as_os_str() == "-" {
+            return Ok(Resolved::Stdout);
+        }
+        match standard_stream(&path) {
+            Some(1) => return Ok(Resolved::Stdout),
+            Some(2) => return Ok(Resolved::Stderr),
+            _ => {}
+        }
+        if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Ok(Resolved::Path(path));
+        }
+        let target = std::fs::read_link(&path)?;
+        path = match path.parent() {
+            Some(dir) => dir.join(target),
+            None => target,
+        };
+    }
+    Err(io::Error::other(format!("{}: too many levels of symbolic links", path.display())))
+}
+
+/// The file descriptor a path names when it is one of the process's own: `/dev/stdout`,
+/// `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N`.
+fn standard_stream(path: &Path) -> Option<u32> {
+    if !cfg!(unix) {
+        return None;
+    }
+    let text = path.to_str()?;
+    match text {
+        "/dev/stdout" => return Some(1),
+        "/dev/stderr" => return Some(2),
+        _ => {}
+    }
+    let own = format!("/proc/{}/fd/", std::process::id());
+    ["/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/", own.as_str()]
+        .iter()
+        .find_map(|prefix| text.strip_prefix(prefix))
+        .and_then(|fd| fd.parse().ok())
 }
 
 /// Gives a new output the permissions of an ordinary new file (the temporary file is private).

@@ -197,29 +197,74 @@ fn an_output_that_is_a_pipe_stays_a_pipe() {
     assert_eq!(files_in(dir.path()), vec!["out.folded"]);
 }
 
-/// `/dev/stdout` names the stream the shell opened, here a log opened for appending (`>> log`): the
-/// output goes after what the log held, into the same file.
+/// `/dev/stdout`, or a link to it, is proftool's own stdout: in a shell group writing to a log
+/// opened for appending, the output goes after what came before it and before what comes after it,
+/// into the same file.
 #[cfg(target_os = "linux")]
 #[test]
-fn dev_stdout_appends_to_the_stream_the_shell_opened() {
+fn dev_stdout_is_the_stream_the_shell_opened() {
     use std::os::unix::fs::MetadataExt;
     let dir = temp();
     let log = dir.path().join("log.txt");
     std::fs::write(&log, "before\n").unwrap();
     let inode = std::fs::metadata(&log).unwrap().ino();
-    let stdout = std::fs::File::options().append(true).open(&log).unwrap();
-    let status = std::process::Command::new(assert_cmd::cargo::cargo_bin("proftool"))
-        .args(["convert", "-q", "--to", "folded"])
+    std::os::unix::fs::symlink("/dev/stdout", dir.path().join("out")).unwrap();
+    let script = r#"{ echo A; "$0" convert -q --to folded "$1" /dev/stdout; echo B; "$0" convert -q --to folded "$1" out; echo C; } >> log.txt"#;
+    let status = std::process::Command::new("sh")
+        .args(["-c", script])
+        .arg(assert_cmd::cargo::cargo_bin("proftool"))
         .arg(fixture("lispworks/processes.tree"))
-        .arg("/dev/stdout")
-        .stdout(stdout)
+        .current_dir(dir.path())
         .status()
         .unwrap();
     assert!(status.success());
-    let written = std::fs::read_to_string(&log).unwrap();
-    assert!(written.starts_with("before\nProfile root;CAPI Execution Listener 1 5\n"), "{written}");
+    let folded = proftool()
+        .args(["convert", "-q", "--to", "folded"])
+        .arg(fixture("lispworks/processes.tree"))
+        .arg("-")
+        .output()
+        .unwrap()
+        .stdout;
+    let folded = String::from_utf8(folded).unwrap();
+    assert!(folded.starts_with("Profile root;CAPI Execution Listener 1 5\n"));
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), format!("before\nA\n{folded}B\n{folded}C\n"));
     assert_eq!(std::fs::metadata(&log).unwrap().ino(), inode);
-    assert_eq!(files_in(dir.path()), vec!["log.txt"]);
+    assert!(std::fs::symlink_metadata(dir.path().join("out")).unwrap().file_type().is_symlink());
+}
+
+/// A chain of links to a file that does not exist yet: the file is made where the last one points.
+#[cfg(unix)]
+#[test]
+fn a_chain_of_links_to_nothing_yet_makes_the_file_at_its_end() {
+    let dir = temp();
+    std::os::unix::fs::symlink("second", dir.path().join("first")).unwrap();
+    std::os::unix::fs::symlink("made.folded", dir.path().join("second")).unwrap();
+    let first = dir.path().join("first");
+    proftool()
+        .args(["convert", "--to", "folded"])
+        .arg(fixture("lispworks/processes.tree"))
+        .arg(first)
+        .assert()
+        .success();
+    for link in ["first", "second"] {
+        assert!(std::fs::symlink_metadata(dir.path().join(link)).unwrap().file_type().is_symlink());
+    }
+    let written = std::fs::read_to_string(dir.path().join("made.folded")).unwrap();
+    assert!(written.starts_with("Profile root;CAPI Execution Listener 1 5\n"), "{written}");
+    assert_eq!(files_in(dir.path()), vec!["first", "made.folded", "second"]);
+}
+
+/// A regular file under `/dev` (on `/dev/shm`) is replaced like any other, not appended to.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_regular_file_under_dev_is_replaced() {
+    let Ok(dir) = tempfile::tempdir_in("/dev/shm") else { return };
+    let out = dir.path().join("out.folded");
+    std::fs::write(&out, "previous 1\n").unwrap();
+    proftool().arg("convert").arg(fixture("lispworks/processes.tree")).arg(&out).assert().success();
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert!(written.starts_with("Profile root;CAPI Execution Listener 1 5\n"), "{written}");
+    assert_eq!(files_in(dir.path()), vec!["out.folded"]);
 }
 
 #[cfg(unix)]

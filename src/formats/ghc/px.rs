@@ -1392,9 +1392,14 @@ mod tests {
         let late_cc = notes.replace("1 10 \"isOdd\" \"Main\"\n", "").replace("5 50", "1 10 \"isOdd\" \"Main\"\n5 50");
         // Stack 15 declared before its parent 14.
         let late_parent = notes.replace("2 14 2 8 8\n2 15 2 9 14\n", "2 15 2 9 14\n2 14 2 8 8\n");
+        // Nodes in declaration order (stack 14 comes after its parent's siblings) are not in pre-order;
+        // the tree built at the cost line is: that tells which way each was read.
+        assert!(!declared_first.tree.is_preorder());
         for variant in [late_cc, late_parent] {
             assert_ne!(variant, notes);
-            assert_eq!(tree_dump(&read_px(&variant).unwrap()), tree_dump(&declared_first), "{variant}");
+            let built_late = read_px(&variant).unwrap();
+            assert!(built_late.tree.is_preorder());
+            assert_eq!(tree_dump(&built_late), tree_dump(&declared_first), "{variant}");
         }
     }
 

@@ -185,14 +185,8 @@ fn an_output_that_is_a_pipe_stays_a_pipe() {
     // Checked before joining: had the pipe been replaced, the reader would wait forever.
     assert!(std::fs::symlink_metadata(&pipe).unwrap().file_type().is_fifo());
     let through_pipe = reader.join().unwrap();
-    let direct = proftool()
-        .args(["convert", "--to", "folded"])
-        .arg(fixture("lispworks/processes.tree"))
-        .arg("-")
-        .output()
-        .unwrap()
-        .stdout;
-    assert_eq!(through_pipe.as_bytes(), direct);
+    let direct = stdout_of(&["convert", "-q", "--to", "folded"], &fixture("lispworks/processes.tree"));
+    assert_eq!(through_pipe, direct);
     assert!(through_pipe.starts_with("Profile root;CAPI Execution Listener 1 5\n"));
     assert_eq!(files_in(dir.path()), vec!["out.folded"]);
 }
@@ -218,14 +212,7 @@ fn dev_stdout_is_the_stream_the_shell_opened() {
         .status()
         .unwrap();
     assert!(status.success());
-    let folded = proftool()
-        .args(["convert", "-q", "--to", "folded"])
-        .arg(fixture("lispworks/processes.tree"))
-        .arg("-")
-        .output()
-        .unwrap()
-        .stdout;
-    let folded = String::from_utf8(folded).unwrap();
+    let folded = stdout_of(&["convert", "-q", "--to", "folded"], &fixture("lispworks/processes.tree"));
     assert!(folded.starts_with("Profile root;CAPI Execution Listener 1 5\n"));
     assert_eq!(std::fs::read_to_string(&log).unwrap(), format!("before\nA\n{folded}B\n{folded}C\n"));
     assert_eq!(std::fs::metadata(&log).unwrap().ino(), inode);

@@ -506,8 +506,7 @@ impl PxReader {
         let Some((id, cc, parent)) = fields.filter(|_| line.text.starts_with("2 ")) else {
             return Err(bad());
         };
-        let declared = if self.direct { self.profile.tree.len() } else { self.parents.len() };
-        let index = u32::try_from(declared).ok().filter(|&i| i < PENDING).ok_or_else(bad)?;
+        let index = u32::try_from(self.declared()).ok().filter(|&i| i < PENDING).ok_or_else(bad)?;
         if self.stack_index.get(id).is_some() {
             diag.warn("back-edge", Some(line.position), || {
                 format!("stack {id} declared again: a back edge (recursion through another cost centre), not part of the tree")
@@ -540,6 +539,15 @@ impl PxReader {
         Ok(())
     }
 
+    /// How many stacks are declared so far (their indices are `0..`).
+    fn declared(&self) -> usize {
+        if self.direct {
+            self.profile.tree.len()
+        } else {
+            self.parents.len()
+        }
+    }
+
     /// Stops making nodes as stacks are declared: the nodes so far go back to `parents` and `frames`,
     /// and the tree is built when the cost line starts.
     fn stop_direct(&mut self) {
@@ -553,8 +561,7 @@ impl PxReader {
     /// Builds the tree from the stacks when the cost line starts (no declaration can follow): every
     /// stack under its parent, in declaration order, depth first. An error is kept for the end.
     fn build_tree(&mut self) {
-        let declared = if self.direct { self.profile.tree.len() } else { self.parents.len() };
-        self.has_costs = vec![false; declared];
+        self.has_costs = vec![false; self.declared()];
         let built = if self.direct {
             Ok(())
         } else {

@@ -1,7 +1,7 @@
 //! Parsing an XML report on one thread while another builds the tree, as the LispWorks and CSV
-//! readers do with lines ([`crate::text::pipeline`]): the reader's thread runs the XML parser and
-//! parses numbers; this thread interns names and builds. Rows travel in batches. An input
-//! of less than a megabyte is read on the calling thread alone.
+//! readers do with lines ([`crate::text::pipeline`]): the reader's thread runs the XML parser (with
+//! a helper thread of its own) and parses numbers; this thread interns names and builds. Rows travel
+//! in batches. An input of less than a megabyte is parsed on the calling thread (and its helper).
 
 use super::build::ReportBuilder;
 use super::{Column, Row};
@@ -69,9 +69,39 @@ pub(crate) struct RowSink<'c> {
 enum Target<'c> {
     Direct(&'c mut Consumer),
     Channel(SyncSender<Message>),
+    /// Rows are kept in the batch, to be handed on later ([`RowSink::append`]).
+    Kept,
+}
+
+/// The rows a [`RowSink::keeping`] sink was given, in order.
+pub(crate) struct Kept(Batch);
+
+impl RowSink<'static> {
+    /// A sink that keeps the rows it is given, for a block parsed ahead of its turn (after the
+    /// report's columns were given).
+    pub(crate) fn keeping() -> RowSink<'static> {
+        RowSink { target: Target::Kept, batch: Batch::default() }
+    }
 }
 
 impl RowSink<'_> {
+    /// The rows a [`RowSink::keeping`] sink was given.
+    pub(crate) fn into_kept(self) -> Kept {
+        Kept(self.batch)
+    }
+
+    /// Takes the rows another sink kept, as if given them one by one now: batches go on where
+    /// they would have, so that what the builder has seen when a later error stops the parser is
+    /// what it would have seen reading in order.
+    pub(crate) fn append(&mut self, kept: Kept) -> Result<(), ParseError> {
+        let mut start = 0;
+        for (end, row, position) in &kept.0.rows {
+            self.row(&kept.0.names[start..*end], row, *position)?;
+            start = *end;
+        }
+        Ok(())
+    }
+
     /// The report's columns, before its first row.
     pub(crate) fn columns(&mut self, columns: &[Column]) -> Result<(), ParseError> {
         self.flush()?;
@@ -89,7 +119,7 @@ impl RowSink<'_> {
     }
 
     fn flush(&mut self) -> Result<(), ParseError> {
-        if self.batch.rows.is_empty() {
+        if self.batch.rows.is_empty() || matches!(self.target, Target::Kept) {
             return Ok(());
         }
         let batch = std::mem::take(&mut self.batch);
@@ -101,6 +131,8 @@ impl RowSink<'_> {
             Target::Direct(consumer) => consumer.take(message),
             // The builder stopped at an error of its own, which is the one reported.
             Target::Channel(sender) => sender.send(message).map_err(|_| stopped()),
+            // Only rows are given to a keeping sink, and they stay in the batch.
+            Target::Kept => Ok(()),
         }
     }
 }

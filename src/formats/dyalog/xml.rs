@@ -32,6 +32,7 @@
 //! **Reading** is streamed in blocks of whole entries (a block ends just after a `</ProfileEntry>`
 //! tag), each parsed as a slice so that no event is copied; an entry that a block ends inside
 //! (where `</ProfileEntry>` stands in a comment, CDATA or attribute) is read again in a longer block.
+//! Blocks without such constructs, most of a report, are parsed two at a time on two threads.
 //!
 //! **Model**: Title is the profile's title; the other settings are kept as header facts
 //! (`dyalog-xml.Version`, …) and written back as read. **Writing** uses the current layout
@@ -43,7 +44,7 @@
 //! and line numbers (named on stderr by the conversion step).
 
 use super::build::ReportBuilder;
-use super::rows::RowSink;
+use super::rows::{Kept, RowSink};
 use super::{report_rows, Column, OutRow, Report, Row};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
@@ -113,6 +114,19 @@ struct Blocks<'i> {
     eof: bool,
     /// The current block is the last.
     last: bool,
+    /// The current block ends just after a `</ProfileEntry>` tag (not at another `>`, nor at the
+    /// end of the input).
+    entry_cut: bool,
+}
+
+/// Where a block starts in the input: what its byte offsets are counted from.
+#[derive(Clone, Copy, Debug)]
+struct BlockStart {
+    /// Synthetic bytes before the input.
+    prefix: usize,
+    /// The input offset of the byte after them, and the newlines before it.
+    offset: u64,
+    lines_before: u64,
 }
 
 impl<'i> Blocks<'i> {
@@ -128,7 +142,37 @@ impl<'i> Blocks<'i> {
             spare: Vec::new(),
             eof: false,
             last: false,
+            entry_cut: false,
         }
+    }
+
+    fn start(&self) -> BlockStart {
+        BlockStart { prefix: self.prefix, offset: self.offset, lines_before: self.lines_before }
+    }
+
+    /// Whether the current block can be parsed on its own, ahead of its turn: it starts inside
+    /// `<ProfileData>`, ends just after a `</ProfileEntry>` tag, and has none of the constructs such
+    /// a tag can stand in (comment, CDATA, processing instruction, attribute value), so every entry
+    /// in it ends in it. Real reports are made of such blocks.
+    fn plain(&self) -> bool {
+        let input = &self.buf[self.prefix..];
+        self.prefix > 0
+            && self.entry_cut
+            && !self.last
+            && memchr::memchr3(b'!', b'?', b'"', input).is_none()
+            && memchr::memchr(b'\'', input).is_none()
+    }
+
+    /// Goes back to the block before the current one, `buf` (a copy of it) starting at `start`: the
+    /// current block's input is read again after it.
+    fn rewind(&mut self, buf: Vec<u8>, start: BlockStart) {
+        let mut rest = self.buf.split_off(self.prefix);
+        rest.append(&mut self.rest);
+        self.rest = rest;
+        self.spare = std::mem::replace(&mut self.buf, buf);
+        (self.prefix, self.offset, self.lines_before) = (start.prefix, start.offset, start.lines_before);
+        self.last = false;
+        self.entry_cut = true;
     }
 
     /// Moves to the next block, which starts at byte `keep` of the current block's input (all of it
@@ -155,14 +199,16 @@ impl<'i> Blocks<'i> {
         // Reading on by at least as much as is carried over keeps re-reading a long item linear.
         let wanted = old_end + self.block.max(old_end - self.prefix);
         let mut searched = old_end;
+        self.entry_cut = false;
         loop {
             if self.eof {
                 break;
             }
             if self.buf.len() >= wanted {
-                if let Some(cut) = last_cut(&self.buf, searched, old_end) {
+                if let Some((cut, entry_cut)) = last_cut(&self.buf, searched, old_end) {
                     self.rest.extend_from_slice(&self.buf[cut..]);
                     self.buf.truncate(cut);
+                    self.entry_cut = entry_cut;
                     break;
                 }
                 // An end tag may straddle what was read and what is read next.
@@ -186,19 +232,20 @@ impl<'i> Blocks<'i> {
 /// Where a block can end: just after the last `</ProfileEntry>` tag that starts at `from` or later
 /// and ends after `after`; failing that, just after the last `>` past `after`, so that a document
 /// without entries (not a report at all, say) is still read a block at a time. A `>` is never
-/// inside a character or entity reference, and an element cut there is read again.
-fn last_cut(buf: &[u8], from: usize, after: usize) -> Option<usize> {
+/// inside a character or entity reference, and an element cut there is read again. The cut, and
+/// whether it follows a `</ProfileEntry>` tag.
+fn last_cut(buf: &[u8], from: usize, after: usize) -> Option<(usize, bool)> {
     let mut region = buf.get(from..)?;
     while let Some(at) = memchr::memmem::rfind(region, ENTRY_END) {
         let tail = &region[at + ENTRY_END.len()..];
         let spaces = tail.iter().take_while(|&&b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')).count();
         let end = from + at + ENTRY_END.len() + spaces + 1;
         if tail.get(spaces) == Some(&b'>') && end > after {
-            return Some(end);
+            return Some((end, true));
         }
         region = &region[..at];
     }
-    memchr::memrchr(b'>', buf.get(after..)?).map(|at| after + at + 1)
+    memchr::memrchr(b'>', buf.get(after..)?).map(|at| (after + at + 1, false))
 }
 
 /// Byte offsets in a block as input positions with their lines.
@@ -212,12 +259,12 @@ struct BlockPositions {
 }
 
 impl BlockPositions {
-    fn of(blocks: &Blocks<'_>) -> BlockPositions {
+    fn of(start: BlockStart) -> BlockPositions {
         BlockPositions {
-            prefix: blocks.prefix,
-            offset: blocks.offset,
-            lines_before: blocks.lines_before,
-            last: std::cell::Cell::new((blocks.prefix, 0)),
+            prefix: start.prefix,
+            offset: start.offset,
+            lines_before: start.lines_before,
+            last: std::cell::Cell::new((start.prefix, 0)),
         }
     }
 
@@ -300,22 +347,28 @@ struct XmlInput<'b> {
 impl<'b> XmlInput<'b> {
     /// The parser over the current block, past its synthetic start tag.
     fn new(blocks: &'b Blocks<'_>) -> Result<XmlInput<'b>, ParseError> {
-        let mut reader = Reader::from_reader(&blocks.buf[..]);
+        XmlInput::over(&blocks.buf, blocks.start(), blocks.last)
+    }
+
+    /// The parser over `block`, which starts at `start` (and is the `last`), past its synthetic
+    /// start tag.
+    fn over(block: &'b [u8], start: BlockStart, last: bool) -> Result<XmlInput<'b>, ParseError> {
+        let mut reader = Reader::from_reader(block);
         // Text inside an element is kept whole (whitespace between elements is told apart by Ev::Space).
         reader.config_mut().trim_text_start = false;
         reader.config_mut().trim_text_end = false;
         let mut x = XmlInput {
             reader,
-            block: &blocks.buf,
-            positions: BlockPositions::of(blocks),
-            last: blocks.last,
+            block,
+            positions: BlockPositions::of(start),
+            last,
             hit_end: false,
             item_start: 0,
             name: Vec::new(),
             text: String::new(),
             keep_space: false,
         };
-        if blocks.prefix > 0 {
+        if start.prefix > 0 {
             x.next()?;
         }
         Ok(x)
@@ -498,6 +551,11 @@ fn read_in_blocks(
 }
 
 /// Parses the XML block by block, handing each entry to `sink`; returns the settings and warnings.
+///
+/// Plain blocks ([`Blocks::plain`]), most of a report, are parsed two at a time: one on a helper
+/// thread while this one parses the next, each with a document of its own, their rows kept until
+/// their turn. A block that fails so is read again in turn, as every other block is, so that its
+/// error (or its being read again in a longer block) is what reading in order gives.
 fn parse(
     input: &mut dyn BufRead,
     block: usize,
@@ -505,17 +563,99 @@ fn parse(
 ) -> Result<(Vec<(String, String)>, Diagnostics), ParseError> {
     let mut blocks = Blocks::new(input, block);
     let mut document = Document::default();
-    let mut keep = usize::MAX;
-    while blocks.advance(keep, document.stage == Stage::Inside)? {
-        let mut x = XmlInput::new(&blocks)?;
-        keep = match document.read_block(&mut x, sink) {
-            Ok(()) => usize::MAX,
-            // The block ended inside an item: it is read again, from its start, in a longer block.
-            Err(_) if x.hit_end => x.item_start_in_input(),
-            Err(e) => return Err(e),
-        };
+    std::thread::scope(|scope| {
+        let mut helper: Option<Helper> = None;
+        let mut keep = usize::MAX;
+        while blocks.advance(keep, document.stage == Stage::Inside)? {
+            keep = usize::MAX;
+            let plain = document.stage == Stage::Inside && document.columns_sent && blocks.plain();
+            let pending = helper.as_ref().is_some_and(|h| h.pending);
+            if plain && !pending {
+                helper.get_or_insert_with(|| Helper::spawn(scope)).send(&blocks)?;
+                continue;
+            }
+            // This block is read (ahead, while the helper reads the one before) before that one is
+            // taken in.
+            let current = plain.then(|| read_ahead(&blocks.buf, blocks.start()));
+            let earlier_taken = match helper.as_mut().and_then(Helper::take_result) {
+                Some(earlier) => document.take_ahead(earlier, &mut blocks, sink)?,
+                None => true,
+            };
+            if let Some(current) = current.filter(|_| earlier_taken) {
+                if document.take(current, sink)? {
+                    continue;
+                }
+            }
+            let mut x = XmlInput::new(&blocks)?;
+            keep = match document.read_block(&mut x, sink) {
+                Ok(()) => usize::MAX,
+                // The block ended inside an item: it is read again, from its start, in a longer block.
+                Err(_) if x.hit_end => x.item_start_in_input(),
+                Err(e) => return Err(e),
+            };
+        }
+        Ok((document.settings, document.diag))
+    })
+}
+
+/// A plain block read ahead: the rows it gave and its document, or `None` where it failed.
+type ReadAhead = Option<(Kept, Document)>;
+
+/// Reads a plain block, `buf` starting at `start`, with a document of its own.
+fn read_ahead(buf: &[u8], start: BlockStart) -> ReadAhead {
+    let mut x = XmlInput::over(buf, start, false).ok()?;
+    let mut document = Document { stage: Stage::Inside, columns_sent: true, ..Document::default() };
+    let mut sink = RowSink::keeping();
+    document.read_block(&mut x, &mut sink).ok()?;
+    (document.stage == Stage::Inside).then(|| (sink.into_kept(), document))
+}
+
+/// A plain block read on the helper thread: a copy of it, where it starts, and what reading it gave.
+struct AheadBlock {
+    buf: Vec<u8>,
+    start: BlockStart,
+    read: ReadAhead,
+}
+
+/// The helper thread that reads a plain block while the parsing thread reads the next; one block
+/// at a time.
+struct Helper {
+    blocks: std::sync::mpsc::Sender<(Vec<u8>, BlockStart)>,
+    results: std::sync::mpsc::Receiver<AheadBlock>,
+    pending: bool,
+}
+
+impl Helper {
+    fn spawn<'s>(scope: &'s std::thread::Scope<'s, '_>) -> Helper {
+        let (blocks, to_read) = std::sync::mpsc::channel::<(Vec<u8>, BlockStart)>();
+        let (to_parser, results) = std::sync::mpsc::channel();
+        scope.spawn(move || {
+            for (buf, start) in to_read {
+                let read = read_ahead(&buf, start);
+                if to_parser.send(AheadBlock { buf, start, read }).is_err() {
+                    return;
+                }
+            }
+        });
+        Helper { blocks, results, pending: false }
     }
-    Ok((document.settings, document.diag))
+
+    /// Hands the current block to the helper thread.
+    fn send(&mut self, blocks: &Blocks<'_>) -> Result<(), ParseError> {
+        self.blocks.send((blocks.buf.clone(), blocks.start())).map_err(|_| helper_stopped())?;
+        self.pending = true;
+        Ok(())
+    }
+
+    /// The block sent last, once read, if one was sent and not taken yet.
+    fn take_result(&mut self) -> Option<Result<AheadBlock, ParseError>> {
+        std::mem::take(&mut self.pending).then(|| self.results.recv().map_err(|_| helper_stopped()))
+    }
+}
+
+fn helper_stopped() -> ParseError {
+    let io = std::io::Error::other("the helper thread stopped");
+    ParseError { format: FORMAT, position: Position::default(), kind: ParseErrorKind::Io(io) }
 }
 
 /// Where the reading of the document is, between blocks.
@@ -569,6 +709,32 @@ impl Document {
                 (Stage::After, ev) => return Err(x.unexpected("nothing after </ProfileData>", x.describe(ev))),
             }
         }
+    }
+
+    /// Takes in a block read ahead of its turn, its rows handed to `sink`; false when reading it
+    /// failed.
+    fn take(&mut self, read: ReadAhead, sink: &mut RowSink<'_>) -> Result<bool, ParseError> {
+        let Some((kept, document)) = read else { return Ok(false) };
+        self.settings.extend(document.settings);
+        self.diag.absorb(document.diag);
+        sink.append(kept)?;
+        Ok(true)
+    }
+
+    /// Takes in the block before the current one, read on the helper thread; where that failed,
+    /// makes it the current block again, to be read in turn. Whether it was taken in.
+    fn take_ahead(
+        &mut self,
+        earlier: Result<AheadBlock, ParseError>,
+        blocks: &mut Blocks<'_>,
+        sink: &mut RowSink<'_>,
+    ) -> Result<bool, ParseError> {
+        let AheadBlock { buf, start, read } = earlier?;
+        let taken = self.take(read, sink)?;
+        if !taken {
+            blocks.rewind(buf, start);
+        }
+        Ok(taken)
     }
 
     /// Reads a `<ProfileEntry>` just started and hands it on; its warnings are given only once it is
@@ -837,6 +1003,33 @@ tree:
                 }
             }
             proptest::prop_assert_eq!(read_blocks(&xml, size), read_blocks(&xml, usize::MAX));
+        }
+    }
+
+    /// Blocks of plain entries are read ahead on the helper thread; one with a comment, a quote or
+    /// a processing instruction, or cut elsewhere than after an entry, is not.
+    #[test]
+    fn plain_blocks_are_those_of_plain_entries() {
+        let entry = "<ProfileEntry><Depth>0</Depth><Element>#.f</Element><Line>\u{af}1</Line></ProfileEntry>\n";
+        let plain_blocks = |xml: &str| {
+            let mut input = xml.as_bytes();
+            let mut blocks = Blocks::new(&mut input, 2 * entry.len());
+            let mut plain = Vec::new();
+            let mut inside = false;
+            while blocks.advance(usize::MAX, inside).unwrap() {
+                plain.push(blocks.plain());
+                inside = true;
+            }
+            plain
+        };
+        let body = entry.repeat(6);
+        let report = format!("<ProfileData>\n{body}</ProfileData>\n");
+        // The first block holds the start of the document, the last its end.
+        assert_eq!(plain_blocks(&report), [false, true, true, false]);
+        for odd in ["<!-- x -->", "<?pi?>", "<Note a=\"1\"/>", "<Note a='1'/>"] {
+            let report = format!("<ProfileData>\n{body}{odd}{body}</ProfileData>\n");
+            let plain = plain_blocks(&report);
+            assert!(plain.contains(&true) && plain.iter().filter(|&&p| !p).count() > 2, "{odd}: {plain:?}");
         }
     }
 

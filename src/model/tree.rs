@@ -96,9 +96,11 @@ struct Layout {
     preorder: bool,
     /// Siblings may share a frame (seen, or not known otherwise).
     duplicates_possible: bool,
-    /// While `preorder`: the path to the last node, each with the frames of its children so far;
-    /// `root_frames` holds the roots' frames.
-    open: Vec<(NodeId, Siblings)>,
+    /// While `preorder`: the path to the last node, and the frames of each one's children so far
+    /// (two lists: a pair pushed whole is built aside in narrow stores and read back in wide
+    /// loads, which stall); `root_frames` holds the roots' frames.
+    open: Vec<NodeId>,
+    open_siblings: Vec<Siblings>,
     root_frames: FxHashSet<FrameId>,
     /// Emptied sets kept for reuse, so a deep walk does not allocate a set per node.
     spare: Vec<FxHashSet<FrameId>>,
@@ -112,6 +114,7 @@ impl Layout {
             preorder: true,
             duplicates_possible: false,
             open: Vec::new(),
+            open_siblings: Vec::new(),
             root_frames: FxHashSet::default(),
             spare: Vec::new(),
             sealed: false,
@@ -125,18 +128,19 @@ impl Layout {
             self.forget_order();
         }
         if self.preorder {
-            while self.open.last().is_some_and(|(open, _)| Some(*open) != parent) {
+            while self.open.last().is_some_and(|&open| Some(open) != parent) {
                 self.close_last();
             }
-            let fresh = match (parent, self.open.last_mut()) {
+            let fresh = match (parent, self.open_siblings.last_mut()) {
                 (None, _) => Some(self.root_frames.insert(frame)),
-                (Some(_), Some((_, siblings))) => Some(siblings.insert(frame, &mut self.spare)),
+                (Some(_), Some(siblings)) => Some(siblings.insert(frame, &mut self.spare)),
                 (Some(_), None) => None,
             };
             match fresh {
                 Some(fresh) => {
                     self.duplicates_possible |= !fresh;
-                    self.open.push((node, Siblings::NONE));
+                    self.open.push(node);
+                    self.open_siblings.push(Siblings::NONE);
                     return;
                 }
                 None => self.forget_order(),
@@ -148,7 +152,8 @@ impl Layout {
     }
 
     fn close_last(&mut self) {
-        if let Some((_, Siblings::Many(mut set))) = self.open.pop() {
+        self.open.pop();
+        if let Some(Siblings::Many(mut set)) = self.open_siblings.pop() {
             // A set that once held many frames is dropped rather than kept: clearing it costs its
             // capacity, and it would be cleared again for every small sibling list.
             if set.capacity() <= 64 {
@@ -172,6 +177,7 @@ impl Layout {
         self.preorder = false;
         self.sealed = false;
         self.open = Vec::new();
+        self.open_siblings = Vec::new();
         self.root_frames = FxHashSet::default();
         self.spare = Vec::new();
     }

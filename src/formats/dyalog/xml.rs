@@ -574,8 +574,8 @@ fn parse(
                 helper.get_or_insert_with(|| Helper::spawn(scope)).send(&blocks)?;
                 continue;
             }
-            // This block is read (ahead, while the helper reads the one before) before that one is
-            // taken in.
+            // This block is read here while the helper reads the one before it, which is taken in
+            // first.
             let current = plain.then(|| read_ahead(&blocks.buf, blocks.start()));
             let earlier_taken = match helper.as_mut().and_then(Helper::take_result) {
                 Some(earlier) => document.take_ahead(earlier, &mut blocks, sink)?,

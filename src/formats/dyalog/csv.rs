@@ -217,7 +217,9 @@ impl RowFields<'_> {
     }
 }
 
-/// Parses one line as a row of `columns`.
+/// Parses one line as a row of `columns`. Inlined, with [`plain_row`], into the loop that keeps
+/// its results, as the `-px` reader's line step is, so that a row is written where it is kept.
+#[inline(always)]
 fn parse_row(line: &str, columns: &[Option<Column>], field: u8, decimal: char) -> ParsedRow {
     if let Some((name, row)) =
         u8::try_from(decimal).ok().filter(u8::is_ascii).and_then(|mark| plain_row(line, columns, field, mark))
@@ -228,6 +230,7 @@ fn parse_row(line: &str, columns: &[Option<Column>], field: u8, decimal: char) -
 }
 
 /// [`parse_row`] field by field: any row, with an error for a field that is not its column's.
+#[inline(never)]
 fn fields_row(line: &str, columns: &[Option<Column>], field: u8, decimal: char) -> ParsedRow {
     let new = || RowFields { columns, decimal, row: Row::default(), name: RowName::At(0..0), count: 0 };
     let mut fields = new();
@@ -252,6 +255,7 @@ fn fields_row(line: &str, columns: &[Option<Column>], field: u8, decimal: char) 
 /// digits and at most one decimal mark, 15 digits at most; `¯1` for a function row's Line; a quoted
 /// name without quotes in it), nothing around them; `None` for any other row, which is then read
 /// field by field. The values are those [`Row::set`] gives.
+#[inline(always)]
 fn plain_row(line: &str, columns: &[Option<Column>], field: u8, mark: u8) -> Option<(Range<usize>, Row)> {
     const FUNCTION_ROW: &[u8] = "¯1".as_bytes();
     let bytes = line.as_bytes();

@@ -105,9 +105,9 @@ fn detect_separators(head: &[u8]) -> Separators {
 /// merged into their functions with `merge_lines`).
 ///
 /// Lines are split into fields, numbers parsed and function names hashed on a second thread
-/// ([`text::pipeline`]); names are slices of the checked block. A Dyalog name has no quotes or line breaks, so
-/// a row is one line and its fields are found in one pass over it; a line that quotes otherwise (a
-/// doubled `""`, text after a closing quote) is read by the csv crate.
+/// ([`text::pipeline`]); names are slices of the checked block. A Dyalog name has no quotes or
+/// line breaks, so a row is one line and its fields are found in one pass over it; a line that
+/// quotes otherwise (a doubled `""`, text after a closing quote) is read by the csv crate.
 pub(crate) fn read(
     input: &mut (dyn Read + Send),
     separators: Option<Separators>,

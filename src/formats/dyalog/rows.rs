@@ -138,7 +138,13 @@ impl RowSink<'_> {
 }
 
 fn stopped() -> ParseError {
-    let io = std::io::Error::other("the builder stopped");
+    thread_stopped("the builder")
+}
+
+/// The error of a reader whose other thread (`which`) stopped: its own error, or its panic, is the
+/// one reported.
+pub(super) fn thread_stopped(which: &str) -> ParseError {
+    let io = std::io::Error::other(format!("{which} stopped"));
     ParseError { format: FORMAT, position: Position::default(), kind: ParseErrorKind::Io(io) }
 }
 

@@ -102,12 +102,9 @@ struct Blocks<'i> {
     input: &'i mut dyn BufRead,
     /// Bytes read at a time, and so the least a block grows by.
     block: usize,
-    /// The current block: `prefix` synthetic bytes, then input.
+    /// The current block, and where it starts.
     buf: Vec<u8>,
-    prefix: usize,
-    /// The input offset of `buf[prefix]`, and the newlines before it.
-    offset: u64,
-    lines_before: u64,
+    start: BlockStart,
     /// Input read past the current block, and the storage of the block before it (reused).
     rest: Vec<u8>,
     spare: Vec<u8>,
@@ -135,9 +132,7 @@ impl<'i> Blocks<'i> {
             input,
             block: block.max(1),
             buf: Vec::new(),
-            prefix: 0,
-            offset: 0,
-            lines_before: 0,
+            start: BlockStart { prefix: 0, offset: 0, lines_before: 0 },
             rest: Vec::new(),
             spare: Vec::new(),
             eof: false,
@@ -146,17 +141,13 @@ impl<'i> Blocks<'i> {
         }
     }
 
-    fn start(&self) -> BlockStart {
-        BlockStart { prefix: self.prefix, offset: self.offset, lines_before: self.lines_before }
-    }
-
     /// Whether the current block can be parsed on its own, ahead of its turn: it starts inside
     /// `<ProfileData>`, ends just after a `</ProfileEntry>` tag, and has none of the constructs such
     /// a tag can stand in (comment, CDATA, processing instruction, attribute value), so every entry
     /// in it ends in it. Real reports are made of such blocks.
     fn plain(&self) -> bool {
-        let input = &self.buf[self.prefix..];
-        self.prefix > 0
+        let input = &self.buf[self.start.prefix..];
+        self.start.prefix > 0
             && self.entry_cut
             && !self.last
             && memchr::memchr3(b'!', b'?', b'"', input).is_none()
@@ -166,11 +157,11 @@ impl<'i> Blocks<'i> {
     /// Goes back to the block before the current one, `buf` (a copy of it) starting at `start`: the
     /// current block's input is read again after it.
     fn rewind(&mut self, buf: Vec<u8>, start: BlockStart) {
-        let mut rest = self.buf.split_off(self.prefix);
+        let mut rest = self.buf.split_off(self.start.prefix);
         rest.append(&mut self.rest);
         self.rest = rest;
         self.spare = std::mem::replace(&mut self.buf, buf);
-        (self.prefix, self.offset, self.lines_before) = (start.prefix, start.offset, start.lines_before);
+        self.start = start;
         self.last = false;
         self.entry_cut = true;
     }
@@ -182,22 +173,22 @@ impl<'i> Blocks<'i> {
         if self.last {
             return Ok(false);
         }
-        let keep = keep.min(self.buf.len() - self.prefix);
-        let read = &self.buf[self.prefix..self.prefix + keep];
-        self.lines_before += memchr::memchr_iter(b'\n', read).count() as u64;
-        self.offset += keep as u64;
+        let keep = keep.min(self.buf.len() - self.start.prefix);
+        let read = &self.buf[self.start.prefix..self.start.prefix + keep];
+        self.start.lines_before += memchr::memchr_iter(b'\n', read).count() as u64;
+        self.start.offset += keep as u64;
         let mut next = std::mem::take(&mut self.spare);
         next.clear();
         if inside {
             next.extend_from_slice(INSIDE);
         }
-        next.extend_from_slice(&self.buf[self.prefix + keep..]);
+        next.extend_from_slice(&self.buf[self.start.prefix + keep..]);
         let old_end = next.len();
         next.append(&mut self.rest);
         self.spare = std::mem::replace(&mut self.buf, next);
-        self.prefix = if inside { INSIDE.len() } else { 0 };
+        self.start.prefix = if inside { INSIDE.len() } else { 0 };
         // Reading on by at least as much as is carried over keeps re-reading a long item linear.
-        let wanted = old_end + self.block.max(old_end - self.prefix);
+        let wanted = old_end + self.block.max(old_end - self.start.prefix);
         let mut searched = old_end;
         self.entry_cut = false;
         loop {
@@ -225,7 +216,7 @@ impl<'i> Blocks<'i> {
     }
 
     fn error(&self, kind: ParseErrorKind) -> ParseError {
-        ParseError { format: FORMAT, position: Position::line(self.lines_before + 1, self.offset), kind }
+        ParseError { format: FORMAT, position: Position::line(self.start.lines_before + 1, self.start.offset), kind }
     }
 }
 
@@ -250,9 +241,7 @@ fn last_cut(buf: &[u8], from: usize, after: usize) -> Option<(usize, bool)> {
 
 /// Byte offsets in a block as input positions with their lines.
 struct BlockPositions {
-    prefix: usize,
-    offset: u64,
-    lines_before: u64,
+    start: BlockStart,
     /// The last position asked for (index in the block, newlines before it in the block):
     /// positions are mostly asked for in input order, so each is counted on from the one before.
     last: std::cell::Cell<(usize, u64)>,
@@ -260,24 +249,20 @@ struct BlockPositions {
 
 impl BlockPositions {
     fn of(start: BlockStart) -> BlockPositions {
-        BlockPositions {
-            prefix: start.prefix,
-            offset: start.offset,
-            lines_before: start.lines_before,
-            last: std::cell::Cell::new((start.prefix, 0)),
-        }
+        BlockPositions { start, last: std::cell::Cell::new((start.prefix, 0)) }
     }
 
     /// The position of `block[at]`.
     fn position(&self, block: &[u8], at: u64) -> Position {
-        let at = usize::try_from(at).unwrap_or(usize::MAX).clamp(self.prefix, block.len());
+        let BlockStart { prefix, offset, lines_before } = self.start;
+        let at = usize::try_from(at).unwrap_or(usize::MAX).clamp(prefix, block.len());
         let (from, lines) = match self.last.get() {
             (last, lines) if last <= at => (last, lines),
-            _ => (self.prefix, 0),
+            _ => (prefix, 0),
         };
         let lines = lines + memchr::memchr_iter(b'\n', &block[from..at]).count() as u64;
         self.last.set((at, lines));
-        Position::line(self.lines_before + lines + 1, self.offset + (at - self.prefix) as u64)
+        Position::line(lines_before + lines + 1, offset + (at - prefix) as u64)
     }
 }
 
@@ -347,7 +332,7 @@ struct XmlInput<'b> {
 impl<'b> XmlInput<'b> {
     /// The parser over the current block, past its synthetic start tag.
     fn new(blocks: &'b Blocks<'_>) -> Result<XmlInput<'b>, ParseError> {
-        XmlInput::over(&blocks.buf, blocks.start(), blocks.last)
+        XmlInput::over(&blocks.buf, blocks.start, blocks.last)
     }
 
     /// The parser over `block`, which starts at `start` (and is the `last`), past its synthetic
@@ -386,7 +371,7 @@ impl<'b> XmlInput<'b> {
 
     /// Where the item being read started, in the block's input bytes.
     fn item_start_in_input(&self) -> usize {
-        usize::try_from(self.item_start).unwrap_or(usize::MAX).saturating_sub(self.positions.prefix)
+        usize::try_from(self.item_start).unwrap_or(usize::MAX).saturating_sub(self.positions.start.prefix)
     }
 
     fn error(&self, position: Position, kind: ParseErrorKind) -> ParseError {
@@ -576,7 +561,7 @@ fn parse(
             }
             // This block is read here while the helper reads the one before it, which is taken in
             // first.
-            let current = plain.then(|| read_ahead(&blocks.buf, blocks.start()));
+            let current = plain.then(|| read_ahead(&blocks.buf, blocks.start));
             let earlier_taken = match helper.as_mut().and_then(Helper::take_result) {
                 Some(earlier) => document.take_ahead(earlier, &mut blocks, sink)?,
                 None => true,
@@ -642,7 +627,7 @@ impl Helper {
 
     /// Hands the current block to the helper thread.
     fn send(&mut self, blocks: &Blocks<'_>) -> Result<(), ParseError> {
-        self.blocks.send((blocks.buf.clone(), blocks.start())).map_err(|_| helper_stopped())?;
+        self.blocks.send((blocks.buf.clone(), blocks.start)).map_err(|_| helper_stopped())?;
         self.pending = true;
         Ok(())
     }
@@ -654,8 +639,7 @@ impl Helper {
 }
 
 fn helper_stopped() -> ParseError {
-    let io = std::io::Error::other("the helper thread stopped");
-    ParseError { format: FORMAT, position: Position::default(), kind: ParseErrorKind::Io(io) }
+    super::rows::thread_stopped("the helper thread")
 }
 
 /// Where the reading of the document is, between blocks.

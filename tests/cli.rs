@@ -120,6 +120,31 @@ fn undetectable_input_lists_the_formats() {
 }
 
 #[test]
+fn a_damaged_file_gets_the_error_of_the_format_its_extension_names() {
+    // Cut off after the first header line: once read as folded stacks (exit 0), it must fail with
+    // the -px reader's own message, naming the missing line.
+    let dir = temp();
+    let cut = dir.path().join("run.px");
+    std::fs::write(&cut, "\"Wed Jun  3 21:49 1993").unwrap();
+    let out = dir.path().join("o.folded");
+    proftool().arg("convert").arg(&cut).arg(&out).assert().code(1).stderr(
+        predicate::str::contains("does not look like ghc-px")
+            .and(predicate::str::contains("run.px: ghc-px: line 1"))
+            .and(predicate::str::contains("cannot tell").not()),
+    );
+    assert!(!out.exists());
+    let csv = dir.path().join("report.csv");
+    std::fs::write(&csv, "name,count\nf,1\n").unwrap();
+    proftool()
+        .arg("convert")
+        .arg(&csv)
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("report.csv: dyalog-csv: line 1"));
+}
+
+#[test]
 fn every_bad_fixture_fails_with_file_and_position_and_leaves_nothing() {
     for (format, path) in crate::support::bad_fixtures() {
         let dir = temp();

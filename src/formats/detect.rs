@@ -1,8 +1,10 @@
 //! Format detection: the only place that decides which format an input or output is.
 //!
 //! Input: `--from` wins; else the content sniffers (a single `Yes` decides; several are settled by the
-//! extension); else the extension, unless that format's sniffer said `No`; else a single `Maybe`;
-//! else an error that lists the candidates. Output: `--to`, else the extension. Output detection
+//! extension); else the extension, when it names one format or only one of the formats it names
+//! does not reject the content (a rejected file is still read as its extension's one format, with a
+//! warning, so that its reader says what is wrong); else, for a file without a known extension, a
+//! single `Maybe`; else an error that lists the candidates. Output: `--to`, else the extension. Output detection
 //! never looks at content.
 
 use super::{Format, Sniff};
@@ -98,14 +100,23 @@ pub fn detect_input(
     if let [one] = ext_ok.as_slice() {
         return Ok((*one, Reason::Extension));
     }
+    // The extension names one format and the content fits it badly: the file is most likely a
+    // damaged or cut-off file of that format, so its reader says what is wrong and where. Taking
+    // a weakly recognised format instead would, say, read a cut-off `.px` as folded stacks.
+    if let ([one], []) = (by_ext.as_slice(), ext_ok.as_slice()) {
+        diag.warn("detect-ext", None, || {
+            format!("the content does not look like {one}; reading it as {one}, as its extension says (name another with --from)")
+        });
+        return Ok((*one, Reason::Extension));
+    }
     let maybe: Vec<Format> = readers().filter(|f| f.sniff(head) == Sniff::Maybe).collect();
-    if let [one] = maybe.as_slice() {
+    if let ([], [one]) = (by_ext.as_slice(), maybe.as_slice()) {
         return Ok((*one, Reason::ContentOnly));
     }
     let why = match (by_ext.as_slice(), maybe.as_slice()) {
         ([], []) => "no format recognises the content".to_string(),
         ([], m) => format!("the content could be {}", names(m)),
-        (e, _) if ext_ok.is_empty() => format!("the extension says {} but the content does not fit", names(e)),
+        (e, _) if ext_ok.is_empty() => format!("the extension says {} but the content fits none of them", names(e)),
         (e, _) => format!("the extension could be {}", names(e)),
     };
     Err(Error::UnknownInput(why))
@@ -171,6 +182,23 @@ mod tests {
         let mut diag = Diagnostics::default();
         let got = detect_input(None, None, b"a;b 3\na;c 1\n", &mut diag).unwrap();
         assert_eq!(got, (Format::Folded, Reason::ContentOnly));
+    }
+
+    #[test]
+    fn a_damaged_file_is_read_as_its_extension_says_not_as_a_weak_match() {
+        // A cut-off -px file: its sniffer rejects it, and folded would take it as a stack `"Wed Jun
+        // 3 21:49` with a count of 1993. Its own reader must get it, to say what is missing.
+        let mut diag = Diagnostics::default();
+        let head = b"\"Wed Jun  3 21:49 1993";
+        let got = detect_input(None, Some(Path::new("run.px")), head, &mut diag).unwrap();
+        assert_eq!(got, (Format::GhcPx, Reason::Extension));
+        assert!(diag.has("detect-ext"));
+        // Without an extension the weak match still decides (folded stacks on stdin).
+        let got = detect_input(None, None, head, &mut Diagnostics::default()).unwrap();
+        assert_eq!(got, (Format::Folded, Reason::ContentOnly));
+        // An extension shared by several formats that all reject the content names them all.
+        let err = detect_input(None, Some(Path::new("run.prof")), head, &mut Diagnostics::default()).unwrap_err();
+        assert!(err.to_string().contains("ghc-px or ghc-prof or ghc-json"), "{err}");
     }
 
     #[test]

@@ -95,6 +95,16 @@ enum Sink {
 
 const OUTPUT_BUFFER: usize = 256 * 1024;
 
+/// tempfile's error reads `{reason} at path "…/.proftool-x1Yz.tmp"`, a path the user never gave and
+/// that no longer exists: the caller names the output path, so only the reason is kept. (tempfile
+/// keeps the system's error inside a private type, so the text is all there is to go by.)
+fn without_temp_path(error: io::Error) -> io::Error {
+    match error.to_string().split_once(" at path ") {
+        Some((reason, _)) => io::Error::new(error.kind(), reason.to_string()),
+        None => error,
+    }
+}
+
 impl Output {
     /// Prepares to write `path` (stdout for `-`). Refuses a path that is the file `input` names.
     pub fn create(path: &str, input: Option<&Path>) -> io::Result<Output> {
@@ -122,7 +132,11 @@ impl Output {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let temp = tempfile::Builder::new().prefix(".proftool-").suffix(".tmp").tempfile_in(&dir)?;
+        let temp = tempfile::Builder::new()
+            .prefix(".proftool-")
+            .suffix(".tmp")
+            .tempfile_in(&dir)
+            .map_err(without_temp_path)?;
         Ok(Output { sink: Sink::File { temp: BufWriter::with_capacity(OUTPUT_BUFFER, temp), path } })
     }
 

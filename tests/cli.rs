@@ -120,6 +120,16 @@ fn undetectable_input_lists_the_formats() {
 }
 
 #[test]
+fn an_output_in_a_missing_directory_names_the_path_given_and_no_temporary_file() {
+    let dir = temp();
+    let out = dir.path().join("missing").join("o.folded");
+    let assert = proftool().arg("convert").arg(fixture("lispworks/processes.tree")).arg(&out).assert().code(1);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(stderr.contains(&format!("{}: cannot create: No such file or directory", out.display())), "{stderr}");
+    assert!(!stderr.contains(".proftool-"), "{stderr}");
+}
+
+#[test]
 fn a_damaged_file_gets_the_error_of_the_format_its_extension_names() {
     // Cut off after the first header line: once read as folded stacks (exit 0), it must fail with
     // the -px reader's own message, naming the missing line.

@@ -20,7 +20,9 @@ use crate::formats::br;
 use crate::formats::dyalog::Separators;
 use crate::formats::sampler::FrameOrder;
 use crate::formats::{Carries, Format, Structure};
-use crate::model::{ops, Frame, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Values};
+use crate::model::{
+    ops, Frame, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values,
+};
 use rustc_hash::FxHashSet;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -116,9 +118,14 @@ pub fn project(
 ) -> Result<Profile, Error> {
     let carries = target.carries();
     report_dropped_header(&profile, target, &carries, diag);
+    if !carries.one_metric && !target.keeps_measured_inclusive() {
+        let carried = |m: usize| carries.metrics.contains(&profile.metrics()[m].kind);
+        report_measured_inclusive_dropped(&profile, target, carried, diag);
+    }
     if carries.one_metric {
         // First, so that the steps below copy one column, not all.
         let chosen = choose_metric(&profile, options, target)?;
+        report_measured_inclusive_dropped(&profile, target, |m| m == chosen, diag);
         if carries.function_facts {
             absorb_calls(&mut profile, chosen);
         }
@@ -211,6 +218,56 @@ pub fn project(
         profile.function_facts.clear();
     }
     Ok(profile)
+}
+
+/// Names, in one line, measured inclusive values (Dyalog) of the metrics `kept` that the target
+/// cannot keep and that differ from what a node's own value and its children's add up to (a report
+/// cut short, time in code the profiler did not list): `target` derives inclusive values, so that
+/// difference is lost. A difference within rounding (1%, and 0.01 of the unit) is not worth a line.
+fn report_measured_inclusive_dropped(
+    profile: &Profile,
+    target: Format,
+    kept: impl Fn(usize) -> bool,
+    diag: &mut Diagnostics,
+) {
+    let tree = &profile.tree;
+    let mut parts = Vec::new();
+    for (m, metric) in profile.metrics().iter().enumerate().filter(|&(m, _)| kept(m)) {
+        let Some(measured) = tree.measured_inclusive(m) else { continue };
+        let derived = tree.derived_inclusive(m);
+        let (mut differing, mut largest) = (0usize, None::<(f64, usize)>);
+        for i in 0..tree.len() {
+            let (want, got) = (measured.get(i).as_f64(), derived.get(i).as_f64());
+            let gap = (want - got).abs();
+            if gap > 0.01 && gap > 0.01 * want.abs().max(got.abs()) {
+                differing += 1;
+                if largest.is_none_or(|(g, _)| gap > g) {
+                    largest = Some((gap, i));
+                }
+            }
+        }
+        let Some((_, i)) = largest else { continue };
+        let frame = profile.frames.get(tree.frame(NodeId(i as u32)));
+        let amount = |v: Value| match metric.unit {
+            Unit::Count => format!("{}", (v.as_f64() * 1000.0).round() / 1000.0),
+            unit => format!("{} {}", (v.as_f64() * 1000.0).round() / 1000.0, unit.name()),
+        };
+        parts.push(format!(
+            "{} on {differing} node{} (most: {frame}, {} measured, {} from its own value and its children's)",
+            metric.name,
+            if differing == 1 { "" } else { "s" },
+            amount(measured.get(i)),
+            amount(derived.get(i)),
+        ));
+    }
+    if !parts.is_empty() {
+        diag.warn("measured-inclusive-dropped", None, || {
+            format!(
+                "{target} derives inclusive values, so measured inclusive values that differ are dropped: {}",
+                parts.join("; ")
+            )
+        });
+    }
 }
 
 /// Whether a conversion to `target` merges line frames into their functions: with `--functions`, or

@@ -120,6 +120,33 @@ fn undetectable_input_lists_the_formats() {
 }
 
 #[test]
+fn measured_inclusive_time_that_a_target_derives_is_named_when_dropped() {
+    // The manual's 0.9.0 excerpt lists only some of Rain's rows: Rain measured 68.4 ms inclusive,
+    // its rows add up to 0.914 ms. Folded stacks derive inclusive values, so the rest is lost.
+    let dir = temp();
+    proftool()
+        .arg("convert")
+        .arg(fixture("dyalog-xml/v0.9.0-tree.xml"))
+        .arg(dir.path().join("o.folded"))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "folded derives inclusive values, so measured inclusive values that differ are dropped: time on 2 nodes \
+             (most: #.Rain, 68.4 ms measured, 0.914 ms from its own value and its children's)",
+        ));
+    // Dyalog keeps them, and a report whose rows add up says nothing.
+    for (input, output) in [("dyalog-xml/v0.9.0-tree.xml", "o.csv"), ("dyalog-xml/several-roots.xml", "o.folded")] {
+        proftool()
+            .arg("convert")
+            .arg(fixture(input))
+            .arg(dir.path().join(output))
+            .assert()
+            .success()
+            .stderr(predicate::str::contains("measured inclusive").not());
+    }
+}
+
+#[test]
 fn an_output_in_a_missing_directory_names_the_path_given_and_no_temporary_file() {
     let dir = temp();
     let out = dir.path().join("missing").join("o.folded");

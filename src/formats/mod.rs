@@ -387,6 +387,12 @@ impl Format {
         matches!(self, Format::GhcPx | Format::GhcProf | Format::GhcJson)
     }
 
+    /// Whether the format stores inclusive values as measured (Dyalog's InclusiveTime and
+    /// InclusiveTicks); every other format derives them from self values.
+    pub fn keeps_measured_inclusive(self) -> bool {
+        matches!(self, Format::DyalogXml | Format::DyalogCsv)
+    }
+
     /// The frame a format with a single root puts above several roots (GHC's `MAIN`), if it has one.
     pub fn single_root(self) -> Option<crate::model::FrameRef<'static>> {
         match self {

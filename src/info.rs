@@ -138,9 +138,11 @@ impl Info {
         if let Some(metric) = &self.ranked_by {
             let total = self.metrics.iter().find(|m| &m.name == metric).map_or(0.0, |m| m.total);
             let _ = writeln!(s, "heaviest functions by self {metric}:");
-            for f in &self.top_functions {
+            let values: Vec<String> = self.top_functions.iter().map(|f| number(f.self_value)).collect();
+            let width = values.iter().map(String::len).max().unwrap_or(0);
+            for (f, value) in self.top_functions.iter().zip(&values) {
                 let share = if total > 0.0 { 100.0 * f.self_value / total } else { 0.0 };
-                let _ = writeln!(s, "  {:>12}  {share:5.1}%  {}", number(f.self_value), f.name);
+                let _ = writeln!(s, "  {value:>width$}  {share:5.1}%  {}", f.name);
             }
         }
         s

@@ -423,9 +423,18 @@ fn info_reports_the_profile() {
         .stdout(predicate::str::contains("title      fib benchmark: run 2"))
         .stdout(predicate::str::contains("metric     samples (samples, count, additive): total 100"))
         .stdout(predicate::str::contains("tree       1 root, 7 nodes, 6 frames, max depth 4"))
-        .stdout(predicate::str::contains(
-            "            50   50.0%  CL-USER::FIB\n            25   25.0%  CL-USER::|weird name|",
-        ));
+        .stdout(predicate::str::contains("  50   50.0%  CL-USER::FIB\n  25   25.0%  CL-USER::|weird name|"));
+}
+
+#[test]
+fn info_lines_up_the_heaviest_functions_whatever_their_values_width() {
+    let out = proftool().arg("info").arg(fixture("dyalog-xml/v0.9.0-tree.xml")).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("heaviest")).skip(1).collect();
+    assert!(rows.len() > 5, "{text}");
+    let percent_at: Vec<Option<usize>> = rows.iter().map(|r| r.find('%')).collect();
+    assert!(percent_at.windows(2).all(|w| w[0] == w[1]), "{text}");
+    assert!(rows[0].starts_with("   0.698298737342   76.4%  #.Rain"), "{text}");
 }
 
 #[test]

@@ -20,7 +20,8 @@
 //!
 //! **Quirks**: `]PROFILE` 0.9.0 wrote the exclusive and inclusive columns (times and ticks) of tree
 //! and data reports under each other's labels (shared notes §3.7); they are swapped back by version,
-//! or, in any file, when rows show "inclusive" < "exclusive". APL writes negative numbers with a high
+//! or, in any file, when more rows show "inclusive" < "exclusive" as labelled than swapped (the rule
+//! and why in [`build`]). APL writes negative numbers with a high
 //! minus `¯`. The summary report's time column is called `Time` in CSV (inclusive time).
 //!
 //! **Exactness**: times are `f64` printed shortest-round-trip. A function's own time is its

@@ -99,17 +99,6 @@ impl Column {
         }
     }
 
-    /// The column that 0.x versions label this one with (exclusive and inclusive swapped).
-    pub(crate) fn swapped(self) -> Column {
-        match self {
-            Column::ExclusiveTime => Column::InclusiveTime,
-            Column::InclusiveTime => Column::ExclusiveTime,
-            Column::ExclusiveTicks => Column::InclusiveTicks,
-            Column::InclusiveTicks => Column::ExclusiveTicks,
-            other => other,
-        }
-    }
-
     /// The column named `name`; `Function` is what 0.9.0 called `Element`.
     pub(crate) fn from_name(name: &[u8]) -> Option<Column> {
         Some(match name {

@@ -38,8 +38,8 @@
 //! (`dyalog-xml.Version`, …) and written back as read. **Writing** uses the current layout
 //! (`<Element>`, `¯1` lines in trees, ExclusiveTime before InclusiveTime, ticks when the profile has
 //! them); settings a profile lacks are filled in (Version 1.37, TimerBias 0, TotalTime the total
-//! time). A profile read from a 0.x file keeps its Version and is written with that version's
-//! swapped labels, so that it reads back the same.
+//! time). Every report is written in the 1.37 layout with its columns labelled as measured, so a
+//! Version read as `0.x` (whose labels readers swap back, §3.7) is written as `1.37`, with a warning.
 //! **Lost**: nothing a Dyalog report holds; from other formats, everything but calls, time, ticks
 //! and line numbers (named on stderr by the conversion step).
 
@@ -829,12 +829,16 @@ impl Entry {
 }
 
 /// Writes `profile` as a `]PROFILE` XML report.
-pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error> {
+pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<(), Error> {
     let (report, columns, rows) = report_rows(profile, COMMAND, false);
-    let settings = settings(profile, report, &rows);
-    // A profile read from a 0.x file keeps its Version, and so the labels that version gives its
-    // columns (read back, they are swapped again): the round trip is exact.
-    let version_swaps = settings[0].1.starts_with("0.") && matches!(report, Report::Tree | Report::Data);
+    let mut settings = settings(profile, report, &rows);
+    // The columns are written labelled as measured: a 0.x Version would have a reader swap them.
+    if let Some((_, version)) = settings.iter_mut().find(|(name, v)| name == "Version" && v.starts_with("0.")) {
+        let read = std::mem::replace(version, "1.37".to_string());
+        diag.warn("dyalog-version-written", None, || {
+            format!("{FORMAT}: Version {read} written as 1.37: the file is in the 1.37 layout, its Inclusive/Exclusive columns labelled as measured")
+        });
+    }
     let mut text = String::with_capacity(1 << 16);
     text.push_str("<?xml version=\"1.0\"?>\n<ProfileData>\n    <ProfileSettings>\n");
     for (name, value) in settings {
@@ -848,8 +852,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
         for &column in &columns {
             value.clear();
             super::format_cell(row, column, report, base, '.', &mut value);
-            let label = if version_swaps { column.swapped() } else { column };
-            element(&mut text, 8, label.name(), &value);
+            element(&mut text, 8, column.name(), &value);
         }
         text.push_str("    </ProfileEntry>\n");
         if text.len() > 1 << 16 {

@@ -31,3 +31,12 @@ fn a_0_9_0_tree_is_written_as_1_37() {
     assert_eq!(again, xml);
     assert!(!stderr.contains("Version"), "{stderr}");
 }
+
+/// `--functions` merges line rows into their function rows: the function keeps its own Calls (1,
+/// not 1 + its 7 lines' 7) and its time as read (19.362, not 19.361999999999995), as the source
+/// row says (checked by hand against v1.37-tree.csv).
+#[test]
+fn merged_lines_keep_the_function_row_as_read() {
+    let (csv, _) = run(&["convert", "--functions", "--to", "dyalog-csv"], &fixture("dyalog-csv/v1.37-tree.csv"));
+    assert!(csv.starts_with("\"Depth\",\"Element\",\"Line\",\"Calls\",\"ExclusiveTime\",\"InclusiveTime\"\n0,\"#.Samples.Sample\",¯1,1,19.362,61.828\n"), "{csv}");
+}

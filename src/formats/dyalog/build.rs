@@ -24,16 +24,18 @@
 //!    printed in full that differ in the last digits) the digits are kept as read.
 //!
 //! **Merging lines while reading** (for a target without line numbers, or `--functions`): a line
-//! row under its own function row adds into the function's node instead of making one, siblings
-//! that share a function merge, and no line frame is made. The profile is the one
-//! [`crate::model::ops::merge_lines`] makes from the whole tree, values added in the same order, at a
-//! third of the nodes; one exception: where values were clamped to 0 (a malformed file), measured
+//! row under its own function row adds into the function's node instead of making one (its time and
+//! ticks; its Calls is dropped, the function row's own standing, and the function's time is made
+//! whole again as the very ExclusiveTime read, [`with_parts`]), siblings that share a function merge,
+//! and no line frame is made. The profile is the one [`crate::model::ops::merge_lines`] makes from
+//! the whole tree, values added in the same order, at a third of the nodes; one exception: where values were clamped to 0 (a malformed file), measured
 //! inclusive values too low for what is left are raised on the merged nodes, not before merging.
 
 use super::{unattributed, Column, Row};
 use crate::diag::Diagnostics;
 use crate::error::ParseErrorKind;
 use crate::formats::Format;
+use crate::model::ops::{shortened, with_parts};
 use crate::model::{
     ChildIndex, FrameId, FrameKind, FrameRef, FrameTable, Metric, NodeId, Profile, Repr, Unit, Value, Values,
 };
@@ -374,7 +376,8 @@ impl ReportBuilder {
         let len = self.profile.tree.len();
         self.time.grow(len);
         self.ticks.grow(len);
-        if let Some(m) = self.calls {
+        // A line merged into its function's node: the function's own count of calls stands.
+        if let Some(m) = self.calls.filter(|_| !spliced) {
             self.profile.tree.add_self(m, node, Value::Int(row.calls));
         }
         let (time_inverted, ticks_inverted) = (self.time.inverted(row.time), self.ticks.inverted(row.ticks));
@@ -507,12 +510,22 @@ impl ReportBuilder {
             self.pending.push((time, ticks));
             return;
         }
+        let (mut time, mut ticks) = (time, ticks);
+        if self.pending.len() > row.pending {
+            // The function's time made whole again from its own part and its lines', as
+            // merge_lines makes it: the very ExclusiveTime read, with no drift from adding.
+            let mut lines = [(0.0, true); 2];
+            for (line_time, line_ticks) in self.pending.drain(row.pending..) {
+                for r in READINGS {
+                    let (sum, short) = lines[r];
+                    lines[r] = (sum + line_time[r], short && shortened(line_time[r]) == line_time[r]);
+                    ticks[r] = ticks[r].plus(line_ticks[r]);
+                }
+            }
+            time = READINGS.map(|r| with_parts(time[r], lines[r].0, lines[r].1));
+        }
         self.time.add_own(row.node, time, self.fresh());
         self.ticks.add_own(row.node, ticks, self.fresh());
-        for (time, ticks) in self.pending.drain(row.pending..) {
-            self.time.add_own(row.node, time, false);
-            self.ticks.add_own(row.node, ticks, false);
-        }
     }
 
     /// Settles the exclusive/inclusive labels (`labels_swapped`: the file's version is known to swap

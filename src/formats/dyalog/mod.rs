@@ -36,6 +36,7 @@ pub mod xml;
 
 use crate::error::ParseErrorKind;
 use crate::formats::{Carries, Structure};
+use crate::model::ops::{shortened, unattributed, with_parts as with_lines};
 use crate::model::{significant, FrameKind, MetricKind, NodeId, Profile, Unit, Value};
 use std::str::FromStr;
 
@@ -410,53 +411,6 @@ impl MetricColumns {
         let find = |kind| profile.metrics().iter().position(|m| m.kind == kind);
         MetricColumns { calls: find(MetricKind::Calls), time: find(MetricKind::Time), ticks: find(MetricKind::Ticks) }
     }
-}
-
-/// The part of `total` that `parts` do not account for, or `None` when the parts exceed it. Parts
-/// that exceed it by no more than binary rounding (0.1 + 0.2 against 0.3) leave 0.
-fn unattributed(total: f64, parts: f64) -> Option<f64> {
-    let own = total - parts;
-    if own >= 0.0 {
-        Some(own)
-    } else if -own <= 1e-12 * total.abs().max(parts.abs()) {
-        Some(0.0)
-    } else {
-        None
-    }
-}
-
-/// A function's exclusive time as written: the number that [`unattributed`] turns back into `own`,
-/// so that a report read and written again keeps every digit. Where several do, a report whose
-/// lines' times have at most 15 digits (`short_lines`: 1.37 prints three decimals) had one of at
-/// most 15 digits too (0.3 rather than 0.30000000000000004); one printed in full (0.9.0) had the
-/// one nearest to the sum.
-fn with_lines(own: f64, lines: f64, short_lines: bool) -> f64 {
-    let sum = own + lines;
-    let reads_back = |t: f64| unattributed(t, lines) == Some(own);
-    let short = short_lines.then(|| shortened(sum)).filter(|&short| reads_back(short));
-    if let Some(short) = short {
-        return short;
-    }
-    // Otherwise the nearest number that reads back, a few units in the last place away at most.
-    let step = |t: f64, up: bool| {
-        let bits = t.to_bits() as i64 + if up == (t >= 0.0) { 1 } else { -1 };
-        f64::from_bits(bits as u64)
-    };
-    let (mut above, mut below) = (sum, sum);
-    for _ in 0..64 {
-        for t in [above, below] {
-            if reads_back(t) {
-                return t;
-            }
-        }
-        (above, below) = (step(above, true), step(below, false));
-    }
-    sum
-}
-
-/// `value` to 15 significant digits.
-fn shortened(value: f64) -> f64 {
-    format!("{value:.14e}").parse().unwrap_or(value)
 }
 
 /// One row to write.

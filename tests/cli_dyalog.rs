@@ -40,3 +40,27 @@ fn merged_lines_keep_the_function_row_as_read() {
     let (csv, _) = run(&["convert", "--functions", "--to", "dyalog-csv"], &fixture("dyalog-csv/v1.37-tree.csv"));
     assert!(csv.starts_with("\"Depth\",\"Element\",\"Line\",\"Calls\",\"ExclusiveTime\",\"InclusiveTime\"\n0,\"#.Samples.Sample\",¯1,1,19.362,61.828\n"), "{csv}");
 }
+
+/// The report kind is one fact of both Dyalog formats: a summary stays a summary from XML to CSV
+/// and back, its inclusive time under `InclusiveTime` in XML and `Time` in CSV (checked by hand
+/// against the 1.37 documentation's summary, 58.2 ms = 100%), and a summary of exclusive times
+/// (`-exclusive`) writes its exclusive time as the CSV's `Time`.
+#[test]
+fn a_summary_stays_a_summary_between_xml_and_csv() {
+    let (csv, _) = run(&["convert", "--to", "dyalog-csv"], &fixture("dyalog-xml/v1.37-summary.xml"));
+    assert_eq!(csv, "\"Element\",\"Line\",\"Time\",\"PctOfTot\",\"Calls\"\n\"#.Samples.Sample\",,58.2,100,1\n");
+    let (xml, _) = run(&["convert", "--to", "dyalog-xml"], &fixture("dyalog-csv/v1.37-summary.csv"));
+    assert!(xml.contains("<Command>summary</Command>"), "{xml}");
+    assert!(xml.contains("<Element>#.SharpPlot.Plot</Element>\n        <Line/>\n        <InclusiveTime>18.373</InclusiveTime>\n        <PctOfTot>31.56872852</PctOfTot>\n        <Calls>1</Calls>\n"), "{xml}");
+    let dir = tempfile::tempdir().unwrap();
+    let exclusive = dir.path().join("exclusive.xml");
+    let entry = |name: &str, time: &str| {
+        format!("<ProfileEntry><Element>{name}</Element><Line/><ExclusiveTime>{time}</ExclusiveTime><PctOfTot>0</PctOfTot><Calls>1</Calls></ProfileEntry>")
+    };
+    let text = format!("<ProfileData><ProfileSettings><Version>1.37</Version><Command>summary</Command></ProfileSettings>{}{}</ProfileData>", entry("#.a", "4"), entry("#.b", "1"));
+    std::fs::write(&exclusive, text).unwrap();
+    let (csv, _) = run(&["convert", "--to", "dyalog-csv"], &exclusive);
+    assert_eq!(csv, "\"Element\",\"Line\",\"Time\",\"PctOfTot\",\"Calls\"\n\"#.a\",,4,100,1\n\"#.b\",,1,25,1\n");
+    let (xml, _) = run(&["convert", "--to", "dyalog-xml"], &exclusive);
+    assert!(xml.contains("<ExclusiveTime>1</ExclusiveTime>\n        <PctOfTot>25</PctOfTot>"), "{xml}");
+}

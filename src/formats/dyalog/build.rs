@@ -31,7 +31,7 @@
 //! the whole tree, values added in the same order, at a third of the nodes; one exception: where values were clamped to 0 (a malformed file), measured
 //! inclusive values too low for what is left are raised on the merged nodes, not before merging.
 
-use super::{unattributed, Column, Row};
+use super::{unattributed, Column, Report, Row};
 use crate::diag::Diagnostics;
 use crate::error::ParseErrorKind;
 use crate::formats::Format;
@@ -285,6 +285,8 @@ pub(crate) struct ReportBuilder {
     time: ValueColumns<f64>,
     ticks: ValueColumns<i64>,
     tree: bool,
+    /// The report kind its columns make it.
+    report: Report,
     /// Whether line rows merge into their functions.
     merge_lines: bool,
     merged_a_line: bool,
@@ -325,6 +327,7 @@ impl ReportBuilder {
             time,
             ticks,
             tree: has(Column::Depth),
+            report: Report::of_columns(columns),
             merge_lines,
             merged_a_line: false,
             children: ChildIndex::default(),
@@ -337,6 +340,11 @@ impl ReportBuilder {
             inverted_rows: [0; 2],
             first_inverted: [None; 2],
         }
+    }
+
+    /// The report kind its columns make it.
+    pub(crate) fn report(&self) -> Report {
+        self.report
     }
 
     /// The header facts of the profile being built.

@@ -15,16 +15,16 @@
 //! first quoted name) and D from the numbers of the first rows; `--dyalog-separators` forces both.
 //! CRLF is accepted. Rows and their meaning are in the [parent module](super).
 //!
-//! **Model**: as for XML; a CSV has no settings, so the report kind (`dyalog-csv.report`: tree with a
-//! Depth column, summary with a Time column, else data) and separators other than `.,`
-//! (`dyalog-csv.separators`) are kept as header facts for the round trip. **Writing**: the columns of
+//! **Model**: as for XML; a CSV has no settings, so the report kind (`dyalog.report`, shared with
+//! XML: tree with a Depth column, summary with a Time column, else data) and separators other than
+//! `.,` (`dyalog-csv.separators`) are kept as header facts for the round trip. **Writing**: the columns of
 //! the report kind, with the separators of `--dyalog-separators`, else those read, else `.,`.
 //! **Lost**: the title, which a CSV report has no place for; line breaks in names (a row is one
 //! line: proftool reads a file line by line, on two threads, and writes a space for each); and as for
 //! XML.
 
 use super::build::ReportBuilder;
-use super::{report_rows, Column, Report, Row, Separators};
+use super::{report_rows, Column, Report, Row, Separators, REPORT_KEY};
 use crate::diag::Diagnostics;
 use crate::error::{Error, ParseError, ParseErrorKind, Position};
 use crate::formats::{Format, Sniff};
@@ -34,9 +34,6 @@ use std::io::{Read, Write};
 use std::ops::Range;
 
 const FORMAT: Format = Format::DyalogCsv;
-
-/// The header attr that holds the report kind.
-const REPORT: &str = "dyalog-csv.report";
 
 /// The header attr that holds separators other than the default.
 const SEPARATORS: &str = "dyalog-csv.separators";
@@ -138,13 +135,7 @@ pub(crate) fn read(
     }
     let columns = header_columns(header, field, diag)?;
     let known: Vec<Column> = columns.iter().flatten().copied().collect();
-    let report = if known.contains(&Column::Depth) {
-        Report::Tree
-    } else if known.contains(&Column::Time) {
-        Report::Summary
-    } else {
-        Report::Data
-    };
+    let report = Report::of_columns(&known);
     let mut builder = ReportBuilder::new(FORMAT, &known, merge_lines);
     let prepare = |line: &str| {
         parse_row(line, &columns, field, separators.decimal).map(|(name, row)| {
@@ -164,7 +155,7 @@ pub(crate) fn read(
         builder.add(name.text(line.text), hash, &row).map_err(|kind| line.error(kind))
     })?;
     let meta = builder.meta_mut();
-    meta.attrs.push((REPORT.to_string(), report.name().to_string()));
+    meta.attrs.push((REPORT_KEY.to_string(), report.name().to_string()));
     if separators != Separators::default() {
         meta.attrs.push((SEPARATORS.to_string(), format!("{}{}", separators.decimal, separators.field)));
     }
@@ -404,7 +395,7 @@ fn header_columns(line: &str, field: u8, diag: &mut Diagnostics) -> Result<Vec<O
 pub(crate) fn write(profile: &Profile, out: &mut dyn Write, separators: Option<Separators>) -> Result<(), Error> {
     let read_with = profile.meta.attrs.iter().find(|(k, _)| k == SEPARATORS).and_then(|(_, v)| v.parse().ok());
     let separators: Separators = separators.or(read_with).unwrap_or_default();
-    let (report, columns, rows) = report_rows(profile, REPORT, true);
+    let (report, columns, rows) = report_rows(profile, true);
     let base = super::percent_base(profile, "", report, &rows);
     let mut text = String::with_capacity(1 << 16);
     for (i, column) in columns.iter().enumerate() {

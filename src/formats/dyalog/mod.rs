@@ -22,7 +22,8 @@
 //! and data reports under each other's labels (shared notes §3.7); they are swapped back by version,
 //! or, in any file, when more rows show "inclusive" < "exclusive" as labelled than swapped (the rule
 //! and why in [`build`]). APL writes negative numbers with a high
-//! minus `¯`. The summary report's time column is called `Time` in CSV (inclusive time).
+//! minus `¯`. The summary report's time column is called `Time` in CSV: inclusive time, as XML's
+//! `InclusiveTime`; a summary read with `<ExclusiveTime>` (`-exclusive`) is written with `Time` for it.
 //!
 //! **Exactness**: times are `f64` printed shortest-round-trip. A function's own time is its
 //! exclusive time less its lines' (`unattributed`); on writing, `with_lines` picks the number
@@ -345,6 +346,18 @@ pub(crate) fn format_number(value: Value, decimal: char, out: &mut String) {
     }
 }
 
+/// The header fact that holds the report kind, one for both formats: set by both readers (XML: its
+/// `<Command>` as read; CSV, or XML without one: [`Report::of_columns`]) and read by both writers,
+/// so that a summary stays a summary from XML to CSV and back.
+pub(crate) const REPORT_KEY: &str = "dyalog.report";
+
+/// Whether `target` keeps the header fact `key` though it is not named after it (the report kind,
+/// shared by the Dyalog formats).
+pub fn shared_attr(target: crate::formats::Format, key: &str) -> bool {
+    use crate::formats::Format;
+    matches!(target, Format::DyalogXml | Format::DyalogCsv) && key == REPORT_KEY
+}
+
 /// The kind of report, from `<Command>` (XML) or from the columns (CSV).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Report {
@@ -362,10 +375,22 @@ impl Report {
         }
     }
 
+    /// The report with `columns`: a tree with a Depth column, a summary with a Time column (CSV),
+    /// else data.
+    pub(crate) fn of_columns(columns: &[Column]) -> Report {
+        if columns.contains(&Column::Depth) {
+            Report::Tree
+        } else if columns.contains(&Column::Time) {
+            Report::Summary
+        } else {
+            Report::Data
+        }
+    }
+
     /// The report a profile is written as: the one it was read from, else a tree, else (a flat
     /// profile from another format) data.
-    fn of(profile: &Profile, key: &str) -> Report {
-        let command = profile.meta.attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+    fn of(profile: &Profile) -> Report {
+        let command = profile.meta.attrs.iter().find(|(k, _)| k == REPORT_KEY).map(|(_, v)| v.as_str());
         match command {
             Some("summary") if profile.meta.flat => Report::Summary,
             _ if profile.meta.flat => Report::Data,
@@ -373,8 +398,9 @@ impl Report {
         }
     }
 
-    /// The columns written for this report, given which metrics the profile has.
-    fn columns(self, metrics: &MetricColumns, csv: bool) -> Vec<Column> {
+    /// The columns written for this report, given which metrics the profile has (`exclusive`: a
+    /// summary of exclusive times, `]PROFILE summary -exclusive`, read without inclusive ones).
+    fn columns(self, metrics: &MetricColumns, csv: bool, exclusive: bool) -> Vec<Column> {
         let mut columns = Vec::new();
         if self == Report::Tree {
             columns.push(Column::Depth);
@@ -382,7 +408,12 @@ impl Report {
         columns.extend([Column::Element, Column::Line]);
         if self == Report::Summary {
             if metrics.time.is_some() {
-                columns.extend([if csv { Column::Time } else { Column::InclusiveTime }, Column::PctOfTot]);
+                let time = match (csv, exclusive) {
+                    (true, _) => Column::Time,
+                    (false, false) => Column::InclusiveTime,
+                    (false, true) => Column::ExclusiveTime,
+                };
+                columns.extend([time, Column::PctOfTot]);
             }
             columns.extend(metrics.calls.map(|_| Column::Calls));
             return columns;
@@ -424,21 +455,21 @@ pub(crate) struct OutRow<'p> {
 }
 
 /// The rows and columns to write for `profile` (already projected onto a Dyalog format), in file
-/// order. `command_key` is the attr that holds the report kind the profile was read as.
+/// order.
 ///
 /// Depths follow the reading rules: a function row two levels below the function that calls it when
 /// no line is known (function-level sources), one below a calling line. A line row whose function
 /// row is not its parent (lines from a source without Dyalog's nesting, such as BR) gets a function
 /// row of its own first, with the line's values, so that the file reads back into the same totals.
-pub(crate) fn report_rows<'p>(
-    profile: &'p Profile,
-    command_key: &str,
-    csv: bool,
-) -> (Report, Vec<Column>, Vec<OutRow<'p>>) {
-    let report = Report::of(profile, command_key);
+pub(crate) fn report_rows<'p>(profile: &'p Profile, csv: bool) -> (Report, Vec<Column>, Vec<OutRow<'p>>) {
+    let report = Report::of(profile);
     let metrics = MetricColumns::of(profile);
-    let columns = report.columns(&metrics, csv);
     let tree = &profile.tree;
+    // A summary read with an ExclusiveTime column only: its one time is the exclusive one, which
+    // the CSV calls Time (notes §3.5).
+    let exclusive_summary =
+        report == Report::Summary && metrics.time.is_some_and(|m| tree.measured_inclusive(m).is_none());
+    let columns = report.columns(&metrics, csv, exclusive_summary);
     let frame = |n: NodeId| profile.frames.get(tree.frame(n));
     let is_line = |n: NodeId| frame(n).kind == FrameKind::Line;
     let children = tree.children();
@@ -487,6 +518,12 @@ pub(crate) fn report_rows<'p>(
         }
         depth_of[node.index()] = row.depth;
         rows.push(row);
+    }
+    if exclusive_summary {
+        // Its Time, and PctOfTot, are of the exclusive time.
+        for time in rows.iter_mut().filter_map(|row| row.time.as_mut()) {
+            time[1] = time[0];
+        }
     }
     (report, columns, rows)
 }

@@ -34,8 +34,9 @@
 //! (where `</ProfileEntry>` stands in a comment, CDATA or attribute) is read again in a longer block.
 //! Blocks without such constructs, most of a report, are parsed two at a time on two threads.
 //!
-//! **Model**: Title is the profile's title; the other settings are kept as header facts
-//! (`dyalog-xml.Version`, …) and written back as read. **Writing** uses the current layout
+//! **Model**: Title is the profile's title; Command is the report kind, `dyalog.report`, the fact
+//! the CSV reader sets too (from the columns when there is no Command); the other settings are kept
+//! as header facts (`dyalog-xml.Version`, …) and written back as read. **Writing** uses the current layout
 //! (`<Element>`, `¯1` lines in trees, ExclusiveTime before InclusiveTime, ticks when the profile has
 //! them); settings a profile lacks are filled in (Version 1.37, TimerBias 0, TotalTime the total
 //! time). Every report is written in the 1.37 layout with its columns labelled as measured, so a
@@ -45,7 +46,7 @@
 
 use super::build::ReportBuilder;
 use super::rows::{Kept, RowSink};
-use super::{report_rows, Column, OutRow, Report, Row};
+use super::{report_rows, Column, OutRow, Report, Row, REPORT_KEY};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
 use crate::formats::{Format, Sniff};
@@ -58,9 +59,6 @@ const FORMAT: Format = Format::DyalogXml;
 
 /// The header facts kept from `<ProfileSettings>`, in the order they are written.
 const SETTINGS: [&str; 6] = ["Version", "Title", "TimerBias", "Command", "TotalTime", "SelectedTime"];
-
-/// The header attr that holds the report kind.
-const COMMAND: &str = "dyalog-xml.Command";
 
 /// Yes when the input starts (after a declaration, comments or whitespace) with `<ProfileData>`.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
@@ -743,13 +741,18 @@ fn finish(builder: ReportBuilder, settings: Vec<(String, String)>, diag: &mut Di
     let swapped = version.starts_with("0.") && matches!(setting("Command"), Some("tree" | "data"));
     let labels_swapped = swapped.then(|| version.to_string());
     let mut builder = builder;
+    let from_columns = builder.report();
     let meta = builder.meta_mut();
     for (name, value) in settings {
-        if name == "Title" {
-            meta.title = Some(value).filter(|t| !t.is_empty());
-        } else {
-            meta.attrs.push((format!("dyalog-xml.{name}"), value));
+        match name.as_str() {
+            "Title" => meta.title = Some(value).filter(|t| !t.is_empty()),
+            // The report kind, one fact for XML and CSV.
+            "Command" => meta.attrs.push((REPORT_KEY.to_string(), value)),
+            _ => meta.attrs.push((format!("dyalog-xml.{name}"), value)),
         }
+    }
+    if !meta.attrs.iter().any(|(k, _)| k == REPORT_KEY) {
+        meta.attrs.push((REPORT_KEY.to_string(), from_columns.name().to_string()));
     }
     builder.finish(labels_swapped.as_deref(), diag)
 }
@@ -830,7 +833,7 @@ impl Entry {
 
 /// Writes `profile` as a `]PROFILE` XML report.
 pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<(), Error> {
-    let (report, columns, rows) = report_rows(profile, COMMAND, false);
+    let (report, columns, rows) = report_rows(profile, false);
     let mut settings = settings(profile, report, &rows);
     // The columns are written labelled as measured: a 0.x Version would have a reader swap them.
     if let Some((_, version)) = settings.iter_mut().find(|(name, v)| name == "Version" && v.starts_with("0.")) {
@@ -949,7 +952,7 @@ mod tests {
         // Checked by hand: B and C&D under A, whose own time is 1.5 of its 4.
         let expected = "\
 attr dyalog-xml.Version: \"1.37\"
-attr dyalog-xml.Command: \"tree\"
+attr dyalog.report: \"tree\"
 metric 0: calls (calls, count, per-node)
 metric 1: time (time, ms, additive)
 nodes 3, roots 1, frames 3, max depth 1

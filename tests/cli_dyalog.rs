@@ -64,3 +64,24 @@ fn a_summary_stays_a_summary_between_xml_and_csv() {
     let (xml, _) = run(&["convert", "--to", "dyalog-xml"], &exclusive);
     assert!(xml.contains("<ExclusiveTime>1</ExclusiveTime>\n        <PctOfTot>25</PctOfTot>"), "{xml}");
 }
+
+/// `--dyalog-separators` forces the separators of a CSV read, also when the output is CSV (a `.,`
+/// file read as `,;` fails: its header is one field, with no Element column), and of the CSV
+/// written: both at once.
+#[test]
+fn dyalog_separators_apply_to_the_input_too() {
+    let tree = fixture("dyalog-csv/v1.37-tree.csv");
+    let out = Command::cargo_bin("proftool")
+        .unwrap()
+        .args(["convert", "--dyalog-separators", ",;", "--to", "dyalog-csv"])
+        .arg(&tree)
+        .arg("-")
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(stderr.contains("\"Element\" (or \"Function\") column"), "{stderr}");
+    // Both: a `,;` file read and written with them is written back byte for byte.
+    let danish = fixture("dyalog-csv/v1.37-data-semicolon.csv");
+    let (csv, _) = run(&["convert", "--dyalog-separators", ",;", "--to", "dyalog-csv"], &danish);
+    assert_eq!(csv, std::fs::read_to_string(&danish).unwrap());
+}

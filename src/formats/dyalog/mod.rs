@@ -101,6 +101,20 @@ impl Column {
         }
     }
 
+    /// The column's bit in a set of columns.
+    pub(crate) const fn bit(self) -> u16 {
+        1 << self as u16
+    }
+
+    /// The columns of the set `bits`.
+    pub(crate) fn of_bits(bits: u16) -> impl Iterator<Item = Column> {
+        use strum::VariantArray;
+        Column::VARIANTS.iter().copied().filter(move |c| bits & c.bit() != 0)
+    }
+
+    /// The set of the derived columns, not read (recomputed on writing).
+    pub(crate) const DERIVED: u16 = Column::PctOfTot.bit() | Column::CumPct.bit() | Column::AvgTime.bit();
+
     /// The column named `name`; `Function` is what 0.9.0 called `Element`.
     pub(crate) fn from_name(name: &[u8]) -> Option<Column> {
         Some(match name {

@@ -554,12 +554,12 @@ fn parse(
             let plain = document.stage == Stage::Inside && document.columns_sent && blocks.plain();
             let pending = helper.as_ref().is_some_and(|h| h.pending);
             if plain && !pending {
-                helper.get_or_insert_with(|| Helper::spawn(scope)).send(&blocks)?;
+                helper.get_or_insert_with(|| Helper::spawn(scope)).send(&blocks, document.first_columns)?;
                 continue;
             }
             // This block is read here while the helper reads the one before it, which is taken in
             // first.
-            let current = plain.then(|| read_ahead(&blocks.buf, blocks.start));
+            let current = plain.then(|| read_ahead(&blocks.buf, blocks.start, document.first_columns));
             let earlier_taken = match helper.as_mut().and_then(Helper::take_result) {
                 Some(earlier) => document.take_ahead(earlier, &mut blocks, sink)?,
                 None => true,
@@ -585,9 +585,9 @@ fn parse(
 type ReadAhead = Option<(Kept, Document)>;
 
 /// Reads a plain block, `buf` starting at `start`, with a document of its own.
-fn read_ahead(buf: &[u8], start: BlockStart) -> ReadAhead {
+fn read_ahead(buf: &[u8], start: BlockStart, first_columns: u16) -> ReadAhead {
     let mut x = XmlInput::over(buf, start, false).ok()?;
-    let mut document = Document { stage: Stage::Inside, columns_sent: true, ..Document::default() };
+    let mut document = Document { stage: Stage::Inside, columns_sent: true, first_columns, ..Document::default() };
     let mut sink = RowSink::keeping();
     document.read_block(&mut x, &mut sink).ok()?;
     (document.stage == Stage::Inside).then(|| (sink.into_kept(), document))
@@ -603,18 +603,18 @@ struct AheadBlock {
 /// The helper thread that reads a plain block while the parsing thread reads the next; one block
 /// at a time.
 struct Helper {
-    blocks: std::sync::mpsc::Sender<(Vec<u8>, BlockStart)>,
+    blocks: std::sync::mpsc::Sender<(Vec<u8>, BlockStart, u16)>,
     results: std::sync::mpsc::Receiver<AheadBlock>,
     pending: bool,
 }
 
 impl Helper {
     fn spawn<'s>(scope: &'s std::thread::Scope<'s, '_>) -> Helper {
-        let (blocks, to_read) = std::sync::mpsc::channel::<(Vec<u8>, BlockStart)>();
+        let (blocks, to_read) = std::sync::mpsc::channel::<(Vec<u8>, BlockStart, u16)>();
         let (to_parser, results) = std::sync::mpsc::channel();
         scope.spawn(move || {
-            for (buf, start) in to_read {
-                let read = read_ahead(&buf, start);
+            for (buf, start, first_columns) in to_read {
+                let read = read_ahead(&buf, start, first_columns);
                 if to_parser.send(AheadBlock { buf, start, read }).is_err() {
                     return;
                 }
@@ -624,8 +624,8 @@ impl Helper {
     }
 
     /// Hands the current block to the helper thread.
-    fn send(&mut self, blocks: &Blocks<'_>) -> Result<(), ParseError> {
-        self.blocks.send((blocks.buf.clone(), blocks.start)).map_err(|_| helper_stopped())?;
+    fn send(&mut self, blocks: &Blocks<'_>, first_columns: u16) -> Result<(), ParseError> {
+        self.blocks.send((blocks.buf.clone(), blocks.start, first_columns)).map_err(|_| helper_stopped())?;
         self.pending = true;
         Ok(())
     }
@@ -656,6 +656,8 @@ struct Document {
     settings: Vec<(String, String)>,
     entry: Entry,
     columns_sent: bool,
+    /// The (non-derived) columns of the first entry, the report's: every entry must have them.
+    first_columns: u16,
     diag: Diagnostics,
 }
 
@@ -693,6 +695,27 @@ impl Document {
         }
     }
 
+    /// An entry, at `position`, whose `columns` are not the first entry's: an error for one it lacks
+    /// (its value would be read as 0, a Depth as a root), a warning for one the first lacks (the
+    /// report has no such column: its values are not read).
+    #[cold]
+    fn other_columns(&mut self, x: &XmlInput<'_>, columns: u16, position: Position) -> Result<(), ParseError> {
+        if let Some(missing) = Column::of_bits(self.first_columns & !columns).next() {
+            let kind = ParseErrorKind::Unexpected {
+                expected: format!("a <{}> element in every <ProfileEntry>, as the first one has", missing.name()),
+                found: "an entry without one".into(),
+            };
+            return Err(x.error(position, kind));
+        }
+        for extra in Column::of_bits(columns & !self.first_columns) {
+            self.diag.warn("dyalog-entry-column", Some(position), || {
+                let name = extra.name();
+                format!("{FORMAT}: an entry has the element <{name}>, which the first <ProfileEntry> lacks: not a column of this report, ignored")
+            });
+        }
+        Ok(())
+    }
+
     /// Takes in a block read ahead of its turn, its rows handed to `sink`; false when reading it
     /// failed.
     fn take(&mut self, read: ReadAhead, sink: &mut RowSink<'_>) -> Result<bool, ParseError> {
@@ -724,8 +747,12 @@ impl Document {
     fn entry(&mut self, x: &mut XmlInput<'_>, sink: &mut RowSink<'_>) -> Result<(), ParseError> {
         let position = x.here();
         self.entry.read(x)?;
+        let columns = self.entry.bits & !Column::DERIVED;
         if !std::mem::replace(&mut self.columns_sent, true) {
             sink.columns(&self.entry.columns)?;
+            self.first_columns = columns;
+        } else if columns != self.first_columns {
+            self.other_columns(x, columns, position)?;
         }
         for (name, at) in self.entry.unknown.drain(..) {
             self.diag.warn("dyalog-unknown-column", Some(at), || format!("{FORMAT}: unknown column <{name}> ignored"));
@@ -781,6 +808,8 @@ struct Entry {
     name: String,
     row: Row,
     columns: Vec<Column>,
+    /// The set of its columns ([`Column::bit`]).
+    bits: u16,
     /// Elements that are not columns, and where.
     unknown: Vec<(String, Position)>,
 }
@@ -790,6 +819,7 @@ impl Entry {
         self.name.clear();
         self.row = Row::default();
         self.columns.clear();
+        self.bits = 0;
         self.unknown.clear();
         loop {
             x.text.clear();
@@ -813,6 +843,7 @@ impl Entry {
                 x.element_text()?;
             }
             self.columns.push(column);
+            self.bits |= column.bit();
             // A name is taken as it is (a writer does not pad inside elements); numbers are trimmed.
             if column == Column::Element {
                 self.name.push_str(&x.text);

@@ -151,7 +151,7 @@ pub(crate) fn read(
         if line.position.line == Some(1) || line.text.is_empty() {
             return Ok(());
         }
-        let (name, hash, row) = parsed.map_err(|kind| line.error(*kind))?;
+        let (name, hash, row) = parsed.map_err(|e| e.at_line(&line))?;
         builder.add(name.text(line.text), hash, &row).map_err(|kind| line.error(kind))
     })?;
     let meta = builder.meta_mut();
@@ -184,7 +184,34 @@ impl RowName {
 
 /// One row parsed on the reader thread: its name and values (an error boxed, so that a row travels
 /// in a few words).
-type ParsedRow = Result<(RowName, Row), Box<ParseErrorKind>>;
+type ParsedRow = Result<(RowName, Row), Box<RowError>>;
+
+/// Why a row is not one, and where in its line (the field's byte offset), when that is known.
+#[derive(Debug)]
+struct RowError {
+    kind: ParseErrorKind,
+    at: Option<usize>,
+}
+
+impl RowError {
+    fn new(kind: ParseErrorKind) -> Box<RowError> {
+        Box::new(RowError { kind, at: None })
+    }
+
+    /// The error, at its field of `line` when known.
+    fn at_line(self, line: &text::Line<'_>) -> ParseError {
+        match self.at {
+            Some(at) => line.error_at(at, self.kind),
+            None => line.error(self.kind),
+        }
+    }
+}
+
+impl From<ParseErrorKind> for Box<RowError> {
+    fn from(kind: ParseErrorKind) -> Box<RowError> {
+        RowError::new(kind)
+    }
+}
 
 /// A row being parsed field by field.
 struct RowFields<'c> {
@@ -225,7 +252,11 @@ fn parse_row(line: &str, columns: &[Option<Column>], field: u8, decimal: char) -
 fn fields_row(line: &str, columns: &[Option<Column>], field: u8, decimal: char) -> ParsedRow {
     let new = || RowFields { columns, decimal, row: Row::default(), name: RowName::At(0..0), count: 0 };
     let mut fields = new();
-    if !simple_fields(line, field, |range| fields.take(&line[range.clone()], || RowName::At(range)))? {
+    let at = |start: usize| move |kind| Box::new(RowError { kind, at: Some(start) });
+    if !simple_fields(line, field, |range| {
+        let start = range.start;
+        fields.take(&line[range.clone()], || RowName::At(range)).map_err(at(start))
+    })? {
         // Read again, whole, the csv crate's way.
         fields = new();
         for text in quoted_fields(line, field)? {
@@ -234,7 +265,7 @@ fn fields_row(line: &str, columns: &[Option<Column>], field: u8, decimal: char) 
     }
     let RowFields { row, name, count, .. } = fields;
     if count != columns.len() {
-        return Err(Box::new(ParseErrorKind::Unexpected {
+        return Err(RowError::new(ParseErrorKind::Unexpected {
             expected: format!("{} fields, as many as the header has", columns.len()),
             found: count.to_string(),
         }));
@@ -460,7 +491,7 @@ mod tests {
         assert!(split("\"a\"\"b\",1\r\"c\",2", b',').is_err());
         // A Line too large for one is an error, not a function row.
         let columns = [Some(Column::Depth), Some(Column::Element), Some(Column::Line)];
-        let error = parse_row("1,\"#.f\",4294967296", &columns, b',', '.').err().map(|e| e.to_string());
+        let error = parse_row("1,\"#.f\",4294967296", &columns, b',', '.').err().map(|e| e.kind.to_string());
         assert!(error.as_ref().is_some_and(|e| e.contains("Line number")), "{error:?}");
     }
 

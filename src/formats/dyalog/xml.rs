@@ -122,6 +122,13 @@ struct BlockStart {
     /// The input offset of the byte after them, and the newlines before it.
     offset: u64,
     lines_before: u64,
+    /// The characters of its line before it (for columns in messages).
+    column_before: u64,
+}
+
+/// The characters of UTF-8 `bytes` (its bytes that are not continuation bytes).
+fn chars(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count() as u64
 }
 
 impl<'i> Blocks<'i> {
@@ -130,7 +137,7 @@ impl<'i> Blocks<'i> {
             input,
             block: block.max(1),
             buf: Vec::new(),
-            start: BlockStart { prefix: 0, offset: 0, lines_before: 0 },
+            start: BlockStart { prefix: 0, offset: 0, lines_before: 0, column_before: 0 },
             rest: Vec::new(),
             spare: Vec::new(),
             eof: false,
@@ -174,6 +181,10 @@ impl<'i> Blocks<'i> {
         let keep = keep.min(self.buf.len() - self.start.prefix);
         let read = &self.buf[self.start.prefix..self.start.prefix + keep];
         self.start.lines_before += memchr::memchr_iter(b'\n', read).count() as u64;
+        self.start.column_before = match memchr::memrchr(b'\n', read) {
+            Some(i) => chars(&read[i + 1..]),
+            None => self.start.column_before + chars(read),
+        };
         self.start.offset += keep as u64;
         let mut next = std::mem::take(&mut self.spare);
         next.clear();
@@ -252,7 +263,7 @@ impl BlockPositions {
 
     /// The position of `block[at]`.
     fn position(&self, block: &[u8], at: u64) -> Position {
-        let BlockStart { prefix, offset, lines_before } = self.start;
+        let BlockStart { prefix, offset, lines_before, .. } = self.start;
         let at = usize::try_from(at).unwrap_or(usize::MAX).clamp(prefix, block.len());
         let (from, lines) = match self.last.get() {
             (last, lines) if last <= at => (last, lines),
@@ -360,6 +371,20 @@ impl<'b> XmlInput<'b> {
     /// The position of byte `at` of the block.
     fn position(&self, at: u64) -> Position {
         self.positions.position(self.block, at)
+    }
+
+    /// The position of byte `at` of the block with its column (for messages only: it looks back for
+    /// the line's start).
+    fn position_with_column(&self, at: u64) -> Position {
+        let mut position = self.position(at);
+        let prefix = self.positions.start.prefix;
+        let at = usize::try_from(at).unwrap_or(usize::MAX).clamp(prefix, self.block.len());
+        let before = match memchr::memrchr(b'\n', &self.block[prefix..at]) {
+            Some(i) => chars(&self.block[prefix + i + 1..at]),
+            None => self.positions.start.column_before + chars(&self.block[prefix..at]),
+        };
+        position.column = Some(before + 1);
+        position
     }
 
     /// The position just after the last event.
@@ -848,7 +873,7 @@ impl Entry {
             if column == Column::Element {
                 self.name.push_str(&x.text);
             } else if let Err(kind) = self.row.set(column, &x.text, '.') {
-                return Err(x.error(x.position(offset), kind));
+                return Err(x.error(x.position_with_column(offset), kind));
             }
         }
         if !self.columns.contains(&Column::Element) {

@@ -247,9 +247,39 @@ fn parse_row(line: &str, columns: &[Option<Column>], field: u8, decimal: char) -
     fields_row(line, columns, field, decimal)
 }
 
-/// [`parse_row`] field by field: any row, with an error for a field that is not its column's.
+/// [`parse_row`] field by field: any row, with an error for a field that is not its column's (or,
+/// where the row is evidently separated otherwise than the header, for that).
 #[inline(never)]
 fn fields_row(line: &str, columns: &[Option<Column>], field: u8, decimal: char) -> ParsedRow {
+    fields_of(line, columns, field, decimal)
+        .map_err(|error| mixed_separators(line, columns.len(), field).map_or(error, RowError::new))
+}
+
+/// For a row that is not one: when another separator splits it into as many fields as the header
+/// has and the header's does not, the error that says so (header and rows separated differently).
+#[cold]
+fn mixed_separators(line: &str, fields: usize, field: u8) -> Option<ParseErrorKind> {
+    let count = |separator: u8| {
+        let mut n = 0;
+        let simple = simple_fields(line, separator, |_| {
+            n += 1;
+            Ok::<(), ()>(())
+        });
+        simple.ok().filter(|&simple| simple).map(|_| n)
+    };
+    if count(field) == Some(fields) {
+        return None;
+    }
+    let other = [b',', b';', b'\t'].into_iter().filter(|&s| s != field).find(|&s| count(s) == Some(fields))?;
+    let (header, row) = (char::from(field), char::from(other));
+    Some(ParseErrorKind::Unexpected {
+        expected: format!("fields separated by {header:?}, as the header's are"),
+        found: format!("mixed separators: the header uses {header:?} but this row {row:?}"),
+    })
+}
+
+/// [`fields_row`] without the check for mixed separators.
+fn fields_of(line: &str, columns: &[Option<Column>], field: u8, decimal: char) -> ParsedRow {
     let new = || RowFields { columns, decimal, row: Row::default(), name: RowName::At(0..0), count: 0 };
     let mut fields = new();
     let at = |start: usize| move |kind| Box::new(RowError { kind, at: Some(start) });

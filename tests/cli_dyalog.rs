@@ -85,3 +85,16 @@ fn dyalog_separators_apply_to_the_input_too() {
     let (csv, _) = run(&["convert", "--dyalog-separators", ",;", "--to", "dyalog-csv"], &danish);
     assert_eq!(csv, std::fs::read_to_string(&danish).unwrap());
 }
+
+/// `<ProfileData/>`, no settings and no entries, is an empty report, as `<ProfileData></ProfileData>`
+/// is (once "not a dyalog-xml file: expected a <ProfileData> element", which it has).
+#[test]
+fn an_empty_profile_data_element_is_an_empty_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let (empty, long) = (dir.path().join("empty.xml"), dir.path().join("long.xml"));
+    std::fs::write(&empty, "<?xml version=\"1.0\"?>\n<ProfileData/>\n").unwrap();
+    std::fs::write(&long, "<?xml version=\"1.0\"?>\n<ProfileData></ProfileData>\n").unwrap();
+    let (csv, _) = run(&["convert", "--to", "dyalog-csv"], &empty);
+    assert_eq!(csv, "\"Element\",\"Line\"\n");
+    assert_eq!(run(&["convert", "--to", "dyalog-xml"], &empty).0, run(&["convert", "--to", "dyalog-xml"], &long).0);
+}

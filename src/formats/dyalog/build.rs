@@ -468,10 +468,17 @@ impl ReportBuilder {
         while self.open.last().is_some_and(|top| top.depth >= depth) {
             self.close_last();
         }
-        match self.open.last() {
-            None if depth == 0 => Ok(false),
-            Some(top) if top.depth == depth - 1 || (function && top.function && top.depth == depth - 2) => Ok(true),
-            _ => Err(ParseErrorKind::DepthJump { previous: previous.unwrap_or(-1), found: depth }),
+        match (self.open.last(), previous) {
+            (None, _) if depth == 0 => Ok(false),
+            (Some(top), _) if top.depth == depth - 1 || (function && top.function && top.depth == depth - 2) => {
+                Ok(true)
+            }
+            (_, Some(previous)) => Err(ParseErrorKind::DepthJump { previous, found: depth }),
+            // The first row is a root.
+            (_, None) => Err(ParseErrorKind::Unexpected {
+                expected: "a function row (Line empty or ¯1) at depth 0 first".into(),
+                found: format!("a {} row at depth {depth}", if function { "function" } else { "line" }),
+            }),
         }
     }
 

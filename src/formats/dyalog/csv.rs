@@ -227,7 +227,7 @@ impl RowFields<'_> {
     fn take(&mut self, text: &str, at: impl FnOnce() -> RowName) -> Result<(), ParseErrorKind> {
         match self.columns.get(self.count).copied().flatten() {
             Some(Column::Element) => self.name = at(),
-            Some(column) => self.row.set(column, text, self.decimal)?,
+            Some(column) => self.row.set(column, text, self.decimal, true)?,
             None => {}
         }
         self.count += 1;

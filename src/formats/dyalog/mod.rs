@@ -179,9 +179,10 @@ pub(crate) struct Row {
 }
 
 impl Row {
-    /// Parses `text` as the value of `column`, with `decimal` as the decimal mark. Derived columns
-    /// (PctOfTot, CumPct, AvgTime) are not read: they are recomputed on writing.
-    pub(crate) fn set(&mut self, column: Column, text: &str, decimal: char) -> Result<(), ParseErrorKind> {
+    /// Parses `text` as the value of `column`, with `decimal` as the decimal mark (`csv`: a CSV
+    /// field, whose separators `--dyalog-separators` sets). Derived columns (PctOfTot, CumPct,
+    /// AvgTime) are not read: they are recomputed on writing.
+    pub(crate) fn set(&mut self, column: Column, text: &str, decimal: char, csv: bool) -> Result<(), ParseErrorKind> {
         let text = text.trim_ascii();
         // Most numbers are plain digits: read them straight from the bytes.
         let fast = u8::try_from(decimal).ok().filter(u8::is_ascii).and_then(|mark| match column {
@@ -199,8 +200,8 @@ impl Row {
             Column::Depth => self.depth = parse_int(text, "Depth")?,
             Column::Line => self.line = parse_line(text)?,
             Column::Calls => self.calls = parse_int(text, "Calls")?,
-            Column::ExclusiveTime => self.time[0] = parse_float(text, "ExclusiveTime", decimal)?,
-            Column::InclusiveTime | Column::Time => self.time[1] = parse_float(text, column.name(), decimal)?,
+            Column::ExclusiveTime => self.time[0] = parse_float(text, "ExclusiveTime", decimal, csv)?,
+            Column::InclusiveTime | Column::Time => self.time[1] = parse_float(text, column.name(), decimal, csv)?,
             Column::ExclusiveTicks => self.ticks[0] = parse_int(text, "ExclusiveTicks")?,
             Column::InclusiveTicks => self.ticks[1] = parse_int(text, "InclusiveTicks")?,
             Column::Element | Column::PctOfTot | Column::CumPct | Column::AvgTime => {}
@@ -322,14 +323,16 @@ fn parse_line(text: &str) -> Result<Option<u32>, ParseErrorKind> {
     })
 }
 
-/// A time: an APL number (`¯` minus, `E` exponent) with `decimal` as the decimal mark.
-fn parse_float(text: &str, field: &'static str, decimal: char) -> Result<f64, ParseErrorKind> {
+/// A time: an APL number (`¯` minus, `E` exponent) with `decimal` as the decimal mark (`csv`: in a
+/// CSV field, whose separators `--dyalog-separators` sets; XML numbers always have `.`).
+fn parse_float(text: &str, field: &'static str, decimal: char, csv: bool) -> Result<f64, ParseErrorKind> {
     let text = text.trim();
     let other = if decimal == '.' { ',' } else { '.' };
     if text.contains(other) {
+        let (hint, mixed) = if csv { (" (set with --dyalog-separators)", ": mixed separators") } else { ("", "") };
         return Err(ParseErrorKind::Unexpected {
-            expected: format!("{field} with the decimal mark {decimal:?} (set with --dyalog-separators)"),
-            found: format!("{text:?}, which has {other:?}: mixed separators"),
+            expected: format!("{field} with the decimal mark {decimal:?}{hint}"),
+            found: format!("{text:?}, which has {other:?}{mixed}"),
         });
     }
     let mut buf = [0; 64];
@@ -674,7 +677,7 @@ mod tests {
 
     #[test]
     fn apl_numbers() {
-        assert_eq!(parse_float("¯1.5E¯3", "t", '.').unwrap(), -0.0015);
+        assert_eq!(parse_float("¯1.5E¯3", "t", '.', true).unwrap(), -0.0015);
         for text in ["0.0008172849135", "19.362", "0", "123456789012345", "0.00000000000001", "7."] {
             assert_eq!(plain_decimal(text, b'.'), Some(text.parse::<f64>().unwrap()), "{text}");
         }
@@ -688,9 +691,9 @@ mod tests {
         assert_eq!(plain_decimal("1e5", b'.'), None);
         assert_eq!(plain_integer(b"1234"), Some(1234));
         assert_eq!(plain_integer(b"-1"), None);
-        assert_eq!(parse_float("0,011", "t", ',').unwrap(), 0.011);
-        assert!(parse_float("0.011", "t", ',').is_err());
-        assert!(parse_float("inf", "t", '.').is_err());
+        assert_eq!(parse_float("0,011", "t", ',', true).unwrap(), 0.011);
+        assert!(parse_float("0.011", "t", ',', true).is_err());
+        assert!(parse_float("inf", "t", '.', true).is_err());
         assert_eq!(parse_int("¯7", "Calls").unwrap(), -7);
         assert_eq!(parse_line("¯1").unwrap(), None);
         assert_eq!(parse_line("").unwrap(), None);

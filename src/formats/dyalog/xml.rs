@@ -60,7 +60,8 @@ const FORMAT: Format = Format::DyalogXml;
 /// The header facts kept from `<ProfileSettings>`, in the order they are written.
 const SETTINGS: [&str; 6] = ["Version", "Title", "TimerBias", "Command", "TotalTime", "SelectedTime"];
 
-/// Yes when the input starts (after a declaration, comments or whitespace) with `<ProfileData>`.
+/// Yes when the input starts (after a declaration, comments or whitespace) with `<ProfileData>` (or
+/// `<ProfileData/>`, an empty report).
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
     let text = String::from_utf8_lossy(&head[..head.len().min(4096)]);
     let mut rest = text.trim_start_matches('\u{feff}').trim_start();
@@ -71,7 +72,7 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
             None => return Sniff::No,
         }
     }
-    if rest.starts_with("<ProfileData>") || rest.starts_with("<ProfileData ") {
+    if ["<ProfileData>", "<ProfileData ", "<ProfileData/>"].iter().any(|start| rest.starts_with(start)) {
         Sniff::Yes
     } else {
         Sniff::No
@@ -698,6 +699,8 @@ impl Document {
                 (_, Ev::Text) if x.text.trim().is_empty() => {}
                 (Stage::Before | Stage::Inside, Ev::Eof) if !x.last => return Ok(()),
                 (Stage::Before, Ev::Start(Tag::ProfileData)) => self.stage = Stage::Inside,
+                // No settings, no entries: an empty report, as `<ProfileData></ProfileData>` is.
+                (Stage::Before, Ev::Empty(Tag::ProfileData)) => self.stage = Stage::After,
                 (Stage::Before, _) => {
                     let kind = ParseErrorKind::MissingMarker { format: FORMAT, expected: "a <ProfileData> element" };
                     return Err(x.error(x.here(), kind));
@@ -872,7 +875,7 @@ impl Entry {
             // A name is taken as it is (a writer does not pad inside elements); numbers are trimmed.
             if column == Column::Element {
                 self.name.push_str(&x.text);
-            } else if let Err(kind) = self.row.set(column, &x.text, '.') {
+            } else if let Err(kind) = self.row.set(column, &x.text, '.', false) {
                 return Err(x.error(x.position_with_column(offset), kind));
             }
         }

@@ -529,15 +529,24 @@ impl ReportBuilder {
         if self.pending.len() > row.pending {
             // The function's time made whole again from its own part and its lines', as
             // merge_lines makes it: the very ExclusiveTime read, with no drift from adding.
-            let mut lines = [(0.0, true); 2];
-            for (line_time, line_ticks) in self.pending.drain(row.pending..) {
+            let mut lines = [0.0; 2];
+            for (line_time, line_ticks) in &self.pending[row.pending..] {
                 for r in READINGS {
-                    let (sum, short) = lines[r];
-                    lines[r] = (sum + line_time[r], short && shortened(line_time[r]) == line_time[r]);
+                    lines[r] += line_time[r];
                     ticks[r] = ticks[r].plus(line_ticks[r]);
                 }
             }
-            time = READINGS.map(|r| with_parts(time[r], lines[r].0, lines[r].1));
+            time = READINGS.map(|r| {
+                // Where nothing was clamped, that is the function row's value as read: taken as it
+                // is, with no search for it (and no 15-digit test of every line).
+                let whole = self.time.base(r, row.time.file);
+                if row.time.parts[r] == Some(lines[r]) && unattributed(whole, lines[r]) == Some(time[r]) {
+                    return whole;
+                }
+                let lines_short = self.pending[row.pending..].iter().all(|(t, _)| shortened(t[r]) == t[r]);
+                with_parts(time[r], lines[r], lines_short)
+            });
+            self.pending.truncate(row.pending);
         }
         self.time.add_own(row.node, time, self.fresh());
         self.ticks.add_own(row.node, ticks, self.fresh());

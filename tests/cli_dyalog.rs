@@ -98,3 +98,22 @@ fn an_empty_profile_data_element_is_an_empty_report() {
     assert_eq!(csv, "\"Element\",\"Line\"\n");
     assert_eq!(run(&["convert", "--to", "dyalog-xml"], &empty).0, run(&["convert", "--to", "dyalog-xml"], &long).0);
 }
+
+/// Derived columns are recomputed and written when the report read had them: PctOfTot of the
+/// total the CSV's own percentages were of (its first row: 4 ms is 50% of 8 ms, not 100% as the
+/// largest row), CumPct their running sum, AvgTime the time per call (checked by hand: 2 ms is
+/// 25%, 75% so far, 0.5 ms over 4 calls). The CSV converts to itself byte for byte; as XML, the
+/// total is its TotalTime.
+#[test]
+fn derived_columns_are_recomputed_when_the_report_had_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("summary.csv");
+    let text = "\"Element\",\"Line\",\"Time\",\"PctOfTot\",\"Calls\",\"CumPct\",\"AvgTime\"\n\"#.a\",,4,50,2,50,2\n\"#.b\",,2,25,4,75,0.5\n";
+    std::fs::write(&csv, text).unwrap();
+    assert_eq!(run(&["convert", "--to", "dyalog-csv"], &csv).0, text);
+    let (xml, stderr) = run(&["convert", "--to", "dyalog-xml"], &csv);
+    assert!(xml.contains("<TotalTime>8</TotalTime>"), "{xml}");
+    let b = "<Element>#.b</Element>\n        <Line/>\n        <InclusiveTime>2</InclusiveTime>\n        <PctOfTot>25</PctOfTot>\n        <Calls>4</Calls>\n        <CumPct>75</CumPct>\n        <AvgTime>0.5</AvgTime>\n";
+    assert!(xml.contains(b), "{xml}");
+    assert!(!stderr.contains("dyalog."), "{stderr}");
+}

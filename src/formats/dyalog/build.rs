@@ -287,6 +287,8 @@ pub(crate) struct ReportBuilder {
     tree: bool,
     /// The report kind its columns make it.
     report: Report,
+    /// Its columns ([`Column::bit`]).
+    column_bits: u16,
     /// Whether line rows merge into their functions.
     merge_lines: bool,
     merged_a_line: bool,
@@ -328,6 +330,7 @@ impl ReportBuilder {
             ticks,
             tree: has(Column::Depth),
             report: Report::of_columns(columns),
+            column_bits: columns.iter().fold(0, |bits, c| bits | c.bit()),
             merge_lines,
             merged_a_line: false,
             children: ChildIndex::default(),
@@ -575,6 +578,7 @@ impl ReportBuilder {
             });
         }
         let r = if swap { 1 - labelled } else { labelled };
+        self.profile.meta.attrs.extend(super::derived_fact(self.column_bits));
         diag.absorb(std::mem::take(&mut self.diags[r]));
         if let Some((node, line)) = self.first_inverted[r] {
             let count = counts[r];

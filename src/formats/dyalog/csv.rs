@@ -17,14 +17,16 @@
 //!
 //! **Model**: as for XML; a CSV has no settings, so the report kind (`dyalog.report`, shared with
 //! XML: tree with a Depth column, summary with a Time column, else data) and separators other than
-//! `.,` (`dyalog-csv.separators`) are kept as header facts for the round trip. **Writing**: the columns of
+//! `.,` (`dyalog-csv.separators`) are kept as header facts for the round trip, as is the total time
+//! a PctOfTot column's percentages are of (`dyalog.total`, from the first row: a CSV has no
+//! TotalTime). **Writing**: the columns of
 //! the report kind, with the separators of `--dyalog-separators`, else those read, else `.,`.
 //! **Lost**: the title, which a CSV report has no place for; line breaks in names (a row is one
 //! line: proftool reads a file line by line, on two threads, and writes a space for each); and as for
 //! XML.
 
 use super::build::ReportBuilder;
-use super::{report_rows, Column, Report, Row, Separators, REPORT_KEY};
+use super::{report_rows, Column, Report, Row, Separators, REPORT_KEY, TOTAL_KEY};
 use crate::diag::Diagnostics;
 use crate::error::{Error, ParseError, ParseErrorKind, Position};
 use crate::formats::{Format, Sniff};
@@ -136,6 +138,7 @@ pub(crate) fn read(
     let columns = header_columns(header, field, diag)?;
     let known: Vec<Column> = columns.iter().flatten().copied().collect();
     let report = Report::of_columns(&known);
+    let total = percent_total(&head, &columns, field, separators.decimal);
     let mut builder = ReportBuilder::new(FORMAT, &known, merge_lines);
     let prepare = |line: &str| {
         parse_row(line, &columns, field, separators.decimal).map(|(name, row)| {
@@ -156,10 +159,31 @@ pub(crate) fn read(
     })?;
     let meta = builder.meta_mut();
     meta.attrs.push((REPORT_KEY.to_string(), report.name().to_string()));
+    meta.attrs.extend(total.map(|total| (TOTAL_KEY.to_string(), total)));
     if separators != Separators::default() {
         meta.attrs.push((SEPARATORS.to_string(), format!("{}{}", separators.decimal, separators.field)));
     }
     Ok(builder.finish(None, diag))
+}
+
+/// The total time the report's percentages are of (its TotalTime, which a CSV does not hold), from
+/// its first row that has a time and a PctOfTot above 0: time × 100 / PctOfTot, to PctOfTot's ten
+/// significant digits. Read from the head of the input, once per file.
+fn percent_total(head: &[u8], columns: &[Option<Column>], field: u8, decimal: char) -> Option<String> {
+    let find = |wanted: &[Column]| columns.iter().position(|c| c.is_some_and(|c| wanted.contains(&c)));
+    let (pct, time) = (find(&[Column::PctOfTot])?, find(&[Column::Time, Column::InclusiveTime])?);
+    let rows = head.split(|&b| b == b'\n').skip(1).filter_map(|line| std::str::from_utf8(line).ok());
+    rows.filter_map(|line| {
+        let fields = split(line.trim_end_matches('\r'), field).ok()?;
+        let number = |i: usize| {
+            let mut row = Row::default();
+            row.set(Column::Time, fields.get(i)?, decimal, true).ok()?;
+            Some(row.time[1])
+        };
+        let (pct, time) = (number(pct)?, number(time)?);
+        (pct > 0.0).then(|| crate::model::significant(time * 100.0 / pct, 10))
+    })
+    .next()
 }
 
 /// How much of the input separators are detected from.
@@ -457,7 +481,8 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, separators: Option<S
     let read_with = profile.meta.attrs.iter().find(|(k, _)| k == SEPARATORS).and_then(|(_, v)| v.parse().ok());
     let separators: Separators = separators.or(read_with).unwrap_or_default();
     let (report, columns, rows) = report_rows(profile, true);
-    let base = super::percent_base(profile, "", report, &rows);
+    let base = super::percent_base(profile, report, &rows);
+    let mut derived = super::Derived { base, cumulative: 0.0 };
     let mut text = String::with_capacity(1 << 16);
     for (i, column) in columns.iter().enumerate() {
         if i > 0 {
@@ -474,7 +499,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, separators: Option<S
             if column == Column::Element {
                 quote(row.name, &mut text);
             } else {
-                super::format_cell(row, column, report, base, separators.decimal, &mut text);
+                super::format_cell(row, column, report, &mut derived, separators.decimal, &mut text);
             }
         }
         text.push('\n');

@@ -16,7 +16,8 @@
 //! lines plus time not attributable to a line"), so in the model a function node's self value is the
 //! unattributed part, its ExclusiveTime minus its line rows' (shared notes §3.9), and a line node's is
 //! its ExclusiveTime. InclusiveTime is kept as the measured inclusive value. PctOfTot, CumPct and
-//! AvgTime are derived: ignored on reading, recomputed on writing.
+//! AvgTime are derived: not read (only which of them a report has, and the total time a CSV's
+//! percentages are of), recomputed on writing ([`format_cell`]).
 //!
 //! **Quirks**: `]PROFILE` 0.9.0 wrote the exclusive and inclusive columns (times and ticks) of tree
 //! and data reports under each other's labels (shared notes §3.7); they are swapped back by version,
@@ -368,11 +369,31 @@ pub(crate) fn format_number(value: Value, decimal: char, out: &mut String) {
 /// so that a summary stays a summary from XML to CSV and back.
 pub(crate) const REPORT_KEY: &str = "dyalog.report";
 
-/// Whether `target` keeps the header fact `key` though it is not named after it (the report kind,
-/// shared by the Dyalog formats).
+/// The header fact that lists the derived columns (PctOfTot, CumPct, AvgTime) the report read had,
+/// so that they are written again (recomputed); shared by both formats.
+pub(crate) const DERIVED_KEY: &str = "dyalog.derived";
+
+/// The header fact that holds the total time a CSV report's percentages are of (the time of its
+/// first row over its PctOfTot: a CSV has no TotalTime setting); shared by both formats.
+pub(crate) const TOTAL_KEY: &str = "dyalog.total";
+
+/// Whether `target` keeps the header fact `key` though it is not named after it (the facts shared
+/// by the Dyalog formats).
 pub fn shared_attr(target: crate::formats::Format, key: &str) -> bool {
     use crate::formats::Format;
-    matches!(target, Format::DyalogXml | Format::DyalogCsv) && key == REPORT_KEY
+    matches!(target, Format::DyalogXml | Format::DyalogCsv) && [REPORT_KEY, DERIVED_KEY, TOTAL_KEY].contains(&key)
+}
+
+/// The [`DERIVED_KEY`] fact of a report whose columns are `bits`, if it has derived ones.
+pub(crate) fn derived_fact(bits: u16) -> Option<(String, String)> {
+    let names: Vec<&str> = Column::of_bits(bits & Column::DERIVED).map(Column::name).collect();
+    (!names.is_empty()).then(|| (DERIVED_KEY.to_string(), names.join(",")))
+}
+
+/// The derived columns a profile was read with ([`DERIVED_KEY`]).
+fn derived_read(profile: &Profile) -> u16 {
+    let names = profile.meta.attrs.iter().find(|(k, _)| k == DERIVED_KEY).map_or("", |(_, v)| v.as_str());
+    names.split(',').filter_map(|name| Column::from_name(name.as_bytes())).fold(0, |bits, c| bits | c.bit())
 }
 
 /// The kind of report, from `<Command>` (XML) or from the columns (CSV).
@@ -417,7 +438,19 @@ impl Report {
 
     /// The columns written for this report, given which metrics the profile has (`exclusive`: a
     /// summary of exclusive times, `]PROFILE summary -exclusive`, read without inclusive ones).
-    fn columns(self, metrics: &MetricColumns, csv: bool, exclusive: bool) -> Vec<Column> {
+    fn columns(self, metrics: &MetricColumns, csv: bool, exclusive: bool, derived: u16) -> Vec<Column> {
+        let mut columns = self.read_columns(metrics, csv, exclusive);
+        // Derived columns the report read had (PctOfTot is a summary's own), recomputed.
+        if metrics.time.is_some() {
+            let written = columns.iter().fold(0, |bits, c| bits | c.bit());
+            let more = [Column::PctOfTot, Column::CumPct, Column::AvgTime].into_iter();
+            columns.extend(more.filter(|c| derived & !written & c.bit() != 0));
+        }
+        columns
+    }
+
+    /// [`Self::columns`] without the derived columns of the report read.
+    fn read_columns(self, metrics: &MetricColumns, csv: bool, exclusive: bool) -> Vec<Column> {
         let mut columns = Vec::new();
         if self == Report::Tree {
             columns.push(Column::Depth);
@@ -486,7 +519,7 @@ pub(crate) fn report_rows<'p>(profile: &'p Profile, csv: bool) -> (Report, Vec<C
     // the CSV calls Time (notes §3.5).
     let exclusive_summary =
         report == Report::Summary && metrics.time.is_some_and(|m| tree.measured_inclusive(m).is_none());
-    let columns = report.columns(&metrics, csv, exclusive_summary);
+    let columns = report.columns(&metrics, csv, exclusive_summary, derived_read(profile));
     let frame = |n: NodeId| profile.frames.get(tree.frame(n));
     let is_line = |n: NodeId| frame(n).kind == FrameKind::Line;
     let children = tree.children();
@@ -545,12 +578,15 @@ pub(crate) fn report_rows<'p>(profile: &'p Profile, csv: bool) -> (Report, Vec<C
     (report, columns, rows)
 }
 
-/// What PctOfTot is a percentage of: the TotalTime setting when the profile has one, else the time
-/// of the whole report (a tree's roots together; the largest row of a flat report, whose rows
-/// overlap).
-pub(crate) fn percent_base(profile: &Profile, total_key: &str, report: Report, rows: &[OutRow<'_>]) -> f64 {
-    let setting = profile.meta.attrs.iter().find(|(k, _)| k == total_key).and_then(|(_, v)| v.parse::<f64>().ok());
-    setting.unwrap_or_else(|| total_time(report, rows))
+/// What PctOfTot is a percentage of: the report's total time, which `]PROFILE` prints as "Total
+/// time" and writes as TotalTime (shared notes §3.8; the seed's summaries: 47.14893489 of 68.40049488
+/// ms is 68.93069264%, 1.37's 25.626 of 58.2 ms 44.03092784%, and `-exclusive` 23.032 of 68.4 ms
+/// 33.672%). The XML TotalTime setting, else the total a CSV's percentages were of
+/// ([`TOTAL_KEY`]), else the time of the whole report (a tree's roots together; the largest row of
+/// a flat report, whose rows overlap).
+pub(crate) fn percent_base(profile: &Profile, report: Report, rows: &[OutRow<'_>]) -> f64 {
+    let attr = |key: &str| profile.meta.attrs.iter().find(|(k, _)| k == key).and_then(|(_, v)| v.parse::<f64>().ok());
+    attr("dyalog-xml.TotalTime").or_else(|| attr(TOTAL_KEY)).unwrap_or_else(|| total_time(report, rows))
 }
 
 /// The time of the whole report: the inclusive times of a tree's roots added up, or the largest
@@ -564,15 +600,28 @@ pub(crate) fn total_time(report: Report, rows: &[OutRow<'_>]) -> f64 {
     }
 }
 
+/// What the derived columns of a row are worked out from: the total time PctOfTot is of, and
+/// CumPct's percentage of the rows so far.
+pub(crate) struct Derived {
+    pub base: f64,
+    pub cumulative: f64,
+}
+
 /// Appends the text of `row`'s `column` (names as they are: the caller quotes or escapes them).
+/// Rows are given in file order (CumPct adds up their percentages, as `-cumpct` does: 33.672 +
+/// 11.5 = 45.172% in the seed); AvgTime is the time over the calls (23.82 ms over 311 calls, 0.077).
 pub(crate) fn format_cell(
     row: &OutRow<'_>,
     column: Column,
     report: Report,
-    base: f64,
+    derived: &mut Derived,
     decimal: char,
     out: &mut String,
 ) {
+    let base = derived.base;
+    let derived_number = |v: f64, out: &mut String| {
+        out.push_str(&significant(v, 10).replace('.', decimal.encode_utf8(&mut [0; 4])));
+    };
     let number = |v: Option<Value>, out: &mut String| {
         if let Some(v) = v {
             format_number(v, decimal, out);
@@ -593,10 +642,20 @@ pub(crate) fn format_cell(
         Column::InclusiveTicks => number(row.ticks.map(|t| Value::Int(t[1])), out),
         Column::PctOfTot => {
             if let Some(t) = row.time.filter(|_| base > 0.0) {
-                out.push_str(&significant(t[1] / base * 100.0, 10).replace('.', decimal.encode_utf8(&mut [0; 4])));
+                derived_number(t[1] / base * 100.0, out);
             }
         }
-        Column::CumPct | Column::AvgTime => {}
+        Column::CumPct => {
+            if let Some(t) = row.time.filter(|_| base > 0.0) {
+                derived.cumulative += t[1] / base * 100.0;
+                derived_number(derived.cumulative, out);
+            }
+        }
+        Column::AvgTime => {
+            if let (Some(t), Some(calls)) = (row.time, row.calls.filter(|&c| c > 0)) {
+                derived_number(t[1] / calls as f64, out);
+            }
+        }
     }
 }
 

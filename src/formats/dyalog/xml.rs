@@ -907,13 +907,14 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
         element(&mut text, 8, &name, &value);
     }
     text.push_str("    </ProfileSettings>\n");
-    let base = super::percent_base(profile, "dyalog-xml.TotalTime", report, &rows);
+    let base = super::percent_base(profile, report, &rows);
+    let mut derived = super::Derived { base, cumulative: 0.0 };
     let mut value = String::new();
     for row in &rows {
         text.push_str("    <ProfileEntry>\n");
         for &column in &columns {
             value.clear();
-            super::format_cell(row, column, report, base, '.', &mut value);
+            super::format_cell(row, column, report, &mut derived, '.', &mut value);
             element(&mut text, 8, column.name(), &value);
         }
         text.push_str("    </ProfileEntry>\n");
@@ -952,6 +953,7 @@ fn settings(profile: &Profile, report: Report, rows: &[OutRow<'_>]) -> Vec<(Stri
         let key = format!("dyalog-xml.{name}");
         profile.meta.attrs.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone())
     };
+    let shared_total = profile.meta.attrs.iter().find(|(k, _)| k == super::TOTAL_KEY).map(|(_, v)| v.clone());
     let total = || {
         let mut s = String::new();
         super::format_number(Value::Float(super::total_time(report, rows)), '.', &mut s);
@@ -965,7 +967,8 @@ fn settings(profile: &Profile, report: Report, rows: &[OutRow<'_>]) -> Vec<(Stri
                 "Title" => profile.meta.title.clone().unwrap_or_default(),
                 "TimerBias" => attr(name).unwrap_or_else(|| "0".into()),
                 "Command" => report.name().to_string(),
-                _ => attr(name).unwrap_or_else(total),
+                // A CSV's total (the time its percentages were of) stands for the settings it lacks.
+                _ => attr(name).or_else(|| shared_total.clone()).unwrap_or_else(total),
             };
             (name.to_string(), value)
         })

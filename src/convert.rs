@@ -585,7 +585,12 @@ fn report_dropped_header(profile: &Profile, target: Format, carries: &Carries, d
         diag.warn("interval-dropped", None, || format!("{target} has no sampling interval: {iv:?} is dropped"));
     }
     let prefix = format!("{target}.");
-    let foreign: Vec<&str> = meta.attrs.iter().map(|(k, _)| k.as_str()).filter(|k| !k.starts_with(&prefix)).collect();
+    let foreign: Vec<&str> = meta
+        .attrs
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .filter(|k| !k.starts_with(&prefix) && !crate::formats::dyalog::shared_attr(target, k))
+        .collect();
     if !foreign.is_empty() {
         diag.warn("attrs-dropped", None, || {
             format!("{target} has no place for header facts {}: dropped", foreign.join(", "))

@@ -410,6 +410,15 @@ impl Line<'_> {
     pub(crate) fn error(&self, kind: ParseErrorKind) -> ParseError {
         ParseError { format: self.format, position: self.position, kind }
     }
+
+    /// An error at byte `offset` of this line, with its column (a piece of a line starts after
+    /// column 1).
+    pub(crate) fn error_at(&self, offset: usize, kind: ParseErrorKind) -> ParseError {
+        let column = self.start_column + self.text.get(..offset).map_or(0, |s| s.chars().count()) as u64 + 1;
+        let position =
+            Position { byte: self.position.byte + offset as u64, line: self.position.line, column: Some(column) };
+        ParseError { format: self.format, position, kind }
+    }
 }
 
 #[cfg(test)]

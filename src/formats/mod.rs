@@ -369,7 +369,7 @@ impl Format {
             Format::Lispworks => lispworks::write(&projected, out, diag)?,
             Format::Folded => folded::write(&projected, out)?,
             Format::Sampler => sampler::write(&projected, out, options)?,
-            Format::DyalogXml => dyalog::xml::write(&projected, out)?,
+            Format::DyalogXml => dyalog::xml::write(&projected, out, diag)?,
             Format::DyalogCsv => dyalog::csv::write(&projected, out, options.dyalog_separators)?,
             Format::Br => br::write(&projected, out, options, diag)?,
             Format::GhcPx => ghc::px::write(&projected, out, options, diag)?,

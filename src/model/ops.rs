@@ -7,7 +7,8 @@
 //! - [`adopt_roots`]: roots gathered under a new root (a thread for formats that need one).
 //! - [`merge_lines`]: source-line frames merged into their functions, for function-level targets.
 
-use super::{ChildIndex, Frame, FrameId, FrameKind, FrameRef, FrameTable, NodeId, Profile, Value};
+use super::{Aggregation, ChildIndex, Frame, FrameId, FrameKind, FrameRef, FrameTable, NodeId, Profile, Value, Values};
+use rustc_hash::FxHashMap;
 
 /// The canonical form of `profile`: siblings with the same frame merged (values added), children
 /// sorted by frame, frames renumbered in pre-order. Two profiles that describe the same call tree
@@ -47,8 +48,11 @@ pub fn merge_siblings(profile: &Profile) -> Profile {
 
 /// `profile` with every line frame replaced by its function (same name and module, no line). A line
 /// node directly under a node of its own function (Dyalog: function row, then its line rows) is
-/// spliced into that node: its self values and children move up. Elsewhere (BR: a stack of lines)
-/// the line node becomes a function node, merged with any sibling of the same function.
+/// spliced into that node: its children move up, and so do its additive self values, while its
+/// per-node ones (calls) are dropped, as the function's own count already counts the function. A
+/// function's time so made whole is the number its own part was taken from ([`with_parts`]: no
+/// drift from adding the parts back). Elsewhere (BR: a stack of lines) the line node becomes a
+/// function node, merged with any sibling of the same function, every value added.
 pub fn merge_lines(profile: &Profile) -> Profile {
     rebuild(profile, false, true)
 }
@@ -131,29 +135,65 @@ fn rebuild(profile: &Profile, sorted: bool, lines_to_functions: bool) -> Profile
     let line_frames: Vec<bool> =
         profile.frames.iter().map(|(_, f)| lines_to_functions && f.kind == FrameKind::Line).collect();
     let mut new_frame: Vec<Option<FrameId>> = vec![None; profile.frames.len()];
+    let mut frame_of = |old_frame: FrameId, out: &mut Profile| {
+        *new_frame[old_frame.index()].get_or_insert_with(|| {
+            let f = profile.frames.get(old_frame).as_ref();
+            let is_line = line_frames[old_frame.index()];
+            let f = if is_line { FrameRef { line: None, clause: None, kind: FrameKind::Function, ..f } } else { f };
+            out.frames.intern(f)
+        })
+    };
+    // Only a line under a function row splices (Dyalog); a line under a line of the same function
+    // is a recursive call (BR stacks of lines) and stays a node of its own.
+    let splices = |node: NodeId, out: &mut Profile, frame_of: &mut dyn FnMut(FrameId, &mut Profile) -> FrameId| {
+        let Some(p) =
+            src.parent(node).filter(|p| line_frames[src.frame(node).index()] && !line_frames[src.frame(*p).index()])
+        else {
+            return false;
+        };
+        frame_of(src.frame(node), out) == frame_of(src.frame(p), out)
+    };
+    let metrics = profile.metrics();
+    let floats: Vec<usize> = (0..metrics.len()).filter(|&m| matches!(src.self_values(m), Values::Float(_))).collect();
+    // Per function node, the float self values of the lines spliced into it, added up in order, and
+    // whether each had at most 15 digits: what its own part was taken from is worked out of them.
+    let mut parts: FxHashMap<NodeId, Vec<(f64, bool)>> = FxHashMap::default();
+    if lines_to_functions && !floats.is_empty() {
+        for node in src.walk().map(|visit| visit.node) {
+            if let Some(p) = src.parent(node).filter(|_| splices(node, &mut out, &mut frame_of)) {
+                let sums = parts.entry(p).or_insert_with(|| vec![(0.0, true); floats.len()]);
+                for (sum, &m) in sums.iter_mut().zip(&floats) {
+                    let line = src.self_value(m, node).as_f64();
+                    *sum = (sum.0 + line, sum.1 && shortened(line) == line);
+                }
+            }
+        }
+    }
     let mut new_node: Vec<NodeId> = vec![NodeId(0); src.len()];
     let mut index = ChildIndex::default();
     for visit in walk {
         let node = visit.node;
-        let old_frame = src.frame(node);
-        let is_line = line_frames[old_frame.index()];
-        let frame = *new_frame[old_frame.index()].get_or_insert_with(|| {
-            let f = profile.frames.get(old_frame).as_ref();
-            let f = if is_line { FrameRef { line: None, clause: None, kind: FrameKind::Function, ..f } } else { f };
-            out.frames.intern(f)
-        });
+        let frame = frame_of(src.frame(node), &mut out);
         let parent = src.parent(node).map(|p| new_node[p.index()]);
-        // Only a line under a function row splices (Dyalog); a line under a line of the same function
-        // is a recursive call (BR stacks of lines) and stays a node of its own.
-        let under_function_row = src.parent(node).is_some_and(|p| !line_frames[src.frame(p).index()]);
-        let splice = is_line && under_function_row && parent.is_some_and(|p| out.tree.frame(p) == frame);
+        let splice = lines_to_functions && splices(node, &mut out, &mut frame_of);
         let id = match (splice, parent) {
             (true, Some(p)) => p,
             _ => index.child_or_insert(&mut out.tree, parent, frame),
         };
         new_node[node.index()] = id;
-        for m in 0..profile.metrics().len() {
-            out.tree.add_self(m, id, src.self_value(m, node));
+        let own_parts = parts.get(&node);
+        for (m, metric) in metrics.iter().enumerate() {
+            let value = src.self_value(m, node);
+            let float = floats.iter().position(|&f| f == m);
+            match (splice, own_parts.zip(float)) {
+                // Its value is in its function's already, or (calls) the function's own stands.
+                (true, _) if float.is_some() || metric.aggregation == Aggregation::PerNode => {}
+                (false, Some((sums, i))) => {
+                    let (lines, short) = sums[i];
+                    out.tree.add_self(m, id, Value::Float(with_parts(value.as_f64(), lines, short)));
+                }
+                _ => out.tree.add_self(m, id, value),
+            }
             // A spliced line's inclusive value is already inside its function's.
             if let (Some(measured), false) = (src.measured_inclusive(m), splice) {
                 let previous = out.tree.measured_inclusive(m).map_or(Value::Int(0), |v| v.get(id.index()));
@@ -173,6 +213,53 @@ fn rebuild(profile: &Profile, sorted: bool, lines_to_functions: bool) -> Profile
         }
     }
     out
+}
+
+/// The part of `total` that `parts` do not account for, or `None` when the parts exceed it. Parts
+/// that exceed it by no more than binary rounding (0.1 + 0.2 against 0.3) leave 0.
+pub(crate) fn unattributed(total: f64, parts: f64) -> Option<f64> {
+    let own = total - parts;
+    if own >= 0.0 {
+        Some(own)
+    } else if -own <= 1e-12 * total.abs().max(parts.abs()) {
+        Some(0.0)
+    } else {
+        None
+    }
+}
+
+/// The whole that [`unattributed`] turns back into `own` given `parts` (a Dyalog function's
+/// exclusive time from its own part and its lines'), so that a value taken apart and put together
+/// again keeps every digit. Where several do, parts with at most 15 digits (`short_parts`: 1.37
+/// prints three decimals) came from a whole of at most 15 digits too (0.3 rather than
+/// 0.30000000000000004); parts printed in full (0.9.0), from the one nearest to the sum.
+pub(crate) fn with_parts(own: f64, parts: f64, short_parts: bool) -> f64 {
+    let sum = own + parts;
+    let reads_back = |t: f64| unattributed(t, parts) == Some(own);
+    let short = short_parts.then(|| shortened(sum)).filter(|&short| reads_back(short));
+    if let Some(short) = short {
+        return short;
+    }
+    // Otherwise the nearest number that reads back, a few units in the last place away at most.
+    let step = |t: f64, up: bool| {
+        let bits = t.to_bits() as i64 + if up == (t >= 0.0) { 1 } else { -1 };
+        f64::from_bits(bits as u64)
+    };
+    let (mut above, mut below) = (sum, sum);
+    for _ in 0..64 {
+        for t in [above, below] {
+            if reads_back(t) {
+                return t;
+            }
+        }
+        (above, below) = (step(above, true), step(below, false));
+    }
+    sum
+}
+
+/// `value` to 15 significant digits.
+pub(crate) fn shortened(value: f64) -> f64 {
+    format!("{value:.14e}").parse().unwrap_or(value)
 }
 
 #[cfg(test)]
@@ -224,5 +311,44 @@ mod tests {
         assert!(text.contains("  \"g\" [function] samples=12 (total 28)"), "{text}");
         assert!(text.contains("    \"g\" [function] samples=16 (total 16)"), "{text}");
         assert_eq!(merged.tree.len(), 3);
+    }
+
+    /// A Dyalog function row with its line rows (1.37's #.Samples.Sample: 19.362 ms, lines of 3
+    /// decimals, each called once or more): merged, the function's calls are its own (1, not 1 + the
+    /// lines'), and its time the very 19.362 it was read as, not the sum of its parts (which drifts
+    /// to 19.361999999999995). Two sibling calls of one function still add up.
+    #[test]
+    fn merged_lines_leave_calls_and_the_read_time_alone() {
+        use crate::model::{Repr, Unit, Values};
+        let mut p = Profile::new(vec![Metric::entries("calls")]);
+        let f = p.frames.intern(FrameRef::function("f"));
+        let g = p.frames.intern(FrameRef::function("g"));
+        let line = |p: &mut Profile, n| {
+            p.frames.intern(FrameRef { line: Some(n), kind: FrameKind::Line, ..FrameRef::function("f") })
+        };
+        let nf = p.tree.push(None, f);
+        let lines = [0.002, 0.0, 0.0, 0.0, 0.005, 0.0, 0.874];
+        let mut nodes = vec![nf];
+        for (i, _) in lines.iter().enumerate() {
+            let frame = line(&mut p, i as u32 + 1);
+            nodes.push(p.tree.push(Some(nf), frame));
+        }
+        let g1 = p.tree.push(Some(nodes[7]), g);
+        let g2 = p.tree.push(Some(nodes[7]), g);
+        let parts = lines.iter().fold(0.0, |sum, l| sum + l);
+        let own = unattributed(19.362, parts).unwrap();
+        // Added back one by one, as merging once did, the parts drift.
+        assert_ne!(lines.iter().fold(own, |sum, l| sum + l), 19.362);
+        let mut times = vec![own];
+        times.extend(lines);
+        times.extend([0.25, 0.5]);
+        for (i, n) in nodes.iter().chain([&g1, &g2]).enumerate() {
+            p.tree.set_self(0, *n, Value::Int(if i == 0 { 1 } else { 3 }));
+        }
+        p.add_metric(Metric::time(Unit::Milliseconds, Repr::Float), Values::Float(times));
+        let text = dump(&merge_lines(&p));
+        assert!(text.contains("\"f\" [function] calls=1 time=19.362 "), "{text}");
+        assert!(text.contains("  \"g\" [function] calls=6 time=0.75 "), "{text}");
+        assert_eq!(merge_lines(&p).tree.len(), 2);
     }
 }

@@ -8,21 +8,34 @@
 //! **Values**: a row's own value needs the rows below it (a function's exclusive time less its
 //! lines'), so it is worked out when the row closes, from sums kept on the stack of open rows: no
 //! row is kept once it is closed. Which of the two time (and ticks) columns is the exclusive one is
-//! only known at the end (an "inclusive" value below its "exclusive" one anywhere means the labels
-//! are swapped), so every value is worked out both ways, [`READINGS`], and [`ReportBuilder::finish`]
-//! keeps one.
+//! only known at the end, so every value is worked out both ways, [`READINGS`], and
+//! [`ReportBuilder::finish`] keeps one:
+//!
+//! 1. the version: `]PROFILE` 0.x labelled the two columns of tree and data reports the other way
+//!    round (shared notes §3.7), so such a file is read relabelled (the reader says so);
+//! 2. the rows, on the values so labelled: the file is read swapped (with a warning) only when some
+//!    rows have an "inclusive" value below their "exclusive" one beyond rounding *and* strictly fewer
+//!    rows do when swapped. The notes say one such row anywhere; but bias adjustment takes a few
+//!    timer ticks' cost off each value, and a row of tiny times can come out inverted by it (say
+//!    0.005 exclusive against 0.004 inclusive): one such row would flip a whole consistent file, or
+//!    undo the version's relabelling, and have every other row read with inclusive < exclusive;
+//! 3. rows still inverted beyond rounding are never read so: their inclusive value is raised to the
+//!    exclusive one, with one warning that counts them and names the first. Within rounding (sums
+//!    printed in full that differ in the last digits) the digits are kept as read.
 //!
 //! **Merging lines while reading** (for a target without line numbers, or `--functions`): a line
-//! row under its own function row adds into the function's node instead of making one, siblings
-//! that share a function merge, and no line frame is made. The profile is the one
-//! [`crate::model::ops::merge_lines`] makes from the whole tree, values added in the same order, at a
-//! third of the nodes; one exception: where values were clamped to 0 (a malformed file), measured
+//! row under its own function row adds into the function's node instead of making one (its time and
+//! ticks; its Calls is dropped, the function row's own standing, and the function's time is made
+//! whole again as the very ExclusiveTime read, [`with_parts`]), siblings that share a function merge,
+//! and no line frame is made. The profile is the one [`crate::model::ops::merge_lines`] makes from
+//! the whole tree, values added in the same order, at a third of the nodes; one exception: where values were clamped to 0 (a malformed file), measured
 //! inclusive values too low for what is left are raised on the merged nodes, not before merging.
 
-use super::{unattributed, Column, Row};
+use super::{unattributed, Column, Report, Row};
 use crate::diag::Diagnostics;
 use crate::error::ParseErrorKind;
 use crate::formats::Format;
+use crate::model::ops::{shortened, with_parts};
 use crate::model::{
     ChildIndex, FrameId, FrameKind, FrameRef, FrameTable, Metric, NodeId, Profile, Repr, Unit, Value, Values,
 };
@@ -88,8 +101,6 @@ struct ValueColumns<T> {
     /// Each node's self value and measured inclusive value.
     selves: [Vec<T>; 2],
     measured: [Vec<T>; 2],
-    /// Whether some row has its inclusive value below its exclusive one, read that way.
-    inverted: [bool; 2],
     /// Whether some value was raised to 0.
     clamped: [bool; 2],
 }
@@ -118,11 +129,12 @@ impl<T: Summable> ValueColumns<T> {
         self.has[1 - r]
     }
 
-    /// Notes a new row's two columns if they are inverted.
-    fn check(&mut self, file: [T; 2]) {
+    /// Per reading, whether a row's inclusive value is below its exclusive one beyond rounding.
+    fn inverted(&self, file: [T; 2]) -> [bool; 2] {
         if self.has == [true, true] {
-            self.inverted[0] |= T::below(file[1], file[0]);
-            self.inverted[1] |= T::below(file[0], file[1]);
+            [T::below(file[1], file[0]), T::below(file[0], file[1])]
+        } else {
+            [false; 2]
         }
     }
 
@@ -138,8 +150,9 @@ impl<T: Summable> ValueColumns<T> {
         }
     }
 
-    /// Adds (or sets, `fresh`) a row's measured inclusive value to its node.
-    fn add_measured(&mut self, node: NodeId, file: [T; 2], fresh: bool) {
+    /// Adds (or sets, `fresh`) a row's measured inclusive value to its node: where, read so, it is
+    /// below the exclusive value beyond rounding (`inverted`), the exclusive value instead.
+    fn add_measured(&mut self, node: NodeId, file: [T; 2], inverted: [bool; 2], fresh: bool) {
         if !self.present() {
             return;
         }
@@ -147,8 +160,9 @@ impl<T: Summable> ValueColumns<T> {
             if !self.has_measured(r) {
                 continue;
             }
+            let value = if inverted[r] { file[r] } else { file[1 - r] };
             let slot = &mut self.measured[r][node.index()];
-            *slot = if fresh { file[1 - r] } else { slot.plus(file[1 - r]) };
+            *slot = if fresh { value } else { slot.plus(value) };
         }
     }
 
@@ -271,6 +285,10 @@ pub(crate) struct ReportBuilder {
     time: ValueColumns<f64>,
     ticks: ValueColumns<i64>,
     tree: bool,
+    /// The report kind its columns make it.
+    report: Report,
+    /// Its columns ([`Column::bit`]).
+    column_bits: u16,
     /// Whether line rows merge into their functions.
     merge_lines: bool,
     merged_a_line: bool,
@@ -288,6 +306,10 @@ pub(crate) struct ReportBuilder {
     line_frames: FxHashMap<(u32, u32), FrameId>,
     /// The warnings of each reading, until one is kept.
     diags: [Diagnostics; 2],
+    /// Per reading, how many rows have an inclusive value (time or ticks) below their exclusive one
+    /// beyond rounding, and the first of them (its node and line).
+    inverted_rows: [u64; 2],
+    first_inverted: [Option<(NodeId, Option<u32>)>; 2],
 }
 
 impl ReportBuilder {
@@ -307,6 +329,8 @@ impl ReportBuilder {
             time,
             ticks,
             tree: has(Column::Depth),
+            report: Report::of_columns(columns),
+            column_bits: columns.iter().fold(0, |bits, c| bits | c.bit()),
             merge_lines,
             merged_a_line: false,
             children: ChildIndex::default(),
@@ -316,7 +340,14 @@ impl ReportBuilder {
             pending: Vec::new(),
             line_frames: FxHashMap::default(),
             diags: [Diagnostics::default(), Diagnostics::default()],
+            inverted_rows: [0; 2],
+            first_inverted: [None; 2],
         }
+    }
+
+    /// The report kind its columns make it.
+    pub(crate) fn report(&self) -> Report {
+        self.report
     }
 
     /// The header facts of the profile being built.
@@ -356,14 +387,17 @@ impl ReportBuilder {
         let len = self.profile.tree.len();
         self.time.grow(len);
         self.ticks.grow(len);
-        if let Some(m) = self.calls {
+        // A line merged into its function's node: the function's own count of calls stands.
+        if let Some(m) = self.calls.filter(|_| !spliced) {
             self.profile.tree.add_self(m, node, Value::Int(row.calls));
         }
-        self.time.check(row.time);
-        self.ticks.check(row.ticks);
+        let (time_inverted, ticks_inverted) = (self.time.inverted(row.time), self.ticks.inverted(row.ticks));
+        if time_inverted != [false; 2] || ticks_inverted != [false; 2] {
+            self.note_inverted(node, row.line, READINGS.map(|r| time_inverted[r] || ticks_inverted[r]));
+        }
         if !spliced {
-            self.time.add_measured(node, row.time, self.fresh());
-            self.ticks.add_measured(node, row.ticks, self.fresh());
+            self.time.add_measured(node, row.time, time_inverted, self.fresh());
+            self.ticks.add_measured(node, row.ticks, ticks_inverted, self.fresh());
         }
         let name_start = self.open_names.len();
         if function {
@@ -390,6 +424,16 @@ impl ReportBuilder {
             self.close(open);
         }
         Ok(())
+    }
+
+    /// Counts a row (of `node`, line `line`) whose inclusive value is below its exclusive one in
+    /// the readings `inverted` says.
+    #[cold]
+    fn note_inverted(&mut self, node: NodeId, line: Option<u32>, inverted: [bool; 2]) {
+        for r in READINGS.into_iter().filter(|&r| inverted[r]) {
+            self.inverted_rows[r] += 1;
+            self.first_inverted[r].get_or_insert((node, line));
+        }
     }
 
     /// The frame of line `line` of function `name`; `function` is the node of its function row when
@@ -427,10 +471,17 @@ impl ReportBuilder {
         while self.open.last().is_some_and(|top| top.depth >= depth) {
             self.close_last();
         }
-        match self.open.last() {
-            None if depth == 0 => Ok(false),
-            Some(top) if top.depth == depth - 1 || (function && top.function && top.depth == depth - 2) => Ok(true),
-            _ => Err(ParseErrorKind::DepthJump { previous: previous.unwrap_or(-1), found: depth }),
+        match (self.open.last(), previous) {
+            (None, _) if depth == 0 => Ok(false),
+            (Some(top), _) if top.depth == depth - 1 || (function && top.function && top.depth == depth - 2) => {
+                Ok(true)
+            }
+            (_, Some(previous)) => Err(ParseErrorKind::DepthJump { previous, found: depth }),
+            // The first row is a root.
+            (_, None) => Err(ParseErrorKind::Unexpected {
+                expected: "a function row (Line empty or ¯1) at depth 0 first".into(),
+                found: format!("a {} row at depth {depth}", if function { "function" } else { "line" }),
+            }),
         }
     }
 
@@ -477,12 +528,31 @@ impl ReportBuilder {
             self.pending.push((time, ticks));
             return;
         }
+        let (mut time, mut ticks) = (time, ticks);
+        if self.pending.len() > row.pending {
+            // The function's time made whole again from its own part and its lines', as
+            // merge_lines makes it: the very ExclusiveTime read, with no drift from adding.
+            let mut lines = [0.0; 2];
+            for (line_time, line_ticks) in &self.pending[row.pending..] {
+                for r in READINGS {
+                    lines[r] += line_time[r];
+                    ticks[r] = ticks[r].plus(line_ticks[r]);
+                }
+            }
+            time = READINGS.map(|r| {
+                // Where nothing was clamped, that is the function row's value as read: taken as it
+                // is, with no search for it (and no 15-digit test of every line).
+                let whole = self.time.base(r, row.time.file);
+                if row.time.parts[r] == Some(lines[r]) && unattributed(whole, lines[r]) == Some(time[r]) {
+                    return whole;
+                }
+                let lines_short = self.pending[row.pending..].iter().all(|(t, _)| shortened(t[r]) == t[r]);
+                with_parts(time[r], lines[r], lines_short)
+            });
+            self.pending.truncate(row.pending);
+        }
         self.time.add_own(row.node, time, self.fresh());
         self.ticks.add_own(row.node, ticks, self.fresh());
-        for (time, ticks) in self.pending.drain(row.pending..) {
-            self.time.add_own(row.node, time, false);
-            self.ticks.add_own(row.node, ticks, false);
-        }
     }
 
     /// Settles the exclusive/inclusive labels (`labels_swapped`: the file's version is known to swap
@@ -492,20 +562,37 @@ impl ReportBuilder {
             self.close_last();
         }
         let format = self.format;
-        let mut swap = labels_swapped.is_some();
+        // First the version, then the rows: see the module comment.
+        let labelled = usize::from(labels_swapped.is_some());
         if let Some(version) = labels_swapped {
             diag.warn("dyalog-labels-0.9", None, || {
                 format!("{format}: ]PROFILE {version} labelled the exclusive and inclusive columns the other way round: read as corrected")
             });
         }
-        if self.time.inverted[usize::from(swap)] || self.ticks.inverted[usize::from(swap)] {
-            swap = !swap;
+        let counts = self.inverted_rows;
+        let swap = counts[labelled] > 0 && counts[1 - labelled] < counts[labelled];
+        if swap {
             diag.warn("dyalog-labels-swapped", None, || {
-                format!("{format}: rows have InclusiveTime (or ticks) below ExclusiveTime: the two columns are taken as mislabelled and swapped")
+                let (as_labelled, swapped) = (counts[labelled], counts[1 - labelled]);
+                format!("{format}: {as_labelled} rows have InclusiveTime (or ticks) below ExclusiveTime, {swapped} with the two columns swapped: they are taken as mislabelled and swapped")
             });
         }
-        let r = usize::from(swap);
+        let r = if swap { 1 - labelled } else { labelled };
+        self.profile.meta.attrs.extend(super::derived_fact(self.column_bits));
         diag.absorb(std::mem::take(&mut self.diags[r]));
+        if let Some((node, line)) = self.first_inverted[r] {
+            let count = counts[r];
+            let name = &self.profile.frames.get(self.profile.tree.frame(node)).name;
+            let first = match line {
+                Some(line) => format!("{name:?} line {line}"),
+                None => format!("{name:?}"),
+            };
+            diag.warn("dyalog-inclusive-below", None, || {
+                let (rows, which, its) =
+                    if count == 1 { ("row has", "", "its") } else { ("rows have", "the first ", "their") };
+                format!("{format}: {count} {rows} InclusiveTime (or ticks) below ExclusiveTime beyond rounding ({which}{first}): {its} inclusive value is raised to the exclusive one")
+            });
+        }
         self.profile.meta.lines_merged |= self.merged_a_line;
         if self.time.present() {
             let (selves, measured) = self.time.take(r);

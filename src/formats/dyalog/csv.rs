@@ -15,16 +15,18 @@
 //! first quoted name) and D from the numbers of the first rows; `--dyalog-separators` forces both.
 //! CRLF is accepted. Rows and their meaning are in the [parent module](super).
 //!
-//! **Model**: as for XML; a CSV has no settings, so the report kind (`dyalog-csv.report`: tree with a
-//! Depth column, summary with a Time column, else data) and separators other than `.,`
-//! (`dyalog-csv.separators`) are kept as header facts for the round trip. **Writing**: the columns of
+//! **Model**: as for XML; a CSV has no settings, so the report kind (`dyalog.report`, shared with
+//! XML: tree with a Depth column, summary with a Time column, else data) and separators other than
+//! `.,` (`dyalog-csv.separators`) are kept as header facts for the round trip, as is the total time
+//! a PctOfTot column's percentages are of (`dyalog.total`, from the first row: a CSV has no
+//! TotalTime). **Writing**: the columns of
 //! the report kind, with the separators of `--dyalog-separators`, else those read, else `.,`.
 //! **Lost**: the title, which a CSV report has no place for; line breaks in names (a row is one
 //! line: proftool reads a file line by line, on two threads, and writes a space for each); and as for
 //! XML.
 
 use super::build::ReportBuilder;
-use super::{report_rows, Column, Report, Row, Separators};
+use super::{report_rows, Column, Report, Row, Separators, REPORT_KEY, TOTAL_KEY};
 use crate::diag::Diagnostics;
 use crate::error::{Error, ParseError, ParseErrorKind, Position};
 use crate::formats::{Format, Sniff};
@@ -34,9 +36,6 @@ use std::io::{Read, Write};
 use std::ops::Range;
 
 const FORMAT: Format = Format::DyalogCsv;
-
-/// The header attr that holds the report kind.
-const REPORT: &str = "dyalog-csv.report";
 
 /// The header attr that holds separators other than the default.
 const SEPARATORS: &str = "dyalog-csv.separators";
@@ -138,13 +137,8 @@ pub(crate) fn read(
     }
     let columns = header_columns(header, field, diag)?;
     let known: Vec<Column> = columns.iter().flatten().copied().collect();
-    let report = if known.contains(&Column::Depth) {
-        Report::Tree
-    } else if known.contains(&Column::Time) {
-        Report::Summary
-    } else {
-        Report::Data
-    };
+    let report = Report::of_columns(&known);
+    let total = percent_total(&head, &columns, field, separators.decimal);
     let mut builder = ReportBuilder::new(FORMAT, &known, merge_lines);
     let prepare = |line: &str| {
         parse_row(line, &columns, field, separators.decimal).map(|(name, row)| {
@@ -160,15 +154,36 @@ pub(crate) fn read(
         if line.position.line == Some(1) || line.text.is_empty() {
             return Ok(());
         }
-        let (name, hash, row) = parsed.map_err(|kind| line.error(*kind))?;
+        let (name, hash, row) = parsed.map_err(|e| e.at_line(&line))?;
         builder.add(name.text(line.text), hash, &row).map_err(|kind| line.error(kind))
     })?;
     let meta = builder.meta_mut();
-    meta.attrs.push((REPORT.to_string(), report.name().to_string()));
+    meta.attrs.push((REPORT_KEY.to_string(), report.name().to_string()));
+    meta.attrs.extend(total.map(|total| (TOTAL_KEY.to_string(), total)));
     if separators != Separators::default() {
         meta.attrs.push((SEPARATORS.to_string(), format!("{}{}", separators.decimal, separators.field)));
     }
     Ok(builder.finish(None, diag))
+}
+
+/// The total time the report's percentages are of (its TotalTime, which a CSV does not hold), from
+/// its first row that has a time and a PctOfTot above 0: time × 100 / PctOfTot, to PctOfTot's ten
+/// significant digits. Read from the head of the input, once per file.
+fn percent_total(head: &[u8], columns: &[Option<Column>], field: u8, decimal: char) -> Option<String> {
+    let find = |wanted: &[Column]| columns.iter().position(|c| c.is_some_and(|c| wanted.contains(&c)));
+    let (pct, time) = (find(&[Column::PctOfTot])?, find(&[Column::Time, Column::InclusiveTime])?);
+    let rows = head.split(|&b| b == b'\n').skip(1).filter_map(|line| std::str::from_utf8(line).ok());
+    rows.filter_map(|line| {
+        let fields = split(line.trim_end_matches('\r'), field).ok()?;
+        let number = |i: usize| {
+            let mut row = Row::default();
+            row.set(Column::Time, fields.get(i)?, decimal, true).ok()?;
+            Some(row.time[1])
+        };
+        let (pct, time) = (number(pct)?, number(time)?);
+        (pct > 0.0).then(|| crate::model::significant(time * 100.0 / pct, 10))
+    })
+    .next()
 }
 
 /// How much of the input separators are detected from.
@@ -193,7 +208,34 @@ impl RowName {
 
 /// One row parsed on the reader thread: its name and values (an error boxed, so that a row travels
 /// in a few words).
-type ParsedRow = Result<(RowName, Row), Box<ParseErrorKind>>;
+type ParsedRow = Result<(RowName, Row), Box<RowError>>;
+
+/// Why a row is not one, and where in its line (the field's byte offset), when that is known.
+#[derive(Debug)]
+struct RowError {
+    kind: ParseErrorKind,
+    at: Option<usize>,
+}
+
+impl RowError {
+    fn new(kind: ParseErrorKind) -> Box<RowError> {
+        Box::new(RowError { kind, at: None })
+    }
+
+    /// The error, at its field of `line` when known.
+    fn at_line(self, line: &text::Line<'_>) -> ParseError {
+        match self.at {
+            Some(at) => line.error_at(at, self.kind),
+            None => line.error(self.kind),
+        }
+    }
+}
+
+impl From<ParseErrorKind> for Box<RowError> {
+    fn from(kind: ParseErrorKind) -> Box<RowError> {
+        RowError::new(kind)
+    }
+}
 
 /// A row being parsed field by field.
 struct RowFields<'c> {
@@ -209,7 +251,7 @@ impl RowFields<'_> {
     fn take(&mut self, text: &str, at: impl FnOnce() -> RowName) -> Result<(), ParseErrorKind> {
         match self.columns.get(self.count).copied().flatten() {
             Some(Column::Element) => self.name = at(),
-            Some(column) => self.row.set(column, text, self.decimal)?,
+            Some(column) => self.row.set(column, text, self.decimal, true)?,
             None => {}
         }
         self.count += 1;
@@ -229,12 +271,46 @@ fn parse_row(line: &str, columns: &[Option<Column>], field: u8, decimal: char) -
     fields_row(line, columns, field, decimal)
 }
 
-/// [`parse_row`] field by field: any row, with an error for a field that is not its column's.
+/// [`parse_row`] field by field: any row, with an error for a field that is not its column's (or,
+/// where the row is evidently separated otherwise than the header, for that).
 #[inline(never)]
 fn fields_row(line: &str, columns: &[Option<Column>], field: u8, decimal: char) -> ParsedRow {
+    fields_of(line, columns, field, decimal)
+        .map_err(|error| mixed_separators(line, columns.len(), field).map_or(error, RowError::new))
+}
+
+/// For a row that is not one: when another separator splits it into as many fields as the header
+/// has and the header's does not, the error that says so (header and rows separated differently).
+#[cold]
+fn mixed_separators(line: &str, fields: usize, field: u8) -> Option<ParseErrorKind> {
+    let count = |separator: u8| {
+        let mut n = 0;
+        let simple = simple_fields(line, separator, |_| {
+            n += 1;
+            Ok::<(), ()>(())
+        });
+        simple.ok().filter(|&simple| simple).map(|_| n)
+    };
+    if count(field) == Some(fields) {
+        return None;
+    }
+    let other = [b',', b';', b'\t'].into_iter().filter(|&s| s != field).find(|&s| count(s) == Some(fields))?;
+    let (header, row) = (char::from(field), char::from(other));
+    Some(ParseErrorKind::Unexpected {
+        expected: format!("fields separated by {header:?}, as the header's are"),
+        found: format!("mixed separators: the header uses {header:?} but this row {row:?}"),
+    })
+}
+
+/// [`fields_row`] without the check for mixed separators.
+fn fields_of(line: &str, columns: &[Option<Column>], field: u8, decimal: char) -> ParsedRow {
     let new = || RowFields { columns, decimal, row: Row::default(), name: RowName::At(0..0), count: 0 };
     let mut fields = new();
-    if !simple_fields(line, field, |range| fields.take(&line[range.clone()], || RowName::At(range)))? {
+    let at = |start: usize| move |kind| Box::new(RowError { kind, at: Some(start) });
+    if !simple_fields(line, field, |range| {
+        let start = range.start;
+        fields.take(&line[range.clone()], || RowName::At(range)).map_err(at(start))
+    })? {
         // Read again, whole, the csv crate's way.
         fields = new();
         for text in quoted_fields(line, field)? {
@@ -243,7 +319,7 @@ fn fields_row(line: &str, columns: &[Option<Column>], field: u8, decimal: char) 
     }
     let RowFields { row, name, count, .. } = fields;
     if count != columns.len() {
-        return Err(Box::new(ParseErrorKind::Unexpected {
+        return Err(RowError::new(ParseErrorKind::Unexpected {
             expected: format!("{} fields, as many as the header has", columns.len()),
             found: count.to_string(),
         }));
@@ -404,8 +480,9 @@ fn header_columns(line: &str, field: u8, diag: &mut Diagnostics) -> Result<Vec<O
 pub(crate) fn write(profile: &Profile, out: &mut dyn Write, separators: Option<Separators>) -> Result<(), Error> {
     let read_with = profile.meta.attrs.iter().find(|(k, _)| k == SEPARATORS).and_then(|(_, v)| v.parse().ok());
     let separators: Separators = separators.or(read_with).unwrap_or_default();
-    let (report, columns, rows) = report_rows(profile, REPORT, true);
-    let base = super::percent_base(profile, "", report, &rows);
+    let (report, columns, rows) = report_rows(profile, true);
+    let base = super::percent_base(profile, report, &rows);
+    let mut derived = super::Derived { base, cumulative: 0.0 };
     let mut text = String::with_capacity(1 << 16);
     for (i, column) in columns.iter().enumerate() {
         if i > 0 {
@@ -422,7 +499,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, separators: Option<S
             if column == Column::Element {
                 quote(row.name, &mut text);
             } else {
-                super::format_cell(row, column, report, base, separators.decimal, &mut text);
+                super::format_cell(row, column, report, &mut derived, separators.decimal, &mut text);
             }
         }
         text.push('\n');
@@ -469,7 +546,7 @@ mod tests {
         assert!(split("\"a\"\"b\",1\r\"c\",2", b',').is_err());
         // A Line too large for one is an error, not a function row.
         let columns = [Some(Column::Depth), Some(Column::Element), Some(Column::Line)];
-        let error = parse_row("1,\"#.f\",4294967296", &columns, b',', '.').err().map(|e| e.to_string());
+        let error = parse_row("1,\"#.f\",4294967296", &columns, b',', '.').err().map(|e| e.kind.to_string());
         assert!(error.as_ref().is_some_and(|e| e.contains("Line number")), "{error:?}");
     }
 

@@ -16,12 +16,15 @@
 //! lines plus time not attributable to a line"), so in the model a function node's self value is the
 //! unattributed part, its ExclusiveTime minus its line rows' (shared notes §3.9), and a line node's is
 //! its ExclusiveTime. InclusiveTime is kept as the measured inclusive value. PctOfTot, CumPct and
-//! AvgTime are derived: ignored on reading, recomputed on writing.
+//! AvgTime are derived: not read (only which of them a report has, and the total time a CSV's
+//! percentages are of), recomputed on writing ([`format_cell`]).
 //!
 //! **Quirks**: `]PROFILE` 0.9.0 wrote the exclusive and inclusive columns (times and ticks) of tree
 //! and data reports under each other's labels (shared notes §3.7); they are swapped back by version,
-//! or, in any file, when rows show "inclusive" < "exclusive". APL writes negative numbers with a high
-//! minus `¯`. The summary report's time column is called `Time` in CSV (inclusive time).
+//! or, in any file, when more rows show "inclusive" < "exclusive" as labelled than swapped (the rule
+//! and why in [`build`]). APL writes negative numbers with a high
+//! minus `¯`. The summary report's time column is called `Time` in CSV: inclusive time, as XML's
+//! `InclusiveTime`; a summary read with `<ExclusiveTime>` (`-exclusive`) is written with `Time` for it.
 //!
 //! **Exactness**: times are `f64` printed shortest-round-trip. A function's own time is its
 //! exclusive time less its lines' (`unattributed`); on writing, `with_lines` picks the number
@@ -35,6 +38,7 @@ pub mod xml;
 
 use crate::error::ParseErrorKind;
 use crate::formats::{Carries, Structure};
+use crate::model::ops::{shortened, unattributed, with_parts as with_lines};
 use crate::model::{significant, FrameKind, MetricKind, NodeId, Profile, Unit, Value};
 use std::str::FromStr;
 
@@ -98,16 +102,19 @@ impl Column {
         }
     }
 
-    /// The column that 0.x versions label this one with (exclusive and inclusive swapped).
-    pub(crate) fn swapped(self) -> Column {
-        match self {
-            Column::ExclusiveTime => Column::InclusiveTime,
-            Column::InclusiveTime => Column::ExclusiveTime,
-            Column::ExclusiveTicks => Column::InclusiveTicks,
-            Column::InclusiveTicks => Column::ExclusiveTicks,
-            other => other,
-        }
+    /// The column's bit in a set of columns.
+    pub(crate) const fn bit(self) -> u16 {
+        1 << self as u16
     }
+
+    /// The columns of the set `bits`.
+    pub(crate) fn of_bits(bits: u16) -> impl Iterator<Item = Column> {
+        use strum::VariantArray;
+        Column::VARIANTS.iter().copied().filter(move |c| bits & c.bit() != 0)
+    }
+
+    /// The set of the derived columns, not read (recomputed on writing).
+    pub(crate) const DERIVED: u16 = Column::PctOfTot.bit() | Column::CumPct.bit() | Column::AvgTime.bit();
 
     /// The column named `name`; `Function` is what 0.9.0 called `Element`.
     pub(crate) fn from_name(name: &[u8]) -> Option<Column> {
@@ -173,9 +180,10 @@ pub(crate) struct Row {
 }
 
 impl Row {
-    /// Parses `text` as the value of `column`, with `decimal` as the decimal mark. Derived columns
-    /// (PctOfTot, CumPct, AvgTime) are not read: they are recomputed on writing.
-    pub(crate) fn set(&mut self, column: Column, text: &str, decimal: char) -> Result<(), ParseErrorKind> {
+    /// Parses `text` as the value of `column`, with `decimal` as the decimal mark (`csv`: a CSV
+    /// field, whose separators `--dyalog-separators` sets). Derived columns (PctOfTot, CumPct,
+    /// AvgTime) are not read: they are recomputed on writing.
+    pub(crate) fn set(&mut self, column: Column, text: &str, decimal: char, csv: bool) -> Result<(), ParseErrorKind> {
         let text = text.trim_ascii();
         // Most numbers are plain digits: read them straight from the bytes.
         let fast = u8::try_from(decimal).ok().filter(u8::is_ascii).and_then(|mark| match column {
@@ -193,8 +201,8 @@ impl Row {
             Column::Depth => self.depth = parse_int(text, "Depth")?,
             Column::Line => self.line = parse_line(text)?,
             Column::Calls => self.calls = parse_int(text, "Calls")?,
-            Column::ExclusiveTime => self.time[0] = parse_float(text, "ExclusiveTime", decimal)?,
-            Column::InclusiveTime | Column::Time => self.time[1] = parse_float(text, column.name(), decimal)?,
+            Column::ExclusiveTime => self.time[0] = parse_float(text, "ExclusiveTime", decimal, csv)?,
+            Column::InclusiveTime | Column::Time => self.time[1] = parse_float(text, column.name(), decimal, csv)?,
             Column::ExclusiveTicks => self.ticks[0] = parse_int(text, "ExclusiveTicks")?,
             Column::InclusiveTicks => self.ticks[1] = parse_int(text, "InclusiveTicks")?,
             Column::Element | Column::PctOfTot | Column::CumPct | Column::AvgTime => {}
@@ -316,14 +324,16 @@ fn parse_line(text: &str) -> Result<Option<u32>, ParseErrorKind> {
     })
 }
 
-/// A time: an APL number (`¯` minus, `E` exponent) with `decimal` as the decimal mark.
-fn parse_float(text: &str, field: &'static str, decimal: char) -> Result<f64, ParseErrorKind> {
+/// A time: an APL number (`¯` minus, `E` exponent) with `decimal` as the decimal mark (`csv`: in a
+/// CSV field, whose separators `--dyalog-separators` sets; XML numbers always have `.`).
+fn parse_float(text: &str, field: &'static str, decimal: char, csv: bool) -> Result<f64, ParseErrorKind> {
     let text = text.trim();
     let other = if decimal == '.' { ',' } else { '.' };
     if text.contains(other) {
+        let (hint, mixed) = if csv { (" (set with --dyalog-separators)", ": mixed separators") } else { ("", "") };
         return Err(ParseErrorKind::Unexpected {
-            expected: format!("{field} with the decimal mark {decimal:?} (set with --dyalog-separators)"),
-            found: format!("{text:?}, which has {other:?}: mixed separators"),
+            expected: format!("{field} with the decimal mark {decimal:?}{hint}"),
+            found: format!("{text:?}, which has {other:?}{mixed}"),
         });
     }
     let mut buf = [0; 64];
@@ -354,6 +364,38 @@ pub(crate) fn format_number(value: Value, decimal: char, out: &mut String) {
     }
 }
 
+/// The header fact that holds the report kind, one for both formats: set by both readers (XML: its
+/// `<Command>` as read; CSV, or XML without one: [`Report::of_columns`]) and read by both writers,
+/// so that a summary stays a summary from XML to CSV and back.
+pub(crate) const REPORT_KEY: &str = "dyalog.report";
+
+/// The header fact that lists the derived columns (PctOfTot, CumPct, AvgTime) the report read had,
+/// so that they are written again (recomputed); shared by both formats.
+pub(crate) const DERIVED_KEY: &str = "dyalog.derived";
+
+/// The header fact that holds the total time a CSV report's percentages are of (the time of its
+/// first row over its PctOfTot: a CSV has no TotalTime setting); shared by both formats.
+pub(crate) const TOTAL_KEY: &str = "dyalog.total";
+
+/// Whether `target` keeps the header fact `key` though it is not named after it (the facts shared
+/// by the Dyalog formats).
+pub fn shared_attr(target: crate::formats::Format, key: &str) -> bool {
+    use crate::formats::Format;
+    matches!(target, Format::DyalogXml | Format::DyalogCsv) && [REPORT_KEY, DERIVED_KEY, TOTAL_KEY].contains(&key)
+}
+
+/// The [`DERIVED_KEY`] fact of a report whose columns are `bits`, if it has derived ones.
+pub(crate) fn derived_fact(bits: u16) -> Option<(String, String)> {
+    let names: Vec<&str> = Column::of_bits(bits & Column::DERIVED).map(Column::name).collect();
+    (!names.is_empty()).then(|| (DERIVED_KEY.to_string(), names.join(",")))
+}
+
+/// The derived columns a profile was read with ([`DERIVED_KEY`]).
+fn derived_read(profile: &Profile) -> u16 {
+    let names = profile.meta.attrs.iter().find(|(k, _)| k == DERIVED_KEY).map_or("", |(_, v)| v.as_str());
+    names.split(',').filter_map(|name| Column::from_name(name.as_bytes())).fold(0, |bits, c| bits | c.bit())
+}
+
 /// The kind of report, from `<Command>` (XML) or from the columns (CSV).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Report {
@@ -371,10 +413,22 @@ impl Report {
         }
     }
 
+    /// The report with `columns`: a tree with a Depth column, a summary with a Time column (CSV),
+    /// else data.
+    pub(crate) fn of_columns(columns: &[Column]) -> Report {
+        if columns.contains(&Column::Depth) {
+            Report::Tree
+        } else if columns.contains(&Column::Time) {
+            Report::Summary
+        } else {
+            Report::Data
+        }
+    }
+
     /// The report a profile is written as: the one it was read from, else a tree, else (a flat
     /// profile from another format) data.
-    fn of(profile: &Profile, key: &str) -> Report {
-        let command = profile.meta.attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+    fn of(profile: &Profile) -> Report {
+        let command = profile.meta.attrs.iter().find(|(k, _)| k == REPORT_KEY).map(|(_, v)| v.as_str());
         match command {
             Some("summary") if profile.meta.flat => Report::Summary,
             _ if profile.meta.flat => Report::Data,
@@ -382,8 +436,21 @@ impl Report {
         }
     }
 
-    /// The columns written for this report, given which metrics the profile has.
-    fn columns(self, metrics: &MetricColumns, csv: bool) -> Vec<Column> {
+    /// The columns written for this report, given which metrics the profile has (`exclusive`: a
+    /// summary of exclusive times, `]PROFILE summary -exclusive`, read without inclusive ones).
+    fn columns(self, metrics: &MetricColumns, csv: bool, exclusive: bool, derived: u16) -> Vec<Column> {
+        let mut columns = self.read_columns(metrics, csv, exclusive);
+        // Derived columns the report read had (PctOfTot is a summary's own), recomputed.
+        if metrics.time.is_some() {
+            let written = columns.iter().fold(0, |bits, c| bits | c.bit());
+            let more = [Column::PctOfTot, Column::CumPct, Column::AvgTime].into_iter();
+            columns.extend(more.filter(|c| derived & !written & c.bit() != 0));
+        }
+        columns
+    }
+
+    /// [`Self::columns`] without the derived columns of the report read.
+    fn read_columns(self, metrics: &MetricColumns, csv: bool, exclusive: bool) -> Vec<Column> {
         let mut columns = Vec::new();
         if self == Report::Tree {
             columns.push(Column::Depth);
@@ -391,7 +458,12 @@ impl Report {
         columns.extend([Column::Element, Column::Line]);
         if self == Report::Summary {
             if metrics.time.is_some() {
-                columns.extend([if csv { Column::Time } else { Column::InclusiveTime }, Column::PctOfTot]);
+                let time = match (csv, exclusive) {
+                    (true, _) => Column::Time,
+                    (false, false) => Column::InclusiveTime,
+                    (false, true) => Column::ExclusiveTime,
+                };
+                columns.extend([time, Column::PctOfTot]);
             }
             columns.extend(metrics.calls.map(|_| Column::Calls));
             return columns;
@@ -422,53 +494,6 @@ impl MetricColumns {
     }
 }
 
-/// The part of `total` that `parts` do not account for, or `None` when the parts exceed it. Parts
-/// that exceed it by no more than binary rounding (0.1 + 0.2 against 0.3) leave 0.
-fn unattributed(total: f64, parts: f64) -> Option<f64> {
-    let own = total - parts;
-    if own >= 0.0 {
-        Some(own)
-    } else if -own <= 1e-12 * total.abs().max(parts.abs()) {
-        Some(0.0)
-    } else {
-        None
-    }
-}
-
-/// A function's exclusive time as written: the number that [`unattributed`] turns back into `own`,
-/// so that a report read and written again keeps every digit. Where several do, a report whose
-/// lines' times have at most 15 digits (`short_lines`: 1.37 prints three decimals) had one of at
-/// most 15 digits too (0.3 rather than 0.30000000000000004); one printed in full (0.9.0) had the
-/// one nearest to the sum.
-fn with_lines(own: f64, lines: f64, short_lines: bool) -> f64 {
-    let sum = own + lines;
-    let reads_back = |t: f64| unattributed(t, lines) == Some(own);
-    let short = short_lines.then(|| shortened(sum)).filter(|&short| reads_back(short));
-    if let Some(short) = short {
-        return short;
-    }
-    // Otherwise the nearest number that reads back, a few units in the last place away at most.
-    let step = |t: f64, up: bool| {
-        let bits = t.to_bits() as i64 + if up == (t >= 0.0) { 1 } else { -1 };
-        f64::from_bits(bits as u64)
-    };
-    let (mut above, mut below) = (sum, sum);
-    for _ in 0..64 {
-        for t in [above, below] {
-            if reads_back(t) {
-                return t;
-            }
-        }
-        (above, below) = (step(above, true), step(below, false));
-    }
-    sum
-}
-
-/// `value` to 15 significant digits.
-fn shortened(value: f64) -> f64 {
-    format!("{value:.14e}").parse().unwrap_or(value)
-}
-
 /// One row to write.
 pub(crate) struct OutRow<'p> {
     pub depth: u32,
@@ -480,21 +505,21 @@ pub(crate) struct OutRow<'p> {
 }
 
 /// The rows and columns to write for `profile` (already projected onto a Dyalog format), in file
-/// order. `command_key` is the attr that holds the report kind the profile was read as.
+/// order.
 ///
 /// Depths follow the reading rules: a function row two levels below the function that calls it when
 /// no line is known (function-level sources), one below a calling line. A line row whose function
 /// row is not its parent (lines from a source without Dyalog's nesting, such as BR) gets a function
 /// row of its own first, with the line's values, so that the file reads back into the same totals.
-pub(crate) fn report_rows<'p>(
-    profile: &'p Profile,
-    command_key: &str,
-    csv: bool,
-) -> (Report, Vec<Column>, Vec<OutRow<'p>>) {
-    let report = Report::of(profile, command_key);
+pub(crate) fn report_rows<'p>(profile: &'p Profile, csv: bool) -> (Report, Vec<Column>, Vec<OutRow<'p>>) {
+    let report = Report::of(profile);
     let metrics = MetricColumns::of(profile);
-    let columns = report.columns(&metrics, csv);
     let tree = &profile.tree;
+    // A summary read with an ExclusiveTime column only: its one time is the exclusive one, which
+    // the CSV calls Time (notes §3.5).
+    let exclusive_summary =
+        report == Report::Summary && metrics.time.is_some_and(|m| tree.measured_inclusive(m).is_none());
+    let columns = report.columns(&metrics, csv, exclusive_summary, derived_read(profile));
     let frame = |n: NodeId| profile.frames.get(tree.frame(n));
     let is_line = |n: NodeId| frame(n).kind == FrameKind::Line;
     let children = tree.children();
@@ -544,15 +569,24 @@ pub(crate) fn report_rows<'p>(
         depth_of[node.index()] = row.depth;
         rows.push(row);
     }
+    if exclusive_summary {
+        // Its Time, and PctOfTot, are of the exclusive time.
+        for time in rows.iter_mut().filter_map(|row| row.time.as_mut()) {
+            time[1] = time[0];
+        }
+    }
     (report, columns, rows)
 }
 
-/// What PctOfTot is a percentage of: the TotalTime setting when the profile has one, else the time
-/// of the whole report (a tree's roots together; the largest row of a flat report, whose rows
-/// overlap).
-pub(crate) fn percent_base(profile: &Profile, total_key: &str, report: Report, rows: &[OutRow<'_>]) -> f64 {
-    let setting = profile.meta.attrs.iter().find(|(k, _)| k == total_key).and_then(|(_, v)| v.parse::<f64>().ok());
-    setting.unwrap_or_else(|| total_time(report, rows))
+/// What PctOfTot is a percentage of: the report's total time, which `]PROFILE` prints as "Total
+/// time" and writes as TotalTime (shared notes §3.8; the seed's summaries: 47.14893489 of 68.40049488
+/// ms is 68.93069264%, 1.37's 25.626 of 58.2 ms 44.03092784%, and `-exclusive` 23.032 of 68.4 ms
+/// 33.672%). The XML TotalTime setting, else the total a CSV's percentages were of
+/// ([`TOTAL_KEY`]), else the time of the whole report (a tree's roots together; the largest row of
+/// a flat report, whose rows overlap).
+pub(crate) fn percent_base(profile: &Profile, report: Report, rows: &[OutRow<'_>]) -> f64 {
+    let attr = |key: &str| profile.meta.attrs.iter().find(|(k, _)| k == key).and_then(|(_, v)| v.parse::<f64>().ok());
+    attr("dyalog-xml.TotalTime").or_else(|| attr(TOTAL_KEY)).unwrap_or_else(|| total_time(report, rows))
 }
 
 /// The time of the whole report: the inclusive times of a tree's roots added up, or the largest
@@ -566,15 +600,28 @@ pub(crate) fn total_time(report: Report, rows: &[OutRow<'_>]) -> f64 {
     }
 }
 
+/// What the derived columns of a row are worked out from: the total time PctOfTot is of, and
+/// CumPct's percentage of the rows so far.
+pub(crate) struct Derived {
+    pub base: f64,
+    pub cumulative: f64,
+}
+
 /// Appends the text of `row`'s `column` (names as they are: the caller quotes or escapes them).
+/// Rows are given in file order (CumPct adds up their percentages, as `-cumpct` does: 33.672 +
+/// 11.5 = 45.172% in the seed); AvgTime is the time over the calls (23.82 ms over 311 calls, 0.077).
 pub(crate) fn format_cell(
     row: &OutRow<'_>,
     column: Column,
     report: Report,
-    base: f64,
+    derived: &mut Derived,
     decimal: char,
     out: &mut String,
 ) {
+    let base = derived.base;
+    let derived_number = |v: f64, out: &mut String| {
+        out.push_str(&significant(v, 10).replace('.', decimal.encode_utf8(&mut [0; 4])));
+    };
     let number = |v: Option<Value>, out: &mut String| {
         if let Some(v) = v {
             format_number(v, decimal, out);
@@ -595,10 +642,20 @@ pub(crate) fn format_cell(
         Column::InclusiveTicks => number(row.ticks.map(|t| Value::Int(t[1])), out),
         Column::PctOfTot => {
             if let Some(t) = row.time.filter(|_| base > 0.0) {
-                out.push_str(&significant(t[1] / base * 100.0, 10).replace('.', decimal.encode_utf8(&mut [0; 4])));
+                derived_number(t[1] / base * 100.0, out);
             }
         }
-        Column::CumPct | Column::AvgTime => {}
+        Column::CumPct => {
+            if let Some(t) = row.time.filter(|_| base > 0.0) {
+                derived.cumulative += t[1] / base * 100.0;
+                derived_number(derived.cumulative, out);
+            }
+        }
+        Column::AvgTime => {
+            if let (Some(t), Some(calls)) = (row.time, row.calls.filter(|&c| c > 0)) {
+                derived_number(t[1] / calls as f64, out);
+            }
+        }
     }
 }
 
@@ -679,7 +736,7 @@ mod tests {
 
     #[test]
     fn apl_numbers() {
-        assert_eq!(parse_float("¯1.5E¯3", "t", '.').unwrap(), -0.0015);
+        assert_eq!(parse_float("¯1.5E¯3", "t", '.', true).unwrap(), -0.0015);
         for text in ["0.0008172849135", "19.362", "0", "123456789012345", "0.00000000000001", "7."] {
             assert_eq!(plain_decimal(text, b'.'), Some(text.parse::<f64>().unwrap()), "{text}");
         }
@@ -693,9 +750,9 @@ mod tests {
         assert_eq!(plain_decimal("1e5", b'.'), None);
         assert_eq!(plain_integer(b"1234"), Some(1234));
         assert_eq!(plain_integer(b"-1"), None);
-        assert_eq!(parse_float("0,011", "t", ',').unwrap(), 0.011);
-        assert!(parse_float("0.011", "t", ',').is_err());
-        assert!(parse_float("inf", "t", '.').is_err());
+        assert_eq!(parse_float("0,011", "t", ',', true).unwrap(), 0.011);
+        assert!(parse_float("0.011", "t", ',', true).is_err());
+        assert!(parse_float("inf", "t", '.', true).is_err());
         assert_eq!(parse_int("¯7", "Calls").unwrap(), -7);
         assert_eq!(parse_line("¯1").unwrap(), None);
         assert_eq!(parse_line("").unwrap(), None);

@@ -34,18 +34,19 @@
 //! (where `</ProfileEntry>` stands in a comment, CDATA or attribute) is read again in a longer block.
 //! Blocks without such constructs, most of a report, are parsed two at a time on two threads.
 //!
-//! **Model**: Title is the profile's title; the other settings are kept as header facts
-//! (`dyalog-xml.Version`, …) and written back as read. **Writing** uses the current layout
+//! **Model**: Title is the profile's title; Command is the report kind, `dyalog.report`, the fact
+//! the CSV reader sets too (from the columns when there is no Command); the other settings are kept
+//! as header facts (`dyalog-xml.Version`, …) and written back as read. **Writing** uses the current layout
 //! (`<Element>`, `¯1` lines in trees, ExclusiveTime before InclusiveTime, ticks when the profile has
 //! them); settings a profile lacks are filled in (Version 1.37, TimerBias 0, TotalTime the total
-//! time). A profile read from a 0.x file keeps its Version and is written with that version's
-//! swapped labels, so that it reads back the same.
+//! time). Every report is written in the 1.37 layout with its columns labelled as measured, so a
+//! Version read as `0.x` (whose labels readers swap back, §3.7) is written as `1.37`, with a warning.
 //! **Lost**: nothing a Dyalog report holds; from other formats, everything but calls, time, ticks
 //! and line numbers (named on stderr by the conversion step).
 
 use super::build::ReportBuilder;
 use super::rows::{Kept, RowSink};
-use super::{report_rows, Column, OutRow, Report, Row};
+use super::{report_rows, Column, OutRow, Report, Row, REPORT_KEY};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
 use crate::formats::{Format, Sniff};
@@ -59,10 +60,8 @@ const FORMAT: Format = Format::DyalogXml;
 /// The header facts kept from `<ProfileSettings>`, in the order they are written.
 const SETTINGS: [&str; 6] = ["Version", "Title", "TimerBias", "Command", "TotalTime", "SelectedTime"];
 
-/// The header attr that holds the report kind.
-const COMMAND: &str = "dyalog-xml.Command";
-
-/// Yes when the input starts (after a declaration, comments or whitespace) with `<ProfileData>`.
+/// Yes when the input starts (after a declaration, comments or whitespace) with `<ProfileData>` (or
+/// `<ProfileData/>`, an empty report).
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
     let text = String::from_utf8_lossy(&head[..head.len().min(4096)]);
     let mut rest = text.trim_start_matches('\u{feff}').trim_start();
@@ -73,7 +72,7 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
             None => return Sniff::No,
         }
     }
-    if rest.starts_with("<ProfileData>") || rest.starts_with("<ProfileData ") {
+    if ["<ProfileData>", "<ProfileData ", "<ProfileData/>"].iter().any(|start| rest.starts_with(start)) {
         Sniff::Yes
     } else {
         Sniff::No
@@ -124,6 +123,13 @@ struct BlockStart {
     /// The input offset of the byte after them, and the newlines before it.
     offset: u64,
     lines_before: u64,
+    /// The characters of its line before it (for columns in messages).
+    column_before: u64,
+}
+
+/// The characters of UTF-8 `bytes` (its bytes that are not continuation bytes).
+fn chars(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count() as u64
 }
 
 impl<'i> Blocks<'i> {
@@ -132,7 +138,7 @@ impl<'i> Blocks<'i> {
             input,
             block: block.max(1),
             buf: Vec::new(),
-            start: BlockStart { prefix: 0, offset: 0, lines_before: 0 },
+            start: BlockStart { prefix: 0, offset: 0, lines_before: 0, column_before: 0 },
             rest: Vec::new(),
             spare: Vec::new(),
             eof: false,
@@ -176,6 +182,10 @@ impl<'i> Blocks<'i> {
         let keep = keep.min(self.buf.len() - self.start.prefix);
         let read = &self.buf[self.start.prefix..self.start.prefix + keep];
         self.start.lines_before += memchr::memchr_iter(b'\n', read).count() as u64;
+        self.start.column_before = match memchr::memrchr(b'\n', read) {
+            Some(i) => chars(&read[i + 1..]),
+            None => self.start.column_before + chars(read),
+        };
         self.start.offset += keep as u64;
         let mut next = std::mem::take(&mut self.spare);
         next.clear();
@@ -254,7 +264,7 @@ impl BlockPositions {
 
     /// The position of `block[at]`.
     fn position(&self, block: &[u8], at: u64) -> Position {
-        let BlockStart { prefix, offset, lines_before } = self.start;
+        let BlockStart { prefix, offset, lines_before, .. } = self.start;
         let at = usize::try_from(at).unwrap_or(usize::MAX).clamp(prefix, block.len());
         let (from, lines) = match self.last.get() {
             (last, lines) if last <= at => (last, lines),
@@ -362,6 +372,20 @@ impl<'b> XmlInput<'b> {
     /// The position of byte `at` of the block.
     fn position(&self, at: u64) -> Position {
         self.positions.position(self.block, at)
+    }
+
+    /// The position of byte `at` of the block with its column (for messages only: it looks back for
+    /// the line's start).
+    fn position_with_column(&self, at: u64) -> Position {
+        let mut position = self.position(at);
+        let prefix = self.positions.start.prefix;
+        let at = usize::try_from(at).unwrap_or(usize::MAX).clamp(prefix, self.block.len());
+        let before = match memchr::memrchr(b'\n', &self.block[prefix..at]) {
+            Some(i) => chars(&self.block[prefix + i + 1..at]),
+            None => self.positions.start.column_before + chars(&self.block[prefix..at]),
+        };
+        position.column = Some(before + 1);
+        position
     }
 
     /// The position just after the last event.
@@ -556,12 +580,12 @@ fn parse(
             let plain = document.stage == Stage::Inside && document.columns_sent && blocks.plain();
             let pending = helper.as_ref().is_some_and(|h| h.pending);
             if plain && !pending {
-                helper.get_or_insert_with(|| Helper::spawn(scope)).send(&blocks)?;
+                helper.get_or_insert_with(|| Helper::spawn(scope)).send(&blocks, document.first_columns)?;
                 continue;
             }
             // This block is read here while the helper reads the one before it, which is taken in
             // first.
-            let current = plain.then(|| read_ahead(&blocks.buf, blocks.start));
+            let current = plain.then(|| read_ahead(&blocks.buf, blocks.start, document.first_columns));
             let earlier_taken = match helper.as_mut().and_then(Helper::take_result) {
                 Some(earlier) => document.take_ahead(earlier, &mut blocks, sink)?,
                 None => true,
@@ -587,9 +611,9 @@ fn parse(
 type ReadAhead = Option<(Kept, Document)>;
 
 /// Reads a plain block, `buf` starting at `start`, with a document of its own.
-fn read_ahead(buf: &[u8], start: BlockStart) -> ReadAhead {
+fn read_ahead(buf: &[u8], start: BlockStart, first_columns: u16) -> ReadAhead {
     let mut x = XmlInput::over(buf, start, false).ok()?;
-    let mut document = Document { stage: Stage::Inside, columns_sent: true, ..Document::default() };
+    let mut document = Document { stage: Stage::Inside, columns_sent: true, first_columns, ..Document::default() };
     let mut sink = RowSink::keeping();
     document.read_block(&mut x, &mut sink).ok()?;
     (document.stage == Stage::Inside).then(|| (sink.into_kept(), document))
@@ -605,18 +629,18 @@ struct AheadBlock {
 /// The helper thread that reads a plain block while the parsing thread reads the next; one block
 /// at a time.
 struct Helper {
-    blocks: std::sync::mpsc::Sender<(Vec<u8>, BlockStart)>,
+    blocks: std::sync::mpsc::Sender<(Vec<u8>, BlockStart, u16)>,
     results: std::sync::mpsc::Receiver<AheadBlock>,
     pending: bool,
 }
 
 impl Helper {
     fn spawn<'s>(scope: &'s std::thread::Scope<'s, '_>) -> Helper {
-        let (blocks, to_read) = std::sync::mpsc::channel::<(Vec<u8>, BlockStart)>();
+        let (blocks, to_read) = std::sync::mpsc::channel::<(Vec<u8>, BlockStart, u16)>();
         let (to_parser, results) = std::sync::mpsc::channel();
         scope.spawn(move || {
-            for (buf, start) in to_read {
-                let read = read_ahead(&buf, start);
+            for (buf, start, first_columns) in to_read {
+                let read = read_ahead(&buf, start, first_columns);
                 if to_parser.send(AheadBlock { buf, start, read }).is_err() {
                     return;
                 }
@@ -626,8 +650,8 @@ impl Helper {
     }
 
     /// Hands the current block to the helper thread.
-    fn send(&mut self, blocks: &Blocks<'_>) -> Result<(), ParseError> {
-        self.blocks.send((blocks.buf.clone(), blocks.start)).map_err(|_| helper_stopped())?;
+    fn send(&mut self, blocks: &Blocks<'_>, first_columns: u16) -> Result<(), ParseError> {
+        self.blocks.send((blocks.buf.clone(), blocks.start, first_columns)).map_err(|_| helper_stopped())?;
         self.pending = true;
         Ok(())
     }
@@ -658,6 +682,8 @@ struct Document {
     settings: Vec<(String, String)>,
     entry: Entry,
     columns_sent: bool,
+    /// The (non-derived) columns of the first entry, the report's: every entry must have them.
+    first_columns: u16,
     diag: Diagnostics,
 }
 
@@ -673,6 +699,8 @@ impl Document {
                 (_, Ev::Text) if x.text.trim().is_empty() => {}
                 (Stage::Before | Stage::Inside, Ev::Eof) if !x.last => return Ok(()),
                 (Stage::Before, Ev::Start(Tag::ProfileData)) => self.stage = Stage::Inside,
+                // No settings, no entries: an empty report, as `<ProfileData></ProfileData>` is.
+                (Stage::Before, Ev::Empty(Tag::ProfileData)) => self.stage = Stage::After,
                 (Stage::Before, _) => {
                     let kind = ParseErrorKind::MissingMarker { format: FORMAT, expected: "a <ProfileData> element" };
                     return Err(x.error(x.here(), kind));
@@ -693,6 +721,27 @@ impl Document {
                 (Stage::After, ev) => return Err(x.unexpected("nothing after </ProfileData>", x.describe(ev))),
             }
         }
+    }
+
+    /// An entry, at `position`, whose `columns` are not the first entry's: an error for one it lacks
+    /// (its value would be read as 0, a Depth as a root), a warning for one the first lacks (the
+    /// report has no such column: its values are not read).
+    #[cold]
+    fn other_columns(&mut self, x: &XmlInput<'_>, columns: u16, position: Position) -> Result<(), ParseError> {
+        if let Some(missing) = Column::of_bits(self.first_columns & !columns).next() {
+            let kind = ParseErrorKind::Unexpected {
+                expected: format!("a <{}> element in every <ProfileEntry>, as the first one has", missing.name()),
+                found: "an entry without one".into(),
+            };
+            return Err(x.error(position, kind));
+        }
+        for extra in Column::of_bits(columns & !self.first_columns) {
+            self.diag.warn("dyalog-entry-column", Some(position), || {
+                let name = extra.name();
+                format!("{FORMAT}: an entry has the element <{name}>, which the first <ProfileEntry> lacks: not a column of this report, ignored")
+            });
+        }
+        Ok(())
     }
 
     /// Takes in a block read ahead of its turn, its rows handed to `sink`; false when reading it
@@ -726,8 +775,12 @@ impl Document {
     fn entry(&mut self, x: &mut XmlInput<'_>, sink: &mut RowSink<'_>) -> Result<(), ParseError> {
         let position = x.here();
         self.entry.read(x)?;
+        let columns = self.entry.bits & !Column::DERIVED;
         if !std::mem::replace(&mut self.columns_sent, true) {
             sink.columns(&self.entry.columns)?;
+            self.first_columns = columns;
+        } else if columns != self.first_columns {
+            self.other_columns(x, columns, position)?;
         }
         for (name, at) in self.entry.unknown.drain(..) {
             self.diag.warn("dyalog-unknown-column", Some(at), || format!("{FORMAT}: unknown column <{name}> ignored"));
@@ -743,13 +796,18 @@ fn finish(builder: ReportBuilder, settings: Vec<(String, String)>, diag: &mut Di
     let swapped = version.starts_with("0.") && matches!(setting("Command"), Some("tree" | "data"));
     let labels_swapped = swapped.then(|| version.to_string());
     let mut builder = builder;
+    let from_columns = builder.report();
     let meta = builder.meta_mut();
     for (name, value) in settings {
-        if name == "Title" {
-            meta.title = Some(value).filter(|t| !t.is_empty());
-        } else {
-            meta.attrs.push((format!("dyalog-xml.{name}"), value));
+        match name.as_str() {
+            "Title" => meta.title = Some(value).filter(|t| !t.is_empty()),
+            // The report kind, one fact for XML and CSV.
+            "Command" => meta.attrs.push((REPORT_KEY.to_string(), value)),
+            _ => meta.attrs.push((format!("dyalog-xml.{name}"), value)),
         }
+    }
+    if !meta.attrs.iter().any(|(k, _)| k == REPORT_KEY) {
+        meta.attrs.push((REPORT_KEY.to_string(), from_columns.name().to_string()));
     }
     builder.finish(labels_swapped.as_deref(), diag)
 }
@@ -778,6 +836,8 @@ struct Entry {
     name: String,
     row: Row,
     columns: Vec<Column>,
+    /// The set of its columns ([`Column::bit`]).
+    bits: u16,
     /// Elements that are not columns, and where.
     unknown: Vec<(String, Position)>,
 }
@@ -787,6 +847,7 @@ impl Entry {
         self.name.clear();
         self.row = Row::default();
         self.columns.clear();
+        self.bits = 0;
         self.unknown.clear();
         loop {
             x.text.clear();
@@ -810,11 +871,12 @@ impl Entry {
                 x.element_text()?;
             }
             self.columns.push(column);
+            self.bits |= column.bit();
             // A name is taken as it is (a writer does not pad inside elements); numbers are trimmed.
             if column == Column::Element {
                 self.name.push_str(&x.text);
-            } else if let Err(kind) = self.row.set(column, &x.text, '.') {
-                return Err(x.error(x.position(offset), kind));
+            } else if let Err(kind) = self.row.set(column, &x.text, '.', false) {
+                return Err(x.error(x.position_with_column(offset), kind));
             }
         }
         if !self.columns.contains(&Column::Element) {
@@ -829,27 +891,31 @@ impl Entry {
 }
 
 /// Writes `profile` as a `]PROFILE` XML report.
-pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error> {
-    let (report, columns, rows) = report_rows(profile, COMMAND, false);
-    let settings = settings(profile, report, &rows);
-    // A profile read from a 0.x file keeps its Version, and so the labels that version gives its
-    // columns (read back, they are swapped again): the round trip is exact.
-    let version_swaps = settings[0].1.starts_with("0.") && matches!(report, Report::Tree | Report::Data);
+pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<(), Error> {
+    let (report, columns, rows) = report_rows(profile, false);
+    let mut settings = settings(profile, report, &rows);
+    // The columns are written labelled as measured: a 0.x Version would have a reader swap them.
+    if let Some((_, version)) = settings.iter_mut().find(|(name, v)| name == "Version" && v.starts_with("0.")) {
+        let read = std::mem::replace(version, "1.37".to_string());
+        diag.warn("dyalog-version-written", None, || {
+            format!("{FORMAT}: Version {read} written as 1.37: the file is in the 1.37 layout, its Inclusive/Exclusive columns labelled as measured")
+        });
+    }
     let mut text = String::with_capacity(1 << 16);
     text.push_str("<?xml version=\"1.0\"?>\n<ProfileData>\n    <ProfileSettings>\n");
     for (name, value) in settings {
         element(&mut text, 8, &name, &value);
     }
     text.push_str("    </ProfileSettings>\n");
-    let base = super::percent_base(profile, "dyalog-xml.TotalTime", report, &rows);
+    let base = super::percent_base(profile, report, &rows);
+    let mut derived = super::Derived { base, cumulative: 0.0 };
     let mut value = String::new();
     for row in &rows {
         text.push_str("    <ProfileEntry>\n");
         for &column in &columns {
             value.clear();
-            super::format_cell(row, column, report, base, '.', &mut value);
-            let label = if version_swaps { column.swapped() } else { column };
-            element(&mut text, 8, label.name(), &value);
+            super::format_cell(row, column, report, &mut derived, '.', &mut value);
+            element(&mut text, 8, column.name(), &value);
         }
         text.push_str("    </ProfileEntry>\n");
         if text.len() > 1 << 16 {
@@ -887,6 +953,7 @@ fn settings(profile: &Profile, report: Report, rows: &[OutRow<'_>]) -> Vec<(Stri
         let key = format!("dyalog-xml.{name}");
         profile.meta.attrs.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone())
     };
+    let shared_total = profile.meta.attrs.iter().find(|(k, _)| k == super::TOTAL_KEY).map(|(_, v)| v.clone());
     let total = || {
         let mut s = String::new();
         super::format_number(Value::Float(super::total_time(report, rows)), '.', &mut s);
@@ -900,7 +967,8 @@ fn settings(profile: &Profile, report: Report, rows: &[OutRow<'_>]) -> Vec<(Stri
                 "Title" => profile.meta.title.clone().unwrap_or_default(),
                 "TimerBias" => attr(name).unwrap_or_else(|| "0".into()),
                 "Command" => report.name().to_string(),
-                _ => attr(name).unwrap_or_else(total),
+                // A CSV's total (the time its percentages were of) stands for the settings it lacks.
+                _ => attr(name).or_else(|| shared_total.clone()).unwrap_or_else(total),
             };
             (name.to_string(), value)
         })
@@ -946,7 +1014,7 @@ mod tests {
         // Checked by hand: B and C&D under A, whose own time is 1.5 of its 4.
         let expected = "\
 attr dyalog-xml.Version: \"1.37\"
-attr dyalog-xml.Command: \"tree\"
+attr dyalog.report: \"tree\"
 metric 0: calls (calls, count, per-node)
 metric 1: time (time, ms, additive)
 nodes 3, roots 1, frames 3, max depth 1

@@ -128,8 +128,9 @@ struct ReadArgs {
     #[arg(long, value_name = "ORDER", default_value = "auto", value_parser = order_parser())]
     sampler_order: FrameOrder,
     /// Decimal mark and field separator of Dyalog CSV reports, as `]PROFILE -separators=` takes them
-    /// (".," or ",;"). They apply to a Dyalog CSV input (default: detected) and to a Dyalog CSV output
-    /// (default: those read, else ".,"), to both when both are Dyalog CSV.
+    /// (".," or ",;"). When the output is Dyalog CSV, those it is written with (default: those read,
+    /// else ".,"), while the input's are detected: one run changes a report's separators. Otherwise
+    /// they force those of a Dyalog CSV input (default: detected).
     #[arg(long, value_name = "DF")]
     dyalog_separators: Option<Separators>,
     /// Order of the backtrace entries in BR groups: `innermost-first` (the first entry is the caller
@@ -252,8 +253,12 @@ fn convert(
 ) -> Result<()> {
     let out_path = (output != "-").then(|| std::path::Path::new(output));
     let target = detect::detect_output(to, out_path)?;
-    // --dyalog-separators sets those of the CSV read and of the CSV written, whichever are CSV.
-    let read_options = read_options.clone().for_target(target, options);
+    // --dyalog-separators sets those of the CSV written when there is one, else of the CSV read.
+    let read_options = match target {
+        Format::DyalogCsv => read_options.clone().with_dyalog_separators(None),
+        _ => read_options.clone(),
+    }
+    .for_target(target, options);
     let (profile, _, _) = read(input, from, &read_options, diag)?;
     let mut out = Output::create(output, (input != "-").then(|| std::path::Path::new(input)))
         .with_context(|| format!("{output}: cannot create"))?;

@@ -65,25 +65,25 @@ fn a_summary_stays_a_summary_between_xml_and_csv() {
     assert!(xml.contains("<ExclusiveTime>1</ExclusiveTime>\n        <PctOfTot>25</PctOfTot>"), "{xml}");
 }
 
-/// `--dyalog-separators` forces the separators of a CSV read, also when the output is CSV (a `.,`
-/// file read as `,;` fails: its header is one field, with no Element column), and of the CSV
-/// written: both at once.
+/// `--dyalog-separators` sets the separators of the CSV written when the output is Dyalog CSV (the
+/// input's are detected, so one run changes a report's separators), else forces those of the CSV
+/// read (a `.,` file read as `,;` fails: its header is one field, with no Element column).
 #[test]
-fn dyalog_separators_apply_to_the_input_too() {
+fn dyalog_separators_set_the_output_csv_else_force_the_input() {
+    let danish = fixture("dyalog-csv/v1.37-data-semicolon.csv");
+    let (csv, _) = run(&["convert", "--dyalog-separators", ".,", "--to", "dyalog-csv"], &danish);
+    let expected = std::fs::read_to_string(&danish).unwrap().replace(',', ".").replace(';', ",");
+    assert_eq!(csv, expected);
     let tree = fixture("dyalog-csv/v1.37-tree.csv");
     let out = Command::cargo_bin("proftool")
         .unwrap()
-        .args(["convert", "--dyalog-separators", ",;", "--to", "dyalog-csv"])
+        .args(["convert", "--dyalog-separators", ",;", "--to", "folded"])
         .arg(&tree)
         .arg("-")
         .assert()
         .code(1);
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(stderr.contains("\"Element\" (or \"Function\") column"), "{stderr}");
-    // Both: a `,;` file read and written with them is written back byte for byte.
-    let danish = fixture("dyalog-csv/v1.37-data-semicolon.csv");
-    let (csv, _) = run(&["convert", "--dyalog-separators", ",;", "--to", "dyalog-csv"], &danish);
-    assert_eq!(csv, std::fs::read_to_string(&danish).unwrap());
 }
 
 /// `<ProfileData/>`, no settings and no entries, is an empty report, as `<ProfileData></ProfileData>`

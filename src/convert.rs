@@ -20,7 +20,9 @@ use crate::formats::br;
 use crate::formats::dyalog::Separators;
 use crate::formats::sampler::FrameOrder;
 use crate::formats::{Carries, Format, Structure};
-use crate::model::{ops, Frame, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Values};
+use crate::model::{
+    ops, Frame, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Values, DEFINED_AT,
+};
 use rustc_hash::FxHashSet;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -495,13 +497,15 @@ fn make_nested_frames_functions(profile: &mut Profile) {
     }
 }
 
-/// Frame attrs belong to the format that wrote them; any other target drops them, by name.
+/// Frame attrs belong to the format that wrote them, but for [`DEFINED_AT`], which the targets with a
+/// file and line per function use; any other target drops them, by name.
 fn drop_foreign_frame_attrs(profile: &mut Profile, target: Format, diag: &mut Diagnostics) {
     let prefix = format!("{target}.");
+    let uses_defined_at = matches!(target, Format::Speedscope | Format::Pprof);
     let mut dropped: Vec<String> = Vec::new();
     for attrs in profile.frame_attrs.values_mut() {
         attrs.retain(|(key, _)| {
-            let keep = key.starts_with(&prefix);
+            let keep = key.starts_with(&prefix) || (uses_defined_at && key == DEFINED_AT);
             if !keep && !dropped.contains(key) {
                 dropped.push(key.clone());
             }

@@ -15,3 +15,6 @@ mod properties;
 
 // The `proftool` binary: files, pipes, detection, exit codes, no partial outputs.
 mod cli;
+
+// The `proftool` binary on GHC profiles.
+mod cli_ghc;

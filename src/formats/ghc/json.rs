@@ -19,7 +19,8 @@
 //! tree). The header and the cost-centre table are parsed by serde_json; the `profile` tree, which can
 //! nest deeper than serde_json's recursion limit allows and deeper than the stack would, is parsed by
 //! an iterative parser over the same text (serde_json only skips it, which it does without
-//! recursion). `src_loc` is kept as the frame attr `ghc-json.src`; `program` with its arguments is
+//! recursion). `src_loc` is kept as the frame attr [`DEFINED_AT`] (where the function is defined: a file and
+//! line for speedscope and pprof); `program` with its arguments is
 //! the title, `end_time` the timestamp, `tick_interval` the interval. Not written: proftool reads
 //! this format only.
 
@@ -27,7 +28,7 @@ use super::{cost_centre, new_profile, ALLOC, ENTRIES, TICKS};
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind, Position};
 use crate::formats::{Carries, Format, Sniff};
-use crate::model::{FrameId, FrameRef, MetricKind, NodeId, Profile, Value};
+use crate::model::{FrameId, FrameRef, MetricKind, NodeId, Profile, Value, DEFINED_AT};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use std::io::Read;
@@ -99,7 +100,7 @@ pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
         let frame = profile.frames.intern(cost_centre(&cc.label, &cc.module));
         frames.insert(cc.id, frame);
         if let Some(src) = cc.src_loc.as_deref().filter(|s| !s.is_empty()) {
-            profile.frame_attrs.entry(frame).or_insert_with(|| vec![("ghc-json.src".to_string(), src.to_string())]);
+            profile.frame_attrs.entry(frame).or_insert_with(|| vec![(DEFINED_AT.to_string(), src.to_string())]);
         }
     }
     // Where the `profile` value starts in the input: RawValue borrows from it.

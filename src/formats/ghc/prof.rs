@@ -34,14 +34,15 @@
 //! `entries` (per node); `ticks` and `alloc` (bytes) from the `-P` columns, or else `time` (ms) and
 //! `alloc` from the individual percentages times the header totals, with a warning that the
 //! percentages are rounded to 0.1. The tick length is the profile's interval; the command line is
-//! its title. SRC is kept as the frame attr `ghc-prof.src` (first seen per cost centre); the stack
+//! its title. SRC is kept as the frame attr [`DEFINED_AT`] (first seen per cost centre; a file and line for
+//! speedscope and pprof); the stack
 //! numbers are not kept. Not written: proftool reads this format only.
 
 use super::{alloc_metric, cost_centre, new_profile, ALLOC, ENTRIES, TICKS};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, ParseError, ParseErrorKind, Position};
 use crate::formats::{detect, Carries, Format, Sniff};
-use crate::model::{Metric, MetricKind, NodeId, Profile, Repr, Unit, Value};
+use crate::model::{Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, DEFINED_AT};
 use crate::text::{self, Line};
 use std::io::Read;
 use std::time::Duration;
@@ -299,7 +300,7 @@ impl ProfReader {
         let frames_before = profile.frames.len();
         let frame = profile.frames.intern(cost_centre(label, module));
         if profile.frames.len() > frames_before && !src.is_empty() {
-            profile.frame_attrs.insert(frame, vec![("ghc-prof.src".to_string(), src.to_string())]);
+            profile.frame_attrs.insert(frame, vec![(DEFINED_AT.to_string(), src.to_string())]);
         }
         let node = profile.tree.push(self.path.last().copied(), frame);
         self.path.push(node);

@@ -1,0 +1,118 @@
+//! The `proftool` binary on GHC profiles: where functions are defined, interval and root rules,
+//! what -px output loses.
+
+use crate::support::fixtures_dir;
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+fn proftool() -> Command {
+    Command::cargo_bin("proftool").unwrap()
+}
+
+fn fixture(rel: &str) -> PathBuf {
+    fixtures_dir().join(rel)
+}
+
+/// Runs `proftool <args> <input> -` and returns (stdout, stderr).
+fn run(args: &[&str], input: &Path) -> (Vec<u8>, String) {
+    let out = proftool().args(args).arg(input).arg("-").assert().success();
+    let output = out.get_output();
+    (output.stdout.clone(), String::from_utf8(output.stderr.clone()).unwrap())
+}
+
+/// Runs `proftool <args> -` with `stdin` as the input and returns (stdout, stderr).
+#[allow(dead_code)] // used by later tests
+fn run_stdin(args: &[&str], stdin: &[u8]) -> (String, String) {
+    let out = proftool().args(args).arg("-").arg("-").write_stdin(stdin).assert().success();
+    let output = out.get_output();
+    (String::from_utf8(output.stdout.clone()).unwrap(), String::from_utf8(output.stderr.clone()).unwrap())
+}
+
+/// The speedscope frame named `name`: (file, line, col).
+fn speedscope_frame(doc: &serde_json::Value, name: &str) -> (Option<String>, Option<i64>, Option<i64>) {
+    let frames = doc["shared"]["frames"].as_array().unwrap();
+    let frame = frames.iter().find(|f| f["name"] == name).unwrap_or_else(|| panic!("no frame {name}"));
+    (frame["file"].as_str().map(str::to_string), frame["line"].as_i64(), frame["col"].as_i64())
+}
+
+#[test]
+fn speedscope_frames_get_the_file_and_line_of_src_loc() {
+    let (out, err) = run(&["convert", "--to", "speedscope"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    // From the file's cost_centres: sumT.a at src/Main.hs:51:9-31, main at src/Main.hs:(21,1)-(38,42).
+    assert_eq!(speedscope_frame(&doc, "Main.sumT.a"), (Some("src/Main.hs".into()), Some(51), Some(9)));
+    assert_eq!(speedscope_frame(&doc, "Main.main"), (Some("src/Main.hs".into()), Some(21), Some(1)));
+    // <built-in> is not a location: no file (the module is in the name).
+    assert_eq!(speedscope_frame(&doc, "MAIN.MAIN"), (None, None, None));
+    assert!(!err.contains("per-frame facts"), "{err}");
+}
+
+#[test]
+fn speedscope_frames_get_the_file_and_line_of_the_prof_src_column() {
+    let (out, err) = run(&["convert", "--to", "speedscope"], &fixture("ghc-prof/inferno-ticks.prof"));
+    let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let prefs = speedscope_frame(&doc, "Options.Applicative.Builder.prefs");
+    assert_eq!(prefs, (Some("src/Options/Applicative/Builder.hs".into()), Some(537), Some(1)));
+    assert!(!err.contains("per-frame facts"), "{err}");
+}
+
+/// The parts of pprof's profile.proto this test reads.
+mod pprof_proto {
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Profile {
+        #[prost(message, repeated, tag = "4")]
+        pub location: Vec<Location>,
+        #[prost(message, repeated, tag = "5")]
+        pub function: Vec<Function>,
+        #[prost(string, repeated, tag = "6")]
+        pub string_table: Vec<String>,
+    }
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Location {
+        #[prost(uint64, tag = "1")]
+        pub id: u64,
+        #[prost(message, repeated, tag = "4")]
+        pub line: Vec<Line>,
+    }
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Line {
+        #[prost(uint64, tag = "1")]
+        pub function_id: u64,
+        #[prost(int64, tag = "2")]
+        pub line: i64,
+    }
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Function {
+        #[prost(uint64, tag = "1")]
+        pub id: u64,
+        #[prost(int64, tag = "2")]
+        pub name: i64,
+        #[prost(int64, tag = "4")]
+        pub filename: i64,
+        #[prost(int64, tag = "5")]
+        pub start_line: i64,
+    }
+}
+
+#[test]
+fn pprof_functions_get_the_file_and_line_of_src_loc() {
+    use prost::Message;
+    use std::io::Read;
+    let (out, _) = run(&["convert", "--to", "pprof"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    let mut bytes = Vec::new();
+    flate2::read::GzDecoder::new(out.as_slice()).read_to_end(&mut bytes).unwrap();
+    let p = pprof_proto::Profile::decode(bytes.as_slice()).unwrap();
+    let s = |i: i64| p.string_table[i as usize].as_str();
+    let function = |name: &str| p.function.iter().find(|f| s(f.name) == name).unwrap();
+    let line_of = |id: u64| p.location.iter().find(|l| l.id == id).unwrap().line[0].line;
+    let sum_t = function("Main.sumT.b");
+    assert_eq!((s(sum_t.filename), sum_t.start_line, line_of(sum_t.id)), ("src/Main.hs", 52, 52));
+    let main = function("MAIN.MAIN");
+    assert_eq!((s(main.filename), main.start_line, line_of(main.id)), ("", 0, 0));
+}
+
+#[test]
+fn targets_without_source_locations_name_their_drop() {
+    let (_, err) = run(&["convert", "--to", "folded"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    assert!(err.contains("folded has no place for per-frame facts defined-at: dropped"), "{err}");
+}

@@ -21,7 +21,6 @@ fn run(args: &[&str], input: &Path) -> (Vec<u8>, String) {
 }
 
 /// Runs `proftool <args> -` with `stdin` as the input and returns (stdout, stderr).
-#[allow(dead_code)] // used by later tests
 fn run_stdin(args: &[&str], stdin: &[u8]) -> (String, String) {
     let out = proftool().args(args).arg("-").arg("-").write_stdin(stdin).assert().success();
     let output = out.get_output();
@@ -115,4 +114,18 @@ fn pprof_functions_get_the_file_and_line_of_src_loc() {
 fn targets_without_source_locations_name_their_drop() {
     let (_, err) = run(&["convert", "--to", "folded"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
     assert!(err.contains("folded has no place for per-frame facts defined-at: dropped"), "{err}");
+}
+
+#[test]
+fn ghc_json_with_a_long_argument_list_is_detected() {
+    let original = std::fs::read_to_string(fixture("ghc-json/speedscope-haskell-simple.prof.json")).unwrap();
+    let arguments: String = (0..20).map(|i| format!(", \"--some-long-argument-number-{i:02}=with-a-value\"")).collect();
+    let long = original.replacen(
+        "\"arguments\": [\"binary-trees\"",
+        &format!("\"arguments\": [\"binary-trees\"{arguments}"),
+        1,
+    );
+    assert!(long.find("rts_arguments").unwrap() > 512);
+    let (out, _) = run_stdin(&["convert", "--to", "folded"], long.as_bytes());
+    assert!(out.starts_with("MAIN.MAIN;Control.Exception.Base.CAF 0\n"), "{out}");
 }

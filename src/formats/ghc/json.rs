@@ -40,14 +40,49 @@ pub(crate) const CARRIES: Carries =
 
 const FORMAT: Format = Format::GhcJson;
 
-/// `Yes` when the input is a JSON object that starts with GHC's first keys.
+/// `Yes` when the input is a JSON object that starts as GHC writes one: its first key `"program"`
+/// with a string value, then `"arguments"` (or `"rts_arguments"`), however long the program name
+/// and argument lists are; or, for files not in GHC's key order, when `"program"` and
+/// `"rts_arguments"` are both in the first 512 bytes.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
+    if starts_like_ghc(head) {
+        return Sniff::Yes;
+    }
     let text = String::from_utf8_lossy(&head[..head.len().min(512)]);
     let text = text.trim_start();
     if text.starts_with('{') && text.contains("\"program\"") && text.contains("\"rts_arguments\"") {
         Sniff::Yes
     } else {
         Sniff::No
+    }
+}
+
+/// Whether `head` is `{"program": "…", "arguments"` or `… "rts_arguments"`, with any JSON
+/// whitespace between the tokens.
+fn starts_like_ghc(head: &[u8]) -> bool {
+    let mut rest = head;
+    if !(eat(&mut rest, b"{") && eat(&mut rest, b"\"program\"") && eat(&mut rest, b":") && eat(&mut rest, b"\"")) {
+        return false;
+    }
+    // The program's string, to its closing quote (GHC does not escape it; a JSON escape is skipped).
+    let mut i = 0;
+    while i < rest.len() && rest[i] != b'"' {
+        i += if rest[i] == b'\\' { 2 } else { 1 };
+    }
+    let Some(after) = rest.get(i + 1..) else { return false };
+    rest = after;
+    eat(&mut rest, b",") && (eat(&mut rest, b"\"arguments\"") || eat(&mut rest, b"\"rts_arguments\""))
+}
+
+/// Skips whitespace and then `token` at the start of `rest`, if it is there.
+fn eat(rest: &mut &[u8], token: &[u8]) -> bool {
+    let trimmed = rest.trim_ascii_start();
+    match trimmed.strip_prefix(token) {
+        Some(after) => {
+            *rest = after;
+            true
+        }
+        None => false,
     }
 }
 
@@ -364,5 +399,31 @@ mod tests {
         assert_eq!(profile.max_depth(), Some(depth as u32 - 1));
         assert_eq!(profile.total(TICKS), Value::Int(1));
         assert!(diag.warnings().iter().all(|w| w.key != "total-mismatch"), "{:?}", diag.warnings());
+    }
+
+    #[test]
+    fn sniffs_ghc_key_order_past_long_argument_lists() {
+        let arguments: Vec<String> =
+            (0..20).map(|i| format!("\"--an-argument-of-about-forty-chars-{i:04}\"")).collect();
+        let head = format!(
+            "{{\n\"program\": \"binary-trees\",\n\"arguments\": [{}],\n\"rts_arguments\": []}}",
+            arguments.join(", ")
+        );
+        assert!(head.find("rts_arguments").is_some_and(|at| at > 512));
+        assert_eq!(sniff(head.as_bytes()), Sniff::Yes);
+        assert_eq!(sniff(br#"{"program":"a \" b","rts_arguments":["-pj"]"#), Sniff::Yes);
+    }
+
+    #[test]
+    fn other_json_is_not_sniffed() {
+        for head in [
+            &br#"{"$schema":"https://www.speedscope.app/file-format-schema.json","name":"program","profiles":[]}"#[..],
+            br#"{"program": "p", "name": "arguments"}"#,
+            br#"{"name": "x", "program": "p", "arguments": []}"#,
+            br#"{"program": 12, "arguments": []}"#,
+            br#"["program", "arguments"]"#,
+        ] {
+            assert_eq!(sniff(head), Sniff::No, "{}", String::from_utf8_lossy(head));
+        }
     }
 }

@@ -34,8 +34,10 @@
 //! through another cost centre and only counted in a warning. Children keep the order their stacks
 //! were declared in. Stacks without a cost record weigh zero. Cost centres used but never declared
 //! (GHC 7.2 did not declare its built-ins) become `<cc N>` frames, with one warning. Like the
-//! seed's Parsec parser, whitespace in the cost section may include line breaks, and text after
-//! the final `0` is ignored (with a warning). Metrics: `ticks`, `entries` (per node) and `alloc`
+//! seed's Parsec parser (whose `space` is any one whitespace character), fields may be separated by
+//! tabs, vertical tabs, form feeds, lone CRs or Unicode spaces as well as spaces (read on a slow
+//! path, taken only when a line is not plain numbers and spaces), whitespace in the cost section
+//! may include line breaks, and text after the final `0` is ignored (with a warning). Metrics: `ticks`, `entries` (per node) and `alloc`
 //! in bytes: the file counts machine words, multiplied by `--ghc-word-size` (default 8).
 //!
 //! **Writing**: the timestamp (now, in GHC's `ctime` form without seconds, if the profile has none),
@@ -162,6 +164,19 @@ impl ReadState {
     }
 
     fn whole_line(&mut self, line: Line<'_>, prepared: &Prepared, diag: &mut Diagnostics) -> Result<(), ParseError> {
+        // The slow path, taken only where the fast parse failed: the seed's parser separates fields
+        // with any one whitespace character, which for a stack or cost line is read as a space.
+        if odd_spaces(&line, prepared) && self.stage != Stage::Timestamp && self.stage != Stage::Interval {
+            let text: String = line.text.chars().map(|c| if c.is_whitespace() { ' ' } else { c }).collect();
+            let mut spaced = Line::joined(&text, line.position, FORMAT);
+            (spaced.start_column, spaced.continues) = (line.start_column, line.continues);
+            return self.spaced_line(spaced, &prepare(&text), diag);
+        }
+        self.spaced_line(line, prepared, diag)
+    }
+
+    /// [`Self::whole_line`] once its separators are spaces and tabs.
+    fn spaced_line(&mut self, line: Line<'_>, prepared: &Prepared, diag: &mut Diagnostics) -> Result<(), ParseError> {
         let next = next_line_position(&line);
         match self.stage {
             Stage::Timestamp => {
@@ -224,6 +239,18 @@ fn read_header<'a>(line: &Line<'a>, expected: &'static str) -> Result<&'a str, P
     quoted(line.text).ok_or_else(|| {
         line.error(ParseErrorKind::Unexpected { expected: expected.into(), found: excerpt(line.text.as_bytes()) })
     })
+}
+
+/// Whether `line`, which the fast parse did not take as plain numbers, is a stack or cost line
+/// (no quote) with whitespace other than spaces and tabs between its fields: a vertical tab, a form
+/// feed, a lone CR, a Unicode space, all of which the seed's `space` takes.
+fn odd_spaces(line: &Line<'_>, prepared: &Prepared) -> bool {
+    let failed = match prepared {
+        Prepared::Stack { .. } => false,
+        Prepared::Tokens(many) => !many.odd.is_empty(),
+        Prepared::Text => true,
+    };
+    failed && !line.text.contains('"') && line.text.chars().any(|c| c.is_whitespace() && c != ' ' && c != '\t')
 }
 
 /// Where the line after `line` starts, for an input that ends there (assuming an LF ending).
@@ -508,7 +535,7 @@ impl PxReader {
             &Prepared::Stack { id, cc, parent } => Some((id, cc, parent)),
             _ => parse_stack_fields(line.text),
         };
-        let Some((id, cc, parent)) = fields.filter(|_| line.text.starts_with("2 ")) else {
+        let Some((id, cc, parent)) = fields else {
             return Err(bad());
         };
         let index = u32::try_from(self.declared()).ok().filter(|&i| i < PENDING).ok_or_else(bad)?;
@@ -727,11 +754,16 @@ fn stack_fields(numbers: &[u64]) -> Option<(u64, u64, u64)> {
     }
 }
 
-/// [`stack_fields`] of a line that is not all plain numbers (leading zeros, say).
+/// [`stack_fields`] of a line that is not all plain numbers (leading zeros, say) or not separated by
+/// single spaces (tabs); its first token is `2`.
 fn parse_stack_fields(text: &str) -> Option<(u64, u64, u64)> {
     let mut numbers = [0u64; 5];
     let mut n = 0;
-    for (_, token) in tokens(text) {
+    let mut tokens = tokens(text);
+    tokens.next().filter(|&(_, first)| first == "2")?;
+    numbers[0] = 2;
+    n += 1;
+    for (_, token) in tokens {
         *numbers.get_mut(n)? = parse_u64(token.as_bytes())?;
         n += 1;
     }
@@ -1046,22 +1078,39 @@ fn to_i64(v: u64) -> i64 {
 /// Splits a cost centre line: id, label, module, and the third string if there is one. The module
 /// is the last quoted string (a module cannot hold `"` or a space); the label is everything between
 /// the first `"` and the `"` before the module's, so it may hold spaces and quotes.
+/// Fields are separated by one whitespace character (a space as GHC wrote them, or any other, as
+/// the seed's parser reads them).
 fn parse_cost_centre(line: &str) -> Option<(u64, &str, &str, Option<&str>)> {
-    let rest = line.strip_prefix("1 ")?;
-    let (id, strings) = rest.split_once(' ')?;
+    let rest = line.strip_prefix('1')?.strip_prefix(char::is_whitespace)?;
+    let (id, strings) = rest.split_once(char::is_whitespace)?;
     let id: u64 = id.parse().ok()?;
     let inner = quoted(strings)?;
-    let (label, last) = inner.rsplit_once("\" \"")?;
+    let (label, last) = rsplit_strings(inner)?;
     if last.contains('"') {
         return None;
     }
     // A third string: the part before it ends with `" "Module"`, a module name.
-    if let Some((label3, module)) = label.rsplit_once("\" \"") {
+    if let Some((label3, module)) = rsplit_strings(label) {
         if looks_like_module(module) {
             return Some((id, label3, module, Some(last)));
         }
     }
     Some((id, label, last, None))
+}
+
+/// Splits `a" "b` at its last `"`, whitespace character, `"`: into `a` and `b`.
+fn rsplit_strings(inner: &str) -> Option<(&str, &str)> {
+    let mut end = inner.len();
+    while let Some(quote) = inner[..end].rfind('"') {
+        let mut after = inner[quote + 1..].chars();
+        if let (Some(space), Some('"')) = (after.next(), after.next()) {
+            if space.is_whitespace() {
+                return Some((&inner[..quote], after.as_str()));
+            }
+        }
+        end = quote;
+    }
+    None
 }
 
 /// A Haskell module name: capitalised identifiers joined by dots.
@@ -1199,6 +1248,7 @@ mod tests {
         assert_eq!(parse_cost_centre(r#"1 3 "a "b" c" "M.N""#), Some((3, r#"a "b" c"#, "M.N", None)));
         assert_eq!(parse_cost_centre(r#"1 3 "f" "Main" "grp""#), Some((3, "f", "Main", Some("grp"))));
         assert_eq!(parse_cost_centre(r#"1 3 "x" "y" "z""#), Some((3, r#"x" "y"#, "z", None)));
+        assert_eq!(parse_cost_centre("1\t3\u{a0}\"a b\"\t\"M\"\u{c}\"g\""), Some((3, "a b", "M", Some("g"))));
         assert_eq!(parse_cost_centre(r#"1 x "f" "M""#), None);
         assert_eq!(parse_cost_centre(r#"1 3 "f""#), None);
     }
@@ -1219,8 +1269,10 @@ mod tests {
 
     /// The grammar of the seed's `ParseProfile.hs` (Parsec), as strictly as it reads: two quoted
     /// header lines, `1` lines with exactly two quoted strings (a string ends at its first `"`),
-    /// then `2` lines, then `5 total ` and records `1 id e t a ` up to a `0`. Single spaces; `eol`
-    /// is LF or CRLF. Returns where it failed.
+    /// then `2` lines, then `5 total ` and records `1 id e t a ` up to a `0`. Fields are separated
+    /// by Parsec's `space`: exactly one character for which Haskell's `isSpace` holds (a subset of
+    /// Rust's `char::is_whitespace`), a line break included; `eol` is LF or CRLF. Returns where it
+    /// failed.
     fn seed_grammar(text: &str) -> Result<(), String> {
         fn quoted(s: &str) -> Option<&str> {
             let rest = s.strip_prefix('"')?;
@@ -1231,35 +1283,79 @@ mod tests {
             let n = s.bytes().take_while(u8::is_ascii_digit).count();
             (n > 0).then(|| &s[n..])
         }
+        fn space(s: &str) -> Option<&str> {
+            s.strip_prefix(char::is_whitespace)
+        }
         fn eol(s: &str) -> Option<&str> {
             s.strip_prefix("\r\n").or_else(|| s.strip_prefix('\n'))
+        }
+        fn code(s: &str, c: char) -> Option<&str> {
+            s.strip_prefix(c).and_then(space)
         }
         let mut s = text;
         for header in ["timestamp", "interval"] {
             s = quoted(s).and_then(eol).ok_or(header)?;
         }
         while s.starts_with('1') {
-            let rest = s.strip_prefix("1 ").and_then(natural).and_then(|r| r.strip_prefix(' '));
-            let rest = rest.and_then(quoted).and_then(|r| r.strip_prefix(' ')).and_then(quoted).and_then(eol);
+            let rest = code(s, '1').and_then(natural).and_then(space);
+            let rest = rest.and_then(quoted).and_then(space).and_then(quoted).and_then(eol);
             s = rest.ok_or_else(|| format!("cost centre at {:?}", &s[..s.len().min(40)]))?;
         }
         while s.starts_with('2') {
-            let rest = s.strip_prefix("2 ").and_then(natural).ok_or("stack id")?;
-            let rest = match rest.strip_prefix(" 1 ") {
+            let rest = code(s, '2').and_then(natural).and_then(space).ok_or("stack id")?;
+            let rest = match code(rest, '1') {
                 Some(r) => natural(r),
-                None => rest.strip_prefix(" 2 ").and_then(natural).and_then(|r| r.strip_prefix(' ')).and_then(natural),
+                None => code(rest, '2').and_then(natural).and_then(space).and_then(natural),
             };
             s = rest.and_then(eol).ok_or("stack line")?;
         }
-        s = s.strip_prefix("5 ").and_then(natural).and_then(|r| r.strip_prefix(' ')).ok_or("5 total")?;
+        s = code(s, '5').and_then(natural).and_then(space).ok_or("5 total")?;
         while !s.starts_with('0') {
-            let mut rest = s.strip_prefix("1 ").ok_or("record")?;
+            let mut rest = code(s, '1').ok_or("record")?;
             for _ in 0..4 {
-                rest = natural(rest).and_then(|r| r.strip_prefix(' ')).ok_or("record field")?;
+                rest = natural(rest).and_then(space).ok_or("record field")?;
             }
             s = rest;
         }
         Ok(())
+    }
+
+    /// `text` with every space outside double quotes replaced by one of `separators`, in turn.
+    fn respaced(text: &str, separators: &[&str]) -> String {
+        let mut out = String::new();
+        let (mut quoted, mut k) = (false, 0);
+        for c in text.chars() {
+            quoted ^= c == '"';
+            if c == ' ' && !quoted {
+                out.push_str(separators[k % separators.len()]);
+                k += 1;
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn any_whitespace_the_seed_takes_between_fields_is_read() {
+        let notes = include_str!("../../../fixtures/ghc-px/notes-example.px");
+        let want = tree_dump(&read_px(notes).unwrap());
+        let odd = ["\t", "\u{b}", "\u{c}", "\u{a0}", "\u{3000}", "\r", " "];
+        let (declarations, costs) = notes.split_at(notes.find("\n5 ").unwrap() + 1);
+        // Line breaks separate fields too, in the cost line (a line-based reader's other lines
+        // are lines).
+        let variants = [
+            respaced(notes, &odd),
+            respaced(notes, &odd[1..]),
+            format!("{}{}", respaced(declarations, &odd), respaced(costs, &["\n", "\t", "\r", "\u{c}"])),
+        ];
+        for variant in variants {
+            assert_eq!(seed_grammar(&variant), Ok(()), "{variant:?}");
+            assert_eq!(read_px(&variant).map(|p| tree_dump(&p)), Ok(want.clone()), "{variant:?}");
+        }
+        let tabs = "\"t\"\n\"20 ms\"\n1\t1\t\"MAIN\"\t\"MAIN\"\n2 1 1 1\n5 3 1 1 1 3 8 0\n";
+        assert_eq!(seed_grammar(tabs), Ok(()));
+        assert!(read_px(tabs).is_ok());
     }
 
     fn write_px(profile: Profile) -> (String, Diagnostics) {

@@ -8,7 +8,9 @@
 //!   the others are dropped by name. A per-node calls metric becomes per-function call counts where
 //!   the target has those (LispWorks Call-Count);
 //! - time becomes whole samples by dividing by the sampling interval (`--interval`, else the
-//!   profile's own, else 1 ms), rounding node by node while keeping the total;
+//!   profile's own, else 1 ms), rounding node by node while keeping the total; counts that are
+//!   counts already (samples, ticks) keep the profile's own interval, and an `--interval` that
+//!   differs from it is not applied, with a warning;
 //! - line frames merge into their functions where the target has no line numbers;
 //! - siblings that share a frame merge where the target stores whole stacks (equal stacks are one);
 //! - characters a frame name cannot hold in the target are replaced (`;` in folded stacks);
@@ -118,6 +120,9 @@ pub fn project(
 ) -> Result<Profile, Error> {
     let carries = target.carries();
     report_dropped_header(&profile, target, &carries, diag);
+    let own_interval = profile.meta.interval;
+    // Whether `--interval` (or the profile's own) turned time into counts or counts into time.
+    let mut interval_used = false;
     if carries.one_metric {
         // First, so that the steps below copy one column, not all.
         let chosen = choose_metric(&profile, options, target)?;
@@ -156,10 +161,10 @@ pub fn project(
         profile = ops::merge_lines(&profile);
     }
     if !carries.metrics.contains(&MetricKind::Samples) && carries.metrics.contains(&MetricKind::Time) {
-        samples_into_time(&mut profile, target, options, diag);
+        interval_used |= samples_into_time(&mut profile, target, options, diag);
     }
     if carries.needs_samples {
-        time_into_samples(&mut profile, target, options, diag);
+        interval_used |= time_into_samples(&mut profile, target, options, diag);
     }
     if let Some(unit) = carries.time_unit {
         into_time_unit(&mut profile, unit);
@@ -186,11 +191,11 @@ pub fn project(
         profile = ops::merge_siblings(&profile);
     }
     if carries.one_metric {
-        single_count(&mut profile, target, options, diag);
+        interval_used |= single_count(&mut profile, target, options, diag);
     } else {
         let counts_ticks = |k| carries.metrics.contains(&k);
         if counts_ticks(MetricKind::Ticks) && !counts_ticks(MetricKind::Samples) && !counts_ticks(MetricKind::Time) {
-            counts_as_ticks(&mut profile, target, options, diag);
+            interval_used |= counts_as_ticks(&mut profile, target, options, diag);
         }
         let keep: Vec<bool> = profile.metrics().iter().map(|m| carries.metrics.contains(&m.kind)).collect();
         let dropped: Vec<&str> =
@@ -204,6 +209,13 @@ pub fn project(
         if keep.contains(&false) {
             profile.retain_metrics(&keep);
         }
+    }
+    // BR's timed mode gives every group the interval when the profile has no time.
+    interval_used |= target == Format::Br
+        && options.br_mode == br::Mode::Timed
+        && !profile.metrics().iter().any(|m| m.kind == MetricKind::Time);
+    if !interval_used {
+        interval_of_kept_counts(&mut profile, own_interval, target, options, diag);
     }
     if !carries.function_facts && !profile.function_facts.is_empty() {
         diag.warn("facts-dropped", None, || {
@@ -231,10 +243,10 @@ fn lines_merged(target: Format, diag: &mut Diagnostics) {
 
 /// Adds a samples metric for a target that needs samples (one BR group per sample) when the profile
 /// has none: time divided by the interval, else its ticks (GHC ticks are samples by another name).
-fn time_into_samples(profile: &mut Profile, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) {
+fn time_into_samples(profile: &mut Profile, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) -> bool {
     let metrics = profile.metrics();
     if metrics.iter().any(|m| m.kind == MetricKind::Samples) {
-        return;
+        return false;
     }
     let time =
         metrics.iter().enumerate().find_map(|(i, m)| Some((i, m.unit.nanos()?)).filter(|_| m.kind == MetricKind::Time));
@@ -245,15 +257,52 @@ fn time_into_samples(profile: &mut Profile, target: Format, options: &ConvertOpt
             let counts = whole_samples(profile.tree.self_values(ticks), 1.0);
             profile.add_metric(Metric::samples(), Values::Int(counts));
         }
-        return;
+        return false;
     };
-    let interval = options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL);
+    let interval = conversion_interval(profile, options);
     diag.warn("time-to-samples", None, || {
         format!("{target} counts samples: time divided into samples of {interval:?} (set with --interval)")
     });
     let counts = whole_samples(profile.tree.self_values(time), interval.as_nanos() as f64 / unit_nanos);
     profile.meta.interval = Some(interval);
     profile.add_metric(Metric::samples(), Values::Int(counts));
+    true
+}
+
+/// The interval that turns time into counts (and counts into time): `--interval`, else the
+/// profile's own, else [`DEFAULT_INTERVAL`].
+fn conversion_interval(profile: &Profile, options: &ConvertOptions) -> Duration {
+    options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL)
+}
+
+/// The interval of a profile whose counts are kept as they are (no time was turned into counts):
+/// the profile's own, `own`, the interval they were taken at. An `--interval` that differs from it
+/// is not applied, with a warning; a profile without an interval of its own takes `--interval`.
+fn interval_of_kept_counts(
+    profile: &mut Profile,
+    own: Option<Duration>,
+    target: Format,
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) {
+    let Some(given) = options.interval else { return };
+    match own {
+        None => profile.meta.interval = Some(given),
+        Some(own) if own != given => {
+            let written = if target.carries().interval {
+                format!("{target} gets the profile's own interval, {own:?}")
+            } else {
+                format!("the profile's own interval is {own:?}")
+            };
+            diag.warn("interval-not-applied", None, || {
+                format!(
+                    "--interval {given:?} is not applied: no time is turned into counts, and counts are kept as they were taken; {written}"
+                )
+            });
+            profile.meta.interval = Some(own);
+        }
+        Some(_) => {}
+    }
 }
 
 /// Converts time metrics into `unit` (nanoseconds into Dyalog's milliseconds).
@@ -284,13 +333,13 @@ fn into_time_unit(profile: &mut Profile, unit: Unit) {
 
 /// Turns a samples metric into time (samples × the interval) for a target that measures time but
 /// not samples, unless the profile has time already.
-fn samples_into_time(profile: &mut Profile, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) {
+fn samples_into_time(profile: &mut Profile, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) -> bool {
     let metrics = profile.metrics();
-    let Some(samples) = metrics.iter().position(|m| m.kind == MetricKind::Samples) else { return };
+    let Some(samples) = metrics.iter().position(|m| m.kind == MetricKind::Samples) else { return false };
     if metrics.iter().any(|m| m.kind == MetricKind::Time) {
-        return;
+        return false;
     }
-    let interval = options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL);
+    let interval = conversion_interval(profile, options);
     let ms = interval.as_secs_f64() * 1e3;
     diag.warn("samples-to-time", None, || {
         format!("{target} measures time: samples multiplied by an interval of {interval:?} (set with --interval)")
@@ -305,6 +354,7 @@ fn samples_into_time(profile: &mut Profile, target: Format, options: &ConvertOpt
         ..metrics[samples].clone()
     };
     profile.replace_metric(samples, metric, times);
+    true
 }
 
 /// Fits frames to what `target` can tell apart: names without the characters it cannot hold (one
@@ -397,20 +447,21 @@ fn put_roots_under_one(profile: &mut Profile, root: FrameRef<'_>, target: Format
 /// For a target that counts ticks and not samples (GHC): a profile without ticks has its samples
 /// written as ticks, or else its time divided into ticks of the interval (`--interval`, else the
 /// profile's own, else 1 ms), rounded node by node keeping the total.
-fn counts_as_ticks(profile: &mut Profile, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) {
+fn counts_as_ticks(profile: &mut Profile, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) -> bool {
     let metrics = profile.metrics();
     if metrics.iter().any(|m| m.kind == MetricKind::Ticks) {
-        return;
+        return false;
     }
     let source = metrics
         .iter()
         .position(|m| m.kind == MetricKind::Samples)
         .or_else(|| metrics.iter().position(|m| m.kind == MetricKind::Time && m.is_additive()));
-    let Some(index) = source else { return };
+    let Some(index) = source else { return false };
     let metric = metrics[index].clone();
+    let timed = metric.unit.nanos().is_some();
     let per_tick = match metric.unit.nanos() {
         Some(unit_nanos) => {
-            let interval = options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL);
+            let interval = conversion_interval(profile, options);
             profile.meta.interval = Some(interval);
             let unit = metric.unit.name();
             diag.warn("time-to-ticks", None, || {
@@ -425,9 +476,10 @@ fn counts_as_ticks(profile: &mut Profile, target: Format, options: &ConvertOptio
     let counts = whole_samples(profile.tree.self_values(index), per_tick);
     let ticks = Metric { aggregation: metric.aggregation, ..Metric::ticks() };
     if profile.metric_index("ticks").is_some_and(|i| i != index) {
-        return;
+        return timed;
     }
     profile.replace_metric(index, ticks, Values::Int(counts));
+    timed
 }
 
 /// Gathers the roots that are not threads under one thread root, for formats whose every stack
@@ -603,12 +655,13 @@ fn keep_only(profile: &mut Profile, chosen: usize, target: Format, diag: &mut Di
 }
 
 /// Turns the one metric left into whole samples (time divided by the interval, floats rounded).
-fn single_count(profile: &mut Profile, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) {
+fn single_count(profile: &mut Profile, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) -> bool {
     let chosen = 0;
     let metric = profile.metrics()[chosen].clone();
+    let timed = metric.unit.nanos().is_some();
     let converted = match metric.unit.nanos() {
         Some(unit_nanos) => {
-            let interval = options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL);
+            let interval = conversion_interval(profile, options);
             let per_sample = interval.as_nanos() as f64 / unit_nanos;
             let unit = metric.unit.name();
             diag.warn("time-to-samples", None, || {
@@ -636,6 +689,7 @@ fn single_count(profile: &mut Profile, target: Format, options: &ConvertOptions,
     if let Some((metric, counts)) = converted {
         profile.replace_metric(0, metric, Values::Int(counts));
     }
+    timed
 }
 
 /// Divides every value by `per_sample` and rounds to whole samples so that the rounded values add up

@@ -129,3 +129,43 @@ fn ghc_json_with_a_long_argument_list_is_detected() {
     let (out, _) = run_stdin(&["convert", "--to", "folded"], long.as_bytes());
     assert!(out.starts_with("MAIN.MAIN;Control.Exception.Base.CAF 0\n"), "{out}");
 }
+
+/// The second line of a -px file: its tick length.
+fn px_interval(out: &[u8]) -> String {
+    String::from_utf8_lossy(out).lines().nth(1).unwrap_or_default().to_string()
+}
+
+#[test]
+fn interval_does_not_relabel_counted_ticks() {
+    // -px ticks of 20 ms, and .prof ticks of 1000 us: kept as counted, at their own interval.
+    for (input, own) in [("ghc-px/notes-example.px", "20ms"), ("ghc-prof/inferno-ticks.prof", "1ms")] {
+        let (out, err) = run(&["convert", "--interval", "10ms", "--to", "ghc-px"], &fixture(input));
+        assert_eq!(px_interval(&out), format!("\"{}\"", own.replace("ms", " ms")), "{input}");
+        let warning = format!(
+            "--interval 10ms is not applied: no time is turned into counts, and counts are kept as they were taken; ghc-px gets the profile's own interval, {own}"
+        );
+        assert_eq!(err.matches(&warning).count(), 1, "{input}: {err}");
+    }
+    // A target without an interval says so too.
+    let (_, err) = run(&["convert", "--interval", "10ms", "--to", "folded"], &fixture("ghc-px/notes-example.px"));
+    assert!(
+        err.contains("--interval 10ms is not applied") && err.contains("the profile's own interval is 20ms"),
+        "{err}"
+    );
+    // The same interval as the profile's is no news.
+    let (out, err) = run(&["convert", "--interval", "20ms", "--to", "ghc-px"], &fixture("ghc-px/notes-example.px"));
+    assert_eq!((px_interval(&out).as_str(), err.contains("not applied")), ("\"20 ms\"", false));
+}
+
+#[test]
+fn interval_turns_time_into_ticks_and_labels_counts_without_one() {
+    // Time (from %time) becomes ticks of --interval.
+    let (out, err) =
+        run(&["convert", "--interval", "10ms", "--to", "ghc-px"], &fixture("ghc-prof/inferno-percent.prof"));
+    assert_eq!(px_interval(&out), "\"10 ms\"");
+    assert!(err.contains("time in ms divided into ticks of 10ms") && !err.contains("not applied"), "{err}");
+    // Folded counts have no interval of their own: --interval says what they were taken at.
+    let (out, err) = run_stdin(&["convert", "--interval", "10ms", "--from", "folded", "--to", "ghc-px"], b"a;b 3\n");
+    assert_eq!(out.lines().nth(1), Some("\"10 ms\""));
+    assert!(!err.contains("not applied"), "{err}");
+}

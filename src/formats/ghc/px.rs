@@ -41,7 +41,8 @@
 //! in bytes: the file counts machine words, multiplied by `--ghc-word-size` (default 8).
 //!
 //! **Writing**: the timestamp (now, in GHC's `ctime` form without seconds, if the profile has none),
-//! the interval in whole milliseconds (`--interval`, else the profile's, else 1 ms), one `1` line per
+//! the interval in whole milliseconds (the profile's own, which conversion sets from `--interval`
+//! where time became ticks or the profile has none; else 1 ms), one `1` line per
 //! frame in descending id order as GHC wrote them, stacks numbered in pre-order from 1, and the cost
 //! line ending ` 0`. Several roots go under one `MAIN` root. A `"` in a label or module is written
 //! as `'` and a line break as a space, with a warning. Lost: frame kinds, line numbers (merged),
@@ -1131,7 +1132,7 @@ pub(crate) fn write(
     let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
     let timestamp = profile.meta.timestamp.clone().unwrap_or_else(now_ctime);
     writeln!(w, "\"{}\"", sanitise(&timestamp, diag))?;
-    writeln!(w, "\"{} ms\"", interval_ms(options.interval.or(profile.meta.interval), diag))?;
+    writeln!(w, "\"{} ms\"", interval_ms(profile.meta.interval, diag))?;
     let tree = &profile.tree;
     // Cost centre ids count down the frame table, so that they come out descending as GHC's did and
     // a reader that interns them in file order rebuilds the same table.

@@ -121,6 +121,8 @@ pub fn project(
     let carries = target.carries();
     report_dropped_header(&profile, target, &carries, diag);
     let own_interval = profile.meta.interval;
+    // Whether the profile was read from GHC (whose modules are namespaces), before a GHC target marks it so.
+    let from_ghc = profile.meta.module_namespaces;
     // Whether `--interval` (or the profile's own) turned time into counts or counts into time.
     let mut interval_used = false;
     if carries.one_metric {
@@ -176,7 +178,7 @@ pub fn project(
     }
     fit_frames(&mut profile, target, &carries, diag);
     if let Some(root) = target.single_root() {
-        put_roots_under_one(&mut profile, root, target, diag);
+        put_roots_under_one(&mut profile, root, from_ghc, target, diag);
     }
     if carries.thread_roots {
         put_roots_in_a_thread(&mut profile);
@@ -433,13 +435,29 @@ fn drop_non_namespace_modules(profile: &mut Profile, target: Format, diag: &mut 
     ops::map_frames(profile, |frame| frame.module.is_some().then(|| Frame { module: None, ..frame.clone() }));
 }
 
-/// Puts several roots under `root`, for formats with a single root (GHC's `MAIN`), with a warning.
-fn put_roots_under_one(profile: &mut Profile, root: FrameRef<'_>, target: Format, diag: &mut Diagnostics) {
-    if profile.tree.roots().nth(1).is_none() {
-        return;
+/// Puts the roots under one `root`, for formats with a single root (GHC's `MAIN`), with a warning:
+/// all of them, unless there is one root and it is `root` already, or it is the root stack of a GHC
+/// profile (`from_ghc`: MAIN's stack, even where GHC 7.2 left MAIN's cost centre undeclared).
+fn put_roots_under_one(
+    profile: &mut Profile,
+    root: FrameRef<'_>,
+    from_ghc: bool,
+    target: Format,
+    diag: &mut Diagnostics,
+) {
+    let (first, second) = {
+        let mut roots = profile.tree.roots();
+        (roots.next(), roots.next())
+    };
+    match (first, second) {
+        (None, _) => return,
+        (Some(only), None) if from_ghc || profile.frames.get(profile.tree.frame(only)).as_ref() == root => return,
+        _ => {}
     }
     let name = root.name;
-    diag.warn("roots-adopted", None, || format!("{target} has a single root: the roots are put under {name}"));
+    diag.warn("roots-adopted", None, || {
+        format!("{target} has one root, {name}: the input's roots are put under a {name} added for them")
+    });
     let frame = profile.frames.intern(root);
     *profile = ops::adopt_roots(profile, frame, |_| true);
 }

@@ -169,3 +169,24 @@ fn interval_turns_time_into_ticks_and_labels_counts_without_one() {
     assert_eq!(out.lines().nth(1), Some("\"10 ms\""));
     assert!(!err.contains("not applied"), "{err}");
 }
+
+#[test]
+fn px_output_has_one_main_root() {
+    // One root that is not MAIN goes under an added MAIN, as several roots do.
+    for input in [&b"a;b 3\na;c 2\n"[..], b"a;b 3\nd 2\n"] {
+        let (out, err) = run_stdin(&["convert", "--from", "folded", "--to", "ghc-px"], input);
+        let main_id = out.lines().find(|l| l.ends_with(" \"MAIN\" \"MAIN\"")).expect(&out).split(' ').nth(1).unwrap();
+        let roots: Vec<&str> =
+            out.lines().filter(|l| l.starts_with("2 ") && l.split(' ').nth(2) == Some("1")).collect();
+        assert_eq!(roots, [format!("2 1 1 {main_id}")], "{out}");
+        assert!(
+            err.contains("ghc-px has one root, MAIN: the input's roots are put under a MAIN added for them"),
+            "{err}"
+        );
+    }
+    // A MAIN root is kept as it is.
+    let (out, err) = run(&["convert", "--to", "ghc-px"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!(out.lines().filter(|l| l.contains("\"MAIN\" \"MAIN\"")).count(), 1, "{out}");
+    assert!(!err.contains("root"), "{err}");
+}

@@ -44,7 +44,8 @@
 //! the interval in whole milliseconds (the profile's own, which conversion sets from `--interval`
 //! where time became ticks or the profile has none; else 1 ms), one `1` line per
 //! frame in descending id order as GHC wrote them, stacks numbered in pre-order from 1, and the cost
-//! line ending ` 0`. Several roots go under one `MAIN` root. A `"` in a label or module is written
+//! line ending ` 0`. The roots go under one added `MAIN` (module `MAIN`), with a warning, unless there is one
+//! root and it is `MAIN` or the root of a GHC profile. A `"` in a label or module is written
 //! as `'` and a line break as a space, with a warning. Lost: frame kinds, line numbers (merged),
 //! metrics other than ticks/entries/alloc, and allocation that is not a whole number of words
 //! (rounded, with a warning).
@@ -1397,11 +1398,13 @@ mod tests {
             body,
             [
                 "\"1 ms\"",
-                "1 2 \"main\" \"\"",
-                "1 1 \"say 'hi'\" \"\"",
-                "2 1 1 2",
-                "2 2 2 1 1",
-                "5 3 1 1 0 0 0 1 2 0 3 0 0"
+                "1 3 \"main\" \"\"",
+                "1 2 \"say 'hi'\" \"\"",
+                "1 1 \"MAIN\" \"MAIN\"",
+                "2 1 1 1",
+                "2 2 2 3 1",
+                "2 3 2 2 2",
+                "5 3 1 1 0 0 0 1 2 0 0 0 1 3 0 3 0 0"
             ]
         );
         assert!(diag.has("name-sanitised"), "{:?}", diag.warnings());

@@ -263,13 +263,19 @@ impl TreeParser<'_, '_> {
         Err(self.error("the end of a string"))
     }
 
-    fn number(&mut self) -> Result<u64, ParseError> {
+    /// A whole number: a cost-centre id (any `u64`), or with `field` a count the model holds.
+    fn number(&mut self, field: Option<&str>) -> Result<u64, ParseError> {
         self.skip_ws();
         let start = self.pos;
         while self.text.get(self.pos).is_some_and(u8::is_ascii_digit) {
             self.pos += 1;
         }
         let digits = std::str::from_utf8(&self.text[start..self.pos]).unwrap_or("");
+        let max = field.map_or(u64::MAX, |_| super::MAX_COUNT);
+        if !digits.is_empty() && digits.parse::<u64>().map_or(true, |v| v > max) {
+            let kind = super::too_large(field.unwrap_or("a cost-centre id"), max, digits);
+            return Err(error_at(self.text, start, kind));
+        }
         digits.parse().map_err(|_| {
             self.pos = start;
             self.error("a whole number of 0 or more")
@@ -320,15 +326,24 @@ impl TreeParser<'_, '_> {
             if !first && !self.eat(b',') {
                 return Err(self.error("',' or '}' in a profile object"));
             }
+            self.skip_ws();
+            let key_at = self.pos;
             let key = self.key()?.to_vec();
             self.expect(b':', "':' after a key")?;
             let index = stack.len() - 1;
             stack[index].keys += 1;
             match key.as_slice() {
-                b"id" => stack[index].id = Some(self.number()?),
-                b"entries" => stack[index].values[ENTRIES] = Some(self.number()?),
-                b"ticks" => stack[index].values[TICKS] = Some(self.number()?),
-                b"alloc" => stack[index].values[ALLOC] = Some(self.number()?),
+                b"id" if stack[index].id.is_some() => {
+                    let kind = ParseErrorKind::Unexpected {
+                        expected: "one \"id\" in a profile object".into(),
+                        found: "\"id\" a second time".into(),
+                    };
+                    return Err(error_at(self.text, key_at, kind));
+                }
+                b"id" => stack[index].id = Some(self.number(None)?),
+                b"entries" => stack[index].values[ENTRIES] = Some(self.number(Some("entries"))?),
+                b"ticks" => stack[index].values[TICKS] = Some(self.number(Some("ticks"))?),
+                b"alloc" => stack[index].values[ALLOC] = Some(self.number(Some("alloc"))?),
                 b"children" => {
                     let open = &stack[index];
                     let node = match open.node {

@@ -307,11 +307,20 @@ impl ProfReader {
         // From the right: [bytes ticks] inherited %alloc %time, individual %alloc %time, entries, no.
         let at = |i: usize| numbers.value[wanted - 1 - i];
         let pct = |i: usize| tenths(numbers.value[wanted - 1 - i], numbers.decimals[wanted - 1 - i]);
+        // A count the model holds, else an error at its column.
+        let count = |field: &str, i: usize| {
+            super::count(field, at(i)).map_err(|kind| ParseError {
+                format: FORMAT,
+                position: super::column_position(line, numbers.start[wanted - 1 - i] as usize),
+                kind,
+            })
+        };
+        let entries = count("entries", 1)?;
         let tree = &mut profile.tree;
-        tree.set_self(ENTRIES, node, Value::Int(to_i64(at(1))));
+        tree.set_self(ENTRIES, node, Value::Int(entries));
         if columns.ticks {
-            tree.set_self(TICKS, node, Value::Int(to_i64(at(6))));
-            tree.set_self(ALLOC, node, Value::Int(to_i64(at(7))));
+            tree.set_self(TICKS, node, Value::Int(count("ticks", 6)?));
+            tree.set_self(ALLOC, node, Value::Int(count("bytes", 7)?));
         } else {
             let total_ms = self.total_ticks.unwrap_or(0) as f64 * self.interval.unwrap_or_default().as_secs_f64() * 1e3;
             let ms = pct(2) as f64 / 1000.0 * total_ms;

@@ -50,7 +50,7 @@
 //! metrics other than ticks/entries/alloc, and allocation that is not a whole number of words
 //! (rounded, with a warning).
 
-use super::{cost_centre, profile_with, ALLOC, ENTRIES, TICKS};
+use super::{column_position, cost_centre, profile_with, ALLOC, ENTRIES, MAX_COUNT, TICKS};
 use crate::convert::{ConvertOptions, DEFAULT_INTERVAL};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
@@ -688,10 +688,41 @@ impl PxReader {
     }
 
     /// Stores the costs of stack `id`, or says why not.
-    fn record(&mut self, id: u64, [entries, ticks, words]: [u64; 3]) -> Result<(), ParseErrorKind> {
-        let i = self.stack_for_costs(id)?;
-        self.set_costs(i, [entries, ticks, words]);
+    /// Stores a record's costs; an error comes with the index of its field in the record (`1 id
+    /// entries ticks alloc`).
+    fn record(&mut self, id: u64, values: [u64; 3]) -> Result<(), (usize, ParseErrorKind)> {
+        let i = self.stack_for_costs(id).map_err(|e| (1, e))?;
+        if (values[0] | values[1]) > MAX_COUNT || values[2] > MAX_COUNT / self.word_size {
+            return Err(self.out_of_range(values));
+        }
+        self.set_costs(i, values);
         Ok(())
+    }
+
+    /// The first of a record's `[entries, ticks, words]` that the model cannot hold, as an error
+    /// with its field's index in the record.
+    #[cold]
+    fn out_of_range(&self, values: [u64; 3]) -> (usize, ParseErrorKind) {
+        for (field, value) in (2..).zip(values) {
+            if let Err(e) = self.check_field(field, value) {
+                return (field, e);
+            }
+        }
+        (4, super::too_large("alloc", MAX_COUNT / self.word_size, values[2]))
+    }
+
+    /// Whether field `field` of a record (2 entries, 3 ticks, 4 alloc in words) can hold `value`.
+    fn check_field(&self, field: usize, value: u64) -> Result<(), ParseErrorKind> {
+        let words = MAX_COUNT / self.word_size;
+        match field {
+            2 if value > MAX_COUNT => Err(super::too_large("entries", MAX_COUNT, value)),
+            3 if value > MAX_COUNT => Err(super::too_large("ticks", MAX_COUNT, value)),
+            4 if value > words => {
+                let what = format!("alloc in {}-byte words", self.word_size);
+                Err(super::too_large(&what, words, value))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// The index of stack `id`, which is about to get its cost record.
@@ -894,9 +925,9 @@ impl CostSection {
         }
         let mut k = 0;
         while let Some(&[1, id, entries, ticks, alloc]) = numbers.get(k..k + 5) {
-            reader.record(id, [entries, ticks, alloc]).map_err(|kind| ParseError {
+            reader.record(id, [entries, ticks, alloc]).map_err(|(field, kind)| ParseError {
                 format: FORMAT,
-                position: token_position(line, first + k + 1),
+                position: token_position(line, first + k + field),
                 kind,
             })?;
             k += 5;
@@ -955,6 +986,11 @@ impl CostSection {
         }
         const FIELDS: [&str; 5] = ["", "a stack id", "entries", "ticks", "alloc"];
         self.record[self.filled] = number(FIELDS[self.filled])?;
+        reader.check_field(self.filled, self.record[self.filled]).map_err(|kind| ParseError {
+            format: FORMAT,
+            position: at(),
+            kind,
+        })?;
         if self.filled == 1 {
             let stack = reader.stack_for_costs(self.record[1]);
             self.stack = Some(stack.map_err(|kind| ParseError { format: FORMAT, position: at(), kind })?);
@@ -1007,12 +1043,6 @@ impl<'a> Iterator for Tokens<'a> {
         // Spaces and tabs are ASCII, so both ends are character boundaries.
         Some((start, &self.text[start..self.pos]))
     }
-}
-
-/// The position of byte `offset` of `line` (a piece of a line starts after column 1), with its column.
-fn column_position(line: &Line<'_>, offset: usize) -> Position {
-    let column = line.start_column + line.text.get(..offset).map_or(0, |s| s.chars().count()) as u64 + 1;
-    Position { byte: line.position.byte + offset as u64, line: line.position.line, column: Some(column) }
 }
 
 const NO_PARENT: u64 = u64::MAX;
@@ -1073,6 +1103,7 @@ fn parse_u64(digits: &[u8]) -> Option<u64> {
     (n > 0 && n == digits.len()).then_some(value)
 }
 
+/// `v`, checked by [`PxReader::check_field`] to fit.
 fn to_i64(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }

@@ -370,7 +370,7 @@ fn fit_frames(profile: &mut Profile, target: Format, carries: &Carries, diag: &m
         .filter(|&(c, _)| profile.frames.iter().any(|(_, f)| f.name.contains(c)))
         .collect();
     for &(c, with) in &bad {
-        diag.warn("name-sanitised", None, || format!("{target} frame names cannot hold {c:?}: written as {with:?}"));
+        diag.warn(sanitised_key(c), None, || format!("{target} frame names cannot hold {c:?}: written as {with:?}"));
     }
     let fits = |f: &Frame| {
         (carries.modules || f.module.is_none())
@@ -409,6 +409,19 @@ fn fit_frames(profile: &mut Profile, target: Format, carries: &Carries, diag: &m
         }
     }
     ops::map_frames(profile, |frame| (!fits(frame)).then(|| fit(frame)));
+}
+
+/// The warning key of replacing `c` in frame names: one per character, so that each replacement
+/// is its own warning line.
+fn sanitised_key(c: char) -> &'static str {
+    match c {
+        '"' => "name-sanitised-quote",
+        '\n' => "name-sanitised-newline",
+        '\r' => "name-sanitised-cr",
+        '\t' => "name-sanitised-tab",
+        ';' => "name-sanitised-semicolon",
+        _ => "name-sanitised",
+    }
 }
 
 /// Moves the module of every frame into its name (`Module.label`), for profiles whose modules are

@@ -190,3 +190,16 @@ fn px_output_has_one_main_root() {
     assert_eq!(out.lines().filter(|l| l.contains("\"MAIN\" \"MAIN\"")).count(), 1, "{out}");
     assert!(!err.contains("root"), "{err}");
 }
+
+#[test]
+fn each_replacement_in_px_names_is_its_own_warning() {
+    // A label with a quote and a line break (JSON escapes them): both replacements are named.
+    let json = br#"{"program": "p", "arguments": [], "rts_arguments": [], "total_ticks": 1, "tick_interval": 1000,
+ "cost_centres": [{"id": 1, "label": "say \"hi\"\nthere", "module": "Main", "src_loc": "", "is_caf": false}],
+ "profile": {"id": 1, "entries": 1, "alloc": 8, "ticks": 1, "children": []}}"#;
+    let (out, err) = run_stdin(&["convert", "--from", "ghc-json", "--to", "ghc-px"], json);
+    assert!(out.contains("1 1 \"say 'hi' there\" \"Main\""), "{out}");
+    for c in [r#"'"'"#, r"'\n'"] {
+        assert!(err.contains(&format!("ghc-px frame names cannot hold {c}")), "{c}: {err}");
+    }
+}

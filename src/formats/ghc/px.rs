@@ -1438,7 +1438,7 @@ mod tests {
                 "5 3 1 1 0 0 0 1 2 0 0 0 1 3 0 3 0 0"
             ]
         );
-        assert!(diag.has("name-sanitised"), "{:?}", diag.warnings());
+        assert!(diag.has("name-sanitised-quote"), "{:?}", diag.warnings());
     }
 
     #[test]

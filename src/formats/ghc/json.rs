@@ -19,9 +19,11 @@
 //! tree). The header and the cost-centre table are parsed by serde_json; the `profile` tree, which can
 //! nest deeper than serde_json's recursion limit allows and deeper than the stack would, is parsed by
 //! an iterative parser over the same text (serde_json only skips it, which it does without
-//! recursion). `src_loc` is kept as the frame attr [`DEFINED_AT`] (where the function is defined: a file and
-//! line for speedscope and pprof); `program` with its arguments is
-//! the title, `end_time` the timestamp, `tick_interval` the interval. Not written: proftool reads
+//! recursion). `src_loc` is kept as the frame attr [`DEFINED_AT`] (where the function is defined:
+//! a file and line for speedscope and pprof); `program` with its arguments is the title,
+//! `end_time` the timestamp, `tick_interval` the interval. A count the model cannot hold (above
+//! `i64::MAX`) and an `id` twice in one object are errors. Detected by its first keys, as GHC
+//! writes them: `"program"`, then `"arguments"` or `"rts_arguments"`. Not written: proftool reads
 //! this format only.
 
 use super::{cost_centre, new_profile, ALLOC, ENTRIES, TICKS};

@@ -34,21 +34,23 @@
 //! through another cost centre and only counted in a warning. Children keep the order their stacks
 //! were declared in. Stacks without a cost record weigh zero. Cost centres used but never declared
 //! (GHC 7.2 did not declare its built-ins) become `<cc N>` frames, with one warning. Like the
-//! seed's Parsec parser (whose `space` is any one whitespace character), fields may be separated by
-//! tabs, vertical tabs, form feeds, lone CRs or Unicode spaces as well as spaces (read on a slow
-//! path, taken only when a line is not plain numbers and spaces), whitespace in the cost section
-//! may include line breaks, and text after the final `0` is ignored (with a warning). Metrics: `ticks`, `entries` (per node) and `alloc`
-//! in bytes: the file counts machine words, multiplied by `--ghc-word-size` (default 8).
+//! seed's Parsec parser (whose `space` is any one whitespace character), fields may be separated
+//! by tabs, vertical tabs, form feeds, lone CRs or Unicode spaces as well as spaces (read on a
+//! slow path, taken only when a line is not plain numbers and spaces), whitespace in the cost
+//! section may include line breaks, and text after the final `0` is ignored (with a warning). A
+//! count the model cannot hold (above `i64::MAX`, alloc after the word size) is an error. Metrics:
+//! `ticks`, `entries` (per node) and `alloc` in bytes: the file counts machine words, multiplied
+//! by `--ghc-word-size` (default 8).
 //!
 //! **Writing**: the timestamp (now, in GHC's `ctime` form without seconds, if the profile has none),
 //! the interval in whole milliseconds (the profile's own, which conversion sets from `--interval`
-//! where time became ticks or the profile has none; else 1 ms), one `1` line per
-//! frame in descending id order as GHC wrote them, stacks numbered in pre-order from 1, and the cost
-//! line ending ` 0`. The roots go under one added `MAIN` (module `MAIN`), with a warning, unless there is one
-//! root and it is `MAIN` or the root of a GHC profile. A `"` in a label or module is written
-//! as `'` and a line break as a space, with a warning. Lost: frame kinds, line numbers (merged),
-//! metrics other than ticks/entries/alloc, and allocation that is not a whole number of words
-//! (rounded, with a warning).
+//! where time became ticks or the profile has none; else 1 ms), one `1` line per frame in
+//! descending id order as GHC wrote them, stacks numbered in pre-order from 1, and the cost line
+//! ending ` 0`. The roots go under one added `MAIN` (module `MAIN`), with a warning, unless there
+//! is one root and it is `MAIN` or the root of a GHC profile. A `"` in a label or module is
+//! written as `'` and a line break as a space, with a warning. Lost: frame kinds, line numbers
+//! (merged), metrics other than ticks/entries/alloc, and allocation that is not a whole number of
+//! words (rounded, with a warning).
 
 use super::{column_position, cost_centre, profile_with, ALLOC, ENTRIES, MAX_COUNT, TICKS};
 use crate::convert::{ConvertOptions, DEFAULT_INTERVAL};
@@ -424,6 +426,8 @@ const UNRESOLVED: u32 = u32::MAX;
 struct PxReader {
     profile: Profile,
     word_size: u64,
+    /// The most words of allocation whose bytes the model holds (`i64::MAX` / `word_size`).
+    max_words: u64,
     /// Cost centre id → frame id.
     cost_centres: IdIndex,
     /// Stack id → index in declaration order; once the tree is built, → node.
@@ -458,6 +462,7 @@ impl PxReader {
             // made then cost nothing until costs are stored, while zeros pushed node by node do.
             profile: profile_with(Vec::new()),
             word_size,
+            max_words: MAX_COUNT / word_size.max(1),
             cost_centres: IdIndex::default(),
             stack_index: IdIndex::default(),
             parents: Vec::new(),
@@ -692,7 +697,7 @@ impl PxReader {
     /// entries ticks alloc`).
     fn record(&mut self, id: u64, values: [u64; 3]) -> Result<(), (usize, ParseErrorKind)> {
         let i = self.stack_for_costs(id).map_err(|e| (1, e))?;
-        if (values[0] | values[1]) > MAX_COUNT || values[2] > MAX_COUNT / self.word_size {
+        if (values[0] | values[1]) > MAX_COUNT || values[2] > self.max_words {
             return Err(self.out_of_range(values));
         }
         self.set_costs(i, values);
@@ -708,18 +713,17 @@ impl PxReader {
                 return (field, e);
             }
         }
-        (4, super::too_large("alloc", MAX_COUNT / self.word_size, values[2]))
+        (4, super::too_large("alloc", self.max_words, values[2]))
     }
 
     /// Whether field `field` of a record (2 entries, 3 ticks, 4 alloc in words) can hold `value`.
     fn check_field(&self, field: usize, value: u64) -> Result<(), ParseErrorKind> {
-        let words = MAX_COUNT / self.word_size;
         match field {
             2 if value > MAX_COUNT => Err(super::too_large("entries", MAX_COUNT, value)),
             3 if value > MAX_COUNT => Err(super::too_large("ticks", MAX_COUNT, value)),
-            4 if value > words => {
+            4 if value > self.max_words => {
                 let what = format!("alloc in {}-byte words", self.word_size);
-                Err(super::too_large(&what, words, value))
+                Err(super::too_large(&what, self.max_words, value))
             }
             _ => Ok(()),
         }

@@ -692,28 +692,22 @@ impl PxReader {
         frame
     }
 
-    /// Stores the costs of stack `id`, or says why not.
-    /// Stores a record's costs; an error comes with the index of its field in the record (`1 id
-    /// entries ticks alloc`).
-    fn record(&mut self, id: u64, values: [u64; 3]) -> Result<(), (usize, ParseErrorKind)> {
-        let i = self.stack_for_costs(id).map_err(|e| (1, e))?;
-        if (values[0] | values[1]) > MAX_COUNT || values[2] > self.max_words {
-            return Err(self.out_of_range(values));
-        }
+    /// Stores the costs of stack `id`, or says why not. Whether the model can hold them is checked
+    /// by the caller ([`Self::check_field`]).
+    fn record(&mut self, id: u64, values: [u64; 3]) -> Result<(), ParseErrorKind> {
+        let i = self.stack_for_costs(id)?;
         self.set_costs(i, values);
         Ok(())
     }
 
-    /// The first of a record's `[entries, ticks, words]` that the model cannot hold, as an error
-    /// with its field's index in the record.
+    /// The first field of the records `1 id entries ticks alloc` at the start of `numbers` that
+    /// the model cannot hold, as an error kind with its token's index in `numbers`.
     #[cold]
-    fn out_of_range(&self, values: [u64; 3]) -> (usize, ParseErrorKind) {
-        for (field, value) in (2..).zip(values) {
-            if let Err(e) = self.check_field(field, value) {
-                return (field, e);
-            }
-        }
-        (4, super::too_large("alloc", self.max_words, values[2]))
+    fn out_of_range(&self, numbers: &[u64]) -> Option<(usize, ParseErrorKind)> {
+        numbers
+            .chunks_exact(5)
+            .enumerate()
+            .find_map(|(r, record)| (2..5).find_map(|f| self.check_field(f, record[f]).err().map(|e| (r * 5 + f, e))))
     }
 
     /// Whether field `field` of a record (2 entries, 3 ticks, 4 alloc in words) can hold `value`.
@@ -928,13 +922,29 @@ impl CostSection {
             return Ok(first);
         }
         let mut k = 0;
-        while let Some(&[1, id, entries, ticks, alloc]) = numbers.get(k..k + 5) {
-            reader.record(id, [entries, ticks, alloc]).map_err(|(field, kind)| ParseError {
+        // Whether a count is too large for the model is checked once for all the records here
+        // (their bits ORed together), and record by record only when one may be.
+        let (mut counts, mut words) = (0u64, 0u64);
+        let range_error = |reader: &PxReader, k: usize| {
+            reader.out_of_range(&numbers[..k]).map(|(at, kind)| ParseError {
                 format: FORMAT,
-                position: token_position(line, first + k + field),
+                position: token_position(line, first + at),
                 kind,
-            })?;
+            })
+        };
+        while let Some(&[1, id, entries, ticks, alloc]) = numbers.get(k..k + 5) {
+            if let Err(kind) = reader.record(id, [entries, ticks, alloc]) {
+                let stack_error = ParseError { format: FORMAT, position: token_position(line, first + k + 1), kind };
+                return Err(range_error(reader, k).unwrap_or(stack_error));
+            }
+            counts |= entries | ticks;
+            words |= alloc;
             k += 5;
+        }
+        if counts > MAX_COUNT || words > reader.max_words {
+            if let Some(e) = range_error(reader, k) {
+                return Err(e);
+            }
         }
         Ok(first + k)
     }
@@ -1568,6 +1578,24 @@ mod tests {
             n + 4
         );
         assert_eq!(read_px(&bad).unwrap_err(), want);
+    }
+
+    #[test]
+    fn a_count_too_large_is_reported_before_later_errors_in_its_piece() {
+        let head = "\"t\"\n\"20 ms\"\n1 1 \"MAIN\" \"MAIN\"\n2 1 1 1\n5 3 ";
+        let text = format!("{head}1 1 1 9999999999999999999 1 1 2 1 1 1 0\n");
+        let want = "ghc-px: line 5, column 11 (byte 48): expected ticks from 0 to 9223372036854775807, found 9999999999999999999, which is too large";
+        assert_eq!(read_px(&text).unwrap_err(), want);
+        // The limit on words depends on the word size: 2^61 - 1 words fit in 4-byte words, not in 8.
+        let mut diag = Diagnostics::default();
+        let options = crate::formats::ReadOptions { ghc_word_size: 4, ..Default::default() };
+        let words = format!("{head}1 1 1 1 2305843009213693951 0\n");
+        assert!(Format::GhcPx.read(&mut words.as_bytes(), &options, &mut diag).is_ok());
+        let error = read_px(&words).unwrap_err();
+        assert!(
+            error.contains("alloc in 8-byte words from 0 to 1152921504606846975, found 2305843009213693951"),
+            "{error}"
+        );
     }
 
     #[test]

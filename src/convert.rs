@@ -8,7 +8,9 @@
 //!   the others are dropped by name. A per-node calls metric becomes per-function call counts where
 //!   the target has those (LispWorks Call-Count);
 //! - time becomes whole samples by dividing by the sampling interval (`--interval`, else the
-//!   profile's own, else 1 ms), rounding node by node while keeping the total;
+//!   profile's own, else 1 ms), rounding node by node while keeping the total; counts that are
+//!   counts already (samples, ticks) keep the profile's own interval, and an `--interval` that
+//!   differs from it is not applied, with a warning;
 //! - line frames merge into their functions where the target has no line numbers;
 //! - siblings that share a frame merge where the target stores whole stacks (equal stacks are one);
 //! - characters a frame name cannot hold in the target are replaced (`;` in folded stacks);
@@ -22,6 +24,7 @@ use crate::formats::sampler::FrameOrder;
 use crate::formats::{Carries, Format, Structure};
 use crate::model::{
     ops, Frame, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values,
+    DEFINED_AT,
 };
 use rustc_hash::FxHashSet;
 use std::collections::BTreeMap;
@@ -122,6 +125,11 @@ pub fn project(
         let carried = |m: usize| carries.metrics.contains(&profile.metrics()[m].kind);
         report_measured_inclusive_dropped(&profile, target, carried, diag);
     }
+    let own_interval = profile.meta.interval;
+    // Whether the profile was read from GHC (whose modules are namespaces), before a GHC target marks it so.
+    let from_ghc = profile.meta.module_namespaces;
+    // Whether `--interval` (or the profile's own) turned time into counts or counts into time.
+    let mut interval_used = false;
     if carries.one_metric {
         // First, so that the steps below copy one column, not all.
         let chosen = choose_metric(&profile, options, target)?;
@@ -161,10 +169,10 @@ pub fn project(
         profile = ops::merge_lines(&profile);
     }
     if !carries.metrics.contains(&MetricKind::Samples) && carries.metrics.contains(&MetricKind::Time) {
-        samples_into_time(&mut profile, target, options, diag);
+        interval_used |= samples_into_time(&mut profile, target, options, diag);
     }
     if carries.needs_samples {
-        time_into_samples(&mut profile, target, options, diag);
+        interval_used |= time_into_samples(&mut profile, target, options, diag);
     }
     if let Some(unit) = carries.time_unit {
         into_time_unit(&mut profile, unit);
@@ -176,7 +184,7 @@ pub fn project(
     }
     fit_frames(&mut profile, target, &carries, diag);
     if let Some(root) = target.single_root() {
-        put_roots_under_one(&mut profile, root, target, diag);
+        put_roots_under_one(&mut profile, root, from_ghc, target, diag);
     }
     if carries.thread_roots {
         put_roots_in_a_thread(&mut profile);
@@ -191,11 +199,11 @@ pub fn project(
         profile = ops::merge_siblings(&profile);
     }
     if carries.one_metric {
-        single_count(&mut profile, target, options, diag);
+        interval_used |= single_count(&mut profile, target, options, diag);
     } else {
         let counts_ticks = |k| carries.metrics.contains(&k);
         if counts_ticks(MetricKind::Ticks) && !counts_ticks(MetricKind::Samples) && !counts_ticks(MetricKind::Time) {
-            counts_as_ticks(&mut profile, target, options, diag);
+            interval_used |= counts_as_ticks(&mut profile, target, options, diag);
         }
         let keep: Vec<bool> = profile.metrics().iter().map(|m| carries.metrics.contains(&m.kind)).collect();
         let dropped: Vec<&str> =
@@ -209,6 +217,13 @@ pub fn project(
         if keep.contains(&false) {
             profile.retain_metrics(&keep);
         }
+    }
+    // BR's timed mode gives every group the interval when the profile has no time.
+    interval_used |= target == Format::Br
+        && options.br_mode == br::Mode::Timed
+        && !profile.metrics().iter().any(|m| m.kind == MetricKind::Time);
+    if !interval_used {
+        interval_of_kept_counts(&mut profile, own_interval, target, options, diag);
     }
     if !carries.function_facts && !profile.function_facts.is_empty() {
         diag.warn("facts-dropped", None, || {
@@ -286,10 +301,10 @@ fn lines_merged(target: Format, diag: &mut Diagnostics) {
 
 /// Adds a samples metric for a target that needs samples (one BR group per sample) when the profile
 /// has none: time divided by the interval, else its ticks (GHC ticks are samples by another name).
-fn time_into_samples(profile: &mut Profile, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) {
+fn time_into_samples(profile: &mut Profile, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) -> bool {
     let metrics = profile.metrics();
     if metrics.iter().any(|m| m.kind == MetricKind::Samples) {
-        return;
+        return false;
     }
     let time =
         metrics.iter().enumerate().find_map(|(i, m)| Some((i, m.unit.nanos()?)).filter(|_| m.kind == MetricKind::Time));
@@ -300,15 +315,52 @@ fn time_into_samples(profile: &mut Profile, target: Format, options: &ConvertOpt
             let counts = whole_samples(profile.tree.self_values(ticks), 1.0);
             profile.add_metric(Metric::samples(), Values::Int(counts));
         }
-        return;
+        return false;
     };
-    let interval = options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL);
+    let interval = conversion_interval(profile, options);
     diag.warn("time-to-samples", None, || {
         format!("{target} counts samples: time divided into samples of {interval:?} (set with --interval)")
     });
     let counts = whole_samples(profile.tree.self_values(time), interval.as_nanos() as f64 / unit_nanos);
     profile.meta.interval = Some(interval);
     profile.add_metric(Metric::samples(), Values::Int(counts));
+    true
+}
+
+/// The interval that turns time into counts (and counts into time): `--interval`, else the
+/// profile's own, else [`DEFAULT_INTERVAL`].
+fn conversion_interval(profile: &Profile, options: &ConvertOptions) -> Duration {
+    options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL)
+}
+
+/// The interval of a profile whose counts are kept as they are (no time was turned into counts):
+/// the profile's own, `own`, the interval they were taken at. An `--interval` that differs from it
+/// is not applied, with a warning; a profile without an interval of its own takes `--interval`.
+fn interval_of_kept_counts(
+    profile: &mut Profile,
+    own: Option<Duration>,
+    target: Format,
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) {
+    let Some(given) = options.interval else { return };
+    match own {
+        None => profile.meta.interval = Some(given),
+        Some(own) if own != given => {
+            let written = if target.carries().interval {
+                format!("{target} gets the profile's own interval, {own:?}")
+            } else {
+                format!("the profile's own interval is {own:?}")
+            };
+            diag.warn("interval-not-applied", None, || {
+                format!(
+                    "--interval {given:?} is not applied: no time is turned into counts, and counts are kept as they were taken; {written}"
+                )
+            });
+            profile.meta.interval = Some(own);
+        }
+        Some(_) => {}
+    }
 }
 
 /// Converts time metrics into `unit` (nanoseconds into Dyalog's milliseconds).
@@ -339,13 +391,13 @@ fn into_time_unit(profile: &mut Profile, unit: Unit) {
 
 /// Turns a samples metric into time (samples × the interval) for a target that measures time but
 /// not samples, unless the profile has time already.
-fn samples_into_time(profile: &mut Profile, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) {
+fn samples_into_time(profile: &mut Profile, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) -> bool {
     let metrics = profile.metrics();
-    let Some(samples) = metrics.iter().position(|m| m.kind == MetricKind::Samples) else { return };
+    let Some(samples) = metrics.iter().position(|m| m.kind == MetricKind::Samples) else { return false };
     if metrics.iter().any(|m| m.kind == MetricKind::Time) {
-        return;
+        return false;
     }
-    let interval = options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL);
+    let interval = conversion_interval(profile, options);
     let ms = interval.as_secs_f64() * 1e3;
     diag.warn("samples-to-time", None, || {
         format!("{target} measures time: samples multiplied by an interval of {interval:?} (set with --interval)")
@@ -360,6 +412,7 @@ fn samples_into_time(profile: &mut Profile, target: Format, options: &ConvertOpt
         ..metrics[samples].clone()
     };
     profile.replace_metric(samples, metric, times);
+    true
 }
 
 /// Fits frames to what `target` can tell apart: names without the characters it cannot hold (one
@@ -373,7 +426,7 @@ fn fit_frames(profile: &mut Profile, target: Format, carries: &Carries, diag: &m
         .filter(|&(c, _)| profile.frames.iter().any(|(_, f)| f.name.contains(c)))
         .collect();
     for &(c, with) in &bad {
-        diag.warn("name-sanitised", None, || format!("{target} frame names cannot hold {c:?}: written as {with:?}"));
+        diag.warn(sanitised_key(c), None, || format!("{target} frame names cannot hold {c:?}: written as {with:?}"));
     }
     let fits = |f: &Frame| {
         (carries.modules || f.module.is_none())
@@ -414,6 +467,19 @@ fn fit_frames(profile: &mut Profile, target: Format, carries: &Carries, diag: &m
     ops::map_frames(profile, |frame| (!fits(frame)).then(|| fit(frame)));
 }
 
+/// The warning key of replacing `c` in frame names: one per character, so that each replacement
+/// is its own warning line.
+fn sanitised_key(c: char) -> &'static str {
+    match c {
+        '"' => "name-sanitised-quote",
+        '\n' => "name-sanitised-newline",
+        '\r' => "name-sanitised-cr",
+        '\t' => "name-sanitised-tab",
+        ';' => "name-sanitised-semicolon",
+        _ => "name-sanitised",
+    }
+}
+
 /// Moves the module of every frame into its name (`Module.label`), for profiles whose modules are
 /// namespaces (GHC) written to a format whose module is not one: nothing is lost, so no warning.
 fn qualify_names(profile: &mut Profile) {
@@ -438,13 +504,29 @@ fn drop_non_namespace_modules(profile: &mut Profile, target: Format, diag: &mut 
     ops::map_frames(profile, |frame| frame.module.is_some().then(|| Frame { module: None, ..frame.clone() }));
 }
 
-/// Puts several roots under `root`, for formats with a single root (GHC's `MAIN`), with a warning.
-fn put_roots_under_one(profile: &mut Profile, root: FrameRef<'_>, target: Format, diag: &mut Diagnostics) {
-    if profile.tree.roots().nth(1).is_none() {
-        return;
+/// Puts the roots under one `root`, for formats with a single root (GHC's `MAIN`), with a warning:
+/// all of them, unless there is one root and it is `root` already, or it is the root stack of a GHC
+/// profile (`from_ghc`: MAIN's stack, even where GHC 7.2 left MAIN's cost centre undeclared).
+fn put_roots_under_one(
+    profile: &mut Profile,
+    root: FrameRef<'_>,
+    from_ghc: bool,
+    target: Format,
+    diag: &mut Diagnostics,
+) {
+    let (first, second) = {
+        let mut roots = profile.tree.roots();
+        (roots.next(), roots.next())
+    };
+    match (first, second) {
+        (None, _) => return,
+        (Some(only), None) if from_ghc || profile.frames.get(profile.tree.frame(only)).as_ref() == root => return,
+        _ => {}
     }
     let name = root.name;
-    diag.warn("roots-adopted", None, || format!("{target} has a single root: the roots are put under {name}"));
+    diag.warn("roots-adopted", None, || {
+        format!("{target} has one root, {name}: the input's roots are put under a {name} added for them")
+    });
     let frame = profile.frames.intern(root);
     *profile = ops::adopt_roots(profile, frame, |_| true);
 }
@@ -452,20 +534,21 @@ fn put_roots_under_one(profile: &mut Profile, root: FrameRef<'_>, target: Format
 /// For a target that counts ticks and not samples (GHC): a profile without ticks has its samples
 /// written as ticks, or else its time divided into ticks of the interval (`--interval`, else the
 /// profile's own, else 1 ms), rounded node by node keeping the total.
-fn counts_as_ticks(profile: &mut Profile, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) {
+fn counts_as_ticks(profile: &mut Profile, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) -> bool {
     let metrics = profile.metrics();
     if metrics.iter().any(|m| m.kind == MetricKind::Ticks) {
-        return;
+        return false;
     }
     let source = metrics
         .iter()
         .position(|m| m.kind == MetricKind::Samples)
         .or_else(|| metrics.iter().position(|m| m.kind == MetricKind::Time && m.is_additive()));
-    let Some(index) = source else { return };
+    let Some(index) = source else { return false };
     let metric = metrics[index].clone();
+    let timed = metric.unit.nanos().is_some();
     let per_tick = match metric.unit.nanos() {
         Some(unit_nanos) => {
-            let interval = options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL);
+            let interval = conversion_interval(profile, options);
             profile.meta.interval = Some(interval);
             let unit = metric.unit.name();
             diag.warn("time-to-ticks", None, || {
@@ -480,9 +563,10 @@ fn counts_as_ticks(profile: &mut Profile, target: Format, options: &ConvertOptio
     let counts = whole_samples(profile.tree.self_values(index), per_tick);
     let ticks = Metric { aggregation: metric.aggregation, ..Metric::ticks() };
     if profile.metric_index("ticks").is_some_and(|i| i != index) {
-        return;
+        return timed;
     }
     profile.replace_metric(index, ticks, Values::Int(counts));
+    timed
 }
 
 /// Gathers the roots that are not threads under one thread root, for formats whose every stack
@@ -552,13 +636,15 @@ fn make_nested_frames_functions(profile: &mut Profile) {
     }
 }
 
-/// Frame attrs belong to the format that wrote them; any other target drops them, by name.
+/// Frame attrs belong to the format that wrote them, but for [`DEFINED_AT`], which the targets with a
+/// file and line per function use; any other target drops them, by name.
 fn drop_foreign_frame_attrs(profile: &mut Profile, target: Format, diag: &mut Diagnostics) {
     let prefix = format!("{target}.");
+    let uses_defined_at = matches!(target, Format::Speedscope | Format::Pprof);
     let mut dropped: Vec<String> = Vec::new();
     for attrs in profile.frame_attrs.values_mut() {
         attrs.retain(|(key, _)| {
-            let keep = key.starts_with(&prefix);
+            let keep = key.starts_with(&prefix) || (uses_defined_at && key == DEFINED_AT);
             if !keep && !dropped.contains(key) {
                 dropped.push(key.clone());
             }
@@ -661,12 +747,13 @@ fn keep_only(profile: &mut Profile, chosen: usize, target: Format, diag: &mut Di
 }
 
 /// Turns the one metric left into whole samples (time divided by the interval, floats rounded).
-fn single_count(profile: &mut Profile, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) {
+fn single_count(profile: &mut Profile, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) -> bool {
     let chosen = 0;
     let metric = profile.metrics()[chosen].clone();
+    let timed = metric.unit.nanos().is_some();
     let converted = match metric.unit.nanos() {
         Some(unit_nanos) => {
-            let interval = options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL);
+            let interval = conversion_interval(profile, options);
             let per_sample = interval.as_nanos() as f64 / unit_nanos;
             let unit = metric.unit.name();
             diag.warn("time-to-samples", None, || {
@@ -694,6 +781,7 @@ fn single_count(profile: &mut Profile, target: Format, options: &ConvertOptions,
     if let Some((metric, counts)) = converted {
         profile.replace_metric(0, metric, Values::Int(counts));
     }
+    timed
 }
 
 /// Divides every value by `per_sample` and rounds to whole samples so that the rounded values add up

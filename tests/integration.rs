@@ -18,3 +18,6 @@ mod cli;
 
 // The `proftool` binary on Dyalog reports: XML and CSV conversions, their options and messages.
 mod cli_dyalog;
+
+// The `proftool` binary on GHC profiles.
+mod cli_ghc;

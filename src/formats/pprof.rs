@@ -15,7 +15,9 @@
 //! **Writing**: one value per additive metric (samples and ticks as counts, time in nanoseconds,
 //! allocation in bytes); one sample per node with a value (or a leaf, with zeros), its locations from
 //! the leaf up; a location and a function per frame, the function named by the frame with its
-//! module as the file name, and the frame's source line; the interval as the period (CPU time in
+//! module as the file name, and the frame's source line; where the frame attr `defined-at` holds a
+//! location, its file is the file name and its line the function's start line (and the location's
+//! line, for a frame that is not a source line); the interval as the period (CPU time in
 //! nanoseconds); the title as a comment. The output is gzipped, as pprof writes it.
 //!
 //! **Lost**: per-node metrics (calls), per-function counts, frame kinds (threads are root frames),
@@ -52,10 +54,13 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
         .frames
         .iter()
         .map(|(id, frame)| {
+            let defined = profile.defined_at(id);
             let id = u64::from(id.0) + 1;
-            let filename = frame.module.as_deref().map_or(0, |m| strings.index(m));
-            let function = Function { id, name: strings.index(&frame.name), system_name: 0, filename, start_line: 0 };
-            let line = Line { function_id: id, line: frame.line.map_or(0, i64::from) };
+            let filename = defined.map(|at| at.file).or(frame.module.as_deref()).map_or(0, |f| strings.index(f));
+            let start_line = defined.map_or(0, |at| i64::from(at.line));
+            let function = Function { id, name: strings.index(&frame.name), system_name: 0, filename, start_line };
+            // A source-line frame's own line, else the line its function is defined at.
+            let line = Line { function_id: id, line: frame.line.map_or(start_line, i64::from) };
             (function, Location { id, line: vec![line] })
         })
         .unzip();

@@ -10,7 +10,8 @@
 //! ```
 //!
 //! **Writing**: `shared.frames` is the profile's frame table (module as `file`, source line as
-//! `line`); one `sampled` profile per additive metric (samples, time, ticks, allocation), whose
+//! `line`; where the frame attr `defined-at` holds a location, its file, line and column as `file`,
+//! `line` and `col`); one `sampled` profile per additive metric (samples, time, ticks, allocation), whose
 //! samples are the stacks of the nodes with a value, root first, weighted by it (a leaf with none
 //! is kept with weight 0, as in folded stacks), in the tree's order. Time keeps its unit
 //! (`nanoseconds` … `milliseconds`), allocation is in `bytes`, counts are `none`. The title is the
@@ -59,16 +60,25 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
     json.push_str(",\"activeProfileIndex\":0,\"exporter\":");
     push_string(&mut json, concat!("proftool ", env!("CARGO_PKG_VERSION")));
     json.push_str(",\"shared\":{\"frames\":[");
-    for (i, (_, frame)) in profile.frames.iter().enumerate() {
+    for (i, (id, frame)) in profile.frames.iter().enumerate() {
         json.push_str(if i == 0 { "{\"name\":" } else { ",{\"name\":" });
         push_string(&mut json, &frame.name);
-        if let Some(module) = &frame.module {
+        let defined = profile.defined_at(id);
+        if let Some(file) = defined.map(|at| at.file).or(frame.module.as_deref()) {
             json.push_str(",\"file\":");
-            push_string(&mut json, module);
+            push_string(&mut json, file);
         }
-        if let Some(line) = frame.line {
-            json.push_str(",\"line\":");
-            json.push_str(itoa::Buffer::new().format(line));
+        // A source-line frame's own line, else the line (and column) its function is defined at.
+        let (line, column) = match (frame.line, defined) {
+            (Some(line), _) => (Some(line), None),
+            (None, Some(at)) => (Some(at.line), at.column),
+            (None, None) => (None, None),
+        };
+        for (key, value) in [(",\"line\":", line), (",\"col\":", column)] {
+            if let Some(value) = value {
+                json.push_str(key);
+                json.push_str(itoa::Buffer::new().format(value));
+            }
         }
         json.push('}');
     }

@@ -4,6 +4,7 @@
 //!
 //! - [`Profile`]: header facts ([`Meta`]), declared [`Metric`]s, interned [`Frame`]s, the [`CallTree`]
 //!   and per-function facts ([`FunctionFacts`]).
+//! - [`SourceLocation`]: where a frame's code is defined (the frame attr [`DEFINED_AT`]).
 //! - [`CallTree`]: an arena of nodes, parents before children, one self value per metric per node.
 //! - [`dump`]: the canonical text form used by golden tests and `proftool dump`-style review.
 //! - [`ops`]: operations over whole profiles (normalising for comparison).
@@ -13,11 +14,13 @@ mod frame;
 mod metric;
 pub mod ops;
 mod profile;
+mod source;
 mod tree;
 
 pub use frame::{Frame, FrameId, FrameKind, FrameRef, FrameTable};
 pub use metric::{significant, Aggregation, Metric, MetricKind, Repr, Unit, Value, Values};
 pub use profile::{FunctionFacts, Meta, Profile};
+pub use source::{SourceLocation, DEFINED_AT};
 pub use tree::{CallTree, ChildIndex, Children, NodeId, Visit, Walk};
 
 /// Keeps the elements of `v` whose position `keep` marks true, in order.

@@ -103,6 +103,14 @@ impl Profile {
         self.tree.self_values(metric).sum()
     }
 
+    /// Where `frame`'s code is defined, when the frame attr [`super::DEFINED_AT`] holds a location
+    /// (not a non-location such as GHC's `<built-in>`).
+    pub fn defined_at(&self, frame: FrameId) -> Option<super::SourceLocation<'_>> {
+        let attrs = self.frame_attrs.get(&frame)?;
+        let (_, text) = attrs.iter().find(|(key, _)| key == super::DEFINED_AT)?;
+        super::SourceLocation::parse(text)
+    }
+
     /// The deepest depth in the tree (roots at 0), or `None` for an empty tree.
     pub fn max_depth(&self) -> Option<u32> {
         self.tree.depths().into_iter().max()

@@ -19,15 +19,18 @@
 //! tree). The header and the cost-centre table are parsed by serde_json; the `profile` tree, which can
 //! nest deeper than serde_json's recursion limit allows and deeper than the stack would, is parsed by
 //! an iterative parser over the same text (serde_json only skips it, which it does without
-//! recursion). `src_loc` is kept as the frame attr `ghc-json.src`; `program` with its arguments is
-//! the title, `end_time` the timestamp, `tick_interval` the interval. Not written: proftool reads
+//! recursion). `src_loc` is kept as the frame attr [`DEFINED_AT`] (where the function is defined:
+//! a file and line for speedscope and pprof); `program` with its arguments is the title,
+//! `end_time` the timestamp, `tick_interval` the interval. A count the model cannot hold (above
+//! `i64::MAX`) and an `id` twice in one object are errors. Detected by its first keys, as GHC
+//! writes them: `"program"`, then `"arguments"` or `"rts_arguments"`. Not written: proftool reads
 //! this format only.
 
 use super::{cost_centre, new_profile, ALLOC, ENTRIES, TICKS};
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind, Position};
 use crate::formats::{Carries, Format, Sniff};
-use crate::model::{FrameId, FrameRef, MetricKind, NodeId, Profile, Value};
+use crate::model::{FrameId, FrameRef, MetricKind, NodeId, Profile, Value, DEFINED_AT};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use std::io::Read;
@@ -39,14 +42,49 @@ pub(crate) const CARRIES: Carries =
 
 const FORMAT: Format = Format::GhcJson;
 
-/// `Yes` when the input is a JSON object that starts with GHC's first keys.
+/// `Yes` when the input is a JSON object that starts as GHC writes one: its first key `"program"`
+/// with a string value, then `"arguments"` (or `"rts_arguments"`), however long the program name
+/// and argument lists are; or, for files not in GHC's key order, when `"program"` and
+/// `"rts_arguments"` are both in the first 512 bytes.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
+    if starts_like_ghc(head) {
+        return Sniff::Yes;
+    }
     let text = String::from_utf8_lossy(&head[..head.len().min(512)]);
     let text = text.trim_start();
     if text.starts_with('{') && text.contains("\"program\"") && text.contains("\"rts_arguments\"") {
         Sniff::Yes
     } else {
         Sniff::No
+    }
+}
+
+/// Whether `head` is `{"program": "…", "arguments"` or `… "rts_arguments"`, with any JSON
+/// whitespace between the tokens.
+fn starts_like_ghc(head: &[u8]) -> bool {
+    let mut rest = head;
+    if !(eat(&mut rest, b"{") && eat(&mut rest, b"\"program\"") && eat(&mut rest, b":") && eat(&mut rest, b"\"")) {
+        return false;
+    }
+    // The program's string, to its closing quote (GHC does not escape it; a JSON escape is skipped).
+    let mut i = 0;
+    while i < rest.len() && rest[i] != b'"' {
+        i += if rest[i] == b'\\' { 2 } else { 1 };
+    }
+    let Some(after) = rest.get(i + 1..) else { return false };
+    rest = after;
+    eat(&mut rest, b",") && (eat(&mut rest, b"\"arguments\"") || eat(&mut rest, b"\"rts_arguments\""))
+}
+
+/// Skips whitespace and then `token` at the start of `rest`, if it is there.
+fn eat(rest: &mut &[u8], token: &[u8]) -> bool {
+    let trimmed = rest.trim_ascii_start();
+    match trimmed.strip_prefix(token) {
+        Some(after) => {
+            *rest = after;
+            true
+        }
+        None => false,
     }
 }
 
@@ -99,7 +137,7 @@ pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
         let frame = profile.frames.intern(cost_centre(&cc.label, &cc.module));
         frames.insert(cc.id, frame);
         if let Some(src) = cc.src_loc.as_deref().filter(|s| !s.is_empty()) {
-            profile.frame_attrs.entry(frame).or_insert_with(|| vec![("ghc-json.src".to_string(), src.to_string())]);
+            profile.frame_attrs.entry(frame).or_insert_with(|| vec![(DEFINED_AT.to_string(), src.to_string())]);
         }
     }
     // Where the `profile` value starts in the input: RawValue borrows from it.
@@ -227,13 +265,19 @@ impl TreeParser<'_, '_> {
         Err(self.error("the end of a string"))
     }
 
-    fn number(&mut self) -> Result<u64, ParseError> {
+    /// A whole number: a cost-centre id (any `u64`), or with `field` a count the model holds.
+    fn number(&mut self, field: Option<&str>) -> Result<u64, ParseError> {
         self.skip_ws();
         let start = self.pos;
         while self.text.get(self.pos).is_some_and(u8::is_ascii_digit) {
             self.pos += 1;
         }
         let digits = std::str::from_utf8(&self.text[start..self.pos]).unwrap_or("");
+        let max = field.map_or(u64::MAX, |_| super::MAX_COUNT);
+        if !digits.is_empty() && digits.parse::<u64>().map_or(true, |v| v > max) {
+            let kind = super::too_large(field.unwrap_or("a cost-centre id"), max, digits);
+            return Err(error_at(self.text, start, kind));
+        }
         digits.parse().map_err(|_| {
             self.pos = start;
             self.error("a whole number of 0 or more")
@@ -284,15 +328,24 @@ impl TreeParser<'_, '_> {
             if !first && !self.eat(b',') {
                 return Err(self.error("',' or '}' in a profile object"));
             }
+            self.skip_ws();
+            let key_at = self.pos;
             let key = self.key()?.to_vec();
             self.expect(b':', "':' after a key")?;
             let index = stack.len() - 1;
             stack[index].keys += 1;
             match key.as_slice() {
-                b"id" => stack[index].id = Some(self.number()?),
-                b"entries" => stack[index].values[ENTRIES] = Some(self.number()?),
-                b"ticks" => stack[index].values[TICKS] = Some(self.number()?),
-                b"alloc" => stack[index].values[ALLOC] = Some(self.number()?),
+                b"id" if stack[index].id.is_some() => {
+                    let kind = ParseErrorKind::Unexpected {
+                        expected: "one \"id\" in a profile object".into(),
+                        found: "\"id\" a second time".into(),
+                    };
+                    return Err(error_at(self.text, key_at, kind));
+                }
+                b"id" => stack[index].id = Some(self.number(None)?),
+                b"entries" => stack[index].values[ENTRIES] = Some(self.number(Some("entries"))?),
+                b"ticks" => stack[index].values[TICKS] = Some(self.number(Some("ticks"))?),
+                b"alloc" => stack[index].values[ALLOC] = Some(self.number(Some("alloc"))?),
                 b"children" => {
                     let open = &stack[index];
                     let node = match open.node {
@@ -363,5 +416,31 @@ mod tests {
         assert_eq!(profile.max_depth(), Some(depth as u32 - 1));
         assert_eq!(profile.total(TICKS), Value::Int(1));
         assert!(diag.warnings().iter().all(|w| w.key != "total-mismatch"), "{:?}", diag.warnings());
+    }
+
+    #[test]
+    fn sniffs_ghc_key_order_past_long_argument_lists() {
+        let arguments: Vec<String> =
+            (0..20).map(|i| format!("\"--an-argument-of-about-forty-chars-{i:04}\"")).collect();
+        let head = format!(
+            "{{\n\"program\": \"binary-trees\",\n\"arguments\": [{}],\n\"rts_arguments\": []}}",
+            arguments.join(", ")
+        );
+        assert!(head.find("rts_arguments").is_some_and(|at| at > 512));
+        assert_eq!(sniff(head.as_bytes()), Sniff::Yes);
+        assert_eq!(sniff(br#"{"program":"a \" b","rts_arguments":["-pj"]"#), Sniff::Yes);
+    }
+
+    #[test]
+    fn other_json_is_not_sniffed() {
+        for head in [
+            &br#"{"$schema":"https://www.speedscope.app/file-format-schema.json","name":"program","profiles":[]}"#[..],
+            br#"{"program": "p", "name": "arguments"}"#,
+            br#"{"name": "x", "program": "p", "arguments": []}"#,
+            br#"{"program": 12, "arguments": []}"#,
+            br#"["program", "arguments"]"#,
+        ] {
+            assert_eq!(sniff(head), Sniff::No, "{}", String::from_utf8_lossy(head));
+        }
     }
 }

@@ -33,15 +33,18 @@
 //! be CJK), and by whitespace when a row does not fit the columns. CRLF is accepted. Metrics:
 //! `entries` (per node); `ticks` and `alloc` (bytes) from the `-P` columns, or else `time` (ms) and
 //! `alloc` from the individual percentages times the header totals, with a warning that the
-//! percentages are rounded to 0.1. The tick length is the profile's interval; the command line is
-//! its title. SRC is kept as the frame attr `ghc-prof.src` (first seen per cost centre); the stack
-//! numbers are not kept. Not written: proftool reads this format only.
+//! percentages are rounded to 0.1. The header's total ticks (with `-P`) and total alloc are checked
+//! against the tree's sums, with a warning when they differ (beyond the rounding of the
+//! percentages, without `-P`). The tick length is the profile's interval; the command line is its
+//! title. SRC is kept as the frame attr [`DEFINED_AT`] (first seen per cost centre; a file and line
+//! for speedscope and pprof); the stack numbers are not kept. Errors in a row give the column of
+//! the bad field. Not written: proftool reads this format only.
 
 use super::{alloc_metric, cost_centre, new_profile, ALLOC, ENTRIES, TICKS};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, ParseError, ParseErrorKind, Position};
 use crate::formats::{detect, Carries, Format, Sniff};
-use crate::model::{Metric, MetricKind, NodeId, Profile, Repr, Unit, Value};
+use crate::model::{Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, DEFINED_AT};
 use crate::text::{self, Line};
 use std::io::Read;
 use std::time::Duration;
@@ -283,7 +286,11 @@ impl ProfReader {
             })
         };
         if numbers.count < wanted {
-            return Err(bad(""));
+            // At the field that should have been a number: the one left of the numbers found.
+            let end = numbers.count.checked_sub(1).map_or(text.len(), |i| numbers.start[i] as usize);
+            let before = text[..end].trim_end_matches(' ');
+            let field = before.rfind(' ').map_or(0, |i| i + 1);
+            return Err(ParseError { position: super::column_position(line, field), ..bad("") });
         }
         let depth = text.len() - text.trim_start_matches(' ').len();
         let names_end = numbers.start[wanted - 1] as usize;
@@ -292,25 +299,35 @@ impl ProfReader {
         };
         if depth > self.path.len() {
             let previous = self.path.len() as i64 - 1;
-            return Err(line.error(ParseErrorKind::DepthJump { previous, found: depth as i64 }));
+            let kind = ParseErrorKind::DepthJump { previous, found: depth as i64 };
+            return Err(ParseError { format: FORMAT, position: super::column_position(line, depth), kind });
         }
         self.path.truncate(depth);
         let Some(profile) = &mut self.profile else { return Err(bad("")) };
         let frames_before = profile.frames.len();
         let frame = profile.frames.intern(cost_centre(label, module));
         if profile.frames.len() > frames_before && !src.is_empty() {
-            profile.frame_attrs.insert(frame, vec![("ghc-prof.src".to_string(), src.to_string())]);
+            profile.frame_attrs.insert(frame, vec![(DEFINED_AT.to_string(), src.to_string())]);
         }
         let node = profile.tree.push(self.path.last().copied(), frame);
         self.path.push(node);
         // From the right: [bytes ticks] inherited %alloc %time, individual %alloc %time, entries, no.
         let at = |i: usize| numbers.value[wanted - 1 - i];
         let pct = |i: usize| tenths(numbers.value[wanted - 1 - i], numbers.decimals[wanted - 1 - i]);
+        // A count the model holds, else an error at its column.
+        let count = |field: &str, i: usize| {
+            super::count(field, at(i)).map_err(|kind| ParseError {
+                format: FORMAT,
+                position: super::column_position(line, numbers.start[wanted - 1 - i] as usize),
+                kind,
+            })
+        };
+        let entries = count("entries", 1)?;
         let tree = &mut profile.tree;
-        tree.set_self(ENTRIES, node, Value::Int(to_i64(at(1))));
+        tree.set_self(ENTRIES, node, Value::Int(entries));
         if columns.ticks {
-            tree.set_self(TICKS, node, Value::Int(to_i64(at(6))));
-            tree.set_self(ALLOC, node, Value::Int(to_i64(at(7))));
+            tree.set_self(TICKS, node, Value::Int(count("ticks", 6)?));
+            tree.set_self(ALLOC, node, Value::Int(count("bytes", 7)?));
         } else {
             let total_ms = self.total_ticks.unwrap_or(0) as f64 * self.interval.unwrap_or_default().as_secs_f64() * 1e3;
             let ms = pct(2) as f64 / 1000.0 * total_ms;
@@ -336,6 +353,9 @@ impl ProfReader {
             });
         }
         let profile = self.profile.unwrap_or_else(new_profile);
+        if let Some(total) = self.total_alloc {
+            check_total_alloc(&profile, total, self.columns.ticks, diag);
+        }
         if let (Some(total), true) = (self.total_ticks, self.columns.ticks) {
             let sum = profile.total(TICKS).as_count();
             if sum != to_i64(total) {
@@ -345,6 +365,21 @@ impl ProfReader {
             }
         }
         Ok(profile)
+    }
+}
+
+/// Warns when the tree's allocation does not add up to the header's `total alloc`: exactly, from
+/// the bytes column (`exact`), else within the rounding of each row's `%alloc` to 0.1 (0.05% of the
+/// total a row) and of its bytes to a whole number.
+fn check_total_alloc(profile: &Profile, total: u64, exact: bool, diag: &mut Diagnostics) {
+    let sum = profile.total(ALLOC).as_count();
+    let rows = profile.tree.len() as f64;
+    let slack = if exact { 0.0 } else { rows * (0.0005 * total as f64 + 1.0) };
+    if (i128::from(sum) - i128::from(total)).unsigned_abs() as f64 > slack {
+        let beyond = if exact { "" } else { " beyond the rounding of the %alloc column" };
+        diag.warn("total-alloc", None, || {
+            format!("the header's total alloc of {total} bytes differs from the sum of the tree's alloc, {sum}{beyond}")
+        });
     }
 }
 
@@ -416,6 +451,32 @@ fn parse_total_alloc(rest: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn read_text(text: &str) -> (Profile, Diagnostics) {
+        let mut diag = Diagnostics::default();
+        let profile = read(&mut text.as_bytes(), &mut diag).unwrap();
+        (profile, diag)
+    }
+
+    #[test]
+    fn total_alloc_is_checked_against_the_tree() {
+        let exact = include_str!("../../../fixtures/ghc-prof/ghc70-no-src.prof");
+        let percent = include_str!("../../../fixtures/ghc-prof/inferno-percent.prof");
+        assert!(!read_text(exact).1.has("total-alloc"));
+        assert!(!read_text(percent).1.has("total-alloc"));
+        let off = exact.replace("total alloc =      12,800 bytes", "total alloc =      12,801 bytes");
+        let (_, diag) = read_text(&off);
+        let warning = diag.warnings().iter().find(|w| w.key == "total-alloc").map(|w| w.message.as_str());
+        assert_eq!(
+            warning,
+            Some("the header's total alloc of 12801 bytes differs from the sum of the tree's alloc, 12800")
+        );
+        // With percentages, the rows' %alloc must add up to 100 within their rounding (300 rows:
+        // 15%); here one row's goes from 26.8 to 56.8.
+        let far = percent.replace("35.0   26.8    35.0   26.8", "35.0   56.8    35.0   56.8");
+        assert_ne!(far, percent);
+        assert!(read_text(&far).1.has("total-alloc"));
+    }
 
     #[test]
     fn numbers_are_taken_from_the_right() {

@@ -34,19 +34,25 @@
 //! through another cost centre and only counted in a warning. Children keep the order their stacks
 //! were declared in. Stacks without a cost record weigh zero. Cost centres used but never declared
 //! (GHC 7.2 did not declare its built-ins) become `<cc N>` frames, with one warning. Like the
-//! seed's Parsec parser, whitespace in the cost section may include line breaks, and text after
-//! the final `0` is ignored (with a warning). Metrics: `ticks`, `entries` (per node) and `alloc`
-//! in bytes: the file counts machine words, multiplied by `--ghc-word-size` (default 8).
+//! seed's Parsec parser (whose `space` is any one whitespace character), fields may be separated
+//! by tabs, vertical tabs, form feeds, lone CRs or Unicode spaces as well as spaces (read on a
+//! slow path, taken only when a line is not plain numbers and spaces), whitespace in the cost
+//! section may include line breaks, and text after the final `0` is ignored (with a warning). A
+//! count the model cannot hold (above `i64::MAX`, alloc after the word size) is an error. Metrics:
+//! `ticks`, `entries` (per node) and `alloc` in bytes: the file counts machine words, multiplied
+//! by `--ghc-word-size` (default 8).
 //!
 //! **Writing**: the timestamp (now, in GHC's `ctime` form without seconds, if the profile has none),
-//! the interval in whole milliseconds (`--interval`, else the profile's, else 1 ms), one `1` line per
-//! frame in descending id order as GHC wrote them, stacks numbered in pre-order from 1, and the cost
-//! line ending ` 0`. Several roots go under one `MAIN` root. A `"` in a label or module is written
-//! as `'` and a line break as a space, with a warning. Lost: frame kinds, line numbers (merged),
-//! metrics other than ticks/entries/alloc, and allocation that is not a whole number of words
-//! (rounded, with a warning).
+//! the interval in whole milliseconds (the profile's own, which conversion sets from `--interval`
+//! where time became ticks or the profile has none; else 1 ms), one `1` line per frame in
+//! descending id order as GHC wrote them, stacks numbered in pre-order from 1, and the cost line
+//! ending ` 0`. The roots go under one added `MAIN` (module `MAIN`), with a warning, unless there
+//! is one root and it is `MAIN` or the root of a GHC profile. A `"` in a label or module is
+//! written as `'` and a line break as a space, with a warning. Lost: frame kinds, line numbers
+//! (merged), metrics other than ticks/entries/alloc, and allocation that is not a whole number of
+//! words (rounded, with a warning).
 
-use super::{cost_centre, profile_with, ALLOC, ENTRIES, TICKS};
+use super::{column_position, cost_centre, profile_with, ALLOC, ENTRIES, MAX_COUNT, TICKS};
 use crate::convert::{ConvertOptions, DEFAULT_INTERVAL};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
@@ -162,6 +168,19 @@ impl ReadState {
     }
 
     fn whole_line(&mut self, line: Line<'_>, prepared: &Prepared, diag: &mut Diagnostics) -> Result<(), ParseError> {
+        // The slow path, taken only where the fast parse failed: the seed's parser separates fields
+        // with any one whitespace character, which for a stack or cost line is read as a space.
+        if odd_spaces(&line, prepared) && self.stage != Stage::Timestamp && self.stage != Stage::Interval {
+            let text: String = line.text.chars().map(|c| if c.is_whitespace() { ' ' } else { c }).collect();
+            let mut spaced = Line::joined(&text, line.position, FORMAT);
+            (spaced.start_column, spaced.continues) = (line.start_column, line.continues);
+            return self.spaced_line(spaced, &prepare(&text), diag);
+        }
+        self.spaced_line(line, prepared, diag)
+    }
+
+    /// [`Self::whole_line`] once its separators are spaces and tabs.
+    fn spaced_line(&mut self, line: Line<'_>, prepared: &Prepared, diag: &mut Diagnostics) -> Result<(), ParseError> {
         let next = next_line_position(&line);
         match self.stage {
             Stage::Timestamp => {
@@ -224,6 +243,18 @@ fn read_header<'a>(line: &Line<'a>, expected: &'static str) -> Result<&'a str, P
     quoted(line.text).ok_or_else(|| {
         line.error(ParseErrorKind::Unexpected { expected: expected.into(), found: excerpt(line.text.as_bytes()) })
     })
+}
+
+/// Whether `line`, which the fast parse did not take as plain numbers, is a stack or cost line
+/// (no quote) with whitespace other than spaces and tabs between its fields: a vertical tab, a form
+/// feed, a lone CR, a Unicode space, all of which the seed's `space` takes.
+fn odd_spaces(line: &Line<'_>, prepared: &Prepared) -> bool {
+    let failed = match prepared {
+        Prepared::Stack { .. } => false,
+        Prepared::Tokens(many) => !many.odd.is_empty(),
+        Prepared::Text => true,
+    };
+    failed && !line.text.contains('"') && line.text.chars().any(|c| c.is_whitespace() && c != ' ' && c != '\t')
 }
 
 /// Where the line after `line` starts, for an input that ends there (assuming an LF ending).
@@ -395,6 +426,8 @@ const UNRESOLVED: u32 = u32::MAX;
 struct PxReader {
     profile: Profile,
     word_size: u64,
+    /// The most words of allocation whose bytes the model holds (`i64::MAX` / `word_size`).
+    max_words: u64,
     /// Cost centre id → frame id.
     cost_centres: IdIndex,
     /// Stack id → index in declaration order; once the tree is built, → node.
@@ -429,6 +462,7 @@ impl PxReader {
             // made then cost nothing until costs are stored, while zeros pushed node by node do.
             profile: profile_with(Vec::new()),
             word_size,
+            max_words: MAX_COUNT / word_size.max(1),
             cost_centres: IdIndex::default(),
             stack_index: IdIndex::default(),
             parents: Vec::new(),
@@ -508,7 +542,7 @@ impl PxReader {
             &Prepared::Stack { id, cc, parent } => Some((id, cc, parent)),
             _ => parse_stack_fields(line.text),
         };
-        let Some((id, cc, parent)) = fields.filter(|_| line.text.starts_with("2 ")) else {
+        let Some((id, cc, parent)) = fields else {
             return Err(bad());
         };
         let index = u32::try_from(self.declared()).ok().filter(|&i| i < PENDING).ok_or_else(bad)?;
@@ -658,11 +692,35 @@ impl PxReader {
         frame
     }
 
-    /// Stores the costs of stack `id`, or says why not.
-    fn record(&mut self, id: u64, [entries, ticks, words]: [u64; 3]) -> Result<(), ParseErrorKind> {
+    /// Stores the costs of stack `id`, or says why not. Whether the model can hold them is checked
+    /// by the caller ([`Self::check_field`]).
+    fn record(&mut self, id: u64, values: [u64; 3]) -> Result<(), ParseErrorKind> {
         let i = self.stack_for_costs(id)?;
-        self.set_costs(i, [entries, ticks, words]);
+        self.set_costs(i, values);
         Ok(())
+    }
+
+    /// The first field of the records `1 id entries ticks alloc` at the start of `numbers` that
+    /// the model cannot hold, as an error kind with its token's index in `numbers`.
+    #[cold]
+    fn out_of_range(&self, numbers: &[u64]) -> Option<(usize, ParseErrorKind)> {
+        numbers
+            .chunks_exact(5)
+            .enumerate()
+            .find_map(|(r, record)| (2..5).find_map(|f| self.check_field(f, record[f]).err().map(|e| (r * 5 + f, e))))
+    }
+
+    /// Whether field `field` of a record (2 entries, 3 ticks, 4 alloc in words) can hold `value`.
+    fn check_field(&self, field: usize, value: u64) -> Result<(), ParseErrorKind> {
+        match field {
+            2 if value > MAX_COUNT => Err(super::too_large("entries", MAX_COUNT, value)),
+            3 if value > MAX_COUNT => Err(super::too_large("ticks", MAX_COUNT, value)),
+            4 if value > self.max_words => {
+                let what = format!("alloc in {}-byte words", self.word_size);
+                Err(super::too_large(&what, self.max_words, value))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// The index of stack `id`, which is about to get its cost record.
@@ -727,11 +785,16 @@ fn stack_fields(numbers: &[u64]) -> Option<(u64, u64, u64)> {
     }
 }
 
-/// [`stack_fields`] of a line that is not all plain numbers (leading zeros, say).
+/// [`stack_fields`] of a line that is not all plain numbers (leading zeros, say) or not separated by
+/// single spaces (tabs); its first token is `2`.
 fn parse_stack_fields(text: &str) -> Option<(u64, u64, u64)> {
     let mut numbers = [0u64; 5];
     let mut n = 0;
-    for (_, token) in tokens(text) {
+    let mut tokens = tokens(text);
+    tokens.next().filter(|&(_, first)| first == "2")?;
+    numbers[0] = 2;
+    n += 1;
+    for (_, token) in tokens {
         *numbers.get_mut(n)? = parse_u64(token.as_bytes())?;
         n += 1;
     }
@@ -859,13 +922,29 @@ impl CostSection {
             return Ok(first);
         }
         let mut k = 0;
-        while let Some(&[1, id, entries, ticks, alloc]) = numbers.get(k..k + 5) {
-            reader.record(id, [entries, ticks, alloc]).map_err(|kind| ParseError {
+        // Whether a count is too large for the model is checked once for all the records here
+        // (their bits ORed together), and record by record only when one may be.
+        let (mut counts, mut words) = (0u64, 0u64);
+        let range_error = |reader: &PxReader, k: usize| {
+            reader.out_of_range(&numbers[..k]).map(|(at, kind)| ParseError {
                 format: FORMAT,
-                position: token_position(line, first + k + 1),
+                position: token_position(line, first + at),
                 kind,
-            })?;
+            })
+        };
+        while let Some(&[1, id, entries, ticks, alloc]) = numbers.get(k..k + 5) {
+            if let Err(kind) = reader.record(id, [entries, ticks, alloc]) {
+                let stack_error = ParseError { format: FORMAT, position: token_position(line, first + k + 1), kind };
+                return Err(range_error(reader, k).unwrap_or(stack_error));
+            }
+            counts |= entries | ticks;
+            words |= alloc;
             k += 5;
+        }
+        if counts > MAX_COUNT || words > reader.max_words {
+            if let Some(e) = range_error(reader, k) {
+                return Err(e);
+            }
         }
         Ok(first + k)
     }
@@ -921,6 +1000,11 @@ impl CostSection {
         }
         const FIELDS: [&str; 5] = ["", "a stack id", "entries", "ticks", "alloc"];
         self.record[self.filled] = number(FIELDS[self.filled])?;
+        reader.check_field(self.filled, self.record[self.filled]).map_err(|kind| ParseError {
+            format: FORMAT,
+            position: at(),
+            kind,
+        })?;
         if self.filled == 1 {
             let stack = reader.stack_for_costs(self.record[1]);
             self.stack = Some(stack.map_err(|kind| ParseError { format: FORMAT, position: at(), kind })?);
@@ -973,12 +1057,6 @@ impl<'a> Iterator for Tokens<'a> {
         // Spaces and tabs are ASCII, so both ends are character boundaries.
         Some((start, &self.text[start..self.pos]))
     }
-}
-
-/// The position of byte `offset` of `line` (a piece of a line starts after column 1), with its column.
-fn column_position(line: &Line<'_>, offset: usize) -> Position {
-    let column = line.start_column + line.text.get(..offset).map_or(0, |s| s.chars().count()) as u64 + 1;
-    Position { byte: line.position.byte + offset as u64, line: line.position.line, column: Some(column) }
 }
 
 const NO_PARENT: u64 = u64::MAX;
@@ -1039,6 +1117,7 @@ fn parse_u64(digits: &[u8]) -> Option<u64> {
     (n > 0 && n == digits.len()).then_some(value)
 }
 
+/// `v`, checked by [`PxReader::check_field`] to fit.
 fn to_i64(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
@@ -1046,22 +1125,39 @@ fn to_i64(v: u64) -> i64 {
 /// Splits a cost centre line: id, label, module, and the third string if there is one. The module
 /// is the last quoted string (a module cannot hold `"` or a space); the label is everything between
 /// the first `"` and the `"` before the module's, so it may hold spaces and quotes.
+/// Fields are separated by one whitespace character (a space as GHC wrote them, or any other, as
+/// the seed's parser reads them).
 fn parse_cost_centre(line: &str) -> Option<(u64, &str, &str, Option<&str>)> {
-    let rest = line.strip_prefix("1 ")?;
-    let (id, strings) = rest.split_once(' ')?;
+    let rest = line.strip_prefix('1')?.strip_prefix(char::is_whitespace)?;
+    let (id, strings) = rest.split_once(char::is_whitespace)?;
     let id: u64 = id.parse().ok()?;
     let inner = quoted(strings)?;
-    let (label, last) = inner.rsplit_once("\" \"")?;
+    let (label, last) = rsplit_strings(inner)?;
     if last.contains('"') {
         return None;
     }
     // A third string: the part before it ends with `" "Module"`, a module name.
-    if let Some((label3, module)) = label.rsplit_once("\" \"") {
+    if let Some((label3, module)) = rsplit_strings(label) {
         if looks_like_module(module) {
             return Some((id, label3, module, Some(last)));
         }
     }
     Some((id, label, last, None))
+}
+
+/// Splits `a" "b` at its last `"`, whitespace character, `"`: into `a` and `b`.
+fn rsplit_strings(inner: &str) -> Option<(&str, &str)> {
+    let mut end = inner.len();
+    while let Some(quote) = inner[..end].rfind('"') {
+        let mut after = inner[quote + 1..].chars();
+        if let (Some(space), Some('"')) = (after.next(), after.next()) {
+            if space.is_whitespace() {
+                return Some((&inner[..quote], after.as_str()));
+            }
+        }
+        end = quote;
+    }
+    None
 }
 
 /// A Haskell module name: capitalised identifiers joined by dots.
@@ -1082,7 +1178,7 @@ pub(crate) fn write(
     let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
     let timestamp = profile.meta.timestamp.clone().unwrap_or_else(now_ctime);
     writeln!(w, "\"{}\"", sanitise(&timestamp, diag))?;
-    writeln!(w, "\"{} ms\"", interval_ms(options.interval.or(profile.meta.interval), diag))?;
+    writeln!(w, "\"{} ms\"", interval_ms(profile.meta.interval, diag))?;
     let tree = &profile.tree;
     // Cost centre ids count down the frame table, so that they come out descending as GHC's did and
     // a reader that interns them in file order rebuilds the same table.
@@ -1199,6 +1295,7 @@ mod tests {
         assert_eq!(parse_cost_centre(r#"1 3 "a "b" c" "M.N""#), Some((3, r#"a "b" c"#, "M.N", None)));
         assert_eq!(parse_cost_centre(r#"1 3 "f" "Main" "grp""#), Some((3, "f", "Main", Some("grp"))));
         assert_eq!(parse_cost_centre(r#"1 3 "x" "y" "z""#), Some((3, r#"x" "y"#, "z", None)));
+        assert_eq!(parse_cost_centre("1\t3\u{a0}\"a b\"\t\"M\"\u{c}\"g\""), Some((3, "a b", "M", Some("g"))));
         assert_eq!(parse_cost_centre(r#"1 x "f" "M""#), None);
         assert_eq!(parse_cost_centre(r#"1 3 "f""#), None);
     }
@@ -1219,8 +1316,10 @@ mod tests {
 
     /// The grammar of the seed's `ParseProfile.hs` (Parsec), as strictly as it reads: two quoted
     /// header lines, `1` lines with exactly two quoted strings (a string ends at its first `"`),
-    /// then `2` lines, then `5 total ` and records `1 id e t a ` up to a `0`. Single spaces; `eol`
-    /// is LF or CRLF. Returns where it failed.
+    /// then `2` lines, then `5 total ` and records `1 id e t a ` up to a `0`. Fields are separated
+    /// by Parsec's `space`: exactly one character for which Haskell's `isSpace` holds (a subset of
+    /// Rust's `char::is_whitespace`), a line break included; `eol` is LF or CRLF. Returns where it
+    /// failed.
     fn seed_grammar(text: &str) -> Result<(), String> {
         fn quoted(s: &str) -> Option<&str> {
             let rest = s.strip_prefix('"')?;
@@ -1231,35 +1330,79 @@ mod tests {
             let n = s.bytes().take_while(u8::is_ascii_digit).count();
             (n > 0).then(|| &s[n..])
         }
+        fn space(s: &str) -> Option<&str> {
+            s.strip_prefix(char::is_whitespace)
+        }
         fn eol(s: &str) -> Option<&str> {
             s.strip_prefix("\r\n").or_else(|| s.strip_prefix('\n'))
+        }
+        fn code(s: &str, c: char) -> Option<&str> {
+            s.strip_prefix(c).and_then(space)
         }
         let mut s = text;
         for header in ["timestamp", "interval"] {
             s = quoted(s).and_then(eol).ok_or(header)?;
         }
         while s.starts_with('1') {
-            let rest = s.strip_prefix("1 ").and_then(natural).and_then(|r| r.strip_prefix(' '));
-            let rest = rest.and_then(quoted).and_then(|r| r.strip_prefix(' ')).and_then(quoted).and_then(eol);
+            let rest = code(s, '1').and_then(natural).and_then(space);
+            let rest = rest.and_then(quoted).and_then(space).and_then(quoted).and_then(eol);
             s = rest.ok_or_else(|| format!("cost centre at {:?}", &s[..s.len().min(40)]))?;
         }
         while s.starts_with('2') {
-            let rest = s.strip_prefix("2 ").and_then(natural).ok_or("stack id")?;
-            let rest = match rest.strip_prefix(" 1 ") {
+            let rest = code(s, '2').and_then(natural).and_then(space).ok_or("stack id")?;
+            let rest = match code(rest, '1') {
                 Some(r) => natural(r),
-                None => rest.strip_prefix(" 2 ").and_then(natural).and_then(|r| r.strip_prefix(' ')).and_then(natural),
+                None => code(rest, '2').and_then(natural).and_then(space).and_then(natural),
             };
             s = rest.and_then(eol).ok_or("stack line")?;
         }
-        s = s.strip_prefix("5 ").and_then(natural).and_then(|r| r.strip_prefix(' ')).ok_or("5 total")?;
+        s = code(s, '5').and_then(natural).and_then(space).ok_or("5 total")?;
         while !s.starts_with('0') {
-            let mut rest = s.strip_prefix("1 ").ok_or("record")?;
+            let mut rest = code(s, '1').ok_or("record")?;
             for _ in 0..4 {
-                rest = natural(rest).and_then(|r| r.strip_prefix(' ')).ok_or("record field")?;
+                rest = natural(rest).and_then(space).ok_or("record field")?;
             }
             s = rest;
         }
         Ok(())
+    }
+
+    /// `text` with every space outside double quotes replaced by one of `separators`, in turn.
+    fn respaced(text: &str, separators: &[&str]) -> String {
+        let mut out = String::new();
+        let (mut quoted, mut k) = (false, 0);
+        for c in text.chars() {
+            quoted ^= c == '"';
+            if c == ' ' && !quoted {
+                out.push_str(separators[k % separators.len()]);
+                k += 1;
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn any_whitespace_the_seed_takes_between_fields_is_read() {
+        let notes = include_str!("../../../fixtures/ghc-px/notes-example.px");
+        let want = tree_dump(&read_px(notes).unwrap());
+        let odd = ["\t", "\u{b}", "\u{c}", "\u{a0}", "\u{3000}", "\r", " "];
+        let (declarations, costs) = notes.split_at(notes.find("\n5 ").unwrap() + 1);
+        // Line breaks separate fields too, in the cost line (a line-based reader's other lines
+        // are lines).
+        let variants = [
+            respaced(notes, &odd),
+            respaced(notes, &odd[1..]),
+            format!("{}{}", respaced(declarations, &odd), respaced(costs, &["\n", "\t", "\r", "\u{c}"])),
+        ];
+        for variant in variants {
+            assert_eq!(seed_grammar(&variant), Ok(()), "{variant:?}");
+            assert_eq!(read_px(&variant).map(|p| tree_dump(&p)), Ok(want.clone()), "{variant:?}");
+        }
+        let tabs = "\"t\"\n\"20 ms\"\n1\t1\t\"MAIN\"\t\"MAIN\"\n2 1 1 1\n5 3 1 1 1 3 8 0\n";
+        assert_eq!(seed_grammar(tabs), Ok(()));
+        assert!(read_px(tabs).is_ok());
     }
 
     fn write_px(profile: Profile) -> (String, Diagnostics) {
@@ -1300,14 +1443,16 @@ mod tests {
             body,
             [
                 "\"1 ms\"",
-                "1 2 \"main\" \"\"",
-                "1 1 \"say 'hi'\" \"\"",
-                "2 1 1 2",
-                "2 2 2 1 1",
-                "5 3 1 1 0 0 0 1 2 0 3 0 0"
+                "1 3 \"main\" \"\"",
+                "1 2 \"say 'hi'\" \"\"",
+                "1 1 \"MAIN\" \"MAIN\"",
+                "2 1 1 1",
+                "2 2 2 3 1",
+                "2 3 2 2 2",
+                "5 3 1 1 0 0 0 1 2 0 0 0 1 3 0 3 0 0"
             ]
         );
-        assert!(diag.has("name-sanitised"), "{:?}", diag.warnings());
+        assert!(diag.has("name-sanitised-quote"), "{:?}", diag.warnings());
     }
 
     #[test]
@@ -1433,6 +1578,24 @@ mod tests {
             n + 4
         );
         assert_eq!(read_px(&bad).unwrap_err(), want);
+    }
+
+    #[test]
+    fn a_count_too_large_is_reported_before_later_errors_in_its_piece() {
+        let head = "\"t\"\n\"20 ms\"\n1 1 \"MAIN\" \"MAIN\"\n2 1 1 1\n5 3 ";
+        let text = format!("{head}1 1 1 9999999999999999999 1 1 2 1 1 1 0\n");
+        let want = "ghc-px: line 5, column 11 (byte 48): expected ticks from 0 to 9223372036854775807, found 9999999999999999999, which is too large";
+        assert_eq!(read_px(&text).unwrap_err(), want);
+        // The limit on words depends on the word size: 2^61 - 1 words fit in 4-byte words, not in 8.
+        let mut diag = Diagnostics::default();
+        let options = crate::formats::ReadOptions { ghc_word_size: 4, ..Default::default() };
+        let words = format!("{head}1 1 1 1 2305843009213693951 0\n");
+        assert!(Format::GhcPx.read(&mut words.as_bytes(), &options, &mut diag).is_ok());
+        let error = read_px(&words).unwrap_err();
+        assert!(
+            error.contains("alloc in 8-byte words from 0 to 1152921504606846975, found 2305843009213693951"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -1,0 +1,205 @@
+//! The `proftool` binary on GHC profiles: where functions are defined, interval and root rules,
+//! what -px output loses.
+
+use crate::support::fixtures_dir;
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+fn proftool() -> Command {
+    Command::cargo_bin("proftool").unwrap()
+}
+
+fn fixture(rel: &str) -> PathBuf {
+    fixtures_dir().join(rel)
+}
+
+/// Runs `proftool <args> <input> -` and returns (stdout, stderr).
+fn run(args: &[&str], input: &Path) -> (Vec<u8>, String) {
+    let out = proftool().args(args).arg(input).arg("-").assert().success();
+    let output = out.get_output();
+    (output.stdout.clone(), String::from_utf8(output.stderr.clone()).unwrap())
+}
+
+/// Runs `proftool <args> -` with `stdin` as the input and returns (stdout, stderr).
+fn run_stdin(args: &[&str], stdin: &[u8]) -> (String, String) {
+    let out = proftool().args(args).arg("-").arg("-").write_stdin(stdin).assert().success();
+    let output = out.get_output();
+    (String::from_utf8(output.stdout.clone()).unwrap(), String::from_utf8(output.stderr.clone()).unwrap())
+}
+
+/// The speedscope frame named `name`: (file, line, col).
+fn speedscope_frame(doc: &serde_json::Value, name: &str) -> (Option<String>, Option<i64>, Option<i64>) {
+    let frames = doc["shared"]["frames"].as_array().unwrap();
+    let frame = frames.iter().find(|f| f["name"] == name).unwrap_or_else(|| panic!("no frame {name}"));
+    (frame["file"].as_str().map(str::to_string), frame["line"].as_i64(), frame["col"].as_i64())
+}
+
+#[test]
+fn speedscope_frames_get_the_file_and_line_of_src_loc() {
+    let (out, err) = run(&["convert", "--to", "speedscope"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    // From the file's cost_centres: sumT.a at src/Main.hs:51:9-31, main at src/Main.hs:(21,1)-(38,42).
+    assert_eq!(speedscope_frame(&doc, "Main.sumT.a"), (Some("src/Main.hs".into()), Some(51), Some(9)));
+    assert_eq!(speedscope_frame(&doc, "Main.main"), (Some("src/Main.hs".into()), Some(21), Some(1)));
+    // <built-in> is not a location: no file (the module is in the name).
+    assert_eq!(speedscope_frame(&doc, "MAIN.MAIN"), (None, None, None));
+    assert!(!err.contains("per-frame facts"), "{err}");
+}
+
+#[test]
+fn speedscope_frames_get_the_file_and_line_of_the_prof_src_column() {
+    let (out, err) = run(&["convert", "--to", "speedscope"], &fixture("ghc-prof/inferno-ticks.prof"));
+    let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let prefs = speedscope_frame(&doc, "Options.Applicative.Builder.prefs");
+    assert_eq!(prefs, (Some("src/Options/Applicative/Builder.hs".into()), Some(537), Some(1)));
+    assert!(!err.contains("per-frame facts"), "{err}");
+}
+
+/// The parts of pprof's profile.proto this test reads.
+mod pprof_proto {
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Profile {
+        #[prost(message, repeated, tag = "4")]
+        pub location: Vec<Location>,
+        #[prost(message, repeated, tag = "5")]
+        pub function: Vec<Function>,
+        #[prost(string, repeated, tag = "6")]
+        pub string_table: Vec<String>,
+    }
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Location {
+        #[prost(uint64, tag = "1")]
+        pub id: u64,
+        #[prost(message, repeated, tag = "4")]
+        pub line: Vec<Line>,
+    }
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Line {
+        #[prost(uint64, tag = "1")]
+        pub function_id: u64,
+        #[prost(int64, tag = "2")]
+        pub line: i64,
+    }
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Function {
+        #[prost(uint64, tag = "1")]
+        pub id: u64,
+        #[prost(int64, tag = "2")]
+        pub name: i64,
+        #[prost(int64, tag = "4")]
+        pub filename: i64,
+        #[prost(int64, tag = "5")]
+        pub start_line: i64,
+    }
+}
+
+#[test]
+fn pprof_functions_get_the_file_and_line_of_src_loc() {
+    use prost::Message;
+    use std::io::Read;
+    let (out, _) = run(&["convert", "--to", "pprof"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    let mut bytes = Vec::new();
+    flate2::read::GzDecoder::new(out.as_slice()).read_to_end(&mut bytes).unwrap();
+    let p = pprof_proto::Profile::decode(bytes.as_slice()).unwrap();
+    let s = |i: i64| p.string_table[i as usize].as_str();
+    let function = |name: &str| p.function.iter().find(|f| s(f.name) == name).unwrap();
+    let line_of = |id: u64| p.location.iter().find(|l| l.id == id).unwrap().line[0].line;
+    let sum_t = function("Main.sumT.b");
+    assert_eq!((s(sum_t.filename), sum_t.start_line, line_of(sum_t.id)), ("src/Main.hs", 52, 52));
+    let main = function("MAIN.MAIN");
+    assert_eq!((s(main.filename), main.start_line, line_of(main.id)), ("", 0, 0));
+}
+
+#[test]
+fn targets_without_source_locations_name_their_drop() {
+    let (_, err) = run(&["convert", "--to", "folded"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    assert!(err.contains("folded has no place for per-frame facts defined-at: dropped"), "{err}");
+}
+
+#[test]
+fn ghc_json_with_a_long_argument_list_is_detected() {
+    let original = std::fs::read_to_string(fixture("ghc-json/speedscope-haskell-simple.prof.json")).unwrap();
+    let arguments: String = (0..20).map(|i| format!(", \"--some-long-argument-number-{i:02}=with-a-value\"")).collect();
+    let long = original.replacen(
+        "\"arguments\": [\"binary-trees\"",
+        &format!("\"arguments\": [\"binary-trees\"{arguments}"),
+        1,
+    );
+    assert!(long.find("rts_arguments").unwrap() > 512);
+    let (out, _) = run_stdin(&["convert", "--to", "folded"], long.as_bytes());
+    assert!(out.starts_with("MAIN.MAIN;Control.Exception.Base.CAF 0\n"), "{out}");
+}
+
+/// The second line of a -px file: its tick length.
+fn px_interval(out: &[u8]) -> String {
+    String::from_utf8_lossy(out).lines().nth(1).unwrap_or_default().to_string()
+}
+
+#[test]
+fn interval_does_not_relabel_counted_ticks() {
+    // -px ticks of 20 ms, and .prof ticks of 1000 us: kept as counted, at their own interval.
+    for (input, own) in [("ghc-px/notes-example.px", "20ms"), ("ghc-prof/inferno-ticks.prof", "1ms")] {
+        let (out, err) = run(&["convert", "--interval", "10ms", "--to", "ghc-px"], &fixture(input));
+        assert_eq!(px_interval(&out), format!("\"{}\"", own.replace("ms", " ms")), "{input}");
+        let warning = format!(
+            "--interval 10ms is not applied: no time is turned into counts, and counts are kept as they were taken; ghc-px gets the profile's own interval, {own}"
+        );
+        assert_eq!(err.matches(&warning).count(), 1, "{input}: {err}");
+    }
+    // A target without an interval says so too.
+    let (_, err) = run(&["convert", "--interval", "10ms", "--to", "folded"], &fixture("ghc-px/notes-example.px"));
+    assert!(
+        err.contains("--interval 10ms is not applied") && err.contains("the profile's own interval is 20ms"),
+        "{err}"
+    );
+    // The same interval as the profile's is no news.
+    let (out, err) = run(&["convert", "--interval", "20ms", "--to", "ghc-px"], &fixture("ghc-px/notes-example.px"));
+    assert_eq!((px_interval(&out).as_str(), err.contains("not applied")), ("\"20 ms\"", false));
+}
+
+#[test]
+fn interval_turns_time_into_ticks_and_labels_counts_without_one() {
+    // Time (from %time) becomes ticks of --interval.
+    let (out, err) =
+        run(&["convert", "--interval", "10ms", "--to", "ghc-px"], &fixture("ghc-prof/inferno-percent.prof"));
+    assert_eq!(px_interval(&out), "\"10 ms\"");
+    assert!(err.contains("time in ms divided into ticks of 10ms") && !err.contains("not applied"), "{err}");
+    // Folded counts have no interval of their own: --interval says what they were taken at.
+    let (out, err) = run_stdin(&["convert", "--interval", "10ms", "--from", "folded", "--to", "ghc-px"], b"a;b 3\n");
+    assert_eq!(out.lines().nth(1), Some("\"10 ms\""));
+    assert!(!err.contains("not applied"), "{err}");
+}
+
+#[test]
+fn px_output_has_one_main_root() {
+    // One root that is not MAIN goes under an added MAIN, as several roots do.
+    for input in [&b"a;b 3\na;c 2\n"[..], b"a;b 3\nd 2\n"] {
+        let (out, err) = run_stdin(&["convert", "--from", "folded", "--to", "ghc-px"], input);
+        let main_id = out.lines().find(|l| l.ends_with(" \"MAIN\" \"MAIN\"")).expect(&out).split(' ').nth(1).unwrap();
+        let roots: Vec<&str> =
+            out.lines().filter(|l| l.starts_with("2 ") && l.split(' ').nth(2) == Some("1")).collect();
+        assert_eq!(roots, [format!("2 1 1 {main_id}")], "{out}");
+        assert!(
+            err.contains("ghc-px has one root, MAIN: the input's roots are put under a MAIN added for them"),
+            "{err}"
+        );
+    }
+    // A MAIN root is kept as it is.
+    let (out, err) = run(&["convert", "--to", "ghc-px"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!(out.lines().filter(|l| l.contains("\"MAIN\" \"MAIN\"")).count(), 1, "{out}");
+    assert!(!err.contains("root"), "{err}");
+}
+
+#[test]
+fn each_replacement_in_px_names_is_its_own_warning() {
+    // A label with a quote and a line break (JSON escapes them): both replacements are named.
+    let json = br#"{"program": "p", "arguments": [], "rts_arguments": [], "total_ticks": 1, "tick_interval": 1000,
+ "cost_centres": [{"id": 1, "label": "say \"hi\"\nthere", "module": "Main", "src_loc": "", "is_caf": false}],
+ "profile": {"id": 1, "entries": 1, "alloc": 8, "ticks": 1, "children": []}}"#;
+    let (out, err) = run_stdin(&["convert", "--from", "ghc-json", "--to", "ghc-px"], json);
+    assert!(out.contains("1 1 \"say 'hi' there\" \"Main\""), "{out}");
+    for c in [r#"'"'"#, r"'\n'"] {
+        assert!(err.contains(&format!("ghc-px frame names cannot hold {c}")), "{c}: {err}");
+    }
+}

@@ -180,7 +180,7 @@ pub fn project(
     if profile.meta.module_namespaces && !target.module_is_namespace() {
         qualify_names(&mut profile);
     } else if target.module_is_namespace() && !profile.meta.module_namespaces {
-        drop_non_namespace_modules(&mut profile, target, diag);
+        into_namespaces(&mut profile, target, diag);
     }
     fit_frames(&mut profile, target, &carries, diag);
     if let Some(root) = target.single_root() {
@@ -490,18 +490,26 @@ fn qualify_names(profile: &mut Profile) {
     });
 }
 
-/// Drops the modules of a profile whose modules are not namespaces (library paths, files) on the way
-/// to a format whose module is a namespace (GHC), with a warning; the profile's modules are
-/// namespaces from then on.
-fn drop_non_namespace_modules(profile: &mut Profile, target: Format, diag: &mut Diagnostics) {
+/// On the way to a format whose module is a namespace (GHC) from one whose modules are not: drops the
+/// modules (library paths, files), with a warning, and splits names written `Module.label` (as
+/// [`qualify_names`] and inferno write cost centres in folded stacks) back into module and label, so
+/// that `MAIN.MAIN` is GHC's root again. The profile's modules are namespaces from then on.
+fn into_namespaces(profile: &mut Profile, target: Format, diag: &mut Diagnostics) {
     profile.meta.module_namespaces = true;
-    if profile.frames.iter().all(|(_, f)| f.module.is_none()) {
-        return;
+    if profile.frames.iter().any(|(_, f)| f.module.is_some()) {
+        diag.warn("modules-dropped", None, || {
+            format!("{target} modules are code namespaces (GHC modules): the input's libraries or files are dropped")
+        });
     }
-    diag.warn("modules-dropped", None, || {
-        format!("{target} modules are code namespaces (GHC modules): the input's libraries or files are dropped")
+    ops::map_frames(profile, |frame| {
+        let split = crate::formats::ghc::split_qualified(&frame.name);
+        match split {
+            Some((module, label)) => {
+                Some(Frame { name: label.to_string(), module: Some(module.to_string()), ..frame.clone() })
+            }
+            None => frame.module.is_some().then(|| Frame { module: None, ..frame.clone() }),
+        }
     });
-    ops::map_frames(profile, |frame| frame.module.is_some().then(|| Frame { module: None, ..frame.clone() }));
 }
 
 /// Puts the roots under one `root`, for formats with a single root (GHC's `MAIN`), with a warning:

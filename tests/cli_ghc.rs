@@ -203,3 +203,18 @@ fn each_replacement_in_px_names_is_its_own_warning() {
         assert!(err.contains(&format!("ghc-px frame names cannot hold {c}")), "{c}: {err}");
     }
 }
+
+/// Folded stacks name cost centres `Module.label`, as proftool and inferno write them; written as
+/// -px they are split back into label and module, and `MAIN.MAIN` is GHC's root again, not a frame
+/// under a MAIN added for it. Read back, the -px gives the very stacks it was written from.
+#[test]
+fn folded_names_are_split_back_into_cost_centres_for_px() {
+    let (folded, _) = run(&["convert", "--to", "folded"], &fixture("ghc-px/notes-example.px"));
+    let (px, stderr) = run_stdin(&["convert", "--from", "folded", "--to", "ghc-px"], &folded);
+    assert!(!stderr.contains("MAIN added"), "{stderr}");
+    for declared in ["\"MAIN\" \"MAIN\"", "\"isEven\" \"Main\"", "\"CAF\" \"Main\"", "\"DONT_CARE\" \"MAIN\""] {
+        assert!(px.contains(declared), "{declared} in {px}");
+    }
+    let (again, _) = run_stdin(&["convert", "--from", "ghc-px", "--to", "folded"], px.as_bytes());
+    assert_eq!(again.as_bytes(), folded);
+}

@@ -127,7 +127,48 @@ pub(crate) fn cost_centre<'a>(label: &'a str, module: &'a str) -> FrameRef<'a> {
     FrameRef { module: (!module.is_empty()).then_some(module), ..FrameRef::named(label, FrameKind::Function) }
 }
 
+/// A Haskell module name: capitalised identifiers joined by dots.
+pub(crate) fn looks_like_module(text: &str) -> bool {
+    text.split('.').all(|part| {
+        part.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+            && part.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '\'')
+    })
+}
+
+/// A cost centre's name as single-name formats write it, `Module.label` (`Data.Map.Internal.insert`,
+/// `GHC.Base.>>=`, `MAIN.MAIN`), split back into its module and label: the longest run of
+/// capitalised identifiers before the last dot that leaves a label. `None` for a name with no such
+/// module (`main`, `CL-USER::FIB`, `#.Rain`).
+pub(crate) fn split_qualified(name: &str) -> Option<(&str, &str)> {
+    let mut module_end = None;
+    for (dot, _) in name.match_indices('.') {
+        if dot + 1 >= name.len() || !looks_like_module(&name[..dot]) {
+            break;
+        }
+        module_end = Some(dot);
+    }
+    module_end.map(|dot| (&name[..dot], &name[dot + 1..]))
+}
+
 /// GHC's root cost centre, `MAIN` in module `MAIN`.
 pub fn main_frame() -> FrameRef<'static> {
     cost_centre("MAIN", "MAIN")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_qualified;
+
+    #[test]
+    fn qualified_names_split_at_the_longest_module() {
+        assert_eq!(split_qualified("MAIN.MAIN"), Some(("MAIN", "MAIN")));
+        assert_eq!(split_qualified("Data.Map.Internal.insert"), Some(("Data.Map.Internal", "insert")));
+        assert_eq!(split_qualified("Data.Map.CAF"), Some(("Data.Map", "CAF")));
+        assert_eq!(split_qualified("GHC.Base.>>="), Some(("GHC.Base", ">>=")));
+        assert_eq!(split_qualified("GHC.Base.."), Some(("GHC.Base", ".")));
+        assert_eq!(split_qualified("Main.generateFrames.go.frame"), Some(("Main", "generateFrames.go.frame")));
+        for unqualified in ["main", "CL-USER::FIB", "#.Rain", "Main.", ".x", "java.lang.Thread.run", "Main"] {
+            assert_eq!(split_qualified(unqualified), None, "{unqualified}");
+        }
+    }
 }

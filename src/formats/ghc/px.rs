@@ -52,7 +52,7 @@
 //! (merged), metrics other than ticks/entries/alloc, and allocation that is not a whole number of
 //! words (rounded, with a warning).
 
-use super::{column_position, cost_centre, profile_with, ALLOC, ENTRIES, MAX_COUNT, TICKS};
+use super::{column_position, cost_centre, looks_like_module, profile_with, ALLOC, ENTRIES, MAX_COUNT, TICKS};
 use crate::convert::{ConvertOptions, DEFAULT_INTERVAL};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
@@ -1158,14 +1158,6 @@ fn rsplit_strings(inner: &str) -> Option<(&str, &str)> {
         end = quote;
     }
     None
-}
-
-/// A Haskell module name: capitalised identifiers joined by dots.
-fn looks_like_module(text: &str) -> bool {
-    text.split('.').all(|part| {
-        part.chars().next().is_some_and(|c| c.is_ascii_uppercase())
-            && part.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '\'')
-    })
 }
 
 /// Writes `profile` (projected onto what `-px` carries) as a `-px` file.

@@ -1,19 +1,10 @@
 //! The `proftool` binary end to end: each test in its own temporary folder.
 
-use crate::support::fixtures_dir;
-use assert_cmd::Command;
+use crate::support::binary::{fixture, proftool, run};
 use predicates::prelude::*;
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
-
-fn proftool() -> Command {
-    Command::cargo_bin("proftool").unwrap()
-}
-
-fn fixture(rel: &str) -> PathBuf {
-    fixtures_dir().join(rel)
-}
 
 fn temp() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
@@ -247,7 +238,7 @@ fn an_output_that_is_a_pipe_stays_a_pipe() {
     // Checked before joining: had the pipe been replaced, the reader would wait forever.
     assert!(std::fs::symlink_metadata(&pipe).unwrap().file_type().is_fifo());
     let through_pipe = reader.join().unwrap();
-    let direct = stdout_of(&["convert", "-q", "--to", "folded"], &fixture("lispworks/processes.tree"));
+    let direct = run(&["convert", "-q", "--to", "folded"], &fixture("lispworks/processes.tree")).0;
     assert_eq!(through_pipe, direct);
     assert!(through_pipe.starts_with("Profile root;CAPI Execution Listener 1 5\n"));
     assert_eq!(files_in(dir.path()), vec!["out.folded"]);
@@ -274,7 +265,7 @@ fn dev_stdout_is_the_stream_the_shell_opened() {
         .status()
         .unwrap();
     assert!(status.success());
-    let folded = stdout_of(&["convert", "-q", "--to", "folded"], &fixture("lispworks/processes.tree"));
+    let folded = run(&["convert", "-q", "--to", "folded"], &fixture("lispworks/processes.tree")).0;
     assert!(folded.starts_with("Profile root;CAPI Execution Listener 1 5\n"));
     assert_eq!(std::fs::read_to_string(&log).unwrap(), format!("before\nA\n{folded}B\n{folded}C\n"));
     assert_eq!(std::fs::metadata(&log).unwrap().ino(), inode);
@@ -626,25 +617,20 @@ fn flat_dyalog_reports_say_so_in_other_formats() {
         .stderr(predicate::str::contains("flat report without call structure"));
 }
 
-fn stdout_of(args: &[&str], input: &Path) -> String {
-    let out = proftool().args(args).arg(input).arg("-").assert().success();
-    String::from_utf8(out.get_output().stdout.clone()).unwrap()
-}
-
 #[test]
 fn br_backtrace_order_is_an_option() {
     let sampled = fixture("br/sampled.br");
     // Checked by hand against make-fixtures.py: groups A (twice), B, C; lines merged into functions.
     let inner = "<main> 1\n<main>;<gosub> 1\n<main>;<gosub>;FNTAX 2\n";
-    assert_eq!(stdout_of(&["convert", "-q", "--to", "folded"], &sampled), inner);
+    assert_eq!(run(&["convert", "-q", "--to", "folded"], &sampled).0, inner);
     let outer = "<gosub>;<main>;FNTAX 2\n<main> 1\n<main>;<gosub> 1\n";
     let args = ["convert", "-q", "--to", "folded", "--br-backtrace", "outermost-first"];
-    assert_eq!(stdout_of(&args, &sampled), outer);
+    assert_eq!(run(&args, &sampled).0, outer);
     // Written in the order given, the file reads back the same with that order.
     let dir = temp();
     let out = dir.path().join("o.br");
     proftool().args(["convert", "-q", "--br-backtrace", "outermost-first"]).arg(&sampled).arg(&out).assert().success();
-    assert_eq!(stdout_of(&args, &out), outer);
+    assert_eq!(run(&args, &out).0, outer);
 }
 
 #[test]
@@ -656,7 +642,7 @@ fn br_timed_files_keep_their_time_and_round_trip_byte_for_byte() {
     assert_eq!(std::fs::read(&once).unwrap(), std::fs::read(&twice).unwrap());
     let args = ["convert", "-q", "--to", "folded", "--metric", "time", "--interval", "1ns"];
     let expected = "<main> 1000000000000\n<main>;FNREAD 4000\n<main>;<unmarked> 300\n";
-    assert_eq!(stdout_of(&args, &once), expected);
+    assert_eq!(run(&args, &once).0, expected);
 }
 
 #[test]
@@ -671,7 +657,7 @@ fn br_mode_and_max_samples() {
         .success()
         .stderr(predicate::str::contains("--br-mode timed: the profile has no time"));
     let args = ["convert", "-q", "--to", "folded", "--metric", "time", "--interval", "1ms"];
-    assert_eq!(stdout_of(&args, &out), "main;work 6\n");
+    assert_eq!(run(&args, &out).0, "main;work 6\n");
     proftool()
         .args(["convert", "--max-samples", "99"])
         .arg(fixture("lispworks/processes.tree"))
@@ -719,7 +705,7 @@ fn time_in_another_unit_keeps_exact_inclusive_sums() {
     // timed.br: <main> spends 10^12 ns on its own line, FNREAD 4,000 ns and <unmarked> 300 ns below
     // it: 1,000,000,004,300 ns in all, 1,000,000.0043 ms (the sum of the three in ms as floats is
     // 1000000.0042999999).
-    let csv = stdout_of(&["convert", "--to", "dyalog-csv"], &fixture("br/timed.br"));
+    let csv = run(&["convert", "--to", "dyalog-csv"], &fixture("br/timed.br")).0;
     assert!(csv.contains("\n0,\"<main>\",¯1,1000000,1000000.0043\n"), "{csv}");
 }
 
@@ -806,7 +792,7 @@ fn speedscope_gets_the_stacks_with_their_weights() {
 #[test]
 fn speedscope_gets_one_profile_per_additive_metric() {
     // GHC's text report: ticks (5) and allocation (12,800 bytes); entries are per node and dropped.
-    let out = stdout_of(&["convert", "--to", "speedscope"], &fixture("ghc-prof/ghc70-no-src.prof"));
+    let out = run(&["convert", "--to", "speedscope"], &fixture("ghc-prof/ghc70-no-src.prof")).0;
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
     let profiles: Vec<(&str, &str, i64)> = doc["profiles"]
         .as_array()
@@ -815,46 +801,6 @@ fn speedscope_gets_one_profile_per_additive_metric() {
         .map(|p| (p["name"].as_str().unwrap(), p["unit"].as_str().unwrap(), p["endValue"].as_i64().unwrap()))
         .collect();
     assert_eq!(profiles, [("ticks", "none", 5), ("alloc", "bytes", 12800)]);
-}
-
-/// The parts of pprof's profile.proto this test reads, declared here apart from the writer's.
-mod pprof_proto {
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Profile {
-        #[prost(message, repeated, tag = "1")]
-        pub sample_type: Vec<ValueType>,
-        #[prost(message, repeated, tag = "2")]
-        pub sample: Vec<Sample>,
-        #[prost(message, repeated, tag = "5")]
-        pub function: Vec<Function>,
-        #[prost(string, repeated, tag = "6")]
-        pub string_table: Vec<String>,
-        #[prost(int64, tag = "12")]
-        pub period: i64,
-        #[prost(int64, repeated, tag = "13")]
-        pub comment: Vec<i64>,
-    }
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct ValueType {
-        #[prost(int64, tag = "1")]
-        pub r#type: i64,
-        #[prost(int64, tag = "2")]
-        pub unit: i64,
-    }
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Sample {
-        #[prost(uint64, repeated, tag = "1")]
-        pub location_id: Vec<u64>,
-        #[prost(int64, repeated, tag = "2")]
-        pub value: Vec<i64>,
-    }
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Function {
-        #[prost(uint64, tag = "1")]
-        pub id: u64,
-        #[prost(int64, tag = "2")]
-        pub name: i64,
-    }
 }
 
 #[test]
@@ -869,7 +815,7 @@ fn pprof_gets_every_additive_metric_and_the_stacks_leaf_first() {
     proftool().arg("convert").arg(fixture("ghc-prof/ghc70-no-src.prof")).arg(&out).assert().success();
     let mut bytes = Vec::new();
     flate2::read::GzDecoder::new(std::fs::File::open(&out).unwrap()).read_to_end(&mut bytes).unwrap();
-    let p = pprof_proto::Profile::decode(bytes.as_slice()).unwrap();
+    let p = crate::support::pprof_proto::Profile::decode(bytes.as_slice()).unwrap();
     let s = |i: i64| p.string_table[i as usize].as_str();
     let types: Vec<(&str, &str)> = p.sample_type.iter().map(|t| (s(t.r#type), s(t.unit))).collect();
     assert_eq!(types, [("ticks", "count"), ("alloc", "bytes")]);

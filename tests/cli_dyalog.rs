@@ -1,18 +1,6 @@
 //! The `proftool` binary on Dyalog reports: conversions between the XML and CSV reports.
 
-use assert_cmd::Command;
-use std::path::PathBuf;
-
-fn fixture(rel: &str) -> PathBuf {
-    crate::support::fixtures_dir().join(rel)
-}
-
-/// The output and stderr of `proftool` with `args` and `input`, writing to stdout.
-fn run(args: &[&str], input: &std::path::Path) -> (String, String) {
-    let out = Command::cargo_bin("proftool").unwrap().args(args).arg(input).arg("-").assert().success();
-    let output = out.get_output();
-    (String::from_utf8(output.stdout.clone()).unwrap(), String::from_utf8(output.stderr.clone()).unwrap())
-}
+use crate::support::binary::{fixture, proftool, run};
 
 /// A 0.9.0 tree is written in the 1.37 layout, labelled as measured (checked by hand against the
 /// notes §3.7: Rain's exclusive time 0.82 ms, inclusive 68.4 ms, ticks 73 and 16810), as Version
@@ -75,8 +63,7 @@ fn dyalog_separators_set_the_output_csv_else_force_the_input() {
     let expected = std::fs::read_to_string(&danish).unwrap().replace(',', ".").replace(';', ",");
     assert_eq!(csv, expected);
     let tree = fixture("dyalog-csv/v1.37-tree.csv");
-    let out = Command::cargo_bin("proftool")
-        .unwrap()
+    let out = proftool()
         .args(["convert", "--dyalog-separators", ",;", "--to", "folded"])
         .arg(&tree)
         .arg("-")

@@ -1,31 +1,7 @@
 //! The `proftool` binary on GHC profiles: where functions are defined, interval and root rules,
 //! what -px output loses.
 
-use crate::support::fixtures_dir;
-use assert_cmd::Command;
-use std::path::{Path, PathBuf};
-
-fn proftool() -> Command {
-    Command::cargo_bin("proftool").unwrap()
-}
-
-fn fixture(rel: &str) -> PathBuf {
-    fixtures_dir().join(rel)
-}
-
-/// Runs `proftool <args> <input> -` and returns (stdout, stderr).
-fn run(args: &[&str], input: &Path) -> (Vec<u8>, String) {
-    let out = proftool().args(args).arg(input).arg("-").assert().success();
-    let output = out.get_output();
-    (output.stdout.clone(), String::from_utf8(output.stderr.clone()).unwrap())
-}
-
-/// Runs `proftool <args> -` with `stdin` as the input and returns (stdout, stderr).
-fn run_stdin(args: &[&str], stdin: &[u8]) -> (String, String) {
-    let out = proftool().args(args).arg("-").arg("-").write_stdin(stdin).assert().success();
-    let output = out.get_output();
-    (String::from_utf8(output.stdout.clone()).unwrap(), String::from_utf8(output.stderr.clone()).unwrap())
-}
+use crate::support::binary::{fixture, run_bytes, run_stdin};
 
 /// The speedscope frame named `name`: (file, line, col).
 fn speedscope_frame(doc: &serde_json::Value, name: &str) -> (Option<String>, Option<i64>, Option<i64>) {
@@ -36,7 +12,8 @@ fn speedscope_frame(doc: &serde_json::Value, name: &str) -> (Option<String>, Opt
 
 #[test]
 fn speedscope_frames_get_the_file_and_line_of_src_loc() {
-    let (out, err) = run(&["convert", "--to", "speedscope"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    let (out, err) =
+        run_bytes(&["convert", "--to", "speedscope"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
     let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
     // From the file's cost_centres: sumT.a at src/Main.hs:51:9-31, main at src/Main.hs:(21,1)-(38,42).
     assert_eq!(speedscope_frame(&doc, "Main.sumT.a"), (Some("src/Main.hs".into()), Some(51), Some(9)));
@@ -48,59 +25,21 @@ fn speedscope_frames_get_the_file_and_line_of_src_loc() {
 
 #[test]
 fn speedscope_frames_get_the_file_and_line_of_the_prof_src_column() {
-    let (out, err) = run(&["convert", "--to", "speedscope"], &fixture("ghc-prof/inferno-ticks.prof"));
+    let (out, err) = run_bytes(&["convert", "--to", "speedscope"], &fixture("ghc-prof/inferno-ticks.prof"));
     let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
     let prefs = speedscope_frame(&doc, "Options.Applicative.Builder.prefs");
     assert_eq!(prefs, (Some("src/Options/Applicative/Builder.hs".into()), Some(537), Some(1)));
     assert!(!err.contains("per-frame facts"), "{err}");
 }
 
-/// The parts of pprof's profile.proto this test reads.
-mod pprof_proto {
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Profile {
-        #[prost(message, repeated, tag = "4")]
-        pub location: Vec<Location>,
-        #[prost(message, repeated, tag = "5")]
-        pub function: Vec<Function>,
-        #[prost(string, repeated, tag = "6")]
-        pub string_table: Vec<String>,
-    }
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Location {
-        #[prost(uint64, tag = "1")]
-        pub id: u64,
-        #[prost(message, repeated, tag = "4")]
-        pub line: Vec<Line>,
-    }
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Line {
-        #[prost(uint64, tag = "1")]
-        pub function_id: u64,
-        #[prost(int64, tag = "2")]
-        pub line: i64,
-    }
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Function {
-        #[prost(uint64, tag = "1")]
-        pub id: u64,
-        #[prost(int64, tag = "2")]
-        pub name: i64,
-        #[prost(int64, tag = "4")]
-        pub filename: i64,
-        #[prost(int64, tag = "5")]
-        pub start_line: i64,
-    }
-}
-
 #[test]
 fn pprof_functions_get_the_file_and_line_of_src_loc() {
     use prost::Message;
     use std::io::Read;
-    let (out, _) = run(&["convert", "--to", "pprof"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    let (out, _) = run_bytes(&["convert", "--to", "pprof"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
     let mut bytes = Vec::new();
     flate2::read::GzDecoder::new(out.as_slice()).read_to_end(&mut bytes).unwrap();
-    let p = pprof_proto::Profile::decode(bytes.as_slice()).unwrap();
+    let p = crate::support::pprof_proto::Profile::decode(bytes.as_slice()).unwrap();
     let s = |i: i64| p.string_table[i as usize].as_str();
     let function = |name: &str| p.function.iter().find(|f| s(f.name) == name).unwrap();
     let line_of = |id: u64| p.location.iter().find(|l| l.id == id).unwrap().line[0].line;
@@ -112,7 +51,7 @@ fn pprof_functions_get_the_file_and_line_of_src_loc() {
 
 #[test]
 fn targets_without_source_locations_name_their_drop() {
-    let (_, err) = run(&["convert", "--to", "folded"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    let (_, err) = run_bytes(&["convert", "--to", "folded"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
     assert!(err.contains("folded has no place for per-frame facts defined-at: dropped"), "{err}");
 }
 
@@ -139,7 +78,7 @@ fn px_interval(out: &[u8]) -> String {
 fn interval_does_not_relabel_counted_ticks() {
     // -px ticks of 20 ms, and .prof ticks of 1000 us: kept as counted, at their own interval.
     for (input, own) in [("ghc-px/notes-example.px", "20ms"), ("ghc-prof/inferno-ticks.prof", "1ms")] {
-        let (out, err) = run(&["convert", "--interval", "10ms", "--to", "ghc-px"], &fixture(input));
+        let (out, err) = run_bytes(&["convert", "--interval", "10ms", "--to", "ghc-px"], &fixture(input));
         assert_eq!(px_interval(&out), format!("\"{}\"", own.replace("ms", " ms")), "{input}");
         let warning = format!(
             "--interval 10ms is not applied: no time is turned into counts, and counts are kept as they were taken; ghc-px gets the profile's own interval, {own}"
@@ -147,13 +86,14 @@ fn interval_does_not_relabel_counted_ticks() {
         assert_eq!(err.matches(&warning).count(), 1, "{input}: {err}");
     }
     // A target without an interval says so too.
-    let (_, err) = run(&["convert", "--interval", "10ms", "--to", "folded"], &fixture("ghc-px/notes-example.px"));
+    let (_, err) = run_bytes(&["convert", "--interval", "10ms", "--to", "folded"], &fixture("ghc-px/notes-example.px"));
     assert!(
         err.contains("--interval 10ms is not applied") && err.contains("the profile's own interval is 20ms"),
         "{err}"
     );
     // The same interval as the profile's is no news.
-    let (out, err) = run(&["convert", "--interval", "20ms", "--to", "ghc-px"], &fixture("ghc-px/notes-example.px"));
+    let (out, err) =
+        run_bytes(&["convert", "--interval", "20ms", "--to", "ghc-px"], &fixture("ghc-px/notes-example.px"));
     assert_eq!((px_interval(&out).as_str(), err.contains("not applied")), ("\"20 ms\"", false));
 }
 
@@ -161,7 +101,7 @@ fn interval_does_not_relabel_counted_ticks() {
 fn interval_turns_time_into_ticks_and_labels_counts_without_one() {
     // Time (from %time) becomes ticks of --interval.
     let (out, err) =
-        run(&["convert", "--interval", "10ms", "--to", "ghc-px"], &fixture("ghc-prof/inferno-percent.prof"));
+        run_bytes(&["convert", "--interval", "10ms", "--to", "ghc-px"], &fixture("ghc-prof/inferno-percent.prof"));
     assert_eq!(px_interval(&out), "\"10 ms\"");
     assert!(err.contains("time in ms divided into ticks of 10ms") && !err.contains("not applied"), "{err}");
     // Folded counts have no interval of their own: --interval says what they were taken at.
@@ -185,7 +125,8 @@ fn px_output_has_one_main_root() {
         );
     }
     // A MAIN root is kept as it is.
-    let (out, err) = run(&["convert", "--to", "ghc-px"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    let (out, err) =
+        run_bytes(&["convert", "--to", "ghc-px"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
     let out = String::from_utf8(out).unwrap();
     assert_eq!(out.lines().filter(|l| l.contains("\"MAIN\" \"MAIN\"")).count(), 1, "{out}");
     assert!(!err.contains("root"), "{err}");
@@ -209,7 +150,7 @@ fn each_replacement_in_px_names_is_its_own_warning() {
 /// under a MAIN added for it. Read back, the -px gives the very stacks it was written from.
 #[test]
 fn folded_names_are_split_back_into_cost_centres_for_px() {
-    let (folded, _) = run(&["convert", "--to", "folded"], &fixture("ghc-px/notes-example.px"));
+    let (folded, _) = run_bytes(&["convert", "--to", "folded"], &fixture("ghc-px/notes-example.px"));
     let (px, stderr) = run_stdin(&["convert", "--from", "folded", "--to", "ghc-px"], &folded);
     assert!(!stderr.contains("MAIN added"), "{stderr}");
     for declared in ["\"MAIN\" \"MAIN\"", "\"isEven\" \"Main\"", "\"CAF\" \"Main\"", "\"DONT_CARE\" \"MAIN\""] {

@@ -1,4 +1,7 @@
-//! Shared helpers: fixtures, dumps with warnings, golden files.
+//! Shared helpers: fixtures, dumps with warnings, golden files; running the binary; pprof's messages.
+
+pub mod binary;
+pub mod pprof_proto;
 
 use proftool::diag::Diagnostics;
 use proftool::model::dump::dump;

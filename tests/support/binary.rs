@@ -1,0 +1,35 @@
+//! Running the `proftool` binary: the command, fixture paths, and runs that must succeed.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+/// The `proftool` binary of this build.
+pub fn proftool() -> Command {
+    Command::cargo_bin("proftool").unwrap()
+}
+
+/// The path of fixture `rel` (`format/case.ext`).
+pub fn fixture(rel: &str) -> PathBuf {
+    super::fixtures_dir().join(rel)
+}
+
+/// Runs `proftool <args> <input> -`, which must succeed, and returns (stdout, stderr).
+pub fn run_bytes(args: &[&str], input: &Path) -> (Vec<u8>, String) {
+    let out = proftool().args(args).arg(input).arg("-").assert().success();
+    let output = out.get_output();
+    (output.stdout.clone(), String::from_utf8(output.stderr.clone()).unwrap())
+}
+
+/// [`run_bytes`] for a text output.
+pub fn run(args: &[&str], input: &Path) -> (String, String) {
+    let (stdout, stderr) = run_bytes(args, input);
+    (String::from_utf8(stdout).unwrap(), stderr)
+}
+
+/// Runs `proftool <args> - -` with `stdin` as the input, which must succeed, and returns (stdout,
+/// stderr).
+pub fn run_stdin(args: &[&str], stdin: &[u8]) -> (String, String) {
+    let out = proftool().args(args).arg("-").arg("-").write_stdin(stdin).assert().success();
+    let output = out.get_output();
+    (String::from_utf8(output.stdout.clone()).unwrap(), String::from_utf8(output.stderr.clone()).unwrap())
+}

@@ -181,7 +181,8 @@ fn percent_total(head: &[u8], columns: &[Option<Column>], field: u8, decimal: ch
             Some(row.time[1])
         };
         let (pct, time) = (number(pct)?, number(time)?);
-        (pct > 0.0).then(|| crate::model::significant(time * 100.0 / pct, 10))
+        // Kept to the last digit: rounded, its percentages would no longer come back as read.
+        (pct > 0.0).then(|| (time * 100.0 / pct).to_string())
     })
     .next()
 }

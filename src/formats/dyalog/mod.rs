@@ -560,6 +560,9 @@ pub(crate) fn report_rows<'p>(profile: &'p Profile, csv: bool) -> (Report, Vec<C
             row.line = Some(f.line.unwrap_or(0));
             row.depth = match own_function {
                 Some(p) => depth_of[p.index()] + 1,
+                // A flat report's line row stands alone (`summary -lines` has no function rows).
+                None if report != Report::Tree => function_depth,
+                // In a tree, a line row needs its function's row above it.
                 None => {
                     rows.push(OutRow { line: None, ..row });
                     function_depth + 1

@@ -411,13 +411,16 @@ impl Line<'_> {
         ParseError { format: self.format, position: self.position, kind }
     }
 
-    /// An error at byte `offset` of this line, with its column (a piece of a line starts after
+    /// The position of byte `offset` of this line, with its column (a piece of a line starts after
     /// column 1).
-    pub(crate) fn error_at(&self, offset: usize, kind: ParseErrorKind) -> ParseError {
+    pub(crate) fn position_at(&self, offset: usize) -> Position {
         let column = self.start_column + self.text.get(..offset).map_or(0, |s| s.chars().count()) as u64 + 1;
-        let position =
-            Position { byte: self.position.byte + offset as u64, line: self.position.line, column: Some(column) };
-        ParseError { format: self.format, position, kind }
+        Position { byte: self.position.byte + offset as u64, line: self.position.line, column: Some(column) }
+    }
+
+    /// An error at byte `offset` of this line ([`Line::position_at`]).
+    pub(crate) fn error_at(&self, offset: usize, kind: ParseErrorKind) -> ParseError {
+        ParseError { format: self.format, position: self.position_at(offset), kind }
     }
 }
 

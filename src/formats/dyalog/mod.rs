@@ -27,7 +27,7 @@
 //! `InclusiveTime`; a summary read with `<ExclusiveTime>` (`-exclusive`) is written with `Time` for it.
 //!
 //! **Exactness**: times are `f64` printed shortest-round-trip. A function's own time is its
-//! exclusive time less its lines' (`unattributed`); on writing, `with_lines` picks the number
+//! exclusive time less its lines' (`unattributed`); on writing, `with_parts` picks the number
 //! that subtracts back to it (where several do, the shortest for three-decimal lines, the nearest to
 //! the sum for full-precision ones), so the very number read is written.
 
@@ -38,7 +38,7 @@ pub mod xml;
 
 use crate::error::ParseErrorKind;
 use crate::formats::{Carries, Structure};
-use crate::model::ops::{shortened, unattributed, with_parts as with_lines};
+use crate::model::ops::{shortened, unattributed, with_parts};
 use crate::model::{significant, FrameKind, MetricKind, NodeId, Profile, Unit, Value};
 use std::str::FromStr;
 
@@ -545,7 +545,7 @@ pub(crate) fn report_rows<'p>(profile: &'p Profile, csv: bool) -> (Report, Vec<C
             // Added up in file order, as the reader subtracts them.
             let (sum, short) =
                 lines.fold((0.0, true), |(sum, short), line| (sum + line, short && shortened(line) == line));
-            let exclusive = with_lines(tree.self_value(m, node).as_f64(), sum, short);
+            let exclusive = with_parts(tree.self_value(m, node).as_f64(), sum, short);
             // Derived inclusive sums can fall below the exclusive sum in the last binary digit.
             [exclusive, incl.get(node.index()).as_f64().max(exclusive)]
         });
@@ -680,7 +680,7 @@ mod tests {
         let parts = |values: &[f64]| values.iter().fold(0.0, |sum, v| sum + v);
         // 0.1 + 0.2 is not 0.3 in binary: no time of its own, and 0.3 written back.
         assert_eq!(unattributed(0.3, parts(&[0.1, 0.2])), Some(0.0));
-        assert_eq!(with_lines(0.0, parts(&[0.1, 0.2]), true), 0.3);
+        assert_eq!(with_parts(0.0, parts(&[0.1, 0.2]), true), 0.3);
         for (total, lines) in [
             (68.40049487792044, vec![0.0015370955140001, 0.01035477506, 0.0872545383]),
             (19.362, vec![0.002, 0.0, 0.005, 0.874]),
@@ -689,7 +689,7 @@ mod tests {
         ] {
             let lines = parts(&lines);
             let own = unattributed(total, lines).unwrap();
-            assert_eq!(with_lines(own, lines, false), total, "{total}");
+            assert_eq!(with_parts(own, lines, false), total, "{total}");
         }
         assert_eq!(unattributed(0.002, parts(&[0.001, 0.0015])), None);
     }
@@ -709,12 +709,12 @@ mod tests {
             let sum: u32 = thousandths.iter().sum::<u32>() + extra;
             let total: f64 = format!("{}.{:03}", sum / 1000, sum % 1000).parse().unwrap();
             let own = unattributed(total, parts).unwrap();
-            proptest::prop_assert_eq!(with_lines(own, parts, true), total);
+            proptest::prop_assert_eq!(with_parts(own, parts, true), total);
             let parts = full.iter().fold(0.0, |sum, l| sum + l);
             let total = parts + slack;
             let own = unattributed(total, parts).unwrap();
             let short = full.iter().all(|&line| shortened(line) == line);
-            proptest::prop_assert_eq!(with_lines(own, parts, short), total);
+            proptest::prop_assert_eq!(with_parts(own, parts, short), total);
         }
     }
 

@@ -17,10 +17,9 @@ pub mod json;
 pub mod prof;
 pub mod px;
 
-use crate::error::{ParseErrorKind, Position};
+use crate::error::ParseErrorKind;
 use crate::formats::{Carries, Structure};
 use crate::model::{Aggregation, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Unit};
-use crate::text::Line;
 
 /// What a GHC profile carries: a tree of cost centres with modules, a timestamp and a tick length;
 /// `metrics` and `title` differ between the three shapes, and so do the characters a name cannot
@@ -77,12 +76,6 @@ pub(crate) fn too_large(field: &str, max: u64, found: impl std::fmt::Display) ->
         expected: format!("{field} from 0 to {max}"),
         found: format!("{found}, which is too large"),
     }
-}
-
-/// The position of byte `offset` of `line` (a piece of a line starts after column 1), with its column.
-pub(crate) fn column_position(line: &Line<'_>, offset: usize) -> Position {
-    let column = line.start_column + line.text.get(..offset).map_or(0, |s| s.chars().count()) as u64 + 1;
-    Position { byte: line.position.byte + offset as u64, line: line.position.line, column: Some(column) }
 }
 
 /// Metric index of the ticks in a profile made by [`new_profile`].

@@ -290,7 +290,7 @@ impl ProfReader {
             let end = numbers.count.checked_sub(1).map_or(text.len(), |i| numbers.start[i] as usize);
             let before = text[..end].trim_end_matches(' ');
             let field = before.rfind(' ').map_or(0, |i| i + 1);
-            return Err(ParseError { position: super::column_position(line, field), ..bad("") });
+            return Err(ParseError { position: line.position_at(field), ..bad("") });
         }
         let depth = text.len() - text.trim_start_matches(' ').len();
         let names_end = numbers.start[wanted - 1] as usize;
@@ -300,7 +300,7 @@ impl ProfReader {
         if depth > self.path.len() {
             let previous = self.path.len() as i64 - 1;
             let kind = ParseErrorKind::DepthJump { previous, found: depth as i64 };
-            return Err(ParseError { format: FORMAT, position: super::column_position(line, depth), kind });
+            return Err(ParseError { format: FORMAT, position: line.position_at(depth), kind });
         }
         self.path.truncate(depth);
         let Some(profile) = &mut self.profile else { return Err(bad("")) };
@@ -318,7 +318,7 @@ impl ProfReader {
         let count = |field: &str, i: usize| {
             super::count(field, at(i)).map_err(|kind| ParseError {
                 format: FORMAT,
-                position: super::column_position(line, numbers.start[wanted - 1 - i] as usize),
+                position: line.position_at(numbers.start[wanted - 1 - i] as usize),
                 kind,
             })
         };

@@ -52,7 +52,7 @@
 //! (merged), metrics other than ticks/entries/alloc, and allocation that is not a whole number of
 //! words (rounded, with a warning).
 
-use super::{column_position, cost_centre, looks_like_module, profile_with, ALLOC, ENTRIES, MAX_COUNT, TICKS};
+use super::{cost_centre, looks_like_module, profile_with, ALLOC, ENTRIES, MAX_COUNT, TICKS};
 use crate::convert::{ConvertOptions, DEFAULT_INTERVAL};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
@@ -866,7 +866,7 @@ impl CostSection {
             Prepared::Tokens(many) => self.feed_numbers(line, &many.numbers, &many.odd, skip, reader, diag),
             Prepared::Text => {
                 for (offset, token) in tokens(line.text).skip(skip) {
-                    let at = || column_position(line, offset);
+                    let at = || line.position_at(offset);
                     if !self.token(Token::Text(token), at, reader, diag)? {
                         break;
                     }
@@ -1024,7 +1024,7 @@ impl CostSection {
 /// The position of the `k`-th token of `line` (for errors: it reads the line again).
 fn token_position(line: &Line<'_>, k: usize) -> Position {
     let offset = tokens(line.text).nth(k).map_or(line.text.len(), |(offset, _)| offset);
-    column_position(line, offset)
+    line.position_at(offset)
 }
 
 /// The whitespace-separated tokens of `text`, with their byte offsets.

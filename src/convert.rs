@@ -169,7 +169,7 @@ pub fn project(
         profile = ops::merge_lines(&profile);
     }
     if !carries.metrics.contains(&MetricKind::Samples) && carries.metrics.contains(&MetricKind::Time) {
-        interval_used |= samples_into_time(&mut profile, target, options, diag);
+        interval_used |= samples_into_time(&mut profile, target, &carries, options, diag);
     }
     if carries.needs_samples {
         interval_used |= time_into_samples(&mut profile, target, options, diag);
@@ -181,6 +181,9 @@ pub fn project(
         qualify_names(&mut profile);
     } else if target.module_is_namespace() && !profile.meta.module_namespaces {
         into_namespaces(&mut profile, target, diag);
+    }
+    if let Some(root) = target.single_root() {
+        unwrap_thread_above(&mut profile, root, target, diag);
     }
     fit_frames(&mut profile, target, &carries, diag);
     if let Some(root) = target.single_root() {
@@ -232,6 +235,14 @@ pub fn project(
         // Dropped indeed, before the writer runs: a writer that formats on several threads needs the room.
         profile.function_facts.clear();
     }
+    let mut profile = target.fit(profile, options, diag);
+    // What the target has no place for is gone (named above), so that the profile is what it holds.
+    let meta = &mut profile.meta;
+    (meta.title, meta.timestamp, meta.interval) = (
+        meta.title.take().filter(|_| carries.title),
+        meta.timestamp.take().filter(|_| carries.timestamp),
+        meta.interval.take().filter(|_| carries.interval),
+    );
     Ok(profile)
 }
 
@@ -389,18 +400,30 @@ fn into_time_unit(profile: &mut Profile, unit: Unit) {
     }
 }
 
-/// Turns a samples metric into time (samples × the interval) for a target that measures time but
-/// not samples, unless the profile has time already.
-fn samples_into_time(profile: &mut Profile, target: Format, options: &ConvertOptions, diag: &mut Diagnostics) -> bool {
+/// Turns a count of sampling intervals (samples, or GHC ticks where the target has no ticks) into
+/// time (the count × the interval) for a target that measures time but not samples, unless the
+/// profile has time already.
+fn samples_into_time(
+    profile: &mut Profile,
+    target: Format,
+    carries: &Carries,
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) -> bool {
     let metrics = profile.metrics();
-    let Some(samples) = metrics.iter().position(|m| m.kind == MetricKind::Samples) else { return false };
+    let timed_counts = |m: &Metric| {
+        m.is_additive()
+            && (m.kind == MetricKind::Samples || (m.kind == MetricKind::Ticks && !carries.metrics.contains(&m.kind)))
+    };
+    let Some(samples) = metrics.iter().position(timed_counts) else { return false };
     if metrics.iter().any(|m| m.kind == MetricKind::Time) {
         return false;
     }
     let interval = conversion_interval(profile, options);
     let ms = interval.as_secs_f64() * 1e3;
+    let counts = metrics[samples].name.clone();
     diag.warn("samples-to-time", None, || {
-        format!("{target} measures time: samples multiplied by an interval of {interval:?} (set with --interval)")
+        format!("{target} measures time: {counts} multiplied by an interval of {interval:?} (set with --interval)")
     });
     let values = profile.tree.self_values(samples);
     let times = Values::Float((0..values.len()).map(|i| values.get(i).as_f64() * ms).collect());
@@ -442,7 +465,14 @@ fn fit_frames(profile: &mut Profile, target: Format, carries: &Carries, diag: &m
         });
     }
     let fit = |frame: &Frame| Frame {
-        name: frame.name.chars().map(|ch| bad.iter().find(|&&(c, _)| c == ch).map_or(ch, |&(_, with)| with)).collect(),
+        // A line of no named function is named by its place where its file cannot be kept.
+        name: match frame.is_anonymous_line() && !carries.modules {
+            true => frame.to_string(),
+            false => frame.name.clone(),
+        }
+        .chars()
+        .map(|ch| bad.iter().find(|&&(c, _)| c == ch).map_or(ch, |&(_, with)| with))
+        .collect(),
         module: if carries.modules { frame.module.clone() } else { None },
         // Kinds below the roots of a thread-rooted format are fitted per node, after the roots are.
         kind: if carries.frame_kinds || carries.thread_roots || frame.kind == FrameKind::Line {
@@ -453,8 +483,10 @@ fn fit_frames(profile: &mut Profile, target: Format, carries: &Carries, diag: &m
         ..frame.clone()
     };
     // Writers print only what the target holds, so frames that only lose a module or a kind need no
-    // new table unless two of them become one: one of the frames that already fit, or each other.
-    if bad.is_empty() {
+    // new table unless two of them become one (one of the frames that already fit, or each other),
+    // or a line of no named function takes its place as its name.
+    let renames = !carries.modules && profile.frames.iter().any(|(_, f)| f.is_anonymous_line() && f.module.is_some());
+    if bad.is_empty() && !renames {
         let mut fitted: FxHashSet<Frame> = FxHashSet::default();
         let collides = profile.frames.iter().filter(|(_, f)| !fits(f)).any(|(_, f)| {
             let new = fit(f);
@@ -537,6 +569,30 @@ fn put_roots_under_one(
     });
     let frame = profile.frames.intern(root);
     *profile = ops::adopt_roots(profile, frame, |_| true);
+}
+
+/// For a format with a single root (GHC's `MAIN`): a profile whose one root is a thread with no value
+/// of its own and one child, `root` (a GHC profile that went through Sampler), has that thread
+/// dropped, with a warning, so that `root` is the root again rather than a frame under another.
+fn unwrap_thread_above(profile: &mut Profile, root: FrameRef<'_>, target: Format, diag: &mut Diagnostics) {
+    let Some(thread) = thread_above(profile, root) else { return };
+    let name = profile.frames.get(profile.tree.frame(thread)).name.clone();
+    diag.warn("thread-dropped", None, || {
+        format!("{target} has no threads: thread {name:?} above {} is dropped", root.name)
+    });
+    *profile = ops::unwrap_root(profile, thread);
+}
+
+/// The profile's one root when it is a thread with no value of its own whose only child is `root`.
+fn thread_above(profile: &Profile, root: FrameRef<'_>) -> Option<NodeId> {
+    let tree = &profile.tree;
+    let mut roots = tree.roots();
+    let (Some(thread), None) = (roots.next(), roots.next()) else { return None };
+    let mut children = tree.nodes().filter(|&n| tree.parent(n) == Some(thread));
+    let (Some(only_child), None) = (children.next(), children.next()) else { return None };
+    let frame = |n: NodeId| profile.frames.get(tree.frame(n));
+    let empty = (0..profile.metrics().len()).all(|m| tree.self_value(m, thread).as_f64() == 0.0);
+    (frame(thread).kind == FrameKind::Thread && frame(only_child).as_ref() == root && empty).then_some(thread)
 }
 
 /// For a target that counts ticks and not samples (GHC): a profile without ticks has its samples

@@ -576,7 +576,7 @@ fn dyalog_lines_are_merged_or_named_on_request() {
     // 7 are 4 + 3 and TOTAMTHS's 8 are 5 + 3; a line row's callees hang below it.
     let run = |option: Option<&str>| {
         let mut cmd = proftool();
-        cmd.args(["convert", "--metric", "ticks", "--to", "folded"]).args(option).arg(&tree).arg("-");
+        cmd.args(["convert", "--metric", "timer-ticks", "--to", "folded"]).args(option).arg(&tree).arg("-");
         String::from_utf8(cmd.assert().success().get_output().stdout.clone()).unwrap()
     };
     let functions = "#.Rain 73\n#.Rain;#.Gilling.LEAP 7\n#.Rain;#.Gilling.TOTAMTHS 8\n";
@@ -620,10 +620,11 @@ fn flat_dyalog_reports_say_so_in_other_formats() {
 #[test]
 fn br_backtrace_order_is_an_option() {
     let sampled = fixture("br/sampled.br");
-    // Checked by hand against make-fixtures.py: groups A (twice), B, C; lines merged into functions.
-    let inner = "<main> 1\n<main>;<gosub> 1\n<main>;<gosub>;FNTAX 2\n";
+    // Checked by hand against make-fixtures.py: groups A (twice), B, C; lines merged into functions,
+    // and the main routine's and the GOSUB routine's lines (no function to merge into) named by place.
+    let inner = "orders.br:10.0;orders.br:100.0 1\norders.br:10.0;orders.br:100.0;FNTAX 2\norders.br:10.2 1\n";
     assert_eq!(run(&["convert", "-q", "--to", "folded"], &sampled).0, inner);
-    let outer = "<gosub>;<main>;FNTAX 2\n<main> 1\n<main>;<gosub> 1\n";
+    let outer = "orders.br:100.0;orders.br:10.0;FNTAX 2\norders.br:10.0;orders.br:100.0 1\norders.br:10.2 1\n";
     let args = ["convert", "-q", "--to", "folded", "--br-backtrace", "outermost-first"];
     assert_eq!(run(&args, &sampled).0, outer);
     // Written in the order given, the file reads back the same with that order.
@@ -640,9 +641,13 @@ fn br_timed_files_keep_their_time_and_round_trip_byte_for_byte() {
     proftool().arg("convert").arg(fixture("br/timed.br")).arg(&once).assert().success().stderr("");
     proftool().arg("convert").arg(&once).arg(&twice).assert().success().stderr("");
     assert_eq!(std::fs::read(&once).unwrap(), std::fs::read(&twice).unwrap());
-    let args = ["convert", "-q", "--to", "folded", "--metric", "time", "--interval", "1ns"];
-    let expected = "<main> 1000000000000\n<main>;FNREAD 4000\n<main>;<unmarked> 300\n";
+    // By hand from make-fixtures.py: G3 10^12 ns on main.br:50.1, G1 + G2 1,500 + 2,500 ns on FNREAD,
+    // G4 100 + 200 ns on line 7 (no qualifier). A timed file is weighed by time unless told otherwise.
+    let args = ["convert", "-q", "--to", "folded", "--interval", "1ns"];
+    let expected = "main.br:50.1 1000000000000\nmain.br:50.1;FNREAD 4000\nmain.br:50.1;main.br:7.0 300\n";
     assert_eq!(run(&args, &once).0, expected);
+    let counts = run(&["convert", "-q", "--to", "folded", "--metric", "samples"], &once).0;
+    assert_eq!(counts, "main.br:50.1 1\nmain.br:50.1;FNREAD 2\nmain.br:50.1;main.br:7.0 1\n");
 }
 
 #[test]
@@ -686,7 +691,7 @@ fn br_on_stdin_is_recognised_by_content() {
         .write_stdin(bytes)
         .assert()
         .success()
-        .stdout("<main> 1\n<main>;<gosub> 1\n<main>;<gosub>;FNTAX 2\n");
+        .stdout("orders.br:10.0;orders.br:100.0 1\norders.br:10.0;orders.br:100.0;FNTAX 2\norders.br:10.2 1\n");
 }
 
 #[test]
@@ -702,11 +707,11 @@ fn ghc_word_size_scales_px_alloc() {
 
 #[test]
 fn time_in_another_unit_keeps_exact_inclusive_sums() {
-    // timed.br: <main> spends 10^12 ns on its own line, FNREAD 4,000 ns and <unmarked> 300 ns below
-    // it: 1,000,000,004,300 ns in all, 1,000,000.0043 ms (the sum of the three in ms as floats is
-    // 1000000.0042999999).
+    // timed.br: the main routine's line 50.1 spends 10^12 ns on its own, FNREAD 4,000 ns and line 7
+    // 300 ns below it: 1,000,000,004,300 ns in all, 1,000,000.0043 ms (the sum of the three in ms as
+    // floats is 1000000.0042999999). No calls in BR: Calls 0.
     let csv = run(&["convert", "--to", "dyalog-csv"], &fixture("br/timed.br")).0;
-    assert!(csv.contains("\n0,\"<main>\",¯1,1000000,1000000.0043\n"), "{csv}");
+    assert!(csv.contains("\n0,\"main.br:50.1\",¯1,0,1000000,1000000.0043\n"), "{csv}");
 }
 
 #[test]

@@ -30,11 +30,14 @@
 //!
 //! **Model**: each group is one sample whose stack is [current line, backtrace entries…], innermost
 //! first. A frame is a source-line frame (`line` kind) with the module's file name, the line and the
-//! clause; its name is the function name, or `<main>` (main routine), `<gosub>` (a GOSUB routine of the
-//! main routine) or `<unmarked>` (no qualifier record): the qualifier is part of the frame's identity.
+//! clause; its name is the function name of its FUNCTION NAME record. A frame without one is a line of
+//! no named function (empty name; the model names it by its place, `orders.br:100.0`, wherever lines
+//! become functions), and the routine its MAIN ROUTINE or GOSUB record puts it in is kept as the frame
+//! fact `br.routine` (`main`, `gosub`; absent without a qualifier), so that it is written back.
 //! Groups are aggregated while reading, keyed by their raw bytes without the time records, so memory
 //! grows with distinct stacks, not with the file. Metrics: `samples` (one per group) and, when the
-//! file has type-4 records, `time` in nanoseconds (their sum).
+//! file has type-4 records, `time` in nanoseconds (their sum), which such a timed file is weighed
+//! by: one-number targets get time unless `--metric samples` asks for the count of groups.
 //!
 //! **Writing**: a module mapping per distinct file right before its first use, numbered from 1; one
 //! group per sample (a node with N self samples becomes N identical groups), with a type-4 record each
@@ -51,10 +54,12 @@
 //! reads back into the tree it was written from.
 
 use super::{Carries, Format, Sniff, Structure};
-use crate::convert::{self, ConvertOptions};
+use crate::convert::{ConvertOptions, DEFAULT_INTERVAL};
 use crate::diag::Diagnostics;
 use crate::error::{Error, ParseError, ParseErrorKind, Position};
-use crate::model::{ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value};
+use crate::model::{
+    ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values,
+};
 use indexmap::IndexMap;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 use std::io::{Read, Write};
@@ -94,10 +99,11 @@ const FRAME_LEN: usize = 8;
 /// The bytes of a TIME SPENT IN LINE record.
 const TIME_LEN: usize = 9;
 
-/// Frame names that stand for a marker rather than a function name.
-const MAIN_NAME: &str = "<main>";
-const GOSUB_NAME: &str = "<gosub>";
-const UNMARKED_NAME: &str = "<unmarked>";
+/// The frame attr that says which routine a line of no named function is in: [`MAIN_ROUTINE_VALUE`]
+/// or [`GOSUB_VALUE`]; a line without it had no qualifier record.
+const ROUTINE_KEY: &str = "br.routine";
+const MAIN_ROUTINE_VALUE: &str = "main";
+const GOSUB_VALUE: &str = "gosub";
 /// The file the writer gives frames that have none.
 const NO_FILE: &str = "<no file>";
 
@@ -423,7 +429,11 @@ pub(crate) fn read(
     }
     reader.flush(diag);
     let mut profile = reader.profile;
-    if !reader.has_time {
+    if reader.has_time {
+        // A timed group's weight is its time (notes §5.3): a flame graph of one shows where the
+        // time went, and the count of groups is there on request (`--metric samples`).
+        profile.meta.weighed_by = Some(MetricKind::Time);
+    } else {
         profile.retain_metrics(&[true, false]);
     }
     Ok(profile)
@@ -531,24 +541,38 @@ impl Reader {
                 placeholder.as_str()
             }
         };
-        let function;
-        let name = match qualifier.first() {
-            None => UNMARKED_NAME,
-            Some(&GOSUB) => GOSUB_NAME,
-            Some(&MAIN_ROUTINE) => MAIN_NAME,
-            Some(_) => {
-                function = text(&qualifier[2..], at, diag);
-                function.as_str()
-            }
+        let (function, routine) = match qualifier.first() {
+            None => (String::new(), None),
+            Some(&GOSUB) => (String::new(), Some(GOSUB_VALUE)),
+            Some(&MAIN_ROUTINE) => (String::new(), Some(MAIN_ROUTINE_VALUE)),
+            Some(_) => (text(&qualifier[2..], at, diag), None),
         };
         let frame = FrameRef {
-            name,
+            name: &function,
             module: Some(file),
             line: Some(line),
             clause: Some(u32::from(clause)),
             kind: FrameKind::Line,
         };
-        self.profile.frames.intern(frame)
+        let id = self.profile.frames.intern(frame);
+        if let Some(routine) = routine {
+            self.note_routine(id, routine, at, diag);
+        }
+        id
+    }
+
+    /// Records which routine the line `frame` (of no named function) is in. A place has one routine;
+    /// a file that marks one place both ways keeps the first, with a warning.
+    fn note_routine(&mut self, frame: FrameId, routine: &'static str, at: u64, diag: &mut Diagnostics) {
+        let attrs = self.profile.frame_attrs.entry(frame).or_insert_with(|| vec![(ROUTINE_KEY.into(), routine.into())]);
+        if attrs[0].1 != routine {
+            let (first, place) = (attrs[0].1.clone(), self.profile.frames.get(frame).to_string());
+            diag.warn("br-routine-twice", Some(Position::byte(at)), || {
+                format!(
+                    "line {place} is marked as in the {routine} routine after being marked {first}: it stays {first}"
+                )
+            });
+        }
     }
 }
 
@@ -604,7 +628,7 @@ pub(crate) fn write(
         );
         return Err(Error::Unrepresentable { format: Format::Br, what });
     }
-    let times = group_times(profile, &samples, options, diag);
+    let times = group_times(profile);
     let mut encoder = Encoder::new(profile);
     let tree = &profile.tree;
     // Depth-first; `path` holds the frames from the root down to the current node.
@@ -696,48 +720,76 @@ fn sample_counts(profile: &Profile) -> Result<Vec<i64>, Error> {
     Ok((0..values.len()).map(|i| values.get(i).as_count()).collect())
 }
 
-/// The nanoseconds of each node's groups together, when the groups get time records.
-fn group_times(
-    profile: &Profile,
-    samples: &[i64],
-    options: &ConvertOptions,
-    diag: &mut Diagnostics,
-) -> Option<Vec<i64>> {
-    let time = profile.metrics().iter().enumerate().find_map(|(i, m)| {
-        let nanos = m.unit.nanos().filter(|_| m.kind == MetricKind::Time)?;
-        Some((i, nanos))
-    });
-    match (options.br_mode, time) {
-        (Mode::Sampled, Some(_)) => {
+/// The nanoseconds of each node's groups together, when the groups get time records (the profile
+/// has time: [`fit`] gave it or took it away as `--br-mode` says, in whole nanoseconds).
+fn group_times(profile: &Profile) -> Option<Vec<i64>> {
+    let (m, _) = time_metric(profile)?;
+    let values = profile.tree.self_values(m);
+    Some((0..values.len()).map(|i| values.get(i).as_count()).collect())
+}
+
+/// The time metric of a profile and its nanoseconds per unit.
+fn time_metric(profile: &Profile) -> Option<(usize, f64)> {
+    profile
+        .metrics()
+        .iter()
+        .enumerate()
+        .find_map(|(i, m)| Some((i, m.unit.nanos().filter(|_| m.kind == MetricKind::Time)?)))
+}
+
+/// BR's last step of fitting a projected profile (called by the conversion step): `--br-mode timed`
+/// gives a profile without time the interval per group, `--br-mode sampled` drops its time, each with
+/// a warning. A file written with time records is a timed file, weighed by its time (in whole
+/// nanoseconds, as its records hold it), in which every node with time has a group to hold it.
+pub(crate) fn fit(mut profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
+    let samples = profile.metrics().iter().position(|m| m.kind == MetricKind::Samples);
+    match (options.br_mode, time_metric(&profile), samples) {
+        (Mode::Sampled, Some((m, _)), _) => {
             diag.warn("br-time-dropped", None, || "--br-mode sampled: the time metric is dropped".into());
-            None
+            let keep: Vec<bool> = (0..profile.metrics().len()).map(|i| i != m).collect();
+            profile.retain_metrics(&keep);
         }
-        (Mode::Sampled, None) | (Mode::Auto, None) => None,
-        (_, Some((m, unit_nanos))) => {
-            let values = profile.tree.self_values(m);
-            // Integer nanoseconds are copied: through f64 they would lose digits above 2^53.
-            let nanos = |v: Value| match v {
-                Value::Int(ns) if unit_nanos == 1.0 => ns,
-                v => (v.as_f64() * unit_nanos).round() as i64,
-            };
-            let times: Vec<i64> = (0..values.len()).map(|i| nanos(values.get(i))).collect();
-            let lost = times.iter().zip(samples).any(|(&t, &n)| t > 0 && n <= 0);
-            if lost {
-                diag.warn("br-time-without-samples", None, || {
-                    "time on nodes without samples has no group to go in: it is dropped".into()
-                });
-            }
-            Some(times)
-        }
-        (Mode::Timed, None) => {
-            let interval = options.interval.or(profile.meta.interval).unwrap_or(convert::DEFAULT_INTERVAL);
+        (Mode::Timed, None, Some(samples)) => {
+            let interval = options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL);
             diag.warn("br-time-from-samples", None, || {
                 format!("--br-mode timed: the profile has no time, so every group gets the interval, {interval:?} (set with --interval)")
             });
             let per_sample = i64::try_from(interval.as_nanos()).unwrap_or(i64::MAX);
-            Some(samples.iter().map(|&n| n.max(0).saturating_mul(per_sample)).collect())
+            let values = profile.tree.self_values(samples);
+            let times = (0..values.len()).map(|i| values.get(i).as_count().max(0).saturating_mul(per_sample));
+            profile.add_metric(Metric::time(Unit::Nanoseconds, Repr::Int), Values::Int(times.collect()));
+        }
+        (_, Some((m, unit_nanos)), Some(samples)) => whole_nanoseconds(&mut profile, m, unit_nanos, samples, diag),
+        _ => {}
+    }
+    profile.meta.weighed_by = time_metric(&profile).map(|_| MetricKind::Time);
+    profile
+}
+
+/// Makes time metric `m` whole nanoseconds (integer nanoseconds are copied: through f64 they would
+/// lose digits above 2^53), and gives a node whose time rounded to no sample one group to hold it.
+fn whole_nanoseconds(profile: &mut Profile, m: usize, unit_nanos: f64, samples: usize, diag: &mut Diagnostics) {
+    let tree = &mut profile.tree;
+    let values = tree.self_values(m);
+    let nanos = |v: Value| match v {
+        Value::Int(ns) if unit_nanos == 1.0 => ns,
+        v => (v.as_f64() * unit_nanos).round() as i64,
+    };
+    let times: Vec<i64> = (0..values.len()).map(|i| nanos(values.get(i))).collect();
+    let mut given = 0usize;
+    for node in tree.nodes() {
+        if times[node.index()] > 0 && tree.self_value(samples, node).as_count() <= 0 {
+            tree.set_self(samples, node, Value::Int(1));
+            given += 1;
         }
     }
+    if given > 0 {
+        diag.warn("br-group-for-time", None, || {
+            format!("{given} stacks whose time rounds to no sample get one group each, so that their time is kept")
+        });
+    }
+    let metric = Metric { unit: Unit::Nanoseconds, repr: Repr::Int, ..profile.metrics()[m].clone() };
+    profile.replace_metric(m, metric, Values::Int(times));
 }
 
 /// Writes `n` groups `head [time record] tail`, splitting `time` evenly (the first groups get the
@@ -825,11 +877,13 @@ impl<'p> Encoder<'p> {
         bytes.extend_from_slice(&module.to_be_bytes());
         bytes.extend_from_slice(&f.line.unwrap_or(0).to_be_bytes());
         bytes.push(clause);
-        match f.name.as_str() {
-            MAIN_NAME => bytes.push(MAIN_ROUTINE),
-            GOSUB_NAME => bytes.push(GOSUB),
-            UNMARKED_NAME => {}
-            name => {
+        let routine =
+            self.profile.frame_attrs.get(&frame).and_then(|attrs| attrs.iter().find(|(k, _)| k == ROUTINE_KEY));
+        match (f.name.as_str(), routine.map(|(_, v)| v.as_str())) {
+            ("", Some(MAIN_ROUTINE_VALUE)) => bytes.push(MAIN_ROUTINE),
+            ("", Some(GOSUB_VALUE)) => bytes.push(GOSUB),
+            ("", _) => {}
+            (name, _) => {
                 let name = &name.as_bytes()[..name.len().min(usize::from(u8::MAX))];
                 bytes.push(FUNCTION_NAME);
                 bytes.push(name.len() as u8);
@@ -910,9 +964,10 @@ mod tests {
         (out, diag)
     }
 
-    /// `<main>` a.br:10.0 (1 sample, 7 ns) calling FNX b.br:20.1 (2 samples, 5 ns).
+    /// The main routine's line a.br:10.0 (1 sample, 7 ns) calling FNX b.br:20.1 (2 samples, 5 ns).
     fn timed_profile() -> Profile {
         let mut p = Profile::new(vec![Metric::samples(), Metric::time(Unit::Nanoseconds, Repr::Int)]);
+        p.meta.weighed_by = Some(MetricKind::Time);
         let line = |name, module, line, clause| FrameRef {
             name,
             module: Some(module),
@@ -920,7 +975,8 @@ mod tests {
             clause: Some(clause),
             kind: FrameKind::Line,
         };
-        let main = p.frames.intern(line(MAIN_NAME, "a.br", 10, 0));
+        let main = p.frames.intern(line("", "a.br", 10, 0));
+        p.frame_attrs.insert(main, vec![(ROUTINE_KEY.into(), MAIN_ROUTINE_VALUE.into())]);
         let fnx = p.frames.intern(line("FNX", "b.br", 20, 1));
         let root = p.tree.push(None, main);
         let child = p.tree.push(Some(root), fnx);
@@ -965,6 +1021,7 @@ mod tests {
         let (inner, _) = read_bytes(&bytes, BacktraceOrder::InnermostFirst);
         let mut expected = timed_profile();
         expected.retain_metrics(&[true, false]);
+        expected.meta.weighed_by = None;
         assert_eq!(dump(&outer), dump(&expected));
         // One backtrace entry: the order cannot change a stack of two frames.
         assert_eq!(dump(&inner), dump(&expected));

@@ -381,6 +381,17 @@ impl Format {
         Ok(())
     }
 
+    /// The format's own last step of fitting a profile that the conversion step has projected onto
+    /// what it carries (Dyalog: a tree report's alternating rows and the columns of a 1.37 tree; BR:
+    /// time records as `--br-mode` says).
+    pub fn fit(self, profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
+        match self {
+            Format::DyalogXml | Format::DyalogCsv => dyalog::fit(profile, self, diag),
+            Format::Br => br::fit(profile, options, diag),
+            _ => profile,
+        }
+    }
+
     /// Whether the format's frame module is a namespace that is part of the code's name (a GHC
     /// module), so that a frame of such a profile reads `Module.label` wherever one name is written.
     pub fn module_is_namespace(self) -> bool {

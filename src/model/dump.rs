@@ -46,6 +46,9 @@ fn dump_header(profile: &Profile, out: &mut String) {
     if meta.module_namespaces {
         out.push_str("modules: namespaces (one-name outputs write module.name)\n");
     }
+    if let Some(kind) = meta.weighed_by {
+        let _ = writeln!(out, "weighed by: {}", kind.name());
+    }
     for (key, value) in &meta.attrs {
         let _ = writeln!(out, "attr {key}: {value:?}");
     }

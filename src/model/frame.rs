@@ -58,6 +58,14 @@ impl Frame {
         }
     }
 
+    /// Whether this is a line of no named function (a BR line in the main routine or a GOSUB
+    /// routine): a line frame with an empty name. Its place (file, line, clause) is all that names it,
+    /// so it is never merged into a function: where lines become functions it becomes one named by
+    /// its place.
+    pub fn is_anonymous_line(&self) -> bool {
+        self.kind == FrameKind::Line && self.name.is_empty()
+    }
+
     /// A borrowed view of this frame, for lookups.
     pub fn as_ref(&self) -> FrameRef<'_> {
         FrameRef {
@@ -71,15 +79,24 @@ impl Frame {
 }
 
 impl fmt::Display for Frame {
-    /// The frame as one name: `name`, or `name[line]` for line frames (and `name[line.clause]`), as
-    /// Dyalog names a function's line (`#.Rain[6]`).
+    /// The frame as one name: `name`, or for a line frame `name[line]` (and `name[line.clause]`), as
+    /// Dyalog names a function's line (`#.Rain[6]`), with the file where the frame has one
+    /// (`FNCALC[orders.br:20.1]`, a BR line); a line of no named function is its place alone
+    /// (`orders.br:690.1`, a BR GOSUB routine's line: see [`Frame::is_anonymous_line`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.name)?;
-        if let Some(line) = self.line {
-            write!(f, "[{line}")?;
-            if let Some(clause) = self.clause {
-                write!(f, ".{clause}")?;
-            }
+        let Some(line) = self.line else { return f.write_str(&self.name) };
+        let anonymous = self.is_anonymous_line();
+        if !anonymous {
+            write!(f, "{}[", self.name)?;
+        }
+        if let Some(module) = &self.module {
+            write!(f, "{module}:")?;
+        }
+        write!(f, "{line}")?;
+        if let Some(clause) = self.clause {
+            write!(f, ".{clause}")?;
+        }
+        if !anonymous {
             f.write_str("]")?;
         }
         Ok(())

@@ -16,8 +16,13 @@ pub enum MetricKind {
     Samples,
     /// Elapsed or CPU time.
     Time,
-    /// Timer ticks (GHC ticks, Dyalog timer inspections): a count whose length may be known.
+    /// Profiler ticks (GHC): samples taken at a fixed interval, one tick being one interval of CPU
+    /// time, so that they turn into time (and time into them) at the profile's interval.
     Ticks,
+    /// Timer inspections (Dyalog's `ExclusiveTicks`/`InclusiveTicks`: "counters for the number of
+    /// clock inspections", seed 002): how often the profiler read the clock, an overhead count that
+    /// is neither samples nor time. Only Dyalog reads and writes them.
+    Inspections,
     /// How often a function or node was entered.
     Calls,
     /// Memory allocated.
@@ -31,6 +36,7 @@ impl MetricKind {
             MetricKind::Samples => "samples",
             MetricKind::Time => "time",
             MetricKind::Ticks => "ticks",
+            MetricKind::Inspections => "inspections",
             MetricKind::Calls => "calls",
             MetricKind::Alloc => "alloc",
         }
@@ -124,7 +130,7 @@ impl Metric {
         }
     }
 
-    /// Timer ticks (GHC ticks, Dyalog timer inspections): additive integer counts.
+    /// Profiler ticks (GHC): additive integer counts of sampling intervals.
     pub fn ticks() -> Metric {
         Metric {
             name: "ticks".into(),
@@ -133,6 +139,12 @@ impl Metric {
             aggregation: Aggregation::Additive,
             repr: Repr::Int,
         }
+    }
+
+    /// Dyalog's timer inspections (its `ExclusiveTicks`/`InclusiveTicks` columns), named
+    /// `timer-ticks` so that `--metric ticks` keeps meaning GHC's: additive integer counts of clock reads.
+    pub fn inspections() -> Metric {
+        Metric { name: "timer-ticks".into(), kind: MetricKind::Inspections, ..Metric::ticks() }
     }
 
     /// Time in `unit`, stored as `repr`: additive.

@@ -5,6 +5,8 @@
 //! - [`map_frames`]: frames replaced (fitted to a target), merging those that become equal.
 //! - [`merge_siblings`]: one node per distinct stack, for formats whose identity is the stack.
 //! - [`adopt_roots`]: roots gathered under a new root (a thread for formats that need one).
+//! - [`unwrap_root`]: a root removed, its children made roots (a thread above GHC's `MAIN`).
+//! - [`interpose`]: nodes put between some nodes and their parents (Dyalog's line rows).
 //! - [`merge_lines`]: source-line frames merged into their functions, for function-level targets.
 
 use super::{Aggregation, ChildIndex, Frame, FrameId, FrameKind, FrameRef, FrameTable, NodeId, Profile, Value, Values};
@@ -52,7 +54,9 @@ pub fn merge_siblings(profile: &Profile) -> Profile {
 /// per-node ones (calls) are dropped, as the function's own count already counts the function. A
 /// function's time so made whole is the number its own part was taken from ([`with_parts`]: no
 /// drift from adding the parts back). Elsewhere (BR: a stack of lines) the line node becomes a
-/// function node, merged with any sibling of the same function, every value added.
+/// function node, merged with any sibling of the same function, every value added. A line of no
+/// named function ([`Frame::is_anonymous_line`]) becomes a function named by its place
+/// (`orders.br:690.1`), so that different routines stay apart.
 pub fn merge_lines(profile: &Profile) -> Profile {
     rebuild(profile, false, true)
 }
@@ -66,6 +70,21 @@ pub fn adopt_roots(profile: &Profile, parent: FrameId, adopt: impl Fn(&Frame) ->
         None if adopt(profile.frames.get(profile.tree.frame(node))) => Some(top),
         None => None,
     })
+}
+
+/// `profile` without the root `root`, whose children become roots; its own values are dropped
+/// (callers unwrap roots without any).
+pub fn unwrap_root(profile: &Profile, root: NodeId) -> Profile {
+    let src = &profile.tree;
+    let mut out = without_nodes(profile);
+    let mut new_node: Vec<NodeId> = vec![NodeId(0); src.len()];
+    for node in src.walk().map(|visit| visit.node).filter(|&n| n != root) {
+        let parent = src.parent(node).filter(|&p| p != root).map(|p| new_node[p.index()]);
+        let id = out.tree.push(parent, src.frame(node));
+        new_node[node.index()] = id;
+        copy_values(src, node, &mut out.tree, id);
+    }
+    out
 }
 
 /// `profile` with every line node that sits below a node of its own function (Dyalog: a function
@@ -86,6 +105,55 @@ pub fn unnest_lines(profile: &Profile) -> Profile {
     })
 }
 
+/// `profile` with a node of frame `between(node)` put between each node for which it gives one and
+/// the node's parent: one such node per parent and frame, taking the place of the first sibling that
+/// goes under it, with no value of its own (its measured inclusive values, where the profile has
+/// some, are its children's added up). Roots are left as they are.
+pub fn interpose(profile: &Profile, between: impl Fn(NodeId) -> Option<FrameId>) -> Profile {
+    let src = &profile.tree;
+    let mut out = without_nodes(profile);
+    let mut new_node: Vec<NodeId> = vec![NodeId(0); src.len()];
+    let mut inserted: FxHashMap<(NodeId, FrameId), NodeId> = FxHashMap::default();
+    let n_metrics = profile.metrics().len();
+    for visit in src.walk() {
+        let node = visit.node;
+        let mut parent = src.parent(node).map(|p| new_node[p.index()]);
+        if let (Some(p), Some(frame)) = (parent, between(node)) {
+            let middle = *inserted.entry((p, frame)).or_insert_with(|| out.tree.push(Some(p), frame));
+            for m in (0..n_metrics).filter(|&m| src.measured_inclusive(m).is_some()) {
+                let sum = out.tree.measured_inclusive(m).map_or(Value::Int(0), |v| v.get(middle.index()));
+                let child = src.measured_inclusive(m).map_or(Value::Int(0), |v| v.get(node.index()));
+                out.tree.set_measured_inclusive(m, middle, Value::Float(sum.as_f64() + child.as_f64()));
+            }
+            parent = Some(middle);
+        }
+        let id = out.tree.push(parent, src.frame(node));
+        new_node[node.index()] = id;
+        copy_values(src, node, &mut out.tree, id);
+    }
+    out
+}
+
+/// `profile` without its nodes: its header, metrics, frames and facts.
+fn without_nodes(profile: &Profile) -> Profile {
+    let mut out = Profile::new(profile.metrics().to_vec());
+    out.meta = profile.meta.clone();
+    out.frames = profile.frames.clone();
+    out.function_facts = profile.function_facts.clone();
+    out.frame_attrs = profile.frame_attrs.clone();
+    out
+}
+
+/// Sets the values of node `to` of `out` to those of node `from` of `src`.
+fn copy_values(src: &super::CallTree, from: NodeId, out: &mut super::CallTree, to: NodeId) {
+    for m in 0..src.n_metrics() {
+        out.set_self(m, to, src.self_value(m, from));
+        if let Some(measured) = src.measured_inclusive(m) {
+            out.set_measured_inclusive(m, to, measured.get(from.index()));
+        }
+    }
+}
+
 /// Copies `profile` node by node in pre-order (after a new first root of frame `top`, when given),
 /// each under the parent `parent_of` picks from the copies made so far.
 fn copy_reparented(
@@ -94,11 +162,7 @@ fn copy_reparented(
     mut parent_of: impl FnMut(NodeId, &[NodeId]) -> Option<NodeId>,
 ) -> Profile {
     let src = &profile.tree;
-    let mut out = Profile::new(profile.metrics().to_vec());
-    out.meta = profile.meta.clone();
-    out.frames = profile.frames.clone();
-    out.function_facts = profile.function_facts.clone();
-    out.frame_attrs = profile.frame_attrs.clone();
+    let mut out = without_nodes(profile);
     if let Some(top) = top {
         out.tree.push(None, top);
     }
@@ -108,12 +172,7 @@ fn copy_reparented(
         let parent = parent_of(node, &new_node);
         let id = out.tree.push(parent, src.frame(node));
         new_node[node.index()] = id;
-        for m in 0..profile.metrics().len() {
-            out.tree.set_self(m, id, src.self_value(m, node));
-            if let Some(measured) = src.measured_inclusive(m) {
-                out.tree.set_measured_inclusive(m, id, measured.get(node.index()));
-            }
-        }
+        copy_values(src, node, &mut out.tree, id);
     }
     out
 }
@@ -137,21 +196,27 @@ fn rebuild(profile: &Profile, sorted: bool, lines_to_functions: bool) -> Profile
     let mut new_frame: Vec<Option<FrameId>> = vec![None; profile.frames.len()];
     let mut frame_of = |old_frame: FrameId, out: &mut Profile| {
         *new_frame[old_frame.index()].get_or_insert_with(|| {
-            let f = profile.frames.get(old_frame).as_ref();
-            let is_line = line_frames[old_frame.index()];
-            let f = if is_line { FrameRef { line: None, clause: None, kind: FrameKind::Function, ..f } } else { f };
-            out.frames.intern(f)
+            let frame = profile.frames.get(old_frame);
+            if !line_frames[old_frame.index()] {
+                return out.frames.intern(frame.as_ref());
+            }
+            // A line of no named function becomes a function named by its place (it has no other name).
+            let place = frame.is_anonymous_line().then(|| frame.to_string());
+            let name = place.as_deref().unwrap_or(&frame.name);
+            out.frames.intern(FrameRef { name, line: None, clause: None, kind: FrameKind::Function, ..frame.as_ref() })
         })
     };
-    // Only a line under a function row splices (Dyalog); a line under a line of the same function
-    // is a recursive call (BR stacks of lines) and stays a node of its own.
-    let splices = |node: NodeId, out: &mut Profile, frame_of: &mut dyn FnMut(FrameId, &mut Profile) -> FrameId| {
+    // Only a line under a row of its own function splices (Dyalog; whatever kind the function row
+    // was read as); a line under a line of the same function is a recursive call (BR stacks of
+    // lines) and stays a node of its own.
+    let splices = |node: NodeId| {
         let Some(p) =
             src.parent(node).filter(|p| line_frames[src.frame(node).index()] && !line_frames[src.frame(*p).index()])
         else {
             return false;
         };
-        frame_of(src.frame(node), out) == frame_of(src.frame(p), out)
+        let (line, function) = (profile.frames.get(src.frame(node)), profile.frames.get(src.frame(p)));
+        !line.is_anonymous_line() && line.name == function.name && line.module == function.module
     };
     let metrics = profile.metrics();
     let floats: Vec<usize> = (0..metrics.len()).filter(|&m| matches!(src.self_values(m), Values::Float(_))).collect();
@@ -160,7 +225,7 @@ fn rebuild(profile: &Profile, sorted: bool, lines_to_functions: bool) -> Profile
     let mut parts: FxHashMap<NodeId, Vec<(f64, bool)>> = FxHashMap::default();
     if lines_to_functions && !floats.is_empty() {
         for node in src.walk().map(|visit| visit.node) {
-            if let Some(p) = src.parent(node).filter(|_| splices(node, &mut out, &mut frame_of)) {
+            if let Some(p) = src.parent(node).filter(|_| splices(node)) {
                 let sums = parts.entry(p).or_insert_with(|| vec![(0.0, true); floats.len()]);
                 for (sum, &m) in sums.iter_mut().zip(&floats) {
                     let line = src.self_value(m, node).as_f64();
@@ -175,7 +240,7 @@ fn rebuild(profile: &Profile, sorted: bool, lines_to_functions: bool) -> Profile
         let node = visit.node;
         let frame = frame_of(src.frame(node), &mut out);
         let parent = src.parent(node).map(|p| new_node[p.index()]);
-        let splice = lines_to_functions && splices(node, &mut out, &mut frame_of);
+        let splice = lines_to_functions && splices(node);
         let id = match (splice, parent) {
             (true, Some(p)) => p,
             _ => index.child_or_insert(&mut out.tree, parent, frame),

@@ -31,6 +31,10 @@ pub struct Meta {
     /// Whether frame modules are namespaces that belong to the code's name (GHC modules): where one
     /// name is written, a frame with a module reads `module.name`.
     pub module_namespaces: bool,
+    /// The metric kind the source's own tool weighs stacks by, where that is not the first of the
+    /// usual preference ([`Profile::primary_metric`]): a BR timed file counts its groups, but its
+    /// weight is the time spent in each line (shared notes §5.3).
+    pub weighed_by: Option<MetricKind>,
 }
 
 /// Per-function counts that no single node owns (LispWorks function-info). Identical for every node
@@ -89,13 +93,21 @@ impl Profile {
         self.metrics.iter().position(|m| m.name == name)
     }
 
-    /// The metric a one-number-per-node target shows by default: samples if the profile has them,
-    /// else time, else ticks, else allocation, else calls (model.md §3: samples, else time, else
-    /// calls). Time comes before ticks because Dyalog's ticks count timer inspections, not time.
+    /// The metric a one-number-per-node target shows by default: the kind the source weighs its
+    /// stacks by ([`Meta::weighed_by`]) where it says so, else samples if the profile has them, else
+    /// time, else ticks, else allocation, else calls (model.md §3: samples, else time, else calls).
     pub fn primary_metric(&self) -> Option<usize> {
-        const PREFERENCE: [MetricKind; 5] =
-            [MetricKind::Samples, MetricKind::Time, MetricKind::Ticks, MetricKind::Alloc, MetricKind::Calls];
-        PREFERENCE.iter().find_map(|&kind| self.metrics.iter().position(|m| m.kind == kind))
+        let declared = self.meta.weighed_by.and_then(|kind| self.metrics.iter().position(|m| m.kind == kind));
+        // Timer inspections last: they count the profiler's own work, not the program's.
+        const PREFERENCE: [MetricKind; 6] = [
+            MetricKind::Samples,
+            MetricKind::Time,
+            MetricKind::Ticks,
+            MetricKind::Alloc,
+            MetricKind::Calls,
+            MetricKind::Inspections,
+        ];
+        declared.or_else(|| PREFERENCE.iter().find_map(|&kind| self.metrics.iter().position(|m| m.kind == kind)))
     }
 
     /// The sum of the self values of `metric` over the whole tree.

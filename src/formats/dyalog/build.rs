@@ -607,7 +607,7 @@ impl ReportBuilder {
         }
         if self.ticks.present() {
             let (selves, measured) = self.ticks.take(r);
-            let m = self.add_metric(Metric::ticks(), Values::Int(selves), measured.map(Values::Int));
+            let m = self.add_metric(Metric::inspections(), Values::Int(selves), measured.map(Values::Int));
             if self.ticks.clamped[r] {
                 self.raise_inclusive(m, diag);
             }

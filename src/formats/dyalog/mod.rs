@@ -36,10 +36,13 @@ pub mod csv;
 mod rows;
 pub mod xml;
 
+use crate::diag::Diagnostics;
 use crate::error::ParseErrorKind;
-use crate::formats::{Carries, Structure};
-use crate::model::ops::{shortened, unattributed, with_parts};
-use crate::model::{significant, FrameKind, MetricKind, NodeId, Profile, Unit, Value};
+use crate::formats::{Carries, Format, Structure};
+use crate::model::ops::{self, shortened, unattributed, with_parts};
+use crate::model::{
+    significant, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values,
+};
 use std::str::FromStr;
 
 /// What a Dyalog tree report carries: XML adds the settings' title; in CSV, where a row is a line, a
@@ -50,7 +53,7 @@ pub(crate) const fn carries(csv: bool) -> Carries {
         threads: false,
         thread_roots: false,
         frame_kinds: false,
-        metrics: &[MetricKind::Calls, MetricKind::Time, MetricKind::Ticks],
+        metrics: &[MetricKind::Calls, MetricKind::Time, MetricKind::Inspections],
         one_metric: false,
         function_facts: false,
         source_lines: true,
@@ -64,6 +67,79 @@ pub(crate) const fn carries(csv: bool) -> Carries {
         flat_reports: true,
         needs_samples: false,
     }
+}
+
+/// The line a call is put under when its caller's calling line is not known (a tree written from a
+/// source without Dyalog's line rows): line 0, a tradfn's header line, on which no statement runs, so
+/// that it cannot be taken for a measured line.
+pub(crate) const UNKNOWN_CALLING_LINE: u32 = 0;
+
+/// Fits a profile already projected onto a Dyalog format to what `]PROFILE` writes. A tree report
+/// alternates (function rows at even depths, line rows at odd ones, a called function under the line
+/// row that called it: notes §3.2), so a call from a function whose calling line is not known goes
+/// under a line row [`UNKNOWN_CALLING_LINE`] of the caller, with a warning. A tree from another format
+/// gets the columns of a 1.37 tree report (Calls, ExclusiveTime, InclusiveTime) whatever it measured,
+/// 0 where it has no such value, with a warning each.
+pub(crate) fn fit(mut profile: Profile, format: Format, diag: &mut Diagnostics) -> Profile {
+    if Report::of(&profile) != Report::Tree {
+        return profile;
+    }
+    let from_dyalog = profile.meta.attrs.iter().any(|(k, _)| k == REPORT_KEY);
+    if !from_dyalog {
+        add_neutral_columns(&mut profile, format, diag);
+    }
+    let between = unknown_calling_lines(&mut profile);
+    if between.iter().any(Option::is_some) {
+        diag.warn("dyalog-unknown-line", None, || {
+            format!(
+                "{format}: a tree report calls functions from a line of their caller; where the source does not say which, they are put under line {UNKNOWN_CALLING_LINE} (a tradfn's header line, where no statement runs)"
+            )
+        });
+        profile = ops::interpose(&profile, |node| between[node.index()]);
+    }
+    profile
+}
+
+/// Adds a calls and a time metric of zeros to a profile that lacks them, naming each.
+fn add_neutral_columns(profile: &mut Profile, format: Format, diag: &mut Diagnostics) {
+    let has = |profile: &Profile, kind| profile.metrics().iter().any(|m| m.kind == kind);
+    if !has(profile, MetricKind::Calls) {
+        diag.warn("dyalog-no-calls", None, || {
+            format!("{format}: the source has no call counts: Calls are written as 0")
+        });
+        let zeros = Values::zeros(Repr::Int, profile.tree.len());
+        profile.add_metric(Metric::entries("calls"), zeros);
+    }
+    if !has(profile, MetricKind::Time) {
+        diag.warn("dyalog-no-time", None, || format!("{format}: the source has no time: times are written as 0"));
+        let zeros = Values::zeros(Repr::Float, profile.tree.len());
+        profile.add_metric(Metric::time(Unit::Milliseconds, Repr::Float), zeros);
+    }
+}
+
+/// For each node, the line frame to put between it and its parent: a function (or a line of another
+/// function) directly below a function row gets the caller's [`UNKNOWN_CALLING_LINE`].
+fn unknown_calling_lines(profile: &mut Profile) -> Vec<Option<FrameId>> {
+    let tree = &profile.tree;
+    let mut calling_line: Vec<Option<FrameId>> = vec![None; profile.frames.len()];
+    let mut between = vec![None; tree.len()];
+    for node in tree.nodes() {
+        let Some(parent) = tree.parent(node) else { continue };
+        let (f, p) = (profile.frames.get(tree.frame(node)), profile.frames.get(tree.frame(parent)));
+        let own_line = f.kind == FrameKind::Line && f.name == p.name;
+        if p.kind == FrameKind::Line || own_line {
+            continue;
+        }
+        let slot = &mut calling_line[tree.frame(parent).index()];
+        if slot.is_none() {
+            let caller = p.clone();
+            let line =
+                FrameRef { line: Some(UNKNOWN_CALLING_LINE), clause: None, kind: FrameKind::Line, ..caller.as_ref() };
+            *slot = Some(profile.frames.intern(line));
+        }
+        between[node.index()] = *slot;
+    }
+    between
 }
 
 /// A column of a report: an XML element or a CSV header.
@@ -490,7 +566,11 @@ struct MetricColumns {
 impl MetricColumns {
     fn of(profile: &Profile) -> MetricColumns {
         let find = |kind| profile.metrics().iter().position(|m| m.kind == kind);
-        MetricColumns { calls: find(MetricKind::Calls), time: find(MetricKind::Time), ticks: find(MetricKind::Ticks) }
+        MetricColumns {
+            calls: find(MetricKind::Calls),
+            time: find(MetricKind::Time),
+            ticks: find(MetricKind::Inspections),
+        }
     }
 }
 

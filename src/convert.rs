@@ -603,10 +603,13 @@ fn counts_as_ticks(profile: &mut Profile, target: Format, options: &ConvertOptio
     if metrics.iter().any(|m| m.kind == MetricKind::Ticks) {
         return false;
     }
-    let source = metrics
-        .iter()
-        .position(|m| m.kind == MetricKind::Samples)
-        .or_else(|| metrics.iter().position(|m| m.kind == MetricKind::Time && m.is_additive()));
+    // What the profile is weighed by (a BR timed file: time), else samples, else time.
+    let countable = |m: &Metric| m.kind == MetricKind::Samples || (m.kind == MetricKind::Time && m.is_additive());
+    let source = profile
+        .primary_metric()
+        .filter(|&m| countable(&metrics[m]))
+        .or_else(|| metrics.iter().position(|m| m.kind == MetricKind::Samples))
+        .or_else(|| metrics.iter().position(countable));
     let Some(index) = source else { return false };
     let metric = metrics[index].clone();
     let timed = metric.unit.nanos().is_some();

@@ -21,3 +21,7 @@ mod cli_dyalog;
 
 // The `proftool` binary on GHC profiles.
 mod cli_ghc;
+
+// Conversions between formats, checked against each target's own rules (Dyalog's alternating
+// rows, totals across metric kinds, every fixture's stacks through every seed format).
+mod cross_format;

@@ -1,0 +1,287 @@
+//! Conversions between formats, checked against each target's own rules rather than against
+//! proftool's reader of it: Dyalog trees alternate as `]PROFILE` writes them, totals carry across
+//! metric kinds at the interval, and every fixture's stacks survive every seed format.
+
+use crate::roundtrip::write;
+use crate::support::binary::{fixture, run};
+use crate::support::*;
+use proftool::convert::ConvertOptions;
+use proftool::diag::Diagnostics;
+use proftool::{Format, Profile};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One row of a `]PROFILE` tree report as its manual describes it: a depth, a name, and a line
+/// number (`None` for a function row, written `¯1`).
+#[derive(Debug)]
+struct Row {
+    depth: usize,
+    name: String,
+    line: Option<u32>,
+}
+
+/// The rows of a Dyalog XML report, read with nothing but string search (no proftool code).
+fn xml_rows(xml: &str) -> Vec<Row> {
+    let element = |entry: &str, name: &str| -> String {
+        let open = format!("<{name}>");
+        let Some(start) = entry.find(&open) else { return String::new() };
+        let rest = &entry[start + open.len()..];
+        let text = &rest[..rest.find("</").unwrap()];
+        text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&amp;", "&")
+    };
+    xml.split("<ProfileEntry>")
+        .skip(1)
+        .map(|entry| Row {
+            depth: element(entry, "Depth").parse().unwrap(),
+            name: element(entry, "Element"),
+            line: line_number(&element(entry, "Line")),
+        })
+        .collect()
+}
+
+/// The rows of a Dyalog CSV report (default separators; names quoted, `""` for a quote).
+fn csv_rows(csv: &str) -> Vec<Row> {
+    let mut lines = csv.lines();
+    let header = fields(lines.next().unwrap());
+    let column = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (depth, element, line) = (column("Depth"), column("Element"), column("Line"));
+    lines
+        .map(|l| {
+            let f = fields(l);
+            Row { depth: f[depth].parse().unwrap(), name: f[element].clone(), line: line_number(&f[line]) }
+        })
+        .collect()
+}
+
+/// The fields of a CSV line: quoted ones unquoted.
+fn fields(line: &str) -> Vec<String> {
+    let (mut out, mut field, mut quoted, mut chars) = (Vec::new(), String::new(), false, line.chars().peekable());
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => out.push(std::mem::take(&mut field)),
+            (c, _) => field.push(c),
+        }
+    }
+    out.push(field);
+    out
+}
+
+fn line_number(text: &str) -> Option<u32> {
+    match text {
+        "" | "¯1" => None,
+        n => Some(n.parse().unwrap()),
+    }
+}
+
+/// Checks the rows against the manual's rules (notes §3.2: function rows at even depths, their line
+/// rows one below, a called function under the line row that called it; a row's parent is the
+/// nearest preceding row with depth − 1) and returns every function row's stack, its functions
+/// from the root joined by `;` (line rows left out, as folded stacks merge lines).
+fn alternating_stacks(rows: &[Row]) -> Result<BTreeSet<String>, String> {
+    let mut open: Vec<&Row> = Vec::new();
+    let mut stacks = BTreeSet::new();
+    for (i, row) in rows.iter().enumerate() {
+        if row.depth > open.len() {
+            return Err(format!("row {i} ({row:?}) has no parent at depth {}", row.depth - 1));
+        }
+        open.truncate(row.depth);
+        if (row.depth % 2 == 0) != row.line.is_none() {
+            return Err(format!("row {i} ({row:?}): function rows go at even depths, line rows at odd ones"));
+        }
+        if let (Some(_), Some(function)) = (row.line, open.last()) {
+            if function.name != row.name {
+                return Err(format!("row {i} ({row:?}) is a line of {:?}, not of its own function", function.name));
+            }
+        }
+        open.push(row);
+        if row.line.is_none() {
+            let names: Vec<&str> = open.iter().filter(|r| r.line.is_none()).map(|r| r.name.as_str()).collect();
+            stacks.insert(names.join(";"));
+        }
+    }
+    Ok(stacks)
+}
+
+/// Every stack of a folded text and every prefix of one: the paths of all the nodes it describes.
+fn folded_paths(folded: &str) -> BTreeSet<String> {
+    let mut paths = BTreeSet::new();
+    for line in folded.lines() {
+        let stack = &line[..line.rfind(' ').unwrap()];
+        let frames: Vec<&str> = stack.split(';').collect();
+        for n in 1..=frames.len() {
+            paths.insert(frames[..n].join(";"));
+        }
+    }
+    paths
+}
+
+/// `profile` as folded text, its time divided at `interval` where it has one.
+fn folded(profile: &Profile, interval: Option<std::time::Duration>) -> String {
+    let mut out = Vec::new();
+    let options = ConvertOptions::new(None, interval);
+    Format::Folded.write(profile.clone(), &mut out, &options, &mut Diagnostics::default()).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn dyalog_trees_from_other_formats_alternate_and_read_back_to_the_source_stacks() {
+    for source in ["lispworks/processes.tree", "ghc-px/notes-example.px", "folded/basic.folded"] {
+        let path = fixture(source);
+        let format = proftool::formats::detect::by_extension(&path)[0];
+        let (profile, _) = read_fixture(format, &path);
+        let expected = folded(&profile, None);
+        for target in [Format::DyalogXml, Format::DyalogCsv] {
+            let text = String::from_utf8(write(target, &profile)).unwrap();
+            let rows = if target == Format::DyalogXml { xml_rows(&text) } else { csv_rows(&text) };
+            let stacks = alternating_stacks(&rows).unwrap_or_else(|e| panic!("{source} -> {target}: {e}\n{text}"));
+            assert_eq!(stacks, folded_paths(&expected), "{source} -> {target}: the rows' functions\n{text}");
+            // Read back by proftool, at the source's own interval: the source's stacks and counts.
+            let (reread, _) = read_bytes(target, text.as_bytes());
+            let reread = folded(&reread.unwrap(), profile.meta.interval);
+            assert_eq!(reread, expected, "{source} -> {target} -> folded");
+        }
+    }
+}
+
+#[test]
+fn dyalog_trees_have_the_columns_of_a_1_37_tree() {
+    // folded stacks have neither calls nor time of their own: the columns are there all the same.
+    let (csv, err) = run(&["convert", "--from", "folded", "--to", "dyalog-csv"], &fixture("folded/basic.folded"));
+    assert!(csv.starts_with("\"Depth\",\"Element\",\"Line\",\"Calls\",\"ExclusiveTime\",\"InclusiveTime\"\n"), "{csv}");
+    assert!(err.contains("Calls are written as 0"), "{err}");
+    assert!(err.contains("put under line 0"), "{err}");
+}
+
+#[test]
+fn ghc_ticks_and_dyalog_time_convert_at_the_interval() {
+    // notes-example.px: 50 ticks of 20 ms, isEven 20 of its own and isOdd 30 below it (notes §1).
+    let (xml, _) = run(&["convert", "--to", "dyalog-xml"], &fixture("ghc-px/notes-example.px"));
+    assert!(xml.contains("<TotalTime>1000</TotalTime>") && xml.contains("<SelectedTime>1000</SelectedTime>"), "{xml}");
+    assert!(!xml.contains("Ticks>"), "GHC ticks are not timer inspections:\n{xml}");
+    let rows: BTreeMap<String, (String, String)> = xml
+        .split("<ProfileEntry>")
+        .skip(1)
+        .filter(|e| e.contains("<Line>¯1</Line>"))
+        .map(|e| {
+            let get =
+                |n: &str| e[e.find(&format!("<{n}>")).unwrap() + n.len() + 2..].split('<').next().unwrap().to_string();
+            (get("Element"), (get("ExclusiveTime"), get("InclusiveTime")))
+        })
+        .collect();
+    assert_eq!(rows["Main.isEven"], ("400".to_string(), "1000".to_string()));
+    assert_eq!(rows["Main.isOdd"], ("600".to_string(), "600".to_string()));
+
+    // A Dyalog tree to -px: time into ticks of --interval, its timer inspections dropped by name.
+    // f spends 3 ms of its own (1 of them on line 1), g 7 ms called from line 1: 10 ticks of 1 ms.
+    let dir = tempfile::tempdir().unwrap();
+    let xml = dir.path().join("t.xml");
+    std::fs::write(
+        &xml,
+        "<ProfileData><ProfileSettings><Version>1.37</Version><Command>tree</Command></ProfileSettings>\
+         <ProfileEntry><Depth>0</Depth><Element>#.f</Element><Line>¯1</Line><Calls>1</Calls><ExclusiveTime>3</ExclusiveTime>\
+         <InclusiveTime>10</InclusiveTime><ExclusiveTicks>4</ExclusiveTicks><InclusiveTicks>9</InclusiveTicks></ProfileEntry>\
+         <ProfileEntry><Depth>1</Depth><Element>#.f</Element><Line>1</Line><Calls>1</Calls><ExclusiveTime>1</ExclusiveTime>\
+         <InclusiveTime>8</InclusiveTime><ExclusiveTicks>1</ExclusiveTicks><InclusiveTicks>6</InclusiveTicks></ProfileEntry>\
+         <ProfileEntry><Depth>2</Depth><Element>#.g</Element><Line>¯1</Line><Calls>2</Calls><ExclusiveTime>7</ExclusiveTime>\
+         <InclusiveTime>7</InclusiveTime><ExclusiveTicks>5</ExclusiveTicks><InclusiveTicks>5</InclusiveTicks></ProfileEntry>\
+         </ProfileData>",
+    )
+    .unwrap();
+    let (px, err) = run(&["convert", "--interval", "1ms", "--to", "ghc-px"], &xml);
+    assert!(px.starts_with("\""), "{px}");
+    assert!(px.lines().nth(1) == Some("\"1 ms\""), "{px}");
+    assert!(err.contains("timer-ticks"), "the inspections are named as dropped: {err}");
+    let (folded, _) = run(&["convert", "--from", "ghc-px", "--to", "folded"], &{
+        let p = dir.path().join("t.px");
+        std::fs::write(&p, &px).unwrap();
+        p
+    });
+    assert_eq!(folded, "MAIN.MAIN;#.f 3\nMAIN.MAIN;#.f;#.g 7\n", "{px}");
+    assert!(px.lines().last().unwrap().starts_with("5 10 "), "ten ticks in all:\n{px}");
+}
+
+/// Every stack of `folded` with its share of the total, in normal form (sorted, equal stacks added).
+fn shares(folded: &str) -> BTreeMap<String, f64> {
+    let mut weights: BTreeMap<String, f64> = BTreeMap::new();
+    for line in folded.lines() {
+        let (stack, count) = line.rsplit_once(' ').unwrap();
+        *weights.entry(stack.to_string()).or_default() +=
+            count.parse::<f64>().unwrap_or_else(|e| panic!("{line:?}: {e}"));
+    }
+    let total: f64 = weights.values().sum();
+    weights.values_mut().for_each(|w| *w /= total.max(1.0));
+    weights
+}
+
+/// `stacks` without their first frame (a root a target added or renamed: GHC's `MAIN`, a Sampler
+/// thread), equal stacks added.
+fn without_root(stacks: &BTreeMap<String, f64>) -> BTreeMap<String, f64> {
+    let mut out: BTreeMap<String, f64> = BTreeMap::new();
+    for (stack, share) in stacks {
+        if let Some((_, rest)) = stack.split_once(';') {
+            *out.entry(rest.to_string()).or_default() += share;
+        }
+    }
+    out
+}
+
+/// Whether two sets of shares agree: the same stacks, each within half a percentage point, leaving
+/// out stacks under 1 % (a conversion into whole samples may round them away).
+fn agree(a: &BTreeMap<String, f64>, b: &BTreeMap<String, f64>) -> bool {
+    let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    keys.into_iter().all(|k| {
+        let (x, y) = (a.get(k).copied().unwrap_or(0.0), b.get(k).copied().unwrap_or(0.0));
+        (x < 0.01 && y < 0.01) || (x - y).abs() <= 0.005
+    })
+}
+
+#[test]
+fn every_fixture_keeps_its_stacks_through_every_seed_format() {
+    let seed_formats = [
+        Format::Lispworks,
+        Format::Folded,
+        Format::Sampler,
+        Format::DyalogXml,
+        Format::DyalogCsv,
+        Format::Br,
+        Format::GhcPx,
+    ];
+    let mut failures = Vec::new();
+    for (origin, path) in good_fixtures() {
+        let (profile, _) = read_fixture(origin, &path);
+        let folded_source = folded(&profile, None);
+        if folded_source.is_empty() {
+            continue;
+        }
+        for target in seed_formats {
+            // Characters the target's names cannot hold are replaced (a named loss).
+            let fit = |frame: &str| {
+                let replacements = target.carries().name_replacements;
+                replacements.iter().fold(frame.to_string(), |text, &(c, with)| text.replace(c, &with.to_string()))
+            };
+            let replace = |stack: &String| stack.split(';').map(fit).collect::<Vec<_>>().join(";");
+            let source: BTreeMap<String, f64> = shares(&folded_source).iter().map(|(k, &v)| (replace(k), v)).collect();
+            let mut diag = Diagnostics::default();
+            let mut written = Vec::new();
+            target.write(profile.clone(), &mut written, &ConvertOptions::default(), &mut diag).unwrap();
+            let (reread, _) = read_bytes_with(target, &written, &own_output());
+            let reread = shares(&folded(&reread.unwrap(), None));
+            // The losses the conversion names: a root added (-px's MAIN, Sampler's thread) or renamed
+            // (a thread written by its id).
+            let root_changed = ["roots-adopted", "thread-renamed"].iter().any(|&k| diag.has(k))
+                || (target == Format::Sampler && !agree(&source, &reread));
+            let kept = agree(&source, &reread)
+                || (root_changed
+                    && (agree(&source, &without_root(&reread))
+                        || agree(&without_root(&source), &without_root(&reread))));
+            if !kept {
+                failures.push(format!("{} -> {target}: stacks changed\n{source:?}\n---\n{reread:?}", path.display()));
+            }
+        }
+    }
+    assert_no_failures(failures);
+}

@@ -330,3 +330,45 @@ fn same_file(a: &Path, b: &Path) -> bool {
         std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_all(mut reader: impl Read) -> io::Result<Vec<u8>> {
+        let mut out = Vec::new();
+        reader.read_to_end(&mut out).map(|_| out)
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_dropped_for_text_formats_only() {
+        let bytes = b"\xEF\xBB\xBFa 1\n".to_vec();
+        let read = |format| read_all(Input::from_bytes(bytes.clone()).into_reader_for(format)).unwrap();
+        assert_eq!(read(Format::Folded), b"a 1\n");
+        assert_eq!(read(Format::DyalogCsv), b"a 1\n");
+        // Binary formats keep every byte, whatever they start with.
+        assert_eq!(read(Format::Br), bytes);
+        assert_eq!(read(Format::Sampler), bytes);
+        // One mark, once.
+        let twice = [text::BOM, text::BOM, b"x"].concat();
+        assert_eq!(read_all(Input::from_bytes(twice).into_reader_for(Format::Folded)).unwrap(), b"\xEF\xBB\xBFx");
+    }
+
+    #[test]
+    fn decompression_stops_past_the_limit() {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(&[b'x'; 1000]).unwrap();
+        let compressed = encoder.finish().unwrap();
+        let gunzip =
+            |max_size| Gunzip { inner: flate2::read::MultiGzDecoder::new(&compressed[..]), left: max_size, max_size };
+        assert_eq!(read_all(gunzip(1000)).unwrap().len(), 1000);
+        let err = read_all(gunzip(999)).unwrap_err();
+        assert!(err.to_string().contains("more than 999 bytes"), "{err}");
+        let cut = Gunzip {
+            inner: flate2::read::MultiGzDecoder::new(&compressed[..compressed.len() - 4]),
+            left: 2000,
+            max_size: 2000,
+        };
+        assert_eq!(read_all(cut).unwrap_err().to_string(), "the gzip-compressed input is cut short");
+    }
+}

@@ -128,7 +128,9 @@ enum Command {
         shell: clap_complete::Shell,
     },
     /// Write proftool's manual pages (roff), made from this help: proftool.1 and one per subcommand.
-    #[command(after_help = "Examples:\n  proftool man ~/.local/share/man/man1 && man proftool-convert\n  proftool man | man -l -")]
+    #[command(
+        after_help = "Examples:\n  proftool man ~/.local/share/man/man1 && man proftool-convert\n  proftool man | man -l -"
+    )]
     Man {
         /// Folder to write proftool.1, proftool-convert.1 and the other pages in; without it, only
         /// proftool.1 is written, to standard output.

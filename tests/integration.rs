@@ -21,3 +21,7 @@ mod cli_dyalog;
 
 // The `proftool` binary on GHC profiles.
 mod cli_ghc;
+
+// The `proftool` binary on inputs as people keep them (byte-order marks, gzip, odd names, other
+// tools' JSON), and its help, completions and manual.
+mod cli_input;

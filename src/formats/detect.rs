@@ -363,6 +363,36 @@ mod tests {
     }
 
     #[test]
+    fn text_formats_are_sniffed_without_a_byte_order_mark() {
+        let mut diag = Diagnostics::default();
+        let head = b"\xEF\xBB\xBFLispWorks Profiler Tree: t\n0|1|0|1|1|FOO\n";
+        assert_eq!(detect_input(None, None, head, &mut diag).unwrap(), (Format::Lispworks, Reason::Content));
+        assert_eq!(sniff_input(Format::Sampler, b"\xEF\xBB\xBF@supersamplerV1.0"), Sniff::No);
+    }
+
+    #[test]
+    fn json_is_told_apart_by_its_keys() {
+        assert_eq!(Json::of(br#"{"program": "p", "arguments": []}"#), Some(Json::Ghc));
+        assert_eq!(
+            Json::of(br#" {"$schema":"https://www.speedscope.app/file-format-schema.json"}"#),
+            Some(Json::Speedscope)
+        );
+        assert_eq!(Json::of(br#"{"traceEvents": []}"#), Some(Json::ChromeTrace));
+        assert_eq!(Json::of(br#"[{"name":"a","ph":"B","ts":0}]"#), Some(Json::ChromeTrace));
+        assert_eq!(Json::of(b"{}"), Some(Json::Unknown));
+        // Folded stacks whose first frame has a brace are no JSON.
+        assert_eq!(Json::of(b"{closure};b 3\n"), None);
+        assert_eq!(Json::of(b"[unknown];b 3\n"), None);
+    }
+
+    #[test]
+    fn a_gz_ending_is_looked_through() {
+        assert_eq!(by_input_extension(Path::new("x.tree.GZ")), vec![Format::Lispworks]);
+        assert_eq!(by_input_extension(Path::new("x.pb.gz")), vec![Format::Pprof]);
+        assert_eq!(by_input_extension(Path::new("x.gz")), Vec::<Format>::new());
+    }
+
+    #[test]
     fn output_needs_to_or_extension() {
         assert_eq!(detect_output(None, Some(Path::new("o.folded"))).unwrap(), Format::Folded);
         assert!(detect_output(None, None).is_err());

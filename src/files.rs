@@ -1,14 +1,16 @@
 //! Inputs and outputs by path, `-` meaning stdin or stdout.
 //!
 //! An [`Input`] reads its first bytes up front for the sniffers and then streams the rest behind
-//! them, so detection never needs a seekable file. An [`Output`] to a path writes a temporary file
-//! beside it and renames it into place only on [`Output::commit`]: a failed run leaves no partial file,
-//! and an output that names the input is refused before anything is written. A symbolic link is
-//! followed, so the file it points to is replaced and the link kept. Streams are written as the
-//! conversion goes, as nothing can be renamed over them: `/dev/stdout` (and `/dev/fd/1`,
-//! `/proc/self/fd/1`, or a link to one of them) is proftool's own stdout, `/dev/stderr` its stderr,
-//! and a path that exists and is not a regular file (`/dev/null`, a named pipe, `/dev/fd/3`, a
-//! shell's `>(…)`) is opened for appending.
+//! them, so detection never needs a seekable file. A gzip-compressed input is decompressed as it is
+//! read, up to a limit, so that its head is what it holds. A text format's input reaches its reader
+//! without a leading UTF-8 byte-order mark ([`Input::into_reader_for`]). An [`Output`] to a path
+//! writes a temporary file beside it and renames it into place only on [`Output::commit`]: a failed
+//! run leaves no partial file, and an output that names the input is refused before anything is
+//! written. A symbolic link is followed, so the file it points to is replaced and the link kept.
+//! Streams are written as the conversion goes, as nothing can be renamed over them: `/dev/stdout`
+//! (and `/dev/fd/1`, `/proc/self/fd/1`, or a link to one of them) is proftool's own stdout,
+//! `/dev/stderr` its stderr, and a path that exists and is not a regular file (`/dev/null`, a named
+//! pipe, `/dev/fd/3`, a shell's `>(…)`) is opened for appending.
 
 use crate::formats::{detect, Format};
 use crate::text;

@@ -6,6 +6,12 @@
 //! warning, so that its reader says what is wrong); else, for a file without a known extension, a
 //! single `Maybe`; else an error that lists the candidates. Output: `--to`, else the extension. Output detection
 //! never looks at content.
+//!
+//! Before all of that, JSON is told apart by its keys: GHC's `-pj` goes on to be detected
+//! (or read as named), any other JSON is refused with what it looks like, even under `--from`. An
+//! extension that names only formats proftool writes is refused as such. Text formats are sniffed
+//! without a leading byte-order mark ([`reads_text`]); an input path ending in `.gz` is also matched
+//! by the name inside it.
 
 use super::{Format, Sniff};
 use crate::diag::Diagnostics;
@@ -168,7 +174,7 @@ fn sniff_input(format: Format, head: &[u8]) -> Sniff {
 /// and Excel write) is not part of its content and is dropped before it is sniffed and read. BR,
 /// Sampler and pprof files are binary (a Sampler file's header is text, its records are not): they
 /// are read byte for byte, so that one that happens to start with the mark's bytes keeps them.
-pub(crate) fn reads_text(format: Format) -> bool {
+pub fn reads_text(format: Format) -> bool {
     match format {
         Format::Lispworks
         | Format::Folded

@@ -140,7 +140,7 @@ fn an_empty_input_is_said_to_be_empty() {
     let empty = write(dir.path(), "empty.folded", b"");
     let (out, err) = to_folded(&empty);
     assert_eq!(out, "");
-    assert!(err.contains("empty.folded: the input is empty: read as an empty profile"), "{err}");
+    assert!(err.contains("empty.folded: the input is empty"), "{err}");
     assert!(!err.contains("does not look like"), "{err}");
     let (_, err) = run_stdin(&["convert", "--from", "br", "--to", "folded"], b"");
     assert!(err.contains("<stdin>: the input is empty"), "{err}");

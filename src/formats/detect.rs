@@ -91,7 +91,7 @@ pub fn detect_input(
         None => detect_unnamed(path, head, diag)?,
     };
     if text.is_empty() {
-        diag.warn("empty-input", None, || "the input is empty: read as an empty profile".to_string());
+        diag.warn("empty-input", None, || "the input is empty".to_string());
     }
     Ok(decided)
 }

@@ -111,6 +111,15 @@ pub enum Error {
     /// The output format could not be determined.
     #[error("cannot tell the output format: {0}; name it with --to (one of: {names})", names = Format::writer_names())]
     UnknownOutput(String),
+    /// The input is of a kind proftool does not read (a format it only writes, JSON that is not
+    /// GHC's), or not of the format named with `--from`.
+    #[error("cannot read the input{}: {why}", named.map(|f| format!(" as {f}")).unwrap_or_default())]
+    Unreadable {
+        /// The format named with `--from`, if one was.
+        named: Option<Format>,
+        /// What the input is and what to do instead.
+        why: String,
+    },
     /// The format cannot be read (or written).
     #[error("{format} cannot be {action}")]
     Unsupported {

@@ -1,21 +1,33 @@
 //! Inputs and outputs by path, `-` meaning stdin or stdout.
 //!
 //! An [`Input`] reads its first bytes up front for the sniffers and then streams the rest behind
-//! them, so detection never needs a seekable file. An [`Output`] to a path writes a temporary file
-//! beside it and renames it into place only on [`Output::commit`]: a failed run leaves no partial file,
-//! and an output that names the input is refused before anything is written. A symbolic link is
-//! followed, so the file it points to is replaced and the link kept. Streams are written as the
-//! conversion goes, as nothing can be renamed over them: `/dev/stdout` (and `/dev/fd/1`,
-//! `/proc/self/fd/1`, or a link to one of them) is proftool's own stdout, `/dev/stderr` its stderr,
-//! and a path that exists and is not a regular file (`/dev/null`, a named pipe, `/dev/fd/3`, a
-//! shell's `>(…)`) is opened for appending.
+//! them, so detection never needs a seekable file. A gzip-compressed input is decompressed as it is
+//! read, up to a limit, so that its head is what it holds. A text format's input reaches its reader
+//! without a leading UTF-8 byte-order mark ([`Input::into_reader_for`]). An [`Output`] to a path
+//! writes a temporary file beside it and renames it into place only on [`Output::commit`]: a failed
+//! run leaves no partial file, and an output that names the input is refused before anything is
+//! written. A symbolic link is followed, so the file it points to is replaced and the link kept.
+//! Streams are written as the conversion goes, as nothing can be renamed over them: `/dev/stdout`
+//! (and `/dev/fd/1`, `/proc/self/fd/1`, or a link to one of them) is proftool's own stdout,
+//! `/dev/stderr` its stderr, and a path that exists and is not a regular file (`/dev/null`, a named
+//! pipe, `/dev/fd/3`, a shell's `>(…)`) is opened for appending.
 
+use crate::formats::{detect, Format};
+use crate::text;
 use std::fs::File;
 use std::io::{self, BufWriter, Cursor, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// How many bytes the sniffers see.
 pub const HEAD_LEN: usize = 64 * 1024;
+
+/// The most bytes a gzip-compressed input may decompress to, unless a caller raises it
+/// ([`Input::open_with_limit`], `--max-input-size`): a small file can decompress to far more than
+/// fits in memory or on disk.
+pub const DEFAULT_MAX_INPUT_SIZE: u64 = 1 << 30;
+
+/// The first bytes of a gzip stream (RFC 1952).
+const GZIP_MAGIC: &[u8] = b"\x1f\x8b";
 
 /// An input being read: its first bytes, and a stream of the whole input.
 pub struct Input {
@@ -26,18 +38,32 @@ pub struct Input {
 }
 
 impl Input {
-    /// Opens `path`, or stdin for `-`, and reads its first [`HEAD_LEN`] bytes.
-    pub fn open(path: &str) -> io::Result<Input> {
-        let (path, mut rest, len): (Option<PathBuf>, Box<dyn Read + Send>, Option<u64>) = if path == "-" {
+    /// Opens `path`, or stdin for `-`, as [`Input::open_with_limit`] does with the default limit.
+    pub fn open(path: impl AsRef<Path>) -> io::Result<Input> {
+        Input::open_with_limit(path, DEFAULT_MAX_INPUT_SIZE)
+    }
+
+    /// Opens `path`, or stdin for `-`, and reads its first [`HEAD_LEN`] bytes. A gzip-compressed
+    /// input is decompressed as it is read, to at most `max_size` bytes: its head and stream are the
+    /// decompressed ones.
+    pub fn open_with_limit(path: impl AsRef<Path>, max_size: u64) -> io::Result<Input> {
+        let path = path.as_ref();
+        let (path, raw, len): (Option<PathBuf>, Box<dyn Read + Send>, Option<u64>) = if path == Path::new("-") {
             (None, Box::new(io::stdin()), None)
         } else {
             let file = File::open(path)?;
             let len = file.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
-            (Some(PathBuf::from(path)), Box::new(file), len)
+            (Some(path.to_path_buf()), Box::new(file), len)
         };
-        let mut head = Vec::with_capacity(HEAD_LEN);
-        (&mut rest).take(HEAD_LEN as u64).read_to_end(&mut head)?;
-        Ok(Input { path, head, rest, len })
+        let (head, rest) = read_head(raw)?;
+        if !head.starts_with(GZIP_MAGIC) {
+            return Ok(Input { path, head, rest, len });
+        }
+        let compressed = Cursor::new(head).chain(rest);
+        let decompressed = Gunzip { inner: flate2::read::MultiGzDecoder::new(compressed), left: max_size, max_size };
+        let (head, rest) = read_head(Box::new(decompressed))?;
+        // The decompressed size is not known before the end.
+        Ok(Input { path, head, rest, len: None })
     }
 
     /// An input from bytes in memory (tests, library users).
@@ -56,7 +82,7 @@ impl Input {
         &self.head
     }
 
-    /// The size of the input when it is a regular file.
+    /// The size of the input when it is a regular file that is not compressed.
     pub fn len(&self) -> Option<u64> {
         self.len
     }
@@ -71,10 +97,59 @@ impl Input {
         Input { rest: wrap(self.rest), ..self }
     }
 
-    /// The whole input as one stream, the head first.
-    pub fn into_reader(self) -> impl Read + Send {
-        Cursor::new(self.head).chain(self.rest)
+    /// The whole input as one stream for reading as `format`, the head first: a text format's
+    /// without a leading byte-order mark (see [`crate::formats::detect::reads_text`]), so that byte
+    /// offsets in its messages count from after the mark.
+    pub fn into_reader_for(self, format: Format) -> impl Read + Send {
+        let mark = if detect::reads_text(format) { self.head.len() - text::without_bom(&self.head).len() } else { 0 };
+        let mut head = Cursor::new(self.head);
+        head.set_position(mark as u64);
+        head.chain(self.rest)
     }
+}
+
+/// Reads the first [`HEAD_LEN`] bytes of `input`, and returns them with the stream of the rest.
+fn read_head(mut input: Box<dyn Read + Send>) -> io::Result<(Vec<u8>, Box<dyn Read + Send>)> {
+    let mut head = Vec::with_capacity(HEAD_LEN);
+    (&mut input).take(HEAD_LEN as u64).read_to_end(&mut head)?;
+    Ok((head, input))
+}
+
+/// A gzip stream decompressed, with an error past `max_size` bytes and errors that say the
+/// compressed data is at fault.
+struct Gunzip<R> {
+    inner: flate2::read::MultiGzDecoder<R>,
+    /// How many more bytes may come.
+    left: u64,
+    max_size: u64,
+}
+
+impl<R: Read> Read for Gunzip<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        // One byte more than may come tells a stream that goes past the limit from one that ends at it.
+        let want = buf.len().min(usize::try_from(self.left.saturating_add(1)).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buf[..want]).map_err(gzip_error)?;
+        if n as u64 > self.left {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "the gzip-compressed input decompresses to more than {} bytes; raise the limit with --max-input-size",
+                    self.max_size
+                ),
+            ));
+        }
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
+
+/// An error of the gzip decoder, said as one of the input.
+fn gzip_error(error: io::Error) -> io::Error {
+    let what = match error.kind() {
+        io::ErrorKind::UnexpectedEof => "the gzip-compressed input is cut short".to_string(),
+        _ => format!("the gzip-compressed input is damaged ({error})"),
+    };
+    io::Error::new(error.kind(), what)
 }
 
 /// Where a converted profile goes: stdout, or a temporary file renamed into place on success.
@@ -107,9 +182,12 @@ fn without_temp_path(error: io::Error) -> io::Error {
 
 impl Output {
     /// Prepares to write `path` (stdout for `-`). Refuses a path that is the file `input` names.
-    pub fn create(path: &str, input: Option<&Path>) -> io::Result<Output> {
-        let refuse = |what: &str| Err(io::Error::new(io::ErrorKind::InvalidInput, format!("the output {path} {what}")));
-        let path = match resolve(Path::new(path))? {
+    pub fn create(path: impl AsRef<Path>, input: Option<&Path>) -> io::Result<Output> {
+        let path = path.as_ref();
+        let refuse = |what: &str| {
+            Err(io::Error::new(io::ErrorKind::InvalidInput, format!("the output {} {what}", path.display())))
+        };
+        let path = match resolve(path)? {
             Resolved::Stdout => {
                 return Ok(Output { sink: Sink::Stdout(BufWriter::with_capacity(OUTPUT_BUFFER, io::stdout())) })
             }
@@ -252,5 +330,47 @@ fn same_file(a: &Path, b: &Path) -> bool {
     {
         let _ = (ma, mb);
         std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_all(mut reader: impl Read) -> io::Result<Vec<u8>> {
+        let mut out = Vec::new();
+        reader.read_to_end(&mut out).map(|_| out)
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_dropped_for_text_formats_only() {
+        let bytes = b"\xEF\xBB\xBFa 1\n".to_vec();
+        let read = |format| read_all(Input::from_bytes(bytes.clone()).into_reader_for(format)).unwrap();
+        assert_eq!(read(Format::Folded), b"a 1\n");
+        assert_eq!(read(Format::DyalogCsv), b"a 1\n");
+        // Binary formats keep every byte, whatever they start with.
+        assert_eq!(read(Format::Br), bytes);
+        assert_eq!(read(Format::Sampler), bytes);
+        // One mark, once.
+        let twice = [text::BOM, text::BOM, b"x"].concat();
+        assert_eq!(read_all(Input::from_bytes(twice).into_reader_for(Format::Folded)).unwrap(), b"\xEF\xBB\xBFx");
+    }
+
+    #[test]
+    fn decompression_stops_past_the_limit() {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(&[b'x'; 1000]).unwrap();
+        let compressed = encoder.finish().unwrap();
+        let gunzip =
+            |max_size| Gunzip { inner: flate2::read::MultiGzDecoder::new(&compressed[..]), left: max_size, max_size };
+        assert_eq!(read_all(gunzip(1000)).unwrap().len(), 1000);
+        let err = read_all(gunzip(999)).unwrap_err();
+        assert!(err.to_string().contains("more than 999 bytes"), "{err}");
+        let cut = Gunzip {
+            inner: flate2::read::MultiGzDecoder::new(&compressed[..compressed.len() - 4]),
+            left: 2000,
+            max_size: 2000,
+        };
+        assert_eq!(read_all(cut).unwrap_err().to_string(), "the gzip-compressed input is cut short");
     }
 }

@@ -61,7 +61,7 @@ pub fn read_input_with(
     diag: &mut Diagnostics,
 ) -> Result<(Profile, Format, Reason), Error> {
     let (format, reason) = detect::detect_input(from, input.path(), input.head(), diag)?;
-    let mut reader = input.into_reader();
+    let mut reader = input.into_reader_for(format);
     let profile = format.read(&mut reader, options, diag)?;
     Ok((profile, format, reason))
 }

@@ -5,17 +5,19 @@
 
 use anyhow::{Context, Result};
 use clap::builder::TypedValueParser;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use proftool::convert::ConvertOptions;
 use proftool::diag::Diagnostics;
-use proftool::files::{Input, Output};
+use proftool::files::{Input, Output, DEFAULT_MAX_INPUT_SIZE};
 use proftool::formats::br;
 use proftool::formats::detect;
 use proftool::formats::dyalog::Separators;
 use proftool::formats::sampler::FrameOrder;
 use proftool::info::Info;
 use proftool::{Format, ReadOptions};
+use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -33,9 +35,12 @@ Examples:
   proftool convert run.tree flame.svg
   proftool convert prog.prof prog.speedscope.json
   proftool convert tree.xml tree.pb.gz && go tool pprof -http=: tree.pb.gz
+  proftool convert prog.prof.gz prog.folded
   proftool info run.tree
   proftool info --json run.tree | jq '.metrics'
   proftool formats
+  proftool completions bash > ~/.local/share/bash-completion/completions/proftool
+  proftool man ~/.local/share/man/man1
 
 Exit codes: 0 success, 1 failed run, 2 usage error.";
 
@@ -57,16 +62,14 @@ enum Command {
     /// The input format is named by --from, else recognised by content, else by extension. The output
     /// format is named by --to, else by OUT's extension. Everything the output format cannot hold is
     /// named on stderr, one line each. The output file appears only when the conversion succeeded.
-    #[command(
-        after_help = "Examples:\n  proftool convert run.tree run.folded\n  cat run.tree | proftool convert --from lispworks --to folded - -"
-    )]
+    #[command(after_help = CONVERT_EXAMPLES)]
     Convert {
-        /// Input file, or - for standard input.
+        /// Input file, or - for standard input (gzip-compressed or not).
         #[arg(value_name = "IN")]
-        input: String,
+        input: PathBuf,
         /// Output file, or - for standard output.
         #[arg(value_name = "OUT")]
-        output: String,
+        output: PathBuf,
         /// Input format (default: detected).
         #[arg(long, value_name = "FORMAT", value_parser = format_parser(Format::can_read))]
         from: Option<Format>,
@@ -101,10 +104,11 @@ enum Command {
         read: ReadArgs,
     },
     /// Show what a profile holds: format, header, metrics and totals, tree size, heaviest functions.
+    #[command(after_help = INFO_EXAMPLES)]
     Info {
-        /// Input file, or - for standard input.
+        /// Input file, or - for standard input (gzip-compressed or not).
         #[arg(value_name = "IN")]
-        input: String,
+        input: PathBuf,
         /// Input format (default: detected).
         #[arg(long, value_name = "FORMAT", value_parser = format_parser(Format::can_read))]
         from: Option<Format>,
@@ -116,7 +120,51 @@ enum Command {
     },
     /// List every format: name, extensions, read, write, and what it carries.
     Formats,
+    /// Print a completion script for a shell, to install where the shell looks for them.
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
+    Completions {
+        /// The shell.
+        #[arg(value_name = "SHELL")]
+        shell: clap_complete::Shell,
+    },
+    /// Write proftool's manual pages (roff), made from this help: proftool.1 and one per subcommand.
+    #[command(
+        after_help = "Examples:\n  proftool man ~/.local/share/man/man1 && man proftool-convert\n  proftool man | man -l -"
+    )]
+    Man {
+        /// Folder to write proftool.1, proftool-convert.1 and the other pages in; without it, only
+        /// proftool.1 is written, to standard output.
+        #[arg(value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
+
+const CONVERT_EXAMPLES: &str = "\
+Examples:
+  proftool convert run.tree run.folded                   folded stacks, for flame graph tools
+  proftool convert run.tree flame.svg                    a flame graph to open in a browser
+  proftool convert prog.prof prog.speedscope.json        for speedscope.app
+  proftool convert tree.xml tree.pb.gz                   for go tool pprof -http=: tree.pb.gz
+  proftool convert prog.folded prog.tree                 a LispWorks tree
+  proftool convert run.br run.sampler                    BR samples as Sampler stacks
+  proftool convert tree.xml tree.csv                     a Dyalog report as CSV
+  proftool convert prog.prof.gz prog.folded              a gzip-compressed input
+  proftool convert --metric alloc prog.prof alloc.folded one metric of several
+  cat run.tree | proftool convert --from lispworks --to folded - - | inferno-flamegraph > run.svg";
+
+const INFO_EXAMPLES: &str = "\
+Examples:
+  proftool info run.tree                                 what a profile holds
+  proftool info prog.prof.gz                             a gzip-compressed input
+  proftool info --json prog.prof | jq '.metrics'         as JSON
+  perf script | inferno-collapse-perf | proftool info -  folded stacks from standard input
+  proftool info --from ghc-px - < prog.prof              a format named";
+
+const COMPLETIONS_EXAMPLES: &str = "\
+Examples:
+  proftool completions bash > ~/.local/share/bash-completion/completions/proftool
+  proftool completions zsh > ~/.zfunc/_proftool      (with fpath+=~/.zfunc in ~/.zshrc)
+  proftool completions fish > ~/.config/fish/completions/proftool.fish";
 
 /// Options of particular formats.
 #[derive(clap::Args)]
@@ -142,6 +190,10 @@ struct ReadArgs {
     /// allocation in words, read and written as bytes (8 for 64-bit builds, 4 for 32-bit ones).
     #[arg(long, value_name = "BYTES", default_value_t = 8, value_parser = clap::value_parser!(u8).range(1..=64))]
     ghc_word_size: u8,
+    /// The most bytes a gzip-compressed input may decompress to (K, M, G or T for KiB, MiB, GiB,
+    /// TiB), so that a small file cannot fill the memory.
+    #[arg(long, value_name = "SIZE", default_value_t = DEFAULT_MAX_INPUT_SIZE, value_parser = parse_size, help_heading = "Options")]
+    max_input_size: u64,
 }
 
 impl ReadArgs {
@@ -151,6 +203,22 @@ impl ReadArgs {
             .with_br_backtrace(self.br_backtrace)
             .with_ghc_word_size(self.ghc_word_size)
     }
+}
+
+/// Parses a size such as `1000`, `64K`, `512M`, `2G` or `1TiB` (for `--max-input-size`).
+fn parse_size(text: &str) -> Result<u64, String> {
+    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: u64 = number.parse().map_err(|_| format!("{text:?} does not start with a whole number"))?;
+    let shift = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kib" => 10,
+        "m" | "mib" => 20,
+        "g" | "gib" => 30,
+        "t" | "tib" => 40,
+        _ => return Err(format!("unknown unit {unit:?} in {text:?}: use K, M, G or T")),
+    };
+    value.checked_mul(1 << shift).ok_or_else(|| format!("{text:?} is too large"))
 }
 
 fn backtrace_parser() -> impl clap::builder::TypedValueParser<Value = br::BacktraceOrder> {
@@ -180,7 +248,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let mut diag = Diagnostics::default();
     let result = run(cli.command, &mut diag);
-    if !cli.quiet {
+    // An option that does not fit the profile (an unknown --metric) can only be checked once the
+    // profile is read, and then nothing is converted: the warnings about what the conversion
+    // would have lost are left out, so that the error is what the run says.
+    let option_refused = result.as_ref().is_err_and(is_option_error);
+    if !cli.quiet && !option_refused {
         for warning in diag.warnings() {
             eprintln!("proftool: warning: {warning}");
         }
@@ -204,6 +276,11 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
+/// Whether `err` is an option that does not fit the profile.
+fn is_option_error(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| matches!(cause.downcast_ref::<proftool::Error>(), Some(proftool::Error::BadOption(_))))
+}
+
 fn run(command: Command, diag: &mut Diagnostics) -> Result<()> {
     match command {
         Command::Convert {
@@ -225,11 +302,13 @@ fn run(command: Command, diag: &mut Diagnostics) -> Result<()> {
                 .with_br(br_mode, read.br_backtrace)
                 .with_ghc_word_size(read.ghc_word_size);
             let read_options = read.options();
-            convert(&input, &output, from, to, &read_options, &options, diag)
+            let input = InputArgs { path: &input, from, max_size: read.max_input_size };
+            convert(input, &output, to, &read_options, &options, diag)
         }
         Command::Info { input, from, json, read } => {
             let read_options = read.options();
-            let (profile, format, reason) = self::read(&input, from, &read_options, diag)?;
+            let input = InputArgs { path: &input, from, max_size: read.max_input_size };
+            let (profile, format, reason) = self::read(input, &read_options, diag)?;
             let info = Info::of(&profile, format, reason);
             let text = if json { serde_json::to_string_pretty(&info)? + "\n" } else { info.to_text() };
             std::io::stdout().write_all(text.as_bytes())?;
@@ -239,19 +318,60 @@ fn run(command: Command, diag: &mut Diagnostics) -> Result<()> {
             std::io::stdout().write_all(proftool::formats_table().as_bytes())?;
             Ok(())
         }
+        Command::Completions { shell } => {
+            // Made in memory: clap_complete panics when its output cannot be written (a closed pipe).
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "proftool", &mut script);
+            std::io::stdout().write_all(&script)?;
+            Ok(())
+        }
+        Command::Man { dir: Some(dir) } => clap_mangen::generate_to(Cli::command(), &dir)
+            .with_context(|| format!("{}: cannot write the manual pages", dir.to_string_lossy())),
+        Command::Man { dir: None } => {
+            let mut page = Vec::new();
+            clap_mangen::Man::new(Cli::command()).render(&mut page)?;
+            std::io::stdout().write_all(&page)?;
+            Ok(())
+        }
+    }
+}
+
+/// The input of a run, as the command line gives it.
+#[derive(Clone, Copy)]
+struct InputArgs<'a> {
+    /// The path, `-` for stdin.
+    path: &'a Path,
+    /// `--from`.
+    from: Option<Format>,
+    /// `--max-input-size`.
+    max_size: u64,
+}
+
+impl InputArgs<'_> {
+    /// The input's path, or None for stdin.
+    fn file(&self) -> Option<&Path> {
+        (self.path != Path::new("-")).then_some(self.path)
+    }
+
+    /// The name messages give the input: its path (a name that is not UTF-8 printed lossily), or `<stdin>`.
+    fn name(&self) -> Cow<'_, str> {
+        self.file().map_or(Cow::Borrowed("<stdin>"), |path| path.to_string_lossy())
     }
 }
 
 fn convert(
-    input: &str,
-    output: &str,
-    from: Option<Format>,
+    input: InputArgs<'_>,
+    output: &Path,
     to: Option<Format>,
     read_options: &ReadOptions,
     options: &ConvertOptions,
     diag: &mut Diagnostics,
 ) -> Result<()> {
-    let out_path = (output != "-").then(|| std::path::Path::new(output));
+    let out_path = (output != Path::new("-")).then_some(output);
+    let out_name = output.to_string_lossy();
+    if out_path.is_some_and(Path::is_dir) {
+        anyhow::bail!("{out_name}: is a directory; name the file to write in it");
+    }
     let target = detect::detect_output(to, out_path)?;
     // --dyalog-separators sets those of the CSV written when there is one, else of the CSV read.
     let read_options = match target {
@@ -259,24 +379,23 @@ fn convert(
         _ => read_options.clone(),
     }
     .for_target(target, options);
-    let (profile, _, _) = read(input, from, &read_options, diag)?;
-    let mut out = Output::create(output, (input != "-").then(|| std::path::Path::new(input)))
-        .with_context(|| format!("{output}: cannot create"))?;
-    target.write(profile, out.writer(), options, diag).with_context(|| format!("{output}: writing {target}"))?;
-    out.commit().with_context(|| format!("{output}: writing {target}"))
+    let (profile, _, _) = read(input, &read_options, diag)?;
+    let mut out = Output::create(output, input.file()).with_context(|| format!("{out_name}: cannot create"))?;
+    target.write(profile, out.writer(), options, diag).with_context(|| format!("{out_name}: writing {target}"))?;
+    out.commit().with_context(|| format!("{out_name}: writing {target}"))
 }
 
 fn read(
-    path: &str,
-    from: Option<Format>,
+    input: InputArgs<'_>,
     options: &ReadOptions,
     diag: &mut Diagnostics,
 ) -> Result<(proftool::Profile, Format, detect::Reason)> {
-    let name = if path == "-" { "<stdin>" } else { path };
-    let input = Input::open(path).with_context(|| format!("{name}: cannot open"))?;
-    let input = with_progress(input);
+    let name = input.name();
+    let opened = Input::open_with_limit(input.path, input.max_size).with_context(|| format!("{name}: cannot open"))?;
+    let opened = with_progress(opened);
     let mut read_diag = Diagnostics::default();
-    let result = proftool::read_input_with(input, from, options, &mut read_diag).with_context(|| name.to_string());
+    let result =
+        proftool::read_input_with(opened, input.from, options, &mut read_diag).with_context(|| name.to_string());
     for warning in read_diag.take() {
         diag.push(proftool::diag::Warning {
             position: None,

@@ -20,6 +20,16 @@ use std::io::Read;
 /// How much a block reads at least (unless the input ends first).
 const BLOCK: usize = 128 * 1024;
 
+/// The UTF-8 byte-order mark that Windows editors and Excel put at the start of a text file.
+pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// `bytes` without one leading byte-order mark. Text inputs are stripped of it once, where the input
+/// is set up ([`crate::files::Input::into_reader_for`]), so that sniffers and readers never see it;
+/// byte offsets in messages then count from after the mark.
+pub(crate) fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(BOM).unwrap_or(bytes)
+}
+
 /// Whole lines of the input, checked as UTF-8.
 pub(crate) struct Block {
     text: String,

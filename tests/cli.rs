@@ -748,7 +748,7 @@ fn an_svg_is_not_read_and_an_empty_profile_is_not_drawn() {
         .arg(dir.path().join("out.folded"))
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("cannot tell the input format"));
+        .stderr(predicate::str::contains("its extension says svg, which proftool writes but does not read"));
     let out = dir.path().join("out.svg");
     proftool()
         .arg("convert")

@@ -25,3 +25,7 @@ mod cli_ghc;
 // Conversions between formats, checked against each target's own rules (Dyalog's alternating
 // rows, totals across metric kinds, every fixture's stacks through every seed format).
 mod cross_format;
+
+// The `proftool` binary on inputs as people keep them (byte-order marks, gzip, odd names, other
+// tools' JSON), and its help, completions and manual.
+mod cli_input;

@@ -6,10 +6,18 @@
 //! warning, so that its reader says what is wrong); else, for a file without a known extension, a
 //! single `Maybe`; else an error that lists the candidates. Output: `--to`, else the extension. Output detection
 //! never looks at content.
+//!
+//! Before all of that, JSON is told apart by its keys: GHC's `-pj` goes on to be detected
+//! (or read as named), any other JSON is refused with what it looks like, even under `--from`. An
+//! extension that names only formats proftool writes is refused as such. Text formats are sniffed
+//! without a leading byte-order mark ([`reads_text`]); an input path ending in `.gz` is also matched
+//! by the name inside it.
 
 use super::{Format, Sniff};
 use crate::diag::Diagnostics;
 use crate::error::Error;
+use crate::files::HEAD_LEN;
+use crate::text;
 use std::path::Path;
 
 /// How a format was decided, for `info` and for messages.
@@ -39,10 +47,10 @@ impl Reason {
 
 /// The formats whose extensions `path` ends with, longest extension first.
 pub fn by_extension(path: &Path) -> Vec<Format> {
-    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+    // Extensions are ASCII: a name that is not UTF-8 has its extension all the same.
+    let Some(name) = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()) else {
         return Vec::new();
     };
-    let name = name.to_ascii_lowercase();
     let mut found: Vec<(usize, Format)> = Vec::new();
     for &format in Format::ALL {
         let best = format
@@ -61,22 +69,40 @@ pub fn by_extension(path: &Path) -> Vec<Format> {
     found.into_iter().filter(|&(len, _)| len == longest).map(|(_, f)| f).collect()
 }
 
-/// Decides the format of an input from `--from`, its first bytes and its path (`None` for stdin).
+/// Decides the format of an input from `--from`, its first bytes as they are (`head`) and its path
+/// (`None` for stdin). Text formats are sniffed without a leading byte-order mark ([`reads_text`]).
+/// JSON is recognised before anything else: proftool reads only GHC's, and says what any other is.
+/// An empty input is read as the format named or its extension says, with a warning.
 pub fn detect_input(
     named: Option<Format>,
     path: Option<&Path>,
     head: &[u8],
     diag: &mut Diagnostics,
 ) -> Result<(Format, Reason), Error> {
-    if let Some(format) = named {
-        if !format.can_read() {
-            return Err(Error::Unsupported { format, action: "read" });
-        }
-        return Ok((format, Reason::Named));
+    if let Some(format) = named.filter(|f| !f.can_read()) {
+        return Err(Error::Unsupported { format, action: "read" });
     }
+    let text = text::without_bom(head);
+    if let Some(json) = Json::of(text) {
+        json.check(named)?;
+    }
+    let decided = match named {
+        Some(format) => (format, Reason::Named),
+        None => detect_unnamed(path, head, diag)?,
+    };
+    if text.is_empty() {
+        diag.warn("empty-input", None, || "the input is empty".to_string());
+    }
+    Ok(decided)
+}
+
+/// [`detect_input`] without `--from`: by content, then by extension.
+fn detect_unnamed(path: Option<&Path>, head: &[u8], diag: &mut Diagnostics) -> Result<(Format, Reason), Error> {
     let readers = || Format::ALL.iter().copied().filter(|f| f.can_read());
-    let by_ext: Vec<Format> = path.map(by_extension).unwrap_or_default().into_iter().filter(|f| f.can_read()).collect();
-    let yes: Vec<Format> = readers().filter(|f| f.sniff(head) == Sniff::Yes).collect();
+    let sniff = |format: Format| sniff_input(format, head);
+    let named_by_ext = path.map(by_input_extension).unwrap_or_default();
+    let by_ext: Vec<Format> = named_by_ext.iter().copied().filter(|f| f.can_read()).collect();
+    let yes: Vec<Format> = readers().filter(|&f| sniff(f) == Sniff::Yes).collect();
     match yes.as_slice() {
         [one] => {
             if let Some(&ext) = by_ext.first() {
@@ -96,30 +122,164 @@ pub fn detect_input(
             return Err(Error::UnknownInput(format!("the content fits {}", names(several))));
         }
     }
-    let ext_ok: Vec<Format> = by_ext.iter().copied().filter(|f| f.sniff(head) != Sniff::No).collect();
+    if let (Some(&written), []) = (named_by_ext.first(), by_ext.as_slice()) {
+        return Err(written_only(written, None, "its extension says"));
+    }
+    let ext_ok: Vec<Format> = by_ext.iter().copied().filter(|&f| sniff(f) != Sniff::No).collect();
     if let [one] = ext_ok.as_slice() {
         return Ok((*one, Reason::Extension));
     }
+    let inconclusive = sniffing_is_inconclusive(head);
     // The extension names one format and the content fits it badly: the file is most likely a
     // damaged or cut-off file of that format, so its reader says what is wrong and where. Taking
     // a weakly recognised format instead would, say, read a cut-off `.px` as folded stacks.
     if let ([one], []) = (by_ext.as_slice(), ext_ok.as_slice()) {
-        diag.warn("detect-ext", None, || {
-            format!("the content does not look like {one}; reading it as {one}, as its extension says (name another with --from)")
-        });
+        if inconclusive.is_none() {
+            diag.warn("detect-ext", None, || {
+                format!("the content does not look like {one}; reading it as {one}, as its extension says (name another with --from)")
+            });
+        }
         return Ok((*one, Reason::Extension));
     }
-    let maybe: Vec<Format> = readers().filter(|f| f.sniff(head) == Sniff::Maybe).collect();
+    let maybe: Vec<Format> = readers().filter(|&f| sniff(f) == Sniff::Maybe).collect();
     if let ([], [one]) = (by_ext.as_slice(), maybe.as_slice()) {
         return Ok((*one, Reason::ContentOnly));
     }
     let why = match (by_ext.as_slice(), maybe.as_slice()) {
-        ([], []) => "no format recognises the content".to_string(),
+        ([], []) => inconclusive.unwrap_or_else(|| "no format recognises the content".to_string()),
         ([], m) => format!("the content could be {}", names(m)),
         (e, _) if ext_ok.is_empty() => format!("the extension says {} but the content fits none of them", names(e)),
         (e, _) => format!("the extension could be {}", names(e)),
     };
     Err(Error::UnknownInput(why))
+}
+
+/// Why the sniffers could not judge `head`, when they could not: it is empty, or it holds no whole
+/// line (a folded stack longer than the bytes detection looks at). A file of the format its
+/// extension names is then read as that format without a warning that it does not look like one.
+fn sniffing_is_inconclusive(head: &[u8]) -> Option<String> {
+    if text::without_bom(head).is_empty() {
+        return Some("the input is empty".to_string());
+    }
+    (head.len() >= HEAD_LEN && memchr::memchr(b'\n', head).is_none())
+        .then(|| format!("the first line is longer than the {HEAD_LEN} bytes detection looks at"))
+}
+
+/// What `format`'s sniffer makes of an input's first bytes: a text format's without a byte-order mark.
+fn sniff_input(format: Format, head: &[u8]) -> Sniff {
+    format.sniff(if reads_text(format) { text::without_bom(head) } else { head })
+}
+
+/// Whether `format` is read as text, so that a leading UTF-8 byte-order mark (which Windows editors
+/// and Excel write) is not part of its content and is dropped before it is sniffed and read. BR,
+/// Sampler and pprof files are binary (a Sampler file's header is text, its records are not): they
+/// are read byte for byte, so that one that happens to start with the mark's bytes keeps them.
+pub fn reads_text(format: Format) -> bool {
+    match format {
+        Format::Lispworks
+        | Format::Folded
+        | Format::DyalogXml
+        | Format::DyalogCsv
+        | Format::GhcPx
+        | Format::GhcProf
+        | Format::GhcJson
+        | Format::Svg
+        | Format::Speedscope => true,
+        Format::Sampler | Format::Br | Format::Pprof => false,
+    }
+}
+
+/// The formats an input's extension names: by its whole name, else by its name without a `.gz`
+/// ending, as a gzip-compressed input is read decompressed (`x.prof.gz` is a `.prof`; `x.pb.gz` is
+/// pprof by its whole name).
+fn by_input_extension(path: &Path) -> Vec<Format> {
+    let whole = by_extension(path);
+    if !whole.is_empty() {
+        return whole;
+    }
+    let Some(name) = path.file_name().map(|n| n.to_string_lossy()) else {
+        return whole;
+    };
+    match name.len().checked_sub(".gz".len()).filter(|&stem| name[stem..].eq_ignore_ascii_case(".gz")) {
+        Some(stem) => by_extension(Path::new(&name[..stem])),
+        None => whole,
+    }
+}
+
+/// The error for an input of a format proftool writes but does not read; `how` says how it was told.
+fn written_only(format: Format, named: Option<Format>, how: &str) -> Error {
+    Error::Unreadable {
+        named,
+        why: format!(
+            "{how} {format}, which proftool writes but does not read (yet); convert the profile it was made from"
+        ),
+    }
+}
+
+/// The kinds of JSON an input can hold, told apart by their first bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Json {
+    /// GHC's `+RTS -pj` profile, the one JSON format proftool reads.
+    Ghc,
+    /// speedscope's file format.
+    Speedscope,
+    /// Chrome's trace event format (`chrome://tracing`, Perfetto): an object with `traceEvents`,
+    /// or an array of events.
+    ChromeTrace,
+    /// Any other JSON.
+    Unknown,
+}
+
+impl Json {
+    /// The kind of JSON `head` holds, or `None` when it does not start like a JSON object with a
+    /// key (or an empty one) or an array of objects: what no other format proftool reads starts with.
+    fn of(head: &[u8]) -> Option<Json> {
+        let next_after = |rest: &[u8]| rest.trim_ascii_start().first().copied();
+        let is_json = match head.trim_ascii_start().split_first() {
+            Some((b'{', rest)) => matches!(next_after(rest), Some(b'"' | b'}')),
+            Some((b'[', rest)) => next_after(rest) == Some(b'{'),
+            _ => false,
+        };
+        if !is_json {
+            return None;
+        }
+        let has = |key: &str| memchr::memmem::find(head, key.as_bytes()).is_some();
+        Some(if Format::GhcJson.sniff(head) == Sniff::Yes {
+            Json::Ghc
+        } else if has("speedscope.app/file-format-schema") || (has("\"shared\"") && has("\"profiles\"")) {
+            Json::Speedscope
+        } else if has("\"traceEvents\"") || (head.trim_ascii_start().starts_with(b"[") && has("\"ph\"")) {
+            Json::ChromeTrace
+        } else {
+            Json::Unknown
+        })
+    }
+
+    /// What the JSON is, in a sentence.
+    fn describe(self) -> &'static str {
+        match self {
+            Json::Ghc => "GHC's +RTS -pj JSON",
+            Json::Speedscope => "speedscope JSON",
+            Json::ChromeTrace => "a Chrome trace (JSON trace events)",
+            Json::Unknown => "JSON of a kind proftool does not know",
+        }
+    }
+
+    /// An error unless this JSON is read as `named` (the format of `--from`), or detected.
+    fn check(self, named: Option<Format>) -> Result<(), Error> {
+        let why = match (self, named) {
+            (Json::Ghc, None | Some(Format::GhcJson)) => return Ok(()),
+            // The sniffer knows GHC's own key order; a -pj file written in another is read when named.
+            (Json::Unknown, Some(Format::GhcJson)) => return Ok(()),
+            (Json::Ghc, Some(_)) => format!("the content is {}; read it as ghc-json", self.describe()),
+            (Json::Speedscope, _) => return Err(written_only(Format::Speedscope, named, "the content is")),
+            (Json::ChromeTrace | Json::Unknown, _) => format!(
+                "the content is {}; of the formats proftool reads, only ghc-json (GHC's +RTS -pj profile) is JSON",
+                self.describe()
+            ),
+        };
+        Err(Error::Unreadable { named, why })
+    }
 }
 
 /// Decides the format of an output from `--to` and its path (`None` for stdout).
@@ -206,6 +366,36 @@ mod tests {
         let mut diag = Diagnostics::default();
         let err = detect_input(None, None, b"\x00\x01garbage", &mut diag).unwrap_err();
         assert!(err.to_string().contains("--from"), "{err}");
+    }
+
+    #[test]
+    fn text_formats_are_sniffed_without_a_byte_order_mark() {
+        let mut diag = Diagnostics::default();
+        let head = b"\xEF\xBB\xBFLispWorks Profiler Tree: t\n0|1|0|1|1|FOO\n";
+        assert_eq!(detect_input(None, None, head, &mut diag).unwrap(), (Format::Lispworks, Reason::Content));
+        assert_eq!(sniff_input(Format::Sampler, b"\xEF\xBB\xBF@supersamplerV1.0"), Sniff::No);
+    }
+
+    #[test]
+    fn json_is_told_apart_by_its_keys() {
+        assert_eq!(Json::of(br#"{"program": "p", "arguments": []}"#), Some(Json::Ghc));
+        assert_eq!(
+            Json::of(br#" {"$schema":"https://www.speedscope.app/file-format-schema.json"}"#),
+            Some(Json::Speedscope)
+        );
+        assert_eq!(Json::of(br#"{"traceEvents": []}"#), Some(Json::ChromeTrace));
+        assert_eq!(Json::of(br#"[{"name":"a","ph":"B","ts":0}]"#), Some(Json::ChromeTrace));
+        assert_eq!(Json::of(b"{}"), Some(Json::Unknown));
+        // Folded stacks whose first frame has a brace are no JSON.
+        assert_eq!(Json::of(b"{closure};b 3\n"), None);
+        assert_eq!(Json::of(b"[unknown];b 3\n"), None);
+    }
+
+    #[test]
+    fn a_gz_ending_is_looked_through() {
+        assert_eq!(by_input_extension(Path::new("x.tree.GZ")), vec![Format::Lispworks]);
+        assert_eq!(by_input_extension(Path::new("x.pb.gz")), vec![Format::Pprof]);
+        assert_eq!(by_input_extension(Path::new("x.gz")), Vec::<Format>::new());
     }
 
     #[test]

@@ -209,14 +209,7 @@ pub fn project(
             interval_used |= counts_as_ticks(&mut profile, target, options, diag);
         }
         let keep: Vec<bool> = profile.metrics().iter().map(|m| carries.metrics.contains(&m.kind)).collect();
-        let dropped: Vec<&str> =
-            profile.metrics().iter().zip(&keep).filter(|(_, k)| !**k).map(|(m, _)| m.name.as_str()).collect();
-        if !dropped.is_empty() {
-            let names = dropped.join(", ");
-            diag.warn("metric-dropped", None, || {
-                format!("{target} has no place for {}: dropped", metrics_named(&names))
-            });
-        }
+        report_dropped_metrics(&profile, &keep, target, None, diag);
         if keep.contains(&false) {
             profile.retain_metrics(&keep);
         }
@@ -303,7 +296,7 @@ pub fn merges_lines(target: Format, options: &ConvertOptions) -> bool {
 }
 
 fn lines_merged(target: Format, diag: &mut Diagnostics) {
-    diag.warn("lines-merged", None, || {
+    diag.lacks("lines-merged", target.name(), "line numbers", || {
         format!(
             "{target} has no line numbers: line frames merged into their functions (--lines keeps them as name[line])"
         )
@@ -460,7 +453,7 @@ fn fit_frames(profile: &mut Profile, target: Format, carries: &Carries, diag: &m
         return;
     }
     if !carries.modules && profile.frames.iter().any(|(_, f)| f.module.is_some()) {
-        diag.warn("modules-dropped", None, || {
+        diag.lacks("modules-dropped", target.name(), "modules", || {
             format!("{target} has no modules or libraries: they are dropped from frames")
         });
     }
@@ -529,7 +522,7 @@ fn qualify_names(profile: &mut Profile) {
 fn into_namespaces(profile: &mut Profile, target: Format, diag: &mut Diagnostics) {
     profile.meta.module_namespaces = true;
     if profile.frames.iter().any(|(_, f)| f.module.is_some()) {
-        diag.warn("modules-dropped", None, || {
+        diag.lacks("modules-dropped", target.name(), "libraries and files", || {
             format!("{target} modules are code namespaces (GHC modules): the input's libraries or files are dropped")
         });
     }
@@ -720,8 +713,9 @@ fn drop_foreign_frame_attrs(profile: &mut Profile, target: Format, diag: &mut Di
     }
     profile.frame_attrs.retain(|_, attrs| !attrs.is_empty());
     if !dropped.is_empty() {
-        diag.warn("frame-attrs-dropped", None, || {
-            format!("{target} has no place for per-frame facts {}: dropped", dropped.join(", "))
+        let keys = dropped.join(", ");
+        diag.lacks("frame-attrs-dropped", target.name(), &keys, || {
+            format!("{target} has no place for per-frame facts {keys}: dropped")
         });
     }
 }
@@ -729,13 +723,17 @@ fn drop_foreign_frame_attrs(profile: &mut Profile, target: Format, diag: &mut Di
 fn report_dropped_header(profile: &Profile, target: Format, carries: &Carries, diag: &mut Diagnostics) {
     let meta = &profile.meta;
     if let (Some(title), false) = (&meta.title, carries.title) {
-        diag.warn("title-dropped", None, || format!("{target} has no title: {title:?} is dropped"));
+        diag.lacks("title-dropped", target.name(), "title", || format!("{target} has no title: {title:?} is dropped"));
     }
     if let (Some(ts), false) = (&meta.timestamp, carries.timestamp) {
-        diag.warn("timestamp-dropped", None, || format!("{target} has no timestamp: {ts:?} is dropped"));
+        diag.lacks("timestamp-dropped", target.name(), "timestamp", || {
+            format!("{target} has no timestamp: {ts:?} is dropped")
+        });
     }
     if let (Some(iv), false) = (meta.interval, carries.interval) {
-        diag.warn("interval-dropped", None, || format!("{target} has no sampling interval: {iv:?} is dropped"));
+        diag.lacks("interval-dropped", target.name(), "interval", || {
+            format!("{target} has no sampling interval: {iv:?} is dropped")
+        });
     }
     let prefix = format!("{target}.");
     let foreign: Vec<&str> = meta
@@ -745,8 +743,9 @@ fn report_dropped_header(profile: &Profile, target: Format, carries: &Carries, d
         .filter(|k| !k.starts_with(&prefix) && !crate::formats::dyalog::shared_attr(target, k))
         .collect();
     if !foreign.is_empty() {
-        diag.warn("attrs-dropped", None, || {
-            format!("{target} has no place for header facts {}: dropped", foreign.join(", "))
+        let keys = foreign.join(", ");
+        diag.lacks("attrs-dropped", target.name(), &format!("header facts {keys}"), || {
+            format!("{target} has no place for header facts {keys}: dropped")
         });
     }
 }
@@ -762,6 +761,38 @@ fn choose_metric(profile: &Profile, options: &ConvertOptions, target: Format) ->
             format: target,
             what: "the profile has no metric to write".into(),
         }),
+    }
+}
+
+/// Names the metrics `kept` leaves out: a loss of numbers, said in a line of its own, for additive
+/// metrics; per-node facts (calls, entries) among what the target has no place for. `writing` is the
+/// one metric a one-number target writes.
+fn report_dropped_metrics(
+    profile: &Profile,
+    kept: &[bool],
+    target: Format,
+    writing: Option<&str>,
+    diag: &mut Diagnostics,
+) {
+    let dropped = |additive: bool| {
+        let metrics = profile.metrics().iter().zip(kept);
+        let names: Vec<&str> =
+            metrics.filter(|(m, &k)| !k && m.is_additive() == additive).map(|(m, _)| m.name.as_str()).collect();
+        (!names.is_empty()).then(|| names.join(", "))
+    };
+    if let Some(names) = dropped(true) {
+        diag.warn("metric-dropped", None, || match writing {
+            Some(kept) => {
+                format!("{target} holds one number per node: {} dropped (writing {kept})", metrics_named(&names))
+            }
+            None => format!("{target} has no place for {}: dropped", metrics_named(&names)),
+        });
+    }
+    if let Some(names) = dropped(false) {
+        let what = metrics_named(&names);
+        diag.lacks("per-node-metric-dropped", target.name(), &what, || {
+            format!("{target} has no place for the per-node {what}: dropped")
+        });
     }
 }
 
@@ -797,17 +828,10 @@ fn absorb_calls(profile: &mut Profile, chosen: usize) {
 /// values from self values), naming the others as dropped.
 fn keep_only(profile: &mut Profile, chosen: usize, target: Format, diag: &mut Diagnostics) {
     let absorbs_calls = target.carries().function_facts;
-    let metric = &profile.metrics()[chosen];
-    let dropped: Vec<&str> = (profile.metrics().iter().enumerate())
-        .filter(|&(i, m)| i != chosen && !(m.kind == MetricKind::Calls && absorbs_calls))
-        .map(|(_, m)| m.name.as_str())
+    let named: Vec<bool> = (profile.metrics().iter().enumerate())
+        .map(|(i, m)| i == chosen || (m.kind == MetricKind::Calls && absorbs_calls))
         .collect();
-    if !dropped.is_empty() {
-        let (dropped, kept) = (dropped.join(", "), &metric.name);
-        diag.warn("metric-dropped", None, || {
-            format!("{target} holds one number per node: {} dropped (writing {kept})", metrics_named(&dropped))
-        });
-    }
+    report_dropped_metrics(profile, &named, target, Some(&profile.metrics()[chosen].name), diag);
     let keep: Vec<bool> = (0..profile.metrics().len()).map(|i| i == chosen).collect();
     profile.retain_metrics(&keep);
     profile.tree.forget_measured_inclusive();

@@ -3,6 +3,9 @@
 //! Readers and writers never print: they push [`Warning`]s into [`Diagnostics`], and the binary prints
 //! them on stderr, one line each. A warning that repeats (the same `;` replaced in a thousand frame
 //! names) is kept once with a count, so the person at the terminal reads one line per kind of loss.
+//! What a target merely has no place for (a header fact, modules, line numbers) is said in one line
+//! per target ([`Diagnostics::lines`]), unless each is asked for (`-v`): the losses of numbers (a
+//! metric dropped, time rounded away) keep a line each, so that they are not buried.
 
 use crate::error::Position;
 use std::fmt;
@@ -18,6 +21,18 @@ pub struct Warning {
     pub message: String,
     /// How many more times it occurred after the first.
     pub repeats: u64,
+    /// Set when all it says is that a target has no place for something: then it is named with the
+    /// target's other such things in one line.
+    pub lacking: Option<Lacking>,
+}
+
+/// Something a target has no place for, named briefly (`timestamp`, `modules`, `metric entries`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lacking {
+    /// The target's name.
+    pub target: &'static str,
+    /// What it has no place for.
+    pub what: String,
 }
 
 impl fmt::Display for Warning {
@@ -45,8 +60,43 @@ impl Diagnostics {
     pub fn warn(&mut self, key: &'static str, position: Option<Position>, message: impl FnOnce() -> String) {
         match self.warnings.iter_mut().find(|w| w.key == key) {
             Some(existing) => existing.repeats += 1,
-            None => self.warnings.push(Warning { key, position, message: message(), repeats: 0 }),
+            None => self.warnings.push(Warning { key, position, message: message(), repeats: 0, lacking: None }),
         }
+    }
+
+    /// Records that `target` has no place for `what`: said with the target's other such things in
+    /// one line, or as `message` where each is asked for.
+    pub fn lacks(&mut self, key: &'static str, target: &'static str, what: &str, message: impl FnOnce() -> String) {
+        if !self.has(key) {
+            let lacking = Some(Lacking { target, what: what.to_string() });
+            self.warnings.push(Warning { key, position: None, message: message(), repeats: 0, lacking });
+        }
+    }
+
+    /// The lines to print, in the order the warnings first occurred: one per warning, but the things
+    /// each target has no place for together in one line (`svg has no place for: timestamp,
+    /// interval`) unless `verbose`.
+    pub fn lines(&self, verbose: bool) -> Vec<String> {
+        // Per target, what it lacks; a line is its text or the index of its target's group.
+        let mut groups: Vec<(&'static str, Vec<&str>)> = Vec::new();
+        let mut lines: Vec<Result<String, usize>> = Vec::new();
+        for warning in &self.warnings {
+            let Some(lacking) = warning.lacking.as_ref().filter(|_| !verbose) else {
+                lines.push(Ok(warning.to_string()));
+                continue;
+            };
+            match groups.iter().position(|(target, _)| *target == lacking.target) {
+                Some(group) => groups[group].1.push(&lacking.what),
+                None => {
+                    lines.push(Err(groups.len()));
+                    groups.push((lacking.target, vec![&lacking.what]));
+                }
+            }
+        }
+        let group_line = |(target, what): &(&str, Vec<&str>)| {
+            format!("{target} has no place for: {} (-v names each)", what.join(", "))
+        };
+        lines.into_iter().map(|line| line.unwrap_or_else(|group| group_line(&groups[group]))).collect()
     }
 
     /// Takes the warnings of `other`, counting those whose kind is here already as repeats.

@@ -53,6 +53,10 @@ struct Cli {
     /// Do not print warnings.
     #[arg(short, long, global = true)]
     quiet: bool,
+    /// Name each thing the output has no place for in a line of its own (by default they share one
+    /// line per output format; losses of numbers always have their own).
+    #[arg(short, long, global = true, conflicts_with = "quiet")]
+    verbose: bool,
 }
 
 #[derive(Subcommand)]
@@ -253,8 +257,8 @@ fn main() -> ExitCode {
     // would have lost are left out, so that the error is what the run says.
     let option_refused = result.as_ref().is_err_and(is_option_error);
     if !cli.quiet && !option_refused {
-        for warning in diag.warnings() {
-            eprintln!("proftool: warning: {warning}");
+        for line in diag.lines(cli.verbose) {
+            eprintln!("proftool: warning: {line}");
         }
     }
     match result {

@@ -1,6 +1,6 @@
 //! The `proftool` binary end to end: each test in its own temporary folder.
 
-use crate::support::binary::{fixture, proftool, run};
+use crate::support::binary::{fixture, proftool, run, run_bytes};
 use predicates::prelude::*;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -43,14 +43,38 @@ Profile root;Idle \"process\" 10
 #[test]
 fn conversions_name_what_they_lose() {
     let dir = temp();
-    proftool()
-        .arg("convert")
-        .arg(fixture("lispworks/processes.tree"))
-        .arg(dir.path().join("o.folded"))
-        .assert()
-        .success()
-        .stderr(predicate::str::contains("proftool: warning: folded has no title: \"fib benchmark: run 2\" is dropped"))
-        .stderr(predicate::str::contains("Call-Count, Seen-Count and Top-Count are dropped"));
+    let convert = |verbose: &[&str]| {
+        let mut cmd = proftool();
+        cmd.arg("convert").args(verbose).arg(fixture("lispworks/processes.tree")).arg(dir.path().join("o.folded"));
+        String::from_utf8(cmd.assert().success().get_output().stderr.clone()).unwrap()
+    };
+    // What folded has no place for is named in one line; lost numbers (the per-function counts)
+    // have a line of their own; -v names each thing in a line of its own.
+    let err = convert(&[]);
+    assert!(err.contains("proftool: warning: folded has no place for: title (-v names each)\n"), "{err}");
+    assert!(err.contains("Call-Count, Seen-Count and Top-Count are dropped"), "{err}");
+    let err = convert(&["-v"]);
+    assert!(err.contains("proftool: warning: folded has no title: \"fib benchmark: run 2\" is dropped\n"), "{err}");
+    assert!(!err.contains("-v names each"), "{err}");
+}
+
+#[test]
+fn what_a_target_merely_lacks_shares_one_line_and_lost_numbers_keep_theirs() {
+    // A GHC -pj profile to folded: title, timestamp, interval, the per-node entries and where functions
+    // are defined share one line; the allocation folded cannot hold has its own.
+    let (_, err) = run_bytes(&["convert", "--to", "folded"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "proftool: warning: folded has no place for: title, timestamp, interval, metric entries, defined-at (-v names each)",
+            "proftool: warning: folded holds one number per node: metric alloc dropped (writing ticks)",
+        ],
+        "{err}"
+    );
+    let (_, verbose) =
+        run_bytes(&["convert", "-v", "--to", "folded"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    assert_eq!(verbose.lines().count(), 6, "{verbose}");
 }
 
 #[test]

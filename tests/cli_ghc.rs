@@ -51,7 +51,8 @@ fn pprof_functions_get_the_file_and_line_of_src_loc() {
 
 #[test]
 fn targets_without_source_locations_name_their_drop() {
-    let (_, err) = run_bytes(&["convert", "--to", "folded"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    let (_, err) =
+        run_bytes(&["convert", "-v", "--to", "folded"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
     assert!(err.contains("folded has no place for per-frame facts defined-at: dropped"), "{err}");
 }
 

@@ -819,6 +819,8 @@ fn pprof_gets_every_additive_metric_and_the_stacks_leaf_first() {
     let s = |i: i64| p.string_table[i as usize].as_str();
     let types: Vec<(&str, &str)> = p.sample_type.iter().map(|t| (s(t.r#type), s(t.unit))).collect();
     assert_eq!(types, [("ticks", "count"), ("alloc", "bytes")]);
+    // pprof shows the default type first, and without one the last (alloc): ticks is the primary.
+    assert_eq!(s(p.default_sample_type), "ticks");
     assert_eq!(p.period, 20_000_000);
     assert_eq!(p.comment.iter().map(|&c| s(c)).collect::<Vec<_>>(), ["fib +RTS -P -RTS"]);
     let name = |id: u64| s(p.function.iter().find(|f| f.id == id).unwrap().name);

@@ -25,7 +25,7 @@
 //! `total time` line (`(N ticks @ I us, P processors)`; before GHC 7.4 `(N ticks @ I ms)`), the
 //! `total alloc` line (comma-grouped bytes), the per-cost-centre table (label, module, SRC,
 //! `%time %alloc` and with `-P` `ticks bytes`; only cost centres with 1 % or more of either, unless
-//! `-pa`), then the tree: a header naming the columns, and one row per cost-centre stack, indented
+//! `-pa`; read only without `-P`), then the tree: a header naming the columns, and one row per cost-centre stack, indented
 //! one space per level: label, module, source span (absent before GHC 8), stack number, entries,
 //! individual and inherited `%time %alloc`, and with `-P` the `ticks` and `bytes` columns.
 //!
@@ -48,7 +48,9 @@
 //! what is still left (cost centres under 1 %, not in the table) is the frame's own. The profile's
 //! totals then are the header's (alloc to the byte). Each metric the tree leaves short is said on
 //! stderr, with how much and the advice to profile with `+RTS -P`; a tree whose rounded
-//! percentages add up to more than 100 % is said to, and kept as it is. SRC is kept as the frame attr [`DEFINED_AT`] (first seen per cost centre; a file and line
+//! percentages add up to more than 100 % is said to, and kept as it is.
+//!
+//! SRC is kept as the frame attr [`DEFINED_AT`] (first seen per cost centre; a file and line
 //! for speedscope and pprof); the stack numbers are not kept. Errors in a row give the column of
 //! the bad field. Not written: proftool reads this format only.
 
@@ -201,8 +203,13 @@ struct SummaryRow {
 /// (1000 is the whole), as a `-p` report prints them: rounded to 0.1 %.
 type Shares = [u64; 2];
 
-/// The profile's metrics that [`Shares`] are of, and their names.
-const SHARED: [(usize, &str); 2] = [(TICKS, "time"), (ALLOC, "alloc")];
+/// What [`Shares`] are shares of: a total of the header, and the key of the warning about it.
+struct Shared {
+    what: &'static str,
+    key: &'static str,
+}
+
+const SHARED: [Shared; 2] = [Shared { what: "time", key: "total-time" }, Shared { what: "alloc", key: "total-alloc" }];
 
 /// The frame under the root that holds what a `-p` tree's rows do not place (see the module
 /// comment).
@@ -230,6 +237,14 @@ impl Totals {
 
     fn bytes(self, share: u64) -> i64 {
         (share as f64 / 1000.0 * self.bytes as f64).round() as i64
+    }
+
+    /// `share` of the `k`th total of [`Shares`] in its unit, for a message.
+    fn amount(self, k: usize, share: u64) -> String {
+        match k {
+            0 => format!("{} ms", crate::model::significant(self.time(share), 12)),
+            _ => format!("{} bytes", self.bytes(share)),
+        }
     }
 }
 
@@ -450,9 +465,11 @@ impl Placed {
         if self.by_frame.len() <= frame.index() {
             self.by_frame.resize(frame.index() + 1, [0, 0]);
         }
+        // Saturating: a damaged report's percentages can be any size.
         for (k, share) in shares.into_iter().enumerate() {
-            self.shares[k] += share;
-            self.by_frame[frame.index()][k] += share;
+            self.shares[k] = self.shares[k].saturating_add(share);
+            let of_frame = &mut self.by_frame[frame.index()][k];
+            *of_frame = of_frame.saturating_add(share);
         }
         self.bytes = self.bytes.saturating_add(bytes);
     }
@@ -492,8 +509,13 @@ fn check_totals(profile: &Profile, total_ticks: u64, total_alloc: u64, diag: &mu
 /// table, its table share less what the tree placed for it (`wanted`, scaled down to fit when they
 /// add up to more than is left); the rest to no one in particular. `left` is what the rows leave.
 fn share_out(left: u64, wanted: &[u64]) -> (Vec<u64>, u64) {
-    let sum: u64 = wanted.iter().sum();
-    let given: Vec<u64> = if sum <= left { wanted.to_vec() } else { wanted.iter().map(|&w| w * left / sum).collect() };
+    let sum = wanted.iter().fold(0u128, |sum, &w| sum + u128::from(w));
+    let given: Vec<u64> = if sum <= u128::from(left) {
+        wanted.to_vec()
+    } else {
+        // Each below `left`, as w / sum < 1.
+        wanted.iter().map(|&w| (u128::from(w) * u128::from(left) / sum) as u64).collect()
+    };
     let rest = left - given.iter().sum::<u64>();
     (given, rest)
 }
@@ -513,14 +535,14 @@ fn place_the_rest(
         .collect();
     let mut given = vec![[0u64; 2]; table.len()];
     let mut rest = [0u64; 2];
-    for (k, &(_, what)) in SHARED.iter().enumerate() {
+    for (k, shared) in SHARED.iter().enumerate() {
         let left = 1000u64.saturating_sub(placed.shares[k]);
         let wanted: Vec<u64> =
             table.iter().map(|&(frame, shares)| shares[k].saturating_sub(placed.of(frame)[k])).collect();
         let (to_each, to_none) = share_out(left, &wanted);
         to_each.iter().zip(&mut given).for_each(|(&share, shares)| shares[k] = share);
         rest[k] = to_none;
-        warn_unplaced(what, placed.shares[k], left, totals, diag);
+        warn_unplaced(shared, placed.shares[k], left, totals.amount(k, left), diag);
     }
     if rest == [0, 0] && given.iter().all(|&shares| shares == [0, 0]) {
         return;
@@ -541,17 +563,12 @@ fn place_the_rest(
     profile.tree.set_self(ALLOC, below, Value::Int(bytes_left));
 }
 
-/// Says how much of the header's total `what` a `-p` tree's rows leave to [`BELOW_ROUNDING`]
-/// (`left`, in tenths of a percent), or that they add up to more than the whole.
-fn warn_unplaced(what: &'static str, placed: u64, left: u64, totals: Totals, diag: &mut Diagnostics) {
-    let key = if what == "time" { "total-time" } else { "total-alloc" };
+/// Says how much of the header's total a `-p` tree's rows leave to [`BELOW_ROUNDING`] (`left`, in
+/// tenths of a percent; `amount` in the total's unit), or that they add up to more than the whole.
+fn warn_unplaced(shared: &Shared, placed: u64, left: u64, amount: String, diag: &mut Diagnostics) {
+    let Shared { what, key } = *shared;
     let percent = |share: u64| format!("{}.{} %", share / 10, share % 10);
     if left > 0 {
-        let amount = if what == "time" {
-            format!("{} ms", crate::model::significant(totals.time(left), 12))
-        } else {
-            format!("{} bytes", totals.bytes(left))
-        };
         diag.warn(key, None, || {
             format!(
                 "the tree's rows place {} of the header's total {what}; the other {} ({amount}), in rows under 0.05 %, is put under {BELOW_ROUNDING} (by cost centre where GHC's per-cost-centre table tells): profile with +RTS -P for exact ticks and bytes",

@@ -1,8 +1,13 @@
 //! `proftool info`: what a profile holds, as text for a person or JSON for a script.
+//!
+//! Sums of float values (a metric's total, a function's self value over its nodes) are given as
+//! the shortest decimal within the rounding error of the sum, so that 0.1 ms and 0.2 ms add up to
+//! 0.3, not 0.30000000000000004; sums of counts are exact. Frames are named as the one-name writers
+//! (folded) name them: a GHC cost centre as `Module.label`.
 
 use crate::formats::detect::Reason;
 use crate::formats::Format;
-use crate::model::{Profile, Value};
+use crate::model::{Frame, Profile, Value};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -78,7 +83,7 @@ impl Info {
                 kind: m.kind.name(),
                 unit: m.unit.name(),
                 aggregation: if m.is_additive() { "additive" } else { "per-node" },
-                total: profile.total(i).as_f64(),
+                total: Sum::of(profile.tree.nodes().map(|node| profile.tree.self_value(i, node))).value(),
             })
             .collect();
         let ranked = profile.primary_metric();
@@ -160,21 +165,100 @@ fn number(v: f64) -> String {
 
 /// The functions with the largest summed self value of `metric`, heaviest first, ties by name.
 fn heaviest(profile: &Profile, metric: usize) -> Vec<FunctionInfo> {
-    let mut by_frame: HashMap<String, f64> = HashMap::new();
+    let mut by_name: HashMap<String, Sum> = HashMap::new();
     let tree = &profile.tree;
-    let mut sums = vec![0.0f64; profile.frames.len()];
+    let mut by_frame = vec![Sum::default(); profile.frames.len()];
     for node in tree.nodes() {
-        sums[tree.frame(node).index()] += tree.self_value(metric, node).as_f64();
+        by_frame[tree.frame(node).index()].add(tree.self_value(metric, node));
     }
     for (id, frame) in profile.frames.iter() {
-        *by_frame.entry(frame.to_string()).or_default() += sums[id.index()];
+        by_name.entry(one_name(profile, frame)).or_default().merge(&by_frame[id.index()]);
     }
-    let mut all: Vec<FunctionInfo> = by_frame
+    let mut all: Vec<FunctionInfo> = by_name
         .into_iter()
-        .filter(|&(_, self_value)| self_value != 0.0)
-        .map(|(name, self_value)| FunctionInfo { name, self_value })
+        .map(|(name, sum)| FunctionInfo { name, self_value: sum.value() })
+        .filter(|f| f.self_value != 0.0)
         .collect();
     all.sort_by(|a, b| b.self_value.total_cmp(&a.self_value).then_with(|| a.name.cmp(&b.name)));
     all.truncate(TOP_FUNCTIONS);
     all
+}
+
+/// `frame` as one name, as the one-name writers (folded) write it: `Module.label` where modules
+/// are namespaces (GHC cost centres), else its name (with its line, if it is a line frame).
+fn one_name(profile: &Profile, frame: &Frame) -> String {
+    match &frame.module {
+        Some(module) if profile.meta.module_namespaces => format!("{module}.{frame}"),
+        _ => frame.to_string(),
+    }
+}
+
+/// A sum of metric values: counts exactly, floats with what it takes to tell their sum from the
+/// binary noise of adding them.
+#[derive(Clone, Copy, Default)]
+struct Sum {
+    counts: i128,
+    floats: f64,
+    /// The sum of the floats' magnitudes, and how many there are: the scale of the rounding error.
+    magnitude: f64,
+    terms: u64,
+}
+
+impl Sum {
+    fn of(values: impl Iterator<Item = Value>) -> Sum {
+        let mut sum = Sum::default();
+        values.for_each(|v| sum.add(v));
+        sum
+    }
+
+    fn add(&mut self, value: Value) {
+        match value {
+            Value::Int(v) => self.counts += i128::from(v),
+            Value::Float(v) => {
+                self.floats += v;
+                self.magnitude += v.abs();
+                self.terms += 1;
+            }
+        }
+    }
+
+    fn merge(&mut self, other: &Sum) {
+        self.counts += other.counts;
+        self.floats += other.floats;
+        self.magnitude += other.magnitude;
+        self.terms += other.terms;
+    }
+
+    /// The sum, its floats as the shortest decimal within their rounding error. Each float is off
+    /// by up to half an ulp from the decimal it was read as, and each addition rounds by up to half
+    /// an ulp of the running sum: under `terms` ulps of `magnitude` in all. One float is exact.
+    fn value(&self) -> f64 {
+        let error = if self.terms > 1 { self.terms as f64 * f64::EPSILON * self.magnitude } else { 0.0 };
+        self.counts as f64 + shortest_within(self.floats, error)
+    }
+}
+
+/// The decimal with the fewest significant digits within `error` of `v` (at 17 digits, `v` itself).
+fn shortest_within(v: f64, error: f64) -> f64 {
+    (1..=17)
+        .filter_map(|digits| format!("{v:.*e}", digits - 1).parse::<f64>().ok())
+        .find(|candidate| (candidate - v).abs() <= error)
+        .unwrap_or(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_sums_lose_the_noise_of_adding() {
+        let sum = |values: &[f64]| Sum::of(values.iter().map(|&v| Value::Float(v))).value();
+        assert_eq!(sum(&[0.1, 0.2]), 0.3);
+        assert_eq!(sum(&[0.1, 0.2, 0.3]), 0.6);
+        assert_eq!(sum(&[0.2, 236.563]), 236.763);
+        // One value is as it is, however many digits it has.
+        assert_eq!(sum(&[0.8205615629464091]), 0.8205615629464091);
+        assert_eq!(sum(&[0.1, 0.25]), 0.35);
+        assert_eq!(Sum::of([Value::Int(i64::MAX), Value::Int(1)].into_iter()).value(), 9_223_372_036_854_775_808.0);
+    }
 }

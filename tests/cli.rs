@@ -466,6 +466,38 @@ fn info_json_is_machine_readable() {
 }
 
 #[test]
+fn info_json_sums_floats_without_the_noise_of_adding_them() {
+    // A Dyalog tree where #.f takes 0.1 ms under line 1 and 0.2 ms under line 2: 0.3 ms in all, the
+    // whole time (adding the two f64s gives 0.30000000000000004).
+    let csv = "\"Depth\",\"Element\",\"Line\",\"Calls\",\"ExclusiveTime\",\"InclusiveTime\"\n\
+               0,\"#.main\",¯1,1,0,0.3\n\
+               1,\"#.main\",1,1,0,0.1\n\
+               2,\"#.f\",¯1,1,0.1,0.1\n\
+               1,\"#.main\",2,1,0,0.2\n\
+               2,\"#.f\",¯1,1,0.2,0.2\n";
+    let out = proftool().args(["info", "--json", "-"]).write_stdin(csv).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(json["metrics"][1]["total"], 0.3, "{text}");
+    assert_eq!(json["top_functions"][0]["name"], "#.f");
+    assert_eq!(json["top_functions"][0]["self"], 0.3, "{text}");
+}
+
+#[test]
+fn info_names_ghc_cost_centres_with_their_module_as_folded_does() {
+    // ghc70-no-src.prof: fib has 3 ticks, main and "do work" 1 each, all in module Main.
+    let out = proftool().args(["info", "--json"]).arg(fixture("ghc-prof/ghc70-no-src.prof")).assert().success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let top: Vec<(&str, f64)> = json["top_functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["name"].as_str().unwrap(), f["self"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(top, [("Main.fib", 3.0), ("Main.do work", 1.0), ("Main.main", 1.0)]);
+}
+
+#[test]
 fn formats_lists_every_format() {
     let out = proftool().arg("formats").assert().success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
@@ -848,6 +880,8 @@ fn pprof_gets_every_additive_metric_and_the_stacks_leaf_first() {
     let s = |i: i64| p.string_table[i as usize].as_str();
     let types: Vec<(&str, &str)> = p.sample_type.iter().map(|t| (s(t.r#type), s(t.unit))).collect();
     assert_eq!(types, [("ticks", "count"), ("alloc", "bytes")]);
+    // pprof shows the default type first, and without one the last (alloc): ticks is the primary.
+    assert_eq!(s(p.default_sample_type), "ticks");
     assert_eq!(p.period, 20_000_000);
     assert_eq!(p.comment.iter().map(|&c| s(c)).collect::<Vec<_>>(), ["fib +RTS -P -RTS"]);
     let name = |id: u64| s(p.function.iter().find(|f| f.id == id).unwrap().name);

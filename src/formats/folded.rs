@@ -130,7 +130,8 @@ pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
 const PIECE: u32 = 1024;
 
 /// Writes `profile` (already projected to one count metric) as folded stacks, in tree pre-order. A tree
-/// built in pre-order is written in pieces of [`PIECE`] nodes formatted on two threads.
+/// built in pre-order is written in pieces of about [`PIECE`] nodes (see [`piece_starts`]) formatted
+/// on two threads.
 pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error> {
     let names = Names::of(profile);
     let tree = &profile.tree;
@@ -141,13 +142,31 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
     if !tree.is_preorder() {
         return Ok(stacks.write(tree.walk(), out)?);
     }
-    let pieces = (tree.len() as u32).div_ceil(PIECE) as usize;
+    let starts = piece_starts(tree);
     let piece = |i: usize, sink: &mut dyn Write| {
-        let start = i as u32 * PIECE;
-        let walk = tree.walk_part(start..start + PIECE);
+        let end = starts.get(i + 1).copied().unwrap_or(tree.len() as u32);
+        let walk = tree.walk_part(starts[i]..end);
         walk.map_or(Ok(()), |walk| stacks.write(walk, sink))
     };
-    Ok(crate::pieces::write_pieces(pieces, piece, out)?)
+    Ok(crate::pieces::write_pieces(starts.len(), piece, out)?)
+}
+
+/// Where the pieces of a tree built in pre-order start. A piece begins by rebuilding the path to its
+/// first node (a frame per level), so a piece starts only where that path is no longer than the
+/// piece before it: rebuilding then costs at most what writing the previous piece did, and the
+/// whole write stays linear in the nodes. Cutting every [`PIECE`] nodes regardless made a deep
+/// chain rebuild its path once a piece: quadratic in the depth.
+fn piece_starts(tree: &CallTree) -> Vec<u32> {
+    let mut starts = vec![0u32];
+    let mut start = 0u32;
+    for (node, depth) in (0u32..).zip(tree.depths()) {
+        let length = node - start;
+        if length >= PIECE && depth <= length {
+            starts.push(node);
+            start = node;
+        }
+    }
+    starts
 }
 
 /// What a folded line is made of.
@@ -264,6 +283,52 @@ mod tests {
         let mut written = Vec::new();
         write(&profile, &mut written).unwrap();
         assert_eq!(String::from_utf8(written).unwrap(), expected);
+    }
+
+    /// A chain a million deep with a branch at the bottom: each piece rebuilds the path to its first
+    /// node, and those paths add up to no more than the nodes (cut every PIECE nodes, they added up
+    /// to about depth² / 2 PIECE); the lines are the two stacks.
+    #[test]
+    fn a_deep_chain_is_written_without_rebuilding_its_path_per_piece() {
+        const DEPTH: usize = 1_000_000;
+        let mut profile = Profile::new(vec![Metric::samples()]);
+        let names = ["a", "b", "c"];
+        let frames: Vec<FrameId> = names.iter().map(|&n| profile.frames.intern(FrameRef::function(n))).collect();
+        let mut parent = None;
+        for depth in 0..DEPTH {
+            parent = Some(profile.tree.push(parent, frames[depth % 2]));
+        }
+        let leaf = profile.tree.push(parent, frames[2]);
+        profile.tree.set_self(0, leaf, Value::Int(5));
+        let sibling = profile.tree.push(parent, frames[0]);
+        profile.tree.set_self(0, sibling, Value::Int(7));
+        let tree = &profile.tree;
+        let starts = piece_starts(tree);
+        let depths = tree.depths();
+        let rebuilt: u64 = starts.iter().map(|&s| u64::from(depths[s as usize])).sum();
+        assert!(rebuilt <= tree.len() as u64, "paths rebuilt: {rebuilt} frames for {} nodes", tree.len());
+        let path: Vec<&str> = (0..DEPTH).map(|depth| names[depth % 2]).collect();
+        let path = path.join(";");
+        let expected = format!("{path};c 5\n{path};a 7\n");
+        let mut written = Vec::new();
+        write(&profile, &mut written).unwrap();
+        assert!(
+            written == expected.as_bytes(),
+            "the two stacks, {} bytes, differ from what was written",
+            expected.len()
+        );
+    }
+
+    /// A wide tree is still cut every PIECE nodes, for the two threads.
+    #[test]
+    fn a_shallow_tree_is_cut_every_piece() {
+        let mut profile = Profile::new(vec![Metric::samples()]);
+        let frame = profile.frames.intern(FrameRef::function("f"));
+        let root = profile.tree.push(None, frame);
+        for _ in 0..3 * PIECE {
+            profile.tree.push(Some(root), frame);
+        }
+        assert_eq!(piece_starts(&profile.tree), vec![0, PIECE, 2 * PIECE, 3 * PIECE]);
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //!   function:    [{id: 1, name: "CL-USER::FIB", filename: "fib.lisp"}, …]
 //!   string_table: ["", "samples", "count", …]
 //!   period_type: {type: "cpu", unit: "nanoseconds"}, period: 10000000, comment: ["fib benchmark"]
+//!   default_sample_type: 1                                              // "samples"
 //! }
 //! ```
 //!
@@ -18,7 +19,9 @@
 //! module as the file name, and the frame's source line; where the frame attr `defined-at` holds a
 //! location, its file is the file name and its line the function's start line (and the location's
 //! line, for a frame that is not a source line); the interval as the period (CPU time in
-//! nanoseconds); the title as a comment. The output is gzipped, as pprof writes it.
+//! nanoseconds); the title as a comment; the profile's primary metric (samples, else time, else
+//! ticks, else allocation) as the default sample type, which pprof shows first (without one it
+//! shows the last, allocation in a GHC profile). The output is gzipped, as pprof writes it.
 //!
 //! **Lost**: per-node metrics (calls), per-function counts, frame kinds (threads are root frames),
 //! header facts but the title and interval, inner nodes without a value of their own, and time
@@ -76,6 +79,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
         None => (None, 0),
     };
     let comment = profile.meta.title.as_deref().map(|t| strings.index(t)).into_iter().collect();
+    let default_sample_type = profile.primary_metric().map_or(0, |m| strings.index(&profile.metrics()[m].name));
     let message = PprofProfile {
         sample_type,
         sample,
@@ -85,6 +89,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
         period_type,
         period,
         comment,
+        default_sample_type,
     };
     let mut gzip = flate2::write::GzEncoder::new(out, flate2::Compression::default());
     gzip.write_all(&message.encode_to_vec())?;
@@ -174,6 +179,8 @@ struct PprofProfile {
     period: i64,
     #[prost(int64, repeated, tag = "13")]
     comment: Vec<i64>,
+    #[prost(int64, tag = "14")]
+    default_sample_type: i64,
 }
 
 #[derive(Clone, PartialEq, Message)]

@@ -16,6 +16,8 @@ pub struct Profile {
     pub period: i64,
     #[prost(int64, repeated, tag = "13")]
     pub comment: Vec<i64>,
+    #[prost(int64, tag = "14")]
+    pub default_sample_type: i64,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]

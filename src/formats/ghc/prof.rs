@@ -23,8 +23,9 @@
 //!
 //! **Grammar**: a title line (`… Time and Allocation Profiling Report`), the command line, the
 //! `total time` line (`(N ticks @ I us, P processors)`; before GHC 7.4 `(N ticks @ I ms)`), the
-//! `total alloc` line (comma-grouped bytes), a summary table (skipped: the tree holds the same
-//! numbers), then the tree: a header naming the columns, and one row per cost-centre stack, indented
+//! `total alloc` line (comma-grouped bytes), the per-cost-centre table (label, module, SRC,
+//! `%time %alloc` and with `-P` `ticks bytes`; only cost centres with 1 % or more of either, unless
+//! `-pa`; read only without `-P`), then the tree: a header naming the columns, and one row per cost-centre stack, indented
 //! one space per level: label, module, source span (absent before GHC 8), stack number, entries,
 //! individual and inherited `%time %alloc`, and with `-P` the `ticks` and `bytes` columns.
 //!
@@ -33,10 +34,23 @@
 //! be CJK), and by whitespace when a row does not fit the columns. CRLF is accepted. Metrics:
 //! `entries` (per node); `ticks` and `alloc` (bytes) from the `-P` columns, or else `time` (ms) and
 //! `alloc` from the individual percentages times the header totals, with a warning that the
-//! percentages are rounded to 0.1. The header's total ticks (with `-P`) and total alloc are checked
-//! against the tree's sums, with a warning when they differ (beyond the rounding of the
-//! percentages, without `-P`). The tick length is the profile's interval; the command line is its
-//! title. SRC is kept as the frame attr [`DEFINED_AT`] (first seen per cost centre; a file and line
+//! percentages are rounded to 0.1. With `-P` the header's total ticks and total alloc are checked
+//! against the tree's sums, with a warning when they differ. The tick length is the profile's
+//! interval; the command line is its title.
+//!
+//! **What a `-p` tree cannot place**: a row under 0.05 % prints as 0.0, so a report of many small
+//! stacks places much less than the header's totals (a 28,679-row report placed 70 % of its time
+//! and 58 % of its allocation). The header's totals and the per-cost-centre table are the better
+//! numbers: what the tree's rows leave of the header's total goes to one frame,
+//! [`BELOW_ROUNDING`], under the root. Its children are the cost centres of the per-cost-centre
+//! table, each with its table share less what the tree placed for it (scaled down to fit, should
+//! those add up to more than is left), so that a cost centre's self total agrees with GHC's table;
+//! what is still left (cost centres under 1 %, not in the table) is the frame's own. The profile's
+//! totals then are the header's (alloc to the byte). Each metric the tree leaves short is said on
+//! stderr, with how much and the advice to profile with `+RTS -P`; a tree whose rounded
+//! percentages add up to more than 100 % is said to, and kept as it is.
+//!
+//! SRC is kept as the frame attr [`DEFINED_AT`] (first seen per cost centre; a file and line
 //! for speedscope and pprof); the stack numbers are not kept. Errors in a row give the column of
 //! the bad field. Not written: proftool reads this format only.
 
@@ -44,7 +58,7 @@ use super::{alloc_metric, cost_centre, new_profile, ALLOC, ENTRIES, TICKS};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, ParseError, ParseErrorKind, Position};
 use crate::formats::{detect, Carries, Format, Sniff};
-use crate::model::{Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, DEFINED_AT};
+use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, DEFINED_AT};
 use crate::text::{self, Line};
 use std::io::Read;
 use std::time::Duration;
@@ -169,6 +183,69 @@ struct ProfReader {
     columns: Columns,
     /// The open nodes from the root down.
     path: Vec<NodeId>,
+    /// The per-cost-centre table's columns, when it has percentages only (`-p`).
+    summary_columns: Option<Columns>,
+    /// The per-cost-centre table of a `-p` report.
+    summary: Vec<SummaryRow>,
+    /// What the rows of a `-p` tree place, in all and per frame.
+    placed: Placed,
+}
+
+/// A row of a `-p` report's per-cost-centre table: a cost centre and its shares.
+struct SummaryRow {
+    label: String,
+    module: String,
+    src: String,
+    shares: Shares,
+}
+
+/// Shares of the header's total time and total alloc (in this order), in tenths of a percent
+/// (1000 is the whole), as a `-p` report prints them: rounded to 0.1 %.
+type Shares = [u64; 2];
+
+/// What [`Shares`] are shares of: a total of the header, and the key of the warning about it.
+struct Shared {
+    what: &'static str,
+    key: &'static str,
+}
+
+const SHARED: [Shared; 2] = [Shared { what: "time", key: "total-time" }, Shared { what: "alloc", key: "total-alloc" }];
+
+/// The frame under the root that holds what a `-p` tree's rows do not place (see the module
+/// comment).
+pub const BELOW_ROUNDING: &str = "<below 0.05 %>";
+
+/// What the rows of a `-p` tree place: shares in all and per frame, and bytes in all.
+#[derive(Default)]
+struct Placed {
+    shares: Shares,
+    by_frame: Vec<Shares>,
+    bytes: i64,
+}
+
+/// The header's totals of a `-p` report, to turn shares into time and bytes.
+#[derive(Clone, Copy)]
+struct Totals {
+    ms: f64,
+    bytes: u64,
+}
+
+impl Totals {
+    fn time(self, share: u64) -> f64 {
+        share as f64 / 1000.0 * self.ms
+    }
+
+    fn bytes(self, share: u64) -> i64 {
+        (share as f64 / 1000.0 * self.bytes as f64).round() as i64
+    }
+
+    /// `share` of the `k`th total of [`Shares`] in its unit, for a message.
+    fn amount(self, k: usize, share: u64) -> String {
+        match k {
+            0 => format!("{} ms", crate::model::significant(self.time(share), 12)),
+            _ => format!("{} bytes", self.bytes(share)),
+        }
+    }
 }
 
 impl ProfReader {
@@ -192,7 +269,7 @@ impl ProfReader {
                 if text.starts_with("COST CENTRE") && (text.contains(" entries ") || text.ends_with(" entries")) {
                     self.tree_header(line, diag)
                 } else {
-                    Ok(())
+                    self.summary_row(line, numbers)
                 }
             }
         }
@@ -229,6 +306,8 @@ impl ProfReader {
                     found: excerpt(line.text.as_bytes()),
                 }));
             }
+            // With ticks and bytes the tree's rows are exact: the table is not needed.
+            self.summary_columns = header_columns(line.text).filter(|columns| !columns.ticks);
             self.section = Section::Summary;
         } else if self.title.is_none() {
             self.title = Some(text.to_string());
@@ -239,20 +318,16 @@ impl ProfReader {
     /// The tree's column header: where the columns start, and which metrics there are.
     fn tree_header(&mut self, line: &Line<'_>, diag: &mut Diagnostics) -> Result<(), ParseError> {
         let text = line.text;
-        let char_column = |byte: usize| text[..byte].chars().count();
-        let module = text.find(" MODULE").map(|b| char_column(b + 1));
-        let src = text.find(" SRC").map(|b| char_column(b + 1));
-        let Some(module) = module else {
+        let Some(columns) = header_columns(text) else {
             return Err(line.error(ParseErrorKind::Unexpected {
                 expected: "a tree header: COST CENTRE MODULE [SRC] no. entries %time %alloc %time %alloc [ticks bytes]"
                     .into(),
                 found: excerpt(text.as_bytes()),
             }));
         };
-        let ticks = text.trim_end().ends_with("bytes");
-        self.columns = Columns { module, src, ticks };
+        self.columns = columns;
         let mut profile = new_profile();
-        if !ticks {
+        if !columns.ticks {
             let time = Metric::time(Unit::Milliseconds, Repr::Float);
             profile = Profile::new(vec![time, Metric::entries("entries"), alloc_metric()]);
             profile.meta.module_namespaces = true;
@@ -265,6 +340,26 @@ impl ProfReader {
         profile.meta.interval = self.interval;
         self.profile = Some(profile);
         self.section = Section::Tree;
+        Ok(())
+    }
+
+    /// One line between the per-cost-centre table's header and the tree's: a row of the table
+    /// when it has numbers (and the table is wanted), else a blank or the tree's first header line.
+    fn summary_row(&mut self, line: &Line<'_>, numbers: &Numbers) -> Result<(), ParseError> {
+        let Some(columns) = self.summary_columns else { return Ok(()) };
+        if numbers.count == 0 {
+            return Ok(());
+        }
+        let names = (numbers.count >= 2).then(|| split_names(line.text, 0, numbers.start[1] as usize, columns));
+        let Some(Some((label, module, src))) = names else {
+            return Err(line.error(ParseErrorKind::Unexpected {
+                expected: "a per-cost-centre row: cost centre, module, [SRC,] %time %alloc".into(),
+                found: excerpt(line.text.as_bytes()),
+            }));
+        };
+        let share = |i: usize| tenths(numbers.value[i], numbers.decimals[i]);
+        let shares = [share(1), share(0)];
+        self.summary.push(SummaryRow { label: label.into(), module: module.into(), src: src.into(), shares });
         Ok(())
     }
 
@@ -303,12 +398,9 @@ impl ProfReader {
             return Err(ParseError { format: FORMAT, position: line.position_at(depth), kind });
         }
         self.path.truncate(depth);
+        let totals = self.totals();
         let Some(profile) = &mut self.profile else { return Err(bad("")) };
-        let frames_before = profile.frames.len();
-        let frame = profile.frames.intern(cost_centre(label, module));
-        if profile.frames.len() > frames_before && !src.is_empty() {
-            profile.frame_attrs.insert(frame, vec![(DEFINED_AT.to_string(), src.to_string())]);
-        }
+        let frame = intern_cost_centre(profile, label, module, src);
         let node = profile.tree.push(self.path.last().copied(), frame);
         self.path.push(node);
         // From the right: [bytes ticks] inherited %alloc %time, individual %alloc %time, entries, no.
@@ -329,13 +421,18 @@ impl ProfReader {
             tree.set_self(TICKS, node, Value::Int(count("ticks", 6)?));
             tree.set_self(ALLOC, node, Value::Int(count("bytes", 7)?));
         } else {
-            let total_ms = self.total_ticks.unwrap_or(0) as f64 * self.interval.unwrap_or_default().as_secs_f64() * 1e3;
-            let ms = pct(2) as f64 / 1000.0 * total_ms;
-            let bytes = (pct(3) as f64 / 1000.0 * self.total_alloc.unwrap_or(0) as f64).round();
-            tree.set_self(TICKS, node, Value::Float(ms));
-            tree.set_self(ALLOC, node, Value::Int(bytes as i64));
+            let shares = [pct(2), pct(3)];
+            let bytes = totals.bytes(shares[1]);
+            tree.set_self(TICKS, node, Value::Float(totals.time(shares[0])));
+            tree.set_self(ALLOC, node, Value::Int(bytes));
+            self.placed.add(frame, shares, bytes);
         }
         Ok(())
+    }
+
+    fn totals(&self) -> Totals {
+        let ms = self.total_ticks.unwrap_or(0) as f64 * self.interval.unwrap_or_default().as_secs_f64() * 1e3;
+        Totals { ms, bytes: self.total_alloc.unwrap_or(0) }
     }
 
     fn finish(self, end: Position, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
@@ -352,35 +449,150 @@ impl ProfReader {
                 kind: ParseErrorKind::Unexpected { expected: expected.into(), found: "the end of the input".into() },
             });
         }
-        let profile = self.profile.unwrap_or_else(new_profile);
-        if let Some(total) = self.total_alloc {
-            check_total_alloc(&profile, total, self.columns.ticks, diag);
-        }
-        if let (Some(total), true) = (self.total_ticks, self.columns.ticks) {
-            let sum = profile.total(TICKS).as_count();
-            if sum != to_i64(total) {
-                diag.warn("total-ticks", None, || {
-                    format!("the header's total of {total} ticks differs from the sum of the tree's ticks, {sum}")
-                });
-            }
+        let totals = self.totals();
+        let mut profile = self.profile.unwrap_or_else(new_profile);
+        if self.columns.ticks {
+            check_totals(&profile, self.total_ticks.unwrap_or(0), self.total_alloc.unwrap_or(0), diag);
+        } else {
+            place_the_rest(&mut profile, &self.summary, &self.placed, totals, diag);
         }
         Ok(profile)
     }
 }
 
-/// Warns when the tree's allocation does not add up to the header's `total alloc`: exactly, from
-/// the bytes column (`exact`), else within the rounding of each row's `%alloc` to 0.1 (0.05% of the
-/// total a row) and of its bytes to a whole number.
-fn check_total_alloc(profile: &Profile, total: u64, exact: bool, diag: &mut Diagnostics) {
-    let sum = profile.total(ALLOC).as_count();
-    let rows = profile.tree.len() as f64;
-    let slack = if exact { 0.0 } else { rows * (0.0005 * total as f64 + 1.0) };
-    if (i128::from(sum) - i128::from(total)).unsigned_abs() as f64 > slack {
-        let beyond = if exact { "" } else { " beyond the rounding of the %alloc column" };
-        diag.warn("total-alloc", None, || {
-            format!("the header's total alloc of {total} bytes differs from the sum of the tree's alloc, {sum}{beyond}")
+impl Placed {
+    fn add(&mut self, frame: FrameId, shares: Shares, bytes: i64) {
+        if self.by_frame.len() <= frame.index() {
+            self.by_frame.resize(frame.index() + 1, [0, 0]);
+        }
+        // Saturating: a damaged report's percentages can be any size.
+        for (k, share) in shares.into_iter().enumerate() {
+            self.shares[k] = self.shares[k].saturating_add(share);
+            let of_frame = &mut self.by_frame[frame.index()][k];
+            *of_frame = of_frame.saturating_add(share);
+        }
+        self.bytes = self.bytes.saturating_add(bytes);
+    }
+
+    fn of(&self, frame: FrameId) -> Shares {
+        self.by_frame.get(frame.index()).copied().unwrap_or_default()
+    }
+}
+
+/// The frame of a cost centre, with where it is defined (`src`) as its attr when first seen.
+fn intern_cost_centre(profile: &mut Profile, label: &str, module: &str, src: &str) -> FrameId {
+    let frames_before = profile.frames.len();
+    let frame = profile.frames.intern(cost_centre(label, module));
+    if profile.frames.len() > frames_before && !src.is_empty() {
+        profile.frame_attrs.insert(frame, vec![(DEFINED_AT.to_string(), src.to_string())]);
+    }
+    frame
+}
+
+/// With `-P`: warns where the tree's ticks or bytes do not add up to the header's totals.
+fn check_totals(profile: &Profile, total_ticks: u64, total_alloc: u64, diag: &mut Diagnostics) {
+    let ticks = profile.total(TICKS).as_count();
+    if ticks != to_i64(total_ticks) {
+        diag.warn("total-ticks", None, || {
+            format!("the header's total of {total_ticks} ticks differs from the sum of the tree's ticks, {ticks}")
         });
     }
+    let bytes = profile.total(ALLOC).as_count();
+    if bytes != to_i64(total_alloc) {
+        diag.warn("total-alloc", None, || {
+            format!("the header's total alloc of {total_alloc} bytes differs from the sum of the tree's alloc, {bytes}")
+        });
+    }
+}
+
+/// Where the shares a `-p` tree's rows leave of a metric's whole go: to each cost centre of the
+/// table, its table share less what the tree placed for it (`wanted`, scaled down to fit when they
+/// add up to more than is left); the rest to no one in particular. `left` is what the rows leave.
+fn share_out(left: u64, wanted: &[u64]) -> (Vec<u64>, u64) {
+    let sum = wanted.iter().fold(0u128, |sum, &w| sum + u128::from(w));
+    let given: Vec<u64> = if sum <= u128::from(left) {
+        wanted.to_vec()
+    } else {
+        // Each below `left`, as w / sum < 1.
+        wanted.iter().map(|&w| (u128::from(w) * u128::from(left) / sum) as u64).collect()
+    };
+    let rest = left - given.iter().sum::<u64>();
+    (given, rest)
+}
+
+/// Puts what a `-p` tree's rows leave of the header's totals under [`BELOW_ROUNDING`] (see the
+/// module comment), and says how much that is, or that the rows add up to more than the whole.
+fn place_the_rest(
+    profile: &mut Profile,
+    summary: &[SummaryRow],
+    placed: &Placed,
+    totals: Totals,
+    diag: &mut Diagnostics,
+) {
+    let table: Vec<(FrameId, Shares)> = summary
+        .iter()
+        .map(|row| (intern_cost_centre(profile, &row.label, &row.module, &row.src), row.shares))
+        .collect();
+    let mut given = vec![[0u64; 2]; table.len()];
+    let mut rest = [0u64; 2];
+    for (k, shared) in SHARED.iter().enumerate() {
+        let left = 1000u64.saturating_sub(placed.shares[k]);
+        let wanted: Vec<u64> =
+            table.iter().map(|&(frame, shares)| shares[k].saturating_sub(placed.of(frame)[k])).collect();
+        let (to_each, to_none) = share_out(left, &wanted);
+        to_each.iter().zip(&mut given).for_each(|(&share, shares)| shares[k] = share);
+        rest[k] = to_none;
+        warn_unplaced(shared, placed.shares[k], left, totals.amount(k, left), diag);
+    }
+    if rest == [0, 0] && given.iter().all(|&shares| shares == [0, 0]) {
+        return;
+    }
+    let root = profile.tree.roots().next();
+    let below = profile.tree.push(root, profile.frames.intern(FrameRef::named(BELOW_ROUNDING, FrameKind::Pseudo)));
+    let mut bytes_given = 0i64;
+    for (&(frame, _), &shares) in table.iter().zip(&given).filter(|(_, &shares)| shares != [0, 0]) {
+        let node = profile.tree.push(Some(below), frame);
+        let bytes = totals.bytes(shares[1]);
+        profile.tree.set_self(TICKS, node, Value::Float(totals.time(shares[0])));
+        profile.tree.set_self(ALLOC, node, Value::Int(bytes));
+        bytes_given += bytes;
+    }
+    // The frame's own bytes are what is left to the byte, so that the total is the header's.
+    let bytes_left = to_i64(totals.bytes).saturating_sub(placed.bytes).saturating_sub(bytes_given).max(0);
+    profile.tree.set_self(TICKS, below, Value::Float(totals.time(rest[0])));
+    profile.tree.set_self(ALLOC, below, Value::Int(bytes_left));
+}
+
+/// Says how much of the header's total a `-p` tree's rows leave to [`BELOW_ROUNDING`] (`left`, in
+/// tenths of a percent; `amount` in the total's unit), or that they add up to more than the whole.
+fn warn_unplaced(shared: &Shared, placed: u64, left: u64, amount: String, diag: &mut Diagnostics) {
+    let Shared { what, key } = *shared;
+    let percent = |share: u64| format!("{}.{} %", share / 10, share % 10);
+    if left > 0 {
+        diag.warn(key, None, || {
+            format!(
+                "the tree's rows place {} of the header's total {what}; the other {} ({amount}), in rows under 0.05 %, is put under {BELOW_ROUNDING} (by cost centre where GHC's per-cost-centre table tells): profile with +RTS -P for exact ticks and bytes",
+                percent(placed),
+                percent(left)
+            )
+        });
+    } else if placed > 1000 {
+        diag.warn(key, None, || {
+            format!(
+                "the tree's %{what} add up to {}, more than the header's total by their rounding to 0.1 %: the profile's total {what} is the tree's",
+                percent(placed)
+            )
+        });
+    }
+}
+
+/// The columns of a table header (`COST CENTRE MODULE [SRC] …`): where MODULE and SRC start, in
+/// characters, and whether it ends with the `ticks bytes` columns; `None` without MODULE.
+fn header_columns(text: &str) -> Option<Columns> {
+    let char_column = |byte: usize| text[..byte].chars().count();
+    let module = text.find(" MODULE").map(|b| char_column(b + 1))?;
+    let src = text.find(" SRC").map(|b| char_column(b + 1));
+    Some(Columns { module, src, ticks: text.trim_end().ends_with("bytes") })
 }
 
 fn to_i64(v: u64) -> i64 {
@@ -458,24 +670,44 @@ mod tests {
         (profile, diag)
     }
 
+    fn warning<'d>(diag: &'d Diagnostics, key: &str) -> Option<&'d str> {
+        diag.warnings().iter().find(|w| w.key == key).map(|w| w.message.as_str())
+    }
+
     #[test]
     fn total_alloc_is_checked_against_the_tree() {
         let exact = include_str!("../../../fixtures/ghc-prof/ghc70-no-src.prof");
-        let percent = include_str!("../../../fixtures/ghc-prof/inferno-percent.prof");
         assert!(!read_text(exact).1.has("total-alloc"));
-        assert!(!read_text(percent).1.has("total-alloc"));
         let off = exact.replace("total alloc =      12,800 bytes", "total alloc =      12,801 bytes");
         let (_, diag) = read_text(&off);
-        let warning = diag.warnings().iter().find(|w| w.key == "total-alloc").map(|w| w.message.as_str());
         assert_eq!(
-            warning,
+            warning(&diag, "total-alloc"),
             Some("the header's total alloc of 12801 bytes differs from the sum of the tree's alloc, 12800")
         );
-        // With percentages, the rows' %alloc must add up to 100 within their rounding (300 rows:
-        // 15%); here one row's goes from 26.8 to 56.8.
+        // With percentages, what the rows leave is said however many rows there are (below-rounding.prof
+        // leaves 1.4 %, inferno-percent.prof 0.1 %), and so are rows that add up to more than the whole:
+        // here one row's %alloc goes from 26.8 to 56.8, and the 999 tenths the rows had become 1,299.
+        let below = include_str!("../../../fixtures/ghc-prof/below-rounding.prof");
+        assert!(read_text(below).1.has("total-alloc"));
+        let percent = include_str!("../../../fixtures/ghc-prof/inferno-percent.prof");
         let far = percent.replace("35.0   26.8    35.0   26.8", "35.0   56.8    35.0   56.8");
         assert_ne!(far, percent);
-        assert!(read_text(&far).1.has("total-alloc"));
+        let (profile, diag) = read_text(&far);
+        assert_eq!(
+            warning(&diag, "total-alloc"),
+            Some("the tree's %alloc add up to 129.9 %, more than the header's total by their rounding to 0.1 %: the profile's total alloc is the tree's")
+        );
+        assert!(!profile.frames.iter().any(|(_, frame)| frame.name == BELOW_ROUNDING));
+    }
+
+    /// The cost centres of the table get what they want of what is left, or a share of it in
+    /// proportion (rounded down) when they want more; the rest is no one's.
+    #[test]
+    fn what_is_left_is_shared_out() {
+        assert_eq!(share_out(8, &[8, 0]), (vec![8, 0], 0));
+        assert_eq!(share_out(14, &[8, 0]), (vec![8, 0], 6));
+        assert_eq!(share_out(3, &[2, 2]), (vec![1, 1], 1));
+        assert_eq!(share_out(0, &[5]), (vec![0], 0));
     }
 
     #[test]

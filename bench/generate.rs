@@ -8,7 +8,7 @@
 //! function names, with thread roots, recursion and skewed self counts, sized so that the written
 //! file is at least the requested number of bytes.
 
-use proftool::convert::ConvertOptions;
+use proftool::convert::{Convert, ConvertOptions};
 use proftool::diag::Diagnostics;
 use proftool::formats::sampler::FrameOrder;
 use proftool::model::{FrameId, FrameKind, FrameRef, Metric, NodeId, Repr, Unit, Value};

@@ -16,100 +16,15 @@
 //! - characters a frame name cannot hold in the target are replaced (`;` in folded stacks);
 //! - modules, per-function facts and header facts the target has no place for are dropped by name.
 
+pub use crate::formats::options::{ConvertOptions, DEFAULT_INTERVAL, DEFAULT_MAX_SAMPLES};
+
 use crate::diag::Diagnostics;
 use crate::error::Error;
-use crate::formats::br;
-use crate::formats::dyalog::Separators;
-use crate::formats::sampler::FrameOrder;
 use crate::formats::{Carries, Format, Structure};
-use crate::model::{
-    ops, Frame, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values,
-    DEFINED_AT,
-};
+use crate::model::{ops, Frame, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values};
 use rustc_hash::FxHashSet;
 use std::collections::BTreeMap;
 use std::time::Duration;
-
-/// Options that steer a conversion. Every field has a default.
-#[derive(Clone, Debug)]
-#[non_exhaustive]
-pub struct ConvertOptions {
-    /// The metric to write to a one-number-per-node target (by name).
-    pub metric: Option<String>,
-    /// The length of one sample, for turning time into samples and back.
-    pub interval: Option<Duration>,
-    /// The most sample records a sample-per-record target (Sampler) may get.
-    pub max_samples: u64,
-    /// The frame order of Sampler stacks (`Auto` writes leaf-first).
-    pub sampler_order: FrameOrder,
-    /// Merge line frames into their functions whatever the target (`--functions`).
-    pub functions: bool,
-    /// Keep line frames as functions named `name[line]` in targets without line numbers (`--lines`).
-    pub lines: bool,
-    /// The decimal mark and field separator of Dyalog CSV output (`--dyalog-separators`).
-    pub dyalog_separators: Option<Separators>,
-    /// Whether BR groups get time records (`Auto`: when the profile has a time metric).
-    pub br_mode: br::Mode,
-    /// The order BR backtrace entries are written in.
-    pub br_backtrace: br::BacktraceOrder,
-    /// The machine word size in bytes that GHC `-px` allocation counts are written in (0: the default, 8).
-    pub ghc_word_size: u8,
-}
-
-/// The default of `--max-samples`.
-pub const DEFAULT_MAX_SAMPLES: u64 = 10_000_000;
-
-impl Default for ConvertOptions {
-    fn default() -> ConvertOptions {
-        ConvertOptions {
-            metric: None,
-            interval: None,
-            max_samples: DEFAULT_MAX_SAMPLES,
-            sampler_order: FrameOrder::Auto,
-            functions: false,
-            lines: false,
-            dyalog_separators: None,
-            br_mode: br::Mode::Auto,
-            br_backtrace: br::BacktraceOrder::InnermostFirst,
-            ghc_word_size: 0,
-        }
-    }
-}
-
-impl ConvertOptions {
-    /// Options with `--metric` and `--interval` as given, the rest by default.
-    pub fn new(metric: Option<String>, interval: Option<Duration>) -> ConvertOptions {
-        ConvertOptions { metric, interval, ..ConvertOptions::default() }
-    }
-
-    /// These options with `--max-samples` and `--sampler-order` as given.
-    pub fn with_samples(self, max_samples: u64, sampler_order: FrameOrder) -> ConvertOptions {
-        ConvertOptions { max_samples, sampler_order, ..self }
-    }
-
-    /// These options with `--functions`, `--lines` and `--dyalog-separators` as given.
-    pub fn with_granularity(
-        self,
-        functions: bool,
-        lines: bool,
-        dyalog_separators: Option<Separators>,
-    ) -> ConvertOptions {
-        ConvertOptions { functions, lines, dyalog_separators, ..self }
-    }
-
-    /// These options with `--br-mode` and `--br-backtrace` as given.
-    pub fn with_br(self, br_mode: br::Mode, br_backtrace: br::BacktraceOrder) -> ConvertOptions {
-        ConvertOptions { br_mode, br_backtrace, ..self }
-    }
-
-    /// These options with `--ghc-word-size` as given.
-    pub fn with_ghc_word_size(self, ghc_word_size: u8) -> ConvertOptions {
-        ConvertOptions { ghc_word_size, ..self }
-    }
-}
-
-/// The interval used when neither `--interval` nor the profile gives one.
-pub const DEFAULT_INTERVAL: Duration = Duration::from_millis(1);
 
 /// `profile` reduced to what `target` carries. Works in place: a profile that already fits is
 /// returned as it came, without a copy.
@@ -162,7 +77,7 @@ pub fn project(
                 Frame { name: frame.to_string(), line: None, clause: None, kind: FrameKind::Function, ..frame.clone() };
             (frame.kind == FrameKind::Line).then_some(named)
         });
-    } else if has_lines && merges_lines(target, options) {
+    } else if has_lines && options.merges_lines(target) {
         if !options.functions {
             lines_merged(target, diag);
         }
@@ -189,13 +104,7 @@ pub fn project(
     if let Some(root) = target.single_root() {
         put_roots_under_one(&mut profile, root, from_ghc, target, diag);
     }
-    if carries.thread_roots {
-        put_roots_in_a_thread(&mut profile);
-        if !carries.frame_kinds {
-            make_nested_frames_functions(&mut profile);
-        }
-        name_threads_by_id(&mut profile, target, diag);
-    }
+    target.fit_roots(&mut profile, diag);
     drop_foreign_frame_attrs(&mut profile, target, diag);
     if carries.structure == Structure::Stacks && profile.tree.has_duplicate_siblings(profile.frames.len()) {
         // A stack is its own identity in these formats: equal stacks would read back as one.
@@ -214,13 +123,6 @@ pub fn project(
             profile.retain_metrics(&keep);
         }
     }
-    // BR's timed mode gives every group the interval when the profile has no time.
-    interval_used |= target == Format::Br
-        && options.br_mode == br::Mode::Timed
-        && !profile.metrics().iter().any(|m| m.kind == MetricKind::Time);
-    if !interval_used {
-        interval_of_kept_counts(&mut profile, own_interval, target, options, diag);
-    }
     if !carries.function_facts && !profile.function_facts.is_empty() {
         diag.warn("facts-dropped", None, || {
             format!("{target} has no per-function counts: Call-Count, Seen-Count and Top-Count are dropped")
@@ -228,7 +130,14 @@ pub fn project(
         // Dropped indeed, before the writer runs: a writer that formats on several threads needs the room.
         profile.function_facts.clear();
     }
+    let has_time = |p: &Profile| p.metrics().iter().any(|m| m.kind == MetricKind::Time);
+    let timed = has_time(&profile);
     let mut profile = target.fit(profile, options, diag);
+    // The target's own step may turn counts into time too (BR's timed mode, at the interval).
+    interval_used |= !timed && has_time(&profile);
+    if !interval_used {
+        interval_of_kept_counts(&mut profile, own_interval, target, options, diag);
+    }
     // What the target has no place for is gone (named above), so that the profile is what it holds.
     let meta = &mut profile.meta;
     (meta.title, meta.timestamp, meta.interval) = (
@@ -287,12 +196,6 @@ fn report_measured_inclusive_dropped(
             )
         });
     }
-}
-
-/// Whether a conversion to `target` merges line frames into their functions: with `--functions`, or
-/// for a target without line numbers unless `--lines` keeps them as names.
-pub fn merges_lines(target: Format, options: &ConvertOptions) -> bool {
-    options.functions || (!target.carries().source_lines && !options.lines)
 }
 
 fn lines_merged(target: Format, diag: &mut Diagnostics) {
@@ -527,7 +430,7 @@ fn into_namespaces(profile: &mut Profile, target: Format, diag: &mut Diagnostics
         });
     }
     ops::map_frames(profile, |frame| {
-        let split = crate::formats::ghc::split_qualified(&frame.name);
+        let split = target.split_qualified(&frame.name);
         match split {
             Some((module, label)) => {
                 Some(Frame { name: label.to_string(), module: Some(module.to_string()), ..frame.clone() })
@@ -629,82 +532,13 @@ fn counts_as_ticks(profile: &mut Profile, target: Format, options: &ConvertOptio
     timed
 }
 
-/// Gathers the roots that are not threads under one thread root, for formats whose every stack
-/// belongs to a thread ("no threads into Sampler: one thread", model notes §3).
-fn put_roots_in_a_thread(profile: &mut Profile) {
-    let tree = &profile.tree;
-    let loose = tree.roots().any(|r| profile.frames.get(tree.frame(r)).kind != FrameKind::Thread);
-    if !loose {
-        return;
-    }
-    let taken = |n: u32| profile.frames.contains(FrameRef::named(&format!("Thread_{n:04x}"), FrameKind::Thread));
-    let n = (1..=0xFFFF).find(|&n| !taken(n)).unwrap_or(0xFFFF);
-    let thread = profile.frames.intern(FrameRef::named(&format!("Thread_{n:04x}"), FrameKind::Thread));
-    *profile = ops::adopt_roots(profile, thread, |frame| frame.kind != FrameKind::Thread);
-}
-
-/// The 16-bit id in a thread name `Thread_xxxx`, the only names a thread-rooted format gives threads.
-pub fn thread_name_id(name: &str) -> Option<u16> {
-    name.strip_prefix("Thread_").filter(|h| h.len() == 4).and_then(|h| u16::from_str_radix(h, 16).ok())
-}
-
-/// Renames every root thread that is not called `Thread_xxxx` to the next free such name, warning
-/// once (Sampler names a thread by its id and nothing else).
-fn name_threads_by_id(profile: &mut Profile, target: Format, diag: &mut Diagnostics) {
-    let tree = &profile.tree;
-    let mut roots: Vec<FrameId> = tree.roots().map(|r| tree.frame(r)).collect();
-    roots.sort_unstable();
-    roots.dedup();
-    let mut taken: Vec<u16> = roots.iter().filter_map(|&f| thread_name_id(&profile.frames.get(f).name)).collect();
-    let mut renamed: Vec<(FrameId, String)> = Vec::new();
-    for frame in roots {
-        let name = &profile.frames.get(frame).name;
-        if thread_name_id(name).is_some() {
-            continue;
-        }
-        let Some(id) = (1..=0xFFFF).find(|id| !taken.contains(id)) else { break };
-        taken.push(id);
-        let new = format!("Thread_{id:04x}");
-        diag.warn("thread-renamed", None, || {
-            format!("{target} names a thread by its id: {name:?} is written as {new}")
-        });
-        renamed.push((frame, new));
-    }
-    if !renamed.is_empty() {
-        let by_name: Vec<(String, String)> =
-            renamed.into_iter().map(|(f, new)| (profile.frames.get(f).name.clone(), new)).collect();
-        ops::map_frames(profile, |frame| {
-            let (_, new) = by_name.iter().find(|(old, _)| *old == frame.name && frame.kind == FrameKind::Thread)?;
-            Some(Frame { name: new.clone(), ..frame.clone() })
-        });
-    }
-}
-
-/// Turns every frame below the roots that is not a function (a nested thread or pseudo-frame) into
-/// a function of the same name, for formats that know threads only as roots.
-fn make_nested_frames_functions(profile: &mut Profile) {
-    let nested: Vec<NodeId> = profile
-        .tree
-        .nodes()
-        .filter(|&n| profile.tree.parent(n).is_some())
-        .filter(|&n| matches!(profile.frames.get(profile.tree.frame(n)).kind, FrameKind::Thread | FrameKind::Pseudo))
-        .collect();
-    for node in nested {
-        let frame = profile.frames.get(profile.tree.frame(node)).clone();
-        let function = profile.frames.intern(FrameRef { kind: FrameKind::Function, ..frame.as_ref() });
-        profile.tree.set_frame(node, function);
-    }
-}
-
-/// Frame attrs belong to the format that wrote them, but for [`DEFINED_AT`], which the targets with a
-/// file and line per function use; any other target drops them, by name.
+/// Frame attrs belong to the format that wrote them (or to the formats that share one, such as
+/// where a function is defined): any other target drops them, by name.
 fn drop_foreign_frame_attrs(profile: &mut Profile, target: Format, diag: &mut Diagnostics) {
-    let prefix = format!("{target}.");
-    let uses_defined_at = matches!(target, Format::Speedscope | Format::Pprof);
     let mut dropped: Vec<String> = Vec::new();
     for attrs in profile.frame_attrs.values_mut() {
         attrs.retain(|(key, _)| {
-            let keep = key.starts_with(&prefix) || (uses_defined_at && key == DEFINED_AT);
+            let keep = target.keeps_frame_attr(key);
             if !keep && !dropped.contains(key) {
                 dropped.push(key.clone());
             }
@@ -735,13 +569,7 @@ fn report_dropped_header(profile: &Profile, target: Format, carries: &Carries, d
             format!("{target} has no sampling interval: {iv:?} is dropped")
         });
     }
-    let prefix = format!("{target}.");
-    let foreign: Vec<&str> = meta
-        .attrs
-        .iter()
-        .map(|(k, _)| k.as_str())
-        .filter(|k| !k.starts_with(&prefix) && !crate::formats::dyalog::shared_attr(target, k))
-        .collect();
+    let foreign: Vec<&str> = meta.attrs.iter().map(|(k, _)| k.as_str()).filter(|k| !target.keeps_attr(k)).collect();
     if !foreign.is_empty() {
         let keys = foreign.join(", ");
         diag.lacks("attrs-dropped", target.name(), &format!("header facts {keys}"), || {
@@ -758,7 +586,7 @@ fn choose_metric(profile: &Profile, options: &ConvertOptions, target: Format) ->
             Error::BadOption(format!("--metric {name}: the profile has no such metric (it has: {})", available()))
         }),
         None => profile.primary_metric().ok_or_else(|| Error::Unrepresentable {
-            format: target,
+            format: target.into(),
             what: "the profile has no metric to write".into(),
         }),
     }
@@ -896,6 +724,33 @@ pub fn whole_samples(values: &Values, per_sample: f64) -> Vec<i64> {
         }
     }
     counts
+}
+
+/// Writing a profile as a format, the conversion step included: [`project`] onto what the format
+/// carries (naming every loss in `diag`), then the format's writer ([`Format::write_fitted`]).
+/// `use proftool::convert::Convert` and write with `format.write(profile, out, &options, diag)`.
+pub trait Convert {
+    /// Projects `profile` onto this format and writes it to `out`.
+    fn write(
+        self,
+        profile: Profile,
+        out: &mut dyn std::io::Write,
+        options: &ConvertOptions,
+        diag: &mut Diagnostics,
+    ) -> Result<(), Error>;
+}
+
+impl Convert for Format {
+    fn write(
+        self,
+        profile: Profile,
+        out: &mut dyn std::io::Write,
+        options: &ConvertOptions,
+        diag: &mut Diagnostics,
+    ) -> Result<(), Error> {
+        let projected = project(profile, self, options, diag)?;
+        self.write_fitted(&projected, out, options, diag)
+    }
 }
 
 #[cfg(test)]

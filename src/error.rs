@@ -2,9 +2,20 @@
 //! error says what the target cannot hold; a detection error lists the candidates. The binary adds the
 //! file name in front (`in.tree: lispworks: line 3 (byte 40): …`).
 
-use crate::formats::Format;
 use std::fmt;
 use std::io;
+
+/// A format as errors and messages name it: its command-line name (`lispworks`, `ghc-px`). Errors
+/// are defined below the format registry, so they name a format by this, which the registry's
+/// `Format` converts into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FormatName(pub &'static str);
+
+impl fmt::Display for FormatName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}
 
 /// Where in an input something was found. `byte` is always known; `line` and `column` (1-based) for
 /// text formats.
@@ -50,7 +61,7 @@ pub enum ParseErrorKind {
     #[error("not a {format} file: expected {expected}")]
     MissingMarker {
         /// The format that was expected.
-        format: Format,
+        format: FormatName,
         /// What the start should look like.
         expected: &'static str,
     },
@@ -91,7 +102,7 @@ pub enum ParseErrorKind {
 #[error("{format}: {position}: {kind}")]
 pub struct ParseError {
     /// The format being read.
-    pub format: Format,
+    pub format: FormatName,
     /// Where in the input.
     pub position: Position,
     /// What went wrong.
@@ -106,17 +117,27 @@ pub enum Error {
     #[error(transparent)]
     Parse(#[from] ParseError),
     /// The input format could not be determined.
-    #[error("cannot tell the input format: {0}; name it with --from (one of: {names})", names = Format::reader_names())]
-    UnknownInput(String),
+    #[error("cannot tell the input format: {why}; name it with --from (one of: {readers})")]
+    UnknownInput {
+        /// Why not.
+        why: String,
+        /// The names of the formats that can be read, comma-separated.
+        readers: String,
+    },
     /// The output format could not be determined.
-    #[error("cannot tell the output format: {0}; name it with --to (one of: {names})", names = Format::writer_names())]
-    UnknownOutput(String),
+    #[error("cannot tell the output format: {why}; name it with --to (one of: {writers})")]
+    UnknownOutput {
+        /// Why not.
+        why: String,
+        /// The names of the formats that can be written, comma-separated.
+        writers: String,
+    },
     /// The input is of a kind proftool does not read (a format it only writes, JSON that is not
     /// GHC's), or not of the format named with `--from`.
     #[error("cannot read the input{}: {why}", named.map(|f| format!(" as {f}")).unwrap_or_default())]
     Unreadable {
         /// The format named with `--from`, if one was.
-        named: Option<Format>,
+        named: Option<FormatName>,
         /// What the input is and what to do instead.
         why: String,
     },
@@ -124,7 +145,7 @@ pub enum Error {
     #[error("{format} cannot be {action}")]
     Unsupported {
         /// The format.
-        format: Format,
+        format: FormatName,
         /// `read` or `written`.
         action: &'static str,
     },
@@ -132,7 +153,7 @@ pub enum Error {
     #[error("cannot write {format}: {what}")]
     Unrepresentable {
         /// The target format.
-        format: Format,
+        format: FormatName,
         /// Why.
         what: String,
     },

@@ -3,7 +3,7 @@
 //! An [`Input`] reads its first bytes up front for the sniffers and then streams the rest behind
 //! them, so detection never needs a seekable file. A gzip-compressed input is decompressed as it is
 //! read, up to a limit, so that its head is what it holds. A text format's input reaches its reader
-//! without a leading UTF-8 byte-order mark ([`Input::into_reader_for`]). An [`Output`] to a path
+//! without a leading UTF-8 byte-order mark ([`Input::into_text_reader`]). An [`Output`] to a path
 //! writes a temporary file beside it and renames it into place only on [`Output::commit`]: a failed
 //! run leaves no partial file, and an output that names the input is refused before anything is
 //! written. A symbolic link is followed, so the file it points to is replaced and the link kept.
@@ -12,11 +12,13 @@
 //! `/dev/stderr` its stderr, and a path that exists and is not a regular file (`/dev/null`, a named
 //! pipe, `/dev/fd/3`, a shell's `>(…)`) is opened for appending.
 
-use crate::formats::{detect, Format};
 use crate::text;
 use std::fs::File;
 use std::io::{self, BufWriter, Cursor, Read, Write};
 use std::path::{Path, PathBuf};
+
+/// The stream of a whole input: its head, then the rest.
+pub type InputReader = io::Chain<Cursor<Vec<u8>>, Box<dyn Read + Send>>;
 
 /// How many bytes the sniffers see.
 pub const HEAD_LEN: usize = 64 * 1024;
@@ -97,11 +99,15 @@ impl Input {
         Input { rest: wrap(self.rest), ..self }
     }
 
-    /// The whole input as one stream for reading as `format`, the head first: a text format's
-    /// without a leading byte-order mark (see [`crate::formats::detect::reads_text`]), so that byte
-    /// offsets in its messages count from after the mark.
-    pub fn into_reader_for(self, format: Format) -> impl Read + Send {
-        let mark = if detect::reads_text(format) { self.head.len() - text::without_bom(&self.head).len() } else { 0 };
+    /// The whole input as one stream, the head first, every byte as it is (for a binary format).
+    pub fn into_reader(self) -> InputReader {
+        Cursor::new(self.head).chain(self.rest)
+    }
+
+    /// The whole input as one stream for a text format, the head first, without a leading UTF-8
+    /// byte-order mark, so that byte offsets in the reader's messages count from after the mark.
+    pub fn into_text_reader(self) -> InputReader {
+        let mark = self.head.len() - text::without_bom(&self.head).len();
         let mut head = Cursor::new(self.head);
         head.set_position(mark as u64);
         head.chain(self.rest)
@@ -345,15 +351,12 @@ mod tests {
     #[test]
     fn a_byte_order_mark_is_dropped_for_text_formats_only() {
         let bytes = b"\xEF\xBB\xBFa 1\n".to_vec();
-        let read = |format| read_all(Input::from_bytes(bytes.clone()).into_reader_for(format)).unwrap();
-        assert_eq!(read(Format::Folded), b"a 1\n");
-        assert_eq!(read(Format::DyalogCsv), b"a 1\n");
+        assert_eq!(read_all(Input::from_bytes(bytes.clone()).into_text_reader()).unwrap(), b"a 1\n");
         // Binary formats keep every byte, whatever they start with.
-        assert_eq!(read(Format::Br), bytes);
-        assert_eq!(read(Format::Sampler), bytes);
+        assert_eq!(read_all(Input::from_bytes(bytes.clone()).into_reader()).unwrap(), bytes);
         // One mark, once.
         let twice = [text::BOM, text::BOM, b"x"].concat();
-        assert_eq!(read_all(Input::from_bytes(twice).into_reader_for(Format::Folded)).unwrap(), b"\xEF\xBB\xBFx");
+        assert_eq!(read_all(Input::from_bytes(twice).into_text_reader()).unwrap(), b"\xEF\xBB\xBFx");
     }
 
     #[test]

@@ -1,27 +1,43 @@
 //! proftool: convert profiler output between formats through one canonical call-tree model.
 //!
-//! Every reader produces a [`Profile`]; every writer consumes one. A conversion is
-//! read → [`convert::project`] (fit the profile to the target, naming each loss) → write:
+//! Every reader produces a [`Profile`]; every writer consumes one. A conversion is read →
+//! [`convert::project`] (fit the profile to the target, naming each loss) → write
+//! ([`Format::write_fitted`]); [`convert::Convert`] does the last two in one call:
 //!
 //! ```
-//! use proftool::{diag::Diagnostics, files::Input, convert::ConvertOptions, Format};
+//! use proftool::convert::{self, Convert, ConvertOptions};
+//! use proftool::{diag::Diagnostics, files::Input, Format};
 //!
 //! let tree = b"LispWorks Profiler Tree: demo\n0|10|0|10|2|MAIN\n1|8|0|8|8|WORK\n".to_vec();
 //! let mut diag = Diagnostics::default();
 //! let (profile, format, _) = proftool::read_input(Input::from_bytes(tree), None, &mut diag)?;
 //! assert_eq!(format, Format::Lispworks);
 //!
+//! // Projected onto what folded stacks hold (one number per node, no per-function counts)...
+//! let options = ConvertOptions::default();
+//! let projected = convert::project(profile.clone(), Format::Folded, &options, &mut diag)?;
 //! let mut folded = Vec::new();
-//! Format::Folded.write(profile, &mut folded, &ConvertOptions::default(), &mut diag)?;
+//! Format::Folded.write_fitted(&projected, &mut folded, &options, &mut diag)?;
 //! assert_eq!(String::from_utf8(folded).unwrap(), "MAIN 2\nMAIN;WORK 8\n");
+//! assert!(diag.has("facts-dropped"), "and what is lost is named");
+//!
+//! // ...or both steps at once.
+//! let mut again = Vec::new();
+//! Format::Folded.write(profile, &mut again, &options, &mut diag)?;
+//! assert_eq!(String::from_utf8(again).unwrap(), "MAIN 2\nMAIN;WORK 8\n");
 //! # Ok::<(), proftool::Error>(())
 //! ```
 //!
-//! - [`model`]: the canonical model ([`Profile`], `CallTree`, `Frame`, `Metric`).
-//! - [`formats`]: the registry of formats ([`Format`]), detection, and one module per format.
-//! - [`convert`]: projecting a profile onto a target format.
-//! - [`files`]: inputs with sniffing heads, atomic outputs.
-//! - [`info`]: the `proftool info` report.
+//! The code runs one way through four layers (`docs/architecture.md`), each importing only those
+//! below it:
+//!
+//! 1. [`model`] (the canonical model: [`Profile`], `CallTree`, `Frame`, `Metric`) and the plumbing
+//!    that knows no format: [`diag`], [`error`], [`files`], and the text and piece readers;
+//! 2. [`formats`]: the registry ([`Format`]), detection, the options of every format
+//!    ([`formats::options`]), and one module per format with its reader, writer and fitting hooks;
+//! 3. [`convert`] (projecting a profile onto a target, naming each loss) and the reports
+//!    ([`info`]);
+//! 4. the `proftool` binary: arguments, messages, exit codes.
 
 #![warn(missing_docs)]
 #![warn(clippy::unwrap_used, clippy::expect_used)]
@@ -61,7 +77,8 @@ pub fn read_input_with(
     diag: &mut Diagnostics,
 ) -> Result<(Profile, Format, Reason), Error> {
     let (format, reason) = detect::detect_input(from, input.path(), input.head(), diag)?;
-    let mut reader = input.into_reader_for(format);
+    // A text format's reader never sees a leading byte-order mark; a binary one gets every byte.
+    let mut reader = if detect::reads_text(format) { input.into_text_reader() } else { input.into_reader() };
     let profile = format.read(&mut reader, options, diag)?;
     Ok((profile, format, reason))
 }

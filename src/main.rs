@@ -6,7 +6,7 @@
 use anyhow::{Context, Result};
 use clap::builder::TypedValueParser;
 use clap::{CommandFactory, Parser, Subcommand};
-use proftool::convert::ConvertOptions;
+use proftool::convert::{Convert, ConvertOptions};
 use proftool::diag::Diagnostics;
 use proftool::files::{Input, Output, DEFAULT_MAX_INPUT_SIZE};
 use proftool::formats::br;

@@ -13,8 +13,8 @@
 //! per-line function that needs no state (splitting fields, parsing numbers), the calling thread
 //! gets each line with its result, in order, and does what needs the model (interning, building).
 
+use crate::error::FormatName;
 use crate::error::{ParseError, ParseErrorKind, Position};
-use crate::formats::Format;
 use std::io::Read;
 
 /// How much a block reads at least (unless the input ends first).
@@ -24,7 +24,7 @@ const BLOCK: usize = 128 * 1024;
 pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// `bytes` without one leading byte-order mark. Text inputs are stripped of it once, where the input
-/// is set up ([`crate::files::Input::into_reader_for`]), so that sniffers and readers never see it;
+/// is set up ([`crate::files::Input::into_text_reader`]), so that sniffers and readers never see it;
 /// byte offsets in messages then count from after the mark.
 pub(crate) fn without_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(BOM).unwrap_or(bytes)
@@ -43,7 +43,7 @@ pub(crate) struct Block {
     first_column: u64,
     /// The last line goes on in the next block (a long line split after a space or tab).
     ends_mid_line: bool,
-    format: Format,
+    format: FormatName,
 }
 
 impl Block {
@@ -121,7 +121,7 @@ impl<'b> Iterator for BlockLines<'b> {
 /// Reads an input as [`Block`]s.
 pub(crate) struct Blocks<'r> {
     input: &'r mut (dyn Read + Send),
-    format: Format,
+    format: FormatName,
     /// Bytes after the last newline read so far.
     partial: Vec<u8>,
     /// Input offset and line number of the next block, and the characters of its line before it.
@@ -134,7 +134,8 @@ pub(crate) struct Blocks<'r> {
 }
 
 impl<'r> Blocks<'r> {
-    pub(crate) fn new(input: &'r mut (dyn Read + Send), format: Format) -> Blocks<'r> {
+    pub(crate) fn new(input: &'r mut (dyn Read + Send), format: impl Into<FormatName>) -> Blocks<'r> {
+        let format = format.into();
         Blocks {
             input,
             format,
@@ -293,11 +294,11 @@ pub(crate) fn leading_digits(bytes: &[u8]) -> Option<(u64, usize)> {
 /// on the calling thread alone.
 pub(crate) fn pipeline<T: Send>(
     input: &mut (dyn Read + Send),
-    format: Format,
+    format: impl Into<FormatName>,
     prepare: impl Fn(&str) -> T + Sync,
     consume: impl FnMut(Line<'_>, T) -> Result<(), ParseError>,
 ) -> Result<(), ParseError> {
-    pipeline_blocks(Blocks::new(input, format), prepare, consume)
+    pipeline_blocks(Blocks::new(input, format.into()), prepare, consume)
 }
 
 /// [`pipeline`] over the given blocks (which may split long lines).
@@ -371,7 +372,8 @@ pub(crate) struct Lines<'r> {
 }
 
 impl<'r> Lines<'r> {
-    pub(crate) fn new(input: &'r mut (dyn Read + Send), format: Format) -> Lines<'r> {
+    pub(crate) fn new(input: &'r mut (dyn Read + Send), format: impl Into<FormatName>) -> Lines<'r> {
+        let format = format.into();
         Lines { blocks: Blocks::new(input, format), block: None, pos: 0, next_newline: 0, index: 0 }
     }
 
@@ -405,12 +407,13 @@ pub(crate) struct Line<'a> {
     pub(crate) start_column: u64,
     /// The line goes on in the next piece.
     pub(crate) continues: bool,
-    format: Format,
+    format: FormatName,
 }
 
 impl<'a> Line<'a> {
     /// A whole line of `format` made of pieces that were joined.
-    pub(crate) fn joined(text: &'a str, position: Position, format: Format) -> Line<'a> {
+    pub(crate) fn joined(text: &'a str, position: Position, format: impl Into<FormatName>) -> Line<'a> {
+        let format = format.into();
         Line { text, position, start_column: 0, continues: false, format }
     }
 }
@@ -457,7 +460,7 @@ mod tests {
 
     fn all_lines(input: &[u8], chunk: usize) -> Result<Seen, String> {
         let mut source = Trickle { input, chunk };
-        let mut lines = Lines::new(&mut source, Format::Folded);
+        let mut lines = Lines::new(&mut source, FormatName("folded"));
         let mut out = Vec::new();
         while let Some(line) = lines.next_line().map_err(|e| e.to_string())? {
             out.push((line.text.to_string(), line.position.line.unwrap_or(0), line.position.byte));
@@ -468,7 +471,7 @@ mod tests {
     fn all_lines_pipelined(input: &[u8], chunk: usize) -> Result<Seen, String> {
         let mut source = Trickle { input, chunk };
         let mut out = Vec::new();
-        pipeline(&mut source, Format::Folded, str::len, |line, len| {
+        pipeline(&mut source, FormatName("folded"), str::len, |line, len| {
             assert_eq!(line.text.len(), len);
             out.push((line.text.to_string(), line.position.line.unwrap_or(0), line.position.byte));
             Ok(())
@@ -514,7 +517,7 @@ mod tests {
 
     fn pieces(input: &[u8], chunk: usize) -> Result<Vec<Piece>, String> {
         let mut source = Trickle { input, chunk };
-        let mut blocks = Blocks::new(&mut source, Format::GhcPx).splitting_long_lines();
+        let mut blocks = Blocks::new(&mut source, FormatName("ghc-px")).splitting_long_lines();
         let mut out = Vec::new();
         while let Some(block) = blocks.next_block(None).map_err(|e| e.to_string())? {
             for line in block.lines() {
@@ -577,7 +580,7 @@ mod tests {
         let mut seen = 0;
         let result = pipeline(
             &mut source,
-            Format::Folded,
+            FormatName("folded"),
             |_| (),
             |line, ()| {
                 seen += 1;

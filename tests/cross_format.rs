@@ -5,7 +5,7 @@
 use crate::roundtrip::write;
 use crate::support::binary::{fixture, run};
 use crate::support::*;
-use proftool::convert::ConvertOptions;
+use proftool::convert::{Convert, ConvertOptions};
 use proftool::diag::Diagnostics;
 use proftool::{Format, Profile};
 use std::collections::{BTreeMap, BTreeSet};

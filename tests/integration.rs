@@ -29,3 +29,6 @@ mod cross_format;
 // The `proftool` binary on inputs as people keep them (byte-order marks, gzip, odd names, other
 // tools' JSON), and its help, completions and manual.
 mod cli_input;
+
+// GHC -px output against the seed parser's grammar, whatever the source.
+mod ghc_px_seed;

@@ -2,7 +2,7 @@
 //! `Format::ALL` and having fixtures.
 
 use crate::support::*;
-use proftool::convert::{self, ConvertOptions};
+use proftool::convert::{self, Convert, ConvertOptions};
 use proftool::diag::Diagnostics;
 use proftool::model::{dump::dump, ops, Value};
 use proftool::{Format, Profile};

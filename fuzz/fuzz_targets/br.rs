@@ -3,7 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use proftool::{convert::ConvertOptions, diag::Diagnostics, Format, Profile, ReadOptions};
+use proftool::convert::{Convert, ConvertOptions};
+use proftool::{diag::Diagnostics, Format, Profile, ReadOptions};
 
 fn write(profile: Profile) -> Vec<u8> {
     let mut out = Vec::new();

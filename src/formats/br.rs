@@ -54,9 +54,9 @@
 //! reads back into the tree it was written from.
 
 use super::{Carries, Format, Sniff, Structure};
-use crate::convert::{ConvertOptions, DEFAULT_INTERVAL};
 use crate::diag::Diagnostics;
 use crate::error::{Error, ParseError, ParseErrorKind, Position};
+use crate::formats::options::{ConvertOptions, DEFAULT_INTERVAL};
 use crate::model::{
     ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values,
 };
@@ -302,7 +302,7 @@ fn has(s: &[u8], p: usize, len: usize, at: u64, eof: bool, kind: u8) -> Result<b
 
 fn unexpected(at: u64, expected: &str, found: String) -> ParseError {
     let kind = ParseErrorKind::Unexpected { expected: expected.into(), found };
-    ParseError { format: Format::Br, position: Position::byte(at), kind }
+    ParseError { format: Format::Br.into(), position: Position::byte(at), kind }
 }
 
 fn unknown_type(at: u64, kind: u8) -> ParseError {
@@ -360,7 +360,7 @@ impl Chunks<'_> {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => {
                     let at = self.base + self.end as u64;
-                    return Err(ParseError { format: Format::Br, position: Position::byte(at), kind: e.into() });
+                    return Err(ParseError { format: Format::Br.into(), position: Position::byte(at), kind: e.into() });
                 }
             }
         }
@@ -626,7 +626,7 @@ pub(crate) fn write(
         let what = format!(
             "{total} samples would be {total} groups, more than --max-samples {max} allows (raise it to write them)"
         );
-        return Err(Error::Unrepresentable { format: Format::Br, what });
+        return Err(Error::Unrepresentable { format: Format::Br.into(), what });
     }
     let times = group_times(profile);
     let mut encoder = Encoder::new(profile);
@@ -714,7 +714,7 @@ fn sample_counts(profile: &Profile) -> Result<Vec<i64>, Error> {
     // The conversion step derives samples from time when the profile has only time.
     let Some(m) = profile.metrics().iter().position(|m| m.kind == MetricKind::Samples) else {
         let what = "it needs a samples or time metric, and the profile has neither".into();
-        return Err(Error::Unrepresentable { format: Format::Br, what });
+        return Err(Error::Unrepresentable { format: Format::Br.into(), what });
     };
     let values = profile.tree.self_values(m);
     Ok((0..values.len()).map(|i| values.get(i).as_count()).collect())
@@ -900,7 +900,7 @@ impl<'p> Encoder<'p> {
         }
         let Ok(number) = u16::try_from(self.modules.len() + 1) else {
             let what = "more than 65,535 distinct module files".into();
-            return Err(Error::Unrepresentable { format: Format::Br, what });
+            return Err(Error::Unrepresentable { format: Format::Br.into(), what });
         };
         let mut record = vec![MAPPING];
         record.extend_from_slice(&number.to_be_bytes());
@@ -960,7 +960,8 @@ mod tests {
     fn write_bytes(profile: &Profile, options: &ConvertOptions) -> (Vec<u8>, Diagnostics) {
         let mut out = Vec::new();
         let mut diag = Diagnostics::default();
-        Format::Br.write(profile.clone(), &mut out, options, &mut diag).unwrap();
+        let fitted = fit(profile.clone(), options, &mut diag);
+        write(&fitted, &mut out, options, &mut diag).unwrap();
         (out, diag)
     }
 
@@ -1047,7 +1048,8 @@ mod tests {
     fn max_samples_stops_before_writing() {
         let options = ConvertOptions::default().with_samples(2, crate::formats::sampler::FrameOrder::Auto);
         let mut out = Vec::new();
-        let err = Format::Br.write(timed_profile(), &mut out, &options, &mut Diagnostics::default()).unwrap_err();
+        let mut diag = Diagnostics::default();
+        let err = write(&fit(timed_profile(), &options, &mut diag), &mut out, &options, &mut diag).unwrap_err();
         assert!(err.to_string().contains("--max-samples 2"), "{err}");
         assert!(out.is_empty());
     }

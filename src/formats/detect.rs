@@ -80,7 +80,7 @@ pub fn detect_input(
     diag: &mut Diagnostics,
 ) -> Result<(Format, Reason), Error> {
     if let Some(format) = named.filter(|f| !f.can_read()) {
-        return Err(Error::Unsupported { format, action: "read" });
+        return Err(Error::Unsupported { format: format.into(), action: "read" });
     }
     let text = text::without_bom(head);
     if let Some(json) = Json::of(text) {
@@ -119,7 +119,7 @@ fn detect_unnamed(path: Option<&Path>, head: &[u8], diag: &mut Diagnostics) -> R
             if let Some(&f) = several.iter().find(|f| by_ext.contains(f)) {
                 return Ok((f, Reason::Content));
             }
-            return Err(Error::UnknownInput(format!("the content fits {}", names(several))));
+            return Err(unknown_input(format!("the content fits {}", names(several))));
         }
     }
     if let (Some(&written), []) = (named_by_ext.first(), by_ext.as_slice()) {
@@ -151,7 +151,7 @@ fn detect_unnamed(path: Option<&Path>, head: &[u8], diag: &mut Diagnostics) -> R
         (e, _) if ext_ok.is_empty() => format!("the extension says {} but the content fits none of them", names(e)),
         (e, _) => format!("the extension could be {}", names(e)),
     };
-    Err(Error::UnknownInput(why))
+    Err(unknown_input(why))
 }
 
 /// Why the sniffers could not judge `head`, when they could not: it is empty, or it holds no whole
@@ -209,7 +209,7 @@ fn by_input_extension(path: &Path) -> Vec<Format> {
 /// The error for an input of a format proftool writes but does not read; `how` says how it was told.
 fn written_only(format: Format, named: Option<Format>, how: &str) -> Error {
     Error::Unreadable {
-        named,
+        named: named.map(Format::into),
         why: format!(
             "{how} {format}, which proftool writes but does not read (yet); convert the profile it was made from"
         ),
@@ -278,7 +278,7 @@ impl Json {
                 self.describe()
             ),
         };
-        Err(Error::Unreadable { named, why })
+        Err(Error::Unreadable { named: named.map(Format::into), why })
     }
 }
 
@@ -286,18 +286,18 @@ impl Json {
 pub fn detect_output(named: Option<Format>, path: Option<&Path>) -> Result<Format, Error> {
     if let Some(format) = named {
         if !format.can_write() {
-            return Err(Error::Unsupported { format, action: "written" });
+            return Err(Error::Unsupported { format: format.into(), action: "written" });
         }
         return Ok(format);
     }
     let Some(path) = path else {
-        return Err(Error::UnknownOutput("standard output has no extension".into()));
+        return Err(unknown_output("standard output has no extension".into()));
     };
     let candidates: Vec<Format> = by_extension(path).into_iter().filter(|f| f.can_write()).collect();
     match candidates.as_slice() {
         [one] => Ok(*one),
-        [] => Err(Error::UnknownOutput(format!("no writable format has the extension of {}", path.display()))),
-        several => Err(Error::UnknownOutput(format!("the extension could be {}", names(several)))),
+        [] => Err(unknown_output(format!("no writable format has the extension of {}", path.display()))),
+        several => Err(unknown_output(format!("the extension could be {}", names(several)))),
     }
 }
 
@@ -314,6 +314,16 @@ pub(crate) fn first_line_contains(head: &[u8], marker: &str) -> Sniff {
 
 fn names(formats: &[Format]) -> String {
     formats.iter().map(|f| f.name()).collect::<Vec<_>>().join(" or ")
+}
+
+/// The error for an input whose format cannot be told, and `why`.
+fn unknown_input(why: String) -> Error {
+    Error::UnknownInput { why, readers: Format::reader_names() }
+}
+
+/// The error for an output whose format cannot be told, and `why`.
+fn unknown_output(why: String) -> Error {
+    Error::UnknownOutput { why, writers: Format::writer_names() }
 }
 
 #[cfg(test)]

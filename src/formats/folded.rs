@@ -136,7 +136,10 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
     let names = Names::of(profile);
     let tree = &profile.tree;
     let Values::Int(counts) = tree.self_values(0) else {
-        return Err(Error::Unrepresentable { format: Format::Folded, what: "counts must be whole numbers".into() });
+        return Err(Error::Unrepresentable {
+            format: Format::Folded.into(),
+            what: "counts must be whole numbers".into(),
+        });
     };
     let stacks = Stacks { tree, names: &names, counts };
     if !tree.is_preorder() {

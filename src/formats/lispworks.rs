@@ -78,7 +78,7 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
 /// while this one interns names and builds the tree.
 pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let missing_marker = || ParseErrorKind::MissingMarker {
-        format: Format::Lispworks,
+        format: Format::Lispworks.into(),
         expected: "a first line containing \"LispWorks Profiler Tree\"",
     };
     let mut reader: Option<TreeReader> = None;
@@ -106,7 +106,9 @@ pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
     })?;
     match reader {
         Some(reader) => Ok(reader.finish(diag)),
-        None => Err(ParseError { format: Format::Lispworks, position: Position::line(1, 0), kind: missing_marker() }),
+        None => {
+            Err(ParseError { format: Format::Lispworks.into(), position: Position::line(1, 0), kind: missing_marker() })
+        }
     }
 }
 

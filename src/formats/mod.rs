@@ -16,15 +16,16 @@ pub mod dyalog;
 pub mod folded;
 pub mod ghc;
 pub mod lispworks;
+pub mod options;
 pub mod pprof;
 pub mod sampler;
 pub mod speedscope;
 pub mod svg;
 
-use crate::convert::{self, ConvertOptions};
 use crate::diag::Diagnostics;
-use crate::error::Error;
-use crate::model::{MetricKind, Profile, Unit};
+use crate::error::{Error, FormatName};
+use crate::model::{MetricKind, Profile, Unit, DEFINED_AT};
+pub use options::ConvertOptions;
 use std::fmt;
 use std::io::{Read, Write};
 use strum::VariantArray;
@@ -192,7 +193,7 @@ impl ReadOptions {
     /// without lines).
     pub fn for_target(self, target: Format, options: &ConvertOptions) -> ReadOptions {
         let stacks = target.carries().structure == Structure::Stacks;
-        ReadOptions { merge_lines: stacks && convert::merges_lines(target, options), ..self }
+        ReadOptions { merge_lines: stacks && options.merges_lines(target), ..self }
     }
 }
 
@@ -201,7 +202,7 @@ impl Format {
     pub const ALL: &'static [Format] = Format::VARIANTS;
 
     /// The kebab-case name used by `--from`/`--to`, fixture folders and messages.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Format::Lispworks => "lispworks",
             Format::Folded => "folded",
@@ -348,7 +349,7 @@ impl Format {
             Format::GhcProf => ghc::prof::read(input, diag)?,
             Format::GhcJson => ghc::json::read(input, diag)?,
             Format::Svg | Format::Speedscope | Format::Pprof => {
-                return Err(Error::Unsupported { format: self, action: "read" })
+                return Err(Error::Unsupported { format: self.into(), action: "read" })
             }
         };
         debug_assert_eq!(profile.validate(), Ok(()), "{self} reader broke a model invariant");
@@ -356,29 +357,58 @@ impl Format {
         Ok(profile)
     }
 
-    /// Projects `profile` onto what this format carries (naming every loss in `diag`) and writes it.
-    pub fn write(
+    /// Writes `profile`, already fitted to this format (by the conversion step,
+    /// `convert::project`, which ends with [`Format::fit`]): writers only write.
+    pub fn write_fitted(
         self,
-        profile: Profile,
+        profile: &Profile,
         out: &mut dyn Write,
         options: &ConvertOptions,
         diag: &mut Diagnostics,
     ) -> Result<(), Error> {
-        let projected = convert::project(profile, self, options, diag)?;
         match self {
-            Format::Lispworks => lispworks::write(&projected, out, diag)?,
-            Format::Folded => folded::write(&projected, out)?,
-            Format::Sampler => sampler::write(&projected, out, options)?,
-            Format::DyalogXml => dyalog::xml::write(&projected, out, diag)?,
-            Format::DyalogCsv => dyalog::csv::write(&projected, out, options.dyalog_separators)?,
-            Format::Br => br::write(&projected, out, options, diag)?,
-            Format::GhcPx => ghc::px::write(&projected, out, options, diag)?,
-            Format::Svg => svg::write(&projected, out)?,
-            Format::Speedscope => speedscope::write(&projected, out)?,
-            Format::Pprof => pprof::write(&projected, out, diag)?,
-            Format::GhcProf | Format::GhcJson => return Err(Error::Unsupported { format: self, action: "written" }),
+            Format::Lispworks => lispworks::write(profile, out, diag)?,
+            Format::Folded => folded::write(profile, out)?,
+            Format::Sampler => sampler::write(profile, out, options)?,
+            Format::DyalogXml => dyalog::xml::write(profile, out, diag)?,
+            Format::DyalogCsv => dyalog::csv::write(profile, out, options.dyalog_separators)?,
+            Format::Br => br::write(profile, out, options, diag)?,
+            Format::GhcPx => ghc::px::write(profile, out, options, diag)?,
+            Format::Svg => svg::write(profile, out)?,
+            Format::Speedscope => speedscope::write(profile, out)?,
+            Format::Pprof => pprof::write(profile, out, diag)?,
+            Format::GhcProf | Format::GhcJson => {
+                return Err(Error::Unsupported { format: self.into(), action: "written" })
+            }
         }
         Ok(())
+    }
+
+    /// Whether the header fact `key` is one this format writes: keyed by its name
+    /// (`dyalog-xml.TimerBias`), or shared by its family (the Dyalog formats' report kind).
+    pub fn keeps_attr(self, key: &str) -> bool {
+        owns_key(self, key) || dyalog::shared_attr(self, key)
+    }
+
+    /// Whether the per-frame fact `key` is one this format writes: keyed by its name
+    /// (`sampler.id`), or where a function is defined ([`DEFINED_AT`]) for the formats that have a
+    /// file and line per function.
+    pub fn keeps_frame_attr(self, key: &str) -> bool {
+        owns_key(self, key) || (matches!(self, Format::Speedscope | Format::Pprof) && key == DEFINED_AT)
+    }
+
+    /// A one-name frame (`Module.label`, as folded stacks name GHC cost centres) as module and name,
+    /// for a format whose modules are namespaces (GHC); `None` for other formats and other names.
+    pub fn split_qualified(self, name: &str) -> Option<(&str, &str)> {
+        self.module_is_namespace().then(|| ghc::split_qualified(name)).flatten()
+    }
+
+    /// The format's own fitting of a profile's roots, called by the conversion step once frames are
+    /// fitted (Sampler: every stack in a thread named by its id).
+    pub fn fit_roots(self, profile: &mut Profile, diag: &mut Diagnostics) {
+        if self == Format::Sampler {
+            sampler::fit_roots(profile, diag);
+        }
     }
 
     /// The format's own last step of fitting a profile that the conversion step has projected onto
@@ -424,6 +454,17 @@ impl Format {
 
     fn names_where(keep: fn(Format) -> bool) -> String {
         Format::ALL.iter().copied().filter(|&f| keep(f)).map(Format::name).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// Whether `key` is named after `format` (`format.field`).
+fn owns_key(format: Format, key: &str) -> bool {
+    key.strip_prefix(format.name()).is_some_and(|rest| rest.starts_with('.'))
+}
+
+impl From<Format> for FormatName {
+    fn from(format: Format) -> FormatName {
+        FormatName(format.name())
     }
 }
 

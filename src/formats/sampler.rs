@@ -40,11 +40,13 @@
 //! samples (time becomes samples at `--interval`), line numbers (merged into functions), header facts,
 //! frame kinds below the thread level, and TAB or LF in names (replaced by spaces, with a warning).
 
+use super::options::ConvertOptions;
 use super::{Carries, Format, Sniff, Structure};
-use crate::convert::ConvertOptions;
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
-use crate::model::{ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Value, Values};
+use crate::model::{
+    ops, ChildIndex, Frame, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Value, Values,
+};
 use indexmap::IndexMap;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -121,7 +123,7 @@ struct Bytes<R> {
 
 impl<R: Read> Bytes<R> {
     fn error(&self, offset: u64, kind: ParseErrorKind) -> ParseError {
-        ParseError { format: Format::Sampler, position: Position::byte(offset), kind }
+        ParseError { format: Format::Sampler.into(), position: Position::byte(offset), kind }
     }
 
     fn unexpected(&self, offset: u64, expected: &str, found: &[u8]) -> ParseError {
@@ -251,8 +253,10 @@ pub(crate) fn read(
 ) -> Result<Profile, ParseError> {
     let mut bytes = Bytes { input: BufReader::with_capacity(256 * 1024, input), offset: 0 };
     if bytes.literal(MAGIC, "the first line @supersamplerV1.0").is_err() {
-        let kind =
-            ParseErrorKind::MissingMarker { format: Format::Sampler, expected: "@supersamplerV1.0 and a newline" };
+        let kind = ParseErrorKind::MissingMarker {
+            format: Format::Sampler.into(),
+            expected: "@supersamplerV1.0 and a newline",
+        };
         return Err(bytes.error(0, kind));
     }
     bytes.literal(SYMBOL_TABLE, "@symboltableV1.1 and a newline")?;
@@ -545,7 +549,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
     let tree = &profile.tree;
     let Values::Int(counts) = tree.self_values(0) else {
         return Err(Error::Unrepresentable {
-            format: Format::Sampler,
+            format: Format::Sampler.into(),
             what: "sample counts must be whole numbers".into(),
         });
     };
@@ -553,11 +557,11 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
     if total > options.max_samples {
         let max = options.max_samples;
         let what = format!("{total} samples would be {total} sample lines, more than --max-samples {max} allows (raise it to write them)");
-        return Err(Error::Unrepresentable { format: Format::Sampler, what });
+        return Err(Error::Unrepresentable { format: Format::Sampler.into(), what });
     }
     let Values::Int(inclusive) = tree.derived_inclusive(0) else {
         return Err(Error::Unrepresentable {
-            format: Format::Sampler,
+            format: Format::Sampler.into(),
             what: "sample counts must be whole numbers".into(),
         });
     };
@@ -641,10 +645,87 @@ fn symbol_ids(profile: &Profile, inclusive: &[i64], threads: &[(u16, NodeId)]) -
     (symbols, ids)
 }
 
+/// Sampler's fitting of a profile's roots (called by the conversion step): every stack belongs to
+/// a thread, so roots that are not threads go under one thread ("no threads into Sampler: one
+/// thread", model notes §3), frames below the roots are functions (a thread is only a block), and
+/// threads are named by their ids.
+pub(crate) fn fit_roots(profile: &mut Profile, diag: &mut Diagnostics) {
+    put_roots_in_a_thread(profile);
+    make_nested_frames_functions(profile);
+    name_threads_by_id(profile, diag);
+}
+
+/// Gathers the roots that are not threads under one thread root, for formats whose every stack
+/// belongs to a thread ("no threads into Sampler: one thread", model notes §3).
+fn put_roots_in_a_thread(profile: &mut Profile) {
+    let tree = &profile.tree;
+    let loose = tree.roots().any(|r| profile.frames.get(tree.frame(r)).kind != FrameKind::Thread);
+    if !loose {
+        return;
+    }
+    let taken = |n: u32| profile.frames.contains(FrameRef::named(&format!("Thread_{n:04x}"), FrameKind::Thread));
+    let n = (1..=0xFFFF).find(|&n| !taken(n)).unwrap_or(0xFFFF);
+    let thread = profile.frames.intern(FrameRef::named(&format!("Thread_{n:04x}"), FrameKind::Thread));
+    *profile = ops::adopt_roots(profile, thread, |frame| frame.kind != FrameKind::Thread);
+}
+
+/// The 16-bit id in a thread name `Thread_xxxx`, the only names a thread-rooted format gives threads.
+fn thread_name_id(name: &str) -> Option<u16> {
+    name.strip_prefix("Thread_").filter(|h| h.len() == 4).and_then(|h| u16::from_str_radix(h, 16).ok())
+}
+
+/// Renames every root thread that is not called `Thread_xxxx` to the next free such name, warning
+/// once (Sampler names a thread by its id and nothing else).
+fn name_threads_by_id(profile: &mut Profile, diag: &mut Diagnostics) {
+    let tree = &profile.tree;
+    let mut roots: Vec<FrameId> = tree.roots().map(|r| tree.frame(r)).collect();
+    roots.sort_unstable();
+    roots.dedup();
+    let mut taken: Vec<u16> = roots.iter().filter_map(|&f| thread_name_id(&profile.frames.get(f).name)).collect();
+    let mut renamed: Vec<(FrameId, String)> = Vec::new();
+    for frame in roots {
+        let name = &profile.frames.get(frame).name;
+        if thread_name_id(name).is_some() {
+            continue;
+        }
+        let Some(id) = (1..=0xFFFF).find(|id| !taken.contains(id)) else { break };
+        taken.push(id);
+        let new = format!("Thread_{id:04x}");
+        diag.warn("thread-renamed", None, || {
+            format!("{} names a thread by its id: {name:?} is written as {new}", Format::Sampler)
+        });
+        renamed.push((frame, new));
+    }
+    if !renamed.is_empty() {
+        let by_name: Vec<(String, String)> =
+            renamed.into_iter().map(|(f, new)| (profile.frames.get(f).name.clone(), new)).collect();
+        ops::map_frames(profile, |frame| {
+            let (_, new) = by_name.iter().find(|(old, _)| *old == frame.name && frame.kind == FrameKind::Thread)?;
+            Some(Frame { name: new.clone(), ..frame.clone() })
+        });
+    }
+}
+
+/// Turns every frame below the roots that is not a function (a nested thread or pseudo-frame) into
+/// a function of the same name, for formats that know threads only as roots.
+fn make_nested_frames_functions(profile: &mut Profile) {
+    let nested: Vec<NodeId> = profile
+        .tree
+        .nodes()
+        .filter(|&n| profile.tree.parent(n).is_some())
+        .filter(|&n| matches!(profile.frames.get(profile.tree.frame(n)).kind, FrameKind::Thread | FrameKind::Pseudo))
+        .collect();
+    for node in nested {
+        let frame = profile.frames.get(profile.tree.frame(node)).clone();
+        let function = profile.frames.intern(FrameRef { kind: FrameKind::Function, ..frame.as_ref() });
+        profile.tree.set_frame(node, function);
+    }
+}
+
 /// A thread id for every root: from its `Thread_xxxx` name where that is free, else the next free id.
 fn thread_ids(profile: &Profile, roots: &[NodeId]) -> Vec<(u16, NodeId)> {
     let tree = &profile.tree;
-    let named = |r: NodeId| crate::convert::thread_name_id(&profile.frames.get(tree.frame(r)).name);
+    let named = |r: NodeId| thread_name_id(&profile.frames.get(tree.frame(r)).name);
     let mut ids: Vec<Option<u16>> = Vec::with_capacity(roots.len());
     for &r in roots {
         let id = named(r).filter(|id| !ids.contains(&Some(*id)));

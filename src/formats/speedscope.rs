@@ -168,7 +168,7 @@ fn push_number(json: &mut String, value: Value) -> Result<(), Error> {
     if let Value::Float(v) = value {
         if !v.is_finite() {
             return Err(Error::Unrepresentable {
-                format: super::Format::Speedscope,
+                format: super::Format::Speedscope.into(),
                 what: format!("the value {v}: JSON numbers are finite"),
             });
         }

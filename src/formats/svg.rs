@@ -37,15 +37,17 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
     let Some(metric) = profile.metrics().first().filter(|_| profile.total(0).as_f64() != 0.0) else {
         // inferno draws nothing and fails: say why instead.
         return Err(Error::Unrepresentable {
-            format: Format::Svg,
+            format: Format::Svg.into(),
             what: "a flame graph is drawn from counts, and this profile's are all 0".into(),
         });
     };
     let mut stacks = Vec::new();
     folded::write(profile, &mut stacks)?;
     // Frame names are UTF-8 in the model, and so are the folded lines made of them.
-    let stacks = String::from_utf8(stacks)
-        .map_err(|_| Error::Unrepresentable { format: Format::Svg, what: "a frame name that is not UTF-8".into() })?;
+    let stacks = String::from_utf8(stacks).map_err(|_| Error::Unrepresentable {
+        format: Format::Svg.into(),
+        what: "a frame name that is not UTF-8".into(),
+    })?;
     let mut options = inferno::flamegraph::Options::default();
     options.title = profile.meta.title.clone().unwrap_or_else(|| "Flame Graph".into());
     options.count_name = metric.name.clone();

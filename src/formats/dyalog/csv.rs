@@ -113,13 +113,14 @@ pub(crate) fn read(
     merge_lines: bool,
     diag: &mut Diagnostics,
 ) -> Result<Profile, ParseError> {
-    let io_error = |e: std::io::Error| ParseError { format: FORMAT, position: Position::default(), kind: e.into() };
+    let io_error =
+        |e: std::io::Error| ParseError { format: FORMAT.into(), position: Position::default(), kind: e.into() };
     let mut head = Vec::new();
     input.take(HEAD).read_to_end(&mut head).map_err(io_error)?;
     let separators = separators.unwrap_or_else(|| detect_separators(&head));
     // Fields are split byte by byte, at a separator that cannot be part of another character.
     let field = u8::try_from(u32::from(separators.field)).ok().filter(u8::is_ascii).ok_or_else(|| ParseError {
-        format: FORMAT,
+        format: FORMAT.into(),
         position: Position::default(),
         kind: ParseErrorKind::Unexpected {
             expected: "an ASCII field separator".into(),
@@ -127,13 +128,14 @@ pub(crate) fn read(
         },
     })?;
     let header = std::str::from_utf8(first_line(&head)).map_err(|e| ParseError {
-        format: FORMAT,
+        format: FORMAT.into(),
         position: Position { byte: e.valid_up_to() as u64, line: Some(1), column: None },
         kind: ParseErrorKind::Encoding,
     })?;
     if header.trim().is_empty() {
-        let kind = ParseErrorKind::MissingMarker { format: FORMAT, expected: "a header row of quoted column names" };
-        return Err(ParseError { format: FORMAT, position: Position::line(1, 0), kind });
+        let kind =
+            ParseErrorKind::MissingMarker { format: FORMAT.into(), expected: "a header row of quoted column names" };
+        return Err(ParseError { format: FORMAT.into(), position: Position::line(1, 0), kind });
     }
     let columns = header_columns(header, field, diag)?;
     let known: Vec<Column> = columns.iter().flatten().copied().collect();
@@ -448,8 +450,11 @@ fn quoted_fields(line: &str, field: u8) -> Result<Vec<String>, ParseErrorKind> {
 
 /// The columns of the header line (`None` for a column proftool does not know, with a warning).
 fn header_columns(line: &str, field: u8, diag: &mut Diagnostics) -> Result<Vec<Option<Column>>, ParseError> {
-    let names =
-        split(line, field).map_err(|kind| ParseError { format: FORMAT, position: Position::line(1, 0), kind })?;
+    let names = split(line, field).map_err(|kind| ParseError {
+        format: FORMAT.into(),
+        position: Position::line(1, 0),
+        kind,
+    })?;
     let columns: Vec<Option<Column>> = names
         .iter()
         .map(|name| {
@@ -472,7 +477,7 @@ fn header_columns(line: &str, field: u8, diag: &mut Diagnostics) -> Result<Vec<O
             expected: "a header with an \"Element\" (or \"Function\") column".into(),
             found: crate::error::excerpt(names.join(",").as_bytes()),
         };
-        return Err(ParseError { format: FORMAT, position: Position::line(1, 0), kind });
+        return Err(ParseError { format: FORMAT.into(), position: Position::line(1, 0), kind });
     }
     Ok(columns)
 }

@@ -226,7 +226,11 @@ impl<'i> Blocks<'i> {
     }
 
     fn error(&self, kind: ParseErrorKind) -> ParseError {
-        ParseError { format: FORMAT, position: Position::line(self.start.lines_before + 1, self.start.offset), kind }
+        ParseError {
+            format: FORMAT.into(),
+            position: Position::line(self.start.lines_before + 1, self.start.offset),
+            kind,
+        }
     }
 }
 
@@ -399,7 +403,7 @@ impl<'b> XmlInput<'b> {
     }
 
     fn error(&self, position: Position, kind: ParseErrorKind) -> ParseError {
-        ParseError { format: FORMAT, position, kind }
+        ParseError { format: FORMAT.into(), position, kind }
     }
 
     fn unexpected(&self, expected: &str, found: String) -> ParseError {
@@ -433,7 +437,7 @@ impl<'b> XmlInput<'b> {
                     self.hit_end |= !self.last && matches!(e, quick_xml::Error::Syntax(_));
                     let position = self.position(self.reader.error_position());
                     let kind = ParseErrorKind::Unexpected { expected: "well-formed XML".into(), found: e.to_string() };
-                    return Err(ParseError { format: FORMAT, position, kind });
+                    return Err(ParseError { format: FORMAT.into(), position, kind });
                 }
                 Ok(Event::Start(e)) => (Ev::Start(Tag::of(e.name().as_ref())), Some(e)),
                 Ok(Event::Empty(e)) => (Ev::Empty(Tag::of(e.name().as_ref())), Some(e)),
@@ -702,7 +706,8 @@ impl Document {
                 // No settings, no entries: an empty report, as `<ProfileData></ProfileData>` is.
                 (Stage::Before, Ev::Empty(Tag::ProfileData)) => self.stage = Stage::After,
                 (Stage::Before, _) => {
-                    let kind = ParseErrorKind::MissingMarker { format: FORMAT, expected: "a <ProfileData> element" };
+                    let kind =
+                        ParseErrorKind::MissingMarker { format: FORMAT.into(), expected: "a <ProfileData> element" };
                     return Err(x.error(x.here(), kind));
                 }
                 (Stage::Inside, Ev::Start(Tag::ProfileSettings)) => {

@@ -117,7 +117,7 @@ struct CostCentre {
 pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let mut bytes = Vec::new();
     input.read_to_end(&mut bytes).map_err(|e| ParseError {
-        format: FORMAT,
+        format: FORMAT.into(),
         position: Position::byte(bytes.len() as u64),
         kind: ParseErrorKind::Io(e),
     })?;
@@ -178,7 +178,7 @@ fn serde_error(text: &str, e: &serde_json::Error) -> ParseError {
     // serde_json appends " at line L column C"; the position says that already.
     let message = message.split(" at line ").next().unwrap_or(&message).to_string();
     ParseError {
-        format: FORMAT,
+        format: FORMAT.into(),
         position: Position { byte: byte as u64, line: Some(line as u64), column: Some(column as u64) },
         kind: ParseErrorKind::Unexpected {
             expected: "JSON in GHC's -pj schema".into(),
@@ -193,7 +193,11 @@ fn error_at(bytes: &[u8], at: usize, kind: ParseErrorKind) -> ParseError {
     let line_start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
     let line = memchr::memchr_iter(b'\n', &bytes[..line_start]).count() as u64 + 1;
     let column = String::from_utf8_lossy(&bytes[line_start..at]).chars().count() as u64 + 1;
-    ParseError { format: FORMAT, position: Position { byte: at as u64, line: Some(line), column: Some(column) }, kind }
+    ParseError {
+        format: FORMAT.into(),
+        position: Position { byte: at as u64, line: Some(line), column: Some(column) },
+        kind,
+    }
 }
 
 /// An iterative parser for the `profile` tree: objects with `id`, `entries`, `alloc`, `ticks` and

@@ -256,7 +256,7 @@ impl ProfReader {
             Section::Title => {
                 let Some(at) = text.find(MARKER) else {
                     return Err(line.error(ParseErrorKind::MissingMarker {
-                        format: FORMAT,
+                        format: FORMAT.into(),
                         expected: "a first line with \"Time and Allocation Profiling Report\"",
                     }));
                 };
@@ -395,7 +395,7 @@ impl ProfReader {
         if depth > self.path.len() {
             let previous = self.path.len() as i64 - 1;
             let kind = ParseErrorKind::DepthJump { previous, found: depth as i64 };
-            return Err(ParseError { format: FORMAT, position: line.position_at(depth), kind });
+            return Err(ParseError { format: FORMAT.into(), position: line.position_at(depth), kind });
         }
         self.path.truncate(depth);
         let totals = self.totals();
@@ -409,7 +409,7 @@ impl ProfReader {
         // A count the model holds, else an error at its column.
         let count = |field: &str, i: usize| {
             super::count(field, at(i)).map_err(|kind| ParseError {
-                format: FORMAT,
+                format: FORMAT.into(),
                 position: line.position_at(numbers.start[wanted - 1 - i] as usize),
                 kind,
             })
@@ -444,7 +444,7 @@ impl ProfReader {
         };
         if let Some(expected) = expected {
             return Err(ParseError {
-                format: FORMAT,
+                format: FORMAT.into(),
                 position: end,
                 kind: ParseErrorKind::Unexpected { expected: expected.into(), found: "the end of the input".into() },
             });

@@ -53,9 +53,9 @@
 //! words (rounded, with a warning).
 
 use super::{cost_centre, looks_like_module, profile_with, ALLOC, ENTRIES, MAX_COUNT, TICKS};
-use crate::convert::{ConvertOptions, DEFAULT_INTERVAL};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
+use crate::formats::options::{ConvertOptions, DEFAULT_INTERVAL};
 use crate::formats::{Carries, Format, Sniff};
 use crate::model::{CallTree, FrameId, FrameRef, MetricKind, NodeId, Profile, Value, Values};
 use crate::text::{self, Blocks, Line};
@@ -231,7 +231,7 @@ impl ReadState {
             Stage::Costs => return self.reader.finish(diag),
         };
         Err(ParseError {
-            format: FORMAT,
+            format: FORMAT.into(),
             position,
             kind: ParseErrorKind::Unexpected { expected: expected.into(), found: "the end of the input".into() },
         })
@@ -643,7 +643,7 @@ impl PxReader {
         // pending parent: one declared before it would be unreached too, and come first.
         if let Some(lost) = self.pending_parents.iter().find(|p| node_of[p.index as usize] == ABSENT) {
             return Err(ParseError {
-                format: FORMAT,
+                format: FORMAT.into(),
                 position: lost.position,
                 kind: ParseErrorKind::Unexpected {
                     expected: format!("stack {} to lead up to a root stack", lost.id),
@@ -660,7 +660,7 @@ impl PxReader {
         for pending in &self.pending_parents {
             let Some(p) = self.stack_index.get(pending.parent) else {
                 return Err(ParseError {
-                    format: FORMAT,
+                    format: FORMAT.into(),
                     position: pending.position,
                     kind: ParseErrorKind::Unexpected {
                         expected: format!("stack {}'s parent to be a declared stack", pending.id),
@@ -927,14 +927,15 @@ impl CostSection {
         let (mut counts, mut words) = (0u64, 0u64);
         let range_error = |reader: &PxReader, k: usize| {
             reader.out_of_range(&numbers[..k]).map(|(at, kind)| ParseError {
-                format: FORMAT,
+                format: FORMAT.into(),
                 position: token_position(line, first + at),
                 kind,
             })
         };
         while let Some(&[1, id, entries, ticks, alloc]) = numbers.get(k..k + 5) {
             if let Err(kind) = reader.record(id, [entries, ticks, alloc]) {
-                let stack_error = ParseError { format: FORMAT, position: token_position(line, first + k + 1), kind };
+                let stack_error =
+                    ParseError { format: FORMAT.into(), position: token_position(line, first + k + 1), kind };
                 return Err(range_error(reader, k).unwrap_or(stack_error));
             }
             counts |= entries | ticks;
@@ -967,7 +968,7 @@ impl CostSection {
         let number = |what: &'static str| match token {
             Token::Number(value) => Ok(value),
             Token::Text(text) => parse_u64(text.as_bytes()).ok_or_else(|| ParseError {
-                format: FORMAT,
+                format: FORMAT.into(),
                 position: at(),
                 kind: ParseErrorKind::InvalidNumber { field: what, text: text.to_string() },
             }),
@@ -987,7 +988,7 @@ impl CostSection {
                         Token::Text(text) => excerpt(text.as_bytes()),
                     };
                     return Err(ParseError {
-                        format: FORMAT,
+                        format: FORMAT.into(),
                         position: at(),
                         kind: ParseErrorKind::Unexpected {
                             expected: "1 (a stack's costs) or the terminating 0".into(),
@@ -1001,13 +1002,13 @@ impl CostSection {
         const FIELDS: [&str; 5] = ["", "a stack id", "entries", "ticks", "alloc"];
         self.record[self.filled] = number(FIELDS[self.filled])?;
         reader.check_field(self.filled, self.record[self.filled]).map_err(|kind| ParseError {
-            format: FORMAT,
+            format: FORMAT.into(),
             position: at(),
             kind,
         })?;
         if self.filled == 1 {
             let stack = reader.stack_for_costs(self.record[1]);
-            self.stack = Some(stack.map_err(|kind| ParseError { format: FORMAT, position: at(), kind })?);
+            self.stack = Some(stack.map_err(|kind| ParseError { format: FORMAT.into(), position: at(), kind })?);
         }
         self.filled += 1;
         if self.filled == 5 {
@@ -1306,145 +1307,9 @@ mod tests {
         assert_eq!(sniff(b"\"x\"\n\"fast\"\n"), Sniff::No);
     }
 
-    /// The grammar of the seed's `ParseProfile.hs` (Parsec), as strictly as it reads: two quoted
-    /// header lines, `1` lines with exactly two quoted strings (a string ends at its first `"`),
-    /// then `2` lines, then `5 total ` and records `1 id e t a ` up to a `0`. Fields are separated
-    /// by Parsec's `space`: exactly one character for which Haskell's `isSpace` holds (a subset of
-    /// Rust's `char::is_whitespace`), a line break included; `eol` is LF or CRLF. Returns where it
-    /// failed.
-    fn seed_grammar(text: &str) -> Result<(), String> {
-        fn quoted(s: &str) -> Option<&str> {
-            let rest = s.strip_prefix('"')?;
-            let end = rest.find('"')?;
-            Some(&rest[end + 1..])
-        }
-        fn natural(s: &str) -> Option<&str> {
-            let n = s.bytes().take_while(u8::is_ascii_digit).count();
-            (n > 0).then(|| &s[n..])
-        }
-        fn space(s: &str) -> Option<&str> {
-            s.strip_prefix(char::is_whitespace)
-        }
-        fn eol(s: &str) -> Option<&str> {
-            s.strip_prefix("\r\n").or_else(|| s.strip_prefix('\n'))
-        }
-        fn code(s: &str, c: char) -> Option<&str> {
-            s.strip_prefix(c).and_then(space)
-        }
-        let mut s = text;
-        for header in ["timestamp", "interval"] {
-            s = quoted(s).and_then(eol).ok_or(header)?;
-        }
-        while s.starts_with('1') {
-            let rest = code(s, '1').and_then(natural).and_then(space);
-            let rest = rest.and_then(quoted).and_then(space).and_then(quoted).and_then(eol);
-            s = rest.ok_or_else(|| format!("cost centre at {:?}", &s[..s.len().min(40)]))?;
-        }
-        while s.starts_with('2') {
-            let rest = code(s, '2').and_then(natural).and_then(space).ok_or("stack id")?;
-            let rest = match code(rest, '1') {
-                Some(r) => natural(r),
-                None => code(rest, '2').and_then(natural).and_then(space).and_then(natural),
-            };
-            s = rest.and_then(eol).ok_or("stack line")?;
-        }
-        s = code(s, '5').and_then(natural).and_then(space).ok_or("5 total")?;
-        while !s.starts_with('0') {
-            let mut rest = code(s, '1').ok_or("record")?;
-            for _ in 0..4 {
-                rest = natural(rest).and_then(space).ok_or("record field")?;
-            }
-            s = rest;
-        }
-        Ok(())
-    }
-
-    /// `text` with every space outside double quotes replaced by one of `separators`, in turn.
-    fn respaced(text: &str, separators: &[&str]) -> String {
-        let mut out = String::new();
-        let (mut quoted, mut k) = (false, 0);
-        for c in text.chars() {
-            quoted ^= c == '"';
-            if c == ' ' && !quoted {
-                out.push_str(separators[k % separators.len()]);
-                k += 1;
-            } else {
-                out.push(c);
-            }
-        }
-        out
-    }
-
-    #[test]
-    fn any_whitespace_the_seed_takes_between_fields_is_read() {
-        let notes = include_str!("../../../fixtures/ghc-px/notes-example.px");
-        let want = tree_dump(&read_px(notes).unwrap());
-        let odd = ["\t", "\u{b}", "\u{c}", "\u{a0}", "\u{3000}", "\r", " "];
-        let (declarations, costs) = notes.split_at(notes.find("\n5 ").unwrap() + 1);
-        // Line breaks separate fields too, in the cost line (a line-based reader's other lines
-        // are lines).
-        let variants = [
-            respaced(notes, &odd),
-            respaced(notes, &odd[1..]),
-            format!("{}{}", respaced(declarations, &odd), respaced(costs, &["\n", "\t", "\r", "\u{c}"])),
-        ];
-        for variant in variants {
-            assert_eq!(seed_grammar(&variant), Ok(()), "{variant:?}");
-            assert_eq!(read_px(&variant).map(|p| tree_dump(&p)), Ok(want.clone()), "{variant:?}");
-        }
-        let tabs = "\"t\"\n\"20 ms\"\n1\t1\t\"MAIN\"\t\"MAIN\"\n2 1 1 1\n5 3 1 1 1 3 8 0\n";
-        assert_eq!(seed_grammar(tabs), Ok(()));
-        assert!(read_px(tabs).is_ok());
-    }
-
-    fn write_px(profile: Profile) -> (String, Diagnostics) {
-        let mut out = Vec::new();
-        let mut diag = Diagnostics::default();
-        Format::GhcPx.write(profile, &mut out, &ConvertOptions::default(), &mut diag).unwrap();
-        (String::from_utf8(out).unwrap(), diag)
-    }
-
     fn read_as(format: Format, text: &str) -> Profile {
         let mut diag = Diagnostics::default();
         format.read(&mut text.as_bytes(), &crate::formats::ReadOptions::default(), &mut diag).unwrap()
-    }
-
-    #[test]
-    fn the_seed_grammar_accepts_what_the_writer_writes() {
-        let notes = include_str!("../../../fixtures/ghc-px/notes-example.px");
-        assert_eq!(seed_grammar(notes), Ok(()));
-        let sources = [
-            (Format::GhcPx, notes),
-            (Format::GhcPx, include_str!("../../../fixtures/ghc-px/ghc72-undeclared.px")),
-            (Format::GhcProf, include_str!("../../../fixtures/ghc-prof/inferno-utf8.prof")),
-            (Format::Folded, "a;say \"hi\" 3\nb;c 1\n"),
-            (Format::Lispworks, include_str!("../../../fixtures/lispworks/processes.tree")),
-        ];
-        for (format, text) in sources {
-            let (written, _) = write_px(read_as(format, text));
-            assert_eq!(seed_grammar(&written), Ok(()), "{format}:\n{written}");
-        }
-        assert!(seed_grammar("\"t\"\n\"20 ms\"\n1 1 \"a \"q\" b\" \"M\"\n5 0 0\n").is_err());
-    }
-
-    #[test]
-    fn quotes_and_line_breaks_in_labels_are_replaced_with_a_warning() {
-        let (written, diag) = write_px(read_as(Format::Folded, "main;say \"hi\" 3\n"));
-        let body: Vec<&str> = written.lines().skip(1).collect();
-        assert_eq!(
-            body,
-            [
-                "\"1 ms\"",
-                "1 3 \"main\" \"\"",
-                "1 2 \"say 'hi'\" \"\"",
-                "1 1 \"MAIN\" \"MAIN\"",
-                "2 1 1 1",
-                "2 2 2 3 1",
-                "2 3 2 2 2",
-                "5 3 1 1 0 0 0 1 2 0 0 0 1 3 0 3 0 0"
-            ]
-        );
-        assert!(diag.has("name-sanitised-quote"), "{:?}", diag.warnings());
     }
 
     #[test]

@@ -93,7 +93,7 @@ pub fn project(
         into_time_unit(&mut profile, unit);
     }
     if profile.meta.module_namespaces && !target.module_is_namespace() {
-        qualify_names(&mut profile);
+        ops::qualify_names(&mut profile);
     } else if target.module_is_namespace() && !profile.meta.module_namespaces {
         into_namespaces(&mut profile, target, diag);
     }
@@ -408,19 +408,9 @@ fn sanitised_key(c: char) -> &'static str {
     }
 }
 
-/// Moves the module of every frame into its name (`Module.label`), for profiles whose modules are
-/// namespaces (GHC) written to a format whose module is not one: nothing is lost, so no warning.
-fn qualify_names(profile: &mut Profile) {
-    profile.meta.module_namespaces = false;
-    ops::map_frames(profile, |frame| {
-        let module = frame.module.as_ref()?;
-        Some(Frame { name: format!("{module}.{}", frame.name), module: None, ..frame.clone() })
-    });
-}
-
 /// On the way to a format whose module is a namespace (GHC) from one whose modules are not: drops the
 /// modules (library paths, files), with a warning, and splits names written `Module.label` (as
-/// [`qualify_names`] and inferno write cost centres in folded stacks) back into module and label, so
+/// [`ops::qualify_names`] and inferno write cost centres in folded stacks) back into module and label, so
 /// that `MAIN.MAIN` is GHC's root again. The profile's modules are namespaces from then on.
 fn into_namespaces(profile: &mut Profile, target: Format, diag: &mut Diagnostics) {
     profile.meta.module_namespaces = true;

@@ -48,6 +48,7 @@ pub mod error;
 pub mod files;
 pub mod formats;
 pub mod info;
+pub mod merge;
 pub mod model;
 mod pieces;
 mod text;

@@ -2,7 +2,8 @@
 //!
 //! - [`normalize`]: the canonical form two profiles are compared in: duplicate siblings merged,
 //!   children sorted by frame, frames interned in walk order.
-//! - [`map_frames`]: frames replaced (fitted to a target), merging those that become equal.
+//! - [`map_frames`]: frames replaced (fitted to a target), merging those that become equal;
+//!   [`qualify_names`]: GHC modules written into names (`Module.label`).
 //! - [`merge_siblings`]: one node per distinct stack, for formats whose identity is the stack.
 //! - [`adopt_roots`]: roots gathered under a new root (a thread for formats that need one).
 //! - [`unwrap_root`]: a root removed, its children made roots (a thread above GHC's `MAIN`).
@@ -41,6 +42,17 @@ pub fn map_frames(profile: &mut Profile, mut replace: impl FnMut(&Frame) -> Opti
         profile.frame_attrs.entry(map[frame.index()]).or_insert(a);
     }
     profile.frames = frames;
+}
+
+/// Moves the module of every frame into its name (`Module.label`), for a profile whose modules are
+/// namespaces (GHC) going where one name is written: nothing is lost. The profile's modules are no
+/// namespaces from then on.
+pub fn qualify_names(profile: &mut Profile) {
+    profile.meta.module_namespaces = false;
+    map_frames(profile, |frame| {
+        let module = frame.module.as_ref()?;
+        Some(Frame { name: format!("{module}.{}", frame.name), module: None, ..frame.clone() })
+    });
 }
 
 /// `profile` with siblings that share a frame merged into one node (values added), in source order.

@@ -462,6 +462,11 @@ impl CallTree {
         self.measured_inclusive.iter_mut().for_each(|m| *m = None);
     }
 
+    /// Drops the measured inclusive values of `metric`.
+    pub(crate) fn forget_measured_inclusive_of(&mut self, metric: usize) {
+        self.measured_inclusive[metric] = None;
+    }
+
     /// Sets every measured inclusive value of `metric` (a column of its representation).
     pub(crate) fn set_measured_inclusive_column(&mut self, metric: usize, inclusive: Values) {
         debug_assert_eq!(inclusive.len(), self.len());

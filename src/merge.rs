@@ -1,0 +1,331 @@
+//! Adding profiles together (`proftool merge`): the profiles of many runs or machines as one.
+//!
+//! Profiles are added one at a time into one [`Merger`], so that memory grows with the distinct
+//! nodes of the result, not with the number or size of the inputs. Equal stacks add up: a node's
+//! values are the sum of the nodes at the same stack in every input. Metrics must agree: each
+//! metric of an input is added to the merged metric of its kind (and, where a kind has several, of
+//! its name), its values converted into that metric's unit (milliseconds and nanoseconds both add as
+//! time); a metric with no counterpart is an error that names it. Threads stay apart by default: a
+//! root thread is named after its input (`Thread_0001 [b.sampler]`), since thread 1 of one run is
+//! not thread 1 of another; with `merge_threads`, threads of the same name add up. Header facts that
+//! differ between inputs are dropped, by name; per-function counts (LispWorks) add up; measured
+//! inclusive values (Dyalog) add up while every input has them.
+
+use crate::diag::Diagnostics;
+use crate::error::Error;
+use crate::model::{ops, ChildIndex, FrameId, FrameKind, FrameRef, Metric, Profile, Repr, Unit, Value, Values};
+
+/// Profiles added one at a time.
+#[derive(Debug, Default)]
+pub struct Merger {
+    merged: Option<Profile>,
+    index: ChildIndex,
+    merge_threads: bool,
+    /// The names of the inputs added so far (for messages).
+    labels: Vec<String>,
+}
+
+/// How an input's metric goes into the merged profile: its index there and the factor that turns its
+/// values into that metric's unit.
+#[derive(Clone, Copy, Debug)]
+struct Target {
+    metric: usize,
+    factor: f64,
+}
+
+impl Merger {
+    /// A merger; with `merge_threads`, threads of the same name add up across inputs.
+    pub fn new(merge_threads: bool) -> Merger {
+        Merger { merge_threads, ..Merger::default() }
+    }
+
+    /// Adds `profile`, read from the input called `label`. Fails, adding nothing, when its metrics do
+    /// not match those of the profiles added before.
+    pub fn add(&mut self, mut profile: Profile, label: &str, diag: &mut Diagnostics) -> Result<(), Error> {
+        let merged = self.merged.get_or_insert_with(|| empty_like(&profile));
+        let targets = match_metrics(merged, &profile, label, &self.labels)?;
+        if merged.meta.module_namespaces != profile.meta.module_namespaces {
+            // One name for a GHC cost centre everywhere: `Module.label`, as folded writes it.
+            ops::qualify_names(&mut profile);
+            if merged.meta.module_namespaces {
+                ops::qualify_names(merged);
+            }
+        }
+        if !self.labels.is_empty() {
+            drop_differing_facts(merged, &profile, label, diag);
+        }
+        add_tree(merged, &mut self.index, &profile, &targets, (!self.merge_threads).then_some(label));
+        self.labels.push(label.to_string());
+        Ok(())
+    }
+
+    /// The merged profile, `None` when nothing was added.
+    pub fn finish(self) -> Option<Profile> {
+        self.merged
+    }
+}
+
+/// A profile with `profile`'s header and metrics and no nodes.
+fn empty_like(profile: &Profile) -> Profile {
+    let mut merged = Profile::new(profile.metrics().to_vec());
+    merged.meta = profile.meta.clone();
+    for m in 0..profile.metrics().len() {
+        if profile.tree.measured_inclusive(m).is_some() {
+            merged.tree.set_measured_inclusive_column(m, Values::zeros(profile.metrics()[m].repr, 0));
+        }
+    }
+    merged
+}
+
+/// Where each metric of `profile` goes in `merged`: the merged metric of the same kind and
+/// aggregation (of the same name where the kind has several), with a factor between their units.
+/// Every metric on each side must have its counterpart.
+fn match_metrics(
+    merged: &mut Profile,
+    profile: &Profile,
+    label: &str,
+    before: &[String],
+) -> Result<Vec<Target>, Error> {
+    let incompatible = |what: String| {
+        let earlier =
+            if before.len() == 1 { before[0].clone() } else { format!("the {} inputs before it", before.len()) };
+        Error::BadOption(format!("cannot merge {label} with {earlier}: {what}"))
+    };
+    let mut targets = Vec::with_capacity(profile.metrics().len());
+    let mut used = vec![false; merged.metrics().len()];
+    for metric in profile.metrics() {
+        let same_kind = |m: &Metric| m.kind == metric.kind && m.aggregation == metric.aggregation;
+        let candidates: Vec<usize> =
+            (0..merged.metrics().len()).filter(|&i| same_kind(&merged.metrics()[i]) && !used[i]).collect();
+        let by_name = candidates.iter().copied().find(|&i| merged.metrics()[i].name == metric.name);
+        let Some(i) = by_name.or((candidates.len() == 1).then(|| candidates[0])) else {
+            return Err(incompatible(format!(
+                "its metric {metric} has no counterpart (theirs: {})",
+                metric_list(merged)
+            )));
+        };
+        let Some(factor) = unit_factor(metric.unit, merged.metrics()[i].unit) else {
+            let theirs = &merged.metrics()[i];
+            return Err(incompatible(format!("its metric {metric} cannot be added to {theirs}: the units differ")));
+        };
+        used[i] = true;
+        if (factor != 1.0 || metric.repr == Repr::Float) && merged.metrics()[i].repr == Repr::Int {
+            into_floats(merged, i);
+        }
+        targets.push(Target { metric: i, factor });
+    }
+    if let Some(missing) = used.iter().position(|&u| !u) {
+        let theirs = &merged.metrics()[missing];
+        return Err(incompatible(format!("it has no metric {theirs} (it has: {})", metric_list(profile))));
+    }
+    Ok(targets)
+}
+
+/// `name (kind, unit, aggregation), …` of a profile's metrics.
+fn metric_list(profile: &Profile) -> String {
+    profile.metrics().iter().map(Metric::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// The factor that turns values in `from` into values in `to`, if they measure the same thing.
+fn unit_factor(from: Unit, to: Unit) -> Option<f64> {
+    match (from.nanos(), to.nanos()) {
+        (Some(a), Some(b)) => Some(a / b),
+        _ => (from == to).then_some(1.0),
+    }
+}
+
+/// Stores metric `m` of `merged` as floats (values added from another unit are not whole).
+fn into_floats(merged: &mut Profile, m: usize) {
+    let tree = &merged.tree;
+    let to_floats = |v: &Values| Values::Float((0..v.len()).map(|i| v.get(i).as_f64()).collect());
+    let values = to_floats(tree.self_values(m));
+    let measured = tree.measured_inclusive(m).map(to_floats);
+    let metric = Metric { repr: Repr::Float, ..merged.metrics()[m].clone() };
+    merged.replace_metric(m, metric, values);
+    if let Some(measured) = measured {
+        merged.tree.set_measured_inclusive_column(m, measured);
+    }
+}
+
+/// Drops the header facts of `merged` that `profile` does not share, naming them once each.
+fn drop_differing_facts(merged: &mut Profile, profile: &Profile, label: &str, diag: &mut Diagnostics) {
+    let (meta, other) = (&mut merged.meta, &profile.meta);
+    let mut dropped: Vec<String> = Vec::new();
+    if meta.title.is_some() && meta.title != other.title {
+        meta.title = None;
+        dropped.push("title".into());
+    }
+    if meta.timestamp.is_some() && meta.timestamp != other.timestamp {
+        meta.timestamp = None;
+        dropped.push("timestamp".into());
+    }
+    if meta.interval.is_some() && meta.interval != other.interval {
+        meta.interval = None;
+        dropped.push("interval".into());
+    }
+    if meta.weighed_by != other.weighed_by {
+        meta.weighed_by = None;
+    }
+    meta.attrs.retain(|fact| {
+        let shared = other.attrs.contains(fact);
+        if !shared {
+            dropped.push(fact.0.clone());
+        }
+        shared
+    });
+    meta.flat |= other.flat;
+    meta.lines_merged |= other.lines_merged;
+    if !dropped.is_empty() {
+        let names = dropped.join(", ");
+        diag.warn("merge-facts-dropped", None, || {
+            format!("{label} has other header facts than the inputs before it: {names} dropped")
+        });
+    }
+}
+
+/// Adds every node of `profile` to `merged` at the same stack, its values converted by `targets`;
+/// root threads named after `label` when it is given (threads kept apart).
+fn add_tree(merged: &mut Profile, index: &mut ChildIndex, profile: &Profile, targets: &[Target], label: Option<&str>) {
+    let src = &profile.tree;
+    let mut frame_of: Vec<Option<FrameId>> = vec![None; profile.frames.len()];
+    let mut new_node = vec![None; src.len()];
+    let keeps_measured: Vec<bool> =
+        targets.iter().enumerate().map(|(m, _)| src.measured_inclusive(m).is_some()).collect();
+    for (m, target) in targets.iter().enumerate() {
+        if !keeps_measured[m] {
+            merged.tree.forget_measured_inclusive_of(target.metric);
+        }
+    }
+    for visit in src.walk() {
+        let node = visit.node;
+        let frame = profile.frames.get(src.frame(node));
+        let parent = src.parent(node).and_then(|p| new_node[p.index()]);
+        let id = match (parent, label) {
+            (None, Some(label)) if frame.kind == FrameKind::Thread => {
+                let name = format!("{} [{label}]", frame.name);
+                merged.frames.intern(FrameRef { name: &name, ..frame.as_ref() })
+            }
+            _ => *frame_of[src.frame(node).index()].get_or_insert_with(|| merged.frames.intern(frame.as_ref())),
+        };
+        let merged_node = index.child_or_insert(&mut merged.tree, parent, id);
+        new_node[node.index()] = Some(merged_node);
+        for (m, target) in targets.iter().enumerate() {
+            let value = converted(src.self_value(m, node), target.factor);
+            merged.tree.add_self(target.metric, merged_node, value);
+            if let Some(measured) = src.measured_inclusive(m).filter(|_| keeps_measured[m]) {
+                if let Some(sum) = merged.tree.measured_inclusive(target.metric).map(|v| v.get(merged_node.index())) {
+                    let added =
+                        Value::Float(sum.as_f64() + converted(measured.get(node.index()), target.factor).as_f64());
+                    merged.tree.set_measured_inclusive(target.metric, merged_node, added);
+                }
+            }
+        }
+    }
+    for (&frame, facts) in &profile.function_facts {
+        let Some(id) = frame_of[frame.index()] else { continue };
+        let sum = merged.function_facts.entry(id).or_default();
+        let add = |a: Option<i64>, b: Option<i64>| match (a, b) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
+        };
+        (sum.calls, sum.seen, sum.top) =
+            (add(sum.calls, facts.calls), add(sum.seen, facts.seen), add(sum.top, facts.top));
+    }
+    for (&frame, attrs) in &profile.frame_attrs {
+        if let Some(id) = frame_of[frame.index()] {
+            merged.frame_attrs.entry(id).or_insert_with(|| attrs.clone());
+        }
+    }
+}
+
+/// `value` times `factor` (as it is when the factor is 1).
+fn converted(value: Value, factor: f64) -> Value {
+    if factor == 1.0 {
+        value
+    } else {
+        Value::Float(value.as_f64() * factor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::{Format, ReadOptions};
+    use crate::model::dump::dump;
+
+    fn read(format: Format, text: &str) -> Profile {
+        format.read(&mut text.as_bytes(), &ReadOptions::default(), &mut Diagnostics::default()).unwrap()
+    }
+
+    fn merged(inputs: &[Profile], merge_threads: bool) -> Result<Profile, Error> {
+        let mut merger = Merger::new(merge_threads);
+        for (i, p) in inputs.iter().enumerate() {
+            merger.add(p.clone(), &format!("in{i}"), &mut Diagnostics::default())?;
+        }
+        Ok(merger.finish().unwrap())
+    }
+
+    #[test]
+    fn n_copies_are_the_profile_times_n() {
+        let px = include_str!("../fixtures/ghc-px/notes-example.px");
+        let one = read(Format::GhcPx, px);
+        let three = merged(&[one.clone(), one.clone(), one.clone()], false).unwrap();
+        let mut times_three = one.clone();
+        for m in 0..one.metrics().len() {
+            for node in one.tree.nodes() {
+                times_three.tree.set_self(m, node, Value::Int(one.tree.self_value(m, node).as_count() * 3));
+            }
+        }
+        assert_eq!(dump(&ops::normalize(&three)), dump(&ops::normalize(&times_three)));
+        // Same header everywhere: kept.
+        assert_eq!(three.meta, one.meta);
+    }
+
+    #[test]
+    fn totals_are_the_sums_of_the_inputs_and_units_are_converted() {
+        let a = read(Format::Folded, "main;parse 3\nmain 1\n");
+        let b = read(Format::Folded, "main;render 5\nworker 2\n");
+        let ab = merged(&[a, b], false).unwrap();
+        assert_eq!(ab.total(0), Value::Int(11)); // 4 + 7
+                                                 // By hand: main 1, main;parse 3, main;render 5, worker 2.
+        let folded = "main 1\nmain;parse 3\nmain;render 5\nworker 2\n";
+        let mut out = Vec::new();
+        crate::formats::folded::write(&ab, &mut out).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), folded);
+        // Milliseconds and nanoseconds add up as time, in the first input's unit.
+        let timed = |metric: Metric, value: Value| {
+            let mut p = Profile::new(vec![metric]);
+            let f = p.frames.intern(FrameRef::function("f"));
+            let node = p.tree.push(None, f);
+            p.tree.set_self(0, node, value);
+            p
+        };
+        let ms = timed(Metric::time(Unit::Milliseconds, Repr::Float), Value::Float(2.5));
+        let ns = timed(Metric::time(Unit::Nanoseconds, Repr::Int), Value::Int(500_000));
+        let both = merged(&[ms, ns], false).unwrap();
+        assert_eq!((both.metrics()[0].unit, both.total(0)), (Unit::Milliseconds, Value::Float(3.0)));
+    }
+
+    #[test]
+    fn a_metric_without_counterpart_is_named() {
+        let folded = read(Format::Folded, "a 1\n");
+        let px = read(Format::GhcPx, include_str!("../fixtures/ghc-px/notes-example.px"));
+        let err = merged(&[folded, px], false).unwrap_err().to_string();
+        assert!(
+            err.starts_with("cannot merge in1 with in0: its metric ticks (ticks, count, additive) has no counterpart"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn threads_stay_apart_unless_merged() {
+        let a = read(Format::Lispworks, "LispWorks Profiler Tree: a\n0|3|0|3|0|\"main\"\n1|3|0|3|3|F\n");
+        let apart = merged(&[a.clone(), a.clone()], false).unwrap();
+        let roots: Vec<&str> =
+            apart.tree.roots().map(|r| apart.frames.get(apart.tree.frame(r)).name.as_str()).collect();
+        assert_eq!(roots, ["main [in0]", "main [in1]"], "{}", dump(&apart));
+        let together = merged(&[a.clone(), a], true).unwrap();
+        assert_eq!(together.tree.roots().count(), 1);
+        assert_eq!(together.total(0), Value::Int(6));
+    }
+}

@@ -295,7 +295,7 @@ pub(crate) fn leading_digits(bytes: &[u8]) -> Option<(u64, usize)> {
 pub(crate) fn pipeline<T: Send>(
     input: &mut (dyn Read + Send),
     format: impl Into<FormatName>,
-    prepare: impl Fn(&str) -> T + Sync,
+    prepare: impl FnMut(&str) -> T + Send,
     consume: impl FnMut(Line<'_>, T) -> Result<(), ParseError>,
 ) -> Result<(), ParseError> {
     pipeline_blocks(Blocks::new(input, format.into()), prepare, consume)
@@ -304,7 +304,7 @@ pub(crate) fn pipeline<T: Send>(
 /// [`pipeline`] over the given blocks (which may split long lines).
 pub(crate) fn pipeline_blocks<T: Send>(
     mut blocks: Blocks<'_>,
-    prepare: impl Fn(&str) -> T + Sync,
+    mut prepare: impl FnMut(&str) -> T + Send,
     mut consume: impl FnMut(Line<'_>, T) -> Result<(), ParseError>,
 ) -> Result<(), ParseError> {
     let Some(first) = blocks.next_block(None)? else {
@@ -318,7 +318,8 @@ pub(crate) fn pipeline_blocks<T: Send>(
             .enumerate()
             .try_for_each(|(i, (span, item))| consume(block.line_at(i, span, i == last), item))
     };
-    let prepare_block = |block: &Block| {
+    // Called on one thread only, in line order, so it may keep state (names seen so far, say).
+    let mut prepare_block = move |block: &Block| {
         let mut lines = block.lines();
         std::iter::from_fn(|| lines.next_span())
             .map(|(_, span, _)| (span, prepare(&block.text[span.start..span.start + span.len])))
@@ -334,6 +335,7 @@ pub(crate) fn pipeline_blocks<T: Send>(
     let (to_reader, done) = std::sync::mpsc::channel::<Block>();
     std::thread::scope(|scope| {
         scope.spawn(move || {
+            let mut prepare_block = prepare_block;
             let mut next = Ok(Some(first));
             loop {
                 let batch = match next {
@@ -361,7 +363,8 @@ pub(crate) fn pipeline_blocks<T: Send>(
     })
 }
 
-/// A streaming line reader on one thread: see the module documentation.
+/// A streaming line reader on one thread: the plain path the tests hold the pipeline to.
+#[cfg(test)]
 pub(crate) struct Lines<'r> {
     blocks: Blocks<'r>,
     block: Option<Block>,
@@ -371,6 +374,7 @@ pub(crate) struct Lines<'r> {
     index: usize,
 }
 
+#[cfg(test)]
 impl<'r> Lines<'r> {
     pub(crate) fn new(input: &'r mut (dyn Read + Send), format: impl Into<FormatName>) -> Lines<'r> {
         let format = format.into();

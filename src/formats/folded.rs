@@ -25,8 +25,10 @@
 use super::{Carries, Format, Sniff, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind};
-use crate::model::{CallTree, ChildIndex, FrameId, FrameRef, Metric, MetricKind, NodeId, Profile, Value, Values, Walk};
-use crate::text::Lines;
+use crate::model::{
+    CallTree, ChildIndex, FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, NodeId, Profile, Value, Values,
+    Walk,
+};
 use std::io::{Read, Write};
 
 /// What folded stacks carry.
@@ -82,47 +84,128 @@ fn split_line(line: &str) -> Option<(&str, Result<i64, std::num::ParseIntError>)
     Some((stack, count.parse::<i64>()))
 }
 
-/// Reads folded stacks, aggregating equal stacks as it goes.
-pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
-    let mut lines = Lines::new(input, Format::Folded);
-    let mut profile = Profile::new(vec![Metric::samples()]);
-    let mut index = ChildIndex::default();
-    while let Some(line) = lines.next_line()? {
-        let text = line.text;
+/// A line as the reading thread makes it out: the frames of a stack, each as the number of its name
+/// (in order of first appearance, see [`NameNumbers`]) and where the name is in the line, or why the
+/// line is not one.
+enum Parsed {
+    Stack { count: i64, frames: Vec<(u32, u32, u32)> },
+    Skipped,
+    Bad(ParseErrorKind),
+}
+
+/// The names the reading thread has seen, numbered in order of first appearance, so that the thread
+/// that builds the tree finds a name's frame by indexing a vector: the hashing and comparing of
+/// names is done on the reading thread, which has the time.
+#[derive(Default)]
+struct NameNumbers {
+    table: hashbrown::HashTable<u32>,
+    names: Vec<Box<str>>,
+}
+
+impl NameNumbers {
+    fn number(&mut self, name: &str) -> u32 {
+        let hash = FrameTable::name_hash(name, FrameKind::Function);
+        let names = &self.names;
+        if let Some(&n) = self.table.find(hash, |&n| &*names[n as usize] == name) {
+            return n;
+        }
+        let n = self.names.len() as u32;
+        self.names.push(name.into());
+        let names = &self.names;
+        self.table.insert_unique(hash, n, |&n| FrameTable::name_hash(&names[n as usize], FrameKind::Function));
+        n
+    }
+
+    /// Splits and checks one line, numbering its frames' names.
+    fn parse(&mut self, text: &str) -> Parsed {
         let (stack, count) = match split_line(text) {
             Some((stack, Ok(count))) => (stack, count),
-            Some((_, Err(_))) | None if text.trim().is_empty() || text.trim().parse::<i64>().is_ok() => ("", 0),
+            Some((_, Err(_))) | None if text.trim().is_empty() || text.trim().parse::<i64>().is_ok() => {
+                return Parsed::Skipped
+            }
             Some((_, Err(_))) => {
                 let count = text.rsplit_once(' ').map_or("", |(_, c)| c).to_string();
                 let field = "the count after the last space";
-                return Err(line.error(ParseErrorKind::InvalidNumber { field, text: count }));
+                return Parsed::Bad(ParseErrorKind::InvalidNumber { field, text: count });
             }
             None => {
-                return Err(line.error(ParseErrorKind::Unexpected {
+                return Parsed::Bad(ParseErrorKind::Unexpected {
                     expected: "a stack, a space and a count (a;b;c 12)".into(),
                     found: excerpt(text.as_bytes()),
-                }))
+                })
             }
         };
         if stack.is_empty() {
-            diag.warn("skipped-line", Some(line.position), || "blank or empty-stack line skipped".into());
-            continue;
+            return Parsed::Skipped;
         }
         if count < 0 {
-            return Err(line.error(ParseErrorKind::Unexpected {
-                expected: "a count of 0 or more".into(),
-                found: count.to_string(),
-            }));
+            let found = count.to_string();
+            return Parsed::Bad(ParseErrorKind::Unexpected { expected: "a count of 0 or more".into(), found });
         }
-        let mut node = None;
-        for name in stack.split(';') {
-            let frame = profile.frames.intern(FrameRef::function(name));
-            node = Some(index.child_or_insert(&mut profile.tree, node, frame));
+        let mut frames = Vec::with_capacity(32);
+        let mut start = 0;
+        for end in memchr::memchr_iter(b';', stack.as_bytes()).chain([stack.len()]) {
+            frames.push((self.number(&stack[start..end]), start as u32, (end - start) as u32));
+            start = end + 1;
         }
-        if let Some(leaf) = node {
-            profile.tree.add_self(0, leaf, Value::Int(count));
-        }
+        Parsed::Stack { count, frames }
     }
+}
+
+/// Reads folded stacks, aggregating equal stacks as it goes: lines are split and their names
+/// numbered on a second thread while this one interns each new name and finds each stack's node.
+/// A stack that starts as the one before it does (as stacks of one thread or one caller do) takes
+/// the nodes of that common start as they are.
+pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+    let mut profile = Profile::new(vec![Metric::samples()]);
+    let mut index = ChildIndex::default();
+    // The frame of each name number.
+    let mut frame_of: Vec<FrameId> = Vec::new();
+    // The previous stack: its frames and their nodes, root first.
+    let mut path: Vec<(FrameId, NodeId)> = Vec::new();
+    let mut numbers = NameNumbers::default();
+    crate::text::pipeline(
+        input,
+        Format::Folded,
+        |text: &str| numbers.parse(text),
+        |line, parsed| {
+            let (count, frames) = match parsed {
+                Parsed::Stack { count, frames } => (count, frames),
+                Parsed::Skipped => {
+                    diag.warn("skipped-line", Some(line.position), || "blank or empty-stack line skipped".into());
+                    return Ok(());
+                }
+                Parsed::Bad(kind) => return Err(line.error(kind)),
+            };
+            let mut node = None;
+            for (depth, &(number, start, len)) in frames.iter().enumerate() {
+                // Numbers come in order of first appearance: a number not seen yet is the next one.
+                let frame = match frame_of.get(number as usize) {
+                    Some(&frame) => frame,
+                    None => {
+                        let name = &line.text[start as usize..(start + len) as usize];
+                        let frame = profile.frames.intern(FrameRef::function(name));
+                        frame_of.push(frame);
+                        frame
+                    }
+                };
+                node = Some(match path.get(depth) {
+                    Some(&(same, known)) if same == frame => known,
+                    _ => {
+                        path.truncate(depth);
+                        let child = index.child_or_insert(&mut profile.tree, node, frame);
+                        path.push((frame, child));
+                        child
+                    }
+                });
+            }
+            path.truncate(frames.len());
+            if let Some(leaf) = node {
+                profile.tree.add_self(0, leaf, Value::Int(count));
+            }
+            Ok(())
+        },
+    )?;
     Ok(profile)
 }
 

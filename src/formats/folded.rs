@@ -152,13 +152,24 @@ impl NameNumbers {
     }
 }
 
+/// Folded bytes per distinct stack node, at least, in stacks that share little (a node per frame of
+/// about 20 characters): a size hint divided by this sizes the tree's tables once.
+const BYTES_PER_NODE: u64 = 24;
+
 /// Reads folded stacks, aggregating equal stacks as it goes: lines are split and their names
 /// numbered on a second thread while this one interns each new name and finds each stack's node.
 /// A stack that starts as the one before it does (as stacks of one thread or one caller do) takes
-/// the nodes of that common start as they are.
-pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+/// the nodes of that common start as they are. With the input's size known, the tree's tables are
+/// sized for it up front.
+pub(crate) fn read(
+    input: &mut (dyn Read + Send),
+    size_hint: Option<u64>,
+    diag: &mut Diagnostics,
+) -> Result<Profile, ParseError> {
     let mut profile = Profile::new(vec![Metric::samples()]);
-    let mut index = ChildIndex::default();
+    let nodes = usize::try_from(size_hint.unwrap_or(0) / BYTES_PER_NODE).unwrap_or(0);
+    let mut index = ChildIndex::with_capacity(nodes);
+    profile.tree.reserve(nodes);
     // The frame of each name number.
     let mut frame_of: Vec<FrameId> = Vec::new();
     // The previous stack: its frames and their nodes, root first.

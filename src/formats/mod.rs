@@ -164,6 +164,9 @@ pub struct ReadOptions {
     /// conversion does for a target without line numbers, without building the lines first. Set by
     /// [`ReadOptions::for_target`].
     pub merge_lines: bool,
+    /// The input's size in bytes, where it is known before reading (a file), so that a reader can
+    /// size its tables once instead of growing them (folded stacks).
+    pub size_hint: Option<u64>,
 }
 
 impl ReadOptions {
@@ -340,7 +343,7 @@ impl Format {
     ) -> Result<Profile, Error> {
         let mut profile = match self {
             Format::Lispworks => lispworks::read(input, diag)?,
-            Format::Folded => folded::read(input, diag)?,
+            Format::Folded => folded::read(input, options.size_hint, diag)?,
             Format::Sampler => sampler::read(input, options.sampler_order, diag)?,
             Format::DyalogXml => dyalog::xml::read(input, options.merge_lines, diag)?,
             Format::DyalogCsv => dyalog::csv::read(input, options.dyalog_separators, options.merge_lines, diag)?,
@@ -374,7 +377,7 @@ impl Format {
             Format::DyalogCsv => dyalog::csv::write(profile, out, options.dyalog_separators)?,
             Format::Br => br::write(profile, out, options, diag)?,
             Format::GhcPx => ghc::px::write(profile, out, options, diag)?,
-            Format::Svg => svg::write(profile, out)?,
+            Format::Svg => svg::write(profile, out, diag)?,
             Format::Speedscope => speedscope::write(profile, out)?,
             Format::Pprof => pprof::write(profile, out, diag)?,
             Format::GhcProf | Format::GhcJson => {

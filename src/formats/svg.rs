@@ -8,19 +8,26 @@
 //!   … <g><title>CL-USER::FIB (75 samples, 68.18%)</title><rect x="…" … /><text …>CL-USER::FIB</text></g> …
 //! ```
 //!
-//! **Writing**: the profile's stacks, as folded-stack lines ([`super::folded`]), go to
-//! `inferno::flamegraph::from_lines`: each frame a box as wide as its inclusive count, callees
-//! above callers, siblings in name order, colours from a hash of each name (the same profile always
-//! gives the same file). The title is the profile's title, else "Flame Graph"; the count is named
-//! after the metric the conversion chose (`--metric`).
+//! **Writing** draws from the model, not from text: the boxes inferno would leave out (narrower
+//! than its `min_width`, 0.01 % of the total) are never made into lines. The lines inferno is given are
+//! the profile's folded stacks in the order inferno sorts them (line by line as strings, so that
+//! `x 5` comes before `x y;…` and that before `x;…`), with every run of boxes too narrow to be drawn
+//! folded into one line of its caller (or, at the top, of itself) that covers the same samples in the
+//! same place; inferno, told the lines are sorted (`no_sort`), then draws what it would have drawn
+//! from the whole folded text: the same boxes, widths and colours (a test compares them). Each frame is
+//! a box as wide as its inclusive count, callees above callers, colours from a hash of each name (the
+//! same profile always gives the same file). The title is the profile's title, else "Flame Graph";
+//! the count is named after the metric the conversion chose (`--metric`). stderr says what share of
+//! the samples is in boxes too narrow to draw.
 //!
 //! **Lost**: what folded stacks lose (every metric but one, modules, line numbers, per-function
-//! counts, header facts but the title), and the order of siblings. inferno leaves out boxes
-//! narrower than 0.1 pixel, whose counts stay in their callers' boxes.
+//! counts, header facts but the title), and the order of siblings. Boxes narrower than 0.01 % of the
+//! total are left out (their counts stay in their callers' boxes).
 
 use super::{folded, Carries, Format, Sniff};
+use crate::diag::Diagnostics;
 use crate::error::Error;
-use crate::model::Profile;
+use crate::model::{Children, NodeId, Profile, Values};
 use std::borrow::Cow;
 use std::io::Write;
 
@@ -33,7 +40,7 @@ pub(crate) fn sniff(_head: &[u8]) -> Sniff {
 }
 
 /// Writes `profile` (projected onto [`CARRIES`]) as a flame graph.
-pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error> {
+pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<(), Error> {
     let Some(metric) = profile.metrics().first().filter(|_| profile.total(0).as_f64() != 0.0) else {
         // inferno draws nothing and fails: say why instead.
         return Err(Error::Unrepresentable {
@@ -41,40 +48,193 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
             what: "a flame graph is drawn from counts, and this profile's are all 0".into(),
         });
     };
-    let mut stacks = Vec::new();
-    folded::write(profile, &mut stacks)?;
-    // Frame names are UTF-8 in the model, and so are the folded lines made of them.
-    let stacks = String::from_utf8(stacks).map_err(|_| Error::Unrepresentable {
-        format: Format::Svg.into(),
-        what: "a frame name that is not UTF-8".into(),
-    })?;
+    let Values::Int(_) = profile.tree.self_values(0) else {
+        return Err(Error::Unrepresentable { format: Format::Svg.into(), what: "counts must be whole numbers".into() });
+    };
     let mut options = inferno::flamegraph::Options::default();
     options.title = profile.meta.title.clone().unwrap_or_else(|| "Flame Graph".into());
     options.count_name = metric.name.clone();
     options.hash = true;
-    let lines: Vec<Cow<'_, str>> = stacks.lines().map(single_count).collect();
-    inferno::flamegraph::from_lines(&mut options, lines.iter().map(|line| line.as_ref()), out)?;
+    options.no_sort = true;
+    // inferno's narrowest box, in percent of the whole width (0.01 %).
+    let min_width = options.min_width;
+    let (lines, folded_away) = visible_lines(profile, min_width);
+    let total = profile.total(0).as_count();
+    if folded_away > 0 {
+        let share = folded_away as f64 / total as f64 * 100.0;
+        diag.warn("svg-narrow", None, || {
+            format!("svg: {share:.2} % of the samples are in boxes narrower than {min_width} % of the width, not drawn (their counts stay in their callers' boxes)")
+        });
+    }
+    inferno::flamegraph::from_lines(&mut options, lines.iter().map(String::as_str), out)?;
     Ok(())
 }
 
-/// The folded line `line`, made safe from inferno's reading of `stack 12 34` as a differential line
-/// (two counts): in a frame name that ends in a space and a number (`Listener 1`), that space
-/// becomes a no-break space, which looks the same in the picture. Every frame of the stack is
-/// changed alike, so that a frame is one box whether it ends a stack or not.
-fn single_count(line: &str) -> Cow<'_, str> {
-    let Some((stack, count)) = line.rsplit_once(' ') else { return line.into() };
-    let ends_in_number = |frame: &str| frame.rsplit_once(' ').is_some_and(|(_, tail)| looks_like_a_count(tail));
-    if !stack.split(';').any(ends_in_number) {
-        return line.into();
+/// One thing a node's callees add to its lines, sorted as inferno sorts lines: a callee's own line
+/// (`name count`, its self count) or the lines of a callee's callees (`name;…`, the rest of its
+/// inclusive count).
+struct Item {
+    key: String,
+    callee: NodeId,
+    own: bool,
+    width: i64,
+}
+
+/// The profile as inferno will lay it out: names, inclusive counts, callees, and the narrowest box
+/// it draws.
+struct Layout<'p> {
+    profile: &'p Profile,
+    names: Vec<String>,
+    totals: Vec<i64>,
+    children: Children,
+    /// inferno's test, to the bit: a box is left out when `(end - start) as f64 < minwidth_time`.
+    minwidth_time: f64,
+}
+
+impl Layout<'_> {
+    fn narrow(&self, width: i64) -> bool {
+        (width as f64) < self.minwidth_time
     }
-    let frames: Vec<Cow<'_, str>> = stack
-        .split(';')
-        .map(|frame| match frame.rsplit_once(' ') {
-            Some((head, tail)) if looks_like_a_count(tail) => format!("{head}\u{a0}{tail}").into(),
-            _ => frame.into(),
-        })
-        .collect();
-    format!("{} {count}", frames.join(";")).into()
+
+    /// The items of the callees `nodes`, in inferno's order.
+    fn items(&self, nodes: &[NodeId]) -> Vec<Item> {
+        let tree = &self.profile.tree;
+        let mut items = Vec::with_capacity(nodes.len() + 1);
+        for &node in nodes {
+            let name = &self.names[tree.frame(node).index()];
+            let own = tree.self_value(0, node).as_count();
+            let has_callees = !self.children.of_node(node).is_empty();
+            // A folded line per node with a count of its own, and per leaf (even at 0).
+            if own != 0 || !has_callees {
+                items.push(Item { key: format!("{name} {own}"), callee: node, own: true, width: own });
+            }
+            if has_callees {
+                let width = self.totals[node.index()] - own;
+                items.push(Item { key: format!("{name};"), callee: node, own: false, width });
+            }
+        }
+        items.sort_unstable_by(|a, b| a.key.cmp(&b.key));
+        items
+    }
+
+    /// The stack of the first line (in inferno's order) that `item` stands for, below its caller:
+    /// the callee's own line, or the first line of its callees'.
+    fn first_stack(&self, item: &Item) -> String {
+        let tree = &self.profile.tree;
+        let mut stack = self.names[tree.frame(item.callee).index()].clone();
+        let mut node = (!item.own).then_some(item.callee);
+        while let Some(caller) = node {
+            let first = self.items(self.children.of_node(caller)).into_iter().next();
+            let Some(first) = first else { break };
+            stack.push(';');
+            stack.push_str(&self.names[tree.frame(first.callee).index()]);
+            node = (!first.own).then_some(first.callee);
+        }
+        stack
+    }
+}
+
+/// `path;stack count`, or `stack count` at the top.
+fn line(path: &str, stack: &str, count: i64) -> String {
+    match path.is_empty() {
+        true => format!("{stack} {count}"),
+        false => format!("{path};{stack} {count}"),
+    }
+}
+
+/// The folded lines inferno needs to draw what it would draw from all of `profile`'s, sorted as it
+/// sorts them, and how many samples are in boxes too narrow to draw (`min_width` percent of the
+/// total). A node's callees are written run by run (a run: the consecutive items of one callee):
+/// a wide run item by item, a wide item of callees' lines by expanding it; consecutive narrow runs
+/// together, as one line that is the first of them with their count, so that every drawn box covers
+/// the same samples in the same place and no line draws a box inferno would not.
+fn visible_lines(profile: &Profile, min_width: f64) -> (Vec<String>, i64) {
+    let tree = &profile.tree;
+    let Values::Int(totals) = tree.derived_inclusive(0) else { return (Vec::new(), 0) };
+    let timemax: i64 = tree.roots().map(|r| totals[r.index()]).sum();
+    let names = profile.frames.iter().map(|(_, f)| one_count_name(&f.display_name()).into_owned()).collect();
+    let layout = Layout {
+        profile,
+        names,
+        totals,
+        children: tree.children(),
+        minwidth_time: min_width / (100.0 / timemax as f64),
+    };
+    let mut lines: Vec<String> = Vec::new();
+    let mut folded_away = 0i64;
+    // The callers being expanded, innermost last: their items, the next one, and their path's
+    // length in `path`.
+    let roots: Vec<NodeId> = tree.roots().collect();
+    let mut path = String::new();
+    let mut levels: Vec<(Vec<Item>, usize, usize)> = vec![(layout.items(&roots), 0, 0)];
+    while let Some((items, next, path_len)) = levels.last_mut() {
+        path.truncate(*path_len);
+        if *next >= items.len() {
+            levels.pop();
+            continue;
+        }
+        // The runs from `next`: (where each ends, its callee, its width).
+        let run_end = |from: usize| from + items[from..].iter().take_while(|i| i.callee == items[from].callee).count();
+        let start = *next;
+        let mut end = run_end(start);
+        let mut width: i64 = items[start..end].iter().map(|i| i.width).sum();
+        if layout.narrow(width) {
+            // Consecutive narrow runs go together while they stay narrow, but never up to a run of the
+            // first one's callee (whose box would then take theirs in).
+            let first_callee = items[start].callee;
+            let mut group_end = end;
+            while group_end < items.len() {
+                let after = run_end(group_end);
+                let more: i64 = items[group_end..after].iter().map(|i| i.width).sum();
+                let next_callee = items.get(after).map(|i| i.callee);
+                if !layout.narrow(width + more)
+                    || items[group_end].callee == first_callee
+                    || next_callee == Some(first_callee)
+                {
+                    break;
+                }
+                width += more;
+                group_end = after;
+            }
+            end = group_end;
+            folded_away += width;
+            lines.push(line(&path, &layout.first_stack(&items[start]), width));
+            *next = end;
+            continue;
+        }
+        *next = end;
+        let mut expand = None;
+        for item in &items[start..end] {
+            let name = &layout.names[tree.frame(item.callee).index()];
+            if item.own {
+                lines.push(line(&path, name, item.width));
+            } else if layout.narrow(item.width) {
+                folded_away += item.width;
+                lines.push(line(&path, &layout.first_stack(item), item.width));
+            } else {
+                expand = Some((item.callee, name.clone()));
+            }
+        }
+        if let Some((callee, name)) = expand {
+            if !path.is_empty() {
+                path.push(';');
+            }
+            path.push_str(&name);
+            let below = layout.items(layout.children.of_node(callee));
+            levels.push((below, 0, path.len()));
+        }
+    }
+    (lines, folded_away)
+}
+
+/// `name`, made safe from inferno's reading of `stack 12 34` as a differential line (two counts):
+/// where it ends in a space and a number (`Listener 1`), that space becomes a no-break space, which
+/// looks the same in the picture.
+fn one_count_name(name: &str) -> Cow<'_, str> {
+    match name.rsplit_once(' ') {
+        Some((head, tail)) if looks_like_a_count(tail) => format!("{head}\u{a0}{tail}").into(),
+        _ => name.into(),
+    }
 }
 
 /// What inferno takes for a count: digits, with a fraction or not.
@@ -88,11 +248,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_leaf_that_ends_in_a_number_is_not_a_second_count() {
-        assert_eq!(single_count("root;Listener 1 5"), "root;Listener\u{a0}1 5");
-        assert_eq!(single_count("root;x 2.5 7"), "root;x\u{a0}2.5 7");
-        assert_eq!(single_count("root;Listener 1a 5"), "root;Listener 1a 5");
-        assert_eq!(single_count("root 1;leaf 5"), "root\u{a0}1;leaf 5");
-        assert_eq!(single_count("leaf 5"), "leaf 5");
+    fn a_name_that_ends_in_a_number_is_not_a_second_count() {
+        assert_eq!(one_count_name("Listener 1"), "Listener\u{a0}1");
+        assert_eq!(one_count_name("x 2.5"), "x\u{a0}2.5");
+        assert_eq!(one_count_name("Listener 1a"), "Listener 1a");
+        assert_eq!(one_count_name("leaf"), "leaf");
     }
 }

@@ -613,6 +613,11 @@ pub struct ChildIndex {
 }
 
 impl ChildIndex {
+    /// An index with room for `nodes` nodes before it grows.
+    pub fn with_capacity(nodes: usize) -> ChildIndex {
+        ChildIndex { table: hashbrown::HashTable::with_capacity(nodes) }
+    }
+
     /// The child of `parent` (a root when `None`) with frame `frame`, added if there is none yet.
     pub fn child_or_insert(&mut self, tree: &mut CallTree, parent: Option<NodeId>, frame: FrameId) -> NodeId {
         let key = (parent.map_or(NO_PARENT, |p| p.0), frame);

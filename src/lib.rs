@@ -44,6 +44,7 @@
 
 pub mod convert;
 pub mod diag;
+pub mod diff;
 pub mod error;
 pub mod files;
 pub mod formats;

@@ -230,7 +230,7 @@ fn visible_lines(profile: &Profile, min_width: f64) -> (Vec<String>, i64) {
 /// `name`, made safe from inferno's reading of `stack 12 34` as a differential line (two counts):
 /// where it ends in a space and a number (`Listener 1`), that space becomes a no-break space, which
 /// looks the same in the picture.
-fn one_count_name(name: &str) -> Cow<'_, str> {
+pub(crate) fn one_count_name(name: &str) -> Cow<'_, str> {
     match name.rsplit_once(' ') {
         Some((head, tail)) if looks_like_a_count(tail) => format!("{head}\u{a0}{tail}").into(),
         _ => name.into(),

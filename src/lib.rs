@@ -22,6 +22,7 @@
 //! - [`convert`]: projecting a profile onto a target format.
 //! - [`files`]: inputs with sniffing heads, atomic outputs.
 //! - [`info`]: the `proftool info` report.
+//! - [`report`]: the `summary`, `calls` and `tree` reports.
 
 #![warn(missing_docs)]
 #![warn(clippy::unwrap_used, clippy::expect_used)]
@@ -34,6 +35,7 @@ pub mod formats;
 pub mod info;
 pub mod model;
 mod pieces;
+pub mod report;
 mod text;
 
 pub use error::{Error, ParseError, ParseErrorKind, Position};

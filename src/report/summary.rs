@@ -1,0 +1,145 @@
+//! `proftool summary`: consumption per function (or per line with `--lines`), `]PROFILE summary`.
+
+use super::output::{Cell, Column, Digits, Report};
+use super::View;
+use crate::error::Error;
+use crate::model::{Metric, Repr, Unit};
+
+/// The switches of `summary`, with `]PROFILE`'s meanings.
+#[derive(Clone, Debug, Default)]
+pub struct SummaryOptions {
+    /// Sort by self value instead of total (`--exclusive`).
+    pub exclusive: bool,
+    /// At most this many rows (`--first N`).
+    pub first: Option<usize>,
+    /// Rows while the cumulative % stays at most this (`--pct P`).
+    pub pct: Option<f64>,
+    /// Show the cumulative % (`--cumpct`).
+    pub cumpct: bool,
+    /// Show the value per call (`--avg`).
+    pub avg: bool,
+    /// Only what these functions call, in turn (`--fn a,b`).
+    pub functions: Vec<String>,
+}
+
+/// One function's sums.
+#[derive(Clone, Debug, Default)]
+struct Sums {
+    seen: bool,
+    own: f64,
+    total: f64,
+    calls: i64,
+}
+
+/// The summary of `view`.
+pub fn summary(view: View, options: &SummaryOptions) -> Result<Report, Error> {
+    let view = view.select(&options.functions)?;
+    view.check_avg(options.avg)?;
+    let mut sums = vec![Sums::default(); view.names.len()];
+    let tree = &view.profile.tree;
+    for node in tree.nodes() {
+        let row = &mut sums[view.row(node) as usize];
+        row.seen = true;
+        row.own += tree.self_value(view.metric, node).as_f64();
+        row.calls += view.node_calls(node).unwrap_or(0);
+        if view.outermost[node.index()] {
+            row.total += view.inclusive[node.index()];
+        }
+    }
+    if let super::Calls::PerRow(calls) = &view.calls {
+        sums.iter_mut().zip(calls).for_each(|(row, &calls)| row.calls = calls);
+    }
+    let key = |s: &Sums| if options.exclusive { s.own } else { s.total };
+    let mut order: Vec<usize> = (0..sums.len()).filter(|&r| sums[r].seen).collect();
+    order.sort_by(|&a, &b| key(&sums[b]).total_cmp(&key(&sums[a])).then_with(|| view.names[a].cmp(&view.names[b])));
+    let metric = view.metric();
+    let digits = digits_of(metric);
+    let mut columns = vec![
+        Column::new("name", "name"),
+        Column::new("self", format!("self {}", unit_label(metric))),
+        Column::new("self_pct", "self %"),
+        Column::new("total", format!("total {}", unit_label(metric))),
+        Column::new("total_pct", "total %"),
+    ];
+    let has_calls = view.has_calls();
+    if has_calls {
+        columns.push(Column::new("calls", "calls"));
+    }
+    if options.avg {
+        columns.push(Column::new("avg", format!("avg {}", unit_label(metric))));
+    }
+    if options.cumpct {
+        columns.push(Column::new("cum_pct", "cum %"));
+    }
+    let mut rows = Vec::new();
+    let mut cumulative = 0.0;
+    for &r in order.iter().take(options.first.unwrap_or(usize::MAX)) {
+        let s = &sums[r];
+        cumulative += view.pct(key(s));
+        if options.pct.is_some_and(|limit| cumulative > limit) {
+            break;
+        }
+        let mut row = vec![
+            Cell::Text(view.names[r].clone()),
+            Cell::Number(s.own, digits),
+            Cell::Number(view.pct(s.own), Digits::Decimals),
+            Cell::Number(s.total, digits),
+            Cell::Number(view.pct(s.total), Digits::Decimals),
+        ];
+        if has_calls {
+            row.push(Cell::Number(s.calls as f64, Digits::Whole));
+        }
+        if options.avg {
+            row.push(match s.calls {
+                0 => Cell::Empty,
+                calls => Cell::Number(key(s) / calls as f64, Digits::Decimals),
+            });
+        }
+        if options.cumpct {
+            row.push(Cell::Number(cumulative, Digits::Decimals));
+        }
+        rows.push(row);
+    }
+    let selected = (!options.functions.is_empty()).then(|| view.selected());
+    Ok(report("summary", &view, selected, columns, rows))
+}
+
+/// A report of `view` with its metric, unit and total.
+pub(super) fn report(
+    kind: &'static str,
+    view: &View,
+    selected: Option<f64>,
+    columns: Vec<Column>,
+    rows: Vec<Vec<Cell>>,
+) -> Report {
+    let metric = view.metric();
+    Report {
+        kind,
+        metric: metric.name.clone(),
+        unit: unit_label(metric).to_string(),
+        total: view.total(),
+        selected,
+        digits: digits_of(metric),
+        columns,
+        rows,
+        notes: Vec::new(),
+        blocks: None,
+        indent: None,
+    }
+}
+
+/// The unit a metric's values are shown in: `ms`, `ns`, `bytes`, …, or for counts the metric's name.
+pub(super) fn unit_label(metric: &Metric) -> &str {
+    match metric.unit {
+        Unit::Count => &metric.name,
+        unit => unit.name(),
+    }
+}
+
+/// Whole numbers for integer metrics, `--decimal` decimals for measured times.
+pub(super) fn digits_of(metric: &Metric) -> Digits {
+    match metric.repr {
+        Repr::Int => Digits::Whole,
+        Repr::Float => Digits::Decimals,
+    }
+}

@@ -29,3 +29,6 @@ mod cross_format;
 // The `proftool` binary on inputs as people keep them (byte-order marks, gzip, odd names, other
 // tools' JSON), and its help, completions and manual.
 mod cli_input;
+
+// The reports (`summary`, `calls`, `tree`) and the filters shared with `convert`.
+mod cli_reports;

@@ -43,7 +43,7 @@ pub struct CallsOptions {
 #[derive(Clone, Debug, Default)]
 struct Part {
     value: f64,
-    calls: i64,
+    calls: Option<i64>,
 }
 
 /// The calls report of `view`.
@@ -79,7 +79,7 @@ pub fn calls(view: View, options: &CallsOptions) -> Result<Report, Error> {
                 Cell::Number(pct(sums.value, total), Digits::Decimals),
             ];
             if per_node_calls {
-                cells.push(Cell::Number(sums.calls as f64, Digits::Whole));
+                cells.push(sums.calls.map_or(Cell::Empty, |calls| Cell::Number(calls as f64, Digits::Whole)));
             }
             table.push(cells);
         }
@@ -137,11 +137,13 @@ fn function_totals(view: &View) -> Vec<f64> {
     totals
 }
 
-/// Adds `value` and the calls of `node` to the part named `name`.
+/// Adds `value` and `calls` (where known) to the part named `name`.
 fn add(parts: &mut FxHashMap<String, Part>, name: &str, value: f64, calls: Option<i64>) {
     let part = parts.entry(name.to_string()).or_default();
     part.value += value;
-    part.calls += calls.unwrap_or(0);
+    if let Some(calls) = calls {
+        part.calls = Some(part.calls.unwrap_or(0) + calls);
+    }
 }
 
 /// The function of `row`'s total and its value and calls by caller.

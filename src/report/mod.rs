@@ -129,8 +129,9 @@ impl View {
     /// `no function is named so; the closest: a, b, c`, for a name that matches nothing.
     fn nothing_named(&self, name: &str) -> String {
         const CLOSEST: usize = 3;
-        let mut scored: Vec<(f64, &str)> =
-            self.names.iter().map(|n| (strsim::jaro_winkler(name, n), n.as_str())).collect();
+        // A name that holds the one asked for (`fib` in `Main.fib`) comes before any that does not.
+        let score = |n: &str| strsim::jaro_winkler(name, n) + if n.contains(name) { 1.0 } else { 0.0 };
+        let mut scored: Vec<(f64, &str)> = self.names.iter().map(|n| (score(n), n.as_str())).collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
         let closest: Vec<&str> = scored.iter().take(CLOSEST).map(|&(_, n)| n).collect();
         match closest.is_empty() {

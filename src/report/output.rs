@@ -86,7 +86,7 @@ pub struct Report {
 }
 
 /// A block of rows about one function (`calls`): rows whose `function` cell is its name.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug)]
 pub struct Block {
     /// The function.
     pub name: String,
@@ -248,7 +248,10 @@ impl Report {
                 map.insert(key.to_string(), value.clone());
             }
             if let Some(blocks) = &self.blocks {
-                map.insert("functions".into(), serde_json::to_value(blocks).unwrap_or_default());
+                let blocks = blocks.iter().map(|b| {
+                    json!({ "name": b.name, "total": whole_or_float(b.total), "pct": whole_or_float(b.pct), "calls": b.calls })
+                });
+                map.insert("functions".into(), Json::Array(blocks.collect()));
             }
             map.insert("rows".into(), Json::Array(rows));
         }

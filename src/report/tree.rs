@@ -40,8 +40,11 @@ impl Ord for Heaviest {
 /// The tree report of `view`.
 pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
     let view = view.select(&options.functions)?;
-    let merged = ops::merge_siblings(&view.profile);
-    let view = View::of(merged, view.metric, Some(view.total));
+    // Siblings of one frame (a LispWorks file may repeat one) are one node of the report.
+    let view = match view.profile.tree.has_duplicate_siblings(view.profile.frames.len()) {
+        true => View::of(ops::merge_siblings(&view.profile), view.metric, Some(view.total)),
+        false => view,
+    };
     let tree = &view.profile.tree;
     let mut children = tree.children();
     children.sort_by_key(|n| (Heaviest(view.inclusive[n.index()]), view.names[view.row(n) as usize].as_str()));

@@ -9,8 +9,7 @@
 //! where the profile counts calls per node.
 
 use super::output::{Block, Cell, Column, Digits, Report};
-use super::summary::{digits_of, report, unit_label};
-use super::{pct, View};
+use super::{digits_of, pct, unit_label, View};
 use crate::error::Error;
 use crate::model::NodeId;
 use regex::Regex;
@@ -84,7 +83,7 @@ pub fn calls(view: View, options: &CallsOptions) -> Result<Report, Error> {
             table.push(cells);
         }
     }
-    let mut report = report("calls", &view, None, columns, table);
+    let mut report = view.report("calls", None, columns, table);
     report.blocks = Some(blocks);
     Ok(report)
 }
@@ -170,7 +169,7 @@ fn callees(view: &View, row: u32) -> (f64, FxHashMap<String, Part>) {
         if outer(node) {
             total += view.inclusive[node.index()];
             add(&mut parts, OWN, tree.self_value(view.metric, node).as_f64(), None);
-        } else if let Some(_caller) = tree.parent(node).filter(|&p| outer(p)) {
+        } else if tree.parent(node).is_some_and(outer) {
             let callee = &view.names[view.row(node) as usize];
             add(&mut parts, callee, view.inclusive[node.index()], view.node_calls(node));
         }

@@ -30,7 +30,8 @@ pub use tree::{tree, TreeOptions};
 
 use crate::error::Error;
 use crate::model::filter::{self, Filters};
-use crate::model::{ops, FrameKind, Metric, MetricKind, NodeId, Profile};
+use crate::model::{ops, FrameKind, Metric, MetricKind, NodeId, Profile, Repr, Unit};
+use output::{Cell, Column, Digits};
 use rustc_hash::FxHashMap;
 
 /// What every report shares: granularity, metric, timer bias and filters.
@@ -178,6 +179,24 @@ impl View {
         pct(value, self.total)
     }
 
+    /// A report of `view` with its metric, unit and total.
+    fn report(&self, kind: &'static str, selected: Option<f64>, columns: Vec<Column>, rows: Vec<Vec<Cell>>) -> Report {
+        let metric = self.metric();
+        Report {
+            kind,
+            metric: metric.name.clone(),
+            unit: unit_label(metric).to_string(),
+            total: self.total(),
+            selected,
+            digits: digits_of(metric),
+            columns,
+            rows,
+            notes: Vec::new(),
+            blocks: None,
+            indent: None,
+        }
+    }
+
     /// The error for `--avg` on a profile without call counts.
     fn check_avg(&self, avg: bool) -> Result<(), Error> {
         match avg && !self.has_calls() {
@@ -186,6 +205,22 @@ impl View {
             )),
             false => Ok(()),
         }
+    }
+}
+
+/// The unit a metric's values are shown in: `ms`, `ns`, `bytes`, …, or for counts the metric's name.
+fn unit_label(metric: &Metric) -> &str {
+    match metric.unit {
+        Unit::Count => &metric.name,
+        unit => unit.name(),
+    }
+}
+
+/// Whole numbers for integer metrics, `--decimal` decimals for measured times.
+fn digits_of(metric: &Metric) -> Digits {
+    match metric.repr {
+        Repr::Int => Digits::Whole,
+        Repr::Float => Digits::Decimals,
     }
 }
 

@@ -341,6 +341,43 @@ fn whole_or_float(v: f64) -> Json {
 mod tests {
     use super::*;
 
+    fn summary(name: &str) -> Report {
+        Report {
+            kind: "summary",
+            metric: "samples".into(),
+            unit: "samples".into(),
+            total: 10.0,
+            selected: None,
+            digits: Digits::Whole,
+            columns: vec![Column::new("name", "name"), Column::new("total", "total"), Column::new("pct", "%")],
+            rows: vec![vec![
+                Cell::Text(name.into()),
+                Cell::Number(10.0, Digits::Whole),
+                Cell::Number(100.0, Digits::Decimals),
+            ]],
+            notes: Vec::new(),
+            blocks: None,
+            indent: None,
+        }
+    }
+
+    #[test]
+    fn names_fit_the_width_only_when_one_is_given() {
+        let report = summary("a_rather_long_function_name");
+        let style = TextStyle { decimals: 1, width: None };
+        assert_eq!(
+            report.render(Format::Text, style).lines().nth(3),
+            Some("a_rather_long_function_name     10  100.0")
+        );
+        // 20 columns: "total" and "%" take 5 + 5 and two gaps of 2, which would leave the name 6, but
+        // it keeps 12: 6 first characters, "…", 5 last.
+        let narrow = report.render(Format::Text, TextStyle { width: Some(20), ..style });
+        assert_eq!(narrow.lines().nth(3), Some("a_rath…_name     10  100.0"));
+        // 30 columns leave the name 16: 8 first, "…", 7 last.
+        let fitting = report.render(Format::Text, TextStyle { width: Some(30), ..style });
+        assert_eq!(fitting.lines().nth(3), Some("a_rather…on_name     10  100.0"));
+    }
+
     #[test]
     fn names_are_cut_in_the_middle() {
         assert_eq!(cut_middle("abcdefghij", 5), "ab…ij");

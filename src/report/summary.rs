@@ -1,9 +1,8 @@
 //! `proftool summary`: consumption per function (or per line with `--lines`), `]PROFILE summary`.
 
 use super::output::{Cell, Column, Digits, Report};
-use super::View;
+use super::{digits_of, unit_label, View};
 use crate::error::Error;
-use crate::model::{Metric, Repr, Unit};
 
 /// The switches of `summary`, with `]PROFILE`'s meanings.
 #[derive(Clone, Debug, Default)]
@@ -101,45 +100,5 @@ pub fn summary(view: View, options: &SummaryOptions) -> Result<Report, Error> {
         rows.push(row);
     }
     let selected = (!options.functions.is_empty()).then(|| view.selected());
-    Ok(report("summary", &view, selected, columns, rows))
-}
-
-/// A report of `view` with its metric, unit and total.
-pub(super) fn report(
-    kind: &'static str,
-    view: &View,
-    selected: Option<f64>,
-    columns: Vec<Column>,
-    rows: Vec<Vec<Cell>>,
-) -> Report {
-    let metric = view.metric();
-    Report {
-        kind,
-        metric: metric.name.clone(),
-        unit: unit_label(metric).to_string(),
-        total: view.total(),
-        selected,
-        digits: digits_of(metric),
-        columns,
-        rows,
-        notes: Vec::new(),
-        blocks: None,
-        indent: None,
-    }
-}
-
-/// The unit a metric's values are shown in: `ms`, `ns`, `bytes`, …, or for counts the metric's name.
-pub(super) fn unit_label(metric: &Metric) -> &str {
-    match metric.unit {
-        Unit::Count => &metric.name,
-        unit => unit.name(),
-    }
-}
-
-/// Whole numbers for integer metrics, `--decimal` decimals for measured times.
-pub(super) fn digits_of(metric: &Metric) -> Digits {
-    match metric.repr {
-        Repr::Int => Digits::Whole,
-        Repr::Float => Digits::Decimals,
-    }
+    Ok(view.report("summary", selected, columns, rows))
 }

@@ -2,8 +2,7 @@
 //! profile's total; siblings of one name are one node, the heaviest first.
 
 use super::output::{Cell, Column, Digits, Report};
-use super::summary::{digits_of, report, unit_label};
-use super::View;
+use super::{digits_of, unit_label, View};
 use crate::error::Error;
 use crate::model::ops;
 use std::cmp::Ordering;
@@ -100,7 +99,7 @@ pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
         rows.push(row);
     }
     let selected = (!options.functions.is_empty()).then(|| view.selected());
-    let mut report = report("tree", &view, selected, columns, rows);
+    let mut report = view.report("tree", selected, columns, rows);
     report.indent = Some((0, name_column));
     if let Some(min_pct) = options.min_pct {
         let note = format!(

@@ -553,7 +553,10 @@ fn run_report(
 ) -> Result<()> {
     let options = select.report_options(shown.bias)?;
     let input = InputArgs { path: &input.input, from: input.from, max_size: read_args.max_input_size };
-    let (profile, _, _) = read(input, &read_args.options(), diag)?;
+    // Line frames a report merges are merged as they are read where the reader can (Dyalog).
+    let mut read_options = read_args.options();
+    read_options.merge_lines = !select.lines;
+    let (profile, _, _) = read(input, &read_options, diag)?;
     let report = make(View::new(profile, &options)?)?;
     std::io::stdout().write_all(shown.render(&report).as_bytes())?;
     Ok(())

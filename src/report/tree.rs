@@ -4,8 +4,7 @@
 use super::output::{Cell, Column, Digits, Report};
 use super::{digits_of, unit_label, View};
 use crate::error::Error;
-use crate::model::ops;
-use std::cmp::Ordering;
+use crate::model::NodeId;
 
 /// The switches of `tree`.
 #[derive(Clone, Debug, Default)]
@@ -18,35 +17,21 @@ pub struct TreeOptions {
     pub functions: Vec<String>,
 }
 
-/// A value sorted heaviest first.
-#[derive(PartialEq)]
-struct Heaviest(f64);
-
-impl Eq for Heaviest {}
-
-impl PartialOrd for Heaviest {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Heaviest {
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.0.total_cmp(&self.0)
-    }
+/// One node of the report: the nodes of the profile with one stack of names (siblings of one name
+/// are one node, as a LispWorks file or a read that merged lines can repeat them), at `depth`.
+struct Group {
+    nodes: Vec<NodeId>,
+    depth: u32,
+    total: f64,
 }
 
 /// The tree report of `view`.
+///
+/// Walked from the roots down with a stack of groups, the heaviest first, grouping each displayed
+/// node's children by name as it is shown: a branch left out (`--depth`, `--min-pct`) is never
+/// grouped, so `tree --depth 5` of a large profile touches little more than five levels.
 pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
     let view = view.select(&options.functions)?;
-    // Siblings of one frame (a LispWorks file may repeat one) are one node of the report.
-    let view = match view.profile.tree.has_duplicate_siblings(view.profile.frames.len()) {
-        true => View::of(ops::merge_siblings(&view.profile), view.metric, Some(view.total)),
-        false => view,
-    };
-    let tree = &view.profile.tree;
-    let mut children = tree.children();
-    children.sort_by_key(|n| (Heaviest(view.inclusive[n.index()]), view.names[view.row(n) as usize].as_str()));
     let metric = view.metric();
     let digits = digits_of(metric);
     let unit = unit_label(metric);
@@ -65,38 +50,34 @@ pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
     let name_column = columns.len() - 1;
     let floor = options.min_pct.map_or(f64::NEG_INFINITY, |p| p * view.total() / 100.0);
     let (mut pruned_branches, mut pruned_value) = (0u64, 0.0);
-    // Nodes deeper than this are in a branch left out (pruned or below --depth).
-    let mut skip_below: Option<u32> = None;
+    let tree = &view.profile.tree;
+    let children = tree.children();
+    let mut stack = groups(&view, children.roots().to_vec(), 0);
     let mut rows = Vec::new();
-    for visit in tree.walk_with(children) {
-        if skip_below.is_some_and(|d| visit.depth > d) {
-            continue;
-        }
-        skip_below = None;
-        let node = visit.node;
-        let inclusive = view.inclusive[node.index()];
-        if inclusive < floor {
+    while let Some(group) = stack.pop() {
+        if group.total < floor {
             pruned_branches += 1;
-            pruned_value += inclusive;
-            skip_below = Some(visit.depth);
+            pruned_value += group.total;
             continue;
         }
-        if options.depth.is_some_and(|d| visit.depth + 1 >= d) {
-            skip_below = Some(visit.depth);
-        }
-        let own = tree.self_value(view.metric, node).as_f64();
+        let own: f64 = group.nodes.iter().map(|&n| tree.self_value(view.metric, n).as_f64()).sum();
         let mut row = vec![
-            Cell::Number(visit.depth as f64, Digits::Whole),
-            Cell::Number(inclusive, digits),
-            Cell::Number(view.pct(inclusive), Digits::Decimals),
+            Cell::Number(group.depth as f64, Digits::Whole),
+            Cell::Number(group.total, digits),
+            Cell::Number(view.pct(group.total), Digits::Decimals),
             Cell::Number(own, digits),
             Cell::Number(view.pct(own), Digits::Decimals),
         ];
         if has_calls {
-            row.push(Cell::Number(view.node_calls(node).unwrap_or(0) as f64, Digits::Whole));
+            let calls: i64 = group.nodes.iter().map(|&n| view.node_calls(n).unwrap_or(0)).sum();
+            row.push(Cell::Number(calls as f64, Digits::Whole));
         }
-        row.push(Cell::Text(view.names[view.row(node) as usize].clone()));
+        row.push(Cell::Text(view.names[view.row(group.nodes[0]) as usize].clone()));
         rows.push(row);
+        if options.depth.is_none_or(|d| group.depth + 1 < d) {
+            let below = group.nodes.iter().flat_map(|&n| children.of_node(n).iter().copied()).collect();
+            stack.extend(groups(&view, below, group.depth + 1));
+        }
     }
     let selected = (!options.functions.is_empty()).then(|| view.selected());
     let mut report = view.report("tree", selected, columns, rows);
@@ -113,4 +94,24 @@ pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
         report.notes.push(("pruned", json, note));
     }
     Ok(report)
+}
+
+/// `nodes` (siblings) grouped by name, lightest first (the stack pops the heaviest first), ties by
+/// name, reversed.
+fn groups(view: &View, mut nodes: Vec<NodeId>, depth: u32) -> Vec<Group> {
+    nodes.sort_by_key(|&n| view.row(n));
+    let mut groups: Vec<Group> = Vec::new();
+    for node in nodes {
+        let inclusive = view.inclusive[node.index()];
+        match groups.last_mut() {
+            Some(group) if view.row(group.nodes[0]) == view.row(node) => {
+                group.nodes.push(node);
+                group.total += inclusive;
+            }
+            _ => groups.push(Group { nodes: vec![node], depth, total: inclusive }),
+        }
+    }
+    let name = |g: &Group| view.names[view.row(g.nodes[0]) as usize].as_str();
+    groups.sort_by(|a, b| a.total.total_cmp(&b.total).then_with(|| name(b).cmp(name(a))));
+    groups
 }

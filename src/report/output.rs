@@ -367,10 +367,34 @@ fn number_into(buffer: &mut String, v: f64, digits: Digits, decimals: usize) {
         Digits::Whole => {
             let _ = write!(buffer, "{v:.0}");
         }
-        Digits::Decimals => {
-            let _ = write!(buffer, "{v:.decimals$}");
-        }
+        Digits::Decimals => match fixed_point(v, decimals) {
+            Some((units, fraction)) => {
+                buffer.push_str(itoa::Buffer::new().format(units));
+                buffer.push('.');
+                let digits = itoa::Buffer::new().format(fraction).len();
+                buffer.extend(std::iter::repeat_n('0', decimals - digits));
+                buffer.push_str(itoa::Buffer::new().format(fraction));
+            }
+            None => {
+                let _ = write!(buffer, "{v:.decimals$}");
+            }
+        },
     }
+}
+
+/// `v` rounded to `decimals` decimals as its whole part and its decimals, where that is sure to be
+/// the rounding `format!("{v:.N}")` does: a positive `v` below 1e9 whose scaled value is not within
+/// 1e-6 of a tie (elsewhere the float's exact digits decide, and `format!` is left to do it).
+fn fixed_point(v: f64, decimals: usize) -> Option<(u64, u64)> {
+    const POWERS: [f64; 7] = [1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6];
+    let scale = *POWERS.get(decimals).filter(|_| decimals > 0)?;
+    let scaled = v * scale;
+    let clear_of_a_tie = (scaled - scaled.floor() - 0.5).abs() > 1e-6;
+    if !(0.0..1e9).contains(&v) || !clear_of_a_tie {
+        return None;
+    }
+    let rounded = scaled.round() as u64;
+    Some((rounded / scale as u64, rounded % scale as u64))
 }
 
 /// Appends a cell for a script to `buffer`: numbers in full.
@@ -440,6 +464,28 @@ mod tests {
         // 30 columns leave the name 16: 8 first, "…", 7 last.
         let fitting = report.render(Format::Text, TextStyle { width: Some(30), ..style });
         assert_eq!(fitting.lines().nth(3), Some("a_rather…on_name     10  100.0"));
+    }
+
+    #[test]
+    fn decimals_round_as_format_does() {
+        for v in [0.0, 0.05, 0.25, 1.15, 2.675, 33.672, 99.95, 99.96, 100.0, 68.40049487792044, 1e-9, 123456.789] {
+            for decimals in 0..=7 {
+                let mut fast = String::new();
+                number_into(&mut fast, v, Digits::Decimals, decimals);
+                assert_eq!(fast, format!("{v:.decimals$}"), "{v} to {decimals}");
+            }
+        }
+        // Percentages as reports make them: every share of totals up to 2,000.
+        for whole in [3.0f64, 7.0, 60.0, 68.40049487792044, 1999.0] {
+            for part in 0..2000 {
+                let v = 100.0 * f64::from(part) / whole;
+                for decimals in 1..=3 {
+                    let mut fast = String::new();
+                    number_into(&mut fast, v, Digits::Decimals, decimals);
+                    assert_eq!(fast, format!("{v:.decimals$}"), "{v} to {decimals}");
+                }
+            }
+        }
     }
 
     #[test]

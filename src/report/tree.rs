@@ -20,7 +20,9 @@ pub struct TreeOptions {
 /// One node of the report: the nodes of the profile with one stack of names (siblings of one name
 /// are one node, as a LispWorks file or a read that merged lines can repeat them), at `depth`.
 struct Group {
-    nodes: Vec<NodeId>,
+    /// Where its nodes are in the arena of grouped nodes.
+    start: usize,
+    len: usize,
     depth: u32,
     total: f64,
 }
@@ -52,15 +54,19 @@ pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
     let (mut pruned_branches, mut pruned_value) = (0u64, 0.0);
     let tree = &view.profile.tree;
     let children = tree.children();
-    let mut stack = groups(&view, children.roots().to_vec(), 0);
+    // The nodes of every group, a group's a range; and the siblings to group next.
+    let (mut arena, mut siblings) = (Vec::new(), children.roots().to_vec());
+    let mut stack = Vec::new();
+    push_groups(&view, &mut siblings, 0, &mut arena, &mut stack);
     let mut rows = Vec::new();
     while let Some(group) = stack.pop() {
+        let nodes = &arena[group.start..group.start + group.len];
         if group.total < floor {
             pruned_branches += 1;
             pruned_value += group.total;
             continue;
         }
-        let own: f64 = group.nodes.iter().map(|&n| tree.self_value(view.metric, n).as_f64()).sum();
+        let own: f64 = nodes.iter().map(|&n| tree.self_value(view.metric, n).as_f64()).sum();
         let mut row = vec![
             Cell::Number(group.depth as f64, Digits::Whole),
             Cell::Number(group.total, digits),
@@ -69,14 +75,14 @@ pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
             Cell::Number(view.pct(own), Digits::Decimals),
         ];
         if has_calls {
-            let calls: i64 = group.nodes.iter().map(|&n| view.node_calls(n).unwrap_or(0)).sum();
+            let calls: i64 = nodes.iter().map(|&n| view.node_calls(n).unwrap_or(0)).sum();
             row.push(Cell::Number(calls as f64, Digits::Whole));
         }
-        row.push(Cell::Text(view.names[view.row(group.nodes[0]) as usize].clone()));
+        row.push(Cell::Text(view.names[view.row(nodes[0]) as usize].clone()));
         rows.push(row);
         if options.depth.is_none_or(|d| group.depth + 1 < d) {
-            let below = group.nodes.iter().flat_map(|&n| children.of_node(n).iter().copied()).collect();
-            stack.extend(groups(&view, below, group.depth + 1));
+            siblings.extend(nodes.iter().flat_map(|&n| children.of_node(n).iter().copied()));
+            push_groups(&view, &mut siblings, group.depth + 1, &mut arena, &mut stack);
         }
     }
     let selected = (!options.functions.is_empty()).then(|| view.selected());
@@ -96,22 +102,17 @@ pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
     Ok(report)
 }
 
-/// `nodes` (siblings) grouped by name, lightest first (the stack pops the heaviest first), ties by
-/// name, reversed.
-fn groups(view: &View, mut nodes: Vec<NodeId>, depth: u32) -> Vec<Group> {
-    nodes.sort_by_key(|&n| view.row(n));
-    let mut groups: Vec<Group> = Vec::new();
-    for node in nodes {
-        let inclusive = view.inclusive[node.index()];
-        match groups.last_mut() {
-            Some(group) if view.row(group.nodes[0]) == view.row(node) => {
-                group.nodes.push(node);
-                group.total += inclusive;
-            }
-            _ => groups.push(Group { nodes: vec![node], depth, total: inclusive }),
-        }
+/// Pushes `siblings` (emptied) onto `stack` grouped by name, their nodes added to `arena`: the
+/// lightest first, ties by name reversed, so that the stack pops the heaviest first.
+fn push_groups(view: &View, siblings: &mut Vec<NodeId>, depth: u32, arena: &mut Vec<NodeId>, stack: &mut Vec<Group>) {
+    siblings.sort_unstable_by_key(|&n| (view.row(n), n));
+    let first = stack.len();
+    for run in siblings.chunk_by(|&a, &b| view.row(a) == view.row(b)) {
+        let total = run.iter().map(|n| view.inclusive[n.index()]).sum();
+        stack.push(Group { start: arena.len(), len: run.len(), depth, total });
+        arena.extend_from_slice(run);
     }
-    let name = |g: &Group| view.names[view.row(g.nodes[0]) as usize].as_str();
-    groups.sort_by(|a, b| a.total.total_cmp(&b.total).then_with(|| name(b).cmp(name(a))));
-    groups
+    siblings.clear();
+    let name = |g: &Group| view.names[view.row(arena[g.start]) as usize].as_str();
+    stack[first..].sort_by(|a, b| a.total.total_cmp(&b.total).then_with(|| name(b).cmp(name(a))));
 }

@@ -15,9 +15,9 @@ use crate::model::NodeId;
 use regex::Regex;
 use rustc_hash::FxHashMap;
 
-/// The name of a root's caller.
+/// The name of a root's caller, and of a function's own value among its callees: texts of the
+/// report after the row names.
 const ROOT: &str = "(root)";
-/// The name of a function's own value among its callees.
 const OWN: &str = "(self)";
 
 /// Which functions `calls` reports on.
@@ -62,28 +62,30 @@ pub fn calls(view: View, options: &CallsOptions) -> Result<Report, Error> {
     if per_node_calls {
         columns.push(Column::new("calls", "calls"));
     }
-    let mut table = Vec::new();
+    let (root, own) = (view.names.len() as u32, view.names.len() as u32 + 1);
+    let mut cells = Vec::new();
     let mut blocks = Vec::new();
     for row in rows {
-        let (total, parts) = if options.callees { callees(&view, row) } else { callers(&view, row) };
-        let name = &view.names[row as usize];
+        let (total, parts) = if options.callees { callees(&view, row, own) } else { callers(&view, row, root) };
         blocks.push(block(&view, row, total));
-        let mut parts: Vec<(String, Part)> = parts.into_iter().collect();
-        parts.sort_by(|a, b| b.1.value.total_cmp(&a.1.value).then_with(|| a.0.cmp(&b.0)));
+        let name =
+            |text: u32| view.names.get(text as usize).map_or(if text == root { ROOT } else { OWN }, String::as_str);
+        let mut parts: Vec<(u32, Part)> = parts.into_iter().collect();
+        parts.sort_by(|a, b| b.1.value.total_cmp(&a.1.value).then_with(|| name(a.0).cmp(name(b.0))));
         for (part, sums) in parts {
-            let mut cells = vec![
-                Cell::Text(name.clone()),
+            cells.extend([
+                Cell::Text(row),
                 Cell::Text(part),
                 Cell::Number(sums.value, digits),
                 Cell::Number(pct(sums.value, total), Digits::Decimals),
-            ];
+            ]);
             if per_node_calls {
                 cells.push(sums.calls.map_or(Cell::Empty, |calls| Cell::Number(calls as f64, Digits::Whole)));
             }
-            table.push(cells);
         }
     }
-    let mut report = view.report("calls", None, columns, table);
+    let mut report = view.report("calls", None, columns, cells);
+    report.texts.extend([ROOT.to_string(), OWN.to_string()]);
     report.blocks = Some(blocks);
     Ok(report)
 }
@@ -136,31 +138,31 @@ fn function_totals(view: &View) -> Vec<f64> {
     totals
 }
 
-/// Adds `value` and `calls` (where known) to the part named `name`.
-fn add(parts: &mut FxHashMap<String, Part>, name: &str, value: f64, calls: Option<i64>) {
-    let part = parts.entry(name.to_string()).or_default();
+/// Adds `value` and `calls` (where known) to the part named by text `name`.
+fn add(parts: &mut FxHashMap<u32, Part>, name: u32, value: f64, calls: Option<i64>) {
+    let part = parts.entry(name).or_default();
     part.value += value;
     if let Some(calls) = calls {
         part.calls = Some(part.calls.unwrap_or(0) + calls);
     }
 }
 
-/// The function of `row`'s total and its value and calls by caller.
-fn callers(view: &View, row: u32) -> (f64, FxHashMap<String, Part>) {
+/// The function of `row`'s total and its value and calls by caller (`root` for a root's).
+fn callers(view: &View, row: u32, root: u32) -> (f64, FxHashMap<u32, Part>) {
     let tree = &view.profile.tree;
     let mut parts = FxHashMap::default();
     let mut total = 0.0;
     for node in tree.nodes().filter(|&n| view.row(n) == row) {
         let value = if view.outermost[node.index()] { view.inclusive[node.index()] } else { 0.0 };
         total += value;
-        let caller = tree.parent(node).map_or(ROOT, |p| view.names[view.row(p) as usize].as_str());
+        let caller = tree.parent(node).map_or(root, |p| view.row(p));
         add(&mut parts, caller, value, view.node_calls(node));
     }
     (total, parts)
 }
 
-/// The function of `row`'s total and the value and calls of what it calls.
-fn callees(view: &View, row: u32) -> (f64, FxHashMap<String, Part>) {
+/// The function of `row`'s total and the value and calls of what it calls (`own`: its own value).
+fn callees(view: &View, row: u32, own: u32) -> (f64, FxHashMap<u32, Part>) {
     let tree = &view.profile.tree;
     let outer = |n: NodeId| view.row(n) == row && view.outermost[n.index()];
     let mut parts = FxHashMap::default();
@@ -168,10 +170,9 @@ fn callees(view: &View, row: u32) -> (f64, FxHashMap<String, Part>) {
     for node in tree.nodes() {
         if outer(node) {
             total += view.inclusive[node.index()];
-            add(&mut parts, OWN, tree.self_value(view.metric, node).as_f64(), None);
+            add(&mut parts, own, tree.self_value(view.metric, node).as_f64(), None);
         } else if tree.parent(node).is_some_and(outer) {
-            let callee = &view.names[view.row(node) as usize];
-            add(&mut parts, callee, view.inclusive[node.index()], view.node_calls(node));
+            add(&mut parts, view.row(node), view.inclusive[node.index()], view.node_calls(node));
         }
     }
     (total, parts)

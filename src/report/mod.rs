@@ -180,7 +180,8 @@ impl View {
     }
 
     /// A report of `view` with its metric, unit and total.
-    fn report(&self, kind: &'static str, selected: Option<f64>, columns: Vec<Column>, rows: Vec<Vec<Cell>>) -> Report {
+    /// A report of this view's metric and total, its text cells indices of the row names.
+    fn report(&self, kind: &'static str, selected: Option<f64>, columns: Vec<Column>, cells: Vec<Cell>) -> Report {
         let metric = self.metric();
         Report {
             kind,
@@ -190,7 +191,8 @@ impl View {
             selected,
             digits: digits_of(metric),
             columns,
-            rows,
+            cells,
+            texts: self.names.clone(),
             notes: Vec::new(),
             blocks: None,
             indent: None,

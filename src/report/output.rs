@@ -32,8 +32,9 @@ pub enum Digits {
 /// One cell of a table.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Cell {
-    /// Text (a name).
-    Text(String),
+    /// Text (a name): its index in the report's texts, so that a cell is 16 bytes and a row of a
+    /// name shown a thousand times does not copy it.
+    Text(u32),
     /// A number.
     Number(f64, Digits),
     /// Nothing known (calls where the profile has none): empty in text and CSV, null in JSON.
@@ -71,10 +72,12 @@ pub struct Report {
     pub selected: Option<f64>,
     /// How totals print in text.
     pub digits: Digits,
-    /// The columns and rows.
+    /// The columns.
     pub columns: Vec<Column>,
-    /// The rows.
-    pub rows: Vec<Vec<Cell>>,
+    /// The cells, row after row, as many a row as there are columns.
+    pub cells: Vec<Cell>,
+    /// The texts [`Cell::Text`] cells are indices of.
+    pub texts: Vec<String>,
     /// Facts about the whole report beyond the total (the tree's pruned nodes), as JSON fields and
     /// text lines after the table.
     pub notes: Vec<(&'static str, Json, String)>,
@@ -114,6 +117,16 @@ pub struct TextStyle {
 const MAX_INDENT: usize = 40;
 
 impl Report {
+    /// The rows: slices of [`Report::cells`], one cell per column.
+    pub fn rows(&self) -> std::slice::Chunks<'_, Cell> {
+        self.cells.chunks(self.columns.len().max(1))
+    }
+
+    /// The text of a text cell.
+    fn text_of(&self, index: u32) -> &str {
+        self.texts.get(index as usize).map_or("", String::as_str)
+    }
+
     /// The report in `format`.
     pub fn render(&self, format: Format, style: TextStyle) -> String {
         match format {
@@ -144,7 +157,7 @@ impl Report {
         let headings: Vec<&str> = shown.iter().map(|&c| self.columns[c].heading.as_str()).collect();
         let mut widths: Vec<usize> = headings.iter().map(|h| h.chars().count()).collect();
         let mut buffer = String::new();
-        for row in &self.rows {
+        for row in self.rows() {
             for (w, &c) in widths.iter_mut().zip(&shown) {
                 self.cell_into(&mut buffer, row, c, style.decimals);
                 *w = (*w).max(width_of(&buffer));
@@ -162,11 +175,11 @@ impl Report {
                 let cell = cut_middle(&cell, widths[i]);
                 let pad = widths[i] - width_of(&cell);
                 if !text_columns[i] {
-                    out.extend(std::iter::repeat_n(' ', pad));
+                    pad_into(out, pad);
                 }
                 out.push_str(&cell);
                 if text_columns[i] {
-                    out.extend(std::iter::repeat_n(' ', pad));
+                    pad_into(out, pad);
                 }
                 out.push_str("  ");
             }
@@ -179,9 +192,10 @@ impl Report {
             heading_line(&mut out);
         }
         let mut block = 0;
-        for (i, row) in self.rows.iter().enumerate() {
+        let mut previous: Option<&[Cell]> = None;
+        for row in self.rows() {
             if let Some(blocks) = &self.blocks {
-                if i == 0 || self.rows[i - 1][BLOCK_COLUMN] != row[BLOCK_COLUMN] {
+                if previous.is_none_or(|p| p[BLOCK_COLUMN] != row[BLOCK_COLUMN]) {
                     let title = blocks.get(block).map(|b| self.block_title(b, style)).unwrap_or_default();
                     let _ = write!(out, "\n{title}\n");
                     heading_line(&mut out);
@@ -189,6 +203,7 @@ impl Report {
                 }
             }
             line(&mut out, &mut |i, cell| self.cell_into(cell, row, shown[i], style.decimals));
+            previous = Some(row);
         }
         for (_, _, note) in &self.notes {
             let _ = writeln!(out, "{note}");
@@ -206,7 +221,7 @@ impl Report {
             }
         }
         match &row[column] {
-            Cell::Text(text) => buffer.push_str(text),
+            Cell::Text(text) => buffer.push_str(self.text_of(*text)),
             Cell::Number(v, digits) => number_into(buffer, *v, *digits, decimals),
             Cell::Empty => {}
         }
@@ -228,8 +243,8 @@ impl Report {
     }
 
     fn is_text_column(&self, column: usize) -> bool {
-        self.rows.iter().any(|row| matches!(row[column], Cell::Text(_)))
-            || self.rows.is_empty() && self.columns[column].key == "name"
+        self.rows().any(|row| matches!(row[column], Cell::Text(_)))
+            || self.cells.is_empty() && self.columns[column].key == "name"
     }
 
     /// The report as CSV: a header of the column keys, then the rows, numbers in full.
@@ -237,10 +252,10 @@ impl Report {
         let mut writer = csv::Writer::from_writer(Vec::new());
         let _ = writer.write_record(self.columns.iter().map(|c| c.key));
         let mut field = String::new();
-        for row in &self.rows {
+        for row in self.rows() {
             for cell in row {
                 field.clear();
-                full_into(&mut field, cell);
+                self.full_into(&mut field, cell);
                 let _ = writer.write_field(&field);
             }
             let _ = writer.write_record(None::<&[u8]>);
@@ -268,7 +283,7 @@ impl Report {
             total: whole_or_float(self.total),
             selected: self.selected.map(whole_or_float),
             extra,
-            rows: self.rows.iter().map(|cells| RowJson { columns: &self.columns, cells }).collect(),
+            rows: self.rows().map(|cells| RowJson { report: self, cells }).collect(),
         };
         serde_json::to_string_pretty(&document).unwrap_or_default()
     }
@@ -289,7 +304,7 @@ struct Document<'a> {
 
 /// One row as a JSON object keyed by its columns' keys.
 struct RowJson<'a> {
-    columns: &'a [Column],
+    report: &'a Report,
     cells: &'a [Cell],
 }
 
@@ -297,16 +312,26 @@ impl serde::Serialize for RowJson<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let mut map = serializer.serialize_map(Some(self.cells.len()))?;
-        for (column, cell) in self.columns.iter().zip(self.cells) {
-            map.serialize_entry(column.key, &cell_json(cell))?;
+        for (column, cell) in self.report.columns.iter().zip(self.cells) {
+            map.serialize_entry(column.key, &self.report.cell_json(cell))?;
         }
         map.end()
     }
 }
 
+/// Appends `n` spaces to `buffer`, a slice at a time.
+fn pad_into(buffer: &mut String, mut n: usize) {
+    const SPACES: &str = "                                                                ";
+    while n > 0 {
+        let step = n.min(SPACES.len());
+        buffer.push_str(&SPACES[..step]);
+        n -= step;
+    }
+}
+
 /// Two spaces per level of `depth`, up to [`MAX_INDENT`] levels; deeper, the depth shown (`[1000] `).
 fn indent_into(buffer: &mut String, depth: usize) {
-    buffer.extend(std::iter::repeat_n(' ', 2 * depth.min(MAX_INDENT)));
+    pad_into(buffer, 2 * depth.min(MAX_INDENT));
     if depth > MAX_INDENT {
         let _ = write!(buffer, "[{depth}] ");
     }
@@ -397,22 +422,25 @@ fn fixed_point(v: f64, decimals: usize) -> Option<(u64, u64)> {
     Some((rounded / scale as u64, rounded % scale as u64))
 }
 
-/// Appends a cell for a script to `buffer`: numbers in full.
-fn full_into(buffer: &mut String, cell: &Cell) {
-    match cell {
-        Cell::Text(t) => buffer.push_str(t),
-        Cell::Number(v, _) => {
-            let _ = write!(buffer, "{v}");
+impl Report {
+    /// Appends a cell for a script to `buffer`: numbers in full.
+    fn full_into(&self, buffer: &mut String, cell: &Cell) {
+        match cell {
+            Cell::Text(t) => buffer.push_str(self.text_of(*t)),
+            Cell::Number(v, _) => {
+                let _ = write!(buffer, "{v}");
+            }
+            Cell::Empty => {}
         }
-        Cell::Empty => {}
     }
-}
 
-fn cell_json(cell: &Cell) -> Json {
-    match cell {
-        Cell::Text(t) => Json::String(t.clone()),
-        Cell::Number(v, _) => whole_or_float(*v),
-        Cell::Empty => Json::Null,
+    /// A cell as JSON.
+    fn cell_json(&self, cell: &Cell) -> Json {
+        match cell {
+            Cell::Text(t) => Json::String(self.text_of(*t).to_string()),
+            Cell::Number(v, _) => whole_or_float(*v),
+            Cell::Empty => Json::Null,
+        }
     }
 }
 
@@ -438,11 +466,8 @@ mod tests {
             selected: None,
             digits: Digits::Whole,
             columns: vec![Column::new("name", "name"), Column::new("total", "total"), Column::new("pct", "%")],
-            rows: vec![vec![
-                Cell::Text(name.into()),
-                Cell::Number(10.0, Digits::Whole),
-                Cell::Number(100.0, Digits::Decimals),
-            ]],
+            texts: vec![name.into()],
+            cells: vec![Cell::Text(0), Cell::Number(10.0, Digits::Whole), Cell::Number(100.0, Digits::Decimals)],
             notes: Vec::new(),
             blocks: None,
             indent: None,

@@ -70,7 +70,7 @@ pub fn summary(view: View, options: &SummaryOptions) -> Result<Report, Error> {
     if options.cumpct {
         columns.push(Column::new("cum_pct", "cum %"));
     }
-    let mut rows = Vec::new();
+    let mut cells = Vec::new();
     let mut cumulative = 0.0;
     for &r in order.iter().take(options.first.unwrap_or(usize::MAX)) {
         let s = &sums[r];
@@ -78,27 +78,26 @@ pub fn summary(view: View, options: &SummaryOptions) -> Result<Report, Error> {
         if options.pct.is_some_and(|limit| cumulative > limit) {
             break;
         }
-        let mut row = vec![
-            Cell::Text(view.names[r].clone()),
+        cells.extend([
+            Cell::Text(r as u32),
             Cell::Number(s.own, digits),
             Cell::Number(view.pct(s.own), Digits::Decimals),
             Cell::Number(s.total, digits),
             Cell::Number(view.pct(s.total), Digits::Decimals),
-        ];
+        ]);
         if has_calls {
-            row.push(Cell::Number(s.calls as f64, Digits::Whole));
+            cells.push(Cell::Number(s.calls as f64, Digits::Whole));
         }
         if options.avg {
-            row.push(match s.calls {
+            cells.push(match s.calls {
                 0 => Cell::Empty,
                 calls => Cell::Number(key(s) / calls as f64, Digits::Decimals),
             });
         }
         if options.cumpct {
-            row.push(Cell::Number(cumulative, Digits::Decimals));
+            cells.push(Cell::Number(cumulative, Digits::Decimals));
         }
-        rows.push(row);
     }
     let selected = (!options.functions.is_empty()).then(|| view.selected());
-    Ok(view.report("summary", selected, columns, rows))
+    Ok(view.report("summary", selected, columns, cells))
 }

@@ -58,7 +58,7 @@ pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
     let (mut arena, mut siblings) = (Vec::new(), children.roots().to_vec());
     let mut stack = Vec::new();
     push_groups(&view, &mut siblings, 0, &mut arena, &mut stack);
-    let mut rows = Vec::new();
+    let mut cells = Vec::new();
     while let Some(group) = stack.pop() {
         let nodes = &arena[group.start..group.start + group.len];
         if group.total < floor {
@@ -67,26 +67,25 @@ pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
             continue;
         }
         let own: f64 = nodes.iter().map(|&n| tree.self_value(view.metric, n).as_f64()).sum();
-        let mut row = vec![
+        cells.extend([
             Cell::Number(group.depth as f64, Digits::Whole),
             Cell::Number(group.total, digits),
             Cell::Number(view.pct(group.total), Digits::Decimals),
             Cell::Number(own, digits),
             Cell::Number(view.pct(own), Digits::Decimals),
-        ];
+        ]);
         if has_calls {
             let calls: i64 = nodes.iter().map(|&n| view.node_calls(n).unwrap_or(0)).sum();
-            row.push(Cell::Number(calls as f64, Digits::Whole));
+            cells.push(Cell::Number(calls as f64, Digits::Whole));
         }
-        row.push(Cell::Text(view.names[view.row(nodes[0]) as usize].clone()));
-        rows.push(row);
+        cells.push(Cell::Text(view.row(nodes[0])));
         if options.depth.is_none_or(|d| group.depth + 1 < d) {
             siblings.extend(nodes.iter().flat_map(|&n| children.of_node(n).iter().copied()));
             push_groups(&view, &mut siblings, group.depth + 1, &mut arena, &mut stack);
         }
     }
     let selected = (!options.functions.is_empty()).then(|| view.selected());
-    let mut report = view.report("tree", selected, columns, rows);
+    let mut report = view.report("tree", selected, columns, cells);
     report.indent = Some((0, name_column));
     if let Some(min_pct) = options.min_pct {
         let note = format!(

@@ -186,6 +186,8 @@ impl Report {
             out.truncate(start + out[start..].trim_end().len());
             out.push('\n');
         };
+        // The whole text at once, rather than grown (and copied) as it is written.
+        out.reserve(self.rows().len() * (widths.iter().sum::<usize>() + 2 * widths.len() + 1));
         let heading_line = |out: &mut String| line(out, &mut |i, cell| *cell = headings[i].to_string());
         if self.blocks.is_none() {
             out.push('\n');

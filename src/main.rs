@@ -41,6 +41,10 @@ Examples:
   proftool convert prog.prof.gz prog.folded
   proftool info run.tree
   proftool info --json run.tree | jq '.metrics'
+  proftool summary --lines run.br
+  proftool calls --fn CL-USER::FIB run.tree
+  proftool tree --depth 5 --min-pct 1 prog.prof
+  proftool convert --focus fib --hide '^GHC\\.' prog.prof prog.folded
   proftool formats
   proftool completions bash > ~/.local/share/bash-completion/completions/proftool
   proftool man ~/.local/share/man/man1
@@ -234,7 +238,7 @@ const CALLS_EXAMPLES: &str = "\
 Examples:
   proftool calls --fn '#.ch.Set' tree.xml                who calls it, and for how much
   proftool calls --fn CL-USER::FIB --callees run.tree    what it spends in what it calls
-  proftool calls --regex --fn '^Main\\.' prog.prof         one block per matching function";
+  proftool calls --regex --fn '^Main\\.' prog.prof        one block per matching function";
 
 const TREE_EXAMPLES: &str = "\
 Examples:
@@ -272,15 +276,15 @@ struct InputArg {
 struct SelectArgs {
     /// The metric to report, or to write when the output holds one number per node (default:
     /// samples, else time, else ticks, else allocation, else calls).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help_heading = "Options")]
     metric: Option<String>,
     /// Merge source-line frames (Dyalog line rows, BR lines) into their functions, whatever the
     /// output format: reports and formats without line numbers always get functions.
-    #[arg(long)]
+    #[arg(long, help_heading = "Options")]
     functions: bool,
     /// Keep source-line frames: reports show rows `name[line]` (`#.Rain[6]`), and output formats
     /// without line numbers get functions named so, instead of merging them into their functions.
-    #[arg(long, conflicts_with = "functions")]
+    #[arg(long, conflicts_with = "functions", help_heading = "Options")]
     lines: bool,
     /// Keep only the stacks that pass through a frame whose name matches the regex RE.
     #[arg(long, value_name = "RE", help_heading = "Filters")]

@@ -495,6 +495,9 @@ fn fn_naming_nothing_lists_the_closest_names() {
     assert!(err.starts_with("proftool: error: --fn #.Rian: no function is named so; the closest: #.Rain, "), "{err}");
     let err = failure(&["calls", "--fn", "fib", &path("ghc-prof/ghc70-no-src.prof")], "", 1);
     assert!(err.contains("the closest: Main.fib"), "{err}");
+    let err =
+        failure(&["summary", "--ignore", "FIB", "--fn", "CL-USER::FIB", &path("lispworks/processes.tree")], "", 1);
+    assert_eq!(err, "proftool: error: --fn CL-USER::FIB: no node of it is left after the filters\n");
     let err = failure(&["calls", "--regex", "--fn", "^zz", &path("ghc-prof/ghc70-no-src.prof")], "", 1);
     assert_eq!(err, "proftool: error: --fn ^zz: no function matches\n");
 }

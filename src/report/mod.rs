@@ -113,6 +113,9 @@ impl View {
         for name in path {
             let row = view.row_named(name)?;
             let marked: Vec<bool> = view.profile.tree.nodes().map(|n| view.row(n) == row).collect();
+            if !marked.contains(&true) {
+                return Err(Error::BadOption(format!("--fn {name}: no node of it is left after the filters")));
+            }
             let selected = filter::subtrees(&view.profile, &marked);
             view = View::of(selected, view.metric, Some(view.total));
         }

@@ -145,9 +145,9 @@ impl Report {
         }
     }
 
-    /// The report as aligned text. Two passes over the rows, one for the widths and one to write,
-    /// each cell formatted into one reused buffer: a report of a million rows allocates no string
-    /// per cell.
+    /// The report as aligned text: every cell formatted once, into one string, for the widths;
+    /// then the lines written from it, so that a report of a million rows allocates no string per
+    /// cell.
     fn text(&self, style: TextStyle) -> String {
         let mut out = self.heading(style) + "\n";
         let shown: Vec<usize> = (0..self.columns.len())
@@ -156,46 +156,30 @@ impl Report {
             .collect();
         let headings: Vec<&str> = shown.iter().map(|&c| self.columns[c].heading.as_str()).collect();
         let mut widths: Vec<usize> = headings.iter().map(|h| h.chars().count()).collect();
-        let mut buffer = String::new();
+        // The shown cells' text, one after another, and where each ends.
+        let (mut formatted, mut ends) = (String::new(), vec![0]);
         for row in self.rows() {
             for (w, &c) in widths.iter_mut().zip(&shown) {
-                self.cell_into(&mut buffer, row, c, style.decimals);
-                *w = (*w).max(width_of(&buffer));
+                let start = formatted.len();
+                self.cell_into(&mut formatted, row, c, style.decimals);
+                *w = (*w).max(width_of(&formatted[start..]));
+                ends.push(formatted.len());
             }
         }
         let text_columns: Vec<bool> = shown.iter().map(|&c| self.is_text_column(c)).collect();
         if let Some(limit) = style.width {
             fit_names(&mut widths, &text_columns, limit);
         }
-        let line = |out: &mut String, cells: &mut dyn FnMut(usize, &mut String)| {
-            let start = out.len();
-            let mut cell = String::new();
-            for i in 0..widths.len() {
-                cells(i, &mut cell);
-                let cell = cut_middle(&cell, widths[i]);
-                let pad = widths[i] - width_of(&cell);
-                if !text_columns[i] {
-                    pad_into(out, pad);
-                }
-                out.push_str(&cell);
-                if text_columns[i] {
-                    pad_into(out, pad);
-                }
-                out.push_str("  ");
-            }
-            out.truncate(start + out[start..].trim_end().len());
-            out.push('\n');
-        };
         // The whole text at once, rather than grown (and copied) as it is written.
         out.reserve(self.rows().len() * (widths.iter().sum::<usize>() + 2 * widths.len() + 1));
-        let heading_line = |out: &mut String| line(out, &mut |i, cell| *cell = headings[i].to_string());
+        let heading_line = |out: &mut String| write_line(out, &widths, &text_columns, |i| headings[i]);
         if self.blocks.is_none() {
             out.push('\n');
             heading_line(&mut out);
         }
         let mut block = 0;
         let mut previous: Option<&[Cell]> = None;
-        for row in self.rows() {
+        for (r, row) in self.rows().enumerate() {
             if let Some(blocks) = &self.blocks {
                 if previous.is_none_or(|p| p[BLOCK_COLUMN] != row[BLOCK_COLUMN]) {
                     let title = blocks.get(block).map(|b| self.block_title(b, style)).unwrap_or_default();
@@ -204,7 +188,8 @@ impl Report {
                     block += 1;
                 }
             }
-            line(&mut out, &mut |i, cell| self.cell_into(cell, row, shown[i], style.decimals));
+            let first = r * shown.len();
+            write_line(&mut out, &widths, &text_columns, |i| &formatted[ends[first + i]..ends[first + i + 1]]);
             previous = Some(row);
         }
         for (_, _, note) in &self.notes {
@@ -213,10 +198,9 @@ impl Report {
         out
     }
 
-    /// Writes cell `column` of `row` as text into `buffer` (cleared first): the name column of a
-    /// tree indented by its depth.
+    /// Appends cell `column` of `row` as text to `buffer`: the name column of a tree indented by
+    /// its depth.
     fn cell_into(&self, buffer: &mut String, row: &[Cell], column: usize, decimals: usize) {
-        buffer.clear();
         if let (Some((_, name)), Cell::Text(_)) = (self.indent, &row[column]) {
             if name == column {
                 indent_into(buffer, self.depth_of(row));
@@ -319,6 +303,26 @@ impl serde::Serialize for RowJson<'_> {
         }
         map.end()
     }
+}
+
+/// Appends a line of cells (`cell(i)` for column `i`) to `out`, each padded to its width: text on
+/// the left, numbers on the right, two spaces between, none at the end.
+fn write_line<'a>(out: &mut String, widths: &[usize], text_columns: &[bool], cell: impl Fn(usize) -> &'a str) {
+    let start = out.len();
+    for (i, &width) in widths.iter().enumerate() {
+        let cell = cut_middle(cell(i), width);
+        let pad = width - width_of(&cell);
+        if !text_columns[i] {
+            pad_into(out, pad);
+        }
+        out.push_str(&cell);
+        if text_columns[i] {
+            pad_into(out, pad);
+        }
+        out.push_str("  ");
+    }
+    out.truncate(start + out[start..].trim_end().len());
+    out.push('\n');
 }
 
 /// Appends `n` spaces to `buffer`, a slice at a time.

@@ -11,7 +11,6 @@
 use super::output::{Block, Cell, Column, Digits, Report};
 use super::{digits_of, pct, unit_label, View};
 use crate::error::Error;
-use crate::model::NodeId;
 use regex::Regex;
 use rustc_hash::FxHashMap;
 
@@ -45,6 +44,26 @@ struct Part {
     calls: Option<i64>,
 }
 
+/// What one pass gathers for a block: the function's total and calls, and its parts by name (the
+/// text index of a row name, or of `(root)` or `(self)`).
+#[derive(Default)]
+struct Sums {
+    total: f64,
+    calls: i64,
+    parts: FxHashMap<u32, Part>,
+}
+
+impl Sums {
+    /// Adds `value` and `calls` (where known) to the part named by text `name`.
+    fn add(&mut self, name: u32, value: f64, calls: Option<i64>) {
+        let part = self.parts.entry(name).or_default();
+        part.value += value;
+        if let Some(calls) = calls {
+            part.calls = Some(part.calls.unwrap_or(0) + calls);
+        }
+    }
+}
+
 /// The calls report of `view`.
 pub fn calls(view: View, options: &CallsOptions) -> Result<Report, Error> {
     let rows = matching_rows(&view, &options.functions)?;
@@ -62,25 +81,23 @@ pub fn calls(view: View, options: &CallsOptions) -> Result<Report, Error> {
     if per_node_calls {
         columns.push(Column::new("calls", "calls"));
     }
-    let (root, own) = (view.names.len() as u32, view.names.len() as u32 + 1);
+    let root = view.names.len() as u32;
+    let name = |text: u32| view.names.get(text as usize).map_or(if text == root { ROOT } else { OWN }, String::as_str);
     let mut cells = Vec::new();
     let mut blocks = Vec::new();
-    for row in rows {
-        let (total, parts) = if options.callees { callees(&view, row, own) } else { callers(&view, row, root) };
-        blocks.push(block(&view, row, total));
-        let name =
-            |text: u32| view.names.get(text as usize).map_or(if text == root { ROOT } else { OWN }, String::as_str);
-        let mut parts: Vec<(u32, Part)> = parts.into_iter().collect();
+    for (&row, sums) in rows.iter().zip(gather(&view, &rows, options.callees)) {
+        blocks.push(block(&view, row, &sums));
+        let mut parts: Vec<(u32, Part)> = sums.parts.into_iter().collect();
         parts.sort_by(|a, b| b.1.value.total_cmp(&a.1.value).then_with(|| name(a.0).cmp(name(b.0))));
-        for (part, sums) in parts {
+        for (part, part_sums) in parts {
             cells.extend([
                 Cell::Text(row),
                 Cell::Text(part),
-                Cell::Number(sums.value, digits),
-                Cell::Number(pct(sums.value, total), Digits::Decimals),
+                Cell::Number(part_sums.value, digits),
+                Cell::Number(pct(part_sums.value, sums.total), Digits::Decimals),
             ]);
             if per_node_calls {
-                cells.push(sums.calls.map_or(Cell::Empty, |calls| Cell::Number(calls as f64, Digits::Whole)));
+                cells.push(part_sums.calls.map_or(Cell::Empty, |calls| Cell::Number(calls as f64, Digits::Whole)));
             }
         }
     }
@@ -90,17 +107,48 @@ pub fn calls(view: View, options: &CallsOptions) -> Result<Report, Error> {
     Ok(report)
 }
 
-/// The block of the function of `row`, whose total is `total`.
-fn block(view: &View, row: u32, total: f64) -> Block {
-    let calls = match &view.calls {
-        super::Calls::PerNode(_) => {
-            let nodes = view.profile.tree.nodes().filter(|&n| view.row(n) == row);
-            Some(nodes.map(|n| view.node_calls(n).unwrap_or(0)).sum::<i64>())
+/// The sums of every block (the functions of `rows`) in one pass over the nodes, by caller or, with
+/// `callees`, by callee: linear in the tree however many functions a regex matches.
+fn gather(view: &View, rows: &[u32], callees: bool) -> Vec<Sums> {
+    let tree = &view.profile.tree;
+    let (root, own) = (view.names.len() as u32, view.names.len() as u32 + 1);
+    let mut block_of: Vec<Option<usize>> = vec![None; view.names.len()];
+    for (block, &row) in rows.iter().enumerate() {
+        block_of[row as usize] = Some(block);
+    }
+    let mut sums: Vec<Sums> = rows.iter().map(|_| Sums::default()).collect();
+    for node in tree.nodes() {
+        let outermost = view.outermost[node.index()];
+        let inclusive = view.inclusive[node.index()];
+        if let Some(b) = block_of[view.row(node) as usize] {
+            let block = &mut sums[b];
+            block.calls += view.node_calls(node).unwrap_or(0);
+            if outermost {
+                block.total += inclusive;
+            }
+            if !callees {
+                let caller = tree.parent(node).map_or(root, |p| view.row(p));
+                block.add(caller, if outermost { inclusive } else { 0.0 }, view.node_calls(node));
+            } else if outermost {
+                block.add(own, tree.self_value(view.metric, node).as_f64(), None);
+            }
         }
+        let called_from = tree.parent(node).filter(|p| view.outermost[p.index()]);
+        if let Some(b) = called_from.and_then(|p| block_of[view.row(p) as usize]).filter(|_| callees) {
+            sums[b].add(view.row(node), inclusive, view.node_calls(node));
+        }
+    }
+    sums
+}
+
+/// The block of the function of `row`.
+fn block(view: &View, row: u32, sums: &Sums) -> Block {
+    let calls = match &view.calls {
+        super::Calls::PerNode(_) => Some(sums.calls),
         super::Calls::PerRow(calls) => Some(calls[row as usize]),
         super::Calls::Unknown => None,
     };
-    Block { name: view.names[row as usize].clone(), total, pct: view.pct(total), calls }
+    Block { name: view.names[row as usize].clone(), total: sums.total, pct: view.pct(sums.total), calls }
 }
 
 /// The rows `functions` names, heaviest first; an error when there is none.
@@ -136,44 +184,4 @@ fn function_totals(view: &View) -> Vec<f64> {
         totals[view.row(node) as usize] += view.inclusive[node.index()];
     }
     totals
-}
-
-/// Adds `value` and `calls` (where known) to the part named by text `name`.
-fn add(parts: &mut FxHashMap<u32, Part>, name: u32, value: f64, calls: Option<i64>) {
-    let part = parts.entry(name).or_default();
-    part.value += value;
-    if let Some(calls) = calls {
-        part.calls = Some(part.calls.unwrap_or(0) + calls);
-    }
-}
-
-/// The function of `row`'s total and its value and calls by caller (`root` for a root's).
-fn callers(view: &View, row: u32, root: u32) -> (f64, FxHashMap<u32, Part>) {
-    let tree = &view.profile.tree;
-    let mut parts = FxHashMap::default();
-    let mut total = 0.0;
-    for node in tree.nodes().filter(|&n| view.row(n) == row) {
-        let value = if view.outermost[node.index()] { view.inclusive[node.index()] } else { 0.0 };
-        total += value;
-        let caller = tree.parent(node).map_or(root, |p| view.row(p));
-        add(&mut parts, caller, value, view.node_calls(node));
-    }
-    (total, parts)
-}
-
-/// The function of `row`'s total and the value and calls of what it calls (`own`: its own value).
-fn callees(view: &View, row: u32, own: u32) -> (f64, FxHashMap<u32, Part>) {
-    let tree = &view.profile.tree;
-    let outer = |n: NodeId| view.row(n) == row && view.outermost[n.index()];
-    let mut parts = FxHashMap::default();
-    let mut total = 0.0;
-    for node in tree.nodes() {
-        if outer(node) {
-            total += view.inclusive[node.index()];
-            add(&mut parts, own, tree.self_value(view.metric, node).as_f64(), None);
-        } else if tree.parent(node).is_some_and(outer) {
-            add(&mut parts, view.row(node), view.inclusive[node.index()], view.node_calls(node));
-        }
-    }
-    (total, parts)
 }

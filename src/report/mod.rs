@@ -182,7 +182,6 @@ impl View {
         pct(value, self.total)
     }
 
-    /// A report of `view` with its metric, unit and total.
     /// A report of this view's metric and total, its text cells indices of the row names.
     fn report(&self, kind: &'static str, selected: Option<f64>, columns: Vec<Column>, cells: Vec<Cell>) -> Report {
         let metric = self.metric();

@@ -11,6 +11,10 @@
 # writer, and inferno-collapse-ghcprof (`cargo install inferno`) is timed on the same file in the same
 # run, with the ratio of their times.
 #
+# Each read → folded row is followed by the reports on the same file: `summary`, `calls --fn` (the
+# function summary puts first) and `tree --depth 5`, each with its time as a multiple of the
+# conversion's (the issue asks at most 1.5 x).
+#
 # Sample-per-record formats (sampler, br) get a file of at least 1 GB made of about 10,000 distinct
 # sample stacks (30,000 generated nodes, a third of them with samples) repeated, and a second row that times writing them: their stacks, as folded text with
 # counts, converted back into the format.
@@ -37,6 +41,24 @@ measure() {
   echo "$best $rss"
 }
 
+# the report rows for FORMAT FILE BYTES CONVERT-SECONDS; calls is of the function summary puts
+# first (the generated names have no comma, so the CSV's first field is the name)
+reports() {
+  local name=$1 file=$2 bytes=$3 base=$4 fn s r report
+  local -a args
+  fn=$("$bin" summary -q --from "$name" --first 1 --format csv "$file" | awk -F, 'NR == 2 { print $1 }')
+  for report in summary calls tree; do
+    case $report in
+      summary) args=(summary) ;;
+      calls) args=(calls --fn "$fn") ;;
+      tree) args=(tree --depth 5) ;;
+    esac
+    read -r s r < <(measure "$bin" "${args[@]}" -q --from "$name" "$file")
+    row "proftool ${args[0]} ${args[1]:-}" "$s" "$r" "$bytes"
+    awk -v a="$s" -v b="$base" 'BEGIN { if (b > 0) printf "    %.2f x the conversion to folded\n", a / b }'
+  done
+}
+
 row() { # label seconds rss bytes
   awk -v l="$1" -v s="$2" -v r="$3" -v b="$4" 'BEGIN{
     mbs = (s > 0) ? sprintf("%8.0f", b / 1e6 / s) : "     inf";
@@ -61,6 +83,7 @@ for entry in $formats; do
   read -r s r < <(measure cat "$file");                                   row "cat" "$s" "$r" "$bytes"
   read -r s r < <(measure wc -l "$file");                                 row "wc -l" "$s" "$r" "$bytes"
   read -r s r < <(measure "$bin" convert -q --from "$name" --to folded "$file" -); row "proftool $name → folded" "$s" "$r" "$bytes"
+  reports "$name" "$file" "$bytes" "$s"
   if [ "$name" = ghc-px ]; then
     # GHC declares stacks as they are first created, not always in pre-order: the same file with
     # every stack declared breadth-first (by depth, stable), the worst case for the reader.
@@ -101,6 +124,7 @@ if [ $# -eq 0 ] || [[ " $* " == *" ghc-prof "* ]]; then
   read -r s r < <(measure cat "$file");                                   row "cat" "$s" "$r" "$bytes"
   read -r s r < <(measure wc -l "$file");                                 row "wc -l" "$s" "$r" "$bytes"
   read -r ours r < <(measure "$bin" convert -q --from ghc-prof --to folded "$file" -); row "proftool ghc-prof → folded" "$ours" "$r" "$bytes"
+  reports ghc-prof "$file" "$bytes" "$ours"
   if command -v inferno-collapse-ghcprof > /dev/null; then
     read -r theirs r < <(measure inferno-collapse-ghcprof --ticks "$file"); row "inferno-collapse-ghcprof --ticks" "$theirs" "$r" "$bytes"
     awk -v a="$theirs" -v b="$ours" 'BEGIN { if (b > 0) printf "  proftool/inferno throughput: %.2f x\n", a / b }'

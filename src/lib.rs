@@ -35,8 +35,9 @@
 //!    that knows no format: [`diag`], [`error`], [`files`], and the text and piece readers;
 //! 2. [`formats`]: the registry ([`Format`]), detection, the options of every format
 //!    ([`formats::options`]), and one module per format with its reader, writer and fitting hooks;
-//! 3. [`convert`] (projecting a profile onto a target, naming each loss) and the reports
-//!    ([`info`]);
+//! 3. [`convert`] (projecting a profile onto a target, naming each loss), the reports ([`info`],
+//!    [`report`]: `summary`, `calls`, `tree`), and comparing and adding profiles ([`diff`],
+//!    [`merge`]);
 //! 4. the `proftool` binary: arguments, messages, exit codes.
 
 #![warn(missing_docs)]
@@ -52,6 +53,7 @@ pub mod info;
 pub mod merge;
 pub mod model;
 mod pieces;
+pub mod report;
 mod text;
 
 pub use error::{Error, ParseError, ParseErrorKind, Position};

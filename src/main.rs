@@ -14,6 +14,9 @@ use proftool::formats::detect;
 use proftool::formats::dyalog::Separators;
 use proftool::formats::sampler::FrameOrder;
 use proftool::info::Info;
+use proftool::model::filter::{self, Filters};
+use proftool::report::output::TextStyle;
+use proftool::report::{self, CallsOptions, Functions, Report, ReportOptions, SummaryOptions, TreeOptions, View};
 use proftool::{Format, ReadOptions};
 use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
@@ -38,6 +41,10 @@ Examples:
   proftool convert prog.prof.gz prog.folded
   proftool info run.tree
   proftool info --json run.tree | jq '.metrics'
+  proftool summary --lines run.br
+  proftool calls --fn CL-USER::FIB run.tree
+  proftool tree --depth 5 --min-pct 1 prog.prof
+  proftool convert --focus fib --hide '^GHC\\.' prog.prof prog.folded
   proftool formats
   proftool completions bash > ~/.local/share/bash-completion/completions/proftool
   proftool man ~/.local/share/man/man1
@@ -80,10 +87,6 @@ enum Command {
         /// Output format (default: from OUT's extension).
         #[arg(long, value_name = "FORMAT", value_parser = format_parser(Format::can_write))]
         to: Option<Format>,
-        /// The metric to write when the output holds one number per node (default: samples, else
-        /// time, else ticks, else allocation, else calls).
-        #[arg(long, value_name = "NAME")]
-        metric: Option<String>,
         /// Length of one sample, for turning time into samples (default: the input's own interval,
         /// else 1ms). Examples: 10ms, 250us, 1s.
         #[arg(long, value_name = "DURATION", value_parser = proftool::parse_interval)]
@@ -92,18 +95,88 @@ enum Command {
         /// conversion that would write more stops with an error instead of filling the disk.
         #[arg(long, value_name = "N", default_value_t = proftool::convert::DEFAULT_MAX_SAMPLES)]
         max_samples: u64,
-        /// Merge source-line frames (Dyalog line rows) into their functions, whatever the output
-        /// format; formats without line numbers always get functions.
-        #[arg(long)]
-        functions: bool,
-        /// Keep source-line frames in output formats without line numbers, as functions named
-        /// `name[line]` (`#.Rain[6]`), instead of merging them into their functions.
-        #[arg(long, conflicts_with = "functions")]
-        lines: bool,
         /// Whether BR output gets a TIME SPENT IN LINE record per group: `timed`, `sampled`, or `auto`
         /// (timed when the profile has a time metric).
         #[arg(long, value_name = "MODE", default_value = "auto", value_parser = br_mode_parser(), help_heading = "Format options")]
         br_mode: br::Mode,
+        #[command(flatten)]
+        select: SelectArgs,
+        #[command(flatten)]
+        read: ReadArgs,
+    },
+    /// Consumption per function (or per source line): self and total, their %, calls.
+    ///
+    /// `]PROFILE summary` for every readable format. Sorted by total, or by self with --exclusive. A
+    /// recursive function's total counts each sample once, however often it is on the stack.
+    #[command(after_help = SUMMARY_EXAMPLES)]
+    Summary {
+        #[command(flatten)]
+        input: InputArg,
+        /// Sort by self value (consumption excluding the functions called) instead of total.
+        #[arg(long)]
+        exclusive: bool,
+        /// Only the first N rows.
+        #[arg(long, value_name = "N")]
+        first: Option<usize>,
+        /// Only the rows while the cumulative % (of the sorted column) stays at most P.
+        #[arg(long, value_name = "P")]
+        pct: Option<f64>,
+        /// Show the cumulative % of the sorted column.
+        #[arg(long)]
+        cumpct: bool,
+        /// Show the value per call (where the profile counts calls).
+        #[arg(long)]
+        avg: bool,
+        /// Only what the named function calls, its own row included; NAME,NAME… drills down: what
+        /// the second calls under the first, and so on.
+        #[arg(long = "fn", value_name = "NAME", value_delimiter = ',')]
+        fn_path: Vec<String>,
+        #[command(flatten)]
+        report: ReportArgs,
+        #[command(flatten)]
+        select: SelectArgs,
+        #[command(flatten)]
+        read: ReadArgs,
+    },
+    /// How a function's consumption breaks down by caller, or by callee with --callees.
+    #[command(after_help = CALLS_EXAMPLES)]
+    Calls {
+        #[command(flatten)]
+        input: InputArg,
+        /// The function (a report's name for it: `#.ch.Set`, `Main.fib`, `CL-USER::FIB`).
+        #[arg(long = "fn", value_name = "NAME", required = true)]
+        function: String,
+        /// Take --fn as a regex: one block per function it matches.
+        #[arg(long)]
+        regex: bool,
+        /// What the function spends in each function it calls, instead of its callers.
+        #[arg(long)]
+        callees: bool,
+        #[command(flatten)]
+        report: ReportArgs,
+        #[command(flatten)]
+        select: SelectArgs,
+        #[command(flatten)]
+        read: ReadArgs,
+    },
+    /// The call tree, indented, with total, self and % per node, heaviest first.
+    #[command(after_help = TREE_EXAMPLES)]
+    Tree {
+        #[command(flatten)]
+        input: InputArg,
+        /// Show N levels (roots are level 1).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        depth: Option<u32>,
+        /// Leave out branches under P % of the total, saying how much was left out.
+        #[arg(long, value_name = "P")]
+        min_pct: Option<f64>,
+        /// The subtrees rooted at the named function; NAME,NAME… drills down.
+        #[arg(long = "fn", value_name = "NAME", value_delimiter = ',')]
+        fn_path: Vec<String>,
+        #[command(flatten)]
+        report: ReportArgs,
+        #[command(flatten)]
+        select: SelectArgs,
         #[command(flatten)]
         read: ReadArgs,
     },
@@ -156,6 +229,27 @@ Examples:
   proftool convert --metric alloc prog.prof alloc.folded one metric of several
   cat run.tree | proftool convert --from lispworks --to folded - - | inferno-flamegraph > run.svg";
 
+const SUMMARY_EXAMPLES: &str = "\
+Examples:
+  proftool summary --lines run.br                        the listing BR's profiler.exe gives
+  proftool summary run.tree                              a LispWorks tree, per function
+  proftool summary --exclusive --decimal 3 --cumpct --pct 65 tree.xml
+  proftool summary --avg --bias 0 --first 3 tree.xml     Dyalog times without the timer bias
+  proftool summary --fn '#.ch.Step' tree.xml             what one function calls
+  proftool summary --focus fib --format csv prog.prof    for a script";
+
+const CALLS_EXAMPLES: &str = "\
+Examples:
+  proftool calls --fn '#.ch.Set' tree.xml                who calls it, and for how much
+  proftool calls --fn CL-USER::FIB --callees run.tree    what it spends in what it calls
+  proftool calls --regex --fn '^Main\\.' prog.prof        one block per matching function";
+
+const TREE_EXAMPLES: &str = "\
+Examples:
+  proftool tree run.tree                                 the whole tree
+  proftool tree --depth 5 --min-pct 1 prog.prof          the top of it, without small branches
+  proftool tree --fn '#.ch.Step' tree.xml                the subtrees of one function";
+
 const INFO_EXAMPLES: &str = "\
 Examples:
   proftool info run.tree                                 what a profile holds
@@ -169,6 +263,107 @@ Examples:
   proftool completions bash > ~/.local/share/bash-completion/completions/proftool
   proftool completions zsh > ~/.zfunc/_proftool      (with fpath+=~/.zfunc in ~/.zshrc)
   proftool completions fish > ~/.config/fish/completions/proftool.fish";
+
+/// The input of a report.
+#[derive(clap::Args)]
+struct InputArg {
+    /// Input file, or - for standard input (gzip-compressed or not).
+    #[arg(value_name = "IN")]
+    input: PathBuf,
+    /// Input format (default: detected).
+    #[arg(long, value_name = "FORMAT", value_parser = format_parser(Format::can_read))]
+    from: Option<Format>,
+}
+
+/// What is written or reported: metric, granularity and filters, shared by convert and the reports.
+#[derive(clap::Args)]
+struct SelectArgs {
+    /// The metric to report, or to write when the output holds one number per node (default:
+    /// samples, else time, else ticks, else allocation, else calls).
+    #[arg(long, value_name = "NAME", help_heading = "Options")]
+    metric: Option<String>,
+    /// Merge source-line frames (Dyalog line rows, BR lines) into their functions, whatever the
+    /// output format: reports and formats without line numbers always get functions.
+    #[arg(long, help_heading = "Options")]
+    functions: bool,
+    /// Keep source-line frames: reports show rows `name[line]` (`#.Rain[6]`), and output formats
+    /// without line numbers get functions named so, instead of merging them into their functions.
+    #[arg(long, conflicts_with = "functions", help_heading = "Options")]
+    lines: bool,
+    /// Keep only the stacks that pass through a frame whose name matches the regex RE.
+    #[arg(long, value_name = "RE", help_heading = "Filters")]
+    focus: Option<String>,
+    /// Drop the stacks that pass through a frame whose name matches RE.
+    #[arg(long, value_name = "RE", help_heading = "Filters")]
+    ignore: Option<String>,
+    /// Remove the frames whose name matches RE from every stack, keeping the rest of the stack (their
+    /// own value goes to their caller).
+    #[arg(long, value_name = "RE", help_heading = "Filters")]
+    hide: Option<String>,
+    /// Keep only the stacks of one thread or process (a thread frame or a root named NAME).
+    #[arg(long, value_name = "NAME", help_heading = "Filters")]
+    thread: Option<String>,
+}
+
+impl SelectArgs {
+    /// The filters, with the regexes compiled; an invalid one is a usage error.
+    fn filters(&self) -> Result<Filters, Usage> {
+        let regex = |option: &str, text: &Option<String>| {
+            text.as_deref().map(|text| filter::parse_regex(option, text)).transpose().map_err(Usage)
+        };
+        Ok(Filters {
+            focus: regex("--focus", &self.focus)?,
+            ignore: regex("--ignore", &self.ignore)?,
+            hide: regex("--hide", &self.hide)?,
+            thread: self.thread.clone(),
+        })
+    }
+
+    /// The options every report shares.
+    fn report_options(&self, bias: Option<f64>) -> Result<ReportOptions, Usage> {
+        Ok(ReportOptions { lines: self.lines, metric: self.metric.clone(), bias, filters: self.filters()? })
+    }
+}
+
+/// How a report is shown.
+#[derive(clap::Args)]
+#[command(next_help_heading = "Report options")]
+struct ReportArgs {
+    /// Output: aligned `text`, or `csv` or `json` for scripts (docs/reports.md).
+    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = report_format_parser())]
+    format: report::Format,
+    /// Decimals of the numbers that are not whole, in text.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    decimal: usize,
+    /// Recompute Dyalog times with this timer bias in ms, as ]PROFILE -bias= does (0: none): the
+    /// report must have timer inspections (ticks) and say its TimerBias.
+    #[arg(long, value_name = "MS")]
+    bias: Option<f64>,
+}
+
+impl ReportArgs {
+    /// Renders `report` as asked, for stdout: names are cut to the terminal's width when it is one.
+    fn render(&self, report: &Report) -> String {
+        let width = std::io::stdout()
+            .is_terminal()
+            .then(terminal_size::terminal_size)
+            .flatten()
+            .map(|(width, _)| usize::from(width.0));
+        report.render(self.format, TextStyle { decimals: self.decimal, width })
+    }
+}
+
+/// A usage error found after the arguments were parsed (an invalid regex): exit 2, as clap's own.
+#[derive(Debug)]
+struct Usage(String);
+
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Usage {}
 
 /// Options of particular formats.
 #[derive(clap::Args)]
@@ -230,6 +425,12 @@ fn backtrace_parser() -> impl clap::builder::TypedValueParser<Value = br::Backtr
         .try_map(|name| br::BacktraceOrder::from_name(&name).ok_or_else(|| format!("unknown order {name}")))
 }
 
+fn report_format_parser() -> impl clap::builder::TypedValueParser<Value = report::Format> {
+    use strum::VariantNames;
+    clap::builder::PossibleValuesParser::new(report::Format::VARIANTS)
+        .try_map(|name| name.parse::<report::Format>().map_err(|_| format!("unknown format {name}")))
+}
+
 fn br_mode_parser() -> impl clap::builder::TypedValueParser<Value = br::Mode> {
     clap::builder::PossibleValuesParser::new(br::Mode::NAMES)
         .try_map(|name| br::Mode::from_name(&name).ok_or_else(|| format!("unknown mode {name}")))
@@ -264,6 +465,10 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) if err.downcast_ref::<Usage>().is_some() => {
+            eprintln!("proftool: error: {err:#}");
+            ExitCode::from(2)
+        }
         Err(err) => {
             eprintln!("proftool: error: {err:#}");
             ExitCode::from(1)
@@ -287,27 +492,32 @@ fn is_option_error(err: &anyhow::Error) -> bool {
 
 fn run(command: Command, diag: &mut Diagnostics) -> Result<()> {
     match command {
-        Command::Convert {
-            input,
-            output,
-            from,
-            to,
-            metric,
-            interval,
-            max_samples,
-            functions,
-            lines,
-            br_mode,
-            read,
-        } => {
-            let options = ConvertOptions::new(metric, interval)
+        Command::Convert { input, output, from, to, interval, max_samples, br_mode, select, read } => {
+            let filters = select.filters()?;
+            let options = ConvertOptions::new(select.metric, interval)
                 .with_samples(max_samples, read.sampler_order)
-                .with_granularity(functions, lines, read.dyalog_separators)
+                .with_granularity(select.functions, select.lines, read.dyalog_separators)
                 .with_br(br_mode, read.br_backtrace)
                 .with_ghc_word_size(read.ghc_word_size);
             let read_options = read.options();
             let input = InputArgs { path: &input, from, max_size: read.max_input_size };
-            convert(input, &output, to, &read_options, &options, diag)
+            convert(input, &output, to, &read_options, (&filters, &options), diag)
+        }
+        Command::Summary { input, exclusive, first, pct, cumpct, avg, fn_path, report, select, read } => {
+            let options = SummaryOptions { exclusive, first, pct, cumpct, avg, functions: fn_path };
+            run_report(&input, &read, &select, &report, diag, |view| report::summary(view, &options))
+        }
+        Command::Calls { input, function, regex, callees, report, select, read } => {
+            let functions = match regex {
+                true => Functions::Matching(filter::parse_regex("--fn", &function).map_err(Usage)?),
+                false => Functions::Named(function),
+            };
+            let options = CallsOptions { functions, callees };
+            run_report(&input, &read, &select, &report, diag, |view| report::calls(view, &options))
+        }
+        Command::Tree { input, depth, min_pct, fn_path, report, select, read } => {
+            let options = TreeOptions { depth, min_pct, functions: fn_path };
+            run_report(&input, &read, &select, &report, diag, |view| report::tree(view, &options))
         }
         Command::Info { input, from, json, read } => {
             let read_options = read.options();
@@ -340,6 +550,26 @@ fn run(command: Command, diag: &mut Diagnostics) -> Result<()> {
     }
 }
 
+/// Reads the input of a report, prepares it as `select` asks, and prints what `make` makes of it.
+fn run_report(
+    input: &InputArg,
+    read_args: &ReadArgs,
+    select: &SelectArgs,
+    shown: &ReportArgs,
+    diag: &mut Diagnostics,
+    make: impl FnOnce(View) -> Result<Report, proftool::Error>,
+) -> Result<()> {
+    let options = select.report_options(shown.bias)?;
+    let input = InputArgs { path: &input.input, from: input.from, max_size: read_args.max_input_size };
+    // Line frames a report merges are merged as they are read where the reader can (Dyalog).
+    let mut read_options = read_args.options();
+    read_options.merge_lines = !select.lines;
+    let (profile, _, _) = read(input, &read_options, diag)?;
+    let report = make(View::new(profile, &options)?)?;
+    std::io::stdout().write_all(shown.render(&report).as_bytes())?;
+    Ok(())
+}
+
 /// The input of a run, as the command line gives it.
 #[derive(Clone, Copy)]
 struct InputArgs<'a> {
@@ -368,7 +598,7 @@ fn convert(
     output: &Path,
     to: Option<Format>,
     read_options: &ReadOptions,
-    options: &ConvertOptions,
+    (filters, options): (&Filters, &ConvertOptions),
     diag: &mut Diagnostics,
 ) -> Result<()> {
     let out_path = (output != Path::new("-")).then_some(output);
@@ -384,6 +614,7 @@ fn convert(
     }
     .for_target(target, options);
     let (profile, _, _) = read(input, &read_options, diag)?;
+    let profile = filters.apply(profile)?;
     let mut out = Output::create(output, input.file()).with_context(|| format!("{out_name}: cannot create"))?;
     target.write(profile, out.writer(), options, diag).with_context(|| format!("{out_name}: writing {target}"))?;
     out.commit().with_context(|| format!("{out_name}: writing {target}"))

@@ -35,3 +35,6 @@ mod ghc_px_seed;
 
 // Flame graphs drawn from the model match inferno's from the whole folded text.
 mod svg;
+
+// The reports (`summary`, `calls`, `tree`) and the filters shared with `convert`.
+mod cli_reports;

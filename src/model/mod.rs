@@ -8,8 +8,10 @@
 //! - [`CallTree`]: an arena of nodes, parents before children, one self value per metric per node.
 //! - [`dump`]: the canonical text form used by golden tests and `proftool dump`-style review.
 //! - [`ops`]: operations over whole profiles (normalising for comparison).
+//! - [`filter`]: pprof's stack filters (`--focus`, `--ignore`, `--hide`, `--thread`) and `--fn`'s subtrees.
 
 pub mod dump;
+pub mod filter;
 mod frame;
 mod metric;
 pub mod ops;

@@ -147,7 +147,7 @@ pub fn interpose(profile: &Profile, between: impl Fn(NodeId) -> Option<FrameId>)
 }
 
 /// `profile` without its nodes: its header, metrics, frames and facts.
-fn without_nodes(profile: &Profile) -> Profile {
+pub(crate) fn without_nodes(profile: &Profile) -> Profile {
     let mut out = Profile::new(profile.metrics().to_vec());
     out.meta = profile.meta.clone();
     out.frames = profile.frames.clone();
@@ -157,7 +157,7 @@ fn without_nodes(profile: &Profile) -> Profile {
 }
 
 /// Sets the values of node `to` of `out` to those of node `from` of `src`.
-fn copy_values(src: &super::CallTree, from: NodeId, out: &mut super::CallTree, to: NodeId) {
+pub(crate) fn copy_values(src: &super::CallTree, from: NodeId, out: &mut super::CallTree, to: NodeId) {
     for m in 0..src.n_metrics() {
         out.set_self(m, to, src.self_value(m, from));
         if let Some(measured) = src.measured_inclusive(m) {

@@ -110,6 +110,19 @@ impl Profile {
         declared.or_else(|| PREFERENCE.iter().find_map(|&kind| self.metrics.iter().position(|m| m.kind == kind)))
     }
 
+    /// `frame` as one name, the way folded stacks and reports name it: `Module.label` for a frame
+    /// with a module in a profile whose modules are namespaces (GHC), else [`super::Frame::display_name`]
+    /// (`name`, or `name[line]` for a line frame).
+    pub fn frame_name(&self, frame: FrameId) -> std::borrow::Cow<'_, str> {
+        let frame = self.frames.get(frame);
+        match &frame.module {
+            Some(module) if self.meta.module_namespaces && frame.kind != super::FrameKind::Line => {
+                std::borrow::Cow::Owned(format!("{module}.{}", frame.display_name()))
+            }
+            _ => frame.display_name(),
+        }
+    }
+
     /// The sum of the self values of `metric` over the whole tree.
     pub fn total(&self, metric: usize) -> Value {
         self.tree.self_values(metric).sum()

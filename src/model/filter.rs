@@ -1,0 +1,399 @@
+//! Filters on a profile's stacks, with pprof's meanings, shared by `convert` and every report:
+//!
+//! - `--focus RE` keeps the stacks that pass through a frame whose name matches (the nodes at and
+//!   below a match, and the callers above it, which keep none of their own value);
+//! - `--ignore RE` drops the stacks that pass through a matching frame (the matching nodes and
+//!   everything below them);
+//! - `--hide RE` removes the matching frames from every stack and keeps the rest: a hidden node's
+//!   own value goes to its nearest caller that stays, its callees move up to that caller;
+//! - `--thread NAME` keeps the stacks of one thread or process (a thread frame, or a root, so named),
+//!   as `--focus` does;
+//! - [`subtrees`] keeps the subtrees rooted at the outermost nodes of some frames (a report's `--fn`).
+//!
+//! A frame's name is [`Profile::frame_name`] (`Module.label` for GHC, `name[line]` for a line frame);
+//! a line frame also matches by its function's name, so `--focus '^#\.Rain$'` keeps `#.Rain[6]`.
+//!
+//! Measured inclusive values (Dyalog) stay measured: a node whose subtree lost nothing keeps its
+//! value to the digit, and one that lost some has exactly what it lost taken off. Every pass is
+//! over the arena (parents before children), without recursion.
+
+use super::ops::{copy_values, without_nodes};
+use super::{FrameKind, NodeId, Profile, Value};
+use crate::error::Error;
+use regex::Regex;
+
+/// The filters of one run; each one given narrows the profile in turn (thread, focus, ignore, hide).
+#[derive(Clone, Debug, Default)]
+pub struct Filters {
+    /// `--focus RE`.
+    pub focus: Option<Regex>,
+    /// `--ignore RE`.
+    pub ignore: Option<Regex>,
+    /// `--hide RE`.
+    pub hide: Option<Regex>,
+    /// `--thread NAME`.
+    pub thread: Option<String>,
+}
+
+impl Filters {
+    /// Whether no filter is given (then [`Filters::apply`] returns the profile as it came).
+    pub fn is_empty(&self) -> bool {
+        self.focus.is_none() && self.ignore.is_none() && self.hide.is_none() && self.thread.is_none()
+    }
+
+    /// `profile` narrowed by every filter given; an error that says which filter left nothing.
+    pub fn apply(&self, mut profile: Profile) -> Result<Profile, Error> {
+        if let Some(name) = &self.thread {
+            let narrowed = focus(&profile, &thread_nodes(&profile, name));
+            if narrowed.tree.is_empty() {
+                let threads = thread_names(&profile);
+                return Err(Error::BadOption(format!(
+                    "--thread {name}: no thread or process root is named so{threads}"
+                )));
+            }
+            profile = narrowed;
+        }
+        if let Some(re) = &self.focus {
+            profile = focus(&profile, &node_matches(&profile, re));
+            nonempty(&profile, || format!("--focus {}: no stack passes through a frame that matches", re.as_str()))?;
+        }
+        if let Some(re) = &self.ignore {
+            profile = ignore(&profile, &node_matches(&profile, re));
+            nonempty(&profile, || {
+                format!("--ignore {}: every stack passes through a frame that matches", re.as_str())
+            })?;
+        }
+        if let Some(re) = &self.hide {
+            profile = hide(&profile, &node_matches(&profile, re));
+            nonempty(&profile, || format!("--hide {}: every frame matches", re.as_str()))?;
+        }
+        Ok(profile)
+    }
+}
+
+/// `text` as the regex of option `option` (`--focus`), or the regex crate's message in one line:
+/// `--focus a(: invalid regex: unclosed group (column 2)`.
+pub fn parse_regex(option: &str, text: &str) -> Result<Regex, String> {
+    Regex::new(text).map_err(|err| {
+        let message = err.to_string();
+        let lines: Vec<&str> = message.lines().collect();
+        // The syntax error's text: the pattern, a line marking where (`^` or `^---^`), `error: what`.
+        let what = lines.last().map_or("", |l| l.trim().trim_start_matches("error: "));
+        let column = lines.iter().find_map(|l| {
+            let marks = l.trim_start();
+            let all_marks = !marks.is_empty() && marks.chars().all(|c| c == '^' || c == '-');
+            all_marks.then(|| (l.len() - marks.len()).saturating_sub(3))
+        });
+        match column {
+            Some(column) => format!("{option} {text}: invalid regex: {what} (column {column})"),
+            None => format!("{option} {text}: invalid regex: {what}"),
+        }
+    })
+}
+
+/// An error made by `message` when `profile` has no node left.
+fn nonempty(profile: &Profile, message: impl FnOnce() -> String) -> Result<(), Error> {
+    match profile.tree.is_empty() {
+        true => Err(Error::BadOption(format!("{}: nothing is left", message()))),
+        false => Ok(()),
+    }
+}
+
+/// `" (it has: a, b)"`: the names of the thread frames and roots of `profile`, for a message.
+fn thread_names(profile: &Profile) -> String {
+    let mut names: Vec<String> = (profile.tree.nodes())
+        .filter(|&n| {
+            profile.tree.parent(n).is_none() || profile.frames.get(profile.tree.frame(n)).kind == FrameKind::Thread
+        })
+        .map(|n| profile.frame_name(profile.tree.frame(n)).into_owned())
+        .collect();
+    names.sort();
+    names.dedup();
+    match names.is_empty() {
+        true => String::new(),
+        false => format!(" (it has: {})", names.join(", ")),
+    }
+}
+
+/// Per node, whether its frame is a thread or process named `name`, or it is a root so named.
+fn thread_nodes(profile: &Profile, name: &str) -> Vec<bool> {
+    let tree = &profile.tree;
+    let named: Vec<bool> = profile.frames.iter().map(|(id, _)| profile.frame_name(id) == name).collect();
+    (tree.nodes())
+        .map(|n| {
+            let frame = tree.frame(n);
+            named[frame.index()] && (tree.parent(n).is_none() || profile.frames.get(frame).kind == FrameKind::Thread)
+        })
+        .collect()
+}
+
+/// Per frame, whether `re` matches its name (or, for a line frame, its function's name).
+pub fn frame_matches(profile: &Profile, re: &Regex) -> Vec<bool> {
+    (profile.frames.iter())
+        .map(|(id, frame)| {
+            re.is_match(&profile.frame_name(id))
+                || (frame.kind == FrameKind::Line && !frame.name.is_empty() && re.is_match(&frame.name))
+        })
+        .collect()
+}
+
+/// Per node, whether `re` matches its frame ([`frame_matches`]).
+fn node_matches(profile: &Profile, re: &Regex) -> Vec<bool> {
+    per_node(profile, &frame_matches(profile, re))
+}
+
+/// Per node, the mark of its frame.
+pub fn per_node(profile: &Profile, by_frame: &[bool]) -> Vec<bool> {
+    profile.tree.nodes().map(|n| by_frame[profile.tree.frame(n).index()]).collect()
+}
+
+/// What becomes of a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fate {
+    /// It stays; with `own`, with its own additive values, else with none (a caller kept only for
+    /// the stacks below it).
+    Keep { own: bool },
+    /// It goes; its own additive values go to its nearest caller that stays.
+    Hide,
+    /// It goes with its own values.
+    Cut,
+}
+
+/// Per node, whether it or one of its callers is marked.
+fn at_or_below_mark(profile: &Profile, marked: &[bool]) -> Vec<bool> {
+    let tree = &profile.tree;
+    let mut under = marked.to_vec();
+    for node in tree.nodes() {
+        if let Some(p) = tree.parent(node) {
+            under[node.index()] |= under[p.index()];
+        }
+    }
+    under
+}
+
+/// `profile` keeping the stacks through a marked node (`--focus`, `--thread`).
+pub fn focus(profile: &Profile, marked: &[bool]) -> Profile {
+    let tree = &profile.tree;
+    let under = at_or_below_mark(profile, marked);
+    let mut above = vec![false; tree.len()];
+    for node in tree.nodes().rev() {
+        if let Some(p) = tree.parent(node) {
+            above[p.index()] |= above[node.index()] || marked[node.index()];
+        }
+    }
+    let fates: Vec<Fate> = (0..tree.len())
+        .map(|i| match (under[i], above[i]) {
+            (true, _) => Fate::Keep { own: true },
+            (false, true) => Fate::Keep { own: false },
+            (false, false) => Fate::Cut,
+        })
+        .collect();
+    rebuild(profile, &fates)
+}
+
+/// `profile` without the stacks through a marked node (`--ignore`).
+pub fn ignore(profile: &Profile, marked: &[bool]) -> Profile {
+    let fates: Vec<Fate> = at_or_below_mark(profile, marked)
+        .iter()
+        .map(|&u| if u { Fate::Cut } else { Fate::Keep { own: true } })
+        .collect();
+    rebuild(profile, &fates)
+}
+
+/// `profile` without the marked nodes, the rest of their stacks kept (`--hide`).
+pub fn hide(profile: &Profile, marked: &[bool]) -> Profile {
+    let fates: Vec<Fate> = marked.iter().map(|&m| if m { Fate::Hide } else { Fate::Keep { own: true } }).collect();
+    rebuild(profile, &fates)
+}
+
+/// `profile` made of the subtrees rooted at the outermost marked nodes (a report's `--fn`): their
+/// callers go, with their own values.
+pub fn subtrees(profile: &Profile, marked: &[bool]) -> Profile {
+    let fates: Vec<Fate> = (at_or_below_mark(profile, marked).iter())
+        .map(|&u| if u { Fate::Keep { own: true } } else { Fate::Cut })
+        .collect();
+    rebuild(profile, &fates)
+}
+
+/// `profile` with each node's fate applied: kept nodes are copied in arena order under their
+/// nearest kept caller (so parents still come first), hidden nodes' additive values added to it.
+fn rebuild(profile: &Profile, fates: &[Fate]) -> Profile {
+    let src = &profile.tree;
+    if fates.iter().all(|&f| f == Fate::Keep { own: true }) {
+        return profile.clone();
+    }
+    let mut out = without_nodes(profile);
+    let metrics = profile.metrics();
+    // The new node of each old node's nearest kept caller-or-self.
+    let mut anchor: Vec<Option<NodeId>> = vec![None; src.len()];
+    for node in src.nodes() {
+        let above = src.parent(node).and_then(|p| anchor[p.index()]);
+        let new = match fates[node.index()] {
+            Fate::Keep { own } => {
+                let id = out.tree.push(above, src.frame(node));
+                copy_values(src, node, &mut out.tree, id);
+                if !own {
+                    (0..metrics.len())
+                        .filter(|&m| metrics[m].is_additive())
+                        .for_each(|m| out.tree.set_self(m, id, Value::Int(0)));
+                }
+                Some(id)
+            }
+            Fate::Hide => {
+                if let Some(to) = above {
+                    (0..metrics.len())
+                        .filter(|&m| metrics[m].is_additive())
+                        .for_each(|m| out.tree.add_self(m, to, src.self_value(m, node)));
+                }
+                above
+            }
+            Fate::Cut => above,
+        };
+        anchor[node.index()] = new;
+    }
+    for m in (0..metrics.len()).filter(|&m| src.measured_inclusive(m).is_some()) {
+        for (node, value) in remeasured(profile, m, fates) {
+            if let Some(id) = anchor[node.index()] {
+                out.tree.set_measured_inclusive(m, id, value);
+            }
+        }
+    }
+    out
+}
+
+/// The measured inclusive values of metric `m` of the nodes `fates` keep, after the fates: each is
+/// the value read less what its subtree lost (nothing lost: the value read, to the digit).
+fn remeasured(profile: &Profile, m: usize, fates: &[Fate]) -> Vec<(NodeId, Value)> {
+    let tree = &profile.tree;
+    let Some(measured) = tree.measured_inclusive(m) else { return Vec::new() };
+    let read = |n: NodeId| measured.get(n.index()).as_f64();
+    // Per node: the sum of its children's values read and of what their subtrees lost.
+    let mut children_read = vec![0.0f64; tree.len()];
+    let mut children_lost = vec![0.0f64; tree.len()];
+    let mut kept = Vec::new();
+    for node in tree.nodes().rev() {
+        let i = node.index();
+        let lost = match fates[i] {
+            Fate::Keep { own: true } | Fate::Hide => children_lost[i],
+            // What stays of a node is what stays of its children.
+            Fate::Keep { own: false } | Fate::Cut => read(node) - (children_read[i] - children_lost[i]),
+        };
+        if let Fate::Keep { .. } = fates[i] {
+            kept.push((node, read(node) - lost));
+        }
+        if let Some(p) = tree.parent(node) {
+            children_read[p.index()] += read(node);
+            children_lost[p.index()] += lost;
+        }
+    }
+    let int = matches!(measured, super::Values::Int(_));
+    kept.into_iter().map(|(n, v)| (n, if int { Value::Int(v.round() as i64) } else { Value::Float(v) })).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{dump::dump, FrameRef, Metric};
+
+    /// a;b;c 5, a;b 1, a;d;b 2, e 3 (b recursive under d).
+    fn profile() -> Profile {
+        profile_of(Metric::samples())
+    }
+
+    fn profile_of(metric: Metric) -> Profile {
+        let mut p = Profile::new(vec![metric]);
+        let stacks: [(&[&str], i64); 4] = [(&["a", "b", "c"], 5), (&["a", "b"], 1), (&["a", "d", "b"], 2), (&["e"], 3)];
+        let mut index = crate::model::ChildIndex::default();
+        for (stack, n) in stacks {
+            let mut parent = None;
+            for name in stack {
+                let frame = p.frames.intern(FrameRef::function(name));
+                parent = Some(index.child_or_insert(&mut p.tree, parent, frame));
+            }
+            p.tree.add_self(0, parent.unwrap(), Value::Int(n));
+        }
+        p
+    }
+
+    fn re(s: &str) -> Option<Regex> {
+        Some(Regex::new(s).unwrap())
+    }
+
+    fn lines(p: &Profile) -> Vec<String> {
+        dump(p).lines().skip_while(|l| *l != "tree:").skip(1).map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn focus_keeps_stacks_through_a_match_and_callers_without_their_own() {
+        let p = Filters { focus: re("^b$"), ..Filters::default() }.apply(profile()).unwrap();
+        assert_eq!(
+            lines(&p),
+            [
+                "\"a\" [function] samples=0 (total 8)",
+                "  \"b\" [function] samples=1 (total 6)",
+                "    \"c\" [function] samples=5 (total 5)",
+                "  \"d\" [function] samples=0 (total 2)",
+                "    \"b\" [function] samples=2 (total 2)",
+            ]
+        );
+    }
+
+    #[test]
+    fn ignore_drops_stacks_and_hide_moves_values_up() {
+        let p = Filters { ignore: re("^d$"), hide: re("^b$"), ..Filters::default() }.apply(profile()).unwrap();
+        assert_eq!(
+            lines(&p),
+            [
+                "\"a\" [function] samples=1 (total 6)",
+                "  \"c\" [function] samples=5 (total 5)",
+                "\"e\" [function] samples=3 (total 3)"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_filter_that_keeps_nothing_says_so() {
+        let err = Filters { focus: re("zzz"), ..Filters::default() }.apply(profile()).unwrap_err();
+        assert_eq!(err.to_string(), "--focus zzz: no stack passes through a frame that matches: nothing is left");
+        let err = Filters { thread: Some("x".into()), ..Filters::default() }.apply(profile()).unwrap_err();
+        assert_eq!(err.to_string(), "--thread x: no thread or process root is named so (it has: a, e)");
+    }
+
+    #[test]
+    fn measured_inclusive_values_lose_what_their_subtree_lost() {
+        let mut p = profile_of(Metric::time(crate::model::Unit::Milliseconds, crate::model::Repr::Float));
+        // Measured: a 20 (more than its stacks' 16: time no row accounts for), b 6.5, c 5, d 2.25, b 2, e 3.
+        for (node, v) in [(0, 20.0), (1, 6.5), (2, 5.0), (3, 2.25), (4, 2.0), (5, 3.0)] {
+            p.tree.set_measured_inclusive(0, NodeId(node), Value::Float(v));
+        }
+        let ignored = ignore(&p, &per_node(&p, &frame_matches(&p, &Regex::new("^c$").unwrap())));
+        let measured = ignored.tree.measured_inclusive(0).unwrap();
+        assert_eq!((0..5).map(|i| measured.get(i).as_f64()).collect::<Vec<_>>(), [15.0, 1.5, 2.25, 2.0, 3.0]);
+        let focused = focus(&p, &per_node(&p, &frame_matches(&p, &Regex::new("^d$").unwrap())));
+        let measured = focused.tree.measured_inclusive(0).unwrap();
+        assert_eq!((0..3).map(|i| measured.get(i).as_f64()).collect::<Vec<_>>(), [2.25, 2.25, 2.0]);
+    }
+
+    #[test]
+    fn an_invalid_regex_is_one_line() {
+        assert_eq!(parse_regex("--focus", "a(").unwrap_err(), "--focus a(: invalid regex: unclosed group (column 2)");
+        assert_eq!(
+            parse_regex("--hide", "x{2,1}").unwrap_err(),
+            "--hide x{2,1}: invalid regex: invalid repetition count range, the start must be <= the end (column 2)"
+        );
+    }
+
+    #[test]
+    fn deep_trees_are_filtered_without_recursion() {
+        let mut p = Profile::new(vec![Metric::samples()]);
+        let (f, g) = (p.frames.intern(FrameRef::function("f")), p.frames.intern(FrameRef::function("g")));
+        let mut parent = None;
+        for i in 0..1_000_000 {
+            parent = Some(p.tree.push(parent, if i % 2 == 0 { f } else { g }));
+        }
+        p.tree.add_self(0, parent.unwrap(), Value::Int(1));
+        let hidden = Filters { hide: re("^g$"), ..Filters::default() }.apply(p).unwrap();
+        assert_eq!(hidden.tree.len(), 500_000);
+        assert_eq!(hidden.total(0), Value::Int(1));
+    }
+}

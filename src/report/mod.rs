@@ -1,0 +1,340 @@
+//! Reports in the terminal: `summary` (consumption per function or line), `calls` (a function's
+//! consumption by caller or callee) and `tree` (the call tree indented), `]PROFILE`'s reports for
+//! every readable format.
+//!
+//! Every report starts from a [`View`]: the profile at the granularity asked for (line frames merged
+//! into their functions unless `--lines`), narrowed by the filters, with one metric chosen, and per
+//! node its inclusive value and whether it is the outermost node of its function on its stack.
+//!
+//! **Totals.** A function's total is the sum of the inclusive values of its outermost nodes: a
+//! recursive function's time is counted once however often it is on the stack, as pprof's `cum`. A
+//! node's inclusive value is the measured one where the source measured it (Dyalog's InclusiveTime,
+//! so that `#.Rain` is 68.4 ms as `]PROFILE` says, even in a report that kept only some rows), else
+//! the sum of the self values below it. The profile's total is the sum of its roots' inclusive values.
+//! Self values are summed over every node of the function.
+//!
+//! Rows are named as folded stacks name frames ([`Profile::frame_name`]): frames of one name are one
+//! row.
+
+mod bias;
+mod calls;
+pub mod output;
+mod summary;
+mod tree;
+
+pub use bias::apply_bias;
+pub use calls::{calls, CallsOptions, Functions};
+pub use output::{Format, Report};
+pub use summary::{summary, SummaryOptions};
+pub use tree::{tree, TreeOptions};
+
+use crate::error::Error;
+use crate::model::filter::{self, Filters};
+use crate::model::{ops, FrameKind, Metric, MetricKind, NodeId, Profile, Repr, Unit};
+use output::{Cell, Column, Digits};
+use rustc_hash::FxHashMap;
+
+/// What every report shares: granularity, metric, timer bias and filters.
+#[derive(Clone, Debug, Default)]
+pub struct ReportOptions {
+    /// Keep line frames as rows `name[line]` (`--lines`) instead of merging them into functions.
+    pub lines: bool,
+    /// The metric to report (`--metric`); the profile's primary one by default.
+    pub metric: Option<String>,
+    /// Dyalog's timer bias to recompute times with (`--bias`).
+    pub bias: Option<f64>,
+    /// `--focus`, `--ignore`, `--hide`, `--thread`.
+    pub filters: Filters,
+}
+
+/// A profile made ready for reporting: see the module documentation.
+pub struct View {
+    profile: Profile,
+    metric: usize,
+    /// The total of the profile before a selection (`--fn`).
+    total: f64,
+    /// Row names, and the row of each frame.
+    names: Vec<String>,
+    row_of_frame: Vec<u32>,
+    /// Per node: its inclusive value, and whether no caller of it is of its row.
+    inclusive: Vec<f64>,
+    outermost: Vec<bool>,
+    calls: Calls,
+}
+
+/// Where call counts come from.
+enum Calls {
+    /// A per-node metric (Dyalog Calls, GHC entries).
+    PerNode(usize),
+    /// Per-function counts (LispWorks Call-Count), per row.
+    PerRow(Vec<i64>),
+    /// The profile has none.
+    Unknown,
+}
+
+impl View {
+    /// `profile` prepared as `options` ask.
+    pub fn new(mut profile: Profile, options: &ReportOptions) -> Result<View, Error> {
+        if let Some(bias) = options.bias {
+            apply_bias(&mut profile, bias)?;
+        }
+        let has_lines = profile.frames.iter().any(|(_, f)| f.kind == FrameKind::Line);
+        if !options.lines && has_lines {
+            profile = ops::merge_lines(&profile);
+        }
+        let profile = options.filters.apply(profile)?;
+        let metric = choose_metric(&profile, options.metric.as_deref())?;
+        Ok(View::of(profile, metric, None))
+    }
+
+    /// The view of `profile` (already prepared) reporting `metric`; `total`, when given, is the
+    /// total of the profile it was selected from.
+    fn of(profile: Profile, metric: usize, total: Option<f64>) -> View {
+        let (names, row_of_frame) = rows(&profile);
+        let tree = &profile.tree;
+        let inclusive: Vec<f64> = match tree.measured_inclusive(metric) {
+            Some(measured) => (0..tree.len()).map(|i| measured.get(i).as_f64()).collect(),
+            None => {
+                let derived = tree.derived_inclusive(metric);
+                (0..tree.len()).map(|i| derived.get(i).as_f64()).collect()
+            }
+        };
+        let outermost = outermost(&profile, &row_of_frame, names.len());
+        let roots_total = tree.roots().map(|r| inclusive[r.index()]).sum();
+        let calls = calls_of(&profile, &row_of_frame, names.len());
+        View { total: total.unwrap_or(roots_total), profile, metric, names, row_of_frame, inclusive, outermost, calls }
+    }
+
+    /// The view narrowed to the subtrees rooted at the outermost nodes of the row named `path[0]`,
+    /// then within them of `path[1]`, and so on (`]PROFILE`'s drill-down `-fn=a,b`). The total stays
+    /// the whole profile's.
+    pub fn select(self, path: &[String]) -> Result<View, Error> {
+        let mut view = self;
+        for name in path {
+            let row = view.row_named(name)?;
+            let marked: Vec<bool> = view.profile.tree.nodes().map(|n| view.row(n) == row).collect();
+            if !marked.contains(&true) {
+                return Err(Error::BadOption(format!("--fn {name}: no node of it is left after the filters")));
+            }
+            let selected = filter::subtrees(&view.profile, &marked);
+            view = View::of(selected, view.metric, Some(view.total));
+        }
+        Ok(view)
+    }
+
+    /// The row named `name`, or an error naming the closest names.
+    fn row_named(&self, name: &str) -> Result<u32, Error> {
+        match self.names.iter().position(|n| n == name) {
+            Some(row) => Ok(row as u32),
+            None => Err(Error::BadOption(format!("--fn {name}: {}", self.nothing_named(name)))),
+        }
+    }
+
+    /// `no function is named so; the closest: a, b, c`, for a name that matches nothing.
+    fn nothing_named(&self, name: &str) -> String {
+        const CLOSEST: usize = 3;
+        // A name that holds the one asked for (`fib` in `Main.fib`) comes before any that does not.
+        let score = |n: &str| strsim::jaro_winkler(name, n) + if n.contains(name) { 1.0 } else { 0.0 };
+        let mut scored: Vec<(f64, &str)> = self.names.iter().map(|n| (score(n), n.as_str())).collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+        let closest: Vec<&str> = scored.iter().take(CLOSEST).map(|&(_, n)| n).collect();
+        match closest.is_empty() {
+            true => "the profile has no functions".into(),
+            false => format!("no function is named so; the closest: {}", closest.join(", ")),
+        }
+    }
+
+    /// The row of `node`.
+    fn row(&self, node: NodeId) -> u32 {
+        self.row_of_frame[self.profile.tree.frame(node).index()]
+    }
+
+    /// The reported metric.
+    pub fn metric(&self) -> &Metric {
+        &self.profile.metrics()[self.metric]
+    }
+
+    /// The total of the profile (before a selection).
+    pub fn total(&self) -> f64 {
+        self.total
+    }
+
+    /// The total of what is selected: its roots' inclusive values.
+    pub fn selected(&self) -> f64 {
+        self.profile.tree.roots().map(|r| self.inclusive[r.index()]).sum()
+    }
+
+    /// Whether the profile has call counts.
+    pub fn has_calls(&self) -> bool {
+        !matches!(self.calls, Calls::Unknown)
+    }
+
+    /// The calls of `node` where the profile counts them per node.
+    fn node_calls(&self, node: NodeId) -> Option<i64> {
+        match self.calls {
+            Calls::PerNode(m) => Some(self.profile.tree.self_value(m, node).as_count()),
+            _ => None,
+        }
+    }
+
+    /// `value` as a percentage of the profile's total (0 for an empty total).
+    fn pct(&self, value: f64) -> f64 {
+        pct(value, self.total)
+    }
+
+    /// A report of this view's metric and total, its text cells indices of the row names.
+    fn report(&self, kind: &'static str, selected: Option<f64>, columns: Vec<Column>, cells: Vec<Cell>) -> Report {
+        let metric = self.metric();
+        Report {
+            kind,
+            metric: metric.name.clone(),
+            unit: unit_label(metric).to_string(),
+            total: self.total(),
+            selected,
+            digits: digits_of(metric),
+            columns,
+            cells,
+            texts: self.names.clone(),
+            notes: Vec::new(),
+            blocks: None,
+            indent: None,
+        }
+    }
+
+    /// The error for `--avg` on a profile without call counts.
+    fn check_avg(&self, avg: bool) -> Result<(), Error> {
+        match avg && !self.has_calls() {
+            true => Err(Error::BadOption(
+                "--avg: the profile has no call counts, so there is no time per call to show".into(),
+            )),
+            false => Ok(()),
+        }
+    }
+}
+
+/// The unit a metric's values are shown in: `ms`, `ns`, `bytes`, …, or for counts the metric's name.
+fn unit_label(metric: &Metric) -> &str {
+    match metric.unit {
+        Unit::Count => &metric.name,
+        unit => unit.name(),
+    }
+}
+
+/// Whole numbers for integer metrics, `--decimal` decimals for measured times.
+fn digits_of(metric: &Metric) -> Digits {
+    match metric.repr {
+        Repr::Int => Digits::Whole,
+        Repr::Float => Digits::Decimals,
+    }
+}
+
+/// `part` as a percentage of `whole` (0 when the whole is 0).
+fn pct(part: f64, whole: f64) -> f64 {
+    if whole == 0.0 {
+        0.0
+    } else {
+        100.0 * part / whole
+    }
+}
+
+/// The metric named `name`, else the profile's primary one; it must add up along the tree.
+fn choose_metric(profile: &Profile, name: Option<&str>) -> Result<usize, Error> {
+    let additive = || {
+        let names: Vec<&str> = profile.metrics().iter().filter(|m| m.is_additive()).map(|m| m.name.as_str()).collect();
+        names.join(", ")
+    };
+    let chosen = match name {
+        Some(name) => profile.metric_index(name).ok_or_else(|| {
+            let all: Vec<&str> = profile.metrics().iter().map(|m| m.name.as_str()).collect();
+            Error::BadOption(format!("--metric {name}: the profile has no such metric (it has: {})", all.join(", ")))
+        })?,
+        None => {
+            profile.primary_metric().ok_or_else(|| Error::BadOption("the profile has no metric to report".into()))?
+        }
+    };
+    let metric = &profile.metrics()[chosen];
+    if !metric.is_additive() {
+        return Err(Error::BadOption(format!(
+            "--metric {}: {} are counted per node and do not add up along a tree; report one of: {}",
+            metric.name,
+            metric.name,
+            additive()
+        )));
+    }
+    Ok(chosen)
+}
+
+/// The row names (distinct frame names, in frame order) and each frame's row.
+fn rows(profile: &Profile) -> (Vec<String>, Vec<u32>) {
+    let mut names = Vec::new();
+    let mut index: FxHashMap<String, u32> = FxHashMap::default();
+    let row_of_frame = (profile.frames.iter())
+        .map(|(id, _)| {
+            let name = profile.frame_name(id).into_owned();
+            *index.entry(name).or_insert_with_key(|name| {
+                names.push(name.clone());
+                names.len() as u32 - 1
+            })
+        })
+        .collect();
+    (names, row_of_frame)
+}
+
+/// Per node, whether no caller of it on its stack is of its row: one walk, with a count per row of
+/// the nodes of that row on the path (no walk up the stack per node, so deep trees stay linear).
+fn outermost(profile: &Profile, row_of_frame: &[u32], n_rows: usize) -> Vec<bool> {
+    let tree = &profile.tree;
+    let mut open = vec![0u32; n_rows];
+    let mut path: Vec<u32> = Vec::new();
+    let mut outermost = vec![false; tree.len()];
+    for visit in tree.walk() {
+        while path.len() > visit.depth as usize {
+            if let Some(row) = path.pop() {
+                open[row as usize] -= 1;
+            }
+        }
+        let row = row_of_frame[tree.frame(visit.node).index()];
+        outermost[visit.node.index()] = open[row as usize] == 0;
+        open[row as usize] += 1;
+        path.push(row);
+    }
+    outermost
+}
+
+/// Where the profile's call counts come from: a per-node calls metric, else per-function counts
+/// that are not all 0 (LispWorks writes 0 where it did not count).
+fn calls_of(profile: &Profile, row_of_frame: &[u32], n_rows: usize) -> Calls {
+    let per_node = profile.metrics().iter().position(|m| m.kind == MetricKind::Calls && !m.is_additive());
+    if let Some(metric) = per_node {
+        return Calls::PerNode(metric);
+    }
+    let mut per_row = vec![0i64; n_rows];
+    for (frame, facts) in &profile.function_facts {
+        per_row[row_of_frame[frame.index()] as usize] += facts.calls.unwrap_or(0);
+    }
+    match per_row.iter().any(|&c| c != 0) {
+        true => Calls::PerRow(per_row),
+        false => Calls::Unknown,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{FrameRef, Value};
+
+    #[test]
+    fn a_recursive_function_is_counted_once_on_a_deep_stack() {
+        let mut p = Profile::new(vec![Metric::samples()]);
+        let (f, g) = (p.frames.intern(FrameRef::function("f")), p.frames.intern(FrameRef::function("g")));
+        let mut parent = None;
+        for i in 0..1_000_000 {
+            parent = Some(p.tree.push(parent, if i % 3 == 2 { g } else { f }));
+            p.tree.add_self(0, parent.unwrap_or(NodeId(0)), Value::Int(1));
+        }
+        let view = View::new(p, &ReportOptions::default()).unwrap();
+        let outer: Vec<usize> = view.outermost.iter().enumerate().filter(|(_, &o)| o).map(|(i, _)| i).collect();
+        assert_eq!(outer, [0, 2]);
+        assert_eq!(view.total(), 1_000_000.0);
+    }
+}

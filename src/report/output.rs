@@ -1,0 +1,529 @@
+//! A report for people and for scripts: aligned text, CSV or JSON, from one [`Report`].
+//!
+//! Text has widths from the data, numbers right-aligned, and names cut in the middle with `…` only
+//! when a width is given (the terminal's, when stdout is one). CSV and JSON have every number in full
+//! (`--decimal` is for text) under the column keys `docs/reports.md` lists.
+
+use serde_json::{json, Map, Value as Json};
+use std::fmt::Write;
+
+/// An output format of the reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, strum::EnumString, strum::VariantNames, strum::Display)]
+#[strum(serialize_all = "lowercase")]
+pub enum Format {
+    /// Aligned columns.
+    #[default]
+    Text,
+    /// Comma-separated values with a header row.
+    Csv,
+    /// One JSON object.
+    Json,
+}
+
+/// How a number is printed in text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Digits {
+    /// As a whole number.
+    Whole,
+    /// With `--decimal` decimals.
+    Decimals,
+}
+
+/// One cell of a table.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell {
+    /// Text (a name): its index in the report's texts, so that a cell is 16 bytes and a row of a
+    /// name shown a thousand times does not copy it.
+    Text(u32),
+    /// A number.
+    Number(f64, Digits),
+    /// Nothing known (calls where the profile has none): empty in text and CSV, null in JSON.
+    Empty,
+}
+
+/// A column: its key (CSV header, JSON field) and its text heading.
+#[derive(Clone, Debug)]
+pub struct Column {
+    /// The CSV header and JSON field.
+    pub key: &'static str,
+    /// The heading in text.
+    pub heading: String,
+}
+
+impl Column {
+    /// A column with key `key` and text heading `heading`.
+    pub fn new(key: &'static str, heading: impl Into<String>) -> Column {
+        Column { key, heading: heading.into() }
+    }
+}
+
+/// A report: what it is of, its total, its table, and how text shows it.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// `summary`, `calls` or `tree`.
+    pub kind: &'static str,
+    /// The metric reported.
+    pub metric: String,
+    /// Its unit (`ms`, `ns`, `bytes`, or the metric's name for counts).
+    pub unit: String,
+    /// The profile's total.
+    pub total: f64,
+    /// The total of what `--fn` selected, when it selected.
+    pub selected: Option<f64>,
+    /// How totals print in text.
+    pub digits: Digits,
+    /// The columns.
+    pub columns: Vec<Column>,
+    /// The cells, row after row, as many a row as there are columns.
+    pub cells: Vec<Cell>,
+    /// The texts [`Cell::Text`] cells are indices of.
+    pub texts: Vec<String>,
+    /// Facts about the whole report beyond the total (the tree's pruned nodes), as JSON fields and
+    /// text lines after the table.
+    pub notes: Vec<(&'static str, Json, String)>,
+    /// For calls: the function of each block of rows (in JSON `functions`); in text each block has a
+    /// heading line instead of the `function` column.
+    pub blocks: Option<Vec<Block>>,
+    /// For text: a depth column to indent the name column by, instead of showing it.
+    pub indent: Option<(usize, usize)>,
+}
+
+/// A block of rows about one function (`calls`): rows whose `function` cell is its name.
+#[derive(Clone, Debug)]
+pub struct Block {
+    /// The function.
+    pub name: String,
+    /// Its total.
+    pub total: f64,
+    /// Its total as a % of the profile's.
+    pub pct: f64,
+    /// Its calls, where the profile counts them.
+    pub calls: Option<i64>,
+}
+
+/// The column the blocks' rows name their function in.
+const BLOCK_COLUMN: usize = 0;
+
+/// How text is laid out.
+#[derive(Clone, Copy, Debug)]
+pub struct TextStyle {
+    /// Decimals of non-whole numbers (`--decimal`).
+    pub decimals: usize,
+    /// The width to cut names to fit in (the terminal's), if any.
+    pub width: Option<usize>,
+}
+
+/// Levels of the tree indented in full; deeper nodes are indented this far and show their depth.
+const MAX_INDENT: usize = 40;
+
+impl Report {
+    /// The rows: slices of [`Report::cells`], one cell per column.
+    pub fn rows(&self) -> std::slice::Chunks<'_, Cell> {
+        self.cells.chunks(self.columns.len().max(1))
+    }
+
+    /// The text of a text cell.
+    fn text_of(&self, index: u32) -> &str {
+        self.texts.get(index as usize).map_or("", String::as_str)
+    }
+
+    /// The report in `format`.
+    pub fn render(&self, format: Format, style: TextStyle) -> String {
+        match format {
+            Format::Text => self.text(style),
+            Format::Csv => self.csv(),
+            Format::Json => self.json() + "\n",
+        }
+    }
+
+    /// The heading: `Total: 68.4 ms` (and `; selected: 23.8 ms`).
+    fn heading(&self, style: TextStyle) -> String {
+        let amount = |v: f64| format!("{} {}", number(v, self.digits, style.decimals), self.unit);
+        match self.selected {
+            Some(selected) => format!("Total: {}; selected: {}", amount(self.total), amount(selected)),
+            None => format!("Total: {}", amount(self.total)),
+        }
+    }
+
+    /// The report as aligned text: every cell formatted once, into one string, for the widths;
+    /// then the lines written from it, so that a report of a million rows allocates no string per
+    /// cell.
+    fn text(&self, style: TextStyle) -> String {
+        let mut out = self.heading(style) + "\n";
+        let shown: Vec<usize> = (0..self.columns.len())
+            .filter(|&c| self.blocks.is_none() || c != BLOCK_COLUMN)
+            .filter(|&c| self.indent.is_none_or(|(d, _)| d != c))
+            .collect();
+        let headings: Vec<&str> = shown.iter().map(|&c| self.columns[c].heading.as_str()).collect();
+        let mut widths: Vec<usize> = headings.iter().map(|h| h.chars().count()).collect();
+        // The shown cells' text, one after another, and where each ends.
+        let (mut formatted, mut ends) = (String::new(), vec![0]);
+        for row in self.rows() {
+            for (w, &c) in widths.iter_mut().zip(&shown) {
+                let start = formatted.len();
+                self.cell_into(&mut formatted, row, c, style.decimals);
+                *w = (*w).max(width_of(&formatted[start..]));
+                ends.push(formatted.len());
+            }
+        }
+        let text_columns: Vec<bool> = shown.iter().map(|&c| self.is_text_column(c)).collect();
+        if let Some(limit) = style.width {
+            fit_names(&mut widths, &text_columns, limit);
+        }
+        // The whole text at once, rather than grown (and copied) as it is written.
+        out.reserve(self.rows().len() * (widths.iter().sum::<usize>() + 2 * widths.len() + 1));
+        let heading_line = |out: &mut String| write_line(out, &widths, &text_columns, |i| headings[i]);
+        if self.blocks.is_none() {
+            out.push('\n');
+            heading_line(&mut out);
+        }
+        let mut block = 0;
+        let mut previous: Option<&[Cell]> = None;
+        for (r, row) in self.rows().enumerate() {
+            if let Some(blocks) = &self.blocks {
+                if previous.is_none_or(|p| p[BLOCK_COLUMN] != row[BLOCK_COLUMN]) {
+                    let title = blocks.get(block).map(|b| self.block_title(b, style)).unwrap_or_default();
+                    let _ = write!(out, "\n{title}\n");
+                    heading_line(&mut out);
+                    block += 1;
+                }
+            }
+            let first = r * shown.len();
+            write_line(&mut out, &widths, &text_columns, |i| &formatted[ends[first + i]..ends[first + i + 1]]);
+            previous = Some(row);
+        }
+        for (_, _, note) in &self.notes {
+            let _ = writeln!(out, "{note}");
+        }
+        out
+    }
+
+    /// Appends cell `column` of `row` as text to `buffer`: the name column of a tree indented by
+    /// its depth.
+    fn cell_into(&self, buffer: &mut String, row: &[Cell], column: usize, decimals: usize) {
+        if let (Some((_, name)), Cell::Text(_)) = (self.indent, &row[column]) {
+            if name == column {
+                indent_into(buffer, self.depth_of(row));
+            }
+        }
+        match &row[column] {
+            Cell::Text(text) => buffer.push_str(self.text_of(*text)),
+            Cell::Number(v, digits) => number_into(buffer, *v, *digits, decimals),
+            Cell::Empty => {}
+        }
+    }
+
+    /// `#.ch.CH∆Q: total 23.8 ms (33.7 % of all), 311 calls`.
+    fn block_title(&self, block: &Block, style: TextStyle) -> String {
+        let total = number(block.total, self.digits, style.decimals);
+        let pct = number(block.pct, Digits::Decimals, style.decimals);
+        let calls = block.calls.map(|c| format!(", {c} calls")).unwrap_or_default();
+        format!("{}: total {total} {} ({pct} % of all){calls}", block.name, self.unit)
+    }
+
+    fn depth_of(&self, row: &[Cell]) -> usize {
+        match self.indent.map(|(d, _)| &row[d]) {
+            Some(Cell::Number(depth, _)) => *depth as usize,
+            _ => 0,
+        }
+    }
+
+    fn is_text_column(&self, column: usize) -> bool {
+        self.rows().any(|row| matches!(row[column], Cell::Text(_)))
+            || self.cells.is_empty() && self.columns[column].key == "name"
+    }
+
+    /// The report as CSV: a header of the column keys, then the rows, numbers in full.
+    fn csv(&self) -> String {
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        let _ = writer.write_record(self.columns.iter().map(|c| c.key));
+        let mut field = String::new();
+        for row in self.rows() {
+            for cell in row {
+                field.clear();
+                self.full_into(&mut field, cell);
+                let _ = writer.write_field(&field);
+            }
+            let _ = writer.write_record(None::<&[u8]>);
+        }
+        String::from_utf8(writer.into_inner().unwrap_or_default()).unwrap_or_default()
+    }
+
+    /// The report as one JSON object (docs/reports.md), its rows serialized from the table as they
+    /// are written rather than built as values first.
+    fn json(&self) -> String {
+        let mut extra = Map::new();
+        for (key, value, _) in &self.notes {
+            extra.insert(key.to_string(), value.clone());
+        }
+        if let Some(blocks) = &self.blocks {
+            let blocks = blocks.iter().map(|b| {
+                json!({ "name": b.name, "total": whole_or_float(b.total), "pct": whole_or_float(b.pct), "calls": b.calls })
+            });
+            extra.insert("functions".into(), Json::Array(blocks.collect()));
+        }
+        let document = Document {
+            report: self.kind,
+            metric: &self.metric,
+            unit: &self.unit,
+            total: whole_or_float(self.total),
+            selected: self.selected.map(whole_or_float),
+            extra,
+            rows: self.rows().map(|cells| RowJson { report: self, cells }).collect(),
+        };
+        serde_json::to_string_pretty(&document).unwrap_or_default()
+    }
+}
+
+/// The JSON object of a report.
+#[derive(serde::Serialize)]
+struct Document<'a> {
+    report: &'static str,
+    metric: &'a str,
+    unit: &'a str,
+    total: Json,
+    selected: Option<Json>,
+    #[serde(flatten)]
+    extra: Map<String, Json>,
+    rows: Vec<RowJson<'a>>,
+}
+
+/// One row as a JSON object keyed by its columns' keys.
+struct RowJson<'a> {
+    report: &'a Report,
+    cells: &'a [Cell],
+}
+
+impl serde::Serialize for RowJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.cells.len()))?;
+        for (column, cell) in self.report.columns.iter().zip(self.cells) {
+            map.serialize_entry(column.key, &self.report.cell_json(cell))?;
+        }
+        map.end()
+    }
+}
+
+/// Appends a line of cells (`cell(i)` for column `i`) to `out`, each padded to its width: text on
+/// the left, numbers on the right, two spaces between, none at the end.
+fn write_line<'a>(out: &mut String, widths: &[usize], text_columns: &[bool], cell: impl Fn(usize) -> &'a str) {
+    let start = out.len();
+    for (i, &width) in widths.iter().enumerate() {
+        let cell = cut_middle(cell(i), width);
+        let pad = width - width_of(&cell);
+        if !text_columns[i] {
+            pad_into(out, pad);
+        }
+        out.push_str(&cell);
+        if text_columns[i] {
+            pad_into(out, pad);
+        }
+        out.push_str("  ");
+    }
+    out.truncate(start + out[start..].trim_end().len());
+    out.push('\n');
+}
+
+/// Appends `n` spaces to `buffer`, a slice at a time.
+fn pad_into(buffer: &mut String, mut n: usize) {
+    const SPACES: &str = "                                                                ";
+    while n > 0 {
+        let step = n.min(SPACES.len());
+        buffer.push_str(&SPACES[..step]);
+        n -= step;
+    }
+}
+
+/// Two spaces per level of `depth`, up to [`MAX_INDENT`] levels; deeper, the depth shown (`[1000] `).
+fn indent_into(buffer: &mut String, depth: usize) {
+    pad_into(buffer, 2 * depth.min(MAX_INDENT));
+    if depth > MAX_INDENT {
+        let _ = write!(buffer, "[{depth}] ");
+    }
+}
+
+/// The width of `text` in characters (its length, when it is ASCII).
+fn width_of(text: &str) -> usize {
+    if text.is_ascii() {
+        text.len()
+    } else {
+        text.chars().count()
+    }
+}
+
+/// Narrows the text columns (names) so that the line fits in `limit` characters, down to a few
+/// characters each; numbers are never cut.
+fn fit_names(widths: &mut [usize], text_columns: &[bool], limit: usize) {
+    const NARROWEST: usize = 12;
+    let line = |widths: &[usize]| widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1);
+    let excess = line(widths).saturating_sub(limit);
+    if excess == 0 {
+        return;
+    }
+    if let Some(i) = (0..widths.len()).filter(|&i| text_columns[i]).max_by_key(|&i| widths[i]) {
+        widths[i] = widths[i].saturating_sub(excess).max(NARROWEST.min(widths[i]));
+    }
+}
+
+/// `text` cut to `width` characters by taking out its middle, marked `…`.
+pub fn cut_middle(text: &str, width: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= width || width == 0 {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= width {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let keep = width - 1;
+    let (head, tail) = (keep - keep / 2, keep / 2);
+    let mut out: String = chars[..head].iter().collect();
+    out.push('…');
+    out.extend(&chars[chars.len() - tail..]);
+    std::borrow::Cow::Owned(out)
+}
+
+/// A number for people: whole, or with `decimals` decimals.
+fn number(v: f64, digits: Digits, decimals: usize) -> String {
+    let mut text = String::new();
+    number_into(&mut text, v, digits, decimals);
+    text
+}
+
+/// Appends [`number`] to `buffer`; a whole number that fits an i64 exactly through `itoa`, which is
+/// many times faster than formatting the float.
+fn number_into(buffer: &mut String, v: f64, digits: Digits, decimals: usize) {
+    match digits {
+        Digits::Whole if v.fract() == 0.0 && v.abs() < 9e15 => buffer.push_str(itoa::Buffer::new().format(v as i64)),
+        Digits::Whole => {
+            let _ = write!(buffer, "{v:.0}");
+        }
+        Digits::Decimals => match fixed_point(v, decimals) {
+            Some((units, fraction)) => {
+                buffer.push_str(itoa::Buffer::new().format(units));
+                buffer.push('.');
+                let digits = itoa::Buffer::new().format(fraction).len();
+                buffer.extend(std::iter::repeat_n('0', decimals - digits));
+                buffer.push_str(itoa::Buffer::new().format(fraction));
+            }
+            None => {
+                let _ = write!(buffer, "{v:.decimals$}");
+            }
+        },
+    }
+}
+
+/// `v` rounded to `decimals` decimals as its whole part and its decimals, where that is sure to be
+/// the rounding `format!("{v:.N}")` does: a positive `v` below 1e9 whose scaled value is not within
+/// 1e-6 of a tie (elsewhere the float's exact digits decide, and `format!` is left to do it).
+fn fixed_point(v: f64, decimals: usize) -> Option<(u64, u64)> {
+    const POWERS: [f64; 7] = [1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6];
+    let scale = *POWERS.get(decimals).filter(|_| decimals > 0)?;
+    let scaled = v * scale;
+    let clear_of_a_tie = (scaled - scaled.floor() - 0.5).abs() > 1e-6;
+    if !(0.0..1e9).contains(&v) || !clear_of_a_tie {
+        return None;
+    }
+    let rounded = scaled.round() as u64;
+    Some((rounded / scale as u64, rounded % scale as u64))
+}
+
+impl Report {
+    /// Appends a cell for a script to `buffer`: numbers in full.
+    fn full_into(&self, buffer: &mut String, cell: &Cell) {
+        match cell {
+            Cell::Text(t) => buffer.push_str(self.text_of(*t)),
+            Cell::Number(v, _) => {
+                let _ = write!(buffer, "{v}");
+            }
+            Cell::Empty => {}
+        }
+    }
+
+    /// A cell as JSON.
+    fn cell_json(&self, cell: &Cell) -> Json {
+        match cell {
+            Cell::Text(t) => Json::String(self.text_of(*t).to_string()),
+            Cell::Number(v, _) => whole_or_float(*v),
+            Cell::Empty => Json::Null,
+        }
+    }
+}
+
+/// A whole number as a JSON integer, any other as a float.
+fn whole_or_float(v: f64) -> Json {
+    if v.fract() == 0.0 && v.abs() < 9e15 {
+        Json::from(v as i64)
+    } else {
+        Json::from(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(name: &str) -> Report {
+        Report {
+            kind: "summary",
+            metric: "samples".into(),
+            unit: "samples".into(),
+            total: 10.0,
+            selected: None,
+            digits: Digits::Whole,
+            columns: vec![Column::new("name", "name"), Column::new("total", "total"), Column::new("pct", "%")],
+            texts: vec![name.into()],
+            cells: vec![Cell::Text(0), Cell::Number(10.0, Digits::Whole), Cell::Number(100.0, Digits::Decimals)],
+            notes: Vec::new(),
+            blocks: None,
+            indent: None,
+        }
+    }
+
+    #[test]
+    fn names_fit_the_width_only_when_one_is_given() {
+        let report = summary("a_rather_long_function_name");
+        let style = TextStyle { decimals: 1, width: None };
+        assert_eq!(
+            report.render(Format::Text, style).lines().nth(3),
+            Some("a_rather_long_function_name     10  100.0")
+        );
+        // 20 columns: "total" and "%" take 5 + 5 and two gaps of 2, which would leave the name 6, but
+        // it keeps 12: 6 first characters, "…", 5 last.
+        let narrow = report.render(Format::Text, TextStyle { width: Some(20), ..style });
+        assert_eq!(narrow.lines().nth(3), Some("a_rath…_name     10  100.0"));
+        // 30 columns leave the name 16: 8 first, "…", 7 last.
+        let fitting = report.render(Format::Text, TextStyle { width: Some(30), ..style });
+        assert_eq!(fitting.lines().nth(3), Some("a_rather…on_name     10  100.0"));
+    }
+
+    #[test]
+    fn decimals_round_as_format_does() {
+        for v in [0.0, 0.05, 0.25, 1.15, 2.675, 33.672, 99.95, 99.96, 100.0, 68.40049487792044, 1e-9, 123456.789] {
+            for decimals in 0..=7 {
+                let mut fast = String::new();
+                number_into(&mut fast, v, Digits::Decimals, decimals);
+                assert_eq!(fast, format!("{v:.decimals$}"), "{v} to {decimals}");
+            }
+        }
+        // Percentages as reports make them: every share of totals up to 2,000.
+        for whole in [3.0f64, 7.0, 60.0, 68.40049487792044, 1999.0] {
+            for part in 0..2000 {
+                let v = 100.0 * f64::from(part) / whole;
+                for decimals in 1..=3 {
+                    let mut fast = String::new();
+                    number_into(&mut fast, v, Digits::Decimals, decimals);
+                    assert_eq!(fast, format!("{v:.decimals$}"), "{v} to {decimals}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn names_are_cut_in_the_middle() {
+        assert_eq!(cut_middle("abcdefghij", 5), "ab…ij");
+        assert_eq!(cut_middle("abcdefghij", 6), "abc…ij");
+        assert_eq!(cut_middle("abc", 5), "abc");
+        assert_eq!(cut_middle("#.ch.CH∆Q", 4), "#.…Q");
+    }
+}

@@ -1,0 +1,548 @@
+//! `proftool summary`, `calls` and `tree`, and the filters shared with `convert`.
+//!
+//! Every expectation is worked out by hand from the fixture (its dump, or the numbers the source
+//! tool printed beside the data: LispWorks Seen/Top counts, GHC's individual and inherited %time,
+//! the seed manual's `]PROFILE` figures), or read back from the fixture by a second path (the
+//! Dyalog XML's rows, the LispWorks function-info), never copied from what proftool printed.
+
+use super::support::binary::{fixture, proftool};
+use std::collections::BTreeMap;
+
+/// Runs `proftool <args>`, which must succeed, and returns its stdout.
+fn report(args: &[&str]) -> String {
+    let out = proftool().args(args).assert().success();
+    String::from_utf8(out.get_output().stdout.clone()).unwrap()
+}
+
+/// Runs `proftool <args>` with `stdin`, which must succeed, and returns its stdout.
+fn report_stdin(args: &[&str], stdin: &str) -> String {
+    let out = proftool().args(args).write_stdin(stdin).assert().success();
+    String::from_utf8(out.get_output().stdout.clone()).unwrap()
+}
+
+/// Runs `proftool <args>`, which must fail with `code` and print nothing on stdout and one line on
+/// stderr, which is returned.
+fn failure(args: &[&str], stdin: &str, code: i32) -> String {
+    let out = proftool().args(args).write_stdin(stdin).assert().code(code);
+    let output = out.get_output();
+    assert!(output.stdout.is_empty(), "stdout: {}", String::from_utf8_lossy(&output.stdout));
+    let stderr = String::from_utf8(output.stderr.clone()).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    stderr
+}
+
+fn path(rel: &str) -> String {
+    fixture(rel).to_string_lossy().into_owned()
+}
+
+/// The rows of a report's CSV: name → the other cells as numbers (empty cells as NaN).
+fn csv_rows(csv: &str) -> Vec<(String, Vec<f64>)> {
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    (reader.records())
+        .map(|record| {
+            let record = record.unwrap();
+            let numbers = record.iter().skip(1).map(|cell| cell.parse().unwrap_or(f64::NAN)).collect();
+            (record[0].to_string(), numbers)
+        })
+        .collect()
+}
+
+/// Asserts that `actual` rows are `expected` (name, numbers), numbers within 1e-9.
+fn assert_rows(actual: &[(String, Vec<f64>)], expected: &[(&str, &[f64])]) {
+    let names: Vec<&str> = actual.iter().map(|(n, _)| n.as_str()).collect();
+    let wanted: Vec<&str> = expected.iter().map(|(n, _)| *n).collect();
+    assert_eq!(names, wanted);
+    for ((name, got), (_, want)) in actual.iter().zip(expected) {
+        assert_eq!(got.len(), want.len(), "{name}: {got:?}");
+        for (g, w) in got.iter().zip(*want) {
+            assert!((g - w).abs() < 1e-9 || (g.is_nan() && w.is_nan()), "{name}: {got:?} against {want:?}");
+        }
+    }
+}
+
+/// The indented names of a tree report of samples without calls: after the columns
+/// `total samples  total %  self samples  self %  ` (13 + 7 + 12 + 6 characters and 4 gaps of 2).
+fn names_in_tree(text: &str) -> Vec<String> {
+    text.lines().skip(3).take_while(|l| !l.starts_with("pruned")).map(|l| l[46..].to_string()).collect()
+}
+
+// ---- summary ----
+
+/// processes.tree by hand from its dump: 100 samples; FIB is on the stack twice in 35 of its 60.
+#[test]
+fn a_lispworks_summary_counts_recursion_once() {
+    let expected = "\
+Total: 100 samples
+
+name                              self samples  self %  total samples  total %  calls
+Profile root                                 0     0.0            100    100.0      0
+CAPI Execution Listener 1                    5     5.0             90     90.0      0
+CL-USER::FIB                                50    50.0             60     60.0      3
+CL-USER::|weird name|                       25    25.0             25     25.0      0
+(METHOD PRINT-OBJECT (WIDGET T))            10    10.0             10     10.0      0
+Idle \"process\"                              10    10.0             10     10.0      0
+";
+    assert_eq!(report(&["summary", &path("lispworks/processes.tree")]), expected);
+}
+
+/// The second path: LispWorks's own function-info, Seen-Count (samples with the function on the
+/// stack: the total counted once) and Top-Count (at the top: the self value), read from the file.
+#[test]
+fn a_lispworks_summary_agrees_with_the_files_seen_and_top_counts() {
+    let text = std::fs::read_to_string(fixture("lispworks/processes.tree")).unwrap();
+    let mut info: BTreeMap<String, (f64, f64, f64)> = BTreeMap::new();
+    for line in text.lines().skip(1).filter(|l| !l.starts_with(';')) {
+        let fields: Vec<&str> = line.splitn(6, '|').collect();
+        let name = fields[5];
+        let name = match name.strip_prefix('"').and_then(|n| n.strip_suffix('"')) {
+            Some(quoted) => quoted.replace("\\\"", "\""),
+            None => name.to_string(),
+        };
+        let number = |i: usize| fields[i].parse::<f64>().unwrap();
+        info.insert(name, (number(4), number(3), number(2)));
+    }
+    let csv = report(&["summary", "--format", "csv", &path("lispworks/processes.tree")]);
+    let rows = csv_rows(&csv);
+    assert_eq!(rows.len(), info.len());
+    for (name, cells) in rows {
+        let (top, seen, calls) = info[&name];
+        // self, self %, total, total %, calls
+        assert_eq!(cells, [top, top, seen, seen, calls], "{name}");
+    }
+}
+
+/// ghc70-no-src.prof: the .prof's own individual and inherited %time (ticks 0, 1, 3, 1 of 5).
+#[test]
+fn a_ghc_summary_as_csv_has_the_profiles_own_percentages() {
+    let expected = "\
+name,self,self_pct,total,total_pct,calls
+MAIN.MAIN,0,0,5,100,0
+Main.main,1,20,5,100,1
+Main.fib,3,60,4,80,177
+Main.do work,1,20,1,20,177
+GHC.IO.Handle.FD.CAF,0,0,0,0,2
+";
+    assert_eq!(report(&["summary", "--format", "csv", &path("ghc-prof/ghc70-no-src.prof")]), expected);
+}
+
+/// `]PROFILE summary -exclusive -cumpct -pct=…` on the GHC profile: sorted by self, rows while the
+/// running % stays at most 85 (60, then 80; the next would make 100).
+#[test]
+fn exclusive_cumpct_and_pct_keep_rows_while_the_running_share_fits() {
+    let csv = report(&[
+        "summary",
+        "--exclusive",
+        "--cumpct",
+        "--pct",
+        "85",
+        "--format",
+        "csv",
+        &path("ghc-prof/ghc70-no-src.prof"),
+    ]);
+    assert_eq!(csv.lines().next(), Some("name,self,self_pct,total,total_pct,calls,cum_pct"));
+    assert_rows(
+        &csv_rows(&csv),
+        &[("Main.fib", &[3.0, 60.0, 4.0, 80.0, 177.0, 60.0]), ("Main.do work", &[1.0, 20.0, 1.0, 20.0, 177.0, 80.0])],
+    );
+    let first = report(&["summary", "--first", "2", "--format", "csv", &path("ghc-prof/ghc70-no-src.prof")]);
+    assert_eq!(csv_rows(&first).iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), ["MAIN.MAIN", "Main.main"]);
+}
+
+/// --avg: per call of the sorted column: Main.fib 3 ticks of its own in 177 calls = 0.0169…
+#[test]
+fn avg_is_the_value_per_call_with_decimals() {
+    let text = report(&[
+        "summary",
+        "--exclusive",
+        "--avg",
+        "--first",
+        "1",
+        "--decimal",
+        "4",
+        &path("ghc-prof/ghc70-no-src.prof"),
+    ]);
+    let row: Vec<&str> = text.lines().nth(3).unwrap().split_whitespace().collect();
+    assert_eq!(row, ["Main.fib", "3", "60.0000", "4", "80.0000", "177", "0.0169"]);
+    assert!(text.lines().nth(2).unwrap().ends_with("calls  avg ticks"), "{text}");
+}
+
+/// The seed manual's tree (0.9.0): `#.Rain` 68.4 ms, 100 %, 1 call: measured InclusiveTime, though
+/// the file keeps only some of the rows below it.
+#[test]
+fn a_dyalog_summary_reproduces_profiles_numbers() {
+    let text = report(&["summary", "-q", &path("dyalog-xml/v0.9.0-tree.xml")]);
+    assert_eq!(text.lines().next(), Some("Total: 68.4 ms"));
+    let rain: Vec<&str> = text.lines().nth(3).unwrap().split_whitespace().collect();
+    // Self: its ExclusiveTime, 0.8205… ms, 1.2 % of 68.40.
+    assert_eq!(rain, ["#.Rain", "0.8", "1.2", "68.4", "100.0", "1"]);
+}
+
+/// The second path for Dyalog: the XML's own function rows (0.9.0 labels exclusive time
+/// `InclusiveTime` and inclusive `ExclusiveTime`), against the JSON summary.
+#[test]
+fn a_dyalog_summary_as_json_has_the_xmls_function_rows() {
+    let xml = std::fs::read_to_string(fixture("dyalog-xml/v0.9.0-tree.xml")).unwrap();
+    let field = |entry: &str, name: &str| -> String {
+        let start = entry.find(&format!("<{name}>")).unwrap() + name.len() + 2;
+        entry[start..entry[start..].find('<').unwrap() + start].to_string()
+    };
+    let mut rows: BTreeMap<String, (f64, f64, f64)> = BTreeMap::new();
+    for entry in xml.split("<ProfileEntry>").skip(1).filter(|e| e.contains("<Line></Line>")) {
+        let number = |name: &str| field(entry, name).parse::<f64>().unwrap();
+        rows.insert(field(entry, "Function"), (number("InclusiveTime"), number("ExclusiveTime"), number("Calls")));
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&report(&["summary", "-q", "--format", "json", &path("dyalog-xml/v0.9.0-tree.xml")]))
+            .unwrap();
+    assert_eq!(json["report"], "summary");
+    assert_eq!((json["metric"].as_str(), json["unit"].as_str()), (Some("time"), Some("ms")));
+    let total = rows["#.Rain"].1;
+    assert!((json["total"].as_f64().unwrap() - total).abs() < 1e-9);
+    let got = json["rows"].as_array().unwrap();
+    assert_eq!(got.len(), rows.len());
+    for row in got {
+        let (own, inclusive, calls) = rows[row["name"].as_str().unwrap()];
+        let close =
+            |key: &str, want: f64| assert!((row[key].as_f64().unwrap() - want).abs() < 1e-9, "{row} {key} {want}");
+        close("self", own);
+        close("total", inclusive);
+        close("total_pct", 100.0 * inclusive / total);
+        assert_eq!(row["calls"].as_f64(), Some(calls));
+    }
+}
+
+/// Seed 002: `-bias=0` makes the total 71.7 ms: raw = adjusted + ticks × bias, #.Rain's 16810
+/// inspections × TimerBias 0.000194948697… = 3.27709 ms more than 68.40049; its own 73 × bias =
+/// 0.01423 ms more than 0.82056.
+#[test]
+fn bias_recomputes_dyalog_times_as_profile_does() {
+    let fixture = path("dyalog-xml/v0.9.0-tree.xml");
+    let text = report(&["summary", "-q", "--bias", "0", &fixture]);
+    assert_eq!(text.lines().next(), Some("Total: 71.7 ms"));
+    let text = report(&["summary", "-q", "--bias", "0", "--decimal", "3", &fixture]);
+    assert_eq!(text.lines().next(), Some("Total: 71.678 ms"));
+    let rain: Vec<&str> = text.lines().nth(3).unwrap().split_whitespace().collect();
+    assert_eq!(rain[..4], ["#.Rain", "0.835", "1.165", "71.678"]);
+}
+
+/// sampled.br by hand (fixtures/br/make-fixtures.py): groups 10.0 → 100.0 → FNTAX 20.1 (twice),
+/// 10.0 → 100.0, and 10.2: the listing per line that profiler.exe printed.
+#[test]
+fn a_br_summary_per_line() {
+    let expected = "\
+Total: 4 samples
+
+name                     self samples  self %  total samples  total %
+orders.br:10.0                      0     0.0              3     75.0
+orders.br:100.0                     1    25.0              3     75.0
+FNTAX[lib/calc.br:20.1]             2    50.0              2     50.0
+orders.br:10.2                      1    25.0              1     25.0
+";
+    assert_eq!(report(&["summary", "--lines", &path("br/sampled.br")]), expected);
+    // Per function, FNTAX's line is its function.
+    let csv = report(&["summary", "--format", "csv", &path("br/sampled.br")]);
+    assert_eq!(csv.lines().nth(3), Some("FNTAX,2,50,2,50"));
+}
+
+#[test]
+fn fn_keeps_what_the_named_function_calls() {
+    let text = report(&["summary", "--fn", "CL-USER::FIB", &path("lispworks/processes.tree")]);
+    assert_eq!(text.lines().next(), Some("Total: 100 samples; selected: 60 samples"));
+    let rows: Vec<Vec<&str>> = text.lines().skip(3).map(|l| l.split_whitespace().collect()).collect();
+    assert_eq!(
+        rows,
+        [
+            vec!["CL-USER::FIB", "50", "50.0", "60", "60.0", "3"],
+            vec!["(METHOD", "PRINT-OBJECT", "(WIDGET", "T))", "10", "10.0", "10", "10.0", "0"]
+        ]
+    );
+}
+
+// ---- filters ----
+
+const RECURSIVE: &str = "a;b;a;c 3\na;d 1\n";
+
+/// a;b;a;c 3 and a;d 1: a is on the first stack twice and counted once.
+#[test]
+fn filters_on_a_tree_with_recursion() {
+    let summary =
+        |args: &[&str]| csv_rows(&report_stdin(&[&["summary", "--format", "csv"], args, &["-"]].concat(), RECURSIVE));
+    assert_rows(
+        &summary(&[]),
+        &[
+            ("a", &[0.0, 0.0, 4.0, 100.0]),
+            ("b", &[0.0, 0.0, 3.0, 75.0]),
+            ("c", &[3.0, 75.0, 3.0, 75.0]),
+            ("d", &[1.0, 25.0, 1.0, 25.0]),
+        ],
+    );
+    assert_rows(
+        &summary(&["--focus", "^c$"]),
+        &[("a", &[0.0, 0.0, 3.0, 100.0]), ("b", &[0.0, 0.0, 3.0, 100.0]), ("c", &[3.0, 100.0, 3.0, 100.0])],
+    );
+    assert_rows(&summary(&["--ignore", "^b$"]), &[("a", &[0.0, 0.0, 1.0, 100.0]), ("d", &[1.0, 100.0, 1.0, 100.0])]);
+    // Hidden b: a;a;c, still a once in its total.
+    assert_rows(
+        &summary(&["--hide", "^b$"]),
+        &[("a", &[0.0, 0.0, 4.0, 100.0]), ("c", &[3.0, 75.0, 3.0, 75.0]), ("d", &[1.0, 25.0, 1.0, 25.0])],
+    );
+    let tree = report_stdin(&["tree", "--focus", "^c$", "-"], RECURSIVE);
+    assert_eq!(names_in_tree(&tree), ["a", "  b", "    a", "      c"]);
+}
+
+/// processes.tree: FIB 60 (50 own), PRINT-OBJECT 10 under the inner FIB, weird 25, Idle 10.
+#[test]
+fn filters_on_a_lispworks_tree() {
+    let tree = path("lispworks/processes.tree");
+    let summary =
+        |args: &[&str]| csv_rows(&report(&[&["summary", "--format", "csv"], args, &[tree.as_str()]].concat()));
+    assert_rows(
+        &summary(&["--focus", "FIB"]),
+        &[
+            ("CAPI Execution Listener 1", &[0.0, 0.0, 60.0, 100.0, 0.0]),
+            ("CL-USER::FIB", &[50.0, 500.0 / 6.0, 60.0, 100.0, 3.0]),
+            ("Profile root", &[0.0, 0.0, 60.0, 100.0, 0.0]),
+            ("(METHOD PRINT-OBJECT (WIDGET T))", &[10.0, 100.0 / 6.0, 10.0, 100.0 / 6.0, 0.0]),
+        ],
+    );
+    assert_rows(
+        &summary(&["--ignore", "PRINT-OBJECT"]),
+        &[
+            ("Profile root", &[0.0, 0.0, 90.0, 100.0, 0.0]),
+            ("CAPI Execution Listener 1", &[5.0, 50.0 / 9.0, 80.0, 800.0 / 9.0, 0.0]),
+            ("CL-USER::FIB", &[50.0, 500.0 / 9.0, 50.0, 500.0 / 9.0, 3.0]),
+            ("CL-USER::|weird name|", &[25.0, 250.0 / 9.0, 25.0, 250.0 / 9.0, 0.0]),
+            ("Idle \"process\"", &[10.0, 100.0 / 9.0, 10.0, 100.0 / 9.0, 0.0]),
+        ],
+    );
+    // FIB's own 50 goes to its caller; PRINT-OBJECT moves up under it.
+    assert_rows(
+        &summary(&["--hide", "^CL-USER::FIB$"]),
+        &[
+            ("Profile root", &[0.0, 0.0, 100.0, 100.0, 0.0]),
+            ("CAPI Execution Listener 1", &[55.0, 55.0, 90.0, 90.0, 0.0]),
+            ("CL-USER::|weird name|", &[25.0, 25.0, 25.0, 25.0, 0.0]),
+            ("(METHOD PRINT-OBJECT (WIDGET T))", &[10.0, 10.0, 10.0, 10.0, 0.0]),
+            ("Idle \"process\"", &[10.0, 10.0, 10.0, 10.0, 0.0]),
+        ],
+    );
+    assert_rows(
+        &summary(&["--thread", "Idle \"process\""]),
+        &[("Idle \"process\"", &[10.0, 100.0, 10.0, 100.0, 0.0]), ("Profile root", &[0.0, 0.0, 10.0, 100.0, 0.0])],
+    );
+}
+
+#[test]
+fn convert_takes_the_same_filters() {
+    let folded = |args: &[&str]| report_stdin(&[&["convert", "--to", "folded"], args, &["-", "-"]].concat(), RECURSIVE);
+    assert_eq!(folded(&["--focus", "c"]), "a;b;a;c 3\n");
+    assert_eq!(folded(&["--ignore", "^d$"]), "a;b;a;c 3\n");
+    assert_eq!(folded(&["--hide", "^b$"]), "a;a;c 3\na;d 1\n");
+    let err = failure(&["convert", "--to", "folded", "--focus", "zzz", "-", "-"], RECURSIVE, 1);
+    assert_eq!(err, "proftool: error: --focus zzz: no stack passes through a frame that matches: nothing is left\n");
+}
+
+// ---- calls ----
+
+/// ghc70-no-src.prof: fib (4 ticks, 177 entries) is called from main only, and spends 3 ticks of
+/// its own and 1 in `do work`.
+#[test]
+fn calls_by_caller_and_by_callee() {
+    let prof = path("ghc-prof/ghc70-no-src.prof");
+    let expected = "\
+Total: 5 ticks
+
+Main.fib: total 4 ticks (80.0 % of all), 177 calls
+caller     ticks      %  calls
+Main.main      4  100.0    177
+";
+    assert_eq!(report(&["calls", "--fn", "Main.fib", &prof]), expected);
+    let expected = "\
+Total: 5 ticks
+
+Main.fib: total 4 ticks (80.0 % of all), 177 calls
+callee        ticks     %  calls
+(self)            3  75.0
+Main.do work      1  25.0    177
+";
+    assert_eq!(report(&["calls", "--fn", "Main.fib", "--callees", &prof]), expected);
+    let expected = "\
+function,name,value,pct,calls
+Main.main,MAIN.MAIN,5,100,1
+Main.fib,Main.main,4,100,177
+Main.do work,Main.fib,1,100,177
+";
+    assert_eq!(report(&["calls", "--regex", "--fn", "^Main\\.", "--format", "csv", &prof]), expected);
+}
+
+/// a;b;a;c 3, a;d 1: a is called from the top (4) and, recursively, from b (no value of its own:
+/// its outer call holds it).
+#[test]
+fn calls_of_a_recursive_function_add_up_to_its_total() {
+    let json: serde_json::Value =
+        serde_json::from_str(&report_stdin(&["calls", "--fn", "a", "--format", "json", "-"], RECURSIVE)).unwrap();
+    assert_eq!(json["functions"][0]["total"], 4);
+    let rows: Vec<(String, f64)> = (json["rows"].as_array().unwrap().iter())
+        .map(|r| (r["name"].as_str().unwrap().to_string(), r["value"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(rows, [("(root)".to_string(), 4.0), ("b".to_string(), 0.0)]);
+}
+
+/// The Dyalog tree by lines: #.Rain's line 7 calls TOTAMTHS (measured 0.1326400946 ms).
+#[test]
+fn calls_of_a_dyalog_function_by_line() {
+    let csv = report(&[
+        "calls",
+        "-q",
+        "--lines",
+        "--fn",
+        "#.Gilling.TOTAMTHS",
+        "--format",
+        "csv",
+        &path("dyalog-xml/v0.9.0-tree.xml"),
+    ]);
+    assert_eq!(csv, "function,name,value,pct,calls\n#.Gilling.TOTAMTHS,#.Rain[7],0.1326400946,100,1\n");
+}
+
+// ---- tree ----
+
+#[test]
+fn a_lispworks_tree_indented_heaviest_first() {
+    let expected = "\
+Total: 100 samples
+
+total samples  total %  self samples  self %  name
+          100    100.0             0     0.0  Profile root
+           90     90.0             5     5.0    CAPI Execution Listener 1
+           60     60.0            25    25.0      CL-USER::FIB
+           35     35.0            25    25.0        CL-USER::FIB
+           10     10.0            10    10.0          (METHOD PRINT-OBJECT (WIDGET T))
+           25     25.0            25    25.0      CL-USER::|weird name|
+           10     10.0            10    10.0    Idle \"process\"
+";
+    assert_eq!(report(&["tree", &path("lispworks/processes.tree")]), expected);
+}
+
+#[test]
+fn tree_depth_min_pct_and_fn() {
+    let tree = path("lispworks/processes.tree");
+    assert_eq!(
+        names_in_tree(&report(&["tree", "--depth", "2", &tree])),
+        ["Profile root", "  CAPI Execution Listener 1", "  Idle \"process\""]
+    );
+    let pruned = report(&["tree", "--min-pct", "20", &tree]);
+    assert_eq!(
+        names_in_tree(&pruned)[..5],
+        [
+            "Profile root",
+            "  CAPI Execution Listener 1",
+            "    CL-USER::FIB",
+            "      CL-USER::FIB",
+            "    CL-USER::|weird name|"
+        ]
+    );
+    // PRINT-OBJECT (10) and Idle (10) left out.
+    assert_eq!(pruned.lines().last(), Some("pruned: 2 branches under 20 % of the total, 20 samples (20.0 %)"));
+    let fib = report(&["tree", "--fn", "CL-USER::FIB", &tree]);
+    assert_eq!(fib.lines().next(), Some("Total: 100 samples; selected: 60 samples"));
+    assert_eq!(names_in_tree(&fib), ["CL-USER::FIB", "  CL-USER::FIB", "    (METHOD PRINT-OBJECT (WIDGET T))"]);
+}
+
+/// The GHC tree as JSON: depth, totals and entries per node, from the .prof's inherited columns.
+#[test]
+fn a_ghc_tree_as_json() {
+    let json: serde_json::Value =
+        serde_json::from_str(&report(&["tree", "--format", "json", &path("ghc-prof/ghc70-no-src.prof")])).unwrap();
+    assert_eq!((json["report"].as_str(), json["total"].as_i64()), (Some("tree"), Some(5)));
+    let rows: Vec<(i64, &str, i64, i64, i64)> = (json["rows"].as_array().unwrap().iter())
+        .map(|r| {
+            let n = |k: &str| r[k].as_i64().unwrap();
+            (n("depth"), r["name"].as_str().unwrap(), n("total"), n("self"), n("calls"))
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (0, "MAIN.MAIN", 5, 0, 0),
+            (1, "Main.main", 5, 1, 1),
+            (2, "Main.fib", 4, 3, 177),
+            (3, "Main.do work", 1, 1, 177),
+            (1, "GHC.IO.Handle.FD.CAF", 0, 0, 2),
+        ]
+    );
+}
+
+// ---- deep trees ----
+
+/// One stack 1,000,000 frames deep, f and g alternating: f's and g's totals are the one sample.
+#[test]
+fn reports_of_a_million_deep_tree() {
+    let stack: Vec<&str> = (0..1_000_000).map(|i| if i % 2 == 0 { "f" } else { "g" }).collect();
+    let folded = format!("{} 1\n", stack.join(";"));
+    let summary = report_stdin(&["summary", "--from", "folded", "--format", "csv", "-"], &folded);
+    assert_eq!(summary, "name,self,self_pct,total,total_pct\nf,0,0,1,100\ng,1,100,1,100\n");
+    let tree = report_stdin(&["tree", "--from", "folded", "--depth", "2", "--format", "csv", "-"], &folded);
+    assert_eq!(tree, "depth,total,total_pct,self,self_pct,name\n0,1,100,0,0,f\n1,1,100,0,0,g\n");
+    let calls = report_stdin(&["calls", "--from", "folded", "--fn", "g", "--format", "csv", "-"], &folded);
+    assert_eq!(calls, "function,name,value,pct\ng,f,1,100\n");
+}
+
+// ---- bad input ----
+
+#[test]
+fn fn_naming_nothing_lists_the_closest_names() {
+    let err = failure(&["summary", "-q", "--fn", "#.Rian", &path("dyalog-xml/v0.9.0-tree.xml")], "", 1);
+    assert!(err.starts_with("proftool: error: --fn #.Rian: no function is named so; the closest: #.Rain, "), "{err}");
+    let err = failure(&["calls", "--fn", "fib", &path("ghc-prof/ghc70-no-src.prof")], "", 1);
+    assert!(err.contains("the closest: Main.fib"), "{err}");
+    let err =
+        failure(&["summary", "--ignore", "FIB", "--fn", "CL-USER::FIB", &path("lispworks/processes.tree")], "", 1);
+    assert_eq!(err, "proftool: error: --fn CL-USER::FIB: no node of it is left after the filters\n");
+    let err = failure(&["calls", "--regex", "--fn", "^zz", &path("ghc-prof/ghc70-no-src.prof")], "", 1);
+    assert_eq!(err, "proftool: error: --fn ^zz: no function matches\n");
+}
+
+#[test]
+fn an_invalid_regex_is_a_usage_error() {
+    let tree = path("lispworks/processes.tree");
+    let err = failure(&["summary", "--focus", "a(", &tree], "", 2);
+    assert_eq!(err, "proftool: error: --focus a(: invalid regex: unclosed group (column 2)\n");
+    failure(&["convert", "--hide", "[z-a]", &tree, "-"], "", 2);
+    failure(&["calls", "--regex", "--fn", "(", &tree], "", 2);
+}
+
+#[test]
+fn a_metric_the_profile_lacks_lists_the_ones_it_has() {
+    let err = failure(&["tree", "--metric", "time", &path("ghc-prof/ghc70-no-src.prof")], "", 1);
+    assert_eq!(err, "proftool: error: --metric time: the profile has no such metric (it has: ticks, entries, alloc)\n");
+    let err = failure(&["summary", "--metric", "entries", &path("ghc-prof/ghc70-no-src.prof")], "", 1);
+    assert!(
+        err.contains("entries are counted per node and do not add up along a tree; report one of: ticks, alloc"),
+        "{err}"
+    );
+}
+
+#[test]
+fn avg_without_calls_and_bias_without_ticks_say_so() {
+    let err = failure(&["summary", "--avg", &path("br/sampled.br")], "", 1);
+    assert_eq!(err, "proftool: error: --avg: the profile has no call counts, so there is no time per call to show\n");
+    let err = failure(&["summary", "--bias", "0", &path("lispworks/processes.tree")], "", 1);
+    assert!(err.contains("--bias 0: the profile has no timer inspections"), "{err}");
+    let err = failure(&["summary", "-q", "--bias", "0", &path("dyalog-csv/v0.9.0-tree.csv")], "", 1);
+    assert!(err.contains("--bias 0: the profile does not say the TimerBias"), "{err}");
+}
+
+#[test]
+fn a_filter_that_keeps_nothing_is_an_error() {
+    let tree = path("lispworks/processes.tree");
+    let err = failure(&["summary", "--ignore", "root", &tree], "", 1);
+    assert_eq!(
+        err,
+        "proftool: error: --ignore root: every stack passes through a frame that matches: nothing is left\n"
+    );
+    let err = failure(&["tree", "--thread", "main", &tree], "", 1);
+    assert_eq!(
+        err,
+        "proftool: error: --thread main: no thread or process root is named so (it has: CAPI Execution Listener 1, Idle \"process\", Profile root)\n"
+    );
+}

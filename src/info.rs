@@ -7,7 +7,7 @@
 
 use crate::formats::detect::Reason;
 use crate::formats::Format;
-use crate::model::{Frame, Profile, Value};
+use crate::model::{Profile, Value};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -171,8 +171,8 @@ fn heaviest(profile: &Profile, metric: usize) -> Vec<FunctionInfo> {
     for node in tree.nodes() {
         by_frame[tree.frame(node).index()].add(tree.self_value(metric, node));
     }
-    for (id, frame) in profile.frames.iter() {
-        by_name.entry(one_name(profile, frame)).or_default().merge(&by_frame[id.index()]);
+    for (id, _) in profile.frames.iter() {
+        by_name.entry(profile.frame_name(id).into_owned()).or_default().merge(&by_frame[id.index()]);
     }
     let mut all: Vec<FunctionInfo> = by_name
         .into_iter()
@@ -182,15 +182,6 @@ fn heaviest(profile: &Profile, metric: usize) -> Vec<FunctionInfo> {
     all.sort_by(|a, b| b.self_value.total_cmp(&a.self_value).then_with(|| a.name.cmp(&b.name)));
     all.truncate(TOP_FUNCTIONS);
     all
-}
-
-/// `frame` as one name, as the one-name writers (folded) write it: `Module.label` where modules
-/// are namespaces (GHC cost centres), else its name (with its line, if it is a line frame).
-fn one_name(profile: &Profile, frame: &Frame) -> String {
-    match &frame.module {
-        Some(module) if profile.meta.module_namespaces => format!("{module}.{frame}"),
-        _ => frame.to_string(),
-    }
 }
 
 /// A sum of metric values: counts exactly, floats with what it takes to tell their sum from the

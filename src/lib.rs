@@ -36,8 +36,8 @@
 //! 2. [`formats`]: the registry ([`Format`]), detection, the options of every format
 //!    ([`formats::options`]), and one module per format with its reader, writer and fitting hooks;
 //! 3. [`convert`] (projecting a profile onto a target, naming each loss), the reports ([`info`],
-//!    [`report`]: `summary`, `calls`, `tree`), and comparing and adding profiles ([`diff`],
-//!    [`merge`]);
+//!    [`report`]: `summary`, `calls`, `tree`), and comparing and adding profiles
+//!    ([`report::diff`], [`merge`]);
 //! 4. the `proftool` binary: arguments, messages, exit codes.
 
 #![warn(missing_docs)]
@@ -45,7 +45,6 @@
 
 pub mod convert;
 pub mod diag;
-pub mod diff;
 pub mod error;
 pub mod files;
 pub mod formats;

@@ -15,6 +15,7 @@ use proftool::formats::dyalog::Separators;
 use proftool::formats::sampler::FrameOrder;
 use proftool::info::Info;
 use proftool::model::filter::{self, Filters};
+use proftool::report::diff::DiffOptions;
 use proftool::report::output::TextStyle;
 use proftool::report::{self, CallsOptions, Functions, Report, ReportOptions, SummaryOptions, TreeOptions, View};
 use proftool::{Format, ReadOptions};
@@ -87,18 +88,82 @@ enum Command {
         /// Output format (default: from OUT's extension).
         #[arg(long, value_name = "FORMAT", value_parser = format_parser(Format::can_write))]
         to: Option<Format>,
-        /// Length of one sample, for turning time into samples (default: the input's own interval,
-        /// else 1ms). Examples: 10ms, 250us, 1s.
-        #[arg(long, value_name = "DURATION", value_parser = proftool::parse_interval)]
-        interval: Option<Duration>,
-        /// The most sample records to write to a format with one record per sample (Sampler, BR); a
-        /// conversion that would write more stops with an error instead of filling the disk.
-        #[arg(long, value_name = "N", default_value_t = proftool::convert::DEFAULT_MAX_SAMPLES)]
-        max_samples: u64,
-        /// Whether BR output gets a TIME SPENT IN LINE record per group: `timed`, `sampled`, or `auto`
-        /// (timed when the profile has a time metric).
-        #[arg(long, value_name = "MODE", default_value = "auto", value_parser = br_mode_parser(), help_heading = "Format options")]
-        br_mode: br::Mode,
+        #[command(flatten)]
+        write: WriteArgs,
+        #[command(flatten)]
+        select: SelectArgs,
+        #[command(flatten)]
+        read: ReadArgs,
+    },
+    /// Compare two profiles: what changed per function, a gate for CI, differential outputs.
+    ///
+    /// Each function's self and total share of its profile's total in BASE and NEW, and the change in
+    /// points, largest first; functions in one profile only are new or gone. With --threshold, a
+    /// function whose share grew by more than that fails the run with exit code 3 (1: a failed run,
+    /// 2: a usage error). Profiles of different formats compare on a metric kind both have.
+    #[command(after_help = DIFF_EXAMPLES)]
+    Diff {
+        /// The profile compared against (the main branch's, yesterday's).
+        #[arg(value_name = "BASE")]
+        base: PathBuf,
+        /// The profile compared (the pull request's, today's).
+        #[arg(value_name = "NEW")]
+        new: PathBuf,
+        /// Input format of both (default: detected).
+        #[arg(long, value_name = "FORMAT", value_parser = format_parser(Format::can_read))]
+        from: Option<Format>,
+        /// Sort and gate by self values (excluding the functions called) instead of totals.
+        #[arg(long)]
+        exclusive: bool,
+        /// Compare the values themselves (NEW's in BASE's unit) instead of shares of each total.
+        #[arg(long)]
+        absolute: bool,
+        /// Fail (exit 3) when a function's share grew by more than P points.
+        #[arg(long, value_name = "P", help_heading = "Gate")]
+        threshold: Option<f64>,
+        /// Only fail for a growth of at least V in the metric's unit (BASE's), so that noise in tiny
+        /// functions does not fail a build.
+        #[arg(long, value_name = "V", requires = "threshold", help_heading = "Gate")]
+        min_abs: Option<f64>,
+        /// Also write a differential output: `folded` (stack base new, as inferno-diff-folded writes),
+        /// `svg` (the differential flame graph) or `pprof` (NEW minus BASE); OUT may be - for stdout,
+        /// and then the table is not printed.
+        #[arg(long, num_args = 2, value_names = ["FORMAT", "OUT"], help_heading = "Differential output")]
+        to: Vec<String>,
+        /// With --to svg: box widths from BASE instead of NEW.
+        #[arg(long, help_heading = "Differential output")]
+        negate: bool,
+        #[command(flatten)]
+        report: ReportArgs,
+        #[command(flatten)]
+        select: SelectArgs,
+        #[command(flatten)]
+        read: ReadArgs,
+    },
+    /// Add profiles together: the runs of a fleet, the samples of many machines, as one profile.
+    ///
+    /// Equal stacks add up; metrics must be of the same kinds (ms and ns add as time). Each input's
+    /// threads stay apart (named after their input) unless --merge-threads. Inputs are read one at a
+    /// time, so memory grows with the merged profile, not with the number of inputs.
+    #[command(after_help = MERGE_EXAMPLES)]
+    Merge {
+        /// Input files (any readable formats), - once for standard input.
+        #[arg(value_name = "IN", required = true)]
+        inputs: Vec<PathBuf>,
+        /// Output file, or - for standard output.
+        #[arg(short, long, value_name = "OUT")]
+        output: PathBuf,
+        /// Input format of every input (default: detected, each on its own).
+        #[arg(long, value_name = "FORMAT", value_parser = format_parser(Format::can_read))]
+        from: Option<Format>,
+        /// Output format (default: from OUT's extension).
+        #[arg(long, value_name = "FORMAT", value_parser = format_parser(Format::can_write))]
+        to: Option<Format>,
+        /// Add up threads of the same name across inputs instead of keeping each input's apart.
+        #[arg(long)]
+        merge_threads: bool,
+        #[command(flatten)]
+        write: WriteArgs,
         #[command(flatten)]
         select: SelectArgs,
         #[command(flatten)]
@@ -250,6 +315,23 @@ Examples:
   proftool tree --depth 5 --min-pct 1 prog.prof          the top of it, without small branches
   proftool tree --fn '#.ch.Step' tree.xml                the subtrees of one function";
 
+const DIFF_EXAMPLES: &str = "\
+Examples:
+  proftool diff main.prof pr.prof
+  proftool diff --threshold 2 --min-abs 5 main.prof pr.prof || echo \"exit $?: 3 is a regression\"
+  proftool diff --exclusive --format json base.pb.gz new.pb.gz > diff.json
+  proftool diff --to svg diff.svg before.folded after.folded
+  proftool diff --to folded - before.tree after.tree | inferno-flamegraph > diff.svg
+  proftool diff --lines --metric time run1.br run2.br
+
+Exit codes: 0 no regression, 3 a function crossed the limits, 1 a failed run, 2 a usage error.";
+
+const MERGE_EXAMPLES: &str = "\
+Examples:
+  proftool merge runs/*.prof -o all.pb.gz
+  proftool merge --merge-threads a.sampler b.sampler -o both.sampler
+  cat today.folded | proftool merge - yesterday.folded -o two-days.folded";
+
 const INFO_EXAMPLES: &str = "\
 Examples:
   proftool info run.tree                                 what a profile holds
@@ -273,6 +355,34 @@ struct InputArg {
     /// Input format (default: detected).
     #[arg(long, value_name = "FORMAT", value_parser = format_parser(Format::can_read))]
     from: Option<Format>,
+}
+
+/// How an output is written, shared by convert and merge.
+#[derive(clap::Args)]
+struct WriteArgs {
+    /// Length of one sample, for turning time into samples (default: the input's own interval,
+    /// else 1ms). Examples: 10ms, 250us, 1s.
+    #[arg(long, value_name = "DURATION", value_parser = proftool::parse_interval)]
+    interval: Option<Duration>,
+    /// The most sample records to write to a format with one record per sample (Sampler, BR); a
+    /// conversion that would write more stops with an error instead of filling the disk.
+    #[arg(long, value_name = "N", default_value_t = proftool::convert::DEFAULT_MAX_SAMPLES)]
+    max_samples: u64,
+    /// Whether BR output gets a TIME SPENT IN LINE record per group: `timed`, `sampled`, or `auto`
+    /// (timed when the profile has a time metric).
+    #[arg(long, value_name = "MODE", default_value = "auto", value_parser = br_mode_parser(), help_heading = "Format options")]
+    br_mode: br::Mode,
+}
+
+impl WriteArgs {
+    /// The options of a conversion as these, `select` and `read` give them.
+    fn options(&self, select: &SelectArgs, read: &ReadArgs) -> ConvertOptions {
+        ConvertOptions::new(select.metric.clone(), self.interval)
+            .with_samples(self.max_samples, read.sampler_order)
+            .with_granularity(select.functions, select.lines, read.dyalog_separators)
+            .with_br(self.br_mode, read.br_backtrace)
+            .with_ghc_word_size(read.ghc_word_size)
+    }
 }
 
 /// What is written or reported: metric, granularity and filters, shared by convert and the reports.
@@ -465,6 +575,10 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) if err.downcast_ref::<Regression>().is_some() => {
+            eprintln!("proftool: {err}");
+            ExitCode::from(3)
+        }
         Err(err) if err.downcast_ref::<Usage>().is_some() => {
             eprintln!("proftool: error: {err:#}");
             ExitCode::from(2)
@@ -492,13 +606,9 @@ fn is_option_error(err: &anyhow::Error) -> bool {
 
 fn run(command: Command, diag: &mut Diagnostics) -> Result<()> {
     match command {
-        Command::Convert { input, output, from, to, interval, max_samples, br_mode, select, read } => {
+        Command::Convert { input, output, from, to, write, select, read } => {
             let filters = select.filters()?;
-            let options = ConvertOptions::new(select.metric, interval)
-                .with_samples(max_samples, read.sampler_order)
-                .with_granularity(select.functions, select.lines, read.dyalog_separators)
-                .with_br(br_mode, read.br_backtrace)
-                .with_ghc_word_size(read.ghc_word_size);
+            let options = write.options(&select, &read);
             let read_options = read.options();
             let input = InputArgs { path: &input, from, max_size: read.max_input_size };
             convert(input, &output, to, &read_options, (&filters, &options), diag)
@@ -518,6 +628,28 @@ fn run(command: Command, diag: &mut Diagnostics) -> Result<()> {
         Command::Tree { input, depth, min_pct, fn_path, report, select, read } => {
             let options = TreeOptions { depth, min_pct, functions: fn_path };
             run_report(&input, &read, &select, &report, diag, |view| report::tree(view, &options))
+        }
+        Command::Diff {
+            base,
+            new,
+            from,
+            exclusive,
+            absolute,
+            threshold,
+            min_abs,
+            to,
+            negate,
+            report,
+            select,
+            read,
+        } => {
+            let options = DiffOptions { exclusive, absolute, threshold, min_abs };
+            let inputs = [&base, &new].map(|path| InputArgs { path, from, max_size: read.max_input_size });
+            diff(inputs, &options, (&to, negate), (&report, &select, &read), diag)
+        }
+        Command::Merge { inputs, output, from, to, merge_threads, write, select, read } => {
+            let options = write.options(&select, &read);
+            merge(&inputs, &output, (from, to), merge_threads, (&options, &select.filters()?, &read), diag)
         }
         Command::Info { input, from, json, read } => {
             let read_options = read.options();
@@ -601,23 +733,171 @@ fn convert(
     (filters, options): (&Filters, &ConvertOptions),
     diag: &mut Diagnostics,
 ) -> Result<()> {
+    let target = output_format(output, to)?;
+    let (profile, _, _) = read(input, &reading_for(target, read_options, options), diag)?;
+    let profile = filters.apply(profile)?;
+    write_output(profile, output, target, input.file(), options, diag)
+}
+
+/// The format of `output`: `to`, else its extension (a directory is refused as one).
+fn output_format(output: &Path, to: Option<Format>) -> Result<Format> {
     let out_path = (output != Path::new("-")).then_some(output);
-    let out_name = output.to_string_lossy();
     if out_path.is_some_and(Path::is_dir) {
-        anyhow::bail!("{out_name}: is a directory; name the file to write in it");
+        anyhow::bail!("{}: is a directory; name the file to write in it", output.to_string_lossy());
     }
-    let target = detect::detect_output(to, out_path)?;
-    // --dyalog-separators sets those of the CSV written when there is one, else of the CSV read.
-    let read_options = match target {
+    Ok(detect::detect_output(to, out_path)?)
+}
+
+/// The reader options for an output of `target`: `--dyalog-separators` sets those of the CSV written
+/// when there is one, else of the CSV read; line frames merged while reading where the output would
+/// merge them.
+fn reading_for(target: Format, read_options: &ReadOptions, options: &ConvertOptions) -> ReadOptions {
+    match target {
         Format::DyalogCsv => read_options.clone().with_dyalog_separators(None),
         _ => read_options.clone(),
     }
-    .for_target(target, options);
-    let (profile, _, _) = read(input, &read_options, diag)?;
-    let profile = filters.apply(profile)?;
-    let mut out = Output::create(output, input.file()).with_context(|| format!("{out_name}: cannot create"))?;
+    .for_target(target, options)
+}
+
+/// Converts `profile` to `target` and writes it to `output`, which appears only when all went well
+/// (and must not be `input`).
+fn write_output(
+    profile: proftool::Profile,
+    output: &Path,
+    target: Format,
+    input: Option<&Path>,
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) -> Result<()> {
+    let out_name = output.to_string_lossy();
+    let mut out = Output::create(output, input).with_context(|| format!("{out_name}: cannot create"))?;
     target.write(profile, out.writer(), options, diag).with_context(|| format!("{out_name}: writing {target}"))?;
     out.commit().with_context(|| format!("{out_name}: writing {target}"))
+}
+
+/// A diff found a function past its limits: exit code 3, a regression rather than a failure.
+#[derive(Debug)]
+struct Regression;
+
+impl std::fmt::Display for Regression {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("regression: a function grew past the limits (the rows marked *)")
+    }
+}
+
+impl std::error::Error for Regression {}
+
+/// The differential outputs of `diff --to`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Differential {
+    Folded,
+    Svg,
+    Pprof,
+}
+
+/// `proftool diff`: the table (unless the differential output goes to stdout), the differential
+/// output asked for, and [`Regression`] when a function crossed the limits.
+fn diff(
+    inputs: [InputArgs<'_>; 2],
+    options: &DiffOptions,
+    (to, negate): (&[String], bool),
+    (shown, select, read_args): (&ReportArgs, &SelectArgs, &ReadArgs),
+    diag: &mut Diagnostics,
+) -> Result<()> {
+    let to = match to {
+        [format, out] => {
+            let format = match format.as_str() {
+                "folded" => Differential::Folded,
+                "svg" => Differential::Svg,
+                "pprof" => Differential::Pprof,
+                other => {
+                    let why = format!("--to {other}: a differential output is folded, svg or pprof");
+                    return Err(Usage(why).into());
+                }
+            };
+            Some((format, PathBuf::from(out)))
+        }
+        _ => None,
+    };
+    let filters = select.filters()?;
+    let mut read_options = read_args.options();
+    read_options.merge_lines = !select.lines;
+    let [base, new] = inputs.map(|input| {
+        let (profile, _, _) = read(input, &read_options, diag)?;
+        anyhow::Ok(filters.apply(profile)?)
+    });
+    let (base, new) = (base?, new?);
+    let metrics = report::diff::shared_metric(&base, &new, select.metric.as_deref())?;
+    let view = |profile: &proftool::Profile, metric: usize| {
+        let options = ReportOptions {
+            lines: select.lines,
+            metric: Some(profile.metrics()[metric].name.clone()),
+            bias: shown.bias,
+            filters: Filters::default(),
+        };
+        View::new(profile.clone(), &options)
+    };
+    let names = inputs.map(|input| input.name().into_owned());
+    let comparison =
+        report::diff::compare(&view(&base, metrics.0)?, &view(&new, metrics.1)?, (&names[0], &names[1]), options)?;
+    let to_stdout = to.as_ref().is_some_and(|(_, out)| out == Path::new("-"));
+    if let Some((format, out)) = to {
+        let convert = ConvertOptions::default().with_granularity(select.functions, select.lines, None);
+        let mut output =
+            Output::create(&out, None).with_context(|| format!("{}: cannot create", out.to_string_lossy()))?;
+        match format {
+            Differential::Folded | Differential::Svg => {
+                let lines = report::diff::differential_folded(&base, &new, metrics, &convert, diag)?;
+                match format {
+                    Differential::Folded => output.writer().write_all(lines.as_bytes())?,
+                    _ => {
+                        let title = format!("Differential Flame Graph: {} against {}", names[1], names[0]);
+                        report::diff::differential_svg(&lines, &title, negate, output.writer())?
+                    }
+                }
+            }
+            Differential::Pprof => anyhow::bail!("--to pprof: not written yet"),
+        }
+        output.commit().with_context(|| format!("{}: writing the differential output", out.to_string_lossy()))?;
+    }
+    if !to_stdout {
+        std::io::stdout().write_all(shown.render(&comparison.report).as_bytes())?;
+    }
+    match comparison.regression {
+        true => Err(Regression.into()),
+        false => Ok(()),
+    }
+}
+
+/// `proftool merge`: every input read in turn and added up, then written as one.
+fn merge(
+    inputs: &[PathBuf],
+    output: &Path,
+    (from, to): (Option<Format>, Option<Format>),
+    merge_threads: bool,
+    (options, filters, read_args): (&ConvertOptions, &Filters, &ReadArgs),
+    diag: &mut Diagnostics,
+) -> Result<()> {
+    if inputs.iter().filter(|path| path.as_path() == Path::new("-")).count() > 1 {
+        return Err(Usage("merge: standard input (-) can be read once".into()).into());
+    }
+    let target = output_format(output, to)?;
+    let read_options = reading_for(target, &read_args.options(), options);
+    let progress = match std::io::stderr().is_terminal() && inputs.len() > 1 {
+        true => indicatif::ProgressBar::new(inputs.len() as u64).with_finish(indicatif::ProgressFinish::AndClear),
+        false => indicatif::ProgressBar::hidden(),
+    };
+    let mut merger = proftool::merge::Merger::new(merge_threads);
+    for path in inputs {
+        let input = InputArgs { path, from, max_size: read_args.max_input_size };
+        let (profile, _, _) = read(input, &read_options, diag)?;
+        merger.add(profile, &input.name(), diag)?;
+        progress.inc(1);
+    }
+    progress.finish_and_clear();
+    let merged = merger.finish().context("merge: no input")?;
+    let merged = filters.apply(merged)?;
+    write_output(merged, output, target, None, options, diag)
 }
 
 fn read(

@@ -38,3 +38,6 @@ mod svg;
 
 // The reports (`summary`, `calls`, `tree`) and the filters shared with `convert`.
 mod cli_reports;
+
+// `proftool diff` (its table, the CI gate, differential outputs) and `proftool merge`.
+mod cli_diff;

@@ -18,6 +18,7 @@
 
 mod bias;
 mod calls;
+pub mod diff;
 pub mod output;
 mod summary;
 mod tree;
@@ -198,6 +199,7 @@ impl View {
             notes: Vec::new(),
             blocks: None,
             indent: None,
+            title: None,
         }
     }
 

@@ -27,6 +27,9 @@ pub enum Digits {
     Whole,
     /// With `--decimal` decimals.
     Decimals,
+    /// A change: `--decimal` decimals and a sign, `+` included (`+2.5`, `-0.3`, `0.0`), so that it
+    /// is never misread as a share.
+    Signed,
 }
 
 /// One cell of a table.
@@ -39,6 +42,9 @@ pub enum Cell {
     Number(f64, Digits),
     /// Nothing known (calls where the profile has none): empty in text and CSV, null in JSON.
     Empty,
+    /// Yes or no (a diff's change past its limits): `*` or nothing in text, `true` or `false` in CSV
+    /// and JSON.
+    Flag(bool),
 }
 
 /// A column: its key (CSV header, JSON field) and its text heading.
@@ -86,6 +92,8 @@ pub struct Report {
     pub blocks: Option<Vec<Block>>,
     /// For text: a depth column to indent the name column by, instead of showing it.
     pub indent: Option<(usize, usize)>,
+    /// For text: the lines shown instead of the `Total:` heading (a diff's two profiles).
+    pub title: Option<String>,
 }
 
 /// A block of rows about one function (`calls`): rows whose `function` cell is its name.
@@ -138,6 +146,9 @@ impl Report {
 
     /// The heading: `Total: 68.4 ms` (and `; selected: 23.8 ms`).
     fn heading(&self, style: TextStyle) -> String {
+        if let Some(title) = &self.title {
+            return title.clone();
+        }
         let amount = |v: f64| format!("{} {}", number(v, self.digits, style.decimals), self.unit);
         match self.selected {
             Some(selected) => format!("Total: {}; selected: {}", amount(self.total), amount(selected)),
@@ -192,7 +203,7 @@ impl Report {
             write_line(&mut out, &widths, &text_columns, |i| &formatted[ends[first + i]..ends[first + i + 1]]);
             previous = Some(row);
         }
-        for (_, _, note) in &self.notes {
+        for (_, _, note) in self.notes.iter().filter(|(_, _, note)| !note.is_empty()) {
             let _ = writeln!(out, "{note}");
         }
         out
@@ -209,7 +220,8 @@ impl Report {
         match &row[column] {
             Cell::Text(text) => buffer.push_str(self.text_of(*text)),
             Cell::Number(v, digits) => number_into(buffer, *v, *digits, decimals),
-            Cell::Empty => {}
+            Cell::Flag(true) => buffer.push('*'),
+            Cell::Empty | Cell::Flag(false) => {}
         }
     }
 
@@ -398,6 +410,13 @@ fn number_into(buffer: &mut String, v: f64, digits: Digits, decimals: usize) {
         Digits::Whole => {
             let _ = write!(buffer, "{v:.0}");
         }
+        Digits::Signed => {
+            let rounded_to_zero = (v.abs() * 10f64.powi(decimals as i32)).round() == 0.0;
+            if !rounded_to_zero {
+                buffer.push(if v > 0.0 { '+' } else { '-' });
+            }
+            number_into(buffer, if rounded_to_zero { 0.0 } else { v.abs() }, Digits::Decimals, decimals);
+        }
         Digits::Decimals => match fixed_point(v, decimals) {
             Some((units, fraction)) => {
                 buffer.push_str(itoa::Buffer::new().format(units));
@@ -436,6 +455,9 @@ impl Report {
             Cell::Number(v, _) => {
                 let _ = write!(buffer, "{v}");
             }
+            Cell::Flag(flag) => {
+                let _ = write!(buffer, "{flag}");
+            }
             Cell::Empty => {}
         }
     }
@@ -445,13 +467,14 @@ impl Report {
         match cell {
             Cell::Text(t) => Json::String(self.text_of(*t).to_string()),
             Cell::Number(v, _) => whole_or_float(*v),
+            Cell::Flag(flag) => Json::Bool(*flag),
             Cell::Empty => Json::Null,
         }
     }
 }
 
 /// A whole number as a JSON integer, any other as a float.
-fn whole_or_float(v: f64) -> Json {
+pub(crate) fn whole_or_float(v: f64) -> Json {
     if v.fract() == 0.0 && v.abs() < 9e15 {
         Json::from(v as i64)
     } else {
@@ -477,7 +500,18 @@ mod tests {
             notes: Vec::new(),
             blocks: None,
             indent: None,
+            title: None,
         }
+    }
+
+    #[test]
+    fn changes_are_signed_shares_are_not() {
+        let mut text = String::new();
+        for v in [2.54, -0.31, 0.0, -0.04, 0.04] {
+            number_into(&mut text, v, Digits::Signed, 1);
+            text.push(' ');
+        }
+        assert_eq!(text, "+2.5 -0.3 0.0 0.0 0.0 ");
     }
 
     #[test]

@@ -21,19 +21,21 @@ pub struct SummaryOptions {
     pub functions: Vec<String>,
 }
 
-/// One function's sums.
+/// One function's (one row's) sums.
 #[derive(Clone, Debug, Default)]
-struct Sums {
-    seen: bool,
-    own: f64,
-    total: f64,
-    calls: i64,
+pub(super) struct Sums {
+    /// Whether a node of it is in the view.
+    pub seen: bool,
+    /// Its self value.
+    pub own: f64,
+    /// Its total, each sample once however often it is on the stack.
+    pub total: f64,
+    /// Its calls, where the profile counts them.
+    pub calls: i64,
 }
 
-/// The summary of `view`.
-pub fn summary(view: View, options: &SummaryOptions) -> Result<Report, Error> {
-    let view = view.select(&options.functions)?;
-    view.check_avg(options.avg)?;
+/// The sums of every row of `view`, in one pass over its nodes.
+pub(super) fn sums(view: &View) -> Vec<Sums> {
     let mut sums = vec![Sums::default(); view.names.len()];
     let tree = &view.profile.tree;
     for node in tree.nodes() {
@@ -48,6 +50,14 @@ pub fn summary(view: View, options: &SummaryOptions) -> Result<Report, Error> {
     if let super::Calls::PerRow(calls) = &view.calls {
         sums.iter_mut().zip(calls).for_each(|(row, &calls)| row.calls = calls);
     }
+    sums
+}
+
+/// The summary of `view`.
+pub fn summary(view: View, options: &SummaryOptions) -> Result<Report, Error> {
+    let view = view.select(&options.functions)?;
+    view.check_avg(options.avg)?;
+    let sums = sums(&view);
     let key = |s: &Sums| if options.exclusive { s.own } else { s.total };
     let mut order: Vec<usize> = (0..sums.len()).filter(|&r| sums[r].seen).collect();
     order.sort_by(|&a, &b| key(&sums[b]).total_cmp(&key(&sums[a])).then_with(|| view.names[a].cmp(&view.names[b])));

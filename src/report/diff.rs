@@ -1,0 +1,337 @@
+//! Comparing two profiles (`proftool diff BASE NEW`): which metric they are compared by, the table
+//! of what changed per function with its CI gate, and the differential outputs the field's tools
+//! read: two-count folded lines (`stack base new`, as `inferno-diff-folded` writes them) and the
+//! differential flame graph inferno draws from them.
+//!
+//! **The table.** Each function's (or line's) self and total value in each profile, as a share of
+//! that profile's total, and the change in share points (NEW less BASE), so that profiles of
+//! different lengths compare; with `absolute`, the values themselves (NEW's converted into BASE's
+//! unit). A function in one profile only is `new` or `gone`. Rows are sorted by the size of the
+//! change of the total (of the self value with `exclusive`), largest first.
+//!
+//! **The gate.** With a `threshold` of P points, a function whose total share (self share with
+//! `exclusive`) grew by more than P points crossed the limits, and so did the run; `min_abs` V also
+//! asks that its value grew by at least V in the metric's unit (BASE's), so that noise in tiny
+//! functions does not fail a build.
+
+use super::output::{Cell, Column, Digits, Report};
+use super::summary::{sums, Sums};
+use super::{unit_label, View};
+use crate::convert::{self, ConvertOptions};
+use crate::diag::Diagnostics;
+use crate::error::Error;
+use crate::formats::Format;
+use crate::model::{MetricKind, Profile};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::io::Write;
+
+/// How `diff` compares, and when it fails.
+#[derive(Clone, Debug, Default)]
+pub struct DiffOptions {
+    /// Sort and gate by self values instead of totals (`--exclusive`).
+    pub exclusive: bool,
+    /// Compare the values themselves instead of their shares (`--absolute`).
+    pub absolute: bool,
+    /// The most share points a function may grow by (`--threshold`).
+    pub threshold: Option<f64>,
+    /// The least growth, in the metric's unit, that fails the run (`--min-abs`).
+    pub min_abs: Option<f64>,
+}
+
+/// A diff's table and its verdict.
+pub struct Comparison {
+    /// The table, for text, CSV or JSON.
+    pub report: Report,
+    /// Whether a function crossed the limits.
+    pub regression: bool,
+}
+
+/// One row of the table: the sums of one name in each profile.
+struct Change<'a> {
+    name: &'a str,
+    base: Option<&'a Sums>,
+    new: Option<&'a Sums>,
+}
+
+/// Compares `base` and `new` (views of the metric [`shared_metric`] chose in each), named `labels`
+/// in the heading.
+pub fn compare(base: &View, new: &View, labels: (&str, &str), options: &DiffOptions) -> Result<Comparison, Error> {
+    let (base_metric, new_metric) = (base.metric(), new.metric());
+    // NEW's values in BASE's unit (milliseconds and nanoseconds both time).
+    let factor = match (base_metric.unit.nanos(), new_metric.unit.nanos()) {
+        (Some(b), Some(n)) => Some(n / b),
+        _ => (base_metric.unit == new_metric.unit).then_some(1.0),
+    };
+    let needs_units = options.absolute || options.min_abs.is_some();
+    let Some(factor) = factor.or((!needs_units).then_some(1.0)) else {
+        let (b, n) = (base_metric.unit.name(), new_metric.unit.name());
+        return Err(Error::BadOption(format!(
+            "--absolute and --min-abs compare values, and BASE's are in {b}, NEW's in {n}: compare shares instead"
+        )));
+    };
+    let (base_sums, new_sums) = (sums(base), sums(new));
+    let mut changes: BTreeMap<&str, Change<'_>> = BTreeMap::new();
+    for (view, all, is_base) in [(base, &base_sums, true), (new, &new_sums, false)] {
+        for (row, sums) in all.iter().enumerate().filter(|(_, s)| s.seen) {
+            let name = view.names[row].as_str();
+            let change = changes.entry(name).or_insert(Change { name, base: None, new: None });
+            match is_base {
+                true => change.base = Some(sums),
+                false => change.new = Some(sums),
+            }
+        }
+    }
+    // A share in points of its profile's total, and the values shown: shares, or values in BASE's unit.
+    let share = |view: &View, sums: Option<&Sums>, own: bool| view.pct(amount(sums, own));
+    let value = |view: &View, sums: Option<&Sums>, own: bool, scale: f64| match options.absolute {
+        true => amount(sums, own) * scale,
+        false => share(view, sums, own),
+    };
+    let key =
+        |c: &Change<'_>| value(new, c.new, options.exclusive, factor) - value(base, c.base, options.exclusive, 1.0);
+    let mut rows: Vec<&Change<'_>> = changes.values().collect();
+    rows.sort_by(|a, b| key(b).abs().total_cmp(&key(a).abs()).then_with(|| a.name.cmp(b.name)));
+    let crossed = |c: &Change<'_>| {
+        let own = options.exclusive;
+        let grew = share(new, c.new, own) - share(base, c.base, own);
+        let growth = amount(c.new, own) * factor - amount(c.base, own);
+        options.threshold.is_some_and(|limit| grew > limit) && options.min_abs.is_none_or(|least| growth >= least)
+    };
+    let (columns, digits) = columns(base, options.absolute);
+    let mut texts: Vec<String> = vec!["new".into(), "gone".into()];
+    let mut cells = Vec::with_capacity(rows.len() * columns.len());
+    let mut over = 0usize;
+    for change in &rows {
+        texts.push(change.name.to_string());
+        cells.push(Cell::Text(texts.len() as u32 - 1));
+        cells.push(match (change.base, change.new) {
+            (None, _) => Cell::Text(0),
+            (_, None) => Cell::Text(1),
+            _ => Cell::Empty,
+        });
+        for own in [true, false] {
+            let (b, n) = (value(base, change.base, own, 1.0), value(new, change.new, own, factor));
+            cells.extend([Cell::Number(b, digits), Cell::Number(n, digits), Cell::Number(n - b, Digits::Signed)]);
+        }
+        let is_over = crossed(change);
+        over += usize::from(is_over);
+        cells.push(Cell::Flag(is_over));
+    }
+    let regression = over > 0;
+    let metric_json = |view: &View, label: &str| {
+        let total = super::output::whole_or_float(view.total());
+        json!({ "file": label, "metric": view.metric().name, "unit": unit_label(view.metric()), "total": total })
+    };
+    let verdict = match (options.threshold, regression) {
+        (None, _) => "none",
+        (Some(_), true) => "regression",
+        (Some(_), false) => "pass",
+    };
+    let on = if options.exclusive { "self" } else { "total" };
+    let limits = json!({ "threshold": options.threshold, "min_abs": options.min_abs, "on": on });
+    let verdict_line = match options.threshold {
+        None => "No limits set (--threshold).".to_string(),
+        Some(limit) if regression => {
+            format!("Regression: {over} function(s) marked * grew their {on} share by more than {limit} points.")
+        }
+        Some(limit) => format!("Pass: no function grew its {on} share by more than {limit} points."),
+    };
+    let report = Report {
+        kind: "diff",
+        metric: new.metric().name.clone(),
+        unit: unit_label(base.metric()).to_string(),
+        total: new.total(),
+        selected: None,
+        digits,
+        columns,
+        cells,
+        texts,
+        notes: vec![
+            ("base", metric_json(base, labels.0), String::new()),
+            ("new", metric_json(new, labels.1), String::new()),
+            ("limits", limits, String::new()),
+            ("verdict", json!(verdict), verdict_line),
+        ],
+        blocks: None,
+        indent: None,
+        title: Some(title(base, new, labels, options)),
+    };
+    Ok(Comparison { report, regression })
+}
+
+/// The self value (with `own`) or total of `sums`, 0 for a function the profile does not have.
+fn amount(sums: Option<&Sums>, own: bool) -> f64 {
+    sums.map_or(0.0, |s| if own { s.own } else { s.total })
+}
+
+/// The table's columns, and how its values print.
+fn columns(base: &View, absolute: bool) -> (Vec<Column>, Digits) {
+    let (unit, digits) = match absolute {
+        true => (unit_label(base.metric()).to_string(), super::digits_of(base.metric())),
+        false => ("%".to_string(), Digits::Decimals),
+    };
+    let change = if absolute { "change".to_string() } else { "change (points)".to_string() };
+    let columns = vec![
+        Column::new("name", "name"),
+        Column::new("status", "status"),
+        Column::new("base_self", format!("base self {unit}")),
+        Column::new("new_self", format!("new self {unit}")),
+        Column::new("self_change", format!("self {change}")),
+        Column::new("base_total", format!("base total {unit}")),
+        Column::new("new_total", format!("new total {unit}")),
+        Column::new("total_change", format!("total {change}")),
+        Column::new("crossed", "over"),
+    ];
+    (columns, digits)
+}
+
+/// The heading: each profile, its metric and total, and what is compared.
+fn title(base: &View, new: &View, labels: (&str, &str), options: &DiffOptions) -> String {
+    let side = |label: &str, view: &View| {
+        let unit = unit_label(view.metric());
+        format!("{label}: {} ({}), total {} {unit}", view.metric().name, view.metric().kind.name(), view.total())
+    };
+    let compared = match options.absolute {
+        true => "values (NEW in BASE's unit)",
+        false => "shares of each profile's total, changes in points",
+    };
+    let mut limits = String::new();
+    if let Some(threshold) = options.threshold {
+        let on = if options.exclusive { "self" } else { "total" };
+        limits = format!("; limit: {on} share +{threshold} points");
+        if let Some(least) = options.min_abs {
+            limits.push_str(&format!(" and +{least} {}", unit_label(base.metric())));
+        }
+    }
+    format!("BASE {}\nNEW  {}\nCompared: {compared}{limits}", side(labels.0, base), side(labels.1, new))
+}
+
+/// The metric kinds two profiles are compared by, in the order they are preferred when none is named:
+/// what a profile measures first (samples, time, ticks), then allocation, then calls.
+const KINDS: [MetricKind; 5] =
+    [MetricKind::Samples, MetricKind::Time, MetricKind::Ticks, MetricKind::Alloc, MetricKind::Calls];
+
+/// The metric each of `base` and `new` is compared by (their indices): the one named `requested` in
+/// both, else the first kind both have (each profile's own first metric of it). An error names what
+/// each has when they share nothing.
+pub fn shared_metric(base: &Profile, new: &Profile, requested: Option<&str>) -> Result<(usize, usize), Error> {
+    let names = |p: &Profile| p.metrics().iter().map(|m| m.to_string()).collect::<Vec<_>>().join(", ");
+    if let Some(name) = requested {
+        return match (base.metric_index(name), new.metric_index(name)) {
+            (Some(b), Some(n)) if base.metrics()[b].kind == new.metrics()[n].kind => Ok((b, n)),
+            _ => Err(Error::BadOption(format!(
+                "--metric {name}: both profiles must have it, of one kind (BASE has: {}; NEW has: {})",
+                names(base),
+                names(new)
+            ))),
+        };
+    }
+    let first_of = |p: &Profile, kind| p.metrics().iter().position(|m| m.kind == kind);
+    KINDS.iter().find_map(|&kind| Some((first_of(base, kind)?, first_of(new, kind)?))).ok_or_else(|| {
+        Error::BadOption(format!(
+            "the two profiles share no kind of metric to compare (BASE has: {}; NEW has: {})",
+            names(base),
+            names(new)
+        ))
+    })
+}
+
+/// `profile`'s folded stacks of its metric `metric`.
+fn folded(
+    profile: &Profile,
+    metric: usize,
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) -> Result<Vec<u8>, Error> {
+    let options = ConvertOptions { metric: Some(profile.metrics()[metric].name.clone()), ..options.clone() };
+    let projected = convert::project(profile.clone(), Format::Folded, &options, diag)?;
+    let mut out = Vec::new();
+    Format::Folded.write_fitted(&projected, &mut out, &options, diag)?;
+    Ok(out)
+}
+
+/// The two-count folded lines of `base` and `new` compared by `metrics` (see [`shared_metric`]):
+/// every stack of either with its count in each (`stack base new`), the lines `inferno-diff-folded`
+/// writes from their folded stacks (computed by inferno itself), sorted so that the same profiles
+/// always give the same text.
+pub fn differential_folded(
+    base: &Profile,
+    new: &Profile,
+    metrics: (usize, usize),
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) -> Result<String, Error> {
+    let (before, after) = (folded(base, metrics.0, options, diag)?, folded(new, metrics.1, options, diag)?);
+    let mut out = Vec::new();
+    inferno::differential::from_readers(inferno::differential::Options::default(), &before[..], &after[..], &mut out)?;
+    // Folded names are UTF-8, and so are inferno's lines made of them.
+    let text = String::from_utf8_lossy(&out);
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.sort_unstable();
+    Ok(lines.iter().map(|line| format!("{line}\n")).collect())
+}
+
+/// Writes the differential flame graph of `lines` (from [`differential_folded`]) as inferno draws
+/// it: widths from NEW, red where a stack grew, blue where it shrank. With `negate`, widths from
+/// BASE, as `inferno-diff-folded` advises (the counts swapped, the hues switched back, so that red
+/// still means grew).
+pub fn differential_svg(lines: &str, title: &str, negate: bool, out: &mut dyn Write) -> Result<(), Error> {
+    let mut options = inferno::flamegraph::Options::default();
+    options.title = title.to_string();
+    options.hash = true;
+    options.negate_differentials = negate;
+    // A name that ends in a number would read as a third count: its last space becomes a no-break space.
+    let safe: Vec<String> = lines
+        .lines()
+        .filter_map(|line| {
+            let (rest, after) = line.rsplit_once(' ')?;
+            let (stack, before) = rest.rsplit_once(' ')?;
+            let frames: Vec<String> =
+                stack.split(';').map(|f| crate::formats::svg::one_count_name(f).into_owned()).collect();
+            let (first, second) = if negate { (after, before) } else { (before, after) };
+            Some(format!("{} {first} {second}", frames.join(";")))
+        })
+        .collect();
+    inferno::flamegraph::from_lines(&mut options, safe.iter().map(String::as_str), out)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::ReadOptions;
+
+    fn read(format: Format, text: &str) -> Profile {
+        format.read(&mut text.as_bytes(), &ReadOptions::default(), &mut Diagnostics::default()).unwrap()
+    }
+
+    #[test]
+    fn the_two_count_lines_are_inferno_diff_folded_s() {
+        let base = read(Format::Folded, include_str!("../../fixtures/cli/diff-base.folded"));
+        let new = read(Format::Folded, include_str!("../../fixtures/cli/diff-new.folded"));
+        let metrics = shared_metric(&base, &new, None).unwrap();
+        let lines = differential_folded(&base, &new, metrics, &ConvertOptions::default(), &mut Diagnostics::default());
+        assert_eq!(lines.unwrap(), include_str!("../../fixtures/cli/diff.inferno-diff-folded"));
+    }
+
+    #[test]
+    fn profiles_are_compared_by_a_kind_both_have() {
+        let folded = read(Format::Folded, "a 1\n");
+        let px = read(Format::GhcPx, include_str!("../../fixtures/ghc-px/notes-example.px"));
+        let err = shared_metric(&folded, &px, None).unwrap_err().to_string();
+        assert!(err.starts_with("the two profiles share no kind of metric to compare (BASE has: samples"), "{err}");
+        let dyalog = read(Format::DyalogXml, include_str!("../../fixtures/dyalog-xml/v1.37-tree.xml"));
+        // A Dyalog report (calls, time) and a BR timed file (samples, time) meet on time.
+        let timed = Format::Br
+            .read(
+                &mut &include_bytes!("../../fixtures/br/timed.br")[..],
+                &ReadOptions::default(),
+                &mut Diagnostics::default(),
+            )
+            .unwrap();
+        let (d, b) = shared_metric(&dyalog, &timed, None).unwrap();
+        assert_eq!((dyalog.metrics()[d].kind, timed.metrics()[b].kind), (MetricKind::Time, MetricKind::Time));
+        assert!(shared_metric(&dyalog, &timed, Some("samples")).is_err());
+    }
+}

@@ -1,0 +1,179 @@
+//! `proftool diff` and `proftool merge` end to end: the table, the CI gate's exit codes, the
+//! differential outputs, and adding profiles up.
+
+use crate::support::binary::{fixture, proftool};
+use predicates::prelude::*;
+use std::path::{Path, PathBuf};
+
+fn temp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+/// Writes `text` to `name` in `dir`.
+fn file(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The JSON of `proftool diff --format json ARGS BASE NEW` and its exit code.
+fn diff_json(args: &[&str], base: &Path, new: &Path) -> (serde_json::Value, i32) {
+    let out = proftool().args(["diff", "--format", "json"]).args(args).arg(base).arg(new).output().unwrap();
+    (serde_json::from_slice(&out.stdout).unwrap(), out.status.code().unwrap())
+}
+
+fn row<'a>(json: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    json["rows"].as_array().unwrap().iter().find(|r| r["name"] == name).unwrap()
+}
+
+#[test]
+fn the_table_has_shares_changes_new_and_gone_and_counts_recursion_once() {
+    let (base, new) = (fixture("cli/diff-base.folded"), fixture("cli/diff-new.folded"));
+    let (json, code) = diff_json(&[], &base, &new);
+    assert_eq!(code, 0);
+    // By hand: BASE 105 samples, NEW 145. render 50 of 105 and 80 of 145; fib is on its stacks three
+    // times and counts once: 10 of 105 and 25 of 145.
+    let close = |v: &serde_json::Value, want: f64| (v.as_f64().unwrap() - want).abs() < 1e-9;
+    let render = row(&json, "render");
+    assert!(close(&render["base_total"], 5000.0 / 105.0) && close(&render["new_total"], 8000.0 / 145.0), "{render}");
+    assert!(close(&render["total_change"], 8000.0 / 145.0 - 5000.0 / 105.0));
+    let fib = row(&json, "fib");
+    assert!(close(&fib["base_total"], 1000.0 / 105.0) && close(&fib["new_total"], 2500.0 / 145.0), "{fib}");
+    assert_eq!(row(&json, "newthing")["status"], "new");
+    assert_eq!(row(&json, "old")["status"], "gone");
+    assert!(close(&row(&json, "old")["total_change"], -1000.0 / 105.0));
+    // Largest change first: read and parse (-14.8), then newthing (+10.3).
+    let names: Vec<&str> = json["rows"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["parse", "read", "newthing", "old", "fib", "render", "main"]);
+    assert_eq!((json["base"]["total"].as_i64(), json["new"]["total"].as_i64()), (Some(105), Some(145)));
+    assert_eq!(json["verdict"], "none");
+    // Text: changes signed, shares not.
+    let out = proftool().arg("diff").arg(&base).arg(&new).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("newthing  new             0.0        10.3                 +10.3"), "{text}");
+    assert!(text.contains("-14.8"), "{text}");
+}
+
+#[test]
+fn the_gate_fails_past_the_threshold_and_the_floor_with_exit_code_3() {
+    let dir = temp();
+    // a grows from 50 % to 60 %: +10 points exactly, and +10 samples (of 100 each).
+    let base = file(dir.path(), "base.folded", "main;a 50\nmain;b 50\n");
+    let new = file(dir.path(), "new.folded", "main;a 60\nmain;b 40\n");
+    let code = |args: &[&str]| diff_json(args, &base, &new).1;
+    assert_eq!(code(&["--threshold", "10"]), 0, "at the threshold");
+    assert_eq!(code(&["--threshold", "9.99"]), 3, "just below");
+    assert_eq!(code(&["--threshold", "10.01"]), 0, "just above");
+    assert_eq!(code(&["--threshold", "5", "--min-abs", "10"]), 3, "at the floor");
+    assert_eq!(code(&["--threshold", "5", "--min-abs", "9.99"]), 3, "below the floor");
+    assert_eq!(code(&["--threshold", "5", "--min-abs", "10.01"]), 0, "above the floor");
+    // --exclusive gates self shares: main's self is 0 in both, a's self grew as its total did.
+    assert_eq!(code(&["--exclusive", "--threshold", "9.99"]), 3);
+    let (json, _) = diff_json(&["--threshold", "9.99"], &base, &new);
+    assert_eq!((&json["verdict"], &json["limits"]["threshold"]), (&"regression".into(), &9.99.into()));
+    assert_eq!(row(&json, "a")["crossed"], true);
+    assert_eq!(row(&json, "b")["crossed"], false);
+    // An input that cannot be read is a failed run (1), not a regression.
+    proftool()
+        .args(["diff", "--threshold", "1"])
+        .arg(&base)
+        .arg(dir.path().join("missing.folded"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("missing.folded: cannot open"));
+}
+
+#[test]
+fn profiles_compare_on_a_metric_kind_both_have() {
+    // A folded file has samples, a -px file ticks: nothing to compare, and both are named.
+    proftool()
+        .arg("diff")
+        .arg(fixture("folded/basic.folded"))
+        .arg(fixture("ghc-px/notes-example.px"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("share no kind of metric to compare (BASE has: samples"))
+        .stderr(predicate::str::contains("NEW has: ticks"));
+    // A BR timed file and a Dyalog tree meet on time, each in its unit.
+    let out = proftool().arg("diff").arg(fixture("br/timed.br")).arg(fixture("dyalog-xml/v1.37-tree.xml")).output();
+    let text = String::from_utf8(out.unwrap().stdout).unwrap();
+    assert!(text.starts_with("BASE ") && text.contains("time (time), total 1000000004300 ns"), "{text}");
+    assert!(text.contains("time (time), total 61.828 ms"), "{text}");
+}
+
+#[test]
+fn differential_outputs_are_the_ones_inferno_reads() {
+    let (base, new) = (fixture("cli/diff-base.folded"), fixture("cli/diff-new.folded"));
+    let expected = std::fs::read_to_string(fixture("cli/diff.inferno-diff-folded")).unwrap();
+    proftool().args(["diff", "--to", "folded", "-"]).arg(&base).arg(&new).assert().success().stdout(expected);
+    let dir = temp();
+    let (svg, negated) = (dir.path().join("d.svg"), dir.path().join("n.svg"));
+    proftool().args(["diff", "--to", "svg"]).arg(&svg).arg(&base).arg(&new).assert().success();
+    proftool().args(["diff", "--negate", "--to", "svg"]).arg(&negated).arg(&base).arg(&new).assert().success();
+    let (svg, negated) = (std::fs::read_to_string(svg).unwrap(), std::fs::read_to_string(negated).unwrap());
+    // Widths from NEW (145 samples), from BASE with --negate (105); render grew either way (red).
+    assert!(svg.contains("<title>main (145 samples, 100.00%; 0.00%)"), "{svg}");
+    assert!(negated.contains("<title>main (105 samples, 100.00%; 0.00%)"), "{negated}");
+    assert!(svg.starts_with("<?xml") && svg.trim_end().ends_with("</svg>"));
+    proftool().args(["diff", "--to", "png", "x"]).arg(&base).arg(&new).assert().code(2);
+}
+
+#[test]
+fn merge_adds_the_inputs_and_keeps_threads_apart() {
+    let dir = temp();
+    let out = dir.path().join("all.folded");
+    let (base, new) = (fixture("cli/diff-base.folded"), fixture("cli/diff-new.folded"));
+    proftool().arg("merge").arg(&base).arg(&new).arg("-o").arg(&out).assert().success();
+    // By hand: the two files' counts added stack by stack (105 + 145 = 250).
+    let merged = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(
+        merged,
+        "main 10\nmain;parse;read 50\nmain;render 130\nmain;old 10\nmain;fib;fib;fib 35\nmain;newthing 15\n"
+    );
+    // Sampler threads of two runs stay apart unless told, and add up when told.
+    let sampler = fixture("sampler/two-threads.sampler");
+    let apart = proftool()
+        .args(["merge", "--sampler-order", "leaf-first", "--to", "folded", "-o", "-"])
+        .arg(&sampler)
+        .arg(&sampler)
+        .output()
+        .unwrap();
+    let apart = String::from_utf8(apart.stdout).unwrap();
+    assert!(apart.contains("Thread_0001 ["), "{apart}");
+    let together = proftool()
+        .args(["merge", "--merge-threads", "--sampler-order", "leaf-first", "--to", "folded", "-o", "-"])
+        .arg(&sampler)
+        .arg(&sampler)
+        .output()
+        .unwrap();
+    let together = String::from_utf8(together.stdout).unwrap();
+    assert!(together.starts_with("Thread_0001;") && !together.contains('['), "{together}");
+}
+
+#[test]
+fn merge_refuses_what_does_not_add_up_and_writes_nothing() {
+    let dir = temp();
+    let out = dir.path().join("all.folded");
+    proftool()
+        .arg("merge")
+        .arg(fixture("folded/basic.folded"))
+        .arg(fixture("ghc-px/notes-example.px"))
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("cannot merge"))
+        .stderr(predicate::str::contains("its metric ticks (ticks, count, additive) has no counterpart"));
+    assert!(!out.exists());
+    proftool()
+        .arg("merge")
+        .arg(fixture("folded/basic.folded"))
+        .arg(dir.path().join("missing.folded"))
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("missing.folded: cannot open"));
+    assert!(!out.exists());
+    proftool().args(["merge", "-", "-", "-o"]).arg(&out).assert().code(2);
+}

@@ -269,7 +269,9 @@ impl Write for CountingWriter<'_> {
 /// walks 5 to 60 deep of a call graph of 20,000 functions with 2 to 12 callees each, from 8 entry
 /// points (long Java-like names, stacks that share their first frames).
 fn folded_shape(shape: &str, size: u64, out: &mut impl Write) -> (u64, u64) {
-    let mut rng = Rng(0x5eed);
+    // SEED (an environment variable) makes other stacks of the same shape, for many distinct inputs.
+    let seed = std::env::var("SEED").ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
+    let mut rng = Rng(0x5eed ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let (mut lines, mut written) = (0u64, 0u64);
     let mut line = String::new();
     let walks = shape == "folded-walks";

@@ -307,6 +307,17 @@ mod tests {
     }
 
     #[test]
+    fn every_metric_adds_up_across_different_profiles() {
+        let a = read(Format::GhcPx, include_str!("../fixtures/ghc-px/notes-example.px"));
+        let b = read(Format::GhcPx, include_str!("../fixtures/ghc-px/ghc72-undeclared.px"));
+        let ab = merged(&[a.clone(), b.clone()], false).unwrap();
+        for (m, metric) in ab.metrics().iter().enumerate() {
+            let sum = a.total(m).as_f64() + b.total(m).as_f64();
+            assert_eq!(ab.total(m).as_f64(), sum, "{metric}");
+        }
+    }
+
+    #[test]
     fn a_metric_without_counterpart_is_named() {
         let folded = read(Format::Folded, "a 1\n");
         let px = read(Format::GhcPx, include_str!("../fixtures/ghc-px/notes-example.px"));

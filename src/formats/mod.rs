@@ -15,6 +15,7 @@ pub mod detect;
 pub mod dyalog;
 pub mod folded;
 pub mod ghc;
+mod json;
 pub mod lispworks;
 pub mod options;
 pub mod pprof;
@@ -53,9 +54,10 @@ pub enum Format {
     GhcJson,
     /// An interactive flame graph as SVG (inferno's, as `flamegraph.pl` draws it); written only.
     Svg,
-    /// speedscope's JSON file format, for the speedscope viewer; written only.
+    /// speedscope's JSON file format, for the speedscope viewer (and py-spy's output).
     Speedscope,
-    /// pprof's gzipped protocol buffers, for `go tool pprof` and the tools that read them; written only.
+    /// pprof's gzipped protocol buffers, of `go tool pprof`, Go's `runtime/pprof` and the tools that
+    /// read and write them.
     Pprof,
 }
 
@@ -164,6 +166,13 @@ pub struct ReadOptions {
     /// conversion does for a target without line numbers, without building the lines first. Set by
     /// [`ReadOptions::for_target`].
     pub merge_lines: bool,
+    /// The most bytes a gzip-compressed input given to a reader as it is (a pprof profile not read
+    /// through [`crate::files::Input`]) may decompress to; 0 means
+    /// [`crate::files::DEFAULT_MAX_INPUT_SIZE`].
+    pub max_input_size: u64,
+    /// The keys of pprof sample labels whose values become root frames (`--tag KEY`, pprof's
+    /// `-tagroot`), outermost first.
+    pub tags: Vec<String>,
 }
 
 impl ReadOptions {
@@ -185,6 +194,16 @@ impl ReadOptions {
     /// These options with the GHC word size as given.
     pub fn with_ghc_word_size(self, ghc_word_size: u8) -> ReadOptions {
         ReadOptions { ghc_word_size, ..self }
+    }
+
+    /// These options with the decompression limit as given.
+    pub fn with_max_input_size(self, max_input_size: u64) -> ReadOptions {
+        ReadOptions { max_input_size, ..self }
+    }
+
+    /// These options with the pprof label keys made root frames as given.
+    pub fn with_tags(self, tags: Vec<String>) -> ReadOptions {
+        ReadOptions { tags, ..self }
     }
 
     /// These options set for a conversion to `target`: line frames merged while reading when the
@@ -238,7 +257,7 @@ impl Format {
             Format::GhcJson => "GHC +RTS -pj JSON profile",
             Format::Svg => "flame graph as interactive SVG (inferno), to open in a browser",
             Format::Speedscope => "speedscope JSON, for the speedscope viewer (speedscope.app)",
-            Format::Pprof => "pprof profile (gzipped protocol buffers), for go tool pprof",
+            Format::Pprof => "pprof profile (protocol buffers, gzipped or not), of go tool pprof and Go",
         }
     }
 
@@ -258,7 +277,7 @@ impl Format {
             Format::GhcJson => &["prof.json", "json", "prof"],
             Format::Svg => &["svg"],
             Format::Speedscope => &["speedscope.json"],
-            Format::Pprof => &["pb.gz", "pprof"],
+            Format::Pprof => &["pb.gz", "pprof", "pb"],
         }
     }
 
@@ -273,8 +292,10 @@ impl Format {
             | Format::Br
             | Format::GhcPx
             | Format::GhcProf
-            | Format::GhcJson => true,
-            Format::Svg | Format::Speedscope | Format::Pprof => false,
+            | Format::GhcJson
+            | Format::Speedscope
+            | Format::Pprof => true,
+            Format::Svg => false,
         }
     }
 
@@ -348,9 +369,9 @@ impl Format {
             Format::GhcPx => ghc::px::read(input, ghc::word_size(options.ghc_word_size), diag)?,
             Format::GhcProf => ghc::prof::read(input, diag)?,
             Format::GhcJson => ghc::json::read(input, diag)?,
-            Format::Svg | Format::Speedscope | Format::Pprof => {
-                return Err(Error::Unsupported { format: self.into(), action: "read" })
-            }
+            Format::Speedscope => speedscope::read(input, diag)?,
+            Format::Pprof => pprof::read(input, options, diag)?,
+            Format::Svg => return Err(Error::Unsupported { format: self.into(), action: "read" }),
         };
         debug_assert_eq!(profile.validate(), Ok(()), "{self} reader broke a model invariant");
         profile.frames.drop_name_cache();
@@ -455,6 +476,28 @@ impl Format {
     fn names_where(keep: fn(Format) -> bool) -> String {
         Format::ALL.iter().copied().filter(|&f| keep(f)).map(Format::name).collect::<Vec<_>>().join(", ")
     }
+}
+
+/// A time unit as pprof and speedscope name it (`nanoseconds` … `seconds`): the model's unit, and
+/// what a value is multiplied by to be in it (seconds are read as milliseconds, as the model has no
+/// unit of seconds).
+pub(crate) fn time_unit(name: &str) -> Option<(Unit, i64)> {
+    match name {
+        "nanoseconds" => Some((Unit::Nanoseconds, 1)),
+        "microseconds" => Some((Unit::Microseconds, 1)),
+        "milliseconds" => Some((Unit::Milliseconds, 1)),
+        "seconds" => Some((Unit::Milliseconds, 1000)),
+        _ => None,
+    }
+}
+
+/// `name`, or `name (2)`, `name (3)`, … where `taken` says a metric has it already: metric names
+/// are unique in a profile.
+pub(crate) fn unique_name(name: String, taken: impl Fn(&str) -> bool) -> String {
+    if !taken(&name) {
+        return name;
+    }
+    (2..).map(|n| format!("{name} ({n})")).find(|c| !taken(c)).unwrap_or(name)
 }
 
 /// Whether `key` is named after `format` (`format.field`).

@@ -1,13 +1,33 @@
 //! speedscope's file format (<https://www.speedscope.app/file-format-schema.json>), the JSON that the
-//! speedscope viewer opens in a browser: flame graph, time-ordered and sandwich views. Written only.
+//! speedscope viewer opens in a browser (flame graph, time-ordered and sandwich views), and that
+//! py-spy (`py-spy record --format speedscope`) and other profilers write.
 //!
 //! ```text
 //! {"$schema":"https://www.speedscope.app/file-format-schema.json","name":"fib benchmark",
 //!  "activeProfileIndex":0,"exporter":"proftool 0.1.0",
 //!  "shared":{"frames":[{"name":"Profile root"},{"name":"CL-USER::FIB","file":"fib.lisp","line":12}]},
 //!  "profiles":[{"type":"sampled","name":"samples","unit":"none","startValue":0,"endValue":100,
-//!    "samples":[[0],[0,1]],"weights":[0,75]}]}
+//!    "samples":[[0],[0,1]],"weights":[0,75]},
+//!   {"type":"evented","name":"main","unit":"milliseconds","startValue":0,"endValue":14,
+//!    "events":[{"type":"O","frame":0,"at":0},{"type":"O","frame":1,"at":2},{"type":"C","frame":1,"at":9},…]}]}
 //! ```
+//!
+//! **Reading**: a frame with a `col` (and `file` and `line`) is a function defined there (the frame
+//! attr [`DEFINED_AT`], `file:line:col`), as proftool writes where a function is defined; a frame
+//! with a `line` and no column a source-line frame of its `file` (py-spy's frames are the lines of
+//! functions: they stay apart); else a function with its `file` as its module. Each profile (py-spy
+//! writes one per thread) becomes a thread root named after the profile, its weights a metric of its
+//! unit (`none` samples, `nanoseconds` … `milliseconds` time in that unit, `seconds` time in
+//! milliseconds, `bytes` allocation; a unit speedscope does not define is read as a count, with a
+//! warning); profiles of one name are one thread. A file proftool wrote (`exporter` `proftool …`)
+//! holds one profile per metric of the same stacks, threads included: its profiles are read as the
+//! metrics they were, named after them, without thread roots. A `sampled` profile's samples are
+//! stacks, root first, with their weights; an `evented` profile's open and close events are a stack
+//! whose innermost frame gets the time to the next event. A metric whose values are all whole
+//! numbers is read as integers. The file's `name` is the title. py-spy's `"activeProfileIndex":
+//! null` and `"col": null` are accepted. A frame index out of range, samples and weights of different
+//! lengths, a negative weight and a close event that does not close the innermost open frame (or
+//! frames left open) are errors that name their place as a JSON path (`profiles[0].samples[3]`).
 //!
 //! **Writing**: `shared.frames` is the profile's frame table (module as `file`, source line as
 //! `line`; where the frame attr `defined-at` holds a location, its file, line and column as `file`,
@@ -18,13 +38,18 @@
 //! file's `name`.
 //!
 //! **Lost**: per-node metrics (calls), per-function counts, frame kinds (threads are root frames),
-//! header facts but the title, and inner nodes of the tree without a value of their own (their
-//! stacks are implied by their children's).
+//! header facts but the title, inner nodes of the tree without a value of their own (their
+//! stacks are implied by their children's), a source line's clause, and a metric's kind where its
+//! unit is another's (GHC ticks read back as samples).
+
+mod read;
 
 use super::{Carries, Sniff, Structure};
 use crate::error::Error;
 use crate::model::{MetricKind, Profile, Unit, Value, Walk};
 use std::io::Write;
+
+pub(crate) use read::read;
 
 /// What a speedscope file holds.
 pub(crate) const CARRIES: Carries = Carries {
@@ -47,9 +72,17 @@ pub(crate) const CARRIES: Carries = Carries {
     needs_samples: false,
 };
 
-/// proftool does not read speedscope files.
-pub(crate) fn sniff(_head: &[u8]) -> Sniff {
-    Sniff::No
+/// `Yes` for JSON that names speedscope's schema, or that has its key `shared` near the start with
+/// `profiles` or `frames` (a file written without `$schema`).
+pub(crate) fn sniff(head: &[u8]) -> Sniff {
+    let has = |key: &str| memchr::memmem::find(head, key.as_bytes()).is_some();
+    let json = head.trim_ascii_start().starts_with(b"{");
+    let keys = has("\"shared\"") && (has("\"profiles\"") || has("\"frames\""));
+    if json && (has("speedscope.app/file-format-schema") || keys) {
+        Sniff::Yes
+    } else {
+        Sniff::No
+    }
 }
 
 /// Writes `profile` (projected onto [`CARRIES`]) as a speedscope file.

@@ -434,13 +434,25 @@ impl Format {
 
     /// The format's own last step of fitting a profile that the conversion step has projected onto
     /// what it carries (Dyalog: a tree report's alternating rows and the columns of a 1.37 tree; BR:
-    /// time records as `--br-mode` says).
-    pub fn fit(self, profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
+    /// time records as `--br-mode` says; pprof: no line 0). A format that cannot say which metric
+    /// comes first loses the source's choice.
+    pub fn fit(self, mut profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
+        if !self.says_which_metric_comes_first() {
+            profile.meta.weighed_by = None;
+        }
         match self {
             Format::DyalogXml | Format::DyalogCsv => dyalog::fit(profile, self, diag),
             Format::Br => br::fit(profile, options, diag),
+            Format::Pprof => pprof::fit(profile, diag),
             _ => profile,
         }
+    }
+
+    /// Whether a file of the format can say which of its metrics a profile is weighed by (pprof's
+    /// default sample type, speedscope's profile shown first, BR's timed files), or holds one metric
+    /// only: a file of another format (GHC's -px, Dyalog's reports) is weighed as its own tool weighs it.
+    fn says_which_metric_comes_first(self) -> bool {
+        matches!(self, Format::Pprof | Format::Speedscope | Format::Br) || self.carries().one_metric
     }
 
     /// Whether the format's frame module is a namespace that is part of the code's name (a GHC
@@ -475,6 +487,23 @@ impl Format {
 
     fn names_where(keep: fn(Format) -> bool) -> String {
         Format::ALL.iter().copied().filter(|&f| keep(f)).map(Format::name).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// The name a frame is written with in a format that names every frame (pprof, speedscope): its own,
+/// or for a line of no named function (a BR main routine's) its place, `orders.br:100.0`.
+fn written_name(frame: &crate::model::Frame) -> std::borrow::Cow<'_, str> {
+    match frame.is_anonymous_line() {
+        true => std::borrow::Cow::Owned(frame.to_string()),
+        false => std::borrow::Cow::Borrowed(&frame.name),
+    }
+}
+
+/// Says that `profile` is weighed by its metric `metric` (pprof's default sample type, speedscope's
+/// profile shown first), where the usual preference ([`Profile::primary_metric`]) would not pick it.
+fn weigh_by(profile: &mut Profile, metric: usize) {
+    if profile.primary_metric() != Some(metric) {
+        profile.meta.weighed_by = profile.metrics().get(metric).map(|m| m.kind);
     }
 }
 

@@ -38,8 +38,8 @@
 //! `KEY:value` above the stack (pprof's `-tagroot`). String, location, function and mapping
 //! references that are not defined are errors that name them.
 //!
-//! **Writing**: one value per additive metric (samples and ticks as counts, time in nanoseconds,
-//! allocation in bytes); one sample per node with a value (or a leaf, with zeros), its locations from
+//! **Writing**: one value per additive metric (samples and ticks as counts, time in its unit, or in
+//! nanoseconds where it has fractions (fitted so before it is written), allocation in bytes); one sample per node with a value (or a leaf, with zeros), its locations from
 //! the leaf up; a location and a function per frame, the function named by the frame, its file name
 //! the file of `defined-at` where that holds a location (whose line is the function's start line, and
 //! the location's line for a frame that is not a source line), else `pprof.filename`, else the
@@ -48,7 +48,9 @@
 //! comments; the timestamp as `time_nanos` where it is an RFC 3339 UTC time as proftool reads one
 //! (else dropped, with a warning); the profile's primary metric (samples, else time, else ticks, else
 //! allocation) as the default sample type, which pprof shows first (without one it shows the last,
-//! allocation in a GHC profile). The output is gzipped, as pprof writes it.
+//! allocation in a GHC profile). A line of no named function (a BR line of the main routine) is
+//! named by its place; a line frame at line 0 becomes its function (pprof's line 0 is none), with a
+//! warning. The output is gzipped, as pprof writes it.
 //!
 //! **Lost**: per-node metrics (calls), per-function counts, frame kinds (threads are root frames),
 //! header facts but the title, timestamp and interval, inner nodes without a value of their own, and
@@ -60,7 +62,7 @@ mod read;
 use super::{Carries, Sniff};
 use crate::diag::Diagnostics;
 use crate::error::Error;
-use crate::model::{Profile, Unit, Value};
+use crate::model::{ops, Frame, FrameKind, Metric, Profile, Repr, Unit, Value, Values};
 use prost::Message;
 use proto::{Function, Line, Location, Mapping, Sample, ValueType};
 use std::io::Write;
@@ -68,9 +70,8 @@ use std::io::Write;
 pub(crate) use read::read;
 
 /// What a pprof profile holds: what a speedscope file holds, and the interval (as the period) and
-/// timestamp, with time in nanoseconds.
-pub(crate) const CARRIES: Carries =
-    Carries { interval: true, timestamp: true, time_unit: Some(Unit::Nanoseconds), ..super::speedscope::CARRIES };
+/// timestamp.
+pub(crate) const CARRIES: Carries = Carries { interval: true, timestamp: true, ..super::speedscope::CARRIES };
 
 /// The frame fact of a function's file where the function has no start line (Go before 1.20) and
 /// the file is not the location's mapping's.
@@ -171,6 +172,44 @@ fn varint(rest: &mut &[u8]) -> Option<u64> {
     None
 }
 
+/// Fits a profile to pprof, whose values are whole numbers and whose line 0 means no line: time with
+/// fractions (Dyalog's milliseconds) in nanoseconds, and a line frame at line 0 (a Dyalog call from
+/// an unknown line) its function, merged with the function's node where it has one.
+pub(crate) fn fit(mut profile: Profile, diag: &mut Diagnostics) -> Profile {
+    fractions_in_nanoseconds(&mut profile);
+    lines_0_as_functions(profile, diag)
+}
+
+/// Time metrics with fractions, in a unit above nanoseconds, in nanoseconds (which the writer
+/// rounds, with a warning); whole numbers keep their unit.
+fn fractions_in_nanoseconds(profile: &mut Profile) {
+    for m in 0..profile.metrics().len() {
+        let metric = &profile.metrics()[m];
+        let (Repr::Float, Some(nanos)) = (metric.repr, metric.unit.nanos().filter(|&n| n > 1.0)) else { continue };
+        let Values::Float(values) = profile.tree.self_values(m) else { continue };
+        let values = Values::Float(values.iter().map(|v| v * nanos).collect());
+        let metric = Metric { unit: Unit::Nanoseconds, ..metric.clone() };
+        profile.replace_metric(m, metric, values);
+    }
+}
+
+/// Line frames at line 0 as their functions (see [`fit`]).
+fn lines_0_as_functions(profile: Profile, diag: &mut Diagnostics) -> Profile {
+    let at_line_0 = |f: &Frame| f.kind == FrameKind::Line && f.line == Some(0) && !f.is_anonymous_line();
+    let names: Vec<String> = profile.frames.iter().filter(|(_, f)| at_line_0(f)).map(|(_, f)| f.name.clone()).collect();
+    if names.is_empty() {
+        return profile;
+    }
+    diag.warn("pprof-line-0", None, || {
+        format!("pprof has no line 0: lines 0 of {} written as their functions", names.join(", "))
+    });
+    let mut profile = profile;
+    ops::map_frames(&mut profile, |f| {
+        at_line_0(f).then(|| Frame { kind: FrameKind::Function, line: None, clause: None, ..f.clone() })
+    });
+    ops::merge_siblings(&profile)
+}
+
 /// Writes `profile` (projected onto [`CARRIES`]) as a gzipped pprof profile.
 pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<(), Error> {
     let mut strings = Strings::default();
@@ -194,7 +233,8 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
                 .or(frame.module.as_deref())
                 .map_or(0, |f| strings.index(f));
             let start_line = defined.map_or(0, |at| i64::from(at.line));
-            let function = Function { id, name: strings.index(&frame.name), system_name: 0, filename, start_line };
+            let name = strings.index(&super::written_name(frame));
+            let function = Function { id, name, system_name: 0, filename, start_line };
             // A source-line frame's own line, else the line its function is defined at.
             let line = Line {
                 function_id: id,
@@ -249,15 +289,26 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
     Ok(())
 }
 
-/// The period type and period: the interval in nanoseconds (of the period type read, else CPU time),
-/// else a period that is no time as read.
+/// The period type and period: the interval (of the period type read, in its unit where the interval
+/// is a whole number of it, else CPU time in nanoseconds), else a period that is no time as read.
 fn period(profile: &Profile, strings: &mut Strings) -> (Option<ValueType>, i64) {
     let attr = |key: &str| profile.meta.attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
     let read_type = attr(PERIOD_TYPE).and_then(|t| t.split_once(' '));
     if let Some(interval) = profile.meta.interval {
-        let name = read_type.map_or("cpu", |(name, _)| name);
-        let value_type = ValueType { r#type: strings.index(name), unit: strings.index("nanoseconds") };
-        return (Some(value_type), i64::try_from(interval.as_nanos()).unwrap_or(i64::MAX));
+        let nanos = interval.as_nanos();
+        let unit_nanos = |unit: &str| {
+            let (unit, scale) = super::time_unit(unit)?;
+            Some(unit.nanos()? as u128 * scale as u128).filter(|&n| nanos % n == 0)
+        };
+        let (name, unit, per_unit) = match read_type {
+            Some((name, unit)) => match unit_nanos(unit) {
+                Some(per_unit) => (name, unit, per_unit),
+                None => (name, "nanoseconds", 1),
+            },
+            None => ("cpu", "nanoseconds", 1),
+        };
+        let value_type = ValueType { r#type: strings.index(name), unit: strings.index(unit) };
+        return (Some(value_type), i64::try_from(nanos / per_unit).unwrap_or(i64::MAX));
     }
     match (read_type, attr(PERIOD).and_then(|p| p.parse().ok())) {
         (Some((name, unit)), Some(period)) => {
@@ -346,7 +397,9 @@ fn samples(profile: &Profile) -> (Vec<Sample>, bool) {
 /// pprof's name of a unit.
 fn unit_name(unit: Unit) -> &'static str {
     match unit {
-        Unit::Nanoseconds | Unit::Microseconds | Unit::Milliseconds => "nanoseconds",
+        Unit::Nanoseconds => "nanoseconds",
+        Unit::Microseconds => "microseconds",
+        Unit::Milliseconds => "milliseconds",
         Unit::Bytes => "bytes",
         Unit::Count | Unit::Words => "count",
     }

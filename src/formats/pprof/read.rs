@@ -5,7 +5,7 @@ use super::proto;
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind, Position};
 use crate::files::{self, DEFAULT_MAX_INPUT_SIZE};
-use crate::formats::{time_unit, unique_name, Format, ReadOptions};
+use crate::formats::{time_unit, unique_name, weigh_by, Format, ReadOptions};
 use crate::model::{
     Aggregation, ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value,
     DEFINED_AT,
@@ -110,9 +110,11 @@ impl<'m, 'd> Reader<'m, 'd> {
     }
 
     fn read(mut self, options: &ReadOptions) -> Result<Profile, ParseError> {
-        let (metrics, columns, weighed_by) = self.metrics()?;
+        let Metrics { metrics, columns, default } = self.metrics()?;
         let mut profile = Profile::new(metrics);
-        profile.meta.weighed_by = weighed_by;
+        if let Some(default) = default {
+            weigh_by(&mut profile, default);
+        }
         self.meta(&mut profile)?;
         let stacks = self.locations(&mut profile)?;
         self.samples(&mut profile, &stacks, &columns, &options.tags)?;
@@ -121,8 +123,8 @@ impl<'m, 'd> Reader<'m, 'd> {
 
     /// A metric per sample type, the default one first of its kind; each metric's column: the index
     /// of its sample type and what a value is multiplied by (seconds become milliseconds); and the
-    /// default's kind.
-    fn metrics(&mut self) -> Result<(Vec<Metric>, Vec<Column>, Option<MetricKind>), ParseError> {
+    /// default's index.
+    fn metrics(&mut self) -> Result<Metrics, ParseError> {
         let mut metrics: Vec<(Metric, Column)> = Vec::new();
         let mut unknown_units = Vec::new();
         for (i, t) in self.message.sample_type.iter().enumerate() {
@@ -157,16 +159,16 @@ impl<'m, 'd> Reader<'m, 'd> {
             Some(name) => metrics.iter().position(|(m, _)| m.name == name),
             None => metrics.len().checked_sub(1),
         };
-        let weighed_by = default.map(|default| {
+        let default = default.map(|default| {
             // The model's primary metric is the first of the kind the profile is weighed by.
             let kind = metrics[default].0.kind;
             let first_of_kind = metrics.iter().position(|(m, _)| m.kind == kind).unwrap_or(default);
             let moved = metrics.remove(default);
             metrics.insert(first_of_kind, moved);
-            kind
+            first_of_kind
         });
         let (metrics, columns) = metrics.into_iter().unzip();
-        Ok((metrics, columns, weighed_by))
+        Ok(Metrics { metrics, columns, default })
     }
 
     /// The title (comments), timestamp (`time_nanos`), interval (a period of time) and the header
@@ -414,6 +416,13 @@ impl<'m, 'd> Reader<'m, 'd> {
             });
         }
     }
+}
+
+/// The metrics of the sample types, each one's column, and the default one's index.
+struct Metrics {
+    metrics: Vec<Metric>,
+    columns: Vec<Column>,
+    default: Option<usize>,
 }
 
 /// Where a metric's values are in a sample: the index of its sample type, and what they are

@@ -13,7 +13,7 @@
 //! ```
 //!
 //! **Reading**: a frame with a `col` (and `file` and `line`) is a function defined there (the frame
-//! attr [`DEFINED_AT`], `file:line:col`), as proftool writes where a function is defined; a frame
+//! attr [`crate::model::DEFINED_AT`], `file:line:col`), as proftool writes where a function is defined; a frame
 //! with a `line` and no column a source-line frame of its `file` (py-spy's frames are the lines of
 //! functions: they stay apart); else a function with its `file` as its module. Each profile (py-spy
 //! writes one per thread) becomes a thread root named after the profile, its weights a metric of its
@@ -24,7 +24,8 @@
 //! metrics they were, named after them, without thread roots. A `sampled` profile's samples are
 //! stacks, root first, with their weights; an `evented` profile's open and close events are a stack
 //! whose innermost frame gets the time to the next event. A metric whose values are all whole
-//! numbers is read as integers. The file's `name` is the title. py-spy's `"activeProfileIndex":
+//! numbers is read as integers. The file's `name` is the title, the metric of the profile shown first
+//! (`activeProfileIndex`) the one the profile is weighed by ([`crate::model::Meta::weighed_by`]). py-spy's `"activeProfileIndex":
 //! null` and `"col": null` are accepted. A frame index out of range, samples and weights of different
 //! lengths, a negative weight and a close event that does not close the innermost open frame (or
 //! frames left open) are errors that name their place as a JSON path (`profiles[0].samples[3]`).
@@ -35,7 +36,8 @@
 //! samples are the stacks of the nodes with a value, root first, weighted by it (a leaf with none
 //! is kept with weight 0, as in folded stacks), in the tree's order. Time keeps its unit
 //! (`nanoseconds` … `milliseconds`), allocation is in `bytes`, counts are `none`. The title is the
-//! file's `name`.
+//! file's `name`, the primary metric's profile the one shown first (`activeProfileIndex`). A line
+//! of no named function (a BR line of the main routine) is named by its place.
 //!
 //! **Lost**: per-node metrics (calls), per-function counts, frame kinds (threads are root frames),
 //! header facts but the title, inner nodes of the tree without a value of their own (their
@@ -90,12 +92,15 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
     let mut json = String::with_capacity(1 << 16);
     json.push_str("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"name\":");
     push_string(&mut json, profile.meta.title.as_deref().unwrap_or("proftool"));
-    json.push_str(",\"activeProfileIndex\":0,\"exporter\":");
+    // The profile speedscope shows first: the primary metric's.
+    json.push_str(",\"activeProfileIndex\":");
+    json.push_str(itoa::Buffer::new().format(profile.primary_metric().unwrap_or(0)));
+    json.push_str(",\"exporter\":");
     push_string(&mut json, concat!("proftool ", env!("CARGO_PKG_VERSION")));
     json.push_str(",\"shared\":{\"frames\":[");
     for (i, (id, frame)) in profile.frames.iter().enumerate() {
         json.push_str(if i == 0 { "{\"name\":" } else { ",{\"name\":" });
-        push_string(&mut json, &frame.name);
+        push_string(&mut json, &super::written_name(frame));
         let defined = profile.defined_at(id);
         if let Some(file) = defined.map(|at| at.file).or(frame.module.as_deref()) {
             json.push_str(",\"file\":");

@@ -2,7 +2,7 @@
 
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind, Position};
-use crate::formats::{json, time_unit, unique_name, Format};
+use crate::formats::{json, time_unit, unique_name, weigh_by, Format};
 use crate::model::{
     Aggregation, ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value,
     DEFINED_AT,
@@ -22,6 +22,8 @@ struct Document<'a> {
     name: Option<String>,
     #[serde(default)]
     exporter: Option<String>,
+    #[serde(default, rename = "activeProfileIndex")]
+    active_profile_index: Option<usize>,
     shared: Shared,
     #[serde(borrow)]
     profiles: Vec<&'a RawValue>,
@@ -103,9 +105,13 @@ pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
         })
         .collect::<Result<Vec<Part>, ParseError>>()?;
     let own = document.exporter.as_deref().is_some_and(|e| e.starts_with("proftool "));
-    let reader = Reader { text, parts: &parts, own };
+    let n_frames = document.shared.frames.len();
+    let reader = Reader { text, parts: &parts, own, n_frames };
     let (mut profile, metric_of) = reader.profile(diag)?;
     profile.meta.title = document.name;
+    if let Some(&active) = document.active_profile_index.and_then(|i| metric_of.get(i)) {
+        weigh_by(&mut profile, active);
+    }
     let frames = frames(&mut profile, &document.shared.frames);
     reader.fill(&mut profile, &frames, &metric_of)?;
     Ok(profile)
@@ -146,12 +152,26 @@ struct Reader<'a> {
     parts: &'a [Part],
     /// Whether proftool wrote the file: its profiles are metrics of one set of stacks.
     own: bool,
+    /// How many frames `shared.frames` declares.
+    n_frames: usize,
 }
 
 impl Reader<'_> {
     /// An error at the start of profile `part`: what was expected, what was found where (a JSON path).
     fn error(&self, part: &Part, expected: String, found: String) -> ParseError {
         json::error_at(FORMAT, self.text.as_bytes(), part.offset, ParseErrorKind::Unexpected { expected, found })
+    }
+
+    /// An error unless `frame` (at `path`) is an index of `shared.frames`.
+    fn check_frame(&self, part: &Part, frame: u64, path: impl FnOnce() -> String) -> Result<(), ParseError> {
+        if usize::try_from(frame).is_ok_and(|f| f < self.n_frames) {
+            return Ok(());
+        }
+        Err(self.error(
+            part,
+            format!("frame indices below {} (shared.frames)", self.n_frames),
+            format!("{frame} at {}", path()),
+        ))
     }
 
     /// The profile with its metrics declared, and the metric of each part: one per profile of a file
@@ -224,6 +244,9 @@ impl Reader<'_> {
                     ));
                 }
                 for (j, (stack, &weight)) in samples.iter().zip(weights).enumerate() {
+                    for (k, &frame) in stack.iter().enumerate() {
+                        self.check_frame(part, frame, || format!("profiles[{i}].samples[{j}][{k}]"))?;
+                    }
                     if weight < 0.0 {
                         let found = format!("{weight} at profiles[{i}].weights[{j}]");
                         return Err(self.error(part, "weights of 0 or more".into(), found));
@@ -264,7 +287,10 @@ impl Reader<'_> {
             }
             last = event.at;
             match event.kind.as_str() {
-                "O" => open.push(event.frame),
+                "O" => {
+                    self.check_frame(part, event.frame, || format!("profiles[{i}].events[{j}].frame"))?;
+                    open.push(event.frame);
+                }
                 "C" if open.last() == Some(&event.frame) => {
                     open.pop();
                 }
@@ -283,7 +309,7 @@ impl Reader<'_> {
             }
         }
         if !open.is_empty() {
-            let found = format!("{} frames still open at the end of profiles[{i}].events", open.len());
+            let found = format!("frames {open:?} still open at the end of profiles[{i}].events");
             return Err(self.error(part, "a close event for every open event".into(), found));
         }
         Ok(())
@@ -303,14 +329,8 @@ impl Reader<'_> {
             let i = part.index;
             self.visit(part, &mut |(stack, weight)| {
                 let mut node: Option<NodeId> = root;
-                for (k, &frame) in stack.iter().enumerate() {
-                    let frame = usize::try_from(frame).ok().and_then(|f| frames.get(f)).ok_or_else(|| {
-                        self.error(
-                            part,
-                            format!("frame indices below {} (shared.frames)", frames.len()),
-                            format!("{frame} at profiles[{i}] (stack {k})"),
-                        )
-                    })?;
+                // Every index is one of shared.frames: visit checks them.
+                for frame in stack.iter().filter_map(|&f| frames.get(usize::try_from(f).ok()?)) {
                     node = Some(index.child_or_insert(&mut profile.tree, node, *frame));
                 }
                 let Some(node) = node else {

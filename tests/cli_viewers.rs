@@ -63,6 +63,14 @@ fn label_values_become_root_frames_with_tag() {
 }
 
 #[test]
+fn numeric_labels_are_tagged_with_their_unit_and_samples_without_the_label_are_not() {
+    // inlined.pb: the sample of memcpy has request=42 bytes, the other two have no labels; wall
+    // time in ms at an interval of 1 ms: 40, 12 and 25 samples.
+    let (out, _) = run(&["convert", "--tag", "request", "--to", "folded"], &fixture("pprof/inlined.pb"));
+    assert_eq!(sorted_lines(&out), ["main;0x4abc 25", "main;compute;helper 40", "request:42 bytes;main;memcpy 12"]);
+}
+
+#[test]
 fn py_spy_threads_are_roots_named_after_their_profiles() {
     // py-spy.speedscope.json: the main thread has 4 samples in hot and 2 in cold, the background
     // thread 2 at spin's line 8 and 5 at its line 9, each 0.02 s (20 ms, 1 ms samples by default).

@@ -441,3 +441,32 @@ struct Stacks {
     frames: Vec<FrameId>,
     ranges: FxHashMap<u64, Range<usize>>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// `bytes` gzipped.
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gzip.write_all(bytes).unwrap();
+        gzip.finish().unwrap()
+    }
+
+    fn read_bytes(bytes: &[u8], options: &ReadOptions) -> Result<Profile, ParseError> {
+        read(&mut &bytes[..], options, &mut Diagnostics::default())
+    }
+
+    #[test]
+    fn gzip_given_to_the_reader_is_decompressed_to_the_limit() {
+        // A string table of "" and a thousand x's: 1,005 bytes encoded.
+        let message = proto::Profile { string_table: vec![String::new(), "x".repeat(1000)], ..Default::default() };
+        let zipped = gzip(&message.encode_to_vec());
+        assert!(read_bytes(&zipped, &ReadOptions::default()).is_ok());
+        let err = read_bytes(&zipped, &ReadOptions::default().with_max_input_size(1000)).unwrap_err().to_string();
+        assert!(err.contains("decompresses to more than 1000 bytes; raise the limit with --max-input-size"), "{err}");
+        let err = read_bytes(&zipped[..zipped.len() - 8], &ReadOptions::default()).unwrap_err().to_string();
+        assert!(err.contains("the gzip-compressed input is cut short"), "{err}");
+    }
+}

@@ -21,6 +21,7 @@ pub mod options;
 pub mod pprof;
 pub mod sampler;
 pub mod speedscope;
+mod stacks;
 pub mod svg;
 
 use crate::diag::Diagnostics;

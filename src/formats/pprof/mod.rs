@@ -58,6 +58,7 @@
 
 mod proto;
 mod read;
+mod wire;
 
 use super::{Carries, Sniff};
 use crate::diag::Diagnostics;
@@ -102,74 +103,32 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
 /// Whether `head` (the start of a longer input) is a sequence of fields of a Profile message, each
 /// with a field number and wire type profile.proto gives it: at least three whole ones.
 fn profile_fields(head: &[u8]) -> bool {
-    let mut rest = head;
-    let mut fields = 0;
-    while !rest.is_empty() {
-        let Some(tag) = varint(&mut rest) else { return fields >= 3 };
-        let (number, wire) = (tag >> 3, tag & 7);
-        let length_delimited = matches!(number, 1..=6 | 11 | 13);
-        let varint_field = matches!(number, 7..=10 | 12..=14);
-        match wire {
-            0 if varint_field => {
-                if varint(&mut rest).is_none() {
-                    return fields >= 3;
-                }
+    let mut whole = 0;
+    for field in wire::fields(head) {
+        match field {
+            Ok(field) if matches!((field.number, field.wire), (1..=6 | 11 | 13, 2) | (7..=10 | 12..=14, 0)) => {
+                whole += 1;
             }
-            2 if length_delimited => {
-                let Some(len) = varint(&mut rest) else { return fields >= 3 };
-                match usize::try_from(len).ok().filter(|&len| len <= rest.len()) {
-                    Some(len) => rest = &rest[len..],
-                    // Cut off by the end of the head.
-                    None => return fields >= 3,
-                }
-            }
-            _ => return false,
+            // Cut off by the end of the head.
+            Err(wire::Stop::CutShort(_)) => break,
+            Ok(_) | Err(wire::Stop::Invalid(_)) => return false,
         }
-        fields += 1;
     }
-    fields >= 3
+    whole >= 3
 }
 
 /// The byte offset of the `nth` field numbered `number` of the encoded Profile message `bytes` (else
 /// of its last such field, as a packed repeated field holds many values in one; else 0).
 fn field_offset(bytes: &[u8], number: u64, nth: usize) -> usize {
-    let mut rest = bytes;
-    let (mut seen, mut last) = (0, 0);
-    while !rest.is_empty() {
-        let at = bytes.len() - rest.len();
-        let Some(tag) = varint(&mut rest) else { break };
-        if tag >> 3 == number {
-            if seen == nth {
-                return at;
-            }
-            (seen, last) = (seen + 1, at);
+    let starts = wire::fields(bytes).map_while(Result::ok).filter(|f| f.number == number).map(|f| f.start);
+    let mut last = 0;
+    for (i, start) in starts.enumerate() {
+        if i == nth {
+            return start;
         }
-        let skipped = match tag & 7 {
-            0 => varint(&mut rest).map(|_| 0),
-            1 => Some(8),
-            2 => varint(&mut rest).and_then(|len| usize::try_from(len).ok()),
-            5 => Some(4),
-            _ => None,
-        };
-        match skipped {
-            Some(len) if len <= rest.len() => rest = &rest[len..],
-            _ => break,
-        }
+        last = start;
     }
     last
-}
-
-/// A protobuf varint at the start of `rest`, consumed.
-fn varint(rest: &mut &[u8]) -> Option<u64> {
-    let mut value = 0u64;
-    for (i, &byte) in rest.iter().enumerate().take(10) {
-        value |= u64::from(byte & 0x7f) << (7 * i);
-        if byte & 0x80 == 0 {
-            *rest = &rest[i + 1..];
-            return Some(value);
-        }
-    }
-    None
 }
 
 /// Fits a profile to pprof, whose values are whole numbers and whose line 0 means no line: time with

@@ -1,14 +1,14 @@
 //! The pprof reader: a decoded `Profile` message into the model (the rules are in the module
 //! comment of [`super`]).
 
-use super::proto;
+use super::{proto, wire};
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind, Position};
 use crate::files::{self, DEFAULT_MAX_INPUT_SIZE};
+use crate::formats::stacks::StackTree;
 use crate::formats::{time_unit, unique_name, weigh_by, Format, ReadOptions};
 use crate::model::{
-    Aggregation, ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value,
-    DEFINED_AT,
+    Aggregation, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, DEFINED_AT,
 };
 use prost::Message;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -33,23 +33,49 @@ pub(crate) fn read(
         files::gunzip(&bytes[..], limit).read_to_end(&mut raw).map_err(|e| io_error(e, 0))?;
         bytes = raw;
     }
-    let message = proto::Profile::decode(bytes.as_slice()).map_err(|e| ParseError {
-        format: FORMAT.into(),
-        position: Position::byte(0),
-        kind: ParseErrorKind::Unexpected {
-            expected: "a protobuf Profile message (google/pprof profile.proto)".into(),
-            found: format!("bytes that do not decode as one ({e})"),
-        },
-    })?;
-    Reader::new(&message, &bytes, diag).read(options)
+    let (tables, samples) = without_samples(&bytes)?;
+    let message = proto::Profile::decode(tables.as_slice())
+        .map_err(|e| not_a_profile(0, format!("bytes that do not decode as one ({e})")))?;
+    Reader::new(&message, &bytes, diag).read(options, samples)
 }
 
-/// A field of the Profile message, by its number in profile.proto and its place among the fields of
-/// that number (the `nth` sample): what an error points at, since prost decodes a whole message.
+/// The error for bytes that are no Profile message, at byte `at`.
+fn not_a_profile(at: usize, found: String) -> ParseError {
+    ParseError {
+        format: FORMAT.into(),
+        position: Position::byte(at as u64),
+        kind: ParseErrorKind::Unexpected {
+            expected: "a protobuf Profile message (google/pprof profile.proto)".into(),
+            found,
+        },
+    }
+}
+
+/// The encoded message without its samples, which [`Reader::samples`] decodes one at a time (all of
+/// them at once take several times the input's memory), and how many there are; or an error where a
+/// field does not parse.
+fn without_samples(bytes: &[u8]) -> Result<(Vec<u8>, usize), ParseError> {
+    let (mut tables, mut samples) = (Vec::new(), 0);
+    for field in wire::fields(bytes) {
+        let field = field.map_err(|stop| match stop {
+            wire::Stop::CutShort(at) => not_a_profile(at, "a field cut short by the end of the input".into()),
+            wire::Stop::Invalid(at) => not_a_profile(at, "bytes that are no protobuf field".into()),
+        })?;
+        match (field.number, field.wire) {
+            (SAMPLE, 2) => samples += 1,
+            (SAMPLE, _) => return Err(not_a_profile(field.start, "a sample that is no message".into())),
+            _ => tables.extend_from_slice(&bytes[field.start..field.payload.end]),
+        }
+    }
+    Ok((tables, samples))
+}
+
+/// What an error points at, since prost decodes whole messages: a field of the Profile message, by
+/// its number in profile.proto and its place among the fields of that number, or a byte.
 #[derive(Clone, Copy)]
-struct Place {
-    field: u64,
-    nth: usize,
+enum Place {
+    Field { field: u64, nth: usize },
+    Byte(usize),
 }
 
 const SAMPLE_TYPE: u64 = 1;
@@ -62,7 +88,7 @@ const COMMENT: u64 = 13;
 const DEFAULT_SAMPLE_TYPE: u64 = 14;
 
 fn place(field: u64, nth: usize) -> Place {
-    Place { field, nth }
+    Place::Field { field, nth }
 }
 
 fn io_error(e: std::io::Error, at: usize) -> ParseError {
@@ -89,7 +115,11 @@ impl<'m, 'd> Reader<'m, 'd> {
 
     /// An error at `place`: what was expected there, and what was found.
     fn error(&self, place: Place, expected: &str, found: String) -> ParseError {
-        let position = Position::byte(super::field_offset(self.bytes, place.field, place.nth) as u64);
+        let at = match place {
+            Place::Field { field, nth } => super::field_offset(self.bytes, field, nth),
+            Place::Byte(at) => at,
+        };
+        let position = Position::byte(at as u64);
         ParseError {
             format: FORMAT.into(),
             position,
@@ -109,7 +139,8 @@ impl<'m, 'd> Reader<'m, 'd> {
         })
     }
 
-    fn read(mut self, options: &ReadOptions) -> Result<Profile, ParseError> {
+    /// The profile, of `n_samples` samples.
+    fn read(mut self, options: &ReadOptions, n_samples: usize) -> Result<Profile, ParseError> {
         let Metrics { metrics, columns, default } = self.metrics()?;
         let mut profile = Profile::new(metrics);
         if let Some(default) = default {
@@ -117,7 +148,7 @@ impl<'m, 'd> Reader<'m, 'd> {
         }
         self.meta(&mut profile)?;
         let stacks = self.locations(&mut profile)?;
-        self.samples(&mut profile, &stacks, &columns, &options.tags)?;
+        self.samples(&mut profile, (&stacks, n_samples), &columns, &options.tags)?;
         Ok(profile)
     }
 
@@ -310,17 +341,26 @@ impl<'m, 'd> Reader<'m, 'd> {
     fn samples(
         &mut self,
         profile: &mut Profile,
-        stacks: &Stacks,
+        (stacks, n_samples): (&Stacks, usize),
         columns: &[Column],
         tags: &[String],
     ) -> Result<(), ParseError> {
-        let mut index = ChildIndex::default();
+        let mut tree = StackTree::default();
+        // Room for a node per sample to start with: a profile written from a tree has one sample per node.
+        tree.reserve(&mut profile.tree, n_samples);
+        // One sample decoded at a time, into the same vectors.
+        let mut sample = proto::Sample::default();
         let mut dropped_labels: BTreeSet<&str> = BTreeSet::new();
         let mut tag_frames: FxHashMap<String, FrameId> = FxHashMap::default();
         let mut touched: FxHashSet<NodeId> = FxHashSet::default();
         let n_metrics = columns.len();
-        for (i, sample) in self.message.sample.iter().enumerate() {
-            let at = place(SAMPLE, i);
+        let fields = wire::fields(self.bytes).map_while(Result::ok).filter(|f| f.number == SAMPLE);
+        for (i, field) in fields.enumerate() {
+            let at = Place::Byte(field.start);
+            sample.clear();
+            sample
+                .merge(&self.bytes[field.payload])
+                .map_err(|e| self.error(at, "a Sample message", format!("one that does not decode ({e})")))?;
             if sample.value.len() != n_metrics {
                 return Err(self.error(
                     at,
@@ -328,33 +368,14 @@ impl<'m, 'd> Reader<'m, 'd> {
                     format!("{} in sample {i}", sample.value.len()),
                 ));
             }
-            let mut node: Option<NodeId> = None;
-            for tag in tags {
-                let Some(value) = self.label_value(sample, tag, (at, i))? else { continue };
-                let name = format!("{tag}:{value}");
-                let frame = *tag_frames
-                    .entry(name)
-                    .or_insert_with_key(|name| profile.frames.intern(FrameRef::named(name, FrameKind::Pseudo)));
-                node = Some(index.child_or_insert(&mut profile.tree, node, frame));
-            }
+            self.stack(profile, (&sample, i, at), stacks, tags, &mut tag_frames, tree.next())?;
             for label in &sample.label {
                 let key = self.string(label.key, at, || format!("a label key of sample {i}"))?;
                 if !tags.iter().any(|t| t == key) {
                     dropped_labels.insert(key);
                 }
             }
-            if sample.location_id.is_empty() {
-                let frame = profile.frames.intern(FrameRef::named(NO_LOCATION, FrameKind::Pseudo));
-                node = Some(index.child_or_insert(&mut profile.tree, node, frame));
-            }
-            for &location in sample.location_id.iter().rev() {
-                let range = stacks.ranges.get(&location).ok_or_else(|| {
-                    self.error(at, "location ids that are defined", format!("{location} in sample {i}"))
-                })?;
-                for &frame in &stacks.frames[range.clone()] {
-                    node = Some(index.child_or_insert(&mut profile.tree, node, frame));
-                }
-            }
+            let node = tree.add(&mut profile.tree);
             let Some(node) = node else { continue };
             for (metric, column) in columns.iter().enumerate() {
                 let value = sample.value[column.index];
@@ -373,6 +394,37 @@ impl<'m, 'd> Reader<'m, 'd> {
             self.diag.warn("pprof-labels", None, || {
                 format!("sample labels dropped: {} (--tag KEY makes a label's values root frames)", keys.join(", "))
             });
+        }
+        Ok(())
+    }
+
+    /// Fills `path` with the frames of `sample` (number `i`, at `at`), root first: its tags' values
+    /// (`--tag`), then its locations' frames (a location's inlined lines innermost last).
+    fn stack(
+        &self,
+        profile: &mut Profile,
+        (sample, i, at): (&proto::Sample, usize, Place),
+        stacks: &Stacks,
+        tags: &[String],
+        tag_frames: &mut FxHashMap<String, FrameId>,
+        path: &mut Vec<FrameId>,
+    ) -> Result<(), ParseError> {
+        for tag in tags {
+            let Some(value) = self.label_value(sample, tag, (at, i))? else { continue };
+            let frame = *tag_frames
+                .entry(format!("{tag}:{value}"))
+                .or_insert_with_key(|name| profile.frames.intern(FrameRef::named(name, FrameKind::Pseudo)));
+            path.push(frame);
+        }
+        if sample.location_id.is_empty() {
+            path.push(profile.frames.intern(FrameRef::named(NO_LOCATION, FrameKind::Pseudo)));
+        }
+        for &location in sample.location_id.iter().rev() {
+            let range = stacks
+                .ranges
+                .get(&location)
+                .ok_or_else(|| self.error(at, "location ids that are defined", format!("{location} in sample {i}")))?;
+            path.extend_from_slice(&stacks.frames[range.clone()]);
         }
         Ok(())
     }

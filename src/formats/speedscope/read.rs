@@ -2,10 +2,10 @@
 
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind, Position};
+use crate::formats::stacks::StackTree;
 use crate::formats::{json, time_unit, unique_name, weigh_by, Format};
 use crate::model::{
-    Aggregation, ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value,
-    DEFINED_AT,
+    Aggregation, FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Unit, Value, DEFINED_AT,
 };
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -318,22 +318,23 @@ impl Reader<'_> {
     /// Adds every profile's stacks to the tree: under a thread named after the profile, unless
     /// proftool wrote the file.
     fn fill(&self, profile: &mut Profile, frames: &[FrameId], metric_of: &[usize]) -> Result<(), ParseError> {
-        let mut index = ChildIndex::default();
+        let mut tree = StackTree::default();
         for (part, &metric) in self.parts.iter().zip(metric_of) {
             let scale = time_unit(&part.json.unit).map_or(1.0, |(_, scale)| scale as f64);
-            let root = (!self.own).then(|| {
+            let thread = (!self.own).then(|| {
                 let name = part.json.name.clone().unwrap_or_else(|| format!("profile {}", part.index));
-                let thread = profile.frames.intern(FrameRef::named(&name, FrameKind::Thread));
-                index.child_or_insert(&mut profile.tree, None, thread)
+                profile.frames.intern(FrameRef::named(&name, FrameKind::Thread))
             });
+            // The thread's node, though the profile may have no stacks.
+            tree.next().extend(thread);
+            tree.add(&mut profile.tree);
             let i = part.index;
             self.visit(part, &mut |(stack, weight)| {
-                let mut node: Option<NodeId> = root;
+                let path = tree.next();
+                path.extend(thread);
                 // Every index is one of shared.frames: visit checks them.
-                for frame in stack.iter().filter_map(|&f| frames.get(usize::try_from(f).ok()?)) {
-                    node = Some(index.child_or_insert(&mut profile.tree, node, *frame));
-                }
-                let Some(node) = node else {
+                path.extend(stack.iter().filter_map(|&f| frames.get(usize::try_from(f).ok()?)));
+                let Some(node) = tree.add(&mut profile.tree) else {
                     return match weight {
                         0.0 => Ok(()),
                         _ => Err(self.error(

@@ -7,8 +7,10 @@ use crate::formats::{json, time_unit, unique_name, weigh_by, Format};
 use crate::model::{
     Aggregation, FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Unit, Value, DEFINED_AT,
 };
+use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use std::fmt;
 use std::io::Read;
 
 const FORMAT: Format = Format::Speedscope;
@@ -56,7 +58,7 @@ struct ProfileJson {
     #[serde(default)]
     start_value: f64,
     #[serde(default)]
-    samples: Option<Vec<Vec<u64>>>,
+    samples: Option<FlatStacks>,
     #[serde(default)]
     weights: Option<Vec<f64>>,
     #[serde(default)]
@@ -68,7 +70,78 @@ struct EventJson {
     #[serde(rename = "type")]
     kind: String,
     at: f64,
-    frame: u64,
+    frame: u32,
+}
+
+/// The stacks of a sampled profile, flat: every stack's frame indices one after another, and where
+/// each stack ends (a vector per stack takes several times the memory of a large file).
+#[derive(Default)]
+struct FlatStacks {
+    frames: Vec<u32>,
+    ends: Vec<usize>,
+}
+
+impl FlatStacks {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// The stacks, in order.
+    fn iter(&self) -> impl Iterator<Item = &[u32]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(start, &end)| &self.frames[start..end])
+    }
+}
+
+impl<'de> Deserialize<'de> for FlatStacks {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<FlatStacks, D::Error> {
+        deserializer.deserialize_seq(StacksVisitor)
+    }
+}
+
+/// Reads `samples`, an array of stacks, into [`FlatStacks`].
+struct StacksVisitor;
+
+impl<'de> Visitor<'de> for StacksVisitor {
+    type Value = FlatStacks;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of stacks (arrays of frame indices)")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut stacks: A) -> Result<FlatStacks, A::Error> {
+        let mut flat = FlatStacks::default();
+        while stacks.next_element_seed(StackSeed(&mut flat.frames))?.is_some() {
+            flat.ends.push(flat.frames.len());
+        }
+        Ok(flat)
+    }
+}
+
+/// Appends one stack's frame indices to the frames of [`FlatStacks`].
+struct StackSeed<'a>(&'a mut Vec<u32>);
+
+impl<'de> DeserializeSeed<'de> for StackSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for StackSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a stack (an array of frame indices)")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut frames: A) -> Result<(), A::Error> {
+        while let Some(frame) = frames.next_element::<u32>()? {
+            self.0.push(frame);
+        }
+        Ok(())
+    }
 }
 
 /// One profile of the file: where it starts, its path, what it holds.
@@ -145,7 +218,7 @@ fn frames(profile: &mut Profile, frames: &[FrameJson]) -> Vec<FrameId> {
 }
 
 /// A stack's frame indices, root first, and its weight.
-type Visit<'s> = (&'s [u64], f64);
+type Visit<'s> = (&'s [u32], f64);
 
 struct Reader<'a> {
     text: &'a str,
@@ -163,7 +236,7 @@ impl Reader<'_> {
     }
 
     /// An error unless `frame` (at `path`) is an index of `shared.frames`.
-    fn check_frame(&self, part: &Part, frame: u64, path: impl FnOnce() -> String) -> Result<(), ParseError> {
+    fn check_frame(&self, part: &Part, frame: u32, path: impl FnOnce() -> String) -> Result<(), ParseError> {
         if usize::try_from(frame).is_ok_and(|f| f < self.n_frames) {
             return Ok(());
         }
@@ -275,7 +348,7 @@ impl Reader<'_> {
         let Some(events) = &part.json.events else {
             return Err(self.error(part, "events".into(), format!("none at profiles[{i}]")));
         };
-        let mut open: Vec<u64> = Vec::new();
+        let mut open: Vec<u32> = Vec::new();
         let mut last = part.json.start_value;
         for (j, event) in events.iter().enumerate() {
             if event.at < last {

@@ -6,7 +6,8 @@
 //!
 //! The tree is a random depth-first walk (deterministic: a fixed seed) over a pool of Lisp-looking
 //! function names, with thread roots, recursion and skewed self counts, sized so that the written
-//! file is at least the requested number of bytes.
+//! file is at least the requested number of bytes (pprof: written as the protocol buffer, not
+//! gzipped, so that its size is what a reader parses).
 
 use proftool::convert::{Convert, ConvertOptions};
 use proftool::diag::Diagnostics;
@@ -153,7 +154,15 @@ fn write(format: Format, profile: &Profile, out: &mut dyn Write) -> u64 {
     let mut diag = Diagnostics::default();
     // A generated input may be as large as asked: no --max-samples cap.
     let options = ConvertOptions::default().with_samples(u64::MAX, FrameOrder::LeafFirst);
-    format.write(profile.clone(), &mut counter, &options, &mut diag).expect("writing the generated profile");
+    if format == Format::Pprof {
+        // pprof's writer gzips; the bench sizes and reads the protocol buffer itself (a `.pb`), the
+        // bytes a reader of a `.pb.gz` parses once it is decompressed.
+        let mut raw = flate2::write::GzDecoder::new(&mut counter);
+        format.write(profile.clone(), &mut raw, &options, &mut diag).expect("writing the generated profile");
+        raw.finish().expect("decompressing the generated profile");
+    } else {
+        format.write(profile.clone(), &mut counter, &options, &mut diag).expect("writing the generated profile");
+    }
     counter.bytes
 }
 
@@ -371,9 +380,16 @@ fn generate_format(format: &str, size: &str, path: &str, nodes: Option<usize>) {
                     _ => profile,
                 }
             };
-            let sample = 20_000;
-            let per_node = write(format, &shaped(sample), &mut std::io::sink()) as f64 / sample as f64;
-            shaped(((size as f64 / per_node) * 1.05) as usize + 1)
+            // Formats whose bytes per node fall as the tree grows (names shared in a table: pprof,
+            // speedscope) are measured again at the size estimated, until it is large enough.
+            let mut nodes = 20_000;
+            let mut written = write(format, &shaped(nodes), &mut std::io::sink());
+            while written < size {
+                let per_node = written as f64 / nodes as f64;
+                nodes = ((size as f64 / per_node) * 1.05) as usize + 1;
+                written = write(format, &shaped(nodes), &mut std::io::sink());
+            }
+            shaped(nodes)
         }
     };
     let file = std::fs::File::create(path).expect("creating the output");

@@ -8,6 +8,9 @@
 #   bench/run.sh lispworks  # one format
 #   bench/run.sh merge diff # proftool merge of 1,000 inputs, proftool diff of two 100 MB inputs
 #
+# pprof's input is the protocol buffer itself (not gzipped, SIZE bytes as its reader parses them), and
+# `go tool pprof -raw` (Debian golang-go) is timed on the same file in the same run.
+#
 # GHC's text report (ghc-prof) is read only: its input is written by the generator's own bench-only
 # writer, and inferno-collapse-ghcprof (`cargo install inferno`) is timed on the same file in the same
 # run, with the ratio of their times.
@@ -76,6 +79,8 @@ for entry in $formats; do
   file=bench/data/big.$ext
   size=$SIZE nodes=""
   case $name in sampler | br) size=${SAMPLER_SIZE:-1010000000} nodes=30000 ;; esac
+  # The generator writes pprof as the protocol buffer itself (SIZE bytes uncompressed), a .pb.
+  [ "$name" = pprof ] && file=bench/data/big.pb
   if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -lt "$size" ]; then
     "$gen" "$name" "$size" "$file" $nodes
   fi
@@ -85,6 +90,13 @@ for entry in $formats; do
   read -r s r < <(measure wc -l "$file");                                 row "wc -l" "$s" "$r" "$bytes"
   read -r s r < <(measure "$bin" convert -q --from "$name" --to folded "$file" -); row "proftool $name → folded" "$s" "$r" "$bytes"
   reports "$name" "$file" "$bytes" "$s"
+  if [ "$name" = pprof ]; then
+    if command -v go > /dev/null; then
+      read -r s r < <(measure go tool pprof -raw "$file"); row "go tool pprof -raw" "$s" "$r" "$bytes"
+    else
+      echo "  go not found: install golang-go to compare with go tool pprof -raw"
+    fi
+  fi
   if [ "$name" = ghc-px ]; then
     # GHC declares stacks as they are first created, not always in pre-order: the same file with
     # every stack declared breadth-first (by depth, stable), the worst case for the reader.

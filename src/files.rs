@@ -58,12 +58,10 @@ impl Input {
             (Some(path.to_path_buf()), Box::new(file), len)
         };
         let (head, rest) = read_head(raw)?;
-        if !head.starts_with(GZIP_MAGIC) {
+        if !is_gzip(&head) {
             return Ok(Input { path, head, rest, len });
         }
-        let compressed = Cursor::new(head).chain(rest);
-        let decompressed = Gunzip { inner: flate2::read::MultiGzDecoder::new(compressed), left: max_size, max_size };
-        let (head, rest) = read_head(Box::new(decompressed))?;
+        let (head, rest) = read_head(Box::new(gunzip(Cursor::new(head).chain(rest), max_size)))?;
         // The decompressed size is not known before the end.
         Ok(Input { path, head, rest, len: None })
     }
@@ -112,6 +110,18 @@ impl Input {
         head.set_position(mark as u64);
         head.chain(self.rest)
     }
+}
+
+/// Whether `bytes` start as a gzip stream does.
+pub fn is_gzip(bytes: &[u8]) -> bool {
+    bytes.starts_with(GZIP_MAGIC)
+}
+
+/// The gzip stream `compressed`, decompressed as it is read, with an error past `max_size` bytes
+/// (naming the limit and `--max-input-size`) and errors that say the compressed data is at fault.
+/// [`Input`] uses it, and so does a reader given compressed bytes directly (pprof's).
+pub fn gunzip<R: Read + Send>(compressed: R, max_size: u64) -> impl Read + Send {
+    Gunzip { inner: flate2::read::MultiGzDecoder::new(compressed), left: max_size, max_size }
 }
 
 /// Reads the first [`HEAD_LEN`] bytes of `input`, and returns them with the stream of the rest.

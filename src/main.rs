@@ -503,6 +503,10 @@ struct ReadArgs {
     /// TiB), so that a small file cannot fill the memory.
     #[arg(long, value_name = "SIZE", default_value_t = DEFAULT_MAX_INPUT_SIZE, value_parser = parse_size, help_heading = "Options")]
     max_input_size: u64,
+    /// A pprof sample label whose values become root frames `KEY:value` above the stacks (pprof's
+    /// -tagroot); repeat it for several, outermost first. Other labels are dropped, with a warning.
+    #[arg(long = "tag", value_name = "KEY")]
+    tags: Vec<String>,
 }
 
 impl ReadArgs {
@@ -511,6 +515,8 @@ impl ReadArgs {
             .with_dyalog_separators(self.dyalog_separators)
             .with_br_backtrace(self.br_backtrace)
             .with_ghc_word_size(self.ghc_word_size)
+            .with_max_input_size(self.max_input_size)
+            .with_tags(self.tags.clone())
     }
 }
 

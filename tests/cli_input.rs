@@ -116,21 +116,21 @@ fn json_that_is_not_ghcs_says_what_it_is() {
     let dir = tempfile::tempdir().unwrap();
     let trace = write(dir.path(), "trace.json", br#"{"traceEvents":[{"name":"a","ph":"X","ts":1,"dur":2}]}"#);
     let out = dir.path().join("o.folded");
-    let only_ghc = "of the formats proftool reads, only ghc-json (GHC's +RTS -pj profile) is JSON";
+    let only_ghc = "of the formats proftool reads, only ghc-json (GHC's +RTS -pj profile) and speedscope are JSON";
     let err = failure(proftool().arg("convert").arg(&trace).arg(&out));
     assert!(err.contains("the content is a Chrome trace (JSON trace events)") && err.contains(only_ghc), "{err}");
     let err = failure(proftool().args(["convert", "--from", "folded"]).arg(&trace).arg(&out));
     assert!(err.contains("cannot read the input as folded: the content is a Chrome trace"), "{err}");
-    // A speedscope file proftool wrote, given back to it.
+    // A speedscope file read as another format.
     let speedscope = dir.path().join("p.speedscope.json");
     proftool().arg("convert").arg(fixture("lispworks/minimal.tree")).arg(&speedscope).assert().success();
-    let err = failure(proftool().arg("convert").arg(&speedscope).arg(&out));
-    assert!(err.contains("the content is speedscope, which proftool writes but does not read"), "{err}");
-    // A pprof file, by its extension.
-    let pprof = dir.path().join("p.pb.gz");
-    proftool().arg("convert").arg(fixture("lispworks/minimal.tree")).arg(&pprof).assert().success();
-    let err = failure(proftool().arg("convert").arg(&pprof).arg(&out));
-    assert!(err.contains("its extension says pprof, which proftool writes but does not read"), "{err}");
+    let err = failure(proftool().args(["convert", "--from", "ghc-json"]).arg(&speedscope).arg(&out));
+    assert!(err.contains("the content is speedscope JSON; read it as speedscope"), "{err}");
+    // A flame graph, by its extension.
+    let svg = dir.path().join("p.svg");
+    proftool().arg("convert").arg(fixture("lispworks/minimal.tree")).arg(&svg).assert().success();
+    let err = failure(proftool().arg("convert").arg(&svg).arg(&out));
+    assert!(err.contains("its extension says svg, which proftool writes but does not read"), "{err}");
     assert!(!out.exists());
 }
 

@@ -30,6 +30,10 @@ mod cross_format;
 // tools' JSON), and its help, completions and manual.
 mod cli_input;
 
+// The `proftool` binary on pprof and speedscope, as the viewers and other profilers (Go, py-spy)
+// write them, and against `go tool pprof`.
+mod cli_viewers;
+
 // GHC -px output against the seed parser's grammar, whatever the source.
 mod ghc_px_seed;
 

@@ -15,7 +15,24 @@ fn any_bytes() -> impl Strategy<Value = Vec<u8>> {
         // Text shaped like the formats, to get past the first checks.
         "LispWorks Profiler Tree[:a ]{0,3}\n[0-9|\\-;\"\\\\a \r\n]{0,300}".prop_map(String::into_bytes),
         "[a-z;0-9 \r\n\\-]{0,300}".prop_map(String::into_bytes),
+        // Binary and JSON formats: a good file with a few bytes changed and its end perhaps cut off.
+        mutated("pprof/inlined.pb"),
+        mutated("speedscope/evented.speedscope.json"),
     ]
+}
+
+/// The fixture at `path` with up to eight bytes replaced, cut short half of the time.
+fn mutated(path: &str) -> impl Strategy<Value = Vec<u8>> {
+    let seed = std::fs::read(crate::support::fixtures_dir().join(path)).unwrap();
+    let len = seed.len();
+    (prop::collection::vec((0..len, any::<u8>()), 0..8), prop::option::of(0..len)).prop_map(move |(edits, cut)| {
+        let mut bytes = seed.clone();
+        for (at, byte) in edits {
+            bytes[at] = byte;
+        }
+        bytes.truncate(cut.unwrap_or(len));
+        bytes
+    })
 }
 
 proptest! {

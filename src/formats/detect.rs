@@ -7,9 +7,9 @@
 //! single `Maybe`; else an error that lists the candidates. Output: `--to`, else the extension. Output detection
 //! never looks at content.
 //!
-//! Before all of that, JSON is told apart by its keys: GHC's `-pj` goes on to be detected
-//! (or read as named), any other JSON is refused with what it looks like, even under `--from`. An
-//! extension that names only formats proftool writes is refused as such. Text formats are sniffed
+//! Before all of that, JSON is told apart by its keys: GHC's `-pj` and speedscope's go on to be
+//! detected (or read as named), any other JSON is refused with what it looks like, even under
+//! `--from`. An extension that names only formats proftool writes (`.svg`) is refused as such. Text formats are sniffed
 //! without a leading byte-order mark ([`reads_text`]); an input path ending in `.gz` is also matched
 //! by the name inside it.
 
@@ -71,7 +71,8 @@ pub fn by_extension(path: &Path) -> Vec<Format> {
 
 /// Decides the format of an input from `--from`, its first bytes as they are (`head`) and its path
 /// (`None` for stdin). Text formats are sniffed without a leading byte-order mark ([`reads_text`]).
-/// JSON is recognised before anything else: proftool reads only GHC's, and says what any other is.
+/// JSON is recognised before anything else: proftool reads GHC's and speedscope's, and says what any
+/// other is.
 /// An empty input is read as the format named or its extension says, with a warning.
 pub fn detect_input(
     named: Option<Format>,
@@ -219,7 +220,7 @@ fn written_only(format: Format, named: Option<Format>, how: &str) -> Error {
 /// The kinds of JSON an input can hold, told apart by their first bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Json {
-    /// GHC's `+RTS -pj` profile, the one JSON format proftool reads.
+    /// GHC's `+RTS -pj` profile.
     Ghc,
     /// speedscope's file format.
     Speedscope,
@@ -246,7 +247,7 @@ impl Json {
         let has = |key: &str| memchr::memmem::find(head, key.as_bytes()).is_some();
         Some(if Format::GhcJson.sniff(head) == Sniff::Yes {
             Json::Ghc
-        } else if has("speedscope.app/file-format-schema") || (has("\"shared\"") && has("\"profiles\"")) {
+        } else if Format::Speedscope.sniff(head) == Sniff::Yes {
             Json::Speedscope
         } else if has("\"traceEvents\"") || (head.trim_ascii_start().starts_with(b"[") && has("\"ph\"")) {
             Json::ChromeTrace
@@ -269,12 +270,14 @@ impl Json {
     fn check(self, named: Option<Format>) -> Result<(), Error> {
         let why = match (self, named) {
             (Json::Ghc, None | Some(Format::GhcJson)) => return Ok(()),
-            // The sniffer knows GHC's own key order; a -pj file written in another is read when named.
-            (Json::Unknown, Some(Format::GhcJson)) => return Ok(()),
+            // The sniffers know GHC's own key order and speedscope's first keys; a file written otherwise is
+            // read when named.
+            (Json::Unknown, Some(Format::GhcJson | Format::Speedscope)) => return Ok(()),
+            (Json::Speedscope, None | Some(Format::Speedscope)) => return Ok(()),
             (Json::Ghc, Some(_)) => format!("the content is {}; read it as ghc-json", self.describe()),
-            (Json::Speedscope, _) => return Err(written_only(Format::Speedscope, named, "the content is")),
+            (Json::Speedscope, Some(_)) => format!("the content is {}; read it as speedscope", self.describe()),
             (Json::ChromeTrace | Json::Unknown, _) => format!(
-                "the content is {}; of the formats proftool reads, only ghc-json (GHC's +RTS -pj profile) is JSON",
+                "the content is {}; of the formats proftool reads, only ghc-json (GHC's +RTS -pj profile) and speedscope are JSON",
                 self.describe()
             ),
         };

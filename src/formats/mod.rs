@@ -15,11 +15,13 @@ pub mod detect;
 pub mod dyalog;
 pub mod folded;
 pub mod ghc;
+mod json;
 pub mod lispworks;
 pub mod options;
 pub mod pprof;
 pub mod sampler;
 pub mod speedscope;
+mod stacks;
 pub mod svg;
 
 use crate::diag::Diagnostics;
@@ -53,9 +55,10 @@ pub enum Format {
     GhcJson,
     /// An interactive flame graph as SVG (inferno's, as `flamegraph.pl` draws it); written only.
     Svg,
-    /// speedscope's JSON file format, for the speedscope viewer; written only.
+    /// speedscope's JSON file format, for the speedscope viewer (and py-spy's output).
     Speedscope,
-    /// pprof's gzipped protocol buffers, for `go tool pprof` and the tools that read them; written only.
+    /// pprof's gzipped protocol buffers, of `go tool pprof`, Go's `runtime/pprof` and the tools that
+    /// read and write them.
     Pprof,
 }
 
@@ -167,6 +170,13 @@ pub struct ReadOptions {
     /// The input's size in bytes, where it is known before reading (a file), so that a reader can
     /// size its tables once instead of growing them (folded stacks).
     pub size_hint: Option<u64>,
+    /// The most bytes a gzip-compressed input given to a reader as it is (a pprof profile not read
+    /// through [`crate::files::Input`]) may decompress to; 0 means
+    /// [`crate::files::DEFAULT_MAX_INPUT_SIZE`].
+    pub max_input_size: u64,
+    /// The keys of pprof sample labels whose values become root frames (`--tag KEY`, pprof's
+    /// `-tagroot`), outermost first.
+    pub tags: Vec<String>,
 }
 
 impl ReadOptions {
@@ -188,6 +198,16 @@ impl ReadOptions {
     /// These options with the GHC word size as given.
     pub fn with_ghc_word_size(self, ghc_word_size: u8) -> ReadOptions {
         ReadOptions { ghc_word_size, ..self }
+    }
+
+    /// These options with the decompression limit as given.
+    pub fn with_max_input_size(self, max_input_size: u64) -> ReadOptions {
+        ReadOptions { max_input_size, ..self }
+    }
+
+    /// These options with the pprof label keys made root frames as given.
+    pub fn with_tags(self, tags: Vec<String>) -> ReadOptions {
+        ReadOptions { tags, ..self }
     }
 
     /// These options set for a conversion to `target`: line frames merged while reading when the
@@ -241,7 +261,7 @@ impl Format {
             Format::GhcJson => "GHC +RTS -pj JSON profile",
             Format::Svg => "flame graph as interactive SVG (inferno), to open in a browser",
             Format::Speedscope => "speedscope JSON, for the speedscope viewer (speedscope.app)",
-            Format::Pprof => "pprof profile (gzipped protocol buffers), for go tool pprof",
+            Format::Pprof => "pprof profile (protocol buffers, gzipped or not), of go tool pprof and Go",
         }
     }
 
@@ -261,7 +281,7 @@ impl Format {
             Format::GhcJson => &["prof.json", "json", "prof"],
             Format::Svg => &["svg"],
             Format::Speedscope => &["speedscope.json"],
-            Format::Pprof => &["pb.gz", "pprof"],
+            Format::Pprof => &["pb.gz", "pprof", "pb"],
         }
     }
 
@@ -276,8 +296,10 @@ impl Format {
             | Format::Br
             | Format::GhcPx
             | Format::GhcProf
-            | Format::GhcJson => true,
-            Format::Svg | Format::Speedscope | Format::Pprof => false,
+            | Format::GhcJson
+            | Format::Speedscope
+            | Format::Pprof => true,
+            Format::Svg => false,
         }
     }
 
@@ -351,9 +373,9 @@ impl Format {
             Format::GhcPx => ghc::px::read(input, ghc::word_size(options.ghc_word_size), diag)?,
             Format::GhcProf => ghc::prof::read(input, diag)?,
             Format::GhcJson => ghc::json::read(input, diag)?,
-            Format::Svg | Format::Speedscope | Format::Pprof => {
-                return Err(Error::Unsupported { format: self.into(), action: "read" })
-            }
+            Format::Speedscope => speedscope::read(input, diag)?,
+            Format::Pprof => pprof::read(input, options, diag)?,
+            Format::Svg => return Err(Error::Unsupported { format: self.into(), action: "read" }),
         };
         debug_assert_eq!(profile.validate(), Ok(()), "{self} reader broke a model invariant");
         profile.frames.drop_name_cache();
@@ -416,13 +438,25 @@ impl Format {
 
     /// The format's own last step of fitting a profile that the conversion step has projected onto
     /// what it carries (Dyalog: a tree report's alternating rows and the columns of a 1.37 tree; BR:
-    /// time records as `--br-mode` says).
-    pub fn fit(self, profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
+    /// time records as `--br-mode` says; pprof: no line 0). A format that cannot say which metric
+    /// comes first loses the source's choice.
+    pub fn fit(self, mut profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
+        if !self.says_which_metric_comes_first() {
+            profile.meta.weighed_by = None;
+        }
         match self {
             Format::DyalogXml | Format::DyalogCsv => dyalog::fit(profile, self, diag),
             Format::Br => br::fit(profile, options, diag),
+            Format::Pprof => pprof::fit(profile, diag),
             _ => profile,
         }
+    }
+
+    /// Whether a file of the format can say which of its metrics a profile is weighed by (pprof's
+    /// default sample type, speedscope's profile shown first, BR's timed files), or holds one metric
+    /// only: a file of another format (GHC's -px, Dyalog's reports) is weighed as its own tool weighs it.
+    fn says_which_metric_comes_first(self) -> bool {
+        matches!(self, Format::Pprof | Format::Speedscope | Format::Br) || self.carries().one_metric
     }
 
     /// Whether the format's frame module is a namespace that is part of the code's name (a GHC
@@ -458,6 +492,45 @@ impl Format {
     fn names_where(keep: fn(Format) -> bool) -> String {
         Format::ALL.iter().copied().filter(|&f| keep(f)).map(Format::name).collect::<Vec<_>>().join(", ")
     }
+}
+
+/// The name a frame is written with in a format that names every frame (pprof, speedscope): its own,
+/// or for a line of no named function (a BR main routine's) its place, `orders.br:100.0`.
+fn written_name(frame: &crate::model::Frame) -> std::borrow::Cow<'_, str> {
+    match frame.is_anonymous_line() {
+        true => std::borrow::Cow::Owned(frame.to_string()),
+        false => std::borrow::Cow::Borrowed(&frame.name),
+    }
+}
+
+/// Says that `profile` is weighed by its metric `metric` (pprof's default sample type, speedscope's
+/// profile shown first), where the usual preference ([`Profile::primary_metric`]) would not pick it.
+fn weigh_by(profile: &mut Profile, metric: usize) {
+    if profile.primary_metric() != Some(metric) {
+        profile.meta.weighed_by = profile.metrics().get(metric).map(|m| m.kind);
+    }
+}
+
+/// A time unit as pprof and speedscope name it (`nanoseconds` … `seconds`): the model's unit, and
+/// what a value is multiplied by to be in it (seconds are read as milliseconds, as the model has no
+/// unit of seconds).
+pub(crate) fn time_unit(name: &str) -> Option<(Unit, i64)> {
+    match name {
+        "nanoseconds" => Some((Unit::Nanoseconds, 1)),
+        "microseconds" => Some((Unit::Microseconds, 1)),
+        "milliseconds" => Some((Unit::Milliseconds, 1)),
+        "seconds" => Some((Unit::Milliseconds, 1000)),
+        _ => None,
+    }
+}
+
+/// `name`, or `name (2)`, `name (3)`, … where `taken` says a metric has it already: metric names
+/// are unique in a profile.
+pub(crate) fn unique_name(name: String, taken: impl Fn(&str) -> bool) -> String {
+    if !taken(&name) {
+        return name;
+    }
+    (2..).map(|n| format!("{name} ({n})")).find(|c| !taken(c)).unwrap_or(name)
 }
 
 /// Whether `key` is named after `format` (`format.field`).

@@ -131,9 +131,13 @@ impl Profile {
     /// Where `frame`'s code is defined, when the frame attr [`super::DEFINED_AT`] holds a location
     /// (not a non-location such as GHC's `<built-in>`).
     pub fn defined_at(&self, frame: FrameId) -> Option<super::SourceLocation<'_>> {
+        super::SourceLocation::parse(self.frame_attr(frame, super::DEFINED_AT)?)
+    }
+
+    /// The frame fact `key` of `frame`, if it has one.
+    pub fn frame_attr(&self, frame: FrameId, key: &str) -> Option<&str> {
         let attrs = self.frame_attrs.get(&frame)?;
-        let (_, text) = attrs.iter().find(|(key, _)| key == super::DEFINED_AT)?;
-        super::SourceLocation::parse(text)
+        attrs.iter().find(|(k, _)| k == key).map(|(_, text)| text.as_str())
     }
 
     /// The deepest depth in the tree (roots at 0), or `None` for an empty tree.

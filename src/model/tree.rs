@@ -621,15 +621,30 @@ impl ChildIndex {
     /// The child of `parent` (a root when `None`) with frame `frame`, added if there is none yet.
     pub fn child_or_insert(&mut self, tree: &mut CallTree, parent: Option<NodeId>, frame: FrameId) -> NodeId {
         let key = (parent.map_or(NO_PARENT, |p| p.0), frame);
-        let key_of = |tree: &CallTree, node: NodeId| (tree.parents[node.index()], tree.frames[node.index()]);
-        let hash = |key: (u32, FrameId)| rustc_hash::FxBuildHasher.hash_one(key);
-        if let Some(&node) = self.table.find(hash(key), |&node| key_of(tree, node) == key) {
+        if let Some(&node) = self.table.find(child_hash(key), |&node| child_key(tree, node) == key) {
             return node;
         }
         let node = tree.push(parent, frame);
-        self.table.insert_unique(hash(key), node, |&node| hash(key_of(tree, node)));
+        self.table.insert_unique(child_hash(key), node, |&node| child_hash(child_key(tree, node)));
         node
     }
+
+    /// Makes room for `additional` more nodes of `tree` (the index and the tree), so that a reader
+    /// that knows how many stacks come grows neither step by step.
+    pub fn reserve(&mut self, tree: &mut CallTree, additional: usize) {
+        tree.reserve(additional);
+        self.table.reserve(additional, |&node| child_hash(child_key(tree, node)));
+    }
+}
+
+/// What [`ChildIndex`] keys a node by: its parent ([`NO_PARENT`] for a root) and frame.
+fn child_key(tree: &CallTree, node: NodeId) -> (u32, FrameId) {
+    (tree.parents[node.index()], tree.frames[node.index()])
+}
+
+/// The hash of a [`ChildIndex`] key.
+fn child_hash(key: (u32, FrameId)) -> u64 {
+    rustc_hash::FxBuildHasher.hash_one(key)
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@
 use super::{cost_centre, new_profile, ALLOC, ENTRIES, TICKS};
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind, Position};
-use crate::formats::{Carries, Format, Sniff};
+use crate::formats::{json, Carries, Format, Sniff};
 use crate::model::{FrameId, FrameRef, MetricKind, NodeId, Profile, Value, DEFINED_AT};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
@@ -170,34 +170,12 @@ fn check_total(diag: &mut Diagnostics, what: &'static str, header: u64, sum: Val
 
 /// A serde_json error as a parse error with its line and column.
 fn serde_error(text: &str, e: &serde_json::Error) -> ParseError {
-    let line = e.line().max(1);
-    let line_start: usize = text.split_inclusive('\n').take(line - 1).map(str::len).sum();
-    let column = e.column().max(1);
-    let byte = text[line_start..].char_indices().nth(column - 1).map_or(text.len(), |(b, _)| line_start + b);
-    let message = e.to_string();
-    // serde_json appends " at line L column C"; the position says that already.
-    let message = message.split(" at line ").next().unwrap_or(&message).to_string();
-    ParseError {
-        format: FORMAT.into(),
-        position: Position { byte: byte as u64, line: Some(line as u64), column: Some(column as u64) },
-        kind: ParseErrorKind::Unexpected {
-            expected: "JSON in GHC's -pj schema".into(),
-            found: format!("a JSON error ({message})"),
-        },
-    }
+    json::serde_error(FORMAT, text, e, "JSON in GHC's -pj schema")
 }
 
 /// An error at byte `at` of `bytes`, with line and column.
 fn error_at(bytes: &[u8], at: usize, kind: ParseErrorKind) -> ParseError {
-    let at = at.min(bytes.len());
-    let line_start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
-    let line = memchr::memchr_iter(b'\n', &bytes[..line_start]).count() as u64 + 1;
-    let column = String::from_utf8_lossy(&bytes[line_start..at]).chars().count() as u64 + 1;
-    ParseError {
-        format: FORMAT.into(),
-        position: Position { byte: at as u64, line: Some(line), column: Some(column) },
-        kind,
-    }
+    json::error_at(FORMAT, bytes, at, kind)
 }
 
 /// An iterative parser for the `profile` tree: objects with `id`, `entries`, `alloc`, `ticks` and

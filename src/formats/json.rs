@@ -1,0 +1,35 @@
+//! What the JSON readers (GHC's `-pj`, speedscope) share: errors with a line and column, from
+//! serde_json's and from a byte offset.
+
+use crate::error::{ParseError, ParseErrorKind, Position};
+use crate::formats::Format;
+
+/// A serde_json error as a parse error of `format` with its line and column; `expected` says what
+/// the JSON should have been (`JSON in GHC's -pj schema`).
+pub(crate) fn serde_error(format: Format, text: &str, e: &serde_json::Error, expected: &str) -> ParseError {
+    let line = e.line().max(1);
+    let line_start: usize = text.split_inclusive('\n').take(line - 1).map(str::len).sum();
+    let column = e.column().max(1);
+    let byte = text[line_start..].char_indices().nth(column - 1).map_or(text.len(), |(b, _)| line_start + b);
+    let message = e.to_string();
+    // serde_json appends " at line L column C"; the position says that already.
+    let message = message.split(" at line ").next().unwrap_or(&message).to_string();
+    ParseError {
+        format: format.into(),
+        position: Position { byte: byte as u64, line: Some(line as u64), column: Some(column as u64) },
+        kind: ParseErrorKind::Unexpected { expected: expected.into(), found: format!("a JSON error ({message})") },
+    }
+}
+
+/// An error of `format` at byte `at` of `bytes`, with line and column.
+pub(crate) fn error_at(format: Format, bytes: &[u8], at: usize, kind: ParseErrorKind) -> ParseError {
+    let at = at.min(bytes.len());
+    let line_start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+    let line = memchr::memchr_iter(b'\n', &bytes[..line_start]).count() as u64 + 1;
+    let column = String::from_utf8_lossy(&bytes[line_start..at]).chars().count() as u64 + 1;
+    ParseError {
+        format: format.into(),
+        position: Position { byte: at as u64, line: Some(line), column: Some(column) },
+        kind,
+    }
+}

@@ -1,0 +1,417 @@
+//! pprof's profile format (google/pprof `proto/profile.proto`), gzipped protocol buffers: what
+//! `go tool pprof`, Go's `runtime/pprof`, Grafana Pyroscope, Parca and many other tools read and write.
+//!
+//! ```text
+//! Profile {
+//!   sample_type: [{type: "samples", unit: "count"}, {type: "alloc", unit: "bytes"}]
+//!   sample:      [{location_id: [3, 2, 1], value: [25, 4096], label: [{key: "thread", str: "main"}]}, …]
+//!   mapping:     [{id: 1, filename: "/usr/bin/prog"}, …]
+//!   location:    [{id: 1, mapping_id: 1, line: [{function_id: 2, line: 14}, {function_id: 1, line: 12}]}, …]
+//!   function:    [{id: 1, name: "main.fib", filename: "fib.go", start_line: 10}, …]
+//!   string_table: ["", "samples", "count", …]
+//!   time_nanos: 1764063000000000000, duration_nanos: 2000000000
+//!   period_type: {type: "cpu", unit: "nanoseconds"}, period: 10000000, comment: ["fib benchmark"]
+//!   default_sample_type: 1                                              // "samples"
+//! }
+//! ```
+//!
+//! **Reading** (gzipped or raw; an input read through [`crate::files::Input`] is decompressed there,
+//! others here, to the same limit): every sample type is an additive metric named by its type, by
+//! its unit: `nanoseconds`, `microseconds`, `milliseconds` are time in that unit, `seconds` time in
+//! milliseconds, `bytes` allocation (also for `inuse_space`: the model has one kind of memory),
+//! `count` (and any unit proftool does not know, with a warning) a count of the samples kind under
+//! its own name (`samples`, `alloc_objects`, `contentions`), as pprof adds them up the same way. The
+//! default sample type (else the last, as pprof shows it) is the one the profile is weighed by
+//! ([`crate::model::Meta::weighed_by`]), moved to be the first metric of its kind. A sample's
+//! locations are its stack, leaf first; a location's lines are inlined calls, innermost first, each
+//! a frame: its function's name (else its system name), the location's mapping's file as its module,
+//! the line's number as the frame's line (a source-line frame; a line at the function's own start
+//! line, or none, is the function itself) and its column as the clause; a function's file and start
+//! line are where it is defined (the frame attr [`crate::model::DEFINED_AT`]), and a file without a
+//! start line (Go before 1.20 writes none) that is not the mapping's file is the frame fact
+//! `pprof.filename`; a location without lines is named by its address. Values of one
+//! stack are added up; a node left below zero (a profile diff) is read as 0, with a warning.
+//! `comment`s are the title (one line each), `time_nanos` the timestamp (RFC 3339, UTC), a period
+//! of time the interval; `duration_nanos` and the period type (and a period that is no time, such as
+//! a heap profile's bytes) are header facts `pprof.…`. Sample labels are dropped with one warning
+//! naming their keys, except those named with `--tag KEY`, whose values become root frames
+//! `KEY:value` above the stack (pprof's `-tagroot`). String, location, function and mapping
+//! references that are not defined are errors that name them.
+//!
+//! **Writing**: one value per additive metric (samples and ticks as counts, time in its unit, or in
+//! nanoseconds where it has fractions (fitted so before it is written), allocation in bytes); one sample per node with a value (or a leaf, with zeros), its locations from
+//! the leaf up; a location and a function per frame, the function named by the frame, its file name
+//! the file of `defined-at` where that holds a location (whose line is the function's start line, and
+//! the location's line for a frame that is not a source line), else `pprof.filename`, else the
+//! frame's module; a mapping per module; the frame's source line (and clause, as its column);
+//! the interval as the period (CPU time in nanoseconds, or the period type read); the title as
+//! comments; the timestamp as `time_nanos` where it is an RFC 3339 UTC time as proftool reads one
+//! (else dropped, with a warning); the profile's primary metric (samples, else time, else ticks, else
+//! allocation) as the default sample type, which pprof shows first (without one it shows the last,
+//! allocation in a GHC profile). A line of no named function (a BR line of the main routine) is
+//! named by its place; a line frame at line 0 becomes its function (pprof's line 0 is none), with a
+//! warning. The output is gzipped, as pprof writes it.
+//!
+//! **Lost**: per-node metrics (calls), per-function counts, frame kinds (threads are root frames),
+//! header facts but the title, timestamp and interval, inner nodes without a value of their own, and
+//! time below a whole nanosecond (pprof values are integers: rounded, with a warning).
+
+mod proto;
+mod read;
+mod wire;
+
+use super::{Carries, Sniff};
+use crate::diag::Diagnostics;
+use crate::error::Error;
+use crate::model::{ops, Frame, FrameKind, Metric, Profile, Repr, Unit, Value, Values};
+use prost::Message;
+use proto::{Function, Line, Location, Mapping, Sample, ValueType};
+use std::io::Write;
+
+pub(crate) use read::read;
+
+/// What a pprof profile holds: what a speedscope file holds, and the interval (as the period) and
+/// timestamp.
+pub(crate) const CARRIES: Carries = Carries { interval: true, timestamp: true, ..super::speedscope::CARRIES };
+
+/// The frame fact of a function's file where the function has no start line (Go before 1.20) and
+/// the file is not the location's mapping's.
+const FILENAME: &str = "pprof.filename";
+/// The header fact of a profile's `duration_nanos`.
+const DURATION: &str = "pprof.duration_nanos";
+/// The header fact of a profile's `period_type`, as `type unit`.
+const PERIOD_TYPE: &str = "pprof.period_type";
+/// The header fact of a profile's `period` where it is no time (a heap profile's bytes).
+const PERIOD: &str = "pprof.period";
+
+/// `Yes` for a protocol buffer that reads as a Profile message: the whole input decoded, when the
+/// head is all of it, else the head's fields, each of a Profile's field numbers and wire types.
+pub(crate) fn sniff(head: &[u8]) -> Sniff {
+    let whole = head.len() < crate::files::HEAD_LEN;
+    let fits = if whole {
+        proto::Profile::decode(head).is_ok_and(|p| p.string_table.first().is_some_and(String::is_empty))
+    } else {
+        profile_fields(head)
+    };
+    if fits && !head.is_empty() {
+        Sniff::Yes
+    } else {
+        Sniff::No
+    }
+}
+
+/// Whether `head` (the start of a longer input) is a sequence of fields of a Profile message, each
+/// with a field number and wire type profile.proto gives it: at least three whole ones.
+fn profile_fields(head: &[u8]) -> bool {
+    let mut whole = 0;
+    for field in wire::fields(head) {
+        match field {
+            Ok(field) if matches!((field.number, field.wire), (1..=6 | 11 | 13, 2) | (7..=10 | 12..=14, 0)) => {
+                whole += 1;
+            }
+            // Cut off by the end of the head.
+            Err(wire::Stop::CutShort(_)) => break,
+            Ok(_) | Err(wire::Stop::Invalid(_)) => return false,
+        }
+    }
+    whole >= 3
+}
+
+/// The byte offset of the `nth` field numbered `number` of the encoded Profile message `bytes` (else
+/// of its last such field, as a packed repeated field holds many values in one; else 0).
+fn field_offset(bytes: &[u8], number: u64, nth: usize) -> usize {
+    let starts = wire::fields(bytes).map_while(Result::ok).filter(|f| f.number == number).map(|f| f.start);
+    let mut last = 0;
+    for (i, start) in starts.enumerate() {
+        if i == nth {
+            return start;
+        }
+        last = start;
+    }
+    last
+}
+
+/// Fits a profile to pprof, whose values are whole numbers and whose line 0 means no line: time with
+/// fractions (Dyalog's milliseconds) in nanoseconds, and a line frame at line 0 (a Dyalog call from
+/// an unknown line) its function, merged with the function's node where it has one.
+pub(crate) fn fit(mut profile: Profile, diag: &mut Diagnostics) -> Profile {
+    fractions_in_nanoseconds(&mut profile);
+    lines_0_as_functions(profile, diag)
+}
+
+/// Time metrics with fractions, in a unit above nanoseconds, in nanoseconds (which the writer
+/// rounds, with a warning); whole numbers keep their unit.
+fn fractions_in_nanoseconds(profile: &mut Profile) {
+    for m in 0..profile.metrics().len() {
+        let metric = &profile.metrics()[m];
+        let (Repr::Float, Some(nanos)) = (metric.repr, metric.unit.nanos().filter(|&n| n > 1.0)) else { continue };
+        let Values::Float(values) = profile.tree.self_values(m) else { continue };
+        let values = Values::Float(values.iter().map(|v| v * nanos).collect());
+        let metric = Metric { unit: Unit::Nanoseconds, ..metric.clone() };
+        profile.replace_metric(m, metric, values);
+    }
+}
+
+/// Line frames at line 0 as their functions (see [`fit`]).
+fn lines_0_as_functions(profile: Profile, diag: &mut Diagnostics) -> Profile {
+    let at_line_0 = |f: &Frame| f.kind == FrameKind::Line && f.line == Some(0) && !f.is_anonymous_line();
+    let names: Vec<String> = profile.frames.iter().filter(|(_, f)| at_line_0(f)).map(|(_, f)| f.name.clone()).collect();
+    if names.is_empty() {
+        return profile;
+    }
+    diag.warn("pprof-line-0", None, || {
+        format!("pprof has no line 0: lines 0 of {} written as their functions", names.join(", "))
+    });
+    let mut profile = profile;
+    ops::map_frames(&mut profile, |f| {
+        at_line_0(f).then(|| Frame { kind: FrameKind::Function, line: None, clause: None, ..f.clone() })
+    });
+    ops::merge_siblings(&profile)
+}
+
+/// Writes `profile` (projected onto [`CARRIES`]) as a gzipped pprof profile.
+pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<(), Error> {
+    let mut strings = Strings::default();
+    let sample_type = profile
+        .metrics()
+        .iter()
+        .map(|m| ValueType { r#type: strings.index(&m.name), unit: strings.index(unit_name(m.unit)) })
+        .collect();
+    let mut mapping: Vec<Mapping> = Vec::new();
+    let mut mapping_ids = std::collections::HashMap::new();
+    // A function and a location per frame, both with the frame's id (1 up: 0 means none).
+    let (function, location) = profile
+        .frames
+        .iter()
+        .map(|(frame_id, frame)| {
+            let defined = profile.defined_at(frame_id);
+            let id = u64::from(frame_id.0) + 1;
+            let filename = defined
+                .map(|at| at.file)
+                .or_else(|| profile.frame_attr(frame_id, FILENAME))
+                .or(frame.module.as_deref())
+                .map_or(0, |f| strings.index(f));
+            let start_line = defined.map_or(0, |at| i64::from(at.line));
+            let name = strings.index(&super::written_name(frame));
+            let function = Function { id, name, system_name: 0, filename, start_line };
+            // A source-line frame's own line, else the line its function is defined at.
+            let line = Line {
+                function_id: id,
+                line: frame.line.map_or(start_line, i64::from),
+                column: frame.line.and(frame.clause).map_or(0, i64::from),
+            };
+            let mapping_id = frame.module.as_deref().map_or(0, |module| {
+                *mapping_ids.entry(module.to_string()).or_insert_with(|| {
+                    let id = mapping.len() as u64 + 1;
+                    mapping.push(Mapping { id, filename: strings.index(module), has_functions: true });
+                    id
+                })
+            });
+            (function, Location { id, mapping_id, address: 0, line: vec![line] })
+        })
+        .unzip();
+    let (sample, rounded) = samples(profile);
+    if rounded {
+        diag.warn("pprof-rounded", None, || "pprof values are whole numbers: time rounded to whole nanoseconds".into());
+    }
+    let (period_type, period) = period(profile, &mut strings);
+    let comment = profile.meta.title.iter().flat_map(|t| t.split('\n')).map(|t| strings.index(t)).collect();
+    let time_nanos = match profile.meta.timestamp.as_deref() {
+        None => 0,
+        Some(text) => parse_time(text).unwrap_or_else(|| {
+            diag.warn("pprof-timestamp", None, || {
+                format!("pprof's timestamp is a time in nanoseconds: the timestamp {text:?} is dropped")
+            });
+            0
+        }),
+    };
+    let attr = |key: &str| profile.meta.attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+    let duration_nanos = attr(DURATION).and_then(|d| d.parse().ok()).unwrap_or(0);
+    let default_sample_type = profile.primary_metric().map_or(0, |m| strings.index(&profile.metrics()[m].name));
+    let message = proto::Profile {
+        sample_type,
+        sample,
+        mapping,
+        location,
+        function,
+        string_table: strings.table,
+        time_nanos,
+        duration_nanos,
+        period_type,
+        period,
+        comment,
+        default_sample_type,
+    };
+    let mut gzip = flate2::write::GzEncoder::new(out, flate2::Compression::default());
+    gzip.write_all(&message.encode_to_vec())?;
+    gzip.finish()?;
+    Ok(())
+}
+
+/// The period type and period: the interval (of the period type read, in its unit where the interval
+/// is a whole number of it, else CPU time in nanoseconds), else a period that is no time as read.
+fn period(profile: &Profile, strings: &mut Strings) -> (Option<ValueType>, i64) {
+    let attr = |key: &str| profile.meta.attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+    let read_type = attr(PERIOD_TYPE).and_then(|t| t.split_once(' '));
+    if let Some(interval) = profile.meta.interval {
+        let nanos = interval.as_nanos();
+        let unit_nanos = |unit: &str| {
+            let (unit, scale) = super::time_unit(unit)?;
+            Some(unit.nanos()? as u128 * scale as u128).filter(|&n| nanos % n == 0)
+        };
+        let (name, unit, per_unit) = match read_type {
+            Some((name, unit)) => match unit_nanos(unit) {
+                Some(per_unit) => (name, unit, per_unit),
+                None => (name, "nanoseconds", 1),
+            },
+            None => ("cpu", "nanoseconds", 1),
+        };
+        let value_type = ValueType { r#type: strings.index(name), unit: strings.index(unit) };
+        return (Some(value_type), i64::try_from(nanos / per_unit).unwrap_or(i64::MAX));
+    }
+    match (read_type, attr(PERIOD).and_then(|p| p.parse().ok())) {
+        (Some((name, unit)), Some(period)) => {
+            (Some(ValueType { r#type: strings.index(name), unit: strings.index(unit) }), period)
+        }
+        _ => (None, 0),
+    }
+}
+
+/// `nanos` since the Unix epoch as an RFC 3339 UTC time with nanoseconds
+/// (`2026-11-25T09:29:47.000000001Z`).
+fn format_time(nanos: i64) -> String {
+    let seconds = nanos.div_euclid(1_000_000_000);
+    let (days, second_of_day) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
+    let (year, month, day) = civil_from_days(days);
+    let (hour, minute, second) = (second_of_day / 3600, second_of_day % 3600 / 60, second_of_day % 60);
+    let fraction = nanos.rem_euclid(1_000_000_000);
+    format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{fraction:09}Z")
+}
+
+/// A time as [`format_time`] writes it, back in nanoseconds since the Unix epoch.
+fn parse_time(text: &str) -> Option<i64> {
+    let field = |range: std::ops::Range<usize>| text.get(range)?.parse::<i64>().ok();
+    let (year, month, day) = (field(0..4)?, field(5..7)?, field(8..10)?);
+    let (hour, minute, second, fraction) = (field(11..13)?, field(14..16)?, field(17..19)?, field(20..29)?);
+    let days = days_from_civil(year, u32::try_from(month).ok()?, u32::try_from(day).ok()?);
+    let seconds = ((days * 24 + hour) * 60 + minute) * 60 + second;
+    let nanos = seconds.checked_mul(1_000_000_000)?.checked_add(fraction)?;
+    // Only the very text format_time writes: anything else (another zone, a field out of range) is no such time.
+    (format_time(nanos) == text).then_some(nanos)
+}
+
+/// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let shifted_month = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
+    let month = if shifted_month < 10 { shifted_month + 3 } else { shifted_month - 9 };
+    (year_of_era + era * 400 + i64::from(month <= 2), month, day)
+}
+
+/// The day counted from 1970-01-01 of a proleptic Gregorian date ([`civil_from_days`] undone).
+fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let (month, day) = (i64::from(month), i64::from(day));
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year.rem_euclid(400);
+    let day_of_year = (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
+}
+
+/// One sample per node with a value (or a leaf), and whether a value had to be rounded.
+fn samples(profile: &Profile) -> (Vec<Sample>, bool) {
+    let tree = &profile.tree;
+    let n_metrics = profile.metrics().len();
+    let mut rounded = false;
+    let mut samples = Vec::new();
+    let stacks = tree.for_each_stack(tree.walk(), |visit, stack| {
+        let values = (0..n_metrics).map(|m| tree.self_value(m, visit.node));
+        if !visit.is_leaf && values.clone().all(|v| v.as_f64() == 0.0) {
+            return Ok(());
+        }
+        let value = values
+            .map(|v| match v {
+                Value::Int(i) => i,
+                Value::Float(f) => {
+                    rounded |= f.fract() != 0.0;
+                    f.round() as i64
+                }
+            })
+            .collect();
+        // Location ids are frame ids + 1, leaf first.
+        let location_id = stack.iter().rev().map(|frame| u64::from(frame.0) + 1).collect();
+        samples.push(Sample { location_id, value, label: Vec::new() });
+        Ok::<(), std::convert::Infallible>(())
+    });
+    let Ok(()) = stacks;
+    (samples, rounded)
+}
+
+/// pprof's name of a unit.
+fn unit_name(unit: Unit) -> &'static str {
+    match unit {
+        Unit::Nanoseconds => "nanoseconds",
+        Unit::Microseconds => "microseconds",
+        Unit::Milliseconds => "milliseconds",
+        Unit::Bytes => "bytes",
+        Unit::Count | Unit::Words => "count",
+    }
+}
+
+/// The string table: index 0 is the empty string, each string once.
+struct Strings {
+    table: Vec<String>,
+    index: std::collections::HashMap<String, i64>,
+}
+
+impl Default for Strings {
+    fn default() -> Strings {
+        Strings { table: vec![String::new()], index: std::collections::HashMap::from([(String::new(), 0)]) }
+    }
+}
+
+impl Strings {
+    fn index(&mut self, text: &str) -> i64 {
+        if let Some(&i) = self.index.get(text) {
+            return i;
+        }
+        let i = self.table.len() as i64;
+        self.table.push(text.to_string());
+        self.index.insert(text.to_string(), i);
+        i
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_are_rfc_3339_in_utc_and_read_back() {
+        // 1 s before and after the epoch, and a leap day (date(1) -d @951782400 says 2000-02-29).
+        assert_eq!(format_time(0), "1970-01-01T00:00:00.000000000Z");
+        assert_eq!(format_time(-1), "1969-12-31T23:59:59.999999999Z");
+        assert_eq!(format_time(951_782_400_000_000_005), "2000-02-29T00:00:00.000000005Z");
+        for nanos in [0, -1, 951_782_400_000_000_005, 1_764_063_000_123_456_789, i64::MAX / 2] {
+            assert_eq!(parse_time(&format_time(nanos)), Some(nanos));
+        }
+        assert_eq!(parse_time("2000-02-30T00:00:00.000000000Z"), None);
+        assert_eq!(parse_time("Thu Oct 25 10:51 2018"), None);
+    }
+
+    #[test]
+    fn a_long_input_is_sniffed_by_its_fields() {
+        // sample_type {1, 2}, then a string table entry cut off by the end of the head.
+        let head = [&[0x0a, 4, 0x08, 1, 0x10, 2][..], &[0x0a, 4, 0x08, 3, 0x10, 4], &[0x60, 5], &[0x32, 200, 1, b'a']]
+            .concat();
+        assert!(profile_fields(&head));
+        assert!(!profile_fields(b"main;work 12\nmain 3\n"));
+        assert!(!profile_fields(b"LispWorks Profiler Tree"));
+    }
+}

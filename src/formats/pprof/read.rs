@@ -1,0 +1,524 @@
+//! The pprof reader: a decoded `Profile` message into the model (the rules are in the module
+//! comment of [`super`]).
+
+use super::{proto, wire};
+use crate::diag::Diagnostics;
+use crate::error::{ParseError, ParseErrorKind, Position};
+use crate::files::{self, DEFAULT_MAX_INPUT_SIZE};
+use crate::formats::stacks::StackTree;
+use crate::formats::{time_unit, unique_name, weigh_by, Format, ReadOptions};
+use crate::model::{
+    Aggregation, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, DEFINED_AT,
+};
+use prost::Message;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BTreeSet;
+use std::io::Read;
+use std::ops::Range;
+use std::time::Duration;
+
+const FORMAT: Format = Format::Pprof;
+
+/// Reads a pprof profile, gzipped or not.
+pub(crate) fn read(
+    input: &mut (dyn Read + Send),
+    options: &ReadOptions,
+    diag: &mut Diagnostics,
+) -> Result<Profile, ParseError> {
+    let mut bytes = Vec::new();
+    input.read_to_end(&mut bytes).map_err(|e| io_error(e, bytes.len()))?;
+    if files::is_gzip(&bytes) {
+        let limit = if options.max_input_size == 0 { DEFAULT_MAX_INPUT_SIZE } else { options.max_input_size };
+        let mut raw = Vec::new();
+        files::gunzip(&bytes[..], limit).read_to_end(&mut raw).map_err(|e| io_error(e, 0))?;
+        bytes = raw;
+    }
+    let (tables, samples) = without_samples(&bytes)?;
+    let message = proto::Profile::decode(tables.as_slice())
+        .map_err(|e| not_a_profile(0, format!("bytes that do not decode as one ({e})")))?;
+    Reader::new(&message, &bytes, diag).read(options, samples)
+}
+
+/// The error for bytes that are no Profile message, at byte `at`.
+fn not_a_profile(at: usize, found: String) -> ParseError {
+    ParseError {
+        format: FORMAT.into(),
+        position: Position::byte(at as u64),
+        kind: ParseErrorKind::Unexpected {
+            expected: "a protobuf Profile message (google/pprof profile.proto)".into(),
+            found,
+        },
+    }
+}
+
+/// The encoded message without its samples, which [`Reader::samples`] decodes one at a time (all of
+/// them at once take several times the input's memory), and how many there are; or an error where a
+/// field does not parse.
+fn without_samples(bytes: &[u8]) -> Result<(Vec<u8>, usize), ParseError> {
+    let (mut tables, mut samples) = (Vec::new(), 0);
+    for field in wire::fields(bytes) {
+        let field = field.map_err(|stop| match stop {
+            wire::Stop::CutShort(at) => not_a_profile(at, "a field cut short by the end of the input".into()),
+            wire::Stop::Invalid(at) => not_a_profile(at, "bytes that are no protobuf field".into()),
+        })?;
+        match (field.number, field.wire) {
+            (SAMPLE, 2) => samples += 1,
+            (SAMPLE, _) => return Err(not_a_profile(field.start, "a sample that is no message".into())),
+            _ => tables.extend_from_slice(&bytes[field.start..field.payload.end]),
+        }
+    }
+    Ok((tables, samples))
+}
+
+/// What an error points at, since prost decodes whole messages: a field of the Profile message, by
+/// its number in profile.proto and its place among the fields of that number, or a byte.
+#[derive(Clone, Copy)]
+enum Place {
+    Field { field: u64, nth: usize },
+    Byte(usize),
+}
+
+const SAMPLE_TYPE: u64 = 1;
+const SAMPLE: u64 = 2;
+const MAPPING: u64 = 3;
+const LOCATION: u64 = 4;
+const FUNCTION: u64 = 5;
+const PERIOD_TYPE: u64 = 11;
+const COMMENT: u64 = 13;
+const DEFAULT_SAMPLE_TYPE: u64 = 14;
+
+fn place(field: u64, nth: usize) -> Place {
+    Place::Field { field, nth }
+}
+
+fn io_error(e: std::io::Error, at: usize) -> ParseError {
+    ParseError { format: FORMAT.into(), position: Position::byte(at as u64), kind: ParseErrorKind::Io(e) }
+}
+
+/// The decoded message and its tables by id.
+struct Reader<'m, 'd> {
+    message: &'m proto::Profile,
+    /// The encoded message, for the byte offsets of errors.
+    bytes: &'m [u8],
+    /// Functions by id, with their place in the message.
+    functions: FxHashMap<u64, (usize, &'m proto::Function)>,
+    mappings: FxHashMap<u64, (usize, &'m proto::Mapping)>,
+    diag: &'d mut Diagnostics,
+}
+
+impl<'m, 'd> Reader<'m, 'd> {
+    fn new(message: &'m proto::Profile, bytes: &'m [u8], diag: &'d mut Diagnostics) -> Reader<'m, 'd> {
+        let functions = message.function.iter().enumerate().map(|(i, f)| (f.id, (i, f))).collect();
+        let mappings = message.mapping.iter().enumerate().map(|(i, m)| (m.id, (i, m))).collect();
+        Reader { message, bytes, functions, mappings, diag }
+    }
+
+    /// An error at `place`: what was expected there, and what was found.
+    fn error(&self, place: Place, expected: &str, found: String) -> ParseError {
+        let at = match place {
+            Place::Field { field, nth } => super::field_offset(self.bytes, field, nth),
+            Place::Byte(at) => at,
+        };
+        let position = Position::byte(at as u64);
+        ParseError {
+            format: FORMAT.into(),
+            position,
+            kind: ParseErrorKind::Unexpected { expected: expected.into(), found },
+        }
+    }
+
+    /// String `index` of the string table, for `what` at `place`.
+    fn string(&self, index: i64, place: Place, what: impl FnOnce() -> String) -> Result<&'m str, ParseError> {
+        let table = &self.message.string_table;
+        usize::try_from(index).ok().and_then(|i| table.get(i)).map(String::as_str).ok_or_else(|| {
+            self.error(
+                place,
+                &format!("string indices below {} (the string table's length)", table.len()),
+                format!("{index} as {}", what()),
+            )
+        })
+    }
+
+    /// The profile, of `n_samples` samples.
+    fn read(mut self, options: &ReadOptions, n_samples: usize) -> Result<Profile, ParseError> {
+        let Metrics { metrics, columns, default } = self.metrics()?;
+        let mut profile = Profile::new(metrics);
+        if let Some(default) = default {
+            weigh_by(&mut profile, default);
+        }
+        self.meta(&mut profile)?;
+        let stacks = self.locations(&mut profile)?;
+        self.samples(&mut profile, (&stacks, n_samples), &columns, &options.tags)?;
+        Ok(profile)
+    }
+
+    /// A metric per sample type, the default one first of its kind; each metric's column: the index
+    /// of its sample type and what a value is multiplied by (seconds become milliseconds); and the
+    /// default's index.
+    fn metrics(&mut self) -> Result<Metrics, ParseError> {
+        let mut metrics: Vec<(Metric, Column)> = Vec::new();
+        let mut unknown_units = Vec::new();
+        for (i, t) in self.message.sample_type.iter().enumerate() {
+            let name = self.string(t.r#type, place(SAMPLE_TYPE, i), || format!("the type of sample_type[{i}]"))?;
+            let unit = self.string(t.unit, place(SAMPLE_TYPE, i), || format!("the unit of sample_type[{i}]"))?;
+            let (kind, model_unit, scale) = match (unit, time_unit(unit)) {
+                (_, Some((time, scale))) => (MetricKind::Time, time, scale),
+                ("bytes", _) => (MetricKind::Alloc, Unit::Bytes, 1),
+                ("count" | "", _) => (MetricKind::Samples, Unit::Count, 1),
+                _ => {
+                    unknown_units.push(format!("{name} ({unit})"));
+                    (MetricKind::Samples, Unit::Count, 1)
+                }
+            };
+            let taken = |candidate: &str| metrics.iter().any(|(m, _)| m.name == candidate);
+            let name = if name.is_empty() { "samples" } else { name };
+            let name = if taken(name) { unique_name(format!("{name} ({unit})"), taken) } else { name.to_string() };
+            let metric = Metric { name, kind, unit: model_unit, aggregation: Aggregation::Additive, repr: Repr::Int };
+            metrics.push((metric, Column { index: i, scale }));
+        }
+        if !unknown_units.is_empty() {
+            self.diag.warn("pprof-unit", None, || {
+                format!("sample types of units proftool does not know, read as counts: {}", unknown_units.join(", "))
+            });
+        }
+        let default = match self.message.default_sample_type {
+            0 => None,
+            index => Some(self.string(index, place(DEFAULT_SAMPLE_TYPE, 0), || "default_sample_type".into())?),
+        };
+        // pprof shows the default sample type, and without one the last.
+        let default = match default {
+            Some(name) => metrics.iter().position(|(m, _)| m.name == name),
+            None => metrics.len().checked_sub(1),
+        };
+        let default = default.map(|default| {
+            // The model's primary metric is the first of the kind the profile is weighed by.
+            let kind = metrics[default].0.kind;
+            let first_of_kind = metrics.iter().position(|(m, _)| m.kind == kind).unwrap_or(default);
+            let moved = metrics.remove(default);
+            metrics.insert(first_of_kind, moved);
+            first_of_kind
+        });
+        let (metrics, columns) = metrics.into_iter().unzip();
+        Ok(Metrics { metrics, columns, default })
+    }
+
+    /// The title (comments), timestamp (`time_nanos`), interval (a period of time) and the header
+    /// facts the model has no field for.
+    fn meta(&mut self, profile: &mut Profile) -> Result<(), ParseError> {
+        let message = self.message;
+        let comments: Vec<&str> = message
+            .comment
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| self.string(c, place(COMMENT, i), || format!("comment[{i}]")))
+            .collect::<Result<_, _>>()?;
+        let meta = &mut profile.meta;
+        meta.title = (!comments.is_empty()).then(|| comments.join("\n"));
+        meta.timestamp = (message.time_nanos != 0).then(|| super::format_time(message.time_nanos));
+        if message.duration_nanos != 0 {
+            meta.attrs.push((super::DURATION.into(), message.duration_nanos.to_string()));
+        }
+        if let Some(period_type) = &message.period_type {
+            let at = place(PERIOD_TYPE, 0);
+            let name = self.string(period_type.r#type, at, || "the type of period_type".into())?;
+            let unit = self.string(period_type.unit, at, || "the unit of period_type".into())?;
+            let nanos = time_unit(unit).and_then(|(unit, scale)| Some(unit.nanos()? as u64 * scale as u64));
+            let meta = &mut profile.meta;
+            meta.attrs.push((super::PERIOD_TYPE.into(), format!("{name} {unit}")));
+            match nanos.and_then(|n| u64::try_from(message.period).ok()?.checked_mul(n)) {
+                Some(nanos) if nanos > 0 => meta.interval = Some(Duration::from_nanos(nanos)),
+                _ => meta.attrs.push((super::PERIOD.into(), message.period.to_string())),
+            }
+        }
+        Ok(())
+    }
+
+    /// Every location's frames, root first (a location's lines are inlined calls, innermost first),
+    /// as ranges of one list.
+    fn locations(&mut self, profile: &mut Profile) -> Result<Stacks, ParseError> {
+        let mut stacks = Stacks::default();
+        let mut conflicts = BTreeSet::new();
+        for (j, location) in self.message.location.iter().enumerate() {
+            let start = stacks.frames.len();
+            let at = place(LOCATION, j);
+            let module = match location.mapping_id {
+                0 => None,
+                id => {
+                    let &(m, mapping) = self.mappings.get(&id).ok_or_else(|| {
+                        self.error(at, "mapping ids that are defined", format!("{id} in location {}", location.id))
+                    })?;
+                    Some(self.string(mapping.filename, place(MAPPING, m), || format!("the file of mapping {id}"))?)
+                        .filter(|f| !f.is_empty())
+                }
+            };
+            if location.line.is_empty() {
+                // Not symbolised: pprof names it by its address.
+                let name = format!("{:#x}", location.address);
+                let frame = FrameRef { module, ..FrameRef::function(&name) };
+                stacks.frames.push(profile.frames.intern(frame));
+            }
+            for line in location.line.iter().rev() {
+                let frame = self.frame(profile, (at, location.id), module, line, &mut conflicts)?;
+                stacks.frames.push(frame);
+            }
+            if stacks.ranges.insert(location.id, start..stacks.frames.len()).is_some() {
+                return Err(self.error(at, "location ids defined once", format!("{} twice", location.id)));
+            }
+        }
+        if !conflicts.is_empty() {
+            self.diag.warn("pprof-defined-twice", None, || {
+                format!(
+                    "functions of one name defined in several places, the first place kept: {}",
+                    conflicts.into_iter().collect::<Vec<_>>().join(", ")
+                )
+            });
+        }
+        Ok(stacks)
+    }
+
+    /// The frame of one line of a location: its function's name, the location's mapping's file as
+    /// its module, the line's number as its line (a frame at its function's own start line, or at
+    /// none, is the function), where the function is defined (its file and start line), or its file
+    /// alone where it has no start line and the file is not the module.
+    fn frame(
+        &self,
+        profile: &mut Profile,
+        (at, location): (Place, u64),
+        module: Option<&str>,
+        line: &proto::Line,
+        conflicts: &mut BTreeSet<String>,
+    ) -> Result<FrameId, ParseError> {
+        let &(f, function) = self.functions.get(&line.function_id).ok_or_else(|| {
+            self.error(at, "function ids that are defined", format!("{} in location {location}", line.function_id))
+        })?;
+        let (id, function_at) = (function.id, place(FUNCTION, f));
+        let mut name = self.string(function.name, function_at, || format!("the name of function {id}"))?;
+        if name.is_empty() {
+            name = self.string(function.system_name, function_at, || format!("the system name of function {id}"))?;
+        }
+        let file = self.string(function.filename, function_at, || format!("the file of function {id}"))?;
+        let number = |n: i64, what: &str, at: Place| {
+            u32::try_from(n).map_err(|_| {
+                self.error(
+                    at,
+                    &format!("{what} from 0 to {}", u32::MAX),
+                    format!("{n} in function {id} of location {location}"),
+                )
+            })
+        };
+        let start = number(function.start_line, "start lines", function_at)?;
+        let line_number = number(line.line, "line numbers", at)?;
+        let column = number(line.column, "columns", at)?;
+        let is_line = line_number != 0 && line_number != start;
+        let frame = FrameRef {
+            name,
+            module,
+            line: is_line.then_some(line_number),
+            clause: (is_line && column != 0).then_some(column),
+            kind: if is_line { FrameKind::Line } else { FrameKind::Function },
+        };
+        let frame = profile.frames.intern(frame);
+        let fact = match (file, start) {
+            ("", _) => None,
+            (file, 0) if Some(file) == module => None,
+            (file, 0) => Some((super::FILENAME, file.to_string())),
+            (file, start) => Some((DEFINED_AT, format!("{file}:{start}"))),
+        };
+        if let Some((key, value)) = fact {
+            let attrs = profile.frame_attrs.entry(frame).or_default();
+            match attrs.iter().find(|(k, _)| k == key) {
+                None => attrs.push((key.to_string(), value)),
+                Some((_, first)) if *first != value => {
+                    conflicts.insert(name.to_string());
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(frame)
+    }
+
+    /// Adds every sample's values to the node of its stack (under its tags' values, for `--tag`).
+    fn samples(
+        &mut self,
+        profile: &mut Profile,
+        (stacks, n_samples): (&Stacks, usize),
+        columns: &[Column],
+        tags: &[String],
+    ) -> Result<(), ParseError> {
+        let mut tree = StackTree::default();
+        // Room for a node per sample to start with: a profile written from a tree has one sample per node.
+        tree.reserve(&mut profile.tree, n_samples);
+        // One sample decoded at a time, into the same vectors.
+        let mut sample = proto::Sample::default();
+        let mut dropped_labels: BTreeSet<&str> = BTreeSet::new();
+        let mut tag_frames: FxHashMap<String, FrameId> = FxHashMap::default();
+        let mut touched: FxHashSet<NodeId> = FxHashSet::default();
+        let n_metrics = columns.len();
+        let fields = wire::fields(self.bytes).map_while(Result::ok).filter(|f| f.number == SAMPLE);
+        for (i, field) in fields.enumerate() {
+            let at = Place::Byte(field.start);
+            sample.clear();
+            sample
+                .merge(&self.bytes[field.payload])
+                .map_err(|e| self.error(at, "a Sample message", format!("one that does not decode ({e})")))?;
+            if sample.value.len() != n_metrics {
+                return Err(self.error(
+                    at,
+                    &format!("one value per sample type ({n_metrics})"),
+                    format!("{} in sample {i}", sample.value.len()),
+                ));
+            }
+            self.stack(profile, (&sample, i, at), stacks, tags, &mut tag_frames, tree.next())?;
+            for label in &sample.label {
+                let key = self.string(label.key, at, || format!("a label key of sample {i}"))?;
+                if !tags.iter().any(|t| t == key) {
+                    dropped_labels.insert(key);
+                }
+            }
+            let node = tree.add(&mut profile.tree);
+            let Some(node) = node else { continue };
+            for (metric, column) in columns.iter().enumerate() {
+                let value = sample.value[column.index];
+                let value = value.checked_mul(column.scale).ok_or_else(|| {
+                    self.error(at, "values that fit 64 bits in milliseconds", format!("{value} seconds in sample {i}"))
+                })?;
+                profile.tree.add_self(metric, node, Value::Int(value));
+            }
+            if sample.value.iter().any(|&v| v < 0) {
+                touched.insert(node);
+            }
+        }
+        self.clamp_negative(profile, touched);
+        if !dropped_labels.is_empty() {
+            let keys: Vec<&str> = dropped_labels.into_iter().collect();
+            self.diag.warn("pprof-labels", None, || {
+                format!("sample labels dropped: {} (--tag KEY makes a label's values root frames)", keys.join(", "))
+            });
+        }
+        Ok(())
+    }
+
+    /// Fills `path` with the frames of `sample` (number `i`, at `at`), root first: its tags' values
+    /// (`--tag`), then its locations' frames (a location's inlined lines innermost last).
+    fn stack(
+        &self,
+        profile: &mut Profile,
+        (sample, i, at): (&proto::Sample, usize, Place),
+        stacks: &Stacks,
+        tags: &[String],
+        tag_frames: &mut FxHashMap<String, FrameId>,
+        path: &mut Vec<FrameId>,
+    ) -> Result<(), ParseError> {
+        for tag in tags {
+            let Some(value) = self.label_value(sample, tag, (at, i))? else { continue };
+            let frame = *tag_frames
+                .entry(format!("{tag}:{value}"))
+                .or_insert_with_key(|name| profile.frames.intern(FrameRef::named(name, FrameKind::Pseudo)));
+            path.push(frame);
+        }
+        if sample.location_id.is_empty() {
+            path.push(profile.frames.intern(FrameRef::named(NO_LOCATION, FrameKind::Pseudo)));
+        }
+        for &location in sample.location_id.iter().rev() {
+            let range = stacks
+                .ranges
+                .get(&location)
+                .ok_or_else(|| self.error(at, "location ids that are defined", format!("{location} in sample {i}")))?;
+            path.extend_from_slice(&stacks.frames[range.clone()]);
+        }
+        Ok(())
+    }
+
+    /// The value of `sample`'s label `key` as text (`value`, or `number unit`), if it has one.
+    fn label_value(
+        &self,
+        sample: &proto::Sample,
+        key: &str,
+        (at, i): (Place, usize),
+    ) -> Result<Option<String>, ParseError> {
+        for label in &sample.label {
+            if self.string(label.key, at, || format!("a label key of sample {i}"))? != key {
+                continue;
+            }
+            if label.str != 0 {
+                let value = self.string(label.str, at, || format!("the value of label {key} of sample {i}"))?;
+                return Ok(Some(value.into()));
+            }
+            let unit = self.string(label.num_unit, at, || format!("the unit of label {key} of sample {i}"))?;
+            return Ok(Some(if unit.is_empty() { label.num.to_string() } else { format!("{} {unit}", label.num) }));
+        }
+        Ok(None)
+    }
+
+    /// Negative values (a profile subtracted from another, `pprof -diff_base`) that leave a node below
+    /// zero: the model's self values are not negative, so they become 0, with a warning.
+    fn clamp_negative(&mut self, profile: &mut Profile, nodes: FxHashSet<NodeId>) {
+        let mut clamped = 0usize;
+        for node in nodes {
+            for metric in 0..profile.metrics().len() {
+                if profile.tree.self_value(metric, node).as_f64() < 0.0 {
+                    profile.tree.set_self(metric, node, Value::Int(0));
+                    clamped += 1;
+                }
+            }
+        }
+        if clamped > 0 {
+            self.diag.warn("pprof-negative", None, || {
+                format!("{clamped} negative self values (a difference of profiles?) read as 0")
+            });
+        }
+    }
+}
+
+/// The metrics of the sample types, each one's column, and the default one's index.
+struct Metrics {
+    metrics: Vec<Metric>,
+    columns: Vec<Column>,
+    default: Option<usize>,
+}
+
+/// Where a metric's values are in a sample: the index of its sample type, and what they are
+/// multiplied by.
+struct Column {
+    index: usize,
+    scale: i64,
+}
+
+/// The frame of a sample without locations, so that its values count.
+const NO_LOCATION: &str = "[no location]";
+
+/// The frames of every location, root first, in one list.
+#[derive(Default)]
+struct Stacks {
+    frames: Vec<FrameId>,
+    ranges: FxHashMap<u64, Range<usize>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// `bytes` gzipped.
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gzip.write_all(bytes).unwrap();
+        gzip.finish().unwrap()
+    }
+
+    fn read_bytes(bytes: &[u8], options: &ReadOptions) -> Result<Profile, ParseError> {
+        read(&mut &bytes[..], options, &mut Diagnostics::default())
+    }
+
+    #[test]
+    fn gzip_given_to_the_reader_is_decompressed_to_the_limit() {
+        // A string table of "" and a thousand x's: 1,005 bytes encoded.
+        let message = proto::Profile { string_table: vec![String::new(), "x".repeat(1000)], ..Default::default() };
+        let zipped = gzip(&message.encode_to_vec());
+        assert!(read_bytes(&zipped, &ReadOptions::default()).is_ok());
+        let err = read_bytes(&zipped, &ReadOptions::default().with_max_input_size(1000)).unwrap_err().to_string();
+        assert!(err.contains("decompresses to more than 1000 bytes; raise the limit with --max-input-size"), "{err}");
+        let err = read_bytes(&zipped[..zipped.len() - 8], &ReadOptions::default()).unwrap_err().to_string();
+        assert!(err.contains("the gzip-compressed input is cut short"), "{err}");
+    }
+}

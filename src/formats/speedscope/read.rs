@@ -1,0 +1,439 @@
+//! The speedscope reader (the rules are in the module comment of [`super`]).
+
+use crate::diag::Diagnostics;
+use crate::error::{ParseError, ParseErrorKind, Position};
+use crate::formats::stacks::StackTree;
+use crate::formats::{json, time_unit, unique_name, weigh_by, Format};
+use crate::model::{
+    Aggregation, FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Unit, Value, DEFINED_AT,
+};
+use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::fmt;
+use std::io::Read;
+
+const FORMAT: Format = Format::Speedscope;
+
+/// What a speedscope file should be, for serde's errors.
+const EXPECTED: &str = "JSON in speedscope's file format";
+
+#[derive(Deserialize)]
+struct Document<'a> {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    exporter: Option<String>,
+    #[serde(default, rename = "activeProfileIndex")]
+    active_profile_index: Option<usize>,
+    shared: Shared,
+    #[serde(borrow)]
+    profiles: Vec<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Shared {
+    frames: Vec<FrameJson>,
+}
+
+#[derive(Deserialize)]
+struct FrameJson {
+    name: String,
+    #[serde(default)]
+    file: Option<String>,
+    #[serde(default)]
+    line: Option<u32>,
+    #[serde(default)]
+    col: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ProfileJson {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    name: Option<String>,
+    unit: String,
+    #[serde(default)]
+    start_value: f64,
+    #[serde(default)]
+    samples: Option<FlatStacks>,
+    #[serde(default)]
+    weights: Option<Vec<f64>>,
+    #[serde(default)]
+    events: Option<Vec<EventJson>>,
+}
+
+#[derive(Deserialize)]
+struct EventJson {
+    #[serde(rename = "type")]
+    kind: String,
+    at: f64,
+    frame: u32,
+}
+
+/// The stacks of a sampled profile, flat: every stack's frame indices one after another, and where
+/// each stack ends (a vector per stack takes several times the memory of a large file).
+#[derive(Default)]
+struct FlatStacks {
+    frames: Vec<u32>,
+    ends: Vec<usize>,
+}
+
+impl FlatStacks {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// The stacks, in order.
+    fn iter(&self) -> impl Iterator<Item = &[u32]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(start, &end)| &self.frames[start..end])
+    }
+}
+
+impl<'de> Deserialize<'de> for FlatStacks {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<FlatStacks, D::Error> {
+        deserializer.deserialize_seq(StacksVisitor)
+    }
+}
+
+/// Reads `samples`, an array of stacks, into [`FlatStacks`].
+struct StacksVisitor;
+
+impl<'de> Visitor<'de> for StacksVisitor {
+    type Value = FlatStacks;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of stacks (arrays of frame indices)")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut stacks: A) -> Result<FlatStacks, A::Error> {
+        let mut flat = FlatStacks::default();
+        while stacks.next_element_seed(StackSeed(&mut flat.frames))?.is_some() {
+            flat.ends.push(flat.frames.len());
+        }
+        Ok(flat)
+    }
+}
+
+/// Appends one stack's frame indices to the frames of [`FlatStacks`].
+struct StackSeed<'a>(&'a mut Vec<u32>);
+
+impl<'de> DeserializeSeed<'de> for StackSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for StackSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a stack (an array of frame indices)")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut frames: A) -> Result<(), A::Error> {
+        while let Some(frame) = frames.next_element::<u32>()? {
+            self.0.push(frame);
+        }
+        Ok(())
+    }
+}
+
+/// One profile of the file: where it starts, its path, what it holds.
+struct Part {
+    offset: usize,
+    index: usize,
+    json: ProfileJson,
+}
+
+/// Reads a speedscope file.
+pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+    let mut bytes = Vec::new();
+    input.read_to_end(&mut bytes).map_err(|e| ParseError {
+        format: FORMAT.into(),
+        position: Position::byte(bytes.len() as u64),
+        kind: ParseErrorKind::Io(e),
+    })?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| json::error_at(FORMAT, &bytes, e.valid_up_to(), ParseErrorKind::Encoding))?;
+    let document: Document<'_> =
+        serde_json::from_str(text).map_err(|e| json::serde_error(FORMAT, text, &e, EXPECTED))?;
+    let parts = document
+        .profiles
+        .iter()
+        .enumerate()
+        .map(|(index, raw)| {
+            // Where the profile starts in the input: RawValue borrows from it.
+            let offset = raw.get().as_ptr() as usize - text.as_ptr() as usize;
+            let json = serde_json::from_str(raw.get()).map_err(|e| {
+                let inner = json::serde_error(FORMAT, raw.get(), &e, EXPECTED);
+                json::error_at(FORMAT, text.as_bytes(), offset + inner.position.byte as usize, inner.kind)
+            })?;
+            Ok(Part { offset, index, json })
+        })
+        .collect::<Result<Vec<Part>, ParseError>>()?;
+    let own = document.exporter.as_deref().is_some_and(|e| e.starts_with("proftool "));
+    let n_frames = document.shared.frames.len();
+    let reader = Reader { text, parts: &parts, own, n_frames };
+    let (mut profile, metric_of) = reader.profile(diag)?;
+    profile.meta.title = document.name;
+    if let Some(&active) = document.active_profile_index.and_then(|i| metric_of.get(i)) {
+        weigh_by(&mut profile, active);
+    }
+    let frames = frames(&mut profile, &document.shared.frames);
+    reader.fill(&mut profile, &frames, &metric_of)?;
+    Ok(profile)
+}
+
+/// The model's frames of `shared.frames`, by index.
+fn frames(profile: &mut Profile, frames: &[FrameJson]) -> Vec<FrameId> {
+    frames
+        .iter()
+        .map(|f| {
+            let file = f.file.as_deref().filter(|file| !file.is_empty());
+            match (file, f.line, f.col) {
+                (Some(file), Some(line), Some(col)) => {
+                    let id = profile.frames.intern(FrameRef::function(&f.name));
+                    let attrs = profile.frame_attrs.entry(id).or_default();
+                    if attrs.is_empty() {
+                        attrs.push((DEFINED_AT.to_string(), format!("{file}:{line}:{col}")));
+                    }
+                    id
+                }
+                (_, Some(line), _) => profile.frames.intern(FrameRef {
+                    module: file,
+                    line: Some(line),
+                    kind: FrameKind::Line,
+                    ..FrameRef::function(&f.name)
+                }),
+                (_, None, _) => profile.frames.intern(FrameRef { module: file, ..FrameRef::function(&f.name) }),
+            }
+        })
+        .collect()
+}
+
+/// A stack's frame indices, root first, and its weight.
+type Visit<'s> = (&'s [u32], f64);
+
+struct Reader<'a> {
+    text: &'a str,
+    parts: &'a [Part],
+    /// Whether proftool wrote the file: its profiles are metrics of one set of stacks.
+    own: bool,
+    /// How many frames `shared.frames` declares.
+    n_frames: usize,
+}
+
+impl Reader<'_> {
+    /// An error at the start of profile `part`: what was expected, what was found where (a JSON path).
+    fn error(&self, part: &Part, expected: String, found: String) -> ParseError {
+        json::error_at(FORMAT, self.text.as_bytes(), part.offset, ParseErrorKind::Unexpected { expected, found })
+    }
+
+    /// An error unless `frame` (at `path`) is an index of `shared.frames`.
+    fn check_frame(&self, part: &Part, frame: u32, path: impl FnOnce() -> String) -> Result<(), ParseError> {
+        if usize::try_from(frame).is_ok_and(|f| f < self.n_frames) {
+            return Ok(());
+        }
+        Err(self.error(
+            part,
+            format!("frame indices below {} (shared.frames)", self.n_frames),
+            format!("{frame} at {}", path()),
+        ))
+    }
+
+    /// The profile with its metrics declared, and the metric of each part: one per profile of a file
+    /// proftool wrote (named after it), else one per unit; integers where every value is whole.
+    fn profile(&self, diag: &mut Diagnostics) -> Result<(Profile, Vec<usize>), ParseError> {
+        let mut metrics: Vec<Metric> = Vec::new();
+        let mut metric_of: Vec<usize> = Vec::new();
+        let mut keys: Vec<&str> = Vec::new();
+        let mut unknown: Vec<&str> = Vec::new();
+        for part in self.parts {
+            let unit = part.json.unit.as_str();
+            let key = if self.own { part.json.name.as_deref().unwrap_or(unit) } else { unit };
+            let whole = self.is_whole(part)?;
+            if let Some(existing) = keys.iter().position(|&k| k == key) {
+                if !whole {
+                    metrics[existing].repr = Repr::Float;
+                }
+                metric_of.push(existing);
+                continue;
+            }
+            let (kind, model_unit) = match (unit, time_unit(unit)) {
+                (_, Some((time, _))) => (MetricKind::Time, time),
+                ("none", _) => (MetricKind::Samples, Unit::Count),
+                ("bytes", _) => (MetricKind::Alloc, Unit::Bytes),
+                (other, _) => {
+                    unknown.push(other);
+                    (MetricKind::Samples, Unit::Count)
+                }
+            };
+            let name = if self.own { key.to_string() } else { default_name(kind, unit) };
+            let name = unique_name(name, |n| metrics.iter().any(|m| m.name == n));
+            let repr = if whole { Repr::Int } else { Repr::Float };
+            metrics.push(Metric { name, kind, unit: model_unit, aggregation: Aggregation::Additive, repr });
+            metric_of.push(keys.len());
+            keys.push(key);
+        }
+        if !unknown.is_empty() {
+            diag.warn("speedscope-unit", None, || {
+                format!("profiles of units speedscope does not define, read as counts: {}", unknown.join(", "))
+            });
+        }
+        Ok((Profile::new(metrics), metric_of))
+    }
+
+    /// Whether every value `part` gives is a whole number (its weights, or its events' times).
+    fn is_whole(&self, part: &Part) -> Result<bool, ParseError> {
+        let whole = |v: f64| v.fract() == 0.0 && v.abs() < 2f64.powi(53);
+        let scale = time_unit(&part.json.unit).map_or(1.0, |(_, scale)| scale as f64);
+        let mut all = true;
+        self.visit(part, &mut |(_, weight)| {
+            all &= whole(weight * scale);
+            Ok(())
+        })?;
+        Ok(all)
+    }
+
+    /// Calls `f` with every stack of `part` and its weight, checking the profile's shape.
+    fn visit(&self, part: &Part, f: &mut dyn FnMut(Visit<'_>) -> Result<(), ParseError>) -> Result<(), ParseError> {
+        let i = part.index;
+        match part.json.kind.as_str() {
+            "sampled" => {
+                let (Some(samples), Some(weights)) = (&part.json.samples, &part.json.weights) else {
+                    return Err(self.error(part, "samples and weights".into(), format!("neither at profiles[{i}]")));
+                };
+                if samples.len() != weights.len() {
+                    return Err(self.error(
+                        part,
+                        format!("as many weights as samples ({})", samples.len()),
+                        format!("{} at profiles[{i}].weights", weights.len()),
+                    ));
+                }
+                for (j, (stack, &weight)) in samples.iter().zip(weights).enumerate() {
+                    for (k, &frame) in stack.iter().enumerate() {
+                        self.check_frame(part, frame, || format!("profiles[{i}].samples[{j}][{k}]"))?;
+                    }
+                    if weight < 0.0 {
+                        let found = format!("{weight} at profiles[{i}].weights[{j}]");
+                        return Err(self.error(part, "weights of 0 or more".into(), found));
+                    }
+                    f((stack, weight))?;
+                }
+                Ok(())
+            }
+            "evented" => self.visit_events(part, f),
+            other => Err(self.error(
+                part,
+                "a profile of type \"sampled\" or \"evented\"".into(),
+                format!("{other:?} at profiles[{i}].type"),
+            )),
+        }
+    }
+
+    /// The stacks of an evented profile: between two events, the open frames are a stack that gets
+    /// the time from one to the next.
+    fn visit_events(
+        &self,
+        part: &Part,
+        f: &mut dyn FnMut(Visit<'_>) -> Result<(), ParseError>,
+    ) -> Result<(), ParseError> {
+        let i = part.index;
+        let Some(events) = &part.json.events else {
+            return Err(self.error(part, "events".into(), format!("none at profiles[{i}]")));
+        };
+        let mut open: Vec<u32> = Vec::new();
+        let mut last = part.json.start_value;
+        for (j, event) in events.iter().enumerate() {
+            if event.at < last {
+                let found = format!("at {} after {last} at profiles[{i}].events[{j}]", event.at);
+                return Err(self.error(part, "events in time order".into(), found));
+            }
+            if !open.is_empty() && event.at > last {
+                f((&open, event.at - last))?;
+            }
+            last = event.at;
+            match event.kind.as_str() {
+                "O" => {
+                    self.check_frame(part, event.frame, || format!("profiles[{i}].events[{j}].frame"))?;
+                    open.push(event.frame);
+                }
+                "C" if open.last() == Some(&event.frame) => {
+                    open.pop();
+                }
+                "C" => {
+                    let innermost = open.last().map_or("no frame open".into(), |top| format!("frame {top} open"));
+                    return Err(self.error(
+                        part,
+                        format!("a close event of the innermost open frame ({innermost})"),
+                        format!("frame {} closed at profiles[{i}].events[{j}]", event.frame),
+                    ));
+                }
+                other => {
+                    let found = format!("{other:?} at profiles[{i}].events[{j}].type");
+                    return Err(self.error(part, "an event of type \"O\" or \"C\"".into(), found));
+                }
+            }
+        }
+        if !open.is_empty() {
+            let found = format!("frames {open:?} still open at the end of profiles[{i}].events");
+            return Err(self.error(part, "a close event for every open event".into(), found));
+        }
+        Ok(())
+    }
+
+    /// Adds every profile's stacks to the tree: under a thread named after the profile, unless
+    /// proftool wrote the file.
+    fn fill(&self, profile: &mut Profile, frames: &[FrameId], metric_of: &[usize]) -> Result<(), ParseError> {
+        let mut tree = StackTree::default();
+        for (part, &metric) in self.parts.iter().zip(metric_of) {
+            let scale = time_unit(&part.json.unit).map_or(1.0, |(_, scale)| scale as f64);
+            let thread = (!self.own).then(|| {
+                let name = part.json.name.clone().unwrap_or_else(|| format!("profile {}", part.index));
+                profile.frames.intern(FrameRef::named(&name, FrameKind::Thread))
+            });
+            // The thread's node, though the profile may have no stacks.
+            tree.next().extend(thread);
+            tree.add(&mut profile.tree);
+            let i = part.index;
+            self.visit(part, &mut |(stack, weight)| {
+                let path = tree.next();
+                path.extend(thread);
+                // Every index is one of shared.frames: visit checks them.
+                path.extend(stack.iter().filter_map(|&f| frames.get(usize::try_from(f).ok()?)));
+                let Some(node) = tree.add(&mut profile.tree) else {
+                    return match weight {
+                        0.0 => Ok(()),
+                        _ => Err(self.error(
+                            part,
+                            "a stack for every weight".into(),
+                            format!("an empty one at profiles[{i}]"),
+                        )),
+                    };
+                };
+                let value = weight * scale;
+                let value = match profile.metrics()[metric].repr {
+                    Repr::Int => Value::Int(value as i64),
+                    Repr::Float => Value::Float(value),
+                };
+                profile.tree.add_self(metric, node, value);
+                Ok(())
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// The name of a metric of `kind` read from a profile of `unit`.
+fn default_name(kind: MetricKind, unit: &str) -> String {
+    match kind {
+        MetricKind::Samples if unit != "none" => unit.to_string(),
+        kind => kind.name().to_string(),
+    }
+}

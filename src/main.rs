@@ -126,8 +126,9 @@ enum Command {
         #[arg(long, value_name = "V", requires = "threshold", help_heading = "Gate")]
         min_abs: Option<f64>,
         /// Also write a differential output: `folded` (stack base new, as inferno-diff-folded writes),
-        /// `svg` (the differential flame graph) or `pprof` (NEW minus BASE); OUT may be - for stdout,
-        /// and then the table is not printed.
+        /// `svg` (the differential flame graph) or `pprof` (NEW minus BASE, BASE's samples negated and
+        /// labelled pprof::base=true, as go tool pprof -diff_base writes); OUT may be - for stdout, and
+        /// then the table is not printed.
         #[arg(long, num_args = 2, value_names = ["FORMAT", "OUT"], help_heading = "Differential output")]
         to: Vec<String>,
         /// With --to svg: box widths from BASE instead of NEW.
@@ -862,7 +863,9 @@ fn diff(
                     }
                 }
             }
-            Differential::Pprof => anyhow::bail!("--to pprof: not written yet"),
+            Differential::Pprof => {
+                report::diff::differential_pprof(&base, &new, metrics, &convert, output.writer(), diag)?
+            }
         }
         output.commit().with_context(|| format!("{}: writing the differential output", out.to_string_lossy()))?;
     }

@@ -119,6 +119,43 @@ fn differential_outputs_are_the_ones_inferno_reads() {
 }
 
 #[test]
+fn the_pprof_diff_is_new_minus_base_as_go_tool_pprof_writes_it() {
+    use prost::Message;
+    use std::io::Read;
+    let (base, new) = (fixture("cli/diff-base.folded"), fixture("cli/diff-new.folded"));
+    let dir = temp();
+    let out = dir.path().join("diff.pb.gz");
+    proftool().args(["diff", "--to", "pprof"]).arg(&out).arg(&base).arg(&new).assert().success();
+    let mut bytes = Vec::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(&out).unwrap()).read_to_end(&mut bytes).unwrap();
+    let p = crate::support::pprof_proto::Profile::decode(bytes.as_slice()).unwrap();
+    let s = |i: i64| p.string_table[i as usize].as_str();
+    // NEW's samples as they are (145 in all), BASE's negated (105) and labelled pprof::base=true.
+    let (mut ours, mut theirs) = (0, 0);
+    for sample in &p.sample {
+        let labels: Vec<(&str, &str)> = sample.label.iter().map(|l| (s(l.key), s(l.str))).collect();
+        match labels.as_slice() {
+            [] => ours += sample.value[0],
+            [("pprof::base", "true")] => theirs += sample.value[0],
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!((ours, theirs), (145, -105));
+    // pprof itself shows the difference against BASE's total, where go is installed.
+    if std::process::Command::new("go").arg("version").output().is_err() {
+        eprintln!("SKIPPED: go tool pprof not installed");
+        return;
+    }
+    let top = std::process::Command::new("go").args(["tool", "pprof", "-top"]).arg(&out).output().unwrap();
+    let top = String::from_utf8_lossy(&top.stdout);
+    assert!(top.contains("of 105 total"), "{top}");
+    // render 80 - 50, fib 25 - 10 (counted once), read 20 - 30.
+    for (name, flat) in [("render", "30"), ("fib", "15"), ("read", "-10"), ("old", "-10")] {
+        assert!(top.lines().any(|l| l.trim_start().starts_with(flat) && l.trim_end().ends_with(name)), "{name}: {top}");
+    }
+}
+
+#[test]
 fn merge_adds_the_inputs_and_keeps_threads_apart() {
     let dir = temp();
     let out = dir.path().join("all.folded");

@@ -272,6 +272,37 @@ pub fn differential_folded(
     Ok(lines.iter().map(|line| format!("{line}\n")).collect())
 }
 
+/// Writes NEW minus BASE, compared by `metrics` (see [`shared_metric`]), as one pprof profile whose
+/// BASE samples are negated and labelled `pprof::base=true`, as `go tool pprof -diff_base -proto`
+/// writes it: pprof's own tools then show the difference. BASE's values are put in NEW's unit.
+pub fn differential_pprof(
+    base: &Profile,
+    new: &Profile,
+    metrics: (usize, usize),
+    options: &ConvertOptions,
+    out: &mut dyn Write,
+    diag: &mut Diagnostics,
+) -> Result<(), Error> {
+    let only = |profile: &Profile, metric: usize, diag: &mut Diagnostics| {
+        let mut one = profile.clone();
+        let keep: Vec<bool> = (0..one.metrics().len()).map(|m| m == metric).collect();
+        one.retain_metrics(&keep);
+        convert::project(one, Format::Pprof, options, diag)
+    };
+    let (mut base, new) = (only(base, metrics.0, diag)?, only(new, metrics.1, diag)?);
+    let (from, to) = (base.metrics()[0].clone(), new.metrics()[0].clone());
+    let factor = match (from.unit.nanos(), to.unit.nanos()) {
+        (Some(f), Some(t)) => f / t,
+        _ => 1.0,
+    };
+    let values = base.tree.self_values(0);
+    let scaled = crate::model::Values::Int(
+        (0..values.len()).map(|i| (values.get(i).as_f64() * factor).round() as i64).collect(),
+    );
+    base.replace_metric(0, crate::model::Metric { repr: crate::model::Repr::Int, ..to }, scaled);
+    crate::formats::pprof::write_diff(&base, &new, out, diag)
+}
+
 /// Writes the differential flame graph of `lines` (from [`differential_folded`]) as inferno draws
 /// it: widths from NEW, red where a stack grew, blue where it shrank. With `negate`, widths from
 /// BASE, as `inferno-diff-folded` advises (the counts swapped, the hues switched back, so that red

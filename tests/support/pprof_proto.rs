@@ -34,6 +34,16 @@ pub struct Sample {
     pub location_id: Vec<u64>,
     #[prost(int64, repeated, tag = "2")]
     pub value: Vec<i64>,
+    #[prost(message, repeated, tag = "3")]
+    pub label: Vec<Label>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Label {
+    #[prost(int64, tag = "1")]
+    pub key: i64,
+    #[prost(int64, tag = "2")]
+    pub str: i64,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]

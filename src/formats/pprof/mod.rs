@@ -171,6 +171,51 @@ fn lines_0_as_functions(profile: Profile, diag: &mut Diagnostics) -> Profile {
 
 /// Writes `profile` (projected onto [`CARRIES`]) as a gzipped pprof profile.
 pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<(), Error> {
+    encode(profile, out, diag, |_| Vec::new())
+}
+
+/// The label `go tool pprof -diff_base` puts on the samples of the base profile.
+const BASE_LABEL: (&str, &str) = ("pprof::base", "true");
+
+/// Writes NEW minus BASE as one pprof profile, as `go tool pprof -diff_base BASE -proto NEW` writes
+/// it: NEW's samples as they are, BASE's negated and labelled `pprof::base=true`, so that pprof's own
+/// views show the difference (and take BASE's total for its percentages). Both profiles are
+/// projected onto [`CARRIES`] with the same metrics, in the same order and units.
+pub fn write_diff(base: &Profile, new: &Profile, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<(), Error> {
+    let mut combined = new.clone();
+    // BASE's frames in the combined table (its own frame facts where NEW has none).
+    let frame_of: Vec<u64> = base
+        .frames
+        .iter()
+        .map(|(id, frame)| {
+            let combined_id = combined.frames.intern(frame.as_ref());
+            if let Some(attrs) = base.frame_attrs.get(&id) {
+                combined.frame_attrs.entry(combined_id).or_insert_with(|| attrs.clone());
+            }
+            u64::from(combined_id.0) + 1
+        })
+        .collect();
+    encode(&combined, out, diag, |strings| {
+        let label =
+            proto::Label { key: strings.index(BASE_LABEL.0), str: strings.index(BASE_LABEL.1), num: 0, num_unit: 0 };
+        let (mut samples, _) = samples(base);
+        for sample in &mut samples {
+            sample.location_id.iter_mut().for_each(|id| *id = frame_of[*id as usize - 1]);
+            sample.value.iter_mut().for_each(|v| *v = v.saturating_neg());
+            sample.label.push(label.clone());
+        }
+        samples
+    })
+}
+
+/// Writes `profile`, and the samples `more` adds (made with the profile's string table, location ids
+/// frame ids + 1), as a gzipped pprof profile.
+fn encode(
+    profile: &Profile,
+    out: &mut dyn Write,
+    diag: &mut Diagnostics,
+    more: impl FnOnce(&mut Strings) -> Vec<Sample>,
+) -> Result<(), Error> {
     let mut strings = Strings::default();
     let sample_type = profile
         .metrics()
@@ -210,7 +255,8 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
             (function, Location { id, mapping_id, address: 0, line: vec![line] })
         })
         .unzip();
-    let (sample, rounded) = samples(profile);
+    let (mut sample, rounded) = samples(profile);
+    sample.extend(more(&mut strings));
     if rounded {
         diag.warn("pprof-rounded", None, || "pprof values are whole numbers: time rounded to whole nanoseconds".into());
     }

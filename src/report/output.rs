@@ -121,6 +121,35 @@ pub struct TextStyle {
     pub width: Option<usize>,
 }
 
+/// Rows from which a table without blocks is formatted on two threads.
+const PARALLEL_ROWS: usize = 20_000;
+
+/// Cells formatted one after another (`ends[k]..ends[k + 1]` is cell `k`), and the widest of each
+/// shown column.
+struct Formatted {
+    text: String,
+    ends: Vec<usize>,
+    widths: Vec<usize>,
+}
+
+impl Formatted {
+    /// The line of row `r` (of `columns` cells), padded to `layout`'s widths.
+    fn line_into(&self, out: &mut String, (widths, text_columns): (&[usize], &[bool]), r: usize, columns: usize) {
+        let first = r * columns;
+        write_line(out, widths, text_columns, |i| &self.text[self.ends[first + i]..self.ends[first + i + 1]]);
+    }
+
+    /// Every row's line.
+    fn lines(&self, layout: (&[usize], &[bool]), columns: usize) -> String {
+        let rows = (self.ends.len() - 1) / columns.max(1);
+        let mut out = String::with_capacity(rows * (layout.0.iter().sum::<usize>() + 2 * layout.0.len() + 1));
+        for r in 0..rows {
+            self.line_into(&mut out, layout, r, columns);
+        }
+        out
+    }
+}
+
 /// Levels of the tree indented in full; deeper nodes are indented this far and show their depth.
 const MAX_INDENT: usize = 40;
 
@@ -158,7 +187,7 @@ impl Report {
 
     /// The report as aligned text: every cell formatted once, into one string, for the widths;
     /// then the lines written from it, so that a report of a million rows allocates no string per
-    /// cell.
+    /// cell. A long table without blocks is formatted and written in two halves on two threads.
     fn text(&self, style: TextStyle) -> String {
         let mut out = self.heading(style) + "\n";
         let shown: Vec<usize> = (0..self.columns.len())
@@ -166,47 +195,75 @@ impl Report {
             .filter(|&c| self.indent.is_none_or(|(d, _)| d != c))
             .collect();
         let headings: Vec<&str> = shown.iter().map(|&c| self.columns[c].heading.as_str()).collect();
+        let rows: Vec<&[Cell]> = self.rows().collect();
+        let halves = match self.blocks.is_none() && rows.len() >= PARALLEL_ROWS {
+            true => rows.split_at(rows.len() / 2),
+            false => (&rows[..], &rows[rows.len()..]),
+        };
+        let (first, second) = std::thread::scope(|scope| {
+            let second = scope.spawn(|| self.format_rows(halves.1, &shown, style.decimals));
+            (self.format_rows(halves.0, &shown, style.decimals), second.join())
+        });
+        let second = second.unwrap_or_else(|_| self.format_rows(halves.1, &shown, style.decimals));
         let mut widths: Vec<usize> = headings.iter().map(|h| h.chars().count()).collect();
-        // The shown cells' text, one after another, and where each ends.
-        let (mut formatted, mut ends) = (String::new(), vec![0]);
-        for row in self.rows() {
-            for (w, &c) in widths.iter_mut().zip(&shown) {
-                let start = formatted.len();
-                self.cell_into(&mut formatted, row, c, style.decimals);
-                *w = (*w).max(width_of(&formatted[start..]));
-                ends.push(formatted.len());
-            }
+        for (w, (a, b)) in widths.iter_mut().zip(first.widths.iter().zip(&second.widths)) {
+            *w = (*w).max(*a).max(*b);
         }
         let text_columns: Vec<bool> = shown.iter().map(|&c| self.is_text_column(c)).collect();
         if let Some(limit) = style.width {
             fit_names(&mut widths, &text_columns, limit);
         }
-        // The whole text at once, rather than grown (and copied) as it is written.
-        out.reserve(self.rows().len() * (widths.iter().sum::<usize>() + 2 * widths.len() + 1));
-        let heading_line = |out: &mut String| write_line(out, &widths, &text_columns, |i| headings[i]);
+        let layout = (widths.as_slice(), text_columns.as_slice());
+        let heading_line = |out: &mut String| write_line(out, layout.0, layout.1, |i| headings[i]);
         if self.blocks.is_none() {
             out.push('\n');
             heading_line(&mut out);
         }
+        let Some(blocks) = &self.blocks else {
+            let (a, b) = std::thread::scope(|scope| {
+                let b = scope.spawn(|| second.lines(layout, shown.len()));
+                (first.lines(layout, shown.len()), b.join())
+            });
+            out.push_str(&a);
+            out.push_str(&b.unwrap_or_else(|_| second.lines(layout, shown.len())));
+            self.notes_into(&mut out);
+            return out;
+        };
         let mut block = 0;
         let mut previous: Option<&[Cell]> = None;
-        for (r, row) in self.rows().enumerate() {
-            if let Some(blocks) = &self.blocks {
-                if previous.is_none_or(|p| p[BLOCK_COLUMN] != row[BLOCK_COLUMN]) {
-                    let title = blocks.get(block).map(|b| self.block_title(b, style)).unwrap_or_default();
-                    let _ = write!(out, "\n{title}\n");
-                    heading_line(&mut out);
-                    block += 1;
-                }
+        for (r, row) in rows.iter().enumerate() {
+            if previous.is_none_or(|p| p[BLOCK_COLUMN] != row[BLOCK_COLUMN]) {
+                let title = blocks.get(block).map(|b| self.block_title(b, style)).unwrap_or_default();
+                let _ = write!(out, "\n{title}\n");
+                heading_line(&mut out);
+                block += 1;
             }
-            let first = r * shown.len();
-            write_line(&mut out, &widths, &text_columns, |i| &formatted[ends[first + i]..ends[first + i + 1]]);
+            first.line_into(&mut out, layout, r, shown.len());
             previous = Some(row);
         }
+        self.notes_into(&mut out);
+        out
+    }
+
+    /// The text lines of the notes after the table.
+    fn notes_into(&self, out: &mut String) {
         for (_, _, note) in self.notes.iter().filter(|(_, _, note)| !note.is_empty()) {
             let _ = writeln!(out, "{note}");
         }
-        out
+    }
+
+    /// The `shown` cells of `rows`, formatted one after another, and their widths.
+    fn format_rows(&self, rows: &[&[Cell]], shown: &[usize], decimals: usize) -> Formatted {
+        let mut formatted = Formatted { text: String::new(), ends: vec![0], widths: vec![0; shown.len()] };
+        for row in rows {
+            for (w, &c) in formatted.widths.iter_mut().zip(shown) {
+                let start = formatted.text.len();
+                self.cell_into(&mut formatted.text, row, c, decimals);
+                *w = (*w).max(width_of(&formatted.text[start..]));
+                formatted.ends.push(formatted.text.len());
+            }
+        }
+        formatted
     }
 
     /// Appends cell `column` of `row` as text to `buffer`: the name column of a tree indented by

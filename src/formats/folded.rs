@@ -168,7 +168,7 @@ pub(crate) fn read(
 ) -> Result<Profile, ParseError> {
     let mut profile = Profile::new(vec![Metric::samples()]);
     let nodes = usize::try_from(size_hint.unwrap_or(0) / BYTES_PER_NODE).unwrap_or(0);
-    let mut index = ChildIndex::with_capacity(nodes);
+    let mut index = ChildIndex::default();
     profile.tree.reserve(nodes);
     // The frame of each name number.
     let mut frame_of: Vec<FrameId> = Vec::new();

@@ -607,28 +607,83 @@ impl Iterator for Walk<'_> {
 /// aggregate stacks into the tree as they read (fxprof's `handle_for_stack`). Only valid for a tree
 /// that was built entirely through it. It holds node ids alone (5 bytes a node with its control
 /// byte), keyed by the parent and frame the tree keeps for them.
+///
+/// Most nodes are added below the node added just before them (the rest of a stack once it leaves
+/// the known tree), and most of those never get a sibling. Such an only child is not put in the
+/// table but marked on its parent (a bit a node): it is the node right after its parent, found
+/// without hashing, and it goes into the table only when its parent gets a second child. The table
+/// then holds a fraction of the nodes, and adding a new stack's frames costs no random access.
 #[derive(Debug, Default)]
 pub struct ChildIndex {
     table: hashbrown::HashTable<NodeId>,
+    /// Bit `p` is set when node `p` has one child, node `p + 1`, which is not in the table.
+    only_child_next: Vec<u64>,
 }
 
 impl ChildIndex {
-    /// An index with room for `nodes` nodes before it grows.
-    pub fn with_capacity(nodes: usize) -> ChildIndex {
-        ChildIndex { table: hashbrown::HashTable::with_capacity(nodes) }
-    }
-
     /// The child of `parent` (a root when `None`) with frame `frame`, added if there is none yet.
     pub fn child_or_insert(&mut self, tree: &mut CallTree, parent: Option<NodeId>, frame: FrameId) -> NodeId {
+        if let Some(parent) = parent {
+            // The last node has no children yet: its first is the next node, not put in the table.
+            if parent.index() + 1 == tree.len() {
+                self.set_only_child_next(parent, true);
+                return tree.append(Some(parent), frame, true);
+            }
+            if self.only_child_next(parent) {
+                let only = NodeId(parent.0 + 1);
+                if tree.frame(only) == frame {
+                    return only;
+                }
+                // A second child: both go into the table from now on.
+                self.set_only_child_next(parent, false);
+                self.insert(tree, only);
+                return self.add(tree, Some(parent), frame);
+            }
+        }
         let key = (parent.map_or(NO_PARENT, |p| p.0), frame);
-        let key_of = |tree: &CallTree, node: NodeId| (tree.parents[node.index()], tree.frames[node.index()]);
-        let hash = |key: (u32, FrameId)| rustc_hash::FxBuildHasher.hash_one(key);
-        if let Some(&node) = self.table.find(hash(key), |&node| key_of(tree, node) == key) {
+        if let Some(&node) = self.table.find(ChildIndex::hash(key), |&node| ChildIndex::key_of(tree, node) == key) {
             return node;
         }
-        let node = tree.push(parent, frame);
-        self.table.insert_unique(hash(key), node, |&node| hash(key_of(tree, node)));
+        self.add(tree, parent, frame)
+    }
+
+    /// Adds a child of `parent`, known to be new, to the tree and the table.
+    fn add(&mut self, tree: &mut CallTree, parent: Option<NodeId>, frame: FrameId) -> NodeId {
+        // Unique among its siblings: the tree then knows it has no duplicates without a pass.
+        let node = tree.append(parent, frame, true);
+        self.insert(tree, node)
+    }
+
+    /// Puts `node`, known not to be there, in the table.
+    fn insert(&mut self, tree: &CallTree, node: NodeId) -> NodeId {
+        let hash_of = |node: &NodeId| ChildIndex::hash(ChildIndex::key_of(tree, *node));
+        self.table.insert_unique(hash_of(&node), node, hash_of);
         node
+    }
+
+    fn only_child_next(&self, node: NodeId) -> bool {
+        self.only_child_next.get(node.index() / 64).is_some_and(|bits| bits >> (node.index() % 64) & 1 == 1)
+    }
+
+    fn set_only_child_next(&mut self, node: NodeId, set: bool) {
+        let word = node.index() / 64;
+        if word >= self.only_child_next.len() {
+            self.only_child_next.resize(word + 1, 0);
+        }
+        let bit = 1u64 << (node.index() % 64);
+        match set {
+            true => self.only_child_next[word] |= bit,
+            false => self.only_child_next[word] &= !bit,
+        }
+    }
+
+    /// What a node is found by: its parent and frame, as the tree keeps them.
+    fn key_of(tree: &CallTree, node: NodeId) -> (u32, FrameId) {
+        (tree.parents[node.index()], tree.frames[node.index()])
+    }
+
+    fn hash(key: (u32, FrameId)) -> u64 {
+        rustc_hash::FxBuildHasher.hash_one(key)
     }
 }
 
@@ -711,6 +766,43 @@ mod tests {
         assert!(!t.has_duplicate_siblings(6));
         t.push(None, FrameId(0)); // a second root "a"
         assert!(t.has_duplicate_siblings(6));
+    }
+
+    /// Stacks added through the index, against the tree worked out by hand; a chain of new frames
+    /// leaves the table alone until one of its nodes gets a second child.
+    #[test]
+    fn child_index_keeps_only_children_out_of_its_table() {
+        let mut t = CallTree::new(&[Metric::samples()]);
+        let mut index = ChildIndex::default();
+        fn add(index: &mut ChildIndex, t: &mut CallTree, stack: &[u32]) -> Option<u32> {
+            let mut node = None;
+            for &frame in stack {
+                node = Some(index.child_or_insert(t, node, FrameId(frame)));
+            }
+            node.map(|n| n.0)
+        }
+        // Nodes: 0 a, 1 b, 2 c, 3 d (a second child of b), 4 e (of a); then found again.
+        assert_eq!(add(&mut index, &mut t, &[0, 1, 2]), Some(2));
+        assert_eq!(index.table.len(), 1, "only the root is in the table");
+        assert_eq!(add(&mut index, &mut t, &[0, 1, 3]), Some(3));
+        assert_eq!(add(&mut index, &mut t, &[0, 4]), Some(4));
+        assert_eq!(
+            [
+                add(&mut index, &mut t, &[0, 1, 2]),
+                add(&mut index, &mut t, &[0, 1, 3]),
+                add(&mut index, &mut t, &[0, 4])
+            ],
+            [Some(2), Some(3), Some(4)]
+        );
+        let shape: Vec<_> = t.nodes().map(|n| (t.parent(n).map(|p| p.0), t.frame(n).0)).collect();
+        assert_eq!(shape, [(None, 0), (Some(0), 1), (Some(1), 2), (Some(1), 3), (Some(0), 4)]);
+        // A chain a thousand deep is one entry, and is found again node by node.
+        let chain: Vec<u32> = (10..1010).collect();
+        assert_eq!(add(&mut index, &mut t, &chain), Some(1004));
+        assert_eq!(index.table.len(), 6);
+        assert_eq!(add(&mut index, &mut t, &chain), Some(1004));
+        assert_eq!(t.len(), 1005);
+        assert!(!t.has_duplicate_siblings(1010));
     }
 
     #[test]

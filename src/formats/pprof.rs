@@ -67,10 +67,6 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
             (function, Location { id, line: vec![line] })
         })
         .unzip();
-    let (sample, rounded) = samples(profile);
-    if rounded {
-        diag.warn("pprof-rounded", None, || "pprof values are whole numbers: time rounded to whole nanoseconds".into());
-    }
     let (period_type, period) = match profile.meta.interval {
         Some(interval) => (
             Some(ValueType { r#type: strings.index("cpu"), unit: strings.index("nanoseconds") }),
@@ -80,9 +76,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
     };
     let comment = profile.meta.title.as_deref().map(|t| strings.index(t)).into_iter().collect();
     let default_sample_type = profile.primary_metric().map_or(0, |m| strings.index(&profile.metrics()[m].name));
-    let message = PprofProfile {
-        sample_type,
-        sample,
+    let after_samples = PprofProfile {
         location,
         function,
         string_table: strings.table,
@@ -90,40 +84,57 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
         period,
         comment,
         default_sample_type,
+        ..PprofProfile::default()
     };
+    // A message is its fields in tag order: the sample types, the samples (most of the message),
+    // then the rest, each encoded on its own, make the bytes of the whole message without holding
+    // the samples.
     let mut gzip = flate2::write::GzEncoder::new(out, flate2::Compression::default());
-    gzip.write_all(&message.encode_to_vec())?;
+    gzip.write_all(&PprofProfile { sample_type, ..PprofProfile::default() }.encode_to_vec())?;
+    let rounded = write_samples(profile, &mut gzip)?;
+    gzip.write_all(&after_samples.encode_to_vec())?;
     gzip.finish()?;
+    if rounded {
+        diag.warn("pprof-rounded", None, || "pprof values are whole numbers: time rounded to whole nanoseconds".into());
+    }
     Ok(())
 }
 
-/// One sample per node with a value (or a leaf), and whether a value had to be rounded.
-fn samples(profile: &Profile) -> (Vec<Sample>, bool) {
+/// Writes the samples field of the message: one sample per node with a value (or a leaf), each
+/// encoded into one reused buffer. Returns whether a value had to be rounded.
+fn write_samples(profile: &Profile, out: &mut impl Write) -> Result<bool, Error> {
     let tree = &profile.tree;
     let n_metrics = profile.metrics().len();
     let mut rounded = false;
-    let mut samples = Vec::new();
-    let stacks = tree.for_each_stack(tree.walk(), |visit, stack| {
+    // A message of one sample is the samples field's key, length and sample.
+    let mut one = SampleField { sample: vec![Sample::default()] };
+    let mut bytes: Vec<u8> = Vec::with_capacity(1 << 17);
+    tree.for_each_stack(tree.walk(), |visit, stack| {
         let values = (0..n_metrics).map(|m| tree.self_value(m, visit.node));
         if !visit.is_leaf && values.clone().all(|v| v.as_f64() == 0.0) {
             return Ok(());
         }
-        let value = values
-            .map(|v| match v {
-                Value::Int(i) => i,
-                Value::Float(f) => {
-                    rounded |= f.fract() != 0.0;
-                    f.round() as i64
-                }
-            })
-            .collect();
+        let sample = &mut one.sample[0];
+        sample.value.clear();
+        sample.value.extend(values.map(|v| match v {
+            Value::Int(i) => i,
+            Value::Float(f) => {
+                rounded |= f.fract() != 0.0;
+                f.round() as i64
+            }
+        }));
         // Location ids are frame ids + 1, leaf first.
-        let location_id = stack.iter().rev().map(|frame| u64::from(frame.0) + 1).collect();
-        samples.push(Sample { location_id, value });
-        Ok::<(), std::convert::Infallible>(())
-    });
-    let Ok(()) = stacks;
-    (samples, rounded)
+        sample.location_id.clear();
+        sample.location_id.extend(stack.iter().rev().map(|frame| u64::from(frame.0) + 1));
+        one.encode(&mut bytes).map_err(std::io::Error::other)?;
+        if bytes.len() >= 1 << 16 {
+            out.write_all(&bytes)?;
+            bytes.clear();
+        }
+        Ok::<(), Error>(())
+    })?;
+    out.write_all(&bytes)?;
+    Ok(rounded)
 }
 
 /// pprof's name of a unit.
@@ -189,6 +200,13 @@ struct ValueType {
     r#type: i64,
     #[prost(int64, tag = "2")]
     unit: i64,
+}
+
+/// The samples field alone, to encode one sample as it is in the whole message.
+#[derive(Clone, PartialEq, Message)]
+struct SampleField {
+    #[prost(message, repeated, tag = "2")]
+    sample: Vec<Sample>,
 }
 
 #[derive(Clone, PartialEq, Message)]

@@ -84,13 +84,20 @@ fn split_line(line: &str) -> Option<(&str, Result<i64, std::num::ParseIntError>)
     Some((stack, count.parse::<i64>()))
 }
 
-/// A line as the reading thread makes it out: the frames of a stack, each as the number of its name
-/// (in order of first appearance, see [`NameNumbers`]) and where the name is in the line, or why the
-/// line is not one.
+/// A line as the reading thread makes it out: the frames of a stack (where they are among the
+/// frames of its block), or why the line is not one.
 enum Parsed {
-    Stack { count: i64, frames: Vec<(u32, u32, u32)> },
+    Stack { count: i64, frames: std::ops::Range<usize> },
     Skipped,
     Bad(ParseErrorKind),
+}
+
+/// A frame of a line: the number of its name (in order of first appearance, see [`NameNumbers`])
+/// and where the name is in the line.
+struct LineFrame {
+    number: u32,
+    start: u32,
+    len: u32,
 }
 
 /// The names the reading thread has seen, numbered in order of first appearance, so that the thread
@@ -116,8 +123,8 @@ impl NameNumbers {
         n
     }
 
-    /// Splits and checks one line, numbering its frames' names.
-    fn parse(&mut self, text: &str) -> Parsed {
+    /// Splits and checks one line, numbering its frames' names: its frames go on `frames`.
+    fn parse(&mut self, text: &str, frames: &mut Vec<LineFrame>) -> Parsed {
         let (stack, count) = match split_line(text) {
             Some((stack, Ok(count))) => (stack, count),
             Some((_, Err(_))) | None if text.trim().is_empty() || text.trim().parse::<i64>().is_ok() => {
@@ -142,13 +149,17 @@ impl NameNumbers {
             let found = count.to_string();
             return Parsed::Bad(ParseErrorKind::Unexpected { expected: "a count of 0 or more".into(), found });
         }
-        let mut frames = Vec::with_capacity(32);
+        let first = frames.len();
         let mut start = 0;
         for end in memchr::memchr_iter(b';', stack.as_bytes()).chain([stack.len()]) {
-            frames.push((self.number(&stack[start..end]), start as u32, (end - start) as u32));
+            frames.push(LineFrame {
+                number: self.number(&stack[start..end]),
+                start: start as u32,
+                len: (end - start) as u32,
+            });
             start = end + 1;
         }
-        Parsed::Stack { count, frames }
+        Parsed::Stack { count, frames: first..frames.len() }
     }
 }
 
@@ -175,13 +186,12 @@ pub(crate) fn read(
     // The previous stack: its frames and their nodes, root first.
     let mut path: Vec<(FrameId, NodeId)> = Vec::new();
     let mut numbers = NameNumbers::default();
-    crate::text::pipeline(
-        input,
-        Format::Folded,
-        |text: &str| numbers.parse(text),
-        |line, parsed| {
+    crate::text::pipeline_with_parts(
+        crate::text::Blocks::new(input, Format::Folded),
+        |text: &str, frames: &mut Vec<LineFrame>| numbers.parse(text, frames),
+        |line, parsed, frames| {
             let (count, frames) = match parsed {
-                Parsed::Stack { count, frames } => (count, frames),
+                Parsed::Stack { count, frames: range } => (count, &frames[range]),
                 Parsed::Skipped => {
                     diag.warn("skipped-line", Some(line.position), || "blank or empty-stack line skipped".into());
                     return Ok(());
@@ -189,7 +199,7 @@ pub(crate) fn read(
                 Parsed::Bad(kind) => return Err(line.error(kind)),
             };
             let mut node = None;
-            for (depth, &(number, start, len)) in frames.iter().enumerate() {
+            for (depth, &LineFrame { number, start, len }) in frames.iter().enumerate() {
                 // Numbers come in order of first appearance: a number not seen yet is the next one.
                 let frame = match frame_of.get(number as usize) {
                     Some(&frame) => frame,

@@ -145,18 +145,19 @@ impl Layout<'_> {
         items
     }
 
-    /// The stack of the first line (in inferno's order) that `item` stands for, below its caller:
-    /// the callee's own line, or the first line of its callees'.
+    /// The start of the first line (in inferno's order) that `item` stands for, below its caller:
+    /// the callee's own line, or its first callee's name for the callees' lines. Frames further
+    /// down are in boxes narrower than this one's (the callee's, or its first callee's when the
+    /// callee's is drawn), which are not drawn: inferno draws the same from the short line, and
+    /// has fewer frames to open and close.
     fn first_stack(&self, item: &Item) -> String {
         let tree = &self.profile.tree;
         let mut stack = self.names[tree.frame(item.callee).index()].clone();
-        let mut node = (!item.own).then_some(item.callee);
-        while let Some(caller) = node {
-            let first = self.items(self.children.of_node(caller)).into_iter().next();
-            let Some(first) = first else { break };
-            stack.push(';');
-            stack.push_str(&self.names[tree.frame(first.callee).index()]);
-            node = (!first.own).then_some(first.callee);
+        if !item.own {
+            if let Some(first) = self.items(self.children.of_node(item.callee)).first() {
+                stack.push(';');
+                stack.push_str(&self.names[tree.frame(first.callee).index()]);
+            }
         }
         stack
     }

@@ -233,9 +233,14 @@ pub(crate) fn read(
 /// Nodes per piece of output formatted on its own (see [`crate::pieces`]).
 const PIECE: u32 = 1024;
 
+/// Pieces a tree not built in pre-order is cut into, at most: runs of its roots' subtrees, as many
+/// as leave both threads busy to the end when the roots' sizes differ, as few as keep the cost of
+/// a piece (a chunk handed over) small beside a run of roots.
+const ROOT_PIECES: usize = 64;
+
 /// Writes `profile` (already projected to one count metric) as folded stacks, in tree pre-order. A tree
-/// built in pre-order is written in pieces of about [`PIECE`] nodes (see [`piece_starts`]) formatted
-/// on two threads.
+/// built in pre-order is written in pieces of about [`PIECE`] nodes (see [`piece_starts`]), any other
+/// in runs of its roots' subtrees (at most [`ROOT_PIECES`]), formatted on two threads.
 pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error> {
     let names = Names::of(profile);
     let tree = &profile.tree;
@@ -247,7 +252,11 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
     };
     let stacks = Stacks { tree, names: &names, counts };
     if !tree.is_preorder() {
-        return Ok(stacks.write(tree.walk(), out)?);
+        // Pieces of consecutive roots' subtrees, walked through child lists.
+        let children = tree.children();
+        let pieces = root_runs(children.roots());
+        let piece = |i: usize, sink: &mut dyn Write| stacks.write(tree.walk_roots(&children, pieces[i]), sink);
+        return Ok(crate::pieces::write_pieces(pieces.len(), piece, out)?);
     }
     let starts = piece_starts(tree);
     let piece = |i: usize, sink: &mut dyn Write| {
@@ -274,6 +283,11 @@ fn piece_starts(tree: &CallTree) -> Vec<u32> {
         }
     }
     starts
+}
+
+/// `roots` in at most [`ROOT_PIECES`] runs of about equal length.
+fn root_runs(roots: &[NodeId]) -> Vec<&[NodeId]> {
+    roots.chunks(roots.len().div_ceil(ROOT_PIECES).max(1)).collect()
 }
 
 /// What a folded line is made of.
@@ -377,6 +391,15 @@ mod tests {
         }
         let tree = &profile.tree;
         assert!(tree.is_preorder() && tree.len() > 5 * PIECE as usize);
+        let mut written = Vec::new();
+        write(&profile, &mut written).unwrap();
+        assert_eq!(String::from_utf8(written).unwrap(), lines_node_by_node(&profile));
+    }
+
+    /// The folded lines of a tree built in pre-order, made node by node from each node's
+    /// ancestors: a line per node with a count, and per leaf.
+    fn lines_node_by_node(profile: &Profile) -> String {
+        let tree = &profile.tree;
         let mut expected = String::new();
         for node in tree.nodes() {
             let count = tree.self_value(0, node).as_count();
@@ -387,9 +410,46 @@ mod tests {
                 expected.push_str(&format!("{} {count}\n", names.join(";")));
             }
         }
+        expected
+    }
+
+    /// Folded text of many roots read into a tree that is not in pre-order (later lines add to
+    /// earlier roots) is written in runs of roots on two threads: every line comes back, merged and
+    /// in the order of first appearance, as the same text read back in pre-order gives it.
+    #[test]
+    fn a_tree_of_many_roots_out_of_order_is_written_in_runs_of_roots() {
+        let mut text = String::new();
+        let mut in_order = String::new();
+        for root in 0..300 {
+            in_order.push_str(&format!("r{root};a 1\nr{root};b;c 3\n"));
+        }
+        for pass in 0..2 {
+            for root in 0..300 {
+                text.push_str(&match pass {
+                    0 => format!("r{root};a 1\n"),
+                    _ => format!("r{root};b;c 3\n"),
+                });
+            }
+        }
+        let read = |text: &str| read(&mut text.as_bytes(), None, &mut Diagnostics::default()).unwrap();
+        let profile = read(&text);
+        assert!(!profile.tree.is_preorder());
+        assert!(root_runs(profile.tree.children().roots()).len() > 1);
         let mut written = Vec::new();
         write(&profile, &mut written).unwrap();
-        assert_eq!(String::from_utf8(written).unwrap(), expected);
+        assert_eq!(String::from_utf8(written).unwrap(), lines_node_by_node(&read(&in_order)));
+        assert_eq!(lines_node_by_node(&read(&in_order)), in_order);
+    }
+
+    #[test]
+    fn roots_are_cut_into_at_most_root_pieces_runs() {
+        let roots: Vec<NodeId> = (0..130).map(NodeId).collect();
+        let runs = root_runs(&roots);
+        assert_eq!(runs.len(), 44);
+        assert!(runs.iter().all(|run| run.len() == 3 || run.len() == 1));
+        assert_eq!(runs.concat(), roots);
+        assert_eq!(root_runs(&roots[..5]).len(), 5);
+        assert!(root_runs(&[]).is_empty());
     }
 
     /// A chain a million deep with a branch at the bottom: each piece rebuilds the path to its first

@@ -27,6 +27,7 @@
 use super::frame::FrameId;
 use super::metric::{Metric, Value, Values};
 use rustc_hash::FxHashSet;
+use std::borrow::Cow;
 use std::hash::BuildHasher;
 
 /// Index of a node in its [`CallTree`].
@@ -390,9 +391,15 @@ impl CallTree {
 
     /// A depth-first walk in the order of `children` (which may have been sorted).
     pub fn walk_with(&self, children: Children) -> Walk<'_> {
-        let mut stack: Vec<(NodeId, u32)> = children.roots.iter().rev().map(|&r| (r, 0)).collect();
-        stack.reserve(64);
-        Walk::Lists { children, stack }
+        let roots = children.roots.clone();
+        Walk::lists(Cow::Owned(children), &roots)
+    }
+
+    /// The part of [`CallTree::walk_with`] that visits the subtrees of `roots` (some of
+    /// `children`'s roots, in their order), so that parts of a walk can be taken on several threads
+    /// whatever the order the tree was built in.
+    pub fn walk_roots<'t>(&'t self, children: &'t Children, roots: &[NodeId]) -> Walk<'t> {
+        Walk::lists(Cow::Borrowed(children), roots)
     }
 
     /// Whether two siblings (or two roots) share a frame. Known without a pass for trees built in
@@ -556,13 +563,20 @@ pub enum Walk<'t> {
     /// Through child lists.
     Lists {
         /// The child lists.
-        children: Children,
+        children: Cow<'t, Children>,
         /// Nodes still to visit, with their depth.
         stack: Vec<(NodeId, u32)>,
     },
 }
 
-impl Walk<'_> {
+impl<'t> Walk<'t> {
+    /// A walk through `children` from `roots`.
+    fn lists(children: Cow<'t, Children>, roots: &[NodeId]) -> Walk<'t> {
+        let mut stack: Vec<(NodeId, u32)> = roots.iter().rev().map(|&r| (r, 0)).collect();
+        stack.reserve(64);
+        Walk::Lists { children, stack }
+    }
+
     /// The nodes above the next node the walk visits, root first: empty at the start of a whole
     /// walk, the first node's ancestors at the start of a [`CallTree::walk_part`].
     pub fn ancestors(&self) -> &[NodeId] {

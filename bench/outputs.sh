@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Prints a checksum of every output proftool writes, for every fixture into every writable format
-# and for the bench inputs into folded, pprof, speedscope and their own format, so that two builds
+# and for the bench inputs into folded, pprof, speedscope and their own format (the folded shapes
+# also into svg), so that two builds
 # can be compared byte for byte (a change that must not change behaviour, such as moving code
 # between layers):
 #
@@ -40,4 +41,11 @@ for entry in lispworks:tree ghc-px:px dyalog-csv:csv dyalog-xml:xml; do
   name=${entry%%:*} file=bench/data/big.${entry#*:}
   if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -lt "$SIZE" ]; then "$gen" "$name" "$SIZE" "$file"; fi
   for to in folded pprof speedscope "$name"; do checksum "$file" "$to"; done
+done
+
+# the two folded shapes of issue 21, into every writer of whole stacks and the flame graph
+for shape in stacks walks; do
+  file=bench/data/$shape.folded
+  if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -lt "$SIZE" ]; then "$gen" "folded-$shape" "$SIZE" "$file"; fi
+  for to in folded pprof speedscope svg; do checksum "$file" "$to"; done
 done

@@ -7,6 +7,7 @@
 #   bench/run.sh            # all formats
 #   bench/run.sh lispworks  # one format
 #   bench/run.sh merge diff # proftool merge of 1,000 inputs, proftool diff of two 100 MB inputs
+#   MEDIAN=7 bench/run.sh folded-walks  # one of issue 21's folded shapes (see the end)
 #
 # pprof's input is the protocol buffer itself (not gzipped, SIZE bytes as its reader parses them), and
 # `go tool pprof -raw` (Debian golang-go) is timed on the same file in the same run.
@@ -171,4 +172,65 @@ if [[ " $* " == *" diff "* ]]; then
   row "proftool diff" "$s" "$r" "$bytes"
   awk -v d="$s" -v a="$a" -v b="$b" 'BEGIN { printf "  diff / reading both: %.2f x (the issue asks at most 2.5 x)\n", d / (a + b) }'
 fi
+
+# Issue 21's two folded shapes (bench/generate.rs, folded_shape): many distinct stacks (stacks) and
+# random walks of a call graph (walks). Each round runs every command once, in turn, so that load
+# from elsewhere falls on all of them alike; a row is the median of MEDIAN rounds (default 5) of
+# wall time, user time and peak RSS. `bench/run.sh folded-stacks` runs one shape.
+MEDIAN=${MEDIAN:-5}
+
+# median of the numbers on stdin
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# alternated LABEL... -- runs "label=command" pairs given as arrays named by each LABEL, MEDIAN
+# rounds, and prints "label wall user rss" medians per label
+alternated() {
+  local round label
+  declare -A runs=()
+  for round in $(seq "$MEDIAN"); do
+    for label in "$@"; do
+      local -n command=$label
+      "$TIME" -o bench/data/.time -f "%e %U %M" "${command[@]}" > /dev/null 2> /dev/null
+      runs[$label]+="$(cat bench/data/.time)"$'\n'
+    done
+  done
+  for label in "$@"; do
+    printf '%s' "$label"
+    for field in 1 2 3; do printf ' %s' "$(printf '%s' "${runs[$label]}" | awk -v f=$field 'NF { print $f }' | median)"; done
+    echo
+  done
+}
+
+# label seconds user rss bytes [base-seconds what]: a row with MB/s of input, and the multiple of
+# another row's time when given
+shape_row() {
+  awk -v l="$1" -v s="$2" -v u="$3" -v r="$4" -v b="$5" -v base="${6:-}" -v what="${7:-}" 'BEGIN{
+    printf "  %-32s %6.2f s (user %5.2f s) %6.0f MB/s  peak RSS %7.1f MB", l, s, u, b / 1e6 / s, r * 1.024 / 1000;
+    if (base != "") printf "  %.2f x %s", s / base, what; print "" }'
+}
+
+for shape in stacks walks; do
+  [ $# -gt 0 ] && [[ " $* " != *" folded-$shape "* ]] && continue
+  file=bench/data/$shape.folded
+  if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -lt "$SIZE" ]; then "$gen" "folded-$shape" "$SIZE" "$file"; fi
+  bytes=$(stat -c %s "$file")
+  echo "folded-$shape: $file, $((bytes / 1000000)) MB, $(wc -l < "$file") lines; medians of $MEDIAN alternated runs ($(uptime | sed 's/.*load/load/'))"
+  svg=("$bin" convert -q "$file" --to svg -) inferno=(inferno-flamegraph "$file") folded=("$bin" convert -q "$file" --to folded -)
+  speedscope=("$bin" convert -q "$file" --to speedscope -) pprof=("$bin" convert -q "$file" --to pprof -)
+  labels=(svg folded speedscope pprof)
+  command -v inferno-flamegraph > /dev/null && labels+=(inferno) || echo "  inferno-flamegraph not found: install it with 'cargo install inferno' to compare"
+  declare -A wall=() user=() rss=()
+  while read -r label s u r; do wall[$label]=$s user[$label]=$u rss[$label]=$r; done < <(alternated "${labels[@]}")
+  if [ -n "${wall[inferno]:-}" ]; then
+    shape_row "inferno-flamegraph" "${wall[inferno]}" "${user[inferno]}" "${rss[inferno]}" "$bytes"
+    shape_row "proftool convert --to svg" "${wall[svg]}" "${user[svg]}" "${rss[svg]}" "$bytes" "${wall[inferno]}" "inferno-flamegraph"
+  else
+    shape_row "proftool convert --to svg" "${wall[svg]}" "${user[svg]}" "${rss[svg]}" "$bytes"
+  fi
+  shape_row "proftool convert --to folded" "${wall[folded]}" "${user[folded]}" "${rss[folded]}" "$bytes"
+  for to in speedscope pprof; do
+    shape_row "proftool convert --to $to" "${wall[$to]}" "${user[$to]}" "${rss[$to]}" "$bytes" "${wall[folded]}" "--to folded"
+  done
+  unset wall user rss
+done
 rm -f bench/data/.time

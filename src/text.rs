@@ -303,46 +303,71 @@ pub(crate) fn pipeline<T: Send>(
 
 /// [`pipeline`] over the given blocks (which may split long lines).
 pub(crate) fn pipeline_blocks<T: Send>(
-    mut blocks: Blocks<'_>,
+    blocks: Blocks<'_>,
     mut prepare: impl FnMut(&str) -> T + Send,
     mut consume: impl FnMut(Line<'_>, T) -> Result<(), ParseError>,
+) -> Result<(), ParseError> {
+    pipeline_with_parts(blocks, |text, _: &mut Vec<()>| prepare(text), |line, item, _| consume(line, item))
+}
+
+/// [`pipeline`] where `prepare` may also put parts of what it makes of a line in a vector shared by
+/// the lines of a block (the frames of every stack, say), which `consume` gets beside each line:
+/// one vector per block, reused, instead of one per line allocated on one thread and freed on the
+/// other.
+pub(crate) fn pipeline_with_parts<T: Send, P: Send>(
+    mut blocks: Blocks<'_>,
+    mut prepare: impl FnMut(&str, &mut Vec<P>) -> T + Send,
+    mut consume: impl FnMut(Line<'_>, T, &[P]) -> Result<(), ParseError>,
 ) -> Result<(), ParseError> {
     let Some(first) = blocks.next_block(None)? else {
         return Ok(());
     };
+    // A block's lines (each one's span and item) and their parts, as vectors that are reused.
+    type Vectors<T, P> = (Vec<(LineSpan, T)>, Vec<P>);
+    // A block with what the reader thread made of it: each line's span and item, and their parts.
+    struct Batch<T, P> {
+        block: Block,
+        lines: Vec<(LineSpan, T)>,
+        parts: Vec<P>,
+    }
     // The reader thread finds the lines once and hands over where each starts and ends.
-    let mut consume_block = |block: &Block, prepared: Vec<(LineSpan, T)>| {
-        let last = prepared.len().saturating_sub(1);
-        prepared
-            .into_iter()
+    let mut consume_block = |batch: &mut Batch<T, P>| {
+        let last = batch.lines.len().saturating_sub(1);
+        let (block, parts) = (&batch.block, &batch.parts);
+        batch
+            .lines
+            .drain(..)
             .enumerate()
-            .try_for_each(|(i, (span, item))| consume(block.line_at(i, span, i == last), item))
+            .try_for_each(|(i, (span, item))| consume(block.line_at(i, span, i == last), item, parts))
     };
     // Called on one thread only, in line order, so it may keep state (names seen so far, say).
-    let mut prepare_block = move |block: &Block| {
-        let mut lines = block.lines();
-        std::iter::from_fn(|| lines.next_span())
-            .map(|(_, span, _)| (span, prepare(&block.text[span.start..span.start + span.len])))
-            .collect::<Vec<_>>()
+    // `spare` lends the vectors of a batch that is done with.
+    let mut prepare_block = move |block: Block, spare: Option<Vectors<T, P>>| {
+        let (mut lines, mut parts) = spare.unwrap_or_default();
+        lines.clear();
+        parts.clear();
+        let mut spans = block.lines();
+        while let Some((_, span, _)) = spans.next_span() {
+            let item = prepare(&block.text[span.start..span.start + span.len], &mut parts);
+            lines.push((span, item));
+        }
+        Batch { block, lines, parts }
     };
     if blocks.eof {
-        return consume_block(&first, prepare_block(&first));
+        return consume_block(&mut prepare_block(first, None));
     }
-    type Batch<T> = Result<(Block, Vec<(LineSpan, T)>), ParseError>;
     // One batch queued while one is consumed and one is read keeps both threads busy; the blocks
-    // come back to be reused.
-    let (to_consumer, batches) = std::sync::mpsc::sync_channel::<Batch<T>>(1);
-    let (to_reader, done) = std::sync::mpsc::channel::<Block>();
+    // and vectors come back to be reused.
+    let (to_consumer, batches) = std::sync::mpsc::sync_channel::<Result<Batch<T, P>, ParseError>>(1);
+    let (to_reader, done) = std::sync::mpsc::channel::<Batch<T, P>>();
     std::thread::scope(|scope| {
         scope.spawn(move || {
             let mut prepare_block = prepare_block;
             let mut next = Ok(Some(first));
+            let mut spare = None;
             loop {
                 let batch = match next {
-                    Ok(Some(block)) => {
-                        let prepared = prepare_block(&block);
-                        Ok((block, prepared))
-                    }
+                    Ok(Some(block)) => Ok(prepare_block(block, spare.take())),
                     Ok(None) => return,
                     Err(e) => Err(e),
                 };
@@ -351,13 +376,17 @@ pub(crate) fn pipeline_blocks<T: Send>(
                 if to_consumer.send(batch).is_err() || failed {
                     return;
                 }
-                next = blocks.next_block(done.try_recv().ok());
+                let reuse = done.try_recv().ok().map(|used| {
+                    spare = Some((used.lines, used.parts));
+                    used.block
+                });
+                next = blocks.next_block(reuse);
             }
         });
         for batch in batches {
-            let (block, prepared) = batch?;
-            consume_block(&block, prepared)?;
-            let _ = to_reader.send(block);
+            let mut batch = batch?;
+            consume_block(&mut batch)?;
+            let _ = to_reader.send(batch);
         }
         Ok(())
     })

@@ -84,13 +84,20 @@ fn split_line(line: &str) -> Option<(&str, Result<i64, std::num::ParseIntError>)
     Some((stack, count.parse::<i64>()))
 }
 
-/// A line as the reading thread makes it out: the frames of a stack, each as the number of its name
-/// (in order of first appearance, see [`NameNumbers`]) and where the name is in the line, or why the
-/// line is not one.
+/// A line as the reading thread makes it out: the frames of a stack (where they are among the
+/// frames of its block), or why the line is not one.
 enum Parsed {
-    Stack { count: i64, frames: Vec<(u32, u32, u32)> },
+    Stack { count: i64, frames: std::ops::Range<usize> },
     Skipped,
     Bad(ParseErrorKind),
+}
+
+/// A frame of a line: the number of its name (in order of first appearance, see [`NameNumbers`])
+/// and where the name is in the line.
+struct LineFrame {
+    number: u32,
+    start: u32,
+    len: u32,
 }
 
 /// The names the reading thread has seen, numbered in order of first appearance, so that the thread
@@ -116,8 +123,8 @@ impl NameNumbers {
         n
     }
 
-    /// Splits and checks one line, numbering its frames' names.
-    fn parse(&mut self, text: &str) -> Parsed {
+    /// Splits and checks one line, numbering its frames' names: its frames go on `frames`.
+    fn parse(&mut self, text: &str, frames: &mut Vec<LineFrame>) -> Parsed {
         let (stack, count) = match split_line(text) {
             Some((stack, Ok(count))) => (stack, count),
             Some((_, Err(_))) | None if text.trim().is_empty() || text.trim().parse::<i64>().is_ok() => {
@@ -142,24 +149,28 @@ impl NameNumbers {
             let found = count.to_string();
             return Parsed::Bad(ParseErrorKind::Unexpected { expected: "a count of 0 or more".into(), found });
         }
-        let mut frames = Vec::with_capacity(32);
+        let first = frames.len();
         let mut start = 0;
         for end in memchr::memchr_iter(b';', stack.as_bytes()).chain([stack.len()]) {
-            frames.push((self.number(&stack[start..end]), start as u32, (end - start) as u32));
+            frames.push(LineFrame {
+                number: self.number(&stack[start..end]),
+                start: start as u32,
+                len: (end - start) as u32,
+            });
             start = end + 1;
         }
-        Parsed::Stack { count, frames }
+        Parsed::Stack { count, frames: first..frames.len() }
     }
 }
 
 /// Folded bytes per distinct stack node, at least, in stacks that share little (a node per frame of
-/// about 20 characters): a size hint divided by this sizes the tree's tables once.
+/// about 20 characters): a size hint divided by this sizes the tree's columns once.
 const BYTES_PER_NODE: u64 = 24;
 
 /// Reads folded stacks, aggregating equal stacks as it goes: lines are split and their names
 /// numbered on a second thread while this one interns each new name and finds each stack's node.
 /// A stack that starts as the one before it does (as stacks of one thread or one caller do) takes
-/// the nodes of that common start as they are. With the input's size known, the tree's tables are
+/// the nodes of that common start as they are. With the input's size known, the tree's columns are
 /// sized for it up front.
 pub(crate) fn read(
     input: &mut (dyn Read + Send),
@@ -168,20 +179,19 @@ pub(crate) fn read(
 ) -> Result<Profile, ParseError> {
     let mut profile = Profile::new(vec![Metric::samples()]);
     let nodes = usize::try_from(size_hint.unwrap_or(0) / BYTES_PER_NODE).unwrap_or(0);
-    let mut index = ChildIndex::with_capacity(nodes);
+    let mut index = ChildIndex::default();
     profile.tree.reserve(nodes);
     // The frame of each name number.
     let mut frame_of: Vec<FrameId> = Vec::new();
     // The previous stack: its frames and their nodes, root first.
     let mut path: Vec<(FrameId, NodeId)> = Vec::new();
     let mut numbers = NameNumbers::default();
-    crate::text::pipeline(
-        input,
-        Format::Folded,
-        |text: &str| numbers.parse(text),
-        |line, parsed| {
+    crate::text::pipeline_with_parts(
+        crate::text::Blocks::new(input, Format::Folded),
+        |text: &str, frames: &mut Vec<LineFrame>| numbers.parse(text, frames),
+        |line, parsed, frames| {
             let (count, frames) = match parsed {
-                Parsed::Stack { count, frames } => (count, frames),
+                Parsed::Stack { count, frames: range } => (count, &frames[range]),
                 Parsed::Skipped => {
                     diag.warn("skipped-line", Some(line.position), || "blank or empty-stack line skipped".into());
                     return Ok(());
@@ -189,7 +199,7 @@ pub(crate) fn read(
                 Parsed::Bad(kind) => return Err(line.error(kind)),
             };
             let mut node = None;
-            for (depth, &(number, start, len)) in frames.iter().enumerate() {
+            for (depth, &LineFrame { number, start, len }) in frames.iter().enumerate() {
                 // Numbers come in order of first appearance: a number not seen yet is the next one.
                 let frame = match frame_of.get(number as usize) {
                     Some(&frame) => frame,
@@ -223,9 +233,14 @@ pub(crate) fn read(
 /// Nodes per piece of output formatted on its own (see [`crate::pieces`]).
 const PIECE: u32 = 1024;
 
+/// Pieces a tree not built in pre-order is cut into, at most: runs of its roots' subtrees, as many
+/// as leave both threads busy to the end when the roots' sizes differ, as few as keep the cost of
+/// a piece (a chunk handed over) small beside a run of roots.
+const ROOT_PIECES: usize = 64;
+
 /// Writes `profile` (already projected to one count metric) as folded stacks, in tree pre-order. A tree
-/// built in pre-order is written in pieces of about [`PIECE`] nodes (see [`piece_starts`]) formatted
-/// on two threads.
+/// built in pre-order is written in pieces of about [`PIECE`] nodes (see [`piece_starts`]), any other
+/// in runs of its roots' subtrees (at most [`ROOT_PIECES`]), formatted on two threads.
 pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error> {
     let names = Names::of(profile);
     let tree = &profile.tree;
@@ -237,7 +252,11 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
     };
     let stacks = Stacks { tree, names: &names, counts };
     if !tree.is_preorder() {
-        return Ok(stacks.write(tree.walk(), out)?);
+        // Pieces of consecutive roots' subtrees, walked through child lists.
+        let children = tree.children();
+        let pieces = root_runs(children.roots());
+        let piece = |i: usize, sink: &mut dyn Write| stacks.write(tree.walk_roots(&children, pieces[i]), sink);
+        return Ok(crate::pieces::write_pieces(pieces.len(), piece, out)?);
     }
     let starts = piece_starts(tree);
     let piece = |i: usize, sink: &mut dyn Write| {
@@ -264,6 +283,11 @@ fn piece_starts(tree: &CallTree) -> Vec<u32> {
         }
     }
     starts
+}
+
+/// `roots` in at most [`ROOT_PIECES`] runs of about equal length.
+fn root_runs(roots: &[NodeId]) -> Vec<&[NodeId]> {
+    roots.chunks(roots.len().div_ceil(ROOT_PIECES).max(1)).collect()
 }
 
 /// What a folded line is made of.
@@ -367,6 +391,15 @@ mod tests {
         }
         let tree = &profile.tree;
         assert!(tree.is_preorder() && tree.len() > 5 * PIECE as usize);
+        let mut written = Vec::new();
+        write(&profile, &mut written).unwrap();
+        assert_eq!(String::from_utf8(written).unwrap(), lines_node_by_node(&profile));
+    }
+
+    /// The folded lines of a tree built in pre-order, made node by node from each node's
+    /// ancestors: a line per node with a count, and per leaf.
+    fn lines_node_by_node(profile: &Profile) -> String {
+        let tree = &profile.tree;
         let mut expected = String::new();
         for node in tree.nodes() {
             let count = tree.self_value(0, node).as_count();
@@ -377,9 +410,46 @@ mod tests {
                 expected.push_str(&format!("{} {count}\n", names.join(";")));
             }
         }
+        expected
+    }
+
+    /// Folded text of many roots read into a tree that is not in pre-order (later lines add to
+    /// earlier roots) is written in runs of roots on two threads: every line comes back, merged and
+    /// in the order of first appearance, as the same text read back in pre-order gives it.
+    #[test]
+    fn a_tree_of_many_roots_out_of_order_is_written_in_runs_of_roots() {
+        let mut text = String::new();
+        let mut in_order = String::new();
+        for root in 0..300 {
+            in_order.push_str(&format!("r{root};a 1\nr{root};b;c 3\n"));
+        }
+        for pass in 0..2 {
+            for root in 0..300 {
+                text.push_str(&match pass {
+                    0 => format!("r{root};a 1\n"),
+                    _ => format!("r{root};b;c 3\n"),
+                });
+            }
+        }
+        let read = |text: &str| read(&mut text.as_bytes(), None, &mut Diagnostics::default()).unwrap();
+        let profile = read(&text);
+        assert!(!profile.tree.is_preorder());
+        assert!(root_runs(profile.tree.children().roots()).len() > 1);
         let mut written = Vec::new();
         write(&profile, &mut written).unwrap();
-        assert_eq!(String::from_utf8(written).unwrap(), expected);
+        assert_eq!(String::from_utf8(written).unwrap(), lines_node_by_node(&read(&in_order)));
+        assert_eq!(lines_node_by_node(&read(&in_order)), in_order);
+    }
+
+    #[test]
+    fn roots_are_cut_into_at_most_root_pieces_runs() {
+        let roots: Vec<NodeId> = (0..130).map(NodeId).collect();
+        let runs = root_runs(&roots);
+        assert_eq!(runs.len(), 44);
+        assert!(runs.iter().all(|run| run.len() == 3 || run.len() == 1));
+        assert_eq!(runs.concat(), roots);
+        assert_eq!(root_runs(&roots[..5]).len(), 5);
+        assert!(root_runs(&[]).is_empty());
     }
 
     /// A chain a million deep with a branch at the bottom: each piece rebuilds the path to its first

@@ -168,7 +168,7 @@ pub struct ReadOptions {
     /// [`ReadOptions::for_target`].
     pub merge_lines: bool,
     /// The input's size in bytes, where it is known before reading (a file), so that a reader can
-    /// size its tables once instead of growing them (folded stacks).
+    /// size its tree once instead of growing it (folded stacks).
     pub size_hint: Option<u64>,
     /// The most bytes a gzip-compressed input given to a reader as it is (a pprof profile not read
     /// through [`crate::files::Input`]) may decompress to; 0 means

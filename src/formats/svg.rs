@@ -74,10 +74,20 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
 /// (`name count`, its self count) or the lines of a callee's callees (`name;…`, the rest of its
 /// inclusive count).
 struct Item {
-    key: String,
     callee: NodeId,
     own: bool,
     width: i64,
+}
+
+impl Item {
+    /// What follows the callee's name in the line the item stands for: ` count` or `;`.
+    fn suffix<'d>(&self, digits: &'d mut itoa::Buffer) -> impl Iterator<Item = &'d u8> {
+        let (separator, count): (&[u8], &[u8]) = match self.own {
+            true => (b" ", digits.format(self.width).as_bytes()),
+            false => (b";", b""),
+        };
+        separator.iter().chain(count)
+    }
 }
 
 /// The profile as inferno will lay it out: names, inclusive counts, callees, and the narrowest box
@@ -96,39 +106,58 @@ impl Layout<'_> {
         (width as f64) < self.minwidth_time
     }
 
+    /// How inferno orders the lines two items stand for: as the strings `name count` (own) and
+    /// `name;` (callees') compare, compared without making them.
+    fn order(&self, a: &Item, b: &Item) -> std::cmp::Ordering {
+        let tree = &self.profile.tree;
+        let (x, y) =
+            (self.names[tree.frame(a.callee).index()].as_bytes(), self.names[tree.frame(b.callee).index()].as_bytes());
+        let common = x.len().min(y.len());
+        match x[..common].cmp(&y[..common]) {
+            std::cmp::Ordering::Equal => {
+                // One name starts the other: the rest of each key decides.
+                let (mut digits_a, mut digits_b) = (itoa::Buffer::new(), itoa::Buffer::new());
+                let rest_a = x[common..].iter().chain(a.suffix(&mut digits_a));
+                let rest_b = y[common..].iter().chain(b.suffix(&mut digits_b));
+                rest_a.cmp(rest_b)
+            }
+            order => order,
+        }
+    }
+
     /// The items of the callees `nodes`, in inferno's order.
     fn items(&self, nodes: &[NodeId]) -> Vec<Item> {
         let tree = &self.profile.tree;
         let mut items = Vec::with_capacity(nodes.len() + 1);
         for &node in nodes {
-            let name = &self.names[tree.frame(node).index()];
             let own = tree.self_value(0, node).as_count();
             let has_callees = !self.children.of_node(node).is_empty();
             // A folded line per node with a count of its own, and per leaf (even at 0).
             if own != 0 || !has_callees {
-                items.push(Item { key: format!("{name} {own}"), callee: node, own: true, width: own });
+                items.push(Item { callee: node, own: true, width: own });
             }
             if has_callees {
                 let width = self.totals[node.index()] - own;
-                items.push(Item { key: format!("{name};"), callee: node, own: false, width });
+                items.push(Item { callee: node, own: false, width });
             }
         }
-        items.sort_unstable_by(|a, b| a.key.cmp(&b.key));
+        items.sort_unstable_by(|a, b| self.order(a, b));
         items
     }
 
-    /// The stack of the first line (in inferno's order) that `item` stands for, below its caller:
-    /// the callee's own line, or the first line of its callees'.
+    /// The start of the first line (in inferno's order) that `item` stands for, below its caller:
+    /// the callee's own line, or its first callee's name for the callees' lines. Frames further
+    /// down are in boxes narrower than this one's (the callee's, or its first callee's when the
+    /// callee's is drawn), which are not drawn: inferno draws the same from the short line, and
+    /// has fewer frames to open and close.
     fn first_stack(&self, item: &Item) -> String {
         let tree = &self.profile.tree;
         let mut stack = self.names[tree.frame(item.callee).index()].clone();
-        let mut node = (!item.own).then_some(item.callee);
-        while let Some(caller) = node {
-            let first = self.items(self.children.of_node(caller)).into_iter().next();
-            let Some(first) = first else { break };
-            stack.push(';');
-            stack.push_str(&self.names[tree.frame(first.callee).index()]);
-            node = (!first.own).then_some(first.callee);
+        if !item.own {
+            if let Some(first) = self.items(self.children.of_node(item.callee)).first() {
+                stack.push(';');
+                stack.push_str(&self.names[tree.frame(first.callee).index()]);
+            }
         }
         stack
     }

@@ -27,6 +27,7 @@
 use super::frame::FrameId;
 use super::metric::{Metric, Value, Values};
 use rustc_hash::FxHashSet;
+use std::borrow::Cow;
 use std::hash::BuildHasher;
 
 /// Index of a node in its [`CallTree`].
@@ -390,9 +391,15 @@ impl CallTree {
 
     /// A depth-first walk in the order of `children` (which may have been sorted).
     pub fn walk_with(&self, children: Children) -> Walk<'_> {
-        let mut stack: Vec<(NodeId, u32)> = children.roots.iter().rev().map(|&r| (r, 0)).collect();
-        stack.reserve(64);
-        Walk::Lists { children, stack }
+        let roots = children.roots.clone();
+        Walk::lists(Cow::Owned(children), &roots)
+    }
+
+    /// The part of [`CallTree::walk_with`] that visits the subtrees of `roots` (some of
+    /// `children`'s roots, in their order), so that parts of a walk can be taken on several threads
+    /// whatever the order the tree was built in.
+    pub fn walk_roots<'t>(&'t self, children: &'t Children, roots: &[NodeId]) -> Walk<'t> {
+        Walk::lists(Cow::Borrowed(children), roots)
     }
 
     /// Whether two siblings (or two roots) share a frame. Known without a pass for trees built in
@@ -556,13 +563,20 @@ pub enum Walk<'t> {
     /// Through child lists.
     Lists {
         /// The child lists.
-        children: Children,
+        children: Cow<'t, Children>,
         /// Nodes still to visit, with their depth.
         stack: Vec<(NodeId, u32)>,
     },
 }
 
-impl Walk<'_> {
+impl<'t> Walk<'t> {
+    /// A walk through `children` from `roots`.
+    fn lists(children: Cow<'t, Children>, roots: &[NodeId]) -> Walk<'t> {
+        let mut stack: Vec<(NodeId, u32)> = roots.iter().rev().map(|&r| (r, 0)).collect();
+        stack.reserve(64);
+        Walk::Lists { children, stack }
+    }
+
     /// The nodes above the next node the walk visits, root first: empty at the start of a whole
     /// walk, the first node's ancestors at the start of a [`CallTree::walk_part`].
     pub fn ancestors(&self) -> &[NodeId] {
@@ -607,44 +621,91 @@ impl Iterator for Walk<'_> {
 /// aggregate stacks into the tree as they read (fxprof's `handle_for_stack`). Only valid for a tree
 /// that was built entirely through it. It holds node ids alone (5 bytes a node with its control
 /// byte), keyed by the parent and frame the tree keeps for them.
+///
+/// Most nodes are added below the node added just before them (the rest of a stack once it leaves
+/// the known tree), and most of those never get a sibling. Such an only child is not put in the
+/// table but marked on its parent (a bit a node): it is the node right after its parent, found
+/// without hashing, and it goes into the table only when its parent gets a second child. The table
+/// then holds a fraction of the nodes, and adding a new stack's frames costs no random access.
 #[derive(Debug, Default)]
 pub struct ChildIndex {
     table: hashbrown::HashTable<NodeId>,
+    /// Bit `p` is set when node `p` has one child, node `p + 1`, which is not in the table.
+    only_child_next: Vec<u64>,
 }
 
 impl ChildIndex {
-    /// An index with room for `nodes` nodes before it grows.
-    pub fn with_capacity(nodes: usize) -> ChildIndex {
-        ChildIndex { table: hashbrown::HashTable::with_capacity(nodes) }
-    }
-
     /// The child of `parent` (a root when `None`) with frame `frame`, added if there is none yet.
     pub fn child_or_insert(&mut self, tree: &mut CallTree, parent: Option<NodeId>, frame: FrameId) -> NodeId {
+        if let Some(parent) = parent {
+            // The last node has no children yet: its first is the next node, not put in the table.
+            if parent.index() + 1 == tree.len() {
+                self.set_only_child_next(parent, true);
+                return tree.append(Some(parent), frame, true);
+            }
+            if self.only_child_next(parent) {
+                let only = NodeId(parent.0 + 1);
+                if tree.frame(only) == frame {
+                    return only;
+                }
+                // A second child: both go into the table from now on.
+                self.set_only_child_next(parent, false);
+                self.insert(tree, only);
+                return self.add(tree, Some(parent), frame);
+            }
+        }
         let key = (parent.map_or(NO_PARENT, |p| p.0), frame);
-        if let Some(&node) = self.table.find(child_hash(key), |&node| child_key(tree, node) == key) {
+        if let Some(&node) = self.table.find(ChildIndex::hash(key), |&node| ChildIndex::key_of(tree, node) == key) {
             return node;
         }
-        let node = tree.push(parent, frame);
-        self.table.insert_unique(child_hash(key), node, |&node| child_hash(child_key(tree, node)));
+        self.add(tree, parent, frame)
+    }
+
+    /// Adds a child of `parent`, known to be new, to the tree and the table.
+    fn add(&mut self, tree: &mut CallTree, parent: Option<NodeId>, frame: FrameId) -> NodeId {
+        // Unique among its siblings: the tree then knows it has no duplicates without a pass.
+        let node = tree.append(parent, frame, true);
+        self.insert(tree, node)
+    }
+
+    /// Puts `node`, known not to be there, in the table.
+    fn insert(&mut self, tree: &CallTree, node: NodeId) -> NodeId {
+        let hash_of = |node: &NodeId| ChildIndex::hash(ChildIndex::key_of(tree, *node));
+        self.table.insert_unique(hash_of(&node), node, hash_of);
         node
+    }
+
+    fn only_child_next(&self, node: NodeId) -> bool {
+        self.only_child_next.get(node.index() / 64).is_some_and(|bits| bits >> (node.index() % 64) & 1 == 1)
+    }
+
+    fn set_only_child_next(&mut self, node: NodeId, set: bool) {
+        let word = node.index() / 64;
+        if word >= self.only_child_next.len() {
+            self.only_child_next.resize(word + 1, 0);
+        }
+        let bit = 1u64 << (node.index() % 64);
+        match set {
+            true => self.only_child_next[word] |= bit,
+            false => self.only_child_next[word] &= !bit,
+        }
     }
 
     /// Makes room for `additional` more nodes of `tree` (the index and the tree), so that a reader
     /// that knows how many stacks come grows neither step by step.
     pub fn reserve(&mut self, tree: &mut CallTree, additional: usize) {
         tree.reserve(additional);
-        self.table.reserve(additional, |&node| child_hash(child_key(tree, node)));
+        self.table.reserve(additional, |node| ChildIndex::hash(ChildIndex::key_of(tree, *node)));
     }
-}
 
-/// What [`ChildIndex`] keys a node by: its parent ([`NO_PARENT`] for a root) and frame.
-fn child_key(tree: &CallTree, node: NodeId) -> (u32, FrameId) {
-    (tree.parents[node.index()], tree.frames[node.index()])
-}
+    /// What a node is found by: its parent and frame, as the tree keeps them.
+    fn key_of(tree: &CallTree, node: NodeId) -> (u32, FrameId) {
+        (tree.parents[node.index()], tree.frames[node.index()])
+    }
 
-/// The hash of a [`ChildIndex`] key.
-fn child_hash(key: (u32, FrameId)) -> u64 {
-    rustc_hash::FxBuildHasher.hash_one(key)
+    fn hash(key: (u32, FrameId)) -> u64 {
+        rustc_hash::FxBuildHasher.hash_one(key)
+    }
 }
 
 #[cfg(test)]
@@ -726,6 +787,43 @@ mod tests {
         assert!(!t.has_duplicate_siblings(6));
         t.push(None, FrameId(0)); // a second root "a"
         assert!(t.has_duplicate_siblings(6));
+    }
+
+    /// Stacks added through the index, against the tree worked out by hand; a chain of new frames
+    /// leaves the table alone until one of its nodes gets a second child.
+    #[test]
+    fn child_index_keeps_only_children_out_of_its_table() {
+        let mut t = CallTree::new(&[Metric::samples()]);
+        let mut index = ChildIndex::default();
+        fn add(index: &mut ChildIndex, t: &mut CallTree, stack: &[u32]) -> Option<u32> {
+            let mut node = None;
+            for &frame in stack {
+                node = Some(index.child_or_insert(t, node, FrameId(frame)));
+            }
+            node.map(|n| n.0)
+        }
+        // Nodes: 0 a, 1 b, 2 c, 3 d (a second child of b), 4 e (of a); then found again.
+        assert_eq!(add(&mut index, &mut t, &[0, 1, 2]), Some(2));
+        assert_eq!(index.table.len(), 1, "only the root is in the table");
+        assert_eq!(add(&mut index, &mut t, &[0, 1, 3]), Some(3));
+        assert_eq!(add(&mut index, &mut t, &[0, 4]), Some(4));
+        assert_eq!(
+            [
+                add(&mut index, &mut t, &[0, 1, 2]),
+                add(&mut index, &mut t, &[0, 1, 3]),
+                add(&mut index, &mut t, &[0, 4])
+            ],
+            [Some(2), Some(3), Some(4)]
+        );
+        let shape: Vec<_> = t.nodes().map(|n| (t.parent(n).map(|p| p.0), t.frame(n).0)).collect();
+        assert_eq!(shape, [(None, 0), (Some(0), 1), (Some(1), 2), (Some(1), 3), (Some(0), 4)]);
+        // A chain a thousand deep is one entry, and is found again node by node.
+        let chain: Vec<u32> = (10..1010).collect();
+        assert_eq!(add(&mut index, &mut t, &chain), Some(1004));
+        assert_eq!(index.table.len(), 6);
+        assert_eq!(add(&mut index, &mut t, &chain), Some(1004));
+        assert_eq!(t.len(), 1005);
+        assert!(!t.has_duplicate_siblings(1010));
     }
 
     #[test]

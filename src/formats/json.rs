@@ -33,3 +33,19 @@ pub(crate) fn error_at(format: Format, bytes: &[u8], at: usize, kind: ParseError
         kind,
     }
 }
+
+/// The whole of `input`, read for a JSON reader of `format`: an I/O error at the byte it stopped at.
+pub(crate) fn read_all(input: &mut (dyn std::io::Read + Send), format: Format) -> Result<Vec<u8>, ParseError> {
+    let mut bytes = Vec::new();
+    input.read_to_end(&mut bytes).map_err(|e| ParseError {
+        format: format.into(),
+        position: Position::byte(bytes.len() as u64),
+        kind: ParseErrorKind::Io(e),
+    })?;
+    Ok(bytes)
+}
+
+/// `bytes` as UTF-8 text, or an error at the first byte that is not (JSON is UTF-8).
+pub(crate) fn text(format: Format, bytes: &[u8]) -> Result<&str, ParseError> {
+    std::str::from_utf8(bytes).map_err(|e| error_at(format, bytes, e.valid_up_to(), ParseErrorKind::Encoding))
+}

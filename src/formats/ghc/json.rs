@@ -28,7 +28,7 @@
 
 use super::{cost_centre, new_profile, ALLOC, ENTRIES, TICKS};
 use crate::diag::Diagnostics;
-use crate::error::{ParseError, ParseErrorKind, Position};
+use crate::error::{ParseError, ParseErrorKind};
 use crate::formats::{json, Carries, Format, Sniff};
 use crate::model::{FrameId, FrameRef, MetricKind, NodeId, Profile, Value, DEFINED_AT};
 use rustc_hash::FxHashMap;
@@ -115,13 +115,8 @@ struct CostCentre {
 
 /// Reads a `-pj` profile.
 pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
-    let mut bytes = Vec::new();
-    input.read_to_end(&mut bytes).map_err(|e| ParseError {
-        format: FORMAT.into(),
-        position: Position::byte(bytes.len() as u64),
-        kind: ParseErrorKind::Io(e),
-    })?;
-    let text = std::str::from_utf8(&bytes).map_err(|e| error_at(&bytes, e.valid_up_to(), ParseErrorKind::Encoding))?;
+    let bytes = json::read_all(input, FORMAT)?;
+    let text = json::text(FORMAT, &bytes)?;
     let document: Document<'_> = serde_json::from_str(text).map_err(|e| serde_error(text, &e))?;
     let mut profile = new_profile();
     let mut title = document.program.clone();

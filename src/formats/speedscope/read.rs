@@ -1,7 +1,7 @@
 //! The speedscope reader (the rules are in the module comment of [`super`]).
 
 use crate::diag::Diagnostics;
-use crate::error::{ParseError, ParseErrorKind, Position};
+use crate::error::{ParseError, ParseErrorKind};
 use crate::formats::stacks::StackTree;
 use crate::formats::{json, time_unit, unique_name, weigh_by, Format};
 use crate::model::{
@@ -153,14 +153,8 @@ struct Part {
 
 /// Reads a speedscope file.
 pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
-    let mut bytes = Vec::new();
-    input.read_to_end(&mut bytes).map_err(|e| ParseError {
-        format: FORMAT.into(),
-        position: Position::byte(bytes.len() as u64),
-        kind: ParseErrorKind::Io(e),
-    })?;
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|e| json::error_at(FORMAT, &bytes, e.valid_up_to(), ParseErrorKind::Encoding))?;
+    let bytes = json::read_all(input, FORMAT)?;
+    let text = json::text(FORMAT, &bytes)?;
     let document: Document<'_> =
         serde_json::from_str(text).map_err(|e| json::serde_error(FORMAT, text, &e, EXPECTED))?;
     let parts = document

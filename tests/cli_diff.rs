@@ -188,6 +188,25 @@ fn merge_adds_the_inputs_and_keeps_threads_apart() {
 }
 
 #[test]
+fn empty_and_all_zero_profiles_are_said_plainly() {
+    let dir = temp();
+    let (empty, zero) = (file(dir.path(), "e.folded", ""), file(dir.path(), "z.folded", "a 0\n"));
+    let out = proftool().args(["diff", "-q"]).arg(&empty).arg(&empty).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("total 0 samples") && !text.contains("-0"), "{text}");
+    let svg = dir.path().join("z.svg");
+    proftool()
+        .args(["diff", "-q", "--to", "svg"])
+        .arg(&svg)
+        .arg(&zero)
+        .arg(&zero)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("both profiles' are all 0"));
+    assert!(!svg.exists());
+}
+
+#[test]
 fn merge_refuses_what_does_not_add_up_and_writes_nothing() {
     let dir = temp();
     let out = dir.path().join("all.folded");

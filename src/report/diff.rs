@@ -324,6 +324,13 @@ pub fn differential_svg(lines: &str, title: &str, negate: bool, out: &mut dyn Wr
             Some(format!("{} {first} {second}", frames.join(";")))
         })
         .collect();
+    let counted = |line: &&String| line.rsplit(' ').take(2).any(|count| count.parse::<f64>().is_ok_and(|c| c != 0.0));
+    if !safe.iter().any(|line| counted(&line)) {
+        // inferno draws nothing and fails: say why instead.
+        return Err(Error::BadOption(
+            "a differential flame graph is drawn from counts, and both profiles' are all 0".into(),
+        ));
+    }
     inferno::flamegraph::from_lines(&mut options, safe.iter().map(String::as_str), out)?;
     Ok(())
 }

@@ -101,7 +101,8 @@ impl View {
             }
         };
         let outermost = outermost(&profile, &row_of_frame, names.len());
-        let roots_total = tree.roots().map(|r| inclusive[r.index()]).sum();
+        // A fold from +0.0: `sum` starts at -0.0, which an empty profile would show as `-0`.
+        let roots_total = tree.roots().fold(0.0, |total, r| total + inclusive[r.index()]);
         let calls = calls_of(&profile, &row_of_frame, names.len());
         View { total: total.unwrap_or(roots_total), profile, metric, names, row_of_frame, inclusive, outermost, calls }
     }
@@ -162,7 +163,7 @@ impl View {
 
     /// The total of what is selected: its roots' inclusive values.
     pub fn selected(&self) -> f64 {
-        self.profile.tree.roots().map(|r| self.inclusive[r.index()]).sum()
+        self.profile.tree.roots().fold(0.0, |total, r| total + self.inclusive[r.index()])
     }
 
     /// Whether the profile has call counts.

@@ -835,20 +835,22 @@ fn diff(
     });
     let (base, new) = (base?, new?);
     let metrics = report::diff::shared_metric(&base, &new, select.metric.as_deref())?;
-    let view = |profile: &proftool::Profile, metric: usize| {
+    let view = |profile: proftool::Profile, metric: usize| {
         let options = ReportOptions {
             lines: select.lines,
             metric: Some(profile.metrics()[metric].name.clone()),
             bias: shown.bias,
             filters: Filters::default(),
         };
-        View::new(profile.clone(), &options)
+        View::new(profile, &options)
     };
     let names = inputs.map(|input| input.name().into_owned());
+    // The profiles are kept beside their views only for a differential output.
+    let kept = to.as_ref().map(|_| (base.clone(), new.clone()));
     let comparison =
-        report::diff::compare(&view(&base, metrics.0)?, &view(&new, metrics.1)?, (&names[0], &names[1]), options)?;
+        report::diff::compare(&view(base, metrics.0)?, &view(new, metrics.1)?, (&names[0], &names[1]), options)?;
     let to_stdout = to.as_ref().is_some_and(|(_, out)| out == Path::new("-"));
-    if let Some((format, out)) = to {
+    if let (Some((format, out)), Some((base, new))) = (to, kept) {
         let convert = ConvertOptions::default().with_granularity(select.functions, select.lines, None);
         let mut output =
             Output::create(&out, None).with_context(|| format!("{}: cannot create", out.to_string_lossy()))?;

@@ -453,14 +453,12 @@ struct ReportArgs {
 }
 
 impl ReportArgs {
-    /// Renders `report` as asked, for stdout: names are cut to the terminal's width when it is one.
-    fn render(&self, report: &Report) -> String {
-        let width = std::io::stdout()
-            .is_terminal()
-            .then(terminal_size::terminal_size)
-            .flatten()
-            .map(|(width, _)| usize::from(width.0));
-        report.render(self.format, TextStyle { decimals: self.decimal, width })
+    /// Writes `report` to stdout as asked: names are cut to the terminal's width when it is one.
+    fn print(&self, report: &Report) -> std::io::Result<()> {
+        let stdout = std::io::stdout();
+        let width =
+            stdout.is_terminal().then(terminal_size::terminal_size).flatten().map(|(width, _)| usize::from(width.0));
+        report.write(&mut stdout.lock(), self.format, TextStyle { decimals: self.decimal, width })
     }
 }
 
@@ -705,7 +703,7 @@ fn run_report(
     read_options.merge_lines = !select.lines;
     let (profile, _, _) = read(input, &read_options, diag)?;
     let report = make(View::new(profile, &options)?)?;
-    std::io::stdout().write_all(shown.render(&report).as_bytes())?;
+    shown.print(&report)?;
     Ok(())
 }
 
@@ -872,7 +870,7 @@ fn diff(
         output.commit().with_context(|| format!("{}: writing the differential output", out.to_string_lossy()))?;
     }
     if !to_stdout {
-        std::io::stdout().write_all(shown.render(&comparison.report).as_bytes())?;
+        shown.print(&comparison.report)?;
     }
     match comparison.regression {
         true => Err(Regression.into()),

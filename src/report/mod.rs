@@ -57,9 +57,10 @@ pub struct View {
     /// Row names, and the row of each frame.
     names: Vec<String>,
     row_of_frame: Vec<u32>,
-    /// Per node: its inclusive value, and whether no caller of it is of its row.
+    /// Per node: its inclusive value, and (made when a report first asks, as `tree` does not)
+    /// whether no caller of it is of its row.
     inclusive: Vec<f64>,
-    outermost: Vec<bool>,
+    outermost: std::sync::OnceLock<Vec<bool>>,
     calls: Calls,
 }
 
@@ -100,7 +101,7 @@ impl View {
                 (0..tree.len()).map(|i| derived.get(i).as_f64()).collect()
             }
         };
-        let outermost = outermost(&profile, &row_of_frame, names.len());
+        let outermost = std::sync::OnceLock::new();
         // A fold from +0.0: `sum` starts at -0.0, which an empty profile would show as `-0`.
         let roots_total = tree.roots().fold(0.0, |total, r| total + inclusive[r.index()]);
         let calls = calls_of(&profile, &row_of_frame, names.len());
@@ -146,9 +147,20 @@ impl View {
         }
     }
 
+    /// Per node, whether no caller of it on its stack is of its row.
+    fn outermost(&self) -> &[bool] {
+        self.outermost.get_or_init(|| outermost(&self.profile, &self.row_of_frame, self.names.len()))
+    }
+
     /// The row of `node`.
     fn row(&self, node: NodeId) -> u32 {
         self.row_of_frame[self.profile.tree.frame(node).index()]
+    }
+
+    /// Whether two siblings may be of one row (two frames of one name, or two siblings of one frame).
+    fn siblings_may_share_rows(&self) -> bool {
+        let frames = self.profile.frames.len();
+        self.names.len() < frames || self.profile.tree.has_duplicate_siblings(frames)
     }
 
     /// The reported metric.
@@ -336,7 +348,7 @@ mod tests {
             p.tree.add_self(0, parent.unwrap_or(NodeId(0)), Value::Int(1));
         }
         let view = View::new(p, &ReportOptions::default()).unwrap();
-        let outer: Vec<usize> = view.outermost.iter().enumerate().filter(|(_, &o)| o).map(|(i, _)| i).collect();
+        let outer: Vec<usize> = view.outermost().iter().enumerate().filter(|(_, &o)| o).map(|(i, _)| i).collect();
         assert_eq!(outer, [0, 2]);
         assert_eq!(view.total(), 1_000_000.0);
     }

@@ -121,33 +121,20 @@ pub struct TextStyle {
     pub width: Option<usize>,
 }
 
-/// Rows from which a table without blocks is formatted on two threads.
+/// Rows from which a table without blocks is measured and written on two threads.
 const PARALLEL_ROWS: usize = 20_000;
 
-/// Cells formatted one after another (`ends[k]..ends[k + 1]` is cell `k`), and the widest of each
-/// shown column.
-struct Formatted {
-    text: String,
-    ends: Vec<usize>,
+/// Rows a thread writes lines of at a time.
+const CHUNK_ROWS: usize = 16_384;
+
+/// How the lines of a table are laid out: the columns shown, their widths, which hold text, and
+/// the width of every text.
+struct Layout {
+    shown: Vec<usize>,
     widths: Vec<usize>,
-}
-
-impl Formatted {
-    /// The line of row `r` (of `columns` cells), padded to `layout`'s widths.
-    fn line_into(&self, out: &mut String, (widths, text_columns): (&[usize], &[bool]), r: usize, columns: usize) {
-        let first = r * columns;
-        write_line(out, widths, text_columns, |i| &self.text[self.ends[first + i]..self.ends[first + i + 1]]);
-    }
-
-    /// Every row's line.
-    fn lines(&self, layout: (&[usize], &[bool]), columns: usize) -> String {
-        let rows = (self.ends.len() - 1) / columns.max(1);
-        let mut out = String::with_capacity(rows * (layout.0.iter().sum::<usize>() + 2 * layout.0.len() + 1));
-        for r in 0..rows {
-            self.line_into(&mut out, layout, r, columns);
-        }
-        out
-    }
+    text_columns: Vec<bool>,
+    decimals: usize,
+    text_widths: Vec<usize>,
 }
 
 /// Levels of the tree indented in full; deeper nodes are indented this far and show their depth.
@@ -166,10 +153,19 @@ impl Report {
 
     /// The report in `format`.
     pub fn render(&self, format: Format, style: TextStyle) -> String {
+        let mut bytes = Vec::new();
+        let written = self.write(&mut bytes, format, style);
+        debug_assert!(written.is_ok(), "writing to memory does not fail");
+        // Every part written is a `str`.
+        String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    }
+
+    /// Writes the report in `format` to `out`.
+    pub fn write(&self, out: &mut dyn std::io::Write, format: Format, style: TextStyle) -> std::io::Result<()> {
         match format {
-            Format::Text => self.text(style),
-            Format::Csv => self.csv(),
-            Format::Json => self.json() + "\n",
+            Format::Text => self.write_text(out, style),
+            Format::Csv => out.write_all(self.csv().as_bytes()),
+            Format::Json => out.write_all((self.json() + "\n").as_bytes()),
         }
     }
 
@@ -185,64 +181,165 @@ impl Report {
         }
     }
 
-    /// The report as aligned text: every cell formatted once, into one string, for the widths;
-    /// then the lines written from it, so that a report of a million rows allocates no string per
-    /// cell. A long table without blocks is formatted and written in two halves on two threads.
-    fn text(&self, style: TextStyle) -> String {
-        let mut out = self.heading(style) + "\n";
+    /// Writes the report as aligned text: the widths from every cell, then the lines, written as
+    /// they are made, so that a report of a million rows is never held as one string. A long table
+    /// without blocks is measured and written on two threads.
+    fn write_text(&self, out: &mut dyn std::io::Write, style: TextStyle) -> std::io::Result<()> {
         let shown: Vec<usize> = (0..self.columns.len())
             .filter(|&c| self.blocks.is_none() || c != BLOCK_COLUMN)
             .filter(|&c| self.indent.is_none_or(|(d, _)| d != c))
             .collect();
         let headings: Vec<&str> = shown.iter().map(|&c| self.columns[c].heading.as_str()).collect();
         let rows: Vec<&[Cell]> = self.rows().collect();
-        let halves = match self.blocks.is_none() && rows.len() >= PARALLEL_ROWS {
-            true => rows.split_at(rows.len() / 2),
-            false => (&rows[..], &rows[rows.len()..]),
-        };
-        let (first, second) = std::thread::scope(|scope| {
-            let second = scope.spawn(|| self.format_rows(halves.1, &shown, style.decimals));
-            (self.format_rows(halves.0, &shown, style.decimals), second.join())
-        });
-        let second = second.unwrap_or_else(|_| self.format_rows(halves.1, &shown, style.decimals));
+        let parallel = self.blocks.is_none() && rows.len() >= PARALLEL_ROWS;
         let mut widths: Vec<usize> = headings.iter().map(|h| h.chars().count()).collect();
-        for (w, (a, b)) in widths.iter_mut().zip(first.widths.iter().zip(&second.widths)) {
-            *w = (*w).max(*a).max(*b);
+        let text_widths: Vec<usize> = self.texts.iter().map(|t| width_of(t)).collect();
+        let measure = |rows: &[&[Cell]]| self.widths(rows, &shown, style.decimals, &text_widths);
+        let halves = rows.split_at(if parallel { rows.len() / 2 } else { rows.len() });
+        let (first, second) = std::thread::scope(|scope| {
+            let second = parallel.then(|| scope.spawn(|| measure(halves.1)));
+            (measure(halves.0), second.map(|s| s.join().unwrap_or_else(|_| measure(halves.1))))
+        });
+        for part in std::iter::once(first).chain(second) {
+            widths.iter_mut().zip(part).for_each(|(w, p)| *w = (*w).max(p));
         }
         let text_columns: Vec<bool> = shown.iter().map(|&c| self.is_text_column(c)).collect();
         if let Some(limit) = style.width {
             fit_names(&mut widths, &text_columns, limit);
         }
-        let layout = (widths.as_slice(), text_columns.as_slice());
-        let heading_line = |out: &mut String| write_line(out, layout.0, layout.1, |i| headings[i]);
-        if self.blocks.is_none() {
-            out.push('\n');
-            heading_line(&mut out);
-        }
+        let layout = Layout { shown, widths, text_columns, decimals: style.decimals, text_widths };
+        let mut text = self.heading(style) + "\n";
+        let heading_line = |text: &mut String| write_line(text, &layout, |i| headings[i]);
         let Some(blocks) = &self.blocks else {
-            let (a, b) = std::thread::scope(|scope| {
-                let b = scope.spawn(|| second.lines(layout, shown.len()));
-                (first.lines(layout, shown.len()), b.join())
-            });
-            out.push_str(&a);
-            out.push_str(&b.unwrap_or_else(|_| second.lines(layout, shown.len())));
-            self.notes_into(&mut out);
-            return out;
+            text.push('\n');
+            heading_line(&mut text);
+            out.write_all(text.as_bytes())?;
+            match parallel {
+                true => self.write_lines_on_two_threads(out, &rows, &layout)?,
+                false => out.write_all(self.lines(&rows, &layout).as_bytes())?,
+            }
+            let mut notes = String::new();
+            self.notes_into(&mut notes);
+            return out.write_all(notes.as_bytes());
         };
         let mut block = 0;
         let mut previous: Option<&[Cell]> = None;
-        for (r, row) in rows.iter().enumerate() {
+        let mut scratch = String::new();
+        for row in &rows {
             if previous.is_none_or(|p| p[BLOCK_COLUMN] != row[BLOCK_COLUMN]) {
                 let title = blocks.get(block).map(|b| self.block_title(b, style)).unwrap_or_default();
-                let _ = write!(out, "\n{title}\n");
-                heading_line(&mut out);
+                let _ = write!(text, "\n{title}\n");
+                heading_line(&mut text);
                 block += 1;
             }
-            first.line_into(&mut out, layout, r, shown.len());
+            self.line_into(&mut text, row, &layout, &mut scratch);
             previous = Some(row);
         }
-        self.notes_into(&mut out);
-        out
+        self.notes_into(&mut text);
+        out.write_all(text.as_bytes())
+    }
+
+    /// The widest of each `shown` cell of `rows`.
+    fn widths(&self, rows: &[&[Cell]], shown: &[usize], decimals: usize, text_widths: &[usize]) -> Vec<usize> {
+        let mut widths = vec![0; shown.len()];
+        let mut scratch = String::new();
+        for row in rows {
+            for (w, &c) in widths.iter_mut().zip(shown) {
+                *w = (*w).max(self.cell_width(row, c, decimals, text_widths, &mut scratch));
+            }
+        }
+        widths
+    }
+
+    /// The width [`Report::cell_into`] gives cell `column` of `row`, counted without formatting it
+    /// where that is sure (texts, whole numbers, decimals [`fixed_point`] rounds), else measured
+    /// after formatting it into `scratch`.
+    fn cell_width(
+        &self,
+        row: &[Cell],
+        column: usize,
+        decimals: usize,
+        text_widths: &[usize],
+        scratch: &mut String,
+    ) -> usize {
+        match row[column] {
+            Cell::Text(text) => {
+                let indent = match self.indent {
+                    Some((_, name)) if name == column => indent_width(self.depth_of(row)),
+                    _ => 0,
+                };
+                indent + text_widths.get(text as usize).copied().unwrap_or(0)
+            }
+            Cell::Number(v, digits) => number_width(v, digits, decimals).unwrap_or_else(|| {
+                scratch.clear();
+                self.cell_into(scratch, row, column, decimals);
+                width_of(scratch)
+            }),
+            Cell::Flag(true) => 1,
+            Cell::Empty | Cell::Flag(false) => 0,
+        }
+    }
+
+    /// The lines of `rows`.
+    fn lines(&self, rows: &[&[Cell]], layout: &Layout) -> String {
+        let mut text =
+            String::with_capacity(rows.len() * (layout.widths.iter().sum::<usize>() + 2 * layout.widths.len()));
+        let mut scratch = String::new();
+        for row in rows {
+            self.line_into(&mut text, row, layout, &mut scratch);
+        }
+        text
+    }
+
+    /// Writes the lines of `rows` a chunk at a time, the odd chunks made on a second thread while
+    /// this one makes and writes the even ones.
+    fn write_lines_on_two_threads(
+        &self,
+        out: &mut dyn std::io::Write,
+        rows: &[&[Cell]],
+        layout: &Layout,
+    ) -> std::io::Result<()> {
+        let chunks: Vec<&[&[Cell]]> = rows.chunks(CHUNK_ROWS).collect();
+        std::thread::scope(|scope| {
+            // One chunk made ahead at most; the channel closes when either side stops.
+            let (sender, receiver) = std::sync::mpsc::sync_channel::<String>(1);
+            let odd = chunks.iter().skip(1).step_by(2);
+            scope.spawn(move || odd.map(|chunk| self.lines(chunk, layout)).try_for_each(|lines| sender.send(lines)));
+            for (i, chunk) in chunks.iter().enumerate() {
+                let lines = match i % 2 {
+                    0 => self.lines(chunk, layout),
+                    _ => receiver.recv().unwrap_or_else(|_| self.lines(chunk, layout)),
+                };
+                out.write_all(lines.as_bytes())?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Appends the line of `row`, its cells padded to `layout`'s widths (as [`write_line`] does,
+    /// each cell written in place unless it is a name to cut).
+    fn line_into(&self, text: &mut String, row: &[Cell], layout: &Layout, scratch: &mut String) {
+        let start = text.len();
+        for (k, &c) in layout.shown.iter().enumerate() {
+            let width = layout.widths[k];
+            let cell_width = self.cell_width(row, c, layout.decimals, &layout.text_widths, scratch);
+            if cell_width > width {
+                scratch.clear();
+                self.cell_into(scratch, row, c, layout.decimals);
+                let cut = cut_middle(scratch, width);
+                text.push_str(&cut);
+                pad_into(text, width.saturating_sub(width_of(&cut)));
+            } else if layout.text_columns[k] {
+                self.cell_into(text, row, c, layout.decimals);
+                pad_into(text, width - cell_width);
+            } else {
+                pad_into(text, width - cell_width);
+                self.cell_into(text, row, c, layout.decimals);
+            }
+            text.push_str("  ");
+        }
+        text.truncate(start + text[start..].trim_end().len());
+        text.push('\n');
     }
 
     /// The text lines of the notes after the table.
@@ -250,20 +347,6 @@ impl Report {
         for (_, _, note) in self.notes.iter().filter(|(_, _, note)| !note.is_empty()) {
             let _ = writeln!(out, "{note}");
         }
-    }
-
-    /// The `shown` cells of `rows`, formatted one after another, and their widths.
-    fn format_rows(&self, rows: &[&[Cell]], shown: &[usize], decimals: usize) -> Formatted {
-        let mut formatted = Formatted { text: String::new(), ends: vec![0], widths: vec![0; shown.len()] };
-        for row in rows {
-            for (w, &c) in formatted.widths.iter_mut().zip(shown) {
-                let start = formatted.text.len();
-                self.cell_into(&mut formatted.text, row, c, decimals);
-                *w = (*w).max(width_of(&formatted.text[start..]));
-                formatted.ends.push(formatted.text.len());
-            }
-        }
-        formatted
     }
 
     /// Appends cell `column` of `row` as text to `buffer`: the name column of a tree indented by
@@ -376,7 +459,8 @@ impl serde::Serialize for RowJson<'_> {
 
 /// Appends a line of cells (`cell(i)` for column `i`) to `out`, each padded to its width: text on
 /// the left, numbers on the right, two spaces between, none at the end.
-fn write_line<'a>(out: &mut String, widths: &[usize], text_columns: &[bool], cell: impl Fn(usize) -> &'a str) {
+fn write_line<'a>(out: &mut String, layout: &Layout, cell: impl Fn(usize) -> &'a str) {
+    let (widths, text_columns) = (&layout.widths, &layout.text_columns);
     let start = out.len();
     for (i, &width) in widths.iter().enumerate() {
         let cell = cut_middle(cell(i), width);
@@ -402,6 +486,16 @@ fn pad_into(buffer: &mut String, mut n: usize) {
         buffer.push_str(&SPACES[..step]);
         n -= step;
     }
+}
+
+/// The width [`indent_into`] gives `depth`.
+fn indent_width(depth: usize) -> usize {
+    2 * depth.min(MAX_INDENT) + if depth > MAX_INDENT { decimal_digits(depth as u64) + 3 } else { 0 }
+}
+
+/// The number of decimal digits of `n`.
+fn decimal_digits(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |log| log as usize + 1)
 }
 
 /// Two spaces per level of `depth`, up to [`MAX_INDENT`] levels; deeper, the depth shown (`[1000] `).
@@ -486,6 +580,17 @@ fn number_into(buffer: &mut String, v: f64, digits: Digits, decimals: usize) {
                 let _ = write!(buffer, "{v:.decimals$}");
             }
         },
+    }
+}
+
+/// The width [`number_into`] gives `v`, where its fast paths format it (else `None`).
+fn number_width(v: f64, digits: Digits, decimals: usize) -> Option<usize> {
+    match digits {
+        Digits::Whole if v.fract() == 0.0 && v.abs() < 9e15 => {
+            Some(usize::from((v as i64) < 0) + decimal_digits((v as i64).unsigned_abs()))
+        }
+        Digits::Decimals => fixed_point(v, decimals).map(|(units, _)| decimal_digits(units) + 1 + decimals),
+        _ => None,
     }
 }
 
@@ -607,6 +712,37 @@ mod tests {
                     assert_eq!(fast, format!("{v:.decimals$}"), "{v} to {decimals}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn widths_counted_are_the_widths_formatted() {
+        let values = [0.0, -0.0, 1.0, -1.0, 9.0, 10.0, 99.96, 999.95, -12.5, 1e15, 9.5e15, 0.049, 123456.789, f64::NAN];
+        for v in values {
+            for digits in [Digits::Whole, Digits::Decimals, Digits::Signed] {
+                for decimals in 0..=4 {
+                    if let Some(width) = number_width(v, digits, decimals) {
+                        assert_eq!(width, number(v, digits, decimals).len(), "{v} {digits:?} {decimals}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_long_table_is_written_in_order_on_two_threads() {
+        let rows = 3 * CHUNK_ROWS + 7;
+        assert!(rows >= PARALLEL_ROWS);
+        let mut report = summary("a");
+        report.texts = vec!["a".into(), "bb".into(), "ccc".into()];
+        report.columns.truncate(2);
+        report.cells =
+            (0..rows).flat_map(|i| [Cell::Text(i as u32 % 3), Cell::Number(i as f64, Digits::Whole)]).collect();
+        let text = report.render(Format::Text, TextStyle { decimals: 1, width: None });
+        let lines: Vec<&str> = text.lines().skip(3).collect();
+        assert_eq!(lines.len(), rows);
+        for (i, line) in lines.iter().enumerate() {
+            assert_eq!(*line, format!("{:<4}  {:>5}", ["a", "bb", "ccc"][i % 3], i), "row {i}");
         }
     }
 

@@ -43,7 +43,7 @@ pub(super) fn sums(view: &View) -> Vec<Sums> {
         row.seen = true;
         row.own += tree.self_value(view.metric, node).as_f64();
         row.calls += view.node_calls(node).unwrap_or(0);
-        if view.outermost[node.index()] {
+        if view.outermost()[node.index()] {
             row.total += view.inclusive[node.index()];
         }
     }

@@ -4,7 +4,6 @@
 use super::output::{Cell, Column, Digits, Report};
 use super::{digits_of, unit_label, View};
 use crate::error::Error;
-use crate::model::NodeId;
 
 /// The switches of `tree`.
 #[derive(Clone, Debug, Default)]
@@ -17,21 +16,126 @@ pub struct TreeOptions {
     pub functions: Vec<String>,
 }
 
-/// One node of the report: the nodes of the profile with one stack of names (siblings of one name
-/// are one node, as a LispWorks file or a read that merged lines can repeat them), at `depth`.
-struct Group {
-    /// Where its nodes are in the arena of grouped nodes.
-    start: usize,
-    len: usize,
-    depth: u32,
+/// A node of the profile the report may show (above `--depth`), with what its row needs, gathered
+/// in one pass in arena order: the walk by weight then reads one record per row, not five arrays of
+/// the whole tree at scattered places.
+struct Shown {
+    /// Its parent's index among the records, or [`NO_PARENT`].
+    parent: u32,
+    row: u32,
     total: f64,
+    own: f64,
+    calls: i64,
+}
+
+const NO_PARENT: u32 = u32::MAX;
+
+/// The records of the nodes above `depth` levels (all of them without a limit), in arena order,
+/// and their child lists.
+struct ShownTree {
+    records: Vec<Shown>,
+    /// Children of record `r` are `list[start[r]..start[r + 1]]`, in source order.
+    start: Vec<u32>,
+    list: Vec<u32>,
+    roots: Vec<u32>,
+}
+
+impl ShownTree {
+    fn of(view: &View, depth: Option<u32>) -> ShownTree {
+        let tree = &view.profile.tree;
+        let limit = depth.unwrap_or(u32::MAX).max(1);
+        // Per node: its record and its depth, or `NO_PARENT` for a node below the limit. A parent
+        // comes before its children in the arena, so one forward pass knows every parent's.
+        let mut placed: Vec<(u32, u32)> = Vec::with_capacity(tree.len());
+        let mut records = Vec::new();
+        for node in tree.nodes() {
+            let (parent, level) = match tree.parent(node) {
+                None => (NO_PARENT, 0),
+                Some(p) => match placed[p.index()] {
+                    (NO_PARENT, _) => (NO_PARENT, u32::MAX),
+                    (record, level) => (record, level.saturating_add(1)),
+                },
+            };
+            if level >= limit {
+                placed.push((NO_PARENT, level));
+                continue;
+            }
+            placed.push((records.len() as u32, level));
+            records.push(Shown {
+                parent,
+                row: view.row(node),
+                total: view.inclusive[node.index()],
+                own: tree.self_value(view.metric, node).as_f64(),
+                calls: view.node_calls(node).unwrap_or(0),
+            });
+        }
+        drop(placed);
+        let mut start = vec![0u32; records.len() + 1];
+        for record in records.iter().filter(|r| r.parent != NO_PARENT) {
+            start[record.parent as usize + 1] += 1;
+        }
+        for i in 0..records.len() {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let (mut list, mut roots) = (vec![0u32; start[records.len()] as usize], Vec::new());
+        for (r, record) in records.iter().enumerate() {
+            match record.parent {
+                NO_PARENT => roots.push(r as u32),
+                parent => {
+                    list[fill[parent as usize] as usize] = r as u32;
+                    fill[parent as usize] += 1;
+                }
+            }
+        }
+        ShownTree { records, start, list, roots }
+    }
+
+    fn children(&self, record: u32) -> &[u32] {
+        &self.list[self.start[record as usize] as usize..self.start[record as usize + 1] as usize]
+    }
+}
+
+/// One node of the report: the records of the profile's nodes with one stack of names (siblings of
+/// one name are one node, as a LispWorks file or a read that merged lines can repeat them), at
+/// `depth`.
+struct Group {
+    /// Where its records are in the arena of grouped records.
+    start: u32,
+    len: u32,
+    depth: u32,
+    row: u32,
+    /// Its records' sums, taken as they are grouped (their records are then at hand).
+    total: f64,
+    own: f64,
+    calls: i64,
+}
+
+/// How siblings become groups: by row, unless no two siblings can share one; and the rank of each
+/// row's name, so that groups of equal totals are ordered without comparing strings.
+struct Grouping {
+    shared_rows: bool,
+    rank: Vec<u32>,
+}
+
+impl Grouping {
+    fn of(view: &View) -> Grouping {
+        let mut by_name: Vec<u32> = (0..view.names.len() as u32).collect();
+        by_name.sort_unstable_by(|&a, &b| view.names[a as usize].cmp(&view.names[b as usize]));
+        let mut rank = vec![0; by_name.len()];
+        for (r, &row) in by_name.iter().enumerate() {
+            rank[row as usize] = r as u32;
+        }
+        Grouping { shared_rows: view.siblings_may_share_rows(), rank }
+    }
 }
 
 /// The tree report of `view`.
 ///
 /// Walked from the roots down with a stack of groups, the heaviest first, grouping each displayed
-/// node's children by name as it is shown: a branch left out (`--depth`, `--min-pct`) is never
-/// grouped, so `tree --depth 5` of a large profile touches little more than five levels.
+/// node's children by name as it is shown: a branch left out by `--min-pct` is never grouped, and
+/// one below `--depth` never gathered, so `tree --depth 5` of a large profile touches little more
+/// than five levels.
 pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
     let view = view.select(&options.functions)?;
     let metric = view.metric();
@@ -52,21 +156,20 @@ pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
     let name_column = columns.len() - 1;
     let floor = options.min_pct.map_or(f64::NEG_INFINITY, |p| p * view.total() / 100.0);
     let (mut pruned_branches, mut pruned_value) = (0u64, 0.0);
-    let tree = &view.profile.tree;
-    let children = tree.children();
-    // The nodes of every group, a group's a range; and the siblings to group next.
-    let (mut arena, mut siblings) = (Vec::new(), children.roots().to_vec());
+    let shown = ShownTree::of(&view, options.depth);
+    let grouping = Grouping::of(&view);
+    // The records of every group, a group's a range; and the siblings to group next.
+    let (mut arena, mut siblings) = (Vec::new(), shown.roots.clone());
     let mut stack = Vec::new();
-    push_groups(&view, &mut siblings, 0, &mut arena, &mut stack);
+    push_groups(&shown, &grouping, &mut siblings, 0, &mut arena, &mut stack);
     let mut cells = Vec::new();
     while let Some(group) = stack.pop() {
-        let nodes = &arena[group.start..group.start + group.len];
         if group.total < floor {
             pruned_branches += 1;
             pruned_value += group.total;
             continue;
         }
-        let own: f64 = nodes.iter().map(|&n| tree.self_value(view.metric, n).as_f64()).sum();
+        let own = group.own;
         cells.extend([
             Cell::Number(group.depth as f64, Digits::Whole),
             Cell::Number(group.total, digits),
@@ -75,14 +178,12 @@ pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
             Cell::Number(view.pct(own), Digits::Decimals),
         ]);
         if has_calls {
-            let calls: i64 = nodes.iter().map(|&n| view.node_calls(n).unwrap_or(0)).sum();
-            cells.push(Cell::Number(calls as f64, Digits::Whole));
+            cells.push(Cell::Number(group.calls as f64, Digits::Whole));
         }
-        cells.push(Cell::Text(view.row(nodes[0])));
-        if options.depth.is_none_or(|d| group.depth + 1 < d) {
-            siblings.extend(nodes.iter().flat_map(|&n| children.of_node(n).iter().copied()));
-            push_groups(&view, &mut siblings, group.depth + 1, &mut arena, &mut stack);
-        }
+        cells.push(Cell::Text(group.row));
+        let members = &arena[group.start as usize..(group.start + group.len) as usize];
+        siblings.extend(members.iter().flat_map(|&r| shown.children(r).iter().copied()));
+        push_groups(&shown, &grouping, &mut siblings, group.depth + 1, &mut arena, &mut stack);
     }
     let selected = (!options.functions.is_empty()).then(|| view.selected());
     let mut report = view.report("tree", selected, columns, cells);
@@ -101,17 +202,37 @@ pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
     Ok(report)
 }
 
-/// Pushes `siblings` (emptied) onto `stack` grouped by name, their nodes added to `arena`: the
+/// Pushes `siblings` (emptied) onto `stack` grouped by row, their records added to `arena`: the
 /// lightest first, ties by name reversed, so that the stack pops the heaviest first.
-fn push_groups(view: &View, siblings: &mut Vec<NodeId>, depth: u32, arena: &mut Vec<NodeId>, stack: &mut Vec<Group>) {
-    siblings.sort_unstable_by_key(|&n| (view.row(n), n));
+fn push_groups(
+    shown: &ShownTree,
+    grouping: &Grouping,
+    siblings: &mut Vec<u32>,
+    depth: u32,
+    arena: &mut Vec<u32>,
+    stack: &mut Vec<Group>,
+) {
     let first = stack.len();
-    for run in siblings.chunk_by(|&a, &b| view.row(a) == view.row(b)) {
-        let total = run.iter().map(|n| view.inclusive[n.index()]).sum();
-        stack.push(Group { start: arena.len(), len: run.len(), depth, total });
+    let row = |r: u32| shown.records[r as usize].row;
+    let push = |run: &[u32]| {
+        let (start, len, row) = (arena.len() as u32, run.len() as u32, row(run[0]));
+        let mut group = Group { start, len, depth, row, total: 0.0, own: 0.0, calls: 0 };
+        for record in run.iter().map(|&r| &shown.records[r as usize]) {
+            group.total += record.total;
+            group.own += record.own;
+            group.calls += record.calls;
+        }
+        stack.push(group);
         arena.extend_from_slice(run);
+    };
+    if grouping.shared_rows {
+        siblings.sort_unstable_by_key(|&r| (row(r), r));
+        siblings.chunk_by(|&a, &b| row(a) == row(b)).for_each(push);
+    } else {
+        siblings.chunks(1).for_each(push);
     }
     siblings.clear();
-    let name = |g: &Group| view.names[view.row(arena[g.start]) as usize].as_str();
-    stack[first..].sort_by(|a, b| a.total.total_cmp(&b.total).then_with(|| name(b).cmp(name(a))));
+    // Groups have distinct rows, so their order is total: an unstable sort is deterministic.
+    let rank = |g: &Group| grouping.rank[g.row as usize];
+    stack[first..].sort_unstable_by(|a, b| a.total.total_cmp(&b.total).then_with(|| rank(b).cmp(&rank(a))));
 }

@@ -137,7 +137,7 @@ fn unit_factor(from: Unit, to: Unit) -> Option<f64> {
 /// Stores metric `m` of `merged` as floats (values added from another unit are not whole).
 fn into_floats(merged: &mut Profile, m: usize) {
     let tree = &merged.tree;
-    let to_floats = |v: &Values| Values::Float((0..v.len()).map(|i| v.get(i).as_f64()).collect());
+    let to_floats = |v: &Values| Values::Float(v.to_f64());
     let values = to_floats(tree.self_values(m));
     let measured = tree.measured_inclusive(m).map(to_floats);
     let metric = Metric { repr: Repr::Float, ..merged.metrics()[m].clone() };

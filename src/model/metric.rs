@@ -317,6 +317,14 @@ impl Values {
         }
     }
 
+    /// Every value as a float, in one pass.
+    pub fn to_f64(&self) -> Vec<f64> {
+        match self {
+            Values::Int(v) => v.iter().map(|&x| x as f64).collect(),
+            Values::Float(v) => v.clone(),
+        }
+    }
+
     /// Overwrites the value at `index`, converting it to the column's representation
     /// (a float stored into an integer column is rounded).
     pub fn set(&mut self, index: usize, value: Value) {

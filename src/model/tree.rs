@@ -309,13 +309,20 @@ impl CallTree {
     /// Computed in one reverse pass (children come after parents). Meaningful for additive metrics.
     pub fn derived_inclusive(&self, metric: usize) -> Values {
         let mut total = self.self_values[metric].clone();
-        for node in self.nodes().rev() {
-            if let Some(parent) = self.parent(node) {
-                let v = total.get(node.index());
-                total.add(parent.index(), v);
-            }
+        match &mut total {
+            Values::Int(values) => self.add_up(values, |sum, v| sum.saturating_add(v)),
+            Values::Float(values) => self.add_up(values, |sum, v| sum + v),
         }
         total
+    }
+
+    /// Adds every value of `values` (one per node) into its parent's, children first, with `add`.
+    fn add_up<T: Copy>(&self, values: &mut [T], add: impl Fn(T, T) -> T) {
+        for (node, &parent) in self.parents.iter().enumerate().rev() {
+            if parent != NO_PARENT {
+                values[parent as usize] = add(values[parent as usize], values[node]);
+            }
+        }
     }
 
     /// The depth of every node (roots are at depth 0).

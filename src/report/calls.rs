@@ -8,7 +8,7 @@
 //! there. Call counts are those of the function's nodes under each caller (of each callee's nodes),
 //! where the profile counts calls per node.
 
-use super::output::{Block, Cell, Column, Digits, Report};
+use super::output::{Block, Cell, Cells, Column, Digits, Report};
 use super::{digits_of, pct, unit_label, View};
 use crate::error::Error;
 use regex::Regex;
@@ -101,7 +101,7 @@ pub fn calls(view: View, options: &CallsOptions) -> Result<Report, Error> {
             }
         }
     }
-    let mut report = view.report("calls", None, columns, cells);
+    let mut report = view.report("calls", None, Cells::boxed(&columns, cells), columns);
     report.texts.extend([ROOT.to_string(), OWN.to_string()]);
     report.blocks = Some(blocks);
     Ok(report)

@@ -14,7 +14,7 @@
 //! asks that its value grew by at least V in the metric's unit (BASE's), so that noise in tiny
 //! functions does not fail a build.
 
-use super::output::{Cell, Column, Digits, Report};
+use super::output::{Cell, Cells, Column, Digits, Report};
 use super::summary::{sums, Sums};
 use super::{unit_label, View};
 use crate::convert::{self, ConvertOptions};
@@ -144,8 +144,8 @@ pub fn compare(base: &View, new: &View, labels: (&str, &str), options: &DiffOpti
         total: new.total(),
         selected: None,
         digits,
+        table: Cells::boxed(&columns, cells),
         columns,
-        cells,
         texts,
         notes: vec![
             ("base", metric_json(base, labels.0), String::new()),

@@ -25,14 +25,14 @@ mod tree;
 
 pub use bias::apply_bias;
 pub use calls::{calls, CallsOptions, Functions};
-pub use output::{Format, Report};
+pub use output::{Cells, Format, Report, Table};
 pub use summary::{summary, SummaryOptions};
 pub use tree::{tree, TreeOptions};
 
 use crate::error::Error;
 use crate::model::filter::{self, Filters};
 use crate::model::{ops, FrameKind, Metric, MetricKind, NodeId, Profile, Repr, Unit};
-use output::{Cell, Column, Digits};
+use output::{Column, Digits};
 use rustc_hash::FxHashMap;
 
 /// What every report shares: granularity, metric, timer bias and filters.
@@ -94,12 +94,9 @@ impl View {
     fn of(profile: Profile, metric: usize, total: Option<f64>) -> View {
         let (names, row_of_frame) = rows(&profile);
         let tree = &profile.tree;
-        let inclusive: Vec<f64> = match tree.measured_inclusive(metric) {
-            Some(measured) => (0..tree.len()).map(|i| measured.get(i).as_f64()).collect(),
-            None => {
-                let derived = tree.derived_inclusive(metric);
-                (0..tree.len()).map(|i| derived.get(i).as_f64()).collect()
-            }
+        let inclusive = match tree.measured_inclusive(metric) {
+            Some(measured) => measured.to_f64(),
+            None => tree.derived_inclusive(metric).to_f64(),
         };
         let outermost = std::sync::OnceLock::new();
         // A fold from +0.0: `sum` starts at -0.0, which an empty profile would show as `-0`.
@@ -197,7 +194,7 @@ impl View {
     }
 
     /// A report of this view's metric and total, its text cells indices of the row names.
-    fn report(&self, kind: &'static str, selected: Option<f64>, columns: Vec<Column>, cells: Vec<Cell>) -> Report {
+    fn report(&self, kind: &'static str, selected: Option<f64>, table: Box<dyn Table>, columns: Vec<Column>) -> Report {
         let metric = self.metric();
         Report {
             kind,
@@ -207,7 +204,7 @@ impl View {
             selected,
             digits: digits_of(metric),
             columns,
-            cells,
+            table,
             texts: self.names.clone(),
             notes: Vec::new(),
             blocks: None,

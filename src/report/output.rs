@@ -63,8 +63,53 @@ impl Column {
     }
 }
 
-/// A report: what it is of, its total, its table, and how text shows it.
+/// The rows of a report: a cell per column each, made when asked, so that a report can keep its
+/// rows in less room than cells take (a tree of a million rows keeps 32 bytes a row, not 112).
+pub trait Table: std::fmt::Debug + Send + Sync {
+    /// How many rows there are.
+    fn len(&self) -> usize;
+
+    /// Whether there are none.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Row `index`'s cells, into `cells` (emptied first).
+    fn row_into(&self, index: usize, cells: &mut Vec<Cell>);
+}
+
+/// Cells stored row after row, `columns` a row.
 #[derive(Clone, Debug)]
+pub struct Cells {
+    columns: usize,
+    cells: Vec<Cell>,
+}
+
+impl Cells {
+    /// `cells`, row after row, `columns` a row.
+    pub fn new(columns: usize, cells: Vec<Cell>) -> Cells {
+        Cells { columns: columns.max(1), cells }
+    }
+
+    /// `cells`, a cell for each of `columns` a row, as a report's table.
+    pub fn boxed(columns: &[Column], cells: Vec<Cell>) -> Box<dyn Table> {
+        Box::new(Cells::new(columns.len(), cells))
+    }
+}
+
+impl Table for Cells {
+    fn len(&self) -> usize {
+        self.cells.len() / self.columns
+    }
+
+    fn row_into(&self, index: usize, cells: &mut Vec<Cell>) {
+        cells.clear();
+        cells.extend_from_slice(&self.cells[index * self.columns..(index + 1) * self.columns]);
+    }
+}
+
+/// A report: what it is of, its total, its table, and how text shows it.
+#[derive(Debug)]
 pub struct Report {
     /// `summary`, `calls` or `tree`.
     pub kind: &'static str,
@@ -80,8 +125,8 @@ pub struct Report {
     pub digits: Digits,
     /// The columns.
     pub columns: Vec<Column>,
-    /// The cells, row after row, as many a row as there are columns.
-    pub cells: Vec<Cell>,
+    /// The rows.
+    pub table: Box<dyn Table>,
     /// The texts [`Cell::Text`] cells are indices of.
     pub texts: Vec<String>,
     /// Facts about the whole report beyond the total (the tree's pruned nodes), as JSON fields and
@@ -127,6 +172,12 @@ const PARALLEL_ROWS: usize = 20_000;
 /// Rows a thread writes lines of at a time.
 const CHUNK_ROWS: usize = 16_384;
 
+/// The widest cell of each shown column of some rows, and whether the column holds text.
+struct Measure {
+    widths: Vec<usize>,
+    text: Vec<bool>,
+}
+
 /// How the lines of a table are laid out: the columns shown, their widths, which hold text, and
 /// the width of every text.
 struct Layout {
@@ -141,9 +192,13 @@ struct Layout {
 const MAX_INDENT: usize = 40;
 
 impl Report {
-    /// The rows: slices of [`Report::cells`], one cell per column.
-    pub fn rows(&self) -> std::slice::Chunks<'_, Cell> {
-        self.cells.chunks(self.columns.len().max(1))
+    /// Calls `f` with each row of `range` in turn.
+    fn for_rows(&self, range: std::ops::Range<usize>, mut f: impl FnMut(&[Cell])) {
+        let mut row = Vec::with_capacity(self.columns.len());
+        for index in range {
+            self.table.row_into(index, &mut row);
+            f(&row);
+        }
     }
 
     /// The text of a text cell.
@@ -190,20 +245,22 @@ impl Report {
             .filter(|&c| self.indent.is_none_or(|(d, _)| d != c))
             .collect();
         let headings: Vec<&str> = shown.iter().map(|&c| self.columns[c].heading.as_str()).collect();
-        let rows: Vec<&[Cell]> = self.rows().collect();
-        let parallel = self.blocks.is_none() && rows.len() >= PARALLEL_ROWS;
-        let mut widths: Vec<usize> = headings.iter().map(|h| h.chars().count()).collect();
+        let rows = self.table.len();
+        let parallel = self.blocks.is_none() && rows >= PARALLEL_ROWS;
         let text_widths: Vec<usize> = self.texts.iter().map(|t| width_of(t)).collect();
-        let measure = |rows: &[&[Cell]]| self.widths(rows, &shown, style.decimals, &text_widths);
-        let halves = rows.split_at(if parallel { rows.len() / 2 } else { rows.len() });
+        let measure = |rows| self.measure(rows, &shown, style.decimals, &text_widths);
+        let half = if parallel { rows / 2 } else { rows };
         let (first, second) = std::thread::scope(|scope| {
-            let second = parallel.then(|| scope.spawn(|| measure(halves.1)));
-            (measure(halves.0), second.map(|s| s.join().unwrap_or_else(|_| measure(halves.1))))
+            let second = parallel.then(|| scope.spawn(|| measure(half..rows)));
+            (measure(0..half), second.map(|s| s.join().unwrap_or_else(|_| measure(half..rows))))
         });
+        let mut widths: Vec<usize> = headings.iter().map(|h| h.chars().count()).collect();
+        // A column is of text if a cell of it is, or, in an empty table, if it is the name.
+        let mut text_columns: Vec<bool> = shown.iter().map(|&c| rows == 0 && self.columns[c].key == "name").collect();
         for part in std::iter::once(first).chain(second) {
-            widths.iter_mut().zip(part).for_each(|(w, p)| *w = (*w).max(p));
+            widths.iter_mut().zip(part.widths).for_each(|(w, p)| *w = (*w).max(p));
+            text_columns.iter_mut().zip(part.text).for_each(|(t, p)| *t |= p);
         }
-        let text_columns: Vec<bool> = shown.iter().map(|&c| self.is_text_column(c)).collect();
         if let Some(limit) = style.width {
             fit_names(&mut widths, &text_columns, limit);
         }
@@ -215,40 +272,47 @@ impl Report {
             heading_line(&mut text);
             out.write_all(text.as_bytes())?;
             match parallel {
-                true => self.write_lines_on_two_threads(out, &rows, &layout)?,
-                false => out.write_all(self.lines(&rows, &layout).as_bytes())?,
+                true => self.write_lines_on_two_threads(out, rows, &layout)?,
+                false => out.write_all(self.lines(0..rows, &layout).as_bytes())?,
             }
             let mut notes = String::new();
             self.notes_into(&mut notes);
             return out.write_all(notes.as_bytes());
         };
         let mut block = 0;
-        let mut previous: Option<&[Cell]> = None;
+        let mut previous: Option<Cell> = None;
         let mut scratch = String::new();
-        for row in &rows {
-            if previous.is_none_or(|p| p[BLOCK_COLUMN] != row[BLOCK_COLUMN]) {
+        self.for_rows(0..rows, |row| {
+            if previous.as_ref() != Some(&row[BLOCK_COLUMN]) {
                 let title = blocks.get(block).map(|b| self.block_title(b, style)).unwrap_or_default();
                 let _ = write!(text, "\n{title}\n");
                 heading_line(&mut text);
                 block += 1;
             }
             self.line_into(&mut text, row, &layout, &mut scratch);
-            previous = Some(row);
-        }
+            previous = Some(row[BLOCK_COLUMN].clone());
+        });
         self.notes_into(&mut text);
         out.write_all(text.as_bytes())
     }
 
-    /// The widest of each `shown` cell of `rows`.
-    fn widths(&self, rows: &[&[Cell]], shown: &[usize], decimals: usize, text_widths: &[usize]) -> Vec<usize> {
-        let mut widths = vec![0; shown.len()];
+    /// The widest of each `shown` cell of `rows`, and which of them hold text.
+    fn measure(
+        &self,
+        rows: std::ops::Range<usize>,
+        shown: &[usize],
+        decimals: usize,
+        text_widths: &[usize],
+    ) -> Measure {
+        let mut measure = Measure { widths: vec![0; shown.len()], text: vec![false; shown.len()] };
         let mut scratch = String::new();
-        for row in rows {
-            for (w, &c) in widths.iter_mut().zip(shown) {
-                *w = (*w).max(self.cell_width(row, c, decimals, text_widths, &mut scratch));
+        self.for_rows(rows, |row| {
+            for (k, &c) in shown.iter().enumerate() {
+                measure.widths[k] = measure.widths[k].max(self.cell_width(row, c, decimals, text_widths, &mut scratch));
+                measure.text[k] |= matches!(row[c], Cell::Text(_));
             }
-        }
-        widths
+        });
+        measure
     }
 
     /// The width [`Report::cell_into`] gives cell `column` of `row`, counted without formatting it
@@ -281,13 +345,11 @@ impl Report {
     }
 
     /// The lines of `rows`.
-    fn lines(&self, rows: &[&[Cell]], layout: &Layout) -> String {
+    fn lines(&self, rows: std::ops::Range<usize>, layout: &Layout) -> String {
         let mut text =
             String::with_capacity(rows.len() * (layout.widths.iter().sum::<usize>() + 2 * layout.widths.len()));
         let mut scratch = String::new();
-        for row in rows {
-            self.line_into(&mut text, row, layout, &mut scratch);
-        }
+        self.for_rows(rows, |row| self.line_into(&mut text, row, layout, &mut scratch));
         text
     }
 
@@ -296,19 +358,22 @@ impl Report {
     fn write_lines_on_two_threads(
         &self,
         out: &mut dyn std::io::Write,
-        rows: &[&[Cell]],
+        rows: usize,
         layout: &Layout,
     ) -> std::io::Result<()> {
-        let chunks: Vec<&[&[Cell]]> = rows.chunks(CHUNK_ROWS).collect();
+        let chunks: Vec<std::ops::Range<usize>> =
+            (0..rows).step_by(CHUNK_ROWS).map(|start| start..(start + CHUNK_ROWS).min(rows)).collect();
         std::thread::scope(|scope| {
             // One chunk made ahead at most; the channel closes when either side stops.
             let (sender, receiver) = std::sync::mpsc::sync_channel::<String>(1);
             let odd = chunks.iter().skip(1).step_by(2);
-            scope.spawn(move || odd.map(|chunk| self.lines(chunk, layout)).try_for_each(|lines| sender.send(lines)));
+            scope.spawn(move || {
+                odd.map(|chunk| self.lines(chunk.clone(), layout)).try_for_each(|lines| sender.send(lines))
+            });
             for (i, chunk) in chunks.iter().enumerate() {
                 let lines = match i % 2 {
-                    0 => self.lines(chunk, layout),
-                    _ => receiver.recv().unwrap_or_else(|_| self.lines(chunk, layout)),
+                    0 => self.lines(chunk.clone(), layout),
+                    _ => receiver.recv().unwrap_or_else(|_| self.lines(chunk.clone(), layout)),
                 };
                 out.write_all(lines.as_bytes())?;
             }
@@ -322,6 +387,15 @@ impl Report {
         let start = text.len();
         for (k, &c) in layout.shown.iter().enumerate() {
             let width = layout.widths[k];
+            if let (Cell::Number(v, digits), false) = (&row[c], layout.text_columns[k]) {
+                // Formatted aside, and measured by its length: a number is ASCII.
+                scratch.clear();
+                number_into(scratch, *v, *digits, layout.decimals);
+                pad_into(text, width.saturating_sub(scratch.len()));
+                text.push_str(scratch);
+                text.push_str("  ");
+                continue;
+            }
             let cell_width = self.cell_width(row, c, layout.decimals, &layout.text_widths, scratch);
             if cell_width > width {
                 scratch.clear();
@@ -380,24 +454,19 @@ impl Report {
         }
     }
 
-    fn is_text_column(&self, column: usize) -> bool {
-        self.rows().any(|row| matches!(row[column], Cell::Text(_)))
-            || self.cells.is_empty() && self.columns[column].key == "name"
-    }
-
     /// The report as CSV: a header of the column keys, then the rows, numbers in full.
     fn csv(&self) -> String {
         let mut writer = csv::Writer::from_writer(Vec::new());
         let _ = writer.write_record(self.columns.iter().map(|c| c.key));
         let mut field = String::new();
-        for row in self.rows() {
+        self.for_rows(0..self.table.len(), |row| {
             for cell in row {
                 field.clear();
                 self.full_into(&mut field, cell);
                 let _ = writer.write_field(&field);
             }
             let _ = writer.write_record(None::<&[u8]>);
-        }
+        });
         String::from_utf8(writer.into_inner().unwrap_or_default()).unwrap_or_default()
     }
 
@@ -421,7 +490,7 @@ impl Report {
             total: whole_or_float(self.total),
             selected: self.selected.map(whole_or_float),
             extra,
-            rows: self.rows().map(|cells| RowJson { report: self, cells }).collect(),
+            rows: RowsJson(self),
         };
         serde_json::to_string_pretty(&document).unwrap_or_default()
     }
@@ -437,7 +506,24 @@ struct Document<'a> {
     selected: Option<Json>,
     #[serde(flatten)]
     extra: Map<String, Json>,
-    rows: Vec<RowJson<'a>>,
+    rows: RowsJson<'a>,
+}
+
+/// The rows of a report, each a JSON object keyed by its columns' keys, made as they are written.
+struct RowsJson<'a>(&'a Report);
+
+impl serde::Serialize for RowsJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let report = self.0;
+        let mut rows = serializer.serialize_seq(Some(report.table.len()))?;
+        let mut cells = Vec::with_capacity(report.columns.len());
+        for index in 0..report.table.len() {
+            report.table.row_into(index, &mut cells);
+            rows.serialize_element(&RowJson { report, cells: &cells })?;
+        }
+        rows.end()
+    }
 }
 
 /// One row as a JSON object keyed by its columns' keys.
@@ -557,7 +643,7 @@ fn number(v: f64, digits: Digits, decimals: usize) -> String {
 /// many times faster than formatting the float.
 fn number_into(buffer: &mut String, v: f64, digits: Digits, decimals: usize) {
     match digits {
-        Digits::Whole if v.fract() == 0.0 && v.abs() < 9e15 => buffer.push_str(itoa::Buffer::new().format(v as i64)),
+        Digits::Whole if is_whole(v) => buffer.push_str(itoa::Buffer::new().format(v as i64)),
         Digits::Whole => {
             let _ = write!(buffer, "{v:.0}");
         }
@@ -586,12 +672,16 @@ fn number_into(buffer: &mut String, v: f64, digits: Digits, decimals: usize) {
 /// The width [`number_into`] gives `v`, where its fast paths format it (else `None`).
 fn number_width(v: f64, digits: Digits, decimals: usize) -> Option<usize> {
     match digits {
-        Digits::Whole if v.fract() == 0.0 && v.abs() < 9e15 => {
-            Some(usize::from((v as i64) < 0) + decimal_digits((v as i64).unsigned_abs()))
-        }
+        Digits::Whole if is_whole(v) => Some(usize::from((v as i64) < 0) + decimal_digits((v as i64).unsigned_abs())),
         Digits::Decimals => fixed_point(v, decimals).map(|(units, _)| decimal_digits(units) + 1 + decimals),
         _ => None,
     }
+}
+
+/// Whether `v` is a whole number an i64 holds exactly (compared through the cast, as `fract` is a
+/// call into libm on most targets).
+fn is_whole(v: f64) -> bool {
+    v.abs() < 9e15 && (v as i64) as f64 == v
 }
 
 /// `v` rounded to `decimals` decimals as its whole part and its decimals, where that is sure to be
@@ -600,12 +690,17 @@ fn number_width(v: f64, digits: Digits, decimals: usize) -> Option<usize> {
 fn fixed_point(v: f64, decimals: usize) -> Option<(u64, u64)> {
     const POWERS: [f64; 7] = [1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6];
     let scale = *POWERS.get(decimals).filter(|_| decimals > 0)?;
-    let scaled = v * scale;
-    let clear_of_a_tie = (scaled - scaled.floor() - 0.5).abs() > 1e-6;
-    if !(0.0..1e9).contains(&v) || !clear_of_a_tie {
+    if !(0.0..1e9).contains(&v) {
         return None;
     }
-    let rounded = scaled.round() as u64;
+    // Below 1e15, so the cast is the floor, and the fraction is exact.
+    let scaled = v * scale;
+    let whole = scaled as u64;
+    let fraction = scaled - whole as f64;
+    if (fraction - 0.5).abs() <= 1e-6 {
+        return None;
+    }
+    let rounded = whole + u64::from(fraction > 0.5);
     Some((rounded / scale as u64, rounded % scale as u64))
 }
 
@@ -658,7 +753,10 @@ mod tests {
             digits: Digits::Whole,
             columns: vec![Column::new("name", "name"), Column::new("total", "total"), Column::new("pct", "%")],
             texts: vec![name.into()],
-            cells: vec![Cell::Text(0), Cell::Number(10.0, Digits::Whole), Cell::Number(100.0, Digits::Decimals)],
+            table: Box::new(Cells::new(
+                3,
+                vec![Cell::Text(0), Cell::Number(10.0, Digits::Whole), Cell::Number(100.0, Digits::Decimals)],
+            )),
             notes: Vec::new(),
             blocks: None,
             indent: None,
@@ -736,8 +834,8 @@ mod tests {
         let mut report = summary("a");
         report.texts = vec!["a".into(), "bb".into(), "ccc".into()];
         report.columns.truncate(2);
-        report.cells =
-            (0..rows).flat_map(|i| [Cell::Text(i as u32 % 3), Cell::Number(i as f64, Digits::Whole)]).collect();
+        let cells = (0..rows).flat_map(|i| [Cell::Text(i as u32 % 3), Cell::Number(i as f64, Digits::Whole)]);
+        report.table = Box::new(Cells::new(2, cells.collect()));
         let text = report.render(Format::Text, TextStyle { decimals: 1, width: None });
         let lines: Vec<&str> = text.lines().skip(3).collect();
         assert_eq!(lines.len(), rows);

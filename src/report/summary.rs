@@ -1,6 +1,6 @@
 //! `proftool summary`: consumption per function (or per line with `--lines`), `]PROFILE summary`.
 
-use super::output::{Cell, Column, Digits, Report};
+use super::output::{Cell, Cells, Column, Digits, Report};
 use super::{digits_of, unit_label, View};
 use crate::error::Error;
 
@@ -109,5 +109,5 @@ pub fn summary(view: View, options: &SummaryOptions) -> Result<Report, Error> {
         }
     }
     let selected = (!options.functions.is_empty()).then(|| view.selected());
-    Ok(view.report("summary", selected, columns, cells))
+    Ok(view.report("summary", selected, Cells::boxed(&columns, cells), columns))
 }

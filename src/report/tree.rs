@@ -1,8 +1,8 @@
 //! `proftool tree`: the call tree indented, each node with its total, self value and their % of the
 //! profile's total; siblings of one name are one node, the heaviest first.
 
-use super::output::{Cell, Column, Digits, Report};
-use super::{digits_of, unit_label, View};
+use super::output::{Cell, Column, Digits, Report, Table};
+use super::{digits_of, pct, unit_label, View};
 use crate::error::Error;
 
 /// The switches of `tree`.
@@ -162,31 +162,23 @@ pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
     let (mut arena, mut siblings) = (Vec::new(), shown.roots.clone());
     let mut stack = Vec::new();
     push_groups(&shown, &grouping, &mut siblings, 0, &mut arena, &mut stack);
-    let mut cells = Vec::new();
+    let mut table = TreeTable { rows: Vec::new(), total: view.total(), digits, has_calls };
     while let Some(group) = stack.pop() {
         if group.total < floor {
             pruned_branches += 1;
             pruned_value += group.total;
             continue;
         }
-        let own = group.own;
-        cells.extend([
-            Cell::Number(group.depth as f64, Digits::Whole),
-            Cell::Number(group.total, digits),
-            Cell::Number(view.pct(group.total), Digits::Decimals),
-            Cell::Number(own, digits),
-            Cell::Number(view.pct(own), Digits::Decimals),
-        ]);
-        if has_calls {
-            cells.push(Cell::Number(group.calls as f64, Digits::Whole));
-        }
-        cells.push(Cell::Text(group.row));
+        let (depth, row, total, own, calls) = (group.depth, group.row, group.total, group.own, group.calls);
+        table.rows.push(TreeRow { depth, row, total, own, calls });
         let members = &arena[group.start as usize..(group.start + group.len) as usize];
-        siblings.extend(members.iter().flat_map(|&r| shown.children(r).iter().copied()));
+        for &member in members {
+            siblings.extend_from_slice(shown.children(member));
+        }
         push_groups(&shown, &grouping, &mut siblings, group.depth + 1, &mut arena, &mut stack);
     }
     let selected = (!options.functions.is_empty()).then(|| view.selected());
-    let mut report = view.report("tree", selected, columns, cells);
+    let mut report = view.report("tree", selected, Box::new(table), columns);
     report.indent = Some((0, name_column));
     if let Some(min_pct) = options.min_pct {
         let note = format!(
@@ -200,6 +192,48 @@ pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
         report.notes.push(("pruned", json, note));
     }
     Ok(report)
+}
+
+/// The rows of the report, in the order shown.
+#[derive(Debug)]
+struct TreeTable {
+    rows: Vec<TreeRow>,
+    /// The profile's total, which the % columns are of.
+    total: f64,
+    digits: Digits,
+    has_calls: bool,
+}
+
+/// A row of the tree: a group's depth, name and sums.
+#[derive(Debug)]
+struct TreeRow {
+    depth: u32,
+    row: u32,
+    total: f64,
+    own: f64,
+    calls: i64,
+}
+
+impl Table for TreeTable {
+    fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn row_into(&self, index: usize, cells: &mut Vec<Cell>) {
+        let row = &self.rows[index];
+        cells.clear();
+        cells.extend([
+            Cell::Number(f64::from(row.depth), Digits::Whole),
+            Cell::Number(row.total, self.digits),
+            Cell::Number(pct(row.total, self.total), Digits::Decimals),
+            Cell::Number(row.own, self.digits),
+            Cell::Number(pct(row.own, self.total), Digits::Decimals),
+        ]);
+        if self.has_calls {
+            cells.push(Cell::Number(row.calls as f64, Digits::Whole));
+        }
+        cells.push(Cell::Text(row.row));
+    }
 }
 
 /// Pushes `siblings` (emptied) onto `stack` grouped by row, their records added to `arena`: the

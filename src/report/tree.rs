@@ -16,13 +16,13 @@ pub struct TreeOptions {
     pub functions: Vec<String>,
 }
 
-/// A node of the profile the report may show (above `--depth`), with what its row needs, gathered
-/// in one pass in arena order: the walk by weight then reads one record per row, not five arrays of
-/// the whole tree at scattered places.
+/// A node of the profile the report may show (above `--depth`), with what its row needs.
+#[derive(Clone, Copy, Default)]
 struct Shown {
-    /// Its parent's index among the records, or [`NO_PARENT`].
-    parent: u32,
     row: u32,
+    /// Its children are the records `first_child..end_child`.
+    first_child: u32,
+    end_child: u32,
     total: f64,
     own: f64,
     calls: i64,
@@ -30,69 +30,74 @@ struct Shown {
 
 const NO_PARENT: u32 = u32::MAX;
 
-/// The records of the nodes above `depth` levels (all of them without a limit), in arena order,
-/// and their child lists.
+/// The records of the nodes above `depth` levels (all of them without a limit), gathered in one
+/// pass in arena order and stored so that siblings are side by side: the roots first, then each
+/// record's children as one block, in source order. The walk by weight then reads a block of
+/// neighbours per node shown, not five arrays of the whole tree at scattered places.
 struct ShownTree {
     records: Vec<Shown>,
-    /// Children of record `r` are `list[start[r]..start[r + 1]]`, in source order.
-    start: Vec<u32>,
-    list: Vec<u32>,
-    roots: Vec<u32>,
+    /// The roots are the records `0..roots`.
+    roots: u32,
 }
 
 impl ShownTree {
     fn of(view: &View, depth: Option<u32>) -> ShownTree {
         let tree = &view.profile.tree;
         let limit = depth.unwrap_or(u32::MAX).max(1);
-        // Per node: its record and its depth, or `NO_PARENT` for a node below the limit. A parent
-        // comes before its children in the arena, so one forward pass knows every parent's.
+        // Per node: its index among the nodes shown and its depth, or `NO_PARENT` for a node below
+        // the limit. A parent comes before its children in the arena, so one forward pass knows
+        // every parent's.
         let mut placed: Vec<(u32, u32)> = Vec::with_capacity(tree.len());
-        let mut records = Vec::new();
+        // Per node shown, in arena order: its record, its parent's index, how many children it has.
+        let (mut gathered, mut parents, mut counts) = (Vec::new(), Vec::new(), Vec::<u32>::new());
         for node in tree.nodes() {
             let (parent, level) = match tree.parent(node) {
                 None => (NO_PARENT, 0),
                 Some(p) => match placed[p.index()] {
                     (NO_PARENT, _) => (NO_PARENT, u32::MAX),
-                    (record, level) => (record, level.saturating_add(1)),
+                    (index, level) => (index, level.saturating_add(1)),
                 },
             };
             if level >= limit {
                 placed.push((NO_PARENT, level));
                 continue;
             }
-            placed.push((records.len() as u32, level));
-            records.push(Shown {
-                parent,
+            placed.push((gathered.len() as u32, level));
+            if parent != NO_PARENT {
+                counts[parent as usize] += 1;
+            }
+            parents.push(parent);
+            counts.push(0);
+            gathered.push(Shown {
                 row: view.row(node),
                 total: view.inclusive[node.index()],
                 own: tree.self_value(view.metric, node).as_f64(),
                 calls: view.node_calls(node).unwrap_or(0),
+                ..Shown::default()
             });
         }
         drop(placed);
-        let mut start = vec![0u32; records.len() + 1];
-        for record in records.iter().filter(|r| r.parent != NO_PARENT) {
-            start[record.parent as usize + 1] += 1;
+        let roots = parents.iter().filter(|&&p| p == NO_PARENT).count() as u32;
+        // Where each one's block of children starts; then, as they are placed, where the next goes.
+        let mut next = Vec::with_capacity(counts.len());
+        let mut end = roots;
+        for &count in &counts {
+            next.push(end);
+            end += count;
         }
-        for i in 0..records.len() {
-            start[i + 1] += start[i];
+        let mut records = vec![Shown::default(); gathered.len()];
+        let mut next_root = 0;
+        for (index, (mut record, parent)) in gathered.into_iter().zip(parents).enumerate() {
+            // Its children come after it in arena order: none is placed yet.
+            (record.first_child, record.end_child) = (next[index], next[index] + counts[index]);
+            let slot = match parent {
+                NO_PARENT => &mut next_root,
+                parent => &mut next[parent as usize],
+            };
+            records[*slot as usize] = record;
+            *slot += 1;
         }
-        let mut fill = start.clone();
-        let (mut list, mut roots) = (vec![0u32; start[records.len()] as usize], Vec::new());
-        for (r, record) in records.iter().enumerate() {
-            match record.parent {
-                NO_PARENT => roots.push(r as u32),
-                parent => {
-                    list[fill[parent as usize] as usize] = r as u32;
-                    fill[parent as usize] += 1;
-                }
-            }
-        }
-        ShownTree { records, start, list, roots }
-    }
-
-    fn children(&self, record: u32) -> &[u32] {
-        &self.list[self.start[record as usize] as usize..self.start[record as usize + 1] as usize]
+        ShownTree { records, roots }
     }
 }
 
@@ -109,6 +114,8 @@ struct Group {
     total: f64,
     own: f64,
     calls: i64,
+    /// The children of its one record (of a group of several, each record's are looked up).
+    children: std::ops::Range<u32>,
 }
 
 /// How siblings become groups: by row, unless no two siblings can share one; and the rank of each
@@ -159,7 +166,7 @@ pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
     let shown = ShownTree::of(&view, options.depth);
     let grouping = Grouping::of(&view);
     // The records of every group, a group's a range; and the siblings to group next.
-    let (mut arena, mut siblings) = (Vec::new(), shown.roots.clone());
+    let (mut arena, mut siblings) = (Vec::new(), (0..shown.roots).collect());
     let mut stack = Vec::new();
     push_groups(&shown, &grouping, &mut siblings, 0, &mut arena, &mut stack);
     let mut table = TreeTable { rows: Vec::new(), total: view.total(), digits, has_calls };
@@ -171,9 +178,14 @@ pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
         }
         let (depth, row, total, own, calls) = (group.depth, group.row, group.total, group.own, group.calls);
         table.rows.push(TreeRow { depth, row, total, own, calls });
-        let members = &arena[group.start as usize..(group.start + group.len) as usize];
-        for &member in members {
-            siblings.extend_from_slice(shown.children(member));
+        match group.len {
+            1 => siblings.extend(group.children),
+            _ => {
+                let members = &arena[group.start as usize..(group.start + group.len) as usize];
+                for record in members.iter().map(|&m| &shown.records[m as usize]) {
+                    siblings.extend(record.first_child..record.end_child);
+                }
+            }
         }
         push_groups(&shown, &grouping, &mut siblings, group.depth + 1, &mut arena, &mut stack);
     }
@@ -250,11 +262,12 @@ fn push_groups(
     let row = |r: u32| shown.records[r as usize].row;
     let push = |run: &[u32]| {
         let (start, len, row) = (arena.len() as u32, run.len() as u32, row(run[0]));
-        let mut group = Group { start, len, depth, row, total: 0.0, own: 0.0, calls: 0 };
+        let mut group = Group { start, len, depth, row, total: 0.0, own: 0.0, calls: 0, children: 0..0 };
         for record in run.iter().map(|&r| &shown.records[r as usize]) {
             group.total += record.total;
             group.own += record.own;
             group.calls += record.calls;
+            group.children = record.first_child..record.end_child;
         }
         stack.push(group);
         arena.extend_from_slice(run);

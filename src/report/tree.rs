@@ -44,25 +44,25 @@ impl ShownTree {
     fn of(view: &View, depth: Option<u32>) -> ShownTree {
         let tree = &view.profile.tree;
         let limit = depth.unwrap_or(u32::MAX).max(1);
-        // Per node: its index among the nodes shown and its depth, or `NO_PARENT` for a node below
-        // the limit. A parent comes before its children in the arena, so one forward pass knows
-        // every parent's.
-        let mut placed: Vec<(u32, u32)> = Vec::with_capacity(tree.len());
+        // Per node: its index among the nodes shown, or `NO_PARENT` for a node below the limit; and
+        // per node shown, its depth. A parent comes before its children in the arena, so one
+        // forward pass knows every parent's.
+        let mut placed: Vec<u32> = Vec::with_capacity(tree.len());
+        let mut depths: Vec<u32> = Vec::new();
         // Per node shown, in arena order: its record, its parent's index, how many children it has.
         let (mut gathered, mut parents, mut counts) = (Vec::new(), Vec::new(), Vec::<u32>::new());
         for node in tree.nodes() {
-            let (parent, level) = match tree.parent(node) {
+            let (parent, level) = match tree.parent(node).map(|p| placed[p.index()]) {
                 None => (NO_PARENT, 0),
-                Some(p) => match placed[p.index()] {
-                    (NO_PARENT, _) => (NO_PARENT, u32::MAX),
-                    (index, level) => (index, level.saturating_add(1)),
-                },
+                Some(NO_PARENT) => (NO_PARENT, u32::MAX),
+                Some(index) => (index, depths[index as usize] + 1),
             };
             if level >= limit {
-                placed.push((NO_PARENT, level));
+                placed.push(NO_PARENT);
                 continue;
             }
-            placed.push((gathered.len() as u32, level));
+            placed.push(gathered.len() as u32);
+            depths.push(level);
             if parent != NO_PARENT {
                 counts[parent as usize] += 1;
             }
@@ -76,7 +76,7 @@ impl ShownTree {
                 ..Shown::default()
             });
         }
-        drop(placed);
+        drop((placed, depths));
         let roots = parents.iter().filter(|&&p| p == NO_PARENT).count() as u32;
         // Where each one's block of children starts; then, as they are placed, where the next goes.
         let mut next = Vec::with_capacity(counts.len());

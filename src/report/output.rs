@@ -385,15 +385,24 @@ impl Report {
     /// each cell written in place unless it is a name to cut).
     fn line_into(&self, text: &mut String, row: &[Cell], layout: &Layout, scratch: &mut String) {
         let start = text.len();
+        let last = layout.shown.len().saturating_sub(1);
         for (k, &c) in layout.shown.iter().enumerate() {
+            if k > 0 {
+                text.push_str("  ");
+            }
             let width = layout.widths[k];
+            // The last column's padding would only be trimmed.
+            let pad_text = |text: &mut String, used: usize| {
+                if k < last {
+                    pad_into(text, width.saturating_sub(used));
+                }
+            };
             if let (Cell::Number(v, digits), false) = (&row[c], layout.text_columns[k]) {
                 // Formatted aside, and measured by its length: a number is ASCII.
                 scratch.clear();
                 number_into(scratch, *v, *digits, layout.decimals);
                 pad_into(text, width.saturating_sub(scratch.len()));
                 text.push_str(scratch);
-                text.push_str("  ");
                 continue;
             }
             let cell_width = self.cell_width(row, c, layout.decimals, &layout.text_widths, scratch);
@@ -402,17 +411,19 @@ impl Report {
                 self.cell_into(scratch, row, c, layout.decimals);
                 let cut = cut_middle(scratch, width);
                 text.push_str(&cut);
-                pad_into(text, width.saturating_sub(width_of(&cut)));
+                pad_text(text, width_of(&cut));
             } else if layout.text_columns[k] {
                 self.cell_into(text, row, c, layout.decimals);
-                pad_into(text, width - cell_width);
+                pad_text(text, cell_width);
             } else {
                 pad_into(text, width - cell_width);
                 self.cell_into(text, row, c, layout.decimals);
             }
-            text.push_str("  ");
         }
-        text.truncate(start + text[start..].trim_end().len());
+        // No space at the end of a line (an empty last cell, a name that ends in one).
+        if text[start..].ends_with(char::is_whitespace) {
+            text.truncate(start + text[start..].trim_end().len());
+        }
         text.push('\n');
     }
 

@@ -96,7 +96,7 @@ impl View {
         // Two passes of their own, over the frames and over the nodes, side by side.
         let inclusive_of = || match tree.measured_inclusive(metric) {
             Some(measured) => measured.to_f64(),
-            None => tree.derived_inclusive(metric).to_f64(),
+            None => tree.derived_inclusive_f64(metric),
         };
         let ((names, row_of_frame), inclusive) = std::thread::scope(|scope| {
             let inclusive = scope.spawn(inclusive_of);

@@ -346,15 +346,23 @@ impl Report {
 
     /// The lines of `rows`.
     fn lines(&self, rows: std::ops::Range<usize>, layout: &Layout) -> String {
-        let mut text =
-            String::with_capacity(rows.len() * (layout.widths.iter().sum::<usize>() + 2 * layout.widths.len()));
-        let mut scratch = String::new();
-        self.for_rows(rows, |row| self.line_into(&mut text, row, layout, &mut scratch));
+        let mut text = String::new();
+        self.lines_into(&mut text, rows, layout);
         text
     }
 
+    /// Puts the lines of `rows` in `text` (emptied first, its room kept).
+    fn lines_into(&self, text: &mut String, rows: std::ops::Range<usize>, layout: &Layout) {
+        text.clear();
+        text.reserve(rows.len() * (layout.widths.iter().sum::<usize>() + 2 * layout.widths.len()));
+        let mut scratch = String::new();
+        self.for_rows(rows, |row| self.line_into(text, row, layout, &mut scratch));
+    }
+
     /// Writes the lines of `rows` a chunk at a time, the odd chunks made on a second thread while
-    /// this one makes and writes the even ones.
+    /// this one makes and writes the even ones. The second thread's buffers come back to it once
+    /// written: a buffer the size of a chunk is fresh memory from the system each time it is
+    /// allocated anew.
     fn write_lines_on_two_threads(
         &self,
         out: &mut dyn std::io::Write,
@@ -364,18 +372,29 @@ impl Report {
         let chunks: Vec<std::ops::Range<usize>> =
             (0..rows).step_by(CHUNK_ROWS).map(|start| start..(start + CHUNK_ROWS).min(rows)).collect();
         std::thread::scope(|scope| {
-            // One chunk made ahead at most; the channel closes when either side stops.
+            // One chunk made ahead at most; the channels close when either side stops.
             let (sender, receiver) = std::sync::mpsc::sync_channel::<String>(1);
+            let (give_back, given_back) = std::sync::mpsc::channel::<String>();
             let odd = chunks.iter().skip(1).step_by(2);
             scope.spawn(move || {
-                odd.map(|chunk| self.lines(chunk.clone(), layout)).try_for_each(|lines| sender.send(lines))
+                odd.map(|chunk| {
+                    let mut text = given_back.try_recv().unwrap_or_default();
+                    self.lines_into(&mut text, chunk.clone(), layout);
+                    text
+                })
+                .try_for_each(|lines| sender.send(lines))
             });
+            let mut own = String::new();
             for (i, chunk) in chunks.iter().enumerate() {
-                let lines = match i % 2 {
-                    0 => self.lines(chunk.clone(), layout),
-                    _ => receiver.recv().unwrap_or_else(|_| self.lines(chunk.clone(), layout)),
-                };
+                if i % 2 == 0 {
+                    self.lines_into(&mut own, chunk.clone(), layout);
+                    out.write_all(own.as_bytes())?;
+                    continue;
+                }
+                let lines = receiver.recv().unwrap_or_else(|_| self.lines(chunk.clone(), layout));
                 out.write_all(lines.as_bytes())?;
+                // The second thread may have stopped: then the buffer is dropped here.
+                let _ = give_back.send(lines);
             }
             Ok(())
         })
@@ -666,12 +685,19 @@ fn number_into(buffer: &mut String, v: f64, digits: Digits, decimals: usize) {
             number_into(buffer, if rounded_to_zero { 0.0 } else { v.abs() }, Digits::Decimals, decimals);
         }
         Digits::Decimals => match fixed_point(v, decimals) {
-            Some((units, fraction)) => {
-                buffer.push_str(itoa::Buffer::new().format(units));
+            Some(scaled) => {
+                // The digits of the scaled value, the point put in before the last `decimals`.
+                let mut digits = itoa::Buffer::new();
+                let digits = digits.format(scaled);
+                let zeros = (decimals + 1).saturating_sub(digits.len());
+                let (units, fraction) = match zeros {
+                    0 => digits.split_at(digits.len() - decimals),
+                    _ => ("0", digits),
+                };
+                buffer.push_str(units);
                 buffer.push('.');
-                let digits = itoa::Buffer::new().format(fraction).len();
-                buffer.extend(std::iter::repeat_n('0', decimals - digits));
-                buffer.push_str(itoa::Buffer::new().format(fraction));
+                buffer.extend(std::iter::repeat_n('0', zeros.saturating_sub(1)));
+                buffer.push_str(fraction);
             }
             None => {
                 let _ = write!(buffer, "{v:.decimals$}");
@@ -684,7 +710,7 @@ fn number_into(buffer: &mut String, v: f64, digits: Digits, decimals: usize) {
 fn number_width(v: f64, digits: Digits, decimals: usize) -> Option<usize> {
     match digits {
         Digits::Whole if is_whole(v) => Some(usize::from((v as i64) < 0) + decimal_digits((v as i64).unsigned_abs())),
-        Digits::Decimals => fixed_point(v, decimals).map(|(units, _)| decimal_digits(units) + 1 + decimals),
+        Digits::Decimals => fixed_point(v, decimals).map(|scaled| decimal_digits(scaled).max(decimals + 1) + 1),
         _ => None,
     }
 }
@@ -695,10 +721,10 @@ fn is_whole(v: f64) -> bool {
     v.abs() < 9e15 && (v as i64) as f64 == v
 }
 
-/// `v` rounded to `decimals` decimals as its whole part and its decimals, where that is sure to be
-/// the rounding `format!("{v:.N}")` does: a positive `v` below 1e9 whose scaled value is not within
-/// 1e-6 of a tie (elsewhere the float's exact digits decide, and `format!` is left to do it).
-fn fixed_point(v: f64, decimals: usize) -> Option<(u64, u64)> {
+/// `v` rounded to `decimals` decimals, times 10^`decimals`, where that is sure to be the rounding
+/// `format!("{v:.N}")` does: a positive `v` below 1e9 whose scaled value is not within 1e-6 of a tie
+/// (elsewhere the float's exact digits decide, and `format!` is left to do it).
+fn fixed_point(v: f64, decimals: usize) -> Option<u64> {
     const POWERS: [f64; 7] = [1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6];
     let scale = *POWERS.get(decimals).filter(|_| decimals > 0)?;
     if !(0.0..1e9).contains(&v) {
@@ -711,8 +737,7 @@ fn fixed_point(v: f64, decimals: usize) -> Option<(u64, u64)> {
     if (fraction - 0.5).abs() <= 1e-6 {
         return None;
     }
-    let rounded = whole + u64::from(fraction > 0.5);
-    Some((rounded / scale as u64, rounded % scale as u64))
+    Some(whole + u64::from(fraction > 0.5))
 }
 
 impl Report {

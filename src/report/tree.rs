@@ -49,8 +49,8 @@ impl ShownTree {
         // forward pass knows every parent's.
         let mut placed: Vec<u32> = Vec::with_capacity(tree.len());
         let mut depths: Vec<u32> = Vec::new();
-        // Per node shown, in arena order: its record, its parent's index, how many children it has.
-        let (mut gathered, mut parents, mut counts) = (Vec::new(), Vec::new(), Vec::<u32>::new());
+        // Per node shown, in arena order: the node, its parent's index, how many children it has.
+        let (mut nodes, mut parents, mut counts) = (Vec::new(), Vec::new(), Vec::<u32>::new());
         for node in tree.nodes() {
             let (parent, level) = match tree.parent(node).map(|p| placed[p.index()]) {
                 None => (NO_PARENT, 0),
@@ -61,20 +61,14 @@ impl ShownTree {
                 placed.push(NO_PARENT);
                 continue;
             }
-            placed.push(gathered.len() as u32);
+            placed.push(nodes.len() as u32);
             depths.push(level);
             if parent != NO_PARENT {
                 counts[parent as usize] += 1;
             }
+            nodes.push(node);
             parents.push(parent);
             counts.push(0);
-            gathered.push(Shown {
-                row: view.row(node),
-                total: view.inclusive[node.index()],
-                own: tree.self_value(view.metric, node).as_f64(),
-                calls: view.node_calls(node).unwrap_or(0),
-                ..Shown::default()
-            });
         }
         drop((placed, depths));
         let roots = parents.iter().filter(|&&p| p == NO_PARENT).count() as u32;
@@ -85,16 +79,24 @@ impl ShownTree {
             next.push(end);
             end += count;
         }
-        let mut records = vec![Shown::default(); gathered.len()];
+        // Each record made where it goes, its node's values read in arena order.
+        let mut records = vec![Shown::default(); nodes.len()];
         let mut next_root = 0;
-        for (index, (mut record, parent)) in gathered.into_iter().zip(parents).enumerate() {
+        for (index, (node, parent)) in nodes.into_iter().zip(parents).enumerate() {
             // Its children come after it in arena order: none is placed yet.
-            (record.first_child, record.end_child) = (next[index], next[index] + counts[index]);
+            let (first_child, end_child) = (next[index], next[index] + counts[index]);
             let slot = match parent {
                 NO_PARENT => &mut next_root,
                 parent => &mut next[parent as usize],
             };
-            records[*slot as usize] = record;
+            records[*slot as usize] = Shown {
+                row: view.row(node),
+                first_child,
+                end_child,
+                total: view.inclusive[node.index()],
+                own: tree.self_value(view.metric, node).as_f64(),
+                calls: view.node_calls(node).unwrap_or(0),
+            };
             *slot += 1;
         }
         ShownTree { records, roots }

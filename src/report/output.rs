@@ -306,8 +306,21 @@ impl Report {
     ) -> Measure {
         let mut measure = Measure { widths: vec![0; shown.len()], text: vec![false; shown.len()] };
         let mut scratch = String::new();
+        // Per column, kind of digits and sign: the largest magnitude measured. A number's width
+        // grows with its magnitude (rounding is monotone), so one no larger is no wider.
+        let mut largest = vec![[-1.0f64; 6]; shown.len()];
         self.for_rows(rows, |row| {
             for (k, &c) in shown.iter().enumerate() {
+                if let Cell::Number(v, digits) = row[c] {
+                    // Infinities and NaN are words, not digits: always measured, and no bound.
+                    let largest = &mut largest[k][2 * digits as usize + usize::from(v < 0.0)];
+                    if v.is_finite() && v.abs() <= *largest {
+                        continue;
+                    }
+                    if v.is_finite() {
+                        *largest = v.abs();
+                    }
+                }
                 measure.widths[k] = measure.widths[k].max(self.cell_width(row, c, decimals, text_widths, &mut scratch));
                 measure.text[k] |= matches!(row[c], Cell::Text(_));
             }
@@ -858,6 +871,56 @@ mod tests {
                     if let Some(width) = number_width(v, digits, decimals) {
                         assert_eq!(width, number(v, digits, decimals).len(), "{v} {digits:?} {decimals}");
                     }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn columns_are_as_wide_as_their_widest_cell() {
+        let values = [
+            0.0,
+            -0.0,
+            0.04,
+            0.05,
+            0.96,
+            9.94,
+            9.96,
+            99.5,
+            -0.4,
+            -0.6,
+            -9.96,
+            123.0,
+            -123.0,
+            1e9,
+            2.5e9,
+            9.5e15,
+            1e16,
+            -1e16,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            1e-9,
+            5.0,
+            1234.5678,
+        ];
+        // Each ordering of the values down the column, every kind of digits in its own column.
+        for rotation in 0..values.len() {
+            let mut order = values.to_vec();
+            order.rotate_left(rotation);
+            if rotation % 2 == 1 {
+                order.reverse();
+            }
+            let mut report = summary("a");
+            let cells = order.iter().flat_map(|&v| {
+                [Cell::Number(v, Digits::Whole), Cell::Number(v, Digits::Decimals), Cell::Number(v, Digits::Signed)]
+            });
+            report.table = Box::new(Cells::new(3, cells.collect()));
+            for decimals in 0..=3 {
+                let measured = report.measure(0..order.len(), &[0, 1, 2], decimals, &[]);
+                for (column, digits) in [Digits::Whole, Digits::Decimals, Digits::Signed].into_iter().enumerate() {
+                    let widest = order.iter().map(|&v| number(v, digits, decimals).len()).max();
+                    assert_eq!(Some(measured.widths[column]), widest, "{digits:?} {decimals} {order:?}");
                 }
             }
         }

@@ -171,15 +171,21 @@ pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
     let (mut arena, mut siblings) = (Vec::new(), (0..shown.roots).collect());
     let mut stack = Vec::new();
     push_groups(&shown, &grouping, &mut siblings, 0, &mut arena, &mut stack);
-    let mut table = TreeTable { rows: Vec::new(), total: view.total(), digits, has_calls };
+    let mut table = TreeTable { rows: Vec::new(), calls: None, total: view.total(), digits };
+    if has_calls {
+        table.calls = Some(Vec::new());
+    }
     while let Some(group) = stack.pop() {
         if group.total < floor {
             pruned_branches += 1;
             pruned_value += group.total;
             continue;
         }
-        let (depth, row, total, own, calls) = (group.depth, group.row, group.total, group.own, group.calls);
-        table.rows.push(TreeRow { depth, row, total, own, calls });
+        let (depth, row, total, own) = (group.depth, group.row, group.total, group.own);
+        table.rows.push(TreeRow { depth, row, total, own });
+        if let Some(calls) = &mut table.calls {
+            calls.push(group.calls);
+        }
         match group.len {
             1 => siblings.extend(group.children),
             _ => {
@@ -212,10 +218,11 @@ pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
 #[derive(Debug)]
 struct TreeTable {
     rows: Vec<TreeRow>,
+    /// Each row's calls, where the profile counts them per node.
+    calls: Option<Vec<i64>>,
     /// The profile's total, which the % columns are of.
     total: f64,
     digits: Digits,
-    has_calls: bool,
 }
 
 /// A row of the tree: a group's depth, name and sums.
@@ -225,7 +232,6 @@ struct TreeRow {
     row: u32,
     total: f64,
     own: f64,
-    calls: i64,
 }
 
 impl Table for TreeTable {
@@ -243,8 +249,8 @@ impl Table for TreeTable {
             Cell::Number(row.own, self.digits),
             Cell::Number(pct(row.own, self.total), Digits::Decimals),
         ]);
-        if self.has_calls {
-            cells.push(Cell::Number(row.calls as f64, Digits::Whole));
+        if let Some(calls) = &self.calls {
+            cells.push(Cell::Number(calls[index] as f64, Digits::Whole));
         }
         cells.push(Cell::Text(row.row));
     }

@@ -117,8 +117,9 @@ fn gather(view: &View, rows: &[u32], callees: bool) -> Vec<Sums> {
         block_of[row as usize] = Some(block);
     }
     let mut sums: Vec<Sums> = rows.iter().map(|_| Sums::default()).collect();
+    let outermost_nodes = view.outermost();
     for node in tree.nodes() {
-        let outermost = view.outermost()[node.index()];
+        let outermost = outermost_nodes[node.index()];
         let inclusive = view.inclusive[node.index()];
         if let Some(b) = block_of[view.row(node) as usize] {
             let block = &mut sums[b];
@@ -133,7 +134,7 @@ fn gather(view: &View, rows: &[u32], callees: bool) -> Vec<Sums> {
                 block.add(own, tree.self_value(view.metric, node).as_f64(), None);
             }
         }
-        let called_from = tree.parent(node).filter(|p| view.outermost()[p.index()]);
+        let called_from = tree.parent(node).filter(|p| outermost_nodes[p.index()]);
         if let Some(b) = called_from.and_then(|p| block_of[view.row(p) as usize]).filter(|_| callees) {
             sums[b].add(view.row(node), inclusive, view.node_calls(node));
         }
@@ -180,7 +181,8 @@ fn matching_rows(view: &View, functions: &Functions) -> Result<Vec<u32>, Error> 
 /// Every row's total: the inclusive values of its outermost nodes.
 fn function_totals(view: &View) -> Vec<f64> {
     let mut totals = vec![0.0; view.names.len()];
-    for node in view.profile.tree.nodes().filter(|n| view.outermost()[n.index()]) {
+    let outermost = view.outermost();
+    for node in view.profile.tree.nodes().filter(|n| outermost[n.index()]) {
         totals[view.row(node) as usize] += view.inclusive[node.index()];
     }
     totals

@@ -340,6 +340,23 @@ mod tests {
     use crate::model::{FrameRef, Value};
 
     #[test]
+    fn integer_totals_are_added_as_integers() {
+        // 2^53 + 1 is no float: added as floats, the 1 would be lost.
+        let mut p = Profile::new(vec![Metric::samples()]);
+        let (a, b, c) = (
+            p.frames.intern(FrameRef::function("a")),
+            p.frames.intern(FrameRef::function("b")),
+            p.frames.intern(FrameRef::function("c")),
+        );
+        let root = p.tree.push(None, a);
+        let (left, right) = (p.tree.push(Some(root), b), p.tree.push(Some(root), c));
+        p.tree.add_self(0, left, Value::Int(9_007_199_254_740_993));
+        p.tree.add_self(0, right, Value::Int(1));
+        let view = View::new(p, &ReportOptions::default()).unwrap();
+        assert_eq!(view.total(), 9_007_199_254_740_994.0);
+    }
+
+    #[test]
     fn a_recursive_function_is_counted_once_on_a_deep_stack() {
         let mut p = Profile::new(vec![Metric::samples()]);
         let (f, g) = (p.frames.intern(FrameRef::function("f")), p.frames.intern(FrameRef::function("g")));

@@ -313,7 +313,8 @@ impl Report {
             for (k, &c) in shown.iter().enumerate() {
                 if let Cell::Number(v, digits) = row[c] {
                     // Infinities and NaN are words, not digits: always measured, and no bound.
-                    let largest = &mut largest[k][2 * digits as usize + usize::from(v < 0.0)];
+                    // By the sign bit: -0.0 can print as `-0`, wider than `0`.
+                    let largest = &mut largest[k][2 * digits as usize + usize::from(v.is_sign_negative())];
                     if v.is_finite() && v.abs() <= *largest {
                         continue;
                     }
@@ -385,11 +386,12 @@ impl Report {
         let chunks: Vec<std::ops::Range<usize>> =
             (0..rows).step_by(CHUNK_ROWS).map(|start| start..(start + CHUNK_ROWS).min(rows)).collect();
         std::thread::scope(|scope| {
-            // One chunk made ahead at most; the channels close when either side stops.
+            // The second thread runs at most two chunks ahead (one in the channel, one waiting to
+            // go in); the channels close when either side stops.
             let (sender, receiver) = std::sync::mpsc::sync_channel::<String>(1);
             let (give_back, given_back) = std::sync::mpsc::channel::<String>();
             let odd = chunks.iter().skip(1).step_by(2);
-            scope.spawn(move || {
+            let second = scope.spawn(move || {
                 odd.map(|chunk| {
                     let mut text = given_back.try_recv().unwrap_or_default();
                     self.lines_into(&mut text, chunk.clone(), layout);
@@ -409,6 +411,9 @@ impl Report {
                 // The second thread may have stopped: then the buffer is dropped here.
                 let _ = give_back.send(lines);
             }
+            // Joined here, so that a panic of the second thread, whose chunks this one then made,
+            // is not raised again when the scope ends.
+            let _ = second.join();
             Ok(())
         })
     }
@@ -922,6 +927,22 @@ mod tests {
                     let widest = order.iter().map(|&v| number(v, digits, decimals).len()).max();
                     assert_eq!(Some(measured.widths[column]), widest, "{digits:?} {decimals} {order:?}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn negative_zero_is_measured_as_printed() {
+        // `-0` (no decimals) and `-0.0000000` (7, past the fast path) are wider than `0` and than
+        // `0.0000000`, whichever comes first.
+        for decimals in [0, 1, 7] {
+            for order in [[0.0, -0.0], [-0.0, 0.0]] {
+                let mut report = summary("a");
+                let cells = order.iter().map(|&v| Cell::Number(v, Digits::Decimals)).collect();
+                report.table = Box::new(Cells::new(1, cells));
+                let measured = report.measure(0..2, &[0], decimals, &[]);
+                let widest = order.iter().map(|&v| number(v, Digits::Decimals, decimals).len()).max();
+                assert_eq!(Some(measured.widths[0]), widest, "{decimals} {order:?}");
             }
         }
     }

@@ -38,12 +38,13 @@ pub(super) struct Sums {
 pub(super) fn sums(view: &View) -> Vec<Sums> {
     let mut sums = vec![Sums::default(); view.names.len()];
     let tree = &view.profile.tree;
+    let outermost = view.outermost();
     for node in tree.nodes() {
         let row = &mut sums[view.row(node) as usize];
         row.seen = true;
         row.own += tree.self_value(view.metric, node).as_f64();
         row.calls += view.node_calls(node).unwrap_or(0);
-        if view.outermost()[node.index()] {
+        if outermost[node.index()] {
             row.total += view.inclusive[node.index()];
         }
     }

@@ -23,6 +23,8 @@ struct Shown {
     /// Its children are the records `first_child..end_child`.
     first_child: u32,
     end_child: u32,
+    /// Its node, by which the records of a group are summed in the profile's order.
+    node: u32,
     total: f64,
     own: f64,
     calls: i64,
@@ -93,6 +95,7 @@ impl ShownTree {
                 row: view.row(node),
                 first_child,
                 end_child,
+                node: node.0,
                 total: view.inclusive[node.index()],
                 own: tree.self_value(view.metric, node).as_f64(),
                 calls: view.node_calls(node).unwrap_or(0),
@@ -281,7 +284,8 @@ fn push_groups(
         arena.extend_from_slice(run);
     };
     if grouping.shared_rows {
-        siblings.sort_unstable_by_key(|&r| (row(r), r));
+        // Records of one row in node order, so that floats are added in the order the profile has.
+        siblings.sort_unstable_by_key(|&r| (row(r), shown.records[r as usize].node));
         siblings.chunk_by(|&a, &b| row(a) == row(b)).for_each(push);
     } else {
         siblings.chunks(1).for_each(push);
@@ -290,4 +294,41 @@ fn push_groups(
     // Groups have distinct rows, so their order is total: an unstable sort is deterministic.
     let rank = |g: &Group| grouping.rank[g.row as usize];
     stack[first..].sort_unstable_by(|a, b| a.total.total_cmp(&b.total).then_with(|| rank(b).cmp(&rank(a))));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{FrameRef, Metric, Profile, Repr, Unit, Value};
+    use crate::report::{ReportOptions, View};
+
+    #[test]
+    fn a_group_adds_its_nodes_up_in_the_order_of_the_profile() {
+        // Two siblings `a`, each with an `x` below; the second a's x was made first. Float sums
+        // depend on their order: the group `a;x` adds 0.1, 0.2, 0.3 in node order.
+        let mut p = Profile::new(vec![Metric::time(Unit::Milliseconds, Repr::Float)]);
+        let (r, a, x) = (
+            p.frames.intern(FrameRef::function("r")),
+            p.frames.intern(FrameRef::function("a")),
+            p.frames.intern(FrameRef::function("x")),
+        );
+        let root = p.tree.push(None, r);
+        let (first_a, second_a) = (p.tree.push(Some(root), a), p.tree.push(Some(root), a));
+        for (parent, value) in [(second_a, 0.1), (first_a, 0.2), (first_a, 0.3)] {
+            let node = p.tree.push(Some(parent), x);
+            p.tree.add_self(0, node, Value::Float(value));
+        }
+        let view = View::new(p, &ReportOptions::default()).unwrap();
+        let report = tree(view, &TreeOptions::default()).unwrap();
+        let mut cells = Vec::new();
+        report.table.row_into(2, &mut cells);
+        assert_eq!(cells[1], Cell::Number((0.1 + 0.2) + 0.3, Digits::Decimals));
+        assert_eq!(
+            report.texts[cells.last().map_or(0, |c| match c {
+                Cell::Text(t) => *t as usize,
+                _ => 0,
+            })],
+            "x"
+        );
+    }
 }

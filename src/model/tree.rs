@@ -305,19 +305,6 @@ impl CallTree {
         self.measured_inclusive[metric].get_or_insert_with(|| Values::zeros(repr, len)).set(node.index(), value);
     }
 
-    /// [`CallTree::derived_inclusive`] as floats: an integer metric's added up as integers first
-    /// (exactly, saturating), a float metric's without a second column.
-    pub fn derived_inclusive_f64(&self, metric: usize) -> Vec<f64> {
-        match &self.self_values[metric] {
-            Values::Int(_) => self.derived_inclusive(metric).to_f64(),
-            Values::Float(values) => {
-                let mut total = values.clone();
-                self.add_up(&mut total, |sum, v| sum + v);
-                total
-            }
-        }
-    }
-
     /// Inclusive values derived from the self values: self plus the inclusive values of the children.
     /// Computed in one reverse pass (children come after parents). Meaningful for additive metrics.
     pub fn derived_inclusive(&self, metric: usize) -> Values {

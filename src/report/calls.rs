@@ -120,7 +120,7 @@ fn gather(view: &View, rows: &[u32], callees: bool) -> Vec<Sums> {
     let outermost_nodes = view.outermost();
     for node in tree.nodes() {
         let outermost = outermost_nodes[node.index()];
-        let inclusive = view.inclusive[node.index()];
+        let inclusive = view.inclusive(node);
         if let Some(b) = block_of[view.row(node) as usize] {
             let block = &mut sums[b];
             block.calls += view.node_calls(node).unwrap_or(0);
@@ -183,7 +183,7 @@ fn function_totals(view: &View) -> Vec<f64> {
     let mut totals = vec![0.0; view.names.len()];
     let outermost = view.outermost();
     for node in view.profile.tree.nodes().filter(|n| outermost[n.index()]) {
-        totals[view.row(node) as usize] += view.inclusive[node.index()];
+        totals[view.row(node) as usize] += view.inclusive(node);
     }
     totals
 }

@@ -31,7 +31,7 @@ pub use tree::{tree, TreeOptions};
 
 use crate::error::Error;
 use crate::model::filter::{self, Filters};
-use crate::model::{ops, FrameKind, Metric, MetricKind, NodeId, Profile, Repr, Unit};
+use crate::model::{ops, FrameKind, Metric, MetricKind, NodeId, Profile, Repr, Unit, Values};
 use output::{Column, Digits};
 use rustc_hash::FxHashMap;
 
@@ -59,7 +59,7 @@ pub struct View {
     row_of_frame: Vec<u32>,
     /// Per node: its inclusive value, and (made when a report first asks, as `tree` does not)
     /// whether no caller of it is of its row.
-    inclusive: Vec<f64>,
+    inclusive: Values,
     outermost: std::sync::OnceLock<Vec<bool>>,
     calls: Calls,
 }
@@ -95,8 +95,8 @@ impl View {
         let tree = &profile.tree;
         // Two passes of their own, over the frames and over the nodes, side by side.
         let inclusive_of = || match tree.measured_inclusive(metric) {
-            Some(measured) => measured.to_f64(),
-            None => tree.derived_inclusive_f64(metric),
+            Some(measured) => measured.clone(),
+            None => tree.derived_inclusive(metric),
         };
         let ((names, row_of_frame), inclusive) = std::thread::scope(|scope| {
             let inclusive = scope.spawn(inclusive_of);
@@ -104,7 +104,7 @@ impl View {
         });
         let outermost = std::sync::OnceLock::new();
         // A fold from +0.0: `sum` starts at -0.0, which an empty profile would show as `-0`.
-        let roots_total = tree.roots().fold(0.0, |total, r| total + inclusive[r.index()]);
+        let roots_total = tree.roots().fold(0.0, |total, r| total + inclusive.get(r.index()).as_f64());
         let calls = calls_of(&profile, &row_of_frame, names.len());
         View { total: total.unwrap_or(roots_total), profile, metric, names, row_of_frame, inclusive, outermost, calls }
     }
@@ -153,6 +153,11 @@ impl View {
         self.outermost.get_or_init(|| outermost(&self.profile, &self.row_of_frame, self.names.len()))
     }
 
+    /// The inclusive value of `node`.
+    fn inclusive(&self, node: NodeId) -> f64 {
+        self.inclusive.get(node.index()).as_f64()
+    }
+
     /// The row of `node`.
     fn row(&self, node: NodeId) -> u32 {
         self.row_of_frame[self.profile.tree.frame(node).index()]
@@ -176,7 +181,7 @@ impl View {
 
     /// The total of what is selected: its roots' inclusive values.
     pub fn selected(&self) -> f64 {
-        self.profile.tree.roots().fold(0.0, |total, r| total + self.inclusive[r.index()])
+        self.profile.tree.roots().fold(0.0, |total, r| total + self.inclusive(r))
     }
 
     /// Whether the profile has call counts.

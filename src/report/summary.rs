@@ -45,7 +45,7 @@ pub(super) fn sums(view: &View) -> Vec<Sums> {
         row.own += tree.self_value(view.metric, node).as_f64();
         row.calls += view.node_calls(node).unwrap_or(0);
         if outermost[node.index()] {
-            row.total += view.inclusive[node.index()];
+            row.total += view.inclusive(node);
         }
     }
     if let super::Calls::PerRow(calls) = &view.calls {

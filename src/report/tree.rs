@@ -96,7 +96,7 @@ impl ShownTree {
                 first_child,
                 end_child,
                 node: node.0,
-                total: view.inclusive[node.index()],
+                total: view.inclusive(node),
                 own: tree.self_value(view.metric, node).as_f64(),
                 calls: view.node_calls(node).unwrap_or(0),
             };

@@ -145,21 +145,19 @@ pub fn gzip(data: &[u8], out: &mut dyn Write) -> io::Result<()> {
         return encoder.finish().map(drop);
     }
     let blocks: Vec<&[u8]> = data.chunks(GZIP_BLOCK).collect();
-    let deflate_from = |first: usize| -> io::Result<Vec<(Vec<u8>, flate2::Crc)>> {
-        let mine = blocks.iter().enumerate().skip(first).step_by(2);
-        mine.map(|(i, block)| deflate_block(block, i + 1 == blocks.len())).collect()
+    // The first half of the blocks on this thread, the second on another.
+    let deflate = |range: std::ops::Range<usize>| -> io::Result<Vec<(Vec<u8>, flate2::Crc)>> {
+        range.map(|i| deflate_block(blocks[i], i + 1 == blocks.len())).collect()
     };
-    let (even, odd) = std::thread::scope(|scope| {
-        let odd = scope.spawn(|| deflate_from(1));
-        (deflate_from(0), odd.join().unwrap_or_else(|_| deflate_from(1)))
+    let (all, half) = (blocks.len(), blocks.len() / 2);
+    let (first, second) = std::thread::scope(|scope| {
+        let second = scope.spawn(|| deflate(half..all));
+        (deflate(0..half), second.join().unwrap_or_else(|_| deflate(half..all)))
     });
-    let (mut even, mut odd) = (even?.into_iter(), odd?.into_iter());
     // The header RFC 1952 asks, as flate2 writes it: no name, no time, the fastest level, any OS.
     out.write_all(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 255])?;
     let mut crc = flate2::Crc::new();
-    for i in 0..blocks.len() {
-        let next = if i % 2 == 0 { even.next() } else { odd.next() };
-        let (compressed, block_crc) = next.ok_or_else(|| io::Error::other("a compressed block is missing"))?;
+    for (compressed, block_crc) in first?.into_iter().chain(second?) {
         out.write_all(&compressed)?;
         crc.combine(&block_crc);
     }

@@ -524,6 +524,18 @@ pub(crate) fn time_unit(name: &str) -> Option<(Unit, i64)> {
     }
 }
 
+/// The word pprof and speedscope write for a unit of time or size (what [`time_unit`] reads back),
+/// or `None` for a count, which each of them names its own way.
+pub(crate) fn unit_word(unit: Unit) -> Option<&'static str> {
+    match unit {
+        Unit::Nanoseconds => Some("nanoseconds"),
+        Unit::Microseconds => Some("microseconds"),
+        Unit::Milliseconds => Some("milliseconds"),
+        Unit::Bytes => Some("bytes"),
+        Unit::Count | Unit::Words => None,
+    }
+}
+
 /// `name`, or `name (2)`, `name (3)`, … where `taken` says a metric has it already: metric names
 /// are unique in a profile.
 pub(crate) fn unique_name(name: String, taken: impl Fn(&str) -> bool) -> String {

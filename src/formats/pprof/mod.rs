@@ -399,15 +399,9 @@ fn samples(profile: &Profile) -> (Vec<Sample>, bool) {
     (samples, rounded)
 }
 
-/// pprof's name of a unit.
+/// pprof's name of a unit: counts are `count`.
 fn unit_name(unit: Unit) -> &'static str {
-    match unit {
-        Unit::Nanoseconds => "nanoseconds",
-        Unit::Microseconds => "microseconds",
-        Unit::Milliseconds => "milliseconds",
-        Unit::Bytes => "bytes",
-        Unit::Count | Unit::Words => "count",
-    }
+    super::unit_word(unit).unwrap_or("count")
 }
 
 /// The string table: index 0 is the empty string, each string once.

@@ -184,15 +184,9 @@ fn write_profile(
     Ok(())
 }
 
-/// speedscope's name of a unit.
+/// speedscope's name of a unit: counts are `none`.
 fn unit_name(unit: Unit) -> &'static str {
-    match unit {
-        Unit::Nanoseconds => "nanoseconds",
-        Unit::Microseconds => "microseconds",
-        Unit::Milliseconds => "milliseconds",
-        Unit::Bytes => "bytes",
-        Unit::Count | Unit::Words => "none",
-    }
+    super::unit_word(unit).unwrap_or("none")
 }
 
 /// A JSON string, escaped by serde_json.

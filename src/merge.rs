@@ -13,7 +13,7 @@
 
 use crate::diag::Diagnostics;
 use crate::error::Error;
-use crate::model::{ops, ChildIndex, FrameId, FrameKind, FrameRef, Metric, Profile, Repr, Unit, Value, Values};
+use crate::model::{ops, ChildIndex, FrameId, FrameKind, FrameRef, Metric, Profile, Repr, Value, Values};
 
 /// Profiles added one at a time.
 #[derive(Debug, Default)]
@@ -104,7 +104,7 @@ fn match_metrics(
                 metric_list(merged)
             )));
         };
-        let Some(factor) = unit_factor(metric.unit, merged.metrics()[i].unit) else {
+        let Some(factor) = metric.unit.factor_to(merged.metrics()[i].unit) else {
             let theirs = &merged.metrics()[i];
             return Err(incompatible(format!("its metric {metric} cannot be added to {theirs}: the units differ")));
         };
@@ -124,14 +124,6 @@ fn match_metrics(
 /// `name (kind, unit, aggregation), …` of a profile's metrics.
 fn metric_list(profile: &Profile) -> String {
     profile.metrics().iter().map(Metric::to_string).collect::<Vec<_>>().join(", ")
-}
-
-/// The factor that turns values in `from` into values in `to`, if they measure the same thing.
-fn unit_factor(from: Unit, to: Unit) -> Option<f64> {
-    match (from.nanos(), to.nanos()) {
-        (Some(a), Some(b)) => Some(a / b),
-        _ => (from == to).then_some(1.0),
-    }
 }
 
 /// Stores metric `m` of `merged` as floats (values added from another unit are not whole).
@@ -189,10 +181,9 @@ fn add_tree(merged: &mut Profile, index: &mut ChildIndex, profile: &Profile, tar
     let src = &profile.tree;
     let mut frame_of: Vec<Option<FrameId>> = vec![None; profile.frames.len()];
     let mut new_node = vec![None; src.len()];
-    let keeps_measured: Vec<bool> =
-        targets.iter().enumerate().map(|(m, _)| src.measured_inclusive(m).is_some()).collect();
+    // A metric this input did not measure inclusively is not measured in the sum either.
     for (m, target) in targets.iter().enumerate() {
-        if !keeps_measured[m] {
+        if src.measured_inclusive(m).is_none() {
             merged.tree.forget_measured_inclusive_of(target.metric);
         }
     }
@@ -212,7 +203,7 @@ fn add_tree(merged: &mut Profile, index: &mut ChildIndex, profile: &Profile, tar
         for (m, target) in targets.iter().enumerate() {
             let value = converted(src.self_value(m, node), target.factor);
             merged.tree.add_self(target.metric, merged_node, value);
-            if let Some(measured) = src.measured_inclusive(m).filter(|_| keeps_measured[m]) {
+            if let Some(measured) = src.measured_inclusive(m) {
                 if let Some(sum) = merged.tree.measured_inclusive(target.metric).map(|v| v.get(merged_node.index())) {
                     let added =
                         Value::Float(sum.as_f64() + converted(measured.get(node.index()), target.factor).as_f64());
@@ -252,6 +243,7 @@ mod tests {
     use super::*;
     use crate::formats::{Format, ReadOptions};
     use crate::model::dump::dump;
+    use crate::model::Unit;
 
     fn read(format: Format, text: &str) -> Profile {
         format.read(&mut text.as_bytes(), &ReadOptions::default(), &mut Diagnostics::default()).unwrap()

@@ -82,6 +82,15 @@ impl Unit {
             _ => None,
         }
     }
+
+    /// The factor that turns values in this unit into values in `to`, if the two measure the same
+    /// thing (milliseconds and nanoseconds both time).
+    pub fn factor_to(self, to: Unit) -> Option<f64> {
+        match (self.nanos(), to.nanos()) {
+            (Some(from), Some(to)) => Some(from / to),
+            _ => (self == to).then_some(1.0),
+        }
+    }
 }
 
 /// How a metric's values combine along the tree.

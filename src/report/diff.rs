@@ -59,10 +59,7 @@ struct Change<'a> {
 pub fn compare(base: &View, new: &View, labels: (&str, &str), options: &DiffOptions) -> Result<Comparison, Error> {
     let (base_metric, new_metric) = (base.metric(), new.metric());
     // NEW's values in BASE's unit (milliseconds and nanoseconds both time).
-    let factor = match (base_metric.unit.nanos(), new_metric.unit.nanos()) {
-        (Some(b), Some(n)) => Some(n / b),
-        _ => (base_metric.unit == new_metric.unit).then_some(1.0),
-    };
+    let factor = new_metric.unit.factor_to(base_metric.unit);
     let needs_units = options.absolute || options.min_abs.is_some();
     let Some(factor) = factor.or((!needs_units).then_some(1.0)) else {
         let (b, n) = (base_metric.unit.name(), new_metric.unit.name());
@@ -291,10 +288,7 @@ pub fn differential_pprof(
     };
     let (mut base, new) = (only(base, metrics.0, diag)?, only(new, metrics.1, diag)?);
     let (from, to) = (base.metrics()[0].clone(), new.metrics()[0].clone());
-    let factor = match (from.unit.nanos(), to.unit.nanos()) {
-        (Some(f), Some(t)) => f / t,
-        _ => 1.0,
-    };
+    let factor = from.unit.factor_to(to.unit).unwrap_or(1.0);
     let values = base.tree.self_values(0);
     let scaled = crate::model::Values::Int(
         (0..values.len()).map(|i| (values.get(i).as_f64() * factor).round() as i64).collect(),

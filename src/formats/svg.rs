@@ -127,22 +127,23 @@ impl Layout<'_> {
 
     /// The items of the callees `nodes`, in inferno's order.
     fn items(&self, nodes: &[NodeId]) -> Vec<Item> {
+        let mut items: Vec<Item> = self.unsorted_items(nodes).collect();
+        items.sort_unstable_by(|a, b| self.order(a, b));
+        items
+    }
+
+    /// The items of the callees `nodes`, in theirs.
+    fn unsorted_items<'n>(&'n self, nodes: &'n [NodeId]) -> impl Iterator<Item = Item> + 'n {
         let tree = &self.profile.tree;
-        let mut items = Vec::with_capacity(nodes.len() + 1);
-        for &node in nodes {
+        nodes.iter().flat_map(move |&node| {
             let own = tree.self_value(0, node).as_count();
             let has_callees = !self.children.of_node(node).is_empty();
             // A folded line per node with a count of its own, and per leaf (even at 0).
-            if own != 0 || !has_callees {
-                items.push(Item { callee: node, own: true, width: own });
-            }
-            if has_callees {
-                let width = self.totals[node.index()] - own;
-                items.push(Item { callee: node, own: false, width });
-            }
-        }
-        items.sort_unstable_by(|a, b| self.order(a, b));
-        items
+            let own_line = (own != 0 || !has_callees).then_some(Item { callee: node, own: true, width: own });
+            let callees_line =
+                has_callees.then(|| Item { callee: node, own: false, width: self.totals[node.index()] - own });
+            own_line.into_iter().chain(callees_line)
+        })
     }
 
     /// The start of the first line (in inferno's order) that `item` stands for, below its caller:
@@ -154,7 +155,9 @@ impl Layout<'_> {
         let tree = &self.profile.tree;
         let mut stack = self.names[tree.frame(item.callee).index()].clone();
         if !item.own {
-            if let Some(first) = self.items(self.children.of_node(item.callee)).first() {
+            // The least item, not all of them sorted: items that sort alike have one name.
+            let least = self.unsorted_items(self.children.of_node(item.callee)).min_by(|a, b| self.order(a, b));
+            if let Some(first) = least {
                 stack.push(';');
                 stack.push_str(&self.names[tree.frame(first.callee).index()]);
             }

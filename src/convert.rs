@@ -568,13 +568,18 @@ fn report_dropped_header(profile: &Profile, target: Format, carries: &Carries, d
     }
 }
 
+/// The metric `--metric name` asks for, or an error that lists the profile's metrics.
+pub(crate) fn metric_named(profile: &Profile, name: &str) -> Result<usize, Error> {
+    profile.metric_index(name).ok_or_else(|| {
+        let all: Vec<&str> = profile.metrics().iter().map(|m| m.name.as_str()).collect();
+        Error::BadOption(format!("--metric {name}: the profile has no such metric (it has: {})", all.join(", ")))
+    })
+}
+
 /// The metric to write to a one-number-per-node target.
 fn choose_metric(profile: &Profile, options: &ConvertOptions, target: Format) -> Result<usize, Error> {
-    let available = || profile.metrics().iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(", ");
     match &options.metric {
-        Some(name) => profile.metric_index(name).ok_or_else(|| {
-            Error::BadOption(format!("--metric {name}: the profile has no such metric (it has: {})", available()))
-        }),
+        Some(name) => metric_named(profile, name),
         None => profile.primary_metric().ok_or_else(|| Error::Unrepresentable {
             format: target.into(),
             what: "the profile has no metric to write".into(),

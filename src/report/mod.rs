@@ -265,10 +265,7 @@ fn choose_metric(profile: &Profile, name: Option<&str>) -> Result<usize, Error> 
         names.join(", ")
     };
     let chosen = match name {
-        Some(name) => profile.metric_index(name).ok_or_else(|| {
-            let all: Vec<&str> = profile.metrics().iter().map(|m| m.name.as_str()).collect();
-            Error::BadOption(format!("--metric {name}: the profile has no such metric (it has: {})", all.join(", ")))
-        })?,
+        Some(name) => crate::convert::metric_named(profile, name)?,
         None => {
             profile.primary_metric().ok_or_else(|| Error::BadOption("the profile has no metric to report".into()))?
         }

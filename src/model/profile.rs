@@ -37,6 +37,13 @@ pub struct Meta {
     pub weighed_by: Option<MetricKind>,
 }
 
+impl Meta {
+    /// The header fact `key`, if the profile has one.
+    pub fn attr(&self, key: &str) -> Option<&str> {
+        self.attrs.iter().find(|(k, _)| k == key).map(|(_, text)| text.as_str())
+    }
+}
+
 /// Per-function counts that no single node owns (LispWorks function-info). Identical for every node
 /// of a function; kept so that a same-format round trip is exact.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

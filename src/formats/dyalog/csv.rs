@@ -484,7 +484,7 @@ fn header_columns(line: &str, field: u8, diag: &mut Diagnostics) -> Result<Vec<O
 
 /// Writes `profile` as a `]PROFILE` CSV report with `separators` (else those it was read with).
 pub(crate) fn write(profile: &Profile, out: &mut dyn Write, separators: Option<Separators>) -> Result<(), Error> {
-    let read_with = profile.meta.attrs.iter().find(|(k, _)| k == SEPARATORS).and_then(|(_, v)| v.parse().ok());
+    let read_with = profile.meta.attr(SEPARATORS).and_then(|v| v.parse().ok());
     let separators: Separators = separators.or(read_with).unwrap_or_default();
     let (report, columns, rows) = report_rows(profile, true);
     let base = super::percent_base(profile, report, &rows);

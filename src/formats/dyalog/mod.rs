@@ -468,7 +468,7 @@ pub(crate) fn derived_fact(bits: u16) -> Option<(String, String)> {
 
 /// The derived columns a profile was read with ([`DERIVED_KEY`]).
 fn derived_read(profile: &Profile) -> u16 {
-    let names = profile.meta.attrs.iter().find(|(k, _)| k == DERIVED_KEY).map_or("", |(_, v)| v.as_str());
+    let names = profile.meta.attr(DERIVED_KEY).unwrap_or("");
     names.split(',').filter_map(|name| Column::from_name(name.as_bytes())).fold(0, |bits, c| bits | c.bit())
 }
 
@@ -504,7 +504,7 @@ impl Report {
     /// The report a profile is written as: the one it was read from, else a tree, else (a flat
     /// profile from another format) data.
     fn of(profile: &Profile) -> Report {
-        let command = profile.meta.attrs.iter().find(|(k, _)| k == REPORT_KEY).map(|(_, v)| v.as_str());
+        let command = profile.meta.attr(REPORT_KEY);
         match command {
             Some("summary") if profile.meta.flat => Report::Summary,
             _ if profile.meta.flat => Report::Data,
@@ -668,7 +668,7 @@ pub(crate) fn report_rows<'p>(profile: &'p Profile, csv: bool) -> (Report, Vec<C
 /// ([`TOTAL_KEY`]), else the time of the whole report (a tree's roots together; the largest row of
 /// a flat report, whose rows overlap).
 pub(crate) fn percent_base(profile: &Profile, report: Report, rows: &[OutRow<'_>]) -> f64 {
-    let attr = |key: &str| profile.meta.attrs.iter().find(|(k, _)| k == key).and_then(|(_, v)| v.parse::<f64>().ok());
+    let attr = |key: &str| profile.meta.attr(key).and_then(|v| v.parse::<f64>().ok());
     attr("dyalog-xml.TotalTime").or_else(|| attr(TOTAL_KEY)).unwrap_or_else(|| total_time(report, rows))
 }
 

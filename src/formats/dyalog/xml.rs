@@ -954,11 +954,8 @@ fn element(out: &mut String, indent: usize, name: &str, value: &str) {
 /// The settings to write: the six `]PROFILE` writes, as read or else filled in from the profile,
 /// then any others read.
 fn settings(profile: &Profile, report: Report, rows: &[OutRow<'_>]) -> Vec<(String, String)> {
-    let attr = |name: &str| {
-        let key = format!("dyalog-xml.{name}");
-        profile.meta.attrs.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone())
-    };
-    let shared_total = profile.meta.attrs.iter().find(|(k, _)| k == super::TOTAL_KEY).map(|(_, v)| v.clone());
+    let attr = |name: &str| profile.meta.attr(&format!("dyalog-xml.{name}")).map(str::to_string);
+    let shared_total = profile.meta.attr(super::TOTAL_KEY).map(str::to_string);
     let total = || {
         let mut s = String::new();
         super::format_number(Value::Float(super::total_time(report, rows)), '.', &mut s);

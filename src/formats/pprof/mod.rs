@@ -273,8 +273,7 @@ fn encode(
             0
         }),
     };
-    let attr = |key: &str| profile.meta.attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
-    let duration_nanos = attr(DURATION).and_then(|d| d.parse().ok()).unwrap_or(0);
+    let duration_nanos = profile.meta.attr(DURATION).and_then(|d| d.parse().ok()).unwrap_or(0);
     let default_sample_type = profile.primary_metric().map_or(0, |m| strings.index(&profile.metrics()[m].name));
     let message = proto::Profile {
         sample_type,
@@ -297,8 +296,7 @@ fn encode(
 /// The period type and period: the interval (of the period type read, in its unit where the interval
 /// is a whole number of it, else CPU time in nanoseconds), else a period that is no time as read.
 fn period(profile: &Profile, strings: &mut Strings) -> (Option<ValueType>, i64) {
-    let attr = |key: &str| profile.meta.attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
-    let read_type = attr(PERIOD_TYPE).and_then(|t| t.split_once(' '));
+    let read_type = profile.meta.attr(PERIOD_TYPE).and_then(|t| t.split_once(' '));
     if let Some(interval) = profile.meta.interval {
         let nanos = interval.as_nanos();
         let unit_nanos = |unit: &str| {
@@ -315,7 +313,7 @@ fn period(profile: &Profile, strings: &mut Strings) -> (Option<ValueType>, i64) 
         let value_type = ValueType { r#type: strings.index(name), unit: strings.index(unit) };
         return (Some(value_type), i64::try_from(nanos / per_unit).unwrap_or(i64::MAX));
     }
-    match (read_type, attr(PERIOD).and_then(|p| p.parse().ok())) {
+    match (read_type, profile.meta.attr(PERIOD).and_then(|p| p.parse().ok())) {
         (Some((name, unit)), Some(period)) => {
             (Some(ValueType { r#type: strings.index(name), unit: strings.index(unit) }), period)
         }

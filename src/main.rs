@@ -854,7 +854,7 @@ fn diff(
             Output::create(&out, None).with_context(|| format!("{}: cannot create", out.to_string_lossy()))?;
         match format {
             Differential::Folded | Differential::Svg => {
-                let lines = report::diff::differential_folded(&base, &new, metrics, &convert, diag)?;
+                let lines = report::diff::differential_folded(base, new, metrics, &convert, diag)?;
                 match format {
                     Differential::Folded => output.writer().write_all(lines.as_bytes())?,
                     _ => {
@@ -864,7 +864,7 @@ fn diff(
                 }
             }
             Differential::Pprof => {
-                report::diff::differential_pprof(&base, &new, metrics, &convert, output.writer(), diag)?
+                report::diff::differential_pprof(base, new, metrics, &convert, output.writer(), diag)?
             }
         }
         output.commit().with_context(|| format!("{}: writing the differential output", out.to_string_lossy()))?;

@@ -235,14 +235,9 @@ pub fn shared_metric(base: &Profile, new: &Profile, requested: Option<&str>) -> 
 }
 
 /// `profile`'s folded stacks of its metric `metric`.
-fn folded(
-    profile: &Profile,
-    metric: usize,
-    options: &ConvertOptions,
-    diag: &mut Diagnostics,
-) -> Result<Vec<u8>, Error> {
+fn folded(profile: Profile, metric: usize, options: &ConvertOptions, diag: &mut Diagnostics) -> Result<Vec<u8>, Error> {
     let options = ConvertOptions { metric: Some(profile.metrics()[metric].name.clone()), ..options.clone() };
-    let projected = convert::project(profile.clone(), Format::Folded, &options, diag)?;
+    let projected = convert::project(profile, Format::Folded, &options, diag)?;
     let mut out = Vec::new();
     Format::Folded.write_fitted(&projected, &mut out, &options, diag)?;
     Ok(out)
@@ -253,8 +248,8 @@ fn folded(
 /// writes from their folded stacks (computed by inferno itself), sorted so that the same profiles
 /// always give the same text.
 pub fn differential_folded(
-    base: &Profile,
-    new: &Profile,
+    base: Profile,
+    new: Profile,
     metrics: (usize, usize),
     options: &ConvertOptions,
     diag: &mut Diagnostics,
@@ -273,15 +268,14 @@ pub fn differential_folded(
 /// BASE samples are negated and labelled `pprof::base=true`, as `go tool pprof -diff_base -proto`
 /// writes it: pprof's own tools then show the difference. BASE's values are put in NEW's unit.
 pub fn differential_pprof(
-    base: &Profile,
-    new: &Profile,
+    base: Profile,
+    new: Profile,
     metrics: (usize, usize),
     options: &ConvertOptions,
     out: &mut dyn Write,
     diag: &mut Diagnostics,
 ) -> Result<(), Error> {
-    let only = |profile: &Profile, metric: usize, diag: &mut Diagnostics| {
-        let mut one = profile.clone();
+    let only = |mut one: Profile, metric: usize, diag: &mut Diagnostics| {
         let keep: Vec<bool> = (0..one.metrics().len()).map(|m| m == metric).collect();
         one.retain_metrics(&keep);
         convert::project(one, Format::Pprof, options, diag)
@@ -343,7 +337,7 @@ mod tests {
         let base = read(Format::Folded, include_str!("../../fixtures/cli/diff-base.folded"));
         let new = read(Format::Folded, include_str!("../../fixtures/cli/diff-new.folded"));
         let metrics = shared_metric(&base, &new, None).unwrap();
-        let lines = differential_folded(&base, &new, metrics, &ConvertOptions::default(), &mut Diagnostics::default());
+        let lines = differential_folded(base, new, metrics, &ConvertOptions::default(), &mut Diagnostics::default());
         assert_eq!(lines.unwrap(), include_str!("../../fixtures/cli/diff.inferno-diff-folded"));
     }
 

@@ -12,6 +12,7 @@ use crate::model::{
 };
 use prost::Message;
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::io::Read;
 use std::ops::Range;
@@ -351,7 +352,8 @@ impl<'m, 'd> Reader<'m, 'd> {
         // One sample decoded at a time, into the same vectors.
         let mut sample = proto::Sample::default();
         let mut dropped_labels: BTreeSet<&str> = BTreeSet::new();
-        let mut tag_frames: FxHashMap<String, FrameId> = FxHashMap::default();
+        // Per tag, the frame of each value seen.
+        let mut tag_frames: Vec<FxHashMap<String, FrameId>> = vec![FxHashMap::default(); tags.len()];
         let mut touched: FxHashSet<NodeId> = FxHashSet::default();
         let n_metrics = columns.len();
         let fields = wire::fields(self.bytes).map_while(Result::ok).filter(|f| f.number == SAMPLE);
@@ -406,14 +408,19 @@ impl<'m, 'd> Reader<'m, 'd> {
         (sample, i, at): (&proto::Sample, usize, Place),
         stacks: &Stacks,
         tags: &[String],
-        tag_frames: &mut FxHashMap<String, FrameId>,
+        tag_frames: &mut [FxHashMap<String, FrameId>],
         path: &mut Vec<FrameId>,
     ) -> Result<(), ParseError> {
-        for tag in tags {
+        for (tag, frames) in tags.iter().zip(tag_frames) {
             let Some(value) = self.label_value(sample, tag, (at, i))? else { continue };
-            let frame = *tag_frames
-                .entry(format!("{tag}:{value}"))
-                .or_insert_with_key(|name| profile.frames.intern(FrameRef::named(name, FrameKind::Pseudo)));
+            // Looked up by the value as read: a key is made only for a value not seen before.
+            let frame = match frames.get(value.as_ref()) {
+                Some(&frame) => frame,
+                None => {
+                    let frame = profile.frames.intern(FrameRef::named(&format!("{tag}:{value}"), FrameKind::Pseudo));
+                    *frames.entry(value.into_owned()).or_insert(frame)
+                }
+            };
             path.push(frame);
         }
         if sample.location_id.is_empty() {
@@ -435,17 +442,18 @@ impl<'m, 'd> Reader<'m, 'd> {
         sample: &proto::Sample,
         key: &str,
         (at, i): (Place, usize),
-    ) -> Result<Option<String>, ParseError> {
+    ) -> Result<Option<Cow<'m, str>>, ParseError> {
         for label in &sample.label {
             if self.string(label.key, at, || format!("a label key of sample {i}"))? != key {
                 continue;
             }
             if label.str != 0 {
                 let value = self.string(label.str, at, || format!("the value of label {key} of sample {i}"))?;
-                return Ok(Some(value.into()));
+                return Ok(Some(Cow::Borrowed(value)));
             }
             let unit = self.string(label.num_unit, at, || format!("the unit of label {key} of sample {i}"))?;
-            return Ok(Some(if unit.is_empty() { label.num.to_string() } else { format!("{} {unit}", label.num) }));
+            let number = if unit.is_empty() { label.num.to_string() } else { format!("{} {unit}", label.num) };
+            return Ok(Some(Cow::Owned(number)));
         }
         Ok(None)
     }

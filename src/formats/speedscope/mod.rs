@@ -128,7 +128,10 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
         if metric > 0 {
             json.push(',');
         }
-        let walk = children.clone().map_or_else(|| tree.walk(), |children| tree.walk_with(children));
+        let walk = match &children {
+            Some(children) => tree.walk_roots(children, children.roots()),
+            None => tree.walk(),
+        };
         write_profile(profile, metric, walk, &mut json, out)?;
     }
     json.push_str("]}\n");

@@ -22,12 +22,12 @@
 //! node with a self count of 0 writes no line of its own (its children's lines imply it); a leaf does. A `;` inside a frame name would split the frame, so it is
 //! written as `,`, and a newline as a space, each with a warning.
 
+use super::stacks::StackTree;
 use super::{Carries, Format, Sniff, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind};
 use crate::model::{
-    CallTree, ChildIndex, FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, NodeId, Profile, Value, Values,
-    Walk,
+    CallTree, FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, NodeId, Profile, Value, Values, Walk,
 };
 use std::io::{Read, Write};
 
@@ -179,12 +179,10 @@ pub(crate) fn read(
 ) -> Result<Profile, ParseError> {
     let mut profile = Profile::new(vec![Metric::samples()]);
     let nodes = usize::try_from(size_hint.unwrap_or(0) / BYTES_PER_NODE).unwrap_or(0);
-    let mut index = ChildIndex::default();
     profile.tree.reserve(nodes);
     // The frame of each name number.
     let mut frame_of: Vec<FrameId> = Vec::new();
-    // The previous stack: its frames and their nodes, root first.
-    let mut path: Vec<(FrameId, NodeId)> = Vec::new();
+    let mut stacks = StackTree::default();
     let mut numbers = NameNumbers::default();
     crate::text::pipeline_with_parts(
         crate::text::Blocks::new(input, Format::Folded),
@@ -198,8 +196,8 @@ pub(crate) fn read(
                 }
                 Parsed::Bad(kind) => return Err(line.error(kind)),
             };
-            let mut node = None;
-            for (depth, &LineFrame { number, start, len }) in frames.iter().enumerate() {
+            let stack = stacks.next();
+            for &LineFrame { number, start, len } in frames {
                 // Numbers come in order of first appearance: a number not seen yet is the next one.
                 let frame = match frame_of.get(number as usize) {
                     Some(&frame) => frame,
@@ -210,18 +208,9 @@ pub(crate) fn read(
                         frame
                     }
                 };
-                node = Some(match path.get(depth) {
-                    Some(&(same, known)) if same == frame => known,
-                    _ => {
-                        path.truncate(depth);
-                        let child = index.child_or_insert(&mut profile.tree, node, frame);
-                        path.push((frame, child));
-                        child
-                    }
-                });
+                stack.push(frame);
             }
-            path.truncate(frames.len());
-            if let Some(leaf) = node {
+            if let Some(leaf) = stacks.add(&mut profile.tree) {
                 profile.tree.add_self(0, leaf, Value::Int(count));
             }
             Ok(())

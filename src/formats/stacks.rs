@@ -1,5 +1,5 @@
-//! Stacks into a call tree, for readers of formats of one stack per record (pprof's samples,
-//! speedscope's): consecutive records mostly share the start of their stacks (a profiler walks
+//! Stacks into a call tree, for readers of formats of one stack per record (folded lines, pprof's
+//! samples, speedscope's): consecutive records mostly share the start of their stacks (a profiler walks
 //! them in order, a writer writes a tree's stacks depth first), so the nodes of the previous stack
 //! are kept and only where the two part is the tree's child index asked.
 

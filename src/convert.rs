@@ -35,6 +35,9 @@ pub fn project(
     diag: &mut Diagnostics,
 ) -> Result<Profile, Error> {
     let carries = target.carries();
+    if carries.weight_is_time {
+        weigh_by_time(&mut profile, target, options, diag)?;
+    }
     report_dropped_header(&profile, target, &carries, diag);
     if !carries.one_metric && !target.keeps_measured_inclusive() {
         let carried = |m: usize| carries.metrics.contains(&profile.metrics()[m].kind);
@@ -146,6 +149,99 @@ pub fn project(
         meta.interval.take().filter(|_| carries.interval),
     );
     Ok(profile)
+}
+
+/// How a profile came to be weighed by time for a target whose weight is time
+/// ([`Carries::weight_is_time`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TimeWeight {
+    /// It is weighed by samples, ticks or time already (or by the metric `--metric` names).
+    AsItWas,
+    /// The metric it is weighed by is no time (a heap profile's bytes); the metric that stands in
+    /// for it is the one named.
+    StandIn(String),
+    /// `--metric` named a count of other things, relabelled as the target's weight.
+    CountRelabelled(String),
+}
+
+/// For a target whose weight is time (samples, ticks or time): the metric `--metric` names, or the
+/// one the profile is weighed by, must measure time. A count of other things named with `--metric`
+/// is relabelled as the target's weight, with a warning saying what it counts (and the other metrics
+/// that measure time are dropped, so that it is the one written); one not named is replaced by the
+/// first metric that measures time, said once; a profile with none is refused, naming its metrics.
+fn weigh_by_time(
+    profile: &mut Profile,
+    target: Format,
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) -> Result<TimeWeight, Error> {
+    let metrics = profile.metrics();
+    let chosen = match &options.metric {
+        Some(name) => Some(metric_named(profile, name)?),
+        None => profile.primary_metric(),
+    };
+    if chosen.is_none_or(|m| metrics[m].kind.measures_time() || !metrics[m].is_additive()) {
+        return Ok(TimeWeight::AsItWas);
+    }
+    let weight = target.carries().metrics.iter().copied().find(|k| k.measures_time()).unwrap_or(MetricKind::Samples);
+    if let (Some(m), Some(_)) = (chosen, &options.metric) {
+        let metric = metrics[m].clone();
+        let counts = what_it_counts(&metric);
+        diag.warn("count-as-weight", None, || {
+            format!(
+                "{target} weighs stacks by {}: --metric {} is written as its {}, but its numbers count {counts}",
+                weight.name(),
+                metric.name,
+                if weight == MetricKind::Time { "time, one per millisecond" } else { weight.name() }
+            )
+        });
+        let unit = if weight == MetricKind::Time { Unit::Milliseconds } else { Unit::Count };
+        let values = profile.tree.self_values(m).clone();
+        profile.replace_metric(m, Metric { kind: weight, unit, ..metric.clone() }, values);
+        let keep: Vec<bool> =
+            profile.metrics().iter().enumerate().map(|(i, k)| i == m || !k.kind.measures_time()).collect();
+        report_dropped_metrics(profile, &keep, target, Some(&metric.name), diag);
+        profile.retain_metrics(&keep);
+        profile.meta.weighed_by = Some(weight);
+        return Ok(TimeWeight::CountRelabelled(metric.name));
+    }
+    let timed = |kind: MetricKind| metrics.iter().position(|m| m.kind == kind && m.is_additive());
+    let stand_in = [MetricKind::Samples, MetricKind::Time, MetricKind::Ticks].into_iter().find_map(timed);
+    let Some(stand_in) = stand_in else {
+        let all: Vec<String> = metrics.iter().map(|m| format!("{} ({})", m.name, what_it_counts(m))).collect();
+        let what = format!(
+            "it weighs stacks by samples or time, and the profile has neither (it has: {}); name one with --metric to write its numbers as {target}'s {}, knowing they count something else",
+            all.join(", "),
+            weight.name()
+        );
+        return Err(Error::Unrepresentable { format: target.into(), what });
+    };
+    let (instead, name) = (chosen.map(|m| metrics[m].clone()), metrics[stand_in].name.clone());
+    if let Some(instead) = instead {
+        diag.warn("weight-stand-in", None, || {
+            format!(
+                "{target} weighs stacks by samples or time, not by {} ({}): writing {name} instead (choose with --metric)",
+                instead.name,
+                what_it_counts(&instead)
+            )
+        });
+    }
+    profile.meta.weighed_by = Some(metrics[stand_in].kind);
+    Ok(TimeWeight::StandIn(name))
+}
+
+/// What a metric's numbers count, for messages: `bytes`, `objects`, `contentions events`, ….
+fn what_it_counts(metric: &Metric) -> String {
+    match metric.kind {
+        MetricKind::Samples => "samples".into(),
+        MetricKind::Time => format!("time in {}", metric.unit.name()),
+        MetricKind::Ticks => "ticks".into(),
+        MetricKind::Alloc => metric.unit.name().into(),
+        MetricKind::Objects => "objects".into(),
+        MetricKind::Events => format!("{} events", metric.name),
+        MetricKind::Calls => "calls".into(),
+        MetricKind::Inspections => "timer inspections".into(),
+    }
 }
 
 /// Names, in one line, measured inclusive values (Dyalog) of the metrics `kept` that the target

@@ -45,3 +45,6 @@ mod cli_reports;
 
 // `proftool diff` (its table, the CI gate, differential outputs) and `proftool merge`.
 mod cli_diff;
+
+// What numbers mean across sources: metric kinds, the default metric, time and ticks.
+mod cli_metrics;

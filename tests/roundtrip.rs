@@ -51,6 +51,13 @@ pub fn check_pair(origin: Option<Format>, target: Format, profile: &Profile, lab
             Err(e) => vec![format!("{label}: {target} is not written: {e}")],
         };
     }
+    if refuses_for_want_of_time(profile, target) {
+        // A heap profile's bytes and objects are no samples: such a target must refuse it.
+        return match try_write(target, profile) {
+            Err(proftool::Error::Unrepresentable { what, .. }) if what.contains("--metric") => failures,
+            other => vec![format!("{label}: {target} takes a profile with no time: {:?}", other.map(|_| ()))],
+        };
+    }
     let written = write(target, profile);
     let (reread, _) = read_bytes_with(target, &written, &own_output());
     let reread = match reread {
@@ -86,6 +93,15 @@ pub fn check_pair(origin: Option<Format>, target: Format, profile: &Profile, lab
         failures.push(format!("{label}: stacks changed:\n{}---\n{}", stacks(&expected), stacks(&reread)));
     }
     failures
+}
+
+/// Whether `target` weighs stacks by time (samples, ticks or time) and `profile` has metrics but
+/// none that measures time, so that converting it without `--metric` is refused.
+pub fn refuses_for_want_of_time(profile: &Profile, target: Format) -> bool {
+    let metrics = profile.metrics();
+    target.carries().weight_is_time
+        && !metrics.is_empty()
+        && !metrics.iter().any(|m| m.kind.measures_time() || !m.is_additive())
 }
 
 /// Whether the totals of a primary metric agree: as numbers, up to the rounding of floats added in

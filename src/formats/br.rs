@@ -83,6 +83,7 @@ pub(crate) const CARRIES: Carries = Carries {
     time_unit: None,
     flat_reports: false,
     needs_samples: true,
+    weight_is_time: true,
 };
 
 const MAPPING: u8 = 1;

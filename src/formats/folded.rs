@@ -50,6 +50,7 @@ pub(crate) const CARRIES: Carries = Carries {
     time_unit: None,
     flat_reports: false,
     needs_samples: false,
+    weight_is_time: false,
 };
 
 /// `Maybe` when the first complete lines all look like `stack count`: folded stacks have no signature.

@@ -64,6 +64,7 @@ pub(crate) const CARRIES: Carries = Carries {
     time_unit: None,
     flat_reports: false,
     needs_samples: false,
+    weight_is_time: true,
 };
 
 const MARKER: &str = "LispWorks Profiler Tree";

@@ -125,6 +125,11 @@ pub struct Carries {
     /// Whether it is made of one record per sample (BR's groups), so that a profile without a
     /// samples metric gets one from its time or ticks.
     pub needs_samples: bool,
+    /// Whether the number it weighs stacks by is time: samples, ticks or time
+    /// ([`MetricKind::measures_time`]), as in a Sampler, LispWorks, Dyalog, BR or GHC file, rather
+    /// than any count (folded stacks of bytes, pprof's sample types). A count of other things is
+    /// written there only when `--metric` names it, with a warning.
+    pub weight_is_time: bool,
 }
 
 impl Carries {

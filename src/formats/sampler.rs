@@ -70,6 +70,7 @@ pub(crate) const CARRIES: Carries = Carries {
     time_unit: None,
     flat_reports: false,
     needs_samples: false,
+    weight_is_time: true,
 };
 
 const MAGIC: &[u8] = b"@supersamplerV1.0\n";

@@ -27,6 +27,12 @@ pub enum MetricKind {
     Calls,
     /// Memory allocated.
     Alloc,
+    /// A count of objects (pprof's `alloc_objects`, `inuse_objects`): how many things were
+    /// allocated or live, neither samples nor time, so that no conversion takes them for either.
+    Objects,
+    /// A count of events of some other kind (pprof's `contentions`, `goroutine`, a sample type of a
+    /// unit proftool does not know): the metric's name says what is counted.
+    Events,
 }
 
 impl MetricKind {
@@ -39,6 +45,27 @@ impl MetricKind {
             MetricKind::Inspections => "inspections",
             MetricKind::Calls => "calls",
             MetricKind::Alloc => "alloc",
+            MetricKind::Objects => "objects",
+            MetricKind::Events => "events",
+        }
+    }
+
+    /// Whether it measures time: samples, ticks and time, which turn into one another at a
+    /// sampling interval. No other kind converts into these.
+    pub fn measures_time(self) -> bool {
+        matches!(self, MetricKind::Samples | MetricKind::Time | MetricKind::Ticks)
+    }
+
+    /// The kind of a count named `name` in a format that gives counts only a name (pprof's
+    /// `count` unit, speedscope's `none` in proftool's own files): the sample count of a sampling
+    /// profiler (`samples`, or no name) is samples, GHC's `ticks` ticks, a name ending in
+    /// `objects` objects, anything else events of that name.
+    pub fn of_count(name: &str) -> MetricKind {
+        match name {
+            "" | "samples" => MetricKind::Samples,
+            "ticks" => MetricKind::Ticks,
+            _ if name.ends_with("objects") => MetricKind::Objects,
+            _ => MetricKind::Events,
         }
     }
 }

@@ -102,15 +102,17 @@ impl Profile {
 
     /// The metric a one-number-per-node target shows by default: the kind the source weighs its
     /// stacks by ([`Meta::weighed_by`]) where it says so, else samples if the profile has them, else
-    /// time, else ticks, else allocation, else calls (model.md §3: samples, else time, else calls).
+    /// time, else ticks, else allocation, else other counts (objects, events), else calls (model.md §3: samples, else time, else calls).
     pub fn primary_metric(&self) -> Option<usize> {
         let declared = self.meta.weighed_by.and_then(|kind| self.metrics.iter().position(|m| m.kind == kind));
         // Timer inspections last: they count the profiler's own work, not the program's.
-        const PREFERENCE: [MetricKind; 6] = [
+        const PREFERENCE: [MetricKind; 8] = [
             MetricKind::Samples,
             MetricKind::Time,
             MetricKind::Ticks,
             MetricKind::Alloc,
+            MetricKind::Objects,
+            MetricKind::Events,
             MetricKind::Calls,
             MetricKind::Inspections,
         ];

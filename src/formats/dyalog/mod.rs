@@ -66,6 +66,7 @@ pub(crate) const fn carries(csv: bool) -> Carries {
         time_unit: Some(Unit::Milliseconds),
         flat_reports: true,
         needs_samples: false,
+        weight_is_time: true,
     }
 }
 

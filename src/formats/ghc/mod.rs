@@ -47,6 +47,7 @@ pub(crate) const fn carries(
         time_unit: None,
         flat_reports: false,
         needs_samples: false,
+        weight_is_time: true,
     }
 }
 

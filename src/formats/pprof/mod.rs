@@ -19,8 +19,9 @@
 //! others here, to the same limit): every sample type is an additive metric named by its type, by
 //! its unit: `nanoseconds`, `microseconds`, `milliseconds` are time in that unit, `seconds` time in
 //! milliseconds, `bytes` allocation (also for `inuse_space`: the model has one kind of memory),
-//! `count` (and any unit proftool does not know, with a warning) a count of the samples kind under
-//! its own name (`samples`, `alloc_objects`, `contentions`), as pprof adds them up the same way. The
+//! `count` a count under its own name, of the kind its name says ([`crate::model::MetricKind::of_count`]: the
+//! sample count `samples` is samples, `ticks` ticks, `alloc_objects` objects, `contentions` events),
+//! and any unit proftool does not know (with a warning) events of that name. The
 //! default sample type (else the last, as pprof shows it) is the one the profile is weighed by
 //! ([`crate::model::Meta::weighed_by`]), moved to be the first metric of its kind. A sample's
 //! locations are its stack, leaf first; a location's lines are inlined calls, innermost first, each

@@ -165,10 +165,10 @@ impl<'m, 'd> Reader<'m, 'd> {
             let (kind, model_unit, scale) = match (unit, time_unit(unit)) {
                 (_, Some((time, scale))) => (MetricKind::Time, time, scale),
                 ("bytes", _) => (MetricKind::Alloc, Unit::Bytes, 1),
-                ("count" | "", _) => (MetricKind::Samples, Unit::Count, 1),
+                ("count" | "", _) => (MetricKind::of_count(name), Unit::Count, 1),
                 _ => {
                     unknown_units.push(format!("{name} ({unit})"));
-                    (MetricKind::Samples, Unit::Count, 1)
+                    (MetricKind::Events, Unit::Count, 1)
                 }
             };
             let taken = |candidate: &str| metrics.iter().any(|(m, _)| m.name == candidate);
@@ -179,7 +179,10 @@ impl<'m, 'd> Reader<'m, 'd> {
         }
         if !unknown_units.is_empty() {
             self.diag.warn("pprof-unit", None, || {
-                format!("sample types of units proftool does not know, read as counts: {}", unknown_units.join(", "))
+                format!(
+                    "sample types of units proftool does not know, read as counts of events of their name: {}",
+                    unknown_units.join(", ")
+                )
             });
         }
         let default = match self.message.default_sample_type {

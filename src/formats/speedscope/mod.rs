@@ -18,7 +18,7 @@
 //! functions: they stay apart); else a function with its `file` as its module. Each profile (py-spy
 //! writes one per thread) becomes a thread root named after the profile, its weights a metric of its
 //! unit (`none` samples, `nanoseconds` … `milliseconds` time in that unit, `seconds` time in
-//! milliseconds, `bytes` allocation; a unit speedscope does not define is read as a count, with a
+//! milliseconds, `bytes` allocation; a unit speedscope does not define is read as a count of events, with a
 //! warning); profiles of one name are one thread. A file proftool wrote (`exporter` `proftool …`)
 //! holds one profile per metric of the same stacks, threads included: its profiles are read as the
 //! metrics they were, named after them, without thread roots. A `sampled` profile's samples are
@@ -32,7 +32,7 @@
 //!
 //! **Writing**: `shared.frames` is the profile's frame table (module as `file`, source line as
 //! `line`; where the frame attr `defined-at` holds a location, its file, line and column as `file`,
-//! `line` and `col`); one `sampled` profile per additive metric (samples, time, ticks, allocation), whose
+//! `line` and `col`); one `sampled` profile per additive metric (samples, time, ticks, allocation, counts of objects or events), whose
 //! samples are the stacks of the nodes with a value, root first, weighted by it (a leaf with none
 //! is kept with weight 0, as in folded stacks), in the tree's order. Time keeps its unit
 //! (`nanoseconds` … `milliseconds`), allocation is in `bytes`, counts are `none`. The title is the
@@ -41,8 +41,8 @@
 //!
 //! **Lost**: per-node metrics (calls), per-function counts, frame kinds (threads are root frames),
 //! header facts but the title, inner nodes of the tree without a value of their own (their
-//! stacks are implied by their children's), a source line's clause, and a metric's kind where its
-//! unit is another's (GHC ticks read back as samples).
+//! stacks are implied by their children's), a source line's clause. A count's kind is read back
+//! from its name ([`crate::model::MetricKind::of_count`]: `samples`, `ticks`, `alloc_objects`).
 
 mod read;
 
@@ -59,7 +59,14 @@ pub(crate) const CARRIES: Carries = Carries {
     threads: true,
     thread_roots: false,
     frame_kinds: false,
-    metrics: &[MetricKind::Samples, MetricKind::Time, MetricKind::Ticks, MetricKind::Alloc],
+    metrics: &[
+        MetricKind::Samples,
+        MetricKind::Time,
+        MetricKind::Ticks,
+        MetricKind::Alloc,
+        MetricKind::Objects,
+        MetricKind::Events,
+    ],
     one_metric: false,
     function_facts: false,
     source_lines: true,
@@ -72,6 +79,7 @@ pub(crate) const CARRIES: Carries = Carries {
     time_unit: None,
     flat_reports: false,
     needs_samples: false,
+    weight_is_time: false,
 };
 
 /// `Yes` for JSON that names speedscope's schema, or that has its key `shared` near the start with

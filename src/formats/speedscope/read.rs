@@ -261,11 +261,13 @@ impl Reader<'_> {
             }
             let (kind, model_unit) = match (unit, time_unit(unit)) {
                 (_, Some((time, _))) => (MetricKind::Time, time),
+                // proftool names its counts after their metric; other writers' (py-spy's) are samples.
+                ("none", _) if self.own => (MetricKind::of_count(key), Unit::Count),
                 ("none", _) => (MetricKind::Samples, Unit::Count),
                 ("bytes", _) => (MetricKind::Alloc, Unit::Bytes),
                 (other, _) => {
                     unknown.push(other);
-                    (MetricKind::Samples, Unit::Count)
+                    (MetricKind::Events, Unit::Count)
                 }
             };
             let name = if self.own { key.to_string() } else { default_name(kind, unit) };
@@ -277,7 +279,10 @@ impl Reader<'_> {
         }
         if !unknown.is_empty() {
             diag.warn("speedscope-unit", None, || {
-                format!("profiles of units speedscope does not define, read as counts: {}", unknown.join(", "))
+                format!(
+                    "profiles of units speedscope does not define, read as counts of events named by the unit: {}",
+                    unknown.join(", ")
+                )
             });
         }
         Ok((Profile::new(metrics), metric_of))
@@ -427,7 +432,7 @@ impl Reader<'_> {
 /// The name of a metric of `kind` read from a profile of `unit`.
 fn default_name(kind: MetricKind, unit: &str) -> String {
     match kind {
-        MetricKind::Samples if unit != "none" => unit.to_string(),
+        MetricKind::Events => unit.to_string(),
         kind => kind.name().to_string(),
     }
 }

@@ -676,11 +676,27 @@ pub(crate) fn metric_named(profile: &Profile, name: &str) -> Result<usize, Error
 fn choose_metric(profile: &Profile, options: &ConvertOptions, target: Format) -> Result<usize, Error> {
     match &options.metric {
         Some(name) => metric_named(profile, name),
-        None => profile.primary_metric().ok_or_else(|| Error::Unrepresentable {
-            format: target.into(),
-            what: "the profile has no metric to write".into(),
-        }),
+        None => {
+            let primary = profile.primary_metric().ok_or_else(|| Error::Unrepresentable {
+                format: target.into(),
+                what: "the profile has no metric to write".into(),
+            })?;
+            Ok(samples_standing_for(profile, primary, options).unwrap_or(primary))
+        }
     }
+}
+
+/// The samples metric whose counts are time metric `time` at the profile's interval, node by node
+/// (a Go CPU profile's `samples` beside its `cpu`, at its 10 ms period): a one-number target writes
+/// those exact counts for the time, as it would divide the time into them anyway.
+fn samples_standing_for(profile: &Profile, time: usize, options: &ConvertOptions) -> Option<usize> {
+    let metric = &profile.metrics()[time];
+    let unit_nanos = metric.unit.nanos().filter(|_| metric.kind == MetricKind::Time)?;
+    let interval = profile.meta.interval.filter(|&own| options.interval.is_none_or(|given| given == own))?;
+    let per_sample = interval.as_nanos() as f64 / unit_nanos;
+    let samples = profile.metrics().iter().position(|m| m.kind == MetricKind::Samples && m.is_additive())?;
+    let (times, counts) = (profile.tree.self_values(time), profile.tree.self_values(samples));
+    (0..times.len()).all(|i| times.get(i).as_f64() == counts.get(i).as_f64() * per_sample).then_some(samples)
 }
 
 /// Names the metrics `kept` leaves out: a loss of numbers, said in a line of its own, for additive
@@ -762,6 +778,17 @@ fn single_count(profile: &mut Profile, target: Format, options: &ConvertOptions,
     let metric = profile.metrics()[chosen].clone();
     let timed = metric.unit.nanos().is_some();
     let converted = match metric.unit.nanos() {
+        Some(_) if !target.carries().weight_is_time && options.interval.is_none() => {
+            let (unit, counts) = whole_time(profile.tree.self_values(chosen), metric.unit);
+            let (from, name) = (metric.unit.name(), metric.name.clone());
+            diag.warn("time-as-count", None, || {
+                format!(
+                    "{target} holds one whole number per stack: {name} (in {from}) is written in whole {} (read it back with --folded-unit {0}; --interval divides it into samples instead)",
+                    unit.name()
+                )
+            });
+            Some((Metric { unit, repr: Repr::Int, ..metric }, counts))
+        }
         Some(unit_nanos) => {
             let interval = conversion_interval(profile, options);
             let per_sample = interval.as_nanos() as f64 / unit_nanos;
@@ -792,6 +819,25 @@ fn single_count(profile: &mut Profile, target: Format, options: &ConvertOptions,
         profile.replace_metric(0, metric, Values::Int(counts));
     }
     timed
+}
+
+/// Time `values` in `unit` as whole numbers of the coarsest unit, no finer than nanoseconds, in
+/// which every value is whole (Dyalog's 0.0455 ms as 45500 ns, BR's nanoseconds as they are);
+/// nanoseconds rounded (keeping the total) where none is.
+fn whole_time(values: &Values, unit: Unit) -> (Unit, Vec<i64>) {
+    let from = unit.nanos().unwrap_or(1.0);
+    let finer = [Unit::Milliseconds, Unit::Microseconds, Unit::Nanoseconds]
+        .into_iter()
+        .filter(|u| u.nanos().is_some_and(|n| n <= from));
+    let whole = |x: f64| (x - x.round()).abs() <= 1e-9 * x.abs().max(1.0);
+    let per_unit = |to: Unit| to.nanos().unwrap_or(1.0) / from;
+    let unit = match values {
+        Values::Int(_) => unit,
+        Values::Float(v) => {
+            finer.clone().find(|&to| v.iter().all(|&x| whole(x / per_unit(to)))).unwrap_or(Unit::Nanoseconds)
+        }
+    };
+    (unit, whole_samples(values, per_unit(unit)))
 }
 
 /// Divides every value by `per_sample` and rounds to whole samples so that the rounded values add up

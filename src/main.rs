@@ -15,6 +15,7 @@ use proftool::formats::dyalog::Separators;
 use proftool::formats::sampler::FrameOrder;
 use proftool::info::Info;
 use proftool::model::filter::{self, Filters};
+use proftool::model::Unit;
 use proftool::report::diff::DiffOptions;
 use proftool::report::output::TextStyle;
 use proftool::report::{self, CallsOptions, Functions, Report, ReportOptions, SummaryOptions, TreeOptions, View};
@@ -506,6 +507,10 @@ struct ReadArgs {
     /// -tagroot); repeat it for several, outermost first. Other labels are dropped, with a warning.
     #[arg(long = "tag", value_name = "KEY")]
     tags: Vec<String>,
+    /// The unit of a folded input's counts when they are time, as proftool writes time into folded
+    /// stacks (`ns`, `us` or `ms`): they read as time instead of samples.
+    #[arg(long, value_name = "UNIT", value_parser = folded_unit_parser())]
+    folded_unit: Option<Unit>,
 }
 
 impl ReadArgs {
@@ -516,7 +521,17 @@ impl ReadArgs {
             .with_ghc_word_size(self.ghc_word_size)
             .with_max_input_size(self.max_input_size)
             .with_tags(self.tags.clone())
+            .with_folded_unit(self.folded_unit)
     }
+}
+
+/// Parses the time unit of `--folded-unit`.
+fn folded_unit_parser() -> impl clap::builder::TypedValueParser<Value = Unit> {
+    clap::builder::PossibleValuesParser::new(["ns", "us", "ms"]).map(|unit| match unit.as_str() {
+        "ns" => Unit::Nanoseconds,
+        "us" => Unit::Microseconds,
+        _ => Unit::Milliseconds,
+    })
 }
 
 /// Parses a size such as `1000`, `64K`, `512M`, `2G` or `1TiB` (for `--max-input-size`).

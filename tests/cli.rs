@@ -806,9 +806,11 @@ fn an_svg_is_not_read_and_an_empty_profile_is_not_drawn() {
         .code(1)
         .stderr(predicate::str::contains("its extension says svg, which proftool writes but does not read"));
     let out = dir.path().join("out.svg");
+    let zeros = dir.path().join("zeros.folded");
+    std::fs::write(&zeros, "main;idle 0\nmain;wait 0\n").unwrap();
     proftool()
         .arg("convert")
-        .arg(fixture("dyalog-csv/negative-bias.csv"))
+        .arg(&zeros)
         .arg(&out)
         .assert()
         .code(1)

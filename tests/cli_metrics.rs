@@ -94,3 +94,46 @@ fn every_target_and_report_takes_the_metric_pprof_shows() {
     proftool().arg("convert").arg(&cpu).arg(&dyalog).assert().success();
     assert!(std::fs::read_to_string(&dyalog).unwrap().contains("<TotalTime>770</TotalTime>"));
 }
+
+#[test]
+fn time_written_as_one_count_per_stack_stays_exact_in_the_sources_unit() {
+    // timed.br's groups hold 1e12 ns, 4000 ns and 300 ns (its dump, checked by hand): cut into
+    // 1 ms samples, the two short stacks were 0.
+    let timed = fixture("br/timed.br");
+    proftool()
+        .args(["convert", "--to", "folded"])
+        .arg(&timed)
+        .arg("-")
+        .assert()
+        .success()
+        .stdout("main.br:50.1 1000000000000\nmain.br:50.1;FNREAD 4000\nmain.br:50.1;main.br:7.0 300\n")
+        .stderr(predicate::str::contains("time (in ns) is written in whole ns (read it back with --folded-unit ns"));
+    // --interval still divides time into samples, keeping the total.
+    proftool()
+        .args(["convert", "--to", "folded", "--interval", "1ms"])
+        .arg(&timed)
+        .arg("-")
+        .assert()
+        .success()
+        .stdout("main.br:50.1 1000000\nmain.br:50.1;FNREAD 0\nmain.br:50.1;main.br:7.0 0\n");
+    // Read back with its unit, the folded file is time again.
+    let dir = temp();
+    let folded = dir.path().join("timed.folded");
+    proftool().args(["convert", "-q"]).arg(&timed).arg(&folded).assert().success();
+    let out = proftool().args(["info", "--folded-unit", "ns"]).arg(&folded).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("metric     time (time, ns, additive): total 1000000004300"), "{text}");
+    // The flame graph's boxes say the unit: inferno's count name.
+    let svg = dir.path().join("timed.svg");
+    proftool().args(["convert", "-q"]).arg(&timed).arg(&svg).assert().success();
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("<title>all (1,000,000,004,300 ns, 100%)</title>"));
+}
+
+#[test]
+fn a_go_cpu_profiles_samples_stand_for_its_cpu_time_in_one_count_targets() {
+    // go tool pprof: "Total samples = 770ms", at a 10 ms period: 77 samples, exact.
+    let out = proftool().args(["convert", "--to", "folded"]).arg(fixture("pprof/cpu.pb.gz")).arg("-").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let total: i64 = text.lines().map(|l| l.rsplit(' ').next().unwrap().parse::<i64>().unwrap()).sum();
+    assert_eq!(total, 77);
+}

@@ -275,7 +275,9 @@ fn every_fixture_keeps_its_stacks_through_every_seed_format() {
     let mut failures = Vec::new();
     for (origin, path) in good_fixtures() {
         let (profile, _) = read_fixture(origin, &path);
-        let folded_source = folded(&profile, None);
+        // Time divided into samples as the seed formats divide it (folded alone keeps it whole).
+        let interval = profile.meta.interval.unwrap_or(proftool::convert::DEFAULT_INTERVAL);
+        let folded_source = folded(&profile, Some(interval));
         if folded_source.is_empty() {
             continue;
         }
@@ -292,9 +294,10 @@ fn every_fixture_keeps_its_stacks_through_every_seed_format() {
             let source = fit_names(&shares(&folded_source));
             let mut diag = Diagnostics::default();
             let mut written = Vec::new();
-            target.write(profile.clone(), &mut written, &ConvertOptions::default(), &mut diag).unwrap();
+            let options = ConvertOptions::new(None, Some(interval));
+            target.write(profile.clone(), &mut written, &options, &mut diag).unwrap();
             let (reread, _) = read_bytes_with(target, &written, &own_output());
-            let reread = shares(&folded(&reread.unwrap(), None));
+            let reread = shares(&folded(&reread.unwrap(), Some(interval)));
             // The losses the conversion names: a root added (-px's MAIN, Sampler's thread) or renamed
             // (a thread written by its id).
             let root_changed = ["roots-adopted", "thread-renamed"].iter().any(|&k| diag.has(k))

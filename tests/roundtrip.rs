@@ -4,7 +4,7 @@
 use crate::support::*;
 use proftool::convert::{self, Convert, ConvertOptions};
 use proftool::diag::Diagnostics;
-use proftool::model::{dump::dump, ops, Frame, FrameKind, Value};
+use proftool::model::{dump::dump, ops, Frame, FrameKind, MetricKind, Value};
 use proftool::{Format, Profile};
 
 /// Writes `profile` as `format` with default options.
@@ -21,8 +21,13 @@ fn try_write(format: Format, profile: &Profile) -> Result<Vec<u8>, proftool::Err
 /// The stacks of a profile that carry samples, independent of how any format orders or groups them:
 /// its folded text, read back (so that names are compared as folded sanitises them) and written in
 /// normal form, without the zero-count lines that formats with one record per sample cannot hold.
+/// Time is divided into samples of 1 ms, so that two profiles whose times a writer rounded apart (to
+/// whole nanoseconds, say) give the same stacks.
 pub fn stacks(profile: &Profile) -> String {
-    let folded = read_bytes(Format::Folded, &write(Format::Folded, profile)).0.unwrap();
+    let options = ConvertOptions::new(None, Some(proftool::convert::DEFAULT_INTERVAL));
+    let mut out = Vec::new();
+    Format::Folded.write(profile.clone(), &mut out, &options, &mut Diagnostics::default()).unwrap();
+    let folded = read_bytes(Format::Folded, &out).0.unwrap();
     let text = String::from_utf8(write(Format::Folded, &ops::normalize(&folded))).unwrap();
     text.lines().filter(|l| !l.ends_with(" 0")).map(|l| format!("{l}\n")).collect()
 }
@@ -59,7 +64,11 @@ pub fn check_pair(origin: Option<Format>, target: Format, profile: &Profile, lab
         };
     }
     let written = write(target, profile);
-    let (reread, _) = read_bytes_with(target, &written, &own_output());
+    let expected = projected(profile, target);
+    // Time written into folded stacks reads back as time where its unit is given (`--folded-unit`).
+    let time_unit = expected.metrics().iter().find(|m| m.kind == MetricKind::Time).map(|m| m.unit);
+    let read_options = own_output().with_folded_unit(time_unit.filter(|_| target == Format::Folded));
+    let (reread, _) = read_bytes_with(target, &written, &read_options);
     let reread = match reread {
         Ok(p) => p,
         Err(e) => return vec![format!("{label}: {target} output does not read back: {e}")],
@@ -81,7 +90,6 @@ pub fn check_pair(origin: Option<Format>, target: Format, profile: &Profile, lab
     if write(target, &reread) != written {
         failures.push(format!("{label}: writing the re-read {target} is not byte-identical"));
     }
-    let expected = projected(profile, target);
     if !totals_agree(primary_total(&expected), primary_total(&reread), expected.tree.len()) {
         failures.push(format!(
             "{label}: total changed from {:?} to {:?}",

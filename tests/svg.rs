@@ -4,6 +4,7 @@
 use crate::support::*;
 use proftool::convert::{self, ConvertOptions};
 use proftool::diag::Diagnostics;
+use proftool::model::MetricKind;
 use proftool::{Format, Profile};
 
 /// The SVG inferno draws from `profile`'s folded stacks as `inferno-flamegraph` reads them (sorting
@@ -27,7 +28,10 @@ fn inferno_svg(profile: &Profile) -> Vec<u8> {
         .collect();
     let mut options = inferno::flamegraph::Options::default();
     options.title = profile.meta.title.clone().unwrap_or_else(|| "Flame Graph".into());
-    options.count_name = profile.metrics()[0].name.clone();
+    // A box counts time in its unit, anything else by its metric's name.
+    let metric = &profile.metrics()[0];
+    options.count_name =
+        if metric.kind == MetricKind::Time { metric.unit.name().to_string() } else { metric.name.clone() };
     options.hash = true;
     let mut svg = Vec::new();
     inferno::flamegraph::from_lines(&mut options, lines.iter().map(String::as_str), &mut svg).unwrap();

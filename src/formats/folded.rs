@@ -14,8 +14,14 @@
 //! appear on several lines; the counts add up.
 //!
 //! **Model**: each line adds its count to the self samples of the node at the end of its path, so the
-//! tree grows with distinct stacks, not with lines. Threads are root frames by convention, but a
+//! tree grows with distinct stacks, not with lines. With `--folded-unit ns` (or `us`, `ms`) the
+//! counts are time in that unit instead, as proftool writes time into folded stacks. Threads are root frames by convention, but a
 //! folded file cannot say which frames are threads: all frames read as functions.
+//!
+//! **Written**: the one metric's counts; time as whole numbers of the source's own unit (BR's
+//! nanoseconds, Dyalog's milliseconds as whole µs or ns), said on stderr, unless `--interval`
+//! divides it into samples; a sampling profiler's samples where they count its time exactly at its
+//! interval (a Go CPU profile's `samples` for its `cpu`).
 //!
 //! **Lost on write**: everything but one count per node and the frame names: other metrics, modules,
 //! line numbers (line frames merge into their functions), per-function counts, header facts. An inner
@@ -27,7 +33,8 @@ use super::{Carries, Format, Sniff, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind};
 use crate::model::{
-    CallTree, FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, NodeId, Profile, Value, Values, Walk,
+    CallTree, FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values,
+    Walk,
 };
 use std::io::{Read, Write};
 
@@ -176,9 +183,11 @@ const BYTES_PER_NODE: u64 = 24;
 pub(crate) fn read(
     input: &mut (dyn Read + Send),
     size_hint: Option<u64>,
+    unit: Option<Unit>,
     diag: &mut Diagnostics,
 ) -> Result<Profile, ParseError> {
-    let mut profile = Profile::new(vec![Metric::samples()]);
+    let metric = unit.map_or_else(Metric::samples, |unit| Metric::time(unit, Repr::Int));
+    let mut profile = Profile::new(vec![metric]);
     let nodes = usize::try_from(size_hint.unwrap_or(0) / BYTES_PER_NODE).unwrap_or(0);
     profile.tree.reserve(nodes);
     // The frame of each name number.
@@ -421,7 +430,7 @@ mod tests {
                 });
             }
         }
-        let read = |text: &str| read(&mut text.as_bytes(), None, &mut Diagnostics::default()).unwrap();
+        let read = |text: &str| read(&mut text.as_bytes(), None, None, &mut Diagnostics::default()).unwrap();
         let profile = read(&text);
         assert!(!profile.tree.is_preorder());
         assert!(root_runs(profile.tree.children().roots()).len() > 1);

@@ -182,6 +182,9 @@ pub struct ReadOptions {
     /// The keys of pprof sample labels whose values become root frames (`--tag KEY`, pprof's
     /// `-tagroot`), outermost first.
     pub tags: Vec<String>,
+    /// The unit of a folded file's counts where they are time (`--folded-unit ns`, as proftool
+    /// writes time into folded stacks): then they read as time, not samples.
+    pub folded_unit: Option<Unit>,
 }
 
 impl ReadOptions {
@@ -213,6 +216,11 @@ impl ReadOptions {
     /// These options with the pprof label keys made root frames as given.
     pub fn with_tags(self, tags: Vec<String>) -> ReadOptions {
         ReadOptions { tags, ..self }
+    }
+
+    /// These options with the unit of folded counts as given (time), or none (samples).
+    pub fn with_folded_unit(self, folded_unit: Option<Unit>) -> ReadOptions {
+        ReadOptions { folded_unit, ..self }
     }
 
     /// These options set for a conversion to `target`: line frames merged while reading when the
@@ -370,7 +378,7 @@ impl Format {
     ) -> Result<Profile, Error> {
         let mut profile = match self {
             Format::Lispworks => lispworks::read(input, diag)?,
-            Format::Folded => folded::read(input, options.size_hint, diag)?,
+            Format::Folded => folded::read(input, options.size_hint, options.folded_unit, diag)?,
             Format::Sampler => sampler::read(input, options.sampler_order, diag)?,
             Format::DyalogXml => dyalog::xml::read(input, options.merge_lines, diag)?,
             Format::DyalogCsv => dyalog::csv::read(input, options.dyalog_separators, options.merge_lines, diag)?,

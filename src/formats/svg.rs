@@ -27,7 +27,7 @@
 use super::{folded, Carries, Format, Sniff};
 use crate::diag::Diagnostics;
 use crate::error::Error;
-use crate::model::{Children, NodeId, Profile, Values};
+use crate::model::{Children, MetricKind, NodeId, Profile, Values};
 use std::borrow::Cow;
 use std::io::Write;
 
@@ -53,7 +53,11 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
     };
     let mut options = inferno::flamegraph::Options::default();
     options.title = profile.meta.title.clone().unwrap_or_else(|| "Flame Graph".into());
-    options.count_name = metric.name.clone();
+    // A box's count says what it counts: time in its unit (`1,200 ns`), else the metric's name.
+    options.count_name = match metric.kind {
+        MetricKind::Time => metric.unit.name().to_string(),
+        _ => metric.name.clone(),
+    };
     options.hash = true;
     options.no_sort = true;
     // inferno's narrowest box, in percent of the whole width (0.01 %).

@@ -788,6 +788,37 @@ mod tests {
         assert_eq!(all_lines_pipelined(&input, 4096).unwrap_err(), want);
     }
 
+    /// `text` in UTF-16 (no mark), little- or big-endian.
+    fn utf16(text: &str, big_endian: bool) -> Vec<u8> {
+        text.encode_utf16().flat_map(|u| if big_endian { u.to_be_bytes() } else { u.to_le_bytes() }).collect()
+    }
+
+    #[test]
+    fn utf16_decodes_to_the_same_text_across_reads() {
+        // Past one read of the decoder, with the pair of a character outside the BMP cut by the
+        // end of the first read (its 65,536 bytes end 2 bytes into the 16,384th 😀).
+        let text = format!("x{}\nλ 1\r\n", "😀".repeat(20_000));
+        for big_endian in [false, true] {
+            let encoding = if big_endian { Encoding::Utf16Be } else { Encoding::Utf16Le };
+            let bytes = utf16(&text, big_endian);
+            let mut decoded = String::new();
+            Utf16Decoder::new(&bytes[..], encoding, 2).read_to_string(&mut decoded).unwrap();
+            assert!(decoded == text, "{} bytes decoded", decoded.len());
+        }
+    }
+
+    #[test]
+    fn sniffers_see_utf8_without_a_mark_and_crlf_as_lf() {
+        assert_eq!(&*sniffable(b"\xEF\xBB\xBFa 1\r\nb 2\r"), b"a 1\nb 2");
+        assert_eq!(&*sniffable(&[b"\xFF\xFE", &utf16("a 1\r\n", false)[..]].concat()), b"a 1\n");
+        // A head cut inside a character keeps what came before it.
+        let mut cut = [b"\xFE\xFF", &utf16("λ 1\n", true)[..]].concat();
+        cut.push(0xD8);
+        assert_eq!(&*sniffable(&cut), "λ 1\n".as_bytes());
+        // A CR inside a line is text.
+        assert_eq!(&*sniffable(b"a\rb 1\n"), b"a\rb 1\n");
+    }
+
     #[test]
     fn a_consumer_error_stops_the_reader() {
         let input = "x\n".repeat(4 * BLOCK);

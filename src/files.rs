@@ -3,7 +3,7 @@
 //! An [`Input`] reads its first bytes up front for the sniffers and then streams the rest behind
 //! them, so detection never needs a seekable file. A gzip-compressed input is decompressed as it is
 //! read, up to a limit, so that its head is what it holds. A text format's input reaches its reader
-//! without a leading UTF-8 byte-order mark ([`Input::into_text_reader`]). An [`Output`] to a path
+//! as UTF-8 without a leading byte-order mark, UTF-16 with a mark decoded ([`Input::into_text_reader`]). An [`Output`] to a path
 //! writes a temporary file beside it and renames it into place only on [`Output::commit`]: a failed
 //! run leaves no partial file, and an output that names the input is refused before anything is
 //! written. A symbolic link is followed, so the file it points to is replaced and the link kept.
@@ -102,13 +102,20 @@ impl Input {
         Cursor::new(self.head).chain(self.rest)
     }
 
-    /// The whole input as one stream for a text format, the head first, without a leading UTF-8
-    /// byte-order mark, so that byte offsets in the reader's messages count from after the mark.
+    /// The whole input as one stream for a text format, the head first, as UTF-8 without a leading
+    /// byte-order mark: UTF-16 with a mark (little- or big-endian) is decoded as it is read. Byte
+    /// offsets in the reader's messages count from after the mark, in UTF-8.
     pub fn into_text_reader(self) -> InputReader {
-        let mark = self.head.len() - text::without_bom(&self.head).len();
+        let (encoding, mark) = text::Encoding::of(&self.head);
         let mut head = Cursor::new(self.head);
         head.set_position(mark as u64);
-        head.chain(self.rest)
+        match encoding {
+            text::Encoding::Utf8 => head.chain(self.rest),
+            utf16 => {
+                let decoded = text::Utf16Decoder::new(head.chain(self.rest), utf16, mark as u64);
+                Cursor::new(Vec::new()).chain(Box::new(decoded))
+            }
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! The `proftool` command: parses arguments, runs the library, reports warnings and errors.
 //!
 //! Exit codes: 0 success (also when stdout is a pipe that closed early, as `| head` does), 1 a failed
-//! run, 2 a usage error (clap's own).
+//! run, 2 a usage error (clap's own), 3 a regression found by `diff` (a limit crossed).
 
 use anyhow::{Context, Result};
 use clap::builder::TypedValueParser;
@@ -51,11 +51,13 @@ Examples:
   proftool completions bash > ~/.local/share/bash-completion/completions/proftool
   proftool man ~/.local/share/man/man1
 
-Exit codes: 0 success, 1 failed run, 2 usage error.";
+Exit codes: 0 success, 1 failed run, 2 usage error, 3 regression (diff: a function crossed the limits).";
 
 /// Convert profiler output between formats through one call-tree model.
 #[derive(Parser)]
-#[command(name = "proftool", version, after_help = EXAMPLES, propagate_version = true)]
+// clap's own `help` subcommand takes no options (`proftool help --help` was an error): ours is a
+// subcommand like the others.
+#[command(name = "proftool", version, after_help = EXAMPLES, propagate_version = true, disable_help_subcommand = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -280,6 +282,13 @@ enum Command {
         /// proftool.1 is written, to standard output.
         #[arg(value_name = "DIR")]
         dir: Option<PathBuf>,
+    },
+    /// Print the help of proftool, or of one of its commands (what --help prints).
+    #[command(after_help = "Examples:\n  proftool help convert\n  proftool help")]
+    Help {
+        /// The command to describe; without it, proftool itself.
+        #[arg(value_name = "COMMAND")]
+        command: Option<String>,
     },
 }
 
@@ -698,6 +707,15 @@ fn run(command: Command, diag: &mut Diagnostics) -> Result<()> {
             clap_mangen::Man::new(Cli::command()).render(&mut page)?;
             std::io::stdout().write_all(&page)?;
             Ok(())
+        }
+        Command::Help { command } => {
+            // What `proftool [COMMAND] --help` prints, by asking clap for exactly that.
+            let args = ["proftool"].into_iter().chain(command.as_deref()).chain(["--help"]);
+            match Cli::command().try_get_matches_from(args) {
+                Err(help) if help.kind() == clap::error::ErrorKind::DisplayHelp => Ok(help.print()?),
+                Err(unknown) => unknown.exit(),
+                Ok(_) => Err(Usage(format!("help: {:?} is no command", command.unwrap_or_default())).into()),
+            }
         }
     }
 }

@@ -13,6 +13,7 @@
 //! per-line function that needs no state (splitting fields, parsing numbers), the calling thread
 //! gets each line with its result, in order, and does what needs the model (interning, building).
 
+use crate::diag::Diagnostics;
 use crate::error::FormatName;
 use crate::error::{ParseError, ParseErrorKind, Position};
 use std::io::Read;
@@ -23,11 +24,172 @@ const BLOCK: usize = 128 * 1024;
 /// The UTF-8 byte-order mark that Windows editors and Excel put at the start of a text file.
 pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// `bytes` without one leading byte-order mark. Text inputs are stripped of it once, where the input
-/// is set up ([`crate::files::Input::into_text_reader`]), so that sniffers and readers never see it;
-/// byte offsets in messages then count from after the mark.
-pub(crate) fn without_bom(bytes: &[u8]) -> &[u8] {
-    bytes.strip_prefix(BOM).unwrap_or(bytes)
+/// The UTF-16 byte-order marks, little- and big-endian: PowerShell's `>` and Notepad's "Unicode"
+/// write text as UTF-16 (LE) with its mark.
+const UTF16_LE_BOM: &[u8] = b"\xFF\xFE";
+const UTF16_BE_BOM: &[u8] = b"\xFE\xFF";
+
+/// How a text input is encoded, as its byte-order mark says: UTF-8 without one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Encoding {
+    Utf8,
+    Utf16Le,
+    Utf16Be,
+}
+
+impl Encoding {
+    /// The encoding of an input that starts with `head`, and the length of its byte-order mark
+    /// (0 when it has none).
+    pub(crate) fn of(head: &[u8]) -> (Encoding, usize) {
+        if head.starts_with(BOM) {
+            (Encoding::Utf8, BOM.len())
+        } else if head.starts_with(UTF16_LE_BOM) {
+            (Encoding::Utf16Le, UTF16_LE_BOM.len())
+        } else if head.starts_with(UTF16_BE_BOM) {
+            (Encoding::Utf16Be, UTF16_BE_BOM.len())
+        } else {
+            (Encoding::Utf8, 0)
+        }
+    }
+}
+
+/// The first bytes of a text input as its format's sniffer should see them: as UTF-8 (UTF-16
+/// decoded, as far as the bytes go), without a byte-order mark, and with CRLF line endings as LF, so
+/// that text written on Windows is recognised as the same text written elsewhere. Text inputs are
+/// decoded the same way once, where the input is set up ([`crate::files::Input::into_text_reader`]),
+/// so that readers never see a mark or UTF-16; their CRs are dropped line by line ([`Blocks`]).
+pub(crate) fn sniffable(head: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    use std::borrow::Cow;
+    let (encoding, mark) = Encoding::of(head);
+    let text: Cow<'_, [u8]> = match encoding {
+        Encoding::Utf8 => Cow::Borrowed(&head[mark..]),
+        utf16 => {
+            let mut decoded = Vec::with_capacity(head.len());
+            // The head may end inside a character: what was decoded before it is what counts.
+            let _ = Utf16Decoder::new(&head[mark..], utf16, mark as u64).read_to_end(&mut decoded);
+            Cow::Owned(decoded)
+        }
+    };
+    if memchr::memchr(b'\r', &text).is_none() {
+        return text;
+    }
+    let mut lf = Vec::with_capacity(text.len());
+    let mut rest = &text[..];
+    while let Some(cr) = memchr::memchr(b'\r', rest) {
+        lf.extend_from_slice(&rest[..cr]);
+        // A CR that ends the head may have had its LF cut off.
+        if !matches!(rest.get(cr + 1), Some(b'\n') | None) {
+            lf.push(b'\r');
+        }
+        rest = &rest[cr + 1..];
+    }
+    lf.extend_from_slice(rest);
+    Cow::Owned(lf)
+}
+
+/// A UTF-16 input (after its byte-order mark) read as UTF-8. Byte offsets in the messages of the
+/// reader it feeds count in the UTF-8 text; line numbers are the file's. An unpaired surrogate, or
+/// an input that ends inside a character, is an error that gives its byte in the file, after the
+/// text before it has been read.
+pub(crate) struct Utf16Decoder<R> {
+    input: R,
+    big_endian: bool,
+    /// Bytes read and not decoded yet: the start of a character cut by the end of a read.
+    undecoded: Vec<u8>,
+    /// Decoded text not handed out yet, from `decoded_pos` on.
+    decoded: Vec<u8>,
+    decoded_pos: usize,
+    /// Offset in the file of `undecoded[0]`.
+    offset: u64,
+    /// What stopped the decoding, for every read after the text before it.
+    error: Option<String>,
+    eof: bool,
+}
+
+/// Bytes of UTF-16 read at once.
+const UTF16_CHUNK: usize = 64 * 1024;
+
+impl<R: Read> Utf16Decoder<R> {
+    /// Decodes `input`, UTF-16 in `encoding` (not [`Encoding::Utf8`]), which starts at byte `offset`
+    /// of the file (after the mark).
+    pub(crate) fn new(input: R, encoding: Encoding, offset: u64) -> Utf16Decoder<R> {
+        Utf16Decoder {
+            input,
+            big_endian: encoding == Encoding::Utf16Be,
+            undecoded: Vec::new(),
+            decoded: Vec::new(),
+            decoded_pos: 0,
+            offset,
+            error: None,
+            eof: false,
+        }
+    }
+
+    fn unit(&self, bytes: &[u8]) -> u32 {
+        let pair = [bytes[0], bytes[1]];
+        u32::from(if self.big_endian { u16::from_be_bytes(pair) } else { u16::from_le_bytes(pair) })
+    }
+
+    fn invalid(&self, at: usize, what: &str) -> String {
+        format!("invalid UTF-16 at byte {} of the file: {what}", self.offset + at as u64)
+    }
+
+    /// Decodes the whole characters of `undecoded` into `decoded`, up to the first error.
+    fn decode(&mut self) {
+        let bytes = std::mem::take(&mut self.undecoded);
+        let mut at = 0;
+        while at + 2 <= bytes.len() {
+            let unit = self.unit(&bytes[at..]);
+            let (code, len) = match unit {
+                0xD800..=0xDBFF if at + 4 > bytes.len() => break,
+                0xD800..=0xDBFF => match self.unit(&bytes[at + 2..]) {
+                    low @ 0xDC00..=0xDFFF => (0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00), 4),
+                    _ => {
+                        self.error = Some(self.invalid(at, "a high surrogate without its low one"));
+                        break;
+                    }
+                },
+                0xDC00..=0xDFFF => {
+                    self.error = Some(self.invalid(at, "a low surrogate without its high one"));
+                    break;
+                }
+                _ => (unit, 2),
+            };
+            // Every value decoded is a scalar value: surrogates were paired or refused above.
+            let c = char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER);
+            self.decoded.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+            at += len;
+        }
+        self.offset += at as u64;
+        if self.error.is_none() {
+            self.undecoded.extend_from_slice(&bytes[at..]);
+            if self.eof && !self.undecoded.is_empty() {
+                self.error = Some(self.invalid(0, "the input ends inside a character"));
+            }
+        }
+    }
+}
+
+impl<R: Read> Read for Utf16Decoder<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.decoded_pos == self.decoded.len() {
+            if let Some(error) = &self.error {
+                return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, error.clone()));
+            }
+            if self.eof {
+                return Ok(0);
+            }
+            self.decoded.clear();
+            self.decoded_pos = 0;
+            let n = (&mut self.input).take(UTF16_CHUNK as u64).read_to_end(&mut self.undecoded)?;
+            self.eof = n == 0;
+            self.decode();
+        }
+        let n = buf.len().min(self.decoded.len() - self.decoded_pos);
+        buf[..n].copy_from_slice(&self.decoded[self.decoded_pos..self.decoded_pos + n]);
+        self.decoded_pos += n;
+        Ok(n)
+    }
 }
 
 /// Whole lines of the input, checked as UTF-8.
@@ -59,6 +221,7 @@ impl Block {
             position: Position::line(self.first_line + index as u64, self.offset + span.start as u64),
             start_column: if span.start == 0 { self.first_column } else { 0 },
             continues: self.ends_mid_line && last,
+            unterminated: !(span.terminated || (self.ends_mid_line && last)),
             format: self.format,
         }
     }
@@ -69,6 +232,8 @@ impl Block {
 struct LineSpan {
     start: usize,
     len: usize,
+    /// A line break follows the line (only the input's last line, or a piece of a split line, has none).
+    terminated: bool,
 }
 
 /// Iterator over the lines of a [`Block`].
@@ -100,8 +265,9 @@ impl BlockLines<'_> {
                 None => (rest.len(), rest.len()),
             },
         };
+        let terminated = consumed > len;
         let len = if rest[..len].ends_with(b"\r") { len - 1 } else { len };
-        let span = LineSpan { start: self.pos, len };
+        let span = LineSpan { start: self.pos, len, terminated };
         let index = self.index;
         self.index += 1;
         self.pos += consumed;
@@ -188,8 +354,10 @@ impl<'r> Blocks<'r> {
             // read_to_end fills spare capacity without zeroing it first, and retries interruptions.
             let n = match (&mut *self.input).take(BLOCK as u64).read_to_end(&mut bytes) {
                 Ok(n) => n,
+                // Where the input stopped: read_to_end keeps what came before the error.
                 Err(e) => {
-                    let at = Position::line(self.line, self.offset);
+                    let lines = memchr::memchr_iter(b'\n', &bytes).count() as u64;
+                    let at = Position::line(self.line + lines, self.offset + bytes.len() as u64);
                     return Err(ParseError { format: self.format, position: at, kind: ParseErrorKind::Io(e) });
                 }
             };
@@ -440,6 +608,9 @@ pub(crate) struct Line<'a> {
     pub(crate) start_column: u64,
     /// The line goes on in the next piece.
     pub(crate) continues: bool,
+    /// The input ends in this line, without a line break after it. For a format whose writers end
+    /// every line, the file was most likely cut short in this line ([`Line::warn_if_cut_short`]).
+    pub(crate) unterminated: bool,
     format: FormatName,
 }
 
@@ -447,7 +618,7 @@ impl<'a> Line<'a> {
     /// A whole line of `format` made of pieces that were joined.
     pub(crate) fn joined(text: &'a str, position: Position, format: impl Into<FormatName>) -> Line<'a> {
         let format = format.into();
-        Line { text, position, start_column: 0, continues: false, format }
+        Line { text, position, start_column: 0, continues: false, unterminated: false, format }
     }
 }
 
@@ -462,6 +633,17 @@ impl Line<'_> {
     pub(crate) fn position_at(&self, offset: usize) -> Position {
         let column = self.start_column + self.text.get(..offset).map_or(0, |s| s.chars().count()) as u64 + 1;
         Position { byte: self.position.byte + offset as u64, line: self.position.line, column: Some(column) }
+    }
+
+    /// Warns, naming this line, when the input ends in it without a line break although the format's
+    /// writers end every line: a file cut short in its last line reads without an error, and `what`
+    /// says what the cut may have taken (a name's end, a count's last digits).
+    pub(crate) fn warn_if_cut_short(&self, what: &str, diag: &mut Diagnostics) {
+        if self.unterminated {
+            diag.warn("cut-short", Some(self.position), || {
+                format!("the input ends without a line break, which {} files end every line with: it looks cut short, and {what}", self.format)
+            });
+        }
     }
 
     /// An error at byte `offset` of this line ([`Line::position_at`]).
@@ -604,6 +786,37 @@ mod tests {
         let want = format!("folded: line {line}, column 3 (byte {byte}): invalid UTF-8 (the format is UTF-8 text)");
         assert_eq!(all_lines(&input, 4096).unwrap_err(), want);
         assert_eq!(all_lines_pipelined(&input, 4096).unwrap_err(), want);
+    }
+
+    /// `text` in UTF-16 (no mark), little- or big-endian.
+    fn utf16(text: &str, big_endian: bool) -> Vec<u8> {
+        text.encode_utf16().flat_map(|u| if big_endian { u.to_be_bytes() } else { u.to_le_bytes() }).collect()
+    }
+
+    #[test]
+    fn utf16_decodes_to_the_same_text_across_reads() {
+        // Past one read of the decoder, with the pair of a character outside the BMP cut by the
+        // end of the first read (its 65,536 bytes end 2 bytes into the 16,384th 😀).
+        let text = format!("x{}\nλ 1\r\n", "😀".repeat(20_000));
+        for big_endian in [false, true] {
+            let encoding = if big_endian { Encoding::Utf16Be } else { Encoding::Utf16Le };
+            let bytes = utf16(&text, big_endian);
+            let mut decoded = String::new();
+            Utf16Decoder::new(&bytes[..], encoding, 2).read_to_string(&mut decoded).unwrap();
+            assert!(decoded == text, "{} bytes decoded", decoded.len());
+        }
+    }
+
+    #[test]
+    fn sniffers_see_utf8_without_a_mark_and_crlf_as_lf() {
+        assert_eq!(&*sniffable(b"\xEF\xBB\xBFa 1\r\nb 2\r"), b"a 1\nb 2");
+        assert_eq!(&*sniffable(&[b"\xFF\xFE", &utf16("a 1\r\n", false)[..]].concat()), b"a 1\n");
+        // A head cut inside a character keeps what came before it.
+        let mut cut = [b"\xFE\xFF", &utf16("λ 1\n", true)[..]].concat();
+        cut.push(0xD8);
+        assert_eq!(&*sniffable(&cut), "λ 1\n".as_bytes());
+        // A CR inside a line is text.
+        assert_eq!(&*sniffable(b"a\rb 1\n"), b"a\rb 1\n");
     }
 
     #[test]

@@ -195,3 +195,141 @@ fn subcommands_have_examples_completions_and_a_manual() {
     let page = std::fs::read_to_string(dir.path().join("proftool-convert.1")).unwrap();
     assert!(page.contains("flame.svg"), "{page}");
 }
+
+/// `text` as UTF-16 with its byte-order mark, little- or big-endian.
+fn utf16(text: &str, big_endian: bool) -> Vec<u8> {
+    let mark: &[u8] = if big_endian { b"\xFE\xFF" } else { b"\xFF\xFE" };
+    let units = text.encode_utf16().flat_map(|u| if big_endian { u.to_be_bytes() } else { u.to_le_bytes() });
+    mark.iter().copied().chain(units).collect()
+}
+
+#[test]
+fn text_written_on_windows_is_detected_and_read_in_every_text_format() {
+    let fixtures = [
+        "lispworks/processes.tree",
+        "folded/basic.folded",
+        "dyalog-csv/v1.37-tree.csv",
+        "dyalog-xml/v1.37-tree.xml",
+        "ghc-px/notes-example.px",
+        "ghc-prof/inferno-ticks.prof",
+        "ghc-json/undeclared-deep.json",
+        "speedscope/py-spy.speedscope.json",
+    ];
+    for rel in fixtures {
+        let (want, _) = to_folded(&fixture(rel));
+        let text = std::fs::read_to_string(fixture(rel)).unwrap().replace("\r\n", "\n");
+        let crlf = text.replace('\n', "\r\n");
+        // On stdin, with no extension to go by: the content alone must be recognised.
+        for (how, bytes) in [
+            ("CRLF", crlf.clone().into_bytes()),
+            ("UTF-16LE, CRLF", utf16(&crlf, false)),
+            ("UTF-16BE", utf16(&text, true)),
+        ] {
+            let (got, err) = run_stdin(&["convert", "--to", "folded"], &bytes);
+            assert_eq!(got, want, "{rel} as {how}: {err}");
+        }
+    }
+    // A CRLF folded file whose last line ends in a CR and no LF is still folded stacks.
+    let (got, err) = run_stdin(&["convert", "--to", "folded"], b"a;b 1\r\na;c 2\r");
+    assert_eq!(got, "a;b 1\na;c 2\n");
+    assert!(err.contains("<stdin>: line 2 (byte 7): the input ends without a line break"), "{err}");
+}
+
+#[test]
+fn utf16_errors_say_where_the_text_stops_being_utf16() {
+    // "a;b 1\n" then "c;" and a high surrogate followed by "x", not by a low surrogate: line 2,
+    // at byte 8 of the decoded text, byte 2 + 2 × 8 = 18 of the file.
+    let mut bytes = utf16("a;b 1\nc;", false);
+    bytes.extend_from_slice(&[0x00, 0xD8]);
+    bytes.extend_from_slice(&utf16("x 2\n", false)[2..]);
+    let err = failure(proftool().args(["convert", "--from", "folded", "--to", "folded", "-", "-"]).write_stdin(bytes));
+    assert!(
+        err.contains(
+            "folded: line 2 (byte 8): invalid UTF-16 at byte 18 of the file: a high surrogate without its low one"
+        ),
+        "{err}"
+    );
+    // A file that ends inside a character (an odd number of bytes after the mark).
+    let mut bytes = utf16("a 1\n", true);
+    bytes.push(0);
+    let err = failure(proftool().args(["convert", "--from", "folded", "--to", "folded", "-", "-"]).write_stdin(bytes));
+    assert!(
+        err.contains("line 2 (byte 4): invalid UTF-16 at byte 10 of the file: the input ends inside a character"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_lispworks_tree_cut_inside_a_name_reads_with_a_warning_naming_its_last_line() {
+    // processes.tree cut after `CL-USER` of `CL-USER::|weird name|` (byte 311, in line 8, which
+    // starts at byte 291); the Idle process of line 9 is gone, so the root keeps its 10 samples.
+    let (out, err) = to_folded(&fixture("lispworks/cut-in-a-name.tree"));
+    let listener = "Profile root;CAPI Execution Listener 1";
+    let want = format!(
+        "Profile root 10\n{listener} 5\n{listener};CL-USER::FIB 25\n{listener};CL-USER::FIB;CL-USER::FIB 25\n\
+         {listener};CL-USER::FIB;CL-USER::FIB;(METHOD PRINT-OBJECT (WIDGET T)) 10\n{listener};CL-USER 25\n"
+    );
+    assert_eq!(out, want);
+    assert!(
+        err.contains("cut-in-a-name.tree: line 8 (byte 291): the input ends without a line break, which lispworks files end every line with: it looks cut short, and the name on it may be cut"),
+        "{err}"
+    );
+    // The whole file says nothing of the kind.
+    let (_, err) = to_folded(&fixture("lispworks/processes.tree"));
+    assert!(!err.contains("line break"), "{err}");
+}
+
+#[test]
+fn folded_stacks_cut_in_a_count_say_so() {
+    let (out, err) = run_stdin(&["convert", "--from", "folded", "--to", "folded"], b"a;b 12\na;c 3");
+    assert_eq!(out, "a;b 12\na;c 3\n");
+    assert!(err.contains("line 2 (byte 7): the input ends without a line break, which folded files end every line with: it looks cut short, and its count may have lost digits"), "{err}");
+    let (_, err) = run_stdin(&["convert", "--from", "folded", "--to", "folded"], b"a;b 12\na;c 3\n");
+    assert!(!err.contains("line break"), "{err}");
+}
+
+#[test]
+fn folded_headers_and_stray_lines_are_skipped_with_one_warning() {
+    // Two header lines, five stacks, a stray line: most lines are stacks, so stdin is detected.
+    let input = b"# perf record, then collapsed\n// by hand\nmain;a 2\nmain;b 1\n-- cut here --\nmain;a 4\nmain;b 2\nmain;c 5\n";
+    let (out, err) = run_stdin(&["convert", "--to", "folded"], input);
+    assert_eq!(out, "main;a 6\nmain;b 3\nmain;c 5\n");
+    assert_eq!(err.matches("warning").count(), 1, "{err}");
+    assert!(err.contains("<stdin>: line 1 (byte 0): 3 lines that are not `stack count` skipped"), "{err}");
+    // Nothing but such lines is no profile: refused at the first.
+    let err =
+        failure(proftool().args(["convert", "--from", "folded", "--to", "folded", "-", "-"]).write_stdin("# only\n"));
+    assert!(
+        err.contains("folded: line 1 (byte 0): expected a stack, a space and a count (a;b;c 12), found \"# only\""),
+        "{err}"
+    );
+    // Half stacks and half other lines is too little to call the content folded.
+    let err = failure(proftool().args(["convert", "--to", "folded", "-", "-"]).write_stdin("# header\nmain 1\n"));
+    assert!(err.contains("cannot tell the input format"), "{err}");
+}
+
+#[test]
+fn an_empty_pprof_input_is_said_to_be_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = write(dir.path(), "empty.pb.gz", b"");
+    let err = failure(proftool().args(["convert", "--to", "folded"]).arg(&empty).arg("-"));
+    assert!(err.contains("empty.pb.gz: pprof: byte 0: expected a protobuf Profile message (google/pprof profile.proto), found nothing: the input is empty"), "{err}");
+    assert!(!err.contains("no metric"), "{err}");
+}
+
+#[test]
+fn help_names_every_exit_code_and_help_has_its_own_help() {
+    let stdout = |args: &[&str]| {
+        String::from_utf8(proftool().args(args).assert().success().get_output().stdout.clone()).unwrap()
+    };
+    let exit_codes = "Exit codes: 0 success, 1 failed run, 2 usage error, 3 regression";
+    assert!(stdout(&["--help"]).contains(exit_codes));
+    assert!(stdout(&["man"]).contains(exit_codes));
+    let help = stdout(&["help", "--help"]);
+    assert!(help.contains("Usage: proftool help [OPTIONS] [COMMAND]"), "{help}");
+    assert_eq!(stdout(&["help", "convert"]), stdout(&["convert", "--help"]));
+    assert_eq!(stdout(&["help"]), stdout(&["--help"]));
+    let err =
+        String::from_utf8(proftool().args(["help", "nosuch"]).assert().code(2).get_output().stderr.clone()).unwrap();
+    assert!(err.contains("unrecognized subcommand 'nosuch'"), "{err}");
+}

@@ -10,7 +10,8 @@
 //! Before all of that, JSON is told apart by its keys: GHC's `-pj` and speedscope's go on to be
 //! detected (or read as named), any other JSON is refused with what it looks like, even under
 //! `--from`. An extension that names only formats proftool writes (`.svg`) is refused as such. Text formats are sniffed
-//! without a leading byte-order mark ([`reads_text`]); an input path ending in `.gz` is also matched
+//! as their readers get them: UTF-16 decoded, without a leading byte-order mark, CRLF as LF
+//! ([`reads_text`], [`text::sniffable`]); an input path ending in `.gz` is also matched
 //! by the name inside it.
 
 use super::{Format, Sniff};
@@ -70,7 +71,7 @@ pub fn by_extension(path: &Path) -> Vec<Format> {
 }
 
 /// Decides the format of an input from `--from`, its first bytes as they are (`head`) and its path
-/// (`None` for stdin). Text formats are sniffed without a leading byte-order mark ([`reads_text`]).
+/// (`None` for stdin). Text formats are sniffed as their readers get them ([`text::sniffable`]).
 /// JSON is recognised before anything else: proftool reads GHC's and speedscope's, and says what any
 /// other is.
 /// An empty input is read as the format named or its extension says, with a warning.
@@ -83,8 +84,8 @@ pub fn detect_input(
     if let Some(format) = named.filter(|f| !f.can_read()) {
         return Err(Error::Unsupported { format: format.into(), action: "read" });
     }
-    let text = text::without_bom(head);
-    if let Some(json) = Json::of(text) {
+    let text = text::sniffable(head);
+    if let Some(json) = Json::of(&text) {
         json.check(named)?;
     }
     let decided = match named {
@@ -100,7 +101,8 @@ pub fn detect_input(
 /// [`detect_input`] without `--from`: by content, then by extension.
 fn detect_unnamed(path: Option<&Path>, head: &[u8], diag: &mut Diagnostics) -> Result<(Format, Reason), Error> {
     let readers = || Format::ALL.iter().copied().filter(|f| f.can_read());
-    let sniff = |format: Format| sniff_input(format, head);
+    let text = text::sniffable(head);
+    let sniff = |format: Format| sniff_input(format, head, &text);
     let named_by_ext = path.map(by_input_extension).unwrap_or_default();
     let by_ext: Vec<Format> = named_by_ext.iter().copied().filter(|f| f.can_read()).collect();
     let yes: Vec<Format> = readers().filter(|&f| sniff(f) == Sniff::Yes).collect();
@@ -159,20 +161,23 @@ fn detect_unnamed(path: Option<&Path>, head: &[u8], diag: &mut Diagnostics) -> R
 /// line (a folded stack longer than the bytes detection looks at). A file of the format its
 /// extension names is then read as that format without a warning that it does not look like one.
 fn sniffing_is_inconclusive(head: &[u8]) -> Option<String> {
-    if text::without_bom(head).is_empty() {
+    if text::sniffable(head).is_empty() {
         return Some("the input is empty".to_string());
     }
     (head.len() >= HEAD_LEN && memchr::memchr(b'\n', head).is_none())
         .then(|| format!("the first line is longer than the {HEAD_LEN} bytes detection looks at"))
 }
 
-/// What `format`'s sniffer makes of an input's first bytes: a text format's without a byte-order mark.
-fn sniff_input(format: Format, head: &[u8]) -> Sniff {
-    format.sniff(if reads_text(format) { text::without_bom(head) } else { head })
+/// What `format`'s sniffer makes of an input's first bytes: a text format's as its reader gets
+/// them, UTF-8 without a byte-order mark, and with LF line endings ([`text::sniffable`]).
+/// `text` is `head` made sniffable once for all of them.
+fn sniff_input(format: Format, head: &[u8], text: &[u8]) -> Sniff {
+    format.sniff(if reads_text(format) { text } else { head })
 }
 
 /// Whether `format` is read as text, so that a leading UTF-8 byte-order mark (which Windows editors
-/// and Excel write) is not part of its content and is dropped before it is sniffed and read. BR,
+/// and Excel write) is not part of its content and is dropped before it is sniffed and read, and
+/// UTF-16 with a mark (PowerShell's `>`) is decoded. BR,
 /// Sampler and pprof files are binary (a Sampler file's header is text, its records are not): they
 /// are read byte for byte, so that one that happens to start with the mark's bytes keeps them.
 pub fn reads_text(format: Format) -> bool {
@@ -386,7 +391,8 @@ mod tests {
         let mut diag = Diagnostics::default();
         let head = b"\xEF\xBB\xBFLispWorks Profiler Tree: t\n0|1|0|1|1|FOO\n";
         assert_eq!(detect_input(None, None, head, &mut diag).unwrap(), (Format::Lispworks, Reason::Content));
-        assert_eq!(sniff_input(Format::Sampler, b"\xEF\xBB\xBF@supersamplerV1.0"), Sniff::No);
+        let sampler = b"\xEF\xBB\xBF@supersamplerV1.0";
+        assert_eq!(sniff_input(Format::Sampler, sampler, &text::sniffable(sampler)), Sniff::No);
     }
 
     #[test]

@@ -9,9 +9,17 @@
 //! ```
 //!
 //! **Grammar**: one stack per line: frames from the root to the leaf joined by `;`, a space, and a
-//! non-negative integer count after the *last* space (frame names may contain spaces). UTF-8. CRLF is
-//! accepted. Blank lines and lines with an empty stack are skipped with one warning. The same stack may
-//! appear on several lines; the counts add up.
+//! non-negative integer count after the *last* space (frame names may contain spaces). UTF-8 (or
+//! UTF-16 with a byte-order mark, decoded where the input is set up). CRLF is accepted. Blank lines
+//! and lines with an empty stack are skipped with one warning. The same stack may appear on several
+//! lines; the counts add up. Every writer ends every line with a line break: a last line without one
+//! is read, with a warning that the file looks cut short (its count may have lost digits).
+//!
+//! **Other lines**: a line that is not `stack count` (a `# …` or `// …` header, a stray line) is
+//! skipped, as `inferno-flamegraph` skips it, with one warning that counts them and names the first;
+//! an input with no stack line at all is refused at its first such line. A line whose last field is
+//! a number proftool cannot take as a count (`-3`, `1.5`, more than 2^63 − 1) is an error, not skipped:
+//! it is a stack whose samples would be lost without a word of how many.
 //!
 //! **Model**: each line adds its count to the self samples of the node at the end of its path, so the
 //! tree grows with distinct stacks, not with lines. With `--folded-unit ns` (or `us`, `ms`) the
@@ -60,7 +68,8 @@ pub(crate) const CARRIES: Carries = Carries {
     weight_is_time: false,
 };
 
-/// `Maybe` when the first complete lines all look like `stack count`: folded stacks have no signature.
+/// `Maybe` when most of the first complete lines (blank ones aside) are `stack count`: folded
+/// stacks have no signature, and a file may have a header or a stray line the reader skips.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
     let Ok(text) = std::str::from_utf8(head).or_else(|e| std::str::from_utf8(&head[..e.valid_up_to()])) else {
         return Sniff::No;
@@ -69,17 +78,17 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
         Some(end) if end + 1 < text.len() => &text[..end],
         _ => text,
     };
-    let mut seen = 0;
+    let (mut stacks, mut others) = (0, 0);
     for line in complete.lines().take(20) {
         match split_line(line) {
-            Some((stack, Ok(_))) if !stack.is_empty() => seen += 1,
-            // Lines the reader skips: blank, or a count with an empty stack.
+            Some((stack, Ok(count))) if !stack.is_empty() && count >= 0 => stacks += 1,
+            // Lines the reader skips as blank: blank, or a count with an empty stack.
+            Some(("", Ok(_))) => {}
             _ if line.trim().is_empty() || line.trim().parse::<i64>().is_ok() => {}
-            Some((_, Ok(_))) => {}
-            _ => return Sniff::No,
+            _ => others += 1,
         }
     }
-    if seen > 0 {
+    if stacks > others {
         Sniff::Maybe
     } else {
         Sniff::No
@@ -92,11 +101,24 @@ fn split_line(line: &str) -> Option<(&str, Result<i64, std::num::ParseIntError>)
     Some((stack, count.parse::<i64>()))
 }
 
+/// Whether the last field of a line is a number, though not a count (`-3`, `1.5`): the line is
+/// then a stack with a count proftool cannot take, not a line to skip.
+fn looks_like_a_number(field: &str) -> bool {
+    field.bytes().any(|b| b.is_ascii_digit()) && field.bytes().all(|b| b.is_ascii_digit() || b"+-.".contains(&b))
+}
+
 /// A line as the reading thread makes it out: the frames of a stack (where they are among the
 /// frames of its block), or why the line is not one.
 enum Parsed {
-    Stack { count: i64, frames: std::ops::Range<usize> },
+    Stack {
+        count: i64,
+        frames: std::ops::Range<usize>,
+    },
+    /// Blank, or a count with an empty stack.
     Skipped,
+    /// Not `stack count` at all (a header, a stray line): skipped, and refused as said by the
+    /// kind when the input has no stack line.
+    NotAStack(ParseErrorKind),
     Bad(ParseErrorKind),
 }
 
@@ -138,13 +160,13 @@ impl NameNumbers {
             Some((_, Err(_))) | None if text.trim().is_empty() || text.trim().parse::<i64>().is_ok() => {
                 return Parsed::Skipped
             }
-            Some((_, Err(_))) => {
+            Some((_, Err(_))) if looks_like_a_number(text.rsplit_once(' ').map_or("", |(_, c)| c)) => {
                 let count = text.rsplit_once(' ').map_or("", |(_, c)| c).to_string();
                 let field = "the count after the last space";
                 return Parsed::Bad(ParseErrorKind::InvalidNumber { field, text: count });
             }
-            None => {
-                return Parsed::Bad(ParseErrorKind::Unexpected {
+            Some((_, Err(_))) | None => {
+                return Parsed::NotAStack(ParseErrorKind::Unexpected {
                     expected: "a stack, a space and a count (a;b;c 12)".into(),
                     found: excerpt(text.as_bytes()),
                 })
@@ -194,18 +216,29 @@ pub(crate) fn read(
     let mut frame_of: Vec<FrameId> = Vec::new();
     let mut stacks = StackTree::default();
     let mut numbers = NameNumbers::default();
+    // Lines that are not stacks: how many, and the error the first makes if no stack comes.
+    let mut not_stacks = 0u64;
+    let mut first_not_stack: Option<ParseError> = None;
+    let mut any_stack = false;
     crate::text::pipeline_with_parts(
         crate::text::Blocks::new(input, Format::Folded),
         |text: &str, frames: &mut Vec<LineFrame>| numbers.parse(text, frames),
         |line, parsed, frames| {
+            line.warn_if_cut_short("its count may have lost digits", diag);
             let (count, frames) = match parsed {
                 Parsed::Stack { count, frames: range } => (count, &frames[range]),
                 Parsed::Skipped => {
                     diag.warn("skipped-line", Some(line.position), || "blank or empty-stack line skipped".into());
                     return Ok(());
                 }
+                Parsed::NotAStack(kind) => {
+                    not_stacks += 1;
+                    first_not_stack.get_or_insert_with(|| line.error(kind));
+                    return Ok(());
+                }
                 Parsed::Bad(kind) => return Err(line.error(kind)),
             };
+            any_stack = true;
             let stack = stacks.next();
             for &LineFrame { number, start, len } in frames {
                 // Numbers come in order of first appearance: a number not seen yet is the next one.
@@ -226,6 +259,15 @@ pub(crate) fn read(
             Ok(())
         },
     )?;
+    if let Some(first) = first_not_stack {
+        if !any_stack {
+            return Err(first);
+        }
+        let lines = if not_stacks == 1 { "line" } else { "lines" };
+        diag.warn("not-a-stack", Some(first.position), || {
+            format!("{not_stacks} {lines} that are not `stack count` skipped, as inferno-flamegraph skips them (the first: {})", first.kind)
+        });
+    }
     Ok(profile)
 }
 

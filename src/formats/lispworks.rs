@@ -32,7 +32,9 @@
 //! (`"CAPI Execution Listener 1"`), the manual's non-function nodes, which become thread/process
 //! pseudo-frames named by the string's contents (`\"` and `\\` unescaped; re-quoted on write).
 //! Several depth-0 lines are accepted as several roots. CRLF is accepted; LF is written. Blank lines
-//! are skipped with a warning.
+//! are skipped with a warning. Every line ends with a line break (the grammar of the shared notes, and
+//! what LispWorks writes): a last line without one is read, with a warning that the file looks cut
+//! short there (a name cut in the middle, `PKG` of `PKG::MERGE-LISTS`, is a name all the same).
 //!
 //! **Lost on write**: everything but one count per node: other metrics, modules, line numbers (line
 //! frames merge into their functions) and header facts other than the tree name. Comments in a file
@@ -84,6 +86,8 @@ pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
     };
     let mut reader: Option<TreeReader> = None;
     text::pipeline(input, Format::Lispworks, classify, |line, parsed| {
+        // The format has no end marker: a tree cut short ends in a line without its line break.
+        line.warn_if_cut_short("the name on it may be cut", diag);
         let Some(reader) = &mut reader else {
             if !line.text.contains(MARKER) {
                 return Err(line.error(missing_marker()));

@@ -42,7 +42,8 @@ pub fn bad_fixtures() -> Vec<(Format, PathBuf)> {
         .collect()
 }
 
-/// Reads `bytes` as `format`, with default options (Sampler frame order decided from the data).
+/// Reads `bytes` as `format`, with default options (Sampler frame order decided from the data), as
+/// proftool reads a file of that format.
 pub fn read_bytes(format: Format, bytes: &[u8]) -> (Result<Profile, proftool::Error>, Diagnostics) {
     read_bytes_with(format, bytes, &ReadOptions::default())
 }
@@ -54,7 +55,13 @@ pub fn read_bytes_with(
     options: &ReadOptions,
 ) -> (Result<Profile, proftool::Error>, Diagnostics) {
     let mut diag = Diagnostics::default();
-    let result = format.read(&mut &bytes[..], options, &mut diag);
+    // As proftool reads a file: a text format's without its byte-order mark, UTF-16 decoded.
+    let input = proftool::files::Input::from_bytes(bytes.to_vec());
+    let mut reader = match proftool::formats::detect::reads_text(format) {
+        true => input.into_text_reader(),
+        false => input.into_reader(),
+    };
+    let result = format.read(&mut reader, options, &mut diag);
     (result, diag)
 }
 

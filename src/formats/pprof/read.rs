@@ -34,6 +34,11 @@ pub(crate) fn read(
         files::gunzip(&bytes[..], limit).read_to_end(&mut raw).map_err(|e| io_error(e, 0))?;
         bytes = raw;
     }
+    // No bytes decode as a Profile with no field set, but no tool writes one: the file is empty
+    // because its writer failed, and saying so beats a later "no metric to write".
+    if bytes.is_empty() {
+        return Err(not_a_profile(0, "nothing: the input is empty".into()));
+    }
     let (tables, samples) = without_samples(&bytes)?;
     let message = proto::Profile::decode(tables.as_slice())
         .map_err(|e| not_a_profile(0, format!("bytes that do not decode as one ({e})")))?;

@@ -664,6 +664,95 @@ fn report_dropped_header(profile: &Profile, target: Format, carries: &Carries, d
     }
 }
 
+/// Nanoseconds per unit of `metric` in a profile sampled every `interval`: its unit's for time, the
+/// interval's for samples and ticks (one of each is one interval of time); `None` for quantities
+/// that are no time (bytes, objects, calls).
+fn nanos_per_unit(metric: &Metric, interval: Duration) -> Option<f64> {
+    match metric.kind {
+        MetricKind::Time => metric.unit.nanos(),
+        MetricKind::Samples | MetricKind::Ticks => Some(interval.as_nanos() as f64),
+        _ => None,
+    }
+}
+
+/// What [`into_quantity`] did to a metric, for the one line that says so.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QuantityChange {
+    /// The metric as it was (`ticks (ticks, count, additive)`).
+    pub from: Metric,
+    /// The metric it became.
+    pub to: Metric,
+    /// The interval that turned counts into time or time into counts, where one did.
+    pub interval: Option<Duration>,
+}
+
+impl std::fmt::Display for QuantityChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (from, to) = (&self.from, &self.to);
+        let what = |m: &Metric| match m.kind {
+            MetricKind::Time => format!("time in {}", m.unit.name()),
+            kind => kind.name().to_string(),
+        };
+        write!(f, "{} ({}) taken as {}", from.name, what(from), what(to))?;
+        match self.interval {
+            Some(interval) => write!(f, " at an interval of {interval:?}"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Turns additive metric `m` of `profile` into the quantity of `to` (its kind and unit, and its name
+/// where the profile has no other metric of that name): units of one quantity by their factor
+/// (milliseconds into nanoseconds), samples, ticks and time into one another at `interval` (the
+/// interval of the counts: `--interval`, else their profile's own). Values stay whole where the factor
+/// keeps them so. Returns what it did, `None` when `m` is `to`'s quantity already; an error naming
+/// both where they cannot convert (bytes and time).
+pub fn into_quantity(
+    profile: &mut Profile,
+    m: usize,
+    to: &Metric,
+    interval: Duration,
+) -> Result<Option<QuantityChange>, Error> {
+    let from = profile.metrics()[m].clone();
+    if from.kind == to.kind && from.unit == to.unit {
+        return Ok(None);
+    }
+    let cannot = |why: &str| Error::BadOption(format!("{from} cannot be taken as {to}: {why}"));
+    let (factor, interval) = match (from.kind == to.kind, from.unit.factor_to(to.unit)) {
+        (true, Some(factor)) => (factor, None),
+        _ if from.kind.measures_time() && to.kind.measures_time() => {
+            let (Some(a), Some(b)) = (nanos_per_unit(&from, interval), nanos_per_unit(to, interval)) else {
+                return Err(cannot("their units differ"));
+            };
+            (a / b, Some(interval))
+        }
+        _ => return Err(cannot("they measure different things")),
+    };
+    let whole = factor.fract() == 0.0 && factor >= 1.0 && from.repr == Repr::Int;
+    let scale = |values: &Values| match whole {
+        true => {
+            Values::Int((0..values.len()).map(|i| values.get(i).as_count().saturating_mul(factor as i64)).collect())
+        }
+        false => Values::Float((0..values.len()).map(|i| values.get(i).as_f64() * factor).collect()),
+    };
+    let converted = scale(profile.tree.self_values(m));
+    // Measured inclusive values (Dyalog's) are the same quantity: they are scaled alike.
+    let measured = profile.tree.measured_inclusive(m).map(scale);
+    let name_taken = profile.metrics().iter().enumerate().any(|(i, other)| i != m && other.name == to.name);
+    let metric = Metric {
+        name: if name_taken { from.name.clone() } else { to.name.clone() },
+        kind: to.kind,
+        unit: to.unit,
+        repr: if whole { Repr::Int } else { Repr::Float },
+        ..from.clone()
+    };
+    profile.replace_metric(m, metric.clone(), converted);
+    if let Some(measured) = measured {
+        profile.tree.set_measured_inclusive_column(m, measured);
+    }
+    Ok(Some(QuantityChange { from, to: metric, interval }))
+}
+
 /// The metric `--metric name` asks for, or an error that lists the profile's metrics.
 pub(crate) fn metric_named(profile: &Profile, name: &str) -> Result<usize, Error> {
     profile.metric_index(name).ok_or_else(|| {

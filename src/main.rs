@@ -16,7 +16,7 @@ use proftool::formats::sampler::FrameOrder;
 use proftool::info::Info;
 use proftool::model::filter::{self, Filters};
 use proftool::model::Unit;
-use proftool::report::diff::DiffOptions;
+use proftool::report::diff::{DiffOptions, Matching};
 use proftool::report::output::TextStyle;
 use proftool::report::{self, CallsOptions, Functions, Report, ReportOptions, SummaryOptions, TreeOptions, View};
 use proftool::{Format, ReadOptions};
@@ -122,12 +122,20 @@ enum Command {
         #[arg(long)]
         absolute: bool,
         /// Fail (exit 3) when a function's share grew by more than P points.
-        #[arg(long, value_name = "P", help_heading = "Gate")]
+        #[arg(long, value_name = "P", value_parser = non_negative, help_heading = "Gate")]
         threshold: Option<f64>,
         /// Only fail for a growth of at least V in the metric's unit (BASE's), so that noise in tiny
         /// functions does not fail a build.
-        #[arg(long, value_name = "V", requires = "threshold", help_heading = "Gate")]
+        #[arg(long, value_name = "V", requires = "threshold", value_parser = non_negative, help_heading = "Gate")]
         min_abs: Option<f64>,
+        /// Compare threads and processes by name, as functions; by default they are matched as if
+        /// merged, since two runs name theirs apart (a thread id, a pid).
+        #[arg(long)]
+        by_thread: bool,
+        /// Length of one sample or tick, for comparing counts with time (default: the profile's own
+        /// interval, else 1ms).
+        #[arg(long, value_name = "DURATION", value_parser = proftool::parse_interval)]
+        interval: Option<Duration>,
         /// Also write a differential output: `folded` (stack base new, as inferno-diff-folded writes),
         /// `svg` (the differential flame graph) or `pprof` (NEW minus BASE, BASE's samples negated and
         /// labelled pprof::base=true, as go tool pprof -diff_base writes); OUT may be - for stdout, and
@@ -534,6 +542,15 @@ impl ReadArgs {
     }
 }
 
+/// Parses a limit of the gate: a number, finite and not negative.
+fn non_negative(text: &str) -> Result<f64, String> {
+    let value: f64 = text.parse().map_err(|_| format!("{text:?} is not a number"))?;
+    match value.is_finite() && value >= 0.0 {
+        true => Ok(value),
+        false => Err(format!("{text} is no limit: give a finite number, 0 or more")),
+    }
+}
+
 /// Parses the time unit of `--folded-unit`.
 fn folded_unit_parser() -> impl clap::builder::TypedValueParser<Value = Unit> {
     clap::builder::PossibleValuesParser::new(["ns", "us", "ms"]).map(|unit| match unit.as_str() {
@@ -666,6 +683,8 @@ fn run(command: Command, diag: &mut Diagnostics) -> Result<()> {
             absolute,
             threshold,
             min_abs,
+            by_thread,
+            interval,
             to,
             negate,
             report,
@@ -673,8 +692,9 @@ fn run(command: Command, diag: &mut Diagnostics) -> Result<()> {
             read,
         } => {
             let options = DiffOptions { exclusive, absolute, threshold, min_abs };
+            let matching = Matching { metric: select.metric.clone(), interval, by_thread };
             let inputs = [&base, &new].map(|path| InputArgs { path, from, max_size: read.max_input_size });
-            diff(inputs, &options, (&to, negate), (&report, &select, &read), diag)
+            diff(inputs, (&options, &matching), (&to, negate), (&report, &select, &read), diag)
         }
         Command::Merge { inputs, output, from, to, merge_threads, write, select, read } => {
             let options = write.options(&select, &read);
@@ -837,7 +857,7 @@ enum Differential {
 /// output asked for, and [`Regression`] when a function crossed the limits.
 fn diff(
     inputs: [InputArgs<'_>; 2],
-    options: &DiffOptions,
+    (options, matching): (&DiffOptions, &Matching),
     (to, negate): (&[String], bool),
     (shown, select, read_args): (&ReportArgs, &SelectArgs, &ReadArgs),
     diag: &mut Diagnostics,
@@ -860,12 +880,17 @@ fn diff(
     let filters = select.filters()?;
     let mut read_options = read_args.options();
     read_options.merge_lines = !select.lines;
-    let [base, new] = inputs.map(|input| {
-        let (profile, _, _) = read(input, &read_options, diag)?;
+    // Both opened before either is read, so that a missing NEW stops the run before BASE says anything.
+    let [base_input, new_input] = inputs;
+    let (base_file, new_file) = (open(base_input)?, open(new_input)?);
+    let mut read_one = |input, opened| {
+        let (profile, _, _) = read_opened(input, opened, &read_options, diag)?;
         anyhow::Ok(filters.apply(profile)?)
-    });
-    let (base, new) = (base?, new?);
-    let metrics = report::diff::shared_metric(&base, &new, select.metric.as_deref())?;
+    };
+    let base = read_one(base_input, base_file)?;
+    let new = read_one(new_input, new_file)?;
+    let matched = report::diff::match_profiles(base, new, matching, diag)?;
+    let (base, new, metrics) = (matched.base, matched.new, matched.metrics);
     let view = |profile: proftool::Profile, metric: usize| {
         let options = ReportOptions {
             lines: select.lines,
@@ -929,7 +954,7 @@ fn merge(
         true => indicatif::ProgressBar::new(inputs.len() as u64).with_finish(indicatif::ProgressFinish::AndClear),
         false => indicatif::ProgressBar::hidden(),
     };
-    let mut merger = proftool::merge::Merger::new(merge_threads);
+    let mut merger = proftool::merge::Merger::new(merge_threads).with_interval(options.interval);
     for path in inputs {
         let input = InputArgs { path, from, max_size: read_args.max_input_size };
         let (profile, _, _) = read(input, &read_options, diag)?;
@@ -947,8 +972,24 @@ fn read(
     options: &ReadOptions,
     diag: &mut Diagnostics,
 ) -> Result<(proftool::Profile, Format, detect::Reason)> {
+    let opened = open(input)?;
+    read_opened(input, opened, options, diag)
+}
+
+/// `input` opened, its first bytes read.
+fn open(input: InputArgs<'_>) -> Result<Input> {
     let name = input.name();
-    let opened = Input::open_with_limit(input.path, input.max_size).with_context(|| format!("{name}: cannot open"))?;
+    Input::open_with_limit(input.path, input.max_size).with_context(|| format!("{name}: cannot open"))
+}
+
+/// Reads `opened`, the input `input` names, with its warnings named after it.
+fn read_opened(
+    input: InputArgs<'_>,
+    opened: Input,
+    options: &ReadOptions,
+    diag: &mut Diagnostics,
+) -> Result<(proftool::Profile, Format, detect::Reason)> {
+    let name = input.name();
     let opened = with_progress(opened);
     let mut read_diag = Diagnostics::default();
     let result =

@@ -11,9 +11,11 @@
 //! differ between inputs are dropped, by name; per-function counts (LispWorks) add up; measured
 //! inclusive values (Dyalog) add up while every input has them.
 
+use crate::convert::{self, DEFAULT_INTERVAL};
 use crate::diag::Diagnostics;
 use crate::error::Error;
-use crate::model::{ops, ChildIndex, FrameId, FrameKind, FrameRef, Metric, Profile, Repr, Value, Values};
+use crate::model::{ops, ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Value, Values};
+use std::time::Duration;
 
 /// Profiles added one at a time.
 #[derive(Debug, Default)]
@@ -21,6 +23,10 @@ pub struct Merger {
     merged: Option<Profile>,
     index: ChildIndex,
     merge_threads: bool,
+    /// The interval that turns an input's samples or ticks into time, or time into them, where its
+    /// metrics measure time as the merged ones do but in another quantity (`--interval`); else the
+    /// counting profile's own.
+    interval: Option<Duration>,
     /// The names of the inputs added so far (for messages).
     labels: Vec<String>,
 }
@@ -39,10 +45,16 @@ impl Merger {
         Merger { merge_threads, ..Merger::default() }
     }
 
+    /// This merger with the interval that turns samples or ticks into time, and time into them.
+    pub fn with_interval(self, interval: Option<Duration>) -> Merger {
+        Merger { interval, ..self }
+    }
+
     /// Adds `profile`, read from the input called `label`. Fails, adding nothing, when its metrics do
     /// not match those of the profiles added before.
     pub fn add(&mut self, mut profile: Profile, label: &str, diag: &mut Diagnostics) -> Result<(), Error> {
         let merged = self.merged.get_or_insert_with(|| empty_like(&profile));
+        into_merged_quantities(merged, &mut profile, self.interval, label, diag)?;
         let targets = match_metrics(merged, &profile, label, &self.labels)?;
         if merged.meta.module_namespaces != profile.meta.module_namespaces {
             // One name for a GHC cost centre everywhere: `Module.label`, as folded writes it.
@@ -75,6 +87,40 @@ fn empty_like(profile: &Profile) -> Profile {
         }
     }
     merged
+}
+
+/// Turns each metric of `profile` that measures time in another quantity than every merged metric
+/// of its kind (ticks where the merged profile has time, time where it has samples) into the merged
+/// metric of that quantity, at the interval of whichever counts (`interval`, else its profile's
+/// own, else [`DEFAULT_INTERVAL`]), each said on stderr. Metrics that cannot convert are left for
+/// [`match_metrics`] to name.
+fn into_merged_quantities(
+    merged: &Profile,
+    profile: &mut Profile,
+    interval: Option<Duration>,
+    label: &str,
+    diag: &mut Diagnostics,
+) -> Result<(), Error> {
+    for m in 0..profile.metrics().len() {
+        let metric = &profile.metrics()[m];
+        let same_kind = |k: &Metric| k.kind == metric.kind && k.aggregation == metric.aggregation;
+        if !metric.kind.measures_time() || merged.metrics().iter().any(same_kind) {
+            continue;
+        }
+        let timed = |k: &&Metric| k.kind.measures_time() && k.aggregation == metric.aggregation;
+        let taken = |k: &&Metric| profile.metrics().iter().any(|own| own.kind == k.kind);
+        let Some(to) = merged.metrics().iter().filter(timed).find(|k| !taken(k)).cloned() else { continue };
+        let own = if metric.kind == MetricKind::Time { merged.meta.interval } else { profile.meta.interval };
+        let at = interval.or(own).unwrap_or(DEFAULT_INTERVAL);
+        if let Some(change) = convert::into_quantity(profile, m, &to, at)? {
+            let assumed = match (interval, own) {
+                (None, None) => " (no interval is known: set one with --interval)",
+                _ => "",
+            };
+            diag.warn("merge-converted", None, || format!("{label}: {change}, as the merged {}{assumed}", to.name));
+        }
+    }
+    Ok(())
 }
 
 /// Where each metric of `profile` goes in `merged`: the merged metric of the same kind and

@@ -21,10 +21,11 @@ use crate::convert::{self, ConvertOptions};
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::formats::Format;
-use crate::model::{MetricKind, Profile};
+use crate::model::{filter, ops, FrameKind, Metric, MetricKind, Profile};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::time::Duration;
 
 /// How `diff` compares, and when it fails.
 #[derive(Clone, Debug, Default)]
@@ -204,34 +205,136 @@ fn title(base: &View, new: &View, labels: (&str, &str), options: &DiffOptions) -
     format!("BASE {}\nNEW  {}\nCompared: {compared}{limits}", side(labels.0, base), side(labels.1, new))
 }
 
-/// The metric kinds two profiles are compared by, in the order they are preferred when none is named:
-/// what a profile measures first (samples, time, ticks), then allocation, then calls.
-const KINDS: [MetricKind; 5] =
-    [MetricKind::Samples, MetricKind::Time, MetricKind::Ticks, MetricKind::Alloc, MetricKind::Calls];
+/// The metric kinds two profiles are compared by when their own metrics do not compare, in the
+/// order they are preferred: what a profile measures first (samples, time, ticks), then allocation,
+/// other counts, then calls.
+const KINDS: [MetricKind; 7] = [
+    MetricKind::Samples,
+    MetricKind::Time,
+    MetricKind::Ticks,
+    MetricKind::Alloc,
+    MetricKind::Objects,
+    MetricKind::Events,
+    MetricKind::Calls,
+];
 
-/// The metric each of `base` and `new` is compared by (their indices): the one named `requested` in
-/// both, else the first kind both have (each profile's own first metric of it). An error names what
-/// each has when they share nothing.
+/// Whether metrics `a` and `b` measure one quantity: of one kind, or both time (samples, ticks and
+/// time turn into one another at an interval), and both additive or both not.
+fn comparable(a: &Metric, b: &Metric) -> bool {
+    a.aggregation == b.aggregation && (a.kind == b.kind || (a.kind.measures_time() && b.kind.measures_time()))
+}
+
+/// The metric each of `base` and `new` is compared by (their indices): the one named `requested`
+/// (in a profile without it, its own metric of a quantity that converts: ticks for time), else each
+/// profile's own default ([`Profile::primary_metric`], what every command shows) where the two
+/// compare, else the first kind both have. An error names what each has when they share nothing.
 pub fn shared_metric(base: &Profile, new: &Profile, requested: Option<&str>) -> Result<(usize, usize), Error> {
     let names = |p: &Profile| p.metrics().iter().map(|m| m.to_string()).collect::<Vec<_>>().join(", ");
+    let pair = |b: usize, n: usize| Some((b, n)).filter(|_| comparable(&base.metrics()[b], &new.metrics()[n]));
     if let Some(name) = requested {
-        return match (base.metric_index(name), new.metric_index(name)) {
-            (Some(b), Some(n)) if base.metrics()[b].kind == new.metrics()[n].kind => Ok((b, n)),
-            _ => Err(Error::BadOption(format!(
-                "--metric {name}: both profiles must have it, of one kind (BASE has: {}; NEW has: {})",
+        let stand_in = |p: &Profile, other: &Metric| {
+            let fits = |m: &usize| comparable(&p.metrics()[*m], other);
+            p.primary_metric().filter(fits).or_else(|| (0..p.metrics().len()).find(fits))
+        };
+        let chosen = match (base.metric_index(name), new.metric_index(name)) {
+            (Some(b), Some(n)) => pair(b, n),
+            (Some(b), None) => stand_in(new, &base.metrics()[b]).map(|n| (b, n)),
+            (None, Some(n)) => stand_in(base, &new.metrics()[n]).map(|b| (b, n)),
+            (None, None) => None,
+        };
+        return chosen.ok_or_else(|| {
+            Error::BadOption(format!(
+                "--metric {name}: both profiles must have it, or one of a quantity it converts into (BASE has: {}; NEW has: {})",
                 names(base),
                 names(new)
-            ))),
-        };
+            ))
+        });
     }
+    let own = base.primary_metric().zip(new.primary_metric()).and_then(|(b, n)| pair(b, n));
     let first_of = |p: &Profile, kind| p.metrics().iter().position(|m| m.kind == kind);
-    KINDS.iter().find_map(|&kind| Some((first_of(base, kind)?, first_of(new, kind)?))).ok_or_else(|| {
+    let shared = || KINDS.iter().find_map(|&kind| Some((first_of(base, kind)?, first_of(new, kind)?)));
+    own.or_else(shared).ok_or_else(|| {
         Error::BadOption(format!(
             "the two profiles share no kind of metric to compare (BASE has: {}; NEW has: {})",
             names(base),
             names(new)
         ))
     })
+}
+
+/// How `diff` matches two profiles before it compares them.
+#[derive(Clone, Debug, Default)]
+pub struct Matching {
+    /// The metric to compare by (`--metric`); else each profile's own default.
+    pub metric: Option<String>,
+    /// The interval that turns samples or ticks into time (`--interval`), else the profile's own.
+    pub interval: Option<Duration>,
+    /// Compare threads and processes by name (`--by-thread`) instead of as if merged.
+    pub by_thread: bool,
+}
+
+/// Two profiles made comparable: NEW's metric in BASE's quantity, threads merged unless asked.
+pub struct Matched {
+    /// BASE, as compared.
+    pub base: Profile,
+    /// NEW, as compared.
+    pub new: Profile,
+    /// The metric of each that they are compared by.
+    pub metrics: (usize, usize),
+}
+
+/// Makes `base` and `new` comparable: their threads and processes merged (two runs name theirs
+/// apart: py-spy's `Thread 17137` then `Thread 20001`, a pid in a process name) unless
+/// `by_thread`; the metric each is compared by ([`shared_metric`]); NEW's metric turned into BASE's
+/// quantity where they differ (ticks into time at NEW's interval), said on stderr.
+pub fn match_profiles(
+    base: Profile,
+    new: Profile,
+    matching: &Matching,
+    diag: &mut Diagnostics,
+) -> Result<Matched, Error> {
+    let (base, mut new) = match matching.by_thread {
+        true => (base, new),
+        false => {
+            let (base, merged_base) = threads_merged(base);
+            let (new, merged_new) = threads_merged(new);
+            if merged_base || merged_new {
+                diag.warn("diff-threads-merged", None, || {
+                    "threads and processes are compared as if merged (--by-thread compares them by name)".into()
+                });
+            }
+            (base, new)
+        }
+    };
+    let metrics = shared_metric(&base, &new, matching.metric.as_deref())?;
+    let to = base.metrics()[metrics.0].clone();
+    // The interval of whichever side counts samples or ticks.
+    let counts_side = match new.metrics()[metrics.1].kind {
+        MetricKind::Time => &base,
+        _ => &new,
+    };
+    let own = counts_side.meta.interval;
+    let interval = matching.interval.or(own).unwrap_or(convert::DEFAULT_INTERVAL);
+    if let Some(change) = convert::into_quantity(&mut new, metrics.1, &to, interval)? {
+        let assumed = match (change.interval, matching.interval, own) {
+            (Some(_), None, None) => " (no interval is known: set one with --interval)",
+            _ => "",
+        };
+        diag.warn("diff-converted", None, || format!("NEW's {change}, to compare with BASE's {}{assumed}", to.name));
+    }
+    Ok(Matched { base, new, metrics })
+}
+
+/// `profile` with its thread and process frames taken out and the stacks below them merged, and
+/// whether it had any.
+fn threads_merged(profile: Profile) -> (Profile, bool) {
+    let threads: Vec<bool> = profile.frames.iter().map(|(_, f)| f.kind == FrameKind::Thread).collect();
+    if !threads.contains(&true) {
+        return (profile, false);
+    }
+    let marked = filter::per_node(&profile, &threads);
+    let hidden = filter::hide(&profile, &marked);
+    (ops::merge_siblings(&hidden), true)
 }
 
 /// `profile`'s folded stacks of its metric `metric`.

@@ -431,8 +431,14 @@ impl SelectArgs {
     }
 
     /// The options every report shares.
-    fn report_options(&self, bias: Option<f64>) -> Result<ReportOptions, Usage> {
-        Ok(ReportOptions { lines: self.lines, metric: self.metric.clone(), bias, filters: self.filters()? })
+    fn report_options(&self, shown: &ReportArgs) -> Result<ReportOptions, Usage> {
+        Ok(ReportOptions {
+            lines: self.lines,
+            metric: self.metric.clone(),
+            bias: shown.bias,
+            filters: self.filters()?,
+            relative: shown.relative_percentages,
+        })
     }
 }
 
@@ -450,6 +456,10 @@ struct ReportArgs {
     /// report must have timer inspections (ticks) and say its TimerBias.
     #[arg(long, value_name = "MS")]
     bias: Option<f64>,
+    /// Percentages of what the filters keep, not of the whole profile (pprof's
+    /// -relative_percentages); diff always compares shares of what the filters keep.
+    #[arg(long)]
+    relative_percentages: bool,
 }
 
 impl ReportArgs {
@@ -696,7 +706,7 @@ fn run_report(
     diag: &mut Diagnostics,
     make: impl FnOnce(View) -> Result<Report, proftool::Error>,
 ) -> Result<()> {
-    let options = select.report_options(shown.bias)?;
+    let options = select.report_options(shown)?;
     let input = InputArgs { path: &input.input, from: input.from, max_size: read_args.max_input_size };
     // Line frames a report merges are merged as they are read where the reader can (Dyalog).
     let mut read_options = read_args.options();
@@ -740,7 +750,7 @@ fn convert(
 ) -> Result<()> {
     let target = output_format(output, to)?;
     let (profile, _, _) = read(input, &reading_for(target, read_options, options), diag)?;
-    let profile = filters.apply(profile)?;
+    let profile = filters.apply_to_write(profile, diag)?;
     write_output(profile, output, target, input.file(), options, diag)
 }
 
@@ -839,6 +849,7 @@ fn diff(
             metric: Some(profile.metrics()[metric].name.clone()),
             bias: shown.bias,
             filters: Filters::default(),
+            relative: false,
         };
         View::new(profile, &options)
     };
@@ -905,7 +916,7 @@ fn merge(
     }
     progress.finish_and_clear();
     let merged = merger.finish().context("merge: no input")?;
-    let merged = filters.apply(merged)?;
+    let merged = filters.apply_to_write(merged, diag)?;
     write_output(merged, output, target, None, options, diag)
 }
 

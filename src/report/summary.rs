@@ -109,6 +109,6 @@ pub fn summary(view: View, options: &SummaryOptions) -> Result<Report, Error> {
             cells.push(Cell::Number(cumulative, Digits::Decimals));
         }
     }
-    let selected = (!options.functions.is_empty()).then(|| view.selected());
+    let selected = view.selected_if_narrowed();
     Ok(view.report("summary", selected, Cells::boxed(&columns, cells), columns))
 }

@@ -200,7 +200,7 @@ pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
         }
         push_groups(&shown, &grouping, &mut siblings, group.depth + 1, &mut arena, &mut stack);
     }
-    let selected = (!options.functions.is_empty()).then(|| view.selected());
+    let selected = view.selected_if_narrowed();
     let mut report = view.report("tree", selected, Box::new(table), columns);
     report.indent = Some((0, name_column));
     if let Some(min_pct) = options.min_pct {

@@ -449,9 +449,15 @@ struct ReportArgs {
     /// Output: aligned `text`, or `csv` or `json` for scripts (docs/reports.md).
     #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = report_format_parser())]
     format: report::Format,
-    /// Decimals of the numbers that are not whole, in text.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    decimal: usize,
+    /// Decimals of the numbers that are not whole, in text (default 1; times and bytes shown in a
+    /// unit other than the metric's own get three significant digits of their column's largest).
+    #[arg(long, value_name = "N")]
+    decimal: Option<usize>,
+    /// The unit text shows times or bytes in (ns, us, ms, s; B, KiB, MiB, GiB, TiB): by default
+    /// each column's own, the one in which its largest value is at least 1. CSV and JSON keep the
+    /// metric's own unit (JSON's `unit`).
+    #[arg(long, value_name = "UNIT", value_parser = clap::builder::PossibleValuesParser::new(proftool::report::units::WORDS))]
+    unit: Option<String>,
     /// Recompute Dyalog times with this timer bias in ms, as ]PROFILE -bias= does (0: none): the
     /// report must have timer inspections (ticks) and say its TimerBias.
     #[arg(long, value_name = "MS")]
@@ -468,7 +474,11 @@ impl ReportArgs {
         let stdout = std::io::stdout();
         let width =
             stdout.is_terminal().then(terminal_size::terminal_size).flatten().map(|(width, _)| usize::from(width.0));
-        report.write(&mut stdout.lock(), self.format, TextStyle { decimals: self.decimal, width })
+        let unit =
+            self.unit.as_deref().and_then(|word| proftool::report::units::WORDS.into_iter().find(|w| *w == word));
+        let style =
+            TextStyle { decimals: self.decimal.unwrap_or(1), decimals_given: self.decimal.is_some(), width, unit };
+        report.write(&mut stdout.lock(), self.format, style)
     }
 }
 

@@ -148,3 +148,33 @@ fn hide_says_what_a_written_file_drops() {
     let samples: u64 = folded.lines().map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap()).sum();
     assert_eq!(samples, 152);
 }
+
+// ---- units a person reads ----
+
+/// `go tool pprof -top`: "1.80s total", main.insert flat 1.38s cum 1.51s, main.main flat 0.01s;
+/// `-hide '^runtime\.'`: 1.52s shown; `-focus newobject`: 0.08s. Text shows each column in the
+/// unit of its largest value with three significant digits of it; `--unit` names one; JSON keeps
+/// nanoseconds.
+#[test]
+fn text_shows_times_in_seconds_and_milliseconds() {
+    let text = report(&["summary"]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "Total: 1.80 s");
+    assert_eq!(
+        lines[2].split_whitespace().collect::<Vec<_>>(),
+        ["name", "self", "s", "self", "%", "total", "s", "total", "%"]
+    );
+    let insert: Vec<&str> = lines.iter().find(|l| l.starts_with("main.insert ")).unwrap().split_whitespace().collect();
+    assert_eq!(insert, ["main.insert", "1.38", "76.7", "1.51", "83.9"]);
+    let hidden = report(&["summary", "--hide", "^runtime\\."]);
+    assert!(hidden.starts_with("Total: 1.80 s; selected: 1.52 s\n"), "{hidden}");
+    let focused = report(&["summary", "--focus", "newobject"]);
+    assert!(focused.starts_with("Total: 1.80 s; selected: 80.0 ms\n"), "{focused}");
+    let in_ms = report(&["summary", "--unit", "ms"]);
+    assert!(in_ms.starts_with("Total: 1800 ms\n"), "{in_ms}");
+    let insert_ms: Vec<&str> =
+        in_ms.lines().find(|l| l.starts_with("main.insert ")).unwrap().split_whitespace().collect();
+    assert_eq!(insert_ms, ["main.insert", "1380", "76.7", "1510", "83.9"]);
+    let summary = json(&["summary"]);
+    assert_eq!((summary["unit"].as_str(), summary["total"].as_i64()), (Some("ns"), Some(1_800_000_000)));
+}

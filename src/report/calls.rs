@@ -12,7 +12,7 @@
 //! profile counts calls per node.
 
 use super::output::{Block, Cell, Cells, Column, Digits, Report};
-use super::{digits_of, pct, unit_label, View};
+use super::{amount_column, digits_of, pct, View};
 use crate::error::Error;
 use regex::Regex;
 use rustc_hash::FxHashMap;
@@ -72,12 +72,11 @@ pub fn calls(view: View, options: &CallsOptions) -> Result<Report, Error> {
     let rows = matching_rows(&view, &options.functions)?;
     let metric = view.metric();
     let digits = digits_of(metric);
-    let unit = unit_label(metric).to_string();
     let relation = if options.callees { "callee" } else { "caller" };
     let mut columns = vec![
         Column::new("function", "function"),
         Column::new("name", relation),
-        Column::new("value", unit.clone()),
+        amount_column("value", "", metric),
         Column::new("pct", "%"),
     ];
     let per_node_calls = matches!(view.calls, super::Calls::PerNode(_));

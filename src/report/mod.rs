@@ -22,6 +22,7 @@ pub mod diff;
 pub mod output;
 mod summary;
 mod tree;
+pub mod units;
 
 pub use bias::apply_bias;
 pub use calls::{calls, CallsOptions, Functions};
@@ -277,6 +278,16 @@ fn unit_label(metric: &Metric) -> &str {
     match metric.unit {
         Unit::Count => &metric.name,
         unit => unit.name(),
+    }
+}
+
+/// A column of `metric`'s amounts headed `heading`: text shows time and bytes in a unit of its
+/// choosing, named after the heading, and counts under the heading and the metric's name.
+fn amount_column(key: &'static str, heading: &str, metric: &Metric) -> Column {
+    match (units::scales(metric.unit), heading.is_empty()) {
+        (true, _) => Column::amount(key, heading, metric.unit),
+        (false, true) => Column::new(key, unit_label(metric)),
+        (false, false) => Column::new(key, format!("{heading} {}", unit_label(metric))),
     }
 }
 

@@ -265,15 +265,14 @@ impl Report {
             .iter()
             .enumerate()
             .map(|(c, column)| {
-                let shown = column.amount.and_then(|unit| units::shown(unit, self.table.largest(c), style.unit));
-                match shown {
-                    Some(shown) => {
+                let largest = column.amount.map(|unit| (unit, self.table.largest(c)));
+                match largest.and_then(|(unit, largest)| Some((units::shown(unit, largest, style.unit)?, largest))) {
+                    Some((shown, largest)) => {
                         let heading = match column.heading.is_empty() {
                             true => shown.word.to_string(),
                             false => format!("{} {}", column.heading, shown.word),
                         };
-                        let largest = self.table.largest(c) / shown.divisor;
-                        (Some(self.scaling(shown, largest, style)), heading)
+                        (Some(self.scaling(shown, largest / shown.divisor, style)), heading)
                     }
                     None => (None, column.heading.clone()),
                 }

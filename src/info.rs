@@ -163,7 +163,8 @@ fn number(v: f64) -> String {
     crate::model::significant(v, 12)
 }
 
-/// The functions with the largest summed self value of `metric`, heaviest first, ties by name.
+/// The functions with the largest summed self value of `metric`, heaviest first, ties by name; a
+/// function's lines (a Go profile's frame per source line) are added up into it.
 fn heaviest(profile: &Profile, metric: usize) -> Vec<FunctionInfo> {
     let mut by_name: HashMap<String, Sum> = HashMap::new();
     let tree = &profile.tree;
@@ -172,7 +173,7 @@ fn heaviest(profile: &Profile, metric: usize) -> Vec<FunctionInfo> {
         by_frame[tree.frame(node).index()].add(tree.self_value(metric, node));
     }
     for (id, _) in profile.frames.iter() {
-        by_name.entry(profile.frame_name(id).into_owned()).or_default().merge(&by_frame[id.index()]);
+        by_name.entry(profile.function_name(id).into_owned()).or_default().merge(&by_frame[id.index()]);
     }
     let mut all: Vec<FunctionInfo> = by_name
         .into_iter()

@@ -449,8 +449,14 @@ impl SelectArgs {
     }
 
     /// The options every report shares.
-    fn report_options(&self, bias: Option<f64>) -> Result<ReportOptions, Usage> {
-        Ok(ReportOptions { lines: self.lines, metric: self.metric.clone(), bias, filters: self.filters()? })
+    fn report_options(&self, shown: &ReportArgs) -> Result<ReportOptions, Usage> {
+        Ok(ReportOptions {
+            lines: self.lines,
+            metric: self.metric.clone(),
+            bias: shown.bias,
+            filters: self.filters()?,
+            relative: shown.relative_percentages,
+        })
     }
 }
 
@@ -461,13 +467,23 @@ struct ReportArgs {
     /// Output: aligned `text`, or `csv` or `json` for scripts (docs/reports.md).
     #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = report_format_parser())]
     format: report::Format,
-    /// Decimals of the numbers that are not whole, in text.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    decimal: usize,
+    /// Decimals of the numbers that are not whole, in text (default 1; times and bytes shown in a
+    /// unit other than the metric's own get three significant digits of their column's largest).
+    #[arg(long, value_name = "N")]
+    decimal: Option<usize>,
+    /// The unit text shows times or bytes in (ns, us, ms, s; B, KiB, MiB, GiB, TiB): by default
+    /// each column's own, the one in which its largest value is at least 1. CSV and JSON keep the
+    /// metric's own unit (JSON's `unit`).
+    #[arg(long, value_name = "UNIT", value_parser = clap::builder::PossibleValuesParser::new(proftool::report::units::WORDS))]
+    unit: Option<String>,
     /// Recompute Dyalog times with this timer bias in ms, as ]PROFILE -bias= does (0: none): the
     /// report must have timer inspections (ticks) and say its TimerBias.
     #[arg(long, value_name = "MS")]
     bias: Option<f64>,
+    /// Percentages of what the filters keep, not of the whole profile (pprof's
+    /// -relative_percentages); diff always compares shares of what the filters keep.
+    #[arg(long)]
+    relative_percentages: bool,
 }
 
 impl ReportArgs {
@@ -476,7 +492,11 @@ impl ReportArgs {
         let stdout = std::io::stdout();
         let width =
             stdout.is_terminal().then(terminal_size::terminal_size).flatten().map(|(width, _)| usize::from(width.0));
-        report.write(&mut stdout.lock(), self.format, TextStyle { decimals: self.decimal, width })
+        let unit =
+            self.unit.as_deref().and_then(|word| proftool::report::units::WORDS.into_iter().find(|w| *w == word));
+        let style =
+            TextStyle { decimals: self.decimal.unwrap_or(1), decimals_given: self.decimal.is_some(), width, unit };
+        report.write(&mut stdout.lock(), self.format, style)
     }
 }
 
@@ -749,7 +769,7 @@ fn run_report(
     diag: &mut Diagnostics,
     make: impl FnOnce(View) -> Result<Report, proftool::Error>,
 ) -> Result<()> {
-    let options = select.report_options(shown.bias)?;
+    let options = select.report_options(shown)?;
     let input = InputArgs { path: &input.input, from: input.from, max_size: read_args.max_input_size };
     // Line frames a report merges are merged as they are read where the reader can (Dyalog).
     let mut read_options = read_args.options();
@@ -793,7 +813,7 @@ fn convert(
 ) -> Result<()> {
     let target = output_format(output, to)?;
     let (profile, _, _) = read(input, &reading_for(target, read_options, options), diag)?;
-    let profile = filters.apply(profile)?;
+    let profile = filters.apply_to_write(profile, diag)?;
     write_output(profile, output, target, input.file(), options, diag)
 }
 
@@ -897,6 +917,7 @@ fn diff(
             metric: Some(profile.metrics()[metric].name.clone()),
             bias: shown.bias,
             filters: Filters::default(),
+            relative: false,
         };
         View::new(profile, &options)
     };
@@ -963,7 +984,7 @@ fn merge(
     }
     progress.finish_and_clear();
     let merged = merger.finish().context("merge: no input")?;
-    let merged = filters.apply(merged)?;
+    let merged = filters.apply_to_write(merged, diag)?;
     write_output(merged, output, target, None, options, diag)
 }
 

@@ -278,9 +278,10 @@ fn filters_on_a_tree_with_recursion() {
     );
     assert_rows(
         &summary(&["--focus", "^c$"]),
-        &[("a", &[0.0, 0.0, 3.0, 100.0]), ("b", &[0.0, 0.0, 3.0, 100.0]), ("c", &[3.0, 100.0, 3.0, 100.0])],
+        &[("a", &[0.0, 0.0, 3.0, 75.0]), ("b", &[0.0, 0.0, 3.0, 75.0]), ("c", &[3.0, 75.0, 3.0, 75.0])],
     );
-    assert_rows(&summary(&["--ignore", "^b$"]), &[("a", &[0.0, 0.0, 1.0, 100.0]), ("d", &[1.0, 100.0, 1.0, 100.0])]);
+    // Shares of the whole profile's 4, as pprof's are of its total before the filters.
+    assert_rows(&summary(&["--ignore", "^b$"]), &[("a", &[0.0, 0.0, 1.0, 25.0]), ("d", &[1.0, 25.0, 1.0, 25.0])]);
     // Hidden b: a;a;c, still a once in its total.
     assert_rows(
         &summary(&["--hide", "^b$"]),
@@ -290,7 +291,8 @@ fn filters_on_a_tree_with_recursion() {
     assert_eq!(names_in_tree(&tree), ["a", "  b", "    a", "      c"]);
 }
 
-/// processes.tree: FIB 60 (50 own), PRINT-OBJECT 10 under the inner FIB, weird 25, Idle 10.
+/// processes.tree: FIB 60 (50 own), PRINT-OBJECT 10 under the inner FIB, weird 25, Idle 10; every %
+/// of the whole 100 samples, whatever the filters keep.
 #[test]
 fn filters_on_a_lispworks_tree() {
     let tree = path("lispworks/processes.tree");
@@ -299,20 +301,20 @@ fn filters_on_a_lispworks_tree() {
     assert_rows(
         &summary(&["--focus", "FIB"]),
         &[
-            ("CAPI Execution Listener 1", &[0.0, 0.0, 60.0, 100.0, 0.0]),
-            ("CL-USER::FIB", &[50.0, 500.0 / 6.0, 60.0, 100.0, 3.0]),
-            ("Profile root", &[0.0, 0.0, 60.0, 100.0, 0.0]),
-            ("(METHOD PRINT-OBJECT (WIDGET T))", &[10.0, 100.0 / 6.0, 10.0, 100.0 / 6.0, 0.0]),
+            ("CAPI Execution Listener 1", &[0.0, 0.0, 60.0, 60.0, 0.0]),
+            ("CL-USER::FIB", &[50.0, 50.0, 60.0, 60.0, 3.0]),
+            ("Profile root", &[0.0, 0.0, 60.0, 60.0, 0.0]),
+            ("(METHOD PRINT-OBJECT (WIDGET T))", &[10.0, 10.0, 10.0, 10.0, 0.0]),
         ],
     );
     assert_rows(
         &summary(&["--ignore", "PRINT-OBJECT"]),
         &[
-            ("Profile root", &[0.0, 0.0, 90.0, 100.0, 0.0]),
-            ("CAPI Execution Listener 1", &[5.0, 50.0 / 9.0, 80.0, 800.0 / 9.0, 0.0]),
-            ("CL-USER::FIB", &[50.0, 500.0 / 9.0, 50.0, 500.0 / 9.0, 3.0]),
-            ("CL-USER::|weird name|", &[25.0, 250.0 / 9.0, 25.0, 250.0 / 9.0, 0.0]),
-            ("Idle \"process\"", &[10.0, 100.0 / 9.0, 10.0, 100.0 / 9.0, 0.0]),
+            ("Profile root", &[0.0, 0.0, 90.0, 90.0, 0.0]),
+            ("CAPI Execution Listener 1", &[5.0, 5.0, 80.0, 80.0, 0.0]),
+            ("CL-USER::FIB", &[50.0, 50.0, 50.0, 50.0, 3.0]),
+            ("CL-USER::|weird name|", &[25.0, 25.0, 25.0, 25.0, 0.0]),
+            ("Idle \"process\"", &[10.0, 10.0, 10.0, 10.0, 0.0]),
         ],
     );
     // FIB's own 50 goes to its caller; PRINT-OBJECT moves up under it.
@@ -328,7 +330,7 @@ fn filters_on_a_lispworks_tree() {
     );
     assert_rows(
         &summary(&["--thread", "Idle \"process\""]),
-        &[("Idle \"process\"", &[10.0, 100.0, 10.0, 100.0, 0.0]), ("Profile root", &[0.0, 0.0, 10.0, 100.0, 0.0])],
+        &[("Idle \"process\"", &[10.0, 10.0, 10.0, 10.0, 0.0]), ("Profile root", &[0.0, 0.0, 10.0, 10.0, 0.0])],
     );
 }
 
@@ -388,7 +390,9 @@ fn calls_of_a_recursive_function_add_up_to_its_total() {
     assert_eq!(rows, [("(root)".to_string(), 4.0), ("b".to_string(), 0.0)]);
 }
 
-/// The Dyalog tree by lines: #.Rain's line 7 calls TOTAMTHS (measured 0.1326400946 ms).
+/// The Dyalog tree by lines: #.Rain's line 7 calls TOTAMTHS (measured 0.1326400946 ms); with
+/// `--lines`, `--fn` also names the function's lines, a block each, heaviest first (the dump's
+/// measured 0.1188887134 and 0.0008022888807 ms), each called from the function's own row.
 #[test]
 fn calls_of_a_dyalog_function_by_line() {
     let csv = report(&[
@@ -401,7 +405,20 @@ fn calls_of_a_dyalog_function_by_line() {
         "csv",
         &path("dyalog-xml/v0.9.0-tree.xml"),
     ]);
-    assert_eq!(csv, "function,name,value,pct,calls\n#.Gilling.TOTAMTHS,#.Rain[7],0.1326400946,100,1\n");
+    let rows: Vec<Vec<String>> = (csv::Reader::from_reader(csv.as_bytes()).records())
+        .map(|r| r.unwrap().iter().map(str::to_string).collect())
+        .collect();
+    let expected = [
+        ["#.Gilling.TOTAMTHS", "#.Rain[7]", "0.1326400946"],
+        ["#.Gilling.TOTAMTHS[2]", "#.Gilling.TOTAMTHS", "0.1188887134"],
+        ["#.Gilling.TOTAMTHS[1]", "#.Gilling.TOTAMTHS", "0.0008022888807"],
+    ];
+    assert_eq!(rows.len(), expected.len(), "{csv}");
+    for (row, want) in rows.iter().zip(expected) {
+        assert_eq!(row[..3], want, "{csv}");
+        // Each is its block's only caller: all of its total, and called once.
+        assert!((row[3].parse::<f64>().unwrap() - 100.0).abs() < 1e-9 && row[4] == "1", "{csv}");
+    }
 }
 
 // ---- tree ----

@@ -19,6 +19,9 @@ mod cli;
 // The `proftool` binary on Dyalog reports: XML and CSV conversions, their options and messages.
 mod cli_dyalog;
 
+// The reports on a Go CPU profile, against `go tool pprof`.
+mod cli_go_reports;
+
 // The `proftool` binary on GHC profiles.
 mod cli_ghc;
 

@@ -19,6 +19,7 @@
 
 use super::ops::{copy_values, without_nodes};
 use super::{FrameKind, NodeId, Profile, Value};
+use crate::diag::Diagnostics;
 use crate::error::Error;
 use regex::Regex;
 
@@ -42,7 +43,38 @@ impl Filters {
     }
 
     /// `profile` narrowed by every filter given; an error that says which filter left nothing.
-    pub fn apply(&self, mut profile: Profile) -> Result<Profile, Error> {
+    pub fn apply(&self, profile: Profile) -> Result<Profile, Error> {
+        Ok(self.apply_measuring_hidden(profile)?.0)
+    }
+
+    /// [`Filters::apply`] for a profile to be written: a stack made only of hidden frames has no
+    /// frame left to hold its value, so it is dropped, as pprof drops such a sample; a warning says
+    /// how much of the primary metric went with them, which the file no longer counts in its total.
+    pub fn apply_to_write(&self, profile: Profile, diag: &mut Diagnostics) -> Result<Profile, Error> {
+        let (profile, dropped) = self.apply_measuring_hidden(profile)?;
+        let (Some(re), Some(m)) = (&self.hide, profile.primary_metric()) else { return Ok(profile) };
+        let (lost, whole) = dropped[m];
+        if lost != 0.0 {
+            let metric = &profile.metrics()[m];
+            diag.warn("hidden-stacks", None, || {
+                format!(
+                    "--hide {}: stacks made only of hidden frames are dropped, with {} {} of {} ({:.2} % of {})",
+                    re.as_str(),
+                    crate::model::significant(lost, 12),
+                    metric.unit.name(),
+                    metric.name,
+                    100.0 * lost / whole,
+                    crate::model::significant(whole, 12),
+                )
+            });
+        }
+        Ok(profile)
+    }
+
+    /// [`Filters::apply`], and per metric what `--hide` dropped with the stacks made only of hidden
+    /// frames and the total it was dropped from (zeros without `--hide`).
+    fn apply_measuring_hidden(&self, mut profile: Profile) -> Result<(Profile, Vec<(f64, f64)>), Error> {
+        let mut dropped = vec![(0.0, 0.0); profile.metrics().len()];
         if let Some(name) = &self.thread {
             let narrowed = focus(&profile, &thread_nodes(&profile, name));
             if narrowed.tree.is_empty() {
@@ -64,10 +96,14 @@ impl Filters {
             })?;
         }
         if let Some(re) = &self.hide {
+            let before: Vec<f64> = (0..dropped.len()).map(|m| profile.total(m).as_f64()).collect();
             profile = hide(&profile, &node_matches(&profile, re));
             nonempty(&profile, || format!("--hide {}: every frame matches", re.as_str()))?;
+            for (m, whole) in before.into_iter().enumerate() {
+                dropped[m] = (whole - profile.total(m).as_f64(), whole);
+            }
         }
-        Ok(profile)
+        Ok((profile, dropped))
     }
 }
 

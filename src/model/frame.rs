@@ -66,6 +66,17 @@ impl Frame {
         self.kind == FrameKind::Line && self.name.is_empty()
     }
 
+    /// The function this frame is a place in: for a line frame its function (its name and module,
+    /// no line), a line of no named function a function named by its place (it has no other name);
+    /// any other frame itself. Where lines become functions, each becomes this.
+    pub fn function(&self) -> std::borrow::Cow<'_, Frame> {
+        if self.kind != FrameKind::Line {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let name = if self.is_anonymous_line() { self.to_string() } else { self.name.clone() };
+        std::borrow::Cow::Owned(Frame { name, line: None, clause: None, kind: FrameKind::Function, ..self.clone() })
+    }
+
     /// A borrowed view of this frame, for lookups.
     pub fn as_ref(&self) -> FrameRef<'_> {
         FrameRef {

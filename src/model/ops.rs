@@ -10,7 +10,7 @@
 //! - [`interpose`]: nodes put between some nodes and their parents (Dyalog's line rows).
 //! - [`merge_lines`]: source-line frames merged into their functions, for function-level targets.
 
-use super::{Aggregation, ChildIndex, Frame, FrameId, FrameKind, FrameRef, FrameTable, NodeId, Profile, Value, Values};
+use super::{Aggregation, ChildIndex, Frame, FrameId, FrameKind, FrameTable, NodeId, Profile, Value, Values};
 use rustc_hash::FxHashMap;
 
 /// The canonical form of `profile`: siblings with the same frame merged (values added), children
@@ -209,13 +209,10 @@ fn rebuild(profile: &Profile, sorted: bool, lines_to_functions: bool) -> Profile
     let mut frame_of = |old_frame: FrameId, out: &mut Profile| {
         *new_frame[old_frame.index()].get_or_insert_with(|| {
             let frame = profile.frames.get(old_frame);
-            if !line_frames[old_frame.index()] {
-                return out.frames.intern(frame.as_ref());
+            match line_frames[old_frame.index()] {
+                true => out.frames.intern(Frame::as_ref(&frame.function())),
+                false => out.frames.intern(frame.as_ref()),
             }
-            // A line of no named function becomes a function named by its place (it has no other name).
-            let place = frame.is_anonymous_line().then(|| frame.to_string());
-            let name = place.as_deref().unwrap_or(&frame.name);
-            out.frames.intern(FrameRef { name, line: None, clause: None, kind: FrameKind::Function, ..frame.as_ref() })
         })
     };
     // Only a line under a row of its own function splices (Dyalog; whatever kind the function row

@@ -123,7 +123,21 @@ impl Profile {
     /// with a module in a profile whose modules are namespaces (GHC), else [`super::Frame::display_name`]
     /// (`name`, or `name[line]` for a line frame).
     pub fn frame_name(&self, frame: FrameId) -> std::borrow::Cow<'_, str> {
-        let frame = self.frames.get(frame);
+        self.name_of(self.frames.get(frame))
+    }
+
+    /// The name of the function `frame` is a place in ([`super::Frame::function`]), as
+    /// [`Profile::frame_name`] names it: a line frame's function, so that a function-level view
+    /// (`info`'s heaviest functions) adds up a function's lines.
+    pub fn function_name(&self, frame: FrameId) -> std::borrow::Cow<'_, str> {
+        match self.frames.get(frame).function() {
+            std::borrow::Cow::Borrowed(frame) => self.name_of(frame),
+            std::borrow::Cow::Owned(function) => std::borrow::Cow::Owned(self.name_of(&function).into_owned()),
+        }
+    }
+
+    /// [`Profile::frame_name`] of a frame of this profile, or of the function of one.
+    fn name_of<'a>(&self, frame: &'a super::Frame) -> std::borrow::Cow<'a, str> {
         match &frame.module {
             Some(module) if self.meta.module_namespaces && frame.kind != super::FrameKind::Line => {
                 std::borrow::Cow::Owned(format!("{module}.{}", frame.display_name()))

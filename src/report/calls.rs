@@ -3,13 +3,16 @@
 //!
 //! A caller's value is the inclusive value of the function's outermost nodes under it, so that the
 //! callers add up to the function's total; a recursive call (the function under itself) adds its
-//! calls but no value, which its outer call holds already. A callee's value is the inclusive value
-//! of the nodes called from the function's outermost nodes, and `(self)` the function's own value
-//! there. Call counts are those of the function's nodes under each caller (of each callee's nodes),
-//! where the profile counts calls per node.
+//! calls but no value, which its outer call holds already. Callees are pprof's edges (`-peek`): a
+//! callee's value is the inclusive value of its nodes called from any node of the function, each
+//! sample once however often that call is on its stack, and a call of the function to itself is no
+//! callee; `(self)` is the function's own value over all its nodes, as `summary` gives it. So a
+//! recursive function lists what its deepest calls call, not itself. Call counts are those of the
+//! function's nodes under each caller (of each callee's nodes called from the function), where the
+//! profile counts calls per node.
 
 use super::output::{Block, Cell, Cells, Column, Digits, Report};
-use super::{digits_of, pct, unit_label, View};
+use super::{amount_column, digits_of, pct, View};
 use crate::error::Error;
 use regex::Regex;
 use rustc_hash::FxHashMap;
@@ -69,12 +72,11 @@ pub fn calls(view: View, options: &CallsOptions) -> Result<Report, Error> {
     let rows = matching_rows(&view, &options.functions)?;
     let metric = view.metric();
     let digits = digits_of(metric);
-    let unit = unit_label(metric).to_string();
     let relation = if options.callees { "callee" } else { "caller" };
     let mut columns = vec![
         Column::new("function", "function"),
         Column::new("name", relation),
-        Column::new("value", unit.clone()),
+        amount_column("value", "", metric),
         Column::new("pct", "%"),
     ];
     let per_node_calls = matches!(view.calls, super::Calls::PerNode(_));
@@ -101,7 +103,7 @@ pub fn calls(view: View, options: &CallsOptions) -> Result<Report, Error> {
             }
         }
     }
-    let mut report = view.report("calls", None, Cells::boxed(&columns, cells), columns);
+    let mut report = view.report("calls", view.selected_if_narrowed(), Cells::boxed(&columns, cells), columns);
     report.texts.extend([ROOT.to_string(), OWN.to_string()]);
     report.blocks = Some(blocks);
     Ok(report)
@@ -119,27 +121,56 @@ fn gather(view: &View, rows: &[u32], callees: bool) -> Vec<Sums> {
     let mut sums: Vec<Sums> = rows.iter().map(|_| Sums::default()).collect();
     let outermost_nodes = view.outermost();
     for node in tree.nodes() {
+        let Some(b) = block_of[view.row(node) as usize] else { continue };
         let outermost = outermost_nodes[node.index()];
         let inclusive = view.inclusive(node);
-        if let Some(b) = block_of[view.row(node) as usize] {
-            let block = &mut sums[b];
-            block.calls += view.node_calls(node).unwrap_or(0);
-            if outermost {
-                block.total += inclusive;
-            }
-            if !callees {
-                let caller = tree.parent(node).map_or(root, |p| view.row(p));
-                block.add(caller, if outermost { inclusive } else { 0.0 }, view.node_calls(node));
-            } else if outermost {
-                block.add(own, tree.self_value(view.metric, node).as_f64(), None);
-            }
+        let block = &mut sums[b];
+        block.calls += view.node_calls(node).unwrap_or(0);
+        if outermost {
+            block.total += inclusive;
         }
-        let called_from = tree.parent(node).filter(|p| outermost_nodes[p.index()]);
-        if let Some(b) = called_from.and_then(|p| block_of[view.row(p) as usize]).filter(|_| callees) {
-            sums[b].add(view.row(node), inclusive, view.node_calls(node));
+        if !callees {
+            let caller = tree.parent(node).map_or(root, |p| view.row(p));
+            block.add(caller, if outermost { inclusive } else { 0.0 }, view.node_calls(node));
+        } else {
+            block.add(own, tree.self_value(view.metric, node).as_f64(), None);
         }
     }
+    if callees {
+        add_callees(view, &block_of, &mut sums);
+    }
     sums
+}
+
+/// Adds to each block the functions it calls, in one walk: the call from a block's function to a
+/// function of row `r` is the edge `(block, r)`, and only a node where that edge is not open already
+/// on its stack adds its inclusive value (each sample once, as pprof counts an edge); every node of
+/// the edge adds its calls.
+fn add_callees(view: &View, block_of: &[Option<usize>], sums: &mut [Sums]) {
+    let tree = &view.profile.tree;
+    let mut open: FxHashMap<(usize, u32), u32> = FxHashMap::default();
+    // The edge each node on the path opened, if any.
+    let mut path: Vec<Option<(usize, u32)>> = Vec::new();
+    for visit in tree.walk() {
+        while path.len() > visit.depth as usize {
+            if let Some(Some(edge)) = path.pop() {
+                open.entry(edge).and_modify(|count| *count -= 1);
+            }
+        }
+        let node = visit.node;
+        let row = view.row(node);
+        let edge = (tree.parent(node).map(|p| view.row(p)))
+            .filter(|&caller| caller != row)
+            .and_then(|caller| block_of[caller as usize])
+            .map(|block| (block, row));
+        if let Some(edge) = edge {
+            let count = open.entry(edge).or_default();
+            let value = if *count == 0 { view.inclusive(node) } else { 0.0 };
+            *count += 1;
+            sums[edge.0].add(row, value, view.node_calls(node));
+        }
+        path.push(edge);
+    }
 }
 
 /// The block of the function of `row`.
@@ -155,7 +186,7 @@ fn block(view: &View, row: u32, sums: &Sums) -> Block {
 /// The rows `functions` names, heaviest first; an error when there is none.
 fn matching_rows(view: &View, functions: &Functions) -> Result<Vec<u32>, Error> {
     let rows: Vec<u32> = match functions {
-        Functions::Named(name) => vec![view.row_named(name)?],
+        Functions::Named(name) => view.rows_named(name)?,
         Functions::Matching(re) => {
             (0..view.names.len() as u32).filter(|&r| re.is_match(&view.names[r as usize])).collect()
         }

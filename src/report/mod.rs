@@ -22,6 +22,7 @@ pub mod diff;
 pub mod output;
 mod summary;
 mod tree;
+pub mod units;
 
 pub use bias::apply_bias;
 pub use calls::{calls, CallsOptions, Functions};
@@ -46,14 +47,21 @@ pub struct ReportOptions {
     pub bias: Option<f64>,
     /// `--focus`, `--ignore`, `--hide`, `--thread`.
     pub filters: Filters,
+    /// Percentages of what the filters keep instead of the whole profile (`--relative-percentages`,
+    /// pprof's `-relative_percentages`).
+    pub relative: bool,
 }
 
 /// A profile made ready for reporting: see the module documentation.
 pub struct View {
     profile: Profile,
     metric: usize,
-    /// The total of the profile before a selection (`--fn`).
+    /// The total of the profile before the filters (after them with `relative`) and before a
+    /// selection (`--fn`): what every % is of.
     total: f64,
+    /// Whether the total is of more than the view holds (filters, a selection), so that reports say
+    /// what is left.
+    narrowed: bool,
     /// Row names, and the row of each frame.
     names: Vec<String>,
     row_of_frame: Vec<u32>,
@@ -84,9 +92,13 @@ impl View {
         if !options.lines && has_lines {
             profile = ops::merge_lines(&profile);
         }
-        let profile = options.filters.apply(profile)?;
         let metric = choose_metric(&profile, options.metric.as_deref())?;
-        Ok(View::of(profile, metric, None))
+        if options.filters.is_empty() {
+            return Ok(View::of(profile, metric, None));
+        }
+        // pprof fixes the total before it filters, so that shares stay shares of the whole profile.
+        let whole = (!options.relative).then(|| roots_total(&profile, metric));
+        Ok(View::of(options.filters.apply(profile)?, metric, whole))
     }
 
     /// The view of `profile` (already prepared) reporting `metric`; `total`, when given, is the
@@ -106,17 +118,29 @@ impl View {
         // A fold from +0.0: `sum` starts at -0.0, which an empty profile would show as `-0`.
         let roots_total = tree.roots().fold(0.0, |total, r| total + inclusive.get(r.index()).as_f64());
         let calls = calls_of(&profile, &row_of_frame, names.len());
-        View { total: total.unwrap_or(roots_total), profile, metric, names, row_of_frame, inclusive, outermost, calls }
+        let narrowed = total.is_some();
+        View {
+            total: total.unwrap_or(roots_total),
+            narrowed,
+            profile,
+            metric,
+            names,
+            row_of_frame,
+            inclusive,
+            outermost,
+            calls,
+        }
     }
 
-    /// The view narrowed to the subtrees rooted at the outermost nodes of the row named `path[0]`,
+    /// The view narrowed to the subtrees rooted at the outermost nodes of the rows named `path[0]`,
     /// then within them of `path[1]`, and so on (`]PROFILE`'s drill-down `-fn=a,b`). The total stays
     /// the whole profile's.
     pub fn select(self, path: &[String]) -> Result<View, Error> {
         let mut view = self;
         for name in path {
-            let row = view.row_named(name)?;
-            let marked: Vec<bool> = view.profile.tree.nodes().map(|n| view.row(n) == row).collect();
+            let mut of_name = vec![false; view.names.len()];
+            view.rows_named(name)?.into_iter().for_each(|row| of_name[row as usize] = true);
+            let marked: Vec<bool> = view.profile.tree.nodes().map(|n| of_name[view.row(n) as usize]).collect();
             if !marked.contains(&true) {
                 return Err(Error::BadOption(format!("--fn {name}: no node of it is left after the filters")));
             }
@@ -126,11 +150,22 @@ impl View {
         Ok(view)
     }
 
-    /// The row named `name`, or an error naming the closest names.
-    fn row_named(&self, name: &str) -> Result<u32, Error> {
-        match self.names.iter().position(|n| n == name) {
-            Some(row) => Ok(row as u32),
-            None => Err(Error::BadOption(format!("--fn {name}: {}", self.nothing_named(name)))),
+    /// The rows `name` names: the row so named, or with `--lines` the rows of the function's lines
+    /// (`--fn main.insert` is `main.insert[main.go:23]`, `main.insert[main.go:25]`, …); an error
+    /// naming the closest names when there is none.
+    fn rows_named(&self, name: &str) -> Result<Vec<u32>, Error> {
+        let profile = &self.profile;
+        let mut rows: Vec<u32> = (profile.frames.iter())
+            .filter(|(id, frame)| {
+                profile.frame_name(*id) == name || (frame.kind == FrameKind::Line && profile.function_name(*id) == name)
+            })
+            .map(|(id, _)| self.row_of_frame[id.index()])
+            .collect();
+        rows.sort_unstable();
+        rows.dedup();
+        match rows.is_empty() {
+            true => Err(Error::BadOption(format!("--fn {name}: {}", self.nothing_named(name)))),
+            false => Ok(rows),
         }
     }
 
@@ -182,6 +217,11 @@ impl View {
     /// The total of what is selected: its roots' inclusive values.
     pub fn selected(&self) -> f64 {
         self.profile.tree.roots().fold(0.0, |total, r| total + self.inclusive(r))
+    }
+
+    /// What the filters and `--fn` kept, where they narrowed the profile (the heading's `selected:`).
+    fn selected_if_narrowed(&self) -> Option<f64> {
+        self.narrowed.then(|| self.selected())
     }
 
     /// Whether the profile has call counts.
@@ -241,6 +281,16 @@ fn unit_label(metric: &Metric) -> &str {
     }
 }
 
+/// A column of `metric`'s amounts headed `heading`: text shows time and bytes in a unit of its
+/// choosing, named after the heading, and counts under the heading and the metric's name.
+fn amount_column(key: &'static str, heading: &str, metric: &Metric) -> Column {
+    match (units::scales(metric.unit), heading.is_empty()) {
+        (true, _) => Column::amount(key, heading, metric.unit),
+        (false, true) => Column::new(key, unit_label(metric)),
+        (false, false) => Column::new(key, format!("{heading} {}", unit_label(metric))),
+    }
+}
+
 /// Whole numbers for integer metrics, `--decimal` decimals for measured times.
 fn digits_of(metric: &Metric) -> Digits {
     match metric.repr {
@@ -280,6 +330,15 @@ fn choose_metric(profile: &Profile, name: Option<&str>) -> Result<usize, Error> 
         )));
     }
     Ok(chosen)
+}
+
+/// The total of `metric` in `profile`: its roots' inclusive values, measured or added up.
+fn roots_total(profile: &Profile, metric: usize) -> f64 {
+    let tree = &profile.tree;
+    match tree.measured_inclusive(metric) {
+        Some(measured) => tree.roots().fold(0.0, |total, r| total + measured.get(r.index()).as_f64()),
+        None => profile.total(metric).as_f64(),
+    }
 }
 
 /// The row names (distinct frame names, in frame order) and each frame's row.

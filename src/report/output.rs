@@ -4,6 +4,8 @@
 //! when a width is given (the terminal's, when stdout is one). CSV and JSON have every number in full
 //! (`--decimal` is for text) under the column keys `docs/reports.md` lists.
 
+use super::units;
+use crate::model::Unit;
 use serde_json::{json, Map, Value as Json};
 use std::fmt::Write;
 
@@ -30,6 +32,20 @@ pub enum Digits {
     /// A change: `--decimal` decimals and a sign, `+` included (`+2.5`, `-0.3`, `0.0`), so that it
     /// is never misread as a share.
     Signed,
+    /// With this many decimals: an amount shown in a unit of its column's own choosing.
+    Places(u8),
+}
+
+impl Digits {
+    /// A small number per kind, for tables kept per kind.
+    fn slot(self) -> usize {
+        match self {
+            Digits::Whole => 0,
+            Digits::Decimals => 1,
+            Digits::Signed => 2,
+            Digits::Places(_) => 3,
+        }
+    }
 }
 
 /// One cell of a table.
@@ -52,14 +68,21 @@ pub enum Cell {
 pub struct Column {
     /// The CSV header and JSON field.
     pub key: &'static str,
-    /// The heading in text.
+    /// The heading in text; of a column of amounts, the words before the unit text shows them in.
     pub heading: String,
+    /// For a column of amounts (time, bytes), their unit: text shows them in a unit of its choosing.
+    pub amount: Option<Unit>,
 }
 
 impl Column {
     /// A column with key `key` and text heading `heading`.
     pub fn new(key: &'static str, heading: impl Into<String>) -> Column {
-        Column { key, heading: heading.into() }
+        Column { key, heading: heading.into(), amount: None }
+    }
+
+    /// A column of amounts in `unit`, headed `heading` and the unit text shows them in.
+    pub fn amount(key: &'static str, heading: impl Into<String>, unit: Unit) -> Column {
+        Column { key, heading: heading.into(), amount: Some(unit) }
     }
 }
 
@@ -76,6 +99,18 @@ pub trait Table: std::fmt::Debug + Send + Sync {
 
     /// Row `index`'s cells, into `cells` (emptied first).
     fn row_into(&self, index: usize, cells: &mut Vec<Cell>);
+
+    /// The largest magnitude of the numbers of `column`.
+    fn largest(&self, column: usize) -> f64 {
+        let mut cells = Vec::new();
+        (0..self.len()).fold(0.0, |largest, index| {
+            self.row_into(index, &mut cells);
+            match cells.get(column) {
+                Some(Cell::Number(v, _)) if v.is_finite() => largest.max(v.abs()),
+                _ => largest,
+            }
+        })
+    }
 }
 
 /// Cells stored row after row, `columns` a row.
@@ -162,8 +197,21 @@ const BLOCK_COLUMN: usize = 0;
 pub struct TextStyle {
     /// Decimals of non-whole numbers (`--decimal`).
     pub decimals: usize,
+    /// Whether `--decimal` was given: then amounts in a unit of their column's choosing have as many
+    /// too, else three significant digits of the column's largest.
+    pub decimals_given: bool,
     /// The width to cut names to fit in (the terminal's), if any.
     pub width: Option<usize>,
+    /// The unit amounts are shown in (`--unit`), where it is of their family.
+    pub unit: Option<&'static str>,
+}
+
+/// How the numbers of a column of amounts show in text: divided by `divisor`, with `digits` (else
+/// the cell's own).
+#[derive(Clone, Debug)]
+struct Scaling {
+    divisor: f64,
+    digits: Option<Digits>,
 }
 
 /// Rows from which a table without blocks is measured and written on two threads.
@@ -182,6 +230,8 @@ struct Measure {
 /// the width of every text.
 struct Layout {
     shown: Vec<usize>,
+    /// Per column of the report, how its amounts are scaled.
+    scalings: Vec<Option<Scaling>>,
     widths: Vec<usize>,
     text_columns: Vec<bool>,
     decimals: usize,
@@ -192,12 +242,62 @@ struct Layout {
 const MAX_INDENT: usize = 40;
 
 impl Report {
-    /// Calls `f` with each row of `range` in turn.
-    fn for_rows(&self, range: std::ops::Range<usize>, mut f: impl FnMut(&[Cell])) {
+    /// Calls `f` with each row of `range` in turn, the amounts of the columns `scalings` scales as
+    /// text shows them.
+    fn for_rows(&self, range: std::ops::Range<usize>, scalings: &[Option<Scaling>], mut f: impl FnMut(&[Cell])) {
+        let scaled: Vec<(usize, &Scaling)> =
+            scalings.iter().enumerate().filter_map(|(c, s)| s.as_ref().map(|s| (c, s))).collect();
         let mut row = Vec::with_capacity(self.columns.len());
         for index in range {
             self.table.row_into(index, &mut row);
+            for &(c, scaling) in &scaled {
+                if let Cell::Number(v, digits) = row[c] {
+                    row[c] = Cell::Number(v / scaling.divisor, scaling.digits.unwrap_or(digits));
+                }
+            }
             f(&row);
+        }
+    }
+
+    /// How each column's amounts show in text, and its heading.
+    fn scalings(&self, style: TextStyle) -> (Vec<Option<Scaling>>, Vec<String>) {
+        self.columns
+            .iter()
+            .enumerate()
+            .map(|(c, column)| {
+                let largest = column.amount.map(|unit| (unit, self.table.largest(c)));
+                match largest.and_then(|(unit, largest)| Some((units::shown(unit, largest, style.unit)?, largest))) {
+                    Some((shown, largest)) => {
+                        let heading = match column.heading.is_empty() {
+                            true => shown.word.to_string(),
+                            false => format!("{} {}", column.heading, shown.word),
+                        };
+                        (Some(self.scaling(shown, largest / shown.divisor, style)), heading)
+                    }
+                    None => (None, column.heading.clone()),
+                }
+            })
+            .unzip()
+    }
+
+    /// The scaling of amounts shown as `shown`, the largest of them `largest` once scaled.
+    fn scaling(&self, shown: units::Shown, largest: f64, style: TextStyle) -> Scaling {
+        let places = if style.decimals_given { style.decimals } else { units::decimals_for(largest) };
+        let digits = (!shown.own).then_some(Digits::Places(places.min(u8::MAX as usize) as u8));
+        Scaling { divisor: shown.divisor, digits }
+    }
+
+    /// `v`, an amount of the report's metric, as text: `1.80 s`, in the unit of its own size, or
+    /// `5 samples` for counts.
+    fn amount_text(&self, v: f64, style: TextStyle) -> String {
+        let unit = self.columns.iter().find_map(|c| c.amount);
+        match unit.and_then(|unit| units::shown(unit, v, style.unit)) {
+            Some(shown) => {
+                let scaling = self.scaling(shown, v / shown.divisor, style);
+                let digits = scaling.digits.unwrap_or(self.digits);
+                format!("{} {}", number(v / scaling.divisor, digits, style.decimals), shown.word)
+            }
+            None => format!("{} {}", number(v, self.digits, style.decimals), self.unit),
         }
     }
 
@@ -229,7 +329,7 @@ impl Report {
         if let Some(title) = &self.title {
             return title.clone();
         }
-        let amount = |v: f64| format!("{} {}", number(v, self.digits, style.decimals), self.unit);
+        let amount = |v: f64| self.amount_text(v, style);
         match self.selected {
             Some(selected) => format!("Total: {}; selected: {}", amount(self.total), amount(selected)),
             None => format!("Total: {}", amount(self.total)),
@@ -244,11 +344,12 @@ impl Report {
             .filter(|&c| self.blocks.is_none() || c != BLOCK_COLUMN)
             .filter(|&c| self.indent.is_none_or(|(d, _)| d != c))
             .collect();
-        let headings: Vec<&str> = shown.iter().map(|&c| self.columns[c].heading.as_str()).collect();
+        let (scalings, all_headings) = self.scalings(style);
+        let headings: Vec<&str> = shown.iter().map(|&c| all_headings[c].as_str()).collect();
         let rows = self.table.len();
         let parallel = self.blocks.is_none() && rows >= PARALLEL_ROWS;
         let text_widths: Vec<usize> = self.texts.iter().map(|t| width_of(t)).collect();
-        let measure = |rows| self.measure(rows, &shown, style.decimals, &text_widths);
+        let measure = |rows| self.measure(rows, &shown, &scalings, style.decimals, &text_widths);
         let half = if parallel { rows / 2 } else { rows };
         let (first, second) = std::thread::scope(|scope| {
             let second = parallel.then(|| scope.spawn(|| measure(half..rows)));
@@ -264,7 +365,7 @@ impl Report {
         if let Some(limit) = style.width {
             fit_names(&mut widths, &text_columns, limit);
         }
-        let layout = Layout { shown, widths, text_columns, decimals: style.decimals, text_widths };
+        let layout = Layout { shown, scalings, widths, text_columns, decimals: style.decimals, text_widths };
         let mut text = self.heading(style) + "\n";
         let heading_line = |text: &mut String| write_line(text, &layout, |i| headings[i]);
         let Some(blocks) = &self.blocks else {
@@ -282,7 +383,7 @@ impl Report {
         let mut block = 0;
         let mut previous: Option<Cell> = None;
         let mut scratch = String::new();
-        self.for_rows(0..rows, |row| {
+        self.for_rows(0..rows, &layout.scalings, |row| {
             if previous.as_ref() != Some(&row[BLOCK_COLUMN]) {
                 let title = blocks.get(block).map(|b| self.block_title(b, style)).unwrap_or_default();
                 let _ = write!(text, "\n{title}\n");
@@ -301,6 +402,7 @@ impl Report {
         &self,
         rows: std::ops::Range<usize>,
         shown: &[usize],
+        scalings: &[Option<Scaling>],
         decimals: usize,
         text_widths: &[usize],
     ) -> Measure {
@@ -308,13 +410,13 @@ impl Report {
         let mut scratch = String::new();
         // Per column, kind of digits and sign: the largest magnitude measured. A number's width
         // grows with its magnitude (rounding is monotone), so one no larger is no wider.
-        let mut largest = vec![[-1.0f64; 6]; shown.len()];
-        self.for_rows(rows, |row| {
+        let mut largest = vec![[-1.0f64; 8]; shown.len()];
+        self.for_rows(rows, scalings, |row| {
             for (k, &c) in shown.iter().enumerate() {
                 if let Cell::Number(v, digits) = row[c] {
                     // Infinities and NaN are words, not digits: always measured, and no bound.
                     // By the sign bit: -0.0 can print as `-0`, wider than `0`.
-                    let largest = &mut largest[k][2 * digits as usize + usize::from(v.is_sign_negative())];
+                    let largest = &mut largest[k][2 * digits.slot() + usize::from(v.is_sign_negative())];
                     if v.is_finite() && v.abs() <= *largest {
                         continue;
                     }
@@ -370,7 +472,7 @@ impl Report {
         text.clear();
         text.reserve(rows.len() * (layout.widths.iter().sum::<usize>() + 2 * layout.widths.len()));
         let mut scratch = String::new();
-        self.for_rows(rows, |row| self.line_into(text, row, layout, &mut scratch));
+        self.for_rows(rows, &layout.scalings, |row| self.line_into(text, row, layout, &mut scratch));
     }
 
     /// Writes the lines of `rows` a chunk at a time, the odd chunks made on a second thread while
@@ -489,10 +591,10 @@ impl Report {
 
     /// `#.ch.CH∆Q: total 23.8 ms (33.7 % of all), 311 calls`.
     fn block_title(&self, block: &Block, style: TextStyle) -> String {
-        let total = number(block.total, self.digits, style.decimals);
+        let total = self.amount_text(block.total, style);
         let pct = number(block.pct, Digits::Decimals, style.decimals);
         let calls = block.calls.map(|c| format!(", {c} calls")).unwrap_or_default();
-        format!("{}: total {total} {} ({pct} % of all){calls}", block.name, self.unit)
+        format!("{}: total {total} ({pct} % of all){calls}", block.name)
     }
 
     fn depth_of(&self, row: &[Cell]) -> usize {
@@ -507,7 +609,7 @@ impl Report {
         let mut writer = csv::Writer::from_writer(Vec::new());
         let _ = writer.write_record(self.columns.iter().map(|c| c.key));
         let mut field = String::new();
-        self.for_rows(0..self.table.len(), |row| {
+        self.for_rows(0..self.table.len(), &[], |row| {
             for cell in row {
                 field.clear();
                 self.full_into(&mut field, cell);
@@ -702,6 +804,7 @@ fn number_into(buffer: &mut String, v: f64, digits: Digits, decimals: usize) {
             }
             number_into(buffer, if rounded_to_zero { 0.0 } else { v.abs() }, Digits::Decimals, decimals);
         }
+        Digits::Places(places) => number_into(buffer, v, Digits::Decimals, places.into()),
         Digits::Decimals => match fixed_point(v, decimals) {
             Some(scaled) => {
                 // The digits of the scaled value, the point put in before the last `decimals`.
@@ -729,6 +832,7 @@ fn number_width(v: f64, digits: Digits, decimals: usize) -> Option<usize> {
     match digits {
         Digits::Whole if is_whole(v) => Some(usize::from((v as i64) < 0) + decimal_digits((v as i64).unsigned_abs())),
         Digits::Decimals => fixed_point(v, decimals).map(|scaled| decimal_digits(scaled).max(decimals + 1) + 1),
+        Digits::Places(places) => number_width(v, Digits::Decimals, places.into()),
         _ => None,
     }
 }
@@ -831,7 +935,7 @@ mod tests {
     #[test]
     fn names_fit_the_width_only_when_one_is_given() {
         let report = summary("a_rather_long_function_name");
-        let style = TextStyle { decimals: 1, width: None };
+        let style = TextStyle { decimals: 1, decimals_given: false, width: None, unit: None };
         assert_eq!(
             report.render(Format::Text, style).lines().nth(3),
             Some("a_rather_long_function_name     10  100.0")
@@ -922,7 +1026,7 @@ mod tests {
             });
             report.table = Box::new(Cells::new(3, cells.collect()));
             for decimals in 0..=3 {
-                let measured = report.measure(0..order.len(), &[0, 1, 2], decimals, &[]);
+                let measured = report.measure(0..order.len(), &[0, 1, 2], &[], decimals, &[]);
                 for (column, digits) in [Digits::Whole, Digits::Decimals, Digits::Signed].into_iter().enumerate() {
                     let widest = order.iter().map(|&v| number(v, digits, decimals).len()).max();
                     assert_eq!(Some(measured.widths[column]), widest, "{digits:?} {decimals} {order:?}");
@@ -940,7 +1044,7 @@ mod tests {
                 let mut report = summary("a");
                 let cells = order.iter().map(|&v| Cell::Number(v, Digits::Decimals)).collect();
                 report.table = Box::new(Cells::new(1, cells));
-                let measured = report.measure(0..2, &[0], decimals, &[]);
+                let measured = report.measure(0..2, &[0], &[], decimals, &[]);
                 let widest = order.iter().map(|&v| number(v, Digits::Decimals, decimals).len()).max();
                 assert_eq!(Some(measured.widths[0]), widest, "{decimals} {order:?}");
             }
@@ -956,7 +1060,8 @@ mod tests {
         report.columns.truncate(2);
         let cells = (0..rows).flat_map(|i| [Cell::Text(i as u32 % 3), Cell::Number(i as f64, Digits::Whole)]);
         report.table = Box::new(Cells::new(2, cells.collect()));
-        let text = report.render(Format::Text, TextStyle { decimals: 1, width: None });
+        let text =
+            report.render(Format::Text, TextStyle { decimals: 1, decimals_given: false, width: None, unit: None });
         let lines: Vec<&str> = text.lines().skip(3).collect();
         assert_eq!(lines.len(), rows);
         for (i, line) in lines.iter().enumerate() {

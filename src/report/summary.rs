@@ -1,7 +1,7 @@
 //! `proftool summary`: consumption per function (or per line with `--lines`), `]PROFILE summary`.
 
 use super::output::{Cell, Cells, Column, Digits, Report};
-use super::{digits_of, unit_label, View};
+use super::{amount_column, digits_of, View};
 use crate::error::Error;
 
 /// The switches of `summary`, with `]PROFILE`'s meanings.
@@ -66,9 +66,9 @@ pub fn summary(view: View, options: &SummaryOptions) -> Result<Report, Error> {
     let digits = digits_of(metric);
     let mut columns = vec![
         Column::new("name", "name"),
-        Column::new("self", format!("self {}", unit_label(metric))),
+        amount_column("self", "self", metric),
         Column::new("self_pct", "self %"),
-        Column::new("total", format!("total {}", unit_label(metric))),
+        amount_column("total", "total", metric),
         Column::new("total_pct", "total %"),
     ];
     let has_calls = view.has_calls();
@@ -76,7 +76,7 @@ pub fn summary(view: View, options: &SummaryOptions) -> Result<Report, Error> {
         columns.push(Column::new("calls", "calls"));
     }
     if options.avg {
-        columns.push(Column::new("avg", format!("avg {}", unit_label(metric))));
+        columns.push(amount_column("avg", "avg", metric));
     }
     if options.cumpct {
         columns.push(Column::new("cum_pct", "cum %"));
@@ -109,6 +109,6 @@ pub fn summary(view: View, options: &SummaryOptions) -> Result<Report, Error> {
             cells.push(Cell::Number(cumulative, Digits::Decimals));
         }
     }
-    let selected = (!options.functions.is_empty()).then(|| view.selected());
+    let selected = view.selected_if_narrowed();
     Ok(view.report("summary", selected, Cells::boxed(&columns, cells), columns))
 }

@@ -2,7 +2,7 @@
 //! profile's total; siblings of one name are one node, the heaviest first.
 
 use super::output::{Cell, Column, Digits, Report, Table};
-use super::{digits_of, pct, unit_label, View};
+use super::{amount_column, digits_of, pct, unit_label, View};
 use crate::error::Error;
 
 /// The switches of `tree`.
@@ -155,9 +155,9 @@ pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
     let unit = unit_label(metric);
     let mut columns = vec![
         Column::new("depth", "depth"),
-        Column::new("total", format!("total {unit}")),
+        amount_column("total", "total", metric),
         Column::new("total_pct", "total %"),
-        Column::new("self", format!("self {unit}")),
+        amount_column("self", "self", metric),
         Column::new("self_pct", "self %"),
     ];
     let has_calls = matches!(view.calls, super::Calls::PerNode(_));
@@ -200,7 +200,7 @@ pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
         }
         push_groups(&shown, &grouping, &mut siblings, group.depth + 1, &mut arena, &mut stack);
     }
-    let selected = (!options.functions.is_empty()).then(|| view.selected());
+    let selected = view.selected_if_narrowed();
     let mut report = view.report("tree", selected, Box::new(table), columns);
     report.indent = Some((0, name_column));
     if let Some(min_pct) = options.min_pct {
@@ -237,9 +237,23 @@ struct TreeRow {
     own: f64,
 }
 
+/// The columns of a row's total and self value, as [`TreeTable::row_into`] puts them.
+const TOTAL_COLUMN: usize = 1;
+const SELF_COLUMN: usize = 3;
+
 impl Table for TreeTable {
     fn len(&self) -> usize {
         self.rows.len()
+    }
+
+    /// Read off the rows, without making their cells.
+    fn largest(&self, column: usize) -> f64 {
+        let value = |row: &TreeRow| match column {
+            TOTAL_COLUMN => row.total,
+            SELF_COLUMN => row.own,
+            _ => 0.0,
+        };
+        self.rows.iter().map(value).filter(|v| v.is_finite()).fold(0.0, |largest, v| largest.max(v.abs()))
     }
 
     fn row_into(&self, index: usize, cells: &mut Vec<Cell>) {

@@ -910,20 +910,23 @@ fn diff(
     let base = read_one(base_input, base_file)?;
     let new = read_one(new_input, new_file)?;
     let matched = report::diff::match_profiles(base, new, matching, diag)?;
-    let (base, new, metrics) = (matched.base, matched.new, matched.metrics);
+    let (base, new, metrics, threads) = (matched.base, matched.new, matched.metrics, matched.threads);
     let view = |profile: proftool::Profile, metric: usize| {
         let options = ReportOptions {
             lines: select.lines,
             metric: Some(profile.metrics()[metric].name.clone()),
             bias: shown.bias,
-            filters: Filters::default(),
+            filters: threads.clone(),
             relative: false,
         };
         View::new(profile, &options)
     };
     let names = inputs.map(|input| input.name().into_owned());
     // The profiles are kept beside their views only for a differential output.
-    let kept = to.as_ref().map(|_| (base.clone(), new.clone()));
+    let kept = match to {
+        Some(_) => Some((threads.apply(base.clone())?, threads.apply(new.clone())?)),
+        None => None,
+    };
     let comparison =
         report::diff::compare(&view(base, metrics.0)?, &view(new, metrics.1)?, (&names[0], &names[1]), options)?;
     let to_stdout = to.as_ref().is_some_and(|(_, out)| out == Path::new("-"));

@@ -357,13 +357,33 @@ mod tests {
 
     #[test]
     fn a_metric_without_counterpart_is_named() {
+        // The ticks turn into the folded file's samples; the -px file's entries have no counterpart.
         let folded = read(Format::Folded, "a 1\n");
         let px = read(Format::GhcPx, include_str!("../fixtures/ghc-px/notes-example.px"));
         let err = merged(&[folded, px], false).unwrap_err().to_string();
         assert!(
-            err.starts_with("cannot merge in1 with in0: its metric ticks (ticks, count, additive) has no counterpart"),
+            err.starts_with(
+                "cannot merge in1 with in0: its metric entries (calls, count, per-node) has no counterpart"
+            ),
             "{err}"
         );
+    }
+
+    #[test]
+    fn samples_ticks_and_time_add_up_at_the_interval() {
+        // 2.5 ms of time, then 3 samples at 5 ms: 17.5 ms.
+        let mut time = Profile::new(vec![Metric::time(Unit::Milliseconds, Repr::Float)]);
+        let f = time.frames.intern(FrameRef::function("f"));
+        let node = time.tree.push(None, f);
+        time.tree.set_self(0, node, Value::Float(2.5));
+        let samples = read(Format::Folded, "a 3\n");
+        let mut merger = Merger::new(false).with_interval(Some(Duration::from_millis(5)));
+        let mut diag = Diagnostics::default();
+        merger.add(time, "time", &mut diag).unwrap();
+        merger.add(samples, "samples", &mut diag).unwrap();
+        let both = merger.finish().unwrap();
+        assert_eq!((both.metrics()[0].kind, both.total(0)), (MetricKind::Time, Value::Float(17.5)));
+        assert!(diag.has("merge-converted"));
     }
 
     #[test]

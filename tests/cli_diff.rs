@@ -85,15 +85,24 @@ fn the_gate_fails_past_the_threshold_and_the_floor_with_exit_code_3() {
 
 #[test]
 fn profiles_compare_on_a_metric_kind_both_have() {
-    // A folded file has samples, a -px file ticks: nothing to compare, and both are named.
+    // A folded file has samples, a Go heap profile bytes and objects: nothing to compare, and both
+    // are named.
+    proftool()
+        .arg("diff")
+        .arg(fixture("folded/basic.folded"))
+        .arg(fixture("pprof/heap.pb.gz"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("share no kind of metric to compare (BASE has: samples"))
+        .stderr(predicate::str::contains("NEW has: alloc_objects (objects"));
+    // A -px file's ticks are samples of its 20 ms interval: they compare with a folded file's samples.
     proftool()
         .arg("diff")
         .arg(fixture("folded/basic.folded"))
         .arg(fixture("ghc-px/notes-example.px"))
         .assert()
-        .code(1)
-        .stderr(predicate::str::contains("share no kind of metric to compare (BASE has: samples"))
-        .stderr(predicate::str::contains("NEW has: ticks"));
+        .success()
+        .stderr(predicate::str::contains("NEW's ticks (ticks) taken as samples"));
     // A BR timed file and a Dyalog tree meet on time, each in its unit.
     let out = proftool().arg("diff").arg(fixture("br/timed.br")).arg(fixture("dyalog-xml/v1.37-tree.xml")).output();
     let text = String::from_utf8(out.unwrap().stdout).unwrap();
@@ -219,7 +228,7 @@ fn merge_refuses_what_does_not_add_up_and_writes_nothing() {
         .assert()
         .code(1)
         .stderr(predicate::str::contains("cannot merge"))
-        .stderr(predicate::str::contains("its metric ticks (ticks, count, additive) has no counterpart"));
+        .stderr(predicate::str::contains("its metric entries (calls, count, per-node) has no counterpart"));
     assert!(!out.exists());
     proftool()
         .arg("merge")

@@ -137,3 +137,124 @@ fn a_go_cpu_profiles_samples_stand_for_its_cpu_time_in_one_count_targets() {
     let total: i64 = text.lines().map(|l| l.rsplit(' ').next().unwrap().parse::<i64>().unwrap()).sum();
     assert_eq!(total, 77);
 }
+
+/// A file of the shared corpus (`../shared/corpus/`, beside the checkout as CI lays it).
+fn corpus(rel: &str) -> std::path::PathBuf {
+    crate::support::fixtures_dir().join("../../shared/corpus").join(rel)
+}
+
+#[test]
+fn a_ghc_time_report_and_a_ticks_report_compare_and_merge_as_time() {
+    // -p gives time (20 ms), -P ticks (23 at its 1 ms interval), -pj ticks (798 at 1 ms).
+    let (percent, ticks) = (corpus("ghc-prof/inferno-percent.prof"), corpus("ghc-prof/inferno-ticks.prof"));
+    for metric in [None, Some("time"), Some("ticks")] {
+        let out = proftool()
+            .arg("diff")
+            .args(metric.map(|m| ["--metric", m]).iter().flatten())
+            .arg(&percent)
+            .arg(&ticks)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{metric:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8(out.stdout).unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            text.contains("time (time), total 20 ms") && text.contains("time (time), total 23 ms"),
+            "{metric:?}: {text}"
+        );
+        assert!(stderr.contains("NEW's ticks (ticks) taken as time in ms at an interval of 1ms"), "{stderr}");
+    }
+    let dir = temp();
+    let merged = dir.path().join("all.speedscope.json");
+    proftool()
+        .args(["merge", "-o"])
+        .arg(&merged)
+        .arg(&percent)
+        .arg(&ticks)
+        .arg(corpus("ghc-json/speedscope-haskell-simple.prof.json"))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "ticks (ticks) taken as time in ms at an interval of 1ms, as the merged time",
+        ));
+    assert!(info(&merged).contains("metric     time (time, ms, additive): total 841\n"), "{}", info(&merged));
+}
+
+#[test]
+fn merge_turns_samples_into_time_at_the_interval_given() {
+    // py-spy's 260 ms, and a folded file's 70 samples at 5 ms: 610 ms.
+    let dir = temp();
+    let merged = dir.path().join("all.speedscope.json");
+    proftool()
+        .args(["merge", "--interval", "5ms", "-o"])
+        .arg(&merged)
+        .arg(fixture("speedscope/py-spy.speedscope.json"))
+        .arg(fixture("folded/basic.folded"))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("samples (samples) taken as time in ms at an interval of 5ms"));
+    assert!(info(&merged).contains("metric     time (time, ms, additive): total 610\n"), "{}", info(&merged));
+}
+
+#[test]
+fn the_gate_passes_two_runs_of_one_program_whose_threads_are_named_apart() {
+    let (run1, run2) = (fixture("cli/py-spy-run1.speedscope.json"), fixture("cli/py-spy-run2.speedscope.json"));
+    proftool()
+        .args(["diff", "--threshold", "5"])
+        .arg(&run1)
+        .arg(&run2)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("Thread 20").not())
+        .stderr(predicate::str::contains("compared as if merged (--by-thread compares them by name)"));
+    // By name, the old threads are gone and the new ones new, some 50 points each: exit 3.
+    proftool().args(["diff", "--threshold", "5", "--by-thread"]).arg(&run1).arg(&run2).assert().code(3);
+    // A Sampler file made from a LispWorks tree is the same run: threads and processes meet.
+    let dir = temp();
+    let sampler = dir.path().join("processes.sampler");
+    let tree = fixture("lispworks/processes.tree");
+    proftool().args(["convert", "-q"]).arg(&tree).arg(&sampler).assert().success();
+    proftool().args(["diff", "--threshold", "0.01"]).arg(&tree).arg(&sampler).assert().code(0);
+}
+
+#[test]
+fn the_gates_limits_are_finite_and_not_negative() {
+    let (base, new) = (fixture("cli/diff-base.folded"), fixture("cli/diff-new.folded"));
+    for limit in ["nan", "inf", "-1", "-0.5", "five"] {
+        for option in ["--threshold", "--min-abs"] {
+            let mut cmd = proftool();
+            cmd.arg("diff").arg(format!("{option}={limit}"));
+            if option == "--min-abs" {
+                cmd.args(["--threshold", "1"]);
+            }
+            cmd.arg(&base).arg(&new).assert().code(2).stderr(predicate::str::contains(option));
+        }
+    }
+}
+
+#[test]
+fn a_go_cpu_diff_compares_cpu_time_and_writes_it_as_go_tool_pprof_does() {
+    let dir = temp();
+    let out = dir.path().join("diff.pb.gz");
+    proftool()
+        .args(["diff", "--to", "pprof"])
+        .arg(&out)
+        .arg(fixture("pprof/cpu.pb.gz"))
+        .arg(fixture("cli/insert.pb.gz"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("BASE ").and(predicate::str::contains(": cpu (time), total")));
+    assert!(info(&out).contains("metric     cpu (time, ns, additive)"), "{}", info(&out));
+}
+
+#[test]
+fn a_missing_new_stops_the_diff_before_base_is_read() {
+    // BASE's reading warns (a pprof label); a NEW that cannot be opened says so alone.
+    proftool()
+        .arg("diff")
+        .arg(fixture("pprof/cpu.pb.gz"))
+        .arg(fixture("pprof/missing.pb.gz"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("missing.pb.gz: cannot open").and(predicate::str::contains("warning").not()));
+}

@@ -21,7 +21,9 @@ use crate::convert::{self, ConvertOptions};
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::formats::Format;
-use crate::model::{filter, ops, FrameKind, Metric, MetricKind, Profile};
+use crate::model::filter::Filters;
+use crate::model::{FrameKind, Metric, MetricKind, Profile};
+use regex::Regex;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -273,7 +275,7 @@ pub struct Matching {
     pub by_thread: bool,
 }
 
-/// Two profiles made comparable: NEW's metric in BASE's quantity, threads merged unless asked.
+/// Two profiles made comparable: NEW's metric in BASE's kind, and how their threads are matched.
 pub struct Matched {
     /// BASE, as compared.
     pub base: Profile,
@@ -281,33 +283,36 @@ pub struct Matched {
     pub new: Profile,
     /// The metric of each that they are compared by.
     pub metrics: (usize, usize),
+    /// What hides the threads and processes of both (unless `by_thread`), so that their stacks
+    /// meet as if merged: the views' filter, which keeps each profile's total, and the differential
+    /// outputs' own.
+    pub threads: Filters,
 }
 
 /// Makes `base` and `new` comparable: their threads and processes merged (two runs name theirs
 /// apart: py-spy's `Thread 17137` then `Thread 20001`, a pid in a process name) unless
 /// `by_thread`; the metric each is compared by ([`shared_metric`]); NEW's metric turned into BASE's
-/// quantity where they differ (ticks into time at NEW's interval), said on stderr.
+/// kind where they differ (ticks into time at NEW's interval), said on stderr.
 pub fn match_profiles(
     base: Profile,
     new: Profile,
     matching: &Matching,
     diag: &mut Diagnostics,
 ) -> Result<Matched, Error> {
-    let (base, mut new) = match matching.by_thread {
-        true => (base, new),
-        false => {
-            let (base, merged_base) = threads_merged(base);
-            let (new, merged_new) = threads_merged(new);
-            if merged_base || merged_new {
-                diag.warn("diff-threads-merged", None, || {
-                    "threads and processes are compared as if merged (--by-thread compares them by name)".into()
-                });
-            }
-            (base, new)
-        }
-    };
+    let hide = (!matching.by_thread).then(|| threads_hidden(&base, &new)).flatten();
+    if hide.is_some() {
+        diag.warn("diff-threads-merged", None, || {
+            "threads and processes are compared as if merged (--by-thread compares them by name)".into()
+        });
+    }
+    let threads = Filters { hide, ..Filters::default() };
+    let mut new = new;
     let metrics = shared_metric(&base, &new, matching.metric.as_deref())?;
     let to = base.metrics()[metrics.0].clone();
+    if new.metrics()[metrics.1].kind == to.kind {
+        // Units of one kind (ms and ns) are compared as they are, NEW's values put in BASE's unit.
+        return Ok(Matched { base, new, metrics, threads });
+    }
     // The interval of whichever side counts samples or ticks.
     let counts_side = match new.metrics()[metrics.1].kind {
         MetricKind::Time => &base,
@@ -322,19 +327,21 @@ pub fn match_profiles(
         };
         diag.warn("diff-converted", None, || format!("NEW's {change}, to compare with BASE's {}{assumed}", to.name));
     }
-    Ok(Matched { base, new, metrics })
+    Ok(Matched { base, new, metrics, threads })
 }
 
-/// `profile` with its thread and process frames taken out and the stacks below them merged, and
-/// whether it had any.
-fn threads_merged(profile: Profile) -> (Profile, bool) {
-    let threads: Vec<bool> = profile.frames.iter().map(|(_, f)| f.kind == FrameKind::Thread).collect();
-    if !threads.contains(&true) {
-        return (profile, false);
-    }
-    let marked = filter::per_node(&profile, &threads);
-    let hidden = filter::hide(&profile, &marked);
-    (ops::merge_siblings(&hidden), true)
+/// A `--hide` pattern of the names of the threads and processes of either profile, whatever kind
+/// of frame bears the name in the other (a Sampler file keeps a LispWorks process as a function
+/// below its thread); `None` when neither has one.
+fn threads_hidden(base: &Profile, new: &Profile) -> Option<Regex> {
+    let mut names: Vec<String> = [base, new]
+        .iter()
+        .flat_map(|p| p.frames.iter().filter(|(_, f)| f.kind == FrameKind::Thread).map(|(_, f)| regex::escape(&f.name)))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    // Names escaped, so the pattern is valid.
+    (!names.is_empty()).then(|| Regex::new(&format!("^(?:{})$", names.join("|"))).ok()).flatten()
 }
 
 /// `profile`'s folded stacks of its metric `metric`.
@@ -448,7 +455,15 @@ mod tests {
     fn profiles_are_compared_by_a_kind_both_have() {
         let folded = read(Format::Folded, "a 1\n");
         let px = read(Format::GhcPx, include_str!("../../fixtures/ghc-px/notes-example.px"));
-        let err = shared_metric(&folded, &px, None).unwrap_err().to_string();
+        // Samples and ticks both measure time: they compare.
+        let (f, p) = shared_metric(&folded, &px, None).unwrap();
+        assert_eq!((folded.metrics()[f].kind, px.metrics()[p].kind), (MetricKind::Samples, MetricKind::Ticks));
+        // Bytes are no time.
+        let mut bytes = read(Format::Folded, "a 1\n");
+        let alloc = Metric { kind: MetricKind::Alloc, unit: crate::model::Unit::Bytes, ..bytes.metrics()[0].clone() };
+        let values = bytes.tree.self_values(0).clone();
+        bytes.replace_metric(0, alloc, values);
+        let err = shared_metric(&folded, &bytes, None).unwrap_err().to_string();
         assert!(err.starts_with("the two profiles share no kind of metric to compare (BASE has: samples"), "{err}");
         let dyalog = read(Format::DyalogXml, include_str!("../../fixtures/dyalog-xml/v1.37-tree.xml"));
         // A Dyalog report (calls, time) and a BR timed file (samples, time) meet on time.
@@ -461,6 +476,9 @@ mod tests {
             .unwrap();
         let (d, b) = shared_metric(&dyalog, &timed, None).unwrap();
         assert_eq!((dyalog.metrics()[d].kind, timed.metrics()[b].kind), (MetricKind::Time, MetricKind::Time));
-        assert!(shared_metric(&dyalog, &timed, Some("samples")).is_err());
+        // Named, samples compare with the Dyalog report's time, which they turn into.
+        let (d, b) = shared_metric(&dyalog, &timed, Some("samples")).unwrap();
+        assert_eq!((dyalog.metrics()[d].kind, timed.metrics()[b].kind), (MetricKind::Time, MetricKind::Samples));
+        assert!(shared_metric(&dyalog, &timed, Some("alloc")).is_err());
     }
 }

@@ -103,10 +103,9 @@ impl View {
             (rows(&profile), inclusive.join().unwrap_or_else(|_| inclusive_of()))
         });
         let outermost = std::sync::OnceLock::new();
-        // A fold from +0.0: `sum` starts at -0.0, which an empty profile would show as `-0`.
-        let roots_total = tree.roots().fold(0.0, |total, r| total + inclusive.get(r.index()).as_f64());
+        let total = total.unwrap_or_else(|| profile.reported_total(metric).value);
         let calls = calls_of(&profile, &row_of_frame, names.len());
-        View { total: total.unwrap_or(roots_total), profile, metric, names, row_of_frame, inclusive, outermost, calls }
+        View { total, profile, metric, names, row_of_frame, inclusive, outermost, calls }
     }
 
     /// The view narrowed to the subtrees rooted at the outermost nodes of the row named `path[0]`,

@@ -19,6 +19,9 @@ mod cli;
 // The `proftool` binary on Dyalog reports: XML and CSV conversions, their options and messages.
 mod cli_dyalog;
 
+// The `proftool` binary on Dyalog summary reports: their own total and percentages, their overlap.
+mod cli_dyalog_summary;
+
 // The `proftool` binary on GHC profiles.
 mod cli_ghc;
 

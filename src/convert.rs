@@ -63,6 +63,16 @@ pub fn project(
                 "the source is a flat report without call structure: in {target} each function is a stack of its own"
             )
         });
+        if let Some((metric, rows, total)) = profile.overlapping_rows() {
+            let (unit, excess, source) = (profile.metrics()[metric].unit.name(), rows - total.value, &total.source);
+            let amount = |v: f64| format!("{} {unit}", crate::model::significant(v, 10));
+            diag.warn("flat-overlap", None, || {
+                format!(
+                    "the source's rows overlap (each function's time holds that of the functions it calls): in {target} they add up to {}, {} ({:.1} %) more than its total of {} ({source})",
+                    amount(rows), amount(excess), 100.0 * excess / total.value, amount(total.value)
+                )
+            });
+        }
     }
     let has_lines = profile.frames.iter().any(|(_, f)| f.kind == FrameKind::Line);
     if has_lines && carries.source_lines && !carries.lines_nest && !options.functions {

@@ -7,7 +7,7 @@
 
 use crate::formats::detect::Reason;
 use crate::formats::Format;
-use crate::model::{Profile, Value};
+use crate::model::{Profile, Total, TotalSource, Value};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -57,8 +57,14 @@ pub struct MetricInfo {
     pub unit: &'static str,
     /// `additive` or `per-node`.
     pub aggregation: &'static str,
-    /// The sum of its self values.
+    /// Its total, the one the reports state ([`Profile::reported_total`]): the sum of its self
+    /// values, unless the source states or measured another.
     pub total: f64,
+    /// Where the total comes from when it is not the sum of the self values (`the report's
+    /// TotalTime`, `the roots' measured inclusive values`).
+    pub total_from: Option<String>,
+    /// The sum of the self values, when the total is not that.
+    pub rows_total: Option<f64>,
 }
 
 /// One function in the report.
@@ -78,12 +84,19 @@ impl Info {
             .metrics()
             .iter()
             .enumerate()
-            .map(|(i, m)| MetricInfo {
-                name: m.name.clone(),
-                kind: m.kind.name(),
-                unit: m.unit.name(),
-                aggregation: if m.is_additive() { "additive" } else { "per-node" },
-                total: Sum::of(profile.tree.nodes().map(|node| profile.tree.self_value(i, node))).value(),
+            .map(|(i, m)| {
+                let rows = Sum::of(profile.tree.nodes().map(|node| profile.tree.self_value(i, node))).value();
+                let reported = m.is_additive().then(|| profile.reported_total(i));
+                let from = reported.and_then(|total| total_from(total, rows));
+                MetricInfo {
+                    name: m.name.clone(),
+                    kind: m.kind.name(),
+                    unit: m.unit.name(),
+                    aggregation: if m.is_additive() { "additive" } else { "per-node" },
+                    total: reported.filter(|_| from.is_some()).map_or(rows, |total| total.value),
+                    rows_total: from.is_some().then_some(rows),
+                    total_from: from,
+                }
             })
             .collect();
         let ranked = profile.primary_metric();
@@ -121,9 +134,13 @@ impl Info {
             let _ = writeln!(s, "{k:<10} {v}");
         }
         for m in &self.metrics {
+            let from = match (&m.total_from, m.rows_total) {
+                (Some(from), Some(rows)) => format!(" ({from}; the rows add up to {})", number(rows)),
+                _ => String::new(),
+            };
             let _ = writeln!(
                 s,
-                "metric     {} ({}, {}, {}): total {}",
+                "metric     {} ({}, {}, {}): total {}{from}",
                 m.name,
                 m.kind,
                 m.unit,
@@ -151,6 +168,18 @@ impl Info {
             }
         }
         s
+    }
+}
+
+/// Where `total` comes from, when it is not `rows`, the self values added up (beyond the rounding
+/// of adding them up: a tree whose roots measured what its rows hold says nothing).
+fn total_from(total: Total<'_>, rows: f64) -> Option<String> {
+    let beyond_rounding = (total.value - rows).abs() > 1e-9 * rows.abs().max(total.value.abs());
+    match total.source {
+        _ if !beyond_rounding => None,
+        TotalSource::Rows => None,
+        TotalSource::Stated(source) => Some(source.to_string()),
+        TotalSource::Measured => Some("the roots' measured inclusive values".to_string()),
     }
 }
 

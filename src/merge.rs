@@ -14,7 +14,9 @@
 use crate::convert::{self, DEFAULT_INTERVAL};
 use crate::diag::Diagnostics;
 use crate::error::Error;
-use crate::model::{ops, ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Value, Values};
+use crate::model::{
+    ops, ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, StatedTotal, Value, Values,
+};
 use std::time::Duration;
 
 /// Profiles added one at a time.
@@ -213,6 +215,13 @@ fn drop_differing_facts(merged: &mut Profile, profile: &Profile, label: &str, di
     });
     meta.flat |= other.flat;
     meta.lines_merged |= other.lines_merged;
+    // The runs' stated totals add up; one that only one of them states is no total of both.
+    meta.stated_total = match (meta.stated_total.take(), &other.stated_total) {
+        (Some(total), Some(more)) if (&total.metric, total.unit) == (&more.metric, more.unit) => {
+            Some(StatedTotal { value: total.value + more.value, ..total })
+        }
+        _ => None,
+    };
     if !dropped.is_empty() {
         let names = dropped.join(", ");
         diag.warn("merge-facts-dropped", None, || {

@@ -22,6 +22,9 @@ mod cli_dyalog;
 // The reports on a Go CPU profile, against `go tool pprof`.
 mod cli_go_reports;
 
+// The `proftool` binary on Dyalog summary reports: their own total and percentages, their overlap.
+mod cli_dyalog_summary;
+
 // The `proftool` binary on GHC profiles.
 mod cli_ghc;
 

@@ -49,6 +49,17 @@ fn dump_header(profile: &Profile, out: &mut String) {
     if let Some(kind) = meta.weighed_by {
         let _ = writeln!(out, "weighed by: {}", kind.name());
     }
+    if let Some(total) = &meta.stated_total {
+        let overlap = if total.rows_overlap { ", rows overlap" } else { "" };
+        let _ = writeln!(
+            out,
+            "stated total: {} {} {} ({}{overlap})",
+            total.metric,
+            total.value,
+            total.unit.name(),
+            total.source
+        );
+    }
     for (key, value) in &meta.attrs {
         let _ = writeln!(out, "attr {key}: {value:?}");
     }

@@ -378,11 +378,12 @@ impl Values {
         }
     }
 
-    /// The sum of all values.
+    /// The sum of all values (0 for none: a fold from +0.0, where `sum` starts at -0.0, which
+    /// would show as `-0`).
     pub fn sum(&self) -> Value {
         match self {
             Values::Int(v) => Value::Int(v.iter().fold(0i64, |a, &b| a.saturating_add(b))),
-            Values::Float(v) => Value::Float(v.iter().sum()),
+            Values::Float(v) => Value::Float(v.iter().fold(0.0, |a, &b| a + b)),
         }
     }
 }

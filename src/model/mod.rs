@@ -21,7 +21,7 @@ mod tree;
 
 pub use frame::{Frame, FrameId, FrameKind, FrameRef, FrameTable};
 pub use metric::{significant, Aggregation, Metric, MetricKind, Repr, Unit, Value, Values};
-pub use profile::{FunctionFacts, Meta, Profile};
+pub use profile::{FunctionFacts, Meta, Profile, StatedTotal, Total, TotalSource};
 pub use source::{SourceLocation, DEFINED_AT};
 pub use tree::{CallTree, ChildIndex, Children, NodeId, Visit, Walk};
 

@@ -2,7 +2,7 @@
 //! facts, together.
 
 use super::frame::{FrameId, FrameTable};
-use super::metric::{Metric, MetricKind, Value};
+use super::metric::{Metric, MetricKind, Unit, Value};
 use super::tree::{CallTree, NodeId};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -25,6 +25,10 @@ pub struct Meta {
     /// Whether the source was a flat report (Dyalog summary and data reports): rows without call
     /// structure, each a root with at most its own source lines below it.
     pub flat: bool,
+    /// The total the source states for one metric where its rows do not add up to it: a Dyalog
+    /// summary's rows are each a function's inclusive time, so they overlap, and its TotalTime is
+    /// the run's time ([`Profile::reported_total`]).
+    pub stated_total: Option<StatedTotal>,
     /// Whether line frames of the source were merged into their functions while it was read
     /// ([`crate::ReadOptions::merge_lines`]), as conversion merges them for targets without lines.
     pub lines_merged: bool,
@@ -42,6 +46,44 @@ impl Meta {
     pub fn attr(&self, key: &str) -> Option<&str> {
         self.attrs.iter().find(|(k, _)| k == key).map(|(_, text)| text.as_str())
     }
+}
+
+/// A total the source states for a metric, apart from its rows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StatedTotal {
+    /// The metric it is a total of: its name and unit (a metric converted into another unit no
+    /// longer has this total, as it stands).
+    pub metric: String,
+    /// The unit of `value`, the metric's.
+    pub unit: Unit,
+    /// The total.
+    pub value: f64,
+    /// Where the source states it, as a phrase for messages (`the report's TotalTime`).
+    pub source: String,
+    /// Whether the rows overlap, each holding the rows it calls (a summary of inclusive times), so
+    /// that they add up to more than the total; else they are parts of it (`-exclusive`).
+    pub rows_overlap: bool,
+}
+
+/// A profile's total of one metric, as every report and `info` states it, and where it comes from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Total<'p> {
+    /// The total, in the metric's unit.
+    pub value: f64,
+    /// Where it comes from.
+    pub source: TotalSource<'p>,
+}
+
+/// Where a profile's total comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TotalSource<'p> {
+    /// The self values added up.
+    Rows,
+    /// The measured inclusive values of the roots (Dyalog's InclusiveTime): added up in a tree, the
+    /// largest in a flat report, whose rows overlap. A report cut short measured more than its rows hold.
+    Measured,
+    /// The source's own figure ([`Meta::stated_total`]), and where it states it.
+    Stated(&'p str),
 }
 
 /// Per-function counts that no single node owns (LispWorks function-info). Identical for every node
@@ -149,6 +191,40 @@ impl Profile {
     /// The sum of the self values of `metric` over the whole tree.
     pub fn total(&self, metric: usize) -> Value {
         self.tree.self_values(metric).sum()
+    }
+
+    /// The total of `metric` that every report and `info` state: the source's own figure where it
+    /// states one ([`Meta::stated_total`]), else its roots' measured inclusive values where it
+    /// measured them (a tree report cut short holds less than its roots measured), else the self
+    /// values added up. A flat report's roots overlap: its total is the larger of its largest
+    /// root's measured value and its self values added up (each function's exclusive time, in a
+    /// data report).
+    pub fn reported_total(&self, metric: usize) -> Total<'_> {
+        let declared = &self.metrics[metric];
+        let stated = self.meta.stated_total.as_ref().filter(|s| s.metric == declared.name && s.unit == declared.unit);
+        if let Some(stated) = stated {
+            return Total { value: stated.value, source: TotalSource::Stated(&stated.source) };
+        }
+        let rows = Total { value: self.total(metric).as_f64(), source: TotalSource::Rows };
+        let Some(measured) = self.tree.measured_inclusive(metric) else { return rows };
+        let roots = self.tree.roots().map(|root| measured.get(root.index()).as_f64());
+        // Folds from +0.0: `sum` starts at -0.0, which an empty profile would show as `-0`.
+        match self.meta.flat {
+            false => Total { value: roots.fold(0.0, |total, v| total + v), source: TotalSource::Measured },
+            true => match roots.fold(0.0, f64::max) {
+                largest if largest > rows.value => Total { value: largest, source: TotalSource::Measured },
+                _ => rows,
+            },
+        }
+    }
+
+    /// Where the rows of a report overlap ([`StatedTotal::rows_overlap`]): the metric of the stated
+    /// total, its self values added up, which exceed the total beyond rounding, and the total.
+    pub fn overlapping_rows(&self) -> Option<(usize, f64, &StatedTotal)> {
+        let stated = self.meta.stated_total.as_ref().filter(|stated| stated.rows_overlap)?;
+        let metric = self.metric_index(&stated.metric).filter(|&m| self.metrics[m].unit == stated.unit)?;
+        let rows = self.total(metric).as_f64();
+        (rows - stated.value > 1e-9 * stated.value.abs()).then_some((metric, rows, stated))
     }
 
     /// Where `frame`'s code is defined, when the frame attr [`super::DEFINED_AT`] holds a location

@@ -97,7 +97,7 @@ impl View {
             return Ok(View::of(profile, metric, None));
         }
         // pprof fixes the total before it filters, so that shares stay shares of the whole profile.
-        let whole = (!options.relative).then(|| roots_total(&profile, metric));
+        let whole = (!options.relative).then(|| profile.reported_total(metric).value);
         Ok(View::of(options.filters.apply(profile)?, metric, whole))
     }
 
@@ -115,21 +115,10 @@ impl View {
             (rows(&profile), inclusive.join().unwrap_or_else(|_| inclusive_of()))
         });
         let outermost = std::sync::OnceLock::new();
-        // A fold from +0.0: `sum` starts at -0.0, which an empty profile would show as `-0`.
-        let roots_total = tree.roots().fold(0.0, |total, r| total + inclusive.get(r.index()).as_f64());
-        let calls = calls_of(&profile, &row_of_frame, names.len());
         let narrowed = total.is_some();
-        View {
-            total: total.unwrap_or(roots_total),
-            narrowed,
-            profile,
-            metric,
-            names,
-            row_of_frame,
-            inclusive,
-            outermost,
-            calls,
-        }
+        let total = total.unwrap_or_else(|| profile.reported_total(metric).value);
+        let calls = calls_of(&profile, &row_of_frame, names.len());
+        View { total, narrowed, profile, metric, names, row_of_frame, inclusive, outermost, calls }
     }
 
     /// The view narrowed to the subtrees rooted at the outermost nodes of the rows named `path[0]`,
@@ -330,15 +319,6 @@ fn choose_metric(profile: &Profile, name: Option<&str>) -> Result<usize, Error> 
         )));
     }
     Ok(chosen)
-}
-
-/// The total of `metric` in `profile`: its roots' inclusive values, measured or added up.
-fn roots_total(profile: &Profile, metric: usize) -> f64 {
-    let tree = &profile.tree;
-    match tree.measured_inclusive(metric) {
-        Some(measured) => tree.roots().fold(0.0, |total, r| total + measured.get(r.index()).as_f64()),
-        None => profile.total(metric).as_f64(),
-    }
 }
 
 /// The row names (distinct frame names, in frame order) and each frame's row.

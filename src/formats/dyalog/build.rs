@@ -612,6 +612,7 @@ impl ReportBuilder {
                 self.raise_inclusive(m, diag);
             }
         }
+        super::state_summary_total(&mut self.profile);
         self.profile
     }
 

@@ -103,7 +103,8 @@ enum Command {
     /// Each function's self and total share of its profile's total in BASE and NEW, and the change in
     /// points, largest first; functions in one profile only are new or gone. With --threshold, a
     /// function whose share grew by more than that fails the run with exit code 3 (1: a failed run,
-    /// 2: a usage error). Profiles of different formats compare on a metric kind both have.
+    /// 2: a usage error). Each profile is compared by its own default metric (samples, ticks and
+    /// time convert at an interval); threads and processes are matched as if merged.
     #[command(after_help = DIFF_EXAMPLES)]
     Diff {
         /// The profile compared against (the main branch's, yesterday's).
@@ -379,8 +380,9 @@ struct InputArg {
 /// How an output is written, shared by convert and merge.
 #[derive(clap::Args)]
 struct WriteArgs {
-    /// Length of one sample, for turning time into samples (default: the input's own interval,
-    /// else 1ms). Examples: 10ms, 250us, 1s.
+    /// Length of one sample or tick, for turning time into samples (and, in merge, samples or
+    /// ticks into the time of another input) (default: the input's own interval, else 1ms).
+    /// Examples: 10ms, 250us, 1s.
     #[arg(long, value_name = "DURATION", value_parser = proftool::parse_interval)]
     interval: Option<Duration>,
     /// The most sample records to write to a format with one record per sample (Sampler, BR); a
@@ -407,8 +409,9 @@ impl WriteArgs {
 /// What is written or reported: metric, granularity and filters, shared by convert and the reports.
 #[derive(clap::Args)]
 struct SelectArgs {
-    /// The metric to report, or to write when the output holds one number per node (default:
-    /// samples, else time, else ticks, else allocation, else calls).
+    /// The metric to report, compare, or write when the output holds one number per node (default:
+    /// the one the source is weighed by: pprof's default sample type, else its last; else samples,
+    /// else time, else ticks, else allocation, objects, events, calls).
     #[arg(long, value_name = "NAME", help_heading = "Options")]
     metric: Option<String>,
     /// Merge source-line frames (Dyalog line rows, BR lines) into their functions, whatever the

@@ -5,7 +5,8 @@
 //! A function's row comes first, then its lines' rows in line order. Each row has its calls where
 //! the profile counts them and, for every metric that adds up along the tree (time and timer
 //! inspections in a Dyalog report, samples elsewhere), its inclusive value (each sample once, as
-//! `summary`'s total) and its exclusive (self) value. Functions come heaviest first in the reported
+//! `summary`'s total) and its exclusive value: a line's self value, a function's own and its
+//! lines', as the report's ExclusiveTime. Functions come heaviest first in the reported
 //! metric. The view keeps lines and, unless `--bias` is given, times as measured (see
 //! [`super::ReportOptions::measured_times`]).
 
@@ -68,8 +69,13 @@ pub fn data(view: View, options: &DataOptions) -> Result<Report, Error> {
             }
             for (m, sums) in &metrics {
                 let digits = digits_of(&view.profile.metrics()[*m]);
-                let sums = &sums[row as usize];
-                cells.extend([Cell::Number(sums.total, digits), Cell::Number(sums.own, digits)]);
+                // A function's exclusive value is the file's: its own and its lines' (the model
+                // keeps each line's apart, below the function).
+                let exclusive = match Some(row) == group.function {
+                    true => group.lines.iter().map(|&(line, _, _)| sums[line as usize].own).sum::<f64>(),
+                    false => 0.0,
+                } + sums[row as usize].own;
+                cells.extend([Cell::Number(sums[row as usize].total, digits), Cell::Number(exclusive, digits)]);
             }
         }
     }

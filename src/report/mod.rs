@@ -1,6 +1,6 @@
 //! Reports in the terminal: `summary` (consumption per function or line), `calls` (a function's
-//! consumption by caller or callee) and `tree` (the call tree indented), `]PROFILE`'s reports for
-//! every readable format.
+//! consumption by caller or callee), `tree` (the call tree indented) and `data` (each function's and
+//! line's figures), `]PROFILE`'s reports for every readable format.
 //!
 //! Every report starts from a [`View`]: the profile at the granularity asked for (line frames merged
 //! into their functions unless `--lines`), narrowed by the filters, with one metric chosen, and per

@@ -147,7 +147,7 @@ impl Table for Cells {
 /// A report: what it is of, its total, its table, and how text shows it.
 #[derive(Debug)]
 pub struct Report {
-    /// `summary`, `calls` or `tree`.
+    /// `summary`, `calls`, `tree`, `data` or `diff`.
     pub kind: &'static str,
     /// The metric reported.
     pub metric: String,

@@ -340,7 +340,7 @@ Examples:
 
 const DATA_EXAMPLES: &str = "\
 Examples:
-  proftool data --fn '^#\\.ch\\.CH∆Q$' tree.xml       one function and its lines, as measured
+  proftool data --fn '^#\\.ch\\.CH∆Q$' tree.xml           one function and its lines, as measured
   proftool data --format csv tree.xml > data.csv         every function, for a spreadsheet";
 
 const TREE_EXAMPLES: &str = "\

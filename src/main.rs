@@ -18,7 +18,9 @@ use proftool::model::filter::{self, Filters};
 use proftool::model::Unit;
 use proftool::report::diff::{DiffOptions, Matching};
 use proftool::report::output::TextStyle;
-use proftool::report::{self, CallsOptions, Functions, Report, ReportOptions, SummaryOptions, TreeOptions, View};
+use proftool::report::{
+    self, CallsOptions, DataOptions, Functions, Ranking, Report, ReportOptions, SummaryOptions, TreeOptions, View,
+};
 use proftool::{Format, ReadOptions};
 use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
@@ -190,21 +192,8 @@ enum Command {
     Summary {
         #[command(flatten)]
         input: InputArg,
-        /// Sort by self value (consumption excluding the functions called) instead of total.
-        #[arg(long)]
-        exclusive: bool,
-        /// Only the first N rows.
-        #[arg(long, value_name = "N")]
-        first: Option<usize>,
-        /// Only the rows while the cumulative % (of the sorted column) stays at most P.
-        #[arg(long, value_name = "P")]
-        pct: Option<f64>,
-        /// Show the cumulative % of the sorted column.
-        #[arg(long)]
-        cumpct: bool,
-        /// Show the value per call (where the profile counts calls).
-        #[arg(long)]
-        avg: bool,
+        #[command(flatten)]
+        rank: RankArgs,
         /// Only what the named function calls, its own row included; NAME,NAME… drills down: what
         /// the second calls under the first, and so on.
         #[arg(long = "fn", value_name = "NAME", value_delimiter = ',')]
@@ -231,6 +220,8 @@ enum Command {
         #[arg(long)]
         callees: bool,
         #[command(flatten)]
+        rank: RankArgs,
+        #[command(flatten)]
         report: ReportArgs,
         #[command(flatten)]
         select: SelectArgs,
@@ -251,6 +242,25 @@ enum Command {
         /// The subtrees rooted at the named function; NAME,NAME… drills down.
         #[arg(long = "fn", value_name = "NAME", value_delimiter = ',')]
         fn_path: Vec<String>,
+        #[command(flatten)]
+        report: ReportArgs,
+        #[command(flatten)]
+        select: SelectArgs,
+        #[command(flatten)]
+        read: ReadArgs,
+    },
+    /// The figures of each function and of each of its lines: calls, inclusive and exclusive values.
+    ///
+    /// `]PROFILE data`: every metric that adds up (for a Dyalog report its times, as measured, without
+    /// the timer bias unless --bias is given, and its timer inspections), a function's row, then its
+    /// lines'.
+    #[command(after_help = DATA_EXAMPLES)]
+    Data {
+        #[command(flatten)]
+        input: InputArg,
+        /// Only the functions whose name matches the regex RE, with their lines.
+        #[arg(long = "fn", value_name = "RE")]
+        function: Option<String>,
         #[command(flatten)]
         report: ReportArgs,
         #[command(flatten)]
@@ -329,6 +339,11 @@ Examples:
   proftool calls --fn CL-USER::FIB --callees run.tree    what it spends in what it calls
   proftool calls --regex --fn '^Main\\.' prog.prof        one block per matching function";
 
+const DATA_EXAMPLES: &str = "\
+Examples:
+  proftool data --fn '^#\\.ch\\.CH∆Q$' tree.xml           one function and its lines, as measured
+  proftool data --format csv tree.xml > data.csv         every function, for a spreadsheet";
+
 const TREE_EXAMPLES: &str = "\
 Examples:
   proftool tree run.tree                                 the whole tree
@@ -375,6 +390,34 @@ struct InputArg {
     /// Input format (default: detected).
     #[arg(long, value_name = "FORMAT", value_parser = format_parser(Format::can_read))]
     from: Option<Format>,
+}
+
+/// `]PROFILE`'s switches that pick and add to the rows of `summary` and `calls`.
+#[derive(clap::Args)]
+struct RankArgs {
+    /// Sort by self value (consumption excluding the functions called) instead of total.
+    #[arg(long)]
+    exclusive: bool,
+    /// Only the first N rows (of each function, in calls).
+    #[arg(long, value_name = "N")]
+    first: Option<usize>,
+    /// Only the rows while the cumulative % of the profile's total (of the sorted column) stays at
+    /// most P.
+    #[arg(long, value_name = "P")]
+    pct: Option<f64>,
+    /// Show the cumulative % of the sorted column.
+    #[arg(long)]
+    cumpct: bool,
+    /// Show the value per call (where the profile counts calls).
+    #[arg(long)]
+    avg: bool,
+}
+
+impl RankArgs {
+    fn ranking(self) -> Ranking {
+        let RankArgs { exclusive, first, pct, cumpct, avg } = self;
+        Ranking { exclusive, first, pct, cumpct, avg }
+    }
 }
 
 /// How an output is written, shared by convert and merge.
@@ -459,6 +502,7 @@ impl SelectArgs {
             bias: shown.bias,
             filters: self.filters()?,
             relative: shown.relative_percentages,
+            measured_times: false,
         })
     }
 }
@@ -682,21 +726,34 @@ fn run(command: Command, diag: &mut Diagnostics) -> Result<()> {
             let input = InputArgs { path: &input, from, max_size: read.max_input_size };
             convert(input, &output, to, &read_options, (&filters, &options), diag)
         }
-        Command::Summary { input, exclusive, first, pct, cumpct, avg, fn_path, report, select, read } => {
-            let options = SummaryOptions { exclusive, first, pct, cumpct, avg, functions: fn_path };
-            run_report(&input, &read, &select, &report, diag, |view| report::summary(view, &options))
+        Command::Summary { input, rank, fn_path, report, select, read } => {
+            let options = SummaryOptions { ranking: rank.ranking(), functions: fn_path };
+            run_report((&input, &read), (&select, select.report_options(&report)?), &report, diag, |view| {
+                report::summary(view, &options)
+            })
         }
-        Command::Calls { input, function, regex, callees, report, select, read } => {
+        Command::Calls { input, function, regex, callees, rank, report, select, read } => {
             let functions = match regex {
                 true => Functions::Matching(filter::parse_regex("--fn", &function).map_err(Usage)?),
                 false => Functions::Named(function),
             };
-            let options = CallsOptions { functions, callees };
-            run_report(&input, &read, &select, &report, diag, |view| report::calls(view, &options))
+            let options = CallsOptions { functions, callees, ranking: rank.ranking() };
+            run_report((&input, &read), (&select, select.report_options(&report)?), &report, diag, |view| {
+                report::calls(view, &options)
+            })
+        }
+        Command::Data { input, function, report, select, read } => {
+            let functions = function.map(|re| filter::parse_regex("--fn", &re)).transpose().map_err(Usage)?;
+            let select = SelectArgs { lines: true, functions: false, ..select };
+            let options = DataOptions { functions };
+            let measured = ReportOptions { measured_times: true, ..select.report_options(&report)? };
+            run_report((&input, &read), (&select, measured), &report, diag, |view| report::data(view, &options))
         }
         Command::Tree { input, depth, min_pct, fn_path, report, select, read } => {
             let options = TreeOptions { depth, min_pct, functions: fn_path };
-            run_report(&input, &read, &select, &report, diag, |view| report::tree(view, &options))
+            run_report((&input, &read), (&select, select.report_options(&report)?), &report, diag, |view| {
+                report::tree(view, &options)
+            })
         }
         Command::Diff {
             base,
@@ -763,16 +820,14 @@ fn run(command: Command, diag: &mut Diagnostics) -> Result<()> {
     }
 }
 
-/// Reads the input of a report, prepares it as `select` asks, and prints what `make` makes of it.
+/// Reads the input of a report, prepares it as `select` and `options` ask, and prints what `make` makes of it.
 fn run_report(
-    input: &InputArg,
-    read_args: &ReadArgs,
-    select: &SelectArgs,
+    (input, read_args): (&InputArg, &ReadArgs),
+    (select, options): (&SelectArgs, ReportOptions),
     shown: &ReportArgs,
     diag: &mut Diagnostics,
     make: impl FnOnce(View) -> Result<Report, proftool::Error>,
 ) -> Result<()> {
-    let options = select.report_options(shown)?;
     let input = InputArgs { path: &input.input, from: input.from, max_size: read_args.max_input_size };
     // Line frames a report merges are merged as they are read where the reader can (Dyalog).
     let mut read_options = read_args.options();
@@ -921,6 +976,7 @@ fn diff(
             bias: shown.bias,
             filters: threads.clone(),
             relative: false,
+            measured_times: false,
         };
         View::new(profile, &options)
     };

@@ -226,17 +226,18 @@ fn bias_recomputes_dyalog_times_as_profile_does() {
 }
 
 /// sampled.br by hand (fixtures/br/make-fixtures.py): groups 10.0 → 100.0 → FNTAX 20.1 (twice),
-/// 10.0 → 100.0, and 10.2: the listing per line that profiler.exe printed.
+/// 10.0 → 100.0, and 10.2: the listing per line that profiler.exe printed, each line of no named
+/// function after its routine (the file's MAIN ROUTINE and GOSUB records: issue 26 §6).
 #[test]
 fn a_br_summary_per_line() {
     let expected = "\
 Total: 4 samples
 
 name                     self samples  self %  total samples  total %
-orders.br:10.0                      0     0.0              3     75.0
-orders.br:100.0                     1    25.0              3     75.0
+GOSUB orders.br:100.0               1    25.0              3     75.0
+MAIN orders.br:10.0                 0     0.0              3     75.0
 FNTAX[lib/calc.br:20.1]             2    50.0              2     50.0
-orders.br:10.2                      1    25.0              1     25.0
+MAIN orders.br:10.2                 1    25.0              1     25.0
 ";
     assert_eq!(report(&["summary", "--lines", &path("br/sampled.br")]), expected);
     // Per function, FNTAX's line is its function.
@@ -355,39 +356,39 @@ fn calls_by_caller_and_by_callee() {
 Total: 5 ticks
 
 Main.fib: total 4 ticks (80.0 % of all), 177 calls
-caller     ticks      %  calls
-Main.main      4  100.0    177
+caller     ticks  % of all  % of fn  calls
+Main.main      4      80.0    100.0    177
 ";
     assert_eq!(report(&["calls", "--fn", "Main.fib", &prof]), expected);
     let expected = "\
 Total: 5 ticks
 
 Main.fib: total 4 ticks (80.0 % of all), 177 calls
-callee        ticks     %  calls
-(self)            3  75.0
-Main.do work      1  25.0    177
+callee        ticks  % of all  % of fn  calls
+(self)            3      60.0     75.0
+Main.do work      1      20.0     25.0    177
 ";
     assert_eq!(report(&["calls", "--fn", "Main.fib", "--callees", &prof]), expected);
     let expected = "\
-function,name,value,pct,calls
-Main.main,MAIN.MAIN,5,100,1
-Main.fib,Main.main,4,100,177
-Main.do work,Main.fib,1,100,177
+function,name,value,pct_of_all,pct_of_fn,calls
+Main.main,MAIN.MAIN,5,100,100,1
+Main.fib,Main.main,4,80,100,177
+Main.do work,Main.fib,1,20,100,177
 ";
     assert_eq!(report(&["calls", "--regex", "--fn", "^Main\\.", "--format", "csv", &prof]), expected);
 }
 
-/// a;b;a;c 3, a;d 1: a is called from the top (4) and, recursively, from b (no value of its own:
-/// its outer call holds it).
+/// a;b;a;c 3, a;d 1: a is called from the top (4) and, recursively, from b: the 3 samples of
+/// a;b;a;c pass through that call (issue 26 §4), so the callers add up to more than a's total.
 #[test]
-fn calls_of_a_recursive_function_add_up_to_its_total() {
+fn calls_of_a_recursive_function_carry_the_samples_of_each_call() {
     let json: serde_json::Value =
         serde_json::from_str(&report_stdin(&["calls", "--fn", "a", "--format", "json", "-"], RECURSIVE)).unwrap();
     assert_eq!(json["functions"][0]["total"], 4);
     let rows: Vec<(String, f64)> = (json["rows"].as_array().unwrap().iter())
         .map(|r| (r["name"].as_str().unwrap().to_string(), r["value"].as_f64().unwrap()))
         .collect();
-    assert_eq!(rows, [("(root)".to_string(), 4.0), ("b".to_string(), 0.0)]);
+    assert_eq!(rows, [("(root)".to_string(), 4.0), ("b".to_string(), 3.0)]);
 }
 
 /// The Dyalog tree by lines: #.Rain's line 7 calls TOTAMTHS (measured 0.1326400946 ms); with
@@ -417,7 +418,7 @@ fn calls_of_a_dyalog_function_by_line() {
     for (row, want) in rows.iter().zip(expected) {
         assert_eq!(row[..3], want, "{csv}");
         // Each is its block's only caller: all of its total, and called once.
-        assert!((row[3].parse::<f64>().unwrap() - 100.0).abs() < 1e-9 && row[4] == "1", "{csv}");
+        assert!((row[4].parse::<f64>().unwrap() - 100.0).abs() < 1e-9 && row[5] == "1", "{csv}");
     }
 }
 
@@ -501,7 +502,7 @@ fn reports_of_a_million_deep_tree() {
     let tree = report_stdin(&["tree", "--from", "folded", "--depth", "2", "--format", "csv", "-"], &folded);
     assert_eq!(tree, "depth,total,total_pct,self,self_pct,name\n0,1,100,0,0,f\n1,1,100,0,0,g\n");
     let calls = report_stdin(&["calls", "--from", "folded", "--fn", "g", "--format", "csv", "-"], &folded);
-    assert_eq!(calls, "function,name,value,pct\ng,f,1,100\n");
+    assert_eq!(calls, "function,name,value,pct_of_all,pct_of_fn\ng,f,1,100,100\n");
 }
 
 // ---- bad input ----

@@ -54,3 +54,7 @@ mod cli_diff;
 
 // What numbers mean across sources: metric kinds, the default metric, time and ticks.
 mod cli_metrics;
+
+// The reports as `]PROFILE` and the LispWorks profiler answer (issue 26): `summary --lines`, `calls`
+// switches and shares, `data`, recursive callers, one total per profile, BR routines.
+mod cli_profile_reports;

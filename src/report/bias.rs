@@ -47,3 +47,11 @@ pub fn apply_bias(profile: &mut Profile, bias: f64) -> Result<(), Error> {
     }
     Ok(())
 }
+
+/// Puts back the timer bias `profile`'s times were adjusted with, where it says it and has the timer
+/// inspections (a Dyalog report): its times as measured, as `]PROFILE data` shows them. A profile
+/// without them is left as it is: [`apply_bias`] refuses before it changes anything.
+pub fn remove_bias(profile: &mut Profile) {
+    // Nothing to put back is no error here: the profile's times are then as measured.
+    let _ = apply_bias(profile, 0.0);
+}

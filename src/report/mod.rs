@@ -1,6 +1,6 @@
 //! Reports in the terminal: `summary` (consumption per function or line), `calls` (a function's
-//! consumption by caller or callee) and `tree` (the call tree indented), `]PROFILE`'s reports for
-//! every readable format.
+//! consumption by caller or callee), `tree` (the call tree indented) and `data` (each function's and
+//! line's figures), `]PROFILE`'s reports for every readable format.
 //!
 //! Every report starts from a [`View`]: the profile at the granularity asked for (line frames merged
 //! into their functions unless `--lines`), narrowed by the filters, with one metric chosen, and per
@@ -18,21 +18,25 @@
 
 mod bias;
 mod calls;
+mod data;
 pub mod diff;
 pub mod output;
+mod rank;
 mod summary;
 mod tree;
 pub mod units;
 
 pub use bias::apply_bias;
 pub use calls::{calls, CallsOptions, Functions};
+pub use data::{data, DataOptions};
 pub use output::{Cells, Format, Report, Table};
+pub use rank::Ranking;
 pub use summary::{summary, SummaryOptions};
 pub use tree::{tree, TreeOptions};
 
 use crate::error::Error;
 use crate::model::filter::{self, Filters};
-use crate::model::{ops, FrameKind, Metric, MetricKind, NodeId, Profile, Repr, Unit, Values};
+use crate::model::{ops, FrameId, FrameKind, Metric, MetricKind, NodeId, Profile, Repr, Unit, Values};
 use output::{Column, Digits};
 use rustc_hash::FxHashMap;
 
@@ -50,6 +54,9 @@ pub struct ReportOptions {
     /// Percentages of what the filters keep instead of the whole profile (`--relative-percentages`,
     /// pprof's `-relative_percentages`).
     pub relative: bool,
+    /// Times as measured, the timer bias put back, where the profile says it and no `bias` is given
+    /// (`data`, as `]PROFILE data` shows them).
+    pub measured_times: bool,
 }
 
 /// A profile made ready for reporting: see the module documentation.
@@ -85,8 +92,10 @@ enum Calls {
 impl View {
     /// `profile` prepared as `options` ask.
     pub fn new(mut profile: Profile, options: &ReportOptions) -> Result<View, Error> {
-        if let Some(bias) = options.bias {
-            apply_bias(&mut profile, bias)?;
+        match options.bias {
+            Some(bias) => apply_bias(&mut profile, bias)?,
+            None if options.measured_times => bias::remove_bias(&mut profile),
+            None => {}
         }
         let has_lines = profile.frames.iter().any(|(_, f)| f.kind == FrameKind::Line);
         if !options.lines && has_lines {
@@ -106,10 +115,7 @@ impl View {
     fn of(profile: Profile, metric: usize, total: Option<f64>) -> View {
         let tree = &profile.tree;
         // Two passes of their own, over the frames and over the nodes, side by side.
-        let inclusive_of = || match tree.measured_inclusive(metric) {
-            Some(measured) => measured.clone(),
-            None => tree.derived_inclusive(metric),
-        };
+        let inclusive_of = || inclusive_values(tree, metric);
         let ((names, row_of_frame), inclusive) = std::thread::scope(|scope| {
             let inclusive = scope.spawn(inclusive_of);
             (rows(&profile), inclusive.join().unwrap_or_else(|_| inclusive_of()))
@@ -146,7 +152,9 @@ impl View {
         let profile = &self.profile;
         let mut rows: Vec<u32> = (profile.frames.iter())
             .filter(|(id, frame)| {
-                profile.frame_name(*id) == name || (frame.kind == FrameKind::Line && profile.function_name(*id) == name)
+                self.names[self.row_of_frame[id.index()] as usize] == name
+                    || profile.frame_name(*id) == name
+                    || (frame.kind == FrameKind::Line && profile.function_name(*id) == name)
             })
             .map(|(id, _)| self.row_of_frame[id.index()])
             .collect();
@@ -170,6 +178,22 @@ impl View {
             true => "the profile has no functions".into(),
             false => format!("no function is named so; the closest: {}", closest.join(", ")),
         }
+    }
+
+    /// Per row, whether it is a function some rows of its lines are of (`#.Rain` where `--lines`
+    /// kept `#.Rain[6]`): all false where the lines were merged into their functions.
+    fn functions_with_lines(&self) -> Vec<bool> {
+        let profile = &self.profile;
+        let mut named = vec![false; self.names.len()];
+        let lines = profile.frames.iter().filter(|(_, f)| f.kind == FrameKind::Line && !f.is_anonymous_line());
+        let functions: rustc_hash::FxHashSet<_> = lines.map(|(id, _)| profile.function_name(id)).collect();
+        if functions.is_empty() {
+            return named;
+        }
+        for (row, name) in self.names.iter().enumerate() {
+            named[row] = functions.contains(name.as_str());
+        }
+        named
     }
 
     /// Per node, whether no caller of it on its stack is of its row.
@@ -272,11 +296,20 @@ fn unit_label(metric: &Metric) -> &str {
 
 /// A column of `metric`'s amounts headed `heading`: text shows time and bytes in a unit of its
 /// choosing, named after the heading, and counts under the heading and the metric's name.
-fn amount_column(key: &'static str, heading: &str, metric: &Metric) -> Column {
+fn amount_column(key: impl Into<std::borrow::Cow<'static, str>>, heading: &str, metric: &Metric) -> Column {
     match (units::scales(metric.unit), heading.is_empty()) {
         (true, _) => Column::amount(key, heading, metric.unit),
         (false, true) => Column::new(key, unit_label(metric)),
         (false, false) => Column::new(key, format!("{heading} {}", unit_label(metric))),
+    }
+}
+
+/// Per node of `tree`, its inclusive value of `metric`: the measured one where the source measured
+/// it, else its self value plus its children's.
+fn inclusive_values(tree: &crate::model::CallTree, metric: usize) -> Values {
+    match tree.measured_inclusive(metric) {
+        Some(measured) => measured.clone(),
+        None => tree.derived_inclusive(metric),
     }
 }
 
@@ -321,13 +354,27 @@ fn choose_metric(profile: &Profile, name: Option<&str>) -> Result<usize, Error> 
     Ok(chosen)
 }
 
+/// The frame fact in which the BR reader keeps the routine (`main`, `gosub`) a line of no named
+/// function is in, from its MAIN ROUTINE or GOSUB record.
+const BR_ROUTINE: &str = "br.routine";
+
+/// The name of `frame`'s row: [`Profile::frame_name`], after the routine a BR line is in where the
+/// file says it (`GOSUB orders.br:100.0`), so that it is not taken for a line of neither.
+fn row_name(profile: &Profile, frame: FrameId) -> std::borrow::Cow<'_, str> {
+    let name = profile.frame_name(frame);
+    match profile.frame_attr(frame, BR_ROUTINE) {
+        Some(routine) => std::borrow::Cow::Owned(format!("{} {name}", routine.to_ascii_uppercase())),
+        None => name,
+    }
+}
+
 /// The row names (distinct frame names, in frame order) and each frame's row.
 fn rows(profile: &Profile) -> (Vec<String>, Vec<u32>) {
     let mut names = Vec::new();
     let mut index: FxHashMap<String, u32> = FxHashMap::default();
     let row_of_frame = (profile.frames.iter())
         .map(|(id, _)| {
-            let name = profile.frame_name(id).into_owned();
+            let name = row_name(profile, id).into_owned();
             *index.entry(name).or_insert_with_key(|name| {
                 names.push(name.clone());
                 names.len() as u32 - 1

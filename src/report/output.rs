@@ -7,6 +7,7 @@
 use super::units;
 use crate::model::Unit;
 use serde_json::{json, Map, Value as Json};
+use std::borrow::Cow;
 use std::fmt::Write;
 
 /// An output format of the reports.
@@ -66,8 +67,8 @@ pub enum Cell {
 /// A column: its key (CSV header, JSON field) and its text heading.
 #[derive(Clone, Debug)]
 pub struct Column {
-    /// The CSV header and JSON field.
-    pub key: &'static str,
+    /// The CSV header and JSON field (of a metric's, in `data`, made from its name).
+    pub key: Cow<'static, str>,
     /// The heading in text; of a column of amounts, the words before the unit text shows them in.
     pub heading: String,
     /// For a column of amounts (time, bytes), their unit: text shows them in a unit of its choosing.
@@ -76,13 +77,13 @@ pub struct Column {
 
 impl Column {
     /// A column with key `key` and text heading `heading`.
-    pub fn new(key: &'static str, heading: impl Into<String>) -> Column {
-        Column { key, heading: heading.into(), amount: None }
+    pub fn new(key: impl Into<Cow<'static, str>>, heading: impl Into<String>) -> Column {
+        Column { key: key.into(), heading: heading.into(), amount: None }
     }
 
     /// A column of amounts in `unit`, headed `heading` and the unit text shows them in.
-    pub fn amount(key: &'static str, heading: impl Into<String>, unit: Unit) -> Column {
-        Column { key, heading: heading.into(), amount: Some(unit) }
+    pub fn amount(key: impl Into<Cow<'static, str>>, heading: impl Into<String>, unit: Unit) -> Column {
+        Column { key: key.into(), heading: heading.into(), amount: Some(unit) }
     }
 }
 
@@ -146,7 +147,7 @@ impl Table for Cells {
 /// A report: what it is of, its total, its table, and how text shows it.
 #[derive(Debug)]
 pub struct Report {
-    /// `summary`, `calls` or `tree`.
+    /// `summary`, `calls`, `tree`, `data` or `diff`.
     pub kind: &'static str,
     /// The metric reported.
     pub metric: String,
@@ -607,7 +608,7 @@ impl Report {
     /// The report as CSV: a header of the column keys, then the rows, numbers in full.
     fn csv(&self) -> String {
         let mut writer = csv::Writer::from_writer(Vec::new());
-        let _ = writer.write_record(self.columns.iter().map(|c| c.key));
+        let _ = writer.write_record(self.columns.iter().map(|c| c.key.as_ref()));
         let mut field = String::new();
         self.for_rows(0..self.table.len(), &[], |row| {
             for cell in row {
@@ -687,7 +688,7 @@ impl serde::Serialize for RowJson<'_> {
         use serde::ser::SerializeMap;
         let mut map = serializer.serialize_map(Some(self.cells.len()))?;
         for (column, cell) in self.report.columns.iter().zip(self.cells) {
-            map.serialize_entry(column.key, &self.report.cell_json(cell))?;
+            map.serialize_entry(column.key.as_ref(), &self.report.cell_json(cell))?;
         }
         map.end()
     }

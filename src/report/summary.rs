@@ -1,22 +1,16 @@
 //! `proftool summary`: consumption per function (or per line with `--lines`), `]PROFILE summary`.
 
 use super::output::{Cell, Cells, Column, Digits, Report};
+use super::rank::Ranking;
 use super::{amount_column, digits_of, View};
 use crate::error::Error;
+use crate::model::Values;
 
 /// The switches of `summary`, with `]PROFILE`'s meanings.
 #[derive(Clone, Debug, Default)]
 pub struct SummaryOptions {
-    /// Sort by self value instead of total (`--exclusive`).
-    pub exclusive: bool,
-    /// At most this many rows (`--first N`).
-    pub first: Option<usize>,
-    /// Rows while the cumulative % stays at most this (`--pct P`).
-    pub pct: Option<f64>,
-    /// Show the cumulative % (`--cumpct`).
-    pub cumpct: bool,
-    /// Show the value per call (`--avg`).
-    pub avg: bool,
+    /// `--exclusive`, `--first`, `--pct`, `--cumpct`, `--avg`.
+    pub ranking: Ranking,
     /// Only what these functions call, in turn (`--fn a,b`).
     pub functions: Vec<String>,
 }
@@ -36,16 +30,21 @@ pub(super) struct Sums {
 
 /// The sums of every row of `view`, in one pass over its nodes.
 pub(super) fn sums(view: &View) -> Vec<Sums> {
+    sums_of(view, view.metric, &view.inclusive)
+}
+
+/// The sums of every row of `view` in `metric`, whose inclusive values per node are `inclusive`.
+pub(super) fn sums_of(view: &View, metric: usize, inclusive: &Values) -> Vec<Sums> {
     let mut sums = vec![Sums::default(); view.names.len()];
     let tree = &view.profile.tree;
     let outermost = view.outermost();
     for node in tree.nodes() {
         let row = &mut sums[view.row(node) as usize];
         row.seen = true;
-        row.own += tree.self_value(view.metric, node).as_f64();
+        row.own += tree.self_value(metric, node).as_f64();
         row.calls += view.node_calls(node).unwrap_or(0);
         if outermost[node.index()] {
-            row.total += view.inclusive(node);
+            row.total += inclusive.get(node.index()).as_f64();
         }
     }
     if let super::Calls::PerRow(calls) = &view.calls {
@@ -54,13 +53,16 @@ pub(super) fn sums(view: &View) -> Vec<Sums> {
     sums
 }
 
-/// The summary of `view`.
+/// The summary of `view`. With `--lines`, a function's row is left out where rows of its lines
+/// account for its time (`]PROFILE summary -lines` lists lines), so that the rows rank lines.
 pub fn summary(view: View, options: &SummaryOptions) -> Result<Report, Error> {
     let view = view.select(&options.functions)?;
-    view.check_avg(options.avg)?;
+    let ranking = &options.ranking;
+    view.check_avg(ranking.avg)?;
     let sums = sums(&view);
-    let key = |s: &Sums| if options.exclusive { s.own } else { s.total };
-    let mut order: Vec<usize> = (0..sums.len()).filter(|&r| sums[r].seen).collect();
+    let key = |s: &Sums| ranking.key(s.own, s.total);
+    let has_lines = view.functions_with_lines();
+    let mut order: Vec<usize> = (0..sums.len()).filter(|&r| sums[r].seen && !has_lines[r]).collect();
     order.sort_by(|&a, &b| key(&sums[b]).total_cmp(&key(&sums[a])).then_with(|| view.names[a].cmp(&view.names[b])));
     let metric = view.metric();
     let digits = digits_of(metric);
@@ -75,20 +77,10 @@ pub fn summary(view: View, options: &SummaryOptions) -> Result<Report, Error> {
     if has_calls {
         columns.push(Column::new("calls", "calls"));
     }
-    if options.avg {
-        columns.push(amount_column("avg", "avg", metric));
-    }
-    if options.cumpct {
-        columns.push(Column::new("cum_pct", "cum %"));
-    }
+    ranking.add_columns(metric, &mut columns);
     let mut cells = Vec::new();
-    let mut cumulative = 0.0;
-    for &r in order.iter().take(options.first.unwrap_or(usize::MAX)) {
+    for (&r, cumulative) in ranking.kept(&order, |&r| view.pct(key(&sums[r]))) {
         let s = &sums[r];
-        cumulative += view.pct(key(s));
-        if options.pct.is_some_and(|limit| cumulative > limit) {
-            break;
-        }
         cells.extend([
             Cell::Text(r as u32),
             Cell::Number(s.own, digits),
@@ -99,15 +91,7 @@ pub fn summary(view: View, options: &SummaryOptions) -> Result<Report, Error> {
         if has_calls {
             cells.push(Cell::Number(s.calls as f64, Digits::Whole));
         }
-        if options.avg {
-            cells.push(match s.calls {
-                0 => Cell::Empty,
-                calls => Cell::Number(key(s) / calls as f64, Digits::Decimals),
-            });
-        }
-        if options.cumpct {
-            cells.push(Cell::Number(cumulative, Digits::Decimals));
-        }
+        ranking.add_cells(key(s), has_calls.then_some(s.calls), cumulative, &mut cells);
     }
     let selected = view.selected_if_narrowed();
     Ok(view.report("summary", selected, Cells::boxed(&columns, cells), columns))

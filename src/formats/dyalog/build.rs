@@ -574,7 +574,7 @@ impl ReportBuilder {
         if swap {
             diag.warn("dyalog-labels-swapped", None, || {
                 let (as_labelled, swapped) = (counts[labelled], counts[1 - labelled]);
-                format!("{format}: {as_labelled} rows have InclusiveTime (or ticks) below ExclusiveTime, {swapped} with the two columns swapped: they are taken as mislabelled and swapped")
+                format!("{format}: {as_labelled} rows have InclusiveTime (or ticks) below ExclusiveTime as the columns are labelled, {swapped} if the two are read the other way round: the columns are read swapped, as mislabelled")
             });
         }
         let r = if swap { 1 - labelled } else { labelled };

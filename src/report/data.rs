@@ -1,0 +1,123 @@
+//! `proftool data`: the figures of each function and of each of its lines, `]PROFILE data` (seed
+//! 002: Calls, msec(inc), msec(exc), ticks(inc), ticks(exc), "without bias adjustment, but with
+//! counters for the number of clock inspections").
+//!
+//! A function's row comes first, then its lines' rows in line order. Each row has its calls where
+//! the profile counts them and, for every metric that adds up along the tree (time and timer
+//! inspections in a Dyalog report, samples elsewhere), its inclusive value (each sample once, as
+//! `summary`'s total) and its exclusive value: a line's self value, a function's own and its
+//! lines', as the report's ExclusiveTime. Functions come heaviest first in the reported
+//! metric. The view keeps lines and, unless `--bias` is given, times as measured (see
+//! [`super::ReportOptions::measured_times`]).
+
+use super::output::{Cell, Cells, Column, Digits, Report};
+use super::summary::{sums_of, Sums};
+use super::{amount_column, digits_of, inclusive_values, View};
+use crate::error::Error;
+use crate::model::FrameKind;
+use regex::Regex;
+use rustc_hash::FxHashMap;
+
+/// The switches of `data`.
+#[derive(Clone, Debug, Default)]
+pub struct DataOptions {
+    /// Only the functions whose name matches (`--fn RE`), with their lines.
+    pub functions: Option<Regex>,
+}
+
+/// A function and its lines: the rows shown together.
+#[derive(Default)]
+struct Group {
+    /// The function's own row, where the profile has one (a Go profile at line granularity has
+    /// only its lines).
+    function: Option<u32>,
+    /// Its lines' rows, with their line and clause to sort them by.
+    lines: Vec<(u32, u32, u32)>,
+}
+
+/// The data report of `view`.
+pub fn data(view: View, options: &DataOptions) -> Result<Report, Error> {
+    let groups = groups(&view, options.functions.as_ref())?;
+    let metrics: Vec<(usize, Vec<Sums>)> = (view.profile.metrics().iter().enumerate())
+        .filter(|(_, m)| m.is_additive())
+        .map(|(m, _)| (m, sums_of(&view, m, &inclusive_values(&view.profile.tree, m))))
+        .collect();
+    let calls = view.has_calls().then(|| super::summary::sums(&view));
+    let mut columns = vec![Column::new("function", "function"), Column::new("name", "name")];
+    if calls.is_some() {
+        columns.push(Column::new("calls", "calls"));
+    }
+    for &(m, _) in &metrics {
+        let metric = &view.profile.metrics()[m];
+        let key = |part: &str| -> std::borrow::Cow<'static, str> { format!("{}_{part}", metric.name).into() };
+        columns.push(amount_column(key("inc"), "inc", metric));
+        columns.push(amount_column(key("exc"), "exc", metric));
+    }
+    let mut cells = Vec::new();
+    // A function without a row of its own is named by a text after the rows' names.
+    let mut unrowed = Vec::new();
+    for (name, group) in &groups {
+        let function = group.function.unwrap_or_else(|| {
+            unrowed.push(name.clone());
+            (view.names.len() + unrowed.len() - 1) as u32
+        });
+        let lines = group.lines.iter().map(|&(row, _, _)| row);
+        for row in group.function.into_iter().chain(lines) {
+            cells.extend([Cell::Text(function), Cell::Text(row)]);
+            if let Some(calls) = &calls {
+                cells.push(Cell::Number(calls[row as usize].calls as f64, Digits::Whole));
+            }
+            for (m, sums) in &metrics {
+                let digits = digits_of(&view.profile.metrics()[*m]);
+                // A function's exclusive value is the file's: its own and its lines' (the model
+                // keeps each line's apart, below the function).
+                let exclusive = match Some(row) == group.function {
+                    true => group.lines.iter().map(|&(line, _, _)| sums[line as usize].own).sum::<f64>(),
+                    false => 0.0,
+                } + sums[row as usize].own;
+                cells.extend([Cell::Number(sums[row as usize].total, digits), Cell::Number(exclusive, digits)]);
+            }
+        }
+    }
+    let mut report = view.report("data", view.selected_if_narrowed(), Cells::boxed(&columns, cells), columns);
+    report.texts.extend(unrowed);
+    Ok(report)
+}
+
+/// The groups of `view`'s rows whose function's name `functions` matches, by the function's name,
+/// heaviest first (by its function's total, else its heaviest line's).
+fn groups(view: &View, functions: Option<&Regex>) -> Result<Vec<(String, Group)>, Error> {
+    let profile = &view.profile;
+    let mut seen = vec![false; view.names.len()];
+    profile.tree.nodes().for_each(|n| seen[view.row(n) as usize] = true);
+    let mut by_function: FxHashMap<String, Group> = FxHashMap::default();
+    for (id, frame) in profile.frames.iter() {
+        let row = view.row_of_frame[id.index()];
+        if !seen[row as usize] {
+            continue;
+        }
+        seen[row as usize] = false;
+        if frame.kind == FrameKind::Line && !frame.is_anonymous_line() {
+            let group = by_function.entry(profile.function_name(id).into_owned()).or_default();
+            group.lines.push((row, frame.line.unwrap_or(0), frame.clause.unwrap_or(0)));
+        } else {
+            by_function.entry(view.names[row as usize].clone()).or_default().function = Some(row);
+        }
+    }
+    by_function.retain(|name, _| functions.is_none_or(|re| re.is_match(name)));
+    if by_function.is_empty() {
+        return Err(Error::BadOption(match functions {
+            Some(re) => format!("--fn {}: no function matches", re.as_str()),
+            None => "the profile has no functions".into(),
+        }));
+    }
+    let totals = super::summary::sums(view);
+    let weight = |group: &Group| match group.function {
+        Some(row) => totals[row as usize].total,
+        None => group.lines.iter().map(|&(row, _, _)| totals[row as usize].total).fold(0.0, f64::max),
+    };
+    let mut groups: Vec<(String, Group)> = by_function.into_iter().collect();
+    groups.iter_mut().for_each(|(_, g)| g.lines.sort_by_key(|&(row, line, clause)| (line, clause, row)));
+    groups.sort_by(|a, b| weight(&b.1).total_cmp(&weight(&a.1)).then_with(|| a.0.cmp(&b.0)));
+    Ok(groups)
+}

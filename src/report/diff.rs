@@ -276,6 +276,7 @@ pub struct Matching {
 }
 
 /// Two profiles made comparable: NEW's metric in BASE's kind, and how their threads are matched.
+#[derive(Clone)]
 pub struct Matched {
     /// BASE, as compared.
     pub base: Profile,
@@ -351,6 +352,43 @@ fn folded(profile: Profile, metric: usize, options: &ConvertOptions, diag: &mut 
     let mut out = Vec::new();
     Format::Folded.write_fitted(&projected, &mut out, &options, diag)?;
     Ok(out)
+}
+
+/// A differential output of `diff --to`: what the field's tools read of a comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::EnumString, strum::VariantNames)]
+#[strum(serialize_all = "lowercase")]
+pub enum Differential {
+    /// Two-count folded lines, `stack base new`, as `inferno-diff-folded` writes them.
+    Folded,
+    /// The differential flame graph inferno draws from them.
+    Svg,
+    /// NEW minus BASE as one pprof profile, as `go tool pprof -diff_base -proto` writes it.
+    Pprof,
+}
+
+/// Writes the differential output `kind` of `matched` to `out`: `labels` name BASE and NEW in an
+/// SVG's title; `negate` draws an SVG's widths from BASE.
+pub fn write_differential(
+    kind: Differential,
+    matched: Matched,
+    labels: (&str, &str),
+    (options, negate): (&ConvertOptions, bool),
+    out: &mut dyn Write,
+    diag: &mut Diagnostics,
+) -> Result<(), Error> {
+    let Matched { base, new, metrics, threads } = matched;
+    let (base, new) = (threads.apply(base)?, threads.apply(new)?);
+    if kind == Differential::Pprof {
+        return differential_pprof(base, new, metrics, options, out, diag);
+    }
+    let lines = differential_folded(base, new, metrics, options, diag)?;
+    match kind {
+        Differential::Svg => {
+            let title = format!("Differential Flame Graph: {} against {}", labels.1, labels.0);
+            differential_svg(&lines, &title, negate, out)
+        }
+        _ => Ok(out.write_all(lines.as_bytes())?),
+    }
 }
 
 /// The two-count folded lines of `base` and `new` compared by `metrics` (see [`shared_metric`]):
@@ -449,6 +487,27 @@ mod tests {
         let metrics = shared_metric(&base, &new, None).unwrap();
         let lines = differential_folded(base, new, metrics, &ConvertOptions::default(), &mut Diagnostics::default());
         assert_eq!(lines.unwrap(), include_str!("../../fixtures/cli/diff.inferno-diff-folded"));
+    }
+
+    #[test]
+    fn each_differential_output_is_written_from_the_matched_profiles() {
+        let base = read(Format::Folded, include_str!("../../fixtures/cli/diff-base.folded"));
+        let new = read(Format::Folded, include_str!("../../fixtures/cli/diff-new.folded"));
+        let matched = match_profiles(base, new, &Matching::default(), &mut Diagnostics::default()).unwrap();
+        let write = |kind: Differential| {
+            let mut out = Vec::new();
+            let options = (&ConvertOptions::default(), false);
+            write_differential(kind, matched.clone(), ("a", "b"), options, &mut out, &mut Diagnostics::default())
+                .unwrap();
+            out
+        };
+        let folded = write("folded".parse().unwrap());
+        assert_eq!(String::from_utf8(folded).unwrap(), include_str!("../../fixtures/cli/diff.inferno-diff-folded"));
+        let svg = String::from_utf8(write(Differential::Svg)).unwrap();
+        assert!(svg.contains("Differential Flame Graph: b against a"), "{svg}");
+        // gzip's magic number: a pprof profile as go tool pprof reads it.
+        assert_eq!(write(Differential::Pprof)[..2], [0x1f, 0x8b]);
+        assert!("flame".parse::<Differential>().is_err());
     }
 
     #[test]

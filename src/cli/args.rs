@@ -1,0 +1,297 @@
+//! The arguments the commands share: the input, how rows are ranked, how an output is written,
+//! what is selected, how a report is shown, the formats' own options; and their value parsers.
+
+use super::error::Usage;
+use clap::builder::TypedValueParser;
+use proftool::convert::ConvertOptions;
+use proftool::files::DEFAULT_MAX_INPUT_SIZE;
+use proftool::formats::br;
+use proftool::formats::dyalog::Separators;
+use proftool::formats::sampler::FrameOrder;
+use proftool::model::filter::{self, Filters};
+use proftool::model::Unit;
+use proftool::report::output::TextStyle;
+use proftool::report::{self, Ranking, Report, ReportOptions};
+use proftool::{Format, ReadOptions};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The input of a report.
+#[derive(clap::Args)]
+pub struct InputArg {
+    /// Input file, or - for standard input (gzip-compressed or not).
+    #[arg(value_name = "IN")]
+    pub input: PathBuf,
+    /// Input format (default: detected).
+    #[arg(long, value_name = "FORMAT", value_parser = format_parser(Format::can_read))]
+    pub from: Option<Format>,
+}
+
+/// `]PROFILE`'s switches that pick and add to the rows of `summary` and `calls`.
+#[derive(clap::Args)]
+pub struct RankArgs {
+    /// Sort by self value (consumption excluding the functions called) instead of total.
+    #[arg(long)]
+    pub exclusive: bool,
+    /// Only the first N rows (of each function, in calls).
+    #[arg(long, value_name = "N")]
+    pub first: Option<usize>,
+    /// Only the rows while the cumulative % of the profile's total (of the sorted column) stays at
+    /// most P.
+    #[arg(long, value_name = "P")]
+    pub pct: Option<f64>,
+    /// Show the cumulative % of the sorted column.
+    #[arg(long)]
+    pub cumpct: bool,
+    /// Show the value per call (where the profile counts calls).
+    #[arg(long)]
+    pub avg: bool,
+}
+
+impl RankArgs {
+    pub fn ranking(self) -> Ranking {
+        let RankArgs { exclusive, first, pct, cumpct, avg } = self;
+        Ranking { exclusive, first, pct, cumpct, avg }
+    }
+}
+
+/// How an output is written, shared by convert and merge.
+#[derive(clap::Args)]
+pub struct WriteArgs {
+    /// Length of one sample or tick, for turning time into samples (and, in merge, samples or
+    /// ticks into the time of another input) (default: the input's own interval, else 1ms).
+    /// Examples: 10ms, 250us, 1s.
+    #[arg(long, value_name = "DURATION", value_parser = proftool::parse_interval)]
+    pub interval: Option<Duration>,
+    /// The most sample records to write to a format with one record per sample (Sampler, BR); a
+    /// conversion that would write more stops with an error instead of filling the disk.
+    #[arg(long, value_name = "N", default_value_t = proftool::convert::DEFAULT_MAX_SAMPLES)]
+    pub max_samples: u64,
+    /// Whether BR output gets a TIME SPENT IN LINE record per group: `timed`, `sampled`, or `auto`
+    /// (timed when the profile has a time metric).
+    #[arg(long, value_name = "MODE", default_value = "auto", value_parser = br_mode_parser(), help_heading = "Format options")]
+    pub br_mode: br::Mode,
+}
+
+impl WriteArgs {
+    /// The options of a conversion as these, `select` and `read` give them.
+    pub fn options(&self, select: &SelectArgs, read: &ReadArgs) -> ConvertOptions {
+        ConvertOptions::new(select.metric.clone(), self.interval)
+            .with_samples(self.max_samples, read.sampler_order)
+            .with_granularity(select.functions, select.lines, read.dyalog_separators)
+            .with_br(self.br_mode, read.br_backtrace)
+            .with_ghc_word_size(read.ghc_word_size)
+    }
+}
+
+/// What is written or reported: metric, granularity and filters, shared by convert and the reports.
+#[derive(clap::Args)]
+pub struct SelectArgs {
+    /// The metric to report, compare, or write when the output holds one number per node (default:
+    /// the one the source is weighed by: pprof's default sample type, else its last; else samples,
+    /// else time, else ticks, else allocation, objects, events, calls).
+    #[arg(long, value_name = "NAME", help_heading = "Options")]
+    pub metric: Option<String>,
+    /// Merge source-line frames (Dyalog line rows, BR lines) into their functions, whatever the
+    /// output format: reports and formats without line numbers always get functions.
+    #[arg(long, help_heading = "Options")]
+    pub functions: bool,
+    /// Keep source-line frames: reports show rows `name[line]` (`#.Rain[6]`), and output formats
+    /// without line numbers get functions named so, instead of merging them into their functions.
+    #[arg(long, conflicts_with = "functions", help_heading = "Options")]
+    pub lines: bool,
+    /// Keep only the stacks that pass through a frame whose name matches the regex RE.
+    #[arg(long, value_name = "RE", help_heading = "Filters")]
+    pub focus: Option<String>,
+    /// Drop the stacks that pass through a frame whose name matches RE.
+    #[arg(long, value_name = "RE", help_heading = "Filters")]
+    pub ignore: Option<String>,
+    /// Remove the frames whose name matches RE from every stack, keeping the rest of the stack (their
+    /// own value goes to their caller).
+    #[arg(long, value_name = "RE", help_heading = "Filters")]
+    pub hide: Option<String>,
+    /// Keep only the stacks of one thread or process (a thread frame or a root named NAME).
+    #[arg(long, value_name = "NAME", help_heading = "Filters")]
+    pub thread: Option<String>,
+}
+
+impl SelectArgs {
+    /// The filters, with the regexes compiled; an invalid one is a usage error.
+    pub fn filters(&self) -> Result<Filters, Usage> {
+        let regex = |option: &str, text: &Option<String>| {
+            text.as_deref().map(|text| filter::parse_regex(option, text)).transpose().map_err(Usage)
+        };
+        Ok(Filters {
+            focus: regex("--focus", &self.focus)?,
+            ignore: regex("--ignore", &self.ignore)?,
+            hide: regex("--hide", &self.hide)?,
+            thread: self.thread.clone(),
+        })
+    }
+
+    /// The options every report shares.
+    pub fn report_options(&self, shown: &ReportArgs) -> Result<ReportOptions, Usage> {
+        Ok(ReportOptions {
+            lines: self.lines,
+            metric: self.metric.clone(),
+            bias: shown.bias,
+            filters: self.filters()?,
+            relative: shown.relative_percentages,
+            measured_times: false,
+        })
+    }
+}
+
+/// How a report is shown.
+#[derive(clap::Args)]
+#[command(next_help_heading = "Report options")]
+pub struct ReportArgs {
+    /// Output: aligned `text`, or `csv` or `json` for scripts (docs/reports.md).
+    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = report_format_parser())]
+    pub format: report::Format,
+    /// Decimals of the numbers that are not whole, in text (default 1; times and bytes shown in a
+    /// unit other than the metric's own get three significant digits of their column's largest).
+    #[arg(long, value_name = "N")]
+    pub decimal: Option<usize>,
+    /// The unit text shows times or bytes in (ns, us, ms, s; B, KiB, MiB, GiB, TiB): by default
+    /// each column's own, the one in which its largest value is at least 1. CSV and JSON keep the
+    /// metric's own unit (JSON's `unit`).
+    #[arg(long, value_name = "UNIT", value_parser = clap::builder::PossibleValuesParser::new(proftool::report::units::WORDS))]
+    pub unit: Option<String>,
+    /// Recompute Dyalog times with this timer bias in ms, as ]PROFILE -bias= does (0: none): the
+    /// report must have timer inspections (ticks) and say its TimerBias.
+    #[arg(long, value_name = "MS")]
+    pub bias: Option<f64>,
+    /// Percentages of what the filters keep, not of the whole profile (pprof's
+    /// -relative_percentages); diff always compares shares of what the filters keep.
+    #[arg(long)]
+    pub relative_percentages: bool,
+}
+
+impl ReportArgs {
+    /// Writes `report` to stdout as asked: names are cut to the terminal's width when it is one.
+    pub fn print(&self, report: &Report) -> std::io::Result<()> {
+        let stdout = std::io::stdout();
+        let width =
+            stdout.is_terminal().then(terminal_size::terminal_size).flatten().map(|(width, _)| usize::from(width.0));
+        let unit =
+            self.unit.as_deref().and_then(|word| proftool::report::units::WORDS.into_iter().find(|w| *w == word));
+        let style =
+            TextStyle { decimals: self.decimal.unwrap_or(1), decimals_given: self.decimal.is_some(), width, unit };
+        report.write(&mut stdout.lock(), self.format, style)
+    }
+}
+
+/// Options of particular formats.
+#[derive(clap::Args)]
+#[command(next_help_heading = "Format options")]
+pub struct ReadArgs {
+    /// Order of the frames in Sampler stacks: `auto` decides from the data when reading (and says so
+    /// when the evidence is weak); writing is leaf-first unless root-first is given. The file format
+    /// does not record it.
+    #[arg(long, value_name = "ORDER", default_value = "auto", value_parser = order_parser())]
+    pub sampler_order: FrameOrder,
+    /// Decimal mark and field separator of Dyalog CSV reports, as `]PROFILE -separators=` takes them
+    /// (".," or ",;"). When the output is Dyalog CSV, those it is written with (default: those read,
+    /// else ".,"), while the input's are detected: one run changes a report's separators. Otherwise
+    /// they force those of a Dyalog CSV input (default: detected).
+    #[arg(long, value_name = "DF")]
+    pub dyalog_separators: Option<Separators>,
+    /// Order of the backtrace entries in BR groups: `innermost-first` (the first entry is the caller
+    /// of the current line) or `outermost-first`. The file format does not record it; proftool writes
+    /// the order given here.
+    #[arg(long, value_name = "ORDER", default_value = "innermost-first", value_parser = backtrace_parser())]
+    pub br_backtrace: br::BacktraceOrder,
+    /// Machine word size in bytes of the program a GHC -px profile comes from: -px counts
+    /// allocation in words, read and written as bytes (8 for 64-bit builds, 4 for 32-bit ones).
+    #[arg(long, value_name = "BYTES", default_value_t = 8, value_parser = clap::value_parser!(u8).range(1..=64))]
+    pub ghc_word_size: u8,
+    /// The most bytes a gzip-compressed input may decompress to (K, M, G or T for KiB, MiB, GiB,
+    /// TiB), so that a small file cannot fill the memory.
+    #[arg(long, value_name = "SIZE", default_value_t = DEFAULT_MAX_INPUT_SIZE, value_parser = parse_size, help_heading = "Options")]
+    pub max_input_size: u64,
+    /// A pprof sample label whose values become root frames `KEY:value` above the stacks (pprof's
+    /// -tagroot); repeat it for several, outermost first. Other labels are dropped, with a warning.
+    #[arg(long = "tag", value_name = "KEY")]
+    pub tags: Vec<String>,
+    /// The unit of a folded input's counts when they are time, as proftool writes time into folded
+    /// stacks (`ns`, `us` or `ms`): they read as time instead of samples.
+    #[arg(long, value_name = "UNIT", value_parser = folded_unit_parser())]
+    pub folded_unit: Option<Unit>,
+}
+
+impl ReadArgs {
+    pub fn options(&self) -> ReadOptions {
+        ReadOptions::with_sampler_order(self.sampler_order)
+            .with_dyalog_separators(self.dyalog_separators)
+            .with_br_backtrace(self.br_backtrace)
+            .with_ghc_word_size(self.ghc_word_size)
+            .with_max_input_size(self.max_input_size)
+            .with_tags(self.tags.clone())
+            .with_folded_unit(self.folded_unit)
+    }
+}
+
+/// Parses a limit of the gate: a number, finite and not negative.
+pub fn non_negative(text: &str) -> Result<f64, String> {
+    let value: f64 = text.parse().map_err(|_| format!("{text:?} is not a number"))?;
+    match value.is_finite() && value >= 0.0 {
+        true => Ok(value),
+        false => Err(format!("{text} is no limit: give a finite number, 0 or more")),
+    }
+}
+
+/// Parses the time unit of `--folded-unit`.
+pub fn folded_unit_parser() -> impl clap::builder::TypedValueParser<Value = Unit> {
+    clap::builder::PossibleValuesParser::new(["ns", "us", "ms"]).map(|unit| match unit.as_str() {
+        "ns" => Unit::Nanoseconds,
+        "us" => Unit::Microseconds,
+        _ => Unit::Milliseconds,
+    })
+}
+
+/// Parses a size such as `1000`, `64K`, `512M`, `2G` or `1TiB` (for `--max-input-size`).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: u64 = number.parse().map_err(|_| format!("{text:?} does not start with a whole number"))?;
+    let shift = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kib" => 10,
+        "m" | "mib" => 20,
+        "g" | "gib" => 30,
+        "t" | "tib" => 40,
+        _ => return Err(format!("unknown unit {unit:?} in {text:?}: use K, M, G or T")),
+    };
+    value.checked_mul(1 << shift).ok_or_else(|| format!("{text:?} is too large"))
+}
+
+pub fn backtrace_parser() -> impl clap::builder::TypedValueParser<Value = br::BacktraceOrder> {
+    clap::builder::PossibleValuesParser::new(br::BacktraceOrder::NAMES)
+        .try_map(|name| br::BacktraceOrder::from_name(&name).ok_or_else(|| format!("unknown order {name}")))
+}
+
+pub fn report_format_parser() -> impl clap::builder::TypedValueParser<Value = report::Format> {
+    use strum::VariantNames;
+    clap::builder::PossibleValuesParser::new(report::Format::VARIANTS)
+        .try_map(|name| name.parse::<report::Format>().map_err(|_| format!("unknown format {name}")))
+}
+
+pub fn br_mode_parser() -> impl clap::builder::TypedValueParser<Value = br::Mode> {
+    clap::builder::PossibleValuesParser::new(br::Mode::NAMES)
+        .try_map(|name| br::Mode::from_name(&name).ok_or_else(|| format!("unknown mode {name}")))
+}
+
+pub fn order_parser() -> impl clap::builder::TypedValueParser<Value = FrameOrder> {
+    clap::builder::PossibleValuesParser::new(FrameOrder::NAMES)
+        .try_map(|name| FrameOrder::from_name(&name).ok_or_else(|| format!("unknown order {name}")))
+}
+
+/// A clap parser accepting the names of the formats `keep` accepts.
+pub fn format_parser(keep: fn(Format) -> bool) -> impl clap::builder::TypedValueParser<Value = Format> {
+    let names: Vec<&'static str> = Format::ALL.iter().copied().filter(|&f| keep(f)).map(Format::name).collect();
+    // The possible values are the formats' own names, so every accepted name maps back to one.
+    clap::builder::PossibleValuesParser::new(names)
+        .try_map(|name| Format::from_name(&name).ok_or_else(|| format!("unknown format {name}")))
+}

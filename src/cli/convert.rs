@@ -1,0 +1,56 @@
+//! `proftool convert IN OUT`.
+
+use super::args::{format_parser, ReadArgs, SelectArgs, WriteArgs};
+use super::io::{output_format, read, reading_for, write_output, InputSpec};
+use anyhow::Result;
+use proftool::diag::Diagnostics;
+use proftool::Format;
+use std::path::PathBuf;
+
+pub const EXAMPLES: &str = "\
+Examples:
+  proftool convert run.tree run.folded                   folded stacks, for flame graph tools
+  proftool convert run.tree flame.svg                    a flame graph to open in a browser
+  proftool convert prog.prof prog.speedscope.json        for speedscope.app
+  proftool convert tree.xml tree.pb.gz                   for go tool pprof -http=: tree.pb.gz
+  proftool convert prog.folded prog.tree                 a LispWorks tree
+  proftool convert run.br run.sampler                    BR samples as Sampler stacks
+  proftool convert tree.xml tree.csv                     a Dyalog report as CSV
+  proftool convert prog.prof.gz prog.folded              a gzip-compressed input
+  proftool convert --metric alloc prog.prof alloc.folded one metric of several
+  cat run.tree | proftool convert --from lispworks --to folded - - | inferno-flamegraph > run.svg";
+
+#[derive(clap::Args)]
+pub struct ConvertArgs {
+    /// Input file, or - for standard input (gzip-compressed or not).
+    #[arg(value_name = "IN")]
+    input: PathBuf,
+    /// Output file, or - for standard output.
+    #[arg(value_name = "OUT")]
+    output: PathBuf,
+    /// Input format (default: detected).
+    #[arg(long, value_name = "FORMAT", value_parser = format_parser(Format::can_read))]
+    from: Option<Format>,
+    /// Output format (default: from OUT's extension).
+    #[arg(long, value_name = "FORMAT", value_parser = format_parser(Format::can_write))]
+    to: Option<Format>,
+    #[command(flatten)]
+    write: WriteArgs,
+    #[command(flatten)]
+    select: SelectArgs,
+    #[command(flatten)]
+    read: ReadArgs,
+}
+
+impl ConvertArgs {
+    /// Reads the input, filters it, and writes it as the output's format.
+    pub fn run(self, diag: &mut Diagnostics) -> Result<()> {
+        let filters = self.select.filters()?;
+        let options = self.write.options(&self.select, &self.read);
+        let input = InputSpec { path: &self.input, from: self.from, max_size: self.read.max_input_size };
+        let target = output_format(&self.output, self.to)?;
+        let (profile, _, _) = read(input, &reading_for(target, &self.read.options(), &options), diag)?;
+        let profile = filters.apply_to_write(profile, diag)?;
+        write_output(profile, &self.output, target, input.file(), &options, diag)
+    }
+}

@@ -1,0 +1,49 @@
+//! The command line's own failures, and the exit code of every outcome.
+
+use std::process::ExitCode;
+
+/// A usage error found after the arguments were parsed (an invalid regex): exit 2, as clap's own.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Usage(pub String);
+
+/// A diff found a function past its limits: exit code 3, a regression rather than a failure.
+#[derive(Debug, thiserror::Error)]
+#[error("regression: a function grew past the limits (the rows marked *)")]
+pub struct Regression;
+
+/// The exit code of a run, its error printed: 0 success (also when stdout is a pipe that closed
+/// early), 1 a failed run, 2 a usage error, 3 a regression.
+pub fn exit_code(result: anyhow::Result<()>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) if err.downcast_ref::<Regression>().is_some() => {
+            eprintln!("proftool: {err}");
+            ExitCode::from(3)
+        }
+        Err(err) if err.downcast_ref::<Usage>().is_some() => {
+            eprintln!("proftool: error: {err:#}");
+            ExitCode::from(2)
+        }
+        Err(err) => {
+            eprintln!("proftool: error: {err:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Rust ignores SIGPIPE, so a reader that stops early (`| head`) shows up as a write error; that is
+/// not a failure of the conversion.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            || matches!(cause.downcast_ref::<proftool::Error>(), Some(proftool::Error::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Whether `err` is an option that does not fit the profile (an unknown `--metric`): then nothing
+/// was converted, and the warnings about what a conversion would have lost are left out.
+pub fn is_option_error(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| matches!(cause.downcast_ref::<proftool::Error>(), Some(proftool::Error::BadOption(_))))
+}

@@ -1,0 +1,71 @@
+//! `proftool merge IN… -o OUT`: profiles added up.
+
+use super::args::{format_parser, ReadArgs, SelectArgs, WriteArgs};
+use super::error::Usage;
+use super::io::{output_format, read, reading_for, write_output, InputSpec};
+use anyhow::{Context, Result};
+use proftool::diag::Diagnostics;
+use proftool::merge::Merger;
+use proftool::Format;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+pub const EXAMPLES: &str = "\
+Examples:
+  proftool merge runs/*.prof -o all.pb.gz
+  proftool merge --merge-threads a.sampler b.sampler -o both.sampler
+  cat today.folded | proftool merge - yesterday.folded -o two-days.folded";
+
+#[derive(clap::Args)]
+pub struct MergeArgs {
+    /// Input files (any readable formats), - once for standard input.
+    #[arg(value_name = "IN", required = true)]
+    inputs: Vec<PathBuf>,
+    /// Output file, or - for standard output.
+    #[arg(short, long, value_name = "OUT")]
+    output: PathBuf,
+    /// Input format of every input (default: detected, each on its own).
+    #[arg(long, value_name = "FORMAT", value_parser = format_parser(Format::can_read))]
+    from: Option<Format>,
+    /// Output format (default: from OUT's extension).
+    #[arg(long, value_name = "FORMAT", value_parser = format_parser(Format::can_write))]
+    to: Option<Format>,
+    /// Add up threads of the same name across inputs instead of keeping each input's apart.
+    #[arg(long)]
+    merge_threads: bool,
+    #[command(flatten)]
+    write: WriteArgs,
+    #[command(flatten)]
+    select: SelectArgs,
+    #[command(flatten)]
+    read: ReadArgs,
+}
+
+impl MergeArgs {
+    /// Every input read in turn and added up, then written as one.
+    pub fn run(self, diag: &mut Diagnostics) -> Result<()> {
+        if self.inputs.iter().filter(|path| path.as_path() == Path::new("-")).count() > 1 {
+            return Err(Usage("merge: standard input (-) can be read once".into()).into());
+        }
+        let (options, filters) = (self.write.options(&self.select, &self.read), self.select.filters()?);
+        let target = output_format(&self.output, self.to)?;
+        let read_options = reading_for(target, &self.read.options(), &options);
+        let progress = match std::io::stderr().is_terminal() && self.inputs.len() > 1 {
+            true => {
+                indicatif::ProgressBar::new(self.inputs.len() as u64).with_finish(indicatif::ProgressFinish::AndClear)
+            }
+            false => indicatif::ProgressBar::hidden(),
+        };
+        let mut merger = Merger::new(self.merge_threads).with_interval(options.interval);
+        for path in &self.inputs {
+            let input = InputSpec { path, from: self.from, max_size: self.read.max_input_size };
+            let (profile, _, _) = read(input, &read_options, diag)?;
+            merger.add(profile, &input.name(), diag)?;
+            progress.inc(1);
+        }
+        progress.finish_and_clear();
+        let merged = merger.finish().context("merge: no input")?;
+        let merged = filters.apply_to_write(merged, diag)?;
+        write_output(merged, &self.output, target, None, &options, diag)
+    }
+}

@@ -1,0 +1,178 @@
+//! The reports: `summary`, `calls`, `tree` and `data` (`]PROFILE`'s reports, for every format).
+
+use super::args::{InputArg, RankArgs, ReadArgs, ReportArgs, SelectArgs};
+use super::error::Usage;
+use super::io::{read, InputSpec};
+use anyhow::Result;
+use proftool::diag::Diagnostics;
+use proftool::model::filter;
+use proftool::report::{
+    self, CallsOptions, DataOptions, Functions, Report, ReportOptions, SummaryOptions, TreeOptions, View,
+};
+
+pub const SUMMARY_EXAMPLES: &str = "\
+Examples:
+  proftool summary --lines run.br                        the listing BR's profiler.exe gives
+  proftool summary run.tree                              a LispWorks tree, per function
+  proftool summary --exclusive --decimal 3 --cumpct --pct 65 tree.xml
+  proftool summary --avg --bias 0 --first 3 tree.xml     Dyalog times without the timer bias
+  proftool summary --fn '#.ch.Step' tree.xml             what one function calls
+  proftool summary --focus fib --format csv prog.prof    for a script";
+
+pub const CALLS_EXAMPLES: &str = "\
+Examples:
+  proftool calls --fn '#.ch.Set' tree.xml                who calls it, and for how much
+  proftool calls --fn CL-USER::FIB --callees run.tree    what it spends in what it calls
+  proftool calls --regex --fn '^Main\\.' prog.prof        one block per matching function";
+
+pub const DATA_EXAMPLES: &str = "\
+Examples:
+  proftool data --fn '^#\\.ch\\.CH∆Q$' tree.xml           one function and its lines, as measured
+  proftool data --format csv tree.xml > data.csv         every function, for a spreadsheet";
+
+pub const TREE_EXAMPLES: &str = "\
+Examples:
+  proftool tree run.tree                                 the whole tree
+  proftool tree --depth 5 --min-pct 1 prog.prof          the top of it, without small branches
+  proftool tree --fn '#.ch.Step' tree.xml                the subtrees of one function";
+
+#[derive(clap::Args)]
+pub struct SummaryArgs {
+    #[command(flatten)]
+    input: InputArg,
+    #[command(flatten)]
+    rank: RankArgs,
+    /// Only what the named function calls, its own row included; NAME,NAME… drills down: what
+    /// the second calls under the first, and so on.
+    #[arg(long = "fn", value_name = "NAME", value_delimiter = ',')]
+    fn_path: Vec<String>,
+    #[command(flatten)]
+    report: ReportArgs,
+    #[command(flatten)]
+    select: SelectArgs,
+    #[command(flatten)]
+    read: ReadArgs,
+}
+
+impl SummaryArgs {
+    pub fn run(self, diag: &mut Diagnostics) -> Result<()> {
+        let options = SummaryOptions { ranking: self.rank.ranking(), functions: self.fn_path };
+        let report_options = self.select.report_options(&self.report)?;
+        run_report((&self.input, &self.read), (&self.select, report_options), &self.report, diag, |view| {
+            report::summary(view, &options)
+        })
+    }
+}
+
+#[derive(clap::Args)]
+pub struct CallsArgs {
+    #[command(flatten)]
+    input: InputArg,
+    /// The function (a report's name for it: `#.ch.Set`, `Main.fib`, `CL-USER::FIB`).
+    #[arg(long = "fn", value_name = "NAME", required = true)]
+    function: String,
+    /// Take --fn as a regex: one block per function it matches.
+    #[arg(long)]
+    regex: bool,
+    /// What the function spends in each function it calls, instead of its callers.
+    #[arg(long)]
+    callees: bool,
+    #[command(flatten)]
+    rank: RankArgs,
+    #[command(flatten)]
+    report: ReportArgs,
+    #[command(flatten)]
+    select: SelectArgs,
+    #[command(flatten)]
+    read: ReadArgs,
+}
+
+impl CallsArgs {
+    pub fn run(self, diag: &mut Diagnostics) -> Result<()> {
+        let functions = match self.regex {
+            true => Functions::Matching(filter::parse_regex("--fn", &self.function).map_err(Usage)?),
+            false => Functions::Named(self.function),
+        };
+        let options = CallsOptions { functions, callees: self.callees, ranking: self.rank.ranking() };
+        let report_options = self.select.report_options(&self.report)?;
+        run_report((&self.input, &self.read), (&self.select, report_options), &self.report, diag, |view| {
+            report::calls(view, &options)
+        })
+    }
+}
+
+#[derive(clap::Args)]
+pub struct TreeArgs {
+    #[command(flatten)]
+    input: InputArg,
+    /// Show N levels (roots are level 1).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    depth: Option<u32>,
+    /// Leave out branches under P % of the total, saying how much was left out.
+    #[arg(long, value_name = "P")]
+    min_pct: Option<f64>,
+    /// The subtrees rooted at the named function; NAME,NAME… drills down.
+    #[arg(long = "fn", value_name = "NAME", value_delimiter = ',')]
+    fn_path: Vec<String>,
+    #[command(flatten)]
+    report: ReportArgs,
+    #[command(flatten)]
+    select: SelectArgs,
+    #[command(flatten)]
+    read: ReadArgs,
+}
+
+impl TreeArgs {
+    pub fn run(self, diag: &mut Diagnostics) -> Result<()> {
+        let options = TreeOptions { depth: self.depth, min_pct: self.min_pct, functions: self.fn_path };
+        let report_options = self.select.report_options(&self.report)?;
+        run_report((&self.input, &self.read), (&self.select, report_options), &self.report, diag, |view| {
+            report::tree(view, &options)
+        })
+    }
+}
+
+#[derive(clap::Args)]
+pub struct DataArgs {
+    #[command(flatten)]
+    input: InputArg,
+    /// Only the functions whose name matches the regex RE, with their lines.
+    #[arg(long = "fn", value_name = "RE")]
+    function: Option<String>,
+    #[command(flatten)]
+    report: ReportArgs,
+    #[command(flatten)]
+    select: SelectArgs,
+    #[command(flatten)]
+    read: ReadArgs,
+}
+
+impl DataArgs {
+    pub fn run(self, diag: &mut Diagnostics) -> Result<()> {
+        let functions = self.function.map(|re| filter::parse_regex("--fn", &re)).transpose().map_err(Usage)?;
+        let select = SelectArgs { lines: true, functions: false, ..self.select };
+        let options = DataOptions { functions };
+        let measured = ReportOptions { measured_times: true, ..select.report_options(&self.report)? };
+        run_report((&self.input, &self.read), (&select, measured), &self.report, diag, |view| {
+            report::data(view, &options)
+        })
+    }
+}
+
+/// Reads the input of a report, prepares it as `select` and `options` ask, and prints what `make` makes of it.
+fn run_report(
+    (input, read_args): (&InputArg, &ReadArgs),
+    (select, options): (&SelectArgs, ReportOptions),
+    shown: &ReportArgs,
+    diag: &mut Diagnostics,
+    make: impl FnOnce(View) -> Result<Report, proftool::Error>,
+) -> Result<()> {
+    let input = InputSpec { path: &input.input, from: input.from, max_size: read_args.max_input_size };
+    // Line frames a report merges are merged as they are read where the reader can (Dyalog).
+    let mut read_options = read_args.options();
+    read_options.merge_lines = !select.lines;
+    let (profile, _, _) = read(input, &read_options, diag)?;
+    let report = make(View::new(profile, &options)?)?;
+    shown.print(&report)?;
+    Ok(())
+}

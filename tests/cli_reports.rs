@@ -564,3 +564,23 @@ fn a_filter_that_keeps_nothing_is_an_error() {
         "proftool: error: --thread main: no thread or process root is named so (it has: CAPI Execution Listener 1, Idle \"process\", Profile root)\n"
     );
 }
+
+#[test]
+fn names_of_wide_characters_align_in_terminal_columns() {
+    // 処理する関数 is six characters of two columns each, 😀 one of two: the name column is 12
+    // columns wide, and every number ends in the same column.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("wide.folded");
+    std::fs::write(&input, "main;処理する関数 30\nmain;short 10\nmain;😀emoji 5\n").unwrap();
+    let out = crate::support::binary::proftool().arg("summary").arg(&input).output().unwrap();
+    let expected = "\
+Total: 45 samples
+
+name          self samples  self %  total samples  total %
+main                     0     0.0             45    100.0
+処理する関数            30    66.7             30     66.7
+short                   10    22.2             10     22.2
+😀emoji                  5    11.1              5     11.1
+";
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
+}

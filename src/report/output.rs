@@ -9,6 +9,7 @@ use crate::model::Unit;
 use serde_json::{json, Map, Value as Json};
 use std::borrow::Cow;
 use std::fmt::Write;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// An output format of the reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, strum::EnumString, strum::VariantNames, strum::Display)]
@@ -356,7 +357,7 @@ impl Report {
             let second = parallel.then(|| scope.spawn(|| measure(half..rows)));
             (measure(0..half), second.map(|s| s.join().unwrap_or_else(|_| measure(half..rows))))
         });
-        let mut widths: Vec<usize> = headings.iter().map(|h| h.chars().count()).collect();
+        let mut widths: Vec<usize> = headings.iter().map(|h| width_of(h)).collect();
         // A column is of text if a cell of it is, or, in an empty table, if it is the name.
         let mut text_columns: Vec<bool> = shown.iter().map(|&c| rows == 0 && self.columns[c].key == "name").collect();
         for part in std::iter::once(first).chain(second) {
@@ -748,7 +749,8 @@ fn width_of(text: &str) -> usize {
     if text.is_ascii() {
         text.len()
     } else {
-        text.chars().count()
+        // Terminal columns: a CJK character or an emoji takes two, a combining mark none.
+        UnicodeWidthStr::width(text)
     }
 }
 
@@ -766,20 +768,31 @@ fn fit_names(widths: &mut [usize], text_columns: &[bool], limit: usize) {
     }
 }
 
-/// `text` cut to `width` characters by taking out its middle, marked `…`.
+/// `text` cut to `width` terminal columns by taking out its middle, marked `…` (a wide character
+/// that would straddle the cut is left out, so the result may be a column narrower).
 pub fn cut_middle(text: &str, width: usize) -> std::borrow::Cow<'_, str> {
-    if text.len() <= width || width == 0 {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let chars: Vec<char> = text.chars().collect();
-    if chars.len() <= width {
+    if text.len() <= width || width == 0 || width_of(text) <= width {
         return std::borrow::Cow::Borrowed(text);
     }
     let keep = width - 1;
     let (head, tail) = (keep - keep / 2, keep / 2);
-    let mut out: String = chars[..head].iter().collect();
+    let columns = |c: char| UnicodeWidthChar::width(c).unwrap_or(0);
+    // The longest start and end that fit in `head` and `tail` columns.
+    let fitting = |budget: usize, chars: &mut dyn Iterator<Item = char>| {
+        let mut used = 0;
+        chars
+            .take_while(|&c| {
+                used += columns(c);
+                used <= budget
+            })
+            .collect::<Vec<char>>()
+    };
+    let start = fitting(head, &mut text.chars());
+    let mut end = fitting(tail, &mut text.chars().rev());
+    end.reverse();
+    let mut out: String = start.into_iter().collect();
     out.push('…');
-    out.extend(&chars[chars.len() - tail..]);
+    out.extend(end);
     std::borrow::Cow::Owned(out)
 }
 
@@ -901,6 +914,16 @@ pub(crate) fn whole_or_float(v: f64) -> Json {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_are_cut_in_terminal_columns() {
+        // Two columns per character: 5 columns hold two of them and the mark, one on each side.
+        assert_eq!(cut_middle("処理する関数", 5), "処…数");
+        assert_eq!(width_of(&cut_middle("処理する関数", 5)), 5);
+        assert_eq!(cut_middle("処理する関数", 12), "処理する関数");
+        assert_eq!(cut_middle("abcdefghij", 5), "ab…ij");
+        assert_eq!(width_of("😀a"), 3);
+    }
 
     fn summary(name: &str) -> Report {
         Report {

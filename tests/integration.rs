@@ -54,3 +54,6 @@ mod cli_diff;
 
 // What numbers mean across sources: metric kinds, the default metric, time and ticks.
 mod cli_metrics;
+
+// The `proftool` binary on perf script text, V8 .cpuprofile and Chrome trace events.
+mod cli_world;

@@ -190,7 +190,8 @@ pub fn reads_text(format: Format) -> bool {
         | Format::GhcProf
         | Format::GhcJson
         | Format::Svg
-        | Format::Speedscope => true,
+        | Format::Speedscope
+        | Format::Perf => true,
         Format::Sampler | Format::Br | Format::Pprof => false,
     }
 }

@@ -18,6 +18,7 @@ pub mod ghc;
 mod json;
 pub mod lispworks;
 pub mod options;
+pub mod perf;
 pub mod pprof;
 pub mod sampler;
 pub mod speedscope;
@@ -60,6 +61,8 @@ pub enum Format {
     /// pprof's gzipped protocol buffers, of `go tool pprof`, Go's `runtime/pprof` and the tools that
     /// read and write them.
     Pprof,
+    /// Linux `perf script` text of a `perf record -g` recording (read only).
+    Perf,
 }
 
 /// How sure a sniffer is that an input's first bytes are its format.
@@ -185,6 +188,8 @@ pub struct ReadOptions {
     /// The unit of a folded file's counts where they are time (`--folded-unit ns`, as proftool
     /// writes time into folded stacks): then they read as time, not samples.
     pub folded_unit: Option<Unit>,
+    /// What the root frame of a `perf script` stack names: the command, with its PID or PID/TID.
+    pub perf_root: perf::Root,
 }
 
 impl ReadOptions {
@@ -223,6 +228,11 @@ impl ReadOptions {
         ReadOptions { folded_unit, ..self }
     }
 
+    /// These options with the root frame of `perf script` stacks as given.
+    pub fn with_perf_root(self, perf_root: perf::Root) -> ReadOptions {
+        ReadOptions { perf_root, ..self }
+    }
+
     /// These options set for a conversion to `target`: line frames merged while reading when the
     /// conversion would merge them and the target keeps whole stacks (merging while reading also
     /// merges siblings of one function, which such a target merges anyway, even in a report
@@ -252,6 +262,7 @@ impl Format {
             Format::Svg => "svg",
             Format::Speedscope => "speedscope",
             Format::Pprof => "pprof",
+            Format::Perf => "perf",
         }
     }
 
@@ -275,6 +286,7 @@ impl Format {
             Format::Svg => "flame graph as interactive SVG (inferno), to open in a browser",
             Format::Speedscope => "speedscope JSON, for the speedscope viewer (speedscope.app)",
             Format::Pprof => "pprof profile (protocol buffers, gzipped or not), of go tool pprof and Go",
+            Format::Perf => "Linux perf script text of a perf record -g recording",
         }
     }
 
@@ -295,6 +307,7 @@ impl Format {
             Format::Svg => &["svg"],
             Format::Speedscope => &["speedscope.json"],
             Format::Pprof => &["pb.gz", "pprof", "pb"],
+            Format::Perf => &["perf-script", "perf"],
         }
     }
 
@@ -311,7 +324,8 @@ impl Format {
             | Format::GhcProf
             | Format::GhcJson
             | Format::Speedscope
-            | Format::Pprof => true,
+            | Format::Pprof
+            | Format::Perf => true,
             Format::Svg => false,
         }
     }
@@ -329,7 +343,7 @@ impl Format {
             | Format::Svg
             | Format::Speedscope
             | Format::Pprof => true,
-            Format::GhcProf | Format::GhcJson => false,
+            Format::GhcProf | Format::GhcJson | Format::Perf => false,
         }
     }
 
@@ -348,6 +362,7 @@ impl Format {
             Format::Svg => svg::CARRIES,
             Format::Speedscope => speedscope::CARRIES,
             Format::Pprof => pprof::CARRIES,
+            Format::Perf => perf::CARRIES,
         }
     }
 
@@ -366,6 +381,7 @@ impl Format {
             Format::Svg => svg::sniff(head),
             Format::Speedscope => speedscope::sniff(head),
             Format::Pprof => pprof::sniff(head),
+            Format::Perf => perf::sniff(head),
         }
     }
 
@@ -388,6 +404,7 @@ impl Format {
             Format::GhcJson => ghc::json::read(input, diag)?,
             Format::Speedscope => speedscope::read(input, diag)?,
             Format::Pprof => pprof::read(input, options, diag)?,
+            Format::Perf => perf::read(input, options.perf_root, diag)?,
             Format::Svg => return Err(Error::Unsupported { format: self.into(), action: "read" }),
         };
         debug_assert_eq!(profile.validate(), Ok(()), "{self} reader broke a model invariant");
@@ -415,7 +432,7 @@ impl Format {
             Format::Svg => svg::write(profile, out, diag)?,
             Format::Speedscope => speedscope::write(profile, out)?,
             Format::Pprof => pprof::write(profile, out, diag)?,
-            Format::GhcProf | Format::GhcJson => {
+            Format::GhcProf | Format::GhcJson | Format::Perf => {
                 return Err(Error::Unsupported { format: self.into(), action: "written" })
             }
         }

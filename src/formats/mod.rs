@@ -11,6 +11,7 @@
 //! round-trip, property and CLI tests pick it up from [`Format::ALL`].
 
 pub mod br;
+pub mod cpuprofile;
 pub mod detect;
 pub mod dyalog;
 pub mod folded;
@@ -63,6 +64,8 @@ pub enum Format {
     Pprof,
     /// Linux `perf script` text of a `perf record -g` recording (read only).
     Perf,
+    /// V8's `.cpuprofile` JSON (`node --cpu-prof`, Chrome DevTools), for DevTools and VS Code.
+    Cpuprofile,
 }
 
 /// How sure a sniffer is that an input's first bytes are its format.
@@ -263,6 +266,7 @@ impl Format {
             Format::Speedscope => "speedscope",
             Format::Pprof => "pprof",
             Format::Perf => "perf",
+            Format::Cpuprofile => "cpuprofile",
         }
     }
 
@@ -287,6 +291,7 @@ impl Format {
             Format::Speedscope => "speedscope JSON, for the speedscope viewer (speedscope.app)",
             Format::Pprof => "pprof profile (protocol buffers, gzipped or not), of go tool pprof and Go",
             Format::Perf => "Linux perf script text of a perf record -g recording",
+            Format::Cpuprofile => "V8 .cpuprofile JSON (node --cpu-prof, Chrome DevTools), opens in VS Code",
         }
     }
 
@@ -308,6 +313,7 @@ impl Format {
             Format::Speedscope => &["speedscope.json"],
             Format::Pprof => &["pb.gz", "pprof", "pb"],
             Format::Perf => &["perf-script", "perf"],
+            Format::Cpuprofile => &["cpuprofile"],
         }
     }
 
@@ -325,7 +331,8 @@ impl Format {
             | Format::GhcJson
             | Format::Speedscope
             | Format::Pprof
-            | Format::Perf => true,
+            | Format::Perf
+            | Format::Cpuprofile => true,
             Format::Svg => false,
         }
     }
@@ -342,7 +349,8 @@ impl Format {
             | Format::GhcPx
             | Format::Svg
             | Format::Speedscope
-            | Format::Pprof => true,
+            | Format::Pprof
+            | Format::Cpuprofile => true,
             Format::GhcProf | Format::GhcJson | Format::Perf => false,
         }
     }
@@ -363,6 +371,7 @@ impl Format {
             Format::Speedscope => speedscope::CARRIES,
             Format::Pprof => pprof::CARRIES,
             Format::Perf => perf::CARRIES,
+            Format::Cpuprofile => cpuprofile::CARRIES,
         }
     }
 
@@ -382,6 +391,7 @@ impl Format {
             Format::Speedscope => speedscope::sniff(head),
             Format::Pprof => pprof::sniff(head),
             Format::Perf => perf::sniff(head),
+            Format::Cpuprofile => cpuprofile::sniff(head),
         }
     }
 
@@ -405,6 +415,7 @@ impl Format {
             Format::Speedscope => speedscope::read(input, diag)?,
             Format::Pprof => pprof::read(input, options, diag)?,
             Format::Perf => perf::read(input, options.perf_root, diag)?,
+            Format::Cpuprofile => cpuprofile::read(input, diag)?,
             Format::Svg => return Err(Error::Unsupported { format: self.into(), action: "read" }),
         };
         debug_assert_eq!(profile.validate(), Ok(()), "{self} reader broke a model invariant");
@@ -432,6 +443,7 @@ impl Format {
             Format::Svg => svg::write(profile, out, diag)?,
             Format::Speedscope => speedscope::write(profile, out)?,
             Format::Pprof => pprof::write(profile, out, diag)?,
+            Format::Cpuprofile => cpuprofile::write(profile, out, options)?,
             Format::GhcProf | Format::GhcJson | Format::Perf => {
                 return Err(Error::Unsupported { format: self.into(), action: "written" })
             }
@@ -449,7 +461,8 @@ impl Format {
     /// (`sampler.id`), or where a function is defined ([`DEFINED_AT`]) for the formats that have a
     /// file and line per function.
     pub fn keeps_frame_attr(self, key: &str) -> bool {
-        owns_key(self, key) || (matches!(self, Format::Speedscope | Format::Pprof) && key == DEFINED_AT)
+        owns_key(self, key)
+            || (matches!(self, Format::Speedscope | Format::Pprof | Format::Cpuprofile) && key == DEFINED_AT)
     }
 
     /// A one-name frame (`Module.label`, as folded stacks name GHC cost centres) as module and name,
@@ -478,6 +491,7 @@ impl Format {
             Format::DyalogXml | Format::DyalogCsv => dyalog::fit(profile, self, diag),
             Format::Br => br::fit(profile, options, diag),
             Format::Pprof => pprof::fit(profile, diag),
+            Format::Cpuprofile => cpuprofile::fit(profile, options, diag),
             _ => profile,
         }
     }

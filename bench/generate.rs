@@ -332,6 +332,47 @@ fn folded_shape(shape: &str, size: u64, out: &mut impl Write) -> (u64, u64) {
     (lines, written)
 }
 
+/// `perf script` text of `perf record -g` (default fields, `cpu-clock` at 4 kHz) until the file has
+/// `size` bytes: samples of 4 threads, each a random walk 5 to 40 deep of a call graph of 5,000
+/// functions in 8 DSOs with 2 to 6 callees each, from 4 entry points, written innermost first with
+/// addresses and offsets, as perf prints them.
+fn perf_script(size: u64, out: &mut impl Write) -> (u64, u64) {
+    let mut rng = Rng(0x9e7f);
+    let dsos = ["/usr/bin/server", "/usr/lib/x86_64-linux-gnu/libc.so.6", "[kernel.kallsyms]", "/usr/lib/libssl.so.3"];
+    let names: Vec<String> =
+        (0..5_000).map(|i| format!("{}::{}_{i}", PACKAGES[i % 6], VERBS[(i / 7) % 10].to_lowercase())).collect();
+    let callees: Vec<Vec<u32>> =
+        (0..names.len()).map(|_| (0..2 + rng.below(5)).map(|_| rng.below(5_000) as u32).collect()).collect();
+    let (mut records, mut written, mut time) = (0u64, 0u64, 1000.0f64);
+    let mut record = String::new();
+    let mut stack: Vec<usize> = Vec::new();
+    while written < size {
+        record.clear();
+        stack.clear();
+        let thread = rng.below(4);
+        time += 0.00025;
+        record.push_str(&format!("server {} [00{thread}] {time:12.6}:     250000 cpu-clock:pppH: \n", 4100 + thread));
+        let mut f = rng.below(4) as usize;
+        for d in 0..5 + rng.below(36) {
+            if d > 0 {
+                f = callees[f][rng.below(callees[f].len() as u64) as usize] as usize;
+            }
+            stack.push(f);
+        }
+        for &f in stack.iter().rev() {
+            let address = 0x40_0000 + f as u64 * 0x40 + rng.below(0x40);
+            let name = &names[f];
+            let dso = dsos[f % dsos.len()];
+            record.push_str(&format!("\t{address:16x} {name}+0x{:x} ({dso})\n", rng.below(0x40)));
+        }
+        record.push('\n');
+        out.write_all(record.as_bytes()).expect("writing the output");
+        written += record.len() as u64;
+        records += 1;
+    }
+    (records, written)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
@@ -342,12 +383,19 @@ fn main() {
             out.flush().expect("flushing the output");
             eprintln!("{path}: {shape}, {lines} stacks, {written} bytes");
         }
+        ["perf-script", size, path] => {
+            let file = std::fs::File::create(path).expect("creating the output");
+            let mut out = BufWriter::with_capacity(1 << 20, file);
+            let (records, written) = perf_script(size.parse().expect("MIN_BYTES is a number"), &mut out);
+            out.flush().expect("flushing the output");
+            eprintln!("{path}: perf script, {records} samples, {written} bytes");
+        }
         [format, size, path] => generate_format(format, size, path, None),
         [format, size, path, nodes] => {
             generate_format(format, size, path, Some(nodes.parse().expect("NODES is a number")))
         }
         _ => {
-            eprintln!("usage: generate FORMAT MIN_BYTES OUT [NODES] (FORMAT: a writable format, folded-stacks or folded-walks)");
+            eprintln!("usage: generate FORMAT MIN_BYTES OUT [NODES] (FORMAT: a writable format, folded-stacks, folded-walks or perf-script)");
             std::process::exit(2);
         }
     }

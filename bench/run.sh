@@ -31,8 +31,8 @@ TIME=/usr/bin/time
 [ -x "$TIME" ] || { echo "bench needs GNU time at $TIME (apt-get install time)" >&2; exit 1; }
 
 cargo build --release --quiet --bin proftool --example generate
-bin=target/release/proftool
-gen=target/release/examples/generate
+bin=${CARGO_TARGET_DIR:-target}/release/proftool
+gen=${CARGO_TARGET_DIR:-target}/release/examples/generate
 mkdir -p bench/data
 
 # best SECONDS and its peak RSS (KB) of RUNS runs of a command whose stdout is discarded
@@ -144,6 +144,27 @@ if [ $# -eq 0 ] || [[ " $* " == *" ghc-prof "* ]]; then
     awk -v a="$theirs" -v b="$ours" 'BEGIN { if (b > 0) printf "  proftool/inferno throughput: %.2f x\n", a / b }'
   else
     echo "  inferno-collapse-ghcprof not found: install it with 'cargo install inferno' to compare"
+  fi
+fi
+if [ $# -eq 0 ] || [[ " $* " == *" perf "* ]]; then
+  # perf script text (read only): random walks of a call graph from 4 threads, as the generator
+  # writes them, beside inferno-collapse-perf on the same file (its default: as many threads as
+  # cores), with the ratio of their times.
+  file=bench/data/big.perf
+  if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -lt "$SIZE" ]; then
+    "$gen" perf-script "$SIZE" "$file"
+  fi
+  bytes=$(stat -c %s "$file")
+  echo "perf → folded: $file, $((bytes / 1000000)) MB, $(wc -l < "$file") lines"
+  read -r s r < <(measure cat "$file");                                   row "cat" "$s" "$r" "$bytes"
+  read -r s r < <(measure wc -l "$file");                                 row "wc -l" "$s" "$r" "$bytes"
+  read -r ours r < <(measure "$bin" convert -q --from perf --to folded "$file" -); row "proftool perf → folded" "$ours" "$r" "$bytes"
+  reports perf "$file" "$bytes" "$ours"
+  if command -v inferno-collapse-perf > /dev/null; then
+    read -r theirs r < <(measure inferno-collapse-perf "$file"); row "inferno-collapse-perf" "$theirs" "$r" "$bytes"
+    awk -v a="$theirs" -v b="$ours" 'BEGIN { if (b > 0) printf "  proftool/inferno throughput: %.2f x\n", a / b }'
+  else
+    echo "  inferno-collapse-perf not found: install it with 'cargo install inferno' to compare"
   fi
 fi
 if [[ " $* " == *" merge "* ]]; then

@@ -116,7 +116,7 @@ fn json_that_is_not_ghcs_says_what_it_is() {
     let dir = tempfile::tempdir().unwrap();
     let trace = write(dir.path(), "trace.json", br#"{"traceEvents":[{"name":"a","ph":"X","ts":1,"dur":2}]}"#);
     let out = dir.path().join("o.folded");
-    let only_ghc = "of the formats proftool reads, only ghc-json (GHC's +RTS -pj profile) and speedscope are JSON";
+    let only_ghc = "of the formats proftool reads, only ghc-json (GHC's +RTS -pj profile), speedscope and cpuprofile (V8's) are JSON";
     let err = failure(proftool().arg("convert").arg(&trace).arg(&out));
     assert!(err.contains("the content is a Chrome trace (JSON trace events)") && err.contains(only_ghc), "{err}");
     let err = failure(proftool().args(["convert", "--from", "folded"]).arg(&trace).arg(&out));

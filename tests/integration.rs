@@ -58,3 +58,6 @@ mod cli_metrics;
 // The reports as `]PROFILE` and the LispWorks profiler answer (issue 26): `summary --lines`, `calls`
 // switches and shares, `data`, recursive callers, one total per profile, BR routines.
 mod cli_profile_reports;
+
+// The `proftool` binary on perf script text, V8 .cpuprofile and Chrome trace events.
+mod cli_world;

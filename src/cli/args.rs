@@ -7,6 +7,7 @@ use proftool::convert::ConvertOptions;
 use proftool::files::DEFAULT_MAX_INPUT_SIZE;
 use proftool::formats::br;
 use proftool::formats::dyalog::Separators;
+use proftool::formats::perf;
 use proftool::formats::sampler::FrameOrder;
 use proftool::model::filter::{self, Filters};
 use proftool::model::Unit;
@@ -219,6 +220,12 @@ pub struct ReadArgs {
     /// stacks (`ns`, `us` or `ms`): they read as time instead of samples.
     #[arg(long, value_name = "UNIT", value_parser = folded_unit_parser())]
     pub folded_unit: Option<Unit>,
+    /// Name the root of each `perf script` stack `comm-PID` (inferno-collapse-perf's --pid).
+    #[arg(long)]
+    pub perf_pid: bool,
+    /// Name the root of each `perf script` stack `comm-PID/TID` (inferno-collapse-perf's --tid).
+    #[arg(long)]
+    pub perf_tid: bool,
 }
 
 impl ReadArgs {
@@ -230,6 +237,11 @@ impl ReadArgs {
             .with_max_input_size(self.max_input_size)
             .with_tags(self.tags.clone())
             .with_folded_unit(self.folded_unit)
+            .with_perf_root(match (self.perf_tid, self.perf_pid) {
+                (true, _) => perf::Root::Tid,
+                (false, true) => perf::Root::Pid,
+                (false, false) => perf::Root::Comm,
+            })
     }
 }
 

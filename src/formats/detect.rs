@@ -190,7 +190,9 @@ pub fn reads_text(format: Format) -> bool {
         | Format::GhcProf
         | Format::GhcJson
         | Format::Svg
-        | Format::Speedscope => true,
+        | Format::Speedscope
+        | Format::Perf
+        | Format::Cpuprofile => true,
         Format::Sampler | Format::Br | Format::Pprof => false,
     }
 }
@@ -229,6 +231,8 @@ enum Json {
     Ghc,
     /// speedscope's file format.
     Speedscope,
+    /// V8's CPU profile.
+    Cpuprofile,
     /// Chrome's trace event format (`chrome://tracing`, Perfetto): an object with `traceEvents`,
     /// or an array of events.
     ChromeTrace,
@@ -254,6 +258,8 @@ impl Json {
             Json::Ghc
         } else if Format::Speedscope.sniff(head) == Sniff::Yes {
             Json::Speedscope
+        } else if Format::Cpuprofile.sniff(head) == Sniff::Yes {
+            Json::Cpuprofile
         } else if has("\"traceEvents\"") || (head.trim_ascii_start().starts_with(b"[") && has("\"ph\"")) {
             Json::ChromeTrace
         } else {
@@ -266,6 +272,7 @@ impl Json {
         match self {
             Json::Ghc => "GHC's +RTS -pj JSON",
             Json::Speedscope => "speedscope JSON",
+            Json::Cpuprofile => "a V8 CPU profile (.cpuprofile)",
             Json::ChromeTrace => "a Chrome trace (JSON trace events)",
             Json::Unknown => "JSON of a kind proftool does not know",
         }
@@ -277,12 +284,14 @@ impl Json {
             (Json::Ghc, None | Some(Format::GhcJson)) => return Ok(()),
             // The sniffers know GHC's own key order and speedscope's first keys; a file written otherwise is
             // read when named.
-            (Json::Unknown, Some(Format::GhcJson | Format::Speedscope)) => return Ok(()),
+            (Json::Unknown, Some(Format::GhcJson | Format::Speedscope | Format::Cpuprofile)) => return Ok(()),
             (Json::Speedscope, None | Some(Format::Speedscope)) => return Ok(()),
+            (Json::Cpuprofile, None | Some(Format::Cpuprofile)) => return Ok(()),
+            (Json::Cpuprofile, Some(_)) => format!("the content is {}; read it as cpuprofile", self.describe()),
             (Json::Ghc, Some(_)) => format!("the content is {}; read it as ghc-json", self.describe()),
             (Json::Speedscope, Some(_)) => format!("the content is {}; read it as speedscope", self.describe()),
             (Json::ChromeTrace | Json::Unknown, _) => format!(
-                "the content is {}; of the formats proftool reads, only ghc-json (GHC's +RTS -pj profile) and speedscope are JSON",
+                "the content is {}; of the formats proftool reads, only ghc-json (GHC's +RTS -pj profile), speedscope and cpuprofile (V8's) are JSON",
                 self.describe()
             ),
         };

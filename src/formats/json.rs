@@ -1,5 +1,5 @@
-//! What the JSON readers (GHC's `-pj`, speedscope) share: errors with a line and column, from
-//! serde_json's and from a byte offset.
+//! What the JSON readers and writers (GHC's `-pj`, speedscope, V8's `.cpuprofile`) share: errors
+//! with a line and column, from serde_json's and from a byte offset; escaped strings.
 
 use crate::error::{ParseError, ParseErrorKind, Position};
 use crate::formats::Format;
@@ -48,4 +48,10 @@ pub(crate) fn read_all(input: &mut (dyn std::io::Read + Send), format: Format) -
 /// `bytes` as UTF-8 text, or an error at the first byte that is not (JSON is UTF-8).
 pub(crate) fn text(format: Format, bytes: &[u8]) -> Result<&str, ParseError> {
     std::str::from_utf8(bytes).map_err(|e| error_at(format, bytes, e.valid_up_to(), ParseErrorKind::Encoding))
+}
+
+/// Appends `text` as a JSON string, escaped by serde_json.
+pub(crate) fn push_string(json: &mut String, text: &str) {
+    // Serialising a `str` cannot fail.
+    json.push_str(&serde_json::to_string(text).unwrap_or_default());
 }

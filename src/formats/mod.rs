@@ -11,6 +11,7 @@
 //! round-trip, property and CLI tests pick it up from [`Format::ALL`].
 
 pub mod br;
+pub mod cpuprofile;
 pub mod detect;
 pub mod dyalog;
 pub mod folded;
@@ -18,6 +19,7 @@ pub mod ghc;
 mod json;
 pub mod lispworks;
 pub mod options;
+pub mod perf;
 pub mod pprof;
 pub mod sampler;
 pub mod speedscope;
@@ -60,6 +62,10 @@ pub enum Format {
     /// pprof's gzipped protocol buffers, of `go tool pprof`, Go's `runtime/pprof` and the tools that
     /// read and write them.
     Pprof,
+    /// Linux `perf script` text of a `perf record -g` recording (read only).
+    Perf,
+    /// V8's `.cpuprofile` JSON (`node --cpu-prof`, Chrome DevTools), for DevTools and VS Code.
+    Cpuprofile,
 }
 
 /// How sure a sniffer is that an input's first bytes are its format.
@@ -185,6 +191,8 @@ pub struct ReadOptions {
     /// The unit of a folded file's counts where they are time (`--folded-unit ns`, as proftool
     /// writes time into folded stacks): then they read as time, not samples.
     pub folded_unit: Option<Unit>,
+    /// What the root frame of a `perf script` stack names: the command, with its PID or PID/TID.
+    pub perf_root: perf::Root,
 }
 
 impl ReadOptions {
@@ -223,6 +231,11 @@ impl ReadOptions {
         ReadOptions { folded_unit, ..self }
     }
 
+    /// These options with the root frame of `perf script` stacks as given.
+    pub fn with_perf_root(self, perf_root: perf::Root) -> ReadOptions {
+        ReadOptions { perf_root, ..self }
+    }
+
     /// These options set for a conversion to `target`: line frames merged while reading when the
     /// conversion would merge them and the target keeps whole stacks (merging while reading also
     /// merges siblings of one function, which such a target merges anyway, even in a report
@@ -252,6 +265,8 @@ impl Format {
             Format::Svg => "svg",
             Format::Speedscope => "speedscope",
             Format::Pprof => "pprof",
+            Format::Perf => "perf",
+            Format::Cpuprofile => "cpuprofile",
         }
     }
 
@@ -275,6 +290,8 @@ impl Format {
             Format::Svg => "flame graph as interactive SVG (inferno), to open in a browser",
             Format::Speedscope => "speedscope JSON, for the speedscope viewer (speedscope.app)",
             Format::Pprof => "pprof profile (protocol buffers, gzipped or not), of go tool pprof and Go",
+            Format::Perf => "Linux perf script text of a perf record -g recording",
+            Format::Cpuprofile => "V8 .cpuprofile JSON (node --cpu-prof, Chrome DevTools), opens in VS Code",
         }
     }
 
@@ -295,6 +312,8 @@ impl Format {
             Format::Svg => &["svg"],
             Format::Speedscope => &["speedscope.json"],
             Format::Pprof => &["pb.gz", "pprof", "pb"],
+            Format::Perf => &["perf-script", "perf"],
+            Format::Cpuprofile => &["cpuprofile"],
         }
     }
 
@@ -311,7 +330,9 @@ impl Format {
             | Format::GhcProf
             | Format::GhcJson
             | Format::Speedscope
-            | Format::Pprof => true,
+            | Format::Pprof
+            | Format::Perf
+            | Format::Cpuprofile => true,
             Format::Svg => false,
         }
     }
@@ -328,8 +349,9 @@ impl Format {
             | Format::GhcPx
             | Format::Svg
             | Format::Speedscope
-            | Format::Pprof => true,
-            Format::GhcProf | Format::GhcJson => false,
+            | Format::Pprof
+            | Format::Cpuprofile => true,
+            Format::GhcProf | Format::GhcJson | Format::Perf => false,
         }
     }
 
@@ -348,6 +370,8 @@ impl Format {
             Format::Svg => svg::CARRIES,
             Format::Speedscope => speedscope::CARRIES,
             Format::Pprof => pprof::CARRIES,
+            Format::Perf => perf::CARRIES,
+            Format::Cpuprofile => cpuprofile::CARRIES,
         }
     }
 
@@ -366,6 +390,8 @@ impl Format {
             Format::Svg => svg::sniff(head),
             Format::Speedscope => speedscope::sniff(head),
             Format::Pprof => pprof::sniff(head),
+            Format::Perf => perf::sniff(head),
+            Format::Cpuprofile => cpuprofile::sniff(head),
         }
     }
 
@@ -388,6 +414,8 @@ impl Format {
             Format::GhcJson => ghc::json::read(input, diag)?,
             Format::Speedscope => speedscope::read(input, diag)?,
             Format::Pprof => pprof::read(input, options, diag)?,
+            Format::Perf => perf::read(input, options.perf_root, diag)?,
+            Format::Cpuprofile => cpuprofile::read(input, diag)?,
             Format::Svg => return Err(Error::Unsupported { format: self.into(), action: "read" }),
         };
         debug_assert_eq!(profile.validate(), Ok(()), "{self} reader broke a model invariant");
@@ -415,7 +443,8 @@ impl Format {
             Format::Svg => svg::write(profile, out, diag)?,
             Format::Speedscope => speedscope::write(profile, out)?,
             Format::Pprof => pprof::write(profile, out, diag)?,
-            Format::GhcProf | Format::GhcJson => {
+            Format::Cpuprofile => cpuprofile::write(profile, out, options)?,
+            Format::GhcProf | Format::GhcJson | Format::Perf => {
                 return Err(Error::Unsupported { format: self.into(), action: "written" })
             }
         }
@@ -432,7 +461,8 @@ impl Format {
     /// (`sampler.id`), or where a function is defined ([`DEFINED_AT`]) for the formats that have a
     /// file and line per function.
     pub fn keeps_frame_attr(self, key: &str) -> bool {
-        owns_key(self, key) || (matches!(self, Format::Speedscope | Format::Pprof) && key == DEFINED_AT)
+        owns_key(self, key)
+            || (matches!(self, Format::Speedscope | Format::Pprof | Format::Cpuprofile) && key == DEFINED_AT)
     }
 
     /// A one-name frame (`Module.label`, as folded stacks name GHC cost centres) as module and name,
@@ -461,6 +491,7 @@ impl Format {
             Format::DyalogXml | Format::DyalogCsv => dyalog::fit(profile, self, diag),
             Format::Br => br::fit(profile, options, diag),
             Format::Pprof => pprof::fit(profile, diag),
+            Format::Cpuprofile => cpuprofile::fit(profile, options, diag),
             _ => profile,
         }
     }

@@ -46,6 +46,7 @@
 
 mod read;
 
+use super::json::push_string;
 use super::{Carries, Sniff, Structure};
 use crate::error::Error;
 use crate::model::{MetricKind, Profile, Unit, Value, Walk};
@@ -198,12 +199,6 @@ fn write_profile(
 /// speedscope's name of a unit: counts are `none`.
 fn unit_name(unit: Unit) -> &'static str {
     super::unit_word(unit).unwrap_or("none")
-}
-
-/// A JSON string, escaped by serde_json.
-fn push_string(json: &mut String, text: &str) {
-    // Serialising a `str` cannot fail.
-    json.push_str(&serde_json::to_string(text).unwrap_or_default());
 }
 
 /// A JSON number: whole numbers as they are, floats shortest-round-trip.

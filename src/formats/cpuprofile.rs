@@ -1,0 +1,468 @@
+//! V8's `.cpuprofile`: the CPU profile of the Chrome DevTools protocol (`Profiler.Profile`), as
+//! `node --cpu-prof`, Chrome DevTools ("Save profile"), Deno and Electron write it, and Chrome
+//! DevTools, VS Code, speedscope and the Firefox Profiler open it.
+//!
+//! ```text
+//! {"nodes":[{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,
+//!   "columnNumber":-1},"hitCount":0,"children":[2,3]},
+//!  {"id":2,"callFrame":{"functionName":"(program)",…},"hitCount":1},
+//!  {"id":3,"callFrame":{"functionName":"leaf","scriptId":"81","url":"file:///work.js",
+//!   "lineNumber":1,"columnNumber":13},"hitCount":22,"positionTicks":[{"line":4,"ticks":22}]}],
+//!  "startTime":3354278486,"endTime":3354487943,"samples":[2,3,3],"timeDeltas":[13143,20432,3195]}
+//! ```
+//!
+//! **Schema**: `nodes`, each with a unique `id`, a `callFrame` (`functionName`, `url`, 0-based
+//! `lineNumber` and `columnNumber`, −1 where unknown), its `hitCount` and its `children` ids (or,
+//! as trace events' profile chunks write them, its `parent` id); `startTime` and `endTime` in µs;
+//! `samples`, the id of the innermost node of each sample in time order, and `timeDeltas`, the µs
+//! from the sample before (the first from `startTime`).
+//!
+//! **Model**: the tree of nodes, without V8's `(root)` (its children are the roots); `(program)`,
+//! `(idle)` and `(garbage collector)` stay where V8 puts them, as functions of those names (a
+//! `.cpuprofile` does not say which nodes are no code but by these names). A frame is named by
+//! its `functionName`, `(anonymous)` where it is empty (as V8's tools show it), its module is the
+//! url, and where its function is defined (`url:line:column`, 1-based) is the frame fact
+//! [`crate::model::DEFINED_AT`]. Metrics: `time` in µs, each sample weighed as speedscope and VS Code
+//! weigh it, by the delta to the next sample (the last sample by what is left to `endTime`, as VS Code
+//! does; speedscope gives it none; a negative delta counts 0), the metric the profile is weighed by;
+//! and `samples`. A file without `samples` has the `hitCount`s as samples and no time.
+//!
+//! **Errors**: JSON errors at their line and column; a child, parent or sample id that names no node,
+//! a node that is a child twice or is its own ancestor, samples and deltas of different lengths, as
+//! errors naming the place as a JSON path (`nodes[3].children[1]`).
+//!
+//! **Written**: a `(root)` node (id 1) above the tree's roots, each node's call frame (url from its
+//! module or where it is defined, line and column from where it is defined, else −1), its
+//! `hitCount` and `children`; one sample per sample of the node (one for a node with time and no
+//! samples), its time split among them (a profile without time: its samples or ticks at its
+//! interval, else `--interval`, else 1 ms), µs rounded along the running total so the deltas add up to
+//! it, each delta after the sample it weighs, then a closing sample of `(root)` so that speedscope
+//! gives the last sample its time too; `endTime` is `startTime` plus the deltas.
+//!
+//! **Lost**: the order of samples in time, `positionTicks` (time per line), `scriptId`s (written
+//! anew per url), `deoptReason`; functions of one name in one script are one frame (two such callees
+//! of one caller become one node).
+
+use super::json::{self, push_string};
+use super::{Carries, ConvertOptions, Format, Sniff, Structure};
+use crate::diag::Diagnostics;
+use crate::error::{Error, ParseError, ParseErrorKind};
+use crate::model::{
+    ChildIndex, FrameId, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values, DEFINED_AT,
+};
+use serde::Deserialize;
+use std::io::{Read, Write};
+
+const FORMAT: Format = Format::Cpuprofile;
+
+/// What a `.cpuprofile` holds.
+pub(crate) const CARRIES: Carries = Carries {
+    structure: Structure::Tree,
+    threads: true,
+    thread_roots: false,
+    frame_kinds: false,
+    metrics: &[MetricKind::Time, MetricKind::Samples, MetricKind::Ticks],
+    one_metric: false,
+    function_facts: false,
+    source_lines: false,
+    modules: true,
+    title: false,
+    timestamp: false,
+    // Not written as such: the length of a sample or tick where the profile has no time.
+    interval: true,
+    name_replacements: &[],
+    lines_nest: false,
+    time_unit: Some(Unit::Microseconds),
+    flat_reports: false,
+    needs_samples: false,
+    weight_is_time: true,
+};
+
+/// What a `.cpuprofile` should be, for serde's errors.
+const EXPECTED: &str = "a V8 CPU profile (nodes, startTime, endTime, samples, timeDeltas)";
+
+/// `Yes` for a JSON object whose first key is `nodes` and whose nodes have call frames.
+pub(crate) fn sniff(head: &[u8]) -> Sniff {
+    let head = head.trim_ascii_start();
+    let first_key = head.strip_prefix(b"{").map(|rest| rest.trim_ascii_start().starts_with(b"\"nodes\""));
+    match first_key == Some(true) && memchr::memmem::find(head, b"\"callFrame\"").is_some() {
+        true => Sniff::Yes,
+        false => Sniff::No,
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Document {
+    pub(crate) nodes: Vec<NodeJson>,
+    #[serde(default)]
+    pub(crate) start_time: f64,
+    #[serde(default)]
+    pub(crate) end_time: f64,
+    #[serde(default)]
+    pub(crate) samples: Option<Vec<u64>>,
+    #[serde(default)]
+    pub(crate) time_deltas: Option<Vec<f64>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct NodeJson {
+    id: u64,
+    call_frame: CallFrame,
+    #[serde(default)]
+    hit_count: u64,
+    #[serde(default)]
+    children: Vec<u64>,
+    #[serde(default)]
+    parent: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CallFrame {
+    #[serde(default)]
+    function_name: String,
+    #[serde(default)]
+    url: String,
+    #[serde(default = "unknown")]
+    line_number: i64,
+    #[serde(default = "unknown")]
+    column_number: i64,
+}
+
+fn unknown() -> i64 {
+    -1
+}
+
+/// Reads a `.cpuprofile`.
+pub(crate) fn read(input: &mut (dyn Read + Send), _diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+    let bytes = json::read_all(input, FORMAT)?;
+    let text = json::text(FORMAT, &bytes)?;
+    let document: Document = serde_json::from_str(text).map_err(|e| json::serde_error(FORMAT, text, &e, EXPECTED))?;
+    let at = |key: &str| memchr::memmem::find(text.as_bytes(), key.as_bytes()).unwrap_or(0);
+    let error = |key: &str, expected: String, found: String| {
+        json::error_at(FORMAT, text.as_bytes(), at(key), ParseErrorKind::Unexpected { expected, found })
+    };
+    profile(&document, &error)
+}
+
+/// The profile of a parsed CPU profile (also the one a Chrome trace's profile chunks make);
+/// `error` makes an error at the key named, with what was expected and what was found.
+pub(crate) fn profile(
+    document: &Document,
+    error: &dyn Fn(&str, String, String) -> ParseError,
+) -> Result<Profile, ParseError> {
+    let nodes = &document.nodes;
+    let index: rustc_hash::FxHashMap<u64, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
+    if index.len() != nodes.len() {
+        return Err(error("\"nodes\"", "a unique id per node".into(), "an id used twice".into()));
+    }
+    let find = |id: u64, path: &dyn Fn() -> String| {
+        index
+            .get(&id)
+            .copied()
+            .ok_or_else(|| error("\"nodes\"", "the id of a node".into(), format!("{id} at {}", path())))
+    };
+    // The parent of each node, from children lists or parent ids.
+    let mut parent: Vec<Option<usize>> = vec![None; nodes.len()];
+    for (i, node) in nodes.iter().enumerate() {
+        for (j, &child) in node.children.iter().enumerate() {
+            let c = find(child, &|| format!("nodes[{i}].children[{j}]"))?;
+            if parent[c].is_some_and(|p| p != i) || c == i {
+                let found = format!("node {child} a child again at nodes[{i}].children[{j}]");
+                return Err(error("\"nodes\"", "a tree: each node the child of one node".into(), found));
+            }
+            parent[c] = Some(i);
+        }
+    }
+    for (i, node) in nodes.iter().enumerate() {
+        if let Some(p) = node.parent {
+            let p = find(p, &|| format!("nodes[{i}].parent"))?;
+            parent[i] = Some(p);
+        }
+    }
+    let (samples, time) = weights(document, nodes.len(), &|id, i| find(id, &|| format!("samples[{i}]")), error)?;
+    let mut metrics = Vec::new();
+    if time.is_some() {
+        metrics.push(Metric::time(Unit::Microseconds, Repr::Int));
+    }
+    metrics.push(Metric::samples());
+    let mut profile = Profile::new(metrics);
+    if time.is_some() {
+        profile.meta.weighed_by = Some(MetricKind::Time);
+    }
+    // Children lists in file order, then a walk from the roots with a stack (no recursion).
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+    for (i, p) in parent.iter().enumerate() {
+        match p {
+            Some(p) => children[*p].push(i),
+            None => children.push(vec![i]),
+        }
+    }
+    let roots = children.split_off(nodes.len()).into_iter().flatten();
+    let mut index = ChildIndex::default();
+    let mut walk: Vec<(usize, Option<NodeId>)> = roots.rev().map(|r| (r, None)).collect();
+    let mut seen = 0usize;
+    while let Some((i, parent_node)) = walk.pop() {
+        seen += 1;
+        let node = &nodes[i];
+        let model_node = match (parent_node, node.call_frame.function_name.as_str()) {
+            // V8's root is no frame: its children are the roots.
+            (None, "(root)") => None,
+            _ => {
+                let frame = frame(&mut profile, &node.call_frame);
+                Some(index.child_or_insert(&mut profile.tree, parent_node, frame))
+            }
+        };
+        if let Some(n) = model_node {
+            let (time_metric, samples_metric) = (time.as_ref().map(|_| 0), usize::from(time.is_some()));
+            if let (Some(m), Some(time)) = (time_metric, &time) {
+                profile.tree.add_self(m, n, Value::Int(time[i]));
+            }
+            profile.tree.add_self(samples_metric, n, Value::Int(samples[i]));
+        }
+        walk.extend(children[i].iter().rev().map(|&c| (c, model_node.or(parent_node))));
+    }
+    if seen != nodes.len() {
+        return Err(error("\"nodes\"", "a tree of nodes under a root".into(), "nodes in a cycle".into()));
+    }
+    Ok(profile)
+}
+
+/// The samples and (where the file has its samples) time in µs of each node.
+type Weights = (Vec<i64>, Option<Vec<i64>>);
+
+fn weights(
+    document: &Document,
+    n_nodes: usize,
+    find: &dyn Fn(u64, usize) -> Result<usize, ParseError>,
+    error: &dyn Fn(&str, String, String) -> ParseError,
+) -> Result<Weights, ParseError> {
+    let mut samples = vec![0i64; n_nodes];
+    let Some(ids) = &document.samples else {
+        for (count, node) in samples.iter_mut().zip(&document.nodes) {
+            *count = i64::try_from(node.hit_count).unwrap_or(i64::MAX);
+        }
+        return Ok((samples, None));
+    };
+    let deltas = document.time_deltas.as_deref().unwrap_or_default();
+    if deltas.len() != ids.len() {
+        let (n, m) = (ids.len(), deltas.len());
+        return Err(error("\"timeDeltas\"", format!("as many timeDeltas as samples ({n})"), m.to_string()));
+    }
+    let mut time = vec![0f64; n_nodes];
+    let mut at = document.start_time;
+    let mut last: Option<usize> = None;
+    for (i, (&id, &delta)) in ids.iter().zip(deltas).enumerate() {
+        let node = find(id, i)?;
+        // The sample before gets the time to this one.
+        if let Some(previous) = last {
+            time[previous] += delta.max(0.0);
+        }
+        at += delta.max(0.0);
+        samples[node] += 1;
+        last = Some(node);
+    }
+    if let Some(previous) = last {
+        time[previous] += (document.end_time - at).max(0.0);
+    }
+    Ok((samples, Some(time.into_iter().map(|t| t.round() as i64).collect())))
+}
+
+/// The model's frame of a call frame (see the module documentation).
+fn frame(profile: &mut Profile, call: &CallFrame) -> FrameId {
+    let name = match call.function_name.as_str() {
+        "" => "(anonymous)",
+        name => name,
+    };
+    let module = (!call.url.is_empty()).then_some(call.url.as_str());
+    let id = profile.frames.intern(FrameRef { module, ..FrameRef::function(name) });
+    if let (Some(url), Ok(line)) = (module, u32::try_from(call.line_number)) {
+        let attrs = profile.frame_attrs.entry(id).or_default();
+        if attrs.is_empty() {
+            let at = match u32::try_from(call.column_number) {
+                Ok(column) => format!("{url}:{}:{}", line + 1, column + 1),
+                Err(_) => format!("{url}:{}", line + 1),
+            };
+            attrs.push((DEFINED_AT.to_string(), at));
+        }
+    }
+    id
+}
+
+/// Fits a profile projected onto [`CARRIES`] to what a `.cpuprofile` holds, both time and samples:
+/// time from the samples (or ticks) at the profile's interval, else `--interval`, else 1 ms, where
+/// it has none (said on stderr); a sample per node with time where it has no samples. The profile is
+/// then weighed by its time, and siblings of one frame are one node.
+pub(crate) fn fit(profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
+    // A node per frame under each caller, as the reader builds them.
+    let mut profile = match profile.tree.has_duplicate_siblings(profile.frames.len()) {
+        true => crate::model::ops::merge_siblings(&profile),
+        false => profile,
+    };
+    let kind = |profile: &Profile, kind| profile.metrics().iter().position(|m| m.kind == kind);
+    let counts = kind(&profile, MetricKind::Samples).or_else(|| kind(&profile, MetricKind::Ticks));
+    if kind(&profile, MetricKind::Time).is_none() {
+        let interval = profile.meta.interval.or(options.interval).unwrap_or(super::options::DEFAULT_INTERVAL);
+        let micros = interval.as_secs_f64() * 1e6;
+        let values = counts.map_or_else(
+            || vec![0.0; profile.tree.len()],
+            |m| profile.tree.self_values(m).to_f64().into_iter().map(|c| c * micros).collect(),
+        );
+        if let Some(m) = counts {
+            let name = profile.metrics()[m].name.clone();
+            diag.warn("cpuprofile-time", None, || {
+                format!("cpuprofile holds time: {name} written as time at {micros} us each")
+            });
+        }
+        profile.add_metric(Metric::time(Unit::Microseconds, Repr::Float), Values::Float(values));
+    }
+    if kind(&profile, MetricKind::Samples).is_none() {
+        let values = match (counts, kind(&profile, MetricKind::Time)) {
+            (Some(m), _) => profile.tree.self_values(m).to_f64().into_iter().map(|c| c as i64).collect(),
+            (None, Some(m)) => profile.tree.self_values(m).to_f64().into_iter().map(|t| i64::from(t > 0.0)).collect(),
+            (None, None) => vec![0; profile.tree.len()],
+        };
+        profile.add_metric(Metric::samples(), Values::Int(values));
+    }
+    profile.meta.weighed_by = Some(MetricKind::Time);
+    profile
+}
+
+/// Writes `profile` (projected onto [`CARRIES`]: time in µs) as a `.cpuprofile`. A profile without
+/// time has its samples (or ticks) laid out at its interval, else `--interval`, else 1 ms.
+pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOptions) -> Result<(), Error> {
+    let tree = &profile.tree;
+    let time = profile.metrics().iter().position(|m| m.kind == MetricKind::Time);
+    let count = profile.metrics().iter().position(|m| m.kind == MetricKind::Samples);
+    let count = count.or_else(|| profile.metrics().iter().position(|m| m.kind == MetricKind::Ticks));
+    let interval = profile.meta.interval.or(options.interval).unwrap_or(super::options::DEFAULT_INTERVAL);
+    let per_count = interval.as_secs_f64() * 1e6;
+    let children = tree.children();
+    // Nodes in pre-order (as the reader builds them back), with an explicit stack: ids from 2 in
+    // that order, (root) being 1.
+    let mut order: Vec<NodeId> = Vec::with_capacity(tree.len());
+    let mut stack: Vec<NodeId> = children.roots().iter().rev().copied().collect();
+    while let Some(node) = stack.pop() {
+        order.push(node);
+        stack.extend(children.of_node(node).iter().rev());
+    }
+    let mut ids = vec![0u64; tree.len()];
+    for (i, &node) in order.iter().enumerate() {
+        ids[node.index()] = i as u64 + 2;
+    }
+    let id = |n: NodeId| ids[n.index()];
+    let mut urls: Vec<&str> = Vec::new();
+    let mut json = String::with_capacity(1 << 16);
+    json.push_str("{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"scriptId\":\"0\",\"url\":\"\",\"lineNumber\":-1,\"columnNumber\":-1},\"hitCount\":1,\"children\":[");
+    push_ids(&mut json, children.roots().iter().map(|&n| id(n)));
+    json.push_str("]}");
+    // Samples in the tree's order, and the running time (µs) after each.
+    let mut samples: Vec<u64> = Vec::new();
+    let mut deltas: Vec<i64> = Vec::new();
+    let (mut total, mut written) = (0f64, 0i64);
+    for &node in &order {
+        let frame = profile.frames.get(tree.frame(node));
+        let mut hits = count.map_or(0, |m| tree.self_value(m, node).as_count().max(0) as u64);
+        let micros = time.map_or(hits as f64 * per_count, |m| tree.self_value(m, node).as_f64());
+        if hits == 0 && (micros > 0.0 || (count.is_none() && children.of_node(node).is_empty())) {
+            hits = 1;
+        }
+        for _ in 0..hits {
+            samples.push(id(node));
+            total += micros / hits as f64;
+            let rounded = total.round() as i64;
+            deltas.push(rounded - written);
+            written = rounded;
+        }
+        json.push_str(",{\"id\":");
+        json.push_str(itoa::Buffer::new().format(id(node)));
+        json.push_str(",\"callFrame\":{\"functionName\":");
+        let name = super::written_name(frame);
+        push_string(&mut json, if name == "(anonymous)" { "" } else { &name });
+        let defined = profile.defined_at(tree.frame(node));
+        let url = defined.map(|at| at.file).or(frame.module.as_deref()).unwrap_or("");
+        let script = match url {
+            "" => 0,
+            url => {
+                urls.iter().position(|&u| u == url).unwrap_or_else(|| {
+                    urls.push(url);
+                    urls.len() - 1
+                }) + 1
+            }
+        };
+        json.push_str(",\"scriptId\":\"");
+        json.push_str(itoa::Buffer::new().format(script));
+        json.push_str("\",\"url\":");
+        push_string(&mut json, url);
+        let zero_based = |v: Option<u32>| v.map_or(-1, |v| i64::from(v) - 1);
+        json.push_str(",\"lineNumber\":");
+        json.push_str(itoa::Buffer::new().format(zero_based(defined.map(|at| at.line))));
+        json.push_str(",\"columnNumber\":");
+        json.push_str(itoa::Buffer::new().format(zero_based(defined.and_then(|at| at.column))));
+        json.push_str("},\"hitCount\":");
+        json.push_str(itoa::Buffer::new().format(hits));
+        json.push_str(",\"children\":[");
+        push_ids(&mut json, children.of_node(node).iter().map(|&n| id(n)));
+        json.push_str("]}");
+        if json.len() >= 1 << 16 {
+            out.write_all(json.as_bytes())?;
+            json.clear();
+        }
+    }
+    // Each delta follows the sample it weighs: the first is 0, the closing (root) sample gets the last.
+    samples.push(1);
+    deltas.insert(0, 0);
+    json.push_str("],\"startTime\":0,\"endTime\":");
+    json.push_str(itoa::Buffer::new().format(written));
+    json.push_str(",\"samples\":[");
+    push_ids(&mut json, samples.into_iter());
+    json.push_str("],\"timeDeltas\":[");
+    for (i, delta) in deltas.iter().enumerate() {
+        if i > 0 {
+            json.push(',');
+        }
+        json.push_str(itoa::Buffer::new().format(*delta));
+    }
+    json.push_str("]}\n");
+    out.write_all(json.as_bytes())?;
+    Ok(())
+}
+
+fn push_ids(json: &mut String, ids: impl Iterator<Item = u64>) {
+    for (i, id) in ids.enumerate() {
+        if i > 0 {
+            json.push(',');
+        }
+        json.push_str(itoa::Buffer::new().format(id));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::dump::dump;
+
+    /// The `hitCount`-only form (no samples), with `parent` links as trace profile chunks write them:
+    /// the hit counts are the samples, there is no time.
+    #[test]
+    fn hit_counts_without_samples_are_the_samples() {
+        let json = br#"{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":"","lineNumber":-1,"columnNumber":-1}},
+            {"id":2,"callFrame":{"functionName":"main","url":"file:///app.js","lineNumber":9,"columnNumber":4},"parent":1,"hitCount":3},
+            {"id":3,"callFrame":{"functionName":"","url":"file:///app.js","lineNumber":20,"columnNumber":10},"parent":2,"hitCount":5},
+            {"id":4,"callFrame":{"functionName":"(garbage collector)","url":"","lineNumber":-1,"columnNumber":-1},"parent":1,"hitCount":1}],
+            "startTime":0,"endTime":1000}"#;
+        let profile = read(&mut &json[..], &mut Diagnostics::default()).unwrap();
+        let dump = dump(&profile);
+        assert!(dump.contains("metric 0: samples (samples, count, additive)\n"), "{dump}");
+        assert!(!dump.contains("metric 1"), "{dump}");
+        assert!(dump.contains("\"main\" module=\"file:///app.js\" [function] samples=3 (total 8)\n"), "{dump}");
+        assert!(
+            dump.contains("  \"(anonymous)\" module=\"file:///app.js\" [function] samples=5 (total 5)\n"),
+            "{dump}"
+        );
+        assert!(dump.contains("\"(garbage collector)\" [function] samples=1 (total 1)\n"), "{dump}");
+        assert!(dump.contains("defined-at=\"file:///app.js:21:11\""), "{dump}");
+    }
+}

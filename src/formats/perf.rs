@@ -1,0 +1,698 @@
+//! Linux `perf script` text: the samples of a `perf record -g` recording, as `perf script` prints
+//! them with its default fields (Linux `tools/perf/Documentation/perf-script.txt`), the input of
+//! `inferno-collapse-perf`, FlameGraph's `stackcollapse-perf.pl` and speedscope's perf importer.
+//!
+//! ```text
+//! # a comment (perf script --header)
+//! prog 30839 [001]   562.245409:    1003009 cpu-clock:pppH:
+//!                 118e leaf+0x25 (/tmp/prog)
+//!                 11d8 parse_input+0x9 (/tmp/prog)
+//!     ffffffff816ac68b __check_object_size+0x11b ([kernel.kallsyms])
+//!           12c0000000 [unknown] ([unknown])
+//!
+//! V8 WorkerThread 24636/25607 94564.109216: cycles:u:  ffffffff9aa3c8de [unknown] ([unknown])
+//! ```
+//!
+//! (Frame lines start with a TAB, shown here as spaces.)
+//!
+//! **Grammar**: records separated by a blank (or whitespace-only) line; lines starting with `#` are
+//! skipped anywhere. A record is a *header line* and its frames, innermost first. The header is
+//! `COMM TID` or `COMM PID/TID` (the command name is everything before the first word of digits
+//! followed by a space, and may hold spaces), optionally `[CPU]`, the time in seconds and a colon,
+//! optionally the period, and the event with its modifiers (`cpu-clock:pppH:`, `cycles:u:`); a
+//! one-frame sample may carry its frame after the event. A frame line is an address in hex, the
+//! symbol (`sym+0xOFF`, `[unknown]`, or nothing) and the DSO in parentheses, the last word.
+//!
+//! **Model**, as `inferno-collapse-perf` collapses the same file: each record is a stack whose root
+//! is the command name (spaces as `_`; with `--perf-pid` `comm-PID`, with `--perf-tid`
+//! `comm-PID/TID`, `?` for a PID the header lacks), a thread frame, and whose frames are the symbols
+//! without their `+0x..` offset, with the DSO as module; `[unknown]` of a known DSO is named
+//! `[basename-of-dso]`. Names are tidied as inferno tidies them: `;` → `:`, an argument list cut at
+//! the first top-level `(` (not Go's `pkg.(*T).M`, nor C++'s `(anonymous namespace)`), a Java
+//! symbol's leading `L` dropped under a `java` command, a perf-map symbol `a->b->c` split into frames,
+//! the inlined ones suffixed `_[i]`. A symbol in parentheses (an old process-name frame) is no frame.
+//! Metrics: for each event (named without its modifiers, `cpu-clock`) the sum of its periods, where
+//! headers carry one — time in nanoseconds for the clock events `cpu-clock` and `task-clock`, else a
+//! count of events named by the event (`cycles`) — and its samples (`samples`, or `EVENT samples`
+//! where the file has several events). The profile is weighed by the first event's periods, as
+//! inferno counts a stack's periods (1 where there is none) of the first event it meets; the period of
+//! the first sample of a clock event is the interval.
+//!
+//! **Errors**: a header that has no word of digits after the command, or a frame line without a
+//! `(DSO)`, is an error at its line and column; a file without a record is refused. A file that
+//! does not end with the blank line `perf script` ends it with is read, with a warning that it looks
+//! cut short.
+//!
+//! **Lost**: addresses, offsets, times and CPUs; a Rust symbol perf left half demangled stays as
+//! perf printed it (inferno fixes some); `-F +srcline` lines are not read (an error).
+
+use super::stacks::StackTree;
+use super::{unique_name, Carries, Format, Sniff, Structure};
+use crate::diag::Diagnostics;
+use crate::error::{excerpt, ParseError, ParseErrorKind, Position};
+use crate::model::{
+    Aggregation, CallTree, FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Unit, Value,
+};
+use std::borrow::Cow;
+use std::io::Read;
+use std::ops::Range;
+
+const FORMAT: Format = Format::Perf;
+
+/// What a `perf script` file holds (it is read only).
+pub(crate) const CARRIES: Carries = Carries {
+    structure: Structure::Stacks,
+    threads: true,
+    thread_roots: false,
+    frame_kinds: true,
+    metrics: &[MetricKind::Samples, MetricKind::Time, MetricKind::Events],
+    one_metric: false,
+    function_facts: false,
+    source_lines: false,
+    modules: true,
+    title: false,
+    timestamp: false,
+    interval: true,
+    name_replacements: &[],
+    lines_nest: false,
+    time_unit: Some(Unit::Nanoseconds),
+    flat_reports: false,
+    needs_samples: false,
+    weight_is_time: false,
+};
+
+/// What the root frame of a stack names, as inferno's `--pid` and `--tid` say.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Root {
+    /// The command name alone.
+    #[default]
+    Comm,
+    /// `comm-PID` (`--perf-pid`).
+    Pid,
+    /// `comm-PID/TID` (`--perf-tid`).
+    Tid,
+}
+
+/// `Yes` when the first line that is not a comment is a sample header followed by a frame line,
+/// `Maybe` for a header alone (the head ends there).
+pub(crate) fn sniff(head: &[u8]) -> Sniff {
+    let text = match std::str::from_utf8(head) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    let mut lines = text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty());
+    let Some((line, header)) = lines.next().and_then(|l| Some((l, parse_header(l)?))) else {
+        return Sniff::No;
+    };
+    // The time before the event's colon, seconds with decimals: perf script always prints it.
+    let timed = header.event.is_some_and(|event| {
+        let before = line[header.tid.end..event.start].split(':').next().unwrap_or_default();
+        let time = before.trim_end().rsplit(' ').next().unwrap_or_default();
+        time.split_once('.').is_some_and(|(s, f)| {
+            !s.is_empty() && !f.is_empty() && s.bytes().chain(f.bytes()).all(|b| b.is_ascii_digit())
+        })
+    });
+    if !timed {
+        return Sniff::No;
+    }
+    match lines.next() {
+        Some(line) if frame_parts(line).is_some_and(|(pc, ..)| is_hex(pc)) => Sniff::Yes,
+        Some(_) if header.frame.is_some() => Sniff::Yes,
+        Some(_) => Sniff::No,
+        None => Sniff::Maybe,
+    }
+}
+
+fn is_hex(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// A header line's fields, as byte ranges of the line.
+struct Header {
+    comm: Range<usize>,
+    pid: Option<Range<usize>>,
+    tid: Range<usize>,
+    event: Option<Range<usize>>,
+    period: Option<u64>,
+    /// Where a frame on the header line starts (a one-frame sample).
+    frame: Option<usize>,
+}
+
+/// The fields of a header line, found as inferno finds them: the command is everything before the
+/// first word of digits (`TID`, or `PID/TID`) that a space follows; after it, the part between the
+/// first and second colon ends with the event's name, after the period where there is one.
+fn parse_header(line: &str) -> Option<Header> {
+    let bytes = line.as_bytes();
+    let mut word_start = 0;
+    let mut digits = false;
+    let mut slash = None;
+    let mut after_space = false;
+    let mut found = None;
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b' ' if digits && !after_space && word_start > 0 => {
+                found = Some((word_start, i));
+                break;
+            }
+            b' ' => {
+                word_start = i + 1;
+                digits = true;
+                slash = None;
+            }
+            b'/' if digits => slash = Some(i),
+            b'0'..=b'9' => {}
+            _ => {
+                digits = false;
+                slash = None;
+            }
+        }
+        after_space = b == b' ';
+    }
+    let (start, end) = found?;
+    let comm = trim_range(line, 0..start - 1);
+    let (pid, tid) = match slash {
+        Some(s) => (Some(start..s), s + 1..end),
+        None => (None, start..end),
+    };
+    let rest = end + 1;
+    let mut colons = memchr::memchr_iter(b':', &bytes[rest..]).map(|c| rest + c);
+    let (event, period, frame) = match (colons.next(), colons.next()) {
+        (Some(first), second) => {
+            let part_end = second.unwrap_or(line.len());
+            let part = &line[first + 1..part_end];
+            let name_start = part.rfind(' ').map_or(0, |s| s + 1);
+            let event = first + 1 + name_start..part_end;
+            let period = part[..name_start].trim_end().rsplit(' ').next().and_then(|p| p.parse::<u64>().ok());
+            // After the event: modifiers up to a colon or a space, then perhaps a frame.
+            let frame = second.and_then(|second| {
+                let after = &line[second + 1..];
+                let skip = after.find([':', ' ']).map_or(0, |i| i + 1);
+                let frame = &after[skip..];
+                let lead = frame.len() - frame.trim_start().len();
+                (!frame.trim().is_empty()).then_some(second + 1 + skip + lead)
+            });
+            (Some(event), period, frame)
+        }
+        (None, _) => (None, None, None),
+    };
+    Some(Header { comm, pid, tid, event, period, frame })
+}
+
+/// `range` of `line` without the spaces at its ends.
+fn trim_range(line: &str, range: Range<usize>) -> Range<usize> {
+    let text = &line[range.clone()];
+    let start = range.start + (text.len() - text.trim_start().len());
+    start..start + text.trim().len()
+}
+
+/// A frame line's address, symbol (trimmed; a single space where it is empty, as inferno and
+/// FlameGraph name it) and DSO without its parentheses, as byte ranges of `line`.
+fn frame_parts(line: &str) -> Option<(&str, Range<usize>, Range<usize>)> {
+    let start = line.len() - line.trim_start().len();
+    let text = line.trim_end();
+    let pc_end = start + text[start..].find(' ')?;
+    let dso_start = text.rfind(' ')? + 1;
+    let dso = &text[dso_start..];
+    if dso_start <= pc_end || !dso.starts_with('(') || !dso.ends_with(')') || dso.len() < 2 {
+        return None;
+    }
+    let symbol = trim_range(line, pc_end + 1..dso_start - 1);
+    Some((&line[start..pc_end], symbol, dso_start + 1..text.len() - 1))
+}
+
+/// The error for `text` where a frame line was expected.
+fn not_a_frame(text: &str) -> ParseErrorKind {
+    let expected = "a frame line: an address, a symbol and its (DSO)".into();
+    ParseErrorKind::Unexpected { expected, found: excerpt(text.as_bytes()) }
+}
+
+/// A frame of `dso` (none where perf does not know it) named `name`, interned.
+fn intern(frames: &mut crate::model::FrameTable, name: &str, dso: &str) -> FrameId {
+    let module = (dso != "[unknown]" && !dso.is_empty()).then_some(dso);
+    frames.intern(FrameRef { module, ..FrameRef::function(name) })
+}
+
+/// What the reading thread makes of a line.
+enum Parsed {
+    /// A comment.
+    Skip,
+    /// A blank line: the end of a record.
+    End,
+    Header(Header),
+    /// A frame: the number of its symbol and DSO ([`Numbers`]), their ranges in the line.
+    Frame(FrameText),
+    Bad(usize, ParseErrorKind),
+}
+
+struct FrameText {
+    number: u32,
+    symbol: Range<usize>,
+    dso: Range<usize>,
+}
+
+/// The symbol-and-DSO pairs the reading thread has seen, numbered in order of first appearance, so
+/// that the building thread finds a pair's frames by index: hashing and comparing happen on the
+/// reading thread.
+#[derive(Default)]
+struct Numbers {
+    table: hashbrown::HashTable<u32>,
+    /// Each pair as `symbol \0 dso`.
+    keys: Vec<Box<str>>,
+}
+
+impl Numbers {
+    fn hash(symbol: &str, dso: &str) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = rustc_hash::FxHasher::default();
+        (symbol, dso).hash(&mut h);
+        h.finish()
+    }
+
+    fn number(&mut self, symbol: &str, dso: &str) -> u32 {
+        let hash = Numbers::hash(symbol, dso);
+        let matches =
+            |key: &str| key.len() == symbol.len() + 1 + dso.len() && key.starts_with(symbol) && key.ends_with(dso);
+        let keys = &self.keys;
+        if let Some(&n) = self.table.find(hash, |&n| matches(&keys[n as usize])) {
+            return n;
+        }
+        let n = self.keys.len() as u32;
+        self.keys.push(format!("{symbol}\0{dso}").into());
+        let keys = &self.keys;
+        self.table.insert_unique(hash, n, |&n| {
+            let (symbol, dso) = keys[n as usize].split_once('\0').unwrap_or_default();
+            Numbers::hash(symbol, dso)
+        });
+        n
+    }
+
+    /// The frame of a frame line, or why it is not one.
+    fn frame(&mut self, line: &str, from: usize) -> Parsed {
+        match frame_parts(&line[from..]) {
+            Some((_, symbol, dso)) => {
+                let (symbol, dso) = (symbol.start + from..symbol.end + from, dso.start + from..dso.end + from);
+                let number = self.number(&line[symbol.clone()], &line[dso.clone()]);
+                Parsed::Frame(FrameText { number, symbol, dso })
+            }
+            None => Parsed::Bad(from, not_a_frame(&line[from..])),
+        }
+    }
+}
+
+/// The reading thread's state: whether a record is open, and the numbers of its frames.
+#[derive(Default)]
+struct Splitter {
+    in_record: bool,
+    numbers: Numbers,
+}
+
+impl Splitter {
+    fn parse(&mut self, line: &str) -> Parsed {
+        if line.starts_with('#') {
+            return Parsed::Skip;
+        }
+        if line.trim().is_empty() {
+            self.in_record = false;
+            return Parsed::End;
+        }
+        if self.in_record {
+            return self.numbers.frame(line, 0);
+        }
+        self.in_record = true;
+        match parse_header(line) {
+            Some(header) => Parsed::Header(header),
+            None => Parsed::Bad(
+                0,
+                ParseErrorKind::Unexpected {
+                    expected: "a sample header: command, thread id, time, event (prog 1234 12.5: 1000 cpu-clock:)"
+                        .into(),
+                    found: excerpt(line.as_bytes()),
+                },
+            ),
+        }
+    }
+}
+
+/// One event of the file: its name, and the columns of its periods and samples by node.
+struct Event {
+    name: String,
+    periods: Vec<i64>,
+    /// The period of its first sample.
+    first_period: Option<u64>,
+    samples: Vec<i64>,
+}
+
+/// The record being read on the building thread.
+struct Record {
+    root: FrameId,
+    event: usize,
+    period: Option<u64>,
+    /// Frames, innermost first.
+    frames: Vec<FrameId>,
+    java: bool,
+    position: Position,
+}
+
+/// The building thread's state.
+struct Builder {
+    root: Root,
+    tree: CallTree,
+    frames: crate::model::FrameTable,
+    stacks: StackTree,
+    events: Vec<Event>,
+    /// The frames of each symbol-and-DSO number, under a `java` command and not: ranges of `store`.
+    frames_of: [Vec<Option<Range<u32>>>; 2],
+    store: Vec<FrameId>,
+    record: Option<Record>,
+    /// The frames vector of the last record, kept for the next.
+    spare: Vec<FrameId>,
+    root_name: String,
+    n_records: u64,
+    n_empty: u64,
+}
+
+/// Reads `perf script` text (see the module documentation).
+pub(crate) fn read(input: &mut (dyn Read + Send), root: Root, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+    let mut builder = Builder {
+        root,
+        tree: CallTree::new(&[]),
+        frames: crate::model::FrameTable::default(),
+        stacks: StackTree::default(),
+        events: Vec::new(),
+        frames_of: [Vec::new(), Vec::new()],
+        store: Vec::new(),
+        record: None,
+        spare: Vec::new(),
+        root_name: String::new(),
+        n_records: 0,
+        n_empty: 0,
+    };
+    let mut splitter = Splitter::default();
+    let mut last: Option<(Position, bool)> = None;
+    crate::text::pipeline(
+        input,
+        FORMAT,
+        |text| splitter.parse(text),
+        |line, parsed| {
+            last = Some((line.position, line.unterminated));
+            match parsed {
+                Parsed::Skip => {}
+                Parsed::End => builder.finish_record(),
+                Parsed::Header(header) => {
+                    builder.finish_record();
+                    builder.start_record(line.text, &header, line.position);
+                    if let Some(from) = header.frame {
+                        let Some((_, symbol, dso)) = frame_parts(&line.text[from..]) else {
+                            return Err(line.error_at(from, not_a_frame(&line.text[from..])));
+                        };
+                        builder.add_header_frame(
+                            line.text,
+                            symbol.start + from..symbol.end + from,
+                            dso.start + from..dso.end + from,
+                        );
+                    }
+                }
+                Parsed::Frame(frame) => builder.add_frame(line.text, &frame),
+                Parsed::Bad(at, kind) => return Err(line.error_at(at, kind)),
+            }
+            Ok(())
+        },
+    )?;
+    if let Some(record) = &builder.record {
+        let position = record.position;
+        let unterminated = last.is_some_and(|(_, u)| u);
+        diag.warn("cut-short", Some(position), || {
+            let how = if unterminated {
+                "in the middle of a line"
+            } else {
+                "without the blank line perf script writes after every sample"
+            };
+            format!("the input ends {how}: it looks cut short, and its last sample may have lost frames")
+        });
+        builder.finish_record();
+    }
+    if builder.n_records == 0 {
+        let at = last.map_or(0, |(p, _)| p.byte);
+        return Err(ParseError {
+            format: FORMAT.into(),
+            position: Position::byte(at),
+            kind: ParseErrorKind::Unexpected {
+                expected: "a sample (a header line and its frames)".into(),
+                found: "none".into(),
+            },
+        });
+    }
+    if builder.n_empty > 0 {
+        let n = builder.n_empty;
+        diag.warn("perf-no-frames", None, || {
+            let samples = if n == 1 { "sample" } else { "samples" };
+            format!("{n} {samples} without frames skipped, as inferno-collapse-perf skips them")
+        });
+    }
+    Ok(builder.into_profile())
+}
+
+impl Builder {
+    fn start_record(&mut self, line: &str, header: &Header, position: Position) {
+        let comm = &line[header.comm.clone()];
+        let event = header.event.clone().map_or("", |e| &line[e]);
+        let event = match self.events.iter().position(|e| e.name == event) {
+            Some(i) => i,
+            None => {
+                self.events.push(Event {
+                    name: event.to_string(),
+                    periods: Vec::new(),
+                    first_period: header.period,
+                    samples: Vec::new(),
+                });
+                self.events.len() - 1
+            }
+        };
+        self.root_name.clear();
+        self.root_name.extend(comm.chars().map(|c| if c == ' ' { '_' } else { c }));
+        if self.root != Root::Comm {
+            self.root_name.push('-');
+            self.root_name.push_str(header.pid.clone().map_or("?", |p| &line[p]));
+        }
+        if self.root == Root::Tid {
+            self.root_name.push('/');
+            self.root_name.push_str(&line[header.tid.clone()]);
+        }
+        let root = self.frames.intern_name(&self.root_name, FrameKind::Thread);
+        let frames = std::mem::take(&mut self.spare);
+        self.record =
+            Some(Record { root, event, period: header.period, frames, java: comm.starts_with("java"), position });
+    }
+
+    /// Adds a frame line's frames to the open record (interning them the first time its symbol and
+    /// DSO come under a command of its kind).
+    fn add_frame(&mut self, line: &str, frame: &FrameText) {
+        let Some(record) = &mut self.record else { return };
+        let column = &mut self.frames_of[usize::from(record.java)];
+        let n = frame.number as usize;
+        if column.len() <= n {
+            column.resize(n + 1, None);
+        }
+        let range = match &column[n] {
+            Some(range) => range.clone(),
+            None => {
+                let start = self.store.len() as u32;
+                for (name, dso) in frame_names(&line[frame.symbol.clone()], &line[frame.dso.clone()], record.java) {
+                    self.store.push(intern(&mut self.frames, &name, dso));
+                }
+                let range = start..self.store.len() as u32;
+                column[n] = Some(range.clone());
+                range
+            }
+        };
+        // Inlined frames come caller first: innermost first, they go on in reverse.
+        record.frames.extend(self.store[range.start as usize..range.end as usize].iter().rev());
+    }
+
+    /// [`Builder::add_frame`] for the frame on a header line (a one-frame sample), which the
+    /// reading thread does not number.
+    fn add_header_frame(&mut self, line: &str, symbol: Range<usize>, dso: Range<usize>) {
+        let Some(record) = &mut self.record else { return };
+        for (name, dso) in frame_names(&line[symbol], &line[dso], record.java).iter().rev() {
+            record.frames.push(intern(&mut self.frames, name, dso));
+        }
+    }
+
+    fn finish_record(&mut self) {
+        let Some(mut record) = self.record.take() else { return };
+        self.n_records += 1;
+        if record.frames.is_empty() {
+            self.n_empty += 1;
+            return;
+        }
+        let path = self.stacks.next();
+        path.push(record.root);
+        path.extend(record.frames.iter().rev());
+        let node = self.stacks.add(&mut self.tree).map_or(0, |n| n.index());
+        let event = &mut self.events[record.event];
+        for column in [&mut event.samples, &mut event.periods] {
+            if column.len() <= node {
+                column.resize(node + 1, 0);
+            }
+        }
+        event.samples[node] += 1;
+        if let Some(period) = record.period {
+            event.first_period.get_or_insert(period);
+            event.periods[node] = event.periods[node].saturating_add(i64::try_from(period).unwrap_or(i64::MAX));
+        }
+        record.frames.clear();
+        // The vector is kept for the next record.
+        self.spare = record.frames;
+    }
+
+    /// The profile: a metric per event's periods and samples, the tree copied under them.
+    fn into_profile(self) -> Profile {
+        let several = self.events.len() > 1;
+        let mut metrics: Vec<Metric> = Vec::new();
+        let mut columns: Vec<&[i64]> = Vec::new();
+        for event in &self.events {
+            if event.first_period.is_some() {
+                let (kind, unit) = if is_clock(&event.name) {
+                    (MetricKind::Time, Unit::Nanoseconds)
+                } else {
+                    (MetricKind::Events, Unit::Count)
+                };
+                let name = if event.name.is_empty() { "period" } else { &event.name };
+                let name = unique_name(name.to_string(), |n| metrics.iter().any(|m| m.name == n));
+                metrics.push(Metric { name, kind, unit, aggregation: Aggregation::Additive, repr: Repr::Int });
+                columns.push(&event.periods);
+            }
+            let name = if several { format!("{} samples", event.name) } else { "samples".into() };
+            let name = unique_name(name, |n| metrics.iter().any(|m| m.name == n));
+            metrics.push(Metric { name, ..Metric::samples() });
+            columns.push(&event.samples);
+        }
+        let mut profile = Profile::new(metrics);
+        profile.frames = self.frames;
+        profile.tree.reserve(self.tree.len());
+        for node in self.tree.nodes() {
+            profile.tree.push(self.tree.parent(node), self.tree.frame(node));
+        }
+        for (metric, column) in columns.iter().enumerate() {
+            for (node, &value) in column.iter().enumerate() {
+                if value != 0 {
+                    profile.tree.add_self(metric, crate::model::NodeId(node as u32), Value::Int(value));
+                }
+            }
+        }
+        if let Some(first) = profile.metrics().first() {
+            profile.meta.weighed_by = Some(first.kind);
+        }
+        let first = self.events.first().filter(|e| is_clock(&e.name));
+        profile.meta.interval = first.and_then(|e| e.first_period).map(std::time::Duration::from_nanos);
+        profile
+    }
+}
+
+/// Whether `event` is a clock (its period is nanoseconds).
+fn is_clock(event: &str) -> bool {
+    matches!(event, "cpu-clock" | "task-clock")
+}
+
+/// The frames a symbol of `dso` names, caller first, tidied as inferno tidies them (see the module
+/// documentation); none for a symbol in parentheses.
+fn frame_names<'a>(symbol: &'a str, dso: &'a str, java: bool) -> Vec<(String, &'a str)> {
+    let symbol = if symbol.is_empty() { " " } else { symbol };
+    let symbol = match symbol.rfind("+0x") {
+        Some(at) if symbol[at + 3..].bytes().all(|b| b.is_ascii_hexdigit()) => &symbol[..at],
+        _ => symbol,
+    };
+    if symbol.starts_with('(') {
+        return Vec::new();
+    }
+    symbol
+        .split("->")
+        .enumerate()
+        .map(|(i, part)| {
+            let mut name = tidy(&with_dso(part, dso)).into_owned();
+            if java && name.starts_with('L') && name.contains('/') {
+                name.remove(0);
+            }
+            if i > 0 && !name.contains("_[i]") {
+                name.push_str("_[i]");
+            }
+            (name, dso)
+        })
+        .collect()
+}
+
+/// `[unknown]` of a known DSO as `[basename]`.
+fn with_dso<'a>(symbol: &'a str, dso: &str) -> Cow<'a, str> {
+    if symbol != "[unknown]" || dso == "[unknown]" {
+        return Cow::Borrowed(symbol);
+    }
+    Cow::Owned(format!("[{}]", &dso[dso.rfind('/').map_or(0, |i| i + 1)..]))
+}
+
+/// `;` as `:`, and the argument list cut at the first `(` outside brackets that is not a Go method's
+/// `.(` nor C++'s `(anonymous namespace)`.
+fn tidy(name: &str) -> Cow<'_, str> {
+    let mut depth = 0i32;
+    let mut after_dot = false;
+    let mut end = name.len();
+    for (i, c) in name.char_indices() {
+        match c {
+            '<' | '{' | '[' => depth += 1,
+            '>' | '}' | ']' | ')' => depth -= 1,
+            '(' => {
+                if depth == 0 && !after_dot && !name[i..].starts_with("(anonymous namespace)") {
+                    end = i;
+                    break;
+                }
+                depth += 1;
+            }
+            _ => {}
+        }
+        after_dot = c == '.';
+    }
+    let name = &name[..end];
+    match name.contains(';') {
+        true => Cow::Owned(name.replace(';', ":")),
+        false => Cow::Borrowed(name),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_split_as_inferno_splits_them() {
+        let line = "V8 WorkerThread 24636/25607 [000] 94564.109216:     257597 cycles:uppp:";
+        let h = parse_header(line).unwrap();
+        assert_eq!(&line[h.comm], "V8 WorkerThread");
+        assert_eq!(&line[h.pid.unwrap()], "24636");
+        assert_eq!(&line[h.tid], "25607");
+        assert_eq!(&line[h.event.unwrap()], "cycles");
+        assert_eq!((h.period, h.frame), (Some(257597), None));
+        let line = "false 64414 20110.539270:      34467 cycles:u:  ffffffff9aa3c8de [unknown] ([unknown])";
+        let h = parse_header(line).unwrap();
+        assert_eq!(&line[h.frame.unwrap()..], "ffffffff9aa3c8de [unknown] ([unknown])");
+        let line = "java 12688 6544038.708352: cpu-clock:";
+        let h = parse_header(line).unwrap();
+        assert_eq!((&line[h.comm], h.pid, h.period), ("java", None, None));
+        assert!(parse_header("no digits here: cycles:").is_none());
+    }
+
+    #[test]
+    fn names_are_tidied_as_inferno_tidies_them() {
+        let names = |s, d, java| frame_names(s, d, java).into_iter().map(|(n, _)| n).collect::<Vec<_>>();
+        assert_eq!(names("leaf+0x25", "/tmp/prog", false), ["leaf"]);
+        assert_eq!(names("[unknown]", "/usr/lib/libc.so.6", false), ["[libc.so.6]"]);
+        assert_eq!(names("[unknown]", "[unknown]", false), ["[unknown]"]);
+        assert_eq!(names("net/http.(*Client).Do", "/bin/go", false), ["net/http.(*Client).Do"]);
+        assert_eq!(names("f(int, char)", "/a", false), ["f"]);
+        assert_eq!(names("n::(anonymous namespace)::g(int)", "/a", false), ["n::(anonymous namespace)::g"]);
+        assert_eq!(names("std::vector<f(int)>::push(x)", "/a", false), ["std::vector<f(int)>::push"]);
+        assert_eq!(names("a;b", "/a", false), ["a:b"]);
+        assert_eq!(names("Lorg/x/Y;.call(I)V", "/tmp/perf-1.map", true), ["org/x/Y:.call"]);
+        assert_eq!(names("a->b->c", "/tmp/perf-1.map", false), ["a", "b_[i]", "c_[i]"]);
+        assert!(names("(prog)", "/a", false).is_empty());
+        assert_eq!(names("", "/a", false), [" "]);
+    }
+}

@@ -12,8 +12,9 @@
 //!    "events":[{"type":"O","frame":0,"at":0},{"type":"O","frame":1,"at":2},{"type":"C","frame":1,"at":9},…]}]}
 //! ```
 //!
-//! **Reading**: a frame with a `col` (and `file` and `line`) is a function defined there (the frame
-//! attr [`crate::model::DEFINED_AT`], `file:line:col`), as proftool writes where a function is defined; a frame
+//! **Reading**: a frame's `file` is its module; a frame with a `col` (and `file` and `line`) is a
+//! function defined there (the frame attr [`crate::model::DEFINED_AT`], `file:line:col`), as proftool
+//! writes where a function is defined (so that two functions of one name in two files stay two); a frame
 //! with a `line` and no column a source-line frame of its `file` (py-spy's frames are the lines of
 //! functions: they stay apart); else a function with its `file` as its module. Each profile (py-spy
 //! writes one per thread) becomes a thread root named after the profile, its weights a metric of its

@@ -192,7 +192,9 @@ fn frames(profile: &mut Profile, frames: &[FrameJson]) -> Vec<FrameId> {
             let file = f.file.as_deref().filter(|file| !file.is_empty());
             match (file, f.line, f.col) {
                 (Some(file), Some(line), Some(col)) => {
-                    let id = profile.frames.intern(FrameRef::function(&f.name));
+                    // Two functions of one name defined in two files (two scripts' `(anonymous)`)
+                    // stay two: the file is their module too.
+                    let id = profile.frames.intern(FrameRef { module: Some(file), ..FrameRef::function(&f.name) });
                     let attrs = profile.frame_attrs.entry(id).or_default();
                     if attrs.is_empty() {
                         attrs.push((DEFINED_AT.to_string(), format!("{file}:{line}:{col}")));

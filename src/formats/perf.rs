@@ -290,7 +290,8 @@ impl Numbers {
     fn frame(&mut self, line: &str, from: usize) -> Parsed {
         match frame_parts(&line[from..]) {
             Some((_, symbol, dso)) => {
-                let (symbol, dso) = (symbol.start + from..symbol.end + from, dso.start + from..dso.end + from);
+                let symbol = without_offset(line, symbol.start + from..symbol.end + from);
+                let dso = dso.start + from..dso.end + from;
                 let number = self.number(&line[symbol.clone()], &line[dso.clone()]);
                 Parsed::Frame(FrameText { number, symbol, dso })
             }
@@ -407,7 +408,7 @@ pub(crate) fn read(input: &mut (dyn Read + Send), root: Root, diag: &mut Diagnos
                         };
                         builder.add_header_frame(
                             line.text,
-                            symbol.start + from..symbol.end + from,
+                            without_offset(line.text, symbol.start + from..symbol.end + from),
                             dso.start + from..dso.end + from,
                         );
                     }
@@ -594,14 +595,20 @@ fn is_clock(event: &str) -> bool {
     matches!(event, "cpu-clock" | "task-clock")
 }
 
-/// The frames a symbol of `dso` names, caller first, tidied as inferno tidies them (see the module
+/// The range of `symbol` (in `line`) without its `+0x..` offset: the samples of one function at
+/// other instructions are one frame, numbered once.
+fn without_offset(line: &str, symbol: Range<usize>) -> Range<usize> {
+    let text = &line[symbol.clone()];
+    match text.rfind("+0x") {
+        Some(at) if text[at + 3..].bytes().all(|b| b.is_ascii_hexdigit()) => symbol.start..symbol.start + at,
+        _ => symbol,
+    }
+}
+
+/// The frames a symbol (without its offset) of `dso` names, caller first, tidied as inferno tidies them (see the module
 /// documentation); none for a symbol in parentheses.
 fn frame_names<'a>(symbol: &'a str, dso: &'a str, java: bool) -> Vec<(String, &'a str)> {
     let symbol = if symbol.is_empty() { " " } else { symbol };
-    let symbol = match symbol.rfind("+0x") {
-        Some(at) if symbol[at + 3..].bytes().all(|b| b.is_ascii_hexdigit()) => &symbol[..at],
-        _ => symbol,
-    };
     if symbol.starts_with('(') {
         return Vec::new();
     }

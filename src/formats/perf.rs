@@ -689,7 +689,9 @@ mod tests {
     #[test]
     fn names_are_tidied_as_inferno_tidies_them() {
         let names = |s, d, java| frame_names(s, d, java).into_iter().map(|(n, _)| n).collect::<Vec<_>>();
-        assert_eq!(names("leaf+0x25", "/tmp/prog", false), ["leaf"]);
+        let line = "leaf+0x25 x+0x1+0x2 f+0xzz";
+        let offsetless = |r: Range<usize>| &line[without_offset(line, r)];
+        assert_eq!((offsetless(0..9), offsetless(10..19), offsetless(20..26)), ("leaf", "x+0x1", "f+0xzz"));
         assert_eq!(names("[unknown]", "/usr/lib/libc.so.6", false), ["[libc.so.6]"]);
         assert_eq!(names("[unknown]", "[unknown]", false), ["[unknown]"]);
         assert_eq!(names("net/http.(*Client).Do", "/bin/go", false), ["net/http.(*Client).Do"]);

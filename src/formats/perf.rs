@@ -598,9 +598,12 @@ fn is_clock(event: &str) -> bool {
 /// The range of `symbol` (in `line`) without its `+0x..` offset: the samples of one function at
 /// other instructions are one frame, numbered once.
 fn without_offset(line: &str, symbol: Range<usize>) -> Range<usize> {
-    let text = &line[symbol.clone()];
-    match text.rfind("+0x") {
-        Some(at) if text[at + 3..].bytes().all(|b| b.is_ascii_hexdigit()) => symbol.start..symbol.start + at,
+    // The last `+` (a byte search: a `+0x` other than the last `+` cannot end the symbol).
+    let text = line[symbol.clone()].as_bytes();
+    match memchr::memrchr(b'+', text) {
+        Some(at) if text[at + 1..].starts_with(b"0x") && text[at + 3..].iter().all(u8::is_ascii_hexdigit) => {
+            symbol.start..symbol.start + at
+        }
         _ => symbol,
     }
 }

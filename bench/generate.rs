@@ -153,7 +153,9 @@ fn write(format: Format, profile: &Profile, out: &mut dyn Write) -> u64 {
     }
     let mut diag = Diagnostics::default();
     // A generated input may be as large as asked: no --max-samples cap.
-    let options = ConvertOptions::default().with_samples(u64::MAX, FrameOrder::LeafFirst);
+    let mut options = ConvertOptions::default();
+    options.max_samples = u64::MAX;
+    options.formats.sampler.order = FrameOrder::LeafFirst;
     if format == Format::Pprof {
         // pprof's writer gzips; the bench sizes and reads the protocol buffer itself (a `.pb`), the
         // bytes a reader of a `.pb.gz` parses once it is decompressed.

@@ -16,7 +16,7 @@
 //! - characters a frame name cannot hold in the target are replaced (`;` in folded stacks);
 //! - modules, per-function facts and header facts the target has no place for are dropped by name.
 
-pub use crate::formats::options::{ConvertOptions, DEFAULT_INTERVAL, DEFAULT_MAX_SAMPLES};
+pub use crate::formats::{ConvertOptions, FormatOptions, DEFAULT_INTERVAL, DEFAULT_MAX_SAMPLES};
 
 use crate::diag::Diagnostics;
 use crate::error::Error;

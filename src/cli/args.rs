@@ -5,10 +5,9 @@ use super::error::Usage;
 use clap::builder::TypedValueParser;
 use proftool::convert::ConvertOptions;
 use proftool::files::DEFAULT_MAX_INPUT_SIZE;
-use proftool::formats::br;
 use proftool::formats::dyalog::Separators;
-use proftool::formats::perf;
 use proftool::formats::sampler::FrameOrder;
+use proftool::formats::{br, dyalog, folded, ghc, perf, pprof, sampler, FormatOptions};
 use proftool::model::filter::{self, Filters};
 use proftool::model::Unit;
 use proftool::report::output::TextStyle;
@@ -71,18 +70,18 @@ pub struct WriteArgs {
     pub max_samples: u64,
     /// Whether BR output gets a TIME SPENT IN LINE record per group: `timed`, `sampled`, or `auto`
     /// (timed when the profile has a time metric).
-    #[arg(long, value_name = "MODE", default_value = "auto", value_parser = br_mode_parser(), help_heading = "Format options")]
+    #[arg(long, value_name = "MODE", default_value = "auto", value_parser = named::<br::Mode>(), help_heading = "Format options")]
     pub br_mode: br::Mode,
 }
 
 impl WriteArgs {
     /// The options of a conversion as these, `select` and `read` give them.
     pub fn options(&self, select: &SelectArgs, read: &ReadArgs) -> ConvertOptions {
-        ConvertOptions::new(select.metric.clone(), self.interval)
-            .with_samples(self.max_samples, read.sampler_order)
-            .with_granularity(select.functions, select.lines, read.dyalog_separators)
-            .with_br(self.br_mode, read.br_backtrace)
-            .with_ghc_word_size(read.ghc_word_size)
+        let mut options = ConvertOptions::new(select.metric.clone(), self.interval);
+        (options.max_samples, options.functions, options.lines) = (self.max_samples, select.functions, select.lines);
+        options.formats = read.formats();
+        options.formats.br.mode = self.br_mode;
+        options
     }
 }
 
@@ -149,7 +148,7 @@ impl SelectArgs {
 #[command(next_help_heading = "Report options")]
 pub struct ReportArgs {
     /// Output: aligned `text`, or `csv` or `json` for scripts (docs/reports.md).
-    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = report_format_parser())]
+    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = named::<report::Format>())]
     pub format: report::Format,
     /// Decimals of the numbers that are not whole, in text (default 1; times and bytes shown in a
     /// unit other than the metric's own get three significant digits of their column's largest).
@@ -191,7 +190,7 @@ pub struct ReadArgs {
     /// Order of the frames in Sampler stacks: `auto` decides from the data when reading (and says so
     /// when the evidence is weak); writing is leaf-first unless root-first is given. The file format
     /// does not record it.
-    #[arg(long, value_name = "ORDER", default_value = "auto", value_parser = order_parser())]
+    #[arg(long, value_name = "ORDER", default_value = "auto", value_parser = named::<FrameOrder>())]
     pub sampler_order: FrameOrder,
     /// Decimal mark and field separator of Dyalog CSV reports, as `]PROFILE -separators=` takes them
     /// (".," or ",;"). When the output is Dyalog CSV, those it is written with (default: those read,
@@ -202,7 +201,7 @@ pub struct ReadArgs {
     /// Order of the backtrace entries in BR groups: `innermost-first` (the first entry is the caller
     /// of the current line) or `outermost-first`. The file format does not record it; proftool writes
     /// the order given here.
-    #[arg(long, value_name = "ORDER", default_value = "innermost-first", value_parser = backtrace_parser())]
+    #[arg(long, value_name = "ORDER", default_value = "innermost-first", value_parser = named::<br::BacktraceOrder>())]
     pub br_backtrace: br::BacktraceOrder,
     /// Machine word size in bytes of the program a GHC -px profile comes from: -px counts
     /// allocation in words, read and written as bytes (8 for 64-bit builds, 4 for 32-bit ones).
@@ -230,18 +229,28 @@ pub struct ReadArgs {
 
 impl ReadArgs {
     pub fn options(&self) -> ReadOptions {
-        ReadOptions::with_sampler_order(self.sampler_order)
-            .with_dyalog_separators(self.dyalog_separators)
-            .with_br_backtrace(self.br_backtrace)
-            .with_ghc_word_size(self.ghc_word_size)
-            .with_max_input_size(self.max_input_size)
-            .with_tags(self.tags.clone())
-            .with_folded_unit(self.folded_unit)
-            .with_perf_root(match (self.perf_tid, self.perf_pid) {
-                (true, _) => perf::Root::Tid,
-                (false, true) => perf::Root::Pid,
-                (false, false) => perf::Root::Comm,
-            })
+        let mut options = ReadOptions::of(self.formats());
+        options.max_input_size = self.max_input_size;
+        options
+    }
+
+    /// Each format's own options, as these flags give them.
+    pub fn formats(&self) -> FormatOptions {
+        FormatOptions {
+            sampler: sampler::Options { order: self.sampler_order },
+            dyalog: dyalog::Options { separators: self.dyalog_separators },
+            br: br::Options { backtrace: self.br_backtrace, ..br::Options::default() },
+            ghc: ghc::Options { word_size: self.ghc_word_size },
+            folded: folded::Options { unit: self.folded_unit },
+            pprof: pprof::Options { tags: self.tags.clone() },
+            perf: perf::Options {
+                root: match (self.perf_tid, self.perf_pid) {
+                    (true, _) => perf::Root::Tid,
+                    (false, true) => perf::Root::Pid,
+                    (false, false) => perf::Root::Comm,
+                },
+            },
+        }
     }
 }
 
@@ -279,25 +288,14 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     value.checked_mul(1 << shift).ok_or_else(|| format!("{text:?} is too large"))
 }
 
-pub fn backtrace_parser() -> impl clap::builder::TypedValueParser<Value = br::BacktraceOrder> {
-    clap::builder::PossibleValuesParser::new(br::BacktraceOrder::NAMES)
-        .try_map(|name| br::BacktraceOrder::from_name(&name).ok_or_else(|| format!("unknown order {name}")))
-}
-
-pub fn report_format_parser() -> impl clap::builder::TypedValueParser<Value = report::Format> {
-    use strum::VariantNames;
-    clap::builder::PossibleValuesParser::new(report::Format::VARIANTS)
-        .try_map(|name| name.parse::<report::Format>().map_err(|_| format!("unknown format {name}")))
-}
-
-pub fn br_mode_parser() -> impl clap::builder::TypedValueParser<Value = br::Mode> {
-    clap::builder::PossibleValuesParser::new(br::Mode::NAMES)
-        .try_map(|name| br::Mode::from_name(&name).ok_or_else(|| format!("unknown mode {name}")))
-}
-
-pub fn order_parser() -> impl clap::builder::TypedValueParser<Value = FrameOrder> {
-    clap::builder::PossibleValuesParser::new(FrameOrder::NAMES)
-        .try_map(|name| FrameOrder::from_name(&name).ok_or_else(|| format!("unknown order {name}")))
+/// A clap parser of a flag whose values are the kebab-case names of an enum's variants (strum's
+/// `EnumString` and `VariantNames`, as the formats and reports name them).
+pub fn named<T>() -> impl clap::builder::TypedValueParser<Value = T>
+where
+    T: std::str::FromStr + strum::VariantNames + Clone + Send + Sync + 'static,
+{
+    clap::builder::PossibleValuesParser::new(T::VARIANTS)
+        .try_map(|name| name.parse::<T>().map_err(|_| format!("unknown value {name}")))
 }
 
 /// A clap parser accepting the names of the formats `keep` accepts.

@@ -128,7 +128,8 @@ impl DiffArgs {
         let comparison = diff::compare(&base_view, &new_view, (&names[0], &names[1]), &options)?;
         let to_stdout = to.as_ref().is_some_and(|(_, out)| out == Path::new("-"));
         if let (Some((kind, out)), Some(matched)) = (to, kept) {
-            let convert = ConvertOptions::default().with_granularity(self.select.functions, self.select.lines, None);
+            let mut convert = ConvertOptions::default();
+            (convert.functions, convert.lines) = (self.select.functions, self.select.lines);
             let out_name = out.to_string_lossy();
             let mut output = Output::create(&out, None).with_context(|| format!("{out_name}: cannot create"))?;
             let labels = (names[0].as_str(), names[1].as_str());

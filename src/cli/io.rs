@@ -47,11 +47,11 @@ pub fn output_format(output: &Path, to: Option<Format>) -> Result<Format> {
 /// when there is one, else of the CSV read; line frames merged while reading where the output would
 /// merge them.
 pub fn reading_for(target: Format, read_options: &ReadOptions, options: &ConvertOptions) -> ReadOptions {
-    match target {
-        Format::DyalogCsv => read_options.clone().with_dyalog_separators(None),
-        _ => read_options.clone(),
+    let mut read_options = read_options.clone();
+    if target == Format::DyalogCsv {
+        read_options.formats.dyalog.separators = None;
     }
-    .for_target(target, options)
+    read_options.for_target(target, options)
 }
 
 /// Converts `profile` to `target` and writes it to `output`, which appears only when all went well

@@ -56,7 +56,7 @@
 use super::{Carries, Format, Sniff, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{Error, ParseError, ParseErrorKind, Position};
-use crate::formats::options::{ConvertOptions, DEFAULT_INTERVAL};
+use crate::formats::{ConvertOptions, DEFAULT_INTERVAL};
 use crate::model::{
     ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values,
 };
@@ -109,7 +109,8 @@ const GOSUB_VALUE: &str = "gosub";
 const NO_FILE: &str = "<no file>";
 
 /// The order of the backtrace entries of a group; the file format does not record it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, strum::EnumString, strum::VariantNames)]
+#[strum(serialize_all = "kebab-case")]
 pub enum BacktraceOrder {
     /// The first entry is the caller of the current line, the last the outermost frame.
     #[default]
@@ -118,22 +119,9 @@ pub enum BacktraceOrder {
     OutermostFirst,
 }
 
-impl BacktraceOrder {
-    /// The command-line names.
-    pub const NAMES: [&'static str; 2] = ["innermost-first", "outermost-first"];
-
-    /// The order named `name` on the command line.
-    pub fn from_name(name: &str) -> Option<BacktraceOrder> {
-        match name {
-            "innermost-first" => Some(BacktraceOrder::InnermostFirst),
-            "outermost-first" => Some(BacktraceOrder::OutermostFirst),
-            _ => None,
-        }
-    }
-}
-
 /// Whether the writer gives every group a TIME SPENT IN LINE record.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, strum::EnumString, strum::VariantNames)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Mode {
     /// Timed when the profile has a time metric, else sampled.
     #[default]
@@ -144,19 +132,13 @@ pub enum Mode {
     Sampled,
 }
 
-impl Mode {
-    /// The command-line names.
-    pub const NAMES: [&'static str; 3] = ["auto", "timed", "sampled"];
-
-    /// The mode named `name` on the command line.
-    pub fn from_name(name: &str) -> Option<Mode> {
-        match name {
-            "auto" => Some(Mode::Auto),
-            "timed" => Some(Mode::Timed),
-            "sampled" => Some(Mode::Sampled),
-            _ => None,
-        }
-    }
+/// BR's own options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// The order of a group's backtrace entries, read and written (`--br-backtrace`).
+    pub backtrace: BacktraceOrder,
+    /// Whether groups are written with time records (`--br-mode`).
+    pub mode: Mode,
 }
 
 /// The name of a record type, for messages.
@@ -642,7 +624,7 @@ pub(crate) fn write(
         if n <= 0 {
             continue;
         }
-        let head_len = encoder.group(&path, options.br_backtrace, &mut group, out)?;
+        let head_len = encoder.group(&path, options.formats.br.backtrace, &mut group, out)?;
         let (head, tail) = group.split_at(head_len);
         let time = times.as_ref().map(|t| t[visit.node.index()].max(0) as u64);
         write_groups(out, head, tail, n as u64, time)?;
@@ -744,7 +726,7 @@ fn time_metric(profile: &Profile) -> Option<(usize, f64)> {
 /// nanoseconds, as its records hold it), in which every node with time has a group to hold it.
 pub(crate) fn fit(mut profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
     let samples = profile.metrics().iter().position(|m| m.kind == MetricKind::Samples);
-    match (options.br_mode, time_metric(&profile), samples) {
+    match (options.formats.br.mode, time_metric(&profile), samples) {
         (Mode::Sampled, Some((m, _)), _) => {
             diag.warn("br-time-dropped", None, || "--br-mode sampled: the time metric is dropped".into());
             let keep: Vec<bool> = (0..profile.metrics().len()).map(|i| i != m).collect();
@@ -1015,7 +997,8 @@ mod tests {
 
     #[test]
     fn sampled_mode_drops_time_and_outermost_first_reverses_backtraces() {
-        let options = ConvertOptions::default().with_br(Mode::Sampled, BacktraceOrder::OutermostFirst);
+        let mut options = ConvertOptions::default();
+        options.formats.br = Options { backtrace: BacktraceOrder::OutermostFirst, mode: Mode::Sampled };
         let (bytes, diag) = write_bytes(&timed_profile(), &options);
         assert!(diag.has("br-time-dropped"));
         let (outer, _) = read_bytes(&bytes, BacktraceOrder::OutermostFirst);
@@ -1047,7 +1030,7 @@ mod tests {
 
     #[test]
     fn max_samples_stops_before_writing() {
-        let options = ConvertOptions::default().with_samples(2, crate::formats::sampler::FrameOrder::Auto);
+        let options = ConvertOptions { max_samples: 2, ..ConvertOptions::default() };
         let mut out = Vec::new();
         let mut diag = Diagnostics::default();
         let err = write(&fit(timed_profile(), &options, &mut diag), &mut out, &options, &mut diag).unwrap_err();

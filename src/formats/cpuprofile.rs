@@ -304,7 +304,7 @@ pub(crate) fn fit(profile: Profile, options: &ConvertOptions, diag: &mut Diagnos
     let kind = |profile: &Profile, kind| profile.metrics().iter().position(|m| m.kind == kind);
     let counts = kind(&profile, MetricKind::Samples).or_else(|| kind(&profile, MetricKind::Ticks));
     if kind(&profile, MetricKind::Time).is_none() {
-        let interval = profile.meta.interval.or(options.interval).unwrap_or(super::options::DEFAULT_INTERVAL);
+        let interval = profile.meta.interval.or(options.interval).unwrap_or(super::DEFAULT_INTERVAL);
         let micros = interval.as_secs_f64() * 1e6;
         let values = counts.map_or_else(
             || vec![0.0; profile.tree.len()],
@@ -337,7 +337,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
     let time = profile.metrics().iter().position(|m| m.kind == MetricKind::Time);
     let count = profile.metrics().iter().position(|m| m.kind == MetricKind::Samples);
     let count = count.or_else(|| profile.metrics().iter().position(|m| m.kind == MetricKind::Ticks));
-    let interval = profile.meta.interval.or(options.interval).unwrap_or(super::options::DEFAULT_INTERVAL);
+    let interval = profile.meta.interval.or(options.interval).unwrap_or(super::DEFAULT_INTERVAL);
     let per_count = interval.as_secs_f64() * 1e6;
     let children = tree.children();
     // Nodes in pre-order (as the reader builds them back), with an explicit stack: ids from 2 in

@@ -68,6 +68,14 @@ pub(crate) const CARRIES: Carries = Carries {
     weight_is_time: false,
 };
 
+/// Folded stacks' own options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// The unit of the counts where they are time (`--folded-unit ns`, as proftool writes time
+    /// into folded stacks): then they read as time, not samples.
+    pub unit: Option<Unit>,
+}
+
 /// `Maybe` when most of the first complete lines (blank ones aside) are `stack count`: folded
 /// stacks have no signature, and a file may have a header or a stray line the reader skips.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {

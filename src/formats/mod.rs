@@ -18,7 +18,6 @@ pub mod folded;
 pub mod ghc;
 mod json;
 pub mod lispworks;
-pub mod options;
 pub mod perf;
 pub mod pprof;
 pub mod sampler;
@@ -29,9 +28,9 @@ pub mod svg;
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName};
 use crate::model::{MetricKind, Profile, Unit, DEFINED_AT};
-pub use options::ConvertOptions;
 use std::fmt;
 use std::io::{Read, Write};
+use std::time::Duration;
 use strum::VariantArray;
 
 /// A profile format.
@@ -161,19 +160,32 @@ impl Carries {
     }
 }
 
+/// Every format's own options, each the `Options` of the format's module, gathered by the
+/// registry: a format's new option is a field of its own `Options` (and its command-line flag).
+#[derive(Clone, Debug, Default)]
+pub struct FormatOptions {
+    /// Sampler's.
+    pub sampler: sampler::Options,
+    /// Dyalog's (XML and CSV).
+    pub dyalog: dyalog::Options,
+    /// BR's.
+    pub br: br::Options,
+    /// GHC's.
+    pub ghc: ghc::Options,
+    /// Folded stacks'.
+    pub folded: folded::Options,
+    /// pprof's.
+    pub pprof: pprof::Options,
+    /// `perf script`'s.
+    pub perf: perf::Options,
+}
+
 /// Options for readers. Every field has a default; new options do not break callers.
 #[derive(Clone, Debug, Default)]
 #[non_exhaustive]
 pub struct ReadOptions {
-    /// The frame order of Sampler stacks.
-    pub sampler_order: sampler::FrameOrder,
-    /// The decimal mark and field separator of Dyalog CSV reports, instead of detecting them.
-    pub dyalog_separators: Option<dyalog::Separators>,
-    /// The order of the backtrace entries of BR groups.
-    pub br_backtrace: br::BacktraceOrder,
-    /// The machine word size in bytes of the program a GHC `-px` file comes from (its alloc counts
-    /// words); 0 means the default, [`ghc::DEFAULT_WORD_SIZE`].
-    pub ghc_word_size: u8,
+    /// Each format's own options.
+    pub formats: FormatOptions,
     /// Merge line frames into their functions while reading, where the reader can (Dyalog): what
     /// conversion does for a target without line numbers, without building the lines first. Set by
     /// [`ReadOptions::for_target`].
@@ -185,55 +197,12 @@ pub struct ReadOptions {
     /// through [`crate::files::Input`]) may decompress to; 0 means
     /// [`crate::files::DEFAULT_MAX_INPUT_SIZE`].
     pub max_input_size: u64,
-    /// The keys of pprof sample labels whose values become root frames (`--tag KEY`, pprof's
-    /// `-tagroot`), outermost first.
-    pub tags: Vec<String>,
-    /// The unit of a folded file's counts where they are time (`--folded-unit ns`, as proftool
-    /// writes time into folded stacks): then they read as time, not samples.
-    pub folded_unit: Option<Unit>,
-    /// What the root frame of a `perf script` stack names: the command, with its PID or PID/TID.
-    pub perf_root: perf::Root,
 }
 
 impl ReadOptions {
-    /// Options with the Sampler frame order as given.
-    pub fn with_sampler_order(sampler_order: sampler::FrameOrder) -> ReadOptions {
-        ReadOptions { sampler_order, ..ReadOptions::default() }
-    }
-
-    /// These options with the Dyalog CSV separators as given.
-    pub fn with_dyalog_separators(self, dyalog_separators: Option<dyalog::Separators>) -> ReadOptions {
-        ReadOptions { dyalog_separators, ..self }
-    }
-
-    /// These options with the BR backtrace order as given.
-    pub fn with_br_backtrace(self, br_backtrace: br::BacktraceOrder) -> ReadOptions {
-        ReadOptions { br_backtrace, ..self }
-    }
-
-    /// These options with the GHC word size as given.
-    pub fn with_ghc_word_size(self, ghc_word_size: u8) -> ReadOptions {
-        ReadOptions { ghc_word_size, ..self }
-    }
-
-    /// These options with the decompression limit as given.
-    pub fn with_max_input_size(self, max_input_size: u64) -> ReadOptions {
-        ReadOptions { max_input_size, ..self }
-    }
-
-    /// These options with the pprof label keys made root frames as given.
-    pub fn with_tags(self, tags: Vec<String>) -> ReadOptions {
-        ReadOptions { tags, ..self }
-    }
-
-    /// These options with the unit of folded counts as given (time), or none (samples).
-    pub fn with_folded_unit(self, folded_unit: Option<Unit>) -> ReadOptions {
-        ReadOptions { folded_unit, ..self }
-    }
-
-    /// These options with the root frame of `perf script` stacks as given.
-    pub fn with_perf_root(self, perf_root: perf::Root) -> ReadOptions {
-        ReadOptions { perf_root, ..self }
+    /// Options with each format's own as given, the rest by default.
+    pub fn of(formats: FormatOptions) -> ReadOptions {
+        ReadOptions { formats, ..ReadOptions::default() }
     }
 
     /// These options set for a conversion to `target`: line frames merged while reading when the
@@ -243,6 +212,58 @@ impl ReadOptions {
     pub fn for_target(self, target: Format, options: &ConvertOptions) -> ReadOptions {
         let stacks = target.carries().structure == Structure::Stacks;
         ReadOptions { merge_lines: stacks && options.merges_lines(target), ..self }
+    }
+}
+
+/// Options that steer a conversion. Every field has a default.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ConvertOptions {
+    /// The metric to write to a one-number-per-node target (by name).
+    pub metric: Option<String>,
+    /// The length of one sample, for turning time into samples and back.
+    pub interval: Option<Duration>,
+    /// The most sample records a sample-per-record target (Sampler, BR) may get.
+    pub max_samples: u64,
+    /// Merge line frames into their functions whatever the target (`--functions`).
+    pub functions: bool,
+    /// Keep line frames as functions named `name[line]` in targets without line numbers (`--lines`).
+    pub lines: bool,
+    /// Each format's own options.
+    pub formats: FormatOptions,
+}
+
+/// The default of `--max-samples`.
+pub const DEFAULT_MAX_SAMPLES: u64 = 10_000_000;
+
+impl Default for ConvertOptions {
+    fn default() -> ConvertOptions {
+        ConvertOptions {
+            metric: None,
+            interval: None,
+            max_samples: DEFAULT_MAX_SAMPLES,
+            functions: false,
+            lines: false,
+            formats: FormatOptions::default(),
+        }
+    }
+}
+
+impl ConvertOptions {
+    /// Options with `--metric` and `--interval` as given, the rest by default.
+    pub fn new(metric: Option<String>, interval: Option<Duration>) -> ConvertOptions {
+        ConvertOptions { metric, interval, ..ConvertOptions::default() }
+    }
+}
+
+/// The interval used when neither `--interval` nor the profile gives one.
+pub const DEFAULT_INTERVAL: Duration = Duration::from_millis(1);
+
+impl ConvertOptions {
+    /// Whether a conversion to `target` merges line frames into their functions: with
+    /// `--functions`, or for a target without line numbers unless `--lines` keeps them as names.
+    pub fn merges_lines(&self, target: Format) -> bool {
+        self.functions || (!target.carries().source_lines && !self.lines)
     }
 }
 
@@ -404,17 +425,19 @@ impl Format {
     ) -> Result<Profile, Error> {
         let mut profile = match self {
             Format::Lispworks => lispworks::read(input, diag)?,
-            Format::Folded => folded::read(input, options.size_hint, options.folded_unit, diag)?,
-            Format::Sampler => sampler::read(input, options.sampler_order, diag)?,
+            Format::Folded => folded::read(input, options.size_hint, options.formats.folded.unit, diag)?,
+            Format::Sampler => sampler::read(input, options.formats.sampler.order, diag)?,
             Format::DyalogXml => dyalog::xml::read(input, options.merge_lines, diag)?,
-            Format::DyalogCsv => dyalog::csv::read(input, options.dyalog_separators, options.merge_lines, diag)?,
-            Format::Br => br::read(input, options.br_backtrace, diag)?,
-            Format::GhcPx => ghc::px::read(input, ghc::word_size(options.ghc_word_size), diag)?,
+            Format::DyalogCsv => {
+                dyalog::csv::read(input, options.formats.dyalog.separators, options.merge_lines, diag)?
+            }
+            Format::Br => br::read(input, options.formats.br.backtrace, diag)?,
+            Format::GhcPx => ghc::px::read(input, ghc::word_size(options.formats.ghc.word_size), diag)?,
             Format::GhcProf => ghc::prof::read(input, diag)?,
             Format::GhcJson => ghc::json::read(input, diag)?,
             Format::Speedscope => speedscope::read(input, diag)?,
             Format::Pprof => pprof::read(input, options, diag)?,
-            Format::Perf => perf::read(input, options.perf_root, diag)?,
+            Format::Perf => perf::read(input, options.formats.perf.root, diag)?,
             Format::Cpuprofile => cpuprofile::read(input, diag)?,
             Format::Svg => return Err(Error::Unsupported { format: self.into(), action: "read" }),
         };
@@ -437,7 +460,7 @@ impl Format {
             Format::Folded => folded::write(profile, out)?,
             Format::Sampler => sampler::write(profile, out, options)?,
             Format::DyalogXml => dyalog::xml::write(profile, out, diag)?,
-            Format::DyalogCsv => dyalog::csv::write(profile, out, options.dyalog_separators)?,
+            Format::DyalogCsv => dyalog::csv::write(profile, out, options.formats.dyalog.separators)?,
             Format::Br => br::write(profile, out, options, diag)?,
             Format::GhcPx => ghc::px::write(profile, out, options, diag)?,
             Format::Svg => svg::write(profile, out, diag)?,

@@ -93,6 +93,13 @@ pub enum Root {
     Tid,
 }
 
+/// `perf script`'s own options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// What a stack's root frame names (`--perf-pid`, `--perf-tid`).
+    pub root: Root,
+}
+
 /// `Yes` when the first line that is not a comment is a sample header followed by a frame line,
 /// `Maybe` for a header alone (the head ends there).
 pub(crate) fn sniff(head: &[u8]) -> Sniff {

@@ -40,7 +40,7 @@
 //! samples (time becomes samples at `--interval`), line numbers (merged into functions), header facts,
 //! frame kinds below the thread level, and TAB or LF in names (replaced by spaces, with a warning).
 
-use super::options::ConvertOptions;
+use super::ConvertOptions;
 use super::{Carries, Format, Sniff, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
@@ -80,8 +80,9 @@ const END: &[u8] = b"@end\n";
 /// Ids below this are thread ids.
 const FIRST_SYMBOL_ID: u32 = 0x10000;
 
-/// The order of the ids in a sample.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// The order of the ids in a sample; named on the command line in kebab case (`leaf-first`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, strum::EnumString, strum::VariantNames)]
+#[strum(serialize_all = "kebab-case")]
 pub enum FrameOrder {
     /// Decide from the data when reading (leaf-first when writing).
     #[default]
@@ -92,19 +93,12 @@ pub enum FrameOrder {
     RootFirst,
 }
 
-impl FrameOrder {
-    /// The command-line names.
-    pub const NAMES: [&'static str; 3] = ["auto", "leaf-first", "root-first"];
-
-    /// The order named `name` on the command line.
-    pub fn from_name(name: &str) -> Option<FrameOrder> {
-        match name {
-            "auto" => Some(FrameOrder::Auto),
-            "leaf-first" => Some(FrameOrder::LeafFirst),
-            "root-first" => Some(FrameOrder::RootFirst),
-            _ => None,
-        }
-    }
+/// Sampler's own options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// The frame order of the stacks read (`Auto`: decided from the data) and written (`Auto`:
+    /// leaf-first), `--sampler-order`.
+    pub order: FrameOrder,
 }
 
 /// `Yes` when the input starts with the magic line.
@@ -594,7 +588,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
             }
             ids.clear();
             ids.extend_from_slice(&path);
-            if options.sampler_order != FrameOrder::RootFirst {
+            if options.formats.sampler.order != FrameOrder::RootFirst {
                 ids.reverse();
             }
             write_samples(out, &ids, counts[node.index()], &mut line)?;

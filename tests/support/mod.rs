@@ -67,7 +67,9 @@ pub fn read_bytes_with(
 
 /// The options that read back what proftool wrote: Sampler stacks in the order it writes them.
 pub fn own_output() -> ReadOptions {
-    ReadOptions::with_sampler_order(proftool::formats::sampler::FrameOrder::LeafFirst)
+    let mut options = ReadOptions::default();
+    options.formats.sampler.order = proftool::formats::sampler::FrameOrder::LeafFirst;
+    options
 }
 
 /// Reads a fixture file as `format`, panicking on failure (good fixtures must read).

@@ -223,6 +223,14 @@ pub struct Separators {
     pub field: char,
 }
 
+/// Dyalog's own options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// The decimal mark and field separator of a CSV report (`--dyalog-separators`): those it is
+    /// written with (default: those read, else `.,`); for reading, instead of detecting them.
+    pub separators: Option<Separators>,
+}
+
 impl Default for Separators {
     fn default() -> Separators {
         Separators { decimal: '.', field: ',' }

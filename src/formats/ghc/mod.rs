@@ -63,6 +63,14 @@ pub fn word_size(option: u8) -> u64 {
     }
 }
 
+/// GHC's own options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// The machine word size in bytes of the program a `-px` file comes from (its allocation counts
+    /// words), read and written (`--ghc-word-size`); 0 means [`DEFAULT_WORD_SIZE`].
+    pub word_size: u8,
+}
+
 /// The largest count (ticks, entries, bytes) the model holds: its counts are `i64`.
 pub(crate) const MAX_COUNT: u64 = i64::MAX as u64;
 

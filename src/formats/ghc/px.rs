@@ -55,8 +55,8 @@
 use super::{cost_centre, looks_like_module, profile_with, ALLOC, ENTRIES, MAX_COUNT, TICKS};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
-use crate::formats::options::{ConvertOptions, DEFAULT_INTERVAL};
 use crate::formats::{Carries, Format, Sniff};
+use crate::formats::{ConvertOptions, DEFAULT_INTERVAL};
 use crate::model::{CallTree, FrameId, FrameRef, MetricKind, NodeId, Profile, Value, Values};
 use crate::text::{self, Blocks, Line};
 use rustc_hash::FxHashMap;
@@ -1197,7 +1197,7 @@ pub(crate) fn write(
     let column = |kind: MetricKind| profile.metrics().iter().position(|m| m.kind == kind);
     let (ticks, entries, alloc) = (column(MetricKind::Ticks), column(MetricKind::Calls), column(MetricKind::Alloc));
     let value = |m: Option<usize>, node: NodeId| m.map_or(0, |m| tree.self_value(m, node).as_count().max(0) as u64);
-    let word = super::word_size(options.ghc_word_size);
+    let word = super::word_size(options.formats.ghc.word_size);
     let total: u64 = order.iter().fold(0u64, |sum, &node| sum.saturating_add(value(ticks, node)));
     let mut digits = itoa::Buffer::new();
     w.write_all(b"5 ")?;
@@ -1445,7 +1445,8 @@ mod tests {
         assert_eq!(read_px(&text).unwrap_err(), want);
         // The limit on words depends on the word size: 2^61 - 1 words fit in 4-byte words, not in 8.
         let mut diag = Diagnostics::default();
-        let options = crate::formats::ReadOptions { ghc_word_size: 4, ..Default::default() };
+        let mut options = crate::formats::ReadOptions::default();
+        options.formats.ghc.word_size = 4;
         let words = format!("{head}1 1 1 1 2305843009213693951 0\n");
         assert!(Format::GhcPx.read(&mut words.as_bytes(), &options, &mut diag).is_ok());
         let error = read_px(&words).unwrap_err();

@@ -77,6 +77,14 @@ pub(crate) use read::read;
 /// timestamp.
 pub(crate) const CARRIES: Carries = Carries { interval: true, timestamp: true, ..super::speedscope::CARRIES };
 
+/// pprof's own options.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// The keys of sample labels whose values become root frames (`--tag KEY`, pprof's
+    /// `-tagroot`), outermost first.
+    pub tags: Vec<String>,
+}
+
 /// The frame fact of a function's file where the function has no start line (Go before 1.20) and
 /// the file is not the location's mapping's.
 const FILENAME: &str = "pprof.filename";

@@ -154,7 +154,7 @@ impl<'m, 'd> Reader<'m, 'd> {
         }
         self.meta(&mut profile)?;
         let stacks = self.locations(&mut profile)?;
-        self.samples(&mut profile, (&stacks, n_samples), &columns, &options.tags)?;
+        self.samples(&mut profile, (&stacks, n_samples), &columns, &options.formats.pprof.tags)?;
         Ok(profile)
     }
 
@@ -532,7 +532,8 @@ mod tests {
         let message = proto::Profile { string_table: vec![String::new(), "x".repeat(1000)], ..Default::default() };
         let zipped = gzip(&message.encode_to_vec());
         assert!(read_bytes(&zipped, &ReadOptions::default()).is_ok());
-        let err = read_bytes(&zipped, &ReadOptions::default().with_max_input_size(1000)).unwrap_err().to_string();
+        let options = ReadOptions { max_input_size: 1000, ..ReadOptions::default() };
+        let err = read_bytes(&zipped, &options).unwrap_err().to_string();
         assert!(err.contains("decompresses to more than 1000 bytes; raise the limit with --max-input-size"), "{err}");
         let err = read_bytes(&zipped[..zipped.len() - 8], &ReadOptions::default()).unwrap_err().to_string();
         assert!(err.contains("the gzip-compressed input is cut short"), "{err}");

@@ -34,7 +34,7 @@
 //! 1. [`model`] (the canonical model: [`Profile`], `CallTree`, `Frame`, `Metric`) and the plumbing
 //!    that knows no format: [`diag`], [`error`], [`files`], and the text and piece readers;
 //! 2. [`formats`]: the registry ([`Format`]), detection, the options of every format
-//!    ([`formats::options`]), and one module per format with its reader, writer and fitting hooks;
+//!    ([`formats::FormatOptions`]), and one module per format with its reader, writer and fitting hooks;
 //! 3. [`convert`] (projecting a profile onto a target, naming each loss), the reports ([`info`],
 //!    [`report`]: `summary`, `calls`, `tree`), and comparing and adding profiles
 //!    ([`report::diff`], [`merge`]);

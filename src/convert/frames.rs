@@ -1,0 +1,208 @@
+//! Frames and header facts fitted to a target: names it cannot hold, modules, namespaces, one root,
+//! facts of other formats; what is dropped, named.
+
+use crate::diag::Diagnostics;
+use crate::formats::{Carries, Format};
+use crate::model::{ops, Frame, FrameKind, FrameRef, NodeId, Profile};
+use rustc_hash::FxHashSet;
+
+pub(super) fn lines_merged(target: Format, diag: &mut Diagnostics) {
+    diag.lacks("lines-merged", target.name(), "line numbers", || {
+        format!(
+            "{target} has no line numbers: line frames merged into their functions (--lines keeps them as name[line])"
+        )
+    });
+}
+
+/// Fits frames to what `target` can tell apart: names without the characters it cannot hold (one
+/// warning per character), no module where it has none, every frame a function where it has no
+/// frame kinds. Frames that become equal merge.
+pub(super) fn fit_frames(profile: &mut Profile, target: Format, carries: &Carries, diag: &mut Diagnostics) {
+    let bad: Vec<(char, char)> = carries
+        .name_replacements
+        .iter()
+        .copied()
+        .filter(|&(c, _)| profile.frames.iter().any(|(_, f)| f.name.contains(c)))
+        .collect();
+    for &(c, with) in &bad {
+        diag.warn(sanitised_key(c), None, || format!("{target} frame names cannot hold {c:?}: written as {with:?}"));
+    }
+    let fits = |f: &Frame| {
+        (carries.modules || f.module.is_none())
+            && (carries.frame_kinds || carries.thread_roots || matches!(f.kind, FrameKind::Function | FrameKind::Line))
+            && !bad.iter().any(|&(c, _)| f.name.contains(c))
+    };
+    if profile.frames.iter().all(|(_, f)| fits(f)) {
+        return;
+    }
+    if !carries.modules && profile.frames.iter().any(|(_, f)| f.module.is_some()) {
+        diag.lacks("modules-dropped", target.name(), "modules", || {
+            format!("{target} has no modules or libraries: they are dropped from frames")
+        });
+    }
+    let fit = |frame: &Frame| Frame {
+        // A line of no named function is named by its place where its file cannot be kept.
+        name: match frame.is_anonymous_line() && !carries.modules {
+            true => frame.to_string(),
+            false => frame.name.clone(),
+        }
+        .chars()
+        .map(|ch| bad.iter().find(|&&(c, _)| c == ch).map_or(ch, |&(_, with)| with))
+        .collect(),
+        module: if carries.modules { frame.module.clone() } else { None },
+        // Kinds below the roots of a thread-rooted format are fitted per node, after the roots are.
+        kind: if carries.frame_kinds || carries.thread_roots || frame.kind == FrameKind::Line {
+            frame.kind
+        } else {
+            FrameKind::Function
+        },
+        ..frame.clone()
+    };
+    // Writers print only what the target holds, so frames that only lose a module or a kind need no
+    // new table unless two of them become one (one of the frames that already fit, or each other),
+    // or a line of no named function takes its place as its name.
+    let renames = !carries.modules && profile.frames.iter().any(|(_, f)| f.is_anonymous_line() && f.module.is_some());
+    if bad.is_empty() && !renames {
+        let mut fitted: FxHashSet<Frame> = FxHashSet::default();
+        let collides = profile.frames.iter().filter(|(_, f)| !fits(f)).any(|(_, f)| {
+            let new = fit(f);
+            profile.frames.contains(new.as_ref()) || !fitted.insert(new)
+        });
+        if !collides {
+            return;
+        }
+    }
+    ops::map_frames(profile, |frame| (!fits(frame)).then(|| fit(frame)));
+}
+
+/// The warning key of replacing `c` in frame names: one per character, so that each replacement
+/// is its own warning line.
+pub(super) fn sanitised_key(c: char) -> &'static str {
+    match c {
+        '"' => "name-sanitised-quote",
+        '\n' => "name-sanitised-newline",
+        '\r' => "name-sanitised-cr",
+        '\t' => "name-sanitised-tab",
+        ';' => "name-sanitised-semicolon",
+        _ => "name-sanitised",
+    }
+}
+
+/// On the way to a format whose module is a namespace (GHC) from one whose modules are not: drops the
+/// modules (library paths, files), with a warning, and splits names written `Module.label` (as
+/// [`ops::qualify_names`] and inferno write cost centres in folded stacks) back into module and label, so
+/// that `MAIN.MAIN` is GHC's root again. The profile's modules are namespaces from then on.
+pub(super) fn into_namespaces(profile: &mut Profile, target: Format, diag: &mut Diagnostics) {
+    profile.meta.module_namespaces = true;
+    if profile.frames.iter().any(|(_, f)| f.module.is_some()) {
+        diag.lacks("modules-dropped", target.name(), "libraries and files", || {
+            format!("{target} modules are code namespaces (GHC modules): the input's libraries or files are dropped")
+        });
+    }
+    ops::map_frames(profile, |frame| {
+        let split = target.split_qualified(&frame.name);
+        match split {
+            Some((module, label)) => {
+                Some(Frame { name: label.to_string(), module: Some(module.to_string()), ..frame.clone() })
+            }
+            None => frame.module.is_some().then(|| Frame { module: None, ..frame.clone() }),
+        }
+    });
+}
+
+/// Puts the roots under one `root`, for formats with a single root (GHC's `MAIN`), with a warning:
+/// all of them, unless there is one root and it is `root` already, or it is the root stack of a GHC
+/// profile (`from_ghc`: MAIN's stack, even where GHC 7.2 left MAIN's cost centre undeclared).
+pub(super) fn put_roots_under_one(
+    profile: &mut Profile,
+    root: FrameRef<'_>,
+    from_ghc: bool,
+    target: Format,
+    diag: &mut Diagnostics,
+) {
+    let (first, second) = {
+        let mut roots = profile.tree.roots();
+        (roots.next(), roots.next())
+    };
+    match (first, second) {
+        (None, _) => return,
+        (Some(only), None) if from_ghc || profile.frames.get(profile.tree.frame(only)).as_ref() == root => return,
+        _ => {}
+    }
+    let name = root.name;
+    diag.warn("roots-adopted", None, || {
+        format!("{target} has one root, {name}: the input's roots are put under a {name} added for them")
+    });
+    let frame = profile.frames.intern(root);
+    *profile = ops::adopt_roots(profile, frame, |_| true);
+}
+
+/// For a format with a single root (GHC's `MAIN`): a profile whose one root is a thread with no value
+/// of its own and one child, `root` (a GHC profile that went through Sampler), has that thread
+/// dropped, with a warning, so that `root` is the root again rather than a frame under another.
+pub(super) fn unwrap_thread_above(profile: &mut Profile, root: FrameRef<'_>, target: Format, diag: &mut Diagnostics) {
+    let Some(thread) = thread_above(profile, root) else { return };
+    let name = profile.frames.get(profile.tree.frame(thread)).name.clone();
+    diag.warn("thread-dropped", None, || {
+        format!("{target} has no threads: thread {name:?} above {} is dropped", root.name)
+    });
+    *profile = ops::unwrap_root(profile, thread);
+}
+
+/// The profile's one root when it is a thread with no value of its own whose only child is `root`.
+pub(super) fn thread_above(profile: &Profile, root: FrameRef<'_>) -> Option<NodeId> {
+    let tree = &profile.tree;
+    let mut roots = tree.roots();
+    let (Some(thread), None) = (roots.next(), roots.next()) else { return None };
+    let mut children = tree.nodes().filter(|&n| tree.parent(n) == Some(thread));
+    let (Some(only_child), None) = (children.next(), children.next()) else { return None };
+    let frame = |n: NodeId| profile.frames.get(tree.frame(n));
+    let empty = (0..profile.metrics().len()).all(|m| tree.self_value(m, thread).as_f64() == 0.0);
+    (frame(thread).kind == FrameKind::Thread && frame(only_child).as_ref() == root && empty).then_some(thread)
+}
+
+/// Frame attrs belong to the format that wrote them (or to the formats that share one, such as
+/// where a function is defined): any other target drops them, by name.
+pub(super) fn drop_foreign_frame_attrs(profile: &mut Profile, target: Format, diag: &mut Diagnostics) {
+    let mut dropped: Vec<String> = Vec::new();
+    for attrs in profile.frame_attrs.values_mut() {
+        attrs.retain(|(key, _)| {
+            let keep = target.keeps_frame_attr(key);
+            if !keep && !dropped.contains(key) {
+                dropped.push(key.clone());
+            }
+            keep
+        });
+    }
+    profile.frame_attrs.retain(|_, attrs| !attrs.is_empty());
+    if !dropped.is_empty() {
+        let keys = dropped.join(", ");
+        diag.lacks("frame-attrs-dropped", target.name(), &keys, || {
+            format!("{target} has no place for per-frame facts {keys}: dropped")
+        });
+    }
+}
+
+pub(super) fn report_dropped_header(profile: &Profile, target: Format, carries: &Carries, diag: &mut Diagnostics) {
+    let meta = &profile.meta;
+    if let (Some(title), false) = (&meta.title, carries.title) {
+        diag.lacks("title-dropped", target.name(), "title", || format!("{target} has no title: {title:?} is dropped"));
+    }
+    if let (Some(ts), false) = (&meta.timestamp, carries.timestamp) {
+        diag.lacks("timestamp-dropped", target.name(), "timestamp", || {
+            format!("{target} has no timestamp: {ts:?} is dropped")
+        });
+    }
+    if let (Some(iv), false) = (meta.interval, carries.interval) {
+        diag.lacks("interval-dropped", target.name(), "interval", || {
+            format!("{target} has no sampling interval: {iv:?} is dropped")
+        });
+    }
+    let foreign: Vec<&str> = meta.attrs.iter().map(|(k, _)| k.as_str()).filter(|k| !target.keeps_attr(k)).collect();
+    if !foreign.is_empty() {
+        let keys = foreign.join(", ");
+        diag.lacks("attrs-dropped", target.name(), &format!("header facts {keys}"), || {
+            format!("{target} has no place for header facts {keys}: dropped")
+        });
+    }
+}

@@ -1,0 +1,439 @@
+//! Conversion: projecting a profile onto what a target format carries, naming every loss.
+//!
+//! Writers consume a profile that already fits their format; this module makes it fit, following the
+//! conversion rules of the shared model notes (§3), and says on stderr (through [`Diagnostics`]) what
+//! did not survive, one warning per kind of loss:
+//!
+//! - a target with one number per node gets one metric: `--metric`, else the profile's primary one;
+//!   the others are dropped by name. A per-node calls metric becomes per-function call counts where
+//!   the target has those (LispWorks Call-Count);
+//! - time becomes whole samples by dividing by the sampling interval (`--interval`, else the
+//!   profile's own, else 1 ms), rounding node by node while keeping the total; counts that are
+//!   counts already (samples, ticks) keep the profile's own interval, and an `--interval` that
+//!   differs from it is not applied, with a warning;
+//! - line frames merge into their functions where the target has no line numbers;
+//! - siblings that share a frame merge where the target stores whole stacks (equal stacks are one);
+//! - characters a frame name cannot hold in the target are replaced (`;` in folded stacks);
+//! - modules, per-function facts and header facts the target has no place for are dropped by name.
+
+pub use crate::formats::{ConvertOptions, FormatOptions, DEFAULT_INTERVAL, DEFAULT_MAX_SAMPLES};
+
+mod frames;
+mod metrics;
+mod quantities;
+
+use frames::*;
+pub(crate) use metrics::metric_named;
+pub use metrics::TimeWeight;
+use metrics::*;
+use quantities::*;
+pub use quantities::{into_quantity, whole_samples, QuantityChange};
+
+use crate::diag::Diagnostics;
+use crate::error::Error;
+use crate::formats::{Carries, Format, Structure};
+use crate::model::{ops, Frame, FrameKind, MetricKind, Profile};
+use std::time::Duration;
+
+/// `profile` reduced to what `target` carries. Works in place: a profile that already fits is
+/// returned as it came, without a copy.
+pub fn project(
+    mut profile: Profile,
+    target: Format,
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) -> Result<Profile, Error> {
+    let carries = target.carries();
+    let source = Source::of(&profile);
+    if carries.weight_is_time {
+        weigh_by_time(&mut profile, target, options, diag)?;
+    }
+    report_dropped_header(&profile, target, &carries, diag);
+    if carries.one_metric {
+        // First, so that the steps below copy one column, not all.
+        keep_one_metric(&mut profile, target, options, diag)?;
+    } else if !target.keeps_measured_inclusive() {
+        let carried = |m: usize| carries.metrics.contains(&profile.metrics()[m].kind);
+        report_measured_inclusive_dropped(&profile, target, carried, diag);
+    }
+    report_flat_rows(&profile, target, &carries, diag);
+    let mut profile = fit_lines(profile, target, &carries, options, diag);
+    let mut interval = fit_time_and_counts(&mut profile, target, &carries, options, diag);
+    fit_namespaces(&mut profile, target, diag);
+    fit_roots_and_frames(&mut profile, target, &carries, source.ghc_namespaces, diag);
+    if carries.structure == Structure::Stacks {
+        profile = merge_equal_stacks(profile);
+    }
+    interval = interval.or(fit_metrics(&mut profile, target, &carries, options, diag));
+    drop_function_facts(&mut profile, target, &carries, diag);
+    let (mut profile, by_target) = fit_by_target(profile, target, options, diag);
+    if interval.or(by_target) == IntervalUse::Unused {
+        interval_of_kept_counts(&mut profile, source.interval, target, options, diag);
+    }
+    drop_header_facts(&mut profile.meta, &carries);
+    Ok(profile)
+}
+
+/// What the projection needs to know of the profile as it came, before the steps change it.
+struct Source {
+    /// Its own interval, the one its counts were taken at.
+    interval: Option<Duration>,
+    /// Whether it was read from GHC (whose modules are namespaces), before a GHC target marks it so.
+    ghc_namespaces: bool,
+}
+
+impl Source {
+    fn of(profile: &Profile) -> Source {
+        Source { interval: profile.meta.interval, ghc_namespaces: profile.meta.module_namespaces }
+    }
+}
+
+/// Whether a step measured counts against the interval (time divided into samples or ticks, counts
+/// multiplied into time): then `--interval` was applied, and the profile's own interval no longer
+/// says what its counts were taken at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use]
+enum IntervalUse {
+    /// Counts and time were turned into one another at the interval.
+    Applied,
+    /// Nothing was.
+    Unused,
+}
+
+impl IntervalUse {
+    /// `Applied` if either is.
+    fn or(self, other: IntervalUse) -> IntervalUse {
+        if self == IntervalUse::Applied {
+            self
+        } else {
+            other
+        }
+    }
+
+    fn from_applied(applied: bool) -> IntervalUse {
+        if applied {
+            IntervalUse::Applied
+        } else {
+            IntervalUse::Unused
+        }
+    }
+}
+
+/// For a target with one number per node: keeps the metric it writes ([`choose_metric`]), naming
+/// the others as dropped (and its measured inclusive values, which the target derives); a target
+/// with per-function counts takes a per-node calls metric as its Call-Count first.
+fn keep_one_metric(
+    profile: &mut Profile,
+    target: Format,
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) -> Result<usize, Error> {
+    let chosen = choose_metric(profile, options, target)?;
+    report_measured_inclusive_dropped(profile, target, |m| m == chosen, diag);
+    if target.carries().function_facts {
+        absorb_calls(profile, chosen);
+    }
+    keep_only(profile, chosen, target, diag);
+    Ok(chosen)
+}
+
+/// Says once that a flat report (rows without call structure) becomes stacks of one function each
+/// in a target that holds no flat reports, and by how much its rows overlap where they do.
+fn report_flat_rows(profile: &Profile, target: Format, carries: &Carries, diag: &mut Diagnostics) {
+    if !profile.meta.flat || carries.flat_reports {
+        return;
+    }
+    diag.warn("flat-report", None, || {
+        format!("the source is a flat report without call structure: in {target} each function is a stack of its own")
+    });
+    if let Some((metric, rows, total)) = profile.overlapping_rows() {
+        let (unit, excess, source) = (profile.metrics()[metric].unit.name(), rows - total.value, &total.source);
+        let amount = |v: f64| format!("{} {unit}", crate::model::significant(v, 10));
+        diag.warn("flat-overlap", None, || {
+            format!(
+                "the source's rows overlap (each function's time holds that of the functions it calls): in {target} they add up to {}, {} ({:.1} %) more than its total of {} ({source})",
+                amount(rows), amount(excess), 100.0 * excess / total.value, amount(total.value)
+            )
+        });
+    }
+}
+
+/// Fits line frames to the target: unnested where its lines stand in their function's place (BR),
+/// named `name[line]` with `--lines` where it has no line numbers, else merged into their functions
+/// where it has none (said once).
+fn fit_lines(
+    mut profile: Profile,
+    target: Format,
+    carries: &Carries,
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) -> Profile {
+    let has_lines = profile.frames.iter().any(|(_, f)| f.kind == FrameKind::Line);
+    if has_lines && carries.source_lines && !carries.lines_nest && !options.functions {
+        profile = ops::unnest_lines(&profile);
+    }
+    if profile.meta.lines_merged && !options.functions {
+        lines_merged(target, diag);
+    }
+    if has_lines && options.lines && !options.functions && !carries.source_lines {
+        diag.warn("lines-named", None, || {
+            format!("{target} has no line numbers: line frames written as functions named name[line] (--lines)")
+        });
+        ops::map_frames(&mut profile, |frame| {
+            let named =
+                Frame { name: frame.to_string(), line: None, clause: None, kind: FrameKind::Function, ..frame.clone() };
+            (frame.kind == FrameKind::Line).then_some(named)
+        });
+    } else if has_lines && options.merges_lines(target) {
+        if !options.functions {
+            lines_merged(target, diag);
+        }
+        profile = ops::merge_lines(&profile);
+    }
+    profile
+}
+
+/// Gives the target the quantities it holds: samples as time where it measures time and counts no
+/// samples (Dyalog), time as samples where it is made of one record per sample (BR), time in the
+/// unit it writes (Dyalog's ms).
+fn fit_time_and_counts(
+    profile: &mut Profile,
+    target: Format,
+    carries: &Carries,
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) -> IntervalUse {
+    let mut interval = IntervalUse::Unused;
+    if !carries.metrics.contains(&MetricKind::Samples) && carries.metrics.contains(&MetricKind::Time) {
+        interval = interval.or(samples_into_time(profile, target, carries, options, diag));
+    }
+    if carries.needs_samples {
+        interval = interval.or(time_into_samples(profile, target, options, diag));
+    }
+    if let Some(unit) = carries.time_unit {
+        into_time_unit(profile, unit);
+    }
+    interval
+}
+
+/// Names frames as the target does: `Module.label` where GHC's namespaces meet a target without
+/// them, split back into cost centre and module for a GHC target.
+fn fit_namespaces(profile: &mut Profile, target: Format, diag: &mut Diagnostics) {
+    if profile.meta.module_namespaces && !target.module_is_namespace() {
+        ops::qualify_names(profile);
+    } else if target.module_is_namespace() && !profile.meta.module_namespaces {
+        into_namespaces(profile, target, diag);
+    }
+}
+
+/// Fits the roots and frames: a single-root target's root freed of a thread above it and given the
+/// others ([`put_roots_under_one`]), names and kinds fitted ([`fit_frames`]), the target's own rule
+/// for roots, and frame facts of other formats dropped.
+fn fit_roots_and_frames(
+    profile: &mut Profile,
+    target: Format,
+    carries: &Carries,
+    ghc_namespaces: bool,
+    diag: &mut Diagnostics,
+) {
+    if let Some(root) = target.single_root() {
+        unwrap_thread_above(profile, root, target, diag);
+    }
+    fit_frames(profile, target, carries, diag);
+    if let Some(root) = target.single_root() {
+        put_roots_under_one(profile, root, ghc_namespaces, target, diag);
+    }
+    target.fit_roots(profile, diag);
+    drop_foreign_frame_attrs(profile, target, diag);
+}
+
+/// For a target that stores whole stacks, whose stack is its own identity: equal stacks made one,
+/// as they would read back as one.
+fn merge_equal_stacks(profile: Profile) -> Profile {
+    match profile.tree.has_duplicate_siblings(profile.frames.len()) {
+        true => ops::merge_siblings(&profile),
+        false => profile,
+    }
+}
+
+/// Gives the target the metrics it holds: the one metric of a one-number target as whole counts
+/// ([`single_count`]); for the others, ticks where the target counts ticks only (GHC), and the
+/// metrics it has no place for dropped, by name.
+fn fit_metrics(
+    profile: &mut Profile,
+    target: Format,
+    carries: &Carries,
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) -> IntervalUse {
+    if carries.one_metric {
+        return single_count(profile, target, options, diag);
+    }
+    let holds = |k| carries.metrics.contains(&k);
+    let mut interval = IntervalUse::Unused;
+    if holds(MetricKind::Ticks) && !holds(MetricKind::Samples) && !holds(MetricKind::Time) {
+        interval = counts_as_ticks(profile, target, options, diag);
+    }
+    let keep: Vec<bool> = profile.metrics().iter().map(|m| holds(m.kind)).collect();
+    report_dropped_metrics(profile, &keep, target, None, diag);
+    if keep.contains(&false) {
+        profile.retain_metrics(&keep);
+    }
+    interval
+}
+
+/// Drops per-function counts (LispWorks Call/Seen/Top) where the target has none, said once.
+fn drop_function_facts(profile: &mut Profile, target: Format, carries: &Carries, diag: &mut Diagnostics) {
+    if carries.function_facts || profile.function_facts.is_empty() {
+        return;
+    }
+    diag.warn("facts-dropped", None, || {
+        format!("{target} has no per-function counts: Call-Count, Seen-Count and Top-Count are dropped")
+    });
+    // Dropped indeed, before the writer runs: a writer that formats on several threads needs the room.
+    profile.function_facts.clear();
+}
+
+/// The target's own last step ([`Format::fit`]), and whether it turned counts into time at the
+/// interval (BR's timed mode).
+fn fit_by_target(
+    profile: Profile,
+    target: Format,
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) -> (Profile, IntervalUse) {
+    let has_time = |p: &Profile| p.metrics().iter().any(|m| m.kind == MetricKind::Time);
+    let timed = has_time(&profile);
+    let profile = target.fit(profile, options, diag);
+    let applied = !timed && has_time(&profile);
+    (profile, IntervalUse::from_applied(applied))
+}
+
+/// Drops the header facts the target has no place for (named before), so that the profile is what
+/// it holds.
+fn drop_header_facts(meta: &mut crate::model::Meta, carries: &Carries) {
+    (meta.title, meta.timestamp, meta.interval) = (
+        meta.title.take().filter(|_| carries.title),
+        meta.timestamp.take().filter(|_| carries.timestamp),
+        meta.interval.take().filter(|_| carries.interval),
+    );
+}
+
+/// Writing a profile as a format, the conversion step included: [`project`] onto what the format
+/// carries (naming every loss in `diag`), then the format's writer ([`Format::write_fitted`]).
+/// `use proftool::convert::Convert` and write with `format.write(profile, out, &options, diag)`.
+pub trait Convert {
+    /// Projects `profile` onto this format and writes it to `out`.
+    fn write(
+        self,
+        profile: Profile,
+        out: &mut dyn std::io::Write,
+        options: &ConvertOptions,
+        diag: &mut Diagnostics,
+    ) -> Result<(), Error>;
+}
+
+impl Convert for Format {
+    fn write(
+        self,
+        profile: Profile,
+        out: &mut dyn std::io::Write,
+        options: &ConvertOptions,
+        diag: &mut Diagnostics,
+    ) -> Result<(), Error> {
+        let projected = project(profile, self, options, diag)?;
+        self.write_fitted(&projected, out, options, diag)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::ReadOptions;
+    use crate::model::{FrameRef, Value, Values};
+
+    fn read(format: Format, text: &str) -> Profile {
+        format.read(&mut text.as_bytes(), &ReadOptions::default(), &mut Diagnostics::default()).unwrap()
+    }
+
+    /// The folded text of `profile` (one metric of whole counts).
+    fn folded(profile: &Profile) -> String {
+        let mut out = Vec::new();
+        crate::formats::folded::write(profile, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn the_interval_is_applied_if_any_step_applied_it() {
+        use IntervalUse::{Applied, Unused};
+        assert_eq!((Unused.or(Unused), Unused.or(Applied), Applied.or(Unused)), (Unused, Applied, Applied));
+    }
+
+    #[test]
+    fn equal_stacks_are_made_one() {
+        // Two roots `main` (as a Dyalog report of several roots can give) become one.
+        let mut profile = read(Format::Folded, "main;a 1\nmain;b 2\n");
+        let (main, c) =
+            (profile.frames.intern(FrameRef::function("main")), profile.frames.intern(FrameRef::function("c")));
+        let root = profile.tree.push(None, main);
+        let leaf = profile.tree.push(Some(root), c);
+        profile.tree.set_self(0, leaf, Value::Int(4));
+        assert!(profile.tree.has_duplicate_siblings(profile.frames.len()));
+        let merged = merge_equal_stacks(profile);
+        assert_eq!(folded(&merged), "main;a 1\nmain;b 2\nmain;c 4\n");
+    }
+
+    #[test]
+    fn line_frames_merge_into_their_functions_for_a_target_without_lines() {
+        let dyalog = read(Format::DyalogXml, include_str!("../../fixtures/dyalog-xml/several-roots.xml"));
+        assert!(dyalog.frames.iter().any(|(_, f)| f.kind == FrameKind::Line));
+        let mut diag = Diagnostics::default();
+        let carries = Format::Folded.carries();
+        let fitted = fit_lines(dyalog.clone(), Format::Folded, &carries, &ConvertOptions::default(), &mut diag);
+        assert!(fitted.frames.iter().all(|(_, f)| f.kind != FrameKind::Line));
+        assert!(diag.has("lines-merged"));
+        let total = |p: &Profile| p.total(p.metric_index("time").unwrap()).as_f64();
+        assert!((total(&fitted) - total(&dyalog)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn samples_become_time_at_the_interval_for_a_target_of_time() {
+        let mut profile = read(Format::Folded, "main;a 3\n");
+        let options = ConvertOptions::new(None, Some(Duration::from_millis(5)));
+        let (target, mut diag) = (Format::DyalogXml, Diagnostics::default());
+        let applied = fit_time_and_counts(&mut profile, target, &target.carries(), &options, &mut diag);
+        assert_eq!(applied, IntervalUse::Applied);
+        assert_eq!((profile.metrics()[0].kind, profile.total(0)), (MetricKind::Time, Value::Float(15.0)));
+    }
+
+    #[test]
+    fn one_metric_is_kept_and_the_others_named() {
+        let mut px = read(Format::GhcPx, include_str!("../../fixtures/ghc-px/notes-example.px"));
+        let mut diag = Diagnostics::default();
+        let chosen = keep_one_metric(&mut px, Format::Folded, &ConvertOptions::default(), &mut diag).unwrap();
+        assert_eq!(chosen, 0);
+        let names: Vec<&str> = px.metrics().iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["ticks"]);
+        assert!(diag.has("metric-dropped"));
+    }
+
+    #[test]
+    fn per_function_counts_and_header_facts_go_where_the_target_has_none() {
+        let mut tree = read(Format::Lispworks, include_str!("../../fixtures/lispworks/processes.tree"));
+        assert!(!tree.function_facts.is_empty() && tree.meta.title.is_some());
+        let (carries, mut diag) = (Format::Folded.carries(), Diagnostics::default());
+        drop_function_facts(&mut tree, Format::Folded, &carries, &mut diag);
+        drop_header_facts(&mut tree.meta, &carries);
+        assert!(tree.function_facts.is_empty() && tree.meta.title.is_none() && diag.has("facts-dropped"));
+    }
+
+    #[test]
+    fn whole_samples_keep_the_total() {
+        let ms = Values::Float(vec![0.4, 0.4, 0.4, 1.7, 0.0]);
+        let counts = whole_samples(&ms, 1.0);
+        assert_eq!(counts.iter().sum::<i64>(), 3); // 2.9 rounds to 3
+        assert_eq!(counts, vec![1, 0, 0, 2, 0]); // largest remainder first, ties by position
+        let ns = Values::Int(vec![2_500_000, 500_000]);
+        assert_eq!(whole_samples(&ns, 1_000_000.0), vec![3, 0]);
+    }
+}

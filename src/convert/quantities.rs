@@ -1,0 +1,299 @@
+//! Samples, ticks and time into one another at an interval; units of one quantity by their factor.
+
+use super::{ConvertOptions, IntervalUse, DEFAULT_INTERVAL};
+use crate::diag::Diagnostics;
+use crate::error::Error;
+use crate::formats::{Carries, Format};
+use crate::model::{Metric, MetricKind, Profile, Repr, Unit, Values};
+use std::time::Duration;
+
+/// Adds a samples metric for a target that needs samples (one BR group per sample) when the profile
+/// has none: time divided by the interval, else its ticks (GHC ticks are samples by another name).
+pub(super) fn time_into_samples(
+    profile: &mut Profile,
+    target: Format,
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) -> IntervalUse {
+    let metrics = profile.metrics();
+    if metrics.iter().any(|m| m.kind == MetricKind::Samples) {
+        return IntervalUse::Unused;
+    }
+    let time =
+        metrics.iter().enumerate().find_map(|(i, m)| Some((i, m.unit.nanos()?)).filter(|_| m.kind == MetricKind::Time));
+    let Some((time, unit_nanos)) = time else {
+        if let Some(ticks) = metrics.iter().position(|m| m.kind == MetricKind::Ticks) {
+            let name = metrics[ticks].name.clone();
+            diag.warn("ticks-as-samples", None, || format!("{target} counts samples: {name} are written as samples"));
+            let counts = whole_samples(profile.tree.self_values(ticks), 1.0);
+            profile.add_metric(Metric::samples(), Values::Int(counts));
+        }
+        return IntervalUse::Unused;
+    };
+    let interval = conversion_interval(profile, options);
+    diag.warn("time-to-samples", None, || {
+        format!("{target} counts samples: time divided into samples of {interval:?} (set with --interval)")
+    });
+    let counts = whole_samples(profile.tree.self_values(time), interval.as_nanos() as f64 / unit_nanos);
+    profile.meta.interval = Some(interval);
+    profile.add_metric(Metric::samples(), Values::Int(counts));
+    IntervalUse::Applied
+}
+
+/// The interval that turns time into counts (and counts into time): `--interval`, else the
+/// profile's own, else [`DEFAULT_INTERVAL`].
+pub(super) fn conversion_interval(profile: &Profile, options: &ConvertOptions) -> Duration {
+    options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL)
+}
+
+/// The interval of a profile whose counts are kept as they are (no time was turned into counts):
+/// the profile's own, `own`, the interval they were taken at. An `--interval` that differs from it
+/// is not applied, with a warning; a profile without an interval of its own takes `--interval`.
+pub(super) fn interval_of_kept_counts(
+    profile: &mut Profile,
+    own: Option<Duration>,
+    target: Format,
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) {
+    let Some(given) = options.interval else { return };
+    match own {
+        None => profile.meta.interval = Some(given),
+        Some(own) if own != given => {
+            let written = if target.carries().interval {
+                format!("{target} gets the profile's own interval, {own:?}")
+            } else {
+                format!("the profile's own interval is {own:?}")
+            };
+            diag.warn("interval-not-applied", None, || {
+                format!(
+                    "--interval {given:?} is not applied: no time is turned into counts, and counts are kept as they were taken; {written}"
+                )
+            });
+            profile.meta.interval = Some(own);
+        }
+        Some(_) => {}
+    }
+}
+
+/// Converts time metrics into `unit` (nanoseconds into Dyalog's milliseconds).
+pub(super) fn into_time_unit(profile: &mut Profile, unit: Unit) {
+    let Some(to) = unit.nanos() else { return };
+    for i in 0..profile.metrics().len() {
+        let metric = &profile.metrics()[i];
+        let Some(from) = metric.unit.nanos().filter(|_| metric.kind == MetricKind::Time && metric.unit != unit) else {
+            continue;
+        };
+        let convert =
+            |values: &Values| Values::Float((0..values.len()).map(|n| values.get(n).as_f64() * from / to).collect());
+        let converted = convert(profile.tree.self_values(i));
+        // Inclusive values are converted too: measured ones so as not to lose them, and whole-number
+        // sums (nanoseconds, say) because they are exact, where sums of the converted values are not.
+        let inclusive = match (profile.tree.measured_inclusive(i), metric.repr) {
+            (Some(measured), _) => Some(convert(measured)),
+            (None, Repr::Int) => Some(convert(&profile.tree.derived_inclusive(i))),
+            (None, Repr::Float) => None,
+        };
+        let metric = Metric { unit, repr: Repr::Float, ..metric.clone() };
+        profile.replace_metric(i, metric, converted);
+        if let Some(inclusive) = inclusive {
+            profile.tree.set_measured_inclusive_column(i, inclusive);
+        }
+    }
+}
+
+/// Turns a count of sampling intervals (samples, or GHC ticks where the target has no ticks) into
+/// time (the count × the interval) for a target that measures time but not samples, unless the
+/// profile has time already.
+pub(super) fn samples_into_time(
+    profile: &mut Profile,
+    target: Format,
+    carries: &Carries,
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) -> IntervalUse {
+    let metrics = profile.metrics();
+    let timed_counts = |m: &Metric| {
+        m.is_additive()
+            && (m.kind == MetricKind::Samples || (m.kind == MetricKind::Ticks && !carries.metrics.contains(&m.kind)))
+    };
+    let Some(samples) = metrics.iter().position(timed_counts) else { return IntervalUse::Unused };
+    if metrics.iter().any(|m| m.kind == MetricKind::Time) {
+        return IntervalUse::Unused;
+    }
+    let interval = conversion_interval(profile, options);
+    let ms = interval.as_secs_f64() * 1e3;
+    let counts = metrics[samples].name.clone();
+    diag.warn("samples-to-time", None, || {
+        format!("{target} measures time: {counts} multiplied by an interval of {interval:?} (set with --interval)")
+    });
+    let values = profile.tree.self_values(samples);
+    let times = Values::Float((0..values.len()).map(|i| values.get(i).as_f64() * ms).collect());
+    let metric = Metric {
+        name: "time".into(),
+        kind: MetricKind::Time,
+        unit: Unit::Milliseconds,
+        repr: Repr::Float,
+        ..metrics[samples].clone()
+    };
+    profile.replace_metric(samples, metric, times);
+    IntervalUse::Applied
+}
+
+/// For a target that counts ticks and not samples (GHC): a profile without ticks has its samples
+/// written as ticks, or else its time divided into ticks of the interval (`--interval`, else the
+/// profile's own, else 1 ms), rounded node by node keeping the total.
+pub(super) fn counts_as_ticks(
+    profile: &mut Profile,
+    target: Format,
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) -> IntervalUse {
+    let metrics = profile.metrics();
+    if metrics.iter().any(|m| m.kind == MetricKind::Ticks) {
+        return IntervalUse::Unused;
+    }
+    // What the profile is weighed by (a BR timed file: time), else samples, else time.
+    let countable = |m: &Metric| m.kind == MetricKind::Samples || (m.kind == MetricKind::Time && m.is_additive());
+    let source = profile
+        .primary_metric()
+        .filter(|&m| countable(&metrics[m]))
+        .or_else(|| metrics.iter().position(|m| m.kind == MetricKind::Samples))
+        .or_else(|| metrics.iter().position(countable));
+    let Some(index) = source else { return IntervalUse::Unused };
+    let metric = metrics[index].clone();
+    let timed = metric.unit.nanos().is_some();
+    let per_tick = match metric.unit.nanos() {
+        Some(unit_nanos) => {
+            let interval = conversion_interval(profile, options);
+            profile.meta.interval = Some(interval);
+            let unit = metric.unit.name();
+            diag.warn("time-to-ticks", None, || {
+                format!(
+                    "{target} counts ticks: time in {unit} divided into ticks of {interval:?} (set with --interval)"
+                )
+            });
+            interval.as_nanos() as f64 / unit_nanos
+        }
+        None => 1.0,
+    };
+    let counts = whole_samples(profile.tree.self_values(index), per_tick);
+    let ticks = Metric { aggregation: metric.aggregation, ..Metric::ticks() };
+    if profile.metric_index("ticks").is_some_and(|i| i != index) {
+        return IntervalUse::from_applied(timed);
+    }
+    profile.replace_metric(index, ticks, Values::Int(counts));
+    IntervalUse::from_applied(timed)
+}
+
+/// Nanoseconds per unit of `metric` in a profile sampled every `interval`: its unit's for time, the
+/// interval's for samples and ticks (one of each is one interval of time); `None` for quantities
+/// that are no time (bytes, objects, calls).
+pub(super) fn nanos_per_unit(metric: &Metric, interval: Duration) -> Option<f64> {
+    match metric.kind {
+        MetricKind::Time => metric.unit.nanos(),
+        MetricKind::Samples | MetricKind::Ticks => Some(interval.as_nanos() as f64),
+        _ => None,
+    }
+}
+
+/// What [`into_quantity`] did to a metric, for the one line that says so.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QuantityChange {
+    /// The metric as it was (`ticks (ticks, count, additive)`).
+    pub from: Metric,
+    /// The metric it became.
+    pub to: Metric,
+    /// The interval that turned counts into time or time into counts, where one did.
+    pub interval: Option<Duration>,
+}
+
+impl std::fmt::Display for QuantityChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (from, to) = (&self.from, &self.to);
+        let what = |m: &Metric| match m.kind {
+            MetricKind::Time => format!("time in {}", m.unit.name()),
+            kind => kind.name().to_string(),
+        };
+        write!(f, "{} ({}) taken as {}", from.name, what(from), what(to))?;
+        match self.interval {
+            Some(interval) => write!(f, " at an interval of {interval:?}"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Turns additive metric `m` of `profile` into the quantity of `to` (its kind and unit, and its name
+/// where the profile has no other metric of that name): units of one quantity by their factor
+/// (milliseconds into nanoseconds), samples, ticks and time into one another at `interval` (the
+/// interval of the counts: `--interval`, else their profile's own). Values stay whole where the factor
+/// keeps them so. Returns what it did, `None` when `m` is `to`'s quantity already; an error naming
+/// both where they cannot convert (bytes and time).
+pub fn into_quantity(
+    profile: &mut Profile,
+    m: usize,
+    to: &Metric,
+    interval: Duration,
+) -> Result<Option<QuantityChange>, Error> {
+    let from = profile.metrics()[m].clone();
+    if from.kind == to.kind && from.unit == to.unit {
+        return Ok(None);
+    }
+    let cannot = |why: &str| Error::BadOption(format!("{from} cannot be taken as {to}: {why}"));
+    let (factor, interval) = match (from.kind == to.kind, from.unit.factor_to(to.unit)) {
+        (true, Some(factor)) => (factor, None),
+        _ if from.kind.measures_time() && to.kind.measures_time() => {
+            let (Some(a), Some(b)) = (nanos_per_unit(&from, interval), nanos_per_unit(to, interval)) else {
+                return Err(cannot("their units differ"));
+            };
+            (a / b, Some(interval))
+        }
+        _ => return Err(cannot("they measure different things")),
+    };
+    let whole = factor.fract() == 0.0 && factor >= 1.0 && from.repr == Repr::Int;
+    let scale = |values: &Values| match whole {
+        true => {
+            Values::Int((0..values.len()).map(|i| values.get(i).as_count().saturating_mul(factor as i64)).collect())
+        }
+        false => Values::Float((0..values.len()).map(|i| values.get(i).as_f64() * factor).collect()),
+    };
+    let converted = scale(profile.tree.self_values(m));
+    // Measured inclusive values (Dyalog's) are the same quantity: they are scaled alike.
+    let measured = profile.tree.measured_inclusive(m).map(scale);
+    let name_taken = profile.metrics().iter().enumerate().any(|(i, other)| i != m && other.name == to.name);
+    let metric = Metric {
+        name: if name_taken { from.name.clone() } else { to.name.clone() },
+        kind: to.kind,
+        unit: to.unit,
+        repr: if whole { Repr::Int } else { Repr::Float },
+        ..from.clone()
+    };
+    profile.replace_metric(m, metric.clone(), converted);
+    if let Some(measured) = measured {
+        profile.tree.set_measured_inclusive_column(m, measured);
+    }
+    Ok(Some(QuantityChange { from, to: metric, interval }))
+}
+
+/// Divides every value by `per_sample` and rounds to whole samples so that the rounded values add up
+/// to the rounded total (largest remainder first), and no value is rounded by more than one.
+pub fn whole_samples(values: &Values, per_sample: f64) -> Vec<i64> {
+    if let (Values::Int(v), true) = (values, per_sample == 1.0) {
+        return v.clone();
+    }
+    let exact: Vec<f64> = (0..values.len()).map(|i| values.get(i).as_f64() / per_sample).collect();
+    let mut counts: Vec<i64> = exact.iter().map(|e| e.floor() as i64).collect();
+    let target = exact.iter().sum::<f64>().round() as i64;
+    let floor_sum: i64 = counts.iter().fold(0i64, |a, &b| a.saturating_add(b));
+    let missing = usize::try_from(target.saturating_sub(floor_sum)).unwrap_or(0).min(counts.len());
+    if missing > 0 {
+        // The `missing` largest remainders (ties: first node first), found without sorting them all.
+        let mut order: Vec<(f64, u32)> = exact.iter().enumerate().map(|(i, e)| (e - e.floor(), i as u32)).collect();
+        drop(exact);
+        order.select_nth_unstable_by(missing - 1, |a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        for &(_, i) in &order[..missing] {
+            counts[i as usize] += 1;
+        }
+    }
+    counts
+}

@@ -192,7 +192,8 @@ pub fn reads_text(format: Format) -> bool {
         | Format::Svg
         | Format::Speedscope
         | Format::Perf
-        | Format::Cpuprofile => true,
+        | Format::Cpuprofile
+        | Format::ChromeTrace => true,
         Format::Sampler | Format::Br | Format::Pprof => false,
     }
 }
@@ -253,14 +254,13 @@ impl Json {
         if !is_json {
             return None;
         }
-        let has = |key: &str| memchr::memmem::find(head, key.as_bytes()).is_some();
         Some(if Format::GhcJson.sniff(head) == Sniff::Yes {
             Json::Ghc
         } else if Format::Speedscope.sniff(head) == Sniff::Yes {
             Json::Speedscope
         } else if Format::Cpuprofile.sniff(head) == Sniff::Yes {
             Json::Cpuprofile
-        } else if has("\"traceEvents\"") || (head.trim_ascii_start().starts_with(b"[") && has("\"ph\"")) {
+        } else if Format::ChromeTrace.sniff(head) == Sniff::Yes {
             Json::ChromeTrace
         } else {
             Json::Unknown
@@ -284,14 +284,18 @@ impl Json {
             (Json::Ghc, None | Some(Format::GhcJson)) => return Ok(()),
             // The sniffers know GHC's own key order and speedscope's first keys; a file written otherwise is
             // read when named.
-            (Json::Unknown, Some(Format::GhcJson | Format::Speedscope | Format::Cpuprofile)) => return Ok(()),
+            (Json::Unknown, Some(Format::GhcJson | Format::Speedscope | Format::Cpuprofile | Format::ChromeTrace)) => {
+                return Ok(())
+            }
             (Json::Speedscope, None | Some(Format::Speedscope)) => return Ok(()),
             (Json::Cpuprofile, None | Some(Format::Cpuprofile)) => return Ok(()),
+            (Json::ChromeTrace, None | Some(Format::ChromeTrace)) => return Ok(()),
+            (Json::ChromeTrace, Some(_)) => format!("the content is {}; read it as chrome-trace", self.describe()),
             (Json::Cpuprofile, Some(_)) => format!("the content is {}; read it as cpuprofile", self.describe()),
             (Json::Ghc, Some(_)) => format!("the content is {}; read it as ghc-json", self.describe()),
             (Json::Speedscope, Some(_)) => format!("the content is {}; read it as speedscope", self.describe()),
-            (Json::ChromeTrace | Json::Unknown, _) => format!(
-                "the content is {}; of the formats proftool reads, only ghc-json (GHC's +RTS -pj profile), speedscope and cpuprofile (V8's) are JSON",
+            (Json::Unknown, _) => format!(
+                "the content is {}; of the formats proftool reads, only ghc-json (GHC's +RTS -pj profile), speedscope, cpuprofile (V8's) and chrome-trace are JSON",
                 self.describe()
             ),
         };

@@ -30,8 +30,8 @@
 //! source line (py-spy's slices are lines of functions). Clang's `Total …` tracks (a tid without a
 //! thread name whose slices are all `Total NAME` summaries) are dropped. A trace with `Profile` and
 //! `ProfileChunk` events is the CPU profile they carry (read as a `.cpuprofile` is, the chunks of the
-//! first profile joined in time order; its time, not its sample counts) under the root of the
-//! profile's thread; its slices are not
+//! first profile joined in time order; its time and the url as module, not its sample counts nor
+//! where functions are defined) under the root of the profile's thread; its slices are not
 //! read (as speedscope reads such a trace), said in a warning. `displayTimeUnit` other than `ms` is
 //! the header fact `chrome-trace.displayTimeUnit`. Instant, counter, async, flow and other events
 //! are counted in one warning; an `E` that does not close the innermost open slice is ignored and
@@ -83,7 +83,7 @@ pub(crate) const CARRIES: Carries = Carries {
     thread_roots: true,
     frame_kinds: false,
     metrics: &[MetricKind::Time],
-    one_metric: true,
+    one_metric: false,
     function_facts: false,
     source_lines: true,
     modules: true,
@@ -501,7 +501,7 @@ impl Reader<'_> {
     /// A `B`, `E` or `X` event.
     fn slice(&mut self, ph: char, event: Event) -> Result<(), Failure> {
         let Some(ts) = event.ts else {
-            return Err(Failure(format!("a {ph} event with a timestamp (ts)"), "one without".into()));
+            return Err(Failure(format!("a slice ({ph}) event with a timestamp (ts)"), "one without".into()));
         };
         let dur = match ph {
             'X' => event.dur.or(event.tdur).unwrap_or(0.0),
@@ -607,25 +607,21 @@ impl Reader<'_> {
         }
         if totals > 0 {
             diag.warn("chrome-trace-totals", None, || {
-                format!("{totals} tracks of Clang's `Total …` summaries are not read (their slices overlap the others)")
+                format!("Clang's `Total …` summary tracks are not read (their slices overlap the others): {totals}")
             });
         }
         if layout.unmatched > 0 {
             diag.warn("chrome-trace-unmatched", None, || {
-                format!("{} end (E) events that close no open slice of their name are ignored", layout.unmatched)
+                format!("end (E) events that close no open slice of their name are ignored: {}", layout.unmatched)
             });
         }
         if layout.unclosed > 0 {
             diag.warn("chrome-trace-unclosed", None, || {
-                format!(
-                    "{} slices still open at the end close at the trace's last timestamp (a trace cut short?)",
-                    layout.unclosed
-                )
+                format!("slices still open at the end close at the trace's last timestamp: {}", layout.unclosed)
             });
         }
         layout.time.resize(profile.tree.len(), 0.0);
-        // To the nanosecond: a time laid out as sums of fractions reads back as it was written.
-        let time: Vec<f64> = layout.time.iter().map(|t| (t * 1e3).round() / 1e3).collect();
+        let time: Vec<f64> = layout.time.iter().copied().map(to_nanosecond).collect();
         let values = match time.iter().all(|t| t.fract() == 0.0 && t.abs() < 2f64.powi(53)) {
             true => Values::Int(time.iter().map(|&t| t as i64).collect()),
             false => Values::Float(time),
@@ -682,10 +678,12 @@ impl Reader<'_> {
         let mut cpu = cpuprofile::profile(&document, &error)?;
         let name = self.track_of.get(&track).and_then(|&t| self.tracks[t].name.clone());
         let thread = Reader::thread_frame(&mut cpu, name.as_deref(), &track.1);
-        // A trace holds time only: the samples are what it was measured by, not kept.
+        // A trace holds time and frames' modules only: the samples it was measured by and where
+        // functions are defined are not kept.
         let keep: Vec<bool> = cpu.metrics().iter().map(|m| m.kind == MetricKind::Time).collect();
         cpu.retain_metrics(&keep);
         cpu.meta.weighed_by = None;
+        cpu.frame_attrs.clear();
         Ok(crate::model::ops::adopt_roots(&cpu, thread, |_| true))
     }
 }
@@ -756,9 +754,9 @@ impl Layout<'_> {
         self.advance(&open, &mut now, last);
     }
 
-    /// Closes the `X` slices on top that end by `at`.
+    /// Closes the `X` slices on top that end by `at` (a `B` slice ends at its `E` only).
     fn close_whole(&mut self, open: &mut Vec<Open>, now: &mut f64, at: f64) {
-        while let Some(end) = open.last().map(|o| o.end).filter(|&end| end <= at) {
+        while let Some(end) = open.last().map(|o| o.end).filter(|&end| end.is_finite() && end <= at) {
             self.advance(open, now, end);
             open.pop();
         }
@@ -779,9 +777,60 @@ impl Layout<'_> {
     }
 }
 
-/// Writes `profile` (projected onto [`CARRIES`]: time in µs, roots that are threads) as a Chrome
-/// trace.
-pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<(), Error> {
+/// Fits a profile projected onto [`CARRIES`] to what a trace holds: every root a thread (roots
+/// that are not go under one thread, `main`), no time of a thread's own (a track holds slices
+/// only: it is dropped, said on stderr), time to the nanosecond (rounded, said on stderr).
+pub(crate) fn fit(profile: Profile, diag: &mut Diagnostics) -> Profile {
+    let is_thread = |f: &crate::model::Frame| f.kind == FrameKind::Thread;
+    let loose = profile.tree.roots().any(|r| !is_thread(profile.frames.get(profile.tree.frame(r))));
+    let mut profile = profile;
+    if loose {
+        let name =
+            super::unique_name("main".into(), |name| profile.frames.contains(FrameRef::named(name, FrameKind::Thread)));
+        let thread = profile.frames.intern(FrameRef::named(&name, FrameKind::Thread));
+        profile = crate::model::ops::adopt_roots(&profile, thread, |f| !is_thread(f));
+    }
+    let Some(time) = profile.metrics().iter().position(|m| m.kind == MetricKind::Time) else { return profile };
+    if let Values::Float(values) = profile.tree.self_values(time) {
+        let rounded: Vec<f64> = values.iter().copied().map(to_nanosecond).collect();
+        if rounded != *values {
+            diag.warn("chrome-trace-rounded", None, || {
+                format!("{FORMAT} is written to the nanosecond: time below a whole nanosecond is rounded")
+            });
+            let metric = profile.metrics()[time].clone();
+            profile.replace_metric(time, metric, Values::Float(rounded));
+        }
+    }
+    let roots: Vec<NodeId> =
+        profile.tree.roots().filter(|&r| profile.tree.self_value(time, r).as_f64() != 0.0).collect();
+    if !roots.is_empty() {
+        let zero = match profile.metrics()[time].repr {
+            Repr::Int => crate::model::Value::Int(0),
+            Repr::Float => crate::model::Value::Float(0.0),
+        };
+        let dropped: f64 = roots.iter().map(|&r| profile.tree.self_value(time, r).as_f64()).sum();
+        for &root in &roots {
+            profile.tree.set_self(time, root, zero);
+        }
+        diag.warn("chrome-trace-thread-time", None, || {
+            format!(
+                "{FORMAT} holds slices of threads, not time of a thread's own: {dropped} us of {} threads dropped",
+                roots.len()
+            )
+        });
+    }
+    profile
+}
+
+/// Time in µs to the nanosecond: what a trace's slices hold, laid out as sums of fractions, read
+/// back as it was written (the error of adding floats is far below a nanosecond).
+fn to_nanosecond(micros: f64) -> f64 {
+    (micros * 1e3).round() / 1e3
+}
+
+/// Writes `profile` (projected onto [`CARRIES`] and fitted by [`fit`]: time in µs, roots that are
+/// threads without time of their own) as a Chrome trace.
+pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error> {
     let tree = &profile.tree;
     let inclusive: Vec<f64> = match profile.metrics().iter().position(|m| m.kind == MetricKind::Time) {
         Some(m) => {
@@ -799,7 +848,6 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
     let children = tree.children();
     let mut json = String::with_capacity(1 << 16);
     json.push_str("{\"traceEvents\":[\n{\"name\":\"process_name\",\"cat\":\"__metadata\",\"ph\":\"M\",\"ts\":0,\"pid\":1,\"tid\":0,\"args\":{\"name\":\"proftool\"}}");
-    let mut own_time = 0usize;
     for (i, &root) in children.roots().iter().enumerate() {
         let tid = itoa::Buffer::new().format(i + 1).to_string();
         json.push_str(",\n{\"name\":\"thread_name\",\"cat\":\"__metadata\",\"ph\":\"M\",\"ts\":0,\"pid\":1,\"tid\":");
@@ -807,8 +855,6 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
         json.push_str(",\"args\":{\"name\":");
         push_string(&mut json, &super::written_name(profile.frames.get(tree.frame(root))));
         json.push_str("}}");
-        let callees: f64 = children.of_node(root).iter().map(|c| inclusive[c.index()]).sum();
-        own_time += usize::from(inclusive[root.index()] > callees);
         // Each node with where its slice starts, callees one after another from their caller's start.
         let mut stack: Vec<(NodeId, f64)> = Vec::new();
         push_callees(&mut stack, children.of_node(root), 0.0, &inclusive);
@@ -845,11 +891,6 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
                 json.clear();
             }
         }
-    }
-    if own_time > 0 {
-        diag.warn("chrome-trace-thread-time", None, || {
-            format!("the time of {own_time} threads outside any function is not written: a track holds slices only")
-        });
     }
     json.push_str("\n],\"displayTimeUnit\":");
     push_string(&mut json, profile.meta.attr(DISPLAY_TIME_UNIT).unwrap_or("ms"));

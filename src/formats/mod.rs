@@ -456,7 +456,7 @@ impl Format {
             Format::Speedscope => speedscope::write(profile, out)?,
             Format::Pprof => pprof::write(profile, out, diag)?,
             Format::Cpuprofile => cpuprofile::write(profile, out, options)?,
-            Format::ChromeTrace => chrome_trace::write(profile, out, diag)?,
+            Format::ChromeTrace => chrome_trace::write(profile, out)?,
             Format::GhcProf | Format::GhcJson | Format::Perf => {
                 return Err(Error::Unsupported { format: self.into(), action: "written" })
             }
@@ -505,6 +505,7 @@ impl Format {
             Format::Br => br::fit(profile, options, diag),
             Format::Pprof => pprof::fit(profile, diag),
             Format::Cpuprofile => cpuprofile::fit(profile, options, diag),
+            Format::ChromeTrace => chrome_trace::fit(profile, diag),
             _ => profile,
         }
     }

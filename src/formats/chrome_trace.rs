@@ -50,13 +50,15 @@
 //! flame chart: each node a slice as long as its inclusive time, its callees one after another from
 //! its start, its own time after them; `ts` and `dur` in µs, fractions where the time has them.
 //! A source line frame or a frame with a module has `args` `filename` and `line` (as py-spy writes
-//! them; speedscope then names the frame with them). A profile without time is refused, or its
-//! samples or ticks are time at its interval (the conversion says which, on stderr).
+//! them; speedscope then names the frame with them). Roots that are not threads go under a thread
+//! `main`; a thread's own time is a slice named after the thread (a track holds slices only); time
+//! is rounded to the nanosecond. A profile without time is refused, or its samples or ticks are time
+//! at its interval (the conversion says which, on stderr).
 //!
 //! **Lost**: processes (threads of one name in two processes are one root), the order and
 //! timestamps of slices (the flame chart puts callees one after another), time on a thread outside
-//! any slice, other `args`, categories, instant, counter, async and flow events; a thread's own time
-//! (a track holds slices only) and stacks of no time are not written.
+//! any slice, other `args`, categories, instant, counter, async and flow events; stacks of no time
+//! are not written.
 
 use super::cpuprofile;
 use super::json::push_string;
@@ -782,8 +784,8 @@ impl Layout<'_> {
 }
 
 /// Fits a profile projected onto [`CARRIES`] to what a trace holds: every root a thread (roots
-/// that are not go under one thread, `main`), no time of a thread's own (a track holds slices
-/// only: it is dropped, said on stderr), time to the nanosecond (rounded, said on stderr).
+/// that are not go under one thread, `main`; frames below them functions), a thread's own time in a slice named after it (a
+/// track holds slices only), time to the nanosecond (rounded); the last two said on stderr.
 pub(crate) fn fit(profile: Profile, diag: &mut Diagnostics) -> Profile {
     let is_thread = |f: &crate::model::Frame| f.kind == FrameKind::Thread;
     let loose = profile.tree.roots().any(|r| !is_thread(profile.frames.get(profile.tree.frame(r))));
@@ -794,6 +796,8 @@ pub(crate) fn fit(profile: Profile, diag: &mut Diagnostics) -> Profile {
         let thread = profile.frames.intern(FrameRef::named(&name, FrameKind::Thread));
         profile = crate::model::ops::adopt_roots(&profile, thread, |f| !is_thread(f));
     }
+    // A thread is a track: below the roots every frame is a function.
+    super::sampler::make_nested_frames_functions(&mut profile);
     let Some(time) = profile.metrics().iter().position(|m| m.kind == MetricKind::Time) else { return profile };
     if let Values::Float(values) = profile.tree.self_values(time) {
         let rounded: Vec<f64> = values.iter().copied().map(to_nanosecond).collect();
@@ -812,13 +816,20 @@ pub(crate) fn fit(profile: Profile, diag: &mut Diagnostics) -> Profile {
             Repr::Int => crate::model::Value::Int(0),
             Repr::Float => crate::model::Value::Float(0.0),
         };
-        let dropped: f64 = roots.iter().map(|&r| profile.tree.self_value(time, r).as_f64()).sum();
         for &root in &roots {
+            let name = profile.frames.get(profile.tree.frame(root)).name.clone();
+            let own = profile.frames.intern(FrameRef::function(&name));
+            let value = profile.tree.self_value(time, root);
+            let node = profile.tree.push(Some(root), own);
+            profile.tree.set_self(time, node, value);
             profile.tree.set_self(time, root, zero);
+        }
+        if profile.tree.has_duplicate_siblings(profile.frames.len()) {
+            profile = crate::model::ops::merge_siblings(&profile);
         }
         diag.warn("chrome-trace-thread-time", None, || {
             format!(
-                "{FORMAT} holds slices of threads, not time of a thread's own: {dropped} us of {} threads dropped",
+                "{FORMAT} holds slices of threads: the time of {} threads of their own is a slice named after the thread",
                 roots.len()
             )
         });

@@ -7,8 +7,9 @@
 //! single `Maybe`; else an error that lists the candidates. Output: `--to`, else the extension. Output detection
 //! never looks at content.
 //!
-//! Before all of that, JSON is told apart by its keys: GHC's `-pj` and speedscope's go on to be
-//! detected (or read as named), any other JSON is refused with what it looks like, even under
+//! Before all of that, JSON is told apart by its keys: GHC's `-pj`, speedscope's, V8's `.cpuprofile`
+//! and Chrome traces go on to be detected (or read as named; one named as another of them is refused
+//! with what it is), any other JSON is refused with what it looks like, even under
 //! `--from`. An extension that names only formats proftool writes (`.svg`) is refused as such. Text formats are sniffed
 //! as their readers get them: UTF-16 decoded, without a leading byte-order mark, CRLF as LF
 //! ([`reads_text`], [`text::sniffable`]); an input path ending in `.gz` is also matched
@@ -72,8 +73,8 @@ pub fn by_extension(path: &Path) -> Vec<Format> {
 
 /// Decides the format of an input from `--from`, its first bytes as they are (`head`) and its path
 /// (`None` for stdin). Text formats are sniffed as their readers get them ([`text::sniffable`]).
-/// JSON is recognised before anything else: proftool reads GHC's and speedscope's, and says what any
-/// other is.
+/// JSON is recognised before anything else: proftool reads GHC's, speedscope's, V8's and Chrome's,
+/// and says what any other is.
 /// An empty input is read as the format named or its extension says, with a warning.
 pub fn detect_input(
     named: Option<Format>,

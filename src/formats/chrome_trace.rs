@@ -292,6 +292,9 @@ enum Kind {
 
 const NO_NAME: u32 = u32::MAX;
 
+/// The name of an `E` that no slice has: it closes none.
+const UNKNOWN_NAME: u32 = u32::MAX - 1;
+
 /// A (pid, tid) track.
 struct Track {
     tid: Id,
@@ -337,7 +340,8 @@ struct Reader<'p> {
 
 /// Reads a Chrome trace.
 pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
-    let place = Place::default();
+    // Inside until the array of events starts: an input that ends before it is no trace.
+    let place = Place { inside: Cell::new(true), ..Place::default() };
     let counting = Counting { inner: BufReader::with_capacity(1 << 16, input), place: &place };
     let mut deserializer = serde_json::Deserializer::from_reader(counting);
     let mut reader = Reader {
@@ -520,7 +524,7 @@ impl Reader<'_> {
         let item = match (ph, event.name) {
             // An end names the slice it closes, or none.
             ('E', name) => {
-                let name = name.map_or(NO_NAME, |n| self.names.get(&n).copied().unwrap_or(NO_NAME - 1));
+                let name = name.map_or(NO_NAME, |n| self.names.get(&n).copied().unwrap_or(UNKNOWN_NAME));
                 Item { ts, dur, frame: FrameId(0), name, kind: Kind::End }
             }
             (_, name) => {

@@ -116,11 +116,14 @@ fn json_that_is_not_ghcs_says_what_it_is() {
     let dir = tempfile::tempdir().unwrap();
     let trace = write(dir.path(), "trace.json", br#"{"traceEvents":[{"name":"a","ph":"X","ts":1,"dur":2}]}"#);
     let out = dir.path().join("o.folded");
-    let only_ghc = "of the formats proftool reads, only ghc-json (GHC's +RTS -pj profile), speedscope and cpuprofile (V8's) are JSON";
-    let err = failure(proftool().arg("convert").arg(&trace).arg(&out));
-    assert!(err.contains("the content is a Chrome trace (JSON trace events)") && err.contains(only_ghc), "{err}");
     let err = failure(proftool().args(["convert", "--from", "folded"]).arg(&trace).arg(&out));
     assert!(err.contains("cannot read the input as folded: the content is a Chrome trace"), "{err}");
+    assert!(err.contains("read it as chrome-trace"), "{err}");
+    // JSON of no kind proftool knows.
+    let other = write(dir.path(), "other.json", br#"{"spans": [{"name": "a"}]}"#);
+    let only = "of the formats proftool reads, only ghc-json (GHC's +RTS -pj profile), speedscope, cpuprofile (V8's) and chrome-trace are JSON";
+    let err = failure(proftool().arg("convert").arg(&other).arg(&out));
+    assert!(err.contains("the content is JSON of a kind proftool does not know") && err.contains(only), "{err}");
     // A speedscope file read as another format.
     let speedscope = dir.path().join("p.speedscope.json");
     proftool().arg("convert").arg(fixture("lispworks/minimal.tree")).arg(&speedscope).assert().success();

@@ -18,6 +18,8 @@ fn any_bytes() -> impl Strategy<Value = Vec<u8>> {
         // Binary and JSON formats: a good file with a few bytes changed and its end perhaps cut off.
         mutated("pprof/inlined.pb"),
         mutated("speedscope/evented.speedscope.json"),
+        mutated("chrome-trace/edge.trace.json"),
+        mutated("chrome-trace/node-profile.json"),
     ]
 }
 

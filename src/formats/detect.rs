@@ -7,8 +7,9 @@
 //! single `Maybe`; else an error that lists the candidates. Output: `--to`, else the extension. Output detection
 //! never looks at content.
 //!
-//! Before all of that, JSON is told apart by its keys: GHC's `-pj` and speedscope's go on to be
-//! detected (or read as named), any other JSON is refused with what it looks like, even under
+//! Before all of that, JSON is told apart by its keys: GHC's `-pj`, speedscope's, V8's `.cpuprofile`
+//! and Chrome traces go on to be detected (or read as named; one named as another of them is refused
+//! with what it is), any other JSON is refused with what it looks like, even under
 //! `--from`. An extension that names only formats proftool writes (`.svg`) is refused as such. Text formats are sniffed
 //! as their readers get them: UTF-16 decoded, without a leading byte-order mark, CRLF as LF
 //! ([`reads_text`], [`text::sniffable`]); an input path ending in `.gz` is also matched
@@ -72,8 +73,8 @@ pub fn by_extension(path: &Path) -> Vec<Format> {
 
 /// Decides the format of an input from `--from`, its first bytes as they are (`head`) and its path
 /// (`None` for stdin). Text formats are sniffed as their readers get them ([`text::sniffable`]).
-/// JSON is recognised before anything else: proftool reads GHC's and speedscope's, and says what any
-/// other is.
+/// JSON is recognised before anything else: proftool reads GHC's, speedscope's, V8's and Chrome's,
+/// and says what any other is.
 /// An empty input is read as the format named or its extension says, with a warning.
 pub fn detect_input(
     named: Option<Format>,
@@ -192,7 +193,8 @@ pub fn reads_text(format: Format) -> bool {
         | Format::Svg
         | Format::Speedscope
         | Format::Perf
-        | Format::Cpuprofile => true,
+        | Format::Cpuprofile
+        | Format::ChromeTrace => true,
         Format::Sampler | Format::Br | Format::Pprof => false,
     }
 }
@@ -253,14 +255,13 @@ impl Json {
         if !is_json {
             return None;
         }
-        let has = |key: &str| memchr::memmem::find(head, key.as_bytes()).is_some();
         Some(if Format::GhcJson.sniff(head) == Sniff::Yes {
             Json::Ghc
         } else if Format::Speedscope.sniff(head) == Sniff::Yes {
             Json::Speedscope
         } else if Format::Cpuprofile.sniff(head) == Sniff::Yes {
             Json::Cpuprofile
-        } else if has("\"traceEvents\"") || (head.trim_ascii_start().starts_with(b"[") && has("\"ph\"")) {
+        } else if Format::ChromeTrace.sniff(head) == Sniff::Yes {
             Json::ChromeTrace
         } else {
             Json::Unknown
@@ -284,14 +285,18 @@ impl Json {
             (Json::Ghc, None | Some(Format::GhcJson)) => return Ok(()),
             // The sniffers know GHC's own key order and speedscope's first keys; a file written otherwise is
             // read when named.
-            (Json::Unknown, Some(Format::GhcJson | Format::Speedscope | Format::Cpuprofile)) => return Ok(()),
+            (Json::Unknown, Some(Format::GhcJson | Format::Speedscope | Format::Cpuprofile | Format::ChromeTrace)) => {
+                return Ok(())
+            }
             (Json::Speedscope, None | Some(Format::Speedscope)) => return Ok(()),
             (Json::Cpuprofile, None | Some(Format::Cpuprofile)) => return Ok(()),
+            (Json::ChromeTrace, None | Some(Format::ChromeTrace)) => return Ok(()),
+            (Json::ChromeTrace, Some(_)) => format!("the content is {}; read it as chrome-trace", self.describe()),
             (Json::Cpuprofile, Some(_)) => format!("the content is {}; read it as cpuprofile", self.describe()),
             (Json::Ghc, Some(_)) => format!("the content is {}; read it as ghc-json", self.describe()),
             (Json::Speedscope, Some(_)) => format!("the content is {}; read it as speedscope", self.describe()),
-            (Json::ChromeTrace | Json::Unknown, _) => format!(
-                "the content is {}; of the formats proftool reads, only ghc-json (GHC's +RTS -pj profile), speedscope and cpuprofile (V8's) are JSON",
+            (Json::Unknown, _) => format!(
+                "the content is {}; of the formats proftool reads, only ghc-json (GHC's +RTS -pj profile), speedscope, cpuprofile (V8's) and chrome-trace are JSON",
                 self.describe()
             ),
         };

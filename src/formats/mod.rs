@@ -11,6 +11,7 @@
 //! round-trip, property and CLI tests pick it up from [`Format::ALL`].
 
 pub mod br;
+pub mod chrome_trace;
 pub mod cpuprofile;
 pub mod detect;
 pub mod dyalog;
@@ -65,6 +66,8 @@ pub enum Format {
     Perf,
     /// V8's `.cpuprofile` JSON (`node --cpu-prof`, Chrome DevTools), for DevTools and VS Code.
     Cpuprofile,
+    /// Chrome's trace events JSON (`chrome://tracing`, Perfetto; py-spy's and Clang's traces).
+    ChromeTrace,
 }
 
 /// How sure a sniffer is that an input's first bytes are its format.
@@ -288,6 +291,7 @@ impl Format {
             Format::Pprof => "pprof",
             Format::Perf => "perf",
             Format::Cpuprofile => "cpuprofile",
+            Format::ChromeTrace => "chrome-trace",
         }
     }
 
@@ -313,6 +317,7 @@ impl Format {
             Format::Pprof => "pprof profile (protocol buffers, gzipped or not), of go tool pprof and Go",
             Format::Perf => "Linux perf script text of a perf record -g recording",
             Format::Cpuprofile => "V8 .cpuprofile JSON (node --cpu-prof, Chrome DevTools), opens in VS Code",
+            Format::ChromeTrace => "Chrome trace events JSON (py-spy, clang -ftime-trace), opens in Perfetto",
         }
     }
 
@@ -335,6 +340,8 @@ impl Format {
             Format::Pprof => &["pb.gz", "pprof", "pb"],
             Format::Perf => &["perf-script", "perf"],
             Format::Cpuprofile => &["cpuprofile"],
+            // py-spy and Clang write `.json`: content decides.
+            Format::ChromeTrace => &["trace.json", "json"],
         }
     }
 
@@ -353,7 +360,8 @@ impl Format {
             | Format::Speedscope
             | Format::Pprof
             | Format::Perf
-            | Format::Cpuprofile => true,
+            | Format::Cpuprofile
+            | Format::ChromeTrace => true,
             Format::Svg => false,
         }
     }
@@ -371,7 +379,8 @@ impl Format {
             | Format::Svg
             | Format::Speedscope
             | Format::Pprof
-            | Format::Cpuprofile => true,
+            | Format::Cpuprofile
+            | Format::ChromeTrace => true,
             Format::GhcProf | Format::GhcJson | Format::Perf => false,
         }
     }
@@ -393,6 +402,7 @@ impl Format {
             Format::Pprof => pprof::CARRIES,
             Format::Perf => perf::CARRIES,
             Format::Cpuprofile => cpuprofile::CARRIES,
+            Format::ChromeTrace => chrome_trace::CARRIES,
         }
     }
 
@@ -413,6 +423,7 @@ impl Format {
             Format::Pprof => pprof::sniff(head),
             Format::Perf => perf::sniff(head),
             Format::Cpuprofile => cpuprofile::sniff(head),
+            Format::ChromeTrace => chrome_trace::sniff(head),
         }
     }
 
@@ -439,6 +450,7 @@ impl Format {
             Format::Pprof => pprof::read(input, options, diag)?,
             Format::Perf => perf::read(input, options.formats.perf.root, diag)?,
             Format::Cpuprofile => cpuprofile::read(input, diag)?,
+            Format::ChromeTrace => chrome_trace::read(input, diag)?,
             Format::Svg => return Err(Error::Unsupported { format: self.into(), action: "read" }),
         };
         debug_assert_eq!(profile.validate(), Ok(()), "{self} reader broke a model invariant");
@@ -467,6 +479,7 @@ impl Format {
             Format::Speedscope => speedscope::write(profile, out)?,
             Format::Pprof => pprof::write(profile, out, diag)?,
             Format::Cpuprofile => cpuprofile::write(profile, out, options)?,
+            Format::ChromeTrace => chrome_trace::write(profile, out)?,
             Format::GhcProf | Format::GhcJson | Format::Perf => {
                 return Err(Error::Unsupported { format: self.into(), action: "written" })
             }
@@ -515,6 +528,7 @@ impl Format {
             Format::Br => br::fit(profile, options, diag),
             Format::Pprof => pprof::fit(profile, diag),
             Format::Cpuprofile => cpuprofile::fit(profile, options, diag),
+            Format::ChromeTrace => chrome_trace::fit(profile, diag),
             _ => profile,
         }
     }

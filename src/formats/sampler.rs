@@ -703,7 +703,7 @@ fn name_threads_by_id(profile: &mut Profile, diag: &mut Diagnostics) {
 
 /// Turns every frame below the roots that is not a function (a nested thread or pseudo-frame) into
 /// a function of the same name, for formats that know threads only as roots.
-fn make_nested_frames_functions(profile: &mut Profile) {
+pub(crate) fn make_nested_frames_functions(profile: &mut Profile) {
     let nested: Vec<NodeId> = profile
         .tree
         .nodes()

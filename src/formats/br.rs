@@ -60,7 +60,12 @@ use crate::formats::options::{ConvertOptions, DEFAULT_INTERVAL};
 use crate::model::{
     ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values,
 };
+use byteorder::{BigEndian, WriteBytesExt};
 use indexmap::IndexMap;
+use nom::bytes::streaming::take;
+use nom::combinator::map_parser;
+use nom::number::streaming::{be_u16, be_u32, be_u64, be_u8};
+use nom::{Needed, Parser};
 use rustc_hash::{FxBuildHasher, FxHashMap};
 use std::io::{Read, Write};
 
@@ -175,130 +180,195 @@ fn record_name(kind: u8) -> String {
     format!("{name} ({kind})")
 }
 
-/// A complete top-level item at the start of a slice.
-enum Item {
-    /// A module mapping of `len` bytes; its name is at `MAPPING_NAME_AT..len`.
-    Mapping { number: u16, len: usize },
-    /// A group of `len` bytes (END included) and the sum of its times.
-    Group { len: usize, time: u128 },
+/// One record, as [`record`] reads it.
+enum Record<'a> {
+    Mapping,
+    /// A CURRENT LINE or BACKTRACE INFORMATION record (the type byte says which).
+    Frame(Place),
+    /// Nanoseconds.
+    Time(u64),
+    FunctionName(&'a [u8]),
+    Gosub,
+    MainRoutine,
+    End,
 }
 
-/// The name of a mapping starts after the type, number and length.
-const MAPPING_NAME_AT: usize = 5;
+/// Where a CURRENT LINE or BACKTRACE INFORMATION record is.
+struct Place {
+    module: u16,
+    line: u32,
+    clause: u8,
+}
 
-/// Parses the item at the start of `s`, which starts at byte `at` of the input. `Ok(None)` means
-/// that `s` ends inside the item and more input may follow; at the end of the input (`eof`) that is
-/// an error. `times` receives the offsets of the group's time records.
-fn parse_item(s: &[u8], at: u64, eof: bool, times: &mut Vec<usize>) -> Result<Option<Item>, ParseError> {
-    let Some(&kind) = s.first() else {
-        return Ok(None);
-    };
+/// The bytes of a mapping before its name: type, number and name length.
+const MAPPING_HEAD_LEN: usize = 5;
+/// The bytes of a function name record before its name: type and name length.
+const FUNCTION_NAME_HEAD_LEN: usize = 2;
+
+/// What stops the parsers (beside nom's `Incomplete`), with the input from where it is.
+enum Failure<'a> {
+    /// A record type byte that no record parser takes.
+    UnknownType(&'a [u8]),
+    /// A record where the grammar does not allow it.
+    Misplaced { input: &'a [u8], expected: &'static str, found: String },
+    /// A record (or the end of the input) where a group's END CURRENT LINE must come first.
+    Unended { input: &'a [u8], found: String },
+}
+
+impl<'a> nom::error::ParseError<&'a [u8]> for Failure<'a> {
+    /// nom's streaming `take` and number parsers never fail, they only ask for more input: an
+    /// error of nom's own can only be at a type byte that no parser took.
+    fn from_error_kind(input: &'a [u8], _: nom::error::ErrorKind) -> Failure<'a> {
+        Failure::UnknownType(input)
+    }
+
+    fn append(_: &'a [u8], _: nom::error::ErrorKind, other: Failure<'a>) -> Failure<'a> {
+        other
+    }
+}
+
+impl Failure<'_> {
+    /// The reader's error for a failure in the item at the start of `s`, which starts at byte `at`
+    /// of the input: its offset is where the failure's input starts.
+    fn into_error(self, s: &[u8], at: u64) -> ParseError {
+        let offset = |input: &[u8]| at + (s.len() - input.len()) as u64;
+        match self {
+            Failure::UnknownType(input) => unknown_type(offset(input), input.first().copied().unwrap_or_default()),
+            Failure::Misplaced { input, expected, found } => unexpected(offset(input), expected, found),
+            Failure::Unended { input, found } => {
+                let expected = format!("END CURRENT LINE (6) for the group that starts at byte {at}");
+                unexpected(offset(input), &expected, found)
+            }
+        }
+    }
+}
+
+type Parsed<'a, T> = nom::IResult<&'a [u8], T, Failure<'a>>;
+
+/// The record at the start of `input`, read by nom's streaming parsers: `Err::Incomplete` when
+/// `input` ends inside it. The fixed-size part of a record is taken whole before its fields are
+/// read, so that the bytes `Incomplete` asks for reach the end of that part (with those there,
+/// the record's length that [`cut_short`] gives).
+// Inlined into the group loop, which reads most of a file's records.
+#[inline(always)]
+fn record(input: &[u8]) -> Parsed<'_, Record<'_>> {
+    let (rest, kind) = be_u8(input)?;
     match kind {
-        MAPPING => {
-            if !has(s, 0, MAPPING_NAME_AT, at, eof, MAPPING)? {
-                return Ok(None);
-            }
-            let len = MAPPING_NAME_AT + usize::from(u16::from_be_bytes([s[3], s[4]]));
-            if !has(s, 0, len, at, eof, MAPPING)? {
-                return Ok(None);
-            }
-            Ok(Some(Item::Mapping { number: u16::from_be_bytes([s[1], s[2]]), len }))
+        MAPPING => mapping(input).map(|(rest, _)| (rest, Record::Mapping)),
+        CURRENT_LINE | BACKTRACE => {
+            let fields = (be_u8, be_u16, be_u32, be_u8);
+            let (rest, (_, module, line, clause)) = map_parser(take(FRAME_LEN), fields).parse(input)?;
+            Ok((rest, Record::Frame(Place { module, line, clause })))
         }
-        CURRENT_LINE => parse_group(s, at, eof, times),
-        TIME | BACKTRACE | END | FUNCTION_NAME | GOSUB | MAIN_ROUTINE => {
-            let found = format!("{} outside a group", record_name(kind));
-            Err(unexpected(at, "a CURRENT LINE (3) or CREATE MODULE MAPPING (1) record", found))
+        TIME => {
+            let (rest, (_, ns)) = map_parser(take(TIME_LEN), (be_u8, be_u64)).parse(input)?;
+            Ok((rest, Record::Time(ns)))
         }
-        other => Err(unknown_type(at, other)),
+        FUNCTION_NAME => {
+            let (rest, (_, len)) = map_parser(take(FUNCTION_NAME_HEAD_LEN), (be_u8, be_u8)).parse(input)?;
+            let (rest, name) = take(len).parse(rest)?;
+            Ok((rest, Record::FunctionName(name)))
+        }
+        GOSUB => Ok((rest, Record::Gosub)),
+        MAIN_ROUTINE => Ok((rest, Record::MainRoutine)),
+        END => Ok((rest, Record::End)),
+        _ => Err(nom::Err::Failure(Failure::UnknownType(input))),
     }
 }
 
-/// Parses the group at the start of `s` (its first byte is CURRENT LINE).
-fn parse_group(s: &[u8], at: u64, eof: bool, times: &mut Vec<usize>) -> Result<Option<Item>, ParseError> {
-    times.clear();
-    if !has(s, 0, FRAME_LEN, at, eof, CURRENT_LINE)? {
-        return Ok(None);
+/// A CREATE MODULE MAPPING record: the module number and its file name.
+fn mapping(input: &[u8]) -> Parsed<'_, (u16, &[u8])> {
+    let (rest, (_, number, len)) = map_parser(take(MAPPING_HEAD_LEN), (be_u8, be_u16, be_u16)).parse(input)?;
+    let (rest, name) = take(len).parse(rest)?;
+    Ok((rest, (number, name)))
+}
+
+/// A complete top-level item.
+enum Item<'a> {
+    Mapping {
+        number: u16,
+        name: &'a [u8],
+    },
+    /// A group, and the sum of its times.
+    Group {
+        time: u128,
+    },
+}
+
+/// The item at the start of `s`: `Err::Incomplete` when `s` ends inside it (more input may
+/// follow). `times` receives the offsets in `s` of a group's time records.
+fn item<'a>(s: &'a [u8], times: &mut Vec<usize>) -> Parsed<'a, Item<'a>> {
+    let (_, kind) = be_u8(s)?;
+    match kind {
+        MAPPING => mapping(s).map(|(rest, (number, name))| (rest, Item::Mapping { number, name })),
+        CURRENT_LINE => group(s, times),
+        TIME | BACKTRACE | END | FUNCTION_NAME | GOSUB | MAIN_ROUTINE => Err(nom::Err::Failure(Failure::Misplaced {
+            input: s,
+            expected: "a CURRENT LINE (3) or CREATE MODULE MAPPING (1) record",
+            found: format!("{} outside a group", record_name(kind)),
+        })),
+        _ => Err(nom::Err::Failure(Failure::UnknownType(s))),
     }
-    let mut p = FRAME_LEN;
-    // Whether the previous record was a frame (3 or 5), which a qualifier must follow.
-    let mut after_frame = true;
+}
+
+/// The group at the start of `s` (its first byte is CURRENT LINE), END included. A record's place
+/// is checked on its type byte, before the record is read.
+fn group<'a>(s: &'a [u8], times: &mut Vec<usize>) -> Parsed<'a, Item<'a>> {
+    times.clear();
+    let (mut rest, _) = record(s)?;
+    let mut previous = CURRENT_LINE;
     let mut time: u128 = 0;
     loop {
-        let Some(&kind) = s.get(p) else {
-            if eof {
-                let expected = format!("END CURRENT LINE (6) for the group that starts at byte {at}");
-                return Err(unexpected(at + p as u64, &expected, "the end of the input".into()));
+        let (_, kind) = be_u8(rest)?;
+        match kind {
+            FUNCTION_NAME | GOSUB | MAIN_ROUTINE if previous != CURRENT_LINE && previous != BACKTRACE => {
+                return Err(nom::Err::Failure(Failure::Misplaced {
+                    input: rest,
+                    expected: "CURRENT LINE (3) or BACKTRACE INFORMATION (5) right before a qualifier (7, 8 or 9)",
+                    found: format!("{} after {}", record_name(kind), record_name(previous)),
+                }));
             }
-            return Ok(None);
-        };
-        let len = match kind {
-            TIME => {
-                if !has(s, p, TIME_LEN, at, eof, TIME)? {
-                    return Ok(None);
-                }
-                let mut ns = [0; 8];
-                ns.copy_from_slice(&s[p + 1..p + TIME_LEN]);
-                time += u128::from(u64::from_be_bytes(ns));
-                times.push(p);
-                TIME_LEN
-            }
-            BACKTRACE => FRAME_LEN,
-            FUNCTION_NAME | GOSUB | MAIN_ROUTINE if !after_frame => {
-                let previous = record_name(s[previous_record(s, p)]);
-                let expected = "CURRENT LINE (3) or BACKTRACE INFORMATION (5) right before a qualifier (7, 8 or 9)";
-                return Err(unexpected(at + p as u64, expected, format!("{} after {previous}", record_name(kind))));
-            }
-            FUNCTION_NAME => {
-                if !has(s, p, 2, at, eof, FUNCTION_NAME)? {
-                    return Ok(None);
-                }
-                2 + usize::from(s[p + 1])
-            }
-            GOSUB | MAIN_ROUTINE => 1,
-            END => return Ok(Some(Item::Group { len: p + 1, time })),
             CURRENT_LINE | MAPPING => {
-                let expected = format!("END CURRENT LINE (6) for the group that starts at byte {at}");
-                return Err(unexpected(at + p as u64, &expected, record_name(kind)));
+                return Err(nom::Err::Failure(Failure::Unended { input: rest, found: record_name(kind) }));
             }
-            other => return Err(unknown_type(at + p as u64, other)),
-        };
-        if !has(s, p, len, at, eof, kind)? {
-            return Ok(None);
+            _ => {}
         }
-        after_frame = kind == BACKTRACE;
-        p += len;
+        let (after, record) = record(rest)?;
+        match record {
+            Record::End => return Ok((after, Item::Group { time })),
+            Record::Time(ns) => {
+                time += u128::from(ns);
+                times.push(s.len() - rest.len());
+            }
+            _ => {}
+        }
+        previous = kind;
+        rest = after;
     }
 }
 
-/// The offset of the record before the one at `p` in a group: only called for a qualifier that does
-/// not follow a frame, so the record before it is a time record or another qualifier.
-fn previous_record(s: &[u8], p: usize) -> usize {
-    // Walk the group again from its start: records are short and this is the error path.
-    let mut q = 0;
-    let mut previous = 0;
-    while q < p {
-        previous = q;
-        q += match s[q] {
-            CURRENT_LINE | BACKTRACE => FRAME_LEN,
-            TIME => TIME_LEN,
-            FUNCTION_NAME => 2 + usize::from(s.get(q + 1).copied().unwrap_or(0)),
-            _ => 1,
-        };
+/// The error for an input that ends inside the item at the start of `s` (at byte `at`): the
+/// record it cuts short, or the END its group lacks. The records are read again, as far as the
+/// item's parse went before it asked for more input.
+#[cold]
+fn cut_short(s: &[u8], at: u64) -> ParseError {
+    let mut rest = s;
+    loop {
+        match record(rest) {
+            Ok((after, _)) => rest = after,
+            Err(nom::Err::Incomplete(_)) if rest.is_empty() => {
+                return Failure::Unended { input: rest, found: "the end of the input".into() }.into_error(s, at);
+            }
+            Err(nom::Err::Incomplete(needed)) => {
+                let there = rest.len();
+                let len = there + if let Needed::Size(n) = needed { n.get() } else { 1 };
+                let expected = format!("the rest of the {} record ({len} bytes, {there} there)", record_name(rest[0]));
+                let position = at + (s.len() - there) as u64;
+                return unexpected(position, &expected, "the end of the input".into());
+            }
+            Err(nom::Err::Error(failure) | nom::Err::Failure(failure)) => return failure.into_error(s, at),
+        }
     }
-    previous
-}
-
-/// Whether `s` holds the `len` bytes of the record of `kind` at `p`; at the end of the input a
-/// record cut short is an error.
-fn has(s: &[u8], p: usize, len: usize, at: u64, eof: bool, kind: u8) -> Result<bool, ParseError> {
-    if s.len() >= p + len {
-        return Ok(true);
-    }
-    if !eof {
-        return Ok(false);
-    }
-    let expected = format!("the rest of the {} record ({len} bytes, {} there)", record_name(kind), s.len() - p);
-    Err(unexpected(at + p as u64, &expected, "the end of the input".into()))
 }
 
 fn unexpected(at: u64, expected: &str, found: String) -> ParseError {
@@ -317,8 +387,8 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
     if !matches!(head.first(), Some(&MAPPING | &CURRENT_LINE)) {
         return Sniff::No;
     }
-    match parse_item(head, 0, false, &mut Vec::new()) {
-        Ok(_) => Sniff::Maybe,
+    match item(head, &mut Vec::new()) {
+        Ok(_) | Err(nom::Err::Incomplete(_)) => Sniff::Maybe,
         Err(_) => Sniff::No,
     }
 }
@@ -411,22 +481,28 @@ pub(crate) fn read(
     let mut times = Vec::new();
     loop {
         let at = chunks.offset();
-        let item = parse_item(&chunks.buf[chunks.start..chunks.end], at, chunks.eof, &mut times)?;
-        match item {
-            None if chunks.eof => break,
-            None => chunks.refill()?,
-            Some(Item::Mapping { number, len }) => {
-                let name = &chunks.buf[chunks.start + MAPPING_NAME_AT..chunks.start + len];
-                reader.map_module(number, name, at, diag);
-                chunks.start += len;
+        let s = &chunks.buf[chunks.start..chunks.end];
+        // An item cut short by the end of the buffer is parsed again from its start after a refill.
+        let (rest, item) = match item(s, &mut times) {
+            Ok(parsed) => parsed,
+            Err(nom::Err::Incomplete(_)) if !chunks.eof => {
+                chunks.refill()?;
+                continue;
             }
-            Some(Item::Group { len, time }) => {
-                let group = &chunks.buf[chunks.start..chunks.start + len - 1];
-                reader.add_group(group, &times, time, at, diag);
+            Err(nom::Err::Incomplete(_)) if s.is_empty() => break,
+            Err(nom::Err::Incomplete(_)) => return Err(cut_short(s, at)),
+            Err(nom::Err::Error(failure) | nom::Err::Failure(failure)) => return Err(failure.into_error(s, at)),
+        };
+        let len = s.len() - rest.len();
+        match item {
+            Item::Mapping { number, name } => reader.map_module(number, name, at, diag),
+            Item::Group { time } => {
+                // The group's bytes without its END.
+                reader.add_group(&s[..len - 1], &times, time, at, diag);
                 reader.has_time |= !times.is_empty();
-                chunks.start += len;
             }
         }
+        chunks.start += len;
     }
     reader.flush(diag);
     let mut profile = reader.profile;
@@ -479,7 +555,7 @@ impl Reader {
             weight.time += time;
             return;
         }
-        for (module, _, _, _) in frame_records(key) {
+        for (Place { module, .. }, _) in frame_records(key) {
             self.used[usize::from(module)] = true;
             if !self.modules.contains_key(&module) {
                 diag.warn("br-unmapped-module", Some(Position::byte(at)), || {
@@ -497,8 +573,8 @@ impl Reader {
         let stacks = std::mem::take(&mut self.stacks);
         for (key, weight) in stacks {
             self.frames.clear();
-            for (module, line, clause, qualifier) in frame_records(&key) {
-                let frame = self.frame(module, line, clause, qualifier, weight.first_at, diag);
+            for (place, qualifier) in frame_records(&key) {
+                let frame = self.frame(place, qualifier, weight.first_at, diag);
                 self.frames.push(frame);
             }
             // frames = [current line, backtrace…]; the tree wants the outermost first.
@@ -525,15 +601,8 @@ impl Reader {
     }
 
     /// The frame of a 3 or 5 record with its qualifier.
-    fn frame(
-        &mut self,
-        module: u16,
-        line: u32,
-        clause: u8,
-        qualifier: &[u8],
-        at: u64,
-        diag: &mut Diagnostics,
-    ) -> FrameId {
+    fn frame(&mut self, place: Place, qualifier: Option<Record<'_>>, at: u64, diag: &mut Diagnostics) -> FrameId {
+        let Place { module, line, clause } = place;
         let placeholder;
         let file = match self.modules.get(&module) {
             Some(file) => file.as_str(),
@@ -542,11 +611,11 @@ impl Reader {
                 placeholder.as_str()
             }
         };
-        let (function, routine) = match qualifier.first() {
-            None => (String::new(), None),
-            Some(&GOSUB) => (String::new(), Some(GOSUB_VALUE)),
-            Some(&MAIN_ROUTINE) => (String::new(), Some(MAIN_ROUTINE_VALUE)),
-            Some(_) => (text(&qualifier[2..], at, diag), None),
+        let (function, routine) = match qualifier {
+            Some(Record::FunctionName(name)) => (text(name, at, diag), None),
+            Some(Record::Gosub) => (String::new(), Some(GOSUB_VALUE)),
+            Some(Record::MainRoutine) => (String::new(), Some(MAIN_ROUTINE_VALUE)),
+            _ => (String::new(), None),
         };
         let frame = FrameRef {
             name: &function,
@@ -577,24 +646,23 @@ impl Reader {
     }
 }
 
-/// The frames of a group's bytes without time records and END: (module, line, clause, qualifier
-/// bytes, empty when there is none). The bytes were checked when the group was parsed.
-fn frame_records(group: &[u8]) -> impl Iterator<Item = (u16, u32, u8, &[u8])> {
-    let mut p = 0;
+/// The frames of a group's bytes without time records and END, each with the qualifier record
+/// after it, if any. The bytes were checked when the group was parsed.
+fn frame_records(group: &[u8]) -> impl Iterator<Item = (Place, Option<Record<'_>>)> {
+    let mut rest = group;
     std::iter::from_fn(move || {
-        let record = group.get(p..p + FRAME_LEN)?;
-        let module = u16::from_be_bytes([record[1], record[2]]);
-        let line = u32::from_be_bytes([record[3], record[4], record[5], record[6]]);
-        let clause = record[7];
-        p += FRAME_LEN;
-        let qualifier_len = match group.get(p) {
-            Some(&FUNCTION_NAME) => 2 + usize::from(group.get(p + 1).copied().unwrap_or(0)),
-            Some(&GOSUB | &MAIN_ROUTINE) => 1,
-            _ => 0,
+        let Ok((after, Record::Frame(place))) = record(rest) else {
+            return None;
         };
-        let qualifier = group.get(p..p + qualifier_len).unwrap_or_default();
-        p += qualifier_len;
-        Some((module, line, clause, qualifier))
+        rest = after;
+        let qualifier = match record(rest) {
+            Ok((after, qualifier @ (Record::FunctionName(_) | Record::Gosub | Record::MainRoutine))) => {
+                rest = after;
+                Some(qualifier)
+            }
+            _ => None,
+        };
+        Some((place, qualifier))
     })
 }
 
@@ -807,10 +875,8 @@ fn write_groups(out: &mut dyn Write, head: &[u8], tail: &[u8], n: u64, time: Opt
     let (each, remainder) = (time / n, time % n);
     for i in 0..n {
         out.write_all(head)?;
-        let mut record = [0u8; TIME_LEN];
-        record[0] = TIME;
-        record[1..].copy_from_slice(&(each + u64::from(i < remainder)).to_be_bytes());
-        out.write_all(&record)?;
+        out.write_u8(TIME)?;
+        out.write_u64::<BigEndian>(each + u64::from(i < remainder))?;
         out.write_all(tail)?;
     }
     Ok(())
@@ -875,8 +941,8 @@ impl<'p> Encoder<'p> {
         let module = self.module(f.module.as_deref().unwrap_or(NO_FILE), out)?;
         let clause = u8::try_from(f.clause.unwrap_or(0)).unwrap_or(u8::MAX);
         let mut bytes = Vec::with_capacity(FRAME_LEN + 2 + f.name.len());
-        bytes.extend_from_slice(&module.to_be_bytes());
-        bytes.extend_from_slice(&f.line.unwrap_or(0).to_be_bytes());
+        bytes.write_u16::<BigEndian>(module)?;
+        bytes.write_u32::<BigEndian>(f.line.unwrap_or(0))?;
         bytes.push(clause);
         let routine =
             self.profile.frame_attrs.get(&frame).and_then(|attrs| attrs.iter().find(|(k, _)| k == ROUTINE_KEY));
@@ -903,13 +969,12 @@ impl<'p> Encoder<'p> {
             let what = "more than 65,535 distinct module files".into();
             return Err(Error::Unrepresentable { format: Format::Br.into(), what });
         };
-        let mut record = vec![MAPPING];
-        record.extend_from_slice(&number.to_be_bytes());
         // A fitted file name fits its length field; the bound only keeps the record well-formed.
         let name = &file.as_bytes()[..file.len().min(usize::from(u16::MAX))];
-        record.extend_from_slice(&(name.len() as u16).to_be_bytes());
-        record.extend_from_slice(name);
-        out.write_all(&record)?;
+        out.write_u8(MAPPING)?;
+        out.write_u16::<BigEndian>(number)?;
+        out.write_u16::<BigEndian>(name.len() as u16)?;
+        out.write_all(name)?;
         self.modules.insert(file.to_string(), number);
         Ok(number)
     }

@@ -260,7 +260,7 @@ fn next_line_position(line: &Line<'_>) -> Position {
 
 #[cfg(test)]
 mod tests {
-    use super::lines::parse_cost_centre;
+    use super::lines::{parse_cost_centre, plain_stack_line, stack_line, NO_PARENT};
     use super::stacks::IdIndex;
     use super::tokens::{tokens, NumberTokens};
     use super::write::ctime_minutes;
@@ -275,8 +275,33 @@ mod tests {
         assert_eq!(parse_cost_centre(r#"1 3 "f" "Main" "grp""#), Some((3, "f", "Main", Some("grp"))));
         assert_eq!(parse_cost_centre(r#"1 3 "x" "y" "z""#), Some((3, r#"x" "y"#, "z", None)));
         assert_eq!(parse_cost_centre("1\t3\u{a0}\"a b\"\t\"M\"\u{c}\"g\""), Some((3, "a b", "M", Some("g"))));
+        assert_eq!(parse_cost_centre(r#"1 +3 "f" "M""#), Some((3, "f", "M", None)), "an id as str::parse reads it");
         assert_eq!(parse_cost_centre(r#"1 x "f" "M""#), None);
         assert_eq!(parse_cost_centre(r#"1 3 "f""#), None);
+    }
+
+    #[test]
+    fn stack_lines_as_the_seed_reads_them_and_the_fast_path_leaves_the_rest() {
+        assert_eq!(stack_line(b"2 14 2 8 1"), Some((14, 8, 1)));
+        assert_eq!(stack_line(b"2 1 1 1"), Some((1, 1, NO_PARENT)));
+        assert_eq!(stack_line(b"2\t01  1 1 \t"), Some((1, 1, NO_PARENT)));
+        assert_eq!(stack_line(b"2 1 1 00000000000000000001"), Some((1, 1, NO_PARENT)));
+        for not_a_stack in [
+            &b"2 1 1 1 1"[..],
+            b"2 1 2 1",
+            b"2 1 3 1",
+            b"23 1 1 1",
+            b"2 1 1 1x",
+            b"2 1 2 1 18446744073709551615",
+            b"2 1 1 000000000000000000001",
+        ] {
+            assert_eq!(stack_line(not_a_stack), None, "{}", String::from_utf8_lossy(not_a_stack));
+        }
+        // Plain numbers after `2 `, as GHC wrote them; any other stack line is read by `stack_line`.
+        assert_eq!(plain_stack_line(b"2  14 2 8 1 "), Some((14, 8, 1)));
+        assert_eq!(plain_stack_line(b"2\t14 2 8 1"), None);
+        assert_eq!(plain_stack_line(b"2 01 1 1"), None);
+        assert_eq!(plain_stack_line(b"2 1 1 12345678901234567890"), None);
     }
 
     #[test]

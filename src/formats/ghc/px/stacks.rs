@@ -1,7 +1,7 @@
 //! The stacks (`2` lines) and cost centres (`1` lines) as a tree, and the costs stored in it.
 
 use super::costs::CostSection;
-use super::lines::{parse_cost_centre, parse_stack_fields, NO_PARENT};
+use super::lines::{parse_cost_centre, stack_line, NO_PARENT};
 use super::tokens::Prepared;
 use super::FORMAT;
 use crate::diag::Diagnostics;
@@ -148,7 +148,7 @@ impl PxReader {
         };
         let fields = match prepared {
             &Prepared::Stack { id, cc, parent } => Some((id, cc, parent)),
-            _ => parse_stack_fields(line.text),
+            _ => stack_line(line.text.as_bytes()),
         };
         let Some((id, cc, parent)) = fields else {
             return Err(bad());

@@ -1,6 +1,6 @@
 //! What the reader thread makes of a line: its numbers, parsed before the consuming thread needs them.
 
-use super::lines::{stack_fields, NO_PARENT};
+use super::lines::{plain_stack_line, NO_PARENT};
 use crate::error::Position;
 use crate::text::Line;
 
@@ -47,18 +47,9 @@ pub(super) struct OddToken {
 #[inline(always)]
 pub(super) fn prepare(text: &str) -> Prepared {
     let bytes = text.as_bytes();
-    let mut few = [0u64; 5];
-    let mut n = 0;
-    for (_, number) in (NumberTokens { bytes, pos: 0 }) {
-        match number {
-            Some(value) if n < few.len() => few[n] = value,
-            _ => return prepare_tokens(bytes),
-        }
-        n += 1;
-    }
-    match stack_fields(&few[..n]) {
-        Some((id, cc, parent)) if bytes.starts_with(b"2 ") => Prepared::Stack { id, cc, parent },
-        _ => prepare_tokens(bytes),
+    match plain_stack_line(bytes) {
+        Some((id, cc, parent)) => Prepared::Stack { id, cc, parent },
+        None => prepare_tokens(bytes),
     }
 }
 

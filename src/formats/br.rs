@@ -39,6 +39,11 @@
 //! file has type-4 records, `time` in nanoseconds (their sum), which such a timed file is weighed
 //! by: one-number targets get time unless `--metric samples` asks for the count of groups.
 //!
+//! **Reading**: records are read by nom's streaming parsers from a buffer of the input; an item (a
+//! mapping or a whole group) that the buffer ends inside is nom's `Incomplete`: the buffer is
+//! refilled and the item read again from its start. At the end of the input, the records are
+//! read once more to say which one is cut short.
+//!
 //! **Writing**: a module mapping per distinct file right before its first use, numbered from 1; one
 //! group per sample (a node with N self samples becomes N identical groups), with a type-4 record each
 //! in timed mode (`--br-mode`, default: timed when the profile has a time metric), the node's time

@@ -1,0 +1,126 @@
+//! Writing a `-px` file.
+
+use crate::diag::Diagnostics;
+use crate::error::Error;
+use crate::formats::ghc;
+use crate::formats::{ConvertOptions, DEFAULT_INTERVAL};
+use crate::model::{FrameId, MetricKind, NodeId, Profile};
+use std::io::Write;
+use std::time::Duration;
+
+/// Writes `profile` (projected onto what `-px` carries) as a `-px` file.
+pub(crate) fn write(
+    profile: &Profile,
+    out: &mut dyn Write,
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) -> Result<(), Error> {
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
+    let timestamp = profile.meta.timestamp.clone().unwrap_or_else(now_ctime);
+    writeln!(w, "\"{}\"", sanitise(&timestamp, diag))?;
+    writeln!(w, "\"{} ms\"", interval_ms(profile.meta.interval, diag))?;
+    let tree = &profile.tree;
+    // Cost centre ids count down the frame table, so that they come out descending as GHC's did and
+    // a reader that interns them in file order rebuilds the same table.
+    let n_frames = profile.frames.len() as u32;
+    let cc_id = |frame: FrameId| n_frames - frame.0;
+    for (id, frame) in profile.frames.iter() {
+        let module = frame.module.as_deref().unwrap_or("");
+        writeln!(w, "1 {} \"{}\" \"{}\"", cc_id(id), frame.name, sanitise(module, diag))?;
+    }
+    // Stacks are numbered 1.. in pre-order; `ids[node]` is a node's stack id.
+    let mut ids = vec![0u64; tree.len()];
+    let mut order = Vec::with_capacity(tree.len());
+    for (n, visit) in tree.walk().enumerate() {
+        let node = visit.node;
+        ids[node.index()] = n as u64 + 1;
+        order.push(node);
+        let cc = cc_id(tree.frame(node));
+        match tree.parent(node) {
+            None => writeln!(w, "2 {} 1 {cc}", n + 1)?,
+            Some(parent) => writeln!(w, "2 {} 2 {cc} {}", n + 1, ids[parent.index()])?,
+        }
+    }
+    let column = |kind: MetricKind| profile.metrics().iter().position(|m| m.kind == kind);
+    let (ticks, entries, alloc) = (column(MetricKind::Ticks), column(MetricKind::Calls), column(MetricKind::Alloc));
+    let value = |m: Option<usize>, node: NodeId| m.map_or(0, |m| tree.self_value(m, node).as_count().max(0) as u64);
+    let word = ghc::word_size(options.formats.ghc.word_size);
+    let total: u64 = order.iter().fold(0u64, |sum, &node| sum.saturating_add(value(ticks, node)));
+    let mut digits = itoa::Buffer::new();
+    w.write_all(b"5 ")?;
+    w.write_all(digits.format(total).as_bytes())?;
+    let mut rounded = false;
+    for (n, &node) in order.iter().enumerate() {
+        let bytes = value(alloc, node);
+        rounded |= bytes % word != 0;
+        let fields = [n as u64 + 1, value(entries, node), value(ticks, node), bytes.div_ceil(word)];
+        w.write_all(b" 1")?;
+        for field in fields {
+            w.write_all(b" ")?;
+            w.write_all(digits.format(field).as_bytes())?;
+        }
+    }
+    w.write_all(b" 0\n")?;
+    if rounded {
+        diag.warn("alloc-rounded", None, || {
+            format!(
+                "ghc-px counts allocation in {word}-byte words: byte counts that are not whole words are rounded up"
+            )
+        });
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// `text` with `"` and line breaks replaced (header texts and modules; frame names were fitted).
+pub(super) fn sanitise(text: &str, diag: &mut Diagnostics) -> String {
+    if !text.contains(['"', '\n', '\r']) {
+        return text.to_string();
+    }
+    diag.warn("px-quote", None, || "ghc-px strings cannot hold '\"' or line breaks: written as ' and space".into());
+    text.replace('"', "'").replace(['\n', '\r'], " ")
+}
+
+/// The tick length in whole milliseconds (at least 1), with a warning when that rounds.
+pub(super) fn interval_ms(interval: Option<Duration>, diag: &mut Diagnostics) -> u128 {
+    if interval.is_none() {
+        diag.warn("interval-default", None, || {
+            format!("the profile has no sampling interval: ghc-px writes {DEFAULT_INTERVAL:?} (set with --interval)")
+        });
+    }
+    let interval = interval.unwrap_or(DEFAULT_INTERVAL);
+    let ms = (interval.as_nanos() + 500_000) / 1_000_000;
+    let ms = ms.max(1);
+    if Duration::from_millis(ms as u64) != interval {
+        diag.warn("interval-rounded", None, || {
+            format!("ghc-px gives the tick length in whole milliseconds: {interval:?} is written as {ms} ms")
+        });
+    }
+    ms
+}
+
+/// The current time as GHC's `time_str()` wrote it: `ctime()` without seconds, in UTC.
+pub(super) fn now_ctime() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    ctime_minutes(secs)
+}
+
+/// `Wed Jun  3 21:49 1993` for `secs` after the Unix epoch (UTC).
+pub(super) fn ctime_minutes(secs: u64) -> String {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    let days = (secs / 86_400) as i64;
+    let (hour, minute) = ((secs % 86_400) / 3600, (secs % 3600) / 60);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let weekday = DAYS[(days.rem_euclid(7)) as usize];
+    format!("{weekday} {} {day:>2} {hour:02}:{minute:02} {year}", MONTHS[(month - 1) as usize])
+}

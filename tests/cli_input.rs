@@ -336,3 +336,24 @@ fn help_names_every_exit_code_and_help_has_its_own_help() {
         String::from_utf8(proftool().args(["help", "nosuch"]).assert().code(2).get_output().stderr.clone()).unwrap();
     assert!(err.contains("unrecognized subcommand 'nosuch'"), "{err}");
 }
+
+#[test]
+fn a_ghc_report_or_dyalog_csv_without_its_last_line_break_is_said_to_be_cut_short() {
+    // Both writers end every line: the same file without its last byte (the line break) warns.
+    let dir = tempfile::tempdir().unwrap();
+    for (fixture_path, line) in [("ghc-prof/inferno-ticks.prof", "line 321"), ("dyalog-csv/v1.37-tree.csv", "line 14")]
+    {
+        let whole = std::fs::read(crate::support::binary::fixture(fixture_path)).unwrap();
+        let cut = dir.path().join(fixture_path.rsplit('/').next().unwrap());
+        std::fs::write(&cut, &whole[..whole.len() - 1]).unwrap();
+        let out = crate::support::binary::proftool().arg("info").arg(&cut).output().unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(out.status.success() && stderr.contains(line) && stderr.contains("looks cut short"), "{stderr}");
+        let out = crate::support::binary::proftool()
+            .arg("info")
+            .arg(crate::support::binary::fixture(fixture_path))
+            .output()
+            .unwrap();
+        assert!(!String::from_utf8(out.stderr).unwrap().contains("cut short"));
+    }
+}

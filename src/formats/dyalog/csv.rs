@@ -152,6 +152,8 @@ pub(crate) fn read(
     };
     let mut input = std::io::Cursor::new(head).chain(input);
     text::pipeline(&mut input, FORMAT, prepare, |line, parsed| {
+        // ]PROFILE ends every row: a last row without its break was cut short.
+        line.warn_if_cut_short("its last field may be cut", diag);
         // The header, read above, and blank lines (which the csv crate skips too) are no rows.
         if line.position.line == Some(1) || line.text.is_empty() {
             return Ok(());

@@ -147,6 +147,8 @@ pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
     let mut reader = ProfReader::default();
     let mut end = Position::line(1, 0);
     text::pipeline(input, FORMAT, trailing_numbers, |line, numbers| {
+        // GHC ends every line of its report: a last line without its break was cut short.
+        line.warn_if_cut_short("its numbers may have lost digits", diag);
         end = Position::line(line.position.line.map_or(1, |n| n + 1), line.position.byte + line.text.len() as u64 + 1);
         reader.line(&line, &numbers, diag)
     })?;

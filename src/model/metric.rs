@@ -50,6 +50,21 @@ impl MetricKind {
         }
     }
 
+    /// The kinds in the order a profile is weighed by them when its source does not say
+    /// ([`crate::model::Profile::primary_metric`]): what it measures first (samples, time, ticks), then
+    /// allocation, other counts, calls, and timer inspections last, as they count the profiler's own
+    /// work, not the program's.
+    pub const PREFERENCE: [MetricKind; 8] = [
+        MetricKind::Samples,
+        MetricKind::Time,
+        MetricKind::Ticks,
+        MetricKind::Alloc,
+        MetricKind::Objects,
+        MetricKind::Events,
+        MetricKind::Calls,
+        MetricKind::Inspections,
+    ];
+
     /// Whether it measures time: samples, ticks and time, which turn into one another at a
     /// sampling interval. No other kind converts into these.
     pub fn measures_time(self) -> bool {

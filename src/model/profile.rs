@@ -147,18 +147,9 @@ impl Profile {
     /// time, else ticks, else allocation, else other counts (objects, events), else calls (model.md §3: samples, else time, else calls).
     pub fn primary_metric(&self) -> Option<usize> {
         let declared = self.meta.weighed_by.and_then(|kind| self.metrics.iter().position(|m| m.kind == kind));
-        // Timer inspections last: they count the profiler's own work, not the program's.
-        const PREFERENCE: [MetricKind; 8] = [
-            MetricKind::Samples,
-            MetricKind::Time,
-            MetricKind::Ticks,
-            MetricKind::Alloc,
-            MetricKind::Objects,
-            MetricKind::Events,
-            MetricKind::Calls,
-            MetricKind::Inspections,
-        ];
-        declared.or_else(|| PREFERENCE.iter().find_map(|&kind| self.metrics.iter().position(|m| m.kind == kind)))
+        declared.or_else(|| {
+            MetricKind::PREFERENCE.iter().find_map(|&kind| self.metrics.iter().position(|m| m.kind == kind))
+        })
     }
 
     /// `frame` as one name, the way folded stacks and reports name it: `Module.label` for a frame

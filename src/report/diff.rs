@@ -207,19 +207,6 @@ fn title(base: &View, new: &View, labels: (&str, &str), options: &DiffOptions) -
     format!("BASE {}\nNEW  {}\nCompared: {compared}{limits}", side(labels.0, base), side(labels.1, new))
 }
 
-/// The metric kinds two profiles are compared by when their own metrics do not compare, in the
-/// order they are preferred: what a profile measures first (samples, time, ticks), then allocation,
-/// other counts, then calls.
-const KINDS: [MetricKind; 7] = [
-    MetricKind::Samples,
-    MetricKind::Time,
-    MetricKind::Ticks,
-    MetricKind::Alloc,
-    MetricKind::Objects,
-    MetricKind::Events,
-    MetricKind::Calls,
-];
-
 /// Whether metrics `a` and `b` measure one quantity: of one kind, or both time (samples, ticks and
 /// time turn into one another at an interval), and both additive or both not.
 fn comparable(a: &Metric, b: &Metric) -> bool {
@@ -254,7 +241,10 @@ pub fn shared_metric(base: &Profile, new: &Profile, requested: Option<&str>) -> 
     }
     let own = base.primary_metric().zip(new.primary_metric()).and_then(|(b, n)| pair(b, n));
     let first_of = |p: &Profile, kind| p.metrics().iter().position(|m| m.kind == kind);
-    let shared = || KINDS.iter().find_map(|&kind| Some((first_of(base, kind)?, first_of(new, kind)?)));
+    // Else the first kind both have, in the order of preference; timer inspections, which count
+    // the profiler's own work, are no measure of a change.
+    let kinds = MetricKind::PREFERENCE.into_iter().filter(|&kind| kind != MetricKind::Inspections);
+    let shared = || kinds.clone().find_map(|kind| Some((first_of(base, kind)?, first_of(new, kind)?)));
     own.or_else(shared).ok_or_else(|| {
         Error::BadOption(format!(
             "the two profiles share no kind of metric to compare (BASE has: {}; NEW has: {})",

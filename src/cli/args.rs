@@ -85,6 +85,25 @@ impl WriteArgs {
     }
 }
 
+/// What `convert` and `merge` take beside their own arguments, last in their help: how the output
+/// is written, what is selected, the formats' own options.
+#[derive(clap::Args)]
+pub struct WriteCommon {
+    #[command(flatten)]
+    pub write: WriteArgs,
+    #[command(flatten)]
+    pub select: SelectArgs,
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+impl WriteCommon {
+    /// The options of the conversion these flags ask for.
+    pub fn options(&self) -> ConvertOptions {
+        self.write.options(&self.select, &self.read)
+    }
+}
+
 /// What is written or reported: metric, granularity and filters, shared by convert and the reports.
 #[derive(clap::Args)]
 pub struct SelectArgs {
@@ -140,6 +159,25 @@ impl SelectArgs {
             relative: shown.relative_percentages,
             measured_times: false,
         })
+    }
+}
+
+/// What every report (and `diff`) takes beside its own switches, last in its help: how it is
+/// shown, what is selected, the formats' own options.
+#[derive(clap::Args)]
+pub struct ReportCommon {
+    #[command(flatten)]
+    pub report: ReportArgs,
+    #[command(flatten)]
+    pub select: SelectArgs,
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+impl ReportCommon {
+    /// The options of a report as the selection and display flags give them.
+    pub fn options(&self) -> Result<ReportOptions, Usage> {
+        self.select.report_options(&self.report)
     }
 }
 

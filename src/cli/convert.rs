@@ -1,6 +1,6 @@
 //! `proftool convert IN OUT`.
 
-use super::args::{format_parser, ReadArgs, SelectArgs, WriteArgs};
+use super::args::{format_parser, WriteCommon};
 use super::io::{output_format, read, reading_for, write_output, InputSpec};
 use anyhow::Result;
 use proftool::diag::Diagnostics;
@@ -35,21 +35,17 @@ pub struct ConvertArgs {
     #[arg(long, value_name = "FORMAT", value_parser = format_parser(Format::can_write))]
     to: Option<Format>,
     #[command(flatten)]
-    write: WriteArgs,
-    #[command(flatten)]
-    select: SelectArgs,
-    #[command(flatten)]
-    read: ReadArgs,
+    common: WriteCommon,
 }
 
 impl ConvertArgs {
     /// Reads the input, filters it, and writes it as the output's format.
     pub fn run(self, diag: &mut Diagnostics) -> Result<()> {
-        let filters = self.select.filters()?;
-        let options = self.write.options(&self.select, &self.read);
-        let input = InputSpec { path: &self.input, from: self.from, max_size: self.read.max_input_size };
+        let filters = self.common.select.filters()?;
+        let options = self.common.options();
+        let input = InputSpec { path: &self.input, from: self.from, max_size: self.common.read.max_input_size };
         let target = output_format(&self.output, self.to)?;
-        let (profile, _, _) = read(input, &reading_for(target, &self.read.options(), &options), diag)?;
+        let (profile, _, _) = read(input, &reading_for(target, &self.common.read.options(), &options), diag)?;
         let profile = filters.apply_to_write(profile, diag)?;
         write_output(profile, &self.output, target, input.file(), &options, diag)
     }

@@ -1,6 +1,6 @@
 //! `proftool diff BASE NEW`: the table, the CI gate, the differential outputs.
 
-use super::args::{format_parser, non_negative, ReadArgs, ReportArgs, SelectArgs};
+use super::args::{format_parser, non_negative, ReportCommon};
 use super::error::{Regression, Usage};
 use super::io::{open, read_opened, InputSpec};
 use anyhow::{Context, Result};
@@ -66,11 +66,7 @@ pub struct DiffArgs {
     #[arg(long, help_heading = "Differential output")]
     negate: bool,
     #[command(flatten)]
-    report: ReportArgs,
-    #[command(flatten)]
-    select: SelectArgs,
-    #[command(flatten)]
-    read: ReadArgs,
+    common: ReportCommon,
 }
 
 impl DiffArgs {
@@ -93,12 +89,15 @@ impl DiffArgs {
             min_abs: self.min_abs,
         };
         let matching =
-            Matching { metric: self.select.metric.clone(), interval: self.interval, by_thread: self.by_thread };
-        let filters = self.select.filters()?;
-        let mut read_options = self.read.options();
-        read_options.merge_lines = !self.select.lines;
-        let inputs =
-            [&self.base, &self.new].map(|path| InputSpec { path, from: self.from, max_size: self.read.max_input_size });
+            Matching { metric: self.common.select.metric.clone(), interval: self.interval, by_thread: self.by_thread };
+        let filters = self.common.select.filters()?;
+        let mut read_options = self.common.read.options();
+        read_options.merge_lines = !self.common.select.lines;
+        let inputs = [&self.base, &self.new].map(|path| InputSpec {
+            path,
+            from: self.from,
+            max_size: self.common.read.max_input_size,
+        });
         // Both opened before either is read, so that a missing NEW stops the run before BASE says anything.
         let [base_input, new_input] = inputs;
         let (base_file, new_file) = (open(base_input)?, open(new_input)?);
@@ -114,9 +113,9 @@ impl DiffArgs {
         let kept = to.as_ref().map(|_| matched.clone());
         let view = |profile: proftool::Profile, metric: usize| {
             let options = ReportOptions {
-                lines: self.select.lines,
+                lines: self.common.select.lines,
                 metric: Some(profile.metrics()[metric].name.clone()),
-                bias: self.report.bias,
+                bias: self.common.report.bias,
                 filters: matched.threads.clone(),
                 relative: false,
                 measured_times: false,
@@ -129,7 +128,7 @@ impl DiffArgs {
         let to_stdout = to.as_ref().is_some_and(|(_, out)| out == Path::new("-"));
         if let (Some((kind, out)), Some(matched)) = (to, kept) {
             let mut convert = ConvertOptions::default();
-            (convert.functions, convert.lines) = (self.select.functions, self.select.lines);
+            (convert.functions, convert.lines) = (self.common.select.functions, self.common.select.lines);
             let out_name = out.to_string_lossy();
             let mut output = Output::create(&out, None).with_context(|| format!("{out_name}: cannot create"))?;
             let labels = (names[0].as_str(), names[1].as_str());
@@ -137,7 +136,7 @@ impl DiffArgs {
             output.commit().with_context(|| format!("{out_name}: writing the differential output"))?;
         }
         if !to_stdout {
-            self.report.print(&comparison.report)?;
+            self.common.report.print(&comparison.report)?;
         }
         match comparison.regression {
             true => Err(Regression.into()),

@@ -1,6 +1,6 @@
 //! `proftool merge IN… -o OUT`: profiles added up.
 
-use super::args::{format_parser, ReadArgs, SelectArgs, WriteArgs};
+use super::args::{format_parser, WriteCommon};
 use super::error::Usage;
 use super::io::{output_format, read, reading_for, write_output, InputSpec};
 use anyhow::{Context, Result};
@@ -34,11 +34,7 @@ pub struct MergeArgs {
     #[arg(long)]
     merge_threads: bool,
     #[command(flatten)]
-    write: WriteArgs,
-    #[command(flatten)]
-    select: SelectArgs,
-    #[command(flatten)]
-    read: ReadArgs,
+    common: WriteCommon,
 }
 
 impl MergeArgs {
@@ -47,9 +43,9 @@ impl MergeArgs {
         if self.inputs.iter().filter(|path| path.as_path() == Path::new("-")).count() > 1 {
             return Err(Usage("merge: standard input (-) can be read once".into()).into());
         }
-        let (options, filters) = (self.write.options(&self.select, &self.read), self.select.filters()?);
+        let (options, filters) = (self.common.options(), self.common.select.filters()?);
         let target = output_format(&self.output, self.to)?;
-        let read_options = reading_for(target, &self.read.options(), &options);
+        let read_options = reading_for(target, &self.common.read.options(), &options);
         let progress = match std::io::stderr().is_terminal() && self.inputs.len() > 1 {
             true => {
                 indicatif::ProgressBar::new(self.inputs.len() as u64).with_finish(indicatif::ProgressFinish::AndClear)
@@ -58,7 +54,7 @@ impl MergeArgs {
         };
         let mut merger = Merger::new(self.merge_threads).with_interval(options.interval);
         for path in &self.inputs {
-            let input = InputSpec { path, from: self.from, max_size: self.read.max_input_size };
+            let input = InputSpec { path, from: self.from, max_size: self.common.read.max_input_size };
             let (profile, _, _) = read(input, &read_options, diag)?;
             merger.add(profile, &input.name(), diag)?;
             progress.inc(1);

@@ -1,6 +1,6 @@
 //! The reports: `summary`, `calls`, `tree` and `data` (`]PROFILE`'s reports, for every format).
 
-use super::args::{InputArg, RankArgs, ReadArgs, ReportArgs, SelectArgs};
+use super::args::{InputArg, RankArgs, ReportCommon, SelectArgs};
 use super::error::Usage;
 use super::io::{read, InputSpec};
 use anyhow::Result;
@@ -47,20 +47,13 @@ pub struct SummaryArgs {
     #[arg(long = "fn", value_name = "NAME", value_delimiter = ',')]
     fn_path: Vec<String>,
     #[command(flatten)]
-    report: ReportArgs,
-    #[command(flatten)]
-    select: SelectArgs,
-    #[command(flatten)]
-    read: ReadArgs,
+    common: ReportCommon,
 }
 
 impl SummaryArgs {
     pub fn run(self, diag: &mut Diagnostics) -> Result<()> {
         let options = SummaryOptions { ranking: self.rank.ranking(), functions: self.fn_path };
-        let report_options = self.select.report_options(&self.report)?;
-        run_report((&self.input, &self.read), (&self.select, report_options), &self.report, diag, |view| {
-            report::summary(view, &options)
-        })
+        run_report(&self.input, &self.common, self.common.options()?, diag, |view| report::summary(view, &options))
     }
 }
 
@@ -80,11 +73,7 @@ pub struct CallsArgs {
     #[command(flatten)]
     rank: RankArgs,
     #[command(flatten)]
-    report: ReportArgs,
-    #[command(flatten)]
-    select: SelectArgs,
-    #[command(flatten)]
-    read: ReadArgs,
+    common: ReportCommon,
 }
 
 impl CallsArgs {
@@ -94,10 +83,7 @@ impl CallsArgs {
             false => Functions::Named(self.function),
         };
         let options = CallsOptions { functions, callees: self.callees, ranking: self.rank.ranking() };
-        let report_options = self.select.report_options(&self.report)?;
-        run_report((&self.input, &self.read), (&self.select, report_options), &self.report, diag, |view| {
-            report::calls(view, &options)
-        })
+        run_report(&self.input, &self.common, self.common.options()?, diag, |view| report::calls(view, &options))
     }
 }
 
@@ -115,20 +101,13 @@ pub struct TreeArgs {
     #[arg(long = "fn", value_name = "NAME", value_delimiter = ',')]
     fn_path: Vec<String>,
     #[command(flatten)]
-    report: ReportArgs,
-    #[command(flatten)]
-    select: SelectArgs,
-    #[command(flatten)]
-    read: ReadArgs,
+    common: ReportCommon,
 }
 
 impl TreeArgs {
     pub fn run(self, diag: &mut Diagnostics) -> Result<()> {
         let options = TreeOptions { depth: self.depth, min_pct: self.min_pct, functions: self.fn_path };
-        let report_options = self.select.report_options(&self.report)?;
-        run_report((&self.input, &self.read), (&self.select, report_options), &self.report, diag, |view| {
-            report::tree(view, &options)
-        })
+        run_report(&self.input, &self.common, self.common.options()?, diag, |view| report::tree(view, &options))
     }
 }
 
@@ -140,39 +119,35 @@ pub struct DataArgs {
     #[arg(long = "fn", value_name = "RE")]
     function: Option<String>,
     #[command(flatten)]
-    report: ReportArgs,
-    #[command(flatten)]
-    select: SelectArgs,
-    #[command(flatten)]
-    read: ReadArgs,
+    common: ReportCommon,
 }
 
 impl DataArgs {
     pub fn run(self, diag: &mut Diagnostics) -> Result<()> {
         let functions = self.function.map(|re| filter::parse_regex("--fn", &re)).transpose().map_err(Usage)?;
-        let select = SelectArgs { lines: true, functions: false, ..self.select };
+        // Lines always, as `]PROFILE data` gives them.
+        let select = SelectArgs { lines: true, functions: false, ..self.common.select };
+        let common = ReportCommon { select, ..self.common };
         let options = DataOptions { functions };
-        let measured = ReportOptions { measured_times: true, ..select.report_options(&self.report)? };
-        run_report((&self.input, &self.read), (&select, measured), &self.report, diag, |view| {
-            report::data(view, &options)
-        })
+        let measured = ReportOptions { measured_times: true, ..common.options()? };
+        run_report(&self.input, &common, measured, diag, |view| report::data(view, &options))
     }
 }
 
-/// Reads the input of a report, prepares it as `select` and `options` ask, and prints what `make` makes of it.
+/// Reads the input of a report, prepares it as `options` ask, and prints what `make` makes of it.
 fn run_report(
-    (input, read_args): (&InputArg, &ReadArgs),
-    (select, options): (&SelectArgs, ReportOptions),
-    shown: &ReportArgs,
+    input: &InputArg,
+    common: &ReportCommon,
+    options: ReportOptions,
     diag: &mut Diagnostics,
     make: impl FnOnce(View) -> Result<Report, proftool::Error>,
 ) -> Result<()> {
-    let input = InputSpec { path: &input.input, from: input.from, max_size: read_args.max_input_size };
+    let input = InputSpec { path: &input.input, from: input.from, max_size: common.read.max_input_size };
     // Line frames a report merges are merged as they are read where the reader can (Dyalog).
-    let mut read_options = read_args.options();
-    read_options.merge_lines = !select.lines;
+    let mut read_options = common.read.options();
+    read_options.merge_lines = !common.select.lines;
     let (profile, _, _) = read(input, &read_options, diag)?;
     let report = make(View::new(profile, &options)?)?;
-    shown.print(&report)?;
+    common.report.print(&report)?;
     Ok(())
 }

@@ -1,0 +1,162 @@
+// Reads proftool's speedscope, V8 .cpuprofile and Chrome trace conversions of every fixture with
+// speedscope's own importers, headless, and checks each total against the source's, as proftool
+// states it in `summary --format json` (the default metric's total) and `info` (its interval).
+//
+//   node .ci/speedscope-import.mjs PROFTOOL SPEEDSCOPE_RELEASE_DIR WORK_DIR FIXTURE...
+//
+// speedscope ships as one browser bundle, not as a library: its importers are a module the app
+// loads lazily (`importProfileGroupFromText`). The bundle is run in this process with just enough
+// of a browser for its top level, and the promise of that module is handed out by one inserted
+// assignment. Its names are minified, so .ci/consumers pins the version; if the hook is not found
+// the check fails rather than passing unchecked.
+import fs from 'node:fs'
+import path from 'node:path'
+import vm from 'node:vm'
+import { execFileSync } from 'node:child_process'
+
+const [bin, releaseDir, work, ...fixtures] = process.argv.slice(2)
+
+async function speedscopeImporters() {
+  const bundle = fs.readdirSync(releaseDir).find((f) => /^speedscope-\w+\.js$/.test(f))
+  let code = fs.readFileSync(path.join(releaseDir, bundle), 'utf8')
+  const lazyImport = /var (\w+)=Promise\.resolve\(\)\.then\(\(\)=>\(\w+\(\),\w+\)\);/
+  const found = code.match(lazyImport)
+  if (!found) throw new Error(`${bundle}: the lazy import of speedscope's importers is not where expected`)
+  code = code.replace(lazyImport, (s) => `${s}globalThis.__speedscopeImporters=${found[1]};`)
+  // Every DOM object the app's top level touches: any property, call or construction gives another.
+  const anything = new Proxy(function () {}, {
+    get: (_, key) => (key === Symbol.toPrimitive ? () => '' : anything),
+    apply: () => anything,
+    construct: () => anything,
+  })
+  Object.assign(globalThis, {
+    window: globalThis,
+    document: anything,
+    location: { href: 'file:///', hash: '', search: '', protocol: 'file:' },
+    addEventListener: () => {},
+    requestAnimationFrame: () => {},
+    localStorage: { getItem: () => null, setItem: () => {} },
+  })
+  const log = console.log
+  console.log = () => {}
+  try {
+    vm.runInThisContext(code)
+  } catch {
+    // The app itself cannot start without a real DOM; the importers were handed out before that.
+  }
+  console.log = log
+  const importers = await globalThis.__speedscopeImporters
+  if (!importers || typeof importers.importProfileGroupFromText !== 'function') {
+    throw new Error(`${bundle}: speedscope's importers were not handed out`)
+  }
+  return importers
+}
+
+// speedscope's weight units against proftool's unit words of time (src/formats/mod.rs, unit_word)
+const microseconds = { ns: 1e-3, us: 1, ms: 1e3, s: 1e6 }
+const speedscopeMicroseconds = { nanoseconds: 1e-3, microseconds: 1, milliseconds: 1e3, seconds: 1e6 }
+
+function proftool(...args) {
+  return execFileSync(bin, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+}
+
+// The source's metric (its default, else METRIC): name, kind and unit as `info` and `summary`
+// name them, the total of its rows' own values (a measured total they do not add up to, as a
+// Dyalog report's, has no place in these formats: the conversion says so), and the interval in µs
+// (else 1 ms, as convert). `timed` names what a target weighed by time takes where the metric
+// counts other things (perf's cycles): the first metric of kind samples, time or ticks, the
+// writers' order of preference.
+function sourceFacts(fixture, metric) {
+  const chosen = metric === undefined ? [] : ['--metric', metric]
+  const summary = JSON.parse(proftool('summary', '-q', '--format', 'json', ...chosen, fixture))
+  const info = proftool('info', '-q', fixture)
+  const kindOf = (name) => info.split('\n').find((line) => line.startsWith(`metric     ${name} (`))?.split(/[(,]/)[1]
+  const interval = info.match(/^interval\s+([\d.]+)(ns|µs|us|ms|s)\b/m)
+  const timed = ['samples', 'time', 'ticks']
+    .map((kind) => info.match(new RegExp(`^metric\\s+(.+?) \\(${kind},`, 'm'))?.[1])
+    .find((name) => name !== undefined)
+  return {
+    metric: summary.metric,
+    kind: kindOf(summary.metric),
+    unit: summary.unit,
+    total: summary.rows.reduce((sum, row) => sum + row.self, 0),
+    intervalUs: interval ? Number(interval[1]) * microseconds[interval[2].replace('µ', 'u')] : 1000,
+    timed,
+  }
+}
+
+// What speedscope's total of SOURCE's metric is in its unit WEIGHT_UNIT, and in µs for a target
+// that holds time (null for a count of other things, which those refuse)
+function speedscopeTotal(source, weightUnit) {
+  if (source.kind === 'time') return (source.total * microseconds[source.unit]) / speedscopeMicroseconds[weightUnit]
+  if (['alloc', 'bytes'].includes(source.kind)) return weightUnit === 'bytes' ? source.total : NaN
+  return weightUnit === 'none' ? source.total : NaN
+}
+function timeUs(source) {
+  if (source.kind === 'time') return source.total * microseconds[source.unit]
+  return ['samples', 'ticks'].includes(source.kind) ? source.total * source.intervalUs : null
+}
+
+// The total of the profiles speedscope imports from FILE: those named NAME where given (proftool's
+// speedscope files hold a profile per metric, named after it), else all (a trace's threads).
+async function importTotal(importers, file, name) {
+  const log = console.log
+  const warn = console.warn
+  console.log = console.warn = () => {}
+  try {
+    const group = await importers.importProfileGroupFromText(path.basename(file), fs.readFileSync(file, 'utf8'))
+    const profiles = (group?.profiles ?? []).filter((p) => name === undefined || p.getName() === name)
+    if (profiles.length === 0) throw new Error(`speedscope imports no profile ${name ?? ''} from ${file}`)
+    const units = new Set(profiles.map((p) => p.getWeightUnit()))
+    if (units.size !== 1) throw new Error(`${file}: profiles in several units ${[...units]}`)
+    return { unit: [...units][0], total: profiles.reduce((sum, p) => sum + p.getTotalWeight(), 0) }
+  } finally {
+    console.log = log
+    console.warn = warn
+  }
+}
+
+function near(got, want, tolerance, what) {
+  if (!(Math.abs(got - want) <= tolerance)) {
+    throw new Error(`${what}: speedscope totals ${got}, the source ${want} (tolerance ${tolerance})`)
+  }
+}
+
+const importers = await speedscopeImporters()
+let speedscopeChecked = 0
+let timedChecked = 0
+for (const fixture of fixtures) {
+  const base = path.join(work, fixture.replaceAll('/', '_'))
+  const source = sourceFacts(fixture)
+
+  // The speedscope file keeps every metric in its own unit, a profile each.
+  proftool('convert', '-q', fixture, `${base}.speedscope.json`)
+  const written = await importTotal(importers, `${base}.speedscope.json`, source.metric)
+  const want = speedscopeTotal(source, written.unit)
+  near(written.total, want, 1e-9 * Math.abs(want), `${fixture} as speedscope (${written.unit})`)
+  speedscopeChecked++
+
+  // The .cpuprofile and the trace hold time in µs: samples and ticks at the source's interval.
+  const weighed = timeUs(source) === null && source.timed !== undefined ? sourceFacts(fixture, source.timed) : source
+  const wantUs = timeUs(weighed)
+  if (wantUs === null) continue // a count of other things: refused by both writers (.ci/consumers checks)
+  for (const [ext, format] of [
+    ['cpuprofile', 'cpuprofile'],
+    ['trace.json', 'chrome-trace'],
+  ]) {
+    const file = `${base}.${ext}`
+    proftool('convert', '-q', '--metric', weighed.metric, '--to', format, fixture, file)
+    const imported = await importTotal(importers, file)
+    if (imported.unit !== 'microseconds') throw new Error(`${file}: speedscope reads ${imported.unit}`)
+    // Each node's time is rounded once, as the writers say on stderr: a .cpuprofile's to whole µs
+    // (its time deltas), a trace's to the ns (its slices).
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8'))
+    const rounding = format === 'cpuprofile' ? 0.5 * doc.nodes.length : 0.0005 * doc.traceEvents.length
+    near(imported.total, wantUs, rounding + 1e-9 * wantUs, `${fixture} as ${format}`)
+  }
+  timedChecked++
+}
+console.log(
+  `speedscope's importers read all ${speedscopeChecked} speedscope conversions with the source's total, ` +
+    `and ${timedChecked} .cpuprofile and Chrome trace conversions with its time`,
+)

@@ -8,6 +8,7 @@
 #   bench/run.sh lispworks  # one format
 #   bench/run.sh merge diff # proftool merge of 1,000 inputs, proftool diff of two 100 MB inputs
 #   MEDIAN=7 bench/run.sh folded-walks  # one of issue 21's folded shapes (see the end)
+#   PROFTOOL=../old/target/release/proftool bench/run.sh br  # another build, on the same inputs
 #
 # pprof's input is the protocol buffer itself (not gzipped, SIZE bytes as its reader parses them), and
 # `go tool pprof -raw` (Debian golang-go) is timed on the same file in the same run.
@@ -31,7 +32,7 @@ TIME=/usr/bin/time
 [ -x "$TIME" ] || { echo "bench needs GNU time at $TIME (apt-get install time)" >&2; exit 1; }
 
 cargo build --release --quiet --bin proftool --example generate
-bin=${CARGO_TARGET_DIR:-target}/release/proftool
+bin=${PROFTOOL:-${CARGO_TARGET_DIR:-target}/release/proftool}
 gen=${CARGO_TARGET_DIR:-target}/release/examples/generate
 mkdir -p bench/data
 

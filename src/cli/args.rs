@@ -10,8 +10,7 @@ use proftool::formats::sampler::FrameOrder;
 use proftool::formats::{br, dyalog, folded, ghc, perf, pprof, sampler, FormatOptions};
 use proftool::model::filter::{self, Filters};
 use proftool::model::Unit;
-use proftool::report::output::TextStyle;
-use proftool::report::{self, Ranking, Report, ReportOptions};
+use proftool::report::{self, Printer, Ranking, Report, ReportOptions, TextStyle};
 use proftool::{Format, ReadOptions};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -209,7 +208,7 @@ pub struct ReportArgs {
 
 impl ReportArgs {
     /// Writes `report` to stdout as asked: names are cut to the terminal's width when it is one.
-    pub fn print(&self, report: &Report) -> std::io::Result<()> {
+    pub fn print<P: Printer>(&self, report: &Report<P>) -> std::io::Result<()> {
         let stdout = std::io::stdout();
         let width =
             stdout.is_terminal().then(terminal_size::terminal_size).flatten().map(|(width, _)| usize::from(width.0));

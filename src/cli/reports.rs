@@ -7,7 +7,7 @@ use anyhow::Result;
 use proftool::diag::Diagnostics;
 use proftool::model::filter;
 use proftool::report::{
-    self, CallsOptions, DataOptions, Functions, Report, ReportOptions, SummaryOptions, TreeOptions, View,
+    self, CallsOptions, DataOptions, Functions, Printer, Report, ReportOptions, SummaryOptions, TreeOptions, View,
 };
 
 pub const SUMMARY_EXAMPLES: &str = "\
@@ -135,12 +135,12 @@ impl DataArgs {
 }
 
 /// Reads the input of a report, prepares it as `options` ask, and prints what `make` makes of it.
-fn run_report(
+fn run_report<P: Printer>(
     input: &InputArg,
     common: &ReportCommon,
     options: ReportOptions,
     diag: &mut Diagnostics,
-    make: impl FnOnce(View) -> Result<Report, proftool::Error>,
+    make: impl FnOnce(View) -> Result<Report<P>, proftool::Error>,
 ) -> Result<()> {
     let input = InputSpec { path: &input.input, from: input.from, max_size: common.read.max_input_size };
     // Line frames a report merges are merged as they are read where the reader can (Dyalog).

@@ -10,9 +10,9 @@
 //! metric. The view keeps lines and, unless `--bias` is given, times as measured (see
 //! [`super::ReportOptions::measured_times`]).
 
-use super::output::{Cell, Cells, Column, Digits, Report};
 use super::summary::{sums_of, Sums};
-use super::{amount_column, digits_of, inclusive_values, View};
+use super::table::{Cell, Cells, Column, Digits};
+use super::{amount_column, digits_of, inclusive_values, PlainPrinter, Report, View};
 use crate::error::Error;
 use crate::model::FrameKind;
 use regex::Regex;
@@ -36,7 +36,7 @@ struct Group {
 }
 
 /// The data report of `view`.
-pub fn data(view: View, options: &DataOptions) -> Result<Report, Error> {
+pub fn data(view: View, options: &DataOptions) -> Result<Report<PlainPrinter>, Error> {
     let groups = groups(&view, options.functions.as_ref())?;
     let metrics: Vec<(usize, Vec<Sums>)> = (view.profile.metrics().iter().enumerate())
         .filter(|(_, m)| m.is_additive())
@@ -79,8 +79,9 @@ pub fn data(view: View, options: &DataOptions) -> Result<Report, Error> {
             }
         }
     }
-    let mut report = view.report("data", view.selected_if_narrowed(), Cells::boxed(&columns, cells), columns);
-    report.texts.extend(unrowed);
+    let rows = Cells::boxed(&columns, cells);
+    let mut report = view.report("data", columns, rows, PlainPrinter);
+    report.table.texts.extend(unrowed);
     Ok(report)
 }
 

@@ -14,9 +14,9 @@
 //! asks that its value grew by at least V in the metric's unit (BASE's), so that noise in tiny
 //! functions does not fail a build.
 
-use super::output::{Cell, Cells, Column, Digits, Report};
 use super::summary::{sums, Sums};
-use super::{unit_label, View};
+use super::table::{whole_or_float, Cell, Cells, Column, Digits, Layout, Table, TextStyle};
+use super::{unit_label, Header, Printer, Report, View};
 use crate::convert::{self, ConvertOptions};
 use crate::diag::Diagnostics;
 use crate::error::Error;
@@ -24,9 +24,9 @@ use crate::formats::Format;
 use crate::model::filter::Filters;
 use crate::model::{FrameKind, Metric, MetricKind, Profile};
 use regex::Regex;
-use serde_json::json;
+use serde_json::{json, Map, Value as Json};
 use std::collections::BTreeMap;
-use std::io::Write;
+use std::io::{self, Write};
 use std::time::Duration;
 
 /// How `diff` compares, and when it fails.
@@ -45,7 +45,7 @@ pub struct DiffOptions {
 /// A diff's table and its verdict.
 pub struct Comparison {
     /// The table, for text, CSV or JSON.
-    pub report: Report,
+    pub report: Report<DiffPrinter>,
     /// Whether a function crossed the limits.
     pub regression: bool,
 }
@@ -120,7 +120,7 @@ pub fn compare(base: &View, new: &View, labels: (&str, &str), options: &DiffOpti
     }
     let regression = over > 0;
     let metric_json = |view: &View, label: &str| {
-        let total = super::output::whole_or_float(view.total());
+        let total = whole_or_float(view.total());
         json!({ "file": label, "metric": view.metric().name, "unit": unit_label(view.metric()), "total": total })
     };
     let verdict = match (options.threshold, regression) {
@@ -137,27 +137,49 @@ pub fn compare(base: &View, new: &View, labels: (&str, &str), options: &DiffOpti
         }
         Some(limit) => format!("Pass: no function grew its {on} share by more than {limit} points."),
     };
-    let report = Report {
+    let header = Header {
         kind: "diff",
         metric: new.metric().name.clone(),
         unit: unit_label(base.metric()).to_string(),
         total: new.total(),
         selected: None,
         digits,
-        table: Cells::boxed(&columns, cells),
-        columns,
-        texts,
-        notes: vec![
-            ("base", metric_json(base, labels.0), String::new()),
-            ("new", metric_json(new, labels.1), String::new()),
-            ("limits", limits, String::new()),
-            ("verdict", json!(verdict), verdict_line),
-        ],
-        blocks: None,
-        indent: None,
-        title: Some(title(base, new, labels, options)),
+        amount: None,
     };
-    Ok(Comparison { report, regression })
+    let fields = Map::from_iter([
+        ("base".to_string(), metric_json(base, labels.0)),
+        ("new".to_string(), metric_json(new, labels.1)),
+        ("limits".to_string(), limits),
+        ("verdict".to_string(), json!(verdict)),
+    ]);
+    let table = Table { rows: Cells::boxed(&columns, cells), columns, texts };
+    let printer = DiffPrinter { title: title(base, new, labels, options), fields, verdict_line };
+    Ok(Comparison { report: Report { header, table, printer }, regression })
+}
+
+/// The printer of `diff`: its table is a row per function of either profile.
+#[derive(Debug)]
+pub struct DiffPrinter {
+    /// The lines above the table: each profile, and what is compared.
+    title: String,
+    /// The JSON fields of each profile, the limits and the verdict.
+    fields: Map<String, Json>,
+    /// The verdict, the line below the table.
+    verdict_line: String,
+}
+
+impl Printer for DiffPrinter {
+    /// The title, then the table, then the verdict.
+    fn write_text(&self, _: &Header, table: &Table, out: &mut dyn Write, style: TextStyle) -> io::Result<()> {
+        out.write_all(format!("{}\n\n", self.title).as_bytes())?;
+        Layout::new(table, style, &[], None).write(out)?;
+        writeln!(out, "{}", self.verdict_line)
+    }
+
+    /// `base` and `new` (each profile's file, metric and total), `limits` and `verdict`.
+    fn json_fields(&self) -> Map<String, Json> {
+        self.fields.clone()
+    }
 }
 
 /// The self value (with `own`) or total of `sums`, 0 for a function the profile does not have.

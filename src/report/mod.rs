@@ -20,25 +20,74 @@ mod bias;
 mod calls;
 mod data;
 pub mod diff;
-pub mod output;
+mod header;
 mod rank;
 mod summary;
+pub mod table;
 mod tree;
 pub mod units;
 
 pub use bias::apply_bias;
-pub use calls::{calls, CallsOptions, Functions};
+pub use calls::{calls, CallsOptions, CallsPrinter, Functions};
 pub use data::{data, DataOptions};
-pub use output::{Cells, Format, Report, Table};
+pub use header::Header;
 pub use rank::Ranking;
 pub use summary::{summary, SummaryOptions};
-pub use tree::{tree, TreeOptions};
+pub use table::{Cells, Format, Rows, Table, TextStyle};
+pub use tree::{tree, TreeOptions, TreePrinter};
 
 use crate::error::Error;
 use crate::model::filter::{self, Filters};
 use crate::model::{ops, FrameId, FrameKind, Metric, MetricKind, NodeId, Profile, Repr, Unit, Values};
-use output::{Column, Digits};
 use rustc_hash::FxHashMap;
+use serde_json::{Map, Value as Json};
+use std::io::{self, Write};
+use table::{Column, Digits, Layout};
+
+/// A report: what it says of the whole profile, its table, and how its kind prints them.
+#[derive(Debug)]
+pub struct Report<P> {
+    /// What it says of the whole profile.
+    pub header: Header,
+    /// Its table.
+    pub table: Table,
+    printer: P,
+}
+
+impl<P: Printer> Report<P> {
+    /// Writes the report in `format` to `out`: text as its printer lays it out, CSV its table, JSON
+    /// its header's fields, its printer's and its table's rows.
+    pub fn write(&self, out: &mut dyn Write, format: Format, style: TextStyle) -> io::Result<()> {
+        match format {
+            Format::Text => self.printer.write_text(&self.header, &self.table, out, style),
+            Format::Csv => out.write_all(self.table.csv().as_bytes()),
+            Format::Json => self.header.write_json(out, self.printer.json_fields(), &self.table),
+        }
+    }
+}
+
+/// How a kind of report prints what only it has: in text around its table (blocks, an indent,
+/// notes), and in JSON beside it.
+pub trait Printer {
+    /// Writes `header` and `table` as aligned text.
+    fn write_text(&self, header: &Header, table: &Table, out: &mut dyn Write, style: TextStyle) -> io::Result<()>;
+
+    /// The JSON fields beyond the header's and the rows.
+    fn json_fields(&self) -> Map<String, Json> {
+        Map::new()
+    }
+}
+
+/// The printer of `summary` and `data`: the total line, then the table.
+#[derive(Debug)]
+pub struct PlainPrinter;
+
+impl Printer for PlainPrinter {
+    fn write_text(&self, header: &Header, table: &Table, out: &mut dyn Write, style: TextStyle) -> io::Result<()> {
+        out.write_all(format!("{}\n\n", header.total_line(style)).as_bytes())?;
+        Layout::new(table, style, &[], None).write(out)
+    }
+}
 
 /// What every report shares: granularity, metric, timer bias and filters.
 #[derive(Clone, Debug, Default)]
@@ -255,24 +304,20 @@ impl View {
         pct(value, self.total)
     }
 
-    /// A report of this view's metric and total, its text cells indices of the row names.
-    fn report(&self, kind: &'static str, selected: Option<f64>, table: Box<dyn Table>, columns: Vec<Column>) -> Report {
+    /// A report of this view's metric and total, `kind`, of a table of `columns` and `rows` whose
+    /// text cells are indices of the row names, printed by `printer`.
+    fn report<P>(&self, kind: &'static str, columns: Vec<Column>, rows: Box<dyn Rows>, printer: P) -> Report<P> {
         let metric = self.metric();
-        Report {
+        let header = Header {
             kind,
             metric: metric.name.clone(),
             unit: unit_label(metric).to_string(),
             total: self.total(),
-            selected,
+            selected: self.selected_if_narrowed(),
             digits: digits_of(metric),
-            columns,
-            table,
-            texts: self.names.clone(),
-            notes: Vec::new(),
-            blocks: None,
-            indent: None,
-            title: None,
-        }
+            amount: columns.iter().find_map(|c| c.amount),
+        };
+        Report { header, table: Table { columns, rows, texts: self.names.clone() }, printer }
     }
 
     /// The error for `--avg` on a profile without call counts.

@@ -3,7 +3,7 @@
 //! both reports.
 
 use super::amount_column;
-use super::output::{Cell, Column, Digits};
+use super::table::{Cell, Column, Digits};
 use crate::model::Metric;
 
 /// How rows are sorted, which are kept, and the columns `-avg` and `-cumpct` add.

@@ -1,8 +1,8 @@
 //! `proftool summary`: consumption per function (or per line with `--lines`), `]PROFILE summary`.
 
-use super::output::{Cell, Cells, Column, Digits, Report};
 use super::rank::Ranking;
-use super::{amount_column, digits_of, View};
+use super::table::{Cell, Cells, Column, Digits};
+use super::{amount_column, digits_of, PlainPrinter, Report, View};
 use crate::error::Error;
 use crate::model::Values;
 
@@ -55,7 +55,7 @@ pub(super) fn sums_of(view: &View, metric: usize, inclusive: &Values) -> Vec<Sum
 
 /// The summary of `view`. With `--lines`, a function's row is left out where rows of its lines
 /// account for its time (`]PROFILE summary -lines` lists lines), so that the rows rank lines.
-pub fn summary(view: View, options: &SummaryOptions) -> Result<Report, Error> {
+pub fn summary(view: View, options: &SummaryOptions) -> Result<Report<PlainPrinter>, Error> {
     let view = view.select(&options.functions)?;
     let ranking = &options.ranking;
     view.check_avg(ranking.avg)?;
@@ -93,6 +93,6 @@ pub fn summary(view: View, options: &SummaryOptions) -> Result<Report, Error> {
         }
         ranking.add_cells(key(s), has_calls.then_some(s.calls), cumulative, &mut cells);
     }
-    let selected = view.selected_if_narrowed();
-    Ok(view.report("summary", selected, Cells::boxed(&columns, cells), columns))
+    let rows = Cells::boxed(&columns, cells);
+    Ok(view.report("summary", columns, rows, PlainPrinter))
 }

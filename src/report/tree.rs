@@ -1,9 +1,12 @@
 //! `proftool tree`: the call tree indented, each node with its total, self value and their % of the
 //! profile's total; siblings of one name are one node, the heaviest first.
 
-use super::output::{Cell, Column, Digits, Report, Table};
-use super::{amount_column, digits_of, pct, unit_label, View};
+use super::table::{decimal_digits, pad_into, Cell, Column, Digits, Layout, Prefix, Rows, Table, TextStyle};
+use super::{amount_column, digits_of, pct, unit_label, Header, Printer, Report, View};
 use crate::error::Error;
+use serde_json::{json, Map, Value as Json};
+use std::fmt::Write as _;
+use std::io::{self, Write};
 
 /// The switches of `tree`.
 #[derive(Clone, Debug, Default)]
@@ -148,7 +151,7 @@ impl Grouping {
 /// node's children by name as it is shown: a branch left out by `--min-pct` is never grouped, and
 /// one below `--depth` never gathered, so `tree --depth 5` of a large profile touches little more
 /// than five levels.
-pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
+pub fn tree(view: View, options: &TreeOptions) -> Result<Report<TreePrinter>, Error> {
     let view = view.select(&options.functions)?;
     let metric = view.metric();
     let digits = digits_of(metric);
@@ -165,7 +168,6 @@ pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
         columns.push(Column::new("calls", "calls"));
     }
     columns.push(Column::new("name", "name"));
-    let name_column = columns.len() - 1;
     let floor = options.min_pct.map_or(f64::NEG_INFINITY, |p| p * view.total() / 100.0);
     let (mut pruned_branches, mut pruned_value) = (0u64, 0.0);
     let shown = ShownTree::of(&view, options.depth);
@@ -174,7 +176,7 @@ pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
     let (mut arena, mut siblings) = (Vec::new(), (0..shown.roots).collect());
     let mut stack = Vec::new();
     push_groups(&shown, &grouping, &mut siblings, 0, &mut arena, &mut stack);
-    let mut table = TreeTable { rows: Vec::new(), calls: None, total: view.total(), digits };
+    let mut table = TreeRows { rows: Vec::new(), calls: None, total: view.total(), digits };
     if has_calls {
         table.calls = Some(Vec::new());
     }
@@ -200,26 +202,96 @@ pub fn tree(view: View, options: &TreeOptions) -> Result<Report, Error> {
         }
         push_groups(&shown, &grouping, &mut siblings, group.depth + 1, &mut arena, &mut stack);
     }
-    let selected = view.selected_if_narrowed();
-    let mut report = view.report("tree", selected, Box::new(table), columns);
-    report.indent = Some((0, name_column));
-    if let Some(min_pct) = options.min_pct {
-        let note = format!(
-            "pruned: {pruned_branches} {} under {min_pct} % of the total, {} {unit} ({:.1} %)",
-            if pruned_branches == 1 { "branch" } else { "branches" },
-            crate::model::significant(pruned_value, 6),
-            view.pct(pruned_value)
-        );
-        let json =
-            serde_json::json!({ "branches": pruned_branches, "value": pruned_value, "pct": view.pct(pruned_value) });
-        report.notes.push(("pruned", json, note));
+    let pruned = options.min_pct.map(|min_pct| Pruned {
+        min_pct,
+        branches: pruned_branches,
+        value: pruned_value,
+        pct: view.pct(pruned_value),
+        unit: unit.to_string(),
+    });
+    Ok(view.report("tree", columns, Box::new(table), TreePrinter { pruned }))
+}
+
+/// The printer of `tree`: its table is a row per node shown, in the order shown, the name last;
+/// text shows the name indented by the depth.
+#[derive(Debug)]
+pub struct TreePrinter {
+    /// What `--min-pct` left out, when it was given.
+    pruned: Option<Pruned>,
+}
+
+/// The branches `--min-pct` left out, and how much they hold.
+#[derive(Debug)]
+struct Pruned {
+    min_pct: f64,
+    branches: u64,
+    value: f64,
+    /// Their value as a % of the profile's total.
+    pct: f64,
+    /// The unit of their value (the metric's).
+    unit: String,
+}
+
+impl Printer for TreePrinter {
+    /// `Total: …`, then the table, the name column indented by the depth instead of showing it,
+    /// then what `--min-pct` left out.
+    fn write_text(&self, header: &Header, table: &Table, out: &mut dyn Write, style: TextStyle) -> io::Result<()> {
+        out.write_all(format!("{}\n\n", header.total_line(style)).as_bytes())?;
+        let name_column = table.columns.len() - 1;
+        Layout::new(table, style, &[DEPTH_COLUMN], Some((name_column, &Indent))).write(out)?;
+        if let Some(Pruned { min_pct, branches, value, pct, unit }) = &self.pruned {
+            let what = if *branches == 1 { "branch" } else { "branches" };
+            let value = crate::model::significant(*value, 6);
+            writeln!(out, "pruned: {branches} {what} under {min_pct} % of the total, {value} {unit} ({pct:.1} %)")?;
+        }
+        Ok(())
     }
-    Ok(report)
+
+    /// `pruned`, where `--min-pct` was given.
+    fn json_fields(&self) -> Map<String, Json> {
+        let mut fields = Map::new();
+        if let Some(Pruned { branches, value, pct, .. }) = &self.pruned {
+            fields.insert("pruned".into(), json!({ "branches": branches, "value": value, "pct": pct }));
+        }
+        fields
+    }
+}
+
+/// Levels of the tree indented in full; deeper nodes are indented this far and show their depth.
+const MAX_INDENT: usize = 40;
+
+/// The indent of a row's name: two spaces per level of its depth, up to [`MAX_INDENT`] levels;
+/// deeper, the depth shown (`[1000] `).
+struct Indent;
+
+impl Indent {
+    /// The depth `row` gives its node.
+    fn depth(row: &[Cell]) -> usize {
+        match row[DEPTH_COLUMN] {
+            Cell::Number(depth, _) => depth as usize,
+            _ => 0,
+        }
+    }
+}
+
+impl Prefix for Indent {
+    fn width(&self, row: &[Cell]) -> usize {
+        let depth = Indent::depth(row);
+        2 * depth.min(MAX_INDENT) + if depth > MAX_INDENT { decimal_digits(depth as u64) + 3 } else { 0 }
+    }
+
+    fn write_into(&self, buffer: &mut String, row: &[Cell]) {
+        let depth = Indent::depth(row);
+        pad_into(buffer, 2 * depth.min(MAX_INDENT));
+        if depth > MAX_INDENT {
+            let _ = write!(buffer, "[{depth}] ");
+        }
+    }
 }
 
 /// The rows of the report, in the order shown.
 #[derive(Debug)]
-struct TreeTable {
+struct TreeRows {
     rows: Vec<TreeRow>,
     /// Each row's calls, where the profile counts them per node.
     calls: Option<Vec<i64>>,
@@ -237,11 +309,12 @@ struct TreeRow {
     own: f64,
 }
 
-/// The columns of a row's total and self value, as [`TreeTable::row_into`] puts them.
+/// The columns of a row's depth, total and self value, as [`TreeRows::row_into`] puts them.
+const DEPTH_COLUMN: usize = 0;
 const TOTAL_COLUMN: usize = 1;
 const SELF_COLUMN: usize = 3;
 
-impl Table for TreeTable {
+impl Rows for TreeRows {
     fn len(&self) -> usize {
         self.rows.len()
     }
@@ -335,10 +408,10 @@ mod tests {
         let view = View::new(p, &ReportOptions::default()).unwrap();
         let report = tree(view, &TreeOptions::default()).unwrap();
         let mut cells = Vec::new();
-        report.table.row_into(2, &mut cells);
+        report.table.rows.row_into(2, &mut cells);
         assert_eq!(cells[1], Cell::Number((0.1 + 0.2) + 0.3, Digits::Decimals));
         assert_eq!(
-            report.texts[cells.last().map_or(0, |c| match c {
+            report.table.texts[cells.last().map_or(0, |c| match c {
                 Cell::Text(t) => *t as usize,
                 _ => 0,
             })],

@@ -1,0 +1,37 @@
+//! A table as CSV: a header of the column keys, then the rows, numbers in full.
+
+use super::{Cell, Table};
+use std::fmt::Write;
+
+impl Table {
+    /// The table as CSV.
+    pub fn csv(&self) -> String {
+        let mut writer = ::csv::Writer::from_writer(Vec::new());
+        let _ = writer.write_record(self.columns.iter().map(|c| c.key.as_ref()));
+        let (mut cells, mut field) = (Vec::with_capacity(self.columns.len()), String::new());
+        for index in 0..self.rows.len() {
+            self.rows.row_into(index, &mut cells);
+            for cell in &cells {
+                field.clear();
+                self.full_into(&mut field, cell);
+                let _ = writer.write_field(&field);
+            }
+            let _ = writer.write_record(None::<&[u8]>);
+        }
+        String::from_utf8(writer.into_inner().unwrap_or_default()).unwrap_or_default()
+    }
+
+    /// Appends a cell for a script to `buffer`: numbers in full.
+    fn full_into(&self, buffer: &mut String, cell: &Cell) {
+        match cell {
+            Cell::Text(t) => buffer.push_str(self.text_of(*t)),
+            Cell::Number(v, _) => {
+                let _ = write!(buffer, "{v}");
+            }
+            Cell::Flag(flag) => {
+                let _ = write!(buffer, "{flag}");
+            }
+            Cell::Empty => {}
+        }
+    }
+}

@@ -192,6 +192,21 @@ fn calls_takes_pct_cumpct_avg_and_exclusive() {
     assert!(text.lines().nth(3).is_some_and(|l| l.starts_with("caller        self ms")), "{text}");
 }
 
+/// A block that `--pct` leaves without rows keeps its title over none, and the blocks after it
+/// keep their own rows: in `main;render 50`, render's one caller is 47.6 % of all, over 20 %, while
+/// old's one caller (`main;old 10`, 9.5 %) is kept under old.
+#[test]
+fn calls_blocks_keep_their_own_rows_when_pct_leaves_one_empty() {
+    let (_dir, folded) = file("calls.folded", "main;parse;read 30\nmain;render 50\nmain;old 10\nmain 5\n");
+    let text = report(&["calls", "--regex", "--fn", "^(render|old)$", "--pct", "20", &folded]);
+    let blocks: Vec<&str> = text.split("\n\n").skip(1).collect();
+    assert_eq!(blocks.len(), 2, "{text}");
+    assert!(blocks[0].starts_with("render: total 50 samples"), "{text}");
+    assert_eq!(blocks[0].lines().count(), 2, "a title and the headings: {text}");
+    assert!(blocks[1].starts_with("old: total 10 samples"), "{text}");
+    assert!(blocks[1].lines().nth(2).is_some_and(|l| l.starts_with("main ")), "{text}");
+}
+
 /// `--avg` needs calls counted per call path: LispWorks counts them per function only.
 #[test]
 fn calls_avg_without_calls_per_caller_is_refused() {

@@ -114,8 +114,10 @@ pub fn calls(view: View, options: &CallsOptions) -> Result<Report<CallsPrinter>,
     let key = |part: &Part| ranking.key(part.own, part.value);
     let mut cells = Vec::new();
     let mut blocks = Vec::new();
+    let row_of = |cells: &Vec<Cell>| cells.len() / columns.len();
     for (&row, sums) in rows.iter().zip(gather(&view, &rows, options.callees)) {
-        blocks.push(block(&view, row, &sums));
+        let mut block = block(&view, row, &sums);
+        block.rows.start = row_of(&cells);
         let mut parts: Vec<(u32, Part)> = sums.parts.into_iter().collect();
         parts.sort_by(|a, b| key(&b.1).total_cmp(&key(&a.1)).then_with(|| name(a.0).cmp(name(b.0))));
         for (&(part, ref part_sums), cumulative) in ranking.kept(&parts, |(_, p)| view.pct(key(p))) {
@@ -132,6 +134,8 @@ pub fn calls(view: View, options: &CallsOptions) -> Result<Report<CallsPrinter>,
             }
             ranking.add_cells(value, part_sums.calls, cumulative, &mut cells);
         }
+        block.rows.end = row_of(&cells);
+        blocks.push(block);
     }
     let rows = Cells::boxed(&columns, cells);
     let mut report = view.report("calls", columns, rows, CallsPrinter { blocks });
@@ -161,24 +165,8 @@ struct Block {
     pct: f64,
     /// Its calls, where the profile counts them.
     calls: Option<i64>,
-}
-
-/// The rows of each block of `table` in text: the runs of rows of one function. They are titled
-/// with the blocks in order, so a block `--pct` left without rows (and so without a run) shifts the
-/// titles after it onto the wrong rows: a fault of the text output, kept here as it was.
-fn runs(table: &Table) -> Vec<Range<usize>> {
-    let mut runs: Vec<Range<usize>> = Vec::new();
-    let (mut cells, mut previous) = (Vec::new(), None);
-    for index in 0..table.rows.len() {
-        table.rows.row_into(index, &mut cells);
-        let function = cells[FUNCTION_COLUMN].clone();
-        match runs.last_mut() {
-            Some(run) if previous.as_ref() == Some(&function) => run.end = index + 1,
-            _ => runs.push(index..index + 1),
-        }
-        previous = Some(function);
-    }
-    runs
+    /// Its rows in the table (none where `--pct` or `--first` left none).
+    rows: Range<usize>,
 }
 
 impl Printer for CallsPrinter {
@@ -188,13 +176,13 @@ impl Printer for CallsPrinter {
     fn write_text(&self, header: &Header, table: &Table, out: &mut dyn Write, style: TextStyle) -> io::Result<()> {
         let layout = Layout::new(table, style, &[FUNCTION_COLUMN], None);
         let mut text = header.total_line(style) + "\n";
-        for (rows, block) in runs(table).into_iter().zip(&self.blocks) {
+        for block in &self.blocks {
             let total = header.amount_text(block.total, style);
             let pct = number(block.pct, Digits::Decimals, style.decimals);
             let calls = block.calls.map(|c| format!(", {c} calls")).unwrap_or_default();
             let _ = write!(text, "\n{}: total {total} ({pct} % of all){calls}\n", block.name);
             layout.headings_into(&mut text);
-            layout.lines_into(&mut text, rows);
+            layout.lines_into(&mut text, block.rows.clone());
         }
         out.write_all(text.as_bytes())
     }
@@ -279,7 +267,7 @@ fn block(view: &View, row: u32, sums: &Sums) -> Block {
         super::Calls::PerRow(calls) => Some(calls[row as usize]),
         super::Calls::Unknown => None,
     };
-    Block { name: view.names[row as usize].clone(), total: sums.total, pct: view.pct(sums.total), calls }
+    Block { name: view.names[row as usize].clone(), total: sums.total, pct: view.pct(sums.total), calls, rows: 0..0 }
 }
 
 /// The rows `functions` names, heaviest first; an error when there is none.

@@ -111,19 +111,20 @@ impl DiffArgs {
         let names = inputs.map(|input| input.name().into_owned());
         // The profiles are kept beside their views only for a differential output.
         let kept = to.as_ref().map(|_| matched.clone());
+        let diff::Matched { base, new, metrics, threads } = matched;
         let view = |profile: proftool::Profile, metric: usize| {
             let options = ReportOptions {
                 lines: self.common.select.lines,
                 metric: Some(profile.metrics()[metric].name.clone()),
                 bias: self.common.report.bias,
-                filters: matched.threads.clone(),
+                filters: threads.clone(),
                 relative: false,
                 measured_times: false,
             };
             View::new(profile, &options)
         };
-        let (base_view, new_view) =
-            (view(matched.base.clone(), matched.metrics.0)?, view(matched.new.clone(), matched.metrics.1)?);
+        // The profiles move into their views: a copy of each is kept only for a differential output.
+        let (base_view, new_view) = (view(base, metrics.0)?, view(new, metrics.1)?);
         let comparison = diff::compare(&base_view, &new_view, (&names[0], &names[1]), &options)?;
         let to_stdout = to.as_ref().is_some_and(|(_, out)| out == Path::new("-"));
         if let (Some((kind, out)), Some(matched)) = (to, kept) {

@@ -213,14 +213,16 @@ fn trim_range(line: &str, range: Range<usize>) -> Range<usize> {
 }
 
 /// A frame line's address, symbol (trimmed; a single space where it is empty, as inferno and
-/// FlameGraph name it) and DSO without its parentheses, as byte ranges of `line`.
+/// FlameGraph name it) and DSO without its parentheses, as byte ranges of `line`; `None` for a line
+/// that is not a frame, as inferno finds its "weird stack lines": no DSO in parentheses as the last
+/// word, or no space between the address and the DSO for a symbol.
 fn frame_parts(line: &str) -> Option<(&str, Range<usize>, Range<usize>)> {
     let start = line.len() - line.trim_start().len();
     let text = line.trim_end();
     let pc_end = start + text[start..].find(' ')?;
     let dso_start = text.rfind(' ')? + 1;
     let dso = &text[dso_start..];
-    if dso_start <= pc_end || !dso.starts_with('(') || !dso.ends_with(')') || dso.len() < 2 {
+    if dso_start <= pc_end + 1 || !dso.starts_with('(') || !dso.ends_with(')') || dso.len() < 2 {
         return None;
     }
     let symbol = trim_range(line, pc_end + 1..dso_start - 1);
@@ -694,6 +696,13 @@ mod tests {
         let h = parse_header(line).unwrap();
         assert_eq!((&line[h.comm], h.pid, h.period), ("java", None, None));
         assert!(parse_header("no digits here: cycles:").is_none());
+    }
+
+    #[test]
+    fn a_frame_line_without_room_for_a_symbol_is_no_frame() {
+        assert_eq!(frame_parts("\t1  (x)").map(|(pc, symbol, dso)| (pc, symbol.len(), dso.len())), Some(("1", 0, 1)));
+        assert!(frame_parts("\t1 (x)").is_none());
+        assert_eq!(sniff(b"p 1 1.0: 1 cycles:\n\t1 (x)\n"), Sniff::No);
     }
 
     #[test]

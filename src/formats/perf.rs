@@ -51,7 +51,7 @@ use super::{unique_name, Carries, Format, Sniff, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, ParseError, ParseErrorKind, Position};
 use crate::model::{
-    Aggregation, CallTree, FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Unit, Value,
+    Aggregation, CallTree, FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Unit, Values,
 };
 use std::borrow::Cow;
 use std::io::Read;
@@ -642,12 +642,14 @@ impl Builder {
         self.spare = record.frames;
     }
 
-    /// The profile: a metric per event's periods and samples, the tree copied under them.
+    /// The profile: a metric per event's periods and samples, with the tree as it was built.
     fn into_profile(self) -> Profile {
         let several = self.events.len() > 1;
+        let first = self.events.first().filter(|e| is_clock(&e.name));
+        let interval = first.and_then(|e| e.first_period).map(std::time::Duration::from_nanos);
         let mut metrics: Vec<Metric> = Vec::new();
-        let mut columns: Vec<&[i64]> = Vec::new();
-        for event in &self.events {
+        let mut columns: Vec<Vec<i64>> = Vec::new();
+        for event in self.events {
             if event.first_period.is_some() {
                 let (kind, unit) = if is_clock(&event.name) {
                     (MetricKind::Time, Unit::Nanoseconds)
@@ -657,31 +659,26 @@ impl Builder {
                 let name = if event.name.is_empty() { "period" } else { &event.name };
                 let name = unique_name(name.to_string(), |n| metrics.iter().any(|m| m.name == n));
                 metrics.push(Metric { name, kind, unit, aggregation: Aggregation::Additive, repr: Repr::Int });
-                columns.push(&event.periods);
+                columns.push(event.periods);
             }
             let name = if several { format!("{} samples", event.name) } else { "samples".into() };
             let name = unique_name(name, |n| metrics.iter().any(|m| m.name == n));
             metrics.push(Metric { name, ..Metric::samples() });
-            columns.push(&event.samples);
+            columns.push(event.samples);
         }
-        let mut profile = Profile::new(metrics);
+        // The tree is taken as it is (no copy), its columns added: each event's grew only as far as
+        // the last node that has a sample of it.
+        let mut profile = Profile::new(Vec::new());
         profile.frames = self.frames;
-        profile.tree.reserve(self.tree.len());
-        for node in self.tree.nodes() {
-            profile.tree.push(self.tree.parent(node), self.tree.frame(node));
-        }
-        for (metric, column) in columns.iter().enumerate() {
-            for (node, &value) in column.iter().enumerate() {
-                if value != 0 {
-                    profile.tree.add_self(metric, crate::model::NodeId(node as u32), Value::Int(value));
-                }
-            }
+        profile.tree = self.tree;
+        for (metric, mut column) in metrics.into_iter().zip(columns) {
+            column.resize(profile.tree.len(), 0);
+            profile.add_metric(metric, Values::Int(column));
         }
         if let Some(first) = profile.metrics().first() {
             profile.meta.weighed_by = Some(first.kind);
         }
-        let first = self.events.first().filter(|e| is_clock(&e.name));
-        profile.meta.interval = first.and_then(|e| e.first_period).map(std::time::Duration::from_nanos);
+        profile.meta.interval = interval;
         profile
     }
 }

@@ -283,112 +283,98 @@ enum Parsed {
     End,
     /// A header: its fields are the block's part of this index.
     Header(u32),
-    /// A frame whose symbol and DSO were seen before: their number ([`FrameNumbers`]).
-    Frame(u32),
-    /// A frame whose symbol and DSO come for the first time, whose names the building thread
-    /// makes from the line.
-    NewFrame(Box<NewFrame>),
-    /// Not a header or frame: why (boxed, as the rarer variants are, so that the items handed over
-    /// for every line stay small).
+    /// A frame: its symbol (without its offset) and DSO, and their hash.
+    Frame(FrameText),
+    /// Not a header or frame: why (boxed, so that the item handed over for every line stays small).
     Bad(Box<ParseErrorKind>),
 }
 
-/// A frame line's symbol (without its offset) and DSO seen for the first time: their number, the
-/// next, and their ranges in the line.
-struct NewFrame {
-    number: u32,
+/// A frame line's symbol (without its offset) and DSO, as ranges of the line, and their
+/// [`FrameTexts::hash`], which the reading thread works out.
+struct FrameText {
+    hash: u64,
     symbol: Range<usize>,
     dso: Range<usize>,
 }
 
-/// The symbol-and-DSO pairs the reading thread has seen, apart under a `java` command and not (the
-/// command changes their names), numbered in order of first appearance, so that the building
-/// thread finds a pair's frames by index: hashing and comparing happen on the reading thread.
+/// The symbol-and-DSO pairs the building thread has seen, apart under a `java` command and not
+/// (the command changes their names), with their frames: ranges of the builder's store. The
+/// reading thread hashes a pair (a pair's hash is the same under any command); the building thread
+/// finds it.
 #[derive(Default)]
-struct FrameNumbers {
-    /// Each pair where its text is and its number, in the table itself: a lookup reads the slot its
-    /// hash finds and the text, no third place.
+struct FrameTexts {
+    /// Each pair where its text is and its frames, in the table itself: a lookup reads the slot
+    /// its hash finds and the text, no third place.
     table: hashbrown::HashTable<Pair>,
     /// Each pair's symbol and DSO back to back, all pairs in one buffer.
     text: Vec<u8>,
-    /// Pairs numbered so far.
-    len: u32,
 }
 
-/// Where a pair's symbol and DSO are in [`FrameNumbers::text`], whether its command is a `java`
-/// one, and its number.
-#[derive(Clone, Copy)]
+/// Where a pair's symbol and DSO are in [`FrameTexts::text`], whether its command is a `java`
+/// one, and its frames.
+#[derive(Clone)]
 struct Pair {
     start: usize,
     symbol_len: usize,
     dso_len: usize,
     java: bool,
-    number: u32,
+    frames: Range<u32>,
 }
 
 impl Pair {
-    /// The pair's symbol and DSO in `text`, the buffer of [`FrameNumbers`].
-    fn text(self, text: &[u8]) -> (&[u8], &[u8]) {
+    /// The pair's symbol and DSO in `text`, the buffer of [`FrameTexts`].
+    fn text<'t>(&self, text: &'t [u8]) -> (&'t [u8], &'t [u8]) {
         let symbol_end = self.start + self.symbol_len;
         (&text[self.start..symbol_end], &text[symbol_end..symbol_end + self.dso_len])
     }
 }
 
-impl FrameNumbers {
-    fn hash(symbol: &[u8], dso: &[u8], java: bool) -> u64 {
+impl FrameTexts {
+    fn hash(symbol: &[u8], dso: &[u8]) -> u64 {
         use std::hash::Hasher;
         let mut h = rustc_hash::FxHasher::default();
         // Each `write` mixes in the length too.
         h.write(symbol);
         h.write(dso);
-        h.write_u8(u8::from(java));
         h.finish()
     }
 
-    /// The number of a symbol and DSO, and whether it is new.
-    fn number(&mut self, symbol: &[u8], dso: &[u8], java: bool) -> (u32, bool) {
-        let hash = FrameNumbers::hash(symbol, dso, java);
-        let text = &self.text;
+    /// The frames of a symbol and DSO (of `hash`), if they were seen.
+    fn get(&self, hash: u64, symbol: &[u8], dso: &[u8], java: bool) -> Option<Range<u32>> {
         let found = self.table.find(hash, |pair| {
-            let (pair_symbol, pair_dso) = pair.text(text);
+            let (pair_symbol, pair_dso) = pair.text(&self.text);
             pair.java == java && pair_symbol == symbol && pair_dso == dso
         });
-        if let Some(pair) = found {
-            return (pair.number, false);
-        }
-        let pair =
-            Pair { start: self.text.len(), symbol_len: symbol.len(), dso_len: dso.len(), java, number: self.len };
-        self.len += 1;
+        found.map(|pair| pair.frames.clone())
+    }
+
+    /// Adds a symbol and DSO not seen yet (of `hash`) with their frames.
+    fn insert(&mut self, hash: u64, symbol: &[u8], dso: &[u8], java: bool, frames: Range<u32>) {
+        let pair = Pair { start: self.text.len(), symbol_len: symbol.len(), dso_len: dso.len(), java, frames };
         self.text.extend_from_slice(symbol);
         self.text.extend_from_slice(dso);
         let text = &self.text;
         self.table.insert_unique(hash, pair, |pair| {
             let (symbol, dso) = pair.text(text);
-            FrameNumbers::hash(symbol, dso, pair.java)
+            FrameTexts::hash(symbol, dso)
         });
-        (pair.number, true)
-    }
-
-    /// The frame of a frame line (whose white space ends at `start`), or why it is not one.
-    fn frame(&mut self, line: &str, start: usize, java: bool) -> Parsed {
-        let Some((_, symbol, dso)) = frame_parts(line, start) else {
-            return Parsed::Bad(Box::new(not_a_frame(line)));
-        };
-        let symbol = without_offset(line, symbol);
-        match self.number(&line.as_bytes()[symbol.clone()], &line.as_bytes()[dso.clone()], java) {
-            (number, false) => Parsed::Frame(number),
-            (number, true) => Parsed::NewFrame(Box::new(NewFrame { number, symbol, dso })),
-        }
     }
 }
 
-/// The reading thread's state: whether a record is open and under a `java` command, and the
-/// numbers of the frames.
+/// The frame text of a frame line (whose white space ends at `start`), or why it is not one.
+fn frame_text(line: &str, start: usize) -> Parsed {
+    let Some((_, symbol, dso)) = frame_parts(line, start) else {
+        return Parsed::Bad(Box::new(not_a_frame(line)));
+    };
+    let symbol = without_offset(line, symbol);
+    let hash = FrameTexts::hash(&line.as_bytes()[symbol.clone()], &line.as_bytes()[dso.clone()]);
+    Parsed::Frame(FrameText { hash, symbol, dso })
+}
+
+/// The reading thread's state: whether a record is open.
 #[derive(Default)]
 struct Splitter {
     in_record: bool,
-    java: bool,
-    numbers: FrameNumbers,
 }
 
 impl Splitter {
@@ -403,7 +389,7 @@ impl Splitter {
             return Parsed::End;
         }
         if self.in_record {
-            return self.numbers.frame(line, start, self.java);
+            return frame_text(line, start);
         }
         self.header(line, headers)
     }
@@ -413,7 +399,6 @@ impl Splitter {
         self.in_record = true;
         match parse_header(line) {
             Some(header) => {
-                self.java = is_java(&line[header.comm.clone()]);
                 headers.push(header);
                 Parsed::Header(headers.len() as u32 - 1)
             }
@@ -457,8 +442,8 @@ struct Builder {
     frames: crate::model::FrameTable,
     stacks: StackTree,
     events: Vec<Event>,
-    /// The frames of each symbol-and-DSO number ([`FrameNumbers`]): ranges of `store`.
-    frames_of: Vec<Range<u32>>,
+    /// The frames of each symbol and DSO: ranges of `store`.
+    frame_texts: FrameTexts,
     store: Vec<FrameId>,
     record: Option<Record>,
     /// The frames vector of the last record, kept for the next.
@@ -476,7 +461,7 @@ pub(crate) fn read(input: &mut (dyn Read + Send), root: Root, diag: &mut Diagnos
         frames: crate::model::FrameTable::default(),
         stacks: StackTree::default(),
         events: Vec::new(),
-        frames_of: Vec::new(),
+        frame_texts: FrameTexts::default(),
         store: Vec::new(),
         record: None,
         spare: Vec::new(),
@@ -510,11 +495,7 @@ pub(crate) fn read(input: &mut (dyn Read + Send), root: Root, diag: &mut Diagnos
                         );
                     }
                 }
-                Parsed::Frame(number) => builder.add_frame(number),
-                Parsed::NewFrame(frame) => {
-                    builder.number_frame(line.text, &frame);
-                    builder.add_frame(frame.number);
-                }
+                Parsed::Frame(frame) => builder.add_frame(line.text, &frame),
                 Parsed::Bad(kind) => return Err(line.error_at(0, *kind)),
             }
             Ok(())
@@ -585,29 +566,29 @@ impl Builder {
         self.record = Some(Record { root, event, period: header.period, frames, java: is_java(comm), position });
     }
 
-    /// Interns the frames of a symbol and DSO that come for the first time, under the number the
-    /// reading thread gave them: the next (numbers come in order of first appearance).
-    fn number_frame(&mut self, line: &str, frame: &NewFrame) {
-        // Frame lines come only in records: the reading thread numbers no other.
-        let java = self.record.as_ref().is_some_and(|r| r.java);
-        let start = self.store.len() as u32;
-        for (name, dso) in frame_names(&line[frame.symbol.clone()], &line[frame.dso.clone()], java) {
-            self.store.push(intern(&mut self.frames, &name, dso));
-        }
-        debug_assert_eq!(frame.number as usize, self.frames_of.len());
-        self.frames_of.push(start..self.store.len() as u32);
-    }
-
-    /// Adds the frames of a frame line, by its number, to the open record.
-    fn add_frame(&mut self, number: u32) {
+    /// Adds a frame line's frames to the open record, interning them the first time its symbol and
+    /// DSO come under a command of its kind.
+    fn add_frame(&mut self, line: &str, frame: &FrameText) {
         let Some(record) = &mut self.record else { return };
-        let Some(range) = self.frames_of.get(number as usize) else { return };
+        let (symbol, dso) = (&line[frame.symbol.clone()], &line[frame.dso.clone()]);
+        let range = match self.frame_texts.get(frame.hash, symbol.as_bytes(), dso.as_bytes(), record.java) {
+            Some(range) => range,
+            None => {
+                let start = self.store.len() as u32;
+                for (name, dso) in frame_names(symbol, dso, record.java) {
+                    self.store.push(intern(&mut self.frames, &name, dso));
+                }
+                let range = start..self.store.len() as u32;
+                self.frame_texts.insert(frame.hash, symbol.as_bytes(), dso.as_bytes(), record.java, range.clone());
+                range
+            }
+        };
         // Inlined frames come caller first: innermost first, they go on in reverse.
         record.frames.extend(self.store[range.start as usize..range.end as usize].iter().rev());
     }
 
     /// [`Builder::add_frame`] for the frame on a header line (a one-frame sample), which the
-    /// reading thread does not number.
+    /// reading thread leaves in the header: its frames are interned each time.
     fn add_header_frame(&mut self, line: &str, symbol: Range<usize>, dso: Range<usize>) {
         let Some(record) = &mut self.record else { return };
         for (name, dso) in frame_names(&line[symbol], &line[dso], record.java).iter().rev() {
@@ -689,7 +670,7 @@ fn is_clock(event: &str) -> bool {
 }
 
 /// The range of `symbol` (in `line`) without its `+0x..` offset: the samples of one function at
-/// other instructions are one frame, numbered once.
+/// other instructions are one frame, looked up once.
 fn without_offset(line: &str, symbol: Range<usize>) -> Range<usize> {
     // Back over the hex digits that end the symbol, to the `+0x` before them (then the last `+` of
     // the symbol: hex digits hold none).

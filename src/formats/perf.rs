@@ -51,7 +51,7 @@ use super::{unique_name, Carries, Format, Sniff, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, ParseError, ParseErrorKind, Position};
 use crate::model::{
-    Aggregation, CallTree, FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Unit, Value,
+    Aggregation, CallTree, FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Unit, Values,
 };
 use std::borrow::Cow;
 use std::io::Read;
@@ -107,7 +107,7 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
         Ok(text) => text,
         Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
     };
-    let mut lines = text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty());
+    let mut lines = text.lines().filter(|l| !l.starts_with('#') && !is_blank(l));
     let Some((line, header)) = lines.next().and_then(|l| Some((l, parse_header(l)?))) else {
         return Sniff::No;
     };
@@ -123,7 +123,7 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
         return Sniff::No;
     }
     match lines.next() {
-        Some(line) if frame_parts(line).is_some_and(|(pc, ..)| is_hex(pc)) => Sniff::Yes,
+        Some(line) if frame_parts(line, leading_space(line)).is_some_and(|(pc, ..)| is_hex(&line[pc])) => Sniff::Yes,
         Some(_) if header.frame.is_some() => Sniff::Yes,
         Some(_) => Sniff::No,
         None => Sniff::Maybe,
@@ -205,26 +205,62 @@ fn parse_header(line: &str) -> Option<Header> {
     Some(Header { comm, pid, tid, event, period, frame })
 }
 
+/// Whether `b` is one of the ASCII characters `char::is_whitespace` takes as white space (`str::trim`
+/// trims them; `u8::is_ascii_whitespace` leaves out the vertical tab).
+fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r')
+}
+
+/// How many bytes of white space `text` starts with, as `str::trim_start` counts them: byte by byte
+/// over ASCII (a frame line's tab and the spaces that pad its address), with `str::trim_start`
+/// only from a byte that is not ASCII.
+fn leading_space(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let spaces = bytes.iter().take_while(|&&b| is_ascii_space(b)).count();
+    match bytes.get(spaces) {
+        Some(b) if !b.is_ascii() => text.len() - text.trim_start().len(),
+        _ => spaces,
+    }
+}
+
+/// The length of `text` without the white space it ends with, as `str::trim_end` leaves it (see
+/// [`leading_space`]).
+fn trimmed_len(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let spaces = bytes.iter().rev().take_while(|&&b| is_ascii_space(b)).count();
+    match bytes.len().checked_sub(spaces + 1).map(|last| bytes[last]) {
+        Some(b) if !b.is_ascii() => text.trim_end().len(),
+        _ => bytes.len() - spaces,
+    }
+}
+
+/// Whether `line` is blank: the end of a record.
+fn is_blank(line: &str) -> bool {
+    leading_space(line) == line.len()
+}
+
 /// `range` of `line` without the spaces at its ends.
 fn trim_range(line: &str, range: Range<usize>) -> Range<usize> {
     let text = &line[range.clone()];
-    let start = range.start + (text.len() - text.trim_start().len());
-    start..start + text.trim().len()
+    let start = range.start + leading_space(text);
+    start..start.max(range.start + trimmed_len(text))
 }
 
 /// A frame line's address, symbol (trimmed; a single space where it is empty, as inferno and
-/// FlameGraph name it) and DSO without its parentheses, as byte ranges of `line`.
-fn frame_parts(line: &str) -> Option<(&str, Range<usize>, Range<usize>)> {
-    let start = line.len() - line.trim_start().len();
-    let text = line.trim_end();
-    let pc_end = start + text[start..].find(' ')?;
-    let dso_start = text.rfind(' ')? + 1;
-    let dso = &text[dso_start..];
-    if dso_start <= pc_end || !dso.starts_with('(') || !dso.ends_with(')') || dso.len() < 2 {
+/// FlameGraph name it) and DSO without its parentheses, as byte ranges of `line`; `None` for a line
+/// that is not a frame, as inferno finds its "weird stack lines": no DSO in parentheses as the last
+/// word, or no space between the address and the DSO for a symbol. `start` is where the line's
+/// white space ends ([`leading_space`]), which the caller has found already.
+fn frame_parts(line: &str, start: usize) -> Option<(Range<usize>, Range<usize>, Range<usize>)> {
+    let end = trimmed_len(line);
+    let text = line.as_bytes().get(start..end).filter(|text| text.last() == Some(&b')'))?;
+    let pc_end = start + text.iter().position(|&b| b == b' ')?;
+    let dso_start = memchr::memrchr(b' ', text)? + start + 1;
+    if dso_start <= pc_end + 1 || line.as_bytes()[dso_start] != b'(' || end - dso_start < 2 {
         return None;
     }
     let symbol = trim_range(line, pc_end + 1..dso_start - 1);
-    Some((&line[start..pc_end], symbol, dso_start + 1..text.len() - 1))
+    Some((start..pc_end, symbol, dso_start + 1..end - 1))
 }
 
 /// The error for `text` where a frame line was expected.
@@ -245,100 +281,138 @@ enum Parsed {
     Skip,
     /// A blank line: the end of a record.
     End,
-    Header(Header),
-    /// A frame: the number of its symbol and DSO ([`Numbers`]), their ranges in the line.
+    /// A header: its fields are the block's part of this index.
+    Header(u32),
+    /// A frame: its symbol (without its offset) and DSO, and their hash.
     Frame(FrameText),
-    Bad(usize, ParseErrorKind),
+    /// Not a header or frame: why (boxed, so that the item handed over for every line stays small).
+    Bad(Box<ParseErrorKind>),
 }
 
+/// A frame line's symbol (without its offset) and DSO, as ranges of the line, and their
+/// [`FrameTexts::hash`], which the reading thread works out.
 struct FrameText {
-    number: u32,
+    hash: u64,
     symbol: Range<usize>,
     dso: Range<usize>,
 }
 
-/// The symbol-and-DSO pairs the reading thread has seen, numbered in order of first appearance, so
-/// that the building thread finds a pair's frames by index: hashing and comparing happen on the
-/// reading thread.
+/// The symbol-and-DSO pairs the building thread has seen, apart under a `java` command and not
+/// (the command changes their names), with their frames: ranges of the builder's store. The
+/// reading thread hashes a pair (a pair's hash is the same under any command); the building thread
+/// finds it.
 #[derive(Default)]
-struct Numbers {
-    table: hashbrown::HashTable<u32>,
-    /// Each pair as `symbol \0 dso`.
-    keys: Vec<Box<str>>,
+struct FrameTexts {
+    /// Each pair where its text is and its frames, in the table itself: a lookup reads the slot
+    /// its hash finds and the text, no third place.
+    table: hashbrown::HashTable<Pair>,
+    /// Each pair's symbol and DSO back to back, all pairs in one buffer.
+    text: Vec<u8>,
 }
 
-impl Numbers {
-    fn hash(symbol: &str, dso: &str) -> u64 {
-        use std::hash::{Hash, Hasher};
+/// Where a pair's symbol and DSO are in [`FrameTexts::text`], whether its command is a `java`
+/// one, and its frames.
+#[derive(Clone)]
+struct Pair {
+    start: usize,
+    symbol_len: usize,
+    dso_len: usize,
+    java: bool,
+    frames: Range<u32>,
+}
+
+impl Pair {
+    /// The pair's symbol and DSO in `text`, the buffer of [`FrameTexts`].
+    fn text<'t>(&self, text: &'t [u8]) -> (&'t [u8], &'t [u8]) {
+        let symbol_end = self.start + self.symbol_len;
+        (&text[self.start..symbol_end], &text[symbol_end..symbol_end + self.dso_len])
+    }
+}
+
+impl FrameTexts {
+    fn hash(symbol: &[u8], dso: &[u8]) -> u64 {
+        use std::hash::Hasher;
         let mut h = rustc_hash::FxHasher::default();
-        (symbol, dso).hash(&mut h);
+        // Each `write` mixes in the length too.
+        h.write(symbol);
+        h.write(dso);
         h.finish()
     }
 
-    fn number(&mut self, symbol: &str, dso: &str) -> u32 {
-        let hash = Numbers::hash(symbol, dso);
-        let matches =
-            |key: &str| key.len() == symbol.len() + 1 + dso.len() && key.starts_with(symbol) && key.ends_with(dso);
-        let keys = &self.keys;
-        if let Some(&n) = self.table.find(hash, |&n| matches(&keys[n as usize])) {
-            return n;
-        }
-        let n = self.keys.len() as u32;
-        self.keys.push(format!("{symbol}\0{dso}").into());
-        let keys = &self.keys;
-        self.table.insert_unique(hash, n, |&n| {
-            let (symbol, dso) = keys[n as usize].split_once('\0').unwrap_or_default();
-            Numbers::hash(symbol, dso)
+    /// The frames of a symbol and DSO (of `hash`), if they were seen.
+    fn get(&self, hash: u64, symbol: &[u8], dso: &[u8], java: bool) -> Option<Range<u32>> {
+        let found = self.table.find(hash, |pair| {
+            let (pair_symbol, pair_dso) = pair.text(&self.text);
+            pair.java == java && pair_symbol == symbol && pair_dso == dso
         });
-        n
+        found.map(|pair| pair.frames.clone())
     }
 
-    /// The frame of a frame line, or why it is not one.
-    fn frame(&mut self, line: &str, from: usize) -> Parsed {
-        match frame_parts(&line[from..]) {
-            Some((_, symbol, dso)) => {
-                let symbol = without_offset(line, symbol.start + from..symbol.end + from);
-                let dso = dso.start + from..dso.end + from;
-                let number = self.number(&line[symbol.clone()], &line[dso.clone()]);
-                Parsed::Frame(FrameText { number, symbol, dso })
-            }
-            None => Parsed::Bad(from, not_a_frame(&line[from..])),
-        }
+    /// Adds a symbol and DSO not seen yet (of `hash`) with their frames.
+    fn insert(&mut self, hash: u64, symbol: &[u8], dso: &[u8], java: bool, frames: Range<u32>) {
+        let pair = Pair { start: self.text.len(), symbol_len: symbol.len(), dso_len: dso.len(), java, frames };
+        self.text.extend_from_slice(symbol);
+        self.text.extend_from_slice(dso);
+        let text = &self.text;
+        self.table.insert_unique(hash, pair, |pair| {
+            let (symbol, dso) = pair.text(text);
+            FrameTexts::hash(symbol, dso)
+        });
     }
 }
 
-/// The reading thread's state: whether a record is open, and the numbers of its frames.
+/// The frame text of a frame line (whose white space ends at `start`), or why it is not one.
+fn frame_text(line: &str, start: usize) -> Parsed {
+    let Some((_, symbol, dso)) = frame_parts(line, start) else {
+        return Parsed::Bad(Box::new(not_a_frame(line)));
+    };
+    let symbol = without_offset(line, symbol);
+    let hash = FrameTexts::hash(&line.as_bytes()[symbol.clone()], &line.as_bytes()[dso.clone()]);
+    Parsed::Frame(FrameText { hash, symbol, dso })
+}
+
+/// The reading thread's state: whether a record is open.
 #[derive(Default)]
 struct Splitter {
     in_record: bool,
-    numbers: Numbers,
 }
 
 impl Splitter {
-    fn parse(&mut self, line: &str) -> Parsed {
+    /// What `line` is; a header's fields go on `headers`.
+    fn parse(&mut self, line: &str, headers: &mut Vec<Header>) -> Parsed {
         if line.starts_with('#') {
             return Parsed::Skip;
         }
-        if line.trim().is_empty() {
+        let start = leading_space(line);
+        if start == line.len() {
             self.in_record = false;
             return Parsed::End;
         }
         if self.in_record {
-            return self.numbers.frame(line, 0);
+            return frame_text(line, start);
         }
+        self.header(line, headers)
+    }
+
+    /// What a line that starts a record is: a header, or an error.
+    fn header(&mut self, line: &str, headers: &mut Vec<Header>) -> Parsed {
         self.in_record = true;
         match parse_header(line) {
-            Some(header) => Parsed::Header(header),
-            None => Parsed::Bad(
-                0,
-                ParseErrorKind::Unexpected {
-                    expected: "a sample header: command, thread id, time, event (prog 1234 12.5: 1000 cpu-clock:)"
-                        .into(),
-                    found: excerpt(line.as_bytes()),
-                },
-            ),
+            Some(header) => {
+                headers.push(header);
+                Parsed::Header(headers.len() as u32 - 1)
+            }
+            None => Parsed::Bad(Box::new(ParseErrorKind::Unexpected {
+                expected: "a sample header: command, thread id, time, event (prog 1234 12.5: 1000 cpu-clock:)".into(),
+                found: excerpt(line.as_bytes()),
+            })),
         }
     }
+}
+
+/// Whether a command is a Java one, whose frames' names lose a leading `L`.
+fn is_java(comm: &str) -> bool {
+    comm.starts_with("java")
 }
 
 /// One event of the file: its name, and the columns of its periods and samples by node.
@@ -368,8 +442,8 @@ struct Builder {
     frames: crate::model::FrameTable,
     stacks: StackTree,
     events: Vec<Event>,
-    /// The frames of each symbol-and-DSO number, under a `java` command and not: ranges of `store`.
-    frames_of: [Vec<Option<Range<u32>>>; 2],
+    /// The frames of each symbol and DSO: ranges of `store`.
+    frame_texts: FrameTexts,
     store: Vec<FrameId>,
     record: Option<Record>,
     /// The frames vector of the last record, kept for the next.
@@ -387,7 +461,7 @@ pub(crate) fn read(input: &mut (dyn Read + Send), root: Root, diag: &mut Diagnos
         frames: crate::model::FrameTable::default(),
         stacks: StackTree::default(),
         events: Vec::new(),
-        frames_of: [Vec::new(), Vec::new()],
+        frame_texts: FrameTexts::default(),
         store: Vec::new(),
         record: None,
         spare: Vec::new(),
@@ -397,20 +471,21 @@ pub(crate) fn read(input: &mut (dyn Read + Send), root: Root, diag: &mut Diagnos
     };
     let mut splitter = Splitter::default();
     let mut last: Option<(Position, bool)> = None;
-    crate::text::pipeline(
-        input,
-        FORMAT,
-        |text| splitter.parse(text),
-        |line, parsed| {
+    crate::text::pipeline_with_parts(
+        crate::text::Blocks::new(input, FORMAT),
+        |text: &str, headers: &mut Vec<Header>| splitter.parse(text, headers),
+        |line, parsed, headers| {
             last = Some((line.position, line.unterminated));
             match parsed {
                 Parsed::Skip => {}
                 Parsed::End => builder.finish_record(),
-                Parsed::Header(header) => {
+                Parsed::Header(index) => {
+                    let header = &headers[index as usize];
                     builder.finish_record();
-                    builder.start_record(line.text, &header, line.position);
+                    builder.start_record(line.text, header, line.position);
                     if let Some(from) = header.frame {
-                        let Some((_, symbol, dso)) = frame_parts(&line.text[from..]) else {
+                        // `from` is past the white space after the event.
+                        let Some((_, symbol, dso)) = frame_parts(&line.text[from..], 0) else {
                             return Err(line.error_at(from, not_a_frame(&line.text[from..])));
                         };
                         builder.add_header_frame(
@@ -421,7 +496,7 @@ pub(crate) fn read(input: &mut (dyn Read + Send), root: Root, diag: &mut Diagnos
                     }
                 }
                 Parsed::Frame(frame) => builder.add_frame(line.text, &frame),
-                Parsed::Bad(at, kind) => return Err(line.error_at(at, kind)),
+                Parsed::Bad(kind) => return Err(line.error_at(0, *kind)),
             }
             Ok(())
         },
@@ -488,28 +563,23 @@ impl Builder {
         }
         let root = self.frames.intern_name(&self.root_name, FrameKind::Thread);
         let frames = std::mem::take(&mut self.spare);
-        self.record =
-            Some(Record { root, event, period: header.period, frames, java: comm.starts_with("java"), position });
+        self.record = Some(Record { root, event, period: header.period, frames, java: is_java(comm), position });
     }
 
-    /// Adds a frame line's frames to the open record (interning them the first time its symbol and
-    /// DSO come under a command of its kind).
+    /// Adds a frame line's frames to the open record, interning them the first time its symbol and
+    /// DSO come under a command of its kind.
     fn add_frame(&mut self, line: &str, frame: &FrameText) {
         let Some(record) = &mut self.record else { return };
-        let column = &mut self.frames_of[usize::from(record.java)];
-        let n = frame.number as usize;
-        if column.len() <= n {
-            column.resize(n + 1, None);
-        }
-        let range = match &column[n] {
-            Some(range) => range.clone(),
+        let (symbol, dso) = (&line[frame.symbol.clone()], &line[frame.dso.clone()]);
+        let range = match self.frame_texts.get(frame.hash, symbol.as_bytes(), dso.as_bytes(), record.java) {
+            Some(range) => range,
             None => {
                 let start = self.store.len() as u32;
-                for (name, dso) in frame_names(&line[frame.symbol.clone()], &line[frame.dso.clone()], record.java) {
+                for (name, dso) in frame_names(symbol, dso, record.java) {
                     self.store.push(intern(&mut self.frames, &name, dso));
                 }
                 let range = start..self.store.len() as u32;
-                column[n] = Some(range.clone());
+                self.frame_texts.insert(frame.hash, symbol.as_bytes(), dso.as_bytes(), record.java, range.clone());
                 range
             }
         };
@@ -518,7 +588,7 @@ impl Builder {
     }
 
     /// [`Builder::add_frame`] for the frame on a header line (a one-frame sample), which the
-    /// reading thread does not number.
+    /// reading thread leaves in the header: its frames are interned each time.
     fn add_header_frame(&mut self, line: &str, symbol: Range<usize>, dso: Range<usize>) {
         let Some(record) = &mut self.record else { return };
         for (name, dso) in frame_names(&line[symbol], &line[dso], record.java).iter().rev() {
@@ -553,12 +623,14 @@ impl Builder {
         self.spare = record.frames;
     }
 
-    /// The profile: a metric per event's periods and samples, the tree copied under them.
+    /// The profile: a metric per event's periods and samples, with the tree as it was built.
     fn into_profile(self) -> Profile {
         let several = self.events.len() > 1;
+        let first = self.events.first().filter(|e| is_clock(&e.name));
+        let interval = first.and_then(|e| e.first_period).map(std::time::Duration::from_nanos);
         let mut metrics: Vec<Metric> = Vec::new();
-        let mut columns: Vec<&[i64]> = Vec::new();
-        for event in &self.events {
+        let mut columns: Vec<Vec<i64>> = Vec::new();
+        for event in self.events {
             if event.first_period.is_some() {
                 let (kind, unit) = if is_clock(&event.name) {
                     (MetricKind::Time, Unit::Nanoseconds)
@@ -568,31 +640,26 @@ impl Builder {
                 let name = if event.name.is_empty() { "period" } else { &event.name };
                 let name = unique_name(name.to_string(), |n| metrics.iter().any(|m| m.name == n));
                 metrics.push(Metric { name, kind, unit, aggregation: Aggregation::Additive, repr: Repr::Int });
-                columns.push(&event.periods);
+                columns.push(event.periods);
             }
             let name = if several { format!("{} samples", event.name) } else { "samples".into() };
             let name = unique_name(name, |n| metrics.iter().any(|m| m.name == n));
             metrics.push(Metric { name, ..Metric::samples() });
-            columns.push(&event.samples);
+            columns.push(event.samples);
         }
-        let mut profile = Profile::new(metrics);
+        // The tree is taken as it is (no copy), its columns added: each event's grew only as far as
+        // the last node that has a sample of it.
+        let mut profile = Profile::new(Vec::new());
         profile.frames = self.frames;
-        profile.tree.reserve(self.tree.len());
-        for node in self.tree.nodes() {
-            profile.tree.push(self.tree.parent(node), self.tree.frame(node));
-        }
-        for (metric, column) in columns.iter().enumerate() {
-            for (node, &value) in column.iter().enumerate() {
-                if value != 0 {
-                    profile.tree.add_self(metric, crate::model::NodeId(node as u32), Value::Int(value));
-                }
-            }
+        profile.tree = self.tree;
+        for (metric, mut column) in metrics.into_iter().zip(columns) {
+            column.resize(profile.tree.len(), 0);
+            profile.add_metric(metric, Values::Int(column));
         }
         if let Some(first) = profile.metrics().first() {
             profile.meta.weighed_by = Some(first.kind);
         }
-        let first = self.events.first().filter(|e| is_clock(&e.name));
-        profile.meta.interval = first.and_then(|e| e.first_period).map(std::time::Duration::from_nanos);
+        profile.meta.interval = interval;
         profile
     }
 }
@@ -603,15 +670,15 @@ fn is_clock(event: &str) -> bool {
 }
 
 /// The range of `symbol` (in `line`) without its `+0x..` offset: the samples of one function at
-/// other instructions are one frame, numbered once.
+/// other instructions are one frame, looked up once.
 fn without_offset(line: &str, symbol: Range<usize>) -> Range<usize> {
-    // The last `+` (a byte search: a `+0x` other than the last `+` cannot end the symbol).
-    let text = line[symbol.clone()].as_bytes();
-    match memchr::memrchr(b'+', text) {
-        Some(at) if text[at + 1..].starts_with(b"0x") && text[at + 3..].iter().all(u8::is_ascii_hexdigit) => {
-            symbol.start..symbol.start + at
-        }
-        _ => symbol,
+    // Back over the hex digits that end the symbol, to the `+0x` before them (then the last `+` of
+    // the symbol: hex digits hold none).
+    let text = &line.as_bytes()[symbol.clone()];
+    let digits = text.iter().rev().take_while(|b| b.is_ascii_hexdigit()).count();
+    match text[..text.len() - digits].ends_with(b"+0x") {
+        true => symbol.start..symbol.end - digits - 3,
+        false => symbol,
     }
 }
 
@@ -694,6 +761,57 @@ mod tests {
         let h = parse_header(line).unwrap();
         assert_eq!((&line[h.comm], h.pid, h.period), ("java", None, None));
         assert!(parse_header("no digits here: cycles:").is_none());
+    }
+
+    /// [`frame_parts`] and [`without_offset`] as `str` methods say them, the plain path the byte
+    /// scanning is held to; `None` where no space is left between the address and the DSO for a
+    /// symbol.
+    fn frame_parts_of_str(line: &str) -> Option<(&str, &str, &str)> {
+        let start = line.len() - line.trim_start().len();
+        let text = line.trim_end();
+        let pc_end = start + text.get(start..)?.find(' ')?;
+        let dso_start = text.rfind(' ')? + 1;
+        let dso = &text[dso_start..];
+        if dso_start <= pc_end + 1 || !dso.starts_with('(') || !dso.ends_with(')') || dso.len() < 2 {
+            return None;
+        }
+        let symbol = line[pc_end + 1..dso_start - 1].trim();
+        let symbol = match symbol.rsplit_once('+') {
+            Some((name, offset))
+                if offset.strip_prefix("0x").is_some_and(|hex| hex.bytes().all(|b| b.is_ascii_hexdigit())) =>
+            {
+                name
+            }
+            _ => symbol,
+        };
+        Some((&line[start..pc_end], symbol, &dso[1..dso.len() - 1]))
+    }
+
+    fn frame_parts_of(line: &str) -> Option<(&str, &str, &str)> {
+        let (pc, symbol, dso) = frame_parts(line, leading_space(line))?;
+        Some((&line[pc], &line[without_offset(line, symbol)], &line[dso]))
+    }
+
+    #[test]
+    fn frame_lines_split_as_inferno_splits_them() {
+        assert_eq!(frame_parts_of("\t    7f1e leaf+0x25 (/tmp/prog)"), Some(("7f1e", "leaf", "/tmp/prog")));
+        assert_eq!(frame_parts_of("\t1  (x)"), Some(("1", "", "x")));
+        assert_eq!(frame_parts_of("\t1   a b+0x1+0x2  (x) \r"), Some(("1", "a b+0x1", "x")));
+        // White space that is not ASCII is white space to `str::trim`.
+        assert_eq!(frame_parts_of("\u{3000}\t1 \u{a0}a\u{2003} (x)\u{85}"), Some(("1", "a", "x")));
+        // No symbol between the address and the DSO: inferno's "weird stack line".
+        assert_eq!(frame_parts_of("\t1 (x)"), None);
+        assert_eq!(sniff(b"p 1 1.0: 1 cycles:\n\t1 (x)\n"), Sniff::No);
+        assert_eq!(frame_parts_of("\t1 a (x"), None);
+    }
+
+    proptest::proptest! {
+        /// Lines of white space, hex digits, symbols with offsets and parentheses split as `str`'s
+        /// methods split them.
+        #[test]
+        fn frame_lines_split_as_str_methods_split_them(line in r"[ \t\u{a0}\u{3000}\x0b]{0,20}[0-9a-f]{0,18}[ \t]{0,2}[a-z (+0x)\u{a0}]{0,12}[ \t\x0c\u{2003}]{0,3}(\([a-z/.]{0,5}\)?)?[ \r\u{85}]{0,2}") {
+            proptest::prop_assert_eq!(frame_parts_of(&line), frame_parts_of_str(&line));
+        }
     }
 
     #[test]

@@ -213,10 +213,10 @@ const BYTES_PER_NODE: u64 = 24;
 pub(crate) fn read(
     input: &mut (dyn Read + Send),
     size_hint: Option<u64>,
-    unit: Option<Unit>,
+    options: &Options,
     diag: &mut Diagnostics,
 ) -> Result<Profile, ParseError> {
-    let metric = unit.map_or_else(Metric::samples, |unit| Metric::time(unit, Repr::Int));
+    let metric = options.unit.map_or_else(Metric::samples, |unit| Metric::time(unit, Repr::Int));
     let mut profile = Profile::new(vec![metric]);
     let nodes = usize::try_from(size_hint.unwrap_or(0) / BYTES_PER_NODE).unwrap_or(0);
     profile.tree.reserve(nodes);
@@ -480,7 +480,8 @@ mod tests {
                 });
             }
         }
-        let read = |text: &str| read(&mut text.as_bytes(), None, None, &mut Diagnostics::default()).unwrap();
+        let read =
+            |text: &str| read(&mut text.as_bytes(), None, &Options::default(), &mut Diagnostics::default()).unwrap();
         let profile = read(&text);
         assert!(!profile.tree.is_preorder());
         assert!(root_runs(profile.tree.children().roots()).len() > 1);

@@ -436,19 +436,17 @@ impl Format {
     ) -> Result<Profile, Error> {
         let mut profile = match self {
             Format::Lispworks => lispworks::read(input, diag)?,
-            Format::Folded => folded::read(input, options.size_hint, options.formats.folded.unit, diag)?,
-            Format::Sampler => sampler::read(input, options.formats.sampler.order, diag)?,
+            Format::Folded => folded::read(input, options.size_hint, &options.formats.folded, diag)?,
+            Format::Sampler => sampler::read(input, &options.formats.sampler, diag)?,
             Format::DyalogXml => dyalog::xml::read(input, options.merge_lines, diag)?,
-            Format::DyalogCsv => {
-                dyalog::csv::read(input, options.formats.dyalog.separators, options.merge_lines, diag)?
-            }
-            Format::Br => br::read(input, options.formats.br.backtrace, diag)?,
-            Format::GhcPx => ghc::px::read(input, ghc::word_size(options.formats.ghc.word_size), diag)?,
+            Format::DyalogCsv => dyalog::csv::read(input, &options.formats.dyalog, options.merge_lines, diag)?,
+            Format::Br => br::read(input, &options.formats.br, diag)?,
+            Format::GhcPx => ghc::px::read(input, &options.formats.ghc, diag)?,
             Format::GhcProf => ghc::prof::read(input, diag)?,
             Format::GhcJson => ghc::json::read(input, diag)?,
             Format::Speedscope => speedscope::read(input, diag)?,
             Format::Pprof => pprof::read(input, options, diag)?,
-            Format::Perf => perf::read(input, options.formats.perf.root, diag)?,
+            Format::Perf => perf::read(input, &options.formats.perf, diag)?,
             Format::Cpuprofile => cpuprofile::read(input, diag)?,
             Format::ChromeTrace => chrome_trace::read(input, diag)?,
             Format::Svg => return Err(Error::Unsupported { format: self.into(), action: "read" }),

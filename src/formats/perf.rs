@@ -454,9 +454,13 @@ struct Builder {
 }
 
 /// Reads `perf script` text (see the module documentation).
-pub(crate) fn read(input: &mut (dyn Read + Send), root: Root, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+pub(crate) fn read(
+    input: &mut (dyn Read + Send),
+    options: &Options,
+    diag: &mut Diagnostics,
+) -> Result<Profile, ParseError> {
     let mut builder = Builder {
-        root,
+        root: options.root,
         tree: CallTree::new(&[]),
         frames: crate::model::FrameTable::default(),
         stacks: StackTree::default(),

@@ -243,9 +243,10 @@ struct ThreadSamples {
 /// Reads a Sampler file.
 pub(crate) fn read(
     input: &mut (dyn Read + Send),
-    order: FrameOrder,
+    options: &Options,
     diag: &mut Diagnostics,
 ) -> Result<Profile, ParseError> {
+    let order = options.order;
     let mut bytes = Bytes { input: BufReader::with_capacity(256 * 1024, input), offset: 0 };
     if bytes.literal(MAGIC, "the first line @supersamplerV1.0").is_err() {
         let kind = ParseErrorKind::MissingMarker {

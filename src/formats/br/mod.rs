@@ -194,7 +194,7 @@ mod tests {
 
     fn read_bytes(bytes: &[u8], order: BacktraceOrder) -> (Profile, Diagnostics) {
         let mut diag = Diagnostics::default();
-        let profile = read(&mut &bytes[..], order, &mut diag).unwrap();
+        let profile = read(&mut &bytes[..], &Options { backtrace: order, ..Options::default() }, &mut diag).unwrap();
         (profile, diag)
     }
 

@@ -299,9 +299,10 @@ struct Reader {
 /// Reads a BR profiler file.
 pub(crate) fn read(
     input: &mut (dyn Read + Send),
-    order: BacktraceOrder,
+    options: &super::Options,
     diag: &mut Diagnostics,
 ) -> Result<Profile, ParseError> {
+    let order = options.backtrace;
     let mut chunks = Chunks { input, buf: vec![0; CHUNK], start: 0, end: 0, base: 0, eof: false };
     let mut reader = Reader {
         order,

@@ -109,10 +109,11 @@ fn detect_separators(head: &[u8]) -> Separators {
 /// quotes otherwise (a doubled `""`, text after a closing quote) is read by the csv crate.
 pub(crate) fn read(
     input: &mut (dyn Read + Send),
-    separators: Option<Separators>,
+    options: &super::Options,
     merge_lines: bool,
     diag: &mut Diagnostics,
 ) -> Result<Profile, ParseError> {
+    let separators = options.separators;
     let io_error =
         |e: std::io::Error| ParseError { format: FORMAT.into(), position: Position::default(), kind: e.into() };
     let mut head = Vec::new();

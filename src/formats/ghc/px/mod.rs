@@ -96,13 +96,13 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
     }
 }
 
-/// Reads a `-px` file; allocation words are multiplied by `word_size` into bytes.
+/// Reads a `-px` file; allocation words are multiplied by the options' word size into bytes.
 pub(crate) fn read(
     input: &mut (dyn Read + Send),
-    word_size: u64,
+    options: &super::Options,
     diag: &mut Diagnostics,
 ) -> Result<Profile, ParseError> {
-    let mut state = ReadState::new(word_size);
+    let mut state = ReadState::new(super::word_size(options.word_size));
     let blocks = Blocks::new(input, FORMAT).splitting_long_lines();
     text::pipeline_blocks(blocks, prepare, |line, prepared| state.line(line, &prepared, diag))?;
     state.finish(diag)

@@ -30,7 +30,8 @@ fn perf_script_reads_as_inferno_collapses_it() {
 }
 
 /// Every real recording collapses to the same stacks and weights as `inferno-collapse-perf` (with
-/// `--pid` and `--tid` as `--perf-pid` and `--perf-tid`), where inferno is installed. inferno misses
+/// `--pid`, `--tid` and `--all` as `--perf-pid`, `--perf-tid` and `--perf-annotate`), where inferno
+/// is installed. inferno misses
 /// a period that two spaces separate from its event (`250000  cpu-clock:`, as perf pads events of
 /// a file with two) and counts 1 per sample there: the samples metric of that event is compared.
 #[test]
@@ -46,7 +47,12 @@ fn perf_script_agrees_with_inferno_collapse_perf() {
         ("two-events.perf", "cpu-clock samples"),
         ("edge.perf", "cycles"),
     ] {
-        for (ours, theirs) in [(None, None), (Some("--perf-pid"), Some("--pid")), (Some("--perf-tid"), Some("--tid"))] {
+        for (ours, theirs) in [
+            (None, None),
+            (Some("--perf-pid"), Some("--pid")),
+            (Some("--perf-tid"), Some("--tid")),
+            (Some("--perf-annotate"), Some("--all")),
+        ] {
             let path = fixture(&format!("perf/{file}"));
             let mut args = vec!["convert", "-q", "--metric", metric, "--to", "folded"];
             args.extend(ours);

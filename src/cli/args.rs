@@ -262,6 +262,10 @@ pub struct ReadArgs {
     /// Name the root of each `perf script` stack `comm-PID/TID` (inferno-collapse-perf's --tid).
     #[arg(long)]
     pub perf_tid: bool,
+    /// Suffix kernel frames `_[k]` and JIT frames `_[j]` in `perf script` stacks
+    /// (inferno-collapse-perf's --all), which flame graphs colour apart.
+    #[arg(long)]
+    pub perf_annotate: bool,
 }
 
 impl ReadArgs {
@@ -286,6 +290,7 @@ impl ReadArgs {
                     (false, true) => perf::Root::Pid,
                     (false, false) => perf::Root::Comm,
                 },
+                annotate: self.perf_annotate,
             },
         }
     }

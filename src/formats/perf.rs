@@ -31,6 +31,9 @@
 //! the first top-level `(` (not Go's `pkg.(*T).M`, nor C++'s `(anonymous namespace)`), a Java
 //! symbol's leading `L` dropped under a `java` command, a perf-map symbol `a->b->c` split into frames,
 //! the inlined ones suffixed `_[i]`. A symbol in parentheses (an old process-name frame) is no frame.
+//! With `--perf-annotate` (inferno's `--all`), a frame of the kernel (a DSO in brackets but
+//! `[unknown]`, a `.ko` module or a `vmlinux`) is suffixed `_[k]` and one of JIT code (a perf map
+//! `/tmp/perf-PID.map` or a `jitted-*.so`) `_[j]`.
 //! Metrics: for each event (named without its modifiers, `cpu-clock`) the sum of its periods, where
 //! headers carry one — time in nanoseconds for the clock events `cpu-clock` and `task-clock`, else a
 //! count of events named by the event (`cycles`) — and its samples (`samples`, or `EVENT samples`
@@ -98,6 +101,9 @@ pub enum Root {
 pub struct Options {
     /// What a stack's root frame names (`--perf-pid`, `--perf-tid`).
     pub root: Root,
+    /// Suffix kernel frames' names with `_[k]` and JIT frames' with `_[j]` (`--perf-annotate`,
+    /// inferno-collapse-perf's `--all`), which flame graphs colour apart.
+    pub annotate: bool,
 }
 
 /// `Yes` when the first line that is not a comment is a sample header followed by a frame line,
@@ -438,6 +444,7 @@ struct Record {
 /// The building thread's state.
 struct Builder {
     root: Root,
+    annotate: bool,
     tree: CallTree,
     frames: crate::model::FrameTable,
     stacks: StackTree,
@@ -461,6 +468,7 @@ pub(crate) fn read(
 ) -> Result<Profile, ParseError> {
     let mut builder = Builder {
         root: options.root,
+        annotate: options.annotate,
         tree: CallTree::new(&[]),
         frames: crate::model::FrameTable::default(),
         stacks: StackTree::default(),
@@ -579,7 +587,7 @@ impl Builder {
             Some(range) => range,
             None => {
                 let start = self.store.len() as u32;
-                for (name, dso) in frame_names(symbol, dso, record.java) {
+                for (name, dso) in frame_names(symbol, dso, record.java, self.annotate) {
                     self.store.push(intern(&mut self.frames, &name, dso));
                 }
                 let range = start..self.store.len() as u32;
@@ -595,7 +603,7 @@ impl Builder {
     /// reading thread leaves in the header: its frames are interned each time.
     fn add_header_frame(&mut self, line: &str, symbol: Range<usize>, dso: Range<usize>) {
         let Some(record) = &mut self.record else { return };
-        for (name, dso) in frame_names(&line[symbol], &line[dso], record.java).iter().rev() {
+        for (name, dso) in frame_names(&line[symbol], &line[dso], record.java, self.annotate).iter().rev() {
             record.frames.push(intern(&mut self.frames, name, dso));
         }
     }
@@ -688,11 +696,20 @@ fn without_offset(line: &str, symbol: Range<usize>) -> Range<usize> {
 
 /// The frames a symbol (without its offset) of `dso` names, caller first, tidied as inferno tidies them (see the module
 /// documentation); none for a symbol in parentheses.
-fn frame_names<'a>(symbol: &'a str, dso: &'a str, java: bool) -> Vec<(String, &'a str)> {
+fn frame_names<'a>(symbol: &'a str, dso: &'a str, java: bool, annotate: bool) -> Vec<(String, &'a str)> {
     let symbol = if symbol.is_empty() { " " } else { symbol };
     if symbol.starts_with('(') {
         return Vec::new();
     }
+    let annotation = if !annotate {
+        ""
+    } else if is_jit(dso) {
+        "_[j]"
+    } else if is_kernel(dso) {
+        "_[k]"
+    } else {
+        ""
+    };
     symbol
         .split("->")
         .enumerate()
@@ -701,12 +718,23 @@ fn frame_names<'a>(symbol: &'a str, dso: &'a str, java: bool) -> Vec<(String, &'
             if java && name.starts_with('L') && name.contains('/') {
                 name.remove(0);
             }
+            name.push_str(annotation);
             if i > 0 && !name.contains("_[i]") {
                 name.push_str("_[i]");
             }
             (name, dso)
         })
         .collect()
+}
+
+/// Whether `dso` is the kernel's: `[kernel.kallsyms]` and the like, a module, a `vmlinux`.
+fn is_kernel(dso: &str) -> bool {
+    (dso.starts_with('[') && dso != "[unknown]") || dso.ends_with(".ko") || dso.ends_with("vmlinux")
+}
+
+/// Whether `dso` holds JIT code: a perf map (`/tmp/perf-PID.map`) or a `jitted-*.so` of perf inject.
+fn is_jit(dso: &str) -> bool {
+    (dso.starts_with("/tmp/perf-") && dso.ends_with(".map")) || (dso.contains("/jitted-") && dso.ends_with(".so"))
 }
 
 /// `[unknown]` of a known DSO as `[basename]`.
@@ -819,8 +847,21 @@ mod tests {
     }
 
     #[test]
+    fn annotated_names_mark_the_kernel_and_jit_code() {
+        let name = |s, d| frame_names(s, d, false, true).into_iter().map(|(n, _)| n).collect::<Vec<_>>();
+        assert_eq!(name("schedule", "[kernel.kallsyms]"), ["schedule_[k]"]);
+        assert_eq!(name("nf_hook_slow", "/lib/modules/6.1/nf.ko"), ["nf_hook_slow_[k]"]);
+        assert_eq!(name("start_kernel", "/boot/vmlinux"), ["start_kernel_[k]"]);
+        assert_eq!(name("LazyCompile:*fib", "/tmp/perf-4242.map"), ["LazyCompile:*fib_[j]"]);
+        assert_eq!(name("jitted_fn", "/home/u/.debug/jit/jitted-4242-7.so"), ["jitted_fn_[j]"]);
+        assert_eq!(name("[unknown]", "[unknown]"), ["[unknown]"]);
+        assert_eq!(name("main", "/usr/bin/app"), ["main"]);
+        assert_eq!(frame_names("schedule", "[kernel.kallsyms]", false, false)[0].0, "schedule");
+    }
+
+    #[test]
     fn names_are_tidied_as_inferno_tidies_them() {
-        let names = |s, d, java| frame_names(s, d, java).into_iter().map(|(n, _)| n).collect::<Vec<_>>();
+        let names = |s, d, java| frame_names(s, d, java, false).into_iter().map(|(n, _)| n).collect::<Vec<_>>();
         let line = "leaf+0x25 x+0x1+0x2 f+0xzz";
         let offsetless = |r: Range<usize>| &line[without_offset(line, r)];
         assert_eq!((offsetless(0..9), offsetless(10..19), offsetless(20..26)), ("leaf", "x+0x1", "f+0xzz"));

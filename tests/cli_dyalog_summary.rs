@@ -8,10 +8,9 @@ use crate::support::binary::{fixture, proftool, run};
 use crate::support::fixtures_dir;
 use std::path::PathBuf;
 
-/// The shared corpus file `rel` (`dyalog-csv/…`), beside the worktree.
+/// The corpus file `rel` (`dyalog-csv/…`), copied into `fixtures/corpus/` (see its `SOURCES.md`).
 fn corpus(rel: &str) -> PathBuf {
-    let root = fixtures_dir().parent().map(|worktree| worktree.join("../shared/corpus")).unwrap();
-    root.join(rel)
+    fixtures_dir().join("corpus").join(rel)
 }
 
 /// The 1.37 documentation's summary CSV (`]Profile summary -first=5 -format=csv`).

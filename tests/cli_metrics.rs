@@ -138,9 +138,9 @@ fn a_go_cpu_profiles_samples_stand_for_its_cpu_time_in_one_count_targets() {
     assert_eq!(total, 77);
 }
 
-/// A file of the shared corpus (`../shared/corpus/`, beside the checkout as CI lays it).
+/// A file of the corpus of real profiles copied into `fixtures/corpus/` (see its `SOURCES.md`).
 fn corpus(rel: &str) -> std::path::PathBuf {
-    crate::support::fixtures_dir().join("../../shared/corpus").join(rel)
+    crate::support::fixtures_dir().join("corpus").join(rel)
 }
 
 #[test]

@@ -19,7 +19,7 @@ fn main() -> ExitCode {
     let option_refused = result.as_ref().is_err_and(cli::is_option_error);
     if !cli.quiet && !option_refused {
         for line in diag.lines(cli.verbose) {
-            eprintln!("proftool: warning: {line}");
+            cli::say(format_args!("proftool: warning: {line}"));
         }
     }
     cli::exit_code(result)

@@ -24,12 +24,14 @@ fn converts_lispworks_to_folded_and_back() {
     let folded = dir.path().join("out.folded");
     proftool().arg("convert").arg(fixture("lispworks/processes.tree")).arg(&folded).assert().success();
     // Checked by hand against processes.tree: self = Count minus the children's Counts.
+    // The process name's last space is a no-break space (U+00A0): inferno would read `Listener 1 5`
+    // as two counts.
     let expected = "\
-Profile root;CAPI Execution Listener 1 5
-Profile root;CAPI Execution Listener 1;CL-USER::FIB 25
-Profile root;CAPI Execution Listener 1;CL-USER::FIB;CL-USER::FIB 25
-Profile root;CAPI Execution Listener 1;CL-USER::FIB;CL-USER::FIB;(METHOD PRINT-OBJECT (WIDGET T)) 10
-Profile root;CAPI Execution Listener 1;CL-USER::|weird name| 25
+Profile root;CAPI Execution Listener\u{a0}1 5
+Profile root;CAPI Execution Listener\u{a0}1;CL-USER::FIB 25
+Profile root;CAPI Execution Listener\u{a0}1;CL-USER::FIB;CL-USER::FIB 25
+Profile root;CAPI Execution Listener\u{a0}1;CL-USER::FIB;CL-USER::FIB;(METHOD PRINT-OBJECT (WIDGET T)) 10
+Profile root;CAPI Execution Listener\u{a0}1;CL-USER::|weird name| 25
 Profile root;Idle \"process\" 10
 ";
     assert_eq!(std::fs::read_to_string(&folded).unwrap(), expected);
@@ -37,7 +39,28 @@ Profile root;Idle \"process\" 10
     proftool().arg("convert").arg(&folded).arg(&back).assert().success();
     let tree = std::fs::read_to_string(&back).unwrap();
     assert!(tree.starts_with("LispWorks Profiler Tree\n0|100|0|100|0|Profile root\n"), "{tree}");
+    assert!(tree.contains("|CAPI Execution Listener 1\n"), "read back with its space: {tree}");
     assert!(tree.contains("2|60|0|60|50|CL-USER::FIB\n3|35|0|60|50|CL-USER::FIB\n"), "{tree}");
+}
+
+#[test]
+fn inferno_flamegraph_draws_the_folded_output_of_a_name_ending_in_a_number_as_one_count() {
+    // processes.tree by hand: the listener process holds 5 + 25 + 25 + 10 + 25 = 90 of 100 samples.
+    let out = proftool()
+        .args(["convert", "--to", "folded"])
+        .arg(fixture("lispworks/processes.tree"))
+        .arg("-")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("1 frame name ends in a space and a number, which inferno-flamegraph would read as a second count: that space is written as a no-break space (U+00A0)"), "{stderr}");
+    let folded = String::from_utf8(out.stdout).unwrap();
+    let mut svg = Vec::new();
+    inferno::flamegraph::from_lines(&mut inferno::flamegraph::Options::default(), folded.lines(), &mut svg).unwrap();
+    let svg = String::from_utf8(svg).unwrap();
+    assert!(svg.contains("<title>all (100 samples, 100%)</title>"), "{svg}");
+    assert!(svg.contains("<title>CAPI Execution Listener\u{a0}1 (90 samples, 90.00%)</title>"), "{svg}");
+    assert!(!svg.contains("%;"), "no differential share: {svg}");
 }
 
 #[test]
@@ -264,7 +287,7 @@ fn an_output_that_is_a_pipe_stays_a_pipe() {
     let through_pipe = reader.join().unwrap();
     let direct = run(&["convert", "-q", "--to", "folded"], &fixture("lispworks/processes.tree")).0;
     assert_eq!(through_pipe, direct);
-    assert!(through_pipe.starts_with("Profile root;CAPI Execution Listener 1 5\n"));
+    assert!(through_pipe.starts_with("Profile root;CAPI Execution Listener\u{a0}1 5\n"));
     assert_eq!(files_in(dir.path()), vec!["out.folded"]);
 }
 
@@ -290,7 +313,7 @@ fn dev_stdout_is_the_stream_the_shell_opened() {
         .unwrap();
     assert!(status.success());
     let folded = run(&["convert", "-q", "--to", "folded"], &fixture("lispworks/processes.tree")).0;
-    assert!(folded.starts_with("Profile root;CAPI Execution Listener 1 5\n"));
+    assert!(folded.starts_with("Profile root;CAPI Execution Listener\u{a0}1 5\n"));
     assert_eq!(std::fs::read_to_string(&log).unwrap(), format!("before\nA\n{folded}B\n{folded}C\n"));
     assert_eq!(std::fs::metadata(&log).unwrap().ino(), inode);
     assert!(std::fs::symlink_metadata(dir.path().join("out")).unwrap().file_type().is_symlink());
@@ -314,7 +337,7 @@ fn a_chain_of_links_to_nothing_yet_makes_the_file_at_its_end() {
         assert!(std::fs::symlink_metadata(dir.path().join(link)).unwrap().file_type().is_symlink());
     }
     let written = std::fs::read_to_string(dir.path().join("made.folded")).unwrap();
-    assert!(written.starts_with("Profile root;CAPI Execution Listener 1 5\n"), "{written}");
+    assert!(written.starts_with("Profile root;CAPI Execution Listener\u{a0}1 5\n"), "{written}");
     assert_eq!(files_in(dir.path()), vec!["first", "made.folded", "second"]);
 }
 
@@ -327,7 +350,7 @@ fn a_regular_file_under_dev_is_replaced() {
     std::fs::write(&out, "previous 1\n").unwrap();
     proftool().arg("convert").arg(fixture("lispworks/processes.tree")).arg(&out).assert().success();
     let written = std::fs::read_to_string(&out).unwrap();
-    assert!(written.starts_with("Profile root;CAPI Execution Listener 1 5\n"), "{written}");
+    assert!(written.starts_with("Profile root;CAPI Execution Listener\u{a0}1 5\n"), "{written}");
     assert_eq!(files_in(dir.path()), vec!["out.folded"]);
 }
 
@@ -342,7 +365,7 @@ fn an_output_that_is_a_link_keeps_the_link_and_replaces_its_target() {
     proftool().arg("convert").arg(fixture("lispworks/processes.tree")).arg(&link).assert().success();
     assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
     let written = std::fs::read_to_string(&target).unwrap();
-    assert!(written.starts_with("Profile root;CAPI Execution Listener 1 5\n"), "{written}");
+    assert!(written.starts_with("Profile root;CAPI Execution Listener\u{a0}1 5\n"), "{written}");
     assert_eq!(files_in(dir.path()), vec!["link.folded", "real.folded"]);
 }
 
@@ -396,6 +419,47 @@ fn unknown_metric_names_the_available_ones() {
         .assert()
         .code(1)
         .stderr(predicate::str::contains("--metric alloc: the profile has no such metric (it has: samples)"));
+}
+
+/// Runs proftool with `args` and its stderr a socket whose other end is closed before it starts:
+/// every write to stderr fails with a broken pipe, as in `proftool … 2>&1 >/dev/null | true`.
+fn with_stderr_closed(args: &[&str]) -> std::process::Output {
+    let (stderr, gone) = std::os::unix::net::UnixStream::pair().unwrap();
+    drop(gone);
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("proftool"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(std::os::fd::OwnedFd::from(stderr)))
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_closed_stderr_pipe_keeps_the_runs_outcome() {
+    // The conversion warns (folded has no title, no Call-Count) and succeeds: exit 0, output whole.
+    let tree = fixture("lispworks/processes.tree");
+    let out = with_stderr_closed(&["convert", "--to", "folded", tree.to_str().unwrap(), "-"]);
+    assert_eq!(out.status.code(), Some(0));
+    let folded = String::from_utf8(out.stdout).unwrap();
+    assert!(folded.ends_with('\n') && folded.lines().count() > 5, "{folded}");
+    // A failed run still fails, its error unsaid: exit 1, not a panic's 101.
+    let out = with_stderr_closed(&["summary", "/nonexistent/run.tree"]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn an_empty_or_blank_folded_input_is_an_error() {
+    for (name, text) in [("empty.folded", ""), ("blank.folded", "\n  \n")] {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join(name);
+        std::fs::write(&input, text).unwrap();
+        let output = dir.path().join("out.pb.gz");
+        let out = proftool().arg("convert").arg(&input).arg(&output).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{name}");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(stderr.contains("folded: line 1 (byte 0): expected a stack, a space and a count (a;b;c 12), found no stack in the whole input (it is empty or blank)"), "{stderr}");
+        assert!(!output.exists(), "{name}: no output is written");
+    }
 }
 
 #[test]
@@ -832,10 +896,10 @@ fn speedscope_gets_the_stacks_with_their_weights() {
     assert_eq!(doc["name"], "fib benchmark: run 2");
     let frames: Vec<&str> =
         doc["shared"]["frames"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
+    // "Profile root" is a thread (LispWorks' pseudo-root process): it is the profile, not a frame.
     assert_eq!(
         frames,
         [
-            "Profile root",
             "CAPI Execution Listener 1",
             "CL-USER::FIB",
             "(METHOD PRINT-OBJECT (WIDGET T))",
@@ -844,15 +908,13 @@ fn speedscope_gets_the_stacks_with_their_weights() {
         ]
     );
     // The folded lines of processes.tree (checked by hand in the folded test), as frame indices.
+    assert_eq!(doc["profiles"].as_array().unwrap().len(), 1);
     let profile = &doc["profiles"][0];
     assert_eq!(
-        (&profile["type"], &profile["unit"], &profile["endValue"]),
-        (&"sampled".into(), &"none".into(), &100.into())
+        (&profile["type"], &profile["name"], &profile["unit"], &profile["endValue"]),
+        (&"sampled".into(), &"Profile root".into(), &"none".into(), &100.into())
     );
-    assert_eq!(
-        profile["samples"],
-        serde_json::json!([[0, 1], [0, 1, 2], [0, 1, 2, 2], [0, 1, 2, 2, 3], [0, 1, 4], [0, 5]])
-    );
+    assert_eq!(profile["samples"], serde_json::json!([[0], [0, 1], [0, 1, 1], [0, 1, 1, 2], [0, 3], [4]]));
     assert_eq!(profile["weights"], serde_json::json!([5, 25, 25, 10, 25, 10]));
 }
 

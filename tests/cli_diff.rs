@@ -200,7 +200,11 @@ fn merge_adds_the_inputs_and_keeps_threads_apart() {
 fn empty_and_all_zero_profiles_are_said_plainly() {
     let dir = temp();
     let (empty, zero) = (file(dir.path(), "e.folded", ""), file(dir.path(), "z.folded", "a 0\n"));
-    let out = proftool().args(["diff", "-q"]).arg(&empty).arg(&empty).output().unwrap();
+    // An empty folded file holds no stack: refused, as every empty input is.
+    proftool().args(["diff", "-q"]).arg(&empty).arg(&zero).assert().code(1).stderr(predicate::str::contains(
+        "e.folded: folded: line 1 (byte 0): expected a stack, a space and a count (a;b;c 12), found no stack",
+    ));
+    let out = proftool().args(["diff", "-q"]).arg(&zero).arg(&zero).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("total 0 samples") && !text.contains("-0"), "{text}");
     let svg = dir.path().join("z.svg");

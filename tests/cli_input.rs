@@ -141,9 +141,9 @@ fn json_that_is_not_ghcs_says_what_it_is() {
 fn an_empty_input_is_said_to_be_empty() {
     let dir = tempfile::tempdir().unwrap();
     let empty = write(dir.path(), "empty.folded", b"");
-    let (out, err) = to_folded(&empty);
-    assert_eq!(out, "");
+    let err = failure(proftool().args(["convert", "--to", "folded"]).arg(&empty).arg("-"));
     assert!(err.contains("empty.folded: the input is empty"), "{err}");
+    assert!(err.contains("empty.folded: folded: line 1 (byte 0): expected a stack"), "{err}");
     assert!(!err.contains("does not look like"), "{err}");
     let (_, err) = run_stdin(&["convert", "--from", "br", "--to", "folded"], b"");
     assert!(err.contains("<stdin>: the input is empty"), "{err}");
@@ -267,7 +267,8 @@ fn a_lispworks_tree_cut_inside_a_name_reads_with_a_warning_naming_its_last_line(
     // processes.tree cut after `CL-USER` of `CL-USER::|weird name|` (byte 311, in line 8, which
     // starts at byte 291); the Idle process of line 9 is gone, so the root keeps its 10 samples.
     let (out, err) = to_folded(&fixture("lispworks/cut-in-a-name.tree"));
-    let listener = "Profile root;CAPI Execution Listener 1";
+    // (its last space a no-break space in folded text, so that inferno reads one count)
+    let listener = "Profile root;CAPI Execution Listener\u{a0}1";
     let want = format!(
         "Profile root 10\n{listener} 5\n{listener};CL-USER::FIB 25\n{listener};CL-USER::FIB;CL-USER::FIB 25\n\
          {listener};CL-USER::FIB;CL-USER::FIB;(METHOD PRINT-OBJECT (WIDGET T)) 10\n{listener};CL-USER 25\n"

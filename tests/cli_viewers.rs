@@ -100,7 +100,17 @@ fn speedscope_comes_back_with_its_units_and_frame_facts() {
         .iter()
         .map(|p| (p["name"].as_str().unwrap(), p["unit"].as_str().unwrap(), p["endValue"].as_f64().unwrap()))
         .collect();
-    assert_eq!(profiles, [("time", "microseconds", 102.0), ("alloc", "bytes", 3072.0)]);
+    // A profile per thread and metric, the time's (the profile's primary metric) named after the
+    // threads alone.
+    assert_eq!(
+        profiles,
+        [
+            ("main thread", "microseconds", 90.0),
+            ("worker", "microseconds", 12.0),
+            ("main thread (alloc)", "bytes", 0.0),
+            ("worker (alloc)", "bytes", 3072.0)
+        ]
+    );
     let frame =
         |name: &str| doc["shared"]["frames"].as_array().unwrap().iter().find(|f| f["name"] == name).unwrap().clone();
     assert_eq!(frame("parse"), serde_json::json!({"name": "parse", "file": "parse.js", "line": 10, "col": 3}));

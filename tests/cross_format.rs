@@ -110,6 +110,8 @@ fn alternating_stacks(rows: &[Row]) -> Result<BTreeSet<String>, String> {
 fn folded_paths(folded: &str) -> BTreeSet<String> {
     let mut paths = BTreeSet::new();
     for line in folded.lines() {
+        // A name's space before a number that ends it is written as a no-break space in folded text.
+        let line = line.replace('\u{a0}', " ");
         let stack = &line[..line.rfind(' ').unwrap()];
         let frames: Vec<&str> = stack.split(';').collect();
         for n in 1..=frames.len() {

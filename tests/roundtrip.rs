@@ -27,6 +27,10 @@ pub fn stacks(profile: &Profile) -> String {
     let options = ConvertOptions::new(None, Some(proftool::convert::DEFAULT_INTERVAL));
     let mut out = Vec::new();
     Format::Folded.write(profile.clone(), &mut out, &options, &mut Diagnostics::default()).unwrap();
+    if out.is_empty() {
+        // No stack at all (reading that back is an error).
+        return String::new();
+    }
     let folded = read_bytes(Format::Folded, &out).0.unwrap();
     let text = String::from_utf8(write(Format::Folded, &ops::normalize(&folded))).unwrap();
     text.lines().filter(|l| !l.ends_with(" 0")).map(|l| format!("{l}\n")).collect()

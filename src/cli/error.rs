@@ -1,5 +1,6 @@
 //! The command line's own failures, and the exit code of every outcome.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 /// A usage error found after the arguments were parsed (an invalid regex): exit 2, as clap's own.
@@ -19,18 +20,25 @@ pub fn exit_code(result: anyhow::Result<()>) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) if err.downcast_ref::<Regression>().is_some() => {
-            eprintln!("proftool: {err}");
+            say(format_args!("proftool: {err}"));
             ExitCode::from(3)
         }
         Err(err) if err.downcast_ref::<Usage>().is_some() => {
-            eprintln!("proftool: error: {err:#}");
+            say(format_args!("proftool: error: {err:#}"));
             ExitCode::from(2)
         }
         Err(err) => {
-            eprintln!("proftool: error: {err:#}");
+            say(format_args!("proftool: error: {err:#}"));
             ExitCode::from(1)
         }
     }
+}
+
+/// Writes `line` to stderr. A stderr that cannot be written (a pipe closed early, as in
+/// `proftool … 2>&1 | head`) loses the line but not the run: its outcome stays in the exit code,
+/// as it does for a closed stdout, where `eprintln!` would panic (exit 101).
+pub fn say(line: std::fmt::Arguments) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 /// Rust ignores SIGPIPE, so a reader that stops early (`| head`) shows up as a write error; that is

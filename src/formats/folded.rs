@@ -17,7 +17,8 @@
 //!
 //! **Other lines**: a line that is not `stack count` (a `# …` or `// …` header, a stray line) is
 //! skipped, as `inferno-flamegraph` skips it, with one warning that counts them and names the first;
-//! an input with no stack line at all is refused at its first such line. A line whose last field is
+//! an input with no stack line at all is refused at its first such line, and an empty or blank one
+//! at its start. A line whose last field is
 //! a number proftool cannot take as a count (`-3`, `1.5`, more than 2^63 − 1) is an error, not skipped:
 //! it is a stack whose samples would be lost without a word of how many.
 //!
@@ -34,16 +35,20 @@
 //! **Lost on write**: everything but one count per node and the frame names: other metrics, modules,
 //! line numbers (line frames merge into their functions), per-function counts, header facts. An inner
 //! node with a self count of 0 writes no line of its own (its children's lines imply it); a leaf does. A `;` inside a frame name would split the frame, so it is
-//! written as `,`, and a newline as a space, each with a warning.
+//! written as `,`, and a newline as a space, each with a warning. A name that ends in a space and a
+//! number (`CAPI Execution Listener 1`) would make the line read as a differential one (two counts)
+//! by `inferno-flamegraph` and `flamegraph.pl`: that space is written as a no-break space (U+00A0),
+//! with a warning, and read back as a space.
 
 use super::stacks::StackTree;
 use super::{Carries, Format, Sniff, Structure};
 use crate::diag::Diagnostics;
-use crate::error::{excerpt, Error, ParseError, ParseErrorKind};
+use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
 use crate::model::{
     CallTree, FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values,
     Walk,
 };
+use std::borrow::Cow;
 use std::io::{Read, Write};
 
 /// What folded stacks carry.
@@ -175,7 +180,7 @@ impl NameNumbers {
             }
             Some((_, Err(_))) | None => {
                 return Parsed::NotAStack(ParseErrorKind::Unexpected {
-                    expected: "a stack, a space and a count (a;b;c 12)".into(),
+                    expected: STACK_LINE.into(),
                     found: excerpt(text.as_bytes()),
                 })
             }
@@ -200,6 +205,9 @@ impl NameNumbers {
         Parsed::Stack { count, frames: first..frames.len() }
     }
 }
+
+/// What a line of folded stacks is.
+const STACK_LINE: &str = "a stack, a space and a count (a;b;c 12)";
 
 /// Folded bytes per distinct stack node, at least, in stacks that share little (a node per frame of
 /// about 20 characters): a size hint divided by this sizes the tree's columns once.
@@ -253,8 +261,8 @@ pub(crate) fn read(
                 let frame = match frame_of.get(number as usize) {
                     Some(&frame) => frame,
                     None => {
-                        let name = &line.text[start as usize..(start + len) as usize];
-                        let frame = profile.frames.intern(FrameRef::function(name));
+                        let name = spaced_count_name(&line.text[start as usize..(start + len) as usize]);
+                        let frame = profile.frames.intern(FrameRef::function(&name));
                         frame_of.push(frame);
                         frame
                     }
@@ -267,16 +275,51 @@ pub(crate) fn read(
             Ok(())
         },
     )?;
+    if !any_stack {
+        // Nothing to draw is not a profile: a flame graph or pprof file of no samples would hide that
+        // the recording or a script before proftool failed.
+        return Err(first_not_stack.unwrap_or_else(|| ParseError {
+            format: Format::Folded.into(),
+            position: Position::line(1, 0),
+            kind: ParseErrorKind::Unexpected {
+                expected: STACK_LINE.into(),
+                found: "no stack in the whole input (it is empty or blank)".into(),
+            },
+        }));
+    }
     if let Some(first) = first_not_stack {
-        if !any_stack {
-            return Err(first);
-        }
         let lines = if not_stacks == 1 { "line" } else { "lines" };
         diag.warn("not-a-stack", Some(first.position), || {
             format!("{not_stacks} {lines} that are not `stack count` skipped, as inferno-flamegraph skips them (the first: {})", first.kind)
         });
     }
     Ok(profile)
+}
+
+/// `name`, made safe from inferno's and flamegraph.pl's reading of `stack 12 34` as a differential
+/// line (two counts): where it ends in a space and a number (`Listener 1`), that space becomes a
+/// no-break space, which looks the same in a flame graph. Every frame of that name gets it, not only
+/// a leaf (where the misreading happens), so that a frame keeps one name on every line.
+pub(crate) fn one_count_name(name: &str) -> Cow<'_, str> {
+    match name.rsplit_once(' ') {
+        Some((head, tail)) if looks_like_a_count(tail) => format!("{head}\u{a0}{tail}").into(),
+        _ => name.into(),
+    }
+}
+
+/// What inferno takes for a count: digits, with a fraction or not.
+fn looks_like_a_count(text: &str) -> bool {
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    !text.is_empty() && whole.bytes().chain(fraction.bytes()).all(|b| b.is_ascii_digit())
+}
+
+/// The name [`one_count_name`] was written from: a no-break space before a number that ends a name
+/// was a space (proftool writes it so; a name of another writer with one there is taken the same).
+fn spaced_count_name(name: &str) -> Cow<'_, str> {
+    match name.rsplit_once('\u{a0}') {
+        Some((head, tail)) if looks_like_a_count(tail) => format!("{head} {tail}").into(),
+        _ => name.into(),
+    }
 }
 
 /// Nodes per piece of output formatted on its own (see [`crate::pieces`]).
@@ -290,8 +333,14 @@ const ROOT_PIECES: usize = 64;
 /// Writes `profile` (already projected to one count metric) as folded stacks, in tree pre-order. A tree
 /// built in pre-order is written in pieces of about [`PIECE`] nodes (see [`piece_starts`]), any other
 /// in runs of its roots' subtrees (at most [`ROOT_PIECES`]), formatted on two threads.
-pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error> {
-    let names = Names::of(profile);
+pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<(), Error> {
+    let (names, renamed) = Names::of(profile);
+    if renamed > 0 {
+        let frames = if renamed == 1 { "frame name ends" } else { "frame names end" };
+        diag.warn("name-ends-in-a-number", None, || {
+            format!("{renamed} {frames} in a space and a number, which inferno-flamegraph would read as a second count: that space is written as a no-break space (U+00A0)")
+        });
+    }
     let tree = &profile.tree;
     let Values::Int(counts) = tree.self_values(0) else {
         return Err(Error::Unrepresentable {
@@ -355,14 +404,20 @@ struct Names {
 }
 
 impl Names {
-    fn of(profile: &Profile) -> Names {
+    /// The names of `profile`'s frames as folded stacks hold them ([`one_count_name`]), and how
+    /// many had to change for it.
+    fn of(profile: &Profile) -> (Names, usize) {
         let mut names = Names { bytes: Vec::new(), starts: Vec::with_capacity(profile.frames.len() + 1) };
+        let mut changed = 0;
         for (_, frame) in profile.frames.iter() {
             names.starts.push(names.bytes.len());
-            names.bytes.extend_from_slice(frame.display_name().as_bytes());
+            let name = frame.display_name();
+            let written = one_count_name(&name);
+            changed += usize::from(written != name);
+            names.bytes.extend_from_slice(written.as_bytes());
         }
         names.starts.push(names.bytes.len());
-        names
+        (names, changed)
     }
 
     fn get(&self, frame: FrameId) -> &[u8] {
@@ -414,6 +469,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_name_that_ends_in_a_number_is_not_a_second_count() {
+        assert_eq!(one_count_name("Listener 1"), "Listener\u{a0}1");
+        assert_eq!(one_count_name("x 2.5"), "x\u{a0}2.5");
+        assert_eq!(one_count_name("Listener 1a"), "Listener 1a");
+        assert_eq!(one_count_name("leaf"), "leaf");
+        for name in ["Listener 1", "x 2.5", "Listener 1a", "a\u{a0}b", "leaf"] {
+            assert_eq!(spaced_count_name(&one_count_name(name)), name);
+        }
+    }
+
+    #[test]
     fn sniff_wants_every_line_to_be_a_stack() {
         assert_eq!(sniff(b"a;b 1\nc 2\n"), Sniff::Maybe);
         assert_eq!(sniff(b"a;b 1\nno count here\n"), Sniff::No);
@@ -441,7 +507,7 @@ mod tests {
         let tree = &profile.tree;
         assert!(tree.is_preorder() && tree.len() > 5 * PIECE as usize);
         let mut written = Vec::new();
-        write(&profile, &mut written).unwrap();
+        write(&profile, &mut written, &mut Diagnostics::default()).unwrap();
         assert_eq!(String::from_utf8(written).unwrap(), lines_node_by_node(&profile));
     }
 
@@ -486,7 +552,7 @@ mod tests {
         assert!(!profile.tree.is_preorder());
         assert!(root_runs(profile.tree.children().roots()).len() > 1);
         let mut written = Vec::new();
-        write(&profile, &mut written).unwrap();
+        write(&profile, &mut written, &mut Diagnostics::default()).unwrap();
         assert_eq!(String::from_utf8(written).unwrap(), lines_node_by_node(&read(&in_order)));
         assert_eq!(lines_node_by_node(&read(&in_order)), in_order);
     }
@@ -528,7 +594,7 @@ mod tests {
         let path = path.join(";");
         let expected = format!("{path};c 5\n{path};a 7\n");
         let mut written = Vec::new();
-        write(&profile, &mut written).unwrap();
+        write(&profile, &mut written, &mut Diagnostics::default()).unwrap();
         assert!(
             written == expected.as_bytes(),
             "the two stacks, {} bytes, differ from what was written",

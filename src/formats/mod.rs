@@ -98,8 +98,10 @@ pub struct Carries {
     pub structure: Structure,
     /// Threads or processes as frames.
     pub threads: bool,
-    /// Whether every root must be a thread (then roots that are not go under one thread). With
-    /// `frame_kinds` false, roots keep their thread kind and only frames below them become functions.
+    /// Whether threads are roots of their own in the format (a Sampler thread block, a Chrome
+    /// trace's thread, a speedscope profile). With `frame_kinds` false, roots keep their thread kind
+    /// and only frames below them become functions; what becomes of roots that are not threads is
+    /// the format's own rule (Sampler puts them under one thread).
     pub thread_roots: bool,
     /// Whether a frame says what kind it is (thread, pseudo-frame, function); without it every frame
     /// reads back as a function.
@@ -467,7 +469,7 @@ impl Format {
     ) -> Result<(), Error> {
         match self {
             Format::Lispworks => lispworks::write(profile, out, diag)?,
-            Format::Folded => folded::write(profile, out)?,
+            Format::Folded => folded::write(profile, out, diag)?,
             Format::Sampler => sampler::write(profile, out, options)?,
             Format::DyalogXml => dyalog::xml::write(profile, out, diag)?,
             Format::DyalogCsv => dyalog::csv::write(profile, out, options.formats.dyalog.separators)?,

@@ -28,7 +28,6 @@ use super::{folded, Carries, Format, Sniff};
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::model::{Children, MetricKind, NodeId, Profile, Values};
-use std::borrow::Cow;
 use std::io::Write;
 
 /// What a flame graph shows: folded stacks and a title.
@@ -188,7 +187,7 @@ fn visible_lines(profile: &Profile, min_width: f64) -> (Vec<String>, i64) {
     let tree = &profile.tree;
     let Values::Int(totals) = tree.derived_inclusive(0) else { return (Vec::new(), 0) };
     let timemax: i64 = tree.roots().map(|r| totals[r.index()]).sum();
-    let names = profile.frames.iter().map(|(_, f)| one_count_name(&f.display_name()).into_owned()).collect();
+    let names = profile.frames.iter().map(|(_, f)| folded::one_count_name(&f.display_name()).into_owned()).collect();
     let layout = Layout {
         profile,
         names,
@@ -261,33 +260,4 @@ fn visible_lines(profile: &Profile, min_width: f64) -> (Vec<String>, i64) {
         }
     }
     (lines, folded_away)
-}
-
-/// `name`, made safe from inferno's reading of `stack 12 34` as a differential line (two counts):
-/// where it ends in a space and a number (`Listener 1`), that space becomes a no-break space, which
-/// looks the same in the picture.
-pub(crate) fn one_count_name(name: &str) -> Cow<'_, str> {
-    match name.rsplit_once(' ') {
-        Some((head, tail)) if looks_like_a_count(tail) => format!("{head}\u{a0}{tail}").into(),
-        _ => name.into(),
-    }
-}
-
-/// What inferno takes for a count: digits, with a fraction or not.
-fn looks_like_a_count(text: &str) -> bool {
-    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
-    !text.is_empty() && whole.bytes().chain(fraction.bytes()).all(|b| b.is_ascii_digit())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_name_that_ends_in_a_number_is_not_a_second_count() {
-        assert_eq!(one_count_name("Listener 1"), "Listener\u{a0}1");
-        assert_eq!(one_count_name("x 2.5"), "x\u{a0}2.5");
-        assert_eq!(one_count_name("Listener 1a"), "Listener 1a");
-        assert_eq!(one_count_name("leaf"), "leaf");
-    }
 }

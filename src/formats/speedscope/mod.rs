@@ -21,8 +21,9 @@
 //! unit (`none` samples, `nanoseconds` … `milliseconds` time in that unit, `seconds` time in
 //! milliseconds, `bytes` allocation; a unit speedscope does not define is read as a count of events, with a
 //! warning); profiles of one name are one thread. A file proftool wrote (`exporter` `proftool …`)
-//! holds one profile per metric of the same stacks, threads included: its profiles are read as the
-//! metrics they were, named after them, without thread roots. A `sampled` profile's samples are
+//! names each profile's `metric` and `thread` (see Writing; an older one holds one profile per
+//! metric, named after it, threads included as root frames): its profiles are read as the metrics
+//! and threads they were. A `sampled` profile's samples are
 //! stacks, root first, with their weights; an `evented` profile's open and close events are a stack
 //! whose innermost frame gets the time to the next event. A metric whose values are all whole
 //! numbers is read as integers. The file's `name` is the title, the metric of the profile shown first
@@ -33,14 +34,21 @@
 //!
 //! **Writing**: `shared.frames` is the profile's frame table (module as `file`, source line as
 //! `line`; where the frame attr `defined-at` holds a location, its file, line and column as `file`,
-//! `line` and `col`); one `sampled` profile per additive metric (samples, time, ticks, allocation, counts of objects or events), whose
-//! samples are the stacks of the nodes with a value, root first, weighted by it (a leaf with none
-//! is kept with weight 0, as in folded stacks), in the tree's order. Time keeps its unit
+//! `line` and `col`). Each additive metric (samples, time, ticks, allocation, counts of objects or
+//! events) is `sampled` profiles: one per thread at the roots, named after the thread, as speedscope
+//! shows the files it imports itself (its thread menu), and one for the roots that are not threads
+//! (named after the metric), metric after metric. The first profile of the metric the profile is
+//! weighed by is the one speedscope shows first (`activeProfileIndex`); its profiles are named after
+//! their threads, the other metrics' `thread (metric)`. A thread's frame is in `shared.frames` only
+//! where it is also a frame of stacks. A profile's
+//! samples are the stacks of the nodes with a value, root first (without the thread's own frame),
+//! weighted by it (a leaf with none is kept with weight 0, as in folded stacks), in the tree's
+//! order; `endValue` is their sum. Each profile also says which `metric` and `thread` it holds, keys
+//! speedscope ignores, so that proftool reads its file back as it was. Time keeps its unit
 //! (`nanoseconds` … `milliseconds`), allocation is in `bytes`, counts are `none`. The title is the
-//! file's `name`, the primary metric's profile the one shown first (`activeProfileIndex`). A line
-//! of no named function (a BR line of the main routine) is named by its place.
+//! file's `name`. A line of no named function (a BR line of the main routine) is named by its place.
 //!
-//! **Lost**: per-node metrics (calls), per-function counts, frame kinds (threads are root frames),
+//! **Lost**: per-node metrics (calls), per-function counts, frame kinds but the threads at the roots,
 //! header facts but the title, inner nodes of the tree without a value of their own (their
 //! stacks are implied by their children's), a source line's clause. A count's kind is read back
 //! from its name ([`crate::model::MetricKind::of_count`]: `samples`, `ticks`, `alloc_objects`).
@@ -50,7 +58,7 @@ mod read;
 use super::json::push_string;
 use super::{Carries, Sniff, Structure};
 use crate::error::Error;
-use crate::model::{MetricKind, Profile, Unit, Value, Walk};
+use crate::model::{CallTree, Children, FrameId, FrameKind, MetricKind, NodeId, Profile, Repr, Unit, Value, Walk};
 use std::io::Write;
 
 pub(crate) use read::read;
@@ -59,7 +67,7 @@ pub(crate) use read::read;
 pub(crate) const CARRIES: Carries = Carries {
     structure: Structure::Stacks,
     threads: true,
-    thread_roots: false,
+    thread_roots: true,
     frame_kinds: false,
     metrics: &[
         MetricKind::Samples,
@@ -103,12 +111,16 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
     json.push_str("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"name\":");
     push_string(&mut json, profile.meta.title.as_deref().unwrap_or("proftool"));
     // The profile speedscope shows first: the primary metric's.
+    let parts = Parts::of(profile);
+    // The profile speedscope shows first: the primary metric's first.
+    let primary = profile.primary_metric().unwrap_or(0);
     json.push_str(",\"activeProfileIndex\":");
-    json.push_str(itoa::Buffer::new().format(profile.primary_metric().unwrap_or(0)));
+    json.push_str(itoa::Buffer::new().format(primary * parts.parts.len()));
     json.push_str(",\"exporter\":");
     push_string(&mut json, concat!("proftool ", env!("CARGO_PKG_VERSION")));
     json.push_str(",\"shared\":{\"frames\":[");
-    for (i, (id, frame)) in profile.frames.iter().enumerate() {
+    let written = profile.frames.iter().filter(|&(id, _)| parts.index(id).is_some());
+    for (i, (id, frame)) in written.enumerate() {
         json.push_str(if i == 0 { "{\"name\":" } else { ",{\"name\":" });
         push_string(&mut json, &super::written_name(frame));
         let defined = profile.defined_at(id);
@@ -131,57 +143,151 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
         json.push('}');
     }
     json.push_str("]},\"profiles\":[");
-    // Child lists (for a tree not built in pre-order) are made once for all the metrics' walks.
-    let tree = &profile.tree;
-    let children = (!tree.is_preorder()).then(|| tree.children());
     for metric in 0..profile.metrics().len() {
-        if metric > 0 {
-            json.push(',');
+        for (i, part) in parts.parts.iter().enumerate() {
+            if metric + i > 0 {
+                json.push(',');
+            }
+            write_profile(profile, (metric, metric == primary), part, &parts, &mut json, out)?;
         }
-        let walk = match &children {
-            Some(children) => tree.walk_roots(children, children.roots()),
-            None => tree.walk(),
-        };
-        write_profile(profile, metric, walk, &mut json, out)?;
     }
     json.push_str("]}\n");
     out.write_all(json.as_bytes())?;
     Ok(())
 }
 
-/// Appends (and writes out as it grows) the sampled profile of `metric`.
+/// The profiles a metric is written as: one per thread at the roots (speedscope's thread menu, as
+/// it shows the files it imports itself), and one for the roots that are not threads.
+struct Parts {
+    parts: Vec<Part>,
+    /// Child lists, where a part's roots are not one run of a tree built in pre-order.
+    children: Option<Children>,
+    /// Each frame's index in `shared.frames`, where threads are profiles: a thread's frame that is
+    /// nowhere but at the roots is none.
+    indices: Option<Vec<Option<u32>>>,
+}
+
+/// The roots of one profile: a thread's (whose frame is left out of the stacks), or the roots that
+/// are not threads.
+struct Part {
+    thread: Option<FrameId>,
+    roots: Vec<NodeId>,
+}
+
+impl Parts {
+    fn of(profile: &Profile) -> Parts {
+        let tree = &profile.tree;
+        let is_thread = |node: NodeId| profile.frames.get(tree.frame(node)).kind == FrameKind::Thread;
+        if !tree.roots().any(is_thread) {
+            // The whole tree as one profile per metric, walked as it is.
+            let children = (!tree.is_preorder()).then(|| tree.children());
+            return Parts { parts: vec![Part { thread: None, roots: Vec::new() }], children, indices: None };
+        }
+        let children = tree.children();
+        let mut parts: Vec<Part> = Vec::new();
+        let mut loose = Part { thread: None, roots: Vec::new() };
+        for &root in children.roots() {
+            if !is_thread(root) {
+                loose.roots.push(root);
+                continue;
+            }
+            let frame = tree.frame(root);
+            match parts.iter_mut().find(|part| part.thread == Some(frame)) {
+                Some(part) => part.roots.push(root),
+                None => parts.push(Part { thread: Some(frame), roots: vec![root] }),
+            }
+        }
+        if !loose.roots.is_empty() {
+            parts.push(loose);
+        }
+        let mut in_stacks = vec![false; profile.frames.len()];
+        for node in tree.nodes().filter(|&node| tree.parent(node).is_some() || !is_thread(node)) {
+            in_stacks[tree.frame(node).index()] = true;
+        }
+        let mut next = 0u32;
+        let indices = in_stacks
+            .iter()
+            .map(|&kept| {
+                let index = kept.then_some(next);
+                next += u32::from(kept);
+                index
+            })
+            .collect();
+        Parts { parts, children: Some(children), indices: Some(indices) }
+    }
+
+    /// `frame`'s index in `shared.frames`, if it is one of them.
+    fn index(&self, frame: FrameId) -> Option<u32> {
+        match &self.indices {
+            Some(indices) => indices[frame.index()],
+            None => Some(frame.0),
+        }
+    }
+
+    /// The walk over `part`'s nodes.
+    fn walk<'t>(&'t self, tree: &'t CallTree, part: &Part) -> Walk<'t> {
+        match (&self.children, part.roots.is_empty()) {
+            (Some(children), true) => tree.walk_roots(children, children.roots()),
+            (Some(children), false) => tree.walk_roots(children, &part.roots),
+            (None, _) => tree.walk(),
+        }
+    }
+}
+
+/// Appends (and writes out as it grows) the sampled profile of `metric` over `part`'s stacks, named
+/// after its thread (and after the metric too, unless it is the one the profile is weighed by).
+/// `metric` and `thread` name them for proftool's reader, which speedscope's ignores.
 fn write_profile(
     profile: &Profile,
-    metric: usize,
-    walk: Walk<'_>,
+    (metric, primary): (usize, bool),
+    part: &Part,
+    parts: &Parts,
     json: &mut String,
     out: &mut dyn Write,
 ) -> Result<(), Error> {
     let tree = &profile.tree;
     let m = &profile.metrics()[metric];
+    let thread = part.thread.map(|frame| super::written_name(profile.frames.get(frame)));
     json.push_str("{\"type\":\"sampled\",\"name\":");
+    match (&thread, primary) {
+        (Some(thread), true) => push_string(json, thread),
+        (Some(thread), false) => push_string(json, &format!("{thread} ({})", m.name)),
+        (None, _) => push_string(json, &m.name),
+    }
+    json.push_str(",\"metric\":");
     push_string(json, &m.name);
+    if let Some(thread) = &thread {
+        json.push_str(",\"thread\":");
+        push_string(json, thread);
+    }
     json.push_str(",\"unit\":\"");
     json.push_str(unit_name(m.unit));
-    json.push_str("\",\"startValue\":0,\"endValue\":");
-    push_number(json, profile.total(metric))?;
-    json.push_str(",\"samples\":[");
+    json.push_str("\",\"startValue\":0,\"samples\":[");
+    // Added up as the model adds a metric up (Values::sum): the part's total is its endValue.
+    let (mut whole, mut float) = (0i64, 0.0f64);
     let mut weights = String::new();
-    tree.for_each_stack(walk, |visit, stack| {
+    // A thread's own frame is the profile, not a frame of its stacks.
+    let skip = usize::from(part.thread.is_some());
+    tree.for_each_stack(parts.walk(tree, part), |visit, stack| {
         let value = tree.self_value(metric, visit.node);
-        if value.as_f64() == 0.0 && !visit.is_leaf {
+        if value.as_f64() == 0.0 && (!visit.is_leaf || stack.len() == skip) {
             return Ok(());
+        }
+        match value {
+            Value::Int(v) => whole = whole.saturating_add(v),
+            Value::Float(v) => float += v,
         }
         if !weights.is_empty() {
             json.push(',');
             weights.push(',');
         }
         json.push('[');
-        for (i, frame) in stack.iter().enumerate() {
+        for (i, frame) in stack[skip..].iter().enumerate() {
             if i > 0 {
                 json.push(',');
             }
-            json.push_str(itoa::Buffer::new().format(frame.0));
+            // Every frame below a thread's root is one of shared.frames.
+            json.push_str(itoa::Buffer::new().format(parts.index(*frame).unwrap_or(u32::MAX)));
         }
         json.push(']');
         push_number(&mut weights, value)?;
@@ -193,7 +299,10 @@ fn write_profile(
     })?;
     json.push_str("],\"weights\":[");
     json.push_str(&weights);
-    json.push_str("]}");
+    // Last, once the part's stacks are added up: JSON keys have no order.
+    json.push_str("],\"endValue\":");
+    push_number(json, if m.repr == Repr::Int { Value::Int(whole) } else { Value::Float(float) })?;
+    json.push('}');
     Ok(())
 }
 

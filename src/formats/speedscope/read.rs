@@ -54,6 +54,13 @@ struct ProfileJson {
     kind: String,
     #[serde(default)]
     name: Option<String>,
+    /// The metric a profile of a file proftool wrote holds (files written before 2026-11-27 name it
+    /// by the profile's name).
+    #[serde(default)]
+    metric: Option<String>,
+    /// The thread whose stacks a profile of a file proftool wrote holds, if any.
+    #[serde(default)]
+    thread: Option<String>,
     unit: String,
     #[serde(default)]
     start_value: f64,
@@ -252,7 +259,10 @@ impl Reader<'_> {
         let mut unknown: Vec<&str> = Vec::new();
         for part in self.parts {
             let unit = part.json.unit.as_str();
-            let key = if self.own { part.json.name.as_deref().unwrap_or(unit) } else { unit };
+            let key = match self.own {
+                true => part.json.metric.as_deref().or(part.json.name.as_deref()).unwrap_or(unit),
+                false => unit,
+            };
             let whole = self.is_whole(part)?;
             if let Some(existing) = keys.iter().position(|&k| k == key) {
                 if !whole {
@@ -389,16 +399,17 @@ impl Reader<'_> {
         Ok(())
     }
 
-    /// Adds every profile's stacks to the tree: under a thread named after the profile, unless
-    /// proftool wrote the file.
+    /// Adds every profile's stacks to the tree: under a thread named after the profile, or where
+    /// proftool wrote the file, under the thread it names, if any.
     fn fill(&self, profile: &mut Profile, frames: &[FrameId], metric_of: &[usize]) -> Result<(), ParseError> {
         let mut tree = StackTree::default();
         for (part, &metric) in self.parts.iter().zip(metric_of) {
             let scale = time_unit(&part.json.unit).map_or(1.0, |(_, scale)| scale as f64);
-            let thread = (!self.own).then(|| {
-                let name = part.json.name.clone().unwrap_or_else(|| format!("profile {}", part.index));
-                profile.frames.intern(FrameRef::named(&name, FrameKind::Thread))
-            });
+            let thread = match self.own {
+                true => part.json.thread.clone(),
+                false => Some(part.json.name.clone().unwrap_or_else(|| format!("profile {}", part.index))),
+            };
+            let thread = thread.map(|name| profile.frames.intern(FrameRef::named(&name, FrameKind::Thread)));
             // The thread's node, though the profile may have no stacks.
             tree.next().extend(thread);
             tree.add(&mut profile.tree);

@@ -97,16 +97,19 @@ function timeUs(source) {
   return ['samples', 'ticks'].includes(source.kind) ? source.total * source.intervalUs : null
 }
 
-// The total of the profiles speedscope imports from FILE: those named NAME where given (proftool's
-// speedscope files hold a profile per metric, named after it), else all (a trace's threads).
-async function importTotal(importers, file, name) {
+// The total of the profiles speedscope imports from FILE: those of metric METRIC where given
+// (proftool's speedscope files hold a profile per thread and metric, each naming its `metric`, a key
+// speedscope ignores; it imports the profiles in the file's order), else all (a trace's threads).
+async function importTotal(importers, file, metric) {
   const log = console.log
   const warn = console.warn
   console.log = console.warn = () => {}
   try {
-    const group = await importers.importProfileGroupFromText(path.basename(file), fs.readFileSync(file, 'utf8'))
-    const profiles = (group?.profiles ?? []).filter((p) => name === undefined || p.getName() === name)
-    if (profiles.length === 0) throw new Error(`speedscope imports no profile ${name ?? ''} from ${file}`)
+    const text = fs.readFileSync(file, 'utf8')
+    const group = await importers.importProfileGroupFromText(path.basename(file), text)
+    const metrics = metric === undefined ? [] : JSON.parse(text).profiles.map((p) => p.metric)
+    const profiles = (group?.profiles ?? []).filter((_, i) => metric === undefined || metrics[i] === metric)
+    if (profiles.length === 0) throw new Error(`speedscope imports no profile ${metric ?? ''} from ${file}`)
     const units = new Set(profiles.map((p) => p.getWeightUnit()))
     if (units.size !== 1) throw new Error(`${file}: profiles in several units ${[...units]}`)
     return { unit: [...units][0], total: profiles.reduce((sum, p) => sum + p.getTotalWeight(), 0) }

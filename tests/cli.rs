@@ -896,14 +896,15 @@ fn speedscope_gets_the_stacks_with_their_weights() {
     assert_eq!(doc["name"], "fib benchmark: run 2");
     let frames: Vec<&str> =
         doc["shared"]["frames"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
-    // "Profile root" is a thread (LispWorks' pseudo-root process): it is the profile, not a frame.
+    // "Profile root" is a thread (LispWorks' pseudo-root process): it is the profile, not a frame;
+    // the processes below it are frames of its stacks, functions after the functions read.
     assert_eq!(
         frames,
         [
-            "CAPI Execution Listener 1",
             "CL-USER::FIB",
             "(METHOD PRINT-OBJECT (WIDGET T))",
             "CL-USER::|weird name|",
+            "CAPI Execution Listener 1",
             "Idle \"process\""
         ]
     );
@@ -914,7 +915,7 @@ fn speedscope_gets_the_stacks_with_their_weights() {
         (&profile["type"], &profile["name"], &profile["unit"], &profile["endValue"]),
         (&"sampled".into(), &"Profile root".into(), &"none".into(), &100.into())
     );
-    assert_eq!(profile["samples"], serde_json::json!([[0], [0, 1], [0, 1, 1], [0, 1, 1, 2], [0, 3], [4]]));
+    assert_eq!(profile["samples"], serde_json::json!([[3], [3, 0], [3, 0, 0], [3, 0, 0, 1], [3, 2], [4]]));
     assert_eq!(profile["weights"], serde_json::json!([5, 25, 25, 10, 25, 10]));
 }
 

@@ -180,3 +180,45 @@ fn text_shows_times_in_seconds_and_milliseconds() {
     let summary = json(&["summary"]);
     assert_eq!((summary["unit"].as_str(), summary["total"].as_i64()), (Some("ns"), Some(1_800_000_000)));
 }
+
+/// `go tool pprof -lines -top` places main.insert's heaviest lines in its source file:
+/// `0.72s 40.00% … main.insert insert/main.go:25` and `0.56s 31.11% … main.insert insert/main.go:23`,
+/// not in the binary (`/tmp/proftool-insert/insert`, the profile's mapping).
+#[test]
+fn a_go_line_is_named_by_its_source_file() {
+    let top = rows(&json(&["summary", "--lines"]), "self");
+    let heaviest: Vec<(String, f64)> = top.into_iter().filter(|(_, self_)| *self_ >= 5e8).collect();
+    assert_eq!(
+        heaviest,
+        named(&[("main.insert[insert/main.go:25]", 7.2e8), ("main.insert[insert/main.go:23]", 5.6e8)])
+    );
+    // speedscope points at the same file and line.
+    let out = proftool()
+        .args(["convert", "-q", "--lines", "--to", "speedscope"])
+        .arg(fixture(INSERT))
+        .arg("-")
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let frames = doc["shared"]["frames"].as_array().unwrap();
+    let line25 = serde_json::json!({"name": "main.insert", "file": "insert/main.go", "line": 25});
+    assert!(frames.contains(&line25), "{frames:?}");
+}
+
+/// A pprof output's first mapping is the program, as `go tool pprof` takes it (`File:`): work.perf
+/// is a perf recording of /tmp/perfwork (fixtures/perf/make-fixtures.sh), whose first frame met is
+/// in ld-linux-x86-64.so.2; /tmp/perfwork comes first, the libraries and the kernel after it.
+#[test]
+fn a_pprof_outputs_first_mapping_is_the_program() {
+    let out =
+        proftool().args(["convert", "-q", "--to", "pprof"]).arg(fixture("perf/work.perf")).arg("-").output().unwrap();
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&out.stdout[..]), &mut bytes).unwrap();
+    let profile = <crate::support::pprof_proto::Profile as prost::Message>::decode(&bytes[..]).unwrap();
+    let files: Vec<&str> = profile.mapping.iter().map(|m| profile.string_table[m.filename as usize].as_str()).collect();
+    assert_eq!(files[0], "/tmp/perfwork", "{files:?}");
+    assert!(
+        files.contains(&"/usr/lib/x86_64-linux-gnu/libc.so.6") && files.contains(&"[kernel.kallsyms]"),
+        "{files:?}"
+    );
+}

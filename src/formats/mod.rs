@@ -510,8 +510,10 @@ impl Format {
     /// The format's own fitting of a profile's roots, called by the conversion step once frames are
     /// fitted (Sampler: every stack in a thread named by its id).
     pub fn fit_roots(self, profile: &mut Profile, diag: &mut Diagnostics) {
-        if self == Format::Sampler {
-            sampler::fit_roots(profile, diag);
+        match self {
+            Format::Sampler => sampler::fit_roots(profile, diag),
+            Format::Speedscope => speedscope::fit_roots(profile),
+            _ => {}
         }
     }
 

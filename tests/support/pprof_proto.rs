@@ -6,6 +6,8 @@ pub struct Profile {
     pub sample_type: Vec<ValueType>,
     #[prost(message, repeated, tag = "2")]
     pub sample: Vec<Sample>,
+    #[prost(message, repeated, tag = "3")]
+    pub mapping: Vec<Mapping>,
     #[prost(message, repeated, tag = "4")]
     pub location: Vec<Location>,
     #[prost(message, repeated, tag = "5")]
@@ -18,6 +20,14 @@ pub struct Profile {
     pub comment: Vec<i64>,
     #[prost(int64, tag = "14")]
     pub default_sample_type: i64,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Mapping {
+    #[prost(uint64, tag = "1")]
+    pub id: u64,
+    #[prost(int64, tag = "5")]
+    pub filename: i64,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]

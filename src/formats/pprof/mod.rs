@@ -25,12 +25,14 @@
 //! default sample type (else the last, as pprof shows it) is the one the profile is weighed by
 //! ([`crate::model::Meta::weighed_by`]), moved to be the first metric of its kind. A sample's
 //! locations are its stack, leaf first; a location's lines are inlined calls, innermost first, each
-//! a frame: its function's name (else its system name), the location's mapping's file as its module,
-//! the line's number as the frame's line (a source-line frame; a line at the function's own start
-//! line, or none, is the function itself) and its column as the clause; a function's file and start
-//! line are where it is defined (the frame attr [`crate::model::DEFINED_AT`]), and a file without a
-//! start line (Go before 1.20 writes none) that is not the mapping's file is the frame fact
-//! `pprof.filename`; a location without lines is named by its address. Values of one
+//! a frame: its function's name (else its system name), its function's source file as its module
+//! (else the location's mapping's file), so that a line reads `main.count[main.go:31]` as
+//! `go tool pprof -lines` places it, the line's number as the frame's line (a source-line frame; a
+//! line at the function's own start line, or none, is the function itself) and its column as the
+//! clause; a function's file and start line are where it is defined (the frame attr
+//! [`crate::model::DEFINED_AT`]), and the mapping's file (the program or library; empty for none),
+//! where it is not the module, the frame fact `pprof.mapping`; a location without lines is named by
+//! its address. Values of one
 //! stack are added up; a node left below zero (a profile diff) is read as 0, with a warning.
 //! `comment`s are the title (one line each), `time_nanos` the timestamp (RFC 3339, UTC), a period
 //! of time the interval; `duration_nanos` and the period type (and a period that is no time, such as
@@ -43,8 +45,10 @@
 //! nanoseconds where it has fractions (fitted so before it is written), allocation in bytes); one sample per node with a value (or a leaf, with zeros), its locations from
 //! the leaf up; a location and a function per frame, the function named by the frame, its file name
 //! the file of `defined-at` where that holds a location (whose line is the function's start line, and
-//! the location's line for a frame that is not a source line), else `pprof.filename`, else the
-//! frame's module; a mapping per module; the frame's source line (and clause, as its column);
+//! the location's line for a frame that is not a source line), else the frame's module; a mapping
+//! per file frames were in (`pprof.mapping`, else the module), the program's first (the first met
+//! that is no library, kernel or JIT code), as `go tool pprof` takes the first for the program;
+//! the frame's source line (and clause, as its column);
 //! the interval as the period (CPU time in nanoseconds, or the period type read); the title as
 //! comments; the timestamp as `time_nanos` where it is an RFC 3339 UTC time as proftool reads one
 //! (else dropped, with a warning); the profile's primary metric (samples, else time, else ticks, else
@@ -66,7 +70,7 @@ mod wire;
 use super::{Carries, Sniff};
 use crate::diag::Diagnostics;
 use crate::error::Error;
-use crate::model::{ops, Frame, FrameKind, Metric, Profile, Repr, Unit, Value, Values};
+use crate::model::{ops, Frame, FrameId, FrameKind, Metric, Profile, Repr, Unit, Value, Values};
 use prost::Message;
 use proto::{Function, Line, Location, Mapping, Sample, ValueType};
 use std::io::Write;
@@ -75,7 +79,8 @@ pub(crate) use read::read;
 
 /// What a pprof profile holds: what a speedscope file holds, and the interval (as the period) and
 /// timestamp.
-pub(crate) const CARRIES: Carries = Carries { interval: true, timestamp: true, ..super::speedscope::CARRIES };
+pub(crate) const CARRIES: Carries =
+    Carries { interval: true, timestamp: true, thread_roots: false, ..super::speedscope::CARRIES };
 
 /// pprof's own options.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -85,9 +90,9 @@ pub struct Options {
     pub tags: Vec<String>,
 }
 
-/// The frame fact of a function's file where the function has no start line (Go before 1.20) and
-/// the file is not the location's mapping's.
-const FILENAME: &str = "pprof.filename";
+/// The frame fact of the file of the mapping (the program or library) a frame's code was in, where
+/// that is not its module (the function's source file).
+const MAPPING: &str = "pprof.mapping";
 /// The header fact of a profile's `duration_nanos`.
 const DURATION: &str = "pprof.duration_nanos";
 /// The header fact of a profile's `period_type`, as `type unit`.
@@ -233,8 +238,8 @@ fn encode(
         .iter()
         .map(|m| ValueType { r#type: strings.index(&m.name), unit: strings.index(unit_name(m.unit)) })
         .collect();
-    let mut mapping: Vec<Mapping> = Vec::new();
-    let mut mapping_ids = std::collections::HashMap::new();
+    let mapping = mappings(profile, &mut strings);
+    let mapping_ids: std::collections::HashMap<i64, u64> = mapping.iter().map(|m| (m.filename, m.id)).collect();
     // A function and a location per frame, both with the frame's id (1 up: 0 means none).
     let (function, location) = profile
         .frames
@@ -242,11 +247,7 @@ fn encode(
         .map(|(frame_id, frame)| {
             let defined = profile.defined_at(frame_id);
             let id = u64::from(frame_id.0) + 1;
-            let filename = defined
-                .map(|at| at.file)
-                .or_else(|| profile.frame_attr(frame_id, FILENAME))
-                .or(frame.module.as_deref())
-                .map_or(0, |f| strings.index(f));
+            let filename = defined.map(|at| at.file).or(frame.module.as_deref()).map_or(0, |f| strings.index(f));
             let start_line = defined.map_or(0, |at| i64::from(at.line));
             let name = strings.index(&super::written_name(frame));
             let function = Function { id, name, system_name: 0, filename, start_line };
@@ -256,13 +257,8 @@ fn encode(
                 line: frame.line.map_or(start_line, i64::from),
                 column: frame.line.and(frame.clause).map_or(0, i64::from),
             };
-            let mapping_id = frame.module.as_deref().map_or(0, |module| {
-                *mapping_ids.entry(module.to_string()).or_insert_with(|| {
-                    let id = mapping.len() as u64 + 1;
-                    mapping.push(Mapping { id, filename: strings.index(module), has_functions: true });
-                    id
-                })
-            });
+            let mapping_id = mapping_file(profile, frame_id, frame)
+                .map_or(0, |file| mapping_ids.get(&strings.index(file)).copied().unwrap_or(0));
             (function, Location { id, mapping_id, address: 0, line: vec![line] })
         })
         .unzip();
@@ -304,6 +300,35 @@ fn encode(
 
 /// The period type and period: the interval (of the period type read, in its unit where the interval
 /// is a whole number of it, else CPU time in nanoseconds), else a period that is no time as read.
+/// The file of the mapping `frame` was in: the one it was read from (none where that is empty: it
+/// had none), else its module.
+fn mapping_file<'p>(profile: &'p Profile, id: FrameId, frame: &'p Frame) -> Option<&'p str> {
+    profile.frame_attr(id, MAPPING).or(frame.module.as_deref()).filter(|file| !file.is_empty())
+}
+
+/// A mapping per file frames were in, the program first, as pprof expects (`go tool pprof` names
+/// the first mapping's file as the profile's `File:` and symbolises by it): the first met that is
+/// not a library, the kernel or JIT code ([`is_library`]).
+fn mappings(profile: &Profile, strings: &mut Strings) -> Vec<Mapping> {
+    let mut files: Vec<&str> = Vec::new();
+    for (id, frame) in profile.frames.iter() {
+        if let Some(file) = mapping_file(profile, id, frame).filter(|file| !files.contains(file)) {
+            files.push(file);
+        }
+    }
+    files.sort_by_key(|file| is_library(file));
+    (1..).zip(files).map(|(id, file)| Mapping { id, filename: strings.index(file), has_functions: true }).collect()
+}
+
+/// Whether the code of `file` is a shared library (`libc.so.6`, `.dylib`, `.dll`), the kernel or a
+/// module of it (`[kernel.kallsyms]`, `.ko`), perf's other pseudo-files (`[vdso]`, `[unknown]`) or
+/// JIT code (`/tmp/perf-PID.map`, `jitted-*.so`): no program.
+fn is_library(file: &str) -> bool {
+    let name = file.rsplit('/').next().unwrap_or(file);
+    let shared = name.ends_with(".so") || name.contains(".so.") || name.ends_with(".dylib") || name.ends_with(".dll");
+    shared || name.starts_with('[') || name.ends_with(".ko") || name.ends_with(".map")
+}
+
 fn period(profile: &Profile, strings: &mut Strings) -> (Option<ValueType>, i64) {
     let read_type = profile.meta.attr(PERIOD_TYPE).and_then(|t| t.split_once(' '));
     if let Some(interval) = profile.meta.interval {

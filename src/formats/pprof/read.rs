@@ -285,10 +285,11 @@ impl<'m, 'd> Reader<'m, 'd> {
         Ok(stacks)
     }
 
-    /// The frame of one line of a location: its function's name, the location's mapping's file as
-    /// its module, the line's number as its line (a frame at its function's own start line, or at
-    /// none, is the function), where the function is defined (its file and start line), or its file
-    /// alone where it has no start line and the file is not the module.
+    /// The frame of one line of a location: its function's name, its function's source file as its
+    /// module (as `go tool pprof -lines` places a line), else the location's mapping's file, the
+    /// line's number as its line (a frame at its function's own start line, or at none, is the
+    /// function), where the function is defined (its file and start line), and the mapping's file
+    /// where it is not the module.
     fn frame(
         &self,
         profile: &mut Profile,
@@ -319,21 +320,22 @@ impl<'m, 'd> Reader<'m, 'd> {
         let line_number = number(line.line, "line numbers", at)?;
         let column = number(line.column, "columns", at)?;
         let is_line = line_number != 0 && line_number != start;
+        let source = Some(file).filter(|file| !file.is_empty());
         let frame = FrameRef {
             name,
-            module,
+            module: source.or(module),
             line: is_line.then_some(line_number),
             clause: (is_line && column != 0).then_some(column),
             kind: if is_line { FrameKind::Line } else { FrameKind::Function },
         };
         let frame = profile.frames.intern(frame);
-        let fact = match (file, start) {
-            ("", _) => None,
-            (file, 0) if Some(file) == module => None,
-            (file, 0) => Some((super::FILENAME, file.to_string())),
-            (file, start) => Some((DEFINED_AT, format!("{file}:{start}"))),
-        };
-        if let Some((key, value)) = fact {
+        // The mapping, where the module does not say it: empty for none.
+        let mapping = (source.is_some() && source != module).then(|| module.unwrap_or_default());
+        let facts = [
+            mapping.map(|mapping| (super::MAPPING, mapping.to_string())),
+            source.filter(|_| start != 0).map(|file| (DEFINED_AT, format!("{file}:{start}"))),
+        ];
+        for (key, value) in facts.into_iter().flatten() {
             let attrs = profile.frame_attrs.entry(frame).or_default();
             match attrs.iter().find(|(k, _)| k == key) {
                 None => attrs.push((key.to_string(), value)),

@@ -58,7 +58,9 @@ mod read;
 use super::json::push_string;
 use super::{Carries, Sniff, Structure};
 use crate::error::Error;
-use crate::model::{CallTree, Children, FrameId, FrameKind, MetricKind, NodeId, Profile, Repr, Unit, Value, Walk};
+use crate::model::{
+    CallTree, Children, FrameId, FrameKind, FrameRef, MetricKind, NodeId, Profile, Repr, Unit, Value, Walk,
+};
 use std::io::Write;
 
 pub(crate) use read::read;
@@ -102,6 +104,22 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
         Sniff::Yes
     } else {
         Sniff::No
+    }
+}
+
+/// Keeps only the threads at the roots, which become profiles: every other frame that is not code
+/// (a nested thread, a pseudo-frame) becomes a function of its name, as the file has no kinds.
+pub(crate) fn fit_roots(profile: &mut Profile) {
+    super::sampler::make_nested_frames_functions(profile);
+    let pseudo: Vec<NodeId> = profile
+        .tree
+        .roots()
+        .filter(|&root| profile.frames.get(profile.tree.frame(root)).kind == FrameKind::Pseudo)
+        .collect();
+    for root in pseudo {
+        let frame = profile.frames.get(profile.tree.frame(root)).clone();
+        let function = profile.frames.intern(FrameRef { kind: FrameKind::Function, ..frame.as_ref() });
+        profile.tree.set_frame(root, function);
     }
 }
 
@@ -162,9 +180,8 @@ struct Parts {
     parts: Vec<Part>,
     /// Child lists, where a part's roots are not one run of a tree built in pre-order.
     children: Option<Children>,
-    /// Each frame's index in `shared.frames`, where threads are profiles: a thread's frame that is
-    /// nowhere but at the roots is none.
-    indices: Option<Vec<Option<u32>>>,
+    /// Each frame's index in `shared.frames`, if it is one of them.
+    indices: Vec<Option<u32>>,
 }
 
 /// The roots of one profile: a thread's (whose frame is left out of the stacks), or the roots that
@@ -178,15 +195,11 @@ impl Parts {
     fn of(profile: &Profile) -> Parts {
         let tree = &profile.tree;
         let is_thread = |node: NodeId| profile.frames.get(tree.frame(node)).kind == FrameKind::Thread;
-        if !tree.roots().any(is_thread) {
-            // The whole tree as one profile per metric, walked as it is.
-            let children = (!tree.is_preorder()).then(|| tree.children());
-            return Parts { parts: vec![Part { thread: None, roots: Vec::new() }], children, indices: None };
-        }
-        let children = tree.children();
+        let threads = tree.roots().any(is_thread);
+        let children = (threads || !tree.is_preorder()).then(|| tree.children());
         let mut parts: Vec<Part> = Vec::new();
         let mut loose = Part { thread: None, roots: Vec::new() };
-        for &root in children.roots() {
+        for &root in children.as_ref().filter(|_| threads).map_or(&[][..], |c| c.roots()) {
             if !is_thread(root) {
                 loose.roots.push(root);
                 continue;
@@ -197,9 +210,12 @@ impl Parts {
                 None => parts.push(Part { thread: Some(frame), roots: vec![root] }),
             }
         }
-        if !loose.roots.is_empty() {
+        // Without threads, the whole tree (no roots named) as one profile per metric.
+        if !loose.roots.is_empty() || !threads {
             parts.push(loose);
         }
+        // Frames no stack holds (a thread's that is a profile, one a fitting step replaced) are left
+        // out, so that the file reads back to the frames it was written from.
         let mut in_stacks = vec![false; profile.frames.len()];
         for node in tree.nodes().filter(|&node| tree.parent(node).is_some() || !is_thread(node)) {
             in_stacks[tree.frame(node).index()] = true;
@@ -213,15 +229,12 @@ impl Parts {
                 index
             })
             .collect();
-        Parts { parts, children: Some(children), indices: Some(indices) }
+        Parts { parts, children, indices }
     }
 
     /// `frame`'s index in `shared.frames`, if it is one of them.
     fn index(&self, frame: FrameId) -> Option<u32> {
-        match &self.indices {
-            Some(indices) => indices[frame.index()],
-            None => Some(frame.0),
-        }
+        self.indices[frame.index()]
     }
 
     /// The walk over `part`'s nodes.

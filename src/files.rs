@@ -268,8 +268,9 @@ fn without_temp_path(error: io::Error) -> io::Error {
 }
 
 impl Output {
-    /// Prepares to write `path` (stdout for `-`). Refuses a path that is the file `input` names.
-    pub fn create(path: impl AsRef<Path>, input: Option<&Path>) -> io::Result<Output> {
+    /// Prepares to write `path` (stdout for `-`). Refuses a path that is one of the files `inputs`
+    /// name ([`refuse_an_input`]).
+    pub fn create(path: impl AsRef<Path>, inputs: &[&Path]) -> io::Result<Output> {
         let path = path.as_ref();
         let refuse = |what: &str| {
             Err(io::Error::new(io::ErrorKind::InvalidInput, format!("the output {} {what}", path.display())))
@@ -286,8 +287,8 @@ impl Output {
             return refuse("is a directory");
         }
         let regular = existing.as_ref().is_none_or(|m| m.is_file());
-        if input.is_some_and(|input| regular && same_file(input, &path)) {
-            return refuse("is the input file; refusing to overwrite it");
+        if regular {
+            refuse_an_input(&path, inputs)?;
         }
         if !regular {
             let file = File::options().append(true).open(&path)?;
@@ -401,6 +402,19 @@ fn set_new_file_permissions(file: &File) -> io::Result<()> {
 #[cfg(not(unix))]
 fn set_new_file_permissions(_file: &File) -> io::Result<()> {
     Ok(())
+}
+
+/// Refuses to write `output` where it is the file one of `inputs` names (the same file by device
+/// and inode: a hard link or `./x` is the file too), so that no run overwrites what it reads.
+/// Commands check before they read anything, and again as the output is created.
+pub fn refuse_an_input(output: &Path, inputs: &[&Path]) -> io::Result<()> {
+    match inputs.iter().find(|input| **input != Path::new("-") && same_file(input, output)) {
+        Some(input) => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("the output {} is the input file {}; refusing to overwrite it", output.display(), input.display()),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Whether two paths name the same existing file (also through links).

@@ -44,6 +44,50 @@ Profile root;Idle \"process\" 10
 }
 
 #[test]
+fn merge_and_diff_refuse_an_output_that_is_one_of_their_inputs() {
+    let dir = temp();
+    let (x, y) = (dir.path().join("x.folded"), dir.path().join("y.folded"));
+    std::fs::copy(fixture("folded/basic.folded"), &x).unwrap();
+    std::fs::copy(fixture("folded/basic.folded"), &y).unwrap();
+    let link = dir.path().join("link.folded");
+    std::fs::hard_link(&x, &link).unwrap();
+    let before = std::fs::read(&x).unwrap();
+    let runs: [Vec<std::ffi::OsString>; 4] = [
+        vec!["merge".into(), "-o".into(), x.clone().into(), x.clone().into(), y.clone().into()],
+        // The same file by another name: a hard link.
+        vec!["merge".into(), "-o".into(), link.clone().into(), x.clone().into(), y.clone().into()],
+        vec!["diff".into(), "--to".into(), "folded".into(), y.clone().into(), x.clone().into(), y.clone().into()],
+        vec![
+            "diff".into(),
+            "--to".into(),
+            "pprof".into(),
+            dir.path().join(".").join("x.folded").into(),
+            x.clone().into(),
+            y.clone().into(),
+        ],
+    ];
+    for args in runs {
+        let out = proftool().args(&args).output().unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains("is the input file") && stderr.contains("refusing to overwrite it"), "{stderr}");
+    }
+    assert_eq!(std::fs::read(&x).unwrap(), before);
+    assert_eq!(std::fs::read(&y).unwrap(), before);
+    assert_eq!(files_in(dir.path()), vec!["link.folded", "x.folded", "y.folded"]);
+}
+
+#[test]
+fn diff_reads_standard_input_once() {
+    proftool()
+        .args(["diff", "-", "-"])
+        .write_stdin("a 1\n")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("diff: standard input (-) can be read once"));
+}
+
+#[test]
 fn inferno_flamegraph_draws_the_folded_output_of_a_name_ending_in_a_number_as_one_count() {
     // processes.tree by hand: the listener process holds 5 + 25 + 25 + 10 + 25 = 90 of 100 samples.
     let out = proftool()

@@ -1,7 +1,7 @@
 //! `proftool convert IN OUT`.
 
 use super::args::{format_parser, WriteCommon};
-use super::io::{output_format, read, reading_for, write_output, InputSpec};
+use super::io::{output_format, read, reading_for, refuse_overwriting, write_output, InputSpec};
 use anyhow::Result;
 use proftool::diag::Diagnostics;
 use proftool::Format;
@@ -45,8 +45,9 @@ impl ConvertArgs {
         let options = self.common.options();
         let input = InputSpec { path: &self.input, from: self.from, max_size: self.common.read.max_input_size };
         let target = output_format(&self.output, self.to)?;
+        refuse_overwriting(&self.output, &[&self.input])?;
         let (profile, _, _) = read(input, &reading_for(target, &self.common.read.options(), &options), diag)?;
         let profile = filters.apply_to_write(profile, diag)?;
-        write_output(profile, &self.output, target, input.file(), &options, diag)
+        write_output(profile, &self.output, target, &[&self.input], &options, diag)
     }
 }

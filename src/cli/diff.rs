@@ -2,7 +2,7 @@
 
 use super::args::{format_parser, non_negative, ReportCommon};
 use super::error::{Regression, Usage};
-use super::io::{open, read_opened, InputSpec};
+use super::io::{open, read_opened, refuse_overwriting, InputSpec};
 use anyhow::{Context, Result};
 use proftool::convert::ConvertOptions;
 use proftool::diag::Diagnostics;
@@ -82,6 +82,12 @@ impl DiffArgs {
             }
             _ => None,
         };
+        if self.base == Path::new("-") && self.new == Path::new("-") {
+            return Err(Usage("diff: standard input (-) can be read once: name a file for BASE or NEW".into()).into());
+        }
+        if let Some((_, out)) = &to {
+            refuse_overwriting(out, &[&self.base, &self.new])?;
+        }
         let options = DiffOptions {
             exclusive: self.exclusive,
             absolute: self.absolute,
@@ -131,7 +137,8 @@ impl DiffArgs {
             let mut convert = ConvertOptions::default();
             (convert.functions, convert.lines) = (self.common.select.functions, self.common.select.lines);
             let out_name = out.to_string_lossy();
-            let mut output = Output::create(&out, None).with_context(|| format!("{out_name}: cannot create"))?;
+            let mut output =
+                Output::create(&out, &[&self.base, &self.new]).with_context(|| format!("{out_name}: cannot create"))?;
             let labels = (names[0].as_str(), names[1].as_str());
             diff::write_differential(kind, matched, labels, (&convert, self.negate), output.writer(), diag)?;
             output.commit().with_context(|| format!("{out_name}: writing the differential output"))?;

@@ -4,7 +4,7 @@
 use anyhow::{Context, Result};
 use proftool::convert::{Convert, ConvertOptions};
 use proftool::diag::Diagnostics;
-use proftool::files::{Input, Output};
+use proftool::files::{self, Input, Output};
 use proftool::formats::detect;
 use proftool::{Format, ReadOptions};
 use std::borrow::Cow;
@@ -54,18 +54,26 @@ pub fn reading_for(target: Format, read_options: &ReadOptions, options: &Convert
     read_options.for_target(target, options)
 }
 
+/// Refuses, before anything is read, an `output` that is one of the `inputs` (`-` is none).
+pub fn refuse_overwriting(output: &Path, inputs: &[&Path]) -> Result<()> {
+    if output == Path::new("-") {
+        return Ok(());
+    }
+    files::refuse_an_input(output, inputs).with_context(|| format!("{}: cannot create", output.to_string_lossy()))
+}
+
 /// Converts `profile` to `target` and writes it to `output`, which appears only when all went well
-/// (and must not be `input`).
+/// (and must not be one of `inputs`).
 pub fn write_output(
     profile: proftool::Profile,
     output: &Path,
     target: Format,
-    input: Option<&Path>,
+    inputs: &[&Path],
     options: &ConvertOptions,
     diag: &mut Diagnostics,
 ) -> Result<()> {
     let out_name = output.to_string_lossy();
-    let mut out = Output::create(output, input).with_context(|| format!("{out_name}: cannot create"))?;
+    let mut out = Output::create(output, inputs).with_context(|| format!("{out_name}: cannot create"))?;
     target.write(profile, out.writer(), options, diag).with_context(|| format!("{out_name}: writing {target}"))?;
     out.commit().with_context(|| format!("{out_name}: writing {target}"))
 }

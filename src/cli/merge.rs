@@ -2,7 +2,7 @@
 
 use super::args::{format_parser, WriteCommon};
 use super::error::Usage;
-use super::io::{output_format, read, reading_for, write_output, InputSpec};
+use super::io::{output_format, read, reading_for, refuse_overwriting, write_output, InputSpec};
 use anyhow::{Context, Result};
 use proftool::diag::Diagnostics;
 use proftool::merge::Merger;
@@ -45,6 +45,8 @@ impl MergeArgs {
         }
         let (options, filters) = (self.common.options(), self.common.select.filters()?);
         let target = output_format(&self.output, self.to)?;
+        let inputs: Vec<&Path> = self.inputs.iter().map(PathBuf::as_path).collect();
+        refuse_overwriting(&self.output, &inputs)?;
         let read_options = reading_for(target, &self.common.read.options(), &options);
         let progress = match std::io::stderr().is_terminal() && self.inputs.len() > 1 {
             true => {
@@ -62,6 +64,6 @@ impl MergeArgs {
         progress.finish_and_clear();
         let merged = merger.finish().context("merge: no input")?;
         let merged = filters.apply_to_write(merged, diag)?;
-        write_output(merged, &self.output, target, None, &options, diag)
+        write_output(merged, &self.output, target, &inputs, &options, diag)
     }
 }

@@ -233,6 +233,35 @@ fn the_gates_limits_are_finite_and_not_negative() {
 }
 
 #[test]
+fn every_numeric_option_refuses_what_it_cannot_mean() {
+    let tree = fixture("lispworks/processes.tree");
+    // Given as the option's own value (`--pct -1`, not `-- -1`): the error names the option.
+    for (command, option, values) in [
+        ("summary", "--pct", &["nan", "inf", "-1"][..]),
+        ("tree", "--min-pct", &["nan", "inf", "-1"][..]),
+        ("summary", "--bias", &["nan", "-0.5"][..]),
+        ("diff", "--threshold", &["-2"][..]),
+        ("summary", "--decimal", &["65536", "18", "-1"][..]),
+        ("tree", "--decimal", &["65536"][..]),
+        ("calls", "--decimal", &["65536"][..]),
+    ] {
+        for value in values {
+            let mut cmd = proftool();
+            cmd.args([command, option, value]).arg(&tree);
+            if command == "diff" {
+                cmd.arg(&tree);
+            }
+            let out = cmd.output().unwrap();
+            let stderr = String::from_utf8(out.stderr).unwrap();
+            assert_eq!(out.status.code(), Some(2), "{command} {option} {value}: {stderr}");
+            assert!(stderr.contains(&format!("invalid value '{value}' for '{option}")), "{stderr}");
+        }
+    }
+    // The most decimals a double holds still work.
+    proftool().args(["summary", "--decimal", "17"]).arg(&tree).assert().success();
+}
+
+#[test]
 fn a_go_cpu_diff_compares_cpu_time_and_writes_it_as_go_tool_pprof_does() {
     let dir = temp();
     let out = dir.path().join("diff.pb.gz");

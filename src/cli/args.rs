@@ -38,7 +38,7 @@ pub struct RankArgs {
     pub first: Option<usize>,
     /// Only the rows while the cumulative % of the profile's total (of the sorted column) stays at
     /// most P.
-    #[arg(long, value_name = "P")]
+    #[arg(long, value_name = "P", value_parser = non_negative, allow_negative_numbers = true)]
     pub pct: Option<f64>,
     /// Show the cumulative % of the sorted column.
     #[arg(long)]
@@ -189,8 +189,8 @@ pub struct ReportArgs {
     pub format: report::Format,
     /// Decimals of the numbers that are not whole, in text (default 1; times and bytes shown in a
     /// unit other than the metric's own get three significant digits of their column's largest).
-    #[arg(long, value_name = "N")]
-    pub decimal: Option<usize>,
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=MAX_DECIMALS), allow_negative_numbers = true)]
+    pub decimal: Option<u8>,
     /// The unit text shows times or bytes in (ns, us, ms, s; B, KiB, MiB, GiB, TiB): by default
     /// each column's own, the one in which its largest value is at least 1. CSV and JSON keep the
     /// metric's own unit (JSON's `unit`).
@@ -198,7 +198,7 @@ pub struct ReportArgs {
     pub unit: Option<String>,
     /// Recompute Dyalog times with this timer bias in ms, as ]PROFILE -bias= does (0: none): the
     /// report must have timer inspections (ticks) and say its TimerBias.
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS", value_parser = non_negative, allow_negative_numbers = true)]
     pub bias: Option<f64>,
     /// Percentages of what the filters keep, not of the whole profile (pprof's
     /// -relative_percentages); diff always compares shares of what the filters keep.
@@ -214,8 +214,12 @@ impl ReportArgs {
             stdout.is_terminal().then(terminal_size::terminal_size).flatten().map(|(width, _)| usize::from(width.0));
         let unit =
             self.unit.as_deref().and_then(|word| proftool::report::units::WORDS.into_iter().find(|w| *w == word));
-        let style =
-            TextStyle { decimals: self.decimal.unwrap_or(1), decimals_given: self.decimal.is_some(), width, unit };
+        let style = TextStyle {
+            decimals: self.decimal.map_or(1, usize::from),
+            decimals_given: self.decimal.is_some(),
+            width,
+            unit,
+        };
         report.write(&mut stdout.lock(), self.format, style)
     }
 }
@@ -296,12 +300,15 @@ impl ReadArgs {
     }
 }
 
-/// Parses a limit of the gate: a number, finite and not negative.
+/// The most decimals `--decimal` gives: a double has 17 significant digits, the rest is noise.
+const MAX_DECIMALS: i64 = 17;
+
+/// Parses a limit of the gate, a percentage or a bias: a number, finite and not negative.
 pub fn non_negative(text: &str) -> Result<f64, String> {
     let value: f64 = text.parse().map_err(|_| format!("{text:?} is not a number"))?;
     match value.is_finite() && value >= 0.0 {
         true => Ok(value),
-        false => Err(format!("{text} is no limit: give a finite number, 0 or more")),
+        false => Err(format!("{text} does not fit: give a finite number, 0 or more")),
     }
 }
 

@@ -42,11 +42,11 @@ pub struct DiffArgs {
     #[arg(long)]
     absolute: bool,
     /// Fail (exit 3) when a function's share grew by more than P points.
-    #[arg(long, value_name = "P", value_parser = non_negative, help_heading = "Gate")]
+    #[arg(long, value_name = "P", value_parser = non_negative, allow_negative_numbers = true, help_heading = "Gate")]
     threshold: Option<f64>,
     /// Only fail for a growth of at least V in the metric's unit (BASE's), so that noise in tiny
     /// functions does not fail a build.
-    #[arg(long, value_name = "V", requires = "threshold", value_parser = non_negative, help_heading = "Gate")]
+    #[arg(long, value_name = "V", requires = "threshold", value_parser = non_negative, allow_negative_numbers = true, help_heading = "Gate")]
     min_abs: Option<f64>,
     /// Compare threads and processes by name, as functions; by default they are matched as if
     /// merged, since two runs name theirs apart (a thread id, a pid).

@@ -1,6 +1,6 @@
 //! The reports: `summary`, `calls`, `tree` and `data` (`]PROFILE`'s reports, for every format).
 
-use super::args::{InputArg, RankArgs, ReportCommon, SelectArgs};
+use super::args::{non_negative, InputArg, RankArgs, ReportCommon, SelectArgs};
 use super::error::Usage;
 use super::io::{read, InputSpec};
 use anyhow::Result;
@@ -95,7 +95,7 @@ pub struct TreeArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     depth: Option<u32>,
     /// Leave out branches under P % of the total, saying how much was left out.
-    #[arg(long, value_name = "P")]
+    #[arg(long, value_name = "P", value_parser = non_negative, allow_negative_numbers = true)]
     min_pct: Option<f64>,
     /// The subtrees rooted at the named function; NAME,NAME… drills down.
     #[arg(long = "fn", value_name = "NAME", value_delimiter = ',')]

@@ -78,6 +78,34 @@ fn merge_and_diff_refuse_an_output_that_is_one_of_their_inputs() {
 }
 
 #[test]
+fn a_full_stdout_is_named_as_the_stream_that_failed() {
+    let tree = fixture("lispworks/processes.tree");
+    let tree = tree.to_str().unwrap();
+    for args in [
+        vec!["summary", tree],
+        vec!["tree", tree],
+        vec!["data", tree],
+        vec!["info", tree],
+        vec!["diff", tree, tree],
+        vec!["convert", "--to", "folded", tree, "-"],
+    ] {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("proftool"))
+            .arg("-q")
+            .args(&args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(
+            stderr.starts_with("proftool: error: stdout: ") && stderr.contains("No space left on device"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
 fn diff_reads_standard_input_once() {
     proftool()
         .args(["diff", "-", "-"])

@@ -208,7 +208,7 @@ pub struct ReportArgs {
 
 impl ReportArgs {
     /// Writes `report` to stdout as asked: names are cut to the terminal's width when it is one.
-    pub fn print<P: Printer>(&self, report: &Report<P>) -> std::io::Result<()> {
+    pub fn print<P: Printer>(&self, report: &Report<P>) -> anyhow::Result<()> {
         let stdout = std::io::stdout();
         let width =
             stdout.is_terminal().then(terminal_size::terminal_size).flatten().map(|(width, _)| usize::from(width.0));
@@ -220,7 +220,7 @@ impl ReportArgs {
             width,
             unit,
         };
-        report.write(&mut stdout.lock(), self.format, style)
+        anyhow::Context::context(report.write(&mut stdout.lock(), self.format, style), "stdout")
     }
 }
 

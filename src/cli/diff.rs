@@ -2,7 +2,7 @@
 
 use super::args::{format_parser, non_negative, ReportCommon};
 use super::error::{Regression, Usage};
-use super::io::{open, read_opened, refuse_overwriting, InputSpec};
+use super::io::{open, read_opened, refuse_overwriting, stream_name, InputSpec};
 use anyhow::{Context, Result};
 use proftool::convert::ConvertOptions;
 use proftool::diag::Diagnostics;
@@ -136,7 +136,7 @@ impl DiffArgs {
         if let (Some((kind, out)), Some(matched)) = (to, kept) {
             let mut convert = ConvertOptions::default();
             (convert.functions, convert.lines) = (self.common.select.functions, self.common.select.lines);
-            let out_name = out.to_string_lossy();
+            let out_name = stream_name(&out);
             let mut output =
                 Output::create(&out, &[&self.base, &self.new]).with_context(|| format!("{out_name}: cannot create"))?;
             let labels = (names[0].as_str(), names[1].as_str());

@@ -2,7 +2,7 @@
 
 use super::args::{format_parser, ReadArgs};
 use super::io::{read, InputSpec};
-use anyhow::Result;
+use anyhow::{Context, Result};
 use proftool::diag::Diagnostics;
 use proftool::info::Info;
 use proftool::Format;
@@ -38,7 +38,6 @@ impl InfoArgs {
         let (profile, format, reason) = read(input, &self.read.options(), diag)?;
         let info = Info::of(&profile, format, reason);
         let text = if self.json { serde_json::to_string_pretty(&info)? + "\n" } else { info.to_text() };
-        std::io::stdout().write_all(text.as_bytes())?;
-        Ok(())
+        std::io::stdout().write_all(text.as_bytes()).context("stdout")
     }
 }

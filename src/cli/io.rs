@@ -54,6 +54,14 @@ pub fn reading_for(target: Format, read_options: &ReadOptions, options: &Convert
     read_options.for_target(target, options)
 }
 
+/// How messages name `output`: `stdout` for `-`.
+pub fn stream_name(output: &Path) -> std::borrow::Cow<'_, str> {
+    match output == Path::new("-") {
+        true => "stdout".into(),
+        false => output.to_string_lossy(),
+    }
+}
+
 /// Refuses, before anything is read, an `output` that is one of the `inputs` (`-` is none).
 pub fn refuse_overwriting(output: &Path, inputs: &[&Path]) -> Result<()> {
     if output == Path::new("-") {
@@ -72,7 +80,7 @@ pub fn write_output(
     options: &ConvertOptions,
     diag: &mut Diagnostics,
 ) -> Result<()> {
-    let out_name = output.to_string_lossy();
+    let out_name = stream_name(output);
     let mut out = Output::create(output, inputs).with_context(|| format!("{out_name}: cannot create"))?;
     target.write(profile, out.writer(), options, diag).with_context(|| format!("{out_name}: writing {target}"))?;
     out.commit().with_context(|| format!("{out_name}: writing {target}"))

@@ -20,7 +20,7 @@ pub const HELP_EXAMPLES: &str = "Examples:\n  proftool help convert\n  proftool 
 
 /// `proftool formats`: the registry's table.
 pub fn formats() -> Result<()> {
-    std::io::stdout().write_all(proftool::formats_table().as_bytes())?;
+    std::io::stdout().write_all(proftool::formats_table().as_bytes()).context("stdout")?;
     Ok(())
 }
 
@@ -36,7 +36,7 @@ impl CompletionsArgs {
         // Made in memory: clap_complete panics when its output cannot be written (a closed pipe).
         let mut script = Vec::new();
         clap_complete::generate(self.shell, &mut Cli::command(), "proftool", &mut script);
-        std::io::stdout().write_all(&script)?;
+        std::io::stdout().write_all(&script).context("stdout")?;
         Ok(())
     }
 }
@@ -57,7 +57,7 @@ impl ManArgs {
             None => {
                 let mut page = Vec::new();
                 clap_mangen::Man::new(Cli::command()).render(&mut page)?;
-                std::io::stdout().write_all(&page)?;
+                std::io::stdout().write_all(&page).context("stdout")?;
                 Ok(())
             }
         }

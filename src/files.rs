@@ -250,6 +250,7 @@ enum Sink {
     File {
         temp: BufWriter<tempfile::NamedTempFile>,
         path: PathBuf,
+        _pending: Pending,
     },
     /// A device or pipe, written as it goes.
     InPlace(BufWriter<File>),
@@ -303,7 +304,8 @@ impl Output {
             .suffix(".tmp")
             .tempfile_in(&dir)
             .map_err(without_temp_path)?;
-        Ok(Output { sink: Sink::File { temp: BufWriter::with_capacity(OUTPUT_BUFFER, temp), path } })
+        let pending = Pending::register(temp.path());
+        Ok(Output { sink: Sink::File { temp: BufWriter::with_capacity(OUTPUT_BUFFER, temp), path, _pending: pending } })
     }
 
     /// The stream to write to.
@@ -323,7 +325,7 @@ impl Output {
             Sink::Stdout(mut w) => w.flush(),
             Sink::Stderr(mut w) => w.flush(),
             Sink::InPlace(mut w) => w.flush(),
-            Sink::File { temp, path } => {
+            Sink::File { temp, path, _pending } => {
                 let temp = temp.into_inner().map_err(|e| e.into_error())?;
                 match std::fs::metadata(&path) {
                     Ok(existing) => temp.as_file().set_permissions(existing.permissions())?,
@@ -333,6 +335,41 @@ impl Output {
                 Ok(())
             }
         }
+    }
+}
+
+/// The temporary files of the outputs being written, for [`remove_pending_outputs`].
+static PENDING: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// An output's temporary file while it is written: in [`PENDING`] until committed or dropped.
+struct Pending(PathBuf);
+
+impl Pending {
+    fn register(path: &Path) -> Pending {
+        if let Ok(mut pending) = PENDING.lock() {
+            pending.push(path.to_path_buf());
+        }
+        Pending(path.to_path_buf())
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if let Ok(mut pending) = PENDING.lock() {
+            pending.retain(|path| *path != self.0);
+        }
+    }
+}
+
+/// Removes the temporary files of the outputs being written, for a process about to end on a
+/// signal (SIGINT, SIGTERM, SIGHUP), which runs no destructor: the outputs keep their old content,
+/// and no hidden `.proftool-*.tmp` file is left beside them. (SIGKILL cannot be caught: docs/usage.md
+/// says how to find what it leaves.)
+pub fn remove_pending_outputs() {
+    // A thread that panicked while holding the lock left the list as it was: still worth removing.
+    let mut pending = PENDING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    for path in pending.drain(..) {
+        let _ = std::fs::remove_file(path);
     }
 }
 

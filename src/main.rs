@@ -10,6 +10,7 @@ use proftool::diag::Diagnostics;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    cli::clean_up_on_signals();
     let cli = cli::Cli::parse();
     let mut diag = Diagnostics::default();
     let result = cli.command.run(&mut diag);

@@ -106,6 +106,43 @@ fn a_full_stdout_is_named_as_the_stream_that_failed() {
 }
 
 #[test]
+fn a_conversion_ended_by_a_signal_leaves_no_temporary_file_and_the_output_as_it_was() {
+    // A chain 5,000 deep, a sample at each level: its folded stacks are about 100 MB, written for
+    // long enough to be stopped while the temporary file is there.
+    let dir = temp();
+    let input = dir.path().join("deep.tree");
+    let depth = 5000;
+    let mut tree = String::from("LispWorks Profiler Tree\n");
+    for d in 0..depth {
+        tree.push_str(&format!("{d}|{}|0|{}|1|CL-USER::F{d}\n", depth - d, depth - d));
+    }
+    std::fs::write(&input, tree).unwrap();
+    let output = dir.path().join("out.folded");
+    for (signal, code) in [("TERM", 143), ("HUP", 129), ("INT", 130)] {
+        std::fs::write(&output, "old\n").unwrap();
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("proftool"))
+            .args(["convert", "-q"])
+            .arg(&input)
+            .arg(&output)
+            .spawn()
+            .unwrap();
+        let temporary = || files_in(dir.path()).iter().any(|name| name.starts_with(".proftool-"));
+        let start = std::time::Instant::now();
+        while !temporary() && start.elapsed() < std::time::Duration::from_secs(60) {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        assert!(temporary(), "the conversion never started writing");
+        std::process::Command::new("kill").arg(format!("-{signal}")).arg(child.id().to_string()).status().unwrap();
+        let status = child.wait().unwrap();
+        // Ended by the signal (a shell reports 128 + its number), not by finishing first.
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(status.signal().map(|s| 128 + s), Some(code), "{signal}: {status:?}");
+        assert_eq!(files_in(dir.path()), vec!["deep.tree", "out.folded"], "{signal}");
+        assert_eq!(std::fs::read_to_string(&output).unwrap(), "old\n", "{signal}");
+    }
+}
+
+#[test]
 fn diff_reads_standard_input_once() {
     proftool()
         .args(["diff", "-", "-"])

@@ -41,6 +41,23 @@ pub fn say(line: std::fmt::Arguments) {
     let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
+/// On SIGINT, SIGTERM or SIGHUP (Ctrl-C, `timeout`, a CI job cancelled, a closed terminal), removes
+/// the temporary files of the outputs being written, then ends as the signal would have (its exit
+/// status 128 + the signal's number), so that a stopped conversion leaves its output as it was.
+pub fn clean_up_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            proftool::files::remove_pending_outputs();
+            let _ = signal_hook::low_level::emulate_default_handler(signal);
+            std::process::exit(128 + signal);
+        }
+    });
+}
+
 /// Rust ignores SIGPIPE, so a reader that stops early (`| head`) shows up as a write error; that is
 /// not a failure of the conversion.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {

@@ -587,12 +587,16 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
                 path.truncate(depth - 1);
                 path.push(symbol_ids[tree.frame(node).index()]);
             }
-            ids.clear();
-            ids.extend_from_slice(&path);
-            if options.formats.sampler.order != FrameOrder::RootFirst {
-                ids.reverse();
+            // Only a node with samples copies its path: a deep chain with a sample at its end stays
+            // linear in its depth.
+            if counts[node.index()] > 0 {
+                ids.clear();
+                ids.extend_from_slice(&path);
+                if options.formats.sampler.order != FrameOrder::RootFirst {
+                    ids.reverse();
+                }
+                write_samples(out, &ids, counts[node.index()], &mut line)?;
             }
-            write_samples(out, &ids, counts[node.index()], &mut line)?;
             let with_samples = children.of_node(node).iter().rev().filter(|c| inclusive[c.index()] > 0);
             stack.extend(with_samples.map(|&c| (c, depth + 1)));
         }

@@ -13,12 +13,64 @@ use std::cell::Cell;
 use std::fmt;
 use std::io::{BufRead, BufReader, Read};
 
-/// A pid or tid: a number, or a string as some writers give them.
-#[derive(Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
-#[serde(untagged)]
+/// A pid, tid or id: a number, or a string as some writers give them (Hermes: `"tid": "7695"`);
+/// a string of a whole number is that number, as speedscope takes it (`Number(tid)`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Id {
     Int(i64),
     Text(String),
+}
+
+impl<'de> Deserialize<'de> for Id {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Id, D::Error> {
+        struct IdVisitor;
+        impl Visitor<'_> for IdVisitor {
+            type Value = Id;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number or a string")
+            }
+            fn visit_i64<E: de::Error>(self, n: i64) -> Result<Id, E> {
+                Ok(Id::Int(n))
+            }
+            fn visit_u64<E: de::Error>(self, n: u64) -> Result<Id, E> {
+                Ok(i64::try_from(n).map_or_else(|_| Id::Text(n.to_string()), Id::Int))
+            }
+            fn visit_f64<E: de::Error>(self, n: f64) -> Result<Id, E> {
+                Ok(Id::Text(n.to_string()))
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<Id, E> {
+                Ok(text.parse().map_or_else(|_| Id::Text(text.to_string()), Id::Int))
+            }
+        }
+        deserializer.deserialize_any(IdVisitor)
+    }
+}
+
+/// A time in µs: a number, or a string of one as Hermes writes them (`"ts": "11552125241"`).
+fn time<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+    struct TimeVisitor;
+    impl Visitor<'_> for TimeVisitor {
+        type Value = Option<f64>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a number, or a string of one")
+        }
+        fn visit_f64<E: de::Error>(self, n: f64) -> Result<Option<f64>, E> {
+            Ok(Some(n))
+        }
+        fn visit_i64<E: de::Error>(self, n: i64) -> Result<Option<f64>, E> {
+            Ok(Some(n as f64))
+        }
+        fn visit_u64<E: de::Error>(self, n: u64) -> Result<Option<f64>, E> {
+            Ok(Some(n as f64))
+        }
+        fn visit_str<E: de::Error>(self, text: &str) -> Result<Option<f64>, E> {
+            text.trim().parse().map(Some).map_err(|_| E::invalid_value(de::Unexpected::Str(text), &self))
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Option<f64>, E> {
+            Ok(None)
+        }
+    }
+    deserializer.deserialize_any(TimeVisitor)
 }
 
 impl Default for Id {
@@ -42,11 +94,11 @@ struct Event {
     name: Option<String>,
     #[serde(default)]
     ph: Option<char>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "time")]
     ts: Option<f64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "time")]
     dur: Option<f64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "time")]
     tdur: Option<f64>,
     #[serde(default)]
     pid: Option<Id>,
@@ -56,6 +108,29 @@ struct Event {
     id: Option<Id>,
     #[serde(default)]
     args: Option<Box<RawValue>>,
+}
+
+/// One of the `samples` of a trace's sampling form (Chrome's sampling traces, Hermes' profiles of
+/// React Native): when, on which thread, and its innermost stack frame. Its `weight` is not read:
+/// speedscope weighs a sample by the time to the next.
+#[derive(Deserialize)]
+struct SampleJson {
+    #[serde(default, deserialize_with = "time")]
+    ts: Option<f64>,
+    #[serde(default)]
+    pid: Option<Id>,
+    #[serde(default)]
+    tid: Option<Id>,
+    sf: Id,
+}
+
+/// One of the `stackFrames` of the sampling form: its name and its caller's id.
+#[derive(Deserialize)]
+struct StackFrameJson {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    parent: Option<Id>,
 }
 
 /// A value of type `T`, or anything else (taken for none): `args` are free-form.
@@ -239,6 +314,9 @@ struct Reader<'p> {
     profiles: Vec<ProfileEvent>,
     /// Profile events without `args.data`, skipped.
     profiles_without_data: u64,
+    /// The sampling form's samples and stack frames.
+    samples: Vec<SampleJson>,
+    stack_frames: Option<FxHashMap<Id, StackFrameJson>>,
     display_time_unit: Option<String>,
     failure: Option<Failure>,
 }
@@ -259,6 +337,8 @@ pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
         skipped: Skipped::default(),
         profiles: Vec::new(),
         profiles_without_data: 0,
+        samples: Vec::new(),
+        stack_frames: None,
         display_time_unit: None,
         failure: None,
     };
@@ -299,6 +379,8 @@ impl<'de> Visitor<'de> for Top<'_, '_> {
                     events = true;
                 }
                 "displayTimeUnit" => self.0.display_time_unit = map.next_value::<Loose<String>>()?.get(),
+                "samples" => self.0.samples = map.next_value()?,
+                "stackFrames" => self.0.stack_frames = Some(map.next_value()?),
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -503,10 +585,14 @@ impl Reader<'_> {
                 )
             });
         }
-        let mut profile = match self.profiles.is_empty() {
-            true => self.slices(diag),
-            false => self.cpu_profiles(diag)?,
+        let profile = if self.stack_frames.is_some() && !self.samples.is_empty() {
+            self.sampled(diag)?
+        } else if self.profiles.is_empty() {
+            self.slices(diag)
+        } else {
+            self.cpu_profiles(diag)?
         };
+        let mut profile = without_timeless_stacks(&profile);
         if let Some(unit) = self.display_time_unit.filter(|u| u != "ms") {
             profile.meta.attrs.push((DISPLAY_TIME_UNIT.to_string(), unit));
         }
@@ -571,18 +657,65 @@ impl Reader<'_> {
                 )
             });
         }
-        layout.time.resize(profile.tree.len(), 0.0);
-        let time: Vec<f64> = layout.time.iter().copied().map(to_nanosecond).collect();
-        let values = match time.iter().all(|t| t.fract() == 0.0 && t.abs() < 2f64.powi(53)) {
-            true => Values::Int(time.iter().map(|&t| t as i64).collect()),
-            false => Values::Float(time),
-        };
-        let repr = match values {
-            Values::Int(_) => Repr::Int,
-            Values::Float(_) => Repr::Float,
-        };
-        profile.add_metric(Metric::time(Unit::Microseconds, repr), values);
+        add_time(&mut profile, layout.time);
         profile
+    }
+
+    /// The samples of the sampling form (`samples` and `stackFrames`), each weighed by the time to
+    /// the next sample of its thread (the last by none), as speedscope weighs them, under a root per
+    /// thread; the trace's other events are not read (as speedscope reads such a trace).
+    fn sampled(&mut self, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+        let stack_frames = self.stack_frames.take().unwrap_or_default();
+        let slices: usize = self.tracks.iter().map(|t| t.items.len()).sum::<usize>() + self.profiles.len();
+        if slices > 0 {
+            diag.warn("chrome-trace-sampled", None, || {
+                format!("the trace's samples are read (as speedscope reads them): its {slices} slice and profile events are not")
+            });
+        }
+        let mut profile = Profile::new(Vec::new());
+        let mut index = ChildIndex::default();
+        let mut time: Vec<f64> = Vec::new();
+        let mut by_thread: Vec<((Id, Id), Vec<&SampleJson>)> = Vec::new();
+        for sample in &self.samples {
+            let key = (sample.pid.clone().unwrap_or_default(), sample.tid.clone().unwrap_or_default());
+            match by_thread.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, samples)) => samples.push(sample),
+                None => by_thread.push((key, vec![sample])),
+            }
+        }
+        let mut stack: Vec<&str> = Vec::new();
+        for (track, samples) in &by_thread {
+            let name = self.track_of.get(track).and_then(|&t| self.tracks[t].name.clone());
+            let thread = Reader::thread_frame(&mut profile, name.as_deref(), &track.1);
+            let root = index.child_or_insert(&mut profile.tree, None, thread);
+            for (i, sample) in samples.iter().enumerate() {
+                let ts = |s: &SampleJson| s.ts.unwrap_or(0.0);
+                let weight = samples.get(i + 1).map_or(0.0, |next| ts(next) - ts(sample));
+                // The stack, innermost first, through the frames' parents.
+                stack.clear();
+                let mut at = Some(&sample.sf);
+                while let Some(id) = at {
+                    let Some(frame) = stack_frames.get(id).filter(|_| stack.len() <= stack_frames.len()) else {
+                        let kind = ParseErrorKind::Unexpected {
+                            expected: "stackFrames whose parents lead to a root".into(),
+                            found: format!("the frame {id} (of a sample of tid {}) missing or in a cycle", track.1),
+                        };
+                        return Err(ParseError { format: FORMAT.into(), position: self.place.position(), kind });
+                    };
+                    stack.push(frame.name.as_deref().unwrap_or("(unnamed)"));
+                    at = frame.parent.as_ref();
+                }
+                let mut node = root;
+                for name in stack.iter().rev() {
+                    let frame = profile.frames.intern(FrameRef::function(name));
+                    node = index.child_or_insert(&mut profile.tree, Some(node), frame);
+                }
+                time.resize(profile.tree.len(), 0.0);
+                time[node.index()] += weight.max(0.0);
+            }
+        }
+        add_time(&mut profile, time);
+        Ok(profile)
     }
 
     /// The CPU profiles of the `Profile` (or `CpuProfile`) events and their chunks, each under the
@@ -681,6 +814,47 @@ impl Joined {
             .get_or_insert_with(Vec::new)
             .extend(data.time_deltas.or(cpu.time_deltas).unwrap_or_default());
     }
+}
+
+/// `profile` (of one metric, time, and no frame facts) without the stacks of no time but its
+/// thread roots, and without the frames only they had: a trace holds slices of time, and writes
+/// none for them (slices of no length, its slices or its last samples, are nothing to show).
+fn without_timeless_stacks(profile: &Profile) -> Profile {
+    let tree = &profile.tree;
+    let inclusive = tree.derived_inclusive(0);
+    let mut kept = Profile::new(profile.metrics().to_vec());
+    kept.meta = profile.meta.clone();
+    let mut copy_of: Vec<Option<NodeId>> = vec![None; tree.len()];
+    for node in tree.nodes() {
+        let parent = match tree.parent(node) {
+            Some(_) if inclusive.get(node.index()).as_f64() == 0.0 => continue,
+            Some(parent) => match copy_of[parent.index()] {
+                Some(copy) => Some(copy),
+                None => continue,
+            },
+            None => None,
+        };
+        let frame = kept.frames.intern(profile.frames.get(tree.frame(node)).as_ref());
+        let copy = kept.tree.push(parent, frame);
+        crate::model::ops::copy_values(tree, node, &mut kept.tree, copy);
+        copy_of[node.index()] = Some(copy);
+    }
+    kept
+}
+
+/// Adds the metric time of `time` (µs per node, to the nanosecond): whole µs as integers.
+fn add_time(profile: &mut Profile, mut time: Vec<f64>) {
+    time.resize(profile.tree.len(), 0.0);
+    let time: Vec<f64> = time.into_iter().map(to_nanosecond).collect();
+    let values = match time.iter().all(|t| t.fract() == 0.0 && t.abs() < 2f64.powi(53)) {
+        true => Values::Int(time.iter().map(|&t| t as i64).collect()),
+        false => Values::Float(time),
+    };
+    let repr = match values {
+        Values::Int(_) => Repr::Int,
+        Values::Float(_) => Repr::Float,
+    };
+    profile.add_metric(Metric::time(Unit::Microseconds, repr), values);
 }
 
 /// The frame of a slice named `name` with `args` (see the module documentation).

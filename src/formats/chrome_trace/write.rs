@@ -87,7 +87,8 @@ fn inclusive_nanoseconds(profile: &Profile) -> Result<Vec<i128>, Error> {
 }
 
 /// Pushes the begins of `callees` with their starts, one after another from `start`, the first on
-/// top; callees without time have no slice.
+/// top; callees without time have no slice (speedscope, which ends the slices of a time before it
+/// begins others, would end a caller before a slice of no length at its end).
 fn push_callees(stack: &mut Vec<Step>, callees: &[NodeId], start: i128, inclusive: &[i128]) {
     let from = stack.len();
     let mut at = start;
@@ -227,12 +228,13 @@ mod tests {
         write(&profile, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         let ends: Vec<&str> = text.lines().filter(|l| l.contains(r#""ph":"E""#)).collect();
+        // Of the two ends at 0.3 µs, the outer's first (see `write`).
         assert_eq!(
             ends,
             [
                 r#"{"name":"x","ph":"E","ts":0.1,"pid":1,"tid":1},"#,
-                r#"{"name":"y","ph":"E","ts":0.3,"pid":1,"tid":1},"#,
-                r#"{"name":"p","ph":"E","ts":0.3,"pid":1,"tid":1}"#,
+                r#"{"name":"p","ph":"E","ts":0.3,"pid":1,"tid":1},"#,
+                r#"{"name":"y","ph":"E","ts":0.3,"pid":1,"tid":1}"#,
             ]
         );
     }

@@ -140,7 +140,7 @@ impl Document {
     /// sample's time (the old `startTime` is in whole seconds, which DevTools also replaces by the
     /// first timestamp) and `endTime` the last timestamp (or the old `endTime`, if later), the
     /// deltas between the timestamps.
-    fn from_old_format(mut self) -> Document {
+    fn into_new_format(mut self) -> Document {
         let Some(head) = self.head.take() else { return self };
         let mut walk = vec![head];
         while let Some(node) = walk.pop() {
@@ -210,7 +210,7 @@ pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
     let bytes = json::read_all(input, FORMAT)?;
     let text = json::text(FORMAT, &bytes)?;
     let document: Document = serde_json::from_str(text).map_err(|e| json::serde_error(FORMAT, text, &e, EXPECTED))?;
-    let document = document.from_old_format();
+    let document = document.into_new_format();
     let at = |key: &str| memchr::memmem::find(text.as_bytes(), key.as_bytes()).unwrap_or(0);
     let error = |key: &str, expected: String, found: String| {
         json::error_at(FORMAT, text.as_bytes(), at(key), ParseErrorKind::Unexpected { expected, found })

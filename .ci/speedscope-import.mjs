@@ -183,6 +183,7 @@ for (const fixture of fixtures) {
   const weighed = timeUs(source) === null && source.timed !== undefined ? sourceFacts(fixture, source.timed) : source
   const wantUs = timeUs(weighed)
   if (wantUs === null) continue // a count of other things: refused by both writers (.ci/consumers checks)
+  if (wantUs === 0) continue // no time to lay out: a trace of no slices, which speedscope imports as none
   for (const [ext, format] of [
     ['cpuprofile', 'cpuprofile'],
     ['trace.json', 'chrome-trace'],

@@ -202,6 +202,8 @@ struct Item {
     /// The event's name and `args` (in [`Reader::keys`]): what speedscope tells events apart by.
     key: u32,
     kind: Kind,
+    /// Whether the event has no `args` or empty ones (an end that says nothing but its name).
+    bare: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -442,6 +444,8 @@ impl Reader<'_> {
             return Err(Failure("times below 10^18 us".into(), format!("ts {ts}, dur {dur}")));
         }
         let args = event.args.as_deref().map(RawValue::get);
+        let bare =
+            args.is_none_or(|a| a.trim_matches(|c: char| c.is_ascii_whitespace() || c == '{' || c == '}').is_empty());
         let key = {
             let key = format!("{}\0{}", event.name.as_deref().unwrap_or("(unnamed)"), args.unwrap_or_default());
             let next = self.keys.len() as u32;
@@ -451,7 +455,7 @@ impl Reader<'_> {
             // An end names the slice it closes, or none.
             ('E', name) => {
                 let name = name.map_or(NO_NAME, |n| self.names.get(&n).copied().unwrap_or(UNKNOWN_NAME));
-                Item { ts, dur, frame: FrameId(0), name, key, kind: Kind::End }
+                Item { ts, dur, frame: FrameId(0), name, key, kind: Kind::End, bare }
             }
             (_, name) => {
                 let name = name.unwrap_or_else(|| "(unnamed)".into());
@@ -462,7 +466,7 @@ impl Reader<'_> {
                 let name = *self.names.entry(name).or_insert(next);
                 let kind = if ph == 'X' { Kind::Whole } else { Kind::Begin };
                 self.track(event.pid.clone(), event.tid.clone()).only_totals &= is_total;
-                Item { ts, dur, frame, name, key, kind }
+                Item { ts, dur, frame, name, key, kind, bare }
             }
         };
         let track = self.track(event.pid, event.tid);
@@ -577,7 +581,7 @@ impl Reader<'_> {
         if layout.other_args > 0 {
             diag.warn("chrome-trace-other-args", None, || {
                 format!(
-                    "end (E) events whose args differ from their slice's close it, as speedscope closes it: {}",
+                    "end (E) events whose args (not empty) differ from their slice's close it, as speedscope closes it: {}",
                     layout.other_args
                 )
             });
@@ -729,7 +733,7 @@ impl Layout<'_> {
             e += 1;
             match open.last() {
                 Some(top) if end.name == top.name || end.name == NO_NAME => {
-                    if end.key != top.key && end.name != NO_NAME {
+                    if end.key != top.key && !end.bare {
                         self.other_args += 1;
                     }
                     self.advance(&open, &mut now, ts);

@@ -22,29 +22,23 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
         push_string(&mut json, &crate::formats::written_name(profile.frames.get(tree.frame(root))));
         json.push_str("}}");
         // Each node's begin with where its slice starts (callees one after another from their
-        // caller's start), and after its callees its end. Slices that end together end outer first,
-        // so that a viewer which takes the first end of a time for the slice it closes
-        // (speedscope) does not close a callee and open a cousin of its name in its place; viewers
-        // close the innermost slice whichever end they take (the time is the same).
+        // caller's start), and after its callees its end.
         let mut stack: Vec<Step> = Vec::new();
-        let mut ends: Vec<(NodeId, i128)> = Vec::new();
         push_callees(&mut stack, children.of_node(root), 0, &inclusive);
         while let Some(step) = stack.pop() {
             match step {
                 Step::Begin(node, start) => {
-                    push_ends(&mut json, profile, &mut ends, &tid);
-                    push_event(&mut json, profile, node, "B", start, &tid);
+                    push_event(&mut json, profile, node, Phase::Begin, start, &tid);
                     stack.push(Step::End(node, start + inclusive[node.index()]));
                     push_callees(&mut stack, children.of_node(node), start, &inclusive);
                 }
-                Step::End(node, end) => ends.push((node, end)),
+                Step::End(node, end) => push_event(&mut json, profile, node, Phase::End, end, &tid),
             }
             if json.len() >= 1 << 16 {
                 out.write_all(json.as_bytes())?;
                 json.clear();
             }
         }
-        push_ends(&mut json, profile, &mut ends, &tid);
     }
     json.push_str("\n],\"displayTimeUnit\":");
     push_string(&mut json, profile.meta.attr(DISPLAY_TIME_UNIT).unwrap_or("ms"));
@@ -99,32 +93,31 @@ fn push_callees(stack: &mut Vec<Step>, callees: &[NodeId], start: i128, inclusiv
     stack[from..].reverse();
 }
 
-/// The `E` events of `ends` (in the order their slices close, innermost first), those of one time
-/// outermost first.
-fn push_ends(json: &mut String, profile: &Profile, ends: &mut Vec<(NodeId, i128)>, tid: &str) {
-    for together in ends.chunk_by_mut(|a, b| a.1 == b.1) {
-        together.reverse();
-        for &(node, end) in together.iter() {
-            push_event(json, profile, node, "E", end, tid);
-        }
-    }
-    ends.clear();
+/// The begin or the end of a slice.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Begin,
+    End,
 }
 
-/// One `B` or `E` event of `node`'s slice at `nanos`: both with the frame's name and `args` (a
-/// source line or a frame with a module has `filename` and `line`), so that a reader matches the
-/// end to its begin by either.
-fn push_event(json: &mut String, profile: &Profile, node: NodeId, phase: &str, nanos: i128, tid: &str) {
+/// One `B` or `E` event of `node`'s slice at `nanos`, with the frame's name. A begin has `args`
+/// where the frame has a module or is a source line (`filename`, `line`: speedscope shows them
+/// in the frame's name, Perfetto beside it); an end has empty ones, so that no end is taken for a
+/// slice of no length: of a begin and an end at one time speedscope takes the begin first only
+/// if both have the same name and args, and would otherwise begin a slice that follows one of its
+/// name (a cousin) inside the slice that ends (the end then closes the innermost open slice of its
+/// name, as speedscope and proftool close it; Perfetto closes the innermost).
+fn push_event(json: &mut String, profile: &Profile, node: NodeId, phase: Phase, nanos: i128, tid: &str) {
     let frame = profile.frames.get(profile.tree.frame(node));
     json.push_str(",\n{\"name\":");
     push_string(json, &crate::formats::written_name(frame));
-    json.push_str(",\"ph\":\"");
-    json.push_str(phase);
-    json.push_str("\",\"ts\":");
+    json.push_str(if phase == Phase::Begin { ",\"ph\":\"B\",\"ts\":" } else { ",\"ph\":\"E\",\"ts\":" });
     push_micros(json, nanos);
     json.push_str(",\"pid\":1,\"tid\":");
     json.push_str(tid);
-    if frame.module.is_some() || frame.line.is_some() {
+    if phase == Phase::End {
+        json.push_str(",\"args\":{}");
+    } else if frame.module.is_some() || frame.line.is_some() {
         json.push_str(",\"args\":{");
         if let Some(module) = &frame.module {
             json.push_str("\"filename\":");
@@ -185,7 +178,7 @@ mod tests {
 
     /// The writer's flame chart: callees one after another from their caller's start, its own time
     /// after them (a: 10.25 − 2.5 − 3 = 4.75 µs of its own), fractions of µs as they are; each slice
-    /// a begin and an end with its name, a source line with its file and line in args.
+    /// a begin and an end with its name, a source line with its file and line in its begin's args.
     #[test]
     fn slices_are_laid_out_as_a_flame_chart() {
         let json =
@@ -203,10 +196,10 @@ mod tests {
             [
                 r#"{"name":"a","ph":"B","ts":0,"pid":1,"tid":1},"#.to_string(),
                 format!(r#"{{"name":"b","ph":"B","ts":0,"pid":1,"tid":1,{args}}},"#),
-                format!(r#"{{"name":"b","ph":"E","ts":2.5,"pid":1,"tid":1,{args}}},"#),
+                r#"{"name":"b","ph":"E","ts":2.5,"pid":1,"tid":1,"args":{}},"#.to_string(),
                 r#"{"name":"c","ph":"B","ts":2.5,"pid":1,"tid":1},"#.to_string(),
-                r#"{"name":"c","ph":"E","ts":5.5,"pid":1,"tid":1},"#.to_string(),
-                r#"{"name":"a","ph":"E","ts":10.25,"pid":1,"tid":1}"#.to_string(),
+                r#"{"name":"c","ph":"E","ts":5.5,"pid":1,"tid":1,"args":{}},"#.to_string(),
+                r#"{"name":"a","ph":"E","ts":10.25,"pid":1,"tid":1,"args":{}}"#.to_string(),
             ]
         );
         assert!(text.contains(
@@ -228,13 +221,12 @@ mod tests {
         write(&profile, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         let ends: Vec<&str> = text.lines().filter(|l| l.contains(r#""ph":"E""#)).collect();
-        // Of the two ends at 0.3 µs, the outer's first (see `write`).
         assert_eq!(
             ends,
             [
-                r#"{"name":"x","ph":"E","ts":0.1,"pid":1,"tid":1},"#,
-                r#"{"name":"p","ph":"E","ts":0.3,"pid":1,"tid":1},"#,
-                r#"{"name":"y","ph":"E","ts":0.3,"pid":1,"tid":1}"#,
+                r#"{"name":"x","ph":"E","ts":0.1,"pid":1,"tid":1,"args":{}},"#,
+                r#"{"name":"y","ph":"E","ts":0.3,"pid":1,"tid":1,"args":{}},"#,
+                r#"{"name":"p","ph":"E","ts":0.3,"pid":1,"tid":1,"args":{}}"#,
             ]
         );
     }

@@ -15,21 +15,33 @@
 //! `lineNumber` and `columnNumber`, −1 where unknown), its `hitCount` and its `children` ids (or,
 //! as trace events' profile chunks write them, its `parent` id); `startTime` and `endTime` in µs;
 //! `samples`, the id of the innermost node of each sample in time order, and `timeDeltas`, the µs
-//! from the sample before (the first from `startTime`).
+//! from the sample before (the first from `startTime`). The old format (node ≤ 10, Chrome ≤ 60,
+//! v8-profiler): a `head` node with its `children` nested, the call frame's fields in the node
+//! (`lineNumber` 1-based, as DevTools' `CPUProfileDataModel` reads it), `startTime` and `endTime`
+//! in seconds (node 10 writes whole ones), and `timestamps`, each sample's time in µs (one more than
+//! the samples where the writer closes the last).
 //!
 //! **Model**: the tree of nodes, without V8's `(root)` (its children are the roots); `(program)`,
 //! `(idle)` and `(garbage collector)` stay where V8 puts them, as functions of those names (a
-//! `.cpuprofile` does not say which nodes are no code but by these names). A frame is named by
-//! its `functionName`, `(anonymous)` where it is empty (as V8's tools show it), its module is the
-//! url, and where its function is defined (`url:line:column`, 1-based) is the frame fact
-//! [`crate::model::DEFINED_AT`]. Metrics: `time` in µs, each sample weighed as speedscope and VS Code
-//! weigh it, by the delta to the next sample (the last sample by what is left to `endTime`, as VS Code
-//! does; speedscope gives it none; a negative delta counts 0), the metric the profile is weighed by;
-//! and `samples`. A file without `samples` has the `hitCount`s as samples and no time.
+//! `.cpuprofile` does not say which nodes are no code but by these names; speedscope leaves
+//! `(idle)` out of its call tree and shows it as a gap, and puts the other two above the stack
+//! before them). A frame is named by its `functionName`, `(anonymous)` where it is empty (as V8's
+//! tools show it), its module is the url, and where its function is defined (`url:line:column`,
+//! 1-based) is the frame fact [`crate::model::DEFINED_AT`]. Metrics: `time` in µs, the metric the
+//! profile is weighed by, and `samples`. The time is `endTime` − `startTime`, the total speedscope
+//! gives a profile and the one DevTools' call tree shares out among the samples: the samples in
+//! time order (DevTools sorts them where a negative delta puts one before another), each weighs the
+//! time to the next, the first also the time from `startTime`, the last the time to `endTime` (in
+//! speedscope's timeline the time before the first sample and after the last is no stack's; VS Code
+//! gives the first none). The old format is read as DevTools reads it: its samples at its
+//! timestamps, from the first to the last (its whole-second `startTime` would put seconds before
+//! the first sample). A file without `samples` has the `hitCount`s as samples and no time.
 //!
-//! **Errors**: JSON errors at their line and column; a child, parent or sample id that names no node,
-//! a node that is a child twice or is its own ancestor, samples and deltas of different lengths, as
-//! errors naming the place as a JSON path (`nodes[3].children[1]`).
+//! **Errors**: JSON errors at their line and column; a child id that names no node, a node that is
+//! a child twice or is its own ancestor, samples and deltas of different lengths, as errors naming
+//! the place as a JSON path (`nodes[3].children[1]`). A `parent` id that names no node makes its
+//! node a root, and a sample that names no node is the time of the sample before it, as speedscope
+//! reads them (a trace cut to some of its chunks), each counted in a warning.
 //!
 //! **Written**: a `(root)` node (id 1) above the tree's roots, each node's call frame (url from its
 //! module or where it is defined, line and column from where it is defined, else −1), its

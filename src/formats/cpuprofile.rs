@@ -25,9 +25,12 @@
 //! `(idle)` and `(garbage collector)` stay where V8 puts them, as functions of those names (a
 //! `.cpuprofile` does not say which nodes are no code but by these names; speedscope leaves
 //! `(idle)` out of its call tree and shows it as a gap, and puts the other two above the stack
-//! before them). A frame is named by its `functionName`, `(anonymous)` where it is empty (as V8's
-//! tools show it), its module is the url, and where its function is defined (`url:line:column`,
-//! 1-based) is the frame fact [`crate::model::DEFINED_AT`]. Metrics: `time` in µs, the metric the
+//! before them). A frame is named by its `functionName`; where it is empty (an anonymous function)
+//! by where the function is defined, `(anonymous work.js:11:20)` (the url's last part, 1-based line
+//! and column), as speedscope names it `(anonymous work.js:11)`, so that ten callbacks of one script
+//! are ten functions (a frame is its name, module and kind), else `(anonymous)`. Its module is the
+//! url, and where its function is defined (`url:line:column`, 1-based) is the frame fact
+//! [`crate::model::DEFINED_AT`]. Metrics: `time` in µs, the metric the
 //! profile is weighed by, and `samples`. The time is `endTime` − `startTime`, the total speedscope
 //! gives a profile and the one DevTools' call tree shares out among the samples: the samples in
 //! time order (DevTools sorts them where a negative delta puts one before another), each weighs the
@@ -52,8 +55,8 @@
 //! gives the last sample its time too; `endTime` is `startTime` plus the deltas.
 //!
 //! **Lost**: the order of samples in time, `positionTicks` (time per line), `scriptId`s (written
-//! anew per url), `deoptReason`; functions of one name in one script are one frame (two such callees
-//! of one caller become one node).
+//! anew per url), `deoptReason`; named functions of one name in one script are one frame (two such
+//! callees of one caller become one node). An anonymous function's name is written empty again.
 
 use super::json::{self, push_string};
 use super::{Carries, ConvertOptions, Format, Sniff, Structure};
@@ -428,23 +431,37 @@ fn weights(
 
 /// The model's frame of a call frame (see the module documentation).
 fn frame(profile: &mut Profile, call: &CallFrame) -> FrameId {
-    let name = match call.function_name.as_str() {
-        "" => "(anonymous)",
-        name => name,
-    };
     let module = (!call.url.is_empty()).then_some(call.url.as_str());
-    let id = profile.frames.intern(FrameRef { module, ..FrameRef::function(name) });
-    if let (Some(url), Ok(line)) = (module, u32::try_from(call.line_number)) {
+    let line = u32::try_from(call.line_number).ok().map(|line| line + 1);
+    let column = u32::try_from(call.column_number).ok().map(|column| column + 1);
+    let name = match (call.function_name.as_str(), module, line) {
+        ("", Some(url), Some(line)) => std::borrow::Cow::Owned(anonymous_name(url, line, column)),
+        ("", _, _) => std::borrow::Cow::Borrowed("(anonymous)"),
+        (name, _, _) => std::borrow::Cow::Borrowed(name),
+    };
+    let id = profile.frames.intern(FrameRef { module, ..FrameRef::function(&name) });
+    if let (Some(url), Some(line)) = (module, line) {
         let attrs = profile.frame_attrs.entry(id).or_default();
         if attrs.is_empty() {
-            let at = match u32::try_from(call.column_number) {
-                Ok(column) => format!("{url}:{}:{}", line + 1, column + 1),
-                Err(_) => format!("{url}:{}", line + 1),
+            let at = match column {
+                Some(column) => format!("{url}:{line}:{column}"),
+                None => format!("{url}:{line}"),
             };
             attrs.push((DEFINED_AT.to_string(), at));
         }
     }
     id
+}
+
+/// The name of an anonymous function defined at `line` and `column` (1-based) of `url`: where it
+/// is defined, as speedscope names it (`(anonymous work.js:11)`) with the column, so that the
+/// callbacks of one script are as many functions as they are, and two on one line two.
+fn anonymous_name(url: &str, line: u32, column: Option<u32>) -> String {
+    let file = url.rsplit('/').next().unwrap_or(url);
+    match column {
+        Some(column) => format!("(anonymous {file}:{line}:{column})"),
+        None => format!("(anonymous {file}:{line})"),
+    }
 }
 
 /// Fits a profile projected onto [`CARRIES`] to what a `.cpuprofile` holds, both time and samples:
@@ -536,8 +553,11 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
         json.push_str(itoa::Buffer::new().format(id(node)));
         json.push_str(",\"callFrame\":{\"functionName\":");
         let name = super::written_name(frame);
-        push_string(&mut json, if name == "(anonymous)" { "" } else { &name });
         let defined = profile.defined_at(tree.frame(node));
+        // An anonymous function, named by where it is defined, has no name in V8's terms.
+        let anonymous =
+            name == "(anonymous)" || defined.is_some_and(|at| name == anonymous_name(at.file, at.line, at.column));
+        push_string(&mut json, if anonymous { "" } else { &name });
         let url = defined.map(|at| at.file).or(frame.module.as_deref()).unwrap_or("");
         let script = match url {
             "" => 0,
@@ -615,10 +635,48 @@ mod tests {
         assert!(!dump.contains("metric 1"), "{dump}");
         assert!(dump.contains("\"main\" module=\"file:///app.js\" [function] samples=3 (total 8)\n"), "{dump}");
         assert!(
-            dump.contains("  \"(anonymous)\" module=\"file:///app.js\" [function] samples=5 (total 5)\n"),
+            dump.contains("  \"(anonymous app.js:21:11)\" module=\"file:///app.js\" [function] samples=5 (total 5)\n"),
             "{dump}"
         );
         assert!(dump.contains("\"(garbage collector)\" [function] samples=1 (total 1)\n"), "{dump}");
         assert!(dump.contains("defined-at=\"file:///app.js:21:11\""), "{dump}");
+    }
+
+    /// Two anonymous functions of one script (callbacks at lines 3 and 8, 0-based 2 and 7) are two
+    /// functions, named where they are defined; written back, each has an empty name and its own
+    /// line and column again (0-based), and speedscope's and pprof's writers get their places.
+    #[test]
+    fn anonymous_functions_of_one_script_stay_apart() {
+        let json = br#"{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":"","lineNumber":-1,"columnNumber":-1},"children":[2,3]},
+            {"id":2,"callFrame":{"functionName":"","url":"file:///srv/server.js","lineNumber":2,"columnNumber":14}},
+            {"id":3,"callFrame":{"functionName":"","url":"file:///srv/server.js","lineNumber":7,"columnNumber":4}}],
+            "startTime":0,"endTime":30,"samples":[2,3],"timeDeltas":[0,10]}"#;
+        let profile = read(&mut &json[..], &mut Diagnostics::default()).unwrap();
+        let dump = dump(&profile);
+        // 10 µs to the second sample, 20 from it to endTime.
+        assert!(
+            dump.contains("\"(anonymous server.js:3:15)\" module=\"file:///srv/server.js\" [function] time=10 "),
+            "{dump}"
+        );
+        assert!(
+            dump.contains("\"(anonymous server.js:8:5)\" module=\"file:///srv/server.js\" [function] time=20 "),
+            "{dump}"
+        );
+        let mut out = Vec::new();
+        write(&profile, &mut out, &ConvertOptions::default()).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        for (line, column) in [(2, 14), (7, 4)] {
+            let frame = format!(
+                r#""functionName":"","scriptId":"1","url":"file:///srv/server.js","lineNumber":{line},"columnNumber":{column}"#
+            );
+            assert!(text.contains(&frame), "{text}");
+        }
+        let mut out = Vec::new();
+        crate::formats::speedscope::write(&profile, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains(r#"{"name":"(anonymous server.js:8:5)","file":"file:///srv/server.js","line":8,"col":5}"#),
+            "{text}"
+        );
     }
 }

@@ -1,6 +1,8 @@
 // Reads proftool's speedscope, V8 .cpuprofile and Chrome trace conversions of every fixture with
 // speedscope's own importers, headless, and checks each total against the source's, as proftool
-// states it in `summary --format json` (the default metric's total) and `info` (its interval).
+// states it in `summary --format json` (the default metric's total) and `info` (its interval), and
+// that the call tree speedscope builds from each trace conversion is the one it builds from the
+// speedscope conversion, stack for stack (a trace's slices must nest as the profile says).
 //
 //   node .ci/speedscope-import.mjs PROFTOOL SPEEDSCOPE_RELEASE_DIR WORK_DIR FIXTURE...
 //

@@ -1,6 +1,8 @@
 // Reads proftool's speedscope, V8 .cpuprofile and Chrome trace conversions of every fixture with
 // speedscope's own importers, headless, and checks each total against the source's, as proftool
-// states it in `summary --format json` (the default metric's total) and `info` (its interval).
+// states it in `summary --format json` (the default metric's total) and `info` (its interval), and
+// that the call tree speedscope builds from each trace conversion is the one it builds from the
+// speedscope conversion, stack for stack (a trace's slices must nest as the profile says).
 //
 //   node .ci/speedscope-import.mjs PROFTOOL SPEEDSCOPE_RELEASE_DIR WORK_DIR FIXTURE...
 //
@@ -112,10 +114,52 @@ async function importTotal(importers, file, metric) {
     if (profiles.length === 0) throw new Error(`speedscope imports no profile ${metric ?? ''} from ${file}`)
     const units = new Set(profiles.map((p) => p.getWeightUnit()))
     if (units.size !== 1) throw new Error(`${file}: profiles in several units ${[...units]}`)
-    return { unit: [...units][0], total: profiles.reduce((sum, p) => sum + p.getTotalWeight(), 0) }
+    return { unit: [...units][0], total: profiles.reduce((sum, p) => sum + p.getTotalWeight(), 0), profiles }
   } finally {
     console.log = log
     console.warn = warn
+  }
+}
+
+// The call tree speedscope built from PROFILES, all merged into one map from a stack of frame
+// names (root first, joined by ';') to its own weight times SCALE and the number of nodes of
+// that stack (frames of one name in two files are two nodes). A root frame named in THREADS is
+// left out (proftool's speedscope file has had threads as root frames, where a trace has them as
+// tracks); the arguments speedscope appends to a trace event's name (` {"filename":…}`) too.
+function callTree(profiles, scale, threads) {
+  const stacks = new Map()
+  for (const profile of profiles) {
+    const walk = [[profile.getGroupedCalltreeRoot(), []]]
+    while (walk.length > 0) {
+      const [node, stack] = walk.pop()
+      for (const child of node.children) {
+        const name = child.frame.name.replace(/ \{.*\}$/s, '')
+        const below = stack.length === 0 && threads.has(name) ? [] : [...stack, name]
+        const self = child.getSelfWeight() * scale
+        if (self !== 0 && below.length > 0) {
+          const key = below.join(';')
+          const [weight, nodes] = stacks.get(key) ?? [0, 0]
+          stacks.set(key, [weight + self, nodes + 1])
+        }
+        walk.push([child, below])
+      }
+    }
+  }
+  return stacks
+}
+
+// Fails unless the two call trees have the same stacks with the same weights (within TOLERANCE
+// for each node of the stack), naming the first few that differ.
+function sameCallTree(got, want, tolerance, what) {
+  const differ = []
+  for (const key of new Set([...got.keys(), ...want.keys()])) {
+    const [[a, m], [b, n]] = [got.get(key) ?? [0, 0], want.get(key) ?? [0, 0]]
+    if (!(Math.abs(a - b) <= tolerance * Math.max(m, n) + 1e-9 * Math.abs(b))) {
+      differ.push(`${key}: ${a} against ${b}`)
+    }
+  }
+  if (differ.length > 0) {
+    throw new Error(`${what}: ${differ.length} stacks differ, e.g.\n  ${differ.slice(0, 5).join('\n  ')}`)
   }
 }
 
@@ -128,6 +172,7 @@ function near(got, want, tolerance, what) {
 const importers = await speedscopeImporters()
 let speedscopeChecked = 0
 let timedChecked = 0
+let treesChecked = 0
 for (const fixture of fixtures) {
   const base = path.join(work, fixture.replaceAll('/', '_'))
   const source = sourceFacts(fixture)
@@ -143,6 +188,7 @@ for (const fixture of fixtures) {
   const weighed = timeUs(source) === null && source.timed !== undefined ? sourceFacts(fixture, source.timed) : source
   const wantUs = timeUs(weighed)
   if (wantUs === null) continue // a count of other things: refused by both writers (.ci/consumers checks)
+  if (wantUs === 0) continue // no time to lay out: a trace of no slices, which speedscope imports as none
   for (const [ext, format] of [
     ['cpuprofile', 'cpuprofile'],
     ['trace.json', 'chrome-trace'],
@@ -156,10 +202,27 @@ for (const fixture of fixtures) {
     const doc = JSON.parse(fs.readFileSync(file, 'utf8'))
     const rounding = format === 'cpuprofile' ? 0.5 * doc.nodes.length : 0.0005 * doc.traceEvents.length
     near(imported.total, wantUs, rounding + 1e-9 * wantUs, `${fixture} as ${format}`)
+    if (format === 'chrome-trace') {
+      // The same stacks as speedscope builds from the speedscope conversion, µs for µs (each
+      // node's time rounded to the ns), whatever holds the threads: roots, tracks or profiles.
+      const threads = new Set(
+        doc.traceEvents.filter((e) => e.ph === 'M' && e.name === 'thread_name').map((e) => e.args.name),
+      )
+      const fromSpeedscope = await importTotal(importers, `${base}.speedscope.json`, weighed.metric)
+      const scale = weighed.kind === 'time' ? speedscopeMicroseconds[fromSpeedscope.unit] : weighed.intervalUs
+      sameCallTree(
+        callTree(imported.profiles, 1, threads),
+        callTree(fromSpeedscope.profiles, scale, threads),
+        0.0005,
+        `${fixture}: speedscope's call tree of the ${format} conversion against the speedscope conversion's`,
+      )
+      treesChecked++
+    }
   }
   timedChecked++
 }
 console.log(
   `speedscope's importers read all ${speedscopeChecked} speedscope conversions with the source's total, ` +
-    `and ${timedChecked} .cpuprofile and Chrome trace conversions with its time`,
+    `and ${timedChecked} .cpuprofile and Chrome trace conversions with its time; ` +
+    `the call trees of ${treesChecked} trace conversions are those of their speedscope conversions`,
 )

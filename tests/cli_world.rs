@@ -68,22 +68,30 @@ fn perf_script_agrees_with_inferno_collapse_perf() {
 }
 
 /// Folded samples into a Chrome trace: time at the interval (said on stderr), a thread `main` above
-/// the roots, each stack an `X` slice whose callees follow one another from its start.
+/// the roots, each stack a `B`/`E` slice whose callees follow one another from its start (5 ms a
+/// sample: main 3 + 4 samples = 35,000 µs, parse from 0 to 15,000, render from 15,000 to 35,000),
+/// each end with empty args (see the writer).
 #[test]
 fn samples_become_a_flame_chart_of_time_at_the_interval() {
     let stacks = b"main;parse 3\nmain;render;draw 4\nworker;poll 2\n";
     let (out, err) = run_stdin(&["convert", "--from", "folded", "--to", "chrome-trace", "--interval", "5ms"], stacks);
     assert!(err.contains("chrome-trace measures time: samples multiplied by an interval of 5ms"), "{err}");
-    let slices: Vec<&str> = out.lines().filter(|l| l.contains(r#""ph":"X""#)).collect();
+    let slices: Vec<&str> = out.lines().filter(|l| l.contains(r#""ph":"B""#) || l.contains(r#""ph":"E""#)).collect();
     assert_eq!(
         slices,
         [
-            r#"{"name":"main","ph":"X","ts":0,"dur":35000,"pid":1,"tid":1},"#,
-            r#"{"name":"parse","ph":"X","ts":0,"dur":15000,"pid":1,"tid":1},"#,
-            r#"{"name":"render","ph":"X","ts":15000,"dur":20000,"pid":1,"tid":1},"#,
-            r#"{"name":"draw","ph":"X","ts":15000,"dur":20000,"pid":1,"tid":1},"#,
-            r#"{"name":"worker","ph":"X","ts":35000,"dur":10000,"pid":1,"tid":1},"#,
-            r#"{"name":"poll","ph":"X","ts":35000,"dur":10000,"pid":1,"tid":1}"#,
+            r#"{"name":"main","ph":"B","ts":0,"pid":1,"tid":1},"#,
+            r#"{"name":"parse","ph":"B","ts":0,"pid":1,"tid":1},"#,
+            r#"{"name":"parse","ph":"E","ts":15000,"pid":1,"tid":1,"args":{}},"#,
+            r#"{"name":"render","ph":"B","ts":15000,"pid":1,"tid":1},"#,
+            r#"{"name":"draw","ph":"B","ts":15000,"pid":1,"tid":1},"#,
+            r#"{"name":"draw","ph":"E","ts":35000,"pid":1,"tid":1,"args":{}},"#,
+            r#"{"name":"render","ph":"E","ts":35000,"pid":1,"tid":1,"args":{}},"#,
+            r#"{"name":"main","ph":"E","ts":35000,"pid":1,"tid":1,"args":{}},"#,
+            r#"{"name":"worker","ph":"B","ts":35000,"pid":1,"tid":1},"#,
+            r#"{"name":"poll","ph":"B","ts":35000,"pid":1,"tid":1},"#,
+            r#"{"name":"poll","ph":"E","ts":45000,"pid":1,"tid":1,"args":{}},"#,
+            r#"{"name":"worker","ph":"E","ts":45000,"pid":1,"tid":1,"args":{}}"#,
         ]
     );
     assert!(out

@@ -61,3 +61,6 @@ mod cli_profile_reports;
 
 // The `proftool` binary on perf script text, V8 .cpuprofile and Chrome trace events.
 mod cli_world;
+
+// Chrome traces and V8 CPU profiles against speedscope's importers and DevTools' rules.
+mod chrome_world;

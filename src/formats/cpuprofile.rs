@@ -15,21 +15,36 @@
 //! `lineNumber` and `columnNumber`, −1 where unknown), its `hitCount` and its `children` ids (or,
 //! as trace events' profile chunks write them, its `parent` id); `startTime` and `endTime` in µs;
 //! `samples`, the id of the innermost node of each sample in time order, and `timeDeltas`, the µs
-//! from the sample before (the first from `startTime`).
+//! from the sample before (the first from `startTime`). The old format (node ≤ 10, Chrome ≤ 60,
+//! v8-profiler): a `head` node with its `children` nested, the call frame's fields in the node
+//! (`lineNumber` 1-based, as DevTools' `CPUProfileDataModel` reads it), `startTime` and `endTime`
+//! in seconds (node 10 writes whole ones), and `timestamps`, each sample's time in µs (one more than
+//! the samples where the writer closes the last).
 //!
 //! **Model**: the tree of nodes, without V8's `(root)` (its children are the roots); `(program)`,
 //! `(idle)` and `(garbage collector)` stay where V8 puts them, as functions of those names (a
-//! `.cpuprofile` does not say which nodes are no code but by these names). A frame is named by
-//! its `functionName`, `(anonymous)` where it is empty (as V8's tools show it), its module is the
+//! `.cpuprofile` does not say which nodes are no code but by these names; speedscope leaves
+//! `(idle)` out of its call tree and shows it as a gap, and puts the other two above the stack
+//! before them). A frame is named by its `functionName`; where it is empty (an anonymous function)
+//! by where the function is defined, `(anonymous work.js:11:20)` (the url's last part, 1-based line
+//! and column), as speedscope names it `(anonymous work.js:11)`, so that ten callbacks of one script
+//! are ten functions (a frame is its name, module and kind), else `(anonymous)`. Its module is the
 //! url, and where its function is defined (`url:line:column`, 1-based) is the frame fact
-//! [`crate::model::DEFINED_AT`]. Metrics: `time` in µs, each sample weighed as speedscope and VS Code
-//! weigh it, by the delta to the next sample (the last sample by what is left to `endTime`, as VS Code
-//! does; speedscope gives it none; a negative delta counts 0), the metric the profile is weighed by;
-//! and `samples`. A file without `samples` has the `hitCount`s as samples and no time.
+//! [`crate::model::DEFINED_AT`]. Metrics: `time` in µs, the metric the
+//! profile is weighed by, and `samples`. The time is `endTime` − `startTime`, the total speedscope
+//! gives a profile and the one DevTools' call tree shares out among the samples: the samples in
+//! time order (DevTools sorts them where a negative delta puts one before another), each weighs the
+//! time to the next, the first also the time from `startTime`, the last the time to `endTime` (in
+//! speedscope's timeline the time before the first sample and after the last is no stack's; VS Code
+//! gives the first none). The old format is read as DevTools reads it: its samples at its
+//! timestamps, from the first to the last (its whole-second `startTime` would put seconds before
+//! the first sample). A file without `samples` has the `hitCount`s as samples and no time.
 //!
-//! **Errors**: JSON errors at their line and column; a child, parent or sample id that names no node,
-//! a node that is a child twice or is its own ancestor, samples and deltas of different lengths, as
-//! errors naming the place as a JSON path (`nodes[3].children[1]`).
+//! **Errors**: JSON errors at their line and column; a child id that names no node, a node that is
+//! a child twice or is its own ancestor, samples and deltas of different lengths, as errors naming
+//! the place as a JSON path (`nodes[3].children[1]`). A `parent` id that names no node makes its
+//! node a root, and a sample that names no node is the time of the sample before it, as speedscope
+//! reads them (a trace cut to some of its chunks), each counted in a warning.
 //!
 //! **Written**: a `(root)` node (id 1) above the tree's roots, each node's call frame (url from its
 //! module or where it is defined, line and column from where it is defined, else −1), its
@@ -40,8 +55,8 @@
 //! gives the last sample its time too; `endTime` is `startTime` plus the deltas.
 //!
 //! **Lost**: the order of samples in time, `positionTicks` (time per line), `scriptId`s (written
-//! anew per url), `deoptReason`; functions of one name in one script are one frame (two such callees
-//! of one caller become one node).
+//! anew per url), `deoptReason`; named functions of one name in one script are one frame (two such
+//! callees of one caller become one node). An anonymous function's name is written empty again.
 
 use super::json::{self, push_string};
 use super::{Carries, ConvertOptions, Format, Sniff, Structure};
@@ -81,19 +96,22 @@ pub(crate) const CARRIES: Carries = Carries {
 /// What a `.cpuprofile` should be, for serde's errors.
 const EXPECTED: &str = "a V8 CPU profile (nodes, startTime, endTime, samples, timeDeltas)";
 
-/// `Yes` for a JSON object whose first key is `nodes` and whose nodes have call frames.
+/// `Yes` for a JSON object whose first key is `nodes` and whose nodes have call frames, or (the old
+/// format) whose first key is `head` and whose nodes have function names.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
     let head = head.trim_ascii_start();
-    let first_key = head.strip_prefix(b"{").map(|rest| rest.trim_ascii_start().starts_with(b"\"nodes\""));
-    match first_key == Some(true) && memchr::memmem::find(head, b"\"callFrame\"").is_some() {
+    let first_key = |key: &[u8]| head.strip_prefix(b"{").is_some_and(|rest| rest.trim_ascii_start().starts_with(key));
+    let has = |key: &[u8]| memchr::memmem::find(head, key).is_some();
+    match (first_key(b"\"nodes\"") && has(b"\"callFrame\"")) || (first_key(b"\"head\"") && has(b"\"functionName\"")) {
         true => Sniff::Yes,
         false => Sniff::No,
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Document {
+    #[serde(default)]
     pub(crate) nodes: Vec<NodeJson>,
     #[serde(default)]
     pub(crate) start_time: f64,
@@ -103,6 +121,73 @@ pub(crate) struct Document {
     pub(crate) samples: Option<Vec<u64>>,
     #[serde(default)]
     pub(crate) time_deltas: Option<Vec<f64>>,
+    /// The old format's tree of nodes.
+    #[serde(default)]
+    pub(crate) head: Option<OldNode>,
+    /// The old format's time of each sample (µs).
+    #[serde(default)]
+    pub(crate) timestamps: Option<Vec<f64>>,
+}
+
+/// A node of the old format (node ≤ 10, Chrome ≤ 60): its call frame's fields in the node, a
+/// 1-based `lineNumber` (as DevTools' `CPUProfileDataModel` reads it), its children nested.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct OldNode {
+    id: u64,
+    #[serde(default)]
+    function_name: String,
+    #[serde(default)]
+    url: String,
+    #[serde(default)]
+    line_number: i64,
+    #[serde(default)]
+    column_number: i64,
+    #[serde(default)]
+    hit_count: u64,
+    #[serde(default)]
+    children: Vec<OldNode>,
+}
+
+impl Document {
+    /// The old format in the new one's terms: the tree's nodes in pre-order with their children's
+    /// ids and 0-based lines (columns are 1-based there too, 0 where unknown), `startTime` the first
+    /// sample's time (the old `startTime` is in whole seconds, which DevTools also replaces by the
+    /// first timestamp) and `endTime` the last timestamp (or the old `endTime`, if later), the
+    /// deltas between the timestamps.
+    fn into_new_format(mut self) -> Document {
+        let Some(head) = self.head.take() else { return self };
+        let mut walk = vec![head];
+        while let Some(node) = walk.pop() {
+            self.nodes.push(NodeJson {
+                id: node.id,
+                call_frame: CallFrame {
+                    function_name: node.function_name,
+                    url: node.url,
+                    line_number: node.line_number - 1,
+                    column_number: node.column_number - 1,
+                },
+                hit_count: node.hit_count,
+                children: node.children.iter().map(|c| c.id).collect(),
+                parent: None,
+            });
+            walk.extend(node.children.into_iter().rev());
+        }
+        if let Some(timestamps) = self.timestamps.take() {
+            let first = timestamps.first().copied().unwrap_or(0.0);
+            let last = timestamps.iter().copied().fold(first, f64::max);
+            self.end_time = last.max(self.end_time * 1e6);
+            self.start_time = first;
+            let deltas = timestamps.iter().scan(first, |at, &t| Some(t - std::mem::replace(at, t)));
+            // A timestamp past the samples (node 10 writes one) is where the last sample ends.
+            let samples = self.samples.as_ref().map_or(0, Vec::len);
+            self.time_deltas = Some(deltas.take(samples).collect());
+        } else {
+            self.start_time *= 1e6;
+            self.end_time *= 1e6;
+        }
+        self
+    }
 }
 
 #[derive(Deserialize)]
@@ -136,30 +221,58 @@ fn unknown() -> i64 {
 }
 
 /// Reads a `.cpuprofile`.
-pub(crate) fn read(input: &mut (dyn Read + Send), _diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let bytes = json::read_all(input, FORMAT)?;
     let text = json::text(FORMAT, &bytes)?;
     let document: Document = serde_json::from_str(text).map_err(|e| json::serde_error(FORMAT, text, &e, EXPECTED))?;
+    let document = document.into_new_format();
     let at = |key: &str| memchr::memmem::find(text.as_bytes(), key.as_bytes()).unwrap_or(0);
     let error = |key: &str, expected: String, found: String| {
         json::error_at(FORMAT, text.as_bytes(), at(key), ParseErrorKind::Unexpected { expected, found })
     };
-    profile(&document, &error)
+    profile(&document, &error, diag)
 }
 
-/// The profile of a parsed CPU profile (also the one a Chrome trace's profile chunks make);
-/// `error` makes an error at the key named, with what was expected and what was found.
-pub(crate) fn profile(
+/// The profile of a parsed CPU profile; `error` makes an error at the key named, with what was
+/// expected and what was found.
+fn profile(
     document: &Document,
     error: &dyn Fn(&str, String, String) -> ParseError,
+    diag: &mut Diagnostics,
 ) -> Result<Profile, ParseError> {
+    let timed = document.samples.is_some();
+    let mut profile = Profile::new(metrics(timed));
+    if timed {
+        profile.meta.weighed_by = Some(MetricKind::Time);
+    }
+    let unknown = add_tree(&mut profile, &mut ChildIndex::default(), None, document, error)?;
+    warn_unknown(&unknown, diag);
+    Ok(profile)
+}
+
+/// The metrics of a CPU profile: time (where it has samples, and so their times) and samples.
+pub(crate) fn metrics(timed: bool) -> Vec<Metric> {
+    let time = timed.then(|| Metric::time(Unit::Microseconds, Repr::Int));
+    time.into_iter().chain([Metric::samples()]).collect()
+}
+
+/// Adds the tree of `document` to `profile` (whose metrics are [`metrics`]`(samples are given)`),
+/// its roots under `root`, with `index` the children of the profile's nodes as far as known; what
+/// it names that is no node (a node whose `parent` is none is a root).
+pub(crate) fn add_tree(
+    profile: &mut Profile,
+    index: &mut ChildIndex,
+    root: Option<NodeId>,
+    document: &Document,
+    error: &dyn Fn(&str, String, String) -> ParseError,
+) -> Result<Unknown, ParseError> {
     let nodes = &document.nodes;
-    let index: rustc_hash::FxHashMap<u64, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
-    if index.len() != nodes.len() {
+    let position: rustc_hash::FxHashMap<u64, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
+    if position.len() != nodes.len() {
         return Err(error("\"nodes\"", "a unique id per node".into(), "an id used twice".into()));
     }
     let find = |id: u64, path: &dyn Fn() -> String| {
-        index
+        position
             .get(&id)
             .copied()
             .ok_or_else(|| error("\"nodes\"", "the id of a node".into(), format!("{id} at {}", path())))
@@ -176,22 +289,18 @@ pub(crate) fn profile(
             parent[c] = Some(i);
         }
     }
+    // A parent id that names no node leaves its node a root, as speedscope reads it (a trace cut
+    // to some of its chunks loses the parents of later nodes).
+    let mut unknown = Unknown::default();
     for (i, node) in nodes.iter().enumerate() {
         if let Some(p) = node.parent {
-            let p = find(p, &|| format!("nodes[{i}].parent"))?;
-            parent[i] = Some(p);
+            match position.get(&p) {
+                Some(&p) => parent[i] = Some(p),
+                None => unknown.parents += 1,
+            }
         }
     }
-    let (samples, time) = weights(document, nodes.len(), &|id, i| find(id, &|| format!("samples[{i}]")), error)?;
-    let mut metrics = Vec::new();
-    if time.is_some() {
-        metrics.push(Metric::time(Unit::Microseconds, Repr::Int));
-    }
-    metrics.push(Metric::samples());
-    let mut profile = Profile::new(metrics);
-    if time.is_some() {
-        profile.meta.weighed_by = Some(MetricKind::Time);
-    }
+    let (samples, time, unknown_samples) = weights(document, &position, error)?;
     // Children lists in file order, then a walk from the roots with a stack (no recursion).
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
     for (i, p) in parent.iter().enumerate() {
@@ -201,17 +310,17 @@ pub(crate) fn profile(
         }
     }
     let roots = children.split_off(nodes.len()).into_iter().flatten();
-    let mut index = ChildIndex::default();
-    let mut walk: Vec<(usize, Option<NodeId>)> = roots.rev().map(|r| (r, None)).collect();
+    // Each node with the model's node it goes under, and whether it is a root of the document.
+    let mut walk: Vec<(usize, Option<NodeId>, bool)> = roots.rev().map(|r| (r, root, true)).collect();
     let mut seen = 0usize;
-    while let Some((i, parent_node)) = walk.pop() {
+    while let Some((i, parent_node, top)) = walk.pop() {
         seen += 1;
         let node = &nodes[i];
-        let model_node = match (parent_node, node.call_frame.function_name.as_str()) {
+        let model_node = match (top, node.call_frame.function_name.as_str()) {
             // V8's root is no frame: its children are the roots.
-            (None, "(root)") => None,
+            (true, "(root)") => None,
             _ => {
-                let frame = frame(&mut profile, &node.call_frame);
+                let frame = frame(profile, &node.call_frame);
                 Some(index.child_or_insert(&mut profile.tree, parent_node, frame))
             }
         };
@@ -222,73 +331,137 @@ pub(crate) fn profile(
             }
             profile.tree.add_self(samples_metric, n, Value::Int(samples[i]));
         }
-        walk.extend(children[i].iter().rev().map(|&c| (c, model_node.or(parent_node))));
+        walk.extend(children[i].iter().rev().map(|&c| (c, model_node.or(parent_node), model_node.is_none() && top)));
     }
     if seen != nodes.len() {
         return Err(error("\"nodes\"", "a tree of nodes under a root".into(), "nodes in a cycle".into()));
     }
-    Ok(profile)
+    unknown.samples = unknown_samples;
+    Ok(unknown)
 }
 
-/// The samples and (where the file has its samples) time in µs of each node.
-type Weights = (Vec<i64>, Option<Vec<i64>>);
+/// What a CPU profile names that is not among its nodes.
+#[derive(Default)]
+pub(crate) struct Unknown {
+    /// Nodes whose `parent` names no node.
+    parents: u64,
+    /// Samples that name no node.
+    samples: u64,
+}
+
+impl std::ops::AddAssign for Unknown {
+    fn add_assign(&mut self, other: Unknown) {
+        self.parents += other.parents;
+        self.samples += other.samples;
+    }
+}
+
+/// Says what was read as speedscope reads it for want of the nodes named.
+pub(crate) fn warn_unknown(unknown: &Unknown, diag: &mut Diagnostics) {
+    if unknown.parents > 0 {
+        diag.warn("cpuprofile-orphans", None, || {
+            format!("nodes whose parent is no node are roots, as speedscope reads them: {}", unknown.parents)
+        });
+    }
+    if unknown.samples > 0 {
+        diag.warn("cpuprofile-unknown-samples", None, || {
+            format!(
+                "samples that name no node are the sample's before them, as speedscope reads them: {}",
+                unknown.samples
+            )
+        });
+    }
+}
+
+/// The samples and (where the file has its samples) time in µs of each node, and how many samples
+/// name no node.
+type Weights = (Vec<i64>, Option<Vec<i64>>, u64);
 
 fn weights(
     document: &Document,
-    n_nodes: usize,
-    find: &dyn Fn(u64, usize) -> Result<usize, ParseError>,
+    position: &rustc_hash::FxHashMap<u64, usize>,
     error: &dyn Fn(&str, String, String) -> ParseError,
 ) -> Result<Weights, ParseError> {
-    let mut samples = vec![0i64; n_nodes];
+    let mut samples = vec![0i64; document.nodes.len()];
     let Some(ids) = &document.samples else {
         for (count, node) in samples.iter_mut().zip(&document.nodes) {
             *count = i64::try_from(node.hit_count).unwrap_or(i64::MAX);
         }
-        return Ok((samples, None));
+        return Ok((samples, None, 0));
     };
     let deltas = document.time_deltas.as_deref().unwrap_or_default();
     if deltas.len() != ids.len() {
         let (n, m) = (ids.len(), deltas.len());
         return Err(error("\"timeDeltas\"", format!("as many timeDeltas as samples ({n})"), m.to_string()));
     }
-    let mut time = vec![0f64; n_nodes];
-    let mut at = document.start_time;
-    let mut last: Option<usize> = None;
-    for (i, (&id, &delta)) in ids.iter().zip(deltas).enumerate() {
-        let node = find(id, i)?;
-        // The sample before gets the time to this one.
-        if let Some(previous) = last {
-            time[previous] += delta.max(0.0);
-        }
-        at += delta.max(0.0);
-        samples[node] += 1;
-        last = Some(node);
+    // Each sample's time, and the samples in time order (DevTools sorts them where a negative
+    // delta puts one before another).
+    let at: Vec<f64> = deltas
+        .iter()
+        .scan(document.start_time, |at, &delta| {
+            *at += delta;
+            Some(*at)
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..ids.len()).collect();
+    order.sort_by(|&a, &b| at[a].total_cmp(&at[b]));
+    let mut time = vec![0f64; document.nodes.len()];
+    let (mut unknown, mut before) = (0, None);
+    for (k, &i) in order.iter().enumerate() {
+        // A sample that names no node leaves the stack before it where it is (speedscope).
+        let node = match position.get(&ids[i]) {
+            Some(&node) => {
+                samples[node] += 1;
+                node
+            }
+            None => {
+                unknown += 1;
+                let Some(node) = before else { continue };
+                node
+            }
+        };
+        before = Some(node);
+        // From the sample before (the first from startTime) to the next (the last to endTime).
+        let from = if k == 0 { document.start_time.min(at[i]) } else { at[i] };
+        let to = order.get(k + 1).map_or(document.end_time, |&next| at[next]);
+        time[node] += (to - from).max(0.0);
     }
-    if let Some(previous) = last {
-        time[previous] += (document.end_time - at).max(0.0);
-    }
-    Ok((samples, Some(time.into_iter().map(|t| t.round() as i64).collect())))
+    Ok((samples, Some(time.into_iter().map(|t| t.round() as i64).collect()), unknown))
 }
 
 /// The model's frame of a call frame (see the module documentation).
 fn frame(profile: &mut Profile, call: &CallFrame) -> FrameId {
-    let name = match call.function_name.as_str() {
-        "" => "(anonymous)",
-        name => name,
-    };
     let module = (!call.url.is_empty()).then_some(call.url.as_str());
-    let id = profile.frames.intern(FrameRef { module, ..FrameRef::function(name) });
-    if let (Some(url), Ok(line)) = (module, u32::try_from(call.line_number)) {
+    let line = u32::try_from(call.line_number).ok().map(|line| line + 1);
+    let column = u32::try_from(call.column_number).ok().map(|column| column + 1);
+    let name = match (call.function_name.as_str(), module, line) {
+        ("", Some(url), Some(line)) => std::borrow::Cow::Owned(anonymous_name(url, line, column)),
+        ("", _, _) => std::borrow::Cow::Borrowed("(anonymous)"),
+        (name, _, _) => std::borrow::Cow::Borrowed(name),
+    };
+    let id = profile.frames.intern(FrameRef { module, ..FrameRef::function(&name) });
+    if let (Some(url), Some(line)) = (module, line) {
         let attrs = profile.frame_attrs.entry(id).or_default();
         if attrs.is_empty() {
-            let at = match u32::try_from(call.column_number) {
-                Ok(column) => format!("{url}:{}:{}", line + 1, column + 1),
-                Err(_) => format!("{url}:{}", line + 1),
+            let at = match column {
+                Some(column) => format!("{url}:{line}:{column}"),
+                None => format!("{url}:{line}"),
             };
             attrs.push((DEFINED_AT.to_string(), at));
         }
     }
     id
+}
+
+/// The name of an anonymous function defined at `line` and `column` (1-based) of `url`: where it
+/// is defined, as speedscope names it (`(anonymous work.js:11)`) with the column, so that the
+/// callbacks of one script are as many functions as they are, and two on one line two.
+fn anonymous_name(url: &str, line: u32, column: Option<u32>) -> String {
+    let file = url.rsplit('/').next().unwrap_or(url);
+    match column {
+        Some(column) => format!("(anonymous {file}:{line}:{column})"),
+        None => format!("(anonymous {file}:{line})"),
+    }
 }
 
 /// Fits a profile projected onto [`CARRIES`] to what a `.cpuprofile` holds, both time and samples:
@@ -380,8 +553,11 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
         json.push_str(itoa::Buffer::new().format(id(node)));
         json.push_str(",\"callFrame\":{\"functionName\":");
         let name = super::written_name(frame);
-        push_string(&mut json, if name == "(anonymous)" { "" } else { &name });
         let defined = profile.defined_at(tree.frame(node));
+        // An anonymous function, named by where it is defined, has no name in V8's terms.
+        let anonymous =
+            name == "(anonymous)" || defined.is_some_and(|at| name == anonymous_name(at.file, at.line, at.column));
+        push_string(&mut json, if anonymous { "" } else { &name });
         let url = defined.map(|at| at.file).or(frame.module.as_deref()).unwrap_or("");
         let script = match url {
             "" => 0,
@@ -459,10 +635,48 @@ mod tests {
         assert!(!dump.contains("metric 1"), "{dump}");
         assert!(dump.contains("\"main\" module=\"file:///app.js\" [function] samples=3 (total 8)\n"), "{dump}");
         assert!(
-            dump.contains("  \"(anonymous)\" module=\"file:///app.js\" [function] samples=5 (total 5)\n"),
+            dump.contains("  \"(anonymous app.js:21:11)\" module=\"file:///app.js\" [function] samples=5 (total 5)\n"),
             "{dump}"
         );
         assert!(dump.contains("\"(garbage collector)\" [function] samples=1 (total 1)\n"), "{dump}");
         assert!(dump.contains("defined-at=\"file:///app.js:21:11\""), "{dump}");
+    }
+
+    /// Two anonymous functions of one script (callbacks at lines 3 and 8, 0-based 2 and 7) are two
+    /// functions, named where they are defined; written back, each has an empty name and its own
+    /// line and column again (0-based), and speedscope's and pprof's writers get their places.
+    #[test]
+    fn anonymous_functions_of_one_script_stay_apart() {
+        let json = br#"{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":"","lineNumber":-1,"columnNumber":-1},"children":[2,3]},
+            {"id":2,"callFrame":{"functionName":"","url":"file:///srv/server.js","lineNumber":2,"columnNumber":14}},
+            {"id":3,"callFrame":{"functionName":"","url":"file:///srv/server.js","lineNumber":7,"columnNumber":4}}],
+            "startTime":0,"endTime":30,"samples":[2,3],"timeDeltas":[0,10]}"#;
+        let profile = read(&mut &json[..], &mut Diagnostics::default()).unwrap();
+        let dump = dump(&profile);
+        // 10 µs to the second sample, 20 from it to endTime.
+        assert!(
+            dump.contains("\"(anonymous server.js:3:15)\" module=\"file:///srv/server.js\" [function] time=10 "),
+            "{dump}"
+        );
+        assert!(
+            dump.contains("\"(anonymous server.js:8:5)\" module=\"file:///srv/server.js\" [function] time=20 "),
+            "{dump}"
+        );
+        let mut out = Vec::new();
+        write(&profile, &mut out, &ConvertOptions::default()).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        for (line, column) in [(2, 14), (7, 4)] {
+            let frame = format!(
+                r#""functionName":"","scriptId":"1","url":"file:///srv/server.js","lineNumber":{line},"columnNumber":{column}"#
+            );
+            assert!(text.contains(&frame), "{text}");
+        }
+        let mut out = Vec::new();
+        crate::formats::speedscope::write(&profile, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains(r#"{"name":"(anonymous server.js:8:5)","file":"file:///srv/server.js","line":8,"col":5}"#),
+            "{text}"
+        );
     }
 }

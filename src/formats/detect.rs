@@ -89,6 +89,14 @@ pub fn detect_input(
     if let Some(json) = Json::of(&text) {
         json.check(named)?;
     }
+    if crate::formats::pprof::is_perfetto_trace(head) {
+        return Err(Error::Unreadable {
+            named: named.map(Format::into),
+            why: "the content is a Perfetto trace (protocol buffers, Chromium's default binary trace): convert it \
+                  to JSON trace events with `traceconv json TRACE OUT.json` and read that as chrome-trace"
+                .to_string(),
+        });
+    }
     let decided = match named {
         Some(format) => (format, Reason::Named),
         None => detect_unnamed(path, head, diag)?,

@@ -1,0 +1,199 @@
+//! Chrome's Trace Event Format (JSON): what `chrome://tracing`, Perfetto UI and speedscope open, as
+//! py-spy (`py-spy record --format chrometrace`), Clang (`-ftime-trace`) and Chrome's performance
+//! panel write it (the "Trace Event Format" document; shared notes `world-formats.md` §3).
+//!
+//! ```text
+//! {"traceEvents":[
+//!   {"name":"thread_name","ph":"M","pid":1,"tid":7,"args":{"name":"main"}},
+//!   {"name":"parse","ph":"B","ts":100,"pid":1,"tid":7,"args":{"filename":"app.py","line":4}},
+//!   {"name":"lex","ph":"X","ts":110,"dur":20.5,"pid":1,"tid":7},
+//!   {"name":"parse","ph":"E","ts":200,"pid":1,"tid":7}],
+//!  "displayTimeUnit":"ms"}
+//! ```
+//!
+//! **Grammar**: a JSON array of events, or an object whose `traceEvents` is that array (its other
+//! keys are metadata; `displayTimeUnit`, `ms` or `ns`, only says how a viewer shows times). An event
+//! is an object with its phase `ph` (one character), `name`, `ts` (µs, fractions allowed; a string
+//! of a number too, as Hermes writes it), `pid` and `tid` (numbers or strings; a string of a whole
+//! number is that number), `dur` (µs, `X` only; else `tdur`) and `args` (anything). `B`/`E` begin
+//! and end a slice on their thread and nest there (an `E` may omit its name); `X` is a whole slice;
+//! `M` is metadata (`thread_name`: `args.name`); `P` events named `Profile` and `ProfileChunk` (and
+//! an old `CpuProfile`) carry a V8 CPU profile in `args.data` (Chrome 141 writes chunks without
+//! it). The object may also hold the sampling form (Chrome's sampling traces, Hermes' profiles of
+//! React Native): `samples` (`ts`, `pid`, `tid`, `sf`, the innermost stack frame's id; `weight`)
+//! and `stackFrames` (id → `name`, `category`, `parent`). Events need not be in time order, and the
+//! array may lack its closing `]` (a trace written as it ran).
+//!
+//! **Model**: each (pid, tid) track is a thread root, named by its `thread_name` metadata or `tid N`;
+//! its slices nest as speedscope's importer (`trace-event.ts`) nests them, which settles what the
+//! events leave open or contradict: `X` slices in start order, the longer first where two start
+//! together, each a begin at its start and an end at `ts + dur`; the begins and the ends each in
+//! time order, file order where equal; of a begin and an end at one time, the end first unless both
+//! have one name and args (a slice of no length); an end at the time of others closes the innermost
+//! open slice if one of them is its (by name and args, else by name); an end that names another
+//! slice (an `X` ending after its parent, an `E` of another name) is ignored, its time too; an `E`
+//! without a name closes the innermost slice (speedscope ignores it: the format allows it). Each
+//! stack of open slices weighs the time (µs) to the next begin or end: the metric `time`, whole µs
+//! as integers (time at no slice is no one's). A frame is named by the event's `name` (`(unnamed)`
+//! without one), with Clang's `args.detail` after it in parentheses; its module is `args.filename`
+//! (py-spy), `args.file` (Clang) or `args.url`, and with an `args.line` it is that source line
+//! (py-spy's slices are lines of functions). Clang's `Total …` tracks (a tid without a thread name
+//! whose slices are all `Total NAME` summaries) are dropped. A trace with `Profile` and
+//! `ProfileChunk` events is the CPU profiles they carry (what DevTools' Performance panel saves),
+//! each read as a `.cpuprofile` is, its chunks joined in time order, under the root of the thread of
+//! its `Profile` event (with ` (pid N)` after the thread's name where profiles come from several
+//! processes): a profile is its process and `id` (each Chromium process numbers its own from
+//! `0x1`), else its thread. Their time only, and the url as module (not their sample counts nor
+//! where functions are defined); a profile without an `endTime` gives its last sample no time, as
+//! speedscope does; chunks without `args.data`, and chunks of no profile declared before them, are
+//! skipped. The trace's slices (the browser's tasks beside the samples) are then not read, as
+//! speedscope reads such a trace; said in a warning. A trace with `samples` and `stackFrames` is
+//! those samples (as speedscope reads it): each weighs the time to the next sample of its thread
+//! (the last none), its stack its frame and the frame's parents, under its thread's root. Stacks of
+//! no time are not kept (a trace writes none). `displayTimeUnit` other than `ms` is the header fact
+//! `chrome-trace.displayTimeUnit`. Instant, counter, async, flow and other events are counted in
+//! one warning; ends ignored, ends whose (not empty) args differ from their slice's, and slices still
+//! open at their track's last begin or end (closed there, as speedscope closes them) are each
+//! counted in a warning.
+//!
+//! **Reading** streams: the JSON is parsed as it comes, event by event (no document in memory);
+//! each slice is kept as 32 bytes until its track is laid out at the end (events need not be in
+//! order).
+//!
+//! **Errors**: JSON errors at their line and column; an event without `ph`, a slice without `ts`, a
+//! negative `dur`, a CPU profile whose nodes do not form a tree (a parent id that names no node
+//! makes its node a root, a sample that names none is the sample's before it, both warned, as
+//! speedscope reads them), a sample's stack frame that is missing or in a cycle of parents, at the
+//! event. A trace cut short between two events is read, with a warning. A Perfetto trace
+//! (protocol buffers, Chromium's default) is recognised by detection and refused with the command
+//! that converts it (`traceconv json`).
+//!
+//! **Written**: the object form, a `process_name` and per root a `thread_name` metadata event (the
+//! roots are threads, one tid each from 1), then per thread its stacks as slices laid out as a
+//! flame chart: each node a `B` and an `E` event as far apart as its inclusive time, its callees one
+//! after another from its start, its own time after them, in nesting order. Times are added up in
+//! whole nanoseconds and written as µs with up to three decimals, so that a callee that ends with
+//! its caller ends at the very same number (as sums of floats they differed in the last digit, and
+//! viewers closed the caller first). A begin of a source line frame or a frame with a module has
+//! `args` `filename` and `line` (as py-spy writes them; speedscope then names the frame with them);
+//! an end has empty `args`, so that speedscope never takes it for the end of a slice of no length
+//! that begins at its time (see `write`). speedscope builds from this file the call tree it builds
+//! from the speedscope conversion, stack for stack (`.ci/speedscope-import.mjs` checks every
+//! fixture). Roots that are not threads go under a thread `main`; a thread's own time is a slice
+//! named after the thread (a track holds slices only); time is rounded to the nanosecond. A profile
+//! without time is refused, or its samples or ticks are time at its interval (the conversion says
+//! which, on stderr).
+//!
+//! **Lost**: processes (threads of one name in two processes are one root, unless they carry CPU
+//! profiles), the order and timestamps of slices (the flame chart puts callees one after another),
+//! time on a thread outside any slice, other `args`, categories, instant, counter, async and flow
+//! events; stacks of no time are not written.
+
+mod read;
+mod write;
+
+pub(crate) use read::read;
+pub(crate) use write::write;
+
+use super::{Carries, Format, Sniff, Structure};
+use crate::diag::Diagnostics;
+use crate::model::{FrameKind, FrameRef, MetricKind, NodeId, Profile, Repr, Unit, Values};
+
+const FORMAT: Format = Format::ChromeTrace;
+
+/// What a Chrome trace holds.
+pub(crate) const CARRIES: Carries = Carries {
+    structure: Structure::Stacks,
+    threads: true,
+    thread_roots: true,
+    frame_kinds: false,
+    metrics: &[MetricKind::Time],
+    one_metric: false,
+    function_facts: false,
+    source_lines: true,
+    modules: true,
+    title: false,
+    timestamp: false,
+    interval: false,
+    name_replacements: &[],
+    lines_nest: false,
+    time_unit: Some(Unit::Microseconds),
+    flat_reports: false,
+    needs_samples: false,
+    weight_is_time: true,
+};
+
+/// The header fact of a `displayTimeUnit` other than `ms`.
+const DISPLAY_TIME_UNIT: &str = "chrome-trace.displayTimeUnit";
+
+/// `Yes` for a JSON object with the key `traceEvents` in the head, or an array of objects with a
+/// `ph` key.
+pub(crate) fn sniff(head: &[u8]) -> Sniff {
+    let head = head.trim_ascii_start();
+    let has = |key: &[u8]| memchr::memmem::find(head, key).is_some();
+    let array = head.strip_prefix(b"[").is_some_and(|rest| rest.trim_ascii_start().starts_with(b"{")) && has(b"\"ph\"");
+    match array || (head.starts_with(b"{") && has(b"\"traceEvents\"")) {
+        true => Sniff::Yes,
+        false => Sniff::No,
+    }
+}
+
+/// Fits a profile projected onto [`CARRIES`] to what a trace holds: every root a thread (roots
+/// that are not go under one thread, `main`; frames below them functions), a thread's own time in a slice named after it (a
+/// track holds slices only), time to the nanosecond (rounded); the last two said on stderr.
+pub(crate) fn fit(profile: Profile, diag: &mut Diagnostics) -> Profile {
+    let is_thread = |f: &crate::model::Frame| f.kind == FrameKind::Thread;
+    let loose = profile.tree.roots().any(|r| !is_thread(profile.frames.get(profile.tree.frame(r))));
+    let mut profile = profile;
+    if loose {
+        let name =
+            super::unique_name("main".into(), |name| profile.frames.contains(FrameRef::named(name, FrameKind::Thread)));
+        let thread = profile.frames.intern(FrameRef::named(&name, FrameKind::Thread));
+        profile = crate::model::ops::adopt_roots(&profile, thread, |f| !is_thread(f));
+    }
+    // A thread is a track: below the roots every frame is a function.
+    super::sampler::make_nested_frames_functions(&mut profile);
+    let Some(time) = profile.metrics().iter().position(|m| m.kind == MetricKind::Time) else { return profile };
+    if let Values::Float(values) = profile.tree.self_values(time) {
+        let rounded: Vec<f64> = values.iter().copied().map(to_nanosecond).collect();
+        if rounded != *values {
+            diag.warn("chrome-trace-rounded", None, || {
+                format!("{FORMAT} is written to the nanosecond: time below a whole nanosecond is rounded")
+            });
+            let metric = profile.metrics()[time].clone();
+            profile.replace_metric(time, metric, Values::Float(rounded));
+        }
+    }
+    let roots: Vec<NodeId> =
+        profile.tree.roots().filter(|&r| profile.tree.self_value(time, r).as_f64() != 0.0).collect();
+    if !roots.is_empty() {
+        let zero = match profile.metrics()[time].repr {
+            Repr::Int => crate::model::Value::Int(0),
+            Repr::Float => crate::model::Value::Float(0.0),
+        };
+        for &root in &roots {
+            let name = profile.frames.get(profile.tree.frame(root)).name.clone();
+            let own = profile.frames.intern(FrameRef::function(&name));
+            let value = profile.tree.self_value(time, root);
+            let node = profile.tree.push(Some(root), own);
+            profile.tree.set_self(time, node, value);
+            profile.tree.set_self(time, root, zero);
+        }
+        if profile.tree.has_duplicate_siblings(profile.frames.len()) {
+            profile = crate::model::ops::merge_siblings(&profile);
+        }
+        diag.warn("chrome-trace-thread-time", None, || {
+            format!(
+                "{FORMAT} holds slices of threads: the time of {} threads of their own is a slice named after the thread",
+                roots.len()
+            )
+        });
+    }
+    profile
+}
+
+/// Time in µs to the nanosecond: what a trace's slices hold, laid out as sums of fractions, read
+/// back as it was written (the error of adding floats is far below a nanosecond).
+fn to_nanosecond(micros: f64) -> f64 {
+    (micros * 1e3).round() / 1e3
+}

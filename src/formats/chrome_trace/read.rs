@@ -1,0 +1,762 @@
+//! Reading a Chrome trace: the events streamed, slices laid out per track, CPU profiles joined.
+
+use super::{to_nanosecond, DISPLAY_TIME_UNIT, FORMAT};
+use crate::diag::Diagnostics;
+use crate::error::{ParseError, ParseErrorKind, Position};
+use crate::model::{ChildIndex, FrameId, FrameKind, FrameRef, FrameTable, Metric, NodeId, Profile, Repr, Unit, Values};
+use rustc_hash::FxHashMap;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::cell::Cell;
+use std::fmt;
+use std::io::{BufRead, BufReader, Read};
+
+mod samples;
+
+use samples::{ProfileArgs, ProfileEvent, SampleJson, StackFrameJson};
+
+/// A pid, tid or id: a number, or a string as some writers give them (Hermes: `"tid": "7695"`);
+/// a string of a whole number is that number, as speedscope takes it (`Number(tid)`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Id {
+    Int(i64),
+    Text(String),
+}
+
+impl<'de> Deserialize<'de> for Id {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Id, D::Error> {
+        struct IdVisitor;
+        impl Visitor<'_> for IdVisitor {
+            type Value = Id;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number or a string")
+            }
+            fn visit_i64<E: de::Error>(self, n: i64) -> Result<Id, E> {
+                Ok(Id::Int(n))
+            }
+            fn visit_u64<E: de::Error>(self, n: u64) -> Result<Id, E> {
+                Ok(i64::try_from(n).map_or_else(|_| Id::Text(n.to_string()), Id::Int))
+            }
+            fn visit_f64<E: de::Error>(self, n: f64) -> Result<Id, E> {
+                Ok(Id::Text(n.to_string()))
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<Id, E> {
+                Ok(text.parse().map_or_else(|_| Id::Text(text.to_string()), Id::Int))
+            }
+        }
+        deserializer.deserialize_any(IdVisitor)
+    }
+}
+
+/// A time in µs: a number, or a string of one as Hermes writes them (`"ts": "11552125241"`).
+fn time<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+    struct TimeVisitor;
+    impl Visitor<'_> for TimeVisitor {
+        type Value = Option<f64>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a number, or a string of one")
+        }
+        fn visit_f64<E: de::Error>(self, n: f64) -> Result<Option<f64>, E> {
+            Ok(Some(n))
+        }
+        fn visit_i64<E: de::Error>(self, n: i64) -> Result<Option<f64>, E> {
+            Ok(Some(n as f64))
+        }
+        fn visit_u64<E: de::Error>(self, n: u64) -> Result<Option<f64>, E> {
+            Ok(Some(n as f64))
+        }
+        fn visit_str<E: de::Error>(self, text: &str) -> Result<Option<f64>, E> {
+            text.trim().parse().map(Some).map_err(|_| E::invalid_value(de::Unexpected::Str(text), &self))
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Option<f64>, E> {
+            Ok(None)
+        }
+    }
+    deserializer.deserialize_any(TimeVisitor)
+}
+
+impl Default for Id {
+    fn default() -> Id {
+        Id::Int(0)
+    }
+}
+
+impl fmt::Display for Id {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Id::Int(n) => write!(f, "{n}"),
+            Id::Text(text) => f.write_str(text),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct Event {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    ph: Option<char>,
+    #[serde(default, deserialize_with = "time")]
+    ts: Option<f64>,
+    #[serde(default, deserialize_with = "time")]
+    dur: Option<f64>,
+    #[serde(default, deserialize_with = "time")]
+    tdur: Option<f64>,
+    #[serde(default)]
+    pid: Option<Id>,
+    #[serde(default)]
+    tid: Option<Id>,
+    #[serde(default)]
+    id: Option<Id>,
+    #[serde(default)]
+    args: Option<Box<RawValue>>,
+}
+
+/// A value of type `T`, or anything else (taken for none): `args` are free-form.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Loose<T> {
+    Is(T),
+    Other(IgnoredAny),
+}
+
+impl<T> Loose<T> {
+    fn get(self) -> Option<T> {
+        match self {
+            Loose::Is(value) => Some(value),
+            Loose::Other(_) => None,
+        }
+    }
+}
+
+/// What a slice's `args` say of its frame.
+#[derive(Deserialize, Default)]
+struct SliceArgs {
+    filename: Option<Loose<String>>,
+    file: Option<Loose<String>>,
+    url: Option<Loose<String>>,
+    line: Option<Loose<u32>>,
+    detail: Option<Loose<String>>,
+}
+
+/// The `args` of metadata: the thread's name.
+#[derive(Deserialize, Default)]
+struct NameArgs {
+    name: Option<Loose<String>>,
+}
+
+/// How far the JSON has been read, and whether anything but separators came since the last whole
+/// event (to tell a trace cut short between events from one cut inside an event).
+#[derive(Default)]
+struct Place {
+    byte: Cell<u64>,
+    line: Cell<u64>,
+    line_start: Cell<u64>,
+    inside: Cell<bool>,
+}
+
+impl Place {
+    fn position(&self) -> Position {
+        let byte = self.byte.get();
+        Position { byte, line: Some(self.line.get() + 1), column: Some(byte - self.line_start.get() + 1) }
+    }
+}
+
+/// The input, counting what serde_json takes of it.
+struct Counting<'p, R> {
+    inner: R,
+    place: &'p Place,
+}
+
+impl<R: BufRead> Read for Counting<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let place = self.place;
+        for (i, &b) in buf[..n].iter().enumerate() {
+            match b {
+                b'\n' => {
+                    place.line.set(place.line.get() + 1);
+                    place.line_start.set(place.byte.get() + i as u64 + 1);
+                }
+                b' ' | b'\t' | b'\r' | b',' => {}
+                _ => place.inside.set(true),
+            }
+        }
+        place.byte.set(place.byte.get() + n as u64);
+        Ok(n)
+    }
+}
+
+/// What is wrong with an event: what was expected, what was found.
+struct Failure(String, String);
+
+/// One begin, end or whole slice of a track, as kept until the track is laid out.
+struct Item {
+    ts: f64,
+    /// An `X` slice's duration; 0 for `B` and `E`.
+    dur: f64,
+    frame: FrameId,
+    /// The event's name (in [`Reader::names`]), [`NO_NAME`] for an `E` without one.
+    name: u32,
+    /// The event's name and `args` (in [`Reader::keys`]): what speedscope tells events apart by.
+    key: u32,
+    kind: Kind,
+    /// Whether the event has no `args` or empty ones (an end that says nothing but its name).
+    bare: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Begin,
+    End,
+    Whole,
+}
+
+const NO_NAME: u32 = u32::MAX;
+
+/// The name of an `E` that no slice has: it closes none.
+const UNKNOWN_NAME: u32 = u32::MAX - 1;
+
+/// A (pid, tid) track.
+struct Track {
+    tid: Id,
+    name: Option<String>,
+    items: Vec<Item>,
+    /// Whether every event is an `X` named `Total …` (Clang's summaries).
+    only_totals: bool,
+}
+
+/// Events not read, by kind, for the warning.
+#[derive(Default)]
+struct Skipped {
+    instant: u64,
+    counter: u64,
+    asynchronous: u64,
+    flow: u64,
+    other: u64,
+}
+
+struct Reader<'p> {
+    place: &'p Place,
+    /// The frames of slices, as read: those of the tracks that are read go into the profile.
+    frames: FrameTable,
+    tracks: Vec<Track>,
+    track_of: FxHashMap<(Id, Id), usize>,
+    names: FxHashMap<String, u32>,
+    keys: FxHashMap<String, u32>,
+    skipped: Skipped,
+    profiles: Vec<ProfileEvent>,
+    /// Profile events without `args.data`, skipped.
+    profiles_without_data: u64,
+    /// The sampling form's samples and stack frames.
+    samples: Vec<SampleJson>,
+    stack_frames: Option<FxHashMap<Id, StackFrameJson>>,
+    display_time_unit: Option<String>,
+    failure: Option<Failure>,
+}
+
+/// Reads a Chrome trace.
+pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+    // Inside until the array of events starts: an input that ends before it is no trace.
+    let place = Place { inside: Cell::new(true), ..Place::default() };
+    let counting = Counting { inner: BufReader::with_capacity(1 << 16, input), place: &place };
+    let mut deserializer = serde_json::Deserializer::from_reader(counting);
+    let mut reader = Reader {
+        place: &place,
+        frames: FrameTable::default(),
+        tracks: Vec::new(),
+        track_of: FxHashMap::default(),
+        names: FxHashMap::default(),
+        keys: FxHashMap::default(),
+        skipped: Skipped::default(),
+        profiles: Vec::new(),
+        profiles_without_data: 0,
+        samples: Vec::new(),
+        stack_frames: None,
+        display_time_unit: None,
+        failure: None,
+    };
+    let read = (&mut deserializer).deserialize_any(Top(&mut reader)).and_then(|()| deserializer.end());
+    match read {
+        Ok(()) => {}
+        // Cut short between two events: what came is read.
+        Err(e) if e.is_eof() && !place.inside.get() => {
+            diag.warn("cut-short", Some(place.position()), || {
+                "the trace ends without closing its array of events: it looks cut short".to_string()
+            });
+        }
+        Err(e) => return Err(reader.error(&e)),
+    }
+    reader.finish(diag)
+}
+
+/// The whole trace: an array of events or an object with them.
+struct Top<'r, 'p>(&'r mut Reader<'p>);
+
+impl<'de> Visitor<'de> for Top<'_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a Chrome trace: an array of trace events, or an object with traceEvents")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, events: A) -> Result<(), A::Error> {
+        Events(self.0).visit_seq(events)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut events = false;
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "traceEvents" => {
+                    map.next_value_seed(Events(self.0))?;
+                    events = true;
+                }
+                "displayTimeUnit" => self.0.display_time_unit = map.next_value::<Loose<String>>()?.get(),
+                "samples" => self.0.samples = map.next_value()?,
+                "stackFrames" => self.0.stack_frames = Some(map.next_value()?),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            self.0.place.inside.set(true);
+        }
+        match events {
+            true => Ok(()),
+            false => Err(de::Error::missing_field("traceEvents")),
+        }
+    }
+}
+
+/// The array of events, read one by one.
+struct Events<'r, 'p>(&'r mut Reader<'p>);
+
+impl<'de> DeserializeSeed<'de> for Events<'_, '_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Events<'_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of trace events")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut events: A) -> Result<(), A::Error> {
+        self.0.place.inside.set(false);
+        while let Some(event) = events.next_element::<Event>()? {
+            if let Err(failure) = self.0.event(event) {
+                let message = format!("{}: {}", failure.0, failure.1);
+                self.0.failure = Some(failure);
+                return Err(de::Error::custom(message));
+            }
+            self.0.place.inside.set(false);
+        }
+        Ok(())
+    }
+}
+
+impl Reader<'_> {
+    /// The parse error of `e`: an event found wrong, else serde_json's error, at its place.
+    fn error(&mut self, e: &serde_json::Error) -> ParseError {
+        let position = Position {
+            line: (e.line() > 0).then_some(e.line() as u64),
+            column: (e.column() > 0).then_some(e.column() as u64),
+            ..self.place.position()
+        };
+        let kind = match self.failure.take() {
+            Some(Failure(expected, found)) => ParseErrorKind::Unexpected { expected, found },
+            None if e.is_io() => ParseErrorKind::Io(std::io::Error::other(e.to_string())),
+            None => {
+                let message = e.to_string();
+                let message = message.split(" at line ").next().unwrap_or(&message).to_string();
+                ParseErrorKind::Unexpected {
+                    expected: "a Chrome trace (an array of trace events, or an object with traceEvents)".into(),
+                    found: format!("a JSON error ({message})"),
+                }
+            }
+        };
+        ParseError { format: FORMAT.into(), position, kind }
+    }
+
+    fn track(&mut self, pid: Option<Id>, tid: Option<Id>) -> &mut Track {
+        let key = (pid.unwrap_or_default(), tid.unwrap_or_default());
+        let tracks = &mut self.tracks;
+        let i = *self.track_of.entry(key).or_insert_with_key(|(_, tid)| {
+            tracks.push(Track { tid: tid.clone(), name: None, items: Vec::new(), only_totals: true });
+            tracks.len() - 1
+        });
+        &mut self.tracks[i]
+    }
+
+    /// Takes in one event.
+    fn event(&mut self, event: Event) -> Result<(), Failure> {
+        let Some(ph) = event.ph else {
+            return Err(Failure("an event with a phase (ph)".into(), "an event without one".into()));
+        };
+        let name = event.name.as_deref().unwrap_or_default();
+        if matches!(name, "Profile" | "ProfileChunk" | "CpuProfile") && event.args.is_some() {
+            return self.profile_event(event);
+        }
+        match ph {
+            'B' | 'E' | 'X' => self.slice(ph, event),
+            'M' => {
+                if name == "thread_name" {
+                    let args = event.args.and_then(|a| serde_json::from_str::<NameArgs>(a.get()).ok());
+                    let thread = args.and_then(|a| a.name?.get());
+                    self.track(event.pid, event.tid).name = thread;
+                }
+                Ok(())
+            }
+            _ => {
+                let skipped = &mut self.skipped;
+                *match ph {
+                    'i' | 'I' | 'R' => &mut skipped.instant,
+                    'C' => &mut skipped.counter,
+                    'b' | 'e' | 'n' | 'S' | 'T' | 'p' | 'F' => &mut skipped.asynchronous,
+                    's' | 't' | 'f' => &mut skipped.flow,
+                    _ => &mut skipped.other,
+                } += 1;
+                Ok(())
+            }
+        }
+    }
+
+    /// A `B`, `E` or `X` event.
+    fn slice(&mut self, ph: char, event: Event) -> Result<(), Failure> {
+        let Some(ts) = event.ts else {
+            return Err(Failure(format!("a slice ({ph}) event with a timestamp (ts)"), "one without".into()));
+        };
+        let dur = match ph {
+            'X' => event.dur.or(event.tdur).unwrap_or(0.0),
+            _ => 0.0,
+        };
+        if dur < 0.0 {
+            return Err(Failure("an X event with a duration of 0 or more".into(), format!("dur {dur}")));
+        }
+        // Far beyond any clock (10^18 µs is 31,000 years), so that no difference of two overflows.
+        if ts.abs() >= 1e18 || dur >= 1e18 {
+            return Err(Failure("times below 10^18 us".into(), format!("ts {ts}, dur {dur}")));
+        }
+        let args = event.args.as_deref().map(RawValue::get);
+        let bare =
+            args.is_none_or(|a| a.trim_matches(|c: char| c.is_ascii_whitespace() || c == '{' || c == '}').is_empty());
+        let key = {
+            let key = format!("{}\0{}", event.name.as_deref().unwrap_or("(unnamed)"), args.unwrap_or_default());
+            let next = self.keys.len() as u32;
+            *self.keys.entry(key).or_insert(next)
+        };
+        let item = match (ph, event.name) {
+            // An end names the slice it closes, or none.
+            ('E', name) => {
+                let name = name.map_or(NO_NAME, |n| self.names.get(&n).copied().unwrap_or(UNKNOWN_NAME));
+                Item { ts, dur, frame: FrameId(0), name, key, kind: Kind::End, bare }
+            }
+            (_, name) => {
+                let name = name.unwrap_or_else(|| "(unnamed)".into());
+                let args = args.and_then(|a| serde_json::from_str::<SliceArgs>(a).ok()).unwrap_or_default();
+                let frame = frame(&mut self.frames, &name, args);
+                let next = self.names.len() as u32;
+                let is_total = ph == 'X' && name.starts_with("Total ");
+                let name = *self.names.entry(name).or_insert(next);
+                let kind = if ph == 'X' { Kind::Whole } else { Kind::Begin };
+                self.track(event.pid.clone(), event.tid.clone()).only_totals &= is_total;
+                Item { ts, dur, frame, name, key, kind, bare }
+            }
+        };
+        let track = self.track(event.pid, event.tid);
+        track.only_totals &= item.kind != Kind::End;
+        track.items.push(item);
+        Ok(())
+    }
+
+    /// A `Profile`, `ProfileChunk` or `CpuProfile` event: kept for the end; one without `args.data`
+    /// (Chrome 141 writes such chunks) is skipped, as speedscope skips it.
+    fn profile_event(&mut self, event: Event) -> Result<(), Failure> {
+        let args = event.args.as_deref().map_or("null", RawValue::get);
+        let data = serde_json::from_str::<ProfileArgs>(args)
+            .map_err(|e| Failure("a CPU profile in args.data".into(), format!("a JSON error ({e})")))?
+            .data;
+        let Some(data) = data else {
+            self.profiles_without_data += 1;
+            return Ok(());
+        };
+        let (pid, tid) = (event.pid.unwrap_or_default(), event.tid.unwrap_or_default());
+        self.profiles.push(ProfileEvent {
+            profile: (pid.clone(), event.id.ok_or_else(|| tid.clone())),
+            chunk: event.name.as_deref() == Some("ProfileChunk"),
+            ts: event.ts.unwrap_or(0.0),
+            track: (pid, tid),
+            data,
+            position: self.place.position(),
+        });
+        Ok(())
+    }
+
+    /// The profile of everything read.
+    fn finish(mut self, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+        let skipped = &self.skipped;
+        let counts = [
+            (skipped.instant, "instant"),
+            (skipped.counter, "counter"),
+            (skipped.asynchronous, "async"),
+            (skipped.flow, "flow"),
+            (skipped.other, "other"),
+        ];
+        let said: Vec<String> = counts.iter().filter(|(n, _)| *n > 0).map(|(n, what)| format!("{n} {what}")).collect();
+        if !said.is_empty() {
+            diag.warn("chrome-trace-events", None, || {
+                format!("events that carry no stacks are not read: {}", said.join(", "))
+            });
+        }
+        if self.profiles_without_data > 0 {
+            diag.warn("chrome-trace-no-data", None, || {
+                format!(
+                    "profile events without args.data carry no samples and are skipped, as speedscope skips them: {}",
+                    self.profiles_without_data
+                )
+            });
+        }
+        let profile = if self.stack_frames.is_some() && !self.samples.is_empty() {
+            self.sampled(diag)?
+        } else if self.profiles.is_empty() {
+            self.slices(diag)
+        } else {
+            self.cpu_profiles(diag)?
+        };
+        let mut profile = without_timeless_stacks(&profile);
+        if let Some(unit) = self.display_time_unit.filter(|u| u != "ms") {
+            profile.meta.attrs.push((DISPLAY_TIME_UNIT.to_string(), unit));
+        }
+        Ok(profile)
+    }
+
+    /// The root frame of a track.
+    fn thread_frame(profile: &mut Profile, name: Option<&str>, tid: &Id) -> FrameId {
+        let name = name.map_or_else(|| format!("tid {tid}"), str::to_string);
+        profile.frames.intern(FrameRef::named(&name, FrameKind::Thread))
+    }
+
+    /// The tracks' slices as stacks weighed by time.
+    fn slices(&mut self, diag: &mut Diagnostics) -> Profile {
+        let mut profile = Profile::new(Vec::new());
+        let mut layout = Layout {
+            frames: &self.frames,
+            frame_of: vec![None; self.frames.len()],
+            index: ChildIndex::default(),
+            time: Vec::new(),
+            unmatched: 0,
+            other_args: 0,
+            unclosed: 0,
+        };
+        let mut totals = 0;
+        for track in &mut self.tracks {
+            if track.only_totals && track.name.is_none() && !track.items.is_empty() {
+                totals += 1;
+                continue;
+            }
+            let root_frame = Reader::thread_frame(&mut profile, track.name.as_deref(), &track.tid);
+            let root = layout.index.child_or_insert(&mut profile.tree, None, root_frame);
+            layout.track(&mut profile, root, &track.items);
+        }
+        if totals > 0 {
+            diag.warn("chrome-trace-totals", None, || {
+                format!("Clang's `Total …` summary tracks are not read (their slices overlap the others): {totals}")
+            });
+        }
+        if layout.unmatched > 0 {
+            diag.warn("chrome-trace-unmatched", None, || {
+                format!(
+                    "end events (E, or an X's end) that do not close the innermost open slice of their name are \
+                     ignored, as speedscope ignores them: {}",
+                    layout.unmatched
+                )
+            });
+        }
+        if layout.other_args > 0 {
+            diag.warn("chrome-trace-other-args", None, || {
+                format!(
+                    "end (E) events whose args (not empty) differ from their slice's close it, as speedscope closes it: {}",
+                    layout.other_args
+                )
+            });
+        }
+        if layout.unclosed > 0 {
+            diag.warn("chrome-trace-unclosed", None, || {
+                format!(
+                    "slices still open at their track's last event close there, as speedscope closes them: {}",
+                    layout.unclosed
+                )
+            });
+        }
+        add_time(&mut profile, layout.time);
+        profile
+    }
+}
+
+/// `profile` (of one metric, time, and no frame facts) without the stacks of no time but its
+/// thread roots, and without the frames only they had: a trace holds slices of time, and writes
+/// none for them (slices of no length, its slices or its last samples, are nothing to show).
+fn without_timeless_stacks(profile: &Profile) -> Profile {
+    let tree = &profile.tree;
+    let inclusive = tree.derived_inclusive(0);
+    let mut kept = Profile::new(profile.metrics().to_vec());
+    kept.meta = profile.meta.clone();
+    let mut copy_of: Vec<Option<NodeId>> = vec![None; tree.len()];
+    for node in tree.nodes() {
+        let parent = match tree.parent(node) {
+            Some(_) if inclusive.get(node.index()).as_f64() == 0.0 => continue,
+            Some(parent) => match copy_of[parent.index()] {
+                Some(copy) => Some(copy),
+                None => continue,
+            },
+            None => None,
+        };
+        let frame = kept.frames.intern(profile.frames.get(tree.frame(node)).as_ref());
+        let copy = kept.tree.push(parent, frame);
+        crate::model::ops::copy_values(tree, node, &mut kept.tree, copy);
+        copy_of[node.index()] = Some(copy);
+    }
+    kept
+}
+
+/// Adds the metric time of `time` (µs per node, to the nanosecond): whole µs as integers.
+fn add_time(profile: &mut Profile, mut time: Vec<f64>) {
+    time.resize(profile.tree.len(), 0.0);
+    let time: Vec<f64> = time.into_iter().map(to_nanosecond).collect();
+    let values = match time.iter().all(|t| t.fract() == 0.0 && t.abs() < 2f64.powi(53)) {
+        true => Values::Int(time.iter().map(|&t| t as i64).collect()),
+        false => Values::Float(time),
+    };
+    let repr = match values {
+        Values::Int(_) => Repr::Int,
+        Values::Float(_) => Repr::Float,
+    };
+    profile.add_metric(Metric::time(Unit::Microseconds, repr), values);
+}
+
+/// The frame of a slice named `name` with `args` (see the module documentation).
+fn frame(frames: &mut FrameTable, name: &str, args: SliceArgs) -> FrameId {
+    let detail = args.detail.and_then(Loose::get).filter(|d| !d.is_empty());
+    let name = match &detail {
+        Some(detail) => std::borrow::Cow::Owned(format!("{name} ({detail})")),
+        None => std::borrow::Cow::Borrowed(name),
+    };
+    let module = [args.filename, args.file, args.url].into_iter().flatten().find_map(Loose::get);
+    let line = args.line.and_then(Loose::get);
+    let kind = if line.is_some() { FrameKind::Line } else { FrameKind::Function };
+    frames.intern(FrameRef { module: module.as_deref(), line, kind, ..FrameRef::function(&name) })
+}
+
+/// The stacks of tracks, as their slices nest.
+struct Layout<'f> {
+    /// The frames of slices as read, and each one's frame in the profile, once it has one.
+    frames: &'f FrameTable,
+    frame_of: Vec<Option<FrameId>>,
+    index: ChildIndex,
+    /// The time (µs) of each node.
+    time: Vec<f64>,
+    unmatched: u64,
+    other_args: u64,
+    unclosed: u64,
+}
+
+/// An open slice.
+struct Open {
+    node: NodeId,
+    name: u32,
+    key: u32,
+}
+
+/// A begin or end in one of the two queues of [`Layout::track`]: when, and which item.
+#[derive(Clone, Copy)]
+struct Edge {
+    ts: f64,
+    item: usize,
+}
+
+impl Layout<'_> {
+    /// Lays out one track's slices under its `root` as speedscope's importer does
+    /// (`trace-event.ts`): `X` slices in start order, the longer first where two start together,
+    /// each a begin at its start and an end at `ts + dur`; the begins and the ends each in time
+    /// order, file order where equal. Of a begin and an end at one time the end comes first, unless
+    /// both are of one name and args (a slice of no length). An end at the time of others closes
+    /// the innermost open slice if one of them is its (by name and args, else by name); an end that
+    /// names another slice is ignored (its time too), and slices still open at the track's last
+    /// begin or end that was not ignored close there.
+    fn track(&mut self, profile: &mut Profile, root: NodeId, items: &[Item]) {
+        let mut wholes: Vec<usize> = (0..items.len()).filter(|&i| items[i].kind == Kind::Whole).collect();
+        wholes.sort_by(|&a, &b| items[a].ts.total_cmp(&items[b].ts).then(items[b].dur.total_cmp(&items[a].dur)));
+        let of_kind = |kind: Kind| (0..items.len()).filter(move |&i| items[i].kind == kind);
+        let mut begins: Vec<Edge> = of_kind(Kind::Begin).map(|item| Edge { ts: items[item].ts, item }).collect();
+        begins.extend(wholes.iter().map(|&item| Edge { ts: items[item].ts, item }));
+        let mut ends: Vec<Edge> = of_kind(Kind::End).map(|item| Edge { ts: items[item].ts, item }).collect();
+        ends.extend(wholes.iter().map(|&item| Edge { ts: items[item].ts + items[item].dur, item }));
+        begins.sort_by(|a, b| a.ts.total_cmp(&b.ts));
+        ends.sort_by(|a, b| a.ts.total_cmp(&b.ts));
+        let mut open: Vec<Open> = Vec::new();
+        let mut now = begins.first().map_or(0.0, |e| e.ts);
+        let (mut b, mut e) = (0, 0);
+        while b < begins.len() || e < ends.len() {
+            let take_begin = match (begins.get(b), ends.get(e)) {
+                (Some(begin), Some(end)) if begin.ts == end.ts => items[begin.item].key == items[end.item].key,
+                (Some(begin), Some(end)) => begin.ts < end.ts,
+                (begin, _) => begin.is_some(),
+            };
+            if take_begin {
+                let item = &items[begins[b].item];
+                self.advance(&open, &mut now, begins[b].ts);
+                let parent = open.last().map_or(root, |o| o.node);
+                let frame = *self.frame_of[item.frame.index()]
+                    .get_or_insert_with(|| profile.frames.intern(self.frames.get(item.frame).as_ref()));
+                let node = self.index.child_or_insert(&mut profile.tree, Some(parent), frame);
+                open.push(Open { node, name: item.name, key: item.key });
+                b += 1;
+                continue;
+            }
+            if let Some(top) = open.last() {
+                // Of the ends at this time, the innermost open slice's first.
+                let together = ends[e + 1..].iter().take_while(|end| end.ts == ends[e].ts).count();
+                let others = e + 1..e + 1 + together;
+                let mine = others.clone().find(|&j| items[ends[j].item].key == top.key);
+                if let Some(j) = mine.or_else(|| others.clone().find(|&j| items[ends[j].item].name == top.name)) {
+                    ends.swap(e, j);
+                }
+            }
+            let Edge { ts, item } = ends[e];
+            let end = &items[item];
+            e += 1;
+            match open.last() {
+                Some(top) if end.name == top.name || end.name == NO_NAME => {
+                    if end.key != top.key && !end.bare {
+                        self.other_args += 1;
+                    }
+                    self.advance(&open, &mut now, ts);
+                    open.pop();
+                }
+                // Ignored: not even its time is a time of the track's.
+                _ => self.unmatched += 1,
+            }
+        }
+        self.unclosed += open.len() as u64;
+    }
+
+    /// Gives the innermost open slice the time from `now` to `to`.
+    fn advance(&mut self, open: &[Open], now: &mut f64, to: f64) {
+        if to > *now {
+            if let Some(top) = open.last() {
+                let i = top.node.index();
+                if self.time.len() <= i {
+                    self.time.resize(i + 1, 0.0);
+                }
+                self.time[i] += to - *now;
+            }
+            *now = to;
+        }
+    }
+}

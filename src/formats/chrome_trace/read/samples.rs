@@ -1,0 +1,237 @@
+//! The stacks a trace carries as samples: the CPU profiles of `Profile` and `ProfileChunk` events
+//! (what Chrome DevTools' Performance panel saves, Node's `--cpu-prof` trace events), and the
+//! `samples` and `stackFrames` of the sampling form.
+
+use super::{add_time, time, Id, Reader, FORMAT};
+use crate::diag::Diagnostics;
+use crate::error::{ParseError, ParseErrorKind, Position};
+use crate::formats::cpuprofile;
+use crate::model::{ChildIndex, FrameKind, FrameRef, Profile};
+use rustc_hash::FxHashMap;
+use serde::Deserialize;
+
+/// One of the `samples` of a trace's sampling form (Chrome's sampling traces, Hermes' profiles of
+/// React Native): when, on which thread, and its innermost stack frame. Its `weight` is not read:
+/// speedscope weighs a sample by the time to the next.
+#[derive(Deserialize)]
+pub(super) struct SampleJson {
+    #[serde(default, deserialize_with = "time")]
+    pub(super) ts: Option<f64>,
+    #[serde(default)]
+    pub(super) pid: Option<Id>,
+    #[serde(default)]
+    pub(super) tid: Option<Id>,
+    pub(super) sf: Id,
+}
+
+/// One of the `stackFrames` of the sampling form: its name and its caller's id.
+#[derive(Deserialize)]
+pub(super) struct StackFrameJson {
+    #[serde(default)]
+    pub(super) name: Option<String>,
+    #[serde(default)]
+    pub(super) parent: Option<Id>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct ProfileArgs {
+    #[serde(default)]
+    pub(super) data: Option<ProfileData>,
+}
+
+/// `args.data` of a `Profile`, `ProfileChunk` or `CpuProfile` event.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct ProfileData {
+    #[serde(default)]
+    pub(super) cpu_profile: Option<CpuProfileJson>,
+    #[serde(default)]
+    pub(super) time_deltas: Option<Vec<f64>>,
+    #[serde(default)]
+    pub(super) start_time: Option<f64>,
+    #[serde(default)]
+    pub(super) end_time: Option<f64>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct CpuProfileJson {
+    #[serde(default)]
+    pub(super) nodes: Vec<cpuprofile::NodeJson>,
+    #[serde(default)]
+    pub(super) samples: Vec<u64>,
+    #[serde(default)]
+    pub(super) time_deltas: Option<Vec<f64>>,
+    #[serde(default)]
+    pub(super) start_time: Option<f64>,
+    #[serde(default)]
+    pub(super) end_time: Option<f64>,
+}
+
+/// A `Profile`, `ProfileChunk` or `CpuProfile` event.
+pub(super) struct ProfileEvent {
+    /// Which profile: its process and its `id`, else its thread (ids are unique in a process only:
+    /// each Chromium process numbers its profiles from `0x1`).
+    pub(super) profile: (Id, Result<Id, Id>),
+    pub(super) chunk: bool,
+    pub(super) ts: f64,
+    pub(super) track: (Id, Id),
+    pub(super) data: ProfileData,
+    pub(super) position: Position,
+}
+
+impl Reader<'_> {
+    /// The samples of the sampling form (`samples` and `stackFrames`), each weighed by the time to
+    /// the next sample of its thread (the last by none), as speedscope weighs them, under a root per
+    /// thread; the trace's other events are not read (as speedscope reads such a trace).
+    pub(super) fn sampled(&mut self, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+        let stack_frames = self.stack_frames.take().unwrap_or_default();
+        let slices: usize = self.tracks.iter().map(|t| t.items.len()).sum::<usize>() + self.profiles.len();
+        if slices > 0 {
+            diag.warn("chrome-trace-sampled", None, || {
+                format!("the trace's samples are read (as speedscope reads them): its {slices} slice and profile events are not")
+            });
+        }
+        let mut profile = Profile::new(Vec::new());
+        let mut index = ChildIndex::default();
+        let mut time: Vec<f64> = Vec::new();
+        let mut by_thread: Vec<((Id, Id), Vec<&SampleJson>)> = Vec::new();
+        for sample in &self.samples {
+            let key = (sample.pid.clone().unwrap_or_default(), sample.tid.clone().unwrap_or_default());
+            match by_thread.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, samples)) => samples.push(sample),
+                None => by_thread.push((key, vec![sample])),
+            }
+        }
+        let mut stack: Vec<&str> = Vec::new();
+        for (track, samples) in &by_thread {
+            let name = self.track_of.get(track).and_then(|&t| self.tracks[t].name.clone());
+            let thread = Reader::thread_frame(&mut profile, name.as_deref(), &track.1);
+            let root = index.child_or_insert(&mut profile.tree, None, thread);
+            for (i, sample) in samples.iter().enumerate() {
+                let ts = |s: &SampleJson| s.ts.unwrap_or(0.0);
+                let weight = samples.get(i + 1).map_or(0.0, |next| ts(next) - ts(sample));
+                // The stack, innermost first, through the frames' parents.
+                stack.clear();
+                let mut at = Some(&sample.sf);
+                while let Some(id) = at {
+                    let Some(frame) = stack_frames.get(id).filter(|_| stack.len() <= stack_frames.len()) else {
+                        let kind = ParseErrorKind::Unexpected {
+                            expected: "stackFrames whose parents lead to a root".into(),
+                            found: format!("the frame {id} (of a sample of tid {}) missing or in a cycle", track.1),
+                        };
+                        return Err(ParseError { format: FORMAT.into(), position: self.place.position(), kind });
+                    };
+                    stack.push(frame.name.as_deref().unwrap_or("(unnamed)"));
+                    at = frame.parent.as_ref();
+                }
+                let mut node = root;
+                for name in stack.iter().rev() {
+                    let frame = profile.frames.intern(FrameRef::function(name));
+                    node = index.child_or_insert(&mut profile.tree, Some(node), frame);
+                }
+                time.resize(profile.tree.len(), 0.0);
+                time[node.index()] += weight.max(0.0);
+            }
+        }
+        add_time(&mut profile, time);
+        Ok(profile)
+    }
+
+    /// The CPU profiles of the `Profile` (or `CpuProfile`) events and their chunks, each under the
+    /// root of its thread (named with its process where profiles come from several).
+    pub(super) fn cpu_profiles(&mut self, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+        let slices: usize = self.tracks.iter().map(|t| t.items.len()).sum();
+        if slices > 0 {
+            diag.warn("chrome-trace-profile", None, || {
+                format!(
+                    "the trace carries CPU profiles, which are read (their samples, as speedscope reads them): \
+                     its {slices} slice events (the tasks beside the samples) are not"
+                )
+            });
+        }
+        // Chunks join their profile in time order; a chunk of no profile declared is dropped.
+        self.profiles.sort_by(|a, b| a.ts.total_cmp(&b.ts));
+        let mut order: Vec<(Id, Result<Id, Id>)> = Vec::new();
+        let mut joined: FxHashMap<(Id, Result<Id, Id>), Joined> = FxHashMap::default();
+        let mut undeclared = 0;
+        for event in self.profiles.drain(..) {
+            if !event.chunk && !joined.contains_key(&event.profile) {
+                order.push(event.profile.clone());
+                joined.insert(event.profile.clone(), Joined::new(&event));
+            }
+            match joined.get_mut(&event.profile) {
+                Some(profile) => profile.add(event.data),
+                None => undeclared += 1,
+            }
+        }
+        if undeclared > 0 {
+            diag.warn("chrome-trace-undeclared", None, || {
+                format!("profile chunks of no profile declared before them are dropped, as speedscope drops them: {undeclared}")
+            });
+        }
+        let processes: std::collections::HashSet<&Id> = order.iter().map(|(pid, _)| pid).collect();
+        let with_process = processes.len() > 1;
+        let mut profile = Profile::new(cpuprofile::metrics(true));
+        let mut index = ChildIndex::default();
+        let mut unknown = cpuprofile::Unknown::default();
+        for key in &order {
+            let Joined { document, track, position } = joined.remove(key).unwrap_or_else(|| unreachable!());
+            let name = self.track_of.get(&track).and_then(|&t| self.tracks[t].name.clone());
+            let name = name.unwrap_or_else(|| format!("tid {}", track.1));
+            let name = if with_process { format!("{name} (pid {})", track.0) } else { name };
+            let thread = profile.frames.intern(FrameRef::named(&name, FrameKind::Thread));
+            let root = index.child_or_insert(&mut profile.tree, None, thread);
+            let error = |_: &str, expected: String, found: String| ParseError {
+                format: FORMAT.into(),
+                position,
+                kind: ParseErrorKind::Unexpected { expected, found },
+            };
+            unknown += cpuprofile::add_tree(&mut profile, &mut index, Some(root), &document, &error)?;
+        }
+        cpuprofile::warn_unknown(&unknown, diag);
+        // A trace holds time and frames' modules only: the samples it was measured by and where
+        // functions are defined are not kept.
+        profile.retain_metrics(&[true, false]);
+        profile.frame_attrs.clear();
+        Ok(profile)
+    }
+}
+
+/// A CPU profile joined from its events so far, and where it was declared.
+struct Joined {
+    document: cpuprofile::Document,
+    track: (Id, Id),
+    position: Position,
+}
+
+impl Joined {
+    fn new(declared: &ProfileEvent) -> Joined {
+        let document = cpuprofile::Document {
+            // Without an end, the last sample has no time (as speedscope gives it).
+            end_time: f64::NEG_INFINITY,
+            samples: Some(Vec::new()),
+            time_deltas: Some(Vec::new()),
+            ..cpuprofile::Document::default()
+        };
+        Joined { document, track: declared.track.clone(), position: declared.position }
+    }
+
+    /// Adds the nodes, samples and deltas of one event; its start and end times where it has them.
+    fn add(&mut self, data: ProfileData) {
+        let document = &mut self.document;
+        let cpu = data.cpu_profile.unwrap_or_default();
+        if let Some(start) = data.start_time.or(cpu.start_time) {
+            document.start_time = start;
+        }
+        if let Some(end) = data.end_time.or(cpu.end_time) {
+            document.end_time = end;
+        }
+        document.nodes.extend(cpu.nodes);
+        document.samples.get_or_insert_with(Vec::new).extend(cpu.samples);
+        document
+            .time_deltas
+            .get_or_insert_with(Vec::new)
+            .extend(data.time_deltas.or(cpu.time_deltas).unwrap_or_default());
+    }
+}

@@ -1,0 +1,233 @@
+//! Writing a Chrome trace: each thread's call tree as a flame chart of slices.
+
+use super::{DISPLAY_TIME_UNIT, FORMAT};
+use crate::error::Error;
+use crate::formats::json::push_string;
+use crate::model::{MetricKind, NodeId, Profile};
+use std::io::Write;
+
+/// Writes `profile` (projected onto [`CARRIES`](super::CARRIES) and fitted by [`fit`](super::fit):
+/// time in µs, roots that are threads without time of their own) as a Chrome trace.
+pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error> {
+    let tree = &profile.tree;
+    let inclusive = inclusive_nanoseconds(profile)?;
+    let children = tree.children();
+    let mut json = String::with_capacity(1 << 16);
+    json.push_str("{\"traceEvents\":[\n{\"name\":\"process_name\",\"cat\":\"__metadata\",\"ph\":\"M\",\"ts\":0,\"pid\":1,\"tid\":0,\"args\":{\"name\":\"proftool\"}}");
+    for (i, &root) in children.roots().iter().enumerate() {
+        let tid = itoa::Buffer::new().format(i + 1).to_string();
+        json.push_str(",\n{\"name\":\"thread_name\",\"cat\":\"__metadata\",\"ph\":\"M\",\"ts\":0,\"pid\":1,\"tid\":");
+        json.push_str(&tid);
+        json.push_str(",\"args\":{\"name\":");
+        push_string(&mut json, &crate::formats::written_name(profile.frames.get(tree.frame(root))));
+        json.push_str("}}");
+        // Each node's begin with where its slice starts (callees one after another from their
+        // caller's start), and after its callees its end.
+        let mut stack: Vec<Step> = Vec::new();
+        push_callees(&mut stack, children.of_node(root), 0, &inclusive);
+        while let Some(step) = stack.pop() {
+            match step {
+                Step::Begin(node, start) => {
+                    push_event(&mut json, profile, node, Phase::Begin, start, &tid);
+                    stack.push(Step::End(node, start + inclusive[node.index()]));
+                    push_callees(&mut stack, children.of_node(node), start, &inclusive);
+                }
+                Step::End(node, end) => push_event(&mut json, profile, node, Phase::End, end, &tid),
+            }
+            if json.len() >= 1 << 16 {
+                out.write_all(json.as_bytes())?;
+                json.clear();
+            }
+        }
+    }
+    json.push_str("\n],\"displayTimeUnit\":");
+    push_string(&mut json, profile.meta.attr(DISPLAY_TIME_UNIT).unwrap_or("ms"));
+    json.push_str("}\n");
+    out.write_all(json.as_bytes())?;
+    Ok(())
+}
+
+/// A slice to begin at its start, or to end at its end (ns).
+#[derive(Clone, Copy)]
+enum Step {
+    Begin(NodeId, i128),
+    End(NodeId, i128),
+}
+
+/// The inclusive time of every node in whole nanoseconds (the fit rounded the time to them), added
+/// up as integers so that a callee that ends with its caller ends at the caller's very timestamp.
+fn inclusive_nanoseconds(profile: &Profile) -> Result<Vec<i128>, Error> {
+    let tree = &profile.tree;
+    let Some(time) = profile.metrics().iter().position(|m| m.kind == MetricKind::Time) else {
+        return Ok(vec![0; tree.len()]);
+    };
+    let mut inclusive = Vec::with_capacity(tree.len());
+    for micros in tree.self_values(time).to_f64() {
+        let nanos = (micros * 1e3).round();
+        if !nanos.is_finite() || nanos.abs() >= 2f64.powi(100) {
+            return Err(Error::Unrepresentable {
+                format: FORMAT.into(),
+                what: format!("the time {micros} us: slices are finite"),
+            });
+        }
+        inclusive.push(nanos as i128);
+    }
+    for node in tree.nodes().rev() {
+        if let Some(parent) = tree.parent(node) {
+            inclusive[parent.index()] += inclusive[node.index()];
+        }
+    }
+    Ok(inclusive)
+}
+
+/// Pushes the begins of `callees` with their starts, one after another from `start`, the first on
+/// top; callees without time have no slice (speedscope, which ends the slices of a time before it
+/// begins others, would end a caller before a slice of no length at its end).
+fn push_callees(stack: &mut Vec<Step>, callees: &[NodeId], start: i128, inclusive: &[i128]) {
+    let from = stack.len();
+    let mut at = start;
+    for &callee in callees.iter().filter(|c| inclusive[c.index()] > 0) {
+        stack.push(Step::Begin(callee, at));
+        at += inclusive[callee.index()];
+    }
+    stack[from..].reverse();
+}
+
+/// The begin or the end of a slice.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Begin,
+    End,
+}
+
+/// One `B` or `E` event of `node`'s slice at `nanos`, with the frame's name. A begin has `args`
+/// where the frame has a module or is a source line (`filename`, `line`: speedscope shows them
+/// in the frame's name, Perfetto beside it); an end has empty ones, so that no end is taken for a
+/// slice of no length: of a begin and an end at one time speedscope takes the begin first only
+/// if both have the same name and args, and would otherwise begin a slice that follows one of its
+/// name (a cousin) inside the slice that ends (the end then closes the innermost open slice of its
+/// name, as speedscope and proftool close it; Perfetto closes the innermost).
+fn push_event(json: &mut String, profile: &Profile, node: NodeId, phase: Phase, nanos: i128, tid: &str) {
+    let frame = profile.frames.get(profile.tree.frame(node));
+    json.push_str(",\n{\"name\":");
+    push_string(json, &crate::formats::written_name(frame));
+    json.push_str(if phase == Phase::Begin { ",\"ph\":\"B\",\"ts\":" } else { ",\"ph\":\"E\",\"ts\":" });
+    push_micros(json, nanos);
+    json.push_str(",\"pid\":1,\"tid\":");
+    json.push_str(tid);
+    if phase == Phase::End {
+        json.push_str(",\"args\":{}");
+    } else if frame.module.is_some() || frame.line.is_some() {
+        json.push_str(",\"args\":{");
+        if let Some(module) = &frame.module {
+            json.push_str("\"filename\":");
+            push_string(json, module);
+        }
+        if let Some(line) = frame.line {
+            json.push_str(if frame.module.is_some() { ",\"line\":" } else { "\"line\":" });
+            json.push_str(itoa::Buffer::new().format(line));
+        }
+        json.push('}');
+    }
+    json.push('}');
+}
+
+/// Whole nanoseconds as µs, in decimal: digits, and after a point the nanoseconds where there are
+/// any (`1.5`, `12.034`), so that two equal times are written, and read back, as one number.
+fn push_micros(json: &mut String, nanos: i128) {
+    json.push_str(itoa::Buffer::new().format(nanos / 1000));
+    let fraction = (nanos % 1000).unsigned_abs();
+    if fraction != 0 {
+        let digits = format!(".{fraction:03}");
+        json.push_str(digits.trim_end_matches('0'));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::read;
+    use super::*;
+    use crate::diag::Diagnostics;
+
+    /// A stack 100,000 slices deep, as B events then E events out of order in the file: read
+    /// without recursion, each slice 2 µs of its own (1 before its callee, 1 after); written as nested X
+    /// slices, read again and written to the same bytes.
+    #[test]
+    fn deep_stacks_read_and_write_without_recursion() {
+        let depth = 100_000;
+        let mut json = String::from("[");
+        for i in 0..depth {
+            json.push_str(&format!("{{\"name\":\"f{}\",\"ph\":\"B\",\"ts\":{i},\"pid\":1,\"tid\":1}},", i % 7));
+        }
+        // The ends, the innermost first, in reverse file order: time order puts them right.
+        let ends: Vec<String> =
+            (0..depth).map(|i| format!("{{\"ph\":\"E\",\"ts\":{},\"pid\":1,\"tid\":1}}", 2 * depth - i)).collect();
+        json.push_str(&ends.into_iter().rev().collect::<Vec<_>>().join(","));
+        json.push(']');
+        let profile = read(&mut json.as_bytes(), &mut Diagnostics::default()).unwrap();
+        assert_eq!(profile.max_depth(), Some(depth as u32));
+        assert_eq!(profile.total(0).as_f64(), 2.0 * depth as f64);
+        let mut out = Vec::new();
+        write(&profile, &mut out).unwrap();
+        let again = read(&mut &out[..], &mut Diagnostics::default()).unwrap();
+        assert_eq!((again.max_depth(), again.total(0)), (profile.max_depth(), profile.total(0)));
+        let mut twice = Vec::new();
+        write(&again, &mut twice).unwrap();
+        assert!(twice == out);
+    }
+
+    /// The writer's flame chart: callees one after another from their caller's start, its own time
+    /// after them (a: 10.25 − 2.5 − 3 = 4.75 µs of its own), fractions of µs as they are; each slice
+    /// a begin and an end with its name, a source line with its file and line in its begin's args.
+    #[test]
+    fn slices_are_laid_out_as_a_flame_chart() {
+        let json =
+            br#"[{"name":"a","ph":"X","ts":100,"dur":10.25,"tid":3},{"name":"b","ph":"X","ts":101,"dur":2.5,"tid":3,
+            "args":{"filename":"f.py","line":9}},{"name":"c","ph":"X","ts":104,"dur":3,"tid":3}]"#;
+        let profile = read(&mut &json[..], &mut Diagnostics::default()).unwrap();
+        let mut out = Vec::new();
+        write(&profile, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let slices: Vec<&str> =
+            text.lines().filter(|l| l.contains(r#""ph":"B""#) || l.contains(r#""ph":"E""#)).collect();
+        let args = r#""args":{"filename":"f.py","line":9}"#;
+        assert_eq!(
+            slices,
+            [
+                r#"{"name":"a","ph":"B","ts":0,"pid":1,"tid":1},"#.to_string(),
+                format!(r#"{{"name":"b","ph":"B","ts":0,"pid":1,"tid":1,{args}}},"#),
+                r#"{"name":"b","ph":"E","ts":2.5,"pid":1,"tid":1,"args":{}},"#.to_string(),
+                r#"{"name":"c","ph":"B","ts":2.5,"pid":1,"tid":1},"#.to_string(),
+                r#"{"name":"c","ph":"E","ts":5.5,"pid":1,"tid":1,"args":{}},"#.to_string(),
+                r#"{"name":"a","ph":"E","ts":10.25,"pid":1,"tid":1,"args":{}}"#.to_string(),
+            ]
+        );
+        assert!(text.contains(
+            r#""name":"thread_name","cat":"__metadata","ph":"M","ts":0,"pid":1,"tid":1,"args":{"name":"tid 3"}}"#
+        ));
+        assert!(text.ends_with("],\"displayTimeUnit\":\"ms\"}\n"), "{text}");
+    }
+
+    /// Times are added up in whole nanoseconds, not in floating point: callees of 0.1 and 0.2 µs
+    /// end at 0.3 µs, the very number their caller ends at (in floating point 0.1 + 0.2 is
+    /// 0.30000000000000004, and a viewer would close the caller first).
+    #[test]
+    fn a_callee_that_ends_with_its_caller_ends_at_its_timestamp() {
+        let stacks =
+            b"[{\"name\":\"p\",\"ph\":\"X\",\"ts\":0,\"dur\":0.3},{\"name\":\"x\",\"ph\":\"X\",\"ts\":0,\"dur\":0.1},
+            {\"name\":\"y\",\"ph\":\"X\",\"ts\":0.1,\"dur\":0.2}]";
+        let profile = read(&mut &stacks[..], &mut Diagnostics::default()).unwrap();
+        let mut out = Vec::new();
+        write(&profile, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let ends: Vec<&str> = text.lines().filter(|l| l.contains(r#""ph":"E""#)).collect();
+        assert_eq!(
+            ends,
+            [
+                r#"{"name":"x","ph":"E","ts":0.1,"pid":1,"tid":1,"args":{}},"#,
+                r#"{"name":"y","ph":"E","ts":0.3,"pid":1,"tid":1,"args":{}},"#,
+                r#"{"name":"p","ph":"E","ts":0.3,"pid":1,"tid":1,"args":{}}"#,
+            ]
+        );
+    }
+}

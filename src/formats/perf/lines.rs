@@ -1,7 +1,10 @@
 //! The reading thread's work on `perf script` lines: what each line is (a header, a frame, a
 //! source line), its fields, and the number of each frame's symbol and DSO.
 
+use super::pairs::{FrameIds, Pairs};
+use super::{names, Root};
 use crate::error::{excerpt, ParseErrorKind};
+use crate::model::{FrameId, FrameKind, FrameRef, FrameTable};
 use std::ops::Range;
 
 /// A header line's fields, as byte ranges of the line.
@@ -16,8 +19,11 @@ pub(super) struct Header {
     pub(super) timed: bool,
     /// Where the frame on the header line starts (a sample of a recording without call chains).
     pub(super) frame: Option<usize>,
-    /// That frame's key, which the reading thread adds.
-    pub(super) frame_key: Option<FrameKey>,
+    /// The stack's root frame (the command's thread), which the reading thread sets (a header
+    /// parsed alone has the first frame there).
+    pub(super) root: FrameId,
+    /// The frames of the frame on the header line, which the reading thread adds.
+    pub(super) frames: Option<FrameIds>,
 }
 
 /// The fields of a header line. The command is everything before the first word of digits (`TID`,
@@ -73,8 +79,8 @@ fn thread_fields(line: &str) -> Option<Header> {
                     None => (None, word_start..i),
                 };
                 let comm = trim_range(line, 0..word_start - 1);
-                let (event, period, frame, frame_key) = (None, None, None, None);
-                return Some(Header { comm, pid, tid, event, period, timed: false, frame, frame_key });
+                let (event, period, frame, root, frames) = (None, None, None, FrameId(0), None);
+                return Some(Header { comm, pid, tid, event, period, timed: false, frame, root, frames });
             }
             b' ' => {
                 word_start = i + 1;
@@ -212,109 +218,42 @@ pub(super) fn not_a_frame(text: &str) -> ParseErrorKind {
     ParseErrorKind::Unexpected { expected, found: excerpt(text.as_bytes()) }
 }
 
-/// A frame's symbol (without its offset) and DSO, numbered by the reading thread in the order they
-/// first come (apart under a `java` command and not: the command changes their names), so that the
-/// building thread finds their frames by the number.
-#[derive(Clone)]
-pub(super) struct FrameKey {
-    pub(super) id: u32,
-    /// Where the symbol and DSO are in the line the first time they come: the building thread then
-    /// names their frames.
-    pub(super) first: Option<(Range<usize>, Range<usize>)>,
-}
-
-/// The symbol-and-DSO pairs the reading thread has seen, with their numbers.
-#[derive(Default)]
-struct PairTable {
-    /// Each pair where its text is and its number, in the table itself: a lookup reads the slot
-    /// its hash finds and the text, no third place.
-    table: hashbrown::HashTable<Pair>,
-    /// Each pair's symbol and DSO back to back, all pairs in one buffer.
-    text: Vec<u8>,
-}
-
-/// Where a pair's symbol and DSO are in [`PairTable::text`], whether its command is a `java` one,
-/// and its number.
-struct Pair {
-    start: usize,
-    symbol_len: u32,
-    dso_len: u32,
-    id: u32,
-    java: bool,
-}
-
-impl Pair {
-    /// The pair's symbol and DSO in `text`, the buffer of [`PairTable`].
-    fn text<'t>(&self, text: &'t [u8]) -> (&'t [u8], &'t [u8]) {
-        let symbol_end = self.start + self.symbol_len as usize;
-        (&text[self.start..symbol_end], &text[symbol_end..symbol_end + self.dso_len as usize])
-    }
-}
-
-impl PairTable {
-    fn hash(symbol: &[u8], dso: &[u8]) -> u64 {
-        use std::hash::Hasher;
-        let mut h = rustc_hash::FxHasher::default();
-        // Each `write` mixes in the length too.
-        h.write(symbol);
-        h.write(dso);
-        h.finish()
-    }
-
-    /// The key of the symbol and DSO at these ranges of `line`, numbered the first time they come.
-    fn key(&mut self, line: &str, symbol: Range<usize>, dso: Range<usize>, java: bool) -> FrameKey {
-        let (symbol_text, dso_text) = (&line.as_bytes()[symbol.clone()], &line.as_bytes()[dso.clone()]);
-        let hash = Self::hash(symbol_text, dso_text);
-        let text = &self.text;
-        let found = self.table.find(hash, |pair| {
-            let (pair_symbol, pair_dso) = pair.text(text);
-            pair.java == java && pair_symbol == symbol_text && pair_dso == dso_text
-        });
-        if let Some(pair) = found {
-            return FrameKey { id: pair.id, first: None };
-        }
-        let id = self.table.len() as u32;
-        let pair =
-            Pair { start: self.text.len(), symbol_len: symbol.len() as u32, dso_len: dso.len() as u32, id, java };
-        self.text.extend_from_slice(symbol_text);
-        self.text.extend_from_slice(dso_text);
-        let text = &self.text;
-        self.table.insert_unique(hash, pair, |pair| {
-            let (symbol, dso) = pair.text(text);
-            Self::hash(symbol, dso)
-        });
-        FrameKey { id, first: Some((symbol, dso)) }
-    }
-}
-
 /// What the reading thread makes of a line.
 pub(super) enum Parsed {
-    /// A comment, or a frame's source line.
+    /// A comment, a frame's source line, or a frame line that names no frame.
     Skip,
     /// A blank line: the end of a record.
     End,
     /// A header: its fields are the block's part of this index.
     Header(u32),
-    /// A frame line.
-    Frame(FrameKey),
+    /// A frame line's frames.
+    Frame(FrameIds),
     /// Not a header or frame: where in the line and why (boxed, so that the item handed over for
     /// every line stays small).
     Bad(usize, Box<ParseErrorKind>),
 }
 
-/// The reading thread's state.
+/// The reading thread's state: where it is in the records, and the frames it names.
 #[derive(Default)]
 pub(super) struct Splitter {
+    root: Root,
+    annotate: bool,
     /// Whether a record is open (its frames may follow).
     in_record: bool,
     /// Whether the last line was a frame (its source line may follow).
     after_frame: bool,
     /// Whether the open record's command is a Java one.
     java: bool,
-    pairs: PairTable,
+    pairs: Pairs,
+    pub(super) frames: FrameTable,
+    root_name: String,
 }
 
 impl Splitter {
+    pub(super) fn new(options: &super::Options) -> Splitter {
+        Splitter { root: options.root, annotate: options.annotate, ..Splitter::default() }
+    }
+
     /// What `line` is; a header's fields go on `headers`.
     pub(super) fn parse(&mut self, line: &str, headers: &mut Vec<Header>) -> Parsed {
         if line.starts_with('#') {
@@ -332,8 +271,10 @@ impl Splitter {
             // perf starts a frame line with a tab; one without a DSO has no other mark.
             if let Some((symbol, dso)) = frame_symbol_and_dso(line, start, line.starts_with('\t')) {
                 self.after_frame = true;
-                let symbol = super::names::without_offset(line, symbol);
-                return Parsed::Frame(self.pairs.key(line, symbol, dso, self.java));
+                return match self.frame_ids(line, symbol, dso) {
+                    Some(frames) => Parsed::Frame(frames),
+                    None => Parsed::Skip,
+                };
             }
         }
         // A header, after a blank line, or where a record without call chain ends without one.
@@ -351,18 +292,47 @@ impl Splitter {
         }
     }
 
-    /// A header line's item; a frame on it is keyed, and ends the record (a sample without call
-    /// chain, whose next sample follows on the next line).
+    /// The frames of the symbol (with its offset) and DSO at these ranges of `line`, named and
+    /// interned the first time they come under a command of this kind; `None` for none.
+    fn frame_ids(&mut self, line: &str, symbol: Range<usize>, dso: Range<usize>) -> Option<FrameIds> {
+        let (symbol, dso) = (&line[names::without_offset(line, symbol)], &line[dso]);
+        let (java, annotate, frames) = (self.java, self.annotate, &mut self.frames);
+        self.pairs.frames(symbol, dso, java, || {
+            // Inlined frames come caller first: innermost first, they go on in reverse.
+            names::frame_names(symbol, dso, java, annotate)
+                .iter()
+                .rev()
+                .map(|(name, dso)| {
+                    let module = (*dso != "[unknown]" && !dso.is_empty()).then_some(*dso);
+                    frames.intern(FrameRef { module, ..FrameRef::function(name) })
+                })
+                .collect()
+        })
+    }
+
+    /// A header line's item: its root frame, and the frames on it, which end the record (a sample
+    /// without call chain, whose next sample follows on the next line).
     fn header(&mut self, line: &str, mut header: Header, headers: &mut Vec<Header>) -> Parsed {
-        self.java = super::is_java(&line[header.comm.clone()]);
+        let comm = &line[header.comm.clone()];
+        self.java = super::is_java(comm);
+        self.root_name.clear();
+        self.root_name.extend(comm.chars().map(|c| if c == ' ' { '_' } else { c }));
+        if self.root != Root::Comm {
+            self.root_name.push('-');
+            self.root_name.push_str(header.pid.clone().map_or("?", |p| &line[p]));
+        }
+        if self.root == Root::Tid {
+            self.root_name.push('/');
+            self.root_name.push_str(&line[header.tid.clone()]);
+        }
+        header.root = self.frames.intern_name(&self.root_name, FrameKind::Thread);
         self.in_record = header.frame.is_none();
         if let Some(from) = header.frame {
             let Some((symbol, dso)) = frame_symbol_and_dso(line, from, true) else {
                 return Parsed::Bad(from, Box::new(not_a_frame(&line[from..])));
             };
             self.after_frame = true;
-            let symbol = super::names::without_offset(line, symbol);
-            header.frame_key = Some(self.pairs.key(line, symbol, dso, self.java));
+            header.frames = self.frame_ids(line, symbol, dso);
         }
         headers.push(header);
         Parsed::Header(headers.len() as u32 - 1)

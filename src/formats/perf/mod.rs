@@ -60,15 +60,15 @@
 
 mod lines;
 mod names;
+mod pairs;
 
 use super::stacks::StackTree;
 use super::{unique_name, Carries, Format, Sniff, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind, Position};
-use crate::model::{
-    Aggregation, CallTree, FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Unit, Values,
-};
-use lines::{FrameKey, Header, Parsed, Splitter};
+use crate::model::{Aggregation, CallTree, FrameId, FrameTable, Metric, MetricKind, Profile, Repr, Unit, Values};
+use lines::{Header, Parsed, Splitter};
+use pairs::FrameIds;
 use std::io::Read;
 
 const FORMAT: Format = Format::Perf;
@@ -150,12 +150,6 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
     }
 }
 
-/// A frame of `dso` (none where perf does not know it or does not print it) named `name`, interned.
-fn intern(frames: &mut crate::model::FrameTable, name: &str, dso: &str) -> FrameId {
-    let module = (dso != "[unknown]" && !dso.is_empty()).then_some(dso);
-    frames.intern(FrameRef { module, ..FrameRef::function(name) })
-}
-
 /// Whether a command is a Java one, whose frames' names lose a leading `L`.
 fn is_java(comm: &str) -> bool {
     comm.starts_with("java")
@@ -182,21 +176,12 @@ struct Record {
 
 /// The building thread's state.
 struct Builder {
-    root: Root,
-    annotate: bool,
     tree: CallTree,
-    frames: crate::model::FrameTable,
     stacks: StackTree,
     events: Vec<Event>,
-    /// The frames of each symbol and DSO the reading thread numbered, by number: ranges of `store`.
-    pairs: Vec<std::ops::Range<u32>>,
-    store: Vec<FrameId>,
-    /// Whether the command of the last header is a Java one.
-    java: bool,
     record: Option<Record>,
     /// The frames vector of the last record, kept for the next.
     spare: Vec<FrameId>,
-    root_name: String,
     n_records: u64,
     n_empty: u64,
 }
@@ -208,22 +193,15 @@ pub(crate) fn read(
     diag: &mut Diagnostics,
 ) -> Result<Profile, ParseError> {
     let mut builder = Builder {
-        root: options.root,
-        annotate: options.annotate,
         tree: CallTree::new(&[]),
-        frames: crate::model::FrameTable::default(),
         stacks: StackTree::default(),
         events: Vec::new(),
-        pairs: Vec::new(),
-        store: Vec::new(),
-        java: false,
         record: None,
         spare: Vec::new(),
-        root_name: String::new(),
         n_records: 0,
         n_empty: 0,
     };
-    let mut splitter = Splitter::default();
+    let mut splitter = Splitter::new(options);
     let mut last_byte = 0;
     let mut cut = None;
     crate::text::pipeline_with_parts(
@@ -243,12 +221,14 @@ pub(crate) fn read(
                     let header = &headers[index as usize];
                     builder.finish_record();
                     builder.start_record(line.text, header, line.position);
-                    if let Some(key) = &header.frame_key {
-                        builder.add_frame(line.text, key);
+                    if header.frame.is_some() {
+                        if let Some(frames) = &header.frames {
+                            builder.add_frames(frames);
+                        }
                         builder.finish_record();
                     }
                 }
-                Parsed::Frame(key) => builder.add_frame(line.text, &key),
+                Parsed::Frame(frames) => builder.add_frames(&frames),
                 Parsed::Bad(at, kind) => return Err(line.error_at(at, *kind)),
             }
             Ok(())
@@ -282,12 +262,11 @@ pub(crate) fn read(
             format!("{n} {samples} without frames skipped, as inferno-collapse-perf skips them")
         });
     }
-    Ok(builder.into_profile())
+    Ok(builder.into_profile(splitter.frames))
 }
 
 impl Builder {
     fn start_record(&mut self, line: &str, header: &Header, position: Position) {
-        let comm = &line[header.comm.clone()];
         let event = header.event.clone().map_or("", |e| &line[e]);
         let event = match self.events.iter().position(|e| e.name == event) {
             Some(i) => i,
@@ -301,36 +280,17 @@ impl Builder {
                 self.events.len() - 1
             }
         };
-        self.root_name.clear();
-        self.root_name.extend(comm.chars().map(|c| if c == ' ' { '_' } else { c }));
-        if self.root != Root::Comm {
-            self.root_name.push('-');
-            self.root_name.push_str(header.pid.clone().map_or("?", |p| &line[p]));
-        }
-        if self.root == Root::Tid {
-            self.root_name.push('/');
-            self.root_name.push_str(&line[header.tid.clone()]);
-        }
-        let root = self.frames.intern_name(&self.root_name, FrameKind::Thread);
         let frames = std::mem::take(&mut self.spare);
-        self.java = is_java(comm);
-        self.record = Some(Record { root, event, period: header.period, frames, position });
+        self.record = Some(Record { root: header.root, event, period: header.period, frames, position });
     }
 
-    /// Adds a frame's frames to the open record, interning them the first time its symbol and DSO
-    /// come (under a command of its kind).
-    fn add_frame(&mut self, line: &str, key: &FrameKey) {
-        if let Some((symbol, dso)) = &key.first {
-            let start = self.store.len() as u32;
-            for (name, dso) in names::frame_names(&line[symbol.clone()], &line[dso.clone()], self.java, self.annotate) {
-                self.store.push(intern(&mut self.frames, &name, dso));
-            }
-            self.pairs.push(start..self.store.len() as u32);
-        }
+    /// Adds a frame line's frames to the open record.
+    fn add_frames(&mut self, frames: &FrameIds) {
         let Some(record) = &mut self.record else { return };
-        let range = self.pairs[key.id as usize].clone();
-        // Inlined frames come caller first: innermost first, they go on in reverse.
-        record.frames.extend(self.store[range.start as usize..range.end as usize].iter().rev());
+        match frames {
+            FrameIds::One(frame) => record.frames.push(*frame),
+            FrameIds::Several(frames) => record.frames.extend_from_slice(frames),
+        }
     }
 
     fn finish_record(&mut self) {
@@ -361,7 +321,7 @@ impl Builder {
     }
 
     /// The profile: a metric per event's periods and samples, with the tree as it was built.
-    fn into_profile(self) -> Profile {
+    fn into_profile(self, frames: FrameTable) -> Profile {
         let several = self.events.len() > 1;
         let first = self.events.first().filter(|e| is_clock(&e.name));
         let interval = first.and_then(|e| e.first_period).map(std::time::Duration::from_nanos);
@@ -387,7 +347,7 @@ impl Builder {
         // The tree is taken as it is (no copy), its columns added: each event's grew only as far as
         // the last node that has a sample of it.
         let mut profile = Profile::new(Vec::new());
-        profile.frames = self.frames;
+        profile.frames = frames;
         profile.tree = self.tree;
         for (metric, mut column) in metrics.into_iter().zip(columns) {
             column.resize(profile.tree.len(), 0);

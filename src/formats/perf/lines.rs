@@ -1,5 +1,5 @@
 //! The reading thread's work on `perf script` lines: what each line is (a header, a frame, a
-//! source line), its fields, and the number of each frame's symbol and DSO.
+//! source line), its fields, and the frames it names, interned there (each symbol and DSO once).
 
 use super::pairs::{FrameIds, Pairs};
 use super::{names, Root};

@@ -246,6 +246,8 @@ pub(super) struct Splitter {
     java: bool,
     pairs: Pairs,
     pub(super) frames: FrameTable,
+    /// How many source lines (`-F +srcline`) were skipped.
+    pub(super) source_lines: u64,
     root_name: String,
 }
 
@@ -265,6 +267,7 @@ impl Splitter {
             return Parsed::End;
         }
         if std::mem::take(&mut self.after_frame) && is_source_line(line) {
+            self.source_lines += 1;
             return Parsed::Skip;
         }
         if self.in_record {

@@ -55,7 +55,7 @@
 //! not end with the blank line `perf script` ends a record with is read, with a warning that it looks
 //! cut short; a last line without its line end is cut, and left out with that warning.
 //!
-//! **Lost**: addresses, offsets, times, CPUs and source lines; a Rust symbol perf left half demangled
+//! **Lost**: addresses, offsets, times, CPUs and source lines (counted in a warning); a Rust symbol perf left half demangled
 //! stays as perf printed it (inferno fixes some).
 
 mod lines;
@@ -260,6 +260,12 @@ pub(crate) fn read(
         diag.warn("perf-no-frames", None, || {
             let samples = if n == 1 { "sample" } else { "samples" };
             format!("{n} {samples} without frames skipped, as inferno-collapse-perf skips them")
+        });
+    }
+    if splitter.source_lines > 0 {
+        let n = splitter.source_lines;
+        diag.warn("perf-source-lines", None, || {
+            format!("{n} source lines (perf script -F +srcline) skipped: a frame here is a function, not a line")
         });
     }
     Ok(builder.into_profile(splitter.frames))

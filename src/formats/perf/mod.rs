@@ -55,8 +55,8 @@
 //! not end with the blank line `perf script` ends a record with is read, with a warning that it looks
 //! cut short; a last line without its line end is cut, and left out with that warning.
 //!
-//! **Lost**: addresses, offsets, times, CPUs and source lines (counted in a warning); a Rust symbol perf left half demangled
-//! stays as perf printed it (inferno fixes some).
+//! **Lost**: addresses, offsets, times, CPUs and source lines (counted in a warning); a Rust
+//! symbol perf left half demangled stays as perf printed it (inferno fixes some).
 
 mod lines;
 mod names;

@@ -335,16 +335,21 @@ fn folded_shape(shape: &str, size: u64, out: &mut impl Write) -> (u64, u64) {
 }
 
 /// `perf script` text of `perf record -g` (default fields, `cpu-clock` at 4 kHz) until the file has
-/// `size` bytes: samples of 4 threads, each a random walk 5 to 40 deep of a call graph of 5,000
-/// functions in 8 DSOs with 2 to 6 callees each, from 4 entry points, written innermost first with
-/// addresses and offsets, as perf prints them.
-fn perf_script(size: u64, out: &mut impl Write) -> (u64, u64) {
-    let mut rng = Rng(0x9e7f);
+/// `size` bytes: samples of 4 threads, each a random walk of a call graph written innermost first
+/// with addresses and offsets, as perf prints them. Two shapes: `perf-script`, walks 5 to 40 deep of
+/// 5,000 functions with 2 to 6 callees each from 4 entry points (stacks that repeat), and
+/// `perf-random`, walks 5 to 60 deep of 20,000 functions with 2 to 12 callees each from 8 entry
+/// points (stacks that rarely repeat, as `folded-walks`); the functions spread over 4 DSOs.
+fn perf_script(shape: &str, size: u64, out: &mut impl Write) -> (u64, u64) {
+    let random = shape == "perf-random";
+    let (functions, callees_max, depth_max, entries) = if random { (20_000, 12, 60, 8) } else { (5_000, 6, 40, 4) };
+    let mut rng = Rng(if random { 0x7a4d } else { 0x9e7f });
     let dsos = ["/usr/bin/server", "/usr/lib/x86_64-linux-gnu/libc.so.6", "[kernel.kallsyms]", "/usr/lib/libssl.so.3"];
     let names: Vec<String> =
-        (0..5_000).map(|i| format!("{}::{}_{i}", PACKAGES[i % 6], VERBS[(i / 7) % 10].to_lowercase())).collect();
-    let callees: Vec<Vec<u32>> =
-        (0..names.len()).map(|_| (0..2 + rng.below(5)).map(|_| rng.below(5_000) as u32).collect()).collect();
+        (0..functions).map(|i| format!("{}::{}_{i}", PACKAGES[i % 6], VERBS[(i / 7) % 10].to_lowercase())).collect();
+    let callees: Vec<Vec<u32>> = (0..functions)
+        .map(|_| (0..2 + rng.below(callees_max - 1)).map(|_| rng.below(functions as u64) as u32).collect())
+        .collect();
     let (mut records, mut written, mut time) = (0u64, 0u64, 1000.0f64);
     let mut record = String::new();
     let mut stack: Vec<usize> = Vec::new();
@@ -354,8 +359,8 @@ fn perf_script(size: u64, out: &mut impl Write) -> (u64, u64) {
         let thread = rng.below(4);
         time += 0.00025;
         record.push_str(&format!("server {} [00{thread}] {time:12.6}:     250000 cpu-clock:pppH: \n", 4100 + thread));
-        let mut f = rng.below(4) as usize;
-        for d in 0..5 + rng.below(36) {
+        let mut f = rng.below(entries) as usize;
+        for d in 0..5 + rng.below(depth_max - 4) {
             if d > 0 {
                 f = callees[f][rng.below(callees[f].len() as u64) as usize] as usize;
             }
@@ -385,19 +390,19 @@ fn main() {
             out.flush().expect("flushing the output");
             eprintln!("{path}: {shape}, {lines} stacks, {written} bytes");
         }
-        ["perf-script", size, path] => {
+        [shape @ ("perf-script" | "perf-random"), size, path] => {
             let file = std::fs::File::create(path).expect("creating the output");
             let mut out = BufWriter::with_capacity(1 << 20, file);
-            let (records, written) = perf_script(size.parse().expect("MIN_BYTES is a number"), &mut out);
+            let (records, written) = perf_script(shape, size.parse().expect("MIN_BYTES is a number"), &mut out);
             out.flush().expect("flushing the output");
-            eprintln!("{path}: perf script, {records} samples, {written} bytes");
+            eprintln!("{path}: {shape}, {records} samples, {written} bytes");
         }
         [format, size, path] => generate_format(format, size, path, None),
         [format, size, path, nodes] => {
             generate_format(format, size, path, Some(nodes.parse().expect("NODES is a number")))
         }
         _ => {
-            eprintln!("usage: generate FORMAT MIN_BYTES OUT [NODES] (FORMAT: a writable format, folded-stacks, folded-walks or perf-script)");
+            eprintln!("usage: generate FORMAT MIN_BYTES OUT [NODES] (FORMAT: a writable format, folded-stacks, folded-walks, perf-script or perf-random)");
             std::process::exit(2);
         }
     }

@@ -147,58 +147,6 @@ if [ $# -eq 0 ] || [[ " $* " == *" ghc-prof "* ]]; then
     echo "  inferno-collapse-ghcprof not found: install it with 'cargo install inferno' to compare"
   fi
 fi
-if [ $# -eq 0 ] || [[ " $* " == *" perf "* ]]; then
-  # perf script text (read only): random walks of a call graph from 4 threads, as the generator
-  # writes them, beside inferno-collapse-perf on the same file (its default: as many threads as
-  # cores), with the ratio of their times.
-  file=bench/data/big.perf
-  if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -lt "$SIZE" ]; then
-    "$gen" perf-script "$SIZE" "$file"
-  fi
-  bytes=$(stat -c %s "$file")
-  echo "perf → folded: $file, $((bytes / 1000000)) MB, $(wc -l < "$file") lines"
-  read -r s r < <(measure cat "$file");                                   row "cat" "$s" "$r" "$bytes"
-  read -r s r < <(measure wc -l "$file");                                 row "wc -l" "$s" "$r" "$bytes"
-  read -r ours r < <(measure "$bin" convert -q --from perf --to folded "$file" -); row "proftool perf → folded" "$ours" "$r" "$bytes"
-  reports perf "$file" "$bytes" "$ours"
-  if command -v inferno-collapse-perf > /dev/null; then
-    read -r theirs r < <(measure inferno-collapse-perf "$file"); row "inferno-collapse-perf" "$theirs" "$r" "$bytes"
-    awk -v a="$theirs" -v b="$ours" 'BEGIN { if (b > 0) printf "  proftool/inferno throughput: %.2f x\n", a / b }'
-  else
-    echo "  inferno-collapse-perf not found: install it with 'cargo install inferno' to compare"
-  fi
-fi
-if [[ " $* " == *" merge "* ]]; then
-  # merge: 1,000 inputs of 1 MB (folded walks, each of other stacks), read one at a time: time and
-  # peak RSS beside those of converting the merged result alone.
-  mkdir -p bench/data/merge
-  for i in $(seq 1000); do
-    [ -f "bench/data/merge/$i.folded" ] || SEED=$i "$gen" folded-walks 1000000 "bench/data/merge/$i.folded" 2> /dev/null
-  done
-  "$bin" merge -q bench/data/merge/*.folded -o bench/data/merged.folded
-  bytes=$(du -cb bench/data/merge/*.folded | tail -1 | cut -f1)
-  echo "merge: 1000 folded inputs, $((bytes / 1000000)) MB; the merged result $(($(stat -c %s bench/data/merged.folded) / 1000000)) MB"
-  read -r s r < <(measure "$bin" merge -q bench/data/merge/*.folded -o /dev/null --to folded); row "proftool merge 1000 inputs" "$s" "$r" "$bytes"
-  read -r s r < <(measure "$bin" convert -q bench/data/merged.folded /dev/null --to folded); row "the merged result, converted" "$s" "$r" "$bytes"
-fi
-if [[ " $* " == *" diff "* ]]; then
-  # diff of two 100 MB inputs beside reading each of them (info).
-  [ -f bench/data/stacks.folded ] || "$gen" folded-stacks "$SIZE" bench/data/stacks.folded
-  [ -f bench/data/stacks2.folded ] || SEED=2 "$gen" folded-stacks "$SIZE" bench/data/stacks2.folded
-  bytes=$(( $(stat -c %s bench/data/stacks.folded) + $(stat -c %s bench/data/stacks2.folded) ))
-  echo "diff: two folded-stacks inputs, $((bytes / 1000000)) MB together"
-  read -r a ra < <(measure "$bin" info bench/data/stacks.folded)
-  read -r b rb < <(measure "$bin" info bench/data/stacks2.folded)
-  read -r s r < <(measure "$bin" diff -q bench/data/stacks.folded bench/data/stacks2.folded)
-  row "reading both (info, each)" "$(awk -v a="$a" -v b="$b" 'BEGIN { print a + b }')" "$((ra > rb ? ra : rb))" "$bytes"
-  row "proftool diff" "$s" "$r" "$bytes"
-  awk -v d="$s" -v a="$a" -v b="$b" 'BEGIN { printf "  diff / reading both: %.2f x (the issue asks at most 2.5 x)\n", d / (a + b) }'
-fi
-
-# Issue 21's two folded shapes (bench/generate.rs, folded_shape): many distinct stacks (stacks) and
-# random walks of a call graph (walks). Each round runs every command once, in turn, so that load
-# from elsewhere falls on all of them alike; a row is the median of MEDIAN rounds (default 5) of
-# wall time, user time and peak RSS. `bench/run.sh folded-stacks` runs one shape.
 MEDIAN=${MEDIAN:-5}
 
 # median of the numbers on stdin
@@ -231,6 +179,68 @@ shape_row() {
     if (base != "") printf "  %.2f x %s", s / base, what; print "" }'
 }
 
+# perf script text (read only) of two shapes, as the generator writes them: `perf`, random walks
+# of a call graph from 4 threads whose stacks repeat, and `perf-random`, walks of a larger graph
+# whose stacks rarely repeat. proftool and inferno-collapse-perf (its default: as many threads as
+# cores) run in turn, MEDIAN rounds, as the folded shapes below; a row is the median, with the
+# ratio of the medians. The reports follow on the first shape.
+for shape in perf perf-random; do
+  [ $# -gt 0 ] && [[ " $* " != *" $shape "* ]] && continue
+  case $shape in
+    perf) file=bench/data/big.perf generated=perf-script ;;
+    perf-random) file=bench/data/big-random.perf generated=perf-random ;;
+  esac
+  if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -lt "$SIZE" ]; then
+    "$gen" "$generated" "$SIZE" "$file"
+  fi
+  bytes=$(stat -c %s "$file")
+  echo "$shape → folded: $file, $((bytes / 1000000)) MB, $(wc -l < "$file") lines; medians of $MEDIAN alternated runs ($(uptime | sed 's/.*load/load/'))"
+  read -r s r < <(measure cat "$file");                                   row "cat" "$s" "$r" "$bytes"
+  read -r s r < <(measure wc -l "$file");                                 row "wc -l" "$s" "$r" "$bytes"
+  ours=("$bin" convert -q --from perf --to folded "$file" -) theirs=(inferno-collapse-perf "$file")
+  labels=(ours)
+  command -v inferno-collapse-perf > /dev/null && labels+=(theirs) || echo "  inferno-collapse-perf not found: install it with 'cargo install inferno' to compare"
+  declare -A wall=() user=() rss=()
+  while read -r label s u r; do wall[$label]=$s user[$label]=$u rss[$label]=$r; done < <(alternated "${labels[@]}")
+  shape_row "proftool perf → folded" "${wall[ours]}" "${user[ours]}" "${rss[ours]}" "$bytes"
+  if [ -n "${wall[theirs]:-}" ]; then
+    shape_row "inferno-collapse-perf" "${wall[theirs]}" "${user[theirs]}" "${rss[theirs]}" "$bytes" "${wall[ours]}" "proftool's time"
+    awk -v a="${wall[theirs]}" -v b="${wall[ours]}" 'BEGIN { if (b > 0) printf "  proftool/inferno throughput: %.2f x\n", a / b }'
+  fi
+  [ "$shape" = perf ] && reports perf "$file" "$bytes" "${wall[ours]}"
+  unset wall user rss
+done
+if [[ " $* " == *" merge "* ]]; then
+  # merge: 1,000 inputs of 1 MB (folded walks, each of other stacks), read one at a time: time and
+  # peak RSS beside those of converting the merged result alone.
+  mkdir -p bench/data/merge
+  for i in $(seq 1000); do
+    [ -f "bench/data/merge/$i.folded" ] || SEED=$i "$gen" folded-walks 1000000 "bench/data/merge/$i.folded" 2> /dev/null
+  done
+  "$bin" merge -q bench/data/merge/*.folded -o bench/data/merged.folded
+  bytes=$(du -cb bench/data/merge/*.folded | tail -1 | cut -f1)
+  echo "merge: 1000 folded inputs, $((bytes / 1000000)) MB; the merged result $(($(stat -c %s bench/data/merged.folded) / 1000000)) MB"
+  read -r s r < <(measure "$bin" merge -q bench/data/merge/*.folded -o /dev/null --to folded); row "proftool merge 1000 inputs" "$s" "$r" "$bytes"
+  read -r s r < <(measure "$bin" convert -q bench/data/merged.folded /dev/null --to folded); row "the merged result, converted" "$s" "$r" "$bytes"
+fi
+if [[ " $* " == *" diff "* ]]; then
+  # diff of two 100 MB inputs beside reading each of them (info).
+  [ -f bench/data/stacks.folded ] || "$gen" folded-stacks "$SIZE" bench/data/stacks.folded
+  [ -f bench/data/stacks2.folded ] || SEED=2 "$gen" folded-stacks "$SIZE" bench/data/stacks2.folded
+  bytes=$(( $(stat -c %s bench/data/stacks.folded) + $(stat -c %s bench/data/stacks2.folded) ))
+  echo "diff: two folded-stacks inputs, $((bytes / 1000000)) MB together"
+  read -r a ra < <(measure "$bin" info bench/data/stacks.folded)
+  read -r b rb < <(measure "$bin" info bench/data/stacks2.folded)
+  read -r s r < <(measure "$bin" diff -q bench/data/stacks.folded bench/data/stacks2.folded)
+  row "reading both (info, each)" "$(awk -v a="$a" -v b="$b" 'BEGIN { print a + b }')" "$((ra > rb ? ra : rb))" "$bytes"
+  row "proftool diff" "$s" "$r" "$bytes"
+  awk -v d="$s" -v a="$a" -v b="$b" 'BEGIN { printf "  diff / reading both: %.2f x (the issue asks at most 2.5 x)\n", d / (a + b) }'
+fi
+
+# Issue 21's two folded shapes (bench/generate.rs, folded_shape): many distinct stacks (stacks) and
+# random walks of a call graph (walks). Each round runs every command once, in turn, so that load
+# from elsewhere falls on all of them alike; a row is the median of MEDIAN rounds (default 5) of
+# wall time, user time and peak RSS. `bench/run.sh folded-stacks` runs one shape.
 for shape in stacks walks; do
   [ $# -gt 0 ] && [[ " $* " != *" folded-$shape "* ]] && continue
   file=bench/data/$shape.folded

@@ -1,0 +1,459 @@
+//! The reading thread's work on `perf script` lines: what each line is (a header, a frame, a
+//! source line), its fields, and the frames it names, interned there (each symbol and DSO once).
+
+use super::pairs::{FrameIds, Pairs};
+use super::{names, Root};
+use crate::error::{excerpt, ParseErrorKind};
+use crate::model::{FrameId, FrameKind, FrameRef, FrameTable};
+use std::ops::Range;
+
+/// A header line's fields, as byte ranges of the line.
+pub(super) struct Header {
+    pub(super) comm: Range<usize>,
+    pub(super) pid: Option<Range<usize>>,
+    pub(super) tid: Range<usize>,
+    /// The event's name without its modifiers (`cpu-clock` of `cpu-clock:pppH:`).
+    pub(super) event: Option<Range<usize>>,
+    pub(super) period: Option<u64>,
+    /// Whether the time (`562.245409:`) is there.
+    pub(super) timed: bool,
+    /// Where the frame on the header line starts (a sample of a recording without call chains).
+    pub(super) frame: Option<usize>,
+    /// The stack's root frame (the command's thread), which the reading thread sets (a header
+    /// parsed alone has the first frame there).
+    pub(super) root: FrameId,
+    /// The frames of the frame on the header line, which the reading thread adds.
+    pub(super) frames: Option<FrameIds>,
+}
+
+/// The fields of a header line. The command is everything before the first word of digits (`TID`,
+/// or `PID/TID`) that a space follows, as inferno finds it. After it come the fields perf script
+/// prints in this order, each where `-F` keeps it: `[CPU]`, the time and a colon, the period, the
+/// event ending with a colon (`cycles:u:`), and the sample's frame where it has no call chain.
+/// A word of digits is the period unless a symbol follows it (then it is the frame's address).
+pub(super) fn parse_header(line: &str) -> Option<Header> {
+    let mut header = thread_fields(line)?;
+    let bytes = line.as_bytes();
+    let mut word = next_word(bytes, header.tid.end);
+    if word.as_ref().is_some_and(|w| bytes[w.start] == b'[' && bytes[w.end - 1] == b']') {
+        word = next_word(bytes, word.map_or(0, |w| w.end));
+    }
+    if word.as_ref().is_some_and(|w| is_time(&bytes[w.clone()])) {
+        header.timed = true;
+        word = next_word(bytes, word.map_or(0, |w| w.end));
+    }
+    if let Some(w) = word.clone().filter(|w| is_digits(&bytes[w.clone()])) {
+        let after = next_word(bytes, w.end);
+        let is_period = match &after {
+            None => true,
+            Some(next) if bytes[next.end - 1] == b':' => true,
+            Some(next) => is_hex(&line[next.clone()]) && next_word(bytes, next.end).is_some(),
+        };
+        if is_period {
+            header.period = line[w].parse().ok();
+            word = after;
+        }
+    }
+    if let Some(w) = word.clone().filter(|w| bytes[w.end - 1] == b':') {
+        let name_end = memchr::memchr(b':', &bytes[w.clone()]).map_or(w.end, |c| w.start + c);
+        header.event = Some(w.start..name_end);
+        word = next_word(bytes, w.end);
+    }
+    header.frame = word.map(|w| w.start);
+    Some(header)
+}
+
+/// A header with the command, PID and TID of `line` alone: the command is everything before the
+/// first word of digits that a space follows (`TID`, or `PID/TID`).
+fn thread_fields(line: &str) -> Option<Header> {
+    let bytes = line.as_bytes();
+    let mut word_start = 0;
+    let mut digits = false;
+    let mut slash = None;
+    let mut after_space = false;
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b' ' if digits && !after_space && word_start > 0 => {
+                let (pid, tid) = match slash {
+                    Some(s) => (Some(word_start..s), s + 1..i),
+                    None => (None, word_start..i),
+                };
+                let comm = trim_range(line, 0..word_start - 1);
+                let (event, period, frame, root, frames) = (None, None, None, FrameId(0), None);
+                return Some(Header { comm, pid, tid, event, period, timed: false, frame, root, frames });
+            }
+            b' ' => {
+                word_start = i + 1;
+                digits = true;
+                slash = None;
+            }
+            b'/' if digits => slash = Some(i),
+            b'0'..=b'9' => {}
+            _ => {
+                digits = false;
+                slash = None;
+            }
+        }
+        after_space = b == b' ';
+    }
+    None
+}
+
+/// The next word of a header from `from`: bytes up to a space.
+fn next_word(bytes: &[u8], from: usize) -> Option<Range<usize>> {
+    let start = from + bytes.get(from..)?.iter().position(|&b| b != b' ')?;
+    let end = memchr::memchr(b' ', &bytes[start..]).map_or(bytes.len(), |e| start + e);
+    Some(start..end)
+}
+
+fn is_digits(word: &[u8]) -> bool {
+    !word.is_empty() && word.iter().all(u8::is_ascii_digit)
+}
+
+/// Whether `word` is a time in seconds and its colon, `562.245409:`.
+fn is_time(word: &[u8]) -> bool {
+    word.strip_suffix(b":")
+        .and_then(|time| {
+            let dot = time.iter().position(|&b| b == b'.')?;
+            Some(is_digits(&time[..dot]) && is_digits(&time[dot + 1..]))
+        })
+        .unwrap_or(false)
+}
+
+pub(super) fn is_hex(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Whether `b` is one of the ASCII characters `char::is_whitespace` takes as white space (`str::trim`
+/// trims them; `u8::is_ascii_whitespace` leaves out the vertical tab).
+fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r')
+}
+
+/// How many bytes of white space `text` starts with, as `str::trim_start` counts them: byte by byte
+/// over ASCII (a frame line's tab and the spaces that pad its address), with `str::trim_start`
+/// only from a byte that is not ASCII.
+pub(super) fn leading_space(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let spaces = bytes.iter().take_while(|&&b| is_ascii_space(b)).count();
+    match bytes.get(spaces) {
+        Some(b) if !b.is_ascii() => text.len() - text.trim_start().len(),
+        _ => spaces,
+    }
+}
+
+/// The length of `text` without the white space it ends with, as `str::trim_end` leaves it (see
+/// [`leading_space`]).
+fn trimmed_len(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let spaces = bytes.iter().rev().take_while(|&&b| is_ascii_space(b)).count();
+    match bytes.len().checked_sub(spaces + 1).map(|last| bytes[last]) {
+        Some(b) if !b.is_ascii() => text.trim_end().len(),
+        _ => bytes.len() - spaces,
+    }
+}
+
+/// Whether `line` is blank: the end of a record.
+pub(super) fn is_blank(line: &str) -> bool {
+    leading_space(line) == line.len()
+}
+
+/// `range` of `line` without the spaces at its ends.
+fn trim_range(line: &str, range: Range<usize>) -> Range<usize> {
+    let text = &line[range.clone()];
+    let start = range.start + leading_space(text);
+    start..start.max(range.start + trimmed_len(text))
+}
+
+/// A frame line's address, symbol (trimmed; a single space where it is empty, as inferno and
+/// FlameGraph name it) and DSO without its parentheses, as byte ranges of `line`; `None` for a line
+/// that is not such a frame, as inferno finds its "weird stack lines": no DSO in parentheses as the
+/// last word, or no space between the address and the DSO for a symbol. `start` is where the line's
+/// white space ends ([`leading_space`]), which the caller has found already.
+pub(super) fn frame_parts(line: &str, start: usize) -> Option<(Range<usize>, Range<usize>, Range<usize>)> {
+    let end = trimmed_len(line);
+    let text = line.as_bytes().get(start..end).filter(|text| text.last() == Some(&b')'))?;
+    let pc_end = start + text.iter().position(|&b| b == b' ')?;
+    let dso_start = memchr::memrchr(b' ', text)? + start + 1;
+    if dso_start <= pc_end + 1 || line.as_bytes()[dso_start] != b'(' || end - dso_start < 2 {
+        return None;
+    }
+    let symbol = trim_range(line, pc_end + 1..dso_start - 1);
+    Some((start..pc_end, symbol, dso_start + 1..end - 1))
+}
+
+/// The symbol of a frame printed without its DSO (`-F ip,sym`): an address in hex, a space and a
+/// symbol, as a byte range of `line` (trimmed, not empty).
+fn bare_frame_symbol(line: &str, start: usize) -> Option<Range<usize>> {
+    let pc_end = start + memchr::memchr(b' ', &line.as_bytes()[start..])?;
+    let symbol = trim_range(line, pc_end..line.len());
+    let text = &line[symbol.clone()];
+    // A last word in parentheses is a DSO that left no room for a symbol: a weird line to inferno.
+    let dso_alone = text.ends_with(')') && text.rsplit(' ').next().is_some_and(|w| w.starts_with('('));
+    (is_hex(&line[start..pc_end]) && !text.is_empty() && !dso_alone).then_some(symbol)
+}
+
+/// The symbol and DSO of a frame line, or of the frame on a header line: with its `(DSO)`, or,
+/// where `bare` allows it, without one (the DSO then an empty range).
+pub(super) fn frame_symbol_and_dso(line: &str, start: usize, bare: bool) -> Option<(Range<usize>, Range<usize>)> {
+    match frame_parts(line, start) {
+        Some((_, symbol, dso)) => Some((symbol, dso)),
+        None if bare => bare_frame_symbol(line, start).map(|symbol| (symbol, line.len()..line.len())),
+        None => None,
+    }
+}
+
+/// Whether `line`, after a frame, is its source line (`-F +srcline`): two spaces, a file, a colon
+/// and a line number (`  work.c:9`), or perf's `??:0` for none.
+fn is_source_line(line: &str) -> bool {
+    let Some(text) = line.strip_prefix("  ") else { return false };
+    text.trim_end()
+        .rsplit_once(':')
+        .is_some_and(|(file, number)| !file.trim().is_empty() && (is_digits(number.as_bytes()) || number == "?"))
+}
+
+/// The error for `text` where a frame line was expected.
+pub(super) fn not_a_frame(text: &str) -> ParseErrorKind {
+    let expected = "a frame line: an address, a symbol and its (DSO) where perf prints it".into();
+    ParseErrorKind::Unexpected { expected, found: excerpt(text.as_bytes()) }
+}
+
+/// What the reading thread makes of a line.
+pub(super) enum Parsed {
+    /// A comment, a frame's source line, or a frame line that names no frame.
+    Skip,
+    /// A blank line: the end of a record.
+    End,
+    /// A header: its fields are the block's part of this index.
+    Header(u32),
+    /// A frame line's frames.
+    Frame(FrameIds),
+    /// Not a header or frame: where in the line and why (boxed, so that the item handed over for
+    /// every line stays small).
+    Bad(usize, Box<ParseErrorKind>),
+}
+
+/// The reading thread's state: where it is in the records, and the frames it names.
+#[derive(Default)]
+pub(super) struct Splitter {
+    root: Root,
+    annotate: bool,
+    /// Whether a record is open (its frames may follow).
+    in_record: bool,
+    /// Whether the last line was a frame (its source line may follow).
+    after_frame: bool,
+    /// Whether the open record's command is a Java one.
+    java: bool,
+    pairs: Pairs,
+    pub(super) frames: FrameTable,
+    /// How many source lines (`-F +srcline`) were skipped.
+    pub(super) source_lines: u64,
+    root_name: String,
+}
+
+impl Splitter {
+    pub(super) fn new(options: &super::Options) -> Splitter {
+        Splitter { root: options.root, annotate: options.annotate, ..Splitter::default() }
+    }
+
+    /// What `line` is; a header's fields go on `headers`.
+    pub(super) fn parse(&mut self, line: &str, headers: &mut Vec<Header>) -> Parsed {
+        if line.starts_with('#') {
+            return Parsed::Skip;
+        }
+        let start = leading_space(line);
+        if start == line.len() {
+            (self.in_record, self.after_frame) = (false, false);
+            return Parsed::End;
+        }
+        if std::mem::take(&mut self.after_frame) && is_source_line(line) {
+            self.source_lines += 1;
+            return Parsed::Skip;
+        }
+        if self.in_record {
+            // perf starts a frame line with a tab; one without a DSO has no other mark.
+            if let Some((symbol, dso)) = frame_symbol_and_dso(line, start, line.starts_with('\t')) {
+                self.after_frame = true;
+                return match self.frame_ids(line, symbol, dso) {
+                    Some(frames) => Parsed::Frame(frames),
+                    None => Parsed::Skip,
+                };
+            }
+        }
+        // A header, after a blank line, or where a record without call chain ends without one.
+        match parse_header(line) {
+            Some(header) => self.header(line, header, headers),
+            None if self.in_record => Parsed::Bad(0, Box::new(not_a_frame(line))),
+            None => Parsed::Bad(
+                0,
+                Box::new(ParseErrorKind::Unexpected {
+                    expected: "a sample header: command, thread id, time, event (prog 1234 12.5: 1000 cpu-clock:)"
+                        .into(),
+                    found: excerpt(line.as_bytes()),
+                }),
+            ),
+        }
+    }
+
+    /// The frames of the symbol (with its offset) and DSO at these ranges of `line`, named and
+    /// interned the first time they come under a command of this kind; `None` for none.
+    fn frame_ids(&mut self, line: &str, symbol: Range<usize>, dso: Range<usize>) -> Option<FrameIds> {
+        let (symbol, dso) = (&line[names::without_offset(line, symbol)], &line[dso]);
+        let (java, annotate, frames) = (self.java, self.annotate, &mut self.frames);
+        self.pairs.frames(symbol, dso, java, || {
+            // Inlined frames come caller first: innermost first, they go on in reverse.
+            names::frame_names(symbol, dso, java, annotate)
+                .iter()
+                .rev()
+                .map(|(name, dso)| {
+                    let module = (*dso != "[unknown]" && !dso.is_empty()).then_some(*dso);
+                    frames.intern(FrameRef { module, ..FrameRef::function(name) })
+                })
+                .collect()
+        })
+    }
+
+    /// A header line's item: its root frame, and the frames on it, which end the record (a sample
+    /// without call chain, whose next sample follows on the next line).
+    fn header(&mut self, line: &str, mut header: Header, headers: &mut Vec<Header>) -> Parsed {
+        let comm = &line[header.comm.clone()];
+        self.java = super::is_java(comm);
+        self.root_name.clear();
+        self.root_name.extend(comm.chars().map(|c| if c == ' ' { '_' } else { c }));
+        if self.root != Root::Comm {
+            self.root_name.push('-');
+            self.root_name.push_str(header.pid.clone().map_or("?", |p| &line[p]));
+        }
+        if self.root == Root::Tid {
+            self.root_name.push('/');
+            self.root_name.push_str(&line[header.tid.clone()]);
+        }
+        header.root = self.frames.intern_name(&self.root_name, FrameKind::Thread);
+        self.in_record = header.frame.is_none();
+        if let Some(from) = header.frame {
+            let Some((symbol, dso)) = frame_symbol_and_dso(line, from, true) else {
+                return Parsed::Bad(from, Box::new(not_a_frame(&line[from..])));
+            };
+            self.after_frame = true;
+            header.frames = self.frame_ids(line, symbol, dso);
+        }
+        headers.push(header);
+        Parsed::Header(headers.len() as u32 - 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_split_as_inferno_splits_them() {
+        let line = "V8 WorkerThread 24636/25607 [000] 94564.109216:     257597 cycles:uppp:";
+        let h = parse_header(line).unwrap();
+        assert_eq!(&line[h.comm], "V8 WorkerThread");
+        assert_eq!(&line[h.pid.unwrap()], "24636");
+        assert_eq!(&line[h.tid], "25607");
+        assert_eq!(&line[h.event.unwrap()], "cycles");
+        assert_eq!((h.period, h.frame, h.timed), (Some(257597), None, true));
+        let line = "false 64414 20110.539270:      34467 cycles:u:  ffffffff9aa3c8de [unknown] ([unknown])";
+        let h = parse_header(line).unwrap();
+        assert_eq!(&line[h.frame.unwrap()..], "ffffffff9aa3c8de [unknown] ([unknown])");
+        let line = "java 12688 6544038.708352: cpu-clock:";
+        let h = parse_header(line).unwrap();
+        assert_eq!((&line[h.comm], h.pid, h.period), ("java", None, None));
+        assert!(parse_header("no digits here: cycles:").is_none());
+    }
+
+    /// Headers of `-F` field lists that leave out the time, the event or the period, with the
+    /// sample's frame on the line or not (perf 6.1's output).
+    #[test]
+    fn headers_of_field_lists_keep_what_is_there() {
+        let fields = |line: &'static str| {
+            let h = parse_header(line).unwrap();
+            (h.period, h.event.map(|e| &line[e]), h.timed, h.frame.map(|f| &line[f..]))
+        };
+        assert_eq!(fields("perfwork  5809    1001001 "), (Some(1001001), None, false, None));
+        assert_eq!(fields("perfwork  5809/5809    182.252355: "), (None, None, true, None));
+        assert_eq!(
+            fields("  perfwork  5801    1001001      55dd8b8f51a2 leaf"),
+            (Some(1001001), None, false, Some("55dd8b8f51a2 leaf"))
+        );
+        assert_eq!(
+            fields("  perfwork  5801/5801    180.962862:      55dd8b8f51a2 leaf"),
+            (None, None, true, Some("55dd8b8f51a2 leaf"))
+        );
+        // An address of digits alone, before a symbol, is no period.
+        assert_eq!(fields("p 1 1.5:   401136 leaf"), (None, None, true, Some("401136 leaf")));
+        assert_eq!(fields("p 1 1.5: 1000 401136 leaf"), (Some(1000), None, true, Some("401136 leaf")));
+        assert_eq!(
+            fields("p 1 1.5: cpu-clock:   401136 leaf (x)"),
+            (None, Some("cpu-clock"), true, Some("401136 leaf (x)"))
+        );
+    }
+
+    /// [`frame_parts`] and [`super::super::names::without_offset`] as `str` methods say them, the
+    /// plain path the byte scanning is held to; `None` where no space is left between the address
+    /// and the DSO for a symbol.
+    fn frame_parts_of_str(line: &str) -> Option<(&str, &str, &str)> {
+        let start = line.len() - line.trim_start().len();
+        let text = line.trim_end();
+        let pc_end = start + text.get(start..)?.find(' ')?;
+        let dso_start = text.rfind(' ')? + 1;
+        let dso = &text[dso_start..];
+        if dso_start <= pc_end + 1 || !dso.starts_with('(') || !dso.ends_with(')') || dso.len() < 2 {
+            return None;
+        }
+        let symbol = line[pc_end + 1..dso_start - 1].trim();
+        let symbol = match symbol.rsplit_once('+') {
+            Some((name, offset))
+                if offset.strip_prefix("0x").is_some_and(|hex| hex.bytes().all(|b| b.is_ascii_hexdigit())) =>
+            {
+                name
+            }
+            _ => symbol,
+        };
+        Some((&line[start..pc_end], symbol, &dso[1..dso.len() - 1]))
+    }
+
+    fn frame_parts_of(line: &str) -> Option<(&str, &str, &str)> {
+        let (pc, symbol, dso) = frame_parts(line, leading_space(line))?;
+        Some((&line[pc], &line[super::super::names::without_offset(line, symbol)], &line[dso]))
+    }
+
+    #[test]
+    fn frame_lines_split_as_inferno_splits_them() {
+        assert_eq!(frame_parts_of("\t    7f1e leaf+0x25 (/tmp/prog)"), Some(("7f1e", "leaf", "/tmp/prog")));
+        assert_eq!(frame_parts_of("\t1  (x)"), Some(("1", "", "x")));
+        assert_eq!(frame_parts_of("\t1   a b+0x1+0x2  (x) \r"), Some(("1", "a b+0x1", "x")));
+        // White space that is not ASCII is white space to `str::trim`.
+        assert_eq!(frame_parts_of("\u{3000}\t1 \u{a0}a\u{2003} (x)\u{85}"), Some(("1", "a", "x")));
+        // No symbol between the address and the DSO: inferno's "weird stack line".
+        assert_eq!(frame_parts_of("\t1 (x)"), None);
+        assert_eq!(frame_parts_of("\t1 a (x"), None);
+    }
+
+    #[test]
+    fn frames_without_dso_and_source_lines() {
+        let bare = |line: &'static str| {
+            frame_symbol_and_dso(line, leading_space(line), true).map(|(s, d)| (&line[s], d.is_empty()))
+        };
+        assert_eq!(bare("\t            11a2 leaf"), Some(("leaf", true)));
+        assert_eq!(bare("\t  11a2 std::vector<int>::size  "), Some(("std::vector<int>::size", true)));
+        assert_eq!(bare("\t  11a2"), None);
+        assert_eq!(bare("\t  perfwork leaf"), None);
+        assert_eq!(bare("\t1 (x)"), None);
+        assert!(is_source_line("  work.c:338"));
+        assert!(is_source_line("  ??:0"));
+        assert!(!is_source_line("\t  11a2 leaf"));
+        assert!(!is_source_line("        perfwork  5801   180.962862:    1001001 cpu-clock: "));
+    }
+
+    proptest::proptest! {
+        /// Lines of white space, hex digits, symbols with offsets and parentheses split as `str`'s
+        /// methods split them.
+        #[test]
+        fn frame_lines_split_as_str_methods_split_them(line in r"[ \t\u{a0}\u{3000}\x0b]{0,20}[0-9a-f]{0,18}[ \t]{0,2}[a-z (+0x)\u{a0}]{0,12}[ \t\x0c\u{2003}]{0,3}(\([a-z/.]{0,5}\)?)?[ \r\u{85}]{0,2}") {
+            proptest::prop_assert_eq!(frame_parts_of(&line), frame_parts_of_str(&line));
+        }
+    }
+}

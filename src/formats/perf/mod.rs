@@ -1,0 +1,373 @@
+//! Linux `perf script` text: the samples of a `perf record` recording, as `perf script` prints
+//! them (Linux `tools/perf/Documentation/perf-script.txt`), the input of `inferno-collapse-perf`,
+//! FlameGraph's `stackcollapse-perf.pl` and speedscope's perf importer.
+//!
+//! ```text
+//! # a comment (perf script --header)
+//! prog 30839 [001]   562.245409:    1003009 cpu-clock:pppH:
+//!                 118e leaf+0x25 (/tmp/prog)
+//!   work.c:9
+//!                 11d8 parse_input+0x9 (/tmp/prog)
+//!     ffffffff816ac68b __check_object_size+0x11b ([kernel.kallsyms])
+//!           12c0000000 [unknown] ([unknown])
+//!
+//! V8 WorkerThread 24636/25607 94564.109216: cycles:u:  ffffffff9aa3c8de [unknown] ([unknown])
+//!         perfwork  5801   180.962862:    1001001 cpu-clock:      55dd8b8f51a2 leaf+0x39 (/tmp/perfwork)
+//! ```
+//!
+//! (Frame lines start with a TAB, shown here as spaces.)
+//!
+//! **Grammar**: lines starting with `#` are skipped anywhere. A record is a *header line* and its
+//! frames, innermost first, ended by a blank (or whitespace-only) line. The header is `COMM TID` or
+//! `COMM PID/TID` (the command name is everything before the first word of digits followed by a
+//! space, and may hold spaces), then each field perf prints where `-F` keeps it: `[CPU]`, the time
+//! in seconds and a colon, the period, the event with its modifiers (`cpu-clock:pppH:`,
+//! `cycles:u:`). A sample without call chain (`perf record` without `-g`, or a one-frame sample)
+//! carries its frame on the header line after the event, and its record ends there: the next line
+//! is the next header, no blank line between. A frame line is an address in hex, the symbol
+//! (`sym+0xOFF`, `[unknown]`, or nothing) and the DSO in parentheses, the last word; with `-F ip,sym`
+//! the DSO is left out (a tab, the address and a symbol). With `-F +srcline` a source line
+//! (`  work.c:9`, two spaces, a file, a colon and a line number, `??:0` for none) follows each frame.
+//!
+//! **Model**, as `inferno-collapse-perf` collapses the same file: each record is a stack whose root
+//! is the command name (spaces as `_`; with `--perf-pid` `comm-PID`, with `--perf-tid`
+//! `comm-PID/TID`, `?` for a PID the header lacks), a thread frame, and whose frames are the symbols
+//! without their `+0x..` offset, with the DSO as module; `[unknown]` of a known DSO is named
+//! `[basename-of-dso]`. Names are tidied as inferno tidies them: `;` → `:`, an argument list cut at
+//! the first top-level `(` (not Go's `pkg.(*T).M`, nor C++'s `(anonymous namespace)`), a Java
+//! symbol's leading `L` dropped under a `java` command, a perf-map symbol `a->b->c` split into frames,
+//! the inlined ones suffixed `_[i]`. A symbol wholly in parentheses, `(java)`, FlameGraph's
+//! placeholder of a process name, is no frame. Unlike inferno, which skips every symbol that starts
+//! with `(`, C++'s `(anonymous namespace)::checksum` is a frame: its function's time stays its own.
+//! With `--perf-annotate` (inferno's `--all`), a frame of the kernel (a DSO in brackets but
+//! `[unknown]`, a `.ko` module or a `vmlinux`) is suffixed `_[k]` and one of JIT code (a perf map
+//! `/tmp/perf-PID.map` or a `jitted-*.so`) `_[j]`.
+//! Metrics: for each event (named without its modifiers, `cpu-clock`) the sum of its periods, where
+//! headers carry one — time in nanoseconds for the clock events `cpu-clock` and `task-clock`, else a
+//! count of events named by the event (`cycles`; `period` where `-F` leaves the event out) — and its
+//! samples (`samples`, or `EVENT samples` where the file has several events). The profile is weighed
+//! by the first event's periods, as inferno counts a stack's periods of the first event it meets,
+//! or by its samples where the file has no period (inferno counts 1 a sample there); the period of
+//! the first sample of a clock event is the interval.
+//!
+//! **Errors**: a header that has no word of digits after the command, or a frame line that is not
+//! one, is an error at its line and column; a file without a record is refused. A file that does
+//! not end with the blank line `perf script` ends a record with is read, with a warning that it looks
+//! cut short; a last line without its line end is cut, and left out with that warning.
+//!
+//! **Lost**: addresses, offsets, times, CPUs and source lines (counted in a warning); a Rust
+//! symbol perf left half demangled stays as perf printed it (inferno fixes some).
+
+mod lines;
+mod names;
+mod pairs;
+
+use super::stacks::StackTree;
+use super::{unique_name, Carries, Format, Sniff, Structure};
+use crate::diag::Diagnostics;
+use crate::error::{ParseError, ParseErrorKind, Position};
+use crate::model::{Aggregation, CallTree, FrameId, FrameTable, Metric, MetricKind, Profile, Repr, Unit, Values};
+use lines::{Header, Parsed, Splitter};
+use pairs::FrameIds;
+use std::io::Read;
+
+const FORMAT: Format = Format::Perf;
+
+/// What a `perf script` file holds (it is read only).
+pub(crate) const CARRIES: Carries = Carries {
+    structure: Structure::Stacks,
+    threads: true,
+    thread_roots: false,
+    frame_kinds: true,
+    metrics: &[MetricKind::Samples, MetricKind::Time, MetricKind::Events],
+    one_metric: false,
+    function_facts: false,
+    source_lines: false,
+    modules: true,
+    title: false,
+    timestamp: false,
+    interval: true,
+    name_replacements: &[],
+    lines_nest: false,
+    time_unit: Some(Unit::Nanoseconds),
+    flat_reports: false,
+    needs_samples: false,
+    weight_is_time: false,
+};
+
+/// What the root frame of a stack names, as inferno's `--pid` and `--tid` say.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Root {
+    /// The command name alone.
+    #[default]
+    Comm,
+    /// `comm-PID` (`--perf-pid`).
+    Pid,
+    /// `comm-PID/TID` (`--perf-tid`).
+    Tid,
+}
+
+/// `perf script`'s own options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// What a stack's root frame names (`--perf-pid`, `--perf-tid`).
+    pub root: Root,
+    /// Suffix kernel frames' names with `_[k]` and JIT frames' with `_[j]` (`--perf-annotate`,
+    /// inferno-collapse-perf's `--all`), which flame graphs colour apart.
+    pub annotate: bool,
+}
+
+/// `Yes` when the first line that is not a comment is a sample header followed by a frame (on
+/// the next line, or on the header line itself), `Maybe` for a header alone (the head ends there).
+/// A header without the time that perf script prints unless `-F` leaves it out needs its frame on
+/// a line of its own, which starts with perf's tab.
+pub(crate) fn sniff(head: &[u8]) -> Sniff {
+    let text = match std::str::from_utf8(head) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    let mut lines = text.lines().filter(|l| !l.starts_with('#') && !lines::is_blank(l));
+    let Some((line, header)) = lines.next().and_then(|l| Some((l, lines::parse_header(l)?))) else {
+        return Sniff::No;
+    };
+    let is_frame = |line: &str, start: usize, bare: bool| {
+        lines::frame_symbol_and_dso(line, start, bare).is_some()
+            && line[start..].split(' ').next().is_some_and(lines::is_hex)
+    };
+    if let Some(start) = header.frame {
+        return match header.timed && is_frame(line, start, true) {
+            true => Sniff::Yes,
+            false => Sniff::No,
+        };
+    }
+    match lines.next() {
+        Some(next) if is_frame(next, lines::leading_space(next), true) && (header.timed || next.starts_with('\t')) => {
+            Sniff::Yes
+        }
+        Some(_) => Sniff::No,
+        None if header.timed => Sniff::Maybe,
+        None => Sniff::No,
+    }
+}
+
+/// Whether a command is a Java one, whose frames' names lose a leading `L`.
+fn is_java(comm: &str) -> bool {
+    comm.starts_with("java")
+}
+
+/// One event of the file: its name, and the columns of its periods and samples by node.
+struct Event {
+    name: String,
+    periods: Vec<i64>,
+    /// The period of its first sample.
+    first_period: Option<u64>,
+    samples: Vec<i64>,
+}
+
+/// The record being read on the building thread.
+struct Record {
+    root: FrameId,
+    event: usize,
+    period: Option<u64>,
+    /// Frames, innermost first.
+    frames: Vec<FrameId>,
+    position: Position,
+}
+
+/// The building thread's state.
+struct Builder {
+    tree: CallTree,
+    stacks: StackTree,
+    events: Vec<Event>,
+    record: Option<Record>,
+    /// The frames vector of the last record, kept for the next.
+    spare: Vec<FrameId>,
+    n_records: u64,
+    n_empty: u64,
+}
+
+/// Reads `perf script` text (see the module documentation).
+pub(crate) fn read(
+    input: &mut (dyn Read + Send),
+    options: &Options,
+    diag: &mut Diagnostics,
+) -> Result<Profile, ParseError> {
+    let mut builder = Builder {
+        tree: CallTree::new(&[]),
+        stacks: StackTree::default(),
+        events: Vec::new(),
+        record: None,
+        spare: Vec::new(),
+        n_records: 0,
+        n_empty: 0,
+    };
+    let mut splitter = Splitter::new(options);
+    let mut last_byte = 0;
+    let mut cut = None;
+    crate::text::pipeline_with_parts(
+        crate::text::Blocks::new(input, FORMAT),
+        |text: &str, headers: &mut Vec<Header>| splitter.parse(text, headers),
+        |line, parsed, headers| {
+            last_byte = line.position.byte;
+            if line.unterminated {
+                // The input was cut in this line: what is left of it is no field or frame.
+                cut = Some(line.position);
+                return Ok(());
+            }
+            match parsed {
+                Parsed::Skip => {}
+                Parsed::End => builder.finish_record(),
+                Parsed::Header(index) => {
+                    let header = &headers[index as usize];
+                    builder.finish_record();
+                    builder.start_record(line.text, header, line.position);
+                    if header.frame.is_some() {
+                        if let Some(frames) = &header.frames {
+                            builder.add_frames(frames);
+                        }
+                        builder.finish_record();
+                    }
+                }
+                Parsed::Frame(frames) => builder.add_frames(&frames),
+                Parsed::Bad(at, kind) => return Err(line.error_at(at, *kind)),
+            }
+            Ok(())
+        },
+    )?;
+    let open = builder.record.as_ref().map(|record| record.position);
+    if let Some(position) = cut.or(open) {
+        diag.warn("cut-short", Some(position), || {
+            let how = match cut {
+                Some(_) => "in the middle of a line, which is left out",
+                None => "without the blank line perf script writes after every sample",
+            };
+            format!("the input ends {how}: it looks cut short, and its last sample may have lost frames")
+        });
+        builder.finish_record();
+    }
+    if builder.n_records == 0 {
+        return Err(ParseError {
+            format: FORMAT.into(),
+            position: Position::byte(last_byte),
+            kind: ParseErrorKind::Unexpected {
+                expected: "a sample (a header line and its frames)".into(),
+                found: "none".into(),
+            },
+        });
+    }
+    if builder.n_empty > 0 {
+        let n = builder.n_empty;
+        diag.warn("perf-no-frames", None, || {
+            let samples = if n == 1 { "sample" } else { "samples" };
+            format!("{n} {samples} without frames skipped, as inferno-collapse-perf skips them")
+        });
+    }
+    if splitter.source_lines > 0 {
+        let n = splitter.source_lines;
+        diag.warn("perf-source-lines", None, || {
+            format!("{n} source lines (perf script -F +srcline) skipped: a frame here is a function, not a line")
+        });
+    }
+    Ok(builder.into_profile(splitter.frames))
+}
+
+impl Builder {
+    fn start_record(&mut self, line: &str, header: &Header, position: Position) {
+        let event = header.event.clone().map_or("", |e| &line[e]);
+        let event = match self.events.iter().position(|e| e.name == event) {
+            Some(i) => i,
+            None => {
+                self.events.push(Event {
+                    name: event.to_string(),
+                    periods: Vec::new(),
+                    first_period: header.period,
+                    samples: Vec::new(),
+                });
+                self.events.len() - 1
+            }
+        };
+        let frames = std::mem::take(&mut self.spare);
+        self.record = Some(Record { root: header.root, event, period: header.period, frames, position });
+    }
+
+    /// Adds a frame line's frames to the open record.
+    fn add_frames(&mut self, frames: &FrameIds) {
+        let Some(record) = &mut self.record else { return };
+        match frames {
+            FrameIds::One(frame) => record.frames.push(*frame),
+            FrameIds::Several(frames) => record.frames.extend_from_slice(frames),
+        }
+    }
+
+    fn finish_record(&mut self) {
+        let Some(mut record) = self.record.take() else { return };
+        self.n_records += 1;
+        if record.frames.is_empty() {
+            self.n_empty += 1;
+            return;
+        }
+        let path = self.stacks.next();
+        path.push(record.root);
+        path.extend(record.frames.iter().rev());
+        let node = self.stacks.add(&mut self.tree).map_or(0, |n| n.index());
+        let event = &mut self.events[record.event];
+        for column in [&mut event.samples, &mut event.periods] {
+            if column.len() <= node {
+                column.resize(node + 1, 0);
+            }
+        }
+        event.samples[node] += 1;
+        if let Some(period) = record.period {
+            event.first_period.get_or_insert(period);
+            event.periods[node] = event.periods[node].saturating_add(i64::try_from(period).unwrap_or(i64::MAX));
+        }
+        record.frames.clear();
+        // The vector is kept for the next record.
+        self.spare = record.frames;
+    }
+
+    /// The profile: a metric per event's periods and samples, with the tree as it was built.
+    fn into_profile(self, frames: FrameTable) -> Profile {
+        let several = self.events.len() > 1;
+        let first = self.events.first().filter(|e| is_clock(&e.name));
+        let interval = first.and_then(|e| e.first_period).map(std::time::Duration::from_nanos);
+        let mut metrics: Vec<Metric> = Vec::new();
+        let mut columns: Vec<Vec<i64>> = Vec::new();
+        for event in self.events {
+            if event.first_period.is_some() {
+                let (kind, unit) = if is_clock(&event.name) {
+                    (MetricKind::Time, Unit::Nanoseconds)
+                } else {
+                    (MetricKind::Events, Unit::Count)
+                };
+                let name = if event.name.is_empty() { "period" } else { &event.name };
+                let name = unique_name(name.to_string(), |n| metrics.iter().any(|m| m.name == n));
+                metrics.push(Metric { name, kind, unit, aggregation: Aggregation::Additive, repr: Repr::Int });
+                columns.push(event.periods);
+            }
+            let name = if several { format!("{} samples", event.name) } else { "samples".into() };
+            let name = unique_name(name, |n| metrics.iter().any(|m| m.name == n));
+            metrics.push(Metric { name, ..Metric::samples() });
+            columns.push(event.samples);
+        }
+        // The tree is taken as it is (no copy), its columns added: each event's grew only as far as
+        // the last node that has a sample of it.
+        let mut profile = Profile::new(Vec::new());
+        profile.frames = frames;
+        profile.tree = self.tree;
+        for (metric, mut column) in metrics.into_iter().zip(columns) {
+            column.resize(profile.tree.len(), 0);
+            profile.add_metric(metric, Values::Int(column));
+        }
+        if let Some(first) = profile.metrics().first() {
+            profile.meta.weighed_by = Some(first.kind);
+        }
+        profile.meta.interval = interval;
+        profile
+    }
+}
+
+/// Whether `event` is a clock (its period is nanoseconds).
+fn is_clock(event: &str) -> bool {
+    matches!(event, "cpu-clock" | "task-clock")
+}

@@ -6,53 +6,13 @@
 //
 //   node .ci/speedscope-import.mjs PROFTOOL SPEEDSCOPE_RELEASE_DIR WORK_DIR FIXTURE...
 //
-// speedscope ships as one browser bundle, not as a library: its importers are a module the app
-// loads lazily (`importProfileGroupFromText`). The bundle is run in this process with just enough
-// of a browser for its top level, and the promise of that module is handed out by one inserted
-// assignment. Its names are minified, so .ci/consumers pins the version; if the hook is not found
-// the check fails rather than passing unchecked.
+// speedscope's importers are loaded as .ci/speedscope-lib.mjs says.
 import fs from 'node:fs'
 import path from 'node:path'
-import vm from 'node:vm'
 import { execFileSync } from 'node:child_process'
+import { speedscopeImporters } from './speedscope-lib.mjs'
 
 const [bin, releaseDir, work, ...fixtures] = process.argv.slice(2)
-
-async function speedscopeImporters() {
-  const bundle = fs.readdirSync(releaseDir).find((f) => /^speedscope-\w+\.js$/.test(f))
-  let code = fs.readFileSync(path.join(releaseDir, bundle), 'utf8')
-  const lazyImport = /var (\w+)=Promise\.resolve\(\)\.then\(\(\)=>\(\w+\(\),\w+\)\);/
-  const found = code.match(lazyImport)
-  if (!found) throw new Error(`${bundle}: the lazy import of speedscope's importers is not where expected`)
-  code = code.replace(lazyImport, (s) => `${s}globalThis.__speedscopeImporters=${found[1]};`)
-  // Every DOM object the app's top level touches: any property, call or construction gives another.
-  const anything = new Proxy(function () {}, {
-    get: (_, key) => (key === Symbol.toPrimitive ? () => '' : anything),
-    apply: () => anything,
-    construct: () => anything,
-  })
-  Object.assign(globalThis, {
-    window: globalThis,
-    document: anything,
-    location: { href: 'file:///', hash: '', search: '', protocol: 'file:' },
-    addEventListener: () => {},
-    requestAnimationFrame: () => {},
-    localStorage: { getItem: () => null, setItem: () => {} },
-  })
-  const log = console.log
-  console.log = () => {}
-  try {
-    vm.runInThisContext(code)
-  } catch {
-    // The app itself cannot start without a real DOM; the importers were handed out before that.
-  }
-  console.log = log
-  const importers = await globalThis.__speedscopeImporters
-  if (!importers || typeof importers.importProfileGroupFromText !== 'function') {
-    throw new Error(`${bundle}: speedscope's importers were not handed out`)
-  }
-  return importers
-}
 
 // speedscope's weight units against proftool's unit words of time (src/formats/mod.rs, unit_word)
 const microseconds = { ns: 1e-3, us: 1, ms: 1e3, s: 1e6 }
@@ -169,7 +129,7 @@ function near(got, want, tolerance, what) {
   }
 }
 
-const importers = await speedscopeImporters()
+const importers = await speedscopeImporters(releaseDir)
 let speedscopeChecked = 0
 let timedChecked = 0
 let treesChecked = 0

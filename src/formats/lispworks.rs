@@ -85,7 +85,9 @@ pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
         expected: "a first line containing \"LispWorks Profiler Tree\"",
     };
     let mut reader: Option<TreeReader> = None;
+    let mut last_line = Position::line(1, 0);
     text::pipeline(input, Format::Lispworks, classify, |line, parsed| {
+        last_line = line.position;
         // The format has no end marker: a tree cut short ends in a line without its line break.
         line.warn_if_cut_short("the name on it may be cut", diag);
         let Some(reader) = &mut reader else {
@@ -110,6 +112,16 @@ pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
         }
     })?;
     match reader {
+        // A marker and no node: a file cut right after its first line, or written by a run that
+        // profiled nothing; either way no profile to convert.
+        Some(reader) if reader.profile.tree.is_empty() => Err(ParseError {
+            format: Format::Lispworks.into(),
+            position: last_line,
+            kind: ParseErrorKind::Unexpected {
+                expected: "a data line (Depth|Count|Call-Count|Seen-Count|Top-Count|Name) after the marker".into(),
+                found: "the end of the input: the file holds no tree (it looks cut short)".into(),
+            },
+        }),
         Some(reader) => Ok(reader.finish(diag)),
         None => {
             Err(ParseError { format: Format::Lispworks.into(), position: Position::line(1, 0), kind: missing_marker() })

@@ -152,7 +152,9 @@ pub(crate) fn read(
         })
     };
     let mut input = std::io::Cursor::new(head).chain(input);
+    let (mut rows, mut last_line) = (0u64, Position::line(1, 0));
     text::pipeline(&mut input, FORMAT, prepare, |line, parsed| {
+        last_line = line.position;
         // ]PROFILE ends every row: a last row without its break was cut short.
         line.warn_if_cut_short("its last field may be cut", diag);
         // The header, read above, and blank lines (which the csv crate skips too) are no rows.
@@ -160,8 +162,21 @@ pub(crate) fn read(
             return Ok(());
         }
         let (name, hash, row) = parsed.map_err(|e| e.at_line(&line))?;
+        rows += 1;
         builder.add(name.text(line.text), hash, &row).map_err(|kind| line.error(kind))
     })?;
+    if rows == 0 {
+        // A header and no row: a file cut right after its first line (]PROFILE writes a row for
+        // every function it timed); no profile to convert.
+        return Err(ParseError {
+            format: FORMAT.into(),
+            position: last_line,
+            kind: ParseErrorKind::Unexpected {
+                expected: "a row after the header".into(),
+                found: "the end of the input: the report holds no row (it looks cut short)".into(),
+            },
+        });
+    }
     let meta = builder.meta_mut();
     meta.attrs.push((REPORT_KEY.to_string(), report.name().to_string()));
     meta.attrs.extend(total.map(|total| (TOTAL_KEY.to_string(), total)));

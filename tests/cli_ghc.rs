@@ -208,3 +208,25 @@ fn a_p_report_puts_what_its_rows_round_to_nothing_under_one_frame() {
         assert!(err.contains(said), "{said}\nnot in:\n{err}");
     }
 }
+
+/// inferno-percent.prof cut at the end of its line 40: the tree's first 19 rows (lines 22–40),
+/// whose individual %time and %alloc all print 0.0. Rounding can leave out at most 0.05 % a row,
+/// 0.9 % in all: the 100 % they leave says the report is cut, not rounded.
+#[test]
+fn a_ghc_time_report_cut_at_a_line_end_is_said_to_look_cut() {
+    let text = std::fs::read_to_string(fixture("corpus/ghc-prof/inferno-percent.prof")).unwrap();
+    let cut: String = text.lines().take(40).map(|l| format!("{l}\n")).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("cut.prof");
+    std::fs::write(&input, cut).unwrap();
+    let out = proftool().arg("info").arg(&input).assert().success();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(
+        stderr.contains("the report looks cut short: the tree's rows place 0.0 % of the header's total time, and the other 100.0 % (20 ms) is more than the rounding of its 19 rows can leave out (0.05 % each, 0.9 % in all)"),
+        "{stderr}"
+    );
+    // The whole report leaves 0.1 % of its alloc, which its rows' rounding explains.
+    let out = proftool().arg("info").arg(fixture("corpus/ghc-prof/inferno-percent.prof")).assert().success();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(!stderr.contains("looks cut short") && stderr.contains("in rows under 0.05 %"), "{stderr}");
+}

@@ -47,7 +47,8 @@
 //! those add up to more than is left), so that a cost centre's self total agrees with GHC's table;
 //! what is still left (cost centres under 1 %, not in the table) is the frame's own. The profile's
 //! totals then are the header's (alloc to the byte). Each metric the tree leaves short is said on
-//! stderr, with how much and the advice to profile with `+RTS -P`; a tree whose rounded
+//! stderr, with how much and the advice to profile with `+RTS -P`, or, where it leaves more than
+//! the rounding of its rows can (0.05 % a row), that the report looks cut short; a tree whose rounded
 //! percentages add up to more than 100 % is said to, and kept as it is.
 //!
 //! SRC is kept as the frame attr [`DEFINED_AT`] (first seen per cost centre; a file and line
@@ -544,7 +545,7 @@ fn place_the_rest(
         let (to_each, to_none) = share_out(left, &wanted);
         to_each.iter().zip(&mut given).for_each(|(&share, shares)| shares[k] = share);
         rest[k] = to_none;
-        warn_unplaced(shared, placed.shares[k], left, totals.amount(k, left), diag);
+        warn_unplaced(shared, (placed.shares[k], left), profile.tree.len(), totals.amount(k, left), diag);
     }
     if rest == [0, 0] && given.iter().all(|&shares| shares == [0, 0]) {
         return;
@@ -567,10 +568,22 @@ fn place_the_rest(
 
 /// Says how much of the header's total a `-p` tree's rows leave to [`BELOW_ROUNDING`] (`left`, in
 /// tenths of a percent; `amount` in the total's unit), or that they add up to more than the whole.
-fn warn_unplaced(shared: &Shared, placed: u64, left: u64, amount: String, diag: &mut Diagnostics) {
+/// Each of the `rows` can leave out at most 0.05 % by its rounding: a tree that leaves more than
+/// all of them can looks cut short, and is said to.
+fn warn_unplaced(shared: &Shared, (placed, left): (u64, u64), rows: usize, amount: String, diag: &mut Diagnostics) {
     let Shared { what, key } = *shared;
     let percent = |share: u64| format!("{}.{} %", share / 10, share % 10);
-    if left > 0 {
+    let rounding = rows as u64 / 2;
+    if left > rounding {
+        diag.warn(key, None, || {
+            format!(
+                "the report looks cut short: the tree's rows place {} of the header's total {what}, and the other {} ({amount}) is more than the rounding of its {rows} rows can leave out (0.05 % each, {} in all); it is put under {BELOW_ROUNDING}",
+                percent(placed),
+                percent(left),
+                percent(rounding)
+            )
+        });
+    } else if left > 0 {
         diag.warn(key, None, || {
             format!(
                 "the tree's rows place {} of the header's total {what}; the other {} ({amount}), in rows under 0.05 %, is put under {BELOW_ROUNDING} (by cost centre where GHC's per-cost-centre table tells): profile with +RTS -P for exact ticks and bytes",

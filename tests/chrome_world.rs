@@ -46,7 +46,8 @@ fn map(stacks: &[(&str, i64)]) -> BTreeMap<String, i64> {
 /// stacks and µs speedscope's importer builds from each (the args it appends to a name left out),
 /// which proftool's reader follows where the events contradict each other: an `X` enclosing `B`/`E`
 /// pairs, an `X` that ends after its parent (its end ignored), ends whose names or args do not
-/// match, events that keep their file order at one timestamp, more ends than begins.
+/// match, events that keep their file order at one timestamp, more ends than begins, slices of no
+/// length, ends before their begins in the file.
 #[test]
 fn trace_events_nest_as_speedscope_nests_them() {
     let cases: &[(&str, &[(&str, i64)])] = &[
@@ -80,6 +81,12 @@ fn trace_events_nest_as_speedscope_nests_them() {
         ),
         // An end of another name is ignored, its time too: the begin closes at its own time.
         ("mismatched-name.json", &[]),
+        // Slices of no length (B and E of one name at one time, an X of dur 0, one whose E comes
+        // before its B in the file) hold no time: A holds all 10 µs.
+        ("zero-duration-events.json", &[("A", 10)]),
+        // Ends that come before their begins in the file: alpha's end at 9 names another slice
+        // than the innermost (beta, 1 to 10) and is ignored; alpha closes at the last end, 10.
+        ("out-of-order-unbalanced-name.json", &[("alpha", 1), ("alpha;beta", 9)]),
         // The sampling form (Hermes): each sample weighs the time to the next of its thread.
         (
             "multi-thread-with-samples.json",

@@ -46,7 +46,8 @@ fn map(stacks: &[(&str, i64)]) -> BTreeMap<String, i64> {
 /// stacks and µs speedscope's importer builds from each (the args it appends to a name left out),
 /// which proftool's reader follows where the events contradict each other: an `X` enclosing `B`/`E`
 /// pairs, an `X` that ends after its parent (its end ignored), ends whose names or args do not
-/// match, events that keep their file order at one timestamp, more ends than begins.
+/// match, events that keep their file order at one timestamp, more ends than begins, slices of no
+/// length, ends before their begins in the file.
 #[test]
 fn trace_events_nest_as_speedscope_nests_them() {
     let cases: &[(&str, &[(&str, i64)])] = &[
@@ -80,6 +81,12 @@ fn trace_events_nest_as_speedscope_nests_them() {
         ),
         // An end of another name is ignored, its time too: the begin closes at its own time.
         ("mismatched-name.json", &[]),
+        // Slices of no length (B and E of one name at one time, an X of dur 0, one whose E comes
+        // before its B in the file) hold no time: A holds all 10 µs.
+        ("zero-duration-events.json", &[("A", 10)]),
+        // Ends that come before their begins in the file: alpha's end at 9 names another slice
+        // than the innermost (beta, 1 to 10) and is ignored; alpha closes at the last end, 10.
+        ("out-of-order-unbalanced-name.json", &[("alpha", 1), ("alpha;beta", 9)]),
         // The sampling form (Hermes): each sample weighs the time to the next of its thread.
         (
             "multi-thread-with-samples.json",
@@ -160,6 +167,24 @@ fn a_cpuprofile_weighs_its_span() {
     let stacks = stacks("cpuprofile/speedscope/node10-old-format.cpuprofile", false);
     assert_eq!(stacks.keys().collect::<Vec<_>>(), ["(anonymous)", "(anonymous);a;b;d", "(anonymous);a;c;d"]);
     assert_eq!(stacks.values().sum::<i64>(), 45_920);
+}
+
+/// V8's heap profiles (`.heapprofile`: a `head` node tree of `callFrame`s and `selfSize`s, no time),
+/// which proftool does not read, are not taken for the old `.cpuprofile` format (a `head` tree of
+/// nodes with `hitCount`s), whose reader refused them for a missing `id`: detection says what they
+/// are not. speedscope's corpus has one of Chrome 69 and one of node 10.
+#[test]
+fn a_heap_profile_is_no_cpu_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.folded");
+    for file in ["Chrome/69/Heap-20181005T144546.heapprofile", "node/10.11.0/Heap-20181003T105432.heapprofile"] {
+        let heap = fixture(&format!("corpus/speedscope-samples/{file}"));
+        let run = proftool().arg("convert").arg(&heap).arg(&out).assert().failure();
+        let err = String::from_utf8(run.get_output().stderr.clone()).unwrap();
+        assert!(err.contains("the content is JSON of a kind proftool does not know"), "{file}: {err}");
+        assert!(!err.contains("V8 CPU profile"), "{file}: {err}");
+        assert!(!out.exists(), "{file}");
+    }
 }
 
 /// Chromium's default trace format, Perfetto's protocol buffers, is named in the error (it was

@@ -97,12 +97,16 @@ pub(crate) const CARRIES: Carries = Carries {
 const EXPECTED: &str = "a V8 CPU profile (nodes, startTime, endTime, samples, timeDeltas)";
 
 /// `Yes` for a JSON object whose first key is `nodes` and whose nodes have call frames, or (the old
-/// format) whose first key is `head` and whose nodes have function names.
+/// format) whose first key is `head` and whose nodes have function names and hit counts. V8's heap
+/// profile (`.heapprofile`) also has a `head` node with function names, in `callFrame`s, but sizes
+/// (`selfSize`) where a CPU profile's nodes have `hitCount`: it is not taken for a CPU profile.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
     let head = head.trim_ascii_start();
     let first_key = |key: &[u8]| head.strip_prefix(b"{").is_some_and(|rest| rest.trim_ascii_start().starts_with(key));
     let has = |key: &[u8]| memchr::memmem::find(head, key).is_some();
-    match (first_key(b"\"nodes\"") && has(b"\"callFrame\"")) || (first_key(b"\"head\"") && has(b"\"functionName\"")) {
+    let new_format = first_key(b"\"nodes\"") && has(b"\"callFrame\"");
+    let old_format = first_key(b"\"head\"") && has(b"\"functionName\"") && has(b"\"hitCount\"");
+    match new_format || old_format {
         true => Sniff::Yes,
         false => Sniff::No,
     }

@@ -215,9 +215,6 @@ enum Kind {
 
 const NO_NAME: u32 = u32::MAX;
 
-/// The name of an `E` that no slice has: it closes none.
-const UNKNOWN_NAME: u32 = u32::MAX - 1;
-
 /// A (pid, tid) track.
 struct Track {
     tid: Id,
@@ -452,18 +449,18 @@ impl Reader<'_> {
             *self.keys.entry(key).or_insert(next)
         };
         let item = match (ph, event.name) {
-            // An end names the slice it closes, or none.
+            // An end names the slice it closes, or none; its name is numbered as a begin's is, for
+            // an end may come before its begin in the file (the begins and ends are sorted later).
             ('E', name) => {
-                let name = name.map_or(NO_NAME, |n| self.names.get(&n).copied().unwrap_or(UNKNOWN_NAME));
+                let name = name.map_or(NO_NAME, |n| self.name_number(n));
                 Item { ts, dur, frame: FrameId(0), name, key, kind: Kind::End, bare }
             }
             (_, name) => {
                 let name = name.unwrap_or_else(|| "(unnamed)".into());
                 let args = args.and_then(|a| serde_json::from_str::<SliceArgs>(a).ok()).unwrap_or_default();
                 let frame = frame(&mut self.frames, &name, args);
-                let next = self.names.len() as u32;
                 let is_total = ph == 'X' && name.starts_with("Total ");
-                let name = *self.names.entry(name).or_insert(next);
+                let name = self.name_number(name);
                 let kind = if ph == 'X' { Kind::Whole } else { Kind::Begin };
                 self.track(event.pid.clone(), event.tid.clone()).only_totals &= is_total;
                 Item { ts, dur, frame, name, key, kind, bare }
@@ -473,6 +470,12 @@ impl Reader<'_> {
         track.only_totals &= item.kind != Kind::End;
         track.items.push(item);
         Ok(())
+    }
+
+    /// The number of a slice's name, in [`Reader::names`].
+    fn name_number(&mut self, name: String) -> u32 {
+        let next = self.names.len() as u32;
+        *self.names.entry(name).or_insert(next)
     }
 
     /// A `Profile`, `ProfileChunk` or `CpuProfile` event: kept for the end; one without `args.data`

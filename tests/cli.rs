@@ -143,6 +143,20 @@ fn a_conversion_ended_by_a_signal_leaves_no_temporary_file_and_the_output_as_it_
 }
 
 #[test]
+fn a_cpuprofile_of_more_samples_than_max_samples_is_refused_before_it_takes_the_memory() {
+    // A count of 2^32 in one line: a .cpuprofile writes a sample and a time delta per count.
+    let dir = temp();
+    let input = dir.path().join("big.folded");
+    std::fs::write(&input, "main;work 4294967296\n").unwrap();
+    let output = dir.path().join("out.cpuprofile");
+    let out = proftool().arg("convert").arg(&input).arg(&output).output().unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("4294967296 samples would be 4294967296 entries of samples and timeDeltas, more than --max-samples 10000000 allows"), "{stderr}");
+    assert_eq!(files_in(dir.path()), vec!["big.folded"]);
+}
+
+#[test]
 fn diff_reads_standard_input_once() {
     proftool()
         .args(["diff", "-", "-"])

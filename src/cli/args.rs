@@ -63,8 +63,9 @@ pub struct WriteArgs {
     /// Examples: 10ms, 250us, 1s.
     #[arg(long, value_name = "DURATION", value_parser = proftool::parse_interval)]
     pub interval: Option<Duration>,
-    /// The most sample records to write to a format with one record per sample (Sampler, BR); a
-    /// conversion that would write more stops with an error instead of filling the disk.
+    /// The most sample records to write to a format with one record per sample (Sampler, BR, the
+    /// samples of a .cpuprofile); a conversion that would write more stops with an error instead of
+    /// filling the disk or the memory.
     #[arg(long, value_name = "N", default_value_t = proftool::convert::DEFAULT_MAX_SAMPLES)]
     pub max_samples: u64,
     /// Whether BR output gets a TIME SPENT IN LINE record per group: `timed`, `sampled`, or `auto`

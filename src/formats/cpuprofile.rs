@@ -541,6 +541,21 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
         order.push(node);
         stack.extend(children.of_node(node).iter().rev());
     }
+    // A sample per count (at least one for a node with time, or a leaf where none is counted).
+    let hits_of = |node: NodeId| {
+        let hits = count.map_or(0, |m| tree.self_value(m, node).as_count().max(0) as u64);
+        let micros = time.map_or(hits as f64 * per_count, |m| tree.self_value(m, node).as_f64());
+        let at_least_one = hits == 0 && (micros > 0.0 || (count.is_none() && children.of_node(node).is_empty()));
+        (if at_least_one { 1 } else { hits }, micros)
+    };
+    // Each sample is an entry of `samples` and `timeDeltas`: the file grows with the count, so a
+    // count past --max-samples stops here, before any memory is taken for it.
+    let total_hits = order.iter().fold(0u64, |sum, &node| sum.saturating_add(hits_of(node).0));
+    if total_hits > options.max_samples {
+        let max = options.max_samples;
+        let what = format!("{total_hits} samples would be {total_hits} entries of samples and timeDeltas, more than --max-samples {max} allows (raise it to write them)");
+        return Err(Error::Unrepresentable { format: FORMAT.into(), what });
+    }
     let mut ids = vec![0u64; tree.len()];
     for (i, &node) in order.iter().enumerate() {
         ids[node.index()] = i as u64 + 2;
@@ -557,11 +572,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
     let (mut total, mut written) = (0f64, 0i64);
     for &node in &order {
         let frame = profile.frames.get(tree.frame(node));
-        let mut hits = count.map_or(0, |m| tree.self_value(m, node).as_count().max(0) as u64);
-        let micros = time.map_or(hits as f64 * per_count, |m| tree.self_value(m, node).as_f64());
-        if hits == 0 && (micros > 0.0 || (count.is_none() && children.of_node(node).is_empty())) {
-            hits = 1;
-        }
+        let (hits, micros) = hits_of(node);
         for _ in 0..hits {
             samples.push(id(node));
             total += micros / hits as f64;

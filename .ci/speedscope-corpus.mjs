@@ -80,9 +80,11 @@ function totals(group) {
   return byKind
 }
 
+// Whether two totals agree, but for floating point's rounding.
+const near = (a, b) => Math.abs(a - b) <= 1e-6 * Math.abs(b) + 1e-6
+
 // Whether a conversion gives the total its documented reading says: time in µs, or a count.
 function documented(reading, converted) {
-  const near = (a, b) => Math.abs(a - b) <= 1e-6 * Math.abs(b) + 1e-6
   if (reading.total !== undefined) return near(converted['time (µs)']?.[0] ?? NaN, reading.total)
   if (reading.count !== undefined) return near(converted.count?.[0] ?? NaN, reading.count)
   return false
@@ -127,7 +129,6 @@ for (const file of files) {
     original = { error: String(e) }
   }
   const converted = totals(await importGroup(importers, out))
-  const near = (a, b) => Math.abs(a - b) <= 1e-6 * Math.abs(b) + 1e-6
   const differences = Object.keys(original)
     .filter((kind) => kind !== 'error')
     .filter((kind) => ![0, 1].some((i) => near(converted[kind]?.[i] ?? NaN, original[kind][i])))

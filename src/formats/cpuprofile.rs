@@ -93,8 +93,13 @@ pub(crate) const CARRIES: Carries = Carries {
     weight_is_time: true,
 };
 
-/// The latest time a profile may name, in µs (see [`weights`]).
-const MAX_TIME_US: f64 = 1e18;
+/// The latest time a CPU profile or a trace may name, in µs: far beyond any clock (10^18 µs is
+/// 31,000 years), so that no difference of two overflows and time stays exact in whole µs (i64); a
+/// time past it is a damaged file, refused, not a total to cap.
+pub(crate) const MAX_TIME_US: f64 = 1e18;
+
+/// What a time must be, in the error that refuses one past [`MAX_TIME_US`].
+pub(crate) const BELOW_MAX_TIME: &str = "times below 10^18 us";
 
 /// What a `.cpuprofile` should be, for serde's errors.
 const EXPECTED: &str = "a V8 CPU profile (nodes, startTime, endTime, samples, timeDeltas)";
@@ -410,18 +415,16 @@ fn weights(
             Some(*at)
         })
         .collect();
-    // Time is kept in whole µs (i64): a time past 10^18 µs (31,000 years), as the Chrome trace
-    // reader bounds it too, is a damaged file, not a total to cap silently.
-    // NaN and the infinities are too late as well.
+    // NaN and the infinities are past MAX_TIME_US too.
     let within = |t: f64| t.is_finite() && t.abs() < MAX_TIME_US;
     if let Some(i) = at.iter().position(|&t| !within(t)) {
         let found = format!("{} at sample {i} (startTime plus its timeDeltas)", at[i]);
-        return Err(error("\"timeDeltas\"", "times below 10^18 us".into(), found));
+        return Err(error("\"timeDeltas\"", BELOW_MAX_TIME.into(), found));
     }
     // An endTime of -inf is none (a trace's profile): the time then ends at the last sample.
     if !within(document.start_time) || !(within(document.end_time) || document.end_time == f64::NEG_INFINITY) {
         let found = format!("startTime {}, endTime {}", document.start_time, document.end_time);
-        return Err(error("\"endTime\"", "times below 10^18 us".into(), found));
+        return Err(error("\"endTime\"", BELOW_MAX_TIME.into(), found));
     }
     let mut order: Vec<usize> = (0..ids.len()).collect();
     order.sort_by(|&a, &b| at[a].total_cmp(&at[b]));

@@ -651,7 +651,7 @@ fn symbol_ids(profile: &Profile, inclusive: &[i64], threads: &[(u16, NodeId)]) -
 /// threads are named by their ids.
 pub(crate) fn fit_roots(profile: &mut Profile, diag: &mut Diagnostics) {
     put_roots_in_a_thread(profile);
-    make_nested_frames_functions(profile);
+    ops::make_functions(profile, ops::is_nested_non_code);
     name_threads_by_id(profile, diag);
 }
 
@@ -703,22 +703,6 @@ fn name_threads_by_id(profile: &mut Profile, diag: &mut Diagnostics) {
             let (_, new) = by_name.iter().find(|(old, _)| *old == frame.name && frame.kind == FrameKind::Thread)?;
             Some(Frame { name: new.clone(), ..frame.clone() })
         });
-    }
-}
-
-/// Turns every frame below the roots that is not a function (a nested thread or pseudo-frame) into
-/// a function of the same name, for formats that know threads only as roots.
-pub(crate) fn make_nested_frames_functions(profile: &mut Profile) {
-    let nested: Vec<NodeId> = profile
-        .tree
-        .nodes()
-        .filter(|&n| profile.tree.parent(n).is_some())
-        .filter(|&n| matches!(profile.frames.get(profile.tree.frame(n)).kind, FrameKind::Thread | FrameKind::Pseudo))
-        .collect();
-    for node in nested {
-        let frame = profile.frames.get(profile.tree.frame(node)).clone();
-        let function = profile.frames.intern(FrameRef { kind: FrameKind::Function, ..frame.as_ref() });
-        profile.tree.set_frame(node, function);
     }
 }
 

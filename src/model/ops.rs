@@ -9,8 +9,10 @@
 //! - [`unwrap_root`]: a root removed, its children made roots (a thread above GHC's `MAIN`).
 //! - [`interpose`]: nodes put between some nodes and their parents (Dyalog's line rows).
 //! - [`merge_lines`]: source-line frames merged into their functions, for function-level targets.
+//! - [`make_functions`]: frames that are no code made functions of their names, for formats that
+//!   know threads only as roots (or not at all).
 
-use super::{Aggregation, ChildIndex, Frame, FrameId, FrameKind, FrameTable, NodeId, Profile, Value, Values};
+use super::{Aggregation, ChildIndex, Frame, FrameId, FrameKind, FrameRef, FrameTable, NodeId, Profile, Value, Values};
 use rustc_hash::FxHashMap;
 
 /// The canonical form of `profile`: siblings with the same frame merged (values added), children
@@ -53,6 +55,25 @@ pub fn qualify_names(profile: &mut Profile) {
         let module = frame.module.as_ref()?;
         Some(Frame { name: format!("{module}.{}", frame.name), module: None, ..frame.clone() })
     });
+}
+
+/// Turns the frame of every node `which` picks (by whether it is a root, and its frame's kind)
+/// into a function of the same name and module.
+pub fn make_functions(profile: &mut Profile, which: impl Fn(bool, FrameKind) -> bool) {
+    let tree = &profile.tree;
+    let picked: Vec<NodeId> =
+        tree.nodes().filter(|&n| which(tree.parent(n).is_none(), profile.frames.get(tree.frame(n)).kind)).collect();
+    for node in picked {
+        let frame = profile.frames.get(profile.tree.frame(node)).clone();
+        let function = profile.frames.intern(FrameRef { kind: FrameKind::Function, ..frame.as_ref() });
+        profile.tree.set_frame(node, function);
+    }
+}
+
+/// For [`make_functions`]: a thread or pseudo-frame below the roots, which formats that know
+/// threads only as roots hold as a function.
+pub fn is_nested_non_code(is_root: bool, kind: FrameKind) -> bool {
+    !is_root && matches!(kind, FrameKind::Thread | FrameKind::Pseudo)
 }
 
 /// `profile` with siblings that share a frame merged into one node (values added), in source order.

@@ -152,7 +152,7 @@ pub(crate) fn fit(profile: Profile, diag: &mut Diagnostics) -> Profile {
         profile = crate::model::ops::adopt_roots(&profile, thread, |f| !is_thread(f));
     }
     // A thread is a track: below the roots every frame is a function.
-    super::sampler::make_nested_frames_functions(&mut profile);
+    crate::model::ops::make_functions(&mut profile, crate::model::ops::is_nested_non_code);
     let Some(time) = profile.metrics().iter().position(|m| m.kind == MetricKind::Time) else { return profile };
     if let Values::Float(values) = profile.tree.self_values(time) {
         let rounded: Vec<f64> = values.iter().copied().map(to_nanosecond).collect();

@@ -3,6 +3,7 @@
 use super::{to_nanosecond, DISPLAY_TIME_UNIT, FORMAT};
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind, Position};
+use crate::formats::cpuprofile::{BELOW_MAX_TIME, MAX_TIME_US};
 use crate::model::{ChildIndex, FrameId, FrameKind, FrameRef, FrameTable, Metric, NodeId, Profile, Repr, Unit, Values};
 use rustc_hash::FxHashMap;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -436,9 +437,8 @@ impl Reader<'_> {
         if dur < 0.0 {
             return Err(Failure("an X event with a duration of 0 or more".into(), format!("dur {dur}")));
         }
-        // Far beyond any clock (10^18 µs is 31,000 years), so that no difference of two overflows.
-        if ts.abs() >= 1e18 || dur >= 1e18 {
-            return Err(Failure("times below 10^18 us".into(), format!("ts {ts}, dur {dur}")));
+        if ts.abs() >= MAX_TIME_US || dur >= MAX_TIME_US {
+            return Err(Failure(BELOW_MAX_TIME.into(), format!("ts {ts}, dur {dur}")));
         }
         let args = event.args.as_deref().map(RawValue::get);
         let bare =

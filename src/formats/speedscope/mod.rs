@@ -58,9 +58,7 @@ mod read;
 use super::json::push_string;
 use super::{Carries, Sniff, Structure};
 use crate::error::Error;
-use crate::model::{
-    CallTree, Children, FrameId, FrameKind, FrameRef, MetricKind, NodeId, Profile, Repr, Unit, Value, Walk,
-};
+use crate::model::{ops, CallTree, Children, FrameId, FrameKind, MetricKind, NodeId, Profile, Repr, Unit, Value, Walk};
 use std::io::Write;
 
 pub(crate) use read::read;
@@ -110,17 +108,7 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
 /// Keeps only the threads at the roots, which become profiles: every other frame that is not code
 /// (a nested thread, a pseudo-frame) becomes a function of its name, as the file has no kinds.
 pub(crate) fn fit_roots(profile: &mut Profile) {
-    super::sampler::make_nested_frames_functions(profile);
-    let pseudo: Vec<NodeId> = profile
-        .tree
-        .roots()
-        .filter(|&root| profile.frames.get(profile.tree.frame(root)).kind == FrameKind::Pseudo)
-        .collect();
-    for root in pseudo {
-        let frame = profile.frames.get(profile.tree.frame(root)).clone();
-        let function = profile.frames.intern(FrameRef { kind: FrameKind::Function, ..frame.as_ref() });
-        profile.tree.set_frame(root, function);
-    }
+    ops::make_functions(profile, |is_root, kind| kind == FrameKind::Pseudo || ops::is_nested_non_code(is_root, kind));
 }
 
 /// Writes `profile` (projected onto [`CARRIES`]) as a speedscope file.
@@ -128,7 +116,6 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
     let mut json = String::with_capacity(1 << 16);
     json.push_str("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"name\":");
     push_string(&mut json, profile.meta.title.as_deref().unwrap_or("proftool"));
-    // The profile speedscope shows first: the primary metric's.
     let parts = Parts::of(profile);
     // The profile speedscope shows first: the primary metric's first.
     let primary = profile.primary_metric().unwrap_or(0);

@@ -68,11 +68,14 @@ pub(super) struct CpuProfileJson {
     pub(super) end_time: Option<f64>,
 }
 
+/// Which profile an event is of: its process and its `id`, else its thread (ids are unique in a
+/// process only: each Chromium process numbers its profiles from `0x1`).
+pub(super) type ProfileKey = (Id, Result<Id, Id>);
+
 /// A `Profile`, `ProfileChunk` or `CpuProfile` event.
 pub(super) struct ProfileEvent {
-    /// Which profile: its process and its `id`, else its thread (ids are unique in a process only:
-    /// each Chromium process numbers its profiles from `0x1`).
-    pub(super) profile: (Id, Result<Id, Id>),
+    /// Which profile.
+    pub(super) profile: ProfileKey,
     pub(super) chunk: bool,
     pub(super) ts: f64,
     pub(super) track: (Id, Id),
@@ -152,16 +155,17 @@ impl Reader<'_> {
         }
         // Chunks join their profile in time order; a chunk of no profile declared is dropped.
         self.profiles.sort_by(|a, b| a.ts.total_cmp(&b.ts));
-        let mut order: Vec<(Id, Result<Id, Id>)> = Vec::new();
-        let mut joined: FxHashMap<(Id, Result<Id, Id>), Joined> = FxHashMap::default();
+        // The profiles in the order they are declared, and where each key's is.
+        let mut joined: Vec<(ProfileKey, Joined)> = Vec::new();
+        let mut index: FxHashMap<ProfileKey, usize> = FxHashMap::default();
         let mut undeclared = 0;
         for event in self.profiles.drain(..) {
-            if !event.chunk && !joined.contains_key(&event.profile) {
-                order.push(event.profile.clone());
-                joined.insert(event.profile.clone(), Joined::new(&event));
+            if !event.chunk && !index.contains_key(&event.profile) {
+                index.insert(event.profile.clone(), joined.len());
+                joined.push((event.profile.clone(), Joined::new(&event)));
             }
-            match joined.get_mut(&event.profile) {
-                Some(profile) => profile.add(event.data),
+            match index.get(&event.profile) {
+                Some(&i) => joined[i].1.add(event.data),
                 None => undeclared += 1,
             }
         }
@@ -170,13 +174,12 @@ impl Reader<'_> {
                 format!("profile chunks of no profile declared before them are dropped, as speedscope drops them: {undeclared}")
             });
         }
-        let processes: std::collections::HashSet<&Id> = order.iter().map(|(pid, _)| pid).collect();
+        let processes: std::collections::HashSet<&Id> = joined.iter().map(|((pid, _), _)| pid).collect();
         let with_process = processes.len() > 1;
         let mut profile = Profile::new(cpuprofile::metrics(true));
         let mut index = ChildIndex::default();
         let mut unknown = cpuprofile::Unknown::default();
-        for key in &order {
-            let Joined { document, track, position } = joined.remove(key).unwrap_or_else(|| unreachable!());
+        for (_, Joined { document, track, position }) in joined {
             let name = self.track_of.get(&track).and_then(|&t| self.tracks[t].name.clone());
             let name = name.unwrap_or_else(|| format!("tid {}", track.1));
             let name = if with_process { format!("{name} (pid {})", track.0) } else { name };

@@ -32,12 +32,17 @@ fn perf_script_reads_as_inferno_collapses_it() {
 
 /// `inferno-collapse-perf`'s folded output of `file` (a fixture) with `args`, where it is installed.
 fn inferno_collapse_perf(file: &str, args: &[&str]) -> Option<String> {
+    inferno_collapse_perf_of(&fixture(file), args)
+}
+
+/// `inferno-collapse-perf`'s folded output of the file at `path` with `args`, where it is installed.
+fn inferno_collapse_perf_of(path: &std::path::Path, args: &[&str]) -> Option<String> {
     let inferno = std::process::Command::new("inferno-collapse-perf").arg("--help").output();
     if !inferno.is_ok_and(|o| o.status.success()) {
         eprintln!("skipped: inferno-collapse-perf not found (cargo install inferno)");
         return None;
     }
-    let output = std::process::Command::new("inferno-collapse-perf").args(args).arg(fixture(file)).output().unwrap();
+    let output = std::process::Command::new("inferno-collapse-perf").args(args).arg(path).output().unwrap();
     Some(String::from_utf8(output.stdout).unwrap())
 }
 
@@ -89,6 +94,29 @@ fn perf_script_agrees_with_inferno_collapse_perf() {
             assert_eq!(without_anonymous_namespaces(&ours), sorted(&expected), "{file} {ours:?}");
         }
     }
+}
+
+/// A recording of many blocks, which several threads read (each from a record's blank line),
+/// collapses as inferno-collapse-perf collapses it: three recordings one after another, twelve
+/// times (1.5 MB, about twelve of the reader's 128 KiB blocks, records across their ends).
+#[test]
+fn a_perf_script_of_many_blocks_agrees_with_inferno_collapse_perf() {
+    let recordings =
+        ["work.perf", "pid-cpu.perf", "anon.perf"].map(|f| std::fs::read(fixture(&format!("perf/{f}"))).unwrap());
+    let text = recordings.concat().repeat(12);
+    let path = std::env::temp_dir().join(format!("proftool-many-blocks-{}.perf", std::process::id()));
+    std::fs::write(&path, &text).unwrap();
+    let expected = inferno_collapse_perf_of(&path, &["--tid"]);
+    let (out, _) = run(&["convert", "-q", "--perf-tid", "--to", "folded"], &path);
+    std::fs::remove_file(&path).unwrap();
+    let Some(expected) = expected else { return };
+    assert!(
+        text.len() > 1_400_000 && expected.lines().count() >= 14,
+        "{} bytes, {} stacks",
+        text.len(),
+        expected.lines().count()
+    );
+    assert_eq!(without_anonymous_namespaces(&sorted(&out)), sorted(&expected));
 }
 
 /// `-F` field lists that leave out the DSO (`-F comm,tid,period,ip,sym`) or the period, the event

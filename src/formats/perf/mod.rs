@@ -522,7 +522,11 @@ mod tests {
         assert_eq!(after_last_blank_line(b"h 1\r\n\r\nh 2\r\n"), Some(7));
         assert_eq!(after_last_blank_line(b"h 1\n\n"), Some(5));
         assert_eq!(after_last_blank_line(b"h 1 f\nh 2 g\n"), None);
-        assert_eq!(after_last_blank_line(b"h 1\n \nh 2\n"), None, "a line of spaces ends a record too, but is not looked for");
+        assert_eq!(
+            after_last_blank_line(b"h 1\n \nh 2\n"),
+            None,
+            "a line of spaces ends a record too, but is not looked for"
+        );
     }
 
     /// An error in a late block is the one the first bad line of the input gives, at its line.

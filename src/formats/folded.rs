@@ -700,7 +700,7 @@ mod tests {
         assert!(written.is_empty());
         assert_eq!(
             error.to_string(),
-            "cannot write folded: it would be 10 bytes from an input of 10 bytes, more than --max-output-size 9 allows: every line holds a whole stack, so a deep tree makes far more output than input; raise the limit with --max-output-size SIZE (K, M, G, T) to write it"
+            "cannot write folded: it would be 10 bytes from an input of 10 bytes, more than --max-output-size 9 allows: it holds every stack whole, so a deep tree makes far more output than input; raise the limit with --max-output-size SIZE (K, M, G, T) to write it"
         );
         options.max_output_size = Some(10);
         write(&profile, &mut written, &options, &mut Diagnostics::default()).unwrap();

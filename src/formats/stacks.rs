@@ -92,7 +92,7 @@ pub(crate) fn check_output_size(format: Format, estimate: u64, options: &Convert
         ),
     };
     let what = format!(
-        "it would be {}{input}, more than {limit}: every line holds a whole stack, so a deep tree makes far more output than input; raise the limit with --max-output-size SIZE (K, M, G, T) to write it",
+        "it would be {}{input}, more than {limit}: it holds every stack whole, so a deep tree makes far more output than input; raise the limit with --max-output-size SIZE (K, M, G, T) to write it",
         bytes(estimate)
     );
     Err(Error::Unrepresentable { format: format.into(), what })
@@ -162,7 +162,7 @@ mod tests {
         let error = check_output_size(Format::Folded, (2000 << 20) + 1, &options(Some(20 << 20))).unwrap_err();
         assert_eq!(
             error.to_string(),
-            "cannot write folded: it would be 2097152001 bytes (2.0 GiB) from an input of 20971520 bytes (20.0 MiB), more than the default limit of 2097152000 bytes (2.0 GiB) allows (100 times the input, at least 1 GiB): every line holds a whole stack, so a deep tree makes far more output than input; raise the limit with --max-output-size SIZE (K, M, G, T) to write it"
+            "cannot write folded: it would be 2097152001 bytes (2.0 GiB) from an input of 20971520 bytes (20.0 MiB), more than the default limit of 2097152000 bytes (2.0 GiB) allows (100 times the input, at least 1 GiB): it holds every stack whole, so a deep tree makes far more output than input; raise the limit with --max-output-size SIZE (K, M, G, T) to write it"
         );
     }
 }

@@ -156,6 +156,87 @@ fn a_cpuprofile_of_more_samples_than_max_samples_is_refused_before_it_takes_the_
     assert_eq!(files_in(dir.path()), vec!["big.folded"]);
 }
 
+/// A LispWorks tree of a chain 20,000 frames deep (`F`) with `leaves` leaves below it (`L0`, `L1`,
+/// …), one sample each: small as a tree, but every folded line holds the whole chain.
+fn deep_and_bushy_tree(leaves: usize) -> String {
+    const DEPTH: usize = 20_000;
+    let mut text = String::from("LispWorks Profiler Tree: deep\n");
+    for depth in 0..DEPTH {
+        text.push_str(&format!("{depth}|{leaves}|0|{leaves}|0|F\n"));
+    }
+    for leaf in 0..leaves {
+        text.push_str(&format!("{DEPTH}|1|0|1|1|L{leaf}\n"));
+    }
+    text
+}
+
+#[test]
+fn folded_output_past_max_output_size_is_refused_with_its_size_before_a_byte_is_written() {
+    let dir = temp();
+    let input = dir.path().join("deep.tree");
+    let text = deep_and_bushy_tree(1000);
+    std::fs::write(&input, &text).unwrap();
+    // By hand: 1,000 lines `F;` × 20,000 + `L<i>` + ` 1\n`: 1,000 × 40,003 bytes, and the leaves'
+    // names: 10 of 2 bytes, 90 of 3, 900 of 4 (3,890): 40,006,890 bytes.
+    let size = 40_006_890;
+    let output = dir.path().join("out.folded");
+    let out = proftool().args(["convert", "--max-output-size", "10M"]).arg(&input).arg(&output).output().unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let expected =
+        format!("cannot write folded: it would be {size} bytes (38.2 MiB) from an input of {} bytes", text.len());
+    assert!(stderr.contains(&expected), "{stderr}");
+    assert!(stderr.contains("more than --max-output-size 10485760 allows"), "{stderr}");
+    assert!(stderr.contains("raise the limit with --max-output-size SIZE"), "{stderr}");
+    assert_eq!(files_in(dir.path()), vec!["deep.tree"]);
+    // At the limit it is written, to the byte.
+    let limit = size.to_string();
+    proftool().args(["convert", "--max-output-size", &limit]).arg(&input).arg(&output).assert().success();
+    assert_eq!(std::fs::metadata(&output).unwrap().len(), size);
+    // From stdin, the input's size is the bytes read; nothing reaches stdout.
+    let out = proftool()
+        .args(["convert", "--from", "lispworks", "--to", "folded", "--max-output-size", "1000", "-", "-"])
+        .write_stdin(text.clone())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(&format!("from an input of {} bytes", text.len())), "{stderr}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn writers_of_whole_stacks_refuse_more_than_a_hundred_times_the_input_past_a_gibibyte_by_default() {
+    let dir = temp();
+    let input = dir.path().join("deep.tree");
+    // 30,000 leaves below a chain 20,000 deep: about 750 KB, whose folded lines would be 30,000 ×
+    // 40,000 bytes of `F;` alone (1.2 GB), Sampler's records 30,000 × 20,000 ids of 4 bytes (2.4 GB)
+    // and speedscope's samples 30,000 × 20,000 indices `0,` (1.2 GB): more than 1 GiB, and more than
+    // 100 times the input.
+    let text = deep_and_bushy_tree(30_000);
+    assert!(text.len() * 100 < 1 << 30);
+    std::fs::write(&input, &text).unwrap();
+    for (format, output) in
+        [("folded", "out.folded"), ("sampler", "out.sampler"), ("speedscope", "out.speedscope.json")]
+    {
+        let out = proftool().arg("convert").arg(&input).arg(dir.path().join(output)).output().unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        let refused = format!("cannot write {format}: it would be ");
+        assert!(stderr.contains(&refused), "{stderr}");
+        let limit =
+            "more than the default limit of 1073741824 bytes (1.0 GiB) allows (100 times the input, at least 1 GiB)";
+        assert!(stderr.contains(limit), "{stderr}");
+    }
+    assert_eq!(files_in(dir.path()), vec!["deep.tree"]);
+    // The differential folded output of diff is folded stacks too.
+    let out = proftool().args(["diff", "--to", "folded", "-"]).arg(&input).arg(&input).output().unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("cannot write folded: it would be "), "{stderr}");
+    assert!(out.stdout.is_empty());
+}
+
 #[test]
 fn diff_reads_standard_input_once() {
     proftool()

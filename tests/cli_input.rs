@@ -358,3 +358,64 @@ fn a_ghc_report_or_dyalog_csv_without_its_last_line_break_is_said_to_be_cut_shor
         assert!(!String::from_utf8(out.stderr).unwrap().contains("cut short"));
     }
 }
+
+/// What each JSON format's check wants, in the list of an unknown JSON's error, written from what
+/// the file is: an object whose first key is `spans`.
+#[test]
+fn json_of_no_known_kind_says_where_each_json_format_found_it_wanting() {
+    let dir = tempfile::tempdir().unwrap();
+    let other = write(dir.path(), "other.json", br#"{"spans": [{"name": "a"}]}"#);
+    let err = failure(proftool().arg("convert").arg(&other).arg(dir.path().join("o.folded")));
+    let expected = r#"other.json: cannot read the input: the content is JSON of a kind proftool does not know; of the formats proftool reads, only ghc-json (GHC's +RTS -pj profile), speedscope, cpuprofile (V8's) and chrome-trace are JSON, and each found:
+  ghc-json: its first key is not "program" with a string
+  speedscope: no "$schema" naming speedscope's file format, nor a "shared" key with "profiles" or "frames"
+  cpuprofile: its first key is neither "nodes" nor the old format's "head"
+  chrome-trace: an object without a "traceEvents" key
+"#;
+    assert!(err.ends_with(expected), "{err}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "nothing written");
+}
+
+/// JSON cut before the keys that tell its kind says that it looks cut short, and where: a
+/// `.cpuprofile` cut after its first node's id (18 bytes), and an array of events cut after the
+/// first event's name (13 bytes, from stdin).
+#[test]
+fn json_cut_short_before_its_kind_shows_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let cut = write(dir.path(), "cut.json", br#"{"nodes":[{"id":1,"#);
+    let err = failure(proftool().arg("convert").arg(&cut).arg(dir.path().join("o.folded")));
+    assert!(err.contains("the content is JSON of a kind proftool does not know, and it ends at byte 18 before it closes: the file looks cut short;"), "{err}");
+    assert!(err.contains("\n  cpuprofile: \"nodes\" without a \"callFrame\"\n"), "{err}");
+    let out = proftool().args(["convert", "--to", "folded", "-", "-"]).write_stdin(r#"[{"name":"a"}"#).assert().code(1);
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("<stdin>: cannot read the input: the content is JSON of a kind proftool does not know, and it ends at byte 13 before it closes: the file looks cut short;"), "{err}");
+    assert!(err.contains("\n  chrome-trace: an array of objects without a \"ph\" key (an event's phase)\n"), "{err}");
+    // A file of a known kind cut short says so in its reader's error, at its end (37 bytes).
+    let trace = write(dir.path(), "t.trace.json", br#"{"traceEvents":[{"name":"a","ph":"X","#);
+    let err = failure(proftool().arg("convert").arg(&trace).arg(dir.path().join("o.folded")));
+    assert!(err.contains("t.trace.json: chrome-trace: line 1, column 37 (byte 37): "), "{err}");
+    assert!(err.contains("found the end of the input before the JSON closes"), "{err}");
+    assert!(err.contains("the file looks cut short"), "{err}");
+}
+
+/// JSON that no check takes, under an extension that names one JSON format, is read as that format,
+/// whose reader says where it is not: `{"nodes": 3` has a number where the nodes' array should be,
+/// at byte 10 (column 11); `{"program": "p"}` ends (byte 15) where GHC's fields should follow.
+#[test]
+fn json_named_by_its_extension_gets_that_readers_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o.folded");
+    let profile = write(dir.path(), "x.cpuprofile", br#"{"nodes": 3, "startTime": 0}"#);
+    let err = failure(proftool().arg("convert").arg(&profile).arg(&out));
+    assert!(err.contains("x.cpuprofile: the content does not look like cpuprofile (\"nodes\" without a \"callFrame\"); reading it as cpuprofile, as its extension says"), "{err}");
+    assert!(err.contains("x.cpuprofile: cpuprofile: line 1, column 11 (byte 10): expected a V8 CPU profile"), "{err}");
+    assert!(err.contains("(invalid type: integer `3`, expected a sequence)"), "{err}");
+    let ghc = write(dir.path(), "x.prof.json", br#"{"program": "p"}"#);
+    let err = failure(proftool().arg("convert").arg(&ghc).arg(&out));
+    assert!(err.contains("the content does not look like ghc-json (no \"arguments\" or \"rts_arguments\" key right after \"program\")"), "{err}");
+    assert!(
+        err.contains("x.prof.json: ghc-json: line 1, column 16 (byte 15): expected JSON in GHC's -pj schema"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}

@@ -68,6 +68,8 @@ pub struct WriteArgs {
     /// filling the disk or the memory.
     #[arg(long, value_name = "N", default_value_t = proftool::convert::DEFAULT_MAX_SAMPLES)]
     pub max_samples: u64,
+    #[command(flatten)]
+    pub output_limit: OutputLimitArg,
     /// Whether BR output gets a TIME SPENT IN LINE record per group: `timed`, `sampled`, or `auto`
     /// (timed when the profile has a time metric).
     #[arg(long, value_name = "MODE", default_value = "auto", value_parser = named::<br::Mode>(), help_heading = "Format options")]
@@ -79,10 +81,23 @@ impl WriteArgs {
     pub fn options(&self, select: &SelectArgs, read: &ReadArgs) -> ConvertOptions {
         let mut options = ConvertOptions::new(select.metric.clone(), self.interval);
         (options.max_samples, options.functions, options.lines) = (self.max_samples, select.functions, select.lines);
+        options.max_output_size = self.output_limit.max_output_size;
         options.formats = read.formats();
         options.formats.br.mode = self.br_mode;
         options
     }
+}
+
+/// The bound on an output that writes every stack whole, shared by convert, merge and diff's
+/// differential outputs.
+#[derive(clap::Args)]
+pub struct OutputLimitArg {
+    /// The most bytes to write to a format that holds every stack whole (folded stacks, also as
+    /// diff's differential outputs; Sampler's records; speedscope's samples), whose size grows with a
+    /// tree's depth times its leaves (K, M, G or T for KiB, MiB, GiB, TiB); default: 100 times the
+    /// input's size, at least 1G. A conversion that would write more stops before writing anything.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_output_size: Option<u64>,
 }
 
 /// What `convert` and `merge` take beside their own arguments, last in their help: how the output

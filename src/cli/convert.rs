@@ -42,12 +42,13 @@ impl ConvertArgs {
     /// Reads the input, filters it, and writes it as the output's format.
     pub fn run(self, diag: &mut Diagnostics) -> Result<()> {
         let filters = self.common.select.filters()?;
-        let options = self.common.options();
+        let mut options = self.common.options();
         let input = InputSpec { path: &self.input, from: self.from, max_size: self.common.read.max_input_size };
         let target = output_format(&self.output, self.to)?;
         refuse_overwriting(&self.output, &[&self.input])?;
-        let (profile, _, _) = read(input, &reading_for(target, &self.common.read.options(), &options), diag)?;
-        let profile = filters.apply_to_write(profile, diag)?;
+        let read = read(input, &reading_for(target, &self.common.read.options(), &options), diag)?;
+        let profile = filters.apply_to_write(read.profile, diag)?;
+        options.input_size = Some(read.size);
         write_output(profile, &self.output, target, &[&self.input], &options, diag)
     }
 }

@@ -1,6 +1,6 @@
 //! `proftool diff BASE NEW`: the table, the CI gate, the differential outputs.
 
-use super::args::{format_parser, non_negative, ReportCommon};
+use super::args::{format_parser, non_negative, OutputLimitArg, ReportCommon};
 use super::error::{Regression, Usage};
 use super::io::{open, read_opened, refuse_overwriting, stream_name, InputSpec};
 use anyhow::{Context, Result};
@@ -65,6 +65,8 @@ pub struct DiffArgs {
     /// With --to svg: box widths from BASE instead of NEW.
     #[arg(long, help_heading = "Differential output")]
     negate: bool,
+    #[command(flatten, next_help_heading = "Differential output")]
+    output_limit: OutputLimitArg,
     #[command(flatten)]
     common: ReportCommon,
 }
@@ -107,9 +109,11 @@ impl DiffArgs {
         // Both opened before either is read, so that a missing NEW stops the run before BASE says anything.
         let [base_input, new_input] = inputs;
         let (base_file, new_file) = (open(base_input)?, open(new_input)?);
+        let mut input_size = 0;
         let mut read_one = |input, opened| {
-            let (profile, _, _) = read_opened(input, opened, &read_options, diag)?;
-            anyhow::Ok(filters.apply(profile)?)
+            let read = read_opened(input, opened, &read_options, diag)?;
+            input_size += read.size;
+            anyhow::Ok(filters.apply(read.profile)?)
         };
         let base = read_one(base_input, base_file)?;
         let new = read_one(new_input, new_file)?;
@@ -136,6 +140,7 @@ impl DiffArgs {
         if let (Some((kind, out)), Some(matched)) = (to, kept) {
             let mut convert = ConvertOptions::default();
             (convert.functions, convert.lines) = (self.common.select.functions, self.common.select.lines);
+            (convert.input_size, convert.max_output_size) = (Some(input_size), self.output_limit.max_output_size);
             let out_name = stream_name(&out);
             let mut output =
                 Output::create(&out, &[&self.base, &self.new]).with_context(|| format!("{out_name}: cannot create"))?;

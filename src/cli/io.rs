@@ -10,6 +10,8 @@ use proftool::{Format, ReadOptions};
 use std::borrow::Cow;
 use std::io::IsTerminal;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// The input of a run, as the command line gives it.
 #[derive(Clone, Copy)]
@@ -86,12 +88,17 @@ pub fn write_output(
     out.commit().with_context(|| format!("{out_name}: writing {target}"))
 }
 
+/// A profile read from an input.
+pub struct Read {
+    pub profile: proftool::Profile,
+    pub format: Format,
+    pub reason: detect::Reason,
+    /// The input's size in bytes: the file's, else (stdin, a decompressed input) the bytes read.
+    pub size: u64,
+}
+
 /// Reads `input` (its warnings named after it).
-pub fn read(
-    input: InputSpec<'_>,
-    options: &ReadOptions,
-    diag: &mut Diagnostics,
-) -> Result<(proftool::Profile, Format, detect::Reason)> {
+pub fn read(input: InputSpec<'_>, options: &ReadOptions, diag: &mut Diagnostics) -> Result<Read> {
     let opened = open(input)?;
     read_opened(input, opened, options, diag)
 }
@@ -103,14 +110,12 @@ pub fn open(input: InputSpec<'_>) -> Result<Input> {
 }
 
 /// Reads `opened`, the input `input` names, with its warnings named after it.
-pub fn read_opened(
-    input: InputSpec<'_>,
-    opened: Input,
-    options: &ReadOptions,
-    diag: &mut Diagnostics,
-) -> Result<(proftool::Profile, Format, detect::Reason)> {
+pub fn read_opened(input: InputSpec<'_>, opened: Input, options: &ReadOptions, diag: &mut Diagnostics) -> Result<Read> {
     let name = input.name();
-    let opened = with_progress(opened);
+    let file_size = opened.len();
+    let read_bytes = Arc::new(AtomicU64::new(opened.head().len() as u64));
+    let counter = Arc::clone(&read_bytes);
+    let opened = with_progress(opened).map_rest(|rest| Box::new(Counted { inner: rest, bytes: counter }));
     let mut read_diag = Diagnostics::default();
     let result =
         proftool::read_input_with(opened, input.from, options, &mut read_diag).with_context(|| name.to_string());
@@ -122,7 +127,24 @@ pub fn read_opened(
             ..warning
         });
     }
-    result
+    let (profile, format, reason) = result?;
+    let size = file_size.unwrap_or_else(|| read_bytes.load(Ordering::Relaxed));
+    Ok(Read { profile, format, reason, size })
+}
+
+/// A stream that counts the bytes read from it, for the size of an input whose size is not known
+/// before it is read (stdin, a decompressed input).
+struct Counted {
+    inner: Box<dyn std::io::Read + Send>,
+    bytes: Arc<AtomicU64>,
+}
+
+impl std::io::Read for Counted {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.bytes.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
 }
 
 /// Shows a progress bar on stderr while a large file is read, when stderr is a terminal.

@@ -43,7 +43,7 @@ impl MergeArgs {
         if self.inputs.iter().filter(|path| path.as_path() == Path::new("-")).count() > 1 {
             return Err(Usage("merge: standard input (-) can be read once".into()).into());
         }
-        let (options, filters) = (self.common.options(), self.common.select.filters()?);
+        let (mut options, filters) = (self.common.options(), self.common.select.filters()?);
         let target = output_format(&self.output, self.to)?;
         let inputs: Vec<&Path> = self.inputs.iter().map(PathBuf::as_path).collect();
         refuse_overwriting(&self.output, &inputs)?;
@@ -54,16 +54,19 @@ impl MergeArgs {
             }
             false => indicatif::ProgressBar::hidden(),
         };
+        let mut input_size = 0;
         let mut merger = Merger::new(self.merge_threads).with_interval(options.interval);
         for path in &self.inputs {
             let input = InputSpec { path, from: self.from, max_size: self.common.read.max_input_size };
-            let (profile, _, _) = read(input, &read_options, diag)?;
-            merger.add(profile, &input.name(), diag)?;
+            let read = read(input, &read_options, diag)?;
+            input_size += read.size;
+            merger.add(read.profile, &input.name(), diag)?;
             progress.inc(1);
         }
         progress.finish_and_clear();
         let merged = merger.finish().context("merge: no input")?;
         let merged = filters.apply_to_write(merged, diag)?;
+        options.input_size = Some(input_size);
         write_output(merged, &self.output, target, &inputs, &options, diag)
     }
 }

@@ -146,7 +146,7 @@ fn run_report<P: Printer>(
     // Line frames a report merges are merged as they are read where the reader can (Dyalog).
     let mut read_options = common.read.options();
     read_options.merge_lines = !common.select.lines;
-    let (profile, _, _) = read(input, &read_options, diag)?;
+    let profile = read(input, &read_options, diag)?.profile;
     let report = make(View::new(profile, &options)?)?;
     common.report.print(&report)?;
     Ok(())

@@ -359,7 +359,8 @@ mod tests {
     /// The folded text of `profile` (one metric of whole counts).
     fn folded(profile: &Profile) -> String {
         let mut out = Vec::new();
-        crate::formats::folded::write(profile, &mut out, &mut Diagnostics::default()).unwrap();
+        crate::formats::folded::write(profile, &mut out, &ConvertOptions::default(), &mut Diagnostics::default())
+            .unwrap();
         String::from_utf8(out).unwrap()
     }
 

@@ -104,19 +104,32 @@ pub(crate) const BELOW_MAX_TIME: &str = "times below 10^18 us";
 /// What a `.cpuprofile` should be, for serde's errors.
 const EXPECTED: &str = "a V8 CPU profile (nodes, startTime, endTime, samples, timeDeltas)";
 
-/// `Yes` for a JSON object whose first key is `nodes` and whose nodes have call frames, or (the old
-/// format) whose first key is `head` and whose nodes have function names and hit counts. V8's heap
-/// profile (`.heapprofile`) also has a `head` node with function names, in `callFrame`s, but sizes
-/// (`selfSize`) where a CPU profile's nodes have `hitCount`: it is not taken for a CPU profile.
+/// `Yes` when [`check`] passes.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
+    Sniff::of_check(check(head))
+}
+
+/// Whether the input is a JSON object whose first key is `nodes` and whose nodes have call frames,
+/// or (the old format) whose first key is `head` and whose nodes have function names and hit
+/// counts; if not, what is missing first. V8's heap profile (`.heapprofile`) also has a `head` node
+/// with function names, in `callFrame`s, but sizes (`selfSize`) where a CPU profile's nodes have
+/// `hitCount`: it is not taken for a CPU profile.
+pub(crate) fn check(head: &[u8]) -> Result<(), &'static str> {
     let head = head.trim_ascii_start();
-    let first_key = |key: &[u8]| head.strip_prefix(b"{").is_some_and(|rest| rest.trim_ascii_start().starts_with(key));
+    let Some(members) = head.strip_prefix(b"{").map(<[u8]>::trim_ascii_start) else {
+        return Err("not a JSON object");
+    };
     let has = |key: &[u8]| memchr::memmem::find(head, key).is_some();
-    let new_format = first_key(b"\"nodes\"") && has(b"\"callFrame\"");
-    let old_format = first_key(b"\"head\"") && has(b"\"functionName\"") && has(b"\"hitCount\"");
-    match new_format || old_format {
-        true => Sniff::Yes,
-        false => Sniff::No,
+    if members.starts_with(b"\"nodes\"") {
+        return if has(b"\"callFrame\"") { Ok(()) } else { Err("\"nodes\" without a \"callFrame\"") };
+    }
+    if !members.starts_with(b"\"head\"") {
+        return Err("its first key is neither \"nodes\" nor the old format's \"head\"");
+    }
+    match (has(b"\"functionName\""), has(b"\"hitCount\"")) {
+        (true, true) => Ok(()),
+        (false, _) => Err("a \"head\" tree without a \"functionName\""),
+        (true, false) => Err("a \"head\" tree without a \"hitCount\" (a V8 heap profile's has \"selfSize\"s instead)"),
     }
 }
 
@@ -706,7 +719,7 @@ mod tests {
             assert!(text.contains(&frame), "{text}");
         }
         let mut out = Vec::new();
-        crate::formats::speedscope::write(&profile, &mut out).unwrap();
+        crate::formats::speedscope::write(&profile, &mut out, &ConvertOptions::default()).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(
             text.contains(r#"{"name":"(anonymous server.js:8:5)","file":"file:///srv/server.js","line":8,"col":5}"#),

@@ -7,13 +7,16 @@
 //! single `Maybe`; else an error that lists the candidates. Output: `--to`, else the extension. Output detection
 //! never looks at content.
 //!
-//! Before all of that, JSON is told apart by its keys: GHC's `-pj`, speedscope's, V8's `.cpuprofile`
-//! and Chrome traces go on to be detected (or read as named; one named as another of them is refused
-//! with what it is), any other JSON is refused with what it looks like, even under
-//! `--from`. An extension that names only formats proftool writes (`.svg`) is refused as such. Text formats are sniffed
-//! as their readers get them: UTF-16 decoded, without a leading byte-order mark, CRLF as LF
-//! ([`reads_text`], [`text::sniffable`]); an input path ending in `.gz` is also matched
-//! by the name inside it.
+//! Before all of that, JSON is told apart by its keys, each JSON format's check ([`JSON_FORMATS`])
+//! on its first bytes: GHC's `-pj`, speedscope's, V8's `.cpuprofile` and Chrome traces go on to be
+//! detected (or read as named; one named as another of them is refused with what it is). JSON no
+//! check takes is read as the one JSON format its extension names, if it names one (with a warning
+//! of what the check missed), so that the reader says where it is wrong; any other is refused, even
+//! under `--from` a format that is not JSON, with where each check failed and, when the whole input
+//! is there to see, whether it ends before its JSON closes (cut short). An extension that names only
+//! formats proftool writes (`.svg`) is refused as such. Text formats are sniffed as their readers get
+//! them: UTF-16 decoded, without a leading byte-order mark, CRLF as LF ([`reads_text`],
+//! [`text::sniffable`]); an input path ending in `.gz` is also matched by the name inside it.
 
 use super::{Format, Sniff};
 use crate::diag::Diagnostics;
@@ -87,7 +90,16 @@ pub fn detect_input(
     }
     let text = text::sniffable(head);
     if let Some(json) = Json::of(&text) {
-        json.check(named)?;
+        // JSON of no known kind named by its extension as one: read as that, so that its reader
+        // says where it is not (a damaged or cut file, keys in another order).
+        if let (Json::Unknown, None, Some(json_format)) = (json, named, path.and_then(json_by_extension)) {
+            let (format, found) = (json_format.format, (json_format.check)(&text).err().unwrap_or_default());
+            diag.warn("detect-ext", None, || {
+                format!("the content does not look like {format} ({found}); reading it as {format}, as its extension says (name another with --from)")
+            });
+            return Ok((format, Reason::Extension));
+        }
+        json.check(named, &text)?;
     }
     if crate::formats::pprof::is_perfetto_trace(head) {
         return Err(Error::Unreadable {
@@ -234,18 +246,39 @@ fn written_only(format: Format, named: Option<Format>, how: &str) -> Error {
     }
 }
 
-/// The kinds of JSON an input can hold, told apart by their first bytes.
+/// A JSON format proftool reads: what its files are, in a sentence, and its check of an input's
+/// first bytes, which says why not when they are not of it.
+struct JsonFormat {
+    format: Format,
+    what: &'static str,
+    check: fn(&[u8]) -> Result<(), &'static str>,
+}
+
+/// The JSON formats, in the order they are told apart.
+const JSON_FORMATS: [JsonFormat; 4] = [
+    JsonFormat { format: Format::GhcJson, what: "GHC's +RTS -pj JSON", check: super::ghc::json::check },
+    JsonFormat { format: Format::Speedscope, what: "speedscope JSON", check: super::speedscope::check },
+    JsonFormat { format: Format::Cpuprofile, what: "a V8 CPU profile (.cpuprofile)", check: super::cpuprofile::check },
+    JsonFormat {
+        format: Format::ChromeTrace,
+        what: "a Chrome trace (JSON trace events)",
+        check: super::chrome_trace::check,
+    },
+];
+
+/// The one JSON format `path`'s extension names (`.cpuprofile`, `.prof.json`, `.prof`), if it
+/// names one (`.json` names two).
+fn json_by_extension(path: &Path) -> Option<&'static JsonFormat> {
+    let formats = by_input_extension(path);
+    let mut named = JSON_FORMATS.iter().filter(|json| formats.contains(&json.format));
+    named.next().filter(|_| named.next().is_none())
+}
+
+/// The kind of JSON an input holds, told apart by its first bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Json {
-    /// GHC's `+RTS -pj` profile.
-    Ghc,
-    /// speedscope's file format.
-    Speedscope,
-    /// V8's CPU profile.
-    Cpuprofile,
-    /// Chrome's trace event format (`chrome://tracing`, Perfetto): an object with `traceEvents`,
-    /// or an array of events.
-    ChromeTrace,
+    /// One of [`JSON_FORMATS`].
+    Of(Format),
     /// Any other JSON.
     Unknown,
 }
@@ -260,56 +293,50 @@ impl Json {
             Some((b'[', rest)) => next_after(rest) == Some(b'{'),
             _ => false,
         };
-        if !is_json {
-            return None;
-        }
-        Some(if Format::GhcJson.sniff(head) == Sniff::Yes {
-            Json::Ghc
-        } else if Format::Speedscope.sniff(head) == Sniff::Yes {
-            Json::Speedscope
-        } else if Format::Cpuprofile.sniff(head) == Sniff::Yes {
-            Json::Cpuprofile
-        } else if Format::ChromeTrace.sniff(head) == Sniff::Yes {
-            Json::ChromeTrace
-        } else {
-            Json::Unknown
-        })
+        let known = JSON_FORMATS.iter().find(|json| (json.check)(head).is_ok());
+        is_json.then(|| known.map_or(Json::Unknown, |json| Json::Of(json.format)))
     }
 
-    /// What the JSON is, in a sentence.
-    fn describe(self) -> &'static str {
-        match self {
-            Json::Ghc => "GHC's +RTS -pj JSON",
-            Json::Speedscope => "speedscope JSON",
-            Json::Cpuprofile => "a V8 CPU profile (.cpuprofile)",
-            Json::ChromeTrace => "a Chrome trace (JSON trace events)",
-            Json::Unknown => "JSON of a kind proftool does not know",
-        }
-    }
-
-    /// An error unless this JSON is read as `named` (the format of `--from`), or detected.
-    fn check(self, named: Option<Format>) -> Result<(), Error> {
+    /// An error unless this JSON is read as `named` (the format of `--from`), or detected;
+    /// `head` is the input's first bytes, all of it when shorter than [`HEAD_LEN`].
+    fn check(self, named: Option<Format>, head: &[u8]) -> Result<(), Error> {
+        let json_format = |format| JSON_FORMATS.iter().find(|json| json.format == format);
         let why = match (self, named) {
-            (Json::Ghc, None | Some(Format::GhcJson)) => return Ok(()),
+            (Json::Of(_), None) => return Ok(()),
+            (Json::Of(format), Some(named)) if format == named => return Ok(()),
+            (Json::Of(format), Some(_)) => {
+                let what = json_format(format).map_or("JSON", |json| json.what);
+                format!("the content is {what}; read it as {format}")
+            }
             // The sniffers know GHC's own key order and speedscope's first keys; a file written otherwise is
             // read when named.
-            (Json::Unknown, Some(Format::GhcJson | Format::Speedscope | Format::Cpuprofile | Format::ChromeTrace)) => {
-                return Ok(())
-            }
-            (Json::Speedscope, None | Some(Format::Speedscope)) => return Ok(()),
-            (Json::Cpuprofile, None | Some(Format::Cpuprofile)) => return Ok(()),
-            (Json::ChromeTrace, None | Some(Format::ChromeTrace)) => return Ok(()),
-            (Json::ChromeTrace, Some(_)) => format!("the content is {}; read it as chrome-trace", self.describe()),
-            (Json::Cpuprofile, Some(_)) => format!("the content is {}; read it as cpuprofile", self.describe()),
-            (Json::Ghc, Some(_)) => format!("the content is {}; read it as ghc-json", self.describe()),
-            (Json::Speedscope, Some(_)) => format!("the content is {}; read it as speedscope", self.describe()),
-            (Json::Unknown, _) => format!(
-                "the content is {}; of the formats proftool reads, only ghc-json (GHC's +RTS -pj profile), speedscope, cpuprofile (V8's) and chrome-trace are JSON",
-                self.describe()
-            ),
+            (Json::Unknown, Some(named)) if json_format(named).is_some() => return Ok(()),
+            (Json::Unknown, _) => unknown_json(head),
         };
         Err(Error::Unreadable { named: named.map(Format::into), why })
     }
+}
+
+/// Why `head`, JSON of no format proftool reads, is none of them: whether it ends before it closes
+/// (when `head` is the whole input), and where each JSON format's check failed first.
+fn unknown_json(head: &[u8]) -> String {
+    let whole = head.len() < HEAD_LEN;
+    let cut = match serde_json::from_slice::<serde::de::IgnoredAny>(head) {
+        Err(e) if whole && e.is_eof() => {
+            format!(", and it ends at byte {} before it closes: the file looks cut short", head.len())
+        }
+        _ => String::new(),
+    };
+    let looked_at = if whole { "" } else { " in the first 64 KiB, which detection reads" };
+    let mut why = format!(
+        "the content is JSON of a kind proftool does not know{cut}; of the formats proftool reads, only ghc-json (GHC's +RTS -pj profile), speedscope, cpuprofile (V8's) and chrome-trace are JSON, and each found{looked_at}:"
+    );
+    for json in &JSON_FORMATS {
+        if let Err(found) = (json.check)(head) {
+            why.push_str(&format!("\n  {}: {found}", json.format));
+        }
+    }
+    why
 }
 
 /// Decides the format of an output from `--to` and its path (`None` for stdout).
@@ -419,13 +446,13 @@ mod tests {
 
     #[test]
     fn json_is_told_apart_by_its_keys() {
-        assert_eq!(Json::of(br#"{"program": "p", "arguments": []}"#), Some(Json::Ghc));
+        assert_eq!(Json::of(br#"{"program": "p", "arguments": []}"#), Some(Json::Of(Format::GhcJson)));
         assert_eq!(
             Json::of(br#" {"$schema":"https://www.speedscope.app/file-format-schema.json"}"#),
-            Some(Json::Speedscope)
+            Some(Json::Of(Format::Speedscope))
         );
-        assert_eq!(Json::of(br#"{"traceEvents": []}"#), Some(Json::ChromeTrace));
-        assert_eq!(Json::of(br#"[{"name":"a","ph":"B","ts":0}]"#), Some(Json::ChromeTrace));
+        assert_eq!(Json::of(br#"{"traceEvents": []}"#), Some(Json::Of(Format::ChromeTrace)));
+        assert_eq!(Json::of(br#"[{"name":"a","ph":"B","ts":0}]"#), Some(Json::Of(Format::ChromeTrace)));
         assert_eq!(Json::of(b"{}"), Some(Json::Unknown));
         // Folded stacks whose first frame has a brace are no JSON.
         assert_eq!(Json::of(b"{closure};b 3\n"), None);

@@ -39,9 +39,15 @@
 //! number (`CAPI Execution Listener 1`) would make the line read as a differential one (two counts)
 //! by `inferno-flamegraph` and `flamegraph.pl`: that space is written as a no-break space (U+00A0),
 //! with a warning, and read back as a space.
+//!
+//! **Size**: every line holds its whole stack, so the output grows with the depth of the tree times
+//! its leaves, not with its nodes: a chain 20,000 frames deep with 1,000 leaves below it is 20
+//! million frames written. The writer works out the output's size from the tree before it writes
+//! (exactly, in one pass over the nodes) and refuses more than `--max-output-size` (default: 100
+//! times the input's size, at least 1 GiB), saying how much it would be.
 
-use super::stacks::StackTree;
-use super::{Carries, Format, Sniff, Structure};
+use super::stacks::{self, StackTree};
+use super::{Carries, ConvertOptions, Format, Sniff, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
 use crate::model::{
@@ -332,8 +338,14 @@ const ROOT_PIECES: usize = 64;
 
 /// Writes `profile` (already projected to one count metric) as folded stacks, in tree pre-order. A tree
 /// built in pre-order is written in pieces of about [`PIECE`] nodes (see [`piece_starts`]), any other
-/// in runs of its roots' subtrees (at most [`ROOT_PIECES`]), formatted on two threads.
-pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<(), Error> {
+/// in runs of its roots' subtrees (at most [`ROOT_PIECES`]), formatted on two threads. Output larger
+/// than `options` allow ([`ConvertOptions::output_limit`]) is refused before a byte is written.
+pub(crate) fn write(
+    profile: &Profile,
+    out: &mut dyn Write,
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) -> Result<(), Error> {
     let (names, renamed) = Names::of(profile);
     if renamed > 0 {
         let frames = if renamed == 1 { "frame name ends" } else { "frame names end" };
@@ -349,6 +361,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
         });
     };
     let stacks = Stacks { tree, names: &names, counts };
+    stacks::check_output_size(Format::Folded, stacks.size(), options)?;
     if !tree.is_preorder() {
         // Pieces of consecutive roots' subtrees, walked through child lists.
         let children = tree.children();
@@ -426,6 +439,21 @@ impl Names {
 }
 
 impl Stacks<'_> {
+    /// The bytes [`Stacks::write`] writes for the whole tree: each line its path (names and `;`
+    /// between them), a space, the count and a line end.
+    fn size(&self) -> u64 {
+        let tree = self.tree;
+        let node_bytes = |node: NodeId| {
+            let separator = u64::from(tree.parent(node).is_some());
+            separator + self.names.get(tree.frame(node)).len() as u64
+        };
+        let line = |node: NodeId, is_leaf: bool| match self.counts[node.index()] {
+            count if count != 0 || is_leaf => (1, 2 + itoa::Buffer::new().format(count).len() as u64),
+            _ => (0, 0),
+        };
+        stacks::whole_stacks_size(tree, node_bytes, line)
+    }
+
     /// Writes a line for each node `walk` visits (see [`write`]), below the nodes the walk starts
     /// from.
     fn write(&self, walk: Walk<'_>, out: &mut dyn Write) -> std::io::Result<()> {
@@ -507,7 +535,7 @@ mod tests {
         let tree = &profile.tree;
         assert!(tree.is_preorder() && tree.len() > 5 * PIECE as usize);
         let mut written = Vec::new();
-        write(&profile, &mut written, &mut Diagnostics::default()).unwrap();
+        write(&profile, &mut written, &ConvertOptions::default(), &mut Diagnostics::default()).unwrap();
         assert_eq!(String::from_utf8(written).unwrap(), lines_node_by_node(&profile));
     }
 
@@ -552,7 +580,7 @@ mod tests {
         assert!(!profile.tree.is_preorder());
         assert!(root_runs(profile.tree.children().roots()).len() > 1);
         let mut written = Vec::new();
-        write(&profile, &mut written, &mut Diagnostics::default()).unwrap();
+        write(&profile, &mut written, &ConvertOptions::default(), &mut Diagnostics::default()).unwrap();
         assert_eq!(String::from_utf8(written).unwrap(), lines_node_by_node(&read(&in_order)));
         assert_eq!(lines_node_by_node(&read(&in_order)), in_order);
     }
@@ -594,7 +622,7 @@ mod tests {
         let path = path.join(";");
         let expected = format!("{path};c 5\n{path};a 7\n");
         let mut written = Vec::new();
-        write(&profile, &mut written, &mut Diagnostics::default()).unwrap();
+        write(&profile, &mut written, &ConvertOptions::default(), &mut Diagnostics::default()).unwrap();
         assert!(
             written == expected.as_bytes(),
             "the two stacks, {} bytes, differ from what was written",
@@ -612,6 +640,71 @@ mod tests {
             profile.tree.push(Some(root), frame);
         }
         assert_eq!(piece_starts(&profile.tree), vec![0, PIECE, 2 * PIECE, 3 * PIECE]);
+    }
+
+    /// The size of a profile's folded output as [`Stacks::size`] works it out before writing.
+    fn estimated_size(profile: &Profile) -> u64 {
+        let (names, _) = Names::of(profile);
+        let Values::Int(counts) = profile.tree.self_values(0) else { panic!("counts") };
+        Stacks { tree: &profile.tree, names: &names, counts }.size()
+    }
+
+    /// The estimate by hand: `a;b 3` (6 bytes), `a;c 0` (a leaf of no count: 6), `d 12` (5), and
+    /// `a` (an inner node of no count) no line: 17 bytes; `Listener 1` is written with a two-byte
+    /// no-break space, `Listener\u{a0}1 7` and its line end: 8 + 2 + 1 + 3 = 14 bytes.
+    #[test]
+    fn the_estimate_is_the_size_written_by_hand() {
+        let mut profile = Profile::new(vec![Metric::samples()]);
+        let frame = |profile: &mut Profile, name: &str| profile.frames.intern(FrameRef::function(name));
+        let [a, b, c, d] = ["a", "b", "c", "d"].map(|name| frame(&mut profile, name));
+        let root = profile.tree.push(None, a);
+        let with_count = |profile: &mut Profile, parent, frame, count| {
+            let node = profile.tree.push(parent, frame);
+            profile.tree.set_self(0, node, Value::Int(count));
+        };
+        with_count(&mut profile, Some(root), b, 3);
+        with_count(&mut profile, Some(root), c, 0);
+        with_count(&mut profile, None, d, 12);
+        assert_eq!(estimated_size(&profile), 17);
+        let listener = frame(&mut profile, "Listener 1");
+        with_count(&mut profile, None, listener, 7);
+        assert_eq!(estimated_size(&profile), 17 + 14);
+        let mut written = Vec::new();
+        write(&profile, &mut written, &ConvertOptions::default(), &mut Diagnostics::default()).unwrap();
+        assert_eq!(String::from_utf8(written).unwrap(), "a;b 3\na;c 0\nd 12\nListener\u{a0}1 7\n");
+    }
+
+    /// The estimate against what is written, on trees in and out of pre-order, deep and wide.
+    #[test]
+    fn the_estimate_is_the_size_written() {
+        let read = |text: &str| read(&mut text.as_bytes(), None, &Options::default(), &mut Diagnostics::default());
+        let deep = format!("{} 5\n", vec!["f"; 5000].join(";"));
+        let texts = ["a;b 1\nc 2\na;b;d 3\na 0\nc;e 40\n", "x 1\ny 2\nx;z 3\ny;z 4\nx 5\n", &deep];
+        for text in texts {
+            let profile = read(text).unwrap();
+            let mut written = Vec::new();
+            write(&profile, &mut written, &ConvertOptions::default(), &mut Diagnostics::default()).unwrap();
+            assert_eq!(estimated_size(&profile), written.len() as u64, "{text:.40}");
+        }
+    }
+
+    /// Past the limit nothing is written, and the error gives the size, the input's and the option.
+    #[test]
+    fn output_past_the_limit_is_refused_before_a_byte_is_written() {
+        let profile = read(&mut &b"a;b 1\nc 2\n"[..], None, &Options::default(), &mut Diagnostics::default()).unwrap();
+        // `a;b 1` and `c 2`: 10 bytes.
+        let mut options =
+            ConvertOptions { max_output_size: Some(9), input_size: Some(10), ..ConvertOptions::default() };
+        let mut written = Vec::new();
+        let error = write(&profile, &mut written, &options, &mut Diagnostics::default()).unwrap_err();
+        assert!(written.is_empty());
+        assert_eq!(
+            error.to_string(),
+            "cannot write folded: it would be 10 bytes from an input of 10 bytes, more than --max-output-size 9 allows: it holds every stack whole, so a deep tree makes far more output than input; raise the limit with --max-output-size SIZE (K, M, G, T) to write it"
+        );
+        options.max_output_size = Some(10);
+        write(&profile, &mut written, &options, &mut Diagnostics::default()).unwrap();
+        assert_eq!(written, b"a;b 1\nc 2\n");
     }
 
     #[test]

@@ -5,19 +5,29 @@ use crate::error::{ParseError, ParseErrorKind, Position};
 use crate::formats::Format;
 
 /// A serde_json error as a parse error of `format` with its line and column; `expected` says what
-/// the JSON should have been (`JSON in GHC's -pj schema`).
+/// the JSON should have been (`JSON in GHC's -pj schema`). JSON that ends before it closes is said
+/// to look cut short.
 pub(crate) fn serde_error(format: Format, text: &str, e: &serde_json::Error, expected: &str) -> ParseError {
     let line = e.line().max(1);
     let line_start: usize = text.split_inclusive('\n').take(line - 1).map(str::len).sum();
     let column = e.column().max(1);
     let byte = text[line_start..].char_indices().nth(column - 1).map_or(text.len(), |(b, _)| line_start + b);
-    let message = e.to_string();
-    // serde_json appends " at line L column C"; the position says that already.
-    let message = message.split(" at line ").next().unwrap_or(&message).to_string();
     ParseError {
         format: format.into(),
         position: Position { byte: byte as u64, line: Some(line as u64), column: Some(column as u64) },
-        kind: ParseErrorKind::Unexpected { expected: expected.into(), found: format!("a JSON error ({message})") },
+        kind: ParseErrorKind::Unexpected { expected: expected.into(), found: found(e) },
+    }
+}
+
+/// What a serde_json error found, for a parse error that gives its position: JSON that ends before
+/// it closes is said to look cut short.
+pub(crate) fn found(e: &serde_json::Error) -> String {
+    let message = e.to_string();
+    // serde_json appends " at line L column C"; the position says that already.
+    let message = message.split(" at line ").next().unwrap_or(&message);
+    match e.is_eof() {
+        true => format!("the end of the input before the JSON closes ({message}): the file looks cut short"),
+        false => format!("a JSON error ({message})"),
     }
 }
 

@@ -81,6 +81,17 @@ pub enum Sniff {
     No,
 }
 
+impl Sniff {
+    /// What a JSON format's check of an input's first bytes says: `Yes` when it passed, `No` when it
+    /// found why not (which [`detect`] gives when no JSON format takes an input).
+    pub(crate) fn of_check(check: Result<(), &str>) -> Sniff {
+        match check {
+            Ok(()) => Sniff::Yes,
+            Err(_) => Sniff::No,
+        }
+    }
+}
+
 /// The shape of the call structure a format stores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Structure {
@@ -230,6 +241,12 @@ pub struct ConvertOptions {
     pub interval: Option<Duration>,
     /// The most sample records a sample-per-record target (Sampler, BR) may get.
     pub max_samples: u64,
+    /// The most bytes a writer that writes every stack whole (folded stacks, Sampler, speedscope)
+    /// may write (`--max-output-size`); `None`: [`ConvertOptions::output_limit`]'s default.
+    pub max_output_size: Option<u64>,
+    /// The size in bytes of what was read to make the profile (the inputs added up), where known:
+    /// the default output limit grows with it.
+    pub input_size: Option<u64>,
     /// Merge line frames into their functions whatever the target (`--functions`).
     pub functions: bool,
     /// Keep line frames as functions named `name[line]` in targets without line numbers (`--lines`).
@@ -247,6 +264,8 @@ impl Default for ConvertOptions {
             metric: None,
             interval: None,
             max_samples: DEFAULT_MAX_SAMPLES,
+            max_output_size: None,
+            input_size: None,
             functions: false,
             lines: false,
             formats: FormatOptions::default(),
@@ -261,6 +280,12 @@ impl ConvertOptions {
     }
 }
 
+/// How many times its input's size an output may be by default (see [`ConvertOptions::output_limit`]).
+pub const OUTPUT_PER_INPUT_BYTE: u64 = 100;
+
+/// The size any output may reach by default, however small its input (1 GiB).
+pub const DEFAULT_MIN_OUTPUT_LIMIT: u64 = 1 << 30;
+
 /// The interval used when neither `--interval` nor the profile gives one.
 pub const DEFAULT_INTERVAL: Duration = Duration::from_millis(1);
 
@@ -269,6 +294,17 @@ impl ConvertOptions {
     /// `--functions`, or for a target without line numbers unless `--lines` keeps them as names.
     pub fn merges_lines(&self, target: Format) -> bool {
         self.functions || (!target.carries().source_lines && !self.lines)
+    }
+
+    /// The most bytes a writer that writes every stack whole may write: `--max-output-size`, else
+    /// [`OUTPUT_PER_INPUT_BYTE`] times the input or [`DEFAULT_MIN_OUTPUT_LIMIT`], whichever is more
+    /// (the latter alone where the input's size is not known). A deep tree written so grows with
+    /// its depth times its leaves: an 8 MB input made 10 GB of folded stacks.
+    pub fn output_limit(&self) -> u64 {
+        self.max_output_size.unwrap_or_else(|| {
+            let per_input = self.input_size.unwrap_or(0).saturating_mul(OUTPUT_PER_INPUT_BYTE);
+            per_input.max(DEFAULT_MIN_OUTPUT_LIMIT)
+        })
     }
 }
 
@@ -469,14 +505,14 @@ impl Format {
     ) -> Result<(), Error> {
         match self {
             Format::Lispworks => lispworks::write(profile, out, diag)?,
-            Format::Folded => folded::write(profile, out, diag)?,
+            Format::Folded => folded::write(profile, out, options, diag)?,
             Format::Sampler => sampler::write(profile, out, options)?,
             Format::DyalogXml => dyalog::xml::write(profile, out, diag)?,
             Format::DyalogCsv => dyalog::csv::write(profile, out, options.formats.dyalog.separators)?,
             Format::Br => br::write(profile, out, options, diag)?,
             Format::GhcPx => ghc::px::write(profile, out, options, diag)?,
             Format::Svg => svg::write(profile, out, diag)?,
-            Format::Speedscope => speedscope::write(profile, out)?,
+            Format::Speedscope => speedscope::write(profile, out, options)?,
             Format::Pprof => pprof::write(profile, out, diag)?,
             Format::Cpuprofile => cpuprofile::write(profile, out, options)?,
             Format::ChromeTrace => chrome_trace::write(profile, out)?,

@@ -36,7 +36,7 @@
 //!
 //! **Writing**: ids `Thread_xxxx` for threads (< 0x10000, from the thread name when it is one) and from
 //! 0x10000 up for symbols; a node with N self samples becomes N identical sample lines (`--max-samples`
-//! stops a runaway file); roots that are not threads go into one thread. **Lost**: every metric but
+//! stops a runaway file, `--max-output-size` one whose records hold deep stacks); roots that are not threads go into one thread. **Lost**: every metric but
 //! samples (time becomes samples at `--interval`), line numbers (merged into functions), header facts,
 //! frame kinds below the thread level, and TAB or LF in names (replaced by spaces, with a warning).
 
@@ -555,6 +555,14 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
         let what = format!("{total} samples would be {total} sample lines, more than --max-samples {max} allows (raise it to write them)");
         return Err(Error::Unrepresentable { format: Format::Sampler.into(), what });
     }
+    // A record per sample, each a tab, four words, the stack's ids below its thread and a line end.
+    let id_bytes = |node: NodeId| if tree.parent(node).is_some() { 4 } else { 0 };
+    let records = |node: NodeId, _| (counts[node.index()].max(0) as u64, 18);
+    super::stacks::check_output_size(
+        Format::Sampler,
+        super::stacks::whole_stacks_size(tree, id_bytes, records),
+        options,
+    )?;
     let Values::Int(inclusive) = tree.derived_inclusive(0) else {
         return Err(Error::Unrepresentable {
             format: Format::Sampler.into(),

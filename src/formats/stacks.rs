@@ -2,7 +2,14 @@
 //! samples, speedscope's): consecutive records mostly share the start of their stacks (a profiler walks
 //! them in order, a writer writes a tree's stacks depth first), so the nodes of the previous stack
 //! are kept and only where the two part is the tree's child index asked.
+//!
+//! And the other way, for writers that write every stack whole (folded lines, Sampler's sample
+//! records, speedscope's samples): the size of such an output, known before a byte is written, and
+//! the limit it is held to. Such an output grows with a tree's depth times its leaves, not with its
+//! nodes (an 8 MB input made 10 GB of folded stacks).
 
+use super::{ConvertOptions, Format};
+use crate::error::Error;
 use crate::model::{CallTree, ChildIndex, FrameId, NodeId};
 
 /// The nodes of stacks added to one tree.
@@ -42,6 +49,64 @@ impl StackTree {
     }
 }
 
+/// The bytes an output that writes stacks whole takes: `node_bytes(node)` is what a node adds to
+/// the stacks through it (its frame and the separator before it), `lines(node, is_leaf)` how many
+/// times the node's stack is written and the bytes each time besides the stack (a count, a line
+/// end). One pass over the nodes, parents before children, with the stack's length carried per
+/// node: no recursion, linear in the nodes however deep the tree. Saturates at `u64::MAX`.
+pub(crate) fn whole_stacks_size(
+    tree: &CallTree,
+    node_bytes: impl Fn(NodeId) -> u64,
+    lines: impl Fn(NodeId, bool) -> (u64, u64),
+) -> u64 {
+    let mut stack_bytes = vec![0u64; tree.len()];
+    let mut has_child = vec![false; tree.len()];
+    for node in tree.nodes() {
+        let above = tree.parent(node).map_or(0, |parent| {
+            has_child[parent.index()] = true;
+            stack_bytes[parent.index()]
+        });
+        stack_bytes[node.index()] = above.saturating_add(node_bytes(node));
+    }
+    tree.nodes().fold(0u64, |total, node| {
+        let (times, extra) = lines(node, !has_child[node.index()]);
+        total.saturating_add(times.saturating_mul(stack_bytes[node.index()].saturating_add(extra)))
+    })
+}
+
+/// Refuses to write `estimate` bytes of `format` when that is more than `options` allow
+/// ([`ConvertOptions::output_limit`]), before anything is written, with the estimate, the input's
+/// size and the option that lifts the limit.
+pub(crate) fn check_output_size(format: Format, estimate: u64, options: &ConvertOptions) -> Result<(), Error> {
+    let limit = options.output_limit();
+    if estimate <= limit {
+        return Ok(());
+    }
+    let input = options.input_size.map_or_else(String::new, |size| format!(" from an input of {}", bytes(size)));
+    let limit = match options.max_output_size {
+        Some(_) => format!("--max-output-size {limit} allows"),
+        None => format!(
+            "the default limit of {} allows ({} times the input, at least 1 GiB)",
+            bytes(limit),
+            super::OUTPUT_PER_INPUT_BYTE
+        ),
+    };
+    let what = format!(
+        "it would be {}{input}, more than {limit}: it holds every stack whole, so a deep tree makes far more output than input; raise the limit with --max-output-size SIZE (K, M, G, T) to write it",
+        bytes(estimate)
+    );
+    Err(Error::Unrepresentable { format: format.into(), what })
+}
+
+/// `bytes` as a message gives a size: exact, and in TiB, GiB, MiB or KiB beside it when large.
+fn bytes(bytes: u64) -> String {
+    let unit = [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")].into_iter().find(|&(shift, _)| bytes >> shift > 0);
+    match unit {
+        Some((shift, name)) => format!("{bytes} bytes ({:.1} {name})", bytes as f64 / (1u64 << shift) as f64),
+        None => format!("{bytes} bytes"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -61,5 +126,43 @@ mod tests {
             [Some(1), Some(2), Some(3), Some(1), None]
         );
         assert_eq!(tree.len(), 4);
+    }
+
+    /// A chain a million deep (no recursion to overflow) with two leaves, each stack written three
+    /// times: 2 leaves × 3 × (1,000,001 frames of 2 bytes + 10 bytes a line) = 12,000,072.
+    #[test]
+    fn the_size_of_whole_stacks_of_a_deep_chain() {
+        let mut tree = CallTree::new(&[Metric::samples()]);
+        let mut parent = None;
+        for _ in 0..1_000_000 {
+            parent = Some(tree.push(parent, FrameId(0)));
+        }
+        let leaves = [tree.push(parent, FrameId(1)), tree.push(parent, FrameId(2))];
+        let size = whole_stacks_size(
+            &tree,
+            |_| 2,
+            |node, is_leaf| {
+                assert_eq!(is_leaf, leaves.contains(&node));
+                if is_leaf {
+                    (3, 10)
+                } else {
+                    (0, 0)
+                }
+            },
+        );
+        assert_eq!(size, 12_000_072);
+    }
+
+    #[test]
+    fn the_default_limit_is_a_hundred_times_the_input_and_at_least_a_gibibyte() {
+        let options = |input_size| ConvertOptions { input_size, ..ConvertOptions::default() };
+        assert_eq!(options(None).output_limit(), 1 << 30);
+        assert_eq!(options(Some(1000)).output_limit(), 1 << 30);
+        assert_eq!(options(Some(20 << 20)).output_limit(), 2000 << 20);
+        let error = check_output_size(Format::Folded, (2000 << 20) + 1, &options(Some(20 << 20))).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "cannot write folded: it would be 2097152001 bytes (2.0 GiB) from an input of 20971520 bytes (20.0 MiB), more than the default limit of 2097152000 bytes (2.0 GiB) allows (100 times the input, at least 1 GiB): it holds every stack whole, so a deep tree makes far more output than input; raise the limit with --max-output-size SIZE (K, M, G, T) to write it"
+        );
     }
 }

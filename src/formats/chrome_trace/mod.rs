@@ -126,15 +126,23 @@ pub(crate) const CARRIES: Carries = Carries {
 /// The header fact of a `displayTimeUnit` other than `ms`.
 const DISPLAY_TIME_UNIT: &str = "chrome-trace.displayTimeUnit";
 
-/// `Yes` for a JSON object with the key `traceEvents` in the head, or an array of objects with a
-/// `ph` key.
+/// `Yes` when [`check`] passes.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
+    Sniff::of_check(check(head))
+}
+
+/// Whether the input is a JSON object with the key `traceEvents` in the head, or an array of
+/// objects with a `ph` key; if not, why not.
+pub(crate) fn check(head: &[u8]) -> Result<(), &'static str> {
     let head = head.trim_ascii_start();
     let has = |key: &[u8]| memchr::memmem::find(head, key).is_some();
-    let array = head.strip_prefix(b"[").is_some_and(|rest| rest.trim_ascii_start().starts_with(b"{")) && has(b"\"ph\"");
-    match array || (head.starts_with(b"{") && has(b"\"traceEvents\"")) {
-        true => Sniff::Yes,
-        false => Sniff::No,
+    let of_objects = |rest: &[u8]| rest.trim_ascii_start().starts_with(b"{");
+    match head.split_first() {
+        Some((b'[', rest)) if of_objects(rest) && has(b"\"ph\"") => Ok(()),
+        Some((b'[', rest)) if of_objects(rest) => Err("an array of objects without a \"ph\" key (an event's phase)"),
+        Some((b'{', _)) if has(b"\"traceEvents\"") => Ok(()),
+        Some((b'{', _)) => Err("an object without a \"traceEvents\" key"),
+        _ => Err("neither an array of events nor an object with \"traceEvents\""),
     }
 }
 

@@ -370,14 +370,10 @@ impl Reader<'_> {
         let kind = match self.failure.take() {
             Some(Failure(expected, found)) => ParseErrorKind::Unexpected { expected, found },
             None if e.is_io() => ParseErrorKind::Io(std::io::Error::other(e.to_string())),
-            None => {
-                let message = e.to_string();
-                let message = message.split(" at line ").next().unwrap_or(&message).to_string();
-                ParseErrorKind::Unexpected {
-                    expected: "a Chrome trace (an array of trace events, or an object with traceEvents)".into(),
-                    found: format!("a JSON error ({message})"),
-                }
-            }
+            None => ParseErrorKind::Unexpected {
+                expected: "a Chrome trace (an array of trace events, or an object with traceEvents)".into(),
+                found: crate::formats::json::found(e),
+            },
         };
         ParseError { format: FORMAT.into(), position, kind }
     }

@@ -42,38 +42,44 @@ pub(crate) const CARRIES: Carries =
 
 const FORMAT: Format = Format::GhcJson;
 
-/// `Yes` when the input is a JSON object that starts as GHC writes one: its first key `"program"`
-/// with a string value, then `"arguments"` (or `"rts_arguments"`), however long the program name
-/// and argument lists are; or, for files not in GHC's key order, when `"program"` and
-/// `"rts_arguments"` are both in the first 512 bytes.
+/// `Yes` when [`check`] passes.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
-    if starts_like_ghc(head) {
-        return Sniff::Yes;
-    }
+    Sniff::of_check(check(head))
+}
+
+/// Whether the input is a JSON object that starts as GHC writes one: its first key `"program"`
+/// with a string value, then `"arguments"` (or `"rts_arguments"`), however long the program name
+/// and argument lists are; or, for files not in GHC's key order, whether `"program"` and
+/// `"rts_arguments"` are both in the first 512 bytes. If not, the first thing missing from GHC's
+/// order.
+pub(crate) fn check(head: &[u8]) -> Result<(), &'static str> {
+    let in_ghc_order = starts_like_ghc(head);
     let text = String::from_utf8_lossy(&head[..head.len().min(512)]);
     let text = text.trim_start();
-    if text.starts_with('{') && text.contains("\"program\"") && text.contains("\"rts_arguments\"") {
-        Sniff::Yes
-    } else {
-        Sniff::No
+    match text.starts_with('{') && text.contains("\"program\"") && text.contains("\"rts_arguments\"") {
+        true => Ok(()),
+        false => in_ghc_order,
     }
 }
 
 /// Whether `head` is `{"program": "…", "arguments"` or `… "rts_arguments"`, with any JSON
-/// whitespace between the tokens.
-fn starts_like_ghc(head: &[u8]) -> bool {
+/// whitespace between the tokens; if not, what is missing first.
+fn starts_like_ghc(head: &[u8]) -> Result<(), &'static str> {
     let mut rest = head;
     if !(eat(&mut rest, b"{") && eat(&mut rest, b"\"program\"") && eat(&mut rest, b":") && eat(&mut rest, b"\"")) {
-        return false;
+        return Err("its first key is not \"program\" with a string");
     }
     // The program's string, to its closing quote (GHC does not escape it; a JSON escape is skipped).
     let mut i = 0;
     while i < rest.len() && rest[i] != b'"' {
         i += if rest[i] == b'\\' { 2 } else { 1 };
     }
-    let Some(after) = rest.get(i + 1..) else { return false };
+    let Some(after) = rest.get(i + 1..) else { return Err("the \"program\" string does not end") };
     rest = after;
-    eat(&mut rest, b",") && (eat(&mut rest, b"\"arguments\"") || eat(&mut rest, b"\"rts_arguments\""))
+    match eat(&mut rest, b",") && (eat(&mut rest, b"\"arguments\"") || eat(&mut rest, b"\"rts_arguments\"")) {
+        true => Ok(()),
+        false => Err("no \"arguments\" or \"rts_arguments\" key right after \"program\""),
+    }
 }
 
 /// Skips whitespace and then `token` at the start of `rest`, if it is there.

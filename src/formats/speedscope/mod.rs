@@ -47,6 +47,8 @@
 //! speedscope ignores, so that proftool reads its file back as it was. Time keeps its unit
 //! (`nanoseconds` … `milliseconds`), allocation is in `bytes`, counts are `none`. The title is the
 //! file's `name`. A line of no named function (a BR line of the main routine) is named by its place.
+//! Each sample holds its whole stack: samples estimated at more than `--max-output-size` (default 100
+//! times the input, at least 1 GiB) are refused before anything is written, as folded stacks are.
 //!
 //! **Lost**: per-node metrics (calls), per-function counts, frame kinds but the threads at the roots,
 //! header facts but the title, inner nodes of the tree without a value of their own (their
@@ -92,16 +94,24 @@ pub(crate) const CARRIES: Carries = Carries {
     weight_is_time: false,
 };
 
-/// `Yes` for JSON that names speedscope's schema, or that has its key `shared` near the start with
-/// `profiles` or `frames` (a file written without `$schema`).
+/// `Yes` when [`check`] passes.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
+    Sniff::of_check(check(head))
+}
+
+/// Whether the input is JSON that names speedscope's schema, or that has its key `shared` near the
+/// start with `profiles` or `frames` (a file written without `$schema`); if not, why not.
+pub(crate) fn check(head: &[u8]) -> Result<(), &'static str> {
     let has = |key: &str| memchr::memmem::find(head, key.as_bytes()).is_some();
-    let json = head.trim_ascii_start().starts_with(b"{");
-    let keys = has("\"shared\"") && (has("\"profiles\"") || has("\"frames\""));
-    if json && (has("speedscope.app/file-format-schema") || keys) {
-        Sniff::Yes
-    } else {
-        Sniff::No
+    if !head.trim_ascii_start().starts_with(b"{") {
+        return Err("not a JSON object");
+    }
+    match has("speedscope.app/file-format-schema") || (has("\"shared\"") && (has("\"profiles\"") || has("\"frames\"")))
+    {
+        true => Ok(()),
+        false => {
+            Err("no \"$schema\" naming speedscope's file format, nor a \"shared\" key with \"profiles\" or \"frames\"")
+        }
     }
 }
 
@@ -112,11 +122,14 @@ pub(crate) fn fit_roots(profile: &mut Profile) {
 }
 
 /// Writes `profile` (projected onto [`CARRIES`]) as a speedscope file.
-pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error> {
+/// Samples larger than `options` allow ([`super::ConvertOptions::output_limit`]) are refused before
+/// a byte is written.
+pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &super::ConvertOptions) -> Result<(), Error> {
+    let parts = Parts::of(profile);
+    super::stacks::check_output_size(super::Format::Speedscope, parts.samples_size(profile), options)?;
     let mut json = String::with_capacity(1 << 16);
     json.push_str("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"name\":");
     push_string(&mut json, profile.meta.title.as_deref().unwrap_or("proftool"));
-    let parts = Parts::of(profile);
     // The profile speedscope shows first: the primary metric's first.
     let primary = profile.primary_metric().unwrap_or(0);
     json.push_str(",\"activeProfileIndex\":");
@@ -161,6 +174,11 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
     Ok(())
 }
 
+/// Whether `node`'s frame is a thread.
+fn is_thread(profile: &Profile, node: NodeId) -> bool {
+    profile.frames.get(profile.tree.frame(node)).kind == FrameKind::Thread
+}
+
 /// The profiles a metric is written as: one per thread at the roots (speedscope's thread menu, as
 /// it shows the files it imports itself), and one for the roots that are not threads.
 struct Parts {
@@ -181,7 +199,7 @@ struct Part {
 impl Parts {
     fn of(profile: &Profile) -> Parts {
         let tree = &profile.tree;
-        let is_thread = |node: NodeId| profile.frames.get(tree.frame(node)).kind == FrameKind::Thread;
+        let is_thread = |node: NodeId| is_thread(profile, node);
         let threads = tree.roots().any(is_thread);
         let children = (threads || !tree.is_preorder()).then(|| tree.children());
         let mut parts: Vec<Part> = Vec::new();
@@ -217,6 +235,35 @@ impl Parts {
             })
             .collect();
         Parts { parts, children, indices }
+    }
+
+    /// About the bytes of the samples and weights [`write_profile`] writes for every metric: each
+    /// sample its stack of frame indices (a thread's root frame left out) and a weight.
+    fn samples_size(&self, profile: &Profile) -> u64 {
+        let tree = &profile.tree;
+        let index_bytes = |node: NodeId| match self.index(tree.frame(node)) {
+            Some(index) if tree.parent(node).is_some() || !is_thread(profile, node) => {
+                1 + itoa::Buffer::new().format(index).len() as u64
+            }
+            _ => 0,
+        };
+        // In every metric that writes the sample: brackets, commas and a weight (at most 20
+        // characters as an integer, about 17 as a fraction).
+        let samples = |node: NodeId, is_leaf: bool| {
+            let values = (0..profile.metrics().len()).map(|metric| tree.self_value(metric, node));
+            let written = values.filter(|value| is_leaf || value.as_f64() != 0.0);
+            written.fold((0, 0), |(times, widest), value| {
+                let width = match value {
+                    Value::Int(v) => itoa::Buffer::new().format(v).len() as u64,
+                    Value::Float(_) => 17,
+                };
+                (times + 1, width.max(widest))
+            })
+        };
+        super::stacks::whole_stacks_size(tree, index_bytes, |node, is_leaf| {
+            let (times, weight) = samples(node, is_leaf);
+            (times, 3 + weight)
+        })
     }
 
     /// `frame`'s index in `shared.frames`, if it is one of them.

@@ -75,6 +75,31 @@ fn px_interval(out: &[u8]) -> String {
     String::from_utf8_lossy(out).lines().nth(1).unwrap_or_default().to_string()
 }
 
+/// Time divided into `-px` ticks is divided at the interval the header states, whole milliseconds:
+/// a run of 68.4 ms (a Dyalog-sized one, typed here as speedscope time) read back from the header
+/// and its ticks is 68 ms at `--interval 250us` (stated as 1 ms: 68 ticks, not 274 ticks of "1 ms",
+/// 274 ms) and 68 ms at `--interval 1500us` (stated as 2 ms: 34 ticks), by hand.
+#[test]
+fn time_becomes_ticks_of_the_interval_the_px_header_states() {
+    let run = r#"{"$schema": "https://www.speedscope.app/file-format-schema.json",
+        "shared": {"frames": [{"name": "Rain"}, {"name": "Sum"}]},
+        "profiles": [{"type": "evented", "name": "run", "unit": "milliseconds", "startValue": 0, "endValue": 68.4,
+            "events": [{"type": "O", "frame": 0, "at": 0}, {"type": "O", "frame": 1, "at": 10},
+                       {"type": "C", "frame": 1, "at": 50}, {"type": "C", "frame": 0, "at": 68.4}]}]}"#;
+    for (interval, header, ticks) in [("250us", "\"1 ms\"", 68), ("1500us", "\"2 ms\"", 34), ("4ms", "\"4 ms\"", 17)] {
+        let args = ["convert", "--from", "speedscope", "--interval", interval, "--to", "ghc-px"];
+        let (px, err) = run_stdin(&args, run.as_bytes());
+        assert_eq!(px_interval(px.as_bytes()), header, "{interval}: {err}");
+        assert_eq!(err.contains("ghc-px states its interval in steps of 1ms"), interval != "4ms", "{err}");
+        let summary =
+            proftool().args(["summary", "-q", "--from", "ghc-px", "--format", "csv", "-"]).write_stdin(px).output();
+        let summary = String::from_utf8(summary.unwrap().stdout).unwrap();
+        // The self ticks of every row.
+        let total: u64 = summary.lines().skip(1).filter_map(|l| l.split(',').nth(1)?.parse::<u64>().ok()).sum();
+        assert_eq!(total, ticks, "{interval}: {summary}");
+    }
+}
+
 #[test]
 fn interval_does_not_relabel_counted_ticks() {
     // -px ticks of 20 ms, and .prof ticks of 1000 us: kept as counted, at their own interval.

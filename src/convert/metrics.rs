@@ -284,7 +284,7 @@ pub(super) fn single_count(
             Some((Metric { unit, repr: Repr::Int, ..metric }, counts))
         }
         Some(unit_nanos) => {
-            let interval = conversion_interval(profile, options);
+            let interval = conversion_interval(profile, options, target, diag);
             let per_sample = interval.as_nanos() as f64 / unit_nanos;
             let unit = metric.unit.name();
             diag.warn("time-to-samples", None, || {

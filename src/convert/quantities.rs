@@ -30,7 +30,7 @@ pub(super) fn time_into_samples(
         }
         return IntervalUse::Unused;
     };
-    let interval = conversion_interval(profile, options);
+    let interval = conversion_interval(profile, options, target, diag);
     diag.warn("time-to-samples", None, || {
         format!("{target} counts samples: time divided into samples of {interval:?} (set with --interval)")
     });
@@ -40,10 +40,26 @@ pub(super) fn time_into_samples(
     IntervalUse::Applied
 }
 
-/// The interval that turns time into counts (and counts into time): `--interval`, else the
-/// profile's own, else [`DEFAULT_INTERVAL`].
-pub(super) fn conversion_interval(profile: &Profile, options: &ConvertOptions) -> Duration {
-    options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL)
+/// The interval that turns time into counts (and counts into time) for `target`: `--interval`,
+/// else the profile's own, else [`DEFAULT_INTERVAL`], as the target states an interval (GHC's
+/// `-px` in whole milliseconds: 250 µs is 1 ms there, with a warning), so that the counts are of
+/// the interval its header gives.
+pub(super) fn conversion_interval(
+    profile: &Profile,
+    options: &ConvertOptions,
+    target: Format,
+    diag: &mut Diagnostics,
+) -> Duration {
+    let interval = options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL);
+    let Some(step) = target.carries().interval_step.filter(|step| !step.is_zero()) else { return interval };
+    let steps = ((interval.as_nanos() + step.as_nanos() / 2) / step.as_nanos()).max(1);
+    let stated = step * u32::try_from(steps).unwrap_or(u32::MAX);
+    if stated != interval {
+        diag.warn("interval-rounded", None, || {
+            format!("{target} states its interval in steps of {step:?}: time is counted in intervals of {stated:?}, not {interval:?}")
+        });
+    }
+    stated
 }
 
 /// The interval of a profile whose counts are kept as they are (no time was turned into counts):
@@ -121,7 +137,7 @@ pub(super) fn samples_into_time(
     if metrics.iter().any(|m| m.kind == MetricKind::Time) {
         return IntervalUse::Unused;
     }
-    let interval = conversion_interval(profile, options);
+    let interval = conversion_interval(profile, options, target, diag);
     let ms = interval.as_secs_f64() * 1e3;
     let counts = metrics[samples].name.clone();
     diag.warn("samples-to-time", None, || {
@@ -165,7 +181,7 @@ pub(super) fn counts_as_ticks(
     let timed = metric.unit.nanos().is_some();
     let per_tick = match metric.unit.nanos() {
         Some(unit_nanos) => {
-            let interval = conversion_interval(profile, options);
+            let interval = conversion_interval(profile, options, target, diag);
             profile.meta.interval = Some(interval);
             let unit = metric.unit.name();
             diag.warn("time-to-ticks", None, || {

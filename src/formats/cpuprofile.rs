@@ -85,6 +85,7 @@ pub(crate) const CARRIES: Carries = Carries {
     timestamp: false,
     // Not written as such: the length of a sample or tick where the profile has no time.
     interval: true,
+    interval_step: None,
     name_replacements: &[],
     lines_nest: false,
     time_unit: Some(Unit::Microseconds),

@@ -61,6 +61,7 @@ pub(crate) const CARRIES: Carries = Carries {
     title: true,
     timestamp: false,
     interval: false,
+    interval_step: None,
     name_replacements: &[('\n', ' '), ('\r', ' ')],
     lines_nest: false,
     time_unit: None,

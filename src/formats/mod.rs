@@ -133,6 +133,10 @@ pub struct Carries {
     pub timestamp: bool,
     /// Header facts: a sampling interval.
     pub interval: bool,
+    /// The step it states its interval in, where that is coarser than a nanosecond (GHC's `-px`
+    /// header: whole milliseconds): time is divided into counts at an interval it can state, so
+    /// that its counts and its header agree.
+    pub interval_step: Option<std::time::Duration>,
     /// Characters a frame name cannot hold in this format, each with what is written instead.
     pub name_replacements: &'static [(char, char)],
     /// Whether a line frame sits below a frame of its own function (Dyalog's line rows) rather than

@@ -65,6 +65,7 @@ pub(crate) const CARRIES: Carries = Carries {
     title: false,
     timestamp: false,
     interval: false,
+    interval_step: None,
     name_replacements: &[('\t', ' '), ('\n', ' '), ('\r', ' ')],
     lines_nest: false,
     time_unit: None,

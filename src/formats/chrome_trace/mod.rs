@@ -115,6 +115,7 @@ pub(crate) const CARRIES: Carries = Carries {
     title: false,
     timestamp: false,
     interval: false,
+    interval_step: None,
     name_replacements: &[],
     lines_nest: false,
     time_unit: Some(Unit::Microseconds),

@@ -62,6 +62,7 @@ pub(crate) const fn carries(csv: bool) -> Carries {
         title: !csv,
         timestamp: false,
         interval: false,
+        interval_step: None,
         name_replacements: if csv { &[('\n', ' '), ('\r', ' ')] } else { &[] },
         lines_nest: true,
         time_unit: Some(Unit::Milliseconds),

@@ -37,8 +37,12 @@ use std::io::Read;
 use std::time::Duration;
 
 /// What a JSON profile carries.
-pub(crate) const CARRIES: Carries =
-    super::carries(&[MetricKind::Ticks, MetricKind::Calls, MetricKind::Alloc], true, &[]);
+pub(crate) const CARRIES: Carries = super::carries(
+    &[MetricKind::Ticks, MetricKind::Calls, MetricKind::Alloc],
+    true,
+    &[],
+    std::time::Duration::from_micros(1),
+);
 
 const FORMAT: Format = Format::GhcJson;
 

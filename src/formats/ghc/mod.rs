@@ -28,6 +28,7 @@ pub(crate) const fn carries(
     metrics: &'static [MetricKind],
     title: bool,
     name_replacements: &'static [(char, char)],
+    interval_step: std::time::Duration,
 ) -> Carries {
     Carries {
         structure: Structure::Tree,
@@ -42,6 +43,7 @@ pub(crate) const fn carries(
         title,
         timestamp: true,
         interval: true,
+        interval_step: Some(interval_step),
         name_replacements,
         lines_nest: false,
         time_unit: None,

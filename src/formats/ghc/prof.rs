@@ -65,8 +65,12 @@ use std::io::Read;
 use std::time::Duration;
 
 /// What a text report carries.
-pub(crate) const CARRIES: Carries =
-    super::carries(&[MetricKind::Ticks, MetricKind::Time, MetricKind::Calls, MetricKind::Alloc], true, &[]);
+pub(crate) const CARRIES: Carries = super::carries(
+    &[MetricKind::Ticks, MetricKind::Time, MetricKind::Calls, MetricKind::Alloc],
+    true,
+    &[],
+    std::time::Duration::from_micros(1),
+);
 
 const FORMAT: Format = Format::GhcProf;
 const MARKER: &str = "Time and Allocation Profiling Report";

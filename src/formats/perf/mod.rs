@@ -95,6 +95,7 @@ pub(crate) const CARRIES: Carries = Carries {
     title: false,
     timestamp: false,
     interval: true,
+    interval_step: None,
     name_replacements: &[],
     lines_nest: false,
     time_unit: Some(Unit::Nanoseconds),

@@ -86,6 +86,7 @@ pub(crate) const CARRIES: Carries = Carries {
     title: true,
     timestamp: false,
     interval: false,
+    interval_step: None,
     name_replacements: &[],
     lines_nest: false,
     time_unit: None,

@@ -78,6 +78,8 @@ pub(crate) const CARRIES: Carries = super::carries(
     &[MetricKind::Ticks, MetricKind::Calls, MetricKind::Alloc],
     false,
     &[('"', '\''), ('\n', ' '), ('\r', ' ')],
+    // The header's `"N ms"`.
+    std::time::Duration::from_millis(1),
 );
 
 const FORMAT: Format = Format::GhcPx;

@@ -267,6 +267,40 @@ fn inferno_flamegraph_draws_the_folded_output_of_a_name_ending_in_a_number_as_on
     assert!(!svg.contains("%;"), "no differential share: {svg}");
 }
 
+/// Seed 000: Seen-Count is the samples a function was on the stack in, Top-Count those it was on
+/// top in. After a filter they are counted again from the stacks kept, by hand from
+/// processes.tree: `--focus FIB` keeps the 60 samples through FIB (the root and the listener are
+/// seen in 60, on top in none of them; FIB keeps 60 seen, 25 + 25 on top); `--thread` keeps the
+/// idle process's 10; `--hide FIB` gives FIB's 50 top samples to the listener (5 + 50 = 55).
+/// Call-Count (3 for FIB) is no count of samples and stays.
+#[test]
+fn lispworks_seen_and_top_counts_are_counted_again_after_a_filter() {
+    let after = |filter: &[&str]| {
+        let mut args = vec!["convert", "-q", "--to", "lispworks"];
+        args.extend(filter);
+        run(&args, &fixture("lispworks/processes.tree")).0
+    };
+    let header = "LispWorks Profiler Tree: fib benchmark: run 2\n";
+    let focus = [
+        "0|60|0|60|0|\"Profile root\"",
+        "1|60|0|60|0|\"CAPI Execution Listener 1\"",
+        "2|60|3|60|50|CL-USER::FIB",
+        "3|35|3|60|50|CL-USER::FIB",
+        "4|10|0|10|10|(METHOD PRINT-OBJECT (WIDGET T))",
+    ];
+    assert_eq!(after(&["--focus", "FIB"]), header.to_string() + &focus.join("\n") + "\n");
+    let thread = ["0|10|0|10|0|\"Profile root\"", "1|10|0|10|10|\"Idle \\\"process\\\"\""];
+    assert_eq!(after(&["--thread", "Idle \"process\""]), header.to_string() + &thread.join("\n") + "\n");
+    let hide = [
+        "0|100|0|100|0|\"Profile root\"",
+        "1|90|0|90|55|\"CAPI Execution Listener 1\"",
+        "2|10|0|10|10|(METHOD PRINT-OBJECT (WIDGET T))",
+        "2|25|0|25|25|CL-USER::|weird name|",
+        "1|10|0|10|10|\"Idle \\\"process\\\"\"",
+    ];
+    assert_eq!(after(&["--hide", "FIB"]), header.to_string() + &hide.join("\n") + "\n");
+}
+
 #[test]
 fn conversions_name_what_they_lose() {
     let dir = temp();

@@ -259,6 +259,7 @@ fn rebuild(profile: &Profile, fates: &[Fate]) -> Profile {
         return profile.clone();
     }
     let mut out = without_nodes(profile);
+    forget_counts_of_stacks(&mut out);
     let metrics = profile.metrics();
     // The new node of each old node's nearest kept caller-or-self.
     let mut anchor: Vec<Option<NodeId>> = vec![None; src.len()];
@@ -295,6 +296,16 @@ fn rebuild(profile: &Profile, fates: &[Fate]) -> Profile {
         }
     }
     out
+}
+
+/// Forgets the per-function counts of samples the stacks held (LispWorks Seen and Top: samples in
+/// which a function was on the stack, and on its top) once stacks are cut or frames hidden: they
+/// are the unfiltered file's, and writers count them again from the tree that is kept. Call counts
+/// stay: no stack says how many of them its calls made.
+fn forget_counts_of_stacks(profile: &mut Profile) {
+    for facts in profile.function_facts.values_mut() {
+        (facts.seen, facts.top) = (None, None);
+    }
 }
 
 /// The measured inclusive values of metric `m` of the nodes `fates` keep, after the fates: each is

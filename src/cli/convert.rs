@@ -44,7 +44,7 @@ impl ConvertArgs {
         let filters = self.common.select.filters()?;
         let mut options = self.common.options();
         let input = InputSpec { path: &self.input, from: self.from, max_size: self.common.read.max_input_size };
-        let target = output_format(&self.output, self.to)?;
+        let target = output_format(&self.output, self.to, diag)?;
         refuse_overwriting(&self.output, &[&self.input])?;
         let read = read(input, &reading_for(target, &self.common.read.options(), &options), diag)?;
         let profile = filters.apply_to_write(read.profile, diag)?;

@@ -37,12 +37,12 @@ impl InputSpec<'_> {
 }
 
 /// The format of `output`: `to`, else its extension (a directory is refused as one).
-pub fn output_format(output: &Path, to: Option<Format>) -> Result<Format> {
+pub fn output_format(output: &Path, to: Option<Format>, diag: &mut Diagnostics) -> Result<Format> {
     let out_path = (output != Path::new("-")).then_some(output);
     if out_path.is_some_and(Path::is_dir) {
         anyhow::bail!("{}: is a directory; name the file to write in it", output.to_string_lossy());
     }
-    Ok(detect::detect_output(to, out_path)?)
+    Ok(detect::detect_output(to, out_path, diag)?)
 }
 
 /// The reader options for an output of `target`: `--dyalog-separators` sets those of the CSV written

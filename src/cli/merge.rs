@@ -44,7 +44,7 @@ impl MergeArgs {
             return Err(Usage("merge: standard input (-) can be read once".into()).into());
         }
         let (mut options, filters) = (self.common.options(), self.common.select.filters()?);
-        let target = output_format(&self.output, self.to)?;
+        let target = output_format(&self.output, self.to, diag)?;
         let inputs: Vec<&Path> = self.inputs.iter().map(PathBuf::as_path).collect();
         refuse_overwriting(&self.output, &inputs)?;
         let read_options = reading_for(target, &self.common.read.options(), &options);

@@ -340,10 +340,22 @@ fn unknown_json(head: &[u8]) -> String {
 }
 
 /// Decides the format of an output from `--to` and its path (`None` for stdout).
-pub fn detect_output(named: Option<Format>, path: Option<&Path>) -> Result<Format, Error> {
+/// A format named with `--to` wins; where the path's extension names only other formats, a warning
+/// says so, as one for an input does.
+pub fn detect_output(named: Option<Format>, path: Option<&Path>, diag: &mut Diagnostics) -> Result<Format, Error> {
     if let Some(format) = named {
         if !format.can_write() {
             return Err(Error::Unsupported { format: format.into(), action: "written" });
+        }
+        let by_ext = path.map(by_extension).unwrap_or_default();
+        // `out.json` is speedscope's `.speedscope.json` as much as a Chrome trace.
+        let last = path.and_then(Path::extension).map(|e| e.to_string_lossy().to_ascii_lowercase());
+        let shares_last =
+            last.is_some_and(|last| format.extensions().iter().any(|e| e.rsplit('.').next() == Some(&last)));
+        if let Some(&ext) = by_ext.first().filter(|_| !by_ext.contains(&format) && !shares_last) {
+            diag.warn("detect-ext", None, || {
+                format!("the output's extension says {ext} but --to names {format}; writing {format}")
+            });
         }
         return Ok(format);
     }
@@ -468,8 +480,21 @@ mod tests {
 
     #[test]
     fn output_needs_to_or_extension() {
-        assert_eq!(detect_output(None, Some(Path::new("o.folded"))).unwrap(), Format::Folded);
-        assert!(detect_output(None, None).is_err());
-        assert!(detect_output(None, Some(Path::new("o.txt"))).is_err());
+        let mut diag = Diagnostics::default();
+        assert_eq!(detect_output(None, Some(Path::new("o.folded")), &mut diag).unwrap(), Format::Folded);
+        assert!(detect_output(None, None, &mut diag).is_err());
+        assert!(detect_output(None, Some(Path::new("o.txt")), &mut diag).is_err());
+        assert!(!diag.has("detect-ext"));
+        // --to wins; an extension that names another format is warned about, one that names none is not.
+        let named =
+            |path: &str, diag: &mut Diagnostics| detect_output(Some(Format::Folded), Some(Path::new(path)), diag);
+        assert_eq!(named("o.txt", &mut diag).unwrap(), Format::Folded);
+        assert_eq!(named("o.collapsed", &mut diag).unwrap(), Format::Folded);
+        assert!(!diag.has("detect-ext"));
+        let speedscope = detect_output(Some(Format::Speedscope), Some(Path::new("o.json")), &mut diag);
+        assert_eq!(speedscope.unwrap(), Format::Speedscope);
+        assert!(!diag.has("detect-ext"), "o.json may be speedscope's .speedscope.json");
+        assert_eq!(named("o.tree", &mut diag).unwrap(), Format::Folded);
+        assert!(diag.has("detect-ext"));
     }
 }

@@ -255,3 +255,13 @@ fn a_ghc_time_report_cut_at_a_line_end_is_said_to_look_cut() {
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(!stderr.contains("looks cut short") && stderr.contains("in rows under 0.05 %"), "{stderr}");
 }
+
+/// `data` totals the metric the report is of, in its own unit: the file's header says
+/// `(23 ticks @ 1000 us, 1 processor)`, and its bytes column is no reason to print `23 B`.
+#[test]
+fn data_totals_ticks_as_ticks_beside_a_bytes_column() {
+    let out = proftool().args(["data", "-q"]).arg(fixture("ghc-prof/inferno-ticks.prof")).output().unwrap();
+    let out = String::from_utf8(out.stdout).unwrap();
+    assert!(out.starts_with("Total: 23 ticks\n"), "{out}");
+    assert!(out.lines().nth(2).is_some_and(|l| l.contains("inc ticks") && l.contains("inc MiB")), "{out}");
+}

@@ -315,7 +315,8 @@ impl View {
             total: self.total(),
             selected: self.selected_if_narrowed(),
             digits: digits_of(metric),
-            amount: columns.iter().find_map(|c| c.amount),
+            // The total is of the view's metric, whatever other metrics the table shows (`data`).
+            amount: units::scales(metric.unit).then_some(metric.unit),
         };
         Report { header, table: Table { columns, rows, texts: self.names.clone() }, printer }
     }

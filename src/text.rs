@@ -12,9 +12,6 @@
 //! [`pipeline`] splits a reader over the machine's two cores: one thread reads blocks and runs a
 //! per-line function that needs no state (splitting fields, parsing numbers), the calling thread
 //! gets each line with its result, in order, and does what needs the model (interning, building).
-//! [`pipeline_in_parallel`] runs several such preparers at once, each with its own state, on
-//! blocks that start a record of the format ([`Blocks::cutting_at_records`]): the calling thread
-//! still gets every line in input order, with what the preparer that read it learnt first.
 
 use crate::diag::Diagnostics;
 use crate::error::FormatName;
@@ -208,9 +205,6 @@ pub(crate) struct Block {
     first_column: u64,
     /// The last line goes on in the next block (a long line split after a space or tab).
     ends_mid_line: bool,
-    /// The block starts where a record of its format may start (the input's start, or where
-    /// [`Blocks::cutting_at_records`] cut), so that it can be prepared without the blocks before it.
-    starts_record: bool,
     format: FormatName,
 }
 
@@ -290,9 +284,6 @@ impl<'b> Iterator for BlockLines<'b> {
     }
 }
 
-/// Where the last record that starts in some whole lines starts, after their first byte.
-pub(crate) type RecordStart = fn(&[u8]) -> Option<usize>;
-
 /// Reads an input as [`Block`]s.
 pub(crate) struct Blocks<'r> {
     input: &'r mut (dyn Read + Send),
@@ -306,11 +297,6 @@ pub(crate) struct Blocks<'r> {
     eof: bool,
     /// Whether a line longer than a block is split after a space or tab.
     split_long_lines: bool,
-    /// Where the last record that starts in some whole lines starts, for a format whose lines
-    /// depend on the lines before them (see [`Blocks::cutting_at_records`]).
-    record_start: Option<RecordStart>,
-    /// The next block starts a record.
-    next_starts_record: bool,
 }
 
 impl<'r> Blocks<'r> {
@@ -325,8 +311,6 @@ impl<'r> Blocks<'r> {
             column: 0,
             eof: false,
             split_long_lines: false,
-            record_start: None,
-            next_starts_record: true,
         }
     }
 
@@ -334,16 +318,6 @@ impl<'r> Blocks<'r> {
     /// line break (see the module documentation).
     pub(crate) fn splitting_long_lines(mut self) -> Blocks<'r> {
         self.split_long_lines = true;
-        self
-    }
-
-    /// Blocks that end, where they can, before the last record that starts in them, as
-    /// `record_start` finds it in whole lines (`None` where none starts after the first byte):
-    /// such a block can be prepared on its own, on another thread ([`pipeline_in_parallel`]). A
-    /// block in which no record starts ends at a line end as usual, and the next one is marked as
-    /// going on with it.
-    pub(crate) fn cutting_at_records(mut self, record_start: RecordStart) -> Blocks<'r> {
-        self.record_start = Some(record_start);
         self
     }
 
@@ -356,7 +330,6 @@ impl<'r> Blocks<'r> {
         };
         bytes.clear();
         bytes.append(&mut self.partial);
-        let starts_record = std::mem::replace(&mut self.next_starts_record, false);
         let mut searched = 0;
         let mut last_newline = None;
         let mut ends_mid_line = false;
@@ -372,11 +345,8 @@ impl<'r> Blocks<'r> {
             }
             if self.eof || (last_newline.is_some() && bytes.len() >= BLOCK) {
                 if let Some(end) = last_newline.filter(|_| !self.eof) {
-                    let record = self.record_start.and_then(|start| start(&bytes[..=end])).filter(|&r| r > 0);
-                    self.next_starts_record = record.is_some();
-                    let cut = record.unwrap_or(end + 1);
-                    self.partial.extend_from_slice(&bytes[cut..]);
-                    bytes.truncate(cut);
+                    self.partial.extend_from_slice(&bytes[end + 1..]);
+                    bytes.truncate(end + 1);
                 }
                 break;
             }
@@ -421,7 +391,6 @@ impl<'r> Blocks<'r> {
             first_line: self.line,
             first_column,
             ends_mid_line,
-            starts_record,
             format: self.format,
             text,
             newlines,
@@ -514,230 +483,81 @@ pub(crate) fn pipeline_blocks<T: Send>(
 /// one vector per block, reused, instead of one per line allocated on one thread and freed on the
 /// other.
 pub(crate) fn pipeline_with_parts<T: Send, P: Send>(
-    blocks: Blocks<'_>,
-    prepare: impl FnMut(&str, &mut Vec<P>) -> T + Send,
-    consume: impl FnMut(Line<'_>, T, &[P]) -> Result<(), ParseError>,
-) -> Result<(), ParseError> {
-    let mut preparers = [EachLine(prepare, std::marker::PhantomData)];
-    pipeline_in_parallel(blocks, &mut preparers, &mut ConsumeLines(consume))
-}
-
-/// What prepares the lines of a block on a thread of its own, in line order, keeping what state it
-/// needs (the names it has seen, say). Several may run at once, each on whole blocks that start a
-/// record ([`pipeline_in_parallel`]).
-pub(crate) trait Prepare: Send {
-    /// What it makes of a line.
-    type Item: Send;
-    /// Parts of items, in one vector per block.
-    type Part: Send;
-    /// What a block taught it that the consumer needs before the block's lines (the names it
-    /// interned, which its items refer to), given at the block's end.
-    type News: Send + Default;
-
-    fn line(&mut self, text: &str, parts: &mut Vec<Self::Part>) -> Self::Item;
-
-    /// Called at the end of each block it prepared.
-    fn block_done(&mut self, news: &mut Self::News);
-}
-
-/// What gets the prepared lines, on the calling thread, in input order.
-pub(crate) trait Consume<R: Prepare> {
-    /// Takes what preparer number `preparer` learnt in a block, before the block's lines.
-    fn learn(&mut self, preparer: usize, news: &mut R::News);
-
-    /// Takes a line with what preparer number `preparer` made of it; an error stops the reading.
-    fn line(&mut self, preparer: usize, line: Line<'_>, item: R::Item, parts: &[R::Part]) -> Result<(), ParseError>;
-}
-
-/// A function of a line as a [`Consume`] that needs no news.
-struct ConsumeLines<F>(F);
-
-impl<R: Prepare<News = ()>, F: FnMut(Line<'_>, R::Item, &[R::Part]) -> Result<(), ParseError>> Consume<R>
-    for ConsumeLines<F>
-{
-    fn learn(&mut self, _: usize, _: &mut ()) {}
-
-    fn line(&mut self, _: usize, line: Line<'_>, item: R::Item, parts: &[R::Part]) -> Result<(), ParseError> {
-        (self.0)(line, item, parts)
-    }
-}
-
-/// A function of a line as a [`Prepare`] that has no news.
-struct EachLine<F, T, P>(F, std::marker::PhantomData<fn() -> (T, P)>);
-
-impl<F: FnMut(&str, &mut Vec<P>) -> T + Send, T: Send, P: Send> Prepare for EachLine<F, T, P> {
-    type Item = T;
-    type Part = P;
-    type News = ();
-
-    fn line(&mut self, text: &str, parts: &mut Vec<P>) -> T {
-        (self.0)(text, parts)
-    }
-
-    fn block_done(&mut self, _: &mut ()) {}
-}
-
-/// Reads `blocks` on a thread that prepares them with `preparers[0]`, or hands a block that starts
-/// a record to another preparer, on a thread of its own, when that one has room for it (a block
-/// that goes on with the one before it goes to the same preparer). The calling thread gets each
-/// block's news and then its lines with what was made of them (`consumer`), in input order, with
-/// the index of the preparer that made them. Stops at the first error of either. An input that
-/// fits in one block is read on the calling thread alone.
-pub(crate) fn pipeline_in_parallel<R: Prepare>(
     mut blocks: Blocks<'_>,
-    preparers: &mut [R],
-    consumer: &mut impl Consume<R>,
+    mut prepare: impl FnMut(&str, &mut Vec<P>) -> T + Send,
+    mut consume: impl FnMut(Line<'_>, T, &[P]) -> Result<(), ParseError>,
 ) -> Result<(), ParseError> {
-    let Some((first, others)) = preparers.split_first_mut() else {
+    let Some(first) = blocks.next_block(None)? else {
         return Ok(());
     };
-    let Some(first_batch) = Batch::next(&mut blocks, None)? else {
-        return Ok(());
-    };
-    let mut consume_batch =
-        |preparer: usize, batch: &mut Batch<R>| {
-            consumer.learn(preparer, &mut batch.news);
-            let last = batch.lines.len().saturating_sub(1);
-            let (block, parts) = (&batch.block, &batch.parts);
-            batch.lines.drain(..).enumerate().try_for_each(|(i, (span, item))| {
-                consumer.line(preparer, block.line_at(i, span, i == last), item, parts)
-            })
-        };
-    if blocks.eof {
-        return consume_batch(0, &mut first_batch.prepared_by(first));
+    // A block's lines (each one's span and item) and their parts, as vectors that are reused.
+    type Vectors<T, P> = (Vec<(LineSpan, T)>, Vec<P>);
+    // A block with what the reader thread made of it: each line's span and item, and their parts.
+    struct Batch<T, P> {
+        block: Block,
+        lines: Vec<(LineSpan, T)>,
+        parts: Vec<P>,
     }
-    // The consumer gets, in input order, each block prepared on the reading thread, or the number
-    // of the preparer that has it. A preparer gets its blocks before the consumer is told to wait
-    // for them and gives them back in the order it got them, so every block the consumer waits for
-    // is on its way and no thread waits for one that waits for it. One block queued at each step
-    // keeps the threads busy; blocks come back to the reading thread to be reused.
-    let (to_consumer, ordered) = std::sync::mpsc::sync_channel::<Result<Next<R>, ParseError>>(1);
-    let (to_reader, done) = std::sync::mpsc::channel::<Batch<R>>();
-    std::thread::scope(|scope| {
-        let mut helpers = Vec::new();
-        let mut prepared = Vec::new();
-        for preparer in others {
-            let (to_helper, blocks_in) = std::sync::mpsc::sync_channel::<Batch<R>>(1);
-            let (to_consumer, batches_out) = std::sync::mpsc::sync_channel::<Batch<R>>(1);
-            scope.spawn(move || {
-                for batch in blocks_in {
-                    // A closed channel means the consumer stopped at an error: so do we.
-                    if to_consumer.send(batch.prepared_by(preparer)).is_err() {
-                        return;
-                    }
-                }
-            });
-            helpers.push(to_helper);
-            prepared.push(batches_out);
+    // The reader thread finds the lines once and hands over where each starts and ends.
+    let mut consume_block = |batch: &mut Batch<T, P>| {
+        let last = batch.lines.len().saturating_sub(1);
+        let (block, parts) = (&batch.block, &batch.parts);
+        batch
+            .lines
+            .drain(..)
+            .enumerate()
+            .try_for_each(|(i, (span, item))| consume(block.line_at(i, span, i == last), item, parts))
+    };
+    // Called on one thread only, in line order, so it may keep state (names seen so far, say).
+    // `spare` lends the vectors of a batch that is done with.
+    let mut prepare_block = move |block: Block, spare: Option<Vectors<T, P>>| {
+        let (mut lines, mut parts) = spare.unwrap_or_default();
+        lines.clear();
+        parts.clear();
+        let mut spans = block.lines();
+        while let Some((_, span, _)) = spans.next_span() {
+            let item = prepare(&block.text[span.start..span.start + span.len], &mut parts);
+            lines.push((span, item));
         }
+        Batch { block, lines, parts }
+    };
+    if blocks.eof {
+        return consume_block(&mut prepare_block(first, None));
+    }
+    // One batch queued while one is consumed and one is read keeps both threads busy; the blocks
+    // and vectors come back to be reused.
+    let (to_consumer, batches) = std::sync::mpsc::sync_channel::<Result<Batch<T, P>, ParseError>>(1);
+    let (to_reader, done) = std::sync::mpsc::channel::<Batch<T, P>>();
+    std::thread::scope(|scope| {
         scope.spawn(move || {
-            let mut next = Ok(Some(first_batch));
-            let mut last_preparer = 0;
-            while let Some(batch) = next.unwrap_or_else(|e| {
-                let _ = to_consumer.send(Err(e));
-                None
-            }) {
-                let told = match hand_over(batch, &helpers, last_preparer) {
-                    Some(Handed::To(preparer)) => Next::From(preparer),
-                    Some(Handed::Back(batch)) => Next::Ready(batch.prepared_by(first)),
-                    None => return,
+            let mut prepare_block = prepare_block;
+            let mut next = Ok(Some(first));
+            let mut spare = None;
+            loop {
+                let batch = match next {
+                    Ok(Some(block)) => Ok(prepare_block(block, spare.take())),
+                    Ok(None) => return,
+                    Err(e) => Err(e),
                 };
-                last_preparer = match told {
-                    Next::From(preparer) => preparer,
-                    Next::Ready(_) => 0,
-                };
-                if to_consumer.send(Ok(told)).is_err() {
+                let failed = batch.is_err();
+                // A closed channel means the consumer stopped at an error: so do we.
+                if to_consumer.send(batch).is_err() || failed {
                     return;
                 }
-                next = Batch::next(&mut blocks, done.try_recv().ok());
+                let reuse = done.try_recv().ok().map(|used| {
+                    spare = Some((used.lines, used.parts));
+                    used.block
+                });
+                next = blocks.next_block(reuse);
             }
         });
-        for next in ordered {
-            let (preparer, mut batch) = match next? {
-                Next::Ready(batch) => (0, batch),
-                Next::From(preparer) => match prepared[preparer - 1].recv() {
-                    Ok(batch) => (preparer, batch),
-                    // The preparer's thread panicked: the scope passes the panic on.
-                    Err(_) => break,
-                },
-            };
-            consume_batch(preparer, &mut batch)?;
+        for batch in batches {
+            let mut batch = batch?;
+            consume_block(&mut batch)?;
             let _ = to_reader.send(batch);
         }
         Ok(())
     })
-}
-
-/// A block with what a preparer made of it: each line's span and item, their parts, its news.
-struct Batch<R: Prepare> {
-    block: Block,
-    lines: Vec<(LineSpan, R::Item)>,
-    parts: Vec<R::Part>,
-    news: R::News,
-}
-
-impl<R: Prepare> Batch<R> {
-    /// The next block of `blocks`, in the storage of a batch that is done with (`spare`).
-    fn next(blocks: &mut Blocks<'_>, spare: Option<Batch<R>>) -> Result<Option<Batch<R>>, ParseError> {
-        let (reuse, lines, parts, news) = match spare {
-            Some(batch) => (Some(batch.block), batch.lines, batch.parts, batch.news),
-            None => (None, Vec::new(), Vec::new(), R::News::default()),
-        };
-        Ok(blocks.next_block(reuse)?.map(|block| Batch { block, lines, parts, news }))
-    }
-
-    /// The batch with its lines prepared by `preparer`.
-    fn prepared_by(mut self, preparer: &mut R) -> Batch<R> {
-        self.lines.clear();
-        self.parts.clear();
-        let mut spans = self.block.lines();
-        while let Some((_, span, _)) = spans.next_span() {
-            let item = preparer.line(&self.block.text[span.start..span.start + span.len], &mut self.parts);
-            self.lines.push((span, item));
-        }
-        preparer.block_done(&mut self.news);
-        self
-    }
-}
-
-/// What the consumer gets next: a batch prepared on the reading thread, or the number of the
-/// preparer to take it from.
-enum Next<R: Prepare> {
-    Ready(Batch<R>),
-    From(usize),
-}
-
-/// Where [`hand_over`] put a batch.
-enum Handed<R: Prepare> {
-    /// To the preparer of this number (1 and up).
-    To(usize),
-    /// Nowhere: it stays on the reading thread.
-    Back(Batch<R>),
-}
-
-/// Hands a batch that starts a record to the first preparer with room for it, and one that goes on
-/// with the block before it to the preparer of that one (`last`, 0 for the reading thread);
-/// `None` once the consumer has stopped.
-fn hand_over<R: Prepare>(
-    mut batch: Batch<R>,
-    helpers: &[std::sync::mpsc::SyncSender<Batch<R>>],
-    last: usize,
-) -> Option<Handed<R>> {
-    use std::sync::mpsc::TrySendError;
-    if !batch.block.starts_record {
-        return match last {
-            0 => Some(Handed::Back(batch)),
-            helper => helpers[helper - 1].send(batch).ok().map(|()| Handed::To(helper)),
-        };
-    }
-    for (i, helper) in helpers.iter().enumerate() {
-        match helper.try_send(batch) {
-            Ok(()) => return Some(Handed::To(i + 1)),
-            Err(TrySendError::Full(back)) => batch = back,
-            Err(TrySendError::Disconnected(_)) => return None,
-        }
-    }
-    Some(Handed::Back(batch))
 }
 
 /// A streaming line reader on one thread: the plain path the tests hold the pipeline to.

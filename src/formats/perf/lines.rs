@@ -4,7 +4,7 @@
 use super::pairs::{FrameIds, Pairs};
 use super::{names, Root};
 use crate::error::{excerpt, ParseErrorKind};
-use crate::model::{Frame, FrameId, FrameKind, FrameRef, FrameTable};
+use crate::model::{FrameId, FrameKind, FrameRef, FrameTable};
 use std::ops::Range;
 
 /// A header line's fields, as byte ranges of the line.
@@ -233,8 +233,7 @@ pub(super) enum Parsed {
     Bad(usize, Box<ParseErrorKind>),
 }
 
-/// A reading thread's state: where it is in the records, and the frames it names. Several run at
-/// once, each on blocks that start a record.
+/// The reading thread's state: where it is in the records, and the frames it names.
 #[derive(Default)]
 pub(super) struct Splitter {
     root: Root,
@@ -246,31 +245,10 @@ pub(super) struct Splitter {
     /// Whether the open record's command is a Java one.
     java: bool,
     pairs: Pairs,
-    /// The frames it has named, in its own numbering, which the building thread maps to the
-    /// profile's.
-    frames: FrameTable,
-    /// How many of `frames` the building thread has been given.
-    told: usize,
+    pub(super) frames: FrameTable,
     /// How many source lines (`-F +srcline`) were skipped.
     pub(super) source_lines: u64,
     root_name: String,
-}
-
-impl crate::text::Prepare for Splitter {
-    type Item = Parsed;
-    type Part = Header;
-    /// The frames named in the block, in the order of their numbers.
-    type News = Vec<Frame>;
-
-    fn line(&mut self, text: &str, headers: &mut Vec<Header>) -> Parsed {
-        self.parse(text, headers)
-    }
-
-    fn block_done(&mut self, news: &mut Vec<Frame>) {
-        news.clear();
-        news.extend(self.frames.iter().skip(self.told).map(|(_, frame)| frame.clone()));
-        self.told = self.frames.len();
-    }
 }
 
 impl Splitter {

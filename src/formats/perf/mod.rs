@@ -55,11 +55,6 @@
 //! not end with the blank line `perf script` ends a record with is read, with a warning that it looks
 //! cut short; a last line without its line end is cut, and left out with that warning.
 //!
-//! **Threads**: the lines are split and their frames named on several reading threads, each on
-//! blocks that start after a blank line (a record's start), and the stacks built on one, in input
-//! order, numbering the frames as one reading thread would: the profile is the same however the
-//! blocks fell. A file without blank lines (no call chains) is read on one reading thread.
-//!
 //! **Lost**: addresses, offsets, times, CPUs and source lines (counted in a warning); a Rust
 //! symbol perf left half demangled stays as perf printed it (inferno fixes some).
 
@@ -71,10 +66,7 @@ use super::stacks::StackTree;
 use super::{unique_name, Carries, Format, Sniff, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind, Position};
-use crate::model::{
-    Aggregation, CallTree, Frame, FrameId, FrameTable, Metric, MetricKind, Profile, Repr, Unit, Values,
-};
-use crate::text::Line;
+use crate::model::{Aggregation, CallTree, FrameId, FrameTable, Metric, MetricKind, Profile, Repr, Unit, Values};
 use lines::{Header, Parsed, Splitter};
 use pairs::FrameIds;
 use std::io::Read;
@@ -186,9 +178,6 @@ struct Record {
 /// The building thread's state.
 struct Builder {
     tree: CallTree,
-    frames: FrameTable,
-    /// The profile's number of each frame of each reading thread, by the thread's number of it.
-    numbers: Vec<Vec<FrameId>>,
     stacks: StackTree,
     events: Vec<Event>,
     record: Option<Record>,
@@ -196,69 +185,6 @@ struct Builder {
     spare: Vec<FrameId>,
     n_records: u64,
     n_empty: u64,
-    /// Where the last line read starts.
-    last_byte: u64,
-    /// Where the line the input ends in starts, when it ends without a line end.
-    cut: Option<Position>,
-}
-
-impl crate::text::Consume<Splitter> for Builder {
-    /// Numbers the frames a reading thread named in a block. They are new to that thread, and
-    /// numbered as it first met them, before the block's lines: so those new to the profile too
-    /// are numbered as one thread reading every line would number them.
-    fn learn(&mut self, thread: usize, news: &mut Vec<Frame>) {
-        let frames = &mut self.frames;
-        self.numbers[thread].extend(news.drain(..).map(|frame| frames.intern(frame.as_ref())));
-    }
-
-    fn line(&mut self, thread: usize, line: Line<'_>, parsed: Parsed, headers: &[Header]) -> Result<(), ParseError> {
-        self.last_byte = line.position.byte;
-        if line.unterminated {
-            // The input was cut in this line: what is left of it is no field or frame.
-            self.cut = Some(line.position);
-            return Ok(());
-        }
-        match parsed {
-            Parsed::Skip => {}
-            Parsed::End => self.finish_record(),
-            Parsed::Header(index) => {
-                let header = &headers[index as usize];
-                self.finish_record();
-                self.start_record(thread, line.text, header, line.position);
-                if header.frame.is_some() {
-                    if let Some(frames) = &header.frames {
-                        self.add_frames(thread, frames);
-                    }
-                    self.finish_record();
-                }
-            }
-            Parsed::Frame(frames) => self.add_frames(thread, &frames),
-            Parsed::Bad(at, kind) => return Err(line.error_at(at, *kind)),
-        }
-        Ok(())
-    }
-}
-
-/// How many reading threads split a file: one per core the building thread leaves, at least two
-/// (on two cores the three threads share them, as the building thread waits now and then), at most
-/// four, beyond which the building thread is the one the others wait for.
-fn reading_threads() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get().saturating_sub(1)).clamp(2, 4)
-}
-
-/// Where the record after the last blank line of `lines` (whole lines) starts: where perf script
-/// ends a record, so that a reading thread can start there. Lines are looked at from the end, so
-/// the search stops within a record of it.
-fn after_last_blank_line(lines: &[u8]) -> Option<usize> {
-    let mut newlines = memchr::memrchr_iter(b'\n', lines);
-    let mut line_end = newlines.next()?;
-    for newline in newlines {
-        if matches!(&lines[newline + 1..line_end], b"" | b"\r") {
-            return Some(line_end + 1);
-        }
-        line_end = newline;
-    }
-    None
 }
 
 /// Reads `perf script` text (see the module documentation).
@@ -267,33 +193,48 @@ pub(crate) fn read(
     options: &Options,
     diag: &mut Diagnostics,
 ) -> Result<Profile, ParseError> {
-    read_on(reading_threads(), input, options, diag)
-}
-
-/// [`read`] with `threads` reading threads.
-fn read_on(
-    threads: usize,
-    input: &mut (dyn Read + Send),
-    options: &Options,
-    diag: &mut Diagnostics,
-) -> Result<Profile, ParseError> {
     let mut builder = Builder {
         tree: CallTree::new(&[]),
-        frames: FrameTable::default(),
-        numbers: vec![Vec::new(); threads],
         stacks: StackTree::default(),
         events: Vec::new(),
         record: None,
         spare: Vec::new(),
         n_records: 0,
         n_empty: 0,
-        last_byte: 0,
-        cut: None,
     };
-    let mut splitters: Vec<Splitter> = (0..threads).map(|_| Splitter::new(options)).collect();
-    let blocks = crate::text::Blocks::new(input, FORMAT).cutting_at_records(after_last_blank_line);
-    crate::text::pipeline_in_parallel(blocks, &mut splitters, &mut builder)?;
-    let cut = builder.cut;
+    let mut splitter = Splitter::new(options);
+    let mut last_byte = 0;
+    let mut cut = None;
+    crate::text::pipeline_with_parts(
+        crate::text::Blocks::new(input, FORMAT),
+        |text: &str, headers: &mut Vec<Header>| splitter.parse(text, headers),
+        |line, parsed, headers| {
+            last_byte = line.position.byte;
+            if line.unterminated {
+                // The input was cut in this line: what is left of it is no field or frame.
+                cut = Some(line.position);
+                return Ok(());
+            }
+            match parsed {
+                Parsed::Skip => {}
+                Parsed::End => builder.finish_record(),
+                Parsed::Header(index) => {
+                    let header = &headers[index as usize];
+                    builder.finish_record();
+                    builder.start_record(line.text, header, line.position);
+                    if header.frame.is_some() {
+                        if let Some(frames) = &header.frames {
+                            builder.add_frames(frames);
+                        }
+                        builder.finish_record();
+                    }
+                }
+                Parsed::Frame(frames) => builder.add_frames(&frames),
+                Parsed::Bad(at, kind) => return Err(line.error_at(at, *kind)),
+            }
+            Ok(())
+        },
+    )?;
     let open = builder.record.as_ref().map(|record| record.position);
     if let Some(position) = cut.or(open) {
         diag.warn("cut-short", Some(position), || {
@@ -308,7 +249,7 @@ fn read_on(
     if builder.n_records == 0 {
         return Err(ParseError {
             format: FORMAT.into(),
-            position: Position::byte(builder.last_byte),
+            position: Position::byte(last_byte),
             kind: ParseErrorKind::Unexpected {
                 expected: "a sample (a header line and its frames)".into(),
                 found: "none".into(),
@@ -322,19 +263,17 @@ fn read_on(
             format!("{n} {samples} without frames skipped, as inferno-collapse-perf skips them")
         });
     }
-    let source_lines: u64 = splitters.iter().map(|splitter| splitter.source_lines).sum();
-    if source_lines > 0 {
+    if splitter.source_lines > 0 {
+        let n = splitter.source_lines;
         diag.warn("perf-source-lines", None, || {
-            format!(
-                "{source_lines} source lines (perf script -F +srcline) skipped: a frame here is a function, not a line"
-            )
+            format!("{n} source lines (perf script -F +srcline) skipped: a frame here is a function, not a line")
         });
     }
-    Ok(builder.into_profile())
+    Ok(builder.into_profile(splitter.frames))
 }
 
 impl Builder {
-    fn start_record(&mut self, thread: usize, line: &str, header: &Header, position: Position) {
+    fn start_record(&mut self, line: &str, header: &Header, position: Position) {
         let event = header.event.clone().map_or("", |e| &line[e]);
         let event = match self.events.iter().position(|e| e.name == event) {
             Some(i) => i,
@@ -349,19 +288,15 @@ impl Builder {
             }
         };
         let frames = std::mem::take(&mut self.spare);
-        let root = self.numbers[thread][header.root.index()];
-        self.record = Some(Record { root, event, period: header.period, frames, position });
+        self.record = Some(Record { root: header.root, event, period: header.period, frames, position });
     }
 
     /// Adds a frame line's frames to the open record.
-    fn add_frames(&mut self, thread: usize, frames: &FrameIds) {
-        let frames = match frames {
-            FrameIds::One(frame) => std::slice::from_ref(frame),
-            FrameIds::Several(frames) => frames,
-        };
-        let numbers = &self.numbers[thread];
-        if let Some(record) = &mut self.record {
-            record.frames.extend(frames.iter().map(|frame| numbers[frame.index()]));
+    fn add_frames(&mut self, frames: &FrameIds) {
+        let Some(record) = &mut self.record else { return };
+        match frames {
+            FrameIds::One(frame) => record.frames.push(*frame),
+            FrameIds::Several(frames) => record.frames.extend_from_slice(frames),
         }
     }
 
@@ -393,7 +328,7 @@ impl Builder {
     }
 
     /// The profile: a metric per event's periods and samples, with the tree as it was built.
-    fn into_profile(self) -> Profile {
+    fn into_profile(self, frames: FrameTable) -> Profile {
         let several = self.events.len() > 1;
         let first = self.events.first().filter(|e| is_clock(&e.name));
         let interval = first.and_then(|e| e.first_period).map(std::time::Duration::from_nanos);
@@ -419,7 +354,7 @@ impl Builder {
         // The tree is taken as it is (no copy), its columns added: each event's grew only as far as
         // the last node that has a sample of it.
         let mut profile = Profile::new(Vec::new());
-        profile.frames = self.frames;
+        profile.frames = frames;
         profile.tree = self.tree;
         for (metric, mut column) in metrics.into_iter().zip(columns) {
             column.resize(profile.tree.len(), 0);
@@ -436,116 +371,4 @@ impl Builder {
 /// Whether `event` is a clock (its period is nanoseconds).
 fn is_clock(event: &str) -> bool {
     matches!(event, "cpu-clock" | "task-clock")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A `perf script` text of many blocks, with every way a record can lie across them: records
-    /// cut at their blank lines, a run of samples without call chains (no blank line for longer
-    /// than a block), a record longer than a block, CRLF records, Java and perf-map names, source
-    /// lines, and an end without the last blank line.
-    fn many_blocks() -> String {
-        let mut text = String::from("# captured on: a test\n");
-        let push_record = |text: &mut String, i: usize, depth: usize, eol: &str| {
-            let comm = ["prog", "java", "V8 Worker"][i % 3];
-            text.push_str(&format!(
-                "{comm} {}/{} [000] {i}.000001: {} cpu-clock:pppH:{eol}",
-                100 + i % 5,
-                200 + i % 7,
-                1000 + i % 3
-            ));
-            for d in 0..depth {
-                let symbol = match (i + d) % 11 {
-                    0 => format!("Lcom/x/C{};m+0x1", (i * 7 + d) % 50),
-                    1 => format!("a{}->b{}", d % 5, i % 3),
-                    _ => format!("f{}+0x{:x}", (i * 31 + d * 17) % 400, d),
-                };
-                let dso = ["/tmp/prog", "/tmp/perf-1.map", "[kernel.kallsyms]"][(i + d) % 3];
-                text.push_str(&format!("\t{:x} {symbol} ({dso}){eol}", 0x1000 + d));
-                if d % 13 == 5 {
-                    text.push_str(&format!("  work.c:{d}{eol}"));
-                }
-            }
-            text.push_str(eol);
-        };
-        for i in 0..1500 {
-            push_record(&mut text, i, 5 + i % 40, "\n");
-        }
-        for i in 0..6000 {
-            text.push_str(&format!(
-                "prog {} {i}.5: 1000 cpu-clock: {:x} g{}+0x3 (/tmp/prog)\n",
-                300 + i % 3,
-                0x2000 + i,
-                i % 90
-            ));
-        }
-        push_record(&mut text, 7, 6000, "\n");
-        for i in 0..800 {
-            push_record(&mut text, i + 5000, 3 + i % 20, "\r\n");
-        }
-        text.push_str("prog 1/1 [000] 9.9: 1000 cpu-clock:pppH:\n\t1 last+0x1 (/tmp/prog)\n");
-        text
-    }
-
-    fn read_text(threads: usize, text: &str) -> (Result<String, String>, Vec<String>) {
-        let mut diag = Diagnostics::default();
-        let options = Options { root: Root::Tid, annotate: true };
-        let read = read_on(threads, &mut text.as_bytes(), &options, &mut diag);
-        let warnings = diag.warnings().iter().map(|w| w.to_string()).collect();
-        // The dump, and the frames in the order of their numbers, which writers follow.
-        let dump = |profile: Profile| {
-            let frames = profile.frames.iter().map(|(_, frame)| format!("{frame:?}\n"));
-            crate::model::dump::dump(&profile) + &frames.collect::<String>()
-        };
-        (read.map(dump).map_err(|e| e.to_string()), warnings)
-    }
-
-    /// Several reading threads give the profile one gives, frame numbers and all, whichever blocks
-    /// each reads (the hand-over follows which thread has room, so several runs differ).
-    #[test]
-    fn reading_threads_give_what_one_gives() {
-        let text = many_blocks();
-        assert!(text.len() > 8 * 128 * 1024, "{} bytes are too few blocks", text.len());
-        let (one, warnings) = read_text(1, &text);
-        let dump = one.expect("the text reads");
-        assert!(warnings.iter().any(|w| w.contains("cut short")), "{warnings:?}");
-        assert!(dump.contains("\"java-100/200\""), "{}", &dump[..2000]);
-        for threads in [2, 3, 4, 2, 3] {
-            assert_eq!(read_text(threads, &text), (Ok(dump.clone()), warnings.clone()), "{threads} threads");
-        }
-    }
-
-    #[test]
-    fn records_start_after_blank_lines() {
-        assert_eq!(after_last_blank_line(b"h 1\n\tf\n\nh 2\n\tg\n"), Some(8));
-        assert_eq!(after_last_blank_line(b"h 1\r\n\r\nh 2\r\n"), Some(7));
-        assert_eq!(after_last_blank_line(b"h 1\n\n"), Some(5));
-        assert_eq!(after_last_blank_line(b"h 1 f\nh 2 g\n"), None);
-        assert_eq!(
-            after_last_blank_line(b"h 1\n \nh 2\n"),
-            None,
-            "a line of spaces ends a record too, but is not looked for"
-        );
-    }
-
-    /// An error in a late block is the one the first bad line of the input gives, at its line.
-    #[test]
-    fn the_first_error_is_the_same_on_many_threads() {
-        let mut text = many_blocks();
-        let at = text.len() / 2;
-        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-        text.insert_str(line_start, "\tnot a frame line\n");
-        let later = text.len() * 3 / 4;
-        let later_start = text[..later].rfind('\n').map_or(0, |i| i + 1);
-        text.insert_str(later_start, "\tnor this\n");
-        let (one, _) = read_text(1, &text);
-        let error = one.expect_err("a bad line");
-        let line = text[..line_start].matches('\n').count() + 1;
-        assert!(error.contains(&format!("line {line}, column 1 ")), "{error}");
-        for threads in [2, 3, 4] {
-            assert_eq!(read_text(threads, &text).0, Err(error.clone()), "{threads} threads");
-        }
-    }
 }

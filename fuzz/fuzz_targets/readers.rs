@@ -15,10 +15,12 @@ use proftool::{diag::Diagnostics, Format, Profile, ReadOptions};
 
 const MERGE_LINES: u8 = 0x80;
 
-/// The formats whose output, read back, writes again byte for byte. Not every writer's: a Dyalog
-/// CSV's percentages are of a total the file does not hold (inferred from a row, and rounded as
-/// written), and a `.cpuprofile`'s time deltas are rounded as written, so a second writing may
-/// differ in a last digit (both found by this target).
+/// The formats whose output, read back, writes again byte for byte. Not every writer's (both found
+/// by this target, a second writing then equal to the third): a Dyalog CSV's percentages are of a
+/// total the file does not hold, inferred from its first row with a usable PctOfTot, so rows that
+/// disagree give a total that the written first row, rounded, no longer gives; a `.cpuprofile`'s
+/// whole-microsecond time deltas are split along a running total, and at times past 10^15 us
+/// where a +1 lands moves between writings.
 const BYTE_STABLE: &[Format] = &[Format::Br];
 
 fn write(format: Format, profile: Profile) -> Result<Vec<u8>, proftool::Error> {

@@ -54,6 +54,32 @@ fn the_table_has_shares_changes_new_and_gone_and_counts_recursion_once() {
     assert!(text.contains("-14.8"), "{text}");
 }
 
+/// `--min-abs` with a unit: a growth of exactly 10 ms (folded stacks read as milliseconds, `a`
+/// from 50 to 60 of 100) meets a floor of 10ms, 10000us and 0.01s, not one of 10.01ms; bytes are
+/// no time, refused with what the metric counts.
+#[test]
+fn the_floor_takes_time_and_bytes_in_the_metric_unit() {
+    let dir = temp();
+    let base = file(dir.path(), "base.folded", "main;a 50\nmain;b 50\n");
+    let new = file(dir.path(), "new.folded", "main;a 60\nmain;b 40\n");
+    let code = |floor: &str| diff_json(&["--folded-unit", "ms", "--threshold", "5", "--min-abs", floor], &base, &new).1;
+    for floor in ["10ms", "10000us", "0.01s", "10", "9.99ms"] {
+        assert_eq!(code(floor), 3, "{floor}: at or below the growth");
+    }
+    for floor in ["10.01ms", "1s"] {
+        assert_eq!(code(floor), 0, "{floor}: above the growth");
+    }
+    let (json, _) = diff_json(&["--folded-unit", "ms", "--threshold", "5", "--min-abs", "0.01s"], &base, &new);
+    assert_eq!(json["limits"]["min_abs"], 10.0);
+    let out = proftool().args(["diff", "--threshold", "5", "--min-abs", "4KiB"]).arg(&base).arg(&new).output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("--min-abs 4096B: an amount of bytes; BASE's metric samples counts samples"), "{err}");
+    assert_ne!(out.status.code(), Some(0));
+    let out =
+        proftool().args(["diff", "--threshold", "5", "--min-abs", "4 parsecs"]).arg(&base).arg(&new).output().unwrap();
+    assert!(String::from_utf8(out.stderr).unwrap().contains("unknown unit \"parsecs\""));
+}
+
 #[test]
 fn the_gate_fails_past_the_threshold_and_the_floor_with_exit_code_3() {
     let dir = temp();

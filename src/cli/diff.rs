@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use proftool::convert::ConvertOptions;
 use proftool::diag::Diagnostics;
 use proftool::files::Output;
-use proftool::report::diff::{self, DiffOptions, Differential, Matching};
+use proftool::report::diff::{self, DiffOptions, Differential, Matching, MinAbs};
 use proftool::report::{ReportOptions, View};
 use proftool::Format;
 use std::path::{Path, PathBuf};
@@ -44,10 +44,10 @@ pub struct DiffArgs {
     /// Fail (exit 3) when a function's share grew by more than P points.
     #[arg(long, value_name = "P", value_parser = non_negative, allow_negative_numbers = true, help_heading = "Gate")]
     threshold: Option<f64>,
-    /// Only fail for a growth of at least V in the metric's unit (BASE's), so that noise in tiny
-    /// functions does not fail a build.
-    #[arg(long, value_name = "V", requires = "threshold", value_parser = non_negative, allow_negative_numbers = true, help_heading = "Gate")]
-    min_abs: Option<f64>,
+    /// Only fail for a growth of at least V, so that noise in tiny functions does not fail a
+    /// build: a number in the metric's unit (BASE's), or time or bytes (`50ms`, `4KiB`), put in it.
+    #[arg(long, value_name = "V", requires = "threshold", value_parser = MinAbs::parse, allow_negative_numbers = true, help_heading = "Gate")]
+    min_abs: Option<MinAbs>,
     /// Compare threads and processes by name, as functions; by default they are matched as if
     /// merged, since two runs name theirs apart (a thread id, a pid).
     #[arg(long)]

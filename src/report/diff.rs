@@ -11,8 +11,8 @@
 //!
 //! **The gate.** With a `threshold` of P points, a function whose total share (self share with
 //! `exclusive`) grew by more than P points crossed the limits, and so did the run; `min_abs` V also
-//! asks that its value grew by at least V in the metric's unit (BASE's), so that noise in tiny
-//! functions does not fail a build.
+//! asks that its value grew by at least V in the metric's unit (BASE's; V may be time or bytes,
+//! put in that unit), so that noise in tiny functions does not fail a build.
 
 use super::summary::{sums, Sums};
 use super::table::{whole_or_float, Cell, Cells, Column, Digits, Layout, Table, TextStyle};
@@ -38,8 +38,97 @@ pub struct DiffOptions {
     pub absolute: bool,
     /// The most share points a function may grow by (`--threshold`).
     pub threshold: Option<f64>,
-    /// The least growth, in the metric's unit, that fails the run (`--min-abs`).
-    pub min_abs: Option<f64>,
+    /// The least growth that fails the run (`--min-abs`).
+    pub min_abs: Option<MinAbs>,
+}
+
+/// The least growth that fails the run (`--min-abs`): a number in the unit of BASE's metric, or an
+/// amount of time or of bytes, which is put in that unit (time in samples or ticks at BASE's
+/// interval).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MinAbs {
+    /// A bare number, in the unit of BASE's metric.
+    InMetricUnit(f64),
+    /// Time, in nanoseconds (`50ms`).
+    Nanos(f64),
+    /// Bytes (`4KiB`).
+    Bytes(f64),
+}
+
+impl MinAbs {
+    /// `text` as `--min-abs` takes it: a number not below 0, bare or followed by a unit of time
+    /// (ns, us, µs, ms, s) or of bytes (B, KiB, MiB, GiB, TiB; kB, MB, GB, TB in powers of 1000).
+    pub fn parse(text: &str) -> Result<MinAbs, String> {
+        let text = text.trim();
+        let split =
+            text.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E')).unwrap_or(text.len());
+        let (number, unit) = text.split_at(split);
+        let value: f64 = number.parse().map_err(|_| format!("{text:?} does not start with a number"))?;
+        if !(value.is_finite() && value >= 0.0) {
+            return Err(format!("{text:?} is not a number of at least 0"));
+        }
+        let (kind, factor): (fn(f64) -> MinAbs, f64) = match unit.trim() {
+            "" => (MinAbs::InMetricUnit, 1.0),
+            "ns" => (MinAbs::Nanos, 1.0),
+            "us" | "µs" => (MinAbs::Nanos, 1e3),
+            "ms" => (MinAbs::Nanos, 1e6),
+            "s" => (MinAbs::Nanos, 1e9),
+            "B" => (MinAbs::Bytes, 1.0),
+            "KiB" => (MinAbs::Bytes, 1024.0),
+            "MiB" => (MinAbs::Bytes, 1024.0 * 1024.0),
+            "GiB" => (MinAbs::Bytes, 1024.0 * 1024.0 * 1024.0),
+            "TiB" => (MinAbs::Bytes, 1024.0 * 1024.0 * 1024.0 * 1024.0),
+            "kB" => (MinAbs::Bytes, 1e3),
+            "MB" => (MinAbs::Bytes, 1e6),
+            "GB" => (MinAbs::Bytes, 1e9),
+            "TB" => (MinAbs::Bytes, 1e12),
+            other => {
+                return Err(format!(
+                    "unknown unit {other:?} in {text:?}: a bare number is in the metric's unit; else ns, us, ms, s or B, KiB, MiB, GiB, TiB"
+                ))
+            }
+        };
+        Ok(kind(value * factor))
+    }
+
+    /// The growth in the unit of `metric` (BASE's), whose samples or ticks last `interval`.
+    fn in_unit_of(self, metric: &Metric, interval: Option<Duration>) -> Result<f64, Error> {
+        let refused = |what: &str| {
+            Error::BadOption(format!(
+                "--min-abs {self}: {what}; BASE's metric {} counts {} ({}): give a number of those",
+                metric.name,
+                metric.kind.name(),
+                unit_label(metric)
+            ))
+        };
+        match self {
+            MinAbs::InMetricUnit(value) => Ok(value),
+            MinAbs::Nanos(nanos) => match (metric.unit.nanos(), metric.kind, interval) {
+                (Some(unit), _, _) => Ok(nanos / unit),
+                (None, MetricKind::Samples | MetricKind::Ticks, Some(interval)) => {
+                    Ok(nanos / interval.as_nanos() as f64)
+                }
+                (None, MetricKind::Samples | MetricKind::Ticks, None) => {
+                    Err(refused("a time, and BASE has no interval"))
+                }
+                _ => Err(refused("a time")),
+            },
+            MinAbs::Bytes(bytes) => match metric.unit {
+                crate::model::Unit::Bytes => Ok(bytes),
+                _ => Err(refused("an amount of bytes")),
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for MinAbs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MinAbs::InMetricUnit(value) => write!(f, "{value}"),
+            MinAbs::Nanos(nanos) => write!(f, "{nanos}ns"),
+            MinAbs::Bytes(bytes) => write!(f, "{bytes}B"),
+        }
+    }
 }
 
 /// A diff's table and its verdict.
@@ -63,7 +152,8 @@ pub fn compare(base: &View, new: &View, labels: (&str, &str), options: &DiffOpti
     let (base_metric, new_metric) = (base.metric(), new.metric());
     // NEW's values in BASE's unit (milliseconds and nanoseconds both time).
     let factor = new_metric.unit.factor_to(base_metric.unit);
-    let needs_units = options.absolute || options.min_abs.is_some();
+    let least = options.min_abs.map(|m| m.in_unit_of(base_metric, base.profile.meta.interval)).transpose()?;
+    let needs_units = options.absolute || least.is_some();
     let Some(factor) = factor.or((!needs_units).then_some(1.0)) else {
         let (b, n) = (base_metric.unit.name(), new_metric.unit.name());
         return Err(Error::BadOption(format!(
@@ -96,7 +186,7 @@ pub fn compare(base: &View, new: &View, labels: (&str, &str), options: &DiffOpti
         let own = options.exclusive;
         let grew = share(new, c.new, own) - share(base, c.base, own);
         let growth = amount(c.new, own) * factor - amount(c.base, own);
-        options.threshold.is_some_and(|limit| grew > limit) && options.min_abs.is_none_or(|least| growth >= least)
+        options.threshold.is_some_and(|limit| grew > limit) && least.is_none_or(|least| growth >= least)
     };
     let (columns, digits) = columns(base, options.absolute);
     let mut texts: Vec<String> = vec!["new".into(), "gone".into()];
@@ -129,7 +219,7 @@ pub fn compare(base: &View, new: &View, labels: (&str, &str), options: &DiffOpti
         (Some(_), false) => "pass",
     };
     let on = if options.exclusive { "self" } else { "total" };
-    let limits = json!({ "threshold": options.threshold, "min_abs": options.min_abs, "on": on });
+    let limits = json!({ "threshold": options.threshold, "min_abs": least, "on": on });
     let verdict_line = match options.threshold {
         None => "No limits set (--threshold).".to_string(),
         Some(limit) if regression => {
@@ -153,7 +243,7 @@ pub fn compare(base: &View, new: &View, labels: (&str, &str), options: &DiffOpti
         ("verdict".to_string(), json!(verdict)),
     ]);
     let table = Table { rows: Cells::boxed(&columns, cells), columns, texts };
-    let printer = DiffPrinter { title: title(base, new, labels, options), fields, verdict_line };
+    let printer = DiffPrinter { title: title(base, new, labels, options, least), fields, verdict_line };
     Ok(Comparison { report: Report { header, table, printer }, regression })
 }
 
@@ -209,7 +299,8 @@ fn columns(base: &View, absolute: bool) -> (Vec<Column>, Digits) {
 }
 
 /// The heading: each profile, its metric and total, and what is compared.
-fn title(base: &View, new: &View, labels: (&str, &str), options: &DiffOptions) -> String {
+/// `least` is `--min-abs` in BASE's unit.
+fn title(base: &View, new: &View, labels: (&str, &str), options: &DiffOptions, least: Option<f64>) -> String {
     let side = |label: &str, view: &View| {
         let unit = unit_label(view.metric());
         format!("{label}: {} ({}), total {} {unit}", view.metric().name, view.metric().kind.name(), view.total())
@@ -222,7 +313,7 @@ fn title(base: &View, new: &View, labels: (&str, &str), options: &DiffOptions) -
     if let Some(threshold) = options.threshold {
         let on = if options.exclusive { "self" } else { "total" };
         limits = format!("; limit: {on} share +{threshold} points");
-        if let Some(least) = options.min_abs {
+        if let Some(least) = least {
             limits.push_str(&format!(" and +{least} {}", unit_label(base.metric())));
         }
     }
@@ -486,6 +577,21 @@ pub fn differential_svg(lines: &str, title: &str, negate: bool, out: &mut dyn Wr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A floor of time on samples is a number of samples at the interval: 50 ms of 10 ms samples
+    /// is 5, by hand; without an interval, or on bytes, it is refused.
+    #[test]
+    fn a_floor_of_time_is_samples_at_the_interval() {
+        let samples = Metric::samples();
+        let ms = Some(Duration::from_millis(10));
+        assert_eq!(MinAbs::parse("50ms").unwrap().in_unit_of(&samples, ms).unwrap(), 5.0);
+        assert!(MinAbs::parse("50ms").unwrap().in_unit_of(&samples, None).is_err());
+        let alloc =
+            Metric { name: "alloc".into(), kind: MetricKind::Alloc, unit: crate::model::Unit::Bytes, ..samples };
+        assert_eq!(MinAbs::parse("4KiB").unwrap().in_unit_of(&alloc, ms).unwrap(), 4096.0);
+        assert!(MinAbs::parse("50ms").unwrap().in_unit_of(&alloc, ms).is_err());
+        assert!(MinAbs::parse("-1").is_err() && MinAbs::parse("NaN").is_err() && MinAbs::parse("ms").is_err());
+    }
     use crate::formats::ReadOptions;
 
     fn read(format: Format, text: &str) -> Profile {

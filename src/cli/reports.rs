@@ -147,7 +147,11 @@ fn run_report<P: Printer>(
     let mut read_options = common.read.options();
     read_options.merge_lines = !common.select.lines;
     let profile = read(input, &read_options, diag)?.profile;
-    let report = make(View::new(profile, &options)?)?;
+    let view = View::new(profile, &options)?;
+    for note in view.notes() {
+        diag.warn("report-times", None, || format!("{}: {note}", input.path.display()));
+    }
+    let report = make(view)?;
     common.report.print(&report)?;
     Ok(())
 }

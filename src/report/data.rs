@@ -75,7 +75,11 @@ pub fn data(view: View, options: &DataOptions) -> Result<Report<PlainPrinter>, E
                     true => group.lines.iter().map(|&(line, _, _)| sums[line as usize].own).sum::<f64>(),
                     false => 0.0,
                 } + sums[row as usize].own;
-                cells.extend([Cell::Number(sums[row as usize].total, digits), Cell::Number(exclusive, digits)]);
+                let exclusive = match view.self_unknown(*m) {
+                    true => Cell::Empty,
+                    false => Cell::Number(exclusive, digits),
+                };
+                cells.extend([Cell::Number(sums[row as usize].total, digits), exclusive]);
             }
         }
     }

@@ -126,6 +126,10 @@ pub struct View {
     inclusive: Values,
     outermost: std::sync::OnceLock<Vec<bool>>,
     calls: Calls,
+    /// See [`Self::notes`].
+    notes: Vec<String>,
+    /// The metric whose self values are unknown (a Dyalog summary report's inclusive times).
+    self_unknown: Option<usize>,
 }
 
 /// Where call counts come from.
@@ -141,22 +145,40 @@ enum Calls {
 impl View {
     /// `profile` prepared as `options` ask.
     pub fn new(mut profile: Profile, options: &ReportOptions) -> Result<View, Error> {
-        match options.bias {
-            Some(bias) => apply_bias(&mut profile, bias)?,
-            None if options.measured_times => bias::remove_bias(&mut profile),
-            None => {}
-        }
+        let times = match (options.bias, options.measured_times) {
+            (Some(bias), false) => bias::Times::Bias(bias),
+            (Some(bias), true) => bias::Times::MeasuredBias(bias),
+            (None, true) => bias::Times::Measured,
+            (None, false) => bias::Times::Adjusted,
+        };
+        let notes: Vec<String> = bias::show_times(&mut profile, times)?.into_iter().collect();
+        let self_unknown = crate::formats::dyalog::inclusive_only(&profile);
         let has_lines = profile.frames.iter().any(|(_, f)| f.kind == FrameKind::Line);
         if !options.lines && has_lines {
             profile = ops::merge_lines(&profile);
         }
         let metric = choose_metric(&profile, options.metric.as_deref())?;
-        if options.filters.is_empty() {
-            return Ok(View::of(profile, metric, None));
-        }
-        // pprof fixes the total before it filters, so that shares stay shares of the whole profile.
-        let whole = (!options.relative).then(|| profile.reported_total(metric).value);
-        Ok(View::of(options.filters.apply(profile)?, metric, whole))
+        let mut view = if options.filters.is_empty() {
+            View::of(profile, metric, None)
+        } else {
+            // pprof fixes the total before it filters, so that shares stay shares of the whole profile.
+            let whole = (!options.relative).then(|| profile.reported_total(metric).value);
+            View::of(options.filters.apply(profile)?, metric, whole)
+        };
+        view.notes = notes;
+        view.self_unknown = self_unknown;
+        Ok(view)
+    }
+
+    /// Whether the self values of `metric` are unknown (a Dyalog summary report's rows are inclusive
+    /// times only): reports show them empty.
+    fn self_unknown(&self, metric: usize) -> bool {
+        self.self_unknown == Some(metric)
+    }
+
+    /// What the view could not do as asked, and what it shows instead: for stderr.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
     }
 
     /// The view of `profile` (already prepared) reporting `metric`; `total`, when given, is the
@@ -173,7 +195,19 @@ impl View {
         let narrowed = total.is_some();
         let total = total.unwrap_or_else(|| profile.reported_total(metric).value);
         let calls = calls_of(&profile, &row_of_frame, names.len());
-        View { total, narrowed, profile, metric, names, row_of_frame, inclusive, outermost, calls }
+        View {
+            total,
+            narrowed,
+            profile,
+            metric,
+            names,
+            row_of_frame,
+            inclusive,
+            outermost,
+            calls,
+            notes: Vec::new(),
+            self_unknown: None,
+        }
     }
 
     /// The view narrowed to the subtrees rooted at the outermost nodes of the rows named `path[0]`,
@@ -189,7 +223,9 @@ impl View {
                 return Err(Error::BadOption(format!("--fn {name}: no node of it is left after the filters")));
             }
             let selected = filter::subtrees(&view.profile, &marked);
+            let self_unknown = view.self_unknown;
             view = View::of(selected, view.metric, Some(view.total));
+            view.self_unknown = self_unknown;
         }
         Ok(view)
     }

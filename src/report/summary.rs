@@ -59,6 +59,12 @@ pub fn summary(view: View, options: &SummaryOptions) -> Result<Report<PlainPrint
     let view = view.select(&options.functions)?;
     let ranking = &options.ranking;
     view.check_avg(ranking.avg)?;
+    let self_unknown = view.self_unknown(view.metric);
+    if self_unknown && ranking.exclusive {
+        return Err(Error::BadOption(
+            "--exclusive: the profile is a ]PROFILE summary report, which holds inclusive times only: its functions' own times are not in it (a tree report has them, ]PROFILE tree)".into(),
+        ));
+    }
     let sums = sums(&view);
     let key = |s: &Sums| ranking.key(s.own, s.total);
     let has_lines = view.functions_with_lines();
@@ -81,13 +87,12 @@ pub fn summary(view: View, options: &SummaryOptions) -> Result<Report<PlainPrint
     let mut cells = Vec::new();
     for (&r, cumulative) in ranking.kept(&order, |&r| view.pct(key(&sums[r]))) {
         let s = &sums[r];
-        cells.extend([
-            Cell::Text(r as u32),
-            Cell::Number(s.own, digits),
-            Cell::Number(view.pct(s.own), Digits::Decimals),
-            Cell::Number(s.total, digits),
-            Cell::Number(view.pct(s.total), Digits::Decimals),
-        ]);
+        cells.push(Cell::Text(r as u32));
+        match self_unknown {
+            true => cells.extend([Cell::Empty, Cell::Empty]),
+            false => cells.extend([Cell::Number(s.own, digits), Cell::Number(view.pct(s.own), Digits::Decimals)]),
+        }
+        cells.extend([Cell::Number(s.total, digits), Cell::Number(view.pct(s.total), Digits::Decimals)]);
         if has_calls {
             cells.push(Cell::Number(s.calls as f64, Digits::Whole));
         }

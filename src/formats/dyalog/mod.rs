@@ -106,8 +106,10 @@ pub(crate) fn fit(mut profile: Profile, format: Format, diag: &mut Diagnostics) 
 fn add_neutral_columns(profile: &mut Profile, format: Format, diag: &mut Diagnostics) {
     let has = |profile: &Profile, kind| profile.metrics().iter().any(|m| m.kind == kind);
     if !has(profile, MetricKind::Calls) {
+        // A source may count calls per function (LispWorks Call-Count, dropped with a word of
+        // its own): it is per call path that none does.
         diag.warn("dyalog-no-calls", None, || {
-            format!("{format}: the source has no call counts: Calls are written as 0")
+            format!("{format}: the source does not count calls per call path, as a tree report's Calls are: Calls are written as 0")
         });
         let zeros = Values::zeros(Repr::Int, profile.tree.len());
         profile.add_metric(Metric::entries("calls"), zeros);
@@ -454,6 +456,29 @@ pub(crate) fn format_number(value: Value, decimal: char, out: &mut String) {
 /// `<Command>` as read; CSV, or XML without one: [`Report::of_columns`]) and read by both writers,
 /// so that a summary stays a summary from XML to CSV and back.
 pub(crate) const REPORT_KEY: &str = "dyalog.report";
+
+/// Whether `profile` was read from a Dyalog report.
+pub(crate) fn is_report(profile: &Profile) -> bool {
+    profile.meta.attr(REPORT_KEY).is_some()
+}
+
+/// Whether `profile` is a Dyalog data report, whose times are raw: `]PROFILE data` writes them
+/// "without bias adjustment" (seed 002), whatever TimerBias it states; tree and summary reports'
+/// are adjusted with their TimerBias.
+pub(crate) fn raw_times(profile: &Profile) -> bool {
+    profile.meta.attr(REPORT_KEY) == Some(Report::Data.name())
+}
+
+/// The time metric of `profile` whose self values are unknown: a `]PROFILE summary` report's rows
+/// are functions' inclusive times only (seed 002: `#.Rain` 68.4 ms and `#.ch.Step` 47.1 ms, which
+/// Rain calls), so a row's own time is not in it; the model holds each row's inclusive time as its
+/// self value too, so that a flat profile adds up. An `-exclusive` summary (no inclusive column)
+/// has its own times, not this.
+pub(crate) fn inclusive_only(profile: &Profile) -> Option<usize> {
+    let time = profile.metrics().iter().position(|m| m.kind == MetricKind::Time)?;
+    let summary = is_report(profile) && Report::of(profile) == Report::Summary;
+    (summary && profile.tree.measured_inclusive(time).is_some()).then_some(time)
+}
 
 /// The header fact that lists the derived columns (PctOfTot, CumPct, AvgTime) the report read had,
 /// so that they are written again (recomputed); shared by both formats.

@@ -1,0 +1,132 @@
+//! The `proftool` binary on Dyalog data and summary reports as `]PROFILE` means them (issue 34).
+//! Every expected figure is seed 002's printed text or hand arithmetic on it, said at each test.
+
+use crate::support::binary::{fixture, proftool};
+
+/// The seed's TimerBias (its `<TimerBias>`, `]profile state`'s timer cost).
+const BIAS: f64 = 0.00019494869718528207;
+
+/// Runs `proftool <args>`, which must succeed, and returns (stdout, stderr).
+fn report(args: &[&str]) -> (String, String) {
+    let out = proftool().args(args).assert().success();
+    let output = out.get_output();
+    (String::from_utf8(output.stdout.clone()).unwrap(), String::from_utf8(output.stderr.clone()).unwrap())
+}
+
+/// The CSV rows (header left out) of a report run with `--format csv`.
+fn csv_rows(args: &[&str]) -> (Vec<Vec<String>>, String) {
+    let mut args = args.to_vec();
+    args.extend(["--format", "csv"]);
+    let (out, err) = report(&args);
+    (out.lines().skip(1).map(|l| l.split(',').map(str::to_string).collect()).collect(), err)
+}
+
+fn assert_close(got: &str, want: f64) {
+    let got: f64 = got.parse().unwrap();
+    assert!((got - want).abs() < 1e-7, "{got} is not {want}");
+}
+
+/// Item 2: a data report is raw (seed 002: `data` is "without bias adjustment"). The fixture is the
+/// seed's Appendix B data CSV typed as 0.9.0 XML with the run's TimerBias: `data` shows `#.Rain`
+/// as the file has it, 71.67758248 ms inclusive (not the bias added again, 74.95), and `summary`
+/// shows it bias-adjusted, as `]profile summary` printed it: Appendix B's 71.67758248 − 16810 ×
+/// 0.000194948697 = 68.40049488 (the tree's 68.40049487792044), and its ExclusiveTime 0.8347928178
+/// − 73 × 0.000194948697 = 0.8205615629 (the tree's).
+#[test]
+fn a_data_report_is_raw_and_summary_adjusts_it() {
+    let xml = fixture("dyalog-xml/v0.9.0-data.xml");
+    let xml = xml.to_str().unwrap();
+    let (rows, _) = csv_rows(&["data", "--fn", "^#.Rain$", xml]);
+    assert_eq!(rows[0][..3], ["#.Rain", "#.Rain", "1"]);
+    assert_close(&rows[0][3], 71.67758248);
+    assert_close(&rows[0][4], 0.8347928178);
+    let (rows, _) = csv_rows(&["summary", xml]);
+    assert_eq!(rows[0][0], "#.Rain");
+    assert_close(&rows[0][3], 68.40049488);
+    assert_close(&rows[0][3], 71.67758248 - 16810.0 * BIAS);
+    // `--bias 0` on summary: the raw figures, as `]profile summary -bias=0`.
+    let (rows, _) = csv_rows(&["summary", "--bias", "0", xml]);
+    assert_close(&rows[0][3], 71.67758248);
+    // The same report as CSV (no TimerBias): `data` is raw all the same.
+    let csv = fixture("dyalog-csv/v0.9.0-data-semicolon.csv");
+    let (rows, _) = csv_rows(&["data", "--fn", "^#.Rain$", csv.to_str().unwrap()]);
+    assert_close(&rows[0][3], 71.67758248);
+    // `summary` cannot adjust it without the bias, says so, and takes it from --bias.
+    let (rows, err) = csv_rows(&["summary", csv.to_str().unwrap()]);
+    assert_close(&rows[0][3], 71.67758248);
+    assert!(err.contains("a data report holds times as measured and this one does not say its TimerBias"), "{err}");
+    let (rows, _) = csv_rows(&["summary", "--bias", &BIAS.to_string(), csv.to_str().unwrap()]);
+    assert_close(&rows[0][3], 68.40049488);
+}
+
+/// Item 5: a CSV tree is bias-adjusted with a TimerBias it does not carry, so `data` cannot show its
+/// times as measured: it says so, and `--bias MS` puts a known bias back. Seed 002's tree CSV:
+/// `#.Rain` 68.40049488 ms inclusive (16810 ticks), measured 68.40049488 + 16810 × 0.000194948697
+/// = 71.67758248, Appendix B's data row.
+#[test]
+fn data_on_a_csv_tree_says_it_cannot_restore_measured_times() {
+    let csv = fixture("dyalog-csv/v0.9.0-tree.csv");
+    let csv = csv.to_str().unwrap();
+    let (rows, err) = csv_rows(&["data", "--fn", "^#.Rain$", csv]);
+    assert_close(&rows[0][3], 68.40049488);
+    assert!(err.contains("does not say the TimerBias its times were adjusted with"), "{err}");
+    assert!(err.contains("--bias MS"), "{err}");
+    let (rows, err) = csv_rows(&["data", "--fn", "^#.Rain$", "--bias", &BIAS.to_string(), csv]);
+    assert_close(&rows[0][3], 71.67758248);
+    assert!(!err.contains("TimerBias"), "{err}");
+    // The XML of the same run says its TimerBias: no word, measured times.
+    let xml = fixture("dyalog-xml/v0.9.0-tree.xml");
+    let (rows, err) = csv_rows(&["data", "--fn", "^#.Rain$", xml.to_str().unwrap()]);
+    assert_close(&rows[0][3], 71.67758248);
+    assert!(!err.contains("TimerBias"), "{err}");
+}
+
+/// Item 13: LispWorks counts calls per function (Call-Count: 3 for `CL-USER::FIB` in
+/// processes.tree), not per call path: a conversion to Dyalog says the Call-Count is dropped and
+/// that Calls are written as 0 for want of per-call-path counts, not that the source has none.
+#[test]
+fn lispworks_to_dyalog_says_what_is_dropped_of_its_call_counts() {
+    let tree = fixture("lispworks/processes.tree");
+    let out = proftool().args(["convert", "--to", "dyalog-xml"]).arg(&tree).arg("-").assert().success();
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(std::fs::read_to_string(&tree).unwrap().contains("CL-USER::FIB"));
+    assert!(!err.contains("has no call counts"), "{err}");
+    assert!(err.contains("Call-Count, Seen-Count and Top-Count are dropped"), "{err}");
+    assert!(err.contains("does not count calls per call path"), "{err}");
+}
+
+/// Item 3: a `]PROFILE summary` report holds inclusive times only (seed 002's summary CSV:
+/// `#.Rain` 68.40049488, `#.ch.Step`, which Rain calls, 47.14893489): its rows' own times are
+/// unknown. `summary` shows self and self % empty (the total column as the file: 68.40049488 ms),
+/// `--exclusive` is refused naming why, `data` leaves the exclusive time empty, and a conversion
+/// says so once.
+#[test]
+fn a_summary_report_has_no_self_times() {
+    let csv = fixture("dyalog-csv/v0.9.0-summary.csv");
+    let csv = csv.to_str().unwrap();
+    let (rows, _) = csv_rows(&["summary", csv]);
+    assert_eq!(rows[0][..3], ["#.Rain", "", ""]);
+    assert_close(&rows[0][3], 68.40049488);
+    assert_eq!(rows[1][..3], ["#.ch.Step", "", ""]);
+    assert_close(&rows[1][3], 47.14893489);
+    let out = proftool().args(["summary", "--exclusive", csv]).assert().code(1);
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(
+        err.contains("--exclusive: the profile is a ]PROFILE summary report, which holds inclusive times only"),
+        "{err}"
+    );
+    let (rows, _) = csv_rows(&["data", csv]);
+    assert_eq!(rows[0][..3], ["#.Rain", "#.Rain", "1"]);
+    assert_close(&rows[0][3], 68.40049488);
+    assert_eq!(rows[0][4], "");
+    let out = proftool().args(["convert", "--to", "speedscope", csv, "-"]).assert().success();
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert_eq!(err.matches("holds inclusive times only").count(), 1, "{err}");
+    // An `-exclusive` summary holds own times: --exclusive stands.
+    let dir = tempfile::tempdir().unwrap();
+    let exclusive = dir.path().join("exclusive.csv");
+    std::fs::write(&exclusive, "\"Element\",\"Line\",\"ExclusiveTime\",\"Calls\"\n\"#.ch.CHΔQ\",,23.032,311\n")
+        .unwrap();
+    let (rows, _) = csv_rows(&["summary", "--exclusive", exclusive.to_str().unwrap()]);
+    assert_close(&rows[0][1], 23.032);
+}

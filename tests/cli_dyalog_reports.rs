@@ -130,3 +130,26 @@ fn a_summary_report_has_no_self_times() {
     let (rows, _) = csv_rows(&["summary", "--exclusive", exclusive.to_str().unwrap()]);
     assert_close(&rows[0][1], 23.032);
 }
+
+/// Item 6: a summary report's percentages are the file's own PctOfTot while its rows are shown
+/// unchanged. `printed-summary.csv` is seed 002's printed `]profile summary -first=5` table typed
+/// as a CSV, times as printed: `#.ch.CH∆Q` 23.0 ms, 33.7 %; 23.0 / 68.4 would be 33.6 %. And the
+/// seed's summary CSV written back keeps its own 33.67200272 (23.0318165 / 68.40049488 is
+/// 33.672002725…, which ten digits would round to …273).
+#[test]
+fn a_summary_shows_and_writes_the_files_own_percentages() {
+    let typed = fixture("dyalog-csv/printed-summary.csv");
+    let typed = typed.to_str().unwrap();
+    let (rows, _) = csv_rows(&["summary", typed]);
+    assert_eq!(rows[2][0], "#.ch.CHΔQ");
+    assert_eq!(rows[2][4], "33.7");
+    let (text, _) = report(&["summary", typed]);
+    assert!(text.contains("#.ch.CHΔQ                         23.0     33.7    311"), "{text}");
+    // A filter changes the rows shown: the share is then worked out, 23.0 of 68.4 ms.
+    let (rows, _) = csv_rows(&["summary", "--focus", "CH", typed]);
+    assert_close(&rows[0][4], 23.0 / 68.4 * 100.0);
+    let seed = fixture("dyalog-csv/v0.9.0-summary.csv");
+    let out = proftool().args(["convert", "--to", "dyalog-csv"]).arg(&seed).arg("-").assert().success();
+    let csv = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(csv.contains("\"#.ch.CHΔQ\",,23.0318165,33.67200272,311\n"), "{csv}");
+}

@@ -130,6 +130,8 @@ pub struct View {
     notes: Vec<String>,
     /// The metric whose self values are unknown (a Dyalog summary report's inclusive times).
     self_unknown: Option<usize>,
+    /// Per node, a Dyalog summary report's own PctOfTot, while the view holds its rows unchanged.
+    file_percentages: Option<Vec<Option<f64>>>,
 }
 
 /// Where call counts come from.
@@ -151,10 +153,15 @@ impl View {
             (None, true) => bias::Times::Measured,
             (None, false) => bias::Times::Adjusted,
         };
+        // The file's own percentages hold while the times are the file's.
+        let mut file_percentages = (times == bias::Times::Adjusted && options.filters.is_empty())
+            .then(|| crate::formats::dyalog::file_percentages(&profile))
+            .flatten();
         let notes: Vec<String> = bias::show_times(&mut profile, times)?.into_iter().collect();
         let self_unknown = crate::formats::dyalog::inclusive_only(&profile);
         let has_lines = profile.frames.iter().any(|(_, f)| f.kind == FrameKind::Line);
         if !options.lines && has_lines {
+            file_percentages = None;
             profile = ops::merge_lines(&profile);
         }
         let metric = choose_metric(&profile, options.metric.as_deref())?;
@@ -167,6 +174,7 @@ impl View {
         };
         view.notes = notes;
         view.self_unknown = self_unknown;
+        view.file_percentages = file_percentages;
         Ok(view)
     }
 
@@ -174,6 +182,23 @@ impl View {
     /// times only): reports show them empty.
     fn self_unknown(&self, metric: usize) -> bool {
         self.self_unknown == Some(metric)
+    }
+
+    /// Per row, the percentage of the total the file itself gives it (a Dyalog summary report's
+    /// PctOfTot), where the view shows the file's rows and times unchanged and reports time.
+    fn file_percentages(&self) -> Vec<Option<f64>> {
+        let mut by_row = vec![None; self.names.len()];
+        let Some(percentages) = self.file_percentages.as_ref() else { return by_row };
+        if self.metric().kind != MetricKind::Time {
+            return by_row;
+        }
+        let mut nodes = vec![0u32; self.names.len()];
+        for node in self.profile.tree.nodes() {
+            let row = self.row(node) as usize;
+            nodes[row] += 1;
+            by_row[row] = if nodes[row] == 1 { percentages[node.index()] } else { None };
+        }
+        by_row
     }
 
     /// What the view could not do as asked, and what it shows instead: for stderr.
@@ -207,6 +232,7 @@ impl View {
             calls,
             notes: Vec::new(),
             self_unknown: None,
+            file_percentages: None,
         }
     }
 

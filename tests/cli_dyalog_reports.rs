@@ -153,3 +153,19 @@ fn a_summary_shows_and_writes_the_files_own_percentages() {
     let csv = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(csv.contains("\"#.ch.CHΔQ\",,23.0318165,33.67200272,311\n"), "{csv}");
 }
+
+/// Item 9 (in part): `--dyalog-separators` on a report applies to a Dyalog CSV input (seed 002's
+/// `-separators=",;"` data report, read as such) and is refused, naming why, for any other input
+/// rather than silently ignored: a report's `--format csv` is plain CSV.
+#[test]
+fn dyalog_separators_on_a_report_apply_or_are_refused() {
+    let semicolon = fixture("dyalog-csv/v0.9.0-data-semicolon.csv");
+    let (rows, _) = csv_rows(&["data", "--dyalog-separators", ",;", "--fn", "^#.Rain$", semicolon.to_str().unwrap()]);
+    assert_close(&rows[0][3], 71.67758248);
+    let xml = fixture("dyalog-xml/v0.9.0-tree.xml");
+    for command in ["data", "summary"] {
+        let out = proftool().args([command, "--dyalog-separators", ",;"]).arg(&xml).assert().code(2);
+        let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        assert!(err.contains("--dyalog-separators: the input is dyalog-xml, not a Dyalog CSV report"), "{err}");
+    }
+}

@@ -169,3 +169,45 @@ fn dyalog_separators_on_a_report_apply_or_are_refused() {
         assert!(err.contains("--dyalog-separators: the input is dyalog-xml, not a Dyalog CSV report"), "{err}");
     }
 }
+
+/// Item 10: `--dyalog-version 0.9.0` writes seed 002's 0.9.0 layout: the seed's tree example
+/// (`v0.9.0-tree.xml`, typed from the seed) is written back byte for byte (but its CRLF line ends),
+/// `<Function>`, `<Line></Line>`, 0.9.0's swapped labels and all; `--dyalog-title` gives the title
+/// (`]PROFILE -title="Testing"`, the seed's example); a source without TimerBias (a CSV report)
+/// is written with `<TimerBias>0` and a word on stderr; either switch is refused for another target.
+#[test]
+fn the_0_9_0_layout_a_title_and_a_missing_timer_bias() {
+    let seed = fixture("dyalog-xml/v0.9.0-tree.xml");
+    let out = proftool()
+        .args(["convert", "--to", "dyalog-xml", "--dyalog-version", "0.9.0"])
+        .arg(&seed)
+        .arg("-")
+        .assert()
+        .success();
+    let xml = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert_eq!(xml, std::fs::read_to_string(&seed).unwrap().replace("\r\n", "\n"));
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(!err.contains("written as 1.37") && !err.contains("TimerBias"), "{err}");
+    let out = proftool()
+        .args(["convert", "--to", "dyalog-xml", "--dyalog-title", "Testing"])
+        .arg(&seed)
+        .arg("-")
+        .assert()
+        .success();
+    let xml = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(xml.contains("<Title>Testing</Title>") && xml.contains("<Version>1.37</Version>"), "{xml}");
+    let csv = fixture("dyalog-csv/v0.9.0-tree.csv");
+    let out = proftool().args(["convert", "--to", "dyalog-xml"]).arg(&csv).arg("-").assert().success();
+    let xml = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(xml.contains("<TimerBias>0</TimerBias>"), "{xml}");
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("dyalog-xml: the source states no TimerBias: written as 0"), "{err}");
+    let out = proftool()
+        .args(["convert", "--to", "dyalog-csv", "--dyalog-version", "0.9.0"])
+        .arg(&seed)
+        .arg("-")
+        .assert()
+        .code(2);
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("--dyalog-version: the output is dyalog-csv; it applies to dyalog-xml"), "{err}");
+}

@@ -45,6 +45,7 @@ impl ConvertArgs {
         let mut options = self.common.options();
         let input = InputSpec { path: &self.input, from: self.from, max_size: self.common.read.max_input_size };
         let target = output_format(&self.output, self.to)?;
+        self.common.write.check_target(target)?;
         refuse_overwriting(&self.output, &[&self.input])?;
         let read = read(input, &reading_for(target, &self.common.read.options(), &options), diag)?;
         let profile = filters.apply_to_write(read.profile, diag)?;

@@ -229,11 +229,51 @@ pub struct Separators {
 }
 
 /// Dyalog's own options.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
     /// The decimal mark and field separator of a CSV report (`--dyalog-separators`): those it is
     /// written with (default: those read, else `.,`); for reading, instead of detecting them.
     pub separators: Option<Separators>,
+    /// The `]PROFILE` version whose layout an XML report is written in (`--dyalog-version`).
+    pub layout: Layout,
+    /// The title an XML report is written with (`--dyalog-title`, `]PROFILE -title=`), instead of
+    /// the profile's.
+    pub title: Option<String>,
+}
+
+/// The layout of an XML report, by the `]PROFILE` version that wrote it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Layout {
+    /// 1.37's (Dyalog's current documentation): `<Element>`, `¯1` lines in trees, the columns
+    /// labelled as measured.
+    #[default]
+    Current,
+    /// 0.9.0's, seed 002's examples: no XML declaration, `<Function>`, empty `<Line></Line>` for a
+    /// function row, and a tree's or data report's exclusive and inclusive columns (times and
+    /// ticks) under each other's labels, as 0.9.0 wrote them (shared notes §3.7), so that a reader
+    /// that goes by the version (proftool's, `]PROFILE -infile=`) reads them right.
+    V0_9_0,
+}
+
+impl Layout {
+    /// The Version setting written.
+    pub fn version(self) -> &'static str {
+        match self {
+            Layout::Current => "1.37",
+            Layout::V0_9_0 => "0.9.0",
+        }
+    }
+}
+
+impl FromStr for Layout {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Layout, String> {
+        [Layout::Current, Layout::V0_9_0]
+            .into_iter()
+            .find(|layout| layout.version() == s)
+            .ok_or_else(|| format!("expected 1.37 (the current layout) or 0.9.0 (seed 002's), found {s:?}"))
+    }
 }
 
 impl Default for Separators {

@@ -211,3 +211,72 @@ fn the_0_9_0_layout_a_title_and_a_missing_timer_bias() {
     let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(err.contains("--dyalog-version: the output is dyalog-csv; it applies to dyalog-xml"), "{err}");
 }
+
+/// Item 9: proftool writes a Dyalog data and summary report, not only a tree. From the seed's tree
+/// (`v0.9.0-tree.xml`, bias-adjusted), `--dyalog-report data` with `-separators=",;"` gives seed
+/// 002's Appendix B data CSV (`]profile data -format=csv -separators=",;"`) to its ten digits:
+/// raw times (0.8205615629 + 73 × TimerBias = 0.8347928178), every row of Rain and its lines 1–7
+/// the seed prints. `--dyalog-report summary` gives `]profile summary`'s `#.Rain` 68.40049488 ms,
+/// 100 %, 1 call.
+#[test]
+fn a_tree_is_written_as_a_data_or_summary_report() {
+    let seed = fixture("dyalog-xml/v0.9.0-tree.xml");
+    let args = ["convert", "--to", "dyalog-csv", "--dyalog-report", "data", "--dyalog-separators", ",;"];
+    let out = proftool().args(args).arg(&seed).arg("-").assert().success();
+    let csv = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some(
+            "\"Element\";\"Line\";\"Calls\";\"ExclusiveTime\";\"InclusiveTime\";\"ExclusiveTicks\";\"InclusiveTicks\""
+        )
+    );
+    // Appendix B, its columns in ⎕PROFILE's order (0.9.0 labelled them the other way round).
+    let appendix_b = [
+        "\"#.Rain\";;1;0,8347928178;71,67758248;73;16810",
+        "\"#.Rain\";1;1;0,001732044211;0,001732044211;1;1",
+        "\"#.Rain\";2;1;0,01054972375;0,01054972375;1;1",
+        "\"#.Rain\";3;1;0,002121941606;0,002121941606;1;1",
+        "\"#.Rain\";4;1;0,0012296764;0,0012296764;1;1",
+        "\"#.Rain\";5;1;0,003261641666;0,003261641666;1;1",
+        "\"#.Rain\";6;1;0,08764443569;0,1063295186;2;9",
+        "\"#.Rain\";7;1;0,01747790054;0,15538161;2;29",
+    ];
+    for want in appendix_b {
+        let got = lines.next().unwrap();
+        let (want, got): (Vec<&str>, Vec<&str>) = (want.split(';').collect(), got.split(';').collect());
+        assert_eq!(want[..3], got[..3], "{got:?}");
+        assert_eq!(want[5..], got[5..], "{got:?}");
+        for i in 3..5 {
+            let (w, g): (f64, f64) =
+                (want[i].replace(',', ".").parse().unwrap(), got[i].replace(',', ".").parse().unwrap());
+            assert!((w - g).abs() <= 1e-9 * w, "{w} {g}");
+        }
+    }
+    let args = ["convert", "--to", "dyalog-csv", "--dyalog-report", "summary"];
+    let out = proftool().args(args).arg(&seed).arg("-").assert().success();
+    let csv = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        csv.starts_with("\"Element\",\"Line\",\"Time\",\"PctOfTot\",\"Calls\"\n\"#.Rain\",,68.40049487792044,100,1\n"),
+        "{csv}"
+    );
+    let out =
+        proftool().args(["convert", "--to", "folded", "--dyalog-report", "data"]).arg(&seed).arg("-").assert().code(2);
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("--dyalog-report: the output is folded"), "{err}");
+}
+
+/// Item 9: a source without time (LispWorks samples) is refused, naming the way round, rather than
+/// written with its samples under a label they would not keep.
+#[test]
+fn a_report_of_a_source_without_time_is_refused() {
+    let tree = fixture("lispworks/processes.tree");
+    let out = proftool()
+        .args(["convert", "--to", "dyalog-xml", "--dyalog-report", "summary"])
+        .arg(&tree)
+        .arg("-")
+        .assert()
+        .code(1);
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("--dyalog-report: the profile has no time"), "{err}");
+}

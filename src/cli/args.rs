@@ -82,6 +82,12 @@ pub struct WriteArgs {
     /// The title of a Dyalog XML report written (]PROFILE -title=), instead of the input's.
     #[arg(long, value_name = "TITLE", help_heading = "Format options")]
     pub dyalog_title: Option<String>,
+    /// Write a Dyalog report of this kind instead of the input's (a tree, for a source with calls):
+    /// `summary` (each function's inclusive time, bias-adjusted, PctOfTot, calls) or `data` (each
+    /// function and its lines: calls, exclusive and inclusive times as measured, ticks), as
+    /// ]PROFILE summary and ]PROFILE data write them.
+    #[arg(long, value_name = "KIND", help_heading = "Format options")]
+    pub dyalog_report: Option<report::FlatReport>,
 }
 
 impl WriteArgs {
@@ -101,6 +107,11 @@ impl WriteArgs {
     pub fn check_target(&self, target: Format) -> Result<(), Usage> {
         let given =
             [("--dyalog-version", self.dyalog_version.is_some()), ("--dyalog-title", self.dyalog_title.is_some())];
+        if self.dyalog_report.is_some() && !matches!(target, Format::DyalogXml | Format::DyalogCsv) {
+            return Err(Usage(format!(
+                "--dyalog-report: the output is {target}; it applies to dyalog-xml and dyalog-csv"
+            )));
+        }
         match given.into_iter().find(|&(_, given)| given) {
             Some((switch, _)) if target != Format::DyalogXml => Err(Usage(format!(
                 "{switch}: the output is {target}; it applies to dyalog-xml (a CSV report has no settings)"

@@ -25,6 +25,10 @@ mod cli_go_reports;
 // The `proftool` binary on Dyalog summary reports: their own total and percentages, their overlap.
 mod cli_dyalog_summary;
 
+// The `proftool` binary on Dyalog data and summary reports as `]PROFILE` means them (issue 34):
+// raw and adjusted times, inclusive-only summaries.
+mod cli_dyalog_reports;
+
 // The `proftool` binary on GHC profiles.
 mod cli_ghc;
 

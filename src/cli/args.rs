@@ -74,6 +74,20 @@ pub struct WriteArgs {
     /// (timed when the profile has a time metric).
     #[arg(long, value_name = "MODE", default_value = "auto", value_parser = named::<br::Mode>(), help_heading = "Format options")]
     pub br_mode: br::Mode,
+    /// The ]PROFILE version whose layout a Dyalog XML report is written in: 1.37 (the current one)
+    /// or 0.9.0 (seed 002's: <Function>, empty <Line></Line>, tree and data columns under 0.9.0's
+    /// swapped labels, which readers undo by the version).
+    #[arg(long, value_name = "VERSION", help_heading = "Format options")]
+    pub dyalog_version: Option<dyalog::Layout>,
+    /// The title of a Dyalog XML report written (]PROFILE -title=), instead of the input's.
+    #[arg(long, value_name = "TITLE", help_heading = "Format options")]
+    pub dyalog_title: Option<String>,
+    /// Write a Dyalog report of this kind instead of the input's (a tree, for a source with calls):
+    /// `summary` (each function's inclusive time, bias-adjusted, PctOfTot, calls) or `data` (each
+    /// function and its lines: calls, exclusive and inclusive times as measured, ticks), as
+    /// ]PROFILE summary and ]PROFILE data write them.
+    #[arg(long, value_name = "KIND", help_heading = "Format options")]
+    pub dyalog_report: Option<report::FlatReport>,
 }
 
 impl WriteArgs {
@@ -84,7 +98,26 @@ impl WriteArgs {
         options.max_output_size = self.output_limit.max_output_size;
         options.formats = read.formats();
         options.formats.br.mode = self.br_mode;
+        options.formats.dyalog.layout = self.dyalog_version.unwrap_or_default();
+        options.formats.dyalog.title.clone_from(&self.dyalog_title);
         options
+    }
+
+    /// Refuses the switches of an output format other than `target`'s, which would be ignored.
+    pub fn check_target(&self, target: Format) -> Result<(), Usage> {
+        let given =
+            [("--dyalog-version", self.dyalog_version.is_some()), ("--dyalog-title", self.dyalog_title.is_some())];
+        if self.dyalog_report.is_some() && !matches!(target, Format::DyalogXml | Format::DyalogCsv) {
+            return Err(Usage(format!(
+                "--dyalog-report: the output is {target}; it applies to dyalog-xml and dyalog-csv"
+            )));
+        }
+        match given.into_iter().find(|&(_, given)| given) {
+            Some((switch, _)) if target != Format::DyalogXml => Err(Usage(format!(
+                "{switch}: the output is {target}; it applies to dyalog-xml (a CSV report has no settings)"
+            ))),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -299,7 +332,7 @@ impl ReadArgs {
     pub fn formats(&self) -> FormatOptions {
         FormatOptions {
             sampler: sampler::Options { order: self.sampler_order },
-            dyalog: dyalog::Options { separators: self.dyalog_separators },
+            dyalog: dyalog::Options { separators: self.dyalog_separators, ..dyalog::Options::default() },
             br: br::Options { backtrace: self.br_backtrace, ..br::Options::default() },
             ghc: ghc::Options { word_size: self.ghc_word_size },
             folded: folded::Options { unit: self.folded_unit },

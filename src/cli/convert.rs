@@ -45,9 +45,17 @@ impl ConvertArgs {
         let mut options = self.common.options();
         let input = InputSpec { path: &self.input, from: self.from, max_size: self.common.read.max_input_size };
         let target = output_format(&self.output, self.to, diag)?;
+        self.common.write.check_target(target)?;
         refuse_overwriting(&self.output, &[&self.input])?;
         let read = read(input, &reading_for(target, &self.common.read.options(), &options), diag)?;
-        let profile = filters.apply_to_write(read.profile, diag)?;
+        let mut profile = filters.apply_to_write(read.profile, diag)?;
+        if let Some(kind) = self.common.write.dyalog_report {
+            let (report, notes) = proftool::report::dyalog_report(profile, kind)?;
+            for note in notes {
+                diag.warn("report-times", None, || format!("{}: {note}", self.input.display()));
+            }
+            profile = report;
+        }
         options.input_size = Some(read.size);
         write_output(profile, &self.output, target, &[&self.input], &options, diag)
     }

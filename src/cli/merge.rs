@@ -45,6 +45,7 @@ impl MergeArgs {
         }
         let (mut options, filters) = (self.common.options(), self.common.select.filters()?);
         let target = output_format(&self.output, self.to, diag)?;
+        self.common.write.check_target(target)?;
         let inputs: Vec<&Path> = self.inputs.iter().map(PathBuf::as_path).collect();
         refuse_overwriting(&self.output, &inputs)?;
         let read_options = reading_for(target, &self.common.read.options(), &options);

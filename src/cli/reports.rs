@@ -5,6 +5,7 @@ use super::error::Usage;
 use super::io::{read, InputSpec};
 use anyhow::Result;
 use proftool::diag::Diagnostics;
+use proftool::formats::Format;
 use proftool::model::filter;
 use proftool::report::{
     self, CallsOptions, DataOptions, Functions, Printer, Report, ReportOptions, SummaryOptions, TreeOptions, View,
@@ -146,8 +147,22 @@ fn run_report<P: Printer>(
     // Line frames a report merges are merged as they are read where the reader can (Dyalog).
     let mut read_options = common.read.options();
     read_options.merge_lines = !common.select.lines;
-    let profile = read(input, &read_options, diag)?.profile;
-    let report = make(View::new(profile, &options)?)?;
+    let read = read(input, &read_options, diag)?;
+    if common.read.dyalog_separators.is_some() && read.format != Format::DyalogCsv {
+        // Reports print plain CSV (`--format csv`), whose separators are `.,`: the switch would be
+        // silently ignored.
+        return Err(Usage(format!(
+            "--dyalog-separators: the input is {}, not a Dyalog CSV report: a report's --format csv is plain CSV; write a Dyalog CSV report with `proftool convert --to dyalog-csv --dyalog-separators DF`",
+            read.format
+        ))
+        .into());
+    }
+    let profile = read.profile;
+    let view = View::new(profile, &options)?;
+    for note in view.notes() {
+        diag.warn("report-times", None, || format!("{}: {note}", input.path.display()));
+    }
+    let report = make(view)?;
     common.report.print(&report)?;
     Ok(())
 }

@@ -56,7 +56,7 @@ pub fn project(
         let carried = |m: usize| carries.metrics.contains(&profile.metrics()[m].kind);
         report_measured_inclusive_dropped(&profile, target, carried, diag);
     }
-    report_flat_rows(&profile, target, &carries, diag);
+    report_flat_rows(&profile, target, &carries, source.inclusive_only, diag);
     let mut profile = fit_lines(profile, target, &carries, options, diag);
     let mut interval = fit_time_and_counts(&mut profile, target, &carries, options, diag);
     fit_namespaces(&mut profile, target, diag);
@@ -80,11 +80,18 @@ struct Source {
     interval: Option<Duration>,
     /// Whether it was read from GHC (whose modules are namespaces), before a GHC target marks it so.
     ghc_namespaces: bool,
+    /// Whether its self times are unknown (a Dyalog summary report), before a one-metric target
+    /// forgets the measured inclusive times that say so.
+    inclusive_only: bool,
 }
 
 impl Source {
     fn of(profile: &Profile) -> Source {
-        Source { interval: profile.meta.interval, ghc_namespaces: profile.meta.module_namespaces }
+        Source {
+            interval: profile.meta.interval,
+            ghc_namespaces: profile.meta.module_namespaces,
+            inclusive_only: crate::formats::dyalog::inclusive_only(profile).is_some(),
+        }
     }
 }
 
@@ -139,13 +146,24 @@ fn keep_one_metric(
 
 /// Says once that a flat report (rows without call structure) becomes stacks of one function each
 /// in a target that holds no flat reports, and by how much its rows overlap where they do.
-fn report_flat_rows(profile: &Profile, target: Format, carries: &Carries, diag: &mut Diagnostics) {
+fn report_flat_rows(
+    profile: &Profile,
+    target: Format,
+    carries: &Carries,
+    inclusive_only: bool,
+    diag: &mut Diagnostics,
+) {
     if !profile.meta.flat || carries.flat_reports {
         return;
     }
     diag.warn("flat-report", None, || {
         format!("the source is a flat report without call structure: in {target} each function is a stack of its own")
     });
+    if inclusive_only {
+        diag.warn("flat-inclusive-only", None, || {
+            format!("the source is a summary report, which holds inclusive times only: its functions' own times are unknown, and in {target} each function's inclusive time is written as its own")
+        });
+    }
     if let Some((metric, rows, total)) = profile.overlapping_rows() {
         let (unit, excess, source) = (profile.metrics()[metric].unit.name(), rows - total.value, &total.source);
         let amount = |v: f64| format!("{} {unit}", crate::model::significant(v, 10));

@@ -511,7 +511,7 @@ impl Format {
             Format::Lispworks => lispworks::write(profile, out, diag)?,
             Format::Folded => folded::write(profile, out, options, diag)?,
             Format::Sampler => sampler::write(profile, out, options)?,
-            Format::DyalogXml => dyalog::xml::write(profile, out, diag)?,
+            Format::DyalogXml => dyalog::xml::write(profile, out, &options.formats.dyalog, diag)?,
             Format::DyalogCsv => dyalog::csv::write(profile, out, options.formats.dyalog.separators)?,
             Format::Br => br::write(profile, out, options, diag)?,
             Format::GhcPx => ghc::px::write(profile, out, options, diag)?,

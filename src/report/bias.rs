@@ -2,33 +2,98 @@
 //!
 //! `]PROFILE` takes the cost of reading the clock (the TimerBias, in ms) off every time it reports,
 //! once per clock inspection: adjusted = raw − ticks × bias (seed 002: `#.ch.CH∆Q` 23.032 ms with
-//! the bias, 23.820 with `-bias=0`, 4043 inspections × 0.000195 = 0.788 ms). The report keeps the
-//! bias it was adjusted with (`TimerBias`) and the inspections (`timer-ticks`), so every time can be
-//! adjusted again: new = adjusted + ticks × (TimerBias − N), self values by their own inspections,
-//! measured inclusive values by their inclusive ones.
+//! the bias, 23.820 with `-bias=0`, 4043 inspections × 0.000195 = 0.788 ms). A report keeps the
+//! bias of its run (`TimerBias`) and the inspections (`timer-ticks`), so every time can be adjusted
+//! again: new = held + ticks × (B − N), where B is the bias the times held are adjusted with, self
+//! values by their own inspections, measured inclusive values by their inclusive ones.
+//!
+//! B is what the report's `Command` says its numbers are: a tree or summary report's are adjusted
+//! with its TimerBias, a data report's are raw (seed 002: `data` is "without bias adjustment";
+//! Appendix B: `#.Rain` 71.67758248 = 68.40049488 + 16810 × 0.000194948697), so B = 0. A CSV
+//! tree or summary states no TimerBias: B is unknown there.
 
 use crate::error::Error;
+use crate::formats::dyalog;
 use crate::model::{MetricKind, Profile, Value};
+
+/// The timer bias a profile's times are to be shown with, as a report asks for it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Times {
+    /// As `]PROFILE`'s reports show them: adjusted with the run's TimerBias.
+    Adjusted,
+    /// As measured, no bias taken off (`data`).
+    Measured,
+    /// Adjusted with this bias instead (`--bias N`).
+    Bias(f64),
+    /// `data --bias N`: as `Bias`, but where the report does not say the bias its times are
+    /// adjusted with (a CSV tree), N is that bias, put back to show them as measured.
+    MeasuredBias(f64),
+}
+
+/// The bias the times of `profile` are adjusted with (B above), where it is known.
+fn adjusted_with(profile: &Profile) -> Option<f64> {
+    if dyalog::raw_times(profile) {
+        return Some(0.0);
+    }
+    run_bias(profile)
+}
+
+/// The TimerBias of the run that `profile` reports, where it says it.
+fn run_bias(profile: &Profile) -> Option<f64> {
+    let stated = profile.meta.attrs.iter().find(|(key, _)| key.ends_with(".TimerBias"));
+    stated.and_then(|(_, v)| v.parse::<f64>().ok())
+}
 
 /// Recomputes the times of `profile` with the timer bias `bias` (in milliseconds).
 pub fn apply_bias(profile: &mut Profile, bias: f64) -> Result<(), Error> {
-    let refuse = |why: &str| Err(Error::BadOption(format!("--bias {bias}: {why}")));
-    let metrics = profile.metrics();
-    let Some(ticks) = metrics.iter().position(|m| m.kind == MetricKind::Inspections) else {
-        return refuse("the profile has no timer inspections (Dyalog's ExclusiveTicks and InclusiveTicks)");
-    };
-    let Some((time, per_ms)) = (metrics.iter().enumerate())
-        .find_map(|(i, m)| Some((i, 1e6 / m.unit.nanos()?)).filter(|_| m.kind == MetricKind::Time))
-    else {
-        return refuse("the profile has no time to adjust");
-    };
-    let recorded =
-        profile.meta.attrs.iter().find(|(key, _)| key.ends_with(".TimerBias")).map(|(_, v)| v.parse::<f64>());
-    let Some(Ok(recorded)) = recorded else {
-        return refuse("the profile does not say the TimerBias its times were adjusted with");
-    };
+    let refuse = |why: String| Error::BadOption(format!("--bias {bias}: {why}"));
+    columns(profile).map_err(refuse)?;
+    let held = adjusted_with(profile)
+        .ok_or_else(|| refuse("the profile does not say the TimerBias its times were adjusted with".into()))?;
+    rebias(profile, held, bias).map_err(refuse)
+}
+
+/// Shows the times of `profile` as `times` asks, where it can: `Ok(Some(note))` says why it could
+/// not and what the times shown then are.
+pub(super) fn show_times(profile: &mut Profile, times: Times) -> Result<Option<String>, Error> {
+    let held = adjusted_with(profile);
+    let has_ticks = profile.metrics().iter().any(|m| m.kind == MetricKind::Inspections);
+    match (times, held) {
+        (Times::MeasuredBias(bias), None) if has_ticks && dyalog::is_report(profile) => {
+            rebias(profile, bias, 0.0).map_err(|why| Error::BadOption(format!("--bias {bias}: {why}")))?;
+            Ok(None)
+        }
+        (Times::Bias(bias) | Times::MeasuredBias(bias), _) => apply_bias(profile, bias).map(|()| None),
+        (Times::Measured, None) if has_ticks && dyalog::is_report(profile) => Ok(Some(
+            "the report does not say the TimerBias its times were adjusted with (a CSV report has no settings): \
+             its times are shown bias-adjusted, not as measured; give the run's TimerBias (]PROFILE state's \
+             timer cost) with --bias MS to put it back"
+                .into(),
+        )),
+        (Times::Measured, Some(held)) => {
+            // Without timer inspections there is nothing to put back: the times are as measured.
+            let _ = rebias(profile, held, 0.0);
+            Ok(None)
+        }
+        (Times::Adjusted, _) if has_ticks && dyalog::raw_times(profile) => match run_bias(profile) {
+            Some(bias) => rebias(profile, 0.0, bias).map(|()| None).map_err(Error::BadOption),
+            None => Ok(Some(
+                "a data report holds times as measured and this one does not say its TimerBias (a CSV report \
+                 has no settings): they are shown without bias adjustment; give the run's TimerBias with --bias MS \
+                 to take it off"
+                    .into(),
+            )),
+        },
+        _ => Ok(None),
+    }
+}
+
+/// Recomputes the times of `profile`, adjusted with the bias `held`, with the bias `bias`; an
+/// error says what the profile lacks.
+fn rebias(profile: &mut Profile, held: f64, bias: f64) -> Result<(), String> {
+    let (ticks, time, per_ms) = columns(profile)?;
     // Time per inspection to add back, in the time metric's unit.
-    let per_tick = (recorded - bias) * per_ms;
+    let per_tick = (held - bias) * per_ms;
     let tree = &mut profile.tree;
     for node in tree.nodes() {
         let adjusted = tree.self_value(time, node).as_f64() + tree.self_value(ticks, node).as_f64() * per_tick;
@@ -48,10 +113,17 @@ pub fn apply_bias(profile: &mut Profile, bias: f64) -> Result<(), Error> {
     Ok(())
 }
 
-/// Puts back the timer bias `profile`'s times were adjusted with, where it says it and has the timer
-/// inspections (a Dyalog report): its times as measured, as `]PROFILE data` shows them. A profile
-/// without them is left as it is: [`apply_bias`] refuses before it changes anything.
-pub fn remove_bias(profile: &mut Profile) {
-    // Nothing to put back is no error here: the profile's times are then as measured.
-    let _ = apply_bias(profile, 0.0);
+/// The timer inspections and the time metric of `profile`, and how many of the time's units make a
+/// millisecond; an error says which it lacks.
+fn columns(profile: &Profile) -> Result<(usize, usize, f64), String> {
+    let metrics = profile.metrics();
+    let Some(ticks) = metrics.iter().position(|m| m.kind == MetricKind::Inspections) else {
+        return Err("the profile has no timer inspections (Dyalog's ExclusiveTicks and InclusiveTicks)".into());
+    };
+    let Some((time, per_ms)) = (metrics.iter().enumerate())
+        .find_map(|(i, m)| Some((i, 1e6 / m.unit.nanos()?)).filter(|_| m.kind == MetricKind::Time))
+    else {
+        return Err("the profile has no time to adjust".into());
+    };
+    Ok((ticks, time, per_ms))
 }

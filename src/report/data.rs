@@ -27,12 +27,12 @@ pub struct DataOptions {
 
 /// A function and its lines: the rows shown together.
 #[derive(Default)]
-struct Group {
+pub(super) struct Group {
     /// The function's own row, where the profile has one (a Go profile at line granularity has
     /// only its lines).
-    function: Option<u32>,
+    pub function: Option<u32>,
     /// Its lines' rows, with their line and clause to sort them by.
-    lines: Vec<(u32, u32, u32)>,
+    pub lines: Vec<(u32, u32, u32)>,
 }
 
 /// The data report of `view`.
@@ -75,7 +75,11 @@ pub fn data(view: View, options: &DataOptions) -> Result<Report<PlainPrinter>, E
                     true => group.lines.iter().map(|&(line, _, _)| sums[line as usize].own).sum::<f64>(),
                     false => 0.0,
                 } + sums[row as usize].own;
-                cells.extend([Cell::Number(sums[row as usize].total, digits), Cell::Number(exclusive, digits)]);
+                let exclusive = match view.self_unknown(*m) {
+                    true => Cell::Empty,
+                    false => Cell::Number(exclusive, digits),
+                };
+                cells.extend([Cell::Number(sums[row as usize].total, digits), exclusive]);
             }
         }
     }
@@ -87,7 +91,7 @@ pub fn data(view: View, options: &DataOptions) -> Result<Report<PlainPrinter>, E
 
 /// The groups of `view`'s rows whose function's name `functions` matches, by the function's name,
 /// heaviest first (by its function's total, else its heaviest line's).
-fn groups(view: &View, functions: Option<&Regex>) -> Result<Vec<(String, Group)>, Error> {
+pub(super) fn groups(view: &View, functions: Option<&Regex>) -> Result<Vec<(String, Group)>, Error> {
     let profile = &view.profile;
     let mut seen = vec![false; view.names.len()];
     profile.tree.nodes().for_each(|n| seen[view.row(n) as usize] = true);

@@ -20,6 +20,7 @@ mod bias;
 mod calls;
 mod data;
 pub mod diff;
+mod flat;
 mod header;
 mod rank;
 mod summary;
@@ -30,6 +31,7 @@ pub mod units;
 pub use bias::apply_bias;
 pub use calls::{calls, CallsOptions, CallsPrinter, Functions};
 pub use data::{data, DataOptions};
+pub use flat::{dyalog_report, FlatReport};
 pub use header::Header;
 pub use rank::Ranking;
 pub use summary::{summary, SummaryOptions};
@@ -126,6 +128,12 @@ pub struct View {
     inclusive: Values,
     outermost: std::sync::OnceLock<Vec<bool>>,
     calls: Calls,
+    /// See [`Self::notes`].
+    notes: Vec<String>,
+    /// The metric whose self values are unknown (a Dyalog summary report's inclusive times).
+    self_unknown: Option<usize>,
+    /// Per node, a Dyalog summary report's own PctOfTot, while the view holds its rows unchanged.
+    file_percentages: Option<Vec<Option<f64>>>,
 }
 
 /// Where call counts come from.
@@ -141,22 +149,63 @@ enum Calls {
 impl View {
     /// `profile` prepared as `options` ask.
     pub fn new(mut profile: Profile, options: &ReportOptions) -> Result<View, Error> {
-        match options.bias {
-            Some(bias) => apply_bias(&mut profile, bias)?,
-            None if options.measured_times => bias::remove_bias(&mut profile),
-            None => {}
-        }
+        let times = match (options.bias, options.measured_times) {
+            (Some(bias), false) => bias::Times::Bias(bias),
+            (Some(bias), true) => bias::Times::MeasuredBias(bias),
+            (None, true) => bias::Times::Measured,
+            (None, false) => bias::Times::Adjusted,
+        };
+        // The file's own percentages hold while the times are the file's.
+        let mut file_percentages = (times == bias::Times::Adjusted && options.filters.is_empty())
+            .then(|| crate::formats::dyalog::file_percentages(&profile))
+            .flatten();
+        let notes: Vec<String> = bias::show_times(&mut profile, times)?.into_iter().collect();
+        let self_unknown = crate::formats::dyalog::inclusive_only(&profile);
         let has_lines = profile.frames.iter().any(|(_, f)| f.kind == FrameKind::Line);
         if !options.lines && has_lines {
+            file_percentages = None;
             profile = ops::merge_lines(&profile);
         }
         let metric = choose_metric(&profile, options.metric.as_deref())?;
-        if options.filters.is_empty() {
-            return Ok(View::of(profile, metric, None));
+        let mut view = if options.filters.is_empty() {
+            View::of(profile, metric, None)
+        } else {
+            // pprof fixes the total before it filters, so that shares stay shares of the whole profile.
+            let whole = (!options.relative).then(|| profile.reported_total(metric).value);
+            View::of(options.filters.apply(profile)?, metric, whole)
+        };
+        view.notes = notes;
+        view.self_unknown = self_unknown;
+        view.file_percentages = file_percentages;
+        Ok(view)
+    }
+
+    /// Whether the self values of `metric` are unknown (a Dyalog summary report's rows are inclusive
+    /// times only): reports show them empty.
+    fn self_unknown(&self, metric: usize) -> bool {
+        self.self_unknown == Some(metric)
+    }
+
+    /// Per row, the percentage of the total the file itself gives it (a Dyalog summary report's
+    /// PctOfTot), where the view shows the file's rows and times unchanged and reports time.
+    fn file_percentages(&self) -> Vec<Option<f64>> {
+        let mut by_row = vec![None; self.names.len()];
+        let Some(percentages) = self.file_percentages.as_ref() else { return by_row };
+        if self.metric().kind != MetricKind::Time {
+            return by_row;
         }
-        // pprof fixes the total before it filters, so that shares stay shares of the whole profile.
-        let whole = (!options.relative).then(|| profile.reported_total(metric).value);
-        Ok(View::of(options.filters.apply(profile)?, metric, whole))
+        let mut nodes = vec![0u32; self.names.len()];
+        for node in self.profile.tree.nodes() {
+            let row = self.row(node) as usize;
+            nodes[row] += 1;
+            by_row[row] = if nodes[row] == 1 { percentages[node.index()] } else { None };
+        }
+        by_row
+    }
+
+    /// What the view could not do as asked, and what it shows instead: for stderr.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
     }
 
     /// The view of `profile` (already prepared) reporting `metric`; `total`, when given, is the
@@ -173,7 +222,20 @@ impl View {
         let narrowed = total.is_some();
         let total = total.unwrap_or_else(|| profile.reported_total(metric).value);
         let calls = calls_of(&profile, &row_of_frame, names.len());
-        View { total, narrowed, profile, metric, names, row_of_frame, inclusive, outermost, calls }
+        View {
+            total,
+            narrowed,
+            profile,
+            metric,
+            names,
+            row_of_frame,
+            inclusive,
+            outermost,
+            calls,
+            notes: Vec::new(),
+            self_unknown: None,
+            file_percentages: None,
+        }
     }
 
     /// The view narrowed to the subtrees rooted at the outermost nodes of the rows named `path[0]`,
@@ -189,7 +251,9 @@ impl View {
                 return Err(Error::BadOption(format!("--fn {name}: no node of it is left after the filters")));
             }
             let selected = filter::subtrees(&view.profile, &marked);
+            let self_unknown = view.self_unknown;
             view = View::of(selected, view.metric, Some(view.total));
+            view.self_unknown = self_unknown;
         }
         Ok(view)
     }

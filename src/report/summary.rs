@@ -59,8 +59,18 @@ pub fn summary(view: View, options: &SummaryOptions) -> Result<Report<PlainPrint
     let view = view.select(&options.functions)?;
     let ranking = &options.ranking;
     view.check_avg(ranking.avg)?;
+    let self_unknown = view.self_unknown(view.metric);
+    if self_unknown && ranking.exclusive {
+        return Err(Error::BadOption(
+            "--exclusive: the profile is a ]PROFILE summary report, which holds inclusive times only: its functions' own times are not in it (a tree report has them, ]PROFILE tree)".into(),
+        ));
+    }
     let sums = sums(&view);
     let key = |s: &Sums| ranking.key(s.own, s.total);
+    // A row's share of the total: the file's own where it gives one for the row as shown.
+    let file_percentages = view.file_percentages();
+    let total_pct = |r: usize| file_percentages[r].unwrap_or_else(|| view.pct(sums[r].total));
+    let key_pct = |r: usize| if ranking.exclusive { view.pct(sums[r].own) } else { total_pct(r) };
     let has_lines = view.functions_with_lines();
     let mut order: Vec<usize> = (0..sums.len()).filter(|&r| sums[r].seen && !has_lines[r]).collect();
     order.sort_by(|&a, &b| key(&sums[b]).total_cmp(&key(&sums[a])).then_with(|| view.names[a].cmp(&view.names[b])));
@@ -79,15 +89,14 @@ pub fn summary(view: View, options: &SummaryOptions) -> Result<Report<PlainPrint
     }
     ranking.add_columns(metric, &mut columns);
     let mut cells = Vec::new();
-    for (&r, cumulative) in ranking.kept(&order, |&r| view.pct(key(&sums[r]))) {
+    for (&r, cumulative) in ranking.kept(&order, |&r| key_pct(r)) {
         let s = &sums[r];
-        cells.extend([
-            Cell::Text(r as u32),
-            Cell::Number(s.own, digits),
-            Cell::Number(view.pct(s.own), Digits::Decimals),
-            Cell::Number(s.total, digits),
-            Cell::Number(view.pct(s.total), Digits::Decimals),
-        ]);
+        cells.push(Cell::Text(r as u32));
+        match self_unknown {
+            true => cells.extend([Cell::Empty, Cell::Empty]),
+            false => cells.extend([Cell::Number(s.own, digits), Cell::Number(view.pct(s.own), Digits::Decimals)]),
+        }
+        cells.extend([Cell::Number(s.total, digits), Cell::Number(total_pct(r), Digits::Decimals)]);
         if has_calls {
             cells.push(Cell::Number(s.calls as f64, Digits::Whole));
         }

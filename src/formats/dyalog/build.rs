@@ -310,6 +310,9 @@ pub(crate) struct ReportBuilder {
     /// beyond rounding, and the first of them (its node and line).
     inverted_rows: [u64; 2],
     first_inverted: [Option<(NodeId, Option<u32>)>; 2],
+    /// A summary's PctOfTot per node (its rows), while every row is a node of its own; `None` for
+    /// another report, or once two rows share a node.
+    percentages: Option<Vec<Option<f64>>>,
 }
 
 impl ReportBuilder {
@@ -320,6 +323,8 @@ impl ReportBuilder {
         let time = ValueColumns::new([has(Column::ExclusiveTime), has(Column::InclusiveTime) || has(Column::Time)]);
         let ticks = ValueColumns::new([has(Column::ExclusiveTicks), has(Column::InclusiveTicks)]);
         let calls = has(Column::Calls);
+        // A flat report with percentages: a summary (XML names its time as a data report does).
+        let percentages = (!has(Column::Depth) && has(Column::PctOfTot)).then(Vec::new);
         let mut profile = Profile::new(if calls { vec![Metric::entries("calls")] } else { Vec::new() });
         profile.meta.flat = !has(Column::Depth);
         ReportBuilder {
@@ -342,6 +347,7 @@ impl ReportBuilder {
             diags: [Diagnostics::default(), Diagnostics::default()],
             inverted_rows: [0; 2],
             first_inverted: [None; 2],
+            percentages,
         }
     }
 
@@ -394,6 +400,12 @@ impl ReportBuilder {
         let (time_inverted, ticks_inverted) = (self.time.inverted(row.time), self.ticks.inverted(row.ticks));
         if time_inverted != [false; 2] || ticks_inverted != [false; 2] {
             self.note_inverted(node, row.line, READINGS.map(|r| time_inverted[r] || ticks_inverted[r]));
+        }
+        if let Some(percentages) = &mut self.percentages {
+            match spliced || node.index() != percentages.len() {
+                true => self.percentages = None,
+                false => percentages.push(row.pct),
+            }
         }
         if !spliced {
             self.time.add_measured(node, row.time, time_inverted, self.fresh());
@@ -579,6 +591,10 @@ impl ReportBuilder {
         }
         let r = if swap { 1 - labelled } else { labelled };
         self.profile.meta.attrs.extend(super::derived_fact(self.column_bits));
+        if let Some(percentages) = self.percentages.take().filter(|p| p.iter().any(Option::is_some)) {
+            let texts: Vec<String> = percentages.iter().map(|p| p.map(|p| p.to_string()).unwrap_or_default()).collect();
+            self.profile.meta.attrs.push((super::PCT_KEY.to_string(), texts.join(",")));
+        }
         diag.absorb(std::mem::take(&mut self.diags[r]));
         if let Some((node, line)) = self.first_inverted[r] {
             let count = counts[r];

@@ -390,6 +390,16 @@ fn plain_row(line: &str, columns: &[Option<Column>], field: u8, mark: u8) -> Opt
                 row.time[usize::from(*column != Column::ExclusiveTime)] = value;
                 len
             }
+            Some(Column::PctOfTot) => {
+                // A plain number, else the field-by-field reading, which tells the others.
+                let end = rest.iter().position(|&b| b == field).unwrap_or(rest.len());
+                if end > 0 {
+                    let (value, len) = super::leading_decimal(&line[pos..pos + end], mark)?;
+                    (len == end).then_some(())?;
+                    row.pct = Some(value);
+                }
+                end
+            }
             // Columns not read (derived, unknown): anything up to the separator but a quote or a CR.
             _ => {
                 let end = rest.iter().position(|&b| b == field).unwrap_or(rest.len());

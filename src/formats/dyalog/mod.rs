@@ -11,13 +11,16 @@
 //! reports have no Depth: they are flat, and read as one root per function with its line rows below.
 //!
 //! **Values**: Calls per row (a per-node count); ExclusiveTime and InclusiveTime in ms
-//! (bias-adjusted in tree reports); ExclusiveTicks and InclusiveTicks (timer inspections). A function
+//! (bias-adjusted in tree and summary reports, raw in data reports); ExclusiveTicks and InclusiveTicks (timer inspections). A function
 //! row's exclusive time includes its lines' (Dyalog: "the function summary timing = the sum of its
 //! lines plus time not attributable to a line"), so in the model a function node's self value is the
 //! unattributed part, its ExclusiveTime minus its line rows' (shared notes §3.9), and a line node's is
 //! its ExclusiveTime. InclusiveTime is kept as the measured inclusive value. PctOfTot, CumPct and
-//! AvgTime are derived: not read (only which of them a report has, and the total time a CSV's
-//! percentages are of), recomputed on writing ([`format_cell`]).
+//! AvgTime are derived: not read as values (only which of them a report has, the total time a
+//! CSV's percentages are of, and a summary's own PctOfTot, [`PCT_KEY`]), recomputed on writing
+//! ([`format_cell`]) but for a summary's PctOfTot while its rows are those read. Times are what
+//! the report's kind says: bias-adjusted in a tree or summary report, raw in a data report
+//! ([`raw_times`]); a summary's rows are inclusive times only ([`inclusive_only`]).
 //!
 //! **Quirks**: `]PROFILE` 0.9.0 wrote the exclusive and inclusive columns (times and ticks) of tree
 //! and data reports under each other's labels (shared notes §3.7); they are swapped back by version,
@@ -107,8 +110,10 @@ pub(crate) fn fit(mut profile: Profile, format: Format, diag: &mut Diagnostics) 
 fn add_neutral_columns(profile: &mut Profile, format: Format, diag: &mut Diagnostics) {
     let has = |profile: &Profile, kind| profile.metrics().iter().any(|m| m.kind == kind);
     if !has(profile, MetricKind::Calls) {
+        // A source may count calls per function (LispWorks Call-Count, dropped with a word of
+        // its own): it is per call path that none does.
         diag.warn("dyalog-no-calls", None, || {
-            format!("{format}: the source has no call counts: Calls are written as 0")
+            format!("{format}: the source does not count calls per call path, as a tree report's Calls are: Calls are written as 0")
         });
         let zeros = Values::zeros(Repr::Int, profile.tree.len());
         profile.add_metric(Metric::entries("calls"), zeros);
@@ -192,7 +197,7 @@ impl Column {
         Column::VARIANTS.iter().copied().filter(move |c| bits & c.bit() != 0)
     }
 
-    /// The set of the derived columns, not read (recomputed on writing).
+    /// The set of the derived columns, recomputed on writing (a summary's PctOfTot is kept: [`PCT_KEY`]).
     pub(crate) const DERIVED: u16 = Column::PctOfTot.bit() | Column::CumPct.bit() | Column::AvgTime.bit();
 
     /// The column named `name`; `Function` is what 0.9.0 called `Element`.
@@ -225,11 +230,51 @@ pub struct Separators {
 }
 
 /// Dyalog's own options.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
     /// The decimal mark and field separator of a CSV report (`--dyalog-separators`): those it is
     /// written with (default: those read, else `.,`); for reading, instead of detecting them.
     pub separators: Option<Separators>,
+    /// The `]PROFILE` version whose layout an XML report is written in (`--dyalog-version`).
+    pub layout: Layout,
+    /// The title an XML report is written with (`--dyalog-title`, `]PROFILE -title=`), instead of
+    /// the profile's.
+    pub title: Option<String>,
+}
+
+/// The layout of an XML report, by the `]PROFILE` version that wrote it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Layout {
+    /// 1.37's (Dyalog's current documentation): `<Element>`, `¯1` lines in trees, the columns
+    /// labelled as measured.
+    #[default]
+    Current,
+    /// 0.9.0's, seed 002's examples: no XML declaration, `<Function>`, empty `<Line></Line>` for a
+    /// function row, and a tree's or data report's exclusive and inclusive columns (times and
+    /// ticks) under each other's labels, as 0.9.0 wrote them (shared notes §3.7), so that a reader
+    /// that goes by the version (proftool's, `]PROFILE -infile=`) reads them right.
+    V0_9_0,
+}
+
+impl Layout {
+    /// The Version setting written.
+    pub fn version(self) -> &'static str {
+        match self {
+            Layout::Current => "1.37",
+            Layout::V0_9_0 => "0.9.0",
+        }
+    }
+}
+
+impl FromStr for Layout {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Layout, String> {
+        [Layout::Current, Layout::V0_9_0]
+            .into_iter()
+            .find(|layout| layout.version() == s)
+            .ok_or_else(|| format!("expected 1.37 (the current layout) or 0.9.0 (seed 002's), found {s:?}"))
+    }
 }
 
 impl Default for Separators {
@@ -264,12 +309,14 @@ pub(crate) struct Row {
     pub time: [f64; 2],
     /// Exclusive and inclusive ticks, under the file's labels.
     pub ticks: [i64; 2],
+    /// Its PctOfTot, where it has one that reads as a number (a summary's are kept: [`PCT_KEY`]).
+    pub pct: Option<f64>,
 }
 
 impl Row {
     /// Parses `text` as the value of `column`, with `decimal` as the decimal mark (`csv`: a CSV
-    /// field, whose separators `--dyalog-separators` sets). Derived columns (PctOfTot, CumPct,
-    /// AvgTime) are not read: they are recomputed on writing.
+    /// field, whose separators `--dyalog-separators` sets). Derived columns (CumPct, AvgTime) are
+    /// not read: they are recomputed on writing; PctOfTot is read for a summary's percentages.
     pub(crate) fn set(&mut self, column: Column, text: &str, decimal: char, csv: bool) -> Result<(), ParseErrorKind> {
         let text = text.trim_ascii();
         // Most numbers are plain digits: read them straight from the bytes.
@@ -292,7 +339,9 @@ impl Row {
             Column::InclusiveTime | Column::Time => self.time[1] = parse_float(text, column.name(), decimal, csv)?,
             Column::ExclusiveTicks => self.ticks[0] = parse_int(text, "ExclusiveTicks")?,
             Column::InclusiveTicks => self.ticks[1] = parse_int(text, "InclusiveTicks")?,
-            Column::Element | Column::PctOfTot | Column::CumPct | Column::AvgTime => {}
+            // A derived column: one that does not read is no matter, it is recomputed.
+            Column::PctOfTot => self.pct = parse_float(text, "PctOfTot", decimal, csv).ok(),
+            Column::Element | Column::CumPct | Column::AvgTime => {}
         }
         Ok(())
     }
@@ -456,6 +505,29 @@ pub(crate) fn format_number(value: Value, decimal: char, out: &mut String) {
 /// so that a summary stays a summary from XML to CSV and back.
 pub(crate) const REPORT_KEY: &str = "dyalog.report";
 
+/// Whether `profile` was read from a Dyalog report.
+pub(crate) fn is_report(profile: &Profile) -> bool {
+    profile.meta.attr(REPORT_KEY).is_some()
+}
+
+/// Whether `profile` is a Dyalog data report, whose times are raw: `]PROFILE data` writes them
+/// "without bias adjustment" (seed 002), whatever TimerBias it states; tree and summary reports'
+/// are adjusted with their TimerBias.
+pub(crate) fn raw_times(profile: &Profile) -> bool {
+    profile.meta.attr(REPORT_KEY) == Some(Report::Data.name())
+}
+
+/// The time metric of `profile` whose self values are unknown: a `]PROFILE summary` report's rows
+/// are functions' inclusive times only (seed 002: `#.Rain` 68.4 ms and `#.ch.Step` 47.1 ms, which
+/// Rain calls), so a row's own time is not in it; the model holds each row's inclusive time as its
+/// self value too, so that a flat profile adds up. An `-exclusive` summary (no inclusive column)
+/// has its own times, not this.
+pub(crate) fn inclusive_only(profile: &Profile) -> Option<usize> {
+    let time = profile.metrics().iter().position(|m| m.kind == MetricKind::Time)?;
+    let summary = is_report(profile) && Report::of(profile) == Report::Summary;
+    (summary && profile.tree.measured_inclusive(time).is_some()).then_some(time)
+}
+
 /// The header fact that lists the derived columns (PctOfTot, CumPct, AvgTime) the report read had,
 /// so that they are written again (recomputed); shared by both formats.
 pub(crate) const DERIVED_KEY: &str = "dyalog.derived";
@@ -464,11 +536,24 @@ pub(crate) const DERIVED_KEY: &str = "dyalog.derived";
 /// first row over its PctOfTot: a CSV has no TotalTime setting); shared by both formats.
 pub(crate) const TOTAL_KEY: &str = "dyalog.total";
 
+/// The header fact that holds a summary report's own PctOfTot, per row in file order (empty where a
+/// row has none): `summary` shows them while it shows the file's rows unchanged, since a file typed
+/// from a printed report has times rounded (23.0 of 68.4 ms is 33.6 %, where it printed 33.7).
+pub(crate) const PCT_KEY: &str = "dyalog.pct";
+
+/// The file's own PctOfTot of each node of `profile` ([`PCT_KEY`]): a summary's nodes are its rows,
+/// in file order.
+pub(crate) fn file_percentages(profile: &Profile) -> Option<Vec<Option<f64>>> {
+    let pcts: Vec<Option<f64>> = profile.meta.attr(PCT_KEY)?.split(',').map(|p| p.parse().ok()).collect();
+    (pcts.len() == profile.tree.len()).then_some(pcts)
+}
+
 /// Whether `target` keeps the header fact `key` though it is not named after it (the facts shared
 /// by the Dyalog formats).
 pub fn shared_attr(target: crate::formats::Format, key: &str) -> bool {
     use crate::formats::Format;
-    matches!(target, Format::DyalogXml | Format::DyalogCsv) && [REPORT_KEY, DERIVED_KEY, TOTAL_KEY].contains(&key)
+    matches!(target, Format::DyalogXml | Format::DyalogCsv)
+        && [REPORT_KEY, DERIVED_KEY, TOTAL_KEY, PCT_KEY].contains(&key)
 }
 
 /// The [`DERIVED_KEY`] fact of a report whose columns are `bits`, if it has derived ones.
@@ -593,6 +678,8 @@ pub(crate) struct OutRow<'p> {
     pub calls: Option<i64>,
     pub time: Option<[f64; 2]>,
     pub ticks: Option<[i64; 2]>,
+    /// The PctOfTot the report read gave the row ([`PCT_KEY`]), written again as it was.
+    pub pct: Option<f64>,
 }
 
 /// The rows and columns to write for `profile` (already projected onto a Dyalog format), in file
@@ -617,6 +704,7 @@ pub(crate) fn report_rows<'p>(profile: &'p Profile, csv: bool) -> (Report, Vec<C
     let inclusive =
         |m: Option<usize>| m.map(|m| tree.measured_inclusive(m).cloned().unwrap_or_else(|| tree.derived_inclusive(m)));
     let (time_inclusive, ticks_inclusive) = (inclusive(metrics.time), inclusive(metrics.ticks));
+    let percentages = file_percentages(profile);
     // The depth of each node's row, and whether the row is a function row.
     let mut depth_of: Vec<u32> = vec![0; tree.len()];
     let mut rows = Vec::with_capacity(tree.len());
@@ -646,7 +734,8 @@ pub(crate) fn report_rows<'p>(profile: &'p Profile, csv: bool) -> (Report, Vec<C
             [own, incl.get(node.index()).as_count()]
         });
         let calls = metrics.calls.map(|m| tree.self_value(m, node).as_count());
-        let mut row = OutRow { depth: function_depth, name: &f.name, line: None, calls, time, ticks };
+        let pct = percentages.as_ref().and_then(|p| p[node.index()]);
+        let mut row = OutRow { depth: function_depth, name: &f.name, line: None, calls, time, ticks, pct };
         if f.kind == FrameKind::Line {
             row.line = Some(f.line.unwrap_or(0));
             row.depth = match own_function {
@@ -759,13 +848,13 @@ pub(crate) fn format_cell(
         Column::ExclusiveTicks => number(row.ticks.map(|t| Value::Int(t[0])), out),
         Column::InclusiveTicks => number(row.ticks.map(|t| Value::Int(t[1])), out),
         Column::PctOfTot => {
-            if let Some(t) = row.time.filter(|_| base > 0.0) {
-                derived_number(t[1] / base * 100.0, out);
+            if let Some(pct) = row_pct(row, base) {
+                derived_number(pct, out);
             }
         }
         Column::CumPct => {
-            if let Some(t) = row.time.filter(|_| base > 0.0) {
-                derived.cumulative += t[1] / base * 100.0;
+            if let Some(pct) = row_pct(row, base) {
+                derived.cumulative += pct;
                 derived_number(derived.cumulative, out);
             }
         }
@@ -775,6 +864,11 @@ pub(crate) fn format_cell(
             }
         }
     }
+}
+
+/// A row's PctOfTot: the one it was read with, else its time's share of `base`.
+fn row_pct(row: &OutRow<'_>, base: f64) -> Option<f64> {
+    row.pct.or_else(|| row.time.filter(|_| base > 0.0).map(|t| t[1] / base * 100.0))
 }
 
 #[cfg(test)]

@@ -38,15 +38,18 @@
 //! the CSV reader sets too (from the columns when there is no Command); the other settings are kept
 //! as header facts (`dyalog-xml.Version`, …) and written back as read. **Writing** uses the current layout
 //! (`<Element>`, `¯1` lines in trees, ExclusiveTime before InclusiveTime, ticks when the profile has
-//! them); settings a profile lacks are filled in (Version 1.37, TimerBias 0, TotalTime the total
-//! time). Every report is written in the 1.37 layout with its columns labelled as measured, so a
-//! Version read as `0.x` (whose labels readers swap back, §3.7) is written as `1.37`, with a warning.
+//! them); settings a profile lacks are filled in (Version 1.37, TimerBias 0 with a warning, TotalTime
+//! the total time); `--dyalog-title` sets the title. A report is written in the 1.37 layout with its
+//! columns labelled as measured, so a Version read as `0.x` (whose labels readers swap back, §3.7) is
+//! written as `1.37`, with a warning; or, with `--dyalog-version 0.9.0` ([`Layout::V0_9_0`]), in
+//! 0.9.0's: no declaration, `<Function>`, `<Line></Line>`, and a tree's or data report's columns
+//! under 0.9.0's swapped labels (seed 002's tree example is written back byte for byte).
 //! **Lost**: nothing a Dyalog report holds; from other formats, everything but calls, time, ticks
 //! and line numbers (named on stderr by the conversion step).
 
 use super::build::ReportBuilder;
 use super::rows::{Kept, RowSink};
-use super::{report_rows, Column, OutRow, Report, Row, REPORT_KEY};
+use super::{report_rows, Column, Layout, OutRow, Report, Row, REPORT_KEY};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
 use crate::formats::{Format, Sniff};
@@ -896,18 +899,44 @@ impl Entry {
 }
 
 /// Writes `profile` as a `]PROFILE` XML report.
-pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<(), Error> {
+pub(crate) fn write(
+    profile: &Profile,
+    out: &mut dyn Write,
+    options: &super::Options,
+    diag: &mut Diagnostics,
+) -> Result<(), Error> {
     let (report, columns, rows) = report_rows(profile, false);
     let mut settings = settings(profile, report, &rows);
-    // The columns are written labelled as measured: a 0.x Version would have a reader swap them.
-    if let Some((_, version)) = settings.iter_mut().find(|(name, v)| name == "Version" && v.starts_with("0.")) {
-        let read = std::mem::replace(version, "1.37".to_string());
-        diag.warn("dyalog-version-written", None, || {
-            format!("{FORMAT}: Version {read} written as 1.37: the file is in the 1.37 layout, its Inclusive/Exclusive columns labelled as measured")
-        });
+    let layout = options.layout;
+    for (name, value) in &mut settings {
+        match name.as_str() {
+            // The layout decides the Version: a 0.x Version on 1.37's labels would have a reader
+            // swap them.
+            "Version" if layout == Layout::V0_9_0 => *value = layout.version().to_string(),
+            "Version" if value.starts_with("0.") => {
+                let read = std::mem::replace(value, layout.version().to_string());
+                diag.warn("dyalog-version-written", None, || {
+                    format!("{FORMAT}: Version {read} written as 1.37: the file is in the 1.37 layout, its Inclusive/Exclusive columns labelled as measured (--dyalog-version 0.9.0 writes 0.9.0's)")
+                });
+            }
+            "Title" => {
+                if let Some(title) = &options.title {
+                    value.clone_from(title);
+                }
+            }
+            "TimerBias" if profile.meta.attr("dyalog-xml.TimerBias").is_none() => {
+                diag.warn("dyalog-no-bias", None, || {
+                    format!("{FORMAT}: the source states no TimerBias: written as 0, as for times not bias-adjusted")
+                })
+            }
+            _ => {}
+        }
     }
     let mut text = String::with_capacity(1 << 16);
-    text.push_str("<?xml version=\"1.0\"?>\n<ProfileData>\n    <ProfileSettings>\n");
+    if layout == Layout::Current {
+        text.push_str("<?xml version=\"1.0\"?>\n");
+    }
+    text.push_str("<ProfileData>\n    <ProfileSettings>\n");
     for (name, value) in settings {
         element(&mut text, 8, &name, &value);
     }
@@ -920,7 +949,10 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
         for &column in &columns {
             value.clear();
             super::format_cell(row, column, report, &mut derived, '.', &mut value);
-            element(&mut text, 8, column.name(), &value);
+            match layout {
+                Layout::Current => element(&mut text, 8, column.name(), &value),
+                Layout::V0_9_0 => element_0_9_0(&mut text, label_0_9_0(column, report), &value),
+            }
         }
         text.push_str("    </ProfileEntry>\n");
         if text.len() > 1 << 16 {
@@ -931,6 +963,31 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
     text.push_str("</ProfileData>\n");
     out.write_all(text.as_bytes())?;
     Ok(())
+}
+
+/// The element 0.9.0 wrote `column` of `report` under: `Function` for the name, and in tree and
+/// data reports each time and ticks column under the other's label (shared notes §3.7; seed 002's
+/// tree: `<InclusiveTime>0.8205615629464091` for Rain's exclusive time).
+fn label_0_9_0(column: Column, report: Report) -> &'static str {
+    let swapped = report != Report::Summary;
+    match column {
+        Column::Element => "Function",
+        Column::ExclusiveTime if swapped => "InclusiveTime",
+        Column::InclusiveTime if swapped => "ExclusiveTime",
+        Column::ExclusiveTicks if swapped => "InclusiveTicks",
+        Column::InclusiveTicks if swapped => "ExclusiveTicks",
+        _ => column.name(),
+    }
+}
+
+/// An entry's element as 0.9.0 wrote it: as [`element`], but empty as `<name></name>` (seed 002's
+/// `<Line></Line>`), a tree's function row's Line empty rather than `¯1`.
+fn element_0_9_0(out: &mut String, name: &str, value: &str) {
+    let function_row_line = name == "Line" && value == "¯1";
+    match value.is_empty() || function_row_line {
+        true => out.push_str(&format!("        <{name}></{name}>\n")),
+        false => element(out, 8, name, value),
+    }
 }
 
 /// `<name>value</name>` (or `<name/>`) on its own line, indented.

@@ -109,7 +109,10 @@ for (const file of files) {
   try {
     execFileSync(bin, ['convert', '-q', file, out], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
   } catch (e) {
-    const said = e.stderr.trim().split('\n').pop()
+    // The error line (an error may go on over lines of its own, such as the reasons each JSON
+    // format gives); else the last line.
+    const lines = e.stderr.trim().split('\n')
+    const said = lines.find((line) => line.startsWith('proftool: error:')) ?? lines.pop()
     if (/cannot tell the input format|cannot read the input/.test(said)) {
       console.log(`not read: ${rel}: ${said}`)
       unread++

@@ -41,7 +41,9 @@ function sourceFacts(fixture, metric) {
     metric: summary.metric,
     kind: kindOf(summary.metric),
     unit: summary.unit,
-    total: summary.rows.reduce((sum, row) => sum + row.self, 0),
+    // A flat report's row (a ]PROFILE summary) has no self value, and is written as a stack of
+    // one function that weighs its total.
+    total: summary.rows.reduce((sum, row) => sum + (row.self ?? row.total), 0),
     intervalUs: interval ? Number(interval[1]) * microseconds[interval[2].replace('µ', 'u')] : 1000,
     timed,
   }

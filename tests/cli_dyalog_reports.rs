@@ -280,3 +280,25 @@ fn a_report_of_a_source_without_time_is_refused() {
     let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(err.contains("--dyalog-report: the profile has no time"), "{err}");
 }
+
+/// A data report converted out of Dyalog's formats holds the times its reports show: `#.Rain`'s
+/// own time measured 0.8347928178 ms over 73 timer inspections (Appendix B's data line), less
+/// 73 × 0.000194948697 ms of TimerBias: 0.820561563 ms, by hand; said on stderr.
+#[test]
+fn a_data_report_converted_elsewhere_has_its_timer_bias_taken_off() {
+    let out = proftool()
+        .args(["convert", "--to", "speedscope"])
+        .arg(fixture("dyalog-xml/v0.9.0-data.xml"))
+        .arg("-")
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("whose times are as measured: they are written with its TimerBias"), "{err}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let profile = &json["profiles"][0];
+    let total: f64 = match profile["type"].as_str() {
+        Some("sampled") => profile["weights"].as_array().unwrap().iter().map(|w| w.as_f64().unwrap()).sum(),
+        _ => profile["endValue"].as_f64().unwrap() - profile["startValue"].as_f64().unwrap(),
+    };
+    assert!((total - (0.8347928178 - 73.0 * 0.000194948697)).abs() < 1e-6, "{total}");
+}

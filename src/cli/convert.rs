@@ -55,6 +55,10 @@ impl ConvertArgs {
                 diag.warn("report-times", None, || format!("{}: {note}", self.input.display()));
             }
             profile = report;
+        } else if !matches!(target, Format::DyalogXml | Format::DyalogCsv) {
+            if let Some(note) = proftool::report::take_off_timer_bias(&mut profile)? {
+                diag.warn("report-times", None, || format!("{}: {note}", self.input.display()));
+            }
         }
         options.input_size = Some(read.size);
         write_output(profile, &self.output, target, &[&self.input], &options, diag)

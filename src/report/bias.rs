@@ -53,6 +53,27 @@ pub fn apply_bias(profile: &mut Profile, bias: f64) -> Result<(), Error> {
     rebias(profile, held, bias).map_err(refuse)
 }
 
+/// For a profile written in a format other than Dyalog's: a data report's times, as measured, with
+/// the run's TimerBias taken off, so that the file written holds the times every report shows;
+/// what was done, or why it could not be, in a sentence.
+pub fn take_off_timer_bias(profile: &mut Profile) -> Result<Option<String>, Error> {
+    let has_ticks = profile.metrics().iter().any(|m| m.kind == MetricKind::Inspections);
+    if !(has_ticks && dyalog::raw_times(profile)) {
+        return Ok(None);
+    }
+    Ok(Some(match run_bias(profile) {
+        Some(bias) => {
+            rebias(profile, 0.0, bias).map_err(Error::BadOption)?;
+            format!(
+                "the source is a ]PROFILE data report, whose times are as measured: they are written with its TimerBias ({bias} ms a timer inspection) taken off, as every report shows them"
+            )
+        }
+        None => "the source is a ]PROFILE data report, whose times are as measured, and it does not say its \
+                 TimerBias: they are written as measured, not bias-adjusted"
+            .to_string(),
+    }))
+}
+
 /// Shows the times of `profile` as `times` asks, where it can: `Ok(Some(note))` says why it could
 /// not and what the times shown then are.
 pub(super) fn show_times(profile: &mut Profile, times: Times) -> Result<Option<String>, Error> {

@@ -28,7 +28,7 @@ pub mod table;
 mod tree;
 pub mod units;
 
-pub use bias::apply_bias;
+pub use bias::{apply_bias, take_off_timer_bias};
 pub use calls::{calls, CallsOptions, CallsPrinter, Functions};
 pub use data::{data, DataOptions};
 pub use flat::{dyalog_report, FlatReport};

@@ -51,9 +51,8 @@ pub(super) fn conversion_interval(
     diag: &mut Diagnostics,
 ) -> Duration {
     let interval = options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL);
-    let Some(step) = target.carries().interval_step.filter(|step| !step.is_zero()) else { return interval };
-    let steps = ((interval.as_nanos() + step.as_nanos() / 2) / step.as_nanos()).max(1);
-    let stated = step * u32::try_from(steps).unwrap_or(u32::MAX);
+    let Some(step) = target.carries().interval_step else { return interval };
+    let stated = crate::formats::stated_interval(interval, step);
     if stated != interval {
         diag.warn("interval-rounded", None, || {
             format!("{target} states its interval in steps of {step:?}: time is counted in intervals of {stated:?}, not {interval:?}")

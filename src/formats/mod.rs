@@ -293,6 +293,14 @@ pub const DEFAULT_MIN_OUTPUT_LIMIT: u64 = 1 << 30;
 /// The interval used when neither `--interval` nor the profile gives one.
 pub const DEFAULT_INTERVAL: Duration = Duration::from_millis(1);
 
+/// `interval` as a format that states intervals in steps of `step` can state it: the nearest whole
+/// number of steps, at least one.
+pub(crate) fn stated_interval(interval: Duration, step: Duration) -> Duration {
+    let step_ns = step.as_nanos().max(1);
+    let steps = ((interval.as_nanos() + step_ns / 2) / step_ns).max(1);
+    step * u32::try_from(steps).unwrap_or(u32::MAX)
+}
+
 impl ConvertOptions {
     /// Whether a conversion to `target` merges line frames into their functions: with
     /// `--functions`, or for a target without line numbers unless `--lines` keeps them as names.

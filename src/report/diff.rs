@@ -56,8 +56,8 @@ pub enum MinAbs {
 }
 
 impl MinAbs {
-    /// `text` as `--min-abs` takes it: a number not below 0, bare or followed by a unit of time
-    /// (ns, us, µs, ms, s) or of bytes (B, KiB, MiB, GiB, TiB; kB, MB, GB, TB in powers of 1000).
+    /// `text` as `--min-abs` takes it: a number not below 0, bare or followed by a unit `--unit`
+    /// takes, of time (ns, us or µs, ms, s) or of bytes (B, KiB, MiB, GiB, TiB).
     pub fn parse(text: &str) -> Result<MinAbs, String> {
         let text = text.trim();
         let split =
@@ -67,28 +67,17 @@ impl MinAbs {
         if !(value.is_finite() && value >= 0.0) {
             return Err(format!("{text:?} is not a number of at least 0"));
         }
-        let (kind, factor): (fn(f64) -> MinAbs, f64) = match unit.trim() {
-            "" => (MinAbs::InMetricUnit, 1.0),
-            "ns" => (MinAbs::Nanos, 1.0),
-            "us" | "µs" => (MinAbs::Nanos, 1e3),
-            "ms" => (MinAbs::Nanos, 1e6),
-            "s" => (MinAbs::Nanos, 1e9),
-            "B" => (MinAbs::Bytes, 1.0),
-            "KiB" => (MinAbs::Bytes, 1024.0),
-            "MiB" => (MinAbs::Bytes, 1024.0 * 1024.0),
-            "GiB" => (MinAbs::Bytes, 1024.0 * 1024.0 * 1024.0),
-            "TiB" => (MinAbs::Bytes, 1024.0 * 1024.0 * 1024.0 * 1024.0),
-            "kB" => (MinAbs::Bytes, 1e3),
-            "MB" => (MinAbs::Bytes, 1e6),
-            "GB" => (MinAbs::Bytes, 1e9),
-            "TB" => (MinAbs::Bytes, 1e12),
-            other => {
-                return Err(format!(
-                    "unknown unit {other:?} in {text:?}: a bare number is in the metric's unit; else ns, us, ms, s or B, KiB, MiB, GiB, TiB"
-                ))
-            }
-        };
-        Ok(kind(value * factor))
+        let unit = unit.trim();
+        if unit.is_empty() {
+            return Ok(MinAbs::InMetricUnit(value));
+        }
+        match super::units::amount_of(unit) {
+            Some((crate::model::Unit::Bytes, size)) => Ok(MinAbs::Bytes(value * size)),
+            Some((_, nanos)) => Ok(MinAbs::Nanos(value * nanos)),
+            None => Err(format!(
+                "unknown unit {unit:?} in {text:?}: a bare number is in the metric's unit; else ns, us, ms, s or B, KiB, MiB, GiB, TiB"
+            )),
+        }
     }
 
     /// The growth in the unit of `metric` (BASE's), whose samples or ticks last `interval`.

@@ -19,6 +19,14 @@ const BYTES: [Scale; 5] = [
     ("TiB", 1024.0 * 1024.0 * 1024.0 * 1024.0),
 ];
 
+/// The unit `word` names as an amount: time in nanoseconds or bytes, and how many of those it is
+/// (`ms`: 10^6 ns; `µs` as `us`); `None` for a word of no unit here.
+pub fn amount_of(word: &str) -> Option<(Unit, f64)> {
+    let word = if word == "µs" { "us" } else { word };
+    let find = |scales: &[Scale]| scales.iter().find(|(w, _)| *w == word).map(|&(_, size)| size);
+    find(&TIME).map(|size| (Unit::Nanoseconds, size)).or_else(|| find(&BYTES).map(|size| (Unit::Bytes, size)))
+}
+
 /// Every word `--unit` takes.
 pub const WORDS: [&str; 9] = ["ns", "us", "ms", "s", "B", "KiB", "MiB", "GiB", "TiB"];
 

@@ -78,9 +78,11 @@ pub(crate) const CARRIES: Carries = super::carries(
     &[MetricKind::Ticks, MetricKind::Calls, MetricKind::Alloc],
     false,
     &[('"', '\''), ('\n', ' '), ('\r', ' ')],
-    // The header's `"N ms"`.
-    std::time::Duration::from_millis(1),
+    INTERVAL_STEP,
 );
+
+/// The step the header states the tick length in: `"N ms"`.
+const INTERVAL_STEP: std::time::Duration = std::time::Duration::from_millis(1);
 
 const FORMAT: Format = Format::GhcPx;
 

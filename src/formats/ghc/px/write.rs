@@ -89,9 +89,9 @@ pub(super) fn interval_ms(interval: Option<Duration>, diag: &mut Diagnostics) ->
         });
     }
     let interval = interval.unwrap_or(DEFAULT_INTERVAL);
-    let ms = (interval.as_nanos() + 500_000) / 1_000_000;
-    let ms = ms.max(1);
-    if Duration::from_millis(ms as u64) != interval {
+    let stated = crate::formats::stated_interval(interval, super::INTERVAL_STEP);
+    let ms = stated.as_millis();
+    if stated != interval {
         diag.warn("interval-rounded", None, || {
             format!("ghc-px gives the tick length in whole milliseconds: {interval:?} is written as {ms} ms")
         });

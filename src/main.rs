@@ -11,7 +11,8 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     cli::clean_up_on_signals();
-    let cli = cli::Cli::parse();
+    let args: Vec<String> = std::env::args_os().map(|arg| arg.to_string_lossy().into_owned()).collect();
+    let cli = cli::Cli::try_parse_from(&args).unwrap_or_else(|err| cli::with_one_dash_hint(err, &args).exit());
     let mut diag = Diagnostics::default();
     let result = cli.command.run(&mut diag);
     // An option that does not fit the profile (an unknown --metric) can only be checked once the

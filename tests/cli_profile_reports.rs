@@ -290,7 +290,10 @@ fn data_takes_a_function_by_its_name() {
     let stderr = String::from_utf8(out.code(1).get_output().stderr.clone()).unwrap();
     let calls = proftool().args(["calls", "--fn", "FIB", &tree]).assert();
     assert_eq!(stderr, String::from_utf8(calls.code(1).get_output().stderr.clone()).unwrap());
-    assert!(stderr.starts_with("proftool: error: --fn FIB: no function is named so; the closest: CL-USER::FIB"), "{stderr}");
+    assert!(
+        stderr.starts_with("proftool: error: --fn FIB: no function is named so; the closest: CL-USER::FIB"),
+        "{stderr}"
+    );
     let out = proftool().args(["data", "--regex", "--fn", method, &tree]).assert();
     let stderr = String::from_utf8(out.code(1).get_output().stderr.clone()).unwrap();
     assert_eq!(stderr, format!("proftool: error: --fn {method}: no function matches\n"));

@@ -36,7 +36,7 @@ pub struct DiffArgs {
     #[arg(long, value_name = "FORMAT", value_parser = format_parser(Format::can_read))]
     from: Option<Format>,
     /// Sort and gate by self values (excluding the functions called) instead of totals.
-    #[arg(long)]
+    #[arg(long, aliases = super::args::profile_abbreviations("exclusive"))]
     exclusive: bool,
     /// Compare the values themselves (NEW's in BASE's unit) instead of shares of each total.
     #[arg(long)]

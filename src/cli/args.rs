@@ -253,14 +253,17 @@ pub struct ReportArgs {
     /// -relative_percentages); diff always compares shares of what the filters keep.
     #[arg(long)]
     pub relative_percentages: bool,
+    /// Keep names whole in text: by default a long name is cut in the middle with … so that a line
+    /// fits the terminal's width, or COLUMNS (else 100) when stdout is a pipe or a file.
+    #[arg(long)]
+    pub wide: bool,
 }
 
 impl ReportArgs {
-    /// Writes `report` to stdout as asked: names are cut to the terminal's width when it is one.
+    /// Writes `report` to stdout as asked: names are cut to [`text_width`].
     pub fn print<P: Printer>(&self, report: &Report<P>) -> anyhow::Result<()> {
         let stdout = std::io::stdout();
-        let width =
-            stdout.is_terminal().then(terminal_size::terminal_size).flatten().map(|(width, _)| usize::from(width.0));
+        let width = text_width(&stdout, self.wide);
         let unit =
             self.unit.as_deref().and_then(|word| proftool::report::units::WORDS.into_iter().find(|w| *w == word));
         let style = TextStyle {
@@ -272,6 +275,21 @@ impl ReportArgs {
         anyhow::Context::context(report.write(&mut stdout.lock(), self.format, style), "stdout")
     }
 }
+
+/// The width text is fitted to on `stdout`: none with `--wide`; the terminal's where stdout is one;
+/// else (a pipe, a file) `COLUMNS`, as a shell exports it, else [`PIPED_WIDTH`], so that one long
+/// name (a V8 regex frame of 1,000 characters) does not pad every line of `summary | less`.
+fn text_width(stdout: &std::io::Stdout, wide: bool) -> Option<usize> {
+    if wide {
+        return None;
+    }
+    let terminal = stdout.is_terminal().then(terminal_size::terminal_size).flatten();
+    let columns = || std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse().ok()).filter(|&c: &usize| c > 0);
+    Some(terminal.map(|(width, _)| usize::from(width.0)).or_else(columns).unwrap_or(PIPED_WIDTH))
+}
+
+/// The width text is fitted to in a pipe or a file when `COLUMNS` does not say one.
+const PIPED_WIDTH: usize = 100;
 
 /// Options of particular formats.
 #[derive(clap::Args)]

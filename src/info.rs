@@ -7,7 +7,8 @@
 
 use crate::formats::detect::Reason;
 use crate::formats::Format;
-use crate::model::{Profile, Total, TotalSource, Value};
+use crate::model::{Profile, Total, TotalSource, Unit, Value};
+use crate::report::units::{self, Quantity};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -44,6 +45,10 @@ pub struct Info {
     pub ranked_by: Option<String>,
     /// The heaviest functions by self value (non-zero), heaviest first.
     pub top_functions: Vec<FunctionInfo>,
+    /// The unit of the metric they are ranked by: text shows time and bytes in a unit of their
+    /// size, as the reports do.
+    #[serde(skip)]
+    pub ranked_unit: Option<Unit>,
 }
 
 /// One metric in the report.
@@ -114,6 +119,7 @@ impl Info {
             max_depth: profile.max_depth(),
             ranked_by: ranked.map(|m| profile.metrics()[m].name.clone()),
             top_functions: ranked.map(|m| heaviest(profile, m)).unwrap_or_default(),
+            ranked_unit: ranked.map(|m| profile.metrics()[m].unit),
         }
     }
 
@@ -160,7 +166,7 @@ impl Info {
         if let Some(metric) = &self.ranked_by {
             let total = self.metrics.iter().find(|m| &m.name == metric).map_or(0.0, |m| m.total);
             let _ = writeln!(s, "heaviest functions by self {metric}:");
-            let values: Vec<String> = self.top_functions.iter().map(|f| number(f.self_value)).collect();
+            let values = self.top_values();
             let width = values.iter().map(String::len).max().unwrap_or(0);
             for (f, value) in self.top_functions.iter().zip(&values) {
                 let share = if total > 0.0 { 100.0 * f.self_value / total } else { 0.0 };
@@ -168,6 +174,26 @@ impl Info {
             }
         }
         s
+    }
+}
+
+impl Info {
+    /// The heaviest functions' values as text shows them: time and bytes in the unit in which the
+    /// largest is at least 1, named (`1.38 s`, `0.10 s`), with three significant digits of it, as
+    /// `summary` shows a column; in the metric's own unit (counts, Dyalog's milliseconds) as they
+    /// are, the metric's line naming it.
+    fn top_values(&self) -> Vec<String> {
+        let values = self.top_functions.iter().map(|f| f.self_value);
+        let largest = values.clone().fold(0.0, |largest: f64, v| largest.max(v.abs()));
+        let quantity =
+            |unit| Quantity { unit, name: String::new(), label: String::new(), ticks: false, interval_nanos: None };
+        match self.ranked_unit.and_then(|unit| units::shown(&quantity(unit), largest, None)) {
+            Some(shown) if !shown.own => {
+                let places = units::decimals_for(largest / shown.divisor);
+                values.map(|v| format!("{:.places$} {}", v / shown.divisor, shown.word)).collect()
+            }
+            _ => values.map(number).collect(),
+        }
     }
 }
 

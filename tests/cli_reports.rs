@@ -618,3 +618,38 @@ fn piped_text_fits_columns_else_100() {
     let cjk = run(None, &[], &"処".repeat(100));
     assert!(row(&cjk).starts_with(&format!("{}…{}  ", "処".repeat(13), "処".repeat(13))), "{cjk}");
 }
+
+/// Issue 34 §16: a table shows one quantity in one unit, picked by its largest value in any
+/// column, with the same decimals down the columns. Folded stacks of nanoseconds, by hand: `a;b`
+/// 333,333,000 ns and `a;c` 666,667,000 ns, 1 s in all; so self and total are both in seconds,
+/// three significant digits of 1.00 (`c` 0.67 s, not a self of 667 ms beside a total of 0.67 s),
+/// and `tree --min-pct 40` prunes `b`, 333.333 ms, as `333 ms` (not `333333000 ns`). `info` names
+/// the unit of the heaviest functions (667 ms, 333 ms); `diff --absolute` against `c` grown by
+/// 100 ms (1.1 s in all) shows values and changes in seconds.
+#[test]
+fn a_quantity_shows_in_one_unit_in_every_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let (base, new) = (dir.path().join("base.folded"), dir.path().join("new.folded"));
+    std::fs::write(&base, "a;b 333333000\na;c 666667000\n").unwrap();
+    std::fs::write(&new, "a;b 333333000\na;c 766667000\n").unwrap();
+    let base = base.to_str().unwrap();
+    let words = |text: &str, starting: &str| -> Vec<String> {
+        let line = text.lines().find(|l| l.trim_start().starts_with(starting)).unwrap_or_default();
+        line.split_whitespace().map(str::to_string).collect()
+    };
+    let summary = report(&["summary", "--folded-unit", "ns", base]);
+    assert_eq!(words(&summary, "name"), ["name", "self", "s", "self", "%", "total", "s", "total", "%"]);
+    assert_eq!(words(&summary, "c "), ["c", "0.67", "66.7", "0.67", "66.7"]);
+    let tree = report(&["tree", "--folded-unit", "ns", "--min-pct", "40", base]);
+    assert_eq!(words(&tree, "total"), ["total", "s", "total", "%", "self", "s", "self", "%", "name"]);
+    assert_eq!(words(&tree, "0.67"), ["0.67", "66.7", "0.67", "66.7", "c"]);
+    assert_eq!(tree.lines().last(), Some("pruned: 1 branch under 40 % of the total, 333 ms (33.3 %)"));
+    let data = report(&["data", "--folded-unit", "ns", base]);
+    assert_eq!(words(&data, "function"), ["function", "name", "inc", "s", "exc", "s"]);
+    let info = report(&["info", "--folded-unit", "ns", base]);
+    assert!(info.ends_with("  667 ms   66.7%  c\n  333 ms   33.3%  b\n"), "{info}");
+    let diff = report(&["diff", "--absolute", "--folded-unit", "ns", base, new.to_str().unwrap()]);
+    let heading = words(&diff, "name");
+    assert_eq!(heading[2..5], ["base", "self", "s"]);
+    assert_eq!(words(&diff, "c "), ["c", "0.67", "0.77", "+0.10", "0.67", "0.77", "+0.10"]);
+}

@@ -241,7 +241,8 @@ pub struct ReportArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=MAX_DECIMALS), allow_negative_numbers = true, aliases = profile_abbreviations("decimal"))]
     pub decimal: Option<u8>,
     /// The unit text shows times or bytes in (ns, us, ms, s; B, KiB, MiB, GiB, TiB): by default
-    /// each column's own, the one in which its largest value is at least 1. CSV and JSON keep the
+    /// each quantity's own, the one in which its largest value is at least 1; samples and ticks show
+    /// as time at the profile's interval (refused where it states none). CSV and JSON keep the
     /// metric's own unit (JSON's `unit`).
     #[arg(long, value_name = "UNIT", value_parser = clap::builder::PossibleValuesParser::new(proftool::report::units::WORDS))]
     pub unit: Option<String>,
@@ -260,17 +261,20 @@ pub struct ReportArgs {
 }
 
 impl ReportArgs {
+    /// The unit `--unit` names, one of [`proftool::report::units::WORDS`].
+    pub fn unit(&self) -> Option<&'static str> {
+        self.unit.as_deref().and_then(|word| proftool::report::units::WORDS.into_iter().find(|w| *w == word))
+    }
+
     /// Writes `report` to stdout as asked: names are cut to [`text_width`].
     pub fn print<P: Printer>(&self, report: &Report<P>) -> anyhow::Result<()> {
         let stdout = std::io::stdout();
         let width = text_width(&stdout, self.wide);
-        let unit =
-            self.unit.as_deref().and_then(|word| proftool::report::units::WORDS.into_iter().find(|w| *w == word));
         let style = TextStyle {
             decimals: self.decimal.map_or(1, usize::from),
             decimals_given: self.decimal.is_some(),
             width,
-            unit,
+            unit: self.unit(),
         };
         anyhow::Context::context(report.write(&mut stdout.lock(), self.format, style), "stdout")
     }

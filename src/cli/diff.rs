@@ -135,6 +135,8 @@ impl DiffArgs {
         };
         // The profiles move into their views: a copy of each is kept only for a differential output.
         let (base_view, new_view) = (view(base, metrics.0)?, view(new, metrics.1)?);
+        // Values are shown in BASE's unit.
+        base_view.check_unit(self.common.report.unit())?;
         let comparison = diff::compare(&base_view, &new_view, (&names[0], &names[1]), &options)?;
         let to_stdout = to.as_ref().is_some_and(|(_, out)| out == Path::new("-"));
         if let (Some((kind, out)), Some(matched)) = (to, kept) {

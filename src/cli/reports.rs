@@ -177,6 +177,7 @@ fn run_report<P: Printer>(
     }
     let profile = read.profile;
     let view = View::new(profile, &options)?;
+    view.check_unit(common.report.unit())?;
     for note in view.notes() {
         diag.warn("report-times", None, || format!("{}: {note}", input.path.display()));
     }

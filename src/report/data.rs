@@ -13,7 +13,7 @@
 use super::calls::Functions;
 use super::summary::{sums_of, Sums};
 use super::table::{Cell, Cells, Column, Digits};
-use super::{amount_column, digits_of, inclusive_values, PlainPrinter, Report, View};
+use super::{digits_of, inclusive_values, PlainPrinter, Report, View};
 use crate::error::Error;
 use crate::model::FrameKind;
 use rustc_hash::FxHashMap;
@@ -58,8 +58,8 @@ pub fn data(view: View, options: &DataOptions) -> Result<Report<PlainPrinter>, E
     for &(m, _) in &metrics {
         let metric = &view.profile.metrics()[m];
         let key = |part: &str| -> std::borrow::Cow<'static, str> { format!("{}_{part}", metric.name).into() };
-        columns.push(amount_column(key("inc"), "inc", metric));
-        columns.push(amount_column(key("exc"), "exc", metric));
+        columns.push(Column::amount(key("inc"), "inc", view.quantity(m)));
+        columns.push(Column::amount(key("exc"), "exc", view.quantity(m)));
     }
     let mut cells = Vec::new();
     // A function without a row of its own is named by a text after the rows' names.

@@ -3,7 +3,8 @@
 //! Sums of float values (a metric's total, a function's self value over its nodes) are given as
 //! the shortest decimal within the rounding error of the sum, so that 0.1 ms and 0.2 ms add up to
 //! 0.3, not 0.30000000000000004; sums of counts are exact. Frames are named as the one-name writers
-//! (folded) name them: a GHC cost centre as `Module.label`.
+//! (folded) name them: a GHC cost centre as `Module.label`. Text shows the heaviest functions'
+//! times and bytes as a report shows a column of them: in the unit their largest picks (`1.38 s`).
 
 use crate::formats::detect::Reason;
 use crate::formats::Format;
@@ -175,9 +176,7 @@ impl Info {
         }
         s
     }
-}
 
-impl Info {
     /// The heaviest functions' values as text shows them: time and bytes in the unit in which the
     /// largest is at least 1, named (`1.38 s`, `0.10 s`), with three significant digits of it, as
     /// `summary` shows a column; in the metric's own unit (counts, Dyalog's milliseconds) as they

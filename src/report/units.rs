@@ -1,6 +1,9 @@
-//! The units text shows amounts in: per column, the unit in which the column's largest value is
-//! at least 1 (`3.07 s`, `460 ms`, `8.0 MiB`), as `go tool pprof -top` scales its values, or the one
-//! `--unit` names. CSV and JSON keep every number in the metric's own unit.
+//! The units text shows amounts in: per quantity (a metric's values, in every column of them), the
+//! unit in which its largest value is at least 1 (`3.07 s`, `460 ms`, `8.0 MiB`), as `go tool pprof
+//! -top` scales its values, or the one `--unit` names. Samples and ticks are counts, shown as time
+//! only where `--unit` names a unit of time and the profile states their interval; nothing else
+//! turns into time, and a unit that does not fit is refused ([`refusal`]). CSV and JSON keep every
+//! number in the metric's own unit.
 
 use crate::model::Unit;
 
@@ -90,11 +93,6 @@ pub fn shown(quantity: &Quantity, largest: f64, wanted: Option<&str>) -> Option<
         None => scales.iter().rev().find(|(_, s)| in_smallest >= *s && *s >= size).copied().unwrap_or(own),
     };
     Some(Shown { word, divisor: scale / size, own: scale == size })
-}
-
-/// Whether text shows amounts of `quantity` in a unit of its choosing (time, bytes; not counts).
-pub fn scales(quantity: &Quantity) -> bool {
-    family(quantity, None).is_some()
 }
 
 /// Why `--unit word` cannot show `quantity`, if it cannot: a unit of another family, or samples or

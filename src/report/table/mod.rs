@@ -6,8 +6,9 @@
 //! cells of one.
 //!
 //! Text has widths from the data, numbers right-aligned, and names cut in the middle with `…` only
-//! when a width is given (the terminal's, `COLUMNS` or 100 in a pipe; none with `--wide`). CSV and JSON have every number in full
-//! (`--decimal` is for text) under the column keys `docs/reports.md` lists.
+//! when a width is given (the terminal's, `COLUMNS` or 100 in a pipe; none with `--wide`). CSV and
+//! JSON have every number in full (`--decimal` is for text) under the column keys
+//! `docs/reports.md` lists.
 
 mod amounts;
 mod csv;
@@ -42,11 +43,12 @@ pub struct TextStyle {
     /// Decimals of non-whole numbers (`--decimal`).
     pub decimals: usize,
     /// Whether `--decimal` was given: then amounts in a unit of their column's choosing have as many
-    /// too, else three significant digits of the column's largest.
+    /// too, else three significant digits of their quantity's largest.
     pub decimals_given: bool,
     /// The width to cut names to fit in (the terminal's, or a pipe's), if any.
     pub width: Option<usize>,
-    /// The unit amounts are shown in (`--unit`), where it is of their family.
+    /// The unit amounts of the reported metric are shown in (`--unit`), where it is of their family
+    /// (samples and ticks of a known interval: time).
     pub unit: Option<&'static str>,
 }
 

@@ -237,7 +237,7 @@ pub struct ReportArgs {
     #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = named::<report::Format>())]
     pub format: report::Format,
     /// Decimals of the numbers that are not whole, in text (default 1; times and bytes shown in a
-    /// unit other than the metric's own get three significant digits of their column's largest).
+    /// unit other than the metric's own get three significant digits of their quantity's largest).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=MAX_DECIMALS), allow_negative_numbers = true, aliases = profile_abbreviations("decimal"))]
     pub decimal: Option<u8>,
     /// The unit text shows times or bytes in (ns, us, ms, s; B, KiB, MiB, GiB, TiB): by default

@@ -16,7 +16,7 @@
 
 use super::summary::{sums, Sums};
 use super::table::{whole_or_float, Cell, Cells, Column, Digits, Layout, Table, TextStyle};
-use super::{unit_label, Header, Printer, Report, View};
+use super::{unit_label, units, Header, Printer, Report, View};
 use crate::convert::{self, ConvertOptions};
 use crate::diag::Diagnostics;
 use crate::error::Error;
@@ -273,15 +273,27 @@ fn columns(base: &View, absolute: bool) -> (Vec<Column>, Digits) {
         false => ("%".to_string(), Digits::Decimals),
     };
     let change = if absolute { "change".to_string() } else { "change (points)".to_string() };
+    // With --absolute, values and changes are of BASE's metric: one quantity, shown in one unit
+    // (a change of a count headed without the count's word, as before).
+    let quantity = base.quantity(base.metric);
+    let changes = units::Quantity { label: String::new(), ..quantity.clone() };
+    let value = |key: &'static str, heading: &str| match absolute {
+        true => Column::amount(key, heading, quantity.clone()),
+        false => Column::new(key, format!("{heading} {unit}")),
+    };
+    let change_of = |key: &'static str, of: &str| match absolute {
+        true => Column::amount(key, format!("{of} {change}"), changes.clone()),
+        false => Column::new(key, format!("{of} {change}")),
+    };
     let columns = vec![
         Column::new("name", "name"),
         Column::new("status", "status"),
-        Column::new("base_self", format!("base self {unit}")),
-        Column::new("new_self", format!("new self {unit}")),
-        Column::new("self_change", format!("self {change}")),
-        Column::new("base_total", format!("base total {unit}")),
-        Column::new("new_total", format!("new total {unit}")),
-        Column::new("total_change", format!("total {change}")),
+        value("base_self", "base self"),
+        value("new_self", "new self"),
+        change_of("self_change", "self"),
+        value("base_total", "base total"),
+        value("new_total", "new total"),
+        change_of("total_change", "total"),
         Column::new("crossed", "over"),
     ];
     (columns, digits)

@@ -819,19 +819,45 @@ fn help_shows_examples() {
     proftool().args(["convert", "--help"]).assert().success().stdout(predicate::str::contains("--interval"));
 }
 
+/// Issue 34 §8: LispWorks processes are threads. Into Sampler, each is a thread block of its own
+/// named after it (the `"Profile root"` above them is no thread and goes); back into LispWorks,
+/// they are quoted processes under one root again. Expected by hand from processes.tree: the
+/// listener's 90 samples and the idle process's 10 in two blocks; the tree as read but for FIB's
+/// Call-Count (3) and the title, which Sampler has no place for.
 #[test]
-fn lispworks_through_sampler_keeps_the_stacks() {
+fn lispworks_processes_are_sampler_threads_and_come_back() {
     let dir = temp();
     let sampler = dir.path().join("p.sampler");
-    proftool().arg("convert").arg(fixture("lispworks/processes.tree")).arg(&sampler).assert().success().stderr(
-        predicate::str::contains("sampler names a thread by its id: \"Profile root\" is written as Thread_0001"),
-    );
-    let folded = |input: &Path| {
-        let out = proftool().args(["convert", "-q", "--to", "folded"]).arg(input).arg("-").assert().success();
-        String::from_utf8(out.get_output().stdout.clone()).unwrap()
-    };
-    let direct = folded(&fixture("lispworks/processes.tree")).replace("Profile root;", "Thread_0001;");
-    assert_eq!(folded(&sampler), direct);
+    let tree = fixture("lispworks/processes.tree");
+    let out = proftool().arg("convert").arg(&tree).arg(&sampler).assert().success();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(!stderr.contains("Thread_0001"), "{stderr}");
+    let bytes = std::fs::read(&sampler).unwrap();
+    let has = |text: &[u8]| bytes.windows(text.len()).any(|w| w == text);
+    // Thread ids 1 and 2: a symbol entry each, named by the process, and a block each.
+    assert!(has(b"\t\x00\x00\x00\x01\t\x00\x00\x00\x00\tCAPI Execution Listener 1\t"), "{bytes:?}");
+    assert!(has(b"\t\x00\x00\x00\x02\t\x00\x00\x00\x00\tIdle \"process\"\t"), "{bytes:?}");
+    assert!(has(b"@threadV1.0\t0001\n") && has(b"@threadV1.0\t0002\n") && !has(b"@threadV1.0\t0003"));
+    assert!(!has(b"Profile root"), "the pseudo-root is no thread and no function");
+    let folded = |input: &Path| run(&["convert", "-q", "--sampler-order", "leaf-first", "--to", "folded"], input).0;
+    let expected = [
+        "CAPI Execution Listener\u{a0}1 5",
+        "CAPI Execution Listener\u{a0}1;CL-USER::FIB 25",
+        "CAPI Execution Listener\u{a0}1;CL-USER::FIB;CL-USER::FIB 25",
+        "CAPI Execution Listener\u{a0}1;CL-USER::FIB;CL-USER::FIB;(METHOD PRINT-OBJECT (WIDGET T)) 10",
+        "CAPI Execution Listener\u{a0}1;CL-USER::|weird name| 25",
+        "Idle \"process\" 10",
+    ];
+    assert_eq!(folded(&sampler), expected.join("\n") + "\n");
+    let back = run(&["convert", "-q", "--sampler-order", "leaf-first", "--to", "lispworks"], &sampler).0;
+    let original = std::fs::read_to_string(&tree).unwrap();
+    let expected: String = original
+        .lines()
+        .filter(|l| !l.starts_with(';'))
+        .map(|l| format!("{}\n", l.replace("|60|3|60|50|", "|60|0|60|50|").replace("|35|3|60|50|", "|35|0|60|50|")))
+        .collect::<String>()
+        .replace("LispWorks Profiler Tree: fib benchmark: run 2", "LispWorks Profiler Tree");
+    assert_eq!(back, expected);
 }
 
 #[test]
@@ -1134,27 +1160,22 @@ fn speedscope_gets_the_stacks_with_their_weights() {
     assert_eq!(doc["name"], "fib benchmark: run 2");
     let frames: Vec<&str> =
         doc["shared"]["frames"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
-    // "Profile root" is a thread (LispWorks' pseudo-root process): it is the profile, not a frame;
-    // the processes below it are frames of its stacks, functions after the functions read.
+    // The processes are threads, each a profile of its own named after it (speedscope's thread
+    // menu); "Profile root" above them is no thread and no frame of theirs (issue 34 §8).
+    assert_eq!(frames, ["CL-USER::FIB", "(METHOD PRINT-OBJECT (WIDGET T))", "CL-USER::|weird name|"]);
+    // The stacks of processes.tree below each process (by hand), as frame indices.
+    let profiles = doc["profiles"].as_array().unwrap();
+    assert_eq!(profiles.len(), 2);
+    let summary =
+        |p: &serde_json::Value| (p["type"].clone(), p["name"].clone(), p["unit"].clone(), p["endValue"].clone());
+    assert_eq!(summary(&profiles[0]), ("sampled".into(), "CAPI Execution Listener 1".into(), "none".into(), 90.into()));
+    assert_eq!(profiles[0]["samples"], serde_json::json!([[], [0], [0, 0], [0, 0, 1], [2]]));
+    assert_eq!(profiles[0]["weights"], serde_json::json!([5, 25, 25, 10, 25]));
+    assert_eq!(summary(&profiles[1]), ("sampled".into(), "Idle \"process\"".into(), "none".into(), 10.into()));
     assert_eq!(
-        frames,
-        [
-            "CL-USER::FIB",
-            "(METHOD PRINT-OBJECT (WIDGET T))",
-            "CL-USER::|weird name|",
-            "CAPI Execution Listener 1",
-            "Idle \"process\""
-        ]
+        (&profiles[1]["samples"], &profiles[1]["weights"]),
+        (&serde_json::json!([[]]), &serde_json::json!([10]))
     );
-    // The folded lines of processes.tree (checked by hand in the folded test), as frame indices.
-    assert_eq!(doc["profiles"].as_array().unwrap().len(), 1);
-    let profile = &doc["profiles"][0];
-    assert_eq!(
-        (&profile["type"], &profile["name"], &profile["unit"], &profile["endValue"]),
-        (&"sampled".into(), &"Profile root".into(), &"none".into(), &100.into())
-    );
-    assert_eq!(profile["samples"], serde_json::json!([[3], [3, 0], [3, 0, 0], [3, 0, 0, 1], [3, 2], [4]]));
-    assert_eq!(profile["weights"], serde_json::json!([5, 25, 25, 10, 25, 10]));
 }
 
 #[test]

@@ -43,7 +43,7 @@
 use super::{Carries, Format, Sniff, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
-use crate::model::{FrameId, FrameKind, FrameTable, FunctionFacts, Metric, MetricKind, NodeId, Profile, Value};
+use crate::model::{ops, FrameId, FrameKind, FrameTable, FunctionFacts, Metric, MetricKind, NodeId, Profile, Value};
 use crate::text;
 use std::io::{Read, Write};
 
@@ -242,11 +242,11 @@ impl TreeReader {
         while self.path.len() > depth {
             self.close(diag);
         }
+        let parent = self.path.last().map(|&(node, _)| node);
         let frame = match row.name_hash {
             Some(hash) => self.profile.frames.intern_name_hashed(name, FrameKind::Function, hash),
-            None => self.intern(name),
+            None => self.intern_string(name, parent),
         };
-        let parent = self.path.last().map(|&(node, _)| node);
         let node = self.profile.tree.push(parent, frame);
         let [count, calls, seen, top] = row.counts;
         self.profile.tree.set_self(0, node, Value::Int(count));
@@ -258,11 +258,18 @@ impl TreeReader {
         Ok(())
     }
 
-    fn intern(&mut self, name: &str) -> FrameId {
-        match unquote(name) {
-            Some(text) => self.profile.frames.intern_name(&text, FrameKind::Thread),
-            None => self.profile.frames.intern_name(name, FrameKind::Function),
-        }
+    /// The frame of a name that starts with `"`: a string literal is a node that is no function (the
+    /// manual), a process where it is a child of the string root (`"Profile root"` above
+    /// `"CAPI Execution Listener 1"`), another pseudo-frame elsewhere (the root itself); anything else
+    /// that starts with a quote is a function's name.
+    fn intern_string(&mut self, name: &str, parent: Option<NodeId>) -> FrameId {
+        let Some(text) = unquote(name) else { return self.profile.frames.intern_name(name, FrameKind::Function) };
+        let under_string_root = parent.is_some_and(|p| {
+            let tree = &self.profile.tree;
+            tree.parent(p).is_none() && self.profile.frames.get(tree.frame(p)).kind == FrameKind::Pseudo
+        });
+        let kind = if under_string_root { FrameKind::Thread } else { FrameKind::Pseudo };
+        self.profile.frames.intern_name(&text, kind)
     }
 
     fn record_facts(&mut self, frame: FrameId, facts: [i64; 3], line: Position, diag: &mut Diagnostics) {
@@ -339,6 +346,39 @@ fn quote(text: &str, out: &mut String) {
         out.push(c);
     }
     out.push('"');
+}
+
+/// The root LispWorks' own trees have (`processes.tree`), the one given to a profile of several.
+const ROOT: &str = "Profile root";
+
+/// LispWorks' fitting of a profile (called by the conversion step): a tree has one root, "the node
+/// with depth 0" (seed 000), and processes are strings one level below it. A profile of several
+/// roots (threads, the rows of a flat report) or whose one root is a thread is put under a
+/// `"Profile root"` pseudo-frame added for it, said on stderr; its Count is the sum of theirs, and
+/// so is its Seen-Count (it is on every stack), its Top-Count 0 (it has no sample of its own).
+pub(crate) fn fit(profile: Profile, diag: &mut Diagnostics) -> Profile {
+    let tree = &profile.tree;
+    let roots: Vec<NodeId> = tree.roots().collect();
+    let is_thread = |&r: &NodeId| profile.frames.get(tree.frame(r)).kind == FrameKind::Thread;
+    if roots.len() < 2 && !roots.iter().any(is_thread) {
+        return profile;
+    }
+    let what = match roots.as_slice() {
+        [thread] => format!("thread {:?} is", profile.frames.get(tree.frame(*thread)).name),
+        _ => format!("{} roots are", roots.len()),
+    };
+    diag.warn("roots-adopted", None, || {
+        format!("{} has one root: the input's {what} put under a {ROOT:?} added for them", Format::Lispworks)
+    });
+    let mut profile = profile;
+    let root = profile.frames.intern_name(ROOT, FrameKind::Pseudo);
+    let adopted = ops::adopt_roots(&profile, root, |_| true);
+    // Roots of one function (a tree of several roots, as this reader takes them) are one node once
+    // they are siblings: a node is one chain of callers.
+    match adopted.tree.has_duplicate_siblings(adopted.frames.len()) {
+        true => ops::merge_siblings(&adopted),
+        false => adopted,
+    }
 }
 
 /// Writes `profile` (already projected to one count metric) as a LispWorks profiler tree.

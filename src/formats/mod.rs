@@ -556,10 +556,10 @@ impl Format {
     }
 
     /// The format's own fitting of a profile's roots, called by the conversion step once frames are
-    /// fitted (Sampler: every stack in a thread named by its id).
-    pub fn fit_roots(self, profile: &mut Profile, diag: &mut Diagnostics) {
+    /// fitted (Sampler: every stack in a thread).
+    pub fn fit_roots(self, profile: &mut Profile) {
         match self {
-            Format::Sampler => sampler::fit_roots(profile, diag),
+            Format::Sampler => sampler::fit_roots(profile),
             Format::Speedscope => speedscope::fit_roots(profile),
             _ => {}
         }
@@ -579,6 +579,7 @@ impl Format {
             Format::Pprof => pprof::fit(profile, diag),
             Format::Cpuprofile => cpuprofile::fit(profile, options, diag),
             Format::ChromeTrace => chrome_trace::fit(profile, diag),
+            Format::Lispworks => lispworks::fit(profile, diag),
             _ => profile,
         }
     }

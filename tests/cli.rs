@@ -860,6 +860,90 @@ fn lispworks_processes_are_sampler_threads_and_come_back() {
     assert_eq!(back, expected);
 }
 
+/// Issue 34 §7: a LispWorks tree has one root, "the node with depth 0" (seed 000). Several threads
+/// and a flat summary report's rows go under one `"Profile root"`, its Count the sum of theirs,
+/// Seen-Count the same (it is on every stack), Top-Count 0. By hand: two-threads.sampler's threads
+/// hold 4 and 3 samples (main is on the stack in all 7, on top in 1; its third thread none);
+/// seed 002's v0.9.0 summary rows are 68.40049488, 47.14893489, 23.0318165, 20.80886149 and
+/// 10.97602407 ms: 68 + 47 + 23 + 21 + 11 = 170 samples of 1 ms.
+#[test]
+fn a_lispworks_tree_has_one_root() {
+    let (tree, err) = run(&["convert", "--to", "lispworks"], &fixture("sampler/two-threads.sampler"));
+    let expected = [
+        "LispWorks Profiler Tree",
+        "0|7|0|7|0|\"Profile root\"",
+        "1|4|0|4|0|\"Thread_0001\"",
+        "2|4|0|7|1|main",
+        "3|3|0|3|2|parse",
+        "4|1|0|1|1|read",
+        "1|3|0|3|0|\"Thread_0002\"",
+        "2|3|0|7|1|main",
+        "3|3|0|3|3|write",
+        "1|0|0|0|0|\"Thread_0003\"",
+    ];
+    assert_eq!(tree, expected.join("\n") + "\n");
+    assert!(
+        err.contains("lispworks has one root: the input's 3 roots are put under a \"Profile root\" added for them"),
+        "{err}"
+    );
+    let (tree, _) = run(&["convert", "-q", "--to", "lispworks"], &fixture("dyalog-csv/v0.9.0-summary.csv"));
+    let expected = [
+        "LispWorks Profiler Tree",
+        "0|170|0|170|0|\"Profile root\"",
+        "1|68|1|68|68|#.Rain",
+        "1|47|1|47|47|#.ch.Step",
+        "1|23|311|23|23|#.ch.CHΔQ",
+        "1|21|44|21|21|#.ch.CHΔSET",
+        "1|11|9|11|11|#.ch.Set",
+    ];
+    assert_eq!(tree, expected.join("\n") + "\n");
+    // Read back, the threads are processes again: `--thread` keeps one (its 3 samples).
+    let dir = temp();
+    let written = dir.path().join("threads.tree");
+    proftool().args(["convert", "-q"]).arg(fixture("sampler/two-threads.sampler")).arg(&written).assert().success();
+    let (one, _) = run(&["convert", "-q", "--thread", "Thread_0002", "--to", "folded"], &written);
+    assert_eq!(one, "Profile root;Thread_0002;main;write 3\n");
+}
+
+/// Issue 34 §8: a target without threads (BR, Dyalog, GHC's -px) has no process names as
+/// functions: the processes' frames go, said once, and their own samples go to the root above them
+/// (by hand from processes.tree: 5 of the listener and 10 idle, 15 for "Profile root"). `--thread`
+/// picks a process first: the listener's 90 samples alone, in one Sampler block.
+#[test]
+fn processes_are_dropped_where_there_are_no_threads() {
+    let tree = fixture("lispworks/processes.tree");
+    let dir = temp();
+    let br = dir.path().join("p.br");
+    let out = proftool().arg("convert").arg(&tree).arg(&br).assert().success();
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    let warning = "br has no threads: the frames of threads and processes \"CAPI Execution Listener 1\", \"Idle \\\"process\\\"\" are dropped, their stacks kept\n";
+    assert_eq!(err.matches(warning).count(), 1, "{err}");
+    let bytes = std::fs::read(&br).unwrap();
+    for name in [&b"CAPI"[..], b"Idle"] {
+        assert!(!bytes.windows(name.len()).any(|w| w == name), "{bytes:?}");
+    }
+    let expected = [
+        "Profile root 15",
+        "Profile root;CL-USER::FIB 25",
+        "Profile root;CL-USER::FIB;CL-USER::FIB 25",
+        "Profile root;CL-USER::FIB;CL-USER::FIB;(METHOD PRINT-OBJECT (WIDGET T)) 10",
+        "Profile root;CL-USER::|weird name| 25",
+    ];
+    assert_eq!(run(&["convert", "-q", "--to", "folded"], &br).0, expected.join("\n") + "\n");
+    let (_, err) = run(&["convert", "--to", "dyalog-xml"], &tree);
+    assert_eq!(err.matches("dyalog-xml has no threads").count(), 1, "{err}");
+    let sampler = dir.path().join("listener.sampler");
+    let listener = "CAPI Execution Listener 1";
+    proftool().args(["convert", "-q", "--thread", listener]).arg(&tree).arg(&sampler).assert().success();
+    let bytes = std::fs::read(&sampler).unwrap();
+    let blocks = bytes.windows(12).filter(|w| w == b"@threadV1.0\t").count();
+    assert_eq!(blocks, 1);
+    let (folded, _) = run(&["convert", "-q", "--sampler-order", "leaf-first", "--to", "folded"], &sampler);
+    let total: i64 = folded.lines().map(|l| l.rsplit_once(' ').unwrap().1.parse::<i64>().unwrap()).sum();
+    assert_eq!(total, 90, "{folded}");
+    assert!(folded.lines().all(|l| l.starts_with("CAPI Execution Listener\u{a0}1")), "{folded}");
+}
+
 #[test]
 fn sampler_output_is_capped_by_max_samples() {
     let dir = temp();

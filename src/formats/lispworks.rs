@@ -517,6 +517,24 @@ mod tests {
         }
     }
 
+    /// Seed 000: "the node with depth 0 is the root"; string names are nodes that are no function.
+    /// The strings right below a string root are processes (threads); the root and strings elsewhere
+    /// are other pseudo-frames, and so is a string below a function root.
+    #[test]
+    fn strings_below_the_string_root_are_processes() {
+        let text = "LispWorks Profiler Tree\n0|4|0|4|0|\"Profile root\"\n1|4|0|4|1|\"P\"\n2|3|0|3|3|\"GC\"\n\
+                    0|2|0|2|1|F\n1|1|0|1|1|\"Q\"\n";
+        let profile = read(&mut text.as_bytes(), &mut Diagnostics::default()).unwrap();
+        let kinds: Vec<(&str, FrameKind)> = profile
+            .tree
+            .nodes()
+            .map(|n| profile.frames.get(profile.tree.frame(n)))
+            .map(|f| (f.name.as_str(), f.kind))
+            .collect();
+        use FrameKind::{Function, Pseudo, Thread};
+        assert_eq!(kinds, [("Profile root", Pseudo), ("P", Thread), ("GC", Pseudo), ("F", Function), ("Q", Pseudo)]);
+    }
+
     #[test]
     fn quoted_strings_unescape_and_requote() {
         assert_eq!(unquote(r#""a \"b\" \\c""#).as_deref(), Some(r#"a "b" \c"#));

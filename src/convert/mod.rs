@@ -12,6 +12,8 @@
 //!   counts already (samples, ticks) keep the profile's own interval, and an `--interval` that
 //!   differs from it is not applied, with a warning;
 //! - line frames merge into their functions where the target has no line numbers;
+//! - threads and processes lose their frames where the target has none (their stacks kept), and
+//!   become roots where its threads are roots (a LispWorks process below its pseudo-root);
 //! - siblings that share a frame merge where the target stores whole stacks (equal stacks are one);
 //! - characters a frame name cannot hold in the target are replaced (`;` in folded stacks);
 //! - modules, per-function facts and header facts the target has no place for are dropped by name.

@@ -7,7 +7,7 @@
 //! ```text
 //! LispWorks Profiler Tree: compile run
 //! ; lines starting with a semicolon are comments
-//! 0|100|0|100|0|"root"
+//! 0|100|0|100|0|"Profile root"
 //! 1|100|0|100|0|"CAPI Execution Listener 1"
 //! 2|60|12|60|25|CL-USER::FIB
 //! 3|35|12|60|25|CL-USER::FIB
@@ -28,10 +28,20 @@
 //! the model notes' rules: Seen = samples with the function on the stack at least once, Top = its self
 //! samples, Call = the calls metric if the source had one, else 0.
 //!
+//! **Roots and processes**: "the node with depth 0 is the root" (seed 000), and a tree of processes
+//! has a string there (`"Profile root"`) with the processes one level below it, as the `profile`
+//! macro's printed tree shows one (`1: "CAPI Execution Listener 1"`). So the strings right below a
+//! string root are processes, read as threads (`--thread` keeps one; Sampler writes each as a
+//! thread block, formats without threads drop them); the root and any other string are pseudo-frames.
+//! Several depth-0 lines are accepted as several roots. On write, a tree has one root: several
+//! roots, or one that is a thread (Sampler's threads, a flat report's rows), go under a
+//! `"Profile root"` added for them, with a warning ([`fit`]); a file of several depth-0 lines so
+//! comes back under one root, the only file whose round trip is not byte for byte.
+//!
 //! **Quirks**: names are printed Lisp objects and kept opaque, except double-quoted strings
-//! (`"CAPI Execution Listener 1"`), the manual's non-function nodes, which become thread/process
-//! pseudo-frames named by the string's contents (`\"` and `\\` unescaped; re-quoted on write).
-//! Several depth-0 lines are accepted as several roots. CRLF is accepted; LF is written. Blank lines
+//! (`"CAPI Execution Listener 1"`), the manual's non-function nodes, named by the string's contents
+//! (`\"` and `\\` unescaped; threads and pseudo-frames are quoted again on write). CRLF is
+//! accepted; LF is written. Blank lines
 //! are skipped with a warning. Every line ends with a line break (the grammar of the shared notes, and
 //! what LispWorks writes): a last line without one is read, with a warning that the file looks cut
 //! short there (a name cut in the middle, `PKG` of `PKG::MERGE-LISTS`, is a name all the same).

@@ -567,8 +567,8 @@ impl Format {
 
     /// The format's own last step of fitting a profile that the conversion step has projected onto
     /// what it carries (Dyalog: a tree report's alternating rows and the columns of a 1.37 tree; BR:
-    /// time records as `--br-mode` says; pprof: no line 0). A format that cannot say which metric
-    /// comes first loses the source's choice.
+    /// time records as `--br-mode` says; pprof: no line 0; LispWorks: one root). A format that
+    /// cannot say which metric comes first loses the source's choice.
     pub fn fit(self, mut profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
         if !self.says_which_metric_comes_first() {
             profile.meta.weighed_by = None;

@@ -41,9 +41,8 @@
 //! **Quirks**: names are printed Lisp objects and kept opaque, except double-quoted strings
 //! (`"CAPI Execution Listener 1"`), the manual's non-function nodes, named by the string's contents
 //! (`\"` and `\\` unescaped; threads and pseudo-frames are quoted again on write). CRLF is
-//! accepted; LF is written. Blank lines
-//! are skipped with a warning. Every line ends with a line break (the grammar of the shared notes, and
-//! what LispWorks writes): a last line without one is read, with a warning that the file looks cut
+//! accepted; LF is written. Blank lines are skipped with a warning. Every line ends with a line
+//! break (the grammar of the shared notes, and what LispWorks writes): a last line without one is read, with a warning that the file looks cut
 //! short there (a name cut in the middle, `PKG` of `PKG::MERGE-LISTS`, is a name all the same).
 //!
 //! **Lost on write**: everything but one count per node: other metrics, modules, line numbers (line
@@ -374,12 +373,12 @@ pub(crate) fn fit(profile: Profile, diag: &mut Diagnostics) -> Profile {
         return profile;
     }
     let what = match roots.as_slice() {
-        [thread] => format!("thread {:?} is", profile.frames.get(tree.frame(*thread)).name),
-        _ => format!("{} roots are", roots.len()),
+        [thread] => {
+            format!("thread {:?} is put under a {ROOT:?} added for it", profile.frames.get(tree.frame(*thread)).name)
+        }
+        _ => format!("{} roots are put under a {ROOT:?} added for them", roots.len()),
     };
-    diag.warn("roots-adopted", None, || {
-        format!("{} has one root: the input's {what} put under a {ROOT:?} added for them", Format::Lispworks)
-    });
+    diag.warn("roots-adopted", None, || format!("{} has one root: the input's {what}", Format::Lispworks));
     let mut profile = profile;
     let root = profile.frames.intern_name(ROOT, FrameKind::Pseudo);
     let adopted = ops::adopt_roots(&profile, root, |_| true);

@@ -28,8 +28,7 @@
 //!
 //! **Model**: each thread block is a root frame of kind thread, named by its symbol (`Thread_xxxx`
 //! by the blog's convention, or any name; an id missing from the table names it so); blocks with
-//! the same id merge. A symbol is a function frame; its first library path is the
-//! frame's module, and `unknown` (when not 0) and a second library path that differs from the first
+//! the same id merge. A symbol is a function frame; its first library path is the frame's module, and `unknown` (when not 0) and a second library path that differs from the first
 //! are kept as frame attrs for the round trip. Samples are aggregated while reading, keyed by their raw
 //! bytes, so memory grows with distinct stacks; the metric is samples. An id missing from the symbol
 //! table becomes a placeholder frame with a warning (the rest of the file is still good); every other
@@ -37,8 +36,10 @@
 //!
 //! **Writing**: a block per root thread, its symbol named after the thread (a LispWorks process keeps
 //! its name; the blog's `Thread_xxxx` names are a convention the file does not need), its id below
-//! 0x10000 (from a `Thread_xxxx` name when it is one), and ids from 0x10000 up for symbols; a node with N self samples becomes N identical sample lines (`--max-samples`
-//! stops a runaway file, `--max-output-size` one whose records hold deep stacks); roots that are not threads go into one thread `Thread_xxxx`. **Lost**: every metric but
+//! 0x10000 (from a `Thread_xxxx` name when it is one), and ids from 0x10000 up for symbols; a node
+//! with N self samples becomes N identical sample lines (`--max-samples` stops a runaway file,
+//! `--max-output-size` one whose records hold deep stacks); roots that are not threads go into one
+//! thread `Thread_xxxx`. **Lost**: every metric but
 //! samples (time becomes samples at `--interval`), line numbers (merged into functions), header facts,
 //! frame kinds below the thread level, and TAB or LF in names (replaced by spaces, with a warning).
 

@@ -6,8 +6,9 @@
 //! metric of an input is added to the merged metric of its kind (and, where a kind has several, of
 //! its name), its values converted into that metric's unit (milliseconds and nanoseconds both add as
 //! time); a metric with no counterpart is an error that names it. Threads stay apart by default: a
-//! root thread is named after its input (`Thread_0001 [b.sampler]`), since thread 1 of one run is
-//! not thread 1 of another; with `merge_threads`, threads of the same name add up. Header facts that
+//! thread (a root thread, a LispWorks process below its root) is named after its input
+//! (`Thread_0001 [b.sampler]`), since thread 1 of one run is not thread 1 of another; with
+//! `merge_threads`, threads of the same name add up. Header facts that
 //! differ between inputs are dropped, by name; per-function counts (LispWorks) add up; measured
 //! inclusive values (Dyalog) add up while every input has them.
 
@@ -231,7 +232,7 @@ fn drop_differing_facts(merged: &mut Profile, profile: &Profile, label: &str, di
 }
 
 /// Adds every node of `profile` to `merged` at the same stack, its values converted by `targets`;
-/// root threads named after `label` when it is given (threads kept apart).
+/// threads named after `label` when it is given (threads kept apart).
 fn add_tree(merged: &mut Profile, index: &mut ChildIndex, profile: &Profile, targets: &[Target], label: Option<&str>) {
     let src = &profile.tree;
     let mut frame_of: Vec<Option<FrameId>> = vec![None; profile.frames.len()];
@@ -247,7 +248,7 @@ fn add_tree(merged: &mut Profile, index: &mut ChildIndex, profile: &Profile, tar
         let frame = profile.frames.get(src.frame(node));
         let parent = src.parent(node).and_then(|p| new_node[p.index()]);
         let id = match (parent, label) {
-            (None, Some(label)) if frame.kind == FrameKind::Thread => {
+            (_, Some(label)) if frame.kind == FrameKind::Thread => {
                 let name = format!("{} [{label}]", frame.name);
                 merged.frames.intern(FrameRef { name: &name, ..frame.as_ref() })
             }
@@ -403,13 +404,19 @@ mod tests {
 
     #[test]
     fn threads_stay_apart_unless_merged() {
-        let a = read(Format::Lispworks, "LispWorks Profiler Tree: a\n0|3|0|3|0|\"main\"\n1|3|0|3|3|F\n");
+        // A process "main" below the root of a LispWorks tree, run twice.
+        let text = "LispWorks Profiler Tree: a\n0|3|0|3|0|\"Profile root\"\n1|3|0|3|0|\"main\"\n2|3|0|3|3|F\n";
+        let a = read(Format::Lispworks, text);
+        let threads = |p: &Profile| -> Vec<String> {
+            let root = p.tree.roots().collect::<Vec<_>>();
+            assert_eq!(root.len(), 1, "{}", dump(p));
+            let below = p.tree.nodes().filter(|&n| p.tree.parent(n) == Some(root[0]));
+            below.map(|n| p.frames.get(p.tree.frame(n)).name.clone()).collect()
+        };
         let apart = merged(&[a.clone(), a.clone()], false).unwrap();
-        let roots: Vec<&str> =
-            apart.tree.roots().map(|r| apart.frames.get(apart.tree.frame(r)).name.as_str()).collect();
-        assert_eq!(roots, ["main [in0]", "main [in1]"], "{}", dump(&apart));
+        assert_eq!(threads(&apart), ["main [in0]", "main [in1]"], "{}", dump(&apart));
         let together = merged(&[a.clone(), a], true).unwrap();
-        assert_eq!(together.tree.roots().count(), 1);
+        assert_eq!(threads(&together), ["main"]);
         assert_eq!(together.total(0), Value::Int(6));
     }
 }

@@ -819,19 +819,129 @@ fn help_shows_examples() {
     proftool().args(["convert", "--help"]).assert().success().stdout(predicate::str::contains("--interval"));
 }
 
+/// Issue 34 §8: LispWorks processes are threads. Into Sampler, each is a thread block of its own
+/// named after it (the `"Profile root"` above them is no thread and goes); back into LispWorks,
+/// they are quoted processes under one root again. Expected by hand from processes.tree: the
+/// listener's 90 samples and the idle process's 10 in two blocks; the tree as read but for FIB's
+/// Call-Count (3) and the title, which Sampler has no place for.
 #[test]
-fn lispworks_through_sampler_keeps_the_stacks() {
+fn lispworks_processes_are_sampler_threads_and_come_back() {
     let dir = temp();
     let sampler = dir.path().join("p.sampler");
-    proftool().arg("convert").arg(fixture("lispworks/processes.tree")).arg(&sampler).assert().success().stderr(
-        predicate::str::contains("sampler names a thread by its id: \"Profile root\" is written as Thread_0001"),
+    let tree = fixture("lispworks/processes.tree");
+    let out = proftool().arg("convert").arg(&tree).arg(&sampler).assert().success();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(!stderr.contains("Thread_0001"), "{stderr}");
+    let bytes = std::fs::read(&sampler).unwrap();
+    let has = |text: &[u8]| bytes.windows(text.len()).any(|w| w == text);
+    // Thread ids 1 and 2: a symbol entry each, named by the process, and a block each.
+    assert!(has(b"\t\x00\x00\x00\x01\t\x00\x00\x00\x00\tCAPI Execution Listener 1\t"), "{bytes:?}");
+    assert!(has(b"\t\x00\x00\x00\x02\t\x00\x00\x00\x00\tIdle \"process\"\t"), "{bytes:?}");
+    assert!(has(b"@threadV1.0\t0001\n") && has(b"@threadV1.0\t0002\n") && !has(b"@threadV1.0\t0003"));
+    assert!(!has(b"Profile root"), "the pseudo-root is no thread and no function");
+    let folded = |input: &Path| run(&["convert", "-q", "--sampler-order", "leaf-first", "--to", "folded"], input).0;
+    let expected = [
+        "CAPI Execution Listener\u{a0}1 5",
+        "CAPI Execution Listener\u{a0}1;CL-USER::FIB 25",
+        "CAPI Execution Listener\u{a0}1;CL-USER::FIB;CL-USER::FIB 25",
+        "CAPI Execution Listener\u{a0}1;CL-USER::FIB;CL-USER::FIB;(METHOD PRINT-OBJECT (WIDGET T)) 10",
+        "CAPI Execution Listener\u{a0}1;CL-USER::|weird name| 25",
+        "Idle \"process\" 10",
+    ];
+    assert_eq!(folded(&sampler), expected.join("\n") + "\n");
+    let back = run(&["convert", "-q", "--sampler-order", "leaf-first", "--to", "lispworks"], &sampler).0;
+    let original = std::fs::read_to_string(&tree).unwrap();
+    let expected: String = original
+        .lines()
+        .filter(|l| !l.starts_with(';'))
+        .map(|l| format!("{}\n", l.replace("|60|3|60|50|", "|60|0|60|50|").replace("|35|3|60|50|", "|35|0|60|50|")))
+        .collect::<String>()
+        .replace("LispWorks Profiler Tree: fib benchmark: run 2", "LispWorks Profiler Tree");
+    assert_eq!(back, expected);
+}
+
+/// Issue 34 §7: a LispWorks tree has one root, "the node with depth 0" (seed 000). Several threads
+/// and a flat summary report's rows go under one `"Profile root"`, its Count the sum of theirs,
+/// Seen-Count the same (it is on every stack), Top-Count 0. By hand: two-threads.sampler's threads
+/// hold 4 and 3 samples (main is on the stack in all 7, on top in 1; its third thread none);
+/// seed 002's v0.9.0 summary rows are 68.40049488, 47.14893489, 23.0318165, 20.80886149 and
+/// 10.97602407 ms: 68 + 47 + 23 + 21 + 11 = 170 samples of 1 ms.
+#[test]
+fn a_lispworks_tree_has_one_root() {
+    let (tree, err) = run(&["convert", "--to", "lispworks"], &fixture("sampler/two-threads.sampler"));
+    let expected = [
+        "LispWorks Profiler Tree",
+        "0|7|0|7|0|\"Profile root\"",
+        "1|4|0|4|0|\"Thread_0001\"",
+        "2|4|0|7|1|main",
+        "3|3|0|3|2|parse",
+        "4|1|0|1|1|read",
+        "1|3|0|3|0|\"Thread_0002\"",
+        "2|3|0|7|1|main",
+        "3|3|0|3|3|write",
+        "1|0|0|0|0|\"Thread_0003\"",
+    ];
+    assert_eq!(tree, expected.join("\n") + "\n");
+    assert!(
+        err.contains("lispworks has one root: the input's 3 roots are put under a \"Profile root\" added for them"),
+        "{err}"
     );
-    let folded = |input: &Path| {
-        let out = proftool().args(["convert", "-q", "--to", "folded"]).arg(input).arg("-").assert().success();
-        String::from_utf8(out.get_output().stdout.clone()).unwrap()
-    };
-    let direct = folded(&fixture("lispworks/processes.tree")).replace("Profile root;", "Thread_0001;");
-    assert_eq!(folded(&sampler), direct);
+    let (tree, _) = run(&["convert", "-q", "--to", "lispworks"], &fixture("dyalog-csv/v0.9.0-summary.csv"));
+    let expected = [
+        "LispWorks Profiler Tree",
+        "0|170|0|170|0|\"Profile root\"",
+        "1|68|1|68|68|#.Rain",
+        "1|47|1|47|47|#.ch.Step",
+        "1|23|311|23|23|#.ch.CHΔQ",
+        "1|21|44|21|21|#.ch.CHΔSET",
+        "1|11|9|11|11|#.ch.Set",
+    ];
+    assert_eq!(tree, expected.join("\n") + "\n");
+    // Read back, the threads are processes again: `--thread` keeps one (its 3 samples).
+    let dir = temp();
+    let written = dir.path().join("threads.tree");
+    proftool().args(["convert", "-q"]).arg(fixture("sampler/two-threads.sampler")).arg(&written).assert().success();
+    let (one, _) = run(&["convert", "-q", "--thread", "Thread_0002", "--to", "folded"], &written);
+    assert_eq!(one, "Profile root;Thread_0002;main;write 3\n");
+}
+
+/// Issue 34 §8: a target without threads (BR, Dyalog, GHC's -px) has no process names as
+/// functions: the processes' frames go, said once, and their own samples go to the root above them
+/// (by hand from processes.tree: 5 of the listener and 10 idle, 15 for "Profile root"). `--thread`
+/// picks a process first: the listener's 90 samples alone, in one Sampler block.
+#[test]
+fn processes_are_dropped_where_there_are_no_threads() {
+    let tree = fixture("lispworks/processes.tree");
+    let dir = temp();
+    let br = dir.path().join("p.br");
+    let out = proftool().arg("convert").arg(&tree).arg(&br).assert().success();
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    let warning = "br has no threads: the frames of threads and processes \"CAPI Execution Listener 1\", \"Idle \\\"process\\\"\" are dropped, their stacks kept\n";
+    assert_eq!(err.matches(warning).count(), 1, "{err}");
+    let bytes = std::fs::read(&br).unwrap();
+    for name in [&b"CAPI"[..], b"Idle"] {
+        assert!(!bytes.windows(name.len()).any(|w| w == name), "{bytes:?}");
+    }
+    let expected = [
+        "Profile root 15",
+        "Profile root;CL-USER::FIB 25",
+        "Profile root;CL-USER::FIB;CL-USER::FIB 25",
+        "Profile root;CL-USER::FIB;CL-USER::FIB;(METHOD PRINT-OBJECT (WIDGET T)) 10",
+        "Profile root;CL-USER::|weird name| 25",
+    ];
+    assert_eq!(run(&["convert", "-q", "--to", "folded"], &br).0, expected.join("\n") + "\n");
+    let (_, err) = run(&["convert", "--to", "dyalog-xml"], &tree);
+    assert_eq!(err.matches("dyalog-xml has no threads").count(), 1, "{err}");
+    let sampler = dir.path().join("listener.sampler");
+    let listener = "CAPI Execution Listener 1";
+    proftool().args(["convert", "-q", "--thread", listener]).arg(&tree).arg(&sampler).assert().success();
+    let bytes = std::fs::read(&sampler).unwrap();
+    let blocks = bytes.windows(12).filter(|w| w == b"@threadV1.0\t").count();
+    assert_eq!(blocks, 1);
+    let (folded, _) = run(&["convert", "-q", "--sampler-order", "leaf-first", "--to", "folded"], &sampler);
+    let total: i64 = folded.lines().map(|l| l.rsplit_once(' ').unwrap().1.parse::<i64>().unwrap()).sum();
+    assert_eq!(total, 90, "{folded}");
+    assert!(folded.lines().all(|l| l.starts_with("CAPI Execution Listener\u{a0}1")), "{folded}");
 }
 
 #[test]
@@ -1134,27 +1244,22 @@ fn speedscope_gets_the_stacks_with_their_weights() {
     assert_eq!(doc["name"], "fib benchmark: run 2");
     let frames: Vec<&str> =
         doc["shared"]["frames"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
-    // "Profile root" is a thread (LispWorks' pseudo-root process): it is the profile, not a frame;
-    // the processes below it are frames of its stacks, functions after the functions read.
+    // The processes are threads, each a profile of its own named after it (speedscope's thread
+    // menu); "Profile root" above them is no thread and no frame of theirs (issue 34 §8).
+    assert_eq!(frames, ["CL-USER::FIB", "(METHOD PRINT-OBJECT (WIDGET T))", "CL-USER::|weird name|"]);
+    // The stacks of processes.tree below each process (by hand), as frame indices.
+    let profiles = doc["profiles"].as_array().unwrap();
+    assert_eq!(profiles.len(), 2);
+    let summary =
+        |p: &serde_json::Value| (p["type"].clone(), p["name"].clone(), p["unit"].clone(), p["endValue"].clone());
+    assert_eq!(summary(&profiles[0]), ("sampled".into(), "CAPI Execution Listener 1".into(), "none".into(), 90.into()));
+    assert_eq!(profiles[0]["samples"], serde_json::json!([[], [0], [0, 0], [0, 0, 1], [2]]));
+    assert_eq!(profiles[0]["weights"], serde_json::json!([5, 25, 25, 10, 25]));
+    assert_eq!(summary(&profiles[1]), ("sampled".into(), "Idle \"process\"".into(), "none".into(), 10.into()));
     assert_eq!(
-        frames,
-        [
-            "CL-USER::FIB",
-            "(METHOD PRINT-OBJECT (WIDGET T))",
-            "CL-USER::|weird name|",
-            "CAPI Execution Listener 1",
-            "Idle \"process\""
-        ]
+        (&profiles[1]["samples"], &profiles[1]["weights"]),
+        (&serde_json::json!([[]]), &serde_json::json!([10]))
     );
-    // The folded lines of processes.tree (checked by hand in the folded test), as frame indices.
-    assert_eq!(doc["profiles"].as_array().unwrap().len(), 1);
-    let profile = &doc["profiles"][0];
-    assert_eq!(
-        (&profile["type"], &profile["name"], &profile["unit"], &profile["endValue"]),
-        (&"sampled".into(), &"Profile root".into(), &"none".into(), &100.into())
-    );
-    assert_eq!(profile["samples"], serde_json::json!([[3], [3, 0], [3, 0, 0], [3, 0, 0, 1], [3, 2], [4]]));
-    assert_eq!(profile["weights"], serde_json::json!([5, 25, 25, 10, 25, 10]));
 }
 
 #[test]

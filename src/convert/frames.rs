@@ -2,6 +2,7 @@
 //! facts of other formats; what is dropped, named.
 
 use crate::diag::Diagnostics;
+use crate::error::Error;
 use crate::formats::{Carries, Format};
 use crate::model::{ops, Frame, FrameKind, FrameRef, NodeId, Profile};
 use rustc_hash::FxHashSet;
@@ -137,28 +138,63 @@ pub(super) fn put_roots_under_one(
     *profile = ops::adopt_roots(profile, frame, |_| true);
 }
 
-/// For a format with a single root (GHC's `MAIN`): a profile whose one root is a thread with no value
-/// of its own and one child, `root` (a GHC profile that went through Sampler), has that thread
-/// dropped, with a warning, so that `root` is the root again rather than a frame under another.
-pub(super) fn unwrap_thread_above(profile: &mut Profile, root: FrameRef<'_>, target: Format, diag: &mut Diagnostics) {
-    let Some(thread) = thread_above(profile, root) else { return };
-    let name = profile.frames.get(profile.tree.frame(thread)).name.clone();
-    diag.warn("thread-dropped", None, || {
-        format!("{target} has no threads: thread {name:?} above {} is dropped", root.name)
-    });
-    *profile = ops::unwrap_root(profile, thread);
-}
-
-/// The profile's one root when it is a thread with no value of its own whose only child is `root`.
-pub(super) fn thread_above(profile: &Profile, root: FrameRef<'_>) -> Option<NodeId> {
+/// Threads fitted to what `target` holds of them. Where threads are roots of their own (a Sampler
+/// thread block, a speedscope profile), threads right below a pseudo-frame root (LispWorks'
+/// processes below its `"Profile root"`) become roots ([`ops::threads_to_roots`]). Where there are no
+/// threads (BR, Dyalog, GHC), thread and process frames are dropped, said once: their stacks are
+/// kept, their own values go to their caller, and those of a thread that is a root, which no frame
+/// is left to hold, go with it (how much is said). A profile of nothing but threads is refused.
+pub(super) fn fit_threads(
+    profile: &mut Profile,
+    target: Format,
+    carries: &Carries,
+    diag: &mut Diagnostics,
+) -> Result<(), Error> {
+    if carries.thread_roots {
+        if let Some(lifted) = ops::threads_to_roots(profile) {
+            *profile = lifted;
+        }
+        return Ok(());
+    }
+    if carries.threads {
+        return Ok(());
+    }
     let tree = &profile.tree;
-    let mut roots = tree.roots();
-    let (Some(thread), None) = (roots.next(), roots.next()) else { return None };
-    let mut children = tree.nodes().filter(|&n| tree.parent(n) == Some(thread));
-    let (Some(only_child), None) = (children.next(), children.next()) else { return None };
-    let frame = |n: NodeId| profile.frames.get(tree.frame(n));
-    let empty = (0..profile.metrics().len()).all(|m| tree.self_value(m, thread).as_f64() == 0.0);
-    (frame(thread).kind == FrameKind::Thread && frame(only_child).as_ref() == root && empty).then_some(thread)
+    let is_thread = |node: NodeId| profile.frames.get(tree.frame(node)).kind == FrameKind::Thread;
+    let marked: Vec<bool> = tree.nodes().map(is_thread).collect();
+    if !marked.contains(&true) {
+        return Ok(());
+    }
+    if !marked.contains(&false) {
+        let what = "it has no threads, and the profile holds nothing but threads: no frame is left to write".into();
+        return Err(Error::Unrepresentable { format: target.into(), what });
+    }
+    let mut names: Vec<&str> =
+        (profile.frames.iter()).filter(|(_, f)| f.kind == FrameKind::Thread).map(|(_, f)| f.name.as_str()).collect();
+    names.sort_unstable();
+    let shown = names.iter().take(3).map(|name| format!("{name:?}")).collect::<Vec<_>>().join(", ");
+    let more = match names.len() {
+        n if n > 3 => format!(" and {} more", n - 3),
+        _ => String::new(),
+    };
+    let own = profile.primary_metric().map(|m| {
+        let lost: f64 = tree.roots().filter(|&r| is_thread(r)).map(|r| tree.self_value(m, r).as_f64()).sum();
+        (m, lost)
+    });
+    let lost = match own {
+        Some((m, lost)) if lost != 0.0 => {
+            let metric = &profile.metrics()[m];
+            let amount = crate::model::significant(lost, 12);
+            format!("; what threads at the roots hold of their own, with no frame below them, is dropped with them: {amount} {} of {}", metric.unit.name(), metric.name)
+        }
+        _ => String::new(),
+    };
+    diag.warn("threads-dropped", None, || {
+        format!("{target} has no threads: the frames of threads and processes {shown}{more} are dropped, their stacks kept{lost}")
+    });
+    // Merged: stacks that were apart only by their thread are one, and the frames of the threads go.
+    *profile = ops::merge_siblings(&crate::model::filter::hide(profile, &marked));
+    Ok(())
 }
 
 /// Frame attrs belong to the format that wrote them (or to the formats that share one, such as

@@ -12,6 +12,8 @@
 //!   counts already (samples, ticks) keep the profile's own interval, and an `--interval` that
 //!   differs from it is not applied, with a warning;
 //! - line frames merge into their functions where the target has no line numbers;
+//! - threads and processes lose their frames where the target has none (their stacks kept), and
+//!   become roots where its threads are roots (a LispWorks process below its pseudo-root);
 //! - siblings that share a frame merge where the target stores whole stacks (equal stacks are one);
 //! - characters a frame name cannot hold in the target are replaced (`;` in folded stacks);
 //! - modules, per-function facts and header facts the target has no place for are dropped by name.
@@ -60,7 +62,7 @@ pub fn project(
     let mut profile = fit_lines(profile, target, &carries, options, diag);
     let mut interval = fit_time_and_counts(&mut profile, target, &carries, options, diag);
     fit_namespaces(&mut profile, target, diag);
-    fit_roots_and_frames(&mut profile, target, &carries, source.ghc_namespaces, diag);
+    fit_roots_and_frames(&mut profile, target, &carries, source.ghc_namespaces, diag)?;
     if carries.structure == Structure::Stacks {
         profile = merge_equal_stacks(profile);
     }
@@ -244,25 +246,25 @@ fn fit_namespaces(profile: &mut Profile, target: Format, diag: &mut Diagnostics)
     }
 }
 
-/// Fits the roots and frames: a single-root target's root freed of a thread above it and given the
-/// others ([`put_roots_under_one`]), names and kinds fitted ([`fit_frames`]), the target's own rule
-/// for roots, and frame facts of other formats dropped.
+/// Fits the roots and frames: threads made roots or dropped as the target holds them
+/// ([`fit_threads`]), names and kinds fitted ([`fit_frames`]), a single-root target's root given the
+/// others ([`put_roots_under_one`]), the target's own rule for roots, and frame facts of other
+/// formats dropped.
 fn fit_roots_and_frames(
     profile: &mut Profile,
     target: Format,
     carries: &Carries,
     ghc_namespaces: bool,
     diag: &mut Diagnostics,
-) {
-    if let Some(root) = target.single_root() {
-        unwrap_thread_above(profile, root, target, diag);
-    }
+) -> Result<(), Error> {
+    fit_threads(profile, target, carries, diag)?;
     fit_frames(profile, target, carries, diag);
     if let Some(root) = target.single_root() {
         put_roots_under_one(profile, root, ghc_namespaces, target, diag);
     }
-    target.fit_roots(profile, diag);
+    target.fit_roots(profile);
     drop_foreign_frame_attrs(profile, target, diag);
+    Ok(())
 }
 
 /// For a target that stores whole stacks, whose stack is its own identity: equal stacks made one,

@@ -7,7 +7,7 @@
 //! ```text
 //! LispWorks Profiler Tree: compile run
 //! ; lines starting with a semicolon are comments
-//! 0|100|0|100|0|"root"
+//! 0|100|0|100|0|"Profile root"
 //! 1|100|0|100|0|"CAPI Execution Listener 1"
 //! 2|60|12|60|25|CL-USER::FIB
 //! 3|35|12|60|25|CL-USER::FIB
@@ -28,12 +28,21 @@
 //! the model notes' rules: Seen = samples with the function on the stack at least once, Top = its self
 //! samples, Call = the calls metric if the source had one, else 0.
 //!
+//! **Roots and processes**: "the node with depth 0 is the root" (seed 000), and a tree of processes
+//! has a string there (`"Profile root"`) with the processes one level below it, as the `profile`
+//! macro's printed tree shows one (`1: "CAPI Execution Listener 1"`). So the strings right below a
+//! string root are processes, read as threads (`--thread` keeps one; Sampler writes each as a
+//! thread block, formats without threads drop them); the root and any other string are pseudo-frames.
+//! Several depth-0 lines are accepted as several roots. On write, a tree has one root: several
+//! roots, or one that is a thread (Sampler's threads, a flat report's rows), go under a
+//! `"Profile root"` added for them, with a warning ([`fit`]); a file of several depth-0 lines so
+//! comes back under one root, the only file whose round trip is not byte for byte.
+//!
 //! **Quirks**: names are printed Lisp objects and kept opaque, except double-quoted strings
-//! (`"CAPI Execution Listener 1"`), the manual's non-function nodes, which become thread/process
-//! pseudo-frames named by the string's contents (`\"` and `\\` unescaped; re-quoted on write).
-//! Several depth-0 lines are accepted as several roots. CRLF is accepted; LF is written. Blank lines
-//! are skipped with a warning. Every line ends with a line break (the grammar of the shared notes, and
-//! what LispWorks writes): a last line without one is read, with a warning that the file looks cut
+//! (`"CAPI Execution Listener 1"`), the manual's non-function nodes, named by the string's contents
+//! (`\"` and `\\` unescaped; threads and pseudo-frames are quoted again on write). CRLF is
+//! accepted; LF is written. Blank lines are skipped with a warning. Every line ends with a line
+//! break (the grammar of the shared notes, and what LispWorks writes): a last line without one is read, with a warning that the file looks cut
 //! short there (a name cut in the middle, `PKG` of `PKG::MERGE-LISTS`, is a name all the same).
 //!
 //! **Lost on write**: everything but one count per node: other metrics, modules, line numbers (line
@@ -43,7 +52,7 @@
 use super::{Carries, Format, Sniff, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
-use crate::model::{FrameId, FrameKind, FrameTable, FunctionFacts, Metric, MetricKind, NodeId, Profile, Value};
+use crate::model::{ops, FrameId, FrameKind, FrameTable, FunctionFacts, Metric, MetricKind, NodeId, Profile, Value};
 use crate::text;
 use std::io::{Read, Write};
 
@@ -242,11 +251,11 @@ impl TreeReader {
         while self.path.len() > depth {
             self.close(diag);
         }
+        let parent = self.path.last().map(|&(node, _)| node);
         let frame = match row.name_hash {
             Some(hash) => self.profile.frames.intern_name_hashed(name, FrameKind::Function, hash),
-            None => self.intern(name),
+            None => self.intern_string(name, parent),
         };
-        let parent = self.path.last().map(|&(node, _)| node);
         let node = self.profile.tree.push(parent, frame);
         let [count, calls, seen, top] = row.counts;
         self.profile.tree.set_self(0, node, Value::Int(count));
@@ -258,11 +267,18 @@ impl TreeReader {
         Ok(())
     }
 
-    fn intern(&mut self, name: &str) -> FrameId {
-        match unquote(name) {
-            Some(text) => self.profile.frames.intern_name(&text, FrameKind::Thread),
-            None => self.profile.frames.intern_name(name, FrameKind::Function),
-        }
+    /// The frame of a name that starts with `"`: a string literal is a node that is no function (the
+    /// manual), a process where it is a child of the string root (`"Profile root"` above
+    /// `"CAPI Execution Listener 1"`), another pseudo-frame elsewhere (the root itself); anything else
+    /// that starts with a quote is a function's name.
+    fn intern_string(&mut self, name: &str, parent: Option<NodeId>) -> FrameId {
+        let Some(text) = unquote(name) else { return self.profile.frames.intern_name(name, FrameKind::Function) };
+        let under_string_root = parent.is_some_and(|p| {
+            let tree = &self.profile.tree;
+            tree.parent(p).is_none() && self.profile.frames.get(tree.frame(p)).kind == FrameKind::Pseudo
+        });
+        let kind = if under_string_root { FrameKind::Thread } else { FrameKind::Pseudo };
+        self.profile.frames.intern_name(&text, kind)
     }
 
     fn record_facts(&mut self, frame: FrameId, facts: [i64; 3], line: Position, diag: &mut Diagnostics) {
@@ -339,6 +355,39 @@ fn quote(text: &str, out: &mut String) {
         out.push(c);
     }
     out.push('"');
+}
+
+/// The root LispWorks' own trees have (`processes.tree`), the one given to a profile of several.
+const ROOT: &str = "Profile root";
+
+/// LispWorks' fitting of a profile (called by the conversion step): a tree has one root, "the node
+/// with depth 0" (seed 000), and processes are strings one level below it. A profile of several
+/// roots (threads, the rows of a flat report) or whose one root is a thread is put under a
+/// `"Profile root"` pseudo-frame added for it, said on stderr; its Count is the sum of theirs, and
+/// so is its Seen-Count (it is on every stack), its Top-Count 0 (it has no sample of its own).
+pub(crate) fn fit(profile: Profile, diag: &mut Diagnostics) -> Profile {
+    let tree = &profile.tree;
+    let roots: Vec<NodeId> = tree.roots().collect();
+    let is_thread = |&r: &NodeId| profile.frames.get(tree.frame(r)).kind == FrameKind::Thread;
+    if roots.len() < 2 && !roots.iter().any(is_thread) {
+        return profile;
+    }
+    let what = match roots.as_slice() {
+        [thread] => {
+            format!("thread {:?} is put under a {ROOT:?} added for it", profile.frames.get(tree.frame(*thread)).name)
+        }
+        _ => format!("{} roots are put under a {ROOT:?} added for them", roots.len()),
+    };
+    diag.warn("roots-adopted", None, || format!("{} has one root: the input's {what}", Format::Lispworks));
+    let mut profile = profile;
+    let root = profile.frames.intern_name(ROOT, FrameKind::Pseudo);
+    let adopted = ops::adopt_roots(&profile, root, |_| true);
+    // Roots of one function (a tree of several roots, as this reader takes them) are one node once
+    // they are siblings: a node is one chain of callers.
+    match adopted.tree.has_duplicate_siblings(adopted.frames.len()) {
+        true => ops::merge_siblings(&adopted),
+        false => adopted,
+    }
 }
 
 /// Writes `profile` (already projected to one count metric) as a LispWorks profiler tree.
@@ -475,6 +524,24 @@ mod tests {
         for bad in ["", "-", "+1", " 1", "1 ", "9223372036854775808", "1.0", "x"] {
             assert_eq!(int(bad), None, "{bad:?}");
         }
+    }
+
+    /// Seed 000: "the node with depth 0 is the root"; string names are nodes that are no function.
+    /// The strings right below a string root are processes (threads); the root and strings elsewhere
+    /// are other pseudo-frames, and so is a string below a function root.
+    #[test]
+    fn strings_below_the_string_root_are_processes() {
+        let text = "LispWorks Profiler Tree\n0|4|0|4|0|\"Profile root\"\n1|4|0|4|1|\"P\"\n2|3|0|3|3|\"GC\"\n\
+                    0|2|0|2|1|F\n1|1|0|1|1|\"Q\"\n";
+        let profile = read(&mut text.as_bytes(), &mut Diagnostics::default()).unwrap();
+        let kinds: Vec<(&str, FrameKind)> = profile
+            .tree
+            .nodes()
+            .map(|n| profile.frames.get(profile.tree.frame(n)))
+            .map(|f| (f.name.as_str(), f.kind))
+            .collect();
+        use FrameKind::{Function, Pseudo, Thread};
+        assert_eq!(kinds, [("Profile root", Pseudo), ("P", Thread), ("GC", Pseudo), ("F", Function), ("Q", Pseudo)]);
     }
 
     #[test]

@@ -556,10 +556,10 @@ impl Format {
     }
 
     /// The format's own fitting of a profile's roots, called by the conversion step once frames are
-    /// fitted (Sampler: every stack in a thread named by its id).
-    pub fn fit_roots(self, profile: &mut Profile, diag: &mut Diagnostics) {
+    /// fitted (Sampler: every stack in a thread).
+    pub fn fit_roots(self, profile: &mut Profile) {
         match self {
-            Format::Sampler => sampler::fit_roots(profile, diag),
+            Format::Sampler => sampler::fit_roots(profile),
             Format::Speedscope => speedscope::fit_roots(profile),
             _ => {}
         }
@@ -567,8 +567,8 @@ impl Format {
 
     /// The format's own last step of fitting a profile that the conversion step has projected onto
     /// what it carries (Dyalog: a tree report's alternating rows and the columns of a 1.37 tree; BR:
-    /// time records as `--br-mode` says; pprof: no line 0). A format that cannot say which metric
-    /// comes first loses the source's choice.
+    /// time records as `--br-mode` says; pprof: no line 0; LispWorks: one root). A format that
+    /// cannot say which metric comes first loses the source's choice.
     pub fn fit(self, mut profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
         if !self.says_which_metric_comes_first() {
             profile.meta.weighed_by = None;
@@ -579,6 +579,7 @@ impl Format {
             Format::Pprof => pprof::fit(profile, diag),
             Format::Cpuprofile => cpuprofile::fit(profile, options, diag),
             Format::ChromeTrace => chrome_trace::fit(profile, diag),
+            Format::Lispworks => lispworks::fit(profile, diag),
             _ => profile,
         }
     }

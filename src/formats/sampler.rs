@@ -26,17 +26,20 @@
 //! point) means leaf-first, a nearly constant *first* id means root-first; when the evidence is weak it
 //! reads leaf-first and says so. Writing is leaf-first unless `root-first` is given.
 //!
-//! **Model**: each thread block is a root frame of kind thread, named by its `Thread_xxxx` symbol
-//! (blocks with the same id merge). A symbol is a function frame; its first library path is the
-//! frame's module, and `unknown` (when not 0) and a second library path that differs from the first
+//! **Model**: each thread block is a root frame of kind thread, named by its symbol (`Thread_xxxx`
+//! by the blog's convention, or any name; an id missing from the table names it so); blocks with
+//! the same id merge. A symbol is a function frame; its first library path is the frame's module, and `unknown` (when not 0) and a second library path that differs from the first
 //! are kept as frame attrs for the round trip. Samples are aggregated while reading, keyed by their raw
 //! bytes, so memory grows with distinct stacks; the metric is samples. An id missing from the symbol
 //! table becomes a placeholder frame with a warning (the rest of the file is still good); every other
 //! defect is an error with its byte offset. Text is UTF-8; other bytes are replaced, with a warning.
 //!
-//! **Writing**: ids `Thread_xxxx` for threads (< 0x10000, from the thread name when it is one) and from
-//! 0x10000 up for symbols; a node with N self samples becomes N identical sample lines (`--max-samples`
-//! stops a runaway file, `--max-output-size` one whose records hold deep stacks); roots that are not threads go into one thread. **Lost**: every metric but
+//! **Writing**: a block per root thread, its symbol named after the thread (a LispWorks process keeps
+//! its name; the blog's `Thread_xxxx` names are a convention the file does not need), its id below
+//! 0x10000 (from a `Thread_xxxx` name when it is one), and ids from 0x10000 up for symbols; a node
+//! with N self samples becomes N identical sample lines (`--max-samples` stops a runaway file,
+//! `--max-output-size` one whose records hold deep stacks); roots that are not threads go into one
+//! thread `Thread_xxxx`. **Lost**: every metric but
 //! samples (time becomes samples at `--interval`), line numbers (merged into functions), header facts,
 //! frame kinds below the thread level, and TAB or LF in names (replaced by spaces, with a warning).
 
@@ -44,9 +47,7 @@ use super::ConvertOptions;
 use super::{Carries, Format, Sniff, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
-use crate::model::{
-    ops, ChildIndex, Frame, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Value, Values,
-};
+use crate::model::{ops, ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Value, Values};
 use indexmap::IndexMap;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -656,12 +657,10 @@ fn symbol_ids(profile: &Profile, inclusive: &[i64], threads: &[(u16, NodeId)]) -
 
 /// Sampler's fitting of a profile's roots (called by the conversion step): every stack belongs to
 /// a thread, so roots that are not threads go under one thread ("no threads into Sampler: one
-/// thread", model notes §3), frames below the roots are functions (a thread is only a block), and
-/// threads are named by their ids.
-pub(crate) fn fit_roots(profile: &mut Profile, diag: &mut Diagnostics) {
+/// thread", model notes §3), and frames below the roots are functions (a thread is only a block).
+pub(crate) fn fit_roots(profile: &mut Profile) {
     put_roots_in_a_thread(profile);
     ops::make_functions(profile, ops::is_nested_non_code);
-    name_threads_by_id(profile, diag);
 }
 
 /// Gathers the roots that are not threads under one thread root, for formats whose every stack
@@ -681,38 +680,6 @@ fn put_roots_in_a_thread(profile: &mut Profile) {
 /// The 16-bit id in a thread name `Thread_xxxx`, the only names a thread-rooted format gives threads.
 fn thread_name_id(name: &str) -> Option<u16> {
     name.strip_prefix("Thread_").filter(|h| h.len() == 4).and_then(|h| u16::from_str_radix(h, 16).ok())
-}
-
-/// Renames every root thread that is not called `Thread_xxxx` to the next free such name, warning
-/// once (Sampler names a thread by its id and nothing else).
-fn name_threads_by_id(profile: &mut Profile, diag: &mut Diagnostics) {
-    let tree = &profile.tree;
-    let mut roots: Vec<FrameId> = tree.roots().map(|r| tree.frame(r)).collect();
-    roots.sort_unstable();
-    roots.dedup();
-    let mut taken: Vec<u16> = roots.iter().filter_map(|&f| thread_name_id(&profile.frames.get(f).name)).collect();
-    let mut renamed: Vec<(FrameId, String)> = Vec::new();
-    for frame in roots {
-        let name = &profile.frames.get(frame).name;
-        if thread_name_id(name).is_some() {
-            continue;
-        }
-        let Some(id) = (1..=0xFFFF).find(|id| !taken.contains(id)) else { break };
-        taken.push(id);
-        let new = format!("Thread_{id:04x}");
-        diag.warn("thread-renamed", None, || {
-            format!("{} names a thread by its id: {name:?} is written as {new}", Format::Sampler)
-        });
-        renamed.push((frame, new));
-    }
-    if !renamed.is_empty() {
-        let by_name: Vec<(String, String)> =
-            renamed.into_iter().map(|(f, new)| (profile.frames.get(f).name.clone(), new)).collect();
-        ops::map_frames(profile, |frame| {
-            let (_, new) = by_name.iter().find(|(old, _)| *old == frame.name && frame.kind == FrameKind::Thread)?;
-            Some(Frame { name: new.clone(), ..frame.clone() })
-        });
-    }
 }
 
 /// A thread id for every root: from its `Thread_xxxx` name where that is free, else the next free id.

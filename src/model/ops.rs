@@ -6,7 +6,8 @@
 //!   [`qualify_names`]: GHC modules written into names (`Module.label`).
 //! - [`merge_siblings`]: one node per distinct stack, for formats whose identity is the stack.
 //! - [`adopt_roots`]: roots gathered under a new root (a thread for formats that need one).
-//! - [`unwrap_root`]: a root removed, its children made roots (a thread above GHC's `MAIN`).
+//! - [`threads_to_roots`]: threads below a pseudo-frame root made roots (LispWorks' processes, for
+//!   formats whose threads are roots).
 //! - [`interpose`]: nodes put between some nodes and their parents (Dyalog's line rows).
 //! - [`merge_lines`]: source-line frames merged into their functions, for function-level targets.
 //! - [`make_functions`]: frames that are no code made functions of their names, for formats that
@@ -105,19 +106,45 @@ pub fn adopt_roots(profile: &Profile, parent: FrameId, adopt: impl Fn(&Frame) ->
     })
 }
 
-/// `profile` without the root `root`, whose children become roots; its own values are dropped
-/// (callers unwrap roots without any).
-pub fn unwrap_root(profile: &Profile, root: NodeId) -> Profile {
+/// `profile` with every thread right below a pseudo-frame root (LispWorks' processes below its
+/// `"Profile root"`) made a root, for formats whose threads are roots of their own. The pseudo-frame
+/// root stays where it keeps a value of its own or a child that is no thread, and goes otherwise;
+/// `None` when there is no such thread.
+pub fn threads_to_roots(profile: &Profile) -> Option<Profile> {
     let src = &profile.tree;
+    let kind = |node: NodeId| profile.frames.get(src.frame(node)).kind;
+    let lifted: Vec<bool> = (src.nodes())
+        .map(|n| {
+            kind(n) == FrameKind::Thread
+                && src.parent(n).is_some_and(|p| src.parent(p).is_none() && kind(p) == FrameKind::Pseudo)
+        })
+        .collect();
+    if !lifted.contains(&true) {
+        return None;
+    }
+    // Per node, whether it keeps a value or a child that stays below it; a root that keeps neither
+    // once its threads are lifted goes.
+    let mut keeps = vec![false; src.len()];
+    let mut heads_threads = vec![false; src.len()];
+    for node in src.nodes() {
+        keeps[node.index()] |= (0..profile.metrics().len()).any(|m| src.self_value(m, node).as_f64() != 0.0);
+        if let Some(p) = src.parent(node) {
+            keeps[p.index()] |= !lifted[node.index()];
+            heads_threads[p.index()] |= lifted[node.index()];
+        }
+    }
     let mut out = without_nodes(profile);
-    let mut new_node: Vec<NodeId> = vec![NodeId(0); src.len()];
-    for node in src.walk().map(|visit| visit.node).filter(|&n| n != root) {
-        let parent = src.parent(node).filter(|&p| p != root).map(|p| new_node[p.index()]);
+    let mut new_node: Vec<Option<NodeId>> = vec![None; src.len()];
+    for node in src.walk().map(|visit| visit.node) {
+        if heads_threads[node.index()] && !keeps[node.index()] {
+            continue;
+        }
+        let parent = src.parent(node).filter(|_| !lifted[node.index()]).and_then(|p| new_node[p.index()]);
         let id = out.tree.push(parent, src.frame(node));
-        new_node[node.index()] = id;
+        new_node[node.index()] = Some(id);
         copy_values(src, node, &mut out.tree, id);
     }
-    out
+    Some(out)
 }
 
 /// `profile` with every line node that sits below a node of its own function (Dyalog: a function

@@ -50,10 +50,12 @@
 //! split evenly among its groups. A function-name record for every frame, except the names above,
 //! which write their marker (or nothing). A profile with time but no samples gets samples from time at
 //! `--interval`. `--max-samples` stops a runaway file. **Lost**: metrics other than samples and time;
-//! threads and frame kinds (every frame reads back as a source line); header facts; per-function
-//! counts; the order of groups and the module numbering (regenerated); with a warning each: frames without a file (written
-//! with the placeholder file `<no file>`), without a line (line 0), clauses above 255, names longer
-//! than 255 bytes and file names longer than 65,535 bytes (cut at a character boundary). Frames are
+//! frame kinds (every frame reads back as a source line); header facts; per-function counts; the
+//! order of groups and the module numbering (regenerated); with a warning each: threads and
+//! processes (the conversion step drops their frames: no process name becomes a function), frames
+//! without a file (written with the placeholder file `<no file>`), without a line (line 0), clauses
+//! above 255, names longer than 255 bytes and file names longer than 65,535 bytes (cut at a
+//! character boundary). Frames are
 //! fitted to what a record holds before writing, and sibling stacks that become equal (a function
 //! `f` without file or line beside `f` in `<no file>` at line 0) merge, so that every file written
 //! reads back into the tree it was written from.

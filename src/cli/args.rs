@@ -361,6 +361,15 @@ pub fn non_negative(text: &str) -> Result<f64, String> {
     }
 }
 
+/// Parses a probability strictly between 0 and 1 (`--fdr 0.05`).
+pub fn fraction(text: &str) -> Result<f64, String> {
+    let value: f64 = text.parse().map_err(|_| format!("{text:?} is not a number"))?;
+    match value > 0.0 && value < 1.0 {
+        true => Ok(value),
+        false => Err(format!("{text} does not fit: give a number above 0 and below 1 (0.05 is 5 %)")),
+    }
+}
+
 /// Parses the time unit of `--folded-unit`.
 pub fn folded_unit_parser() -> impl clap::builder::TypedValueParser<Value = Unit> {
     clap::builder::PossibleValuesParser::new(["ns", "us", "ms"]).map(|unit| match unit.as_str() {

@@ -14,15 +14,16 @@
 //! asks that its value grew by at least V in the metric's unit (BASE's; V may be time or bytes,
 //! put in that unit), so that noise in tiny functions does not fail a build.
 
+use super::gate;
 use super::summary::{sums, Sums};
 use super::table::{whole_or_float, Cell, Cells, Column, Digits, Layout, Table, TextStyle};
-use super::{unit_label, Header, Printer, Report, View};
+use super::{unit_label, Header, Printer, Report, ReportOptions, View};
 use crate::convert::{self, ConvertOptions};
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::formats::Format;
 use crate::model::filter::Filters;
-use crate::model::{FrameKind, Metric, MetricKind, Profile};
+use crate::model::{Aggregation, FrameKind, Metric, MetricKind, Profile};
 use regex::Regex;
 use serde_json::{json, Map, Value as Json};
 use std::collections::BTreeMap;
@@ -30,17 +31,47 @@ use std::io::{self, Write};
 use std::time::Duration;
 
 /// How `diff` compares, and when it fails.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct DiffOptions {
     /// Sort and gate by self values instead of totals (`--exclusive`).
     pub exclusive: bool,
     /// Compare the values themselves instead of their shares (`--absolute`).
     pub absolute: bool,
-    /// The most share points a function may grow by (`--threshold`).
+    /// The most share points a function may grow by (`--threshold`; [`DEFAULT_POINTS`] with the
+    /// sampling test).
     pub threshold: Option<f64>,
+    /// The least growth of a share, as a fraction of BASE's, that fails (`--relative`;
+    /// [`DEFAULT_RELATIVE`] with the sampling test).
+    pub relative: Option<f64>,
     /// The least growth that fails the run (`--min-abs`).
     pub min_abs: Option<MinAbs>,
+    /// The false discovery rate of the sampling test (`--fdr`); `None` for the limits alone
+    /// (`--no-stats`), as `diff` gated before it had the test.
+    pub false_discovery_rate: Option<f64>,
 }
+
+impl Default for DiffOptions {
+    fn default() -> DiffOptions {
+        DiffOptions {
+            exclusive: false,
+            absolute: false,
+            threshold: None,
+            relative: None,
+            min_abs: None,
+            false_discovery_rate: Some(DEFAULT_FALSE_DISCOVERY_RATE),
+        }
+    }
+}
+
+/// The points a share must grow by to fail the gate, where `--threshold` does not say: one point,
+/// below the two a function growing from 10 % to 12 % shows, above what rounding shows.
+pub const DEFAULT_POINTS: f64 = 1.0;
+/// The growth relative to BASE's share that fails the gate, where `--relative` does not say: 10 %,
+/// so that a function of half the run does not fail for one point.
+pub const DEFAULT_RELATIVE: f64 = 0.1;
+/// The false discovery rate of the sampling test, where `--fdr` does not say: 5 %, so that two
+/// runs of one program fail the gate one time in twenty at most.
+pub const DEFAULT_FALSE_DISCOVERY_RATE: f64 = 0.05;
 
 /// The least growth that fails the run (`--min-abs`): a number in the unit of BASE's metric, or an
 /// amount of time or of bytes, which is put in that unit (time in samples or ticks at BASE's
@@ -128,6 +159,87 @@ pub struct Comparison {
     pub regression: bool,
 }
 
+/// One side of a comparison: its runs (merged, where there are several) in the view its table
+/// shows, and each run's sample counts for the gate's test.
+pub struct Side {
+    /// The view the table shows.
+    pub view: View,
+    /// Each run's sample counts; `None` where the metric compared is not sampled.
+    pub runs: Option<Vec<RunCounts>>,
+}
+
+impl Side {
+    /// One run, whose counts are its view's own.
+    pub fn of_one_run(view: View) -> Side {
+        let runs = RunCounts::of(&view).map(|counts| vec![counts]);
+        Side { view, runs }
+    }
+
+    /// Several runs: `view` shows them merged, and each run's counts are taken from it as it was
+    /// read, prepared as `options` prepare the merged one (its threads hidden, its lines merged).
+    pub fn of_runs(view: View, runs: Vec<Profile>, options: &ReportOptions) -> Result<Side, Error> {
+        let Some(metric) = RunCounts::counted_metric(&view) else { return Ok(Side { view, runs: None }) };
+        let kind = view.profile.metrics()[metric].kind;
+        let counts = runs
+            .into_iter()
+            .map(|run| {
+                let Some(of_kind) = run.metrics().iter().find(|m| m.kind == kind) else {
+                    return Ok(None);
+                };
+                let options = ReportOptions { metric: Some(of_kind.name.clone()), ..options.clone() };
+                Ok(RunCounts::of(&View::new(run, &options)?))
+            })
+            .collect::<Result<Option<Vec<RunCounts>>, Error>>()?;
+        Ok(Side { view, runs: counts })
+    }
+}
+
+/// One run's sample counts per row name: self and total.
+#[derive(Clone, Debug)]
+pub struct RunCounts {
+    rows: rustc_hash::FxHashMap<String, (f64, f64)>,
+    /// The run's samples.
+    of: f64,
+}
+
+impl RunCounts {
+    /// The sample counts of `view`'s rows: of its metric where that counts samples or ticks, of
+    /// the samples whose weight its time is where it shows time and counts them too (node's
+    /// `.cpuprofile`, a pprof CPU profile, a timed BR file); `None` where nothing counts samples
+    /// (calls, bytes, a Dyalog time, a trace's durations), which the limits alone gate.
+    pub fn of(view: &View) -> Option<RunCounts> {
+        let metric = RunCounts::counted_metric(view)?;
+        let inclusive = super::inclusive_values(&view.profile.tree, metric);
+        let of = view.profile.tree.roots().map(|root| inclusive.get(root.index()).as_f64()).sum();
+        let sums = super::summary::sums_of(view, metric, &inclusive);
+        let rows = sums
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.seen)
+            .map(|(row, s)| (view.names[row].clone(), (s.own, s.total)))
+            .collect();
+        Some(RunCounts { rows, of })
+    }
+
+    /// The metric of `view` that counts the samples it shows: see [`RunCounts::of`].
+    fn counted_metric(view: &View) -> Option<usize> {
+        let counts = |m: &Metric| {
+            matches!(m.kind, MetricKind::Samples | MetricKind::Ticks) && m.aggregation == Aggregation::Additive
+        };
+        match view.metric().kind {
+            MetricKind::Samples | MetricKind::Ticks => Some(view.metric),
+            MetricKind::Time => view.profile.metrics().iter().position(counts),
+            _ => None,
+        }
+    }
+
+    /// The count of `name` (self with `own`) among the run's samples.
+    fn count(&self, name: &str, own: bool) -> gate::Count {
+        let (self_count, total) = self.rows.get(name).copied().unwrap_or_default();
+        gate::Count { count: if own { self_count } else { total }, of: self.of }
+    }
+}
+
 /// One row of the table: the sums of one name in each profile.
 struct Change<'a> {
     name: &'a str,
@@ -135,9 +247,35 @@ struct Change<'a> {
     new: Option<&'a Sums>,
 }
 
+/// What the gate found of one row.
+#[derive(Clone, Copy, Debug, Default)]
+struct Judged {
+    /// The sampling test, where both sides are sampled.
+    test: Option<gate::Test>,
+    /// Whether the growth is large: past every limit.
+    large: bool,
+    /// Whether the growth is clear: a discovery of the test, or large where nothing is tested.
+    clear: bool,
+}
+
+/// The gate's rule as `options` set it: its limits, and the false discovery rate of its test
+/// (`None` with `--no-stats`); no limits at all with `--no-stats` and no `--threshold`.
+fn rule(options: &DiffOptions, least: Option<f64>) -> Option<(gate::Limits, Option<f64>)> {
+    let limits = |points, relative| gate::Limits { points, relative, floor: least };
+    match options.false_discovery_rate {
+        Some(q) => {
+            let points = options.threshold.unwrap_or(DEFAULT_POINTS);
+            Some((limits(points, options.relative.or(Some(DEFAULT_RELATIVE))), Some(q)))
+        }
+        None => options.threshold.map(|points| (limits(points, options.relative), None)),
+    }
+}
+
 /// Compares `base` and `new` (views of the metric [`shared_metric`] chose in each), named `labels`
 /// in the heading.
-pub fn compare(base: &View, new: &View, labels: (&str, &str), options: &DiffOptions) -> Result<Comparison, Error> {
+pub fn compare(base: &Side, new: &Side, labels: (&str, &str), options: &DiffOptions) -> Result<Comparison, Error> {
+    let (base_runs, new_runs) = (base.runs.as_deref(), new.runs.as_deref());
+    let (base, new) = (&base.view, &new.view);
     let (base_metric, new_metric) = (base.metric(), new.metric());
     // NEW's values in BASE's unit (milliseconds and nanoseconds both time).
     let factor = new_metric.unit.factor_to(base_metric.unit);
@@ -171,17 +309,31 @@ pub fn compare(base: &View, new: &View, labels: (&str, &str), options: &DiffOpti
         |c: &Change<'_>| value(new, c.new, options.exclusive, factor) - value(base, c.base, options.exclusive, 1.0);
     let mut rows: Vec<&Change<'_>> = changes.values().collect();
     rows.sort_by(|a, b| key(b).abs().total_cmp(&key(a).abs()).then_with(|| a.name.cmp(b.name)));
-    let crossed = |c: &Change<'_>| {
-        let own = options.exclusive;
-        let grew = share(new, c.new, own) - share(base, c.base, own);
-        let growth = amount(c.new, own) * factor - amount(c.base, own);
-        options.threshold.is_some_and(|limit| grew > limit) && least.is_none_or(|least| growth >= least)
-    };
-    let (columns, digits) = columns(base, options.absolute);
+    let own = options.exclusive;
+    let rule = rule(options, least);
+    let sampled = base_runs.zip(new_runs).filter(|_| rule.is_some_and(|(_, q)| q.is_some()));
+    let tests: Option<Vec<gate::Test>> = sampled.map(|(b, n)| {
+        let counts = |runs: &[RunCounts], name: &str| runs.iter().map(|r| r.count(name, own)).collect::<Vec<_>>();
+        rows.iter().map(|c| gate::test_growth(&counts(b, c.name), &counts(n, c.name))).collect()
+    });
+    let q = rule.and_then(|(_, q)| q).unwrap_or(DEFAULT_FALSE_DISCOVERY_RATE);
+    let discoveries = tests.as_ref().map(|tests| gate::discoveries(&tests.iter().map(|t| t.p).collect::<Vec<_>>(), q));
+    let judged: Vec<Judged> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let Some((limits, _)) = rule else { return Judged::default() };
+            let shares = (share(base, c.base, own) / 100.0, share(new, c.new, own) / 100.0);
+            let large = limits.crossed(shares, amount(c.new, own) * factor - amount(c.base, own));
+            let test = tests.as_ref().map(|tests| tests[i]);
+            let clear = discoveries.as_ref().is_none_or(|found| found[i]);
+            Judged { test, large, clear }
+        })
+        .collect();
+    let (columns, digits) = columns(base, options.absolute, tests.is_some());
     let mut texts: Vec<String> = vec!["new".into(), "gone".into()];
     let mut cells = Vec::with_capacity(rows.len() * columns.len());
-    let mut over = 0usize;
-    for change in &rows {
+    for (change, judged) in rows.iter().zip(&judged) {
         texts.push(change.name.to_string());
         cells.push(Cell::Text(texts.len() as u32 - 1));
         cells.push(match (change.base, change.new) {
@@ -193,28 +345,46 @@ pub fn compare(base: &View, new: &View, labels: (&str, &str), options: &DiffOpti
             let (b, n) = (value(base, change.base, own, 1.0), value(new, change.new, own, factor));
             cells.extend([Cell::Number(b, digits), Cell::Number(n, digits), Cell::Number(n - b, Digits::Signed)]);
         }
-        let is_over = crossed(change);
-        over += usize::from(is_over);
-        cells.push(Cell::Flag(is_over));
+        if let Some(test) = judged.test {
+            cells.push(Cell::Number(test.p, Digits::Places(4)));
+        }
+        cells.push(Cell::Flag(judged.large && judged.clear));
     }
-    let regression = over > 0;
-    let metric_json = |view: &View, label: &str| {
+    let over: Vec<usize> = (0..rows.len()).filter(|&i| judged[i].large && judged[i].clear).collect();
+    let regression = !over.is_empty();
+    let tested = Tested { functions: rows.len(), q, flagged: over.len() };
+    let metric_json = |view: &View, label: &str, runs: Option<&[RunCounts]>| {
         let total = whole_or_float(view.total());
-        json!({ "file": label, "metric": view.metric().name, "unit": unit_label(view.metric()), "total": total })
+        let runs = runs.map(<[RunCounts]>::len);
+        json!({ "file": label, "metric": view.metric().name, "unit": unit_label(view.metric()), "total": total, "runs": runs })
     };
-    let verdict = match (options.threshold, regression) {
+    let verdict = match (rule, regression) {
         (None, _) => "none",
         (Some(_), true) => "regression",
         (Some(_), false) => "pass",
     };
-    let on = if options.exclusive { "self" } else { "total" };
-    let limits = json!({ "threshold": options.threshold, "min_abs": least, "on": on });
-    let verdict_line = match options.threshold {
-        None => "No limits set (--threshold).".to_string(),
-        Some(limit) if regression => {
-            format!("Regression: {over} function(s) marked * grew their {on} share by more than {limit} points.")
+    let on = if own { "self" } else { "total" };
+    let limits = json!({
+        "threshold": rule.map(|(l, _)| l.points),
+        "relative": rule.and_then(|(l, _)| l.relative),
+        "min_abs": least,
+        "on": on,
+        "false_discovery_rate": rule.and_then(|(_, q)| q),
+    });
+    let gate_json = json!({
+        "rule": gate_rule(base_runs, new_runs, rule, base_metric),
+        "tested": tests.as_ref().map(|_| tested.functions),
+        "expected_false_alarms": tests.as_ref().map(|_| tested.expected_false_alarms()),
+        "flagged": over.iter().map(|&i| rows[i].name).collect::<Vec<_>>(),
+        "p": tests.as_ref().map(|tests| tests.iter().zip(&rows).map(|(t, c)| (c.name.to_string(), json!(t.p))).collect::<Map<_, _>>()),
+    });
+    let explanation = explain(base, new, &rows, &judged, own, tests.as_ref().map(|_| &tested));
+    let verdict_line = match rule {
+        None => "No limits set (--threshold, or leave out --no-stats).".to_string(),
+        Some(_) if regression => {
+            format!("Regression: {} function(s) marked * grew their {on} share past the limits.", over.len())
         }
-        Some(limit) => format!("Pass: no function grew its {on} share by more than {limit} points."),
+        Some(_) => format!("Pass: no function's {on} share grew past the limits."),
     };
     let header = Header {
         kind: "diff",
@@ -226,14 +396,162 @@ pub fn compare(base: &View, new: &View, labels: (&str, &str), options: &DiffOpti
         amount: None,
     };
     let fields = Map::from_iter([
-        ("base".to_string(), metric_json(base, labels.0)),
-        ("new".to_string(), metric_json(new, labels.1)),
+        ("base".to_string(), metric_json(base, labels.0, base_runs)),
+        ("new".to_string(), metric_json(new, labels.1, new_runs)),
         ("limits".to_string(), limits),
+        ("gate".to_string(), gate_json),
         ("verdict".to_string(), json!(verdict)),
     ]);
     let table = Table { rows: Cells::boxed(&columns, cells), columns, texts };
-    let printer = DiffPrinter { title: title(base, new, labels, options, least), fields, verdict_line };
+    let title = title(base, new, labels, options);
+    let rule_line = gate_rule(base_runs, new_runs, rule, base_metric);
+    let printer = DiffPrinter { title, rule_line, fields, verdict_line, explanation };
     Ok(Comparison { report: Report { header, table, printer }, regression })
+}
+
+/// How many functions the test weighed, and how many it flagged, at false discovery rate `q`.
+struct Tested {
+    functions: usize,
+    q: f64,
+    flagged: usize,
+}
+
+impl Tested {
+    /// The false alarms expected among the functions flagged: at most `q` of them, and, when nothing
+    /// changed at all, a run that fails with a probability of at most `q`.
+    fn expected_false_alarms(&self) -> f64 {
+        match self.flagged {
+            0 => 0.0,
+            flagged => self.q * flagged as f64,
+        }
+    }
+}
+
+/// The rule the gate applied, in words: the test (where both sides count samples) and the limits.
+fn gate_rule(
+    base: Option<&[RunCounts]>,
+    new: Option<&[RunCounts]>,
+    rule: Option<(gate::Limits, Option<f64>)>,
+    metric: &Metric,
+) -> String {
+    let Some((limits, q)) = rule else { return "Gate: none.".into() };
+    let mut large = format!("grew by more than {} point(s)", limits.points);
+    if let Some(relative) = limits.relative {
+        large.push_str(&format!(" and by at least {} % of BASE's share", relative * 100.0));
+    }
+    if let Some(floor) = limits.floor {
+        large.push_str(&format!(" and by at least {floor} {}", unit_label(metric)));
+    }
+    let Some(q) = q else { return format!("Gate (--no-stats): a function fails it where its share {large}.") };
+    match base.zip(new) {
+        Some((b, n)) => {
+            let test = match (b.len(), n.len()) {
+                (1, 1) => "the two-proportion test on sample counts".to_string(),
+                (b, n) => format!("Welch's t on the runs' shares ({b} BASE, {n} NEW)"),
+            };
+            format!(
+                "Gate: {} are sampled: a function fails where {test} finds its growth clear (one-sided, Benjamini–Hochberg at a false discovery rate of {} %) and its share {large}.",
+                metric.kind.name(),
+                q * 100.0
+            )
+        }
+        None => format!(
+            "Gate: {} is not sampled here ({}), so there is no sampling noise to test: a function fails where its share {large}.",
+            metric.name,
+            metric.kind.name()
+        ),
+    }
+}
+
+/// The lines below the verdict: each function that failed the gate with its shares before and
+/// after (and their 95 % intervals), its p-value and the caller path that grew most; those large
+/// but not clear, and the runs that would decide them; the functions new and gone.
+fn explain(
+    base: &View,
+    new: &View,
+    rows: &[&Change<'_>],
+    judged: &[Judged],
+    own: bool,
+    tested: Option<&Tested>,
+) -> String {
+    let mut text = String::new();
+    let on = if own { "self" } else { "total" };
+    let pct = |share: f64| format!("{:.1} %", share * 100.0);
+    for (change, judged) in rows.iter().zip(judged).filter(|(_, j)| j.large && j.clear) {
+        let (b, n) = (base.pct(amount(change.base, own)), new.pct(amount(change.new, own)));
+        text.push_str(&format!("* {}: {on} {b:.1} % → {n:.1} % ({:+.1} points", change.name, n - b));
+        if let Some(test) = judged.test {
+            let (mb, mn) = test.margins;
+            text.push_str(&format!(
+                "; 95 % intervals {} ± {:.1} → {} ± {:.1}, p = {:.2e}",
+                pct(test.shares.0),
+                mb * 100.0,
+                pct(test.shares.1),
+                mn * 100.0,
+                test.p
+            ));
+        }
+        text.push_str(")\n");
+        if let Some((path, grew)) = path_that_grew_most(base, new, change.name) {
+            text.push_str(&format!("    grew most on the path {path} ({grew:+.1} points)\n"));
+        }
+    }
+    if let Some(tested) = tested {
+        text.push_str(&format!(
+            "Tested {} function(s); expected false alarms among the {} flagged: {:.2} (at most {} % of them).\n",
+            tested.functions,
+            tested.flagged,
+            tested.expected_false_alarms(),
+            tested.q * 100.0
+        ));
+        let alpha = tested.q / tested.functions.max(1) as f64;
+        let unclear: Vec<(&str, gate::Test)> = rows
+            .iter()
+            .zip(judged)
+            .filter(|(_, j)| j.large && !j.clear)
+            .filter_map(|(c, j)| Some((c.name, j.test?)))
+            .collect();
+        if let Some(decide) = unclear.iter().filter_map(|(_, t)| gate::runs_to_decide(t, alpha)).min() {
+            let names: Vec<&str> = unclear.iter().map(|(name, _)| *name).take(5).collect();
+            let more = if unclear.len() > 5 { format!(" and {} more", unclear.len() - 5) } else { String::new() };
+            text.push_str(&format!(
+                "Not clear: {} function(s) grew past the limits within sampling noise ({}{more}); about {decide} run(s) a side would decide the clearest.\n",
+                unclear.len(),
+                names.join(", ")
+            ));
+        }
+    }
+    for (status, side_missing) in [("New", true), ("Gone", false)] {
+        let names: Vec<&str> = rows
+            .iter()
+            .filter(|c| if side_missing { c.base.is_none() } else { c.new.is_none() })
+            .map(|c| c.name)
+            .collect();
+        if !names.is_empty() {
+            let shown = names.iter().take(10).copied().collect::<Vec<_>>().join(", ");
+            let more = if names.len() > 10 { format!(" and {} more", names.len() - 10) } else { String::new() };
+            text.push_str(&format!("{status}: {shown}{more}\n"));
+        }
+    }
+    text
+}
+
+/// Of the stacks (root to the function, outermost nodes of `name`) of either view, the one whose
+/// share grew most, and by how many points.
+fn path_that_grew_most(base: &View, new: &View, name: &str) -> Option<(String, f64)> {
+    let mut growth: BTreeMap<String, f64> = BTreeMap::new();
+    for (view, sign) in [(base, -1.0), (new, 1.0)] {
+        let Some(row) = view.names.iter().position(|n| n == name) else { continue };
+        let outermost = view.outermost();
+        let tree = &view.profile.tree;
+        for node in tree.nodes().filter(|&n| view.row(n) as usize == row && outermost[n.index()]) {
+            let mut path: Vec<&str> =
+                tree.ancestors(node).iter().map(|&a| view.names[view.row(a) as usize].as_str()).collect();
+            path.push(name);
+            *growth.entry(path.join(";")).or_default() += sign * view.pct(view.inclusive(node));
+        }
+    }
+    growth.into_iter().filter(|(_, g)| *g > 0.0).max_by(|a, b| a.1.total_cmp(&b.1))
 }
 
 /// The printer of `diff`: its table is a row per function of either profile.
@@ -241,21 +559,25 @@ pub fn compare(base: &View, new: &View, labels: (&str, &str), options: &DiffOpti
 pub struct DiffPrinter {
     /// The lines above the table: each profile, and what is compared.
     title: String,
-    /// The JSON fields of each profile, the limits and the verdict.
+    /// The gate's rule, in words.
+    rule_line: String,
+    /// The JSON fields of each profile, the limits, the gate and the verdict.
     fields: Map<String, Json>,
     /// The verdict, the line below the table.
     verdict_line: String,
+    /// Why: the functions that failed, the test's figures, the functions new and gone.
+    explanation: String,
 }
 
 impl Printer for DiffPrinter {
-    /// The title, then the table, then the verdict.
+    /// The title, then the table, then the rule, the verdict and its explanation.
     fn write_text(&self, _: &Header, table: &Table, out: &mut dyn Write, style: TextStyle) -> io::Result<()> {
         out.write_all(format!("{}\n\n", self.title).as_bytes())?;
         Layout::new(table, style, &[], None).write(out)?;
-        writeln!(out, "{}", self.verdict_line)
+        writeln!(out, "{}\n{}\n{}", self.rule_line, self.verdict_line, self.explanation.trim_end()).map(|_| ())
     }
 
-    /// `base` and `new` (each profile's file, metric and total), `limits` and `verdict`.
+    /// `base` and `new` (each profile's file, metric, total and runs), `limits`, `gate` and `verdict`.
     fn json_fields(&self) -> Map<String, Json> {
         self.fields.clone()
     }
@@ -267,7 +589,7 @@ fn amount(sums: Option<&Sums>, own: bool) -> f64 {
 }
 
 /// The table's columns, and how its values print.
-fn columns(base: &View, absolute: bool) -> (Vec<Column>, Digits) {
+fn columns(base: &View, absolute: bool, tested: bool) -> (Vec<Column>, Digits) {
     let (unit, digits) = match absolute {
         true => (unit_label(base.metric()).to_string(), super::digits_of(base.metric())),
         false => ("%".to_string(), Digits::Decimals),
@@ -282,14 +604,15 @@ fn columns(base: &View, absolute: bool) -> (Vec<Column>, Digits) {
         Column::new("base_total", format!("base total {unit}")),
         Column::new("new_total", format!("new total {unit}")),
         Column::new("total_change", format!("total {change}")),
-        Column::new("crossed", "over"),
     ];
+    let p = tested.then(|| Column::new("p", "p"));
+    let columns = columns.into_iter().chain(p).chain([Column::new("crossed", "over")]).collect();
     (columns, digits)
 }
 
-/// The heading: each profile, its metric and total, and what is compared.
-/// `least` is `--min-abs` in BASE's unit.
-fn title(base: &View, new: &View, labels: (&str, &str), options: &DiffOptions, least: Option<f64>) -> String {
+/// The heading: each profile, its metric and total, and what is compared (the limits are the
+/// gate's rule, below the table).
+fn title(base: &View, new: &View, labels: (&str, &str), options: &DiffOptions) -> String {
     let side = |label: &str, view: &View| {
         let unit = unit_label(view.metric());
         format!("{label}: {} ({}), total {} {unit}", view.metric().name, view.metric().kind.name(), view.total())
@@ -298,15 +621,7 @@ fn title(base: &View, new: &View, labels: (&str, &str), options: &DiffOptions, l
         true => "values (NEW in BASE's unit)",
         false => "shares of each profile's total, changes in points",
     };
-    let mut limits = String::new();
-    if let Some(threshold) = options.threshold {
-        let on = if options.exclusive { "self" } else { "total" };
-        limits = format!("; limit: {on} share +{threshold} points");
-        if let Some(least) = least {
-            limits.push_str(&format!(" and +{least} {}", unit_label(base.metric())));
-        }
-    }
-    format!("BASE {}\nNEW  {}\nCompared: {compared}{limits}", side(labels.0, base), side(labels.1, new))
+    format!("BASE {}\nNEW  {}\nCompared: {compared}", side(labels.0, base), side(labels.1, new))
 }
 
 /// Whether metrics `a` and `b` measure one quantity: of one kind, or both time (samples, ticks and

@@ -21,6 +21,7 @@ mod calls;
 mod data;
 pub mod diff;
 mod flat;
+pub mod gate;
 mod header;
 mod rank;
 mod summary;

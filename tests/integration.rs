@@ -7,6 +7,9 @@ mod support;
 // with its expected message.
 mod golden;
 
+// diff's gate against sampling noise, by simulation: false alarms and power.
+mod gate;
+
 // Every fixture through every writable format and back.
 mod roundtrip;
 

@@ -157,6 +157,8 @@ pub struct Comparison {
     pub report: Report<DiffPrinter>,
     /// Whether a function crossed the limits.
     pub regression: bool,
+    /// The functions (or lines) that did, largest change first.
+    pub flagged: Vec<String>,
 }
 
 /// One side of a comparison: its runs (merged, where there are several) in the view its table
@@ -314,7 +316,10 @@ pub fn compare(base: &Side, new: &Side, labels: (&str, &str), options: &DiffOpti
     let sampled = base_runs.zip(new_runs).filter(|_| rule.is_some_and(|(_, q)| q.is_some()));
     let tests: Option<Vec<gate::Test>> = sampled.map(|(b, n)| {
         let counts = |runs: &[RunCounts], name: &str| runs.iter().map(|r| r.count(name, own)).collect::<Vec<_>>();
-        rows.iter().map(|c| gate::test_growth(&counts(b, c.name), &counts(n, c.name))).collect()
+        let per_function = |runs: &[RunCounts]| rows.iter().map(|c| counts(runs, c.name)).collect::<Vec<_>>();
+        let (b, n) = (per_function(b), per_function(n));
+        let dispersions = (gate::dispersion(b.iter().map(Vec::as_slice)), gate::dispersion(n.iter().map(Vec::as_slice)));
+        b.iter().zip(&n).map(|(b, n)| gate::test_growth(b, n, dispersions)).collect()
     });
     let q = rule.and_then(|(_, q)| q).unwrap_or(DEFAULT_FALSE_DISCOVERY_RATE);
     let discoveries = tests.as_ref().map(|tests| gate::discoveries(&tests.iter().map(|t| t.p).collect::<Vec<_>>(), q));
@@ -406,7 +411,8 @@ pub fn compare(base: &Side, new: &Side, labels: (&str, &str), options: &DiffOpti
     let title = title(base, new, labels, options);
     let rule_line = gate_rule(base_runs, new_runs, rule, base_metric);
     let printer = DiffPrinter { title, rule_line, fields, verdict_line, explanation };
-    Ok(Comparison { report: Report { header, table, printer }, regression })
+    let flagged = over.iter().map(|&i| rows[i].name.to_string()).collect();
+    Ok(Comparison { report: Report { header, table, printer }, regression, flagged })
 }
 
 /// How many functions the test weighed, and how many it flagged, at false discovery rate `q`.

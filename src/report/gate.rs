@@ -8,10 +8,12 @@
 //! - **Clear**: a one-sided test that the share grew. With one run a side, the two-proportion
 //!   test (its variance from the pooled share, as the null hypothesis has it: one share for both).
 //!   With several runs a side, Welch's t on the per-run shares, so that the between-run spread
-//!   counts (a run that loses callers at random, a machine that is busier); a side's variance is
-//!   never taken below the sampling variance of its runs, so that three runs that happen to agree
-//!   closely do not make any change look clear. A side of one run among sides of several adds its
-//!   sampling variance. Degrees of freedom by Welch–Satterthwaite over the sides of several runs.
+//!   counts (a warm-up, a collector, a machine that is busier in one run than another); a side's
+//!   variance is the larger of its runs' spread and the sampling variance of its runs, so that
+//!   three runs that happen to agree closely do not make any change look clear, and three runs that
+//!   agree as well as sampling lets them keep the sampling test's power (more runs, more samples).
+//!   Degrees of freedom by Welch–Satterthwaite over the sides whose spread was taken; a side whose
+//!   sampling variance was taken (or of one run) has it known.
 //! - **Across all functions at once**: the p-values of every function tested are put through
 //!   Benjamini–Hochberg at a false discovery rate `q` (default 5 %): of the functions it flags, a
 //!   share of at most `q` are expected to be false alarms, and when nothing changed at all the run
@@ -22,7 +24,7 @@
 //! no sampling noise to test against: they get the limits alone, and the report says which rule
 //! each side got.
 
-use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
+use statrs::distribution::{ChiSquared, ContinuousCDF, Normal, StudentsT};
 
 /// A function's count in one run: seen in `count` of the run's `of` samples (or ticks).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -59,33 +61,82 @@ pub struct Test {
     pub runs: usize,
 }
 
-/// A side's mean share, the variance of that mean, and its runs.
+/// A side's mean share, the variance of that mean, its runs, and whether the variance is the runs'
+/// own spread (estimated, with `runs - 1` degrees of freedom) or the sampling one (known).
 struct Side {
     mean: f64,
     variance: f64,
     runs: usize,
+    estimated: bool,
 }
 
-/// The mean share of `runs` and the variance of that mean: the runs' own spread (with two runs or
-/// more), never below the sampling variance at `pooled`, the share both sides would have if nothing
-/// changed.
-fn side(runs: &[Count], pooled: f64) -> Side {
+/// The spread of the shares of `runs` about their mean (0 for one run), and that mean.
+fn spread(runs: &[Count]) -> (f64, f64) {
     let n = runs.len() as f64;
     let mean = runs.iter().map(|r| r.share()).sum::<f64>() / n;
-    let mean_of = runs.iter().map(|r| r.of).sum::<f64>() / n;
-    let sampling = if mean_of > 0.0 { pooled * (1.0 - pooled) / mean_of } else { 0.0 };
     let spread = match runs.len() {
         1 => 0.0,
         _ => runs.iter().map(|r| (r.share() - mean).powi(2)).sum::<f64>() / (n - 1.0),
     };
-    Side { mean, variance: spread.max(sampling) / n, runs: runs.len() }
+    (spread, mean)
 }
 
-/// Tests whether the share of a function grew from `base`'s runs to `new`'s (each at least one).
-pub fn test_growth(base: &[Count], new: &[Count]) -> Test {
+/// The variance of one run's share `share` out of `of` samples, by sampling alone.
+fn sampling_variance(share: f64, of: f64) -> f64 {
+    if of > 0.0 {
+        share * (1.0 - share) / of
+    } else {
+        0.0
+    }
+}
+
+/// How much more the shares of a side's runs spread than sampling alone makes them, over all the
+/// functions of the side (`functions`, each its runs' counts): the sum of each function's squared
+/// deviations over the sum of what sampling would give, at least 1. Runs that differ as a whole (a
+/// machine busier in one run) spread every function's share, and all of them tell how much.
+pub fn dispersion<'a>(functions: impl IntoIterator<Item = &'a [Count]>) -> f64 {
+    let (mut seen, mut expected) = (0.0, 0.0);
+    for runs in functions.into_iter().filter(|runs| runs.len() > 1) {
+        let (spread, mean) = spread(runs);
+        let free = runs.len() as f64 - 1.0;
+        let of = runs.iter().map(|r| r.of).sum::<f64>() / runs.len() as f64;
+        seen += free * spread;
+        expected += free * sampling_variance(mean, of);
+    }
+    if expected > 0.0 {
+        (seen / expected).max(1.0)
+    } else {
+        1.0
+    }
+}
+
+/// The mean share of `runs` and the variance of that mean: the sampling variance at `pooled` (the
+/// share both sides would have if nothing changed) times the side's `dispersion`; or, where the
+/// runs of this function spread more than that beyond chance (a χ² test at 95 %), their own spread,
+/// with its degrees of freedom. A function whose share jumps between runs (a collector, a JIT)
+/// is judged by its own spread; every other by what sampling and the side's runs as a whole show,
+/// which keeps the power more runs bring.
+fn side(runs: &[Count], pooled: f64, dispersion: f64) -> Side {
+    let n = runs.len() as f64;
+    let (spread, mean) = spread(runs);
+    let of = runs.iter().map(|r| r.of).sum::<f64>() / n;
+    let expected = sampling_variance(pooled, of) * dispersion;
+    let beyond_chance = runs.len() > 1 && {
+        let free = n - 1.0;
+        // n − 1 ≥ 1 degrees of freedom are valid.
+        let limit = ChiSquared::new(free).map_or(f64::INFINITY, |chi| chi.inverse_cdf(0.95));
+        expected > 0.0 && free * spread / expected > limit || expected == 0.0 && spread > 0.0
+    };
+    let variance = if beyond_chance { spread } else { expected };
+    Side { mean, variance: variance / n, runs: runs.len(), estimated: beyond_chance }
+}
+
+/// Tests whether the share of a function grew from `base`'s runs to `new`'s (each at least one),
+/// where each side's runs spread as a whole by `dispersions` ([`dispersion`]; 1 for one run).
+pub fn test_growth(base: &[Count], new: &[Count], dispersions: (f64, f64)) -> Test {
     let (seen, of) = base.iter().chain(new).fold((0.0, 0.0), |(c, n), r| (c + r.count, n + r.of));
     let pooled = if of > 0.0 { seen / of } else { 0.0 };
-    let (b, n) = (side(base, pooled), side(new, pooled));
+    let (b, n) = (side(base, pooled, dispersions.0), side(new, pooled, dispersions.1));
     let growth = n.mean - b.mean;
     let error = (b.variance + n.variance).sqrt();
     let statistic = match error > 0.0 {
@@ -94,13 +145,17 @@ pub fn test_growth(base: &[Count], new: &[Count]) -> Test {
         false => 0.0,
     };
     // Welch–Satterthwaite, over the sides whose variance is estimated from their runs.
-    let estimated = |s: &Side| if s.runs > 1 { s.variance.powi(2) / (s.runs as f64 - 1.0) } else { 0.0 };
+    let estimated = |s: &Side| if s.estimated { s.variance.powi(2) / (s.runs as f64 - 1.0) } else { 0.0 };
     let denominator = estimated(&b) + estimated(&n);
     let freedom = (denominator > 0.0).then(|| (b.variance + n.variance).powi(2) / denominator);
     let p = 1.0 - cdf(statistic, freedom);
     // Each side's interval from its own share, not the pooled one.
     let margin = |runs: &[Count], s: &Side| {
-        quantile(0.975, (s.runs > 1).then_some(s.runs as f64 - 1.0)) * side(runs, s.mean).variance.sqrt()
+        let own = match s.runs {
+            1 => sampling_variance(s.mean, runs[0].of),
+            n => spread(runs).0 / n as f64,
+        };
+        quantile(0.975, (s.runs > 1).then_some(s.runs as f64 - 1.0)) * own.sqrt()
     };
     let margins = (margin(base, &b), margin(new, &n));
     Test { shares: (b.mean, n.mean), margins, statistic, p, runs: b.runs.max(n.runs) }
@@ -186,7 +241,7 @@ mod tests {
     /// p = 1 − Φ(0.8944) = 0.1855 (tables: Φ(0.89) = 0.8133, Φ(0.90) = 0.8159).
     #[test]
     fn one_run_a_side_is_the_two_proportion_test() {
-        let test = test_growth(&one(60.0, 300.0), &one(69.0, 300.0));
+        let test = test_growth(&one(60.0, 300.0), &one(69.0, 300.0), (1.0, 1.0));
         assert!((test.statistic - 0.8944).abs() < 1e-4, "{test:?}");
         assert!((test.p - 0.1855).abs() < 1e-3, "{test:?}");
         // Its 95 % interval: 1.96 × sqrt(0.2 × 0.8 / 300) = 0.04526.
@@ -200,21 +255,21 @@ mod tests {
     #[test]
     fn several_runs_a_side_is_welch_s_t_on_their_shares() {
         let runs = |shares: [f64; 3]| shares.map(|s| Count { count: s * 1e5, of: 1e5 }).to_vec();
-        let test = test_growth(&runs([0.10, 0.12, 0.11]), &runs([0.20, 0.22, 0.21]));
+        let test = test_growth(&runs([0.10, 0.12, 0.11]), &runs([0.20, 0.22, 0.21]), (1.0, 1.0));
         assert!((test.statistic - 12.247).abs() < 1e-3, "{test:?}");
         assert!(test.p < 5e-4 && test.p > 1e-5, "{test:?}");
         // Runs that agree exactly still have their sampling variance: 3 runs of 30 of 300 against
         // 3 of 36 of 300: the same as one run of 90/900 against 108/900, by hand z = 0.02 /
         // sqrt(0.11 × 0.89 / 900 × 2) = 1.3559, the normal approximation of a t with no spread.
         let same = |count: f64| vec![Count { count, of: 300.0 }; 3];
-        let test = test_growth(&same(30.0), &same(36.0));
+        let test = test_growth(&same(30.0), &same(36.0), (1.0, 1.0));
         assert!((test.statistic - 1.3559).abs() < 1e-3, "{test:?}");
     }
 
     /// A function in no sample on either side has no growth to test.
     #[test]
     fn no_samples_is_no_evidence() {
-        let test = test_growth(&one(0.0, 100.0), &one(0.0, 100.0));
+        let test = test_growth(&one(0.0, 100.0), &one(0.0, 100.0), (1.0, 1.0));
         assert_eq!((test.statistic, test.p), (0.0, 0.5));
     }
 

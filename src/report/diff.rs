@@ -318,7 +318,8 @@ pub fn compare(base: &Side, new: &Side, labels: (&str, &str), options: &DiffOpti
         let counts = |runs: &[RunCounts], name: &str| runs.iter().map(|r| r.count(name, own)).collect::<Vec<_>>();
         let per_function = |runs: &[RunCounts]| rows.iter().map(|c| counts(runs, c.name)).collect::<Vec<_>>();
         let (b, n) = (per_function(b), per_function(n));
-        let dispersions = (gate::dispersion(b.iter().map(Vec::as_slice)), gate::dispersion(n.iter().map(Vec::as_slice)));
+        let dispersions =
+            (gate::dispersion(b.iter().map(Vec::as_slice)), gate::dispersion(n.iter().map(Vec::as_slice)));
         b.iter().zip(&n).map(|(b, n)| gate::test_growth(b, n, dispersions)).collect()
     });
     let q = rule.and_then(|(_, q)| q).unwrap_or(DEFAULT_FALSE_DISCOVERY_RATE);

@@ -233,7 +233,8 @@ impl ReportCommon {
 #[derive(clap::Args)]
 #[command(next_help_heading = "Report options")]
 pub struct ReportArgs {
-    /// Output: aligned `text`, or `csv` or `json` for scripts (docs/reports.md).
+    /// Output: aligned `text`, or `csv` or `json` for scripts (docs/reports.md); diff also writes
+    /// `markdown` (a pull request's comment) and `junit` (a test per function, for CI).
     #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = named::<report::Format>())]
     pub format: report::Format,
     /// Decimals of the numbers that are not whole, in text (default 1; times and bytes shown in a

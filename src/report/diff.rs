@@ -411,7 +411,28 @@ pub fn compare(base: &Side, new: &Side, labels: (&str, &str), options: &DiffOpti
     let table = Table { rows: Cells::boxed(&columns, cells), columns, texts };
     let title = title(base, new, labels, options);
     let rule_line = gate_rule(base_runs, new_runs, rule, base_metric);
-    let printer = DiffPrinter { title, rule_line, fields, verdict_line, explanation };
+    let gated = rows
+        .iter()
+        .zip(&judged)
+        .map(|(c, j)| Gated {
+            name: c.name.to_string(),
+            status: match (c.base, c.new) {
+                (None, _) => "new",
+                (_, None) => "gone",
+                _ => "",
+            },
+            shares: (share(base, c.base, own), share(new, c.new, own)),
+            p: j.test.map(|t| t.p),
+            failed: j.large && j.clear,
+        })
+        .collect();
+    let verdict_words = match verdict {
+        "regression" => "❌ regression",
+        "pass" => "✅ pass",
+        _ => "no gate",
+    };
+    let ci = CiVerdict { verdict: verdict_words, on, labels: (labels.0.to_string(), labels.1.to_string()), gated };
+    let printer = DiffPrinter { title, rule_line, fields, verdict_line, explanation, ci };
     let flagged = over.iter().map(|&i| rows[i].name.to_string()).collect();
     Ok(Comparison { report: Report { header, table, printer }, regression, flagged })
 }
@@ -574,6 +595,43 @@ pub struct DiffPrinter {
     verdict_line: String,
     /// Why: the functions that failed, the test's figures, the functions new and gone.
     explanation: String,
+    /// What the Markdown and JUnit verdicts show.
+    ci: CiVerdict,
+}
+
+/// The verdict as CI shows it: each function the gate judged.
+#[derive(Debug)]
+struct CiVerdict {
+    /// `❌ regression`, `✅ pass` or `no gate`.
+    verdict: &'static str,
+    /// `total` or `self`: the share gated.
+    on: &'static str,
+    /// BASE's and NEW's names.
+    labels: (String, String),
+    gated: Vec<Gated>,
+}
+
+/// A function as the gate judged it.
+#[derive(Debug)]
+struct Gated {
+    name: String,
+    /// `new`, `gone`, or empty.
+    status: &'static str,
+    /// Its share in BASE and NEW, in percent.
+    shares: (f64, f64),
+    /// The test's p-value, where the metric is sampled.
+    p: Option<f64>,
+    /// Whether it failed the gate.
+    failed: bool,
+}
+
+impl Gated {
+    /// What it did, in one line: `total 0.0 % → 10.3 % (+10.3 points), p = 3.4e-4`.
+    fn change(&self, on: &str) -> String {
+        let (b, n) = self.shares;
+        let p = self.p.map_or(String::new(), |p| format!(", p = {p:.2e}"));
+        format!("{on} {b:.1} % → {n:.1} % ({:+.1} points){p}", n - b)
+    }
 }
 
 impl Printer for DiffPrinter {
@@ -588,6 +646,87 @@ impl Printer for DiffPrinter {
     fn json_fields(&self) -> Map<String, Json> {
         self.fields.clone()
     }
+
+    /// The verdict, the profiles, the rule, a table (GitHub's Markdown) of the functions that failed,
+    /// and the explanation: a pull request's comment.
+    fn write_markdown(&self, out: &mut dyn Write) -> io::Result<()> {
+        let ci = &self.ci;
+        writeln!(out, "### proftool diff: {}\n", ci.verdict)?;
+        for line in self.title.lines() {
+            writeln!(out, "{}  ", markdown_text(line))?;
+        }
+        writeln!(out, "\n{}\n", markdown_text(&self.rule_line))?;
+        let failed: Vec<&Gated> = ci.gated.iter().filter(|g| g.failed).collect();
+        if failed.is_empty() {
+            writeln!(out, "{}", markdown_text(&self.verdict_line))?;
+        } else {
+            writeln!(out, "| function | status | base {0} % | new {0} % | change (points) | p |", ci.on)?;
+            writeln!(out, "|---|---|---:|---:|---:|---:|")?;
+            for g in failed {
+                let p = g.p.map_or(String::new(), |p| format!("{p:.2e}"));
+                let (b, n) = g.shares;
+                writeln!(out, "| {} | {} | {b:.1} | {n:.1} | {:+.1} | {p} |", markdown_code(&g.name), g.status, n - b)?;
+            }
+        }
+        if !self.explanation.is_empty() {
+            writeln!(out)?;
+            for line in self.explanation.lines() {
+                writeln!(out, "{}  ", markdown_text(line.trim_start()))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One test suite, a test case per function judged, a failure per function that failed the
+    /// gate, the rule and the profiles as its properties.
+    fn write_junit(&self, out: &mut dyn Write) -> io::Result<()> {
+        let ci = &self.ci;
+        let attr = |text: &str| quick_xml::escape::escape(text).into_owned();
+        let (tests, failures) = (ci.gated.len(), ci.gated.iter().filter(|g| g.failed).count());
+        let suite = attr(&format!("proftool diff {} against {}", ci.labels.1, ci.labels.0));
+        writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
+        writeln!(out, r#"<testsuites name="proftool diff" tests="{tests}" failures="{failures}" errors="0">"#)?;
+        writeln!(out, r#"  <testsuite name="{suite}" tests="{tests}" failures="{failures}" errors="0" skipped="0">"#)?;
+        writeln!(out, "    <properties>")?;
+        for (name, value) in [("base", &ci.labels.0), ("new", &ci.labels.1), ("rule", &self.rule_line)] {
+            writeln!(out, r#"      <property name="{name}" value="{}"/>"#, attr(value))?;
+        }
+        writeln!(out, "    </properties>")?;
+        for g in &ci.gated {
+            let name = attr(&g.name);
+            match g.failed {
+                false => writeln!(out, r#"    <testcase classname="proftool.diff" name="{name}"/>"#)?,
+                true => {
+                    let message = attr(&format!("{} grew past the limits: {}", g.name, g.change(ci.on)));
+                    writeln!(out, r#"    <testcase classname="proftool.diff" name="{name}">"#)?;
+                    writeln!(out, r#"      <failure type="regression" message="{message}"/>"#)?;
+                    writeln!(out, "    </testcase>")?;
+                }
+            }
+        }
+        writeln!(out, "  </testsuite>\n</testsuites>")
+    }
+}
+
+/// `text` as Markdown shows it as written: its punctuation that Markdown reads escaped.
+fn markdown_text(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#' | '~') {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
+}
+
+/// `name` as a code span in a table cell: fenced by more backticks than it holds in a row, its
+/// pipes escaped (GitHub splits cells at them even in code).
+fn markdown_code(name: &str) -> String {
+    let longest = name.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if name.starts_with('`') || name.ends_with('`') { " " } else { "" };
+    format!("{fence}{pad}{}{pad}{fence}", name.replace('|', "\\|"))
 }
 
 /// The self value (with `own`) or total of `sums`, 0 for a function the profile does not have.

@@ -3,11 +3,13 @@
 //! Sums of float values (a metric's total, a function's self value over its nodes) are given as
 //! the shortest decimal within the rounding error of the sum, so that 0.1 ms and 0.2 ms add up to
 //! 0.3, not 0.30000000000000004; sums of counts are exact. Frames are named as the one-name writers
-//! (folded) name them: a GHC cost centre as `Module.label`.
+//! (folded) name them: a GHC cost centre as `Module.label`. Text shows the heaviest functions'
+//! times and bytes as a report shows a column of them: in the unit their largest picks (`1.38 s`).
 
 use crate::formats::detect::Reason;
 use crate::formats::Format;
-use crate::model::{Profile, Total, TotalSource, Value};
+use crate::model::{Profile, Total, TotalSource, Unit, Value};
+use crate::report::units::{self, Quantity};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -44,6 +46,10 @@ pub struct Info {
     pub ranked_by: Option<String>,
     /// The heaviest functions by self value (non-zero), heaviest first.
     pub top_functions: Vec<FunctionInfo>,
+    /// The unit of the metric they are ranked by: text shows time and bytes in a unit of their
+    /// size, as the reports do.
+    #[serde(skip)]
+    pub ranked_unit: Option<Unit>,
 }
 
 /// One metric in the report.
@@ -114,6 +120,7 @@ impl Info {
             max_depth: profile.max_depth(),
             ranked_by: ranked.map(|m| profile.metrics()[m].name.clone()),
             top_functions: ranked.map(|m| heaviest(profile, m)).unwrap_or_default(),
+            ranked_unit: ranked.map(|m| profile.metrics()[m].unit),
         }
     }
 
@@ -160,7 +167,7 @@ impl Info {
         if let Some(metric) = &self.ranked_by {
             let total = self.metrics.iter().find(|m| &m.name == metric).map_or(0.0, |m| m.total);
             let _ = writeln!(s, "heaviest functions by self {metric}:");
-            let values: Vec<String> = self.top_functions.iter().map(|f| number(f.self_value)).collect();
+            let values = self.top_values();
             let width = values.iter().map(String::len).max().unwrap_or(0);
             for (f, value) in self.top_functions.iter().zip(&values) {
                 let share = if total > 0.0 { 100.0 * f.self_value / total } else { 0.0 };
@@ -168,6 +175,24 @@ impl Info {
             }
         }
         s
+    }
+
+    /// The heaviest functions' values as text shows them: time and bytes in the unit in which the
+    /// largest is at least 1, named (`1.38 s`, `0.10 s`), with three significant digits of it, as
+    /// `summary` shows a column; in the metric's own unit (counts, Dyalog's milliseconds) as they
+    /// are, the metric's line naming it.
+    fn top_values(&self) -> Vec<String> {
+        let values = self.top_functions.iter().map(|f| f.self_value);
+        let largest = values.clone().fold(0.0, |largest: f64, v| largest.max(v.abs()));
+        let quantity =
+            |unit| Quantity { unit, name: String::new(), label: String::new(), ticks: false, interval_nanos: None };
+        match self.ranked_unit.and_then(|unit| units::shown(&quantity(unit), largest, None)) {
+            Some(shown) if !shown.own => {
+                let places = units::decimals_for(largest / shown.divisor);
+                values.map(|v| format!("{:.places$} {}", v / shown.divisor, shown.word)).collect()
+            }
+            _ => values.map(number).collect(),
+        }
     }
 }
 

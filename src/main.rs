@@ -11,7 +11,11 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     cli::clean_up_on_signals();
-    let cli = cli::Cli::parse();
+    let cli = cli::Cli::try_parse().unwrap_or_else(|err| {
+        // Arguments as text to look for a switch in: a file name that is not UTF-8 is none.
+        let args: Vec<String> = std::env::args_os().map(|arg| arg.to_string_lossy().into_owned()).collect();
+        cli::with_one_dash_hint(err, &args).exit()
+    });
     let mut diag = Diagnostics::default();
     let result = cli.command.run(&mut diag);
     // An option that does not fit the profile (an unknown --metric) can only be checked once the

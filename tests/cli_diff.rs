@@ -50,7 +50,7 @@ fn the_table_has_shares_changes_new_and_gone_and_counts_recursion_once() {
     // Text: changes signed, shares not.
     let out = proftool().args(["diff", "--no-stats"]).arg(&base).arg(&new).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("newthing  new             0.0        10.3                 +10.3"), "{text}");
+    assert!(text.contains("newthing  new             0.0        10.3       +10.3"), "{text}");
     assert!(text.contains("-14.8"), "{text}");
 }
 

@@ -238,7 +238,7 @@ fn data_gives_a_function_and_its_lines_as_measured() {
         entries.push((3, "#.ch.CH∆Q", i as i32 + 1, 311, t, t, Some((311, 311))));
     }
     let (_dir, tree) = file("data.xml", &dyalog_tree(BIAS, &entries));
-    let csv = report(&["data", "--fn", "CH∆Q", "--format", "csv", &tree]);
+    let csv = report(&["data", "--fn", "#.ch.CH∆Q", "--format", "csv", &tree]);
     assert_eq!(csv.lines().next(), Some("function,name,calls,time_inc,time_exc,timer-ticks_inc,timer-ticks_exc"));
     let rows = csv_rows(&csv);
     assert_eq!(rows.len(), 7, "{csv}");
@@ -253,7 +253,7 @@ fn data_gives_a_function_and_its_lines_as_measured() {
         assert_eq!(row[5..], ["311", "311"]);
     }
     // With --bias, as the file holds them: 23.032 ms.
-    let biased = report(&["data", "--fn", "CH∆Q", "--bias", &BIAS.to_string(), "--format", "csv", &tree]);
+    let biased = report(&["data", "--fn", "#.ch.CH∆Q", "--bias", &BIAS.to_string(), "--format", "csv", &tree]);
     assert_near(&csv_rows(&biased)[0][3], q);
     // Every function without --fn, heaviest first: #.Rain (53.82 ms as measured) and its line,
     // then CH∆Q and its six.
@@ -267,11 +267,36 @@ fn data_gives_a_function_and_its_lines_as_measured() {
 /// exclusive (Top-Count: FIB 50), and its Call-Count (3).
 #[test]
 fn data_of_a_profile_without_lines_gives_its_own_metrics() {
-    let csv = report(&["data", "--fn", "FIB", "--format", "csv", &path("lispworks/processes.tree")]);
+    let csv = report(&["data", "--fn", "CL-USER::FIB", "--format", "csv", &path("lispworks/processes.tree")]);
     assert_eq!(csv, "function,name,calls,samples_inc,samples_exc\nCL-USER::FIB,CL-USER::FIB,3,60,50\n");
-    let out = proftool().args(["data", "--fn", "^nothing$", &path("lispworks/processes.tree")]).assert();
+    let regex = report(&["data", "--regex", "--fn", "FIB", "--format", "csv", &path("lispworks/processes.tree")]);
+    assert_eq!(regex, csv);
+    let out = proftool().args(["data", "--regex", "--fn", "^nothing$", &path("lispworks/processes.tree")]).assert();
     let stderr = String::from_utf8(out.code(1).get_output().stderr.clone()).unwrap();
     assert_eq!(stderr, "proftool: error: --fn ^nothing$: no function matches\n");
+}
+
+/// Issue 34 §12: `data --fn` takes a name as `summary --fn` and `calls --fn` do, parentheses and
+/// all: `(METHOD PRINT-OBJECT (WIDGET T))` of processes.tree, whose one line (depth 4) says Seen 10,
+/// Top 10 and Call-Count 0, read from the file. A name that is no function's gets the closest
+/// names, as `calls --fn` does; as a regex the name matches nothing (its parentheses are groups).
+#[test]
+fn data_takes_a_function_by_its_name() {
+    let tree = path("lispworks/processes.tree");
+    let method = "(METHOD PRINT-OBJECT (WIDGET T))";
+    let csv = report(&["data", "--fn", method, "--format", "csv", &tree]);
+    assert_eq!(csv, format!("function,name,calls,samples_inc,samples_exc\n{method},{method},0,10,10\n"));
+    let out = proftool().args(["data", "--fn", "FIB", &tree]).assert();
+    let stderr = String::from_utf8(out.code(1).get_output().stderr.clone()).unwrap();
+    let calls = proftool().args(["calls", "--fn", "FIB", &tree]).assert();
+    assert_eq!(stderr, String::from_utf8(calls.code(1).get_output().stderr.clone()).unwrap());
+    assert!(
+        stderr.starts_with("proftool: error: --fn FIB: no function is named so; the closest: CL-USER::FIB"),
+        "{stderr}"
+    );
+    let out = proftool().args(["data", "--regex", "--fn", method, &tree]).assert();
+    let stderr = String::from_utf8(out.code(1).get_output().stderr.clone()).unwrap();
+    assert_eq!(stderr, format!("proftool: error: --fn {method}: no function matches\n"));
 }
 
 // ---- §4 a recursive function is its own caller ----

@@ -584,3 +584,72 @@ short                   10    22.2             10     22.2
 ";
     assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
 }
+
+/// Issue 34 §18: text in a pipe or a file is cut to COLUMNS, else 100 columns, not padded to its
+/// longest name (a frame of 1,000 characters, as a V8 regex's). By hand: summary's columns besides
+/// the name are `self samples` 12, `self %` 6, `total samples` 13, `total %` 7 and four gaps of 2,
+/// 46 columns, which leave the name 54 of 100 (34 of 80): 27 first characters, `…`, 26 last (17,
+/// `…`, 16). A CJK name is measured in terminal columns, two a character. `--wide` keeps names whole.
+#[test]
+fn piped_text_fits_columns_else_100() {
+    let long = "x".repeat(1000);
+    let run = |columns: Option<&str>, extra: &[&str], name: &str| {
+        let mut command = proftool();
+        match columns {
+            Some(columns) => command.env("COLUMNS", columns),
+            None => command.env_remove("COLUMNS"),
+        };
+        let stdin = format!("main;{name} 5\nmain;b 3\n");
+        let out = command.args(["summary", "--from", "folded"]).args(extra).arg("-").write_stdin(stdin).assert();
+        String::from_utf8(out.success().get_output().stdout.clone()).unwrap()
+    };
+    let row = |text: &str| text.lines().find(|l| l.contains('…')).map(str::to_string).unwrap_or_default();
+    let piped = run(None, &[], &long);
+    assert_eq!(row(&piped).chars().count(), 100, "{piped}");
+    assert!(row(&piped).starts_with(&format!("{}…{} ", "x".repeat(27), "x".repeat(26))), "{piped}");
+    assert!(piped.lines().all(|l| l.chars().count() <= 100), "{piped}");
+    let narrow = run(Some("80"), &[], &long);
+    assert!(row(&narrow).starts_with(&format!("{}…{} ", "x".repeat(17), "x".repeat(16))), "{narrow}");
+    assert!(narrow.lines().all(|l| l.chars().count() <= 80), "{narrow}");
+    let wide = run(Some("80"), &["--wide"], &long);
+    assert!(wide.lines().any(|l| l.starts_with(&format!("{long} "))), "{wide}");
+    // 200 columns of 処: cut to 54 columns, 13 first (26 columns), `…`, 13 last (26 columns, one
+    // left blank, as a character of two does not fit in the one left).
+    let cjk = run(None, &[], &"処".repeat(100));
+    assert!(row(&cjk).starts_with(&format!("{}…{}  ", "処".repeat(13), "処".repeat(13))), "{cjk}");
+}
+
+/// Issue 34 §16: a table shows one quantity in one unit, picked by its largest value in any
+/// column, with the same decimals down the columns. Folded stacks of nanoseconds, by hand: `a;b`
+/// 333,333,000 ns and `a;c` 666,667,000 ns, 1 s in all; so self and total are both in seconds,
+/// three significant digits of 1.00 (`c` 0.67 s, not a self of 667 ms beside a total of 0.67 s),
+/// and `tree --min-pct 40` prunes `b`, 333.333 ms, as `333 ms` (not `333333000 ns`). `info` names
+/// the unit of the heaviest functions (667 ms, 333 ms); `diff --absolute` against `c` grown by
+/// 100 ms (1.1 s in all) shows values and changes in seconds.
+#[test]
+fn a_quantity_shows_in_one_unit_in_every_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let (base, new) = (dir.path().join("base.folded"), dir.path().join("new.folded"));
+    std::fs::write(&base, "a;b 333333000\na;c 666667000\n").unwrap();
+    std::fs::write(&new, "a;b 333333000\na;c 766667000\n").unwrap();
+    let base = base.to_str().unwrap();
+    let words = |text: &str, starting: &str| -> Vec<String> {
+        let line = text.lines().find(|l| l.trim_start().starts_with(starting)).unwrap_or_default();
+        line.split_whitespace().map(str::to_string).collect()
+    };
+    let summary = report(&["summary", "--folded-unit", "ns", base]);
+    assert_eq!(words(&summary, "name"), ["name", "self", "s", "self", "%", "total", "s", "total", "%"]);
+    assert_eq!(words(&summary, "c "), ["c", "0.67", "66.7", "0.67", "66.7"]);
+    let tree = report(&["tree", "--folded-unit", "ns", "--min-pct", "40", base]);
+    assert_eq!(words(&tree, "total"), ["total", "s", "total", "%", "self", "s", "self", "%", "name"]);
+    assert_eq!(words(&tree, "0.67"), ["0.67", "66.7", "0.67", "66.7", "c"]);
+    assert_eq!(tree.lines().last(), Some("pruned: 1 branch under 40 % of the total, 333 ms (33.3 %)"));
+    let data = report(&["data", "--folded-unit", "ns", base]);
+    assert_eq!(words(&data, "function"), ["function", "name", "inc", "s", "exc", "s"]);
+    let info = report(&["info", "--folded-unit", "ns", base]);
+    assert!(info.ends_with("  667 ms   66.7%  c\n  333 ms   33.3%  b\n"), "{info}");
+    let diff = report(&["diff", "--absolute", "--folded-unit", "ns", base, new.to_str().unwrap()]);
+    let heading = words(&diff, "name");
+    assert_eq!(heading[2..5], ["base", "self", "s"]);
+    assert_eq!(words(&diff, "c "), ["c", "0.67", "0.77", "+0.10", "0.67", "0.77", "+0.10"]);
+}

@@ -31,17 +31,17 @@ pub struct InputArg {
 #[derive(clap::Args)]
 pub struct RankArgs {
     /// Sort by self value (consumption excluding the functions called) instead of total.
-    #[arg(long)]
+    #[arg(long, aliases = profile_abbreviations("exclusive"))]
     pub exclusive: bool,
     /// Only the first N rows (of each function, in calls).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", aliases = profile_abbreviations("first"))]
     pub first: Option<usize>,
     /// Only the rows while the cumulative % of the profile's total (of the sorted column) stays at
     /// most P.
     #[arg(long, value_name = "P", value_parser = non_negative, allow_negative_numbers = true)]
     pub pct: Option<f64>,
     /// Show the cumulative % of the sorted column.
-    #[arg(long)]
+    #[arg(long, aliases = profile_abbreviations("cumpct"))]
     pub cumpct: bool,
     /// Show the value per call (where the profile counts calls).
     #[arg(long)]
@@ -166,7 +166,7 @@ pub struct SelectArgs {
     pub functions: bool,
     /// Keep source-line frames: reports show rows `name[line]` (`#.Rain[6]`), and output formats
     /// without line numbers get functions named so, instead of merging them into their functions.
-    #[arg(long, conflicts_with = "functions", help_heading = "Options")]
+    #[arg(long, conflicts_with = "functions", aliases = profile_abbreviations("lines"), help_heading = "Options")]
     pub lines: bool,
     /// Keep only the stacks that pass through a frame whose name matches the regex RE.
     #[arg(long, value_name = "RE", help_heading = "Filters")]
@@ -238,41 +238,63 @@ pub struct ReportArgs {
     #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = named::<report::Format>())]
     pub format: report::Format,
     /// Decimals of the numbers that are not whole, in text (default 1; times and bytes shown in a
-    /// unit other than the metric's own get three significant digits of their column's largest).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=MAX_DECIMALS), allow_negative_numbers = true)]
+    /// unit other than the metric's own get three significant digits of their quantity's largest).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=MAX_DECIMALS), allow_negative_numbers = true, aliases = profile_abbreviations("decimal"))]
     pub decimal: Option<u8>,
     /// The unit text shows times or bytes in (ns, us, ms, s; B, KiB, MiB, GiB, TiB): by default
-    /// each column's own, the one in which its largest value is at least 1. CSV and JSON keep the
+    /// each quantity's own, the one in which its largest value is at least 1; samples and ticks show
+    /// as time at the profile's interval (refused where it states none). CSV and JSON keep the
     /// metric's own unit (JSON's `unit`).
     #[arg(long, value_name = "UNIT", value_parser = clap::builder::PossibleValuesParser::new(proftool::report::units::WORDS))]
     pub unit: Option<String>,
     /// Recompute Dyalog times with this timer bias in ms, as ]PROFILE -bias= does (0: none): the
     /// report must have timer inspections (ticks) and say its TimerBias.
-    #[arg(long, value_name = "MS", value_parser = non_negative, allow_negative_numbers = true)]
+    #[arg(long, value_name = "MS", value_parser = non_negative, allow_negative_numbers = true, aliases = profile_abbreviations("bias"))]
     pub bias: Option<f64>,
     /// Percentages of what the filters keep, not of the whole profile (pprof's
     /// -relative_percentages); diff always compares shares of what the filters keep.
     #[arg(long)]
     pub relative_percentages: bool,
+    /// Keep names whole in text: by default a long name is cut in the middle with … so that a line
+    /// fits the terminal's width, or COLUMNS (else 100) when stdout is a pipe or a file.
+    #[arg(long)]
+    pub wide: bool,
 }
 
 impl ReportArgs {
-    /// Writes `report` to stdout as asked: names are cut to the terminal's width when it is one.
+    /// The unit `--unit` names, one of [`proftool::report::units::WORDS`].
+    pub fn unit(&self) -> Option<&'static str> {
+        self.unit.as_deref().and_then(|word| proftool::report::units::WORDS.into_iter().find(|w| *w == word))
+    }
+
+    /// Writes `report` to stdout as asked: names are cut to [`text_width`].
     pub fn print<P: Printer>(&self, report: &Report<P>) -> anyhow::Result<()> {
         let stdout = std::io::stdout();
-        let width =
-            stdout.is_terminal().then(terminal_size::terminal_size).flatten().map(|(width, _)| usize::from(width.0));
-        let unit =
-            self.unit.as_deref().and_then(|word| proftool::report::units::WORDS.into_iter().find(|w| *w == word));
+        let width = text_width(&stdout, self.wide);
         let style = TextStyle {
             decimals: self.decimal.map_or(1, usize::from),
             decimals_given: self.decimal.is_some(),
             width,
-            unit,
+            unit: self.unit(),
         };
         anyhow::Context::context(report.write(&mut stdout.lock(), self.format, style), "stdout")
     }
 }
+
+/// The width text is fitted to on `stdout`: none with `--wide`; the terminal's where stdout is one;
+/// else (a pipe, a file) `COLUMNS`, as a shell exports it, else [`PIPED_WIDTH`], so that one long
+/// name (a V8 regex frame of 1,000 characters) does not pad every line of `summary | less`.
+fn text_width(stdout: &std::io::Stdout, wide: bool) -> Option<usize> {
+    if wide {
+        return None;
+    }
+    let terminal = stdout.is_terminal().then(terminal_size::terminal_size).flatten();
+    let columns = || std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse().ok()).filter(|&c: &usize| c > 0);
+    Some(terminal.map(|(width, _)| usize::from(width.0)).or_else(columns).unwrap_or(PIPED_WIDTH))
+}
+
+/// The width text is fitted to in a pipe or a file when `COLUMNS` does not say one.
+const PIPED_WIDTH: usize = 100;
 
 /// Options of particular formats.
 #[derive(clap::Args)]
@@ -348,6 +370,41 @@ impl ReadArgs {
             },
         }
     }
+}
+
+/// The switches of `]PROFILE`'s reports (seed 002, chapter 3), whose abbreviations its users type
+/// (`-excl`, `-dec=3`).
+const PROFILE_SWITCHES: [&str; 16] = [
+    "lines",
+    "exclusive",
+    "first",
+    "avg",
+    "cumpct",
+    "pct",
+    "fn",
+    "code",
+    "outfile",
+    "format",
+    "separators",
+    "infile",
+    "decimal",
+    "bias",
+    "expr",
+    "title",
+];
+
+/// The shortest abbreviation of a `]PROFILE` switch taken as an alias: three letters, as `-dec`.
+const SHORTEST_ABBREVIATION: usize = 3;
+
+/// The abbreviations of `]PROFILE`'s switch `name` that proftool's switch of that name takes as
+/// aliases (`--excl` for `--exclusive`): every shorter start of it, of three letters or more, that
+/// starts no other `]PROFILE` switch. proftool's switches of the same name and meaning take them;
+/// clap refuses an alias that is another switch's name.
+pub fn profile_abbreviations(name: &'static str) -> Vec<&'static str> {
+    (SHORTEST_ABBREVIATION..name.len())
+        .map(|end| &name[..end])
+        .filter(|start| PROFILE_SWITCHES.iter().all(|&other| other == name || !other.starts_with(start)))
+        .collect()
 }
 
 /// The most decimals `--decimal` gives: a double has 17 significant digits, the rest is noise.

@@ -43,7 +43,7 @@ pub struct DiffArgs {
     #[arg(long, value_name = "FORMAT", value_parser = format_parser(Format::can_read))]
     from: Option<Format>,
     /// Sort and gate by self values (excluding the functions called) instead of totals.
-    #[arg(long)]
+    #[arg(long, aliases = super::args::profile_abbreviations("exclusive"))]
     exclusive: bool,
     /// Compare the values themselves (NEW's in BASE's unit) instead of shares of each total.
     #[arg(long)]
@@ -161,6 +161,8 @@ impl DiffArgs {
         };
         // The profiles move into their views: a copy of each is kept only for a differential output.
         let (base_side, new_side) = (side(base, metrics.0, base_runs)?, side(new, metrics.1, new_runs)?);
+        // Values are shown in BASE's unit.
+        base_side.view.check_unit(self.common.report.unit())?;
         let comparison = diff::compare(&base_side, &new_side, (&names[0], &names[1]), &options)?;
         let to_stdout = to.as_ref().is_some_and(|(_, out)| out == Path::new("-"));
         if let (Some((kind, out)), Some(matched)) = (to, kept) {

@@ -34,6 +34,31 @@ pub fn exit_code(result: anyhow::Result<()>) -> ExitCode {
     }
 }
 
+/// clap's error `err` about the command line `args`, where it is an unexpected argument that is a
+/// long switch given one dash (`-exclusive`, `]PROFILE`'s way; clap reads `-e` and more) with the
+/// switch suggested instead of clap's tip: `did you mean --exclusive?`. The exit code stays clap's.
+pub fn with_one_dash_hint(mut err: clap::Error, args: &[String]) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if err.kind() != ErrorKind::UnknownArgument {
+        return err;
+    }
+    let root = <super::Cli as clap::CommandFactory>::command();
+    let command = args.iter().skip(1).find_map(|word| root.find_subcommand(word)).unwrap_or(&root);
+    let is_long = |name: &str| {
+        let arguments = || command.get_arguments().chain(root.get_arguments());
+        arguments().any(|a| a.get_long() == Some(name) || a.get_all_aliases().unwrap_or_default().contains(&name))
+    };
+    let one_dash = args.iter().skip(1).take_while(|word| *word != "--").find(|word| {
+        let name = word.strip_prefix('-').filter(|rest| !rest.starts_with('-')).map(|rest| rest.split('=').next());
+        name.flatten().is_some_and(|name| name.len() > 1 && is_long(name))
+    });
+    if let Some(word) = one_dash {
+        let hint = format!("did you mean -{word}? proftool's long switches take two dashes");
+        err.insert(ContextKind::Suggested, ContextValue::StyledStrs(vec![hint.into()]));
+    }
+    err
+}
+
 /// Writes `line` to stderr. A stderr that cannot be written (a pipe closed early, as in
 /// `proftool … 2>&1 | head`) loses the line but not the run: its outcome stays in the exit code,
 /// as it does for a closed stdout, where `eprintln!` would panic (exit 101).

@@ -12,7 +12,7 @@ mod merge;
 mod reports;
 mod tools;
 
-pub use error::{clean_up_on_signals, exit_code, is_option_error, say};
+pub use error::{clean_up_on_signals, exit_code, is_option_error, say, with_one_dash_hint};
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};

@@ -28,7 +28,8 @@ Examples:
 
 pub const DATA_EXAMPLES: &str = "\
 Examples:
-  proftool data --fn '^#\\.ch\\.CH∆Q$' tree.xml           one function and its lines, as measured
+  proftool data --fn '#.ch.CH∆Q' tree.xml                one function and its lines, as measured
+  proftool data --regex --fn '^#\\.ch\\.' tree.xml        the functions a regex matches
   proftool data --format csv tree.xml > data.csv         every function, for a spreadsheet";
 
 pub const TREE_EXAMPLES: &str = "\
@@ -58,16 +59,36 @@ impl SummaryArgs {
     }
 }
 
+/// The function of `calls` and `data`: by name, or with `--regex` every one a regex matches.
 #[derive(clap::Args)]
+pub struct FunctionArgs {
+    /// The function, by a report's name for it (`#.ch.Set`, `Main.fib`, `CL-USER::FIB`, quoted as
+    /// it is: no character is special), or with --regex a regex.
+    #[arg(long = "fn", value_name = "NAME")]
+    function: Option<String>,
+    /// Take --fn as a regex: every function it matches (calls: one block each).
+    #[arg(long, requires = "function")]
+    regex: bool,
+}
+
+impl FunctionArgs {
+    /// The functions these name, if any; an invalid regex is a usage error.
+    fn functions(self) -> Result<Option<Functions>, Usage> {
+        let Some(function) = self.function else { return Ok(None) };
+        match self.regex {
+            true => Ok(Some(Functions::Matching(filter::parse_regex("--fn", &function).map_err(Usage)?))),
+            false => Ok(Some(Functions::Named(function))),
+        }
+    }
+}
+
+#[derive(clap::Args)]
+#[command(mut_arg("function", |fn_arg| fn_arg.required(true)))]
 pub struct CallsArgs {
     #[command(flatten)]
     input: InputArg,
-    /// The function (a report's name for it: `#.ch.Set`, `Main.fib`, `CL-USER::FIB`).
-    #[arg(long = "fn", value_name = "NAME", required = true)]
-    function: String,
-    /// Take --fn as a regex: one block per function it matches.
-    #[arg(long)]
-    regex: bool,
+    #[command(flatten)]
+    function: FunctionArgs,
     /// What the function spends in each function it calls, instead of its callers.
     #[arg(long)]
     callees: bool,
@@ -79,10 +100,8 @@ pub struct CallsArgs {
 
 impl CallsArgs {
     pub fn run(self, diag: &mut Diagnostics) -> Result<()> {
-        let functions = match self.regex {
-            true => Functions::Matching(filter::parse_regex("--fn", &self.function).map_err(Usage)?),
-            false => Functions::Named(self.function),
-        };
+        // Clap requires --fn here.
+        let functions = self.function.functions()?.ok_or_else(|| Usage("--fn is required".into()))?;
         let options = CallsOptions { functions, callees: self.callees, ranking: self.rank.ranking() };
         run_report(&self.input, &self.common, self.common.options()?, diag, |view| report::calls(view, &options))
     }
@@ -116,16 +135,15 @@ impl TreeArgs {
 pub struct DataArgs {
     #[command(flatten)]
     input: InputArg,
-    /// Only the functions whose name matches the regex RE, with their lines.
-    #[arg(long = "fn", value_name = "RE")]
-    function: Option<String>,
+    #[command(flatten)]
+    function: FunctionArgs,
     #[command(flatten)]
     common: ReportCommon,
 }
 
 impl DataArgs {
     pub fn run(self, diag: &mut Diagnostics) -> Result<()> {
-        let functions = self.function.map(|re| filter::parse_regex("--fn", &re)).transpose().map_err(Usage)?;
+        let functions = self.function.functions()?;
         // Lines always, as `]PROFILE data` gives them.
         let select = SelectArgs { lines: true, functions: false, ..self.common.select };
         let common = ReportCommon { select, ..self.common };
@@ -166,6 +184,7 @@ fn run_report<P: Printer>(
     }
     let profile = read.profile;
     let view = View::new(profile, &options)?;
+    view.check_unit(common.report.unit())?;
     for note in view.notes() {
         diag.warn("report-times", None, || format!("{}: {note}", input.path.display()));
     }

@@ -18,7 +18,7 @@
 
 use super::rank::Ranking;
 use super::table::{number, whole_or_float, Cell, Cells, Column, Digits, Layout, Table, TextStyle};
-use super::{amount_column, digits_of, pct, Header, Printer, Report, View};
+use super::{digits_of, pct, Header, Printer, Report, View};
 use crate::error::Error;
 use regex::Regex;
 use rustc_hash::FxHashMap;
@@ -101,14 +101,14 @@ pub fn calls(view: View, options: &CallsOptions) -> Result<Report<CallsPrinter>,
     let mut columns = vec![
         Column::new("function", "function"),
         Column::new("name", relation),
-        amount_column("value", if ranking.exclusive { "self" } else { "" }, metric),
+        Column::amount("value", if ranking.exclusive { "self" } else { "" }, view.quantity(view.metric)),
         Column::new("pct_of_all", "% of all"),
         Column::new("pct_of_fn", "% of fn"),
     ];
     if per_node_calls {
         columns.push(Column::new("calls", "calls"));
     }
-    ranking.add_columns(metric, &mut columns);
+    ranking.add_columns(&view.quantity(view.metric), &mut columns);
     let root = view.names.len() as u32;
     let name = |text: u32| view.names.get(text as usize).map_or(if text == root { ROOT } else { OWN }, String::as_str);
     let key = |part: &Part| ranking.key(part.own, part.value);

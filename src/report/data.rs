@@ -10,19 +10,20 @@
 //! metric. The view keeps lines and, unless `--bias` is given, times as measured (see
 //! [`super::ReportOptions::measured_times`]).
 
+use super::calls::Functions;
 use super::summary::{sums_of, Sums};
 use super::table::{Cell, Cells, Column, Digits};
-use super::{amount_column, digits_of, inclusive_values, PlainPrinter, Report, View};
+use super::{digits_of, inclusive_values, PlainPrinter, Report, View};
 use crate::error::Error;
 use crate::model::FrameKind;
-use regex::Regex;
 use rustc_hash::FxHashMap;
 
 /// The switches of `data`.
 #[derive(Clone, Debug, Default)]
 pub struct DataOptions {
-    /// Only the functions whose name matches (`--fn RE`), with their lines.
-    pub functions: Option<Regex>,
+    /// Only the function named (`--fn NAME`, as `summary` and `calls` take it), or every one whose
+    /// name matches (`--regex --fn RE`), with their lines.
+    pub functions: Option<Functions>,
 }
 
 /// A function and its lines: the rows shown together.
@@ -33,6 +34,13 @@ pub(super) struct Group {
     pub function: Option<u32>,
     /// Its lines' rows, with their line and clause to sort them by.
     pub lines: Vec<(u32, u32, u32)>,
+}
+
+impl Group {
+    /// The function's row, then its lines'.
+    fn rows(&self) -> impl Iterator<Item = u32> + '_ {
+        self.function.into_iter().chain(self.lines.iter().map(|&(row, _, _)| row))
+    }
 }
 
 /// The data report of `view`.
@@ -50,8 +58,8 @@ pub fn data(view: View, options: &DataOptions) -> Result<Report<PlainPrinter>, E
     for &(m, _) in &metrics {
         let metric = &view.profile.metrics()[m];
         let key = |part: &str| -> std::borrow::Cow<'static, str> { format!("{}_{part}", metric.name).into() };
-        columns.push(amount_column(key("inc"), "inc", metric));
-        columns.push(amount_column(key("exc"), "exc", metric));
+        columns.push(Column::amount(key("inc"), "inc", view.quantity(m)));
+        columns.push(Column::amount(key("exc"), "exc", view.quantity(m)));
     }
     let mut cells = Vec::new();
     // A function without a row of its own is named by a text after the rows' names.
@@ -61,8 +69,7 @@ pub fn data(view: View, options: &DataOptions) -> Result<Report<PlainPrinter>, E
             unrowed.push(name.clone());
             (view.names.len() + unrowed.len() - 1) as u32
         });
-        let lines = group.lines.iter().map(|&(row, _, _)| row);
-        for row in group.function.into_iter().chain(lines) {
+        for row in group.rows() {
             cells.extend([Cell::Text(function), Cell::Text(row)]);
             if let Some(calls) = &calls {
                 cells.push(Cell::Number(calls[row as usize].calls as f64, Digits::Whole));
@@ -89,9 +96,10 @@ pub fn data(view: View, options: &DataOptions) -> Result<Report<PlainPrinter>, E
     Ok(report)
 }
 
-/// The groups of `view`'s rows whose function's name `functions` matches, by the function's name,
-/// heaviest first (by its function's total, else its heaviest line's).
-pub(super) fn groups(view: &View, functions: Option<&Regex>) -> Result<Vec<(String, Group)>, Error> {
+/// The groups of `view`'s rows of the `functions` (the one named: the group of a row that name
+/// names, as `calls --fn` finds it; or every one whose function's name matches), by the function's
+/// name, heaviest first (by its function's total, else its heaviest line's).
+pub(super) fn groups(view: &View, functions: Option<&Functions>) -> Result<Vec<(String, Group)>, Error> {
     let profile = &view.profile;
     let mut seen = vec![false; view.names.len()];
     profile.tree.nodes().for_each(|n| seen[view.row(n) as usize] = true);
@@ -109,10 +117,19 @@ pub(super) fn groups(view: &View, functions: Option<&Regex>) -> Result<Vec<(Stri
             by_function.entry(view.names[row as usize].clone()).or_default().function = Some(row);
         }
     }
-    by_function.retain(|name, _| functions.is_none_or(|re| re.is_match(name)));
+    match functions {
+        None => {}
+        Some(Functions::Matching(re)) => by_function.retain(|name, _| re.is_match(name)),
+        Some(Functions::Named(name)) => {
+            let mut named = vec![false; view.names.len()];
+            view.rows_named(name)?.into_iter().for_each(|row| named[row as usize] = true);
+            by_function.retain(|_, group| group.rows().any(|row| named[row as usize]));
+        }
+    }
     if by_function.is_empty() {
         return Err(Error::BadOption(match functions {
-            Some(re) => format!("--fn {}: no function matches", re.as_str()),
+            Some(Functions::Matching(re)) => format!("--fn {}: no function matches", re.as_str()),
+            Some(Functions::Named(name)) => format!("--fn {name}: no node of it is left after the filters"),
             None => "the profile has no functions".into(),
         }));
     }

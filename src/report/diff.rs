@@ -17,7 +17,7 @@
 use super::gate;
 use super::summary::{sums, Sums};
 use super::table::{whole_or_float, Cell, Cells, Column, Digits, Layout, Table, TextStyle};
-use super::{unit_label, Header, Printer, Report, ReportOptions, View};
+use super::{unit_label, units, Header, Printer, Report, ReportOptions, View};
 use crate::convert::{self, ConvertOptions};
 use crate::diag::Diagnostics;
 use crate::error::Error;
@@ -660,7 +660,7 @@ impl Printer for DiffPrinter {
         if failed.is_empty() {
             writeln!(out, "{}", markdown_text(&self.verdict_line))?;
         } else {
-            writeln!(out, "| function | status | base {0} % | new {0} % | change (points) | p |", ci.on)?;
+            writeln!(out, "| function | status | base {0} % | new {0} % | ± points | p |", ci.on)?;
             writeln!(out, "|---|---|---:|---:|---:|---:|")?;
             for g in failed {
                 let p = g.p.map_or(String::new(), |p| format!("{p:.2e}"));
@@ -740,16 +740,28 @@ fn columns(base: &View, absolute: bool, tested: bool) -> (Vec<Column>, Digits) {
         true => (unit_label(base.metric()).to_string(), super::digits_of(base.metric())),
         false => ("%".to_string(), Digits::Decimals),
     };
-    let change = if absolute { "change".to_string() } else { "change (points)".to_string() };
+    let change = if absolute { "change".to_string() } else { "± pts".to_string() };
+    // With --absolute, values and changes are of BASE's metric: one quantity, shown in one unit
+    // (a change of a count headed without the count's word, as before).
+    let quantity = base.quantity(base.metric);
+    let changes = units::Quantity { label: String::new(), ..quantity.clone() };
+    let value = |key: &'static str, heading: &str| match absolute {
+        true => Column::amount(key, heading, quantity.clone()),
+        false => Column::new(key, format!("{heading} {unit}")),
+    };
+    let change_of = |key: &'static str, of: &str| match absolute {
+        true => Column::amount(key, format!("{of} {change}"), changes.clone()),
+        false => Column::new(key, format!("{of} {change}")),
+    };
     let columns = vec![
         Column::new("name", "name"),
         Column::new("status", "status"),
-        Column::new("base_self", format!("base self {unit}")),
-        Column::new("new_self", format!("new self {unit}")),
-        Column::new("self_change", format!("self {change}")),
-        Column::new("base_total", format!("base total {unit}")),
-        Column::new("new_total", format!("new total {unit}")),
-        Column::new("total_change", format!("total {change}")),
+        value("base_self", "base self"),
+        value("new_self", "new self"),
+        change_of("self_change", "self"),
+        value("base_total", "base total"),
+        value("new_total", "new total"),
+        change_of("total_change", "total"),
     ];
     let p = tested.then(|| Column::new("p", "p"));
     let columns = columns.into_iter().chain(p).chain([Column::new("crossed", "over")]).collect();

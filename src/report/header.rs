@@ -2,8 +2,8 @@
 //! unit, the total (and what `--fn` or the filters selected of it). Text shows it as the line
 //! above the table (`Total: 68.4 ms`), JSON as the fields before the rows.
 
-use super::table::{amount_text, whole_or_float, Digits, RowsJson, Table, TextStyle};
-use crate::model::Unit;
+use super::table::{amount_text, number, whole_or_float, Digits, RowsJson, Table, TextStyle};
+use super::units::Quantity;
 use serde_json::{Map, Value as Json};
 
 /// A report's header.
@@ -21,16 +21,19 @@ pub struct Header {
     pub selected: Option<f64>,
     /// How totals print in text.
     pub digits: Digits,
-    /// The unit of the table's amounts, where it has some: text shows totals in a unit of their
-    /// own size, as it shows them.
-    pub amount: Option<Unit>,
+    /// What the total is an amount of, where text shows it as the table's amounts (in a unit of
+    /// its own size; a count by its word); else it shows with `unit`.
+    pub amount: Option<Quantity>,
 }
 
 impl Header {
     /// `v`, an amount of the report's metric, as text: `1.80 s`, in the unit of its own size, or
     /// `5 samples` for counts.
     pub fn amount_text(&self, v: f64, style: TextStyle) -> String {
-        amount_text(v, self.amount, self.digits, &self.unit, style)
+        match &self.amount {
+            Some(quantity) => amount_text(v, quantity, self.digits, style),
+            None => format!("{} {}", number(v, self.digits, style.decimals), self.unit),
+        }
     }
 
     /// The line above the table: `Total: 68.4 ms` (and `; selected: 23.8 ms`).

@@ -46,6 +46,7 @@ use rustc_hash::FxHashMap;
 use serde_json::{Map, Value as Json};
 use std::io::{self, Write};
 use table::{Column, Digits, Layout};
+use units::Quantity;
 
 /// A report: what it says of the whole profile, its table, and how its kind prints them.
 #[derive(Debug)]
@@ -394,9 +395,33 @@ impl View {
             selected: self.selected_if_narrowed(),
             digits: digits_of(metric),
             // The total is of the view's metric, whatever other metrics the table shows (`data`).
-            amount: units::scales(metric.unit).then_some(metric.unit),
+            amount: Some(self.quantity(self.metric)),
         };
         Report { header, table: Table { columns, rows, texts: self.names.clone() }, printer }
+    }
+
+    /// What amounts of metric `metric` (an index) are, for text: its unit, name and word, and for
+    /// samples or ticks of the reported metric the profile's interval, at which `--unit` shows them
+    /// as time (another metric's, in `data`, stay counts: two columns would read `ms`).
+    pub fn quantity(&self, metric: usize) -> Quantity {
+        let of = &self.profile.metrics()[metric];
+        let ticks = matches!(of.kind, MetricKind::Samples | MetricKind::Ticks) && of.unit == Unit::Count;
+        Quantity {
+            unit: of.unit,
+            name: of.name.clone(),
+            label: unit_label(of).to_string(),
+            ticks: ticks && metric == self.metric,
+            interval_nanos: self.profile.meta.interval.map(|interval| interval.as_nanos() as f64),
+        }
+    }
+
+    /// The error for `--unit word` where text cannot show the reported metric in it: a unit of
+    /// another family, or samples or ticks whose interval the profile does not state.
+    pub fn check_unit(&self, word: Option<&str>) -> Result<(), Error> {
+        match word.and_then(|word| units::refusal(&self.quantity(self.metric), word)) {
+            Some(refusal) => Err(Error::BadOption(refusal)),
+            None => Ok(()),
+        }
     }
 
     /// The error for `--avg` on a profile without call counts.
@@ -415,16 +440,6 @@ fn unit_label(metric: &Metric) -> &str {
     match metric.unit {
         Unit::Count => &metric.name,
         unit => unit.name(),
-    }
-}
-
-/// A column of `metric`'s amounts headed `heading`: text shows time and bytes in a unit of its
-/// choosing, named after the heading, and counts under the heading and the metric's name.
-fn amount_column(key: impl Into<std::borrow::Cow<'static, str>>, heading: &str, metric: &Metric) -> Column {
-    match (units::scales(metric.unit), heading.is_empty()) {
-        (true, _) => Column::amount(key, heading, metric.unit),
-        (false, true) => Column::new(key, unit_label(metric)),
-        (false, false) => Column::new(key, format!("{heading} {}", unit_label(metric))),
     }
 }
 

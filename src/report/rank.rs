@@ -2,9 +2,8 @@
 //! Selection Switches"): `-exclusive`, `-first=`, `-pct=`, `-cumpct`, `-avg`, with one meaning in
 //! both reports.
 
-use super::amount_column;
 use super::table::{Cell, Column, Digits};
-use crate::model::Metric;
+use super::units::Quantity;
 
 /// How rows are sorted, which are kept, and the columns `-avg` and `-cumpct` add.
 #[derive(Clone, Debug, Default)]
@@ -48,10 +47,12 @@ impl Ranking {
         })
     }
 
-    /// Adds the columns `--avg` and `--cumpct` ask for, of `metric`.
-    pub(super) fn add_columns(&self, metric: &Metric, columns: &mut Vec<Column>) {
+    /// Adds the columns `--avg` and `--cumpct` ask for, of amounts of `quantity`.
+    pub(super) fn add_columns(&self, quantity: &Quantity, columns: &mut Vec<Column>) {
         if self.avg {
-            columns.push(amount_column("avg", "avg", metric));
+            // Per call, a quantity of its own: its unit is picked by its own largest value.
+            let per_call = Quantity { name: format!("{}/call", quantity.name), ..quantity.clone() };
+            columns.push(Column::amount("avg", "avg", per_call));
         }
         if self.cumpct {
             columns.push(Column::new("cum_pct", "cum %"));

@@ -2,7 +2,7 @@
 
 use super::rank::Ranking;
 use super::table::{Cell, Cells, Column, Digits};
-use super::{amount_column, digits_of, PlainPrinter, Report, View};
+use super::{digits_of, PlainPrinter, Report, View};
 use crate::error::Error;
 use crate::model::Values;
 
@@ -74,20 +74,20 @@ pub fn summary(view: View, options: &SummaryOptions) -> Result<Report<PlainPrint
     let has_lines = view.functions_with_lines();
     let mut order: Vec<usize> = (0..sums.len()).filter(|&r| sums[r].seen && !has_lines[r]).collect();
     order.sort_by(|&a, &b| key(&sums[b]).total_cmp(&key(&sums[a])).then_with(|| view.names[a].cmp(&view.names[b])));
-    let metric = view.metric();
-    let digits = digits_of(metric);
+    let digits = digits_of(view.metric());
+    let quantity = view.quantity(view.metric);
     let mut columns = vec![
         Column::new("name", "name"),
-        amount_column("self", "self", metric),
+        Column::amount("self", "self", quantity.clone()),
         Column::new("self_pct", "self %"),
-        amount_column("total", "total", metric),
+        Column::amount("total", "total", quantity.clone()),
         Column::new("total_pct", "total %"),
     ];
     let has_calls = view.has_calls();
     if has_calls {
         columns.push(Column::new("calls", "calls"));
     }
-    ranking.add_columns(metric, &mut columns);
+    ranking.add_columns(&quantity, &mut columns);
     let mut cells = Vec::new();
     for (&r, cumulative) in ranking.kept(&order, |&r| key_pct(r)) {
         let s = &sums[r];

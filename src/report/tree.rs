@@ -2,7 +2,7 @@
 //! profile's total; siblings of one name are one node, the heaviest first.
 
 use super::table::{decimal_digits, pad_into, Cell, Column, Digits, Layout, Prefix, Rows, Table, TextStyle};
-use super::{amount_column, digits_of, pct, unit_label, Header, Printer, Report, View};
+use super::{digits_of, pct, Header, Printer, Report, View};
 use crate::error::Error;
 use serde_json::{json, Map, Value as Json};
 use std::fmt::Write as _;
@@ -153,14 +153,13 @@ impl Grouping {
 /// than five levels.
 pub fn tree(view: View, options: &TreeOptions) -> Result<Report<TreePrinter>, Error> {
     let view = view.select(&options.functions)?;
-    let metric = view.metric();
-    let digits = digits_of(metric);
-    let unit = unit_label(metric);
+    let digits = digits_of(view.metric());
+    let quantity = view.quantity(view.metric);
     let mut columns = vec![
         Column::new("depth", "depth"),
-        amount_column("total", "total", metric),
+        Column::amount("total", "total", quantity.clone()),
         Column::new("total_pct", "total %"),
-        amount_column("self", "self", metric),
+        Column::amount("self", "self", quantity),
         Column::new("self_pct", "self %"),
     ];
     let has_calls = matches!(view.calls, super::Calls::PerNode(_));
@@ -207,7 +206,6 @@ pub fn tree(view: View, options: &TreeOptions) -> Result<Report<TreePrinter>, Er
         branches: pruned_branches,
         value: pruned_value,
         pct: view.pct(pruned_value),
-        unit: unit.to_string(),
     });
     Ok(view.report("tree", columns, Box::new(table), TreePrinter { pruned }))
 }
@@ -228,8 +226,6 @@ struct Pruned {
     value: f64,
     /// Their value as a % of the profile's total.
     pct: f64,
-    /// The unit of their value (the metric's).
-    unit: String,
 }
 
 impl Printer for TreePrinter {
@@ -239,10 +235,11 @@ impl Printer for TreePrinter {
         out.write_all(format!("{}\n\n", header.total_line(style)).as_bytes())?;
         let name_column = table.columns.len() - 1;
         Layout::new(table, style, &[DEPTH_COLUMN], Some((name_column, &Indent))).write(out)?;
-        if let Some(Pruned { min_pct, branches, value, pct, unit }) = &self.pruned {
+        if let Some(Pruned { min_pct, branches, value, pct }) = &self.pruned {
             let what = if *branches == 1 { "branch" } else { "branches" };
-            let value = crate::model::significant(*value, 6);
-            writeln!(out, "pruned: {branches} {what} under {min_pct} % of the total, {value} {unit} ({pct:.1} %)")?;
+            // As the total is shown: in a unit of its own size (`333 ms`), a count by its word.
+            let value = header.amount_text(*value, style);
+            writeln!(out, "pruned: {branches} {what} under {min_pct} % of the total, {value} ({pct:.1} %)")?;
         }
         Ok(())
     }

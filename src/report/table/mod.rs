@@ -6,8 +6,9 @@
 //! cells of one.
 //!
 //! Text has widths from the data, numbers right-aligned, and names cut in the middle with `…` only
-//! when a width is given (the terminal's, when stdout is one). CSV and JSON have every number in full
-//! (`--decimal` is for text) under the column keys `docs/reports.md` lists.
+//! when a width is given (the terminal's, `COLUMNS` or 100 in a pipe; none with `--wide`). CSV and
+//! JSON have every number in full (`--decimal` is for text) under the column keys
+//! `docs/reports.md` lists.
 
 mod amounts;
 mod csv;
@@ -20,7 +21,7 @@ pub use json::RowsJson;
 pub use numbers::{decimal_digits, number, whole_or_float};
 pub use text::{pad_into, Layout, Prefix};
 
-use crate::model::Unit;
+use crate::report::units::Quantity;
 use std::borrow::Cow;
 
 /// An output format of the reports.
@@ -54,11 +55,12 @@ pub struct TextStyle {
     /// Decimals of non-whole numbers (`--decimal`).
     pub decimals: usize,
     /// Whether `--decimal` was given: then amounts in a unit of their column's choosing have as many
-    /// too, else three significant digits of the column's largest.
+    /// too, else three significant digits of their quantity's largest.
     pub decimals_given: bool,
-    /// The width to cut names to fit in (the terminal's), if any.
+    /// The width to cut names to fit in (the terminal's, or a pipe's), if any.
     pub width: Option<usize>,
-    /// The unit amounts are shown in (`--unit`), where it is of their family.
+    /// The unit amounts of the reported metric are shown in (`--unit`), where it is of their family
+    /// (samples and ticks of a known interval: time).
     pub unit: Option<&'static str>,
 }
 
@@ -74,6 +76,9 @@ pub enum Digits {
     Signed,
     /// With this many decimals: an amount shown in a unit of its column's own choosing.
     Places(u8),
+    /// A change with this many decimals and a sign: a change of an amount shown in a unit of its
+    /// column's own choosing.
+    SignedPlaces(u8),
 }
 
 impl Digits {
@@ -84,6 +89,7 @@ impl Digits {
             Digits::Decimals => 1,
             Digits::Signed => 2,
             Digits::Places(_) => 3,
+            Digits::SignedPlaces(_) => 4,
         }
     }
 }
@@ -110,8 +116,9 @@ pub struct Column {
     pub key: Cow<'static, str>,
     /// The heading in text; of a column of amounts, the words before the unit text shows them in.
     pub heading: String,
-    /// For a column of amounts (time, bytes), their unit: text shows them in a unit of its choosing.
-    pub amount: Option<Unit>,
+    /// For a column of amounts of a metric, what they are: text shows them in a unit of its
+    /// choosing (time, bytes), or as counts named by their word.
+    pub amount: Option<Quantity>,
 }
 
 impl Column {
@@ -120,9 +127,10 @@ impl Column {
         Column { key: key.into(), heading: heading.into(), amount: None }
     }
 
-    /// A column of amounts in `unit`, headed `heading` and the unit text shows them in.
-    pub fn amount(key: impl Into<Cow<'static, str>>, heading: impl Into<String>, unit: Unit) -> Column {
-        Column { key: key.into(), heading: heading.into(), amount: Some(unit) }
+    /// A column of amounts of `quantity`, headed `heading` and the unit text shows them in (or
+    /// the word of a count).
+    pub fn amount(key: impl Into<Cow<'static, str>>, heading: impl Into<String>, quantity: Quantity) -> Column {
+        Column { key: key.into(), heading: heading.into(), amount: Some(quantity) }
     }
 }
 

@@ -29,6 +29,7 @@ pub(super) fn number_into(buffer: &mut String, v: f64, digits: Digits, decimals:
             number_into(buffer, if rounded_to_zero { 0.0 } else { v.abs() }, Digits::Decimals, decimals);
         }
         Digits::Places(places) => number_into(buffer, v, Digits::Decimals, places.into()),
+        Digits::SignedPlaces(places) => number_into(buffer, v, Digits::Signed, places.into()),
         Digits::Decimals => match fixed_point(v, decimals) {
             Some(scaled) => {
                 // The digits of the scaled value, the point put in before the last `decimals`.

@@ -153,7 +153,7 @@ impl<'a> Layout<'a> {
             self.table.rows.row_into(index, &mut row);
             for &(c, scaling) in &scaled {
                 if let Cell::Number(v, digits) = row[c] {
-                    row[c] = Cell::Number(v / scaling.divisor, scaling.digits.unwrap_or(digits));
+                    row[c] = Cell::Number(v / scaling.divisor, scaling.digits(digits));
                 }
             }
             f(&row);
@@ -167,7 +167,7 @@ impl<'a> Layout<'a> {
         let mut scratch = String::new();
         // Per column, kind of digits and sign: the largest magnitude measured. A number's width
         // grows with its magnitude (rounding is monotone), so one no larger is no wider.
-        let mut largest = vec![[-1.0f64; 8]; shown.len()];
+        let mut largest = vec![[-1.0f64; 10]; shown.len()];
         self.for_rows(rows, |row| {
             for (k, &c) in shown.iter().enumerate() {
                 if let Cell::Number(v, digits) = row[c] {

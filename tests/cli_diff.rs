@@ -303,7 +303,7 @@ fn the_default_gate_fails_what_is_clear_and_large_and_says_what_is_not_clear() {
     assert_eq!((json["limits"]["threshold"].as_f64(), json["limits"]["relative"].as_f64()), (Some(1.0), Some(0.1)));
     let out = proftool().arg("diff").arg(&base).arg(&new).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("Gate: samples are sampled: a function fails where the two-proportion test"), "{text}");
+    assert!(text.contains("Gate (samples, sampled): a function fails where the two-proportion test"), "{text}");
     assert!(text.contains("* newthing: total 0.0 % → 10.3 % (+10.3 points"), "{text}");
     assert!(text.contains("grew most on the path main;newthing (+10.3 points)"), "{text}");
     assert!(
@@ -335,7 +335,7 @@ fn the_same_growth_fails_on_many_samples_and_not_on_few() {
     let tree = fixture("dyalog-xml/v1.37-tree.xml");
     let out = proftool().arg("diff").arg(&tree).arg(&tree).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("Gate: time is not sampled here (time), so there is no sampling noise to test"), "{text}");
+    assert!(text.contains("Gate (time, not sampled: no sampling noise to test)"), "{text}");
 }
 
 /// Several runs a side: `--base` and `--new`. Three runs of a at 50, 52, 48 % against 60, 62, 58 %

@@ -478,15 +478,14 @@ fn gate_rule(
                 (b, n) => format!("Welch's t on the runs' shares ({b} BASE, {n} NEW)"),
             };
             format!(
-                "Gate: {} are sampled: a function fails where {test} finds its growth clear (one-sided, Benjamini–Hochberg at a false discovery rate of {} %) and its share {large}.",
-                metric.kind.name(),
+                "Gate ({}, sampled): a function fails where {test} finds its growth clear (one-sided, Benjamini–Hochberg at a false discovery rate of {} %) and its share {large}.",
+                metric.name,
                 q * 100.0
             )
         }
         None => format!(
-            "Gate: {} is not sampled here ({}), so there is no sampling noise to test: a function fails where its share {large}.",
-            metric.name,
-            metric.kind.name()
+            "Gate ({}, not sampled: no sampling noise to test): a function fails where its share {large}.",
+            metric.name
         ),
     }
 }

@@ -66,6 +66,11 @@ pub struct DiffArgs {
     /// No sampling test: the limits alone, as --threshold (and --min-abs) gated before.
     #[arg(long, help_heading = "Gate")]
     no_stats: bool,
+    /// Keep names as they are: by default the parts of a name that differ between runs or builds
+    /// (addresses, Rust build hashes, GCC clone numbers, Java lambda numbers, JIT pids) are taken
+    /// out, so that one function of two runs is one row (docs/gate.md).
+    #[arg(long)]
+    exact_names: bool,
     /// Compare threads and processes by name, as functions; by default they are matched as if
     /// merged, since two runs name theirs apart (a thread id, a pid).
     #[arg(long)]
@@ -130,10 +135,20 @@ impl DiffArgs {
         let opened = every.iter().map(|path| open(spec(path))).collect::<Result<Vec<_>>>()?;
         let mut input_size = 0;
         let mut read = Vec::with_capacity(every.len());
+        let mut renamed = 0;
         for (path, file) in every.iter().zip(opened) {
-            let profile = read_opened(spec(path), file, &read_options, diag)?;
-            input_size += profile.size;
-            read.push(filters.apply(profile.profile)?);
+            let input = read_opened(spec(path), file, &read_options, diag)?;
+            input_size += input.size;
+            let mut profile = filters.apply(input.profile)?;
+            if !self.exact_names {
+                renamed += diff::names_across_runs(&mut profile);
+            }
+            read.push(profile);
+        }
+        if renamed > 0 {
+            diag.warn("diff-names", None, || {
+                format!("{renamed} frame name(s) made comparable across runs: addresses, build hashes, clone, lambda and JIT numbers taken out (--exact-names keeps them)")
+            });
         }
         let new_read = read.split_off(base_runs.len());
         let names = [&base_runs, &new_runs].map(|runs| side_label(runs));

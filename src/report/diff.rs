@@ -9,10 +9,13 @@
 //! unit). A function in one profile only is `new` or `gone`. Rows are sorted by the size of the
 //! change of the total (of the self value with `exclusive`), largest first.
 //!
-//! **The gate.** With a `threshold` of P points, a function whose total share (self share with
-//! `exclusive`) grew by more than P points crossed the limits, and so did the run; `min_abs` V also
-//! asks that its value grew by at least V in the metric's unit (BASE's; V may be time or bytes,
-//! put in that unit), so that noise in tiny functions does not fail a build.
+//! **The gate** ([`gate`] has its statistics, docs/gate.md its measured error rates). A function
+//! fails where its growth is large (its total share, or self share with `exclusive`, grew by more
+//! than the points `threshold`, by the `relative` part of BASE's share, and by `min_abs` in the
+//! metric's unit, all that are set) and clear: where both sides count samples, a one-sided test of
+//! its growth (per run where a side has several) that Benjamini–Hochberg lets through at the false
+//! discovery rate over all functions; where not, the limits alone. Without the test
+//! (`false_discovery_rate` `None`), the limits alone, and none without a `threshold`.
 
 use super::gate;
 use super::summary::{sums, Sums};

@@ -148,7 +148,7 @@ pub fn test_growth(base: &[Count], new: &[Count], dispersions: (f64, f64)) -> Te
     let estimated = |s: &Side| if s.estimated { s.variance.powi(2) / (s.runs as f64 - 1.0) } else { 0.0 };
     let denominator = estimated(&b) + estimated(&n);
     let freedom = (denominator > 0.0).then(|| (b.variance + n.variance).powi(2) / denominator);
-    let p = 1.0 - cdf(statistic, freedom);
+    let p = upper_tail(statistic, freedom);
     // Each side's interval from its own share, not the pooled one.
     let margin = |runs: &[Count], s: &Side| {
         let own = match s.runs {
@@ -161,11 +161,12 @@ pub fn test_growth(base: &[Count], new: &[Count], dispersions: (f64, f64)) -> Te
     Test { shares: (b.mean, n.mean), margins, statistic, p, runs: b.runs.max(n.runs) }
 }
 
-/// The distribution function of Student's t with `freedom` degrees (the normal one without).
-fn cdf(x: f64, freedom: Option<f64>) -> f64 {
+/// The probability above `x` of Student's t with `freedom` degrees (the normal one without),
+/// computed as such, so that a clear growth's p-value keeps its digits (1 − 0.999… would lose them).
+fn upper_tail(x: f64, freedom: Option<f64>) -> f64 {
     match freedom.and_then(|df| StudentsT::new(0.0, 1.0, df).ok()) {
-        Some(t) => t.cdf(x),
-        None => standard_normal().cdf(x),
+        Some(t) => t.sf(x),
+        None => standard_normal().sf(x),
     }
 }
 

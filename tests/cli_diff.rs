@@ -29,7 +29,7 @@ fn row<'a>(json: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
 #[test]
 fn the_table_has_shares_changes_new_and_gone_and_counts_recursion_once() {
     let (base, new) = (fixture("cli/diff-base.folded"), fixture("cli/diff-new.folded"));
-    let (json, code) = diff_json(&[], &base, &new);
+    let (json, code) = diff_json(&["--no-stats"], &base, &new);
     assert_eq!(code, 0);
     // By hand: BASE 105 samples, NEW 145. render 50 of 105 and 80 of 145; fib is on its stacks three
     // times and counts once: 10 of 105 and 25 of 145.
@@ -48,9 +48,9 @@ fn the_table_has_shares_changes_new_and_gone_and_counts_recursion_once() {
     assert_eq!((json["base"]["total"].as_i64(), json["new"]["total"].as_i64()), (Some(105), Some(145)));
     assert_eq!(json["verdict"], "none");
     // Text: changes signed, shares not.
-    let out = proftool().arg("diff").arg(&base).arg(&new).output().unwrap();
+    let out = proftool().args(["diff", "--no-stats"]).arg(&base).arg(&new).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("newthing  new             0.0        10.3                 +10.3"), "{text}");
+    assert!(text.contains("newthing  new             0.0        10.3       +10.3"), "{text}");
     assert!(text.contains("-14.8"), "{text}");
 }
 
@@ -62,14 +62,17 @@ fn the_floor_takes_time_and_bytes_in_the_metric_unit() {
     let dir = temp();
     let base = file(dir.path(), "base.folded", "main;a 50\nmain;b 50\n");
     let new = file(dir.path(), "new.folded", "main;a 60\nmain;b 40\n");
-    let code = |floor: &str| diff_json(&["--folded-unit", "ms", "--threshold", "5", "--min-abs", floor], &base, &new).1;
+    let code = |floor: &str| {
+        diff_json(&["--no-stats", "--folded-unit", "ms", "--threshold", "5", "--min-abs", floor], &base, &new).1
+    };
     for floor in ["10ms", "10000us", "0.01s", "10", "9.99ms"] {
         assert_eq!(code(floor), 3, "{floor}: at or below the growth");
     }
     for floor in ["10.01ms", "1s"] {
         assert_eq!(code(floor), 0, "{floor}: above the growth");
     }
-    let (json, _) = diff_json(&["--folded-unit", "ms", "--threshold", "5", "--min-abs", "0.01s"], &base, &new);
+    let (json, _) =
+        diff_json(&["--no-stats", "--folded-unit", "ms", "--threshold", "5", "--min-abs", "0.01s"], &base, &new);
     assert_eq!(json["limits"]["min_abs"], 10.0);
     let out = proftool().args(["diff", "--threshold", "5", "--min-abs", "4KiB"]).arg(&base).arg(&new).output().unwrap();
     let err = String::from_utf8(out.stderr).unwrap();
@@ -86,7 +89,8 @@ fn the_gate_fails_past_the_threshold_and_the_floor_with_exit_code_3() {
     // a grows from 50 % to 60 %: +10 points exactly, and +10 samples (of 100 each).
     let base = file(dir.path(), "base.folded", "main;a 50\nmain;b 50\n");
     let new = file(dir.path(), "new.folded", "main;a 60\nmain;b 40\n");
-    let code = |args: &[&str]| diff_json(args, &base, &new).1;
+    // The plain thresholds (--no-stats), as the gate was before it tested sampling noise.
+    let code = |args: &[&str]| diff_json(&[&["--no-stats"], args].concat(), &base, &new).1;
     assert_eq!(code(&["--threshold", "10"]), 0, "at the threshold");
     assert_eq!(code(&["--threshold", "9.99"]), 3, "just below");
     assert_eq!(code(&["--threshold", "10.01"]), 0, "just above");
@@ -95,7 +99,7 @@ fn the_gate_fails_past_the_threshold_and_the_floor_with_exit_code_3() {
     assert_eq!(code(&["--threshold", "5", "--min-abs", "10.01"]), 0, "above the floor");
     // --exclusive gates self shares: main's self is 0 in both, a's self grew as its total did.
     assert_eq!(code(&["--exclusive", "--threshold", "9.99"]), 3);
-    let (json, _) = diff_json(&["--threshold", "9.99"], &base, &new);
+    let (json, _) = diff_json(&["--no-stats", "--threshold", "9.99"], &base, &new);
     assert_eq!((&json["verdict"], &json["limits"]["threshold"]), (&"regression".into(), &9.99.into()));
     assert_eq!(row(&json, "a")["crossed"], true);
     assert_eq!(row(&json, "b")["crossed"], false);
@@ -123,7 +127,7 @@ fn profiles_compare_on_a_metric_kind_both_have() {
         .stderr(predicate::str::contains("NEW has: alloc_objects (objects"));
     // A -px file's ticks are samples of its 20 ms interval: they compare with a folded file's samples.
     proftool()
-        .arg("diff")
+        .args(["diff", "--no-stats"])
         .arg(fixture("folded/basic.folded"))
         .arg(fixture("ghc-px/notes-example.px"))
         .assert()
@@ -140,11 +144,19 @@ fn profiles_compare_on_a_metric_kind_both_have() {
 fn differential_outputs_are_the_ones_inferno_reads() {
     let (base, new) = (fixture("cli/diff-base.folded"), fixture("cli/diff-new.folded"));
     let expected = std::fs::read_to_string(fixture("cli/diff.inferno-diff-folded")).unwrap();
-    proftool().args(["diff", "--to", "folded", "-"]).arg(&base).arg(&new).assert().success().stdout(expected);
+    // --no-stats and no --threshold: no gate, so that the run succeeds whatever grew.
+    proftool()
+        .args(["diff", "--no-stats", "--to", "folded", "-"])
+        .arg(&base)
+        .arg(&new)
+        .assert()
+        .success()
+        .stdout(expected);
     let dir = temp();
     let (svg, negated) = (dir.path().join("d.svg"), dir.path().join("n.svg"));
-    proftool().args(["diff", "--to", "svg"]).arg(&svg).arg(&base).arg(&new).assert().success();
-    proftool().args(["diff", "--negate", "--to", "svg"]).arg(&negated).arg(&base).arg(&new).assert().success();
+    proftool().args(["diff", "--no-stats", "--to", "svg"]).arg(&svg).arg(&base).arg(&new).assert().success();
+    let negate = ["diff", "--no-stats", "--negate", "--to", "svg"];
+    proftool().args(negate).arg(&negated).arg(&base).arg(&new).assert().success();
     let (svg, negated) = (std::fs::read_to_string(svg).unwrap(), std::fs::read_to_string(negated).unwrap());
     // Widths from NEW (145 samples), from BASE with --negate (105); render grew either way (red).
     assert!(svg.contains("<title>main (145 samples, 100.00%; 0.00%)"), "{svg}");
@@ -160,7 +172,7 @@ fn the_pprof_diff_is_new_minus_base_as_go_tool_pprof_writes_it() {
     let (base, new) = (fixture("cli/diff-base.folded"), fixture("cli/diff-new.folded"));
     let dir = temp();
     let out = dir.path().join("diff.pb.gz");
-    proftool().args(["diff", "--to", "pprof"]).arg(&out).arg(&base).arg(&new).assert().success();
+    proftool().args(["diff", "--no-stats", "--to", "pprof"]).arg(&out).arg(&base).arg(&new).assert().success();
     let mut bytes = Vec::new();
     flate2::read::GzDecoder::new(std::fs::File::open(&out).unwrap()).read_to_end(&mut bytes).unwrap();
     let p = crate::support::pprof_proto::Profile::decode(bytes.as_slice()).unwrap();
@@ -271,4 +283,80 @@ fn merge_refuses_what_does_not_add_up_and_writes_nothing() {
         .stderr(predicate::str::contains("missing.folded: cannot open"));
     assert!(!out.exists());
     proftool().args(["merge", "-", "-", "-o"]).arg(&out).assert().code(2);
+}
+
+/// The default gate on the fixture pair: only `newthing` is both clear and large. By hand:
+/// newthing 0 of 105 → 15 of 145; pooled 15/250 = 0.06, error √(0.06 × 0.94 × (1/105 + 1/145)) =
+/// 0.030432, z = (15/145) / 0.030432 = 3.3993, p = 1 − Φ(3.3993) = 3.38e-4; Benjamini–Hochberg
+/// over the 7 functions lets it through at rank 1 (3.38e-4 ≤ 0.05/7 = 0.00714). fib (10/105 →
+/// 25/145, +7.7 points) is large but its p (0.041) is above 2 × 0.05/7: not clear.
+#[test]
+fn the_default_gate_fails_what_is_clear_and_large_and_says_what_is_not_clear() {
+    let (base, new) = (fixture("cli/diff-base.folded"), fixture("cli/diff-new.folded"));
+    let (json, code) = diff_json(&[], &base, &new);
+    assert_eq!(code, 3);
+    assert_eq!(json["gate"]["flagged"], serde_json::json!(["newthing"]));
+    assert_eq!(json["gate"]["tested"], 7);
+    let p = json["gate"]["p"]["newthing"].as_f64().unwrap();
+    assert!((p - 3.38e-4).abs() < 0.01e-4, "{p}");
+    assert!((json["gate"]["p"]["fib"].as_f64().unwrap() - 0.0413).abs() < 0.0005, "{json}");
+    assert_eq!((json["limits"]["threshold"].as_f64(), json["limits"]["relative"].as_f64()), (Some(1.0), Some(0.1)));
+    let out = proftool().arg("diff").arg(&base).arg(&new).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("Gate (samples, sampled): a function fails where the two-proportion test"), "{text}");
+    assert!(text.contains("* newthing: total 0.0 % → 10.3 % (+10.3 points"), "{text}");
+    assert!(text.contains("grew most on the path main;newthing (+10.3 points)"), "{text}");
+    assert!(
+        text.contains("Not clear: 2 function(s) grew past the limits within sampling noise (fib, render)"),
+        "{text}"
+    );
+    assert!(text.contains("New: newthing\nGone: old"), "{text}");
+}
+
+/// A growth of 10 points on 100 samples a side is noise to the test (z = 0.1 / √(0.55 × 0.45 ×
+/// 2/100) = 1.42, p = 0.078); on 1,000 samples a side it is not (z = 4.49, p = 3.5e-6).
+#[test]
+fn the_same_growth_fails_on_many_samples_and_not_on_few() {
+    let dir = temp();
+    let few = [
+        file(dir.path(), "a.folded", "main;a 50\nmain;b 50\n"),
+        file(dir.path(), "b.folded", "main;a 60\nmain;b 40\n"),
+    ];
+    let many = [
+        file(dir.path(), "c.folded", "main;a 500\nmain;b 500\n"),
+        file(dir.path(), "d.folded", "main;a 600\nmain;b 400\n"),
+    ];
+    let (json, code) = diff_json(&[], &few[0], &few[1]);
+    assert_eq!((code, &json["verdict"]), (0, &"pass".into()));
+    assert!((json["gate"]["p"]["a"].as_f64().unwrap() - 0.078).abs() < 0.001, "{json}");
+    let (json, code) = diff_json(&[], &many[0], &many[1]);
+    assert_eq!((code, &json["gate"]["flagged"]), (3, &serde_json::json!(["a"])));
+    // A Dyalog report's times are measured, not sampled: the limits alone, said so.
+    let tree = fixture("dyalog-xml/v1.37-tree.xml");
+    let out = proftool().arg("diff").arg(&tree).arg(&tree).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("Gate (time, not sampled: no sampling noise to test)"), "{text}");
+}
+
+/// Several runs a side: `--base` and `--new`. Three runs of a at 50, 52, 48 % against 60, 62, 58 %
+/// (100 samples each): the shares' spread is sampling's (variance 0.0004 against 0.55 × 0.45 / 100
+/// = 0.0025), so the test is the sampling one on 300 a side: z = 0.1 / √(0.2475 × 2/300) = 2.46,
+/// p = 0.0069 ≤ 0.05/3: a regression.
+#[test]
+fn several_runs_a_side_are_tested_together() {
+    let dir = temp();
+    let run = |name: &str, a: u32| file(dir.path(), name, &format!("main;a {a}\nmain;b {}\n", 100 - a));
+    let base = [run("b1.folded", 50), run("b2.folded", 52), run("b3.folded", 48)];
+    let new = [run("n1.folded", 60), run("n2.folded", 62), run("n3.folded", 58)];
+    let out =
+        proftool().args(["diff", "--format", "json", "--base"]).args(&base).arg("--new").args(&new).output().unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(3), "{json}");
+    assert_eq!((json["base"]["runs"].as_u64(), json["new"]["runs"].as_u64()), (Some(3), Some(3)));
+    assert!((json["gate"]["p"]["a"].as_f64().unwrap() - 0.0069).abs() < 0.0003, "{json}");
+    assert!(json["base"]["file"].as_str().unwrap().ends_with("b1.folded and 2 more (3 runs)"), "{json}");
+    // The table shows the runs merged: a is 150 of 300 in BASE.
+    assert!((row(&json, "a")["base_total"].as_f64().unwrap() - 50.0).abs() < 1e-9);
+    // BASE positional and --base together are refused.
+    proftool().arg("diff").arg(&base[0]).args(["--base"]).arg(&base[1]).arg("--new").arg(&new[0]).assert().code(2);
 }

@@ -148,8 +148,9 @@ fn a_ghc_time_report_and_a_ticks_report_compare_and_merge_as_time() {
     // -p gives time (20 ms), -P ticks (23 at its 1 ms interval), -pj ticks (798 at 1 ms).
     let (percent, ticks) = (corpus("ghc-prof/inferno-percent.prof"), corpus("ghc-prof/inferno-ticks.prof"));
     for metric in [None, Some("time"), Some("ticks")] {
+        // Two different programs' profiles: no gate (--no-stats, no --threshold).
         let out = proftool()
-            .arg("diff")
+            .args(["diff", "--no-stats"])
             .args(metric.map(|m| ["--metric", m]).iter().flatten())
             .arg(&percent)
             .arg(&ticks)
@@ -266,7 +267,7 @@ fn a_go_cpu_diff_compares_cpu_time_and_writes_it_as_go_tool_pprof_does() {
     let dir = temp();
     let out = dir.path().join("diff.pb.gz");
     proftool()
-        .args(["diff", "--to", "pprof"])
+        .args(["diff", "--no-stats", "--to", "pprof"])
         .arg(&out)
         .arg(fixture("pprof/cpu.pb.gz"))
         .arg(fixture("cli/insert.pb.gz"))

@@ -7,6 +7,12 @@ mod support;
 // with its expected message.
 mod golden;
 
+// diff's gate against sampling noise, by simulation: false alarms and power.
+mod gate;
+
+// diff's gate on real runs of one program, and on a real regression.
+mod cli_gate;
+
 // Every fixture through every writable format and back.
 mod roundtrip;
 

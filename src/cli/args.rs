@@ -233,7 +233,8 @@ impl ReportCommon {
 #[derive(clap::Args)]
 #[command(next_help_heading = "Report options")]
 pub struct ReportArgs {
-    /// Output: aligned `text`, or `csv` or `json` for scripts (docs/reports.md).
+    /// Output: aligned `text`, or `csv` or `json` for scripts (docs/reports.md); diff also writes
+    /// `markdown` (a pull request's comment) and `junit` (a test per function, for CI).
     #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = named::<report::Format>())]
     pub format: report::Format,
     /// Decimals of the numbers that are not whole, in text (default 1; times and bytes shown in a
@@ -415,6 +416,15 @@ pub fn non_negative(text: &str) -> Result<f64, String> {
     match value.is_finite() && value >= 0.0 {
         true => Ok(value),
         false => Err(format!("{text} does not fit: give a finite number, 0 or more")),
+    }
+}
+
+/// Parses a probability strictly between 0 and 1 (`--fdr 0.05`).
+pub fn fraction(text: &str) -> Result<f64, String> {
+    let value: f64 = text.parse().map_err(|_| format!("{text:?} is not a number"))?;
+    match value > 0.0 && value < 1.0 {
+        true => Ok(value),
+        false => Err(format!("{text} does not fit: give a number above 0 and below 1 (0.05 is 5 %)")),
     }
 }
 

@@ -1,13 +1,14 @@
 //! `proftool diff BASE NEW`: the table, the CI gate, the differential outputs.
 
-use super::args::{format_parser, non_negative, OutputLimitArg, ReportCommon};
+use super::args::{format_parser, fraction, non_negative, OutputLimitArg, ReportCommon};
 use super::error::{Regression, Usage};
 use super::io::{open, read_opened, refuse_overwriting, stream_name, InputSpec};
 use anyhow::{Context, Result};
 use proftool::convert::ConvertOptions;
 use proftool::diag::Diagnostics;
 use proftool::files::Output;
-use proftool::report::diff::{self, DiffOptions, Differential, Matching, MinAbs};
+use proftool::merge::Merger;
+use proftool::report::diff::{self, DiffOptions, Differential, Matching, MinAbs, Side};
 use proftool::report::{ReportOptions, View};
 use proftool::Format;
 use std::path::{Path, PathBuf};
@@ -15,23 +16,37 @@ use std::time::Duration;
 
 pub const EXAMPLES: &str = "\
 Examples:
-  proftool diff main.prof pr.prof
-  proftool diff --threshold 2 --min-abs 5 main.prof pr.prof || echo \"exit $?: 3 is a regression\"
+  proftool diff main.prof pr.prof || echo \"exit $?: 3 is a regression\"
+  proftool diff --base main-*.prof --new pr-*.prof          several runs a side
+  proftool diff --format markdown main.prof pr.prof > comment.md
+  proftool diff --format junit main.prof pr.prof > gate.xml
+  proftool diff --no-stats --threshold 2 main.prof pr.prof  the plain threshold, no test
   proftool diff --exclusive --format json base.pb.gz new.pb.gz > diff.json
   proftool diff --to svg diff.svg before.folded after.folded
   proftool diff --to folded - before.tree after.tree | inferno-flamegraph > diff.svg
-  proftool diff --lines --metric time run1.br run2.br
 
-Exit codes: 0 no regression, 3 a function crossed the limits, 1 a failed run, 2 a usage error.";
+The gate: a function fails where its share grew clearly (a one-sided test against sampling noise
+over all functions at a 5 % false discovery rate: two runs of one program fail at most one time in
+twenty) and largely (--threshold 1 point, --relative 10 %, --min-abs). Metrics that are not sampled
+(calls, bytes, measured times) get the limits alone. docs/gate.md has the method and its measured
+false alarms and power.
+
+Exit codes: 0 no regression, 3 a function failed the gate, 1 a failed run, 2 a usage error.";
 
 #[derive(clap::Args)]
 pub struct DiffArgs {
     /// The profile compared against (the main branch's, yesterday's).
-    #[arg(value_name = "BASE")]
-    base: PathBuf,
+    #[arg(value_name = "BASE", required_unless_present = "base_runs", conflicts_with = "base_runs")]
+    base: Option<PathBuf>,
     /// The profile compared (the pull request's, today's).
-    #[arg(value_name = "NEW")]
-    new: PathBuf,
+    #[arg(value_name = "NEW", required_unless_present = "new_runs", conflicts_with = "new_runs")]
+    new: Option<PathBuf>,
+    /// Several runs of BASE (`--base main-*.prof`): the gate tests the spread between runs.
+    #[arg(long = "base", value_name = "RUN", num_args = 1.., requires = "new_runs")]
+    base_runs: Vec<PathBuf>,
+    /// Several runs of NEW (`--new pr-*.prof`).
+    #[arg(long = "new", value_name = "RUN", num_args = 1.., requires = "base_runs")]
+    new_runs: Vec<PathBuf>,
     /// Input format of both (default: detected).
     #[arg(long, value_name = "FORMAT", value_parser = format_parser(Format::can_read))]
     from: Option<Format>,
@@ -41,13 +56,29 @@ pub struct DiffArgs {
     /// Compare the values themselves (NEW's in BASE's unit) instead of shares of each total.
     #[arg(long)]
     absolute: bool,
-    /// Fail (exit 3) when a function's share grew by more than P points.
+    /// Fail (exit 3) when a function's share grew by more than P points [default: 1 with the
+    /// sampling test; none with --no-stats].
     #[arg(long, value_name = "P", value_parser = non_negative, allow_negative_numbers = true, help_heading = "Gate")]
     threshold: Option<f64>,
-    /// Only fail for a growth of at least V, so that noise in tiny functions does not fail a
-    /// build: a number in the metric's unit (BASE's), or time or bytes (`50ms`, `4KiB`), put in it.
-    #[arg(long, value_name = "V", requires = "threshold", value_parser = MinAbs::parse, allow_negative_numbers = true, help_heading = "Gate")]
+    /// And by at least R % of its share in BASE [default: 10 with the sampling test].
+    #[arg(long, value_name = "R", value_parser = non_negative, allow_negative_numbers = true, help_heading = "Gate")]
+    relative: Option<f64>,
+    /// And by at least V, so that noise in tiny functions does not fail a build: a number in the
+    /// metric's unit (BASE's), or time or bytes (`50ms`, `4KiB`), put in it.
+    #[arg(long, value_name = "V", value_parser = MinAbs::parse, allow_negative_numbers = true, help_heading = "Gate")]
     min_abs: Option<MinAbs>,
+    /// The false discovery rate of the sampling test over all functions: the share of flagged
+    /// functions expected to be noise, and the chance that two runs of one program fail.
+    #[arg(long, value_name = "Q", default_value_t = diff::DEFAULT_FALSE_DISCOVERY_RATE, value_parser = fraction, help_heading = "Gate")]
+    fdr: f64,
+    /// No sampling test: the limits alone, as --threshold (and --min-abs) gated before.
+    #[arg(long, help_heading = "Gate")]
+    no_stats: bool,
+    /// Keep names as they are: by default the parts of a name that differ between runs or builds
+    /// (addresses, Rust build hashes, GCC clone numbers, Java lambda numbers, JIT pids) are taken
+    /// out, so that one function of two runs is one row (docs/gate.md).
+    #[arg(long)]
+    exact_names: bool,
     /// Compare threads and processes by name, as functions; by default they are matched as if
     /// merged, since two runs name theirs apart (a thread id, a pid).
     #[arg(long)]
@@ -84,68 +115,85 @@ impl DiffArgs {
             }
             _ => None,
         };
-        if self.base == Path::new("-") && self.new == Path::new("-") {
-            return Err(Usage("diff: standard input (-) can be read once: name a file for BASE or NEW".into()).into());
+        let runs = |one: &Option<PathBuf>, several: &[PathBuf]| one.iter().chain(several).cloned().collect::<Vec<_>>();
+        let (base_runs, new_runs) = (runs(&self.base, &self.base_runs), runs(&self.new, &self.new_runs));
+        let every: Vec<&Path> = base_runs.iter().chain(&new_runs).map(PathBuf::as_path).collect();
+        if every.iter().filter(|path| **path == Path::new("-")).count() > 1 {
+            return Err(Usage("diff: standard input (-) can be read once: name files for the others".into()).into());
         }
         if let Some((_, out)) = &to {
-            refuse_overwriting(out, &[&self.base, &self.new])?;
+            refuse_overwriting(out, &every)?;
         }
         let options = DiffOptions {
             exclusive: self.exclusive,
             absolute: self.absolute,
             threshold: self.threshold,
+            relative: self.relative.map(|percent| percent / 100.0),
             min_abs: self.min_abs,
+            false_discovery_rate: (!self.no_stats).then_some(self.fdr),
         };
         let matching =
             Matching { metric: self.common.select.metric.clone(), interval: self.interval, by_thread: self.by_thread };
         let filters = self.common.select.filters()?;
         let mut read_options = self.common.read.options();
         read_options.merge_lines = !self.common.select.lines;
-        let inputs = [&self.base, &self.new].map(|path| InputSpec {
-            path,
-            from: self.from,
-            max_size: self.common.read.max_input_size,
-        });
-        // Both opened before either is read, so that a missing NEW stops the run before BASE says anything.
-        let [base_input, new_input] = inputs;
-        let (base_file, new_file) = (open(base_input)?, open(new_input)?);
+        let spec = |path| InputSpec { path, from: self.from, max_size: self.common.read.max_input_size };
+        // Every input opened before any is read, so that a missing one stops the run before the
+        // others say anything.
+        let opened = every.iter().map(|path| open(spec(path))).collect::<Result<Vec<_>>>()?;
         let mut input_size = 0;
-        let mut read_one = |input, opened| {
-            let read = read_opened(input, opened, &read_options, diag)?;
-            input_size += read.size;
-            anyhow::Ok(filters.apply(read.profile)?)
-        };
-        let base = read_one(base_input, base_file)?;
-        let new = read_one(new_input, new_file)?;
+        let mut read = Vec::with_capacity(every.len());
+        let mut renamed = 0;
+        for (path, file) in every.iter().zip(opened) {
+            let input = read_opened(spec(path), file, &read_options, diag)?;
+            input_size += input.size;
+            let mut profile = filters.apply(input.profile)?;
+            if !self.exact_names {
+                renamed += diff::names_across_runs(&mut profile);
+            }
+            read.push(profile);
+        }
+        if renamed > 0 {
+            diag.warn("diff-names", None, || {
+                format!("{renamed} frame name(s) made comparable across runs: addresses, build hashes, clone, lambda and JIT numbers taken out (--exact-names keeps them)")
+            });
+        }
+        let new_read = read.split_off(base_runs.len());
+        let names = [&base_runs, &new_runs].map(|runs| side_label(runs));
+        let (base, base_runs) = merge_runs(read, &names[0], diag)?;
+        let (new, new_runs) = merge_runs(new_read, &names[1], diag)?;
         let matched = diff::match_profiles(base, new, &matching, diag)?;
-        let names = inputs.map(|input| input.name().into_owned());
         // The profiles are kept beside their views only for a differential output.
         let kept = to.as_ref().map(|_| matched.clone());
         let diff::Matched { base, new, metrics, threads } = matched;
-        let view = |profile: proftool::Profile, metric: usize| {
-            let options = ReportOptions {
-                lines: self.common.select.lines,
-                metric: Some(profile.metrics()[metric].name.clone()),
-                bias: self.common.report.bias,
-                filters: threads.clone(),
-                relative: false,
-                measured_times: false,
-            };
-            View::new(profile, &options)
+        let report_options = |profile: &proftool::Profile, metric: usize| ReportOptions {
+            lines: self.common.select.lines,
+            metric: Some(profile.metrics()[metric].name.clone()),
+            bias: self.common.report.bias,
+            filters: threads.clone(),
+            relative: false,
+            measured_times: false,
+        };
+        let side = |profile: proftool::Profile, metric: usize, runs: Option<Vec<proftool::Profile>>| {
+            let options = report_options(&profile, metric);
+            let view = View::new(profile, &options)?;
+            anyhow::Ok(match runs {
+                None => Side::of_one_run(view),
+                Some(runs) => Side::of_runs(view, runs, &options)?,
+            })
         };
         // The profiles move into their views: a copy of each is kept only for a differential output.
-        let (base_view, new_view) = (view(base, metrics.0)?, view(new, metrics.1)?);
+        let (base_side, new_side) = (side(base, metrics.0, base_runs)?, side(new, metrics.1, new_runs)?);
         // Values are shown in BASE's unit.
-        base_view.check_unit(self.common.report.unit())?;
-        let comparison = diff::compare(&base_view, &new_view, (&names[0], &names[1]), &options)?;
+        base_side.view.check_unit(self.common.report.unit())?;
+        let comparison = diff::compare(&base_side, &new_side, (&names[0], &names[1]), &options)?;
         let to_stdout = to.as_ref().is_some_and(|(_, out)| out == Path::new("-"));
         if let (Some((kind, out)), Some(matched)) = (to, kept) {
             let mut convert = ConvertOptions::default();
             (convert.functions, convert.lines) = (self.common.select.functions, self.common.select.lines);
             (convert.input_size, convert.max_output_size) = (Some(input_size), self.output_limit.max_output_size);
             let out_name = stream_name(&out);
-            let mut output =
-                Output::create(&out, &[&self.base, &self.new]).with_context(|| format!("{out_name}: cannot create"))?;
+            let mut output = Output::create(&out, &every).with_context(|| format!("{out_name}: cannot create"))?;
             let labels = (names[0].as_str(), names[1].as_str());
             diff::write_differential(kind, matched, labels, (&convert, self.negate), output.writer(), diag)?;
             output.commit().with_context(|| format!("{out_name}: writing the differential output"))?;
@@ -158,4 +206,31 @@ impl DiffArgs {
             false => Ok(()),
         }
     }
+}
+
+/// How the heading names a side of `runs`: its file, or its first file and how many runs.
+fn side_label(runs: &[PathBuf]) -> String {
+    let first = stream_name(&runs[0]).into_owned();
+    match runs.len() {
+        1 => first,
+        n => format!("{first} and {} more ({n} runs)", n - 1),
+    }
+}
+
+/// One side's runs as one profile: a single run as it is; several merged (their threads of one name
+/// added up, as diff compares threads merged anyway), and kept apart too for the gate's test.
+fn merge_runs(
+    mut runs: Vec<proftool::Profile>,
+    label: &str,
+    diag: &mut Diagnostics,
+) -> Result<(proftool::Profile, Option<Vec<proftool::Profile>>)> {
+    if runs.len() == 1 {
+        return Ok((runs.remove(0), None));
+    }
+    let mut merger = Merger::new(true);
+    for (i, run) in runs.iter().enumerate() {
+        merger.add(run.clone(), &format!("{label} run {}", i + 1), diag)?;
+    }
+    let merged = merger.finish().context("diff: a side has no run")?;
+    Ok((merged, Some(runs)))
 }

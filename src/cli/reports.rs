@@ -161,6 +161,13 @@ fn run_report<P: Printer>(
     diag: &mut Diagnostics,
     make: impl FnOnce(View) -> Result<Report<P>, proftool::Error>,
 ) -> Result<()> {
+    if common.report.format.is_diff_s() {
+        return Err(Usage(format!(
+            "--format {}: only diff writes it (a CI verdict); reports print text, csv or json",
+            common.report.format
+        ))
+        .into());
+    }
     let input = InputSpec { path: &input.input, from: input.from, max_size: common.read.max_input_size };
     // Line frames a report merges are merged as they are read where the reader can (Dyalog).
     let mut read_options = common.read.options();

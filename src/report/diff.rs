@@ -9,20 +9,24 @@
 //! unit). A function in one profile only is `new` or `gone`. Rows are sorted by the size of the
 //! change of the total (of the self value with `exclusive`), largest first.
 //!
-//! **The gate.** With a `threshold` of P points, a function whose total share (self share with
-//! `exclusive`) grew by more than P points crossed the limits, and so did the run; `min_abs` V also
-//! asks that its value grew by at least V in the metric's unit (BASE's; V may be time or bytes,
-//! put in that unit), so that noise in tiny functions does not fail a build.
+//! **The gate** ([`gate`] has its statistics, docs/gate.md its measured error rates). A function
+//! fails where its growth is large (its total share, or self share with `exclusive`, grew by more
+//! than the points `threshold`, by the `relative` part of BASE's share, and by `min_abs` in the
+//! metric's unit, all that are set) and clear: where both sides count samples, a one-sided test of
+//! its growth (per run where a side has several) that Benjamini–Hochberg lets through at the false
+//! discovery rate over all functions; where not, the limits alone. Without the test
+//! (`false_discovery_rate` `None`), the limits alone, and none without a `threshold`.
 
+use super::gate;
 use super::summary::{sums, Sums};
 use super::table::{whole_or_float, Cell, Cells, Column, Digits, Layout, Table, TextStyle};
-use super::{unit_label, units, Header, Printer, Report, View};
+use super::{unit_label, units, Header, Printer, Report, ReportOptions, View};
 use crate::convert::{self, ConvertOptions};
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::formats::Format;
 use crate::model::filter::Filters;
-use crate::model::{FrameKind, Metric, MetricKind, Profile};
+use crate::model::{Aggregation, FrameKind, Metric, MetricKind, Profile};
 use regex::Regex;
 use serde_json::{json, Map, Value as Json};
 use std::collections::BTreeMap;
@@ -30,17 +34,47 @@ use std::io::{self, Write};
 use std::time::Duration;
 
 /// How `diff` compares, and when it fails.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct DiffOptions {
     /// Sort and gate by self values instead of totals (`--exclusive`).
     pub exclusive: bool,
     /// Compare the values themselves instead of their shares (`--absolute`).
     pub absolute: bool,
-    /// The most share points a function may grow by (`--threshold`).
+    /// The most share points a function may grow by (`--threshold`; [`DEFAULT_POINTS`] with the
+    /// sampling test).
     pub threshold: Option<f64>,
+    /// The least growth of a share, as a fraction of BASE's, that fails (`--relative`;
+    /// [`DEFAULT_RELATIVE`] with the sampling test).
+    pub relative: Option<f64>,
     /// The least growth that fails the run (`--min-abs`).
     pub min_abs: Option<MinAbs>,
+    /// The false discovery rate of the sampling test (`--fdr`); `None` for the limits alone
+    /// (`--no-stats`), as `diff` gated before it had the test.
+    pub false_discovery_rate: Option<f64>,
 }
+
+impl Default for DiffOptions {
+    fn default() -> DiffOptions {
+        DiffOptions {
+            exclusive: false,
+            absolute: false,
+            threshold: None,
+            relative: None,
+            min_abs: None,
+            false_discovery_rate: Some(DEFAULT_FALSE_DISCOVERY_RATE),
+        }
+    }
+}
+
+/// The points a share must grow by to fail the gate, where `--threshold` does not say: one point,
+/// below the two a function growing from 10 % to 12 % shows, above what rounding shows.
+pub const DEFAULT_POINTS: f64 = 1.0;
+/// The growth relative to BASE's share that fails the gate, where `--relative` does not say: 10 %,
+/// so that a function of half the run does not fail for one point.
+pub const DEFAULT_RELATIVE: f64 = 0.1;
+/// The false discovery rate of the sampling test, where `--fdr` does not say: 5 %, so that two
+/// runs of one program fail the gate one time in twenty at most.
+pub const DEFAULT_FALSE_DISCOVERY_RATE: f64 = 0.05;
 
 /// The least growth that fails the run (`--min-abs`): a number in the unit of BASE's metric, or an
 /// amount of time or of bytes, which is put in that unit (time in samples or ticks at BASE's
@@ -126,6 +160,89 @@ pub struct Comparison {
     pub report: Report<DiffPrinter>,
     /// Whether a function crossed the limits.
     pub regression: bool,
+    /// The functions (or lines) that did, largest change first.
+    pub flagged: Vec<String>,
+}
+
+/// One side of a comparison: its runs (merged, where there are several) in the view its table
+/// shows, and each run's sample counts for the gate's test.
+pub struct Side {
+    /// The view the table shows.
+    pub view: View,
+    /// Each run's sample counts; `None` where the metric compared is not sampled.
+    pub runs: Option<Vec<RunCounts>>,
+}
+
+impl Side {
+    /// One run, whose counts are its view's own.
+    pub fn of_one_run(view: View) -> Side {
+        let runs = RunCounts::of(&view).map(|counts| vec![counts]);
+        Side { view, runs }
+    }
+
+    /// Several runs: `view` shows them merged, and each run's counts are taken from it as it was
+    /// read, prepared as `options` prepare the merged one (its threads hidden, its lines merged).
+    pub fn of_runs(view: View, runs: Vec<Profile>, options: &ReportOptions) -> Result<Side, Error> {
+        let Some(metric) = RunCounts::counted_metric(&view) else { return Ok(Side { view, runs: None }) };
+        let kind = view.profile.metrics()[metric].kind;
+        let counts = runs
+            .into_iter()
+            .map(|run| {
+                let Some(of_kind) = run.metrics().iter().find(|m| m.kind == kind) else {
+                    return Ok(None);
+                };
+                let options = ReportOptions { metric: Some(of_kind.name.clone()), ..options.clone() };
+                Ok(RunCounts::of(&View::new(run, &options)?))
+            })
+            .collect::<Result<Option<Vec<RunCounts>>, Error>>()?;
+        Ok(Side { view, runs: counts })
+    }
+}
+
+/// One run's sample counts per row name: self and total.
+#[derive(Clone, Debug)]
+pub struct RunCounts {
+    rows: rustc_hash::FxHashMap<String, (f64, f64)>,
+    /// The run's samples.
+    of: f64,
+}
+
+impl RunCounts {
+    /// The sample counts of `view`'s rows: of its metric where that counts samples or ticks, of
+    /// the samples whose weight its time is where it shows time and counts them too (node's
+    /// `.cpuprofile`, a pprof CPU profile, a timed BR file); `None` where nothing counts samples
+    /// (calls, bytes, a Dyalog time, a trace's durations), which the limits alone gate.
+    pub fn of(view: &View) -> Option<RunCounts> {
+        let metric = RunCounts::counted_metric(view)?;
+        let inclusive = super::inclusive_values(&view.profile.tree, metric);
+        let of = view.profile.tree.roots().map(|root| inclusive.get(root.index()).as_f64()).sum();
+        let sums = super::summary::sums_of(view, metric, &inclusive);
+        let rows = sums
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.seen)
+            .map(|(row, s)| (view.names[row].clone(), (s.own, s.total)))
+            .collect();
+        Some(RunCounts { rows, of })
+    }
+
+    /// The metric of `view` that counts the samples it shows: see [`RunCounts::of`].
+    fn counted_metric(view: &View) -> Option<usize> {
+        let counts = |m: &Metric| {
+            matches!(m.kind, MetricKind::Samples | MetricKind::Ticks) && m.aggregation == Aggregation::Additive
+        };
+        match view.metric().kind {
+            MetricKind::Samples | MetricKind::Ticks => Some(view.metric),
+            MetricKind::Time => view.profile.metrics().iter().position(counts),
+            _ => None,
+        }
+    }
+
+    /// The count of `name` (self with `own`) among the run's samples.
+    fn count(&self, name: &str, own: bool) -> gate::Count {
+        let (self_count, total) = self.rows.get(name).copied().unwrap_or_default();
+        gate::Count { count: if own { self_count } else { total }, of: self.of }
+    }
 }
 
 /// One row of the table: the sums of one name in each profile.
@@ -135,9 +252,35 @@ struct Change<'a> {
     new: Option<&'a Sums>,
 }
 
+/// What the gate found of one row.
+#[derive(Clone, Copy, Debug, Default)]
+struct Judged {
+    /// The sampling test, where both sides are sampled.
+    test: Option<gate::Test>,
+    /// Whether the growth is large: past every limit.
+    large: bool,
+    /// Whether the growth is clear: a discovery of the test, or large where nothing is tested.
+    clear: bool,
+}
+
+/// The gate's rule as `options` set it: its limits, and the false discovery rate of its test
+/// (`None` with `--no-stats`); no limits at all with `--no-stats` and no `--threshold`.
+fn rule(options: &DiffOptions, least: Option<f64>) -> Option<(gate::Limits, Option<f64>)> {
+    let limits = |points, relative| gate::Limits { points, relative, floor: least };
+    match options.false_discovery_rate {
+        Some(q) => {
+            let points = options.threshold.unwrap_or(DEFAULT_POINTS);
+            Some((limits(points, options.relative.or(Some(DEFAULT_RELATIVE))), Some(q)))
+        }
+        None => options.threshold.map(|points| (limits(points, options.relative), None)),
+    }
+}
+
 /// Compares `base` and `new` (views of the metric [`shared_metric`] chose in each), named `labels`
 /// in the heading.
-pub fn compare(base: &View, new: &View, labels: (&str, &str), options: &DiffOptions) -> Result<Comparison, Error> {
+pub fn compare(base: &Side, new: &Side, labels: (&str, &str), options: &DiffOptions) -> Result<Comparison, Error> {
+    let (base_runs, new_runs) = (base.runs.as_deref(), new.runs.as_deref());
+    let (base, new) = (&base.view, &new.view);
     let (base_metric, new_metric) = (base.metric(), new.metric());
     // NEW's values in BASE's unit (milliseconds and nanoseconds both time).
     let factor = new_metric.unit.factor_to(base_metric.unit);
@@ -171,17 +314,35 @@ pub fn compare(base: &View, new: &View, labels: (&str, &str), options: &DiffOpti
         |c: &Change<'_>| value(new, c.new, options.exclusive, factor) - value(base, c.base, options.exclusive, 1.0);
     let mut rows: Vec<&Change<'_>> = changes.values().collect();
     rows.sort_by(|a, b| key(b).abs().total_cmp(&key(a).abs()).then_with(|| a.name.cmp(b.name)));
-    let crossed = |c: &Change<'_>| {
-        let own = options.exclusive;
-        let grew = share(new, c.new, own) - share(base, c.base, own);
-        let growth = amount(c.new, own) * factor - amount(c.base, own);
-        options.threshold.is_some_and(|limit| grew > limit) && least.is_none_or(|least| growth >= least)
-    };
-    let (columns, digits) = columns(base, options.absolute);
+    let own = options.exclusive;
+    let rule = rule(options, least);
+    let sampled = base_runs.zip(new_runs).filter(|_| rule.is_some_and(|(_, q)| q.is_some()));
+    let tests: Option<Vec<gate::Test>> = sampled.map(|(b, n)| {
+        let counts = |runs: &[RunCounts], name: &str| runs.iter().map(|r| r.count(name, own)).collect::<Vec<_>>();
+        let per_function = |runs: &[RunCounts]| rows.iter().map(|c| counts(runs, c.name)).collect::<Vec<_>>();
+        let (b, n) = (per_function(b), per_function(n));
+        let dispersions =
+            (gate::dispersion(b.iter().map(Vec::as_slice)), gate::dispersion(n.iter().map(Vec::as_slice)));
+        b.iter().zip(&n).map(|(b, n)| gate::test_growth(b, n, dispersions)).collect()
+    });
+    let q = rule.and_then(|(_, q)| q).unwrap_or(DEFAULT_FALSE_DISCOVERY_RATE);
+    let discoveries = tests.as_ref().map(|tests| gate::discoveries(&tests.iter().map(|t| t.p).collect::<Vec<_>>(), q));
+    let judged: Vec<Judged> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let Some((limits, _)) = rule else { return Judged::default() };
+            let shares = (share(base, c.base, own) / 100.0, share(new, c.new, own) / 100.0);
+            let large = limits.crossed(shares, amount(c.new, own) * factor - amount(c.base, own));
+            let test = tests.as_ref().map(|tests| tests[i]);
+            let clear = discoveries.as_ref().is_none_or(|found| found[i]);
+            Judged { test, large, clear }
+        })
+        .collect();
+    let (columns, digits) = columns(base, options.absolute, tests.is_some());
     let mut texts: Vec<String> = vec!["new".into(), "gone".into()];
     let mut cells = Vec::with_capacity(rows.len() * columns.len());
-    let mut over = 0usize;
-    for change in &rows {
+    for (change, judged) in rows.iter().zip(&judged) {
         texts.push(change.name.to_string());
         cells.push(Cell::Text(texts.len() as u32 - 1));
         cells.push(match (change.base, change.new) {
@@ -193,28 +354,46 @@ pub fn compare(base: &View, new: &View, labels: (&str, &str), options: &DiffOpti
             let (b, n) = (value(base, change.base, own, 1.0), value(new, change.new, own, factor));
             cells.extend([Cell::Number(b, digits), Cell::Number(n, digits), Cell::Number(n - b, Digits::Signed)]);
         }
-        let is_over = crossed(change);
-        over += usize::from(is_over);
-        cells.push(Cell::Flag(is_over));
+        if let Some(test) = judged.test {
+            cells.push(Cell::Number(test.p, Digits::Places(4)));
+        }
+        cells.push(Cell::Flag(judged.large && judged.clear));
     }
-    let regression = over > 0;
-    let metric_json = |view: &View, label: &str| {
+    let over: Vec<usize> = (0..rows.len()).filter(|&i| judged[i].large && judged[i].clear).collect();
+    let regression = !over.is_empty();
+    let tested = Tested { functions: rows.len(), q, flagged: over.len() };
+    let metric_json = |view: &View, label: &str, runs: Option<&[RunCounts]>| {
         let total = whole_or_float(view.total());
-        json!({ "file": label, "metric": view.metric().name, "unit": unit_label(view.metric()), "total": total })
+        let runs = runs.map(<[RunCounts]>::len);
+        json!({ "file": label, "metric": view.metric().name, "unit": unit_label(view.metric()), "total": total, "runs": runs })
     };
-    let verdict = match (options.threshold, regression) {
+    let verdict = match (rule, regression) {
         (None, _) => "none",
         (Some(_), true) => "regression",
         (Some(_), false) => "pass",
     };
-    let on = if options.exclusive { "self" } else { "total" };
-    let limits = json!({ "threshold": options.threshold, "min_abs": least, "on": on });
-    let verdict_line = match options.threshold {
-        None => "No limits set (--threshold).".to_string(),
-        Some(limit) if regression => {
-            format!("Regression: {over} function(s) marked * grew their {on} share by more than {limit} points.")
+    let on = if own { "self" } else { "total" };
+    let limits = json!({
+        "threshold": rule.map(|(l, _)| l.points),
+        "relative": rule.and_then(|(l, _)| l.relative),
+        "min_abs": least,
+        "on": on,
+        "false_discovery_rate": rule.and_then(|(_, q)| q),
+    });
+    let gate_json = json!({
+        "rule": gate_rule(base_runs, new_runs, rule, base_metric),
+        "tested": tests.as_ref().map(|_| tested.functions),
+        "expected_false_alarms": tests.as_ref().map(|_| tested.expected_false_alarms()),
+        "flagged": over.iter().map(|&i| rows[i].name).collect::<Vec<_>>(),
+        "p": tests.as_ref().map(|tests| tests.iter().zip(&rows).map(|(t, c)| (c.name.to_string(), json!(t.p))).collect::<Map<_, _>>()),
+    });
+    let explanation = explain(base, new, &rows, &judged, own, tests.as_ref().map(|_| &tested));
+    let verdict_line = match rule {
+        None => "No limits set (--threshold, or leave out --no-stats).".to_string(),
+        Some(_) if regression => {
+            format!("Regression: {} function(s) marked * grew their {on} share past the limits.", over.len())
         }
-        Some(limit) => format!("Pass: no function grew its {on} share by more than {limit} points."),
+        Some(_) => format!("Pass: no function's {on} share grew past the limits."),
     };
     let header = Header {
         kind: "diff",
@@ -226,14 +405,183 @@ pub fn compare(base: &View, new: &View, labels: (&str, &str), options: &DiffOpti
         amount: None,
     };
     let fields = Map::from_iter([
-        ("base".to_string(), metric_json(base, labels.0)),
-        ("new".to_string(), metric_json(new, labels.1)),
+        ("base".to_string(), metric_json(base, labels.0, base_runs)),
+        ("new".to_string(), metric_json(new, labels.1, new_runs)),
         ("limits".to_string(), limits),
+        ("gate".to_string(), gate_json),
         ("verdict".to_string(), json!(verdict)),
     ]);
     let table = Table { rows: Cells::boxed(&columns, cells), columns, texts };
-    let printer = DiffPrinter { title: title(base, new, labels, options, least), fields, verdict_line };
-    Ok(Comparison { report: Report { header, table, printer }, regression })
+    let title = title(base, new, labels, options);
+    let rule_line = gate_rule(base_runs, new_runs, rule, base_metric);
+    let gated = rows
+        .iter()
+        .zip(&judged)
+        .map(|(c, j)| Gated {
+            name: c.name.to_string(),
+            status: match (c.base, c.new) {
+                (None, _) => "new",
+                (_, None) => "gone",
+                _ => "",
+            },
+            shares: (share(base, c.base, own), share(new, c.new, own)),
+            p: j.test.map(|t| t.p),
+            failed: j.large && j.clear,
+        })
+        .collect();
+    let verdict_words = match verdict {
+        "regression" => "❌ regression",
+        "pass" => "✅ pass",
+        _ => "no gate",
+    };
+    let ci = CiVerdict { verdict: verdict_words, on, labels: (labels.0.to_string(), labels.1.to_string()), gated };
+    let printer = DiffPrinter { title, rule_line, fields, verdict_line, explanation, ci };
+    let flagged = over.iter().map(|&i| rows[i].name.to_string()).collect();
+    Ok(Comparison { report: Report { header, table, printer }, regression, flagged })
+}
+
+/// How many functions the test weighed, and how many it flagged, at false discovery rate `q`.
+struct Tested {
+    functions: usize,
+    q: f64,
+    flagged: usize,
+}
+
+impl Tested {
+    /// The false alarms expected among the functions flagged: at most `q` of them, and, when nothing
+    /// changed at all, a run that fails with a probability of at most `q`.
+    fn expected_false_alarms(&self) -> f64 {
+        match self.flagged {
+            0 => 0.0,
+            flagged => self.q * flagged as f64,
+        }
+    }
+}
+
+/// The rule the gate applied, in words: the test (where both sides count samples) and the limits.
+fn gate_rule(
+    base: Option<&[RunCounts]>,
+    new: Option<&[RunCounts]>,
+    rule: Option<(gate::Limits, Option<f64>)>,
+    metric: &Metric,
+) -> String {
+    let Some((limits, q)) = rule else { return "Gate: none.".into() };
+    let mut large = format!("grew by more than {} point(s)", limits.points);
+    if let Some(relative) = limits.relative {
+        large.push_str(&format!(" and by at least {} % of BASE's share", relative * 100.0));
+    }
+    if let Some(floor) = limits.floor {
+        large.push_str(&format!(" and by at least {floor} {}", unit_label(metric)));
+    }
+    let Some(q) = q else { return format!("Gate (--no-stats): a function fails it where its share {large}.") };
+    match base.zip(new) {
+        Some((b, n)) => {
+            let test = match (b.len(), n.len()) {
+                (1, 1) => "the two-proportion test on sample counts".to_string(),
+                (b, n) => format!("Welch's t on the runs' shares ({b} BASE, {n} NEW)"),
+            };
+            format!(
+                "Gate ({}, sampled): a function fails where {test} finds its growth clear (one-sided, Benjamini–Hochberg at a false discovery rate of {} %) and its share {large}.",
+                metric.name,
+                q * 100.0
+            )
+        }
+        None => format!(
+            "Gate ({}, not sampled: no sampling noise to test): a function fails where its share {large}.",
+            metric.name
+        ),
+    }
+}
+
+/// The lines below the verdict: each function that failed the gate with its shares before and
+/// after (and their 95 % intervals), its p-value and the caller path that grew most; those large
+/// but not clear, and the runs that would decide them; the functions new and gone.
+fn explain(
+    base: &View,
+    new: &View,
+    rows: &[&Change<'_>],
+    judged: &[Judged],
+    own: bool,
+    tested: Option<&Tested>,
+) -> String {
+    let mut text = String::new();
+    let on = if own { "self" } else { "total" };
+    let pct = |share: f64| format!("{:.1} %", share * 100.0);
+    for (change, judged) in rows.iter().zip(judged).filter(|(_, j)| j.large && j.clear) {
+        let (b, n) = (base.pct(amount(change.base, own)), new.pct(amount(change.new, own)));
+        text.push_str(&format!("* {}: {on} {b:.1} % → {n:.1} % ({:+.1} points", change.name, n - b));
+        if let Some(test) = judged.test {
+            let (mb, mn) = test.margins;
+            text.push_str(&format!(
+                "; 95 % intervals {} ± {:.1} → {} ± {:.1}, p = {:.2e}",
+                pct(test.shares.0),
+                mb * 100.0,
+                pct(test.shares.1),
+                mn * 100.0,
+                test.p
+            ));
+        }
+        text.push_str(")\n");
+        if let Some((path, grew)) = path_that_grew_most(base, new, change.name) {
+            text.push_str(&format!("    grew most on the path {path} ({grew:+.1} points)\n"));
+        }
+    }
+    if let Some(tested) = tested {
+        text.push_str(&format!(
+            "Tested {} function(s); expected false alarms among the {} flagged: {:.2} (at most {} % of them).\n",
+            tested.functions,
+            tested.flagged,
+            tested.expected_false_alarms(),
+            tested.q * 100.0
+        ));
+        let alpha = tested.q / tested.functions.max(1) as f64;
+        let unclear: Vec<(&str, gate::Test)> = rows
+            .iter()
+            .zip(judged)
+            .filter(|(_, j)| j.large && !j.clear)
+            .filter_map(|(c, j)| Some((c.name, j.test?)))
+            .collect();
+        if let Some(decide) = unclear.iter().filter_map(|(_, t)| gate::runs_to_decide(t, alpha)).min() {
+            let names: Vec<&str> = unclear.iter().map(|(name, _)| *name).take(5).collect();
+            let more = if unclear.len() > 5 { format!(" and {} more", unclear.len() - 5) } else { String::new() };
+            text.push_str(&format!(
+                "Not clear: {} function(s) grew past the limits within sampling noise ({}{more}); about {decide} run(s) a side would decide the clearest.\n",
+                unclear.len(),
+                names.join(", ")
+            ));
+        }
+    }
+    for (status, side_missing) in [("New", true), ("Gone", false)] {
+        let names: Vec<&str> = rows
+            .iter()
+            .filter(|c| if side_missing { c.base.is_none() } else { c.new.is_none() })
+            .map(|c| c.name)
+            .collect();
+        if !names.is_empty() {
+            let shown = names.iter().take(10).copied().collect::<Vec<_>>().join(", ");
+            let more = if names.len() > 10 { format!(" and {} more", names.len() - 10) } else { String::new() };
+            text.push_str(&format!("{status}: {shown}{more}\n"));
+        }
+    }
+    text
+}
+
+/// Of the stacks (root to the function, outermost nodes of `name`) of either view, the one whose
+/// share grew most, and by how many points.
+fn path_that_grew_most(base: &View, new: &View, name: &str) -> Option<(String, f64)> {
+    let mut growth: BTreeMap<String, f64> = BTreeMap::new();
+    for (view, sign) in [(base, -1.0), (new, 1.0)] {
+        let Some(row) = view.names.iter().position(|n| n == name) else { continue };
+        let outermost = view.outermost();
+        let tree = &view.profile.tree;
+        for node in tree.nodes().filter(|&n| view.row(n) as usize == row && outermost[n.index()]) {
+            let mut path: Vec<&str> =
+                tree.ancestors(node).iter().map(|&a| view.names[view.row(a) as usize].as_str()).collect();
+            path.push(name);
+            *growth.entry(path.join(";")).or_default() += sign * view.pct(view.inclusive(node));
+        }
+    }
+    growth.into_iter().filter(|(_, g)| *g > 0.0).max_by(|a, b| a.1.total_cmp(&b.1))
 }
 
 /// The printer of `diff`: its table is a row per function of either profile.
@@ -241,24 +589,146 @@ pub fn compare(base: &View, new: &View, labels: (&str, &str), options: &DiffOpti
 pub struct DiffPrinter {
     /// The lines above the table: each profile, and what is compared.
     title: String,
-    /// The JSON fields of each profile, the limits and the verdict.
+    /// The gate's rule, in words.
+    rule_line: String,
+    /// The JSON fields of each profile, the limits, the gate and the verdict.
     fields: Map<String, Json>,
     /// The verdict, the line below the table.
     verdict_line: String,
+    /// Why: the functions that failed, the test's figures, the functions new and gone.
+    explanation: String,
+    /// What the Markdown and JUnit verdicts show.
+    ci: CiVerdict,
+}
+
+/// The verdict as CI shows it: each function the gate judged.
+#[derive(Debug)]
+struct CiVerdict {
+    /// `❌ regression`, `✅ pass` or `no gate`.
+    verdict: &'static str,
+    /// `total` or `self`: the share gated.
+    on: &'static str,
+    /// BASE's and NEW's names.
+    labels: (String, String),
+    gated: Vec<Gated>,
+}
+
+/// A function as the gate judged it.
+#[derive(Debug)]
+struct Gated {
+    name: String,
+    /// `new`, `gone`, or empty.
+    status: &'static str,
+    /// Its share in BASE and NEW, in percent.
+    shares: (f64, f64),
+    /// The test's p-value, where the metric is sampled.
+    p: Option<f64>,
+    /// Whether it failed the gate.
+    failed: bool,
+}
+
+impl Gated {
+    /// What it did, in one line: `total 0.0 % → 10.3 % (+10.3 points), p = 3.4e-4`.
+    fn change(&self, on: &str) -> String {
+        let (b, n) = self.shares;
+        let p = self.p.map_or(String::new(), |p| format!(", p = {p:.2e}"));
+        format!("{on} {b:.1} % → {n:.1} % ({:+.1} points){p}", n - b)
+    }
 }
 
 impl Printer for DiffPrinter {
-    /// The title, then the table, then the verdict.
+    /// The title, then the table, then the rule, the verdict and its explanation.
     fn write_text(&self, _: &Header, table: &Table, out: &mut dyn Write, style: TextStyle) -> io::Result<()> {
         out.write_all(format!("{}\n\n", self.title).as_bytes())?;
         Layout::new(table, style, &[], None).write(out)?;
-        writeln!(out, "{}", self.verdict_line)
+        writeln!(out, "{}\n{}\n{}", self.rule_line, self.verdict_line, self.explanation.trim_end()).map(|_| ())
     }
 
-    /// `base` and `new` (each profile's file, metric and total), `limits` and `verdict`.
+    /// `base` and `new` (each profile's file, metric, total and runs), `limits`, `gate` and `verdict`.
     fn json_fields(&self) -> Map<String, Json> {
         self.fields.clone()
     }
+
+    /// The verdict, the profiles, the rule, a table (GitHub's Markdown) of the functions that failed,
+    /// and the explanation: a pull request's comment.
+    fn write_markdown(&self, out: &mut dyn Write) -> io::Result<()> {
+        let ci = &self.ci;
+        writeln!(out, "### proftool diff: {}\n", ci.verdict)?;
+        for line in self.title.lines() {
+            writeln!(out, "{}  ", markdown_text(line))?;
+        }
+        writeln!(out, "\n{}\n", markdown_text(&self.rule_line))?;
+        let failed: Vec<&Gated> = ci.gated.iter().filter(|g| g.failed).collect();
+        if failed.is_empty() {
+            writeln!(out, "{}", markdown_text(&self.verdict_line))?;
+        } else {
+            writeln!(out, "| function | status | base {0} % | new {0} % | ± points | p |", ci.on)?;
+            writeln!(out, "|---|---|---:|---:|---:|---:|")?;
+            for g in failed {
+                let p = g.p.map_or(String::new(), |p| format!("{p:.2e}"));
+                let (b, n) = g.shares;
+                writeln!(out, "| {} | {} | {b:.1} | {n:.1} | {:+.1} | {p} |", markdown_code(&g.name), g.status, n - b)?;
+            }
+        }
+        if !self.explanation.is_empty() {
+            writeln!(out)?;
+            for line in self.explanation.lines() {
+                writeln!(out, "{}  ", markdown_text(line.trim_start()))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One test suite, a test case per function judged, a failure per function that failed the
+    /// gate, the rule and the profiles as its properties.
+    fn write_junit(&self, out: &mut dyn Write) -> io::Result<()> {
+        let ci = &self.ci;
+        let attr = |text: &str| quick_xml::escape::escape(text).into_owned();
+        let (tests, failures) = (ci.gated.len(), ci.gated.iter().filter(|g| g.failed).count());
+        let suite = attr(&format!("proftool diff {} against {}", ci.labels.1, ci.labels.0));
+        writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
+        writeln!(out, r#"<testsuites name="proftool diff" tests="{tests}" failures="{failures}" errors="0">"#)?;
+        writeln!(out, r#"  <testsuite name="{suite}" tests="{tests}" failures="{failures}" errors="0" skipped="0">"#)?;
+        writeln!(out, "    <properties>")?;
+        for (name, value) in [("base", &ci.labels.0), ("new", &ci.labels.1), ("rule", &self.rule_line)] {
+            writeln!(out, r#"      <property name="{name}" value="{}"/>"#, attr(value))?;
+        }
+        writeln!(out, "    </properties>")?;
+        for g in &ci.gated {
+            let name = attr(&g.name);
+            match g.failed {
+                false => writeln!(out, r#"    <testcase classname="proftool.diff" name="{name}"/>"#)?,
+                true => {
+                    let message = attr(&format!("{} grew past the limits: {}", g.name, g.change(ci.on)));
+                    writeln!(out, r#"    <testcase classname="proftool.diff" name="{name}">"#)?;
+                    writeln!(out, r#"      <failure type="regression" message="{message}"/>"#)?;
+                    writeln!(out, "    </testcase>")?;
+                }
+            }
+        }
+        writeln!(out, "  </testsuite>\n</testsuites>")
+    }
+}
+
+/// `text` as Markdown shows it as written: its punctuation that Markdown reads escaped.
+fn markdown_text(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#' | '~') {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
+}
+
+/// `name` as a code span in a table cell: fenced by more backticks than it holds in a row, its
+/// pipes escaped (GitHub splits cells at them even in code).
+fn markdown_code(name: &str) -> String {
+    let longest = name.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if name.starts_with('`') || name.ends_with('`') { " " } else { "" };
+    format!("{fence}{pad}{}{pad}{fence}", name.replace('|', "\\|"))
 }
 
 /// The self value (with `own`) or total of `sums`, 0 for a function the profile does not have.
@@ -267,12 +737,12 @@ fn amount(sums: Option<&Sums>, own: bool) -> f64 {
 }
 
 /// The table's columns, and how its values print.
-fn columns(base: &View, absolute: bool) -> (Vec<Column>, Digits) {
+fn columns(base: &View, absolute: bool, tested: bool) -> (Vec<Column>, Digits) {
     let (unit, digits) = match absolute {
         true => (unit_label(base.metric()).to_string(), super::digits_of(base.metric())),
         false => ("%".to_string(), Digits::Decimals),
     };
-    let change = if absolute { "change".to_string() } else { "change (points)".to_string() };
+    let change = if absolute { "change".to_string() } else { "± pts".to_string() };
     // With --absolute, values and changes are of BASE's metric: one quantity, shown in one unit
     // (a change of a count headed without the count's word, as before).
     let quantity = base.quantity(base.metric);
@@ -294,14 +764,15 @@ fn columns(base: &View, absolute: bool) -> (Vec<Column>, Digits) {
         value("base_total", "base total"),
         value("new_total", "new total"),
         change_of("total_change", "total"),
-        Column::new("crossed", "over"),
     ];
+    let p = tested.then(|| Column::new("p", "p"));
+    let columns = columns.into_iter().chain(p).chain([Column::new("crossed", "over")]).collect();
     (columns, digits)
 }
 
-/// The heading: each profile, its metric and total, and what is compared.
-/// `least` is `--min-abs` in BASE's unit.
-fn title(base: &View, new: &View, labels: (&str, &str), options: &DiffOptions, least: Option<f64>) -> String {
+/// The heading: each profile, its metric and total, and what is compared (the limits are the
+/// gate's rule, below the table).
+fn title(base: &View, new: &View, labels: (&str, &str), options: &DiffOptions) -> String {
     let side = |label: &str, view: &View| {
         let unit = unit_label(view.metric());
         format!("{label}: {} ({}), total {} {unit}", view.metric().name, view.metric().kind.name(), view.total())
@@ -310,15 +781,7 @@ fn title(base: &View, new: &View, labels: (&str, &str), options: &DiffOptions, l
         true => "values (NEW in BASE's unit)",
         false => "shares of each profile's total, changes in points",
     };
-    let mut limits = String::new();
-    if let Some(threshold) = options.threshold {
-        let on = if options.exclusive { "self" } else { "total" };
-        limits = format!("; limit: {on} share +{threshold} points");
-        if let Some(least) = least {
-            limits.push_str(&format!(" and +{least} {}", unit_label(base.metric())));
-        }
-    }
-    format!("BASE {}\nNEW  {}\nCompared: {compared}{limits}", side(labels.0, base), side(labels.1, new))
+    format!("BASE {}\nNEW  {}\nCompared: {compared}", side(labels.0, base), side(labels.1, new))
 }
 
 /// Whether metrics `a` and `b` measure one quantity: of one kind, or both time (samples, ticks and
@@ -433,6 +896,54 @@ pub fn match_profiles(
         diag.warn("diff-converted", None, || format!("NEW's {change}, to compare with BASE's {}{assumed}", to.name));
     }
     Ok(Matched { base, new, metrics, threads })
+}
+
+/// The parts of a name that differ between two runs or builds of one program, and what each becomes
+/// ([`names_across_runs`]): an address (`0x7f3a…`, a JIT's code or a hidden class), a Rust symbol's
+/// build hash (`::h0123456789abcdef`), the number GCC gives a function's clone (`.constprop.3`,
+/// `.isra.0`, `.part.1`, `.cold.2`, `.lto_priv.0`), a Java lambda's class number (`$$Lambda$123`),
+/// and the pid in a JIT's perf map or dump (`perf-4242.map`, `jitted-4242-17.so`).
+const RUN_SPECIFIC: [(&str, &str); 6] = [
+    (r"0x[0-9a-fA-F]{4,}", "0x…"),
+    (r"::h[0-9a-f]{16}$", ""),
+    (r"\.(isra|constprop|part|cold|lto_priv|llvm)\.[0-9]+", ".$1"),
+    (r"\$\$Lambda\$[0-9]+", "$$$$Lambda"),
+    (r"perf-[0-9]+\.map", "perf-PID.map"),
+    (r"jitted-[0-9]+-[0-9]+\.so", "jitted-PID.so"),
+];
+
+/// Renames the frames of `profile` so that one function of two runs or builds has one name: the
+/// parts of [`RUN_SPECIFIC`] replaced in each name and module. Returns how many frames it renamed.
+pub fn names_across_runs(profile: &mut Profile) -> usize {
+    static RULES: std::sync::OnceLock<Vec<(Regex, &'static str)>> = std::sync::OnceLock::new();
+    // The patterns are constants, each valid.
+    let rules =
+        RULES.get_or_init(|| RUN_SPECIFIC.iter().filter_map(|(p, to)| Some((Regex::new(p).ok()?, *to))).collect());
+    // The text with every rule applied; `None` where no rule changed it.
+    let rewrite = |text: &str| -> Option<String> {
+        let mut out: Option<String> = None;
+        for (pattern, to) in rules {
+            let current = out.as_deref().unwrap_or(text);
+            if let std::borrow::Cow::Owned(replaced) = pattern.replace_all(current, *to) {
+                out = Some(replaced);
+            }
+        }
+        out
+    };
+    let mut renamed = 0;
+    crate::model::ops::map_frames(profile, |frame| {
+        let (name, module) = (rewrite(&frame.name), frame.module.as_deref().and_then(rewrite));
+        if name.is_none() && module.is_none() {
+            return None;
+        }
+        renamed += 1;
+        Some(crate::model::Frame {
+            name: name.unwrap_or_else(|| frame.name.clone()),
+            module: module.or_else(|| frame.module.clone()),
+            ..frame.clone()
+        })
+    });
+    renamed
 }
 
 /// A `--hide` pattern of the names of the threads and processes of either profile, whatever kind
@@ -597,6 +1108,31 @@ mod tests {
 
     fn read(format: Format, text: &str) -> Profile {
         format.read(&mut text.as_bytes(), &ReadOptions::default(), &mut Diagnostics::default()).unwrap()
+    }
+
+    /// Each rule on a name of the kind it is for, by hand.
+    #[test]
+    fn what_differs_between_runs_is_taken_out_of_names() {
+        let mut profile = read(
+            Format::Folded,
+            "main;core::ptr::drop::h0123456789abcdef;parse.constprop.3;Foo$$Lambda$123/0x0000000800c01234.apply 1\n\
+             main;[perf-4242.map];jitted-4242-17.so;0x7f3a12345678 1\n",
+        );
+        assert_eq!(names_across_runs(&mut profile), 6);
+        let mut names: Vec<String> = profile.frames.iter().map(|(_, f)| f.name.clone()).collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                "0x…",
+                "Foo$$Lambda/0x….apply",
+                "[perf-PID.map]",
+                "core::ptr::drop",
+                "jitted-PID.so",
+                "main",
+                "parse.constprop"
+            ]
+        );
     }
 
     #[test]

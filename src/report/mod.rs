@@ -21,6 +21,7 @@ mod calls;
 mod data;
 pub mod diff;
 mod flat;
+pub mod gate;
 mod header;
 mod rank;
 mod summary;
@@ -65,6 +66,8 @@ impl<P: Printer> Report<P> {
             Format::Text => self.printer.write_text(&self.header, &self.table, out, style),
             Format::Csv => out.write_all(self.table.csv().as_bytes()),
             Format::Json => self.header.write_json(out, self.printer.json_fields(), &self.table),
+            Format::Markdown => self.printer.write_markdown(out),
+            Format::Junit => self.printer.write_junit(out),
         }
     }
 }
@@ -78,6 +81,17 @@ pub trait Printer {
     /// The JSON fields beyond the header's and the rows.
     fn json_fields(&self) -> Map<String, Json> {
         Map::new()
+    }
+
+    /// Writes a verdict for a pull request's comment (`diff`'s alone: the command line refuses
+    /// `--format markdown` elsewhere).
+    fn write_markdown(&self, _: &mut dyn Write) -> io::Result<()> {
+        Err(io::Error::other("--format markdown is diff's"))
+    }
+
+    /// Writes a verdict as JUnit XML (`diff`'s alone, as Markdown).
+    fn write_junit(&self, _: &mut dyn Write) -> io::Result<()> {
+        Err(io::Error::other("--format junit is diff's"))
     }
 }
 

@@ -1,6 +1,7 @@
 //! Shared helpers: fixtures, dumps with warnings, golden files; running the binary; pprof's messages.
 
 pub mod binary;
+pub mod gate_simulation;
 pub mod pprof_proto;
 
 use proftool::diag::Diagnostics;

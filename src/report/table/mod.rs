@@ -35,6 +35,18 @@ pub enum Format {
     Csv,
     /// One JSON object.
     Json,
+    /// `diff`'s verdict for a pull request's comment: a Markdown table (GitHub's) of what failed.
+    Markdown,
+    /// `diff`'s verdict as JUnit XML: a test case per function tested, a failure per regression,
+    /// which CI systems show as tests.
+    Junit,
+}
+
+impl Format {
+    /// Whether only `diff` writes it.
+    pub fn is_diff_s(self) -> bool {
+        matches!(self, Format::Markdown | Format::Junit)
+    }
 }
 
 /// How text is laid out.

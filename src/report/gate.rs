@@ -1,0 +1,306 @@
+//! The statistics of `diff`'s CI gate: whether a function's growth stands out of sampling noise.
+//!
+//! A sampling profiler sees a function in `x` of its `N` samples: `x` is binomial, and the share
+//! `x / N` of two runs of one program differs by chance, by about `sqrt(p (1 - p) (1/N₁ + 1/N₂))`
+//! (2.3 points for a 20 % share on 300 samples a side). A fixed threshold of points fires on that
+//! noise; the gate asks that a growth be both clear and large:
+//!
+//! - **Clear**: a one-sided test that the share grew. With one run a side, the two-proportion
+//!   test (its variance from the pooled share, as the null hypothesis has it: one share for both).
+//!   With several runs a side, Welch's t on the per-run shares, so that the between-run spread
+//!   counts (a warm-up, a collector, a machine that is busier in one run than another); a side's
+//!   variance is the larger of its runs' spread and the sampling variance of its runs, so that
+//!   three runs that happen to agree closely do not make any change look clear, and three runs that
+//!   agree as well as sampling lets them keep the sampling test's power (more runs, more samples).
+//!   Degrees of freedom by Welch–Satterthwaite over the sides whose spread was taken; a side whose
+//!   sampling variance was taken (or of one run) has it known.
+//! - **Across all functions at once**: the p-values of every function tested are put through
+//!   Benjamini–Hochberg at a false discovery rate `q` (default 5 %): of the functions it flags, a
+//!   share of at most `q` are expected to be false alarms, and when nothing changed at all the run
+//!   fails with a probability of at most `q`.
+//! - **Large**: the limits of [`Limits`] (points, relative growth, an absolute floor), all of them.
+//!
+//! Metrics that are not sampled (calls, allocation bytes, times measured by instrumentation) have
+//! no sampling noise to test against: they get the limits alone, and the report says which rule
+//! each side got.
+
+use statrs::distribution::{ChiSquared, ContinuousCDF, Normal, StudentsT};
+
+/// A function's count in one run: seen in `count` of the run's `of` samples (or ticks).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Count {
+    /// The samples the function is in (its total) or on top of (its self value).
+    pub count: f64,
+    /// The run's samples.
+    pub of: f64,
+}
+
+impl Count {
+    /// The function's share of the run's samples, 0 for an empty run.
+    pub fn share(self) -> f64 {
+        if self.of > 0.0 {
+            self.count / self.of
+        } else {
+            0.0
+        }
+    }
+}
+
+/// The result of testing one function's growth from BASE's runs to NEW's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Test {
+    /// The mean share of each side, as fractions.
+    pub shares: (f64, f64),
+    /// The half width of each side's 95 % confidence interval of its share.
+    pub margins: (f64, f64),
+    /// The test statistic: the growth of the share in standard errors.
+    pub statistic: f64,
+    /// The probability of a growth at least this large if the share did not change (one-sided).
+    pub p: f64,
+    /// The runs a side compared.
+    pub runs: usize,
+}
+
+/// A side's mean share, the variance of that mean, its runs, and whether the variance is the runs'
+/// own spread (estimated, with `runs - 1` degrees of freedom) or the sampling one (known).
+struct Side {
+    mean: f64,
+    variance: f64,
+    runs: usize,
+    estimated: bool,
+}
+
+/// The spread of the shares of `runs` about their mean (0 for one run), and that mean.
+fn spread(runs: &[Count]) -> (f64, f64) {
+    let n = runs.len() as f64;
+    let mean = runs.iter().map(|r| r.share()).sum::<f64>() / n;
+    let spread = match runs.len() {
+        1 => 0.0,
+        _ => runs.iter().map(|r| (r.share() - mean).powi(2)).sum::<f64>() / (n - 1.0),
+    };
+    (spread, mean)
+}
+
+/// The variance of one run's share `share` out of `of` samples, by sampling alone.
+fn sampling_variance(share: f64, of: f64) -> f64 {
+    if of > 0.0 {
+        share * (1.0 - share) / of
+    } else {
+        0.0
+    }
+}
+
+/// How much more the shares of a side's runs spread than sampling alone makes them, over all the
+/// functions of the side (`functions`, each its runs' counts): the sum of each function's squared
+/// deviations over the sum of what sampling would give, at least 1. Runs that differ as a whole (a
+/// machine busier in one run) spread every function's share, and all of them tell how much.
+pub fn dispersion<'a>(functions: impl IntoIterator<Item = &'a [Count]>) -> f64 {
+    let (mut seen, mut expected) = (0.0, 0.0);
+    for runs in functions.into_iter().filter(|runs| runs.len() > 1) {
+        let (spread, mean) = spread(runs);
+        let free = runs.len() as f64 - 1.0;
+        let of = runs.iter().map(|r| r.of).sum::<f64>() / runs.len() as f64;
+        seen += free * spread;
+        expected += free * sampling_variance(mean, of);
+    }
+    if expected > 0.0 {
+        (seen / expected).max(1.0)
+    } else {
+        1.0
+    }
+}
+
+/// The mean share of `runs` and the variance of that mean: the sampling variance at `pooled` (the
+/// share both sides would have if nothing changed) times the side's `dispersion`; or, where the
+/// runs of this function spread more than that beyond chance (a χ² test at 95 %), their own spread,
+/// with its degrees of freedom. A function whose share jumps between runs (a collector, a JIT)
+/// is judged by its own spread; every other by what sampling and the side's runs as a whole show,
+/// which keeps the power more runs bring.
+fn side(runs: &[Count], pooled: f64, dispersion: f64) -> Side {
+    let n = runs.len() as f64;
+    let (spread, mean) = spread(runs);
+    let of = runs.iter().map(|r| r.of).sum::<f64>() / n;
+    let expected = sampling_variance(pooled, of) * dispersion;
+    let beyond_chance = runs.len() > 1 && {
+        let free = n - 1.0;
+        // n − 1 ≥ 1 degrees of freedom are valid.
+        let limit = ChiSquared::new(free).map_or(f64::INFINITY, |chi| chi.inverse_cdf(0.95));
+        expected > 0.0 && free * spread / expected > limit || expected == 0.0 && spread > 0.0
+    };
+    let variance = if beyond_chance { spread } else { expected };
+    Side { mean, variance: variance / n, runs: runs.len(), estimated: beyond_chance }
+}
+
+/// Tests whether the share of a function grew from `base`'s runs to `new`'s (each at least one),
+/// where each side's runs spread as a whole by `dispersions` ([`dispersion`]; 1 for one run).
+pub fn test_growth(base: &[Count], new: &[Count], dispersions: (f64, f64)) -> Test {
+    let (seen, of) = base.iter().chain(new).fold((0.0, 0.0), |(c, n), r| (c + r.count, n + r.of));
+    let pooled = if of > 0.0 { seen / of } else { 0.0 };
+    let (b, n) = (side(base, pooled, dispersions.0), side(new, pooled, dispersions.1));
+    let growth = n.mean - b.mean;
+    let error = (b.variance + n.variance).sqrt();
+    let statistic = match error > 0.0 {
+        true => growth / error,
+        // No variance: the function is in none of the samples, or in all of them, on both sides.
+        false => 0.0,
+    };
+    // Welch–Satterthwaite, over the sides whose variance is estimated from their runs.
+    let estimated = |s: &Side| if s.estimated { s.variance.powi(2) / (s.runs as f64 - 1.0) } else { 0.0 };
+    let denominator = estimated(&b) + estimated(&n);
+    let freedom = (denominator > 0.0).then(|| (b.variance + n.variance).powi(2) / denominator);
+    let p = upper_tail(statistic, freedom);
+    // Each side's interval from its own share, not the pooled one.
+    let margin = |runs: &[Count], s: &Side| {
+        let own = match s.runs {
+            1 => sampling_variance(s.mean, runs[0].of),
+            n => spread(runs).0 / n as f64,
+        };
+        quantile(0.975, (s.runs > 1).then_some(s.runs as f64 - 1.0)) * own.sqrt()
+    };
+    let margins = (margin(base, &b), margin(new, &n));
+    Test { shares: (b.mean, n.mean), margins, statistic, p, runs: b.runs.max(n.runs) }
+}
+
+/// The probability above `x` of Student's t with `freedom` degrees (the normal one without),
+/// computed as such, so that a clear growth's p-value keeps its digits (1 − 0.999… would lose them).
+fn upper_tail(x: f64, freedom: Option<f64>) -> f64 {
+    match freedom.and_then(|df| StudentsT::new(0.0, 1.0, df).ok()) {
+        Some(t) => t.sf(x),
+        None => standard_normal().sf(x),
+    }
+}
+
+/// The quantile `p` of Student's t with `freedom` degrees (the normal one without).
+fn quantile(p: f64, freedom: Option<f64>) -> f64 {
+    match freedom.and_then(|df| StudentsT::new(0.0, 1.0, df).ok()) {
+        Some(t) => t.inverse_cdf(p),
+        None => standard_normal().inverse_cdf(p),
+    }
+}
+
+fn standard_normal() -> Normal {
+    // Mean 0 and deviation 1 are valid.
+    Normal::standard()
+}
+
+/// Benjamini–Hochberg at false discovery rate `q`: which of `p` are discoveries. The largest `k`
+/// whose `k`-th smallest p-value is at most `k q / m` makes the `k` smallest discoveries.
+pub fn discoveries(p: &[f64], q: f64) -> Vec<bool> {
+    let m = p.len();
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&a, &b| p[a].total_cmp(&p[b]));
+    let k = (1..=m).rev().find(|&k| p[order[k - 1]] <= k as f64 * q / m as f64).unwrap_or(0);
+    let mut found = vec![false; m];
+    order[..k].iter().for_each(|&i| found[i] = true);
+    found
+}
+
+/// The runs a side that would likely decide a growth `test` found not clear (80 % power at the
+/// level `alpha` the gate asks of the clearest of its functions): the statistic grows with the
+/// square root of the runs (or of the samples, which more runs add). `None` where the share did not
+/// grow, so that no number of runs would show a growth.
+pub fn runs_to_decide(test: &Test, alpha: f64) -> Option<u64> {
+    if test.statistic <= 0.0 {
+        return None;
+    }
+    let needed = quantile(1.0 - alpha, None) + quantile(0.8, None);
+    let factor = (needed / test.statistic).powi(2);
+    Some((test.runs as f64 * factor).ceil().max(test.runs as f64 + 1.0) as u64)
+}
+
+/// The limits of "large": a growth fails the gate only where it passes all of them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Limits {
+    /// The least growth of the share, in points (`--threshold`).
+    pub points: f64,
+    /// The least growth of the share relative to BASE's (`--relative`, a fraction: 0.1 is 10 %).
+    pub relative: Option<f64>,
+    /// The least growth of the value, in BASE's unit (`--min-abs`).
+    pub floor: Option<f64>,
+}
+
+impl Limits {
+    /// Whether a share that went from `shares.0` to `shares.1` (fractions), a value that grew by
+    /// `growth`, passes every limit.
+    pub fn crossed(&self, shares: (f64, f64), growth: f64) -> bool {
+        let points = (shares.1 - shares.0) * 100.0;
+        let relative = self.relative.is_none_or(|r| shares.0 <= 0.0 || shares.1 >= shares.0 * (1.0 + r));
+        points > self.points && relative && self.floor.is_none_or(|floor| growth >= floor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(count: f64, of: f64) -> Vec<Count> {
+        vec![Count { count, of }]
+    }
+
+    /// The two-proportion test by hand: 60 of 300 against 69 of 300 (20 % to 23 %): pooled 129/600
+    /// = 0.215, error sqrt(0.215 × 0.785 × 2/300) = 0.033541, z = 0.03 / 0.033541 = 0.8944,
+    /// p = 1 − Φ(0.8944) = 0.1855 (tables: Φ(0.89) = 0.8133, Φ(0.90) = 0.8159).
+    #[test]
+    fn one_run_a_side_is_the_two_proportion_test() {
+        let test = test_growth(&one(60.0, 300.0), &one(69.0, 300.0), (1.0, 1.0));
+        assert!((test.statistic - 0.8944).abs() < 1e-4, "{test:?}");
+        assert!((test.p - 0.1855).abs() < 1e-3, "{test:?}");
+        // Its 95 % interval: 1.96 × sqrt(0.2 × 0.8 / 300) = 0.04526.
+        assert!((test.margins.0 - 0.04526).abs() < 1e-4, "{test:?}");
+    }
+
+    /// Welch's t by hand on shares 0.10, 0.12, 0.11 against 0.20, 0.22, 0.21 (each of 100,000
+    /// samples, so that the runs' spread, variance 0.0001, is above the sampling one, 0.155 × 0.845
+    /// / 100,000 = 1.3e-6): error sqrt(2 × 0.0001 / 3) = 0.0081650, t = 0.1 / 0.0081650 = 12.247
+    /// with 4 degrees of freedom; p = 1.3e-4 (t tables: t₄ = 8.610 at 0.0005).
+    #[test]
+    fn several_runs_a_side_is_welch_s_t_on_their_shares() {
+        let runs = |shares: [f64; 3]| shares.map(|s| Count { count: s * 1e5, of: 1e5 }).to_vec();
+        let test = test_growth(&runs([0.10, 0.12, 0.11]), &runs([0.20, 0.22, 0.21]), (1.0, 1.0));
+        assert!((test.statistic - 12.247).abs() < 1e-3, "{test:?}");
+        assert!(test.p < 5e-4 && test.p > 1e-5, "{test:?}");
+        // Runs that agree exactly still have their sampling variance: 3 runs of 30 of 300 against
+        // 3 of 36 of 300: the same as one run of 90/900 against 108/900, by hand z = 0.02 /
+        // sqrt(0.11 × 0.89 / 900 × 2) = 1.3559, the normal approximation of a t with no spread.
+        let same = |count: f64| vec![Count { count, of: 300.0 }; 3];
+        let test = test_growth(&same(30.0), &same(36.0), (1.0, 1.0));
+        assert!((test.statistic - 1.3559).abs() < 1e-3, "{test:?}");
+    }
+
+    /// A function in no sample on either side has no growth to test.
+    #[test]
+    fn no_samples_is_no_evidence() {
+        let test = test_growth(&one(0.0, 100.0), &one(0.0, 100.0), (1.0, 1.0));
+        assert_eq!((test.statistic, test.p), (0.0, 0.5));
+    }
+
+    /// Benjamini–Hochberg by hand, q = 0.05, m = 4: thresholds 0.0125, 0.025, 0.0375, 0.05. The
+    /// sorted p-values 0.001, 0.03, 0.035, 0.2: the largest k with p(k) ≤ k q/m is 3 (0.035 ≤
+    /// 0.0375), although 0.03 alone is above 0.025.
+    #[test]
+    fn benjamini_hochberg_by_hand() {
+        assert_eq!(discoveries(&[0.2, 0.035, 0.001, 0.03], 0.05), [false, true, true, true]);
+        assert_eq!(discoveries(&[0.2, 0.04, 0.02], 0.05), [false, false, false]);
+        assert!(discoveries(&[], 0.05).is_empty());
+    }
+
+    /// z = 1.0 with one run: (Φ⁻¹(0.95) + Φ⁻¹(0.8))² = (1.6449 + 0.8416)² = 6.18, so 7 runs.
+    #[test]
+    fn more_runs_decide_a_growth_in_proportion_to_its_square() {
+        let test = Test { shares: (0.1, 0.12), margins: (0.0, 0.0), statistic: 1.0, p: 0.16, runs: 1 };
+        assert_eq!(runs_to_decide(&test, 0.05), Some(7));
+        assert_eq!(runs_to_decide(&Test { statistic: -1.0, ..test }, 0.05), None);
+    }
+
+    #[test]
+    fn a_growth_is_large_when_it_passes_every_limit() {
+        let limits = Limits { points: 1.0, relative: Some(0.1), floor: Some(5.0) };
+        assert!(limits.crossed((0.10, 0.12), 5.0));
+        // 1.5 points on 30 % is 5 % relative.
+        assert!(!limits.crossed((0.30, 0.315), 5.0));
+        assert!(!limits.crossed((0.10, 0.12), 4.0));
+        assert!(!limits.crossed((0.10, 0.105), 5.0));
+        // A new function has grown by any factor.
+        assert!(limits.crossed((0.0, 0.02), 5.0));
+    }
+}

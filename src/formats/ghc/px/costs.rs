@@ -111,15 +111,14 @@ impl CostSection {
         let (mut counts, mut words) = (0u64, 0u64);
         let range_error = |reader: &PxReader, k: usize| {
             reader.out_of_range(&numbers[..k]).map(|(at, kind)| ParseError {
-                format: FORMAT.into(),
+                format: FORMAT,
                 position: token_position(line, first + at),
                 kind,
             })
         };
         while let Some(&[1, id, entries, ticks, alloc]) = numbers.get(k..k + 5) {
             if let Err(kind) = reader.record(id, [entries, ticks, alloc]) {
-                let stack_error =
-                    ParseError { format: FORMAT.into(), position: token_position(line, first + k + 1), kind };
+                let stack_error = ParseError { format: FORMAT, position: token_position(line, first + k + 1), kind };
                 return Err(range_error(reader, k).unwrap_or(stack_error));
             }
             counts |= entries | ticks;
@@ -152,7 +151,7 @@ impl CostSection {
         let number = |what: &'static str| match token {
             Token::Number(value) => Ok(value),
             Token::Text(text) => parse_u64(text.as_bytes()).ok_or_else(|| ParseError {
-                format: FORMAT.into(),
+                format: FORMAT,
                 position: at(),
                 kind: ParseErrorKind::InvalidNumber { field: what, text: text.to_string() },
             }),
@@ -172,7 +171,7 @@ impl CostSection {
                         Token::Text(text) => excerpt(text.as_bytes()),
                     };
                     return Err(ParseError {
-                        format: FORMAT.into(),
+                        format: FORMAT,
                         position: at(),
                         kind: ParseErrorKind::Unexpected {
                             expected: "1 (a stack's costs) or the terminating 0".into(),
@@ -186,13 +185,13 @@ impl CostSection {
         const FIELDS: [&str; 5] = ["", "a stack id", "entries", "ticks", "alloc"];
         self.record[self.filled] = number(FIELDS[self.filled])?;
         reader.check_field(self.filled, self.record[self.filled]).map_err(|kind| ParseError {
-            format: FORMAT.into(),
+            format: FORMAT,
             position: at(),
             kind,
         })?;
         if self.filled == 1 {
             let stack = reader.stack_for_costs(self.record[1]);
-            self.stack = Some(stack.map_err(|kind| ParseError { format: FORMAT.into(), position: at(), kind })?);
+            self.stack = Some(stack.map_err(|kind| ParseError { format: FORMAT, position: at(), kind })?);
         }
         self.filled += 1;
         if self.filled == 5 {

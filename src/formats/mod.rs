@@ -1,14 +1,17 @@
 //! The format registry: every format proftool knows, in one closed enum.
 //!
-//! Each [`Format`] variant has its command-line name, its file extensions, whether it reads and
-//! writes, what it carries ([`Carries`], the columns of the shared model notes §1), a content sniffer,
-//! and its reader and writer. Every one of these is an exhaustive `match`, and [`Format::ALL`] is
-//! derived from the enum itself, so a new variant does not compile until it is wired in everywhere.
-//! Detection policy (which of `--from`, content and extension wins) lives in [`detect`].
+//! A format is its module: the module states everything about itself in its `SPEC`, a
+//! `Spec` of `spec.rs` (name, description, extensions, what it [`Carries`], how its files are read and
+//! told apart, its reader and writer with the one signature every format has, and the rules of a
+//! conversion to it). [`Format`] forwards to the contract through `Format::spec`, one line per
+//! format; [`Format::ALL`] is derived from the enum itself. No format module names [`Format`]: a
+//! module names itself through its `SPEC` (its errors carry `SPEC.format_name()`). Detection policy
+//! (which of `--from`, content and extension wins) lives in [`detect`], which asks the contract.
 //!
-//! Adding a format: add the variant, then follow the compiler; add `src/formats/<name>.rs` with its
-//! spec header, `sniff`, `read`, `write`; add fixtures under `fixtures/<name>/`. The golden,
-//! round-trip, property and CLI tests pick it up from [`Format::ALL`].
+//! Adding a format: add `src/formats/<name>.rs` with its spec header and its `SPEC`, a `mod` line
+//! here, a variant of [`Format`] and its line in `Format::spec`; fixtures under
+//! `fixtures/<name>/`. The golden, round-trip, property and CLI tests pick it up from
+//! [`Format::ALL`].
 
 pub mod br;
 pub mod chrome_trace;

@@ -5,7 +5,7 @@
 //! sniffer), how it is read and written (one [`Reader`] and one [`Writer`] signature for every
 //! format: a module adapts its own reader and writer to them) and the rules a conversion to it
 //! follows ([`Rules`], every one stated by every format: none has a default that could be wrong
-//! for a new one). The registry ([`super::Format`]) forwards to a format's `SPEC` with one line
+//! for a new one). The registry (`Format`, in `formats/mod.rs`) forwards to a format's `SPEC` with one line
 //! per format; detection ([`super::detect`]) asks the contract, not a list of formats. This module
 //! sits below the format modules: it names none of them, and none of them imports the registry.
 

@@ -8,7 +8,7 @@
 //! never looks at content.
 //!
 //! Before all of that, JSON is told apart by its keys, each JSON format's check (its contract's
-//! [`Encoding::Json`]) on its first bytes: JSON of a format proftool reads goes on to be detected
+//! `Encoding::Json`) on its first bytes: JSON of a format proftool reads goes on to be detected
 //! (or read as named; one named as another of them is refused with what it is). JSON no
 //! check takes is read as the one JSON format its extension names, if it names one (with a warning
 //! of what the check missed), so that the reader says where it is wrong; any other is refused, even
@@ -78,7 +78,7 @@ pub fn by_extension(path: &Path) -> Vec<Format> {
 /// Decides the format of an input from `--from`, its first bytes as they are (`head`) and its path
 /// (`None` for stdin). Text formats are sniffed as their readers get them ([`text::sniffable`]).
 /// JSON is recognised before anything else: proftool reads the formats whose contract says they
-/// are JSON ([`Encoding::Json`]), and says what any other is.
+/// are JSON (`Encoding::Json`), and says what any other is.
 /// An empty input is read as the format named or its extension says, with a warning.
 pub fn detect_input(
     named: Option<Format>,
@@ -199,7 +199,7 @@ fn sniff_input(format: Format, head: &[u8], text: &[u8]) -> Sniff {
 
 /// Whether `format` is read as text, so that a leading UTF-8 byte-order mark (which Windows editors
 /// and Excel write) is not part of its content and is dropped before it is sniffed and read, and
-/// UTF-16 with a mark (PowerShell's `>`) is decoded: as its contract says ([`Encoding`]).
+/// UTF-16 with a mark (PowerShell's `>`) is decoded: as its contract says (`Encoding`, `spec.rs`).
 pub fn reads_text(format: Format) -> bool {
     format.spec().encoding.is_text()
 }

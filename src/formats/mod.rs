@@ -220,7 +220,7 @@ impl Format {
     }
 
     /// The format's own last step of fitting a profile that the conversion step has projected onto
-    /// what it carries ([`Rules::fit`]). A format that cannot say which metric comes first loses
+    /// what it carries (its `SPEC.rules.fit`). A format that cannot say which metric comes first loses
     /// the source's choice.
     pub fn fit(self, mut profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
         if !self.says_which_metric_comes_first() {
@@ -230,7 +230,7 @@ impl Format {
     }
 
     /// Whether a file of the format can say which of its metrics a profile is weighed by, or holds
-    /// one metric only ([`Rules::says_which_metric_comes_first`]).
+    /// one metric only (`SPEC.rules.says_which_metric_comes_first`).
     fn says_which_metric_comes_first(self) -> bool {
         self.spec().rules.says_which_metric_comes_first || self.carries().one_metric
     }

@@ -521,7 +521,9 @@ fn explain(
                 test.p
             ));
         }
-        text.push_str(")\n");
+        let other = if own { "total" } else { "self" };
+        let (ob, on) = (base.pct(amount(change.base, !own)), new.pct(amount(change.new, !own)));
+        text.push_str(&format!("); {other} {ob:.1} % → {on:.1} %\n"));
         if let Some((path, grew)) = path_that_grew_most(base, new, change.name) {
             text.push_str(&format!("    grew most on the path {path} ({grew:+.1} points)\n"));
         }

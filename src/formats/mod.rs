@@ -1,7 +1,7 @@
 //! The format registry: every format proftool knows, in one closed enum.
 //!
 //! Each [`Format`] variant has its command-line name, its file extensions, whether it reads and
-//! writes, what it carries ([`Carries`], the columns of the shared model notes §1), a content sniffer,
+//! writes, what it carries ([`Carries`], the "carries" column of docs/formats.md), a content sniffer,
 //! and its reader and writer. Every one of these is an exhaustive `match`, and [`Format::ALL`] is
 //! derived from the enum itself, so a new variant does not compile until it is wired in everywhere.
 //! Detection policy (which of `--from`, content and extension wins) lives in [`detect`].
@@ -101,7 +101,7 @@ pub enum Structure {
     Stacks,
 }
 
-/// What a format can hold, as the shared model notes tabulate it (§1). The conversion step uses it to
+/// What a format can hold, as the "carries" column of docs/formats.md says it. The conversion step uses it to
 /// project a profile onto a target and to name, on stderr, everything the target cannot hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Carries {

@@ -100,7 +100,7 @@ impl Diagnostics {
     }
 
     /// Takes the warnings of `other`, counting those whose kind is here already as repeats.
-    pub fn absorb(&mut self, other: Diagnostics) {
+    pub(crate) fn absorb(&mut self, other: Diagnostics) {
         for warning in other.warnings {
             match self.warnings.iter_mut().find(|w| w.key == warning.key) {
                 Some(existing) => existing.repeats += warning.repeats + 1,

@@ -120,14 +120,14 @@ impl Input {
 }
 
 /// Whether `bytes` start as a gzip stream does.
-pub fn is_gzip(bytes: &[u8]) -> bool {
+pub(crate) fn is_gzip(bytes: &[u8]) -> bool {
     bytes.starts_with(GZIP_MAGIC)
 }
 
 /// The gzip stream `compressed`, decompressed as it is read, with an error past `max_size` bytes
 /// (naming the limit and `--max-input-size`) and errors that say the compressed data is at fault.
 /// [`Input`] uses it, and so does a reader given compressed bytes directly (pprof's).
-pub fn gunzip<R: Read + Send>(compressed: R, max_size: u64) -> impl Read + Send {
+pub(crate) fn gunzip<R: Read + Send>(compressed: R, max_size: u64) -> impl Read + Send {
     Gunzip { inner: flate2::read::MultiGzDecoder::new(compressed), left: max_size, max_size }
 }
 

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 /// How many functions the report lists.
-pub const TOP_FUNCTIONS: usize = 10;
+pub(crate) const TOP_FUNCTIONS: usize = 10;
 
 /// The facts `info` reports.
 #[derive(Debug, Serialize)]

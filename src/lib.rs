@@ -28,24 +28,32 @@
 //! # Ok::<(), proftool::Error>(())
 //! ```
 //!
+//! **What a library user needs** is named at the top of the crate (the `pub use` list below):
+//! reading ([`read_input`], [`Input`], [`Format`], [`ReadOptions`]), converting and writing
+//! ([`project`], [`Convert`], [`ConvertOptions`], [`Output`]), the model ([`Profile`], [`CallTree`],
+//! [`Frame`], [`Metric`], [`Value`]), the reports ([`Info`], [`View`], [`Report`]), comparing and
+//! adding profiles ([`compare`], [`Merger`]), and warnings and errors ([`Diagnostics`], [`Error`]).
+//! The modules hold the rest of what the command line uses (each format's options, the filters,
+//! the report printers); the crate's own helpers are not public.
+//!
 //! The code runs one way through four layers (`docs/architecture.md`), each importing only those
 //! below it:
 //!
-//! 1. [`model`] (the canonical model: [`Profile`], `CallTree`, `Frame`, `Metric`) and the plumbing
-//!    that knows no format: [`diag`], [`error`], [`files`], and the text and piece readers;
+//! 1. [`model`] (the canonical model) and the plumbing that knows no format: [`diag`], the errors,
+//!    [`files`], and the text and piece readers;
 //! 2. [`formats`]: the registry ([`Format`]), detection, the options of every format
-//!    ([`formats::FormatOptions`]), and one module per format with its reader, writer and fitting hooks;
+//!    ([`FormatOptions`]), and one module per format with its reader, writer and fitting hooks;
 //! 3. [`convert`] (projecting a profile onto a target, naming each loss), the reports ([`info`],
 //!    [`report`]: `summary`, `calls`, `tree`), and comparing and adding profiles
 //!    ([`report::diff`], [`merge`]);
 //! 4. the `proftool` binary: arguments, messages, exit codes.
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 #![warn(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod convert;
 pub mod diag;
-pub mod error;
+mod error;
 pub mod files;
 pub mod formats;
 pub mod info;
@@ -55,13 +63,25 @@ mod pieces;
 pub mod report;
 mod text;
 
-pub use error::{Error, ParseError, ParseErrorKind, Position};
-pub use formats::{Format, ReadOptions};
-pub use model::Profile;
+// Reading.
+pub use files::Input;
+pub use formats::detect::Reason;
+pub use formats::{Format, FormatOptions, ReadOptions};
+// Converting and writing.
+pub use convert::{project, Convert, ConvertOptions};
+pub use files::Output;
+// The model.
+pub use model::{CallTree, Frame, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Unit, Value};
+// The reports, comparing and adding profiles.
+pub use info::Info;
+pub use merge::Merger;
+pub use report::diff::{compare, DiffOptions};
+pub use report::{Printer, Report, ReportOptions, TextStyle, View};
+// Warnings and errors.
+pub use diag::{Diagnostics, Warning};
+pub use error::{Error, FormatName, ParseError, ParseErrorKind, Position};
 
-use diag::Diagnostics;
-use files::Input;
-use formats::detect::{self, Reason};
+use formats::detect;
 
 /// Detects the format of `input` (`from` wins) and reads it.
 pub fn read_input(

@@ -305,6 +305,8 @@ fn the_default_gate_fails_what_is_clear_and_large_and_says_what_is_not_clear() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("Gate (samples, sampled): a function fails where the two-proportion test"), "{text}");
     assert!(text.contains("* newthing: total 0.0 % → 10.3 % (+10.3 points"), "{text}");
+    // Its self value, the other quantity, beside: 15 of 145 on top of the stack, by hand.
+    assert!(text.contains("p = 3.38e-4); self 0.0 % → 10.3 %\n"), "{text}");
     assert!(text.contains("grew most on the path main;newthing (+10.3 points)"), "{text}");
     assert!(
         text.contains("Not clear: 2 function(s) grew past the limits within sampling noise (fib, render)"),

@@ -3,8 +3,9 @@
 use crate::support::binary::{fixture, proftool, run};
 
 /// A 0.9.0 tree is written in the 1.37 layout, labelled as measured (checked by hand against the
-/// notes §3.7: Rain's exclusive time 0.82 ms, inclusive 68.4 ms, ticks 73 and 16810), as Version
-/// 1.37 with a warning, and that output converts to itself byte for byte.
+/// arithmetic of docs/formats.md, "Dyalog reports": Rain's exclusive time 0.82 ms, inclusive
+/// 68.4 ms, ticks 73 and 16810), as Version 1.37 with a warning, and that output converts to itself
+/// byte for byte.
 #[test]
 fn a_0_9_0_tree_is_written_as_1_37() {
     let (xml, stderr) = run(&["convert", "--to", "dyalog-xml"], &fixture("dyalog-xml/v0.9.0-tree.xml"));

@@ -78,7 +78,7 @@ fn line_number(text: &str) -> Option<u32> {
     }
 }
 
-/// Checks the rows against the manual's rules (notes §3.2: function rows at even depths, their line
+/// Checks the rows against the manual's rules (Dyalog's `⎕PROFILE` documentation, docs/formats.md "Dyalog reports": function rows at even depths, their line
 /// rows one below, a called function under the line row that called it; a row's parent is the
 /// nearest preceding row with depth − 1) and returns every function row's stack, its functions
 /// from the root joined by `;` (line rows left out, as folded stacks merge lines).
@@ -170,7 +170,7 @@ fn dyalog_trees_have_the_columns_of_a_1_37_tree() {
 
 #[test]
 fn ghc_ticks_and_dyalog_time_convert_at_the_interval() {
-    // notes-example.px: 50 ticks of 20 ms, isEven 20 of its own and isOdd 30 below it (notes §1).
+    // notes-example.px: 50 ticks of 20 ms, isEven 20 of its own and isOdd 30 below it (hand arithmetic from its cost line).
     let (xml, _) = run(&["convert", "--to", "dyalog-xml"], &fixture("ghc-px/notes-example.px"));
     assert!(xml.contains("<TotalTime>1000</TotalTime>") && xml.contains("<SelectedTime>1000</SelectedTime>"), "{xml}");
     assert!(!xml.contains("Ticks>"), "GHC ticks are not timer inspections:\n{xml}");

@@ -1,5 +1,5 @@
 //! GHC `-px` output checked against the grammar of the seed's `ParseProfile.hs`, the one parser of
-//! the format that survives (shared notes §1): whatever the source, proftool writes what it reads,
+//! the format that survives (docs/formats.md, `ghc-px`): whatever the source, proftool writes what it reads,
 //! and proftool reads whatever whitespace it takes between fields.
 
 use crate::support::read_bytes;

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 /// How a profile came to be weighed by time for a target whose weight is time
 /// ([`crate::formats::Carries::weight_is_time`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TimeWeight {
+pub(crate) enum TimeWeight {
     /// It is weighed by samples, ticks or time already (or by the metric `--metric` names).
     AsItWas,
     /// The metric it is weighed by is no time (a heap profile's bytes); the metric that stands in

@@ -1,7 +1,7 @@
 //! Conversion: projecting a profile onto what a target format carries, naming every loss.
 //!
 //! Writers consume a profile that already fits their format; this module makes it fit, following the
-//! conversion rules of the shared model notes (§3), and says on stderr (through [`Diagnostics`]) what
+//! conversion rules of docs/conversions.md ("Conversions"), and says on stderr (through [`Diagnostics`]) what
 //! did not survive, one warning per kind of loss:
 //!
 //! - a target with one number per node gets one metric: `--metric`, else the profile's primary one;
@@ -26,10 +26,9 @@ mod quantities;
 
 use frames::*;
 pub(crate) use metrics::metric_named;
-pub use metrics::TimeWeight;
 use metrics::*;
+pub(crate) use quantities::into_quantity;
 use quantities::*;
-pub use quantities::{into_quantity, whole_samples, QuantityChange};
 
 use crate::diag::Diagnostics;
 use crate::error::Error;

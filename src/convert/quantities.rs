@@ -214,7 +214,7 @@ pub(super) fn nanos_per_unit(metric: &Metric, interval: Duration) -> Option<f64>
 
 /// What [`into_quantity`] did to a metric, for the one line that says so.
 #[derive(Clone, Debug, PartialEq)]
-pub struct QuantityChange {
+pub(crate) struct QuantityChange {
     /// The metric as it was (`ticks (ticks, count, additive)`).
     pub from: Metric,
     /// The metric it became.
@@ -244,7 +244,7 @@ impl std::fmt::Display for QuantityChange {
 /// interval of the counts: `--interval`, else their profile's own). Values stay whole where the factor
 /// keeps them so. Returns what it did, `None` when `m` is `to`'s quantity already; an error naming
 /// both where they cannot convert (bytes and time).
-pub fn into_quantity(
+pub(crate) fn into_quantity(
     profile: &mut Profile,
     m: usize,
     to: &Metric,
@@ -292,7 +292,7 @@ pub fn into_quantity(
 
 /// Divides every value by `per_sample` and rounds to whole samples so that the rounded values add up
 /// to the rounded total (largest remainder first), and no value is rounded by more than one.
-pub fn whole_samples(values: &Values, per_sample: f64) -> Vec<i64> {
+pub(crate) fn whole_samples(values: &Values, per_sample: f64) -> Vec<i64> {
     if let (Values::Int(v), true) = (values, per_sample == 1.0) {
         return v.clone();
     }

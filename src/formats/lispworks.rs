@@ -25,7 +25,7 @@
 //! clamped to 0 with a warning. Call-Count, Seen-Count and Top-Count are per *function*, repeated on
 //! every node of that function; they are kept as the profile's per-function facts (first occurrence
 //! wins, a disagreeing repeat is a warning). On write they are written back as read, or computed by
-//! the model notes' rules: Seen = samples with the function on the stack at least once, Top = its self
+//! the rules of docs/conversions.md: Seen = samples with the function on the stack at least once, Top = its self
 //! samples, Call = the calls metric if the source had one, else 0.
 //!
 //! **Roots and processes**: "the node with depth 0 is the root" (seed 000), and a tree of processes
@@ -42,7 +42,7 @@
 //! (`"CAPI Execution Listener 1"`), the manual's non-function nodes, named by the string's contents
 //! (`\"` and `\\` unescaped; threads and pseudo-frames are quoted again on write). CRLF is
 //! accepted; LF is written. Blank lines are skipped with a warning. Every line ends with a line
-//! break (the grammar of the shared notes, and what LispWorks writes): a last line without one is read, with a warning that the file looks cut
+//! break (as LispWorks writes one): a last line without one is read, with a warning that the file looks cut
 //! short there (a name cut in the middle, `PKG` of `PKG::MERGE-LISTS`, is a name all the same).
 //!
 //! **Lost on write**: everything but one count per node: other metrics, modules, line numbers (line

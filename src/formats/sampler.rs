@@ -14,14 +14,14 @@
 //! @end\n
 //! ```
 //!
-//! **Grammar** (the blog's, with the grouping the shared notes restore, §2.2): the two header lines; a
+//! **Grammar** (the blog's: any number of thread blocks, one `@end` after the last): the two header lines; a
 //! symbol table of entries `TAB int32 id TAB int32 unknown TAB symbol TAB library-path TAB
 //! library-path LF` ended by `@end LF`; then any number of blocks `@threadV1.0 TAB hhhh LF` (thread id
 //! as four hex digits) each with any number of samples `TAB int32 1 int32 0 int32 1 int32 n
 //! (int32 id){n} LF`; then one final `@end LF`. int32 is big-endian. Because an int32 may contain the
 //! bytes TAB, LF or `@`, the reader parses by structure and never splits lines.
 //!
-//! **Frame order** is unconfirmed (notes §2.4). `--sampler-order leaf-first|root-first|auto`: reading
+//! **Frame order** is unconfirmed (docs/formats.md, "Sampler frame order is not known"). `--sampler-order leaf-first|root-first|auto`: reading
 //! defaults to `auto`, which looks at the distinct stacks: a nearly constant *last* id (a thread entry
 //! point) means leaf-first, a nearly constant *first* id means root-first; when the evidence is weak it
 //! reads leaf-first and says so. Writing is leaf-first unless `root-first` is given.
@@ -474,7 +474,7 @@ fn check_ids(ids: &[u8], symbols: &FxHashMap<u32, Symbol>, at: u64, diag: &mut D
     }
 }
 
-/// Decides the frame order (notes §2.4): a nearly constant last id means leaf-first.
+/// Decides the frame order (docs/formats.md, "Sampler frame order is not known"): a nearly constant last id means leaf-first.
 fn decide_order(order: FrameOrder, threads: &[ThreadSamples], diag: &mut Diagnostics) -> FrameOrder {
     if order != FrameOrder::Auto {
         return order;
@@ -670,14 +670,14 @@ fn symbol_ids(profile: &Profile, inclusive: &[i64], threads: &[(u16, NodeId)]) -
 
 /// Sampler's fitting of a profile's roots (called by the conversion step): every stack belongs to
 /// a thread, so roots that are not threads go under one thread ("no threads into Sampler: one
-/// thread", model notes §3), and frames below the roots are functions (a thread is only a block).
+/// thread", docs/conversions.md), and frames below the roots are functions (a thread is only a block).
 pub(crate) fn fit_roots(profile: &mut Profile) {
     put_roots_in_a_thread(profile);
     ops::make_functions(profile, ops::is_nested_non_code);
 }
 
 /// Gathers the roots that are not threads under one thread root, for formats whose every stack
-/// belongs to a thread ("no threads into Sampler: one thread", model notes §3).
+/// belongs to a thread ("no threads into Sampler: one thread", docs/conversions.md).
 fn put_roots_in_a_thread(profile: &mut Profile) {
     let tree = &profile.tree;
     let loose = tree.roots().any(|r| profile.frames.get(tree.frame(r)).kind != FrameKind::Thread);

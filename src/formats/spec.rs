@@ -152,7 +152,7 @@ pub enum Structure {
     Stacks,
 }
 
-/// What a format can hold, as the shared model notes tabulate it (§1). The conversion step uses it to
+/// What a format can hold, as the "carries" column of docs/formats.md says it. The conversion step uses it to
 /// project a profile onto a target and to name, on stderr, everything the target cannot hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Carries {

@@ -77,7 +77,7 @@ fn dump_header(profile: &Profile, out: &mut String) {
 }
 
 /// One frame as the dump shows it: quoted name, then the optional fields, then the kind.
-pub fn frame_label(frame: &Frame) -> String {
+pub(crate) fn frame_label(frame: &Frame) -> String {
     let mut s = format!("{:?}", frame.name);
     if let Some(module) = &frame.module {
         let _ = write!(s, " module={module:?}");

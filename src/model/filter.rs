@@ -164,7 +164,7 @@ fn thread_nodes(profile: &Profile, name: &str) -> Vec<bool> {
 }
 
 /// Per frame, whether `re` matches its name (or, for a line frame, its function's name).
-pub fn frame_matches(profile: &Profile, re: &Regex) -> Vec<bool> {
+pub(crate) fn frame_matches(profile: &Profile, re: &Regex) -> Vec<bool> {
     (profile.frames.iter())
         .map(|(id, frame)| {
             re.is_match(&profile.frame_name(id))

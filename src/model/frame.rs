@@ -236,12 +236,12 @@ impl FrameTable {
 
     /// The id of the frame that is only `name` and `kind` (no module, line or clause): [`Self::intern`]
     /// with a cache in front, for readers that intern a name per input line.
-    pub fn intern_name(&mut self, name: &str, kind: FrameKind) -> FrameId {
+    pub(crate) fn intern_name(&mut self, name: &str, kind: FrameKind) -> FrameId {
         self.intern_name_hashed(name, kind, FrameTable::name_hash(name, kind))
     }
 
     /// The hash [`Self::intern_name_hashed`] wants, which a reader can compute on another thread.
-    pub fn name_hash(name: &str, kind: FrameKind) -> u64 {
+    pub(crate) fn name_hash(name: &str, kind: FrameKind) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut h = rustc_hash::FxHasher::default();
         name.hash(&mut h);
@@ -250,7 +250,7 @@ impl FrameTable {
     }
 
     /// [`Self::intern_name`] with the name's hash computed already (by [`Self::name_hash`]).
-    pub fn intern_name_hashed(&mut self, name: &str, kind: FrameKind, hash: u64) -> FrameId {
+    pub(crate) fn intern_name_hashed(&mut self, name: &str, kind: FrameKind, hash: u64) -> FrameId {
         if name.len() > RECENT_NAME_MAX {
             return self.intern_hashed(FrameRef::named(name, kind), hash);
         }
@@ -279,7 +279,7 @@ impl FrameTable {
 
     /// Frees the cache of recent names, which only speeds up readers (it comes back when a name is
     /// interned again).
-    pub fn drop_name_cache(&mut self) {
+    pub(crate) fn drop_name_cache(&mut self) {
         self.recent = None;
     }
 

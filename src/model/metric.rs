@@ -342,7 +342,7 @@ impl Values {
     }
 
     /// Makes room for `additional` more values.
-    pub fn reserve(&mut self, additional: usize) {
+    pub(crate) fn reserve(&mut self, additional: usize) {
         match self {
             Values::Int(v) => v.reserve(additional),
             Values::Float(v) => v.reserve(additional),
@@ -350,7 +350,7 @@ impl Values {
     }
 
     /// Appends a zero.
-    pub fn push_zero(&mut self) {
+    pub(crate) fn push_zero(&mut self) {
         match self {
             Values::Int(v) => v.push(0),
             Values::Float(v) => v.push(0.0),

@@ -23,7 +23,8 @@ pub use frame::{Frame, FrameId, FrameKind, FrameRef, FrameTable};
 pub use metric::{significant, Aggregation, Metric, MetricKind, Repr, Unit, Value, Values};
 pub use profile::{FunctionFacts, Meta, Profile, StatedTotal, Total, TotalSource};
 pub use source::{SourceLocation, DEFINED_AT};
-pub use tree::{CallTree, ChildIndex, Children, NodeId, Visit, Walk};
+pub(crate) use tree::ChildIndex;
+pub use tree::{CallTree, Children, NodeId, Visit, Walk};
 
 /// Keeps the elements of `v` whose position `keep` marks true, in order.
 pub(crate) fn retain_by_mask<T>(v: &mut Vec<T>, keep: &[bool]) {

@@ -3,14 +3,14 @@
 //! - [`normalize`]: the canonical form two profiles are compared in: duplicate siblings merged,
 //!   children sorted by frame, frames interned in walk order.
 //! - [`map_frames`]: frames replaced (fitted to a target), merging those that become equal;
-//!   [`qualify_names`]: GHC modules written into names (`Module.label`).
+//!   `qualify_names`: GHC modules written into names (`Module.label`).
 //! - [`merge_siblings`]: one node per distinct stack, for formats whose identity is the stack.
-//! - [`adopt_roots`]: roots gathered under a new root (a thread for formats that need one).
-//! - [`threads_to_roots`]: threads below a pseudo-frame root made roots (LispWorks' processes, for
+//! - `adopt_roots`: roots gathered under a new root (a thread for formats that need one).
+//! - `threads_to_roots`: threads below a pseudo-frame root made roots (LispWorks' processes, for
 //!   formats whose threads are roots).
-//! - [`interpose`]: nodes put between some nodes and their parents (Dyalog's line rows).
+//! - `interpose`: nodes put between some nodes and their parents (Dyalog's line rows).
 //! - [`merge_lines`]: source-line frames merged into their functions, for function-level targets.
-//! - [`make_functions`]: frames that are no code made functions of their names, for formats that
+//! - `make_functions`: frames that are no code made functions of their names, for formats that
 //!   know threads only as roots (or not at all).
 
 use super::{Aggregation, ChildIndex, Frame, FrameId, FrameKind, FrameRef, FrameTable, NodeId, Profile, Value, Values};
@@ -50,7 +50,7 @@ pub fn map_frames(profile: &mut Profile, mut replace: impl FnMut(&Frame) -> Opti
 /// Moves the module of every frame into its name (`Module.label`), for a profile whose modules are
 /// namespaces (GHC) going where one name is written: nothing is lost. The profile's modules are no
 /// namespaces from then on.
-pub fn qualify_names(profile: &mut Profile) {
+pub(crate) fn qualify_names(profile: &mut Profile) {
     profile.meta.module_namespaces = false;
     map_frames(profile, |frame| {
         let module = frame.module.as_ref()?;
@@ -60,7 +60,7 @@ pub fn qualify_names(profile: &mut Profile) {
 
 /// Turns the frame of every node `which` picks (by whether it is a root, and its frame's kind)
 /// into a function of the same name and module.
-pub fn make_functions(profile: &mut Profile, which: impl Fn(bool, FrameKind) -> bool) {
+pub(crate) fn make_functions(profile: &mut Profile, which: impl Fn(bool, FrameKind) -> bool) {
     let tree = &profile.tree;
     let picked: Vec<NodeId> =
         tree.nodes().filter(|&n| which(tree.parent(n).is_none(), profile.frames.get(tree.frame(n)).kind)).collect();
@@ -73,7 +73,7 @@ pub fn make_functions(profile: &mut Profile, which: impl Fn(bool, FrameKind) -> 
 
 /// For [`make_functions`]: a thread or pseudo-frame below the roots, which formats that know
 /// threads only as roots hold as a function.
-pub fn is_nested_non_code(is_root: bool, kind: FrameKind) -> bool {
+pub(crate) fn is_nested_non_code(is_root: bool, kind: FrameKind) -> bool {
     !is_root && matches!(kind, FrameKind::Thread | FrameKind::Pseudo)
 }
 
@@ -97,7 +97,7 @@ pub fn merge_lines(profile: &Profile) -> Profile {
 
 /// `profile` with a new first root of frame `parent` that adopts every root `adopt` accepts; the
 /// other roots and all nodes keep their order and values.
-pub fn adopt_roots(profile: &Profile, parent: FrameId, adopt: impl Fn(&Frame) -> bool) -> Profile {
+pub(crate) fn adopt_roots(profile: &Profile, parent: FrameId, adopt: impl Fn(&Frame) -> bool) -> Profile {
     let top = NodeId(0);
     copy_reparented(profile, Some(parent), |node, new_node| match profile.tree.parent(node) {
         Some(p) => Some(new_node[p.index()]),
@@ -110,7 +110,7 @@ pub fn adopt_roots(profile: &Profile, parent: FrameId, adopt: impl Fn(&Frame) ->
 /// `"Profile root"`) made a root, for formats whose threads are roots of their own. The pseudo-frame
 /// root stays where it keeps a value of its own or a child that is no thread, and goes otherwise;
 /// `None` when there is no such thread.
-pub fn threads_to_roots(profile: &Profile) -> Option<Profile> {
+pub(crate) fn threads_to_roots(profile: &Profile) -> Option<Profile> {
     let src = &profile.tree;
     let kind = |node: NodeId| profile.frames.get(src.frame(node)).kind;
     let lifted: Vec<bool> = (src.nodes())
@@ -151,7 +151,7 @@ pub fn threads_to_roots(profile: &Profile) -> Option<Profile> {
 /// row, then its line rows) moved into that node's place, below the function's caller: for formats
 /// whose stacks are lines (BR), where "line 7 of F" is one frame, not a call from F. The function
 /// node keeps its own values: the time of F on no line.
-pub fn unnest_lines(profile: &Profile) -> Profile {
+pub(crate) fn unnest_lines(profile: &Profile) -> Profile {
     let (tree, frames) = (&profile.tree, &profile.frames);
     copy_reparented(profile, None, |node, new_node| {
         let parent = tree.parent(node)?;
@@ -169,7 +169,7 @@ pub fn unnest_lines(profile: &Profile) -> Profile {
 /// the node's parent: one such node per parent and frame, taking the place of the first sibling that
 /// goes under it, with no value of its own (its measured inclusive values, where the profile has
 /// some, are its children's added up). Roots are left as they are.
-pub fn interpose(profile: &Profile, between: impl Fn(NodeId) -> Option<FrameId>) -> Profile {
+pub(crate) fn interpose(profile: &Profile, between: impl Fn(NodeId) -> Option<FrameId>) -> Profile {
     let src = &profile.tree;
     let mut out = without_nodes(profile);
     let mut new_node: Vec<NodeId> = vec![NodeId(0); src.len()];

@@ -37,7 +37,7 @@ pub struct Meta {
     pub module_namespaces: bool,
     /// The metric kind the source's own tool weighs stacks by, where that is not the first of the
     /// usual preference ([`Profile::primary_metric`]): a BR timed file counts its groups, but its
-    /// weight is the time spent in each line (shared notes §5.3).
+    /// weight is the time spent in each line (docs/formats.md, "Business Rules! profiler files").
     pub weighed_by: Option<MetricKind>,
 }
 

@@ -212,7 +212,7 @@ impl CallTree {
     }
 
     /// Makes room for `additional` more nodes, for a reader that knows how many are coming.
-    pub fn reserve(&mut self, additional: usize) {
+    pub(crate) fn reserve(&mut self, additional: usize) {
         self.frames.reserve(additional);
         self.parents.reserve(additional);
         for column in &mut self.self_values {
@@ -299,7 +299,7 @@ impl CallTree {
 
     /// Sets the measured inclusive value of `node` for `metric`, creating the column (all zeros) the
     /// first time.
-    pub fn set_measured_inclusive(&mut self, metric: usize, node: NodeId, value: Value) {
+    pub(crate) fn set_measured_inclusive(&mut self, metric: usize, node: NodeId, value: Value) {
         let len = self.len();
         let repr = self.self_values[metric].repr();
         self.measured_inclusive[metric].get_or_insert_with(|| Values::zeros(repr, len)).set(node.index(), value);
@@ -410,7 +410,7 @@ impl CallTree {
     }
 
     /// Whether two siblings (or two roots) share a frame. Known without a pass for trees built in
-    /// pre-order or through [`ChildIndex`]; otherwise one pass over child lists.
+    /// pre-order or through `ChildIndex`; otherwise one pass over child lists.
     pub fn has_duplicate_siblings(&self, n_frames: usize) -> bool {
         if !self.layout.duplicates_possible {
             return false;
@@ -635,7 +635,7 @@ impl Iterator for Walk<'_> {
 /// without hashing, and it goes into the table only when its parent gets a second child. The table
 /// then holds a fraction of the nodes, and adding a new stack's frames costs no random access.
 #[derive(Debug, Default)]
-pub struct ChildIndex {
+pub(crate) struct ChildIndex {
     table: hashbrown::HashTable<NodeId>,
     /// Bit `p` is set when node `p` has one child, node `p + 1`, which is not in the table.
     only_child_next: Vec<u64>,
@@ -643,7 +643,7 @@ pub struct ChildIndex {
 
 impl ChildIndex {
     /// The child of `parent` (a root when `None`) with frame `frame`, added if there is none yet.
-    pub fn child_or_insert(&mut self, tree: &mut CallTree, parent: Option<NodeId>, frame: FrameId) -> NodeId {
+    pub(crate) fn child_or_insert(&mut self, tree: &mut CallTree, parent: Option<NodeId>, frame: FrameId) -> NodeId {
         if let Some(parent) = parent {
             // The last node has no children yet: its first is the next node, not put in the table.
             if parent.index() + 1 == tree.len() {
@@ -700,7 +700,7 @@ impl ChildIndex {
 
     /// Makes room for `additional` more nodes of `tree` (the index and the tree), so that a reader
     /// that knows how many stacks come grows neither step by step.
-    pub fn reserve(&mut self, tree: &mut CallTree, additional: usize) {
+    pub(crate) fn reserve(&mut self, tree: &mut CallTree, additional: usize) {
         tree.reserve(additional);
         self.table.reserve(additional, |node| ChildIndex::hash(ChildIndex::key_of(tree, *node)));
     }

@@ -45,7 +45,7 @@ fn run_bias(profile: &Profile) -> Option<f64> {
 }
 
 /// Recomputes the times of `profile` with the timer bias `bias` (in milliseconds).
-pub fn apply_bias(profile: &mut Profile, bias: f64) -> Result<(), Error> {
+pub(crate) fn apply_bias(profile: &mut Profile, bias: f64) -> Result<(), Error> {
     let refuse = |why: String| Error::BadOption(format!("--bias {bias}: {why}"));
     columns(profile).map_err(refuse)?;
     let held = adjusted_with(profile)

@@ -9,7 +9,7 @@
 //! unit). A function in one profile only is `new` or `gone`. Rows are sorted by the size of the
 //! change of the total (of the self value with `exclusive`), largest first.
 //!
-//! **The gate** ([`gate`] has its statistics, docs/gate.md its measured error rates). A function
+//! **The gate** (`gate` has its statistics, docs/gate.md its measured error rates). A function
 //! fails where its growth is large (its total share, or self share with `exclusive`, grew by more
 //! than the points `threshold`, by the `relative` part of BASE's share, and by `min_abs` in the
 //! metric's unit, all that are set) and clear: where both sides count samples, a one-sided test of
@@ -276,7 +276,7 @@ fn rule(options: &DiffOptions, least: Option<f64>) -> Option<(gate::Limits, Opti
     }
 }
 
-/// Compares `base` and `new` (views of the metric [`shared_metric`] chose in each), named `labels`
+/// Compares `base` and `new` (views of the metric `shared_metric` chose in each), named `labels`
 /// in the heading.
 pub fn compare(base: &Side, new: &Side, labels: (&str, &str), options: &DiffOptions) -> Result<Comparison, Error> {
     let (base_runs, new_runs) = (base.runs.as_deref(), new.runs.as_deref());
@@ -521,7 +521,9 @@ fn explain(
                 test.p
             ));
         }
-        text.push_str(")\n");
+        let other = if own { "total" } else { "self" };
+        let (ob, on) = (base.pct(amount(change.base, !own)), new.pct(amount(change.new, !own)));
+        text.push_str(&format!("); {other} {ob:.1} % → {on:.1} %\n"));
         if let Some((path, grew)) = path_that_grew_most(base, new, change.name) {
             text.push_str(&format!("    grew most on the path {path} ({grew:+.1} points)\n"));
         }
@@ -794,7 +796,7 @@ fn comparable(a: &Metric, b: &Metric) -> bool {
 /// (in a profile without it, its own metric of a quantity that converts: ticks for time), else each
 /// profile's own default ([`Profile::primary_metric`], what every command shows) where the two
 /// compare, else the first kind both have. An error names what each has when they share nothing.
-pub fn shared_metric(base: &Profile, new: &Profile, requested: Option<&str>) -> Result<(usize, usize), Error> {
+pub(crate) fn shared_metric(base: &Profile, new: &Profile, requested: Option<&str>) -> Result<(usize, usize), Error> {
     let names = |p: &Profile| p.metrics().iter().map(|m| m.to_string()).collect::<Vec<_>>().join(", ");
     let pair = |b: usize, n: usize| Some((b, n)).filter(|_| comparable(&base.metrics()[b], &new.metrics()[n]));
     if let Some(name) = requested {
@@ -859,7 +861,7 @@ pub struct Matched {
 
 /// Makes `base` and `new` comparable: their threads and processes merged (two runs name theirs
 /// apart: py-spy's `Thread 17137` then `Thread 20001`, a pid in a process name) unless
-/// `by_thread`; the metric each is compared by ([`shared_metric`]); NEW's metric turned into BASE's
+/// `by_thread`; the metric each is compared by (`shared_metric`); NEW's metric turned into BASE's
 /// kind where they differ (ticks into time at NEW's interval), said on stderr.
 pub fn match_profiles(
     base: Profile,
@@ -1010,7 +1012,7 @@ pub fn write_differential(
 /// every stack of either with its count in each (`stack base new`), the lines `inferno-diff-folded`
 /// writes from their folded stacks (computed by inferno itself), sorted so that the same profiles
 /// always give the same text.
-pub fn differential_folded(
+pub(crate) fn differential_folded(
     base: Profile,
     new: Profile,
     metrics: (usize, usize),
@@ -1030,7 +1032,7 @@ pub fn differential_folded(
 /// Writes NEW minus BASE, compared by `metrics` (see [`shared_metric`]), as one pprof profile whose
 /// BASE samples are negated and labelled `pprof::base=true`, as `go tool pprof -diff_base -proto`
 /// writes it: pprof's own tools then show the difference. BASE's values are put in NEW's unit.
-pub fn differential_pprof(
+pub(crate) fn differential_pprof(
     base: Profile,
     new: Profile,
     metrics: (usize, usize),
@@ -1058,7 +1060,7 @@ pub fn differential_pprof(
 /// it: widths from NEW, red where a stack grew, blue where it shrank. With `negate`, widths from
 /// BASE, as `inferno-diff-folded` advises (the counts swapped, the hues switched back, so that red
 /// still means grew).
-pub fn differential_svg(lines: &str, title: &str, negate: bool, out: &mut dyn Write) -> Result<(), Error> {
+pub(crate) fn differential_svg(lines: &str, title: &str, negate: bool, out: &mut dyn Write) -> Result<(), Error> {
     let mut options = inferno::flamegraph::Options::default();
     options.title = title.to_string();
     options.hash = true;

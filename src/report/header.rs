@@ -29,7 +29,7 @@ pub struct Header {
 impl Header {
     /// `v`, an amount of the report's metric, as text: `1.80 s`, in the unit of its own size, or
     /// `5 samples` for counts.
-    pub fn amount_text(&self, v: f64, style: TextStyle) -> String {
+    pub(crate) fn amount_text(&self, v: f64, style: TextStyle) -> String {
         match &self.amount {
             Some(quantity) => amount_text(v, quantity, self.digits, style),
             None => format!("{} {}", number(v, self.digits, style.decimals), self.unit),
@@ -37,7 +37,7 @@ impl Header {
     }
 
     /// The line above the table: `Total: 68.4 ms` (and `; selected: 23.8 ms`).
-    pub fn total_line(&self, style: TextStyle) -> String {
+    pub(crate) fn total_line(&self, style: TextStyle) -> String {
         let amount = |v: f64| self.amount_text(v, style);
         match self.selected {
             Some(selected) => format!("Total: {}; selected: {}", amount(self.total), amount(selected)),
@@ -47,7 +47,7 @@ impl Header {
 
     /// Writes the report as one JSON object (docs/reports.md): the header's fields, the report's
     /// own `fields`, then the rows of `table`.
-    pub fn write_json(
+    pub(crate) fn write_json(
         &self,
         out: &mut dyn std::io::Write,
         fields: Map<String, Json>,

@@ -21,22 +21,23 @@ mod calls;
 mod data;
 pub mod diff;
 mod flat;
-pub mod gate;
+pub(crate) mod gate;
 mod header;
 mod rank;
 mod summary;
-pub mod table;
+pub(crate) mod table;
 mod tree;
 pub mod units;
 
-pub use bias::{apply_bias, take_off_timer_bias};
+pub use bias::take_off_timer_bias;
 pub use calls::{calls, CallsOptions, CallsPrinter, Functions};
 pub use data::{data, DataOptions};
 pub use flat::{dyalog_report, FlatReport};
 pub use header::Header;
 pub use rank::Ranking;
 pub use summary::{summary, SummaryOptions};
-pub use table::{Cells, Format, Rows, Table, TextStyle};
+pub(crate) use table::Table;
+pub use table::{Format, Rows, TextStyle};
 pub use tree::{tree, TreeOptions, TreePrinter};
 
 use crate::error::Error;
@@ -366,7 +367,7 @@ impl View {
     }
 
     /// Whether the profile has call counts.
-    pub fn has_calls(&self) -> bool {
+    pub(crate) fn has_calls(&self) -> bool {
         !matches!(self.calls, Calls::Unknown)
     }
 

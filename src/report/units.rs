@@ -2,7 +2,7 @@
 //! unit in which its largest value is at least 1 (`3.07 s`, `460 ms`, `8.0 MiB`), as `go tool pprof
 //! -top` scales its values, or the one `--unit` names. Samples and ticks are counts, shown as time
 //! only where `--unit` names a unit of time and the profile states their interval; nothing else
-//! turns into time, and a unit that does not fit is refused ([`refusal`]). CSV and JSON keep every
+//! turns into time, and a unit that does not fit is refused (`refusal`). CSV and JSON keep every
 //! number in the metric's own unit.
 
 use crate::model::Unit;
@@ -24,7 +24,7 @@ const BYTES: [Scale; 5] = [
 
 /// The unit `word` names as an amount: time in nanoseconds or bytes, and how many of those it is
 /// (`ms`: 10^6 ns; `µs` as `us`); `None` for a word of no unit here.
-pub fn amount_of(word: &str) -> Option<(Unit, f64)> {
+pub(crate) fn amount_of(word: &str) -> Option<(Unit, f64)> {
     let word = if word == "µs" { "us" } else { word };
     let find = |scales: &[Scale]| scales.iter().find(|(w, _)| *w == word).map(|&(_, size)| size);
     find(&TIME).map(|size| (Unit::Nanoseconds, size)).or_else(|| find(&BYTES).map(|size| (Unit::Bytes, size)))
@@ -97,7 +97,7 @@ pub fn shown(quantity: &Quantity, largest: f64, wanted: Option<&str>) -> Option<
 
 /// Why `--unit word` cannot show `quantity`, if it cannot: a unit of another family, or samples or
 /// ticks whose interval the profile does not state.
-pub fn refusal(quantity: &Quantity, word: &str) -> Option<String> {
+pub(crate) fn refusal(quantity: &Quantity, word: &str) -> Option<String> {
     let fits = family(quantity, Some(word)).is_some_and(|(scales, _)| find(scales, word).is_some());
     if fits {
         return None;
@@ -115,7 +115,7 @@ pub fn refusal(quantity: &Quantity, word: &str) -> Option<String> {
 }
 /// The decimals that show `largest` (already scaled) with three significant digits: `3.07`, `46.0`,
 /// `460`.
-pub fn decimals_for(largest: f64) -> usize {
+pub(crate) fn decimals_for(largest: f64) -> usize {
     match largest.abs() {
         l if l < 10.0 => 2,
         l if l < 100.0 => 1,

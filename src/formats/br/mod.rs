@@ -1,6 +1,6 @@
 //! Business Rules! (BR) profiler files, written by the BR runtime after `DEBUG PROFILE SAMPLED file`
 //! or `DEBUG PROFILE TIMED file` (stopped by `DEBUG PROFILE STOP`). The only description is the BR
-//! wiki page "Profiler File Layout" (shared notes §5); no sample file is public. Binary records, each
+//! wiki page "Profiler File Layout" (docs/formats.md, "Business Rules! profiler files"); no sample file is public. Binary records, each
 //! opened by a type byte; all integers big-endian, with no other framing.
 //!
 //! ```text
@@ -13,13 +13,13 @@
 //! 06                              END CURRENT LINE (closes the group)
 //! ```
 //!
-//! **Grammar** (notes §5.2): `1 u16 module u16 len name[len]` maps a module number to its file name;
+//! **Grammar** (the wiki page's): `1 u16 module u16 len name[len]` maps a module number to its file name;
 //! a group is `3 u16 module u32 line u8 clause`, then in any order `4 u64 ns` and backtrace entries
 //! `5 u16 module u32 line u8 clause`, then `6`. A `7 u8 len name[len]` (function name), `8` (GOSUB) or
 //! `9` (main routine) qualifies the 3 or 5 record it follows directly. Types 2 and 10 to 255 are
 //! unknown: a record cannot be skipped without knowing its length, so they stop the reader.
 //!
-//! **Readings of what the page leaves open** (notes §5.3): module numbers are opaque keys, and a number
+//! **Readings of what the page leaves open**: module numbers are opaque keys, and a number
 //! may be mapped again (later groups use the new name). A number used before its mapping reads as
 //! the placeholder file `module#N`, with a warning. The page gives no backtrace order: by default the
 //! entries run from the caller of the current line outwards (`--br-backtrace innermost-first`);

@@ -345,7 +345,7 @@ pub(crate) fn read(
     reader.flush(diag);
     let mut profile = reader.profile;
     if reader.has_time {
-        // A timed group's weight is its time (notes §5.3): a flame graph of one shows where the
+        // A timed group's weight is its time (docs/formats.md, "Business Rules! profiler files"): a flame graph of one shows where the
         // time went, and the count of groups is there on request (`--metric samples`).
         profile.meta.weighed_by = Some(MetricKind::Time);
     } else {

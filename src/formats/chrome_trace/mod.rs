@@ -1,6 +1,6 @@
 //! Chrome's Trace Event Format (JSON): what `chrome://tracing`, Perfetto UI and speedscope open, as
 //! py-spy (`py-spy record --format chrometrace`), Clang (`-ftime-trace`) and Chrome's performance
-//! panel write it (the "Trace Event Format" document; shared notes `world-formats.md` §3).
+//! panel write it (the "Trace Event Format" document).
 //!
 //! ```text
 //! {"traceEvents":[

@@ -12,7 +12,7 @@
 //! [`ReportBuilder::finish`] keeps one:
 //!
 //! 1. the version: `]PROFILE` 0.x labelled the two columns of tree and data reports the other way
-//!    round (shared notes §3.7), so such a file is read relabelled (the reader says so);
+//!    round (docs/formats.md, "Dyalog reports"), so such a file is read relabelled (the reader says so);
 //! 2. the rows, on the values so labelled: the file is read swapped (with a warning) only when some
 //!    rows have an "inclusive" value below their "exclusive" one beyond rounding *and* strictly fewer
 //!    rows do when swapped. The notes say one such row anywhere; but bias adjustment takes a few

@@ -7,7 +7,7 @@
 //! 2,"#.SharpPlot.ConstructorDefault",¯1,1,0.007,1.513
 //! ```
 //!
-//! **Grammar** (shared notes §3.5): a header row of quoted column names (the XML element names; the
+//! **Grammar** (the examples of Dyalog's `]PROFILE` documentation): a header row of quoted column names (the XML element names; the
 //! summary report calls its time `Time`), then one row per report row: names quoted, numbers bare,
 //! a function row's Line empty or `¯1`. `-separators="DF"` sets the decimal mark D and the field
 //! separator F (default `.,`; `,;` for spreadsheets that use a decimal comma, as in

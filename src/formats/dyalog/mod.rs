@@ -14,7 +14,7 @@
 //! (bias-adjusted in tree and summary reports, raw in data reports); ExclusiveTicks and InclusiveTicks (timer inspections). A function
 //! row's exclusive time includes its lines' (Dyalog: "the function summary timing = the sum of its
 //! lines plus time not attributable to a line"), so in the model a function node's self value is the
-//! unattributed part, its ExclusiveTime minus its line rows' (shared notes §3.9), and a line node's is
+//! unattributed part, its ExclusiveTime minus its line rows' (docs/formats.md, "Dyalog reports"), and a line node's is
 //! its ExclusiveTime. InclusiveTime is kept as the measured inclusive value. PctOfTot, CumPct and
 //! AvgTime are derived: not read as values (only which of them a report has, the total time a
 //! CSV's percentages are of, and a summary's own PctOfTot, [`PCT_KEY`]), recomputed on writing
@@ -23,7 +23,7 @@
 //! ([`raw_times`]); a summary's rows are inclusive times only ([`inclusive_only`]).
 //!
 //! **Quirks**: `]PROFILE` 0.9.0 wrote the exclusive and inclusive columns (times and ticks) of tree
-//! and data reports under each other's labels (shared notes §3.7); they are swapped back by version,
+//! and data reports under each other's labels (docs/formats.md, "Dyalog reports"); they are swapped back by version,
 //! or, in any file, when more rows show "inclusive" < "exclusive" as labelled than swapped (the rule
 //! and why in [`build`]). APL writes negative numbers with a high
 //! minus `¯`. The summary report's time column is called `Time` in CSV: inclusive time, as XML's
@@ -83,7 +83,7 @@ pub(crate) const UNKNOWN_CALLING_LINE: u32 = 0;
 
 /// Fits a profile already projected onto a Dyalog format to what `]PROFILE` writes. A tree report
 /// alternates (function rows at even depths, line rows at odd ones, a called function under the line
-/// row that called it: notes §3.2), so a call from a function whose calling line is not known goes
+/// row that called it: docs/formats.md, "Dyalog reports"), so a call from a function whose calling line is not known goes
 /// under a line row [`UNKNOWN_CALLING_LINE`] of the caller, with a warning. A tree from another format
 /// gets the columns of a 1.37 tree report (Calls, ExclusiveTime, InclusiveTime) whatever it measured,
 /// 0 where it has no such value, with a warning each.
@@ -252,7 +252,7 @@ pub enum Layout {
     Current,
     /// 0.9.0's, seed 002's examples: no XML declaration, `<Function>`, empty `<Line></Line>` for a
     /// function row, and a tree's or data report's exclusive and inclusive columns (times and
-    /// ticks) under each other's labels, as 0.9.0 wrote them (shared notes §3.7), so that a reader
+    /// ticks) under each other's labels, as 0.9.0 wrote them (docs/formats.md, "Dyalog reports"), so that a reader
     /// that goes by the version (proftool's, `]PROFILE -infile=`) reads them right.
     V0_9_0,
 }
@@ -690,7 +690,7 @@ pub(crate) fn report_rows<'p>(profile: &'p Profile, csv: bool) -> (Report, Vec<C
     let metrics = MetricColumns::of(profile);
     let tree = &profile.tree;
     // A summary read with an ExclusiveTime column only: its one time is the exclusive one, which
-    // the CSV calls Time (notes §3.5).
+    // the CSV calls Time (this module's **Quirks** above).
     let exclusive_summary =
         report == Report::Summary && metrics.time.is_some_and(|m| tree.measured_inclusive(m).is_none());
     let columns = report.columns(&metrics, csv, exclusive_summary, derived_read(profile));
@@ -758,7 +758,7 @@ pub(crate) fn report_rows<'p>(profile: &'p Profile, csv: bool) -> (Report, Vec<C
 }
 
 /// What PctOfTot is a percentage of: the report's total time, which `]PROFILE` prints as "Total
-/// time" and writes as TotalTime (shared notes §3.8; the seed's summaries: 47.14893489 of 68.40049488
+/// time" and writes as TotalTime (docs/formats.md, "Dyalog reports"; the seed's summaries: 47.14893489 of 68.40049488
 /// ms is 68.93069264%, 1.37's 25.626 of 58.2 ms 44.03092784%, and `-exclusive` 23.032 of 68.4 ms
 /// 33.672%). The XML TotalTime setting, else the total a CSV's percentages were of
 /// ([`TOTAL_KEY`]), else the time of the whole report (a tree's roots together; the largest row of
@@ -778,7 +778,7 @@ fn report_total(meta: &Meta) -> Option<(f64, &'static str)> {
 /// Makes the total a summary report states the profile's total time ([`Meta::stated_total`]): its
 /// rows are functions' inclusive times, each holding the functions it calls, so they add up to
 /// more (or, with `-exclusive`, the heaviest functions' own times, which may add up to less). A tree's or data report's TotalTime is
-/// not the total of its rows (notes §3.8: 272.97 ms in the seed's tree for a root of 68.4 ms).
+/// not the total of its rows (docs/formats.md, "Dyalog reports": 272.97 ms in the seed's tree for a root of 68.4 ms).
 fn state_summary_total(profile: &mut Profile) {
     let time = profile.metrics().iter().position(|m| m.kind == MetricKind::Time);
     let stated = time.zip(report_total(&profile.meta)).filter(|_| Report::of(profile) == Report::Summary);

@@ -22,7 +22,7 @@
 //! </ProfileData>
 //! ```
 //!
-//! **Grammar** (shared notes §3.4): an optional XML declaration, `<ProfileData>` holding one
+//! **Grammar** (the examples of Dyalog's `]PROFILE` documentation): an optional XML declaration, `<ProfileData>` holding one
 //! `<ProfileSettings>` (Version, Title, TimerBias, Command, TotalTime, SelectedTime) and any number of
 //! `<ProfileEntry>`, each with one element per report column. Entries are read **by element name**:
 //! their order differs between reports and versions. 0.9.0 names the function `<Function>`, later
@@ -985,7 +985,7 @@ pub(crate) fn write(
 }
 
 /// The element 0.9.0 wrote `column` of `report` under: `Function` for the name, and in tree and
-/// data reports each time and ticks column under the other's label (shared notes §3.7; seed 002's
+/// data reports each time and ticks column under the other's label (docs/formats.md, "Dyalog reports"; seed 002's
 /// tree: `<InclusiveTime>0.8205615629464091` for Rain's exclusive time).
 fn label_0_9_0(column: Column, report: Report) -> &'static str {
     let swapped = report != Report::Summary;

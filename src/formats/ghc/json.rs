@@ -1,6 +1,6 @@
 //! GHC's JSON profile, from `+RTS -pj` (GHC 8.2 and later).
 //!
-//! **Producer**: `rts/ProfilerReportJson.c` (shared notes `formats.md` §6.2).
+//! **Producer**: GHC's `rts/ProfilerReportJson.c`.
 //!
 //! ```text
 //! {"program": "binary-trees", "arguments": ["binary-trees"], "rts_arguments": ["-pj"],

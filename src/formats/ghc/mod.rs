@@ -155,7 +155,7 @@ pub(crate) fn split_qualified(name: &str) -> Option<(&str, &str)> {
 }
 
 /// GHC's root cost centre, `MAIN` in module `MAIN`.
-pub fn main_frame() -> FrameRef<'static> {
+pub(crate) fn main_frame() -> FrameRef<'static> {
     cost_centre("MAIN", "MAIN")
 }
 

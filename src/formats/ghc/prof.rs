@@ -1,6 +1,6 @@
 //! GHC's text profiling report, `<prog>.prof`, from `+RTS -p` or `-P` (GHC 7.x to 9.x).
 //!
-//! **Producer**: `rts/ProfilerReport.c` (shared notes `formats.md` §6.1).
+//! **Producer**: GHC's `rts/ProfilerReport.c`.
 //!
 //! ```text
 //! (lines start with a TAB where four spaces show here)

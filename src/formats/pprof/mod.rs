@@ -240,7 +240,12 @@ const BASE_LABEL: (&str, &str) = ("pprof::base", "true");
 /// it: NEW's samples as they are, BASE's negated and labelled `pprof::base=true`, so that pprof's own
 /// views show the difference (and take BASE's total for its percentages). Both profiles are
 /// projected onto [`CARRIES`] with the same metrics, in the same order and units.
-pub fn write_diff(base: &Profile, new: &Profile, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<(), Error> {
+pub(crate) fn write_diff(
+    base: &Profile,
+    new: &Profile,
+    out: &mut dyn Write,
+    diag: &mut Diagnostics,
+) -> Result<(), Error> {
     let mut combined = new.clone();
     // BASE's frames in the combined table (its own frame facts where NEW has none).
     let frame_of: Vec<u64> = base

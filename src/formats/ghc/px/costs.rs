@@ -1,7 +1,6 @@
 //! The cost line: `5 total-ticks (1 stack entries ticks alloc)* 0`, read across lines and pieces.
 
 use super::lines::parse_u64;
-use super::stacks::PxReader;
 use super::tokens::{token_position, tokens, OddToken, Prepared};
 use super::FORMAT;
 use crate::diag::Diagnostics;
@@ -12,7 +11,6 @@ use crate::text::Line;
 /// The cost section: tokens across lines until the final `0`.
 #[derive(Default)]
 pub(super) struct CostSection {
-    pub(super) started: bool,
     pub(super) done: bool,
     /// Whether the total ticks were read.
     pub(super) have_total: bool,
@@ -25,6 +23,45 @@ pub(super) struct CostSection {
     pub(super) trailing_reported: bool,
 }
 
+/// What the cost section gives the costs it reads to: the stacks they belong to. The cost section
+/// reads and checks the tokens; the store says which stack a record is for, whether the model can
+/// hold its fields, and keeps them. (The cost section knows the store only by this trait, so that
+/// it and the stacks do not import each other.)
+pub(super) trait CostStore {
+    /// Keeps the total ticks the cost line starts with.
+    fn set_total_ticks(&mut self, ticks: u64);
+
+    /// The most words of allocation whose bytes the model holds.
+    fn max_words(&self) -> u64;
+
+    /// Whether field `field` of a record (2 entries, 3 ticks, 4 alloc in words) can hold `value`.
+    fn check_field(&self, field: usize, value: u64) -> Result<(), ParseErrorKind>;
+
+    /// The index of stack `id`, which is about to get its cost record.
+    fn stack_for_costs(&self, id: u64) -> Result<usize, ParseErrorKind>;
+
+    /// Stores the costs (entries, ticks, alloc in words) of the stack at index `i`.
+    fn set_costs(&mut self, i: usize, values: [u64; 3]);
+
+    /// Stores the costs of stack `id`, or says why not. Whether the model can hold them is checked
+    /// by the caller ([`Self::check_field`]).
+    fn record(&mut self, id: u64, values: [u64; 3]) -> Result<(), ParseErrorKind> {
+        let i = self.stack_for_costs(id)?;
+        self.set_costs(i, values);
+        Ok(())
+    }
+
+    /// The first field of the records `1 id entries ticks alloc` at the start of `numbers` that
+    /// the model cannot hold, as an error kind with its token's index in `numbers`.
+    #[cold]
+    fn out_of_range(&self, numbers: &[u64]) -> Option<(usize, ParseErrorKind)> {
+        numbers
+            .chunks_exact(5)
+            .enumerate()
+            .find_map(|(r, record)| (2..5).find_map(|f| self.check_field(f, record[f]).err().map(|e| (r * 5 + f, e))))
+    }
+}
+
 /// A token of the cost section: a plain number (see [`ManyTokens`]), or text.
 #[derive(Clone, Copy)]
 pub(super) enum Token<'a> {
@@ -34,24 +71,24 @@ pub(super) enum Token<'a> {
 
 impl CostSection {
     /// Reads the tokens of `line` after the first `skip` of them.
-    pub(super) fn feed(
+    pub(super) fn feed<S: CostStore>(
         &mut self,
         line: &Line<'_>,
         prepared: &Prepared,
         skip: usize,
-        reader: &mut PxReader,
+        store: &mut S,
         diag: &mut Diagnostics,
     ) -> Result<(), ParseError> {
         match prepared {
             &Prepared::Stack { id, cc, parent } => {
                 let (numbers, n) = Prepared::stack_tokens(id, cc, parent);
-                self.feed_numbers(line, &numbers[..n], &[], skip, reader, diag)
+                self.feed_numbers(line, &numbers[..n], &[], skip, store, diag)
             }
-            Prepared::Tokens(many) => self.feed_numbers(line, &many.numbers, &many.odd, skip, reader, diag),
+            Prepared::Tokens(many) => self.feed_numbers(line, &many.numbers, &many.odd, skip, store, diag),
             Prepared::Text => {
                 for (offset, token) in tokens(line.text).skip(skip) {
                     let at = || line.position_at(offset);
-                    if !self.token(Token::Text(token), at, reader, diag)? {
+                    if !self.token(Token::Text(token), at, store, diag)? {
                         break;
                     }
                 }
@@ -62,13 +99,13 @@ impl CostSection {
 
     /// [`Self::feed`] from the numbers the reader thread parsed: whole records at a time between
     /// the odd tokens, which are read from the text.
-    pub(super) fn feed_numbers(
+    fn feed_numbers<S: CostStore>(
         &mut self,
         line: &Line<'_>,
         numbers: &[u64],
         odd: &[OddToken],
         skip: usize,
-        reader: &mut PxReader,
+        store: &mut S,
         diag: &mut Diagnostics,
     ) -> Result<(), ParseError> {
         let mut odd = odd.iter().skip_while(|t| t.index < skip).peekable();
@@ -76,7 +113,7 @@ impl CostSection {
         while k < numbers.len() {
             let next_odd = odd.peek().map_or(numbers.len(), |t| t.index);
             if k < next_odd {
-                k = self.records(line, &numbers[k..next_odd], k, reader)?;
+                k = self.records(line, &numbers[k..next_odd], k, store)?;
                 if k == next_odd {
                     continue;
                 }
@@ -85,7 +122,7 @@ impl CostSection {
                 Some(t) => Token::Text(&line.text[t.start..t.end]),
                 None => Token::Number(numbers[k]),
             };
-            if !self.token(token, || token_position(line, k), reader, diag)? {
+            if !self.token(token, || token_position(line, k), store, diag)? {
                 break;
             }
             k += 1;
@@ -95,12 +132,12 @@ impl CostSection {
 
     /// Reads the whole records at the start of `numbers` (tokens from the `first` of `line`) if a
     /// record is due; returns the index of the first token left.
-    pub(super) fn records(
+    fn records<S: CostStore>(
         &mut self,
         line: &Line<'_>,
         numbers: &[u64],
         first: usize,
-        reader: &mut PxReader,
+        store: &mut S,
     ) -> Result<usize, ParseError> {
         if self.done || !self.have_total || self.filled != 0 {
             return Ok(first);
@@ -109,24 +146,24 @@ impl CostSection {
         // Whether a count is too large for the model is checked once for all the records here
         // (their bits ORed together), and record by record only when one may be.
         let (mut counts, mut words) = (0u64, 0u64);
-        let range_error = |reader: &PxReader, k: usize| {
-            reader.out_of_range(&numbers[..k]).map(|(at, kind)| ParseError {
+        let range_error = |store: &S, k: usize| {
+            store.out_of_range(&numbers[..k]).map(|(at, kind)| ParseError {
                 format: FORMAT,
                 position: token_position(line, first + at),
                 kind,
             })
         };
         while let Some(&[1, id, entries, ticks, alloc]) = numbers.get(k..k + 5) {
-            if let Err(kind) = reader.record(id, [entries, ticks, alloc]) {
+            if let Err(kind) = store.record(id, [entries, ticks, alloc]) {
                 let stack_error = ParseError { format: FORMAT, position: token_position(line, first + k + 1), kind };
-                return Err(range_error(reader, k).unwrap_or(stack_error));
+                return Err(range_error(store, k).unwrap_or(stack_error));
             }
             counts |= entries | ticks;
             words |= alloc;
             k += 5;
         }
-        if counts > MAX_COUNT || words > reader.max_words {
-            if let Some(e) = range_error(reader, k) {
+        if counts > MAX_COUNT || words > store.max_words() {
+            if let Some(e) = range_error(store, k) {
                 return Err(e);
             }
         }
@@ -134,11 +171,11 @@ impl CostSection {
     }
 
     /// Reads one token; false after the final `0` (the rest of the line is ignored).
-    pub(super) fn token(
+    fn token<S: CostStore>(
         &mut self,
         token: Token<'_>,
         at: impl Fn() -> Position,
-        reader: &mut PxReader,
+        store: &mut S,
         diag: &mut Diagnostics,
     ) -> Result<bool, ParseError> {
         if self.done {
@@ -157,7 +194,7 @@ impl CostSection {
             }),
         };
         if !self.have_total {
-            reader.total_ticks = number("the total ticks after 5")?;
+            store.set_total_ticks(number("the total ticks after 5")?);
             self.have_total = true;
             return Ok(true);
         }
@@ -184,13 +221,13 @@ impl CostSection {
         }
         const FIELDS: [&str; 5] = ["", "a stack id", "entries", "ticks", "alloc"];
         self.record[self.filled] = number(FIELDS[self.filled])?;
-        reader.check_field(self.filled, self.record[self.filled]).map_err(|kind| ParseError {
+        store.check_field(self.filled, self.record[self.filled]).map_err(|kind| ParseError {
             format: FORMAT,
             position: at(),
             kind,
         })?;
         if self.filled == 1 {
-            let stack = reader.stack_for_costs(self.record[1]);
+            let stack = store.stack_for_costs(self.record[1]);
             self.stack = Some(stack.map_err(|kind| ParseError { format: FORMAT, position: at(), kind })?);
         }
         self.filled += 1;
@@ -198,7 +235,7 @@ impl CostSection {
             self.filled = 0;
             let [_, _, entries, ticks, alloc] = self.record;
             if let Some(i) = self.stack.take() {
-                reader.set_costs(i, [entries, ticks, alloc]);
+                store.set_costs(i, [entries, ticks, alloc]);
             }
         }
         Ok(true)

@@ -15,7 +15,7 @@
 //! 5 50 1 1 0 0 3 1 14 1 0 40 1 15 1 20 1000 0
 //! ```
 //!
-//! **Grammar** (shared notes `formats.md` §1.3–1.6): a quoted timestamp line, a quoted `"N ms"` tick
+//! **Grammar** (the writer's code in `rts/Profiling.c`): a quoted timestamp line, a quoted `"N ms"` tick
 //! length line, cost centres `1 id "label" "module"`, stacks `2 id 1 cc` (a root) or
 //! `2 id 2 cc parent`, and one cost line `5 total-ticks (1 stack entries ticks alloc)* 0`.
 //!
@@ -216,12 +216,13 @@ impl ReadState {
                 self.interval(&line, diag)?;
                 self.stage = Stage::Declarations;
             }
-            Stage::Declarations => {
-                self.reader.declaration(&line, prepared, &mut self.costs, diag)?;
-                if self.costs.started {
-                    self.stage = Stage::Costs;
-                }
+            Stage::Declarations if line.text.starts_with('5') => {
+                // The cost line: the tree is complete, and the costs go into it from the first token.
+                self.stage = Stage::Costs;
+                self.reader.build_tree();
+                self.costs.feed(&line, prepared, 1, &mut self.reader, diag)?;
             }
+            Stage::Declarations => self.reader.declaration(&line, prepared, diag)?,
             Stage::Costs => self.costs.feed(&line, prepared, 0, &mut self.reader, diag)?,
         }
         self.last = next;

@@ -1,6 +1,6 @@
 //! The stacks (`2` lines) and cost centres (`1` lines) as a tree, and the costs stored in it.
 
-use super::costs::CostSection;
+use super::costs::CostStore;
 use super::lines::{parse_cost_centre, stack_line, NO_PARENT};
 use super::tokens::Prepared;
 use super::FORMAT;
@@ -82,23 +82,17 @@ impl PxReader {
         }
     }
 
-    /// A line between the headers and the cost line: `1`, `2`, or the start of the cost line.
+    /// A line between the headers and the cost line other than the cost line's start: `1` or `2`.
     pub(super) fn declaration(
         &mut self,
         line: &Line<'_>,
         prepared: &Prepared,
-        costs: &mut CostSection,
         diag: &mut Diagnostics,
     ) -> Result<(), ParseError> {
         let text = line.text;
         match text.as_bytes().first() {
             Some(b'1') => self.cost_centre(line, diag),
             Some(b'2') => self.stack(line, prepared, diag),
-            Some(b'5') => {
-                costs.started = true;
-                self.build_tree();
-                costs.feed(line, prepared, 1, self, diag)
-            }
             _ if text.trim().is_empty() => {
                 diag.warn("blank-line", Some(line.position), || "blank line skipped".into());
                 Ok(())
@@ -300,66 +294,6 @@ impl PxReader {
         frame
     }
 
-    /// Stores the costs of stack `id`, or says why not. Whether the model can hold them is checked
-    /// by the caller ([`Self::check_field`]).
-    pub(super) fn record(&mut self, id: u64, values: [u64; 3]) -> Result<(), ParseErrorKind> {
-        let i = self.stack_for_costs(id)?;
-        self.set_costs(i, values);
-        Ok(())
-    }
-
-    /// The first field of the records `1 id entries ticks alloc` at the start of `numbers` that
-    /// the model cannot hold, as an error kind with its token's index in `numbers`.
-    #[cold]
-    pub(super) fn out_of_range(&self, numbers: &[u64]) -> Option<(usize, ParseErrorKind)> {
-        numbers
-            .chunks_exact(5)
-            .enumerate()
-            .find_map(|(r, record)| (2..5).find_map(|f| self.check_field(f, record[f]).err().map(|e| (r * 5 + f, e))))
-    }
-
-    /// Whether field `field` of a record (2 entries, 3 ticks, 4 alloc in words) can hold `value`.
-    pub(super) fn check_field(&self, field: usize, value: u64) -> Result<(), ParseErrorKind> {
-        match field {
-            2 if value > MAX_COUNT => Err(ghc::too_large("entries", MAX_COUNT, value)),
-            3 if value > MAX_COUNT => Err(ghc::too_large("ticks", MAX_COUNT, value)),
-            4 if value > self.max_words => {
-                let what = format!("alloc in {}-byte words", self.word_size);
-                Err(ghc::too_large(&what, self.max_words, value))
-            }
-            _ => Ok(()),
-        }
-    }
-
-    /// The index of stack `id`, which is about to get its cost record.
-    pub(super) fn stack_for_costs(&self, id: u64) -> Result<usize, ParseErrorKind> {
-        let Some(i) = self.stack_index.get(id).map(|i| i as usize) else {
-            return Err(ParseErrorKind::Unexpected {
-                expected: "costs of a declared stack".into(),
-                found: format!("costs of stack {id}, never declared"),
-            });
-        };
-        if self.has_costs.get(i).copied().unwrap_or(true) {
-            return Err(ParseErrorKind::Unexpected {
-                expected: "one cost record per stack".into(),
-                found: format!("a second record for stack {id}"),
-            });
-        }
-        Ok(i)
-    }
-
-    /// Stores the costs of stack `i` (a node once the tree is built).
-    pub(super) fn set_costs(&mut self, i: usize, [entries, ticks, words]: [u64; 3]) {
-        self.has_costs[i] = true;
-        self.sum_ticks = self.sum_ticks.saturating_add(ticks);
-        if self.built {
-            let (tree, node) = (&mut self.profile.tree, NodeId(i as u32));
-            tree.set_self(ENTRIES, node, Value::Int(to_i64(entries)));
-            tree.set_self(TICKS, node, Value::Int(to_i64(ticks)));
-            tree.set_self(ALLOC, node, Value::Int(to_i64(words.saturating_mul(self.word_size))));
-        }
-    }
-
     /// After the cost line: the tree's error if it had one, else the profile, with warnings.
     pub(super) fn finish(self, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
         if let Some(e) = self.tree_error {
@@ -381,6 +315,59 @@ impl PxReader {
             });
         }
         Ok(self.profile)
+    }
+}
+
+/// The costs go into the stacks: by stack index, into the tree's nodes once it is built.
+impl CostStore for PxReader {
+    fn set_total_ticks(&mut self, ticks: u64) {
+        self.total_ticks = ticks;
+    }
+
+    fn max_words(&self) -> u64 {
+        self.max_words
+    }
+
+    /// Whether field `field` of a record (2 entries, 3 ticks, 4 alloc in words) can hold `value`.
+    fn check_field(&self, field: usize, value: u64) -> Result<(), ParseErrorKind> {
+        match field {
+            2 if value > MAX_COUNT => Err(ghc::too_large("entries", MAX_COUNT, value)),
+            3 if value > MAX_COUNT => Err(ghc::too_large("ticks", MAX_COUNT, value)),
+            4 if value > self.max_words => {
+                let what = format!("alloc in {}-byte words", self.word_size);
+                Err(ghc::too_large(&what, self.max_words, value))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The index of stack `id`, which is about to get its cost record.
+    fn stack_for_costs(&self, id: u64) -> Result<usize, ParseErrorKind> {
+        let Some(i) = self.stack_index.get(id).map(|i| i as usize) else {
+            return Err(ParseErrorKind::Unexpected {
+                expected: "costs of a declared stack".into(),
+                found: format!("costs of stack {id}, never declared"),
+            });
+        };
+        if self.has_costs.get(i).copied().unwrap_or(true) {
+            return Err(ParseErrorKind::Unexpected {
+                expected: "one cost record per stack".into(),
+                found: format!("a second record for stack {id}"),
+            });
+        }
+        Ok(i)
+    }
+
+    /// Stores the costs of stack `i` (a node once the tree is built).
+    fn set_costs(&mut self, i: usize, [entries, ticks, words]: [u64; 3]) {
+        self.has_costs[i] = true;
+        self.sum_ticks = self.sum_ticks.saturating_add(ticks);
+        if self.built {
+            let (tree, node) = (&mut self.profile.tree, NodeId(i as u32));
+            tree.set_self(ENTRIES, node, Value::Int(to_i64(entries)));
+            tree.set_self(TICKS, node, Value::Int(to_i64(ticks)));
+            tree.set_self(ALLOC, node, Value::Int(to_i64(words.saturating_mul(self.word_size))));
+        }
     }
 }
 
@@ -458,7 +445,7 @@ impl IdIndex {
     }
 }
 
-/// `v`, checked by [`PxReader::check_field`] to fit.
+/// `v`, checked by `check_field` to fit.
 pub(super) fn to_i64(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }

@@ -59,8 +59,10 @@
 //! callees of one caller become one node). An anonymous function's name is written empty again.
 
 use super::json::{self, push_string};
-use super::{Carries, ConvertOptions, Format, Sniff, Structure};
+use super::options::ConvertOptions;
+use super::spec::{self, Carries, Encoding, JsonKind, Rules, Sniff, Spec, Structure};
 use crate::diag::Diagnostics;
+use crate::error::FormatName;
 use crate::error::{Error, ParseError, ParseErrorKind};
 use crate::model::{
     ChildIndex, FrameId, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values, DEFINED_AT,
@@ -68,7 +70,30 @@ use crate::model::{
 use serde::Deserialize;
 use std::io::{Read, Write};
 
-const FORMAT: Format = Format::Cpuprofile;
+/// What its format is, how it is told and read and written, and what a conversion to it does.
+pub(crate) const SPEC: Spec = Spec {
+    name: "cpuprofile",
+    description: "V8 .cpuprofile JSON (node --cpu-prof, Chrome DevTools), opens in VS Code",
+    extensions: &["cpuprofile"],
+    carries: CARRIES,
+    encoding: Encoding::Json(JsonKind { what: "a V8 CPU profile (.cpuprofile)", aside: " (V8's)", check }),
+    sniff,
+    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
+    write: Some(|profile, out, options, _| write(profile, out, options)),
+    rules: Rules {
+        fit,
+        fit_roots: spec::roots_as_they_are,
+        says_which_metric_comes_first: false,
+        keeps_defined_at: true,
+        shared_attrs: &[],
+        module_is_namespace: false,
+        keeps_measured_inclusive: false,
+        single_root: None,
+    },
+};
+
+/// The format's name in errors and warnings.
+const FORMAT: FormatName = SPEC.format_name();
 
 /// What a `.cpuprofile` holds.
 pub(crate) const CARRIES: Carries = Carries {
@@ -514,7 +539,7 @@ pub(crate) fn fit(profile: Profile, options: &ConvertOptions, diag: &mut Diagnos
     let kind = |profile: &Profile, kind| profile.metrics().iter().position(|m| m.kind == kind);
     let counts = kind(&profile, MetricKind::Samples).or_else(|| kind(&profile, MetricKind::Ticks));
     if kind(&profile, MetricKind::Time).is_none() {
-        let interval = profile.meta.interval.or(options.interval).unwrap_or(super::DEFAULT_INTERVAL);
+        let interval = profile.meta.interval.or(options.interval).unwrap_or(super::options::DEFAULT_INTERVAL);
         let micros = interval.as_secs_f64() * 1e6;
         let values = counts.map_or_else(
             || vec![0.0; profile.tree.len()],
@@ -547,7 +572,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
     let time = profile.metrics().iter().position(|m| m.kind == MetricKind::Time);
     let count = profile.metrics().iter().position(|m| m.kind == MetricKind::Samples);
     let count = count.or_else(|| profile.metrics().iter().position(|m| m.kind == MetricKind::Ticks));
-    let interval = profile.meta.interval.or(options.interval).unwrap_or(super::DEFAULT_INTERVAL);
+    let interval = profile.meta.interval.or(options.interval).unwrap_or(super::options::DEFAULT_INTERVAL);
     let per_count = interval.as_secs_f64() * 1e6;
     let children = tree.children();
     // Nodes in pre-order (as the reader builds them back), with an explicit stack: ids from 2 in
@@ -571,7 +596,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
     if total_hits > options.max_samples {
         let max = options.max_samples;
         let what = format!("{total_hits} samples would be {total_hits} entries of samples and timeDeltas, more than --max-samples {max} allows (raise it to write them)");
-        return Err(Error::Unrepresentable { format: FORMAT.into(), what });
+        return Err(Error::Unrepresentable { format: FORMAT, what });
     }
     let mut ids = vec![0u64; tree.len()];
     for (i, &node) in order.iter().enumerate() {
@@ -600,7 +625,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
         json.push_str(",{\"id\":");
         json.push_str(itoa::Buffer::new().format(id(node)));
         json.push_str(",\"callFrame\":{\"functionName\":");
-        let name = super::written_name(frame);
+        let name = super::shared::written_name(frame);
         let defined = profile.defined_at(tree.frame(node));
         // An anonymous function, named by where it is defined, has no name in V8's terms.
         let anonymous =

@@ -7,9 +7,9 @@
 //! single `Maybe`; else an error that lists the candidates. Output: `--to`, else the extension. Output detection
 //! never looks at content.
 //!
-//! Before all of that, JSON is told apart by its keys, each JSON format's check ([`JSON_FORMATS`])
-//! on its first bytes: GHC's `-pj`, speedscope's, V8's `.cpuprofile` and Chrome traces go on to be
-//! detected (or read as named; one named as another of them is refused with what it is). JSON no
+//! Before all of that, JSON is told apart by its keys, each JSON format's check (its contract's
+//! `Encoding::Json`) on its first bytes: JSON of a format proftool reads goes on to be detected
+//! (or read as named; one named as another of them is refused with what it is). JSON no
 //! check takes is read as the one JSON format its extension names, if it names one (with a warning
 //! of what the check missed), so that the reader says where it is wrong; any other is refused, even
 //! under `--from` a format that is not JSON, with where each check failed and, when the whole input
@@ -18,7 +18,8 @@
 //! them: UTF-16 decoded, without a leading byte-order mark, CRLF as LF ([`reads_text`],
 //! [`text::sniffable`]); an input path ending in `.gz` is also matched by the name inside it.
 
-use super::{Format, Sniff};
+use super::spec::{Encoding, JsonKind, Sniff};
+use super::Format;
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::files::HEAD_LEN;
@@ -76,8 +77,8 @@ pub fn by_extension(path: &Path) -> Vec<Format> {
 
 /// Decides the format of an input from `--from`, its first bytes as they are (`head`) and its path
 /// (`None` for stdin). Text formats are sniffed as their readers get them ([`text::sniffable`]).
-/// JSON is recognised before anything else: proftool reads GHC's, speedscope's, V8's and Chrome's,
-/// and says what any other is.
+/// JSON is recognised before anything else: proftool reads the formats whose contract says they
+/// are JSON (`Encoding::Json`), and says what any other is.
 /// An empty input is read as the format named or its extension says, with a warning.
 pub fn detect_input(
     named: Option<Format>,
@@ -93,7 +94,7 @@ pub fn detect_input(
         // JSON of no known kind named by its extension as one: read as that, so that its reader
         // says where it is not (a damaged or cut file, keys in another order).
         if let (Json::Unknown, None, Some(json_format)) = (json, named, path.and_then(json_by_extension)) {
-            let (format, found) = (json_format.format, (json_format.check)(&text).err().unwrap_or_default());
+            let (format, found) = (json_format.format, (json_format.kind.check)(&text).err().unwrap_or_default());
             diag.warn("detect-ext", None, || {
                 format!("the content does not look like {format} ({found}); reading it as {format}, as its extension says (name another with --from)")
             });
@@ -198,25 +199,9 @@ fn sniff_input(format: Format, head: &[u8], text: &[u8]) -> Sniff {
 
 /// Whether `format` is read as text, so that a leading UTF-8 byte-order mark (which Windows editors
 /// and Excel write) is not part of its content and is dropped before it is sniffed and read, and
-/// UTF-16 with a mark (PowerShell's `>`) is decoded. BR,
-/// Sampler and pprof files are binary (a Sampler file's header is text, its records are not): they
-/// are read byte for byte, so that one that happens to start with the mark's bytes keeps them.
+/// UTF-16 with a mark (PowerShell's `>`) is decoded: as its contract says (`Encoding`, `spec.rs`).
 pub fn reads_text(format: Format) -> bool {
-    match format {
-        Format::Lispworks
-        | Format::Folded
-        | Format::DyalogXml
-        | Format::DyalogCsv
-        | Format::GhcPx
-        | Format::GhcProf
-        | Format::GhcJson
-        | Format::Svg
-        | Format::Speedscope
-        | Format::Perf
-        | Format::Cpuprofile
-        | Format::ChromeTrace => true,
-        Format::Sampler | Format::Br | Format::Pprof => false,
-    }
+    format.spec().encoding.is_text()
 }
 
 /// The formats an input's extension names: by its whole name, else by its name without a `.gz`
@@ -246,38 +231,33 @@ fn written_only(format: Format, named: Option<Format>, how: &str) -> Error {
     }
 }
 
-/// A JSON format proftool reads: what its files are, in a sentence, and its check of an input's
-/// first bytes, which says why not when they are not of it.
+/// A JSON format proftool reads, with how its contract tells its JSON apart.
+#[derive(Clone, Copy)]
 struct JsonFormat {
     format: Format,
-    what: &'static str,
-    check: fn(&[u8]) -> Result<(), &'static str>,
+    kind: &'static JsonKind,
 }
 
-/// The JSON formats, in the order they are told apart.
-const JSON_FORMATS: [JsonFormat; 4] = [
-    JsonFormat { format: Format::GhcJson, what: "GHC's +RTS -pj JSON", check: super::ghc::json::check },
-    JsonFormat { format: Format::Speedscope, what: "speedscope JSON", check: super::speedscope::check },
-    JsonFormat { format: Format::Cpuprofile, what: "a V8 CPU profile (.cpuprofile)", check: super::cpuprofile::check },
-    JsonFormat {
-        format: Format::ChromeTrace,
-        what: "a Chrome trace (JSON trace events)",
-        check: super::chrome_trace::check,
-    },
-];
+/// The JSON formats, in the order they are told apart (registry order).
+fn json_formats() -> impl Iterator<Item = JsonFormat> {
+    Format::ALL.iter().filter_map(|&format| match &format.spec().encoding {
+        Encoding::Json(kind) => Some(JsonFormat { format, kind }),
+        Encoding::Text | Encoding::Binary => None,
+    })
+}
 
 /// The one JSON format `path`'s extension names (`.cpuprofile`, `.prof.json`, `.prof`), if it
 /// names one (`.json` names two).
-fn json_by_extension(path: &Path) -> Option<&'static JsonFormat> {
+fn json_by_extension(path: &Path) -> Option<JsonFormat> {
     let formats = by_input_extension(path);
-    let mut named = JSON_FORMATS.iter().filter(|json| formats.contains(&json.format));
+    let mut named = json_formats().filter(|json| formats.contains(&json.format));
     named.next().filter(|_| named.next().is_none())
 }
 
 /// The kind of JSON an input holds, told apart by its first bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Json {
-    /// One of [`JSON_FORMATS`].
+    /// Of a format whose [`Encoding`] is JSON.
     Of(Format),
     /// Any other JSON.
     Unknown,
@@ -293,19 +273,19 @@ impl Json {
             Some((b'[', rest)) => next_after(rest) == Some(b'{'),
             _ => false,
         };
-        let known = JSON_FORMATS.iter().find(|json| (json.check)(head).is_ok());
+        let known = json_formats().find(|json| (json.kind.check)(head).is_ok());
         is_json.then(|| known.map_or(Json::Unknown, |json| Json::Of(json.format)))
     }
 
     /// An error unless this JSON is read as `named` (the format of `--from`), or detected;
     /// `head` is the input's first bytes, all of it when shorter than [`HEAD_LEN`].
     fn check(self, named: Option<Format>, head: &[u8]) -> Result<(), Error> {
-        let json_format = |format| JSON_FORMATS.iter().find(|json| json.format == format);
+        let json_format = |format| json_formats().find(|json| json.format == format);
         let why = match (self, named) {
             (Json::Of(_), None) => return Ok(()),
             (Json::Of(format), Some(named)) if format == named => return Ok(()),
             (Json::Of(format), Some(_)) => {
-                let what = json_format(format).map_or("JSON", |json| json.what);
+                let what = json_format(format).map_or("JSON", |json| json.kind.what);
                 format!("the content is {what}; read it as {format}")
             }
             // The sniffers know GHC's own key order and speedscope's first keys; a file written otherwise is
@@ -328,11 +308,17 @@ fn unknown_json(head: &[u8]) -> String {
         _ => String::new(),
     };
     let looked_at = if whole { "" } else { " in the first 64 KiB, which detection reads" };
+    let listed: Vec<String> = json_formats().map(|json| format!("{}{}", json.format, json.kind.aside)).collect();
+    let listed = match listed.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    };
     let mut why = format!(
-        "the content is JSON of a kind proftool does not know{cut}; of the formats proftool reads, only ghc-json (GHC's +RTS -pj profile), speedscope, cpuprofile (V8's) and chrome-trace are JSON, and each found{looked_at}:"
+        "the content is JSON of a kind proftool does not know{cut}; of the formats proftool reads, only {listed} are JSON, and each found{looked_at}:"
     );
-    for json in &JSON_FORMATS {
-        if let Err(found) = (json.check)(head) {
+    for json in json_formats() {
+        if let Err(found) = (json.kind.check)(head) {
             why.push_str(&format!("\n  {}: {found}", json.format));
         }
     }
@@ -367,17 +353,6 @@ pub fn detect_output(named: Option<Format>, path: Option<&Path>, diag: &mut Diag
         [one] => Ok(*one),
         [] => Err(unknown_output(format!("no writable format has the extension of {}", path.display()))),
         several => Err(unknown_output(format!("the extension could be {}", names(several)))),
-    }
-}
-
-/// `Yes` when the first line of `head` contains `marker`, else `No`: for formats whose first line
-/// carries a fixed phrase (LispWorks, GHC's text report).
-pub(crate) fn first_line_contains(head: &[u8], marker: &str) -> Sniff {
-    let first = head.split(|&b| b == b'\n').next().unwrap_or(&[]);
-    if memchr::memmem::find(first, marker.as_bytes()).is_some() {
-        Sniff::Yes
-    } else {
-        Sniff::No
     }
 }
 

@@ -46,9 +46,11 @@
 //! (exactly, in one pass over the nodes) and refuses more than `--max-output-size` (default: 100
 //! times the input's size, at least 1 GiB), saying how much it would be.
 
+use super::options::ConvertOptions;
+use super::spec::{self, Carries, Encoding, Rules, Sniff, Spec, Structure};
 use super::stacks::{self, StackTree};
-use super::{Carries, ConvertOptions, Format, Sniff, Structure};
 use crate::diag::Diagnostics;
+use crate::error::FormatName;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
 use crate::model::{
     CallTree, FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values,
@@ -56,6 +58,33 @@ use crate::model::{
 };
 use std::borrow::Cow;
 use std::io::{Read, Write};
+
+/// What its format is, how it is told and read and written, and what a conversion to it does.
+pub(crate) const SPEC: Spec = Spec {
+    name: "folded",
+    description: "folded stacks for flame graphs (FlameGraph, inferno)",
+    extensions: &["folded", "collapsed"],
+    carries: CARRIES,
+    encoding: Encoding::Text,
+    sniff,
+    read: Some(|input, options, diag| {
+        read(input, options.size_hint, &options.formats.folded, diag).map_err(Error::from)
+    }),
+    write: Some(write),
+    rules: Rules {
+        fit: spec::as_projected,
+        fit_roots: spec::roots_as_they_are,
+        says_which_metric_comes_first: false,
+        keeps_defined_at: false,
+        shared_attrs: &[],
+        module_is_namespace: false,
+        keeps_measured_inclusive: false,
+        single_root: None,
+    },
+};
+
+/// The format's name in errors and warnings.
+const FORMAT: FormatName = SPEC.format_name();
 
 /// What folded stacks carry.
 pub(crate) const CARRIES: Carries = Carries {
@@ -244,7 +273,7 @@ pub(crate) fn read(
     let mut first_not_stack: Option<ParseError> = None;
     let mut any_stack = false;
     crate::text::pipeline_with_parts(
-        crate::text::Blocks::new(input, Format::Folded),
+        crate::text::Blocks::new(input, FORMAT),
         |text: &str, frames: &mut Vec<LineFrame>| numbers.parse(text, frames),
         |line, parsed, frames| {
             line.warn_if_cut_short("its count may have lost digits", diag);
@@ -286,7 +315,7 @@ pub(crate) fn read(
         // Nothing to draw is not a profile: a flame graph or pprof file of no samples would hide that
         // the recording or a script before proftool failed.
         return Err(first_not_stack.unwrap_or_else(|| ParseError {
-            format: Format::Folded.into(),
+            format: FORMAT,
             position: Position::line(1, 0),
             kind: ParseErrorKind::Unexpected {
                 expected: STACK_LINE.into(),
@@ -356,13 +385,10 @@ pub(crate) fn write(
     }
     let tree = &profile.tree;
     let Values::Int(counts) = tree.self_values(0) else {
-        return Err(Error::Unrepresentable {
-            format: Format::Folded.into(),
-            what: "counts must be whole numbers".into(),
-        });
+        return Err(Error::Unrepresentable { format: FORMAT, what: "counts must be whole numbers".into() });
     };
     let stacks = Stacks { tree, names: &names, counts };
-    stacks::check_output_size(Format::Folded, stacks.size(), options)?;
+    stacks::check_output_size(FORMAT, stacks.size(), options)?;
     if !tree.is_preorder() {
         // Pieces of consecutive roots' subtrees, walked through child lists.
         let children = tree.children();

@@ -1,19 +1,19 @@
 //! What the JSON readers and writers (GHC's `-pj`, speedscope, V8's `.cpuprofile`) share: errors
 //! with a line and column, from serde_json's and from a byte offset; escaped strings.
 
+use crate::error::FormatName;
 use crate::error::{ParseError, ParseErrorKind, Position};
-use crate::formats::Format;
 
 /// A serde_json error as a parse error of `format` with its line and column; `expected` says what
 /// the JSON should have been (`JSON in GHC's -pj schema`). JSON that ends before it closes is said
 /// to look cut short.
-pub(crate) fn serde_error(format: Format, text: &str, e: &serde_json::Error, expected: &str) -> ParseError {
+pub(crate) fn serde_error(format: FormatName, text: &str, e: &serde_json::Error, expected: &str) -> ParseError {
     let line = e.line().max(1);
     let line_start: usize = text.split_inclusive('\n').take(line - 1).map(str::len).sum();
     let column = e.column().max(1);
     let byte = text[line_start..].char_indices().nth(column - 1).map_or(text.len(), |(b, _)| line_start + b);
     ParseError {
-        format: format.into(),
+        format,
         position: Position { byte: byte as u64, line: Some(line as u64), column: Some(column as u64) },
         kind: ParseErrorKind::Unexpected { expected: expected.into(), found: found(e) },
     }
@@ -32,23 +32,19 @@ pub(crate) fn found(e: &serde_json::Error) -> String {
 }
 
 /// An error of `format` at byte `at` of `bytes`, with line and column.
-pub(crate) fn error_at(format: Format, bytes: &[u8], at: usize, kind: ParseErrorKind) -> ParseError {
+pub(crate) fn error_at(format: FormatName, bytes: &[u8], at: usize, kind: ParseErrorKind) -> ParseError {
     let at = at.min(bytes.len());
     let line_start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
     let line = memchr::memchr_iter(b'\n', &bytes[..line_start]).count() as u64 + 1;
     let column = String::from_utf8_lossy(&bytes[line_start..at]).chars().count() as u64 + 1;
-    ParseError {
-        format: format.into(),
-        position: Position { byte: at as u64, line: Some(line), column: Some(column) },
-        kind,
-    }
+    ParseError { format, position: Position { byte: at as u64, line: Some(line), column: Some(column) }, kind }
 }
 
 /// The whole of `input`, read for a JSON reader of `format`: an I/O error at the byte it stopped at.
-pub(crate) fn read_all(input: &mut (dyn std::io::Read + Send), format: Format) -> Result<Vec<u8>, ParseError> {
+pub(crate) fn read_all(input: &mut (dyn std::io::Read + Send), format: FormatName) -> Result<Vec<u8>, ParseError> {
     let mut bytes = Vec::new();
     input.read_to_end(&mut bytes).map_err(|e| ParseError {
-        format: format.into(),
+        format,
         position: Position::byte(bytes.len() as u64),
         kind: ParseErrorKind::Io(e),
     })?;
@@ -56,7 +52,7 @@ pub(crate) fn read_all(input: &mut (dyn std::io::Read + Send), format: Format) -
 }
 
 /// `bytes` as UTF-8 text, or an error at the first byte that is not (JSON is UTF-8).
-pub(crate) fn text(format: Format, bytes: &[u8]) -> Result<&str, ParseError> {
+pub(crate) fn text(format: FormatName, bytes: &[u8]) -> Result<&str, ParseError> {
     std::str::from_utf8(bytes).map_err(|e| error_at(format, bytes, e.valid_up_to(), ParseErrorKind::Encoding))
 }
 

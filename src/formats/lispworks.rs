@@ -49,12 +49,38 @@
 //! frames merge into their functions) and header facts other than the tree name. Comments in a file
 //! read are not kept. A newline in a name is replaced by a space, with a warning.
 
-use super::{Carries, Format, Sniff, Structure};
+use super::spec::{self, Carries, Encoding, Rules, Sniff, Spec, Structure};
 use crate::diag::Diagnostics;
+use crate::error::FormatName;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
 use crate::model::{ops, FrameId, FrameKind, FrameTable, FunctionFacts, Metric, MetricKind, NodeId, Profile, Value};
 use crate::text;
 use std::io::{Read, Write};
+
+/// What its format is, how it is told and read and written, and what a conversion to it does.
+pub(crate) const SPEC: Spec = Spec {
+    name: "lispworks",
+    description: "LispWorks profiler tree (Depth|Count|Call|Seen|Top|Name lines)",
+    extensions: &["tree"],
+    carries: CARRIES,
+    encoding: Encoding::Text,
+    sniff,
+    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
+    write: Some(|profile, out, _, diag| write(profile, out, diag)),
+    rules: Rules {
+        fit: |profile, _, diag| fit(profile, diag),
+        fit_roots: spec::roots_as_they_are,
+        says_which_metric_comes_first: false,
+        keeps_defined_at: false,
+        shared_attrs: &[],
+        module_is_namespace: false,
+        keeps_measured_inclusive: false,
+        single_root: None,
+    },
+};
+
+/// The format's name in errors and warnings.
+const FORMAT: FormatName = SPEC.format_name();
 
 /// What a LispWorks tree carries.
 pub(crate) const CARRIES: Carries = Carries {
@@ -84,19 +110,19 @@ const FIELDS: [&str; 5] = ["Depth", "Count", "Call-Count", "Seen-Count", "Top-Co
 
 /// `Yes` when the first line has the marker the LispWorks reader itself checks for.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
-    super::detect::first_line_contains(head, MARKER)
+    spec::first_line_contains(head, MARKER)
 }
 
 /// Reads a LispWorks profiler tree: lines are split and their numbers parsed on a second thread
 /// while this one interns names and builds the tree.
 pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let missing_marker = || ParseErrorKind::MissingMarker {
-        format: Format::Lispworks.into(),
+        format: FORMAT,
         expected: "a first line containing \"LispWorks Profiler Tree\"",
     };
     let mut reader: Option<TreeReader> = None;
     let mut last_line = Position::line(1, 0);
-    text::pipeline(input, Format::Lispworks, classify, |line, parsed| {
+    text::pipeline(input, FORMAT, classify, |line, parsed| {
         last_line = line.position;
         // The format has no end marker: a tree cut short ends in a line without its line break.
         line.warn_if_cut_short("the name on it may be cut", diag);
@@ -125,7 +151,7 @@ pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
         // A marker and no node: a file cut right after its first line, or written by a run that
         // profiled nothing; either way no profile to convert.
         Some(reader) if reader.profile.tree.is_empty() => Err(ParseError {
-            format: Format::Lispworks.into(),
+            format: FORMAT,
             position: last_line,
             kind: ParseErrorKind::Unexpected {
                 expected: "a data line (Depth|Count|Call-Count|Seen-Count|Top-Count|Name) after the marker".into(),
@@ -133,9 +159,7 @@ pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
             },
         }),
         Some(reader) => Ok(reader.finish(diag)),
-        None => {
-            Err(ParseError { format: Format::Lispworks.into(), position: Position::line(1, 0), kind: missing_marker() })
-        }
+        None => Err(ParseError { format: FORMAT, position: Position::line(1, 0), kind: missing_marker() }),
     }
 }
 
@@ -378,7 +402,7 @@ pub(crate) fn fit(profile: Profile, diag: &mut Diagnostics) -> Profile {
         }
         _ => format!("{} roots are put under a {ROOT:?} added for them", roots.len()),
     };
-    diag.warn("roots-adopted", None, || format!("{} has one root: the input's {what}", Format::Lispworks));
+    diag.warn("roots-adopted", None, || format!("{} has one root: the input's {what}", FORMAT));
     let mut profile = profile;
     let root = profile.frames.intern_name(ROOT, FrameKind::Pseudo);
     let adopted = ops::adopt_roots(&profile, root, |_| true);

@@ -43,14 +43,40 @@
 //! samples (time becomes samples at `--interval`), line numbers (merged into functions), header facts,
 //! frame kinds below the thread level, and TAB or LF in names (replaced by spaces, with a warning).
 
-use super::ConvertOptions;
-use super::{Carries, Format, Sniff, Structure};
+use super::options::ConvertOptions;
+use super::spec::{self, Carries, Encoding, Rules, Sniff, Spec, Structure};
 use crate::diag::Diagnostics;
+use crate::error::FormatName;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
 use crate::model::{ops, ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Value, Values};
 use indexmap::IndexMap;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 use std::io::{BufRead, BufReader, Read, Write};
+
+/// What its format is, how it is told and read and written, and what a conversion to it does.
+pub(crate) const SPEC: Spec = Spec {
+    name: "sampler",
+    description: "Apple Sampler supersampler stack samples",
+    extensions: &["sampler"],
+    carries: CARRIES,
+    encoding: Encoding::Binary,
+    sniff,
+    read: Some(|input, options, diag| read(input, &options.formats.sampler, diag).map_err(Error::from)),
+    write: Some(|profile, out, options, _| write(profile, out, options)),
+    rules: Rules {
+        fit: spec::as_projected,
+        fit_roots,
+        says_which_metric_comes_first: false,
+        keeps_defined_at: false,
+        shared_attrs: &[],
+        module_is_namespace: false,
+        keeps_measured_inclusive: false,
+        single_root: None,
+    },
+};
+
+/// The format's name in errors and warnings.
+const FORMAT: FormatName = SPEC.format_name();
 
 /// What a Sampler file carries.
 pub(crate) const CARRIES: Carries = Carries {
@@ -120,7 +146,7 @@ struct Bytes<R> {
 
 impl<R: Read> Bytes<R> {
     fn error(&self, offset: u64, kind: ParseErrorKind) -> ParseError {
-        ParseError { format: Format::Sampler.into(), position: Position::byte(offset), kind }
+        ParseError { format: FORMAT, position: Position::byte(offset), kind }
     }
 
     fn unexpected(&self, offset: u64, expected: &str, found: &[u8]) -> ParseError {
@@ -251,10 +277,7 @@ pub(crate) fn read(
     let order = options.order;
     let mut bytes = Bytes { input: BufReader::with_capacity(256 * 1024, input), offset: 0 };
     if bytes.literal(MAGIC, "the first line @supersamplerV1.0").is_err() {
-        let kind = ParseErrorKind::MissingMarker {
-            format: Format::Sampler.into(),
-            expected: "@supersamplerV1.0 and a newline",
-        };
+        let kind = ParseErrorKind::MissingMarker { format: FORMAT, expected: "@supersamplerV1.0 and a newline" };
         return Err(bytes.error(0, kind));
     }
     bytes.literal(SYMBOL_TABLE, "@symboltableV1.1 and a newline")?;
@@ -546,30 +569,20 @@ fn build(profile: &mut Profile, symbols: &mut FxHashMap<u32, Symbol>, threads: &
 pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOptions) -> Result<(), Error> {
     let tree = &profile.tree;
     let Values::Int(counts) = tree.self_values(0) else {
-        return Err(Error::Unrepresentable {
-            format: Format::Sampler.into(),
-            what: "sample counts must be whole numbers".into(),
-        });
+        return Err(Error::Unrepresentable { format: FORMAT, what: "sample counts must be whole numbers".into() });
     };
     let total = counts.iter().fold(0u64, |sum, &c| sum.saturating_add(c.max(0) as u64));
     if total > options.max_samples {
         let max = options.max_samples;
         let what = format!("{total} samples would be {total} sample lines, more than --max-samples {max} allows (raise it to write them)");
-        return Err(Error::Unrepresentable { format: Format::Sampler.into(), what });
+        return Err(Error::Unrepresentable { format: FORMAT, what });
     }
     // A record per sample, each a tab, four words, the stack's ids below its thread and a line end.
     let id_bytes = |node: NodeId| if tree.parent(node).is_some() { 4 } else { 0 };
     let records = |node: NodeId, _| (counts[node.index()].max(0) as u64, 18);
-    super::stacks::check_output_size(
-        Format::Sampler,
-        super::stacks::whole_stacks_size(tree, id_bytes, records),
-        options,
-    )?;
+    super::stacks::check_output_size(FORMAT, super::stacks::whole_stacks_size(tree, id_bytes, records), options)?;
     let Values::Int(inclusive) = tree.derived_inclusive(0) else {
-        return Err(Error::Unrepresentable {
-            format: Format::Sampler.into(),
-            what: "sample counts must be whole numbers".into(),
-        });
+        return Err(Error::Unrepresentable { format: FORMAT, what: "sample counts must be whole numbers".into() });
     };
     let children = tree.children();
     let threads = thread_ids(profile, children.roots());

@@ -8,8 +8,9 @@
 //! the limit it is held to. Such an output grows with a tree's depth times its leaves, not with its
 //! nodes (an 8 MB input made 10 GB of folded stacks).
 
-use super::{ConvertOptions, Format};
+use super::options::ConvertOptions;
 use crate::error::Error;
+use crate::error::FormatName;
 use crate::model::{CallTree, ChildIndex, FrameId, NodeId};
 
 /// The nodes of stacks added to one tree.
@@ -77,7 +78,7 @@ pub(crate) fn whole_stacks_size(
 /// Refuses to write `estimate` bytes of `format` when that is more than `options` allow
 /// ([`ConvertOptions::output_limit`]), before anything is written, with the estimate, the input's
 /// size and the option that lifts the limit.
-pub(crate) fn check_output_size(format: Format, estimate: u64, options: &ConvertOptions) -> Result<(), Error> {
+pub(crate) fn check_output_size(format: FormatName, estimate: u64, options: &ConvertOptions) -> Result<(), Error> {
     let limit = options.output_limit();
     if estimate <= limit {
         return Ok(());
@@ -88,14 +89,14 @@ pub(crate) fn check_output_size(format: Format, estimate: u64, options: &Convert
         None => format!(
             "the default limit of {} allows ({} times the input, at least 1 GiB)",
             bytes(limit),
-            super::OUTPUT_PER_INPUT_BYTE
+            super::options::OUTPUT_PER_INPUT_BYTE
         ),
     };
     let what = format!(
         "it would be {}{input}, more than {limit}: it holds every stack whole, so a deep tree makes far more output than input; raise the limit with --max-output-size SIZE (K, M, G, T) to write it",
         bytes(estimate)
     );
-    Err(Error::Unrepresentable { format: format.into(), what })
+    Err(Error::Unrepresentable { format, what })
 }
 
 /// `bytes` as a message gives a size: exact, and in TiB, GiB, MiB or KiB beside it when large.
@@ -159,7 +160,9 @@ mod tests {
         assert_eq!(options(None).output_limit(), 1 << 30);
         assert_eq!(options(Some(1000)).output_limit(), 1 << 30);
         assert_eq!(options(Some(20 << 20)).output_limit(), 2000 << 20);
-        let error = check_output_size(Format::Folded, (2000 << 20) + 1, &options(Some(20 << 20))).unwrap_err();
+        let error =
+            check_output_size(crate::formats::folded::SPEC.format_name(), (2000 << 20) + 1, &options(Some(20 << 20)))
+                .unwrap_err();
         assert_eq!(
             error.to_string(),
             "cannot write folded: it would be 2097152001 bytes (2.0 GiB) from an input of 20971520 bytes (20.0 MiB), more than the default limit of 2097152000 bytes (2.0 GiB) allows (100 times the input, at least 1 GiB): it holds every stack whole, so a deep tree makes far more output than input; raise the limit with --max-output-size SIZE (K, M, G, T) to write it"

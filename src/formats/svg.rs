@@ -24,11 +24,38 @@
 //! counts, header facts but the title), and the order of siblings. Boxes narrower than 0.01 % of the
 //! total are left out (their counts stay in their callers' boxes).
 
-use super::{folded, Carries, Format, Sniff};
+use super::folded;
+use super::spec::{self, Carries, Encoding, Rules, Sniff, Spec};
 use crate::diag::Diagnostics;
 use crate::error::Error;
+use crate::error::FormatName;
 use crate::model::{Children, MetricKind, NodeId, Profile, Values};
 use std::io::Write;
+
+/// What its format is, how it is told and read and written, and what a conversion to it does.
+pub(crate) const SPEC: Spec = Spec {
+    name: "svg",
+    description: "flame graph as interactive SVG (inferno), to open in a browser",
+    extensions: &["svg"],
+    carries: CARRIES,
+    encoding: Encoding::Text,
+    sniff,
+    read: None,
+    write: Some(|profile, out, _, diag| write(profile, out, diag)),
+    rules: Rules {
+        fit: spec::as_projected,
+        fit_roots: spec::roots_as_they_are,
+        says_which_metric_comes_first: false,
+        keeps_defined_at: false,
+        shared_attrs: &[],
+        module_is_namespace: false,
+        keeps_measured_inclusive: false,
+        single_root: None,
+    },
+};
+
+/// The format's name in errors and warnings.
+const FORMAT: FormatName = SPEC.format_name();
 
 /// What a flame graph shows: folded stacks and a title.
 pub(crate) const CARRIES: Carries = Carries { title: true, ..folded::CARRIES };
@@ -43,12 +70,12 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
     let Some(metric) = profile.metrics().first().filter(|_| profile.total(0).as_f64() != 0.0) else {
         // inferno draws nothing and fails: say why instead.
         return Err(Error::Unrepresentable {
-            format: Format::Svg.into(),
+            format: FORMAT,
             what: "a flame graph is drawn from counts, and this profile's are all 0".into(),
         });
     };
     let Values::Int(_) = profile.tree.self_values(0) else {
-        return Err(Error::Unrepresentable { format: Format::Svg.into(), what: "counts must be whole numbers".into() });
+        return Err(Error::Unrepresentable { format: FORMAT, what: "counts must be whole numbers".into() });
     };
     let mut options = inferno::flamegraph::Options::default();
     options.title = profile.meta.title.clone().unwrap_or_else(|| "Flame Graph".into());

@@ -60,7 +60,8 @@
 //! `f` without file or line beside `f` in `<no file>` at line 0) merge, so that every file written
 //! reads back into the tree it was written from.
 
-use super::{Carries, Structure};
+use super::spec::{self, Carries, Encoding, Rules, Spec, Structure};
+use crate::error::{Error, FormatName};
 use crate::model::MetricKind;
 
 mod read;
@@ -68,6 +69,31 @@ mod write;
 
 pub(crate) use read::{read, sniff};
 pub(crate) use write::{fit, write};
+
+/// What its format is, how it is told and read and written, and what a conversion to it does.
+pub(crate) const SPEC: Spec = Spec {
+    name: "br",
+    description: "Business Rules! (BR) profiler file (DEBUG PROFILE SAMPLED/TIMED)",
+    extensions: &["br"],
+    carries: CARRIES,
+    encoding: Encoding::Binary,
+    sniff,
+    read: Some(|input, options, diag| read(input, &options.formats.br, diag).map_err(Error::from)),
+    write: Some(write),
+    rules: Rules {
+        fit,
+        fit_roots: spec::roots_as_they_are,
+        says_which_metric_comes_first: true,
+        keeps_defined_at: false,
+        shared_attrs: &[],
+        module_is_namespace: false,
+        keeps_measured_inclusive: false,
+        single_root: None,
+    },
+};
+
+/// The format's name in errors and warnings.
+const FORMAT: FormatName = SPEC.format_name();
 
 /// What a BR profiler file carries.
 pub(crate) const CARRIES: Carries = Carries {
@@ -168,8 +194,8 @@ mod tests {
     use super::read::CHUNK;
     use super::*;
     use crate::diag::Diagnostics;
-    use crate::formats::ConvertOptions;
-    use crate::formats::Sniff;
+    use crate::formats::options::ConvertOptions;
+    use crate::formats::spec::Sniff;
     use crate::model::dump::dump;
     use crate::model::{FrameId, FrameKind, FrameRef, Metric, NodeId, Profile, Repr, Unit, Value};
 

@@ -1,12 +1,13 @@
 //! Reading BR records: nom's streaming parsers over a refilled buffer, groups aggregated as they are read.
 
+use super::FORMAT;
 use super::{
     record_name, BacktraceOrder, BACKTRACE, CURRENT_LINE, END, FRAME_LEN, FUNCTION_NAME, GOSUB, GOSUB_VALUE,
     MAIN_ROUTINE, MAIN_ROUTINE_VALUE, MAPPING, ROUTINE_KEY, TIME, TIME_LEN,
 };
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind, Position};
-use crate::formats::{Format, Sniff};
+use crate::formats::spec::Sniff;
 use crate::model::{ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value};
 use indexmap::IndexMap;
 use nom::bytes::streaming::take;
@@ -209,7 +210,7 @@ fn cut_short(s: &[u8], at: u64) -> ParseError {
 
 fn unexpected(at: u64, expected: &str, found: String) -> ParseError {
     let kind = ParseErrorKind::Unexpected { expected: expected.into(), found };
-    ParseError { format: Format::Br.into(), position: Position::byte(at), kind }
+    ParseError { format: FORMAT, position: Position::byte(at), kind }
 }
 
 fn unknown_type(at: u64, kind: u8) -> ParseError {
@@ -267,7 +268,7 @@ impl Chunks<'_> {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => {
                     let at = self.base + self.end as u64;
-                    return Err(ParseError { format: Format::Br.into(), position: Position::byte(at), kind: e.into() });
+                    return Err(ParseError { format: FORMAT, position: Position::byte(at), kind: e.into() });
                 }
             }
         }

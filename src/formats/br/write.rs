@@ -1,13 +1,13 @@
 //! Writing BR records, and fitting a profile to them first.
 
+use super::FORMAT;
 use super::{
     BacktraceOrder, Mode, BACKTRACE, CURRENT_LINE, END, FRAME_LEN, FUNCTION_NAME, GOSUB, GOSUB_VALUE, MAIN_ROUTINE,
     MAIN_ROUTINE_VALUE, MAPPING, NO_FILE, ROUTINE_KEY, TIME,
 };
 use crate::diag::Diagnostics;
 use crate::error::Error;
-use crate::formats::Format;
-use crate::formats::{ConvertOptions, DEFAULT_INTERVAL};
+use crate::formats::options::{ConvertOptions, DEFAULT_INTERVAL};
 use crate::model::{FrameId, FrameKind, Metric, MetricKind, Profile, Repr, Unit, Value, Values};
 use byteorder::{BigEndian, WriteBytesExt};
 use rustc_hash::FxHashMap;
@@ -29,7 +29,7 @@ pub(crate) fn write(
         let what = format!(
             "{total} samples would be {total} groups, more than --max-samples {max} allows (raise it to write them)"
         );
-        return Err(Error::Unrepresentable { format: Format::Br.into(), what });
+        return Err(Error::Unrepresentable { format: FORMAT, what });
     }
     let times = group_times(profile);
     let mut encoder = Encoder::new(profile);
@@ -117,7 +117,7 @@ fn sample_counts(profile: &Profile) -> Result<Vec<i64>, Error> {
     // The conversion step derives samples from time when the profile has only time.
     let Some(m) = profile.metrics().iter().position(|m| m.kind == MetricKind::Samples) else {
         let what = "it needs a samples or time metric, and the profile has neither".into();
-        return Err(Error::Unrepresentable { format: Format::Br.into(), what });
+        return Err(Error::Unrepresentable { format: FORMAT, what });
     };
     let values = profile.tree.self_values(m);
     Ok((0..values.len()).map(|i| values.get(i).as_count()).collect())
@@ -301,7 +301,7 @@ impl<'p> Encoder<'p> {
         }
         let Ok(number) = u16::try_from(self.modules.len() + 1) else {
             let what = "more than 65,535 distinct module files".into();
-            return Err(Error::Unrepresentable { format: Format::Br.into(), what });
+            return Err(Error::Unrepresentable { format: FORMAT, what });
         };
         // A fitted file name fits its length field; the bound only keeps the record well-formed.
         let name = &file.as_bytes()[..file.len().min(usize::from(u16::MAX))];

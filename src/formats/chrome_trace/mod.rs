@@ -95,11 +95,36 @@ mod write;
 pub(crate) use read::read;
 pub(crate) use write::write;
 
-use super::{Carries, Format, Sniff, Structure};
+use super::spec::{self, Carries, Encoding, JsonKind, Rules, Sniff, Spec, Structure};
 use crate::diag::Diagnostics;
+use crate::error::{Error, FormatName};
 use crate::model::{FrameKind, FrameRef, MetricKind, NodeId, Profile, Repr, Unit, Values};
 
-const FORMAT: Format = Format::ChromeTrace;
+/// What its format is, how it is told and read and written, and what a conversion to it does.
+pub(crate) const SPEC: Spec = Spec {
+    name: "chrome-trace",
+    description: "Chrome trace events JSON (py-spy, clang -ftime-trace), opens in Perfetto",
+    // py-spy and Clang write `.json`: content decides.
+    extensions: &["trace.json", "json"],
+    carries: CARRIES,
+    encoding: Encoding::Json(JsonKind { what: "a Chrome trace (JSON trace events)", aside: "", check }),
+    sniff,
+    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
+    write: Some(|profile, out, _, _| write(profile, out)),
+    rules: Rules {
+        fit: |profile, _, diag| fit(profile, diag),
+        fit_roots: spec::roots_as_they_are,
+        says_which_metric_comes_first: false,
+        keeps_defined_at: false,
+        shared_attrs: &[],
+        module_is_namespace: false,
+        keeps_measured_inclusive: false,
+        single_root: None,
+    },
+};
+
+/// The format's name in errors and warnings.
+const FORMAT: FormatName = SPEC.format_name();
 
 /// What a Chrome trace holds.
 pub(crate) const CARRIES: Carries = Carries {
@@ -155,8 +180,9 @@ pub(crate) fn fit(profile: Profile, diag: &mut Diagnostics) -> Profile {
     let loose = profile.tree.roots().any(|r| !is_thread(profile.frames.get(profile.tree.frame(r))));
     let mut profile = profile;
     if loose {
-        let name =
-            super::unique_name("main".into(), |name| profile.frames.contains(FrameRef::named(name, FrameKind::Thread)));
+        let name = super::shared::unique_name("main".into(), |name| {
+            profile.frames.contains(FrameRef::named(name, FrameKind::Thread))
+        });
         let thread = profile.frames.intern(FrameRef::named(&name, FrameKind::Thread));
         profile = crate::model::ops::adopt_roots(&profile, thread, |f| !is_thread(f));
     }

@@ -375,7 +375,7 @@ impl Reader<'_> {
                 found: crate::formats::json::found(e),
             },
         };
-        ParseError { format: FORMAT.into(), position, kind }
+        ParseError { format: FORMAT, position, kind }
     }
 
     fn track(&mut self, pid: Option<Id>, tid: Option<Id>) -> &mut Track {

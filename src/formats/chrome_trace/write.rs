@@ -19,7 +19,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
         json.push_str(",\n{\"name\":\"thread_name\",\"cat\":\"__metadata\",\"ph\":\"M\",\"ts\":0,\"pid\":1,\"tid\":");
         json.push_str(&tid);
         json.push_str(",\"args\":{\"name\":");
-        push_string(&mut json, &crate::formats::written_name(profile.frames.get(tree.frame(root))));
+        push_string(&mut json, &crate::formats::shared::written_name(profile.frames.get(tree.frame(root))));
         json.push_str("}}");
         // Each node's begin with where its slice starts (callees one after another from their
         // caller's start), and after its callees its end.
@@ -66,7 +66,7 @@ fn inclusive_nanoseconds(profile: &Profile) -> Result<Vec<i128>, Error> {
         let nanos = (micros * 1e3).round();
         if !nanos.is_finite() || nanos.abs() >= 2f64.powi(100) {
             return Err(Error::Unrepresentable {
-                format: FORMAT.into(),
+                format: FORMAT,
                 what: format!("the time {micros} us: slices are finite"),
             });
         }
@@ -110,7 +110,7 @@ enum Phase {
 fn push_event(json: &mut String, profile: &Profile, node: NodeId, phase: Phase, nanos: i128, tid: &str) {
     let frame = profile.frames.get(profile.tree.frame(node));
     json.push_str(",\n{\"name\":");
-    push_string(json, &crate::formats::written_name(frame));
+    push_string(json, &crate::formats::shared::written_name(frame));
     json.push_str(if phase == Phase::Begin { ",\"ph\":\"B\",\"ts\":" } else { ",\"ph\":\"E\",\"ts\":" });
     push_micros(json, nanos);
     json.push_str(",\"pid\":1,\"tid\":");

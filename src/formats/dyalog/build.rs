@@ -33,8 +33,8 @@
 
 use super::{unattributed, Column, Report, Row};
 use crate::diag::Diagnostics;
+use crate::error::FormatName;
 use crate::error::ParseErrorKind;
-use crate::formats::Format;
 use crate::model::ops::{shortened, with_parts};
 use crate::model::{
     ChildIndex, FrameId, FrameKind, FrameRef, FrameTable, Metric, NodeId, Profile, Repr, Unit, Value, Values,
@@ -187,7 +187,7 @@ impl<T: Summable> ValueColumns<T> {
         &mut self,
         row: &OpenValues<T>,
         name: impl Fn() -> &'n str,
-        format: Format,
+        format: FormatName,
         diags: &mut [Diagnostics; 2],
     ) -> [T; 2] {
         if !self.present() {
@@ -277,7 +277,7 @@ impl Open {
 
 /// Builds a profile from a report's rows, in file order.
 pub(crate) struct ReportBuilder {
-    format: Format,
+    format: FormatName,
     profile: Profile,
     /// The calls metric, the only one kept in the tree while reading: times and ticks are added as
     /// metrics by [`Self::finish`], after it.
@@ -318,7 +318,7 @@ pub(crate) struct ReportBuilder {
 impl ReportBuilder {
     /// A builder for a report with `columns` (`Element` must be one of them); `merge_lines` merges
     /// line rows into their functions.
-    pub(crate) fn new(format: Format, columns: &[Column], merge_lines: bool) -> ReportBuilder {
+    pub(crate) fn new(format: FormatName, columns: &[Column], merge_lines: bool) -> ReportBuilder {
         let has = |c: Column| columns.contains(&c);
         let time = ValueColumns::new([has(Column::ExclusiveTime), has(Column::InclusiveTime) || has(Column::Time)]);
         let ticks = ValueColumns::new([has(Column::ExclusiveTicks), has(Column::InclusiveTicks)]);

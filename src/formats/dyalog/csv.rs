@@ -28,14 +28,40 @@
 use super::build::ReportBuilder;
 use super::{report_rows, Column, Report, Row, Separators, REPORT_KEY, TOTAL_KEY};
 use crate::diag::Diagnostics;
+use crate::error::FormatName;
 use crate::error::{Error, ParseError, ParseErrorKind, Position};
-use crate::formats::{Format, Sniff};
+use crate::formats::spec::{self, Encoding, Rules, Sniff, Spec};
 use crate::model::{FrameKind, FrameTable, Profile};
 use crate::text;
 use std::io::{Read, Write};
 use std::ops::Range;
 
-const FORMAT: Format = Format::DyalogCsv;
+/// What Dyalog's CSV format is, how it is told and read and written, and what a conversion to it does.
+pub(crate) const SPEC: Spec = Spec {
+    name: "dyalog-csv",
+    description: "Dyalog APL ]PROFILE report as CSV (tree, summary, data)",
+    extensions: &["csv"],
+    carries: super::carries(true),
+    encoding: Encoding::Text,
+    sniff,
+    read: Some(|input, options, diag| {
+        read(input, &options.formats.dyalog, options.merge_lines, diag).map_err(Error::from)
+    }),
+    write: Some(|profile, out, options, _| write(profile, out, options.formats.dyalog.separators)),
+    rules: Rules {
+        fit: |profile, _, diag| super::fit(profile, FORMAT, diag),
+        fit_roots: spec::roots_as_they_are,
+        says_which_metric_comes_first: false,
+        keeps_defined_at: false,
+        shared_attrs: super::SHARED_ATTRS,
+        module_is_namespace: false,
+        keeps_measured_inclusive: true,
+        single_root: None,
+    },
+};
+
+/// The format's name in errors and warnings.
+const FORMAT: FormatName = SPEC.format_name();
 
 /// The header attr that holds separators other than the default.
 const SEPARATORS: &str = "dyalog-csv.separators";
@@ -114,14 +140,13 @@ pub(crate) fn read(
     diag: &mut Diagnostics,
 ) -> Result<Profile, ParseError> {
     let separators = options.separators;
-    let io_error =
-        |e: std::io::Error| ParseError { format: FORMAT.into(), position: Position::default(), kind: e.into() };
+    let io_error = |e: std::io::Error| ParseError { format: FORMAT, position: Position::default(), kind: e.into() };
     let mut head = Vec::new();
     input.take(HEAD).read_to_end(&mut head).map_err(io_error)?;
     let separators = separators.unwrap_or_else(|| detect_separators(&head));
     // Fields are split byte by byte, at a separator that cannot be part of another character.
     let field = u8::try_from(u32::from(separators.field)).ok().filter(u8::is_ascii).ok_or_else(|| ParseError {
-        format: FORMAT.into(),
+        format: FORMAT,
         position: Position::default(),
         kind: ParseErrorKind::Unexpected {
             expected: "an ASCII field separator".into(),
@@ -129,14 +154,13 @@ pub(crate) fn read(
         },
     })?;
     let header = std::str::from_utf8(first_line(&head)).map_err(|e| ParseError {
-        format: FORMAT.into(),
+        format: FORMAT,
         position: Position { byte: e.valid_up_to() as u64, line: Some(1), column: None },
         kind: ParseErrorKind::Encoding,
     })?;
     if header.trim().is_empty() {
-        let kind =
-            ParseErrorKind::MissingMarker { format: FORMAT.into(), expected: "a header row of quoted column names" };
-        return Err(ParseError { format: FORMAT.into(), position: Position::line(1, 0), kind });
+        let kind = ParseErrorKind::MissingMarker { format: FORMAT, expected: "a header row of quoted column names" };
+        return Err(ParseError { format: FORMAT, position: Position::line(1, 0), kind });
     }
     let columns = header_columns(header, field, diag)?;
     let known: Vec<Column> = columns.iter().flatten().copied().collect();
@@ -169,7 +193,7 @@ pub(crate) fn read(
         // A header and no row: a file cut right after its first line (]PROFILE writes a row for
         // every function it timed); no profile to convert.
         return Err(ParseError {
-            format: FORMAT.into(),
+            format: FORMAT,
             position: last_line,
             kind: ParseErrorKind::Unexpected {
                 expected: "a row after the header".into(),
@@ -478,11 +502,8 @@ fn quoted_fields(line: &str, field: u8) -> Result<Vec<String>, ParseErrorKind> {
 
 /// The columns of the header line (`None` for a column proftool does not know, with a warning).
 fn header_columns(line: &str, field: u8, diag: &mut Diagnostics) -> Result<Vec<Option<Column>>, ParseError> {
-    let names = split(line, field).map_err(|kind| ParseError {
-        format: FORMAT.into(),
-        position: Position::line(1, 0),
-        kind,
-    })?;
+    let names =
+        split(line, field).map_err(|kind| ParseError { format: FORMAT, position: Position::line(1, 0), kind })?;
     let columns: Vec<Option<Column>> = names
         .iter()
         .map(|name| {
@@ -505,7 +526,7 @@ fn header_columns(line: &str, field: u8, diag: &mut Diagnostics) -> Result<Vec<O
             expected: "a header with an \"Element\" (or \"Function\") column".into(),
             found: crate::error::excerpt(names.join(",").as_bytes()),
         };
-        return Err(ParseError { format: FORMAT.into(), position: Position::line(1, 0), kind });
+        return Err(ParseError { format: FORMAT, position: Position::line(1, 0), kind });
     }
     Ok(columns)
 }

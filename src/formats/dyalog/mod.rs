@@ -40,8 +40,9 @@ mod rows;
 pub mod xml;
 
 use crate::diag::Diagnostics;
+use crate::error::FormatName;
 use crate::error::ParseErrorKind;
-use crate::formats::{Carries, Format, Structure};
+use crate::formats::spec::{Carries, Structure};
 use crate::model::ops::{self, shortened, unattributed, with_parts};
 use crate::model::{
     significant, FrameId, FrameKind, FrameRef, Meta, Metric, MetricKind, NodeId, Profile, Repr, StatedTotal, Unit,
@@ -86,7 +87,7 @@ pub(crate) const UNKNOWN_CALLING_LINE: u32 = 0;
 /// under a line row [`UNKNOWN_CALLING_LINE`] of the caller, with a warning. A tree from another format
 /// gets the columns of a 1.37 tree report (Calls, ExclusiveTime, InclusiveTime) whatever it measured,
 /// 0 where it has no such value, with a warning each.
-pub(crate) fn fit(mut profile: Profile, format: Format, diag: &mut Diagnostics) -> Profile {
+pub(crate) fn fit(mut profile: Profile, format: FormatName, diag: &mut Diagnostics) -> Profile {
     if Report::of(&profile) != Report::Tree {
         return profile;
     }
@@ -107,7 +108,7 @@ pub(crate) fn fit(mut profile: Profile, format: Format, diag: &mut Diagnostics) 
 }
 
 /// Adds a calls and a time metric of zeros to a profile that lacks them, naming each.
-fn add_neutral_columns(profile: &mut Profile, format: Format, diag: &mut Diagnostics) {
+fn add_neutral_columns(profile: &mut Profile, format: FormatName, diag: &mut Diagnostics) {
     let has = |profile: &Profile, kind| profile.metrics().iter().any(|m| m.kind == kind);
     if !has(profile, MetricKind::Calls) {
         // A source may count calls per function (LispWorks Call-Count, dropped with a word of
@@ -548,13 +549,8 @@ pub(crate) fn file_percentages(profile: &Profile) -> Option<Vec<Option<f64>>> {
     (pcts.len() == profile.tree.len()).then_some(pcts)
 }
 
-/// Whether `target` keeps the header fact `key` though it is not named after it (the facts shared
-/// by the Dyalog formats).
-pub(crate) fn shared_attr(target: crate::formats::Format, key: &str) -> bool {
-    use crate::formats::Format;
-    matches!(target, Format::DyalogXml | Format::DyalogCsv)
-        && [REPORT_KEY, DERIVED_KEY, TOTAL_KEY, PCT_KEY].contains(&key)
-}
+/// The header facts the Dyalog formats share: each keeps them though they are not named after it.
+const SHARED_ATTRS: &[&str] = &[REPORT_KEY, DERIVED_KEY, TOTAL_KEY, PCT_KEY];
 
 /// The [`DERIVED_KEY`] fact of a report whose columns are `bits`, if it has derived ones.
 pub(crate) fn derived_fact(bits: u16) -> Option<(String, String)> {

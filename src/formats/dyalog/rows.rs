@@ -5,13 +5,13 @@
 
 use super::build::ReportBuilder;
 use super::{Column, Row};
+use crate::error::FormatName;
 use crate::error::{ParseError, ParseErrorKind, Position};
-use crate::formats::Format;
 use std::io::{BufRead, BufReader, Cursor, Read};
 use std::sync::mpsc::{sync_channel, SyncSender};
 
 /// The only reports read this way.
-const FORMAT: Format = Format::DyalogXml;
+const FORMAT: FormatName = super::xml::SPEC.format_name();
 
 /// Inputs up to this size are read without a second thread.
 const SMALL: u64 = 1 << 20;
@@ -49,7 +49,7 @@ impl Consumer {
                     let name = &batch.names[start..*end];
                     start = *end;
                     builder.add(name, None, row).map_err(|kind| ParseError {
-                        format: FORMAT.into(),
+                        format: FORMAT,
                         position: *position,
                         kind,
                     })?;
@@ -145,7 +145,7 @@ fn stopped() -> ParseError {
 /// one reported.
 pub(super) fn thread_stopped(which: &str) -> ParseError {
     let io = std::io::Error::other(format!("{which} stopped"));
-    ParseError { format: FORMAT.into(), position: Position::default(), kind: ParseErrorKind::Io(io) }
+    ParseError { format: FORMAT, position: Position::default(), kind: ParseErrorKind::Io(io) }
 }
 
 /// Runs `parse` over `input`, building the rows it reports (line rows merged into their functions
@@ -156,8 +156,7 @@ pub(crate) fn read_rows<T: Send>(
     merge_lines: bool,
     parse: impl FnOnce(&mut dyn BufRead, &mut RowSink<'_>) -> Result<T, ParseError> + Send,
 ) -> Result<(Option<ReportBuilder>, T), ParseError> {
-    let io_error =
-        |e: std::io::Error| ParseError { format: FORMAT.into(), position: Position::default(), kind: e.into() };
+    let io_error = |e: std::io::Error| ParseError { format: FORMAT, position: Position::default(), kind: e.into() };
     let mut head = Vec::new();
     input.take(SMALL).read_to_end(&mut head).map_err(io_error)?;
     let mut consumer = Consumer { merge_lines, builder: None };

@@ -51,14 +51,38 @@ use super::build::ReportBuilder;
 use super::rows::{Kept, RowSink};
 use super::{report_rows, Column, Layout, OutRow, Report, Row, REPORT_KEY};
 use crate::diag::Diagnostics;
+use crate::error::FormatName;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
-use crate::formats::{Format, Sniff};
+use crate::formats::spec::{self, Encoding, Rules, Sniff, Spec};
 use crate::model::{Profile, Value};
 use quick_xml::events::Event;
 use quick_xml::Reader;
 use std::io::{BufRead, Read, Write};
 
-const FORMAT: Format = Format::DyalogXml;
+/// What Dyalog's XML format is, how it is told and read and written, and what a conversion to it does.
+pub(crate) const SPEC: Spec = Spec {
+    name: "dyalog-xml",
+    description: "Dyalog APL ]PROFILE report as XML (tree, summary, data)",
+    extensions: &["xml"],
+    carries: super::carries(false),
+    encoding: Encoding::Text,
+    sniff,
+    read: Some(|input, options, diag| read(input, options.merge_lines, diag).map_err(Error::from)),
+    write: Some(|profile, out, options, diag| write(profile, out, &options.formats.dyalog, diag)),
+    rules: Rules {
+        fit: |profile, _, diag| super::fit(profile, FORMAT, diag),
+        fit_roots: spec::roots_as_they_are,
+        says_which_metric_comes_first: false,
+        keeps_defined_at: false,
+        shared_attrs: super::SHARED_ATTRS,
+        module_is_namespace: false,
+        keeps_measured_inclusive: true,
+        single_root: None,
+    },
+};
+
+/// The format's name in errors and warnings.
+const FORMAT: FormatName = SPEC.format_name();
 
 /// The header facts kept from `<ProfileSettings>`, in the order they are written.
 const SETTINGS: [&str; 6] = ["Version", "Title", "TimerBias", "Command", "TotalTime", "SelectedTime"];
@@ -229,11 +253,7 @@ impl<'i> Blocks<'i> {
     }
 
     fn error(&self, kind: ParseErrorKind) -> ParseError {
-        ParseError {
-            format: FORMAT.into(),
-            position: Position::line(self.start.lines_before + 1, self.start.offset),
-            kind,
-        }
+        ParseError { format: FORMAT, position: Position::line(self.start.lines_before + 1, self.start.offset), kind }
     }
 }
 
@@ -406,7 +426,7 @@ impl<'b> XmlInput<'b> {
     }
 
     fn error(&self, position: Position, kind: ParseErrorKind) -> ParseError {
-        ParseError { format: FORMAT.into(), position, kind }
+        ParseError { format: FORMAT, position, kind }
     }
 
     fn unexpected(&self, expected: &str, found: String) -> ParseError {
@@ -440,7 +460,7 @@ impl<'b> XmlInput<'b> {
                     self.hit_end |= !self.last && matches!(e, quick_xml::Error::Syntax(_));
                     let position = self.position(self.reader.error_position());
                     let kind = ParseErrorKind::Unexpected { expected: "well-formed XML".into(), found: e.to_string() };
-                    return Err(ParseError { format: FORMAT.into(), position, kind });
+                    return Err(ParseError { format: FORMAT, position, kind });
                 }
                 Ok(Event::Start(e)) => (Ev::Start(Tag::of(e.name().as_ref())), Some(e)),
                 Ok(Event::Empty(e)) => (Ev::Empty(Tag::of(e.name().as_ref())), Some(e)),
@@ -709,8 +729,7 @@ impl Document {
                 // No settings, no entries: an empty report, as `<ProfileData></ProfileData>` is.
                 (Stage::Before, Ev::Empty(Tag::ProfileData)) => self.stage = Stage::After,
                 (Stage::Before, _) => {
-                    let kind =
-                        ParseErrorKind::MissingMarker { format: FORMAT.into(), expected: "a <ProfileData> element" };
+                    let kind = ParseErrorKind::MissingMarker { format: FORMAT, expected: "a <ProfileData> element" };
                     return Err(x.error(x.here(), kind));
                 }
                 (Stage::Inside, Ev::Start(Tag::ProfileSettings)) => {

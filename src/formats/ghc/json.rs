@@ -28,13 +28,41 @@
 
 use super::{cost_centre, new_profile, ALLOC, ENTRIES, TICKS};
 use crate::diag::Diagnostics;
+use crate::error::{Error, FormatName};
 use crate::error::{ParseError, ParseErrorKind};
-use crate::formats::{json, Carries, Format, Sniff};
+use crate::formats::json;
+use crate::formats::spec::{self, Carries, Encoding, JsonKind, Rules, Sniff, Spec};
 use crate::model::{FrameId, FrameRef, MetricKind, NodeId, Profile, Value, DEFINED_AT};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use std::io::Read;
 use std::time::Duration;
+
+/// What its format is, how it is told and read and written, and what a conversion to it does.
+pub(crate) const SPEC: Spec = Spec {
+    name: "ghc-json",
+    description: "GHC +RTS -pj JSON profile",
+    // GHC writes -pj output to `<prog>.prof` too.
+    extensions: &["prof.json", "json", "prof"],
+    carries: CARRIES,
+    encoding: Encoding::Json(JsonKind { what: "GHC's +RTS -pj JSON", aside: " (GHC's +RTS -pj profile)", check }),
+    sniff,
+    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
+    write: None,
+    rules: Rules {
+        fit: spec::as_projected,
+        fit_roots: spec::roots_as_they_are,
+        says_which_metric_comes_first: false,
+        keeps_defined_at: false,
+        shared_attrs: &[],
+        module_is_namespace: true,
+        keeps_measured_inclusive: false,
+        single_root: None,
+    },
+};
+
+/// The format's name in errors and warnings.
+const FORMAT: FormatName = SPEC.format_name();
 
 /// What a JSON profile carries.
 pub(crate) const CARRIES: Carries = super::carries(
@@ -43,8 +71,6 @@ pub(crate) const CARRIES: Carries = super::carries(
     &[],
     std::time::Duration::from_micros(1),
 );
-
-const FORMAT: Format = Format::GhcJson;
 
 /// `Yes` when [`check`] passes.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {

@@ -18,7 +18,7 @@ pub mod prof;
 pub mod px;
 
 use crate::error::ParseErrorKind;
-use crate::formats::{Carries, Structure};
+use crate::formats::spec::{Carries, Structure};
 use crate::model::{Aggregation, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Unit};
 
 /// What a GHC profile carries: a tree of cost centres with modules, a timestamp and a tick length;

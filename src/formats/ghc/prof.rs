@@ -58,11 +58,37 @@
 use super::{alloc_metric, cost_centre, new_profile, ALLOC, ENTRIES, TICKS};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, ParseError, ParseErrorKind, Position};
-use crate::formats::{detect, Carries, Format, Sniff};
+use crate::error::{Error, FormatName};
+use crate::formats::spec::{self, first_line_contains, Carries, Encoding, Rules, Sniff, Spec};
 use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, DEFINED_AT};
 use crate::text::{self, Line};
 use std::io::Read;
 use std::time::Duration;
+
+/// What its format is, how it is told and read and written, and what a conversion to it does.
+pub(crate) const SPEC: Spec = Spec {
+    name: "ghc-prof",
+    description: "GHC +RTS -p/-P text profiling report",
+    extensions: &["prof"],
+    carries: CARRIES,
+    encoding: Encoding::Text,
+    sniff,
+    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
+    write: None,
+    rules: Rules {
+        fit: spec::as_projected,
+        fit_roots: spec::roots_as_they_are,
+        says_which_metric_comes_first: false,
+        keeps_defined_at: false,
+        shared_attrs: &[],
+        module_is_namespace: true,
+        keeps_measured_inclusive: false,
+        single_root: None,
+    },
+};
+
+/// The format's name in errors and warnings.
+const FORMAT: FormatName = SPEC.format_name();
 
 /// What a text report carries.
 pub(crate) const CARRIES: Carries = super::carries(
@@ -72,12 +98,11 @@ pub(crate) const CARRIES: Carries = super::carries(
     std::time::Duration::from_micros(1),
 );
 
-const FORMAT: Format = Format::GhcProf;
 const MARKER: &str = "Time and Allocation Profiling Report";
 
 /// `Yes` when the first line has the report's title.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
-    detect::first_line_contains(head, MARKER)
+    first_line_contains(head, MARKER)
 }
 
 /// At most this many numbers end a tree row (`no. entries %time %alloc %time %alloc ticks bytes`).
@@ -263,7 +288,7 @@ impl ProfReader {
             Section::Title => {
                 let Some(at) = text.find(MARKER) else {
                     return Err(line.error(ParseErrorKind::MissingMarker {
-                        format: FORMAT.into(),
+                        format: FORMAT,
                         expected: "a first line with \"Time and Allocation Profiling Report\"",
                     }));
                 };
@@ -402,7 +427,7 @@ impl ProfReader {
         if depth > self.path.len() {
             let previous = self.path.len() as i64 - 1;
             let kind = ParseErrorKind::DepthJump { previous, found: depth as i64 };
-            return Err(ParseError { format: FORMAT.into(), position: line.position_at(depth), kind });
+            return Err(ParseError { format: FORMAT, position: line.position_at(depth), kind });
         }
         self.path.truncate(depth);
         let totals = self.totals();
@@ -416,7 +441,7 @@ impl ProfReader {
         // A count the model holds, else an error at its column.
         let count = |field: &str, i: usize| {
             super::count(field, at(i)).map_err(|kind| ParseError {
-                format: FORMAT.into(),
+                format: FORMAT,
                 position: line.position_at(numbers.start[wanted - 1 - i] as usize),
                 kind,
             })
@@ -451,7 +476,7 @@ impl ProfReader {
         };
         if let Some(expected) = expected {
             return Err(ParseError {
-                format: FORMAT.into(),
+                format: FORMAT,
                 position: end,
                 kind: ParseErrorKind::Unexpected { expected: expected.into(), found: "the end of the input".into() },
             });

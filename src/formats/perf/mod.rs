@@ -62,16 +62,41 @@ mod lines;
 mod names;
 mod pairs;
 
+use super::shared::unique_name;
+use super::spec::{self, Carries, Encoding, Rules, Sniff, Spec, Structure};
 use super::stacks::StackTree;
-use super::{unique_name, Carries, Format, Sniff, Structure};
 use crate::diag::Diagnostics;
+use crate::error::{Error, FormatName};
 use crate::error::{ParseError, ParseErrorKind, Position};
 use crate::model::{Aggregation, CallTree, FrameId, FrameTable, Metric, MetricKind, Profile, Repr, Unit, Values};
 use lines::{Header, Parsed, Splitter};
 use pairs::FrameIds;
 use std::io::Read;
 
-const FORMAT: Format = Format::Perf;
+/// What its format is, how it is told and read and written, and what a conversion to it does.
+pub(crate) const SPEC: Spec = Spec {
+    name: "perf",
+    description: "Linux perf script text of a perf record -g recording",
+    extensions: &["perf-script", "perf"],
+    carries: CARRIES,
+    encoding: Encoding::Text,
+    sniff,
+    read: Some(|input, options, diag| read(input, &options.formats.perf, diag).map_err(Error::from)),
+    write: None,
+    rules: Rules {
+        fit: spec::as_projected,
+        fit_roots: spec::roots_as_they_are,
+        says_which_metric_comes_first: false,
+        keeps_defined_at: false,
+        shared_attrs: &[],
+        module_is_namespace: false,
+        keeps_measured_inclusive: false,
+        single_root: None,
+    },
+};
+
+/// The format's name in errors and warnings.
+const FORMAT: FormatName = SPEC.format_name();
 
 /// What a `perf script` file holds (it is read only).
 pub(crate) const CARRIES: Carries = Carries {
@@ -248,7 +273,7 @@ pub(crate) fn read(
     }
     if builder.n_records == 0 {
         return Err(ParseError {
-            format: FORMAT.into(),
+            format: FORMAT,
             position: Position::byte(last_byte),
             kind: ParseErrorKind::Unexpected {
                 expected: "a sample (a header line and its frames)".into(),

@@ -67,15 +67,41 @@ mod proto;
 mod read;
 mod wire;
 
-use super::{Carries, Sniff};
+use super::spec::{self, Carries, Encoding, Rules, Sniff, Spec};
 use crate::diag::Diagnostics;
 use crate::error::Error;
+use crate::error::FormatName;
 use crate::model::{ops, Frame, FrameId, FrameKind, Metric, Profile, Repr, Unit, Value, Values};
 use prost::Message;
 use proto::{Function, Line, Location, Mapping, Sample, ValueType};
 use std::io::Write;
 
 pub(crate) use read::read;
+
+/// What its format is, how it is told and read and written, and what a conversion to it does.
+pub(crate) const SPEC: Spec = Spec {
+    name: "pprof",
+    description: "pprof profile (protocol buffers, gzipped or not), of go tool pprof and Go",
+    extensions: &["pb.gz", "pprof", "pb"],
+    carries: CARRIES,
+    encoding: Encoding::Binary,
+    sniff,
+    read: Some(|input, options, diag| read(input, options, diag).map_err(Error::from)),
+    write: Some(|profile, out, _, diag| write(profile, out, diag)),
+    rules: Rules {
+        fit: |profile, _, diag| fit(profile, diag),
+        fit_roots: spec::roots_as_they_are,
+        says_which_metric_comes_first: true,
+        keeps_defined_at: true,
+        shared_attrs: &[],
+        module_is_namespace: false,
+        keeps_measured_inclusive: false,
+        single_root: None,
+    },
+};
+
+/// The format's name in errors and warnings.
+const FORMAT: FormatName = SPEC.format_name();
 
 /// What a pprof profile holds: what a speedscope file holds, and the interval (as the period) and
 /// timestamp.
@@ -271,7 +297,7 @@ fn encode(
             let id = u64::from(frame_id.0) + 1;
             let filename = defined.map(|at| at.file).or(frame.module.as_deref()).map_or(0, |f| strings.index(f));
             let start_line = defined.map_or(0, |at| i64::from(at.line));
-            let name = strings.index(&super::written_name(frame));
+            let name = strings.index(&super::shared::written_name(frame));
             let function = Function { id, name, system_name: 0, filename, start_line };
             // A source-line frame's own line, else the line its function is defined at.
             let line = Line {
@@ -356,7 +382,7 @@ fn period(profile: &Profile, strings: &mut Strings) -> (Option<ValueType>, i64) 
     if let Some(interval) = profile.meta.interval {
         let nanos = interval.as_nanos();
         let unit_nanos = |unit: &str| {
-            let (unit, scale) = super::time_unit(unit)?;
+            let (unit, scale) = super::shared::time_unit(unit)?;
             Some(unit.nanos()? as u128 * scale as u128).filter(|&n| nanos % n == 0)
         };
         let (name, unit, per_unit) = match read_type {
@@ -455,7 +481,7 @@ fn samples(profile: &Profile) -> (Vec<Sample>, bool) {
 
 /// pprof's name of a unit: counts are `count`.
 fn unit_name(unit: Unit) -> &'static str {
-    super::unit_word(unit).unwrap_or("count")
+    super::shared::unit_word(unit).unwrap_or("count")
 }
 
 /// The string table: index 0 is the empty string, each string once.

@@ -1,12 +1,14 @@
 //! The pprof reader: a decoded `Profile` message into the model (the rules are in the module
 //! comment of [`super`]).
 
+use super::FORMAT;
 use super::{proto, wire};
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind, Position};
 use crate::files::{self, DEFAULT_MAX_INPUT_SIZE};
+use crate::formats::options::ReadOptions;
+use crate::formats::shared::{time_unit, unique_name, weigh_by};
 use crate::formats::stacks::StackTree;
-use crate::formats::{time_unit, unique_name, weigh_by, Format, ReadOptions};
 use crate::model::{
     Aggregation, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, DEFINED_AT,
 };
@@ -17,8 +19,6 @@ use std::collections::BTreeSet;
 use std::io::Read;
 use std::ops::Range;
 use std::time::Duration;
-
-const FORMAT: Format = Format::Pprof;
 
 /// Reads a pprof profile, gzipped or not.
 pub(crate) fn read(
@@ -48,7 +48,7 @@ pub(crate) fn read(
 /// The error for bytes that are no Profile message, at byte `at`.
 fn not_a_profile(at: usize, found: String) -> ParseError {
     ParseError {
-        format: FORMAT.into(),
+        format: FORMAT,
         position: Position::byte(at as u64),
         kind: ParseErrorKind::Unexpected {
             expected: "a protobuf Profile message (google/pprof profile.proto)".into(),
@@ -98,7 +98,7 @@ fn place(field: u64, nth: usize) -> Place {
 }
 
 fn io_error(e: std::io::Error, at: usize) -> ParseError {
-    ParseError { format: FORMAT.into(), position: Position::byte(at as u64), kind: ParseErrorKind::Io(e) }
+    ParseError { format: FORMAT, position: Position::byte(at as u64), kind: ParseErrorKind::Io(e) }
 }
 
 /// The decoded message and its tables by id.
@@ -126,11 +126,7 @@ impl<'m, 'd> Reader<'m, 'd> {
             Place::Byte(at) => at,
         };
         let position = Position::byte(at as u64);
-        ParseError {
-            format: FORMAT.into(),
-            position,
-            kind: ParseErrorKind::Unexpected { expected: expected.into(), found },
-        }
+        ParseError { format: FORMAT, position, kind: ParseErrorKind::Unexpected { expected: expected.into(), found } }
     }
 
     /// String `index` of the string table, for `what` at `place`.

@@ -58,12 +58,38 @@
 mod read;
 
 use super::json::push_string;
-use super::{Carries, Sniff, Structure};
+use super::spec::{self, Carries, Encoding, JsonKind, Rules, Sniff, Spec, Structure};
 use crate::error::Error;
+use crate::error::FormatName;
 use crate::model::{ops, CallTree, Children, FrameId, FrameKind, MetricKind, NodeId, Profile, Repr, Unit, Value, Walk};
 use std::io::Write;
 
 pub(crate) use read::read;
+
+/// What its format is, how it is told and read and written, and what a conversion to it does.
+pub(crate) const SPEC: Spec = Spec {
+    name: "speedscope",
+    description: "speedscope JSON, for the speedscope viewer (speedscope.app)",
+    extensions: &["speedscope.json"],
+    carries: CARRIES,
+    encoding: Encoding::Json(JsonKind { what: "speedscope JSON", aside: "", check }),
+    sniff,
+    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
+    write: Some(|profile, out, options, _| write(profile, out, options)),
+    rules: Rules {
+        fit: spec::as_projected,
+        fit_roots,
+        says_which_metric_comes_first: true,
+        keeps_defined_at: true,
+        shared_attrs: &[],
+        module_is_namespace: false,
+        keeps_measured_inclusive: false,
+        single_root: None,
+    },
+};
+
+/// The format's name in errors and warnings.
+const FORMAT: FormatName = SPEC.format_name();
 
 /// What a speedscope file holds.
 pub(crate) const CARRIES: Carries = Carries {
@@ -123,11 +149,15 @@ pub(crate) fn fit_roots(profile: &mut Profile) {
 }
 
 /// Writes `profile` (projected onto [`CARRIES`]) as a speedscope file.
-/// Samples larger than `options` allow ([`super::ConvertOptions::output_limit`]) are refused before
+/// Samples larger than `options` allow ([`ConvertOptions::output_limit`](super::options::ConvertOptions::output_limit)) are refused before
 /// a byte is written.
-pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &super::ConvertOptions) -> Result<(), Error> {
+pub(crate) fn write(
+    profile: &Profile,
+    out: &mut dyn Write,
+    options: &super::options::ConvertOptions,
+) -> Result<(), Error> {
     let parts = Parts::of(profile);
-    super::stacks::check_output_size(super::Format::Speedscope, parts.samples_size(profile), options)?;
+    super::stacks::check_output_size(FORMAT, parts.samples_size(profile), options)?;
     let mut json = String::with_capacity(1 << 16);
     json.push_str("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"name\":");
     push_string(&mut json, profile.meta.title.as_deref().unwrap_or("proftool"));
@@ -141,7 +171,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &super::Con
     let written = profile.frames.iter().filter(|&(id, _)| parts.index(id).is_some());
     for (i, (id, frame)) in written.enumerate() {
         json.push_str(if i == 0 { "{\"name\":" } else { ",{\"name\":" });
-        push_string(&mut json, &super::written_name(frame));
+        push_string(&mut json, &super::shared::written_name(frame));
         let defined = profile.defined_at(id);
         if let Some(file) = defined.map(|at| at.file).or(frame.module.as_deref()) {
             json.push_str(",\"file\":");
@@ -295,7 +325,7 @@ fn write_profile(
 ) -> Result<(), Error> {
     let tree = &profile.tree;
     let m = &profile.metrics()[metric];
-    let thread = part.thread.map(|frame| super::written_name(profile.frames.get(frame)));
+    let thread = part.thread.map(|frame| super::shared::written_name(profile.frames.get(frame)));
     json.push_str("{\"type\":\"sampled\",\"name\":");
     match (&thread, primary) {
         (Some(thread), true) => push_string(json, thread),
@@ -356,7 +386,7 @@ fn write_profile(
 
 /// speedscope's name of a unit: counts are `none`.
 fn unit_name(unit: Unit) -> &'static str {
-    super::unit_word(unit).unwrap_or("none")
+    super::shared::unit_word(unit).unwrap_or("none")
 }
 
 /// A JSON number: whole numbers as they are, floats shortest-round-trip.
@@ -364,7 +394,7 @@ fn push_number(json: &mut String, value: Value) -> Result<(), Error> {
     if let Value::Float(v) = value {
         if !v.is_finite() {
             return Err(Error::Unrepresentable {
-                format: super::Format::Speedscope.into(),
+                format: FORMAT,
                 what: format!("the value {v}: JSON numbers are finite"),
             });
         }

@@ -1,9 +1,11 @@
 //! The speedscope reader (the rules are in the module comment of [`super`]).
 
+use super::FORMAT;
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind};
+use crate::formats::json;
+use crate::formats::shared::{time_unit, unique_name, weigh_by};
 use crate::formats::stacks::StackTree;
-use crate::formats::{json, time_unit, unique_name, weigh_by, Format};
 use crate::model::{
     Aggregation, FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Unit, Value, DEFINED_AT,
 };
@@ -12,8 +14,6 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::fmt;
 use std::io::Read;
-
-const FORMAT: Format = Format::Speedscope;
 
 /// What a speedscope file should be, for serde's errors.
 const EXPECTED: &str = "JSON in speedscope's file format";

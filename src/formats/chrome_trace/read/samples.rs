@@ -123,7 +123,7 @@ impl Reader<'_> {
                             expected: "stackFrames whose parents lead to a root".into(),
                             found: format!("the frame {id} (of a sample of tid {}) missing or in a cycle", track.1),
                         };
-                        return Err(ParseError { format: FORMAT.into(), position: self.place.position(), kind });
+                        return Err(ParseError { format: FORMAT, position: self.place.position(), kind });
                     };
                     stack.push(frame.name.as_deref().unwrap_or("(unnamed)"));
                     at = frame.parent.as_ref();
@@ -186,7 +186,7 @@ impl Reader<'_> {
             let thread = profile.frames.intern(FrameRef::named(&name, FrameKind::Thread));
             let root = index.child_or_insert(&mut profile.tree, None, thread);
             let error = |_: &str, expected: String, found: String| ParseError {
-                format: FORMAT.into(),
+                format: FORMAT,
                 position,
                 kind: ParseErrorKind::Unexpected { expected, found },
             };

@@ -148,15 +148,14 @@ impl CostSection {
         let (mut counts, mut words) = (0u64, 0u64);
         let range_error = |store: &S, k: usize| {
             store.out_of_range(&numbers[..k]).map(|(at, kind)| ParseError {
-                format: FORMAT.into(),
+                format: FORMAT,
                 position: token_position(line, first + at),
                 kind,
             })
         };
         while let Some(&[1, id, entries, ticks, alloc]) = numbers.get(k..k + 5) {
             if let Err(kind) = store.record(id, [entries, ticks, alloc]) {
-                let stack_error =
-                    ParseError { format: FORMAT.into(), position: token_position(line, first + k + 1), kind };
+                let stack_error = ParseError { format: FORMAT, position: token_position(line, first + k + 1), kind };
                 return Err(range_error(store, k).unwrap_or(stack_error));
             }
             counts |= entries | ticks;
@@ -189,7 +188,7 @@ impl CostSection {
         let number = |what: &'static str| match token {
             Token::Number(value) => Ok(value),
             Token::Text(text) => parse_u64(text.as_bytes()).ok_or_else(|| ParseError {
-                format: FORMAT.into(),
+                format: FORMAT,
                 position: at(),
                 kind: ParseErrorKind::InvalidNumber { field: what, text: text.to_string() },
             }),
@@ -209,7 +208,7 @@ impl CostSection {
                         Token::Text(text) => excerpt(text.as_bytes()),
                     };
                     return Err(ParseError {
-                        format: FORMAT.into(),
+                        format: FORMAT,
                         position: at(),
                         kind: ParseErrorKind::Unexpected {
                             expected: "1 (a stack's costs) or the terminating 0".into(),
@@ -223,13 +222,13 @@ impl CostSection {
         const FIELDS: [&str; 5] = ["", "a stack id", "entries", "ticks", "alloc"];
         self.record[self.filled] = number(FIELDS[self.filled])?;
         store.check_field(self.filled, self.record[self.filled]).map_err(|kind| ParseError {
-            format: FORMAT.into(),
+            format: FORMAT,
             position: at(),
             kind,
         })?;
         if self.filled == 1 {
             let stack = store.stack_for_costs(self.record[1]);
-            self.stack = Some(stack.map_err(|kind| ParseError { format: FORMAT.into(), position: at(), kind })?);
+            self.stack = Some(stack.map_err(|kind| ParseError { format: FORMAT, position: at(), kind })?);
         }
         self.filled += 1;
         if self.filled == 5 {

@@ -56,7 +56,8 @@
 
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, ParseError, ParseErrorKind, Position};
-use crate::formats::{Carries, Format, Sniff};
+use crate::error::{Error, FormatName};
+use crate::formats::spec::{self, Carries, Encoding, Rules, Sniff, Spec};
 use crate::model::{MetricKind, Profile};
 use crate::text::{self, Blocks, Line};
 use std::io::Read;
@@ -73,6 +74,32 @@ use stacks::PxReader;
 use tokens::{prepare, Prepared};
 pub(crate) use write::write;
 
+/// What its format is, how it is told and read and written, and what a conversion to it does.
+pub(crate) const SPEC: Spec = Spec {
+    name: "ghc-px",
+    description: "GHC +RTS -px cost-centre stack log (GHC 4.08-7.2)",
+    // GHC names both the -px log and the text report `<prog>.prof`: content decides.
+    extensions: &["px", "prof"],
+    carries: CARRIES,
+    encoding: Encoding::Text,
+    sniff,
+    read: Some(|input, options, diag| read(input, &options.formats.ghc, diag).map_err(Error::from)),
+    write: Some(write),
+    rules: Rules {
+        fit: spec::as_projected,
+        fit_roots: spec::roots_as_they_are,
+        says_which_metric_comes_first: false,
+        keeps_defined_at: false,
+        shared_attrs: &[],
+        module_is_namespace: true,
+        keeps_measured_inclusive: false,
+        single_root: Some(super::main_frame),
+    },
+};
+
+/// The format's name in errors and warnings.
+const FORMAT: FormatName = SPEC.format_name();
+
 /// What a `-px` file carries.
 pub(crate) const CARRIES: Carries = super::carries(
     &[MetricKind::Ticks, MetricKind::Calls, MetricKind::Alloc],
@@ -83,8 +110,6 @@ pub(crate) const CARRIES: Carries = super::carries(
 
 /// The step the header states the tick length in: `"N ms"`.
 const INTERVAL_STEP: std::time::Duration = std::time::Duration::from_millis(1);
-
-const FORMAT: Format = Format::GhcPx;
 
 /// `Yes` when the first two lines are a quoted line and a quoted `"N ms"`.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
@@ -231,7 +256,7 @@ impl ReadState {
             Stage::Costs => return self.reader.finish(diag),
         };
         Err(ParseError {
-            format: FORMAT.into(),
+            format: FORMAT,
             position,
             kind: ParseErrorKind::Unexpected { expected: expected.into(), found: "the end of the input".into() },
         })
@@ -323,9 +348,10 @@ mod tests {
         assert_eq!(sniff(b"\"x\"\n\"fast\"\n"), Sniff::No);
     }
 
-    fn read_as(format: Format, text: &str) -> Profile {
-        let mut diag = Diagnostics::default();
-        format.read(&mut text.as_bytes(), &crate::formats::ReadOptions::default(), &mut diag).unwrap()
+    /// Reads `text` through the contract's reader, as the registry does.
+    fn read_with(text: &str, options: &crate::formats::options::ReadOptions) -> Result<Profile, Error> {
+        let read = SPEC.read.expect("ghc-px is read");
+        read(&mut text.as_bytes(), options, &mut Diagnostics::default())
     }
 
     #[test]
@@ -336,7 +362,7 @@ mod tests {
             text.push_str(&format!("2 {id} 2 1 {}\n", id - 1));
         }
         text.push_str(&format!("5 1 1 {depth} 1 1 8 0\n"));
-        let profile = read_as(Format::GhcPx, &text);
+        let profile = read_with(&text, &crate::formats::options::ReadOptions::default()).unwrap();
         assert_eq!(profile.max_depth(), Some(depth - 1));
         assert_eq!(profile.total(TICKS), Value::Int(1));
     }
@@ -400,9 +426,7 @@ mod tests {
     }
 
     fn read_px(text: &str) -> Result<Profile, String> {
-        let mut diag = Diagnostics::default();
-        let options = crate::formats::ReadOptions::default();
-        Format::GhcPx.read(&mut text.as_bytes(), &options, &mut diag).map_err(|e| e.to_string())
+        read_with(text, &crate::formats::options::ReadOptions::default()).map_err(|e| e.to_string())
     }
 
     /// The tree part of a profile's dump (its warnings name lines, which differ between variants).
@@ -460,11 +484,10 @@ mod tests {
         let want = "ghc-px: line 5, column 11 (byte 48): expected ticks from 0 to 9223372036854775807, found 9999999999999999999, which is too large";
         assert_eq!(read_px(&text).unwrap_err(), want);
         // The limit on words depends on the word size: 2^61 - 1 words fit in 4-byte words, not in 8.
-        let mut diag = Diagnostics::default();
-        let mut options = crate::formats::ReadOptions::default();
+        let mut options = crate::formats::options::ReadOptions::default();
         options.formats.ghc.word_size = 4;
         let words = format!("{head}1 1 1 1 2305843009213693951 0\n");
-        assert!(Format::GhcPx.read(&mut words.as_bytes(), &options, &mut diag).is_ok());
+        assert!(read_with(&words, &options).is_ok());
         let error = read_px(&words).unwrap_err();
         assert!(
             error.contains("alloc in 8-byte words from 0 to 1152921504606846975, found 2305843009213693951"),

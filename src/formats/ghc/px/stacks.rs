@@ -245,7 +245,7 @@ impl PxReader {
         // pending parent: one declared before it would be unreached too, and come first.
         if let Some(lost) = self.pending_parents.iter().find(|p| node_of[p.index as usize] == ABSENT) {
             return Err(ParseError {
-                format: FORMAT.into(),
+                format: FORMAT,
                 position: lost.position,
                 kind: ParseErrorKind::Unexpected {
                     expected: format!("stack {} to lead up to a root stack", lost.id),
@@ -262,7 +262,7 @@ impl PxReader {
         for pending in &self.pending_parents {
             let Some(p) = self.stack_index.get(pending.parent) else {
                 return Err(ParseError {
-                    format: FORMAT.into(),
+                    format: FORMAT,
                     position: pending.position,
                     kind: ParseErrorKind::Unexpected {
                         expected: format!("stack {}'s parent to be a declared stack", pending.id),

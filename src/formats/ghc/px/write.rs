@@ -3,7 +3,7 @@
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::formats::ghc;
-use crate::formats::{ConvertOptions, DEFAULT_INTERVAL};
+use crate::formats::options::{ConvertOptions, DEFAULT_INTERVAL};
 use crate::model::{FrameId, MetricKind, NodeId, Profile};
 use std::io::Write;
 use std::time::Duration;
@@ -89,7 +89,7 @@ pub(super) fn interval_ms(interval: Option<Duration>, diag: &mut Diagnostics) ->
         });
     }
     let interval = interval.unwrap_or(DEFAULT_INTERVAL);
-    let stated = crate::formats::stated_interval(interval, super::INTERVAL_STEP);
+    let stated = crate::formats::options::stated_interval(interval, super::INTERVAL_STEP);
     let ms = stated.as_millis();
     if stated != interval {
         diag.warn("interval-rounded", None, || {

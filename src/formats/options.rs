@@ -1,0 +1,131 @@
+//! The options of reading and conversion, as every reader and writer gets them
+//! ([`super::spec::Reader`], [`super::spec::Writer`]): each format's own options gathered in
+//! [`FormatOptions`], and the limits and defaults every conversion shares.
+
+use super::{br, dyalog, folded, ghc, perf, pprof, sampler};
+use std::time::Duration;
+
+/// Every format's own options, each the `Options` of the format's module, gathered by the
+/// registry: a format's new option is a field of its own `Options` (and its command-line flag).
+#[derive(Clone, Debug, Default)]
+pub struct FormatOptions {
+    /// Sampler's.
+    pub sampler: sampler::Options,
+    /// Dyalog's (XML and CSV).
+    pub dyalog: dyalog::Options,
+    /// BR's.
+    pub br: br::Options,
+    /// GHC's.
+    pub ghc: ghc::Options,
+    /// Folded stacks'.
+    pub folded: folded::Options,
+    /// pprof's.
+    pub pprof: pprof::Options,
+    /// `perf script`'s.
+    pub perf: perf::Options,
+}
+
+/// Options for readers. Every field has a default; new options do not break callers.
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct ReadOptions {
+    /// Each format's own options.
+    pub formats: FormatOptions,
+    /// Merge line frames into their functions while reading, where the reader can (Dyalog): what
+    /// conversion does for a target without line numbers, without building the lines first. Set by
+    /// [`ReadOptions::for_target`].
+    pub merge_lines: bool,
+    /// The input's size in bytes, where it is known before reading (a file), so that a reader can
+    /// size its tree once instead of growing it (folded stacks).
+    pub size_hint: Option<u64>,
+    /// The most bytes a gzip-compressed input given to a reader as it is (a pprof profile not read
+    /// through [`crate::files::Input`]) may decompress to; 0 means
+    /// [`crate::files::DEFAULT_MAX_INPUT_SIZE`].
+    pub max_input_size: u64,
+}
+
+impl ReadOptions {
+    /// Options with each format's own as given, the rest by default.
+    pub fn of(formats: FormatOptions) -> ReadOptions {
+        ReadOptions { formats, ..ReadOptions::default() }
+    }
+}
+
+/// Options that steer a conversion. Every field has a default.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ConvertOptions {
+    /// The metric to write to a one-number-per-node target (by name).
+    pub metric: Option<String>,
+    /// The length of one sample, for turning time into samples and back.
+    pub interval: Option<Duration>,
+    /// The most sample records a sample-per-record target (Sampler, BR) may get.
+    pub max_samples: u64,
+    /// The most bytes a writer that writes every stack whole (folded stacks, Sampler, speedscope)
+    /// may write (`--max-output-size`); `None`: [`ConvertOptions::output_limit`]'s default.
+    pub max_output_size: Option<u64>,
+    /// The size in bytes of what was read to make the profile (the inputs added up), where known:
+    /// the default output limit grows with it.
+    pub input_size: Option<u64>,
+    /// Merge line frames into their functions whatever the target (`--functions`).
+    pub functions: bool,
+    /// Keep line frames as functions named `name[line]` in targets without line numbers (`--lines`).
+    pub lines: bool,
+    /// Each format's own options.
+    pub formats: FormatOptions,
+}
+
+/// The default of `--max-samples`.
+pub const DEFAULT_MAX_SAMPLES: u64 = 10_000_000;
+
+impl Default for ConvertOptions {
+    fn default() -> ConvertOptions {
+        ConvertOptions {
+            metric: None,
+            interval: None,
+            max_samples: DEFAULT_MAX_SAMPLES,
+            max_output_size: None,
+            input_size: None,
+            functions: false,
+            lines: false,
+            formats: FormatOptions::default(),
+        }
+    }
+}
+
+impl ConvertOptions {
+    /// Options with `--metric` and `--interval` as given, the rest by default.
+    pub fn new(metric: Option<String>, interval: Option<Duration>) -> ConvertOptions {
+        ConvertOptions { metric, interval, ..ConvertOptions::default() }
+    }
+}
+
+/// How many times its input's size an output may be by default (see [`ConvertOptions::output_limit`]).
+pub const OUTPUT_PER_INPUT_BYTE: u64 = 100;
+
+/// The size any output may reach by default, however small its input (1 GiB).
+pub const DEFAULT_MIN_OUTPUT_LIMIT: u64 = 1 << 30;
+
+/// The interval used when neither `--interval` nor the profile gives one.
+pub const DEFAULT_INTERVAL: Duration = Duration::from_millis(1);
+
+/// `interval` as a format that states intervals in steps of `step` can state it: the nearest whole
+/// number of steps, at least one.
+pub(crate) fn stated_interval(interval: Duration, step: Duration) -> Duration {
+    let step_ns = step.as_nanos().max(1);
+    let steps = ((interval.as_nanos() + step_ns / 2) / step_ns).max(1);
+    step * u32::try_from(steps).unwrap_or(u32::MAX)
+}
+
+impl ConvertOptions {
+    /// The most bytes a writer that writes every stack whole may write: `--max-output-size`, else
+    /// [`OUTPUT_PER_INPUT_BYTE`] times the input or [`DEFAULT_MIN_OUTPUT_LIMIT`], whichever is more
+    /// (the latter alone where the input's size is not known). A deep tree written so grows with
+    /// its depth times its leaves: an 8 MB input made 10 GB of folded stacks.
+    pub fn output_limit(&self) -> u64 {
+        self.max_output_size.unwrap_or_else(|| {
+            let per_input = self.input_size.unwrap_or(0).saturating_mul(OUTPUT_PER_INPUT_BYTE);
+            per_input.max(DEFAULT_MIN_OUTPUT_LIMIT)
+        })
+    }
+}

@@ -1,0 +1,242 @@
+//! The format contract: what every format module states about itself, in one [`Spec`].
+//!
+//! A format is its module; the module names itself, says what it is (name, description, file
+//! extensions, what it [`Carries`]), how an input is told to be of it (its [`Encoding`] and its
+//! sniffer), how it is read and written (one [`Reader`] and one [`Writer`] signature for every
+//! format: a module adapts its own reader and writer to them) and the rules a conversion to it
+//! follows ([`Rules`], every one stated by every format: none has a default that could be wrong
+//! for a new one). The registry (`Format`, in `formats/mod.rs`) forwards to a format's `SPEC` with one line
+//! per format; detection ([`super::detect`]) asks the contract, not a list of formats. This module
+//! sits below the format modules: it names none of them, and none of them imports the registry.
+
+use super::options::{ConvertOptions, ReadOptions};
+use crate::diag::Diagnostics;
+use crate::error::{Error, FormatName};
+use crate::model::{FrameRef, MetricKind, Profile, Unit};
+use std::io;
+
+/// Everything a format states about itself (its module's `SPEC`).
+pub struct Spec {
+    /// The kebab-case name used by `--from`/`--to`, fixture folders and messages.
+    pub name: &'static str,
+    /// A one-line description for `proftool formats`.
+    pub description: &'static str,
+    /// File extensions, without the dot, longest first where one ends another.
+    pub extensions: &'static [&'static str],
+    /// What a file of the format can hold.
+    pub carries: Carries,
+    /// How its files are read: as text, as bytes, or as JSON of its own kind.
+    pub encoding: Encoding,
+    /// What the format makes of an input's first bytes (text formats get them as their reader
+    /// does: UTF-8 without a byte-order mark, LF line endings).
+    pub sniff: fn(&[u8]) -> Sniff,
+    /// Its reader; `None` for a format proftool only writes.
+    pub read: Option<Reader>,
+    /// Its writer; `None` for a format proftool only reads.
+    pub write: Option<Writer>,
+    /// What a conversion to it does besides fitting a profile to what it carries.
+    pub rules: Rules,
+}
+
+impl Spec {
+    /// The format's name as errors carry it.
+    pub const fn format_name(&self) -> FormatName {
+        FormatName(self.name)
+    }
+}
+
+/// How a format reads a whole input into a profile, given every reading option.
+pub type Reader = fn(&mut (dyn io::Read + Send), &ReadOptions, &mut Diagnostics) -> Result<Profile, Error>;
+
+/// How a format writes a profile already fitted to it, given every conversion option.
+pub type Writer = fn(&Profile, &mut dyn io::Write, &ConvertOptions, &mut Diagnostics) -> Result<(), Error>;
+
+/// How a format's files are read, so that detection treats them as such.
+#[derive(Clone, Copy)]
+pub enum Encoding {
+    /// Text: a leading UTF-8 byte-order mark (which Windows editors and Excel write) is not part of
+    /// its content and is dropped before it is sniffed and read, and UTF-16 with a mark
+    /// (PowerShell's `>`) is decoded.
+    Text,
+    /// Bytes, read as they are, so that one that happens to start with a byte-order mark's bytes
+    /// keeps them (a Sampler file's header is text, its records are not).
+    Binary,
+    /// JSON, read as text and told apart from other JSON by its keys.
+    Json(JsonKind),
+}
+
+impl Encoding {
+    /// Whether a file is read as text ([`Encoding::Text`] or [`Encoding::Json`]).
+    pub fn is_text(self) -> bool {
+        !matches!(self, Encoding::Binary)
+    }
+}
+
+/// How a JSON format is told apart from other JSON.
+#[derive(Clone, Copy)]
+pub struct JsonKind {
+    /// What its files are, in a sentence ("speedscope JSON").
+    pub what: &'static str,
+    /// What is said after its name where the JSON formats are listed (" (V8's)"), or nothing.
+    pub aside: &'static str,
+    /// Its check of an input's first bytes, which says why not when they are not of it.
+    pub check: fn(&[u8]) -> Result<(), &'static str>,
+}
+
+/// The rules a conversion to a format follows besides fitting a profile to what it carries. Every
+/// format states each of them.
+pub struct Rules {
+    /// The format's own last step of fitting a profile projected onto what it carries (Dyalog: a
+    /// tree report's alternating rows; BR: time records as `--br-mode` says; pprof: no line 0;
+    /// LispWorks: one root); [`as_projected`] where it has none.
+    pub fit: fn(Profile, &ConvertOptions, &mut Diagnostics) -> Profile,
+    /// The format's own fitting of a profile's roots once frames are fitted (Sampler: every stack
+    /// in a thread); [`roots_as_they_are`] where it has none.
+    pub fit_roots: fn(&mut Profile),
+    /// Whether a file can say which of its metrics a profile is weighed by (pprof's default sample
+    /// type, speedscope's profile shown first, BR's timed files). A format holding one metric only
+    /// says so by holding it; a file of any other (GHC's -px, Dyalog's reports) is weighed as its
+    /// own tool weighs it, and the source's choice is lost.
+    pub says_which_metric_comes_first: bool,
+    /// Whether it writes where a function is defined ([`crate::model::DEFINED_AT`]), a file and
+    /// line per function.
+    pub keeps_defined_at: bool,
+    /// Header facts it keeps though they are not named after it (the facts its family shares).
+    pub shared_attrs: &'static [&'static str],
+    /// Whether its frame module is a namespace that is part of the code's name (a GHC module), so
+    /// that a frame of such a profile reads `Module.label` wherever one name is written.
+    pub module_is_namespace: bool,
+    /// Whether it stores inclusive values as measured (Dyalog's InclusiveTime and InclusiveTicks);
+    /// other formats derive them from self values.
+    pub keeps_measured_inclusive: bool,
+    /// The frame it puts above several roots (GHC's `MAIN`), if it has one root of its own.
+    pub single_root: Option<fn() -> FrameRef<'static>>,
+}
+
+/// The [`Rules::fit`] of a format with no last step of its own.
+pub fn as_projected(profile: Profile, _: &ConvertOptions, _: &mut Diagnostics) -> Profile {
+    profile
+}
+
+/// The [`Rules::fit_roots`] of a format with no rule for roots.
+pub fn roots_as_they_are(_: &mut Profile) {}
+
+/// How sure a sniffer is that an input's first bytes are its format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sniff {
+    /// The format's signature is there.
+    Yes,
+    /// Nothing contradicts the format, but it has no signature to find.
+    Maybe,
+    /// It is not this format.
+    No,
+}
+
+impl Sniff {
+    /// What a JSON format's check of an input's first bytes says: `Yes` when it passed, `No` when it
+    /// found why not (which [`super::detect`] gives when no JSON format takes an input).
+    pub(crate) fn of_check(check: Result<(), &str>) -> Sniff {
+        match check {
+            Ok(()) => Sniff::Yes,
+            Err(_) => Sniff::No,
+        }
+    }
+}
+
+/// The shape of the call structure a format stores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Structure {
+    /// A tree of nodes with values.
+    Tree,
+    /// Whole stacks with a weight each.
+    Stacks,
+}
+
+/// What a format can hold, as the "carries" column of docs/formats.md says it. The conversion step uses it to
+/// project a profile onto a target and to name, on stderr, everything the target cannot hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Carries {
+    /// Call structure.
+    pub structure: Structure,
+    /// Threads or processes as frames.
+    pub threads: bool,
+    /// Whether threads are roots of their own in the format (a Sampler thread block, a Chrome
+    /// trace's thread, a speedscope profile). With `frame_kinds` false, roots keep their thread kind
+    /// and only frames below them become functions; what becomes of roots that are not threads is
+    /// the format's own rule (Sampler puts them under one thread).
+    pub thread_roots: bool,
+    /// Whether a frame says what kind it is (thread, pseudo-frame, function); without it every frame
+    /// reads back as a function.
+    pub frame_kinds: bool,
+    /// The metric kinds a file of the format holds, in the order they are written.
+    pub metrics: &'static [MetricKind],
+    /// Whether it holds only one number per node (then only one metric is written).
+    pub one_metric: bool,
+    /// Per-function counts (calls, seen, top).
+    pub function_facts: bool,
+    /// Source line numbers of frames.
+    pub source_lines: bool,
+    /// A module, library or file per frame.
+    pub modules: bool,
+    /// Header facts: a title.
+    pub title: bool,
+    /// Header facts: a timestamp.
+    pub timestamp: bool,
+    /// Header facts: a sampling interval.
+    pub interval: bool,
+    /// The step it states its interval in, where that is coarser than a nanosecond (GHC's `-px`
+    /// header: whole milliseconds): time is divided into counts at an interval it can state, so
+    /// that its counts and its header agree.
+    pub interval_step: Option<std::time::Duration>,
+    /// Characters a frame name cannot hold in this format, each with what is written instead.
+    pub name_replacements: &'static [(char, char)],
+    /// Whether a line frame sits below a frame of its own function (Dyalog's line rows) rather than
+    /// in its place (BR's stacks of lines).
+    pub lines_nest: bool,
+    /// The unit it writes times in, where it writes them as such (time metrics are converted to it).
+    pub time_unit: Option<Unit>,
+    /// Whether it holds flat reports (rows without call structure, [`crate::model::Meta::flat`]) as
+    /// such; other formats get their rows as one-function stacks, and say so.
+    pub flat_reports: bool,
+    /// Whether it is made of one record per sample (BR's groups), so that a profile without a
+    /// samples metric gets one from its time or ticks.
+    pub needs_samples: bool,
+    /// Whether the number it weighs stacks by is time: samples, ticks or time
+    /// ([`MetricKind::measures_time`]), as in a Sampler, LispWorks, Dyalog, BR or GHC file, rather
+    /// than any count (folded stacks of bytes, pprof's sample types). A count of other things is
+    /// written there only when `--metric` names it, with a warning.
+    pub weight_is_time: bool,
+}
+
+impl Carries {
+    /// A short description for `proftool formats` and the README.
+    pub fn describe(&self) -> String {
+        let mut parts: Vec<&str> = vec![match self.structure {
+            Structure::Tree => "call tree",
+            Structure::Stacks => "stacks",
+        }];
+        parts.extend(self.metrics.iter().map(|m| m.name()));
+        let flags = [
+            (self.one_metric, "(one number per node)"),
+            (self.threads, "threads"),
+            (self.function_facts, "per-function calls/seen/top"),
+            (self.source_lines, "line numbers"),
+            (self.modules, "modules"),
+            (self.title, "title"),
+            (self.timestamp, "timestamp"),
+            (self.interval, "interval"),
+        ];
+        parts.extend(flags.iter().filter(|(on, _)| *on).map(|(_, name)| *name));
+        parts.join(", ")
+    }
+}
+/// `Yes` when the first line of `head` contains `marker`, else `No`: for formats whose first line
+/// carries a fixed phrase (LispWorks, GHC's text report).
+pub(crate) fn first_line_contains(head: &[u8], marker: &str) -> Sniff {
+    let first = head.split(|&b| b == b'\n').next().unwrap_or(&[]);
+    if memchr::memmem::find(first, marker.as_bytes()).is_some() {
+        Sniff::Yes
+    } else {
+        Sniff::No
+    }
+}

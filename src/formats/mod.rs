@@ -14,23 +14,23 @@
 //! [`Format::ALL`].
 
 pub mod br;
-pub mod chrome_trace;
-pub mod cpuprofile;
+pub(crate) mod chrome_trace;
+pub(crate) mod cpuprofile;
 pub mod detect;
 pub mod dyalog;
 pub mod folded;
 pub mod ghc;
 mod json;
-pub mod lispworks;
+pub(crate) mod lispworks;
 mod options;
 pub mod perf;
 pub mod pprof;
 pub mod sampler;
 mod shared;
 pub(crate) mod spec;
-pub mod speedscope;
+pub(crate) mod speedscope;
 mod stacks;
-pub mod svg;
+pub(crate) mod svg;
 
 pub(crate) use options::stated_interval;
 pub use options::{

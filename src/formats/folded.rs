@@ -47,7 +47,7 @@
 //! times the input's size, at least 1 GiB), saying how much it would be.
 
 use super::options::ConvertOptions;
-use super::spec::{self, Carries, Encoding, Rules, Sniff, Spec, Structure};
+use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
 use super::stacks::{self, StackTree};
 use crate::diag::Diagnostics;
 use crate::error::FormatName;
@@ -71,16 +71,7 @@ pub(crate) const SPEC: Spec = Spec {
         read(input, options.size_hint, &options.formats.folded, diag).map_err(Error::from)
     }),
     write: Some(write),
-    rules: Rules {
-        fit: spec::as_projected,
-        fit_roots: spec::roots_as_they_are,
-        says_which_metric_comes_first: false,
-        keeps_defined_at: false,
-        shared_attrs: &[],
-        module_is_namespace: false,
-        keeps_measured_inclusive: false,
-        single_root: None,
-    },
+    rules: spec::STACKS_ONLY,
 };
 
 /// The format's name in errors and warnings.

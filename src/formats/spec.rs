@@ -48,6 +48,9 @@ impl Spec {
 /// How a format reads a whole input into a profile, given every reading option.
 pub type Reader = fn(&mut (dyn io::Read + Send), &ReadOptions, &mut Diagnostics) -> Result<Profile, Error>;
 
+/// A format's last step of fitting a projected profile ([`Rules::fit`]).
+pub type Fit = fn(Profile, &ConvertOptions, &mut Diagnostics) -> Profile;
+
 /// How a format writes a profile already fitted to it, given every conversion option.
 pub type Writer = fn(&Profile, &mut dyn io::Write, &ConvertOptions, &mut Diagnostics) -> Result<(), Error>;
 
@@ -89,7 +92,7 @@ pub struct Rules {
     /// The format's own last step of fitting a profile projected onto what it carries (Dyalog: a
     /// tree report's alternating rows; BR: time records as `--br-mode` says; pprof: no line 0;
     /// LispWorks: one root); [`as_projected`] where it has none.
-    pub fit: fn(Profile, &ConvertOptions, &mut Diagnostics) -> Profile,
+    pub fit: Fit,
     /// The format's own fitting of a profile's roots once frames are fitted (Sampler: every stack
     /// in a thread); [`roots_as_they_are`] where it has none.
     pub fit_roots: fn(&mut Profile),
@@ -112,6 +115,21 @@ pub struct Rules {
     /// The frame it puts above several roots (GHC's `MAIN`), if it has one root of its own.
     pub single_root: Option<fn() -> FrameRef<'static>>,
 }
+
+/// The rules of a format that holds stacks and their weights and nothing more of a profile (folded
+/// stacks, `perf script`, a flame graph): nothing to fit, roots as they are, no header facts shared
+/// by name, no namespaces, no measured inclusive values, any number of roots. A format that differs
+/// in one of them states all of its rules itself.
+pub const STACKS_ONLY: Rules = Rules {
+    fit: as_projected,
+    fit_roots: roots_as_they_are,
+    says_which_metric_comes_first: false,
+    keeps_defined_at: false,
+    shared_attrs: &[],
+    module_is_namespace: false,
+    keeps_measured_inclusive: false,
+    single_root: None,
+};
 
 /// The [`Rules::fit`] of a format with no last step of its own.
 pub fn as_projected(profile: Profile, _: &ConvertOptions, _: &mut Diagnostics) -> Profile {

@@ -25,7 +25,7 @@
 //! total are left out (their counts stay in their callers' boxes).
 
 use super::folded;
-use super::spec::{self, Carries, Encoding, Rules, Sniff, Spec};
+use super::spec::{self, Carries, Encoding, Sniff, Spec};
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::error::FormatName;
@@ -42,16 +42,7 @@ pub(crate) const SPEC: Spec = Spec {
     sniff,
     read: None,
     write: Some(|profile, out, _, diag| write(profile, out, diag)),
-    rules: Rules {
-        fit: spec::as_projected,
-        fit_roots: spec::roots_as_they_are,
-        says_which_metric_comes_first: false,
-        keeps_defined_at: false,
-        shared_attrs: &[],
-        module_is_namespace: false,
-        keeps_measured_inclusive: false,
-        single_root: None,
-    },
+    rules: spec::STACKS_ONLY,
 };
 
 /// The format's name in errors and warnings.

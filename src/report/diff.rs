@@ -263,6 +263,13 @@ struct Judged {
     clear: bool,
 }
 
+impl Judged {
+    /// Whether the row failed the gate: its growth large and clear.
+    fn failed(&self) -> bool {
+        self.large && self.clear
+    }
+}
+
 /// The gate's rule as `options` set it: its limits, and the false discovery rate of its test
 /// (`None` with `--no-stats`); no limits at all with `--no-stats` and no `--threshold`.
 fn rule(options: &DiffOptions, least: Option<f64>) -> Option<(gate::Limits, Option<f64>)> {
@@ -357,9 +364,9 @@ pub fn compare(base: &Side, new: &Side, labels: (&str, &str), options: &DiffOpti
         if let Some(test) = judged.test {
             cells.push(Cell::Number(test.p, Digits::Places(4)));
         }
-        cells.push(Cell::Flag(judged.large && judged.clear));
+        cells.push(Cell::Flag(judged.failed()));
     }
-    let over: Vec<usize> = (0..rows.len()).filter(|&i| judged[i].large && judged[i].clear).collect();
+    let over: Vec<usize> = (0..rows.len()).filter(|&i| judged[i].failed()).collect();
     let regression = !over.is_empty();
     let tested = Tested { functions: rows.len(), q, flagged: over.len() };
     let metric_json = |view: &View, label: &str, runs: Option<&[RunCounts]>| {
@@ -380,8 +387,9 @@ pub fn compare(base: &Side, new: &Side, labels: (&str, &str), options: &DiffOpti
         "on": on,
         "false_discovery_rate": rule.and_then(|(_, q)| q),
     });
+    let rule_line = gate_rule(base_runs, new_runs, rule, base_metric);
     let gate_json = json!({
-        "rule": gate_rule(base_runs, new_runs, rule, base_metric),
+        "rule": rule_line,
         "tested": tests.as_ref().map(|_| tested.functions),
         "expected_false_alarms": tests.as_ref().map(|_| tested.expected_false_alarms()),
         "flagged": over.iter().map(|&i| rows[i].name).collect::<Vec<_>>(),
@@ -413,7 +421,6 @@ pub fn compare(base: &Side, new: &Side, labels: (&str, &str), options: &DiffOpti
     ]);
     let table = Table { rows: Cells::boxed(&columns, cells), columns, texts };
     let title = title(base, new, labels, options);
-    let rule_line = gate_rule(base_runs, new_runs, rule, base_metric);
     let gated = rows
         .iter()
         .zip(&judged)
@@ -426,7 +433,7 @@ pub fn compare(base: &Side, new: &Side, labels: (&str, &str), options: &DiffOpti
             },
             shares: (share(base, c.base, own), share(new, c.new, own)),
             p: j.test.map(|t| t.p),
-            failed: j.large && j.clear,
+            failed: j.failed(),
         })
         .collect();
     let verdict_words = match verdict {
@@ -507,7 +514,7 @@ fn explain(
     let mut text = String::new();
     let on = if own { "self" } else { "total" };
     let pct = |share: f64| format!("{:.1} %", share * 100.0);
-    for (change, judged) in rows.iter().zip(judged).filter(|(_, j)| j.large && j.clear) {
+    for (change, judged) in rows.iter().zip(judged).filter(|(_, j)| j.failed()) {
         let (b, n) = (base.pct(amount(change.base, own)), new.pct(amount(change.new, own)));
         text.push_str(&format!("* {}: {on} {b:.1} % → {n:.1} % ({:+.1} points", change.name, n - b));
         if let Some(test) = judged.test {

@@ -30,7 +30,7 @@ use super::{report_rows, Column, Report, Row, Separators, REPORT_KEY, TOTAL_KEY}
 use crate::diag::Diagnostics;
 use crate::error::FormatName;
 use crate::error::{Error, ParseError, ParseErrorKind, Position};
-use crate::formats::spec::{self, Encoding, Rules, Sniff, Spec};
+use crate::formats::spec::{Encoding, Sniff, Spec};
 use crate::model::{FrameKind, FrameTable, Profile};
 use crate::text;
 use std::io::{Read, Write};
@@ -48,16 +48,7 @@ pub(crate) const SPEC: Spec = Spec {
         read(input, &options.formats.dyalog, options.merge_lines, diag).map_err(Error::from)
     }),
     write: Some(|profile, out, options, _| write(profile, out, options.formats.dyalog.separators)),
-    rules: Rules {
-        fit: |profile, _, diag| super::fit(profile, FORMAT, diag),
-        fit_roots: spec::roots_as_they_are,
-        says_which_metric_comes_first: false,
-        keeps_defined_at: false,
-        shared_attrs: super::SHARED_ATTRS,
-        module_is_namespace: false,
-        keeps_measured_inclusive: true,
-        single_root: None,
-    },
+    rules: super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag)),
 };
 
 /// The format's name in errors and warnings.

@@ -42,7 +42,7 @@ pub mod xml;
 use crate::diag::Diagnostics;
 use crate::error::FormatName;
 use crate::error::ParseErrorKind;
-use crate::formats::spec::{Carries, Structure};
+use crate::formats::spec::{self, Carries, Rules, Structure};
 use crate::model::ops::{self, shortened, unattributed, with_parts};
 use crate::model::{
     significant, FrameId, FrameKind, FrameRef, Meta, Metric, MetricKind, NodeId, Profile, Repr, StatedTotal, Unit,
@@ -80,6 +80,21 @@ pub(crate) const fn carries(csv: bool) -> Carries {
 /// source without Dyalog's line rows): line 0, a tradfn's header line, on which no statement runs, so
 /// that it cannot be taken for a measured line.
 pub(crate) const UNKNOWN_CALLING_LINE: u32 = 0;
+
+/// The rules of both Dyalog reports, XML and CSV, whose last step of fitting is `fit` (each names
+/// its own format in what it says): their header facts shared by name, measured inclusive times kept.
+pub(crate) const fn rules(fit: spec::Fit) -> Rules {
+    Rules {
+        fit,
+        fit_roots: spec::roots_as_they_are,
+        says_which_metric_comes_first: false,
+        keeps_defined_at: false,
+        shared_attrs: SHARED_ATTRS,
+        module_is_namespace: false,
+        keeps_measured_inclusive: true,
+        single_root: None,
+    }
+}
 
 /// Fits a profile already projected onto a Dyalog format to what `]PROFILE` writes. A tree report
 /// alternates (function rows at even depths, line rows at odd ones, a called function under the line

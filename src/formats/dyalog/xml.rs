@@ -53,7 +53,7 @@ use super::{report_rows, Column, Layout, OutRow, Report, Row, REPORT_KEY};
 use crate::diag::Diagnostics;
 use crate::error::FormatName;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
-use crate::formats::spec::{self, Encoding, Rules, Sniff, Spec};
+use crate::formats::spec::{Encoding, Sniff, Spec};
 use crate::model::{Profile, Value};
 use quick_xml::events::Event;
 use quick_xml::Reader;
@@ -69,16 +69,7 @@ pub(crate) const SPEC: Spec = Spec {
     sniff,
     read: Some(|input, options, diag| read(input, options.merge_lines, diag).map_err(Error::from)),
     write: Some(|profile, out, options, diag| write(profile, out, &options.formats.dyalog, diag)),
-    rules: Rules {
-        fit: |profile, _, diag| super::fit(profile, FORMAT, diag),
-        fit_roots: spec::roots_as_they_are,
-        says_which_metric_comes_first: false,
-        keeps_defined_at: false,
-        shared_attrs: super::SHARED_ATTRS,
-        module_is_namespace: false,
-        keeps_measured_inclusive: true,
-        single_root: None,
-    },
+    rules: super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag)),
 };
 
 /// The format's name in errors and warnings.

@@ -31,7 +31,7 @@ use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName};
 use crate::error::{ParseError, ParseErrorKind};
 use crate::formats::json;
-use crate::formats::spec::{self, Carries, Encoding, JsonKind, Rules, Sniff, Spec};
+use crate::formats::spec::{Carries, Encoding, JsonKind, Sniff, Spec};
 use crate::model::{FrameId, FrameRef, MetricKind, NodeId, Profile, Value, DEFINED_AT};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
@@ -49,16 +49,7 @@ pub(crate) const SPEC: Spec = Spec {
     sniff,
     read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
     write: None,
-    rules: Rules {
-        fit: spec::as_projected,
-        fit_roots: spec::roots_as_they_are,
-        says_which_metric_comes_first: false,
-        keeps_defined_at: false,
-        shared_attrs: &[],
-        module_is_namespace: true,
-        keeps_measured_inclusive: false,
-        single_root: None,
-    },
+    rules: super::REPORT_RULES,
 };
 
 /// The format's name in errors and warnings.

@@ -18,8 +18,21 @@ pub mod prof;
 pub mod px;
 
 use crate::error::ParseErrorKind;
-use crate::formats::spec::{Carries, Structure};
+use crate::formats::spec::{self, Carries, Rules, Structure};
 use crate::model::{Aggregation, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Unit};
+
+/// The rules of GHC's text and JSON reports (`-p`, `-pj`), which proftool reads and does not write:
+/// their modules are namespaces of the cost centres' names; nothing else to fit.
+pub(crate) const REPORT_RULES: Rules = Rules {
+    fit: spec::as_projected,
+    fit_roots: spec::roots_as_they_are,
+    says_which_metric_comes_first: false,
+    keeps_defined_at: false,
+    shared_attrs: &[],
+    module_is_namespace: true,
+    keeps_measured_inclusive: false,
+    single_root: None,
+};
 
 /// What a GHC profile carries: a tree of cost centres with modules, a timestamp and a tick length;
 /// `metrics` and `title` differ between the three shapes, and so do the characters a name cannot

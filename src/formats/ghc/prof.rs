@@ -59,7 +59,7 @@ use super::{alloc_metric, cost_centre, new_profile, ALLOC, ENTRIES, TICKS};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, ParseError, ParseErrorKind, Position};
 use crate::error::{Error, FormatName};
-use crate::formats::spec::{self, first_line_contains, Carries, Encoding, Rules, Sniff, Spec};
+use crate::formats::spec::{first_line_contains, Carries, Encoding, Sniff, Spec};
 use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, DEFINED_AT};
 use crate::text::{self, Line};
 use std::io::Read;
@@ -75,16 +75,7 @@ pub(crate) const SPEC: Spec = Spec {
     sniff,
     read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
     write: None,
-    rules: Rules {
-        fit: spec::as_projected,
-        fit_roots: spec::roots_as_they_are,
-        says_which_metric_comes_first: false,
-        keeps_defined_at: false,
-        shared_attrs: &[],
-        module_is_namespace: true,
-        keeps_measured_inclusive: false,
-        single_root: None,
-    },
+    rules: super::REPORT_RULES,
 };
 
 /// The format's name in errors and warnings.

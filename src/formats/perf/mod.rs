@@ -63,7 +63,7 @@ mod names;
 mod pairs;
 
 use super::shared::unique_name;
-use super::spec::{self, Carries, Encoding, Rules, Sniff, Spec, Structure};
+use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
 use super::stacks::StackTree;
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName};
@@ -83,16 +83,7 @@ pub(crate) const SPEC: Spec = Spec {
     sniff,
     read: Some(|input, options, diag| read(input, &options.formats.perf, diag).map_err(Error::from)),
     write: None,
-    rules: Rules {
-        fit: spec::as_projected,
-        fit_roots: spec::roots_as_they_are,
-        says_which_metric_comes_first: false,
-        keeps_defined_at: false,
-        shared_attrs: &[],
-        module_is_namespace: false,
-        keeps_measured_inclusive: false,
-        single_root: None,
-    },
+    rules: spec::STACKS_ONLY,
 };
 
 /// The format's name in errors and warnings.

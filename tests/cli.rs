@@ -1,47 +1,9 @@
 //! The `proftool` binary end to end: each test in its own temporary folder.
 
-use crate::support::binary::{fixture, proftool, run, run_bytes};
+use crate::support::binary::{files_in, fixture, proftool, run, run_bytes, temp};
 use predicates::prelude::*;
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
 use std::process::Stdio;
-
-fn temp() -> tempfile::TempDir {
-    tempfile::tempdir().unwrap()
-}
-
-/// Every file in `dir`, to show that a failed run left nothing behind.
-fn files_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> =
-        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    names.sort();
-    names
-}
-
-#[test]
-fn converts_lispworks_to_folded_and_back() {
-    let dir = temp();
-    let folded = dir.path().join("out.folded");
-    proftool().arg("convert").arg(fixture("lispworks/processes.tree")).arg(&folded).assert().success();
-    // Checked by hand against processes.tree: self = Count minus the children's Counts.
-    // The process name's last space is a no-break space (U+00A0): inferno would read `Listener 1 5`
-    // as two counts.
-    let expected = "\
-Profile root;CAPI Execution Listener\u{a0}1 5
-Profile root;CAPI Execution Listener\u{a0}1;CL-USER::FIB 25
-Profile root;CAPI Execution Listener\u{a0}1;CL-USER::FIB;CL-USER::FIB 25
-Profile root;CAPI Execution Listener\u{a0}1;CL-USER::FIB;CL-USER::FIB;(METHOD PRINT-OBJECT (WIDGET T)) 10
-Profile root;CAPI Execution Listener\u{a0}1;CL-USER::|weird name| 25
-Profile root;Idle \"process\" 10
-";
-    assert_eq!(std::fs::read_to_string(&folded).unwrap(), expected);
-    let back = dir.path().join("back.tree");
-    proftool().arg("convert").arg(&folded).arg(&back).assert().success();
-    let tree = std::fs::read_to_string(&back).unwrap();
-    assert!(tree.starts_with("LispWorks Profiler Tree\n0|100|0|100|0|Profile root\n"), "{tree}");
-    assert!(tree.contains("|CAPI Execution Listener 1\n"), "read back with its space: {tree}");
-    assert!(tree.contains("2|60|0|60|50|CL-USER::FIB\n3|35|0|60|50|CL-USER::FIB\n"), "{tree}");
-}
 
 #[test]
 fn merge_and_diff_refuse_an_output_that_is_one_of_their_inputs() {
@@ -245,60 +207,6 @@ fn diff_reads_standard_input_once() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("diff: standard input (-) can be read once"));
-}
-
-#[test]
-fn inferno_flamegraph_draws_the_folded_output_of_a_name_ending_in_a_number_as_one_count() {
-    // processes.tree by hand: the listener process holds 5 + 25 + 25 + 10 + 25 = 90 of 100 samples.
-    let out = proftool()
-        .args(["convert", "--to", "folded"])
-        .arg(fixture("lispworks/processes.tree"))
-        .arg("-")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.contains("1 frame name ends in a space and a number, which inferno-flamegraph would read as a second count: that space is written as a no-break space (U+00A0)"), "{stderr}");
-    let folded = String::from_utf8(out.stdout).unwrap();
-    let mut svg = Vec::new();
-    inferno::flamegraph::from_lines(&mut inferno::flamegraph::Options::default(), folded.lines(), &mut svg).unwrap();
-    let svg = String::from_utf8(svg).unwrap();
-    assert!(svg.contains("<title>all (100 samples, 100%)</title>"), "{svg}");
-    assert!(svg.contains("<title>CAPI Execution Listener\u{a0}1 (90 samples, 90.00%)</title>"), "{svg}");
-    assert!(!svg.contains("%;"), "no differential share: {svg}");
-}
-
-/// Seed 000: Seen-Count is the samples a function was on the stack in, Top-Count those it was on
-/// top in. After a filter they are counted again from the stacks kept, by hand from
-/// processes.tree: `--focus FIB` keeps the 60 samples through FIB (the root and the listener are
-/// seen in 60, on top in none of them; FIB keeps 60 seen, 25 + 25 on top); `--thread` keeps the
-/// idle process's 10; `--hide FIB` gives FIB's 50 top samples to the listener (5 + 50 = 55).
-/// Call-Count (3 for FIB) is no count of samples and stays.
-#[test]
-fn lispworks_seen_and_top_counts_are_counted_again_after_a_filter() {
-    let after = |filter: &[&str]| {
-        let mut args = vec!["convert", "-q", "--to", "lispworks"];
-        args.extend(filter);
-        run(&args, &fixture("lispworks/processes.tree")).0
-    };
-    let header = "LispWorks Profiler Tree: fib benchmark: run 2\n";
-    let focus = [
-        "0|60|0|60|0|\"Profile root\"",
-        "1|60|0|60|0|\"CAPI Execution Listener 1\"",
-        "2|60|3|60|50|CL-USER::FIB",
-        "3|35|3|60|50|CL-USER::FIB",
-        "4|10|0|10|10|(METHOD PRINT-OBJECT (WIDGET T))",
-    ];
-    assert_eq!(after(&["--focus", "FIB"]), header.to_string() + &focus.join("\n") + "\n");
-    let thread = ["0|10|0|10|0|\"Profile root\"", "1|10|0|10|10|\"Idle \\\"process\\\"\""];
-    assert_eq!(after(&["--thread", "Idle \"process\""]), header.to_string() + &thread.join("\n") + "\n");
-    let hide = [
-        "0|100|0|100|0|\"Profile root\"",
-        "1|90|0|90|55|\"CAPI Execution Listener 1\"",
-        "2|10|0|10|10|(METHOD PRINT-OBJECT (WIDGET T))",
-        "2|25|0|25|25|CL-USER::|weird name|",
-        "1|10|0|10|10|\"Idle \\\"process\\\"\"",
-    ];
-    assert_eq!(after(&["--hide", "FIB"]), header.to_string() + &hide.join("\n") + "\n");
 }
 
 #[test]
@@ -686,21 +594,6 @@ fn a_closed_stderr_pipe_keeps_the_runs_outcome() {
 }
 
 #[test]
-fn an_empty_or_blank_folded_input_is_an_error() {
-    for (name, text) in [("empty.folded", ""), ("blank.folded", "\n  \n")] {
-        let dir = tempfile::tempdir().unwrap();
-        let input = dir.path().join(name);
-        std::fs::write(&input, text).unwrap();
-        let output = dir.path().join("out.pb.gz");
-        let out = proftool().arg("convert").arg(&input).arg(&output).output().unwrap();
-        assert_eq!(out.status.code(), Some(1), "{name}");
-        let stderr = String::from_utf8(out.stderr).unwrap();
-        assert!(stderr.contains("folded: line 1 (byte 0): expected a stack, a space and a count (a;b;c 12), found no stack in the whole input (it is empty or blank)"), "{stderr}");
-        assert!(!output.exists(), "{name}: no output is written");
-    }
-}
-
-#[test]
 fn closed_stdout_pipe_ends_quietly() {
     // Enough output to fill the pipe buffer after `head` has gone.
     let mut big = String::from("LispWorks Profiler Tree: big\n0|200000|0|200000|0|ROOT\n");
@@ -819,92 +712,6 @@ fn help_shows_examples() {
     proftool().args(["convert", "--help"]).assert().success().stdout(predicate::str::contains("--interval"));
 }
 
-/// Issue 34 §8: LispWorks processes are threads. Into Sampler, each is a thread block of its own
-/// named after it (the `"Profile root"` above them is no thread and goes); back into LispWorks,
-/// they are quoted processes under one root again. Expected by hand from processes.tree: the
-/// listener's 90 samples and the idle process's 10 in two blocks; the tree as read but for FIB's
-/// Call-Count (3) and the title, which Sampler has no place for.
-#[test]
-fn lispworks_processes_are_sampler_threads_and_come_back() {
-    let dir = temp();
-    let sampler = dir.path().join("p.sampler");
-    let tree = fixture("lispworks/processes.tree");
-    let out = proftool().arg("convert").arg(&tree).arg(&sampler).assert().success();
-    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
-    assert!(!stderr.contains("Thread_0001"), "{stderr}");
-    let bytes = std::fs::read(&sampler).unwrap();
-    let has = |text: &[u8]| bytes.windows(text.len()).any(|w| w == text);
-    // Thread ids 1 and 2: a symbol entry each, named by the process, and a block each.
-    assert!(has(b"\t\x00\x00\x00\x01\t\x00\x00\x00\x00\tCAPI Execution Listener 1\t"), "{bytes:?}");
-    assert!(has(b"\t\x00\x00\x00\x02\t\x00\x00\x00\x00\tIdle \"process\"\t"), "{bytes:?}");
-    assert!(has(b"@threadV1.0\t0001\n") && has(b"@threadV1.0\t0002\n") && !has(b"@threadV1.0\t0003"));
-    assert!(!has(b"Profile root"), "the pseudo-root is no thread and no function");
-    let folded = |input: &Path| run(&["convert", "-q", "--sampler-order", "leaf-first", "--to", "folded"], input).0;
-    let expected = [
-        "CAPI Execution Listener\u{a0}1 5",
-        "CAPI Execution Listener\u{a0}1;CL-USER::FIB 25",
-        "CAPI Execution Listener\u{a0}1;CL-USER::FIB;CL-USER::FIB 25",
-        "CAPI Execution Listener\u{a0}1;CL-USER::FIB;CL-USER::FIB;(METHOD PRINT-OBJECT (WIDGET T)) 10",
-        "CAPI Execution Listener\u{a0}1;CL-USER::|weird name| 25",
-        "Idle \"process\" 10",
-    ];
-    assert_eq!(folded(&sampler), expected.join("\n") + "\n");
-    let back = run(&["convert", "-q", "--sampler-order", "leaf-first", "--to", "lispworks"], &sampler).0;
-    let original = std::fs::read_to_string(&tree).unwrap();
-    let expected: String = original
-        .lines()
-        .filter(|l| !l.starts_with(';'))
-        .map(|l| format!("{}\n", l.replace("|60|3|60|50|", "|60|0|60|50|").replace("|35|3|60|50|", "|35|0|60|50|")))
-        .collect::<String>()
-        .replace("LispWorks Profiler Tree: fib benchmark: run 2", "LispWorks Profiler Tree");
-    assert_eq!(back, expected);
-}
-
-/// Issue 34 §7: a LispWorks tree has one root, "the node with depth 0" (seed 000). Several threads
-/// and a flat summary report's rows go under one `"Profile root"`, its Count the sum of theirs,
-/// Seen-Count the same (it is on every stack), Top-Count 0. By hand: two-threads.sampler's threads
-/// hold 4 and 3 samples (main is on the stack in all 7, on top in 1; its third thread none);
-/// seed 002's v0.9.0 summary rows are 68.40049488, 47.14893489, 23.0318165, 20.80886149 and
-/// 10.97602407 ms: 68 + 47 + 23 + 21 + 11 = 170 samples of 1 ms.
-#[test]
-fn a_lispworks_tree_has_one_root() {
-    let (tree, err) = run(&["convert", "--to", "lispworks"], &fixture("sampler/two-threads.sampler"));
-    let expected = [
-        "LispWorks Profiler Tree",
-        "0|7|0|7|0|\"Profile root\"",
-        "1|4|0|4|0|\"Thread_0001\"",
-        "2|4|0|7|1|main",
-        "3|3|0|3|2|parse",
-        "4|1|0|1|1|read",
-        "1|3|0|3|0|\"Thread_0002\"",
-        "2|3|0|7|1|main",
-        "3|3|0|3|3|write",
-        "1|0|0|0|0|\"Thread_0003\"",
-    ];
-    assert_eq!(tree, expected.join("\n") + "\n");
-    assert!(
-        err.contains("lispworks has one root: the input's 3 roots are put under a \"Profile root\" added for them"),
-        "{err}"
-    );
-    let (tree, _) = run(&["convert", "-q", "--to", "lispworks"], &fixture("dyalog-csv/v0.9.0-summary.csv"));
-    let expected = [
-        "LispWorks Profiler Tree",
-        "0|170|0|170|0|\"Profile root\"",
-        "1|68|1|68|68|#.Rain",
-        "1|47|1|47|47|#.ch.Step",
-        "1|23|311|23|23|#.ch.CHΔQ",
-        "1|21|44|21|21|#.ch.CHΔSET",
-        "1|11|9|11|11|#.ch.Set",
-    ];
-    assert_eq!(tree, expected.join("\n") + "\n");
-    // Read back, the threads are processes again: `--thread` keeps one (its 3 samples).
-    let dir = temp();
-    let written = dir.path().join("threads.tree");
-    proftool().args(["convert", "-q"]).arg(fixture("sampler/two-threads.sampler")).arg(&written).assert().success();
-    let (one, _) = run(&["convert", "-q", "--thread", "Thread_0002", "--to", "folded"], &written);
-    assert_eq!(one, "Profile root;Thread_0002;main;write 3\n");
-}
-
 /// Issue 34 §8: a target without threads (BR, Dyalog, GHC's -px) has no process names as
 /// functions: the processes' frames go, said once, and their own samples go to the root above them
 /// (by hand from processes.tree: 5 of the listener and 10 idle, 15 for "Profile root"). `--thread`
@@ -942,68 +749,6 @@ fn processes_are_dropped_where_there_are_no_threads() {
     let total: i64 = folded.lines().map(|l| l.rsplit_once(' ').unwrap().1.parse::<i64>().unwrap()).sum();
     assert_eq!(total, 90, "{folded}");
     assert!(folded.lines().all(|l| l.starts_with("CAPI Execution Listener\u{a0}1")), "{folded}");
-}
-
-#[test]
-fn sampler_output_is_capped_by_max_samples() {
-    let dir = temp();
-    let out = dir.path().join("p.sampler");
-    proftool()
-        .args(["convert", "--max-samples", "99"])
-        .arg(fixture("lispworks/processes.tree"))
-        .arg(&out)
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains("100 samples would be 100 sample lines, more than --max-samples 99 allows"));
-    assert!(files_in(dir.path()).is_empty());
-    proftool()
-        .args(["convert", "--max-samples", "100"])
-        .arg(fixture("lispworks/processes.tree"))
-        .arg(&out)
-        .assert()
-        .success();
-}
-
-#[test]
-fn sampler_frame_order_is_an_option_both_ways() {
-    let dir = temp();
-    let out = dir.path().join("p.sampler");
-    proftool()
-        .args(["convert", "--sampler-order", "root-first", "--from", "folded", "-"])
-        .arg(&out)
-        .write_stdin("main;parse;read 2\nmain;render 1\n")
-        .assert()
-        .success();
-    let read = |order: &str| {
-        let out = proftool()
-            .args(["convert", "-q", "--to", "folded", "--sampler-order", order])
-            .arg(&out)
-            .arg("-")
-            .assert()
-            .success();
-        String::from_utf8(out.get_output().stdout.clone()).unwrap()
-    };
-    assert_eq!(read("root-first"), "Thread_0001;main;parse;read 2\nThread_0001;main;render 1\n");
-    assert_eq!(read("leaf-first"), "Thread_0001;read;parse;main 2\nThread_0001;render;main 1\n");
-    // `main` opens every stack: auto sees the first frame constant and reads root-first, and says so.
-    proftool()
-        .args(["convert", "--to", "folded"])
-        .arg(&out)
-        .arg("-")
-        .assert()
-        .success()
-        .stdout("Thread_0001;main;parse;read 2\nThread_0001;main;render 1\n")
-        .stderr(predicate::str::contains("so stacks read root-first"));
-}
-
-#[test]
-fn sampler_names_cannot_hold_tabs() {
-    proftool()
-        .args(["convert", "--from", "folded", "--to", "sampler", "-", "-"])
-        .write_stdin("main;a\tb 1\n")
-        .assert()
-        .success()
-        .stderr(predicate::str::contains("sampler frame names cannot hold '\\t': written as ' '"));
 }
 
 #[test]
@@ -1087,83 +832,6 @@ fn flat_dyalog_reports_say_so_in_other_formats() {
         .assert()
         .success()
         .stderr(predicate::str::contains("flat report without call structure"));
-}
-
-#[test]
-fn br_backtrace_order_is_an_option() {
-    let sampled = fixture("br/sampled.br");
-    // Checked by hand against make-fixtures.py: groups A (twice), B, C; lines merged into functions,
-    // and the main routine's and the GOSUB routine's lines (no function to merge into) named by place.
-    let inner = "orders.br:10.0;orders.br:100.0 1\norders.br:10.0;orders.br:100.0;FNTAX 2\norders.br:10.2 1\n";
-    assert_eq!(run(&["convert", "-q", "--to", "folded"], &sampled).0, inner);
-    let outer = "orders.br:100.0;orders.br:10.0;FNTAX 2\norders.br:10.0;orders.br:100.0 1\norders.br:10.2 1\n";
-    let args = ["convert", "-q", "--to", "folded", "--br-backtrace", "outermost-first"];
-    assert_eq!(run(&args, &sampled).0, outer);
-    // Written in the order given, the file reads back the same with that order.
-    let dir = temp();
-    let out = dir.path().join("o.br");
-    proftool().args(["convert", "-q", "--br-backtrace", "outermost-first"]).arg(&sampled).arg(&out).assert().success();
-    assert_eq!(run(&args, &out).0, outer);
-}
-
-#[test]
-fn br_timed_files_keep_their_time_and_round_trip_byte_for_byte() {
-    let dir = temp();
-    let (once, twice) = (dir.path().join("once.br"), dir.path().join("twice.br"));
-    proftool().arg("convert").arg(fixture("br/timed.br")).arg(&once).assert().success().stderr("");
-    proftool().arg("convert").arg(&once).arg(&twice).assert().success().stderr("");
-    assert_eq!(std::fs::read(&once).unwrap(), std::fs::read(&twice).unwrap());
-    // By hand from make-fixtures.py: G3 10^12 ns on main.br:50.1, G1 + G2 1,500 + 2,500 ns on FNREAD,
-    // G4 100 + 200 ns on line 7 (no qualifier). A timed file is weighed by time unless told otherwise.
-    let args = ["convert", "-q", "--to", "folded", "--interval", "1ns"];
-    let expected = "main.br:50.1 1000000000000\nmain.br:50.1;FNREAD 4000\nmain.br:50.1;main.br:7.0 300\n";
-    assert_eq!(run(&args, &once).0, expected);
-    let counts = run(&["convert", "-q", "--to", "folded", "--metric", "samples"], &once).0;
-    assert_eq!(counts, "main.br:50.1 1\nmain.br:50.1;FNREAD 2\nmain.br:50.1;main.br:7.0 1\n");
-}
-
-#[test]
-fn br_mode_and_max_samples() {
-    let dir = temp();
-    let out = dir.path().join("p.br");
-    proftool()
-        .args(["convert", "--br-mode", "timed", "--interval", "2ms", "--from", "folded", "-"])
-        .arg(&out)
-        .write_stdin("main;work 3\n")
-        .assert()
-        .success()
-        .stderr(predicate::str::contains("--br-mode timed: the profile has no time"));
-    let args = ["convert", "-q", "--to", "folded", "--metric", "time", "--interval", "1ms"];
-    assert_eq!(run(&args, &out).0, "main;work 6\n");
-    proftool()
-        .args(["convert", "--max-samples", "99"])
-        .arg(fixture("lispworks/processes.tree"))
-        .arg(&out)
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains("100 samples would be 100 groups, more than --max-samples 99 allows"));
-}
-
-#[test]
-fn br_errors_give_the_byte_offset() {
-    proftool()
-        .args(["convert", "--to", "folded"])
-        .arg(fixture("br/bad/unknown-type.br"))
-        .arg("-")
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains("unknown-type.br: br: byte 9: expected a record type 1 or 3 to 9, found 2"));
-}
-
-#[test]
-fn br_on_stdin_is_recognised_by_content() {
-    let bytes = std::fs::read(fixture("br/sampled.br")).unwrap();
-    proftool()
-        .args(["convert", "-q", "--to", "folded", "-", "-"])
-        .write_stdin(bytes)
-        .assert()
-        .success()
-        .stdout("orders.br:10.0;orders.br:100.0 1\norders.br:10.0;orders.br:100.0;FNTAX 2\norders.br:10.2 1\n");
 }
 
 #[test]

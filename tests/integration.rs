@@ -16,6 +16,9 @@ mod cli_gate;
 // Every fixture through every writable format and back.
 mod roundtrip;
 
+// Each format's own cases: tests/formats/<format>.rs.
+mod formats;
+
 // proptest: arbitrary bytes never panic a reader; random profiles survive write → read.
 mod properties;
 

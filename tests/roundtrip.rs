@@ -180,29 +180,6 @@ fn every_fixture_through_every_writable_format() {
     assert_no_failures(failures);
 }
 
-#[test]
-fn lispworks_function_info_is_computed_by_the_model_rules() {
-    // processes.tree is consistent: its Seen and Top counts are what the rules compute. Dropping them
-    // (keeping Call-Count, which no rule can compute) must write the same file back.
-    let path = fixtures_dir().join("lispworks/processes.tree");
-    let (mut profile, _) = read_fixture(Format::Lispworks, &path);
-    for facts in profile.function_facts.values_mut() {
-        facts.seen = None;
-        facts.top = None;
-    }
-    let original = std::fs::read_to_string(&path).unwrap();
-    let without_comments: String = original.lines().filter(|l| !l.starts_with(';')).map(|l| format!("{l}\n")).collect();
-    assert_eq!(String::from_utf8(write(Format::Lispworks, &profile)).unwrap(), without_comments);
-}
-
-#[test]
-fn folded_to_lispworks_computes_seen_once_per_sample_under_recursion() {
-    let (profile, _) = read_bytes(Format::Folded, b"f;g;f 3\nf 2\n");
-    let tree = String::from_utf8(write(Format::Lispworks, &profile.unwrap())).unwrap();
-    // f is on the stack in all 5 samples (recursion counted once), on top in 5; g in 3, on top in 0.
-    assert_eq!(tree, "LispWorks Profiler Tree\n0|5|0|5|5|f\n1|3|0|3|0|g\n2|3|0|5|5|f\n");
-}
-
 /// A tree report with what merging lines while reading must get right: a function called from two
 /// lines of its caller (one node), recursion, a line row under another function's row (a function
 /// node of its own), a function whose lines exceed it and a negative bias-adjusted time (clamped,

@@ -33,3 +33,28 @@ pub fn run_stdin(args: &[&str], stdin: &[u8]) -> (String, String) {
     let output = out.get_output();
     (String::from_utf8(output.stdout.clone()).unwrap(), String::from_utf8(output.stderr.clone()).unwrap())
 }
+
+/// A new temporary folder, removed with the guard.
+pub fn temp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+/// Every file in `dir`, to show that a failed run left nothing behind.
+pub fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
+/// The stderr of a run that must fail with exit code 1.
+pub fn failure(command: &mut Command) -> String {
+    String::from_utf8(command.assert().code(1).get_output().stderr.clone()).unwrap()
+}
+
+/// (stdout, stderr) of `proftool convert --to folded <input> -`, which must succeed.
+pub fn to_folded(input: &Path) -> (String, String) {
+    let out = proftool().args(["convert", "--to", "folded"]).arg(input).arg("-").assert().success();
+    let output = out.get_output();
+    (String::from_utf8(output.stdout.clone()).unwrap(), String::from_utf8(output.stderr.clone()).unwrap())
+}

@@ -1,0 +1,14 @@
+//! Each format's own cases, a file a format: its reading and writing through the binary, its
+//! options, its messages and bad inputs beyond the fixtures that golden.rs and roundtrip.rs walk.
+
+// LispWorks profiler trees.
+mod lispworks;
+
+// Sampler files.
+mod sampler;
+
+// BR profiles.
+mod br;
+
+// Folded stacks.
+mod folded;

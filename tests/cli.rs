@@ -752,23 +752,6 @@ fn processes_are_dropped_where_there_are_no_threads() {
 }
 
 #[test]
-fn dyalog_documentation_examples_convert_to_themselves_byte_for_byte() {
-    let dir = temp();
-    for name in [
-        "dyalog-xml/v1.37-tree.xml",
-        "dyalog-xml/v1.37-summary.xml",
-        "dyalog-csv/v1.37-tree.csv",
-        "dyalog-csv/v1.37-data-semicolon.csv",
-        "dyalog-csv/v1.37-summary.csv",
-    ] {
-        let input = fixture(name);
-        let output = dir.path().join(input.file_name().unwrap());
-        proftool().arg("convert").arg(&input).arg(&output).assert().success().stderr("");
-        assert_eq!(std::fs::read(&output).unwrap(), std::fs::read(&input).unwrap(), "{name}");
-    }
-}
-
-#[test]
 fn any_ghc_profile_named_prog_prof_converts_to_folded_with_module_qualified_names() {
     let dir = temp();
     // The -px log, the -P text report and the -pj JSON, each saved as prog.prof.
@@ -787,54 +770,6 @@ fn any_ghc_profile_named_prog_prof_converts_to_folded_with_module_qualified_name
 }
 
 #[test]
-fn dyalog_lines_are_merged_or_named_on_request() {
-    let tree = fixture("dyalog-xml/v0.9.0-tree.xml");
-    // Ticks checked by hand: Rain's 73 exclusive ticks are 64 of its own and 9 on its lines, LEAP's
-    // 7 are 4 + 3 and TOTAMTHS's 8 are 5 + 3; a line row's callees hang below it.
-    let run = |option: Option<&str>| {
-        let mut cmd = proftool();
-        cmd.args(["convert", "--metric", "timer-ticks", "--to", "folded"]).args(option).arg(&tree).arg("-");
-        String::from_utf8(cmd.assert().success().get_output().stdout.clone()).unwrap()
-    };
-    let functions = "#.Rain 73\n#.Rain;#.Gilling.LEAP 7\n#.Rain;#.Gilling.TOTAMTHS 8\n";
-    assert_eq!(run(None), functions);
-    assert_eq!(run(Some("--functions")), functions);
-    let lines = run(Some("--lines"));
-    assert!(lines.starts_with("#.Rain 64\n#.Rain;#.Rain[1] 1\n"), "{lines}");
-    assert!(
-        lines.contains("#.Rain;#.Rain[6];#.Gilling.LEAP 4\n#.Rain;#.Rain[6];#.Gilling.LEAP;#.Gilling.LEAP[1] 1\n"),
-        "{lines}"
-    );
-    assert!(lines.ends_with("#.Rain;#.Rain[7];#.Gilling.TOTAMTHS;#.Gilling.TOTAMTHS[2] 2\n"), "{lines}");
-    proftool().args(["convert", "--functions", "--lines"]).arg(&tree).arg("-").assert().code(2);
-}
-
-#[test]
-fn dyalog_csv_separators_are_detected_and_chosen() {
-    let dir = temp();
-    let danish = dir.path().join("danish.csv");
-    let tree = fixture("dyalog-csv/v1.37-tree.csv");
-    proftool().args(["convert", "--dyalog-separators", ",;"]).arg(&tree).arg(&danish).assert().success();
-    let text = std::fs::read_to_string(&danish).unwrap();
-    assert!(text.starts_with("\"Depth\";\"Element\";\"Line\";\"Calls\";\"ExclusiveTime\";\"InclusiveTime\"\n0;\"#.Samples.Sample\";¯1;1;19,362;61,828\n"), "{text}");
-    let back = dir.path().join("back.csv");
-    proftool().args(["convert", "--dyalog-separators", ".,"]).arg(&danish).arg(&back).assert().success();
-    assert_eq!(std::fs::read(&back).unwrap(), std::fs::read(&tree).unwrap());
-    proftool().args(["convert", "--dyalog-separators", ".."]).arg(&tree).arg(&back).assert().code(2);
-}
-
-#[test]
-fn flat_dyalog_reports_say_so_in_other_formats() {
-    proftool()
-        .args(["convert", "--to", "folded"])
-        .arg(fixture("dyalog-csv/v1.37-summary.csv"))
-        .arg("-")
-        .assert()
-        .success()
-        .stderr(predicate::str::contains("flat report without call structure"));
-}
-
-#[test]
 fn ghc_word_size_scales_px_alloc() {
     let info = |size: &str| {
         let out = proftool().args(["info", "--ghc-word-size", size]).arg(fixture("ghc-px/notes-example.px")).output();
@@ -843,15 +778,6 @@ fn ghc_word_size_scales_px_alloc() {
     // 3 + 12 + 40 + 1000 + 2000 = 3055 words.
     assert!(info("8").contains("alloc (alloc, bytes, additive): total 24440"), "{}", info("8"));
     assert!(info("4").contains("alloc (alloc, bytes, additive): total 12220"), "{}", info("4"));
-}
-
-#[test]
-fn time_in_another_unit_keeps_exact_inclusive_sums() {
-    // timed.br: the main routine's line 50.1 spends 10^12 ns on its own, FNREAD 4,000 ns and line 7
-    // 300 ns below it: 1,000,000,004,300 ns in all, 1,000,000.0043 ms (the sum of the three in ms as
-    // floats is 1000000.0042999999). No calls in BR: Calls 0.
-    let csv = run(&["convert", "--to", "dyalog-csv"], &fixture("br/timed.br")).0;
-    assert!(csv.contains("\n0,\"main.br:50.1\",¯1,0,1000000,1000000.0043\n"), "{csv}");
 }
 
 #[test]

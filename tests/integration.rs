@@ -25,18 +25,8 @@ mod properties;
 // The `proftool` binary: files, pipes, detection, exit codes, no partial outputs.
 mod cli;
 
-// The `proftool` binary on Dyalog reports: XML and CSV conversions, their options and messages.
-mod cli_dyalog;
-
 // The reports on a Go CPU profile, against `go tool pprof`.
 mod cli_go_reports;
-
-// The `proftool` binary on Dyalog summary reports: their own total and percentages, their overlap.
-mod cli_dyalog_summary;
-
-// The `proftool` binary on Dyalog data and summary reports as `]PROFILE` means them (issue 34):
-// raw and adjusted times, inclusive-only summaries.
-mod cli_dyalog_reports;
 
 // The `proftool` binary on GHC profiles.
 mod cli_ghc;

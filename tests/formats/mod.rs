@@ -12,3 +12,6 @@ mod br;
 
 // Folded stacks.
 mod folded;
+
+// Dyalog's ]PROFILE reports, XML and CSV: one file, as their report kinds and rules are shared.
+mod dyalog;

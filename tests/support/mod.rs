@@ -4,6 +4,7 @@ pub mod binary;
 pub mod gate_simulation;
 pub mod pprof_proto;
 
+use proftool::convert::{Convert, ConvertOptions};
 use proftool::diag::Diagnostics;
 use proftool::model::dump::dump;
 use proftool::{Format, Profile, ReadOptions};
@@ -132,4 +133,12 @@ fn first_difference(want: &str, got: &str) -> String {
 /// Fails with every collected message.
 pub fn assert_no_failures(failures: Vec<String>) {
     assert!(failures.is_empty(), "{} failure(s):\n\n{}", failures.len(), failures.join("\n\n"));
+}
+
+/// `profile` as folded text, its time divided at `interval` where it has one.
+pub fn folded(profile: &Profile, interval: Option<std::time::Duration>) -> String {
+    let mut out = Vec::new();
+    let options = ConvertOptions::new(None, interval);
+    Format::Folded.write(profile.clone(), &mut out, &options, &mut Diagnostics::default()).unwrap();
+    String::from_utf8(out).unwrap()
 }

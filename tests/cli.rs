@@ -752,35 +752,6 @@ fn processes_are_dropped_where_there_are_no_threads() {
 }
 
 #[test]
-fn any_ghc_profile_named_prog_prof_converts_to_folded_with_module_qualified_names() {
-    let dir = temp();
-    // The -px log, the -P text report and the -pj JSON, each saved as prog.prof.
-    for (source, first) in [
-        ("ghc-px/notes-example.px", "MAIN.MAIN;Main.CAF;Main.main;Main.isEven 20\n"),
-        ("ghc-prof/inferno-utf8.prof", "MAIN.MAIN 510\n"),
-        ("ghc-json/undeclared-deep.json", "MAIN.MAIN;Main.main 1\n"),
-    ] {
-        let prof = dir.path().join("prog.prof");
-        std::fs::copy(fixture(source), &prof).unwrap();
-        let out = dir.path().join("out.folded");
-        proftool().arg("convert").arg(&prof).arg(&out).assert().success();
-        let folded = std::fs::read_to_string(&out).unwrap();
-        assert!(folded.starts_with(first), "{source}:\n{folded}");
-    }
-}
-
-#[test]
-fn ghc_word_size_scales_px_alloc() {
-    let info = |size: &str| {
-        let out = proftool().args(["info", "--ghc-word-size", size]).arg(fixture("ghc-px/notes-example.px")).output();
-        String::from_utf8(out.unwrap().stdout).unwrap()
-    };
-    // 3 + 12 + 40 + 1000 + 2000 = 3055 words.
-    assert!(info("8").contains("alloc (alloc, bytes, additive): total 24440"), "{}", info("8"));
-    assert!(info("4").contains("alloc (alloc, bytes, additive): total 12220"), "{}", info("4"));
-}
-
-#[test]
 fn a_flame_graph_is_drawn_as_svg() {
     let dir = temp();
     let svg = dir.path().join("out.svg");

@@ -43,9 +43,6 @@ mod cli_input;
 // write them, and against `go tool pprof`.
 mod cli_viewers;
 
-// GHC -px output against the seed parser's grammar, whatever the source.
-mod ghc_px_seed;
-
 // Flame graphs drawn from the model match inferno's from the whole folded text.
 mod svg;
 

@@ -15,3 +15,12 @@ mod folded;
 
 // Dyalog's ]PROFILE reports, XML and CSV: one file, as their report kinds and rules are shared.
 mod dyalog;
+
+// GHC's -px output.
+mod ghc_px;
+
+// GHC's text reports (-p, -P).
+mod ghc_prof;
+
+// GHC's JSON profiles (-pj).
+mod ghc_json;

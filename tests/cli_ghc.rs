@@ -3,52 +3,6 @@
 
 use crate::support::binary::{fixture, proftool, run_bytes};
 
-/// The speedscope frame named `name`: (file, line, col).
-fn speedscope_frame(doc: &serde_json::Value, name: &str) -> (Option<String>, Option<i64>, Option<i64>) {
-    let frames = doc["shared"]["frames"].as_array().unwrap();
-    let frame = frames.iter().find(|f| f["name"] == name).unwrap_or_else(|| panic!("no frame {name}"));
-    (frame["file"].as_str().map(str::to_string), frame["line"].as_i64(), frame["col"].as_i64())
-}
-
-#[test]
-fn speedscope_frames_get_the_file_and_line_of_src_loc() {
-    let (out, err) =
-        run_bytes(&["convert", "--to", "speedscope"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
-    let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
-    // From the file's cost_centres: sumT.a at src/Main.hs:51:9-31, main at src/Main.hs:(21,1)-(38,42).
-    assert_eq!(speedscope_frame(&doc, "Main.sumT.a"), (Some("src/Main.hs".into()), Some(51), Some(9)));
-    assert_eq!(speedscope_frame(&doc, "Main.main"), (Some("src/Main.hs".into()), Some(21), Some(1)));
-    // <built-in> is not a location: no file (the module is in the name).
-    assert_eq!(speedscope_frame(&doc, "MAIN.MAIN"), (None, None, None));
-    assert!(!err.contains("per-frame facts"), "{err}");
-}
-
-#[test]
-fn speedscope_frames_get_the_file_and_line_of_the_prof_src_column() {
-    let (out, err) = run_bytes(&["convert", "--to", "speedscope"], &fixture("ghc-prof/inferno-ticks.prof"));
-    let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
-    let prefs = speedscope_frame(&doc, "Options.Applicative.Builder.prefs");
-    assert_eq!(prefs, (Some("src/Options/Applicative/Builder.hs".into()), Some(537), Some(1)));
-    assert!(!err.contains("per-frame facts"), "{err}");
-}
-
-#[test]
-fn pprof_functions_get_the_file_and_line_of_src_loc() {
-    use prost::Message;
-    use std::io::Read;
-    let (out, _) = run_bytes(&["convert", "--to", "pprof"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
-    let mut bytes = Vec::new();
-    flate2::read::GzDecoder::new(out.as_slice()).read_to_end(&mut bytes).unwrap();
-    let p = crate::support::pprof_proto::Profile::decode(bytes.as_slice()).unwrap();
-    let s = |i: i64| p.string_table[i as usize].as_str();
-    let function = |name: &str| p.function.iter().find(|f| s(f.name) == name).unwrap();
-    let line_of = |id: u64| p.location.iter().find(|l| l.id == id).unwrap().line[0].line;
-    let sum_t = function("Main.sumT.b");
-    assert_eq!((s(sum_t.filename), sum_t.start_line, line_of(sum_t.id)), ("src/Main.hs", 52, 52));
-    let main = function("MAIN.MAIN");
-    assert_eq!((s(main.filename), main.start_line, line_of(main.id)), ("", 0, 0));
-}
-
 #[test]
 fn targets_without_source_locations_name_their_drop() {
     let (_, err) =

@@ -39,13 +39,6 @@ mod cross_format;
 // tools' JSON), and its help, completions and manual.
 mod cli_input;
 
-// The `proftool` binary on pprof and speedscope, as the viewers and other profilers (Go, py-spy)
-// write them, and against `go tool pprof`.
-mod cli_viewers;
-
-// Flame graphs drawn from the model match inferno's from the whole folded text.
-mod svg;
-
 // The reports (`summary`, `calls`, `tree`) and the filters shared with `convert`.
 mod cli_reports;
 
@@ -58,9 +51,3 @@ mod cli_metrics;
 // The reports as `]PROFILE` and the LispWorks profiler answer (issue 26): `summary --lines`, `calls`
 // switches and shares, `data`, recursive callers, one total per profile, BR routines.
 mod cli_profile_reports;
-
-// The `proftool` binary on perf script text, V8 .cpuprofile and Chrome trace events.
-mod cli_world;
-
-// Chrome traces and V8 CPU profiles against speedscope's importers and DevTools' rules.
-mod chrome_world;

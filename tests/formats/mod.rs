@@ -24,3 +24,21 @@ mod ghc_prof;
 
 // GHC's JSON profiles (-pj).
 mod ghc_json;
+
+// Flame graphs, written only.
+mod svg;
+
+// speedscope files.
+mod speedscope;
+
+// pprof profiles.
+mod pprof;
+
+// Linux perf script text.
+mod perf;
+
+// V8 CPU profiles.
+mod cpuprofile;
+
+// Chrome's trace events.
+mod chrome_trace;

@@ -142,3 +142,10 @@ pub fn folded(profile: &Profile, interval: Option<std::time::Duration>) -> Strin
     Format::Folded.write(profile.clone(), &mut out, &options, &mut Diagnostics::default()).unwrap();
     String::from_utf8(out).unwrap()
 }
+
+/// The lines of a text, sorted: folded stacks in any order.
+pub fn sorted_lines(text: &str) -> Vec<&str> {
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.sort_unstable();
+    lines
+}

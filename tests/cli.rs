@@ -1,6 +1,8 @@
-//! The `proftool` binary end to end: each test in its own temporary folder.
+//! The `proftool` binary end to end, whatever the format (each format's own cases are in
+//! tests/formats/): files, pipes, signals, detection, limits on outputs, exit codes, no partial
+//! outputs. Each test in its own temporary folder.
 
-use crate::support::binary::{files_in, fixture, proftool, run, run_bytes, temp};
+use crate::support::binary::{files_in, fixture, proftool, run, temp};
 use predicates::prelude::*;
 use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;
@@ -196,43 +198,6 @@ fn diff_reads_standard_input_once() {
 }
 
 #[test]
-fn conversions_name_what_they_lose() {
-    let dir = temp();
-    let convert = |verbose: &[&str]| {
-        let mut cmd = proftool();
-        cmd.arg("convert").args(verbose).arg(fixture("lispworks/processes.tree")).arg(dir.path().join("o.folded"));
-        String::from_utf8(cmd.assert().success().get_output().stderr.clone()).unwrap()
-    };
-    // What folded has no place for is named in one line; lost numbers (the per-function counts)
-    // have a line of their own; -v names each thing in a line of its own.
-    let err = convert(&[]);
-    assert!(err.contains("proftool: warning: folded has no place for: title (-v names each)\n"), "{err}");
-    assert!(err.contains("Call-Count, Seen-Count and Top-Count are dropped"), "{err}");
-    let err = convert(&["-v"]);
-    assert!(err.contains("proftool: warning: folded has no title: \"fib benchmark: run 2\" is dropped\n"), "{err}");
-    assert!(!err.contains("-v names each"), "{err}");
-}
-
-#[test]
-fn what_a_target_merely_lacks_shares_one_line_and_lost_numbers_keep_theirs() {
-    // A GHC -pj profile to folded: title, timestamp, interval, the per-node entries and where functions
-    // are defined share one line; the allocation folded cannot hold has its own.
-    let (_, err) = run_bytes(&["convert", "--to", "folded"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
-    let lines: Vec<&str> = err.lines().collect();
-    assert_eq!(
-        lines,
-        [
-            "proftool: warning: folded has no place for: title, timestamp, interval, metric entries, defined-at (-v names each)",
-            "proftool: warning: folded holds one number per node: metric alloc dropped (writing ticks)",
-        ],
-        "{err}"
-    );
-    let (_, verbose) =
-        run_bytes(&["convert", "-v", "--to", "folded"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
-    assert_eq!(verbose.lines().count(), 6, "{verbose}");
-}
-
-#[test]
 fn stdin_to_stdout_with_from_and_to() {
     let input = std::fs::read(fixture("lispworks/minimal.tree")).unwrap();
     proftool()
@@ -287,33 +252,6 @@ fn undetectable_input_lists_the_formats() {
     proftool().arg("convert").arg(&odd).arg(dir.path().join("o.folded")).assert().code(1).stderr(
         predicate::str::contains("cannot tell the input format").and(predicate::str::contains("lispworks, folded")),
     );
-}
-
-#[test]
-fn measured_inclusive_time_that_a_target_derives_is_named_when_dropped() {
-    // The manual's 0.9.0 excerpt lists only some of Rain's rows: Rain measured 68.4 ms inclusive,
-    // its rows add up to 0.914 ms. Folded stacks derive inclusive values, so the rest is lost.
-    let dir = temp();
-    proftool()
-        .arg("convert")
-        .arg(fixture("dyalog-xml/v0.9.0-tree.xml"))
-        .arg(dir.path().join("o.folded"))
-        .assert()
-        .success()
-        .stderr(predicate::str::contains(
-            "folded derives inclusive values, so measured inclusive values that differ are dropped: time on 2 nodes \
-             (most: #.Rain, 68.4 ms measured, 0.914 ms from its own value and its children's)",
-        ));
-    // Dyalog keeps them, and a report whose rows add up says nothing.
-    for (input, output) in [("dyalog-xml/v0.9.0-tree.xml", "o.csv"), ("dyalog-xml/several-roots.xml", "o.folded")] {
-        proftool()
-            .arg("convert")
-            .arg(fixture(input))
-            .arg(dir.path().join(output))
-            .assert()
-            .success()
-            .stderr(predicate::str::contains("measured inclusive").not());
-    }
 }
 
 #[test]
@@ -609,80 +547,6 @@ fn closed_stdout_pipe_ends_quietly() {
 }
 
 #[test]
-fn info_reports_the_profile() {
-    proftool()
-        .arg("info")
-        .arg(fixture("lispworks/processes.tree"))
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("format     lispworks (recognised by content)"))
-        .stdout(predicate::str::contains("title      fib benchmark: run 2"))
-        .stdout(predicate::str::contains("metric     samples (samples, count, additive): total 100"))
-        .stdout(predicate::str::contains("tree       1 root, 7 nodes, 6 frames, max depth 4"))
-        .stdout(predicate::str::contains("  50   50.0%  CL-USER::FIB\n  25   25.0%  CL-USER::|weird name|"));
-}
-
-#[test]
-fn info_lines_up_the_heaviest_functions_whatever_their_values_width() {
-    let out = proftool().arg("info").arg(fixture("dyalog-xml/v0.9.0-tree.xml")).output().unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
-    let rows: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("heaviest")).skip(1).collect();
-    // Its three functions (#.Rain, TOTAMTHS, LEAP), each with its lines added up.
-    assert_eq!(rows.len(), 3, "{text}");
-    let percent_at: Vec<Option<usize>> = rows.iter().map(|r| r.find('%')).collect();
-    assert!(percent_at.windows(2).all(|w| w[0] == w[1]), "{text}");
-    // Rain's own 0.6982987373424091 ms and its seven lines' (the dump), as `summary` adds them, a
-    // share of the total every report states, Rain's measured 68.40049488 ms (the excerpt's rows add
-    // up to 0.914 ms): 0.820561562946 / 68.40049488 is 1.2 %.
-    assert!(rows[0].starts_with("  0.820561562946    1.2%  #.Rain"), "{text}");
-}
-
-#[test]
-fn info_json_is_machine_readable() {
-    let out = proftool().args(["info", "--json"]).arg(fixture("folded/basic.folded")).assert().success();
-    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-    assert_eq!(json["format"], "folded");
-    assert_eq!(json["nodes"], 8);
-    assert_eq!(json["roots"], 2);
-    assert_eq!(json["max_depth"], 2);
-    assert_eq!(json["metrics"][0]["total"], 70.0);
-    assert_eq!(json["top_functions"][0]["name"], "draw text");
-    assert_eq!(json["top_functions"][0]["self"], 40.0);
-}
-
-#[test]
-fn info_json_sums_floats_without_the_noise_of_adding_them() {
-    // A Dyalog tree where #.f takes 0.1 ms under line 1 and 0.2 ms under line 2: 0.3 ms in all, the
-    // whole time (adding the two f64s gives 0.30000000000000004).
-    let csv = "\"Depth\",\"Element\",\"Line\",\"Calls\",\"ExclusiveTime\",\"InclusiveTime\"\n\
-               0,\"#.main\",¯1,1,0,0.3\n\
-               1,\"#.main\",1,1,0,0.1\n\
-               2,\"#.f\",¯1,1,0.1,0.1\n\
-               1,\"#.main\",2,1,0,0.2\n\
-               2,\"#.f\",¯1,1,0.2,0.2\n";
-    let out = proftool().args(["info", "--json", "-"]).write_stdin(csv).assert().success();
-    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(json["metrics"][1]["total"], 0.3, "{text}");
-    assert_eq!(json["top_functions"][0]["name"], "#.f");
-    assert_eq!(json["top_functions"][0]["self"], 0.3, "{text}");
-}
-
-#[test]
-fn info_names_ghc_cost_centres_with_their_module_as_folded_does() {
-    // ghc70-no-src.prof: fib has 3 ticks, main and "do work" 1 each, all in module Main.
-    let out = proftool().args(["info", "--json"]).arg(fixture("ghc-prof/ghc70-no-src.prof")).assert().success();
-    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-    let top: Vec<(&str, f64)> = json["top_functions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| (f["name"].as_str().unwrap(), f["self"].as_f64().unwrap()))
-        .collect();
-    assert_eq!(top, [("Main.fib", 3.0), ("Main.do work", 1.0), ("Main.main", 1.0)]);
-}
-
-#[test]
 fn formats_lists_every_format() {
     let out = proftool().arg("formats").assert().success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
@@ -696,43 +560,4 @@ fn formats_lists_every_format() {
 fn help_shows_examples() {
     proftool().arg("--help").assert().success().stdout(predicate::str::contains("Examples:"));
     proftool().args(["convert", "--help"]).assert().success().stdout(predicate::str::contains("--interval"));
-}
-
-/// Issue 34 §8: a target without threads (BR, Dyalog, GHC's -px) has no process names as
-/// functions: the processes' frames go, said once, and their own samples go to the root above them
-/// (by hand from processes.tree: 5 of the listener and 10 idle, 15 for "Profile root"). `--thread`
-/// picks a process first: the listener's 90 samples alone, in one Sampler block.
-#[test]
-fn processes_are_dropped_where_there_are_no_threads() {
-    let tree = fixture("lispworks/processes.tree");
-    let dir = temp();
-    let br = dir.path().join("p.br");
-    let out = proftool().arg("convert").arg(&tree).arg(&br).assert().success();
-    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
-    let warning = "br has no threads: the frames of threads and processes \"CAPI Execution Listener 1\", \"Idle \\\"process\\\"\" are dropped, their stacks kept\n";
-    assert_eq!(err.matches(warning).count(), 1, "{err}");
-    let bytes = std::fs::read(&br).unwrap();
-    for name in [&b"CAPI"[..], b"Idle"] {
-        assert!(!bytes.windows(name.len()).any(|w| w == name), "{bytes:?}");
-    }
-    let expected = [
-        "Profile root 15",
-        "Profile root;CL-USER::FIB 25",
-        "Profile root;CL-USER::FIB;CL-USER::FIB 25",
-        "Profile root;CL-USER::FIB;CL-USER::FIB;(METHOD PRINT-OBJECT (WIDGET T)) 10",
-        "Profile root;CL-USER::|weird name| 25",
-    ];
-    assert_eq!(run(&["convert", "-q", "--to", "folded"], &br).0, expected.join("\n") + "\n");
-    let (_, err) = run(&["convert", "--to", "dyalog-xml"], &tree);
-    assert_eq!(err.matches("dyalog-xml has no threads").count(), 1, "{err}");
-    let sampler = dir.path().join("listener.sampler");
-    let listener = "CAPI Execution Listener 1";
-    proftool().args(["convert", "-q", "--thread", listener]).arg(&tree).arg(&sampler).assert().success();
-    let bytes = std::fs::read(&sampler).unwrap();
-    let blocks = bytes.windows(12).filter(|w| w == b"@threadV1.0\t").count();
-    assert_eq!(blocks, 1);
-    let (folded, _) = run(&["convert", "-q", "--sampler-order", "leaf-first", "--to", "folded"], &sampler);
-    let total: i64 = folded.lines().map(|l| l.rsplit_once(' ').unwrap().1.parse::<i64>().unwrap()).sum();
-    assert_eq!(total, 90, "{folded}");
-    assert!(folded.lines().all(|l| l.starts_with("CAPI Execution Listener\u{a0}1")), "{folded}");
 }

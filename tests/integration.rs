@@ -22,30 +22,27 @@ mod formats;
 // proptest: arbitrary bytes never panic a reader; random profiles survive write → read.
 mod properties;
 
-// The `proftool` binary: files, pipes, detection, exit codes, no partial outputs.
+// The `proftool` binary: files, pipes, signals, detection, limits, exit codes, no partial outputs.
 mod cli;
 
 // The reports on a Go CPU profile, against `go tool pprof`.
 mod cli_go_reports;
 
-// The `proftool` binary on GHC profiles.
-mod cli_ghc;
-
-// Conversions between formats, checked against each target's own rules (Dyalog's alternating
-// rows, totals across metric kinds, every fixture's stacks through every seed format).
-mod cross_format;
+// Conversions whatever the formats: totals across metric kinds, every fixture's stacks through
+// every seed format, what a target has no place for said once.
+mod conversions;
 
 // The `proftool` binary on inputs as people keep them (byte-order marks, gzip, odd names, other
 // tools' JSON), and its help, completions and manual.
 mod cli_input;
 
-// The reports (`summary`, `calls`, `tree`) and the filters shared with `convert`.
+// The reports (`info`, `summary`, `calls`, `tree`) and the filters shared with `convert`.
 mod cli_reports;
 
 // `proftool diff` (its table, the CI gate, differential outputs) and `proftool merge`.
 mod cli_diff;
 
-// What numbers mean across sources: metric kinds, the default metric, time and ticks.
+// What numbers mean across sources: metric kinds, the default metric, time and ticks, units.
 mod cli_metrics;
 
 // The reports as `]PROFILE` and the LispWorks profiler answer (issue 26): `summary --lines`, `calls`

@@ -1,9 +1,12 @@
-//! Conversions between formats, checked against each target's own rules rather than against
-//! proftool's reader of it: Dyalog trees alternate as `]PROFILE` writes them, totals carry across
-//! metric kinds at the interval, and every fixture's stacks survive every seed format.
+//! Conversions whatever the formats (each format's own cases are in tests/formats/): totals carry
+//! across metric kinds at the interval, every fixture's stacks survive every seed format (checked
+//! against each target's own rules rather than against proftool's reader of it), and what a target
+//! has no place for is said: once, in one line, each thing with `-v`; measured inclusive values a
+//! target derives; where functions are defined; threads where a target has none.
 
-use crate::support::binary::{fixture, run};
+use crate::support::binary::{fixture, proftool, run, run_bytes, temp};
 use crate::support::*;
+use predicates::prelude::*;
 use proftool::convert::{Convert, ConvertOptions};
 use proftool::diag::Diagnostics;
 use proftool::model::FrameKind;
@@ -223,4 +226,114 @@ fn every_fixture_keeps_its_stacks_through_every_seed_format() {
         }
     }
     assert_no_failures(failures);
+}
+
+#[test]
+fn conversions_name_what_they_lose() {
+    let dir = temp();
+    let convert = |verbose: &[&str]| {
+        let mut cmd = proftool();
+        cmd.arg("convert").args(verbose).arg(fixture("lispworks/processes.tree")).arg(dir.path().join("o.folded"));
+        String::from_utf8(cmd.assert().success().get_output().stderr.clone()).unwrap()
+    };
+    // What folded has no place for is named in one line; lost numbers (the per-function counts)
+    // have a line of their own; -v names each thing in a line of its own.
+    let err = convert(&[]);
+    assert!(err.contains("proftool: warning: folded has no place for: title (-v names each)\n"), "{err}");
+    assert!(err.contains("Call-Count, Seen-Count and Top-Count are dropped"), "{err}");
+    let err = convert(&["-v"]);
+    assert!(err.contains("proftool: warning: folded has no title: \"fib benchmark: run 2\" is dropped\n"), "{err}");
+    assert!(!err.contains("-v names each"), "{err}");
+}
+
+#[test]
+fn what_a_target_merely_lacks_shares_one_line_and_lost_numbers_keep_theirs() {
+    // A GHC -pj profile to folded: title, timestamp, interval, the per-node entries and where functions
+    // are defined share one line; the allocation folded cannot hold has its own.
+    let (_, err) = run_bytes(&["convert", "--to", "folded"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "proftool: warning: folded has no place for: title, timestamp, interval, metric entries, defined-at (-v names each)",
+            "proftool: warning: folded holds one number per node: metric alloc dropped (writing ticks)",
+        ],
+        "{err}"
+    );
+    let (_, verbose) =
+        run_bytes(&["convert", "-v", "--to", "folded"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    assert_eq!(verbose.lines().count(), 6, "{verbose}");
+}
+
+#[test]
+fn targets_without_source_locations_name_their_drop() {
+    let (_, err) =
+        run_bytes(&["convert", "-v", "--to", "folded"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    assert!(err.contains("folded has no place for per-frame facts defined-at: dropped"), "{err}");
+}
+
+#[test]
+fn measured_inclusive_time_that_a_target_derives_is_named_when_dropped() {
+    // The manual's 0.9.0 excerpt lists only some of Rain's rows: Rain measured 68.4 ms inclusive,
+    // its rows add up to 0.914 ms. Folded stacks derive inclusive values, so the rest is lost.
+    let dir = temp();
+    proftool()
+        .arg("convert")
+        .arg(fixture("dyalog-xml/v0.9.0-tree.xml"))
+        .arg(dir.path().join("o.folded"))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "folded derives inclusive values, so measured inclusive values that differ are dropped: time on 2 nodes \
+             (most: #.Rain, 68.4 ms measured, 0.914 ms from its own value and its children's)",
+        ));
+    // Dyalog keeps them, and a report whose rows add up says nothing.
+    for (input, output) in [("dyalog-xml/v0.9.0-tree.xml", "o.csv"), ("dyalog-xml/several-roots.xml", "o.folded")] {
+        proftool()
+            .arg("convert")
+            .arg(fixture(input))
+            .arg(dir.path().join(output))
+            .assert()
+            .success()
+            .stderr(predicate::str::contains("measured inclusive").not());
+    }
+}
+
+/// Issue 34 §8: a target without threads (BR, Dyalog, GHC's -px) has no process names as
+/// functions: the processes' frames go, said once, and their own samples go to the root above them
+/// (by hand from processes.tree: 5 of the listener and 10 idle, 15 for "Profile root"). `--thread`
+/// picks a process first: the listener's 90 samples alone, in one Sampler block.
+#[test]
+fn processes_are_dropped_where_there_are_no_threads() {
+    let tree = fixture("lispworks/processes.tree");
+    let dir = temp();
+    let br = dir.path().join("p.br");
+    let out = proftool().arg("convert").arg(&tree).arg(&br).assert().success();
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    let warning = "br has no threads: the frames of threads and processes \"CAPI Execution Listener 1\", \"Idle \\\"process\\\"\" are dropped, their stacks kept\n";
+    assert_eq!(err.matches(warning).count(), 1, "{err}");
+    let bytes = std::fs::read(&br).unwrap();
+    for name in [&b"CAPI"[..], b"Idle"] {
+        assert!(!bytes.windows(name.len()).any(|w| w == name), "{bytes:?}");
+    }
+    let expected = [
+        "Profile root 15",
+        "Profile root;CL-USER::FIB 25",
+        "Profile root;CL-USER::FIB;CL-USER::FIB 25",
+        "Profile root;CL-USER::FIB;CL-USER::FIB;(METHOD PRINT-OBJECT (WIDGET T)) 10",
+        "Profile root;CL-USER::|weird name| 25",
+    ];
+    assert_eq!(run(&["convert", "-q", "--to", "folded"], &br).0, expected.join("\n") + "\n");
+    let (_, err) = run(&["convert", "--to", "dyalog-xml"], &tree);
+    assert_eq!(err.matches("dyalog-xml has no threads").count(), 1, "{err}");
+    let sampler = dir.path().join("listener.sampler");
+    let listener = "CAPI Execution Listener 1";
+    proftool().args(["convert", "-q", "--thread", listener]).arg(&tree).arg(&sampler).assert().success();
+    let bytes = std::fs::read(&sampler).unwrap();
+    let blocks = bytes.windows(12).filter(|w| w == b"@threadV1.0\t").count();
+    assert_eq!(blocks, 1);
+    let (folded, _) = run(&["convert", "-q", "--sampler-order", "leaf-first", "--to", "folded"], &sampler);
+    let total: i64 = folded.lines().map(|l| l.rsplit_once(' ').unwrap().1.parse::<i64>().unwrap()).sum();
+    assert_eq!(total, 90, "{folded}");
+    assert!(folded.lines().all(|l| l.starts_with("CAPI Execution Listener\u{a0}1")), "{folded}");
 }

@@ -1,44 +1,46 @@
-//! Each format's own cases, a file a format: its reading and writing through the binary, its
-//! options, its messages and bad inputs beyond the fixtures that golden.rs and roundtrip.rs walk.
+//! Each format's own cases, a file a format, in the order `proftool formats` lists them: its
+//! reading and writing through the binary, its options, its messages and bad inputs beyond its
+//! fixtures, conversions into it. Its fixtures' dumps, round trips and properties are generic:
+//! golden.rs, roundtrip.rs and properties.rs walk `Format::ALL`.
 
-// LispWorks profiler trees.
+// lispworks: LispWorks profiler trees.
 mod lispworks;
 
-// Sampler files.
-mod sampler;
-
-// BR profiles.
-mod br;
-
-// Folded stacks.
+// folded: folded stacks.
 mod folded;
 
-// Dyalog's ]PROFILE reports, XML and CSV: one file, as their report kinds and rules are shared.
+// sampler: Sampler files.
+mod sampler;
+
+// dyalog-xml and dyalog-csv: Dyalog's ]PROFILE reports, one file as they share kinds and rules.
 mod dyalog;
 
-// GHC's -px output.
+// br: BR profiles.
+mod br;
+
+// ghc-px: GHC's -px output.
 mod ghc_px;
 
-// GHC's text reports (-p, -P).
+// ghc-prof: GHC's text reports (-p, -P).
 mod ghc_prof;
 
-// GHC's JSON profiles (-pj).
+// ghc-json: GHC's JSON profiles (-pj).
 mod ghc_json;
 
-// Flame graphs, written only.
+// svg: flame graphs, written only.
 mod svg;
 
-// speedscope files.
+// speedscope: speedscope's JSON files.
 mod speedscope;
 
-// pprof profiles.
+// pprof: pprof's protocol buffers.
 mod pprof;
 
-// Linux perf script text.
+// perf: Linux perf script text.
 mod perf;
 
-// V8 CPU profiles.
+// cpuprofile: V8 CPU profiles.
 mod cpuprofile;
 
-// Chrome's trace events.
+// chrome-trace: Chrome's trace events.
 mod chrome_trace;

@@ -1,4 +1,5 @@
-//! Running the `proftool` binary: the command, fixture paths, and runs that must succeed.
+//! Running the `proftool` binary: the command, fixture paths, temporary folders, runs that must
+//! succeed or fail, and what they print.
 
 use assert_cmd::Command;
 use std::collections::BTreeMap;

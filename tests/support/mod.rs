@@ -1,4 +1,5 @@
-//! Shared helpers: fixtures, dumps with warnings, golden files; running the binary; pprof's messages.
+//! Shared helpers: fixtures, dumps with warnings, golden files, folded text; running the binary;
+//! pprof's messages.
 
 pub mod binary;
 pub mod gate_simulation;

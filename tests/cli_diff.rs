@@ -1,13 +1,9 @@
 //! `proftool diff` and `proftool merge` end to end: the table, the CI gate's exit codes, the
 //! differential outputs, and adding profiles up.
 
-use crate::support::binary::{fixture, proftool};
+use crate::support::binary::{fixture, proftool, temp};
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
-
-fn temp() -> tempfile::TempDir {
-    tempfile::tempdir().unwrap()
-}
 
 /// Writes `text` to `name` in `dir`.
 fn file(dir: &Path, name: &str, text: &str) -> PathBuf {

@@ -204,21 +204,3 @@ fn a_go_line_is_named_by_its_source_file() {
     let line25 = serde_json::json!({"name": "main.insert", "file": "insert/main.go", "line": 25});
     assert!(frames.contains(&line25), "{frames:?}");
 }
-
-/// A pprof output's first mapping is the program, as `go tool pprof` takes it (`File:`): work.perf
-/// is a perf recording of /tmp/perfwork (fixtures/perf/make-fixtures.sh), whose first frame met is
-/// in ld-linux-x86-64.so.2; /tmp/perfwork comes first, the libraries and the kernel after it.
-#[test]
-fn a_pprof_outputs_first_mapping_is_the_program() {
-    let out =
-        proftool().args(["convert", "-q", "--to", "pprof"]).arg(fixture("perf/work.perf")).arg("-").output().unwrap();
-    let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&out.stdout[..]), &mut bytes).unwrap();
-    let profile = <crate::support::pprof_proto::Profile as prost::Message>::decode(&bytes[..]).unwrap();
-    let files: Vec<&str> = profile.mapping.iter().map(|m| profile.string_table[m.filename as usize].as_str()).collect();
-    assert_eq!(files[0], "/tmp/perfwork", "{files:?}");
-    assert!(
-        files.contains(&"/usr/lib/x86_64-linux-gnu/libc.so.6") && files.contains(&"[kernel.kallsyms]"),
-        "{files:?}"
-    );
-}

@@ -1,8 +1,7 @@
 //! The `proftool` binary on inputs as people keep them: with a byte-order mark, gzip-compressed,
 //! under names that are not UTF-8, empty, JSON of other tools; and its help, completions and manual.
 
-use crate::support::binary::{fixture, proftool, run_stdin};
-use assert_cmd::Command;
+use crate::support::binary::{failure, fixture, proftool, run_stdin, to_folded};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -23,18 +22,6 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     encoder.write_all(bytes).unwrap();
     encoder.finish().unwrap()
-}
-
-/// (stdout, stderr) of `proftool convert --to folded <input> -`, which must succeed.
-fn to_folded(input: &Path) -> (String, String) {
-    let out = proftool().args(["convert", "--to", "folded"]).arg(input).arg("-").assert().success();
-    let output = out.get_output();
-    (String::from_utf8(output.stdout.clone()).unwrap(), String::from_utf8(output.stderr.clone()).unwrap())
-}
-
-/// The stderr of a run that must fail with exit code 1.
-fn failure(command: &mut Command) -> String {
-    String::from_utf8(command.assert().code(1).get_output().stderr.clone()).unwrap()
 }
 
 #[test]
@@ -260,56 +247,6 @@ fn utf16_errors_say_where_the_text_stops_being_utf16() {
         err.contains("line 2 (byte 4): invalid UTF-16 at byte 10 of the file: the input ends inside a character"),
         "{err}"
     );
-}
-
-#[test]
-fn a_lispworks_tree_cut_inside_a_name_reads_with_a_warning_naming_its_last_line() {
-    // processes.tree cut after `CL-USER` of `CL-USER::|weird name|` (byte 311, in line 8, which
-    // starts at byte 291); the Idle process of line 9 is gone, so the root keeps its 10 samples.
-    let (out, err) = to_folded(&fixture("lispworks/cut-in-a-name.tree"));
-    // (its last space a no-break space in folded text, so that inferno reads one count)
-    let listener = "Profile root;CAPI Execution Listener\u{a0}1";
-    let want = format!(
-        "Profile root 10\n{listener} 5\n{listener};CL-USER::FIB 25\n{listener};CL-USER::FIB;CL-USER::FIB 25\n\
-         {listener};CL-USER::FIB;CL-USER::FIB;(METHOD PRINT-OBJECT (WIDGET T)) 10\n{listener};CL-USER 25\n"
-    );
-    assert_eq!(out, want);
-    assert!(
-        err.contains("cut-in-a-name.tree: line 8 (byte 291): the input ends without a line break, which lispworks files end every line with: it looks cut short, and the name on it may be cut"),
-        "{err}"
-    );
-    // The whole file says nothing of the kind.
-    let (_, err) = to_folded(&fixture("lispworks/processes.tree"));
-    assert!(!err.contains("line break"), "{err}");
-}
-
-#[test]
-fn folded_stacks_cut_in_a_count_say_so() {
-    let (out, err) = run_stdin(&["convert", "--from", "folded", "--to", "folded"], b"a;b 12\na;c 3");
-    assert_eq!(out, "a;b 12\na;c 3\n");
-    assert!(err.contains("line 2 (byte 7): the input ends without a line break, which folded files end every line with: it looks cut short, and its count may have lost digits"), "{err}");
-    let (_, err) = run_stdin(&["convert", "--from", "folded", "--to", "folded"], b"a;b 12\na;c 3\n");
-    assert!(!err.contains("line break"), "{err}");
-}
-
-#[test]
-fn folded_headers_and_stray_lines_are_skipped_with_one_warning() {
-    // Two header lines, five stacks, a stray line: most lines are stacks, so stdin is detected.
-    let input = b"# perf record, then collapsed\n// by hand\nmain;a 2\nmain;b 1\n-- cut here --\nmain;a 4\nmain;b 2\nmain;c 5\n";
-    let (out, err) = run_stdin(&["convert", "--to", "folded"], input);
-    assert_eq!(out, "main;a 6\nmain;b 3\nmain;c 5\n");
-    assert_eq!(err.matches("warning").count(), 1, "{err}");
-    assert!(err.contains("<stdin>: line 1 (byte 0): 3 lines that are not `stack count` skipped"), "{err}");
-    // Nothing but such lines is no profile: refused at the first.
-    let err =
-        failure(proftool().args(["convert", "--from", "folded", "--to", "folded", "-", "-"]).write_stdin("# only\n"));
-    assert!(
-        err.contains("folded: line 1 (byte 0): expected a stack, a space and a count (a;b;c 12), found \"# only\""),
-        "{err}"
-    );
-    // Half stacks and half other lines is too little to call the content folded.
-    let err = failure(proftool().args(["convert", "--to", "folded", "-", "-"]).write_stdin("# header\nmain 1\n"));
-    assert!(err.contains("cannot tell the input format"), "{err}");
 }
 
 #[test]

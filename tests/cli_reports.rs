@@ -1,4 +1,4 @@
-//! `proftool summary`, `calls` and `tree`, and the filters shared with `convert`.
+//! `proftool info`, `summary`, `calls` and `tree`, and the filters shared with `convert`.
 //!
 //! Every expectation is worked out by hand from the fixture (its dump, or the numbers the source
 //! tool printed beside the data: LispWorks Seen/Top counts, GHC's individual and inherited %time,
@@ -6,6 +6,7 @@
 //! Dyalog XML's rows, the LispWorks function-info), never copied from what proftool printed.
 
 use super::support::binary::{fixture, proftool};
+use predicates::prelude::*;
 use std::collections::BTreeMap;
 
 /// Runs `proftool <args>`, which must succeed, and returns its stdout.
@@ -64,6 +65,82 @@ fn assert_rows(actual: &[(String, Vec<f64>)], expected: &[(&str, &[f64])]) {
 /// `total samples  total %  self samples  self %  ` (13 + 7 + 12 + 6 characters and 4 gaps of 2).
 fn names_in_tree(text: &str) -> Vec<String> {
     text.lines().skip(3).take_while(|l| !l.starts_with("pruned")).map(|l| l[46..].to_string()).collect()
+}
+
+// ---- info ----
+
+#[test]
+fn info_reports_the_profile() {
+    proftool()
+        .arg("info")
+        .arg(fixture("lispworks/processes.tree"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("format     lispworks (recognised by content)"))
+        .stdout(predicate::str::contains("title      fib benchmark: run 2"))
+        .stdout(predicate::str::contains("metric     samples (samples, count, additive): total 100"))
+        .stdout(predicate::str::contains("tree       1 root, 7 nodes, 6 frames, max depth 4"))
+        .stdout(predicate::str::contains("  50   50.0%  CL-USER::FIB\n  25   25.0%  CL-USER::|weird name|"));
+}
+
+#[test]
+fn info_lines_up_the_heaviest_functions_whatever_their_values_width() {
+    let out = proftool().arg("info").arg(fixture("dyalog-xml/v0.9.0-tree.xml")).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("heaviest")).skip(1).collect();
+    // Its three functions (#.Rain, TOTAMTHS, LEAP), each with its lines added up.
+    assert_eq!(rows.len(), 3, "{text}");
+    let percent_at: Vec<Option<usize>> = rows.iter().map(|r| r.find('%')).collect();
+    assert!(percent_at.windows(2).all(|w| w[0] == w[1]), "{text}");
+    // Rain's own 0.6982987373424091 ms and its seven lines' (the dump), as `summary` adds them, a
+    // share of the total every report states, Rain's measured 68.40049488 ms (the excerpt's rows add
+    // up to 0.914 ms): 0.820561562946 / 68.40049488 is 1.2 %.
+    assert!(rows[0].starts_with("  0.820561562946    1.2%  #.Rain"), "{text}");
+}
+
+#[test]
+fn info_json_is_machine_readable() {
+    let out = proftool().args(["info", "--json"]).arg(fixture("folded/basic.folded")).assert().success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(json["format"], "folded");
+    assert_eq!(json["nodes"], 8);
+    assert_eq!(json["roots"], 2);
+    assert_eq!(json["max_depth"], 2);
+    assert_eq!(json["metrics"][0]["total"], 70.0);
+    assert_eq!(json["top_functions"][0]["name"], "draw text");
+    assert_eq!(json["top_functions"][0]["self"], 40.0);
+}
+
+#[test]
+fn info_json_sums_floats_without_the_noise_of_adding_them() {
+    // A Dyalog tree where #.f takes 0.1 ms under line 1 and 0.2 ms under line 2: 0.3 ms in all, the
+    // whole time (adding the two f64s gives 0.30000000000000004).
+    let csv = "\"Depth\",\"Element\",\"Line\",\"Calls\",\"ExclusiveTime\",\"InclusiveTime\"\n\
+               0,\"#.main\",¯1,1,0,0.3\n\
+               1,\"#.main\",1,1,0,0.1\n\
+               2,\"#.f\",¯1,1,0.1,0.1\n\
+               1,\"#.main\",2,1,0,0.2\n\
+               2,\"#.f\",¯1,1,0.2,0.2\n";
+    let out = proftool().args(["info", "--json", "-"]).write_stdin(csv).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(json["metrics"][1]["total"], 0.3, "{text}");
+    assert_eq!(json["top_functions"][0]["name"], "#.f");
+    assert_eq!(json["top_functions"][0]["self"], 0.3, "{text}");
+}
+
+#[test]
+fn info_names_ghc_cost_centres_with_their_module_as_folded_does() {
+    // ghc70-no-src.prof: fib has 3 ticks, main and "do work" 1 each, all in module Main.
+    let out = proftool().args(["info", "--json"]).arg(fixture("ghc-prof/ghc70-no-src.prof")).assert().success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let top: Vec<(&str, f64)> = json["top_functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["name"].as_str().unwrap(), f["self"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(top, [("Main.fib", 3.0), ("Main.do work", 1.0), ("Main.main", 1.0)]);
 }
 
 // ---- summary ----

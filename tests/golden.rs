@@ -65,34 +65,3 @@ fn fixtures_are_detected_as_their_format_without_from() {
         assert!(diag.warnings().iter().all(|w| w.key != "detect-ext"), "{}", path.display());
     }
 }
-
-/// Dyalog inputs over a megabyte are parsed on a second thread: the same rows, the same errors at
-/// the same lines as on one thread.
-#[test]
-fn large_dyalog_reports_read_like_small_ones() {
-    let rows = 50_000;
-    let mut csv = String::from("\"Depth\",\"Element\",\"Line\",\"Calls\",\"ExclusiveTime\",\"InclusiveTime\"\n");
-    let mut xml = String::from("<?xml version=\"1.0\"?>\n<ProfileData>\n");
-    for i in 0..rows {
-        csv.push_str(&format!("0,\"#.f{}\",¯1,1,0.5,0.5\n", i % 100));
-        xml.push_str(&format!("<ProfileEntry><Depth>0</Depth><Element>#.f{}</Element><Line>¯1</Line><ExclusiveTime>0.5</ExclusiveTime></ProfileEntry>\n", i % 100));
-    }
-    xml.push_str("</ProfileData>\n");
-    assert!(csv.len() > 1 << 20 && xml.len() > 1 << 20);
-    for (format, text) in [(Format::DyalogCsv, &csv), (Format::DyalogXml, &xml)] {
-        let profile = read_bytes(format, text.as_bytes()).0.unwrap();
-        assert_eq!(profile.tree.len(), rows);
-        assert_eq!(profile.total(profile.metric_index("time").unwrap()).as_f64(), 25_000.0);
-    }
-    // A depth jump on line 39,002 of the CSV (the header is line 1) and in the XML's entry there.
-    let bad_csv =
-        csv.replacen("0,\"#.f0\"", "\u{1}", 390).replacen("0,\"#.f0\"", "3,\"#.f0\"", 1).replace('\u{1}', "0,\"#.f0\"");
-    let err = read_bytes(Format::DyalogCsv, bad_csv.as_bytes()).0.unwrap_err().to_string();
-    assert!(err.starts_with("dyalog-csv: line 39002 "), "{err}");
-    let bad_xml = xml
-        .replacen("<Depth>0</Depth><Element>#.f0<", "\u{1}", 390)
-        .replacen("<Depth>0</Depth><Element>#.f0<", "<Depth>3</Depth><Element>#.f0<", 1)
-        .replace('\u{1}', "<Depth>0</Depth><Element>#.f0<");
-    let err = read_bytes(Format::DyalogXml, bad_xml.as_bytes()).0.unwrap_err().to_string();
-    assert!(err.starts_with("dyalog-xml: line 39003 "), "{err}");
-}

@@ -1,6 +1,8 @@
-//! Running the `proftool` binary: the command, fixture paths, and runs that must succeed.
+//! Running the `proftool` binary: the command, fixture paths, temporary folders, runs that must
+//! succeed or fail, and what they print.
 
 use assert_cmd::Command;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The `proftool` binary of this build.
@@ -30,6 +32,51 @@ pub fn run(args: &[&str], input: &Path) -> (String, String) {
 /// stderr).
 pub fn run_stdin(args: &[&str], stdin: &[u8]) -> (String, String) {
     let out = proftool().args(args).arg("-").arg("-").write_stdin(stdin).assert().success();
+    let output = out.get_output();
+    (String::from_utf8(output.stdout.clone()).unwrap(), String::from_utf8(output.stderr.clone()).unwrap())
+}
+
+/// A new temporary folder, removed with the guard.
+pub fn temp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+/// Every file in `dir`, to show that a failed run left nothing behind.
+pub fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
+/// The stderr of a run that must fail with exit code 1.
+pub fn failure(command: &mut Command) -> String {
+    String::from_utf8(command.assert().code(1).get_output().stderr.clone()).unwrap()
+}
+
+/// (stdout, stderr) of `proftool convert --to folded <input> -`, which must succeed.
+pub fn to_folded(input: &Path) -> (String, String) {
+    let out = proftool().args(["convert", "--to", "folded"]).arg(input).arg("-").assert().success();
+    let output = out.get_output();
+    (String::from_utf8(output.stdout.clone()).unwrap(), String::from_utf8(output.stderr.clone()).unwrap())
+}
+
+/// The stacks of `fixture` as folded text (`stack weight`) without stacks of no weight, and (where
+/// `threads`) without the thread roots: speedscope makes a profile of each thread.
+pub fn stacks(fixture_path: &str, threads: bool) -> BTreeMap<String, i64> {
+    let (out, _) = run(&["convert", "-q", "--to", "folded"], &fixture(fixture_path));
+    out.lines()
+        .filter_map(|line| {
+            let (stack, weight) = line.rsplit_once(' ')?;
+            let below = if threads { stack.split_once(';')?.1 } else { stack };
+            Some((below.to_string(), weight.parse().ok()?)).filter(|(_, w)| *w != 0)
+        })
+        .collect()
+}
+
+/// `proftool info` of a fixture: (stdout, stderr).
+pub fn info(fixture_path: &str) -> (String, String) {
+    let out = proftool().arg("info").arg(fixture(fixture_path)).assert().success();
     let output = out.get_output();
     (String::from_utf8(output.stdout.clone()).unwrap(), String::from_utf8(output.stderr.clone()).unwrap())
 }

@@ -1,9 +1,11 @@
-//! Shared helpers: fixtures, dumps with warnings, golden files; running the binary; pprof's messages.
+//! Shared helpers: fixtures, dumps with warnings, golden files, folded text; running the binary;
+//! pprof's messages.
 
 pub mod binary;
 pub mod gate_simulation;
 pub mod pprof_proto;
 
+use proftool::convert::{Convert, ConvertOptions};
 use proftool::diag::Diagnostics;
 use proftool::model::dump::dump;
 use proftool::{Format, Profile, ReadOptions};
@@ -132,4 +134,19 @@ fn first_difference(want: &str, got: &str) -> String {
 /// Fails with every collected message.
 pub fn assert_no_failures(failures: Vec<String>) {
     assert!(failures.is_empty(), "{} failure(s):\n\n{}", failures.len(), failures.join("\n\n"));
+}
+
+/// `profile` as folded text, its time divided at `interval` where it has one.
+pub fn folded(profile: &Profile, interval: Option<std::time::Duration>) -> String {
+    let mut out = Vec::new();
+    let options = ConvertOptions::new(None, interval);
+    Format::Folded.write(profile.clone(), &mut out, &options, &mut Diagnostics::default()).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+/// The lines of a text, sorted: folded stacks in any order.
+pub fn sorted_lines(text: &str) -> Vec<&str> {
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.sort_unstable();
+    lines
 }

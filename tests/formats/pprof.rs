@@ -1,7 +1,10 @@
-//! The `proftool` binary on what the viewers read and other profilers write: pprof (Go's
-//! runtime/pprof) and speedscope (py-spy), read, written back, and checked against `go tool pprof`.
+//! pprof profiles (`pprof`) as Go's runtime/pprof writes them and `go tool pprof` reads them:
+//! written back with every sample type, labels made root frames (`--tag`), totals against
+//! `go tool pprof`, the program as the first mapping, where functions are defined; references out
+//! of range and a gzip bomb refused; recognised by content (with speedscope without its schema).
 
-use crate::support::binary::{fixture, proftool, run};
+use crate::support::binary::{fixture, proftool, run, run_bytes, temp};
+use crate::support::sorted_lines;
 use prost::Message;
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -23,13 +26,6 @@ fn failure(command: &mut assert_cmd::Command) -> String {
 fn info(args: &[&str], path: &Path) -> String {
     let output = proftool().arg("info").args(args).arg(path).assert().success().get_output().stdout.clone();
     String::from_utf8(output).unwrap()
-}
-
-/// The lines of a text, sorted: folded stacks in any order.
-fn sorted_lines(text: &str) -> Vec<&str> {
-    let mut lines: Vec<&str> = text.lines().collect();
-    lines.sort_unstable();
-    lines
 }
 
 #[test]
@@ -68,54 +64,6 @@ fn numeric_labels_are_tagged_with_their_unit_and_samples_without_the_label_are_n
     // time in ms at an interval of 1 ms: 40, 12 and 25 samples.
     let (out, _) = run(&["convert", "--tag", "request", "--to", "folded"], &fixture("pprof/inlined.pb"));
     assert_eq!(sorted_lines(&out), ["main;0x4abc 25", "main;compute;helper 40", "request:42 bytes;main;memcpy 12"]);
-}
-
-#[test]
-fn py_spy_threads_are_roots_named_after_their_profiles() {
-    // py-spy.speedscope.json: the main thread has 4 samples in hot and 2 in cold, the background
-    // thread 2 at spin's line 8 and 5 at its line 9, each 0.02 s (20 ms, 1 ms samples by default).
-    let (out, _) = run(&["convert", "--to", "folded"], &fixture("speedscope/py-spy.speedscope.json"));
-    let main = "Thread 3410 \"MainThread\";<module>;work;work.<locals>.<genexpr>";
-    let background = "Thread 3412 \"background\";Thread._bootstrap;Thread._bootstrap_inner;Thread.run;background";
-    assert_eq!(
-        sorted_lines(&out),
-        [format!("{main};cold;spin 40"), format!("{main};hot;spin 80"), format!("{background};spin 140")]
-    );
-}
-
-#[test]
-fn speedscope_comes_back_with_its_units_and_frame_facts() {
-    let dir = tempfile::tempdir().unwrap();
-    let once = dir.path().join("once.speedscope.json");
-    let twice = dir.path().join("twice.speedscope.json");
-    proftool().arg("convert").arg(fixture("speedscope/evented.speedscope.json")).arg(&once).assert().success();
-    proftool().arg("convert").arg(&once).arg(&twice).assert().success();
-    assert_eq!(std::fs::read(&once).unwrap(), std::fs::read(&twice).unwrap());
-    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&once).unwrap()).unwrap();
-    // evented.speedscope.json: the main thread's events span 90 µs, the worker's samples 12 µs and
-    // its allocation 3072 bytes.
-    let profiles: Vec<(&str, &str, f64)> = doc["profiles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| (p["name"].as_str().unwrap(), p["unit"].as_str().unwrap(), p["endValue"].as_f64().unwrap()))
-        .collect();
-    // A profile per thread and metric, the time's (the profile's primary metric) named after the
-    // threads alone.
-    assert_eq!(
-        profiles,
-        [
-            ("main thread", "microseconds", 90.0),
-            ("worker", "microseconds", 12.0),
-            ("main thread (alloc)", "bytes", 0.0),
-            ("worker (alloc)", "bytes", 3072.0)
-        ]
-    );
-    let frame =
-        |name: &str| doc["shared"]["frames"].as_array().unwrap().iter().find(|f| f["name"] == name).unwrap().clone();
-    assert_eq!(frame("parse"), serde_json::json!({"name": "parse", "file": "parse.js", "line": 10, "col": 3}));
-    assert_eq!(frame("tokenize"), serde_json::json!({"name": "tokenize", "file": "parse.js"}));
-    assert_eq!(frame("render"), serde_json::json!({"name": "render", "line": 7}));
 }
 
 #[test]
@@ -235,4 +183,74 @@ fn go_tool_pprof_and_proftool_agree_on_totals() {
     for file in files {
         assert_eq!(go_totals(&file).unwrap(), proftool_totals(&file), "{}", file.display());
     }
+}
+
+#[test]
+fn pprof_gets_every_additive_metric_and_the_stacks_leaf_first() {
+    use prost::Message;
+    use std::io::Read;
+    let dir = temp();
+    let out = dir.path().join("out.pb.gz");
+    // GHC's -P report: 5 ticks of 20 ms; main 1 tick and 3,200 bytes, fib 3 and 9,000 under it, and
+    // "do work" 1 and 600 under fib, the handle CAF none; MAIN has none of its own (checked by
+    // hand against the file).
+    proftool().arg("convert").arg(fixture("ghc-prof/ghc70-no-src.prof")).arg(&out).assert().success();
+    let mut bytes = Vec::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(&out).unwrap()).read_to_end(&mut bytes).unwrap();
+    let p = crate::support::pprof_proto::Profile::decode(bytes.as_slice()).unwrap();
+    let s = |i: i64| p.string_table[i as usize].as_str();
+    let types: Vec<(&str, &str)> = p.sample_type.iter().map(|t| (s(t.r#type), s(t.unit))).collect();
+    assert_eq!(types, [("ticks", "count"), ("alloc", "bytes")]);
+    // pprof shows the default type first, and without one the last (alloc): ticks is the primary.
+    assert_eq!(s(p.default_sample_type), "ticks");
+    assert_eq!(p.period, 20_000_000);
+    assert_eq!(p.comment.iter().map(|&c| s(c)).collect::<Vec<_>>(), ["fib +RTS -P -RTS"]);
+    let name = |id: u64| s(p.function.iter().find(|f| f.id == id).unwrap().name);
+    let samples: Vec<(Vec<&str>, Vec<i64>)> =
+        p.sample.iter().map(|x| (x.location_id.iter().map(|&l| name(l)).collect(), x.value.clone())).collect();
+    assert_eq!(
+        samples,
+        [
+            (vec!["Main.main", "MAIN.MAIN"], vec![1, 3200]),
+            (vec!["Main.fib", "Main.main", "MAIN.MAIN"], vec![3, 9000]),
+            (vec!["Main.do work", "Main.fib", "Main.main", "MAIN.MAIN"], vec![1, 600]),
+            // A leaf without costs keeps its stack, with zeros (as in folded stacks).
+            (vec!["GHC.IO.Handle.FD.CAF", "MAIN.MAIN"], vec![0, 0]),
+        ]
+    );
+}
+
+/// A pprof output's first mapping is the program, as `go tool pprof` takes it (`File:`): work.perf
+/// is a perf recording of /tmp/perfwork (fixtures/perf/make-fixtures.sh), whose first frame met is
+/// in ld-linux-x86-64.so.2; /tmp/perfwork comes first, the libraries and the kernel after it.
+#[test]
+fn a_pprof_outputs_first_mapping_is_the_program() {
+    let out =
+        proftool().args(["convert", "-q", "--to", "pprof"]).arg(fixture("perf/work.perf")).arg("-").output().unwrap();
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&out.stdout[..]), &mut bytes).unwrap();
+    let profile = <crate::support::pprof_proto::Profile as prost::Message>::decode(&bytes[..]).unwrap();
+    let files: Vec<&str> = profile.mapping.iter().map(|m| profile.string_table[m.filename as usize].as_str()).collect();
+    assert_eq!(files[0], "/tmp/perfwork", "{files:?}");
+    assert!(
+        files.contains(&"/usr/lib/x86_64-linux-gnu/libc.so.6") && files.contains(&"[kernel.kallsyms]"),
+        "{files:?}"
+    );
+}
+
+#[test]
+fn pprof_functions_get_the_file_and_line_of_src_loc() {
+    use prost::Message;
+    use std::io::Read;
+    let (out, _) = run_bytes(&["convert", "--to", "pprof"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    let mut bytes = Vec::new();
+    flate2::read::GzDecoder::new(out.as_slice()).read_to_end(&mut bytes).unwrap();
+    let p = crate::support::pprof_proto::Profile::decode(bytes.as_slice()).unwrap();
+    let s = |i: i64| p.string_table[i as usize].as_str();
+    let function = |name: &str| p.function.iter().find(|f| s(f.name) == name).unwrap();
+    let line_of = |id: u64| p.location.iter().find(|l| l.id == id).unwrap().line[0].line;
+    let sum_t = function("Main.sumT.b");
+    assert_eq!((s(sum_t.filename), sum_t.start_line, line_of(sum_t.id)), ("src/Main.hs", 52, 52));
+    let main = function("MAIN.MAIN");
+    assert_eq!((s(main.filename), main.start_line, line_of(main.id)), ("", 0, 0));
 }

@@ -1,172 +1,17 @@
-//! Conversions between formats, checked against each target's own rules rather than against
-//! proftool's reader of it: Dyalog trees alternate as `]PROFILE` writes them, totals carry across
-//! metric kinds at the interval, and every fixture's stacks survive every seed format.
+//! Conversions whatever the formats (each format's own cases are in tests/formats/): totals carry
+//! across metric kinds at the interval, every fixture's stacks survive every seed format (checked
+//! against each target's own rules rather than against proftool's reader of it), and what a target
+//! has no place for is said: once, in one line, each thing with `-v`; measured inclusive values a
+//! target derives; where functions are defined; threads where a target has none.
 
-use crate::roundtrip::write;
-use crate::support::binary::{fixture, run};
+use crate::support::binary::{fixture, proftool, run, run_bytes, temp};
 use crate::support::*;
+use predicates::prelude::*;
 use proftool::convert::{Convert, ConvertOptions};
 use proftool::diag::Diagnostics;
 use proftool::model::FrameKind;
 use proftool::{Format, Profile};
 use std::collections::{BTreeMap, BTreeSet};
-
-/// One row of a `]PROFILE` tree report as its manual describes it: a depth, a name, and a line
-/// number (`None` for a function row, written `¯1`).
-#[derive(Debug)]
-struct Row {
-    depth: usize,
-    name: String,
-    line: Option<u32>,
-}
-
-/// The rows of a Dyalog XML report, read with nothing but string search (no proftool code).
-fn xml_rows(xml: &str) -> Vec<Row> {
-    let element = |entry: &str, name: &str| -> String {
-        let open = format!("<{name}>");
-        let Some(start) = entry.find(&open) else { return String::new() };
-        let rest = &entry[start + open.len()..];
-        let text = &rest[..rest.find("</").unwrap()];
-        text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&amp;", "&")
-    };
-    xml.split("<ProfileEntry>")
-        .skip(1)
-        .map(|entry| Row {
-            depth: element(entry, "Depth").parse().unwrap(),
-            name: element(entry, "Element"),
-            line: line_number(&element(entry, "Line")),
-        })
-        .collect()
-}
-
-/// The rows of a Dyalog CSV report (default separators; names quoted, `""` for a quote).
-fn csv_rows(csv: &str) -> Vec<Row> {
-    let mut lines = csv.lines();
-    let header = fields(lines.next().unwrap());
-    let column = |name: &str| header.iter().position(|h| h == name).unwrap();
-    let (depth, element, line) = (column("Depth"), column("Element"), column("Line"));
-    lines
-        .map(|l| {
-            let f = fields(l);
-            Row { depth: f[depth].parse().unwrap(), name: f[element].clone(), line: line_number(&f[line]) }
-        })
-        .collect()
-}
-
-/// The fields of a CSV line: quoted ones unquoted.
-fn fields(line: &str) -> Vec<String> {
-    let (mut out, mut field, mut quoted, mut chars) = (Vec::new(), String::new(), false, line.chars().peekable());
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                field.push('"');
-                chars.next();
-            }
-            ('"', _) => quoted = !quoted,
-            (',', false) => out.push(std::mem::take(&mut field)),
-            (c, _) => field.push(c),
-        }
-    }
-    out.push(field);
-    out
-}
-
-fn line_number(text: &str) -> Option<u32> {
-    match text {
-        "" | "¯1" => None,
-        n => Some(n.parse().unwrap()),
-    }
-}
-
-/// Checks the rows against the manual's rules (Dyalog's `⎕PROFILE` documentation, docs/formats.md "Dyalog reports": function rows at even depths, their line
-/// rows one below, a called function under the line row that called it; a row's parent is the
-/// nearest preceding row with depth − 1) and returns every function row's stack, its functions
-/// from the root joined by `;` (line rows left out, as folded stacks merge lines).
-fn alternating_stacks(rows: &[Row]) -> Result<BTreeSet<String>, String> {
-    let mut open: Vec<&Row> = Vec::new();
-    let mut stacks = BTreeSet::new();
-    for (i, row) in rows.iter().enumerate() {
-        if row.depth > open.len() {
-            return Err(format!("row {i} ({row:?}) has no parent at depth {}", row.depth - 1));
-        }
-        open.truncate(row.depth);
-        if (row.depth % 2 == 0) != row.line.is_none() {
-            return Err(format!("row {i} ({row:?}): function rows go at even depths, line rows at odd ones"));
-        }
-        if let (Some(_), Some(function)) = (row.line, open.last()) {
-            if function.name != row.name {
-                return Err(format!("row {i} ({row:?}) is a line of {:?}, not of its own function", function.name));
-            }
-        }
-        open.push(row);
-        if row.line.is_none() {
-            let names: Vec<&str> = open.iter().filter(|r| r.line.is_none()).map(|r| r.name.as_str()).collect();
-            stacks.insert(names.join(";"));
-        }
-    }
-    Ok(stacks)
-}
-
-/// Every stack of a folded text and every prefix of one: the paths of all the nodes it describes.
-fn folded_paths(folded: &str) -> BTreeSet<String> {
-    let mut paths = BTreeSet::new();
-    for line in folded.lines() {
-        // A name's space before a number that ends it is written as a no-break space in folded text.
-        let line = line.replace('\u{a0}', " ");
-        let stack = &line[..line.rfind(' ').unwrap()];
-        let frames: Vec<&str> = stack.split(';').collect();
-        for n in 1..=frames.len() {
-            paths.insert(frames[..n].join(";"));
-        }
-    }
-    paths
-}
-
-/// `profile` as folded text, its time divided at `interval` where it has one.
-fn folded(profile: &Profile, interval: Option<std::time::Duration>) -> String {
-    let mut out = Vec::new();
-    let options = ConvertOptions::new(None, interval);
-    Format::Folded.write(profile.clone(), &mut out, &options, &mut Diagnostics::default()).unwrap();
-    String::from_utf8(out).unwrap()
-}
-
-#[test]
-fn dyalog_trees_from_other_formats_alternate_and_read_back_to_the_source_stacks() {
-    for source in ["lispworks/processes.tree", "ghc-px/notes-example.px", "folded/basic.folded"] {
-        let path = fixture(source);
-        let format = proftool::formats::detect::by_extension(&path)[0];
-        let (profile, _) = read_fixture(format, &path);
-        let expected = match source {
-            // Dyalog has no threads: the processes' frames go, and their own samples (the listener's
-            // 5, the idle process's 10) to the root above them: 15, by hand from processes.tree.
-            "lispworks/processes.tree" => "Profile root 15\nProfile root;CL-USER::FIB 25\n\
-                Profile root;CL-USER::FIB;CL-USER::FIB 25\n\
-                Profile root;CL-USER::FIB;CL-USER::FIB;(METHOD PRINT-OBJECT (WIDGET T)) 10\n\
-                Profile root;CL-USER::|weird name| 25\n"
-                .to_string(),
-            _ => folded(&profile, None),
-        };
-        for target in [Format::DyalogXml, Format::DyalogCsv] {
-            let text = String::from_utf8(write(target, &profile)).unwrap();
-            let rows = if target == Format::DyalogXml { xml_rows(&text) } else { csv_rows(&text) };
-            let stacks = alternating_stacks(&rows).unwrap_or_else(|e| panic!("{source} -> {target}: {e}\n{text}"));
-            assert_eq!(stacks, folded_paths(&expected), "{source} -> {target}: the rows' functions\n{text}");
-            // Read back by proftool, at the source's own interval: the source's stacks and counts.
-            let (reread, _) = read_bytes(target, text.as_bytes());
-            let reread = folded(&reread.unwrap(), profile.meta.interval);
-            assert_eq!(reread, expected, "{source} -> {target} -> folded");
-        }
-    }
-}
-
-#[test]
-fn dyalog_trees_have_the_columns_of_a_1_37_tree() {
-    // folded stacks have neither calls nor time of their own: the columns are there all the same.
-    let (csv, err) = run(&["convert", "--from", "folded", "--to", "dyalog-csv"], &fixture("folded/basic.folded"));
-    assert!(csv.starts_with("\"Depth\",\"Element\",\"Line\",\"Calls\",\"ExclusiveTime\",\"InclusiveTime\"\n"), "{csv}");
-    assert!(err.contains("Calls are written as 0"), "{err}");
-    assert!(err.contains("put under line 0"), "{err}");
-}
 
 #[test]
 fn ghc_ticks_and_dyalog_time_convert_at_the_interval() {
@@ -381,4 +226,114 @@ fn every_fixture_keeps_its_stacks_through_every_seed_format() {
         }
     }
     assert_no_failures(failures);
+}
+
+#[test]
+fn conversions_name_what_they_lose() {
+    let dir = temp();
+    let convert = |verbose: &[&str]| {
+        let mut cmd = proftool();
+        cmd.arg("convert").args(verbose).arg(fixture("lispworks/processes.tree")).arg(dir.path().join("o.folded"));
+        String::from_utf8(cmd.assert().success().get_output().stderr.clone()).unwrap()
+    };
+    // What folded has no place for is named in one line; lost numbers (the per-function counts)
+    // have a line of their own; -v names each thing in a line of its own.
+    let err = convert(&[]);
+    assert!(err.contains("proftool: warning: folded has no place for: title (-v names each)\n"), "{err}");
+    assert!(err.contains("Call-Count, Seen-Count and Top-Count are dropped"), "{err}");
+    let err = convert(&["-v"]);
+    assert!(err.contains("proftool: warning: folded has no title: \"fib benchmark: run 2\" is dropped\n"), "{err}");
+    assert!(!err.contains("-v names each"), "{err}");
+}
+
+#[test]
+fn what_a_target_merely_lacks_shares_one_line_and_lost_numbers_keep_theirs() {
+    // A GHC -pj profile to folded: title, timestamp, interval, the per-node entries and where functions
+    // are defined share one line; the allocation folded cannot hold has its own.
+    let (_, err) = run_bytes(&["convert", "--to", "folded"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "proftool: warning: folded has no place for: title, timestamp, interval, metric entries, defined-at (-v names each)",
+            "proftool: warning: folded holds one number per node: metric alloc dropped (writing ticks)",
+        ],
+        "{err}"
+    );
+    let (_, verbose) =
+        run_bytes(&["convert", "-v", "--to", "folded"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    assert_eq!(verbose.lines().count(), 6, "{verbose}");
+}
+
+#[test]
+fn targets_without_source_locations_name_their_drop() {
+    let (_, err) =
+        run_bytes(&["convert", "-v", "--to", "folded"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    assert!(err.contains("folded has no place for per-frame facts defined-at: dropped"), "{err}");
+}
+
+#[test]
+fn measured_inclusive_time_that_a_target_derives_is_named_when_dropped() {
+    // The manual's 0.9.0 excerpt lists only some of Rain's rows: Rain measured 68.4 ms inclusive,
+    // its rows add up to 0.914 ms. Folded stacks derive inclusive values, so the rest is lost.
+    let dir = temp();
+    proftool()
+        .arg("convert")
+        .arg(fixture("dyalog-xml/v0.9.0-tree.xml"))
+        .arg(dir.path().join("o.folded"))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "folded derives inclusive values, so measured inclusive values that differ are dropped: time on 2 nodes \
+             (most: #.Rain, 68.4 ms measured, 0.914 ms from its own value and its children's)",
+        ));
+    // Dyalog keeps them, and a report whose rows add up says nothing.
+    for (input, output) in [("dyalog-xml/v0.9.0-tree.xml", "o.csv"), ("dyalog-xml/several-roots.xml", "o.folded")] {
+        proftool()
+            .arg("convert")
+            .arg(fixture(input))
+            .arg(dir.path().join(output))
+            .assert()
+            .success()
+            .stderr(predicate::str::contains("measured inclusive").not());
+    }
+}
+
+/// Issue 34 §8: a target without threads (BR, Dyalog, GHC's -px) has no process names as
+/// functions: the processes' frames go, said once, and their own samples go to the root above them
+/// (by hand from processes.tree: 5 of the listener and 10 idle, 15 for "Profile root"). `--thread`
+/// picks a process first: the listener's 90 samples alone, in one Sampler block.
+#[test]
+fn processes_are_dropped_where_there_are_no_threads() {
+    let tree = fixture("lispworks/processes.tree");
+    let dir = temp();
+    let br = dir.path().join("p.br");
+    let out = proftool().arg("convert").arg(&tree).arg(&br).assert().success();
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    let warning = "br has no threads: the frames of threads and processes \"CAPI Execution Listener 1\", \"Idle \\\"process\\\"\" are dropped, their stacks kept\n";
+    assert_eq!(err.matches(warning).count(), 1, "{err}");
+    let bytes = std::fs::read(&br).unwrap();
+    for name in [&b"CAPI"[..], b"Idle"] {
+        assert!(!bytes.windows(name.len()).any(|w| w == name), "{bytes:?}");
+    }
+    let expected = [
+        "Profile root 15",
+        "Profile root;CL-USER::FIB 25",
+        "Profile root;CL-USER::FIB;CL-USER::FIB 25",
+        "Profile root;CL-USER::FIB;CL-USER::FIB;(METHOD PRINT-OBJECT (WIDGET T)) 10",
+        "Profile root;CL-USER::|weird name| 25",
+    ];
+    assert_eq!(run(&["convert", "-q", "--to", "folded"], &br).0, expected.join("\n") + "\n");
+    let (_, err) = run(&["convert", "--to", "dyalog-xml"], &tree);
+    assert_eq!(err.matches("dyalog-xml has no threads").count(), 1, "{err}");
+    let sampler = dir.path().join("listener.sampler");
+    let listener = "CAPI Execution Listener 1";
+    proftool().args(["convert", "-q", "--thread", listener]).arg(&tree).arg(&sampler).assert().success();
+    let bytes = std::fs::read(&sampler).unwrap();
+    let blocks = bytes.windows(12).filter(|w| w == b"@threadV1.0\t").count();
+    assert_eq!(blocks, 1);
+    let (folded, _) = run(&["convert", "-q", "--sampler-order", "leaf-first", "--to", "folded"], &sampler);
+    let total: i64 = folded.lines().map(|l| l.rsplit_once(' ').unwrap().1.parse::<i64>().unwrap()).sum();
+    assert_eq!(total, 90, "{folded}");
+    assert!(folded.lines().all(|l| l.starts_with("CAPI Execution Listener\u{a0}1")), "{folded}");
 }

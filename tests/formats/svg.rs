@@ -1,7 +1,10 @@
-//! The flame graph proftool draws from the model is the one inferno draws from the whole folded text,
-//! box for box, though proftool hands inferno only the lines of the boxes it draws.
+//! Flame graphs (`svg`): the one proftool draws from the model is the one inferno draws from the
+//! whole folded text, box for box, though proftool hands inferno only the lines of the boxes it
+//! draws; through the binary, the picture's title and boxes, and an SVG is not read.
 
+use crate::support::binary::{fixture, proftool, temp};
 use crate::support::*;
+use predicates::prelude::*;
 use proftool::convert::{self, ConvertOptions};
 use proftool::diag::Diagnostics;
 use proftool::model::MetricKind;
@@ -77,4 +80,52 @@ fn narrow_boxes_fold_away_without_moving_a_drawn_one() {
     let (profile, _) = read_bytes(Format::Folded, text.as_bytes());
     let (ours, theirs) = both(&profile.unwrap()).unwrap();
     assert_eq!(String::from_utf8(ours).unwrap(), String::from_utf8(theirs).unwrap());
+}
+
+#[test]
+fn a_flame_graph_is_drawn_as_svg() {
+    let dir = temp();
+    let svg = dir.path().join("out.svg");
+    proftool().arg("convert").arg(fixture("lispworks/processes.tree")).arg(&svg).assert().success();
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<?xml") && text.contains("<svg") && text.trim_end().ends_with("</svg>"), "{text}");
+    assert!(text.contains("fib benchmark: run 2"), "the tree's title is the picture's");
+    // Inclusive samples checked by hand against processes.tree (see the folded test above): the
+    // listener's 5 own samples are in its box, not in a box of their own (its name ends in a number,
+    // which inferno would otherwise read as a second count: the space before it is a no-break one).
+    for title in [
+        "<title>Profile root (100 samples, 100.00%)</title>",
+        "<title>CAPI Execution Listener\u{a0}1 (90 samples, 90.00%)</title>",
+        "<title>CL-USER::FIB (60 samples, 60.00%)</title>",
+        "<title>CL-USER::FIB (35 samples, 35.00%)</title>",
+        "<title>Idle &quot;process&quot; (10 samples, 10.00%)</title>",
+    ] {
+        assert!(text.contains(title), "{title} missing");
+    }
+    assert_eq!(text.matches("<title>CAPI Execution Listener").count(), 1, "one box for the listener");
+}
+
+#[test]
+fn an_svg_is_not_read_and_an_empty_profile_is_not_drawn() {
+    let dir = temp();
+    let svg = dir.path().join("in.svg");
+    std::fs::write(&svg, "<svg/>").unwrap();
+    proftool()
+        .arg("convert")
+        .arg(&svg)
+        .arg(dir.path().join("out.folded"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("its extension says svg, which proftool writes but does not read"));
+    let out = dir.path().join("out.svg");
+    let zeros = dir.path().join("zeros.folded");
+    std::fs::write(&zeros, "main;idle 0\nmain;wait 0\n").unwrap();
+    proftool()
+        .arg("convert")
+        .arg(&zeros)
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("this profile's are all 0"));
+    assert!(!out.exists());
 }

@@ -1,7 +1,8 @@
-//! The `proftool` binary on the rest of the world's profiles: Linux `perf script` text (against
-//! `inferno-collapse-perf` where it is installed), Chrome traces.
+//! Linux `perf script` text (`perf`), against `inferno-collapse-perf` where it is installed: the
+//! same stacks and weights, many blocks read by several threads, field lists without the DSO or
+//! the period, C++ anonymous namespaces, a recording cut in a header.
 
-use crate::support::binary::*;
+use crate::support::binary::{fixture, proftool, run};
 
 /// Folded lines, sorted: inferno writes its stacks in another order.
 fn sorted(folded: &str) -> Vec<String> {
@@ -193,69 +194,4 @@ fn perf_cut_in_a_header_reads_the_whole_samples() {
     );
     assert!(err.contains("line 21"), "{err}");
     assert!(err.contains("the input ends in the middle of a line, which is left out"), "{err}");
-}
-
-/// Folded samples into a Chrome trace: time at the interval (said on stderr), a thread `main` above
-/// the roots, each stack a `B`/`E` slice whose callees follow one another from its start (5 ms a
-/// sample: main 3 + 4 samples = 35,000 µs, parse from 0 to 15,000, render from 15,000 to 35,000),
-/// each end with empty args (see the writer).
-#[test]
-fn samples_become_a_flame_chart_of_time_at_the_interval() {
-    let stacks = b"main;parse 3\nmain;render;draw 4\nworker;poll 2\n";
-    let (out, err) = run_stdin(&["convert", "--from", "folded", "--to", "chrome-trace", "--interval", "5ms"], stacks);
-    assert!(err.contains("chrome-trace measures time: samples multiplied by an interval of 5ms"), "{err}");
-    let slices: Vec<&str> = out.lines().filter(|l| l.contains(r#""ph":"B""#) || l.contains(r#""ph":"E""#)).collect();
-    assert_eq!(
-        slices,
-        [
-            r#"{"name":"main","ph":"B","ts":0,"pid":1,"tid":1},"#,
-            r#"{"name":"parse","ph":"B","ts":0,"pid":1,"tid":1},"#,
-            r#"{"name":"parse","ph":"E","ts":15000,"pid":1,"tid":1,"args":{}},"#,
-            r#"{"name":"render","ph":"B","ts":15000,"pid":1,"tid":1},"#,
-            r#"{"name":"draw","ph":"B","ts":15000,"pid":1,"tid":1},"#,
-            r#"{"name":"draw","ph":"E","ts":35000,"pid":1,"tid":1,"args":{}},"#,
-            r#"{"name":"render","ph":"E","ts":35000,"pid":1,"tid":1,"args":{}},"#,
-            r#"{"name":"main","ph":"E","ts":35000,"pid":1,"tid":1,"args":{}},"#,
-            r#"{"name":"worker","ph":"B","ts":35000,"pid":1,"tid":1},"#,
-            r#"{"name":"poll","ph":"B","ts":35000,"pid":1,"tid":1},"#,
-            r#"{"name":"poll","ph":"E","ts":45000,"pid":1,"tid":1,"args":{}},"#,
-            r#"{"name":"worker","ph":"E","ts":45000,"pid":1,"tid":1,"args":{}}"#,
-        ]
-    );
-    assert!(out
-        .contains(r#""name":"thread_name","cat":"__metadata","ph":"M","ts":0,"pid":1,"tid":1,"args":{"name":"main"}"#));
-}
-
-/// A heap profile has no time to lay out: refused, as by the other targets weighed by time.
-#[test]
-fn a_profile_without_time_is_refused_as_a_trace() {
-    let out = proftool()
-        .args(["convert", "--to", "chrome-trace"])
-        .arg(fixture("pprof/heap.pb.gz"))
-        .arg("-")
-        .assert()
-        .failure();
-    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
-    assert!(err.contains("it weighs stacks by samples or time, and the profile has neither"), "{err}");
-    assert!(out.get_output().stdout.is_empty());
-}
-
-/// py-spy's trace (a real recording) is recognised by content, and its µs are the time of the
-/// same stacks as speedscope's: written as speedscope, the total is the trace's.
-#[test]
-fn a_py_spy_trace_converts_with_its_total() {
-    let trace = fixture("chrome-trace/work.json");
-    let info = proftool().arg("info").arg(&trace).assert().success();
-    let info = String::from_utf8(info.get_output().stdout.clone()).unwrap();
-    assert!(info.contains("chrome-trace (recognised by content)"), "{info}");
-    assert!(info.contains("metric     time (time, us, additive): total 636794"), "{info}");
-    let (out, _) = run(&["convert", "-q", "--to", "speedscope"], &trace);
-    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let profile = &json["profiles"][0];
-    assert_eq!((&profile["unit"], &profile["endValue"]), (&"microseconds".into(), &636794.into()));
-    // Named as another JSON format, it says what it is.
-    let out =
-        proftool().args(["convert", "--from", "speedscope", "--to", "folded"]).arg(&trace).arg("-").assert().failure();
-    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
-    assert!(err.contains("the content is a Chrome trace (JSON trace events); read it as chrome-trace"), "{err}");
 }

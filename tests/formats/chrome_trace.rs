@@ -1,23 +1,11 @@
-//! Chrome traces and V8 CPU profiles as Chrome, DevTools and speedscope write and read them: each
-//! expected figure is speedscope 1.25.0's import of the same file (its importers run headless
-//! under node, as `.ci/speedscope-import.mjs` runs them), DevTools' rule stated beside it, or hand
-//! arithmetic on the file.
+//! Chrome's trace events (`chrome-trace`) as Chrome, DevTools, Node and speedscope write and read
+//! them: each expected figure is speedscope 1.25.0's import of the same file (its importers run
+//! headless under node, as `.ci/speedscope-import.mjs` runs them), DevTools' rule stated beside it,
+//! or hand arithmetic on the file. And py-spy's traces, Perfetto's protocol buffers named, samples
+//! written as a flame chart of time.
 
-use crate::support::binary::*;
+use crate::support::binary::{fixture, info, proftool, run, run_stdin, stacks};
 use std::collections::BTreeMap;
-
-/// The stacks of `fixture` as folded text (`stack weight`) without stacks of no weight, and (where
-/// `threads`) without the thread roots: speedscope makes a profile of each thread.
-fn stacks(fixture_path: &str, threads: bool) -> BTreeMap<String, i64> {
-    let (out, _) = run(&["convert", "-q", "--to", "folded"], &fixture(fixture_path));
-    out.lines()
-        .filter_map(|line| {
-            let (stack, weight) = line.rsplit_once(' ')?;
-            let below = if threads { stack.split_once(';')?.1 } else { stack };
-            Some((below.to_string(), weight.parse().ok()?)).filter(|(_, w)| *w != 0)
-        })
-        .collect()
-}
 
 /// The time (µs) under each thread root of `fixture_path`, by the root's name.
 fn thread_totals(fixture_path: &str) -> BTreeMap<String, i64> {
@@ -29,13 +17,6 @@ fn thread_totals(fixture_path: &str) -> BTreeMap<String, i64> {
         *totals.entry(thread).or_insert(0) += weight.parse::<i64>().unwrap();
     }
     totals
-}
-
-/// `proftool info` of a fixture: (stdout, stderr).
-fn info(fixture_path: &str) -> (String, String) {
-    let out = proftool().arg("info").arg(fixture(fixture_path)).assert().success();
-    let output = out.get_output();
-    (String::from_utf8(output.stdout.clone()).unwrap(), String::from_utf8(output.stderr.clone()).unwrap())
 }
 
 fn map(stacks: &[(&str, i64)]) -> BTreeMap<String, i64> {
@@ -143,50 +124,6 @@ fn profiles_of_one_id_in_two_processes_are_two_profiles() {
     assert_eq!(thread_totals("chrome-trace/chromium-startup.json"), spans);
 }
 
-/// A `.cpuprofile` weighs `endTime` − `startTime`, as speedscope totals it and DevTools' call tree
-/// shares it out: the time before the first sample is the first sample's, the time after the last
-/// the last's.
-#[test]
-fn a_cpuprofile_weighs_its_span() {
-    for (file, total) in [
-        // speedscope 47,892 µs (proftool 36,317 before: the 11,575 µs before the first sample and
-        // the 1,972 µs after the last went to no sample).
-        ("cpuprofile/speedscope/chrome65-simple.cpuprofile", 47_892),
-        // speedscope 209,457 µs (proftool 196,314 before, as VS Code weighs it).
-        ("cpuprofile/work.cpuprofile", 209_457),
-        // The old format (node 10: a `head` tree, `startTime` in whole seconds, 30 `timestamps`
-        // for 29 samples): the last timestamp less the first, 163,140,645,206 − 163,140,599,286 µs.
-        ("cpuprofile/speedscope/node10-old-format.cpuprofile", 45_920),
-    ] {
-        let (info, _) = info(file);
-        assert!(info.contains(&format!("metric     time (time, us, additive): total {total}\n")), "{file}: {info}");
-    }
-    // The old format's tree, as its nodes nest: the samples' times of the file (by hand from its
-    // timestamps: d under b 14 samples, d under c 14, the (anonymous) root 1 and the closing
-    // timestamp).
-    let stacks = stacks("cpuprofile/speedscope/node10-old-format.cpuprofile", false);
-    assert_eq!(stacks.keys().collect::<Vec<_>>(), ["(anonymous)", "(anonymous);a;b;d", "(anonymous);a;c;d"]);
-    assert_eq!(stacks.values().sum::<i64>(), 45_920);
-}
-
-/// V8's heap profiles (`.heapprofile`: a `head` node tree of `callFrame`s and `selfSize`s, no time),
-/// which proftool does not read, are not taken for the old `.cpuprofile` format (a `head` tree of
-/// nodes with `hitCount`s), whose reader refused them for a missing `id`: detection says what they
-/// are not. speedscope's corpus has one of Chrome 69 and one of node 10.
-#[test]
-fn a_heap_profile_is_no_cpu_profile() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out.folded");
-    for file in ["Chrome/69/Heap-20181005T144546.heapprofile", "node/10.11.0/Heap-20181003T105432.heapprofile"] {
-        let heap = fixture(&format!("corpus/speedscope-samples/{file}"));
-        let run = proftool().arg("convert").arg(&heap).arg(&out).assert().failure();
-        let err = String::from_utf8(run.get_output().stderr.clone()).unwrap();
-        assert!(err.contains("the content is JSON of a kind proftool does not know"), "{file}: {err}");
-        assert!(!err.contains("V8 CPU profile"), "{file}: {err}");
-        assert!(!out.exists(), "{file}");
-    }
-}
-
 /// Chromium's default trace format, Perfetto's protocol buffers, is named in the error (it was
 /// read as a damaged pprof file), also when the file is named as pprof.
 #[test]
@@ -197,4 +134,69 @@ fn a_perfetto_trace_is_named() {
         assert!(err.contains("the content is a Perfetto trace"), "{err}");
         assert!(err.contains("traceconv json"), "{err}");
     }
+}
+
+/// Folded samples into a Chrome trace: time at the interval (said on stderr), a thread `main` above
+/// the roots, each stack a `B`/`E` slice whose callees follow one another from its start (5 ms a
+/// sample: main 3 + 4 samples = 35,000 µs, parse from 0 to 15,000, render from 15,000 to 35,000),
+/// each end with empty args (see the writer).
+#[test]
+fn samples_become_a_flame_chart_of_time_at_the_interval() {
+    let stacks = b"main;parse 3\nmain;render;draw 4\nworker;poll 2\n";
+    let (out, err) = run_stdin(&["convert", "--from", "folded", "--to", "chrome-trace", "--interval", "5ms"], stacks);
+    assert!(err.contains("chrome-trace measures time: samples multiplied by an interval of 5ms"), "{err}");
+    let slices: Vec<&str> = out.lines().filter(|l| l.contains(r#""ph":"B""#) || l.contains(r#""ph":"E""#)).collect();
+    assert_eq!(
+        slices,
+        [
+            r#"{"name":"main","ph":"B","ts":0,"pid":1,"tid":1},"#,
+            r#"{"name":"parse","ph":"B","ts":0,"pid":1,"tid":1},"#,
+            r#"{"name":"parse","ph":"E","ts":15000,"pid":1,"tid":1,"args":{}},"#,
+            r#"{"name":"render","ph":"B","ts":15000,"pid":1,"tid":1},"#,
+            r#"{"name":"draw","ph":"B","ts":15000,"pid":1,"tid":1},"#,
+            r#"{"name":"draw","ph":"E","ts":35000,"pid":1,"tid":1,"args":{}},"#,
+            r#"{"name":"render","ph":"E","ts":35000,"pid":1,"tid":1,"args":{}},"#,
+            r#"{"name":"main","ph":"E","ts":35000,"pid":1,"tid":1,"args":{}},"#,
+            r#"{"name":"worker","ph":"B","ts":35000,"pid":1,"tid":1},"#,
+            r#"{"name":"poll","ph":"B","ts":35000,"pid":1,"tid":1},"#,
+            r#"{"name":"poll","ph":"E","ts":45000,"pid":1,"tid":1,"args":{}},"#,
+            r#"{"name":"worker","ph":"E","ts":45000,"pid":1,"tid":1,"args":{}}"#,
+        ]
+    );
+    assert!(out
+        .contains(r#""name":"thread_name","cat":"__metadata","ph":"M","ts":0,"pid":1,"tid":1,"args":{"name":"main"}"#));
+}
+
+/// A heap profile has no time to lay out: refused, as by the other targets weighed by time.
+#[test]
+fn a_profile_without_time_is_refused_as_a_trace() {
+    let out = proftool()
+        .args(["convert", "--to", "chrome-trace"])
+        .arg(fixture("pprof/heap.pb.gz"))
+        .arg("-")
+        .assert()
+        .failure();
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("it weighs stacks by samples or time, and the profile has neither"), "{err}");
+    assert!(out.get_output().stdout.is_empty());
+}
+
+/// py-spy's trace (a real recording) is recognised by content, and its µs are the time of the
+/// same stacks as speedscope's: written as speedscope, the total is the trace's.
+#[test]
+fn a_py_spy_trace_converts_with_its_total() {
+    let trace = fixture("chrome-trace/work.json");
+    let info = proftool().arg("info").arg(&trace).assert().success();
+    let info = String::from_utf8(info.get_output().stdout.clone()).unwrap();
+    assert!(info.contains("chrome-trace (recognised by content)"), "{info}");
+    assert!(info.contains("metric     time (time, us, additive): total 636794"), "{info}");
+    let (out, _) = run(&["convert", "-q", "--to", "speedscope"], &trace);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let profile = &json["profiles"][0];
+    assert_eq!((&profile["unit"], &profile["endValue"]), (&"microseconds".into(), &636794.into()));
+    // Named as another JSON format, it says what it is.
+    let out =
+        proftool().args(["convert", "--from", "speedscope", "--to", "folded"]).arg(&trace).arg("-").assert().failure();
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("the content is a Chrome trace (JSON trace events); read it as chrome-trace"), "{err}");
 }

@@ -1,0 +1,62 @@
+//! V8 CPU profiles (`cpuprofile`): the time they weigh as speedscope and DevTools weigh it, heap
+//! profiles told apart, `--max-samples` before the memory is taken.
+
+use crate::support::binary::{files_in, fixture, info, proftool, stacks, temp};
+
+#[test]
+fn a_cpuprofile_of_more_samples_than_max_samples_is_refused_before_it_takes_the_memory() {
+    // A count of 2^32 in one line: a .cpuprofile writes a sample and a time delta per count.
+    let dir = temp();
+    let input = dir.path().join("big.folded");
+    std::fs::write(&input, "main;work 4294967296\n").unwrap();
+    let output = dir.path().join("out.cpuprofile");
+    let out = proftool().arg("convert").arg(&input).arg(&output).output().unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("4294967296 samples would be 4294967296 entries of samples and timeDeltas, more than --max-samples 10000000 allows"), "{stderr}");
+    assert_eq!(files_in(dir.path()), vec!["big.folded"]);
+}
+
+/// A `.cpuprofile` weighs `endTime` − `startTime`, as speedscope totals it and DevTools' call tree
+/// shares it out: the time before the first sample is the first sample's, the time after the last
+/// the last's.
+#[test]
+fn a_cpuprofile_weighs_its_span() {
+    for (file, total) in [
+        // speedscope 47,892 µs (proftool 36,317 before: the 11,575 µs before the first sample and
+        // the 1,972 µs after the last went to no sample).
+        ("cpuprofile/speedscope/chrome65-simple.cpuprofile", 47_892),
+        // speedscope 209,457 µs (proftool 196,314 before, as VS Code weighs it).
+        ("cpuprofile/work.cpuprofile", 209_457),
+        // The old format (node 10: a `head` tree, `startTime` in whole seconds, 30 `timestamps`
+        // for 29 samples): the last timestamp less the first, 163,140,645,206 − 163,140,599,286 µs.
+        ("cpuprofile/speedscope/node10-old-format.cpuprofile", 45_920),
+    ] {
+        let (info, _) = info(file);
+        assert!(info.contains(&format!("metric     time (time, us, additive): total {total}\n")), "{file}: {info}");
+    }
+    // The old format's tree, as its nodes nest: the samples' times of the file (by hand from its
+    // timestamps: d under b 14 samples, d under c 14, the (anonymous) root 1 and the closing
+    // timestamp).
+    let stacks = stacks("cpuprofile/speedscope/node10-old-format.cpuprofile", false);
+    assert_eq!(stacks.keys().collect::<Vec<_>>(), ["(anonymous)", "(anonymous);a;b;d", "(anonymous);a;c;d"]);
+    assert_eq!(stacks.values().sum::<i64>(), 45_920);
+}
+
+/// V8's heap profiles (`.heapprofile`: a `head` node tree of `callFrame`s and `selfSize`s, no time),
+/// which proftool does not read, are not taken for the old `.cpuprofile` format (a `head` tree of
+/// nodes with `hitCount`s), whose reader refused them for a missing `id`: detection says what they
+/// are not. speedscope's corpus has one of Chrome 69 and one of node 10.
+#[test]
+fn a_heap_profile_is_no_cpu_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.folded");
+    for file in ["Chrome/69/Heap-20181005T144546.heapprofile", "node/10.11.0/Heap-20181003T105432.heapprofile"] {
+        let heap = fixture(&format!("corpus/speedscope-samples/{file}"));
+        let run = proftool().arg("convert").arg(&heap).arg(&out).assert().failure();
+        let err = String::from_utf8(run.get_output().stderr.clone()).unwrap();
+        assert!(err.contains("the content is JSON of a kind proftool does not know"), "{file}: {err}");
+        assert!(!err.contains("V8 CPU profile"), "{file}: {err}");
+        assert!(!out.exists(), "{file}");
+    }
+}

@@ -1,0 +1,92 @@
+//! GHC's text reports (`ghc-prof`, `+RTS -p`/`-P`): what rows rounded to nothing leave, a report
+//! cut short, and any GHC profile saved under the `.prof` extension.
+
+use crate::support::binary::{fixture, proftool, run, temp};
+
+/// below-rounding.prof, made by hand from the format's rules: 10,000 ticks of 1 ms and 1,000,000,000
+/// bytes. main has 3,000 ticks and 200,000,000 bytes, fib under it 2,500 and 150,000,000, go
+/// 4,420 and 250,000,000, readInput 0 and 386,000,000 (all whole tenths of a percent). Under go,
+/// run1 to run20 have 300,000 bytes each (0.03 %), and fib under each 4 ticks and 400,000 bytes
+/// (0.04 %): those forty rows print 0.0. So the rows place 99.2 % of the time and 98.6 % of the
+/// alloc; GHC's per-cost-centre table has fib at 25.8 % and 15.8 % (2,580 ticks, 158,000,000
+/// bytes), where the tree places 25.0 and 15.0.
+#[test]
+fn a_p_report_puts_what_its_rows_round_to_nothing_under_one_frame() {
+    let input = fixture("ghc-prof/below-rounding.prof");
+    // The totals are the header's, and fib's self time is the table's 25.8 %.
+    let out = proftool().args(["info", "--json"]).arg(&input).assert().success();
+    let info: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let totals: Vec<(&str, f64)> = info["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["name"].as_str().unwrap(), m["total"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(totals, [("time", 10_000.0), ("entries", 44.0), ("alloc", 1_000_000_000.0)]);
+    let top: Vec<(&str, f64)> = info["top_functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["name"].as_str().unwrap(), f["self"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(top, [("Main.go", 4420.0), ("Main.main", 3000.0), ("Main.fib", 2580.0)]);
+    // What the rows leave: fib's 0.8 % of each (80 ms, 8,000,000 bytes) by name, and the run cost
+    // centres' 0.6 % of the alloc (under 1 %, not in the table) in the frame itself.
+    let (time, err) = run(&["convert", "--to", "folded", "--interval", "1ms"], &input);
+    assert!(
+        time.ends_with("MAIN.MAIN;Main.CAF;Main.main;Main.readInput 0\nMAIN.MAIN;<below 0.05 %>;Main.fib 80\n"),
+        "{time}"
+    );
+    let (alloc, _) = run(&["convert", "--to", "folded", "--metric", "alloc"], &input);
+    assert!(
+        alloc.ends_with("MAIN.MAIN;<below 0.05 %> 6000000\nMAIN.MAIN;<below 0.05 %>;Main.fib 8000000\n"),
+        "{alloc}"
+    );
+    for said in [
+        "the tree's rows place 99.2 % of the header's total time; the other 0.8 % (80 ms), in rows under 0.05 %, is put under <below 0.05 %>",
+        "the tree's rows place 98.6 % of the header's total alloc; the other 1.4 % (14000000 bytes), in rows under 0.05 %, is put under <below 0.05 %>",
+        "profile with +RTS -P for exact ticks and bytes",
+    ] {
+        assert!(err.contains(said), "{said}\nnot in:\n{err}");
+    }
+}
+
+/// inferno-percent.prof cut at the end of its line 40: the tree's first 19 rows (lines 22–40),
+/// whose individual %time and %alloc all print 0.0. Rounding can leave out at most 0.05 % a row,
+/// 0.9 % in all: the 100 % they leave says the report is cut, not rounded.
+#[test]
+fn a_ghc_time_report_cut_at_a_line_end_is_said_to_look_cut() {
+    let text = std::fs::read_to_string(fixture("corpus/ghc-prof/inferno-percent.prof")).unwrap();
+    let cut: String = text.lines().take(40).map(|l| format!("{l}\n")).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("cut.prof");
+    std::fs::write(&input, cut).unwrap();
+    let out = proftool().arg("info").arg(&input).assert().success();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(
+        stderr.contains("the report looks cut short: the tree's rows place 0.0 % of the header's total time, and the other 100.0 % (20 ms) is more than the rounding of its 19 rows can leave out (0.05 % each, 0.9 % in all)"),
+        "{stderr}"
+    );
+    // The whole report leaves 0.1 % of its alloc, which its rows' rounding explains.
+    let out = proftool().arg("info").arg(fixture("corpus/ghc-prof/inferno-percent.prof")).assert().success();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(!stderr.contains("looks cut short") && stderr.contains("in rows under 0.05 %"), "{stderr}");
+}
+
+#[test]
+fn any_ghc_profile_named_prog_prof_converts_to_folded_with_module_qualified_names() {
+    let dir = temp();
+    // The -px log, the -P text report and the -pj JSON, each saved as prog.prof.
+    for (source, first) in [
+        ("ghc-px/notes-example.px", "MAIN.MAIN;Main.CAF;Main.main;Main.isEven 20\n"),
+        ("ghc-prof/inferno-utf8.prof", "MAIN.MAIN 510\n"),
+        ("ghc-json/undeclared-deep.json", "MAIN.MAIN;Main.main 1\n"),
+    ] {
+        let prof = dir.path().join("prog.prof");
+        std::fs::copy(fixture(source), &prof).unwrap();
+        let out = dir.path().join("out.folded");
+        proftool().arg("convert").arg(&prof).arg(&out).assert().success();
+        let folded = std::fs::read_to_string(&out).unwrap();
+        assert!(folded.starts_with(first), "{source}:\n{folded}");
+    }
+}

@@ -1,0 +1,46 @@
+//! Each format's own cases, a file a format, in the order `proftool formats` lists them: its
+//! reading and writing through the binary, its options, its messages and bad inputs beyond its
+//! fixtures, conversions into it. Its fixtures' dumps, round trips and properties are generic:
+//! golden.rs, roundtrip.rs and properties.rs walk `Format::ALL`.
+
+// lispworks: LispWorks profiler trees.
+mod lispworks;
+
+// folded: folded stacks.
+mod folded;
+
+// sampler: Sampler files.
+mod sampler;
+
+// dyalog-xml and dyalog-csv: Dyalog's ]PROFILE reports, one file as they share kinds and rules.
+mod dyalog;
+
+// br: BR profiles.
+mod br;
+
+// ghc-px: GHC's -px output.
+mod ghc_px;
+
+// ghc-prof: GHC's text reports (-p, -P).
+mod ghc_prof;
+
+// ghc-json: GHC's JSON profiles (-pj).
+mod ghc_json;
+
+// svg: flame graphs, written only.
+mod svg;
+
+// speedscope: speedscope's JSON files.
+mod speedscope;
+
+// pprof: pprof's protocol buffers.
+mod pprof;
+
+// perf: Linux perf script text.
+mod perf;
+
+// cpuprofile: V8 CPU profiles.
+mod cpuprofile;
+
+// chrome-trace: Chrome's trace events.
+mod chrome_trace;

@@ -1,0 +1,125 @@
+//! speedscope files (`speedscope`): written with a profile per thread and additive metric, read
+//! back with their units and frame facts, py-spy's threads, where functions are defined (GHC's
+//! source locations as a frame's file and line).
+
+use crate::support::binary::{fixture, proftool, run, run_bytes, temp};
+use crate::support::sorted_lines;
+
+#[test]
+fn speedscope_gets_the_stacks_with_their_weights() {
+    let dir = temp();
+    let out = dir.path().join("out.speedscope.json");
+    proftool().arg("convert").arg(fixture("lispworks/processes.tree")).arg(&out).assert().success();
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(doc["$schema"], "https://www.speedscope.app/file-format-schema.json");
+    assert_eq!(doc["name"], "fib benchmark: run 2");
+    let frames: Vec<&str> =
+        doc["shared"]["frames"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
+    // The processes are threads, each a profile of its own named after it (speedscope's thread
+    // menu); "Profile root" above them is no thread and no frame of theirs (issue 34 §8).
+    assert_eq!(frames, ["CL-USER::FIB", "(METHOD PRINT-OBJECT (WIDGET T))", "CL-USER::|weird name|"]);
+    // The stacks of processes.tree below each process (by hand), as frame indices.
+    let profiles = doc["profiles"].as_array().unwrap();
+    assert_eq!(profiles.len(), 2);
+    let summary =
+        |p: &serde_json::Value| (p["type"].clone(), p["name"].clone(), p["unit"].clone(), p["endValue"].clone());
+    assert_eq!(summary(&profiles[0]), ("sampled".into(), "CAPI Execution Listener 1".into(), "none".into(), 90.into()));
+    assert_eq!(profiles[0]["samples"], serde_json::json!([[], [0], [0, 0], [0, 0, 1], [2]]));
+    assert_eq!(profiles[0]["weights"], serde_json::json!([5, 25, 25, 10, 25]));
+    assert_eq!(summary(&profiles[1]), ("sampled".into(), "Idle \"process\"".into(), "none".into(), 10.into()));
+    assert_eq!(
+        (&profiles[1]["samples"], &profiles[1]["weights"]),
+        (&serde_json::json!([[]]), &serde_json::json!([10]))
+    );
+}
+
+#[test]
+fn speedscope_gets_one_profile_per_additive_metric() {
+    // GHC's text report: ticks (5) and allocation (12,800 bytes); entries are per node and dropped.
+    let out = run(&["convert", "--to", "speedscope"], &fixture("ghc-prof/ghc70-no-src.prof")).0;
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let profiles: Vec<(&str, &str, i64)> = doc["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["name"].as_str().unwrap(), p["unit"].as_str().unwrap(), p["endValue"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(profiles, [("ticks", "none", 5), ("alloc", "bytes", 12800)]);
+}
+
+#[test]
+fn speedscope_comes_back_with_its_units_and_frame_facts() {
+    let dir = tempfile::tempdir().unwrap();
+    let once = dir.path().join("once.speedscope.json");
+    let twice = dir.path().join("twice.speedscope.json");
+    proftool().arg("convert").arg(fixture("speedscope/evented.speedscope.json")).arg(&once).assert().success();
+    proftool().arg("convert").arg(&once).arg(&twice).assert().success();
+    assert_eq!(std::fs::read(&once).unwrap(), std::fs::read(&twice).unwrap());
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&once).unwrap()).unwrap();
+    // evented.speedscope.json: the main thread's events span 90 µs, the worker's samples 12 µs and
+    // its allocation 3072 bytes.
+    let profiles: Vec<(&str, &str, f64)> = doc["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["name"].as_str().unwrap(), p["unit"].as_str().unwrap(), p["endValue"].as_f64().unwrap()))
+        .collect();
+    // A profile per thread and metric, the time's (the profile's primary metric) named after the
+    // threads alone.
+    assert_eq!(
+        profiles,
+        [
+            ("main thread", "microseconds", 90.0),
+            ("worker", "microseconds", 12.0),
+            ("main thread (alloc)", "bytes", 0.0),
+            ("worker (alloc)", "bytes", 3072.0)
+        ]
+    );
+    let frame =
+        |name: &str| doc["shared"]["frames"].as_array().unwrap().iter().find(|f| f["name"] == name).unwrap().clone();
+    assert_eq!(frame("parse"), serde_json::json!({"name": "parse", "file": "parse.js", "line": 10, "col": 3}));
+    assert_eq!(frame("tokenize"), serde_json::json!({"name": "tokenize", "file": "parse.js"}));
+    assert_eq!(frame("render"), serde_json::json!({"name": "render", "line": 7}));
+}
+
+#[test]
+fn py_spy_threads_are_roots_named_after_their_profiles() {
+    // py-spy.speedscope.json: the main thread has 4 samples in hot and 2 in cold, the background
+    // thread 2 at spin's line 8 and 5 at its line 9, each 0.02 s (20 ms, 1 ms samples by default).
+    let (out, _) = run(&["convert", "--to", "folded"], &fixture("speedscope/py-spy.speedscope.json"));
+    let main = "Thread 3410 \"MainThread\";<module>;work;work.<locals>.<genexpr>";
+    let background = "Thread 3412 \"background\";Thread._bootstrap;Thread._bootstrap_inner;Thread.run;background";
+    assert_eq!(
+        sorted_lines(&out),
+        [format!("{main};cold;spin 40"), format!("{main};hot;spin 80"), format!("{background};spin 140")]
+    );
+}
+
+/// The speedscope frame named `name`: (file, line, col).
+fn speedscope_frame(doc: &serde_json::Value, name: &str) -> (Option<String>, Option<i64>, Option<i64>) {
+    let frames = doc["shared"]["frames"].as_array().unwrap();
+    let frame = frames.iter().find(|f| f["name"] == name).unwrap_or_else(|| panic!("no frame {name}"));
+    (frame["file"].as_str().map(str::to_string), frame["line"].as_i64(), frame["col"].as_i64())
+}
+
+#[test]
+fn speedscope_frames_get_the_file_and_line_of_src_loc() {
+    let (out, err) =
+        run_bytes(&["convert", "--to", "speedscope"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    // From the file's cost_centres: sumT.a at src/Main.hs:51:9-31, main at src/Main.hs:(21,1)-(38,42).
+    assert_eq!(speedscope_frame(&doc, "Main.sumT.a"), (Some("src/Main.hs".into()), Some(51), Some(9)));
+    assert_eq!(speedscope_frame(&doc, "Main.main"), (Some("src/Main.hs".into()), Some(21), Some(1)));
+    // <built-in> is not a location: no file (the module is in the name).
+    assert_eq!(speedscope_frame(&doc, "MAIN.MAIN"), (None, None, None));
+    assert!(!err.contains("per-frame facts"), "{err}");
+}
+
+#[test]
+fn speedscope_frames_get_the_file_and_line_of_the_prof_src_column() {
+    let (out, err) = run_bytes(&["convert", "--to", "speedscope"], &fixture("ghc-prof/inferno-ticks.prof"));
+    let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let prefs = speedscope_frame(&doc, "Options.Applicative.Builder.prefs");
+    assert_eq!(prefs, (Some("src/Options/Applicative/Builder.hs".into()), Some(537), Some(1)));
+    assert!(!err.contains("per-frame facts"), "{err}");
+}

@@ -352,14 +352,15 @@ fn spaced_count_name(name: &str) -> Cow<'_, str> {
 /// Nodes per piece of output formatted on its own (see [`crate::pieces`]).
 const PIECE: u32 = 1024;
 
-/// Pieces a tree not built in pre-order is cut into, at most: runs of its roots' subtrees, as many
-/// as leave both threads busy to the end when the roots' sizes differ, as few as keep the cost of
-/// a piece (a chunk handed over) small beside a run of roots.
-const ROOT_PIECES: usize = 64;
+/// Pieces a tree not built in pre-order is cut into, about: as many as leave both threads busy to
+/// the end when subtrees' sizes differ, as few as keep the cost of a piece (a chunk handed over,
+/// the path to its first node rebuilt) small beside its nodes.
+const LISTS_PIECES: u32 = 64;
 
 /// Writes `profile` (already projected to one count metric) as folded stacks, in tree pre-order. A tree
 /// built in pre-order is written in pieces of about [`PIECE`] nodes (see [`piece_starts`]), any other
-/// in runs of its roots' subtrees (at most [`ROOT_PIECES`]), formatted on two threads. Output larger
+/// in about [`LISTS_PIECES`] stretches of its walk (one root's tree is cut below it, as perf's of one
+/// command is), formatted on two threads. Output larger
 /// than `options` allow ([`ConvertOptions::output_limit`]) is refused before a byte is written.
 pub(crate) fn write(
     profile: &Profile,
@@ -381,10 +382,10 @@ pub(crate) fn write(
     let stacks = Stacks { tree, names: &names, counts };
     stacks::check_output_size(FORMAT, stacks.size(), options)?;
     if !tree.is_preorder() {
-        // Pieces of consecutive roots' subtrees, walked through child lists.
+        // Stretches of the walk through child lists.
         let children = tree.children();
-        let pieces = root_runs(children.roots());
-        let piece = |i: usize, sink: &mut dyn Write| stacks.write(tree.walk_roots(&children, pieces[i]), sink);
+        let pieces = tree.walk_stretches(&children, (tree.len() as u32).div_ceil(LISTS_PIECES).max(PIECE));
+        let piece = |i: usize, sink: &mut dyn Write| stacks.write(tree.walk_stretch(&children, &pieces[i]), sink);
         return Ok(crate::pieces::write_pieces(pieces.len(), piece, out)?);
     }
     let starts = piece_starts(tree);
@@ -412,11 +413,6 @@ fn piece_starts(tree: &CallTree) -> Vec<u32> {
         }
     }
     starts
-}
-
-/// `roots` in at most [`ROOT_PIECES`] runs of about equal length.
-fn root_runs(roots: &[NodeId]) -> Vec<&[NodeId]> {
-    roots.chunks(roots.len().div_ceil(ROOT_PIECES).max(1)).collect()
 }
 
 /// What a folded line is made of.
@@ -575,10 +571,10 @@ mod tests {
     }
 
     /// Folded text of many roots read into a tree that is not in pre-order (later lines add to
-    /// earlier roots) is written in runs of roots on two threads: every line comes back, merged and
+    /// earlier roots) is written in stretches on two threads: every line comes back, merged and
     /// in the order of first appearance, as the same text read back in pre-order gives it.
     #[test]
-    fn a_tree_of_many_roots_out_of_order_is_written_in_runs_of_roots() {
+    fn a_tree_of_many_roots_out_of_order_is_written_in_stretches() {
         let mut text = String::new();
         let mut in_order = String::new();
         for root in 0..300 {
@@ -596,22 +592,11 @@ mod tests {
             |text: &str| read(&mut text.as_bytes(), None, &Options::default(), &mut Diagnostics::default()).unwrap();
         let profile = read(&text);
         assert!(!profile.tree.is_preorder());
-        assert!(root_runs(profile.tree.children().roots()).len() > 1);
+        assert!(profile.tree.walk_stretches(&profile.tree.children(), PIECE).len() > 1);
         let mut written = Vec::new();
         write(&profile, &mut written, &ConvertOptions::default(), &mut Diagnostics::default()).unwrap();
         assert_eq!(String::from_utf8(written).unwrap(), lines_node_by_node(&read(&in_order)));
         assert_eq!(lines_node_by_node(&read(&in_order)), in_order);
-    }
-
-    #[test]
-    fn roots_are_cut_into_at_most_root_pieces_runs() {
-        let roots: Vec<NodeId> = (0..130).map(NodeId).collect();
-        let runs = root_runs(&roots);
-        assert_eq!(runs.len(), 44);
-        assert!(runs.iter().all(|run| run.len() == 3 || run.len() == 1));
-        assert_eq!(runs.concat(), roots);
-        assert_eq!(root_runs(&roots[..5]).len(), 5);
-        assert!(root_runs(&[]).is_empty());
     }
 
     /// A chain a million deep with a branch at the bottom: each piece rebuilds the path to its first

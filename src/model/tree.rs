@@ -403,10 +403,52 @@ impl CallTree {
     }
 
     /// The part of [`CallTree::walk_with`] that visits the subtrees of `roots` (some of
-    /// `children`'s roots, in their order), so that parts of a walk can be taken on several threads
-    /// whatever the order the tree was built in.
+    /// `children`'s roots, in their order).
     pub fn walk_roots<'t>(&'t self, children: &'t Children, roots: &[NodeId]) -> Walk<'t> {
         Walk::lists(Cow::Borrowed(children), roots)
+    }
+
+    /// [`CallTree::walk_with`] `children` cut into parts of about `size` nodes, in walk order, each
+    /// walked on its own by [`CallTree::walk_stretch`], so that a walk can be taken on several
+    /// threads whatever the order the tree was built in and however few its roots. A subtree
+    /// larger than `size` is cut below its root, which is then a stretch's node alone. A part ends
+    /// only where the next starts no deeper than the part is long, so that rebuilding the path to
+    /// its first node costs at most what the part before it did: a deep chain stays linear.
+    pub(crate) fn walk_stretches(&self, children: &Children, size: u32) -> Vec<Vec<Stretch>> {
+        // Parents come before their children: one backward pass sums the subtrees.
+        let mut sizes = vec![1u32; self.len()];
+        for node in (0..self.len()).rev() {
+            if let Some(parent) = self.parent(NodeId(node as u32)) {
+                sizes[parent.index()] += sizes[node];
+            }
+        }
+        let (mut parts, mut part, mut length) = (Vec::new(), Vec::new(), 0u32);
+        let mut stack: Vec<(NodeId, u32)> = children.roots().iter().rev().map(|&r| (r, 0)).collect();
+        while let Some((node, depth)) = stack.pop() {
+            if length >= size && depth <= length {
+                parts.push(std::mem::take(&mut part));
+                length = 0;
+            }
+            let whole = sizes[node.index()] <= size;
+            part.push(Stretch { node, depth, whole });
+            if whole {
+                length += sizes[node.index()];
+            } else {
+                length += 1;
+                stack.extend(children.of_node(node).iter().rev().map(|&c| (c, depth + 1)));
+            }
+        }
+        if !part.is_empty() {
+            parts.push(part);
+        }
+        parts
+    }
+
+    /// The walk over one part of [`CallTree::walk_stretches`], from the ancestors of its first node.
+    pub(crate) fn walk_stretch<'t>(&'t self, children: &'t Children, part: &[Stretch]) -> Walk<'t> {
+        let path = part.first().map_or_else(Vec::new, |first| self.ancestors(first.node));
+        let stack = part.iter().rev().map(|s| (s.node, s.depth, s.whole)).collect();
+        Walk::Lists { children: Cow::Borrowed(children), stack, path }
     }
 
     /// Whether two siblings (or two roots) share a frame. Known without a pass for trees built in
@@ -571,25 +613,36 @@ pub enum Walk<'t> {
     Lists {
         /// The child lists.
         children: Cow<'t, Children>,
-        /// Nodes still to visit, with their depth.
-        stack: Vec<(NodeId, u32)>,
+        /// Nodes still to visit, with their depth and whether their children are visited too.
+        stack: Vec<(NodeId, u32, bool)>,
+        /// The nodes above the first node visited, root first.
+        path: Vec<NodeId>,
     },
+}
+
+/// A node of a part of a walk ([`CallTree::walk_stretches`]) at its depth, with or without the
+/// nodes below it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Stretch {
+    node: NodeId,
+    depth: u32,
+    whole: bool,
 }
 
 impl<'t> Walk<'t> {
     /// A walk through `children` from `roots`.
     fn lists(children: Cow<'t, Children>, roots: &[NodeId]) -> Walk<'t> {
-        let mut stack: Vec<(NodeId, u32)> = roots.iter().rev().map(|&r| (r, 0)).collect();
+        let mut stack: Vec<(NodeId, u32, bool)> = roots.iter().rev().map(|&r| (r, 0, true)).collect();
         stack.reserve(64);
-        Walk::Lists { children, stack }
+        Walk::Lists { children, stack, path: Vec::new() }
     }
 
     /// The nodes above the next node the walk visits, root first: empty at the start of a whole
-    /// walk, the first node's ancestors at the start of a [`CallTree::walk_part`].
+    /// walk, the first node's ancestors at the start of a part of one ([`CallTree::walk_part`],
+    /// [`CallTree::walk_stretch`]).
     pub fn ancestors(&self) -> &[NodeId] {
         match self {
-            Walk::Arena { path, .. } => path,
-            Walk::Lists { .. } => &[],
+            Walk::Arena { path, .. } | Walk::Lists { path, .. } => path,
         }
     }
 }
@@ -614,10 +667,12 @@ impl Iterator for Walk<'_> {
                 let is_leaf = tree.parents.get(node.index() + 1).is_none_or(|&p| p != node.0);
                 Some(Visit { node, depth, is_leaf })
             }
-            Walk::Lists { children, stack } => {
-                let (node, depth) = stack.pop()?;
+            Walk::Lists { children, stack, .. } => {
+                let (node, depth, whole) = stack.pop()?;
                 let kids = children.of_node(node);
-                stack.extend(kids.iter().rev().map(|&c| (c, depth + 1)));
+                if whole {
+                    stack.extend(kids.iter().rev().map(|&c| (c, depth + 1, true)));
+                }
                 Some(Visit { node, depth, is_leaf: kids.is_empty() })
             }
         }
@@ -745,6 +800,65 @@ mod tests {
         let mut unordered = tree_abc();
         unordered.push(Some(NodeId(1)), FrameId(5));
         assert!(unordered.walk_part(0..3).is_none());
+    }
+
+    /// Every stack a walk visits (its frames from the root down) and whether it ends at a leaf.
+    fn stacks_of(t: &CallTree, walk: Walk<'_>) -> Vec<(Vec<FrameId>, bool)> {
+        let mut stacks = Vec::new();
+        t.for_each_stack(walk, |visit, frames| {
+            stacks.push((frames.to_vec(), visit.is_leaf));
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        stacks
+    }
+
+    /// Stretches of a walk through child lists make up the walk, each starting from the path to
+    /// its first node, whatever their size: one root's tree is cut below the root.
+    #[test]
+    fn walk_stretches_make_up_the_walk() {
+        let mut t = CallTree::new(&[Metric::samples()]);
+        let root = t.push(None, FrameId(0));
+        let kids: Vec<NodeId> = (1..=50).map(|f| t.push(Some(root), FrameId(f))).collect();
+        for grandkid in 100..103 {
+            kids.iter().for_each(|&kid| drop(t.push(Some(kid), FrameId(grandkid))));
+        }
+        t.push(None, FrameId(200));
+        assert!(!t.is_preorder());
+        let children = t.children();
+        let whole = stacks_of(&t, t.walk_with(t.children()));
+        assert_eq!(whole.len(), t.len());
+        for size in [1, 2, 5, 7, 20, 201, 202, 1000] {
+            let parts = t.walk_stretches(&children, size);
+            assert_eq!(parts.len() > 1, size < 202, "{} parts of {size} nodes", parts.len());
+            let walked: Vec<_> = parts.iter().flat_map(|part| stacks_of(&t, t.walk_stretch(&children, part))).collect();
+            assert_eq!(walked, whole, "parts of {size} nodes");
+        }
+    }
+
+    /// A deep chain with a wide fan at its bottom is cut where rebuilding the path to a part's first
+    /// node costs no more than the part before it: the paths rebuilt add up to no more than the
+    /// nodes, and the fan still goes to several parts.
+    #[test]
+    fn walk_stretches_of_a_deep_chain_rebuild_little() {
+        let mut t = CallTree::new(&[Metric::samples()]);
+        let root = t.push(None, FrameId(0));
+        let mut at = root;
+        for depth in 1..1_000 {
+            at = t.push(Some(at), FrameId(depth % 3));
+        }
+        t.push(Some(root), FrameId(7));
+        for leaf in 0..10_000 {
+            t.push(Some(at), FrameId(8 + leaf));
+        }
+        assert!(!t.is_preorder());
+        let children = t.children();
+        let parts = t.walk_stretches(&children, 16);
+        assert!(parts.len() > 5, "{} parts", parts.len());
+        let rebuilt: usize = parts.iter().map(|part| t.walk_stretch(&children, part).ancestors().len()).sum();
+        assert!(rebuilt <= t.len(), "paths rebuilt: {rebuilt} frames for {} nodes", t.len());
+        let walked: Vec<_> = parts.iter().flat_map(|part| stacks_of(&t, t.walk_stretch(&children, part))).collect();
+        assert_eq!(walked, stacks_of(&t, t.walk_with(t.children())));
     }
 
     #[test]

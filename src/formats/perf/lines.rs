@@ -1,10 +1,9 @@
 //! The reading thread's work on `perf script` lines: what each line is (a header, a frame, a
-//! source line), its fields, and the frames it names, interned there (each symbol and DSO once).
+//! source line), its fields, and the key of the symbol and DSO a frame line names, which the
+//! building thread looks up (see [`PairKey`]).
 
-use super::pairs::{FrameIds, Pairs};
-use super::{names, Root};
+use super::pairs::PairKey;
 use crate::error::{excerpt, ParseErrorKind};
-use crate::model::{FrameId, FrameKind, FrameRef, FrameTable};
 use std::ops::Range;
 
 /// A header line's fields, as byte ranges of the line.
@@ -19,11 +18,8 @@ pub(super) struct Header {
     pub(super) timed: bool,
     /// Where the frame on the header line starts (a sample of a recording without call chains).
     pub(super) frame: Option<usize>,
-    /// The stack's root frame (the command's thread), which the reading thread sets (a header
-    /// parsed alone has the first frame there).
-    pub(super) root: FrameId,
-    /// The frames of the frame on the header line, which the reading thread adds.
-    pub(super) frames: Option<FrameIds>,
+    /// The key of the frame on the header line, which the reading thread adds.
+    pub(super) frame_key: Option<PairKey>,
 }
 
 /// The fields of a header line. The command is everything before the first word of digits (`TID`,
@@ -79,8 +75,8 @@ fn thread_fields(line: &str) -> Option<Header> {
                     None => (None, word_start..i),
                 };
                 let comm = trim_range(line, 0..word_start - 1);
-                let (event, period, frame, root, frames) = (None, None, None, FrameId(0), None);
-                return Some(Header { comm, pid, tid, event, period, timed: false, frame, root, frames });
+                let (event, period, frame, frame_key) = (None, None, None, None);
+                return Some(Header { comm, pid, tid, event, period, timed: false, frame, frame_key });
             }
             b' ' => {
                 word_start = i + 1;
@@ -226,36 +222,25 @@ pub(super) enum Parsed {
     End,
     /// A header: its fields are the block's part of this index.
     Header(u32),
-    /// A frame line's frames.
-    Frame(FrameIds),
+    /// A frame line's symbol and DSO.
+    Frame(PairKey),
     /// Not a header or frame: where in the line and why (boxed, so that the item handed over for
     /// every line stays small).
     Bad(usize, Box<ParseErrorKind>),
 }
 
-/// The reading thread's state: where it is in the records, and the frames it names.
+/// The reading thread's state: where it is in the records.
 #[derive(Default)]
 pub(super) struct Splitter {
-    root: Root,
-    annotate: bool,
     /// Whether a record is open (its frames may follow).
     in_record: bool,
     /// Whether the last line was a frame (its source line may follow).
     after_frame: bool,
-    /// Whether the open record's command is a Java one.
-    java: bool,
-    pairs: Pairs,
-    pub(super) frames: FrameTable,
     /// How many source lines (`-F +srcline`) were skipped.
     pub(super) source_lines: u64,
-    root_name: String,
 }
 
 impl Splitter {
-    pub(super) fn new(options: &super::Options) -> Splitter {
-        Splitter { root: options.root, annotate: options.annotate, ..Splitter::default() }
-    }
-
     /// What `line` is; a header's fields go on `headers`.
     pub(super) fn parse(&mut self, line: &str, headers: &mut Vec<Header>) -> Parsed {
         if line.starts_with('#') {
@@ -274,10 +259,7 @@ impl Splitter {
             // perf starts a frame line with a tab; one without a DSO has no other mark.
             if let Some((symbol, dso)) = frame_symbol_and_dso(line, start, line.starts_with('\t')) {
                 self.after_frame = true;
-                return match self.frame_ids(line, symbol, dso) {
-                    Some(frames) => Parsed::Frame(frames),
-                    None => Parsed::Skip,
-                };
+                return Parsed::Frame(frame_key(line, symbol, dso));
             }
         }
         // A header, after a blank line, or where a record without call chain ends without one.
@@ -295,51 +277,25 @@ impl Splitter {
         }
     }
 
-    /// The frames of the symbol (with its offset) and DSO at these ranges of `line`, named and
-    /// interned the first time they come under a command of this kind; `None` for none.
-    fn frame_ids(&mut self, line: &str, symbol: Range<usize>, dso: Range<usize>) -> Option<FrameIds> {
-        let (symbol, dso) = (&line[names::without_offset(line, symbol)], &line[dso]);
-        let (java, annotate, frames) = (self.java, self.annotate, &mut self.frames);
-        self.pairs.frames(symbol, dso, java, || {
-            // Inlined frames come caller first: innermost first, they go on in reverse.
-            names::frame_names(symbol, dso, java, annotate)
-                .iter()
-                .rev()
-                .map(|(name, dso)| {
-                    let module = (*dso != "[unknown]" && !dso.is_empty()).then_some(*dso);
-                    frames.intern(FrameRef { module, ..FrameRef::function(name) })
-                })
-                .collect()
-        })
-    }
-
-    /// A header line's item: its root frame, and the frames on it, which end the record (a sample
-    /// without call chain, whose next sample follows on the next line).
+    /// A header line's item; the frame on it, if any, ends the record (a sample without call
+    /// chain, whose next sample follows on the next line).
     fn header(&mut self, line: &str, mut header: Header, headers: &mut Vec<Header>) -> Parsed {
-        let comm = &line[header.comm.clone()];
-        self.java = super::is_java(comm);
-        self.root_name.clear();
-        self.root_name.extend(comm.chars().map(|c| if c == ' ' { '_' } else { c }));
-        if self.root != Root::Comm {
-            self.root_name.push('-');
-            self.root_name.push_str(header.pid.clone().map_or("?", |p| &line[p]));
-        }
-        if self.root == Root::Tid {
-            self.root_name.push('/');
-            self.root_name.push_str(&line[header.tid.clone()]);
-        }
-        header.root = self.frames.intern_name(&self.root_name, FrameKind::Thread);
         self.in_record = header.frame.is_none();
         if let Some(from) = header.frame {
             let Some((symbol, dso)) = frame_symbol_and_dso(line, from, true) else {
                 return Parsed::Bad(from, Box::new(not_a_frame(&line[from..])));
             };
             self.after_frame = true;
-            header.frames = self.frame_ids(line, symbol, dso);
+            header.frame_key = Some(frame_key(line, symbol, dso));
         }
         headers.push(header);
         Parsed::Header(headers.len() as u32 - 1)
     }
+}
+
+/// The key of the symbol (with its offset, which is left out) and DSO at these ranges of `line`.
+fn frame_key(line: &str, symbol: Range<usize>, dso: Range<usize>) -> PairKey {
+    PairKey::new(line, super::names::without_offset(line, symbol), dso)
 }
 
 #[cfg(test)]

@@ -68,9 +68,11 @@ use super::stacks::StackTree;
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName};
 use crate::error::{ParseError, ParseErrorKind, Position};
-use crate::model::{Aggregation, CallTree, FrameId, FrameTable, Metric, MetricKind, Profile, Repr, Unit, Values};
+use crate::model::{
+    Aggregation, CallTree, FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, Profile, Repr, Unit, Values,
+};
 use lines::{Header, Parsed, Splitter};
-use pairs::FrameIds;
+use pairs::{FrameIds, PairKey, Pairs};
 use std::io::Read;
 
 /// What its format is, how it is told and read and written, and what a conversion to it does.
@@ -191,8 +193,16 @@ struct Record {
     position: Position,
 }
 
-/// The building thread's state.
+/// The building thread's state. It names the frames (each symbol and DSO once, in [`Pairs`]) as
+/// well as building the tree: the reading thread, which splits and parses every line, has the
+/// more work of the two without them.
 struct Builder {
+    options: Options,
+    pairs: Pairs,
+    frames: FrameTable,
+    /// Whether the open record's command is a Java one.
+    java: bool,
+    root_name: String,
     tree: CallTree,
     stacks: StackTree,
     events: Vec<Event>,
@@ -210,6 +220,11 @@ pub(crate) fn read(
     diag: &mut Diagnostics,
 ) -> Result<Profile, ParseError> {
     let mut builder = Builder {
+        options: *options,
+        pairs: Pairs::default(),
+        frames: FrameTable::default(),
+        java: false,
+        root_name: String::new(),
         tree: CallTree::new(&[]),
         stacks: StackTree::default(),
         events: Vec::new(),
@@ -218,7 +233,7 @@ pub(crate) fn read(
         n_records: 0,
         n_empty: 0,
     };
-    let mut splitter = Splitter::new(options);
+    let mut splitter = Splitter::default();
     let mut last_byte = 0;
     let mut cut = None;
     crate::text::pipeline_with_parts(
@@ -238,14 +253,12 @@ pub(crate) fn read(
                     let header = &headers[index as usize];
                     builder.finish_record();
                     builder.start_record(line.text, header, line.position);
-                    if header.frame.is_some() {
-                        if let Some(frames) = &header.frames {
-                            builder.add_frames(frames);
-                        }
+                    if let Some(key) = &header.frame_key {
+                        builder.add_frames(line.text, key);
                         builder.finish_record();
                     }
                 }
-                Parsed::Frame(frames) => builder.add_frames(&frames),
+                Parsed::Frame(key) => builder.add_frames(line.text, &key),
                 Parsed::Bad(at, kind) => return Err(line.error_at(at, *kind)),
             }
             Ok(())
@@ -285,7 +298,7 @@ pub(crate) fn read(
             format!("{n} source lines (perf script -F +srcline) skipped: a frame here is a function, not a line")
         });
     }
-    Ok(builder.into_profile(splitter.frames))
+    Ok(builder.into_profile())
 }
 
 impl Builder {
@@ -303,16 +316,49 @@ impl Builder {
                 self.events.len() - 1
             }
         };
+        let root = self.root_frame(line, header);
         let frames = std::mem::take(&mut self.spare);
-        self.record = Some(Record { root: header.root, event, period: header.period, frames, position });
+        self.record = Some(Record { root, event, period: header.period, frames, position });
     }
 
-    /// Adds a frame line's frames to the open record.
-    fn add_frames(&mut self, frames: &FrameIds) {
+    /// The root frame of a record (its command's thread, by command, PID or TID as the options
+    /// say); notes whether the command is a Java one.
+    fn root_frame(&mut self, line: &str, header: &Header) -> FrameId {
+        let comm = &line[header.comm.clone()];
+        self.java = is_java(comm);
+        self.root_name.clear();
+        self.root_name.extend(comm.chars().map(|c| if c == ' ' { '_' } else { c }));
+        if self.options.root != Root::Comm {
+            self.root_name.push('-');
+            self.root_name.push_str(header.pid.clone().map_or("?", |p| &line[p]));
+        }
+        if self.options.root == Root::Tid {
+            self.root_name.push('/');
+            self.root_name.push_str(&line[header.tid.clone()]);
+        }
+        self.frames.intern_name(&self.root_name, FrameKind::Thread)
+    }
+
+    /// Adds the frames of a frame line (or of the frame on a header line) to the open record,
+    /// named the first time their symbol and DSO come under a command of this kind.
+    fn add_frames(&mut self, line: &str, key: &PairKey) {
         let Some(record) = &mut self.record else { return };
-        match frames {
-            FrameIds::One(frame) => record.frames.push(*frame),
-            FrameIds::Several(frames) => record.frames.extend_from_slice(frames),
+        let (java, annotate, frames) = (self.java, self.options.annotate, &mut self.frames);
+        let ids = self.pairs.frames(line, key, java, |symbol, dso| {
+            // Inlined frames come caller first: innermost first, they go on in reverse.
+            names::frame_names(symbol, dso, java, annotate)
+                .iter()
+                .rev()
+                .map(|(name, dso)| {
+                    let module = (*dso != "[unknown]" && !dso.is_empty()).then_some(*dso);
+                    frames.intern(FrameRef { module, ..FrameRef::function(name) })
+                })
+                .collect()
+        });
+        match ids {
+            Some(FrameIds::One(frame)) => record.frames.push(frame),
+            Some(FrameIds::Several(frames)) => record.frames.extend_from_slice(&frames),
+            None => {}
         }
     }
 
@@ -344,7 +390,7 @@ impl Builder {
     }
 
     /// The profile: a metric per event's periods and samples, with the tree as it was built.
-    fn into_profile(self, frames: FrameTable) -> Profile {
+    fn into_profile(self) -> Profile {
         let several = self.events.len() > 1;
         let first = self.events.first().filter(|e| is_clock(&e.name));
         let interval = first.and_then(|e| e.first_period).map(std::time::Duration::from_nanos);
@@ -370,7 +416,7 @@ impl Builder {
         // The tree is taken as it is (no copy), its columns added: each event's grew only as far as
         // the last node that has a sample of it.
         let mut profile = Profile::new(Vec::new());
-        profile.frames = frames;
+        profile.frames = self.frames;
         profile.tree = self.tree;
         for (metric, mut column) in metrics.into_iter().zip(columns) {
             column.resize(profile.tree.len(), 0);

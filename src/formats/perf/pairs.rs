@@ -42,70 +42,111 @@ pub(super) struct Pairs {
     text: Vec<u8>,
     /// The frames of pairs that name several or none.
     several: Vec<Box<[FrameId]>>,
-    /// Each DSO's number, by where its text is in `dso_text`.
-    dsos: hashbrown::HashTable<(Range<usize>, u32)>,
-    dso_text: Vec<u8>,
+    dsos: Dsos,
 }
 
-fn hash(bytes: &[u8]) -> u64 {
-    use std::hash::Hasher;
-    let mut h = rustc_hash::FxHasher::default();
-    h.write(bytes);
-    h.finish()
+/// The DSOs seen, numbered in the order they came.
+#[derive(Default)]
+struct Dsos {
+    /// Each DSO's number, by where its text is in `text`.
+    table: hashbrown::HashTable<(Range<usize>, u32)>,
+    text: Vec<u8>,
+    /// Where each DSO's text is, by number.
+    ranges: Vec<Range<usize>>,
 }
 
-impl Pairs {
+impl Dsos {
     /// The number of `dso`, given the first time it comes.
-    fn dso(&mut self, dso: &[u8]) -> u32 {
-        let number = self.dsos.len() as u32;
-        let text = &self.dso_text;
-        let entry = self.dsos.entry(
-            hash(dso),
+    fn number(&mut self, dso: &[u8]) -> u32 {
+        let number = self.ranges.len() as u32;
+        let text = &self.text;
+        let entry = self.table.entry(
+            hash(&[dso]),
             |(range, _)| &text[range.clone()] == dso,
-            |(range, _)| hash(&text[range.clone()]),
+            |(range, _)| hash(&[&text[range.clone()]]),
         );
         match entry {
             hashbrown::hash_table::Entry::Occupied(entry) => entry.get().1,
             hashbrown::hash_table::Entry::Vacant(entry) => {
-                let range = self.dso_text.len()..self.dso_text.len() + dso.len();
-                entry.insert((range, number));
-                self.dso_text.extend_from_slice(dso);
+                let range = self.text.len()..self.text.len() + dso.len();
+                entry.insert((range.clone(), number));
+                self.ranges.push(range);
+                self.text.extend_from_slice(dso);
                 number
             }
         }
     }
 
-    /// The frames of `symbol` and `dso` under a command that is a `java` one or not, named by `name`
-    /// the first time they come; `None` for none.
+    /// The text of DSO `number`.
+    fn text(&self, number: u32) -> &[u8] {
+        &self.text[self.ranges[number as usize].clone()]
+    }
+}
+
+/// A frame line's pair as the reading thread finds it: where its symbol (without its offset) and
+/// DSO are in the line, and their hash. The building thread, which looks the pair up, then has the
+/// less to do of the two.
+#[derive(Clone, Debug)]
+pub(super) struct PairKey {
+    symbol: Range<usize>,
+    dso: Range<usize>,
+    hash: u64,
+}
+
+impl PairKey {
+    /// The key of the symbol and DSO at these ranges of `line`.
+    pub(super) fn new(line: &str, symbol: Range<usize>, dso: Range<usize>) -> PairKey {
+        let hash = hash(&[line[symbol.clone()].as_bytes(), line[dso.clone()].as_bytes()]);
+        PairKey { symbol, dso, hash }
+    }
+}
+
+/// The FxHash of `parts`, one after the other.
+fn hash(parts: &[&[u8]]) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    parts.iter().for_each(|part| h.write(part));
+    h.finish()
+}
+
+impl Pairs {
+    /// The frames of the pair `key` finds in `line` (the line it was made of) under a command that
+    /// is a `java` one or not, named by `name` (given the symbol and DSO) the first time they come;
+    /// `None` for none.
     pub(super) fn frames(
         &mut self,
-        symbol: &str,
-        dso: &str,
+        line: &str,
+        key: &PairKey,
         java: bool,
-        name: impl FnOnce() -> Vec<FrameId>,
+        name: impl FnOnce(&str, &str) -> Vec<FrameId>,
     ) -> Option<FrameIds> {
-        let dso = self.dso(dso.as_bytes());
-        let symbol = symbol.as_bytes();
-        let head_len = symbol.len().min(INLINE);
-        let (head, tail) = symbol.split_at(head_len);
-        let key_hash = hash(symbol) ^ u64::from(dso).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(java);
-        let text = &self.text;
+        let (symbol_text, dso_text) = (&line[key.symbol.clone()], &line[key.dso.clone()]);
+        let (symbol, dso) = (symbol_text.as_bytes(), dso_text.as_bytes());
+        let (head, tail) = symbol.split_at(symbol.len().min(INLINE));
+        // Zero-padded as slots hold it, so that heads compare as whole arrays, inline; the lengths
+        // compared first tell a symbol from one that ends in zero bytes.
+        let mut padded = [0; INLINE];
+        padded[..head.len()].copy_from_slice(head);
+        // One probe a line: the DSO's text is compared through its number (a few DSOs, whose text
+        // stays in the cache), and numbered only when a pair is new.
+        let key_hash = key.hash ^ u64::from(java);
+        let (text, dsos) = (&self.text, &mut self.dsos);
         let entry = self.table.entry(
             key_hash,
             |pair| {
                 pair.hash == key_hash
-                    && pair.dso == dso
                     && pair.java == java
                     && pair.symbol_len as usize == symbol.len()
-                    && pair.head[..head_len] == *head
-                    && text[pair.rest..pair.rest + tail.len()] == *tail
+                    && pair.head == padded
+                    && (tail.is_empty() || text[pair.rest..pair.rest + tail.len()] == *tail)
+                    && dsos.text(pair.dso) == dso
             },
             |pair| pair.hash,
         );
         let pair = match entry {
             hashbrown::hash_table::Entry::Occupied(entry) => entry.into_mut(),
             hashbrown::hash_table::Entry::Vacant(entry) => {
-                let ids = name();
+                let ids = name(symbol_text, dso_text);
                 let (frames, several) = match ids[..] {
                     [one] => (one.0, false),
                     _ => {
@@ -113,12 +154,11 @@ impl Pairs {
                         (self.several.len() as u32 - 1, true)
                     }
                 };
-                let mut pair_head = [0; INLINE];
-                pair_head[..head_len].copy_from_slice(head);
+                let dso = dsos.number(dso);
                 let rest = self.text.len();
                 self.text.extend_from_slice(tail);
                 let symbol_len = symbol.len() as u32;
-                let pair = Pair { hash: key_hash, head: pair_head, symbol_len, rest, dso, frames, several, java };
+                let pair = Pair { hash: key_hash, head: padded, symbol_len, rest, dso, frames, several, java };
                 entry.insert(pair).into_mut()
             }
         };
@@ -140,14 +180,17 @@ mod tests {
     fn pairs_are_told_apart_by_all_their_bytes() {
         let mut pairs = Pairs::default();
         let mut next = 0;
-        let mut frames =
-            |pairs: &mut Pairs, symbol: &str, dso: &str, java: bool| match pairs.frames(symbol, dso, java, || {
+        let mut frames = |pairs: &mut Pairs, symbol: &str, dso: &str, java: bool| {
+            let line = format!("{symbol} ({dso})");
+            let key = PairKey::new(&line, 0..symbol.len(), symbol.len() + 2..line.len() - 1);
+            match pairs.frames(&line, &key, java, |_, _| {
                 next += 1;
                 vec![FrameId(next)]
             }) {
                 Some(FrameIds::One(FrameId(id))) => id,
                 _ => unreachable!("one frame a pair here"),
-            };
+            }
+        };
         let long = "std::vector<unsigned int, std::allocator<unsigned int> >::_M_default_initialize";
         let other = "std::vector<unsigned int, std::allocator<unsigned int> >::_M_default_append";
         let ids = [
@@ -161,8 +204,13 @@ mod tests {
         assert_eq!(frames(&mut pairs, long, "/usr/lib/libstdc++.so.6", false), 1);
         assert_eq!(frames(&mut pairs, "main", "/tmp/prog", false), 5);
         // A placeholder names no frame; inlined frames are several.
-        assert!(pairs.frames("(java)", "/usr/bin/java", false, Vec::new).is_none());
-        let inlined = pairs.frames("a->b", "/tmp/perf-1.map", false, || vec![FrameId(7), FrameId(6)]);
+        let placeholder = "(java) (/usr/bin/java)";
+        assert!(pairs.frames(placeholder, &PairKey::new(placeholder, 0..6, 8..21), false, |_, _| Vec::new()).is_none());
+        let inlined = "a->b (/tmp/perf-1.map)";
+        let inlined = pairs.frames(inlined, &PairKey::new(inlined, 0..4, 6..21), false, |symbol, dso| {
+            assert_eq!((symbol, dso), ("a->b", "/tmp/perf-1.map"));
+            vec![FrameId(7), FrameId(6)]
+        });
         assert!(matches!(inlined, Some(FrameIds::Several(ids)) if *ids == [FrameId(7), FrameId(6)]));
     }
 }

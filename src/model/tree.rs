@@ -821,7 +821,9 @@ mod tests {
         let root = t.push(None, FrameId(0));
         let kids: Vec<NodeId> = (1..=50).map(|f| t.push(Some(root), FrameId(f))).collect();
         for grandkid in 100..103 {
-            kids.iter().for_each(|&kid| drop(t.push(Some(kid), FrameId(grandkid))));
+            for &kid in &kids {
+                t.push(Some(kid), FrameId(grandkid));
+            }
         }
         t.push(None, FrameId(200));
         assert!(!t.is_preorder());

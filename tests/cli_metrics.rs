@@ -35,6 +35,41 @@ fn a_heap_profile_is_refused_by_the_formats_weighed_by_time() {
     }
 }
 
+/// `--metric` is looked up once, in the profile read, whatever the command and the target: a name
+/// the profile lacks stops every one of them with its metrics listed, a target that keeps every
+/// metric too (it was ignored there before issue 36), and nothing is written.
+#[test]
+fn a_metric_the_profile_lacks_stops_every_command_and_target() {
+    let dir = temp();
+    let listed = "--metric bogus: the profile has no such metric (it has: samples, cpu)";
+    for target in ["folded", "speedscope", "pprof", "sampler"] {
+        let out = dir.path().join(format!("cpu.{target}"));
+        proftool()
+            .args(["convert", "--metric", "bogus", "--to", target])
+            .arg(fixture("pprof/cpu.pb.gz"))
+            .arg(&out)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(listed));
+        assert!(!out.exists(), "{target}: nothing is written");
+    }
+    for report in ["summary", "tree", "data"] {
+        proftool()
+            .args([report, "--metric", "bogus"])
+            .arg(fixture("pprof/cpu.pb.gz"))
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(listed));
+    }
+    proftool()
+        .args(["diff", "--metric", "bogus"])
+        .arg(fixture("pprof/cpu.pb.gz"))
+        .arg(fixture("pprof/cpu.pb.gz"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("--metric bogus: both profiles must have it"));
+}
+
 #[test]
 fn a_count_named_with_metric_is_written_with_a_warning_saying_what_it_counts() {
     let dir = temp();

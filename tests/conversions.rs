@@ -111,8 +111,9 @@ fn shares_by_other_metrics(profile: &Profile, target: Format) -> Vec<BTreeMap<St
     others
         .map(|m| {
             let mut out = Vec::new();
-            let options = ConvertOptions::new(Some(m.name.clone()), None);
-            Format::Folded.write(profile.clone(), &mut out, &options, &mut Diagnostics::default()).unwrap();
+            let mut chosen = profile.clone();
+            chosen.choose_metric(&m.name).unwrap();
+            Format::Folded.write(chosen, &mut out, &ConvertOptions::default(), &mut Diagnostics::default()).unwrap();
             shares(&fitted_threads(&String::from_utf8(out).unwrap(), profile, target))
         })
         .collect()
@@ -205,7 +206,7 @@ fn every_fixture_keeps_its_stacks_through_every_seed_format() {
             let source = fit_names(&shares(&fitted_threads(&folded_source, &profile, target)));
             let mut diag = Diagnostics::default();
             let mut written = Vec::new();
-            let options = ConvertOptions::new(None, Some(interval));
+            let options = ConvertOptions::new(Some(interval));
             target.write(profile.clone(), &mut written, &options, &mut diag).unwrap();
             let (reread, _) = read_bytes_with(target, &written, &own_output());
             let reread = shares(&without_added_thread(&folded(&reread.unwrap(), Some(stated)), &profile));

@@ -42,7 +42,11 @@ proptest! {
 
     #[test]
     fn readers_never_panic(bytes in any_bytes()) {
-        let merge = proftool::ReadOptions::default().for_target(Format::Folded, &proftool::convert::ConvertOptions::default());
+        let merge = proftool::convert::reading_for(
+            Format::Folded,
+            proftool::ReadOptions::default(),
+            &proftool::convert::ConvertOptions::default(),
+        );
         for &format in Format::ALL.iter().filter(|f| f.can_read()) {
             let _ = read_bytes(format, &bytes);
             // Line rows merged into their functions while reading: another way through the readers.

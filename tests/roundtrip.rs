@@ -24,7 +24,7 @@ fn try_write(format: Format, profile: &Profile) -> Result<Vec<u8>, proftool::Err
 /// Time is divided into samples of 1 ms, so that two profiles whose times a writer rounded apart (to
 /// whole nanoseconds, say) give the same stacks.
 pub fn stacks(profile: &Profile) -> String {
-    let options = ConvertOptions::new(None, Some(proftool::convert::DEFAULT_INTERVAL));
+    let options = ConvertOptions::new(Some(proftool::convert::DEFAULT_INTERVAL));
     let mut out = Vec::new();
     Format::Folded.write(profile.clone(), &mut out, &options, &mut Diagnostics::default()).unwrap();
     if out.is_empty() {

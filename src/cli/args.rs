@@ -93,7 +93,7 @@ pub struct WriteArgs {
 impl WriteArgs {
     /// The options of a conversion as these, `select` and `read` give them.
     pub fn options(&self, select: &SelectArgs, read: &ReadArgs) -> ConvertOptions {
-        let mut options = ConvertOptions::new(select.metric.clone(), self.interval);
+        let mut options = ConvertOptions::new(self.interval);
         (options.max_samples, options.functions, options.lines) = (self.max_samples, select.functions, select.lines);
         options.max_output_size = self.output_limit.max_output_size;
         options.formats = read.formats();
@@ -184,6 +184,15 @@ pub struct SelectArgs {
 }
 
 impl SelectArgs {
+    /// Chooses `--metric` in `profile`, as read: the one lookup of its name, after which the
+    /// conversion, the reports and `diff` know it by its place ([`proftool::model::Meta::chosen_metric`]).
+    pub fn choose_metric(&self, profile: &mut proftool::Profile) -> Result<(), proftool::Error> {
+        match &self.metric {
+            Some(name) => profile.choose_metric(name).map(drop),
+            None => Ok(()),
+        }
+    }
+
     /// The filters, with the regexes compiled; an invalid one is a usage error.
     pub fn filters(&self) -> Result<Filters, Usage> {
         let regex = |option: &str, text: &Option<String>| {
@@ -201,7 +210,6 @@ impl SelectArgs {
     pub fn report_options(&self, shown: &ReportArgs) -> Result<ReportOptions, Usage> {
         Ok(ReportOptions {
             lines: self.lines,
-            metric: self.metric.clone(),
             bias: shown.bias,
             filters: self.filters()?,
             relative: shown.relative_percentages,
@@ -345,9 +353,20 @@ pub struct ReadArgs {
 }
 
 impl ReadArgs {
+    /// The reading options these flags give.
     pub fn options(&self) -> ReadOptions {
         let mut options = ReadOptions::of(self.formats());
         options.max_input_size = self.max_input_size;
+        options
+    }
+
+    /// The reading options of a run whose output is `target`: `--dyalog-separators` are those a
+    /// Dyalog CSV output is written with, and then not the input's (which are detected).
+    pub fn options_writing(&self, target: Format) -> ReadOptions {
+        let mut options = self.options();
+        if target == Format::DyalogCsv {
+            options.formats.dyalog.separators = None;
+        }
         options
     }
 

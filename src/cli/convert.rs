@@ -1,7 +1,7 @@
 //! `proftool convert IN OUT`.
 
 use super::args::{format_parser, WriteCommon};
-use super::io::{output_format, read, reading_for, refuse_overwriting, write_output, InputSpec};
+use super::io::{output_format, read, refuse_overwriting, write_output, InputSpec};
 use anyhow::Result;
 use proftool::diag::Diagnostics;
 use proftool::Format;
@@ -47,7 +47,9 @@ impl ConvertArgs {
         let target = output_format(&self.output, self.to, diag)?;
         self.common.write.check_target(target)?;
         refuse_overwriting(&self.output, &[&self.input])?;
-        let read = read(input, &reading_for(target, &self.common.read.options(), &options), diag)?;
+        let reading = proftool::convert::reading_for(target, self.common.read.options_writing(target), &options);
+        let mut read = read(input, &reading, diag)?;
+        self.common.select.choose_metric(&mut read.profile)?;
         let mut profile = filters.apply_to_write(read.profile, diag)?;
         if let Some(kind) = self.common.write.dyalog_report {
             let (report, notes) = proftool::report::dyalog_report(profile, kind)?;

@@ -132,11 +132,17 @@ impl DiffArgs {
             min_abs: self.min_abs,
             false_discovery_rate: (!self.no_stats).then_some(self.fdr),
         };
-        let matching =
-            Matching { metric: self.common.select.metric.clone(), interval: self.interval, by_thread: self.by_thread };
+        let matching = Matching { interval: self.interval, by_thread: self.by_thread };
         let filters = self.common.select.filters()?;
-        let mut read_options = self.common.read.options();
-        read_options.merge_lines = !self.common.select.lines;
+        // How each side is shown; matching adds the filter that hides threads.
+        let mut view_options = ReportOptions {
+            lines: self.common.select.lines,
+            bias: self.common.report.bias,
+            filters: Default::default(),
+            relative: false,
+            measured_times: false,
+        };
+        let read_options = view_options.reading(self.common.read.options());
         let spec = |path| InputSpec { path, from: self.from, max_size: self.common.read.max_input_size };
         // Every input opened before any is read, so that a missing one stops the run before the
         // others say anything.
@@ -160,30 +166,26 @@ impl DiffArgs {
         }
         let new_read = read.split_off(base_runs.len());
         let names = [&base_runs, &new_runs].map(|runs| side_label(runs));
-        let (base, base_runs) = merge_runs(read, &names[0], diag)?;
-        let (new, new_runs) = merge_runs(new_read, &names[1], diag)?;
+        let (mut base, base_runs) = merge_runs(read, &names[0], diag)?;
+        let (mut new, new_runs) = merge_runs(new_read, &names[1], diag)?;
+        if let Some(name) = &self.common.select.metric {
+            diff::choose_metric(&mut base, &mut new, name)?;
+        }
         let matched = diff::match_profiles(base, new, &matching, diag)?;
         // The profiles are kept beside their views only for a differential output.
         let kept = to.as_ref().map(|_| matched.clone());
-        let diff::Matched { base, new, metrics, threads } = matched;
-        let report_options = |profile: &proftool::Profile, metric: usize| ReportOptions {
-            lines: self.common.select.lines,
-            metric: Some(profile.metrics()[metric].name.clone()),
-            bias: self.common.report.bias,
-            filters: threads.clone(),
-            relative: false,
-            measured_times: false,
-        };
-        let side = |profile: proftool::Profile, metric: usize, runs: Option<Vec<proftool::Profile>>| {
-            let options = report_options(&profile, metric);
-            let view = View::new(profile, &options)?;
+        // Each profile is shown by the metric it is compared by, which matching chose in it.
+        let diff::Matched { base, new, threads, .. } = matched;
+        view_options.filters = threads;
+        let side = |profile: proftool::Profile, runs: Option<Vec<proftool::Profile>>| {
+            let view = View::new(profile, &view_options)?;
             anyhow::Ok(match runs {
                 None => Side::of_one_run(view),
-                Some(runs) => Side::of_runs(view, runs, &options)?,
+                Some(runs) => Side::of_runs(view, runs, &view_options)?,
             })
         };
         // The profiles move into their views: a copy of each is kept only for a differential output.
-        let (base_side, new_side) = (side(base, metrics.0, base_runs)?, side(new, metrics.1, new_runs)?);
+        let (base_side, new_side) = (side(base, base_runs)?, side(new, new_runs)?);
         // Values are shown in BASE's unit.
         base_side.view.check_unit(self.common.report.unit())?;
         let comparison = diff::compare(&base_side, &new_side, (&names[0], &names[1]), &options)?;

@@ -45,17 +45,6 @@ pub fn output_format(output: &Path, to: Option<Format>, diag: &mut Diagnostics) 
     Ok(detect::detect_output(to, out_path, diag)?)
 }
 
-/// The reader options for an output of `target`: `--dyalog-separators` sets those of the CSV written
-/// when there is one, else of the CSV read; line frames merged while reading where the output would
-/// merge them.
-pub fn reading_for(target: Format, read_options: &ReadOptions, options: &ConvertOptions) -> ReadOptions {
-    let mut read_options = read_options.clone();
-    if target == Format::DyalogCsv {
-        read_options.formats.dyalog.separators = None;
-    }
-    read_options.for_target(target, options)
-}
-
 /// How messages name `output`: `stdout` for `-`.
 pub fn stream_name(output: &Path) -> std::borrow::Cow<'_, str> {
     match output == Path::new("-") {

@@ -2,7 +2,7 @@
 
 use super::args::{format_parser, WriteCommon};
 use super::error::Usage;
-use super::io::{output_format, read, reading_for, refuse_overwriting, write_output, InputSpec};
+use super::io::{output_format, read, refuse_overwriting, write_output, InputSpec};
 use anyhow::{Context, Result};
 use proftool::diag::Diagnostics;
 use proftool::merge::Merger;
@@ -48,7 +48,7 @@ impl MergeArgs {
         self.common.write.check_target(target)?;
         let inputs: Vec<&Path> = self.inputs.iter().map(PathBuf::as_path).collect();
         refuse_overwriting(&self.output, &inputs)?;
-        let read_options = reading_for(target, &self.common.read.options(), &options);
+        let read_options = proftool::convert::reading_for(target, self.common.read.options_writing(target), &options);
         let progress = match std::io::stderr().is_terminal() && self.inputs.len() > 1 {
             true => {
                 indicatif::ProgressBar::new(self.inputs.len() as u64).with_finish(indicatif::ProgressFinish::AndClear)
@@ -65,7 +65,8 @@ impl MergeArgs {
             progress.inc(1);
         }
         progress.finish_and_clear();
-        let merged = merger.finish().context("merge: no input")?;
+        let mut merged = merger.finish().context("merge: no input")?;
+        self.common.select.choose_metric(&mut merged)?;
         let merged = filters.apply_to_write(merged, diag)?;
         options.input_size = Some(input_size);
         write_output(merged, &self.output, target, &inputs, &options, diag)

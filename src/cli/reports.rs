@@ -169,10 +169,7 @@ fn run_report<P: Printer>(
         .into());
     }
     let input = InputSpec { path: &input.input, from: input.from, max_size: common.read.max_input_size };
-    // Line frames a report merges are merged as they are read where the reader can (Dyalog).
-    let mut read_options = common.read.options();
-    read_options.merge_lines = !common.select.lines;
-    let read = read(input, &read_options, diag)?;
+    let read = read(input, &options.reading(common.read.options()), diag)?;
     if common.read.dyalog_separators.is_some() && read.format != Format::DyalogCsv {
         // Reports print plain CSV (`--format csv`), whose separators are `.,`: the switch would be
         // silently ignored.
@@ -182,7 +179,8 @@ fn run_report<P: Printer>(
         ))
         .into());
     }
-    let profile = read.profile;
+    let mut profile = read.profile;
+    common.select.choose_metric(&mut profile)?;
     let view = View::new(profile, &options)?;
     view.check_unit(common.report.unit())?;
     for note in view.notes() {

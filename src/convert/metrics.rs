@@ -31,19 +31,16 @@ pub(crate) enum TimeWeight {
 pub(super) fn weigh_by_time(
     profile: &mut Profile,
     target: Format,
-    options: &ConvertOptions,
     diag: &mut Diagnostics,
 ) -> Result<TimeWeight, Error> {
     let metrics = profile.metrics();
-    let chosen = match &options.metric {
-        Some(name) => Some(metric_named(profile, name)?),
-        None => profile.primary_metric(),
-    };
+    let named = profile.meta.chosen_metric;
+    let chosen = named.or_else(|| profile.primary_metric());
     if chosen.is_none_or(|m| metrics[m].kind.measures_time() || !metrics[m].is_additive()) {
         return Ok(TimeWeight::AsItWas);
     }
     let weight = target.carries().metrics.iter().copied().find(|k| k.measures_time()).unwrap_or(MetricKind::Samples);
-    if let (Some(m), Some(_)) = (chosen, &options.metric) {
+    if let Some(m) = named {
         let metric = metrics[m].clone();
         let counts = what_it_counts(&metric);
         diag.warn("count-as-weight", None, || {
@@ -153,18 +150,11 @@ pub(super) fn report_measured_inclusive_dropped(
     }
 }
 
-/// The metric `--metric name` asks for, or an error that lists the profile's metrics.
-pub(crate) fn metric_named(profile: &Profile, name: &str) -> Result<usize, Error> {
-    profile.metric_index(name).ok_or_else(|| {
-        let all: Vec<&str> = profile.metrics().iter().map(|m| m.name.as_str()).collect();
-        Error::BadOption(format!("--metric {name}: the profile has no such metric (it has: {})", all.join(", ")))
-    })
-}
-
-/// The metric to write to a one-number-per-node target.
+/// The metric to write to a one-number-per-node target: the one chosen ([`crate::model::Meta::chosen_metric`]), else the
+/// default.
 pub(super) fn choose_metric(profile: &Profile, options: &ConvertOptions, target: Format) -> Result<usize, Error> {
-    match &options.metric {
-        Some(name) => metric_named(profile, name),
+    match profile.meta.chosen_metric {
+        Some(chosen) => Ok(chosen),
         None => {
             let primary = profile.primary_metric().ok_or_else(|| Error::Unrepresentable {
                 format: target.into(),

@@ -4,7 +4,8 @@
 //! conversion rules of docs/conversions.md ("Conversions"), and says on stderr (through [`Diagnostics`]) what
 //! did not survive, one warning per kind of loss:
 //!
-//! - a target with one number per node gets one metric: `--metric`, else the profile's primary one;
+//! - a target with one number per node gets one metric: the one chosen (`--metric`), else the
+//!   profile's primary one;
 //!   the others are dropped by name. A per-node calls metric becomes per-function call counts where
 //!   the target has those (LispWorks Call-Count);
 //! - time becomes whole samples by dividing by the sampling interval (`--interval`, else the
@@ -25,14 +26,13 @@ mod metrics;
 mod quantities;
 
 use frames::*;
-pub(crate) use metrics::metric_named;
 use metrics::*;
 pub(crate) use quantities::into_quantity;
 use quantities::*;
 
 use crate::diag::Diagnostics;
 use crate::error::Error;
-use crate::formats::{Carries, Format, Structure};
+use crate::formats::{Carries, Format, ReadOptions, Structure};
 use crate::model::{ops, Frame, FrameKind, MetricKind, Profile};
 use std::time::Duration;
 
@@ -47,7 +47,7 @@ pub fn project(
     let carries = target.carries();
     let source = Source::of(&profile);
     if carries.weight_is_time {
-        weigh_by_time(&mut profile, target, options, diag)?;
+        weigh_by_time(&mut profile, target, diag)?;
     }
     report_dropped_header(&profile, target, &carries, diag);
     if carries.one_metric {
@@ -73,6 +73,21 @@ pub fn project(
     }
     drop_header_facts(&mut profile.meta, &carries);
     Ok(profile)
+}
+
+/// The reading options of a conversion to `target`: line frames merged while reading (where the
+/// reader can: Dyalog) when the conversion would merge them and the target keeps whole stacks
+/// (merging while reading also merges siblings of one function, which such a target merges
+/// anyway, even in a report without lines). The one place this is decided for a conversion.
+pub fn reading_for(target: Format, read: ReadOptions, options: &ConvertOptions) -> ReadOptions {
+    let stacks = target.carries().structure == Structure::Stacks;
+    ReadOptions { merge_lines: stacks && merges_lines(options, target), ..read }
+}
+
+/// Whether a conversion to `target` merges line frames into their functions: with `--functions`,
+/// or for a target without line numbers unless `--lines` keeps them as names.
+fn merges_lines(options: &ConvertOptions, target: Format) -> bool {
+    options.functions || (!target.carries().source_lines && !options.lines)
 }
 
 /// What the projection needs to know of the profile as it came, before the steps change it.
@@ -203,7 +218,7 @@ fn fit_lines(
                 Frame { name: frame.to_string(), line: None, clause: None, kind: FrameKind::Function, ..frame.clone() };
             (frame.kind == FrameKind::Line).then_some(named)
         });
-    } else if has_lines && options.merges_lines(target) {
+    } else if has_lines && merges_lines(options, target) {
         if !options.functions {
             lines_merged(target, diag);
         }
@@ -419,7 +434,7 @@ mod tests {
     #[test]
     fn samples_become_time_at_the_interval_for_a_target_of_time() {
         let mut profile = read(Format::Folded, "main;a 3\n");
-        let options = ConvertOptions::new(None, Some(Duration::from_millis(5)));
+        let options = ConvertOptions::new(Some(Duration::from_millis(5)));
         let (target, mut diag) = (Format::DyalogXml, Diagnostics::default());
         let applied = fit_time_and_counts(&mut profile, target, &target.carries(), &options, &mut diag);
         assert_eq!(applied, IntervalUse::Applied);

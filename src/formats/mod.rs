@@ -83,25 +83,6 @@ pub enum Format {
     ChromeTrace,
 }
 
-impl ReadOptions {
-    /// These options set for a conversion to `target`: line frames merged while reading when the
-    /// conversion would merge them and the target keeps whole stacks (merging while reading also
-    /// merges siblings of one function, which such a target merges anyway, even in a report
-    /// without lines).
-    pub fn for_target(self, target: Format, options: &ConvertOptions) -> ReadOptions {
-        let stacks = target.carries().structure == Structure::Stacks;
-        ReadOptions { merge_lines: stacks && options.merges_lines(target), ..self }
-    }
-}
-
-impl ConvertOptions {
-    /// Whether a conversion to `target` merges line frames into their functions: with
-    /// `--functions`, or for a target without line numbers unless `--lines` keeps them as names.
-    pub fn merges_lines(&self, target: Format) -> bool {
-        self.functions || (!target.carries().source_lines && !self.lines)
-    }
-}
-
 impl Format {
     /// Every format, in registry order.
     pub const ALL: &'static [Format] = Format::VARIANTS;

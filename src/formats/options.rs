@@ -33,7 +33,7 @@ pub struct ReadOptions {
     pub formats: FormatOptions,
     /// Merge line frames into their functions while reading, where the reader can (Dyalog): what
     /// conversion does for a target without line numbers, without building the lines first. Set by
-    /// [`ReadOptions::for_target`].
+    /// `convert::reading_for` for a conversion and `ReportOptions::reading` for a report.
     pub merge_lines: bool,
     /// The input's size in bytes, where it is known before reading (a file), so that a reader can
     /// size its tree once instead of growing it (folded stacks).
@@ -55,8 +55,6 @@ impl ReadOptions {
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct ConvertOptions {
-    /// The metric to write to a one-number-per-node target (by name).
-    pub metric: Option<String>,
     /// The length of one sample, for turning time into samples and back.
     pub interval: Option<Duration>,
     /// The most sample records a sample-per-record target (Sampler, BR) may get.
@@ -81,7 +79,6 @@ pub const DEFAULT_MAX_SAMPLES: u64 = 10_000_000;
 impl Default for ConvertOptions {
     fn default() -> ConvertOptions {
         ConvertOptions {
-            metric: None,
             interval: None,
             max_samples: DEFAULT_MAX_SAMPLES,
             max_output_size: None,
@@ -94,9 +91,10 @@ impl Default for ConvertOptions {
 }
 
 impl ConvertOptions {
-    /// Options with `--metric` and `--interval` as given, the rest by default.
-    pub fn new(metric: Option<String>, interval: Option<Duration>) -> ConvertOptions {
-        ConvertOptions { metric, interval, ..ConvertOptions::default() }
+    /// Options with `--interval` as given, the rest by default. The metric written is the
+    /// profile's own choice ([`crate::model::Meta::chosen_metric`]).
+    pub fn new(interval: Option<Duration>) -> ConvertOptions {
+        ConvertOptions { interval, ..ConvertOptions::default() }
     }
 }
 

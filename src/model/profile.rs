@@ -39,6 +39,11 @@ pub struct Meta {
     /// usual preference ([`Profile::primary_metric`]): a BR timed file counts its groups, but its
     /// weight is the time spent in each line (docs/formats.md, "Business Rules! profiler files").
     pub weighed_by: Option<MetricKind>,
+    /// The metric a user chose (`--metric`), as an index of [`Profile::metrics`]: resolved once from
+    /// its name by [`Profile::choose_metric`], kept in step as metrics are dropped, and what a
+    /// one-number target writes, a report shows and `diff` compares instead of the default
+    /// ([`Profile::primary_metric`]). Not a fact of the source: no format writes it.
+    pub chosen_metric: Option<usize>,
 }
 
 impl Meta {
@@ -140,6 +145,21 @@ impl Profile {
     /// The index of the metric named `name`.
     pub fn metric_index(&self, name: &str) -> Option<usize> {
         self.metrics.iter().position(|m| m.name == name)
+    }
+
+    /// Chooses the metric named `name` (`--metric`) as the one the profile is written, reported
+    /// and compared by ([`Meta::chosen_metric`]); an error lists the profile's metrics when it has
+    /// none of that name.
+    pub fn choose_metric(&mut self, name: &str) -> Result<usize, crate::error::Error> {
+        let index = self.metric_index(name).ok_or_else(|| {
+            let all: Vec<&str> = self.metrics.iter().map(|m| m.name.as_str()).collect();
+            crate::error::Error::BadOption(format!(
+                "--metric {name}: the profile has no such metric (it has: {})",
+                all.join(", ")
+            ))
+        })?;
+        self.meta.chosen_metric = Some(index);
+        Ok(index)
     }
 
     /// The metric a one-number-per-node target shows by default: the kind the source weighs its
@@ -282,6 +302,12 @@ impl Profile {
 
     /// Drops every metric whose index `keep` rejects, with its column.
     pub(crate) fn retain_metrics(&mut self, keep: &[bool]) {
+        // The chosen metric keeps its place among those kept, or is no longer chosen.
+        self.meta.chosen_metric = self
+            .meta
+            .chosen_metric
+            .filter(|&m| keep.get(m) == Some(&true))
+            .map(|m| keep[..m].iter().filter(|&&kept| kept).count());
         super::retain_by_mask(&mut self.metrics, keep);
         self.tree.retain_metrics(keep);
     }

@@ -187,12 +187,12 @@ impl Side {
         let kind = view.profile.metrics()[metric].kind;
         let counts = runs
             .into_iter()
-            .map(|run| {
-                let Some(of_kind) = run.metrics().iter().find(|m| m.kind == kind) else {
+            .map(|mut run| {
+                let Some(of_kind) = run.metrics().iter().position(|m| m.kind == kind) else {
                     return Ok(None);
                 };
-                let options = ReportOptions { metric: Some(of_kind.name.clone()), ..options.clone() };
-                Ok(RunCounts::of(&View::new(run, &options)?))
+                run.meta.chosen_metric = Some(of_kind);
+                Ok(RunCounts::of(&View::new(run, options)?))
             })
             .collect::<Result<Option<Vec<RunCounts>>, Error>>()?;
         Ok(Side { view, runs: counts })
@@ -799,32 +799,47 @@ fn comparable(a: &Metric, b: &Metric) -> bool {
     a.aggregation == b.aggregation && (a.kind == b.kind || (a.kind.measures_time() && b.kind.measures_time()))
 }
 
-/// The metric each of `base` and `new` is compared by (their indices): the one named `requested`
-/// (in a profile without it, its own metric of a quantity that converts: ticks for time), else each
-/// profile's own default ([`Profile::primary_metric`], what every command shows) where the two
-/// compare, else the first kind both have. An error names what each has when they share nothing.
-pub(crate) fn shared_metric(base: &Profile, new: &Profile, requested: Option<&str>) -> Result<(usize, usize), Error> {
-    let names = |p: &Profile| p.metrics().iter().map(|m| m.to_string()).collect::<Vec<_>>().join(", ");
+/// Chooses the metric named `name` (`--metric`) in `base` and `new` as the one they are compared
+/// by ([`crate::model::Meta::chosen_metric`]): in a profile without it, its own metric of a
+/// quantity that converts (ticks for time). An error names what each has when they cannot compare
+/// by it.
+pub fn choose_metric(base: &mut Profile, new: &mut Profile, name: &str) -> Result<(), Error> {
     let pair = |b: usize, n: usize| Some((b, n)).filter(|_| comparable(&base.metrics()[b], &new.metrics()[n]));
-    if let Some(name) = requested {
-        let stand_in = |p: &Profile, other: &Metric| {
-            let fits = |m: &usize| comparable(&p.metrics()[*m], other);
-            p.primary_metric().filter(fits).or_else(|| (0..p.metrics().len()).find(fits))
-        };
-        let chosen = match (base.metric_index(name), new.metric_index(name)) {
-            (Some(b), Some(n)) => pair(b, n),
-            (Some(b), None) => stand_in(new, &base.metrics()[b]).map(|n| (b, n)),
-            (None, Some(n)) => stand_in(base, &new.metrics()[n]).map(|b| (b, n)),
-            (None, None) => None,
-        };
-        return chosen.ok_or_else(|| {
-            Error::BadOption(format!(
-                "--metric {name}: both profiles must have it, or one of a quantity it converts into (BASE has: {}; NEW has: {})",
-                names(base),
-                names(new)
-            ))
-        });
+    let stand_in = |p: &Profile, other: &Metric| {
+        let fits = |m: &usize| comparable(&p.metrics()[*m], other);
+        p.primary_metric().filter(fits).or_else(|| (0..p.metrics().len()).find(fits))
+    };
+    let chosen = match (base.metric_index(name), new.metric_index(name)) {
+        (Some(b), Some(n)) => pair(b, n),
+        (Some(b), None) => stand_in(new, &base.metrics()[b]).map(|n| (b, n)),
+        (None, Some(n)) => stand_in(base, &new.metrics()[n]).map(|b| (b, n)),
+        (None, None) => None,
+    };
+    let Some((b, n)) = chosen else {
+        return Err(Error::BadOption(format!(
+            "--metric {name}: both profiles must have it, or one of a quantity it converts into (BASE has: {}; NEW has: {})",
+            metric_names(base),
+            metric_names(new)
+        )));
+    };
+    (base.meta.chosen_metric, new.meta.chosen_metric) = (Some(b), Some(n));
+    Ok(())
+}
+
+/// A profile's metrics, for messages.
+fn metric_names(profile: &Profile) -> String {
+    profile.metrics().iter().map(|m| m.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// The metric each of `base` and `new` is compared by (their indices): the ones chosen
+/// ([`choose_metric`]), else each profile's own default ([`Profile::primary_metric`], what every
+/// command shows) where the two compare, else the first kind both have. An error names what each
+/// has when they share nothing.
+pub(crate) fn shared_metric(base: &Profile, new: &Profile) -> Result<(usize, usize), Error> {
+    if let (Some(b), Some(n)) = (base.meta.chosen_metric, new.meta.chosen_metric) {
+        return Ok((b, n));
     }
+    let pair = |b: usize, n: usize| Some((b, n)).filter(|_| comparable(&base.metrics()[b], &new.metrics()[n]));
     let own = base.primary_metric().zip(new.primary_metric()).and_then(|(b, n)| pair(b, n));
     let first_of = |p: &Profile, kind| p.metrics().iter().position(|m| m.kind == kind);
     // Else the first kind both have, in the order of preference; timer inspections, which count
@@ -834,8 +849,8 @@ pub(crate) fn shared_metric(base: &Profile, new: &Profile, requested: Option<&st
     own.or_else(shared).ok_or_else(|| {
         Error::BadOption(format!(
             "the two profiles share no kind of metric to compare (BASE has: {}; NEW has: {})",
-            names(base),
-            names(new)
+            metric_names(base),
+            metric_names(new)
         ))
     })
 }
@@ -843,8 +858,6 @@ pub(crate) fn shared_metric(base: &Profile, new: &Profile, requested: Option<&st
 /// How `diff` matches two profiles before it compares them.
 #[derive(Clone, Debug, Default)]
 pub struct Matching {
-    /// The metric to compare by (`--metric`); else each profile's own default.
-    pub metric: Option<String>,
     /// The interval that turns samples or ticks into time (`--interval`), else the profile's own.
     pub interval: Option<Duration>,
     /// Compare threads and processes by name (`--by-thread`) instead of as if merged.
@@ -884,7 +897,10 @@ pub fn match_profiles(
     }
     let threads = Filters { hide, ..Filters::default() };
     let mut new = new;
-    let metrics = shared_metric(&base, &new, matching.metric.as_deref())?;
+    let mut base = base;
+    let metrics = shared_metric(&base, &new)?;
+    // Each is then shown and compared by its metric of the two.
+    (base.meta.chosen_metric, new.meta.chosen_metric) = (Some(metrics.0), Some(metrics.1));
     let to = base.metrics()[metrics.0].clone();
     if new.metrics()[metrics.1].kind == to.kind {
         // Units of one kind (ms and ns) are compared as they are, NEW's values put in BASE's unit.
@@ -970,11 +986,16 @@ fn threads_hidden(base: &Profile, new: &Profile) -> Option<Regex> {
 }
 
 /// `profile`'s folded stacks of its metric `metric`.
-fn folded(profile: Profile, metric: usize, options: &ConvertOptions, diag: &mut Diagnostics) -> Result<Vec<u8>, Error> {
-    let options = ConvertOptions { metric: Some(profile.metrics()[metric].name.clone()), ..options.clone() };
-    let projected = convert::project(profile, Format::Folded, &options, diag)?;
+fn folded(
+    mut profile: Profile,
+    metric: usize,
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) -> Result<Vec<u8>, Error> {
+    profile.meta.chosen_metric = Some(metric);
+    let projected = convert::project(profile, Format::Folded, options, diag)?;
     let mut out = Vec::new();
-    Format::Folded.write_fitted(&projected, &mut out, &options, diag)?;
+    Format::Folded.write_fitted(&projected, &mut out, options, diag)?;
     Ok(out)
 }
 
@@ -1148,7 +1169,7 @@ mod tests {
     fn the_two_count_lines_are_inferno_diff_folded_s() {
         let base = read(Format::Folded, include_str!("../../fixtures/cli/diff-base.folded"));
         let new = read(Format::Folded, include_str!("../../fixtures/cli/diff-new.folded"));
-        let metrics = shared_metric(&base, &new, None).unwrap();
+        let metrics = shared_metric(&base, &new).unwrap();
         let lines = differential_folded(base, new, metrics, &ConvertOptions::default(), &mut Diagnostics::default());
         assert_eq!(lines.unwrap(), include_str!("../../fixtures/cli/diff.inferno-diff-folded"));
     }
@@ -1179,14 +1200,14 @@ mod tests {
         let folded = read(Format::Folded, "a 1\n");
         let px = read(Format::GhcPx, include_str!("../../fixtures/ghc-px/notes-example.px"));
         // Samples and ticks both measure time: they compare.
-        let (f, p) = shared_metric(&folded, &px, None).unwrap();
+        let (f, p) = shared_metric(&folded, &px).unwrap();
         assert_eq!((folded.metrics()[f].kind, px.metrics()[p].kind), (MetricKind::Samples, MetricKind::Ticks));
         // Bytes are no time.
         let mut bytes = read(Format::Folded, "a 1\n");
         let alloc = Metric { kind: MetricKind::Alloc, unit: crate::model::Unit::Bytes, ..bytes.metrics()[0].clone() };
         let values = bytes.tree.self_values(0).clone();
         bytes.replace_metric(0, alloc, values);
-        let err = shared_metric(&folded, &bytes, None).unwrap_err().to_string();
+        let err = shared_metric(&folded, &bytes).unwrap_err().to_string();
         assert!(err.starts_with("the two profiles share no kind of metric to compare (BASE has: samples"), "{err}");
         let dyalog = read(Format::DyalogXml, include_str!("../../fixtures/dyalog-xml/v1.37-tree.xml"));
         // A Dyalog report (calls, time) and a BR timed file (samples, time) meet on time.
@@ -1197,11 +1218,13 @@ mod tests {
                 &mut Diagnostics::default(),
             )
             .unwrap();
-        let (d, b) = shared_metric(&dyalog, &timed, None).unwrap();
+        let (d, b) = shared_metric(&dyalog, &timed).unwrap();
         assert_eq!((dyalog.metrics()[d].kind, timed.metrics()[b].kind), (MetricKind::Time, MetricKind::Time));
         // Named, samples compare with the Dyalog report's time, which they turn into.
-        let (d, b) = shared_metric(&dyalog, &timed, Some("samples")).unwrap();
+        let (mut dyalog, mut timed) = (dyalog, timed);
+        assert!(choose_metric(&mut dyalog, &mut timed, "alloc").is_err());
+        choose_metric(&mut dyalog, &mut timed, "samples").unwrap();
+        let (d, b) = shared_metric(&dyalog, &timed).unwrap();
         assert_eq!((dyalog.metrics()[d].kind, timed.metrics()[b].kind), (MetricKind::Time, MetricKind::Samples));
-        assert!(shared_metric(&dyalog, &timed, Some("alloc")).is_err());
     }
 }

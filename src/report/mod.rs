@@ -41,6 +41,7 @@ pub use table::{Format, Rows, TextStyle};
 pub use tree::{tree, TreeOptions, TreePrinter};
 
 use crate::error::Error;
+use crate::formats::ReadOptions;
 use crate::model::filter::{self, Filters};
 use crate::model::{ops, FrameId, FrameKind, Metric, MetricKind, NodeId, Profile, Repr, Unit, Values};
 use rustc_hash::FxHashMap;
@@ -112,8 +113,6 @@ impl Printer for PlainPrinter {
 pub struct ReportOptions {
     /// Keep line frames as rows `name[line]` (`--lines`) instead of merging them into functions.
     pub lines: bool,
-    /// The metric to report (`--metric`); the profile's primary one by default.
-    pub metric: Option<String>,
     /// Dyalog's timer bias to recompute times with (`--bias`).
     pub bias: Option<f64>,
     /// `--focus`, `--ignore`, `--hide`, `--thread`.
@@ -124,6 +123,15 @@ pub struct ReportOptions {
     /// Times as measured, the timer bias put back, where the profile says it and no `bias` is given
     /// (`data`, as `]PROFILE data` shows them).
     pub measured_times: bool,
+}
+
+impl ReportOptions {
+    /// The reading options of a report: line frames merged while reading (where the reader can:
+    /// Dyalog) unless `lines` keeps them, as [`View::new`] would merge them. The one place this is
+    /// decided for a report (and for `diff`, whose sides are views).
+    pub fn reading(&self, read: ReadOptions) -> ReadOptions {
+        ReadOptions { merge_lines: !self.lines, ..read }
+    }
 }
 
 /// A profile made ready for reporting: see the module documentation.
@@ -182,7 +190,7 @@ impl View {
             file_percentages = None;
             profile = ops::merge_lines(&profile);
         }
-        let metric = choose_metric(&profile, options.metric.as_deref())?;
+        let metric = choose_metric(&profile)?;
         let mut view = if options.filters.is_empty() {
             View::of(profile, metric, None)
         } else {
@@ -471,13 +479,13 @@ fn pct(part: f64, whole: f64) -> f64 {
 }
 
 /// The metric named `name`, else the profile's primary one; it must add up along the tree.
-fn choose_metric(profile: &Profile, name: Option<&str>) -> Result<usize, Error> {
+fn choose_metric(profile: &Profile) -> Result<usize, Error> {
     let additive = || {
         let names: Vec<&str> = profile.metrics().iter().filter(|m| m.is_additive()).map(|m| m.name.as_str()).collect();
         names.join(", ")
     };
-    let chosen = match name {
-        Some(name) => crate::convert::metric_named(profile, name)?,
+    let chosen = match profile.meta.chosen_metric {
+        Some(chosen) => chosen,
         None => {
             profile.primary_metric().ok_or_else(|| Error::BadOption("the profile has no metric to report".into()))?
         }

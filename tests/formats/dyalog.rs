@@ -422,7 +422,8 @@ fn lines_merged_while_reading_are_the_merge_of_the_whole_tree() {
     {
         inputs.push((format, path.display().to_string(), std::fs::read(&path).unwrap()));
     }
-    let merge = proftool::ReadOptions::default().for_target(Format::Folded, &ConvertOptions::default());
+    let merge =
+        proftool::convert::reading_for(Format::Folded, proftool::ReadOptions::default(), &ConvertOptions::default());
     for (format, label, bytes) in inputs {
         let (whole, whole_diag) = read_bytes(format, &bytes);
         let (merged, merged_diag) = read_bytes_with(format, &bytes, &merge);
@@ -445,7 +446,8 @@ fn lines_merged_while_reading_are_the_merge_of_the_whole_tree() {
 #[test]
 fn a_flat_line_of_another_function_is_a_root() {
     let csv = "\"Element\",\"Line\",\"Calls\",\"ExclusiveTime\",\"InclusiveTime\"\n\"#.A\",,1,5,5\n\"#.B\",1,1,3,3\n";
-    let merge = proftool::ReadOptions::default().for_target(Format::Folded, &ConvertOptions::default());
+    let merge =
+        proftool::convert::reading_for(Format::Folded, proftool::ReadOptions::default(), &ConvertOptions::default());
     for options in [proftool::ReadOptions::default(), merge] {
         let text = dump(&read_bytes_with(Format::DyalogCsv, csv.as_bytes(), &options).0.unwrap());
         assert!(text.contains("\"#.A\" [function] calls=1 time=5 (total 5, measured 5)"), "{text}");

@@ -120,7 +120,7 @@ pub fn simulate(stacks: &Stacks, case: Case, pairs: usize, seed: u64, options: &
     let mut rng = StdRng::seed_from_u64(seed);
     let jitter = rand_distr::Normal::new(0.0, case.jitter).unwrap();
     let (mut failed, mut caught) = (0usize, 0usize);
-    let view_options = ReportOptions { metric: Some("samples".into()), ..ReportOptions::default() };
+    let view_options = ReportOptions::default();
     for _ in 0..pairs {
         let mut side = |share: f64| {
             let drawn: Vec<Profile> = (0..case.runs)
@@ -130,12 +130,13 @@ pub fn simulate(stacks: &Stacks, case: Case, pairs: usize, seed: u64, options: &
                     stacks.draw(&weights, case.samples, &mut rng)
                 })
                 .collect();
-            let merged = drawn.iter().skip(1).fold(drawn[0].clone(), |mut all, run| {
+            let mut merged = drawn.iter().skip(1).fold(drawn[0].clone(), |mut all, run| {
                 for node in run.tree.nodes() {
                     all.tree.add_self(stacks.samples, node, run.tree.self_value(stacks.samples, node));
                 }
                 all
             });
+            merged.choose_metric("samples").unwrap();
             let view = View::new(merged, &view_options).unwrap();
             match case.runs {
                 1 => Side::of_one_run(view),

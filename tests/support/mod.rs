@@ -139,7 +139,7 @@ pub fn assert_no_failures(failures: Vec<String>) {
 /// `profile` as folded text, its time divided at `interval` where it has one.
 pub fn folded(profile: &Profile, interval: Option<std::time::Duration>) -> String {
     let mut out = Vec::new();
-    let options = ConvertOptions::new(None, interval);
+    let options = ConvertOptions::new(interval);
     Format::Folded.write(profile.clone(), &mut out, &options, &mut Diagnostics::default()).unwrap();
     String::from_utf8(out).unwrap()
 }

@@ -155,7 +155,7 @@ fn write(format: Format, profile: &Profile, out: &mut dyn Write) -> u64 {
     // A generated input may be as large as asked: no --max-samples cap.
     let mut options = ConvertOptions::default();
     options.max_samples = u64::MAX;
-    options.formats.sampler.order = FrameOrder::LeafFirst;
+    options.formats.set(proftool::formats::sampler::Options { order: FrameOrder::LeafFirst });
     if format == Format::Pprof {
         // pprof's writer gzips; the bench sizes and reads the protocol buffer itself (a `.pb`), the
         // bytes a reader of a `.pb.gz` parses once it is decompressed.

@@ -79,7 +79,9 @@ pub fn check_pair(origin: Option<Format>, target: Format, profile: &Profile, lab
     // Time written into folded stacks reads back as time where its unit is given (`--folded-unit`).
     let time_unit = expected.metrics().iter().find(|m| m.kind == MetricKind::Time).map(|m| m.unit);
     let mut read_options = own_output();
-    read_options.formats.folded.unit = time_unit.filter(|_| target == Format::Folded);
+    read_options
+        .formats
+        .set(proftool::formats::folded::Options { unit: time_unit.filter(|_| target == Format::Folded) });
     let (reread, _) = read_bytes_with(target, &written, &read_options);
     let reread = match reread {
         Ok(p) => p,

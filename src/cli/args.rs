@@ -97,9 +97,11 @@ impl WriteArgs {
         (options.max_samples, options.functions, options.lines) = (self.max_samples, select.functions, select.lines);
         options.max_output_size = self.output_limit.max_output_size;
         options.formats = read.formats();
-        options.formats.br.mode = self.br_mode;
-        options.formats.dyalog.layout = self.dyalog_version.unwrap_or_default();
-        options.formats.dyalog.title.clone_from(&self.dyalog_title);
+        options.formats.update(|br: &mut br::Options| br.mode = self.br_mode);
+        options.formats.update(|dyalog: &mut dyalog::Options| {
+            dyalog.layout = self.dyalog_version.unwrap_or_default();
+            dyalog.title.clone_from(&self.dyalog_title);
+        });
         options
     }
 
@@ -365,29 +367,28 @@ impl ReadArgs {
     pub fn options_writing(&self, target: Format) -> ReadOptions {
         let mut options = self.options();
         if target == Format::DyalogCsv {
-            options.formats.dyalog.separators = None;
+            options.formats.update(|dyalog: &mut dyalog::Options| dyalog.separators = None);
         }
         options
     }
 
     /// Each format's own options, as these flags give them.
     pub fn formats(&self) -> FormatOptions {
-        FormatOptions {
-            sampler: sampler::Options { order: self.sampler_order },
-            dyalog: dyalog::Options { separators: self.dyalog_separators, ..dyalog::Options::default() },
-            br: br::Options { backtrace: self.br_backtrace, ..br::Options::default() },
-            ghc: ghc::Options { word_size: self.ghc_word_size },
-            folded: folded::Options { unit: self.folded_unit },
-            pprof: pprof::Options { tags: self.tags.clone() },
-            perf: perf::Options {
+        FormatOptions::default()
+            .with(sampler::Options { order: self.sampler_order })
+            .with(dyalog::Options { separators: self.dyalog_separators, ..dyalog::Options::default() })
+            .with(br::Options { backtrace: self.br_backtrace, ..br::Options::default() })
+            .with(ghc::Options { word_size: self.ghc_word_size })
+            .with(folded::Options { unit: self.folded_unit })
+            .with(pprof::Options { tags: self.tags.clone() })
+            .with(perf::Options {
                 root: match (self.perf_tid, self.perf_pid) {
                     (true, _) => perf::Root::Tid,
                     (false, true) => perf::Root::Pid,
                     (false, false) => perf::Root::Comm,
                 },
                 annotate: self.perf_annotate,
-            },
-        }
+            })
     }
 }
 

@@ -68,7 +68,7 @@ pub(crate) const SPEC: Spec = Spec {
     encoding: Encoding::Text,
     sniff,
     read: Some(|input, options, diag| {
-        read(input, options.size_hint, &options.formats.folded, diag).map_err(Error::from)
+        read(input, options.size_hint, &options.formats.get(), diag).map_err(Error::from)
     }),
     write: Some(write),
     rules: spec::STACKS_ONLY,

@@ -2,27 +2,56 @@
 //! ([`super::spec::Reader`], [`super::spec::Writer`]): each format's own options gathered in
 //! [`FormatOptions`], and the limits and defaults every conversion shares.
 
-use super::{br, dyalog, folded, ghc, perf, pprof, sampler};
+use std::any::{Any, TypeId};
+use std::borrow::Cow;
+use std::sync::Arc;
 use std::time::Duration;
 
-/// Every format's own options, each the `Options` of the format's module, gathered by the
-/// registry: a format's new option is a field of its own `Options` (and its command-line flag).
-#[derive(Clone, Debug, Default)]
+/// Every format's own options, each the `Options` of the format's module, kept by type: a module
+/// asks for its own ([`FormatOptions::get`]) and the command line sets them
+/// ([`FormatOptions::set`]). This module names no format, so that a format's new option is a field
+/// of its own `Options` and nothing else, and no format module is imported here: the format
+/// modules import these options, not the other way round.
+#[derive(Clone, Default)]
 pub struct FormatOptions {
-    /// Sampler's.
-    pub sampler: sampler::Options,
-    /// Dyalog's (XML and CSV).
-    pub dyalog: dyalog::Options,
-    /// BR's.
-    pub br: br::Options,
-    /// GHC's.
-    pub ghc: ghc::Options,
-    /// Folded stacks'.
-    pub folded: folded::Options,
-    /// pprof's.
-    pub pprof: pprof::Options,
-    /// `perf script`'s.
-    pub perf: perf::Options,
+    /// The options set, one of each type (a handful: a list is as quick as a map).
+    set: Vec<(TypeId, Arc<dyn Any + Send + Sync>)>,
+}
+
+impl FormatOptions {
+    /// The options of type `T` (a format module's `Options`): as set, else `T`'s defaults.
+    pub fn get<T: Any + Clone + Default>(&self) -> Cow<'_, T> {
+        let set = self.set.iter().find(|(id, _)| *id == TypeId::of::<T>());
+        match set.and_then(|(_, options)| options.downcast_ref::<T>()) {
+            Some(options) => Cow::Borrowed(options),
+            None => Cow::Owned(T::default()),
+        }
+    }
+
+    /// Sets the options of type `T`, in place of those set before.
+    pub fn set<T: Any + Send + Sync>(&mut self, options: T) {
+        self.set.retain(|(id, _)| *id != TypeId::of::<T>());
+        self.set.push((TypeId::of::<T>(), Arc::new(options)));
+    }
+
+    /// These options with those of type `T` set.
+    pub fn with<T: Any + Send + Sync>(mut self, options: T) -> FormatOptions {
+        self.set(options);
+        self
+    }
+
+    /// Changes the options of type `T` (its defaults where none were set).
+    pub fn update<T: Any + Clone + Default + Send + Sync>(&mut self, change: impl FnOnce(&mut T)) {
+        let mut options = self.get::<T>().into_owned();
+        change(&mut options);
+        self.set(options);
+    }
+}
+
+impl std::fmt::Debug for FormatOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "FormatOptions({} set)", self.set.len())
+    }
 }
 
 /// Options for readers. Every field has a default; new options do not break callers.
@@ -125,5 +154,34 @@ impl ConvertOptions {
             let per_input = self.input_size.unwrap_or(0).saturating_mul(OUTPUT_PER_INPUT_BYTE);
             per_input.max(DEFAULT_MIN_OUTPUT_LIMIT)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Clone, Debug, Default, PartialEq)]
+    struct Mine {
+        tags: Vec<String>,
+    }
+
+    #[derive(Clone, Debug, Default, PartialEq)]
+    struct Theirs(u8);
+
+    /// A format's options are its own type's: its defaults until set, set once per type, and
+    /// changed where they are without touching another format's.
+    #[test]
+    fn each_formats_options_are_kept_by_their_type() {
+        let mut options = FormatOptions::default();
+        assert_eq!(*options.get::<Mine>(), Mine::default());
+        options.set(Mine { tags: vec!["a".into()] });
+        options = options.with(Theirs(4));
+        options.update(|mine: &mut Mine| mine.tags.push("b".into()));
+        assert_eq!(options.get::<Mine>().tags, ["a", "b"]);
+        assert_eq!(*options.get::<Theirs>(), Theirs(4));
+        options.set(Theirs(8));
+        assert_eq!((options.get::<Theirs>().into_owned(), options.set.len()), (Theirs(8), 2));
+        assert!(matches!(options.get::<Mine>(), Cow::Borrowed(_)));
     }
 }

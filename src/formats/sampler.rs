@@ -61,7 +61,7 @@ pub(crate) const SPEC: Spec = Spec {
     carries: CARRIES,
     encoding: Encoding::Binary,
     sniff,
-    read: Some(|input, options, diag| read(input, &options.formats.sampler, diag).map_err(Error::from)),
+    read: Some(|input, options, diag| read(input, &options.formats.get(), diag).map_err(Error::from)),
     write: Some(|profile, out, options, _| write(profile, out, options)),
     rules: Rules {
         fit: spec::as_projected,
@@ -615,7 +615,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
             if counts[node.index()] > 0 {
                 ids.clear();
                 ids.extend_from_slice(&path);
-                if options.formats.sampler.order != FrameOrder::RootFirst {
+                if options.formats.get::<Options>().order != FrameOrder::RootFirst {
                     ids.reverse();
                 }
                 write_samples(out, &ids, counts[node.index()], &mut line)?;

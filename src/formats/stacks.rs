@@ -160,9 +160,8 @@ mod tests {
         assert_eq!(options(None).output_limit(), 1 << 30);
         assert_eq!(options(Some(1000)).output_limit(), 1 << 30);
         assert_eq!(options(Some(20 << 20)).output_limit(), 2000 << 20);
-        let error =
-            check_output_size(crate::formats::folded::SPEC.format_name(), (2000 << 20) + 1, &options(Some(20 << 20)))
-                .unwrap_err();
+        let error = check_output_size(crate::error::FormatName("folded"), (2000 << 20) + 1, &options(Some(20 << 20)))
+            .unwrap_err();
         assert_eq!(
             error.to_string(),
             "cannot write folded: it would be 2097152001 bytes (2.0 GiB) from an input of 20971520 bytes (20.0 MiB), more than the default limit of 2097152000 bytes (2.0 GiB) allows (100 times the input, at least 1 GiB): it holds every stack whole, so a deep tree makes far more output than input; raise the limit with --max-output-size SIZE (K, M, G, T) to write it"

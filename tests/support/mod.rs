@@ -71,7 +71,9 @@ pub fn read_bytes_with(
 /// The options that read back what proftool wrote: Sampler stacks in the order it writes them.
 pub fn own_output() -> ReadOptions {
     let mut options = ReadOptions::default();
-    options.formats.sampler.order = proftool::formats::sampler::FrameOrder::LeafFirst;
+    options
+        .formats
+        .set(proftool::formats::sampler::Options { order: proftool::formats::sampler::FrameOrder::LeafFirst });
     options
 }
 

@@ -78,7 +78,7 @@ pub(crate) const SPEC: Spec = Spec {
     carries: CARRIES,
     encoding: Encoding::Binary,
     sniff,
-    read: Some(|input, options, diag| read(input, &options.formats.br, diag).map_err(Error::from)),
+    read: Some(|input, options, diag| read(input, &options.formats.get(), diag).map_err(Error::from)),
     write: Some(write),
     rules: Rules {
         fit,
@@ -285,7 +285,7 @@ mod tests {
     #[test]
     fn sampled_mode_drops_time_and_outermost_first_reverses_backtraces() {
         let mut options = ConvertOptions::default();
-        options.formats.br = Options { backtrace: BacktraceOrder::OutermostFirst, mode: Mode::Sampled };
+        options.formats.set(Options { backtrace: BacktraceOrder::OutermostFirst, mode: Mode::Sampled });
         let (bytes, diag) = write_bytes(&timed_profile(), &options);
         assert!(diag.has("br-time-dropped"));
         let (outer, _) = read_bytes(&bytes, BacktraceOrder::OutermostFirst);

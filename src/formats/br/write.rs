@@ -37,6 +37,7 @@ pub(crate) fn write(
     // Depth-first; `path` holds the frames from the root down to the current node.
     let mut path: Vec<FrameId> = Vec::new();
     let mut group = Vec::new();
+    let backtrace = options.formats.get::<super::Options>().backtrace;
     for visit in tree.walk() {
         path.truncate(visit.depth as usize);
         path.push(tree.frame(visit.node));
@@ -44,7 +45,7 @@ pub(crate) fn write(
         if n <= 0 {
             continue;
         }
-        let head_len = encoder.group(&path, options.formats.br.backtrace, &mut group, out)?;
+        let head_len = encoder.group(&path, backtrace, &mut group, out)?;
         let (head, tail) = group.split_at(head_len);
         let time = times.as_ref().map(|t| t[visit.node.index()].max(0) as u64);
         write_groups(out, head, tail, n as u64, time)?;
@@ -146,7 +147,7 @@ fn time_metric(profile: &Profile) -> Option<(usize, f64)> {
 /// nanoseconds, as its records hold it), in which every node with time has a group to hold it.
 pub(crate) fn fit(mut profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
     let samples = profile.metrics().iter().position(|m| m.kind == MetricKind::Samples);
-    match (options.formats.br.mode, time_metric(&profile), samples) {
+    match (options.formats.get::<super::Options>().mode, time_metric(&profile), samples) {
         (Mode::Sampled, Some((m, _)), _) => {
             diag.warn("br-time-dropped", None, || "--br-mode sampled: the time metric is dropped".into());
             let keep: Vec<bool> = (0..profile.metrics().len()).map(|i| i != m).collect();

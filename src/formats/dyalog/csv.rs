@@ -45,9 +45,9 @@ pub(crate) const SPEC: Spec = Spec {
     encoding: Encoding::Text,
     sniff,
     read: Some(|input, options, diag| {
-        read(input, &options.formats.dyalog, options.merge_lines, diag).map_err(Error::from)
+        read(input, &options.formats.get(), options.merge_lines, diag).map_err(Error::from)
     }),
-    write: Some(|profile, out, options, _| write(profile, out, options.formats.dyalog.separators)),
+    write: Some(|profile, out, options, _| write(profile, out, options.formats.get::<super::Options>().separators)),
     rules: super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag)),
 };
 

@@ -68,7 +68,7 @@ pub(crate) const SPEC: Spec = Spec {
     encoding: Encoding::Text,
     sniff,
     read: Some(|input, options, diag| read(input, options.merge_lines, diag).map_err(Error::from)),
-    write: Some(|profile, out, options, diag| write(profile, out, &options.formats.dyalog, diag)),
+    write: Some(|profile, out, options, diag| write(profile, out, &options.formats.get(), diag)),
     rules: super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag)),
 };
 

@@ -83,7 +83,7 @@ pub(crate) const SPEC: Spec = Spec {
     carries: CARRIES,
     encoding: Encoding::Text,
     sniff,
-    read: Some(|input, options, diag| read(input, &options.formats.perf, diag).map_err(Error::from)),
+    read: Some(|input, options, diag| read(input, &options.formats.get(), diag).map_err(Error::from)),
     write: None,
     rules: spec::STACKS_ONLY,
 };

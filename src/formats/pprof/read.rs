@@ -150,7 +150,7 @@ impl<'m, 'd> Reader<'m, 'd> {
         }
         self.meta(&mut profile)?;
         let stacks = self.locations(&mut profile)?;
-        self.samples(&mut profile, (&stacks, n_samples), &columns, &options.formats.pprof.tags)?;
+        self.samples(&mut profile, (&stacks, n_samples), &columns, &options.formats.get::<super::Options>().tags)?;
         Ok(profile)
     }
 

@@ -83,7 +83,7 @@ pub(crate) const SPEC: Spec = Spec {
     carries: CARRIES,
     encoding: Encoding::Text,
     sniff,
-    read: Some(|input, options, diag| read(input, &options.formats.ghc, diag).map_err(Error::from)),
+    read: Some(|input, options, diag| read(input, &options.formats.get(), diag).map_err(Error::from)),
     write: Some(write),
     rules: Rules {
         fit: spec::as_projected,
@@ -485,7 +485,7 @@ mod tests {
         assert_eq!(read_px(&text).unwrap_err(), want);
         // The limit on words depends on the word size: 2^61 - 1 words fit in 4-byte words, not in 8.
         let mut options = crate::formats::options::ReadOptions::default();
-        options.formats.ghc.word_size = 4;
+        options.formats.set(crate::formats::ghc::Options { word_size: 4 });
         let words = format!("{head}1 1 1 1 2305843009213693951 0\n");
         assert!(read_with(&words, &options).is_ok());
         let error = read_px(&words).unwrap_err();

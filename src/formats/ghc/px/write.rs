@@ -44,7 +44,7 @@ pub(crate) fn write(
     let column = |kind: MetricKind| profile.metrics().iter().position(|m| m.kind == kind);
     let (ticks, entries, alloc) = (column(MetricKind::Ticks), column(MetricKind::Calls), column(MetricKind::Alloc));
     let value = |m: Option<usize>, node: NodeId| m.map_or(0, |m| tree.self_value(m, node).as_count().max(0) as u64);
-    let word = ghc::word_size(options.formats.ghc.word_size);
+    let word = ghc::word_size(options.formats.get::<ghc::Options>().word_size);
     let total: u64 = order.iter().fold(0u64, |sum, &node| sum.saturating_add(value(ticks, node)));
     let mut digits = itoa::Buffer::new();
     w.write_all(b"5 ")?;

@@ -256,7 +256,7 @@ pub(crate) struct NodeJson {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct CallFrame {
+pub(crate) struct CallFrame {
     #[serde(default)]
     function_name: String,
     #[serde(default)]
@@ -492,7 +492,7 @@ fn weights(
 }
 
 /// The model's frame of a call frame (see the module documentation).
-fn frame(profile: &mut Profile, call: &CallFrame) -> FrameId {
+pub(crate) fn frame(profile: &mut Profile, call: &CallFrame) -> FrameId {
     let module = (!call.url.is_empty()).then_some(call.url.as_str());
     let line = u32::try_from(call.line_number).ok().map(|line| line + 1);
     let column = u32::try_from(call.column_number).ok().map(|column| column + 1);

@@ -20,6 +20,7 @@ pub mod detect;
 pub mod dyalog;
 pub mod folded;
 pub mod ghc;
+mod heapprofile;
 mod json;
 pub(crate) mod lispworks;
 mod options;
@@ -81,6 +82,8 @@ pub enum Format {
     Cpuprofile,
     /// Chrome's trace events JSON (`chrome://tracing`, Perfetto; py-spy's and Clang's traces).
     ChromeTrace,
+    /// V8's sampling heap profile JSON (`node --heap-prof`, DevTools allocation sampling; read only).
+    Heapprofile,
 }
 
 impl Format {
@@ -105,6 +108,7 @@ impl Format {
             Format::Perf => &perf::SPEC,
             Format::Cpuprofile => &cpuprofile::SPEC,
             Format::ChromeTrace => &chrome_trace::SPEC,
+            Format::Heapprofile => &heapprofile::SPEC,
         }
     }
 

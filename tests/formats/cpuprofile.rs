@@ -1,7 +1,7 @@
-//! V8 CPU profiles (`cpuprofile`): the time they weigh as speedscope and DevTools weigh it, heap
-//! profiles told apart, `--max-samples` before the memory is taken.
+//! V8 CPU profiles (`cpuprofile`): the time they weigh as speedscope and DevTools weigh it,
+//! `--max-samples` before the memory is taken (heap profiles are told apart in heapprofile.rs).
 
-use crate::support::binary::{files_in, fixture, info, proftool, stacks, temp};
+use crate::support::binary::{files_in, info, proftool, stacks, temp};
 
 #[test]
 fn a_cpuprofile_of_more_samples_than_max_samples_is_refused_before_it_takes_the_memory() {
@@ -41,22 +41,4 @@ fn a_cpuprofile_weighs_its_span() {
     let stacks = stacks("cpuprofile/speedscope/node10-old-format.cpuprofile", false);
     assert_eq!(stacks.keys().collect::<Vec<_>>(), ["(anonymous)", "(anonymous);a;b;d", "(anonymous);a;c;d"]);
     assert_eq!(stacks.values().sum::<i64>(), 45_920);
-}
-
-/// V8's heap profiles (`.heapprofile`: a `head` node tree of `callFrame`s and `selfSize`s, no time),
-/// which proftool does not read, are not taken for the old `.cpuprofile` format (a `head` tree of
-/// nodes with `hitCount`s), whose reader refused them for a missing `id`: detection says what they
-/// are not. speedscope's corpus has one of Chrome 69 and one of node 10.
-#[test]
-fn a_heap_profile_is_no_cpu_profile() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out.folded");
-    for file in ["Chrome/69/Heap-20181005T144546.heapprofile", "node/10.11.0/Heap-20181003T105432.heapprofile"] {
-        let heap = fixture(&format!("corpus/speedscope-samples/{file}"));
-        let run = proftool().arg("convert").arg(&heap).arg(&out).assert().failure();
-        let err = String::from_utf8(run.get_output().stderr.clone()).unwrap();
-        assert!(err.contains("the content is JSON of a kind proftool does not know"), "{file}: {err}");
-        assert!(!err.contains("V8 CPU profile"), "{file}: {err}");
-        assert!(!out.exists(), "{file}");
-    }
 }

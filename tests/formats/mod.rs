@@ -44,3 +44,6 @@ mod cpuprofile;
 
 // chrome-trace: Chrome's trace events.
 mod chrome_trace;
+
+// heapprofile: V8's sampling heap profiles, read only.
+mod heapprofile;

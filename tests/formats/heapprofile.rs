@@ -1,0 +1,67 @@
+//! V8's sampling heap profiles (`heapprofile`): told from CPU profiles, weighed by the bytes
+//! speedscope's importer totals, with the sampled allocations of each node.
+
+use crate::support::binary::{fixture, info, proftool};
+
+/// Every node's `selfSize` added up and the samples that name a node of the tree, read from the
+/// JSON on its own (not through proftool's reader): what the profile's two metrics total.
+fn sizes_and_samples(rel: &str) -> (u64, Option<u64>) {
+    let text = std::fs::read_to_string(fixture(rel)).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let (mut total, mut ids, mut walk) = (0, std::collections::HashSet::new(), vec![&json["head"]]);
+    let root = json["head"]["id"].as_u64();
+    while let Some(node) = walk.pop() {
+        total += node["selfSize"].as_u64().unwrap();
+        ids.extend(node["id"].as_u64().filter(|&id| Some(id) != root));
+        walk.extend(node["children"].as_array().unwrap());
+    }
+    let samples = json["samples"]
+        .as_array()
+        .map(|samples| samples.iter().filter(|s| ids.contains(&s["nodeId"].as_u64().unwrap())).count() as u64);
+    (total, samples)
+}
+
+/// A heap profile is read as one (it was refused as JSON of an unknown kind, and is no old
+/// `.cpuprofile` though both have a `head` tree), weighed by its bytes: the totals speedscope's
+/// importer gives speedscope's own samples (fixtures/corpus/speedscope-samples/
+/// REFERENCE-speedscope-import.txt: 10,030,888 and 525,704 bytes), and, for node 20's, the sizes
+/// and samples of the JSON added up on their own.
+#[test]
+fn a_heap_profile_weighs_its_bytes_as_speedscope_does() {
+    for (file, bytes) in [
+        ("corpus/speedscope-samples/Chrome/69/Heap-20181005T144546.heapprofile", 10_030_888),
+        ("corpus/speedscope-samples/node/10.11.0/Heap-20181003T105432.heapprofile", 525_704),
+    ] {
+        let (text, _) = info(file);
+        assert!(text.contains("format     heapprofile (recognised by content)"), "{file}: {text}");
+        assert!(text.contains(&format!("metric     size (alloc, bytes, additive): total {bytes}\n")), "{file}: {text}");
+        assert_eq!(sizes_and_samples(file), (bytes, None), "{file}");
+    }
+    let (bytes, samples) = sizes_and_samples("heapprofile/work.heapprofile");
+    let (text, stderr) = info("heapprofile/work.heapprofile");
+    assert!(text.contains(&format!("metric     size (alloc, bytes, additive): total {bytes}\n")), "{text}");
+    let samples = samples.unwrap();
+    assert!(
+        text.contains(&format!("metric     sampled objects (objects, count, additive): total {samples}\n")),
+        "{text}"
+    );
+    // One sample of node 20's file names a node that is not in the tree: said, and left out.
+    assert!(stderr.contains("1 sample(s) name no node of the tree"), "{stderr}");
+}
+
+/// Bytes are no time: a format weighed by time refuses a heap profile unless `--metric` names a
+/// metric to write as its weight; one of counts writes the bytes.
+#[test]
+fn a_heap_profile_goes_where_bytes_can() {
+    let dir = tempfile::tempdir().unwrap();
+    let folded = dir.path().join("heap.folded");
+    proftool().arg("convert").arg(fixture("heapprofile/work.heapprofile")).arg(&folded).assert().success();
+    let text = std::fs::read_to_string(&folded).unwrap();
+    let total: u64 = text.lines().map(|line| line.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap()).sum();
+    assert_eq!(total, sizes_and_samples("heapprofile/work.heapprofile").0);
+    let cpuprofile = dir.path().join("heap.cpuprofile");
+    let run = proftool().arg("convert").arg(fixture("heapprofile/work.heapprofile")).arg(&cpuprofile).assert();
+    let stderr = String::from_utf8(run.get_output().stderr.clone()).unwrap();
+    assert!(stderr.contains("the profile has neither"), "{stderr}");
+    assert!(!cpuprofile.exists());
+}

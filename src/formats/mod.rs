@@ -14,6 +14,7 @@
 //! [`Format::ALL`].
 
 pub mod br;
+pub(crate) mod callgrind;
 pub(crate) mod chrome_trace;
 pub(crate) mod cpuprofile;
 pub mod detect;
@@ -81,6 +82,8 @@ pub enum Format {
     Cpuprofile,
     /// Chrome's trace events JSON (`chrome://tracing`, Perfetto; py-spy's and Clang's traces).
     ChromeTrace,
+    /// Valgrind's callgrind profile (`callgrind.out.<pid>`), of callgrind_annotate and KCachegrind.
+    Callgrind,
 }
 
 impl ReadOptions {
@@ -124,6 +127,7 @@ impl Format {
             Format::Perf => &perf::SPEC,
             Format::Cpuprofile => &cpuprofile::SPEC,
             Format::ChromeTrace => &chrome_trace::SPEC,
+            Format::Callgrind => &callgrind::SPEC,
         }
     }
 

@@ -4,7 +4,9 @@
 //! whole numbers that add up to the file's exactly.
 
 use crate::diag::Diagnostics;
-use crate::model::{Aggregation, FrameId, FrameTable, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value};
+use crate::model::{
+    Aggregation, FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value,
+};
 use rustc_hash::FxHashMap;
 
 /// Interned strings.
@@ -96,7 +98,14 @@ impl Graph {
 
     /// The inclusive costs of the calls of `caller` at `line` of `file` to `callee`, counting
     /// `calls` more.
-    pub(super) fn call(&mut self, caller: u32, (line, file): (u32, u32), callee: u32, calls: i64, n_events: usize) -> &mut [i64] {
+    pub(super) fn call(
+        &mut self,
+        caller: u32,
+        (line, file): (u32, u32),
+        callee: u32,
+        calls: i64,
+        n_events: usize,
+    ) -> &mut [i64] {
         let next = self.edges.len() as u32;
         let edge = *self.edge_ids.entry((caller, line, file, callee)).or_insert(next) as usize;
         if edge == next as usize {
@@ -139,8 +148,13 @@ impl Read {
         let mut metrics: Vec<Metric> = Vec::new();
         for event in &self.events {
             let name = super::super::shared::unique_name(event.clone(), |n| metrics.iter().any(|m| m.name == n));
-            let metric =
-                Metric { name, kind: MetricKind::Events, unit: Unit::Count, aggregation: Aggregation::Additive, repr: Repr::Int };
+            let metric = Metric {
+                name,
+                kind: MetricKind::Events,
+                unit: Unit::Count,
+                aggregation: Aggregation::Additive,
+                repr: Repr::Int,
+            };
             metrics.push(metric);
         }
         let has_calls = self.graphs.iter().any(|g| !g.edges.is_empty());
@@ -219,7 +233,9 @@ impl Frames<'_> {
         *self.places.entry((function, line, file)).or_insert_with(|| {
             let name = names.strings.get(names.functions[function as usize].1);
             let (kind, line) = if line == 0 { (FrameKind::Function, None) } else { (FrameKind::Line, Some(line)) };
-            table.intern(FrameRef { name, module: Some(names.files.get(file)), line, clause: None, kind })
+            // Callgrind's `???` is no file: code without debug information.
+            let module = Some(names.files.get(file)).filter(|f| *f != super::read::UNKNOWN_FILE);
+            table.intern(FrameRef { name, module, line, clause: None, kind })
         })
     }
 }
@@ -391,7 +407,9 @@ impl<'g> Apportioning<'g> {
                 });
                 let node = match line == 0 && file == frames.names.functions[function as usize].0 {
                     true => function_node,
-                    false => profile.tree.push(Some(function_node), frames.get(&mut profile.frames, function, line, file)),
+                    false => {
+                        profile.tree.push(Some(function_node), frames.get(&mut profile.frames, function, line, file))
+                    }
                 };
                 for (e, &c) in costs.iter().enumerate() {
                     profile.tree.add_self(e, node, Value::Int(c));
@@ -411,7 +429,11 @@ impl<'g> Apportioning<'g> {
             let (order, starts) = grouped(call_shares.iter().map(|s| s.0));
             for (&edge, &(start, end)) in &starts {
                 let entries = &order[start..end];
-                whole_shares(graph.edge_calls[edge as usize], entries.iter().map(|&i| call_shares[i as usize].2), &mut shares);
+                whole_shares(
+                    graph.edge_calls[edge as usize],
+                    entries.iter().map(|&i| call_shares[i as usize].2),
+                    &mut shares,
+                );
                 for (&i, &share) in entries.iter().zip(&shares) {
                     profile.tree.add_self(n, call_shares[i as usize].1, Value::Int(share));
                 }
@@ -465,7 +487,8 @@ fn whole_shares(total: i64, weights: impl Iterator<Item = f64>, shares: &mut Vec
     shares.extend(exact.iter().map(|&x| (x.floor() as i64).clamp(0, total)));
     let mut left = total - shares.iter().fold(0i64, |a, &s| a.saturating_add(s));
     let mut by_remainder: Vec<usize> = (0..shares.len()).collect();
-    by_remainder.sort_by(|&a, &b| (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor())).then(a.cmp(&b)));
+    by_remainder
+        .sort_by(|&a, &b| (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor())).then(a.cmp(&b)));
     let mut i = 0;
     while left > 0 {
         shares[by_remainder[i % by_remainder.len()]] += 1;

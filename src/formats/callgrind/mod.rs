@@ -151,7 +151,9 @@ fn sniff(head: &[u8]) -> Sniff {
     match lines.next() {
         Some(b"# callgrind format") => Sniff::Yes,
         Some(first) if first.starts_with(b"version:") => {
-            let known = |l: &[u8]| [&b"creator:"[..], b"events:", b"positions:", b"pid:", b"cmd:"].iter().any(|k| l.starts_with(k));
+            let known = |l: &[u8]| {
+                [&b"creator:"[..], b"events:", b"positions:", b"pid:", b"cmd:"].iter().any(|k| l.starts_with(k))
+            };
             match lines.next().is_some_and(known) {
                 true => Sniff::Yes,
                 false => Sniff::No,

@@ -14,15 +14,11 @@ use std::io::Read;
 /// Reads a callgrind file.
 pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let mut reader = Reader::default();
-    crate::text::pipeline_with_parts(
-        crate::text::Blocks::new(input, FORMAT),
-        tokenize,
-        |line, kind, tokens| {
-            line.warn_if_cut_short("its last count may have lost digits", diag);
-            reader.end = Position::line(line.position.line.unwrap_or(0) + 1, line.position.byte + line.text.len() as u64);
-            reader.line(&line, kind, tokens)
-        },
-    )?;
+    crate::text::pipeline_with_parts(crate::text::Blocks::new(input, FORMAT), tokenize, |line, kind, tokens| {
+        line.warn_if_cut_short("its last count may have lost digits", diag);
+        reader.end = Position::line(line.position.line.unwrap_or(0) + 1, line.position.byte + line.text.len() as u64);
+        reader.line(&line, kind, tokens)
+    })?;
     reader.finish(diag)
 }
 
@@ -171,7 +167,8 @@ impl Reader {
             Kind::Skip => Ok(()),
             Kind::BadNumber(at) => {
                 let word = line.text[at..].split_ascii_whitespace().next().unwrap_or("");
-                Err(line.error_at(at, ParseErrorKind::InvalidNumber { field: "a position or count", text: word.into() }))
+                Err(line
+                    .error_at(at, ParseErrorKind::InvalidNumber { field: "a position or count", text: word.into() }))
             }
             Kind::Cost(range) => self.cost_line(line, &tokens[range]),
             Kind::Other => {
@@ -183,7 +180,9 @@ impl Reader {
                     Some((key, value)) if key.bytes().all(|b| b.is_ascii_lowercase()) => match Key::of(key) {
                         Some(key) => self.assignment(line, key, value),
                         None => Err(line.error(ParseErrorKind::Unexpected {
-                            expected: "a callgrind line: `key: value`, `fl=`, `fn=`, `cfn=`, `calls=` …, or a cost line".into(),
+                            expected:
+                                "a callgrind line: `key: value`, `fl=`, `fn=`, `cfn=`, `calls=` …, or a cost line"
+                                    .into(),
                             found: excerpt(text.as_bytes()),
                         })),
                     },
@@ -266,8 +265,9 @@ impl Reader {
         for (i, word) in value.split_ascii_whitespace().enumerate() {
             let at = word.as_ptr() as usize - line.text.as_ptr() as usize;
             let count = word.parse::<i64>().ok().filter(|&c| c >= 0);
-            let count =
-                count.ok_or_else(|| line.error_at(at, ParseErrorKind::InvalidNumber { field: "a count", text: word.into() }))?;
+            let count = count.ok_or_else(|| {
+                line.error_at(at, ParseErrorKind::InvalidNumber { field: "a count", text: word.into() })
+            })?;
             match counts.get_mut(i) {
                 Some(slot) => *slot = count,
                 None => return Err(too_many_counts(line, at, n_events)),
@@ -475,7 +475,7 @@ impl Reader {
 
 /// The file of a function whose cost lines come before any `fl=`, as callgrind writes a file it
 /// has no debug information for.
-const UNKNOWN_FILE: &str = "???";
+pub(super) const UNKNOWN_FILE: &str = "???";
 
 /// The name `value` gives (`name`, `(id) name` defining `id`, or `(id)`), interned in `strings`.
 fn name(line: &Line<'_>, value: &str, table: &mut Compressed, strings: &mut graph::Strings) -> Result<u32, ParseError> {
@@ -503,7 +503,7 @@ fn too_many_counts(line: &Line<'_>, at: usize, n_events: usize) -> ParseError {
         at,
         ParseErrorKind::Unexpected {
             expected: format!("at most {n_events} count(s), one per event of `events:`"),
-            found: excerpt(line.text[at..].as_bytes()),
+            found: excerpt(&line.text.as_bytes()[at..]),
         },
     )
 }

@@ -10,6 +10,9 @@ use std::io::Write;
 /// A function as callgrind names it: its file (module) and its name.
 type Function = (Option<String>, String);
 
+/// The calls of a function from one line to another function: how many, and their inclusive costs.
+type Call = (i64, Vec<i64>);
+
 /// What the tree adds up to per function.
 #[derive(Default)]
 struct FunctionCosts {
@@ -17,7 +20,7 @@ struct FunctionCosts {
     lines: Vec<(u32, Vec<i64>)>,
     line_index: FxHashMap<u32, usize>,
     /// Its calls per line and callee: count and inclusive costs.
-    calls: Vec<((u32, usize), (i64, Vec<i64>))>,
+    calls: Vec<((u32, usize), Call)>,
     call_index: FxHashMap<(u32, usize), usize>,
 }
 
@@ -29,12 +32,17 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
     if let Some(primary) = profile.primary_metric().and_then(|p| events.iter().position(|&m| m == p)) {
         events[..=primary].rotate_right(1);
     }
-    let calls_metric = (0..metrics.len()).find(|&m| !metrics[m].is_additive() && metrics[m].kind == crate::model::MetricKind::Calls);
-    let dropped: Vec<&str> =
-        (0..metrics.len()).filter(|&m| !metrics[m].is_additive() && Some(m) != calls_metric).map(|m| metrics[m].name.as_str()).collect();
+    let calls_metric =
+        (0..metrics.len()).find(|&m| !metrics[m].is_additive() && metrics[m].kind == crate::model::MetricKind::Calls);
+    let dropped: Vec<&str> = (0..metrics.len())
+        .filter(|&m| !metrics[m].is_additive() && Some(m) != calls_metric)
+        .map(|m| metrics[m].name.as_str())
+        .collect();
     if !dropped.is_empty() {
         let names = dropped.join(", ");
-        diag.warn("callgrind-per-node", None, || format!("callgrind has no place for per-node metrics but calls: {names} dropped"));
+        diag.warn("callgrind-per-node", None, || {
+            format!("callgrind has no place for per-node metrics but calls: {names} dropped")
+        });
     }
     let n = events.len();
     let tree = &profile.tree;
@@ -109,7 +117,9 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
         costs.iter_mut().zip(&inclusive).for_each(|(c, inc)| *c = c.saturating_add(inc[node.index()]));
     }
     if rounded {
-        diag.warn("callgrind-rounded", None, || "callgrind counts are whole numbers: values rounded to whole ones".into());
+        diag.warn("callgrind-rounded", None, || {
+            "callgrind counts are whole numbers: values rounded to whole ones".into()
+        });
     }
     let names: Vec<String> = events.iter().map(|&m| event_name(&metrics[m])).collect();
     let mut w = std::io::BufWriter::new(out);
@@ -134,7 +144,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
         if costs.lines.is_empty() && costs.calls.is_empty() {
             continue;
         }
-        let file = file.as_deref().unwrap_or("???");
+        let file = file.as_deref().unwrap_or(super::read::UNKNOWN_FILE);
         writeln!(w, "fl={}", files.name(file))?;
         writeln!(w, "fn={}", fns.name(name))?;
         let mut last: Option<u32> = None;
@@ -156,7 +166,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
         }
         for ((line, callee), (calls, inclusive)) in &costs.calls {
             let ((callee_file, callee_name), callee_costs) = &functions[*callee];
-            let callee_file = callee_file.as_deref().unwrap_or("???");
+            let callee_file = callee_file.as_deref().unwrap_or(super::read::UNKNOWN_FILE);
             if callee_file != file {
                 writeln!(w, "cfi={}", files.name(callee_file))?;
             }

@@ -74,3 +74,6 @@ mod cli_world;
 
 // Chrome traces and V8 CPU profiles against speedscope's importers and DevTools' rules.
 mod chrome_world;
+
+// Formats against their own tools, a module each (callgrind against callgrind_annotate).
+mod formats;

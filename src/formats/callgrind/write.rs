@@ -98,10 +98,12 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
         }
         let Some(parent) = tree.parent(node) else { continue };
         let (caller, call_line) = place_of(tree.frame(parent), &mut functions);
-        // A line below a node of its own function (a function row, then its lines) is no call.
-        let nested = caller == function
-            && profile.frames.get(tree.frame(parent)).kind != FrameKind::Line
-            && profile.frames.get(tree.frame(node)).kind == FrameKind::Line;
+        // A line below a node of its own function (a function row, then its lines, some perhaps
+        // inlined from another file) is no call.
+        let (caller_frame, frame) = (profile.frames.get(tree.frame(parent)), profile.frames.get(tree.frame(node)));
+        let nested = functions[caller].0 .1 == functions[function].0 .1
+            && caller_frame.kind != FrameKind::Line
+            && frame.kind == FrameKind::Line;
         if nested {
             continue;
         }

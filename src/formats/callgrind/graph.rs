@@ -176,7 +176,12 @@ impl Read {
                 }
                 _ => None,
             };
-            Apportioning::new(graph, n_events, has_calls).build(&mut profile, &mut frames, root, &mut left);
+            Apportioning::new(graph, n_events, has_calls, self.names.functions.len()).build(
+                &mut profile,
+                &mut frames,
+                root,
+                &mut left,
+            );
         }
         let calls = self.graphs.iter().map(|g| g.edges.len()).sum::<usize>();
         if calls > 0 {
@@ -248,11 +253,12 @@ struct Apportioning<'g> {
     /// Per function (by its number in the file): its slots and its calls, as ranges of `slot_order`
     /// and `edge_order`.
     slot_order: Vec<u32>,
-    slot_start: FxHashMap<u32, (usize, usize)>,
+    slot_start: Vec<(usize, usize)>,
     edge_order: Vec<u32>,
-    edge_start: FxHashMap<u32, (usize, usize)>,
-    /// Per function: its own costs and its calls' to others, added up (speedscope's total weight).
-    totals: FxHashMap<u32, Vec<f64>>,
+    edge_start: Vec<(usize, usize)>,
+    /// Per function, `n_events` each: its own costs and its calls' to others, added up
+    /// (speedscope's total weight).
+    totals: Vec<f64>,
     /// The functions in order of first appearance.
     order: Vec<u32>,
 }
@@ -267,26 +273,26 @@ struct Visit {
 }
 
 impl<'g> Apportioning<'g> {
-    fn new(graph: &'g Graph, n_events: usize, has_calls: bool) -> Apportioning<'g> {
+    fn new(graph: &'g Graph, n_events: usize, has_calls: bool, n_functions: usize) -> Apportioning<'g> {
         let mut order = Vec::new();
-        let mut seen = rustc_hash::FxHashSet::default();
+        let mut seen = vec![false; n_functions];
         let functions = graph.slots.iter().map(|s| s.0).chain(graph.edges.iter().flat_map(|e| [e.0, e.3]));
         for function in functions {
-            if seen.insert(function) {
+            if !std::mem::replace(&mut seen[function as usize], true) {
                 order.push(function);
             }
         }
-        let (slot_order, slot_start) = grouped(graph.slots.iter().map(|s| s.0));
-        let (edge_order, edge_start) = grouped(graph.edges.iter().map(|e| e.0));
-        let mut totals: FxHashMap<u32, Vec<f64>> = FxHashMap::default();
+        let (slot_order, slot_start) = grouped(graph.slots.iter().map(|s| s.0), n_functions);
+        let (edge_order, edge_start) = grouped(graph.edges.iter().map(|e| e.0), n_functions);
+        let mut totals = vec![0.0; n_functions * n_events];
         for (slot, &(function, _, _)) in graph.slots.iter().enumerate() {
-            let total = totals.entry(function).or_insert_with(|| vec![0.0; n_events]);
+            let total = &mut totals[function as usize * n_events..(function as usize + 1) * n_events];
             let costs = &graph.slot_costs[slot * n_events..(slot + 1) * n_events];
             total.iter_mut().zip(costs).for_each(|(t, &c)| *t += c as f64);
         }
         for (edge, &(caller, _, _, callee)) in graph.edges.iter().enumerate() {
             if caller != callee {
-                let total = totals.entry(caller).or_insert_with(|| vec![0.0; n_events]);
+                let total = &mut totals[caller as usize * n_events..(caller as usize + 1) * n_events];
                 let costs = &graph.edge_costs[edge * n_events..(edge + 1) * n_events];
                 total.iter_mut().zip(costs).for_each(|(t, &c)| *t += c as f64);
             }
@@ -294,15 +300,20 @@ impl<'g> Apportioning<'g> {
         Apportioning { graph, n_events, has_calls, slot_order, slot_start, edge_order, edge_start, totals, order }
     }
 
+    /// Function `function`'s own costs and calls' added up, per event.
+    fn total(&self, function: u32) -> &[f64] {
+        let n = self.n_events;
+        &self.totals[function as usize * n..(function as usize + 1) * n]
+    }
+
     /// Adds the graph's tree to `profile`, below `root` (a thread) or at the roots.
     fn build(&self, profile: &mut Profile, frames: &mut Frames<'_>, root: Option<NodeId>, left: &mut Left) {
         let (graph, n) = (self.graph, self.n_events);
-        let zero = vec![0.0; n];
         // What a function has beyond what its callers give it: it is a root that much.
-        let mut roots: FxHashMap<u32, Vec<f64>> = self.totals.clone();
+        let mut roots = self.totals.clone();
         for (edge, &(caller, _, _, callee)) in graph.edges.iter().enumerate() {
             if caller != callee {
-                let weights = roots.entry(callee).or_insert_with(|| zero.clone());
+                let weights = &mut roots[callee as usize * n..(callee as usize + 1) * n];
                 let costs = &graph.edge_costs[edge * n..(edge + 1) * n];
                 weights.iter_mut().zip(costs).for_each(|(w, &c)| *w -= c as f64);
             }
@@ -317,15 +328,15 @@ impl<'g> Apportioning<'g> {
         let mut slot_shares: Vec<(u32, NodeId, usize)> = Vec::new();
         let mut call_shares: Vec<(u32, NodeId, f64)> = Vec::new();
         let mut raw: Vec<f64> = Vec::new();
-        let mut on_stack: rustc_hash::FxHashSet<u32> = rustc_hash::FxHashSet::default();
+        let mut on_stack = vec![false; self.totals.len() / n.max(1)];
         enum Step {
             Enter(Visit),
             Leave(u32),
         }
         let mut stack: Vec<Step> = Vec::new();
         for &function in self.order.iter().rev() {
-            let weights = roots.get(&function).filter(|w| w.iter().any(|&w| w > 0.0));
-            if let Some(weights) = weights {
+            let weights = &roots[function as usize * n..(function as usize + 1) * n];
+            if weights.iter().any(|&w| w > 0.0) {
                 let weights = weights.iter().map(|&w| w.max(0.0)).collect();
                 stack.push(Step::Enter(Visit { function, parent: root, weights, call: None }));
             }
@@ -335,19 +346,19 @@ impl<'g> Apportioning<'g> {
             let visit = match step {
                 Step::Enter(visit) => visit,
                 Step::Leave(function) => {
-                    on_stack.remove(&function);
+                    on_stack[function as usize] = false;
                     continue;
                 }
             };
             let function = visit.function;
-            on_stack.insert(function);
+            on_stack[function as usize] = true;
             stack.push(Step::Leave(function));
             let node = profile.tree.push(visit.parent, frames.function(&mut profile.frames, function));
             let own_file = frames.names.functions[function as usize].0;
             if let Some((edge, share)) = visit.call {
                 call_shares.push((edge, node, share));
             }
-            let total = self.totals.get(&function).unwrap_or(&zero);
+            let total = self.total(function);
             let ratios: Vec<f64> =
                 visit.weights.iter().zip(total).map(|(&w, &t)| if t > 0.0 { w / t } else { 0.0 }).collect();
             line_nodes.clear();
@@ -362,7 +373,7 @@ impl<'g> Apportioning<'g> {
                 line_nodes.push(((line, file), n));
                 n
             };
-            let (start, end) = self.slot_start.get(&function).copied().unwrap_or((0, 0));
+            let (start, end) = self.slot_start[function as usize];
             for &slot in &self.slot_order[start..end] {
                 let (_, line, file) = graph.slots[slot as usize];
                 let target = line_node(profile, frames, line, file);
@@ -370,11 +381,11 @@ impl<'g> Apportioning<'g> {
                 slot_shares.push((slot, target, raw.len()));
                 raw.extend(costs.iter().zip(&ratios).map(|(&c, &r)| c as f64 * r));
             }
-            let (start, end) = self.edge_start.get(&function).copied().unwrap_or((0, 0));
+            let (start, end) = self.edge_start[function as usize];
             let mut calls = Vec::new();
             for &edge in &self.edge_order[start..end] {
                 let (_, line, file, callee) = graph.edges[edge as usize];
-                if callee == function || on_stack.contains(&callee) {
+                if callee == function || on_stack[callee as usize] {
                     left.recursive += 1;
                     continue;
                 }
@@ -393,11 +404,12 @@ impl<'g> Apportioning<'g> {
         // Each slot's costs shared out among its nodes as whole numbers; a slot no visit reached
         // under a root of its function's own.
         let mut unreached: FxHashMap<u32, NodeId> = FxHashMap::default();
-        let (order, starts) = grouped(slot_shares.iter().map(|s| s.0));
+        let (order, starts) = grouped(slot_shares.iter().map(|s| s.0), graph.slots.len());
         let mut shares = Vec::new();
         for (slot, &(function, line, file)) in graph.slots.iter().enumerate() {
             let costs = &graph.slot_costs[slot * n..(slot + 1) * n];
-            let Some(&(start, end)) = starts.get(&(slot as u32)) else {
+            let (start, end) = starts[slot];
+            if start == end {
                 if costs.iter().all(|&c| c == 0) {
                     continue;
                 }
@@ -426,8 +438,8 @@ impl<'g> Apportioning<'g> {
             }
         }
         if self.has_calls {
-            let (order, starts) = grouped(call_shares.iter().map(|s| s.0));
-            for (&edge, &(start, end)) in &starts {
+            let (order, starts) = grouped(call_shares.iter().map(|s| s.0), graph.edges.len());
+            for (edge, &(start, end)) in starts.iter().enumerate() {
                 let entries = &order[start..end];
                 whole_shares(
                     graph.edge_calls[edge as usize],
@@ -442,29 +454,25 @@ impl<'g> Apportioning<'g> {
     }
 }
 
-/// The indices of `keys` grouped by key, in order within each group: the indices, and where each
-/// key's are among them.
-fn grouped(keys: impl Iterator<Item = u32>) -> (Vec<u32>, FxHashMap<u32, (usize, usize)>) {
+/// The indices of `keys` (each below `n_keys`) grouped by key, in order within each group: the
+/// indices, and where each key's are among them (a counting sort).
+fn grouped(keys: impl Iterator<Item = u32>, n_keys: usize) -> (Vec<u32>, Vec<(usize, usize)>) {
     let keys: Vec<u32> = keys.collect();
-    let mut counts: FxHashMap<u32, usize> = FxHashMap::default();
+    let mut starts = vec![(0usize, 0usize); n_keys];
     for &key in &keys {
-        *counts.entry(key).or_insert(0) += 1;
+        starts[key as usize].1 += 1;
     }
-    let mut starts: FxHashMap<u32, (usize, usize)> = FxHashMap::default();
     let mut next = 0;
-    for &key in &keys {
-        starts.entry(key).or_insert_with(|| {
-            let start = next;
-            next += counts[&key];
-            (start, start)
-        });
+    for range in &mut starts {
+        let count = range.1;
+        *range = (next, next);
+        next += count;
     }
     let mut order = vec![0u32; keys.len()];
     for (i, &key) in keys.iter().enumerate() {
-        if let Some(range) = starts.get_mut(&key) {
-            order[range.1] = i as u32;
-            range.1 += 1;
-        }
+        let range = &mut starts[key as usize];
+        order[range.1] = i as u32;
+        range.1 += 1;
     }
     (order, starts)
 }

@@ -441,11 +441,7 @@ impl<'g> Apportioning<'g> {
             let (order, starts) = grouped(call_shares.iter().map(|s| s.0), graph.edges.len());
             for (edge, &(start, end)) in starts.iter().enumerate() {
                 let entries = &order[start..end];
-                whole_shares(
-                    graph.edge_calls[edge as usize],
-                    entries.iter().map(|&i| call_shares[i as usize].2),
-                    &mut shares,
-                );
+                whole_shares(graph.edge_calls[edge], entries.iter().map(|&i| call_shares[i as usize].2), &mut shares);
                 for (&i, &share) in entries.iter().zip(&shares) {
                     profile.tree.add_self(n, call_shares[i as usize].1, Value::Int(share));
                 }

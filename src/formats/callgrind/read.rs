@@ -334,8 +334,9 @@ impl Reader {
                 self.callee = Some(self.names.function(file, function));
             }
             Key::Calls => {
-                let count = value.split_ascii_whitespace().next().unwrap_or("");
-                let at = count.as_ptr() as usize - line.text.as_ptr() as usize;
+                let count = value.split_ascii_whitespace().next();
+                let at = count.map_or(line.text.len(), |c| c.as_ptr() as usize - line.text.as_ptr() as usize);
+                let count = count.unwrap_or("");
                 let count = count.parse::<i64>().ok().filter(|&c| c >= 0).ok_or_else(|| {
                     line.error_at(at, ParseErrorKind::InvalidNumber { field: "the count of calls", text: count.into() })
                 })?;

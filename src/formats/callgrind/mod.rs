@@ -75,7 +75,9 @@
 //! `callgrind_annotate` gives every function the self total `proftool summary` gives it.
 //!
 //! **Lost on write**: the tree's shape beyond caller and callee (stacks that share a function are
-//! added up in its one entry: read back, they are apportioned again); threads (their frames dropped,
+//! added up in its one entry: read back, they are apportioned again); inlined lines (`fi=`) are
+//! written as a function of their own file (`fl=`), whose own totals `callgrind_annotate` gives
+//! as it gave them, but which reads back as a root; threads (their frames dropped,
 //! by the conversion step); per-node metrics other than calls; frame kinds; fractions of a
 //! nanosecond; header facts but the title and the `callgrind.…` ones; what other formats know of a
 //! frame (where it is defined).

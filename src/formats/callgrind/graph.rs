@@ -96,6 +96,13 @@ impl Graph {
         &mut self.slot_costs[slot * n_events..(slot + 1) * n_events]
     }
 
+    /// Forgets how slots and calls are found by their keys, which only reading needs: the tree is
+    /// built from their numbers.
+    pub(super) fn done_reading(&mut self) {
+        self.slot_ids = FxHashMap::default();
+        self.edge_ids = FxHashMap::default();
+    }
+
     /// The inclusive costs of the calls of `caller` at `line` of `file` to `callee`, counting
     /// `calls` more.
     pub(super) fn call(
@@ -129,8 +136,9 @@ pub(super) struct Read {
     pub(super) stated: [(&'static str, Option<Vec<i64>>); 2],
 }
 
-/// A call not expanded below a node unless one of its shares is at least this many events, and
-/// this part of the total: so that a graph of many paths does not become a tree of billions.
+/// A call into a function visited before is not expanded below a node unless one of its shares is
+/// at least this many events, and this part of the total: so that a graph of many paths does not
+/// become a tree of billions.
 const LEAST_SHARE: f64 = 0.5;
 const LEAST_PART: f64 = 1e-6;
 
@@ -187,8 +195,16 @@ impl Read {
         if calls > 0 {
             diag.warn("callgrind-graph", None, || {
                 let mut text = "callgrind holds a call graph, not a tree: each function's inclusive cost is apportioned among its callers, as speedscope's importer does (its stacks are shares, not measured; each function's own costs per line, and each call's count, are the file's exactly)".to_string();
-                if left.recursive + left.small > 0 {
-                    text += &format!("; {} recursive calls into a function already on the stack and {} calls of a share below half an event or a millionth of the total are not expanded (their functions' costs are in their other stacks)", left.recursive, left.small);
+                let calls = |n: u64| if n == 1 { "1 call".to_string() } else { format!("{n} calls") };
+                let mut unexpanded = Vec::new();
+                if left.recursive > 0 {
+                    unexpanded.push(format!("{} back into a function already on the stack", calls(left.recursive)));
+                }
+                if left.small > 0 {
+                    unexpanded.push(format!("{} of a share below half an event or a millionth of the total into a function expanded elsewhere", calls(left.small)));
+                }
+                if !unexpanded.is_empty() {
+                    text += &format!("; not expanded, their functions' costs being in their other stacks: {}", unexpanded.join(", "));
                 }
                 if left.unreached > 0 {
                     text += &format!("; {} functions no stack reaches are roots of their own", left.unreached);
@@ -329,6 +345,8 @@ impl<'g> Apportioning<'g> {
         let mut call_shares: Vec<(u32, NodeId, f64)> = Vec::new();
         let mut raw: Vec<f64> = Vec::new();
         let mut on_stack = vec![false; self.totals.len() / n.max(1)];
+        // A function visited once already: a small call into it need not be expanded again.
+        let mut visited = vec![false; on_stack.len()];
         enum Step {
             Enter(Visit),
             Leave(u32),
@@ -352,6 +370,7 @@ impl<'g> Apportioning<'g> {
             };
             let function = visit.function;
             on_stack[function as usize] = true;
+            visited[function as usize] = true;
             stack.push(Step::Leave(function));
             let node = profile.tree.push(visit.parent, frames.function(&mut profile.frames, function));
             let own_file = frames.names.functions[function as usize].0;
@@ -391,7 +410,7 @@ impl<'g> Apportioning<'g> {
                 }
                 let costs = &graph.edge_costs[edge as usize * n..(edge as usize + 1) * n];
                 let weights: Vec<f64> = costs.iter().zip(&ratios).map(|(&c, &r)| c as f64 * r).collect();
-                if !weights.iter().zip(&least).any(|(w, l)| w >= l) {
+                if visited[callee as usize] && !weights.iter().zip(&least).any(|(w, l)| w >= l) {
                     left.small += 1;
                     continue;
                 }

@@ -54,7 +54,8 @@
 //! each function's own cost per line, and each call edge's count, are shared out as whole numbers
 //! that add up exactly to the file's (largest remainders). A call back into a function already on
 //! the stack (recursion, callgrind's `fib'2`) is not expanded, nor a call whose share is below
-//! half an event or a millionth of the total; what such calls held is in the other visits of the
+//! half an event or a millionth of the total into a function expanded before (the first call into
+//! a function is, however small); what such calls held is in the other visits of the
 //! same functions, or, for a function no visit reaches, under a root of its own (said on stderr).
 //! Threads (`thread:` of several dumps) are thread roots `thread N` where the file has more than one;
 //! dumps of one thread (parts) add up. `cmd:` is the title; `creator`, `pid`, `part`, `desc` and

@@ -462,10 +462,12 @@ impl Reader {
             let jumps = self.jumps;
             diag.warn("callgrind-jumps", None, || format!("{jumps} jump lines (jump=, jcnd=) are not kept"));
         }
+        let mut graphs = self.graphs;
+        graphs.iter_mut().for_each(Graph::done_reading);
         let read = graph::Read {
             names: self.names,
             events,
-            graphs: self.graphs,
+            graphs,
             title: self.title,
             attrs: self.attrs,
             stated: [("summary:", self.summary), ("totals:", self.totals)],

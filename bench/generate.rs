@@ -380,6 +380,116 @@ fn perf_script(shape: &str, size: u64, out: &mut impl Write) -> (u64, u64) {
     (records, written)
 }
 
+/// A callgrind file as valgrind writes one for a large program (`positions: line`, `events: Ir Dr
+/// Dw`, compressed names, sub-position compression), of at least `size` bytes: functions in 500
+/// source files, each called from one caller (function `i` from `i / 4`, so that the graph is as
+/// deep as a program's), a third of them also calling one of 200 utility functions (leaves called
+/// from everywhere, as `memcpy` or `malloc`), with 5 to 40 cost lines each, and every call's
+/// inclusive cost what its callee's costs add up to (a utility's shared among its callers). Not
+/// written through proftool's callgrind writer: a tree of random stacks written as a graph is a
+/// graph of random calls, which no program has. Returns the functions and the bytes written.
+fn callgrind(size: u64, out: &mut impl Write) -> (usize, u64) {
+    const UTILITIES: usize = 200;
+    const BYTES_PER_FUNCTION: u64 = 410;
+    let mut rng = Rng(0xca11_9121);
+    let functions = UTILITIES + (size / BYTES_PER_FUNCTION) as usize;
+    // Own costs per line (line, Ir, Dr, Dw) and the utility each calls, if any.
+    let mut lines: Vec<Vec<(u64, [u64; 3])>> = Vec::with_capacity(functions);
+    let mut utility: Vec<Option<usize>> = Vec::with_capacity(functions);
+    for f in 0..functions {
+        let mut line = 10 + rng.below(2000);
+        let n = 5 + rng.below(36);
+        let own = (0..n)
+            .map(|_| {
+                line += 1 + rng.below(4);
+                let ir = 1 + rng.below(50) * rng.below(50);
+                (line, [ir, ir / 3, ir / 7])
+            })
+            .collect();
+        lines.push(own);
+        utility.push((f >= UTILITIES && rng.below(3) == 0).then(|| rng.below(UTILITIES as u64) as usize));
+    }
+    let caller = |f: usize| (f > UTILITIES).then(|| UTILITIES + (f - UTILITIES - 1) / 4);
+    // Inclusive costs, callees (higher numbers) first; a utility's calls share its total equally.
+    let own = |f: usize| lines[f].iter().fold([0u64; 3], |a, (_, c)| [a[0] + c[0], a[1] + c[1], a[2] + c[2]]);
+    let mut calls_to = vec![0u64; UTILITIES];
+    utility.iter().flatten().for_each(|&u| calls_to[u] += 1);
+    let per_call: Vec<[u64; 3]> = (0..UTILITIES).map(|u| own(u).map(|c| c / calls_to[u].max(1))).collect();
+    let mut inclusive: Vec<[u64; 3]> = (0..functions).map(own).collect();
+    for f in (UTILITIES..functions).rev() {
+        if let Some(u) = utility[f] {
+            (0..3).for_each(|e| inclusive[f][e] += per_call[u][e]);
+        }
+        if let Some(c) = caller(f) {
+            let add = inclusive[f];
+            (0..3).for_each(|e| inclusive[c][e] += add[e]);
+        }
+    }
+    let mut callees: Vec<Vec<usize>> = vec![Vec::new(); functions];
+    for f in UTILITIES + 1..functions {
+        if let Some(c) = caller(f) {
+            callees[c].push(f);
+        }
+    }
+    let name = |f: usize| match f < UTILITIES {
+        true => format!("util_{}", ["memcpy", "malloc", "free", "hash", "compare"][f % 5].to_owned() + &f.to_string()),
+        false => format!("{}_{}_{f}", VERBS[f % 10].to_lowercase(), NOUNS[(f / 10) % 10].to_lowercase()),
+    };
+    let file_of = |f: usize| match f < UTILITIES {
+        true => format!("lib/util{}.c", f % 20),
+        false => format!("src/{}/{}.c", NOUNS[f % 10].to_lowercase(), f % 480),
+    };
+    let mut out = CountingWriter { inner: out, bytes: 0 };
+    let mut named_files = std::collections::HashMap::new();
+    let mut named_fns = vec![false; functions];
+    let totals = (0..functions).map(own).fold([0u64; 3], |a, c| [a[0] + c[0], a[1] + c[1], a[2] + c[2]]);
+    let w = &mut out;
+    writeln!(w, "# callgrind format\nversion: 1\ncreator: proftool-bench\npid: 1\ncmd: ./big\npart: 1\n").unwrap();
+    writeln!(w, "positions: line\nevents: Ir Dr Dw\nsummary: {} {} {}\n", totals[0], totals[1], totals[2]).unwrap();
+    let compressed = |named: bool, id: usize, text: String| match named {
+        true => format!("({id})"),
+        false => format!("({id}) {text}"),
+    };
+    for f in 0..functions {
+        let file = file_of(f);
+        let next = named_files.len() + 1;
+        let (file_id, file_named) = match named_files.get(&file) {
+            Some(&id) => (id, true),
+            None => {
+                named_files.insert(file.clone(), next);
+                (next, false)
+            }
+        };
+        writeln!(w, "fl={}", compressed(file_named, file_id, file)).unwrap();
+        writeln!(w, "fn={}", compressed(named_fns[f], f + 1, name(f))).unwrap();
+        named_fns[f] = true;
+        let mut last = 0;
+        for &(line, c) in &lines[f] {
+            match last {
+                0 => write!(w, "{line}").unwrap(),
+                _ => write!(w, "+{}", line - last).unwrap(),
+            }
+            last = line;
+            writeln!(w, " {} {} {}", c[0], c[1], c[2]).unwrap();
+        }
+        let calls = callees[f].iter().map(|&g| (g, inclusive[g])).chain(utility[f].map(|u| (u, per_call[u])));
+        for (g, cost) in calls {
+            if file_of(g) != file_of(f) {
+                let callee_file = file_of(g);
+                let next = named_files.len() + 1;
+                let id = *named_files.entry(callee_file.clone()).or_insert(next);
+                writeln!(w, "cfi={}", compressed(id != next, id, callee_file)).unwrap();
+            }
+            writeln!(w, "cfn={}", compressed(named_fns[g], g + 1, name(g))).unwrap();
+            named_fns[g] = true;
+            writeln!(w, "calls=1 {}\n* {} {} {}", lines[g][0].0, cost[0], cost[1], cost[2]).unwrap();
+        }
+        writeln!(w).unwrap();
+    }
+    writeln!(w, "totals: {} {} {}", totals[0], totals[1], totals[2]).unwrap();
+    (functions, out.bytes)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
@@ -397,12 +507,19 @@ fn main() {
             out.flush().expect("flushing the output");
             eprintln!("{path}: {shape}, {records} samples, {written} bytes");
         }
+        ["callgrind", size, path] => {
+            let file = std::fs::File::create(path).expect("creating the output");
+            let mut out = BufWriter::with_capacity(1 << 20, file);
+            let (functions, written) = callgrind(size.parse().expect("MIN_BYTES is a number"), &mut out);
+            out.flush().expect("flushing the output");
+            eprintln!("{path}: callgrind, {functions} functions, {written} bytes");
+        }
         [format, size, path] => generate_format(format, size, path, None),
         [format, size, path, nodes] => {
             generate_format(format, size, path, Some(nodes.parse().expect("NODES is a number")))
         }
         _ => {
-            eprintln!("usage: generate FORMAT MIN_BYTES OUT [NODES] (FORMAT: a writable format, folded-stacks, folded-walks, perf-script or perf-random)");
+            eprintln!("usage: generate FORMAT MIN_BYTES OUT [NODES] (FORMAT: a writable format, folded-stacks, folded-walks, perf-script, perf-random or callgrind)");
             std::process::exit(2);
         }
     }

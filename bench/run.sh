@@ -13,6 +13,10 @@
 # pprof's input is the protocol buffer itself (not gzipped, SIZE bytes as its reader parses them), and
 # `go tool pprof -raw` (Debian golang-go) is timed on the same file in the same run.
 #
+# callgrind's input is written by the generator's own callgrind shape (a program's call graph, not
+# proftool's writer), and callgrind_annotate (Debian's valgrind) is timed on the same file in the
+# same run, with the ratio of their times.
+#
 # GHC's text report (ghc-prof) is read only: its input is written by the generator's own bench-only
 # writer, and inferno-collapse-ghcprof (`cargo install inferno`) is timed on the same file in the same
 # run, with the ratio of their times.
@@ -97,6 +101,17 @@ for entry in $formats; do
       read -r s r < <(measure go tool pprof -raw "$file"); row "go tool pprof -raw" "$s" "$r" "$bytes"
     else
       echo "  go not found: install golang-go to compare with go tool pprof -raw"
+    fi
+  fi
+  if [ "$name" = callgrind ]; then
+    # Valgrind's own reader of the file, its function table whole (the issue asks proftool at
+    # least twice its speed).
+    if command -v callgrind_annotate > /dev/null; then
+      read -r ours r < <(measure "$bin" convert -q --from callgrind --to folded "$file" -)
+      read -r theirs r < <(measure callgrind_annotate --threshold=100 "$file"); row "callgrind_annotate" "$theirs" "$r" "$bytes"
+      awk -v a="$theirs" -v b="$ours" 'BEGIN { if (b > 0) printf "    proftool %.1f x as fast as callgrind_annotate\n", a / b }'
+    else
+      echo "  callgrind_annotate not found: install valgrind to compare with it"
     fi
   fi
   if [ "$name" = ghc-px ]; then

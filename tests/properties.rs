@@ -15,11 +15,13 @@ fn any_bytes() -> impl Strategy<Value = Vec<u8>> {
         // Text shaped like the formats, to get past the first checks.
         "LispWorks Profiler Tree[:a ]{0,3}\n[0-9|\\-;\"\\\\a \r\n]{0,300}".prop_map(String::into_bytes),
         "[a-z;0-9 \r\n\\-]{0,300}".prop_map(String::into_bytes),
-        // Binary and JSON formats: a good file with a few bytes changed and its end perhaps cut off.
+        // Binary, JSON and callgrind files: a good file with a few bytes changed and its end perhaps cut
+        // off.
         mutated("pprof/inlined.pb"),
         mutated("speedscope/evented.speedscope.json"),
         mutated("chrome-trace/edge.trace.json"),
         mutated("chrome-trace/node-profile.json"),
+        mutated("callgrind/threads.callgrind"),
     ]
 }
 

@@ -4,6 +4,7 @@
 use crate::support::*;
 use proftool::convert::{self, Convert, ConvertOptions};
 use proftool::diag::Diagnostics;
+use proftool::formats::Structure;
 use proftool::model::{dump::dump, ops, Frame, FrameKind, MetricKind, Value};
 use proftool::{Format, Profile};
 
@@ -76,6 +77,9 @@ pub fn check_pair(origin: Option<Format>, target: Format, profile: &Profile, lab
     }
     let written = write(target, profile);
     let expected = projected(profile, target);
+    if target.carries().structure == Structure::Graph {
+        return check_graph(target, &written, &expected, label);
+    }
     // Time written into folded stacks reads back as time where its unit is given (`--folded-unit`).
     let time_unit = expected.metrics().iter().find(|m| m.kind == MetricKind::Time).map(|m| m.unit);
     let mut read_options = own_output();
@@ -130,13 +134,78 @@ pub fn check_pair(origin: Option<Format>, target: Format, profile: &Profile, lab
     failures
 }
 
-/// Whether `target` weighs stacks by time (samples, ticks or time) and `profile` has metrics but
-/// none that measures time, so that converting it without `--metric` is refused.
+/// Whether `target` weighs stacks by time (samples, ticks or time) and `profile` is weighed by a
+/// count of other things (its primary metric) and has no time, so that converting it without
+/// `--metric` is refused.
 pub fn refuses_for_want_of_time(profile: &Profile, target: Format) -> bool {
     let metrics = profile.metrics();
-    target.carries().weight_is_time
-        && !metrics.is_empty()
-        && !metrics.iter().any(|m| m.kind.measures_time() || !m.is_additive())
+    let by_a_count =
+        profile.primary_metric().is_some_and(|m| metrics[m].is_additive() && !metrics[m].kind.measures_time());
+    target.carries().weight_is_time && by_a_count && !metrics.iter().any(|m| m.kind.measures_time() && m.is_additive())
+}
+
+/// A call graph (callgrind) keeps each function's own values, not the stacks they were in: read
+/// back, its tree is the one its graph apportions to (docs/formats.md). What must survive: the
+/// total and every function's own total of the metric written first, and, written again, the
+/// same functions' own costs.
+fn check_graph(target: Format, written: &[u8], expected: &Profile, label: &str) -> Vec<String> {
+    let mut failures = Vec::new();
+    let reread = match read_bytes_with(target, written, &own_output()).0 {
+        Ok(p) => p,
+        Err(e) => return vec![format!("{label}: {target} output does not read back: {e}")],
+    };
+    if let Err(e) = reread.validate() {
+        failures.push(format!("{label}: {target} re-read is invalid: {e}"));
+    }
+    if !totals_agree(primary_total(expected), primary_total(&reread), expected.tree.len()) {
+        failures.push(format!(
+            "{label}: total changed from {:?} to {:?}",
+            primary_total(expected),
+            primary_total(&reread)
+        ));
+    }
+    if !same_function_totals(expected, &reread) {
+        failures.push(format!(
+            "{label}: functions' own totals changed:\n{:?}\n---\n{:?}",
+            function_totals(expected),
+            function_totals(&reread)
+        ));
+    }
+    let again = write(target, &reread);
+    let (_, reread_again) = (0, read_bytes_with(target, &again, &own_output()).0);
+    match reread_again {
+        Ok(p) if same_function_totals(&reread, &p) => {}
+        other => {
+            failures.push(format!("{label}: {target} written again changes functions' totals: {:?}", other.map(|_| ())))
+        }
+    }
+    failures
+}
+
+/// Every function's own total of the primary metric, with how many nodes it is added up from, by
+/// the name and module of the function (a line frame's function).
+pub fn function_totals(profile: &Profile) -> std::collections::BTreeMap<(String, Option<String>), (f64, usize)> {
+    let mut totals = std::collections::BTreeMap::<(String, Option<String>), (f64, usize)>::new();
+    let Some(metric) = profile.primary_metric() else { return totals };
+    for node in profile.tree.nodes() {
+        let function = profile.frames.get(profile.tree.frame(node)).function().into_owned();
+        let total = totals.entry((function.name, function.module)).or_default();
+        total.0 += profile.tree.self_value(metric, node).as_f64();
+        total.1 += 1;
+    }
+    totals.retain(|_, (value, _)| *value != 0.0);
+    totals
+}
+
+/// Whether `got` gives every function the own total `expected` gives it, up to the rounding of
+/// each of its nodes' values to whole numbers (a graph format's counts are).
+fn same_function_totals(expected: &Profile, got: &Profile) -> bool {
+    let (expected, got) = (function_totals(expected), function_totals(got));
+    expected.len() == got.len()
+        && expected
+            .iter()
+            .zip(&got)
+            .all(|((f, (a, nodes)), (g, (b, _)))| f == g && (a - b).abs() <= 0.5 * *nodes as f64)
 }
 
 /// Whether `target` has no threads and every node of `profile` is a thread, so that converting it

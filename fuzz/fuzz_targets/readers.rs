@@ -5,7 +5,7 @@
 //!
 //! The first byte picks the reader among every format proftool reads, in registry order
 //! (`Format::ALL`, the order `proftool formats` lists; a new reader is fuzzed with no new target),
-//! and with its high bit line frames merged while reading (`ReadOptions::for_target` a target
+//! and with its high bit line frames merged while reading (`convert::reading_for` a target
 //! without lines); the rest is the input. `.ci/fuzz` builds the seeds so from the fixtures.
 #![no_main]
 
@@ -35,7 +35,7 @@ fuzz_target!(|data: &[u8]| {
     let format = readers[usize::from(selector & !MERGE_LINES) % readers.len()];
     let mut options = ReadOptions::default();
     if selector & MERGE_LINES != 0 {
-        options = options.for_target(Format::Folded, &ConvertOptions::default());
+        options = proftool::convert::reading_for(Format::Folded, options, &ConvertOptions::default());
     }
     let read = |bytes: &[u8]| format.read(&mut &bytes[..], &options, &mut Diagnostics::default());
     if let Ok(profile) = read(input) {

@@ -14,6 +14,7 @@
 //! [`Format::ALL`].
 
 pub mod br;
+pub(crate) mod callgrind;
 pub(crate) mod chrome_trace;
 pub(crate) mod cpuprofile;
 pub mod detect;
@@ -82,6 +83,8 @@ pub enum Format {
     Cpuprofile,
     /// Chrome's trace events JSON (`chrome://tracing`, Perfetto; py-spy's and Clang's traces).
     ChromeTrace,
+    /// Valgrind's callgrind profile (`callgrind.out.<pid>`), of callgrind_annotate and KCachegrind.
+    Callgrind,
     /// V8's sampling heap profile JSON (`node --heap-prof`, DevTools allocation sampling; read only).
     Heapprofile,
 }
@@ -108,6 +111,7 @@ impl Format {
             Format::Perf => &perf::SPEC,
             Format::Cpuprofile => &cpuprofile::SPEC,
             Format::ChromeTrace => &chrome_trace::SPEC,
+            Format::Callgrind => &callgrind::SPEC,
             Format::Heapprofile => &heapprofile::SPEC,
         }
     }

@@ -168,6 +168,10 @@ pub enum Structure {
     Tree,
     /// Whole stacks with a weight each.
     Stacks,
+    /// A call graph: each function once, with its own costs and its calls' inclusive costs
+    /// (callgrind). A tree written so comes back as the tree its graph apportions to: each
+    /// function's own total is kept, not which stacks it was in.
+    Graph,
 }
 
 /// What a format can hold, as the "carries" column of docs/formats.md says it. The conversion step uses it to
@@ -232,6 +236,7 @@ impl Carries {
         let mut parts: Vec<&str> = vec![match self.structure {
             Structure::Tree => "call tree",
             Structure::Stacks => "stacks",
+            Structure::Graph => "call graph",
         }];
         parts.extend(self.metrics.iter().map(|m| m.name()));
         let flags = [

@@ -45,5 +45,8 @@ mod cpuprofile;
 // chrome-trace: Chrome's trace events.
 mod chrome_trace;
 
+// callgrind: Valgrind's callgrind files, against callgrind_annotate.
+mod callgrind;
+
 // heapprofile: V8's sampling heap profiles, read only.
 mod heapprofile;

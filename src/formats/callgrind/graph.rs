@@ -1,0 +1,551 @@
+//! A callgrind file's call graphs, and the tree they are apportioned into: each function's
+//! inclusive cost shared among its callers as speedscope's importer shares it (its
+//! `src/import/callgrind.ts`), then each function's own costs per line and each call's count made
+//! whole numbers that add up to the file's exactly.
+
+use crate::diag::Diagnostics;
+use crate::model::{
+    Aggregation, FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value,
+};
+use rustc_hash::FxHashMap;
+
+/// Interned strings.
+#[derive(Default)]
+pub(super) struct Strings {
+    ids: FxHashMap<Box<str>, u32>,
+    texts: Vec<Box<str>>,
+}
+
+impl Strings {
+    pub(super) fn intern(&mut self, text: &str) -> u32 {
+        if let Some(&id) = self.ids.get(text) {
+            return id;
+        }
+        let id = self.texts.len() as u32;
+        self.texts.push(text.into());
+        self.ids.insert(text.into(), id);
+        id
+    }
+
+    fn get(&self, id: u32) -> &str {
+        &self.texts[id as usize]
+    }
+}
+
+/// The names of a file: function names, file names, object names, and the functions (a file and
+/// a name, as `callgrind_annotate` totals them), numbered in order of first appearance.
+#[derive(Default)]
+pub(super) struct Names {
+    pub(super) strings: Strings,
+    pub(super) files: Strings,
+    pub(super) objects: Strings,
+    function_ids: FxHashMap<(u32, u32), u32>,
+    functions: Vec<(u32, u32)>,
+}
+
+impl Names {
+    /// The function `name` of `file`.
+    pub(super) fn function(&mut self, file: u32, name: u32) -> u32 {
+        let next = self.functions.len() as u32;
+        let id = *self.function_ids.entry((file, name)).or_insert(next);
+        if id == next {
+            self.functions.push((file, name));
+        }
+        id
+    }
+}
+
+/// The call graph of one thread: each function's own cost per line and each call's count and
+/// inclusive cost, added up over the file.
+pub(super) struct Graph {
+    pub(super) thread: Option<String>,
+    /// (function, line, file of the line) of each cost slot, and its slot: a function's inlined
+    /// lines (`fi=`) are in another file than its own.
+    slot_ids: FxHashMap<(u32, u32, u32), u32>,
+    slots: Vec<(u32, u32, u32)>,
+    slot_costs: Vec<i64>,
+    /// (caller, line, file of the line, callee) of each call edge, and its edge.
+    edge_ids: FxHashMap<(u32, u32, u32, u32), u32>,
+    edges: Vec<(u32, u32, u32, u32)>,
+    edge_calls: Vec<i64>,
+    edge_costs: Vec<i64>,
+}
+
+impl Graph {
+    pub(super) fn new(thread: Option<String>) -> Graph {
+        Graph {
+            thread,
+            slot_ids: FxHashMap::default(),
+            slots: Vec::new(),
+            slot_costs: Vec::new(),
+            edge_ids: FxHashMap::default(),
+            edges: Vec::new(),
+            edge_calls: Vec::new(),
+            edge_costs: Vec::new(),
+        }
+    }
+
+    /// The costs of `function` at `line` of `file`, to add a cost line's counts to.
+    pub(super) fn cost(&mut self, function: u32, line: u32, file: u32, n_events: usize) -> &mut [i64] {
+        let next = self.slots.len() as u32;
+        let slot = *self.slot_ids.entry((function, line, file)).or_insert(next) as usize;
+        if slot == next as usize {
+            self.slots.push((function, line, file));
+            self.slot_costs.resize(self.slot_costs.len() + n_events, 0);
+        }
+        &mut self.slot_costs[slot * n_events..(slot + 1) * n_events]
+    }
+
+    /// Forgets how slots and calls are found by their keys, which only reading needs: the tree is
+    /// built from their numbers.
+    pub(super) fn done_reading(&mut self) {
+        self.slot_ids = FxHashMap::default();
+        self.edge_ids = FxHashMap::default();
+    }
+
+    /// The inclusive costs of the calls of `caller` at `line` of `file` to `callee`, counting
+    /// `calls` more.
+    pub(super) fn call(
+        &mut self,
+        caller: u32,
+        (line, file): (u32, u32),
+        callee: u32,
+        calls: i64,
+        n_events: usize,
+    ) -> &mut [i64] {
+        let next = self.edges.len() as u32;
+        let edge = *self.edge_ids.entry((caller, line, file, callee)).or_insert(next) as usize;
+        if edge == next as usize {
+            self.edges.push((caller, line, file, callee));
+            self.edge_calls.push(0);
+            self.edge_costs.resize(self.edge_costs.len() + n_events, 0);
+        }
+        self.edge_calls[edge] = self.edge_calls[edge].saturating_add(calls);
+        &mut self.edge_costs[edge * n_events..(edge + 1) * n_events]
+    }
+}
+
+/// Everything read of a file.
+pub(super) struct Read {
+    pub(super) names: Names,
+    pub(super) events: Vec<String>,
+    pub(super) graphs: Vec<Graph>,
+    pub(super) title: Option<String>,
+    pub(super) attrs: Vec<(String, String)>,
+    /// What the file states its totals are (`summary:`, `totals:`, added up over its dumps).
+    pub(super) stated: [(&'static str, Option<Vec<i64>>); 2],
+}
+
+/// A call into a function visited before is not expanded below a node unless one of its shares is
+/// at least this many events, and this part of the total: so that a graph of many paths does not
+/// become a tree of billions.
+const LEAST_SHARE: f64 = 0.5;
+const LEAST_PART: f64 = 1e-6;
+
+/// What the apportioning left out, for the warning that says it.
+#[derive(Default)]
+struct Left {
+    recursive: u64,
+    small: u64,
+    unreached: u64,
+}
+
+impl Read {
+    pub(super) fn into_profile(self, diag: &mut Diagnostics) -> Profile {
+        let n_events = self.events.len();
+        let mut metrics: Vec<Metric> = Vec::new();
+        for event in &self.events {
+            let name = super::super::shared::unique_name(event.clone(), |n| metrics.iter().any(|m| m.name == n));
+            let metric = Metric {
+                name,
+                kind: MetricKind::Events,
+                unit: Unit::Count,
+                aggregation: Aggregation::Additive,
+                repr: Repr::Int,
+            };
+            metrics.push(metric);
+        }
+        let has_calls = self.graphs.iter().any(|g| !g.edges.is_empty());
+        if has_calls {
+            let name = super::super::shared::unique_name("calls".into(), |n| metrics.iter().any(|m| m.name == n));
+            metrics.push(Metric { name, ..Metric::entries("calls") });
+        }
+        let mut profile = Profile::new(metrics);
+        profile.meta.title = self.title;
+        profile.meta.attrs = self.attrs;
+        let mut frames = Frames { names: &self.names, places: FxHashMap::default() };
+        let mut left = Left::default();
+        let threads = self.graphs.iter().filter(|g| g.thread.is_some()).count() > 1;
+        for graph in &self.graphs {
+            let root = match (&graph.thread, threads) {
+                (Some(thread), true) => {
+                    let frame = profile.frames.intern(FrameRef::named(&format!("thread {thread}"), FrameKind::Thread));
+                    Some(profile.tree.push(None, frame))
+                }
+                _ => None,
+            };
+            Apportioning::new(graph, n_events, has_calls, self.names.functions.len()).build(
+                &mut profile,
+                &mut frames,
+                root,
+                &mut left,
+            );
+        }
+        let calls = self.graphs.iter().map(|g| g.edges.len()).sum::<usize>();
+        if calls > 0 {
+            diag.warn("callgrind-graph", None, || {
+                let mut text = "callgrind holds a call graph, not a tree: each function's inclusive cost is apportioned among its callers, as speedscope's importer does (its stacks are shares, not measured; each function's own costs per line, and each call's count, are the file's exactly)".to_string();
+                let calls = |n: u64| if n == 1 { "1 call".to_string() } else { format!("{n} calls") };
+                let mut unexpanded = Vec::new();
+                if left.recursive > 0 {
+                    unexpanded.push(format!("{} back into a function already on the stack", calls(left.recursive)));
+                }
+                if left.small > 0 {
+                    unexpanded.push(format!("{} of a share below half an event or a millionth of the total into a function expanded elsewhere", calls(left.small)));
+                }
+                if !unexpanded.is_empty() {
+                    text += &format!("; not expanded, their functions' costs being in their other stacks: {}", unexpanded.join(", "));
+                }
+                if left.unreached > 0 {
+                    text += &format!("; {} functions no stack reaches are roots of their own", left.unreached);
+                }
+                text
+            });
+        }
+        let lines: Vec<i64> = (0..n_events)
+            .map(|e| {
+                self.graphs
+                    .iter()
+                    .flat_map(|g| g.slot_costs.iter().skip(e).step_by(n_events))
+                    .fold(0i64, |a, &c| a.saturating_add(c))
+            })
+            .collect();
+        for (what, stated) in &self.stated {
+            let Some(stated) = stated else { continue };
+            if *stated != lines {
+                let join = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(" ");
+                let (stated, lines, events) = (join(stated), join(&lines), self.events.join(" "));
+                diag.warn("callgrind-totals", None, || {
+                    format!("the file's {what} {stated} ({events}) is not what its cost lines add up to, {lines}: the totals are the lines' (a file cut short, or a dump that counts what it lists no line for)")
+                });
+            }
+        }
+        profile
+    }
+}
+
+/// The frames of functions and of their lines, interned once.
+struct Frames<'n> {
+    names: &'n Names,
+    places: FxHashMap<(u32, u32, u32), FrameId>,
+}
+
+impl Frames<'_> {
+    /// The frame of `function` itself.
+    fn function(&mut self, table: &mut FrameTable, function: u32) -> FrameId {
+        let (file, _) = self.names.functions[function as usize];
+        self.get(table, function, 0, file)
+    }
+
+    /// The frame of `function` at `line` of `file` (line 0: the function itself, or its code in
+    /// another file than its own).
+    fn get(&mut self, table: &mut FrameTable, function: u32, line: u32, file: u32) -> FrameId {
+        let names = self.names;
+        *self.places.entry((function, line, file)).or_insert_with(|| {
+            let name = names.strings.get(names.functions[function as usize].1);
+            let (kind, line) = if line == 0 { (FrameKind::Function, None) } else { (FrameKind::Line, Some(line)) };
+            // Callgrind's `???` is no file: code without debug information.
+            let module = Some(names.files.get(file)).filter(|f| *f != super::read::UNKNOWN_FILE);
+            table.intern(FrameRef { name, module, line, clause: None, kind })
+        })
+    }
+}
+
+/// One graph's functions with their costs and calls, and the visits that make its tree.
+struct Apportioning<'g> {
+    graph: &'g Graph,
+    n_events: usize,
+    has_calls: bool,
+    /// Per function (by its number in the file): its slots and its calls, as ranges of `slot_order`
+    /// and `edge_order`.
+    slot_order: Vec<u32>,
+    slot_start: Vec<(usize, usize)>,
+    edge_order: Vec<u32>,
+    edge_start: Vec<(usize, usize)>,
+    /// Per function, `n_events` each: its own costs and its calls' to others, added up
+    /// (speedscope's total weight).
+    totals: Vec<f64>,
+    /// The functions in order of first appearance.
+    order: Vec<u32>,
+}
+
+/// A visit to make: a function entered from a node with these shares of its total.
+struct Visit {
+    function: u32,
+    parent: Option<NodeId>,
+    weights: Vec<f64>,
+    /// The call it comes by, and its share of that call's count.
+    call: Option<(u32, f64)>,
+}
+
+impl<'g> Apportioning<'g> {
+    fn new(graph: &'g Graph, n_events: usize, has_calls: bool, n_functions: usize) -> Apportioning<'g> {
+        let mut order = Vec::new();
+        let mut seen = vec![false; n_functions];
+        let functions = graph.slots.iter().map(|s| s.0).chain(graph.edges.iter().flat_map(|e| [e.0, e.3]));
+        for function in functions {
+            if !std::mem::replace(&mut seen[function as usize], true) {
+                order.push(function);
+            }
+        }
+        let (slot_order, slot_start) = grouped(graph.slots.iter().map(|s| s.0), n_functions);
+        let (edge_order, edge_start) = grouped(graph.edges.iter().map(|e| e.0), n_functions);
+        let mut totals = vec![0.0; n_functions * n_events];
+        for (slot, &(function, _, _)) in graph.slots.iter().enumerate() {
+            let total = &mut totals[function as usize * n_events..(function as usize + 1) * n_events];
+            let costs = &graph.slot_costs[slot * n_events..(slot + 1) * n_events];
+            total.iter_mut().zip(costs).for_each(|(t, &c)| *t += c as f64);
+        }
+        for (edge, &(caller, _, _, callee)) in graph.edges.iter().enumerate() {
+            if caller != callee {
+                let total = &mut totals[caller as usize * n_events..(caller as usize + 1) * n_events];
+                let costs = &graph.edge_costs[edge * n_events..(edge + 1) * n_events];
+                total.iter_mut().zip(costs).for_each(|(t, &c)| *t += c as f64);
+            }
+        }
+        Apportioning { graph, n_events, has_calls, slot_order, slot_start, edge_order, edge_start, totals, order }
+    }
+
+    /// Function `function`'s own costs and calls' added up, per event.
+    fn total(&self, function: u32) -> &[f64] {
+        let n = self.n_events;
+        &self.totals[function as usize * n..(function as usize + 1) * n]
+    }
+
+    /// Adds the graph's tree to `profile`, below `root` (a thread) or at the roots.
+    fn build(&self, profile: &mut Profile, frames: &mut Frames<'_>, root: Option<NodeId>, left: &mut Left) {
+        let (graph, n) = (self.graph, self.n_events);
+        // What a function has beyond what its callers give it: it is a root that much.
+        let mut roots = self.totals.clone();
+        for (edge, &(caller, _, _, callee)) in graph.edges.iter().enumerate() {
+            if caller != callee {
+                let weights = &mut roots[callee as usize * n..(callee as usize + 1) * n];
+                let costs = &graph.edge_costs[edge * n..(edge + 1) * n];
+                weights.iter_mut().zip(costs).for_each(|(w, &c)| *w -= c as f64);
+            }
+        }
+        let least: Vec<f64> = (0..n)
+            .map(|e| {
+                let total: f64 = graph.slot_costs.iter().skip(e).step_by(n).map(|&c| c as f64).sum();
+                LEAST_SHARE.max(total * LEAST_PART)
+            })
+            .collect();
+        // Each slot's and each call's shares: (slot or edge, node, raw share per event).
+        let mut slot_shares: Vec<(u32, NodeId, usize)> = Vec::new();
+        let mut call_shares: Vec<(u32, NodeId, f64)> = Vec::new();
+        let mut raw: Vec<f64> = Vec::new();
+        let mut on_stack = vec![false; self.totals.len() / n.max(1)];
+        // A function visited once already: a small call into it need not be expanded again.
+        let mut visited = vec![false; on_stack.len()];
+        enum Step {
+            Enter(Visit),
+            Leave(u32),
+        }
+        let mut stack: Vec<Step> = Vec::new();
+        for &function in self.order.iter().rev() {
+            let weights = &roots[function as usize * n..(function as usize + 1) * n];
+            if weights.iter().any(|&w| w > 0.0) {
+                let weights = weights.iter().map(|&w| w.max(0.0)).collect();
+                stack.push(Step::Enter(Visit { function, parent: root, weights, call: None }));
+            }
+        }
+        let mut line_nodes: Vec<((u32, u32), NodeId)> = Vec::new();
+        while let Some(step) = stack.pop() {
+            let visit = match step {
+                Step::Enter(visit) => visit,
+                Step::Leave(function) => {
+                    on_stack[function as usize] = false;
+                    continue;
+                }
+            };
+            let function = visit.function;
+            on_stack[function as usize] = true;
+            visited[function as usize] = true;
+            stack.push(Step::Leave(function));
+            let node = profile.tree.push(visit.parent, frames.function(&mut profile.frames, function));
+            let own_file = frames.names.functions[function as usize].0;
+            if let Some((edge, share)) = visit.call {
+                call_shares.push((edge, node, share));
+            }
+            let total = self.total(function);
+            let ratios: Vec<f64> =
+                visit.weights.iter().zip(total).map(|(&w, &t)| if t > 0.0 { w / t } else { 0.0 }).collect();
+            line_nodes.clear();
+            let mut line_node = |profile: &mut Profile, frames: &mut Frames<'_>, line: u32, file: u32| {
+                if line == 0 && file == own_file {
+                    return node;
+                }
+                if let Some(&(_, n)) = line_nodes.iter().find(|(place, _)| *place == (line, file)) {
+                    return n;
+                }
+                let n = profile.tree.push(Some(node), frames.get(&mut profile.frames, function, line, file));
+                line_nodes.push(((line, file), n));
+                n
+            };
+            let (start, end) = self.slot_start[function as usize];
+            for &slot in &self.slot_order[start..end] {
+                let (_, line, file) = graph.slots[slot as usize];
+                let target = line_node(profile, frames, line, file);
+                let costs = &graph.slot_costs[slot as usize * n..(slot as usize + 1) * n];
+                slot_shares.push((slot, target, raw.len()));
+                raw.extend(costs.iter().zip(&ratios).map(|(&c, &r)| c as f64 * r));
+            }
+            let (start, end) = self.edge_start[function as usize];
+            let mut calls = Vec::new();
+            for &edge in &self.edge_order[start..end] {
+                let (_, line, file, callee) = graph.edges[edge as usize];
+                if callee == function || on_stack[callee as usize] {
+                    left.recursive += 1;
+                    continue;
+                }
+                let costs = &graph.edge_costs[edge as usize * n..(edge as usize + 1) * n];
+                let weights: Vec<f64> = costs.iter().zip(&ratios).map(|(&c, &r)| c as f64 * r).collect();
+                if visited[callee as usize] && !weights.iter().zip(&least).any(|(w, l)| w >= l) {
+                    left.small += 1;
+                    continue;
+                }
+                let parent = line_node(profile, frames, line, file);
+                let share = graph.edge_calls[edge as usize] as f64 * ratios.first().copied().unwrap_or(0.0);
+                calls.push(Visit { function: callee, parent: Some(parent), weights, call: Some((edge, share)) });
+            }
+            stack.extend(calls.into_iter().rev().map(Step::Enter));
+        }
+        // Each slot's costs shared out among its nodes as whole numbers; a slot no visit reached
+        // under a root of its function's own.
+        let mut unreached: FxHashMap<u32, NodeId> = FxHashMap::default();
+        let (order, starts) = grouped(slot_shares.iter().map(|s| s.0), graph.slots.len());
+        let mut shares = Vec::new();
+        for (slot, &(function, line, file)) in graph.slots.iter().enumerate() {
+            let costs = &graph.slot_costs[slot * n..(slot + 1) * n];
+            let (start, end) = starts[slot];
+            if start == end {
+                if costs.iter().all(|&c| c == 0) {
+                    continue;
+                }
+                let function_node = *unreached.entry(function).or_insert_with(|| {
+                    left.unreached += 1;
+                    profile.tree.push(root, frames.function(&mut profile.frames, function))
+                });
+                let node = match line == 0 && file == frames.names.functions[function as usize].0 {
+                    true => function_node,
+                    false => {
+                        profile.tree.push(Some(function_node), frames.get(&mut profile.frames, function, line, file))
+                    }
+                };
+                for (e, &c) in costs.iter().enumerate() {
+                    profile.tree.add_self(e, node, Value::Int(c));
+                }
+                continue;
+            };
+            let entries = &order[start..end];
+            for (e, &cost) in costs.iter().enumerate() {
+                let weights = entries.iter().map(|&i| raw[slot_shares[i as usize].2 + e]);
+                whole_shares(cost, weights, &mut shares);
+                for (&i, &share) in entries.iter().zip(&shares) {
+                    profile.tree.add_self(e, slot_shares[i as usize].1, Value::Int(share));
+                }
+            }
+        }
+        if self.has_calls {
+            let (order, starts) = grouped(call_shares.iter().map(|s| s.0), graph.edges.len());
+            for (edge, &(start, end)) in starts.iter().enumerate() {
+                let entries = &order[start..end];
+                whole_shares(graph.edge_calls[edge], entries.iter().map(|&i| call_shares[i as usize].2), &mut shares);
+                for (&i, &share) in entries.iter().zip(&shares) {
+                    profile.tree.add_self(n, call_shares[i as usize].1, Value::Int(share));
+                }
+            }
+        }
+    }
+}
+
+/// The indices of `keys` (each below `n_keys`) grouped by key, in order within each group: the
+/// indices, and where each key's are among them (a counting sort).
+fn grouped(keys: impl Iterator<Item = u32>, n_keys: usize) -> (Vec<u32>, Vec<(usize, usize)>) {
+    let keys: Vec<u32> = keys.collect();
+    let mut starts = vec![(0usize, 0usize); n_keys];
+    for &key in &keys {
+        starts[key as usize].1 += 1;
+    }
+    let mut next = 0;
+    for range in &mut starts {
+        let count = range.1;
+        *range = (next, next);
+        next += count;
+    }
+    let mut order = vec![0u32; keys.len()];
+    for (i, &key) in keys.iter().enumerate() {
+        let range = &mut starts[key as usize];
+        order[range.1] = i as u32;
+        range.1 += 1;
+    }
+    (order, starts)
+}
+
+/// `total` shared out in proportion to `weights` as whole numbers that add up to it exactly
+/// (largest remainders, the first of equal remainders first): all of it to the first where the
+/// weights are all 0.
+fn whole_shares(total: i64, weights: impl Iterator<Item = f64>, shares: &mut Vec<i64>) {
+    let weights: Vec<f64> = weights.map(|w| if w.is_finite() && w > 0.0 { w } else { 0.0 }).collect();
+    shares.clear();
+    let sum: f64 = weights.iter().sum();
+    if sum <= 0.0 {
+        shares.resize(weights.len(), 0);
+        if let Some(first) = shares.first_mut() {
+            *first = total;
+        }
+        return;
+    }
+    let exact: Vec<f64> = weights.iter().map(|w| total as f64 * (w / sum)).collect();
+    shares.extend(exact.iter().map(|&x| (x.floor() as i64).clamp(0, total)));
+    let mut left = total - shares.iter().fold(0i64, |a, &s| a.saturating_add(s));
+    let mut by_remainder: Vec<usize> = (0..shares.len()).collect();
+    by_remainder
+        .sort_by(|&a, &b| (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor())).then(a.cmp(&b)));
+    let mut i = 0;
+    while left > 0 {
+        shares[by_remainder[i % by_remainder.len()]] += 1;
+        left -= 1;
+        i += 1;
+    }
+    // Floating point gave more than the total (counts beyond 2^53): taken from the smallest
+    // remainders.
+    let mut i = by_remainder.len();
+    while left < 0 && i > 0 {
+        i -= 1;
+        let at = by_remainder[i];
+        if shares[at] > 0 {
+            shares[at] -= 1;
+            left += 1;
+            i += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_are_whole_and_add_up() {
+        let mut shares = Vec::new();
+        whole_shares(10, [1.0, 1.0, 1.0].into_iter(), &mut shares);
+        assert_eq!(shares, [4, 3, 3]);
+        whole_shares(7, [0.0, 0.0].into_iter(), &mut shares);
+        assert_eq!(shares, [7, 0]);
+        whole_shares(5, [3.0, 1.0].into_iter(), &mut shares);
+        assert_eq!(shares, [4, 1]);
+        whole_shares(i64::MAX, [1.0, 2.0, 3.0].into_iter(), &mut shares);
+        assert_eq!(shares.iter().fold(0i128, |a, &s| a + s as i128), i64::MAX as i128);
+    }
+}

@@ -1,0 +1,200 @@
+//! Callgrind files (`valgrind --tool=callgrind`) against `callgrind_annotate`: each fixture's
+//! functions have the own totals callgrind_annotate gives them, and proftool's callgrind output of
+//! other formats' fixtures gives callgrind_annotate the totals `proftool summary` gives the source.
+
+use crate::support::binary::*;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Own totals per function name, one per event (`file:function` entries of one name added up, as
+/// `proftool summary` names a function by its name).
+type Totals = BTreeMap<String, Vec<i64>>;
+
+/// The function table `callgrind_annotate --threshold=100` prints: the counts of each function
+/// (`.` for none, each perhaps followed by its percentage in parentheses) before its
+/// `file:function [object]`.
+fn parse_annotate(text: &str) -> Totals {
+    let mut totals = Totals::new();
+    let mut lines = text.lines().skip_while(|l| !l.trim_end().ends_with("file:function"));
+    let Some(header) = lines.next() else { return totals };
+    let events = header.split_whitespace().count() - 1;
+    for line in lines.skip(1).take_while(|l| !l.trim().is_empty()) {
+        let mut rest = line.trim_start();
+        let mut counts = Vec::new();
+        for _ in 0..events {
+            let end = rest.find(' ').unwrap_or(rest.len());
+            let word = &rest[..end];
+            counts.push(if word == "." { 0 } else { word.replace(',', "").parse::<i64>().unwrap() });
+            rest = rest[end..].trim_start();
+            if rest.starts_with('(') {
+                rest = rest[rest.find(')').unwrap() + 1..].trim_start();
+            }
+        }
+        let name = rest.strip_suffix(']').and_then(|n| n.rsplit_once(" [")).map_or(rest, |(n, _)| n);
+        let function = name.split_once(':').map_or(name, |(_, f)| f).to_string();
+        let total = totals.entry(function).or_insert_with(|| vec![0; events]);
+        total.iter_mut().zip(counts).for_each(|(t, c)| *t += c);
+    }
+    totals.retain(|_, counts| counts.iter().any(|&c| c != 0));
+    totals
+}
+
+/// What `callgrind_annotate --threshold=100` prints for `path`, where it is installed.
+fn callgrind_annotate(path: &Path) -> Option<Totals> {
+    let output = std::process::Command::new("callgrind_annotate").arg("--threshold=100").arg(path).output();
+    let Some(output) = output.ok().filter(|o| o.status.success()) else {
+        eprintln!("skipped: callgrind_annotate not found (Debian's valgrind)");
+        return None;
+    };
+    Some(parse_annotate(&String::from_utf8(output.stdout).unwrap()))
+}
+
+/// The own totals `proftool summary` gives each function of `path`, in `metrics`, in the unit
+/// `unit` (where the summary's is a time unit: its values turned into it).
+fn summary(path: &Path, metrics: &[&str], unit: Option<&str>) -> Totals {
+    let mut totals = Totals::new();
+    for (i, metric) in metrics.iter().enumerate() {
+        let mut args = vec!["summary", "-q", "--format", "json"];
+        if !metric.is_empty() {
+            args.extend(["--metric", metric]);
+        }
+        let out = proftool().args(&args).arg(path).assert().success();
+        let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        let scale = match (json["unit"].as_str(), unit) {
+            (Some("ms"), Some("ns")) => 1e6,
+            (Some("us"), Some("ns")) => 1e3,
+            _ => 1.0,
+        };
+        for row in json["rows"].as_array().unwrap() {
+            let Some(value) = row["self"].as_f64() else { continue };
+            let total =
+                totals.entry(row["name"].as_str().unwrap().to_string()).or_insert_with(|| vec![0; metrics.len()]);
+            total[i] += (value * scale).round() as i64;
+        }
+    }
+    totals.retain(|_, counts| counts.iter().any(|&c| c != 0));
+    totals
+}
+
+/// The calls `proftool summary` counts per function of `path` (none for roots: threads, which a
+/// callgrind output drops, and the functions at the roots).
+fn calls(path: &Path) -> BTreeMap<String, i64> {
+    let out = proftool().args(["summary", "-q", "--format", "json"]).arg(path).assert().success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let rows = json["rows"].as_array().unwrap().iter();
+    let calls = rows.map(|row| (row["name"].as_str().unwrap().to_string(), row["calls"].as_i64().unwrap()));
+    calls.filter(|(_, calls)| *calls != 0).collect()
+}
+
+fn table(rows: &[(&str, &[i64])]) -> Totals {
+    rows.iter().map(|(name, counts)| (name.to_string(), counts.to_vec())).collect()
+}
+
+/// Each fixture's own totals per function are callgrind_annotate's, as valgrind 3.19.0's printed
+/// them: `callgrind_annotate --threshold=100 fixtures/callgrind/lines.callgrind` (and instr, cache,
+/// threads), `file:function` entries of one name added up (parse_input's work.c 20 and its inlined
+/// work.h 2).
+#[test]
+fn fixtures_have_callgrind_annotates_function_totals() {
+    let program: &[(&str, &[i64])] = &[
+        ("leaf", &[6056]),
+        ("fib'2", &[682]),
+        ("render", &[38]),
+        ("fib", &[36]),
+        ("main", &[34]),
+        ("parse_input", &[22]),
+    ];
+    for case in ["lines", "instr"] {
+        assert_eq!(summary(&fixture(&format!("callgrind/{case}.callgrind")), &["Ir"], None), table(program), "{case}");
+    }
+    // Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw
+    let cache: &[(&str, &[i64])] = &[
+        ("leaf", &[6056, 1008, 0, 0, 0, 0, 0, 0, 0]),
+        ("fib'2", &[682, 144, 140, 0, 0, 1, 0, 0, 0]),
+        ("render", &[38, 6, 12, 0, 0, 0, 0, 0, 0]),
+        ("fib", &[36, 6, 8, 0, 0, 0, 0, 0, 0]),
+        ("main", &[34, 7, 9, 5, 0, 0, 5, 0, 0]),
+        ("parse_input", &[22, 6, 4, 2, 0, 0, 2, 0, 0]),
+    ];
+    let events = ["Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw"];
+    assert_eq!(summary(&fixture("callgrind/cache.callgrind"), &events, None), table(cache));
+    let threads: &[(&str, &[i64])] = &[
+        ("leaf", &[5156]),
+        ("fib'2", &[682]),
+        ("render", &[38]),
+        ("fib", &[36]),
+        ("parse_input", &[22]),
+        ("worker", &[18]),
+    ];
+    assert_eq!(summary(&fixture("callgrind/threads.callgrind"), &["Ir"], None), table(threads));
+}
+
+/// The same, against callgrind_annotate itself where it is installed.
+#[test]
+fn fixtures_read_as_callgrind_annotate_reads_them() {
+    for case in ["lines", "instr", "cache", "threads"] {
+        let path = fixture(&format!("callgrind/{case}.callgrind"));
+        let Some(annotated) = callgrind_annotate(&path) else { return };
+        let text = std::fs::read_to_string(&path).unwrap();
+        let events: Vec<&str> =
+            text.lines().find_map(|l| l.strip_prefix("events: ")).unwrap().split_whitespace().collect();
+        assert_eq!(summary(&path, &events, None), annotated, "{case}");
+    }
+}
+
+/// proftool's callgrind output of other formats' fixtures reads in callgrind_annotate with the
+/// own total per function that `proftool summary` gives the source (time in nanoseconds).
+#[test]
+fn callgrind_annotate_reads_conversions_with_the_sources_totals() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("folded/basic.folded", None),
+        ("lispworks/negative-self.tree", None),
+        ("pprof/cpu.pb.gz", Some("ns")),
+        ("perf/work.perf", Some("ns")),
+        ("ghc-px/notes-example.px", None),
+        ("speedscope/py-spy.speedscope.json", Some("ns")),
+    ];
+    for (source, unit) in cases {
+        let out = dir.path().join("out.callgrind");
+        proftool().args(["convert", "-q"]).arg(fixture(source)).arg(&out).assert().success();
+        let Some(mut annotated) = callgrind_annotate(&out) else { return };
+        // The first event is the metric the source is weighed by, which summary reports.
+        annotated.values_mut().for_each(|counts| counts.truncate(1));
+        annotated.retain(|_, counts| counts[0] != 0);
+        assert_eq!(annotated, summary(&fixture(source), &[""], unit), "{source}");
+    }
+}
+
+/// Written and read back, a callgrind file keeps each function's own costs per line and its
+/// calls' counts.
+#[test]
+fn callgrind_round_trip_keeps_own_costs_and_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    for case in ["lines", "cache", "threads"] {
+        let path = fixture(&format!("callgrind/{case}.callgrind"));
+        let out = dir.path().join("again.callgrind");
+        proftool().args(["convert", "-q"]).arg(&path).arg(&out).assert().success();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let events: Vec<&str> =
+            text.lines().find_map(|l| l.strip_prefix("events: ")).unwrap().split_whitespace().collect();
+        assert_eq!(summary(&out, &events, None), summary(&path, &events, None), "{case}");
+        assert_eq!(calls(&out), calls(&path), "{case}");
+    }
+}
+
+#[test]
+fn annotate_tables_are_parsed_by_their_columns() {
+    let text = "\
+--------------------------------------------------------------------------------
+Ir             Dr          file:function
+--------------------------------------------------------------------------------
+6,056 (88.18%) 1,008 (85.64%)  work.c:leaf [work]
+    2 ( 0.03%)     .           work.h:parse_input
+   20 ( 0.29%)     6 ( 0.51%)  work.c:parse_input [work]
+    .              .           ???:(below main) [work]
+
+";
+    let want: &[(&str, &[i64])] = &[("leaf", &[6056, 1008]), ("parse_input", &[22, 6])];
+    assert_eq!(parse_annotate(text), table(want));
+}

@@ -48,6 +48,13 @@ const READINGS = {
     count: 798,
     why: "GHC's -pj ticks kept as ticks (798 at its 1 ms interval: speedscope's 798 ms), which read back as ticks",
   },
+  'callgrind/callgrind.cfn-reset.log': {
+    count: 40,
+    why: "the file's own costs, 40 instructions (four functions of 10, as callgrind_annotate totals them); its calls claim 40 of callees whose own cost is 20, which speedscope adds to alpha's 10 (50): proftool shares each callee's cost among its callers",
+  },
+  'callgrind/callgrind.subposition-compression.log': {
+    why: "a cost written `*` (line 13, `* *`): the format compresses positions so, not costs; refused at the line (speedscope takes the count before it)",
+  },
   'speedscope/invalid/incomplete-trace.json': {
     why: 'not valid by the file format (speedscope keeps it as an invalid sample): a frame left open, refused at its place',
   },

@@ -154,23 +154,23 @@ impl Read {
     pub(super) fn into_profile(self, diag: &mut Diagnostics) -> Profile {
         let n_events = self.events.len();
         let mut metrics: Vec<Metric> = Vec::new();
+        let mut scales: Vec<i64> = Vec::new();
         for event in &self.events {
-            let name = super::super::shared::unique_name(event.clone(), |n| metrics.iter().any(|m| m.name == n));
-            let metric = Metric {
-                name,
-                kind: MetricKind::Events,
-                unit: Unit::Count,
-                aggregation: Aggregation::Additive,
-                repr: Repr::Int,
-            };
-            metrics.push(metric);
+            let (name, kind, unit, scale) = event_quantity(event);
+            let name = super::super::shared::unique_name(name.to_string(), |n| metrics.iter().any(|m| m.name == n));
+            metrics.push(Metric { name, kind, unit, aggregation: Aggregation::Additive, repr: Repr::Int });
+            scales.push(scale);
         }
         let has_calls = self.graphs.iter().any(|g| !g.edges.is_empty());
         if has_calls {
             let name = super::super::shared::unique_name("calls".into(), |n| metrics.iter().any(|m| m.name == n));
             metrics.push(Metric { name, ..Metric::entries("calls") });
         }
+        // Weighed by its first event, as callgrind_annotate and KCachegrind sort by it (and as
+        // proftool writes the profile's own first).
+        let weighed_by = metrics.first().map(|m| m.kind);
         let mut profile = Profile::new(metrics);
+        profile.meta.weighed_by = weighed_by;
         profile.meta.title = self.title;
         profile.meta.attrs = self.attrs;
         let mut frames = Frames { names: &self.names, places: FxHashMap::default() };
@@ -230,8 +230,42 @@ impl Read {
                 });
             }
         }
+        // An event counted in steps of its unit (Xdebug's `Time_(10ns)`) in that unit's ones.
+        for (m, &scale) in scales.iter().enumerate().filter(|&(_, &scale)| scale != 1) {
+            for node in profile.tree.nodes().collect::<Vec<_>>() {
+                if let Value::Int(v) = profile.tree.self_value(m, node) {
+                    profile.tree.set_self(m, node, Value::Int(v.saturating_mul(scale)));
+                }
+            }
+        }
         profile
     }
+}
+
+/// What an event counts, by the unit its name ends with: Xdebug's `Time_(10ns)` and
+/// `Memory_(bytes)`, and the `name_ns` proftool writes for a time (as `event_name` in write.rs
+/// names it), are time and bytes, named without the unit, with how many of the unit one count
+/// is; any other event counts events of its name (`Ir`, `Dr`, `cycles`).
+fn event_quantity(event: &str) -> (&str, MetricKind, Unit, i64) {
+    let (name, unit) = match event.rsplit_once('_') {
+        Some((name, unit)) if !name.is_empty() => {
+            (name, unit.strip_prefix('(').and_then(|u| u.strip_suffix(')')).unwrap_or(unit))
+        }
+        _ => return (event, MetricKind::Events, Unit::Count, 1),
+    };
+    let (steps, unit) = match unit.find(|c: char| !c.is_ascii_digit()) {
+        Some(0) => (1, unit),
+        Some(at) => (unit[..at].parse().unwrap_or(1), &unit[at..]),
+        None => return (event, MetricKind::Events, Unit::Count, 1),
+    };
+    let (kind, unit) = match unit {
+        "ns" => (MetricKind::Time, Unit::Nanoseconds),
+        "us" | "µs" => (MetricKind::Time, Unit::Microseconds),
+        "ms" => (MetricKind::Time, Unit::Milliseconds),
+        "bytes" => (MetricKind::Alloc, Unit::Bytes),
+        _ => return (event, MetricKind::Events, Unit::Count, 1),
+    };
+    (name, kind, unit, steps)
 }
 
 /// The frames of functions and of their lines, interned once.
@@ -547,5 +581,23 @@ mod tests {
         assert_eq!(shares, [4, 1]);
         whole_shares(i64::MAX, [1.0, 2.0, 3.0].into_iter(), &mut shares);
         assert_eq!(shares.iter().fold(0i128, |a, &s| a + s as i128), i64::MAX as i128);
+    }
+}
+
+#[cfg(test)]
+mod event_tests {
+    use super::*;
+
+    /// Xdebug states units in its events' names, and proftool writes a time's unit after its name:
+    /// those read as time and bytes; every other event is a count of its own kind.
+    #[test]
+    fn an_events_unit_says_what_it_counts() {
+        assert_eq!(event_quantity("Time_(10ns)"), ("Time", MetricKind::Time, Unit::Nanoseconds, 10));
+        assert_eq!(event_quantity("Memory_(bytes)"), ("Memory", MetricKind::Alloc, Unit::Bytes, 1));
+        assert_eq!(event_quantity("cpu-clock_ns"), ("cpu-clock", MetricKind::Time, Unit::Nanoseconds, 1));
+        assert_eq!(event_quantity("time_us"), ("time", MetricKind::Time, Unit::Microseconds, 1));
+        for event in ["Ir", "Dr", "I1mr", "sys_time", "_ns", "Time_(xns)", "Time_10", "cycles"] {
+            assert_eq!(event_quantity(event), (event, MetricKind::Events, Unit::Count, 1), "{event}");
+        }
     }
 }

@@ -31,6 +31,7 @@ pub mod sampler;
 mod shared;
 pub(crate) mod spec;
 pub(crate) mod speedscope;
+mod stackprof;
 mod stacks;
 pub(crate) mod svg;
 
@@ -87,6 +88,8 @@ pub enum Format {
     Callgrind,
     /// V8's sampling heap profile JSON (`node --heap-prof`, DevTools allocation sampling; read only).
     Heapprofile,
+    /// Ruby's stackprof JSON (read only).
+    Stackprof,
 }
 
 impl Format {
@@ -113,6 +116,7 @@ impl Format {
             Format::ChromeTrace => &chrome_trace::SPEC,
             Format::Callgrind => &callgrind::SPEC,
             Format::Heapprofile => &heapprofile::SPEC,
+            Format::Stackprof => &stackprof::SPEC,
         }
     }
 

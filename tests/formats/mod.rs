@@ -50,3 +50,6 @@ mod callgrind;
 
 // heapprofile: V8's sampling heap profiles, read only.
 mod heapprofile;
+
+// stackprof: Ruby's stackprof JSON, read only.
+mod stackprof;

@@ -1,0 +1,47 @@
+//! Ruby's stackprof JSON (`stackprof`): each mode weighed as speedscope weighs it, against
+//! speedscope's importer on its own samples and against stackprof's own counts on ours.
+
+use crate::support::binary::{fixture, info};
+
+/// speedscope's corpus of stackprof files reads to the totals its importer gives them
+/// (fixtures/corpus/speedscope-samples/REFERENCE-speedscope-import.txt): wall time as the samples'
+/// deltas, CPU time as an interval a sample, objects as samples.
+#[test]
+fn stackprof_files_weigh_as_speedscope_weighs_them() {
+    for (file, metric) in [
+        ("simple-stackprof.json", "time (time, us, additive): total 1551604"),
+        ("ruby-stackprof.json", "time (time, us, additive): total 565290"),
+        ("simple-cpu-stackprof.json", "time (time, us, additive): total 489000"),
+        ("object-stackprof.json", "sampled objects (objects, count, additive): total 103"),
+        ("stackprof-last-frame-no-name.json", "sampled objects (objects, count, additive): total 103"),
+    ] {
+        let (text, _) = info(&format!("corpus/speedscope-samples/stackprof/{file}"));
+        assert!(text.contains("format     stackprof (recognised by content)"), "{file}: {text}");
+        assert!(text.contains(&format!("metric     {metric}\n")), "{file}: {text}");
+    }
+}
+
+/// stackprof's own figures, from the JSON on its own (not through proftool's reader): its
+/// `samples`, and in wall mode the sum of `raw_timestamp_deltas`.
+fn stackprof_counts(rel: &str) -> (u64, u64) {
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(fixture(rel)).unwrap()).unwrap();
+    let deltas = json["raw_timestamp_deltas"].as_array().unwrap().iter().map(|d| d.as_u64().unwrap()).sum();
+    (json["samples"].as_u64().unwrap(), deltas)
+}
+
+/// Files made by stackprof 0.2.21 (make-fixtures.sh) read with its own sample counts, wall time
+/// as its deltas, and work.rb named by its relative path.
+#[test]
+fn stackprofs_own_files_read_with_its_counts() {
+    let (samples, deltas) = stackprof_counts("stackprof/wall.stackprof.json");
+    let (text, _) = info("stackprof/wall.stackprof.json");
+    assert!(text.contains(&format!("metric     samples (samples, count, additive): total {samples}\n")), "{text}");
+    assert!(text.contains(&format!("metric     time (time, us, additive): total {deltas}\n")), "{text}");
+    assert!(text.contains("interval   1ms"), "{text}");
+    let (samples, _) = stackprof_counts("stackprof/object.stackprof.json");
+    let (text, _) = info("stackprof/object.stackprof.json");
+    assert!(
+        text.contains(&format!("metric     sampled objects (objects, count, additive): total {samples}\n")),
+        "{text}"
+    );
+}

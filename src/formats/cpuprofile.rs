@@ -141,18 +141,17 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
 /// with function names, in `callFrame`s, but sizes (`selfSize`) where a CPU profile's nodes have
 /// `hitCount`: it is not taken for a CPU profile.
 pub(crate) fn check(head: &[u8]) -> Result<(), &'static str> {
-    let head = head.trim_ascii_start();
-    let Some(members) = head.strip_prefix(b"{").map(<[u8]>::trim_ascii_start) else {
+    let head = json::Head::of(head);
+    let Some(members) = head.members() else {
         return Err("not a JSON object");
     };
-    let has = |key: &[u8]| memchr::memmem::find(head, key).is_some();
     if members.starts_with(b"\"nodes\"") {
-        return if has(b"\"callFrame\"") { Ok(()) } else { Err("\"nodes\" without a \"callFrame\"") };
+        return if head.mentions(b"\"callFrame\"") { Ok(()) } else { Err("\"nodes\" without a \"callFrame\"") };
     }
     if !members.starts_with(b"\"head\"") {
         return Err("its first key is neither \"nodes\" nor the old format's \"head\"");
     }
-    match (has(b"\"functionName\""), has(b"\"hitCount\"")) {
+    match (head.mentions(b"\"functionName\""), head.mentions(b"\"hitCount\"")) {
         (true, true) => Ok(()),
         (false, _) => Err("a \"head\" tree without a \"functionName\""),
         (true, false) => Err("a \"head\" tree without a \"hitCount\" (a V8 heap profile's has \"selfSize\"s instead)"),

@@ -37,7 +37,7 @@
 //! `selfSize`), `scriptId`s; named functions of one name in one script are one frame.
 
 use super::json;
-use super::spec::{self, Carries, Encoding, JsonKind, Rules, Sniff, Spec, Structure};
+use super::spec::{self, Carries, Encoding, JsonKind, Sniff, Spec, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError};
 use crate::model::{Aggregation, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value};
@@ -45,8 +45,7 @@ use serde::Deserialize;
 use std::collections::HashMap;
 use std::io::Read;
 
-/// What its format is, how it is told and read, and what a conversion to it would do (it is read
-/// only: its rules are those of a tree with nothing to fit).
+/// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
     name: "heapprofile",
     description: "V8 sampling heap profile JSON (node --heap-prof, DevTools allocation sampling)",
@@ -56,16 +55,7 @@ pub(crate) const SPEC: Spec = Spec {
     sniff,
     read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
     write: None,
-    rules: Rules {
-        fit: spec::as_projected,
-        fit_roots: spec::roots_as_they_are,
-        says_which_metric_comes_first: false,
-        keeps_defined_at: true,
-        shared_attrs: &[],
-        module_is_namespace: false,
-        keeps_measured_inclusive: false,
-        single_root: None,
-    },
+    rules: spec::NOT_WRITTEN,
 };
 
 /// The format's name in errors and warnings.
@@ -106,15 +96,14 @@ fn sniff(head: &[u8]) -> Sniff {
 /// and `selfSize`s (a CPU profile of the old format has a `head` too, with `hitCount`s); if not,
 /// what is missing first.
 fn check(head: &[u8]) -> Result<(), &'static str> {
-    let head = head.trim_ascii_start();
-    let Some(members) = head.strip_prefix(b"{").map(<[u8]>::trim_ascii_start) else {
+    let head = json::Head::of(head);
+    let Some(members) = head.members() else {
         return Err("not a JSON object");
     };
     if !members.starts_with(b"\"head\"") {
         return Err("its first key is not \"head\"");
     }
-    let has = |key: &[u8]| memchr::memmem::find(head, key).is_some();
-    match (has(b"\"callFrame\""), has(b"\"selfSize\"")) {
+    match (head.mentions(b"\"callFrame\""), head.mentions(b"\"selfSize\"")) {
         (true, true) => Ok(()),
         (false, _) => Err("a \"head\" tree without a \"callFrame\""),
         (true, false) => Err("a \"head\" tree without a \"selfSize\""),

@@ -1,5 +1,6 @@
 //! What the JSON readers and writers (GHC's `-pj`, speedscope, V8's `.cpuprofile`) share: errors
-//! with a line and column, from serde_json's and from a byte offset; escaped strings.
+//! with a line and column, from serde_json's and from a byte offset; escaped strings; the head of an
+//! input as each JSON format's check reads it.
 
 use crate::error::FormatName;
 use crate::error::{ParseError, ParseErrorKind, Position};
@@ -60,4 +61,57 @@ pub(crate) fn text(format: FormatName, bytes: &[u8]) -> Result<&str, ParseError>
 pub(crate) fn push_string(json: &mut String, text: &str) {
     // Serialising a `str` cannot fail.
     json.push_str(&serde_json::to_string(text).unwrap_or_default());
+}
+
+/// The first bytes of an input as a JSON format's check reads them, white space before them left
+/// out: the keys they mention anywhere, the object or array they open, a key's value.
+#[derive(Clone, Copy)]
+pub(crate) struct Head<'a>(&'a [u8]);
+
+impl<'a> Head<'a> {
+    pub(crate) fn of(bytes: &'a [u8]) -> Head<'a> {
+        Head(bytes.trim_ascii_start())
+    }
+
+    /// The head's bytes, from its first that is not white space.
+    pub(crate) fn bytes(self) -> &'a [u8] {
+        self.0
+    }
+
+    /// Whether `text` (a key with its quotes, say) stands anywhere in the head.
+    pub(crate) fn mentions(self, text: &[u8]) -> bool {
+        memchr::memmem::find(self.0, text).is_some()
+    }
+
+    /// Whether the head opens an object.
+    pub(crate) fn is_object(self) -> bool {
+        self.0.starts_with(b"{")
+    }
+
+    /// The members of the object the head opens, from its first key; `None` where it opens none.
+    pub(crate) fn members(self) -> Option<&'a [u8]> {
+        self.0.strip_prefix(b"{").map(<[u8]>::trim_ascii_start)
+    }
+
+    /// What follows the first `key` (with its quotes) of the head, its colon and white space: the
+    /// start of its value.
+    pub(crate) fn value_of(self, key: &[u8]) -> Option<&'a [u8]> {
+        let after = &self.0[memchr::memmem::find(self.0, key)? + key.len()..];
+        after.trim_ascii_start().strip_prefix(b":").map(<[u8]>::trim_ascii_start)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_head_is_read_past_white_space() {
+        let head = Head::of(b"\n  { \"mode\" : \"wall\", \"frames\": {}}");
+        assert!(head.is_object() && head.mentions(b"\"frames\""));
+        assert_eq!(head.members().map(|m| &m[..6]), Some(&b"\"mode\""[..]));
+        assert_eq!(head.value_of(b"\"mode\"").map(|v| &v[..6]), Some(&b"\"wall\""[..]));
+        assert_eq!(head.value_of(b"\"raw\""), None);
+        assert_eq!(Head::of(b"[1]").members(), None);
+    }
 }

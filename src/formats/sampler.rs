@@ -598,6 +598,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
         write_symbol(out, profile, symbol_ids[frame.index()], frame, "")?;
     }
     out.write_all(END)?;
+    let leaf_first = options.formats.get::<Options>().order != FrameOrder::RootFirst;
     let mut line = Vec::with_capacity(256);
     let mut ids: Vec<u32> = Vec::new();
     for &(id, root) in &threads {
@@ -615,7 +616,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
             if counts[node.index()] > 0 {
                 ids.clear();
                 ids.extend_from_slice(&path);
-                if options.formats.get::<Options>().order != FrameOrder::RootFirst {
+                if leaf_first {
                     ids.reverse();
                 }
                 write_samples(out, &ids, counts[node.index()], &mut line)?;

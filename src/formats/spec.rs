@@ -131,6 +131,10 @@ pub const STACKS_ONLY: Rules = Rules {
     single_root: None,
 };
 
+/// The rules of a format proftool reads but does not write: no conversion goes to it, so none of
+/// them is ever asked; they are [`STACKS_ONLY`]'s.
+pub const NOT_WRITTEN: Rules = STACKS_ONLY;
+
 /// The [`Rules::fit`] of a format with no last step of its own.
 pub fn as_projected(profile: Profile, _: &ConvertOptions, _: &mut Diagnostics) -> Profile {
     profile

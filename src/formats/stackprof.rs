@@ -34,15 +34,14 @@
 //! `edges` (derived from the stacks anyway), `metadata`.
 
 use super::json;
-use super::spec::{self, Carries, Encoding, JsonKind, Rules, Sniff, Spec, Structure};
+use super::spec::{self, Carries, Encoding, JsonKind, Sniff, Spec, Structure};
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
 use crate::model::{ChildIndex, FrameRef, Metric, MetricKind, NodeId, Profile, Value, DEFINED_AT};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::io::Read;
 
-/// What its format is, how it is told and read, and what a conversion to it would do (it is read
-/// only: its rules are those of stacks with nothing to fit).
+/// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
     name: "stackprof",
     description: "Ruby stackprof JSON (StackProf.run with raw: true), as speedscope opens it",
@@ -52,16 +51,7 @@ pub(crate) const SPEC: Spec = Spec {
     sniff,
     read: Some(|input, _, _| read(input).map_err(Error::from)),
     write: None,
-    rules: Rules {
-        fit: spec::as_projected,
-        fit_roots: spec::roots_as_they_are,
-        says_which_metric_comes_first: false,
-        keeps_defined_at: true,
-        shared_attrs: &[],
-        module_is_namespace: false,
-        keeps_measured_inclusive: false,
-        single_root: None,
-    },
+    rules: spec::NOT_WRITTEN,
 };
 
 /// The format's name in errors and warnings.
@@ -101,19 +91,13 @@ fn sniff(head: &[u8]) -> Sniff {
 /// Whether the input is a JSON object with stackprof's `mode` (one of its four) and `frames`; if
 /// not, what is missing first.
 fn check(head: &[u8]) -> Result<(), &'static str> {
-    let head = head.trim_ascii_start();
-    if !head.starts_with(b"{") {
+    let head = json::Head::of(head);
+    if !head.is_object() {
         return Err("not a JSON object");
     }
-    let has = |key: &[u8]| memchr::memmem::find(head, key).is_some();
-    // The value after `"mode"`, its colon and any white space (pretty-printed files have some).
-    let mode = memchr::memmem::find(head, b"\"mode\"").map(|at| {
-        let rest = head[at + 6..].trim_ascii_start();
-        rest.strip_prefix(b":").map(<[u8]>::trim_ascii_start).unwrap_or_default()
-    });
     let modes = [&b"\"cpu\""[..], b"\"wall\"", b"\"object\"", b"\"custom\""];
-    let known = mode.is_some_and(|value| modes.iter().any(|m| value.starts_with(m)));
-    match (known, has(b"\"frames\"")) {
+    let known = head.value_of(b"\"mode\"").is_some_and(|value| modes.iter().any(|m| value.starts_with(m)));
+    match (known, head.mentions(b"\"frames\"")) {
         (true, true) => Ok(()),
         (false, _) => Err("no \"mode\" of stackprof's (cpu, wall, object, custom)"),
         (true, false) => Err("a stackprof \"mode\" without \"frames\""),
@@ -183,16 +167,19 @@ fn read(input: &mut (dyn Read + Send)) -> Result<Profile, ParseError> {
     let deltas = document.raw_timestamp_deltas.as_deref().unwrap_or_default();
     let mut profile = Profile::new(metrics(weight));
     let mut frames: HashMap<u64, crate::model::FrameId> = HashMap::with_capacity(document.frames.len());
+    // The id of stackprof's `(garbage collection)` frame, if it has one.
+    let mut gc = None;
     for (key, frame) in &document.frames {
         let Ok(id) = key.parse::<u64>() else {
             return Err(error(&format!("\"{key}\""), "a frame id, a number".into(), format!("\"{key}\"")));
         };
         frames.insert(id, frame_of(&mut profile, frame));
+        if frame.name.as_deref() == Some("(garbage collection)") {
+            gc = Some(id);
+        }
     }
     let (mut index, mut stack, mut previous) = (ChildIndex::default(), Vec::new(), Vec::new());
     let (mut at_raw, mut sample) = (0usize, 0usize);
-    let gc = document.frames.iter().find(|(_, f)| f.name.as_deref() == Some("(garbage collection)"));
-    let gc = gc.and_then(|(key, _)| key.parse::<u64>().ok());
     while at_raw < raw.len() {
         let cut =
             |what: &str| error("\"raw\"", format!("{what} of the record at raw[{at_raw}]"), "the end of raw".into());

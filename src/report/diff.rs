@@ -799,12 +799,17 @@ fn comparable(a: &Metric, b: &Metric) -> bool {
     a.aggregation == b.aggregation && (a.kind == b.kind || (a.kind.measures_time() && b.kind.measures_time()))
 }
 
+/// BASE's metric `b` and NEW's `n`, where they compare.
+fn comparable_pair(base: &Profile, new: &Profile, b: usize, n: usize) -> Option<(usize, usize)> {
+    Some((b, n)).filter(|_| comparable(&base.metrics()[b], &new.metrics()[n]))
+}
+
 /// Chooses the metric named `name` (`--metric`) in `base` and `new` as the one they are compared
 /// by ([`crate::model::Meta::chosen_metric`]): in a profile without it, its own metric of a
 /// quantity that converts (ticks for time). An error names what each has when they cannot compare
 /// by it.
 pub fn choose_metric(base: &mut Profile, new: &mut Profile, name: &str) -> Result<(), Error> {
-    let pair = |b: usize, n: usize| Some((b, n)).filter(|_| comparable(&base.metrics()[b], &new.metrics()[n]));
+    let pair = |b: usize, n: usize| comparable_pair(base, new, b, n);
     let stand_in = |p: &Profile, other: &Metric| {
         let fits = |m: &usize| comparable(&p.metrics()[*m], other);
         p.primary_metric().filter(fits).or_else(|| (0..p.metrics().len()).find(fits))
@@ -839,7 +844,7 @@ pub(crate) fn shared_metric(base: &Profile, new: &Profile) -> Result<(usize, usi
     if let (Some(b), Some(n)) = (base.meta.chosen_metric, new.meta.chosen_metric) {
         return Ok((b, n));
     }
-    let pair = |b: usize, n: usize| Some((b, n)).filter(|_| comparable(&base.metrics()[b], &new.metrics()[n]));
+    let pair = |b: usize, n: usize| comparable_pair(base, new, b, n);
     let own = base.primary_metric().zip(new.primary_metric()).and_then(|(b, n)| pair(b, n));
     let first_of = |p: &Profile, kind| p.metrics().iter().position(|m| m.kind == kind);
     // Else the first kind both have, in the order of preference; timer inspections, which count

@@ -478,7 +478,8 @@ fn pct(part: f64, whole: f64) -> f64 {
     }
 }
 
-/// The metric named `name`, else the profile's primary one; it must add up along the tree.
+/// The metric chosen ([`crate::model::Meta::chosen_metric`]), else the profile's primary one; it
+/// must add up along the tree.
 fn choose_metric(profile: &Profile) -> Result<usize, Error> {
     let additive = || {
         let names: Vec<&str> = profile.metrics().iter().filter(|m| m.is_additive()).map(|m| m.name.as_str()).collect();

@@ -6,6 +6,7 @@
 use crate::diag::Diagnostics;
 use crate::model::{
     Aggregation, FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value,
+    Values,
 };
 use rustc_hash::FxHashMap;
 
@@ -232,10 +233,9 @@ impl Read {
         }
         // An event counted in steps of its unit (Xdebug's `Time_(10ns)`) in that unit's ones.
         for (m, &scale) in scales.iter().enumerate().filter(|&(_, &scale)| scale != 1) {
-            for node in profile.tree.nodes().collect::<Vec<_>>() {
-                if let Value::Int(v) = profile.tree.self_value(m, node) {
-                    profile.tree.set_self(m, node, Value::Int(v.saturating_mul(scale)));
-                }
+            if let Values::Int(counts) = profile.tree.self_values(m) {
+                let scaled = counts.iter().map(|c| c.saturating_mul(scale)).collect();
+                profile.tree.replace_metric(m, Values::Int(scaled));
             }
         }
         profile

@@ -160,13 +160,12 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
 /// Whether the input is a JSON object with the key `traceEvents` in the head, or an array of
 /// objects with a `ph` key; if not, why not.
 pub(crate) fn check(head: &[u8]) -> Result<(), &'static str> {
-    let head = head.trim_ascii_start();
-    let has = |key: &[u8]| memchr::memmem::find(head, key).is_some();
+    let head = super::json::Head::of(head);
     let of_objects = |rest: &[u8]| rest.trim_ascii_start().starts_with(b"{");
-    match head.split_first() {
-        Some((b'[', rest)) if of_objects(rest) && has(b"\"ph\"") => Ok(()),
+    match head.bytes().split_first() {
+        Some((b'[', rest)) if of_objects(rest) && head.mentions(b"\"ph\"") => Ok(()),
         Some((b'[', rest)) if of_objects(rest) => Err("an array of objects without a \"ph\" key (an event's phase)"),
-        Some((b'{', _)) if has(b"\"traceEvents\"") => Ok(()),
+        Some((b'{', _)) if head.mentions(b"\"traceEvents\"") => Ok(()),
         Some((b'{', _)) => Err("an object without a \"traceEvents\" key"),
         _ => Err("neither an array of events nor an object with \"traceEvents\""),
     }

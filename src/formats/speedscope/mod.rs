@@ -129,8 +129,9 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
 /// Whether the input is JSON that names speedscope's schema, or that has its key `shared` near the
 /// start with `profiles` or `frames` (a file written without `$schema`); if not, why not.
 pub(crate) fn check(head: &[u8]) -> Result<(), &'static str> {
-    let has = |key: &str| memchr::memmem::find(head, key.as_bytes()).is_some();
-    if !head.trim_ascii_start().starts_with(b"{") {
+    let head = super::json::Head::of(head);
+    let has = |key: &str| head.mentions(key.as_bytes());
+    if !head.is_object() {
         return Err("not a JSON object");
     }
     match has("speedscope.app/file-format-schema") || (has("\"shared\"") && (has("\"profiles\"") || has("\"frames\"")))

@@ -13,20 +13,24 @@
 //! `fixtures/<name>/`. The golden, round-trip, property and CLI tests pick it up from
 //! [`Format::ALL`].
 
+mod bpftrace;
 pub mod br;
 pub(crate) mod callgrind;
 pub(crate) mod chrome_trace;
 pub(crate) mod cpuprofile;
 pub mod detect;
+mod dtrace;
 pub mod dyalog;
 pub mod folded;
 pub mod ghc;
 mod heapprofile;
 mod json;
 pub(crate) mod lispworks;
+mod macos_sample;
 mod options;
 pub mod perf;
 pub mod pprof;
+mod rust_symbols;
 pub mod sampler;
 mod shared;
 pub(crate) mod spec;
@@ -34,6 +38,7 @@ pub(crate) mod speedscope;
 mod stackprof;
 mod stacks;
 pub(crate) mod svg;
+mod xctrace;
 
 pub(crate) use options::stated_interval;
 pub use options::{
@@ -90,6 +95,14 @@ pub enum Format {
     Heapprofile,
     /// Ruby's stackprof JSON (read only).
     Stackprof,
+    /// DTrace stack aggregations (`@[ustack()] = count()`; read only).
+    Dtrace,
+    /// macOS `sample` text (`sample PID`, Activity Monitor; read only).
+    MacosSample,
+    /// Instruments' Time Profiler table (`xctrace export`; read only).
+    Xctrace,
+    /// bpftrace stack maps (`@[kstack] = count()`; read only).
+    Bpftrace,
 }
 
 impl Format {
@@ -117,6 +130,10 @@ impl Format {
             Format::Callgrind => &callgrind::SPEC,
             Format::Heapprofile => &heapprofile::SPEC,
             Format::Stackprof => &stackprof::SPEC,
+            Format::Dtrace => &dtrace::SPEC,
+            Format::MacosSample => &macos_sample::SPEC,
+            Format::Xctrace => &xctrace::SPEC,
+            Format::Bpftrace => &bpftrace::SPEC,
         }
     }
 

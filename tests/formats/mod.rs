@@ -53,3 +53,15 @@ mod heapprofile;
 
 // stackprof: Ruby's stackprof JSON, read only.
 mod stackprof;
+
+// dtrace: DTrace stack aggregations, read only, against inferno-collapse-dtrace.
+mod dtrace;
+
+// macos-sample: macOS sample reports, read only, against inferno-collapse-sample.
+mod macos_sample;
+
+// xctrace: Instruments' Time Profiler exports, read only, against inferno-collapse-xctrace.
+mod xctrace;
+
+// bpftrace: bpftrace stack maps, read only, against stackcollapse-bpftrace.pl.
+mod bpftrace;

@@ -2,7 +2,7 @@
 //! same stacks and weights, many blocks read by several threads, field lists without the DSO or
 //! the period, C++ anonymous namespaces, a recording cut in a header.
 
-use crate::support::binary::{fixture, proftool, run};
+use crate::support::binary::{fixture, output_of_installed, proftool, run};
 
 /// Folded lines, sorted: inferno writes its stacks in another order.
 fn sorted(folded: &str) -> Vec<String> {
@@ -38,13 +38,7 @@ fn inferno_collapse_perf(file: &str, args: &[&str]) -> Option<String> {
 
 /// `inferno-collapse-perf`'s folded output of the file at `path` with `args`, where it is installed.
 fn inferno_collapse_perf_of(path: &std::path::Path, args: &[&str]) -> Option<String> {
-    let inferno = std::process::Command::new("inferno-collapse-perf").arg("--help").output();
-    if !inferno.is_ok_and(|o| o.status.success()) {
-        eprintln!("skipped: inferno-collapse-perf not found (cargo install inferno)");
-        return None;
-    }
-    let output = std::process::Command::new("inferno-collapse-perf").args(args).arg(path).output().unwrap();
-    Some(String::from_utf8(output.stdout).unwrap())
+    output_of_installed("inferno-collapse-perf", args, path)
 }
 
 /// Folded lines without the frames of C++ anonymous namespaces, which inferno drops (their time

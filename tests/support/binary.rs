@@ -74,6 +74,19 @@ pub fn stacks(fixture_path: &str, threads: bool) -> BTreeMap<String, i64> {
         .collect()
 }
 
+/// The stdout of `program ARGS PATH`, where `program` is installed (it answers `--help`): another
+/// tool's reading of the same file. `None`, with a note, where it is not.
+pub fn output_of_installed(program: &str, args: &[&str], path: &Path) -> Option<String> {
+    let installed = std::process::Command::new(program).arg("--help").output();
+    if !installed.is_ok_and(|o| o.status.success()) {
+        eprintln!("skipped: {program} not found");
+        return None;
+    }
+    let output = std::process::Command::new(program).args(args).arg(path).output().unwrap();
+    assert!(output.status.success(), "{program} failed on {}", path.display());
+    Some(String::from_utf8(output.stdout).unwrap())
+}
+
 /// `proftool info` of a fixture: (stdout, stderr).
 pub fn info(fixture_path: &str) -> (String, String) {
     let out = proftool().arg("info").arg(fixture(fixture_path)).assert().success();

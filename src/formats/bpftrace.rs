@@ -1,0 +1,249 @@
+//! bpftrace stack maps: what `bpftrace` prints at exit for `@[kstack] = count()`,
+//! `@[ustack] = count()` or `@[ustack, comm] = count()` (Linux; `profile:hz:99` sampling), the input
+//! of FlameGraph's `stackcollapse-bpftrace.pl` (read only).
+//!
+//! ```text
+//! Attaching 1 probe...
+//! ^C
+//!
+//! @[
+//!     native_safe_halt+14
+//!     default_idle+10
+//!     do_idle+371
+//! ]: 272
+//! @[
+//!     work+20
+//!     main+35
+//! , prog]: 5
+//! ```
+//!
+//! **Grammar**: lines outside a map entry are skipped (`Attaching 1 probe...`, other maps). An
+//! entry of a stack is `@[` (or `@NAME[`) alone on a line, its frames innermost first, one a line,
+//! and `]: COUNT`, with the key's other fields before the `]` where the stack comes first
+//! (`, prog]: 5`). An entry of one line whose key starts with an empty stack, `@[, prog]: 5`, is a
+//! stack of its other fields.
+//!
+//! **Model**, as `stackcollapse-bpftrace.pl` collapses the same file: each entry adds its count to
+//! the `samples` of its path, root first; the key's other fields (`prog`) are the root frame.
+//! Frames are named as bpftrace prints them without the leading space and the `+OFFSET` after the
+//! symbol (`leaf+53` is `leaf`), as inferno's collapsers of DTrace and perf drop offsets: FlameGraph's
+//! script keeps them, which splits a function into a frame for each place in it.
+//!
+//! **Errors**: an entry's count that is not a count, and an input that ends inside an entry (cut
+//! short), at their line; an input without an entry of a stack is refused.
+//!
+//! **Lost**: offsets, map names, and maps of no stack. Entries of an empty stack (`@[]: 996`: a kernel
+//! stack of samples taken in user space) are left out, as FlameGraph leaves them out, with a
+//! warning that counts their samples.
+
+use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
+use super::stacks::StackTree;
+use crate::diag::Diagnostics;
+use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
+use crate::model::{FrameId, FrameRef, Metric, MetricKind, Profile, Value};
+use std::io::Read;
+
+/// What its format is and how it is told and read (proftool does not write it).
+pub(crate) const SPEC: Spec = Spec {
+    name: "bpftrace",
+    description: "bpftrace stack maps (@[kstack] = count()), as stackcollapse-bpftrace.pl reads them",
+    extensions: &["bpftrace"],
+    carries: CARRIES,
+    encoding: Encoding::Text,
+    sniff,
+    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
+    write: None,
+    rules: spec::NOT_WRITTEN,
+};
+
+/// The format's name in errors and warnings.
+const FORMAT: FormatName = SPEC.format_name();
+
+/// What a bpftrace map of stacks holds.
+const CARRIES: Carries = Carries {
+    structure: Structure::Stacks,
+    threads: false,
+    thread_roots: false,
+    frame_kinds: false,
+    metrics: &[MetricKind::Samples],
+    one_metric: true,
+    function_facts: false,
+    source_lines: false,
+    modules: false,
+    title: false,
+    timestamp: false,
+    interval: false,
+    interval_step: None,
+    name_replacements: &[],
+    lines_nest: false,
+    time_unit: None,
+    flat_reports: false,
+    needs_samples: false,
+    weight_is_time: false,
+};
+
+/// `Yes` when a line opens a map entry of a stack (`@[` or `@NAME[` alone) and a later one closes
+/// it (`]: COUNT`); `Maybe` when the head ends inside the entry.
+fn sniff(head: &[u8]) -> Sniff {
+    let text = match std::str::from_utf8(head) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    let mut lines = text.lines().skip_while(|line| !opens_entry(line)).skip(1);
+    if !text.lines().any(opens_entry) {
+        return Sniff::No;
+    }
+    match lines.find_map(closing) {
+        Some(_) => Sniff::Yes,
+        None => Sniff::Maybe,
+    }
+}
+
+/// Whether a line opens an entry whose key starts with a stack: `@[` or `@NAME[` alone.
+fn opens_entry(line: &str) -> bool {
+    line.strip_prefix('@')
+        .and_then(|rest| rest.strip_suffix('['))
+        .is_some_and(|name| name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+}
+
+/// A line that closes an entry, `]: 5` or `, prog]: 5`: the key's fields after the stack (without
+/// the comma and one space) and the count's text.
+fn closing(line: &str) -> Option<(&str, &str)> {
+    let (key, count) = line.rsplit_once("]: ")?;
+    if count.is_empty() || !count.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let key = key.strip_prefix(',').unwrap_or(key);
+    Some((key.strip_prefix(' ').unwrap_or(key), count))
+}
+
+/// Reads bpftrace's maps of stacks (see the module documentation).
+fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+    let mut profile = Profile::new(vec![Metric::samples()]);
+    let mut stacks = StackTree::default();
+    // The entry being read: where it starts and its frames, innermost first.
+    let mut entry: Option<Position> = None;
+    let mut frames: Vec<FrameId> = Vec::new();
+    let mut last_line = Position::line(1, 0);
+    let mut any_stack = false;
+    // Entries of an empty stack (`@[]: 996`, samples in user space of a kernel stack): how many
+    // samples, and where the first is.
+    let (mut empty_samples, mut first_empty) = (0u64, None);
+    let mut add = |root: &str, frames: &[FrameId], count: &str, line: &crate::text::Line<'_>, profile: &mut Profile| {
+        let count = count.parse::<i64>().map_err(|_| {
+            let expected = format!("an entry's count, at most {}", i64::MAX);
+            line.error(ParseErrorKind::Unexpected { expected, found: count.into() })
+        })?;
+        let root = (!root.is_empty()).then(|| profile.frames.intern(FrameRef::function(root)));
+        let path = stacks.next();
+        path.extend(root);
+        path.extend(frames.iter().rev());
+        if let Some(leaf) = stacks.add(&mut profile.tree) {
+            profile.tree.add_self(0, leaf, Value::Int(count));
+            any_stack = true;
+        }
+        Ok(())
+    };
+    crate::text::pipeline(
+        input,
+        FORMAT,
+        |_| (),
+        |line, ()| {
+            last_line = line.position;
+            if entry.is_none() {
+                if opens_entry(line.text) {
+                    entry = Some(line.position);
+                    frames.clear();
+                } else if let Some(count) = empty_entry(line.text) {
+                    empty_samples = empty_samples.saturating_add(count);
+                    first_empty.get_or_insert(line.position);
+                } else if let Some(rest) = line.text.strip_prefix("@[, ") {
+                    // A key whose stack is empty: the stack of its other fields.
+                    if let Some((key, count)) = closing(&format!(", {rest}")) {
+                        add(key, &[], count, &line, &mut profile)?;
+                    }
+                }
+                return Ok(());
+            }
+            if let Some((key, count)) = closing(line.text) {
+                entry = None;
+                return add(key, &frames, count, &line, &mut profile);
+            }
+            frames.push(profile.frames.intern(FrameRef::function(without_offset(line.text.trim()))));
+            Ok(())
+        },
+    )?;
+    if let Some(start) = entry {
+        let expected = format!("the `]: COUNT` line that ends the entry starting at line {}", start.line.unwrap_or(0));
+        let found = "the end of the input: the file looks cut short".to_string();
+        return Err(ParseError {
+            format: FORMAT,
+            position: last_line,
+            kind: ParseErrorKind::Unexpected { expected, found },
+        });
+    }
+    if !any_stack {
+        let expected = "a map entry of a stack: `@[`, its frames, and `]: COUNT`".to_string();
+        let found = "none in the whole input".to_string();
+        return Err(ParseError {
+            format: FORMAT,
+            position: Position::line(1, 0),
+            kind: ParseErrorKind::Unexpected { expected, found },
+        });
+    }
+    if empty_samples > 0 {
+        diag.warn("empty-stack", first_empty, || {
+            format!("{empty_samples} samples of an empty stack (`@[]: N`: in user space, for a kernel stack) left out, as stackcollapse-bpftrace.pl leaves them out")
+        });
+    }
+    Ok(profile)
+}
+
+/// A frame without the decimal `+OFFSET` bpftrace ends a symbol with (`leaf+53`); a frame with
+/// no symbol (`0x7f3df2af2ad7`) as it is.
+fn without_offset(frame: &str) -> &str {
+    match frame.rsplit_once('+') {
+        Some((symbol, offset))
+            if !symbol.is_empty() && !offset.is_empty() && offset.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            symbol
+        }
+        _ => frame,
+    }
+}
+
+/// The count of an entry of an empty stack alone, `@[]: 996` (or `@NAME[]: 996`).
+fn empty_entry(line: &str) -> Option<u64> {
+    let (map, count) = line.strip_prefix('@')?.split_once("[]: ")?;
+    map.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_').then(|| count.parse().ok()).flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_of_stacks_are_told_by_their_brackets() {
+        assert_eq!(sniff(b"Attaching 1 probe...\n\n@[\n    f+1\n]: 3\n"), Sniff::Yes);
+        assert_eq!(sniff(b"@stacks[\n    f+1\n"), Sniff::Maybe);
+        assert_eq!(sniff(b"@[comm]: 3\n"), Sniff::No);
+        assert_eq!(sniff(b"main;work 3\n"), Sniff::No);
+    }
+
+    #[test]
+    fn frames_lose_their_offsets() {
+        assert_eq!(without_offset("leaf+53"), "leaf");
+        assert_eq!(without_offset("finish_task_switch.isra.0+423"), "finish_task_switch.isra.0");
+        assert_eq!(without_offset("0x7f3df2af2ad7"), "0x7f3df2af2ad7");
+        assert_eq!(without_offset("operator+"), "operator+");
+        assert_eq!(without_offset("+12"), "+12");
+    }
+
+    #[test]
+    fn a_closing_line_gives_the_keys_other_fields_and_the_count() {
+        assert_eq!(closing("]: 272"), Some(("", "272")));
+        assert_eq!(closing(", prog]: 5"), Some(("prog", "5")));
+        assert_eq!(closing("    work+20"), None);
+        assert_eq!(closing("]: x"), None);
+    }
+}

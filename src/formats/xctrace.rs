@@ -1,0 +1,415 @@
+//! Instruments' Time Profiler table as `xctrace export` writes it (`xctrace export --input
+//! run.trace --xpath '/trace-toc/run[@number="1"]/data/table[@schema="time-profile"]'`), the input
+//! of `inferno-collapse-xctrace` (read only).
+//!
+//! ```text
+//! <?xml version="1.0"?>
+//! <trace-query-result>
+//! <node xpath='//trace-toc[1]/run[1]/data[1]/table[11]'><schema name="time-profile">…</schema>
+//! <row><sample-time id="1" fmt="00:00.057.246">57246708</sample-time><thread id="2" fmt="main …">…</thread>
+//!   <weight id="9" fmt="1.00 ms">1000000</weight>
+//!   <backtrace id="10"><frame id="11" name="0x18d3df0f1" addr="0x18d3df0f1"><binary id="12" name="dyld" …/></frame>
+//!     <frame id="13" name="start" addr="0x18d373904"><binary ref="12"/></frame></backtrace></row>
+//! <row>…<weight ref="9"/><backtrace ref="10"/></row>
+//! </node></trace-query-result>
+//! ```
+//!
+//! **Grammar**: `trace-query-result`, `node`s, `row`s, one sample each. An element is written
+//! whole the first time (`id="N"`) and then only named (`<frame ref="N"/>`, any element). A
+//! `backtrace` lists its `frame`s innermost first; a frame has a `name` (the symbol, or the
+//! address where there is none) and may hold its `binary` (`name`, `path`) and `source`.
+//! A row's `weight` is the time it stands for, in nanoseconds.
+//!
+//! **Model**, as `inferno-collapse-xctrace` collapses the same file: each row with a backtrace is
+//! one sample of its stack, root first; frames are named by their `name`, a half-demangled Rust
+//! symbol tidied ([`super::rust_symbols`]), with their binary's name as module. The interval is the
+//! rows' weight when every row has the same (Instruments samples at 1 ms, or 100 µs in
+//! high-frequency mode); where they differ, the samples still count rows, as inferno counts them,
+//! with a warning.
+//!
+//! **Errors**: XML errors, a `ref` to an element not written before it, an `id` written twice, a
+//! frame without a `name`, a weight that is not a number, each at its byte; a file that is not a
+//! `trace-query-result`, or that ends before it closes (cut short).
+//!
+//! **Lost**: threads and processes (inferno's stacks have none), sample times, cores, thread
+//! states, addresses, binaries' paths and source lines.
+
+use super::rust_symbols;
+use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
+use super::stacks::StackTree;
+use crate::diag::Diagnostics;
+use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
+use crate::model::{FrameId, FrameRef, Metric, MetricKind, Profile, Value};
+use quick_xml::events::{BytesStart, Event};
+use std::collections::HashMap;
+use std::io::{BufReader, Read};
+
+/// What its format is and how it is told and read (proftool does not write it).
+pub(crate) const SPEC: Spec = Spec {
+    name: "xctrace",
+    description: "Instruments Time Profiler XML (xctrace export), as inferno-collapse-xctrace reads it",
+    extensions: &["xctrace.xml"],
+    carries: CARRIES,
+    encoding: Encoding::Text,
+    sniff,
+    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
+    write: None,
+    rules: spec::NOT_WRITTEN,
+};
+
+/// The format's name in errors and warnings.
+const FORMAT: FormatName = SPEC.format_name();
+
+/// What an `xctrace export` of the Time Profiler holds, as read.
+const CARRIES: Carries = Carries {
+    structure: Structure::Stacks,
+    threads: false,
+    thread_roots: false,
+    frame_kinds: false,
+    metrics: &[MetricKind::Samples],
+    one_metric: true,
+    function_facts: false,
+    source_lines: false,
+    modules: true,
+    title: false,
+    timestamp: false,
+    interval: true,
+    interval_step: None,
+    name_replacements: &[],
+    lines_nest: false,
+    time_unit: None,
+    flat_reports: false,
+    needs_samples: false,
+    weight_is_time: false,
+};
+
+/// The document element of an export.
+const ROOT: &[u8] = b"trace-query-result";
+
+/// What the document should be, and how to make it.
+const TABLE: &str = "<trace-query-result>, the Time Profiler table that xctrace export --input RUN.trace --xpath '/trace-toc/run[@number=\"1\"]/data/table[@schema=\"time-profile\"]' writes";
+
+/// `Yes` when the first element is a `trace-query-result`.
+fn sniff(head: &[u8]) -> Sniff {
+    let mut rest = head.trim_ascii_start();
+    if rest.starts_with(b"<?xml") {
+        let Some(end) = memchr::memmem::find(rest, b"?>") else {
+            return Sniff::No;
+        };
+        rest = rest[end + 2..].trim_ascii_start();
+    }
+    match rest.strip_prefix(b"<").is_some_and(|r| r.starts_with(ROOT)) {
+        true => Sniff::Yes,
+        false => Sniff::No,
+    }
+}
+
+/// A frame being read: its id and name, and its binary once met.
+struct PendingFrame {
+    id: Option<u64>,
+    name: String,
+    binary: Option<String>,
+}
+
+/// What has been read of the file: the elements written once and named later, by id.
+#[derive(Default)]
+struct Written {
+    backtraces: HashMap<u64, Vec<FrameId>>,
+    frames: HashMap<u64, FrameId>,
+    binaries: HashMap<u64, String>,
+    weights: HashMap<u64, i64>,
+}
+
+/// Reads an `xctrace export` of the Time Profiler (see the module documentation).
+fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+    let mut reader = quick_xml::Reader::from_reader(BufReader::new(input));
+    let mut profile = Profile::new(vec![Metric::samples()]);
+    let mut stacks = StackTree::default();
+    let mut written = Written::default();
+    let mut buf = Vec::new();
+    // Where the reader is: inside the document, a row, a backtrace (its id and frames), a frame, a
+    // weight (its id); the row's backtrace and weight once read.
+    let (mut in_document, mut closed) = (false, false);
+    let mut in_row = false;
+    let mut backtrace: Option<(Option<u64>, Vec<FrameId>)> = None;
+    let mut frame: Option<PendingFrame> = None;
+    let mut weight: Option<Option<u64>> = None;
+    let mut weight_text = String::new();
+    let (mut row_stack, mut row_weight): (Option<Vec<FrameId>>, Option<i64>) = (None, None);
+    // The weight of every row so far, while they are all the same; rows of other weights.
+    let (mut interval, mut other_weights) = (None::<i64>, 0u64);
+    loop {
+        let at = reader.buffer_position();
+        let error = |expected: &str, found: String| ParseError {
+            format: FORMAT,
+            position: Position::byte(at),
+            kind: ParseErrorKind::Unexpected { expected: expected.into(), found },
+        };
+        let event = reader.read_event_into(&mut buf).map_err(|e| ParseError {
+            format: FORMAT,
+            position: Position::byte(reader.error_position()),
+            kind: ParseErrorKind::Unexpected { expected: "well-formed XML".into(), found: e.to_string() },
+        })?;
+        let (element, empty) = match &event {
+            Event::Start(element) => (Some(element), false),
+            Event::Empty(element) => (Some(element), true),
+            _ => (None, false),
+        };
+        if let Some(element) = element {
+            let name = element.name();
+            let name = name.as_ref();
+            if !in_document {
+                if name != ROOT {
+                    return Err(error(TABLE, tag(name)));
+                }
+                in_document = !empty;
+                closed = empty;
+                continue;
+            }
+            let id = number(element, b"id", &error)?;
+            let reference = number(element, b"ref", &error)?;
+            match name {
+                b"row" => {
+                    in_row = !empty;
+                    (row_stack, row_weight) = (None, None);
+                }
+                b"backtrace" if in_row && backtrace.is_none() => match reference {
+                    Some(reference) => {
+                        let frames = written
+                            .backtraces
+                            .get(&reference)
+                            .ok_or_else(|| unwritten("backtrace", reference, &error))?;
+                        row_stack = Some(frames.clone());
+                    }
+                    None if empty => row_stack = Some(Vec::new()),
+                    None => backtrace = Some((id, Vec::new())),
+                },
+                b"frame" if frame.is_none() => {
+                    let Some((_, frames)) = backtrace.as_mut() else { continue };
+                    match reference {
+                        Some(reference) => {
+                            let id =
+                                written.frames.get(&reference).ok_or_else(|| unwritten("frame", reference, &error))?;
+                            frames.push(*id);
+                        }
+                        None => {
+                            let name = attribute(element, b"name")
+                                .ok_or_else(|| error("a frame with a name attribute", "a frame without one".into()))?;
+                            let pending = PendingFrame { id, name, binary: None };
+                            match empty {
+                                true => frames.push(intern(pending, &mut profile, &mut written, &error)?),
+                                false => frame = Some(pending),
+                            }
+                        }
+                    }
+                }
+                b"binary" => {
+                    let Some(pending) = frame.as_mut() else { continue };
+                    let binary = match reference {
+                        Some(reference) => written
+                            .binaries
+                            .get(&reference)
+                            .ok_or_else(|| unwritten("binary", reference, &error))?
+                            .clone(),
+                        None => attribute(element, b"name").unwrap_or_default(),
+                    };
+                    if let (Some(id), None) = (id, reference) {
+                        if written.binaries.insert(id, binary.clone()).is_some() {
+                            return Err(twice(id, &error));
+                        }
+                    }
+                    pending.binary = Some(binary);
+                }
+                b"weight" if in_row && backtrace.is_none() => match reference {
+                    Some(reference) => {
+                        row_weight = Some(
+                            *written.weights.get(&reference).ok_or_else(|| unwritten("weight", reference, &error))?,
+                        );
+                    }
+                    None if !empty => {
+                        weight = Some(id);
+                        weight_text.clear();
+                    }
+                    None => {}
+                },
+                _ => {}
+            }
+            continue;
+        }
+        match event {
+            Event::Text(text) if weight.is_some() => {
+                let text = text.decode().map_err(|_| ParseError {
+                    format: FORMAT,
+                    position: Position::byte(at),
+                    kind: ParseErrorKind::Encoding,
+                })?;
+                weight_text.push_str(&text);
+            }
+            Event::End(end) => match end.name().as_ref() {
+                b"weight" if weight.is_some() => {
+                    let value = weight_text
+                        .trim()
+                        .parse::<i64>()
+                        .map_err(|_| error("a weight in nanoseconds", format!("{:?}", weight_text.trim())))?;
+                    if let Some(Some(id)) = weight.take() {
+                        if written.weights.insert(id, value).is_some() {
+                            return Err(twice(id, &error));
+                        }
+                    }
+                    row_weight = Some(value);
+                }
+                b"frame" if frame.is_some() => {
+                    if let (Some(pending), Some((_, frames))) = (frame.take(), backtrace.as_mut()) {
+                        frames.push(intern(pending, &mut profile, &mut written, &error)?);
+                    }
+                }
+                b"backtrace" if backtrace.is_some() => {
+                    if let Some((id, frames)) = backtrace.take() {
+                        if let Some(id) = id {
+                            if written.backtraces.insert(id, frames.clone()).is_some() {
+                                return Err(twice(id, &error));
+                            }
+                        }
+                        row_stack = Some(frames);
+                    }
+                }
+                b"row" if in_row => {
+                    in_row = false;
+                    let Some(frames) = row_stack.take() else { continue };
+                    stacks.next().extend(frames.iter().rev());
+                    if let Some(leaf) = stacks.add(&mut profile.tree) {
+                        profile.tree.add_self(0, leaf, Value::Int(1));
+                    }
+                    match (interval, row_weight.take()) {
+                        (_, None) => {}
+                        (None, Some(weight)) if other_weights == 0 => interval = Some(weight),
+                        (Some(same), Some(weight)) if same == weight => {}
+                        _ => other_weights += 1,
+                    }
+                }
+                ROOT => closed = true,
+                _ => {}
+            },
+            Event::Eof => break,
+            _ => {}
+        }
+        buf.clear();
+    }
+    if !closed {
+        let expected = match in_document {
+            true => "</trace-query-result>",
+            false => TABLE,
+        };
+        let found = "the end of the input: the file looks cut short".to_string();
+        let kind = ParseErrorKind::Unexpected { expected: expected.into(), found };
+        return Err(ParseError { format: FORMAT, position: Position::byte(reader.buffer_position()), kind });
+    }
+    match (interval, other_weights) {
+        (Some(weight), 0) if weight > 0 => {
+            profile.meta.interval = Some(std::time::Duration::from_nanos(weight.unsigned_abs()));
+        }
+        (Some(_), n) if n > 0 => diag.warn("mixed-weights", None, || {
+            format!("{n} rows weigh other than the first: the samples count rows, as inferno-collapse-xctrace counts them, and the profile has no interval")
+        }),
+        _ => {}
+    }
+    Ok(profile)
+}
+
+/// The model's frame of a frame read whole, kept under its id for later references.
+fn intern(
+    pending: PendingFrame,
+    profile: &mut Profile,
+    written: &mut Written,
+    error: &impl Fn(&str, String) -> ParseError,
+) -> Result<FrameId, ParseError> {
+    let name = rust_symbols::tidy(&pending.name);
+    let module = pending.binary.as_deref().filter(|b| !b.is_empty());
+    let frame = profile.frames.intern(FrameRef { module, ..FrameRef::function(&name) });
+    if let Some(id) = pending.id {
+        if written.frames.insert(id, frame).is_some() {
+            return Err(twice(id, error));
+        }
+    }
+    Ok(frame)
+}
+
+/// The value of attribute `key`, unescaped; `None` where it is missing or not UTF-8.
+fn attribute(element: &BytesStart<'_>, key: &[u8]) -> Option<String> {
+    let attribute = element.try_get_attribute(key).ok().flatten()?;
+    attribute.normalized_value(quick_xml::XmlVersion::Explicit1_0).ok().map(|value| value.into_owned())
+}
+
+/// The number of attribute `key` (`id`, `ref`), if the element has it.
+fn number(
+    element: &BytesStart<'_>,
+    key: &[u8],
+    error: &impl Fn(&str, String) -> ParseError,
+) -> Result<Option<u64>, ParseError> {
+    let Some(text) = attribute(element, key) else {
+        return Ok(None);
+    };
+    text.parse().map(Some).map_err(|_| {
+        error(
+            &format!("a number as {}", String::from_utf8_lossy(key)),
+            format!("{}={text:?}", String::from_utf8_lossy(key)),
+        )
+    })
+}
+
+/// The error of a `ref` to an element not written before it.
+fn unwritten(what: &str, reference: u64, error: &impl Fn(&str, String) -> ParseError) -> ParseError {
+    error(&format!("a ref to a {what} written before it"), format!("ref=\"{reference}\", which no {what} before has"))
+}
+
+/// The error of an `id` written twice.
+fn twice(id: u64, error: &impl Fn(&str, String) -> ParseError) -> ParseError {
+    error("an id of its own for each element", format!("id=\"{id}\" a second time"))
+}
+
+/// An element's name as a message shows it.
+fn tag(name: &[u8]) -> String {
+    format!("<{}>", String::from_utf8_lossy(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_export_is_told_by_its_document_element() {
+        assert_eq!(sniff(b"<?xml version=\"1.0\"?>\n<trace-query-result>\n<node>"), Sniff::Yes);
+        assert_eq!(sniff(b"<trace-query-result>"), Sniff::Yes);
+        assert_eq!(sniff(b"<?xml version=\"1.0\"?>\n<ProfilingReport>"), Sniff::No);
+    }
+
+    /// Rows name backtraces, frames, binaries and weights written before them; the stacks are
+    /// those of inferno's own example in its source (checked by hand).
+    #[test]
+    fn references_name_what_was_written_before() {
+        let xml = r#"<?xml version="1.0"?>
+<trace-query-result><node>
+<row><weight id="9" fmt="1.00 ms">1000000</weight><backtrace id="10"><frame id="11" name="leaf" addr="0x1"><binary id="12" name="prog"/></frame><frame id="13" name="start" addr="0x2"><binary ref="12"/></frame></backtrace></row>
+<row><weight ref="9"/><backtrace ref="10"/></row>
+<row><weight ref="9"/><backtrace id="20"><frame id="21" name="rust_test2::foo::ha31fba0d06a8a3eb" addr="0x3"/><frame ref="13"/></backtrace></row>
+</node></trace-query-result>"#;
+        let mut diag = Diagnostics::default();
+        let profile = read(&mut xml.as_bytes(), &mut diag).unwrap();
+        let tree = &profile.tree;
+        let name = |node| profile.frames.get(tree.frame(node)).name.clone();
+        let mut stacks: Vec<String> = tree
+            .nodes()
+            .filter(|&node| tree.self_value(0, node) != Value::Int(0))
+            .map(|node| {
+                let path: Vec<String> = tree.ancestors(node).into_iter().chain([node]).map(name).collect();
+                format!("{} {}", path.join(";"), tree.self_value(0, node))
+            })
+            .collect();
+        stacks.sort();
+        assert_eq!(stacks, ["start;leaf 2", "start;rust_test2::foo 1"]);
+        assert_eq!(profile.meta.interval, Some(std::time::Duration::from_millis(1)));
+        let dangling = xml.replace(r#"<backtrace ref="10"/>"#, r#"<backtrace ref="99"/>"#);
+        let error = read(&mut dangling.as_bytes(), &mut diag).unwrap_err().to_string();
+        assert!(error.contains("ref=\"99\", which no backtrace before has"), "{error}");
+    }
+}

@@ -50,8 +50,8 @@
 //! module or where it is defined, line and column from where it is defined, else −1), its
 //! `hitCount` and `children`; one sample per sample of the node (one for a node with time and no
 //! samples), its time split among them (a profile without time: its samples or ticks at its
-//! interval, else `--interval`, else 1 ms), µs rounded along the running total so the deltas add up to
-//! it, each delta after the sample it weighs, then a closing sample of `(root)` so that speedscope
+//! interval, else `--interval`, else 1 ms), the node's time rounded to whole µs along the running
+//! total (so the deltas add up to it) and split evenly among them, each delta after the sample it weighs, then a closing sample of `(root)` so that speedscope
 //! gives the last sample its time too; `endTime` is `startTime` plus the deltas.
 //!
 //! **Lost**: the order of samples in time, `positionTicks` (time per line), `scriptId`s (written
@@ -614,12 +614,17 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
     for &node in &order {
         let frame = profile.frames.get(tree.frame(node));
         let (hits, micros) = hits_of(node);
-        for _ in 0..hits {
-            samples.push(id(node));
-            total += micros / hits as f64;
-            let rounded = total.round() as i64;
-            deltas.push(rounded - written);
-            written = rounded;
+        // The node's whole µs on the running total, split evenly, the odd ones first: a node's time
+        // read back is a whole number, which a second write splits the same way.
+        total += micros;
+        let span = total.round() as i64 - written;
+        written += span;
+        if hits > 0 {
+            let (each, odd) = (span.div_euclid(hits as i64), span.rem_euclid(hits as i64));
+            for hit in 0..hits as i64 {
+                samples.push(id(node));
+                deltas.push(each + i64::from(hit < odd));
+            }
         }
         json.push_str(",{\"id\":");
         json.push_str(itoa::Buffer::new().format(id(node)));

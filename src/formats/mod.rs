@@ -29,8 +29,10 @@ pub(crate) mod lispworks;
 mod macos_sample;
 mod options;
 pub mod perf;
+mod pmcstat;
 pub mod pprof;
 mod rust_symbols;
+mod safari;
 pub mod sampler;
 mod shared;
 pub(crate) mod spec;
@@ -103,6 +105,10 @@ pub enum Format {
     Xctrace,
     /// bpftrace stack maps (`@[kstack] = count()`; read only).
     Bpftrace,
+    /// FreeBSD `pmcstat -G` call graphs (read only).
+    Pmcstat,
+    /// Safari's Web Inspector timeline recordings (read only).
+    Safari,
 }
 
 impl Format {
@@ -134,6 +140,8 @@ impl Format {
             Format::MacosSample => &macos_sample::SPEC,
             Format::Xctrace => &xctrace::SPEC,
             Format::Bpftrace => &bpftrace::SPEC,
+            Format::Pmcstat => &pmcstat::SPEC,
+            Format::Safari => &safari::SPEC,
         }
     }
 

@@ -65,3 +65,9 @@ mod xctrace;
 
 // bpftrace: bpftrace stack maps, read only, against stackcollapse-bpftrace.pl.
 mod bpftrace;
+
+// pmcstat: FreeBSD pmcstat call graphs, read only, against stackcollapse-pmc.pl and speedscope.
+mod pmcstat;
+
+// safari: Safari's timeline recordings, read only, against speedscope.
+mod safari;

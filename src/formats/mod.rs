@@ -24,6 +24,7 @@ pub mod dyalog;
 pub mod folded;
 pub mod ghc;
 mod heapprofile;
+mod html;
 mod json;
 pub(crate) mod lispworks;
 mod macos_sample;
@@ -109,6 +110,8 @@ pub enum Format {
     Pmcstat,
     /// Safari's Web Inspector timeline recordings (read only).
     Safari,
+    /// A page to look at in a browser: flame graph, icicle, search, functions (written only).
+    Html,
 }
 
 impl Format {
@@ -142,6 +145,7 @@ impl Format {
             Format::Bpftrace => &bpftrace::SPEC,
             Format::Pmcstat => &pmcstat::SPEC,
             Format::Safari => &safari::SPEC,
+            Format::Html => &html::SPEC,
         }
     }
 

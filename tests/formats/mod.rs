@@ -71,3 +71,6 @@ mod pmcstat;
 
 // safari: Safari's timeline recordings, read only, against speedscope.
 mod safari;
+
+// html: the viewer page, written only (its browser tests are .ci/html-viewer.mjs).
+mod html;

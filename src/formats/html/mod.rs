@@ -1,0 +1,275 @@
+//! A profile to look at: one self-contained HTML file (no network, no external script) that a
+//! browser opens from disk, with a flame graph and an icicle drawn on a canvas, search, a table of
+//! functions and each function's sandwich (its callers and callees). Written only.
+//!
+//! ```text
+//! <!doctype html><html><head><meta charset="utf-8"><title>proftool: work</title><style>…</style></head>
+//! <body>…<script id="profile" type="application/json">{"title":"work","metrics":[…],"names":[…],…}</script>
+//! <script>…the viewer…</script></body></html>
+//! ```
+//!
+//! **Written**: the viewer (`viewer.html`, about 20 KB) with the profile as JSON in it, compact:
+//! names, modules and places interned once each; the tree as flat arrays, a node's parent, frame
+//! and self value of each metric, parents before children. Every additive metric is there, each
+//! switchable in the page, named and in its unit; per-node counts (calls) beside them. Frames keep
+//! their kind (thread roots apart), module, line and where they are defined. `<` is written
+//! `\u003c` inside the JSON, so that no name closes the script.
+//!
+//! **Lost**: header facts but the title, per-function facts of the source (LispWorks' Call and
+//! Seen counts) and measured inclusive values.
+
+use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
+use crate::diag::Diagnostics;
+use crate::error::{Error, FormatName};
+use crate::model::{Aggregation, FrameKind, MetricKind, Profile, Value, Values};
+use std::collections::HashMap;
+use std::io::Write;
+
+/// What its format is and how it is written (proftool does not read it).
+pub(crate) const SPEC: Spec = Spec {
+    name: "html",
+    description: "a page to look at in a browser: flame graph, icicle, search, functions and their callers and callees",
+    extensions: &["html", "htm"],
+    carries: CARRIES,
+    encoding: Encoding::Text,
+    sniff,
+    read: None,
+    write: Some(|profile, out, _, diag| write(profile, out, diag)),
+    rules: spec::Rules { keeps_defined_at: true, says_which_metric_comes_first: true, ..spec::STACKS_ONLY },
+};
+
+/// The format's name in errors and warnings.
+const FORMAT: FormatName = SPEC.format_name();
+
+/// What the page shows: the whole tree, every metric.
+const CARRIES: Carries = Carries {
+    structure: Structure::Tree,
+    threads: true,
+    thread_roots: false,
+    frame_kinds: true,
+    metrics: &[
+        MetricKind::Samples,
+        MetricKind::Time,
+        MetricKind::Ticks,
+        MetricKind::Inspections,
+        MetricKind::Calls,
+        MetricKind::Alloc,
+        MetricKind::Objects,
+        MetricKind::Events,
+    ],
+    one_metric: false,
+    function_facts: false,
+    source_lines: true,
+    modules: true,
+    title: true,
+    timestamp: false,
+    interval: false,
+    interval_step: None,
+    name_replacements: &[],
+    lines_nest: true,
+    time_unit: None,
+    flat_reports: false,
+    needs_samples: false,
+    weight_is_time: false,
+};
+
+/// The viewer, with `/*PROFILE*/` where the profile's JSON goes and `<!--TITLE-->` its title.
+const VIEWER: &str = include_str!("viewer.html");
+
+/// A page is never read.
+fn sniff(_head: &[u8]) -> Sniff {
+    Sniff::No
+}
+
+/// Writes `profile` as the viewer's page.
+fn write(profile: &Profile, out: &mut dyn Write, _diag: &mut Diagnostics) -> Result<(), Error> {
+    let title = profile.meta.title.as_deref().unwrap_or("profile");
+    let data = profile_json(profile);
+    let (before, after) = VIEWER.split_once("/*PROFILE*/").ok_or_else(|| Error::Unrepresentable {
+        format: FORMAT,
+        what: "the viewer has no place for the profile (a build without its template)".into(),
+    })?;
+    let before = before.replace("<!--TITLE-->", &html_text(title));
+    out.write_all(before.as_bytes())?;
+    out.write_all(data.as_bytes())?;
+    out.write_all(after.as_bytes())?;
+    Ok(())
+}
+
+/// `text` safe in HTML text.
+fn html_text(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+/// Strings interned once each, by their number in the page's table.
+#[derive(Default)]
+struct Strings {
+    numbers: HashMap<String, usize>,
+    list: Vec<String>,
+}
+
+impl Strings {
+    /// The number of `text`, added where new.
+    fn number(&mut self, text: &str) -> usize {
+        if let Some(&number) = self.numbers.get(text) {
+            return number;
+        }
+        self.list.push(text.to_string());
+        self.numbers.insert(text.to_string(), self.list.len() - 1);
+        self.list.len() - 1
+    }
+}
+
+/// The profile as the viewer reads it (see the module documentation): `metrics` (name, kind, unit,
+/// whether it rolls up), `strings`, `frames` as four numbers each (name, module or −1, line or −1,
+/// kind: 0 function, 1 line, 2 thread, 3 other), `defined` (a frame's place, a string or −1),
+/// `parent` (−1 for a root), `frame`, and `values`, a column per metric.
+fn profile_json(profile: &Profile) -> String {
+    let mut strings = Strings::default();
+    let mut json = String::with_capacity(64 + profile.tree.len() * 24);
+    json.push_str("{\"title\":");
+    push_string(&mut json, profile.meta.title.as_deref().unwrap_or(""));
+    json.push_str(",\"weighedBy\":");
+    // The metric shown first: the one chosen, else the one the source is weighed by, as the reports.
+    let shown = profile.meta.chosen_metric.or_else(|| profile.primary_metric()).unwrap_or(0);
+    push_number(&mut json, shown as i64);
+    json.push_str(",\"metrics\":[");
+    for (i, metric) in profile.metrics().iter().enumerate() {
+        if i > 0 {
+            json.push(',');
+        }
+        json.push_str("{\"name\":");
+        push_string(&mut json, &metric.name);
+        json.push_str(",\"kind\":");
+        push_string(&mut json, metric.kind.name());
+        json.push_str(",\"unit\":");
+        push_string(&mut json, metric.unit.name());
+        json.push_str(if metric.aggregation == Aggregation::Additive {
+            ",\"additive\":true}"
+        } else {
+            ",\"additive\":false}"
+        });
+    }
+    json.push_str("],\"frames\":[");
+    let mut defined = Vec::with_capacity(profile.frames.len());
+    for (i, (id, frame)) in profile.frames.iter().enumerate() {
+        if i > 0 {
+            json.push(',');
+        }
+        // Named as the reports name it (`Module.label` for GHC, `name[line]` for a line).
+        let name = strings.number(&profile.frame_name(id));
+        let module = frame.module.as_deref().map_or(-1, |m| strings.number(m) as i64);
+        let kind = match frame.kind {
+            FrameKind::Function => 0,
+            FrameKind::Line => 1,
+            FrameKind::Thread => 2,
+            _ => 3,
+        };
+        let line = frame.line.map_or(-1, i64::from);
+        for (j, number) in [name as i64, module, line, kind].into_iter().enumerate() {
+            if j > 0 {
+                json.push(',');
+            }
+            push_number(&mut json, number);
+        }
+        defined.push(profile.frame_attr(id, crate::model::DEFINED_AT).map_or(-1, |at| strings.number(at) as i64));
+    }
+    json.push_str("],\"defined\":[");
+    push_numbers(&mut json, defined.into_iter());
+    let tree = &profile.tree;
+    json.push_str("],\"parent\":[");
+    push_numbers(&mut json, tree.nodes().map(|n| tree.parent(n).map_or(-1, |p| p.index() as i64)));
+    json.push_str("],\"frame\":[");
+    push_numbers(&mut json, tree.nodes().map(|n| i64::from(tree.frame(n).0)));
+    json.push_str("],\"values\":[");
+    for metric in 0..profile.metrics().len() {
+        if metric > 0 {
+            json.push(',');
+        }
+        json.push('[');
+        match tree.self_values(metric) {
+            Values::Int(values) => push_numbers(&mut json, values.iter().copied()),
+            Values::Float(values) => {
+                for (i, value) in values.iter().enumerate() {
+                    if i > 0 {
+                        json.push(',');
+                    }
+                    push_value(&mut json, Value::Float(*value));
+                }
+            }
+        }
+        json.push(']');
+    }
+    json.push_str("],\"strings\":[");
+    for (i, text) in strings.list.iter().enumerate() {
+        if i > 0 {
+            json.push(',');
+        }
+        push_string(&mut json, text);
+    }
+    json.push_str("]}");
+    json
+}
+
+/// `text` as a JSON string, with `<` escaped so that no text ends the script it is in.
+fn push_string(json: &mut String, text: &str) {
+    let start = json.len();
+    super::json::push_string(json, text);
+    if json[start..].contains('<') {
+        let escaped = json[start..].replace('<', "\\u003c");
+        json.truncate(start);
+        json.push_str(&escaped);
+    }
+}
+
+fn push_number(json: &mut String, number: i64) {
+    json.push_str(itoa::Buffer::new().format(number));
+}
+
+fn push_numbers(json: &mut String, numbers: impl Iterator<Item = i64>) {
+    for (i, number) in numbers.enumerate() {
+        if i > 0 {
+            json.push(',');
+        }
+        push_number(json, number);
+    }
+}
+
+/// A value as a JSON number: a float the shortest text that reads back to it, 0 for one that is
+/// not finite (JSON has no such number).
+fn push_value(json: &mut String, value: Value) {
+    match value {
+        Value::Int(v) => push_number(json, v),
+        Value::Float(v) if v.is_finite() => {
+            use std::fmt::Write as _;
+            let _ = write!(json, "{v}");
+        }
+        Value::Float(_) => json.push('0'),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{FrameRef, Metric};
+
+    /// Names are interned once and a `<` in them cannot close the script.
+    #[test]
+    fn the_profiles_json_interns_names_and_escapes_script_ends() {
+        let mut profile = Profile::new(vec![Metric::samples()]);
+        let main = profile.frames.intern(FrameRef::function("main"));
+        let evil = profile.frames.intern(FrameRef::function("</script><b>"));
+        let root = profile.tree.push(None, main);
+        let leaf = profile.tree.push(Some(root), evil);
+        profile.tree.add_self(0, leaf, Value::Int(3));
+        let again = profile.tree.push(Some(leaf), main);
+        profile.tree.add_self(0, again, Value::Int(2));
+        let json = profile_json(&profile);
+        assert!(!json.contains("</"), "{json}");
+        let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(parsed["strings"], serde_json::json!(["main", "</script><b>"]));
+        assert_eq!(parsed["parent"], serde_json::json!([-1, 0, 1]));
+        assert_eq!(parsed["frame"], serde_json::json!([0, 1, 0]));
+        assert_eq!(parsed["values"], serde_json::json!([[0, 3, 2]]));
+    }
+}

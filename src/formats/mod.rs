@@ -20,6 +20,7 @@ pub(crate) mod cpuprofile;
 pub mod detect;
 pub mod dyalog;
 pub mod folded;
+mod gecko;
 pub mod ghc;
 mod heapprofile;
 mod json;
@@ -90,6 +91,8 @@ pub enum Format {
     Heapprofile,
     /// Ruby's stackprof JSON (read only).
     Stackprof,
+    /// Firefox's Gecko profile JSON, as Firefox <= 63 saved recordings (read only).
+    Gecko,
 }
 
 impl Format {
@@ -117,6 +120,7 @@ impl Format {
             Format::Callgrind => &callgrind::SPEC,
             Format::Heapprofile => &heapprofile::SPEC,
             Format::Stackprof => &stackprof::SPEC,
+            Format::Gecko => &gecko::SPEC,
         }
     }
 

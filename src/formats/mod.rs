@@ -19,6 +19,7 @@ pub(crate) mod chrome_trace;
 pub(crate) mod cpuprofile;
 pub mod detect;
 pub mod dyalog;
+pub(crate) mod firefox;
 pub mod folded;
 mod gecko;
 pub mod ghc;
@@ -93,6 +94,8 @@ pub enum Format {
     Stackprof,
     /// Firefox's Gecko profile JSON, as Firefox <= 63 saved recordings (read only).
     Gecko,
+    /// The Firefox Profiler's processed profile JSON (samply's), for profiler.firefox.com.
+    Firefox,
 }
 
 impl Format {
@@ -121,6 +124,7 @@ impl Format {
             Format::Heapprofile => &heapprofile::SPEC,
             Format::Stackprof => &stackprof::SPEC,
             Format::Gecko => &gecko::SPEC,
+            Format::Firefox => &firefox::SPEC,
         }
     }
 

@@ -1,0 +1,859 @@
+//! The Firefox Profiler's processed profile JSON (profiler.firefox.com), as samply writes it through
+//! the crate `fxprof-processed-profile`: written at version 55 (`meta.preprocessedProfileVersion`
+//! 55, `meta.version` 24, those of fxprof-processed-profile 0.8.1), read at versions 41 to 55, whose
+//! tables hold the columns read here alike.
+//!
+//! ```text
+//! {"meta":{"interval":1.0,"preprocessedProfileVersion":55,"version":24,"product":"work",
+//!   "categories":[{"name":"Other","color":"grey","subcategories":["Other"]},…],…},
+//!  "libs":[],
+//!  "threads":[{"name":"work","pid":"1","tid":1,"processType":"default",…,
+//!    "samples":{"length":2,"weightType":"samples","stack":[1,2],"time":[0,1],"weight":[1,1]},
+//!    "stackTable":{"length":3,"prefix":[null,0,0],"frame":[0,1,2]},
+//!    "frameTable":{"length":3,"func":[0,1,2],"line":[null,4,null],"column":[null,null,null],
+//!      "category":[0,0,0],"subcategory":[0,0,0],"address":[-1,-1,-1],…},
+//!    "funcTable":{"length":3,"name":[0,1,2],"fileName":[null,3,null],"lineNumber":[null,3,null],
+//!      "columnNumber":[null,null,null],"resource":[-1,-1,-1],"isJS":[…],"relevantForJS":[…]},
+//!    "resourceTable":{…},"nativeSymbols":{…},"markers":{…},
+//!    "stringArray":["main","leaf","fib","work.c"]}],…}
+//! ```
+//!
+//! **Schema** (the profiler's `src/types/profile.js` at version 55): each table is columns of one
+//! `length`. A sample is its `stack` (or `null`), its `time` in ms (or, from version 50, its
+//! `timeDeltas`) and its `weight` (`null`: 1 each) of the thread's `weightType`: `samples`,
+//! `tracing-ms` (ms of time) or `bytes`. A stack is its `prefix` (its caller's stack, an earlier
+//! one) and its `frame`; a frame its `func`, the `line` and `column` it is at, its `category` (an
+//! index into `meta.categories`) and `subcategory`; a function its `name` (an index into the
+//! thread's `stringArray`), its `fileName`, the `lineNumber` and `columnNumber` it is defined at, and
+//! its `resource` (a library or a script's host, with a `name`). `meta.interval` is the sampling
+//! interval in ms, `meta.product` the program. Versions 56 and later share the tables among threads
+//! (`profile.shared`); versions below 41 keep libraries per thread.
+//!
+//! **Model**: each thread a thread root named after it (a second thread of one name gets
+//! ` (tid N)` after it); its stacks below it, a sample with no stack the thread's own. A frame is a
+//! function named by its `name`, its module the function's `fileName`, else its resource's name (the
+//! library of an unsymbolicated address, as samply writes them); where the frame has a `line` a
+//! source-line frame (its `column` the clause); where the function has a `fileName` and a
+//! `lineNumber`, where it is defined ([`crate::model::DEFINED_AT`]); its category's name the frame
+//! fact `firefox.category`. Metrics by weight type: `samples` (a count of samples, at
+//! `meta.interval`, the profile's interval), `time` in ms (`tracing-ms`), `size` in bytes (`bytes`).
+//! `meta.product` is the title.
+//!
+//! **Errors**: JSON errors at their line and column; a version outside 41 to 55 (naming the versions
+//! read); a sample, stack, frame, function or string index out of its table, a prefix that is not an
+//! earlier stack, columns shorter than their table's `length`, and an unknown `weightType`, each
+//! naming the place as a JSON path.
+//!
+//! **Written** (version 55, the columns its types require): a thread per thread root (the roots
+//! that are not threads together in one thread named after the title, else `proftool`); a stack per
+//! node, a frame per function and line (its category from `firefox.category`, else `Other`), a
+//! function per name, module and place of definition (`fileName`, `lineNumber`, `columnNumber`); a
+//! sample per node with a value, weighed by it, at a running time: each count of samples one
+//! interval long (the profile's, else `--interval`, else 1 ms), time as long as it is, bytes one
+//! interval each. Empty markers, native symbols, resources and libraries.
+//!
+//! **Lost**: the order of samples in time and their times, markers, counters, `threadCPUDelta`,
+//! libraries and addresses, JS allocations, subcategories, pages, processes (their threads are
+//! kept).
+
+use super::json;
+use super::options::ConvertOptions;
+use super::spec::{Carries, Encoding, JsonKind, Rules, Sniff, Spec, Structure};
+use crate::diag::Diagnostics;
+use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
+use crate::model::{
+    ops, Aggregation, ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value,
+    DEFINED_AT,
+};
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::io::{Read, Write};
+
+/// What its format is, how it is told, read and written, and what a conversion to it does.
+pub(crate) const SPEC: Spec = Spec {
+    name: "firefox",
+    description: "Firefox Profiler processed profile JSON (samply), opens at profiler.firefox.com",
+    extensions: &["firefox.json"],
+    carries: CARRIES,
+    encoding: Encoding::Json(JsonKind {
+        what: "a Firefox Profiler processed profile",
+        aside: " (the Firefox Profiler's)",
+        check,
+    }),
+    sniff,
+    read: Some(|input, _, _| read(input).map_err(Error::from)),
+    write: Some(|profile, out, options, _| write(profile, out, options)),
+    rules: Rules {
+        fit,
+        fit_roots,
+        // It holds the one metric it is weighed by.
+        says_which_metric_comes_first: true,
+        keeps_defined_at: true,
+        shared_attrs: &[],
+        module_is_namespace: false,
+        keeps_measured_inclusive: false,
+        single_root: None,
+    },
+};
+
+/// The format's name in errors and warnings.
+const FORMAT: FormatName = SPEC.format_name();
+
+/// What a processed profile holds.
+const CARRIES: Carries = Carries {
+    structure: Structure::Tree,
+    threads: true,
+    thread_roots: true,
+    frame_kinds: false,
+    metrics: &[MetricKind::Samples, MetricKind::Time, MetricKind::Alloc],
+    // One weight per sample, but a weight of time in ms with fractions: [`fit`] keeps the one.
+    one_metric: false,
+    function_facts: false,
+    source_lines: true,
+    modules: true,
+    title: true,
+    timestamp: false,
+    interval: true,
+    interval_step: None,
+    name_replacements: &[],
+    lines_nest: false,
+    time_unit: Some(Unit::Milliseconds),
+    flat_reports: false,
+    needs_samples: false,
+    weight_is_time: false,
+};
+
+/// The version written: `meta.preprocessedProfileVersion` and `meta.version`, as
+/// fxprof-processed-profile 0.8.1 writes them.
+const WRITTEN_VERSION: (u32, u32) = (55, 24);
+
+/// The versions read: their tables hold the columns read alike.
+const READ_VERSIONS: std::ops::RangeInclusive<u64> = 41..=55;
+
+/// The frame fact of a frame's category.
+const CATEGORY: &str = "firefox.category";
+
+/// The category a frame without one is written in: the profiler's default, the first grey one.
+const DEFAULT_CATEGORY: &str = "Other";
+
+/// What a processed profile should be, for serde's errors.
+const EXPECTED: &str =
+    "a Firefox Profiler processed profile (meta, threads with samples, stackTable, frameTable, funcTable, stringArray)";
+
+/// `Yes` when [`check`] passes.
+fn sniff(head: &[u8]) -> Sniff {
+    Sniff::of_check(check(head))
+}
+
+/// Whether the input is a JSON object that opens with `meta` and states a
+/// `preprocessedProfileVersion`; if not, why not.
+fn check(head: &[u8]) -> Result<(), &'static str> {
+    let head = json::Head::of(head);
+    let Some(members) = head.members() else {
+        return Err("not a JSON object");
+    };
+    match (members.starts_with(b"\"meta\""), head.mentions(b"\"preprocessedProfileVersion\"")) {
+        (true, true) => Ok(()),
+        (false, _) => Err("no first key \"meta\""),
+        (true, false) => Err("a \"meta\" without a \"preprocessedProfileVersion\""),
+    }
+}
+
+/// The every frame that is not code but a thread at the roots becomes a function of its name, as
+/// the file has no kinds (its threads are the roots').
+fn fit_roots(profile: &mut Profile) {
+    ops::make_functions(profile, |is_root, kind| kind == FrameKind::Pseudo || ops::is_nested_non_code(is_root, kind));
+}
+
+/// Keeps the one metric a thread's samples are weighed by (the chosen one, else the one the
+/// profile is weighed by), naming the others as dropped.
+fn fit(mut profile: Profile, _: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
+    let Some(kept) = profile.meta.chosen_metric.or_else(|| profile.primary_metric()) else {
+        return profile;
+    };
+    let keep: Vec<bool> = (0..profile.metrics().len()).map(|m| m == kept).collect();
+    let dropped: Vec<&str> = (profile.metrics().iter().enumerate())
+        .filter(|&(m, _)| m != kept)
+        .map(|(_, metric)| metric.name.as_str())
+        .collect();
+    if !dropped.is_empty() {
+        let (dropped, kept) = (dropped.join(", "), &profile.metrics()[kept].name);
+        diag.warn("firefox-one-weight", None, || {
+            format!("firefox weighs samples by one number: {dropped} dropped (writing {kept})")
+        });
+    }
+    profile.retain_metrics(&keep);
+    profile
+}
+
+#[derive(Deserialize)]
+struct Document {
+    meta: Meta,
+    threads: Vec<Thread>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Meta {
+    #[serde(default)]
+    interval: Option<f64>,
+    #[serde(default)]
+    product: Option<String>,
+    #[serde(default)]
+    categories: Vec<Category>,
+}
+
+#[derive(Deserialize, Serialize)]
+struct Category {
+    name: String,
+    color: String,
+    subcategories: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Thread {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    tid: Option<serde_json::Value>,
+    samples: Samples,
+    stack_table: StackTable,
+    frame_table: FrameTable,
+    func_table: FuncTable,
+    #[serde(default)]
+    resource_table: Option<ResourceTable>,
+    string_array: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Samples {
+    length: usize,
+    stack: Vec<Option<u64>>,
+    #[serde(default)]
+    weight: Option<Vec<Option<f64>>>,
+    #[serde(default)]
+    weight_type: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct StackTable {
+    length: usize,
+    prefix: Vec<Option<u64>>,
+    frame: Vec<u64>,
+}
+
+#[derive(Deserialize)]
+struct FrameTable {
+    length: usize,
+    func: Vec<u64>,
+    #[serde(default)]
+    line: Vec<Option<u32>>,
+    #[serde(default)]
+    column: Vec<Option<u32>>,
+    #[serde(default)]
+    category: Vec<Option<u64>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct FuncTable {
+    length: usize,
+    name: Vec<u64>,
+    #[serde(default)]
+    file_name: Vec<Option<u64>>,
+    #[serde(default)]
+    line_number: Vec<Option<u32>>,
+    #[serde(default)]
+    column_number: Vec<Option<u32>>,
+    #[serde(default)]
+    resource: Vec<Option<i64>>,
+}
+
+#[derive(Deserialize)]
+struct ResourceTable {
+    name: Vec<u64>,
+}
+
+/// A place (a JSON path), what was expected there and what was found.
+type Misplaced = (String, String, String);
+
+/// Reads a processed profile (see the module documentation).
+fn read(input: &mut (dyn Read + Send)) -> Result<Profile, ParseError> {
+    let bytes = json::read_all(input, FORMAT)?;
+    let text = json::text(FORMAT, &bytes)?;
+    let at = |key: &str| memchr::memmem::find(text.as_bytes(), key.as_bytes()).unwrap_or(0);
+    let error = |key: &str, expected: String, found: String| {
+        json::error_at(FORMAT, text.as_bytes(), at(key), ParseErrorKind::Unexpected { expected, found })
+    };
+    // The version first, so that a file of another version is refused for its version, not for a
+    // table it lays out otherwise.
+    #[derive(Deserialize)]
+    struct Versioned {
+        meta: VersionOnly,
+    }
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct VersionOnly {
+        preprocessed_profile_version: Option<u64>,
+    }
+    let versioned: Versioned = serde_json::from_str(text).map_err(|e| json::serde_error(FORMAT, text, &e, EXPECTED))?;
+    let version = versioned.meta.preprocessed_profile_version;
+    if !version.is_some_and(|v| READ_VERSIONS.contains(&v)) {
+        let (low, high) = (READ_VERSIONS.start(), READ_VERSIONS.end());
+        let expected = format!("meta.preprocessedProfileVersion {low} to {high}, the versions proftool reads (it writes {}; the profiler at profiler.firefox.com upgrades any version to its own)", WRITTEN_VERSION.0);
+        let found = version.map_or("none".to_string(), |v| format!("version {v}"));
+        return Err(error("\"preprocessedProfileVersion\"", expected, found));
+    }
+    let document: Document = serde_json::from_str(text).map_err(|e| json::serde_error(FORMAT, text, &e, EXPECTED))?;
+    let mut reader =
+        Reader { profile: Profile::new(Vec::new()), metrics: HashMap::new(), index: ChildIndex::default() };
+    let meta = &document.meta;
+    reader.profile.meta.title = meta.product.clone().filter(|p| !p.is_empty());
+    let interval = meta.interval.filter(|&i| i.is_finite() && i > 0.0 && i < 1e12);
+    reader.profile.meta.interval = interval.map(|ms| std::time::Duration::from_nanos((ms * 1e6).round() as u64));
+    let mut names: HashMap<String, usize> = HashMap::new();
+    for (i, thread) in document.threads.iter().enumerate() {
+        let name = thread.name.clone().unwrap_or_else(|| "thread".into());
+        let seen = names.entry(name.clone()).or_default();
+        *seen += 1;
+        let name = match (*seen, &thread.tid) {
+            (1, _) => name,
+            (_, Some(serde_json::Value::String(tid))) => format!("{name} (tid {tid})"),
+            (_, Some(tid)) => format!("{name} (tid {tid})"),
+            (n, None) => format!("{name} ({n})"),
+        };
+        reader
+            .thread(thread, &name, &meta.categories, &format!("threads[{i}]"))
+            .map_err(|(place, expected, found)| error("\"threads\"", format!("{expected} at {place}"), found))?;
+    }
+    Ok(reader.profile)
+}
+
+struct Reader {
+    profile: Profile,
+    /// Each weight type's metric.
+    metrics: HashMap<&'static str, usize>,
+    index: ChildIndex,
+}
+
+impl Reader {
+    /// The metric of a weight type, added where it is new: `samples`, `tracing-ms`, `bytes`.
+    fn metric(&mut self, weight_type: &str, place: &str) -> Result<usize, Misplaced> {
+        let (key, metric) = match weight_type {
+            "samples" => ("samples", Metric::samples()),
+            "tracing-ms" => ("tracing-ms", Metric::time(Unit::Milliseconds, Repr::Float)),
+            "bytes" => (
+                "bytes",
+                Metric {
+                    name: "size".into(),
+                    kind: MetricKind::Alloc,
+                    unit: Unit::Bytes,
+                    aggregation: Aggregation::Additive,
+                    repr: Repr::Int,
+                },
+            ),
+            other => {
+                return Err((
+                    format!("{place}.samples.weightType"),
+                    "a weight type of samples, tracing-ms or bytes".into(),
+                    format!("\"{other}\""),
+                ))
+            }
+        };
+        if let Some(&m) = self.metrics.get(key) {
+            return Ok(m);
+        }
+        let m = self.profile.metrics().len();
+        let repr = metric.repr;
+        self.profile.add_metric(metric, crate::model::Values::zeros(repr, self.profile.tree.len()));
+        self.metrics.insert(key, m);
+        Ok(m)
+    }
+
+    /// Adds the samples of `thread` (at JSON path `place`) under a thread root named `name`.
+    fn thread(&mut self, thread: &Thread, name: &str, categories: &[Category], place: &str) -> Result<(), Misplaced> {
+        let strings = &thread.string_array;
+        let short = |table: &str, column: &str, len: usize, length: usize| -> Result<(), Misplaced> {
+            match len >= length {
+                true => Ok(()),
+                false => Err((
+                    format!("{place}.{table}.{column}"),
+                    format!("{length} entries (its length)"),
+                    format!("{len}"),
+                )),
+            }
+        };
+        let string = |index: u64, at: String| -> Result<&str, Misplaced> {
+            strings.get(index as usize).map(String::as_str).ok_or_else(|| {
+                (at, "an index into stringArray".into(), format!("{index}, of {} strings", strings.len()))
+            })
+        };
+        let funcs = &thread.func_table;
+        short("funcTable", "name", funcs.name.len(), funcs.length)?;
+        let frames = &thread.frame_table;
+        short("frameTable", "func", frames.func.len(), frames.length)?;
+        let stacks = &thread.stack_table;
+        short("stackTable", "prefix", stacks.prefix.len(), stacks.length)?;
+        short("stackTable", "frame", stacks.frame.len(), stacks.length)?;
+        let samples = &thread.samples;
+        short("samples", "stack", samples.stack.len(), samples.length)?;
+        let metric = self.metric(samples.weight_type.as_deref().unwrap_or("samples"), place)?;
+        // The model's frame of each frame of the table.
+        let mut frame_ids = Vec::with_capacity(frames.length);
+        for i in 0..frames.length {
+            let func = frames.func[i] as usize;
+            let at = || format!("{place}.frameTable.func[{i}]");
+            if func >= funcs.length {
+                return Err((at(), "an index into funcTable".into(), format!("{func}, of {} functions", funcs.length)));
+            }
+            let name = string(funcs.name[func], format!("{place}.funcTable.name[{func}]"))?;
+            let file = match funcs.file_name.get(func).copied().flatten() {
+                Some(s) => Some(string(s, format!("{place}.funcTable.fileName[{func}]"))?),
+                None => None,
+            };
+            let resource = funcs.resource.get(func).copied().flatten().and_then(|r| usize::try_from(r).ok());
+            let library = match (resource, &thread.resource_table) {
+                (Some(r), Some(resources)) => match resources.name.get(r) {
+                    Some(&s) => Some(string(s, format!("{place}.resourceTable.name[{r}]"))?),
+                    None => None,
+                },
+                _ => None,
+            };
+            let module = file.or(library).filter(|m| !m.is_empty());
+            let line = frames.line.get(i).copied().flatten();
+            let frame = FrameRef {
+                module,
+                line,
+                clause: line.and(frames.column.get(i).copied().flatten()),
+                kind: if line.is_some() { FrameKind::Line } else { FrameKind::Function },
+                ..FrameRef::function(name)
+            };
+            let id = self.profile.frames.intern(frame);
+            let facts = self.profile.frame_attrs.entry(id).or_default();
+            if facts.is_empty() {
+                if let (Some(file), Some(line)) = (file, funcs.line_number.get(func).copied().flatten()) {
+                    let at = match funcs.column_number.get(func).copied().flatten() {
+                        Some(column) => format!("{file}:{line}:{column}"),
+                        None => format!("{file}:{line}"),
+                    };
+                    facts.push((DEFINED_AT.to_string(), at));
+                }
+                let category = frames.category.get(i).copied().flatten().and_then(|c| categories.get(c as usize));
+                if let Some(category) = category.filter(|c| c.name != DEFAULT_CATEGORY) {
+                    facts.push((CATEGORY.to_string(), category.name.clone()));
+                }
+            }
+            frame_ids.push(id);
+        }
+        let root_frame = self.profile.frames.intern(FrameRef::named(name, FrameKind::Thread));
+        let root = self.index.child_or_insert(&mut self.profile.tree, None, root_frame);
+        let mut nodes: Vec<NodeId> = Vec::with_capacity(stacks.length);
+        for i in 0..stacks.length {
+            let caller = match stacks.prefix[i] {
+                None => root,
+                Some(p) => *nodes.get(p as usize).ok_or_else(|| {
+                    (format!("{place}.stackTable.prefix[{i}]"), "the index of an earlier stack".into(), p.to_string())
+                })?,
+            };
+            let frame = *frame_ids.get(stacks.frame[i] as usize).ok_or_else(|| {
+                (
+                    format!("{place}.stackTable.frame[{i}]"),
+                    "an index into frameTable".into(),
+                    stacks.frame[i].to_string(),
+                )
+            })?;
+            nodes.push(self.index.child_or_insert(&mut self.profile.tree, Some(caller), frame));
+        }
+        if let Some(weights) = &samples.weight {
+            short("samples", "weight", weights.len(), samples.length)?;
+        }
+        for i in 0..samples.length {
+            let node = match samples.stack[i] {
+                None => root,
+                Some(s) => *nodes.get(s as usize).ok_or_else(|| {
+                    (format!("{place}.samples.stack[{i}]"), "an index into stackTable".into(), s.to_string())
+                })?,
+            };
+            let weight = samples.weight.as_ref().map_or(Some(1.0), |w| w[i]).unwrap_or(1.0);
+            let value = match self.profile.metrics()[metric].repr {
+                Repr::Int => Value::Int(weight.round() as i64),
+                Repr::Float => Value::Float(weight),
+            };
+            self.profile.tree.add_self(metric, node, value);
+        }
+        Ok(())
+    }
+}
+
+/// A processed profile as written: its meta first, as profilers write it (and detection reads it).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DocumentOut<'a> {
+    meta: MetaOut<'a>,
+    libs: [(); 0],
+    pages: [(); 0],
+    counters: [(); 0],
+    profiler_overhead: [(); 0],
+    threads: Vec<ThreadOut<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MetaOut<'a> {
+    interval: f64,
+    start_time: f64,
+    process_type: u32,
+    product: &'a str,
+    stackwalk: u32,
+    debug: bool,
+    version: u32,
+    preprocessed_profile_version: u32,
+    categories: Vec<Category>,
+    marker_schema: [(); 0],
+    sample_units: SampleUnits,
+    symbolicated: bool,
+    paused_ranges: [(); 0],
+    uses_only_one_stack_type: bool,
+    source_code_is_not_on_searchfox: bool,
+    imported_from: &'static str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SampleUnits {
+    time: &'static str,
+    event_delay: &'static str,
+    #[serde(rename = "threadCPUDelta")]
+    thread_cpu_delta: &'static str,
+}
+
+/// The columns of a thread as written: a table per field.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ThreadOut<'a> {
+    name: &'a str,
+    process_name: &'a str,
+    process_type: &'static str,
+    process_startup_time: f64,
+    process_shutdown_time: Option<f64>,
+    register_time: f64,
+    unregister_time: Option<f64>,
+    paused_ranges: [(); 0],
+    is_main_thread: bool,
+    pid: String,
+    tid: usize,
+    samples: SamplesOut,
+    markers: MarkersOut,
+    stack_table: StackTableOut,
+    frame_table: FrameTableOut,
+    func_table: FuncTableOut,
+    resource_table: ResourceTableOut,
+    native_symbols: NativeSymbolsOut,
+    string_array: Vec<Cow<'a, str>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SamplesOut {
+    length: usize,
+    weight_type: &'static str,
+    stack: Vec<Option<usize>>,
+    time: Vec<f64>,
+    weight: Vec<serde_json::Number>,
+}
+
+#[derive(Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct MarkersOut {
+    length: usize,
+    data: [(); 0],
+    name: [(); 0],
+    start_time: [(); 0],
+    end_time: [(); 0],
+    phase: [(); 0],
+    category: [(); 0],
+}
+
+#[derive(Serialize, Default)]
+struct StackTableOut {
+    length: usize,
+    prefix: Vec<Option<usize>>,
+    frame: Vec<usize>,
+}
+
+#[derive(Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct FrameTableOut {
+    length: usize,
+    address: Vec<i64>,
+    inline_depth: Vec<u32>,
+    category: Vec<usize>,
+    subcategory: Vec<usize>,
+    func: Vec<usize>,
+    native_symbol: Vec<Option<usize>>,
+    #[serde(rename = "innerWindowID")]
+    inner_window_id: Vec<Option<u64>>,
+    line: Vec<Option<u32>>,
+    column: Vec<Option<u32>>,
+}
+
+#[derive(Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct FuncTableOut {
+    length: usize,
+    name: Vec<usize>,
+    #[serde(rename = "isJS")]
+    is_js: Vec<bool>,
+    #[serde(rename = "relevantForJS")]
+    relevant_for_js: Vec<bool>,
+    resource: Vec<i64>,
+    file_name: Vec<Option<usize>>,
+    line_number: Vec<Option<u32>>,
+    column_number: Vec<Option<u32>>,
+}
+
+#[derive(Serialize, Default)]
+struct ResourceTableOut {
+    length: usize,
+    lib: [(); 0],
+    name: [(); 0],
+    host: [(); 0],
+    #[serde(rename = "type")]
+    kind: [(); 0],
+}
+
+#[derive(Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct NativeSymbolsOut {
+    length: usize,
+    lib_index: [(); 0],
+    address: [(); 0],
+    name: [(); 0],
+    function_size: [(); 0],
+}
+
+/// The weight type a metric is written as, and how long a sample of weight 1 lasts in the
+/// timeline (in ms; `None`: as long as its weight).
+fn weight_type(kind: MetricKind) -> &'static str {
+    match kind {
+        MetricKind::Time => "tracing-ms",
+        MetricKind::Alloc => "bytes",
+        _ => "samples",
+    }
+}
+
+/// A thread being written: its tables, and the keys of its functions and frames.
+#[derive(Default)]
+struct ThreadTables<'p> {
+    strings: Vec<Cow<'p, str>>,
+    string_ids: HashMap<Cow<'p, str>, usize>,
+    funcs: FuncTableOut,
+    func_ids: HashMap<(usize, Option<usize>, Option<u32>, Option<u32>), usize>,
+    frames: FrameTableOut,
+    frame_ids: HashMap<(usize, Option<u32>, Option<u32>, usize), usize>,
+    stacks: StackTableOut,
+}
+
+impl<'p> ThreadTables<'p> {
+    fn string(&mut self, text: Cow<'p, str>) -> usize {
+        let next = self.strings.len();
+        *self.string_ids.entry(text).or_insert_with_key(|text| {
+            self.strings.push(text.clone());
+            next
+        })
+    }
+
+    /// The frame of `id` in this thread's tables, added where it is new.
+    fn frame(&mut self, profile: &'p Profile, id: FrameId, categories: &mut Vec<&'p str>) -> usize {
+        let frame = profile.frames.get(id);
+        let defined = profile.defined_at(id);
+        let name = self.string(super::shared::written_name(frame));
+        let file = defined.map(|at| at.file).or(frame.module.as_deref()).map(|f| self.string(Cow::Borrowed(f)));
+        let (line_number, column_number) = (defined.map(|at| at.line), defined.and_then(|at| at.column));
+        let func = *self.func_ids.entry((name, file, line_number, column_number)).or_insert_with(|| {
+            let funcs = &mut self.funcs;
+            funcs.name.push(name);
+            funcs.is_js.push(false);
+            funcs.relevant_for_js.push(false);
+            funcs.resource.push(-1);
+            funcs.file_name.push(file);
+            funcs.line_number.push(line_number);
+            funcs.column_number.push(column_number);
+            funcs.length += 1;
+            funcs.length - 1
+        });
+        let category_name = profile
+            .frame_attrs
+            .get(&id)
+            .and_then(|facts| facts.iter().find(|(key, _)| key == CATEGORY))
+            .map_or(DEFAULT_CATEGORY, |(_, name)| name.as_str());
+        let category = categories.iter().position(|&c| c == category_name).unwrap_or_else(|| {
+            categories.push(category_name);
+            categories.len() - 1
+        });
+        let (line, column) = (frame.line, frame.line.and(frame.clause));
+        *self.frame_ids.entry((func, line, column, category)).or_insert_with(|| {
+            let frames = &mut self.frames;
+            frames.address.push(-1);
+            frames.inline_depth.push(0);
+            frames.category.push(category);
+            frames.subcategory.push(0);
+            frames.func.push(func);
+            frames.native_symbol.push(None);
+            frames.inner_window_id.push(None);
+            frames.line.push(line);
+            frames.column.push(column);
+            frames.length += 1;
+            frames.length - 1
+        })
+    }
+}
+
+/// The color the profiler gives a category of this name (its Gecko categories' colors), else grey.
+fn color(category: &str) -> &'static str {
+    match category {
+        "Idle" => "transparent",
+        "Layout" => "purple",
+        "JavaScript" | "User" => "yellow",
+        "GC / CC" | "Kernel" => "orange",
+        "Network" => "lightblue",
+        "Graphics" | "JIT app cache" => "green",
+        "DOM" => "blue",
+        _ => "grey",
+    }
+}
+
+/// Writes `profile` (projected onto [`CARRIES`]: one metric, time in ms) as a processed profile of
+/// version 55 (see the module documentation).
+fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOptions) -> Result<(), Error> {
+    let tree = &profile.tree;
+    let metric = profile.metrics().first();
+    let kind = metric.map_or(MetricKind::Samples, |m| m.kind);
+    let interval = profile.meta.interval.or(options.interval).unwrap_or(super::options::DEFAULT_INTERVAL);
+    let interval_ms = interval.as_secs_f64() * 1e3;
+    let title = profile.meta.title.as_deref().unwrap_or("proftool");
+    let children = tree.children();
+    // Each thread at the roots is a thread; the other roots are one thread together.
+    let is_thread = |node: NodeId| profile.frames.get(tree.frame(node)).kind == FrameKind::Thread;
+    let mut parts: Vec<(&str, Option<NodeId>, Vec<NodeId>)> = Vec::new();
+    let mut loose = Vec::new();
+    for &root in children.roots() {
+        match is_thread(root) {
+            true => {
+                parts.push((&profile.frames.get(tree.frame(root)).name, Some(root), children.of_node(root).to_vec()))
+            }
+            false => loose.push(root),
+        }
+    }
+    if !loose.is_empty() || parts.is_empty() {
+        parts.push((title, None, loose));
+    }
+    let mut categories: Vec<&str> = vec![DEFAULT_CATEGORY];
+    let mut threads = Vec::with_capacity(parts.len());
+    for (tid, (name, thread_root, roots)) in parts.iter().enumerate() {
+        let mut tables = ThreadTables::default();
+        let mut samples = SamplesOut {
+            length: 0,
+            weight_type: weight_type(kind),
+            stack: Vec::new(),
+            time: Vec::new(),
+            weight: Vec::new(),
+        };
+        let mut clock = 0.0;
+        let mut sample = |stack: Option<usize>, node: NodeId, samples: &mut SamplesOut| {
+            let Some(value) = metric.map(|_| tree.self_value(0, node)) else { return };
+            if value.as_f64() == 0.0 {
+                return;
+            }
+            samples.stack.push(stack);
+            samples.time.push(clock);
+            let (number, lasts) = match value {
+                Value::Int(n) => (serde_json::Number::from(n), n as f64),
+                Value::Float(x) => (serde_json::Number::from_f64(x).unwrap_or_else(|| 0.into()), x),
+            };
+            clock += match kind {
+                MetricKind::Time => lasts,
+                MetricKind::Samples => lasts * interval_ms,
+                _ => interval_ms,
+            };
+            samples.weight.push(number);
+            samples.length += 1;
+        };
+        if let Some(root) = thread_root {
+            sample(None, *root, &mut samples);
+        }
+        // Nodes in pre-order with an explicit stack, each with its caller's stack.
+        let mut pending: Vec<(NodeId, Option<usize>)> = roots.iter().rev().map(|&n| (n, None)).collect();
+        while let Some((node, prefix)) = pending.pop() {
+            let frame = tables.frame(profile, tree.frame(node), &mut categories);
+            let stacks = &mut tables.stacks;
+            stacks.prefix.push(prefix);
+            stacks.frame.push(frame);
+            stacks.length += 1;
+            let stack = stacks.length - 1;
+            sample(Some(stack), node, &mut samples);
+            pending.extend(children.of_node(node).iter().rev().map(|&n| (n, Some(stack))));
+        }
+        let ThreadTables { strings, funcs, frames, stacks, .. } = tables;
+        threads.push(ThreadOut {
+            name,
+            process_name: title,
+            process_type: "default",
+            process_startup_time: 0.0,
+            process_shutdown_time: Some(clock),
+            register_time: 0.0,
+            unregister_time: Some(clock),
+            paused_ranges: [],
+            is_main_thread: tid == 0,
+            pid: "0".into(),
+            tid,
+            samples,
+            markers: MarkersOut::default(),
+            stack_table: stacks,
+            frame_table: frames,
+            func_table: funcs,
+            resource_table: ResourceTableOut::default(),
+            native_symbols: NativeSymbolsOut::default(),
+            string_array: strings,
+        });
+    }
+    let categories: Vec<Category> = categories
+        .iter()
+        .map(|&name| Category {
+            name: name.into(),
+            color: color(name).into(),
+            subcategories: vec![DEFAULT_CATEGORY.into()],
+        })
+        .collect();
+    let document = DocumentOut {
+        meta: MetaOut {
+            interval: interval_ms,
+            start_time: 0.0,
+            process_type: 0,
+            product: title,
+            stackwalk: 0,
+            debug: false,
+            version: WRITTEN_VERSION.1,
+            preprocessed_profile_version: WRITTEN_VERSION.0,
+            categories,
+            marker_schema: [],
+            sample_units: SampleUnits { time: "ms", event_delay: "ms", thread_cpu_delta: "µs" },
+            symbolicated: true,
+            paused_ranges: [],
+            uses_only_one_stack_type: true,
+            source_code_is_not_on_searchfox: true,
+            imported_from: concat!("proftool ", env!("CARGO_PKG_VERSION")),
+        },
+        libs: [],
+        pages: [],
+        counters: [],
+        profiler_overhead: [],
+        threads,
+    };
+    serde_json::to_writer(&mut *out, &document).map_err(std::io::Error::from)?;
+    out.write_all(b"\n")?;
+    Ok(())
+}

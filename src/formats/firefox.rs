@@ -106,7 +106,7 @@ const CARRIES: Carries = Carries {
     threads: true,
     thread_roots: true,
     frame_kinds: false,
-    metrics: &[MetricKind::Samples, MetricKind::Time, MetricKind::Alloc],
+    metrics: &[MetricKind::Samples, MetricKind::Time, MetricKind::Ticks, MetricKind::Alloc],
     // One weight per sample, but a weight of time in ms with fractions: [`fit`] keeps the one.
     one_metric: false,
     function_facts: false,
@@ -160,15 +160,27 @@ fn check(head: &[u8]) -> Result<(), &'static str> {
     }
 }
 
-/// The every frame that is not code but a thread at the roots becomes a function of its name, as
-/// the file has no kinds (its threads are the roots').
+/// Every stack in a thread: the roots that are not threads under one thread named after the title
+/// (else `main`); every other frame that is not code becomes a function of its name, as the file
+/// has no kinds.
 fn fit_roots(profile: &mut Profile) {
-    ops::make_functions(profile, |is_root, kind| kind == FrameKind::Pseudo || ops::is_nested_non_code(is_root, kind));
+    let tree = &profile.tree;
+    if tree.roots().any(|r| profile.frames.get(tree.frame(r)).kind != FrameKind::Thread) {
+        let name = profile.meta.title.clone().unwrap_or_else(|| "main".into());
+        let thread = profile.frames.intern(FrameRef::named(&name, FrameKind::Thread));
+        *profile = ops::adopt_roots(profile, thread, |frame| frame.kind != FrameKind::Thread);
+    }
+    ops::make_functions(profile, ops::is_nested_non_code);
 }
 
-/// Keeps the one metric a thread's samples are weighed by (the chosen one, else the one the
+/// Merges siblings of one frame and keeps the one metric a thread's samples are weighed by (the chosen one, else the one the
 /// profile is weighed by), naming the others as dropped.
-fn fit(mut profile: Profile, _: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
+fn fit(profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
+    // A stack per frame under each caller, as the reader builds them.
+    let mut profile = match profile.tree.has_duplicate_siblings(profile.frames.len()) {
+        true => ops::merge_siblings(&profile),
+        false => profile,
+    };
     let Some(kept) = profile.meta.chosen_metric.or_else(|| profile.primary_metric()) else {
         return profile;
     };
@@ -184,6 +196,15 @@ fn fit(mut profile: Profile, _: &ConvertOptions, diag: &mut Diagnostics) -> Prof
         });
     }
     profile.retain_metrics(&keep);
+    // GHC's ticks are time at the interval: written as tracing-ms.
+    if profile.metrics()[0].kind == MetricKind::Ticks {
+        let interval = profile.meta.interval.or(options.interval).unwrap_or(super::options::DEFAULT_INTERVAL);
+        let ms = interval.as_secs_f64() * 1e3;
+        let values: Vec<f64> = profile.tree.self_values(0).to_f64().into_iter().map(|t| t * ms).collect();
+        let name = profile.metrics()[0].name.clone();
+        diag.warn("firefox-ticks", None, || format!("firefox holds time: {name} written as time at {ms} ms each"));
+        profile.replace_metric(0, Metric::time(Unit::Milliseconds, Repr::Float), crate::model::Values::Float(values));
+    }
     profile
 }
 
@@ -284,10 +305,11 @@ type Misplaced = (String, String, String);
 fn read(input: &mut (dyn Read + Send)) -> Result<Profile, ParseError> {
     let bytes = json::read_all(input, FORMAT)?;
     let text = json::text(FORMAT, &bytes)?;
-    let at = |key: &str| memchr::memmem::find(text.as_bytes(), key.as_bytes()).unwrap_or(0);
-    let error = |key: &str, expected: String, found: String| {
-        json::error_at(FORMAT, text.as_bytes(), at(key), ParseErrorKind::Unexpected { expected, found })
+    let error_at = |at: usize, expected: String, found: String| {
+        json::error_at(FORMAT, text.as_bytes(), at, ParseErrorKind::Unexpected { expected, found })
     };
+    let error =
+        |key: &str, expected: String, found: String| error_at(json::nth_key(text.as_bytes(), key, 0), expected, found);
     // The version first, so that a file of another version is refused for its version, not for a
     // table it lays out otherwise.
     #[derive(Deserialize)]
@@ -325,9 +347,14 @@ fn read(input: &mut (dyn Read + Send)) -> Result<Profile, ParseError> {
             (_, Some(tid)) => format!("{name} (tid {tid})"),
             (n, None) => format!("{name} ({n})"),
         };
-        reader
-            .thread(thread, &name, &meta.categories, &format!("threads[{i}]"))
-            .map_err(|(place, expected, found)| error("\"threads\"", format!("{expected} at {place}"), found))?;
+        reader.thread(thread, &name, &meta.categories, &format!("threads[{i}]")).map_err(
+            |(place, expected, found)| {
+                // The place's table in the text: this thread's, where each thread has one.
+                let table = place.split('.').nth(1).and_then(|t| t.split('[').next()).unwrap_or("threads");
+                let at = json::nth_key(text.as_bytes(), &format!("\"{table}\""), i);
+                error_at(at, format!("{expected} at {place}"), found)
+            },
+        )?;
     }
     Ok(reader.profile)
 }
@@ -645,13 +672,17 @@ fn weight_type(kind: MetricKind) -> &'static str {
     }
 }
 
+/// A function as written: its name, file, and the line and column it is defined at (strings by
+/// index).
+type FuncKey = (usize, Option<usize>, Option<u32>, Option<u32>);
+
 /// A thread being written: its tables, and the keys of its functions and frames.
 #[derive(Default)]
 struct ThreadTables<'p> {
     strings: Vec<Cow<'p, str>>,
     string_ids: HashMap<Cow<'p, str>, usize>,
     funcs: FuncTableOut,
-    func_ids: HashMap<(usize, Option<usize>, Option<u32>, Option<u32>), usize>,
+    func_ids: HashMap<FuncKey, usize>,
     frames: FrameTableOut,
     frame_ids: HashMap<(usize, Option<u32>, Option<u32>, usize), usize>,
     stacks: StackTableOut,
@@ -730,30 +761,39 @@ fn color(category: &str) -> &'static str {
 /// version 55 (see the module documentation).
 fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOptions) -> Result<(), Error> {
     let tree = &profile.tree;
-    let metric = profile.metrics().first();
-    let kind = metric.map_or(MetricKind::Samples, |m| m.kind);
+    let Some(metric) = profile.metrics().first() else {
+        let what = "the profile has none of the weights a sample has in it (samples, time, bytes)".to_string();
+        return Err(Error::Unrepresentable { format: FORMAT, what });
+    };
+    let kind = metric.kind;
     let interval = profile.meta.interval.or(options.interval).unwrap_or(super::options::DEFAULT_INTERVAL);
     let interval_ms = interval.as_secs_f64() * 1e3;
     let title = profile.meta.title.as_deref().unwrap_or("proftool");
     let children = tree.children();
     // Each thread at the roots is a thread; the other roots are one thread together.
     let is_thread = |node: NodeId| profile.frames.get(tree.frame(node)).kind == FrameKind::Thread;
-    let mut parts: Vec<(&str, Option<NodeId>, Vec<NodeId>)> = Vec::new();
+    // Roots of one thread are one thread (a thread's name is its identity when read back).
+    let mut parts: Vec<(&str, Vec<NodeId>, Vec<NodeId>)> = Vec::new();
     let mut loose = Vec::new();
     for &root in children.roots() {
-        match is_thread(root) {
-            true => {
-                parts.push((&profile.frames.get(tree.frame(root)).name, Some(root), children.of_node(root).to_vec()))
-            }
-            false => loose.push(root),
+        if !is_thread(root) {
+            loose.push(root);
+            continue;
         }
+        let name = profile.frames.get(tree.frame(root)).name.as_str();
+        let at = parts.iter().position(|(n, ..)| *n == name).unwrap_or_else(|| {
+            parts.push((name, Vec::new(), Vec::new()));
+            parts.len() - 1
+        });
+        parts[at].1.push(root);
+        parts[at].2.extend_from_slice(children.of_node(root));
     }
     if !loose.is_empty() || parts.is_empty() {
-        parts.push((title, None, loose));
+        parts.push((title, Vec::new(), loose));
     }
     let mut categories: Vec<&str> = vec![DEFAULT_CATEGORY];
     let mut threads = Vec::with_capacity(parts.len());
-    for (tid, (name, thread_root, roots)) in parts.iter().enumerate() {
+    for (tid, (name, thread_roots, roots)) in parts.iter().enumerate() {
         let mut tables = ThreadTables::default();
         let mut samples = SamplesOut {
             length: 0,
@@ -764,15 +804,17 @@ fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOptions) -> Re
         };
         let mut clock = 0.0;
         let mut sample = |stack: Option<usize>, node: NodeId, samples: &mut SamplesOut| {
-            let Some(value) = metric.map(|_| tree.self_value(0, node)) else { return };
+            let value = tree.self_value(0, node);
             if value.as_f64() == 0.0 {
                 return;
             }
             samples.stack.push(stack);
             samples.time.push(clock);
-            let (number, lasts) = match value {
-                Value::Int(n) => (serde_json::Number::from(n), n as f64),
-                Value::Float(x) => (serde_json::Number::from_f64(x).unwrap_or_else(|| 0.into()), x),
+            // Time in ms with its fractions (read back as such), counts and bytes whole.
+            let lasts = value.as_f64();
+            let number = match kind {
+                MetricKind::Time => serde_json::Number::from_f64(lasts).unwrap_or_else(|| 0.into()),
+                _ => serde_json::Number::from(value.as_count()),
             };
             clock += match kind {
                 MetricKind::Time => lasts,
@@ -782,8 +824,8 @@ fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOptions) -> Re
             samples.weight.push(number);
             samples.length += 1;
         };
-        if let Some(root) = thread_root {
-            sample(None, *root, &mut samples);
+        for &root in thread_roots {
+            sample(None, root, &mut samples);
         }
         // Nodes in pre-order with an explicit stack, each with its caller's stack.
         let mut pending: Vec<(NodeId, Option<usize>)> = roots.iter().rev().map(|&n| (n, None)).collect();

@@ -181,11 +181,16 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
     let bytes = json::read_all(input, FORMAT)?;
     let text = json::text(FORMAT, &bytes)?;
     let document: Document = serde_json::from_str(text).map_err(|e| json::serde_error(FORMAT, text, &e, EXPECTED))?;
+    // At the place's table in the text: the nth thread's, where each thread has one (speedscope's
+    // saved recordings have one thread).
     let error = |path: String, expected: &str, found: String| {
+        let thread = path.rsplit("threads[").next().and_then(|t| t.split(']').next()?.parse().ok()).unwrap_or(0);
+        let table = path.rsplit("].").next().and_then(|t| t.split(['.', '[']).next()).unwrap_or("threads");
+        let at = json::nth_key(text.as_bytes(), &format!("\"{table}\""), thread);
         json::error_at(
             FORMAT,
             text.as_bytes(),
-            0,
+            at,
             ParseErrorKind::Unexpected { expected: format!("{expected} at {path}"), found },
         )
     };

@@ -662,8 +662,7 @@ struct NativeSymbolsOut {
     function_size: [(); 0],
 }
 
-/// The weight type a metric is written as, and how long a sample of weight 1 lasts in the
-/// timeline (in ms; `None`: as long as its weight).
+/// The weight type a metric is written as.
 fn weight_type(kind: MetricKind) -> &'static str {
     match kind {
         MetricKind::Time => "tracing-ms",

@@ -1,7 +1,7 @@
 //! The Firefox Profiler's processed profile JSON (profiler.firefox.com), as samply writes it through
 //! the crate `fxprof-processed-profile`: written at version 55 (`meta.preprocessedProfileVersion`
-//! 55, `meta.version` 24, those of fxprof-processed-profile 0.8.1), read at versions 41 to 55, whose
-//! tables hold the columns read here alike.
+//! 55, `meta.version` 24, those of fxprof-processed-profile 0.8.1), read at versions 41 to 70 (the
+//! profiler's own of today), whose tables hold the columns read here, in the places said below.
 //!
 //! ```text
 //! {"meta":{"interval":1.0,"preprocessedProfileVersion":55,"version":24,"product":"work",
@@ -26,8 +26,12 @@
 //! index into `meta.categories`) and `subcategory`; a function its `name` (an index into the
 //! thread's `stringArray`), its `fileName`, the `lineNumber` and `columnNumber` it is defined at, and
 //! its `resource` (a library or a script's host, with a `name`). `meta.interval` is the sampling
-//! interval in ms, `meta.product` the program. Versions 56 and later share the tables among threads
-//! (`profile.shared`); versions below 41 keep libraries per thread.
+//! interval in ms, `meta.product` the program. Later versions move the tables, which are read where
+//! each version has them: the strings in `profile.shared.stringArray` from version 56, a function's
+//! file as a `source` of `profile.shared.sources` (its `filename`) from 58, the stack, frame,
+//! function and resource tables in `profile.shared` (every thread's samples pointing into them) from
+//! 60, a stack's caller as its `prefixOffset` (how many stacks before it; 0: none) from 66. Versions
+//! below 41 keep libraries and resources per thread otherwise; the profiler upgrades them.
 //!
 //! **Model**: each thread a thread root named after it (a second thread of one name gets
 //! ` (tid N)` after it); its stacks below it, a sample with no stack the thread's own. A frame is a
@@ -39,7 +43,7 @@
 //! `meta.interval`, the profile's interval), `time` in ms (`tracing-ms`), `size` in bytes (`bytes`).
 //! `meta.product` is the title.
 //!
-//! **Errors**: JSON errors at their line and column; a version outside 41 to 55 (naming the versions
+//! **Errors**: JSON errors at their line and column; a version outside 41 to 70 (naming the versions
 //! read); a sample, stack, frame, function or string index out of its table, a prefix that is not an
 //! earlier stack, columns shorter than their table's `length`, and an unknown `weightType`, each
 //! naming the place as a JSON path.
@@ -128,8 +132,8 @@ const CARRIES: Carries = Carries {
 /// fxprof-processed-profile 0.8.1 writes them.
 const WRITTEN_VERSION: (u32, u32) = (55, 24);
 
-/// The versions read: their tables hold the columns read alike.
-const READ_VERSIONS: std::ops::RangeInclusive<u64> = 41..=55;
+/// The versions read: their tables hold the columns read, where [`Tables`] finds them.
+const READ_VERSIONS: std::ops::RangeInclusive<u64> = 41..=70;
 
 /// The frame fact of a frame's category.
 const CATEGORY: &str = "firefox.category";
@@ -212,10 +216,12 @@ fn fit(profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Pr
 struct Document {
     meta: Meta,
     threads: Vec<Thread>,
+    /// From version 56 the strings, from 58 the sources, from 60 the tables of all threads.
+    #[serde(default)]
+    shared: Tables,
 }
 
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
 struct Meta {
     #[serde(default)]
     interval: Option<f64>,
@@ -233,19 +239,33 @@ struct Category {
 }
 
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
 struct Thread {
     #[serde(default)]
     name: Option<String>,
     #[serde(default)]
     tid: Option<serde_json::Value>,
     samples: Samples,
-    stack_table: StackTable,
-    frame_table: FrameTable,
-    func_table: FuncTable,
+    /// Its own tables up to version 59 (its strings up to 55).
+    #[serde(flatten)]
+    tables: Tables,
+}
+
+/// The tables a thread's samples point into: the thread's own, or `profile.shared`'s.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct Tables {
+    #[serde(default)]
+    stack_table: Option<StackTable>,
+    #[serde(default)]
+    frame_table: Option<FrameTable>,
+    #[serde(default)]
+    func_table: Option<FuncTable>,
     #[serde(default)]
     resource_table: Option<ResourceTable>,
-    string_array: Vec<String>,
+    #[serde(default)]
+    string_array: Option<Vec<String>>,
+    #[serde(default)]
+    sources: Option<Sources>,
 }
 
 #[derive(Deserialize)]
@@ -260,9 +280,15 @@ struct Samples {
 }
 
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct StackTable {
     length: usize,
-    prefix: Vec<Option<u64>>,
+    /// A stack's caller, up to version 65.
+    #[serde(default)]
+    prefix: Option<Vec<Option<u64>>>,
+    /// How many stacks before it its caller is (0: none), from version 66.
+    #[serde(default)]
+    prefix_offset: Option<Vec<u64>>,
     frame: Vec<u64>,
 }
 
@@ -283,8 +309,12 @@ struct FrameTable {
 struct FuncTable {
     length: usize,
     name: Vec<u64>,
+    /// Its file up to version 57 (a string).
     #[serde(default)]
     file_name: Vec<Option<u64>>,
+    /// Its file from version 58 (a source).
+    #[serde(default)]
+    source: Vec<Option<u64>>,
     #[serde(default)]
     line_number: Vec<Option<u32>>,
     #[serde(default)]
@@ -298,6 +328,11 @@ struct ResourceTable {
     name: Vec<u64>,
 }
 
+#[derive(Deserialize)]
+struct Sources {
+    filename: Vec<Option<u64>>,
+}
+
 /// A place (a JSON path), what was expected there and what was found.
 type Misplaced = (String, String, String);
 
@@ -308,8 +343,6 @@ fn read(input: &mut (dyn Read + Send)) -> Result<Profile, ParseError> {
     let error_at = |at: usize, expected: String, found: String| {
         json::error_at(FORMAT, text.as_bytes(), at, ParseErrorKind::Unexpected { expected, found })
     };
-    let error =
-        |key: &str, expected: String, found: String| error_at(json::nth_key(text.as_bytes(), key, 0), expected, found);
     // The version first, so that a file of another version is refused for its version, not for a
     // table it lays out otherwise.
     #[derive(Deserialize)]
@@ -325,13 +358,18 @@ fn read(input: &mut (dyn Read + Send)) -> Result<Profile, ParseError> {
     let version = versioned.meta.preprocessed_profile_version;
     if !version.is_some_and(|v| READ_VERSIONS.contains(&v)) {
         let (low, high) = (READ_VERSIONS.start(), READ_VERSIONS.end());
-        let expected = format!("meta.preprocessedProfileVersion {low} to {high}, the versions proftool reads (it writes {}; the profiler at profiler.firefox.com upgrades any version to its own)", WRITTEN_VERSION.0);
+        let expected = format!("meta.preprocessedProfileVersion {low} to {high}, the versions proftool reads (it writes {}; the profiler at profiler.firefox.com upgrades any older version to its own)", WRITTEN_VERSION.0);
         let found = version.map_or("none".to_string(), |v| format!("version {v}"));
-        return Err(error("\"preprocessedProfileVersion\"", expected, found));
+        let at = json::nth_key(text.as_bytes(), "\"preprocessedProfileVersion\"", 0);
+        return Err(error_at(at, expected, found));
     }
     let document: Document = serde_json::from_str(text).map_err(|e| json::serde_error(FORMAT, text, &e, EXPECTED))?;
-    let mut reader =
-        Reader { profile: Profile::new(Vec::new()), metrics: HashMap::new(), index: ChildIndex::default() };
+    let mut reader = Reader {
+        profile: Profile::new(Vec::new()),
+        metrics: HashMap::new(),
+        index: ChildIndex::default(),
+        shared_frames: Vec::new(),
+    };
     let meta = &document.meta;
     reader.profile.meta.title = meta.product.clone().filter(|p| !p.is_empty());
     let interval = meta.interval.filter(|&i| i.is_finite() && i > 0.0 && i < 1e12);
@@ -347,14 +385,17 @@ fn read(input: &mut (dyn Read + Send)) -> Result<Profile, ParseError> {
             (_, Some(tid)) => format!("{name} (tid {tid})"),
             (n, None) => format!("{name} ({n})"),
         };
-        reader.thread(thread, &name, &meta.categories, &format!("threads[{i}]")).map_err(
-            |(place, expected, found)| {
-                // The place's table in the text: this thread's, where each thread has one.
-                let table = place.split('.').nth(1).and_then(|t| t.split('[').next()).unwrap_or("threads");
-                let at = json::nth_key(text.as_bytes(), &format!("\"{table}\""), i);
-                error_at(at, format!("{expected} at {place}"), found)
-            },
-        )?;
+        reader.thread(thread, &document.shared, &name, &meta.categories, i).map_err(|(place, expected, found)| {
+            // The place's table in the text: this thread's, where each thread has one, else the
+            // shared one.
+            let (table, n) = match place.strip_prefix("shared.") {
+                Some(shared) => (shared, 0),
+                None => (place.split('.').nth(1).unwrap_or("threads"), i),
+            };
+            let table = table.split(['.', '[']).next().unwrap_or(table);
+            let at = json::nth_key(text.as_bytes(), &format!("\"{table}\""), n);
+            error_at(at, format!("{expected} at {place}"), found)
+        })?;
     }
     Ok(reader.profile)
 }
@@ -364,6 +405,14 @@ struct Reader {
     /// Each weight type's metric.
     metrics: HashMap<&'static str, usize>,
     index: ChildIndex,
+    /// The model's frame of each frame of the shared frame table, as far as known.
+    shared_frames: Vec<Option<FrameId>>,
+}
+
+/// A thread's tables, its own or the shared ones, each with the JSON path of its place.
+struct Found<'a, T> {
+    table: &'a T,
+    place: String,
 }
 
 impl Reader {
@@ -400,118 +449,252 @@ impl Reader {
         Ok(m)
     }
 
-    /// Adds the samples of `thread` (at JSON path `place`) under a thread root named `name`.
-    fn thread(&mut self, thread: &Thread, name: &str, categories: &[Category], place: &str) -> Result<(), Misplaced> {
-        let strings = &thread.string_array;
-        let short = |table: &str, column: &str, len: usize, length: usize| -> Result<(), Misplaced> {
+    /// Adds the samples of thread `t` under a thread root named `name`; its tables are its own, or
+    /// (from version 60) `shared`'s.
+    fn thread(
+        &mut self,
+        thread: &Thread,
+        shared: &Tables,
+        name: &str,
+        categories: &[Category],
+        t: usize,
+    ) -> Result<(), Misplaced> {
+        let place = format!("threads[{t}]");
+        fn pick<'a, T>(
+            own: &'a Option<T>,
+            shared: &'a Option<T>,
+            place: &str,
+            key: &str,
+        ) -> Result<Found<'a, T>, Misplaced> {
+            match (own, shared) {
+                (Some(table), _) => Ok(Found { table, place: format!("{place}.{key}") }),
+                (None, Some(table)) => Ok(Found { table, place: format!("shared.{key}") }),
+                (None, None) => {
+                    Err((format!("{place}.{key}"), format!("a {key}, the thread's or shared's"), "none".into()))
+                }
+            }
+        }
+        let own = &thread.tables;
+        let stacks = pick(&own.stack_table, &shared.stack_table, &place, "stackTable")?;
+        let frames = pick(&own.frame_table, &shared.frame_table, &place, "frameTable")?;
+        let funcs = pick(&own.func_table, &shared.func_table, &place, "funcTable")?;
+        let strings = pick(&own.string_array, &shared.string_array, &place, "stringArray")?;
+        let resources = own.resource_table.as_ref().or(shared.resource_table.as_ref());
+        let sources = own.sources.as_ref().or(shared.sources.as_ref());
+        let short = |found: &str, column: &str, len: usize, length: usize| -> Result<(), Misplaced> {
             match len >= length {
                 true => Ok(()),
-                false => Err((
-                    format!("{place}.{table}.{column}"),
-                    format!("{length} entries (its length)"),
-                    format!("{len}"),
-                )),
+                false => Err((format!("{found}.{column}"), format!("{length} entries (its length)"), format!("{len}"))),
             }
         };
-        let string = |index: u64, at: String| -> Result<&str, Misplaced> {
-            strings.get(index as usize).map(String::as_str).ok_or_else(|| {
-                (at, "an index into stringArray".into(), format!("{index}, of {} strings", strings.len()))
-            })
+        short(&funcs.place, "name", funcs.table.name.len(), funcs.table.length)?;
+        short(&frames.place, "func", frames.table.func.len(), frames.table.length)?;
+        short(&stacks.place, "frame", stacks.table.frame.len(), stacks.table.length)?;
+        let prefix_len = match (&stacks.table.prefix, &stacks.table.prefix_offset) {
+            (Some(prefix), _) => prefix.len(),
+            (None, Some(offsets)) => offsets.len(),
+            (None, None) => 0,
         };
-        let funcs = &thread.func_table;
-        short("funcTable", "name", funcs.name.len(), funcs.length)?;
-        let frames = &thread.frame_table;
-        short("frameTable", "func", frames.func.len(), frames.length)?;
-        let stacks = &thread.stack_table;
-        short("stackTable", "prefix", stacks.prefix.len(), stacks.length)?;
-        short("stackTable", "frame", stacks.frame.len(), stacks.length)?;
+        short(&stacks.place, "prefix", prefix_len, stacks.table.length)?;
         let samples = &thread.samples;
-        short("samples", "stack", samples.stack.len(), samples.length)?;
-        let metric = self.metric(samples.weight_type.as_deref().unwrap_or("samples"), place)?;
-        // The model's frame of each frame of the table.
-        let mut frame_ids = Vec::with_capacity(frames.length);
-        for i in 0..frames.length {
-            let func = frames.func[i] as usize;
-            let at = || format!("{place}.frameTable.func[{i}]");
-            if func >= funcs.length {
-                return Err((at(), "an index into funcTable".into(), format!("{func}, of {} functions", funcs.length)));
-            }
-            let name = string(funcs.name[func], format!("{place}.funcTable.name[{func}]"))?;
-            let file = match funcs.file_name.get(func).copied().flatten() {
-                Some(s) => Some(string(s, format!("{place}.funcTable.fileName[{func}]"))?),
-                None => None,
-            };
-            let resource = funcs.resource.get(func).copied().flatten().and_then(|r| usize::try_from(r).ok());
-            let library = match (resource, &thread.resource_table) {
-                (Some(r), Some(resources)) => match resources.name.get(r) {
-                    Some(&s) => Some(string(s, format!("{place}.resourceTable.name[{r}]"))?),
-                    None => None,
-                },
-                _ => None,
-            };
-            let module = file.or(library).filter(|m| !m.is_empty());
-            let line = frames.line.get(i).copied().flatten();
-            let frame = FrameRef {
-                module,
-                line,
-                clause: line.and(frames.column.get(i).copied().flatten()),
-                kind: if line.is_some() { FrameKind::Line } else { FrameKind::Function },
-                ..FrameRef::function(name)
-            };
-            let id = self.profile.frames.intern(frame);
-            let facts = self.profile.frame_attrs.entry(id).or_default();
-            if facts.is_empty() {
-                if let (Some(file), Some(line)) = (file, funcs.line_number.get(func).copied().flatten()) {
-                    let at = match funcs.column_number.get(func).copied().flatten() {
-                        Some(column) => format!("{file}:{line}:{column}"),
-                        None => format!("{file}:{line}"),
-                    };
-                    facts.push((DEFINED_AT.to_string(), at));
-                }
-                let category = frames.category.get(i).copied().flatten().and_then(|c| categories.get(c as usize));
-                if let Some(category) = category.filter(|c| c.name != DEFAULT_CATEGORY) {
-                    facts.push((CATEGORY.to_string(), category.name.clone()));
-                }
-            }
-            frame_ids.push(id);
+        short(&format!("{place}.samples"), "stack", samples.stack.len(), samples.length)?;
+        if let Some(weights) = &samples.weight {
+            short(&format!("{place}.samples"), "weight", weights.len(), samples.length)?;
         }
+        let metric = self.metric(samples.weight_type.as_deref().unwrap_or("samples"), &place)?;
+        let is_shared = frames.place.starts_with("shared.");
+        if is_shared && self.shared_frames.len() != frames.table.length {
+            self.shared_frames = vec![None; frames.table.length];
+        }
+        let mut own_frames = if is_shared { Vec::new() } else { vec![None; frames.table.length] };
+        let tables = ReadTables { frames: &frames, funcs: &funcs, strings: &strings, resources, sources, categories };
         let root_frame = self.profile.frames.intern(FrameRef::named(name, FrameKind::Thread));
         let root = self.index.child_or_insert(&mut self.profile.tree, None, root_frame);
-        let mut nodes: Vec<NodeId> = Vec::with_capacity(stacks.length);
-        for i in 0..stacks.length {
-            let caller = match stacks.prefix[i] {
-                None => root,
-                Some(p) => *nodes.get(p as usize).ok_or_else(|| {
-                    (format!("{place}.stackTable.prefix[{i}]"), "the index of an earlier stack".into(), p.to_string())
-                })?,
+        // Each stack's node: a thread's own stacks all, in their order (as the writer lays a tree
+        // out, stacks of no sample included); the shared table's (every thread's) where a sample
+        // names one.
+        let (mut nodes, mut chain) = (HashMap::new(), Vec::new());
+        let own_stacks = if is_shared { 0 } else { stacks.table.length };
+        for task in 0..own_stacks + samples.length {
+            let (stack, sample) = match task.checked_sub(own_stacks) {
+                None => (Some(task as u64), None),
+                Some(i) => (samples.stack[i], Some(i)),
             };
-            let frame = *frame_ids.get(stacks.frame[i] as usize).ok_or_else(|| {
-                (
-                    format!("{place}.stackTable.frame[{i}]"),
-                    "an index into frameTable".into(),
-                    stacks.frame[i].to_string(),
-                )
-            })?;
-            nodes.push(self.index.child_or_insert(&mut self.profile.tree, Some(caller), frame));
-        }
-        if let Some(weights) = &samples.weight {
-            short("samples", "weight", weights.len(), samples.length)?;
-        }
-        for i in 0..samples.length {
-            let node = match samples.stack[i] {
-                None => root,
-                Some(s) => *nodes.get(s as usize).ok_or_else(|| {
-                    (format!("{place}.samples.stack[{i}]"), "an index into stackTable".into(), s.to_string())
-                })?,
+            let Some(stack) = stack else {
+                self.add(metric, root, samples, task - own_stacks);
+                continue;
             };
-            let weight = samples.weight.as_ref().map_or(Some(1.0), |w| w[i]).unwrap_or(1.0);
-            let value = match self.profile.metrics()[metric].repr {
-                Repr::Int => Value::Int(weight.round() as i64),
-                Repr::Float => Value::Float(weight),
-            };
-            self.profile.tree.add_self(metric, node, value);
+            let mut s = usize::try_from(stack).unwrap_or(usize::MAX);
+            if s >= stacks.table.length {
+                let expected = "an index into stackTable".to_string();
+                let i = task - own_stacks;
+                return Err((format!("{place}.samples.stack[{i}]"), expected, stack.to_string()));
+            }
+            // The stacks up to one known (or a root), then their nodes, callers first.
+            chain.clear();
+            let mut caller = root;
+            loop {
+                if let Some(&node) = nodes.get(&s) {
+                    caller = node;
+                    break;
+                }
+                chain.push(s);
+                match prefix_of(&stacks, s)? {
+                    Some(p) => s = p,
+                    None => break,
+                }
+            }
+            for &s in chain.iter().rev() {
+                let f = stacks.table.frame[s] as usize;
+                let frame = match is_shared {
+                    true => self.frame(&tables, f)?,
+                    false => self.frame_own(&tables, f, &mut own_frames)?,
+                }
+                .ok_or_else(|| {
+                    (format!("{}.frame[{s}]", stacks.place), "an index into frameTable".into(), f.to_string())
+                })?;
+                caller = self.index.child_or_insert(&mut self.profile.tree, Some(caller), frame);
+                nodes.insert(s, caller);
+            }
+            if let Some(i) = sample {
+                self.add(metric, caller, samples, i);
+            }
         }
         Ok(())
+    }
+
+    /// Adds sample `i`'s weight to `node`.
+    fn add(&mut self, metric: usize, node: NodeId, samples: &Samples, i: usize) {
+        let weight = samples.weight.as_ref().map_or(Some(1.0), |w| w[i]).unwrap_or(1.0);
+        let value = match self.profile.metrics()[metric].repr {
+            Repr::Int => Value::Int(weight.round() as i64),
+            Repr::Float => Value::Float(weight),
+        };
+        self.profile.tree.add_self(metric, node, value);
+    }
+
+    /// The model's frame of frame `f` of the shared table (`None`: no such frame).
+    fn frame(&mut self, tables: &ReadTables, f: usize) -> Result<Option<FrameId>, Misplaced> {
+        let Some(known) = self.shared_frames.get(f).copied() else { return Ok(None) };
+        if let Some(id) = known {
+            return Ok(Some(id));
+        }
+        let id = tables.frame(&mut self.profile, f)?;
+        self.shared_frames[f] = Some(id);
+        Ok(Some(id))
+    }
+
+    /// The model's frame of frame `f` of a thread's own table (`None`: no such frame).
+    fn frame_own(
+        &mut self,
+        tables: &ReadTables,
+        f: usize,
+        known: &mut [Option<FrameId>],
+    ) -> Result<Option<FrameId>, Misplaced> {
+        let Some(slot) = known.get_mut(f) else { return Ok(None) };
+        if slot.is_none() {
+            *slot = Some(tables.frame(&mut self.profile, f)?);
+        }
+        Ok(*slot)
+    }
+}
+
+/// The caller of stack `s`: its `prefix`, or (from version 66) `s` less its `prefixOffset`; an
+/// error where it is not an earlier stack.
+fn prefix_of(stacks: &Found<StackTable>, s: usize) -> Result<Option<usize>, Misplaced> {
+    let table = stacks.table;
+    let (prefix, column) = match (&table.prefix, &table.prefix_offset) {
+        (Some(prefix), _) => (prefix[s].map(|p| usize::try_from(p).unwrap_or(usize::MAX)), "prefix"),
+        (None, Some(offsets)) => match offsets[s] {
+            0 => (None, "prefixOffset"),
+            k => (s.checked_sub(usize::try_from(k).unwrap_or(usize::MAX)).or(Some(usize::MAX)), "prefixOffset"),
+        },
+        (None, None) => (None, "prefix"),
+    };
+    match prefix {
+        Some(p) if p >= s => Err((
+            format!("{}.{column}[{s}]", stacks.place),
+            "the caller's stack, an earlier one".into(),
+            match column {
+                "prefix" => p.to_string(),
+                _ => format!("an offset of {}", table.prefix_offset.as_ref().map_or(0, |o| o[s])),
+            },
+        )),
+        prefix => Ok(prefix),
+    }
+}
+
+/// The tables a thread's frames are read from.
+struct ReadTables<'a> {
+    frames: &'a Found<'a, FrameTable>,
+    funcs: &'a Found<'a, FuncTable>,
+    strings: &'a Found<'a, Vec<String>>,
+    resources: Option<&'a ResourceTable>,
+    sources: Option<&'a Sources>,
+    categories: &'a [Category],
+}
+
+impl ReadTables<'_> {
+    fn string(&self, index: u64, at: String) -> Result<&str, Misplaced> {
+        let strings = self.strings.table;
+        strings
+            .get(usize::try_from(index).unwrap_or(usize::MAX))
+            .map(String::as_str)
+            .ok_or_else(|| (at, "an index into stringArray".into(), format!("{index}, of {} strings", strings.len())))
+    }
+
+    /// The model's frame of frame `i` (which is in the table): see the module documentation.
+    fn frame(&self, profile: &mut Profile, i: usize) -> Result<FrameId, Misplaced> {
+        let (frames, funcs) = (self.frames.table, self.funcs.table);
+        let func = usize::try_from(frames.func[i]).unwrap_or(usize::MAX);
+        if func >= funcs.length {
+            let found = format!("{func}, of {} functions", funcs.length);
+            return Err((format!("{}.func[{i}]", self.frames.place), "an index into funcTable".into(), found));
+        }
+        let at = |column: &str, i: usize| format!("{}.{column}[{i}]", self.funcs.place);
+        let name = self.string(funcs.name[func], at("name", func))?;
+        let file = match (funcs.file_name.get(func).copied().flatten(), funcs.source.get(func).copied().flatten()) {
+            (Some(s), _) => Some(self.string(s, at("fileName", func))?),
+            (None, Some(source)) => {
+                let filename =
+                    self.sources.and_then(|sources| sources.filename.get(source as usize).copied().flatten());
+                match filename {
+                    Some(s) => Some(self.string(s, format!("shared.sources.filename[{source}]"))?),
+                    None => None,
+                }
+            }
+            (None, None) => None,
+        };
+        let resource = funcs.resource.get(func).copied().flatten().and_then(|r| usize::try_from(r).ok());
+        let library = match resource.and_then(|r| Some((r, *self.resources?.name.get(r)?))) {
+            Some((r, s)) => Some(self.string(s, format!("resourceTable.name[{r}]"))?),
+            None => None,
+        };
+        let module = file.or(library).filter(|m| !m.is_empty());
+        let line = frames.line.get(i).copied().flatten();
+        let frame = FrameRef {
+            module,
+            line,
+            clause: line.and(frames.column.get(i).copied().flatten()),
+            kind: if line.is_some() { FrameKind::Line } else { FrameKind::Function },
+            ..FrameRef::function(name)
+        };
+        let id = profile.frames.intern(frame);
+        let facts = profile.frame_attrs.entry(id).or_default();
+        if facts.is_empty() {
+            if let (Some(file), Some(line)) = (file, funcs.line_number.get(func).copied().flatten()) {
+                let at = match funcs.column_number.get(func).copied().flatten() {
+                    Some(column) => format!("{file}:{line}:{column}"),
+                    None => format!("{file}:{line}"),
+                };
+                facts.push((DEFINED_AT.to_string(), at));
+            }
+            let category = frames.category.get(i).copied().flatten().and_then(|c| self.categories.get(c as usize));
+            if let Some(category) = category.filter(|c| c.name != DEFAULT_CATEGORY) {
+                facts.push((CATEGORY.to_string(), category.name.clone()));
+            }
+        }
+        Ok(id)
     }
 }
 

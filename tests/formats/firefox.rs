@@ -85,9 +85,18 @@ fn time_is_written_as_tracing_ms() {
 #[test]
 fn another_version_is_refused_naming_the_versions_read() {
     let stderr =
-        crate::support::binary::failure(proftool().arg("info").arg(fixture("firefox/bad/version-70.firefox.json")));
+        crate::support::binary::failure(proftool().arg("info").arg(fixture("firefox/bad/version-71.firefox.json")));
     assert!(
-        stderr.contains("expected meta.preprocessedProfileVersion 41 to 55") && stderr.contains("found version 70"),
+        stderr.contains("expected meta.preprocessedProfileVersion 41 to 70") && stderr.contains("found version 71"),
         "{stderr}"
     );
+}
+
+/// The profiler's own test profile of version 68 (its tables shared among threads, callers as
+/// offsets, files as sources): two threads of one name, each a sample of `Ajs` in its own bundle
+/// (the bundles, its modules, are in its dump).
+#[test]
+fn the_profilers_version_68_reads_from_its_shared_tables() {
+    let (text, _) = run(&["convert", "-q", "--to", "folded"], &fixture("firefox/profiler-sources.firefox.json"));
+    assert_eq!(text, "Empty;Ajs 1\nEmpty (tid 1);Ajs 1\n");
 }

@@ -32,9 +32,10 @@
 //! time to the next sample's (speedscope's evented profile): the metric `time` in ms, the one the
 //! profile is weighed by; the last sample has none. A sample whose stack has no frame left is
 //! idle, left out as speedscope leaves it out of its call tree (said on stderr with its time).
-//! `samples` counts the samples of each stack. Each thread is a thread root named after it
-//! (speedscope reads one thread, `GeckoMain` where there are several); `meta.interval` is the
-//! interval, the file's `label` the title.
+//! `samples` counts the samples of each stack. Each thread is a thread root named after it (a
+//! second of one name, a subprocess's `GeckoMain`, with ` (tid N)` after it, or its JSON path;
+//! speedscope reads one thread, `GeckoMain` where there are several); a thread without samples (of
+//! markers alone) is none; `meta.interval` is the interval, the file's `label` the title.
 //!
 //! **Errors**: JSON errors at their line and column; a table without the columns read, a sample,
 //! stack or frame that names no row or string, a stack whose prefix is not an earlier stack, and
@@ -160,17 +161,21 @@ struct Meta {
 struct Thread {
     #[serde(default)]
     name: Option<String>,
+    #[serde(default)]
+    tid: Option<Json>,
+    /// None in a thread of markers alone (old versions).
+    #[serde(default)]
     samples: Table,
-    #[serde(rename = "stackTable")]
+    #[serde(rename = "stackTable", default)]
     stack_table: Table,
-    #[serde(rename = "frameTable")]
+    #[serde(rename = "frameTable", default)]
     frame_table: Table,
-    #[serde(rename = "stringTable")]
+    #[serde(rename = "stringTable", default)]
     string_table: Vec<String>,
 }
 
 /// A table: its columns by name and its rows.
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct Table {
     schema: HashMap<String, usize>,
     data: Vec<Vec<Json>>,
@@ -276,6 +281,9 @@ fn add_thread(
     path: &str,
     left_out: &mut LeftOut,
 ) -> Result<(), Misplaced> {
+    if thread.samples.data.is_empty() {
+        return Ok(());
+    }
     let column = |table: &Table, name: &str, key: &str| {
         table
             .schema
@@ -299,9 +307,17 @@ fn add_thread(
         left_out.frames += usize::from(frame.is_none());
         frames.push(frame);
     }
-    let name = thread.name.as_deref().unwrap_or("thread");
-    let root =
-        index.child_or_insert(&mut profile.tree, None, profile.frames.intern(FrameRef::named(name, FrameKind::Thread)));
+    // A second thread of one name (a subprocess's GeckoMain) is another root.
+    let mut name = thread.name.clone().unwrap_or_else(|| "thread".into());
+    if profile.frames.contains(FrameRef::named(&name, FrameKind::Thread)) {
+        name = match &thread.tid {
+            Some(Json::String(tid)) => format!("{name} (tid {tid})"),
+            Some(tid) => format!("{name} (tid {tid})"),
+            None => format!("{name} ({path})"),
+        };
+    }
+    let thread_frame = profile.frames.intern(FrameRef::named(&name, FrameKind::Thread));
+    let root = index.child_or_insert(&mut profile.tree, None, thread_frame);
     // Each stack's node: its prefix's with its frame below where the frame is kept (prefixes come
     // first), `None` where no frame of it is.
     let mut nodes: Vec<Option<NodeId>> = Vec::with_capacity(thread.stack_table.data.len());
@@ -374,8 +390,13 @@ struct JsFrame<'a> {
 /// The parts of `name (file:line:column)` (line and column optional) where `location` is one and
 /// its file is not Firefox's own (`resource:…`, `self-hosted`), as speedscope's pattern
 /// `(.*)\s+\((.*?)(?::(\d+))?(?::(\d+))?\)$` takes it: the name is everything before the last
-/// white space followed by `(`.
+/// white space followed by `(`. The source index newer versions put after it (`[12]`) is left out.
 fn js_frame(location: &str) -> Option<JsFrame<'_>> {
+    // From Gecko profile version 32 a JS location ends in its source's index, `[12]`.
+    let location = match location.strip_suffix(']').and_then(|rest| rest.rsplit_once('[')) {
+        Some((rest, index)) if !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()) => rest,
+        _ => location,
+    };
     let inner_end = location.strip_suffix(')')?;
     let open = inner_end
         .char_indices()
@@ -446,5 +467,6 @@ mod tests {
         assert_eq!(js_frame("nsRefreshDriver::Tick"), None);
         assert_eq!(js_frame("(root)"), None);
         assert_eq!(js_frame("0x1234"), None);
+        assert_eq!(js_frame("a (https://x.org/s.js:1:10)[7]"), js("a", "https://x.org/s.js", Some(1), Some(10)));
     }
 }

@@ -57,8 +57,8 @@
 //! interval each. Empty markers, native symbols, resources and libraries.
 //!
 //! **Lost**: the order of samples in time and their times, markers, counters, `threadCPUDelta`,
-//! libraries and addresses, JS allocations, subcategories, pages, processes (their threads are
-//! kept).
+//! libraries and addresses, JS and native allocations, subcategories, pages, processes (their
+//! threads are kept); the markers, CPU time and allocations a file holds are said on stderr.
 
 use super::json;
 use super::options::ConvertOptions;
@@ -86,7 +86,7 @@ pub(crate) const SPEC: Spec = Spec {
         check,
     }),
     sniff,
-    read: Some(|input, _, _| read(input).map_err(Error::from)),
+    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
     write: Some(|profile, out, options, _| write(profile, out, options)),
     rules: Rules {
         fit,
@@ -245,6 +245,12 @@ struct Thread {
     #[serde(default)]
     tid: Option<serde_json::Value>,
     samples: Samples,
+    #[serde(default)]
+    markers: Option<Length>,
+    #[serde(default, rename = "jsAllocations")]
+    js_allocations: Option<Length>,
+    #[serde(default, rename = "nativeAllocations")]
+    native_allocations: Option<Length>,
     /// Its own tables up to version 59 (its strings up to 55).
     #[serde(flatten)]
     tables: Tables,
@@ -268,9 +274,19 @@ struct Tables {
     sources: Option<Sources>,
 }
 
+/// A table of which only its length is read.
+#[derive(Deserialize)]
+struct Length {
+    length: usize,
+}
+
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Samples {
+    /// CPU time of the thread between samples: any number makes the thread one whose CPU time is
+    /// not read.
+    #[serde(default, rename = "threadCPUDelta")]
+    thread_cpu_delta: Option<Vec<Option<f64>>>,
     length: usize,
     stack: Vec<Option<u64>>,
     #[serde(default)]
@@ -337,7 +353,7 @@ struct Sources {
 type Misplaced = (String, String, String);
 
 /// Reads a processed profile (see the module documentation).
-fn read(input: &mut (dyn Read + Send)) -> Result<Profile, ParseError> {
+fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let bytes = json::read_all(input, FORMAT)?;
     let text = json::text(FORMAT, &bytes)?;
     let error_at = |at: usize, expected: String, found: String| {
@@ -397,7 +413,30 @@ fn read(input: &mut (dyn Read + Send)) -> Result<Profile, ParseError> {
             error_at(at, format!("{expected} at {place}"), found)
         })?;
     }
+    unread(&document.threads, diag);
     Ok(reader.profile)
+}
+
+/// Says what of the threads is not read: markers, CPU time, allocations.
+fn unread(threads: &[Thread], diag: &mut Diagnostics) {
+    let length = |table: &Option<Length>| table.as_ref().map_or(0, |t| t.length);
+    let markers: usize = threads.iter().map(|t| length(&t.markers)).sum();
+    let allocations: usize = threads.iter().map(|t| length(&t.js_allocations) + length(&t.native_allocations)).sum();
+    let timed = |t: &&Thread| t.samples.thread_cpu_delta.as_ref().is_some_and(|d| d.iter().any(Option::is_some));
+    let cpu = threads.iter().filter(timed).count();
+    let mut parts = Vec::new();
+    if markers > 0 {
+        parts.push(format!("{markers} markers"));
+    }
+    if cpu > 0 {
+        parts.push(format!("the CPU time between samples of {cpu} threads (threadCPUDelta)"));
+    }
+    if allocations > 0 {
+        parts.push(format!("{allocations} allocation samples"));
+    }
+    if !parts.is_empty() {
+        diag.warn("firefox-unread", None, || format!("firefox: not read: {}", parts.join(", ")));
+    }
 }
 
 struct Reader {
@@ -1080,4 +1119,37 @@ fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOptions) -> Re
     serde_json::to_writer(&mut *out, &document).map_err(std::io::Error::from)?;
     out.write_all(b"\n")?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A processed profile is told by its meta and version; a Gecko profile (no
+    /// preprocessedProfileVersion) and other JSON are not taken for one.
+    #[test]
+    fn a_processed_profile_is_told_by_its_meta_and_version() {
+        assert_eq!(check(br#"{"meta":{"interval":1,"preprocessedProfileVersion":49},"threads":[]}"#), Ok(()));
+        assert!(check(br#"{"meta":{"version":24,"stackwalk":0},"threads":[]}"#).is_err());
+        assert!(check(br#"{"threads":[],"meta":{"preprocessedProfileVersion":55}}"#).is_err());
+        assert!(check(b"[]").is_err());
+    }
+
+    /// A stack whose caller is not an earlier stack is refused with its place, by prefix or offset.
+    #[test]
+    fn a_caller_after_its_stack_is_refused() {
+        let read_text = |stacks: &str| {
+            let text = format!(
+                r#"{{"meta":{{"preprocessedProfileVersion":66}},"threads":[{{"name":"t","samples":{{"length":1,"stack":[1],"weight":null}}}}],
+                "shared":{{"stringArray":["f"],"stackTable":{stacks},
+                "frameTable":{{"length":1,"func":[0]}},"funcTable":{{"length":1,"name":[0]}}}}}}"#
+            );
+            read(&mut text.as_bytes(), &mut Diagnostics::default()).map(|p| p.total(0)).map_err(|e| e.to_string())
+        };
+        assert_eq!(read_text(r#"{"length":2,"prefixOffset":[0,1],"frame":[0,0]}"#), Ok(Value::Int(1)));
+        let offset = read_text(r#"{"length":2,"prefixOffset":[0,2],"frame":[0,0]}"#).unwrap_err();
+        assert!(offset.contains("the caller's stack, an earlier one at shared.stackTable.prefixOffset[1]"), "{offset}");
+        let prefix = read_text(r#"{"length":2,"prefix":[null,1],"frame":[0,0]}"#).unwrap_err();
+        assert!(prefix.contains("at shared.stackTable.prefix[1], found 1"), "{prefix}");
+    }
 }

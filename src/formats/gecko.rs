@@ -41,7 +41,7 @@
 //! stack or frame that names no row or string, a stack whose prefix is not an earlier stack, and
 //! samples out of time order are errors naming the place as a JSON path.
 //!
-//! **Lost**: markers, memory, allocations, the frames' own lines and categories, libraries, the
+//! **Lost**: markers (their number said on stderr), memory, allocations, the frames' own lines and categories, libraries, the
 //! recording's time outside samples (before the first, after the last: speedscope's whole
 //! `duration`), the order of samples in time.
 
@@ -172,6 +172,15 @@ struct Thread {
     frame_table: Table,
     #[serde(rename = "stringTable", default)]
     string_table: Vec<String>,
+    #[serde(default)]
+    markers: Option<Markers>,
+}
+
+/// A thread's markers, which are not read but counted.
+#[derive(Deserialize)]
+struct Markers {
+    #[serde(default)]
+    data: Vec<serde::de::IgnoredAny>,
 }
 
 /// A table: its columns by name and its rows.
@@ -250,11 +259,17 @@ struct LeftOut {
     frames: usize,
     /// Samples whose stacks hold nothing else, and their time in ms.
     idle: usize,
+    /// The threads' markers.
+    markers: usize,
     idle_ms: f64,
 }
 
 impl LeftOut {
     fn warn(&self, diag: &mut Diagnostics) {
+        if self.markers > 0 {
+            let n = self.markers;
+            diag.warn("gecko-markers", None, || format!("gecko: {n} markers not read"));
+        }
         if self.frames > 0 {
             let n = self.frames;
             diag.warn("gecko-own-frames", None, || {
@@ -281,6 +296,7 @@ fn add_thread(
     path: &str,
     left_out: &mut LeftOut,
 ) -> Result<(), Misplaced> {
+    left_out.markers += thread.markers.as_ref().map_or(0, |m| m.data.len());
     if thread.samples.data.is_empty() {
         return Ok(());
     }

@@ -177,8 +177,9 @@ fn fit_roots(profile: &mut Profile) {
     ops::make_functions(profile, ops::is_nested_non_code);
 }
 
-/// Merges siblings of one frame and keeps the one metric a thread's samples are weighed by (the chosen one, else the one the
-/// profile is weighed by), naming the others as dropped.
+/// Merges siblings of one frame and keeps the one metric a thread's samples are weighed by (the
+/// chosen one, else the one the profile is weighed by), naming the others as dropped; ticks become
+/// time at the interval.
 fn fit(profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
     // A stack per frame under each caller, as the reader builds them.
     let mut profile = match profile.tree.has_duplicate_siblings(profile.frames.len()) {
@@ -995,6 +996,7 @@ fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOptions) -> Re
     let is_thread = |node: NodeId| profile.frames.get(tree.frame(node)).kind == FrameKind::Thread;
     // Roots of one thread are one thread (a thread's name is its identity when read back).
     let mut parts: Vec<(&str, Vec<NodeId>, Vec<NodeId>)> = Vec::new();
+    let mut part_of: HashMap<&str, usize> = HashMap::new();
     let mut loose = Vec::new();
     for &root in children.roots() {
         if !is_thread(root) {
@@ -1002,7 +1004,7 @@ fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOptions) -> Re
             continue;
         }
         let name = profile.frames.get(tree.frame(root)).name.as_str();
-        let at = parts.iter().position(|(n, ..)| *n == name).unwrap_or_else(|| {
+        let at = *part_of.entry(name).or_insert_with(|| {
             parts.push((name, Vec::new(), Vec::new()));
             parts.len() - 1
         });

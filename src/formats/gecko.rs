@@ -41,9 +41,9 @@
 //! stack or frame that names no row or string, a stack whose prefix is not an earlier stack, and
 //! samples out of time order are errors naming the place as a JSON path.
 //!
-//! **Lost**: markers (their number said on stderr), memory, allocations, the frames' own lines and categories, libraries, the
-//! recording's time outside samples (before the first, after the last: speedscope's whole
-//! `duration`), the order of samples in time.
+//! **Lost**: markers (their number said on stderr), memory, allocations, the frames' own lines
+//! and categories, libraries, the recording's time outside samples (before the first, after the
+//! last: speedscope's whole `duration`), the order of samples in time.
 
 use super::json;
 use super::spec::{self, Carries, Encoding, JsonKind, Sniff, Spec, Structure};

@@ -4,14 +4,20 @@
 // between threads"): the fields its types require, every table's columns as long as its length,
 // every index within the table it points into, a grey default category and a subcategory 0 for
 // each; and read back by proftool with the source's total (the own values of `summary --format
-// json` added up, time compared in ms, since the format holds time in ms).
+// json` added up, time compared in ms, since the format holds time in ms). With PROFILER_CLI (the
+// Firefox Profiler's own command line, @firefox-devtools/profiler-cli, which loads a profile with
+// the profiler's code: upgraded to its version and processed), the conversions of the Firefox and
+// Gecko fixtures and of the first fixture of every other format are loaded in it, and each
+// thread's call tree must hold the source's total (`thread samples-top-down --include-idle`).
 //
-//   node .ci/firefox-check.mjs PROFTOOL WORK_DIR FIXTURE...
+//   node .ci/firefox-check.mjs PROFTOOL WORK_DIR [--profiler-cli PROFILER_CLI] FIXTURE...
 import fs from 'node:fs'
 import path from 'node:path'
 import { execFileSync } from 'node:child_process'
 
-const [bin, work, ...inputs] = process.argv.slice(2)
+const [bin, work, ...rest] = process.argv.slice(2)
+const profilerCli = rest[0] === '--profiler-cli' ? rest[1] : null
+const inputs = profilerCli ? rest.slice(2) : rest
 const failures = []
 let [checked, refused] = [0, 0]
 
@@ -72,6 +78,25 @@ function total(file) {
   return summary.unit in ms ? { unit: 'ms', total: own * ms[summary.unit] } : { unit: summary.unit, total: own }
 }
 
+// The total of every thread's call tree as the profiler's own code builds it, in the weight's unit
+// (samples, ms, bytes).
+function profilerTotal(file) {
+  const cli = (...args) => JSON.parse(execFileSync('node', [profilerCli, ...args, '--json'], { encoding: 'utf8' }))
+  execFileSync('node', [profilerCli, 'load', file], { stdio: 'ignore' })
+  try {
+    let sum = 0
+    for (const thread of cli('thread', 'list').threads) {
+      const tree = cli('thread', 'samples-top-down', '--include-idle', '--thread', thread.threadHandle)
+      sum += tree.regularCallTree.totalSamples
+    }
+    return sum
+  } finally {
+    execFileSync('node', [profilerCli, 'stop'], { stdio: 'ignore' })
+  }
+}
+const firstOfFormat = new Set()
+let loaded = 0
+
 for (const input of inputs) {
   const out = path.join(work, input.replaceAll('/', '_') + '.firefox.json')
   try {
@@ -89,14 +114,30 @@ for (const input of inputs) {
     failures.push(`${input}: ${what}`)
     return false
   }
-  check(JSON.parse(fs.readFileSync(out, 'utf8')), fail)
+  const written = JSON.parse(fs.readFileSync(out, 'utf8'))
+  check(written, fail)
   const [source, back] = [total(input), total(out)]
   // GHC's ticks are written as time at their interval: only time and counts of one unit compare.
   if (source.unit === back.unit && !Number.isNaN(source.total) && Math.abs(source.total - back.total) > 1e-6 * Math.max(1, Math.abs(source.total))) {
     fail(`read back with ${back.total} ${back.unit}, not the source's ${source.total}`)
   }
+  const folder = input.split('/')[1]
+  if (profilerCli && (['firefox', 'gecko'].includes(folder) || !firstOfFormat.has(folder))) {
+    firstOfFormat.add(folder)
+    // Samples with no stack (a thread's own, said on stderr) are in no call tree.
+    const weights = written.threads.flatMap((t) => t.samples.weight)
+    const all = weights.reduce((sum, w) => sum + w, 0)
+    const stackless = written.threads.flatMap((t) => t.samples.weight.filter((_, i) => t.samples.stack[i] === null))
+    const inTrees = all - stackless.reduce((sum, w) => sum + w, 0)
+    const theirs = profilerTotal(out)
+    if (Math.abs(theirs - inTrees) > 1e-6 * Math.max(1, Math.abs(inTrees))) {
+      fail(`the profiler's call trees hold ${theirs}, not the ${inTrees} of the stacks written`)
+    }
+    loaded++
+  }
   checked++
 }
 for (const failure of failures) console.error(`firefox: ${failure}`)
 console.log(`the Firefox Profiler conversions of ${checked} fixtures have the shape of version 55 and read back with their totals (${refused} refused: no samples, time or bytes)`)
+if (profilerCli) console.log(`the Firefox Profiler's own code (profiler-cli) loads ${loaded} of them with their totals in its call trees`)
 process.exit(failures.length === 0 ? 0 : 1)

@@ -54,7 +54,8 @@
 //! function per name, module and place of definition (`fileName`, `lineNumber`, `columnNumber`); a
 //! sample per node with a value, weighed by it, at a running time: each count of samples one
 //! interval long (the profile's, else `--interval`, else 1 ms), time as long as it is, bytes one
-//! interval each. Empty markers, native symbols, resources and libraries.
+//! interval each; a thread's own value as a sample with no stack (which the profiler's call tree
+//! leaves out: said on stderr). Empty markers, native symbols, resources and libraries.
 //!
 //! **Lost**: the order of samples in time and their times, markers, counters, `threadCPUDelta`,
 //! libraries and addresses, JS and native allocations, subcategories, pages, processes (their
@@ -201,6 +202,17 @@ fn fit(profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Pr
         });
     }
     profile.retain_metrics(&keep);
+    // A thread's own value (a sample with no frame below the thread) is a sample with no stack,
+    // which the profiler's call tree leaves out.
+    let own: Vec<NodeId> =
+        profile.tree.roots().filter(|&root| profile.tree.self_value(0, root).as_f64() > 0.0).collect();
+    if !own.is_empty() {
+        let total: f64 = own.iter().map(|&root| profile.tree.self_value(0, root).as_f64()).sum();
+        let (n, metric) = (own.len(), profile.metrics()[0].name.clone());
+        diag.warn("firefox-no-stack", None, || {
+            format!("firefox: {total} {metric} of {n} threads' own (no frame below the thread) written as samples with no stack, which the profiler's call tree leaves out")
+        });
+    }
     // GHC's ticks are time at the interval: written as tracing-ms.
     if profile.metrics()[0].kind == MetricKind::Ticks {
         let interval = profile.meta.interval.or(options.interval).unwrap_or(super::options::DEFAULT_INTERVAL);

@@ -8,7 +8,8 @@
 // Firefox Profiler's own command line, @firefox-devtools/profiler-cli, which loads a profile with
 // the profiler's code: upgraded to its version and processed), the conversions of the Firefox and
 // Gecko fixtures and of the first fixture of every other format are loaded in it, and each
-// thread's call tree must hold the source's total (`thread samples-top-down --include-idle`).
+// thread's call tree must hold the source's total (`thread samples-top-down --include-idle`); so
+// must those of the Firefox fixtures themselves, the profiler's reading of samply's files and its own.
 //
 //   node .ci/firefox-check.mjs PROFTOOL WORK_DIR [--profiler-cli PROFILER_CLI] FIXTURE...
 import fs from 'node:fs'
@@ -122,6 +123,13 @@ for (const input of inputs) {
     fail(`read back with ${back.total} ${back.unit}, not the source's ${source.total}`)
   }
   const folder = input.split('/')[1]
+  // A Firefox Profiler file itself: the profiler's call trees hold what proftool reads of it.
+  if (profilerCli && folder === 'firefox') {
+    const theirs = profilerTotal(input)
+    if (Math.abs(theirs - source.total) > 1e-6 * Math.max(1, Math.abs(source.total))) {
+      fail(`the profiler's call trees of the original hold ${theirs}, proftool reads ${source.total} ${source.unit}`)
+    }
+  }
   if (profilerCli && (['firefox', 'gecko'].includes(folder) || !firstOfFormat.has(folder))) {
     firstOfFormat.add(folder)
     // Samples with no stack (a thread's own, said on stderr) are in no call tree.

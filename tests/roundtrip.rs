@@ -75,8 +75,15 @@ pub fn check_pair(origin: Option<Format>, target: Format, profile: &Profile, lab
             other => vec![format!("{label}: {target} takes a profile of threads only: {:?}", other.map(|_| ()))],
         };
     }
-    let written = write(target, profile);
     let expected = projected(profile, target);
+    if expected.metrics().is_empty() {
+        // None of its metrics is one the target holds (instructions into the Firefox Profiler's
+        // samples): a target that refuses it says so.
+        if let Err(proftool::Error::Unrepresentable { .. }) = try_write(target, profile) {
+            return failures;
+        }
+    }
+    let written = write(target, profile);
     if target.carries().structure == Structure::Graph {
         return check_graph(target, &written, &expected, label);
     }

@@ -41,6 +41,14 @@ pub(crate) fn error_at(format: FormatName, bytes: &[u8], at: usize, kind: ParseE
     ParseError { format, position: Position { byte: at as u64, line: Some(line), column: Some(column) }, kind }
 }
 
+/// The byte of the `n`th (0-based) occurrence of `key` in `bytes`, or of its first, or 0: the place
+/// of a table of the `n`th thread, for an error that names it by its JSON path too.
+pub(crate) fn nth_key(bytes: &[u8], key: &str, n: usize) -> usize {
+    let mut found = memchr::memmem::find_iter(bytes, key.as_bytes());
+    let first = memchr::memmem::find(bytes, key.as_bytes()).unwrap_or(0);
+    found.nth(n).unwrap_or(first)
+}
+
 /// The whole of `input`, read for a JSON reader of `format`: an I/O error at the byte it stopped at.
 pub(crate) fn read_all(input: &mut (dyn std::io::Read + Send), format: FormatName) -> Result<Vec<u8>, ParseError> {
     let mut bytes = Vec::new();

@@ -21,7 +21,9 @@ pub(crate) mod cpuprofile;
 pub mod detect;
 mod dtrace;
 pub mod dyalog;
+pub(crate) mod firefox;
 pub mod folded;
+mod gecko;
 pub mod ghc;
 mod heapprofile;
 mod html;
@@ -98,6 +100,10 @@ pub enum Format {
     Heapprofile,
     /// Ruby's stackprof JSON (read only).
     Stackprof,
+    /// Firefox's Gecko profile JSON, as Firefox <= 63 saved recordings (read only).
+    Gecko,
+    /// The Firefox Profiler's processed profile JSON (samply's), for profiler.firefox.com.
+    Firefox,
     /// DTrace stack aggregations (`@[ustack()] = count()`; read only).
     Dtrace,
     /// macOS `sample` text (`sample PID`, Activity Monitor; read only).
@@ -139,6 +145,8 @@ impl Format {
             Format::Callgrind => &callgrind::SPEC,
             Format::Heapprofile => &heapprofile::SPEC,
             Format::Stackprof => &stackprof::SPEC,
+            Format::Gecko => &gecko::SPEC,
+            Format::Firefox => &firefox::SPEC,
             Format::Dtrace => &dtrace::SPEC,
             Format::MacosSample => &macos_sample::SPEC,
             Format::Xctrace => &xctrace::SPEC,

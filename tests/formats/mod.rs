@@ -54,6 +54,12 @@ mod heapprofile;
 // stackprof: Ruby's stackprof JSON, read only.
 mod stackprof;
 
+// firefox: the Firefox Profiler's processed profile, read and written at a pinned version.
+mod firefox;
+
+// gecko: Firefox's Gecko profile JSON (saved recordings of Firefox <= 63), read only.
+mod gecko;
+
 // dtrace: DTrace stack aggregations, read only, against inferno-collapse-dtrace.
 mod dtrace;
 

@@ -299,11 +299,13 @@ fn encode(
             let start_line = defined.map_or(0, |at| i64::from(at.line));
             let name = strings.index(&super::shared::written_name(frame));
             let function = Function { id, name, system_name: 0, filename, start_line };
-            // A source-line frame's own line, else the line its function is defined at.
+            // A source-line frame's own line, else the line its function is defined at; its column
+            // where that line is not the function's start line (a line there reads back as the
+            // function itself, which has no column).
             let line = Line {
                 function_id: id,
                 line: frame.line.map_or(start_line, i64::from),
-                column: frame.line.and(frame.clause).map_or(0, i64::from),
+                column: frame.line.filter(|&l| i64::from(l) != start_line).and(frame.clause).map_or(0, i64::from),
             };
             let mapping_id = mapping_file(profile, frame_id, frame)
                 .map_or(0, |file| mapping_ids.get(&strings.index(file)).copied().unwrap_or(0));

@@ -1,0 +1,488 @@
+//! The Gecko profile JSON of Firefox's built-in profiler, as Firefox ≤ 63's devtools performance
+//! panel saved it ("Save profile": a "Recorded Performance Data" file, the Gecko profile under its
+//! `profile` key) and as speedscope's importer reads it (read only). The bare Gecko profile (the
+//! same object at the top of a file) is read the same way.
+//!
+//! ```text
+//! {"label":"simple","duration":49.4,"markers":[],"frames":[],…,
+//!  "profile":{"meta":{"version":12,"interval":1,"startTime":1536100486169.2,…},
+//!   "threads":[{"name":"GeckoMain","processType":"tab","tid":7,"pid":5,
+//!     "samples":{"schema":{"stack":0,"time":1,"responsiveness":2},"data":[[1,0.64,0],[2,1.9,0]]},
+//!     "stackTable":{"schema":{"prefix":0,"frame":1},"data":[[null,0],[0,1],[1,2]]},
+//!     "frameTable":{"schema":{"location":0,"implementation":1,"optimizations":2,"line":3,
+//!       "column":4,"category":5},"data":[[0],[1,null,null,null,null,2],…]},
+//!     "stringTable":["(root)","a (https://example.com/simple.js:1:11)",…]}],
+//!   "processes":[]},
+//!  "systemHost":{"name":"Firefox",…},"fileType":"Recorded Performance Data","version":2}
+//! ```
+//!
+//! **Schema**: each table is a `schema` (column name → index) and `data` (rows); a stack is its
+//! `prefix` (the stack of its caller, an earlier row, or `null`) and its `frame`; a frame's
+//! `location` is a string of `stringTable`: a JS function as `name (file:line:column)` (line
+//! 1-based, column 0-based), a label frame (`nsRefreshDriver::Tick`) or an address otherwise; a
+//! sample is its `stack` (or `null`) and its `time` in ms. `meta.interval` is the sampling interval
+//! in ms; `duration` the recording's length in ms. Subprocesses' profiles are under `processes`
+//! (in older versions as JSON strings, as threads may be).
+//!
+//! **Model**: as speedscope reads it: a frame is a function where its location is
+//! `name (file[:line[:column]])`, named `name`, its file as module and where it is defined
+//! (`file:line:column`, the column 1-based) as [`crate::model::DEFINED_AT`]; a location that is not
+//! (Firefox's own label frames and addresses) or whose file is `resource:…` or `self-hosted` is
+//! Firefox's own code, left out of the stacks (said on stderr). Each sample's stack holds from its
+//! time to the next sample's (speedscope's evented profile): the metric `time` in ms, the one the
+//! profile is weighed by; the last sample has none. A sample whose stack has no frame left is
+//! idle, left out as speedscope leaves it out of its call tree (said on stderr with its time).
+//! `samples` counts the samples of each stack. Each thread is a thread root named after it (a
+//! second of one name, a subprocess's `GeckoMain`, with ` (tid N)` after it, or its JSON path;
+//! speedscope reads one thread, `GeckoMain` where there are several); a thread without samples (of
+//! markers alone) is none; `meta.interval` is the interval, the file's `label` the title.
+//!
+//! **Errors**: JSON errors at their line and column; a table without the columns read, a sample,
+//! stack or frame that names no row or string, a stack whose prefix is not an earlier stack, and
+//! samples out of time order are errors naming the place as a JSON path.
+//!
+//! **Lost**: markers (their number said on stderr), memory, allocations, the frames' own lines
+//! and categories, libraries, the recording's time outside samples (before the first, after the
+//! last: speedscope's whole `duration`), the order of samples in time.
+
+use super::json;
+use super::spec::{self, Carries, Encoding, JsonKind, Sniff, Spec, Structure};
+use crate::diag::Diagnostics;
+use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
+use crate::model::{
+    ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, DEFINED_AT,
+};
+use serde::Deserialize;
+use serde_json::Value as Json;
+use std::collections::HashMap;
+use std::io::Read;
+
+/// What its format is and how it is told and read (proftool does not write it).
+pub(crate) const SPEC: Spec = Spec {
+    name: "gecko",
+    description: "Firefox's Gecko profile JSON (Firefox <= 63's Save profile), as speedscope opens it",
+    extensions: &["gecko.json"],
+    carries: CARRIES,
+    encoding: Encoding::Json(JsonKind { what: "a Firefox Gecko profile", aside: " (Firefox's older exports)", check }),
+    sniff,
+    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
+    write: None,
+    rules: spec::NOT_WRITTEN,
+};
+
+/// The format's name in errors and warnings.
+const FORMAT: FormatName = SPEC.format_name();
+
+/// What a Gecko profile holds.
+const CARRIES: Carries = Carries {
+    structure: Structure::Stacks,
+    threads: true,
+    thread_roots: true,
+    frame_kinds: false,
+    metrics: &[MetricKind::Time, MetricKind::Samples],
+    one_metric: false,
+    function_facts: false,
+    source_lines: false,
+    modules: true,
+    title: true,
+    timestamp: false,
+    interval: true,
+    interval_step: None,
+    name_replacements: &[],
+    lines_nest: false,
+    time_unit: Some(Unit::Milliseconds),
+    flat_reports: false,
+    needs_samples: false,
+    weight_is_time: true,
+};
+
+/// What a Gecko profile should be, for serde's errors.
+const EXPECTED: &str = "a Gecko profile (meta, threads with samples, stackTable, frameTable, stringTable)";
+
+/// `Yes` when [`check`] passes.
+fn sniff(head: &[u8]) -> Sniff {
+    Sniff::of_check(check(head))
+}
+
+/// Whether the input is a JSON object whose first key is `label` followed by `duration` (a saved
+/// recording, its Gecko profile further on), or whose first key is `meta` with a Gecko `version`
+/// and no `preprocessedProfileVersion` (a bare Gecko profile; the processed profile has one); if
+/// not, why not.
+fn check(head: &[u8]) -> Result<(), &'static str> {
+    let head = json::Head::of(head);
+    let Some(members) = head.members() else {
+        return Err("not a JSON object");
+    };
+    if members.starts_with(b"\"label\"") {
+        return match head.value_of(b"\"duration\"").is_some_and(|v| v.first().is_some_and(u8::is_ascii_digit)) {
+            true => Ok(()),
+            false => Err("a first key \"label\" without the \"duration\" of a saved recording"),
+        };
+    }
+    let gecko_meta = members.starts_with(b"\"meta\"")
+        && head.mentions(b"\"stackwalk\"")
+        && !head.mentions(b"\"preprocessedProfileVersion\"");
+    match gecko_meta {
+        true => Ok(()),
+        false => Err("no first key \"label\" (a saved recording) or \"meta\" of a Gecko profile"),
+    }
+}
+
+/// A saved recording, or a bare Gecko profile (its fields at the top).
+#[derive(Deserialize)]
+struct Document {
+    #[serde(default)]
+    label: Option<String>,
+    #[serde(default)]
+    profile: Option<Gecko>,
+    #[serde(flatten)]
+    bare: Gecko,
+}
+
+/// A Gecko profile: its meta, threads and subprocesses' profiles.
+#[derive(Deserialize, Default)]
+struct Gecko {
+    #[serde(default)]
+    meta: Option<Meta>,
+    #[serde(default)]
+    threads: Vec<Json>,
+    #[serde(default)]
+    processes: Vec<Json>,
+}
+
+#[derive(Deserialize)]
+struct Meta {
+    #[serde(default)]
+    interval: Option<f64>,
+}
+
+/// A thread: its name and tables.
+#[derive(Deserialize)]
+struct Thread {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    tid: Option<Json>,
+    /// None in a thread of markers alone (old versions).
+    #[serde(default)]
+    samples: Table,
+    #[serde(rename = "stackTable", default)]
+    stack_table: Table,
+    #[serde(rename = "frameTable", default)]
+    frame_table: Table,
+    #[serde(rename = "stringTable", default)]
+    string_table: Vec<String>,
+    #[serde(default)]
+    markers: Option<Markers>,
+}
+
+/// A thread's markers, which are not read but counted.
+#[derive(Deserialize)]
+struct Markers {
+    #[serde(default)]
+    data: Vec<serde::de::IgnoredAny>,
+}
+
+/// A table: its columns by name and its rows.
+#[derive(Deserialize, Default)]
+struct Table {
+    schema: HashMap<String, usize>,
+    data: Vec<Vec<Json>>,
+}
+
+/// Reads a saved recording or a Gecko profile (see the module documentation).
+fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+    let bytes = json::read_all(input, FORMAT)?;
+    let text = json::text(FORMAT, &bytes)?;
+    let document: Document = serde_json::from_str(text).map_err(|e| json::serde_error(FORMAT, text, &e, EXPECTED))?;
+    // At the place's table in the text: the nth thread's, where each thread has one (speedscope's
+    // saved recordings have one thread).
+    let error = |path: String, expected: &str, found: String| {
+        let thread = path.rsplit("threads[").next().and_then(|t| t.split(']').next()?.parse().ok()).unwrap_or(0);
+        let table = path.rsplit("].").next().and_then(|t| t.split(['.', '[']).next()).unwrap_or("threads");
+        let at = json::nth_key(text.as_bytes(), &format!("\"{table}\""), thread);
+        json::error_at(
+            FORMAT,
+            text.as_bytes(),
+            at,
+            ParseErrorKind::Unexpected { expected: format!("{expected} at {path}"), found },
+        )
+    };
+    let (root, gecko) = match document.profile {
+        Some(profile) => ("profile", profile),
+        None => ("", document.bare),
+    };
+    let mut profile = Profile::new(vec![Metric::time(Unit::Milliseconds, Repr::Float), Metric::samples()]);
+    profile.meta.weighed_by = Some(MetricKind::Time);
+    profile.meta.title = document.label.filter(|l| !l.is_empty());
+    let interval = gecko.meta.as_ref().and_then(|m| m.interval).filter(|&i| i.is_finite() && i > 0.0 && i < 1e12);
+    profile.meta.interval = interval.map(|ms| std::time::Duration::from_nanos((ms * 1e6).round() as u64));
+    let mut left_out = LeftOut::default();
+    // Subprocesses' profiles, each with its path, taken from a work list (no recursion).
+    let mut pending = vec![(root.to_string(), gecko)];
+    let mut index = ChildIndex::default();
+    while let Some((path, gecko)) = pending.pop() {
+        let at = |key: &str, i: usize| match path.as_str() {
+            "" => format!("{key}[{i}]"),
+            path => format!("{path}.{key}[{i}]"),
+        };
+        for (i, thread) in gecko.threads.into_iter().enumerate() {
+            let thread: Thread =
+                parse(thread).map_err(|e| error(at("threads", i), "a thread (name, samples, tables)", e))?;
+            add_thread(&mut profile, &mut index, &thread, &at("threads", i), &mut left_out)
+                .map_err(|(place, expected, found)| error(place, &expected, found))?;
+        }
+        for (i, process) in gecko.processes.into_iter().enumerate() {
+            let process: Gecko =
+                parse(process).map_err(|e| error(at("processes", i), "a Gecko profile of a subprocess", e))?;
+            pending.push((at("processes", i), process));
+        }
+    }
+    left_out.warn(diag);
+    Ok(profile)
+}
+
+/// `value` as a `T`, or as a JSON string holding one (older versions keep subprocesses and their
+/// threads so); what serde says otherwise.
+fn parse<T: serde::de::DeserializeOwned>(value: Json) -> Result<T, String> {
+    match value {
+        Json::String(text) => serde_json::from_str(&text),
+        value => serde_json::from_value(value),
+    }
+    .map_err(|e| json::found(&e))
+}
+
+/// What speedscope's reading leaves out, for the warnings.
+#[derive(Default)]
+struct LeftOut {
+    /// Frames of Firefox's own code.
+    frames: usize,
+    /// Samples whose stacks hold nothing else, and their time in ms.
+    idle: usize,
+    /// The threads' markers.
+    markers: usize,
+    idle_ms: f64,
+}
+
+impl LeftOut {
+    fn warn(&self, diag: &mut Diagnostics) {
+        if self.markers > 0 {
+            let n = self.markers;
+            diag.warn("gecko-markers", None, || format!("gecko: {n} markers not read"));
+        }
+        if self.frames > 0 {
+            let n = self.frames;
+            diag.warn("gecko-own-frames", None, || {
+                format!("gecko: {n} frames of Firefox's own code (label frames, addresses, resource: and self-hosted scripts) left out of the stacks, as speedscope leaves them out")
+            });
+        }
+        if self.idle > 0 {
+            let (n, ms) = (self.idle, self.idle_ms);
+            diag.warn("gecko-idle", None, || {
+                format!("gecko: {n} samples with no other frame ({ms:.3} ms) left out, as speedscope leaves them out of its call tree")
+            });
+        }
+    }
+}
+
+/// A place (a JSON path), what was expected there and what was found.
+type Misplaced = (String, String, String);
+
+/// Adds the stacks of `thread` (at JSON path `path`) under a thread root named after it.
+fn add_thread(
+    profile: &mut Profile,
+    index: &mut ChildIndex,
+    thread: &Thread,
+    path: &str,
+    left_out: &mut LeftOut,
+) -> Result<(), Misplaced> {
+    left_out.markers += thread.markers.as_ref().map_or(0, |m| m.data.len());
+    if thread.samples.data.is_empty() {
+        return Ok(());
+    }
+    let column = |table: &Table, name: &str, key: &str| {
+        table
+            .schema
+            .get(key)
+            .copied()
+            .ok_or_else(|| (format!("{path}.{name}.schema"), format!("a column \"{key}\""), "none".to_string()))
+    };
+    let (prefix, frame_column) =
+        (column(&thread.stack_table, "stackTable", "prefix")?, column(&thread.stack_table, "stackTable", "frame")?);
+    let location = column(&thread.frame_table, "frameTable", "location")?;
+    let (stack_column, time_column) =
+        (column(&thread.samples, "samples", "stack")?, column(&thread.samples, "samples", "time")?);
+    let index_at = |row: &[Json], column: usize| row.get(column).and_then(Json::as_u64).map(|i| i as usize);
+    // Each frame of the frame table as the model's, or none where it is Firefox's own.
+    let mut frames: Vec<Option<FrameId>> = Vec::with_capacity(thread.frame_table.data.len());
+    for (i, row) in thread.frame_table.data.iter().enumerate() {
+        let text = index_at(row, location).and_then(|s| thread.string_table.get(s)).ok_or_else(|| {
+            (format!("{path}.frameTable.data[{i}]"), "a location, an index into stringTable".into(), "none".into())
+        })?;
+        let frame = js_frame(text).map(|js| frame_of(profile, &js));
+        left_out.frames += usize::from(frame.is_none());
+        frames.push(frame);
+    }
+    // A second thread of one name (a subprocess's GeckoMain) is another root.
+    let mut name = thread.name.clone().unwrap_or_else(|| "thread".into());
+    if profile.frames.contains(FrameRef::named(&name, FrameKind::Thread)) {
+        name = match &thread.tid {
+            Some(Json::String(tid)) => format!("{name} (tid {tid})"),
+            Some(tid) => format!("{name} (tid {tid})"),
+            None => format!("{name} ({path})"),
+        };
+    }
+    let thread_frame = profile.frames.intern(FrameRef::named(&name, FrameKind::Thread));
+    let root = index.child_or_insert(&mut profile.tree, None, thread_frame);
+    // Each stack's node: its prefix's with its frame below where the frame is kept (prefixes come
+    // first), `None` where no frame of it is.
+    let mut nodes: Vec<Option<NodeId>> = Vec::with_capacity(thread.stack_table.data.len());
+    for (i, row) in thread.stack_table.data.iter().enumerate() {
+        let place = || format!("{path}.stackTable.data[{i}]");
+        let caller = match row.get(prefix) {
+            None | Some(Json::Null) => None,
+            Some(value) => {
+                let p = value
+                    .as_u64()
+                    .filter(|&p| (p as usize) < i)
+                    .ok_or_else(|| (place(), "a prefix that is an earlier stack".into(), value.to_string()))?;
+                nodes[p as usize]
+            }
+        };
+        let frame = index_at(row, frame_column).and_then(|f| frames.get(f)).ok_or_else(|| {
+            (place(), "a frame, an index into frameTable".into(), format!("{:?}", row.get(frame_column)))
+        })?;
+        nodes.push(match frame {
+            Some(frame) => Some(index.child_or_insert(&mut profile.tree, Some(caller.unwrap_or(root)), *frame)),
+            None => caller,
+        });
+    }
+    let samples = &thread.samples.data;
+    let mut times = Vec::with_capacity(samples.len());
+    for (i, row) in samples.iter().enumerate() {
+        let time = row.get(time_column).and_then(Json::as_f64).filter(|t| t.is_finite());
+        let time = time.ok_or_else(|| (format!("{path}.samples.data[{i}]"), "a time in ms".into(), "none".into()))?;
+        if times.last().is_some_and(|&last| time < last) {
+            return Err((
+                format!("{path}.samples.data[{i}]"),
+                "samples in time order".into(),
+                format!("a time of {time} ms after one of {} ms", times[i - 1]),
+            ));
+        }
+        times.push(time);
+    }
+    for (i, row) in samples.iter().enumerate() {
+        let node = match row.get(stack_column) {
+            None | Some(Json::Null) => None,
+            Some(value) => *value.as_u64().and_then(|s| nodes.get(s as usize)).ok_or_else(|| {
+                (format!("{path}.samples.data[{i}]"), "a stack, an index into stackTable".into(), value.to_string())
+            })?,
+        };
+        let held = times.get(i + 1).map_or(0.0, |next| next - times[i]);
+        match node {
+            Some(node) => {
+                profile.tree.add_self(0, node, Value::Float(held));
+                profile.tree.add_self(1, node, Value::Int(1));
+            }
+            None => {
+                left_out.idle += 1;
+                left_out.idle_ms += held;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A JS function's frame, as speedscope's importer parses a location.
+#[derive(Debug, PartialEq)]
+struct JsFrame<'a> {
+    name: &'a str,
+    file: &'a str,
+    line: Option<u32>,
+    /// 0-based, as Gecko writes it.
+    column: Option<u32>,
+}
+
+/// The parts of `name (file:line:column)` (line and column optional) where `location` is one and
+/// its file is not Firefox's own (`resource:…`, `self-hosted`), as speedscope's pattern
+/// `(.*)\s+\((.*?)(?::(\d+))?(?::(\d+))?\)$` takes it: the name is everything before the last
+/// white space followed by `(`. The source index newer versions put after it (`[12]`) is left out.
+fn js_frame(location: &str) -> Option<JsFrame<'_>> {
+    // From Gecko profile version 32 a JS location ends in its source's index, `[12]`.
+    let location = match location.strip_suffix(']').and_then(|rest| rest.rsplit_once('[')) {
+        Some((rest, index)) if !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()) => rest,
+        _ => location,
+    };
+    let inner_end = location.strip_suffix(')')?;
+    let open = inner_end
+        .char_indices()
+        .rev()
+        .filter(|&(i, c)| c == '(' && inner_end[..i].ends_with(char::is_whitespace))
+        .map(|(i, _)| i)
+        .next()?;
+    let before = &inner_end[..open];
+    let space = before.char_indices().next_back().map_or(0, |(i, _)| i);
+    let (name, mut file) = (&before[..space], &inner_end[open + 1..]);
+    let mut numbers = Vec::new();
+    while numbers.len() < 2 {
+        let Some((rest, last)) = file.rsplit_once(':') else { break };
+        match (!last.is_empty() && last.bytes().all(|b| b.is_ascii_digit())).then(|| last.parse::<u32>().ok()).flatten()
+        {
+            Some(n) => {
+                numbers.insert(0, n);
+                file = rest;
+            }
+            None => break,
+        }
+    }
+    if file.starts_with("resource:") || file == "self-hosted" || file.starts_with("self-hosted:") {
+        return None;
+    }
+    Some(JsFrame { name, file, line: numbers.first().copied(), column: numbers.get(1).copied() })
+}
+
+/// The model's frame of a JS function (see the module documentation).
+fn frame_of(profile: &mut Profile, js: &JsFrame) -> FrameId {
+    let module = (!js.file.is_empty()).then_some(js.file);
+    let id = profile.frames.intern(FrameRef { module, ..FrameRef::function(js.name) });
+    if let (Some(file), Some(line)) = (module, js.line) {
+        let attrs = profile.frame_attrs.entry(id).or_default();
+        if attrs.is_empty() {
+            let at = match js.column {
+                Some(column) => format!("{file}:{line}:{}", u64::from(column) + 1),
+                None => format!("{file}:{line}"),
+            };
+            attrs.push((DEFINED_AT.to_string(), at));
+        }
+    }
+    id
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A saved recording and a bare Gecko profile are told apart from the processed profile.
+    #[test]
+    fn a_recording_and_a_gecko_profile_are_told_by_their_first_keys() {
+        assert_eq!(check(br#"{"label":"","duration":74.1,"markers":[]}"#), Ok(()));
+        assert_eq!(check(br#"{"meta":{"version":9,"stackwalk":0},"threads":[]}"#), Ok(()));
+        assert!(check(br#"{"meta":{"version":24,"stackwalk":0,"preprocessedProfileVersion":55}}"#).is_err());
+        assert!(check(br#"{"label":"x","nodes":[]}"#).is_err());
+    }
+
+    /// Locations are split as speedscope's pattern splits them.
+    #[test]
+    fn locations_are_split_as_speedscope_splits_them() {
+        let js = |name, file, line, column| Some(JsFrame { name, file, line, column });
+        assert_eq!(js_frame("a (https://x.org/s.js:1:10)"), js("a", "https://x.org/s.js", Some(1), Some(10)));
+        assert_eq!(js_frame("a b (http://x:80/s.js:7)"), js("a b", "http://x:80/s.js", Some(7), None));
+        assert_eq!(js_frame("f (s.js)"), js("f", "s.js", None, None));
+        assert_eq!(js_frame("g (self-hosted:12:3)"), None);
+        assert_eq!(js_frame("h (resource://gre/modules/x.jsm:1:1)"), None);
+        assert_eq!(js_frame("nsRefreshDriver::Tick"), None);
+        assert_eq!(js_frame("(root)"), None);
+        assert_eq!(js_frame("0x1234"), None);
+        assert_eq!(js_frame("a (https://x.org/s.js:1:10)[7]"), js("a", "https://x.org/s.js", Some(1), Some(10)));
+    }
+}

@@ -1,0 +1,102 @@
+//! The Firefox Profiler's processed profile (`firefox`): samply's own files read with their sample
+//! counts, and what proftool writes read back with the source's totals, at the version pinned.
+
+use crate::support::binary::{fixture, info, proftool, run, temp};
+
+/// The samples of a processed profile, from the JSON on its own (not through proftool's reader):
+/// every thread's `samples.length`, each of weight 1 (samply writes `weight: null`, or 1s).
+fn sample_count(path: &std::path::Path) -> u64 {
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut total = 0;
+    for thread in json["threads"].as_array().unwrap() {
+        let samples = &thread["samples"];
+        assert_eq!(samples["weightType"], "samples");
+        total += match samples["weight"].as_array() {
+            Some(weights) => weights.iter().map(|w| w.as_u64().unwrap_or(1)).sum(),
+            None => samples["length"].as_u64().unwrap(),
+        };
+    }
+    total
+}
+
+/// samply 0.13.1's files (version 49) read by content with every thread's samples, at its 1 ms.
+#[test]
+fn samplys_files_read_with_their_samples() {
+    for rel in ["firefox/samples.firefox.json", "firefox/node.firefox.json"] {
+        let (text, _) = info(rel);
+        assert!(text.contains("format     firefox (recognised by content)"), "{rel}: {text}");
+        let samples = sample_count(&fixture(rel));
+        assert!(
+            text.contains(&format!("metric     samples (samples, count, additive): total {samples}\n")),
+            "{rel}: {text}"
+        );
+        assert!(text.contains("interval   1ms"), "{rel}: {text}");
+    }
+}
+
+/// Written at version 55 (meta.preprocessedProfileVersion 55, meta.version 24), with tables of the
+/// length they state, and read back with the source's samples; two threads of one name stay two.
+#[test]
+fn written_at_the_pinned_version_and_read_back() {
+    let dir = temp();
+    let out = dir.path().join("out.firefox.json");
+    proftool().args(["convert", "-q"]).arg(fixture("firefox/samples.firefox.json")).arg(&out).assert().success();
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(json["meta"]["preprocessedProfileVersion"], 55);
+    assert_eq!(json["meta"]["version"], 24);
+    assert_eq!(json["meta"]["categories"][0]["color"], "grey");
+    for thread in json["threads"].as_array().unwrap() {
+        for (table, column) in [
+            ("samples", "stack"),
+            ("samples", "weight"),
+            ("stackTable", "prefix"),
+            ("frameTable", "func"),
+            ("funcTable", "name"),
+        ] {
+            assert_eq!(
+                thread[table][column].as_array().unwrap().len() as u64,
+                thread[table]["length"].as_u64().unwrap(),
+                "{table}.{column}"
+            );
+        }
+    }
+    assert_eq!(sample_count(&out), sample_count(&fixture("firefox/samples.firefox.json")));
+    let (folded, _) = run(&["convert", "-q", "--to", "folded"], &out);
+    assert!(folded.contains("work;") && folded.contains("work (tid 31409);"), "{folded}");
+}
+
+/// Time is written as `tracing-ms` weights, with their fractions: a Gecko recording's
+/// 11.149112 ms (speedscope's total) comes back whole.
+#[test]
+fn time_is_written_as_tracing_ms() {
+    let dir = temp();
+    let out = dir.path().join("out.firefox.json");
+    proftool().args(["convert", "-q"]).arg(fixture("gecko/recursion.gecko.json")).arg(&out).assert().success();
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let samples = &json["threads"][0]["samples"];
+    assert_eq!(samples["weightType"], "tracing-ms");
+    let total: f64 = samples["weight"].as_array().unwrap().iter().map(|w| w.as_f64().unwrap()).sum();
+    assert!((total - 11.149112).abs() < 1e-6, "{total}");
+    let (text, _) = info(out.to_str().unwrap());
+    assert!(text.contains("metric     time (time, ms, additive): total 11.149112"), "{text}");
+}
+
+/// A file of a version outside those read is refused, naming them.
+#[test]
+fn another_version_is_refused_naming_the_versions_read() {
+    let stderr =
+        crate::support::binary::failure(proftool().arg("info").arg(fixture("firefox/bad/version-71.firefox.json")));
+    assert!(
+        stderr.contains("expected meta.preprocessedProfileVersion 41 to 70") && stderr.contains("found version 71"),
+        "{stderr}"
+    );
+}
+
+/// The profiler's own test profile of version 68 (its tables shared among threads, callers as
+/// offsets, files as sources): two threads of one name, each a sample of `Ajs` in its own bundle
+/// (the bundles, its modules, are in its dump).
+#[test]
+fn the_profilers_version_68_reads_from_its_shared_tables() {
+    let (text, _) = run(&["convert", "-q", "--to", "folded"], &fixture("firefox/profiler-sources.firefox.json"));
+    assert_eq!(text, "Empty;Ajs 1\nEmpty (tid 1);Ajs 1\n");
+}

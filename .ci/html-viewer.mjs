@@ -90,6 +90,29 @@ for (const fixture of fixtures) {
   opened++
   for (const problem of problems) failures.push(`${fixture}: ${problem}`)
 }
+// The differential page of two real runs, one with render's work doubled: the gate's verdict names
+// render, which grew (red), and the page opens as cleanly.
+{
+  const out = path.join(work, 'diff.html')
+  try {
+    execFileSync(bin, ['diff', '-q', '--to', 'html', out, 'fixtures/gate/perf-1.perf.gz', 'fixtures/gate/perf-slow-1.perf.gz'], { stdio: 'ignore' })
+  } catch (e) {
+    if (e.status !== 3) failures.push(`diff --to html: exit ${e.status}, not 3 (a regression)`)
+  }
+  const page = await browser.newPage()
+  await page.setViewport({ width: 1200, height: 700 })
+  const problems = []
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console: ${m.text()}`) })
+  page.on('pageerror', (e) => problems.push(`error: ${e}`))
+  await page.goto('file://' + path.resolve(out))
+  const verdict = await page.$eval('#verdict', (e) => e.textContent)
+  if (!/the gate fails on 1 function:render$/.test(verdict)) problems.push(`verdict: ${verdict}`)
+  const render = await page.evaluate(() => { for (let n = 0; n < N; n++) if (label(P.frame[n]) === 'render') return colour(n); return null })
+  if (!/^rgb\(255,/.test(render ?? '')) problems.push(`render is drawn ${render}, not red`)
+  await page.screenshot({ path: path.join(shots, 'diff.png') })
+  await page.close()
+  for (const problem of problems) failures.push(`diff page: ${problem}`)
+}
 await browser.close()
 for (const failure of failures) console.error(`html viewer: ${failure}`)
 console.log(`the HTML of ${opened} fixtures opens in Chromium with its total; ${searched} searched, ${sandwiches} sandwiches as proftool calls gives them; ${failures.length} fail`)

@@ -39,6 +39,17 @@ pub struct ConvertArgs {
 }
 
 impl ConvertArgs {
+    /// The conversion of `input` to `output` in `to` (else as its extension says).
+    pub(super) fn new(
+        input: PathBuf,
+        output: PathBuf,
+        from: Option<Format>,
+        to: Option<Format>,
+        common: WriteCommon,
+    ) -> ConvertArgs {
+        ConvertArgs { input, output, from, to, common }
+    }
+
     /// Reads the input, filters it, and writes it as the output's format.
     pub fn run(self, diag: &mut Diagnostics) -> Result<()> {
         let filters = self.common.select.filters()?;

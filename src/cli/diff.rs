@@ -89,8 +89,9 @@ pub struct DiffArgs {
     interval: Option<Duration>,
     /// Also write a differential output: `folded` (stack base new, as inferno-diff-folded writes),
     /// `svg` (the differential flame graph) or `pprof` (NEW minus BASE, BASE's samples negated and
-    /// labelled pprof::base=true, as go tool pprof -diff_base writes); OUT may be - for stdout, and
-    /// then the table is not printed.
+    /// labelled pprof::base=true, as go tool pprof -diff_base writes) or `html` (a page to look at:
+    /// NEW's flame graph coloured by change, BASE on hover, the gate's verdict); OUT may be - for
+    /// stdout, and then the table is not printed.
     #[arg(long, num_args = 2, value_names = ["FORMAT", "OUT"], help_heading = "Differential output")]
     to: Vec<String>,
     /// With --to svg: box widths from BASE instead of NEW.
@@ -110,7 +111,7 @@ impl DiffArgs {
             [kind, out] => {
                 let kind = kind
                     .parse::<Differential>()
-                    .map_err(|_| Usage(format!("--to {kind}: a differential output is folded, svg or pprof")))?;
+                    .map_err(|_| Usage(format!("--to {kind}: a differential output is folded, svg, pprof or html")))?;
                 Some((kind, PathBuf::from(out)))
             }
             _ => None,
@@ -197,7 +198,15 @@ impl DiffArgs {
             let out_name = stream_name(&out);
             let mut output = Output::create(&out, &every).with_context(|| format!("{out_name}: cannot create"))?;
             let labels = (names[0].as_str(), names[1].as_str());
-            diff::write_differential(kind, matched, labels, (&convert, self.negate), output.writer(), diag)?;
+            diff::write_differential(
+                kind,
+                matched,
+                labels,
+                (&convert, self.negate),
+                (comparison.regression, &comparison.flagged),
+                output.writer(),
+                diag,
+            )?;
             output.commit().with_context(|| format!("{out_name}: writing the differential output"))?;
         }
         if !to_stdout {

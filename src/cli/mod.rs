@@ -11,6 +11,7 @@ mod io;
 mod merge;
 mod reports;
 mod tools;
+mod view;
 
 pub use error::{clean_up_on_signals, exit_code, is_option_error, say, with_one_dash_hint};
 
@@ -109,6 +110,10 @@ pub enum Command {
     /// Show what a profile holds: format, header, metrics and totals, tree size, heaviest functions.
     #[command(after_help = info::EXAMPLES)]
     Info(info::InfoArgs),
+    /// Open a profile in the browser: its HTML page (flame graph, search, functions, callers and
+    /// callees), written to a temporary file.
+    #[command(after_help = view::EXAMPLES)]
+    View(view::ViewArgs),
     /// List every format: name, extensions, read, write, and what it carries.
     Formats,
     /// Print a completion script for a shell, to install where the shell looks for them.
@@ -134,6 +139,7 @@ impl Command {
             Command::Tree(args) => args.run(diag),
             Command::Data(args) => args.run(diag),
             Command::Info(args) => args.run(diag),
+            Command::View(args) => args.run(diag),
             Command::Formats => tools::formats(),
             Command::Completions(args) => args.run(),
             Command::Man(args) => args.run(),

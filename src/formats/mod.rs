@@ -26,7 +26,7 @@ pub mod folded;
 mod gecko;
 pub mod ghc;
 mod heapprofile;
-mod html;
+pub(crate) mod html;
 mod json;
 pub(crate) mod lispworks;
 mod macos_sample;

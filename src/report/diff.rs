@@ -1014,22 +1014,32 @@ pub enum Differential {
     Svg,
     /// NEW minus BASE as one pprof profile, as `go tool pprof -diff_base -proto` writes it.
     Pprof,
+    /// proftool's page of both sides in one tree: NEW's widths, colours by change, the verdict.
+    Html,
 }
 
 /// Writes the differential output `kind` of `matched` to `out`: `labels` name BASE and NEW in an
-/// SVG's title; `negate` draws an SVG's widths from BASE.
+/// SVG's title and a page's heading; `negate` draws an SVG's widths from BASE; a page shows the
+/// gate's `verdict`: whether a function crossed the limits, and which ([`Comparison`]'s).
 pub fn write_differential(
     kind: Differential,
     matched: Matched,
     labels: (&str, &str),
     (options, negate): (&ConvertOptions, bool),
+    (regression, flagged): (bool, &[String]),
     out: &mut dyn Write,
     diag: &mut Diagnostics,
 ) -> Result<(), Error> {
     let Matched { base, new, metrics, threads } = matched;
     let (base, new) = (threads.apply(base)?, threads.apply(new)?);
-    if kind == Differential::Pprof {
-        return differential_pprof(base, new, metrics, options, out, diag);
+    match kind {
+        Differential::Pprof => return differential_pprof(base, new, metrics, options, out, diag),
+        Differential::Html => {
+            let both = differential_tree(&base, &new, metrics, labels);
+            let page = crate::formats::html::DiffPage { base: 0, new: 1, labels, regression, flagged };
+            return crate::formats::html::write_diff_page(&both, &page, out);
+        }
+        Differential::Folded | Differential::Svg => {}
     }
     let lines = differential_folded(base, new, metrics, options, diag)?;
     match kind {
@@ -1039,6 +1049,35 @@ pub fn write_differential(
         }
         _ => Ok(out.write_all(lines.as_bytes())?),
     }
+}
+
+/// `base` and `new` as one tree of frames named as the reports name them, each node's self value
+/// of BASE (in NEW's unit) and of NEW: metrics `base` and `new` of NEW's kind, a path of either
+/// side a path of the tree.
+fn differential_tree(base: &Profile, new: &Profile, metrics: (usize, usize), labels: (&str, &str)) -> Profile {
+    let metric = new.metrics()[metrics.1].clone();
+    let to_new = base.metrics()[metrics.0].unit.factor_to(metric.unit).unwrap_or(1.0);
+    let side = |name: &str| Metric { name: name.into(), repr: crate::model::Repr::Float, ..metric.clone() };
+    let mut both = Profile::new(vec![side("base"), side("new")]);
+    both.meta.title = Some(format!("{} against {}", labels.1, labels.0));
+    both.meta.weighed_by = Some(metric.kind);
+    let mut index = crate::model::ChildIndex::default();
+    for (column, profile, metric, scale) in [(1, new, metrics.1, 1.0), (0, base, metrics.0, to_new)] {
+        let tree = &profile.tree;
+        let mut at = vec![crate::model::NodeId(0); tree.len()];
+        for node in tree.nodes() {
+            let frame = tree.frame(node);
+            let kind = profile.frames.get(frame).kind;
+            let id = both.frames.intern(crate::model::FrameRef::named(&profile.frame_name(frame), kind));
+            let parent = tree.parent(node).map(|p| at[p.index()]);
+            let here = index.child_or_insert(&mut both.tree, parent, id);
+            at[node.index()] = here;
+            let value = tree.self_value(metric, node).as_f64() * scale;
+            both.tree.add_self(column, here, crate::model::Value::Float(value));
+        }
+    }
+    both.meta.chosen_metric = Some(1);
+    both
 }
 
 /// The two-count folded lines of `base` and `new` compared by `metrics` (see [`shared_metric`]):
@@ -1187,8 +1226,17 @@ mod tests {
         let write = |kind: Differential| {
             let mut out = Vec::new();
             let options = (&ConvertOptions::default(), false);
-            write_differential(kind, matched.clone(), ("a", "b"), options, &mut out, &mut Diagnostics::default())
-                .unwrap();
+            let verdict = (true, &["b".to_string()][..]);
+            write_differential(
+                kind,
+                matched.clone(),
+                ("a", "b"),
+                options,
+                verdict,
+                &mut out,
+                &mut Diagnostics::default(),
+            )
+            .unwrap();
             out
         };
         let folded = write("folded".parse().unwrap());
@@ -1197,6 +1245,9 @@ mod tests {
         assert!(svg.contains("Differential Flame Graph: b against a"), "{svg}");
         // gzip's magic number: a pprof profile as go tool pprof reads it.
         assert_eq!(write(Differential::Pprof)[..2], [0x1f, 0x8b]);
+        let page = String::from_utf8(write(Differential::Html)).unwrap();
+        assert!(page
+            .contains(r#""diff":{"base":0,"new":1,"baseLabel":"a","newLabel":"b","regression":true,"flagged":["b"]}"#));
         assert!("flame".parse::<Differential>().is_err());
     }
 

@@ -45,3 +45,40 @@ fn the_title_is_the_profiles() {
     let (page, _) = run(&["convert", "-q", "--to", "html"], &fixture("lispworks/processes.tree"));
     assert!(page.contains("<title>proftool: fib benchmark: run 2</title>"), "{}", &page[..400]);
 }
+
+/// `diff --to html` writes the differential page, with the gate's verdict, and still exits 3 on a
+/// regression.
+#[test]
+fn a_differential_page_has_both_sides_and_the_verdict() {
+    let dir = crate::support::binary::temp();
+    let out = dir.path().join("diff.html");
+    let (base, new) = (fixture("gate/perf-1.perf.gz"), fixture("gate/perf-slow-1.perf.gz"));
+    crate::support::binary::proftool()
+        .args(["diff", "-q", "--to", "html"])
+        .arg(&out)
+        .arg(&base)
+        .arg(&new)
+        .assert()
+        .code(3);
+    let page = std::fs::read_to_string(&out).unwrap();
+    let profile = profile_of(&page);
+    assert_eq!(profile["diff"]["regression"], true);
+    assert_eq!(profile["diff"]["flagged"], serde_json::json!(["render"]));
+    let names: Vec<&str> = profile["metrics"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["base", "new"]);
+}
+
+/// `view --no-open` writes the page where asked and prints its path.
+#[test]
+fn view_writes_the_page_and_prints_its_path() {
+    let dir = crate::support::binary::temp();
+    let out = dir.path().join("work.html");
+    let run = crate::support::binary::proftool()
+        .args(["view", "-q", "--no-open", "--out"])
+        .arg(&out)
+        .arg(fixture("perf/work.perf"))
+        .assert()
+        .success();
+    assert_eq!(String::from_utf8(run.get_output().stdout.clone()).unwrap(), format!("{}\n", out.display()));
+    assert!(std::fs::read_to_string(&out).unwrap().starts_with("<!doctype html>"));
+}

@@ -15,7 +15,7 @@
 //! their kind (thread roots apart), module, line and where they are defined. `<` is written
 //! `\u003c` inside the JSON, so that no name closes the script.
 //!
-//! **Lost**: header facts but the title, per-function facts of the source (LispWorks' Call and
+//! **Lost**: header facts but the title and the interval, per-function facts of the source (LispWorks' Call and
 //! Seen counts) and measured inclusive values.
 
 use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
@@ -63,7 +63,7 @@ const CARRIES: Carries = Carries {
     modules: true,
     title: true,
     timestamp: false,
-    interval: false,
+    interval: true,
     interval_step: None,
     name_replacements: &[],
     lines_nest: true,
@@ -81,10 +81,40 @@ fn sniff(_head: &[u8]) -> Sniff {
     Sniff::No
 }
 
+/// What a differential page (`diff --to html`) shows beside its tree: the metrics that hold BASE's
+/// and NEW's values, the sides' names, and the gate's verdict with the functions that tripped it.
+pub(crate) struct DiffPage<'a> {
+    /// The metric of BASE's values, and of NEW's.
+    pub base: usize,
+    pub new: usize,
+    /// The sides' names (their files).
+    pub labels: (&'a str, &'a str),
+    /// Whether a function crossed the gate's limits, and which, largest change first.
+    pub regression: bool,
+    pub flagged: &'a [String],
+}
+
 /// Writes `profile` as the viewer's page.
 fn write(profile: &Profile, out: &mut dyn Write, _diag: &mut Diagnostics) -> Result<(), Error> {
+    write_page(profile, None, out)
+}
+
+/// Writes `profile`, the two sides of a comparison in one tree, as a differential page: widths
+/// from NEW, colours by the change of each frame's share (red grew, blue shrank), BASE's values on
+/// hover, and the gate's verdict at the top.
+pub(crate) fn write_diff_page(profile: &Profile, diff: &DiffPage<'_>, out: &mut dyn Write) -> Result<(), Error> {
+    write_page(profile, Some(diff), out)
+}
+
+/// The page of `profile`, differential where `diff` says how.
+fn write_page(profile: &Profile, diff: Option<&DiffPage<'_>>, out: &mut dyn Write) -> Result<(), Error> {
     let title = profile.meta.title.as_deref().unwrap_or("profile");
-    let data = profile_json(profile);
+    let mut data = profile_json(profile);
+    if let Some(diff) = diff {
+        data.pop();
+        data.push_str(&diff_json(diff));
+        data.push('}');
+    }
     let (before, after) = VIEWER.split_once("/*PROFILE*/").ok_or_else(|| Error::Unrepresentable {
         format: FORMAT,
         what: "the viewer has no place for the profile (a build without its template)".into(),
@@ -129,6 +159,11 @@ fn profile_json(profile: &Profile) -> String {
     let mut json = String::with_capacity(64 + profile.tree.len() * 24);
     json.push_str("{\"title\":");
     push_string(&mut json, profile.meta.title.as_deref().unwrap_or(""));
+    json.push_str(",\"intervalNs\":");
+    match profile.meta.interval {
+        Some(interval) => push_number(&mut json, i64::try_from(interval.as_nanos()).unwrap_or(i64::MAX)),
+        None => json.push_str("null"),
+    }
     json.push_str(",\"weighedBy\":");
     // The metric shown first: the one chosen, else the one the source is weighed by, as the reports.
     let shown = profile.meta.chosen_metric.or_else(|| profile.primary_metric()).unwrap_or(0);
@@ -206,6 +241,28 @@ fn profile_json(profile: &Profile) -> String {
             json.push(',');
         }
         push_string(&mut json, text);
+    }
+    json.push_str("]}");
+    json
+}
+
+/// The member `"diff"` of a differential page's profile (see [`DiffPage`]), with its comma.
+fn diff_json(diff: &DiffPage<'_>) -> String {
+    let mut json = String::from(",\"diff\":{\"base\":");
+    push_number(&mut json, diff.base as i64);
+    json.push_str(",\"new\":");
+    push_number(&mut json, diff.new as i64);
+    json.push_str(",\"baseLabel\":");
+    push_string(&mut json, diff.labels.0);
+    json.push_str(",\"newLabel\":");
+    push_string(&mut json, diff.labels.1);
+    json.push_str(if diff.regression { ",\"regression\":true" } else { ",\"regression\":false" });
+    json.push_str(",\"flagged\":[");
+    for (i, name) in diff.flagged.iter().enumerate() {
+        if i > 0 {
+            json.push(',');
+        }
+        push_string(&mut json, name);
     }
     json.push_str("]}");
     json

@@ -22,6 +22,7 @@ pub mod dyalog;
 pub mod folded;
 pub mod ghc;
 mod heapprofile;
+mod jfr;
 mod json;
 pub(crate) mod lispworks;
 mod options;
@@ -90,6 +91,8 @@ pub enum Format {
     Heapprofile,
     /// Ruby's stackprof JSON (read only).
     Stackprof,
+    /// JDK Flight Recorder recordings (`java -XX:StartFlightRecording`; read only).
+    Jfr,
 }
 
 impl Format {
@@ -117,6 +120,7 @@ impl Format {
             Format::Callgrind => &callgrind::SPEC,
             Format::Heapprofile => &heapprofile::SPEC,
             Format::Stackprof => &stackprof::SPEC,
+            Format::Jfr => &jfr::SPEC,
         }
     }
 

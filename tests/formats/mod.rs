@@ -53,3 +53,6 @@ mod heapprofile;
 
 // stackprof: Ruby's stackprof JSON, read only.
 mod stackprof;
+
+// jfr: JDK Flight Recorder recordings, read only, against the JDK's jfr summary and jfr print.
+mod jfr;

@@ -1,13 +1,13 @@
-//! One JFR chunk as the format defines it: its header, its integers (LEB128 where the chunk says
-//! so), its metadata event (the types), the constant pools of its checkpoint events, and the
-//! values of events and pool entries decoded by their types.
+//! One JFR chunk as the format defines it: its header, its integers (LEB128), its metadata event
+//! (the types), the constant pools of its checkpoint events, and the values of events and pool
+//! entries decoded by their types.
 
 use super::FORMAT;
 use crate::error::{ParseError, ParseErrorKind, Position};
 use byteorder::{BigEndian, ByteOrder};
 use rustc_hash::FxHashMap;
 
-/// The bytes of a chunk header (version 2).
+/// The bytes of a chunk header.
 pub(super) const HEADER_LEN: usize = 68;
 /// What every chunk starts with.
 pub(super) const MAGIC: &[u8; 4] = b"FLR\0";
@@ -34,8 +34,6 @@ pub(super) struct Header {
     pub metadata: u64,
     /// The chunk's start, in nanoseconds since the Unix epoch.
     pub start_nanos: i64,
-    /// Whether integers are LEB128-compressed (feature bit 0).
-    pub compressed: bool,
 }
 
 /// A positioned error of the reader.
@@ -56,8 +54,8 @@ impl Header {
             return Err(error(at, "a chunk's magic \"FLR\\0\"", found));
         }
         let (major, minor) = (BigEndian::read_u16(&bytes[4..]), BigEndian::read_u16(&bytes[6..]));
-        if major != 2 {
-            let expected = "a chunk of version 2.x (the JDK's since JDK 11)";
+        if major != 1 && major != 2 {
+            let expected = "a chunk of version 1.x or 2.x (what the JDK reads)";
             return Err(error(at + 4, expected, format!("version {major}.{minor}")));
         }
         let long = |offset: usize| BigEndian::read_u64(&bytes[offset..]);
@@ -68,7 +66,6 @@ impl Header {
             checkpoint: long(16),
             metadata: long(24),
             start_nanos: long(32) as i64,
-            compressed: BigEndian::read_u32(&bytes[64..]) & 1 != 0,
         };
         if header.size < HEADER_LEN as u64 {
             let found = format!("{} (a chunk still being written, or damaged)", header.size);
@@ -93,7 +90,6 @@ pub(super) struct Cursor<'a> {
     end: usize,
     /// The input's offset of `bytes[0]`.
     base: u64,
-    compressed: bool,
     /// How many more values may be decoded in the event being read: a value of a type made of
     /// empty structs takes no bytes, so bytes alone do not bound the work.
     budget: u64,
@@ -101,8 +97,8 @@ pub(super) struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     /// A cursor over a whole chunk (`bytes`, which start at byte `base` of the input).
-    pub(super) fn new(bytes: &'a [u8], base: u64, compressed: bool) -> Cursor<'a> {
-        Cursor { bytes, at: 0, end: bytes.len(), base, compressed, budget: 0 }
+    pub(super) fn new(bytes: &'a [u8], base: u64) -> Cursor<'a> {
+        Cursor { bytes, at: 0, end: bytes.len(), base, budget: 0 }
     }
 
     /// The input's offset of the next byte.
@@ -111,10 +107,11 @@ impl<'a> Cursor<'a> {
     }
 
     /// The cursor at the event that starts at `offset` of the chunk, reading up to its end, with
-    /// its size and type id: an event is its size (which counts itself), its type id and its fields.
+    /// its type id: an event is its size (an `int`, which counts itself), its type id (a `long`)
+    /// and its fields.
     pub(super) fn event(&self, offset: usize) -> Result<(Cursor<'a>, u64), ParseError> {
         let mut event = Cursor { at: offset, end: self.bytes.len(), ..self.clone() };
-        let size = event.long("an event's size")?;
+        let size = event.int("an event's size")?;
         let fits = usize::try_from(size).ok().filter(|&s| s > 0 && s <= self.bytes.len() - offset);
         let Some(size) = fits else {
             let expected =
@@ -159,22 +156,14 @@ impl<'a> Cursor<'a> {
         Ok(value | u64::from(self.byte(what)?) << 56)
     }
 
-    /// A `long` (compressed, or eight bytes big-endian).
+    /// A `long`.
     pub(super) fn long(&mut self, what: &str) -> Result<u64, ParseError> {
-        if self.compressed {
-            self.varint(what)
-        } else {
-            Ok(BigEndian::read_u64(self.take(8, what)?))
-        }
+        self.varint(what)
     }
 
-    /// An `int` (compressed, or four bytes big-endian): the low 32 bits of what is written.
+    /// An `int`: the low 32 bits of what is written, as the JDK reads one.
     pub(super) fn int(&mut self, what: &str) -> Result<i32, ParseError> {
-        if self.compressed {
-            Ok(self.varint(what)? as u32 as i32)
-        } else {
-            Ok(BigEndian::read_i32(self.take(4, what)?))
-        }
+        Ok(self.varint(what)? as u32 as i32)
     }
 
     /// A count of things that follow, each at least `least` bytes: more than the event's bytes
@@ -224,13 +213,9 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// A `char` (compressed, or two bytes big-endian).
+    /// A `char`: the low 16 bits of what is written.
     fn char_unit(&mut self) -> Result<u16, ParseError> {
-        if self.compressed {
-            Ok(self.varint("a character")? as u16)
-        } else {
-            Ok(BigEndian::read_u16(self.take(2, "a character")?))
-        }
+        Ok(self.varint("a character")? as u16)
     }
 
     /// A value of type `ty`; `keep` false reads past it and returns `Value::Null`.
@@ -239,23 +224,20 @@ impl<'a> Cursor<'a> {
     }
 
     fn value_at_depth(&mut self, types: &Types, ty: usize, keep: bool, depth: u32) -> Result<Value, ParseError> {
-        if self.budget == 0 || depth > MAX_VALUE_DEPTH {
-            let expected = "values that the event's bytes can hold (a type nested in itself?)";
-            return Err(error(self.position(), expected, format!("more in a {}", types.name(ty))));
+        if depth > MAX_VALUE_DEPTH {
+            let expected = format!("values nested at most {MAX_VALUE_DEPTH} deep (a type that holds itself?)");
+            return Err(error(self.position(), expected, format!("a {} nested deeper", types.name(ty))));
+        }
+        if self.budget == 0 {
+            let expected = "as many values as the event's bytes can hold (types of no bytes nested?)";
+            return Err(error(self.position(), expected, format!("more, in a {}", types.name(ty))));
         }
         self.budget -= 1;
         let int = |v: i64| if keep { Value::Int(v) } else { Value::Null };
         Ok(match types.list[ty].kind {
             Kind::Boolean | Kind::Byte => int(i64::from(self.byte("a byte")? as i8)),
             Kind::Char => int(i64::from(self.char_unit()?)),
-            Kind::Short => {
-                let v = if self.compressed {
-                    self.varint("a short")? as u16 as i16
-                } else {
-                    BigEndian::read_i16(self.take(2, "a short")?)
-                };
-                int(i64::from(v))
-            }
+            Kind::Short => int(i64::from(self.varint("a short")? as u16 as i16)),
             Kind::Int => int(i64::from(self.int("an int")?)),
             Kind::Long => int(self.long("a long")? as i64),
             Kind::Float => {
@@ -560,6 +542,10 @@ pub(super) fn checkpoints(
                 }
             }
         }
+        if event.at != event.end {
+            let expected = format!("the end of the checkpoint event that starts at byte {start}");
+            return Err(error(event.position(), expected, "more bytes"));
+        }
         if delta == 0 {
             return Ok(());
         }
@@ -581,12 +567,12 @@ mod tests {
     /// JFR's LEB128: seven bits a byte, and a ninth byte of eight bits.
     #[test]
     fn compressed_integers_read_as_the_jdk_writes_them() {
-        let read = |bytes: &[u8]| Cursor::new(bytes, 0, true).long("x");
+        let read = |bytes: &[u8]| Cursor::new(bytes, 0).long("x");
         assert_eq!(read(&[0x05]).unwrap(), 5);
         assert_eq!(read(&[0x80, 0x01]).unwrap(), 128);
         assert_eq!(read(&[0xff; 9]).unwrap(), u64::MAX);
         assert!(read(&[0x80]).unwrap_err().to_string().contains("byte 1: expected x, found the end"));
-        let int = Cursor::new(&[0xff, 0xff, 0xff, 0xff, 0x0f], 0, true).int("x").unwrap();
+        let int = Cursor::new(&[0xff, 0xff, 0xff, 0xff, 0x0f], 0).int("x").unwrap();
         assert_eq!(int, -1);
     }
 }

@@ -5,19 +5,20 @@
 //! ```text
 //! 46 4c 52 00  00 02 00 01   chunk header: "FLR\0", version 2.1
 //! <chunk size> <last checkpoint's offset> <metadata's offset>      eight bytes each, big-endian
-//! <start ns> <duration ns> <start ticks> <ticks per second> <features: bit 0, compressed integers>
+//! <start ns> <duration ns> <start ticks> <ticks per second> <file state, flags: four bytes>
 //! <size> 0 …                 the metadata event: its strings, then a tree of elements, the classes
 //!                            (types) with their ids and fields (type id, constantPool, dimension)
 //! <size> 1 … <delta> …       checkpoint events: constant pools, (type id, count, (id, value)…)…
 //! <size> <type id> …         events: their fields in their type's order
 //! ```
 //!
-//! **Grammar** (the JDK's `jdk.jfr.internal` writer and `jdk.jfr.consumer` parser; JDK 11 to 25
-//! write version 2.0 or 2.1): a recording is chunks one after another, each a 68-byte header and
-//! events. With the features' bit 0 every `short`, `char`, `int` and `long`, sizes and ids
-//! included, is LEB128 (seven bits a byte, low first, a ninth byte of eight bits), else fixed-size
-//! big-endian. An event is its size (counting itself), its type id (0 metadata, 1 checkpoint, else
-//! a class id of the metadata) and its fields. A string is an encoding byte (0 null, 1 empty, 2 an
+//! **Grammar** (the JDK's `jdk.jfr.internal` writer and `jdk.jfr.internal.consumer` parser; JDK 11
+//! to 25 write version 2.0 or 2.1, and the JDK reads 1.x alike): a recording is chunks one after
+//! another, each a 68-byte header (big-endian) and events. Every `short`, `char`, `int` and
+//! `long` after the header, sizes and ids included, is LEB128 (seven bits a byte, low first, a
+//! ninth byte of eight bits); `float`s and `double`s are big-endian, a `boolean` or `byte` one
+//! byte. An event is its size (counting itself), its type id (0 metadata, 1 checkpoint, else a
+//! class id of the metadata) and its fields. A string is an encoding byte (0 null, 1 empty, 2 an
 //! id in the `java.lang.String` pool, 3 UTF-8, 4 `char`s, 5 Latin-1) and its length and contents.
 //! A field marked `constantPool` holds an id into its type's pool; `dimension="1"` makes it an
 //! array (a count, then its items); a field of a class type holds that class's fields inline.
@@ -47,9 +48,11 @@
 //! entries of the types a stack or thread resolves through, kept as values), then its events in
 //! order, each stack trace of each thread resolved once per chunk. A chunk's pools are its own, as
 //! the JDK writes them (each chunk can be read alone); an id that no checkpoint of the chunk holds
-//! is an error naming where it is used.
+//! is an error naming where it is used. (The JDK's parser reuses the value an id had in the chunk
+//! before, which is the same value within one JVM's recording; of recordings of several JVMs
+//! joined into one file, proftool reads each chunk's own, `jfr print` the first's.)
 //!
-//! **Errors**, each at its byte: a chunk whose magic is not `FLR\0`, of a version other than 2,
+//! **Errors**, each at its byte: a chunk whose magic is not `FLR\0`, of a version other than 1 or 2,
 //! cut short (its header or its bytes), an event whose size runs past its chunk, metadata or
 //! checkpoints not where the header says, a string, count or value cut short or longer than its
 //! event, types that nest in themselves, a reference to a pool entry that is not there.

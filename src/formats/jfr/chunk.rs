@@ -112,10 +112,10 @@ impl<'a> Cursor<'a> {
     pub(super) fn event(&self, offset: usize) -> Result<(Cursor<'a>, u64), ParseError> {
         let mut event = Cursor { at: offset, end: self.bytes.len(), ..self.clone() };
         let size = event.int("an event's size")?;
-        let fits = usize::try_from(size).ok().filter(|&s| s > 0 && s <= self.bytes.len() - offset);
-        let Some(size) = fits else {
-            let expected =
-                format!("an event's size of 1 to {} bytes (the rest of its chunk)", self.bytes.len() - offset);
+        // The size counts its own bytes and at least one of the type id.
+        let (least, rest) = (event.at - offset + 1, self.bytes.len() - offset);
+        let Some(size) = usize::try_from(size).ok().filter(|&s| s >= least && s <= rest) else {
+            let expected = format!("an event's size of {least} to {rest} bytes (the rest of its chunk)");
             return Err(error(self.base + offset as u64, expected, size.to_string()));
         };
         event.end = offset + size;

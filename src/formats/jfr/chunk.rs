@@ -168,7 +168,7 @@ impl<'a> Cursor<'a> {
 
     /// A count of things that follow, each at least `least` bytes: more than the event's bytes
     /// can hold is an error, so nothing is allocated or looped over for a count the input lacks.
-    fn count(&mut self, what: &str, least: usize) -> Result<usize, ParseError> {
+    pub(super) fn count(&mut self, what: &str, least: usize) -> Result<usize, ParseError> {
         let at = self.position();
         let n = self.int(what)?;
         let room = (self.end - self.at) / least.max(1);
@@ -501,18 +501,35 @@ fn element(event: &mut Cursor<'_>, n_strings: usize, depth: u32) -> Result<Eleme
     Ok(Element { name, attributes, children })
 }
 
-/// The entries of a chunk's constant pools that the reader keeps (of the types `keep` says),
-/// each with where it starts in the input.
-pub(super) type Pools = FxHashMap<(usize, u64), (u64, Value)>;
+/// What the reader keeps of the pool entries of a type.
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Keep {
+    /// Nothing (types it does not resolve).
+    No,
+    /// The value, decoded (the names a stack trace or thread resolves through).
+    Value,
+    /// Where the value is, to be read where it is used (stack traces, the bulk of a chunk's
+    /// pools: read once each without building a value).
+    Place,
+}
+
+/// The entries of a chunk's constant pools that the reader keeps (as [`Keep`] says), by type and
+/// id, each with where it starts in the input.
+#[derive(Default)]
+pub(super) struct Pools<'a> {
+    pub values: FxHashMap<(usize, u64), (u64, Value)>,
+    /// A cursor at each value kept by its place, reading to the end of its checkpoint.
+    pub places: FxHashMap<(usize, u64), (u64, Cursor<'a>)>,
+}
 
 /// Reads the checkpoint events of a chunk, from the last (at `offset`, the header's) back through
-/// each one's delta to the one before, keeping the pool entries of the types `keep` says.
-pub(super) fn checkpoints(
-    chunk: &Cursor<'_>,
+/// each one's delta to the one before, keeping the pool entries as `keep` says for each type.
+pub(super) fn checkpoints<'a>(
+    chunk: &Cursor<'a>,
     offset: usize,
     types: &Types,
-    keep: &[bool],
-    pools: &mut Pools,
+    keep: &[Keep],
+    pools: &mut Pools<'a>,
 ) -> Result<(), ParseError> {
     let mut offset = offset;
     loop {
@@ -536,9 +553,17 @@ pub(super) fn checkpoints(
             for _ in 0..event.count("a constant pool's number of entries", 1)? {
                 let entry_at = event.position();
                 let id = event.long("a constant's id")?;
-                let value = event.value(types, ty, keep[ty])?;
-                if keep[ty] {
-                    pools.entry((ty, id)).or_insert((entry_at, value));
+                match keep[ty] {
+                    Keep::No => _ = event.value(types, ty, false)?,
+                    Keep::Value => {
+                        let value = event.value(types, ty, true)?;
+                        pools.values.entry((ty, id)).or_insert((entry_at, value));
+                    }
+                    Keep::Place => {
+                        let place = event.clone();
+                        event.value(types, ty, false)?;
+                        pools.places.entry((ty, id)).or_insert((entry_at, place));
+                    }
                 }
             }
         }

@@ -45,8 +45,10 @@
 //!
 //! **Reading**: a chunk at a time, its bytes read whole (JDK chunks are 12 MB at most by default)
 //! and nothing else kept of it but the tree: its metadata first, then its checkpoints (the pool
-//! entries of the types a stack or thread resolves through, kept as values), then its events in
-//! order, each stack trace of each thread resolved once per chunk. A chunk's pools are its own, as
+//! entries of the types a stack or thread resolves through, kept as values; stack traces, most
+//! of a chunk's pools, kept by their place and read where an event names them), then its events
+//! in order, each stack trace of each thread resolved once per chunk and each frame (method,
+//! line, frame type) named once per chunk. A chunk's pools are its own, as
 //! the JDK writes them (each chunk can be read alone); an id that no checkpoint of the chunk holds
 //! is an error naming where it is used. (The JDK's parser reuses the value an id had in the chunk
 //! before, which is the same value within one JVM's recording; of recordings of several JVMs

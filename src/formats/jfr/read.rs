@@ -1,7 +1,7 @@
 //! Reading a recording chunk by chunk: each chunk's types and constant pools, then its events,
 //! their stacks resolved through the pools and added to the tree as they are met.
 
-use super::chunk::{self, error, Cursor, Header, Pools, Types, Value, HEADER_LEN, MAGIC};
+use super::chunk::{self, error, Cursor, Header, Keep, Pools, Types, Value, HEADER_LEN, MAGIC};
 use super::{Metrics, FORMAT, FRAME_TYPE};
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind, Position};
@@ -65,9 +65,9 @@ pub(super) struct Reader {
 }
 
 /// A chunk's constant pools, and the names resolved from them (once each).
-struct Resolver<'a> {
+struct Resolver<'a, 'b> {
     types: &'a Types,
-    pools: &'a Pools,
+    pools: &'a Pools<'b>,
     stack_trace: Option<usize>,
     method: Option<usize>,
     class: Option<usize>,
@@ -77,8 +77,20 @@ struct Resolver<'a> {
     string: Option<usize>,
     threads: FxHashMap<u64, FrameId>,
     methods: FxHashMap<u64, String>,
+    frames: FxHashMap<StackFrame, FrameId>,
     /// The node of each (thread, stack trace) met.
     nodes: FxHashMap<(FrameId, u64), NodeId>,
+    /// The frames of the stack trace being resolved, leaf first.
+    stack: Vec<StackFrame>,
+}
+
+/// What the reader takes of a `jdk.types.StackFrame`: its method's id, its line (0 for none),
+/// its frame type's id.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+struct StackFrame {
+    method: u64,
+    line: i64,
+    frame_type: u64,
 }
 
 impl Reader {
@@ -139,10 +151,12 @@ impl Reader {
         let offset = |o: u64| usize::try_from(o).unwrap_or(usize::MAX);
         let types = chunk::metadata(&cursor, offset(header.metadata))?;
         let named = |name: &str| types.named(name);
-        let pooled = [STACK_TRACE, METHOD, CLASS, SYMBOL, FRAME_TYPE_POOL, THREAD, STRING];
-        let mut keep = vec![false; types.list.len()];
-        for ty in pooled.iter().filter_map(|name| named(name)) {
-            keep[ty] = true;
+        let mut keep = vec![Keep::No; types.list.len()];
+        for ty in [METHOD, CLASS, SYMBOL, FRAME_TYPE_POOL, THREAD, STRING].iter().filter_map(|name| named(name)) {
+            keep[ty] = Keep::Value;
+        }
+        if let Some(ty) = named(STACK_TRACE) {
+            keep[ty] = Keep::Place;
         }
         let mut pools = Pools::default();
         chunk::checkpoints(&cursor, offset(header.checkpoint), &types, &keep, &mut pools)?;
@@ -159,7 +173,9 @@ impl Reader {
             string: named(STRING),
             threads: FxHashMap::default(),
             methods: FxHashMap::default(),
+            frames: FxHashMap::default(),
             nodes: FxHashMap::default(),
+            stack: Vec::new(),
         };
         let period_of = [named(EXECUTION_SAMPLE), named(NATIVE_SAMPLE)].map(|ty| ty.map(|ty| types.list[ty].id));
         let mut next = HEADER_LEN;
@@ -211,27 +227,28 @@ impl Reader {
     }
 
     /// The node of a stack trace of a thread, made the first time they are met in the chunk.
-    fn node(&mut self, resolver: &mut Resolver<'_>, thread: u64, stack: u64, at: u64) -> Result<NodeId, ParseError> {
+    fn node(
+        &mut self,
+        resolver: &mut Resolver<'_, '_>,
+        thread: u64,
+        stack: u64,
+        at: u64,
+    ) -> Result<NodeId, ParseError> {
         let thread = resolver.thread(&mut self.profile, thread, at)?;
         if let Some(&node) = resolver.nodes.get(&(thread, stack)) {
             return Ok(node);
         }
         let mut node = self.index.child_or_insert(&mut self.profile.tree, None, thread);
-        if let Some((entry_at, trace)) = resolver.entry(resolver.stack_trace, stack, at, STACK_TRACE)? {
-            let ty = resolver.stack_trace.unwrap_or_default();
-            if let Some(Value::Int(1)) = resolver.field(ty, trace, "truncated") {
-                let truncated = *self.truncated.get_or_insert_with(|| {
-                    self.profile.frames.intern(FrameRef::named("(truncated)", FrameKind::Pseudo))
-                });
-                node = self.index.child_or_insert(&mut self.profile.tree, Some(node), truncated);
-            }
-            if let Some(Value::Array(frames)) = resolver.field(ty, trace, "frames") {
-                // JFR stores a stack leaf first.
-                for frame in frames.iter().rev() {
-                    let frame = resolver.frame(&mut self.profile, frame, entry_at)?;
-                    node = self.index.child_or_insert(&mut self.profile.tree, Some(node), frame);
-                }
-            }
+        if resolver.stack_trace(stack, at)? == Some(true) {
+            let truncated = *self
+                .truncated
+                .get_or_insert_with(|| self.profile.frames.intern(FrameRef::named("(truncated)", FrameKind::Pseudo)));
+            node = self.index.child_or_insert(&mut self.profile.tree, Some(node), truncated);
+        }
+        // JFR stores a stack leaf first.
+        for i in (0..resolver.stack.len()).rev() {
+            let frame = resolver.frame(&mut self.profile, resolver.stack[i], at)?;
+            node = self.index.child_or_insert(&mut self.profile.tree, Some(node), frame);
         }
         resolver.nodes.insert((thread, stack), node);
         Ok(node)
@@ -270,12 +287,12 @@ impl Reader {
     }
 }
 
-impl<'a> Resolver<'a> {
+impl<'a> Resolver<'a, '_> {
     /// The pool entry `id` of type `ty`, with where it is: `None` for id 0 (none) where the pools
     /// have no such entry; an error naming `at` (where the reference is) for any other missing id.
     fn entry(&self, ty: Option<usize>, id: u64, at: u64, what: &str) -> Result<Option<(u64, &'a Value)>, ParseError> {
-        let pools: &'a Pools = self.pools;
-        let found = ty.and_then(|ty| pools.get(&(ty, id)));
+        let pools: &'a Pools<'_> = self.pools;
+        let found = ty.and_then(|ty| pools.values.get(&(ty, id)));
         match found {
             Some((entry_at, value)) => Ok(Some((*entry_at, value))),
             None if id == 0 => Ok(None),
@@ -362,37 +379,65 @@ impl<'a> Resolver<'a> {
         Ok(frame)
     }
 
-    /// The frame of a stack frame (a `jdk.types.StackFrame` of a stack trace at `at`): its method
-    /// as `package.Class.method`, its line, and its frame type as a fact of the frame.
-    fn frame(&mut self, profile: &mut Profile, frame: &Value, at: u64) -> Result<FrameId, ParseError> {
-        let frame_ty = self.stack_trace.and_then(|st| {
-            let field = self.types.field(st, "frames")?;
-            Some(self.types.list[st].fields[field].ty)
-        });
-        let Some(ty) = frame_ty else { return Ok(profile.frames.intern(FrameRef::function("(unknown method)"))) };
-        let method = match self.field(ty, frame, "method") {
-            Some(Value::Ref(id)) => *id,
-            _ => 0,
+    /// Reads the stack trace `id` (of an event at `at`) into `self.stack`, leaf first: whether JFR
+    /// cut it short, `None` where the id is 0 and no pool holds it (no stack).
+    fn stack_trace(&mut self, id: u64, at: u64) -> Result<Option<bool>, ParseError> {
+        self.stack.clear();
+        let Some(ty) = self.stack_trace else { return Ok(None) };
+        let Some((_, place)) = self.pools.places.get(&(ty, id)) else {
+            if id == 0 {
+                return Ok(None);
+            }
+            let expected = format!("a {STACK_TRACE} of the chunk's constant pools");
+            return Err(error(at, expected, format!("id {id}, which none holds")));
         };
-        let line = match self.field(ty, frame, "lineNumber") {
-            Some(Value::Int(n)) => u32::try_from(*n).ok().filter(|&n| n > 0),
-            _ => None,
-        };
-        if !self.methods.contains_key(&method) {
-            let name = self.method_name(method, at)?;
-            self.methods.insert(method, name);
+        let (types, mut cursor, mut truncated) = (self.types, place.clone(), false);
+        for field in &types.list[ty].fields {
+            match field.name.as_str() {
+                "truncated" => truncated = cursor.field(types, field, true)? == Value::Int(1),
+                "frames" if field.array && !field.pool => {
+                    for _ in 0..cursor.count("a stack trace's number of frames", 1)? {
+                        let mut frame = StackFrame::default();
+                        for part in &types.list[field.ty].fields {
+                            let wanted = matches!(part.name.as_str(), "method" | "lineNumber" | "type");
+                            match (part.name.as_str(), cursor.field(types, part, wanted)?) {
+                                ("method", Value::Ref(id)) => frame.method = id,
+                                ("lineNumber", Value::Int(n)) => frame.line = n,
+                                ("type", Value::Ref(id)) => frame.frame_type = id,
+                                _ => {}
+                            }
+                        }
+                        self.stack.push(frame);
+                    }
+                }
+                _ => _ = cursor.field(types, field, false)?,
+            }
         }
-        let name = self.methods.get(&method).map_or("(unknown method)", String::as_str);
+        Ok(Some(truncated))
+    }
+
+    /// The frame of a stack frame of a stack trace (of an event at `at`): its method as
+    /// `package.Class.method`, its line, and its frame type as a fact of the frame.
+    fn frame(&mut self, profile: &mut Profile, frame: StackFrame, at: u64) -> Result<FrameId, ParseError> {
+        if let Some(&id) = self.frames.get(&frame) {
+            return Ok(id);
+        }
+        if !self.methods.contains_key(&frame.method) {
+            let name = self.method_name(frame.method, at)?;
+            self.methods.insert(frame.method, name);
+        }
+        let name = self.methods.get(&frame.method).map_or("(unknown method)", String::as_str);
+        let line = u32::try_from(frame.line).ok().filter(|&n| n > 0);
         let kind = if line.is_some() { FrameKind::Line } else { FrameKind::Function };
         let id = profile.frames.intern(FrameRef { name, module: None, line, clause: None, kind });
-        let frame_type =
-            match (self.follow(ty, frame, "type", (self.frame_type, FRAME_TYPE_POOL), at)?, self.frame_type) {
-                (Some((type_at, value)), Some(fty)) => self.text_of(fty, value, "description", type_at)?,
-                _ => None,
-            };
-        if let Some(frame_type) = frame_type {
-            add_frame_type(profile, id, frame_type);
+        if let (Some((type_at, value)), Some(ty)) =
+            (self.entry(self.frame_type, frame.frame_type, at, FRAME_TYPE_POOL)?, self.frame_type)
+        {
+            if let Some(frame_type) = self.text_of(ty, value, "description", type_at)? {
+                add_frame_type(profile, id, frame_type);
+            }
         }
+        self.frames.insert(frame, id);
         Ok(id)
     }
 

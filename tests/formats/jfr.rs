@@ -5,8 +5,9 @@
 use crate::support::binary::{fixture, info, proftool, run, run_bytes, run_stdin};
 use std::collections::BTreeMap;
 
-/// The recordings of fixtures/jfr: two of the JDK's (one chunk; three), and one built byte by byte.
-const RECORDINGS: [&str; 3] = ["hot", "rotated", "built"];
+/// The recordings of fixtures/jfr: two of the JDK's (one chunk; three), and two built byte by byte
+/// (the second with a stack trace id that no pool holds, which the JDK reads as no stack).
+const RECORDINGS: [&str; 4] = ["hot", "rotated", "built", "missing-stack-trace"];
 
 /// The count of `event` in a `jfr summary` (0 where it has no row).
 fn summary_count(summary: &str, event: &str) -> u64 {
@@ -87,6 +88,16 @@ fn the_interval_is_the_period_the_recording_states() {
     let (text, stderr) = info("jfr/rotated.jfr");
     assert!(!text.contains("interval"), "{text}");
     assert!(stderr.contains("no sampling interval: the recording states no period of jdk.ExecutionSample"), "{stderr}");
+}
+
+/// A reference to a pool entry that no checkpoint holds is read as none, as the JDK reads it (a
+/// recording of bench/Walk.java had a sample of a thread whose entry was never written), and said.
+#[test]
+fn a_reference_to_nothing_is_none_and_said() {
+    let (_, stderr) = info("jfr/missing-stack-trace.jfr");
+    let expected = "byte 1553: 1 reference(s) to constant pool entries that no checkpoint of their chunk holds, \
+                    read as none as jfr reads them (the first: jdk.types.StackTrace id 9)";
+    assert!(stderr.contains(expected), "{stderr}");
 }
 
 /// A recording is told by its magic, whatever it is called, and read from a pipe.

@@ -50,14 +50,15 @@
 //! in order, each stack trace of each thread resolved once per chunk and each frame (method,
 //! line, frame type) named once per chunk. A chunk's pools are its own, as
 //! the JDK writes them (each chunk can be read alone); an id that no checkpoint of the chunk holds
-//! is an error naming where it is used. (The JDK's parser reuses the value an id had in the chunk
+//! is none, as the JDK's parser reads it (a sample of a thread that ended before its pool entry
+//! was written), and the references to nothing are counted in a warning at the first. (The JDK's parser reuses the value an id had in the chunk
 //! before, which is the same value within one JVM's recording; of recordings of several JVMs
 //! joined into one file, proftool reads each chunk's own, `jfr print` the first's.)
 //!
 //! **Errors**, each at its byte: a chunk whose magic is not `FLR\0`, of a version other than 1 or 2,
 //! cut short (its header or its bytes), an event whose size runs past its chunk, metadata or
 //! checkpoints not where the header says, a string, count or value cut short or longer than its
-//! event, types that nest in themselves, a reference to a pool entry that is not there.
+//! event, types that nest in themselves.
 //!
 //! **Lost**: every other event (GC, locks, I/O, …), the samples' times and thread states, the
 //! methods' descriptors (overloads of one name are one frame) and modifiers, bytecode indices,

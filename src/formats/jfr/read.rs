@@ -7,6 +7,7 @@ use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind, Position};
 use crate::model::{ChildIndex, FrameId, FrameKind, FrameRef, NodeId, Profile, Value as Amount};
 use rustc_hash::FxHashMap;
+use std::cell::Cell;
 use std::io::Read;
 
 /// The event types the reader takes, by name.
@@ -62,6 +63,8 @@ pub(super) struct Reader {
     /// The frames of stacks cut by JFR's depth limit.
     truncated: Option<FrameId>,
     chunks: u64,
+    /// References to pool entries that are not there, in every chunk: how many, and the first.
+    missing: (u64, Option<Missing>),
 }
 
 /// A chunk's constant pools, and the names resolved from them (once each).
@@ -82,7 +85,12 @@ struct Resolver<'a, 'b> {
     nodes: FxHashMap<(FrameId, u64), NodeId>,
     /// The frames of the stack trace being resolved, leaf first.
     stack: Vec<StackFrame>,
+    /// References to pool entries that are not there: how many, and the first's place, type, id.
+    missing: Cell<(u64, Option<Missing>)>,
 }
+
+/// A reference to a pool entry that is not there: where, of which type, which id.
+type Missing = (u64, &'static str, u64);
 
 /// What the reader takes of a `jdk.types.StackFrame`: its method's id, its line (0 for none),
 /// its frame type's id.
@@ -102,6 +110,7 @@ impl Reader {
             periods: Default::default(),
             truncated: None,
             chunks: 0,
+            missing: (0, None),
         }
     }
 
@@ -176,6 +185,7 @@ impl Reader {
             frames: FxHashMap::default(),
             nodes: FxHashMap::default(),
             stack: Vec::new(),
+            missing: Cell::new((0, None)),
         };
         let period_of = [named(EXECUTION_SAMPLE), named(NATIVE_SAMPLE)].map(|ty| ty.map(|ty| types.list[ty].id));
         let mut next = HEADER_LEN;
@@ -193,9 +203,9 @@ impl Reader {
                     (Role::Stack, Value::Ref(id)) => stack = id,
                     (Role::Weight, Value::Int(n)) => weight = Some(n),
                     (Role::SettingId, Value::Int(n)) => setting_id = Some(n as u64),
-                    (Role::SettingName, name) => setting_name = resolver.string(&name, event_at)?.map(str::to_string),
+                    (Role::SettingName, name) => setting_name = resolver.string(&name, event_at).map(str::to_string),
                     (Role::SettingValue, value) => {
-                        setting_value = resolver.string(&value, event_at)?.map(str::to_string)
+                        setting_value = resolver.string(&value, event_at).map(str::to_string)
                     }
                     _ => {}
                 }
@@ -223,6 +233,8 @@ impl Reader {
                 self.counts[Metrics::SAMPLED_OBJECTS] += 1;
             }
         }
+        let (count, first) = resolver.missing.get();
+        self.missing = (self.missing.0 + count, self.missing.1.or(first));
         Ok(())
     }
 
@@ -234,7 +246,7 @@ impl Reader {
         stack: u64,
         at: u64,
     ) -> Result<NodeId, ParseError> {
-        let thread = resolver.thread(&mut self.profile, thread, at)?;
+        let thread = resolver.thread(&mut self.profile, thread, at);
         if let Some(&node) = resolver.nodes.get(&(thread, stack)) {
             return Ok(node);
         }
@@ -247,7 +259,7 @@ impl Reader {
         }
         // JFR stores a stack leaf first.
         for i in (0..resolver.stack.len()).rev() {
-            let frame = resolver.frame(&mut self.profile, resolver.stack[i], at)?;
+            let frame = resolver.frame(&mut self.profile, resolver.stack[i], at);
             node = self.index.child_or_insert(&mut self.profile.tree, Some(node), frame);
         }
         resolver.nodes.insert((thread, stack), node);
@@ -257,6 +269,14 @@ impl Reader {
     /// The profile, its metrics those the recording has events of, its interval the period of
     /// its execution samples where the recording states one.
     fn finish(mut self, diag: &mut Diagnostics) -> Profile {
+        if let (count, Some((at, what, id))) = self.missing {
+            diag.warn("jfr-missing-constant", Some(Position::byte(at)), || {
+                format!(
+                    "{count} reference(s) to constant pool entries that no checkpoint of their chunk holds, \
+                     read as none as jfr reads them (the first: {what} id {id})"
+                )
+            });
+        }
         let any = self.counts.iter().any(|&n| n > 0);
         let keep: Vec<bool> = self.counts.iter().enumerate().map(|(i, &n)| n > 0 || (!any && i == 0)).collect();
         let [execution, native] = std::mem::take(&mut self.periods);
@@ -288,18 +308,22 @@ impl Reader {
 }
 
 impl<'a> Resolver<'a, '_> {
-    /// The pool entry `id` of type `ty`, with where it is: `None` for id 0 (none) where the pools
-    /// have no such entry; an error naming `at` (where the reference is) for any other missing id.
-    fn entry(&self, ty: Option<usize>, id: u64, at: u64, what: &str) -> Result<Option<(u64, &'a Value)>, ParseError> {
+    /// The pool entry `id` of type `ty`, with where it is: `None` for id 0 (none), and, as the
+    /// JDK's parser reads it, for an id no checkpoint of the chunk holds (a thread that ended
+    /// before its checkpoint was written), which is counted with the first place (`at`) of one.
+    fn entry(&self, ty: Option<usize>, id: u64, at: u64, what: &'static str) -> Option<(u64, &'a Value)> {
         let pools: &'a Pools<'_> = self.pools;
         let found = ty.and_then(|ty| pools.values.get(&(ty, id)));
-        match found {
-            Some((entry_at, value)) => Ok(Some((*entry_at, value))),
-            None if id == 0 => Ok(None),
-            None => {
-                Err(error(at, format!("a {what} of the chunk's constant pools"), format!("id {id}, which none holds")))
-            }
+        if found.is_none() && id != 0 {
+            self.missing(at, what, id);
         }
+        found.map(|(entry_at, value)| (*entry_at, value))
+    }
+
+    /// Counts a reference to a pool entry that is not there.
+    fn missing(&self, at: u64, what: &'static str, id: u64) {
+        let (count, first) = self.missing.get();
+        self.missing.set((count + 1, first.or(Some((at, what, id)))));
     }
 
     /// The field `name` of `value`, a struct of type `ty`.
@@ -311,29 +335,26 @@ impl<'a> Resolver<'a, '_> {
     }
 
     /// A string value's text (one of the string pool's for a reference), `None` for null.
-    fn string<'v>(&self, value: &'v Value, at: u64) -> Result<Option<&'v str>, ParseError>
+    fn string<'v>(&self, value: &'v Value, at: u64) -> Option<&'v str>
     where
         'a: 'v,
     {
         match value {
-            Value::Str(text) => Ok(Some(text)),
+            Value::Str(text) => Some(text),
             Value::StrRef(id) => match self.entry(self.string, *id, at, STRING)? {
-                Some((_, Value::Str(text))) => Ok(Some(text)),
-                _ => Ok(None),
+                (_, Value::Str(text)) => Some(text),
+                _ => None,
             },
-            _ => Ok(None),
+            _ => None,
         }
     }
 
     /// The text of the string field `name` of a pool entry of type `ty`.
-    fn text_of<'v>(&self, ty: usize, value: &'v Value, name: &str, at: u64) -> Result<Option<&'v str>, ParseError>
+    fn text_of<'v>(&self, ty: usize, value: &'v Value, name: &str, at: u64) -> Option<&'v str>
     where
         'a: 'v,
     {
-        match self.field(ty, value, name) {
-            Some(text) => self.string(text, at),
-            None => Ok(None),
-        }
+        self.string(self.field(ty, value, name)?, at)
     }
 
     /// The entry that the reference field `name` of a pool entry (of type `ty`, at `at`) names.
@@ -342,41 +363,37 @@ impl<'a> Resolver<'a, '_> {
         ty: usize,
         value: &Value,
         name: &str,
-        target: (Option<usize>, &str),
+        target: (Option<usize>, &'static str),
         at: u64,
-    ) -> Result<Option<(u64, &'a Value)>, ParseError> {
+    ) -> Option<(u64, &'a Value)> {
         match self.field(ty, value, name) {
             Some(Value::Ref(id)) => self.entry(target.0, *id, at, target.1),
-            _ => Ok(None),
+            _ => None,
         }
     }
 
     /// The text of a symbol that the field `name` of a pool entry names.
-    fn symbol(&self, ty: usize, value: &Value, name: &str, at: u64) -> Result<Option<&'a str>, ParseError> {
-        let (Some((symbol_at, symbol)), Some(symbol_ty)) =
-            (self.follow(ty, value, name, (self.symbol, SYMBOL), at)?, self.symbol)
-        else {
-            return Ok(None);
-        };
-        self.text_of(symbol_ty, symbol, "string", symbol_at)
+    fn symbol(&self, ty: usize, value: &Value, name: &str, at: u64) -> Option<&'a str> {
+        let (symbol_at, symbol) = self.follow(ty, value, name, (self.symbol, SYMBOL), at)?;
+        self.text_of(self.symbol?, symbol, "string", symbol_at)
     }
 
     /// The frame of a thread: its Java name, else its OS name.
-    fn thread(&mut self, profile: &mut Profile, id: u64, at: u64) -> Result<FrameId, ParseError> {
+    fn thread(&mut self, profile: &mut Profile, id: u64, at: u64) -> FrameId {
         if let Some(&frame) = self.threads.get(&id) {
-            return Ok(frame);
+            return frame;
         }
-        let name = match (self.entry(self.thread, id, at, THREAD)?, self.thread) {
+        let name = match (self.entry(self.thread, id, at, THREAD), self.thread) {
             (Some((entry_at, thread)), Some(ty)) => {
-                let java = self.text_of(ty, thread, "javaName", entry_at)?.filter(|n| !n.is_empty());
-                let os = self.text_of(ty, thread, "osName", entry_at)?.filter(|n| !n.is_empty());
+                let java = self.text_of(ty, thread, "javaName", entry_at).filter(|n| !n.is_empty());
+                let os = self.text_of(ty, thread, "osName", entry_at).filter(|n| !n.is_empty());
                 java.or(os).map_or_else(|| format!("thread {id}"), str::to_string)
             }
             _ => "(no thread)".to_string(),
         };
         let frame = profile.frames.intern(FrameRef::named(&name, FrameKind::Thread));
         self.threads.insert(id, frame);
-        Ok(frame)
+        frame
     }
 
     /// Reads the stack trace `id` (of an event at `at`) into `self.stack`, leaf first: whether JFR
@@ -385,11 +402,10 @@ impl<'a> Resolver<'a, '_> {
         self.stack.clear();
         let Some(ty) = self.stack_trace else { return Ok(None) };
         let Some((_, place)) = self.pools.places.get(&(ty, id)) else {
-            if id == 0 {
-                return Ok(None);
+            if id != 0 {
+                self.missing(at, STACK_TRACE, id);
             }
-            let expected = format!("a {STACK_TRACE} of the chunk's constant pools");
-            return Err(error(at, expected, format!("id {id}, which none holds")));
+            return Ok(None);
         };
         let (types, mut cursor, mut truncated) = (self.types, place.clone(), false);
         for field in &types.list[ty].fields {
@@ -418,12 +434,12 @@ impl<'a> Resolver<'a, '_> {
 
     /// The frame of a stack frame of a stack trace (of an event at `at`): its method as
     /// `package.Class.method`, its line, and its frame type as a fact of the frame.
-    fn frame(&mut self, profile: &mut Profile, frame: StackFrame, at: u64) -> Result<FrameId, ParseError> {
+    fn frame(&mut self, profile: &mut Profile, frame: StackFrame, at: u64) -> FrameId {
         if let Some(&id) = self.frames.get(&frame) {
-            return Ok(id);
+            return id;
         }
         if !self.methods.contains_key(&frame.method) {
-            let name = self.method_name(frame.method, at)?;
+            let name = self.method_name(frame.method, at);
             self.methods.insert(frame.method, name);
         }
         let name = self.methods.get(&frame.method).map_or("(unknown method)", String::as_str);
@@ -431,30 +447,30 @@ impl<'a> Resolver<'a, '_> {
         let kind = if line.is_some() { FrameKind::Line } else { FrameKind::Function };
         let id = profile.frames.intern(FrameRef { name, module: None, line, clause: None, kind });
         if let (Some((type_at, value)), Some(ty)) =
-            (self.entry(self.frame_type, frame.frame_type, at, FRAME_TYPE_POOL)?, self.frame_type)
+            (self.entry(self.frame_type, frame.frame_type, at, FRAME_TYPE_POOL), self.frame_type)
         {
-            if let Some(frame_type) = self.text_of(ty, value, "description", type_at)? {
+            if let Some(frame_type) = self.text_of(ty, value, "description", type_at) {
                 add_frame_type(profile, id, frame_type);
             }
         }
         self.frames.insert(frame, id);
-        Ok(id)
+        id
     }
 
     /// A method's name, `package.Class.method` (`(unknown method)` for none).
-    fn method_name(&self, id: u64, at: u64) -> Result<String, ParseError> {
-        let (Some((method_at, method)), Some(ty)) = (self.entry(self.method, id, at, METHOD)?, self.method) else {
-            return Ok("(unknown method)".to_string());
+    fn method_name(&self, id: u64, at: u64) -> String {
+        let (Some((method_at, method)), Some(ty)) = (self.entry(self.method, id, at, METHOD), self.method) else {
+            return "(unknown method)".to_string();
         };
-        let name = self.symbol(ty, method, "name", method_at)?.unwrap_or("(unknown)");
-        let class = match (self.follow(ty, method, "type", (self.class, CLASS), method_at)?, self.class) {
-            (Some((class_at, class)), Some(class_ty)) => self.symbol(class_ty, class, "name", class_at)?,
+        let name = self.symbol(ty, method, "name", method_at).unwrap_or("(unknown)");
+        let class = match (self.follow(ty, method, "type", (self.class, CLASS), method_at), self.class) {
+            (Some((class_at, class)), Some(class_ty)) => self.symbol(class_ty, class, "name", class_at),
             _ => None,
         };
-        Ok(match class {
+        match class {
             Some(class) => format!("{}.{name}", class.replace('/', ".")),
             None => name.to_string(),
-        })
+        }
     }
 }
 

@@ -263,6 +263,10 @@ impl<'a> Cursor<'a> {
                     let value = self.field_at_depth(types, field, keep, depth)?;
                     if keep {
                         fields.push(value);
+                    } else {
+                        // `Value::Null`, which owns nothing: not dropped, as a drop of an enum
+                        // that could own something is a call per value skipped.
+                        std::mem::forget(value);
                     }
                 }
                 if keep {
@@ -289,6 +293,9 @@ impl<'a> Cursor<'a> {
             let item = self.field_value(types, field, keep, depth)?;
             if keep {
                 items.push(item);
+            } else {
+                // `Value::Null`, as above.
+                std::mem::forget(item);
             }
         }
         Ok(if keep { Value::Array(items) } else { Value::Null })

@@ -25,6 +25,14 @@
 # function summary puts first) and `tree --depth 5`, each with its time as a multiple of the
 # conversion's (the issue asks at most 1.5 x).
 #
+# JFR (read only) has no generator: a recording's metadata, checkpoints and constant pools are the
+# JDK's to write, and a writer of them here would test proftool against itself. `bench/run.sh jfr`
+# records bench/Walk.java (random call paths of 8 threads for JFR_SECONDS, default 20) with
+# OpenJDK's own recorder (execution samples every 1 ms, allocation samples), then repeats that
+# recording until the file is SIZE bytes: a file of many chunks, each with its own metadata and
+# pools, as `jfr summary` reads it. The JDK's `jfr print --events jdk.ExecutionSample` is timed on
+# the same file, with the ratio of their times.
+#
 # Sample-per-record formats (sampler, br) get a file of at least 1 GB made of about 10,000 distinct
 # sample stacks (30,000 generated nodes, a third of them with samples) repeated, and a second row that times writing them: their stacks, as folded text with
 # counts, converted back into the format.
@@ -161,6 +169,24 @@ if [ $# -eq 0 ] || [[ " $* " == *" ghc-prof "* ]]; then
   else
     echo "  inferno-collapse-ghcprof not found: install it with 'cargo install inferno' to compare"
   fi
+fi
+if { [ $# -eq 0 ] && command -v java > /dev/null; } || [[ " $* " == *" jfr "* ]]; then
+  file=bench/data/big.jfr
+  if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -lt "$SIZE" ]; then
+    jfc=bench/data/walk.jfc
+    sed 's|>10 ms<|>1 ms<|; s|>100/s<|>1000/s<|' fixtures/jfr/samples-and-settings.jfc > "$jfc"
+    javac -d bench/data bench/Walk.java
+    java -XX:StartFlightRecording=filename=bench/data/walk.jfr,settings="$jfc" -cp bench/data Walk 8 "${JFR_SECONDS:-20}" > /dev/null
+    : > "$file"
+    while [ "$(stat -c %s "$file")" -lt "$SIZE" ]; do cat bench/data/walk.jfr >> "$file"; done
+  fi
+  bytes=$(stat -c %s "$file")
+  echo "jfr → folded: $file, $((bytes / 1000000)) MB, $("$bin" info -q "$file" | awk '$1 == "jfr.chunks" { print $2 }') chunks"
+  read -r s r < <(measure cat "$file");                                   row "cat" "$s" "$r" "$bytes"
+  read -r ours r < <(measure "$bin" convert -q --from jfr --to folded "$file" -); row "proftool jfr → folded" "$ours" "$r" "$bytes"
+  reports jfr "$file" "$bytes" "$ours"
+  read -r theirs r < <(measure jfr print --events jdk.ExecutionSample "$file"); row "jfr print --events jdk.ExecutionSample" "$theirs" "$r" "$bytes"
+  awk -v a="$theirs" -v b="$ours" 'BEGIN { if (b > 0) printf "  proftool %.1f x as fast as jfr print\n", a / b }'
 fi
 MEDIAN=${MEDIAN:-5}
 

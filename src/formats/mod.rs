@@ -27,6 +27,7 @@ mod gecko;
 pub mod ghc;
 mod heapprofile;
 pub(crate) mod html;
+mod jfr;
 mod json;
 pub(crate) mod lispworks;
 mod macos_sample;
@@ -104,6 +105,8 @@ pub enum Format {
     Gecko,
     /// The Firefox Profiler's processed profile JSON (samply's), for profiler.firefox.com.
     Firefox,
+    /// JDK Flight Recorder recordings (`java -XX:StartFlightRecording`; read only).
+    Jfr,
     /// DTrace stack aggregations (`@[ustack()] = count()`; read only).
     Dtrace,
     /// macOS `sample` text (`sample PID`, Activity Monitor; read only).
@@ -147,6 +150,7 @@ impl Format {
             Format::Stackprof => &stackprof::SPEC,
             Format::Gecko => &gecko::SPEC,
             Format::Firefox => &firefox::SPEC,
+            Format::Jfr => &jfr::SPEC,
             Format::Dtrace => &dtrace::SPEC,
             Format::MacosSample => &macos_sample::SPEC,
             Format::Xctrace => &xctrace::SPEC,

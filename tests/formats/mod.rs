@@ -80,3 +80,5 @@ mod safari;
 
 // html: the viewer page, written only (its browser tests are .ci/html-viewer.mjs).
 mod html;
+// jfr: JDK Flight Recorder recordings, read only, against the JDK's jfr summary and jfr print.
+mod jfr;

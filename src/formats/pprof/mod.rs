@@ -407,7 +407,7 @@ fn period(profile: &Profile, strings: &mut Strings) -> (Option<ValueType>, i64) 
 
 /// `nanos` since the Unix epoch as an RFC 3339 UTC time with nanoseconds
 /// (`2026-11-25T09:29:47.000000001Z`).
-fn format_time(nanos: i64) -> String {
+pub(crate) fn format_time(nanos: i64) -> String {
     let seconds = nanos.div_euclid(1_000_000_000);
     let (days, second_of_day) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
     let (year, month, day) = civil_from_days(days);

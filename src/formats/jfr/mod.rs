@@ -1,0 +1,189 @@
+//! JDK Flight Recorder recordings (`.jfr`), as `java -XX:StartFlightRecording`, `jcmd JFR.dump`
+//! and JDK Mission Control write them, and the JDK's own `jfr print` and `jfr summary` read them
+//! (read only).
+//!
+//! ```text
+//! 46 4c 52 00  00 02 00 01   chunk header: "FLR\0", version 2.1
+//! <chunk size> <last checkpoint's offset> <metadata's offset>      eight bytes each, big-endian
+//! <start ns> <duration ns> <start ticks> <ticks per second> <file state, flags: four bytes>
+//! <size> 0 …                 the metadata event: its strings, then a tree of elements, the classes
+//!                            (types) with their ids and fields (type id, constantPool, dimension)
+//! <size> 1 … <delta> …       checkpoint events: constant pools, (type id, count, (id, value)…)…
+//! <size> <type id> …         events: their fields in their type's order
+//! ```
+//!
+//! **Grammar** (the JDK's `jdk.jfr.internal` writer and `jdk.jfr.internal.consumer` parser; JDK 11
+//! to 25 write version 2.0 or 2.1, and the JDK reads 1.x alike): a recording is chunks one after
+//! another, each a 68-byte header (big-endian) and events. Every `short`, `char`, `int` and
+//! `long` after the header, sizes and ids included, is LEB128 (seven bits a byte, low first, a
+//! ninth byte of eight bits); `float`s and `double`s are big-endian, a `boolean` or `byte` one
+//! byte. An event is its size (counting itself), its type id (0 metadata, 1 checkpoint, else a
+//! class id of the metadata) and its fields. A string is an encoding byte (0 null, 1 empty, 2 an
+//! id in the `java.lang.String` pool, 3 UTF-8, 4 `char`s, 5 Latin-1) and its length and contents.
+//! A field marked `constantPool` holds an id into its type's pool; `dimension="1"` makes it an
+//! array (a count, then its items); a field of a class type holds that class's fields inline.
+//! The checkpoints of a chunk are a list from the last (the header's offset) back through each
+//! one's delta; together they are the chunk's pools, which the chunk's events and pool entries
+//! refer to (a stack trace to methods, a method to its class and symbols). Id 0 is no value.
+//!
+//! **Model**: a root per thread (its Java name, else its OS name), below it the stack of each
+//! `jdk.ExecutionSample` and `jdk.NativeMethodSample` event (root first; a stack JFR cut at its
+//! depth limit under a `(truncated)` pseudo-frame) and of each `jdk.ObjectAllocationSample`.
+//! A frame is its method as `package.Class.method` (the class's `/` as `.`), a line frame at its
+//! line where the frame has one (a function frame where it has none: native methods), and what JFR
+//! says it ran as (`Interpreted`, `JIT compiled`, `Inlined`, `Native`) is the frame fact
+//! `jfr.frame-type`, the types a frame was seen as, comma-separated. Metrics, each where the
+//! recording has events of it: `samples`, the execution samples (the sampling profiler's samples);
+//! `native-samples`, the native method samples, taken at their own period (20 ms by default, not
+//! the execution samples'), so an event count of their own, not samples converted at the
+//! interval; `alloc-weight`, bytes, the allocation samples' `weight` (what JFR says each sample
+//! stands for); `sampled objects`, the allocation samples. The interval is the `period` setting of
+//! `jdk.ExecutionSample` that the recording's `jdk.ActiveSetting` events state (where they were
+//! recorded, and only when it stayed one value); the header facts `jfr.version`, `jfr.chunks`,
+//! `jfr.period` and `jfr.native-period` (the settings as JFR writes them, `10 ms`), and the first
+//! chunk's start as the timestamp.
+//!
+//! **Reading**: a chunk at a time, its bytes read whole (JDK chunks are 12 MB at most by default)
+//! and nothing else kept of it but the tree: its metadata first, then its checkpoints (the pool
+//! entries of the types a stack or thread resolves through, kept as values; stack traces, most
+//! of a chunk's pools, kept by their place and read where an event names them), then its events
+//! in order, each stack trace of each thread resolved once per chunk and each frame (method,
+//! line, frame type) named once per chunk. A chunk's pools are its own, as
+//! the JDK writes them (each chunk can be read alone); an id that no checkpoint of the chunk holds
+//! is none, as the JDK's parser reads it (a sample of a thread that ended before its pool entry
+//! was written), and the references to nothing are counted in a warning at the first. (The JDK's parser reuses the value an id had in the chunk
+//! before, which is the same value within one JVM's recording; of recordings of several JVMs
+//! joined into one file, proftool reads each chunk's own, `jfr print` the first's.)
+//!
+//! **Errors**, each at its byte: a chunk whose magic is not `FLR\0`, of a version other than 1 or 2,
+//! cut short (its header or its bytes), an event whose size runs past its chunk, metadata or
+//! checkpoints not where the header says, a string, count or value cut short or longer than its
+//! event, types that nest in themselves.
+//!
+//! **Lost**: every other event (GC, locks, I/O, …), the samples' times and thread states, the
+//! methods' descriptors (overloads of one name are one frame) and modifiers, bytecode indices,
+//! class loaders, modules and packages.
+
+use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
+use crate::error::{Error, FormatName};
+use crate::model::{Aggregation, Metric, MetricKind, Repr, Unit};
+use std::time::Duration;
+
+mod chunk;
+mod read;
+
+/// What its format is and how it is told and read (proftool does not write it).
+pub(crate) const SPEC: Spec = Spec {
+    name: "jfr",
+    description: "JDK Flight Recorder recording (java -XX:StartFlightRecording, jcmd JFR.dump)",
+    extensions: &["jfr"],
+    carries: CARRIES,
+    encoding: Encoding::Binary,
+    sniff,
+    read: Some(|input, _, diag| read::Reader::new().read(input, diag).map_err(Error::from)),
+    write: None,
+    rules: spec::NOT_WRITTEN,
+};
+
+/// The format's name in errors and warnings.
+const FORMAT: FormatName = SPEC.format_name();
+
+/// The frame fact naming the frame types a frame was seen as.
+const FRAME_TYPE: &str = "jfr.frame-type";
+
+/// What a recording holds, as proftool reads it.
+const CARRIES: Carries = Carries {
+    structure: Structure::Stacks,
+    threads: true,
+    thread_roots: true,
+    frame_kinds: false,
+    metrics: &[MetricKind::Samples, MetricKind::Events, MetricKind::Alloc, MetricKind::Objects],
+    one_metric: false,
+    function_facts: false,
+    source_lines: true,
+    modules: false,
+    title: false,
+    timestamp: true,
+    interval: true,
+    interval_step: None,
+    name_replacements: &[],
+    lines_nest: false,
+    time_unit: None,
+    flat_reports: false,
+    needs_samples: false,
+    weight_is_time: false,
+};
+
+/// `Yes` for a chunk's magic.
+fn sniff(head: &[u8]) -> Sniff {
+    if head.starts_with(chunk::MAGIC) {
+        Sniff::Yes
+    } else {
+        Sniff::No
+    }
+}
+
+/// The metrics a recording is read into, in order (those without events are dropped at the end).
+struct Metrics;
+
+impl Metrics {
+    const SAMPLES: usize = 0;
+    const NATIVE_SAMPLES: usize = 1;
+    const ALLOC_WEIGHT: usize = 2;
+    const SAMPLED_OBJECTS: usize = 3;
+
+    fn all() -> Vec<Metric> {
+        let count = |name: &str, kind| Metric {
+            name: name.into(),
+            kind,
+            unit: Unit::Count,
+            aggregation: Aggregation::Additive,
+            repr: Repr::Int,
+        };
+        vec![
+            Metric::samples(),
+            count("native-samples", MetricKind::Events),
+            Metric { unit: Unit::Bytes, ..count("alloc-weight", MetricKind::Alloc) },
+            count("sampled objects", MetricKind::Objects),
+        ]
+    }
+}
+
+/// A period as JFR's settings write one (`10 ms`, `1 s`, `20 us`), as a duration; `None` for the
+/// others (`everyChunk`, `beginChunk`, `endChunk`, `0 ms`).
+fn parse_period(text: &str) -> Option<Duration> {
+    let (number, unit) = text.trim().split_once(' ')?;
+    let n: u64 = number.parse().ok()?;
+    let nanos = match unit.trim() {
+        "ns" => 1,
+        "us" => 1_000,
+        "ms" => 1_000_000,
+        "s" => 1_000_000_000,
+        "m" => 60_000_000_000,
+        "h" => 3_600_000_000_000,
+        "d" => 86_400_000_000_000,
+        _ => return None,
+    };
+    Some(Duration::from_nanos(n.checked_mul(nanos)?)).filter(|d| !d.is_zero())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn periods_read_as_jfr_writes_them() {
+        assert_eq!(parse_period("10 ms"), Some(Duration::from_millis(10)));
+        assert_eq!(parse_period("1 s"), Some(Duration::from_secs(1)));
+        assert_eq!(parse_period("20 us"), Some(Duration::from_micros(20)));
+        assert_eq!(parse_period("everyChunk"), None);
+        assert_eq!(parse_period("0 ms"), None);
+    }
+
+    #[test]
+    fn a_recording_is_told_by_its_magic() {
+        assert_eq!(sniff(b"FLR\0\0\x02\0\x01"), Sniff::Yes);
+        assert_eq!(sniff(b"FLR"), Sniff::No);
+        assert_eq!(sniff(b"{\"a\":1}"), Sniff::No);
+    }
+}

@@ -83,7 +83,12 @@ function total(file) {
 // (samples, ms, bytes).
 function profilerTotal(file) {
   const cli = (...args) => JSON.parse(execFileSync('node', [profilerCli, ...args, '--json'], { encoding: 'utf8' }))
-  execFileSync('node', [profilerCli, 'load', file], { stdio: 'ignore' })
+  try {
+    execFileSync('node', [profilerCli, 'load', file], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' })
+  } catch (e) {
+    // A session left running (another run's) is one reason: say what the profiler said.
+    throw new Error(`profiler-cli cannot load ${file}: ${e.stderr?.trim() || e.message}`)
+  }
   try {
     let sum = 0
     for (const thread of cli('thread', 'list').threads) {
@@ -93,6 +98,15 @@ function profilerTotal(file) {
     return sum
   } finally {
     execFileSync('node', [profilerCli, 'stop'], { stdio: 'ignore' })
+  }
+}
+// profilerTotal, or null with the profiler's failure to load the file counted as a failure.
+function totalInProfiler(file, fail) {
+  try {
+    return profilerTotal(file)
+  } catch (e) {
+    fail(e.message)
+    return null
   }
 }
 const firstOfFormat = new Set()
@@ -125,8 +139,8 @@ for (const input of inputs) {
   const folder = input.split('/')[1]
   // A Firefox Profiler file itself: the profiler's call trees hold what proftool reads of it.
   if (profilerCli && folder === 'firefox') {
-    const theirs = profilerTotal(input)
-    if (Math.abs(theirs - source.total) > 1e-6 * Math.max(1, Math.abs(source.total))) {
+    const theirs = totalInProfiler(input, fail)
+    if (theirs !== null && Math.abs(theirs - source.total) > 1e-6 * Math.max(1, Math.abs(source.total))) {
       fail(`the profiler's call trees of the original hold ${theirs}, proftool reads ${source.total} ${source.unit}`)
     }
   }
@@ -137,8 +151,8 @@ for (const input of inputs) {
     const all = weights.reduce((sum, w) => sum + w, 0)
     const stackless = written.threads.flatMap((t) => t.samples.weight.filter((_, i) => t.samples.stack[i] === null))
     const inTrees = all - stackless.reduce((sum, w) => sum + w, 0)
-    const theirs = profilerTotal(out)
-    if (Math.abs(theirs - inTrees) > 1e-6 * Math.max(1, Math.abs(inTrees))) {
+    const theirs = totalInProfiler(out, fail)
+    if (theirs !== null && Math.abs(theirs - inTrees) > 1e-6 * Math.max(1, Math.abs(inTrees))) {
       fail(`the profiler's call trees hold ${theirs}, not the ${inTrees} of the stacks written`)
     }
     loaded++

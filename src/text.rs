@@ -53,6 +53,15 @@ impl Encoding {
     }
 }
 
+/// The longest start of `head` that is UTF-8: a sniffer's first bytes of a text input may end
+/// inside a character.
+pub(crate) fn utf8_start(head: &[u8]) -> &str {
+    match std::str::from_utf8(head) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
+    }
+}
+
 /// The first bytes of a text input as its format's sniffer should see them: as UTF-8 (UTF-16
 /// decoded, as far as the bytes go), without a byte-order mark, and with CRLF line endings as LF, so
 /// that text written on Windows is recognised as the same text written elsewhere. Text inputs are

@@ -85,10 +85,7 @@ const CARRIES: Carries = Carries {
 /// `Yes` when a line opens a map entry of a stack (`@[` or `@NAME[` alone) and a later one closes
 /// it (`]: COUNT`); `Maybe` when the head ends inside the entry.
 fn sniff(head: &[u8]) -> Sniff {
-    let text = match std::str::from_utf8(head) {
-        Ok(text) => text,
-        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
-    };
+    let text = crate::text::utf8_start(head);
     let mut lines = text.lines().skip_while(|line| !opens_entry(line)).skip(1);
     if !text.lines().any(opens_entry) {
         return Sniff::No;

@@ -90,10 +90,7 @@ const STACK_LINE: &str = "a frame (module`function+offset) or the count that end
 /// `Yes` when, after the header's blank line, frame lines (with a backtick, or a bare `0x` address)
 /// end in a count, as inferno tells the format; `Maybe` when the head ends among such frames.
 fn sniff(head: &[u8]) -> Sniff {
-    let text = match std::str::from_utf8(head) {
-        Ok(text) => text,
-        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
-    };
+    let text = crate::text::utf8_start(head);
     // A head cut inside a line: that line is not judged.
     let whole_lines =
         if head.len() < crate::files::HEAD_LEN { text } else { text.rsplit_once('\n').map_or("", |(whole, _)| whole) };

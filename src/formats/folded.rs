@@ -111,9 +111,7 @@ pub struct Options {
 /// `Maybe` when most of the first complete lines (blank ones aside) are `stack count`: folded
 /// stacks have no signature, and a file may have a header or a stray line the reader skips.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
-    let Ok(text) = std::str::from_utf8(head).or_else(|e| std::str::from_utf8(&head[..e.valid_up_to()])) else {
-        return Sniff::No;
-    };
+    let text = crate::text::utf8_start(head);
     let complete = match text.rfind('\n') {
         Some(end) if end + 1 < text.len() => &text[..end],
         _ => text,

@@ -112,10 +112,7 @@ const IDLE_WAITS: [&str; 10] = [
 
 /// `Yes` for a report's first line, or a `Call graph:` line followed by a tree line.
 fn sniff(head: &[u8]) -> Sniff {
-    let text = match std::str::from_utf8(head) {
-        Ok(text) => text,
-        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
-    };
+    let text = crate::text::utf8_start(head);
     if text.starts_with(FIRST_LINE) {
         return Sniff::Yes;
     }

@@ -111,10 +111,7 @@ fn node(line: &str) -> Option<Node<'_>> {
 /// `Yes` when the first line that is not blank is an event's section, `@ EVENT [N samples]`, or a
 /// line of the graph.
 fn sniff(head: &[u8]) -> Sniff {
-    let text = match std::str::from_utf8(head) {
-        Ok(text) => text,
-        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
-    };
+    let text = crate::text::utf8_start(head);
     match text.lines().find(|line| !line.trim().is_empty()) {
         Some(line) if section(line).is_some() || node(line).is_some_and(|n| n.level == 0) => Sniff::Yes,
         _ => Sniff::No,

@@ -141,10 +141,7 @@ pub struct Options {
 /// A header without the time that perf script prints unless `-F` leaves it out needs its frame on
 /// a line of its own, which starts with perf's tab.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
-    let text = match std::str::from_utf8(head) {
-        Ok(text) => text,
-        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
-    };
+    let text = crate::text::utf8_start(head);
     let mut lines = text.lines().filter(|l| !l.starts_with('#') && !lines::is_blank(l));
     let Some((line, header)) = lines.next().and_then(|l| Some((l, lines::parse_header(l)?))) else {
         return Sniff::No;

@@ -19,7 +19,7 @@ const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 const browser = await puppeteer.launch({ executablePath: chromium, args: ['--no-sandbox', '--headless=new'] })
 const failures = []
-let [opened, searched, sandwiches] = [0, 0, 0]
+let [opened, searched, sandwiches, mergedPages] = [0, 0, 0, 0]
 for (const fixture of fixtures) {
   const out = path.join(work, fixture.replaceAll('/', '_') + '.html')
   try {
@@ -44,6 +44,17 @@ for (const fixture of fixtures) {
     problems.push(`total ${seen.grand} of ${seen.metric}, summary's rows add up to ${rowsTotal} of ${summary.metric}`)
   }
   if (seen.rects < 2 && seen.grand > 0) problems.push(`${seen.rects} rectangles drawn`)
+  // With its threads merged (a page of their own), the same total, and no thread at the root but
+  // where a thread has values of its own.
+  if (await page.evaluate(() => threadRoots > 1)) {
+    await page.goto('file://' + path.resolve(out) + '#t=merged')
+    await page.waitForFunction(() => merged)
+    const one = await page.evaluate(() => ({ grand, threads: roots.filter((r) => kindOf(P.frame[r]) === 2 && total[r] !== selfv[r]).length }))
+    if (!near(one.grand, rowsTotal) || one.threads > 0) problems.push(`threads merged: total ${one.grand} and ${one.threads} thread roots with calls`)
+    mergedPages++
+    await page.goto('file://' + path.resolve(out))
+    await page.waitForFunction(() => !merged)
+  }
   // A click on the widest frame zooms into it.
   const clicked = await page.evaluate(() => {
     let best = -1
@@ -115,7 +126,7 @@ for (const fixture of fixtures) {
 }
 await browser.close()
 for (const failure of failures) console.error(`html viewer: ${failure}`)
-console.log(`the HTML of ${opened} fixtures opens in Chromium with its total; ${searched} searched, ${sandwiches} sandwiches as proftool calls gives them; ${failures.length} fail`)
+console.log(`the HTML of ${opened} fixtures opens in Chromium with its total (${mergedPages} with their threads merged too); ${searched} searched, ${sandwiches} sandwiches as proftool calls gives them; ${failures.length} fail`)
 process.exit(failures.length === 0 && opened > 0 ? 0 : 1)
 
 // Whether `proftool calls` reads the fixture's callers from elsewhere than its tree: a call graph's

@@ -154,9 +154,9 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
                 } else if let Some(count) = empty_entry(line.text) {
                     empty_samples = empty_samples.saturating_add(count);
                     first_empty.get_or_insert(line.position);
-                } else if let Some(rest) = line.text.strip_prefix("@[, ") {
+                } else if let Some(rest) = line.text.strip_prefix("@[").filter(|rest| rest.starts_with(", ")) {
                     // A key whose stack is empty: the stack of its other fields.
-                    if let Some((key, count)) = closing(&format!(", {rest}")) {
+                    if let Some((key, count)) = closing(rest) {
                         add(key, &[], count, &line, &mut profile)?;
                     }
                 }

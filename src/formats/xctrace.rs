@@ -111,6 +111,12 @@ struct PendingFrame {
     binary: Option<String>,
 }
 
+/// A row's backtrace: one written before it (by its id), or its own without an id.
+enum RowStack {
+    Written(u64),
+    Own(Vec<FrameId>),
+}
+
 /// What has been read of the file: the elements written once and named later, by id.
 #[derive(Default)]
 struct Written {
@@ -135,10 +141,12 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
     let mut frame: Option<PendingFrame> = None;
     let mut weight: Option<Option<u64>> = None;
     let mut weight_text = String::new();
-    let (mut row_stack, mut row_weight): (Option<Vec<FrameId>>, Option<i64>) = (None, None);
+    let (mut row_stack, mut row_weight): (Option<RowStack>, Option<i64>) = (None, None);
     // The weight of every row so far, while they are all the same; rows of other weights.
     let (mut interval, mut other_weights) = (None::<i64>, 0u64);
     loop {
+        // The last event's bytes are done with: the buffer holds one event at a time.
+        buf.clear();
         let at = reader.buffer_position();
         let error = |expected: &str, found: String| ParseError {
             format: FORMAT,
@@ -166,6 +174,10 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
                 closed = empty;
                 continue;
             }
+            // Elements of no interest (sample times, threads, cores…) are not looked into.
+            if !matches!(name, b"row" | b"backtrace" | b"frame" | b"binary" | b"weight") {
+                continue;
+            }
             let id = number(element, b"id", &error)?;
             let reference = number(element, b"ref", &error)?;
             match name {
@@ -175,13 +187,12 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
                 }
                 b"backtrace" if in_row && backtrace.is_none() => match reference {
                     Some(reference) => {
-                        let frames = written
-                            .backtraces
-                            .get(&reference)
-                            .ok_or_else(|| unwritten("backtrace", reference, &error))?;
-                        row_stack = Some(frames.clone());
+                        if !written.backtraces.contains_key(&reference) {
+                            return Err(unwritten("backtrace", reference, &error));
+                        }
+                        row_stack = Some(RowStack::Written(reference));
                     }
-                    None if empty => row_stack = Some(Vec::new()),
+                    None if empty => row_stack = Some(RowStack::Own(Vec::new())),
                     None => backtrace = Some((id, Vec::new())),
                 },
                 b"frame" if frame.is_none() => {
@@ -265,17 +276,24 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
                 }
                 b"backtrace" if backtrace.is_some() => {
                     if let Some((id, frames)) = backtrace.take() {
-                        if let Some(id) = id {
-                            if written.backtraces.insert(id, frames.clone()).is_some() {
-                                return Err(twice(id, &error));
+                        row_stack = Some(match id {
+                            Some(id) => {
+                                if written.backtraces.insert(id, frames).is_some() {
+                                    return Err(twice(id, &error));
+                                }
+                                RowStack::Written(id)
                             }
-                        }
-                        row_stack = Some(frames);
+                            None => RowStack::Own(frames),
+                        });
                     }
                 }
                 b"row" if in_row => {
                     in_row = false;
-                    let Some(frames) = row_stack.take() else { continue };
+                    let frames = match &row_stack {
+                        Some(RowStack::Written(id)) => written.backtraces.get(id).map_or(&[][..], Vec::as_slice),
+                        Some(RowStack::Own(frames)) => frames.as_slice(),
+                        None => continue,
+                    };
                     stacks.next().extend(frames.iter().rev());
                     if let Some(leaf) = stacks.add(&mut profile.tree) {
                         profile.tree.add_self(0, leaf, Value::Int(1));
@@ -293,7 +311,6 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
             Event::Eof => break,
             _ => {}
         }
-        buf.clear();
     }
     if !closed {
         let expected = match in_document {
@@ -346,10 +363,13 @@ fn number(
     key: &[u8],
     error: &impl Fn(&str, String) -> ParseError,
 ) -> Result<Option<u64>, ParseError> {
-    let Some(text) = attribute(element, key) else {
+    // Read from the attribute's bytes as they are: a number has nothing to unescape.
+    let Some(attribute) = element.try_get_attribute(key).ok().flatten() else {
         return Ok(None);
     };
-    text.parse().map(Some).map_err(|_| {
+    let number = std::str::from_utf8(&attribute.value).ok().and_then(|text| text.parse().ok());
+    number.map(Some).ok_or_else(|| {
+        let text = String::from_utf8_lossy(&attribute.value);
         error(
             &format!("a number as {}", String::from_utf8_lossy(key)),
             format!("{}={text:?}", String::from_utf8_lossy(key)),

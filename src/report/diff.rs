@@ -1060,15 +1060,18 @@ fn differential_tree(base: &Profile, new: &Profile, metrics: (usize, usize), lab
     let side = |name: &str| Metric { name: name.into(), repr: crate::model::Repr::Float, ..metric.clone() };
     let mut both = Profile::new(vec![side("base"), side("new")]);
     both.meta.title = Some(format!("{} against {}", labels.1, labels.0));
-    both.meta.weighed_by = Some(metric.kind);
     let mut index = crate::model::ChildIndex::default();
     for (column, profile, metric, scale) in [(1, new, metrics.1, 1.0), (0, base, metrics.0, to_new)] {
         let tree = &profile.tree;
+        // Each of the side's frames as a frame of both, named once.
+        let ids: Vec<crate::model::FrameId> = profile
+            .frames
+            .iter()
+            .map(|(frame, f)| both.frames.intern(crate::model::FrameRef::named(&profile.frame_name(frame), f.kind)))
+            .collect();
         let mut at = vec![crate::model::NodeId(0); tree.len()];
         for node in tree.nodes() {
-            let frame = tree.frame(node);
-            let kind = profile.frames.get(frame).kind;
-            let id = both.frames.intern(crate::model::FrameRef::named(&profile.frame_name(frame), kind));
+            let id = ids[tree.frame(node).index()];
             let parent = tree.parent(node).map(|p| at[p.index()]);
             let here = index.child_or_insert(&mut both.tree, parent, id);
             at[node.index()] = here;

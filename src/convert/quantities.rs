@@ -4,7 +4,7 @@ use super::{ConvertOptions, IntervalUse, DEFAULT_INTERVAL};
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::formats::{Carries, Format};
-use crate::model::{Metric, MetricKind, Profile, Repr, Unit, Values};
+use crate::model::{Metric, MetricKind, Profile, Repr, Sampling, Unit, Values};
 use std::time::Duration;
 
 /// Adds a samples metric for a target that needs samples (one BR group per sample) when the profile
@@ -149,6 +149,7 @@ pub(super) fn samples_into_time(
         kind: MetricKind::Time,
         unit: Unit::Milliseconds,
         repr: Repr::Float,
+        sampling: sampling_in_kind(&metrics[samples], MetricKind::Time, interval),
         ..metrics[samples].clone()
     };
     profile.replace_metric(samples, metric, times);
@@ -281,6 +282,7 @@ pub(crate) fn into_quantity(
         kind: to.kind,
         unit: to.unit,
         repr: if whole { Repr::Int } else { Repr::Float },
+        sampling: interval.map_or_else(|| from.sampling.clone(), |interval| sampling_in_kind(&from, to.kind, interval)),
         ..from.clone()
     };
     profile.replace_metric(m, metric.clone(), converted);
@@ -288,6 +290,20 @@ pub(crate) fn into_quantity(
         profile.tree.set_measured_inclusive_column(m, measured);
     }
     Ok(Some(QuantityChange { from, to: metric, interval }))
+}
+
+/// The sampling of `from` once its values are turned into `kind` at `interval` (samples into time,
+/// time into samples): samples become time of one interval a sample; time of samples becomes their
+/// count; any other sampling stays what it was.
+fn sampling_in_kind(from: &Metric, kind: MetricKind, interval: Duration) -> Sampling {
+    let sampled = matches!(from.sampling, Sampling::Sampled { .. });
+    match (from.kind, kind) {
+        (MetricKind::Samples | MetricKind::Ticks, MetricKind::Time) if sampled => {
+            Sampling::Sampled { of: None, per: u64::try_from(interval.as_nanos()).unwrap_or(u64::MAX).max(1) }
+        }
+        (MetricKind::Time, MetricKind::Samples | MetricKind::Ticks) if sampled => Sampling::counts(),
+        _ => from.sampling.clone(),
+    }
 }
 
 /// Divides every value by `per_sample` and rounds to whole samples so that the rounded values add up

@@ -66,8 +66,9 @@ use super::options::ConvertOptions;
 use super::spec::{Carries, Encoding, JsonKind, Rules, Sniff, Spec, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
+use crate::model::Sampling;
 use crate::model::{
-    ops, Aggregation, ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value,
+    ops, ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value,
     DEFINED_AT,
 };
 use serde::{Deserialize, Serialize};
@@ -472,17 +473,9 @@ impl Reader {
     fn metric(&mut self, weight_type: &str, place: &str) -> Result<usize, Misplaced> {
         let (key, metric) = match weight_type {
             "samples" => ("samples", Metric::samples()),
-            "tracing-ms" => ("tracing-ms", Metric::time(Unit::Milliseconds, Repr::Float)),
-            "bytes" => (
-                "bytes",
-                Metric {
-                    name: "size".into(),
-                    kind: MetricKind::Alloc,
-                    unit: Unit::Bytes,
-                    aggregation: Aggregation::Additive,
-                    repr: Repr::Int,
-                },
-            ),
+            // Traced time is measured, not sampled.
+            "tracing-ms" => ("tracing-ms", Metric::time(Unit::Milliseconds, Repr::Float).sampled(Sampling::Measured)),
+            "bytes" => ("bytes", Metric::new("size", MetricKind::Alloc, Unit::Bytes, Repr::Int)),
             other => {
                 return Err((
                     format!("{place}.samples.weightType"),

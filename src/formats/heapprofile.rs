@@ -40,7 +40,8 @@ use super::json;
 use super::spec::{self, Carries, Encoding, JsonKind, Sniff, Spec, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError};
-use crate::model::{Aggregation, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value};
+use crate::model::Sampling;
+use crate::model::{Metric, MetricKind, NodeId, Profile, Repr, Unit, Value};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::io::Read;
@@ -160,15 +161,13 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
 
 /// The profile of a parsed heap profile.
 fn profile(document: Document, diag: &mut Diagnostics) -> Profile {
-    let size = Metric {
-        name: "size".into(),
-        kind: MetricKind::Alloc,
-        unit: Unit::Bytes,
-        aggregation: Aggregation::Additive,
-        repr: Repr::Int,
+    // V8 samples allocations: with its samples, the sizes are weights of the samples counted.
+    let objects = Metric::new("sampled objects", MetricKind::Objects, Unit::Count, Repr::Int).sampled(Sampling::counts());
+    let size = Metric::new("size", MetricKind::Alloc, Unit::Bytes, Repr::Int);
+    let size = match document.samples.is_some() {
+        true => size.sampled(Sampling::weights_of(&objects.name)),
+        false => size,
     };
-    let objects =
-        Metric { name: "sampled objects".into(), kind: MetricKind::Objects, unit: Unit::Count, ..size.clone() };
     let mut metrics = vec![size];
     metrics.extend(document.samples.is_some().then_some(objects));
     let mut profile = Profile::new(metrics);

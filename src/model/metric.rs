@@ -154,6 +154,67 @@ pub enum Repr {
     Float,
 }
 
+/// How a metric's values came to be, which is what noise two runs of one unchanged program see in
+/// them: stated by the reader, which knows its producer, so that `diff`'s gate tests each metric as
+/// its noise behaves (docs/gate.md, "What each format's metrics are").
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Sampling {
+    /// The reader does not say (time, bytes or counts of things from a producer that may sample or
+    /// measure): the gate names the metric in its verdict and tests the spread between runs where a
+    /// side has several, the limits alone where not.
+    #[default]
+    Unstated,
+    /// Measured exactly, by instrumentation or simulation (calls, a trace's durations, Dyalog's
+    /// timer, callgrind's events, GHC's allocation): no sampling noise, the limits alone.
+    Measured,
+    /// Sums of the weights of samples: each value is the weight of the samples taken there. The
+    /// samples behind a node's value are the value of the metric named `of` (this metric where
+    /// `None`) at that node over `per`: 1 for counts of samples or events; a period in nanoseconds
+    /// for time that is samples times a period (py-spy's seconds at 100 Hz); the mean bytes between
+    /// samples for Go's heap profiles (its `alloc_objects` counting the samples of `alloc_space`).
+    Sampled {
+        /// The metric that counts the samples, where it is not this one.
+        of: Option<String>,
+        /// The amount of `of` (in nanoseconds for time, bytes for bytes) that one sample is.
+        per: u64,
+    },
+}
+
+impl Sampling {
+    /// Counts of samples (or events), each weighing 1.
+    pub fn counts() -> Sampling {
+        Sampling::Sampled { of: None, per: 1 }
+    }
+
+    /// A weight per sample whose samples the metric `name` counts (a `.cpuprofile`'s time beside
+    /// its samples, JFR's allocated bytes beside its allocation samples).
+    pub fn weights_of(name: &str) -> Sampling {
+        Sampling::Sampled { of: Some(name.into()), per: 1 }
+    }
+
+    /// What a reader that does not say means by a metric of `kind`: samples and ticks are counts of
+    /// samples, calls and timer inspections are counted exactly, anything else is unstated.
+    pub fn of_kind(kind: MetricKind) -> Sampling {
+        match kind {
+            MetricKind::Samples | MetricKind::Ticks => Sampling::counts(),
+            MetricKind::Calls | MetricKind::Inspections => Sampling::Measured,
+            _ => Sampling::Unstated,
+        }
+    }
+
+    /// The word `info` and the gate's verdict use.
+    pub fn describe(&self) -> String {
+        match self {
+            Sampling::Unstated => "not known whether sampled".into(),
+            Sampling::Measured => "measured".into(),
+            Sampling::Sampled { of: None, per: 1 } => "sampled".into(),
+            Sampling::Sampled { of: None, per } => format!("sampled, {per} a sample"),
+            Sampling::Sampled { of: Some(of), per: 1 } => format!("sampled, weights of the samples counted in {of}"),
+            Sampling::Sampled { of: Some(of), per } => format!("sampled, a sample per {per} of {of}"),
+        }
+    }
+}
+
 /// One declared metric of a profile.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Metric {
@@ -167,52 +228,47 @@ pub struct Metric {
     pub aggregation: Aggregation,
     /// How its values are stored.
     pub repr: Repr,
+    /// What noise its values have: how they came to be.
+    pub sampling: Sampling,
 }
 
 impl Metric {
+    /// A metric of `name` and `kind` in `unit`, additive, stored as `repr`, whose sampling is what
+    /// its kind means where a reader does not say ([`Sampling::of_kind`]).
+    pub fn new(name: impl Into<String>, kind: MetricKind, unit: Unit, repr: Repr) -> Metric {
+        Metric { name: name.into(), kind, unit, aggregation: Aggregation::Additive, repr, sampling: Sampling::of_kind(kind) }
+    }
+
     /// A sample count: additive integer samples.
     pub fn samples() -> Metric {
-        Metric {
-            name: "samples".into(),
-            kind: MetricKind::Samples,
-            unit: Unit::Count,
-            aggregation: Aggregation::Additive,
-            repr: Repr::Int,
-        }
+        Metric::new("samples", MetricKind::Samples, Unit::Count, Repr::Int)
     }
 
     /// Profiler ticks (GHC): additive integer counts of sampling intervals.
     pub fn ticks() -> Metric {
-        Metric {
-            name: "ticks".into(),
-            kind: MetricKind::Ticks,
-            unit: Unit::Count,
-            aggregation: Aggregation::Additive,
-            repr: Repr::Int,
-        }
+        Metric::new("ticks", MetricKind::Ticks, Unit::Count, Repr::Int)
     }
 
     /// Dyalog's timer inspections (its `ExclusiveTicks`/`InclusiveTicks` columns), named
     /// `timer-ticks` so that `--metric ticks` keeps meaning GHC's: additive integer counts of clock reads.
     pub fn inspections() -> Metric {
-        Metric { name: "timer-ticks".into(), kind: MetricKind::Inspections, ..Metric::ticks() }
+        Metric::new("timer-ticks", MetricKind::Inspections, Unit::Count, Repr::Int)
     }
 
     /// Time in `unit`, stored as `repr`: additive.
     pub fn time(unit: Unit, repr: Repr) -> Metric {
-        Metric { name: "time".into(), kind: MetricKind::Time, unit, aggregation: Aggregation::Additive, repr }
+        Metric::new("time", MetricKind::Time, unit, repr)
     }
 
     /// How often a node was entered, named `name` (Dyalog Calls, GHC entries): a per-node count that
-    /// does not roll up.
+    /// does not roll up, counted exactly.
     pub fn entries(name: &str) -> Metric {
-        Metric {
-            name: name.into(),
-            kind: MetricKind::Calls,
-            unit: Unit::Count,
-            aggregation: Aggregation::PerNode,
-            repr: Repr::Int,
-        }
+        Metric { aggregation: Aggregation::PerNode, ..Metric::new(name, MetricKind::Calls, Unit::Count, Repr::Int) }
+    }
+
+    /// This metric with its sampling stated.
+    pub fn sampled(self, sampling: Sampling) -> Metric {
+        Metric { sampling, ..self }
     }
 
     /// Whether the values are additive.

@@ -4,8 +4,9 @@
 //! whole numbers that add up to the file's exactly.
 
 use crate::diag::Diagnostics;
+use crate::model::Sampling;
 use crate::model::{
-    Aggregation, FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value,
+    FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value,
     Values,
 };
 use rustc_hash::FxHashMap;
@@ -159,7 +160,8 @@ impl Read {
         for event in &self.events {
             let (name, kind, unit, scale) = event_quantity(event);
             let name = super::super::shared::unique_name(name.to_string(), |n| metrics.iter().any(|m| m.name == n));
-            metrics.push(Metric { name, kind, unit, aggregation: Aggregation::Additive, repr: Repr::Int });
+            // Callgrind simulates every instruction: its counts have no sampling noise.
+            metrics.push(Metric::new(name, kind, unit, Repr::Int).sampled(Sampling::Measured));
             scales.push(scale);
         }
         let has_calls = self.graphs.iter().any(|g| !g.edges.is_empty());

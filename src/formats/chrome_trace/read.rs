@@ -636,7 +636,8 @@ fn add_time(profile: &mut Profile, mut time: Vec<f64>) {
         Values::Int(_) => Repr::Int,
         Values::Float(_) => Repr::Float,
     };
-    profile.add_metric(Metric::time(Unit::Microseconds, repr), values);
+    // A slice's duration is measured, not sampled.
+    profile.add_metric(Metric::time(Unit::Microseconds, repr).sampled(crate::model::Sampling::Measured), values);
 }
 
 /// The frame of a slice named `name` with `args` (see the module documentation).

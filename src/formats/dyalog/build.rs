@@ -613,7 +613,7 @@ impl ReportBuilder {
         if self.time.present() {
             let (selves, measured) = self.time.take(r);
             let m = self.add_metric(
-                Metric::time(Unit::Milliseconds, Repr::Float),
+                Metric::time(Unit::Milliseconds, Repr::Float).sampled(crate::model::Sampling::Measured),
                 Values::Float(selves),
                 measured.map(Values::Float),
             );

@@ -19,7 +19,8 @@ pub mod px;
 
 use crate::error::ParseErrorKind;
 use crate::formats::spec::{self, Carries, Rules, Structure};
-use crate::model::{Aggregation, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Unit};
+use crate::model::Sampling;
+use crate::model::{FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Unit};
 
 /// The rules of GHC's text and JSON reports (`-p`, `-pj`), which proftool reads and does not write:
 /// their modules are namespaces of the cost centres' names; nothing else to fit.
@@ -109,15 +110,9 @@ pub(crate) const ENTRIES: usize = 1;
 /// Metric index of the allocation.
 pub(crate) const ALLOC: usize = 2;
 
-/// Bytes allocated per stack.
+/// Bytes allocated per stack, counted by the instrumented program (no sampling noise).
 pub(crate) fn alloc_metric() -> Metric {
-    Metric {
-        name: "alloc".into(),
-        kind: MetricKind::Alloc,
-        unit: Unit::Bytes,
-        aggregation: Aggregation::Additive,
-        repr: Repr::Int,
-    }
+    Metric::new("alloc", MetricKind::Alloc, Unit::Bytes, Repr::Int).sampled(Sampling::Measured)
 }
 
 /// The metrics every GHC profile with ticks has, in order: ticks, entries, alloc (at [`TICKS`],

@@ -66,7 +66,8 @@
 
 use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
 use crate::error::{Error, FormatName};
-use crate::model::{Aggregation, Metric, MetricKind, Repr, Unit};
+use crate::model::Sampling;
+use crate::model::{Metric, MetricKind, Repr, Unit};
 use std::time::Duration;
 
 mod chunk;
@@ -133,17 +134,14 @@ impl Metrics {
     const SAMPLED_OBJECTS: usize = 3;
 
     fn all() -> Vec<Metric> {
-        let count = |name: &str, kind| Metric {
-            name: name.into(),
-            kind,
-            unit: Unit::Count,
-            aggregation: Aggregation::Additive,
-            repr: Repr::Int,
-        };
+        // Every metric counts sampled events, or weighs them: the allocation samples' bytes are
+        // weights of the samples counted in `sampled objects`.
+        let count = |name: &str, kind| Metric::new(name, kind, Unit::Count, Repr::Int).sampled(Sampling::counts());
         vec![
             Metric::samples(),
             count("native-samples", MetricKind::Events),
-            Metric { unit: Unit::Bytes, ..count("alloc-weight", MetricKind::Alloc) },
+            Metric::new("alloc-weight", MetricKind::Alloc, Unit::Bytes, Repr::Int)
+                .sampled(Sampling::weights_of("sampled objects")),
             count("sampled objects", MetricKind::Objects),
         ]
     }

@@ -68,8 +68,9 @@ use super::stacks::StackTree;
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName};
 use crate::error::{ParseError, ParseErrorKind, Position};
+use crate::model::Sampling;
 use crate::model::{
-    Aggregation, CallTree, FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, Profile, Repr, Unit, Values,
+    CallTree, FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, Profile, Repr, Unit, Values,
 };
 use lines::{Header, Parsed, Splitter};
 use pairs::{FrameIds, PairKey, Pairs};
@@ -394,6 +395,8 @@ impl Builder {
         let mut metrics: Vec<Metric> = Vec::new();
         let mut columns: Vec<Vec<i64>> = Vec::new();
         for event in self.events {
+            let samples = if several { format!("{} samples", event.name) } else { "samples".into() };
+            let samples = unique_name(samples, |n| metrics.iter().any(|m| m.name == n) || n == "period");
             if event.first_period.is_some() {
                 let (kind, unit) = if is_clock(&event.name) {
                     (MetricKind::Time, Unit::Nanoseconds)
@@ -402,12 +405,11 @@ impl Builder {
                 };
                 let name = if event.name.is_empty() { "period" } else { &event.name };
                 let name = unique_name(name.to_string(), |n| metrics.iter().any(|m| m.name == n));
-                metrics.push(Metric { name, kind, unit, aggregation: Aggregation::Additive, repr: Repr::Int });
+                // A period is the weight of one sample: the samples of its event count them.
+                metrics.push(Metric::new(name, kind, unit, Repr::Int).sampled(Sampling::weights_of(&samples)));
                 columns.push(event.periods);
             }
-            let name = if several { format!("{} samples", event.name) } else { "samples".into() };
-            let name = unique_name(name, |n| metrics.iter().any(|m| m.name == n));
-            metrics.push(Metric { name, ..Metric::samples() });
+            metrics.push(Metric { name: samples, ..Metric::samples() });
             columns.push(event.samples);
         }
         // The tree is taken as it is (no copy), its columns added: each event's grew only as far as

@@ -10,7 +10,7 @@ use crate::formats::options::ReadOptions;
 use crate::formats::shared::{time_unit, unique_name, weigh_by};
 use crate::formats::stacks::StackTree;
 use crate::model::{
-    Aggregation, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, DEFINED_AT,
+    FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Sampling, Unit, Value, DEFINED_AT,
 };
 use prost::Message;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -92,6 +92,47 @@ const FUNCTION: u64 = 5;
 const PERIOD_TYPE: u64 = 11;
 const COMMENT: u64 = 13;
 const DEFAULT_SAMPLE_TYPE: u64 = 14;
+
+
+/// What noise each of `metrics` has (docs/gate.md), from what the profile says of its period: every
+/// pprof producer samples. Counts of samples are counts; Go's heap bytes are sampled once per
+/// `period` bytes (`period_type` space), and its object counts come from the same samples (those of
+/// the bytes metric of the same name, `alloc_objects` of `alloc_space`); time beside a count of
+/// samples or of events (a CPU profile's nanoseconds, a block profile's delay) weighs them; time
+/// alone is samples of its period. Other counts of events (contentions) count sampled events; a
+/// goroutine or thread count is a census, measured.
+fn sampling_of(metrics: &[Metric], period: Option<(&str, &str, i64)>) -> Vec<Sampling> {
+    let per = |p: i64| u64::try_from(p).ok().filter(|&p| p > 0);
+    let heap_rate = period.filter(|(name, unit, _)| *name == "space" && *unit == "bytes").and_then(|(_, _, p)| per(p));
+    let nanos = |unit| time_unit(unit).and_then(|(unit, scale)| Some(unit.nanos()? as u64 * scale as u64));
+    let time_period = period.and_then(|(_, unit, p)| per(p)?.checked_mul(nanos(unit)?));
+    let counted = metrics
+        .iter()
+        .find(|m| m.kind == MetricKind::Samples)
+        .or_else(|| metrics.iter().find(|m| m.kind == MetricKind::Events && m.unit == Unit::Count));
+    metrics
+        .iter()
+        .map(|metric| match (metric.kind, heap_rate) {
+            (MetricKind::Samples | MetricKind::Ticks, _) => Sampling::counts(),
+            (MetricKind::Alloc, Some(rate)) => Sampling::Sampled { of: None, per: rate },
+            (MetricKind::Objects, Some(rate)) => {
+                let bytes = metric.name.replace("objects", "space");
+                let of = metrics.iter().any(|m| m.name == bytes && m.kind == MetricKind::Alloc).then_some(bytes);
+                Sampling::Sampled { per: if of.is_some() { rate } else { 1 }, of }
+            }
+            (MetricKind::Events, _) if matches!(metric.name.as_str(), "goroutine" | "threadcreate") => {
+                Sampling::Measured
+            }
+            (MetricKind::Events | MetricKind::Objects, _) => Sampling::counts(),
+            (MetricKind::Time, _) => match (counted, time_period) {
+                (Some(counts), _) => Sampling::weights_of(&counts.name),
+                (None, Some(period)) => Sampling::Sampled { of: None, per: period },
+                (None, None) => Sampling::Unstated,
+            },
+            _ => Sampling::Unstated,
+        })
+        .collect()
+}
 
 fn place(field: u64, nth: usize) -> Place {
     Place::Field { field, nth }
@@ -175,8 +216,7 @@ impl<'m, 'd> Reader<'m, 'd> {
             let taken = |candidate: &str| metrics.iter().any(|(m, _)| m.name == candidate);
             let name = if name.is_empty() { "samples" } else { name };
             let name = if taken(name) { unique_name(format!("{name} ({unit})"), taken) } else { name.to_string() };
-            let metric = Metric { name, kind, unit: model_unit, aggregation: Aggregation::Additive, repr: Repr::Int };
-            metrics.push((metric, Column { index: i, scale }));
+            metrics.push((Metric::new(name, kind, model_unit, Repr::Int), Column { index: i, scale }));
         }
         if !unknown_units.is_empty() {
             self.diag.warn("pprof-unit", None, || {
@@ -203,8 +243,19 @@ impl<'m, 'd> Reader<'m, 'd> {
             metrics.insert(first_of_kind, moved);
             first_of_kind
         });
-        let (metrics, columns) = metrics.into_iter().unzip();
+        let (mut metrics, columns): (Vec<Metric>, Vec<Column>) = metrics.into_iter().unzip();
+        let sampling = sampling_of(&metrics, self.period()?);
+        metrics.iter_mut().zip(sampling).for_each(|(metric, sampling)| metric.sampling = sampling);
         Ok(Metrics { metrics, columns, default })
+    }
+
+    /// The profile's `period_type` (its type and unit) and `period`, where it has one.
+    fn period(&self) -> Result<Option<(&'m str, &'m str, i64)>, ParseError> {
+        let Some(period_type) = &self.message.period_type else { return Ok(None) };
+        let at = place(PERIOD_TYPE, 0);
+        let name = self.string(period_type.r#type, at, || "the type of period_type".into())?;
+        let unit = self.string(period_type.unit, at, || "the unit of period_type".into())?;
+        Ok(Some((name, unit, self.message.period)))
     }
 
     /// The title (comments), timestamp (`time_nanos`), interval (a period of time) and the header

@@ -7,7 +7,7 @@ use crate::formats::json;
 use crate::formats::shared::{time_unit, unique_name, weigh_by};
 use crate::formats::stacks::StackTree;
 use crate::model::{
-    Aggregation, FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Unit, Value, DEFINED_AT,
+    FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Sampling, Unit, Value, DEFINED_AT,
 };
 use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -223,6 +223,27 @@ fn frames(profile: &mut Profile, frames: &[FrameJson]) -> Vec<FrameId> {
 /// A stack's frame indices, root first, and its weight.
 type Visit<'s> = (&'s [u32], f64);
 
+
+/// What noise `metric`, of the profiles `parts`, has (docs/gate.md): an evented profile's times
+/// are measured; a sampled profile's counts are samples; a sampled profile's time where every
+/// sample weighs one period (py-spy's seconds at its rate) is samples of that period; other weights
+/// are not known to be sampled.
+fn sampling(metric: &Metric, parts: Vec<&Part>) -> Sampling {
+    if parts.iter().any(|part| part.json.kind != "sampled") {
+        return Sampling::Measured;
+    }
+    if metric.unit == Unit::Count {
+        return Sampling::of_kind(metric.kind);
+    }
+    let mut weights = parts.iter().flat_map(|part| part.json.weights.iter().flatten());
+    let Some(&first) = weights.next() else { return Sampling::Unstated };
+    let nanos = time_unit(&parts[0].json.unit).and_then(|(unit, scale)| Some(first * scale as f64 * unit.nanos()?));
+    match nanos.filter(|&n| n >= 1.0) {
+        Some(per) if weights.all(|&w| w == first) => Sampling::Sampled { of: None, per: per.round() as u64 },
+        _ => Sampling::Unstated,
+    }
+}
+
 struct Reader<'a> {
     text: &'a str,
     parts: &'a [Part],
@@ -285,7 +306,7 @@ impl Reader<'_> {
             let name = if self.own { key.to_string() } else { default_name(kind, unit) };
             let name = unique_name(name, |n| metrics.iter().any(|m| m.name == n));
             let repr = if whole { Repr::Int } else { Repr::Float };
-            metrics.push(Metric { name, kind, unit: model_unit, aggregation: Aggregation::Additive, repr });
+            metrics.push(Metric::new(name, kind, model_unit, repr));
             metric_of.push(keys.len());
             keys.push(key);
         }
@@ -296,6 +317,10 @@ impl Reader<'_> {
                     unknown.join(", ")
                 )
             });
+        }
+        for (m, metric) in metrics.iter_mut().enumerate() {
+            let parts = self.parts.iter().zip(&metric_of).filter(|(_, &of)| of == m).map(|(part, _)| part);
+            metric.sampling = sampling(metric, parts.collect());
         }
         Ok((Profile::new(metrics), metric_of))
     }

@@ -17,20 +17,29 @@
 //! discovery rate over all functions; where not, the limits alone. Without the test
 //! (`false_discovery_rate` `None`), the limits alone, and none without a `threshold`.
 
+mod differential;
+mod names;
+mod print;
+mod runs;
+
+pub use differential::{write_differential, Differential};
+pub use names::names_across_runs;
+pub use print::DiffPrinter;
+use print::{CiVerdict, Gated};
+pub use runs::{RunCounts, Side};
+
 use super::gate;
 use super::summary::{sums, Sums};
-use super::table::{whole_or_float, Cell, Cells, Column, Digits, Layout, Table, TextStyle};
-use super::{unit_label, units, Header, Printer, Report, ReportOptions, View};
-use crate::convert::{self, ConvertOptions};
+use super::table::{whole_or_float, Cell, Cells, Column, Digits, Table};
+use super::{unit_label, units, Header, Report, View};
+use crate::convert;
 use crate::diag::Diagnostics;
 use crate::error::Error;
-use crate::formats::Format;
 use crate::model::filter::Filters;
-use crate::model::{Aggregation, FrameKind, Metric, MetricKind, Profile};
+use crate::model::{FrameKind, Metric, MetricKind, Profile};
 use regex::Regex;
-use serde_json::{json, Map, Value as Json};
+use serde_json::{json, Map};
 use std::collections::BTreeMap;
-use std::io::{self, Write};
 use std::time::Duration;
 
 /// How `diff` compares, and when it fails.
@@ -165,86 +174,6 @@ pub struct Comparison {
 }
 
 /// One side of a comparison: its runs (merged, where there are several) in the view its table
-/// shows, and each run's sample counts for the gate's test.
-pub struct Side {
-    /// The view the table shows.
-    pub view: View,
-    /// Each run's sample counts; `None` where the metric compared is not sampled.
-    pub runs: Option<Vec<RunCounts>>,
-}
-
-impl Side {
-    /// One run, whose counts are its view's own.
-    pub fn of_one_run(view: View) -> Side {
-        let runs = RunCounts::of(&view).map(|counts| vec![counts]);
-        Side { view, runs }
-    }
-
-    /// Several runs: `view` shows them merged, and each run's counts are taken from it as it was
-    /// read, prepared as `options` prepare the merged one (its threads hidden, its lines merged).
-    pub fn of_runs(view: View, runs: Vec<Profile>, options: &ReportOptions) -> Result<Side, Error> {
-        let Some(metric) = RunCounts::counted_metric(&view) else { return Ok(Side { view, runs: None }) };
-        let kind = view.profile.metrics()[metric].kind;
-        let counts = runs
-            .into_iter()
-            .map(|mut run| {
-                let Some(of_kind) = run.metrics().iter().position(|m| m.kind == kind) else {
-                    return Ok(None);
-                };
-                run.meta.chosen_metric = Some(of_kind);
-                Ok(RunCounts::of(&View::new(run, options)?))
-            })
-            .collect::<Result<Option<Vec<RunCounts>>, Error>>()?;
-        Ok(Side { view, runs: counts })
-    }
-}
-
-/// One run's sample counts per row name: self and total.
-#[derive(Clone, Debug)]
-pub struct RunCounts {
-    rows: rustc_hash::FxHashMap<String, (f64, f64)>,
-    /// The run's samples.
-    of: f64,
-}
-
-impl RunCounts {
-    /// The sample counts of `view`'s rows: of its metric where that counts samples or ticks, of
-    /// the samples whose weight its time is where it shows time and counts them too (node's
-    /// `.cpuprofile`, a pprof CPU profile, a timed BR file); `None` where nothing counts samples
-    /// (calls, bytes, a Dyalog time, a trace's durations), which the limits alone gate.
-    pub fn of(view: &View) -> Option<RunCounts> {
-        let metric = RunCounts::counted_metric(view)?;
-        let inclusive = super::inclusive_values(&view.profile.tree, metric);
-        let of = view.profile.tree.roots().map(|root| inclusive.get(root.index()).as_f64()).sum();
-        let sums = super::summary::sums_of(view, metric, &inclusive);
-        let rows = sums
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.seen)
-            .map(|(row, s)| (view.names[row].clone(), (s.own, s.total)))
-            .collect();
-        Some(RunCounts { rows, of })
-    }
-
-    /// The metric of `view` that counts the samples it shows: see [`RunCounts::of`].
-    fn counted_metric(view: &View) -> Option<usize> {
-        let counts = |m: &Metric| {
-            matches!(m.kind, MetricKind::Samples | MetricKind::Ticks) && m.aggregation == Aggregation::Additive
-        };
-        match view.metric().kind {
-            MetricKind::Samples | MetricKind::Ticks => Some(view.metric),
-            MetricKind::Time => view.profile.metrics().iter().position(counts),
-            _ => None,
-        }
-    }
-
-    /// The count of `name` (self with `own`) among the run's samples.
-    fn count(&self, name: &str, own: bool) -> gate::Count {
-        let (self_count, total) = self.rows.get(name).copied().unwrap_or_default();
-        gate::Count { count: if own { self_count } else { total }, of: self.of }
-    }
-}
-
 /// One row of the table: the sums of one name in each profile.
 struct Change<'a> {
     name: &'a str,
@@ -593,153 +522,6 @@ fn path_that_grew_most(base: &View, new: &View, name: &str) -> Option<(String, f
     growth.into_iter().filter(|(_, g)| *g > 0.0).max_by(|a, b| a.1.total_cmp(&b.1))
 }
 
-/// The printer of `diff`: its table is a row per function of either profile.
-#[derive(Debug)]
-pub struct DiffPrinter {
-    /// The lines above the table: each profile, and what is compared.
-    title: String,
-    /// The gate's rule, in words.
-    rule_line: String,
-    /// The JSON fields of each profile, the limits, the gate and the verdict.
-    fields: Map<String, Json>,
-    /// The verdict, the line below the table.
-    verdict_line: String,
-    /// Why: the functions that failed, the test's figures, the functions new and gone.
-    explanation: String,
-    /// What the Markdown and JUnit verdicts show.
-    ci: CiVerdict,
-}
-
-/// The verdict as CI shows it: each function the gate judged.
-#[derive(Debug)]
-struct CiVerdict {
-    /// `❌ regression`, `✅ pass` or `no gate`.
-    verdict: &'static str,
-    /// `total` or `self`: the share gated.
-    on: &'static str,
-    /// BASE's and NEW's names.
-    labels: (String, String),
-    gated: Vec<Gated>,
-}
-
-/// A function as the gate judged it.
-#[derive(Debug)]
-struct Gated {
-    name: String,
-    /// `new`, `gone`, or empty.
-    status: &'static str,
-    /// Its share in BASE and NEW, in percent.
-    shares: (f64, f64),
-    /// The test's p-value, where the metric is sampled.
-    p: Option<f64>,
-    /// Whether it failed the gate.
-    failed: bool,
-}
-
-impl Gated {
-    /// What it did, in one line: `total 0.0 % → 10.3 % (+10.3 points), p = 3.4e-4`.
-    fn change(&self, on: &str) -> String {
-        let (b, n) = self.shares;
-        let p = self.p.map_or(String::new(), |p| format!(", p = {p:.2e}"));
-        format!("{on} {b:.1} % → {n:.1} % ({:+.1} points){p}", n - b)
-    }
-}
-
-impl Printer for DiffPrinter {
-    /// The title, then the table, then the rule, the verdict and its explanation.
-    fn write_text(&self, _: &Header, table: &Table, out: &mut dyn Write, style: TextStyle) -> io::Result<()> {
-        out.write_all(format!("{}\n\n", self.title).as_bytes())?;
-        Layout::new(table, style, &[], None).write(out)?;
-        writeln!(out, "{}\n{}\n{}", self.rule_line, self.verdict_line, self.explanation.trim_end()).map(|_| ())
-    }
-
-    /// `base` and `new` (each profile's file, metric, total and runs), `limits`, `gate` and `verdict`.
-    fn json_fields(&self) -> Map<String, Json> {
-        self.fields.clone()
-    }
-
-    /// The verdict, the profiles, the rule, a table (GitHub's Markdown) of the functions that failed,
-    /// and the explanation: a pull request's comment.
-    fn write_markdown(&self, out: &mut dyn Write) -> io::Result<()> {
-        let ci = &self.ci;
-        writeln!(out, "### proftool diff: {}\n", ci.verdict)?;
-        for line in self.title.lines() {
-            writeln!(out, "{}  ", markdown_text(line))?;
-        }
-        writeln!(out, "\n{}\n", markdown_text(&self.rule_line))?;
-        let failed: Vec<&Gated> = ci.gated.iter().filter(|g| g.failed).collect();
-        if failed.is_empty() {
-            writeln!(out, "{}", markdown_text(&self.verdict_line))?;
-        } else {
-            writeln!(out, "| function | status | base {0} % | new {0} % | ± points | p |", ci.on)?;
-            writeln!(out, "|---|---|---:|---:|---:|---:|")?;
-            for g in failed {
-                let p = g.p.map_or(String::new(), |p| format!("{p:.2e}"));
-                let (b, n) = g.shares;
-                writeln!(out, "| {} | {} | {b:.1} | {n:.1} | {:+.1} | {p} |", markdown_code(&g.name), g.status, n - b)?;
-            }
-        }
-        if !self.explanation.is_empty() {
-            writeln!(out)?;
-            for line in self.explanation.lines() {
-                writeln!(out, "{}  ", markdown_text(line.trim_start()))?;
-            }
-        }
-        Ok(())
-    }
-
-    /// One test suite, a test case per function judged, a failure per function that failed the
-    /// gate, the rule and the profiles as its properties.
-    fn write_junit(&self, out: &mut dyn Write) -> io::Result<()> {
-        let ci = &self.ci;
-        let attr = |text: &str| quick_xml::escape::escape(text).into_owned();
-        let (tests, failures) = (ci.gated.len(), ci.gated.iter().filter(|g| g.failed).count());
-        let suite = attr(&format!("proftool diff {} against {}", ci.labels.1, ci.labels.0));
-        writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
-        writeln!(out, r#"<testsuites name="proftool diff" tests="{tests}" failures="{failures}" errors="0">"#)?;
-        writeln!(out, r#"  <testsuite name="{suite}" tests="{tests}" failures="{failures}" errors="0" skipped="0">"#)?;
-        writeln!(out, "    <properties>")?;
-        for (name, value) in [("base", &ci.labels.0), ("new", &ci.labels.1), ("rule", &self.rule_line)] {
-            writeln!(out, r#"      <property name="{name}" value="{}"/>"#, attr(value))?;
-        }
-        writeln!(out, "    </properties>")?;
-        for g in &ci.gated {
-            let name = attr(&g.name);
-            match g.failed {
-                false => writeln!(out, r#"    <testcase classname="proftool.diff" name="{name}"/>"#)?,
-                true => {
-                    let message = attr(&format!("{} grew past the limits: {}", g.name, g.change(ci.on)));
-                    writeln!(out, r#"    <testcase classname="proftool.diff" name="{name}">"#)?;
-                    writeln!(out, r#"      <failure type="regression" message="{message}"/>"#)?;
-                    writeln!(out, "    </testcase>")?;
-                }
-            }
-        }
-        writeln!(out, "  </testsuite>\n</testsuites>")
-    }
-}
-
-/// `text` as Markdown shows it as written: its punctuation that Markdown reads escaped.
-fn markdown_text(text: &str) -> String {
-    let mut escaped = String::with_capacity(text.len());
-    for c in text.chars() {
-        if matches!(c, '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#' | '~') {
-            escaped.push('\\');
-        }
-        escaped.push(c);
-    }
-    escaped
-}
-
-/// `name` as a code span in a table cell: fenced by more backticks than it holds in a row, its
-/// pipes escaped (GitHub splits cells at them even in code).
-fn markdown_code(name: &str) -> String {
-    let longest = name.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest + 1);
-    let pad = if name.starts_with('`') || name.ends_with('`') { " " } else { "" };
-    format!("{fence}{pad}{}{pad}{fence}", name.replace('|', "\\|"))
-}
-
 /// The self value (with `own`) or total of `sums`, 0 for a function the profile does not have.
 fn amount(sums: Option<&Sums>, own: bool) -> f64 {
     sums.map_or(0.0, |s| if own { s.own } else { s.total })
@@ -928,54 +710,6 @@ pub fn match_profiles(
     Ok(Matched { base, new, metrics, threads })
 }
 
-/// The parts of a name that differ between two runs or builds of one program, and what each becomes
-/// ([`names_across_runs`]): an address (`0x7f3a…`, a JIT's code or a hidden class), a Rust symbol's
-/// build hash (`::h0123456789abcdef`), the number GCC gives a function's clone (`.constprop.3`,
-/// `.isra.0`, `.part.1`, `.cold.2`, `.lto_priv.0`), a Java lambda's class number (`$$Lambda$123`),
-/// and the pid in a JIT's perf map or dump (`perf-4242.map`, `jitted-4242-17.so`).
-const RUN_SPECIFIC: [(&str, &str); 6] = [
-    (r"0x[0-9a-fA-F]{4,}", "0x…"),
-    (r"::h[0-9a-f]{16}$", ""),
-    (r"\.(isra|constprop|part|cold|lto_priv|llvm)\.[0-9]+", ".$1"),
-    (r"\$\$Lambda\$[0-9]+", "$$$$Lambda"),
-    (r"perf-[0-9]+\.map", "perf-PID.map"),
-    (r"jitted-[0-9]+-[0-9]+\.so", "jitted-PID.so"),
-];
-
-/// Renames the frames of `profile` so that one function of two runs or builds has one name: the
-/// parts of [`RUN_SPECIFIC`] replaced in each name and module. Returns how many frames it renamed.
-pub fn names_across_runs(profile: &mut Profile) -> usize {
-    static RULES: std::sync::OnceLock<Vec<(Regex, &'static str)>> = std::sync::OnceLock::new();
-    // The patterns are constants, each valid.
-    let rules =
-        RULES.get_or_init(|| RUN_SPECIFIC.iter().filter_map(|(p, to)| Some((Regex::new(p).ok()?, *to))).collect());
-    // The text with every rule applied; `None` where no rule changed it.
-    let rewrite = |text: &str| -> Option<String> {
-        let mut out: Option<String> = None;
-        for (pattern, to) in rules {
-            let current = out.as_deref().unwrap_or(text);
-            if let std::borrow::Cow::Owned(replaced) = pattern.replace_all(current, *to) {
-                out = Some(replaced);
-            }
-        }
-        out
-    };
-    let mut renamed = 0;
-    crate::model::ops::map_frames(profile, |frame| {
-        let (name, module) = (rewrite(&frame.name), frame.module.as_deref().and_then(rewrite));
-        if name.is_none() && module.is_none() {
-            return None;
-        }
-        renamed += 1;
-        Some(crate::model::Frame {
-            name: name.unwrap_or_else(|| frame.name.clone()),
-            module: module.or_else(|| frame.module.clone()),
-            ..frame.clone()
-        })
-    });
-    renamed
-}
-
 /// A `--hide` pattern of the names of the threads and processes of either profile, whatever kind
 /// of frame bears the name in the other (a Sampler file keeps a LispWorks process as a function
 /// below its thread); `None` when neither has one.
@@ -991,181 +725,12 @@ fn threads_hidden(base: &Profile, new: &Profile) -> Option<Regex> {
 }
 
 /// `profile`'s folded stacks of its metric `metric`.
-fn folded(
-    mut profile: Profile,
-    metric: usize,
-    options: &ConvertOptions,
-    diag: &mut Diagnostics,
-) -> Result<Vec<u8>, Error> {
-    profile.meta.chosen_metric = Some(metric);
-    let projected = convert::project(profile, Format::Folded, options, diag)?;
-    let mut out = Vec::new();
-    Format::Folded.write_fitted(&projected, &mut out, options, diag)?;
-    Ok(out)
-}
-
-/// A differential output of `diff --to`: what the field's tools read of a comparison.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::EnumString, strum::VariantNames)]
-#[strum(serialize_all = "lowercase")]
-pub enum Differential {
-    /// Two-count folded lines, `stack base new`, as `inferno-diff-folded` writes them.
-    Folded,
-    /// The differential flame graph inferno draws from them.
-    Svg,
-    /// NEW minus BASE as one pprof profile, as `go tool pprof -diff_base -proto` writes it.
-    Pprof,
-    /// proftool's page of both sides in one tree: NEW's widths, colours by change, the verdict.
-    Html,
-}
-
-/// Writes the differential output `kind` of `matched` to `out`: `labels` name BASE and NEW in an
-/// SVG's title and a page's heading; `negate` draws an SVG's widths from BASE; a page shows the
-/// gate's `verdict`: whether a function crossed the limits, and which ([`Comparison`]'s).
-pub fn write_differential(
-    kind: Differential,
-    matched: Matched,
-    labels: (&str, &str),
-    (options, negate): (&ConvertOptions, bool),
-    (regression, flagged): (bool, &[String]),
-    out: &mut dyn Write,
-    diag: &mut Diagnostics,
-) -> Result<(), Error> {
-    let Matched { base, new, metrics, threads } = matched;
-    let (base, new) = (threads.apply(base)?, threads.apply(new)?);
-    match kind {
-        Differential::Pprof => return differential_pprof(base, new, metrics, options, out, diag),
-        Differential::Html => {
-            let both = differential_tree(&base, &new, metrics, labels);
-            let page = crate::formats::html::DiffPage { base: 0, new: 1, labels, regression, flagged };
-            return crate::formats::html::write_diff_page(&both, &page, out);
-        }
-        Differential::Folded | Differential::Svg => {}
-    }
-    let lines = differential_folded(base, new, metrics, options, diag)?;
-    match kind {
-        Differential::Svg => {
-            let title = format!("Differential Flame Graph: {} against {}", labels.1, labels.0);
-            differential_svg(&lines, &title, negate, out)
-        }
-        _ => Ok(out.write_all(lines.as_bytes())?),
-    }
-}
-
-/// `base` and `new` as one tree of frames named as the reports name them, each node's self value
-/// of BASE (in NEW's unit) and of NEW: metrics `base` and `new` of NEW's kind, a path of either
-/// side a path of the tree.
-fn differential_tree(base: &Profile, new: &Profile, metrics: (usize, usize), labels: (&str, &str)) -> Profile {
-    let metric = new.metrics()[metrics.1].clone();
-    let to_new = base.metrics()[metrics.0].unit.factor_to(metric.unit).unwrap_or(1.0);
-    let side = |name: &str| Metric { name: name.into(), repr: crate::model::Repr::Float, ..metric.clone() };
-    let mut both = Profile::new(vec![side("base"), side("new")]);
-    both.meta.title = Some(format!("{} against {}", labels.1, labels.0));
-    let mut index = crate::model::ChildIndex::default();
-    for (column, profile, metric, scale) in [(1, new, metrics.1, 1.0), (0, base, metrics.0, to_new)] {
-        let tree = &profile.tree;
-        // Each of the side's frames as a frame of both, named once.
-        let ids: Vec<crate::model::FrameId> = profile
-            .frames
-            .iter()
-            .map(|(frame, f)| both.frames.intern(crate::model::FrameRef::named(&profile.frame_name(frame), f.kind)))
-            .collect();
-        let mut at = vec![crate::model::NodeId(0); tree.len()];
-        for node in tree.nodes() {
-            let id = ids[tree.frame(node).index()];
-            let parent = tree.parent(node).map(|p| at[p.index()]);
-            let here = index.child_or_insert(&mut both.tree, parent, id);
-            at[node.index()] = here;
-            let value = tree.self_value(metric, node).as_f64() * scale;
-            both.tree.add_self(column, here, crate::model::Value::Float(value));
-        }
-    }
-    both.meta.chosen_metric = Some(1);
-    both
-}
-
-/// The two-count folded lines of `base` and `new` compared by `metrics` (see [`shared_metric`]):
-/// every stack of either with its count in each (`stack base new`), the lines `inferno-diff-folded`
-/// writes from their folded stacks (computed by inferno itself), sorted so that the same profiles
-/// always give the same text.
-pub(crate) fn differential_folded(
-    base: Profile,
-    new: Profile,
-    metrics: (usize, usize),
-    options: &ConvertOptions,
-    diag: &mut Diagnostics,
-) -> Result<String, Error> {
-    let (before, after) = (folded(base, metrics.0, options, diag)?, folded(new, metrics.1, options, diag)?);
-    let mut out = Vec::new();
-    inferno::differential::from_readers(inferno::differential::Options::default(), &before[..], &after[..], &mut out)?;
-    // Folded names are UTF-8, and so are inferno's lines made of them.
-    let text = String::from_utf8_lossy(&out);
-    let mut lines: Vec<&str> = text.lines().collect();
-    lines.sort_unstable();
-    Ok(lines.iter().map(|line| format!("{line}\n")).collect())
-}
-
-/// Writes NEW minus BASE, compared by `metrics` (see [`shared_metric`]), as one pprof profile whose
-/// BASE samples are negated and labelled `pprof::base=true`, as `go tool pprof -diff_base -proto`
-/// writes it: pprof's own tools then show the difference. BASE's values are put in NEW's unit.
-pub(crate) fn differential_pprof(
-    base: Profile,
-    new: Profile,
-    metrics: (usize, usize),
-    options: &ConvertOptions,
-    out: &mut dyn Write,
-    diag: &mut Diagnostics,
-) -> Result<(), Error> {
-    let only = |mut one: Profile, metric: usize, diag: &mut Diagnostics| {
-        let keep: Vec<bool> = (0..one.metrics().len()).map(|m| m == metric).collect();
-        one.retain_metrics(&keep);
-        convert::project(one, Format::Pprof, options, diag)
-    };
-    let (mut base, new) = (only(base, metrics.0, diag)?, only(new, metrics.1, diag)?);
-    let (from, to) = (base.metrics()[0].clone(), new.metrics()[0].clone());
-    let factor = from.unit.factor_to(to.unit).unwrap_or(1.0);
-    let values = base.tree.self_values(0);
-    let scaled = crate::model::Values::Int(
-        (0..values.len()).map(|i| (values.get(i).as_f64() * factor).round() as i64).collect(),
-    );
-    base.replace_metric(0, crate::model::Metric { repr: crate::model::Repr::Int, ..to }, scaled);
-    crate::formats::pprof::write_diff(&base, &new, out, diag)
-}
-
-/// Writes the differential flame graph of `lines` (from [`differential_folded`]) as inferno draws
-/// it: widths from NEW, red where a stack grew, blue where it shrank. With `negate`, widths from
-/// BASE, as `inferno-diff-folded` advises (the counts swapped, the hues switched back, so that red
-/// still means grew).
-pub(crate) fn differential_svg(lines: &str, title: &str, negate: bool, out: &mut dyn Write) -> Result<(), Error> {
-    let mut options = inferno::flamegraph::Options::default();
-    options.title = title.to_string();
-    options.hash = true;
-    options.negate_differentials = negate;
-    // A name that ends in a number would read as a third count: its last space becomes a no-break space.
-    let safe: Vec<String> = lines
-        .lines()
-        .filter_map(|line| {
-            let (rest, after) = line.rsplit_once(' ')?;
-            let (stack, before) = rest.rsplit_once(' ')?;
-            let frames: Vec<String> =
-                stack.split(';').map(|f| crate::formats::folded::one_count_name(f).into_owned()).collect();
-            let (first, second) = if negate { (after, before) } else { (before, after) };
-            Some(format!("{} {first} {second}", frames.join(";")))
-        })
-        .collect();
-    let counted = |line: &&String| line.rsplit(' ').take(2).any(|count| count.parse::<f64>().is_ok_and(|c| c != 0.0));
-    if !safe.iter().any(|line| counted(&line)) {
-        // inferno draws nothing and fails: say why instead.
-        return Err(Error::BadOption(
-            "a differential flame graph is drawn from counts, and both profiles' are all 0".into(),
-        ));
-    }
-    inferno::flamegraph::from_lines(&mut options, safe.iter().map(String::as_str), out)?;
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
+    use super::differential::differential_folded;
     use super::*;
+    use crate::convert::ConvertOptions;
+    use crate::formats::Format;
 
     /// A floor of time on samples is a number of samples at the interval: 50 ms of 10 ms samples
     /// is 5, by hand; without an interval, or on bytes, it is refused.
@@ -1214,17 +779,17 @@ mod tests {
 
     #[test]
     fn the_two_count_lines_are_inferno_diff_folded_s() {
-        let base = read(Format::Folded, include_str!("../../fixtures/cli/diff-base.folded"));
-        let new = read(Format::Folded, include_str!("../../fixtures/cli/diff-new.folded"));
+        let base = read(Format::Folded, include_str!("../../../fixtures/cli/diff-base.folded"));
+        let new = read(Format::Folded, include_str!("../../../fixtures/cli/diff-new.folded"));
         let metrics = shared_metric(&base, &new).unwrap();
         let lines = differential_folded(base, new, metrics, &ConvertOptions::default(), &mut Diagnostics::default());
-        assert_eq!(lines.unwrap(), include_str!("../../fixtures/cli/diff.inferno-diff-folded"));
+        assert_eq!(lines.unwrap(), include_str!("../../../fixtures/cli/diff.inferno-diff-folded"));
     }
 
     #[test]
     fn each_differential_output_is_written_from_the_matched_profiles() {
-        let base = read(Format::Folded, include_str!("../../fixtures/cli/diff-base.folded"));
-        let new = read(Format::Folded, include_str!("../../fixtures/cli/diff-new.folded"));
+        let base = read(Format::Folded, include_str!("../../../fixtures/cli/diff-base.folded"));
+        let new = read(Format::Folded, include_str!("../../../fixtures/cli/diff-new.folded"));
         let matched = match_profiles(base, new, &Matching::default(), &mut Diagnostics::default()).unwrap();
         let write = |kind: Differential| {
             let mut out = Vec::new();
@@ -1243,7 +808,7 @@ mod tests {
             out
         };
         let folded = write("folded".parse().unwrap());
-        assert_eq!(String::from_utf8(folded).unwrap(), include_str!("../../fixtures/cli/diff.inferno-diff-folded"));
+        assert_eq!(String::from_utf8(folded).unwrap(), include_str!("../../../fixtures/cli/diff.inferno-diff-folded"));
         let svg = String::from_utf8(write(Differential::Svg)).unwrap();
         assert!(svg.contains("Differential Flame Graph: b against a"), "{svg}");
         // gzip's magic number: a pprof profile as go tool pprof reads it.
@@ -1257,7 +822,7 @@ mod tests {
     #[test]
     fn profiles_are_compared_by_a_kind_both_have() {
         let folded = read(Format::Folded, "a 1\n");
-        let px = read(Format::GhcPx, include_str!("../../fixtures/ghc-px/notes-example.px"));
+        let px = read(Format::GhcPx, include_str!("../../../fixtures/ghc-px/notes-example.px"));
         // Samples and ticks both measure time: they compare.
         let (f, p) = shared_metric(&folded, &px).unwrap();
         assert_eq!((folded.metrics()[f].kind, px.metrics()[p].kind), (MetricKind::Samples, MetricKind::Ticks));
@@ -1268,11 +833,11 @@ mod tests {
         bytes.replace_metric(0, alloc, values);
         let err = shared_metric(&folded, &bytes).unwrap_err().to_string();
         assert!(err.starts_with("the two profiles share no kind of metric to compare (BASE has: samples"), "{err}");
-        let dyalog = read(Format::DyalogXml, include_str!("../../fixtures/dyalog-xml/v1.37-tree.xml"));
+        let dyalog = read(Format::DyalogXml, include_str!("../../../fixtures/dyalog-xml/v1.37-tree.xml"));
         // A Dyalog report (calls, time) and a BR timed file (samples, time) meet on time.
         let timed = Format::Br
             .read(
-                &mut &include_bytes!("../../fixtures/br/timed.br")[..],
+                &mut &include_bytes!("../../../fixtures/br/timed.br")[..],
                 &ReadOptions::default(),
                 &mut Diagnostics::default(),
             )

@@ -1,0 +1,153 @@
+//! How a diff prints: its text, Markdown and JUnit verdicts.
+
+use super::super::table::{Layout, Table, TextStyle};
+use super::super::{Header, Printer};
+use serde_json::{Map, Value as Json};
+use std::io::{self, Write};
+
+/// The printer of `diff`: its table is a row per function of either profile.
+#[derive(Debug)]
+pub struct DiffPrinter {
+    /// The lines above the table: each profile, and what is compared.
+    pub(super) title: String,
+    /// The gate's rule, in words.
+    pub(super) rule_line: String,
+    /// The JSON fields of each profile, the limits, the gate and the verdict.
+    pub(super) fields: Map<String, Json>,
+    /// The verdict, the line below the table.
+    pub(super) verdict_line: String,
+    /// Why: the functions that failed, the test's figures, the functions new and gone.
+    pub(super) explanation: String,
+    /// What the Markdown and JUnit verdicts show.
+    pub(super) ci: CiVerdict,
+}
+
+/// The verdict as CI shows it: each function the gate judged.
+#[derive(Debug)]
+pub(super) struct CiVerdict {
+    /// `❌ regression`, `✅ pass` or `no gate`.
+    pub(super) verdict: &'static str,
+    /// `total` or `self`: the share gated.
+    pub(super) on: &'static str,
+    /// BASE's and NEW's names.
+    pub(super) labels: (String, String),
+    pub(super) gated: Vec<Gated>,
+}
+
+/// A function as the gate judged it.
+#[derive(Debug)]
+pub(super) struct Gated {
+    pub(super) name: String,
+    /// `new`, `gone`, or empty.
+    pub(super) status: &'static str,
+    /// Its share in BASE and NEW, in percent.
+    pub(super) shares: (f64, f64),
+    /// The test's p-value, where the metric is sampled.
+    pub(super) p: Option<f64>,
+    /// Whether it failed the gate.
+    pub(super) failed: bool,
+}
+
+impl Gated {
+    /// What it did, in one line: `total 0.0 % → 10.3 % (+10.3 points), p = 3.4e-4`.
+    fn change(&self, on: &str) -> String {
+        let (b, n) = self.shares;
+        let p = self.p.map_or(String::new(), |p| format!(", p = {p:.2e}"));
+        format!("{on} {b:.1} % → {n:.1} % ({:+.1} points){p}", n - b)
+    }
+}
+
+impl Printer for DiffPrinter {
+    /// The title, then the table, then the rule, the verdict and its explanation.
+    fn write_text(&self, _: &Header, table: &Table, out: &mut dyn Write, style: TextStyle) -> io::Result<()> {
+        out.write_all(format!("{}\n\n", self.title).as_bytes())?;
+        Layout::new(table, style, &[], None).write(out)?;
+        writeln!(out, "{}\n{}\n{}", self.rule_line, self.verdict_line, self.explanation.trim_end()).map(|_| ())
+    }
+
+    /// `base` and `new` (each profile's file, metric, total and runs), `limits`, `gate` and `verdict`.
+    fn json_fields(&self) -> Map<String, Json> {
+        self.fields.clone()
+    }
+
+    /// The verdict, the profiles, the rule, a table (GitHub's Markdown) of the functions that failed,
+    /// and the explanation: a pull request's comment.
+    fn write_markdown(&self, out: &mut dyn Write) -> io::Result<()> {
+        let ci = &self.ci;
+        writeln!(out, "### proftool diff: {}\n", ci.verdict)?;
+        for line in self.title.lines() {
+            writeln!(out, "{}  ", markdown_text(line))?;
+        }
+        writeln!(out, "\n{}\n", markdown_text(&self.rule_line))?;
+        let failed: Vec<&Gated> = ci.gated.iter().filter(|g| g.failed).collect();
+        if failed.is_empty() {
+            writeln!(out, "{}", markdown_text(&self.verdict_line))?;
+        } else {
+            writeln!(out, "| function | status | base {0} % | new {0} % | ± points | p |", ci.on)?;
+            writeln!(out, "|---|---|---:|---:|---:|---:|")?;
+            for g in failed {
+                let p = g.p.map_or(String::new(), |p| format!("{p:.2e}"));
+                let (b, n) = g.shares;
+                writeln!(out, "| {} | {} | {b:.1} | {n:.1} | {:+.1} | {p} |", markdown_code(&g.name), g.status, n - b)?;
+            }
+        }
+        if !self.explanation.is_empty() {
+            writeln!(out)?;
+            for line in self.explanation.lines() {
+                writeln!(out, "{}  ", markdown_text(line.trim_start()))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One test suite, a test case per function judged, a failure per function that failed the
+    /// gate, the rule and the profiles as its properties.
+    fn write_junit(&self, out: &mut dyn Write) -> io::Result<()> {
+        let ci = &self.ci;
+        let attr = |text: &str| quick_xml::escape::escape(text).into_owned();
+        let (tests, failures) = (ci.gated.len(), ci.gated.iter().filter(|g| g.failed).count());
+        let suite = attr(&format!("proftool diff {} against {}", ci.labels.1, ci.labels.0));
+        writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
+        writeln!(out, r#"<testsuites name="proftool diff" tests="{tests}" failures="{failures}" errors="0">"#)?;
+        writeln!(out, r#"  <testsuite name="{suite}" tests="{tests}" failures="{failures}" errors="0" skipped="0">"#)?;
+        writeln!(out, "    <properties>")?;
+        for (name, value) in [("base", &ci.labels.0), ("new", &ci.labels.1), ("rule", &self.rule_line)] {
+            writeln!(out, r#"      <property name="{name}" value="{}"/>"#, attr(value))?;
+        }
+        writeln!(out, "    </properties>")?;
+        for g in &ci.gated {
+            let name = attr(&g.name);
+            match g.failed {
+                false => writeln!(out, r#"    <testcase classname="proftool.diff" name="{name}"/>"#)?,
+                true => {
+                    let message = attr(&format!("{} grew past the limits: {}", g.name, g.change(ci.on)));
+                    writeln!(out, r#"    <testcase classname="proftool.diff" name="{name}">"#)?;
+                    writeln!(out, r#"      <failure type="regression" message="{message}"/>"#)?;
+                    writeln!(out, "    </testcase>")?;
+                }
+            }
+        }
+        writeln!(out, "  </testsuite>\n</testsuites>")
+    }
+}
+
+/// `text` as Markdown shows it as written: its punctuation that Markdown reads escaped.
+fn markdown_text(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#' | '~') {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
+}
+
+/// `name` as a code span in a table cell: fenced by more backticks than it holds in a row, its
+/// pipes escaped (GitHub splits cells at them even in code).
+fn markdown_code(name: &str) -> String {
+    let longest = name.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if name.starts_with('`') || name.ends_with('`') { " " } else { "" };
+    format!("{fence}{pad}{}{pad}{fence}", name.replace('|', "\\|"))
+}

@@ -58,7 +58,7 @@ impl Merger {
     pub fn add(&mut self, mut profile: Profile, label: &str, diag: &mut Diagnostics) -> Result<(), Error> {
         let merged = self.merged.get_or_insert_with(|| empty_like(&profile));
         into_merged_quantities(merged, &mut profile, self.interval, label, diag)?;
-        let targets = match_metrics(merged, &profile, label, &self.labels)?;
+        let targets = match_metrics(merged, &profile, label, &self.labels, diag)?;
         if merged.meta.module_namespaces != profile.meta.module_namespaces {
             // One name for a GHC cost centre everywhere: `Module.label`, as folded writes it.
             ops::qualify_names(&mut profile);
@@ -128,19 +128,22 @@ fn into_merged_quantities(
 
 /// Where each metric of `profile` goes in `merged`: the merged metric of the same kind and
 /// aggregation (of the same name where the kind has several), with a factor between their units.
-/// Every metric on each side must have its counterpart.
+/// Runs of one program may differ in which metrics they carry (a JFR recording with no native
+/// samples has no such metric): a metric of one side only is zero on the other, said on stderr.
+/// Inputs that share no metric at all cannot be merged.
 fn match_metrics(
     merged: &mut Profile,
     profile: &Profile,
     label: &str,
     before: &[String],
+    diag: &mut Diagnostics,
 ) -> Result<Vec<Target>, Error> {
     let incompatible = |what: String| {
         let earlier =
             if before.len() == 1 { before[0].clone() } else { format!("the {} inputs before it", before.len()) };
         Error::BadOption(format!("cannot merge {label} with {earlier}: {what}"))
     };
-    let mut targets = Vec::with_capacity(profile.metrics().len());
+    let mut targets: Vec<Option<Target>> = Vec::with_capacity(profile.metrics().len());
     let mut used = vec![false; merged.metrics().len()];
     for metric in profile.metrics() {
         let same_kind = |m: &Metric| m.kind == metric.kind && m.aggregation == metric.aggregation;
@@ -148,10 +151,8 @@ fn match_metrics(
             (0..merged.metrics().len()).filter(|&i| same_kind(&merged.metrics()[i]) && !used[i]).collect();
         let by_name = candidates.iter().copied().find(|&i| merged.metrics()[i].name == metric.name);
         let Some(i) = by_name.or((candidates.len() == 1).then(|| candidates[0])) else {
-            return Err(incompatible(format!(
-                "its metric {metric} has no counterpart (theirs: {})",
-                metric_list(merged)
-            )));
+            targets.push(None);
+            continue;
         };
         let Some(factor) = metric.unit.factor_to(merged.metrics()[i].unit) else {
             let theirs = &merged.metrics()[i];
@@ -161,11 +162,31 @@ fn match_metrics(
         if (factor != 1.0 || metric.repr == Repr::Float) && merged.metrics()[i].repr == Repr::Int {
             into_floats(merged, i);
         }
-        targets.push(Target { metric: i, factor });
+        targets.push(Some(Target { metric: i, factor }));
     }
-    if let Some(missing) = used.iter().position(|&u| !u) {
-        let theirs = &merged.metrics()[missing];
-        return Err(incompatible(format!("it has no metric {theirs} (it has: {})", metric_list(profile))));
+    if !profile.metrics().is_empty() && targets.iter().all(Option::is_none) {
+        let theirs = metric_list(merged);
+        return Err(incompatible(format!("they share no metric (it has: {}; theirs: {theirs})", metric_list(profile))));
+    }
+    let mut one_side = Vec::new();
+    for (metric, _) in merged.metrics().iter().zip(&used).filter(|(_, used)| !**used) {
+        one_side.push(format!("{label} has no {} (zero there)", metric.name));
+    }
+    let targets = targets
+        .into_iter()
+        .zip(profile.metrics())
+        .map(|(target, metric)| {
+            target.unwrap_or_else(|| {
+                one_side.push(format!("{} of {label} is in no input before it (zero there)", metric.name));
+                merged.add_metric(metric.clone(), Values::zeros(metric.repr, merged.tree.len()));
+                Target { metric: merged.metrics().len() - 1, factor: 1.0 }
+            })
+        })
+        .collect();
+    if !one_side.is_empty() {
+        diag.warn("merge-metric-missing", None, || {
+            format!("inputs differ in the metrics they carry: {}", one_side.join("; "))
+        });
     }
     Ok(targets)
 }

@@ -25,13 +25,17 @@ Examples:
   proftool diff --to svg diff.svg before.folded after.folded
   proftool diff --to folded - before.tree after.tree | inferno-flamegraph > diff.svg
 
-The gate: a function fails where its share grew clearly (a one-sided test against sampling noise
-over all functions at a 5 % false discovery rate: two runs of one program fail at most one time in
-twenty) and largely (--threshold 1 point, --relative 10 %, --min-abs). Metrics that are not sampled
-(calls, bytes, measured times) get the limits alone. docs/gate.md has the method and its measured
-false alarms and power.
+The gate: a function fails where its share grew clearly (a one-sided test against the noise of its
+metric, sampling and a floor of how much runs vary, over the functions that could pass the limits
+at a 5 % false discovery rate) and largely (--threshold 1 point, --relative 10 %, --min-abs).
+Record several runs a side: one run a side catches a function that doubles; five runs catch one
+25 % slower and tell a function that swings between runs from one that regressed. Measured metrics
+(calls, callgrind's events, traced time) get the limits alone; a metric not known to be sampled
+needs several runs a side (one is \"inconclusive\"). docs/gate.md has the method and its false alarms
+and power on real recordings.
 
-Exit codes: 0 no regression, 3 a function failed the gate, 1 a failed run, 2 a usage error.";
+Exit codes: 0 no regression (or inconclusive), 3 a function failed the gate, 1 a failed run, 2 a
+usage error.";
 
 #[derive(clap::Args)]
 pub struct DiffArgs {
@@ -74,6 +78,14 @@ pub struct DiffArgs {
     /// No sampling test: the limits alone, as --threshold (and --min-abs) gated before.
     #[arg(long, help_heading = "Gate")]
     no_stats: bool,
+    /// How much a share varies between runs of one unchanged program beyond sampling, in percent
+    /// of the share: the test's floor, which one run a side cannot measure (docs/gate.md).
+    #[arg(long, value_name = "PCT", default_value_t = diff::DEFAULT_RUN_FLOOR * 100.0, value_parser = non_negative, help_heading = "Gate")]
+    run_floor: f64,
+    /// Gate a producer's pseudo-frames too: (idle), (program), (garbage collector), Go's
+    /// runtime._GC; by default they are reported, not gated.
+    #[arg(long, help_heading = "Gate")]
+    gate_pseudo: bool,
     /// Keep names as they are: by default the parts of a name that differ between runs or builds
     /// (addresses, Rust build hashes, GCC clone numbers, Java lambda numbers, JIT pids) are taken
     /// out, so that one function of two runs is one row (docs/gate.md).
@@ -132,6 +144,8 @@ impl DiffArgs {
             relative: self.relative.map(|percent| percent / 100.0),
             min_abs: self.min_abs,
             false_discovery_rate: (!self.no_stats).then_some(self.fdr),
+            run_floor: self.run_floor / 100.0,
+            gate_pseudo: self.gate_pseudo,
         };
         let matching = Matching { interval: self.interval, by_thread: self.by_thread };
         let filters = self.common.select.filters()?;

@@ -26,13 +26,19 @@
 
 use statrs::distribution::{ChiSquared, ContinuousCDF, Normal, StudentsT};
 
-/// A function's count in one run: seen in `count` of the run's `of` samples (or ticks).
+/// A function's value in one run: `count` of the run's `of`, and the sums of the squared weights of
+/// the samples behind each (a count of samples: the count itself, each sample weighing 1).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Count {
-    /// The samples the function is in (its total) or on top of (its self value).
+    /// The function's value: the samples it is in (its total) or on top of (its self value), or
+    /// their weight (time, bytes).
     pub count: f64,
-    /// The run's samples.
+    /// The run's value.
     pub of: f64,
+    /// The sum of the squared weights of the samples behind `count`.
+    pub squares: f64,
+    /// The sum of the squared weights of the samples behind `of`.
+    pub squares_of: f64,
 }
 
 impl Count {
@@ -46,12 +52,34 @@ impl Count {
     }
 }
 
+/// What the test knows of the noise of the runs it compares.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Model {
+    /// How much more each side's runs spread than sampling makes them ([`dispersion`]; 1 for one
+    /// run).
+    pub dispersions: (f64, f64),
+    /// The least spread between runs, as a fraction of a share: real runs vary beyond sampling
+    /// (scheduling, caches, a JIT, a collector), and one run a side cannot measure how much.
+    pub floor: f64,
+    /// Whether the sampling variance is known (a sampled metric); else only the runs' spread.
+    pub sampled: bool,
+}
+
+/// The variance that decided a test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Sampling, from the samples behind each value (times each side's dispersion), and the floor.
+    Sampling,
+    /// The spread of the function's own runs (Welch's t), at least the floor.
+    Spread,
+}
+
 /// The result of testing one function's growth from BASE's runs to NEW's.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Test {
     /// The mean share of each side, as fractions.
     pub shares: (f64, f64),
-    /// The half width of each side's 95 % confidence interval of its share.
+    /// The half width of each side's 95 % confidence interval of its share, by the test's method.
     pub margins: (f64, f64),
     /// The test statistic: the growth of the share in standard errors.
     pub statistic: f64,
@@ -59,10 +87,14 @@ pub struct Test {
     pub p: f64,
     /// The runs a side compared.
     pub runs: usize,
+    /// The variance that decided.
+    pub method: Method,
+    /// The degrees of freedom of Student's t, where a side's variance was estimated from its runs.
+    pub freedom: Option<f64>,
 }
 
 /// A side's mean share, the variance of that mean, its runs, and whether the variance is the runs'
-/// own spread (estimated, with `runs - 1` degrees of freedom) or the sampling one (known).
+/// own spread (estimated, with `runs - 1` degrees of freedom) or the model's (known).
 struct Side {
     mean: f64,
     variance: f64,
@@ -81,17 +113,33 @@ fn spread(runs: &[Count]) -> (f64, f64) {
     (spread, mean)
 }
 
-/// The variance of one run's share `share` out of `of` samples, by sampling alone.
-fn sampling_variance(share: f64, of: f64) -> f64 {
-    if of > 0.0 {
-        share * (1.0 - share) / of
-    } else {
-        0.0
+/// The variance of a run's share `share` by sampling alone, where the samples behind the function
+/// weigh `weight` on average (weighted by weight: their squares over their sum) and those of the
+/// run `run.squares_of / run.of`: `share ((1 − 2 share) weight + share run_weight) / of`, the
+/// delta method's variance of a ratio of two sums of weights, which is `share (1 − share) / of`
+/// for counts of samples (every weight 1): the two-proportion test's.
+fn sampling_variance(share: f64, weight: f64, run: &Count) -> f64 {
+    if run.of <= 0.0 {
+        return 0.0;
+    }
+    let run_weight = run.squares_of / run.of;
+    (share * ((1.0 - 2.0 * share) * weight + share * run_weight) / run.of).max(0.0)
+}
+
+/// The mean weight (by weight) of the samples behind a function in `runs`, for its sampling
+/// variance; the runs' own where the function is in none of them.
+fn weight_of(runs: &[&Count]) -> f64 {
+    let (squares, count) = runs.iter().fold((0.0, 0.0), |(s, c), r| (s + r.squares, c + r.count));
+    let (squares_of, of) = runs.iter().fold((0.0, 0.0), |(s, c), r| (s + r.squares_of, c + r.of));
+    match (count > 0.0, of > 0.0) {
+        (true, _) => squares / count,
+        (false, true) => squares_of / of,
+        _ => 1.0,
     }
 }
 
 /// How much more the shares of a side's runs spread than sampling alone makes them, over all the
-/// functions of the side (`functions`, each its runs' counts): the sum of each function's squared
+/// functions of the side (`functions`, each its runs' values): the sum of each function's squared
 /// deviations over the sum of what sampling would give, at least 1. Runs that differ as a whole (a
 /// machine busier in one run) spread every function's share, and all of them tell how much.
 pub fn dispersion<'a>(functions: impl IntoIterator<Item = &'a [Count]>) -> f64 {
@@ -99,9 +147,10 @@ pub fn dispersion<'a>(functions: impl IntoIterator<Item = &'a [Count]>) -> f64 {
     for runs in functions.into_iter().filter(|runs| runs.len() > 1) {
         let (spread, mean) = spread(runs);
         let free = runs.len() as f64 - 1.0;
-        let of = runs.iter().map(|r| r.of).sum::<f64>() / runs.len() as f64;
+        let weight = weight_of(&runs.iter().collect::<Vec<_>>());
+        let sampling = runs.iter().map(|r| sampling_variance(mean, weight, r)).sum::<f64>() / runs.len() as f64;
         seen += free * spread;
-        expected += free * sampling_variance(mean, of);
+        expected += free * sampling;
     }
     if expected > 0.0 {
         (seen / expected).max(1.0)
@@ -110,33 +159,44 @@ pub fn dispersion<'a>(functions: impl IntoIterator<Item = &'a [Count]>) -> f64 {
     }
 }
 
-/// The mean share of `runs` and the variance of that mean: the sampling variance at `pooled` (the
-/// share both sides would have if nothing changed) times the side's `dispersion`; or, where the
-/// runs of this function spread more than that beyond chance (a χ² test at 95 %), their own spread,
-/// with its degrees of freedom. A function whose share jumps between runs (a collector, a JIT)
-/// is judged by its own spread; every other by what sampling and the side's runs as a whole show,
-/// which keeps the power more runs bring.
-fn side(runs: &[Count], pooled: f64, dispersion: f64) -> Side {
+/// The mean share of `runs` and the variance of that mean under `model`, at the share `at` (the
+/// pooled one for the test, the side's own for its interval): where sampled, the sampling variance
+/// of each run times the side's `dispersion`, plus the floor; or, where the runs of this function
+/// spread more than that beyond chance (a χ² test at 95 %), or where sampling is not known, their
+/// own spread (at least the floor), with its degrees of freedom. A function whose share jumps
+/// between runs (a collector, a JIT) is judged by its own spread; every other by what sampling and
+/// the side's runs as a whole show, which keeps the power more runs bring.
+fn side(runs: &[Count], at: f64, weight: f64, dispersion: f64, model: &Model) -> Side {
     let n = runs.len() as f64;
     let (spread, mean) = spread(runs);
-    let of = runs.iter().map(|r| r.of).sum::<f64>() / n;
-    let expected = sampling_variance(pooled, of) * dispersion;
-    let beyond_chance = runs.len() > 1 && {
-        let free = n - 1.0;
-        // n − 1 ≥ 1 degrees of freedom are valid.
-        let limit = ChiSquared::new(free).map_or(f64::INFINITY, |chi| chi.inverse_cdf(0.95));
-        expected > 0.0 && free * spread / expected > limit || expected == 0.0 && spread > 0.0
+    let floor = (model.floor * at).powi(2);
+    let expected = match model.sampled {
+        true => runs.iter().map(|r| sampling_variance(at, weight, r)).sum::<f64>() / n * dispersion + floor,
+        false => floor,
     };
-    let variance = if beyond_chance { spread } else { expected };
+    let beyond_chance = runs.len() > 1
+        && (!model.sampled || {
+            let free = n - 1.0;
+            // n − 1 ≥ 1 degrees of freedom are valid.
+            let limit = ChiSquared::new(free).map_or(f64::INFINITY, |chi| chi.inverse_cdf(0.95));
+            expected > 0.0 && free * spread / expected > limit || expected == 0.0 && spread > 0.0
+        });
+    let variance = if beyond_chance { spread.max(floor) } else { expected };
     Side { mean, variance: variance / n, runs: runs.len(), estimated: beyond_chance }
 }
 
-/// Tests whether the share of a function grew from `base`'s runs to `new`'s (each at least one),
-/// where each side's runs spread as a whole by `dispersions` ([`dispersion`]; 1 for one run).
-pub fn test_growth(base: &[Count], new: &[Count], dispersions: (f64, f64)) -> Test {
+/// Tests whether the share of a function grew from `base`'s runs to `new`'s (each at least one)
+/// under `model`; `None` where nothing can tell its noise: a metric not known to be sampled, with
+/// one run on a side.
+pub fn test_growth(base: &[Count], new: &[Count], model: &Model) -> Option<Test> {
+    if !model.sampled && (base.len() < 2 || new.len() < 2) {
+        return None;
+    }
     let (seen, of) = base.iter().chain(new).fold((0.0, 0.0), |(c, n), r| (c + r.count, n + r.of));
     let pooled = if of > 0.0 { seen / of } else { 0.0 };
-    let (b, n) = (side(base, pooled, dispersions.0), side(new, pooled, dispersions.1));
+    let weight = weight_of(&base.iter().chain(new).collect::<Vec<_>>());
+    let (db, dn) = model.dispersions;
+    let (b, n) = (side(base, pooled, weight, db, model), side(new, pooled, weight, dn, model));
     let growth = n.mean - b.mean;
     let error = (b.variance + n.variance).sqrt();
     let statistic = match error > 0.0 {
@@ -149,16 +209,15 @@ pub fn test_growth(base: &[Count], new: &[Count], dispersions: (f64, f64)) -> Te
     let denominator = estimated(&b) + estimated(&n);
     let freedom = (denominator > 0.0).then(|| (b.variance + n.variance).powi(2) / denominator);
     let p = upper_tail(statistic, freedom);
-    // Each side's interval from its own share, not the pooled one.
-    let margin = |runs: &[Count], s: &Side| {
-        let own = match s.runs {
-            1 => sampling_variance(s.mean, runs[0].of),
-            n => spread(runs).0 / n as f64,
-        };
-        quantile(0.975, (s.runs > 1).then_some(s.runs as f64 - 1.0)) * own.sqrt()
+    // Each side's interval from its own share, by the same variance as the test's.
+    let margin = |runs: &[Count], s: &Side, dispersion: f64| {
+        let own = side(runs, s.mean, weight_of(&runs.iter().collect::<Vec<_>>()), dispersion, model);
+        let variance = if s.estimated { s.variance } else { own.variance };
+        quantile(0.975, s.estimated.then_some(s.runs as f64 - 1.0)) * variance.sqrt()
     };
-    let margins = (margin(base, &b), margin(new, &n));
-    Test { shares: (b.mean, n.mean), margins, statistic, p, runs: b.runs.max(n.runs) }
+    let margins = (margin(base, &b, db), margin(new, &n, dn));
+    let method = if b.estimated || n.estimated { Method::Spread } else { Method::Sampling };
+    Some(Test { shares: (b.mean, n.mean), margins, statistic, p, runs: b.runs.max(n.runs), method, freedom })
 }
 
 /// The probability above `x` of Student's t with `freedom` degrees (the normal one without),
@@ -233,8 +292,16 @@ impl Limits {
 mod tests {
     use super::*;
 
+    /// The sampling model alone: no floor between runs, no dispersion.
+    const SAMPLING: Model = Model { dispersions: (1.0, 1.0), floor: 0.0, sampled: true };
+
+    /// `count` samples of `of`, each weighing 1.
+    fn samples(count: f64, of: f64) -> Count {
+        Count { count, of, squares: count, squares_of: of }
+    }
+
     fn one(count: f64, of: f64) -> Vec<Count> {
-        vec![Count { count, of }]
+        vec![samples(count, of)]
     }
 
     /// The two-proportion test by hand: 60 of 300 against 69 of 300 (20 % to 23 %): pooled 129/600
@@ -242,7 +309,7 @@ mod tests {
     /// p = 1 − Φ(0.8944) = 0.1855 (tables: Φ(0.89) = 0.8133, Φ(0.90) = 0.8159).
     #[test]
     fn one_run_a_side_is_the_two_proportion_test() {
-        let test = test_growth(&one(60.0, 300.0), &one(69.0, 300.0), (1.0, 1.0));
+        let test = test_growth(&one(60.0, 300.0), &one(69.0, 300.0), &SAMPLING).unwrap();
         assert!((test.statistic - 0.8944).abs() < 1e-4, "{test:?}");
         assert!((test.p - 0.1855).abs() < 1e-3, "{test:?}");
         // Its 95 % interval: 1.96 × sqrt(0.2 × 0.8 / 300) = 0.04526.
@@ -255,23 +322,65 @@ mod tests {
     /// with 4 degrees of freedom; p = 1.3e-4 (t tables: t₄ = 8.610 at 0.0005).
     #[test]
     fn several_runs_a_side_is_welch_s_t_on_their_shares() {
-        let runs = |shares: [f64; 3]| shares.map(|s| Count { count: s * 1e5, of: 1e5 }).to_vec();
-        let test = test_growth(&runs([0.10, 0.12, 0.11]), &runs([0.20, 0.22, 0.21]), (1.0, 1.0));
+        let runs = |shares: [f64; 3]| shares.map(|s| samples(s * 1e5, 1e5)).to_vec();
+        let test = test_growth(&runs([0.10, 0.12, 0.11]), &runs([0.20, 0.22, 0.21]), &SAMPLING).unwrap();
+        assert_eq!(test.method, Method::Spread);
         assert!((test.statistic - 12.247).abs() < 1e-3, "{test:?}");
         assert!(test.p < 5e-4 && test.p > 1e-5, "{test:?}");
         // Runs that agree exactly still have their sampling variance: 3 runs of 30 of 300 against
         // 3 of 36 of 300: the same as one run of 90/900 against 108/900, by hand z = 0.02 /
         // sqrt(0.11 × 0.89 / 900 × 2) = 1.3559, the normal approximation of a t with no spread.
-        let same = |count: f64| vec![Count { count, of: 300.0 }; 3];
-        let test = test_growth(&same(30.0), &same(36.0), (1.0, 1.0));
+        let same = |count: f64| vec![samples(count, 300.0); 3];
+        let test = test_growth(&same(30.0), &same(36.0), &SAMPLING).unwrap();
+        assert_eq!(test.method, Method::Sampling);
         assert!((test.statistic - 1.3559).abs() < 1e-3, "{test:?}");
     }
 
     /// A function in no sample on either side has no growth to test.
     #[test]
     fn no_samples_is_no_evidence() {
-        let test = test_growth(&one(0.0, 100.0), &one(0.0, 100.0), (1.0, 1.0));
+        let test = test_growth(&one(0.0, 100.0), &one(0.0, 100.0), &SAMPLING).unwrap();
         assert_eq!((test.statistic, test.p), (0.0, 0.5));
+    }
+
+    /// Weights of samples by hand: a function of 10 samples of 100 bytes each (1,000 of a run of
+    /// 10,000 bytes in 100 samples of 100 bytes) has the variance of 10 samples of 100: its share's
+    /// variance is that of 10 of 100 samples, 0.1 × 0.9 / 100 = 9e-4, whatever the unit. One sample
+    /// of 1,000 bytes instead (squares 1e6, the run's 1e6 + 90 × 1e4, a weight of 190 a byte): 0.1 ×
+    /// ((1 − 0.2) × 1,000 + 0.1 × 190) / 10,000 = 8.19e-3, about nine times as noisy.
+    #[test]
+    fn a_quantity_is_as_noisy_as_the_samples_behind_it() {
+        let even = Count { count: 1000.0, of: 10_000.0, squares: 10.0 * 1e4, squares_of: 100.0 * 1e4 };
+        let weight = weight_of(&[&even]);
+        assert!((sampling_variance(0.1, weight, &even) - 9e-4).abs() < 1e-12);
+        let lumpy = Count { squares: 1e6, squares_of: 1e6 + 90.0 * 1e4, ..even };
+        let weight = weight_of(&[&lumpy]);
+        assert!((sampling_variance(0.1, weight, &lumpy) - 8.19e-3).abs() < 1e-9);
+    }
+
+    /// The floor by hand: 2,000 of 10,000 samples against 2,200 (20 % to 22 %): sampling alone,
+    /// pooled 0.21, error sqrt(0.21 × 0.79 / 10,000 × 2) = 0.005760, z = 3.47; with a floor of
+    /// 10 % of the share, each side adds (0.1 × 0.21)² = 4.41e-4: error sqrt(2 × (1.659e-5 +
+    /// 4.41e-4)) = 0.030252, z = 0.661.
+    #[test]
+    fn runs_vary_beyond_sampling_by_the_floor() {
+        let test = test_growth(&one(2000.0, 1e4), &one(2200.0, 1e4), &SAMPLING).unwrap();
+        assert!((test.statistic - 3.472).abs() < 1e-3, "{test:?}");
+        let floored = Model { floor: 0.1, ..SAMPLING };
+        let test = test_growth(&one(2000.0, 1e4), &one(2200.0, 1e4), &floored).unwrap();
+        assert!((test.statistic - 0.661).abs() < 1e-3, "{test:?}");
+    }
+
+    /// A metric not known to be sampled: one run a side cannot be tested; several are tested by
+    /// their spread alone.
+    #[test]
+    fn unstated_sampling_is_tested_by_the_runs_spread() {
+        let unstated = Model { sampled: false, ..SAMPLING };
+        assert!(test_growth(&one(60.0, 300.0), &one(90.0, 300.0), &unstated).is_none());
+        let runs = |shares: [f64; 3]| shares.map(|s| samples(s * 1e5, 1e5)).to_vec();
+        let test = test_growth(&runs([0.10, 0.12, 0.11]), &runs([0.20, 0.22, 0.21]), &unstated).unwrap();
+        assert!((test.statistic - 12.247).abs() < 1e-3, "{test:?}");
+        assert_eq!(test.method, Method::Spread);
     }
 
     /// Benjamini–Hochberg by hand, q = 0.05, m = 4: thresholds 0.0125, 0.025, 0.0375, 0.05. The
@@ -287,7 +396,15 @@ mod tests {
     /// z = 1.0 with one run: (Φ⁻¹(0.95) + Φ⁻¹(0.8))² = (1.6449 + 0.8416)² = 6.18, so 7 runs.
     #[test]
     fn more_runs_decide_a_growth_in_proportion_to_its_square() {
-        let test = Test { shares: (0.1, 0.12), margins: (0.0, 0.0), statistic: 1.0, p: 0.16, runs: 1 };
+        let test = Test {
+            shares: (0.1, 0.12),
+            margins: (0.0, 0.0),
+            statistic: 1.0,
+            p: 0.16,
+            runs: 1,
+            method: Method::Sampling,
+            freedom: None,
+        };
         assert_eq!(runs_to_decide(&test, 0.05), Some(7));
         assert_eq!(runs_to_decide(&Test { statistic: -1.0, ..test }, 0.05), None);
     }

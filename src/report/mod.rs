@@ -338,6 +338,16 @@ impl View {
         self.outermost.get_or_init(|| outermost(&self.profile, &self.row_of_frame, self.names.len()))
     }
 
+    /// Per row, whether every frame of it is no code: a thread, a process or a pseudo-frame.
+    fn rows_of_no_code(&self) -> Vec<bool> {
+        let mut no_code = vec![true; self.names.len()];
+        for (frame, f) in self.profile.frames.iter() {
+            let code = !matches!(f.kind, FrameKind::Thread | FrameKind::Pseudo);
+            no_code[self.row_of_frame[frame.index()] as usize] &= !code;
+        }
+        no_code
+    }
+
     /// The inclusive value of `node`.
     fn inclusive(&self, node: NodeId) -> f64 {
         self.inclusive.get(node.index()).as_f64()

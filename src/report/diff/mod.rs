@@ -18,6 +18,7 @@
 //! (`false_discovery_rate` `None`), the limits alone, and none without a `threshold`.
 
 mod differential;
+mod judge;
 mod names;
 mod print;
 mod runs;
@@ -25,6 +26,7 @@ mod runs;
 pub use differential::{write_differential, Differential};
 pub use names::names_across_runs;
 pub use print::DiffPrinter;
+use judge::{Change, Judged, Judgement, Role, Tested};
 use print::{CiVerdict, Gated};
 pub use runs::{RunCounts, Side};
 
@@ -60,6 +62,11 @@ pub struct DiffOptions {
     /// The false discovery rate of the sampling test (`--fdr`); `None` for the limits alone
     /// (`--no-stats`), as `diff` gated before it had the test.
     pub false_discovery_rate: Option<f64>,
+    /// The least spread of a share between runs, beyond sampling, as a fraction of the share
+    /// (`--run-floor`; [`DEFAULT_RUN_FLOOR`]).
+    pub run_floor: f64,
+    /// Gate a producer's pseudo-frames too (`(idle)`, `(garbage collector)`: `--gate-pseudo`).
+    pub gate_pseudo: bool,
 }
 
 impl Default for DiffOptions {
@@ -71,6 +78,8 @@ impl Default for DiffOptions {
             relative: None,
             min_abs: None,
             false_discovery_rate: Some(DEFAULT_FALSE_DISCOVERY_RATE),
+            run_floor: DEFAULT_RUN_FLOOR,
+            gate_pseudo: false,
         }
     }
 }
@@ -84,6 +93,11 @@ pub const DEFAULT_RELATIVE: f64 = 0.1;
 /// The false discovery rate of the sampling test, where `--fdr` does not say: 5 %, so that two
 /// runs of one program fail the gate one time in twenty at most.
 pub const DEFAULT_FALSE_DISCOVERY_RATE: f64 = 0.05;
+
+/// How much a function's share varies between two runs of one unchanged program beyond sampling,
+/// as a fraction of the share, where `--run-floor` does not say: measured on real recordings of
+/// five runtimes on a shared 2-core machine (docs/gate.md, "Real runs").
+pub const DEFAULT_RUN_FLOOR: f64 = 0.1;
 
 /// The least growth that fails the run (`--min-abs`): a number in the unit of BASE's metric, or an
 /// amount of time or of bytes, which is put in that unit (time in samples or ticks at BASE's
@@ -173,49 +187,10 @@ pub struct Comparison {
     pub flagged: Vec<String>,
 }
 
-/// One side of a comparison: its runs (merged, where there are several) in the view its table
-/// One row of the table: the sums of one name in each profile.
-struct Change<'a> {
-    name: &'a str,
-    base: Option<&'a Sums>,
-    new: Option<&'a Sums>,
-}
-
-/// What the gate found of one row.
-#[derive(Clone, Copy, Debug, Default)]
-struct Judged {
-    /// The sampling test, where both sides are sampled.
-    test: Option<gate::Test>,
-    /// Whether the growth is large: past every limit.
-    large: bool,
-    /// Whether the growth is clear: a discovery of the test, or large where nothing is tested.
-    clear: bool,
-}
-
-impl Judged {
-    /// Whether the row failed the gate: its growth large and clear.
-    fn failed(&self) -> bool {
-        self.large && self.clear
-    }
-}
-
-/// The gate's rule as `options` set it: its limits, and the false discovery rate of its test
-/// (`None` with `--no-stats`); no limits at all with `--no-stats` and no `--threshold`.
-fn rule(options: &DiffOptions, least: Option<f64>) -> Option<(gate::Limits, Option<f64>)> {
-    let limits = |points, relative| gate::Limits { points, relative, floor: least };
-    match options.false_discovery_rate {
-        Some(q) => {
-            let points = options.threshold.unwrap_or(DEFAULT_POINTS);
-            Some((limits(points, options.relative.or(Some(DEFAULT_RELATIVE))), Some(q)))
-        }
-        None => options.threshold.map(|points| (limits(points, options.relative), None)),
-    }
-}
-
 /// Compares `base` and `new` (views of the metric `shared_metric` chose in each), named `labels`
 /// in the heading.
 pub fn compare(base: &Side, new: &Side, labels: (&str, &str), options: &DiffOptions) -> Result<Comparison, Error> {
-    let (base_runs, new_runs) = (base.runs.as_deref(), new.runs.as_deref());
+    let runs = (base.runs.as_deref(), new.runs.as_deref());
     let (base, new) = (&base.view, &new.view);
     let (base_metric, new_metric) = (base.metric(), new.metric());
     // NEW's values in BASE's unit (milliseconds and nanoseconds both time).
@@ -229,108 +204,58 @@ pub fn compare(base: &Side, new: &Side, labels: (&str, &str), options: &DiffOpti
         )));
     };
     let (base_sums, new_sums) = (sums(base), sums(new));
-    let mut changes: BTreeMap<&str, Change<'_>> = BTreeMap::new();
-    for (view, all, is_base) in [(base, &base_sums, true), (new, &new_sums, false)] {
-        for (row, sums) in all.iter().enumerate().filter(|(_, s)| s.seen) {
-            let name = view.names[row].as_str();
-            let change = changes.entry(name).or_insert(Change { name, base: None, new: None });
-            match is_base {
-                true => change.base = Some(sums),
-                false => change.new = Some(sums),
-            }
-        }
-    }
-    // A share in points of its profile's total, and the values shown: shares, or values in BASE's unit.
-    let share = |view: &View, sums: Option<&Sums>, own: bool| view.pct(amount(sums, own));
-    let value = |view: &View, sums: Option<&Sums>, own: bool, scale: f64| match options.absolute {
-        true => amount(sums, own) * scale,
-        false => share(view, sums, own),
-    };
-    let key =
-        |c: &Change<'_>| value(new, c.new, options.exclusive, factor) - value(base, c.base, options.exclusive, 1.0);
-    let mut rows: Vec<&Change<'_>> = changes.values().collect();
-    rows.sort_by(|a, b| key(b).abs().total_cmp(&key(a).abs()).then_with(|| a.name.cmp(b.name)));
+    let rows = changes(base, new, (&base_sums, &new_sums), options, factor);
     let own = options.exclusive;
-    let rule = rule(options, least);
-    let sampled = base_runs.zip(new_runs).filter(|_| rule.is_some_and(|(_, q)| q.is_some()));
-    let tests: Option<Vec<gate::Test>> = sampled.map(|(b, n)| {
-        let counts = |runs: &[RunCounts], name: &str| runs.iter().map(|r| r.count(name, own)).collect::<Vec<_>>();
-        let per_function = |runs: &[RunCounts]| rows.iter().map(|c| counts(runs, c.name)).collect::<Vec<_>>();
-        let (b, n) = (per_function(b), per_function(n));
-        let dispersions =
-            (gate::dispersion(b.iter().map(Vec::as_slice)), gate::dispersion(n.iter().map(Vec::as_slice)));
-        b.iter().zip(&n).map(|(b, n)| gate::test_growth(b, n, dispersions)).collect()
-    });
-    let q = rule.and_then(|(_, q)| q).unwrap_or(DEFAULT_FALSE_DISCOVERY_RATE);
-    let discoveries = tests.as_ref().map(|tests| gate::discoveries(&tests.iter().map(|t| t.p).collect::<Vec<_>>(), q));
-    let judged: Vec<Judged> = rows
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let Some((limits, _)) = rule else { return Judged::default() };
-            let shares = (share(base, c.base, own) / 100.0, share(new, c.new, own) / 100.0);
-            let large = limits.crossed(shares, amount(c.new, own) * factor - amount(c.base, own));
-            let test = tests.as_ref().map(|tests| tests[i]);
-            let clear = discoveries.as_ref().is_none_or(|found| found[i]);
-            Judged { test, large, clear }
-        })
-        .collect();
-    let (columns, digits) = columns(base, options.absolute, tests.is_some());
-    let mut texts: Vec<String> = vec!["new".into(), "gone".into()];
-    let mut cells = Vec::with_capacity(rows.len() * columns.len());
-    for (change, judged) in rows.iter().zip(&judged) {
-        texts.push(change.name.to_string());
-        cells.push(Cell::Text(texts.len() as u32 - 1));
-        cells.push(match (change.base, change.new) {
-            (None, _) => Cell::Text(0),
-            (_, None) => Cell::Text(1),
-            _ => Cell::Empty,
-        });
-        for own in [true, false] {
-            let (b, n) = (value(base, change.base, own, 1.0), value(new, change.new, own, factor));
-            cells.extend([Cell::Number(b, digits), Cell::Number(n, digits), Cell::Number(n - b, Digits::Signed)]);
-        }
-        if let Some(test) = judged.test {
-            cells.push(Cell::Number(test.p, Digits::Places(4)));
-        }
-        cells.push(Cell::Flag(judged.failed()));
-    }
+    let share = |view: &View, sums: Option<&Sums>, own: bool| view.pct(amount(sums, own));
+    let rule = judge::rule(options, least);
+    let judgement = judge::judgement(rule, runs, &rows, options);
+    let shares_of = |c: &Change<'_>| {
+        let shares = (share(base, c.base, own) / 100.0, share(new, c.new, own) / 100.0);
+        (shares, amount(c.new, own) * factor - amount(c.base, own))
+    };
+    let (judged, tested) = judge::judge(&rows, &judgement, rule, runs, options, shares_of);
+    let table = table(base, new, &rows, &judged, options, factor, tested.is_some());
     let over: Vec<usize> = (0..rows.len()).filter(|&i| judged[i].failed()).collect();
     let regression = !over.is_empty();
-    let tested = Tested { functions: rows.len(), q, flagged: over.len() };
+    let unclear = judgement == Judgement::Untestable && judged.iter().any(|j| j.gated && j.large);
+    let verdict = match (rule, regression, unclear) {
+        (None, _, _) => "none",
+        (Some(_), true, _) => "regression",
+        (Some(_), false, true) => "inconclusive",
+        (Some(_), false, false) => "pass",
+    };
+    let on = if own { "self" } else { "total" };
+    let run_counts = (runs.0.map_or(1, <[RunCounts]>::len), runs.1.map_or(1, <[RunCounts]>::len));
+    let rule_line = judge::rule_line(&judgement, rule, run_counts, base_metric, unit_label(base_metric));
     let metric_json = |view: &View, label: &str, runs: Option<&[RunCounts]>| {
         let total = whole_or_float(view.total());
         let runs = runs.map(<[RunCounts]>::len);
-        json!({ "file": label, "metric": view.metric().name, "unit": unit_label(view.metric()), "total": total, "runs": runs })
+        let sampling = view.metric().sampling.describe();
+        json!({ "file": label, "metric": view.metric().name, "unit": unit_label(view.metric()), "total": total, "runs": runs, "sampling": sampling })
     };
-    let verdict = match (rule, regression) {
-        (None, _) => "none",
-        (Some(_), true) => "regression",
-        (Some(_), false) => "pass",
-    };
-    let on = if own { "self" } else { "total" };
     let limits = json!({
         "threshold": rule.map(|(l, _)| l.points),
         "relative": rule.and_then(|(l, _)| l.relative),
         "min_abs": least,
         "on": on,
         "false_discovery_rate": rule.and_then(|(_, q)| q),
+        "run_floor": matches!(judgement, Judgement::Tested(_)).then_some(options.run_floor),
     });
-    let rule_line = gate_rule(base_runs, new_runs, rule, base_metric);
     let gate_json = json!({
         "rule": rule_line,
-        "tested": tests.as_ref().map(|_| tested.functions),
-        "expected_false_alarms": tests.as_ref().map(|_| tested.expected_false_alarms()),
+        "tested": tested.as_ref().map(|t| t.functions),
+        "expected_false_alarms": tested.as_ref().map(Tested::expected_false_alarms),
         "flagged": over.iter().map(|&i| rows[i].name).collect::<Vec<_>>(),
-        "p": tests.as_ref().map(|tests| tests.iter().zip(&rows).map(|(t, c)| (c.name.to_string(), json!(t.p))).collect::<Map<_, _>>()),
+        "p": tested.as_ref().map(|_| rows.iter().zip(&judged).filter_map(|(c, j)| Some((c.name.to_string(), json!(j.test?.p)))).collect::<Map<_, _>>()),
+        "tests": tested.as_ref().map(|_| rows.iter().zip(&judged).filter_map(|(c, j)| Some((c.name.to_string(), test_json(&j.test?)))).collect::<Map<_, _>>()),
+        "not_gated": rows.iter().zip(&judged).filter(|(_, j)| !j.gated).map(|(c, _)| c.name).collect::<Vec<_>>(),
     });
-    let explanation = explain(base, new, &rows, &judged, own, tests.as_ref().map(|_| &tested));
-    let verdict_line = match rule {
-        None => "No limits set (--threshold, or leave out --no-stats).".to_string(),
-        Some(_) if regression => {
-            format!("Regression: {} function(s) marked * grew their {on} share past the limits.", over.len())
-        }
-        Some(_) => format!("Pass: no function's {on} share grew past the limits."),
+    let explanation = explain(base, new, &rows, &judged, own, tested.as_ref());
+    let verdict_line = match verdict {
+        "none" => "No limits set (--threshold, or leave out --no-stats).".to_string(),
+        "regression" => format!("Regression: {} function(s) marked * grew their {on} share past the limits.", over.len()),
+        "inconclusive" => format!("Inconclusive: a function's {on} share grew past the limits, and one run a side cannot tell whether that is noise: record several runs a side."),
+        _ => format!("Pass: no function's {on} share grew past the limits."),
     };
     let header = Header {
         kind: "diff",
@@ -338,28 +263,23 @@ pub fn compare(base: &Side, new: &Side, labels: (&str, &str), options: &DiffOpti
         unit: unit_label(base.metric()).to_string(),
         total: new.total(),
         selected: None,
-        digits,
+        digits: table.1,
         amount: None,
     };
     let fields = Map::from_iter([
-        ("base".to_string(), metric_json(base, labels.0, base_runs)),
-        ("new".to_string(), metric_json(new, labels.1, new_runs)),
+        ("base".to_string(), metric_json(base, labels.0, runs.0)),
+        ("new".to_string(), metric_json(new, labels.1, runs.1)),
         ("limits".to_string(), limits),
         ("gate".to_string(), gate_json),
         ("verdict".to_string(), json!(verdict)),
     ]);
-    let table = Table { rows: Cells::boxed(&columns, cells), columns, texts };
     let title = title(base, new, labels, options);
     let gated = rows
         .iter()
         .zip(&judged)
         .map(|(c, j)| Gated {
             name: c.name.to_string(),
-            status: match (c.base, c.new) {
-                (None, _) => "new",
-                (_, None) => "gone",
-                _ => "",
-            },
+            status: status(c),
             shares: (share(base, c.base, own), share(new, c.new, own)),
             p: j.test.map(|t| t.p),
             failed: j.failed(),
@@ -368,94 +288,121 @@ pub fn compare(base: &Side, new: &Side, labels: (&str, &str), options: &DiffOpti
     let verdict_words = match verdict {
         "regression" => "❌ regression",
         "pass" => "✅ pass",
+        "inconclusive" => "❔ inconclusive",
         _ => "no gate",
     };
     let ci = CiVerdict { verdict: verdict_words, on, labels: (labels.0.to_string(), labels.1.to_string()), gated };
     let printer = DiffPrinter { title, rule_line, fields, verdict_line, explanation, ci };
     let flagged = over.iter().map(|&i| rows[i].name.to_string()).collect();
-    Ok(Comparison { report: Report { header, table, printer }, regression, flagged })
+    Ok(Comparison { report: Report { header, table: table.0, printer }, regression, flagged })
 }
 
-/// How many functions the test weighed, and how many it flagged, at false discovery rate `q`.
-struct Tested {
-    functions: usize,
-    q: f64,
-    flagged: usize,
-}
-
-impl Tested {
-    /// The false alarms expected among the functions flagged: at most `q` of them, and, when nothing
-    /// changed at all, a run that fails with a probability of at most `q`.
-    fn expected_false_alarms(&self) -> f64 {
-        match self.flagged {
-            0 => 0.0,
-            flagged => self.q * flagged as f64,
+/// The rows of the table: every function of either view with its sums in each, and its role for
+/// the gate, sorted by the size of the change of the value gated, largest first.
+fn changes<'a>(
+    base: &'a View,
+    new: &'a View,
+    (base_sums, new_sums): (&'a [Sums], &'a [Sums]),
+    options: &DiffOptions,
+    factor: f64,
+) -> Vec<Change<'a>> {
+    let mut by_name: BTreeMap<&str, (Option<&Sums>, Option<&Sums>, bool)> = BTreeMap::new();
+    for (view, all, is_base) in [(base, base_sums, true), (new, new_sums, false)] {
+        let no_code = view.rows_of_no_code();
+        for (row, sums) in all.iter().enumerate().filter(|(_, s)| s.seen) {
+            let entry = by_name.entry(view.names[row].as_str()).or_insert((None, None, true));
+            match is_base {
+                true => entry.0 = Some(sums),
+                false => entry.1 = Some(sums),
+            }
+            entry.2 &= no_code[row];
         }
     }
+    let totals = (base.total(), new.total());
+    let mut rows: Vec<Change<'a>> = by_name
+        .into_iter()
+        .map(|(name, (b, n, no_code))| Change { name, base: b, new: n, role: judge::role(name, (b, n), totals, no_code) })
+        .collect();
+    let value = |view: &View, sums: Option<&Sums>, scale: f64| match options.absolute {
+        true => amount(sums, options.exclusive) * scale,
+        false => view.pct(amount(sums, options.exclusive)),
+    };
+    let key = |c: &Change<'_>| value(new, c.new, factor) - value(base, c.base, 1.0);
+    rows.sort_by(|a, b| key(b).abs().total_cmp(&key(a).abs()).then_with(|| a.name.cmp(b.name)));
+    rows
 }
 
-/// The rule the gate applied, in words: the test (where both sides count samples) and the limits.
-fn gate_rule(
-    base: Option<&[RunCounts]>,
-    new: Option<&[RunCounts]>,
-    rule: Option<(gate::Limits, Option<f64>)>,
-    metric: &Metric,
-) -> String {
-    let Some((limits, q)) = rule else { return "Gate: none.".into() };
-    let mut large = format!("grew by more than {} point(s)", limits.points);
-    if let Some(relative) = limits.relative {
-        large.push_str(&format!(" and by at least {} % of BASE's share", relative * 100.0));
+/// `new`, `gone`, `root` (a synthetic root), `pseudo` (a producer's frame, not gated), or empty.
+fn status(change: &Change<'_>) -> &'static str {
+    match (change.role, change.base, change.new) {
+        (Role::SyntheticRoot, _, _) => "root",
+        (_, None, _) => "new",
+        (_, _, None) => "gone",
+        (Role::Pseudo, _, _) => "pseudo",
+        _ => "",
     }
-    if let Some(floor) = limits.floor {
-        large.push_str(&format!(" and by at least {floor} {}", unit_label(metric)));
-    }
-    let Some(q) = q else { return format!("Gate (--no-stats): a function fails it where its share {large}.") };
-    match base.zip(new) {
-        Some((b, n)) => {
-            let test = match (b.len(), n.len()) {
-                (1, 1) => "the two-proportion test on sample counts".to_string(),
-                (b, n) => format!("Welch's t on the runs' shares ({b} BASE, {n} NEW)"),
-            };
-            format!(
-                "Gate ({}, sampled): a function fails where {test} finds its growth clear (one-sided, Benjamini–Hochberg at a false discovery rate of {} %) and its share {large}.",
-                metric.name,
-                q * 100.0
-            )
+}
+
+/// The table of `rows` as judged, and how its values print.
+fn table(
+    base: &View,
+    new: &View,
+    rows: &[Change<'_>],
+    judged: &[Judged],
+    options: &DiffOptions,
+    factor: f64,
+    tested: bool,
+) -> (Table, Digits) {
+    let value = |view: &View, sums: Option<&Sums>, own: bool, scale: f64| match options.absolute {
+        true => amount(sums, own) * scale,
+        false => view.pct(amount(sums, own)),
+    };
+    let (columns, digits) = columns(base, options.absolute, tested);
+    let mut texts: Vec<String> = ["new", "gone", "root", "pseudo"].map(String::from).to_vec();
+    let mut cells = Vec::with_capacity(rows.len() * columns.len());
+    for (change, judged) in rows.iter().zip(judged) {
+        texts.push(change.name.to_string());
+        cells.push(Cell::Text(texts.len() as u32 - 1));
+        cells.push(match status(change) {
+            "" => Cell::Empty,
+            word => Cell::Text(texts.iter().position(|t| t == word).unwrap_or(0) as u32),
+        });
+        for own in [true, false] {
+            let (b, n) = (value(base, change.base, own, 1.0), value(new, change.new, own, factor));
+            cells.extend([Cell::Number(b, digits), Cell::Number(n, digits), Cell::Number(n - b, Digits::Signed)]);
         }
-        None => format!(
-            "Gate ({}, not sampled: no sampling noise to test): a function fails where its share {large}.",
-            metric.name
-        ),
+        if tested {
+            cells.push(judged.test.map_or(Cell::Empty, |test| Cell::Number(test.p, Digits::Places(4))));
+        }
+        cells.push(Cell::Flag(judged.failed()));
     }
+    (Table { rows: Cells::boxed(&columns, cells), columns, texts }, digits)
+}
+
+/// A test as JSON: the shares and their intervals, the statistic, p, and the variance that decided.
+fn test_json(test: &gate::Test) -> serde_json::Value {
+    json!({
+        "shares": [test.shares.0, test.shares.1],
+        "margins": [test.margins.0, test.margins.1],
+        "statistic": test.statistic,
+        "p": test.p,
+        "method": match test.method { gate::Method::Sampling => "sampling", gate::Method::Spread => "spread" },
+        "freedom": test.freedom,
+    })
 }
 
 /// The lines below the verdict: each function that failed the gate with its shares before and
-/// after (and their 95 % intervals), its p-value and the caller path that grew most; those large
-/// but not clear, and the runs that would decide them; the functions new and gone.
-fn explain(
-    base: &View,
-    new: &View,
-    rows: &[&Change<'_>],
-    judged: &[Judged],
-    own: bool,
-    tested: Option<&Tested>,
-) -> String {
+/// after (and their 95 % intervals by the test that decided), its p-value and the caller path
+/// that grew most; those large but not clear, and the runs that would decide them; the functions
+/// new and gone, and those not gated.
+fn explain(base: &View, new: &View, rows: &[Change<'_>], judged: &[Judged], own: bool, tested: Option<&Tested>) -> String {
     let mut text = String::new();
     let on = if own { "self" } else { "total" };
-    let pct = |share: f64| format!("{:.1} %", share * 100.0);
     for (change, judged) in rows.iter().zip(judged).filter(|(_, j)| j.failed()) {
         let (b, n) = (base.pct(amount(change.base, own)), new.pct(amount(change.new, own)));
         text.push_str(&format!("* {}: {on} {b:.1} % → {n:.1} % ({:+.1} points", change.name, n - b));
         if let Some(test) = judged.test {
-            let (mb, mn) = test.margins;
-            text.push_str(&format!(
-                "; 95 % intervals {} ± {:.1} → {} ± {:.1}, p = {:.2e}",
-                pct(test.shares.0),
-                mb * 100.0,
-                pct(test.shares.1),
-                mn * 100.0,
-                test.p
-            ));
+            text.push_str(&format!("; {}", test_words(&test)));
         }
         let other = if own { "total" } else { "self" };
         let (ob, on) = (base.pct(amount(change.base, !own)), new.pct(amount(change.new, !own)));
@@ -466,42 +413,69 @@ fn explain(
     }
     if let Some(tested) = tested {
         text.push_str(&format!(
-            "Tested {} function(s); expected false alarms among the {} flagged: {:.2} (at most {} % of them).\n",
+            "Tested {} function(s) of {} (those whose share could pass the limits); expected false alarms among the {} flagged: {:.2} (at most {} % of them).\n",
             tested.functions,
+            tested.of,
             tested.flagged,
             tested.expected_false_alarms(),
             tested.q * 100.0
         ));
-        let alpha = tested.q / tested.functions.max(1) as f64;
-        let unclear: Vec<(&str, gate::Test)> = rows
-            .iter()
-            .zip(judged)
-            .filter(|(_, j)| j.large && !j.clear)
-            .filter_map(|(c, j)| Some((c.name, j.test?)))
-            .collect();
-        if let Some(decide) = unclear.iter().filter_map(|(_, t)| gate::runs_to_decide(t, alpha)).min() {
-            let names: Vec<&str> = unclear.iter().map(|(name, _)| *name).take(5).collect();
-            let more = if unclear.len() > 5 { format!(" and {} more", unclear.len() - 5) } else { String::new() };
-            text.push_str(&format!(
-                "Not clear: {} function(s) grew past the limits within sampling noise ({}{more}); about {decide} run(s) a side would decide the clearest.\n",
-                unclear.len(),
-                names.join(", ")
-            ));
-        }
+        text.push_str(&not_clear(rows, judged, tested));
     }
-    for (status, side_missing) in [("New", true), ("Gone", false)] {
-        let names: Vec<&str> = rows
-            .iter()
-            .filter(|c| if side_missing { c.base.is_none() } else { c.new.is_none() })
-            .map(|c| c.name)
-            .collect();
+    let listed = |text: &mut String, status: &str, names: Vec<&str>| {
         if !names.is_empty() {
             let shown = names.iter().take(10).copied().collect::<Vec<_>>().join(", ");
             let more = if names.len() > 10 { format!(" and {} more", names.len() - 10) } else { String::new() };
             text.push_str(&format!("{status}: {shown}{more}\n"));
         }
-    }
+    };
+    let gated = |c: &&Change<'_>| c.role != Role::SyntheticRoot;
+    listed(&mut text, "New", rows.iter().filter(gated).filter(|c| c.base.is_none()).map(|c| c.name).collect());
+    listed(&mut text, "Gone", rows.iter().filter(gated).filter(|c| c.new.is_none()).map(|c| c.name).collect());
+    let not_gated = rows.iter().zip(judged).filter(|(_, j)| !j.gated).map(|(c, _)| c.name).collect();
+    listed(&mut text, "Not gated (a producer's frames or a side's synthetic root; --gate-pseudo gates the former)", not_gated);
     text
+}
+
+/// `95 % intervals 10.1 ± 2.0 → 20.3 ± 2.6 %, p = 3.4e-9 (sampling)`: a test's figures, in the
+/// words of the variance that decided.
+fn test_words(test: &gate::Test) -> String {
+    let pct = |share: f64| format!("{:.1}", share * 100.0);
+    let (mb, mn) = test.margins;
+    let method = match (test.method, test.freedom) {
+        (gate::Method::Spread, Some(df)) => format!("Welch's t on the runs' spread, {df:.1} degrees of freedom"),
+        _ => "z, sampling and the between-run floor".to_string(),
+    };
+    format!(
+        "95 % intervals {} ± {:.1} → {} ± {:.1} %, p = {:.2e} ({method})",
+        pct(test.shares.0),
+        mb * 100.0,
+        pct(test.shares.1),
+        mn * 100.0,
+        test.p
+    )
+}
+
+/// The functions that grew past the limits but not clearly, and about how many runs a side would
+/// decide the clearest of them: what to do next.
+fn not_clear(rows: &[Change<'_>], judged: &[Judged], tested: &Tested) -> String {
+    let alpha = tested.q / tested.functions.max(1) as f64;
+    let unclear: Vec<(&str, gate::Test)> = rows
+        .iter()
+        .zip(judged)
+        .filter(|(_, j)| j.gated && j.large && !j.clear)
+        .filter_map(|(c, j)| Some((c.name, j.test?)))
+        .collect();
+    let Some(decide) = unclear.iter().filter_map(|(_, t)| gate::runs_to_decide(t, alpha)).min() else {
+        return String::new();
+    };
+    let names: Vec<&str> = unclear.iter().map(|(name, _)| *name).take(5).collect();
+    let more = if unclear.len() > 5 { format!(" and {} more", unclear.len() - 5) } else { String::new() };
+    format!(
+        "Not clear: {} function(s) grew past the limits within the noise ({}{more}); about {decide} run(s) a side would decide the clearest.\n",
+        unclear.len(),
+        names.join(", ")
+    )
 }
 
 /// Of the stacks (root to the function, outermost nodes of `name`) of either view, the one whose
@@ -523,7 +497,7 @@ fn path_that_grew_most(base: &View, new: &View, name: &str) -> Option<(String, f
 }
 
 /// The self value (with `own`) or total of `sums`, 0 for a function the profile does not have.
-fn amount(sums: Option<&Sums>, own: bool) -> f64 {
+pub(super) fn amount(sums: Option<&Sums>, own: bool) -> f64 {
     sums.map_or(0.0, |s| if own { s.own } else { s.total })
 }
 
@@ -758,21 +732,28 @@ mod tests {
         let mut profile = read(
             Format::Folded,
             "main;core::ptr::drop::h0123456789abcdef;parse.constprop.3;Foo$$Lambda$123/0x0000000800c01234.apply 1\n\
-             main;[perf-4242.map];jitted-4242-17.so;0x7f3a12345678 1\n",
+             main;[perf-4242.map];jitted-4242-17.so;0x7f3a12345678 1\n\
+             thread (9505): MainThread;Work$$Lambda$93+0x00007f1b9c009000.27319466.accept 1\n\
+             process 4242:\"python3 app.py\";thread (0x7F3A12345678);Bar$$Lambda/0x0000000800c0b1d8.run 1\n",
         );
-        assert_eq!(names_across_runs(&mut profile), 6);
+        assert_eq!(names_across_runs(&mut profile), 11);
         let mut names: Vec<String> = profile.frames.iter().map(|(_, f)| f.name.clone()).collect();
         names.sort();
         assert_eq!(
             names,
             [
                 "0x…",
-                "Foo$$Lambda/0x….apply",
+                "Bar$$Lambda.run",
+                "Foo$$Lambda.apply",
+                "Work$$Lambda.accept",
                 "[perf-PID.map]",
                 "core::ptr::drop",
                 "jitted-PID.so",
                 "main",
-                "parse.constprop"
+                "parse.constprop",
+                "process …:\"python3 app.py\"",
+                "thread (…)",
+                "thread (…): MainThread",
             ]
         );
     }

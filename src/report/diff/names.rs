@@ -4,21 +4,36 @@ use crate::model::Profile;
 use regex::Regex;
 
 /// The parts of a name that differ between two runs or builds of one program, and what each becomes
-/// ([`names_across_runs`]): an address (`0x7f3a…`, a JIT's code or a hidden class), a Rust symbol's
-/// build hash (`::h0123456789abcdef`), the number GCC gives a function's clone (`.constprop.3`,
-/// `.isra.0`, `.part.1`, `.cold.2`, `.lto_priv.0`), a Java lambda's class number (`$$Lambda$123`),
-/// and the pid in a JIT's perf map or dump (`perf-4242.map`, `jitted-4242-17.so`).
-const RUN_SPECIFIC: [(&str, &str); 6] = [
+/// ([`names_across_runs`]), in the order they are applied:
+/// - a Java lambda's or hidden class's suffixes (`Work$$Lambda$93+0x00007f1b9c009000.27319466` as
+///   JFR names it, `Foo$$Lambda$14/0x0000000800c03000`, `Foo$$Lambda/0x…` of JDK 21): its class
+///   number, address and identity hash, so that the lambda is `Work$$Lambda`;
+/// - py-spy's thread and process frames (`thread (9505): MainThread`, `thread (0x7f3a…)`,
+///   `process 4242:"python3 app.py"`): their ids, so that threads match by name;
+/// - an address (`0x7f3a…`, a JIT's code): `0x…`;
+/// - a Rust symbol's build hash (`::h0123456789abcdef`);
+/// - the number GCC gives a function's clone (`.constprop.3`, `.isra.0`, `.part.1`, `.cold.2`,
+///   `.lto_priv.0`);
+/// - the pid in a JIT's perf map or dump (`perf-4242.map`, `jitted-4242-17.so`);
+/// - the numbers of a JFR event handler class the JDK generates per run
+///   (`EventHandler1386_1795905053094-20000`).
+const RUN_SPECIFIC: [(&str, &str); 9] = [
+    (r"\$\$Lambda(?:\$[0-9]+)?(?:[+/]0x[0-9a-fA-F]+)?(?:\.[0-9]+)?", "$$$$Lambda"),
+    (r"^(thread|process) \((?:0x)?[0-9a-fA-F]+\)", "$1 (…)"),
+    (r"^process [0-9]+:", "process …:"),
     (r"0x[0-9a-fA-F]{4,}", "0x…"),
     (r"::h[0-9a-f]{16}$", ""),
     (r"\.(isra|constprop|part|cold|lto_priv|llvm)\.[0-9]+", ".$1"),
-    (r"\$\$Lambda\$[0-9]+", "$$$$Lambda"),
     (r"perf-[0-9]+\.map", "perf-PID.map"),
     (r"jitted-[0-9]+-[0-9]+\.so", "jitted-PID.so"),
+    (r"EventHandler[0-9]+_[0-9]+-[0-9]+", "EventHandler"),
 ];
 
 /// Renames the frames of `profile` so that one function of two runs or builds has one name: the
-/// parts of [`RUN_SPECIFIC`] replaced in each name and module. Returns how many frames it renamed.
+/// parts of [`RUN_SPECIFIC`] replaced in each name and module. An unsymbolicated frame of a library
+/// (samply's `0x1a49b` in `libm.so.6`) is an offset in that library, the same in every run of one
+/// build: it keeps its address and is named by its library too (`libm.so.6+0x1a49b`), so that two
+/// such frames stay two rows. Returns how many frames it renamed.
 pub fn names_across_runs(profile: &mut Profile) -> usize {
     static RULES: std::sync::OnceLock<Vec<(Regex, &'static str)>> = std::sync::OnceLock::new();
     // The patterns are constants, each valid.
@@ -37,6 +52,11 @@ pub fn names_across_runs(profile: &mut Profile) -> usize {
     };
     let mut renamed = 0;
     crate::model::ops::map_frames(profile, |frame| {
+        if let Some(library) = frame.module.as_deref().filter(|_| is_address(&frame.name)) {
+            renamed += 1;
+            let library = library.rsplit(['/', '\\']).next().unwrap_or(library);
+            return Some(crate::model::Frame { name: format!("{library}+{}", frame.name), ..frame.clone() });
+        }
         let (name, module) = (rewrite(&frame.name), frame.module.as_deref().and_then(rewrite));
         if name.is_none() && module.is_none() {
             return None;
@@ -49,4 +69,30 @@ pub fn names_across_runs(profile: &mut Profile) -> usize {
         })
     });
     renamed
+}
+
+/// Whether `name` is a bare address, `0x1a49b`.
+fn is_address(name: &str) -> bool {
+    name.strip_prefix("0x").is_some_and(|hex| !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// The names producers give frames that are no code of the program: V8's `(idle)`, `(program)`,
+/// `(garbage collector)` and `(root)`, Go's `runtime._GC`, `runtime._System`,
+/// `runtime._ExternalCode` and `runtime._VDSO`. The gate reports them but does not gate them by
+/// default: idling or collecting more is a symptom, not a function that regressed.
+const PSEUDO: [&str; 8] = [
+    "(idle)",
+    "(program)",
+    "(garbage collector)",
+    "(root)",
+    "runtime._GC",
+    "runtime._System",
+    "runtime._ExternalCode",
+    "runtime._VDSO",
+];
+
+/// Whether a frame of `name` is a producer's pseudo-frame ([`PSEUDO`]), or py-spy's thread or
+/// process frame (`thread (…): MainThread`).
+pub(super) fn is_pseudo(name: &str) -> bool {
+    PSEUDO.contains(&name) || name.starts_with("thread (") || name.starts_with("process ")
 }

@@ -58,3 +58,108 @@ fn a_function_doing_twice_the_work_fails_the_default_gate() {
     let node_slow = runs("node-slow", "cpuprofile", &[1]);
     assert_eq!(gate(&[node[0].clone(), node_slow[0].clone()]), 3);
 }
+
+/// The JSON report of `proftool diff --format json ARGS`, and its exit code.
+fn gate_json(args: &[String]) -> (i32, serde_json::Value) {
+    let out = proftool().args(["diff", "--format", "json"]).args(args).output().unwrap();
+    let json =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code().unwrap(), json)
+}
+
+/// Issue 45: Go's allocs profiles are sampled once per 512 KiB: each run's bytes are as noisy as
+/// the few samples behind them, not exact. Every ordered pair of three unchanged runs passes (each
+/// failed when bytes were judged by the limits alone); render allocating twice as much fails, and
+/// is named first.
+#[test]
+fn sampled_bytes_are_tested_by_the_samples_behind_them() {
+    let allocs = runs("goallocs", "pb.gz", &[1, 2, 3]);
+    for (i, base) in allocs.iter().enumerate() {
+        for (j, new) in allocs.iter().enumerate().filter(|(j, _)| *j != i) {
+            let (code, json) = gate_json(&[base.clone(), new.clone()]);
+            assert_eq!(code, 0, "run {} against run {}: {json}", i + 1, j + 1);
+            assert_eq!(json["verdict"], "pass");
+        }
+    }
+    let (code, json) = gate_json(&[allocs[0].clone(), runs("goallocs-slow", "pb.gz", &[1])[0].clone()]);
+    assert_eq!(code, 3, "{json}");
+    assert_eq!(json["gate"]["flagged"][0], "main.render");
+    // The rule says what noise it tested against: the samples behind the bytes.
+    assert!(json["gate"]["rule"].as_str().unwrap().contains("samples behind its values"), "{json}");
+    assert_eq!(json["base"]["sampling"], "sampled, 524288 a sample");
+}
+
+/// Issue 45: py-spy's `--threads` puts a `thread (TID): name` frame in every stack, its id new each
+/// run, and its speedscope files hold seconds at 100 Hz. Two unchanged runs pass; the thread
+/// frames are matched by name and reported, not gated (both failed the gate before: every thread
+/// frame was new or gone, and seconds were judged as measured time).
+#[test]
+fn py_spy_threads_and_seconds_pass_unchanged_runs() {
+    let pyspy = runs("pythreads", "speedscope.json", &[1, 2]);
+    for (base, new) in [(&pyspy[0], &pyspy[1]), (&pyspy[1], &pyspy[0])] {
+        let (code, json) = gate_json(&[base.clone(), new.clone()]);
+        assert_eq!(code, 0, "{json}");
+        let not_gated = json["gate"]["not_gated"].as_array().unwrap();
+        assert!(not_gated.iter().any(|n| n == "thread (…): MainThread"), "{json}");
+        assert_eq!(json["base"]["sampling"], "sampled, 10000000 a sample");
+    }
+}
+
+/// Issue 45: a producer's pseudo-frames are reported, not gated: V8's `(idle)` growing from 10 % to
+/// 50 % of the samples passes by default and fails with `--gate-pseudo`. Counts by hand: 10 of 100
+/// against 50 of 100 is z = 6.1 by sampling alone, clear at any floor of 10 % of a share.
+#[test]
+fn pseudo_frames_are_reported_not_gated() {
+    let dir = crate::support::binary::temp();
+    let (base, new) = (dir.path().join("base.folded"), dir.path().join("new.folded"));
+    std::fs::write(&base, "main;work 90\n(idle) 10\n").unwrap();
+    std::fs::write(&new, "main;work 50\n(idle) 50\n").unwrap();
+    let files = [base.display().to_string(), new.display().to_string()];
+    let (code, json) = gate_json(&files);
+    assert_eq!((code, &json["verdict"]), (0, &serde_json::json!("pass")), "{json}");
+    assert_eq!(json["gate"]["not_gated"], serde_json::json!(["(idle)"]));
+    let (code, json) = gate_json(&[vec!["--gate-pseudo".into()], files.to_vec()].concat());
+    assert_eq!((code, &json["gate"]["flagged"]), (3, &serde_json::json!(["(idle)"])), "{json}");
+}
+
+/// Issue 45: a side's synthetic root (a Sampler file's `Profiler root`, absent from its LispWorks
+/// rendering) holds the whole of that side: it is no new function and the gate passes the file
+/// against itself.
+#[test]
+fn a_synthetic_root_is_not_a_new_function() {
+    let dir = crate::support::binary::temp();
+    let (base, new) = (dir.path().join("base.folded"), dir.path().join("new.folded"));
+    std::fs::write(&base, "Profiler root;main;work 60\nProfiler root;main;idle 40\n").unwrap();
+    std::fs::write(&new, "main;work 60\nmain;idle 40\n").unwrap();
+    let (code, json) = gate_json(&[base.display().to_string(), new.display().to_string()]);
+    assert_eq!((code, &json["verdict"]), (0, &serde_json::json!("pass")), "{json}");
+    assert_eq!(json["gate"]["not_gated"], serde_json::json!(["Profiler root"]));
+}
+
+/// Issue 45: time a reader cannot say is sampled or measured (folded stacks of nanoseconds) cannot
+/// be tested with one run a side: a growth past the limits is inconclusive (exit 0), and the rule
+/// names the metric and asks for several runs. Three runs a side are tested by their spread: render
+/// at 30, 31, 29 % against 45, 46, 44 % fails. By hand: the runs' spread is 1e-4 a function, below
+/// the least variation of several runs, 10 % of the pooled share 0.375: 0.0375² = 1.41e-3, so each
+/// side's variance is 1.41e-3 / 3 = 4.69e-4, t = 0.15 / sqrt(2 × 4.69e-4) = 4.9 on 4 degrees of
+/// freedom, p = 0.004, the least of the three functions that could pass the limits.
+#[test]
+fn time_of_unknown_sampling_is_inconclusive_with_one_run_and_tested_with_several() {
+    let dir = crate::support::binary::temp();
+    let write = |name: &str, render: u32| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, format!("main;render {render}\nmain;parse {}\n", 100 - render)).unwrap();
+        path.display().to_string()
+    };
+    let unit = ["--folded-unit".to_string(), "ns".to_string()];
+    let (code, json) = gate_json(&[unit.to_vec(), vec![write("b.folded", 30), write("n.folded", 45)]].concat());
+    assert_eq!((code, &json["verdict"]), (0, &serde_json::json!("inconclusive")), "{json}");
+    assert!(json["gate"]["rule"].as_str().unwrap().contains("not known whether sampled"), "{json}");
+    let base: Vec<String> = [30, 31, 29].iter().enumerate().map(|(i, &r)| write(&format!("b{i}.folded"), r)).collect();
+    let new: Vec<String> = [45, 46, 44].iter().enumerate().map(|(i, &r)| write(&format!("n{i}.folded"), r)).collect();
+    let args = [unit.to_vec(), vec!["--base".into()], base, vec!["--new".into()], new].concat();
+    let (code, json) = gate_json(&args);
+    assert_eq!(code, 3, "{json}");
+    assert_eq!(json["gate"]["flagged"][0], "render");
+    assert_eq!(json["gate"]["tests"]["render"]["method"], "spread");
+}

@@ -12,6 +12,9 @@ import sys
 OUT = sys.argv[1]
 PROFTOOL = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "../../target/release/proftool")
 DRAWS = int(os.environ.get("DRAWS", "60"))
+# Options added to every comparison (EXTRA="--run-floor 30"), and the folders compared (FOLDERS="c-short node-long").
+EXTRA = os.environ.get("EXTRA", "").split()
+FOLDERS = os.environ.get("FOLDERS", "").split()
 # Extra options of a folder's comparisons: JFR's allocation samples are another metric of the same files.
 VARIANTS = {"java": [("java", []), ("java alloc", ["--metric", "alloc-weight"])]}
 
@@ -22,7 +25,7 @@ def runs(folder, tag):
 
 
 def diff(base, new, options):
-    command = [PROFTOOL, "diff", "--format", "json", *options, "--base", *base, "--new", *new]
+    command = [PROFTOOL, "diff", "--format", "json", *EXTRA, *options, "--base", *base, "--new", *new]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode not in (0, 3):
         return "error", None, done.stderr.strip().splitlines()[-1:] if done.stderr else ""
@@ -66,7 +69,7 @@ def main():
     print("|---|---|---|---|")
     for folder in sorted(os.listdir(OUT)):
         path = os.path.join(OUT, folder)
-        if not os.path.isdir(path):
+        if not os.path.isdir(path) or (FOLDERS and folder not in FOLDERS):
             continue
         base = runs(path, "base")
         if len(base) < 10:

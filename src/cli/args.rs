@@ -280,27 +280,33 @@ impl ReportArgs {
     /// Writes `report` to stdout as asked: names are cut to [`text_width`].
     pub fn print<P: Printer>(&self, report: &Report<P>) -> anyhow::Result<()> {
         let stdout = std::io::stdout();
-        let width = text_width(&stdout, self.wide);
+        let (width, whole_names) = text_width(&stdout, self.wide);
         let style = TextStyle {
             decimals: self.decimal.map_or(1, usize::from),
             decimals_given: self.decimal.is_some(),
             width,
             unit: self.unit(),
+            whole_names,
         };
         anyhow::Context::context(report.write(&mut stdout.lock(), self.format, style), "stdout")
     }
 }
 
-/// The width text is fitted to on `stdout`: none with `--wide`; the terminal's where stdout is one;
-/// else (a pipe, a file) `COLUMNS`, as a shell exports it, else [`PIPED_WIDTH`], so that one long
-/// name (a V8 regex frame of 1,000 characters) does not pad every line of `summary | less`.
-fn text_width(stdout: &std::io::Stdout, wide: bool) -> Option<usize> {
+/// The width text is fitted to on `stdout`, and whether names too long for it go whole on lines of
+/// their own: none with `--wide`; the terminal's where stdout is one; else (a pipe, a file)
+/// `COLUMNS`, as a shell exports it; else (a CI log) [`PIPED_WIDTH`] with names whole on their own
+/// lines, so that one long name (a V8 regex frame of 1,000 characters) does not pad every line of
+/// `summary | less` and no name is cut to a few characters that read like another's.
+fn text_width(stdout: &std::io::Stdout, wide: bool) -> (Option<usize>, bool) {
     if wide {
-        return None;
+        return (None, false);
     }
     let terminal = stdout.is_terminal().then(terminal_size::terminal_size).flatten();
     let columns = || std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse().ok()).filter(|&c: &usize| c > 0);
-    Some(terminal.map(|(width, _)| usize::from(width.0)).or_else(columns).unwrap_or(PIPED_WIDTH))
+    match terminal.map(|(width, _)| usize::from(width.0)).or_else(columns) {
+        Some(width) => (Some(width), false),
+        None => (Some(PIPED_WIDTH), true),
+    }
 }
 
 /// The width text is fitted to in a pipe or a file when `COLUMNS` does not say one.

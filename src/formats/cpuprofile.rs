@@ -303,7 +303,8 @@ fn profile(
 /// The metrics of a CPU profile: time (where it has samples, and so their times) and samples.
 pub(crate) fn metrics(timed: bool) -> Vec<Metric> {
     // V8 samples: its time is the weight of the samples counted beside it.
-    let time = timed.then(|| Metric::time(Unit::Microseconds, Repr::Int).sampled(crate::model::Sampling::weights_of("samples")));
+    let time = timed
+        .then(|| Metric::time(Unit::Microseconds, Repr::Int).sampled(crate::model::Sampling::weights_of("samples")));
     time.into_iter().chain([Metric::samples()]).collect()
 }
 
@@ -551,7 +552,10 @@ pub(crate) fn fit(profile: Profile, options: &ConvertOptions, diag: &mut Diagnos
                 format!("cpuprofile holds time: {name} written as time at {micros} us each")
             });
         }
-        profile.add_metric(Metric::time(Unit::Microseconds, Repr::Float).sampled(crate::model::Sampling::weights_of("samples")), Values::Float(values));
+        profile.add_metric(
+            Metric::time(Unit::Microseconds, Repr::Float).sampled(crate::model::Sampling::weights_of("samples")),
+            Values::Float(values),
+        );
     }
     if kind(&profile, MetricKind::Samples).is_none() {
         let values = match (counts, kind(&profile, MetricKind::Time)) {

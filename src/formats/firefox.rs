@@ -68,8 +68,7 @@ use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
 use crate::model::Sampling;
 use crate::model::{
-    ops, ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value,
-    DEFINED_AT,
+    ops, ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, DEFINED_AT,
 };
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;

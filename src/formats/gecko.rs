@@ -212,7 +212,10 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
         Some(profile) => ("profile", profile),
         None => ("", document.bare),
     };
-    let mut profile = Profile::new(vec![Metric::time(Unit::Milliseconds, Repr::Float).sampled(crate::model::Sampling::weights_of("samples")), Metric::samples()]);
+    let mut profile = Profile::new(vec![
+        Metric::time(Unit::Milliseconds, Repr::Float).sampled(crate::model::Sampling::weights_of("samples")),
+        Metric::samples(),
+    ]);
     profile.meta.weighed_by = Some(MetricKind::Time);
     profile.meta.title = document.label.filter(|l| !l.is_empty());
     let interval = gecko.meta.as_ref().and_then(|m| m.interval).filter(|&i| i.is_finite() && i > 0.0 && i < 1e12);

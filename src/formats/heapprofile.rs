@@ -162,7 +162,8 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
 /// The profile of a parsed heap profile.
 fn profile(document: Document, diag: &mut Diagnostics) -> Profile {
     // V8 samples allocations: with its samples, the sizes are weights of the samples counted.
-    let objects = Metric::new("sampled objects", MetricKind::Objects, Unit::Count, Repr::Int).sampled(Sampling::counts());
+    let objects =
+        Metric::new("sampled objects", MetricKind::Objects, Unit::Count, Repr::Int).sampled(Sampling::counts());
     let size = Metric::new("size", MetricKind::Alloc, Unit::Bytes, Repr::Int);
     let size = match document.samples.is_some() {
         true => size.sampled(Sampling::weights_of(&objects.name)),

@@ -156,7 +156,10 @@ fn read(input: &mut (dyn Read + Send)) -> Result<Profile, ParseError> {
         let expected = format!("a duration for each of the {} samples", samples.len());
         return Err(error("\"sampleDurations\"", expected, format!("{} durations", durations.len())));
     }
-    let mut profile = Profile::new(vec![Metric::time(Unit::Microseconds, Repr::Float).sampled(crate::model::Sampling::weights_of("samples")), Metric::samples()]);
+    let mut profile = Profile::new(vec![
+        Metric::time(Unit::Microseconds, Repr::Float).sampled(crate::model::Sampling::weights_of("samples")),
+        Metric::samples(),
+    ]);
     let mut stacks = StackTree::default();
     let mut frames: HashMap<&StackFrame, FrameId> = HashMap::new();
     for (index, (sample, &duration)) in samples.iter().zip(durations).enumerate() {

@@ -236,7 +236,11 @@ fn read(input: &mut (dyn Read + Send)) -> Result<Profile, ParseError> {
 fn metrics(weight: Weight) -> Vec<Metric> {
     match weight {
         Weight::Interval(_) | Weight::Deltas => {
-            vec![Metric::samples(), Metric::time(crate::model::Unit::Microseconds, crate::model::Repr::Int).sampled(crate::model::Sampling::weights_of("samples"))]
+            vec![
+                Metric::samples(),
+                Metric::time(crate::model::Unit::Microseconds, crate::model::Repr::Int)
+                    .sampled(crate::model::Sampling::weights_of("samples")),
+            ]
         }
         Weight::Objects => {
             let samples = Metric::samples();

@@ -236,7 +236,14 @@ impl Metric {
     /// A metric of `name` and `kind` in `unit`, additive, stored as `repr`, whose sampling is what
     /// its kind means where a reader does not say ([`Sampling::of_kind`]).
     pub fn new(name: impl Into<String>, kind: MetricKind, unit: Unit, repr: Repr) -> Metric {
-        Metric { name: name.into(), kind, unit, aggregation: Aggregation::Additive, repr, sampling: Sampling::of_kind(kind) }
+        Metric {
+            name: name.into(),
+            kind,
+            unit,
+            aggregation: Aggregation::Additive,
+            repr,
+            sampling: Sampling::of_kind(kind),
+        }
     }
 
     /// A sample count: additive integer samples.

@@ -55,12 +55,11 @@ impl Count {
 /// What the test knows of the noise of the runs it compares.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Model {
-    /// How much more each side's runs spread than sampling makes them ([`dispersion`]; 1 for one
-    /// run).
-    pub dispersions: (f64, f64),
-    /// The least spread between runs, as a fraction of a share: real runs vary beyond sampling
-    /// (scheduling, caches, a JIT, a collector), and one run a side cannot measure how much.
-    pub floor: f64,
+    /// How much each side's runs vary beyond sampling, as a fraction of a share (the standard
+    /// deviation of a run's share over the share): measured from a side's runs where it has several
+    /// ([`run_spread`]), assumed where it has one. Real runs vary beyond sampling (scheduling,
+    /// caches, a JIT, a collector), and one run cannot measure how much.
+    pub floors: (f64, f64),
     /// Whether the sampling variance is known (a sampled metric); else only the runs' spread.
     pub sampled: bool,
 }
@@ -68,7 +67,7 @@ pub struct Model {
 /// The variance that decided a test.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
-    /// Sampling, from the samples behind each value (times each side's dispersion), and the floor.
+    /// Sampling, from the samples behind each value, and how much runs vary beyond it.
     Sampling,
     /// The spread of the function's own runs (Welch's t), at least the floor.
     Spread,
@@ -138,25 +137,25 @@ fn weight_of(runs: &[&Count]) -> f64 {
     }
 }
 
-/// How much more the shares of a side's runs spread than sampling alone makes them, over all the
-/// functions of the side (`functions`, each its runs' values): the sum of each function's squared
-/// deviations over the sum of what sampling would give, at least 1. Runs that differ as a whole (a
-/// machine busier in one run) spread every function's share, and all of them tell how much.
-pub fn dispersion<'a>(functions: impl IntoIterator<Item = &'a [Count]>) -> f64 {
-    let (mut seen, mut expected) = (0.0, 0.0);
+/// How much a side's runs vary beyond sampling, as a fraction of a share, over all the functions of
+/// the side (`functions`, each its runs' values): the square root of the sum of each function's
+/// spread beyond its sampling variance over the sum of its squared share. The functions of one
+/// build's runs tell it together: a regression shifts one side against the other, not the runs of
+/// a side apart. `None` for a side of one run.
+pub fn run_spread<'a>(functions: impl IntoIterator<Item = &'a [Count]>, sampled: bool) -> Option<f64> {
+    let (mut beyond, mut shares, mut several) = (0.0, 0.0, false);
     for runs in functions.into_iter().filter(|runs| runs.len() > 1) {
+        several = true;
         let (spread, mean) = spread(runs);
-        let free = runs.len() as f64 - 1.0;
         let weight = weight_of(&runs.iter().collect::<Vec<_>>());
-        let sampling = runs.iter().map(|r| sampling_variance(mean, weight, r)).sum::<f64>() / runs.len() as f64;
-        seen += free * spread;
-        expected += free * sampling;
+        let sampling = match sampled {
+            true => runs.iter().map(|r| sampling_variance(mean, weight, r)).sum::<f64>() / runs.len() as f64,
+            false => 0.0,
+        };
+        beyond += (spread - sampling).max(0.0);
+        shares += mean * mean;
     }
-    if expected > 0.0 {
-        (seen / expected).max(1.0)
-    } else {
-        1.0
-    }
+    several.then(|| if shares > 0.0 { (beyond / shares).sqrt() } else { 0.0 })
 }
 
 /// The mean share of `runs` and the variance of that mean under `model`, at the share `at` (the
@@ -166,12 +165,12 @@ pub fn dispersion<'a>(functions: impl IntoIterator<Item = &'a [Count]>) -> f64 {
 /// own spread (at least the floor), with its degrees of freedom. A function whose share jumps
 /// between runs (a collector, a JIT) is judged by its own spread; every other by what sampling and
 /// the side's runs as a whole show, which keeps the power more runs bring.
-fn side(runs: &[Count], at: f64, weight: f64, dispersion: f64, model: &Model) -> Side {
+fn side(runs: &[Count], at: f64, weight: f64, floor: f64, model: &Model) -> Side {
     let n = runs.len() as f64;
     let (spread, mean) = spread(runs);
-    let floor = (model.floor * at).powi(2);
+    let floor = (floor * at).powi(2);
     let expected = match model.sampled {
-        true => runs.iter().map(|r| sampling_variance(at, weight, r)).sum::<f64>() / n * dispersion + floor,
+        true => runs.iter().map(|r| sampling_variance(at, weight, r)).sum::<f64>() / n + floor,
         false => floor,
     };
     let beyond_chance = runs.len() > 1
@@ -195,8 +194,8 @@ pub fn test_growth(base: &[Count], new: &[Count], model: &Model) -> Option<Test>
     let (seen, of) = base.iter().chain(new).fold((0.0, 0.0), |(c, n), r| (c + r.count, n + r.of));
     let pooled = if of > 0.0 { seen / of } else { 0.0 };
     let weight = weight_of(&base.iter().chain(new).collect::<Vec<_>>());
-    let (db, dn) = model.dispersions;
-    let (b, n) = (side(base, pooled, weight, db, model), side(new, pooled, weight, dn, model));
+    let (fb, fn_) = model.floors;
+    let (b, n) = (side(base, pooled, weight, fb, model), side(new, pooled, weight, fn_, model));
     let growth = n.mean - b.mean;
     let error = (b.variance + n.variance).sqrt();
     let statistic = match error > 0.0 {
@@ -210,12 +209,12 @@ pub fn test_growth(base: &[Count], new: &[Count], model: &Model) -> Option<Test>
     let freedom = (denominator > 0.0).then(|| (b.variance + n.variance).powi(2) / denominator);
     let p = upper_tail(statistic, freedom);
     // Each side's interval from its own share, by the same variance as the test's.
-    let margin = |runs: &[Count], s: &Side, dispersion: f64| {
-        let own = side(runs, s.mean, weight_of(&runs.iter().collect::<Vec<_>>()), dispersion, model);
+    let margin = |runs: &[Count], s: &Side, floor: f64| {
+        let own = side(runs, s.mean, weight_of(&runs.iter().collect::<Vec<_>>()), floor, model);
         let variance = if s.estimated { s.variance } else { own.variance };
         quantile(0.975, s.estimated.then_some(s.runs as f64 - 1.0)) * variance.sqrt()
     };
-    let margins = (margin(base, &b, db), margin(new, &n, dn));
+    let margins = (margin(base, &b, fb), margin(new, &n, fn_));
     let method = if b.estimated || n.estimated { Method::Spread } else { Method::Sampling };
     Some(Test { shares: (b.mean, n.mean), margins, statistic, p, runs: b.runs.max(n.runs), method, freedom })
 }
@@ -293,7 +292,7 @@ mod tests {
     use super::*;
 
     /// The sampling model alone: no floor between runs, no dispersion.
-    const SAMPLING: Model = Model { dispersions: (1.0, 1.0), floor: 0.0, sampled: true };
+    const SAMPLING: Model = Model { floors: (0.0, 0.0), sampled: true };
 
     /// `count` samples of `of`, each weighing 1.
     fn samples(count: f64, of: f64) -> Count {
@@ -366,7 +365,7 @@ mod tests {
     fn runs_vary_beyond_sampling_by_the_floor() {
         let test = test_growth(&one(2000.0, 1e4), &one(2200.0, 1e4), &SAMPLING).unwrap();
         assert!((test.statistic - 3.472).abs() < 1e-3, "{test:?}");
-        let floored = Model { floor: 0.1, ..SAMPLING };
+        let floored = Model { floors: (0.1, 0.1), ..SAMPLING };
         let test = test_growth(&one(2000.0, 1e4), &one(2200.0, 1e4), &floored).unwrap();
         assert!((test.statistic - 0.661).abs() < 1e-3, "{test:?}");
     }
@@ -381,6 +380,19 @@ mod tests {
         let test = test_growth(&runs([0.10, 0.12, 0.11]), &runs([0.20, 0.22, 0.21]), &unstated).unwrap();
         assert!((test.statistic - 12.247).abs() < 1e-3, "{test:?}");
         assert_eq!(test.method, Method::Spread);
+    }
+
+    /// How much runs vary, by hand: two functions of shares 0.2, 0.3 (mean 0.25) and 0.8, 0.7 (0.75)
+    /// in runs of 1,000 samples: spreads 0.005 each; sampling 0.25 × 0.75 / 1,000 = 1.875e-4 each
+    /// (the mean of the runs' variances at the mean share); beyond: 2 × (0.005 − 1.875e-4) =
+    /// 9.625e-3 over 0.25² + 0.75² = 0.625: 0.0154, the square root 0.1241.
+    #[test]
+    fn runs_vary_by_their_spread_beyond_sampling_over_all_functions() {
+        let runs = |a: f64, b: f64| vec![samples(a * 1e3, 1e3), samples(b * 1e3, 1e3)];
+        let functions = [runs(0.2, 0.3), runs(0.8, 0.7)];
+        let measured = run_spread(functions.iter().map(Vec::as_slice), true).unwrap();
+        assert!((measured - 0.1241).abs() < 1e-4, "{measured}");
+        assert_eq!(run_spread([&one(1.0, 2.0)[..]], true), None);
     }
 
     /// Benjamini–Hochberg by hand, q = 0.05, m = 4: thresholds 0.0125, 0.025, 0.0375, 0.05. The

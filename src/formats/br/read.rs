@@ -311,7 +311,10 @@ pub(crate) fn read(
         stacks: IndexMap::default(),
         used: vec![false; 1 << 16],
         key: Vec::new(),
-        profile: Profile::new(vec![Metric::samples(), Metric::time(Unit::Nanoseconds, Repr::Int).sampled(crate::model::Sampling::weights_of("samples"))]),
+        profile: Profile::new(vec![
+            Metric::samples(),
+            Metric::time(Unit::Nanoseconds, Repr::Int).sampled(crate::model::Sampling::weights_of("samples")),
+        ]),
         index: ChildIndex::default(),
         frames: Vec::new(),
         has_time: false,

@@ -6,8 +6,7 @@
 use crate::diag::Diagnostics;
 use crate::model::Sampling;
 use crate::model::{
-    FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value,
-    Values,
+    FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values,
 };
 use rustc_hash::FxHashMap;
 

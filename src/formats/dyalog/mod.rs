@@ -137,7 +137,8 @@ fn add_neutral_columns(profile: &mut Profile, format: FormatName, diag: &mut Dia
     if !has(profile, MetricKind::Time) {
         diag.warn("dyalog-no-time", None, || format!("{format}: the source has no time: times are written as 0"));
         let zeros = Values::zeros(Repr::Float, profile.tree.len());
-        profile.add_metric(Metric::time(Unit::Milliseconds, Repr::Float).sampled(crate::model::Sampling::Measured), zeros);
+        profile
+            .add_metric(Metric::time(Unit::Milliseconds, Repr::Float).sampled(crate::model::Sampling::Measured), zeros);
     }
 }
 

@@ -93,7 +93,6 @@ const PERIOD_TYPE: u64 = 11;
 const COMMENT: u64 = 13;
 const DEFAULT_SAMPLE_TYPE: u64 = 14;
 
-
 /// What noise each of `metrics` has (docs/gate.md), from what the profile says of its period: every
 /// pprof producer samples. Counts of samples are counts; Go's heap bytes are sampled once per
 /// `period` bytes (`period_type` space), and its object counts come from the same samples (those of

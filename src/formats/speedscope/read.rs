@@ -223,7 +223,6 @@ fn frames(profile: &mut Profile, frames: &[FrameJson]) -> Vec<FrameId> {
 /// A stack's frame indices, root first, and its weight.
 type Visit<'s> = (&'s [u32], f64);
 
-
 /// What noise `metric`, of the profiles `parts`, has (docs/gate.md): an evented profile's times
 /// are measured; a sampled profile's counts are samples; a sampled profile's time where every
 /// sample weighs one period (py-spy's seconds at its rate) is samples of that period; other weights

@@ -179,4 +179,3 @@ pub(super) fn differential_svg(lines: &str, title: &str, negate: bool, out: &mut
     inferno::flamegraph::from_lines(&mut options, safe.iter().map(String::as_str), out)?;
     Ok(())
 }
-

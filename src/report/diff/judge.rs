@@ -94,8 +94,12 @@ pub(super) fn judgement(
         rows.iter().map(|c| runs.iter().map(|r| r.count(c.name, own)).collect()).collect()
     };
     let (b, n) = (per_function(b), per_function(n));
-    let dispersions = (gate::dispersion(b.iter().map(Vec::as_slice)), gate::dispersion(n.iter().map(Vec::as_slice)));
-    Judgement::Tested(Model { dispersions, floor: options.run_floor, sampled })
+    // Several runs measure how much runs vary, at least a third of what one run is assumed to.
+    let floor = |functions: &[Vec<gate::Count>]| {
+        gate::run_spread(functions.iter().map(Vec::as_slice), sampled)
+            .map_or(options.run_floor, |measured| measured.max(options.run_floor / 3.0))
+    };
+    Judgement::Tested(Model { floors: (floor(&b), floor(&n)), sampled })
 }
 
 /// Each row judged: the rows that could pass the limits (their NEW share above the points limit)
@@ -205,9 +209,16 @@ pub(super) fn rule_line(
                 (1, 1) => String::new(),
                 (b, n) => format!(", or Welch's t on its runs' spread where that is beyond chance ({b} BASE, {n} NEW)"),
             };
+            let vary = match runs {
+                (1, 1) => format!("runs assumed to vary by {:.0} % of a share (--run-floor)", model.floors.0 * 100.0),
+                _ => format!(
+                    "runs varying by {:.0} % (BASE) and {:.0} % (NEW) of a share",
+                    model.floors.0 * 100.0,
+                    model.floors.1 * 100.0
+                ),
+            };
             format!(
-                "Gate ({name}): a function fails where a one-sided test against the {noise}{spread}, with runs varying by at least {} % of a share, finds its growth clear (Benjamini–Hochberg at a false discovery rate of {fdr} % over the functions that could pass the limits) and its share {large}.",
-                model.floor * 100.0
+                "Gate ({name}): a function fails where a one-sided test against the {noise}{spread}, {vary}, finds its growth clear (Benjamini–Hochberg at a false discovery rate of {fdr} % over the functions that could pass the limits) and its share {large}."
             )
         }
     }

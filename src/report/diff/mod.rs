@@ -24,9 +24,9 @@ mod print;
 mod runs;
 
 pub use differential::{write_differential, Differential};
+use judge::{Change, Judged, Judgement, Role, Tested};
 pub use names::names_across_runs;
 pub use print::DiffPrinter;
-use judge::{Change, Judged, Judgement, Role, Tested};
 use print::{CiVerdict, Gated};
 pub use runs::{RunCounts, Side};
 
@@ -95,9 +95,11 @@ pub const DEFAULT_RELATIVE: f64 = 0.1;
 pub const DEFAULT_FALSE_DISCOVERY_RATE: f64 = 0.05;
 
 /// How much a function's share varies between two runs of one unchanged program beyond sampling,
-/// as a fraction of the share, where `--run-floor` does not say: measured on real recordings of
-/// five runtimes on a shared 2-core machine (docs/gate.md, "Real runs").
-pub const DEFAULT_RUN_FLOOR: f64 = 0.1;
+/// as a fraction of the share, where a side has one run (which cannot measure it) and
+/// `--run-floor` does not say: real runs of five runtimes on a shared 2-core machine vary by 5 to
+/// 35 % (docs/gate.md, "Real runs"). With several runs a side it is measured, and a third of this
+/// is its least.
+pub const DEFAULT_RUN_FLOOR: f64 = 0.3;
 
 /// The least growth that fails the run (`--min-abs`): a number in the unit of BASE's metric, or an
 /// amount of time or of bytes, which is put in that unit (time in samples or ticks at BASE's
@@ -239,7 +241,7 @@ pub fn compare(base: &Side, new: &Side, labels: (&str, &str), options: &DiffOpti
         "min_abs": least,
         "on": on,
         "false_discovery_rate": rule.and_then(|(_, q)| q),
-        "run_floor": matches!(judgement, Judgement::Tested(_)).then_some(options.run_floor),
+        "run_floor": match judgement { Judgement::Tested(model) => Some([model.floors.0, model.floors.1]), _ => None },
     });
     let gate_json = json!({
         "rule": rule_line,
@@ -321,7 +323,12 @@ fn changes<'a>(
     let totals = (base.total(), new.total());
     let mut rows: Vec<Change<'a>> = by_name
         .into_iter()
-        .map(|(name, (b, n, no_code))| Change { name, base: b, new: n, role: judge::role(name, (b, n), totals, no_code) })
+        .map(|(name, (b, n, no_code))| Change {
+            name,
+            base: b,
+            new: n,
+            role: judge::role(name, (b, n), totals, no_code),
+        })
         .collect();
     let value = |view: &View, sums: Option<&Sums>, scale: f64| match options.absolute {
         true => amount(sums, options.exclusive) * scale,
@@ -395,7 +402,14 @@ fn test_json(test: &gate::Test) -> serde_json::Value {
 /// after (and their 95 % intervals by the test that decided), its p-value and the caller path
 /// that grew most; those large but not clear, and the runs that would decide them; the functions
 /// new and gone, and those not gated.
-fn explain(base: &View, new: &View, rows: &[Change<'_>], judged: &[Judged], own: bool, tested: Option<&Tested>) -> String {
+fn explain(
+    base: &View,
+    new: &View,
+    rows: &[Change<'_>],
+    judged: &[Judged],
+    own: bool,
+    tested: Option<&Tested>,
+) -> String {
     let mut text = String::new();
     let on = if own { "self" } else { "total" };
     for (change, judged) in rows.iter().zip(judged).filter(|(_, j)| j.failed()) {
@@ -433,7 +447,11 @@ fn explain(base: &View, new: &View, rows: &[Change<'_>], judged: &[Judged], own:
     listed(&mut text, "New", rows.iter().filter(gated).filter(|c| c.base.is_none()).map(|c| c.name).collect());
     listed(&mut text, "Gone", rows.iter().filter(gated).filter(|c| c.new.is_none()).map(|c| c.name).collect());
     let not_gated = rows.iter().zip(judged).filter(|(_, j)| !j.gated).map(|(c, _)| c.name).collect();
-    listed(&mut text, "Not gated (a producer's frames or a side's synthetic root; --gate-pseudo gates the former)", not_gated);
+    listed(
+        &mut text,
+        "Not gated (a producer's frames or a side's synthetic root; --gate-pseudo gates the former)",
+        not_gated,
+    );
     text
 }
 

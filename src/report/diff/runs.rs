@@ -93,11 +93,8 @@ impl RunCounts {
         let squares = squared_weights(view, &own);
         let sums = sums_by_row(view, &own, &squares);
         let of_squares = sampled.then(|| squares.iter().sum()).unwrap_or(0.0);
-        let rows = sums
-            .into_iter()
-            .enumerate()
-            .filter_map(|(row, sums)| Some((view.names[row].clone(), sums?)))
-            .collect();
+        let rows =
+            sums.into_iter().enumerate().filter_map(|(row, sums)| Some((view.names[row].clone(), sums?))).collect();
         Some(RunCounts { rows, of: (of, of_squares), sampled })
     }
 

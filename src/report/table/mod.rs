@@ -59,6 +59,10 @@ pub struct TextStyle {
     pub decimals_given: bool,
     /// The width to cut names to fit in (the terminal's, or a pipe's), if any.
     pub width: Option<usize>,
+    /// Whether a name too long for its column goes whole on a line of its own, its figures on the
+    /// next, instead of being cut: text for a log (a pipe or a file with no `COLUMNS`), where a
+    /// name cut to a few characters reads like its neighbours.
+    pub whole_names: bool,
     /// The unit amounts of the reported metric are shown in (`--unit`), where it is of their family
     /// (samples and ticks of a known interval: time).
     pub unit: Option<&'static str>,

@@ -47,6 +47,8 @@ pub struct Layout<'a> {
     text_columns: Vec<bool>,
     decimals: usize,
     text_widths: Vec<usize>,
+    /// See [`TextStyle::whole_names`].
+    whole_names: bool,
 }
 
 impl<'a> Layout<'a> {
@@ -75,6 +77,7 @@ impl<'a> Layout<'a> {
             text_columns,
             decimals: style.decimals,
             text_widths,
+            whole_names: style.whole_names,
         };
         let rows = table.rows.len();
         let parallel = rows >= PARALLEL_ROWS;
@@ -231,6 +234,7 @@ impl<'a> Layout<'a> {
     /// pads the headings, each cell written in place unless it is a name to cut).
     fn line_into(&self, text: &mut String, row: &[Cell], scratch: &mut String) {
         let start = text.len();
+        let mut own_line: Option<String> = None;
         let last = self.shown.len().saturating_sub(1);
         for (k, &c) in self.shown.iter().enumerate() {
             if k > 0 {
@@ -252,7 +256,12 @@ impl<'a> Layout<'a> {
                 continue;
             }
             let cell_width = self.cell_width(row, c, scratch);
-            if cell_width > width {
+            if cell_width > width && self.whole_names {
+                let mut whole = String::new();
+                self.cell_into(&mut whole, row, c);
+                own_line = Some(whole);
+                pad_text(text, 0);
+            } else if cell_width > width {
                 scratch.clear();
                 self.cell_into(scratch, row, c);
                 let cut = cut_middle(scratch, width);
@@ -271,6 +280,9 @@ impl<'a> Layout<'a> {
             text.truncate(start + text[start..].trim_end().len());
         }
         text.push('\n');
+        if let Some(name) = own_line {
+            text.insert_str(start, &format!("{name}\n"));
+        }
     }
 
     /// Writes the lines of `rows` a chunk at a time, the odd chunks made on a second thread while
@@ -390,7 +402,8 @@ mod tests {
     use super::*;
     use crate::report::table::{Cells, Column, Digits};
 
-    const STYLE: TextStyle = TextStyle { decimals: 1, decimals_given: false, width: None, unit: None };
+    const STYLE: TextStyle =
+        TextStyle { decimals: 1, decimals_given: false, width: None, unit: None, whole_names: false };
 
     /// A table of one row: `name`, 10, 100 %.
     fn table(name: &str) -> Table {

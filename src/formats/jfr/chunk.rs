@@ -34,6 +34,8 @@ pub(super) struct Header {
     pub metadata: u64,
     /// The chunk's start, in nanoseconds since the Unix epoch.
     pub start_nanos: i64,
+    /// The ticks of a second, the unit of the events' durations.
+    pub ticks_per_second: u64,
 }
 
 /// A positioned error of the reader.
@@ -66,10 +68,14 @@ impl Header {
             checkpoint: long(16),
             metadata: long(24),
             start_nanos: long(32) as i64,
+            ticks_per_second: long(56),
         };
         if header.size < HEADER_LEN as u64 {
             let found = format!("{} (a chunk still being written, or damaged)", header.size);
             return Err(error(at + 8, format!("a chunk size of at least {HEADER_LEN} bytes"), found));
+        }
+        if header.ticks_per_second == 0 {
+            return Err(error(at + 56, "a number of ticks per second above 0 (the unit of durations)", "0"));
         }
         for (offset, field, value) in [(16, "constant pool", header.checkpoint), (24, "metadata", header.metadata)] {
             if value < HEADER_LEN as u64 || value >= header.size {
@@ -376,9 +382,9 @@ impl Types {
         self.by_id.get(&id).copied()
     }
 
-    /// The type named `name`.
+    /// The type named `name` (a name of JFR 2's), or its JFR 1.0 name (JDK 9 and 10).
     pub(super) fn named(&self, name: &str) -> Option<usize> {
-        self.list.iter().position(|t| t.name == name)
+        self.list.iter().position(|t| current_name(&t.name) == name)
     }
 
     pub(super) fn name(&self, ty: usize) -> &str {
@@ -388,6 +394,19 @@ impl Types {
     /// The index of the field `name` of type `ty`.
     pub(super) fn field(&self, ty: usize, name: &str) -> Option<usize> {
         self.list[ty].fields.iter().position(|f| f.name == name)
+    }
+}
+
+/// The name a type of JFR 1.0 (JDK 9 and 10, `com.oracle.jdk.ExecutionSample`,
+/// `com.oracle.jfr.types.StackTrace`) has since JFR 2.0 (JDK 11, `jdk.ExecutionSample`,
+/// `jdk.types.StackTrace`): the JDK's parser and JMC's read the old names as the new ones.
+pub(super) fn current_name(name: &str) -> std::borrow::Cow<'_, str> {
+    if let Some(rest) = name.strip_prefix("com.oracle.jdk.") {
+        format!("jdk.{rest}").into()
+    } else if let Some(rest) = name.strip_prefix("com.oracle.jfr.types.") {
+        format!("jdk.types.{rest}").into()
+    } else {
+        name.into()
     }
 }
 

@@ -294,6 +294,9 @@ impl Reader {
         let meta = &mut self.profile.meta;
         meta.attrs.push(("jfr.chunks".into(), self.chunks.to_string()));
         if self.counts[Metrics::SAMPLES] > 0 {
+            // The execution samples come first: the lock and park times beside them are of
+            // something else, not the time the samples measure.
+            meta.weighed_by = Some(crate::model::MetricKind::Samples);
             match execution.as_slice() {
                 [period] => meta.interval = super::parse_period(period),
                 [] => diag.warn("jfr-no-period", None, || {

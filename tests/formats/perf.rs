@@ -231,3 +231,17 @@ fn a_sample_without_frames_is_its_command() {
     assert_eq!(sorted(&out), expected);
     assert!(stderr.contains("1 sample without frames kept as their command alone"), "{stderr}");
 }
+
+/// A raw `perf.data` (perf 6.1's header starts `PERFILE2` and its size, 104) is answered with the
+/// command that prints it as text, whatever it is called and whether or not `--from perf` names it:
+/// the file's first 16 bytes, which hold nothing of the machine that recorded it.
+#[test]
+fn a_raw_perf_data_is_answered_with_perf_script() {
+    let dir = crate::support::binary::temp();
+    let path = dir.path().join("perf.data");
+    std::fs::write(&path, b"PERFILE2\x68\0\0\0\0\0\0\0").unwrap();
+    for args in [&["info"][..], &["info", "--from", "perf"][..]] {
+        let stderr = crate::support::binary::failure(proftool().args(args).arg(&path));
+        assert!(stderr.contains("the content is a raw perf.data recording (binary): print it with `perf script -i perf.data > out.perf`"), "{stderr}");
+    }
+}

@@ -56,7 +56,9 @@
 //! **Errors**: a header that has no word of digits after the command, or a frame line that is not
 //! one, is an error at its line and column; a file without a record is refused. A file that does
 //! not end with the blank line `perf script` ends a record with is read, with a warning that it looks
-//! cut short; a last line without its line end is cut, and left out with that warning.
+//! cut short; a last line without its line end is cut, and left out with that warning. A raw
+//! `perf.data` recording (`PERFILE2`) is refused by detection with the `perf script` command that
+//! prints it.
 //!
 //! **Lost**: addresses, offsets, times, CPUs and source lines (counted in a warning); a Rust
 //! symbol perf left half demangled stays as perf printed it (inferno fixes some).
@@ -167,6 +169,12 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
         None if header.timed => Sniff::Maybe,
         None => Sniff::No,
     }
+}
+
+/// Whether `head` is a raw `perf.data` recording (its header's magic, `PERFILE2`, or version 1's
+/// `PERFFILE`), which `perf script` turns into the text read here.
+pub(crate) fn is_perf_data(head: &[u8]) -> bool {
+    head.starts_with(b"PERFILE2") || head.starts_with(b"PERFFILE")
 }
 
 /// Whether a command is a Java one, whose frames' names lose a leading `L`.

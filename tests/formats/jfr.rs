@@ -208,3 +208,18 @@ fn jfr_1_0_reads_with_its_old_names() {
         run(&["convert", "-q", "--to", "folded", "--metric", "monitor-enter-time"], &fixture("jfr/jfr-1.0.jfr"));
     assert!(out.contains("main;demo.Main.run;itable stub;demo.Main 2500000\n"), "{out}");
 }
+
+/// JFR 1.0 without compressed integers (jfr-1.0-plain.jfr: every integer big-endian of its type's
+/// width, the header's features flag unset, as JMC's parser reads such a chunk) reads as the same
+/// recording with them, which the JDK's `jfr` reads (jfr-1.0.jfr): the same stacks of every metric.
+#[test]
+fn jfr_1_0_without_compressed_integers_reads_the_same() {
+    let (text, _) = info("jfr/jfr-1.0-plain.jfr");
+    assert!(text.contains("jfr.version 1.0\n"), "{text}");
+    for (metric, _) in jdk_stacks("jfr-1.0") {
+        let args = ["convert", "-q", "--to", "folded", "--lines", "--metric", &metric];
+        let (plain, _) = run(&args, &fixture("jfr/jfr-1.0-plain.jfr"));
+        let (compressed, _) = run(&args, &fixture("jfr/jfr-1.0.jfr"));
+        assert_eq!(plain, compressed, "{metric}");
+    }
+}

@@ -59,9 +59,10 @@
 //!
 //! **JFR 1.0** (JDK 9 and 10): the same layout, its events named `com.oracle.jdk.ExecutionSample`
 //! and its pool types `com.oracle.jfr.types.StackTrace`, which are read as `jdk.` and `jdk.types.`
-//! (as the JDK's parser and JMC's read them). Its integers are read compressed, as the JDK's parser
-//! reads every version (JMC's reads a chunk whose header's features lack the flag with fixed-width
-//! integers; no such file is known to proftool).
+//! (as the JDK's parser and JMC's read them). Its integers are compressed where the header's
+//! features say so (bit 0 of its last byte), else big-endian of their type's width (`int` 4 bytes,
+//! `long` 8, `short` and `char` 2), as JMC's parser reads a 1.x chunk; a 2.x chunk's are always
+//! compressed, as the JDK's parser reads them whatever the flag.
 //!
 //! **Reading**: a chunk at a time, its bytes read whole (JDK chunks are 12 MB at most by default)
 //! and nothing else kept of it but the tree: its metadata first, then its checkpoints (the pool

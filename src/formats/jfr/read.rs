@@ -129,7 +129,7 @@ impl Reader {
 
     /// Reads one chunk: its metadata, its checkpoints, then its events in order.
     fn chunk(&mut self, bytes: &[u8], at: u64, header: &Header) -> Result<(), ParseError> {
-        let cursor = Cursor::new(bytes, at);
+        let cursor = Cursor::new(bytes, at, header.compressed);
         // Offsets were checked against the chunk's size, which its bytes are.
         let offset = |o: u64| usize::try_from(o).unwrap_or(usize::MAX);
         let types = chunk::metadata(&cursor, offset(header.metadata))?;

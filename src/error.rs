@@ -168,10 +168,38 @@ pub enum Error {
 /// Shortens `text` for an error message.
 pub(crate) fn excerpt(text: &[u8]) -> String {
     const MAX: usize = 60;
-    let s = String::from_utf8_lossy(&text[..text.len().min(MAX)]).into_owned();
+    // Bytes that are no text (not UTF-8, or control characters but white space: a binary file's
+    // magic) are shown as hex, which says what they are where replacement characters would not.
+    const MAX_BYTES: usize = 16;
+    let head = &text[..text.len().min(MAX)];
+    let not_utf8 = std::str::from_utf8(head).is_err_and(|e| e.error_len().is_some());
+    let control = head.iter().any(|&b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7f);
+    if not_utf8 || control {
+        let hex: Vec<String> = text.iter().take(MAX_BYTES).map(|b| format!("{b:02x}")).collect();
+        let more = if text.len() > MAX_BYTES { " …" } else { "" };
+        return format!("bytes {}{more}", hex.join(" "));
+    }
+    let s = String::from_utf8_lossy(head).into_owned();
     if text.len() > MAX {
         format!("{s:?}…")
     } else {
         format!("{s:?}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::excerpt;
+
+    /// Text is quoted; bytes that are no text (a ZIP's magic, bytes that are not UTF-8) are hex.
+    #[test]
+    fn excerpts_show_binary_bytes_as_hex() {
+        assert_eq!(excerpt(b"prog 1234\tx"), "\"prog 1234\\tx\"");
+        assert_eq!(excerpt(b"PK\x03\x04"), "bytes 50 4b 03 04");
+        assert_eq!(excerpt(b"a\xffb"), "bytes 61 ff 62");
+        assert_eq!(excerpt(&[0u8; 20]), "bytes 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 …");
+        // A character cut by the excerpt's length is still text.
+        let text = "é".repeat(40);
+        assert!(excerpt(text.as_bytes()).starts_with("\"éé"));
     }
 }

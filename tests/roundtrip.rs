@@ -106,7 +106,10 @@ pub fn check_pair(origin: Option<Format>, target: Format, profile: &Profile, lab
         |p: &Profile| dump(p).replace("attr dyalog-xml.Version: \"0.9.0\"", "attr dyalog-xml.Version: \"1.37\"");
     // A LispWorks tree has one root (seed 000): several come back under the root the writer adds.
     let several_roots = profile.tree.roots().nth(1).is_some();
-    let original = if target == Format::Lispworks && several_roots { &expected } else { profile };
+    // A metric the format reads but does not write (a Chrome trace's CPU profiles: samples beside
+    // time; its writer writes slices of time) comes back as the conversion projects it.
+    let drops_metrics = expected.metrics().len() < profile.metrics().len();
+    let original = if (target == Format::Lispworks && several_roots) || drops_metrics { &expected } else { profile };
     let written_kinds = with_kinds_written(original, target);
     // The root LispWorks adds has the Seen and Top counts its writer computes for it.
     let reread_model = match several_roots && target == Format::Lispworks {

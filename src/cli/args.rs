@@ -159,7 +159,9 @@ impl WriteCommon {
 pub struct SelectArgs {
     /// The metric to report, compare, or write when the output holds one number per node (default:
     /// the one the source is weighed by: pprof's default sample type, else its last; else samples,
-    /// else time, else ticks, else allocation, objects, events, calls).
+    /// else time, else ticks, else allocation, objects, events, calls; a time that a samples metric
+    /// counts exactly at the interval, a Go CPU profile's cpu, is written to such an output as
+    /// those samples).
     #[arg(long, value_name = "NAME", help_heading = "Options")]
     pub metric: Option<String>,
     /// Merge source-line frames (Dyalog line rows, BR lines) into their functions, whatever the

@@ -14,7 +14,10 @@ Examples:
   proftool info run.tree                                 what a profile holds
   proftool info prog.prof.gz                             a gzip-compressed input
   proftool info --json prog.prof | jq '.metrics'         as JSON
-  perf script | inferno-collapse-perf | proftool info -  folded stacks from standard input
+  perf script | proftool info -                          perf's text from standard input
+  perf script | inferno-collapse-perf | proftool info --folded-unit ns -
+                                                         folded stacks whose counts are
+                                                         inferno's periods (cpu-clock: ns)
   proftool info --from ghc-px - < prog.prof              a format named";
 
 #[derive(clap::Args)]

@@ -239,13 +239,23 @@ pub(super) fn absorb_calls(profile: &mut Profile, chosen: usize) {
 }
 
 /// Keeps only metric `chosen` (without measured inclusive values: the target derives inclusive
-/// values from self values), naming the others as dropped.
+/// values from self values), naming the others as dropped; where the samples `chosen` stand for
+/// the default metric, a time (a Go CPU profile's `cpu`), the message says so.
 pub(super) fn keep_only(profile: &mut Profile, chosen: usize, target: Format, diag: &mut Diagnostics) {
     let absorbs_calls = target.carries().function_facts;
     let named: Vec<bool> = (profile.metrics().iter().enumerate())
         .map(|(i, m)| i == chosen || (m.kind == MetricKind::Calls && absorbs_calls))
         .collect();
-    report_dropped_metrics(profile, &named, target, Some(&profile.metrics()[chosen].name), diag);
+    let metrics = profile.metrics();
+    let default = profile.primary_metric().filter(|&p| profile.meta.chosen_metric.is_none() && p != chosen);
+    let writing = match default {
+        Some(default) if metrics[default].kind == MetricKind::Time && metrics[chosen].kind == MetricKind::Samples => {
+            let interval = profile.meta.interval.map_or(String::new(), |i| format!(" at its {i:?} interval"));
+            format!("{}, which count the default {} exactly{interval}", metrics[chosen].name, metrics[default].name)
+        }
+        _ => metrics[chosen].name.clone(),
+    };
+    report_dropped_metrics(profile, &named, target, Some(&writing), diag);
     let keep: Vec<bool> = (0..profile.metrics().len()).map(|i| i == chosen).collect();
     profile.retain_metrics(&keep);
     profile.tree.forget_measured_inclusive();

@@ -133,7 +133,11 @@ pub(super) fn samples_into_time(
             && (m.kind == MetricKind::Samples || (m.kind == MetricKind::Ticks && !carries.metrics.contains(&m.kind)))
     };
     let Some(samples) = metrics.iter().position(timed_counts) else { return IntervalUse::Unused };
-    if metrics.iter().any(|m| m.kind == MetricKind::Time) {
+    // A time beside the samples is the time they measure (a Go CPU profile's cpu), unless the
+    // source says its samples come first: then the time is of something else (a JFR recording's
+    // lock waits), and the samples become time.
+    let samples_first = profile.meta.weighed_by == Some(MetricKind::Samples);
+    if metrics.iter().any(|m| m.kind == MetricKind::Time) && !samples_first {
         return IntervalUse::Unused;
     }
     let interval = conversion_interval(profile, options, target, diag);
@@ -144,8 +148,11 @@ pub(super) fn samples_into_time(
     });
     let values = profile.tree.self_values(samples);
     let times = Values::Float((0..values.len()).map(|i| values.get(i).as_f64() * ms).collect());
+    // `time`, unless a metric has that name already: then the samples' own name with `time`.
+    let taken = metrics.iter().any(|m| m.name == "time");
+    let name = if taken { format!("{} time", metrics[samples].name) } else { "time".into() };
     let metric = Metric {
-        name: "time".into(),
+        name,
         kind: MetricKind::Time,
         unit: Unit::Milliseconds,
         repr: Repr::Float,

@@ -110,6 +110,14 @@ pub fn detect_input(
                 .to_string(),
         });
     }
+    if crate::formats::perf::is_perf_data(head) {
+        return Err(Error::Unreadable {
+            named: named.map(Format::into),
+            why: "the content is a raw perf.data recording (binary): print it with `perf script -i perf.data > \
+                  out.perf` (on the machine that recorded it, for its symbols) and read that as perf"
+                .to_string(),
+        });
+    }
     let decided = match named {
         Some(format) => (format, Reason::Named),
         None => detect_unnamed(path, head, diag)?,

@@ -200,3 +200,65 @@ fn a_py_spy_trace_converts_with_its_total() {
     let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(err.contains("the content is a Chrome trace (JSON trace events); read it as chrome-trace"), "{err}");
 }
+
+/// A trace's CPU profiles give samples beside time, as the same profile saved as a `.cpuprofile`
+/// does (and the Firefox Profiler counts them): each function's own samples are the entries of the
+/// `samples` arrays of its profile's chunks that name its nodes, counted here from the JSON itself
+/// (chromium-startup.json: 6,400 and 1,928; node-profile.json: 768). The last sample of a profile
+/// without an end, which weighs no time, is one of them.
+#[test]
+fn cpu_profiles_in_a_trace_give_samples_too() {
+    for (case, expected_total) in
+        [("chrome-trace/chromium-startup.json", 8328), ("chrome-trace/node-profile.json", 768)]
+    {
+        let path = fixture(case);
+        let trace: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        let events = trace.get("traceEvents").unwrap_or(&trace).as_array().unwrap();
+        // Node names and samples per profile (its process and id), then samples per function name.
+        let mut names: BTreeMap<(String, String, i64), String> = BTreeMap::new();
+        let mut samples: Vec<(String, String, i64)> = Vec::new();
+        for event in events.iter().filter(|e| matches!(e["name"].as_str(), Some("Profile" | "ProfileChunk"))) {
+            let key = (event["pid"].to_string(), event["id"].to_string());
+            let profile = &event["args"]["data"]["cpuProfile"];
+            for node in profile["nodes"].as_array().into_iter().flatten() {
+                let name = node["callFrame"]["functionName"].as_str().unwrap().to_string();
+                names.insert((key.0.clone(), key.1.clone(), node["id"].as_i64().unwrap()), name);
+            }
+            for id in profile["samples"].as_array().into_iter().flatten() {
+                samples.push((key.0.clone(), key.1.clone(), id.as_i64().unwrap()));
+            }
+        }
+        assert_eq!(samples.len(), expected_total, "{case}");
+        let mut by_name: BTreeMap<String, i64> = BTreeMap::new();
+        for sample in &samples {
+            *by_name.entry(names[sample].clone()).or_default() += 1;
+        }
+        let (text, _) = info(case);
+        assert!(
+            text.contains(&format!("metric     samples (samples, count, additive): total {expected_total}\n")),
+            "{text}"
+        );
+        let args = ["summary", "--metric", "samples", "--format", "json", "--wide"];
+        let out = proftool().args(args).arg(&path).assert().success().get_output().stdout.clone();
+        let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        let ours: BTreeMap<String, i64> = json["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["self"].as_i64().unwrap() > 0)
+            .map(|r| (r["name"].as_str().unwrap().to_string(), r["self"].as_i64().unwrap()))
+            .collect();
+        // Anonymous functions are named by where they are defined: compared in total.
+        let anonymous = |m: &BTreeMap<String, i64>| -> i64 {
+            m.iter().filter(|(n, _)| n.is_empty() || n.starts_with("(anonymous")).map(|(_, v)| v).sum()
+        };
+        assert_eq!(anonymous(&ours), anonymous(&by_name), "{case}");
+        let named = |m: &BTreeMap<String, i64>| -> BTreeMap<String, i64> {
+            m.iter()
+                .filter(|(n, _)| !n.is_empty() && !n.starts_with("(anonymous"))
+                .map(|(n, v)| (n.clone(), *v))
+                .collect()
+        };
+        assert_eq!(named(&ours), named(&by_name), "{case}");
+    }
+}

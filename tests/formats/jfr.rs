@@ -2,20 +2,60 @@
 //! and the stacks its `jfr print --json` gives (fixtures/jfr/*.summary.txt and *.stacks.txt, made
 //! by make-fixtures.sh and make-built.py), the sampling period where the recording states it.
 
-use crate::support::binary::{fixture, info, proftool, run, run_bytes, run_stdin};
+use crate::support::binary::{failure, fixture, info, proftool, run, run_bytes, run_stdin};
 use std::collections::BTreeMap;
 
-/// The recordings of fixtures/jfr: two of the JDK's (one chunk; three), and two built byte by byte
-/// (the second with a stack trace id that no pool holds, which the JDK reads as no stack).
-const RECORDINGS: [&str; 4] = ["hot", "rotated", "built", "missing-stack-trace"];
+/// The recordings of fixtures/jfr: three of the JDK's (one chunk; three; allocation and lock
+/// events), and two built byte by byte (the second with a stack trace id that no pool holds, which
+/// the JDK reads as no stack).
+/// jfr-1.0.jfr is JFR 1.0's layout (JDK 9 and 10: `com.oracle.jdk.*` events), built byte by byte
+/// and read by the JDK 17's `jfr`.
+const RECORDINGS: [&str; 6] = ["hot", "rotated", "alloc-locks", "built", "missing-stack-trace", "jfr-1.0"];
 
-/// The count of `event` in a `jfr summary` (0 where it has no row).
+/// Each metric the reader makes, with its line in `info` and the event it is read from: a count of
+/// the events (`None`), or a quantity their field gives (whose total is the JDK's stacks').
+const METRICS: [(&str, &str, Option<&str>); 14] = [
+    ("samples", "samples, count", None),
+    ("native-samples", "events, count", None),
+    ("alloc-weight", "alloc, bytes", Some("jdk.ObjectAllocationSample")),
+    ("sampled objects", "objects, count", None),
+    ("alloc-new-tlab", "alloc, bytes", Some("jdk.ObjectAllocationInNewTLAB")),
+    ("new-tlab objects", "objects, count", None),
+    ("alloc-outside-tlab", "alloc, bytes", Some("jdk.ObjectAllocationOutsideTLAB")),
+    ("outside-tlab objects", "objects, count", None),
+    ("monitor-enter-time", "time, ns", Some("jdk.JavaMonitorEnter")),
+    ("monitor-enter events", "events, count", None),
+    ("monitor-wait-time", "time, ns", Some("jdk.JavaMonitorWait")),
+    ("monitor-wait events", "events, count", None),
+    ("park-time", "time, ns", Some("jdk.ThreadPark")),
+    ("park events", "events, count", None),
+];
+
+/// The event a count metric counts.
+fn counted_event(metric: &str) -> &'static str {
+    match metric {
+        "samples" => "jdk.ExecutionSample",
+        "native-samples" => "jdk.NativeMethodSample",
+        "sampled objects" => "jdk.ObjectAllocationSample",
+        "new-tlab objects" => "jdk.ObjectAllocationInNewTLAB",
+        "outside-tlab objects" => "jdk.ObjectAllocationOutsideTLAB",
+        "monitor-enter events" => "jdk.JavaMonitorEnter",
+        "monitor-wait events" => "jdk.JavaMonitorWait",
+        "park events" => "jdk.ThreadPark",
+        other => panic!("{other} counts no event"),
+    }
+}
+
+/// The count of `event` in a `jfr summary` (0 where it has no row), under its name or its JFR 1.0
+/// name (`com.oracle.jdk.ExecutionSample`).
 fn summary_count(summary: &str, event: &str) -> u64 {
+    let old = format!("com.oracle.{event}");
     summary
         .lines()
         .find_map(|line| {
             let mut words = line.split_whitespace();
-            (words.next() == Some(event)).then(|| words.next().unwrap().parse().unwrap())
+            let name = words.next()?;
+            (name == event || name == old).then(|| words.next().unwrap().parse().unwrap())
         })
         .unwrap_or(0)
 }
@@ -31,28 +71,38 @@ fn jdk_stacks(case: &str) -> BTreeMap<String, BTreeMap<String, u64>> {
     stacks
 }
 
-/// Each metric's total is what `jfr summary` counts of its event (the execution, native method
-/// and allocation samples), the bytes what the JDK's JSON gives as the allocation samples' weights,
-/// and a metric of no events is not there.
+/// Each count metric's total is what `jfr summary` counts of its event, each quantity's (the
+/// allocation samples' weights, TLAB and allocation sizes, lock and park durations) what the JDK's
+/// JSON gives, and a metric of no events is not there.
 #[test]
 fn recordings_read_with_the_counts_of_jfr_summary() {
+    let mut seen = std::collections::BTreeSet::new();
     for case in RECORDINGS {
         let summary = std::fs::read_to_string(fixture(&format!("jfr/{case}.jfr.summary.txt"))).unwrap();
-        let weights: u64 = jdk_stacks(case).get("alloc-weight").map_or(0, |stacks| stacks.values().sum());
+        let stacks = jdk_stacks(case);
         let (text, _) = info(&format!("jfr/{case}.jfr"));
         assert!(text.contains("format     jfr (recognised by content)"), "{case}: {text}");
-        for (metric, total) in [
-            ("samples (samples, count, additive)", summary_count(&summary, "jdk.ExecutionSample")),
-            ("native-samples (events, count, additive)", summary_count(&summary, "jdk.NativeMethodSample")),
-            ("alloc-weight (alloc, bytes, additive)", weights),
-            ("sampled objects (objects, count, additive)", summary_count(&summary, "jdk.ObjectAllocationSample")),
-        ] {
-            assert!(total > 0, "{case}: no {metric} to compare");
-            assert!(text.contains(&format!("metric     {metric}: total {total}\n")), "{case}: {metric}: {text}");
+        for (metric, kind, quantity) in METRICS {
+            let total = match quantity {
+                Some(event) => {
+                    let total = stacks.get(metric).map_or(0, |stacks| stacks.values().sum());
+                    assert_eq!(total > 0, summary_count(&summary, event) > 0, "{case}: {metric}");
+                    total
+                }
+                None => summary_count(&summary, counted_event(metric)),
+            };
+            let line = format!("metric     {metric} ({kind}, additive): total {total}\n");
+            if total > 0 {
+                seen.insert(metric);
+                assert!(text.contains(&line), "{case}: {metric}: {text}");
+            } else {
+                assert!(!text.contains(&format!("metric     {metric} (")), "{case}: {metric}: {text}");
+            }
         }
         let chunks = summary.lines().find_map(|l| l.trim().strip_prefix("Chunks: ")).unwrap();
         assert!(text.contains(&format!("jfr.chunks {chunks}\n")), "{case}: {text}");
     }
+    assert_eq!(seen.len(), METRICS.len(), "a metric no fixture has: {seen:?}");
 }
 
 /// Every stack of every metric, thread first and each frame `package.Class.method[line]`, is what
@@ -107,8 +157,9 @@ fn a_recording_is_told_by_its_magic_from_a_pipe() {
     let (out, _) = run_stdin(&["convert", "-q", "--to", "folded"], &bytes);
     // make-built.py's samples: three of run → compute and one cut short on main, one on worker (the
     // native and allocation samples' stacks are there with no samples).
-    let expected = "main;demo.Main.run;demo.Main.compute 3\nmain;demo.Main.run;demo.Main.native0 0\n\
-                    main;(truncated);demo.Main.compute 1\nworker;demo.Main.run;demo.Main.compute 1\nGC Thread·0 0\n";
+    let expected = "main;demo.Main.run;demo.Main.compute 3\nmain;demo.Main.run;demo.Main.compute;demo.Main 0\n\
+                    main;demo.Main.run;demo.Main.native0 0\nmain;(truncated);demo.Main.compute 1\n\
+                    worker;demo.Main.run;demo.Main.compute 1\nGC Thread·0;demo.Main 0\n";
     assert_eq!(out, expected);
     let dir = crate::support::binary::temp();
     let renamed = dir.path().join("recording.bin");
@@ -124,4 +175,51 @@ fn a_recording_is_told_by_its_magic_from_a_pipe() {
 fn frame_types_are_named_where_lost() {
     let (_, stderr) = run_bytes(&["convert", "--to", "pprof"], &fixture("jfr/built.jfr"));
     assert!(stderr.contains("jfr.frame-type"), "{stderr}");
+}
+
+/// What a recording holds with stacks that is not read is named, with its count as `jfr summary`
+/// gives it (alloc-locks.jfr: 2 jdk.ThreadSleep); a recording of nothing the reader takes
+/// (bad/sleeps.jfr) is refused with what it holds, not written as an empty profile.
+#[test]
+fn events_not_read_are_named() {
+    let summary = std::fs::read_to_string(fixture("jfr/alloc-locks.jfr.summary.txt")).unwrap();
+    let sleeps = summary_count(&summary, "jdk.ThreadSleep");
+    assert!(sleeps > 0);
+    let (_, stderr) = info("jfr/alloc-locks.jfr");
+    let expected = format!("events with stacks that proftool does not read, left out: jdk.ThreadSleep ({sleeps})\n");
+    assert!(stderr.contains(&expected), "{stderr}");
+    let summary = std::fs::read_to_string(fixture("jfr/bad/sleeps.jfr.summary.txt")).unwrap();
+    let sleeps = summary_count(&summary, "jdk.ThreadSleep");
+    let stderr = failure(proftool().args(["convert", "--to", "folded"]).arg(fixture("jfr/bad/sleeps.jfr")).arg("-"));
+    let expected = format!("found only jdk.ThreadSleep ({sleeps}) in the recording's 1 chunk(s)\n");
+    assert!(stderr.contains(&expected), "{stderr}");
+    assert!(stderr.contains("expected events that proftool reads (jdk.ExecutionSample, "), "{stderr}");
+}
+
+/// JFR 1.0's events (JDK 9 and 10) read as JFR 2's: `com.oracle.jdk.ExecutionSample` is samples,
+/// and a stub's frame, whose class is empty, is its name alone, as the JDK's JSON gives it.
+#[test]
+fn jfr_1_0_reads_with_its_old_names() {
+    let (text, _) = info("jfr/jfr-1.0.jfr");
+    assert!(
+        text.contains("jfr.version 1.0\n") && text.contains("metric     samples (samples, count, additive): total 5\n")
+    );
+    let (out, _) =
+        run(&["convert", "-q", "--to", "folded", "--metric", "monitor-enter-time"], &fixture("jfr/jfr-1.0.jfr"));
+    assert!(out.contains("main;demo.Main.run;itable stub;demo.Main 2500000\n"), "{out}");
+}
+
+/// JFR 1.0 without compressed integers (jfr-1.0-plain.jfr: every integer big-endian of its type's
+/// width, the header's features flag unset, as JMC's parser reads such a chunk) reads as the same
+/// recording with them, which the JDK's `jfr` reads (jfr-1.0.jfr): the same stacks of every metric.
+#[test]
+fn jfr_1_0_without_compressed_integers_reads_the_same() {
+    let (text, _) = info("jfr/jfr-1.0-plain.jfr");
+    assert!(text.contains("jfr.version 1.0\n"), "{text}");
+    for (metric, _) in jdk_stacks("jfr-1.0") {
+        let args = ["convert", "-q", "--to", "folded", "--lines", "--metric", &metric];
+        let (plain, _) = run(&args, &fixture("jfr/jfr-1.0-plain.jfr"));
+        let (compressed, _) = run(&args, &fixture("jfr/jfr-1.0.jfr"));
+        assert_eq!(plain, compressed, "{metric}");
+    }
 }

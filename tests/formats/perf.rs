@@ -13,11 +13,13 @@ fn sorted(folded: &str) -> Vec<String> {
 
 /// The stacks of `edge.perf` as inferno-collapse-perf 0.12.8 collapses it with `--tid` (its output,
 /// checked line by line against the file): the first event (`cycles`) only, weighed by its periods;
-/// a process-name frame `(java)` and a sample without frames dropped; an empty symbol as a space.
+/// a process-name frame `(java)` dropped; an empty symbol as a space. The sample without frames,
+/// which inferno drops, is its command alone, as stackcollapse-perf.pl keeps it.
 #[test]
 fn perf_script_reads_as_inferno_collapses_it() {
     let (out, _) = run(&["convert", "-q", "--perf-tid", "--to", "folded"], &fixture("perf/edge.perf"));
     let expected = [
+        "V8_WorkerThread-24636/25607 257597",
         "V8_WorkerThread-24636/25607; ;[libc.so.6];v8::internal::Foo 260000",
         "false-?/64414;[unknown] 34467",
         // The java sample is of another event (`instructions`): 0 of cycles, a line inferno leaves out.
@@ -84,8 +86,10 @@ fn perf_script_agrees_with_inferno_collapse_perf() {
             args.extend(ours);
             let (out, _) = run(&args, &fixture(&format!("perf/{file}")));
             let Some(expected) = inferno_collapse_perf(&format!("perf/{file}"), theirs.as_slice()) else { return };
-            // inferno writes no line for a stack of another event; proftool writes it with 0.
-            let ours: Vec<String> = sorted(&out).into_iter().filter(|l| !l.ends_with(" 0")).collect();
+            // inferno writes no line for a stack of another event; proftool writes it with 0. A sample
+            // without frames, its command alone to proftool (no `;`), inferno leaves out.
+            let ours: Vec<String> =
+                sorted(&out).into_iter().filter(|l| !l.ends_with(" 0") && l.contains(';')).collect();
             assert_eq!(without_anonymous_namespaces(&ours), sorted(&expected), "{file} {ours:?}");
         }
     }
@@ -188,4 +192,56 @@ fn perf_cut_in_a_header_reads_the_whole_samples() {
     );
     assert!(err.contains("line 21"), "{err}");
     assert!(err.contains("the input ends in the middle of a line, which is left out"), "{err}");
+}
+
+/// Threads named with a space and a number (`io worker 17`, as Firefox's `FS Broker 5906`) are read
+/// with their whole name and their thread id (threads.perf, perf 6.1), where inferno-collapse-perf
+/// takes the number for the thread id and names the thread `io_worker`: the same stacks and weights
+/// otherwise. The kernel frames' source lines of `-F +srcline` (`  [kernel.kallsyms][ffffffff…]`)
+/// are skipped as the others (threads-srcline.perf: the same stacks).
+#[test]
+fn thread_names_ending_in_a_number_and_kernel_source_lines() {
+    let (text, _) = run(&["convert", "-q", "--perf-tid", "--to", "folded"], &fixture("perf/threads.perf"));
+    assert!(text.contains("\nio_worker_17-?/14658;") && text.contains("\ncalc_3-?/14659;"), "{text}");
+    let args = ["convert", "-q", "--metric", "cpu-clock", "--to", "folded"];
+    let (out, _) = run(&args, &fixture("perf/threads.perf"));
+    let (srcline, stderr) =
+        run(&["convert", "--metric", "cpu-clock", "--to", "folded"], &fixture("perf/threads-srcline.perf"));
+    assert_eq!(srcline, out);
+    // 85 source lines, 34 of them `  [kernel.kallsyms][…]`, as `grep -c '^  '` counts them.
+    assert!(stderr.contains("85 source lines (perf script -F +srcline) skipped"), "{stderr}");
+    let Some(expected) = inferno_collapse_perf("perf/threads.perf", &[]) else { return };
+    let inferno_names = out.replace("io_worker_17;", "io_worker;").replace("calc_3;", "calc;");
+    assert_eq!(sorted(&inferno_names), sorted(&expected));
+}
+
+/// A sample without frames is its command alone, as stackcollapse-perf.pl keeps it (no-frames.perf,
+/// records of threads.perf, one without its frames; FlameGraph's stackcollapse-perf.pl gives
+/// `perfthreads 1001001` and the three other stacks below, with `io_worker` for `io_worker_17`), and
+/// said.
+#[test]
+fn a_sample_without_frames_is_its_command() {
+    let (out, stderr) = run(&["convert", "--metric", "cpu-clock", "--to", "folded"], &fixture("perf/no-frames.perf"));
+    let expected = [
+        "io_worker_17;start_thread;__GI___libc_write 1001001",
+        "io_worker_17;start_thread;__GI___libc_write;entry_SYSCALL_64_after_hwframe;do_syscall_64 1001001",
+        "perfthreads 1001001",
+        "perfthreads;start_thread;calc_work 2002002",
+    ];
+    assert_eq!(sorted(&out), expected);
+    assert!(stderr.contains("1 sample without frames kept as their command alone"), "{stderr}");
+}
+
+/// A raw `perf.data` (perf 6.1's header starts `PERFILE2` and its size, 104) is answered with the
+/// command that prints it as text, whatever it is called and whether or not `--from perf` names it:
+/// the file's first 16 bytes, which hold nothing of the machine that recorded it.
+#[test]
+fn a_raw_perf_data_is_answered_with_perf_script() {
+    let dir = crate::support::binary::temp();
+    let path = dir.path().join("perf.data");
+    std::fs::write(&path, b"PERFILE2\x68\0\0\0\0\0\0\0").unwrap();
+    for args in [&["info"][..], &["info", "--from", "perf"][..]] {
+        let stderr = crate::support::binary::failure(proftool().args(args).arg(&path));
+        assert!(stderr.contains("the content is a raw perf.data recording (binary): print it with `perf script -i perf.data > out.perf`"), "{stderr}");
+    }
 }

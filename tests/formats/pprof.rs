@@ -117,7 +117,8 @@ fn go_totals(path: &Path) -> Option<BTreeMap<String, i64>> {
         path.display(),
         String::from_utf8_lossy(&output.stderr)
     );
-    let text = String::from_utf8(output.stdout).unwrap();
+    // Lossy: label values are printed as their bytes, which need not be UTF-8 (not-utf8.pb.gz).
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
     let mut lines = text.lines().skip_while(|l| *l != "Samples:").skip(1);
     let types: Vec<String> =
         lines.next().unwrap().split_whitespace().map(|t| t.trim_end_matches("[dflt]").to_string()).collect();
@@ -157,6 +158,36 @@ fn proftool_totals(path: &Path) -> BTreeMap<String, i64> {
         .collect()
 }
 
+/// A string table with a string that is not UTF-8 (not-utf8.pb.gz: runtime/pprof writes the label
+/// value "w\xffrk" as it is, as Pyroscope's invalid_utf8.pb.gz has one) is read, the bad byte as
+/// U+FFFD, and said: 29 samples, 290 ms, as `go tool pprof -top` gives them (25 + 4 in `-raw`).
+#[test]
+fn a_string_table_not_in_utf8_is_read_and_said() {
+    let (out, err) = run(&["convert", "--tag", "phase", "--to", "folded"], &fixture("pprof/not-utf8.pb.gz"));
+    assert!(out.lines().all(|l| l.starts_with("phase:w\u{fffd}rk;runtime.main;")), "{out}");
+    let total: i64 = out.lines().map(|l| l.rsplit(' ').next().unwrap().parse::<i64>().unwrap()).sum();
+    assert_eq!(total, 29);
+    assert!(err.contains("1 string(s) of the string table are not UTF-8 (the first: string 14)"), "{err}");
+    let text = info(&[], &fixture("pprof/not-utf8.pb.gz"));
+    assert!(text.contains("format     pprof (recognised by content)"), "{text}");
+    assert!(text.contains("metric     cpu (time, ns, additive): total 290000000\n"), "{text}");
+}
+
+/// A Go CPU profile's default sample type is `cpu` (`go tool pprof -top`: `Type: cpu`, 770 ms): a
+/// folded output writes its samples (77), which count it exactly at the 10 ms period, and says so;
+/// `--metric cpu` writes the nanoseconds.
+#[test]
+fn a_cpu_profiles_folded_output_says_its_samples_stand_for_cpu() {
+    let (out, err) = run(&["convert", "--to", "folded"], &fixture("pprof/cpu.pb.gz"));
+    let total: i64 = out.lines().map(|l| l.rsplit(' ').next().unwrap().parse::<i64>().unwrap()).sum();
+    assert_eq!(total, 77);
+    let expected = "metric cpu dropped (writing samples, which count the default cpu exactly at its 10ms interval)";
+    assert!(err.contains(expected), "{err}");
+    let (out, _) = run(&["convert", "-q", "--metric", "cpu", "--to", "folded"], &fixture("pprof/cpu.pb.gz"));
+    let total: i64 = out.lines().map(|l| l.rsplit(' ').next().unwrap().parse::<i64>().unwrap()).sum();
+    assert_eq!(total, 770_000_000);
+}
+
 #[test]
 fn go_tool_pprof_and_proftool_agree_on_totals() {
     if std::process::Command::new("go").arg("version").output().is_err() {
@@ -164,7 +195,7 @@ fn go_tool_pprof_and_proftool_agree_on_totals() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let mut files = vec![fixture("pprof/cpu.pb.gz"), fixture("pprof/heap.pb.gz")];
+    let mut files = vec![fixture("pprof/cpu.pb.gz"), fixture("pprof/heap.pb.gz"), fixture("pprof/not-utf8.pb.gz")];
     // proftool's own pprof: of the Go profiles, and of profiles of other formats.
     for (i, source) in [
         "pprof/cpu.pb.gz",

@@ -147,6 +147,19 @@ fn time_metric(profile: &Profile) -> Option<(usize, f64)> {
 /// nanoseconds, as its records hold it), in which every node with time has a group to hold it.
 pub(crate) fn fit(mut profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
     let samples = profile.metrics().iter().position(|m| m.kind == MetricKind::Samples);
+    // A source that puts its samples first (a JFR recording) has times of something else beside
+    // them (lock waits), which are not the time of its samples' records: dropped, said.
+    if samples.is_some() && profile.meta.weighed_by == Some(MetricKind::Samples) {
+        let times: Vec<String> =
+            profile.metrics().iter().filter(|m| m.kind == MetricKind::Time).map(|m| m.name.clone()).collect();
+        if !times.is_empty() {
+            diag.warn("br-other-time-dropped", None, || {
+                format!("{} dropped: not the time of the samples, which the source puts first", times.join(", "))
+            });
+            let keep: Vec<bool> = profile.metrics().iter().map(|m| m.kind != MetricKind::Time).collect();
+            profile.retain_metrics(&keep);
+        }
+    }
     match (options.formats.get::<super::Options>().mode, time_metric(&profile), samples) {
         (Mode::Sampled, Some((m, _)), _) => {
             diag.warn("br-time-dropped", None, || "--br-mode sampled: the time metric is dropped".into());

@@ -38,7 +38,9 @@
 //! (missing ones are 0). Names may be compressed: `(id) name` defines a number (files share one
 //! table, functions one, objects one), `(id)` uses it, for the rest of the file. A position may be
 //! `+n`, `-n` or `*`, relative to the same sub-position of the cost line before (the target position
-//! of `calls=` is relative to it too, and changes nothing). Comments (`#`) and blank lines anywhere.
+//! of `calls=` is relative to it too, and changes nothing); so may a count, relative to the same
+//! event's count of the cost line before, as speedscope's importer reads one (callgrind does not
+//! write them; a file of another tool may). Comments (`#`) and blank lines anywhere.
 //! `--combine-dumps=yes` files are several dumps one after the other, each with its header (`part:`,
 //! `thread:` with `--separate-threads=yes`); compressed names hold across them.
 //!
@@ -61,10 +63,14 @@
 //! Threads (`thread:` of several dumps) are thread roots `thread N` where the file has more than one;
 //! dumps of one thread (parts) add up. `cmd:` is the title; `creator`, `pid`, `part`, `desc` and
 //! `event` header lines are kept as header facts `callgrind.…` in the order read (those of the first
-//! dump). Object files (`ob=`) and instruction addresses are dropped (said on stderr). `summary:`
-//! and `totals:` are checked against the cost lines: a difference is said on stderr (the totals are
-//! the lines'). Errors name the line: a cost line before `events:` or `fn=`, more counts than
-//! events, a name number used before it is defined, a `calls=` line without its cost line (a file
+//! dump). Object files (`ob=`) and instruction addresses are dropped (said on stderr; an object
+//! number used without its definition, `cob=(8)`, is no error, as callgrind_annotate reads it, and
+//! said). `summary:` and `totals:` are checked against the cost lines: a `summary:` above them in
+//! every event (callgrind counts a couple of instructions of a whole run that it lists under no
+//! function) puts the difference under a pseudo-root `(not in a listed function)`, so that the
+//! totals are callgrind_annotate's PROGRAM TOTALS; any other difference is said on stderr (the
+//! totals are the lines'). Errors name the line: a cost line before `events:` or `fn=`, more counts than
+//! events, a relative count below 0, a file or function number used before it is defined, a `calls=` line without its cost line (a file
 //! cut short), `fi=` before `fn=`, an unknown `key=`, a `version` other than 1.
 //!
 //! **Written**: `positions: line` and an event per additive metric, the primary one first (as

@@ -134,6 +134,11 @@ struct Reader {
     has_addresses: bool,
     /// The last cost line's position values.
     last: Vec<u64>,
+    /// The last cost line's counts (0 for those it left out), which a count `*`, `+n` or `-n` is
+    /// relative to, as speedscope's importer reads one.
+    last_counts: Vec<u64>,
+    /// Object numbers used without a definition (`cob=(8)`): how many, and the first line.
+    undefined_objects: (u64, Option<Position>),
     graphs: Vec<Graph>,
     /// The graph of the thread being read.
     graph: usize,
@@ -300,7 +305,12 @@ impl Reader {
         match key {
             Key::Ob | Key::Cob => {
                 self.objects_seen = true;
-                name(line, value, &mut self.objects, &mut self.names.objects)?;
+                // Objects are not kept: one never defined (gprof2dot's test file's `cob=(8)`, which
+                // callgrind_annotate reads) is no error, only counted.
+                if name(line, value, &mut self.objects, &mut self.names.objects).is_err() {
+                    self.undefined_objects.0 += 1;
+                    self.undefined_objects.1.get_or_insert(line.position);
+                }
             }
             Key::Fl | Key::Fi | Key::Fe => {
                 if key != Key::Fl && self.function_name.is_none() {
@@ -406,6 +416,7 @@ impl Reader {
             let at = at.map_or(0, |w| w.as_ptr() as usize - line.text.as_ptr() as usize);
             return Err(too_many_counts(line, at, n_events));
         }
+        self.counts_of(line, counts)?;
         let graph_index = match self.graphs.is_empty() {
             true => {
                 self.select_thread(None);
@@ -419,18 +430,44 @@ impl Reader {
             Some((calls, callee, _)) => graph.call(function, (source_line, file), callee, calls, n_events),
             None => graph.cost(function, source_line, file, n_events),
         };
-        for (cost, token) in costs.iter_mut().zip(counts) {
-            let Token::Decimal(count) = *token else {
-                return Err(line.error(ParseErrorKind::Unexpected {
-                    expected: "counts as decimal numbers after the positions".into(),
-                    found: excerpt(line.text.as_bytes()),
-                }));
-            };
+        for (cost, &count) in costs.iter_mut().zip(&self.last_counts[..counts.len()]) {
             let count = i64::try_from(count).map_err(|_| {
                 line.error(ParseErrorKind::InvalidNumber { field: "a count below 2^63", text: count.to_string() })
             })?;
             *cost = cost.saturating_add(count);
         }
+        Ok(())
+    }
+
+    /// Reads the counts of a cost line into `last_counts`: decimal numbers, or, as speedscope's importer reads them, `*`,
+    /// `+n` or `-n` relative to the same event's count of the cost line before (its counts after
+    /// this one's are 0).
+    fn counts_of(&mut self, line: &Line<'_>, counts: &[Token]) -> Result<(), ParseError> {
+        self.last_counts.resize(counts.len().max(self.last_counts.len()), 0);
+        for (e, token) in counts.iter().enumerate() {
+            let last = self.last_counts[e];
+            let value = match *token {
+                Token::Decimal(v) => Some(v),
+                Token::Same => Some(last),
+                Token::Plus(v) => last.checked_add(v),
+                Token::Minus(v) => last.checked_sub(v),
+                Token::Hex(_) => {
+                    return Err(line.error(ParseErrorKind::Unexpected {
+                        expected: "counts as decimal numbers after the positions".into(),
+                        found: excerpt(line.text.as_bytes()),
+                    }))
+                }
+            };
+            self.last_counts[e] = value.ok_or_else(|| {
+                line.error(ParseErrorKind::Unexpected {
+                    expected: format!(
+                        "a count relative to the line before's ({last}) that stays between 0 and 2^64 − 1"
+                    ),
+                    found: excerpt(line.text.as_bytes()),
+                })
+            })?;
+        }
+        self.last_counts[counts.len()..].iter_mut().for_each(|c| *c = 0);
         Ok(())
     }
 
@@ -451,6 +488,11 @@ impl Reader {
         if self.objects_seen {
             diag.warn("callgrind-objects", None, || {
                 "object files (ob=, cob=) are not kept: functions are named by their source files".into()
+            });
+        }
+        if let (n, Some(first)) = self.undefined_objects {
+            diag.warn("callgrind-undefined-object", Some(first), || {
+                format!("{n} object number(s) used without a definition (`cob=(N)` before any `(N) name`), read as no object, as callgrind_annotate reads them")
             });
         }
         if self.has_addresses {

@@ -43,14 +43,14 @@
 //! each read as a `.cpuprofile` is, its chunks joined in time order, under the root of the thread of
 //! its `Profile` event (with ` (pid N)` after the thread's name where profiles come from several
 //! processes): a profile is its process and `id` (each Chromium process numbers its own from
-//! `0x1`), else its thread. Their time only, and the url as module (not their sample counts nor
-//! where functions are defined); a profile without an `endTime` gives its last sample no time, as
-//! speedscope does; chunks without `args.data`, and chunks of no profile declared before them, are
+//! `0x1`), else its thread. Their time and samples, as the same profile saved as a `.cpuprofile` is
+//! read (weighed by time), and the url as module (not where functions are defined); a profile
+//! without an `endTime` gives its last sample no time, as speedscope does (a sample still); chunks without `args.data`, and chunks of no profile declared before them, are
 //! skipped. The trace's slices (the browser's tasks beside the samples) are then not read, as
 //! speedscope reads such a trace; said in a warning. A trace with `samples` and `stackFrames` is
 //! those samples (as speedscope reads it): each weighs the time to the next sample of its thread
 //! (the last none), its stack its frame and the frame's parents, under its thread's root. Stacks of
-//! no time are not kept (a trace writes none). `displayTimeUnit` other than `ms` is the header fact
+//! nothing are not kept (a trace writes no slice of no time: a conversion into one drops them). `displayTimeUnit` other than `ms` is the header fact
 //! `chrome-trace.displayTimeUnit`. Instant, counter, async, flow and other events are counted in
 //! one warning; ends ignored, ends whose (not empty) args differ from their slice's, and slices still
 //! open at their track's last begin or end (closed there, as speedscope closes them) are each
@@ -222,6 +222,15 @@ pub(crate) fn fit(profile: Profile, diag: &mut Diagnostics) -> Profile {
                 roots.len()
             )
         });
+    }
+    // A stack of no time is no slice (a CPU profile's last sample, read from a trace with its
+    // samples beside the time): the model is what the trace written holds. The trace writes no
+    // frame facts, which the copy drops.
+    let inclusive = profile.tree.derived_inclusive(time);
+    let timeless =
+        profile.tree.nodes().any(|n| profile.tree.parent(n).is_some() && inclusive.get(n.index()).as_f64() == 0.0);
+    if timeless && profile.metrics().len() == 1 {
+        profile = read::without_timeless_stacks(&profile);
     }
     profile
 }

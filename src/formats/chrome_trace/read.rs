@@ -598,18 +598,20 @@ impl Reader<'_> {
     }
 }
 
-/// `profile` (of one metric, time, and no frame facts) without the stacks of no time but its
-/// thread roots, and without the frames only they had: a trace holds slices of time, and writes
-/// none for them (slices of no length, its slices or its last samples, are nothing to show).
-fn without_timeless_stacks(profile: &Profile) -> Profile {
+/// `profile` (of time, and of samples where it is CPU profiles; no frame facts) without the stacks
+/// of nothing but its thread roots, and without the frames only they had: a trace holds slices of
+/// time, and writes none for them (slices of no length are nothing to show). The last sample of a
+/// CPU profile without an end has no time but is a sample, and stays.
+pub(super) fn without_timeless_stacks(profile: &Profile) -> Profile {
     let tree = &profile.tree;
-    let inclusive = tree.derived_inclusive(0);
+    let inclusives: Vec<_> = (0..profile.metrics().len()).map(|m| tree.derived_inclusive(m)).collect();
+    let nothing = |node: NodeId| inclusives.iter().all(|inclusive| inclusive.get(node.index()).as_f64() == 0.0);
     let mut kept = Profile::new(profile.metrics().to_vec());
     kept.meta = profile.meta.clone();
     let mut copy_of: Vec<Option<NodeId>> = vec![None; tree.len()];
     for node in tree.nodes() {
         let parent = match tree.parent(node) {
-            Some(_) if inclusive.get(node.index()).as_f64() == 0.0 => continue,
+            Some(_) if nothing(node) => continue,
             Some(parent) => match copy_of[parent.index()] {
                 Some(copy) => Some(copy),
                 None => continue,

@@ -34,6 +34,11 @@ pub(super) struct Header {
     pub metadata: u64,
     /// The chunk's start, in nanoseconds since the Unix epoch.
     pub start_nanos: i64,
+    /// The ticks of a second, the unit of the events' durations.
+    pub ticks_per_second: u64,
+    /// Whether its integers are compressed (LEB128): always in 2.x, as the JDK reads them; in 1.x
+    /// as the header's features say (bit 0 of its last byte), as JMC reads them.
+    pub compressed: bool,
 }
 
 /// A positioned error of the reader.
@@ -66,10 +71,15 @@ impl Header {
             checkpoint: long(16),
             metadata: long(24),
             start_nanos: long(32) as i64,
+            ticks_per_second: long(56),
+            compressed: major == 2 || bytes[67] & 1 == 1,
         };
         if header.size < HEADER_LEN as u64 {
             let found = format!("{} (a chunk still being written, or damaged)", header.size);
             return Err(error(at + 8, format!("a chunk size of at least {HEADER_LEN} bytes"), found));
+        }
+        if header.ticks_per_second == 0 {
+            return Err(error(at + 56, "a number of ticks per second above 0 (the unit of durations)", "0"));
         }
         for (offset, field, value) in [(16, "constant pool", header.checkpoint), (24, "metadata", header.metadata)] {
             if value < HEADER_LEN as u64 || value >= header.size {
@@ -93,12 +103,16 @@ pub(super) struct Cursor<'a> {
     /// How many more values may be decoded in the event being read: a value of a type made of
     /// empty structs takes no bytes, so bytes alone do not bound the work.
     budget: u64,
+    /// Whether integers are LEB128 (else big-endian of their type's width: JFR 1.0 without the
+    /// compressed-integers feature).
+    compressed: bool,
 }
 
 impl<'a> Cursor<'a> {
-    /// A cursor over a whole chunk (`bytes`, which start at byte `base` of the input).
-    pub(super) fn new(bytes: &'a [u8], base: u64) -> Cursor<'a> {
-        Cursor { bytes, at: 0, end: bytes.len(), base, budget: 0 }
+    /// A cursor over a whole chunk (`bytes`, which start at byte `base` of the input), its
+    /// integers compressed or not.
+    pub(super) fn new(bytes: &'a [u8], base: u64, compressed: bool) -> Cursor<'a> {
+        Cursor { bytes, at: 0, end: bytes.len(), base, budget: 0, compressed }
     }
 
     /// The input's offset of the next byte.
@@ -142,6 +156,15 @@ impl<'a> Cursor<'a> {
         Ok(self.take(1, what)?[0])
     }
 
+    /// An integer of `width` bytes: LEB128 where the chunk's integers are compressed, else
+    /// big-endian of that width.
+    fn integer(&mut self, width: usize, what: &str) -> Result<u64, ParseError> {
+        if self.compressed {
+            return self.varint(what);
+        }
+        Ok(self.take(width, what)?.iter().fold(0u64, |value, &b| value << 8 | u64::from(b)))
+    }
+
     /// A LEB128 integer as JFR writes it: seven bits a byte, low bits first, and a ninth byte of
     /// eight bits.
     fn varint(&mut self, what: &str) -> Result<u64, ParseError> {
@@ -158,12 +181,12 @@ impl<'a> Cursor<'a> {
 
     /// A `long`.
     pub(super) fn long(&mut self, what: &str) -> Result<u64, ParseError> {
-        self.varint(what)
+        self.integer(8, what)
     }
 
     /// An `int`: the low 32 bits of what is written, as the JDK reads one.
     pub(super) fn int(&mut self, what: &str) -> Result<i32, ParseError> {
-        Ok(self.varint(what)? as u32 as i32)
+        Ok(self.integer(4, what)? as u32 as i32)
     }
 
     /// A count of things that follow, each at least `least` bytes: more than the event's bytes
@@ -215,7 +238,7 @@ impl<'a> Cursor<'a> {
 
     /// A `char`: the low 16 bits of what is written.
     fn char_unit(&mut self) -> Result<u16, ParseError> {
-        Ok(self.varint("a character")? as u16)
+        Ok(self.integer(2, "a character")? as u16)
     }
 
     /// A value of type `ty`; `keep` false reads past it and returns `Value::Null`.
@@ -237,7 +260,7 @@ impl<'a> Cursor<'a> {
         Ok(match types.list[ty].kind {
             Kind::Boolean | Kind::Byte => int(i64::from(self.byte("a byte")? as i8)),
             Kind::Char => int(i64::from(self.char_unit()?)),
-            Kind::Short => int(i64::from(self.varint("a short")? as u16 as i16)),
+            Kind::Short => int(i64::from(self.integer(2, "a short")? as u16 as i16)),
             Kind::Int => int(i64::from(self.int("an int")?)),
             Kind::Long => int(self.long("a long")? as i64),
             Kind::Float => {
@@ -376,9 +399,9 @@ impl Types {
         self.by_id.get(&id).copied()
     }
 
-    /// The type named `name`.
+    /// The type named `name` (a name of JFR 2's), or its JFR 1.0 name (JDK 9 and 10).
     pub(super) fn named(&self, name: &str) -> Option<usize> {
-        self.list.iter().position(|t| t.name == name)
+        self.list.iter().position(|t| current_name(&t.name) == name)
     }
 
     pub(super) fn name(&self, ty: usize) -> &str {
@@ -388,6 +411,19 @@ impl Types {
     /// The index of the field `name` of type `ty`.
     pub(super) fn field(&self, ty: usize, name: &str) -> Option<usize> {
         self.list[ty].fields.iter().position(|f| f.name == name)
+    }
+}
+
+/// The name a type of JFR 1.0 (JDK 9 and 10, `com.oracle.jdk.ExecutionSample`,
+/// `com.oracle.jfr.types.StackTrace`) has since JFR 2.0 (JDK 11, `jdk.ExecutionSample`,
+/// `jdk.types.StackTrace`): the JDK's parser and JMC's read the old names as the new ones.
+pub(super) fn current_name(name: &str) -> std::borrow::Cow<'_, str> {
+    if let Some(rest) = name.strip_prefix("com.oracle.jdk.") {
+        format!("jdk.{rest}").into()
+    } else if let Some(rest) = name.strip_prefix("com.oracle.jfr.types.") {
+        format!("jdk.types.{rest}").into()
+    } else {
+        name.into()
     }
 }
 
@@ -599,12 +635,16 @@ mod tests {
     /// JFR's LEB128: seven bits a byte, and a ninth byte of eight bits.
     #[test]
     fn compressed_integers_read_as_the_jdk_writes_them() {
-        let read = |bytes: &[u8]| Cursor::new(bytes, 0).long("x");
+        let read = |bytes: &[u8]| Cursor::new(bytes, 0, true).long("x");
         assert_eq!(read(&[0x05]).unwrap(), 5);
         assert_eq!(read(&[0x80, 0x01]).unwrap(), 128);
         assert_eq!(read(&[0xff; 9]).unwrap(), u64::MAX);
         assert!(read(&[0x80]).unwrap_err().to_string().contains("byte 1: expected x, found the end"));
-        let int = Cursor::new(&[0xff, 0xff, 0xff, 0xff, 0x0f], 0).int("x").unwrap();
+        let int = Cursor::new(&[0xff, 0xff, 0xff, 0xff, 0x0f], 0, true).int("x").unwrap();
         assert_eq!(int, -1);
+        // JFR 1.0 without compressed integers: big-endian of the type's width, as JMC reads them.
+        let mut plain = Cursor::new(&[0, 0, 0, 0, 0, 0, 1, 0, 0xff, 0xff, 0xff, 0xfe], 0, false);
+        assert_eq!(plain.long("x").unwrap(), 256);
+        assert_eq!(plain.int("x").unwrap(), -2);
     }
 }

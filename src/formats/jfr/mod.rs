@@ -13,7 +13,7 @@
 //! ```
 //!
 //! **Grammar** (the JDK's `jdk.jfr.internal` writer and `jdk.jfr.internal.consumer` parser; JDK 11
-//! to 25 write version 2.0 or 2.1, and the JDK reads 1.x alike): a recording is chunks one after
+//! to 25 write version 2.0 or 2.1, JDK 9 and 10 wrote 1.0, and the JDK reads 1.x alike): a recording is chunks one after
 //! another, each a 68-byte header (big-endian) and events. Every `short`, `char`, `int` and
 //! `long` after the header, sizes and ids included, is LEB128 (seven bits a byte, low first, a
 //! ninth byte of eight bits); `float`s and `double`s are big-endian, a `boolean` or `byte` one
@@ -26,22 +26,43 @@
 //! one's delta; together they are the chunk's pools, which the chunk's events and pool entries
 //! refer to (a stack trace to methods, a method to its class and symbols). Id 0 is no value.
 //!
-//! **Model**: a root per thread (its Java name, else its OS name), below it the stack of each
-//! `jdk.ExecutionSample` and `jdk.NativeMethodSample` event (root first; a stack JFR cut at its
-//! depth limit under a `(truncated)` pseudo-frame) and of each `jdk.ObjectAllocationSample`.
-//! A frame is its method as `package.Class.method` (the class's `/` as `.`), a line frame at its
-//! line where the frame has one (a function frame where it has none: native methods), and what JFR
-//! says it ran as (`Interpreted`, `JIT compiled`, `Inlined`, `Native`) is the frame fact
-//! `jfr.frame-type`, the types a frame was seen as, comma-separated. Metrics, each where the
-//! recording has events of it: `samples`, the execution samples (the sampling profiler's samples);
-//! `native-samples`, the native method samples, taken at their own period (20 ms by default, not
-//! the execution samples'), so an event count of their own, not samples converted at the
-//! interval; `alloc-weight`, bytes, the allocation samples' `weight` (what JFR says each sample
-//! stands for); `sampled objects`, the allocation samples. The interval is the `period` setting of
+//! **Model**: a root per thread (its Java name, else its OS name), below it the stack of each event
+//! read (root first; a stack JFR cut at its depth limit under a `(truncated)` pseudo-frame). A frame
+//! is its method as `package.Class.method` (the class's `/` as `.`; a stub's method, whose class is
+//! empty, its name alone: `itable stub`), a line frame at its line where the frame has one (a
+//! function frame where it has none: native methods), and what JFR says it ran as (`Interpreted`,
+//! `JIT compiled`, `Inlined`, `Native`) is the frame fact `jfr.frame-type`, the types a frame was
+//! seen as, comma-separated. Below the stack of an allocation event is the allocated class, of a
+//! lock event the monitor's (or parked) class, as async-profiler's converter puts them, named as
+//! `jfr print` names a class (`byte[]`, `java.lang.String`), its `jfr.frame-type` `Allocated class`,
+//! `Monitor class` or `Parked class`. Metrics, each where the recording has events of it, every
+//! quantity beside the count of the events it rests on:
+//!
+//! | event | quantity | its events |
+//! |---|---|---|
+//! | `jdk.ExecutionSample` | | `samples` |
+//! | `jdk.NativeMethodSample` | | `native-samples` (taken at their own period, 20 ms by default: events, never converted to time) |
+//! | `jdk.ObjectAllocationSample` | `alloc-weight` (bytes, its `weight`: what JFR says each sample stands for) | `sampled objects` |
+//! | `jdk.ObjectAllocationInNewTLAB` | `alloc-new-tlab` (bytes, the new TLAB's `tlabSize`, as JMC and async-profiler weigh it) | `new-tlab objects` |
+//! | `jdk.ObjectAllocationOutsideTLAB` | `alloc-outside-tlab` (bytes, its `allocationSize`) | `outside-tlab objects` |
+//! | `jdk.JavaMonitorEnter` | `monitor-enter-time` (ns, its `duration`) | `monitor-enter events` |
+//! | `jdk.JavaMonitorWait` | `monitor-wait-time` (ns) | `monitor-wait events` |
+//! | `jdk.ThreadPark` | `park-time` (ns) | `park events` |
+//!
+//! Durations are in the chunk's ticks, turned into nanoseconds at its ticks per second (exact where
+//! a tick is a nanosecond, as on Linux). The interval is the `period` setting of
 //! `jdk.ExecutionSample` that the recording's `jdk.ActiveSetting` events state (where they were
 //! recorded, and only when it stayed one value); the header facts `jfr.version`, `jfr.chunks`,
 //! `jfr.period` and `jfr.native-period` (the settings as JFR writes them, `10 ms`), and the first
-//! chunk's start as the timestamp.
+//! chunk's start as the timestamp. Events of other types that have a stack are counted and named on
+//! stderr; a recording with no event the reader takes is refused, naming what it holds.
+//!
+//! **JFR 1.0** (JDK 9 and 10): the same layout, its events named `com.oracle.jdk.ExecutionSample`
+//! and its pool types `com.oracle.jfr.types.StackTrace`, which are read as `jdk.` and `jdk.types.`
+//! (as the JDK's parser and JMC's read them). Its integers are compressed where the header's
+//! features say so (bit 0 of its last byte), else big-endian of their type's width (`int` 4 bytes,
+//! `long` 8, `short` and `char` 2), as JMC's parser reads a 1.x chunk; a 2.x chunk's are always
+//! compressed, as the JDK's parser reads them whatever the flag.
 //!
 //! **Reading**: a chunk at a time, its bytes read whole (JDK chunks are 12 MB at most by default)
 //! and nothing else kept of it but the tree: its metadata first, then its checkpoints (the pool
@@ -56,13 +77,13 @@
 //! joined into one file, proftool reads each chunk's own, `jfr print` the first's.)
 //!
 //! **Errors**, each at its byte: a chunk whose magic is not `FLR\0`, of a version other than 1 or 2,
-//! cut short (its header or its bytes), an event whose size runs past its chunk, metadata or
-//! checkpoints not where the header says, a string, count or value cut short or longer than its
-//! event, types that nest in themselves.
+//! cut short (its header or its bytes), of no ticks per second, an event whose size runs past its
+//! chunk, metadata or checkpoints not where the header says, a string, count or value cut short or
+//! longer than its event, types that nest in themselves; a recording of no event the reader takes.
 //!
-//! **Lost**: every other event (GC, locks, I/O, …), the samples' times and thread states, the
-//! methods' descriptors (overloads of one name are one frame) and modifiers, bytecode indices,
-//! class loaders, modules and packages.
+//! **Lost**: every other event (GC, I/O, thread sleeps, …: those with a stack named on stderr), the
+//! events' times, thread states, lock owners and addresses, the methods' descriptors (overloads of
+//! one name are one frame) and modifiers, bytecode indices, class loaders, modules and packages.
 
 use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
 use crate::error::{Error, FormatName};
@@ -71,6 +92,7 @@ use crate::model::{Metric, MetricKind, Repr, Unit};
 use std::time::Duration;
 
 mod chunk;
+mod events;
 mod read;
 
 /// What its format is and how it is told and read (proftool does not write it).
@@ -98,7 +120,7 @@ const CARRIES: Carries = Carries {
     threads: true,
     thread_roots: true,
     frame_kinds: false,
-    metrics: &[MetricKind::Samples, MetricKind::Events, MetricKind::Alloc, MetricKind::Objects],
+    metrics: &[MetricKind::Samples, MetricKind::Events, MetricKind::Alloc, MetricKind::Objects, MetricKind::Time],
     one_metric: false,
     function_facts: false,
     source_lines: true,
@@ -125,6 +147,8 @@ fn sniff(head: &[u8]) -> Sniff {
 }
 
 /// The metrics a recording is read into, in order (those without events are dropped at the end).
+/// Every quantity that stands for what was sampled (bytes, time) has beside it the count of the
+/// events behind it, so that a comparison can judge how many observations a figure rests on.
 struct Metrics;
 
 impl Metrics {
@@ -132,17 +156,44 @@ impl Metrics {
     const NATIVE_SAMPLES: usize = 1;
     const ALLOC_WEIGHT: usize = 2;
     const SAMPLED_OBJECTS: usize = 3;
+    const NEW_TLAB_BYTES: usize = 4;
+    const NEW_TLAB_OBJECTS: usize = 5;
+    const OUTSIDE_TLAB_BYTES: usize = 6;
+    const OUTSIDE_TLAB_OBJECTS: usize = 7;
+    const MONITOR_ENTER_TIME: usize = 8;
+    const MONITOR_ENTERS: usize = 9;
+    const MONITOR_WAIT_TIME: usize = 10;
+    const MONITOR_WAITS: usize = 11;
+    const PARK_TIME: usize = 12;
+    const PARKS: usize = 13;
+    const COUNT: usize = 14;
 
     fn all() -> Vec<Metric> {
-        // Every metric counts sampled events, or weighs them: the allocation samples' bytes are
-        // weights of the samples counted in `sampled objects`.
+        // Every metric counts events that were sampled (execution and allocation samples) or
+        // recorded past a threshold (TLAB refills, locks past their 20 ms), or weighs them: each
+        // quantity's events are counted in the metric beside it.
         let count = |name: &str, kind| Metric::new(name, kind, Unit::Count, Repr::Int).sampled(Sampling::counts());
+        let bytes = |name: &str, of: &str| {
+            Metric::new(name, MetricKind::Alloc, Unit::Bytes, Repr::Int).sampled(Sampling::weights_of(of))
+        };
+        let time = |name: &str, of: &str| {
+            Metric::new(name, MetricKind::Time, Unit::Nanoseconds, Repr::Int).sampled(Sampling::weights_of(of))
+        };
         vec![
             Metric::samples(),
             count("native-samples", MetricKind::Events),
-            Metric::new("alloc-weight", MetricKind::Alloc, Unit::Bytes, Repr::Int)
-                .sampled(Sampling::weights_of("sampled objects")),
+            bytes("alloc-weight", "sampled objects"),
             count("sampled objects", MetricKind::Objects),
+            bytes("alloc-new-tlab", "new-tlab objects"),
+            count("new-tlab objects", MetricKind::Objects),
+            bytes("alloc-outside-tlab", "outside-tlab objects"),
+            count("outside-tlab objects", MetricKind::Objects),
+            time("monitor-enter-time", "monitor-enter events"),
+            count("monitor-enter events", MetricKind::Events),
+            time("monitor-wait-time", "monitor-wait events"),
+            count("monitor-wait events", MetricKind::Events),
+            time("park-time", "park events"),
+            count("park events", MetricKind::Events),
         ]
     }
 }

@@ -2,62 +2,32 @@
 //! their stacks resolved through the pools and added to the tree as they are met.
 
 use super::chunk::{self, error, Cursor, Header, Keep, Pools, Types, Value, HEADER_LEN, MAGIC};
+use super::events::{self, Plan, Role, Weight, CLASS, EVENTS, EXECUTION_SAMPLE, STACK_TRACE, STRING, THREAD};
 use super::{Metrics, FORMAT, FRAME_TYPE};
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind, Position};
 use crate::model::{ChildIndex, FrameId, FrameKind, FrameRef, NodeId, Profile, Value as Amount};
 use rustc_hash::FxHashMap;
 use std::cell::Cell;
+use std::collections::BTreeMap;
 use std::io::Read;
 
-/// The event types the reader takes, by name.
-const EXECUTION_SAMPLE: &str = "jdk.ExecutionSample";
-const NATIVE_SAMPLE: &str = "jdk.NativeMethodSample";
-const ALLOCATION_SAMPLE: &str = "jdk.ObjectAllocationSample";
-const ACTIVE_SETTING: &str = "jdk.ActiveSetting";
-
 /// The pool types the reader resolves, by name: the ones whose entries it keeps.
-const STACK_TRACE: &str = "jdk.types.StackTrace";
 const METHOD: &str = "jdk.types.Method";
-const CLASS: &str = "java.lang.Class";
 const SYMBOL: &str = "jdk.types.Symbol";
 const FRAME_TYPE_POOL: &str = "jdk.types.FrameType";
-const THREAD: &str = "java.lang.Thread";
-const STRING: &str = "java.lang.String";
-
-/// What an event of a type the reader takes is.
-#[derive(Clone, Copy, PartialEq)]
-enum Event {
-    Execution,
-    Native,
-    Allocation,
-    Setting,
-}
-
-/// What the reader takes from a field of an event.
-#[derive(Clone, Copy, PartialEq)]
-enum Role {
-    Skip,
-    Thread,
-    Stack,
-    Weight,
-    SettingId,
-    SettingName,
-    SettingValue,
-}
-
-/// How to read one event type: what it is and what each of its fields is for.
-struct Plan {
-    event: Event,
-    roles: Vec<Role>,
-}
 
 /// What is read across chunks: the profile, its tree's index, and the sampling periods found.
 pub(super) struct Reader {
     profile: Profile,
     index: ChildIndex,
     /// Events read per metric ([`Metrics`]' order).
-    counts: [u64; 4],
+    counts: [u64; Metrics::COUNT],
+    /// The events of every type in the recording, by the type's name as the recording writes it,
+    /// with whether the type has a stack and whether the reader takes it.
+    held: BTreeMap<String, (u64, bool, bool)>,
+    /// The ticks of a second in the chunk being read (the unit of durations).
+    ticks_per_second: u64,
     /// The `period` settings of execution and native samples, in the order met, each once.
     periods: [Vec<String>; 2],
     /// The frames of stacks cut by JFR's depth limit.
@@ -80,6 +50,8 @@ struct Resolver<'a, 'b> {
     string: Option<usize>,
     threads: FxHashMap<u64, FrameId>,
     methods: FxHashMap<u64, String>,
+    /// The frame of each class put below a stack, with what it is (allocated, monitor, parked).
+    classes: FxHashMap<(u64, &'static str), Option<FrameId>>,
     frames: FxHashMap<StackFrame, FrameId>,
     /// The node of each (thread, stack trace) met.
     nodes: FxHashMap<(FrameId, u64), NodeId>,
@@ -106,7 +78,9 @@ impl Reader {
         Reader {
             profile: Profile::new(Metrics::all()),
             index: ChildIndex::default(),
-            counts: [0; 4],
+            counts: [0; Metrics::COUNT],
+            held: BTreeMap::new(),
+            ticks_per_second: 1,
             periods: Default::default(),
             truncated: None,
             chunks: 0,
@@ -150,12 +124,12 @@ impl Reader {
             at += header.size;
             self.chunks += 1;
         }
-        Ok(self.finish(diag))
+        self.finish(at, diag)
     }
 
     /// Reads one chunk: its metadata, its checkpoints, then its events in order.
     fn chunk(&mut self, bytes: &[u8], at: u64, header: &Header) -> Result<(), ParseError> {
-        let cursor = Cursor::new(bytes, at);
+        let cursor = Cursor::new(bytes, at, header.compressed);
         // Offsets were checked against the chunk's size, which its bytes are.
         let offset = |o: u64| usize::try_from(o).unwrap_or(usize::MAX);
         let types = chunk::metadata(&cursor, offset(header.metadata))?;
@@ -169,7 +143,7 @@ impl Reader {
         }
         let mut pools = Pools::default();
         chunk::checkpoints(&cursor, offset(header.checkpoint), &types, &keep, &mut pools)?;
-        let plans = plans(&types);
+        let plans = events::plans(&types);
         let mut resolver = Resolver {
             types: &types,
             pools: &pools,
@@ -182,59 +156,96 @@ impl Reader {
             string: named(STRING),
             threads: FxHashMap::default(),
             methods: FxHashMap::default(),
+            classes: FxHashMap::default(),
             frames: FxHashMap::default(),
             nodes: FxHashMap::default(),
             stack: Vec::new(),
             missing: Cell::new((0, None)),
         };
-        let period_of = [named(EXECUTION_SAMPLE), named(NATIVE_SAMPLE)].map(|ty| ty.map(|ty| types.list[ty].id));
+        let period_of =
+            [named(EXECUTION_SAMPLE), named(events::NATIVE_SAMPLE)].map(|ty| ty.map(|ty| types.list[ty].id));
+        self.ticks_per_second = header.ticks_per_second;
+        // Events of each type id, for what the recording holds that is not read.
+        let mut seen: FxHashMap<u64, u64> = FxHashMap::default();
         let mut next = HEADER_LEN;
         while next < bytes.len() {
-            let (mut event, kind) = cursor.event(next)?;
+            let (event, kind) = cursor.event(next)?;
             let event_at = at + next as u64;
             next = event.event_end();
-            let Some((ty, plan)) = plans.get(&kind) else { continue };
-            let (mut thread, mut stack, mut weight) = (0, 0, None);
-            let (mut setting_id, mut setting_name, mut setting_value) = (None, None, None);
-            for (field, &role) in types.list[*ty].fields.iter().zip(&plan.roles) {
-                let value = event.field(&types, field, role != Role::Skip)?;
-                match (role, value) {
-                    (Role::Thread, Value::Ref(id)) => thread = id,
-                    (Role::Stack, Value::Ref(id)) => stack = id,
-                    (Role::Weight, Value::Int(n)) => weight = Some(n),
-                    (Role::SettingId, Value::Int(n)) => setting_id = Some(n as u64),
-                    (Role::SettingName, name) => setting_name = resolver.string(&name, event_at).map(str::to_string),
-                    (Role::SettingValue, value) => {
-                        setting_value = resolver.string(&value, event_at).map(str::to_string)
-                    }
-                    _ => {}
-                }
+            if kind > 1 {
+                *seen.entry(kind).or_default() += 1;
             }
-            let (metric, amount) = match plan.event {
-                Event::Setting => {
-                    let which = period_of.iter().position(|&id| id.is_some() && id == setting_id);
-                    if let (Some(which), Some("period"), Some(value)) = (which, setting_name.as_deref(), setting_value)
-                    {
-                        if !self.periods[which].contains(&value) {
-                            self.periods[which].push(value);
-                        }
-                    }
-                    continue;
-                }
-                Event::Execution => (Metrics::SAMPLES, 1),
-                Event::Native => (Metrics::NATIVE_SAMPLES, 1),
-                Event::Allocation => (Metrics::ALLOC_WEIGHT, weight.unwrap_or(0)),
-            };
-            let node = self.node(&mut resolver, thread, stack, event_at)?;
-            self.profile.tree.add_self(metric, node, Amount::Int(amount));
-            self.counts[metric] += 1;
-            if plan.event == Event::Allocation {
-                self.profile.tree.add_self(Metrics::SAMPLED_OBJECTS, node, Amount::Int(1));
-                self.counts[Metrics::SAMPLED_OBJECTS] += 1;
+            if let Some((ty, plan)) = plans.get(&kind) {
+                self.event(&mut resolver, event, (*ty, plan), event_at, &period_of)?;
+            }
+        }
+        for (kind, n) in seen {
+            if let Some(ty) = types.by_id(kind) {
+                let held = self.held.entry(types.name(ty).to_string()).or_default();
+                *held = (held.0 + n, events::has_stack(&types, ty), plans.contains_key(&kind));
             }
         }
         let (count, first) = resolver.missing.get();
         self.missing = (self.missing.0 + count, self.missing.1.or(first));
+        Ok(())
+    }
+
+    /// Reads one event of a type the reader takes (`plan`, for its type `ty`) into the tree, or a
+    /// setting into the periods found.
+    fn event(
+        &mut self,
+        resolver: &mut Resolver<'_, '_>,
+        mut event: Cursor<'_>,
+        (ty, plan): (usize, &Plan),
+        event_at: u64,
+        period_of: &[Option<u64>; 2],
+    ) -> Result<(), ParseError> {
+        let types = resolver.types;
+        let (mut thread, mut stack, mut weight, mut class) = (0, 0, None, 0);
+        let (mut setting_id, mut setting_name, mut setting_value) = (None, None, None);
+        for (field, &role) in types.list[ty].fields.iter().zip(&plan.roles) {
+            let value = event.field(types, field, role != Role::Skip)?;
+            match (role, value) {
+                (Role::Thread, Value::Ref(id)) => thread = id,
+                (Role::Stack, Value::Ref(id)) => stack = id,
+                (Role::Weight, Value::Int(n)) => weight = Some(n),
+                (Role::Class, Value::Ref(id)) => class = id,
+                (Role::SettingId, Value::Int(n)) => setting_id = Some(n as u64),
+                (Role::SettingName, name) => setting_name = resolver.string(&name, event_at).map(str::to_string),
+                (Role::SettingValue, value) => setting_value = resolver.string(&value, event_at).map(str::to_string),
+                _ => {}
+            }
+        }
+        let Some(kind) = plan.event else {
+            let which = period_of.iter().position(|&id| id.is_some() && id == setting_id);
+            if let (Some(which), Some("period"), Some(value)) = (which, setting_name.as_deref(), setting_value) {
+                if !self.periods[which].contains(&value) {
+                    self.periods[which].push(value);
+                }
+            }
+            return Ok(());
+        };
+        let amount = match kind.weight {
+            Weight::One => 1,
+            Weight::Field(_) => weight.unwrap_or(0).max(0),
+            // Ticks as nanoseconds: exact where a tick is a nanosecond (the JDK's clock on Linux).
+            Weight::Duration => {
+                let ticks = u128::try_from(weight.unwrap_or(0)).unwrap_or(0);
+                i64::try_from(ticks * 1_000_000_000 / u128::from(self.ticks_per_second)).unwrap_or(i64::MAX)
+            }
+        };
+        let mut node = self.node(resolver, thread, stack, event_at)?;
+        if let Some((_, what)) = kind.class {
+            if let Some(frame) = resolver.class_frame(&mut self.profile, class, what, event_at) {
+                node = self.index.child_or_insert(&mut self.profile.tree, Some(node), frame);
+            }
+        }
+        self.profile.tree.add_self(kind.metric, node, Amount::Int(amount));
+        self.counts[kind.metric] += 1;
+        if let Some(count) = kind.count {
+            self.profile.tree.add_self(count, node, Amount::Int(1));
+            self.counts[count] += 1;
+        }
         Ok(())
     }
 
@@ -268,7 +279,7 @@ impl Reader {
 
     /// The profile, its metrics those the recording has events of, its interval the period of
     /// its execution samples where the recording states one.
-    fn finish(mut self, diag: &mut Diagnostics) -> Profile {
+    fn finish(mut self, end: u64, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
         if let (count, Some((at, what, id))) = self.missing {
             diag.warn("jfr-missing-constant", Some(Position::byte(at)), || {
                 format!(
@@ -277,12 +288,15 @@ impl Reader {
                 )
             });
         }
-        let any = self.counts.iter().any(|&n| n > 0);
-        let keep: Vec<bool> = self.counts.iter().enumerate().map(|(i, &n)| n > 0 || (!any && i == 0)).collect();
+        self.say_what_is_not_read(end, diag)?;
+        let keep: Vec<bool> = self.counts.iter().map(|&n| n > 0).collect();
         let [execution, native] = std::mem::take(&mut self.periods);
         let meta = &mut self.profile.meta;
         meta.attrs.push(("jfr.chunks".into(), self.chunks.to_string()));
         if self.counts[Metrics::SAMPLES] > 0 {
+            // The execution samples come first: the lock and park times beside them are of
+            // something else, not the time the samples measure.
+            meta.weighed_by = Some(crate::model::MetricKind::Samples);
             match execution.as_slice() {
                 [period] => meta.interval = super::parse_period(period),
                 [] => diag.warn("jfr-no-period", None, || {
@@ -303,7 +317,37 @@ impl Reader {
             meta.attrs.push(("jfr.native-period".into(), period.clone()));
         }
         self.profile.retain_metrics(&keep);
-        self.profile
+        Ok(self.profile)
+    }
+
+    /// Names on stderr the events with stacks that the reader does not take; where it took none,
+    /// the error names what the recording holds instead (an empty profile, which no target would
+    /// read back, is not written).
+    fn say_what_is_not_read(&self, end: u64, diag: &mut Diagnostics) -> Result<(), ParseError> {
+        let list = |events: Vec<(&String, u64)>| {
+            let mut events = events;
+            events.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+            events.iter().map(|(name, n)| format!("{name} ({n})")).collect::<Vec<_>>().join(", ")
+        };
+        let unread: Vec<_> = self
+            .held
+            .iter()
+            .filter(|(_, &(_, stack, read))| stack && !read)
+            .map(|(name, &(n, ..))| (name, n))
+            .collect();
+        if !unread.is_empty() {
+            diag.warn("jfr-unread-events", None, || {
+                format!("events with stacks that proftool does not read, left out: {}", list(unread))
+            });
+        }
+        if self.counts.iter().all(|&n| n == 0) {
+            let read = EVENTS.iter().map(|e| e.name).collect::<Vec<_>>().join(", ");
+            let held: Vec<_> = self.held.iter().map(|(name, &(n, ..))| (name, n)).collect();
+            let held = if held.is_empty() { "no events".to_string() } else { format!("only {}", list(held)) };
+            let expected = format!("events that proftool reads ({read})");
+            return Err(error(end, expected, format!("{held} in the recording's {} chunk(s)", self.chunks)));
+        }
+        Ok(())
     }
 }
 
@@ -457,6 +501,25 @@ impl<'a> Resolver<'a, '_> {
         id
     }
 
+    /// The frame of the class `id` below the stack of an event (`what`: the frame type it is given,
+    /// `Allocated class`, `Monitor class`, `Parked class`), `None` for none.
+    fn class_frame(&mut self, profile: &mut Profile, id: u64, what: &'static str, at: u64) -> Option<FrameId> {
+        if let Some(&frame) = self.classes.get(&(id, what)) {
+            return frame;
+        }
+        let name = match (self.entry(self.class, id, at, CLASS), self.class) {
+            (Some((class_at, class)), Some(ty)) => self.symbol(ty, class, "name", class_at),
+            _ => None,
+        };
+        let frame = name.map(|name| {
+            let frame = profile.frames.intern(FrameRef::named(&events::java_name(name), FrameKind::Function));
+            add_frame_type(profile, frame, what);
+            frame
+        });
+        self.classes.insert((id, what), frame);
+        frame
+    }
+
     /// A method's name, `package.Class.method` (`(unknown method)` for none).
     fn method_name(&self, id: u64, at: u64) -> String {
         let (Some((method_at, method)), Some(ty)) = (self.entry(self.method, id, at, METHOD), self.method) else {
@@ -467,8 +530,9 @@ impl<'a> Resolver<'a, '_> {
             (Some((class_at, class)), Some(class_ty)) => self.symbol(class_ty, class, "name", class_at),
             _ => None,
         };
-        match class {
-            Some(class) => format!("{}.{name}", class.replace('/', ".")),
+        // A stub's class is empty (`itable stub`), which jfr prints as the name alone.
+        match class.filter(|c| !c.is_empty()) {
+            Some(class) => format!("{}.{name}", events::java_name(class)),
             None => name.to_string(),
         }
     }
@@ -487,41 +551,6 @@ fn add_frame_type(profile: &mut Profile, frame: FrameId, frame_type: &str) {
             }
         }
     }
-}
-
-/// How each event type the reader takes is read, by the type id its events carry (with the
-/// type's index).
-fn plans(types: &Types) -> FxHashMap<u64, (usize, Plan)> {
-    let mut plans = FxHashMap::default();
-    let events = [
-        (EXECUTION_SAMPLE, Event::Execution),
-        (NATIVE_SAMPLE, Event::Native),
-        (ALLOCATION_SAMPLE, Event::Allocation),
-        (ACTIVE_SETTING, Event::Setting),
-    ];
-    for (name, event) in events {
-        let Some(ty) = types.named(name) else { continue };
-        let roles = types.list[ty]
-            .fields
-            .iter()
-            .map(|field| {
-                let field_type = types.name(field.ty);
-                let reference = field.pool && !field.array;
-                match (event, field.name.as_str()) {
-                    (Event::Setting, "id") if field_type == "long" => Role::SettingId,
-                    (Event::Setting, "name") if field_type == STRING => Role::SettingName,
-                    (Event::Setting, "value") if field_type == STRING => Role::SettingValue,
-                    (Event::Setting, _) => Role::Skip,
-                    (_, "sampledThread" | "eventThread") if reference && field_type == THREAD => Role::Thread,
-                    (_, "stackTrace") if reference && field_type == STACK_TRACE => Role::Stack,
-                    (Event::Allocation, "weight") if field_type == "long" => Role::Weight,
-                    _ => Role::Skip,
-                }
-            })
-            .collect();
-        plans.insert(types.list[ty].id, (ty, Plan { event, roles }));
-    }
-    plans
 }
 
 /// Reads into `buf` until it is full or the input ends; how many bytes were read.

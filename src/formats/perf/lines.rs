@@ -23,12 +23,42 @@ pub(super) struct Header {
 }
 
 /// The fields of a header line. The command is everything before the first word of digits (`TID`,
-/// or `PID/TID`) that a space follows, as inferno finds it. After it come the fields perf script
-/// prints in this order, each where `-F` keeps it: `[CPU]`, the time and a colon, the period, the
-/// event ending with a colon (`cycles:u:`), and the sample's frame where it has no call chain.
-/// A word of digits is the period unless a symbol follows it (then it is the frame's address).
+/// or `PID/TID`) that a space follows, as inferno finds it, unless the fields after that word do not
+/// read as perf prints them (an event that is a time, a frame that is none): then the word is part
+/// of the command (a thread named `FS Broker 5906`, whose TID follows) and the next such word is
+/// tried. After it come the fields perf script prints in this order, each where `-F` keeps it:
+/// `[CPU]`, the time and a colon, the period, the event ending with a colon (`cycles:u:`), and the
+/// sample's frame where it has no call chain. A word of digits is the period unless a symbol
+/// follows it (then it is the frame's address).
 pub(super) fn parse_header(line: &str) -> Option<Header> {
-    let mut header = thread_fields(line)?;
+    let first = fields_after_thread(line, thread_fields(line, 0)?);
+    if reads_as_perf_prints(line, &first) {
+        return Some(first);
+    }
+    let mut from = first.tid.end;
+    while let Some(header) = thread_fields(line, from).map(|h| fields_after_thread(line, h)) {
+        if reads_as_perf_prints(line, &header) {
+            return Some(header);
+        }
+        from = header.tid.end;
+    }
+    Some(first)
+}
+
+/// Whether the fields found after a thread id are what perf prints: no event named like a time
+/// (the time, read as an event where the thread id was a word of the command), no frame on the line
+/// that is not one (an address in hex, a symbol, where perf prints it its DSO).
+fn reads_as_perf_prints(line: &str, header: &Header) -> bool {
+    let event_is_time = header.event.as_ref().is_some_and(|e| is_seconds(&line.as_bytes()[e.clone()]));
+    let bad_frame = header.frame.is_some_and(|from| {
+        let address = line[from..].split(' ').next().unwrap_or("");
+        !is_hex(address) || frame_symbol_and_dso(line, from, true).is_none()
+    });
+    !event_is_time && !bad_frame
+}
+
+/// The fields of a header after its thread id (see [`parse_header`]).
+fn fields_after_thread(line: &str, mut header: Header) -> Header {
     let bytes = line.as_bytes();
     let mut word = next_word(bytes, header.tid.end);
     if word.as_ref().is_some_and(|w| bytes[w.start] == b'[' && bytes[w.end - 1] == b']') {
@@ -56,20 +86,24 @@ pub(super) fn parse_header(line: &str) -> Option<Header> {
         word = next_word(bytes, w.end);
     }
     header.frame = word.map(|w| w.start);
-    Some(header)
+    header
 }
 
 /// A header with the command, PID and TID of `line` alone: the command is everything before the
-/// first word of digits that a space follows (`TID`, or `PID/TID`).
-fn thread_fields(line: &str) -> Option<Header> {
+/// first word of digits that a space follows (`TID`, or `PID/TID`) and that starts after `from`.
+fn thread_fields(line: &str, from: usize) -> Option<Header> {
     let bytes = line.as_bytes();
     let mut word_start = 0;
     let mut digits = false;
     let mut slash = None;
     let mut after_space = false;
     for (i, &b) in bytes.iter().enumerate() {
+        if i < from {
+            after_space = b == b' ';
+            continue;
+        }
         match b {
-            b' ' if digits && !after_space && word_start > 0 => {
+            b' ' if digits && !after_space && word_start > from => {
                 let (pid, tid) = match slash {
                     Some(s) => (Some(word_start..s), s + 1..i),
                     None => (None, word_start..i),
@@ -108,12 +142,12 @@ fn is_digits(word: &[u8]) -> bool {
 
 /// Whether `word` is a time in seconds and its colon, `562.245409:`.
 fn is_time(word: &[u8]) -> bool {
-    word.strip_suffix(b":")
-        .and_then(|time| {
-            let dot = time.iter().position(|&b| b == b'.')?;
-            Some(is_digits(&time[..dot]) && is_digits(&time[dot + 1..]))
-        })
-        .unwrap_or(false)
+    word.strip_suffix(b":").is_some_and(is_seconds)
+}
+
+/// Whether `word` is a time in seconds, `562.245409`.
+fn is_seconds(word: &[u8]) -> bool {
+    word.iter().position(|&b| b == b'.').is_some_and(|dot| is_digits(&word[..dot]) && is_digits(&word[dot + 1..]))
 }
 
 pub(super) fn is_hex(text: &str) -> bool {
@@ -200,12 +234,18 @@ pub(super) fn frame_symbol_and_dso(line: &str, start: usize, bare: bool) -> Opti
 }
 
 /// Whether `line`, after a frame, is its source line (`-F +srcline`): two spaces, a file, a colon
-/// and a line number (`  work.c:9`), or perf's `??:0` for none.
+/// and a line number (`  work.c:9`), or perf's `??:0` for none; where perf knows no line, the DSO
+/// and the address in brackets (`  [kernel.kallsyms][ffffffff822601e7]`, `  dash[ae77]`).
 fn is_source_line(line: &str) -> bool {
-    let Some(text) = line.strip_prefix("  ") else { return false };
-    text.trim_end()
+    let Some(text) = line.strip_prefix("  ").map(str::trim_end) else { return false };
+    let file_and_line = text
         .rsplit_once(':')
-        .is_some_and(|(file, number)| !file.trim().is_empty() && (is_digits(number.as_bytes()) || number == "?"))
+        .is_some_and(|(file, number)| !file.trim().is_empty() && (is_digits(number.as_bytes()) || number == "?"));
+    let dso_and_address = text
+        .strip_suffix(']')
+        .and_then(|t| t.rsplit_once('['))
+        .is_some_and(|(dso, address)| !dso.trim().is_empty() && is_hex(address));
+    file_and_line || dso_and_address
 }
 
 /// The error for `text` where a frame line was expected.
@@ -320,6 +360,25 @@ mod tests {
         assert!(parse_header("no digits here: cycles:").is_none());
     }
 
+    /// A thread named with a space and a number (Firefox's `FS Broker 5906`): the number is part of
+    /// the command where the fields after it do not read as perf prints them (perf 6.1's lines).
+    #[test]
+    fn thread_names_ending_in_a_number_keep_it() {
+        let line = "    io worker 17 14658  1804.643684:    1001001 cpu-clock: ";
+        let h = parse_header(line).unwrap();
+        assert_eq!((&line[h.comm], &line[h.tid], h.period), ("io worker 17", "14658", Some(1001001)));
+        assert_eq!(&line[h.event.unwrap()], "cpu-clock");
+        let line = "FS Broker 5906 5877/5906 [001] 12.5: 250000 cpu-clock:  ffffffff9aa3c8de f ([kernel.kallsyms])";
+        let h = parse_header(line).unwrap();
+        assert_eq!((&line[h.comm], &line[h.pid.unwrap()], &line[h.tid]), ("FS Broker 5906", "5877", "5906"));
+        assert_eq!(&line[h.frame.unwrap()..], "ffffffff9aa3c8de f ([kernel.kallsyms])");
+        // Fields that read either way keep the first word of digits as the thread id.
+        let line = "calc 3 14659  1804.645680:    1001001 cpu-clock: ";
+        assert_eq!(&line[parse_header(line).unwrap().comm], "calc 3");
+        let line = "perfwork  5809    1001001 ";
+        assert_eq!(&line[parse_header(line).unwrap().comm], "perfwork");
+    }
+
     /// Headers of `-F` field lists that leave out the time, the event or the period, with the
     /// sample's frame on the line or not (perf 6.1's output).
     #[test]
@@ -400,6 +459,9 @@ mod tests {
         assert_eq!(bare("\t1 (x)"), None);
         assert!(is_source_line("  work.c:338"));
         assert!(is_source_line("  ??:0"));
+        assert!(is_source_line("  [kernel.kallsyms][ffffffff822601e7]"));
+        assert!(is_source_line("  dash[ae77]"));
+        assert!(!is_source_line("  [ae77]"));
         assert!(!is_source_line("\t  11a2 leaf"));
         assert!(!is_source_line("        perfwork  5801   180.962862:    1001001 cpu-clock: "));
     }

@@ -27,16 +27,19 @@
 //! is the next header, no blank line between. A frame line is an address in hex, the symbol
 //! (`sym+0xOFF`, `[unknown]`, or nothing) and the DSO in parentheses, the last word; with `-F ip,sym`
 //! the DSO is left out (a tab, the address and a symbol). With `-F +srcline` a source line
-//! (`  work.c:9`, two spaces, a file, a colon and a line number, `??:0` for none) follows each frame.
+//! (`  work.c:9`, two spaces, a file, a colon and a line number, `??:0` for none; where perf knows no
+//! line, the DSO and the address, `  [kernel.kallsyms][ffffffff822601e7]`) follows each frame.
 //!
 //! **Model**, as `inferno-collapse-perf` collapses the same file: each record is a stack whose root
-//! is the command name (spaces as `_`; with `--perf-pid` `comm-PID`, with `--perf-tid`
+//! is the command name (spaces as `_`; a command that ends in a space and a number, `FS Broker 5906`,
+//! whole, where inferno and `stackcollapse-perf.pl` take its number for the thread id; with `--perf-pid` `comm-PID`, with `--perf-tid`
 //! `comm-PID/TID`, `?` for a PID the header lacks), a thread frame, and whose frames are the symbols
 //! without their `+0x..` offset, with the DSO as module; `[unknown]` of a known DSO is named
 //! `[basename-of-dso]`. Names are tidied as inferno tidies them: `;` → `:`, an argument list cut at
 //! the first top-level `(` (not Go's `pkg.(*T).M`, nor C++'s `(anonymous namespace)`), a Java
 //! symbol's leading `L` dropped under a `java` command, a perf-map symbol `a->b->c` split into frames,
-//! the inlined ones suffixed `_[i]`. A symbol wholly in parentheses, `(java)`, FlameGraph's
+//! the inlined ones suffixed `_[i]`. A sample without frames (a call chain perf could not take) is
+//! its command alone, as `stackcollapse-perf.pl` keeps it (inferno leaves it out), warned. A symbol wholly in parentheses, `(java)`, FlameGraph's
 //! placeholder of a process name, is no frame. Unlike inferno, which skips every symbol that starts
 //! with `(`, C++'s `(anonymous namespace)::checksum` is a frame: its function's time stays its own.
 //! With `--perf-annotate` (inferno's `--all`), a frame of the kernel (a DSO in brackets but
@@ -53,7 +56,9 @@
 //! **Errors**: a header that has no word of digits after the command, or a frame line that is not
 //! one, is an error at its line and column; a file without a record is refused. A file that does
 //! not end with the blank line `perf script` ends a record with is read, with a warning that it looks
-//! cut short; a last line without its line end is cut, and left out with that warning.
+//! cut short; a last line without its line end is cut, and left out with that warning. A raw
+//! `perf.data` recording (`PERFILE2`) is refused by detection with the `perf script` command that
+//! prints it.
 //!
 //! **Lost**: addresses, offsets, times, CPUs and source lines (counted in a warning); a Rust
 //! symbol perf left half demangled stays as perf printed it (inferno fixes some).
@@ -165,6 +170,12 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
         None if header.timed => Sniff::Maybe,
         None => Sniff::No,
     }
+}
+
+/// Whether `head` is a raw `perf.data` recording (its header's magic, `PERFILE2`, or version 1's
+/// `PERFFILE`), which `perf script` turns into the text read here.
+pub(crate) fn is_perf_data(head: &[u8]) -> bool {
+    head.starts_with(b"PERFILE2") || head.starts_with(b"PERFFILE")
 }
 
 /// Whether a command is a Java one, whose frames' names lose a leading `L`.
@@ -287,7 +298,10 @@ pub(crate) fn read(
         let n = builder.n_empty;
         diag.warn("perf-no-frames", None, || {
             let samples = if n == 1 { "sample" } else { "samples" };
-            format!("{n} {samples} without frames skipped, as inferno-collapse-perf skips them")
+            format!(
+                "{n} {samples} without frames kept as their command alone, as stackcollapse-perf.pl keeps them \
+                 (inferno-collapse-perf leaves them out)"
+            )
         });
     }
     if splitter.source_lines > 0 {
@@ -363,10 +377,8 @@ impl Builder {
     fn finish_record(&mut self) {
         let Some(mut record) = self.record.take() else { return };
         self.n_records += 1;
-        if record.frames.is_empty() {
-            self.n_empty += 1;
-            return;
-        }
+        // A sample without frames is its command alone, as stackcollapse-perf.pl keeps it.
+        self.n_empty += u64::from(record.frames.is_empty());
         let path = self.stacks.next();
         path.push(record.root);
         path.extend(record.frames.iter().rev());

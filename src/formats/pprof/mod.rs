@@ -23,7 +23,9 @@
 //! sample count `samples` is samples, `ticks` ticks, `alloc_objects` objects, `contentions` events),
 //! and any unit proftool does not know (with a warning) events of that name. The
 //! default sample type (else the last, as pprof shows it) is the one the profile is weighed by
-//! ([`crate::model::Meta::weighed_by`]), moved to be the first metric of its kind. A sample's
+//! ([`crate::model::Meta::weighed_by`]), moved to be the first metric of its kind. A string of the
+//! string table that is not UTF-8 (protobuf's `string` must be; Go's pprof writes a label value's
+//! bytes as they are, and reads them) is read with U+FFFD for its bad bytes, said on stderr. A sample's
 //! locations are its stack, leaf first; a location's lines are inlined calls, innermost first, each
 //! a frame: its function's name (else its system name), its function's source file as its module
 //! (else the location's mapping's file), so that a line reads `main.count[main.go:31]` as
@@ -131,7 +133,11 @@ const PERIOD: &str = "pprof.period";
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
     let whole = head.len() < crate::files::HEAD_LEN;
     let fits = if whole {
-        proto::Profile::decode(head).is_ok_and(|p| p.string_table.first().is_some_and(String::is_empty))
+        // Its strings as read (not UTF-8 ones replaced), then decoded.
+        read::without_samples(head)
+            .ok()
+            .and_then(|(tables, ..)| proto::Profile::decode(tables.as_slice()).ok())
+            .is_some_and(|p| p.string_table.first().is_some_and(String::is_empty))
     } else {
         profile_fields(head)
     };

@@ -39,7 +39,15 @@ pub(crate) fn read(
     if bytes.is_empty() {
         return Err(not_a_profile(0, "nothing: the input is empty".into()));
     }
-    let (tables, samples) = without_samples(&bytes)?;
+    let (tables, samples, not_utf8) = without_samples(&bytes)?;
+    if let Some((n, first)) = not_utf8 {
+        diag.warn("pprof-not-utf8", None, || {
+            format!(
+                "{n} string(s) of the string table are not UTF-8 (the first: string {first}): read with their bad bytes \
+                 as U+FFFD (go tool pprof keeps the bytes)"
+            )
+        });
+    }
     let message = proto::Profile::decode(tables.as_slice())
         .map_err(|e| not_a_profile(0, format!("bytes that do not decode as one ({e})")))?;
     Reader::new(&message, &bytes, diag).read(options, samples)
@@ -57,11 +65,18 @@ fn not_a_profile(at: usize, found: String) -> ParseError {
     }
 }
 
+/// How many strings of a string table were not UTF-8, and the index of the first.
+type NotUtf8 = (usize, usize);
+
 /// The encoded message without its samples, which [`Reader::samples`] decodes one at a time (all of
-/// them at once take several times the input's memory), and how many there are; or an error where a
-/// field does not parse.
-fn without_samples(bytes: &[u8]) -> Result<(Vec<u8>, usize), ParseError> {
+/// them at once take several times the input's memory), how many there are, and how many strings
+/// of the string table were not UTF-8 (with the first's index), re-encoded with their bad bytes
+/// replaced (protobuf's `string` is UTF-8, which prost holds it to; Go's pprof writes and reads any
+/// bytes, as Pyroscope's test file `invalid_utf8.pb.gz` has them); or an error where a field does
+/// not parse.
+pub(super) fn without_samples(bytes: &[u8]) -> Result<(Vec<u8>, usize, Option<NotUtf8>), ParseError> {
     let (mut tables, mut samples) = (Vec::new(), 0);
+    let (mut strings, mut not_utf8) = (0, None);
     for field in wire::fields(bytes) {
         let field = field.map_err(|stop| match stop {
             wire::Stop::CutShort(at) => not_a_profile(at, "a field cut short by the end of the input".into()),
@@ -70,10 +85,27 @@ fn without_samples(bytes: &[u8]) -> Result<(Vec<u8>, usize), ParseError> {
         match (field.number, field.wire) {
             (SAMPLE, 2) => samples += 1,
             (SAMPLE, _) => return Err(not_a_profile(field.start, "a sample that is no message".into())),
+            (STRING_TABLE, 2) => {
+                let text = &bytes[field.payload.clone()];
+                if std::str::from_utf8(text).is_err() {
+                    not_utf8.get_or_insert((0, strings)).0 += 1;
+                    let text = String::from_utf8_lossy(text);
+                    prost::encoding::encode_key(
+                        STRING_TABLE as u32,
+                        prost::encoding::WireType::LengthDelimited,
+                        &mut tables,
+                    );
+                    prost::encoding::encode_varint(text.len() as u64, &mut tables);
+                    tables.extend_from_slice(text.as_bytes());
+                } else {
+                    tables.extend_from_slice(&bytes[field.start..field.payload.end]);
+                }
+                strings += 1;
+            }
             _ => tables.extend_from_slice(&bytes[field.start..field.payload.end]),
         }
     }
-    Ok((tables, samples))
+    Ok((tables, samples, not_utf8))
 }
 
 /// What an error points at, since prost decodes whole messages: a field of the Profile message, by
@@ -92,6 +124,7 @@ const FUNCTION: u64 = 5;
 const PERIOD_TYPE: u64 = 11;
 const COMMENT: u64 = 13;
 const DEFAULT_SAMPLE_TYPE: u64 = 14;
+const STRING_TABLE: u64 = 6;
 
 /// What noise each of `metrics` has (docs/gate.md), from what the profile says of its period: every
 /// pprof producer samples. Counts of samples are counts; Go's heap bytes are sampled once per

@@ -193,10 +193,11 @@ impl Reader<'_> {
             unknown += cpuprofile::add_tree(&mut profile, &mut index, Some(root), &document, &error)?;
         }
         cpuprofile::warn_unknown(&unknown, diag);
-        // A trace holds time and frames' modules only: the samples it was measured by and where
-        // functions are defined are not kept.
-        profile.retain_metrics(&[true, false]);
+        // Time and samples, as the same profile saved as a `.cpuprofile` is read (the Firefox
+        // Profiler and DevTools count its samples), weighed by time as that is; where functions are
+        // defined is not kept.
         profile.frame_attrs.clear();
+        profile.meta.weighed_by = Some(crate::model::MetricKind::Time);
         Ok(profile)
     }
 }

@@ -392,18 +392,37 @@ mod tests {
         }
     }
 
+    /// Runs that differ in the metrics they carry merge: a metric of one input only is zero in the
+    /// others, said once. The folded file's one sample and the -px file's ticks (as samples) add up;
+    /// the -px file's entries and allocation are the -px file's alone.
     #[test]
-    fn a_metric_without_counterpart_is_named() {
-        // The ticks turn into the folded file's samples; the -px file's entries have no counterpart.
+    fn a_metric_of_one_input_is_zero_in_the_others() {
         let folded = read(Format::Folded, "a 1\n");
         let px = read(Format::GhcPx, include_str!("../fixtures/ghc-px/notes-example.px"));
-        let err = merged(&[folded, px], false).unwrap_err().to_string();
-        assert!(
-            err.starts_with(
-                "cannot merge in1 with in0: its metric entries (calls, count, per-node) has no counterpart"
-            ),
-            "{err}"
-        );
+        let mut diag = Diagnostics::default();
+        let mut merger = Merger::new(false);
+        merger.add(folded.clone(), "in0", &mut diag).unwrap();
+        merger.add(px.clone(), "in1", &mut diag).unwrap();
+        let both = merger.finish().unwrap();
+        let entries = both.metric_index("entries").unwrap();
+        assert_eq!(both.total(entries), px.total(px.metric_index("entries").unwrap()));
+        let said = |diag: &Diagnostics, what: &str| diag.warnings().iter().any(|w| w.message.contains(what));
+        assert!(said(&diag, "entries of in1 is in no input before it (zero there)"), "{:?}", diag.warnings());
+        // The other way round: the folded file has none of the -px file's entries.
+        let mut diag = Diagnostics::default();
+        let mut merger = Merger::new(false);
+        merger.add(px, "in0", &mut diag).unwrap();
+        merger.add(folded, "in1", &mut diag).unwrap();
+        assert!(said(&diag, "in1 has no entries (zero there)"), "{:?}", diag.warnings());
+    }
+
+    /// Inputs that share no metric cannot be merged.
+    #[test]
+    fn inputs_that_share_no_metric_are_named() {
+        let folded = read(Format::Folded, "a 1\n");
+        let calls = Profile::new(vec![Metric::entries("calls")]);
+        let err = merged(&[folded, calls], false).unwrap_err().to_string();
+        assert!(err.starts_with("cannot merge in1 with in0: they share no metric"), "{err}");
     }
 
     #[test]

@@ -1,30 +1,30 @@
-//! The statistics of `diff`'s CI gate: whether a function's growth stands out of sampling noise.
+//! The statistics of `diff`'s CI gate: whether a function's growth stands out of the noise of its
+//! metric (docs/gate.md).
 //!
 //! A sampling profiler sees a function in `x` of its `N` samples: `x` is binomial, and the share
 //! `x / N` of two runs of one program differs by chance, by about `sqrt(p (1 - p) (1/N₁ + 1/N₂))`
-//! (2.3 points for a 20 % share on 300 samples a side). A fixed threshold of points fires on that
-//! noise; the gate asks that a growth be both clear and large:
+//! (2.3 points for a 20 % share on 300 samples a side). A sampled quantity (bytes, a delay) is as
+//! noisy as the samples behind it ([`sampling_variance`]). Real runs vary beyond sampling too
+//! (scheduling, caches, a JIT, a collector): a floor of a share of each share where a side has one
+//! run, which cannot measure it; with several runs, their dispersion over all functions and each
+//! function's own spread. A fixed threshold of points fires on that noise; the gate asks that a
+//! growth be both clear and large:
 //!
-//! - **Clear**: a one-sided test that the share grew. With one run a side, the two-proportion
-//!   test (its variance from the pooled share, as the null hypothesis has it: one share for both).
-//!   With several runs a side, Welch's t on the per-run shares, so that the between-run spread
-//!   counts (a warm-up, a collector, a machine that is busier in one run than another); a side's
-//!   variance is the larger of its runs' spread and the sampling variance of its runs, so that
-//!   three runs that happen to agree closely do not make any change look clear, and three runs that
-//!   agree as well as sampling lets them keep the sampling test's power (more runs, more samples).
-//!   Degrees of freedom by Welch–Satterthwaite over the sides whose spread was taken; a side whose
-//!   sampling variance was taken (or of one run) has it known.
-//! - **Across all functions at once**: the p-values of every function tested are put through
+//! - **Clear**: a one-sided test that the share grew. With one run a side, a z test whose variance
+//!   is the sampling one at the pooled share (as the null hypothesis has it: one share for both)
+//!   and the floor's. With several runs a side, a moderated Welch's t: each side's variance weighs
+//!   the model's (sampling times the side's dispersion, and the floor) against the function's own
+//!   runs' spread by their degrees of freedom, never below the model's, so that three runs that
+//!   happen to agree closely do not make any change look clear and a function whose share jumps
+//!   between runs is judged by its jumps. A metric not known to be sampled is tested by its runs'
+//!   spread alone, and not at all with one run a side.
+//! - **Across the functions that could pass the limits**: their p-values go through
 //!   Benjamini–Hochberg at a false discovery rate `q` (default 5 %): of the functions it flags, a
 //!   share of at most `q` are expected to be false alarms, and when nothing changed at all the run
 //!   fails with a probability of at most `q`.
 //! - **Large**: the limits of [`Limits`] (points, relative growth, an absolute floor), all of them.
-//!
-//! Metrics that are not sampled (calls, allocation bytes, times measured by instrumentation) have
-//! no sampling noise to test against: they get the limits alone, and the report says which rule
-//! each side got.
 
-use statrs::distribution::{ChiSquared, ContinuousCDF, Normal, StudentsT};
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 /// A function's value in one run: `count` of the run's `of`, and the sums of the squared weights of
 /// the samples behind each (a count of samples: the count itself, each sample weighing 1).
@@ -55,9 +55,11 @@ impl Count {
 /// What the test knows of the noise of the runs it compares.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Model {
-    /// How much each side's runs vary beyond sampling, as a fraction of a share (the standard
-    /// deviation of a run's share over the share): measured from a side's runs where it has several
-    /// ([`run_spread`]), assumed where it has one. Real runs vary beyond sampling (scheduling,
+    /// How much more each side's runs spread than sampling makes them ([`dispersion`]; 1 for one
+    /// run).
+    pub dispersions: (f64, f64),
+    /// How much each side's runs vary beyond that at least, as a fraction of a share (the standard
+    /// deviation of a run's share over the share): real runs vary beyond sampling (scheduling,
     /// caches, a JIT, a collector), and one run cannot measure how much.
     pub floors: (f64, f64),
     /// Whether the sampling variance is known (a sampled metric); else only the runs' spread.
@@ -98,7 +100,8 @@ struct Side {
     mean: f64,
     variance: f64,
     runs: usize,
-    estimated: bool,
+    /// The degrees of freedom of the variance, where the runs' spread is part of it.
+    freedom: Option<f64>,
 }
 
 /// The spread of the shares of `runs` about their mean (0 for one run), and that mean.
@@ -137,51 +140,58 @@ fn weight_of(runs: &[&Count]) -> f64 {
     }
 }
 
-/// How much a side's runs vary beyond sampling, as a fraction of a share, over all the functions of
-/// the side (`functions`, each its runs' values): the square root of the sum of each function's
-/// spread beyond its sampling variance over the sum of its squared share. The functions of one
-/// build's runs tell it together: a regression shifts one side against the other, not the runs of
-/// a side apart. `None` for a side of one run.
-pub fn run_spread<'a>(functions: impl IntoIterator<Item = &'a [Count]>, sampled: bool) -> Option<f64> {
-    let (mut beyond, mut shares, mut several) = (0.0, 0.0, false);
+/// How much more the shares of a side's runs spread than sampling alone makes them, over all the
+/// functions of the side (`functions`, each its runs' values): the sum of each function's squared
+/// deviations over the sum of what sampling would give, at least 1. Runs that differ as a whole (a
+/// machine busier in one run) spread every function's share, and all of them tell how much.
+pub fn dispersion<'a>(functions: impl IntoIterator<Item = &'a [Count]>) -> f64 {
+    let (mut seen, mut expected) = (0.0, 0.0);
     for runs in functions.into_iter().filter(|runs| runs.len() > 1) {
-        several = true;
         let (spread, mean) = spread(runs);
+        let free = runs.len() as f64 - 1.0;
         let weight = weight_of(&runs.iter().collect::<Vec<_>>());
-        let sampling = match sampled {
-            true => runs.iter().map(|r| sampling_variance(mean, weight, r)).sum::<f64>() / runs.len() as f64,
-            false => 0.0,
-        };
-        beyond += (spread - sampling).max(0.0);
-        shares += mean * mean;
+        let sampling = runs.iter().map(|r| sampling_variance(mean, weight, r)).sum::<f64>() / runs.len() as f64;
+        seen += free * spread;
+        expected += free * sampling;
     }
-    several.then(|| if shares > 0.0 { (beyond / shares).sqrt() } else { 0.0 })
+    if expected > 0.0 {
+        (seen / expected).max(1.0)
+    } else {
+        1.0
+    }
 }
 
+/// The weight, in degrees of freedom, of the model's variance beside a function's own runs' spread
+/// where the metric is sampled: three runs (two degrees of freedom) that happen to agree do not
+/// make a change look clear, and five that disagree outweigh the model. A moderated t, as limma's.
+const PRIOR_FREEDOM: f64 = 4.0;
+
 /// The mean share of `runs` and the variance of that mean under `model`, at the share `at` (the
-/// pooled one for the test, the side's own for its interval): where sampled, the sampling variance
-/// of each run times the side's `dispersion`, plus the floor; or, where the runs of this function
-/// spread more than that beyond chance (a χ² test at 95 %), or where sampling is not known, their
-/// own spread (at least the floor), with its degrees of freedom. A function whose share jumps
-/// between runs (a collector, a JIT) is judged by its own spread; every other by what sampling and
-/// the side's runs as a whole show, which keeps the power more runs bring.
-fn side(runs: &[Count], at: f64, weight: f64, floor: f64, model: &Model) -> Side {
+/// pooled one for the test, the side's own for its interval). The model's variance of a run: where
+/// sampled, the sampling variance of each run times the side's `dispersion`, plus the floor's
+/// `(floor × at)²`; where not, the floor alone. With several runs, the runs' own spread moderates
+/// it: where sampled, the two weighed by their degrees of freedom ([`PRIOR_FREEDOM`] for the
+/// model's), so that a function whose share jumps between runs (a collector, a JIT) is judged by
+/// its spread; where not, the spread alone, at least the floor.
+fn side(runs: &[Count], at: f64, weight: f64, (dispersion, floor): (f64, f64), model: &Model) -> Side {
     let n = runs.len() as f64;
     let (spread, mean) = spread(runs);
     let floor = (floor * at).powi(2);
     let expected = match model.sampled {
-        true => runs.iter().map(|r| sampling_variance(at, weight, r)).sum::<f64>() / n + floor,
+        true => runs.iter().map(|r| sampling_variance(at, weight, r)).sum::<f64>() / n * dispersion + floor,
         false => floor,
     };
-    let beyond_chance = runs.len() > 1
-        && (!model.sampled || {
-            let free = n - 1.0;
-            // n − 1 ≥ 1 degrees of freedom are valid.
-            let limit = ChiSquared::new(free).map_or(f64::INFINITY, |chi| chi.inverse_cdf(0.95));
-            expected > 0.0 && free * spread / expected > limit || expected == 0.0 && spread > 0.0
-        });
-    let variance = if beyond_chance { spread.max(floor) } else { expected };
-    Side { mean, variance: variance / n, runs: runs.len(), estimated: beyond_chance }
+    let free = n - 1.0;
+    let (variance, freedom) = match (runs.len(), model.sampled) {
+        (1, _) => (expected, None),
+        // Never below the model: runs that agree closer than sampling lets them do so by chance.
+        (_, true) => {
+            let moderated = (PRIOR_FREEDOM * expected + free * spread) / (PRIOR_FREEDOM + free);
+            (moderated.max(expected), Some(PRIOR_FREEDOM + free))
+        }
+        (_, false) => (spread.max(floor), Some(free)),
+    };
+    Side { mean, variance: variance / n, runs: runs.len(), freedom }
 }
 
 /// Tests whether the share of a function grew from `base`'s runs to `new`'s (each at least one)
@@ -194,8 +204,9 @@ pub fn test_growth(base: &[Count], new: &[Count], model: &Model) -> Option<Test>
     let (seen, of) = base.iter().chain(new).fold((0.0, 0.0), |(c, n), r| (c + r.count, n + r.of));
     let pooled = if of > 0.0 { seen / of } else { 0.0 };
     let weight = weight_of(&base.iter().chain(new).collect::<Vec<_>>());
-    let (fb, fn_) = model.floors;
-    let (b, n) = (side(base, pooled, weight, fb, model), side(new, pooled, weight, fn_, model));
+    let of_base = (model.dispersions.0, model.floors.0);
+    let of_new = (model.dispersions.1, model.floors.1);
+    let (b, n) = (side(base, pooled, weight, of_base, model), side(new, pooled, weight, of_new, model));
     let growth = n.mean - b.mean;
     let error = (b.variance + n.variance).sqrt();
     let statistic = match error > 0.0 {
@@ -204,18 +215,17 @@ pub fn test_growth(base: &[Count], new: &[Count], model: &Model) -> Option<Test>
         false => 0.0,
     };
     // Welch–Satterthwaite, over the sides whose variance is estimated from their runs.
-    let estimated = |s: &Side| if s.estimated { s.variance.powi(2) / (s.runs as f64 - 1.0) } else { 0.0 };
+    let estimated = |s: &Side| s.freedom.map_or(0.0, |df| s.variance.powi(2) / df);
     let denominator = estimated(&b) + estimated(&n);
     let freedom = (denominator > 0.0).then(|| (b.variance + n.variance).powi(2) / denominator);
     let p = upper_tail(statistic, freedom);
     // Each side's interval from its own share, by the same variance as the test's.
-    let margin = |runs: &[Count], s: &Side, floor: f64| {
-        let own = side(runs, s.mean, weight_of(&runs.iter().collect::<Vec<_>>()), floor, model);
-        let variance = if s.estimated { s.variance } else { own.variance };
-        quantile(0.975, s.estimated.then_some(s.runs as f64 - 1.0)) * variance.sqrt()
+    let margin = |runs: &[Count], of: (f64, f64)| {
+        let own = side(runs, spread(runs).1, weight_of(&runs.iter().collect::<Vec<_>>()), of, model);
+        quantile(0.975, own.freedom) * own.variance.sqrt()
     };
-    let margins = (margin(base, &b, fb), margin(new, &n, fn_));
-    let method = if b.estimated || n.estimated { Method::Spread } else { Method::Sampling };
+    let margins = (margin(base, of_base), margin(new, of_new));
+    let method = if b.freedom.is_some() || n.freedom.is_some() { Method::Spread } else { Method::Sampling };
     Some(Test { shares: (b.mean, n.mean), margins, statistic, p, runs: b.runs.max(n.runs), method, freedom })
 }
 
@@ -292,7 +302,7 @@ mod tests {
     use super::*;
 
     /// The sampling model alone: no floor between runs, no dispersion.
-    const SAMPLING: Model = Model { floors: (0.0, 0.0), sampled: true };
+    const SAMPLING: Model = Model { dispersions: (1.0, 1.0), floors: (0.0, 0.0), sampled: true };
 
     /// `count` samples of `of`, each weighing 1.
     fn samples(count: f64, of: f64) -> Count {
@@ -315,23 +325,23 @@ mod tests {
         assert!((test.margins.0 - 0.04526).abs() < 1e-4, "{test:?}");
     }
 
-    /// Welch's t by hand on shares 0.10, 0.12, 0.11 against 0.20, 0.22, 0.21 (each of 100,000
-    /// samples, so that the runs' spread, variance 0.0001, is above the sampling one, 0.155 × 0.845
-    /// / 100,000 = 1.3e-6): error sqrt(2 × 0.0001 / 3) = 0.0081650, t = 0.1 / 0.0081650 = 12.247
-    /// with 4 degrees of freedom; p = 1.3e-4 (t tables: t₄ = 8.610 at 0.0005).
+    /// A moderated Welch's t by hand on shares 0.10, 0.12, 0.11 against 0.20, 0.22, 0.21 (each of
+    /// 100,000 samples): the runs' spread 1e-4 (2 degrees of freedom) and the sampling variance at
+    /// the pooled 0.155, 0.155 × 0.845 / 100,000 = 1.30975e-6 (4), weighed: (4 × 1.30975e-6 + 2 ×
+    /// 1e-4) / 6 = 3.42065e-5, over 3 runs 1.14022e-5 a side; error sqrt(2 × 1.14022e-5) =
+    /// 4.7754e-3, t = 0.1 / 4.7754e-3 = 20.94 on 12 degrees of freedom.
     #[test]
-    fn several_runs_a_side_is_welch_s_t_on_their_shares() {
+    fn several_runs_a_side_is_a_moderated_welch_s_t_on_their_shares() {
         let runs = |shares: [f64; 3]| shares.map(|s| samples(s * 1e5, 1e5)).to_vec();
         let test = test_growth(&runs([0.10, 0.12, 0.11]), &runs([0.20, 0.22, 0.21]), &SAMPLING).unwrap();
         assert_eq!(test.method, Method::Spread);
-        assert!((test.statistic - 12.247).abs() < 1e-3, "{test:?}");
-        assert!(test.p < 5e-4 && test.p > 1e-5, "{test:?}");
-        // Runs that agree exactly still have their sampling variance: 3 runs of 30 of 300 against
-        // 3 of 36 of 300: the same as one run of 90/900 against 108/900, by hand z = 0.02 /
-        // sqrt(0.11 × 0.89 / 900 × 2) = 1.3559, the normal approximation of a t with no spread.
+        assert!((test.statistic - 20.94).abs() < 1e-2, "{test:?}");
+        assert!((test.freedom.unwrap() - 12.0).abs() < 1e-9, "{test:?}");
+        // Runs that agree exactly keep their sampling variance: 3 runs of 30 of 300 against 3 of 36
+        // of 300 are as one run of 90/900 against 108/900: z = 0.02 / sqrt(0.11 × 0.89 / 900 × 2)
+        // = 1.3559.
         let same = |count: f64| vec![samples(count, 300.0); 3];
         let test = test_growth(&same(30.0), &same(36.0), &SAMPLING).unwrap();
-        assert_eq!(test.method, Method::Sampling);
         assert!((test.statistic - 1.3559).abs() < 1e-3, "{test:?}");
     }
 
@@ -382,17 +392,16 @@ mod tests {
         assert_eq!(test.method, Method::Spread);
     }
 
-    /// How much runs vary, by hand: two functions of shares 0.2, 0.3 (mean 0.25) and 0.8, 0.7 (0.75)
-    /// in runs of 1,000 samples: spreads 0.005 each; sampling 0.25 × 0.75 / 1,000 = 1.875e-4 each
-    /// (the mean of the runs' variances at the mean share); beyond: 2 × (0.005 − 1.875e-4) =
-    /// 9.625e-3 over 0.25² + 0.75² = 0.625: 0.0154, the square root 0.1241.
+    /// The dispersion by hand: two functions of shares 0.2, 0.3 (mean 0.25) and 0.8, 0.7 (0.75) in
+    /// runs of 1,000 samples: spreads 0.005 each, sampling 0.25 × 0.75 / 1,000 = 1.875e-4 each: 0.01
+    /// over 3.75e-4, 26.67.
     #[test]
-    fn runs_vary_by_their_spread_beyond_sampling_over_all_functions() {
+    fn runs_spread_beyond_sampling_by_their_dispersion() {
         let runs = |a: f64, b: f64| vec![samples(a * 1e3, 1e3), samples(b * 1e3, 1e3)];
         let functions = [runs(0.2, 0.3), runs(0.8, 0.7)];
-        let measured = run_spread(functions.iter().map(Vec::as_slice), true).unwrap();
-        assert!((measured - 0.1241).abs() < 1e-4, "{measured}");
-        assert_eq!(run_spread([&one(1.0, 2.0)[..]], true), None);
+        let measured = dispersion(functions.iter().map(Vec::as_slice));
+        assert!((measured - 26.667).abs() < 1e-3, "{measured}");
+        assert_eq!(dispersion([&one(1.0, 2.0)[..]]), 1.0);
     }
 
     /// Benjamini–Hochberg by hand, q = 0.05, m = 4: thresholds 0.0125, 0.025, 0.0375, 0.05. The

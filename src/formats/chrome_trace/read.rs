@@ -638,8 +638,12 @@ fn add_time(profile: &mut Profile, mut time: Vec<f64>) {
         Values::Int(_) => Repr::Int,
         Values::Float(_) => Repr::Float,
     };
-    // A slice's duration is measured, not sampled.
-    profile.add_metric(Metric::time(Unit::Microseconds, repr).sampled(crate::model::Sampling::Measured), values);
+    // A slice's duration is measured; a CPU profile's time is the weight of its samples.
+    let sampling = match profile.metric_index("samples") {
+        Some(_) => crate::model::Sampling::weights_of("samples"),
+        None => crate::model::Sampling::Measured,
+    };
+    profile.add_metric(Metric::time(Unit::Microseconds, repr).sampled(sampling), values);
 }
 
 /// The frame of a slice named `name` with `args` (see the module documentation).

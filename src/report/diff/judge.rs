@@ -63,6 +63,10 @@ pub(super) enum Judgement {
     Untestable,
 }
 
+/// How many times smaller the floor is where a side has several runs, which measure their spread,
+/// than where it has one, which cannot.
+const SEVERAL_RUNS_FLOOR: f64 = 6.0;
+
 /// The gate's rule as `options` set it: its limits, and the false discovery rate of its test
 /// (`None` with `--no-stats`); no limits at all with `--no-stats` and no `--threshold`.
 pub(super) fn rule(options: &DiffOptions, least: Option<f64>) -> Option<(Limits, Option<f64>)> {
@@ -94,12 +98,12 @@ pub(super) fn judgement(
         rows.iter().map(|c| runs.iter().map(|r| r.count(c.name, own)).collect()).collect()
     };
     let (b, n) = (per_function(b), per_function(n));
-    // Several runs measure how much runs vary, at least a third of what one run is assumed to.
-    let floor = |functions: &[Vec<gate::Count>]| {
-        gate::run_spread(functions.iter().map(Vec::as_slice), sampled)
-            .map_or(options.run_floor, |measured| measured.max(options.run_floor / 3.0))
-    };
-    Judgement::Tested(Model { floors: (floor(&b), floor(&n)), sampled })
+    // Several runs measure how much they vary (their dispersion, and each function's spread): the
+    // floor assumed for one run is then a sixth as large, a guard against runs that happen to agree.
+    let floor = |runs: usize| if runs > 1 { options.run_floor / SEVERAL_RUNS_FLOOR } else { options.run_floor };
+    let dispersion = |functions: &[Vec<gate::Count>]| gate::dispersion(functions.iter().map(Vec::as_slice));
+    let floors = (floor(b.first().map_or(1, Vec::len)), floor(n.first().map_or(1, Vec::len)));
+    Judgement::Tested(Model { dispersions: (dispersion(&b), dispersion(&n)), floors, sampled })
 }
 
 /// Each row judged: the rows that could pass the limits (their NEW share above the points limit)
@@ -207,7 +211,7 @@ pub(super) fn rule_line(
             };
             let spread = match runs {
                 (1, 1) => String::new(),
-                (b, n) => format!(", or Welch's t on its runs' spread where that is beyond chance ({b} BASE, {n} NEW)"),
+                (b, n) => format!(" and its runs' spread (a moderated Welch's t; {b} BASE, {n} NEW)"),
             };
             let vary = match runs {
                 (1, 1) => format!("runs assumed to vary by {:.0} % of a share (--run-floor)", model.floors.0 * 100.0),

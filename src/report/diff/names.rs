@@ -91,8 +91,17 @@ const PSEUDO: [&str; 8] = [
     "runtime._VDSO",
 ];
 
-/// Whether a frame of `name` is a producer's pseudo-frame ([`PSEUDO`]), or py-spy's thread or
-/// process frame (`thread (…): MainThread`).
+/// The beginnings of the names of Linux's interrupt entry frames (`asm_sysvec_reschedule_ipi`,
+/// `irqentry_exit_to_user_mode`): the machine's interrupts landing on the program, which perf
+/// records in its stacks and which come and go with the machine's other work, not the program's.
+const INTERRUPTS: [&str; 6] =
+    ["asm_sysvec_", "asm_common_interrupt", "irqentry_", "sysvec_", "__sysvec_", "__irq_exit_rcu"];
+
+/// Whether a frame of `name` is a producer's pseudo-frame ([`PSEUDO`]), py-spy's thread or process
+/// frame (`thread (…): MainThread`), or a Linux interrupt's entry ([`INTERRUPTS`]).
 pub(super) fn is_pseudo(name: &str) -> bool {
-    PSEUDO.contains(&name) || name.starts_with("thread (") || name.starts_with("process ")
+    PSEUDO.contains(&name)
+        || name.starts_with("thread (")
+        || name.starts_with("process ")
+        || INTERRUPTS.iter().any(|start| name.starts_with(start))
 }

@@ -8,15 +8,19 @@
 //! <script>…the viewer…</script></body></html>
 //! ```
 //!
-//! **Written**: the viewer (`viewer.html`, about 20 KB) with the profile as JSON in it, compact:
-//! names, modules and places interned once each; the tree as flat arrays, a node's parent, frame
-//! and self value of each metric, parents before children. Every additive metric is there, each
-//! switchable in the page, named and in its unit; per-node counts (calls) beside them. Frames keep
-//! their kind (thread roots apart), module, line and where they are defined. `<` is written
-//! `\u003c` inside the JSON, so that no name closes the script.
+//! **Written**: the viewer (`viewer.html` and its script: `model.js`, `view.js`, `graph.js`,
+//! `tables.js`) with the profile as JSON in it, compact: names, modules and places interned once
+//! each; the tree as flat arrays, a node's parent, frame and self value of each metric, parents
+//! before children. Every additive metric is there, each switchable in the page, named and in its
+//! unit, with its total as the reports state it; per-node counts (calls) beside them; measured
+//! inclusive values (Dyalog's), which the page shows as the reports do. Frames keep their kind
+//! (thread roots apart), module, line and where they are defined, and a line its function's frame
+//! (one is added where the profile has none), so that the page shows functions by default, as the
+//! reports do, and lines on request. `<` is written `\u003c` inside the JSON, so that no name
+//! closes the script.
 //!
-//! **Lost**: header facts but the title and the interval, per-function facts of the source (LispWorks' Call and
-//! Seen counts) and measured inclusive values.
+//! **Lost**: header facts but the title and the interval, and per-function facts of the source
+//! (LispWorks' Call and Seen counts).
 
 use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
 use crate::error::{Error, FormatName};

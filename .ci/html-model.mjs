@@ -104,6 +104,19 @@ test('threads merge: their calls become roots, one path one node', () => {
   assert.deepEqual(roots.map((r) => [t.frame[r], total[r]]), [[2, 15]])
 })
 
+test('upside down, a root per function where samples end, its callers below', () => {
+  const t = M.invert(simple, M.fromProfile(simple)), total = M.totals(t, 0)
+  const name = (n) => simple.strings[t.frame[n]]
+  const at = (path) => { let x = -1; for (const f of path) x = [...t.parent.keys()].find((i) => t.parent[i] === x && name(i) === f); return x }
+  // Stacks main:1, main;a;b:2, main;b:3, main;a;b;b:4: b ends 2 + 3 + 4 = 9 samples, main 1.
+  assert.equal(total[at(['b'])], 9)
+  assert.equal(total[at(['main'])], 1)
+  assert.equal(total[at(['b', 'a'])], 2)
+  assert.equal(total[at(['b', 'main'])], 3)
+  assert.equal(total[at(['b', 'b'])], 4)
+  assert.equal(total[at(['b', 'b', 'a', 'main'])], 4)
+})
+
 test('a search counts a node once under a matched ancestor', () => {
   const t = M.fromProfile(simple), total = M.totals(t, 0)
   const match = new Uint8Array(3); match[2] = 1

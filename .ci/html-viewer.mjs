@@ -103,6 +103,18 @@ for (const fixture of fixtures) {
     await merged.close()
     counts.merged++
   }
+  // Upside down, each function's roots add up to its self value in the table.
+  const inverted = await page.evaluate(() => {
+    state.inverted = true
+    rebuild()
+    const byRow = new Map()
+    for (const r of K.roots) byRow.set(rowOf(T.frame[r]), (byRow.get(rowOf(T.frame[r])) ?? 0) + total[r])
+    const wrong = [...byRow].filter(([r, v]) => Math.abs(v - fnTable.self[r]) > 1e-9 * Math.max(1, Math.abs(v))).map(([r, v]) => `${S[r]} ${v} not ${fnTable.self[r]}`)
+    state.inverted = false
+    rebuild()
+    return wrong
+  })
+  for (const wrong of inverted) problems.push(`inverted: ${wrong}`)
   // A click on the widest frame zooms into it.
   const clicked = await page.evaluate(() => {
     const r = lay.rects

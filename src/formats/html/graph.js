@@ -39,7 +39,7 @@ function colour(node) {
 const rowY = (depth) => (state.icicle ? (depth - state.top) * ROW : (shownRows - 1 - (depth - state.top)) * ROW);
 function layoutNow(width) {
   const base = state.zoom >= 0 ? total[state.zoom] : grand;
-  const view = (first) => M.layout(T, K, total, { zoom: state.zoom, base, x0: state.x0, x1: state.x1, width, first, last: first + maxRows() - 1 });
+  const view = (first) => M.layout(T, K, total, { zoom: state.zoom, base, x0: state.x0, x1: state.x1, width, first, last: first + maxRows() - 1, heights: heightOf });
   lay = view(state.top);
   // Scrolled past the deepest row (a zoom out, a narrower view): back to the last rows.
   const top = Math.max(0, Math.min(state.top, lay.depth - maxRows()));
@@ -63,7 +63,17 @@ function draw() {
   // The zoomed node's callers are drawn under it, full width and faded; a search dims the rest.
   const faded = state.zoom >= 0 ? ancestors(state.zoom).length : -1;
   const r = lay.rects;
+  // Slivers first, in one path of one colour: a wide tree has thousands.
+  ctx.fillStyle = colour(-2);
+  ctx.beginPath();
   for (let i = 0; i < r.node.length; i++) {
+    if (r.node[i] !== -2) continue;
+    const x = Math.max(r.x[i], 0), w = Math.min(r.x[i] + r.w[i], width) - x;
+    ctx.rect(x, rowY(r.depth[i]), Math.max(w - 0.5, 0.5), ROW - 1);
+  }
+  ctx.fill();
+  for (let i = 0; i < r.node.length; i++) {
+    if (r.node[i] === -2 && r.w[i] <= 24) continue;
     const n = r.node[i], x = Math.max(r.x[i], 0), w = Math.min(r.x[i] + r.w[i], width) - x, y = rowY(r.depth[i]);
     ctx.fillStyle = colour(n);
     const dim = matchRow && n >= 0 && !matchRow[rowOf(T.frame[n])];

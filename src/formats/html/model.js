@@ -91,6 +91,35 @@ const Model = (() => {
   }
   const threadRootCount = (P, tree) => { let c = 0; for (let i = 0; i < tree.parent.length; i++) if (tree.parent[i] < 0 && kindOf(P, tree.frame[i]) === 2) c++; return c; };
 
+  // The tree upside down (bottom-up, the Firefox Profiler's "inverted"): a root per function where
+  // samples end, its children its callers, each stack once, reversed. A stack's self values go to
+  // its last node (its outermost caller), so that a node's total is the self value of the stacks
+  // through it: a root's total is its function's self. Counts per node (calls) and measured
+  // inclusive values mean nothing upside down: left out.
+  function invert(P, tree) {
+    const n = tree.parent.length, byPath = new Map();
+    const parent = [], frame = [], self = tree.self.map(() => []);
+    const perNode = P.metrics.map((m) => !m.additive);
+    for (let i = 0; i < n; i++) {
+      if (!tree.self.some((c, m) => !perNode[m] && c[i])) continue;
+      let at = -1;
+      for (let x = i; x >= 0; x = tree.parent[x]) {
+        const key = at * 4294967296 + tree.frame[x];
+        let id = byPath.get(key);
+        if (id === undefined) {
+          id = parent.length;
+          byPath.set(key, id);
+          parent.push(at);
+          frame.push(tree.frame[x]);
+          for (const c of self) c.push(0);
+        }
+        at = id;
+      }
+      tree.self.forEach((c, m) => { if (!perNode[m]) self[m][at] += c[i]; });
+    }
+    return { parent: Int32Array.from(parent), frame: Int32Array.from(frame), self: self.map((c) => Float64Array.from(c)), measured: tree.measured.map(() => null) };
+  }
+
   // Per node, the inclusive value of metric m: measured where the source measured it, else the
   // self values below it added up.
   function totals(tree, m) {
@@ -198,11 +227,21 @@ const Model = (() => {
     return { callers, callees, own };
   }
 
+  // Per node, how many levels its subtree has below it (0 for a leaf): the graph's depth without
+  // walking it, so that a layout stops at the last row in view.
+  function heights(tree) {
+    const n = tree.parent.length, h = new Int32Array(n);
+    for (let i = n - 1; i >= 0; i--) { const p = tree.parent[i]; if (p >= 0 && h[i] + 1 > h[p]) h[p] = h[i] + 1; }
+    return h;
+  }
+
   // The rectangles on screen. The zoomed node's ancestors fill rows 1.. under "all" (row 0); below
   // the zoomed node, widths are its share of [x0, x1) of its width. Only rows first..last are kept
   // (the viewport), but every row is walked to reach deeper ones; a node off screen is skipped with
-  // its subtree. Neighbours under `min` pixels are merged into one sliver (their nodes in
-  // `slivers`), whose children form one sliver below it, while it is half a pixel wide.
+  // its subtree, and nothing below the last row is walked (`v.heights` gives the depth). Neighbours
+  // under `min` pixels are merged into one sliver (their nodes in `slivers`), whose children form
+  // one sliver below it, while it is half a pixel wide and the slivers' nodes walked stay within a
+  // budget (a wide tree's slivers would otherwise walk every node of it at every zoom).
   function layout(tree, k, total, v) {
     const rects = { node: [], x: [], w: [], depth: [], sliver: [] };
     const slivers = [];
@@ -218,7 +257,8 @@ const Model = (() => {
     path.forEach((x, i) => add(x, 0, v.width, i + 1, null));
     if (!(v.base > 0)) return { rects, slivers, depth: path.length + 1 };
     const span = v.x1 - v.x0, scale = v.width / (v.base * span), min = v.min ?? 1;
-    let deepest = path.length;
+    let deepest = path.length, budget = v.sliverBudget ?? 200000;
+    if (v.heights) for (const c of k.kids(v.zoom)) deepest = Math.max(deepest, path.length + 1 + v.heights[c]);
     const stack = [];
     // Children of `x` (or of a sliver's nodes) placed from `left`, scaled down if they overflow
     // their parent (measured inclusive values need not add up).
@@ -242,11 +282,12 @@ const Model = (() => {
       deepest = Math.max(deepest, depth);
       if (typeof x === 'number') {
         add(x, left, w, depth, null);
-        place(k.kids(x), left, w, depth + 1);
+        if (depth < v.last || !v.heights) place(k.kids(x), left, w, depth + 1);
         continue;
       }
       add(-2, left, w, depth, x);
-      if (x.length > 50000) continue;
+      budget -= x.length;
+      if (budget < 0 || (v.heights && depth >= v.last)) continue;
       const below = [];
       for (const s of x) for (const c of k.kids(s)) below.push(c);
       let bw = 0;
@@ -280,5 +321,5 @@ const Model = (() => {
     return text.slice(0, head) + '…' + (tail > 0 ? text.slice(-tail) : '');
   }
 
-  return { kindOf, rowOf, fromProfile, rebuild, mergeLines, hasLines, mergeThreads, threadRootCount, totals, childIndex, functions, outermost, walk, matchShare, sandwich, layout, format, pct, cutMiddle };
+  return { kindOf, rowOf, fromProfile, rebuild, mergeLines, invert, heights, hasLines, mergeThreads, threadRootCount, totals, childIndex, functions, outermost, walk, matchShare, sandwich, layout, format, pct, cutMiddle };
 })();

@@ -69,13 +69,13 @@ function choose(r) {
 }
 
 function renderSandwich() {
-  const key = `${state.fn}|${state.metric}|${state.lines}|${state.merged}`;
+  const key = `${state.fn}|${state.metric}|${state.lines}|${state.merged}|${state.order}`;
   if (madeFor.sandwich === key) return;
   madeFor.sandwich = key;
   const box = $('sandwich');
   if (state.fn < 0 || !fnTable.seen[state.fn]) { box.hidden = true; return; }
   box.hidden = false;
-  const f = state.fn, { callers, callees, own } = M.sandwich(P, T, K, selfv, total, f), fnTotalF = fnTable.total[f];
+  const f = state.fn, { callers, callees, own } = M.sandwich(P, F, FK, Fself, Ftotal, f), fnTotalF = fnTable.total[f];
   $('sandwich-title').textContent = `${S[f]}: total ${format(fnTotalF)} (${pct(fnTotalF, grand)} of all)`;
   const fill = (table, rows, what) => {
     table.innerHTML = '';
@@ -172,6 +172,7 @@ $('palette').onchange = () => { state.palette = $('palette').value; update(); };
 $('order').onchange = () => { state.order = $('order').value; update({ totals: true }); };
 $('lines').onchange = () => { state.lines = $('lines').checked; rebuild(); };
 $('merge').onchange = () => { state.merged = $('merge').checked; rebuild(); };
+$('inverted').onchange = () => { state.inverted = $('inverted').checked; rebuild(); };
 // Search waits for a pause in typing: a keystroke does not walk a million nodes.
 let searchTimer = 0;
 $('search').oninput = () => {
@@ -204,10 +205,10 @@ document.addEventListener('keydown', (event) => {
 });
 window.onresize = () => draw();
 window.onhashchange = () => {
-  const before = `${state.lines}|${state.merged}`;
+  const before = `${state.lines}|${state.merged}|${state.inverted}`;
   readFragment();
   syncControls();
-  if (`${state.lines}|${state.merged}` !== before) buildTree();
+  if (`${state.lines}|${state.merged}|${state.inverted}` !== before) buildTree();
   else { state.zoom = Math.min(Math.max(state.zoomWanted, -1), N - 1); state.zoomWanted = undefined; }
   update({ totals: true });
 };
@@ -217,6 +218,7 @@ function syncControls() {
   $('palette').value = state.palette;
   $('merge').checked = state.merged;
   $('lines').checked = state.lines;
+  $('inverted').checked = state.inverted;
   $('order').value = state.order;
   $('search').value = state.search;
 }

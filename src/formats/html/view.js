@@ -35,7 +35,7 @@ const additive = P.metrics.map((m, i) => (m.additive ? i : -1)).filter((i) => i 
 const callsMetric = P.metrics.findIndex((m) => m.kind === 'calls' && !m.additive);
 const state = {
   metric: additive.includes(P.weighedBy) ? P.weighedBy : additive[0] ?? 0,
-  zoom: -1, search: '', fn: -1, icicle: false, merged: false, palette: 'module', lines: false, order: 'heavy',
+  zoom: -1, search: '', fn: -1, icicle: false, merged: false, palette: 'module', lines: false, order: 'heavy', inverted: false,
   x0: 0, x1: 1, top: 0, cursor: -3,
 };
 function readFragment() {
@@ -47,6 +47,7 @@ function readFragment() {
   state.icicle = h.get('v') === 'icicle';
   state.merged = h.get('t') === 'merged';
   state.lines = h.get('l') === '1';
+  state.inverted = h.get('i') === '1';
   state.order = h.get('o') === 'alpha' ? 'alpha' : 'heavy';
   state.palette = ['name', 'kind'].includes(h.get('c')) ? h.get('c') : 'module';
   // Node ids are of the tree as shown (lines, threads): read after it is built.
@@ -62,6 +63,7 @@ function writeFragment() {
   if (state.icicle) h.set('v', 'icicle');
   if (state.merged) h.set('t', 'merged');
   if (state.lines) h.set('l', '1');
+  if (state.inverted) h.set('i', '1');
   if (state.order === 'alpha') h.set('o', 'alpha');
   if (state.palette !== 'module') h.set('c', state.palette);
   history.replaceState(null, '', '#' + h.toString());
@@ -69,14 +71,18 @@ function writeFragment() {
 
 // The tree shown: lines merged into their functions unless asked (as the reports), threads
 // merged where asked. Its node ids are its own.
-let T, N, threadRoots, K, selfv, total, grand, fnTable;
+// T is the tree drawn: F, the call tree, or F upside down; the tables are F's.
+let T, N, threadRoots, K, selfv, total, grand, fnTable, heightOf;
+let F, FK, Fself, Ftotal;
 const hasLines = M.hasLines(P);
 function buildTree() {
-  T = M.fromProfile(P);
-  threadRoots = M.threadRootCount(P, T);
-  if (hasLines && !state.lines) T = M.mergeLines(P, T);
-  if (state.merged && threadRoots > 1) T = M.mergeThreads(P, T);
+  F = M.fromProfile(P);
+  threadRoots = M.threadRootCount(P, F);
+  if (hasLines && !state.lines) F = M.mergeLines(P, F);
+  if (state.merged && threadRoots > 1) F = M.mergeThreads(P, F);
+  T = state.inverted ? M.invert(P, F) : F;
   N = T.parent.length;
+  heightOf = M.heights(T);
   state.zoom = Math.min(Math.max(state.zoomWanted ?? state.zoom, -1), N - 1);
   state.zoomWanted = undefined;
 }
@@ -89,7 +95,9 @@ function computeTotals() {
   for (const r of K.roots) roots += total[r];
   // The total the reports state (a measured or stated one), which a flat report's rows exceed.
   grand = P.totals?.[state.metric] ?? roots;
-  fnTable = M.functions(P, T, K, selfv, total, callsMetric >= 0 ? T.self[callsMetric] : null);
+  [Fself, Ftotal, FK] = T === F ? [selfv, total, K] : [F.self[state.metric], M.totals(F, state.metric), null];
+  FK ??= M.childIndex(F, state.order, Ftotal, (n) => label(F.frame[n]));
+  fnTable = M.functions(P, F, FK, Fself, Ftotal, callsMetric >= 0 ? F.self[callsMetric] : null);
   madeFor.search = madeFor.table = madeFor.sandwich = null;
 }
 const metric = () => P.metrics[state.metric] ?? { name: 'value', kind: 'samples', unit: 'count' };

@@ -156,9 +156,23 @@ test('frames too small to draw become one sliver, with its nodes', () => {
   const lay = M.layout(t, k, total, { zoom: -1, base: 1000, x0: 0, x1: 1, width: 100, first: 0, last: 10 })
   const sliver = lay.rects.node.indexOf(-2)
   assert.ok(sliver >= 0)
-  assert.equal(lay.slivers[lay.rects.sliver[sliver]].length, 10)
+  assert.equal(lay.slivers[lay.rects.sliver[sliver]].nodes.length, 10)
+  assert.ok(Math.abs(lay.slivers[lay.rects.sliver[sliver]].value - 10) < 1e-9)
   assert.ok(Math.abs(lay.rects.w[sliver] - 1) < 1e-9)
   assert.ok(Math.abs(lay.rects.x[sliver] - 99) < 1e-9)
+})
+
+test("a sliver's children are a sliver below it, of their weight", () => {
+  // main (1000): big (990), ten smalls of 1 (self 0.4, a leaf of 0.6 below each): at 100 px the
+  // smalls are a sliver of 10 (1 px), their leaves one of 6 (0.6 px) below it.
+  const nodes = [[-1, 0, 0], [0, 1, 990]]
+  for (let i = 0; i < 10; i++) nodes.push([0, 2, 0.4], [nodes.length, 3, 0.6])
+  const p = profile({ names: ['main', 'big', 'small', 'leaf'], frames: [[0, -1, -1, 0], [1, -1, -1, 0], [2, -1, -1, 0], [3, -1, -1, 0]], nodes })
+  const t = M.fromProfile(p), total = M.totals(t, 0), k = M.childIndex(t, 'heavy', total, null)
+  const lay = M.layout(t, k, total, { zoom: -1, base: 1000, x0: 0, x1: 1, width: 100, first: 0, last: 10, heights: M.heights(t), self: t.self[0] })
+  const values = lay.rects.node.map((n, i) => (n === -2 ? [lay.rects.depth[i], lay.slivers[lay.rects.sliver[i]].value] : null)).filter(Boolean)
+  assert.deepEqual(Array.from(values, ([d, v]) => [d, Math.round(v * 1e9) / 1e9]), [[2, 10], [3, 6]])
+  assert.equal(lay.depth, 4)
 })
 
 test('a zoomed view of [x0, x1) scales and skips what is off screen', () => {

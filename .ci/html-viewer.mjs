@@ -101,6 +101,22 @@ for (const fixture of fixtures) {
     const one = await merged.evaluate(() => ({ grand, threads: K.roots.filter((r) => kindOf(T.frame[r]) === 2 && total[r] !== selfv[r]).length }))
     if (!near(one.grand, summary.total) || one.threads > 0) problems.push(`threads merged: total ${one.grand} and ${one.threads} thread roots with calls`)
     await merged.close()
+    // Each thread on its own (the selector's options): its total that of its root side by side.
+    const each = await page.evaluate(() => {
+      const wrong = []
+      for (const option of [...$('thread').options].filter((o) => /^\d+$/.test(o.value))) {
+        const f = parseInt(option.value, 10)
+        let want = 0
+        for (const r of K.roots) if (T.frame[r] === f) want += total[r]
+        $('thread').value = option.value
+        $('thread').onchange()
+        if (Math.abs(grand - want) > 1e-9 * Math.max(1, want) || K.roots.some((r) => T.frame[r] !== f)) wrong.push(`${option.textContent}: ${grand}, side by side ${want}`)
+        $('thread').value = 'all'
+        $('thread').onchange()
+      }
+      return wrong
+    })
+    for (const wrong of each) problems.push(`one thread: ${wrong}`)
     counts.merged++
   }
   // Upside down, each function's roots add up to its self value in the table.

@@ -39,7 +39,7 @@ function colour(node) {
 const rowY = (depth) => (state.icicle ? (depth - state.top) * ROW : (shownRows - 1 - (depth - state.top)) * ROW);
 function layoutNow(width) {
   const base = state.zoom >= 0 ? total[state.zoom] : grand;
-  const view = (first) => M.layout(T, K, total, { zoom: state.zoom, base, x0: state.x0, x1: state.x1, width, first, last: first + maxRows() - 1, heights: heightOf });
+  const view = (first) => M.layout(T, K, total, { zoom: state.zoom, base, x0: state.x0, x1: state.x1, width, first, last: first + maxRows() - 1, heights: heightOf, self: selfv });
   lay = view(state.top);
   // Scrolled past the deepest row (a zoom out, a narrower view): back to the last rows.
   const top = Math.max(0, Math.min(state.top, lay.depth - maxRows()));
@@ -87,7 +87,7 @@ function draw() {
       ctx.lineWidth = 1;
     }
     if (w > 24) {
-      const text = n === -1 ? 'all' : n === -2 ? `${lay.slivers[r.sliver[i]].length} small frames` : frameLabel(T.frame[n]);
+      const text = n === -1 ? 'all' : n === -2 ? 'small frames' : frameLabel(T.frame[n]);
       ctx.fillStyle = '#000';
       ctx.fillText(M.cutMiddle(text, Math.floor((w - 6) / charWidth)), x + 3, y + ROW / 2);
     }
@@ -112,10 +112,8 @@ function describe(i) {
   const n = lay.rects.node[i];
   if (n === -1) return `all\ntotal ${format(grand)} (100 %)`;
   if (n === -2) {
-    const nodes = lay.slivers[lay.rects.sliver[i]];
-    let sum = 0;
-    for (const s of nodes) sum += total[s];
-    return `${nodes.length} frames too small to draw apart\ntogether ${format(sum)} (${pct(sum, grand)})`;
+    const { value } = lay.slivers[lay.rects.sliver[i]];
+    return `frames too small to draw apart\ntogether ${format(value)} (${pct(value, grand)})`;
   }
   const f = T.frame[n];
   const lines = [label(f)];

@@ -89,6 +89,21 @@ const Model = (() => {
     for (let i = 0; i < n; i++) parent[i] = tree.parent[i] >= 0 && isThreadRoot(tree.parent[i]) ? -1 : tree.parent[i];
     return rebuild({ ...tree, parent }, (i) => tree.frame[i], P.metrics.map(() => false));
   }
+  // Only the subtrees of the roots `keep` accepts (one thread), their node ids renumbered.
+  function keepRoots(tree, keep) {
+    const n = tree.parent.length, map = new Int32Array(n).fill(-1), nodes = [];
+    for (let i = 0; i < n; i++) {
+      const p = tree.parent[i];
+      if (p < 0 ? keep(i) : map[p] >= 0) { map[i] = nodes.length; nodes.push(i); }
+    }
+    const pick = (c) => Float64Array.from(nodes, (i) => c[i]);
+    return {
+      parent: Int32Array.from(nodes, (i) => (tree.parent[i] < 0 ? -1 : map[tree.parent[i]])),
+      frame: Int32Array.from(nodes, (i) => tree.frame[i]),
+      self: tree.self.map(pick),
+      measured: tree.measured.map((c) => (c ? pick(c) : null)),
+    };
+  }
   const threadRootCount = (P, tree) => { let c = 0; for (let i = 0; i < tree.parent.length; i++) if (tree.parent[i] < 0 && kindOf(P, tree.frame[i]) === 2) c++; return c; };
 
   // The tree upside down (bottom-up, the Firefox Profiler's "inverted"): a root per function where
@@ -239,7 +254,8 @@ const Model = (() => {
   // the zoomed node, widths are its share of [x0, x1) of its width. Only rows first..last are kept
   // (the viewport), but every row is walked to reach deeper ones; a node off screen is skipped with
   // its subtree, and nothing below the last row is walked (`v.heights` gives the depth). Neighbours
-  // under `min` pixels are merged into one sliver (their nodes in `slivers`), whose children form
+  // under `min` pixels are merged into one sliver (`slivers`: its value, and its nodes, but for
+  // leaves below the first row of a sliver), whose children form
   // one sliver below it, while it is half a pixel wide and the slivers' nodes walked stay within a
   // budget (a wide tree's slivers would otherwise walk every node of it at every zoom).
   function layout(tree, k, total, v) {
@@ -248,7 +264,7 @@ const Model = (() => {
     const add = (node, x, w, depth, group) => {
       if (depth < v.first || depth > v.last) return;
       rects.node.push(node); rects.x.push(x); rects.w.push(w); rects.depth.push(depth);
-      rects.sliver.push(group ? slivers.push(group) - 1 : -1);
+      rects.sliver.push(group ? slivers.push({ nodes: group, value: w / scale }) - 1 : -1);
     };
     const path = [];
     for (let p = v.zoom; p >= 0; p = tree.parent[p]) path.push(p);
@@ -257,9 +273,11 @@ const Model = (() => {
     path.forEach((x, i) => add(x, 0, v.width, i + 1, null));
     if (!(v.base > 0)) return { rects, slivers, depth: path.length + 1 };
     const span = v.x1 - v.x0, scale = v.width / (v.base * span), min = v.min ?? 1;
-    let deepest = path.length, budget = v.sliverBudget ?? 200000;
+    let deepest = path.length, budget = v.sliverBudget ?? 300000;
     if (v.heights) for (const c of k.kids(v.zoom)) deepest = Math.max(deepest, path.length + 1 + v.heights[c]);
-    const stack = [];
+    // Nodes depth first; slivers after them, a row at a time, so that every sliver's tower grows
+    // as deep as the others while the budget lasts.
+    const stack = [], queue = [];
     // Children of `x` (or of a sliver's nodes) placed from `left`, scaled down if they overflow
     // their parent (measured inclusive values need not add up).
     const place = (kids, left, width, depth) => {
@@ -267,7 +285,7 @@ const Model = (() => {
       for (const c of kids) sum += total[c];
       const fit = sum * scale > width + 1e-6 ? width / (sum * scale) : 1;
       let x = left, small = [], sx = 0, sw = 0;
-      const flush = () => { if (small.length && sw >= 0.5) stack.push([small, sx, sw, depth]); small = []; sw = 0; };
+      const flush = () => { if (small.length && sw >= 0.5 && sx + sw > 0 && sx < v.width) queue.push([small, sx, sw, depth]); small = []; sw = 0; };
       for (const c of kids) {
         const w = total[c] * scale * fit;
         if (w >= min) { flush(); if (x + w > 0 && x < v.width) stack.push([c, x, w, depth]); }
@@ -280,19 +298,27 @@ const Model = (() => {
     while (stack.length) {
       const [x, left, w, depth] = stack.pop();
       deepest = Math.max(deepest, depth);
-      if (typeof x === 'number') {
-        add(x, left, w, depth, null);
-        if (depth < v.last || !v.heights) place(k.kids(x), left, w, depth + 1);
-        continue;
-      }
+      add(x, left, w, depth, null);
+      if (depth < v.last || !v.heights) place(k.kids(x), left, w, depth + 1);
+    }
+    queue.sort((a, b) => a[3] - b[3]);
+    for (let q = 0; q < queue.length; q++) {
+      const [x, left, w, depth] = queue[q];
+      deepest = Math.max(deepest, depth);
       add(-2, left, w, depth, x);
       budget -= x.length;
       if (budget < 0 || (v.heights && depth >= v.last)) continue;
-      const below = [];
-      for (const s of x) for (const c of k.kids(s)) below.push(c);
+      // The row below weighs what the sliver's nodes do less their own (no walk of their
+      // children for it); only children with children of their own are kept to walk further.
+      const below = [], self = v.self;
       let bw = 0;
-      for (const c of below) bw += total[c] * scale;
-      if (below.length && Math.min(bw, w) >= 0.5) stack.push([below, left, Math.min(bw, w), depth + 1]);
+      for (const s of x) {
+        const c = k.kids(s);
+        if (!c.length) continue;
+        if (self) bw += (total[s] - self[s]) * scale;
+        for (const y of c) { if (!self) bw += total[y] * scale; if (!self || k.kids(y).length) below.push(y); }
+      }
+      if (Math.min(bw, w) >= 0.5) queue.push([below, left, Math.min(bw, w), depth + 1]);
     }
     return { rects, slivers, depth: deepest + 1 };
   }
@@ -321,5 +347,5 @@ const Model = (() => {
     return text.slice(0, head) + '…' + (tail > 0 ? text.slice(-tail) : '');
   }
 
-  return { kindOf, rowOf, fromProfile, rebuild, mergeLines, invert, heights, hasLines, mergeThreads, threadRootCount, totals, childIndex, functions, outermost, walk, matchShare, sandwich, layout, format, pct, cutMiddle };
+  return { kindOf, rowOf, fromProfile, rebuild, mergeLines, invert, heights, keepRoots, hasLines, mergeThreads, threadRootCount, totals, childIndex, functions, outermost, walk, matchShare, sandwich, layout, format, pct, cutMiddle };
 })();

@@ -171,7 +171,21 @@ $('icicle').onchange = () => { state.icicle = $('icicle').checked; update(); };
 $('palette').onchange = () => { state.palette = $('palette').value; update(); };
 $('order').onchange = () => { state.order = $('order').value; update({ totals: true }); };
 $('lines').onchange = () => { state.lines = $('lines').checked; rebuild(); };
-$('merge').onchange = () => { state.merged = $('merge').checked; rebuild(); };
+$('thread').onchange = () => {
+  const v = $('thread').value;
+  [state.merged, state.thread] = [v === 'merged', /^\d+$/.test(v) ? parseInt(v, 10) : -1];
+  rebuild();
+};
+// The thread selector: side by side, merged, or each thread (its name and share of the whole).
+function fillThreads() {
+  const whole = M.fromProfile(P), t = M.totals(whole, state.metric), select = $('thread');
+  select.innerHTML = '<option value="all">threads side by side</option><option value="merged">threads merged</option>';
+  const seen = new Map();
+  for (let r = 0; r < whole.parent.length; r++) if (whole.parent[r] < 0 && kindOf(whole.frame[r]) === 2) seen.set(whole.frame[r], (seen.get(whole.frame[r]) ?? 0) + t[r]);
+  for (const [f, v] of [...seen].sort((a, b) => b[1] - a[1])) {
+    select.append(Object.assign(document.createElement('option'), { value: f, textContent: `${frameLabel(f)} (${pct(v, P.totals?.[state.metric] ?? 0)})` }));
+  }
+}
 $('inverted').onchange = () => { state.inverted = $('inverted').checked; rebuild(); };
 // Search waits for a pause in typing: a keystroke does not walk a million nodes.
 let searchTimer = 0;
@@ -205,10 +219,10 @@ document.addEventListener('keydown', (event) => {
 });
 window.onresize = () => draw();
 window.onhashchange = () => {
-  const before = `${state.lines}|${state.merged}|${state.inverted}`;
+  const before = `${state.lines}|${state.merged}|${state.thread}|${state.inverted}`;
   readFragment();
   syncControls();
-  if (`${state.lines}|${state.merged}|${state.inverted}` !== before) buildTree();
+  if (`${state.lines}|${state.merged}|${state.thread}|${state.inverted}` !== before) buildTree();
   else { state.zoom = Math.min(Math.max(state.zoomWanted, -1), N - 1); state.zoomWanted = undefined; }
   update({ totals: true });
 };
@@ -216,7 +230,7 @@ function syncControls() {
   $('metric').value = state.metric;
   $('icicle').checked = state.icicle;
   $('palette').value = state.palette;
-  $('merge').checked = state.merged;
+  $('thread').value = state.merged ? 'merged' : state.thread >= 0 ? String(state.thread) : 'all';
   $('lines').checked = state.lines;
   $('inverted').checked = state.inverted;
   $('order').value = state.order;
@@ -225,7 +239,8 @@ function syncControls() {
 
 readFragment();
 buildTree();
-$('merge-label').hidden = threadRoots < 2;
+$('thread').hidden = threadRoots < 2;
+if (threadRoots > 1) fillThreads();
 $('lines-label').hidden = !hasLines;
 syncControls();
 renderVerdict();

@@ -35,7 +35,7 @@ const additive = P.metrics.map((m, i) => (m.additive ? i : -1)).filter((i) => i 
 const callsMetric = P.metrics.findIndex((m) => m.kind === 'calls' && !m.additive);
 const state = {
   metric: additive.includes(P.weighedBy) ? P.weighedBy : additive[0] ?? 0,
-  zoom: -1, search: '', fn: -1, icicle: false, merged: false, palette: 'module', lines: false, order: 'heavy', inverted: false,
+  zoom: -1, search: '', fn: -1, icicle: false, merged: false, thread: -1, palette: 'module', lines: false, order: 'heavy', inverted: false,
   x0: 0, x1: 1, top: 0, cursor: -3,
 };
 function readFragment() {
@@ -45,7 +45,9 @@ function readFragment() {
   if (additive.includes(m)) state.metric = m;
   state.search = h.get('q') ?? '';
   state.icicle = h.get('v') === 'icicle';
+  // Threads side by side, merged (t=merged), or one (t=its frame).
   state.merged = h.get('t') === 'merged';
+  state.thread = /^\d+$/.test(h.get('t') ?? '') && kindOf(parseInt(h.get('t'), 10)) === 2 ? parseInt(h.get('t'), 10) : -1;
   state.lines = h.get('l') === '1';
   state.inverted = h.get('i') === '1';
   state.order = h.get('o') === 'alpha' ? 'alpha' : 'heavy';
@@ -62,6 +64,7 @@ function writeFragment() {
   if (state.search) h.set('q', state.search);
   if (state.icicle) h.set('v', 'icicle');
   if (state.merged) h.set('t', 'merged');
+  else if (state.thread >= 0) h.set('t', state.thread);
   if (state.lines) h.set('l', '1');
   if (state.inverted) h.set('i', '1');
   if (state.order === 'alpha') h.set('o', 'alpha');
@@ -80,6 +83,7 @@ function buildTree() {
   threadRoots = M.threadRootCount(P, F);
   if (hasLines && !state.lines) F = M.mergeLines(P, F);
   if (state.merged && threadRoots > 1) F = M.mergeThreads(P, F);
+  else if (state.thread >= 0) F = M.keepRoots(F, (r) => F.frame[r] === state.thread);
   T = state.inverted ? M.invert(P, F) : F;
   N = T.parent.length;
   heightOf = M.heights(T);
@@ -94,7 +98,8 @@ function computeTotals() {
   let roots = 0;
   for (const r of K.roots) roots += total[r];
   // The total the reports state (a measured or stated one), which a flat report's rows exceed.
-  grand = P.totals?.[state.metric] ?? roots;
+  // One thread's shares are of its own total.
+  grand = state.thread >= 0 && !state.merged ? roots : P.totals?.[state.metric] ?? roots;
   [Fself, Ftotal, FK] = T === F ? [selfv, total, K] : [F.self[state.metric], M.totals(F, state.metric), null];
   FK ??= M.childIndex(F, state.order, Ftotal, (n) => label(F.frame[n]));
   fnTable = M.functions(P, F, FK, Fself, Ftotal, callsMetric >= 0 ? F.self[callsMetric] : null);

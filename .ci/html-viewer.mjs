@@ -254,6 +254,16 @@ async function keyboard() {
   await page.keyboard.press('Escape')
   const z1 = await page.evaluate(() => state.zoom)
   if (z0 < 0 || z1 !== up) problems.push(`Esc zooms from ${z0} to ${z1}, not out to ${up}`)
+  // Choosing a function shows its sandwich without rebuilding the table; a zoom rebuilds neither.
+  const kept = await page.evaluate(() => {
+    const first = document.querySelector('#functions tbody tr')
+    first.click()
+    const chosen = document.querySelector('#functions tbody tr') === first && state.fn === Number(first.dataset.row) && first.classList.contains('chosen') && !$('sandwich').hidden
+    const callers = $('callers').tBodies[0]
+    zoomTo(K.roots[0])
+    return { chosen, zoomKeeps: document.querySelector('#functions tbody tr') === first && $('callers').tBodies[0] === callers }
+  })
+  if (!kept.chosen || !kept.zoomKeeps) problems.push(`choosing a function or zooming rebuilt a table: ${JSON.stringify(kept)}`)
   await page.close()
   for (const problem of problems) failures.push(`keyboard: ${problem}`)
 }

@@ -37,9 +37,21 @@ function colour(node) {
 // The y of a row of depth `depth` on the canvas: icicles hang from the top, flames stand on the
 // bottom; the viewport starts at depth state.top.
 const rowY = (depth) => (state.icicle ? (depth - state.top) * ROW : (shownRows - 1 - (depth - state.top)) * ROW);
+// The last layouts, by what they were made of: going back out (Esc, a crumb, reset) or hovering
+// lays nothing out again. `layouts.tree` is bumped whenever the tree or its totals change.
+const layouts = { tree: 0, made: new Map() };
 function layoutNow(width) {
   const base = state.zoom >= 0 ? total[state.zoom] : grand;
-  const view = (first) => M.layout(T, K, total, { zoom: state.zoom, base, x0: state.x0, x1: state.x1, width, first, last: first + maxRows() - 1, heights: heightOf, self: selfv });
+  const view = (first) => {
+    const key = `${layouts.tree}|${state.zoom}|${state.x0}|${state.x1}|${width}|${first}|${maxRows()}`;
+    let made = layouts.made.get(key);
+    if (!made) {
+      made = M.layout(T, K, total, { zoom: state.zoom, base, x0: state.x0, x1: state.x1, width, first, last: first + maxRows() - 1, heights: heightOf, self: selfv });
+      if (layouts.made.size >= 8) layouts.made.delete(layouts.made.keys().next().value);
+      layouts.made.set(key, made);
+    }
+    return made;
+  };
   lay = view(state.top);
   // Scrolled past the deepest row (a zoom out, a narrower view): back to the last rows.
   const top = Math.max(0, Math.min(state.top, lay.depth - maxRows()));

@@ -273,7 +273,7 @@ const Model = (() => {
     path.forEach((x, i) => add(x, 0, v.width, i + 1, null));
     if (!(v.base > 0)) return { rects, slivers, depth: path.length + 1 };
     const span = v.x1 - v.x0, scale = v.width / (v.base * span), min = v.min ?? 1;
-    let deepest = path.length, budget = v.sliverBudget ?? 300000;
+    let deepest = path.length, budget = v.sliverBudget ?? 500000;
     if (v.heights) for (const c of k.kids(v.zoom)) deepest = Math.max(deepest, path.length + 1 + v.heights[c]);
     // Nodes depth first; slivers after them, a row at a time, so that every sliver's tower grows
     // as deep as the others while the budget lasts.
@@ -310,13 +310,18 @@ const Model = (() => {
       if (budget < 0 || (v.heights && depth >= v.last)) continue;
       // The row below weighs what the sliver's nodes do less their own (no walk of their
       // children for it); only children with children of their own are kept to walk further.
-      const below = [], self = v.self;
+      // (Indices into the child arrays, not subarrays: this loop sees the most nodes.)
+      const below = [], self = v.self, start = k.start, list = k.list;
       let bw = 0;
       for (const s of x) {
-        const c = k.kids(s);
-        if (!c.length) continue;
+        const from = start[s], to = start[s + 1];
+        if (from === to) continue;
         if (self) bw += (total[s] - self[s]) * scale;
-        for (const y of c) { if (!self) bw += total[y] * scale; if (!self || k.kids(y).length) below.push(y); }
+        for (let j = from; j < to; j++) {
+          const y = list[j];
+          if (!self) bw += total[y] * scale;
+          if (!self || start[y + 1] > start[y]) below.push(y);
+        }
       }
       if (Math.min(bw, w) >= 0.5) queue.push([below, left, Math.min(bw, w), depth + 1]);
     }

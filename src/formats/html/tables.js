@@ -2,8 +2,12 @@
 // crumbs, a diff's verdict, the controls and the keyboard.
 let fnOrder = { key: 'total', desc: true };
 function renderFunctions() {
-  const key = `${state.search}|${state.metric}|${fnOrder.key}|${fnOrder.desc}|${state.fn}|${state.lines}|${state.merged}`;
-  if (madeFor.table === key) return;
+  // Choosing a function only moves the highlight: the table is rebuilt for what changes its rows.
+  const key = `${state.search}|${state.metric}|${fnOrder.key}|${fnOrder.desc}|${state.lines}|${state.merged}`;
+  if (madeFor.table === key) {
+    for (const tr of $('functions').tBodies[0].rows) tr.classList.toggle('chosen', Number(tr.dataset.row) === state.fn);
+    return;
+  }
   madeFor.table = key;
   const cols = [['name', 'name'], ['self', 'self'], ['selfPct', 'self %'], ['total', 'total'], ['totalPct', 'total %']];
   if (callsMetric >= 0) cols.push(['calls', 'calls']);

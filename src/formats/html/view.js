@@ -104,6 +104,7 @@ function computeTotals() {
   FK ??= M.childIndex(F, state.order, Ftotal, (n) => label(F.frame[n]));
   fnTable = M.functions(P, F, FK, Fself, Ftotal, callsMetric >= 0 ? F.self[callsMetric] : null);
   madeFor.search = madeFor.table = madeFor.sandwich = null;
+  if (typeof layouts !== 'undefined') { layouts.tree++; layouts.made.clear(); }
 }
 const metric = () => P.metrics[state.metric] ?? { name: 'value', kind: 'samples', unit: 'count' };
 const format = (v) => M.format(v, metric());

@@ -280,9 +280,16 @@ async function diffPage() {
   const problems = []
   const page = await open(out, '', problems, 700)
   const verdict = await page.$eval('#verdict', (e) => e.textContent)
-  if (!/the gate fails on 1 function:render$/.test(verdict)) problems.push(`verdict: ${verdict}`)
-  const render = await page.evaluate(() => { for (let n = 0; n < N; n++) if (nodeLabel(n) === 'render') return colour(n); return null })
-  if (!/^rgb\(255,/.test(render ?? '')) problems.push(`render is drawn ${render}, not red`)
+  if (!/the gate fails on 1 function:render/.test(verdict)) problems.push(`verdict: ${verdict}`)
+  // render, failed, red; a function that grew without failing, orange, not red; colours by
+  // points, not scaled to the page's largest change.
+  const seen = await page.evaluate(() => {
+    const of = (name) => { for (let n = 0; n < N; n++) if (nodeLabel(n) === name) return n; return -1 }
+    const grewNotFailed = [...Array(N).keys()].find((n) => change[n] > 0.001 && !failed[rowOf(T.frame[n])])
+    return { render: colour(of('render')), other: grewNotFailed === undefined ? null : [nodeLabel(grewNotFailed), colour(grewNotFailed)] }
+  })
+  if (!/^rgb\(255,(\d+),\1\)$/.test(seen.render ?? '')) problems.push(`render is drawn ${seen.render}, not red`)
+  if (seen.other && /^rgb\(255,(\d+),\1\)$/.test(seen.other[1])) problems.push(`${seen.other[0]} grew without failing the gate and is drawn red (${seen.other[1]})`)
   await page.screenshot({ path: path.join(shots, 'diff.png') })
   await page.close()
   for (const problem of problems) failures.push(`diff page: ${problem}`)

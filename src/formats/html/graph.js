@@ -15,16 +15,26 @@ function hash(text) {
   for (let i = 0; i < text.length; i++) { h ^= text.charCodeAt(i); h = Math.imul(h, 16777619); }
   return h >>> 0;
 }
+// Black or white, whichever reads better on `rgb` (WCAG's relative luminance: black from 0.179).
+function ink(rgb) {
+  const [r, g, b] = rgb.match(/\d+/g).map((c) => { const v = c / 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.179 ? '#000' : '#fff';
+}
 function colour(node) {
   if (node === -1) return 'rgb(200,200,200)';
   if (node === -2) return 'rgb(150,150,150)';
   const f = T.frame[node];
   if (matchRow && matchRow[rowOf(f)]) return 'rgb(230,0,230)';
   if (D) {
-    // Red grew, blue shrank, white the same: by the change of its share, the largest the deepest.
-    const d = largestChange > 0 ? change[node] / largestChange : 0;
-    const pale = Math.round(245 * (1 - Math.abs(d)));
-    return d >= 0 ? `rgb(255,${pale},${pale})` : `rgb(${pale},${pale},255)`;
+    // By the gate's verdict and the change of the share in points, not scaled to the page's
+    // largest change (an unchanged rerun stays pale): red a function the gate fails on, orange
+    // one that grew but not clearly past the noise and the limits, blue one that shrank; the
+    // deepest at DIFF_FULL points or more.
+    const d = Math.min(Math.abs(change[node]) / DIFF_FULL, 1);
+    const pale = (from) => Math.round(from + (245 - from) * (1 - d));
+    if (change[node] < 0) return `rgb(${pale(40)},${pale(90)},255)`;
+    if (failed[rowOf(f)]) return `rgb(255,${pale(0)},${pale(0)})`;
+    return `rgb(255,${pale(170)},${pale(90)})`;
   }
   if (kindOf(f) === 2) return 'rgb(170,190,220)';
   if (state.palette === 'kind') {
@@ -87,7 +97,8 @@ function draw() {
   for (let i = 0; i < r.node.length; i++) {
     if (r.node[i] === -2 && r.w[i] <= 24) continue;
     const n = r.node[i], x = Math.max(r.x[i], 0), w = Math.min(r.x[i] + r.w[i], width) - x, y = rowY(r.depth[i]);
-    ctx.fillStyle = colour(n);
+    const fill = colour(n);
+    ctx.fillStyle = fill;
     const dim = matchRow && n >= 0 && !matchRow[rowOf(T.frame[n])];
     ctx.globalAlpha = dim ? 0.3 : r.depth[i] <= faded && r.depth[i] > 0 && n !== state.zoom ? 0.55 : 1;
     ctx.fillRect(x, y, Math.max(w - 0.5, 0.5), ROW - 1);
@@ -100,7 +111,7 @@ function draw() {
     }
     if (w > 24) {
       const text = n === -1 ? 'all' : n === -2 ? 'small frames' : frameLabel(T.frame[n]);
-      ctx.fillStyle = '#000';
+      ctx.fillStyle = ink(fill);
       ctx.fillText(M.cutMiddle(text, Math.floor((w - 6) / charWidth)), x + 3, y + ROW / 2);
     }
   }

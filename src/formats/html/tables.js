@@ -153,6 +153,13 @@ function renderVerdict() {
     if (r >= 0) a.onclick = () => choose(r);
     box.appendChild(a);
   }
+  const legend = document.createElement('div');
+  legend.className = 'legend';
+  legend.innerHTML = '<span class="swatch" style="background:rgb(255,0,0)"></span> the gate fails on it '
+    + '<span class="swatch" style="background:rgb(255,170,90)"></span> grew, not clearly past the noise and the limits '
+    + '<span class="swatch" style="background:rgb(40,90,255)"></span> shrank; '
+    + `the deeper, the larger the change of its share, full at ${100 * DIFF_FULL} points`;
+  box.appendChild(legend);
 }
 
 // Another tree (lines, threads): node ids differ, so the zoom goes.

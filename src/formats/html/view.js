@@ -113,6 +113,10 @@ const pct = M.pct;
 // A differential page (diff --to html): each node's share of BASE and of NEW, and the change.
 const D = P.diff;
 let baseTotal, newTotal, baseGrand = 0, newGrand = 0, change, largestChange = 0;
+// The change in points drawn deepest, and the rows the gate failed on.
+const DIFF_FULL = 0.05;
+const failed = new Uint8Array(ROWS);
+for (const name of D?.flagged ?? []) { const r = S.indexOf(name); if (r >= 0) failed[r] = 1; }
 function computeDiff() {
   if (!D) return;
   baseTotal = M.totals(T, D.base); newTotal = M.totals(T, D.new);

@@ -73,6 +73,11 @@ impl ConvertArgs {
                 diag.warn("report-times", None, || format!("{}: {note}", self.input.display()));
             }
         }
+        // A page is titled by what it shows: the profile's title, else its file's name (perf, pprof,
+        // V8 and JFR name no title).
+        if target == Format::Html && profile.meta.title.is_none() {
+            profile.meta.title = self.input.file_name().map(|name| name.to_string_lossy().into_owned());
+        }
         options.input_size = Some(read.size);
         write_output(profile, &self.output, target, &[&self.input], &options, diag)
     }

@@ -236,9 +236,12 @@ impl Format {
 
     /// Whether the per-frame fact `key` is one this format writes: keyed by its name
     /// (`sampler.id`), or where a function is defined ([`DEFINED_AT`]) for the formats that have a
-    /// file and line per function.
+    /// file and line per function; the page (html) also keeps the routine of a BR line, which
+    /// names its row in the reports (`MAIN orders.br:10.2`), so that it names it as they do.
     pub fn keeps_frame_attr(self, key: &str) -> bool {
-        owns_key(self, key) || (self.spec().rules.keeps_defined_at && key == DEFINED_AT)
+        owns_key(self, key)
+            || (self.spec().rules.keeps_defined_at && key == DEFINED_AT)
+            || (self == Format::Html && key == br::ROUTINE_KEY)
     }
 
     /// A one-name frame (`Module.label`, as folded stacks name GHC cost centres) as module and name,

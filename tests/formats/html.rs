@@ -82,3 +82,94 @@ fn view_writes_the_page_and_prints_its_path() {
     assert_eq!(String::from_utf8(run.get_output().stdout.clone()).unwrap(), format!("{}\n", out.display()));
     assert!(std::fs::read_to_string(&out).unwrap().starts_with("<!doctype html>"));
 }
+
+/// A Dyalog tree's totals are measured: the page holds `#.Rain`'s InclusiveTime, 68.40049487792044
+/// ms (seed 002's ]PROFILE tree report says 68.4 ms; its self values add up to 0.9 ms), states
+/// it as the total, and maps each of Rain's lines to Rain's frame, so that the page merges them as
+/// `summary` does.
+#[test]
+fn a_dyalog_tree_keeps_its_measured_totals_and_its_lines_functions() {
+    let (page, _) = run(&["convert", "-q", "--to", "html"], &fixture("dyalog-xml/v0.9.0-tree.xml"));
+    let profile = profile_of(&page);
+    let time = profile["metrics"].as_array().unwrap().iter().position(|m| m["name"] == "time").unwrap();
+    assert_eq!(profile["totals"][time], 68.40049487792044);
+    assert_eq!(profile["measured"][time][0], 68.40049487792044);
+    let self_sum: f64 = profile["values"][time].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).sum();
+    assert!(self_sum < 1.0, "{self_sum}");
+    let strings = profile["strings"].as_array().unwrap();
+    let name_of = |frame: usize| strings[profile["frames"][4 * frame].as_u64().unwrap() as usize].as_str().unwrap();
+    let rain = (0..profile["function"].as_array().unwrap().len()).find(|&f| name_of(f) == "#.Rain").unwrap();
+    let line = (0..profile["function"].as_array().unwrap().len()).find(|&f| name_of(f) == "#.Rain[6]").unwrap();
+    assert_eq!(profile["function"][line], rain as u64);
+    assert_eq!(profile["function"][rain], rain as u64);
+}
+
+/// A line whose function is no frame of the profile (pprof's `fn[file:line]`) gets its function as
+/// a frame of its own, named as `summary` names the function.
+#[test]
+fn a_line_of_no_function_frame_gets_one() {
+    let (page, _) = run_stdin(&["convert", "--from", "folded", "--to", "html", "--lines"], b"main;work 3\n");
+    let profile = profile_of(&page);
+    // Folded stacks have no lines: every frame is its own function.
+    let frames = profile["frames"].as_array().unwrap().len() / 4;
+    assert_eq!(profile["function"], serde_json::json!((0..frames).collect::<Vec<_>>()));
+    let (page, _) = run(&["convert", "-q", "--to", "html"], &fixture("pprof/cpu.pb.gz"));
+    let profile = profile_of(&page);
+    let strings = profile["strings"].as_array().unwrap();
+    let functions = profile["function"].as_array().unwrap();
+    let lines = (0..functions.len()).filter(|&f| profile["frames"][4 * f + 3] == 1).count();
+    assert!(lines > 0, "the fixture has lines");
+    for (f, function) in functions.iter().enumerate() {
+        let function = function.as_u64().unwrap() as usize;
+        let (name, of) = (
+            &strings[profile["frames"][4 * f].as_u64().unwrap() as usize],
+            &strings[profile["frames"][4 * function].as_u64().unwrap() as usize],
+        );
+        let kind =
+            if profile["frames"][4 * f + 3] == 1 { serde_json::json!(0) } else { profile["frames"][4 * f + 3].clone() };
+        assert_eq!(profile["frames"][4 * function + 3], kind);
+        assert!(name.as_str().unwrap().starts_with(of.as_str().unwrap()), "{name} of {of}");
+    }
+}
+
+/// Every fixture's page states the total `summary --format json` gives, of the metric it shows
+/// first (the browser test, .ci/html-viewer.mjs, checks what the page draws and its table).
+#[test]
+fn every_pages_total_is_summarys() {
+    let (mut failures, mut checked) = (Vec::new(), 0);
+    for (_, path) in crate::support::good_fixtures() {
+        let out = crate::support::binary::proftool()
+            .args(["convert", "-q", "--to", "html"])
+            .arg(&path)
+            .arg("-")
+            .output()
+            .unwrap();
+        if !out.status.success() {
+            continue;
+        }
+        let profile = profile_of(&String::from_utf8(out.stdout).unwrap());
+        let summary =
+            crate::support::binary::proftool().args(["summary", "-q", "--format", "json"]).arg(&path).output().unwrap();
+        let summary: serde_json::Value = serde_json::from_slice(&summary.stdout).unwrap();
+        let shown = profile["weighedBy"].as_u64().unwrap() as usize;
+        checked += 1;
+        let (total, want) = (profile["totals"][shown].as_f64().unwrap(), summary["total"].as_f64().unwrap());
+        if profile["metrics"][shown]["name"] != summary["metric"] || (total - want).abs() > 1e-9 * want.abs().max(1.0) {
+            failures.push(format!(
+                "{}: {total} of {}, summary {want} of {}",
+                path.display(),
+                profile["metrics"][shown]["name"],
+                summary["metric"]
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+    assert!(checked > 90, "{checked} fixtures");
+}
+
+/// A page without a title of its own (perf names none) is titled by its file's name.
+#[test]
+fn a_page_without_a_title_is_named_by_its_file() {
+    let (page, _) = run(&["convert", "-q", "--to", "html"], &fixture("perf/work.perf"));
+    assert!(page.contains("<title>proftool: work.perf</title>"), "{}", &page[..400]);
+}

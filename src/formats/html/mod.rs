@@ -8,18 +8,21 @@
 //! <script>…the viewer…</script></body></html>
 //! ```
 //!
-//! **Written**: the viewer (`viewer.html`, about 20 KB) with the profile as JSON in it, compact:
-//! names, modules and places interned once each; the tree as flat arrays, a node's parent, frame
-//! and self value of each metric, parents before children. Every additive metric is there, each
-//! switchable in the page, named and in its unit; per-node counts (calls) beside them. Frames keep
-//! their kind (thread roots apart), module, line and where they are defined. `<` is written
-//! `\u003c` inside the JSON, so that no name closes the script.
+//! **Written**: the viewer (`viewer.html` and its script: `model.js`, `view.js`, `graph.js`,
+//! `tables.js`) with the profile as JSON in it, compact: names, modules and places interned once
+//! each; the tree as flat arrays, a node's parent, frame and self value of each metric, parents
+//! before children. Every additive metric is there, each switchable in the page, named and in its
+//! unit, with its total as the reports state it; per-node counts (calls) beside them; measured
+//! inclusive values (Dyalog's), which the page shows as the reports do. Frames keep their kind
+//! (thread roots apart), module, line and where they are defined, and a line its function's frame
+//! (one is added where the profile has none), so that the page shows functions by default, as the
+//! reports do, and lines on request. `<` is written `\u003c` inside the JSON, so that no name
+//! closes the script.
 //!
-//! **Lost**: header facts but the title and the interval, per-function facts of the source (LispWorks' Call and
-//! Seen counts) and measured inclusive values.
+//! **Lost**: header facts but the title and the interval, and per-function facts of the source
+//! (LispWorks' Call and Seen counts).
 
 use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
-use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName};
 use crate::model::{Aggregation, FrameKind, MetricKind, Profile, Value, Values};
 use std::collections::HashMap;
@@ -34,8 +37,14 @@ pub(crate) const SPEC: Spec = Spec {
     encoding: Encoding::Text,
     sniff,
     read: None,
-    write: Some(|profile, out, _, diag| write(profile, out, diag)),
-    rules: spec::Rules { keeps_defined_at: true, says_which_metric_comes_first: true, ..spec::STACKS_ONLY },
+    write: Some(|profile, out, _, _| write_page(profile, None, out)),
+    // Measured inclusive values kept: a Dyalog tree's totals are measured (docs/formats.md).
+    rules: spec::Rules {
+        keeps_defined_at: true,
+        says_which_metric_comes_first: true,
+        keeps_measured_inclusive: true,
+        ..spec::STACKS_ONLY
+    },
 };
 
 /// The format's name in errors and warnings.
@@ -73,8 +82,14 @@ const CARRIES: Carries = Carries {
     weight_is_time: false,
 };
 
-/// The viewer, with `/*PROFILE*/` where the profile's JSON goes and `<!--TITLE-->` its title.
+/// The viewer, with `/*PROFILE*/` where the profile's JSON goes, `/*SCRIPT*/` its script and
+/// `<!--TITLE-->` its title.
 const VIEWER: &str = include_str!("viewer.html");
+
+/// The viewer's script, in the order it runs: the model (pure functions, which node tests on its
+/// own: .ci/html-model.mjs), the state and the numbers, the graph, then the tables and controls.
+const SCRIPT: [&str; 4] =
+    [include_str!("model.js"), include_str!("view.js"), include_str!("graph.js"), include_str!("tables.js")];
 
 /// A page is never read.
 fn sniff(_head: &[u8]) -> Sniff {
@@ -92,11 +107,6 @@ pub(crate) struct DiffPage<'a> {
     /// Whether a function crossed the gate's limits, and which, largest change first.
     pub regression: bool,
     pub flagged: &'a [String],
-}
-
-/// Writes `profile` as the viewer's page.
-fn write(profile: &Profile, out: &mut dyn Write, _diag: &mut Diagnostics) -> Result<(), Error> {
-    write_page(profile, None, out)
 }
 
 /// Writes `profile`, the two sides of a comparison in one tree, as a differential page: widths
@@ -119,9 +129,17 @@ fn write_page(profile: &Profile, diff: Option<&DiffPage<'_>>, out: &mut dyn Writ
         format: FORMAT,
         what: "the viewer has no place for the profile (a build without its template)".into(),
     })?;
+    let (middle, after) = after.split_once("/*SCRIPT*/").ok_or_else(|| Error::Unrepresentable {
+        format: FORMAT,
+        what: "the viewer has no place for its script (a build without its template)".into(),
+    })?;
     let before = before.replace("<!--TITLE-->", &html_text(title));
     out.write_all(before.as_bytes())?;
     out.write_all(data.as_bytes())?;
+    out.write_all(middle.as_bytes())?;
+    for part in SCRIPT {
+        out.write_all(part.as_bytes())?;
+    }
     out.write_all(after.as_bytes())?;
     Ok(())
 }
@@ -150,92 +168,31 @@ impl Strings {
     }
 }
 
-/// The profile as the viewer reads it (see the module documentation): `metrics` (name, kind, unit,
-/// whether it rolls up), `strings`, `frames` as four numbers each (name, module or −1, line or −1,
-/// kind: 0 function, 1 line, 2 thread, 3 other), `defined` (a frame's place, a string or −1),
-/// `parent` (−1 for a root), `frame`, and `values`, a column per metric.
+/// The profile as the viewer reads it (see the module documentation): `title`, `intervalNs`, `weighedBy`, `metrics` (name, kind, unit, whether it rolls up),
+/// `totals` (each metric's total as the reports state it), `flat`, `strings`, `frames` as four
+/// numbers each (name, module or −1, line or −1, kind: 0 function, 1 line, 2 thread, 3 other),
+/// `function` (per frame, the frame of its function: itself but for a line), `defined` (a frame's
+/// place, a string or −1), `parent` (−1 for a root), `frame`, `values` (self values, a column per
+/// metric) and `measured` (per metric, the measured inclusive values or null).
 fn profile_json(profile: &Profile) -> String {
     let mut strings = Strings::default();
     let mut json = String::with_capacity(64 + profile.tree.len() * 24);
-    json.push_str("{\"title\":");
-    push_string(&mut json, profile.meta.title.as_deref().unwrap_or(""));
-    json.push_str(",\"intervalNs\":");
-    match profile.meta.interval {
-        Some(interval) => push_number(&mut json, i64::try_from(interval.as_nanos()).unwrap_or(i64::MAX)),
-        None => json.push_str("null"),
-    }
-    json.push_str(",\"weighedBy\":");
-    // The metric shown first: the one chosen, else the one the source is weighed by, as the reports.
-    let shown = profile.meta.chosen_metric.or_else(|| profile.primary_metric()).unwrap_or(0);
-    push_number(&mut json, shown as i64);
-    json.push_str(",\"metrics\":[");
-    for (i, metric) in profile.metrics().iter().enumerate() {
+    push_header(&mut json, profile);
+    json.push_str(",\"frames\":[");
+    let frames = page_frames(profile, &mut strings);
+    for (i, frame) in frames.iter().enumerate() {
         if i > 0 {
             json.push(',');
         }
-        json.push_str("{\"name\":");
-        push_string(&mut json, &metric.name);
-        json.push_str(",\"kind\":");
-        push_string(&mut json, metric.kind.name());
-        json.push_str(",\"unit\":");
-        push_string(&mut json, metric.unit.name());
-        json.push_str(if metric.aggregation == Aggregation::Additive {
-            ",\"additive\":true}"
-        } else {
-            ",\"additive\":false}"
-        });
+        push_numbers(&mut json, [frame.name, frame.module, frame.line, frame.kind].into_iter());
     }
-    json.push_str("],\"frames\":[");
-    let mut defined = Vec::with_capacity(profile.frames.len());
-    for (i, (id, frame)) in profile.frames.iter().enumerate() {
-        if i > 0 {
-            json.push(',');
-        }
-        // Named as the reports name it (`Module.label` for GHC, `name[line]` for a line).
-        let name = strings.number(&profile.frame_name(id));
-        let module = frame.module.as_deref().map_or(-1, |m| strings.number(m) as i64);
-        let kind = match frame.kind {
-            FrameKind::Function => 0,
-            FrameKind::Line => 1,
-            FrameKind::Thread => 2,
-            _ => 3,
-        };
-        let line = frame.line.map_or(-1, i64::from);
-        for (j, number) in [name as i64, module, line, kind].into_iter().enumerate() {
-            if j > 0 {
-                json.push(',');
-            }
-            push_number(&mut json, number);
-        }
-        defined.push(profile.frame_attr(id, crate::model::DEFINED_AT).map_or(-1, |at| strings.number(at) as i64));
-    }
+    json.push_str("],\"function\":[");
+    push_numbers(&mut json, frames.iter().map(|f| f.function));
     json.push_str("],\"defined\":[");
-    push_numbers(&mut json, defined.into_iter());
-    let tree = &profile.tree;
-    json.push_str("],\"parent\":[");
-    push_numbers(&mut json, tree.nodes().map(|n| tree.parent(n).map_or(-1, |p| p.index() as i64)));
-    json.push_str("],\"frame\":[");
-    push_numbers(&mut json, tree.nodes().map(|n| i64::from(tree.frame(n).0)));
-    json.push_str("],\"values\":[");
-    for metric in 0..profile.metrics().len() {
-        if metric > 0 {
-            json.push(',');
-        }
-        json.push('[');
-        match tree.self_values(metric) {
-            Values::Int(values) => push_numbers(&mut json, values.iter().copied()),
-            Values::Float(values) => {
-                for (i, value) in values.iter().enumerate() {
-                    if i > 0 {
-                        json.push(',');
-                    }
-                    push_value(&mut json, Value::Float(*value));
-                }
-            }
-        }
-        json.push(']');
-    }
-    json.push_str("],\"strings\":[");
+    push_numbers(&mut json, frames.iter().map(|f| f.defined));
+    json.push(']');
+    push_tree(&mut json, profile);
+    json.push_str(",\"strings\":[");
     for (i, text) in strings.list.iter().enumerate() {
         if i > 0 {
             json.push(',');
@@ -244,6 +201,171 @@ fn profile_json(profile: &Profile) -> String {
     }
     json.push_str("]}");
     json
+}
+
+/// The members before the frames: title, interval, metrics and their totals.
+fn push_header(json: &mut String, profile: &Profile) {
+    json.push_str("{\"title\":");
+    push_string(json, profile.meta.title.as_deref().unwrap_or(""));
+    json.push_str(",\"intervalNs\":");
+    match profile.meta.interval {
+        Some(interval) => push_number(json, i64::try_from(interval.as_nanos()).unwrap_or(i64::MAX)),
+        None => json.push_str("null"),
+    }
+    json.push_str(",\"weighedBy\":");
+    // The metric shown first: the one chosen, else the one the source is weighed by, as the reports.
+    let shown = profile.meta.chosen_metric.or_else(|| profile.primary_metric()).unwrap_or(0);
+    push_number(json, shown as i64);
+    json.push_str(",\"metrics\":[");
+    for (i, metric) in profile.metrics().iter().enumerate() {
+        if i > 0 {
+            json.push(',');
+        }
+        json.push_str("{\"name\":");
+        push_string(json, &metric.name);
+        json.push_str(",\"kind\":");
+        push_string(json, metric.kind.name());
+        json.push_str(",\"unit\":");
+        push_string(json, metric.unit.name());
+        json.push_str(if metric.aggregation == Aggregation::Additive {
+            ",\"additive\":true}"
+        } else {
+            ",\"additive\":false}"
+        });
+    }
+    // The totals every report states (a source's own figure, a Dyalog tree's measured roots), so
+    // that the page's percentages are of what `summary` says.
+    json.push_str("],\"totals\":[");
+    for metric in 0..profile.metrics().len() {
+        if metric > 0 {
+            json.push(',');
+        }
+        push_value(json, Value::Float(profile.reported_total(metric).value));
+    }
+    json.push_str(if profile.meta.flat { "],\"flat\":true" } else { "],\"flat\":false" });
+}
+
+/// The tree: `parent`, `frame`, the self values of each metric and the measured inclusive ones.
+fn push_tree(json: &mut String, profile: &Profile) {
+    let tree = &profile.tree;
+    json.push_str(",\"parent\":[");
+    push_numbers(json, tree.nodes().map(|n| tree.parent(n).map_or(-1, |p| p.index() as i64)));
+    json.push_str("],\"frame\":[");
+    push_numbers(json, tree.nodes().map(|n| i64::from(tree.frame(n).0)));
+    json.push_str("],\"values\":[");
+    for metric in 0..profile.metrics().len() {
+        if metric > 0 {
+            json.push(',');
+        }
+        push_values(json, tree.self_values(metric));
+    }
+    // Dyalog's InclusiveTime is measured, not the sum of the self values below (seed 002's
+    // `#.Rain`: 68.4 ms measured, 0.9 ms of self values): the page shows what the reports show.
+    json.push_str("],\"measured\":[");
+    for metric in 0..profile.metrics().len() {
+        if metric > 0 {
+            json.push(',');
+        }
+        match tree.measured_inclusive(metric) {
+            Some(values) => push_values(json, values),
+            None => json.push_str("null"),
+        }
+    }
+    json.push(']');
+}
+
+/// A column of values as a JSON array.
+fn push_values(json: &mut String, values: &Values) {
+    json.push('[');
+    match values {
+        Values::Int(values) => push_numbers(json, values.iter().copied()),
+        Values::Float(values) => {
+            for (i, value) in values.iter().enumerate() {
+                if i > 0 {
+                    json.push(',');
+                }
+                push_value(json, Value::Float(*value));
+            }
+        }
+    }
+    json.push(']');
+}
+
+/// `frame` named as the reports name its row: `Module.label` for GHC, `name[line]` for a line, a
+/// BR line of no named function with its routine (`MAIN orders.br:10.2`, report/mod.rs).
+fn row_name(profile: &Profile, frame: crate::model::FrameId) -> std::borrow::Cow<'_, str> {
+    let name = profile.frame_name(frame);
+    match profile.frame_attr(frame, super::br::ROUTINE_KEY) {
+        Some(routine) => std::borrow::Cow::Owned(format!("{} {name}", routine.to_ascii_uppercase())),
+        None => name,
+    }
+}
+
+/// A frame as the page holds it: numbers into the strings (or −1), its kind's number, and the
+/// frame of its function.
+struct PageFrame {
+    name: i64,
+    module: i64,
+    line: i64,
+    kind: i64,
+    function: i64,
+    defined: i64,
+}
+
+/// The profile's frames, in its order, then the function of each line frame that is not a frame
+/// of the profile already: the page merges lines into their functions as the reports do
+/// (`ops::merge_lines`), a line frame becoming its function's frame, named as the reports name it.
+fn page_frames(profile: &Profile, strings: &mut Strings) -> Vec<PageFrame> {
+    let mut frames: Vec<PageFrame> = Vec::with_capacity(profile.frames.len());
+    for (id, frame) in profile.frames.iter() {
+        let kind = match frame.kind {
+            FrameKind::Function => 0,
+            FrameKind::Line => 1,
+            FrameKind::Thread => 2,
+            _ => 3,
+        };
+        frames.push(PageFrame {
+            name: strings.number(&row_name(profile, id)) as i64,
+            module: frame.module.as_deref().map_or(-1, |m| strings.number(m) as i64),
+            line: frame.line.map_or(-1, i64::from),
+            kind,
+            function: frames.len() as i64,
+            defined: profile.frame_attr(id, crate::model::DEFINED_AT).map_or(-1, |at| strings.number(at) as i64),
+        });
+    }
+    if !profile.frames.iter().any(|(_, f)| f.kind == FrameKind::Line) {
+        return frames;
+    }
+    let mut of_frame: HashMap<crate::model::Frame, usize> = profile
+        .frames
+        .iter()
+        .filter(|(_, f)| f.kind != FrameKind::Line)
+        .map(|(id, f)| (f.clone(), id.index()))
+        .collect();
+    for (id, frame) in profile.frames.iter().filter(|(_, f)| f.kind == FrameKind::Line) {
+        let function = frame.function().into_owned();
+        let defined = frames[id.index()].defined;
+        let next = frames.len();
+        let index = *of_frame.entry(function).or_insert(next);
+        if index == next {
+            // Its row's name as the reports give the merged frame, which keeps its first line's facts.
+            let name = profile.function_name(id);
+            let name = match profile.frame_attr(id, super::br::ROUTINE_KEY) {
+                Some(routine) => format!("{} {name}", routine.to_ascii_uppercase()),
+                None => name.into_owned(),
+            };
+            frames.push(PageFrame {
+                name: strings.number(&name) as i64,
+                module: frames[id.index()].module,
+                line: -1,
+                kind: 0,
+                function: next as i64,
+                defined,
+            });
+        }
+        frames[id.index()].function = index as i64;
+    }
+    frames
 }
 
 /// The member `"diff"` of a differential page's profile (see [`DiffPage`]), with its comma.

@@ -1,0 +1,260 @@
+// The table of functions (a row per name, as `summary`), a function's sandwich (as `calls`), the
+// crumbs, a diff's verdict, the controls and the keyboard.
+let fnOrder = { key: 'total', desc: true };
+function renderFunctions() {
+  // Choosing a function only moves the highlight: the table is rebuilt for what changes its rows.
+  const key = `${state.search}|${state.metric}|${fnOrder.key}|${fnOrder.desc}|${state.lines}|${state.merged}`;
+  if (madeFor.table === key) {
+    for (const tr of $('functions').tBodies[0].rows) tr.classList.toggle('chosen', Number(tr.dataset.row) === state.fn);
+    return;
+  }
+  madeFor.table = key;
+  const cols = [['name', 'name'], ['self', 'self'], ['selfPct', 'self %'], ['total', 'total'], ['totalPct', 'total %']];
+  if (callsMetric >= 0) cols.push(['calls', 'calls']);
+  const head = $('functions').tHead;
+  head.innerHTML = '';
+  const hr = head.insertRow();
+  for (const [key, text] of cols) {
+    const th = document.createElement('th');
+    const button = document.createElement('button');
+    button.className = 'sort';
+    button.textContent = text + (fnOrder.key === key || (fnOrder.key + 'Pct') === key ? (fnOrder.desc ? ' ▾' : ' ▴') : '');
+    if (key === 'name') th.className = 'name';
+    button.onclick = () => {
+      const k = key.replace('Pct', '');
+      fnOrder = { key: k, desc: fnOrder.key === k ? !fnOrder.desc : k !== 'name' };
+      renderFunctions();
+      head.querySelector(`button[data-key="${key}"]`)?.focus();
+    };
+    button.dataset.key = key;
+    th.appendChild(button);
+    hr.appendChild(th);
+  }
+  const t = fnTable;
+  const value = { self: (r) => t.self[r], total: (r) => t.total[r], calls: (r) => t.calls[r] };
+  let list = [];
+  for (let r = 0; r < ROWS; r++) if (t.seen[r] && (t.total[r] > 0 || t.self[r] > 0 || t.calls[r] > 0)) list.push(r);
+  if (matchRow) list = list.filter((r) => matchRow[r]);
+  // With lines apart, a function some rows of its lines are of is left out, as `summary --lines`.
+  if (state.lines) list = list.filter((r) => !functionsWithLines[r]);
+  const sign = fnOrder.desc ? -1 : 1;
+  list.sort(fnOrder.key === 'name'
+    ? (a, b) => sign * (S[a] < S[b] ? -1 : S[a] > S[b] ? 1 : 0)
+    : (a, b) => sign * (value[fnOrder.key](a) - value[fnOrder.key](b)) || a - b);
+  const shown = list.slice(0, 500);
+  const body = $('functions').tBodies[0];
+  body.innerHTML = '';
+  for (const r of shown) {
+    const tr = body.insertRow();
+    tr.className = 'fn' + (r === state.fn ? ' chosen' : '');
+    tr.tabIndex = 0;
+    tr.dataset.row = r;
+    const cells = [S[r], format(t.self[r]), pct(t.self[r], grand), format(t.total[r]), pct(t.total[r], grand)];
+    if (callsMetric >= 0) cells.push(t.calls[r].toLocaleString('en-US'));
+    cells.forEach((text, i) => {
+      const td = tr.insertCell();
+      td.textContent = text;
+      if (i === 0) {
+        td.className = 'name';
+        const places = [...(placesOfRow.get(r) ?? [])].filter(Boolean);
+        td.title = [S[r], ...places].join('\n');
+        // Several functions of one name (seven `get`s): one row, as the reports, saying so.
+        if (places.length > 1) td.append(Object.assign(document.createElement('span'), { className: 'note', textContent: ` (${places.length} places)` }));
+      }
+    });
+    tr.onclick = () => choose(r);
+    tr.onkeydown = (event) => { if (event.key === 'Enter') choose(r); };
+  }
+  $('more').textContent = list.length > shown.length ? `${list.length - shown.length} more functions (search to find them)` : '';
+}
+function choose(r) {
+  state.fn = r;
+  update();
+}
+
+function renderSandwich() {
+  const key = `${state.fn}|${state.metric}|${state.lines}|${state.merged}|${state.order}`;
+  if (madeFor.sandwich === key) return;
+  madeFor.sandwich = key;
+  const box = $('sandwich');
+  if (state.fn < 0 || !fnTable.seen[state.fn]) { box.hidden = true; return; }
+  box.hidden = false;
+  const f = state.fn, { callers, callees, own } = M.sandwich(P, F, FK, Fself, Ftotal, f), fnTotalF = fnTable.total[f];
+  $('sandwich-title').textContent = `${S[f]}: total ${format(fnTotalF)} (${pct(fnTotalF, grand)} of all)`;
+  const fill = (table, rows, what) => {
+    table.innerHTML = '';
+    const hr = table.createTHead().insertRow();
+    for (const text of [what, metric().name, '% of all', '% of fn']) {
+      const th = document.createElement('th');
+      th.textContent = text;
+      if (text === what) th.className = 'name';
+      hr.appendChild(th);
+    }
+    const body = table.createTBody();
+    for (const [key, v] of rows) {
+      const tr = body.insertRow();
+      const text = key === -1 ? '(root)' : key === -2 ? '(self)' : S[key];
+      [text, format(v), pct(v, grand), pct(v, fnTotalF)].forEach((t, i) => {
+        const td = tr.insertCell();
+        td.textContent = t;
+        if (i === 0) td.className = 'name';
+      });
+      if (key >= 0) { tr.className = 'fn'; tr.tabIndex = 0; tr.onclick = () => choose(key); tr.onkeydown = (e) => { if (e.key === 'Enter') choose(key); }; }
+    }
+  };
+  const sorted = (map) => [...map.entries()].filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
+  fill($('callers'), sorted(callers), 'caller');
+  fill($('callees'), [...(own > 0 ? [[-2, own]] : []), ...sorted(callees)].sort((a, b) => b[1] - a[1]), 'callee');
+}
+
+function renderCrumbs() {
+  const nav = $('crumbs');
+  nav.innerHTML = '';
+  const path = [-1, ...(state.zoom >= 0 ? ancestors(state.zoom) : [])];
+  // A deep zoom names its first callers and its last, not twelve thousand.
+  const shown = path.length > 12 ? [...path.slice(0, 4), null, ...path.slice(-7)] : path;
+  shown.forEach((n, i) => {
+    if (i > 0) nav.append(' › ');
+    if (n === null) { nav.append(`… ${path.length - 11} more …`); return; }
+    const a = document.createElement('button');
+    a.className = 'crumb';
+    a.textContent = n < 0 ? 'all' : frameLabel(T.frame[n]);
+    a.onclick = () => zoomTo(n);
+    nav.appendChild(a);
+  });
+}
+
+function update({ totals = false } = {}) {
+  if (totals) { computeTotals(); computeDiff(); }
+  computeSearch();
+  renderCrumbs();
+  draw();
+  renderFunctions();
+  renderSandwich();
+  const every = P.intervalNs ? `, a sample every ${+(P.intervalNs / 1e6).toPrecision(4)} ms` : '';
+  $('total').textContent = `total ${format(grand)}${every}`;
+  writeFragment();
+}
+
+// A differential page's verdict: the gate's, with the functions that tripped it, each a link to
+// its callers and callees.
+function renderVerdict() {
+  const box = $('verdict');
+  if (!D) return;
+  box.hidden = false;
+  box.className = D.regression ? 'fail' : 'pass';
+  box.textContent = D.regression
+    ? `${D.newLabel} against ${D.baseLabel}: the gate fails on ${D.flagged.length} function${D.flagged.length === 1 ? '' : 's'}:`
+    : `${D.newLabel} against ${D.baseLabel}: the gate passes (no function grew beyond the noise and the limits)`;
+  for (const flagged of D.flagged) {
+    const a = document.createElement('a');
+    a.textContent = flagged;
+    const r = S.indexOf(flagged);
+    if (r >= 0) a.onclick = () => choose(r);
+    box.appendChild(a);
+  }
+  const legend = document.createElement('div');
+  legend.className = 'legend';
+  legend.innerHTML = '<span class="swatch" style="background:rgb(255,0,0)"></span> the gate fails on it '
+    + '<span class="swatch" style="background:rgb(255,170,90)"></span> grew, not clearly past the noise and the limits '
+    + '<span class="swatch" style="background:rgb(40,90,255)"></span> shrank; '
+    + `the deeper, the larger the change of its share, full at ${100 * DIFF_FULL} points`;
+  box.appendChild(legend);
+}
+
+// Another tree (lines, threads): node ids differ, so the zoom goes.
+function rebuild() {
+  state.zoom = -1; state.x0 = 0; state.x1 = 1; state.top = 0; state.cursor = -3;
+  buildTree();
+  update({ totals: true });
+}
+
+// Controls.
+$('title').textContent = P.title || 'profile';
+for (const i of additive) {
+  const o = document.createElement('option');
+  o.value = i;
+  o.textContent = `${P.metrics[i].name} (${P.metrics[i].unit})`;
+  $('metric').appendChild(o);
+}
+$('metric').onchange = () => { state.metric = parseInt($('metric').value, 10); update({ totals: true }); };
+$('icicle').onchange = () => { state.icicle = $('icicle').checked; update(); };
+$('palette').onchange = () => { state.palette = $('palette').value; update(); };
+$('order').onchange = () => { state.order = $('order').value; update({ totals: true }); };
+$('lines').onchange = () => { state.lines = $('lines').checked; rebuild(); };
+$('thread').onchange = () => {
+  const v = $('thread').value;
+  [state.merged, state.thread] = [v === 'merged', /^\d+$/.test(v) ? parseInt(v, 10) : -1];
+  rebuild();
+};
+// The thread selector: side by side, merged, or each thread (its name and share of the whole).
+function fillThreads() {
+  const whole = M.fromProfile(P), t = M.totals(whole, state.metric), select = $('thread');
+  select.innerHTML = '<option value="all">threads side by side</option><option value="merged">threads merged</option>';
+  const seen = new Map();
+  for (let r = 0; r < whole.parent.length; r++) if (whole.parent[r] < 0 && kindOf(whole.frame[r]) === 2) seen.set(whole.frame[r], (seen.get(whole.frame[r]) ?? 0) + t[r]);
+  for (const [f, v] of [...seen].sort((a, b) => b[1] - a[1])) {
+    select.append(Object.assign(document.createElement('option'), { value: f, textContent: `${frameLabel(f)} (${pct(v, P.totals?.[state.metric] ?? 0)})` }));
+  }
+}
+$('inverted').onchange = () => { state.inverted = $('inverted').checked; rebuild(); };
+// Search waits for a pause in typing: a keystroke does not walk a million nodes.
+let searchTimer = 0;
+$('search').oninput = () => {
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(() => { state.search = $('search').value; update(); }, 150);
+};
+const searchNow = () => { clearTimeout(searchTimer); if (state.search !== $('search').value) { state.search = $('search').value; update(); } };
+$('reset').onclick = () => zoomTo(-1);
+const step = (by) => {
+  searchNow();
+  if (!matches.length) return;
+  matchAt = (matchAt + by + matches.length) % matches.length;
+  zoomTo(matches[matchAt]);
+};
+$('next').onclick = () => step(1);
+$('prev').onclick = () => step(-1);
+$('search').onkeydown = (event) => {
+  if (event.key === 'Enter') { event.preventDefault(); step(event.shiftKey ? -1 : 1); }
+  if (event.key === 'Escape') { event.preventDefault(); $('search').value = ''; searchNow(); }
+};
+// `/` finds, Esc clears the search or zooms out a level (as speedscope and the Firefox Profiler).
+document.addEventListener('keydown', (event) => {
+  const typing = /^(INPUT|SELECT|TEXTAREA)$/.test(document.activeElement?.tagName ?? '');
+  if (event.key === '/' && !typing) { event.preventDefault(); $('search').focus(); $('search').select(); return; }
+  if (event.key === 'Escape' && !typing) {
+    if (state.search) { $('search').value = ''; searchNow(); return; }
+    if (state.zoom >= 0) zoomTo(T.parent[state.zoom]);
+    else if (state.x0 > 0 || state.x1 < 1) zoomTo(-1);
+  }
+});
+window.onresize = () => draw();
+window.onhashchange = () => {
+  const before = `${state.lines}|${state.merged}|${state.thread}|${state.inverted}`;
+  readFragment();
+  syncControls();
+  if (`${state.lines}|${state.merged}|${state.thread}|${state.inverted}` !== before) buildTree();
+  else { state.zoom = Math.min(Math.max(state.zoomWanted, -1), N - 1); state.zoomWanted = undefined; }
+  update({ totals: true });
+};
+function syncControls() {
+  $('metric').value = state.metric;
+  $('icicle').checked = state.icicle;
+  $('palette').value = state.palette;
+  $('thread').value = state.merged ? 'merged' : state.thread >= 0 ? String(state.thread) : 'all';
+  $('lines').checked = state.lines;
+  $('inverted').checked = state.inverted;
+  $('order').value = state.order;
+  $('search').value = state.search;
+}
+
+readFragment();
+buildTree();
+$('thread').hidden = threadRoots < 2;
+if (threadRoots > 1) fillThreads();
+$('lines-label').hidden = !hasLines;
+syncControls();
+renderVerdict();
+update({ totals: true });
+// When the page is first drawn, for bench/html.sh's time to first paint.
+performance.mark('proftool-drawn');

@@ -1,0 +1,153 @@
+// The page: the state in the URL's fragment, the graph on a canvas no taller than the window (a
+// viewport over the tree: any depth draws), the table of functions and a function's sandwich. The
+// numbers come from Model (model.js), which node tests on its own.
+'use strict';
+const P = JSON.parse(document.getElementById('profile').textContent);
+const S = P.strings, FRAMES = P.frames.length / 4, ROWS = S.length;
+const ROW = 18;
+const $ = (id) => document.getElementById(id);
+const M = Model;
+const kindOf = (f) => M.kindOf(P, f);
+const rowOf = (f) => M.rowOf(P, f);
+const moduleOf = (f) => (P.frames[4 * f + 1] < 0 ? '' : S[P.frames[4 * f + 1]]);
+const definedAt = (f) => (P.defined[f] < 0 ? '' : S[P.defined[f]]);
+// A row's name, as the reports give it (a line frame's with its line).
+const rowName = (r) => S[r];
+const label = (f) => S[rowOf(f)];
+// Frames of one name that differ by module or place, told apart in the graph by what differs.
+const placesOfRow = new Map();
+for (let f = 0; f < FRAMES; f++) {
+  const where = moduleOf(f) || definedAt(f);
+  const r = rowOf(f);
+  if (!placesOfRow.has(r)) placesOfRow.set(r, new Set());
+  placesOfRow.get(r).add(where);
+}
+// The rows that are functions of line rows (`#.Rain` of `#.Rain[6]`).
+const functionsWithLines = new Uint8Array(ROWS);
+for (let f = 0; f < FRAMES; f++) if (kindOf(f) === 1 && rowOf(P.function[f]) !== rowOf(f)) functionsWithLines[rowOf(P.function[f])] = 1;
+const frameLabel = (f) => {
+  const where = moduleOf(f) || definedAt(f);
+  return where && placesOfRow.get(rowOf(f)).size > 1 ? `${label(f)} · ${where}` : label(f);
+};
+
+// The state, kept in the URL's fragment so that a link reopens the same view.
+const additive = P.metrics.map((m, i) => (m.additive ? i : -1)).filter((i) => i >= 0);
+const callsMetric = P.metrics.findIndex((m) => m.kind === 'calls' && !m.additive);
+const state = {
+  metric: additive.includes(P.weighedBy) ? P.weighedBy : additive[0] ?? 0,
+  zoom: -1, search: '', fn: -1, icicle: false, merged: false, thread: -1, palette: 'module', lines: false, order: 'heavy', inverted: false,
+  x0: 0, x1: 1, top: 0, cursor: -3,
+};
+function readFragment() {
+  const h = new URLSearchParams(location.hash.slice(1));
+  const int = (k, d) => (h.has(k) && /^-?\d+$/.test(h.get(k)) ? parseInt(h.get(k), 10) : d);
+  const m = int('m', state.metric);
+  if (additive.includes(m)) state.metric = m;
+  state.search = h.get('q') ?? '';
+  state.icicle = h.get('v') === 'icicle';
+  // Threads side by side, merged (t=merged), or one (t=its frame).
+  state.merged = h.get('t') === 'merged';
+  state.thread = /^\d+$/.test(h.get('t') ?? '') && kindOf(parseInt(h.get('t'), 10)) === 2 ? parseInt(h.get('t'), 10) : -1;
+  state.lines = h.get('l') === '1';
+  state.inverted = h.get('i') === '1';
+  state.order = h.get('o') === 'alpha' ? 'alpha' : 'heavy';
+  state.palette = ['name', 'kind'].includes(h.get('c')) ? h.get('c') : 'module';
+  // Node ids are of the tree as shown (lines, threads): read after it is built.
+  state.zoomWanted = int('z', -1);
+  state.fn = Math.min(Math.max(int('f', -1), -1), ROWS - 1);
+}
+function writeFragment() {
+  const h = new URLSearchParams();
+  h.set('m', state.metric);
+  if (state.zoom >= 0) h.set('z', state.zoom);
+  if (state.fn >= 0) h.set('f', state.fn);
+  if (state.search) h.set('q', state.search);
+  if (state.icicle) h.set('v', 'icicle');
+  if (state.merged) h.set('t', 'merged');
+  else if (state.thread >= 0) h.set('t', state.thread);
+  if (state.lines) h.set('l', '1');
+  if (state.inverted) h.set('i', '1');
+  if (state.order === 'alpha') h.set('o', 'alpha');
+  if (state.palette !== 'module') h.set('c', state.palette);
+  history.replaceState(null, '', '#' + h.toString());
+}
+
+// The tree shown: lines merged into their functions unless asked (as the reports), threads
+// merged where asked. Its node ids are its own.
+// T is the tree drawn: F, the call tree, or F upside down; the tables are F's.
+let T, N, threadRoots, K, selfv, total, grand, fnTable, heightOf;
+let F, FK, Fself, Ftotal;
+const hasLines = M.hasLines(P);
+function buildTree() {
+  F = M.fromProfile(P);
+  threadRoots = M.threadRootCount(P, F);
+  if (hasLines && !state.lines) F = M.mergeLines(P, F);
+  if (state.merged && threadRoots > 1) F = M.mergeThreads(P, F);
+  else if (state.thread >= 0) F = M.keepRoots(F, (r) => F.frame[r] === state.thread);
+  T = state.inverted ? M.invert(P, F) : F;
+  N = T.parent.length;
+  heightOf = M.heights(T);
+  state.zoom = Math.min(Math.max(state.zoomWanted ?? state.zoom, -1), N - 1);
+  state.zoomWanted = undefined;
+}
+const nodeLabel = (n) => label(T.frame[n]);
+function computeTotals() {
+  selfv = T.self[state.metric] ?? new Float64Array(N);
+  total = M.totals(T, state.metric);
+  K = M.childIndex(T, state.order, total, nodeLabel);
+  let roots = 0;
+  for (const r of K.roots) roots += total[r];
+  // The total the reports state (a measured or stated one), which a flat report's rows exceed.
+  // One thread's shares are of its own total.
+  grand = state.thread >= 0 && !state.merged ? roots : P.totals?.[state.metric] ?? roots;
+  [Fself, Ftotal, FK] = T === F ? [selfv, total, K] : [F.self[state.metric], M.totals(F, state.metric), null];
+  FK ??= M.childIndex(F, state.order, Ftotal, (n) => label(F.frame[n]));
+  fnTable = M.functions(P, F, FK, Fself, Ftotal, callsMetric >= 0 ? F.self[callsMetric] : null);
+  madeFor.search = madeFor.table = madeFor.sandwich = null;
+  if (typeof layouts !== 'undefined') { layouts.tree++; layouts.made.clear(); }
+}
+const metric = () => P.metrics[state.metric] ?? { name: 'value', kind: 'samples', unit: 'count' };
+const format = (v) => M.format(v, metric());
+const pct = M.pct;
+
+// A differential page (diff --to html): each node's share of BASE and of NEW, and the change.
+const D = P.diff;
+let baseTotal, newTotal, baseGrand = 0, newGrand = 0, change, largestChange = 0;
+// The change in points drawn deepest, and the rows the gate failed on.
+const DIFF_FULL = 0.05;
+const failed = new Uint8Array(ROWS);
+for (const name of D?.flagged ?? []) { const r = S.indexOf(name); if (r >= 0) failed[r] = 1; }
+function computeDiff() {
+  if (!D) return;
+  baseTotal = M.totals(T, D.base); newTotal = M.totals(T, D.new);
+  baseGrand = 0; newGrand = 0;
+  for (const r of K.roots) { baseGrand += baseTotal[r]; newGrand += newTotal[r]; }
+  change = new Float64Array(N);
+  largestChange = 0;
+  for (let i = 0; i < N; i++) {
+    change[i] = (newGrand > 0 ? newTotal[i] / newGrand : 0) - (baseGrand > 0 ? baseTotal[i] / baseGrand : 0);
+    largestChange = Math.max(largestChange, Math.abs(change[i]));
+  }
+}
+
+// Search: rows whose name the regex matches, the share of the total under them, and their
+// outermost nodes, heaviest first, to step through.
+let matchRow = null, matches = [], matchAt = -1;
+// What the search, the table and the sandwich were last made for: a zoom changes none of them.
+const madeFor = { search: null, table: null, sandwich: null };
+function computeSearch() {
+  const key = `${state.search}|${state.metric}`;
+  if (madeFor.search === key) return;
+  madeFor.search = key;
+  const out = $('matched');
+  out.classList.remove('bad');
+  matchRow = null; matches = []; matchAt = -1;
+  if (!state.search) { out.textContent = ''; return; }
+  let re;
+  try { re = new RegExp(state.search); } catch (e) { out.textContent = 'not a regex'; out.classList.add('bad'); return; }
+  matchRow = new Uint8Array(ROWS);
+  for (let f = 0; f < FRAMES; f++) { const r = rowOf(f); if (!matchRow[r] && re.test(S[r])) matchRow[r] = 1; }
+  const found = M.matchShare(P, T, total, matchRow);
+  matches = found.places.sort((a, b) => total[b] - total[a]);
+  out.textContent = `matched ${pct(found.matched, grand)} (${matches.length} places)`;
+}

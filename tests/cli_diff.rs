@@ -260,13 +260,13 @@ fn merge_refuses_what_does_not_add_up_and_writes_nothing() {
     proftool()
         .arg("merge")
         .arg(fixture("folded/basic.folded"))
-        .arg(fixture("ghc-px/notes-example.px"))
+        .arg(fixture("heapprofile/work.heapprofile"))
         .arg("-o")
         .arg(&out)
         .assert()
         .code(1)
         .stderr(predicate::str::contains("cannot merge"))
-        .stderr(predicate::str::contains("its metric entries (calls, count, per-node) has no counterpart"));
+        .stderr(predicate::str::contains("they share no metric"));
     assert!(!out.exists());
     proftool()
         .arg("merge")
@@ -281,38 +281,41 @@ fn merge_refuses_what_does_not_add_up_and_writes_nothing() {
     proftool().args(["merge", "-", "-", "-o"]).arg(&out).assert().code(2);
 }
 
-/// The default gate on the fixture pair: only `newthing` is both clear and large. By hand:
-/// newthing 0 of 105 → 15 of 145; pooled 15/250 = 0.06, error √(0.06 × 0.94 × (1/105 + 1/145)) =
-/// 0.030432, z = (15/145) / 0.030432 = 3.3993, p = 1 − Φ(3.3993) = 3.38e-4; Benjamini–Hochberg
-/// over the 7 functions lets it through at rank 1 (3.38e-4 ≤ 0.05/7 = 0.00714). fib (10/105 →
-/// 25/145, +7.7 points) is large but its p (0.041) is above 2 × 0.05/7: not clear.
+/// The gate on sampling noise alone (`--run-floor 0`) on the fixture pair: only `newthing` is both
+/// clear and large. By hand: newthing 0 of 105 → 15 of 145; pooled 15/250 = 0.06, error √(0.06 ×
+/// 0.94 × (1/105 + 1/145)) = 0.030432, z = (15/145) / 0.030432 = 3.3993, p = 1 − Φ(3.3993) =
+/// 3.38e-4; Benjamini–Hochberg over the 6 functions whose share in NEW is above a point (not `old`,
+/// gone) lets it through at rank 1 (3.38e-4 ≤ 0.05/6 = 0.00833). fib (10/105 → 25/145, +7.7
+/// points) is large but its p (0.041) is above 2 × 0.05/6: not clear.
 #[test]
 fn the_default_gate_fails_what_is_clear_and_large_and_says_what_is_not_clear() {
     let (base, new) = (fixture("cli/diff-base.folded"), fixture("cli/diff-new.folded"));
-    let (json, code) = diff_json(&[], &base, &new);
+    let (json, code) = diff_json(&["--run-floor", "0"], &base, &new);
     assert_eq!(code, 3);
     assert_eq!(json["gate"]["flagged"], serde_json::json!(["newthing"]));
-    assert_eq!(json["gate"]["tested"], 7);
+    assert_eq!(json["gate"]["tested"], 6);
     let p = json["gate"]["p"]["newthing"].as_f64().unwrap();
     assert!((p - 3.38e-4).abs() < 0.01e-4, "{p}");
     assert!((json["gate"]["p"]["fib"].as_f64().unwrap() - 0.0413).abs() < 0.0005, "{json}");
     assert_eq!((json["limits"]["threshold"].as_f64(), json["limits"]["relative"].as_f64()), (Some(1.0), Some(0.1)));
-    let out = proftool().arg("diff").arg(&base).arg(&new).output().unwrap();
+    let out = proftool().args(["diff", "--run-floor", "0"]).arg(&base).arg(&new).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("Gate (samples, sampled): a function fails where the two-proportion test"), "{text}");
+    assert!(text.contains("Gate (samples): a function fails where a one-sided test against the sampling noise of its samples, runs assumed to vary by 0 %"), "{text}");
     assert!(text.contains("* newthing: total 0.0 % → 10.3 % (+10.3 points"), "{text}");
     // Its self value, the other quantity, beside: 15 of 145 on top of the stack, by hand.
-    assert!(text.contains("p = 3.38e-4); self 0.0 % → 10.3 %\n"), "{text}");
+    assert!(text.contains("p = 3.38e-4 (z, sampling and the between-run floor)); self 0.0 % → 10.3 %\n"), "{text}");
     assert!(text.contains("grew most on the path main;newthing (+10.3 points)"), "{text}");
-    assert!(
-        text.contains("Not clear: 2 function(s) grew past the limits within sampling noise (fib, render)"),
-        "{text}"
-    );
+    assert!(text.contains("Not clear: 2 function(s) grew past the limits within the noise (fib, render)"), "{text}");
     assert!(text.contains("New: newthing\nGone: old"), "{text}");
+    // The default floor, 30 % of the pooled share of 6 %, adds (0.018)² a side: newthing, new at
+    // 10.3 %, stays clear.
+    let (json, code) = diff_json(&[], &base, &new);
+    assert_eq!((code, &json["gate"]["flagged"]), (3, &serde_json::json!(["newthing"])));
 }
 
-/// A growth of 10 points on 100 samples a side is noise to the test (z = 0.1 / √(0.55 × 0.45 ×
-/// 2/100) = 1.42, p = 0.078); on 1,000 samples a side it is not (z = 4.49, p = 3.5e-6).
+/// On sampling noise alone (`--run-floor 0`), a growth of 10 points on 100 samples a side is noise
+/// to the test (z = 0.1 / √(0.55 × 0.45 × 2/100) = 1.42, p = 0.078); on 1,000 samples a side it is
+/// not (z = 4.49, p = 3.5e-6).
 #[test]
 fn the_same_growth_fails_on_many_samples_and_not_on_few() {
     let dir = temp();
@@ -324,34 +327,43 @@ fn the_same_growth_fails_on_many_samples_and_not_on_few() {
         file(dir.path(), "c.folded", "main;a 500\nmain;b 500\n"),
         file(dir.path(), "d.folded", "main;a 600\nmain;b 400\n"),
     ];
-    let (json, code) = diff_json(&[], &few[0], &few[1]);
+    let (json, code) = diff_json(&["--run-floor", "0"], &few[0], &few[1]);
     assert_eq!((code, &json["verdict"]), (0, &"pass".into()));
     assert!((json["gate"]["p"]["a"].as_f64().unwrap() - 0.078).abs() < 0.001, "{json}");
-    let (json, code) = diff_json(&[], &many[0], &many[1]);
+    let (json, code) = diff_json(&["--run-floor", "0"], &many[0], &many[1]);
     assert_eq!((code, &json["gate"]["flagged"]), (3, &serde_json::json!(["a"])));
     // A Dyalog report's times are measured, not sampled: the limits alone, said so.
     let tree = fixture("dyalog-xml/v1.37-tree.xml");
     let out = proftool().arg("diff").arg(&tree).arg(&tree).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("Gate (time, not sampled: no sampling noise to test)"), "{text}");
+    assert!(text.contains("Gate (time, measured: no sampling noise to test)"), "{text}");
 }
 
 /// Several runs a side: `--base` and `--new`. Three runs of a at 50, 52, 48 % against 60, 62, 58 %
-/// (100 samples each): the shares' spread is sampling's (variance 0.0004 against 0.55 × 0.45 / 100
-/// = 0.0025), so the test is the sampling one on 300 a side: z = 0.1 / √(0.2475 × 2/300) = 2.46,
-/// p = 0.0069 ≤ 0.05/3: a regression.
+/// (100 samples each), on sampling noise alone (`--run-floor 0`): the shares' spread (variance
+/// 0.0004) is below sampling's (0.55 × 0.45 / 100 = 0.002475), which the moderated variance keeps,
+/// so the statistic is the sampling one on 300 a side: t = 0.1 / √(0.002475 × 2/3) = 2.462, on 12
+/// degrees of freedom (4 + 2 a side): p between 0.01 and 0.025 (t tables: 2.681 and 2.179), below
+/// 0.05/3 for the three functions tested: a regression.
 #[test]
 fn several_runs_a_side_are_tested_together() {
     let dir = temp();
     let run = |name: &str, a: u32| file(dir.path(), name, &format!("main;a {a}\nmain;b {}\n", 100 - a));
     let base = [run("b1.folded", 50), run("b2.folded", 52), run("b3.folded", 48)];
     let new = [run("n1.folded", 60), run("n2.folded", 62), run("n3.folded", 58)];
-    let out =
-        proftool().args(["diff", "--format", "json", "--base"]).args(&base).arg("--new").args(&new).output().unwrap();
+    let out = proftool()
+        .args(["diff", "--format", "json", "--run-floor", "0", "--base"])
+        .args(&base)
+        .arg("--new")
+        .args(&new)
+        .output()
+        .unwrap();
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(3), "{json}");
     assert_eq!((json["base"]["runs"].as_u64(), json["new"]["runs"].as_u64()), (Some(3), Some(3)));
-    assert!((json["gate"]["p"]["a"].as_f64().unwrap() - 0.0069).abs() < 0.0003, "{json}");
+    let p = json["gate"]["p"]["a"].as_f64().unwrap();
+    assert!(p > 0.01 && p < 0.025 && p < 0.05 / 3.0, "{json}");
+    assert!((json["gate"]["tests"]["a"]["statistic"].as_f64().unwrap() - 2.462).abs() < 1e-3, "{json}");
     assert!(json["base"]["file"].as_str().unwrap().ends_with("b1.folded and 2 more (3 runs)"), "{json}");
     // The table shows the runs merged: a is 150 of 300 in BASE.
     assert!((row(&json, "a")["base_total"].as_f64().unwrap() - 50.0).abs() < 1e-9);

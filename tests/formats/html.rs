@@ -54,7 +54,7 @@ fn a_differential_page_has_both_sides_and_the_verdict() {
     let out = dir.path().join("diff.html");
     let (base, new) = (fixture("gate/perf-1.perf.gz"), fixture("gate/perf-slow-1.perf.gz"));
     crate::support::binary::proftool()
-        .args(["diff", "-q", "--to", "html"])
+        .args(["diff", "-q", "--run-floor", "0", "--to", "html"])
         .arg(&out)
         .arg(&base)
         .arg(&new)

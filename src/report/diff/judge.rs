@@ -40,6 +40,9 @@ pub(super) struct Judged {
     pub(super) clear: bool,
     /// Whether the gate judges the row at all (not a pseudo-frame or a synthetic root).
     pub(super) gated: bool,
+    /// Whether, with one run a side, the growth is large and clear of sampling but not of how much
+    /// single runs may vary: inconclusive, not failed.
+    pub(super) suspect: bool,
 }
 
 impl Judged {
@@ -125,22 +128,36 @@ pub(super) fn judge(
             let (shares, growth) = shares(c);
             let gated = c.role == Role::Function || (c.role == Role::Pseudo && options.gate_pseudo);
             let large = limits.crossed(shares, growth);
-            Judged { test: None, large, clear: matches!(judgement, Judgement::Limits), gated }
+            Judged { test: None, large, clear: matches!(judgement, Judgement::Limits), gated, suspect: false }
         })
         .collect();
     let Judgement::Tested(model) = judgement else { return (judged, None) };
     let (Some(b), Some(n)) = runs else { return (judged, None) };
     let candidate = |i: usize| judged[i].gated && shares(&rows[i]).0 .1 * 100.0 > limits.points;
     let tested: Vec<usize> = (0..rows.len()).filter(|&i| candidate(i)).collect();
-    for &i in &tested {
-        let counts = |runs: &[RunCounts]| runs.iter().map(|r| r.count(rows[i].name, own)).collect::<Vec<_>>();
-        judged[i].test = gate::test_growth(&counts(b), &counts(n), model);
-    }
-    let p: Vec<f64> = tested.iter().map(|&i| judged[i].test.map_or(1.0, |t| t.p)).collect();
     let q = q.unwrap_or(DEFAULT_FALSE_DISCOVERY_RATE);
-    for (&i, found) in tested.iter().zip(gate::discoveries(&p, q)) {
-        judged[i].clear = found;
+    let discoveries = |model: &Model, judged: &mut [Judged]| {
+        let tests: Vec<Option<Test>> = tested
+            .iter()
+            .map(|&i| {
+                let counts = |runs: &[RunCounts]| runs.iter().map(|r| r.count(rows[i].name, own)).collect::<Vec<_>>();
+                gate::test_growth(&counts(b), &counts(n), model)
+            })
+            .collect();
+        let p: Vec<f64> = tests.iter().map(|t| t.map_or(1.0, |t| t.p)).collect();
+        for ((&i, found), test) in tested.iter().zip(gate::discoveries(&p, q)).zip(&tests) {
+            (judged[i].clear, judged[i].test) = (found, *test);
+        }
+    };
+    // One run a side cannot measure how much runs vary: a growth clear of a sixth of the floor
+    // assumed, as several runs would be judged, but not of the floor itself is inconclusive.
+    if b.len() == 1 || n.len() == 1 {
+        let several =
+            Model { floors: (model.floors.0 / SEVERAL_RUNS_FLOOR, model.floors.1 / SEVERAL_RUNS_FLOOR), ..*model };
+        discoveries(&several, &mut judged);
+        judged.iter_mut().for_each(|j| j.suspect = j.gated && j.large && j.clear);
     }
+    discoveries(model, &mut judged);
     let flagged = judged.iter().filter(|j| j.failed()).count();
     (judged, Some(Tested { functions: tested.len(), of: rows.len(), q, flagged }))
 }

@@ -219,7 +219,8 @@ pub fn compare(base: &Side, new: &Side, labels: (&str, &str), options: &DiffOpti
     let table = table(base, new, &rows, &judged, options, factor, tested.is_some());
     let over: Vec<usize> = (0..rows.len()).filter(|&i| judged[i].failed()).collect();
     let regression = !over.is_empty();
-    let unclear = judgement == Judgement::Untestable && judged.iter().any(|j| j.gated && j.large);
+    let unclear = judgement == Judgement::Untestable && judged.iter().any(|j| j.gated && j.large)
+        || judged.iter().any(|j| j.suspect && !j.failed());
     let verdict = match (rule, regression, unclear) {
         (None, _, _) => "none",
         (Some(_), true, _) => "regression",
@@ -251,12 +252,13 @@ pub fn compare(base: &Side, new: &Side, labels: (&str, &str), options: &DiffOpti
         "p": tested.as_ref().map(|_| rows.iter().zip(&judged).filter_map(|(c, j)| Some((c.name.to_string(), json!(j.test?.p)))).collect::<Map<_, _>>()),
         "tests": tested.as_ref().map(|_| rows.iter().zip(&judged).filter_map(|(c, j)| Some((c.name.to_string(), test_json(&j.test?)))).collect::<Map<_, _>>()),
         "not_gated": rows.iter().zip(&judged).filter(|(_, j)| !j.gated).map(|(c, _)| c.name).collect::<Vec<_>>(),
+        "inconclusive": rows.iter().zip(&judged).filter(|(_, j)| j.suspect && !j.failed()).map(|(c, _)| c.name).collect::<Vec<_>>(),
     });
     let explanation = explain(base, new, &rows, &judged, own, tested.as_ref());
     let verdict_line = match verdict {
         "none" => "No limits set (--threshold, or leave out --no-stats).".to_string(),
         "regression" => format!("Regression: {} function(s) marked * grew their {on} share past the limits.", over.len()),
-        "inconclusive" => format!("Inconclusive: a function's {on} share grew past the limits, and one run a side cannot tell whether that is noise: record several runs a side."),
+        "inconclusive" => format!("Inconclusive: a function's {on} share grew past the limits, and one run a side cannot tell whether that is noise: record several runs a side (--base a1 a2 a3 --new b1 b2 b3)."),
         _ => format!("Pass: no function's {on} share grew past the limits."),
     };
     let header = Header {

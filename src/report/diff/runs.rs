@@ -92,7 +92,7 @@ impl RunCounts {
         let own: Vec<f64> = tree.self_values(view.metric).to_f64();
         let squares = squared_weights(view, &own);
         let sums = sums_by_row(view, &own, &squares);
-        let of_squares = sampled.then(|| squares.iter().sum()).unwrap_or(0.0);
+        let of_squares = if sampled { squares.iter().sum() } else { 0.0 };
         let rows =
             sums.into_iter().enumerate().filter_map(|(row, sums)| Some((view.names[row].clone(), sums?))).collect();
         Some(RunCounts { rows, of: (of, of_squares), sampled })

@@ -278,27 +278,42 @@ pub fn compare(base: &Side, new: &Side, labels: (&str, &str), options: &DiffOpti
         ("verdict".to_string(), json!(verdict)),
     ]);
     let title = title(base, new, labels, options);
+    let ci = ci_verdict(base, new, &rows, &judged, own, verdict, labels);
+    let printer = DiffPrinter { title, rule_line, fields, verdict_line, explanation, ci };
+    let flagged = over.iter().map(|&i| rows[i].name.to_string()).collect();
+    Ok(Comparison { report: Report { header, table: table.0, printer }, regression, flagged })
+}
+
+/// The verdict as CI shows it (`verdict`: regression, pass, inconclusive or none): each row judged.
+fn ci_verdict(
+    base: &View,
+    new: &View,
+    rows: &[Change<'_>],
+    judged: &[Judged],
+    own: bool,
+    verdict: &str,
+    labels: (&str, &str),
+) -> CiVerdict {
+    let share = |view: &View, sums: Option<&Sums>| view.pct(amount(sums, own));
     let gated = rows
         .iter()
-        .zip(&judged)
+        .zip(judged)
         .map(|(c, j)| Gated {
             name: c.name.to_string(),
             status: status(c),
-            shares: (share(base, c.base, own), share(new, c.new, own)),
+            shares: (share(base, c.base), share(new, c.new)),
             p: j.test.map(|t| t.p),
             failed: j.failed(),
         })
         .collect();
-    let verdict_words = match verdict {
+    let verdict = match verdict {
         "regression" => "❌ regression",
         "pass" => "✅ pass",
         "inconclusive" => "❔ inconclusive",
         _ => "no gate",
     };
-    let ci = CiVerdict { verdict: verdict_words, on, labels: (labels.0.to_string(), labels.1.to_string()), gated };
-    let printer = DiffPrinter { title, rule_line, fields, verdict_line, explanation, ci };
-    let flagged = over.iter().map(|&i| rows[i].name.to_string()).collect();
-    Ok(Comparison { report: Report { header, table: table.0, printer }, regression, flagged })
+    let on = if own { "self" } else { "total" };
+    CiVerdict { verdict, on, labels: (labels.0.to_string(), labels.1.to_string()), gated }
 }
 
 /// The rows of the table: every function of either view with its sums in each, and its role for

@@ -537,6 +537,7 @@ pub(crate) fn fit(profile: Profile, options: &ConvertOptions, diag: &mut Diagnos
         true => crate::model::ops::merge_siblings(&profile),
         false => profile,
     };
+    drop_time_of_other_events(&mut profile, diag);
     let kind = |profile: &Profile, kind| profile.metrics().iter().position(|m| m.kind == kind);
     let counts = kind(&profile, MetricKind::Samples).or_else(|| kind(&profile, MetricKind::Ticks));
     if kind(&profile, MetricKind::Time).is_none() {
@@ -567,6 +568,31 @@ pub(crate) fn fit(profile: Profile, options: &ConvertOptions, diag: &mut Diagnos
     }
     profile.meta.weighed_by = Some(MetricKind::Time);
     profile
+}
+
+/// Drops, where the profile counts samples, a time that weighs other events than its samples (a JFR
+/// recording's lock and park waits, weights of their own events): a `.cpuprofile`'s time is its
+/// samples', and a wait is no CPU time. Said on stderr.
+fn drop_time_of_other_events(profile: &mut Profile, diag: &mut Diagnostics) {
+    let counts: Vec<&str> = (profile.metrics().iter())
+        .filter(|m| matches!(m.kind, MetricKind::Samples | MetricKind::Ticks))
+        .map(|m| m.name.as_str())
+        .collect();
+    let of_other_events = |m: &Metric| {
+        m.kind == MetricKind::Time
+            && !counts.is_empty()
+            && matches!(&m.sampling, crate::model::Sampling::Sampled { of: Some(of), .. } if !counts.contains(&of.as_str()))
+    };
+    let keep: Vec<bool> = profile.metrics().iter().map(|m| !of_other_events(m)).collect();
+    if keep.iter().all(|&k| k) {
+        return;
+    }
+    let dropped: Vec<String> =
+        profile.metrics().iter().zip(&keep).filter(|(_, k)| !**k).map(|(m, _)| m.name.clone()).collect();
+    diag.warn("cpuprofile-other-time", None, || {
+        format!("cpuprofile's time is its samples': {} (time of other events) dropped", dropped.join(", "))
+    });
+    profile.retain_metrics(&keep);
 }
 
 /// Writes `profile` (projected onto [`CARRIES`]: time in µs) as a `.cpuprofile`. A profile without

@@ -171,30 +171,21 @@ impl Metrics {
     fn all() -> Vec<Metric> {
         // Every metric counts events that were sampled (execution and allocation samples) or
         // recorded past a threshold (TLAB refills, locks past their 20 ms), or weighs them: each
-        // quantity's events are counted in the metric beside it.
+        // quantity's events are counted in the metric just after it.
         let count = |name: &str, kind| Metric::new(name, kind, Unit::Count, Repr::Int).sampled(Sampling::counts());
-        let bytes = |name: &str, of: &str| {
-            Metric::new(name, MetricKind::Alloc, Unit::Bytes, Repr::Int).sampled(Sampling::weights_of(of))
-        };
-        let time = |name: &str, of: &str| {
-            Metric::new(name, MetricKind::Time, Unit::Nanoseconds, Repr::Int).sampled(Sampling::weights_of(of))
-        };
-        vec![
-            Metric::samples(),
-            count("native-samples", MetricKind::Events),
-            bytes("alloc-weight", "sampled objects"),
-            count("sampled objects", MetricKind::Objects),
-            bytes("alloc-new-tlab", "new-tlab objects"),
-            count("new-tlab objects", MetricKind::Objects),
-            bytes("alloc-outside-tlab", "outside-tlab objects"),
-            count("outside-tlab objects", MetricKind::Objects),
-            time("monitor-enter-time", "monitor-enter events"),
-            count("monitor-enter events", MetricKind::Events),
-            time("monitor-wait-time", "monitor-wait events"),
-            count("monitor-wait events", MetricKind::Events),
-            time("park-time", "park events"),
-            count("park events", MetricKind::Events),
-        ]
+        const WEIGHED: [(&str, MetricKind, Unit, &str, MetricKind); 6] = [
+            ("alloc-weight", MetricKind::Alloc, Unit::Bytes, "sampled objects", MetricKind::Objects),
+            ("alloc-new-tlab", MetricKind::Alloc, Unit::Bytes, "new-tlab objects", MetricKind::Objects),
+            ("alloc-outside-tlab", MetricKind::Alloc, Unit::Bytes, "outside-tlab objects", MetricKind::Objects),
+            ("monitor-enter-time", MetricKind::Time, Unit::Nanoseconds, "monitor-enter events", MetricKind::Events),
+            ("monitor-wait-time", MetricKind::Time, Unit::Nanoseconds, "monitor-wait events", MetricKind::Events),
+            ("park-time", MetricKind::Time, Unit::Nanoseconds, "park events", MetricKind::Events),
+        ];
+        let weighed = WEIGHED.iter().flat_map(|&(name, kind, unit, events, counted)| {
+            let quantity = Metric::new(name, kind, unit, Repr::Int).sampled(Sampling::weights_of(events));
+            [quantity, count(events, counted)]
+        });
+        [Metric::samples(), count("native-samples", MetricKind::Events)].into_iter().chain(weighed).collect()
     }
 }
 

@@ -38,6 +38,7 @@ mod build;
 pub mod csv;
 mod rows;
 pub mod xml;
+mod xml_write;
 
 use crate::diag::Diagnostics;
 use crate::error::FormatName;

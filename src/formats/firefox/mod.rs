@@ -1,0 +1,231 @@
+//! The Firefox Profiler's processed profile JSON (profiler.firefox.com), as samply writes it through
+//! the crate `fxprof-processed-profile`: written at version 55 (`meta.preprocessedProfileVersion`
+//! 55, `meta.version` 24, those of fxprof-processed-profile 0.8.1), read at versions 41 to 70 (the
+//! profiler's own of today), whose tables hold the columns read here, in the places said below.
+//!
+//! ```text
+//! {"meta":{"interval":1.0,"preprocessedProfileVersion":55,"version":24,"product":"work",
+//!   "categories":[{"name":"Other","color":"grey","subcategories":["Other"]},…],…},
+//!  "libs":[],
+//!  "threads":[{"name":"work","pid":"1","tid":1,"processType":"default",…,
+//!    "samples":{"length":2,"weightType":"samples","stack":[1,2],"time":[0,1],"weight":[1,1]},
+//!    "stackTable":{"length":3,"prefix":[null,0,0],"frame":[0,1,2]},
+//!    "frameTable":{"length":3,"func":[0,1,2],"line":[null,4,null],"column":[null,null,null],
+//!      "category":[0,0,0],"subcategory":[0,0,0],"address":[-1,-1,-1],…},
+//!    "funcTable":{"length":3,"name":[0,1,2],"fileName":[null,3,null],"lineNumber":[null,3,null],
+//!      "columnNumber":[null,null,null],"resource":[-1,-1,-1],"isJS":[…],"relevantForJS":[…]},
+//!    "resourceTable":{…},"nativeSymbols":{…},"markers":{…},
+//!    "stringArray":["main","leaf","fib","work.c"]}],…}
+//! ```
+//!
+//! **Schema** (the profiler's `src/types/profile.js` at version 55): each table is columns of one
+//! `length`. A sample is its `stack` (or `null`), its `time` in ms (or, from version 50, its
+//! `timeDeltas`) and its `weight` (`null`: 1 each) of the thread's `weightType`: `samples`,
+//! `tracing-ms` (ms of time) or `bytes`. A stack is its `prefix` (its caller's stack, an earlier
+//! one) and its `frame`; a frame its `func`, the `line` and `column` it is at, its `category` (an
+//! index into `meta.categories`) and `subcategory`; a function its `name` (an index into the
+//! thread's `stringArray`), its `fileName`, the `lineNumber` and `columnNumber` it is defined at, and
+//! its `resource` (a library or a script's host, with a `name`). `meta.interval` is the sampling
+//! interval in ms, `meta.product` the program. Later versions move the tables, which are read where
+//! each version has them: the strings in `profile.shared.stringArray` from version 56, a function's
+//! file as a `source` of `profile.shared.sources` (its `filename`) from 58, the stack, frame,
+//! function and resource tables in `profile.shared` (every thread's samples pointing into them) from
+//! 60, a stack's caller as its `prefixOffset` (how many stacks before it; 0: none) from 66. Versions
+//! below 41 keep libraries and resources per thread otherwise; the profiler upgrades them.
+//!
+//! **Model**: each thread a thread root named after it (a second thread of one name gets
+//! ` (tid N)` after it); its stacks below it, a sample with no stack the thread's own. A frame is a
+//! function named by its `name`, its module the function's `fileName`, else its resource's name (the
+//! library of an unsymbolicated address, as samply writes them); where the frame has a `line` a
+//! source-line frame (its `column` the clause); where the function has a `fileName` and a
+//! `lineNumber`, where it is defined ([`crate::model::DEFINED_AT`]); its category's name the frame
+//! fact `firefox.category`. Metrics by weight type: `samples` (a count of samples, at
+//! `meta.interval`, the profile's interval), `time` in ms (`tracing-ms`), `size` in bytes (`bytes`).
+//! `meta.product` is the title.
+//!
+//! **Errors**: JSON errors at their line and column; a version outside 41 to 70 (naming the versions
+//! read); a sample, stack, frame, function or string index out of its table, a prefix that is not an
+//! earlier stack, columns shorter than their table's `length`, and an unknown `weightType`, each
+//! naming the place as a JSON path.
+//!
+//! **Written** (version 55, the columns its types require): a thread per thread root (the roots
+//! that are not threads together in one thread named after the title, else `proftool`); a stack per
+//! node, a frame per function and line (its category from `firefox.category`, else `Other`), a
+//! function per name, module and place of definition (`fileName`, `lineNumber`, `columnNumber`); a
+//! sample per node with a value, weighed by it, at a running time: each count of samples one
+//! interval long (the profile's, else `--interval`, else 1 ms), time as long as it is, bytes one
+//! interval each; a thread's own value as a sample with no stack (which the profiler's call tree
+//! leaves out: said on stderr). Empty markers, native symbols, resources and libraries.
+//!
+//! **Lost**: the order of samples in time and their times, markers, counters, `threadCPUDelta`,
+//! libraries and addresses, JS and native allocations, subcategories, pages, processes (their
+//! threads are kept); the markers, CPU time and allocations a file holds are said on stderr.
+
+mod read;
+mod write;
+
+use super::json;
+use super::options::ConvertOptions;
+use super::spec::{Carries, Encoding, JsonKind, Rules, Sniff, Spec, Structure};
+use crate::diag::Diagnostics;
+use crate::error::{Error, FormatName};
+use crate::model::{ops, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit};
+use serde::{Deserialize, Serialize};
+
+/// What its format is, how it is told, read and written, and what a conversion to it does.
+pub(crate) const SPEC: Spec = Spec {
+    name: "firefox",
+    description: "Firefox Profiler processed profile JSON (samply), opens at profiler.firefox.com",
+    extensions: &["firefox.json"],
+    carries: CARRIES,
+    encoding: Encoding::Json(JsonKind {
+        what: "a Firefox Profiler processed profile",
+        aside: " (the Firefox Profiler's)",
+        check,
+    }),
+    sniff,
+    read: Some(|input, _, diag| read::read(input, diag).map_err(Error::from)),
+    write: Some(|profile, out, options, _| write::write(profile, out, options)),
+    rules: Rules {
+        fit,
+        fit_roots,
+        // It holds the one metric it is weighed by.
+        says_which_metric_comes_first: true,
+        keeps_defined_at: true,
+        shared_attrs: &[],
+        module_is_namespace: false,
+        keeps_measured_inclusive: false,
+        single_root: None,
+    },
+};
+
+/// The format's name in errors and warnings.
+const FORMAT: FormatName = SPEC.format_name();
+
+/// What a processed profile holds.
+const CARRIES: Carries = Carries {
+    structure: Structure::Tree,
+    threads: true,
+    thread_roots: true,
+    frame_kinds: false,
+    metrics: &[MetricKind::Samples, MetricKind::Time, MetricKind::Ticks, MetricKind::Alloc],
+    // One weight per sample, but a weight of time in ms with fractions: [`fit`] keeps the one.
+    one_metric: false,
+    function_facts: false,
+    source_lines: true,
+    modules: true,
+    title: true,
+    timestamp: false,
+    interval: true,
+    interval_step: None,
+    name_replacements: &[],
+    lines_nest: false,
+    time_unit: Some(Unit::Milliseconds),
+    flat_reports: false,
+    needs_samples: false,
+    weight_is_time: false,
+};
+
+/// The version written: `meta.preprocessedProfileVersion` and `meta.version`, as
+/// fxprof-processed-profile 0.8.1 writes them.
+const WRITTEN_VERSION: (u32, u32) = (55, 24);
+
+/// The versions read: their tables hold the columns read, where [`Tables`] finds them.
+const READ_VERSIONS: std::ops::RangeInclusive<u64> = 41..=70;
+
+/// The frame fact of a frame's category.
+const CATEGORY: &str = "firefox.category";
+
+/// The category a frame without one is written in: the profiler's default, the first grey one.
+const DEFAULT_CATEGORY: &str = "Other";
+
+/// What a processed profile should be, for serde's errors.
+const EXPECTED: &str =
+    "a Firefox Profiler processed profile (meta, threads with samples, stackTable, frameTable, funcTable, stringArray)";
+
+/// `Yes` when [`check`] passes.
+fn sniff(head: &[u8]) -> Sniff {
+    Sniff::of_check(check(head))
+}
+
+/// Whether the input is a JSON object that opens with `meta` and states a
+/// `preprocessedProfileVersion`; if not, why not.
+fn check(head: &[u8]) -> Result<(), &'static str> {
+    let head = json::Head::of(head);
+    let Some(members) = head.members() else {
+        return Err("not a JSON object");
+    };
+    match (members.starts_with(b"\"meta\""), head.mentions(b"\"preprocessedProfileVersion\"")) {
+        (true, true) => Ok(()),
+        (false, _) => Err("no first key \"meta\""),
+        (true, false) => Err("a \"meta\" without a \"preprocessedProfileVersion\""),
+    }
+}
+
+/// Every stack in a thread: the roots that are not threads under one thread named after the title
+/// (else `main`); every other frame that is not code becomes a function of its name, as the file
+/// has no kinds.
+fn fit_roots(profile: &mut Profile) {
+    let tree = &profile.tree;
+    if tree.roots().any(|r| profile.frames.get(tree.frame(r)).kind != FrameKind::Thread) {
+        let name = profile.meta.title.clone().unwrap_or_else(|| "main".into());
+        let thread = profile.frames.intern(FrameRef::named(&name, FrameKind::Thread));
+        *profile = ops::adopt_roots(profile, thread, |frame| frame.kind != FrameKind::Thread);
+    }
+    ops::make_functions(profile, ops::is_nested_non_code);
+}
+
+/// Merges siblings of one frame and keeps the one metric a thread's samples are weighed by (the
+/// chosen one, else the one the profile is weighed by), naming the others as dropped; ticks become
+/// time at the interval.
+fn fit(profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
+    // A stack per frame under each caller, as the reader builds them.
+    let mut profile = match profile.tree.has_duplicate_siblings(profile.frames.len()) {
+        true => ops::merge_siblings(&profile),
+        false => profile,
+    };
+    let Some(kept) = profile.meta.chosen_metric.or_else(|| profile.primary_metric()) else {
+        return profile;
+    };
+    let keep: Vec<bool> = (0..profile.metrics().len()).map(|m| m == kept).collect();
+    let dropped: Vec<&str> = (profile.metrics().iter().enumerate())
+        .filter(|&(m, _)| m != kept)
+        .map(|(_, metric)| metric.name.as_str())
+        .collect();
+    if !dropped.is_empty() {
+        let (dropped, kept) = (dropped.join(", "), &profile.metrics()[kept].name);
+        diag.warn("firefox-one-weight", None, || {
+            format!("firefox weighs samples by one number: {dropped} dropped (writing {kept})")
+        });
+    }
+    profile.retain_metrics(&keep);
+    // A thread's own value (a sample with no frame below the thread) is a sample with no stack,
+    // which the profiler's call tree leaves out.
+    let own: Vec<NodeId> =
+        profile.tree.roots().filter(|&root| profile.tree.self_value(0, root).as_f64() > 0.0).collect();
+    if !own.is_empty() {
+        let total: f64 = own.iter().map(|&root| profile.tree.self_value(0, root).as_f64()).sum();
+        let (n, metric) = (own.len(), profile.metrics()[0].name.clone());
+        diag.warn("firefox-no-stack", None, || {
+            format!("firefox: {total} {metric} of {n} threads' own (no frame below the thread) written as samples with no stack, which the profiler's call tree leaves out")
+        });
+    }
+    // GHC's ticks are time at the interval: written as tracing-ms.
+    if profile.metrics()[0].kind == MetricKind::Ticks {
+        let interval = profile.meta.interval.or(options.interval).unwrap_or(super::options::DEFAULT_INTERVAL);
+        let ms = interval.as_secs_f64() * 1e3;
+        let values: Vec<f64> = profile.tree.self_values(0).to_f64().into_iter().map(|t| t * ms).collect();
+        let name = profile.metrics()[0].name.clone();
+        diag.warn("firefox-ticks", None, || format!("firefox holds time: {name} written as time at {ms} ms each"));
+        profile.replace_metric(0, Metric::time(Unit::Milliseconds, Repr::Float), crate::model::Values::Float(values));
+    }
+    profile
+}
+
+/// A category of frames: its name, color and subcategories, as `meta.categories` holds them.
+#[derive(Deserialize, Serialize)]
+struct Category {
+    name: String,
+    color: String,
+    subcategories: Vec<String>,
+}

@@ -1,0 +1,557 @@
+//! Reading a processed profile of versions 41 to 70: its tables, where each version has them.
+
+use super::{Category, CATEGORY, DEFAULT_CATEGORY, EXPECTED, FORMAT, READ_VERSIONS, WRITTEN_VERSION};
+use crate::diag::Diagnostics;
+use crate::error::{ParseError, ParseErrorKind};
+use crate::formats::json;
+use crate::model::{
+    ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Sampling, Unit, Value,
+    DEFINED_AT,
+};
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::io::Read;
+
+#[derive(Deserialize)]
+struct Document {
+    meta: Meta,
+    threads: Vec<Thread>,
+    /// From version 56 the strings, from 58 the sources, from 60 the tables of all threads.
+    #[serde(default)]
+    shared: Tables,
+}
+
+#[derive(Deserialize)]
+struct Meta {
+    #[serde(default)]
+    interval: Option<f64>,
+    #[serde(default)]
+    product: Option<String>,
+    #[serde(default)]
+    categories: Vec<Category>,
+}
+
+#[derive(Deserialize)]
+struct Thread {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    tid: Option<serde_json::Value>,
+    samples: Samples,
+    #[serde(default)]
+    markers: Option<Length>,
+    #[serde(default, rename = "jsAllocations")]
+    js_allocations: Option<Length>,
+    #[serde(default, rename = "nativeAllocations")]
+    native_allocations: Option<Length>,
+    /// Its own tables up to version 59 (its strings up to 55).
+    #[serde(flatten)]
+    tables: Tables,
+}
+
+/// The tables a thread's samples point into: the thread's own, or `profile.shared`'s.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct Tables {
+    #[serde(default)]
+    stack_table: Option<StackTable>,
+    #[serde(default)]
+    frame_table: Option<FrameTable>,
+    #[serde(default)]
+    func_table: Option<FuncTable>,
+    #[serde(default)]
+    resource_table: Option<ResourceTable>,
+    #[serde(default)]
+    string_array: Option<Vec<String>>,
+    #[serde(default)]
+    sources: Option<Sources>,
+}
+
+/// A table of which only its length is read.
+#[derive(Deserialize)]
+struct Length {
+    length: usize,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Samples {
+    /// CPU time of the thread between samples: any number makes the thread one whose CPU time is
+    /// not read.
+    #[serde(default, rename = "threadCPUDelta")]
+    thread_cpu_delta: Option<Vec<Option<f64>>>,
+    length: usize,
+    stack: Vec<Option<u64>>,
+    #[serde(default)]
+    weight: Option<Vec<Option<f64>>>,
+    #[serde(default)]
+    weight_type: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StackTable {
+    length: usize,
+    /// A stack's caller, up to version 65.
+    #[serde(default)]
+    prefix: Option<Vec<Option<u64>>>,
+    /// How many stacks before it its caller is (0: none), from version 66.
+    #[serde(default)]
+    prefix_offset: Option<Vec<u64>>,
+    frame: Vec<u64>,
+}
+
+#[derive(Deserialize)]
+struct FrameTable {
+    length: usize,
+    func: Vec<u64>,
+    #[serde(default)]
+    line: Vec<Option<u32>>,
+    #[serde(default)]
+    column: Vec<Option<u32>>,
+    #[serde(default)]
+    category: Vec<Option<u64>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct FuncTable {
+    length: usize,
+    name: Vec<u64>,
+    /// Its file up to version 57 (a string).
+    #[serde(default)]
+    file_name: Vec<Option<u64>>,
+    /// Its file from version 58 (a source).
+    #[serde(default)]
+    source: Vec<Option<u64>>,
+    #[serde(default)]
+    line_number: Vec<Option<u32>>,
+    #[serde(default)]
+    column_number: Vec<Option<u32>>,
+    #[serde(default)]
+    resource: Vec<Option<i64>>,
+}
+
+#[derive(Deserialize)]
+struct ResourceTable {
+    name: Vec<u64>,
+}
+
+#[derive(Deserialize)]
+struct Sources {
+    filename: Vec<Option<u64>>,
+}
+
+/// A place (a JSON path), what was expected there and what was found.
+type Misplaced = (String, String, String);
+
+/// Reads a processed profile (see the module documentation).
+pub(super) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+    let bytes = json::read_all(input, FORMAT)?;
+    let text = json::text(FORMAT, &bytes)?;
+    let error_at = |at: usize, expected: String, found: String| {
+        json::error_at(FORMAT, text.as_bytes(), at, ParseErrorKind::Unexpected { expected, found })
+    };
+    // The version first, so that a file of another version is refused for its version, not for a
+    // table it lays out otherwise.
+    #[derive(Deserialize)]
+    struct Versioned {
+        meta: VersionOnly,
+    }
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct VersionOnly {
+        preprocessed_profile_version: Option<u64>,
+    }
+    let versioned: Versioned = serde_json::from_str(text).map_err(|e| json::serde_error(FORMAT, text, &e, EXPECTED))?;
+    let version = versioned.meta.preprocessed_profile_version;
+    if !version.is_some_and(|v| READ_VERSIONS.contains(&v)) {
+        let (low, high) = (READ_VERSIONS.start(), READ_VERSIONS.end());
+        let expected = format!("meta.preprocessedProfileVersion {low} to {high}, the versions proftool reads (it writes {}; the profiler at profiler.firefox.com upgrades any older version to its own)", WRITTEN_VERSION.0);
+        let found = version.map_or("none".to_string(), |v| format!("version {v}"));
+        let at = json::nth_key(text.as_bytes(), "\"preprocessedProfileVersion\"", 0);
+        return Err(error_at(at, expected, found));
+    }
+    let document: Document = serde_json::from_str(text).map_err(|e| json::serde_error(FORMAT, text, &e, EXPECTED))?;
+    let mut reader = Reader {
+        profile: Profile::new(Vec::new()),
+        metrics: HashMap::new(),
+        index: ChildIndex::default(),
+        shared_frames: Vec::new(),
+    };
+    let meta = &document.meta;
+    reader.profile.meta.title = meta.product.clone().filter(|p| !p.is_empty());
+    let interval = meta.interval.filter(|&i| i.is_finite() && i > 0.0 && i < 1e12);
+    reader.profile.meta.interval = interval.map(|ms| std::time::Duration::from_nanos((ms * 1e6).round() as u64));
+    let mut names: HashMap<String, usize> = HashMap::new();
+    for (i, thread) in document.threads.iter().enumerate() {
+        let name = thread.name.clone().unwrap_or_else(|| "thread".into());
+        let seen = names.entry(name.clone()).or_default();
+        *seen += 1;
+        let name = match (*seen, &thread.tid) {
+            (1, _) => name,
+            (_, Some(serde_json::Value::String(tid))) => format!("{name} (tid {tid})"),
+            (_, Some(tid)) => format!("{name} (tid {tid})"),
+            (n, None) => format!("{name} ({n})"),
+        };
+        reader.thread(thread, &document.shared, &name, &meta.categories, i).map_err(|(place, expected, found)| {
+            // The place's table in the text: this thread's, where each thread has one, else the
+            // shared one.
+            let (table, n) = match place.strip_prefix("shared.") {
+                Some(shared) => (shared, 0),
+                None => (place.split('.').nth(1).unwrap_or("threads"), i),
+            };
+            let table = table.split(['.', '[']).next().unwrap_or(table);
+            let at = json::nth_key(text.as_bytes(), &format!("\"{table}\""), n);
+            error_at(at, format!("{expected} at {place}"), found)
+        })?;
+    }
+    unread(&document.threads, diag);
+    Ok(reader.profile)
+}
+
+/// Says what of the threads is not read: markers, CPU time, allocations.
+fn unread(threads: &[Thread], diag: &mut Diagnostics) {
+    let length = |table: &Option<Length>| table.as_ref().map_or(0, |t| t.length);
+    let markers: usize = threads.iter().map(|t| length(&t.markers)).sum();
+    let allocations: usize = threads.iter().map(|t| length(&t.js_allocations) + length(&t.native_allocations)).sum();
+    let timed = |t: &&Thread| t.samples.thread_cpu_delta.as_ref().is_some_and(|d| d.iter().any(Option::is_some));
+    let cpu = threads.iter().filter(timed).count();
+    let mut parts = Vec::new();
+    if markers > 0 {
+        parts.push(format!("{markers} markers"));
+    }
+    if cpu > 0 {
+        parts.push(format!("the CPU time between samples of {cpu} threads (threadCPUDelta)"));
+    }
+    if allocations > 0 {
+        parts.push(format!("{allocations} allocation samples"));
+    }
+    if !parts.is_empty() {
+        diag.warn("firefox-unread", None, || format!("firefox: not read: {}", parts.join(", ")));
+    }
+}
+
+struct Reader {
+    profile: Profile,
+    /// Each weight type's metric.
+    metrics: HashMap<&'static str, usize>,
+    index: ChildIndex,
+    /// The model's frame of each frame of the shared frame table, as far as known.
+    shared_frames: Vec<Option<FrameId>>,
+}
+
+/// A thread's tables, its own or the shared ones, each with the JSON path of its place.
+struct Found<'a, T> {
+    table: &'a T,
+    place: String,
+}
+
+impl Reader {
+    /// The metric of a weight type, added where it is new: `samples`, `tracing-ms`, `bytes`.
+    fn metric(&mut self, weight_type: &str, place: &str) -> Result<usize, Misplaced> {
+        let (key, metric) = match weight_type {
+            "samples" => ("samples", Metric::samples()),
+            // Traced time is measured, not sampled.
+            "tracing-ms" => ("tracing-ms", Metric::time(Unit::Milliseconds, Repr::Float).sampled(Sampling::Measured)),
+            "bytes" => ("bytes", Metric::new("size", MetricKind::Alloc, Unit::Bytes, Repr::Int)),
+            other => {
+                return Err((
+                    format!("{place}.samples.weightType"),
+                    "a weight type of samples, tracing-ms or bytes".into(),
+                    format!("\"{other}\""),
+                ))
+            }
+        };
+        if let Some(&m) = self.metrics.get(key) {
+            return Ok(m);
+        }
+        let m = self.profile.metrics().len();
+        let repr = metric.repr;
+        self.profile.add_metric(metric, crate::model::Values::zeros(repr, self.profile.tree.len()));
+        self.metrics.insert(key, m);
+        Ok(m)
+    }
+
+    /// Adds the samples of thread `t` under a thread root named `name`; its tables are its own, or
+    /// (from version 60) `shared`'s.
+    fn thread(
+        &mut self,
+        thread: &Thread,
+        shared: &Tables,
+        name: &str,
+        categories: &[Category],
+        t: usize,
+    ) -> Result<(), Misplaced> {
+        let place = format!("threads[{t}]");
+        fn pick<'a, T>(
+            own: &'a Option<T>,
+            shared: &'a Option<T>,
+            place: &str,
+            key: &str,
+        ) -> Result<Found<'a, T>, Misplaced> {
+            match (own, shared) {
+                (Some(table), _) => Ok(Found { table, place: format!("{place}.{key}") }),
+                (None, Some(table)) => Ok(Found { table, place: format!("shared.{key}") }),
+                (None, None) => {
+                    Err((format!("{place}.{key}"), format!("a {key}, the thread's or shared's"), "none".into()))
+                }
+            }
+        }
+        let own = &thread.tables;
+        let stacks = pick(&own.stack_table, &shared.stack_table, &place, "stackTable")?;
+        let frames = pick(&own.frame_table, &shared.frame_table, &place, "frameTable")?;
+        let funcs = pick(&own.func_table, &shared.func_table, &place, "funcTable")?;
+        let strings = pick(&own.string_array, &shared.string_array, &place, "stringArray")?;
+        let resources = own.resource_table.as_ref().or(shared.resource_table.as_ref());
+        let sources = own.sources.as_ref().or(shared.sources.as_ref());
+        let short = |found: &str, column: &str, len: usize, length: usize| -> Result<(), Misplaced> {
+            match len >= length {
+                true => Ok(()),
+                false => Err((format!("{found}.{column}"), format!("{length} entries (its length)"), format!("{len}"))),
+            }
+        };
+        short(&funcs.place, "name", funcs.table.name.len(), funcs.table.length)?;
+        short(&frames.place, "func", frames.table.func.len(), frames.table.length)?;
+        short(&stacks.place, "frame", stacks.table.frame.len(), stacks.table.length)?;
+        let prefix_len = match (&stacks.table.prefix, &stacks.table.prefix_offset) {
+            (Some(prefix), _) => prefix.len(),
+            (None, Some(offsets)) => offsets.len(),
+            (None, None) => 0,
+        };
+        short(&stacks.place, "prefix", prefix_len, stacks.table.length)?;
+        let samples = &thread.samples;
+        short(&format!("{place}.samples"), "stack", samples.stack.len(), samples.length)?;
+        if let Some(weights) = &samples.weight {
+            short(&format!("{place}.samples"), "weight", weights.len(), samples.length)?;
+        }
+        let metric = self.metric(samples.weight_type.as_deref().unwrap_or("samples"), &place)?;
+        let is_shared = frames.place.starts_with("shared.");
+        if is_shared && self.shared_frames.len() != frames.table.length {
+            self.shared_frames = vec![None; frames.table.length];
+        }
+        let mut own_frames = if is_shared { Vec::new() } else { vec![None; frames.table.length] };
+        let tables = ReadTables { frames: &frames, funcs: &funcs, strings: &strings, resources, sources, categories };
+        let root_frame = self.profile.frames.intern(FrameRef::named(name, FrameKind::Thread));
+        let root = self.index.child_or_insert(&mut self.profile.tree, None, root_frame);
+        // Each stack's node: a thread's own stacks all, in their order (as the writer lays a tree
+        // out, stacks of no sample included); the shared table's (every thread's) where a sample
+        // names one.
+        let (mut nodes, mut chain) = (HashMap::new(), Vec::new());
+        let own_stacks = if is_shared { 0 } else { stacks.table.length };
+        for task in 0..own_stacks + samples.length {
+            let (stack, sample) = match task.checked_sub(own_stacks) {
+                None => (Some(task as u64), None),
+                Some(i) => (samples.stack[i], Some(i)),
+            };
+            let Some(stack) = stack else {
+                self.add(metric, root, samples, task - own_stacks);
+                continue;
+            };
+            let mut s = usize::try_from(stack).unwrap_or(usize::MAX);
+            if s >= stacks.table.length {
+                let expected = "an index into stackTable".to_string();
+                let i = task - own_stacks;
+                return Err((format!("{place}.samples.stack[{i}]"), expected, stack.to_string()));
+            }
+            // The stacks up to one known (or a root), then their nodes, callers first.
+            chain.clear();
+            let mut caller = root;
+            loop {
+                if let Some(&node) = nodes.get(&s) {
+                    caller = node;
+                    break;
+                }
+                chain.push(s);
+                match prefix_of(&stacks, s)? {
+                    Some(p) => s = p,
+                    None => break,
+                }
+            }
+            for &s in chain.iter().rev() {
+                let f = stacks.table.frame[s] as usize;
+                let frame = match is_shared {
+                    true => self.frame(&tables, f)?,
+                    false => self.frame_own(&tables, f, &mut own_frames)?,
+                }
+                .ok_or_else(|| {
+                    (format!("{}.frame[{s}]", stacks.place), "an index into frameTable".into(), f.to_string())
+                })?;
+                caller = self.index.child_or_insert(&mut self.profile.tree, Some(caller), frame);
+                nodes.insert(s, caller);
+            }
+            if let Some(i) = sample {
+                self.add(metric, caller, samples, i);
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds sample `i`'s weight to `node`.
+    fn add(&mut self, metric: usize, node: NodeId, samples: &Samples, i: usize) {
+        let weight = samples.weight.as_ref().map_or(Some(1.0), |w| w[i]).unwrap_or(1.0);
+        let value = match self.profile.metrics()[metric].repr {
+            Repr::Int => Value::Int(weight.round() as i64),
+            Repr::Float => Value::Float(weight),
+        };
+        self.profile.tree.add_self(metric, node, value);
+    }
+
+    /// The model's frame of frame `f` of the shared table (`None`: no such frame).
+    fn frame(&mut self, tables: &ReadTables, f: usize) -> Result<Option<FrameId>, Misplaced> {
+        let Some(known) = self.shared_frames.get(f).copied() else { return Ok(None) };
+        if let Some(id) = known {
+            return Ok(Some(id));
+        }
+        let id = tables.frame(&mut self.profile, f)?;
+        self.shared_frames[f] = Some(id);
+        Ok(Some(id))
+    }
+
+    /// The model's frame of frame `f` of a thread's own table (`None`: no such frame).
+    fn frame_own(
+        &mut self,
+        tables: &ReadTables,
+        f: usize,
+        known: &mut [Option<FrameId>],
+    ) -> Result<Option<FrameId>, Misplaced> {
+        let Some(slot) = known.get_mut(f) else { return Ok(None) };
+        if slot.is_none() {
+            *slot = Some(tables.frame(&mut self.profile, f)?);
+        }
+        Ok(*slot)
+    }
+}
+
+/// The caller of stack `s`: its `prefix`, or (from version 66) `s` less its `prefixOffset`; an
+/// error where it is not an earlier stack.
+fn prefix_of(stacks: &Found<StackTable>, s: usize) -> Result<Option<usize>, Misplaced> {
+    let table = stacks.table;
+    let (prefix, column) = match (&table.prefix, &table.prefix_offset) {
+        (Some(prefix), _) => (prefix[s].map(|p| usize::try_from(p).unwrap_or(usize::MAX)), "prefix"),
+        (None, Some(offsets)) => match offsets[s] {
+            0 => (None, "prefixOffset"),
+            k => (s.checked_sub(usize::try_from(k).unwrap_or(usize::MAX)).or(Some(usize::MAX)), "prefixOffset"),
+        },
+        (None, None) => (None, "prefix"),
+    };
+    match prefix {
+        Some(p) if p >= s => Err((
+            format!("{}.{column}[{s}]", stacks.place),
+            "the caller's stack, an earlier one".into(),
+            match column {
+                "prefix" => p.to_string(),
+                _ => format!("an offset of {}", table.prefix_offset.as_ref().map_or(0, |o| o[s])),
+            },
+        )),
+        prefix => Ok(prefix),
+    }
+}
+
+/// The tables a thread's frames are read from.
+struct ReadTables<'a> {
+    frames: &'a Found<'a, FrameTable>,
+    funcs: &'a Found<'a, FuncTable>,
+    strings: &'a Found<'a, Vec<String>>,
+    resources: Option<&'a ResourceTable>,
+    sources: Option<&'a Sources>,
+    categories: &'a [Category],
+}
+
+impl ReadTables<'_> {
+    fn string(&self, index: u64, at: String) -> Result<&str, Misplaced> {
+        let strings = self.strings.table;
+        strings
+            .get(usize::try_from(index).unwrap_or(usize::MAX))
+            .map(String::as_str)
+            .ok_or_else(|| (at, "an index into stringArray".into(), format!("{index}, of {} strings", strings.len())))
+    }
+
+    /// The model's frame of frame `i` (which is in the table): see the module documentation.
+    fn frame(&self, profile: &mut Profile, i: usize) -> Result<FrameId, Misplaced> {
+        let (frames, funcs) = (self.frames.table, self.funcs.table);
+        let func = usize::try_from(frames.func[i]).unwrap_or(usize::MAX);
+        if func >= funcs.length {
+            let found = format!("{func}, of {} functions", funcs.length);
+            return Err((format!("{}.func[{i}]", self.frames.place), "an index into funcTable".into(), found));
+        }
+        let at = |column: &str, i: usize| format!("{}.{column}[{i}]", self.funcs.place);
+        let name = self.string(funcs.name[func], at("name", func))?;
+        let file = match (funcs.file_name.get(func).copied().flatten(), funcs.source.get(func).copied().flatten()) {
+            (Some(s), _) => Some(self.string(s, at("fileName", func))?),
+            (None, Some(source)) => {
+                let filename =
+                    self.sources.and_then(|sources| sources.filename.get(source as usize).copied().flatten());
+                match filename {
+                    Some(s) => Some(self.string(s, format!("shared.sources.filename[{source}]"))?),
+                    None => None,
+                }
+            }
+            (None, None) => None,
+        };
+        let resource = funcs.resource.get(func).copied().flatten().and_then(|r| usize::try_from(r).ok());
+        let library = match resource.and_then(|r| Some((r, *self.resources?.name.get(r)?))) {
+            Some((r, s)) => Some(self.string(s, format!("resourceTable.name[{r}]"))?),
+            None => None,
+        };
+        let module = file.or(library).filter(|m| !m.is_empty());
+        let line = frames.line.get(i).copied().flatten();
+        let frame = FrameRef {
+            module,
+            line,
+            clause: line.and(frames.column.get(i).copied().flatten()),
+            kind: if line.is_some() { FrameKind::Line } else { FrameKind::Function },
+            ..FrameRef::function(name)
+        };
+        let id = profile.frames.intern(frame);
+        let facts = profile.frame_attrs.entry(id).or_default();
+        if facts.is_empty() {
+            if let (Some(file), Some(line)) = (file, funcs.line_number.get(func).copied().flatten()) {
+                let at = match funcs.column_number.get(func).copied().flatten() {
+                    Some(column) => format!("{file}:{line}:{column}"),
+                    None => format!("{file}:{line}"),
+                };
+                facts.push((DEFINED_AT.to_string(), at));
+            }
+            let category = frames.category.get(i).copied().flatten().and_then(|c| self.categories.get(c as usize));
+            if let Some(category) = category.filter(|c| c.name != DEFAULT_CATEGORY) {
+                facts.push((CATEGORY.to_string(), category.name.clone()));
+            }
+        }
+        Ok(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::check;
+    use super::*;
+
+    /// A processed profile is told by its meta and version; a Gecko profile (no
+    /// preprocessedProfileVersion) and other JSON are not taken for one.
+    #[test]
+    fn a_processed_profile_is_told_by_its_meta_and_version() {
+        assert_eq!(check(br#"{"meta":{"interval":1,"preprocessedProfileVersion":49},"threads":[]}"#), Ok(()));
+        assert!(check(br#"{"meta":{"version":24,"stackwalk":0},"threads":[]}"#).is_err());
+        assert!(check(br#"{"threads":[],"meta":{"preprocessedProfileVersion":55}}"#).is_err());
+        assert!(check(b"[]").is_err());
+    }
+
+    /// A stack whose caller is not an earlier stack is refused with its place, by prefix or offset.
+    #[test]
+    fn a_caller_after_its_stack_is_refused() {
+        let read_text = |stacks: &str| {
+            let text = format!(
+                r#"{{"meta":{{"preprocessedProfileVersion":66}},"threads":[{{"name":"t","samples":{{"length":1,"stack":[1],"weight":null}}}}],
+                "shared":{{"stringArray":["f"],"stackTable":{stacks},
+                "frameTable":{{"length":1,"func":[0]}},"funcTable":{{"length":1,"name":[0]}}}}}}"#
+            );
+            read(&mut text.as_bytes(), &mut Diagnostics::default()).map(|p| p.total(0)).map_err(|e| e.to_string())
+        };
+        assert_eq!(read_text(r#"{"length":2,"prefixOffset":[0,1],"frame":[0,0]}"#), Ok(Value::Int(1)));
+        let offset = read_text(r#"{"length":2,"prefixOffset":[0,2],"frame":[0,0]}"#).unwrap_err();
+        assert!(offset.contains("the caller's stack, an earlier one at shared.stackTable.prefixOffset[1]"), "{offset}");
+        let prefix = read_text(r#"{"length":2,"prefix":[null,1],"frame":[0,0]}"#).unwrap_err();
+        assert!(prefix.contains("at shared.stackTable.prefix[1], found 1"), "{prefix}");
+    }
+}

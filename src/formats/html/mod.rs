@@ -192,14 +192,9 @@ fn profile_json(profile: &Profile) -> String {
     push_numbers(&mut json, frames.iter().map(|f| f.defined));
     json.push(']');
     push_tree(&mut json, profile);
-    json.push_str(",\"strings\":[");
-    for (i, text) in strings.list.iter().enumerate() {
-        if i > 0 {
-            json.push(',');
-        }
-        push_string(&mut json, text);
-    }
-    json.push_str("]}");
+    json.push_str(",\"strings\":");
+    push_strings(&mut json, strings.list.iter().map(|text| text.as_ref()));
+    json.push('}');
     json
 }
 
@@ -379,15 +374,22 @@ fn diff_json(diff: &DiffPage<'_>) -> String {
     json.push_str(",\"newLabel\":");
     push_string(&mut json, diff.labels.1);
     json.push_str(if diff.regression { ",\"regression\":true" } else { ",\"regression\":false" });
-    json.push_str(",\"flagged\":[");
-    for (i, name) in diff.flagged.iter().enumerate() {
+    json.push_str(",\"flagged\":");
+    push_strings(&mut json, diff.flagged.iter().map(|name| name.as_ref()));
+    json.push('}');
+    json
+}
+
+/// `texts` as a JSON array of strings.
+fn push_strings<'t>(json: &mut String, texts: impl Iterator<Item = &'t str>) {
+    json.push('[');
+    for (i, text) in texts.enumerate() {
         if i > 0 {
             json.push(',');
         }
-        push_string(&mut json, name);
+        push_string(json, text);
     }
-    json.push_str("]}");
-    json
+    json.push(']');
 }
 
 /// `text` as a JSON string, with `<` escaped so that no text ends the script it is in.

@@ -14,7 +14,8 @@
 //!   is the sampling one at the pooled share (as the null hypothesis has it: one share for both)
 //!   and the floor's. With several runs a side, a moderated Welch's t: each side's variance weighs
 //!   the model's (sampling times the side's dispersion, and the floor) against the function's own
-//!   runs' spread by their degrees of freedom, never below the model's, so that three runs that
+//!   runs' spread by their degrees of freedom (the model's estimated from all functions' spreads,
+//!   [`prior_freedom`]), never below the model's, so that three runs that
 //!   happen to agree closely do not make any change look clear and a function whose share jumps
 //!   between runs is judged by its jumps. A metric not known to be sampled is tested by its runs'
 //!   spread alone, and not at all with one run a side.
@@ -64,6 +65,10 @@ pub struct Model {
     pub floors: (f64, f64),
     /// Whether the sampling variance is known (a sampled metric); else only the runs' spread.
     pub sampled: bool,
+    /// How many degrees of freedom each side's model variance is worth beside a function's own
+    /// runs' spread ([`prior_freedom`]); `None`: as good as known (the functions' spreads scatter
+    /// about the model as sampling alone makes them).
+    pub prior_freedoms: (Option<f64>, Option<f64>),
 }
 
 /// The variance that decided a test.
@@ -162,18 +167,102 @@ pub fn dispersion<'a>(functions: impl IntoIterator<Item = &'a [Count]>) -> f64 {
 }
 
 /// The weight, in degrees of freedom, of the model's variance beside a function's own runs' spread
-/// where the metric is sampled: three runs (two degrees of freedom) that happen to agree do not
-/// make a change look clear, and five that disagree outweigh the model. A moderated t, as limma's.
-const PRIOR_FREEDOM: f64 = 4.0;
+/// where too few functions tell how much it is worth ([`MIN_FUNCTIONS_FOR_FREEDOM`]): three runs
+/// (two degrees of freedom) that happen to agree do not make a change look clear, and five that
+/// disagree outweigh the model.
+pub const PRIOR_FREEDOM: f64 = 4.0;
+
+/// The least number of functions whose spreads estimate how much the model's variance is worth.
+const MIN_FUNCTIONS_FOR_FREEDOM: usize = 5;
+
+/// The least number of samples a run (on average) behind a function whose spread joins that
+/// estimate: fewer, and a count's spread is too lumpy for a chi-square's (one sample or none).
+const MIN_SAMPLES_FOR_FREEDOM: f64 = 10.0;
+
+/// How many degrees of freedom the model's variance of a side's runs is worth beside a function's
+/// own runs' spread, from all the functions' spreads (`functions`, each its runs' values; the side's
+/// `dispersion` and `floor`), as limma's empirical Bayes estimates it (Smyth 2004): where each
+/// function's spread scatters about the model's variance as a chi-square of the runs' degrees of
+/// freedom does, the model is as good as known (`None`), and a doubled function is judged against
+/// sampling and the runs' dispersion alone; where spreads scatter more (a collector's or a lock's
+/// functions jump between runs while others do not), the model is worth fewer degrees of freedom,
+/// and each function's own spread counts more. [`PRIOR_FREEDOM`] where too few functions tell.
+pub fn prior_freedom<'a>(functions: impl IntoIterator<Item = &'a [Count]>, dispersion: f64, floor: f64) -> Option<f64> {
+    let mut runs_of = 0;
+    let log_ratios: Vec<f64> = (functions.into_iter())
+        .filter(|runs| runs.len() > 1)
+        .filter_map(|runs| {
+            runs_of = runs.len();
+            let (spread, mean) = spread(runs);
+            let (count, squares) = runs.iter().fold((0.0, 0.0), |(c, s), r| (c + r.count, s + r.squares));
+            let samples = if squares > 0.0 { count * count / squares / runs.len() as f64 } else { 0.0 };
+            let weight = weight_of(&runs.iter().collect::<Vec<_>>());
+            let sampling = runs.iter().map(|r| sampling_variance(mean, weight, r)).sum::<f64>() / runs.len() as f64;
+            let expected = sampling * dispersion + (floor * mean).powi(2);
+            (samples >= MIN_SAMPLES_FOR_FREEDOM && spread > 0.0 && expected > 0.0).then(|| (spread / expected).ln())
+        })
+        .collect();
+    if log_ratios.len() < MIN_FUNCTIONS_FOR_FREEDOM {
+        return Some(PRIOR_FREEDOM);
+    }
+    freedom_of_log_ratios(&log_ratios, runs_of as f64 - 1.0)
+}
+
+/// The prior degrees of freedom `d₀` from the logs of spreads over the model's variances, each of
+/// `freedom` degrees: their variance beyond a chi-square's, `trigamma(freedom / 2)`, is
+/// `trigamma(d₀ / 2)`; `None` where there is none beyond (limma's `fitFDist`).
+fn freedom_of_log_ratios(log_ratios: &[f64], freedom: f64) -> Option<f64> {
+    let n = log_ratios.len() as f64;
+    let mean = log_ratios.iter().sum::<f64>() / n;
+    let variance = log_ratios.iter().map(|z| (z - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    let beyond = variance - trigamma(freedom / 2.0);
+    (beyond > 0.0).then(|| 2.0 * inverse_trigamma(beyond))
+}
+
+/// The trigamma function ψ₁(x), x > 0: the recurrence ψ₁(x) = ψ₁(x + 1) + 1/x² up to 10, then its
+/// asymptotic series (Abramowitz and Stegun 6.4.12), good to 1e-12.
+fn trigamma(x: f64) -> f64 {
+    let (mut x, mut sum) = (x, 0.0);
+    while x < 10.0 {
+        sum += 1.0 / (x * x);
+        x += 1.0;
+    }
+    let y = 1.0 / (x * x);
+    sum + 1.0 / x + y / 2.0 + y / x * (1.0 / 6.0 - y * (1.0 / 30.0 - y * (1.0 / 42.0 - y / 30.0)))
+}
+
+/// The x > 0 whose trigamma is `value` (> 0), by bisection on its logarithm: trigamma falls from
+/// infinity to 0 as x grows.
+fn inverse_trigamma(value: f64) -> f64 {
+    let (mut low, mut high) = (-30.0_f64, 30.0_f64);
+    for _ in 0..100 {
+        let middle = (low + high) / 2.0;
+        if trigamma(middle.exp()) > value {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    ((low + high) / 2.0).exp()
+}
+
+/// What the model says of one side's runs: their dispersion, floor and prior degrees of freedom.
+#[derive(Clone, Copy)]
+struct SideNoise {
+    dispersion: f64,
+    floor: f64,
+    prior_freedom: Option<f64>,
+}
 
 /// The mean share of `runs` and the variance of that mean under `model`, at the share `at` (the
 /// pooled one for the test, the side's own for its interval). The model's variance of a run: where
 /// sampled, the sampling variance of each run times the side's `dispersion`, plus the floor's
 /// `(floor × at)²`; where not, the floor alone. With several runs, the runs' own spread moderates
-/// it: where sampled, the two weighed by their degrees of freedom ([`PRIOR_FREEDOM`] for the
-/// model's), so that a function whose share jumps between runs (a collector, a JIT) is judged by
+/// it: where sampled, the two weighed by their degrees of freedom (the side's prior freedom for the
+/// model's: [`prior_freedom`]; none where the model is as good as known), so that a function whose share jumps between runs (a collector, a JIT) is judged by
 /// its spread; where not, the spread alone, at least the floor.
-fn side(runs: &[Count], at: f64, weight: f64, (dispersion, floor): (f64, f64), model: &Model) -> Side {
+fn side(runs: &[Count], at: f64, weight: f64, noise: SideNoise, model: &Model) -> Side {
+    let SideNoise { dispersion, floor, prior_freedom } = noise;
     let n = runs.len() as f64;
     let (spread, mean) = spread(runs);
     let floor = (floor * at).powi(2);
@@ -185,10 +274,13 @@ fn side(runs: &[Count], at: f64, weight: f64, (dispersion, floor): (f64, f64), m
     let (variance, freedom) = match (runs.len(), model.sampled) {
         (1, _) => (expected, None),
         // Never below the model: runs that agree closer than sampling lets them do so by chance.
-        (_, true) => {
-            let moderated = (PRIOR_FREEDOM * expected + free * spread) / (PRIOR_FREEDOM + free);
-            (moderated.max(expected), Some(PRIOR_FREEDOM + free))
-        }
+        (_, true) => match prior_freedom {
+            Some(prior) => {
+                let moderated = (prior * expected + free * spread) / (prior + free);
+                (moderated.max(expected), Some(prior + free))
+            }
+            None => (expected, None),
+        },
         (_, false) => (spread.max(floor), Some(free)),
     };
     Side { mean, variance: variance / n, runs: runs.len(), freedom }
@@ -204,8 +296,10 @@ pub fn test_growth(base: &[Count], new: &[Count], model: &Model) -> Option<Test>
     let (seen, of) = base.iter().chain(new).fold((0.0, 0.0), |(c, n), r| (c + r.count, n + r.of));
     let pooled = if of > 0.0 { seen / of } else { 0.0 };
     let weight = weight_of(&base.iter().chain(new).collect::<Vec<_>>());
-    let of_base = (model.dispersions.0, model.floors.0);
-    let of_new = (model.dispersions.1, model.floors.1);
+    let of_base =
+        SideNoise { dispersion: model.dispersions.0, floor: model.floors.0, prior_freedom: model.prior_freedoms.0 };
+    let of_new =
+        SideNoise { dispersion: model.dispersions.1, floor: model.floors.1, prior_freedom: model.prior_freedoms.1 };
     let (b, n) = (side(base, pooled, weight, of_base, model), side(new, pooled, weight, of_new, model));
     let growth = n.mean - b.mean;
     let error = (b.variance + n.variance).sqrt();
@@ -220,7 +314,7 @@ pub fn test_growth(base: &[Count], new: &[Count], model: &Model) -> Option<Test>
     let freedom = (denominator > 0.0).then(|| (b.variance + n.variance).powi(2) / denominator);
     let p = upper_tail(statistic, freedom);
     // Each side's interval from its own share, by the same variance as the test's.
-    let margin = |runs: &[Count], of: (f64, f64)| {
+    let margin = |runs: &[Count], of: SideNoise| {
         let own = side(runs, spread(runs).1, weight_of(&runs.iter().collect::<Vec<_>>()), of, model);
         quantile(0.975, own.freedom) * own.variance.sqrt()
     };
@@ -302,7 +396,12 @@ mod tests {
     use super::*;
 
     /// The sampling model alone: no floor between runs, no dispersion.
-    const SAMPLING: Model = Model { dispersions: (1.0, 1.0), floors: (0.0, 0.0), sampled: true };
+    const SAMPLING: Model = Model {
+        dispersions: (1.0, 1.0),
+        floors: (0.0, 0.0),
+        sampled: true,
+        prior_freedoms: (Some(PRIOR_FREEDOM), Some(PRIOR_FREEDOM)),
+    };
 
     /// `count` samples of `of`, each weighing 1.
     fn samples(count: f64, of: f64) -> Count {
@@ -343,6 +442,32 @@ mod tests {
         let same = |count: f64| vec![samples(count, 300.0); 3];
         let test = test_growth(&same(30.0), &same(36.0), &SAMPLING).unwrap();
         assert!((test.statistic - 1.3559).abs() < 1e-3, "{test:?}");
+    }
+
+    /// Trigamma by hand: ψ₁(1) = π²/6, ψ₁(1/2) = π²/2, ψ₁(10) = π²/6 − (1 + 1/4 + … + 1/81) =
+    /// 0.1051663357; and its inverse.
+    #[test]
+    fn trigamma_and_its_inverse() {
+        let pi2 = std::f64::consts::PI.powi(2);
+        assert!((trigamma(1.0) - pi2 / 6.0).abs() < 1e-10);
+        assert!((trigamma(0.5) - pi2 / 2.0).abs() < 1e-10);
+        let tenth = pi2 / 6.0 - (1..10).map(|k| 1.0 / (k * k) as f64).sum::<f64>();
+        assert!((trigamma(10.0) - tenth).abs() < 1e-10 && (tenth - 0.1051663357).abs() < 1e-9);
+        assert!((inverse_trigamma(trigamma(3.7)) - 3.7).abs() < 1e-9);
+    }
+
+    /// The prior degrees of freedom by hand: six log-ratios ±a of two degrees of freedom each vary
+    /// by 6a²/5; at a² = (ψ₁(1) + ψ₁(2)) × 5/6 that is ψ₁(1) beyond the chi-square's, whose d₀/2 is 2:
+    /// d₀ = 4. Log-ratios that vary less than a chi-square's leave the model as good as known.
+    #[test]
+    fn the_model_is_worth_what_the_spreads_scatter_beyond_a_chi_square() {
+        let a = ((trigamma(1.0) + trigamma(2.0)) * 5.0 / 6.0).sqrt();
+        let scattered = [a, -a, a, -a, a, -a];
+        assert!((freedom_of_log_ratios(&scattered, 2.0).unwrap() - 4.0).abs() < 1e-6);
+        assert_eq!(freedom_of_log_ratios(&[0.1, -0.1, 0.2, 0.0, -0.2, 0.1], 2.0), None);
+        // Too few functions with samples enough: the constant.
+        let few = [samples(30.0, 300.0), samples(36.0, 300.0)];
+        assert_eq!(prior_freedom([&few[..], &few[..]], 1.0, 0.0), Some(PRIOR_FREEDOM));
     }
 
     /// A function in no sample on either side has no growth to test.

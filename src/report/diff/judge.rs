@@ -106,7 +106,12 @@ pub(super) fn judgement(
     let floor = |runs: usize| if runs > 1 { options.run_floor / SEVERAL_RUNS_FLOOR } else { options.run_floor };
     let dispersion = |functions: &[Vec<gate::Count>]| gate::dispersion(functions.iter().map(Vec::as_slice));
     let floors = (floor(b.first().map_or(1, Vec::len)), floor(n.first().map_or(1, Vec::len)));
-    Judgement::Tested(Model { dispersions: (dispersion(&b), dispersion(&n)), floors, sampled })
+    let dispersions = (dispersion(&b), dispersion(&n));
+    let prior = |functions: &[Vec<gate::Count>], (dispersion, floor)| {
+        gate::prior_freedom(functions.iter().map(Vec::as_slice), dispersion, floor)
+    };
+    let prior_freedoms = (prior(&b, (dispersions.0, floors.0)), prior(&n, (dispersions.1, floors.1)));
+    Judgement::Tested(Model { dispersions, floors, sampled, prior_freedoms })
 }
 
 /// Each row judged: the rows that could pass the limits (their NEW share above the points limit)

@@ -26,7 +26,8 @@ fn main() {
     );
     println!("| case | samples a run | runs a side | gate | pairs failed | boosted function flagged |");
     println!("|---|---:|---:|---|---:|---:|");
-    let case = |shares, jitter, samples, runs| Case { shares, jitter, samples, runs };
+    let case = |shares, jitter, samples, runs| Case { shares, jitter, samples, runs, quantity: false };
+    let quantity = |shares, samples, runs| Case { shares, jitter: 0.0, samples, runs, quantity: true };
     let cases = [
         ("same program", case((0.10, 0.10), 0.0, 300, 1)),
         ("same program", case((0.10, 0.10), 0.0, 1_000, 1)),
@@ -41,6 +42,10 @@ fn main() {
         ("10 % doubled to 20 %", case((0.10, 0.20), 0.0, 1_000, 3)),
         ("10 % grown to 12 %", case((0.10, 0.12), 0.0, 10_000, 1)),
         ("10 % grown to 12 %", case((0.10, 0.12), 0.0, 10_000, 3)),
+        ("sampled quantity, same program", quantity((0.10, 0.10), 1_000, 1)),
+        ("sampled quantity, same program", quantity((0.10, 0.10), 1_000, 3)),
+        ("sampled quantity, 10 % of samples doubled", quantity((0.10, 0.20), 1_000, 1)),
+        ("sampled quantity, 10 % of samples doubled", quantity((0.10, 0.20), 1_000, 3)),
     ];
     for (seed, (name, case)) in cases.into_iter().enumerate() {
         for (gate_name, options) in [("default", &gate), ("--no-stats --threshold 2", &plain)] {

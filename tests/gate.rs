@@ -16,7 +16,7 @@ fn sampling_only() -> DiffOptions {
 const PAIRS: usize = 300;
 
 fn case(shares: (f64, f64), jitter: f64, samples: usize, runs: usize) -> Case {
-    Case { shares, jitter, samples, runs }
+    Case { shares, jitter, samples, runs, quantity: false }
 }
 
 #[test]
@@ -54,4 +54,19 @@ fn several_runs_a_side_weigh_a_function_whose_share_changes_from_run_to_run() {
     let one = simulate(&stacks, case((0.10, 0.10), 0.03, 1_000, 1), PAIRS, 4, &gate);
     let three = simulate(&stacks, case((0.10, 0.10), 0.03, 1_000, 3), PAIRS, 4, &gate);
     assert!(one.failed > 0.15 && three.failed <= 0.05 + 0.039, "one run {one:?}, three runs {three:?}");
+}
+
+#[test]
+fn a_sampled_quantity_is_as_noisy_as_the_samples_behind_it() {
+    let stacks = Stacks::of_fixture(0.10);
+    let gate = sampling_only();
+    // Bytes or delays weigh their samples unevenly (the largest stacks a hundred times the median):
+    // tested by the samples behind each value, one run a side and three.
+    let quantity = |shares, runs| Case { shares, jitter: 0.0, samples: 1_000, runs, quantity: true };
+    for runs in [1, 3] {
+        let rates = simulate(&stacks, quantity((0.10, 0.10), runs), PAIRS, 5, &gate);
+        assert!(rates.failed <= 0.05 + 0.039, "{runs} run(s): {rates:?}");
+    }
+    let doubled = simulate(&stacks, quantity((0.10, 0.20), 3), PAIRS, 6, &gate);
+    assert!(doubled.caught >= 0.80, "{doubled:?}");
 }

@@ -7,6 +7,12 @@
 //! runs of one program: any function the gate flags is a false alarm. To measure power, NEW's
 //! stacks through one function are weighed up so that its total share grows by a known amount.
 //!
+//! A sampled quantity (bytes or a delay per sample, as Go's heap and block profiles and JFR's
+//! allocation samples are) is drawn the same way, each stack's samples weighing a size of their
+//! own, drawn once from a lognormal distribution (σ 1.5: the largest of a profile's stacks weigh a
+//! hundred times the median; the boosted function's weigh the median): the profile's time metric,
+//! which weighs its samples, holds them.
+//!
 //! Shared by the test (`tests/gate.rs`, few pairs) and `bench/gate.sh` (1,000 pairs a row).
 
 use proftool::diag::Diagnostics;
@@ -17,6 +23,9 @@ use proftool::{Format, Profile, ReadOptions};
 use rand::distributions::{Distribution, WeightedIndex};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
+
+/// The median size of a sample of the quantity drawn (in the time metric's unit).
+const MEDIAN_SIZE: f64 = 20.0;
 
 /// The real profile the stacks are drawn from: its samples metric only, one node per stack.
 pub struct Stacks {
@@ -30,6 +39,10 @@ pub struct Stacks {
     /// The boosted function's name and share of the real profile.
     pub function: String,
     pub share: f64,
+    /// The metric of the weights of the samples (the profile's time), and what each node's samples
+    /// weigh there when a case draws a sampled quantity.
+    quantity: usize,
+    sizes: Vec<f64>,
 }
 
 impl Stacks {
@@ -55,8 +68,16 @@ impl Stacks {
         }
         let (function, found) =
             shares.into_iter().min_by(|a, b| (a.1 - share).abs().total_cmp(&(b.1 - share).abs())).unwrap();
-        let boosted = profile.tree.nodes().map(|n| on_stack(&profile, n).contains(&function)).collect();
-        Stacks { profile, samples, weights, boosted, function, share: found }
+        let boosted: Vec<bool> = profile.tree.nodes().map(|n| on_stack(&profile, n).contains(&function)).collect();
+        let quantity = profile.metrics().iter().position(|m| m.kind == MetricKind::Time).unwrap();
+        let sizes = rand_distr::LogNormal::new(MEDIAN_SIZE.ln(), 1.5).unwrap();
+        let mut rng = StdRng::seed_from_u64(45);
+        // The boosted function's samples weigh the median, so that its share of the quantity is
+        // near its share of the samples, and the other stacks' sizes scatter about it.
+        let sizes = (profile.tree.nodes())
+            .map(|n| if boosted[n.index()] { MEDIAN_SIZE } else { sizes.sample(&mut rng) })
+            .collect();
+        Stacks { profile, samples, weights, boosted, function, share: found, quantity, sizes }
     }
 
     /// The weights with the boosted function's stacks weighed so that its share is `share`.
@@ -74,7 +95,8 @@ impl Stacks {
         self.weights.iter().zip(&self.boosted).map(|(w, &b)| if b { w * k } else { *w }).collect()
     }
 
-    /// A profile of `n` samples drawn with `weights`.
+    /// A profile of `n` samples drawn with `weights`, its quantity metric each node's samples times
+    /// their size.
     pub fn draw(&self, weights: &WeightedIndex<f64>, n: usize, rng: &mut StdRng) -> Profile {
         let mut counts = vec![0i64; self.weights.len()];
         for _ in 0..n {
@@ -84,6 +106,12 @@ impl Stacks {
         let nodes: Vec<NodeId> = profile.tree.nodes().collect();
         for (node, count) in nodes.into_iter().zip(counts) {
             profile.tree.set_self(self.samples, node, Value::Int(count));
+            let size = count as f64 * self.sizes[node.index()];
+            let quantity = match profile.tree.self_value(self.quantity, node) {
+                Value::Int(_) => Value::Int(size.round() as i64),
+                Value::Float(_) => Value::Float(size),
+            };
+            profile.tree.set_self(self.quantity, node, quantity);
         }
         profile
     }
@@ -106,13 +134,15 @@ pub struct Rates {
 /// One row of the simulation: BASE's runs drawn with the boosted function at share `shares.0`,
 /// NEW's at `shares.1` (the same for false alarms), each run's share moved by a normal deviation
 /// of `jitter` (a function whose share changes from run to run of one program, as a collector's
-/// does), `runs` runs a side of `samples` samples each.
+/// does), `runs` runs a side of `samples` samples each; the gate compares their counts, or the
+/// sampled quantity they weigh where `quantity` is set.
 #[derive(Clone, Copy, Debug)]
 pub struct Case {
     pub shares: (f64, f64),
     pub jitter: f64,
     pub samples: usize,
     pub runs: usize,
+    pub quantity: bool,
 }
 
 /// `pairs` comparisons of `case`, gated with `options`, drawn from `seed`.
@@ -136,7 +166,9 @@ pub fn simulate(stacks: &Stacks, case: Case, pairs: usize, seed: u64, options: &
                 }
                 all
             });
-            merged.choose_metric("samples").unwrap();
+            let compared =
+                stacks.profile.metrics()[if case.quantity { stacks.quantity } else { stacks.samples }].name.clone();
+            merged.choose_metric(&compared).unwrap();
             let view = View::new(merged, &view_options).unwrap();
             match case.runs {
                 1 => Side::of_one_run(view),

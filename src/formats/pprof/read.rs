@@ -133,7 +133,7 @@ const STRING_TABLE: u64 = 6;
 /// samples or of events (a CPU profile's nanoseconds, a block profile's delay) weighs them; time
 /// alone is samples of its period. Other counts of events (contentions) count sampled events; a
 /// goroutine or thread count is a census, measured.
-fn sampling_of(metrics: &[Metric], period: Option<(&str, &str, i64)>) -> Vec<Sampling> {
+fn sampling_of(metrics: &[Metric], period: Option<(&str, &str, i64)>, contention_scale: Option<u64>) -> Vec<Sampling> {
     let per = |p: i64| u64::try_from(p).ok().filter(|&p| p > 0);
     let heap_rate = period.filter(|(name, unit, _)| *name == "space" && *unit == "bytes").and_then(|(_, _, p)| per(p));
     let nanos = |unit| time_unit(unit).and_then(|(unit, scale)| Some(unit.nanos()? as u64 * scale as u64));
@@ -155,15 +155,34 @@ fn sampling_of(metrics: &[Metric], period: Option<(&str, &str, i64)>) -> Vec<Sam
             (MetricKind::Events, _) if matches!(metric.name.as_str(), "goroutine" | "threadcreate") => {
                 Sampling::Measured
             }
+            (MetricKind::Events, _) if metric.name == CONTENTIONS => match contention_scale {
+                Some(per) => Sampling::Sampled { of: None, per },
+                None => Sampling::counts(),
+            },
             (MetricKind::Events | MetricKind::Objects, _) => Sampling::counts(),
             (MetricKind::Time, _) => match (counted, time_period) {
-                (Some(counts), _) => Sampling::weights_of(&counts.name),
+                // A delay weighs the events behind it, each recorded one of `per` counted.
+                (Some(counts), _) => match contention_scale.filter(|_| counts.name == CONTENTIONS) {
+                    Some(per) => Sampling::Sampled { of: Some(counts.name.clone()), per },
+                    None => Sampling::weights_of(&counts.name),
+                },
                 (None, Some(period)) => Sampling::Sampled { of: None, per: period },
                 (None, None) => Sampling::Unstated,
             },
             _ => Sampling::Unstated,
         })
         .collect()
+}
+
+/// The count of Go's block and mutex profiles, each recorded event scaled by the profile's rate.
+const CONTENTIONS: &str = "contentions";
+
+/// The greatest common divisor of `a` and `b` (Euclid's); `gcd(0, b)` is `b`.
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }
 
 fn place(field: u64, nth: usize) -> Place {
@@ -276,9 +295,23 @@ impl<'m, 'd> Reader<'m, 'd> {
             first_of_kind
         });
         let (mut metrics, columns): (Vec<Metric>, Vec<Column>) = metrics.into_iter().unzip();
-        let sampling = sampling_of(&metrics, self.period()?);
+        let contention_scale = self.contention_scale(&metrics, &columns);
+        let sampling = sampling_of(&metrics, self.period()?, contention_scale);
         metrics.iter_mut().zip(sampling).for_each(|(metric, sampling)| metric.sampling = sampling);
         Ok(Metrics { metrics, columns, default })
+    }
+
+    /// What each recorded event counts for in Go's block and mutex profiles (a `contentions` count):
+    /// Go multiplies each event it records by the profile's rate (`SetMutexProfileFraction`) and
+    /// does not write the rate. The greatest common divisor of the counts is the largest rate they
+    /// agree with: the noisiest reading of them, which the gate can trust (counts 50 and 50 of a
+    /// fraction of 5 are read as one event each of 50). `None` for other profiles, or a divisor of 1.
+    fn contention_scale(&self, metrics: &[Metric], columns: &[Column]) -> Option<u64> {
+        let column =
+            metrics.iter().zip(columns).find(|(m, _)| m.name == CONTENTIONS && m.kind == MetricKind::Events)?.1;
+        let values = self.message.sample.iter().filter_map(|s| s.value.get(column.index)?.checked_abs());
+        let divisor = values.filter(|&v| v > 0).fold(0u64, |g, v| gcd(g, v as u64));
+        (divisor > 1).then_some(divisor)
     }
 
     /// The profile's `period_type` (its type and unit) and `period`, where it has one.
@@ -595,6 +628,24 @@ struct Stacks {
 mod tests {
     use super::*;
     use std::io::Write;
+
+    /// Go's mutex profile counts each recorded contention as its fraction (5 here, unwritten):
+    /// counts 65 and 80 of one run share 5, each of 5 events and its delay weighs 5 of them;
+    /// counts that share nothing are counts of events.
+    #[test]
+    fn go_contentions_weigh_the_rate_their_counts_share() {
+        let metrics = [
+            Metric::new(CONTENTIONS, MetricKind::Events, Unit::Count, Repr::Int),
+            Metric::new("delay", MetricKind::Time, Unit::Nanoseconds, Repr::Int),
+        ];
+        assert_eq!(gcd(gcd(0, 65), 80), 5);
+        let period = Some(("contentions", "count", 1));
+        let [contentions, delay] = <[Sampling; 2]>::try_from(sampling_of(&metrics, period, Some(5))).unwrap();
+        assert_eq!(contentions, Sampling::Sampled { of: None, per: 5 });
+        assert_eq!(delay, Sampling::Sampled { of: Some(CONTENTIONS.into()), per: 5 });
+        let unscaled = sampling_of(&metrics, period, None);
+        assert_eq!(unscaled, [Sampling::counts(), Sampling::weights_of(CONTENTIONS)]);
+    }
 
     /// `bytes` gzipped.
     fn gzip(bytes: &[u8]) -> Vec<u8> {

@@ -4,8 +4,8 @@
 //! same object at the top of a file) is read the same way.
 //!
 //! ```text
-//! {"label":"simple","duration":49.4,"markers":[],"frames":[],…,
-//!  "profile":{"meta":{"version":12,"interval":1,"startTime":1536100486169.2,…},
+//! {"label":"simple","duration":15.114,"markers":[],"frames":[],…,
+//!  "profile":{"meta":{"version":12,"interval":1,"startTime":1533770187505.331,…},
 //!   "threads":[{"name":"GeckoMain","processType":"tab","tid":7,"pid":5,
 //!     "samples":{"schema":{"stack":0,"time":1,"responsiveness":2},"data":[[1,0.64,0],[2,1.9,0]]},
 //!     "stackTable":{"schema":{"prefix":0,"frame":1},"data":[[null,0],[0,1],[1,2]]},

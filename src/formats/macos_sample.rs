@@ -2,15 +2,15 @@
 //! the input of `inferno-collapse-sample` and FlameGraph's `stackcollapse-sample.awk` (read only).
 //!
 //! ```text
-//! Analysis of sampling rg (pid 64751) every 1 millisecond
-//! Process:         rg [64751]
+//! Analysis of sampling walk (pid 4242) every 1 millisecond
+//! Process:         walk [4242]
 //! ...
 //! Call graph:
-//!     825 Thread_15758535
-//!     + 825 thread_start  (in libsystem_pthread.dylib) + 13  [0x7fff739c240d]
-//!     +   794 ignore::walk::Worker::run::h428457710ae7645a  (in rg) + 1035  [0x10393278b]
-//!     +   ! 794 rg::search_parallel::...  (in rg) + 172  [0x1037cbcac]
-//!     +   31 std::thread::park  (in rg) + 20  [0x103a0c6a4]
+//!     416 Thread_8124: walk-worker
+//!     + 416 thread_start  (in libsystem_pthread.dylib) + 8  [0x18f4bd0b4]
+//!     +   380 walk::worker::run::h428457710ae7645a  (in walk) + 420  [0x100f59a24]
+//!     +   ! 380 walk::tree::walk::h6e849b55a66fcd85  (in walk) + 96  [0x100f55060]
+//!     +   36 __psynch_cvwait  (in libsystem_kernel.dylib) + 8  [0x18f48b5e8]
 //!
 //! Total number in stack (recursive counted multiple, when >=5):
 //! ```

@@ -5,11 +5,11 @@
 //! ```text
 //! <?xml version="1.0"?>
 //! <trace-query-result>
-//! <node xpath='//trace-toc[1]/run[1]/data[1]/table[11]'><schema name="time-profile">…</schema>
-//! <row><sample-time id="1" fmt="00:00.057.246">57246708</sample-time><thread id="2" fmt="main …">…</thread>
+//! <node xpath='//trace-toc[1]/run[1]/data[1]/table[10]'><schema name="time-profile">…</schema>
+//! <row><sample-time id="1" fmt="00:00.053.360">53360000</sample-time><thread id="2" fmt="main …">…</thread>
 //!   <weight id="9" fmt="1.00 ms">1000000</weight>
 //!   <backtrace id="10"><frame id="11" name="0x18d3df0f1" addr="0x18d3df0f1"><binary id="12" name="dyld" …/></frame>
-//!     <frame id="13" name="start" addr="0x18d373904"><binary ref="12"/></frame></backtrace></row>
+//!     <frame id="13" name="start" addr="0x18d373e50"><binary ref="12"/></frame></backtrace></row>
 //! <row>…<weight ref="9"/><backtrace ref="10"/></row>
 //! </node></trace-query-result>
 //! ```
@@ -192,7 +192,19 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
                         }
                         row_stack = Some(RowStack::Written(reference));
                     }
-                    None if empty => row_stack = Some(RowStack::Own(Vec::new())),
+                    // A backtrace of no frame, written whole as `<backtrace id="N"/>`: later rows
+                    // may name it by its id too.
+                    None if empty => {
+                        row_stack = Some(match id {
+                            Some(id) => {
+                                if written.backtraces.insert(id, Vec::new()).is_some() {
+                                    return Err(twice(id, &error));
+                                }
+                                RowStack::Written(id)
+                            }
+                            None => RowStack::Own(Vec::new()),
+                        });
+                    }
                     None => backtrace = Some((id, Vec::new())),
                 },
                 b"frame" if frame.is_none() => {
@@ -431,5 +443,23 @@ mod tests {
         let dangling = xml.replace(r#"<backtrace ref="10"/>"#, r#"<backtrace ref="99"/>"#);
         let error = read(&mut dangling.as_bytes(), &mut diag).unwrap_err().to_string();
         assert!(error.contains("ref=\"99\", which no backtrace before has"), "{error}");
+    }
+
+    /// A backtrace of no frame written whole with its id (`<backtrace id="4"/>`) is named by a later
+    /// row's ref, as inferno-collapse-xctrace reads it (once refused as a ref to nothing); its rows
+    /// have no stack.
+    #[test]
+    fn an_empty_backtrace_is_named_by_its_id() {
+        let xml = r#"<?xml version="1.0"?>
+<trace-query-result><node>
+<row><weight id="1" fmt="1.00 ms">1000000</weight><backtrace id="2"><frame id="3" name="start" addr="0x1"/></backtrace></row>
+<row><weight ref="1"/><backtrace id="4"/></row>
+<row><weight ref="1"/><backtrace ref="4"/></row>
+</node></trace-query-result>"#;
+        let profile = read(&mut xml.as_bytes(), &mut Diagnostics::default()).unwrap();
+        assert_eq!(profile.tree.len(), 1);
+        let twice = xml.replace(r#"<backtrace ref="4"/>"#, r#"<backtrace id="4"/>"#);
+        let error = read(&mut twice.as_bytes(), &mut Diagnostics::default()).unwrap_err().to_string();
+        assert!(error.contains("id=\"4\" a second time"), "{error}");
     }
 }

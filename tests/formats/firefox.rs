@@ -65,20 +65,25 @@ fn written_at_the_pinned_version_and_read_back() {
     assert!(folded.contains("work;") && folded.contains("work (tid 31409);"), "{folded}");
 }
 
-/// Time is written as `tracing-ms` weights, with their fractions: a Gecko recording's
-/// 11.149112 ms (speedscope's total) comes back whole.
+/// Time is written as `tracing-ms` weights, with their fractions: a Gecko recording's 12.001 ms
+/// (speedscope's total of it, tests/formats/gecko.rs) comes back whole.
 #[test]
 fn time_is_written_as_tracing_ms() {
     let dir = temp();
     let out = dir.path().join("out.firefox.json");
-    proftool().args(["convert", "-q"]).arg(fixture("gecko/recursion.gecko.json")).arg(&out).assert().success();
+    proftool()
+        .args(["convert", "-q"])
+        .arg(fixture("gecko/firefox61-recursion.gecko.json"))
+        .arg(&out)
+        .assert()
+        .success();
     let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let samples = &json["threads"][0]["samples"];
     assert_eq!(samples["weightType"], "tracing-ms");
     let total: f64 = samples["weight"].as_array().unwrap().iter().map(|w| w.as_f64().unwrap()).sum();
-    assert!((total - 11.149112).abs() < 1e-6, "{total}");
+    assert!((total - 12.001).abs() < 1e-9, "{total}");
     let (text, _) = info(out.to_str().unwrap());
-    assert!(text.contains("metric     time (time, ms, additive): total 11.149112"), "{text}");
+    assert!(text.contains("metric     time (time, ms, additive): total 12.001"), "{text}");
 }
 
 /// A file of a version outside those read is refused, naming them.
@@ -92,11 +97,35 @@ fn another_version_is_refused_naming_the_versions_read() {
     );
 }
 
-/// The profiler's own test profile of version 68 (its tables shared among threads, callers as
-/// offsets, files as sources): two threads of one name, each a sample of `Ajs` in its own bundle
-/// (the bundles, its modules, are in its dump).
+/// A profile of version 69 (hand-written, fixtures/README.md): the tables shared by every thread,
+/// callers as offsets (`prefixOffset`), files as `sources`. Each thread's stacks hold the samples the
+/// Firefox Profiler's own call trees give them (profiler-cli 0.10.0's `thread samples-top-down
+/// --include-idle`), each weighed by its `weight` (the worker's `onmessage` 1 + 2); the sample with
+/// no stack is its thread's own, which the profiler's call tree leaves out; the second `GeckoMain`
+/// is named by its tid. Its functions' files are its sources' (in its dump).
 #[test]
-fn the_profilers_version_68_reads_from_its_shared_tables() {
-    let (text, _) = run(&["convert", "-q", "--to", "folded"], &fixture("firefox/profiler-sources.firefox.json"));
-    assert_eq!(text, "Empty;Ajs 1\nEmpty (tid 1);Ajs 1\n");
+fn version_69_reads_from_its_shared_tables() {
+    let path = fixture("firefox/shared-tables.firefox.json");
+    let (text, err) = run(&["convert", "--to", "folded"], &path);
+    assert_eq!(
+        crate::support::sorted_lines(&text),
+        [
+            "DOM Worker;(root) 1",
+            "DOM Worker;(root);onmessage 3",
+            "GeckoMain (tid 31100);(root);XRE_main;run 1",
+            "GeckoMain (tid 31100);(root);XRE_main;run;fib 2",
+            "GeckoMain 1",
+            "GeckoMain;(root);XRE_main 1",
+            "GeckoMain;(root);XRE_main;0x1c2b4e 1",
+            "GeckoMain;(root);XRE_main;run 1",
+            "GeckoMain;(root);XRE_main;run;fib 1",
+            "GeckoMain;(root);XRE_main;run;fib;fib 1",
+            "GeckoMain;(root);XRE_main;run;fib;fib;fib 1",
+        ]
+    );
+    assert!(err.contains("firefox: not read: 2 markers, the CPU time between samples of 1 threads"), "{err}");
+    let (info, _) = info("firefox/shared-tables.firefox.json");
+    let samples = sample_count(&path);
+    assert_eq!(samples, 14);
+    assert!(info.contains(&format!("metric     samples (samples, count, additive): total {samples}\n")), "{info}");
 }

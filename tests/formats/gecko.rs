@@ -1,7 +1,10 @@
-//! Firefox's Gecko profile JSON (`gecko`, read only): speedscope's corpus read to the totals
-//! speedscope's importer gives it.
+//! Firefox's Gecko profile JSON (`gecko`, read only): the project's own hand-written recordings and
+//! bare profile (fixtures/README.md, gecko) read to what speedscope's importer and the Firefox
+//! Profiler's own code make of them, and speedscope's corpus (where `support::shared_corpus` finds
+//! it beside the checkout) to the totals speedscope's importer gives it.
 
-use crate::support::binary::info;
+use crate::support::binary::{fixture, proftool, run};
+use crate::support::{shared_corpus, sorted_lines};
 
 /// The `time` total `info` states.
 fn time_total(text: &str) -> f64 {
@@ -9,21 +12,145 @@ fn time_total(text: &str) -> f64 {
     line.rsplit(' ').next().unwrap().parse().unwrap()
 }
 
-/// speedscope's four saved recordings of Firefox 59 to 63 read, by content, to the time
-/// speedscope's importer puts in its call tree (its non-idle weight: each sample's stack from its
-/// time to the next sample's, Firefox's own frames and the samples with no other frame left out),
-/// worked out from the JSON by a script of speedscope's `importFromFirefox` (its evented profile's
-/// total is the recording's whole `duration`, which no stack holds); CI compares them with
-/// speedscope itself (.ci/speedscope-corpus.mjs).
+/// `proftool info` of a file: (stdout, stderr).
+fn info_of(path: &std::path::Path) -> (String, String) {
+    let out = proftool().arg("info").arg(path).assert().success();
+    let output = out.get_output();
+    (String::from_utf8(output.stdout.clone()).unwrap(), String::from_utf8(output.stderr.clone()).unwrap())
+}
+
+/// The two saved recordings read, by content, to the call tree speedscope 1.25.0's importer builds
+/// of them (its stacks and their time, printed by a script of its `importProfileGroupFromText`, in
+/// µs here): each sample's stack from its time to the next sample's, Firefox's own frames (label
+/// frames, addresses, `resource:` and `self-hosted` scripts) left out, also between two of the
+/// page's (`main;alpha;beta` holds a sample of `main;alpha;emit;beta`), and the samples with no
+/// other frame; Firefox 61's locations without a column, Firefox 63's with one.
 #[test]
-fn gecko_recordings_weigh_as_speedscope_weighs_them() {
+fn recordings_weigh_as_speedscope_weighs_them() {
+    for (file, stacks, ms) in [
+        (
+            "gecko/firefox61-recursion.gecko.json",
+            &[
+                "GeckoMain;main 993",
+                "GeckoMain;main;alpha 1012",
+                "GeckoMain;main;alpha;beta 1989",
+                "GeckoMain;main;alpha;beta;alpha;beta 1009",
+                "GeckoMain;main;alpha;beta;alpha;beta;gamma 1985",
+                "GeckoMain;main;alpha;beta;alpha;delta;gamma 2004",
+                "GeckoMain;main;alpha;gamma 1004",
+                "GeckoMain;main;get value 2005",
+            ][..],
+            12.001,
+        ),
+        (
+            "gecko/firefox63-column.gecko.json",
+            &[
+                "GeckoMain;alpha 1006",
+                "GeckoMain;alpha;beta 989",
+                "GeckoMain;alpha;beta;gamma 4012",
+                "GeckoMain;alpha;delta;gamma 4022",
+            ][..],
+            10.029,
+        ),
+    ] {
+        let (out, _) = run(&["convert", "-q", "--to", "folded"], &fixture(file));
+        assert_eq!(sorted_lines(&out), stacks, "{file}");
+        let (text, _) = crate::support::binary::info(file);
+        assert!(text.contains("format     gecko (recognised by content)"), "{file}: {text}");
+        assert!((time_total(&text) - ms).abs() < 1e-9, "{file}: {text}");
+        assert!(text.contains("interval   1ms"), "{file}: {text}");
+    }
+}
+
+/// Each stack's samples are those the Firefox Profiler's own call trees hold (profiler-cli 0.10.0's
+/// `thread samples-top-down --include-idle`) once Firefox's own frames are taken out of them (and
+/// the profiler's `(root scope)` function of a script's top level, which is no function to
+/// speedscope): the bare profile's parent process, its two subprocesses (a second `GeckoMain`
+/// named by its tid, a third, without one, by its JSON path) and their worker thread.
+#[test]
+fn samples_are_those_of_the_profilers_call_trees() {
+    for (file, stacks) in [
+        (
+            "gecko/firefox61-recursion.gecko.json",
+            &[
+                "GeckoMain;main 1",
+                "GeckoMain;main;alpha 1",
+                "GeckoMain;main;alpha;beta 2",
+                "GeckoMain;main;alpha;beta;alpha;beta 1",
+                "GeckoMain;main;alpha;beta;alpha;beta;gamma 2",
+                "GeckoMain;main;alpha;beta;alpha;delta;gamma 2",
+                "GeckoMain;main;alpha;gamma 1",
+                "GeckoMain;main;get value 2",
+            ][..],
+        ),
+        (
+            "gecko/firefox63-column.gecko.json",
+            &[
+                "GeckoMain;alpha 1",
+                "GeckoMain;alpha;beta 1",
+                "GeckoMain;alpha;beta;gamma 4",
+                "GeckoMain;alpha;delta;gamma 4",
+            ][..],
+        ),
+        (
+            "gecko/bare-processes.gecko.json",
+            &[
+                "DOM Worker;onmessage 1",
+                "DOM Worker;onmessage;sum 2",
+                "GeckoMain (processes[1].threads[0]);tick 2",
+                "GeckoMain (tid 31100);run 1",
+                "GeckoMain (tid 31100);run;fib 2",
+                "GeckoMain (tid 31100);run;fib;fib 1",
+                "GeckoMain (tid 31100);run;fib;fib;fib 2",
+                "GeckoMain;onResize 2",
+            ][..],
+        ),
+    ] {
+        let (out, _) = run(&["convert", "-q", "--metric", "samples", "--to", "folded"], &fixture(file));
+        assert_eq!(sorted_lines(&out), stacks, "{file}");
+    }
+}
+
+/// The bare profile's time, by hand from its samples' times (each until the next of its thread):
+/// `onResize` 1.001 + 1.001, `tick` 1 + 1, `run;fib` 0.995 + 0.984 (the second below a
+/// `self-hosted` `forEach`), `sum` 1 + 1; its idle samples (3.013 ms) and frames said.
+#[test]
+fn a_bare_profiles_time_is_its_samples_times() {
+    let (out, err) = run(&["convert", "--to", "folded"], &fixture("gecko/bare-processes.gecko.json"));
+    assert_eq!(
+        sorted_lines(&out),
+        [
+            "DOM Worker;onmessage 1000",
+            "DOM Worker;onmessage;sum 2000",
+            "GeckoMain (processes[1].threads[0]);tick 2000",
+            "GeckoMain (tid 31100);run 991",
+            "GeckoMain (tid 31100);run;fib 1979",
+            "GeckoMain (tid 31100);run;fib;fib 1012",
+            "GeckoMain (tid 31100);run;fib;fib;fib 2007",
+            "GeckoMain;onResize 2002",
+        ]
+    );
+    assert!(err.contains("gecko: 7 samples with no other frame (3.013 ms) left out"), "{err}");
+    assert!(err.contains("gecko: 10 frames of Firefox's own code"), "{err}");
+    assert!(err.contains("gecko: 3 markers not read"), "{err}");
+}
+
+/// speedscope's four saved recordings of Firefox 59 to 63 (its sample corpus, where `shared_corpus`
+/// finds it) read, by content, to the time speedscope's importer puts in its call tree (its non-idle
+/// weight: each sample's stack from its time to the next sample's, Firefox's own frames and the
+/// samples with no other frame left out), worked out from the JSON by a script of speedscope's
+/// `importFromFirefox` (its evented profile's total is the recording's whole `duration`, which no
+/// stack holds).
+#[test]
+fn speedscopes_recordings_weigh_as_speedscope_weighs_them() {
     for (file, ms, samples) in [
         ("Firefox/59/firefox.json", 674.269441001, 657),
         ("Firefox/59/simple-firefox.json", 31.992821, 32),
         ("Firefox/61/recursion.json", 11.149112, 11),
         ("Firefox/63/simple-firefox.json", 26.983817, 27),
     ] {
-        let (text, stderr) = info(&format!("corpus/speedscope-samples/{file}"));
+        let Some(path) = shared_corpus(&format!("speedscope-samples/{file}")) else { return };
+        let (text, stderr) = info_of(&path);
         assert!(text.contains("format     gecko (recognised by content)"), "{file}: {text}");
         assert!((time_total(&text) - ms).abs() < 1e-6, "{file}: {text}");
         assert!(text.contains(&format!("metric     samples (samples, count, additive): total {samples}\n")), "{file}");
@@ -36,10 +163,7 @@ fn gecko_recordings_weigh_as_speedscope_weighs_them() {
 /// as speedscope names it with its script as module.
 #[test]
 fn a_recordings_thread_is_its_root() {
-    let (text, _) = crate::support::binary::run(
-        &["convert", "-q", "--to", "folded"],
-        &crate::support::binary::fixture("gecko/recursion.gecko.json"),
-    );
+    let (text, _) = run(&["convert", "-q", "--to", "folded"], &fixture("gecko/firefox61-recursion.gecko.json"));
     assert!(text.lines().all(|l| l.starts_with("GeckoMain;")), "{text}");
     assert!(text.contains(";main;alpha;beta;"), "{text}");
 }

@@ -1,33 +1,39 @@
-//! Instruments' Time Profiler export (`xctrace`), against `inferno-collapse-xctrace`: the first
-//! 300 rows of each of its test files (inferno 0.12.8's `tests/data/collapse-xctrace`, CDDL-1.0),
-//! with what inferno-collapse-xctrace 0.12.8 makes of them, and the binary where it is installed.
+//! Instruments' Time Profiler export (`xctrace`), against `inferno-collapse-xctrace`: the project's
+//! own hand-written exports (fixtures/README.md, xctrace), each beside what
+//! inferno-collapse-xctrace 0.12.8 made of it, and the binary where it is installed.
 
 use crate::support::binary::{fixture, output_of_installed, run};
 use crate::support::sorted_lines;
 
-const CASES: [&str; 2] = ["basic", "simple-frame-without-binary-info"];
+/// Each case and its rows.
+const CASES: [(&str, u64); 2] = [("walk", 12), ("no-binaries", 6)];
 
-/// Each export reads to inferno's stacks, one sample a row: frames named by their symbol or
-/// address, Rust names tidied; every row weighs 1 ms, the interval.
+/// Each export reads to inferno's stacks, one sample a row (backtraces named again by their ref
+/// count again): frames named by their symbol or address, Rust names tidied, XML escapes read.
+/// `walk`'s rows all weigh 1 ms, its interval; one of `no-binaries`'s weighs 2 ms: no interval, and
+/// a warning.
 #[test]
 fn an_xctrace_export_reads_as_inferno_collapses_it() {
-    for case in CASES {
+    for (case, rows) in CASES {
         let path = fixture(&format!("xctrace/{case}.xctrace.xml"));
         let (out, _) = run(&["convert", "-q", "--to", "folded"], &path);
         let expected = std::fs::read_to_string(fixture(&format!("xctrace/inferno/{case}.folded"))).unwrap();
         assert_eq!(sorted_lines(&out), sorted_lines(&expected), "{case}");
         let total: u64 = out.lines().map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap()).sum();
-        assert_eq!(total, 300, "{case}: a sample a row");
+        assert_eq!(total, rows, "{case}: a sample a row");
     }
-    let (info, _) = crate::support::binary::info("xctrace/basic.xctrace.xml");
+    let (info, _) = crate::support::binary::info("xctrace/walk.xctrace.xml");
     assert!(info.contains("interval   1ms"), "{info}");
+    let (info, err) = crate::support::binary::info("xctrace/no-binaries.xctrace.xml");
+    assert!(!info.contains("interval"), "{info}");
+    assert!(err.contains("1 rows weigh other than the first"), "{err}");
 }
 
 /// Where `inferno-collapse-xctrace` is installed (CI installs inferno), it collapses each
 /// export to proftool's stacks.
 #[test]
 fn an_xctrace_export_agrees_with_inferno_collapse_xctrace() {
-    for case in CASES {
+    for (case, _) in CASES {
         let path = fixture(&format!("xctrace/{case}.xctrace.xml"));
         let Some(expected) = output_of_installed("inferno-collapse-xctrace", &[], &path) else { return };
         let (out, _) = run(&["convert", "-q", "--to", "folded"], &path);

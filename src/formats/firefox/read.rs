@@ -504,8 +504,9 @@ impl ReadTables<'_> {
             ..FrameRef::function(name)
         };
         let id = profile.frames.intern(frame);
-        let facts = profile.frame_attrs.entry(id).or_default();
-        if facts.is_empty() {
+        // A frame of no fact (no file, the default category) has no entry: not an empty one.
+        if let std::collections::btree_map::Entry::Vacant(entry) = profile.frame_attrs.entry(id) {
+            let mut facts = Vec::new();
             if let (Some(file), Some(line)) = (file, funcs.line_number.get(func).copied().flatten()) {
                 let at = match funcs.column_number.get(func).copied().flatten() {
                     Some(column) => format!("{file}:{line}:{column}"),
@@ -516,6 +517,9 @@ impl ReadTables<'_> {
             let category = frames.category.get(i).copied().flatten().and_then(|c| self.categories.get(c as usize));
             if let Some(category) = category.filter(|c| c.name != DEFAULT_CATEGORY) {
                 facts.push((CATEGORY.to_string(), category.name.clone()));
+            }
+            if !facts.is_empty() {
+                entry.insert(facts);
             }
         }
         Ok(id)

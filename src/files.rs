@@ -299,12 +299,20 @@ impl Output {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
+        // Registered before it is made, so that a signal between the two cannot leave it behind; a
+        // name another file took is let go again.
+        let mut registered = None;
         let temp = tempfile::Builder::new()
             .prefix(".proftool-")
             .suffix(".tmp")
-            .tempfile_in(&dir)
+            .make_in(&dir, |candidate| {
+                let pending = Pending::register(candidate);
+                let file = create_private(candidate)?;
+                registered = Some(pending);
+                Ok(file)
+            })
             .map_err(without_temp_path)?;
-        let pending = Pending::register(temp.path());
+        let Some(pending) = registered else { return Err(io::Error::other("no temporary file was made")) };
         Ok(Output { sink: Sink::File { temp: BufWriter::with_capacity(OUTPUT_BUFFER, temp), path, _pending: pending } })
     }
 
@@ -336,6 +344,16 @@ impl Output {
             }
         }
     }
+}
+
+/// A new file at `path` that only its owner can read and write (as a temporary file is), never one
+/// that is there already.
+fn create_private(path: &Path) -> io::Result<File> {
+    let mut options = File::options();
+    options.read(true).write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)
 }
 
 /// The temporary files of the outputs being written, for [`remove_pending_outputs`].

@@ -769,24 +769,30 @@ mod tests {
             "main;core::ptr::drop::h0123456789abcdef;parse.constprop.3;Foo$$Lambda$123/0x0000000800c01234.apply 1\n\
              main;[perf-4242.map];jitted-4242-17.so;0x7f3a12345678 1\n\
              thread (9505): MainThread;Work$$Lambda$93+0x00007f1b9c009000.27319466.accept 1\n\
-             process 4242:\"python3 app.py\";thread (0x7F3A12345678);Bar$$Lambda/0x0000000800c0b1d8.run 1\n",
+             process 4242:\"python3 app.py\";thread (0x7F3A12345678);Bar$$Lambda/0x0000000800c0b1d8.run 1\n\
+             <module> (work.py:70);render (work.py:36);render.<locals>.<genexpr> (work.py:36);f (a (b).py:3) 1\n",
         );
-        assert_eq!(names_across_runs(&mut profile), 11);
+        assert_eq!(names_across_runs(&mut profile), 14);
         let mut names: Vec<String> = profile.frames.iter().map(|(_, f)| f.name.clone()).collect();
         names.sort();
         assert_eq!(
             names,
             [
                 "0x…",
+                "<module> (work.py)",
                 "Bar$$Lambda.run",
                 "Foo$$Lambda.apply",
                 "Work$$Lambda.accept",
                 "[perf-PID.map]",
                 "core::ptr::drop",
+                // Not py-spy's: a file name of parentheses.
+                "f (a (b).py:3)",
                 "jitted-PID.so",
                 "main",
                 "parse.constprop",
                 "process …:\"python3 app.py\"",
+                "render (work.py)",
+                "render.<locals>.<genexpr> (work.py)",
                 "thread (…)",
                 "thread (…): MainThread",
             ]

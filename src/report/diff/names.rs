@@ -16,8 +16,12 @@ use regex::Regex;
 ///   `.lto_priv.0`);
 /// - the pid in a JIT's perf map or dump (`perf-4242.map`, `jitted-4242-17.so`);
 /// - the numbers of a JFR event handler class the JDK generates per run
-///   (`EventHandler1386_1795905053094-20000`).
-const RUN_SPECIFIC: [(&str, &str); 9] = [
+///   (`EventHandler1386_1795905053094-20000`);
+/// - the line in a py-spy frame of its raw (folded) output, `render (work.py:36)`: which line of a
+///   function a run's samples land on shifts with the phase of the run it caught, and a function is
+///   one row as a profile of line frames (py-spy's speedscope files, pprof) is compared by
+///   function: `render (work.py)`.
+const RUN_SPECIFIC: [(&str, &str); 10] = [
     (r"\$\$Lambda(?:\$[0-9]+)?(?:[+/]0x[0-9a-fA-F]+)?(?:\.[0-9]+)?", "$$$$Lambda"),
     (r"^(thread|process) \((?:0x)?[0-9a-fA-F]+\)", "$1 (…)"),
     (r"^process [0-9]+:", "process …:"),
@@ -27,6 +31,7 @@ const RUN_SPECIFIC: [(&str, &str); 9] = [
     (r"perf-[0-9]+\.map", "perf-PID.map"),
     (r"jitted-[0-9]+-[0-9]+\.so", "jitted-PID.so"),
     (r"EventHandler[0-9]+_[0-9]+-[0-9]+", "EventHandler"),
+    (r"^(.+ \([^():;]+\.pyx?):[0-9]+\)$", "$1)"),
 ];
 
 /// Renames the frames of `profile` so that one function of two runs or builds has one name: the

@@ -172,3 +172,18 @@ fn time_of_unknown_sampling_is_inconclusive_with_one_run_and_tested_with_several
     assert_eq!(json["gate"]["flagged"][0], "render");
     assert_eq!(json["gate"]["tests"]["render"]["method"], "spread");
 }
+
+/// `--explain-names` lists each name made comparable and what it became: py-spy's thread ids, each
+/// once however many runs hold it.
+#[test]
+fn explain_names_lists_what_each_name_became() {
+    let runs = runs("pythreads", "speedscope.json", &[1, 2]);
+    let out = proftool().args(["diff", "--explain-names"]).args(&runs).output().unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let listed: Vec<&str> = stderr.lines().filter(|l| l.starts_with("proftool: name: ")).collect();
+    assert!(listed.contains(&"proftool: name: thread (2335): MainThread -> thread (…): MainThread"), "{stderr}");
+    let mut distinct = listed.clone();
+    distinct.dedup();
+    assert_eq!(distinct, listed, "{stderr}");
+    assert!(stderr.contains(&format!("{} frame name(s) made comparable", listed.len())), "{stderr}");
+}

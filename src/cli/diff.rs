@@ -91,6 +91,10 @@ pub struct DiffArgs {
     /// out, so that one function of two runs is one row (docs/gate.md).
     #[arg(long)]
     exact_names: bool,
+    /// List each name made comparable across runs and what it became, on stderr, to see what was
+    /// matched to what.
+    #[arg(long, conflicts_with = "exact_names")]
+    explain_names: bool,
     /// Compare threads and processes by name, as functions; by default they are matched as if
     /// merged, since two runs name theirs apart (a thread id, a pid).
     #[arg(long)]
@@ -164,20 +168,30 @@ impl DiffArgs {
         let opened = every.iter().map(|path| open(spec(path))).collect::<Result<Vec<_>>>()?;
         let mut input_size = 0;
         let mut read = Vec::with_capacity(every.len());
-        let mut renamed = 0;
+        let mut renamed = std::collections::BTreeSet::new();
         for (path, file) in every.iter().zip(opened) {
             let input = read_opened(spec(path), file, &read_options, diag)?;
             input_size += input.size;
             let mut profile = filters.apply(input.profile)?;
             if !self.exact_names {
-                renamed += diff::names_across_runs(&mut profile);
+                renamed.extend(diff::names_across_runs(&mut profile));
             }
             read.push(profile);
         }
-        if renamed > 0 {
+        if !renamed.is_empty() {
+            let (count, hint) = (renamed.len(), if self.explain_names { "" } else { ", --explain-names lists them" });
             diag.warn("diff-names", None, || {
-                format!("{renamed} frame name(s) made comparable across runs: addresses, build hashes, clone, lambda and JIT numbers taken out (--exact-names keeps them)")
+                format!("{count} frame name(s) made comparable across runs: addresses, build hashes, clone, lambda and JIT numbers and py-spy's lines taken out (--exact-names keeps them{hint})")
             });
+        }
+        if self.explain_names {
+            for (name, comparable) in &renamed {
+                super::error::say(format_args!(
+                    "proftool: name: {} -> {}",
+                    name.escape_debug(),
+                    comparable.escape_debug()
+                ));
+            }
         }
         let new_read = read.split_off(base_runs.len());
         let names = [&base_runs, &new_runs].map(|runs| side_label(runs));

@@ -772,7 +772,7 @@ mod tests {
              process 4242:\"python3 app.py\";thread (0x7F3A12345678);Bar$$Lambda/0x0000000800c0b1d8.run 1\n\
              <module> (work.py:70);render (work.py:36);render.<locals>.<genexpr> (work.py:36);f (a (b).py:3) 1\n",
         );
-        assert_eq!(names_across_runs(&mut profile), 14);
+        assert_eq!(names_across_runs(&mut profile).len(), 14);
         let mut names: Vec<String> = profile.frames.iter().map(|(_, f)| f.name.clone()).collect();
         names.sort();
         assert_eq!(

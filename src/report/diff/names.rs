@@ -38,8 +38,8 @@ const RUN_SPECIFIC: [(&str, &str); 10] = [
 /// parts of [`RUN_SPECIFIC`] replaced in each name and module. An unsymbolicated frame of a library
 /// (samply's `0x1a49b` in `libm.so.6`) is an offset in that library, the same in every run of one
 /// build: it keeps its address and is named by its library too (`libm.so.6+0x1a49b`), so that two
-/// such frames stay two rows. Returns how many frames it renamed.
-pub fn names_across_runs(profile: &mut Profile) -> usize {
+/// such frames stay two rows. Returns each frame it renamed: its name before and after.
+pub fn names_across_runs(profile: &mut Profile) -> Vec<(String, String)> {
     static RULES: std::sync::OnceLock<Vec<(Regex, &'static str)>> = std::sync::OnceLock::new();
     // The patterns are constants, each valid.
     let rules =
@@ -55,25 +55,37 @@ pub fn names_across_runs(profile: &mut Profile) -> usize {
         }
         out
     };
-    let mut renamed = 0;
+    let mut renamed = Vec::new();
     crate::model::ops::map_frames(profile, |frame| {
-        if let Some(library) = frame.module.as_deref().filter(|_| is_address(&frame.name)) {
-            renamed += 1;
-            let library = library.rsplit(['/', '\\']).next().unwrap_or(library);
-            return Some(crate::model::Frame { name: format!("{library}+{}", frame.name), ..frame.clone() });
-        }
-        let (name, module) = (rewrite(&frame.name), frame.module.as_deref().and_then(rewrite));
-        if name.is_none() && module.is_none() {
-            return None;
-        }
-        renamed += 1;
-        Some(crate::model::Frame {
-            name: name.unwrap_or_else(|| frame.name.clone()),
-            module: module.or_else(|| frame.module.clone()),
-            ..frame.clone()
-        })
+        let comparable = match frame.module.as_deref().filter(|_| is_address(&frame.name)) {
+            Some(library) => {
+                let library = library.rsplit(['/', '\\']).next().unwrap_or(library);
+                crate::model::Frame { name: format!("{library}+{}", frame.name), ..frame.clone() }
+            }
+            None => {
+                let (name, module) = (rewrite(&frame.name), frame.module.as_deref().and_then(rewrite));
+                if name.is_none() && module.is_none() {
+                    return None;
+                }
+                crate::model::Frame {
+                    name: name.unwrap_or_else(|| frame.name.clone()),
+                    module: module.or_else(|| frame.module.clone()),
+                    ..frame.clone()
+                }
+            }
+        };
+        renamed.push((shown(frame), shown(&comparable)));
+        Some(comparable)
     });
     renamed
+}
+
+/// A frame's name, and its module where it has one: `0x1a49b in libm.so.6`.
+fn shown(frame: &crate::model::Frame) -> String {
+    match &frame.module {
+        Some(module) => format!("{} in {module}", frame.name),
+        None => frame.name.clone(),
+    }
 }
 
 /// Whether `name` is a bare address, `0x1a49b`.

@@ -300,6 +300,13 @@ impl Profile {
         Ok(())
     }
 
+    /// Says how metric `metric`'s values came to be, where a reader learns it only from them.
+    pub(crate) fn set_sampling(&mut self, metric: usize, sampling: super::metric::Sampling) {
+        if let Some(metric) = self.metrics.get_mut(metric) {
+            metric.sampling = sampling;
+        }
+    }
+
     /// Drops every metric whose index `keep` rejects, with its column.
     pub(crate) fn retain_metrics(&mut self, keep: &[bool]) {
         // The chosen metric keeps its place among those kept, or is no longer chosen.

@@ -242,7 +242,12 @@ impl<'m, 'd> Reader<'m, 'd> {
         }
         self.meta(&mut profile)?;
         let stacks = self.locations(&mut profile)?;
-        self.samples(&mut profile, (&stacks, n_samples), &columns, &options.formats.get::<super::Options>().tags)?;
+        let tags = &options.formats.get::<super::Options>().tags;
+        let contentions = self.samples(&mut profile, (&stacks, n_samples), &columns, tags)?;
+        if let Some(per) = contentions.filter(|&divisor| divisor > 1) {
+            let sampling = sampling_of(profile.metrics(), self.period()?, Some(per));
+            sampling.into_iter().enumerate().for_each(|(metric, sampling)| profile.set_sampling(metric, sampling));
+        }
         Ok(profile)
     }
 
@@ -295,23 +300,9 @@ impl<'m, 'd> Reader<'m, 'd> {
             first_of_kind
         });
         let (mut metrics, columns): (Vec<Metric>, Vec<Column>) = metrics.into_iter().unzip();
-        let contention_scale = self.contention_scale(&metrics, &columns);
-        let sampling = sampling_of(&metrics, self.period()?, contention_scale);
+        let sampling = sampling_of(&metrics, self.period()?, None);
         metrics.iter_mut().zip(sampling).for_each(|(metric, sampling)| metric.sampling = sampling);
         Ok(Metrics { metrics, columns, default })
-    }
-
-    /// What each recorded event counts for in Go's block and mutex profiles (a `contentions` count):
-    /// Go multiplies each event it records by the profile's rate (`SetMutexProfileFraction`) and
-    /// does not write the rate. The greatest common divisor of the counts is the largest rate they
-    /// agree with: the noisiest reading of them, which the gate can trust (counts 50 and 50 of a
-    /// fraction of 5 are read as one event each of 50). `None` for other profiles, or a divisor of 1.
-    fn contention_scale(&self, metrics: &[Metric], columns: &[Column]) -> Option<u64> {
-        let column =
-            metrics.iter().zip(columns).find(|(m, _)| m.name == CONTENTIONS && m.kind == MetricKind::Events)?.1;
-        let values = self.message.sample.iter().filter_map(|s| s.value.get(column.index)?.checked_abs());
-        let divisor = values.filter(|&v| v > 0).fold(0u64, |g, v| gcd(g, v as u64));
-        (divisor > 1).then_some(divisor)
     }
 
     /// The profile's `period_type` (its type and unit) and `period`, where it has one.
@@ -461,13 +452,23 @@ impl<'m, 'd> Reader<'m, 'd> {
     }
 
     /// Adds every sample's values to the node of its stack (under its tags' values, for `--tag`).
+    ///
+    /// Returns what each recorded event counts for in Go's block and mutex profiles (a
+    /// `contentions` count): Go multiplies each event it records by the profile's rate
+    /// (`SetMutexProfileFraction`) and does not write the rate. The greatest common divisor of the
+    /// counts is the largest rate they agree with: the noisiest reading of them, which the gate can
+    /// trust (counts 50 and 50 of a fraction of 5 are read as one event each of 50).
     fn samples(
         &mut self,
         profile: &mut Profile,
         (stacks, n_samples): (&Stacks, usize),
         columns: &[Column],
         tags: &[String],
-    ) -> Result<(), ParseError> {
+    ) -> Result<Option<u64>, ParseError> {
+        let contentions = (profile.metrics().iter().zip(columns))
+            .find(|(m, _)| m.name == CONTENTIONS && m.kind == MetricKind::Events)
+            .map(|(_, column)| column.index);
+        let mut divisor = 0;
         let mut tree = StackTree::default();
         // Room for a node per sample to start with: a profile written from a tree has one sample per node.
         tree.reserve(&mut profile.tree, n_samples);
@@ -511,6 +512,9 @@ impl<'m, 'd> Reader<'m, 'd> {
             if sample.value.iter().any(|&v| v < 0) {
                 touched.insert(node);
             }
+            if let Some(column) = contentions {
+                divisor = gcd(divisor, sample.value[column].unsigned_abs());
+            }
         }
         self.clamp_negative(profile, touched);
         if !dropped_labels.is_empty() {
@@ -519,7 +523,7 @@ impl<'m, 'd> Reader<'m, 'd> {
                 format!("sample labels dropped: {} (--tag KEY makes a label's values root frames)", keys.join(", "))
             });
         }
-        Ok(())
+        Ok(contentions.map(|_| divisor))
     }
 
     /// Fills `path` with the frames of `sample` (number `i`, at `at`), root first: its tags' values
@@ -656,6 +660,31 @@ mod tests {
 
     fn read_bytes(bytes: &[u8], options: &ReadOptions) -> Result<Profile, ParseError> {
         read(&mut &bytes[..], options, &mut Diagnostics::default())
+    }
+
+    /// A mutex profile of two samples of 65 and 80 contentions (a fraction of 5): each recorded
+    /// event weighs 5, and the delay weighs those events; one of 7 and 9 is of events of 1.
+    #[test]
+    fn a_mutex_profile_s_contentions_are_read_as_events_of_their_rate() {
+        let profile = |counts: [i64; 2]| {
+            let strings = ["", "contentions", "count", "delay", "nanoseconds"].map(String::from).to_vec();
+            let value_type = |r#type, unit| proto::ValueType { r#type, unit };
+            let sample = |count| proto::Sample { value: vec![count, 1000], ..Default::default() };
+            let message = proto::Profile {
+                sample_type: vec![value_type(1, 2), value_type(3, 4)],
+                sample: counts.map(sample).to_vec(),
+                period_type: Some(value_type(1, 2)),
+                period: 1,
+                string_table: strings,
+                ..Default::default()
+            };
+            let profile = read_bytes(&message.encode_to_vec(), &ReadOptions::default()).unwrap();
+            profile.metrics().iter().map(|m| m.sampling.clone()).collect::<Vec<_>>()
+        };
+        let of_five =
+            [Sampling::Sampled { of: None, per: 5 }, Sampling::Sampled { of: Some(CONTENTIONS.into()), per: 5 }];
+        assert_eq!(profile([65, 80]), of_five);
+        assert_eq!(profile([7, 9]), [Sampling::counts(), Sampling::weights_of(CONTENTIONS)]);
     }
 
     #[test]

@@ -561,3 +561,38 @@ fn help_shows_examples() {
     proftool().arg("--help").assert().success().stdout(predicate::str::contains("Examples:"));
     proftool().args(["convert", "--help"]).assert().success().stdout(predicate::str::contains("--interval"));
 }
+
+/// `view` writes its page into a new folder of the temporary folder that only the user can open,
+/// under a random name: a link another user plants at a name they can guess (the old
+/// `proftool-view/` folder, a victim's file behind it) is never written through, and two views are
+/// two folders.
+#[cfg(unix)]
+#[test]
+fn view_writes_its_page_into_a_private_folder_of_its_own() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = temp();
+    let victim = tmp.path().join("victim.txt");
+    std::fs::write(&victim, "mine\n").unwrap();
+    let planted = tmp.path().join("proftool-view");
+    std::fs::create_dir(&planted).unwrap();
+    std::os::unix::fs::symlink(&victim, planted.join("edge.perf.html")).unwrap();
+    let page = |_| {
+        let out = proftool()
+            .env("TMPDIR", tmp.path())
+            .args(["view", "--no-open", "-q"])
+            .arg(fixture("perf/edge.perf"))
+            .assert()
+            .success();
+        std::path::PathBuf::from(String::from_utf8(out.get_output().stdout.clone()).unwrap().trim())
+    };
+    let pages = [page(1), page(2)];
+    for page in &pages {
+        let folder = page.parent().unwrap();
+        assert_eq!(folder.parent().unwrap(), tmp.path(), "{}", page.display());
+        assert!(folder.file_name().unwrap().to_str().unwrap().starts_with("proftool-view-"), "{}", page.display());
+        assert_eq!(std::fs::metadata(folder).unwrap().permissions().mode() & 0o777, 0o700);
+        assert!(std::fs::read_to_string(page).unwrap().starts_with("<!doctype html>"));
+    }
+    assert_ne!(pages[0].parent(), pages[1].parent());
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "mine\n");
+}

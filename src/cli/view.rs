@@ -19,8 +19,8 @@ pub struct ViewArgs {
     /// Input file, or - for standard input (gzip-compressed or not).
     #[arg(value_name = "IN")]
     input: PathBuf,
-    /// Where to write the page (default: a file named after the input in a folder proftool-view of
-    /// the system's temporary folder, replaced by the next view of the same name).
+    /// Where to write the page (default: a file named after the input in a new private folder
+    /// proftool-view-XXXXXX of the system's temporary folder).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Write the page and print its path, but open no browser.
@@ -50,10 +50,20 @@ impl ViewArgs {
     }
 }
 
-/// `proftool-view/STEM.html` in the system's temporary folder, the folder made where missing.
+/// `STEM.html` in a new folder of the system's temporary folder, `proftool-view-XXXXXX`: made with
+/// a random name that must not exist yet and that only the user can open (mode 700, as `mktemp -d`
+/// makes it), so that no other user of a shared temporary folder can plant a link there that the
+/// page would be written through. It stays after the run, for the browser to open.
 fn temporary_page(input: &Path) -> Result<PathBuf> {
-    let folder = std::env::temp_dir().join("proftool-view");
-    std::fs::create_dir_all(&folder).with_context(|| format!("{}: cannot create", folder.display()))?;
+    let temp = std::env::temp_dir();
+    let mut folder = tempfile::Builder::new();
+    folder.prefix("proftool-view-");
+    #[cfg(unix)]
+    folder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700));
+    let folder = folder
+        .tempdir_in(&temp)
+        .with_context(|| format!("{}: cannot create a folder for the page", temp.display()))?
+        .keep();
     let stem = match input.file_name().and_then(|n| n.to_str()) {
         Some(name) if input != Path::new("-") => name.to_string(),
         _ => "stdin".to_string(),

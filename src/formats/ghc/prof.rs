@@ -761,6 +761,11 @@ mod tests {
             Some((23, Duration::from_millis(1)))
         );
         assert_eq!(parse_total_time(" =  1.00 secs   (50 ticks @ 20 ms)"), Some((50, Duration::from_millis(20))));
+        // A run on several capabilities (`+RTS -N4`): the processors are no part of the interval.
+        assert_eq!(
+            parse_total_time("  =        0.41 secs   (412 ticks @ 1000 us, 4 processors)"),
+            Some((412, Duration::from_millis(1)))
+        );
         assert_eq!(parse_total_alloc(" =  59,542,424 bytes  (excludes profiling overheads)"), Some(59_542_424));
     }
 

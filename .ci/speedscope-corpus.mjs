@@ -1,4 +1,5 @@
-// speedscope's own sample corpus (fixtures/corpus/speedscope-samples/): every file of a format
+// speedscope's own sample corpus (../shared/corpus/speedscope-samples/ beside the checkout, not in
+// the repository: it is speedscope's): every file of a format
 // proftool reads, converted to speedscope by proftool, must import in speedscope with the total
 // speedscope's importers give the original, for each kind of weight (time, bytes, counts): the
 // weight of its call trees. Where

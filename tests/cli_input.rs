@@ -198,10 +198,10 @@ fn text_written_on_windows_is_detected_and_read_in_every_text_format() {
     let fixtures = [
         "lispworks/processes.tree",
         "folded/basic.folded",
-        "dyalog-csv/v1.37-tree.csv",
-        "dyalog-xml/v1.37-tree.xml",
+        "dyalog-csv/v1.37-stats-tree.csv",
+        "dyalog-xml/v1.37-stats-tree.xml",
         "ghc-px/notes-example.px",
-        "ghc-prof/inferno-ticks.prof",
+        "ghc-prof/work-ticks.prof",
         "ghc-json/undeclared-deep.json",
         "speedscope/py-spy.speedscope.json",
     ];
@@ -279,7 +279,8 @@ fn help_names_every_exit_code_and_help_has_its_own_help() {
 fn a_ghc_report_or_dyalog_csv_without_its_last_line_break_is_said_to_be_cut_short() {
     // Both writers end every line: the same file without its last byte (the line break) warns.
     let dir = tempfile::tempdir().unwrap();
-    for (fixture_path, line) in [("ghc-prof/inferno-ticks.prof", "line 321"), ("dyalog-csv/v1.37-tree.csv", "line 14")]
+    for (fixture_path, line) in
+        [("ghc-prof/work-ticks.prof", "line 57"), ("dyalog-csv/v1.37-stats-tree.csv", "line 12")]
     {
         let whole = std::fs::read(crate::support::binary::fixture(fixture_path)).unwrap();
         let cut = dir.path().join(fixture_path.rsplit('/').next().unwrap());

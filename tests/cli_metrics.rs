@@ -170,17 +170,14 @@ fn a_go_cpu_profiles_samples_stand_for_its_cpu_time_in_one_count_targets() {
     assert_eq!(total, 77);
 }
 
-/// A file of the corpus of real profiles copied into `fixtures/corpus/` (see its `SOURCES.md`).
-fn corpus(rel: &str) -> std::path::PathBuf {
-    crate::support::fixtures_dir().join("corpus").join(rel)
-}
-
 #[test]
 fn a_ghc_time_report_and_a_ticks_report_compare_and_merge_as_time() {
-    // -p gives time (20 ms), -P ticks (23 at its 1 ms interval), -pj ticks (798 at 1 ms).
-    let (percent, ticks) = (corpus("ghc-prof/inferno-percent.prof"), corpus("ghc-prof/inferno-ticks.prof"));
+    // GHC's reports of one program (fixtures/ghc-prof, make-fixtures.sh): -p gives time (its
+    // header's 51 ms, the rows' percentages of it added up), -P ticks (58 at its 1 ms interval),
+    // -pj ticks (102 at 1 ms).
+    let (percent, ticks) = (fixture("ghc-prof/work-percent.prof"), fixture("ghc-prof/work-ticks.prof"));
     for metric in [None, Some("time"), Some("ticks")] {
-        // Two different programs' profiles: no gate (--no-stats, no --threshold).
+        // Two runs of one program: no gate (--no-stats, no --threshold).
         let out = proftool()
             .args(["diff", "--no-stats"])
             .args(metric.map(|m| ["--metric", m]).iter().flatten())
@@ -192,7 +189,7 @@ fn a_ghc_time_report_and_a_ticks_report_compare_and_merge_as_time() {
         let text = String::from_utf8(out.stdout).unwrap();
         let stderr = String::from_utf8(out.stderr).unwrap();
         assert!(
-            text.contains("time (time), total 20 ms") && text.contains("time (time), total 23 ms"),
+            text.contains("work-percent.prof: time (time), total 51") && text.contains("time (time), total 58 ms"),
             "{metric:?}: {text}"
         );
         assert!(stderr.contains("NEW's ticks (ticks) taken as time in ms at an interval of 1ms"), "{stderr}");
@@ -204,13 +201,14 @@ fn a_ghc_time_report_and_a_ticks_report_compare_and_merge_as_time() {
         .arg(&merged)
         .arg(&percent)
         .arg(&ticks)
-        .arg(corpus("ghc-json/speedscope-haskell-simple.prof.json"))
+        .arg(fixture("ghc-json/work.prof.json"))
         .assert()
         .success()
         .stderr(predicate::str::contains(
             "ticks (ticks) taken as time in ms at an interval of 1ms, as the merged time",
         ));
-    assert!(info(&merged).contains("metric     time (time, ms, additive): total 841\n"), "{}", info(&merged));
+    // 51 + 58 + 102 ms.
+    assert!(info(&merged).contains("metric     time (time, ms, additive): total 211\n"), "{}", info(&merged));
 }
 
 #[test]
@@ -325,35 +323,36 @@ fn a_missing_new_stops_the_diff_before_base_is_read() {
 }
 
 /// `data` totals the metric the report is of, in its own unit: the file's header says
-/// `(23 ticks @ 1000 us, 1 processor)`, and its bytes column is no reason to print `23 B`.
+/// `(58 ticks @ 1000 us, 1 processor)`, and its bytes column is no reason to print `58 B`.
 #[test]
 fn data_totals_ticks_as_ticks_beside_a_bytes_column() {
-    let out = proftool().args(["data", "-q"]).arg(fixture("ghc-prof/inferno-ticks.prof")).output().unwrap();
+    let out = proftool().args(["data", "-q"]).arg(fixture("ghc-prof/work-ticks.prof")).output().unwrap();
     let out = String::from_utf8(out.stdout).unwrap();
-    assert!(out.starts_with("Total: 23 ticks\n"), "{out}");
+    assert!(out.starts_with("Total: 58 ticks\n"), "{out}");
     assert!(out.lines().nth(2).is_some_and(|l| l.contains("inc ticks") && l.contains("inc MiB")), "{out}");
 }
 
 /// Issue 34 §14: `--unit ms` shows a ticks profile in milliseconds where its header states the
-/// interval: inferno-ticks.prof says `(23 ticks @ 1000 us, 1 processor)`, so by hand its 23 ticks
-/// are 23 ms (23,000 us; 0.023 s, to three significant digits the header's own `0.02 secs`), and
-/// `main`'s individual 7 ticks, 7 ms. Without --unit ticks stay ticks; bytes never turn into time.
+/// interval: work-ticks.prof says `(58 ticks @ 1000 us, 1 processor)`, so by hand its 58 ticks
+/// are 58 ms (58,000 us; 0.058 s, shown as the header's own `0.06 secs`), and `tally`'s individual
+/// 8 ticks (13.8 % of 58) 8 ms, its inherited 11 (19.0 %) 11 ms. Without --unit ticks stay ticks;
+/// bytes never turn into time.
 #[test]
 fn unit_ms_shows_ticks_at_the_stated_interval() {
-    let prof = fixture("ghc-prof/inferno-ticks.prof");
+    let prof = fixture("ghc-prof/work-ticks.prof");
     let summary = |extra: &[&str]| {
         let out = proftool().args(["summary", "-q", "--wide"]).args(extra).arg(&prof).assert().success();
         String::from_utf8(out.get_output().stdout.clone()).unwrap()
     };
     let in_ms = summary(&["--unit", "ms"]);
-    assert!(in_ms.starts_with("Total: 23 ms\n"), "{in_ms}");
+    assert!(in_ms.starts_with("Total: 58 ms\n"), "{in_ms}");
     let heading: Vec<&str> = in_ms.lines().nth(2).unwrap().split_whitespace().collect();
     assert_eq!(heading, ["name", "self", "ms", "self", "%", "total", "ms", "total", "%", "calls"]);
-    let main: Vec<&str> = in_ms.lines().find(|l| l.starts_with("Main.main ")).unwrap().split_whitespace().collect();
-    assert_eq!(main[..5], ["Main.main", "7", "30.4", "23", "100.0"]);
-    assert!(summary(&["--unit", "us"]).starts_with("Total: 23000 us\n"));
-    assert!(summary(&["--unit", "s"]).starts_with("Total: 0.02 s\n"));
-    assert!(summary(&[]).starts_with("Total: 23 ticks\n"));
+    let tally: Vec<&str> = in_ms.lines().find(|l| l.starts_with("Main.tally ")).unwrap().split_whitespace().collect();
+    assert_eq!(tally[..5], ["Main.tally", "8", "13.8", "11", "19.0"]);
+    assert!(summary(&["--unit", "us"]).starts_with("Total: 58000 us\n"));
+    assert!(summary(&["--unit", "s"]).starts_with("Total: 0.06 s\n"));
+    assert!(summary(&[]).starts_with("Total: 58 ticks\n"));
     let out = proftool().args(["summary", "--metric", "alloc", "--unit", "ms"]).arg(&prof).assert().code(1);
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(stderr.contains("--unit ms: alloc is in bytes"), "{stderr}");

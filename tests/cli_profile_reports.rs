@@ -335,14 +335,14 @@ fn every_command_states_one_total() {
         "lispworks/processes.tree",
         "folded/basic.folded",
         "pprof/cpu.pb.gz",
-        "ghc-prof/inferno-ticks.prof",
+        "ghc-prof/work-ticks.prof",
         "ghc-px/notes-example.px",
-        "ghc-json/speedscope-haskell-simple.prof.json",
+        "ghc-json/work.prof.json",
         "br/timed.br",
         "sampler/two-threads.sampler",
         "speedscope/evented.speedscope.json",
-        "dyalog-xml/v1.37-tree.xml",
-        "dyalog-csv/v1.37-summary.csv",
+        "dyalog-xml/v1.37-stats-tree.xml",
+        "dyalog-csv/v1.37-stats-summary.csv",
     ];
     for rel in fixtures {
         let input = path(rel);

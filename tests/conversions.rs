@@ -251,7 +251,7 @@ fn conversions_name_what_they_lose() {
 fn what_a_target_merely_lacks_shares_one_line_and_lost_numbers_keep_theirs() {
     // A GHC -pj profile to folded: title, timestamp, interval, the per-node entries and where functions
     // are defined share one line; the allocation folded cannot hold has its own.
-    let (_, err) = run_bytes(&["convert", "--to", "folded"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    let (_, err) = run_bytes(&["convert", "--to", "folded"], &fixture("ghc-json/work.prof.json"));
     let lines: Vec<&str> = err.lines().collect();
     assert_eq!(
         lines,
@@ -261,15 +261,13 @@ fn what_a_target_merely_lacks_shares_one_line_and_lost_numbers_keep_theirs() {
         ],
         "{err}"
     );
-    let (_, verbose) =
-        run_bytes(&["convert", "-v", "--to", "folded"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    let (_, verbose) = run_bytes(&["convert", "-v", "--to", "folded"], &fixture("ghc-json/work.prof.json"));
     assert_eq!(verbose.lines().count(), 6, "{verbose}");
 }
 
 #[test]
 fn targets_without_source_locations_name_their_drop() {
-    let (_, err) =
-        run_bytes(&["convert", "-v", "--to", "folded"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    let (_, err) = run_bytes(&["convert", "-v", "--to", "folded"], &fixture("ghc-json/work.prof.json"));
     assert!(err.contains("folded has no place for per-frame facts defined-at: dropped"), "{err}");
 }
 

@@ -5,6 +5,7 @@
 //! written as a flame chart of time.
 
 use crate::support::binary::{fixture, info, proftool, run, run_stdin, stacks};
+use crate::support::shared_corpus;
 use std::collections::BTreeMap;
 
 /// The time (µs) under each thread root of `fixture_path`, by the root's name.
@@ -23,14 +24,87 @@ fn map(stacks: &[(&str, i64)]) -> BTreeMap<String, i64> {
     stacks.iter().map(|&(s, w)| (s.to_string(), w)).collect()
 }
 
-/// speedscope's own trace-event test files (its corpus, `fixtures/chrome-trace/speedscope/`): the
-/// stacks and µs speedscope's importer builds from each (the args it appends to a name left out),
-/// which proftool's reader follows where the events contradict each other: an `X` enclosing `B`/`E`
-/// pairs, an `X` that ends after its parent (its end ignored), ends whose names or args do not
-/// match, events that keep their file order at one timestamp, more ends than begins, slices of no
-/// length, ends before their begins in the file.
+/// Hand-written traces (`fixtures/chrome-trace/cases/`) of the cases speedscope's own trace-event
+/// test files pin down: the stacks and µs speedscope 1.25.0's importer builds from each (the args
+/// it appends to a name left out), worked out by hand too, which proftool's reader follows where
+/// the events contradict each other: an `X` on the span of a `B`/`E` pair, an `X` that ends after
+/// its parent (the parent's end ignored), ends whose names or args do not match the innermost,
+/// events that keep their file order at one timestamp, more ends than begins, slices of no
+/// length, ends before their begins in the file, and Hermes' sampling form.
 #[test]
 fn trace_events_nest_as_speedscope_nests_them() {
+    let cases: &[(&str, &[(&str, i64)])] = &[
+        // A B/E pair and an X of one span: the pair encloses the X, whichever comes first; an X
+        // within a pair's span nests in it.
+        (
+            "x-and-b-e-on-one-span.json",
+            &[
+                ("lex;scan", 3),
+                ("load;read", 4),
+                ("plan", 1),
+                ("plan;emit", 2),
+                ("send", 2),
+                ("send;pack", 1),
+                ("store", 2),
+                ("store;hash", 1),
+                ("walk", 2),
+                ("walk;visit", 1),
+            ],
+        ),
+        // inner (3 to 12) outlasts outer (0 to 8): outer's end is ignored.
+        ("x-ending-after-its-parent.json", &[("outer", 3), ("outer;inner", 9)]),
+        // Begins at one timestamp nest in file order, ends close the innermost.
+        ("one-timestamp-keeps-file-order.json", &[("idle", 3), ("main", 3), ("main;run", 2), ("main;run;step", 4)]),
+        // layout and paint begin at 2 and end at 4, layout's end first: matched by name.
+        ("ends-at-one-timestamp-matched-by-name.json", &[("frame", 6), ("frame;layout;paint", 2)]),
+        // Slices of one name begun at one timestamp, told apart by their args.
+        (
+            "one-name-nested-at-one-timestamp.json",
+            &[("anon", 3), ("anon;anon;anon", 3), ("anon;anon;handler;anon", 3)],
+        ),
+        // request's end at 12 while parse is open is ignored; both close at the last event, 14.
+        ("end-of-an-outer-slice.json", &[("request", 2), ("request;parse", 10), ("request;parse;log", 2)]),
+        // Ends of slices never begun (other, more) are ignored.
+        ("more-ends-than-begins.json", &[("outer", 3), ("outer;inner", 13)]),
+        // X slices ending together: the longer (or, at one length, the first) encloses the other.
+        (
+            "x-slices-ending-together.json",
+            &[("task", 19), ("task;open", 3), ("task;open;stat", 2), ("task;stat", 2), ("task;stat;open", 4)],
+        ),
+        // An end of another name is ignored, its time too: the begin closes at its own time.
+        ("end-of-another-name.json", &[]),
+        // Slices of no length (B and E of one name at one time, an X of dur 0, one whose E comes
+        // before its B in the file) hold no time: main holds all 12 µs.
+        ("slices-of-no-length.json", &[("main", 12)]),
+        // Ends that come before their begins in the file: outer's end at 11 names another slice
+        // than the innermost (inner, 3 to 12) and is ignored; outer closes at the last end, 12.
+        ("ends-before-begins-in-the-file.json", &[("outer", 3), ("outer;inner", 9)]),
+        // The sampling form (Hermes): each sample weighs the time to the next of its thread, the
+        // last of each thread none.
+        (
+            "hermes-samples.json",
+            &[
+                ("[root thread 2]", 6000),
+                ("[root thread 2];decode", 5000),
+                ("[root]", 4000),
+                ("[root];[GC Young Gen]", 3000),
+                ("[root];render(http://localhost:8081/index.bundle?platform=ios&dev=false:12:5)", 5000),
+                (
+                    "[root];render(http://localhost:8081/index.bundle?platform=ios&dev=false:12:5);layout(http://localhost:8081/index.bundle?platform=ios&dev=false:40:3)",
+                    3000,
+                ),
+            ],
+        ),
+    ];
+    for (file, expected) in cases {
+        assert_eq!(stacks(&format!("chrome-trace/cases/{file}"), true), map(expected), "{file}");
+    }
+}
+
+/// speedscope's own trace-event test files, where ../shared/corpus is there: the stacks its
+/// importer builds from each.
+#[test]
+fn speedscopes_trace_events_nest_as_it_nests_them() {
     let cases: &[(&str, &[(&str, i64)])] = &[
         (
             "bex-interaction.json",
@@ -60,15 +134,9 @@ fn trace_events_nest_as_speedscope_nests_them() {
             "x-events-matching-end.json",
             &[("alpha", 12), ("alpha;beta", 2), ("alpha;beta;gamma", 2), ("alpha;gamma", 2), ("alpha;gamma;beta", 2)],
         ),
-        // An end of another name is ignored, its time too: the begin closes at its own time.
         ("mismatched-name.json", &[]),
-        // Slices of no length (B and E of one name at one time, an X of dur 0, one whose E comes
-        // before its B in the file) hold no time: A holds all 10 µs.
         ("zero-duration-events.json", &[("A", 10)]),
-        // Ends that come before their begins in the file: alpha's end at 9 names another slice
-        // than the innermost (beta, 1 to 10) and is ignored; alpha closes at the last end, 10.
         ("out-of-order-unbalanced-name.json", &[("alpha", 1), ("alpha;beta", 9)]),
-        // The sampling form (Hermes): each sample weighs the time to the next of its thread.
         (
             "multi-thread-with-samples.json",
             &[
@@ -81,7 +149,8 @@ fn trace_events_nest_as_speedscope_nests_them() {
         ),
     ];
     for (file, expected) in cases {
-        assert_eq!(stacks(&format!("chrome-trace/speedscope/{file}"), true), map(expected), "{file}");
+        let Some(path) = shared_corpus(&format!("speedscope-samples/trace-event/{file}")) else { return };
+        assert_eq!(stacks(path.to_str().unwrap(), true), map(expected), "{file}");
     }
 }
 
@@ -90,19 +159,42 @@ fn trace_events_nest_as_speedscope_nests_them() {
 /// (its `endTime` − `startTime`), the task slices beside them not added in.
 #[test]
 fn recordings_read_their_cpu_profiles_with_speedscope_totals() {
-    // Chrome 66: two `CpuProfile` events of two threads, no ids (once "expected a unique id per
-    // node"); speedscope: CrRendererMain 1,081,562 µs, DedicatedWorker thread 873,502 µs.
-    let totals = thread_totals("chrome-trace/speedscope/chrome66-worker.json");
-    let expected = [("CrRendererMain", 1_081_562), ("DedicatedWorker thread", 873_502)];
+    // Chrome 66's layout, written by hand: two `CpuProfile` events of two threads, no ids (once
+    // "expected a unique id per node"); speedscope and by hand: CrRendererMain 12,000 µs, the
+    // DedicatedWorker thread 8,500 µs, each its profile's endTime − startTime.
+    let totals = thread_totals("chrome-trace/cases/cpuprofile-events-of-two-threads.json");
+    let expected = [("CrRendererMain", 12_000), ("DedicatedWorker thread", 8_500)];
     assert_eq!(totals, expected.iter().map(|&(t, w)| (t.to_string(), w)).collect());
-    // Chrome 141: chunks without args.data (once an error), skipped; speedscope: 371,739 µs.
-    let (info, err) = info("chrome-trace/speedscope/chrome141-no-arg-data.json");
-    assert!(info.contains("metric     time (time, us, additive): total 371739\n"), "{info}");
+    // Chrome 141's, by hand: two chunks without args.data (once an error), skipped, a node whose
+    // parent the file lacks (a root) and a sample of a node it lacks (the time of the sample
+    // before); speedscope and by hand: 10,000 µs, the chunks' timeDeltas (no endTime: the last
+    // sample weighs nothing).
+    let (info, err) = info("chrome-trace/cases/chunks-without-data.json");
+    assert!(info.contains("metric     time (time, us, additive): total 10000\n"), "{info}");
     assert!(err.contains("profile events without args.data carry no samples and are skipped"), "{err}");
+    let expected = [("(program)", 3000), ("main", 1000), ("main;tick", 2000), ("render", 1500), ("render;draw", 2500)];
+    assert_eq!(stacks("chrome-trace/cases/chunks-without-data.json", true), map(&expected));
     // Node 20: two profiles of one thread, both read (once the first alone, warned); speedscope
     // reads them as two profiles of 111,935 and 105,037 µs: 216,972.
     let totals = thread_totals("chrome-trace/node-profile.json");
     assert_eq!(totals, [("JavaScriptMainThread".to_string(), 216_972)].into_iter().collect());
+}
+
+/// speedscope's own Chrome recordings, where ../shared/corpus is there: Chrome 66's two
+/// `CpuProfile` events (speedscope: CrRendererMain 1,081,562 µs, DedicatedWorker thread
+/// 873,502 µs) and Chrome 141's chunks without args.data (371,739 µs).
+#[test]
+fn speedscopes_recordings_read_with_its_totals() {
+    if let Some(path) = shared_corpus("speedscope-samples/Chrome/66/worker.json") {
+        let totals = thread_totals(path.to_str().unwrap());
+        let expected = [("CrRendererMain", 1_081_562), ("DedicatedWorker thread", 873_502)];
+        assert_eq!(totals, expected.iter().map(|&(t, w)| (t.to_string(), w)).collect());
+    }
+    if let Some(path) = shared_corpus("speedscope-samples/Chrome/141/no-arg-data.json") {
+        let (info, err) = info(path.to_str().unwrap());
+        assert!(info.contains("metric     time (time, us, additive): total 371739\n"), "{info}");
+        assert!(err.contains("profile events without args.data carry no samples and are skipped"), "{err}");
+    }
 }
 
 /// Chromium's own JSON trace: two renderer processes each number their profile `0x1`. Each is read

@@ -2,6 +2,7 @@
 //! `--max-samples` before the memory is taken (heap profiles are told apart in heapprofile.rs).
 
 use crate::support::binary::{files_in, info, proftool, stacks, temp};
+use crate::support::shared_corpus;
 
 #[test]
 fn a_cpuprofile_of_more_samples_than_max_samples_is_refused_before_it_takes_the_memory() {
@@ -22,23 +23,41 @@ fn a_cpuprofile_of_more_samples_than_max_samples_is_refused_before_it_takes_the_
 /// the last's.
 #[test]
 fn a_cpuprofile_weighs_its_span() {
-    for (file, total) in [
-        // speedscope 47,892 µs (proftool 36,317 before: the 11,575 µs before the first sample and
-        // the 1,972 µs after the last went to no sample).
-        ("cpuprofile/speedscope/chrome65-simple.cpuprofile", 47_892),
-        // speedscope 209,457 µs (proftool 196,314 before, as VS Code weighs it).
-        ("cpuprofile/work.cpuprofile", 209_457),
-        // The old format (node 10: a `head` tree, `startTime` in whole seconds, 30 `timestamps`
-        // for 29 samples): the last timestamp less the first, 163,140,645,206 − 163,140,599,286 µs.
-        ("cpuprofile/speedscope/node10-old-format.cpuprofile", 45_920),
-    ] {
-        let (info, _) = info(file);
+    // speedscope 209,457 µs (proftool 196,314 before, as VS Code weighs it).
+    let (text, _) = info("cpuprofile/work.cpuprofile");
+    assert!(text.contains("metric     time (time, us, additive): total 209457\n"), "{text}");
+    // The old format (node 10: a `head` tree, `startTime` in whole seconds, 20 `timestamps` for 19
+    // samples), written by hand: the last timestamp less the first, 41,075,136,550 − 41,075,118,000
+    // µs, as DevTools reads it (speedscope adds the 118,000 µs from the whole-second startTime).
+    let (text, _) = info("cpuprofile/node10-old-format.cpuprofile");
+    assert!(text.contains("metric     time (time, us, additive): total 18550\n"), "{text}");
+    // Its tree, as its nodes nest: each sample weighs the time to the next timestamp (by hand from
+    // the file: draw's 8 samples 8,200 µs, parse's 6 6,050, main's 2 (the last to the closing
+    // timestamp) 2,050, the garbage collector's 2 1,350, (program)'s one 900).
+    let stacks = stacks("cpuprofile/node10-old-format.cpuprofile", false);
+    let expected = [
+        ("(anonymous main.js:1);main", 2_050),
+        ("(anonymous main.js:1);main;parse", 6_050),
+        ("(anonymous main.js:1);main;render;draw", 8_200),
+        ("(garbage collector)", 1_350),
+        ("(program)", 900),
+    ];
+    assert_eq!(stacks, expected.iter().map(|&(s, w)| (s.to_string(), w)).collect());
+}
+
+/// speedscope's own `.cpuprofile` samples, where ../shared/corpus is there: Chrome 65's (47,892 µs
+/// as speedscope totals it, 11,575 µs of them before the first sample) and node 10's old format
+/// (45,920 µs from its first timestamp to its last; its tree: d under b 14 samples, d under c 14,
+/// the (anonymous) root 1 and the closing timestamp).
+#[test]
+fn speedscopes_cpuprofiles_weigh_their_span() {
+    for (file, total) in [("Chrome/65/simple.cpuprofile", 47_892), ("node/10.11.0/example.cpuprofile", 45_920)] {
+        let Some(path) = shared_corpus(&format!("speedscope-samples/{file}")) else { return };
+        let (info, _) = info(path.to_str().unwrap());
         assert!(info.contains(&format!("metric     time (time, us, additive): total {total}\n")), "{file}: {info}");
     }
-    // The old format's tree, as its nodes nest: the samples' times of the file (by hand from its
-    // timestamps: d under b 14 samples, d under c 14, the (anonymous) root 1 and the closing
-    // timestamp).
-    let stacks = stacks("cpuprofile/speedscope/node10-old-format.cpuprofile", false);
+    let Some(old) = shared_corpus("speedscope-samples/node/10.11.0/example.cpuprofile") else { return };
+    let stacks = stacks(old.to_str().unwrap(), false);
     assert_eq!(stacks.keys().collect::<Vec<_>>(), ["(anonymous)", "(anonymous);a;b;d", "(anonymous);a;c;d"]);
     assert_eq!(stacks.values().sum::<i64>(), 45_920);
 }

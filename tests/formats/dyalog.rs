@@ -10,7 +10,7 @@ mod summaries;
 
 use crate::roundtrip::write;
 use crate::support::binary::{fixture, proftool, run, temp};
-use crate::support::{folded, good_fixtures, read_bytes, read_bytes_with, read_fixture};
+use crate::support::{folded, good_fixtures, read_bytes, read_bytes_with, read_fixture, shared_corpus};
 use predicates::prelude::*;
 use proftool::convert::ConvertOptions;
 use proftool::model::{dump::dump, ops};
@@ -37,26 +37,29 @@ fn a_0_9_0_tree_is_written_as_1_37() {
 }
 
 /// `--functions` merges line rows into their function rows: the function keeps its own Calls (1,
-/// not 1 + its 7 lines' 7) and its time as read (19.362, not 19.361999999999995), as the source
-/// row says (checked by hand against v1.37-tree.csv).
+/// not 1 + its 3 lines' 3) and its time as read (4.213, not 4.213000000000001, what its own 0.016
+/// and its lines' 0.012, 1.204 and 2.981 add up to in turn), as the source row says (checked by
+/// hand against v1.37-stats-tree.csv).
 #[test]
 fn merged_lines_keep_the_function_row_as_read() {
-    let (csv, _) = run(&["convert", "--functions", "--to", "dyalog-csv"], &fixture("dyalog-csv/v1.37-tree.csv"));
-    assert!(csv.starts_with("\"Depth\",\"Element\",\"Line\",\"Calls\",\"ExclusiveTime\",\"InclusiveTime\"\n0,\"#.Samples.Sample\",¯1,1,19.362,61.828\n"), "{csv}");
+    let tree = fixture("dyalog-csv/v1.37-stats-tree.csv");
+    let (csv, _) = run(&["convert", "--functions", "--to", "dyalog-csv"], &tree);
+    assert!(csv.starts_with("\"Depth\",\"Element\",\"Line\",\"Calls\",\"ExclusiveTime\",\"InclusiveTime\"\n0,\"#.Report.Run\",¯1,1,4.213,30.506\n"), "{csv}");
 }
 
 /// The report kind is one fact of both Dyalog formats: a summary stays a summary from XML to CSV
 /// and back, its inclusive time under `InclusiveTime` in XML and `Time` in CSV (checked by hand
-/// against the 1.37 documentation's summary, 58.2 ms = 100%), and a summary of exclusive times
+/// against v1.37-stats-summary.xml and .csv: 30.506 ms = 100%, Mean's 17.732 ms 58.12627024 %, as
+/// Python divides it), and a summary of exclusive times
 /// (`-exclusive`) writes its exclusive time as the CSV's `Time` (its PctOfTot, empty in the file,
 /// recomputed: 1 of 4 ms is 25 %).
 #[test]
 fn a_summary_stays_a_summary_between_xml_and_csv() {
-    let (csv, _) = run(&["convert", "--to", "dyalog-csv"], &fixture("dyalog-xml/v1.37-summary.xml"));
-    assert_eq!(csv, "\"Element\",\"Line\",\"Time\",\"PctOfTot\",\"Calls\"\n\"#.Samples.Sample\",,58.2,100,1\n");
-    let (xml, _) = run(&["convert", "--to", "dyalog-xml"], &fixture("dyalog-csv/v1.37-summary.csv"));
+    let (csv, _) = run(&["convert", "--to", "dyalog-csv"], &fixture("dyalog-xml/v1.37-stats-summary.xml"));
+    assert_eq!(csv, std::fs::read_to_string(fixture("dyalog-csv/v1.37-stats-summary.csv")).unwrap());
+    let (xml, _) = run(&["convert", "--to", "dyalog-xml"], &fixture("dyalog-csv/v1.37-stats-summary.csv"));
     assert!(xml.contains("<Command>summary</Command>"), "{xml}");
-    assert!(xml.contains("<Element>#.SharpPlot.Plot</Element>\n        <Line/>\n        <InclusiveTime>18.373</InclusiveTime>\n        <PctOfTot>31.56872852</PctOfTot>\n        <Calls>1</Calls>\n"), "{xml}");
+    assert!(xml.contains("<Element>#.Stats.Mean</Element>\n        <Line/>\n        <InclusiveTime>17.732</InclusiveTime>\n        <PctOfTot>58.12627024</PctOfTot>\n        <Calls>1</Calls>\n"), "{xml}");
     let dir = tempfile::tempdir().unwrap();
     let exclusive = dir.path().join("exclusive.xml");
     let entry = |name: &str, time: &str| {
@@ -75,11 +78,11 @@ fn a_summary_stays_a_summary_between_xml_and_csv() {
 /// read (a `.,` file read as `,;` fails: its header is one field, with no Element column).
 #[test]
 fn dyalog_separators_set_the_output_csv_else_force_the_input() {
-    let danish = fixture("dyalog-csv/v1.37-data-semicolon.csv");
+    let danish = fixture("dyalog-csv/v1.37-stats-data-semicolon.csv");
     let (csv, _) = run(&["convert", "--dyalog-separators", ".,", "--to", "dyalog-csv"], &danish);
     let expected = std::fs::read_to_string(&danish).unwrap().replace(',', ".").replace(';', ",");
     assert_eq!(csv, expected);
-    let tree = fixture("dyalog-csv/v1.37-tree.csv");
+    let tree = fixture("dyalog-csv/v1.37-stats-tree.csv");
     let out = proftool()
         .args(["convert", "--dyalog-separators", ",;", "--to", "folded"])
         .arg(&tree)
@@ -132,20 +135,41 @@ fn a_summary_of_lines_alone_converts_to_itself() {
     assert_eq!(run(&["convert", "--to", "dyalog-csv"], &lines).0, std::fs::read_to_string(&lines).unwrap());
 }
 
+/// Reports in the 1.37 layout (hand-written from the layout of Dyalog's 1.37 documentation's
+/// examples, fixtures/README.md) are written back byte for byte.
+#[test]
+fn reports_in_the_1_37_layout_convert_to_themselves_byte_for_byte() {
+    let inputs = [
+        "dyalog-xml/v1.37-stats-tree.xml",
+        "dyalog-xml/v1.37-stats-summary.xml",
+        "dyalog-csv/v1.37-stats-tree.csv",
+        "dyalog-csv/v1.37-stats-data-semicolon.csv",
+        "dyalog-csv/v1.37-stats-summary.csv",
+    ];
+    converts_to_itself(inputs.map(fixture));
+}
+
+/// Dyalog's 1.37 documentation's own examples (excerpts, read from ../shared/corpus where it is
+/// there) convert to themselves byte for byte.
 #[test]
 fn dyalog_documentation_examples_convert_to_themselves_byte_for_byte() {
+    let inputs = [
+        "dyalog-xml/dyalog-docs-v1.37-tree.xml",
+        "dyalog-xml/dyalog-docs-v1.37-summary.xml",
+        "dyalog-csv/dyalog-docs-tree-data1.csv",
+        "dyalog-csv/dyalog-docs-data-data2-semicolon.csv",
+        "dyalog-csv/dyalog-docs-summary-data3.csv",
+    ];
+    converts_to_itself(inputs.into_iter().filter_map(shared_corpus));
+}
+
+/// Each input converted to its own format, silently, gives its bytes back.
+fn converts_to_itself(inputs: impl IntoIterator<Item = std::path::PathBuf>) {
     let dir = temp();
-    for name in [
-        "dyalog-xml/v1.37-tree.xml",
-        "dyalog-xml/v1.37-summary.xml",
-        "dyalog-csv/v1.37-tree.csv",
-        "dyalog-csv/v1.37-data-semicolon.csv",
-        "dyalog-csv/v1.37-summary.csv",
-    ] {
-        let input = fixture(name);
+    for input in inputs {
         let output = dir.path().join(input.file_name().unwrap());
         proftool().arg("convert").arg(&input).arg(&output).assert().success().stderr("");
-        assert_eq!(std::fs::read(&output).unwrap(), std::fs::read(&input).unwrap(), "{name}");
+        assert_eq!(std::fs::read(&output).unwrap(), std::fs::read(&input).unwrap(), "{}", input.display());
     }
 }
 
@@ -176,10 +200,10 @@ fn dyalog_lines_are_merged_or_named_on_request() {
 fn dyalog_csv_separators_are_detected_and_chosen() {
     let dir = temp();
     let danish = dir.path().join("danish.csv");
-    let tree = fixture("dyalog-csv/v1.37-tree.csv");
+    let tree = fixture("dyalog-csv/v1.37-stats-tree.csv");
     proftool().args(["convert", "--dyalog-separators", ",;"]).arg(&tree).arg(&danish).assert().success();
     let text = std::fs::read_to_string(&danish).unwrap();
-    assert!(text.starts_with("\"Depth\";\"Element\";\"Line\";\"Calls\";\"ExclusiveTime\";\"InclusiveTime\"\n0;\"#.Samples.Sample\";¯1;1;19,362;61,828\n"), "{text}");
+    assert!(text.starts_with("\"Depth\";\"Element\";\"Line\";\"Calls\";\"ExclusiveTime\";\"InclusiveTime\"\n0;\"#.Report.Run\";¯1;1;4,213;30,506\n"), "{text}");
     let back = dir.path().join("back.csv");
     proftool().args(["convert", "--dyalog-separators", ".,"]).arg(&danish).arg(&back).assert().success();
     assert_eq!(std::fs::read(&back).unwrap(), std::fs::read(&tree).unwrap());
@@ -190,7 +214,7 @@ fn dyalog_csv_separators_are_detected_and_chosen() {
 fn flat_dyalog_reports_say_so_in_other_formats() {
     proftool()
         .args(["convert", "--to", "folded"])
-        .arg(fixture("dyalog-csv/v1.37-summary.csv"))
+        .arg(fixture("dyalog-csv/v1.37-stats-summary.csv"))
         .arg("-")
         .assert()
         .success()

@@ -1,7 +1,8 @@
 //! GHC's text reports (`ghc-prof`, `+RTS -p`/`-P`): what rows rounded to nothing leave, a report
 //! cut short, and any GHC profile saved under the `.prof` extension.
 
-use crate::support::binary::{fixture, proftool, run, temp};
+use crate::support::binary::{fixture, output_of_installed, proftool, run, temp};
+use crate::support::shared_corpus;
 
 /// below-rounding.prof, made by hand from the format's rules: 10,000 ticks of 1 ms and 1,000,000,000
 /// bytes. main has 3,000 ticks and 200,000,000 bytes, fib under it 2,500 and 150,000,000, go
@@ -51,26 +52,76 @@ fn a_p_report_puts_what_its_rows_round_to_nothing_under_one_frame() {
     }
 }
 
-/// inferno-percent.prof cut at the end of its line 40: the tree's first 19 rows (lines 22–40),
-/// whose individual %time and %alloc all print 0.0. Rounding can leave out at most 0.05 % a row,
-/// 0.9 % in all: the 100 % they leave says the report is cut, not rounded.
+/// work-percent.prof (GHC 9.0.2, `+RTS -p`) cut at the end of its line 39: the tree's first 13
+/// rows (lines 27–39: MAIN, the CAFs and the cost centres under them, and `main`), whose individual
+/// %time and %alloc all print 0.0. Rounding can leave out at most 0.05 % a row, 0.65 % in all
+/// (printed 0.6): the 100 % of the header's 51 ms they leave says the report is cut, not rounded.
 #[test]
 fn a_ghc_time_report_cut_at_a_line_end_is_said_to_look_cut() {
-    let text = std::fs::read_to_string(fixture("corpus/ghc-prof/inferno-percent.prof")).unwrap();
-    let cut: String = text.lines().take(40).map(|l| format!("{l}\n")).collect();
+    let whole = fixture("ghc-prof/work-percent.prof");
+    let stderr = info_of_first_lines(&whole, 39);
+    assert!(
+        stderr.contains("the report looks cut short: the tree's rows place 0.0 % of the header's total time, and the other 100.0 % (51 ms) is more than the rounding of its 13 rows can leave out (0.05 % each, 0.6 % in all)"),
+        "{stderr}"
+    );
+    // The whole report leaves 0.1 % of its time and of its alloc (its rows' %time add up to 99.9,
+    // their %alloc too: added up by hand), which its rows' rounding explains.
+    let out = proftool().arg("info").arg(&whole).assert().success();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(!stderr.contains("looks cut short") && stderr.contains("in rows under 0.05 %"), "{stderr}");
+}
+
+/// `proftool info`'s stderr on the first `lines` lines of the report at `path`.
+fn info_of_first_lines(path: &std::path::Path, lines: usize) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let cut: String = text.lines().take(lines).map(|l| format!("{l}\n")).collect();
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("cut.prof");
     std::fs::write(&input, cut).unwrap();
     let out = proftool().arg("info").arg(&input).assert().success();
-    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    String::from_utf8(out.get_output().stderr.clone()).unwrap()
+}
+
+/// inferno's own `-p` report (`percent.prof`, read from ../shared/corpus where it is there) cut at
+/// the end of its line 40: its first 19 rows all print 0.0, so the 100 % of its 20 ms they leave
+/// says the report is cut; whole, it leaves 0.1 % of its alloc, which rounding explains.
+#[test]
+fn inferno_s_time_report_cut_at_a_line_end_is_said_to_look_cut() {
+    let Some(percent) = shared_corpus("ghc-prof/inferno-percent.prof") else { return };
+    let stderr = info_of_first_lines(&percent, 40);
     assert!(
         stderr.contains("the report looks cut short: the tree's rows place 0.0 % of the header's total time, and the other 100.0 % (20 ms) is more than the rounding of its 19 rows can leave out (0.05 % each, 0.9 % in all)"),
         "{stderr}"
     );
-    // The whole report leaves 0.1 % of its alloc, which its rows' rounding explains.
-    let out = proftool().arg("info").arg(fixture("corpus/ghc-prof/inferno-percent.prof")).assert().success();
+    let out = proftool().arg("info").arg(&percent).assert().success();
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(!stderr.contains("looks cut short") && stderr.contains("in rows under 0.05 %"), "{stderr}");
+}
+
+/// Folded lines of weight other than 0, sorted (inferno writes no order of ours, and CRLF where
+/// the report has it).
+fn nonzero_sorted(folded: &str) -> Vec<String> {
+    let mut lines: Vec<String> =
+        folded.lines().map(|l| l.trim_end_matches('\r').to_string()).filter(|l| !l.ends_with(" 0")).collect();
+    lines.sort();
+    lines
+}
+
+/// A `-P` report (ticks and bytes) reads to the stacks `inferno-collapse-ghcprof` makes of it,
+/// where it is installed: ticks with `--ticks`, alloc with `--bytes` (stacks of weight 0 left out,
+/// which inferno writes where proftool writes none). GHC's own reports (make-fixtures.sh), and
+/// inferno's test files where ../shared/corpus is there.
+#[test]
+fn a_ticks_report_reads_as_inferno_collapses_it() {
+    let mut reports = vec![fixture("ghc-prof/work-ticks.prof"), fixture("ghc-prof/unicode-crlf.prof")];
+    reports.extend(["ghc-prof/inferno-ticks.prof", "ghc-prof/inferno-utf8.prof"].into_iter().filter_map(shared_corpus));
+    for report in reports {
+        for (metric, theirs) in [("ticks", "--ticks"), ("alloc", "--bytes")] {
+            let Some(expected) = output_of_installed("inferno-collapse-ghcprof", &[theirs], &report) else { return };
+            let (ours, _) = run(&["convert", "-q", "--metric", metric, "--to", "folded"], &report);
+            assert_eq!(nonzero_sorted(&ours), nonzero_sorted(&expected), "{} {metric}", report.display());
+        }
+    }
 }
 
 #[test]
@@ -79,7 +130,7 @@ fn any_ghc_profile_named_prog_prof_converts_to_folded_with_module_qualified_name
     // The -px log, the -P text report and the -pj JSON, each saved as prog.prof.
     for (source, first) in [
         ("ghc-px/notes-example.px", "MAIN.MAIN;Main.CAF;Main.main;Main.isEven 20\n"),
-        ("ghc-prof/inferno-utf8.prof", "MAIN.MAIN 510\n"),
+        ("ghc-prof/unicode-crlf.prof", "MAIN.MAIN;Main.CAF;Main.main;Main.一覧 6\n"),
         ("ghc-json/undeclared-deep.json", "MAIN.MAIN;Main.main 1\n"),
     ] {
         let prof = dir.path().join("prog.prof");

@@ -125,7 +125,7 @@ fn the_seed_grammar_accepts_what_the_writer_writes() {
     let sources = [
         (Format::GhcPx, notes),
         (Format::GhcPx, include_str!("../../fixtures/ghc-px/ghc72-undeclared.px")),
-        (Format::GhcProf, include_str!("../../fixtures/ghc-prof/inferno-utf8.prof")),
+        (Format::GhcProf, include_str!("../../fixtures/ghc-prof/unicode-crlf.prof")),
         (Format::Folded, "a;say \"hi\" 3\nb;c 1\n"),
         (Format::Lispworks, include_str!("../../fixtures/lispworks/processes.tree")),
     ];
@@ -200,7 +200,7 @@ fn time_becomes_ticks_of_the_interval_the_px_header_states() {
 #[test]
 fn interval_does_not_relabel_counted_ticks() {
     // -px ticks of 20 ms, and .prof ticks of 1000 us: kept as counted, at their own interval.
-    for (input, own) in [("ghc-px/notes-example.px", "20ms"), ("ghc-prof/inferno-ticks.prof", "1ms")] {
+    for (input, own) in [("ghc-px/notes-example.px", "20ms"), ("ghc-prof/work-ticks.prof", "1ms")] {
         let (out, err) = run_bytes(&["convert", "--interval", "10ms", "--to", "ghc-px"], &fixture(input));
         assert_eq!(px_interval(&out), format!("\"{}\"", own.replace("ms", " ms")), "{input}");
         let warning = format!(
@@ -224,7 +224,7 @@ fn interval_does_not_relabel_counted_ticks() {
 fn interval_turns_time_into_ticks_and_labels_counts_without_one() {
     // Time (from %time) becomes ticks of --interval.
     let (out, err) =
-        run_bytes(&["convert", "--interval", "10ms", "--to", "ghc-px"], &fixture("ghc-prof/inferno-percent.prof"));
+        run_bytes(&["convert", "--interval", "10ms", "--to", "ghc-px"], &fixture("ghc-prof/work-percent.prof"));
     assert_eq!(px_interval(&out), "\"10 ms\"");
     assert!(err.contains("time in ms divided into ticks of 10ms") && !err.contains("not applied"), "{err}");
     // Folded counts have no interval of their own: --interval says what they were taken at.
@@ -248,8 +248,7 @@ fn px_output_has_one_main_root() {
         );
     }
     // A MAIN root is kept as it is.
-    let (out, err) =
-        run_bytes(&["convert", "--to", "ghc-px"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    let (out, err) = run_bytes(&["convert", "--to", "ghc-px"], &fixture("ghc-json/work.prof.json"));
     let out = String::from_utf8(out).unwrap();
     assert_eq!(out.lines().filter(|l| l.contains("\"MAIN\" \"MAIN\"")).count(), 1, "{out}");
     assert!(!err.contains("root"), "{err}");

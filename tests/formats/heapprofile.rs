@@ -2,6 +2,7 @@
 //! speedscope's importer totals, with the sampled allocations of each node.
 
 use crate::support::binary::{fixture, info, proftool};
+use crate::support::shared_corpus;
 
 /// Every node's `selfSize` added up and the samples that name a node of the tree, read from the
 /// JSON on its own (not through proftool's reader): what the profile's two metrics total.
@@ -22,21 +23,12 @@ fn sizes_and_samples(rel: &str) -> (u64, Option<u64>) {
 }
 
 /// A heap profile is read as one (it was refused as JSON of an unknown kind, and is no old
-/// `.cpuprofile` though both have a `head` tree), weighed by its bytes: the totals speedscope's
-/// importer gives speedscope's own samples (fixtures/corpus/speedscope-samples/
-/// REFERENCE-speedscope-import.txt: 10,030,888 and 525,704 bytes), and, for node 20's, the sizes
-/// and samples of the JSON added up on their own.
+/// `.cpuprofile` though both have a `head` tree), weighed by its bytes: an old one without node
+/// ids or samples (written by hand: 671,744 bytes, speedscope's total and the sizes added up), and
+/// node 20's, the sizes and samples of the JSON added up on their own.
 #[test]
 fn a_heap_profile_weighs_its_bytes_as_speedscope_does() {
-    for (file, bytes) in [
-        ("corpus/speedscope-samples/Chrome/69/Heap-20181005T144546.heapprofile", 10_030_888),
-        ("corpus/speedscope-samples/node/10.11.0/Heap-20181003T105432.heapprofile", 525_704),
-    ] {
-        let (text, _) = info(file);
-        assert!(text.contains("format     heapprofile (recognised by content)"), "{file}: {text}");
-        assert!(text.contains(&format!("metric     size (alloc, bytes, additive): total {bytes}\n")), "{file}: {text}");
-        assert_eq!(sizes_and_samples(file), (bytes, None), "{file}");
-    }
+    assert_weighs_its_sizes("heapprofile/old-format.heapprofile", 671_744);
     let (bytes, samples) = sizes_and_samples("heapprofile/work.heapprofile");
     let (text, stderr) = info("heapprofile/work.heapprofile");
     assert!(text.contains(&format!("metric     size (alloc, bytes, additive): total {bytes}\n")), "{text}");
@@ -47,6 +39,29 @@ fn a_heap_profile_weighs_its_bytes_as_speedscope_does() {
     );
     // One sample of node 20's file names a node that is not in the tree: said, and left out.
     assert!(stderr.contains("1 sample(s) name no node of the tree"), "{stderr}");
+}
+
+/// `file` (a path under fixtures/, or an absolute one) is read as a heap profile of `bytes`, its
+/// nodes' sizes added up, without node ids or samples.
+fn assert_weighs_its_sizes(file: &str, bytes: u64) {
+    let (text, _) = info(file);
+    assert!(text.contains("format     heapprofile (recognised by content)"), "{file}: {text}");
+    assert!(text.contains(&format!("metric     size (alloc, bytes, additive): total {bytes}\n")), "{file}: {text}");
+    assert_eq!(sizes_and_samples(file), (bytes, None), "{file}");
+}
+
+/// speedscope's own heap profiles, where ../shared/corpus is there: Chrome 69's and node 10's,
+/// without node ids or samples, to the totals speedscope's importer gives them
+/// (speedscope-samples/REFERENCE-speedscope-import.txt: 10,030,888 and 525,704 bytes).
+#[test]
+fn speedscopes_heap_profiles_weigh_their_bytes() {
+    for (file, bytes) in [
+        ("speedscope-samples/Chrome/69/Heap-20181005T144546.heapprofile", 10_030_888),
+        ("speedscope-samples/node/10.11.0/Heap-20181003T105432.heapprofile", 525_704),
+    ] {
+        let Some(path) = shared_corpus(file) else { return };
+        assert_weighs_its_sizes(path.to_str().unwrap(), bytes);
+    }
 }
 
 /// Bytes are no time: a format weighed by time refuses a heap profile unless `--metric` names a

@@ -1,20 +1,42 @@
 //! FreeBSD pmcstat call graphs (`pmcstat`), against FlameGraph's `stackcollapse-pmc.pl` and
-//! speedscope's importer: speedscope's corpus files (MIT).
+//! speedscope's importer: a call graph written by hand from the format's grammar, and speedscope's
+//! own sample where ../shared/corpus is there.
 
 use crate::support::binary::{fixture, proftool, run};
-use crate::support::sorted_lines;
+use crate::support::{shared_corpus, sorted_lines};
 
-/// The graph reads to the stacks `stackcollapse-pmc.pl` makes of it (its output, checked in), the
-/// callers outermost first: 8,937 samples, speedscope's total for the file; the lines that are not
-/// of the graph are skipped as both skip them, the one that is neither blank nor a comment said.
+/// The graph reads to the stacks `stackcollapse-pmc.pl` (FlameGraph 41fee1f) makes of it (its
+/// output, checked in: flamegraph/work.folded), the callers outermost first: 1,200 samples, the
+/// event's stated total, and speedscope's; the lines that are not of the graph are skipped as both
+/// skip them, the one that is neither blank nor a comment said.
 #[test]
 fn a_call_graph_reads_as_stackcollapse_pmc_collapses_it() {
-    let expected = std::fs::read_to_string(fixture("pmcstat/flamegraph/simple.folded")).unwrap();
-    for case in ["simple", "simple-with-invalids"] {
+    let expected = std::fs::read_to_string(fixture("pmcstat/flamegraph/work.folded")).unwrap();
+    for case in ["work", "work-with-invalids"] {
         let (out, err) = run(&["convert", "--to", "folded"], &fixture(&format!("pmcstat/{case}.pmcstat")));
         assert_eq!(sorted_lines(&out), sorted_lines(&expected), "{case}");
-        let total: u64 = out.lines().map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap()).sum();
-        assert_eq!(total, 8_937);
+        assert_eq!(total(&out), 1_200);
+        assert_eq!(
+            err.contains("1 lines that are not of the call graph skipped"),
+            case == "work-with-invalids",
+            "{err}"
+        );
+    }
+}
+
+/// The samples of folded stacks.
+fn total(folded: &str) -> u64 {
+    folded.lines().map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap()).sum()
+}
+
+/// speedscope's own pmcstat samples (`pmcstat/simple.txt` and `simple-with-invalids.txt`, MIT):
+/// 8,937 samples, speedscope's total for each, the invalid line said.
+#[test]
+fn speedscopes_call_graphs_read_with_its_totals() {
+    for case in ["simple", "simple-with-invalids"] {
+        let Some(path) = shared_corpus(&format!("speedscope-samples/pmcstat/{case}.txt")) else { return };
+        let (out, err) = run(&["convert", "--from", "pmcstat", "--to", "folded"], &path);
+        assert_eq!(total(&out), 8_937, "{case}");
         assert_eq!(
             err.contains("1 lines that are not of the call graph skipped"),
             case == "simple-with-invalids",
@@ -22,7 +44,6 @@ fn a_call_graph_reads_as_stackcollapse_pmc_collapses_it() {
         );
     }
 }
-
 /// A function's binary is named where it changes: a line without one has its caller's; a sampled
 /// function without one has none.
 #[test]

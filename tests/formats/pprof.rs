@@ -273,15 +273,16 @@ fn a_pprof_outputs_first_mapping_is_the_program() {
 fn pprof_functions_get_the_file_and_line_of_src_loc() {
     use prost::Message;
     use std::io::Read;
-    let (out, _) = run_bytes(&["convert", "--to", "pprof"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    let (out, _) = run_bytes(&["convert", "--to", "pprof"], &fixture("ghc-json/work.prof.json"));
     let mut bytes = Vec::new();
     flate2::read::GzDecoder::new(out.as_slice()).read_to_end(&mut bytes).unwrap();
     let p = crate::support::pprof_proto::Profile::decode(bytes.as_slice()).unwrap();
     let s = |i: i64| p.string_table[i as usize].as_str();
     let function = |name: &str| p.function.iter().find(|f| s(f.name) == name).unwrap();
     let line_of = |id: u64| p.location.iter().find(|l| l.id == id).unwrap().line[0].line;
-    let sum_t = function("Main.sumT.b");
-    assert_eq!((s(sum_t.filename), sum_t.start_line, line_of(sum_t.id)), ("src/Main.hs", 52, 52));
+    // tally.add's src_loc: work.hs:17:5-42.
+    let add = function("Main.tally.add");
+    assert_eq!((s(add.filename), add.start_line, line_of(add.id)), ("work.hs", 17, 17));
     let main = function("MAIN.MAIN");
     assert_eq!((s(main.filename), main.start_line, line_of(main.id)), ("", 0, 0));
 }

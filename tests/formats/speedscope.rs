@@ -104,12 +104,13 @@ fn speedscope_frame(doc: &serde_json::Value, name: &str) -> (Option<String>, Opt
 
 #[test]
 fn speedscope_frames_get_the_file_and_line_of_src_loc() {
-    let (out, err) =
-        run_bytes(&["convert", "--to", "speedscope"], &fixture("ghc-json/speedscope-haskell-simple.prof.json"));
+    let (out, err) = run_bytes(&["convert", "--to", "speedscope"], &fixture("ghc-json/work.prof.json"));
     let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
-    // From the file's cost_centres: sumT.a at src/Main.hs:51:9-31, main at src/Main.hs:(21,1)-(38,42).
-    assert_eq!(speedscope_frame(&doc, "Main.sumT.a"), (Some("src/Main.hs".into()), Some(51), Some(9)));
-    assert_eq!(speedscope_frame(&doc, "Main.main"), (Some("src/Main.hs".into()), Some(21), Some(1)));
+    // From the file's cost_centres: parseLine.readEither' at Work/Parse.hs:(26,5)-(28,27), main at
+    // work.hs:(25,1)-(30,46).
+    let read_either = speedscope_frame(&doc, "Work.Parse.parseLine.readEither'");
+    assert_eq!(read_either, (Some("Work/Parse.hs".into()), Some(26), Some(5)));
+    assert_eq!(speedscope_frame(&doc, "Main.main"), (Some("work.hs".into()), Some(25), Some(1)));
     // <built-in> is not a location: no file (the module is in the name).
     assert_eq!(speedscope_frame(&doc, "MAIN.MAIN"), (None, None, None));
     assert!(!err.contains("per-frame facts"), "{err}");
@@ -117,9 +118,10 @@ fn speedscope_frames_get_the_file_and_line_of_src_loc() {
 
 #[test]
 fn speedscope_frames_get_the_file_and_line_of_the_prof_src_column() {
-    let (out, err) = run_bytes(&["convert", "--to", "speedscope"], &fixture("ghc-prof/inferno-ticks.prof"));
+    let (out, err) = run_bytes(&["convert", "--to", "speedscope"], &fixture("ghc-prof/work-ticks.prof"));
     let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
-    let prefs = speedscope_frame(&doc, "Options.Applicative.Builder.prefs");
-    assert_eq!(prefs, (Some("src/Options/Applicative/Builder.hs".into()), Some(537), Some(1)));
+    // The SRC column of processLines.go: Work/Parse.hs:(14,5)-(17,22).
+    let go = speedscope_frame(&doc, "Work.Parse.processLines.go");
+    assert_eq!(go, (Some("Work/Parse.hs".into()), Some(14), Some(5)));
     assert!(!err.contains("per-frame facts"), "{err}");
 }

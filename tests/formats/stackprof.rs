@@ -1,11 +1,13 @@
 //! Ruby's stackprof JSON (`stackprof`): each mode weighed as speedscope weighs it, against
-//! speedscope's importer on its own samples and against stackprof's own counts on ours.
+//! stackprof's own counts on files it made, speedscope's importer on a frame without a name, and
+//! speedscope's importer on speedscope's own samples where ../shared/corpus is there.
 
-use crate::support::binary::{fixture, info};
+use crate::support::binary::{fixture, info, stacks};
+use crate::support::shared_corpus;
 
-/// speedscope's corpus of stackprof files reads to the totals its importer gives them
-/// (fixtures/corpus/speedscope-samples/REFERENCE-speedscope-import.txt): wall time as the samples'
-/// deltas, CPU time as an interval a sample, objects as samples.
+/// speedscope's corpus of stackprof files, where ../shared/corpus is there, reads to the totals
+/// its importer gives them (speedscope-samples/REFERENCE-speedscope-import.txt): wall time as the
+/// samples' deltas, CPU time as an interval a sample, objects as samples.
 #[test]
 fn stackprof_files_weigh_as_speedscope_weighs_them() {
     for (file, metric) in [
@@ -15,7 +17,8 @@ fn stackprof_files_weigh_as_speedscope_weighs_them() {
         ("object-stackprof.json", "sampled objects (objects, count, additive): total 103"),
         ("stackprof-last-frame-no-name.json", "sampled objects (objects, count, additive): total 103"),
     ] {
-        let (text, _) = info(&format!("corpus/speedscope-samples/stackprof/{file}"));
+        let Some(path) = shared_corpus(&format!("speedscope-samples/stackprof/{file}")) else { return };
+        let (text, _) = info(path.to_str().unwrap());
         assert!(text.contains("format     stackprof (recognised by content)"), "{file}: {text}");
         assert!(text.contains(&format!("metric     {metric}\n")), "{file}: {text}");
     }
@@ -44,4 +47,24 @@ fn stackprofs_own_files_read_with_its_counts() {
         text.contains(&format!("metric     sampled objects (objects, count, additive): total {samples}\n")),
         "{text}"
     );
+}
+
+/// CPU mode (stackprof 0.2.21, make-fixtures.sh): each sample one interval of CPU time, as
+/// speedscope weighs it: its 10 samples at 1 ms, 10,000 µs (speedscope 1.25.0: 10,000 µs).
+#[test]
+fn cpu_mode_weighs_an_interval_a_sample() {
+    let (samples, _) = stackprof_counts("stackprof/cpu.stackprof.json");
+    assert_eq!(samples, 10);
+    let (text, _) = info("stackprof/cpu.stackprof.json");
+    assert!(text.contains("metric     samples (samples, count, additive): total 10\n"), "{text}");
+    assert!(text.contains("metric     time (time, us, additive): total 10000\n"), "{text}");
+}
+
+/// A frame without a `name` (hand-written, object mode) is `(unknown)`, as speedscope names it;
+/// its 3 samples of the 7 stay under it.
+#[test]
+fn a_frame_without_a_name_is_unknown() {
+    let expected = [("<main>;(unknown)", 3), ("<main>;Object#build", 1), ("<main>;Object#build;Array#map", 3)];
+    let expected: std::collections::BTreeMap<String, i64> = expected.iter().map(|&(s, w)| (s.to_string(), w)).collect();
+    assert_eq!(stacks("stackprof/no-name.stackprof.json", false), expected);
 }

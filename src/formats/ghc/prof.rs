@@ -720,12 +720,13 @@ mod tests {
             Some("the header's total alloc of 12801 bytes differs from the sum of the tree's alloc, 12800")
         );
         // With percentages, what the rows leave is said however many rows there are (below-rounding.prof
-        // leaves 1.4 %, inferno-percent.prof 0.1 %), and so are rows that add up to more than the whole:
-        // here one row's %alloc goes from 26.8 to 56.8, and the 999 tenths the rows had become 1,299.
+        // leaves 1.4 %, work-percent.prof 0.1 %), and so are rows that add up to more than the whole:
+        // here one row's %alloc goes from 20.7 to 50.7, and the 999 tenths the rows had become 1,299
+        // (its %time from 13.7 to 13.8, so that the rows place all the time and no frame is added).
         let below = include_str!("../../../fixtures/ghc-prof/below-rounding.prof");
         assert!(read_text(below).1.has("total-alloc"));
-        let percent = include_str!("../../../fixtures/ghc-prof/inferno-percent.prof");
-        let far = percent.replace("35.0   26.8    35.0   26.8", "35.0   56.8    35.0   56.8");
+        let percent = include_str!("../../../fixtures/ghc-prof/work-percent.prof");
+        let far = percent.replace("13.7   20.7    13.7   20.7", "13.8   50.7    13.8   50.7");
         assert_ne!(far, percent);
         let (profile, diag) = read_text(&far);
         assert_eq!(
@@ -760,6 +761,11 @@ mod tests {
             Some((23, Duration::from_millis(1)))
         );
         assert_eq!(parse_total_time(" =  1.00 secs   (50 ticks @ 20 ms)"), Some((50, Duration::from_millis(20))));
+        // A run on several capabilities (`+RTS -N4`): the processors are no part of the interval.
+        assert_eq!(
+            parse_total_time("  =        0.41 secs   (412 ticks @ 1000 us, 4 processors)"),
+            Some((412, Duration::from_millis(1)))
+        );
         assert_eq!(parse_total_alloc(" =  59,542,424 bytes  (excludes profiling overheads)"), Some(59_542_424));
     }
 

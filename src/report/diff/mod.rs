@@ -855,7 +855,7 @@ mod tests {
         bytes.replace_metric(0, alloc, values);
         let err = shared_metric(&folded, &bytes).unwrap_err().to_string();
         assert!(err.starts_with("the two profiles share no kind of metric to compare (BASE has: samples"), "{err}");
-        let dyalog = read(Format::DyalogXml, include_str!("../../../fixtures/dyalog-xml/v1.37-tree.xml"));
+        let dyalog = read(Format::DyalogXml, include_str!("../../../fixtures/dyalog-xml/v1.37-stats-tree.xml"));
         // A Dyalog report (calls, time) and a BR timed file (samples, time) meet on time.
         let timed = Format::Br
             .read(

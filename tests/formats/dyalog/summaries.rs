@@ -5,26 +5,22 @@
 //! TotalTime and PctOfTot columns) or worked out by hand from its rows.
 
 use crate::support::binary::{fixture, proftool, run};
-use crate::support::fixtures_dir;
+use crate::support::shared_corpus;
 use std::path::PathBuf;
 
-/// The corpus file `rel` (`dyalog-csv/…`), copied into `fixtures/corpus/` (see its `SOURCES.md`).
-fn corpus(rel: &str) -> PathBuf {
-    fixtures_dir().join("corpus").join(rel)
-}
-
-/// The 1.37 documentation's summary CSV (`]Profile summary -first=5 -format=csv`).
+/// A `]Profile summary -format=csv` report in the 1.37 layout, hand-written (fixtures/README.md):
+/// the inclusive times of one run's four functions, `#.Report.Run` the whole of it.
 fn summary_csv() -> PathBuf {
-    corpus("dyalog-csv/dyalog-docs-summary-data3.csv")
+    fixture("dyalog-csv/v1.37-stats-summary.csv")
 }
 
-/// Its rows as the file gives them: name, Time (ms) and PctOfTot.
-const CSV_ROWS: [(&str, f64, f64); 5] = [
-    ("#.Samples.Sample", 58.2, 100.0),
-    ("#.SharpPlot.DrawLineGraph", 25.626, 44.03092784),
-    ("#.SharpPlot.Plot", 18.373, 31.56872852),
-    ("#.SharpPlot.DrawBarChart", 7.726, 13.27491409),
-    ("#.SharpPlot.CH∆PLOT", 3.153, 5.417525773),
+/// Its rows as the file gives them: name, Time (ms) and PctOfTot (each time's share of Run's
+/// 30.506 ms, worked out with Python to ten significant digits, as `]PROFILE` prints them).
+const CSV_ROWS: [(&str, f64, f64); 4] = [
+    ("#.Report.Run", 30.506, 100.0),
+    ("#.Stats.Mean", 17.732, 58.12627024),
+    ("#.Stats.Sum", 15.417, 50.53759916),
+    ("#.Util.Fmt∆Num", 8.561, 28.0633318),
 ];
 
 /// Runs `proftool <args> <input>`, which must succeed, and returns (stdout, stderr).
@@ -45,64 +41,95 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-8 * b.abs().max(1.0)
 }
 
-/// `summary` of the CSV summary: Total 58.2 ms (Sample's 100 %), not the 113.078 ms its rows add
-/// up to, and each function's % is the file's PctOfTot.
+/// `summary` of `csv`: its total and, row by row, each function's time and the file's PctOfTot.
+fn assert_summary(csv: &PathBuf, total: f64, expected: &[(&str, f64, f64)]) {
+    let summary = json(&["summary"], csv);
+    assert_eq!(summary["total"], total, "{summary}");
+    let rows = summary["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), expected.len(), "{summary}");
+    for (row, (name, time, pct)) in rows.iter().zip(expected) {
+        assert_eq!(row["name"], *name, "{summary}");
+        assert_eq!(row["total"], *time, "{summary}");
+        assert!(close(row["total_pct"].as_f64().unwrap(), *pct), "{name}: {row} against {pct}");
+    }
+}
+
+/// `summary` of the CSV summary: Total 30.506 ms (Run's 100 %), not the 72.216 ms its rows add up
+/// to, and each function's % is the file's PctOfTot.
 #[test]
 fn summary_gives_the_files_total_and_pct_of_tot() {
-    let summary = json(&["summary"], &summary_csv());
-    assert_eq!(summary["total"], 58.2, "{summary}");
-    let rows = summary["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), CSV_ROWS.len(), "{summary}");
-    for (row, (name, time, pct)) in rows.iter().zip(CSV_ROWS) {
-        assert_eq!(row["name"], name, "{summary}");
-        assert_eq!(row["total"], time, "{summary}");
-        assert!(close(row["total_pct"].as_f64().unwrap(), pct), "{name}: {row} against {pct}");
-    }
+    assert_summary(&summary_csv(), 30.506, &CSV_ROWS);
+    // The text report shows it to three significant digits.
     let (text, _) = report(&["summary"], &summary_csv());
-    assert!(text.starts_with("Total: 58.2 ms\n"), "{text}");
+    assert!(text.starts_with("Total: 30.5 ms\n"), "{text}");
+}
+
+/// The 1.37 documentation's own summary CSV (`]Profile summary -first=5 -format=csv`, read from
+/// ../shared/corpus where it is there): Total 58.2 ms, Sample's 100 %, each row's PctOfTot the
+/// file's; its XML summary, of one row, has its TotalTime 58.2 as its total.
+#[test]
+fn the_documentations_summary_gives_its_total_and_pct_of_tot() {
+    if let Some(csv) = shared_corpus("dyalog-csv/dyalog-docs-summary-data3.csv") {
+        let rows = [
+            ("#.Samples.Sample", 58.2, 100.0),
+            ("#.SharpPlot.DrawLineGraph", 25.626, 44.03092784),
+            ("#.SharpPlot.Plot", 18.373, 31.56872852),
+            ("#.SharpPlot.DrawBarChart", 7.726, 13.27491409),
+            ("#.SharpPlot.CH∆PLOT", 3.153, 5.417525773),
+        ];
+        assert_summary(&csv, 58.2, &rows);
+    }
+    if let Some(xml) = shared_corpus("dyalog-xml/dyalog-docs-v1.37-summary.xml") {
+        let (text, _) = report(&["info"], &xml);
+        assert!(text.contains("time (time, ms, additive): total 58.2\n"), "{text}");
+        assert_eq!(json(&["summary"], &xml)["total"], 58.2);
+    }
 }
 
 /// `calls` of one function gives its share of the file's total, as its PctOfTot row says.
 #[test]
 fn calls_gives_the_share_of_the_files_total() {
-    let calls = json(&["calls", "--fn", "#.SharpPlot.Plot"], &summary_csv());
-    assert_eq!(calls["total"], 58.2, "{calls}");
-    let plot = &calls["functions"][0];
-    assert_eq!(plot["total"], 18.373, "{calls}");
-    assert!(close(plot["pct"].as_f64().unwrap(), 31.56872852), "{calls}");
+    let calls = json(&["calls", "--fn", "#.Stats.Mean"], &summary_csv());
+    assert_eq!(calls["total"], 30.506, "{calls}");
+    let mean = &calls["functions"][0];
+    assert_eq!(mean["total"], 17.732, "{calls}");
+    assert!(close(mean["pct"].as_f64().unwrap(), 58.12627024), "{calls}");
 }
 
 /// `info` states the same total, says where it comes from and what the rows add up to
-/// (58.2 + 25.626 + 18.373 + 7.726 + 3.153 = 113.078 ms), and ranks shares of that total
-/// (DrawLineGraph 44.03 %, shown 44.0 %).
+/// (30.506 + 17.732 + 15.417 + 8.561 = 72.216 ms), and ranks shares of that total (Mean
+/// 58.13 %, shown 58.1 %). The XML summary of the same run states its TotalTime, 30.51 (the run's
+/// time to two decimals, as `]PROFILE` 1.37 writes it), as its total.
 #[test]
 fn info_states_the_same_total_and_where_it_comes_from() {
     let (text, _) = report(&["info"], &summary_csv());
     assert!(
         text.contains(
-            "time (time, ms, additive): total 58.2 (the total its PctOfTot is of; the rows add up to 113.078)\n"
+            "time (time, ms, additive): total 30.506 (the total its PctOfTot is of; the rows add up to 72.216)\n"
         ),
         "{text}"
     );
-    assert!(text.contains("  25.626   44.0%  #.SharpPlot.DrawLineGraph\n"), "{text}");
+    assert!(text.contains("  17.732   58.1%  #.Stats.Mean\n"), "{text}");
     let info: serde_json::Value = serde_json::from_str(&report(&["info", "--json"], &summary_csv()).0).unwrap();
     let time = &info["metrics"][1];
-    assert_eq!((&time["name"], &time["total"], &time["rows_total"]), (&"time".into(), &58.2.into(), &113.078.into()));
-    // The XML summary's one row is its whole TotalTime: nothing to say about where it comes from.
-    let xml = corpus("dyalog-xml/dyalog-docs-v1.37-summary.xml");
+    assert_eq!((&time["name"], &time["total"], &time["rows_total"]), (&"time".into(), &30.506.into(), &72.216.into()));
+    let xml = fixture("dyalog-xml/v1.37-stats-summary.xml");
     let (text, _) = report(&["info"], &xml);
-    assert!(text.contains("time (time, ms, additive): total 58.2\n"), "{text}");
-    assert_eq!(json(&["summary"], &xml)["total"], 58.2);
+    assert!(
+        text.contains("time (time, ms, additive): total 30.51 (the report's TotalTime; the rows add up to 72.216)\n"),
+        "{text}"
+    );
+    assert_eq!(json(&["summary"], &xml)["total"], 30.51);
 }
 
-/// A conversion to folded says once that the rows overlap, by 113.078 − 58.2 = 54.878 ms, 94.3 %
+/// A conversion to folded says once that the rows overlap, by 72.216 − 30.506 = 41.71 ms, 136.7 %
 /// of the total; the stacks are the rows as they were (whole µs).
 #[test]
 fn a_conversion_to_folded_says_once_how_far_the_rows_overlap() {
     let (folded, stderr) = run(&["convert", "--to", "folded"], &summary_csv());
     let overlap: Vec<&str> = stderr.lines().filter(|line| line.contains("overlap")).collect();
     assert_eq!(overlap.len(), 1, "{stderr}");
-    assert!(overlap[0].contains("they add up to 113.078 ms, 54.878 ms (94.3 %) more than its total of 58.2 ms (the total its PctOfTot is of)"), "{stderr}");
+    assert!(overlap[0].contains("they add up to 72.216 ms, 41.71 ms (136.7 %) more than its total of 30.506 ms (the total its PctOfTot is of)"), "{stderr}");
     let stacks: Vec<String> =
         CSV_ROWS.iter().map(|(name, time, _)| format!("{name} {}", (time * 1000.0).round())).collect();
     assert_eq!(folded.lines().collect::<Vec<_>>(), stacks, "{folded}");
@@ -167,8 +194,8 @@ fn a_tree_cut_short_states_its_roots_measured_total_everywhere() {
     assert!(text.contains("time (time, ms, additive): total 68.40049488 (the roots' measured inclusive values; the rows add up to 0.91420442005)\n"), "{text}");
 }
 
-/// Two summaries merged are two runs together: their totals add up (58.2 + 58.2 = 116.4 ms) as
-/// their rows do (113.078 × 2 = 226.156 ms), and the overlap is said of the sums.
+/// Two summaries merged are two runs together: their totals add up (30.506 + 30.506 = 61.012 ms)
+/// as their rows do (72.216 × 2 = 144.432 ms), and the overlap is said of the sums.
 #[test]
 fn merged_summaries_add_their_totals() {
     let out = proftool()
@@ -179,7 +206,7 @@ fn merged_summaries_add_their_totals() {
         .success();
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(
-        stderr.contains("they add up to 226.156 ms, 109.756 ms (94.3 %) more than its total of 116.4 ms"),
+        stderr.contains("they add up to 144.432 ms, 83.42 ms (136.7 %) more than its total of 61.012 ms"),
         "{stderr}"
     );
 }

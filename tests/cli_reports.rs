@@ -5,7 +5,7 @@
 //! the seed manual's `]PROFILE` figures), or read back from the fixture by a second path (the
 //! Dyalog XML's rows, the LispWorks function-info), never copied from what proftool printed.
 
-use super::support::binary::{fixture, proftool};
+use super::support::binary::{fixture, proftool, temp};
 use predicates::prelude::*;
 use std::collections::BTreeMap;
 
@@ -732,4 +732,22 @@ fn a_quantity_shows_in_one_unit_in_every_column() {
     let heading = words(&diff, "name");
     assert_eq!(heading[2..5], ["base", "self", "s"]);
     assert_eq!(words(&diff, "c "), ["c", "0.67", "0.77", "+0.10", "0.67", "0.77", "+0.10"]);
+}
+
+/// A name that holds what a terminal acts on (an OSC title sequence, BEL, BS, CR, RLO) is printed
+/// escaped by every text report, `info` and the closest names of an unknown `--fn` (issue 48).
+#[test]
+fn names_cannot_reach_the_terminal_as_control_characters() {
+    let dir = temp();
+    let input = dir.path().join("evil.folded");
+    std::fs::write(&input, "main;\u{1b}]0:owned\u{7}b\u{8}\r\u{202e}gnp.exe 3\nmain;ok 1\n").unwrap();
+    let input = input.display().to_string();
+    let runs: [&[&str]; 6] =
+        [&["summary"], &["tree"], &["data"], &["info"], &["diff", &input], &["calls", "--fn", "zzz"]];
+    for args in runs {
+        let out = proftool().args(args).arg(&input).output().unwrap();
+        let printed = String::from_utf8(out.stdout).unwrap() + &String::from_utf8(out.stderr).unwrap();
+        assert!(!printed.contains(['\u{1b}', '\u{7}', '\u{8}', '\r', '\u{202e}']), "{args:?}: {printed:?}");
+        assert!(printed.contains(r"\u{1b}]0:owned\u{7}b\u{8}\u{d}\u{202e}gnp.exe"), "{args:?}: {printed}");
+    }
 }

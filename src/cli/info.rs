@@ -40,7 +40,10 @@ impl InfoArgs {
         let input = InputSpec { path: &self.input, from: self.from, max_size: self.read.max_input_size };
         let super::io::Read { profile, format, reason, .. } = read(input, &self.read.options(), diag)?;
         let info = Info::of(&profile, format, reason);
-        let text = if self.json { serde_json::to_string_pretty(&info)? + "\n" } else { info.to_text() };
+        let text = match self.json {
+            true => serde_json::to_string_pretty(&info)? + "\n",
+            false => proftool::report::safe_text::escaped(&info.to_text()),
+        };
         std::io::stdout().write_all(text.as_bytes()).context("stdout")
     }
 }

@@ -24,6 +24,7 @@ mod flat;
 pub(crate) mod gate;
 mod header;
 mod rank;
+pub mod safe_text;
 mod summary;
 pub(crate) mod table;
 mod tree;
@@ -65,7 +66,9 @@ impl<P: Printer> Report<P> {
     /// its header's fields, its printer's and its table's rows.
     pub fn write(&self, out: &mut dyn Write, format: Format, style: TextStyle) -> io::Result<()> {
         match format {
-            Format::Text => self.printer.write_text(&self.header, &self.table, out, style),
+            Format::Text => {
+                self.printer.write_text(&self.header, &self.table, &mut safe_text::SafeText::new(out), style)
+            }
             Format::Csv => out.write_all(self.table.csv().as_bytes()),
             Format::Json => self.header.write_json(out, self.printer.json_fields(), &self.table),
             Format::Markdown => self.printer.write_markdown(out),
@@ -310,7 +313,7 @@ impl View {
         let score = |n: &str| strsim::jaro_winkler(name, n) + if n.contains(name) { 1.0 } else { 0.0 };
         let mut scored: Vec<(f64, &str)> = self.names.iter().map(|n| (score(n), n.as_str())).collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-        let closest: Vec<&str> = scored.iter().take(CLOSEST).map(|&(_, n)| n).collect();
+        let closest: Vec<String> = scored.iter().take(CLOSEST).map(|&(_, n)| safe_text::escaped(n)).collect();
         match closest.is_empty() {
             true => "the profile has no functions".into(),
             false => format!("no function is named so; the closest: {}", closest.join(", ")),

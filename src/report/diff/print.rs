@@ -134,7 +134,7 @@ impl Printer for DiffPrinter {
 /// `text` as Markdown shows it as written: its punctuation that Markdown reads escaped.
 fn markdown_text(text: &str) -> String {
     let mut escaped = String::with_capacity(text.len());
-    for c in text.chars() {
+    for c in crate::report::safe_text::escaped(&text.replace('\n', "\\u{a}")).chars() {
         if matches!(c, '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#' | '~') {
             escaped.push('\\');
         }
@@ -144,10 +144,27 @@ fn markdown_text(text: &str) -> String {
 }
 
 /// `name` as a code span in a table cell: fenced by more backticks than it holds in a row, its
-/// pipes escaped (GitHub splits cells at them even in code).
+/// pipes escaped (GitHub splits cells at them even in code), its line breaks and other control
+/// characters as `\u{a}` (a line break would end the row and could begin a heading of its own).
 fn markdown_code(name: &str) -> String {
+    let name = &crate::report::safe_text::escaped(&name.replace('\n', "\\u{a}"));
     let longest = name.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
     let pad = if name.starts_with('`') || name.ends_with('`') { " " } else { "" };
     format!("{fence}{pad}{}{pad}{fence}", name.replace('|', "\\|"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A name is one cell of one row: its pipes escaped, its backticks fenced, its line breaks and
+    /// control characters written as `\u{…}`, so that no line of it can begin a heading.
+    #[test]
+    fn a_name_stays_in_its_cell() {
+        assert_eq!(markdown_code("a|b"), r"`a\|b`");
+        assert_eq!(markdown_code("x`y"), "``x`y``");
+        assert_eq!(markdown_code("evil\n## Forged\u{1b}[2J"), r"`evil\u{a}## Forged\u{1b}[2J`");
+        assert_eq!(markdown_text("# a\nb"), r"\# a\\u{a}b");
+    }
 }

@@ -751,3 +751,17 @@ fn names_cannot_reach_the_terminal_as_control_characters() {
         assert!(printed.contains(r"\u{1b}]0:owned\u{7}b\u{8}\u{d}\u{202e}gnp.exe"), "{args:?}: {printed}");
     }
 }
+
+/// A name a spreadsheet would run as a formula is written in CSV with a `'` in front (OWASP's rule
+/// on CSV injection); other names and the numbers (a negative change too) as they are.
+#[test]
+fn csv_cells_that_would_be_formulas_open_as_text() {
+    let dir = temp();
+    let input = dir.path().join("formulas.folded");
+    std::fs::write(&input, "main;=HYPERLINK(\"http://x\") 3\nmain;-[NSObject init] 1\nmain;@SUM(A1) 1\nmain;ok 5\n")
+        .unwrap();
+    let out = proftool().args(["summary", "--format", "csv"]).arg(&input).output().unwrap();
+    let csv = String::from_utf8(out.stdout).unwrap();
+    let names: Vec<&str> = csv.lines().skip(1).map(|l| l.rsplitn(5, ',').last().unwrap()).collect();
+    assert_eq!(names, ["main", "ok", "\"'=HYPERLINK(\"\"http://x\"\")\"", "'-[NSObject init]", "'@SUM(A1)"], "{csv}");
+}

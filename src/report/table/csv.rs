@@ -1,4 +1,6 @@
-//! A table as CSV: a header of the column keys, then the rows, numbers in full.
+//! A table as CSV: a header of the column keys, then the rows, numbers in full; a text cell that
+//! a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, a tab or CR first) has a `'` put in
+//! front of it, as OWASP's rule on CSV injection says, so that it opens as the text it is.
 
 use super::{Cell, Table};
 use std::fmt::Write;
@@ -24,7 +26,15 @@ impl Table {
     /// Appends a cell for a script to `buffer`: numbers in full.
     fn full_into(&self, buffer: &mut String, cell: &Cell) {
         match cell {
-            Cell::Text(t) => buffer.push_str(self.text_of(*t)),
+            Cell::Text(t) => {
+                let text = self.text_of(*t);
+                // A text a spreadsheet would run as a formula (OWASP's CSV injection rule): a
+                // quote in front makes it text there; numbers are never text cells.
+                if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+                    buffer.push('\'');
+                }
+                buffer.push_str(text);
+            }
             Cell::Number(v, _) => {
                 let _ = write!(buffer, "{v}");
             }

@@ -12,8 +12,8 @@ fn every_fixture_folder_is_a_format_and_every_reader_has_fixtures() {
         if path.is_dir() {
             let name = path.file_name().unwrap().to_str().unwrap();
             // cli: the command line's inputs; gate: runs of one program that diff's gate compares
-            // in pairs (tests/cli_gate.rs). Other projects' files are not in the repository
-            // (../shared/corpus, support::shared_corpus).
+            // in pairs (tests/cli_gate.rs). Other projects' files are not in the repository:
+            // the checks of .ci/ read them.
             assert!(
                 ["cli", "gate"].contains(&name) || Format::from_name(name).is_some(),
                 "fixtures/{name} is not a format name"

@@ -5,7 +5,6 @@
 //! written as a flame chart of time.
 
 use crate::support::binary::{fixture, info, proftool, run, run_stdin, stacks};
-use crate::support::shared_corpus;
 use std::collections::BTreeMap;
 
 /// The time (µs) under each thread root of `fixture_path`, by the root's name.
@@ -101,59 +100,6 @@ fn trace_events_nest_as_speedscope_nests_them() {
     }
 }
 
-/// speedscope's own trace-event test files, where ../shared/corpus is there: the stacks its
-/// importer builds from each.
-#[test]
-fn speedscopes_trace_events_nest_as_it_nests_them() {
-    let cases: &[(&str, &[(&str, i64)])] = &[
-        (
-            "bex-interaction.json",
-            &[
-                ("A;B", 2),
-                ("D;C", 2),
-                ("F", 1),
-                ("F;E", 1),
-                ("G", 1),
-                ("G;H", 1),
-                ("J", 1),
-                ("J;I", 1),
-                ("K", 1),
-                ("K;L", 1),
-            ],
-        ),
-        ("invalid-x-nesting.json", &[("alpha", 5), ("alpha;beta", 10)]),
-        ("must-retain-original-order.json", &[("A", 2), ("A;B", 2), ("A;B;C", 2), ("X", 3)]),
-        ("event-reordering-name-match.json", &[("alpha", 9), ("alpha;beta;gamma", 1)]),
-        (
-            "simultaneous-anonymous-calls.json",
-            &[("anonymous", 1), ("anonymous;anonymous;anonymous", 2), ("anonymous;anonymous;function1;anonymous", 2)],
-        ),
-        ("end-non-top-of-stack.json", &[("A", 1), ("A;B", 9), ("A;B;Z", 1)]),
-        ("too-many-end-events.json", &[("alpha", 2), ("alpha;beta", 12)]),
-        (
-            "x-events-matching-end.json",
-            &[("alpha", 12), ("alpha;beta", 2), ("alpha;beta;gamma", 2), ("alpha;gamma", 2), ("alpha;gamma;beta", 2)],
-        ),
-        ("mismatched-name.json", &[]),
-        ("zero-duration-events.json", &[("A", 10)]),
-        ("out-of-order-unbalanced-name.json", &[("alpha", 1), ("alpha;beta", 9)]),
-        (
-            "multi-thread-with-samples.json",
-            &[
-                ("[root thread 2]", 30770),
-                ("[root thread 2];function3", 13326),
-                ("[root thread 2];function4", 10000),
-                ("[root]", 20770),
-                ("[root];function1", 13326),
-            ],
-        ),
-    ];
-    for (file, expected) in cases {
-        let Some(path) = shared_corpus(&format!("speedscope-samples/trace-event/{file}")) else { return };
-        assert_eq!(stacks(path.to_str().unwrap(), true), map(expected), "{file}");
-    }
-}
-
 /// Chrome's performance recordings (DevTools' "Save profile", Chromium's and Node's trace events):
 /// the CPU profiles they carry, each under its thread, with the time speedscope gives each profile
 /// (its `endTime` − `startTime`), the task slices beside them not added in.
@@ -178,23 +124,6 @@ fn recordings_read_their_cpu_profiles_with_speedscope_totals() {
     // reads them as two profiles of 111,935 and 105,037 µs: 216,972.
     let totals = thread_totals("chrome-trace/node-profile.json");
     assert_eq!(totals, [("JavaScriptMainThread".to_string(), 216_972)].into_iter().collect());
-}
-
-/// speedscope's own Chrome recordings, where ../shared/corpus is there: Chrome 66's two
-/// `CpuProfile` events (speedscope: CrRendererMain 1,081,562 µs, DedicatedWorker thread
-/// 873,502 µs) and Chrome 141's chunks without args.data (371,739 µs).
-#[test]
-fn speedscopes_recordings_read_with_its_totals() {
-    if let Some(path) = shared_corpus("speedscope-samples/Chrome/66/worker.json") {
-        let totals = thread_totals(path.to_str().unwrap());
-        let expected = [("CrRendererMain", 1_081_562), ("DedicatedWorker thread", 873_502)];
-        assert_eq!(totals, expected.iter().map(|&(t, w)| (t.to_string(), w)).collect());
-    }
-    if let Some(path) = shared_corpus("speedscope-samples/Chrome/141/no-arg-data.json") {
-        let (info, err) = info(path.to_str().unwrap());
-        assert!(info.contains("metric     time (time, us, additive): total 371739\n"), "{info}");
-        assert!(err.contains("profile events without args.data carry no samples and are skipped"), "{err}");
-    }
 }
 
 /// Chromium's own JSON trace: two renderer processes each number their profile `0x1`. Each is read

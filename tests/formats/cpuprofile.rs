@@ -2,7 +2,6 @@
 //! `--max-samples` before the memory is taken (heap profiles are told apart in heapprofile.rs).
 
 use crate::support::binary::{files_in, info, proftool, stacks, temp};
-use crate::support::shared_corpus;
 
 #[test]
 fn a_cpuprofile_of_more_samples_than_max_samples_is_refused_before_it_takes_the_memory() {
@@ -43,21 +42,4 @@ fn a_cpuprofile_weighs_its_span() {
         ("(program)", 900),
     ];
     assert_eq!(stacks, expected.iter().map(|&(s, w)| (s.to_string(), w)).collect());
-}
-
-/// speedscope's own `.cpuprofile` samples, where ../shared/corpus is there: Chrome 65's (47,892 µs
-/// as speedscope totals it, 11,575 µs of them before the first sample) and node 10's old format
-/// (45,920 µs from its first timestamp to its last; its tree: d under b 14 samples, d under c 14,
-/// the (anonymous) root 1 and the closing timestamp).
-#[test]
-fn speedscopes_cpuprofiles_weigh_their_span() {
-    for (file, total) in [("Chrome/65/simple.cpuprofile", 47_892), ("node/10.11.0/example.cpuprofile", 45_920)] {
-        let Some(path) = shared_corpus(&format!("speedscope-samples/{file}")) else { return };
-        let (info, _) = info(path.to_str().unwrap());
-        assert!(info.contains(&format!("metric     time (time, us, additive): total {total}\n")), "{file}: {info}");
-    }
-    let Some(old) = shared_corpus("speedscope-samples/node/10.11.0/example.cpuprofile") else { return };
-    let stacks = stacks(old.to_str().unwrap(), false);
-    assert_eq!(stacks.keys().collect::<Vec<_>>(), ["(anonymous)", "(anonymous);a;b;d", "(anonymous);a;c;d"]);
-    assert_eq!(stacks.values().sum::<i64>(), 45_920);
 }

@@ -10,7 +10,7 @@ mod summaries;
 
 use crate::roundtrip::write;
 use crate::support::binary::{fixture, proftool, run, temp};
-use crate::support::{folded, good_fixtures, read_bytes, read_bytes_with, read_fixture, shared_corpus};
+use crate::support::{folded, good_fixtures, read_bytes, read_bytes_with, read_fixture};
 use predicates::prelude::*;
 use proftool::convert::ConvertOptions;
 use proftool::model::{dump::dump, ops};
@@ -147,20 +147,6 @@ fn reports_in_the_1_37_layout_convert_to_themselves_byte_for_byte() {
         "dyalog-csv/v1.37-stats-summary.csv",
     ];
     converts_to_itself(inputs.map(fixture));
-}
-
-/// Dyalog's 1.37 documentation's own examples (excerpts, read from ../shared/corpus where it is
-/// there) convert to themselves byte for byte.
-#[test]
-fn dyalog_documentation_examples_convert_to_themselves_byte_for_byte() {
-    let inputs = [
-        "dyalog-xml/dyalog-docs-v1.37-tree.xml",
-        "dyalog-xml/dyalog-docs-v1.37-summary.xml",
-        "dyalog-csv/dyalog-docs-tree-data1.csv",
-        "dyalog-csv/dyalog-docs-data-data2-semicolon.csv",
-        "dyalog-csv/dyalog-docs-summary-data3.csv",
-    ];
-    converts_to_itself(inputs.into_iter().filter_map(shared_corpus));
 }
 
 /// Each input converted to its own format, silently, gives its bytes back.

@@ -1,22 +1,15 @@
 //! Firefox's Gecko profile JSON (`gecko`, read only): the project's own hand-written recordings and
 //! bare profile (fixtures/README.md, gecko) read to what speedscope's importer and the Firefox
-//! Profiler's own code make of them, and speedscope's corpus (where `support::shared_corpus` finds
-//! it beside the checkout) to the totals speedscope's importer gives it.
+//! Profiler's own code make of them (speedscope's corpus is checked by
+//! `.ci/speedscope-corpus.mjs`).
 
-use crate::support::binary::{fixture, proftool, run};
-use crate::support::{shared_corpus, sorted_lines};
+use crate::support::binary::{fixture, run};
+use crate::support::sorted_lines;
 
 /// The `time` total `info` states.
 fn time_total(text: &str) -> f64 {
     let line = text.lines().find(|l| l.starts_with("metric     time (time, ms, additive): total ")).unwrap();
     line.rsplit(' ').next().unwrap().parse().unwrap()
-}
-
-/// `proftool info` of a file: (stdout, stderr).
-fn info_of(path: &std::path::Path) -> (String, String) {
-    let out = proftool().arg("info").arg(path).assert().success();
-    let output = out.get_output();
-    (String::from_utf8(output.stdout.clone()).unwrap(), String::from_utf8(output.stderr.clone()).unwrap())
 }
 
 /// The two saved recordings read, by content, to the call tree speedscope 1.25.0's importer builds
@@ -133,30 +126,6 @@ fn a_bare_profiles_time_is_its_samples_times() {
     assert!(err.contains("gecko: 7 samples with no other frame (3.013 ms) left out"), "{err}");
     assert!(err.contains("gecko: 10 frames of Firefox's own code"), "{err}");
     assert!(err.contains("gecko: 3 markers not read"), "{err}");
-}
-
-/// speedscope's four saved recordings of Firefox 59 to 63 (its sample corpus, where `shared_corpus`
-/// finds it) read, by content, to the time speedscope's importer puts in its call tree (its non-idle
-/// weight: each sample's stack from its time to the next sample's, Firefox's own frames and the
-/// samples with no other frame left out), worked out from the JSON by a script of speedscope's
-/// `importFromFirefox` (its evented profile's total is the recording's whole `duration`, which no
-/// stack holds).
-#[test]
-fn speedscopes_recordings_weigh_as_speedscope_weighs_them() {
-    for (file, ms, samples) in [
-        ("Firefox/59/firefox.json", 674.269441001, 657),
-        ("Firefox/59/simple-firefox.json", 31.992821, 32),
-        ("Firefox/61/recursion.json", 11.149112, 11),
-        ("Firefox/63/simple-firefox.json", 26.983817, 27),
-    ] {
-        let Some(path) = shared_corpus(&format!("speedscope-samples/{file}")) else { return };
-        let (text, stderr) = info_of(&path);
-        assert!(text.contains("format     gecko (recognised by content)"), "{file}: {text}");
-        assert!((time_total(&text) - ms).abs() < 1e-6, "{file}: {text}");
-        assert!(text.contains(&format!("metric     samples (samples, count, additive): total {samples}\n")), "{file}");
-        assert!(text.contains("interval   1ms"), "{file}: {text}");
-        assert!(stderr.contains("frames of Firefox's own code"), "{file}: {stderr}");
-    }
 }
 
 /// The recording's one thread is a thread root named after it, above the JS functions, each named

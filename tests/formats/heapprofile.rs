@@ -2,7 +2,6 @@
 //! speedscope's importer totals, with the sampled allocations of each node.
 
 use crate::support::binary::{fixture, info, proftool};
-use crate::support::shared_corpus;
 
 /// Every node's `selfSize` added up and the samples that name a node of the tree, read from the
 /// JSON on its own (not through proftool's reader): what the profile's two metrics total.
@@ -48,20 +47,6 @@ fn assert_weighs_its_sizes(file: &str, bytes: u64) {
     assert!(text.contains("format     heapprofile (recognised by content)"), "{file}: {text}");
     assert!(text.contains(&format!("metric     size (alloc, bytes, additive): total {bytes}\n")), "{file}: {text}");
     assert_eq!(sizes_and_samples(file), (bytes, None), "{file}");
-}
-
-/// speedscope's own heap profiles, where ../shared/corpus is there: Chrome 69's and node 10's,
-/// without node ids or samples, to the totals speedscope's importer gives them
-/// (speedscope-samples/REFERENCE-speedscope-import.txt: 10,030,888 and 525,704 bytes).
-#[test]
-fn speedscopes_heap_profiles_weigh_their_bytes() {
-    for (file, bytes) in [
-        ("speedscope-samples/Chrome/69/Heap-20181005T144546.heapprofile", 10_030_888),
-        ("speedscope-samples/node/10.11.0/Heap-20181003T105432.heapprofile", 525_704),
-    ] {
-        let Some(path) = shared_corpus(file) else { return };
-        assert_weighs_its_sizes(path.to_str().unwrap(), bytes);
-    }
 }
 
 /// Bytes are no time: a format weighed by time refuses a heap profile unless `--metric` names a

@@ -1,9 +1,9 @@
 //! FreeBSD pmcstat call graphs (`pmcstat`), against FlameGraph's `stackcollapse-pmc.pl` and
-//! speedscope's importer: a call graph written by hand from the format's grammar, and speedscope's
-//! own sample where ../shared/corpus is there.
+//! speedscope's importer: a call graph written by hand from the format's grammar (speedscope's own
+//! sample is checked by `.ci/speedscope-corpus.mjs`).
 
 use crate::support::binary::{fixture, proftool, run};
-use crate::support::{shared_corpus, sorted_lines};
+use crate::support::sorted_lines;
 
 /// The graph reads to the stacks `stackcollapse-pmc.pl` (FlameGraph 41fee1f) makes of it (its
 /// output, checked in: flamegraph/work.folded), the callers outermost first: 1,200 samples, the
@@ -29,21 +29,6 @@ fn total(folded: &str) -> u64 {
     folded.lines().map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap()).sum()
 }
 
-/// speedscope's own pmcstat samples (`pmcstat/simple.txt` and `simple-with-invalids.txt`, MIT):
-/// 8,937 samples, speedscope's total for each, the invalid line said.
-#[test]
-fn speedscopes_call_graphs_read_with_its_totals() {
-    for case in ["simple", "simple-with-invalids"] {
-        let Some(path) = shared_corpus(&format!("speedscope-samples/pmcstat/{case}.txt")) else { return };
-        let (out, err) = run(&["convert", "--from", "pmcstat", "--to", "folded"], &path);
-        assert_eq!(total(&out), 8_937, "{case}");
-        assert_eq!(
-            err.contains("1 lines that are not of the call graph skipped"),
-            case == "simple-with-invalids",
-            "{err}"
-        );
-    }
-}
 /// A function's binary is named where it changes: a line without one has its caller's; a sampled
 /// function without one has none.
 #[test]

@@ -1,9 +1,8 @@
 //! Safari's timeline recordings (`safari`), against speedscope's importer: a recording written by
-//! hand from the format's grammar (fixtures/safari/make-fixtures.py), and speedscope's own sample
-//! (Safari 13.1) where ../shared/corpus is there.
+//! hand from the format's grammar (fixtures/safari/make-fixtures.py); speedscope's own sample is
+//! checked by `.ci/speedscope-corpus.mjs`.
 
-use crate::support::binary::{info, run, stacks};
-use crate::support::shared_corpus;
+use crate::support::binary::{info, stacks};
 
 /// The recording's 12 samples weigh their durations, 11 of 1 ms and one of 0.25 ms: 11,250 µs, as
 /// speedscope 1.25.0's importer weighs its call tree (its non-idle weight; its stacks are these),
@@ -27,18 +26,4 @@ fn a_recording_weighs_its_samples_durations() {
     ];
     let expected: std::collections::BTreeMap<String, i64> = expected.iter().map(|&(s, w)| (s.to_string(), w)).collect();
     assert_eq!(stacks("safari/work.recording.json", false), expected);
-}
-
-/// speedscope's own recording (`Safari/13.1/simple.html-recording.json`, MIT): 23 samples of
-/// 34,006.76 µs, speedscope's total (its 23 `sampleDurations` added up with Python), under its
-/// Spanish display name.
-#[test]
-fn speedscopes_recording_weighs_its_samples_durations() {
-    let Some(path) = shared_corpus("speedscope-samples/Safari/13.1/simple.html-recording.json") else { return };
-    let (info, _) = info(path.to_str().unwrap());
-    assert!(info.contains("title      Grabación de Control temporal 1"), "{info}");
-    assert!(info.contains("metric     time (time, us, additive): total 34006.76"), "{info}");
-    assert!(info.contains("metric     samples (samples, count, additive): total 23"), "{info}");
-    let (folded, _) = run(&["convert", "-q", "--metric", "samples", "--to", "folded"], &path);
-    assert!(folded.contains("(program);alpha;delta;gamma 11\n"), "{folded}");
 }

@@ -1,28 +1,8 @@
 //! Ruby's stackprof JSON (`stackprof`): each mode weighed as speedscope weighs it, against
-//! stackprof's own counts on files it made, speedscope's importer on a frame without a name, and
-//! speedscope's importer on speedscope's own samples where ../shared/corpus is there.
+//! stackprof's own counts on files it made, speedscope's importer on a frame without a name
+//! (speedscope's own samples are checked by `.ci/speedscope-corpus.mjs`).
 
 use crate::support::binary::{fixture, info, stacks};
-use crate::support::shared_corpus;
-
-/// speedscope's corpus of stackprof files, where ../shared/corpus is there, reads to the totals
-/// its importer gives them (speedscope-samples/REFERENCE-speedscope-import.txt): wall time as the
-/// samples' deltas, CPU time as an interval a sample, objects as samples.
-#[test]
-fn stackprof_files_weigh_as_speedscope_weighs_them() {
-    for (file, metric) in [
-        ("simple-stackprof.json", "time (time, us, additive): total 1551604"),
-        ("ruby-stackprof.json", "time (time, us, additive): total 565290"),
-        ("simple-cpu-stackprof.json", "time (time, us, additive): total 489000"),
-        ("object-stackprof.json", "sampled objects (objects, count, additive): total 103"),
-        ("stackprof-last-frame-no-name.json", "sampled objects (objects, count, additive): total 103"),
-    ] {
-        let Some(path) = shared_corpus(&format!("speedscope-samples/stackprof/{file}")) else { return };
-        let (text, _) = info(path.to_str().unwrap());
-        assert!(text.contains("format     stackprof (recognised by content)"), "{file}: {text}");
-        assert!(text.contains(&format!("metric     {metric}\n")), "{file}: {text}");
-    }
-}
 
 /// stackprof's own figures, from the JSON on its own (not through proftool's reader): its
 /// `samples`, and in wall mode the sum of `raw_timestamp_deltas`.

@@ -17,20 +17,6 @@ pub fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
 
-/// The path of `rel` in other projects' files (`../shared/corpus` beside the checkout), where that
-/// folder is there; `None`, with a note, where it is not. The repository holds only files this
-/// project made, so a clone runs every test without it; a test of another project's file checks
-/// what the project's own fixtures cannot (that tool's own test files read as that tool reads them).
-pub fn shared_corpus(rel: &str) -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(rel);
-    if path.exists() {
-        Some(path)
-    } else {
-        eprintln!("skipped: {} not found (other projects' files are not in the repository)", path.display());
-        None
-    }
-}
-
 /// The inputs in `dir`: the files with one of `format`'s extensions (expected outputs, notes and
 /// the scripts that made binary fixtures live beside them).
 fn inputs_in(dir: &Path, format: Format) -> Vec<PathBuf> {

@@ -5,7 +5,6 @@
 //! TotalTime and PctOfTot columns) or worked out by hand from its rows.
 
 use crate::support::binary::{fixture, proftool, run};
-use crate::support::shared_corpus;
 use std::path::PathBuf;
 
 /// A `]Profile summary -format=csv` report in the 1.37 layout, hand-written (fixtures/README.md):
@@ -62,28 +61,6 @@ fn summary_gives_the_files_total_and_pct_of_tot() {
     // The text report shows it to three significant digits.
     let (text, _) = report(&["summary"], &summary_csv());
     assert!(text.starts_with("Total: 30.5 ms\n"), "{text}");
-}
-
-/// The 1.37 documentation's own summary CSV (`]Profile summary -first=5 -format=csv`, read from
-/// ../shared/corpus where it is there): Total 58.2 ms, Sample's 100 %, each row's PctOfTot the
-/// file's; its XML summary, of one row, has its TotalTime 58.2 as its total.
-#[test]
-fn the_documentations_summary_gives_its_total_and_pct_of_tot() {
-    if let Some(csv) = shared_corpus("dyalog-csv/dyalog-docs-summary-data3.csv") {
-        let rows = [
-            ("#.Samples.Sample", 58.2, 100.0),
-            ("#.SharpPlot.DrawLineGraph", 25.626, 44.03092784),
-            ("#.SharpPlot.Plot", 18.373, 31.56872852),
-            ("#.SharpPlot.DrawBarChart", 7.726, 13.27491409),
-            ("#.SharpPlot.CH∆PLOT", 3.153, 5.417525773),
-        ];
-        assert_summary(&csv, 58.2, &rows);
-    }
-    if let Some(xml) = shared_corpus("dyalog-xml/dyalog-docs-v1.37-summary.xml") {
-        let (text, _) = report(&["info"], &xml);
-        assert!(text.contains("time (time, ms, additive): total 58.2\n"), "{text}");
-        assert_eq!(json(&["summary"], &xml)["total"], 58.2);
-    }
 }
 
 /// `calls` of one function gives its share of the file's total, as its PctOfTot row says.

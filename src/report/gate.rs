@@ -145,6 +145,15 @@ fn weight_of(runs: &[&Count]) -> f64 {
     }
 }
 
+/// The spread of the shares of `runs` about their mean, that mean, and the mean variance sampling
+/// alone gives a run's share at it.
+fn spread_and_sampling(runs: &[Count]) -> (f64, f64, f64) {
+    let (spread, mean) = spread(runs);
+    let weight = weight_of(&runs.iter().collect::<Vec<_>>());
+    let sampling = runs.iter().map(|r| sampling_variance(mean, weight, r)).sum::<f64>() / runs.len() as f64;
+    (spread, mean, sampling)
+}
+
 /// How much more the shares of a side's runs spread than sampling alone makes them, over all the
 /// functions of the side (`functions`, each its runs' values): the sum of each function's squared
 /// deviations over the sum of what sampling would give, at least 1. Runs that differ as a whole (a
@@ -152,10 +161,8 @@ fn weight_of(runs: &[&Count]) -> f64 {
 pub fn dispersion<'a>(functions: impl IntoIterator<Item = &'a [Count]>) -> f64 {
     let (mut seen, mut expected) = (0.0, 0.0);
     for runs in functions.into_iter().filter(|runs| runs.len() > 1) {
-        let (spread, mean) = spread(runs);
+        let (spread, _, sampling) = spread_and_sampling(runs);
         let free = runs.len() as f64 - 1.0;
-        let weight = weight_of(&runs.iter().collect::<Vec<_>>());
-        let sampling = runs.iter().map(|r| sampling_variance(mean, weight, r)).sum::<f64>() / runs.len() as f64;
         seen += free * spread;
         expected += free * sampling;
     }
@@ -193,11 +200,9 @@ pub fn prior_freedom<'a>(functions: impl IntoIterator<Item = &'a [Count]>, dispe
         .filter(|runs| runs.len() > 1)
         .filter_map(|runs| {
             runs_of = runs.len();
-            let (spread, mean) = spread(runs);
+            let (spread, mean, sampling) = spread_and_sampling(runs);
             let (count, squares) = runs.iter().fold((0.0, 0.0), |(c, s), r| (c + r.count, s + r.squares));
             let samples = if squares > 0.0 { count * count / squares / runs.len() as f64 } else { 0.0 };
-            let weight = weight_of(&runs.iter().collect::<Vec<_>>());
-            let sampling = runs.iter().map(|r| sampling_variance(mean, weight, r)).sum::<f64>() / runs.len() as f64;
             let expected = sampling * dispersion + (floor * mean).powi(2);
             (samples >= MIN_SAMPLES_FOR_FREEDOM && spread > 0.0 && expected > 0.0).then(|| (spread / expected).ln())
         })

@@ -201,4 +201,66 @@ test('labels are cut in the middle', () => {
   assert.equal(M.cutMiddle('abcdef', 2), 'ab')
 })
 
+// The transforms, worked out by hand as filter.rs's tests are: a;b;c 5, a;b 1, a;d;b 2, e 3.
+const filtered = profile({
+  names: ['a', 'b', 'c', 'd', 'e', 'libx'],
+  frames: [[0, -1, -1, 0], [1, 5, -1, 0], [2, 5, -1, 0], [3, -1, -1, 0], [4, -1, -1, 0]],
+  nodes: [[-1, 0, 0], [0, 1, 1], [1, 2, 5], [0, 3, 0], [3, 1, 2], [-1, 4, 3]],
+})
+// Each node as `name self`, indented by depth, in node order.
+function shape(P, t) {
+  const depth = (i) => (t.parent[i] < 0 ? 0 : 1 + depth(t.parent[i]))
+  return [...t.frame].map((f, i) => `${'  '.repeat(depth(i))}${P.strings[P.frames[4 * f]]} ${t.self[0][i]}`)
+}
+
+test('focus keeps the stacks through a function, its callers bare', () => {
+  // As filter.rs's focus test: a 0 (b 1 (c 5), d 0 (b 2)); e goes.
+  assert.deepEqual(shape(filtered, M.focusRow(filtered, M.fromProfile(filtered), 1)), ['a 0', '  b 1', '    c 5', '  d 0', '    b 2'])
+})
+
+test('merge into callers and drop', () => {
+  // b merged: a gets b's 1, c moves up under a, d keeps b's 2; then d dropped: a 1 (c 5), e 3.
+  const merged = M.mergeRow(filtered, M.fromProfile(filtered), 1)
+  assert.deepEqual(shape(filtered, merged), ['a 1', '  c 5', '  d 2', 'e 3'])
+  assert.deepEqual(shape(filtered, M.dropRow(filtered, merged, 3)), ['a 1', '  c 5', 'e 3'])
+})
+
+test('collapsing recursion puts inner calls into the outermost', () => {
+  // a;b;a;c 4, a;b 1, a;a 2: c under the outer a, a's own 2, b keeps 1 (filter.rs's test).
+  const P = profile({
+    names: ['a', 'b', 'c'],
+    frames: [[0, -1, -1, 0], [1, -1, -1, 0], [2, -1, -1, 0]],
+    nodes: [[-1, 0, 0], [0, 1, 1], [1, 0, 0], [2, 2, 4], [0, 0, 2]],
+  })
+  assert.deepEqual(shape(P, M.collapseRecursion(P, M.fromProfile(P), 0)), ['a 2', '  b 1', '  c 4'])
+  // a;b;a;c 3, a;d 1 (the CLI test's): b held only the inner a, and goes with it: a (c 3, d 1).
+  const Q = profile({
+    names: ['a', 'b', 'c', 'd'],
+    frames: [[0, -1, -1, 0], [1, -1, -1, 0], [2, -1, -1, 0], [3, -1, -1, 0]],
+    nodes: [[-1, 0, 0], [0, 1, 0], [1, 0, 0], [2, 2, 3], [0, 3, 1]],
+  })
+  assert.deepEqual(shape(Q, M.collapseRecursion(Q, M.fromProfile(Q), 0)), ['a 0', '  c 3', '  d 1'])
+})
+
+test('a module collapses into one frame', () => {
+  // b and c are libx's: a;b;c is a;libx, with 1 + 5; a;d;b is a;d;libx 2.
+  const P = structuredClone(filtered)
+  P.frames.push(5, 5, -1, 0)
+  const t = M.collapseModule(P, M.fromProfile(P), 5, 5)
+  assert.deepEqual(shape(P, t), ['a 0', '  libx 6', '  d 0', '    libx 2', 'e 3'])
+})
+
+test('transforms keep measured values less what went', () => {
+  // Measured a 20, b 6.5, c 5, d 2.25, b 2, e 3 (filter.rs's test): ignoring c leaves a 15, b 1.5.
+  const P = profile({
+    names: ['a', 'b', 'c', 'd', 'e'],
+    frames: [[0, -1, -1, 0], [1, -1, -1, 0], [2, -1, -1, 0], [3, -1, -1, 0], [4, -1, -1, 0]],
+    nodes: [[-1, 0, 0], [0, 1, 1], [1, 2, 5], [0, 3, 0], [3, 1, 2], [-1, 4, 3]],
+    metrics: [{ name: 'time', kind: 'time', unit: 'ms', additive: true }],
+    measured: [[20, 6.5, 5, 2.25, 2, 3]],
+  })
+  assert.deepEqual([...M.dropRow(P, M.fromProfile(P), 2).measured[0]], [15, 1.5, 2.25, 2, 3])
+  assert.deepEqual([...M.focusRow(P, M.fromProfile(P), 3).measured[0]], [2.25, 2.25, 2])
+})
+
 console.log(`html model: ${passed} tests pass${process.exitCode ? ', some fail' : ''}`)

@@ -24,7 +24,7 @@ const url = (file, fragment = '') => 'file://' + path.resolve(file) + fragment
 
 const browser = await puppeteer.launch({ executablePath: chromium, args: ['--no-sandbox', '--headless=new'] })
 const failures = []
-const counts = { opened: 0, tables: 0, lines: 0, searched: 0, sandwiches: 0, merged: 0 }
+const counts = { opened: 0, tables: 0, lines: 0, searched: 0, sandwiches: 0, merged: 0, transforms: 0 }
 
 // A page that records its console errors, failed scripts and requests other than its own file.
 async function open(file, fragment, problems, height = 900) {
@@ -146,6 +146,7 @@ for (const fixture of fixtures) {
     if (zoom !== clicked.node) problems.push(`a click on node ${clicked.node} zoomed to ${zoom}`)
   }
   await searchAndSandwich(page, fixture, summary, problems)
+  await transformsAsCli(page, fixture, summary, problems)
   if (fixture.endsWith('perf/work.perf')) await screenshots(out)
   await page.close()
   counts.opened++
@@ -176,6 +177,34 @@ async function searchAndSandwich(page, fixture, summary, problems) {
   counts.sandwiches++
 }
 
+// Each transform of the page on a function (the heaviest that is not a root's, else the heaviest)
+// gives the totals and the function table its CLI filter gives: `summary --focus '^name$'`, and
+// --merge-fn, --ignore, --collapse-recursion.
+async function transformsAsCli(page, fixture, summary, problems) {
+  if (summary.rows.some((row) => row.self === null || row.self === undefined)) return
+  const rows = summary.rows.filter((r) => r.total > 0)
+  const row = rows[1] ?? rows[0]
+  if (!row) return
+  for (const [op, flag] of [['f', '--focus'], ['m', '--merge-fn'], ['d', '--ignore'], ['r', '--collapse-recursion']]) {
+    let cli
+    try {
+      cli = JSON.parse(run(['summary', '-q', '--format', 'json', flag, `^${escape(row.name)}$`, fixture]))
+    } catch (e) {
+      continue // the filter leaves nothing (a function in every stack, dropped): an error, said
+    }
+    const seen = await page.evaluate((name, op) => {
+      location.hash = `x=${op}${S.indexOf(name)}`
+      window.onhashchange()
+      return selected
+    }, row.name, op)
+    const want = cli.selected ?? cli.total
+    if (!near(seen, want)) problems.push(`${flag} ${row.name}: the page keeps ${seen}, the CLI ${want}`)
+    await sameAsSummary(page, cli, `${flag} ${row.name}`, problems)
+    counts.transforms++
+  }
+  await page.evaluate(() => { location.hash = ''; window.onhashchange() })
+}
+
 async function screenshots(out) {
   const problems = []
   const page = await open(out, '', problems)
@@ -191,7 +220,7 @@ await keyboard()
 await diffPage()
 await browser.close()
 for (const failure of failures) console.error(`html viewer: ${failure}`)
-console.log(`the HTML of ${counts.opened} fixtures opens in Chromium with the total and the function table summary gives (${counts.lines} with lines as summary --lines, ${counts.merged} with their threads merged too); ${counts.searched} searched, ${counts.sandwiches} sandwiches as proftool calls gives them; ${failures.length} fail`)
+console.log(`the HTML of ${counts.opened} fixtures opens in Chromium with the total and the function table summary gives (${counts.lines} with lines as summary --lines, ${counts.merged} with their threads merged too); ${counts.searched} searched, ${counts.sandwiches} sandwiches as proftool calls gives them; ${counts.transforms} transforms as the CLI's filters; ${failures.length} fail`)
 process.exit(failures.length === 0 && counts.opened > 0 ? 0 : 1)
 
 // A stack of 12,000 frames (past Chromium's 65,535-pixel canvas at 18 px a row, 3,700 rows):

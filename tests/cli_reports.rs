@@ -367,6 +367,15 @@ fn filters_on_a_tree_with_recursion() {
     );
     let tree = report_stdin(&["tree", "--focus", "^c$", "-"], RECURSIVE);
     assert_eq!(names_in_tree(&tree), ["a", "  b", "    a", "      c"]);
+    // --merge-fn is --hide's other name: the same rows.
+    assert_eq!(summary(&["--merge-fn", "^b$"]), summary(&["--hide", "^b$"]));
+    // a's inner call goes into its outer one: a;c 3 and a;d 1; b is on no stack's end, so it goes.
+    let collapsed = report_stdin(&["tree", "--collapse-recursion", "^a$", "-"], RECURSIVE);
+    assert_eq!(names_in_tree(&collapsed), ["a", "  c", "  d"]);
+    assert_rows(
+        &summary(&["--collapse-recursion", "^a$"]),
+        &[("a", &[0.0, 0.0, 4.0, 100.0]), ("c", &[3.0, 75.0, 3.0, 75.0]), ("d", &[1.0, 25.0, 1.0, 25.0])],
+    );
 }
 
 /// processes.tree: FIB 60 (50 own), PRINT-OBJECT 10 under the inner FIB, weird 25, Idle 10; every %

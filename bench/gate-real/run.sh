@@ -19,8 +19,8 @@ gcc -O1 -fno-omit-frame-pointer -fno-inline -g -o "$build/work" "$here/work.c"
 javac -d "$build" "$here/Work.java"
 
 # ROUNDS of each length: about 1 s (short) and 4 s (long) of CPU on this machine.
-declare -A short=([c]=150 [go]=120 [java]=150 [node]=120 [py]=12)
-declare -A long=([c]=600 [go]=480 [java]=600 [node]=480 [py]=48)
+declare -A short=([c]=150 [go]=120 [java]=150 [node]=120 [py]=150)
+declare -A long=([c]=600 [go]=480 [java]=600 [node]=480 [py]=600)
 
 # record KIND LENGTH TAG I FACTOR: one run into $out/KIND-LENGTH/TAG-I.*
 record() {

@@ -179,9 +179,15 @@ pub struct SelectArgs {
     #[arg(long, value_name = "RE", help_heading = "Filters")]
     pub ignore: Option<String>,
     /// Remove the frames whose name matches RE from every stack, keeping the rest of the stack (their
-    /// own value goes to their caller).
-    #[arg(long, value_name = "RE", help_heading = "Filters")]
+    /// own value goes to their caller): the Firefox Profiler's and the page's "merge function",
+    /// hence its other name.
+    #[arg(long, value_name = "RE", visible_alias = "merge-fn", help_heading = "Filters")]
     pub hide: Option<String>,
+    /// Fold the calls a function whose name matches RE makes of itself, directly or through other
+    /// functions, into its outermost call: `a;b;a;c` becomes `a;c` (the Firefox Profiler's
+    /// "collapse recursion").
+    #[arg(long, value_name = "RE", help_heading = "Filters")]
+    pub collapse_recursion: Option<String>,
     /// Keep only the stacks of one thread or process (a thread frame or a root named NAME).
     #[arg(long, value_name = "NAME", help_heading = "Filters")]
     pub thread: Option<String>,
@@ -206,6 +212,7 @@ impl SelectArgs {
             focus: regex("--focus", &self.focus)?,
             ignore: regex("--ignore", &self.ignore)?,
             hide: regex("--hide", &self.hide)?,
+            collapse_recursion: regex("--collapse-recursion", &self.collapse_recursion)?,
             thread: self.thread.clone(),
         })
     }

@@ -6,6 +6,10 @@
 //!   everything below them);
 //! - `--hide RE` removes the matching frames from every stack and keeps the rest: a hidden node's
 //!   own value goes to its nearest caller that stays, its callees move up to that caller;
+//! - `--collapse-recursion RE` folds a matching function's calls of itself, direct or through other
+//!   functions, into its outermost call (the Firefox Profiler's "collapse recursion"): `a;b;a;c`
+//!   becomes `a;c`, its value under the outer `a`; the frames between the two calls keep only the
+//!   stacks that end in them;
 //! - `--thread NAME` keeps the stacks of one thread or process (a thread frame, or a root, so named),
 //!   as `--focus` does;
 //! - [`subtrees`] keeps the subtrees rooted at the outermost nodes of some frames (a report's `--fn`).
@@ -23,7 +27,8 @@ use crate::diag::Diagnostics;
 use crate::error::Error;
 use regex::Regex;
 
-/// The filters of one run; each one given narrows the profile in turn (thread, focus, ignore, hide).
+/// The filters of one run; each one given narrows the profile in turn (thread, focus, ignore, hide,
+/// collapse recursion).
 #[derive(Clone, Debug, Default)]
 pub struct Filters {
     /// `--focus RE`.
@@ -32,6 +37,8 @@ pub struct Filters {
     pub ignore: Option<Regex>,
     /// `--hide RE`.
     pub hide: Option<Regex>,
+    /// `--collapse-recursion RE`.
+    pub collapse_recursion: Option<Regex>,
     /// `--thread NAME`.
     pub thread: Option<String>,
 }
@@ -39,7 +46,11 @@ pub struct Filters {
 impl Filters {
     /// Whether no filter is given (then [`Filters::apply`] returns the profile as it came).
     pub fn is_empty(&self) -> bool {
-        self.focus.is_none() && self.ignore.is_none() && self.hide.is_none() && self.thread.is_none()
+        self.focus.is_none()
+            && self.ignore.is_none()
+            && self.hide.is_none()
+            && self.collapse_recursion.is_none()
+            && self.thread.is_none()
     }
 
     /// `profile` narrowed by every filter given; an error that says which filter left nothing.
@@ -103,6 +114,9 @@ impl Filters {
                 dropped[m] = (whole - profile.total(m).as_f64(), whole);
             }
         }
+        if let Some(re) = &self.collapse_recursion {
+            profile = collapse_recursion(&profile, &frame_matches(&profile, re));
+        }
         Ok((profile, dropped))
     }
 }
@@ -163,11 +177,13 @@ fn thread_nodes(profile: &Profile, name: &str) -> Vec<bool> {
         .collect()
 }
 
-/// Per frame, whether `re` matches its name (or, for a line frame, its function's name).
+/// Per frame, whether `re` matches its name, its row's name in the reports (a BR line's, after its
+/// routine), or, for a line frame, its function's name.
 pub(crate) fn frame_matches(profile: &Profile, re: &Regex) -> Vec<bool> {
     (profile.frames.iter())
         .map(|(id, frame)| {
             re.is_match(&profile.frame_name(id))
+                || (profile.frame_attr(id, super::ROUTINE).is_some() && re.is_match(&profile.row_name(id)))
                 || (frame.kind == FrameKind::Line && !frame.name.is_empty() && re.is_match(&frame.name))
         })
         .collect()
@@ -193,6 +209,9 @@ enum Fate {
     Hide,
     /// It goes with its own values.
     Cut,
+    /// It goes into a node above it (the outermost call of its recursion): its own additive values
+    /// go there, its callees move up under it.
+    Into(NodeId),
 }
 
 /// Per node, whether it or one of its callers is marked.
@@ -242,6 +261,75 @@ pub fn hide(profile: &Profile, marked: &[bool]) -> Profile {
     rebuild(profile, &fates)
 }
 
+/// `profile` with the recursion of the marked frames collapsed (`--collapse-recursion`): a node of a
+/// marked function with a caller of the same name goes into the outermost such caller. One
+/// depth-first walk keeps, per name, the outermost node of it on the path.
+pub fn collapse_recursion(profile: &Profile, marked_frames: &[bool]) -> Profile {
+    let tree = &profile.tree;
+    // Marked frames by name: frames of one name (in different files) are one function, as the
+    // reports' rows are.
+    let mut names: std::collections::HashMap<std::borrow::Cow<str>, usize> = Default::default();
+    let key_of: Vec<Option<usize>> = (profile.frames.iter())
+        .map(|(id, _)| {
+            let fresh = names.len();
+            marked_frames[id.index()].then(|| *names.entry(profile.frame_name(id)).or_insert(fresh))
+        })
+        .collect();
+    let mut outermost: Vec<Option<NodeId>> = vec![None; names.len()];
+    // The path's nodes, root first, with whether each is the outermost of its name.
+    let mut path: Vec<(NodeId, bool)> = Vec::new();
+    let mut fates = vec![Fate::Keep { own: true }; tree.len()];
+    for visit in tree.walk() {
+        for (left, was_outermost) in path.drain(visit.depth as usize..) {
+            if let (true, Some(key)) = (was_outermost, key_of[tree.frame(left).index()]) {
+                outermost[key] = None;
+            }
+        }
+        let key = key_of[tree.frame(visit.node).index()];
+        let outer = key.and_then(|k| outermost[k]);
+        match (key, outer) {
+            (_, Some(outer)) => fates[visit.node.index()] = Fate::Into(outer),
+            (Some(k), None) => outermost[k] = Some(visit.node),
+            (None, None) => {}
+        }
+        path.push((visit.node, key.is_some() && outer.is_none()));
+    }
+    cut_emptied(profile, &mut fates);
+    rebuild(profile, &fates)
+}
+
+/// Cuts the kept nodes that a collapse left with nothing: those whose only weight was in a call that
+/// went into a caller (`b` of `a;b;a;c` once `a` is collapsed), and their callees of no weight.
+fn cut_emptied(profile: &Profile, fates: &mut [Fate]) {
+    let tree = &profile.tree;
+    let metrics = profile.metrics().len();
+    let (mut weighs, mut emptied) = (vec![false; tree.len()], vec![false; tree.len()]);
+    for node in tree.nodes().rev() {
+        let i = node.index();
+        weighs[i] |= (0..metrics).any(|m| tree.self_value(m, node).as_f64() != 0.0);
+        let parent = tree.parent(node).map(NodeId::index);
+        // A call that goes into a caller takes its weight there, and empties its own caller.
+        match (fates[i], parent) {
+            (Fate::Into(outer), Some(p)) => {
+                weighs[outer.index()] |= weighs[i];
+                emptied[p] = true;
+            }
+            (_, Some(p)) => {
+                weighs[p] |= weighs[i];
+                emptied[p] |= emptied[i];
+            }
+            (_, None) => {}
+        }
+    }
+    for node in tree.nodes() {
+        let i = node.index();
+        let under_cut = tree.parent(node).is_some_and(|p| fates[p.index()] == Fate::Cut);
+        if fates[i] == (Fate::Keep { own: true }) && !weighs[i] && (emptied[i] || under_cut) {
+            fates[i] = Fate::Cut;
+        }
+    }
+}
+
 /// `profile` made of the subtrees rooted at the outermost marked nodes (a report's `--fn`): their
 /// callers go, with their own values.
 pub fn subtrees(profile: &Profile, marked: &[bool]) -> Profile {
@@ -285,6 +373,15 @@ fn rebuild(profile: &Profile, fates: &[Fate]) -> Profile {
                 above
             }
             Fate::Cut => above,
+            Fate::Into(outer) => {
+                let to = anchor[outer.index()];
+                if let Some(to) = to {
+                    (0..metrics.len())
+                        .filter(|&m| metrics[m].is_additive())
+                        .for_each(|m| out.tree.add_self(m, to, src.self_value(m, node)));
+                }
+                to
+            }
         };
         anchor[node.index()] = new;
     }
@@ -321,7 +418,8 @@ fn remeasured(profile: &Profile, m: usize, fates: &[Fate]) -> Vec<(NodeId, Value
     for node in tree.nodes().rev() {
         let i = node.index();
         let lost = match fates[i] {
-            Fate::Keep { own: true } | Fate::Hide => children_lost[i],
+            // What goes into a caller stays inside that caller's measured value.
+            Fate::Keep { own: true } | Fate::Hide | Fate::Into(_) => children_lost[i],
             // What stays of a node is what stays of its children.
             Fate::Keep { own: false } | Fate::Cut => read(node) - (children_read[i] - children_lost[i]),
         };
@@ -394,6 +492,37 @@ mod tests {
                 "\"a\" [function] samples=1 (total 6)",
                 "  \"c\" [function] samples=5 (total 5)",
                 "\"e\" [function] samples=3 (total 3)"
+            ]
+        );
+    }
+
+    #[test]
+    fn recursion_direct_and_through_others_goes_into_the_outermost_call() {
+        // By hand: a;b;a;c 4 puts c under the outer a; a;a 2 is a's own; b keeps a;b's 1;
+        // x;a;a;a;c 3: both inner a's into the a under x.
+        let mut p = Profile::new(vec![Metric::samples()]);
+        let stacks: [(&[&str], i64); 4] =
+            [(&["a", "b", "a", "c"], 4), (&["a", "b"], 1), (&["a", "a"], 2), (&["x", "a", "a", "a", "c"], 3)];
+        let mut index = crate::model::ChildIndex::default();
+        for (stack, n) in stacks {
+            let mut parent = None;
+            for name in stack {
+                let frame = p.frames.intern(FrameRef::function(name));
+                parent = Some(index.child_or_insert(&mut p.tree, parent, frame));
+            }
+            p.tree.add_self(0, parent.unwrap(), Value::Int(n));
+        }
+        let p = Filters { collapse_recursion: re("^a$"), ..Filters::default() }.apply(p).unwrap();
+        let p = crate::model::ops::merge_siblings(&p);
+        assert_eq!(
+            lines(&p),
+            [
+                "\"a\" [function] samples=2 (total 7)",
+                "  \"b\" [function] samples=1 (total 1)",
+                "  \"c\" [function] samples=4 (total 4)",
+                "\"x\" [function] samples=0 (total 3)",
+                "  \"a\" [function] samples=0 (total 3)",
+                "    \"c\" [function] samples=3 (total 3)",
             ]
         );
     }

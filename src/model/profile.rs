@@ -103,6 +103,10 @@ pub struct FunctionFacts {
     pub top: Option<i64>,
 }
 
+/// The frame-attr key of the routine (`main`, `gosub`) a line of no named function is in: BR's
+/// MAIN ROUTINE and GOSUB records. Its row's name starts with it ([`Profile::row_name`]).
+pub const ROUTINE: &str = "br.routine";
+
 /// A profile in the canonical model.
 ///
 /// Invariant: the tree has exactly one value column per declared metric, in the same order; the
@@ -177,6 +181,26 @@ impl Profile {
     /// (`name`, or `name[line]` for a line frame).
     pub fn frame_name(&self, frame: FrameId) -> std::borrow::Cow<'_, str> {
         self.name_of(self.frames.get(frame))
+    }
+
+    /// The name of `frame`'s row in the reports and the page: [`Profile::frame_name`], after the
+    /// routine a line of no named function is in where the file says it ([`ROUTINE`]: BR's
+    /// `GOSUB orders.br:100.0`), so that it is not taken for a line of neither.
+    pub fn row_name(&self, frame: FrameId) -> std::borrow::Cow<'_, str> {
+        self.after_routine(frame, self.frame_name(frame))
+    }
+
+    /// [`Profile::function_name`] as a row names it ([`Profile::row_name`]): a line's function.
+    pub fn function_row_name(&self, frame: FrameId) -> std::borrow::Cow<'_, str> {
+        self.after_routine(frame, self.function_name(frame))
+    }
+
+    /// `name` after the routine `frame` is in, where the file says it.
+    fn after_routine<'a>(&'a self, frame: FrameId, name: std::borrow::Cow<'a, str>) -> std::borrow::Cow<'a, str> {
+        match self.frame_attr(frame, ROUTINE) {
+            Some(routine) => std::borrow::Cow::Owned(format!("{} {name}", routine.to_ascii_uppercase())),
+            None => name,
+        }
     }
 
     /// The name of the function `frame` is a place in ([`super::Frame::function`]), as

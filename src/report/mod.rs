@@ -44,7 +44,7 @@ pub use tree::{tree, TreeOptions, TreePrinter};
 use crate::error::Error;
 use crate::formats::ReadOptions;
 use crate::model::filter::{self, Filters};
-use crate::model::{ops, FrameId, FrameKind, Metric, MetricKind, NodeId, Profile, Repr, Unit, Values};
+use crate::model::{ops, FrameKind, Metric, MetricKind, NodeId, Profile, Repr, Unit, Values};
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value as Json};
 use std::io::{self, Write};
@@ -516,27 +516,13 @@ fn choose_metric(profile: &Profile) -> Result<usize, Error> {
     Ok(chosen)
 }
 
-/// The frame fact in which the BR reader keeps the routine (`main`, `gosub`) a line of no named
-/// function is in, from its MAIN ROUTINE or GOSUB record.
-const BR_ROUTINE: &str = "br.routine";
-
-/// The name of `frame`'s row: [`Profile::frame_name`], after the routine a BR line is in where the
-/// file says it (`GOSUB orders.br:100.0`), so that it is not taken for a line of neither.
-fn row_name(profile: &Profile, frame: FrameId) -> std::borrow::Cow<'_, str> {
-    let name = profile.frame_name(frame);
-    match profile.frame_attr(frame, BR_ROUTINE) {
-        Some(routine) => std::borrow::Cow::Owned(format!("{} {name}", routine.to_ascii_uppercase())),
-        None => name,
-    }
-}
-
 /// The row names (distinct frame names, in frame order) and each frame's row.
 fn rows(profile: &Profile) -> (Vec<String>, Vec<u32>) {
     let mut names = Vec::new();
     let mut index: FxHashMap<String, u32> = FxHashMap::default();
     let row_of_frame = (profile.frames.iter())
         .map(|(id, _)| {
-            let name = row_name(profile, id).into_owned();
+            let name = profile.row_name(id).into_owned();
             *index.entry(name).or_insert_with_key(|name| {
                 names.push(name.clone());
                 names.len() as u32 - 1

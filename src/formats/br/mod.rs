@@ -134,7 +134,7 @@ const TIME_LEN: usize = 9;
 
 /// The frame attr that says which routine a line of no named function is in: [`MAIN_ROUTINE_VALUE`]
 /// or [`GOSUB_VALUE`]; a line without it had no qualifier record.
-pub(crate) const ROUTINE_KEY: &str = "br.routine";
+pub(crate) const ROUTINE_KEY: &str = crate::model::ROUTINE;
 const MAIN_ROUTINE_VALUE: &str = "main";
 const GOSUB_VALUE: &str = "gosub";
 /// The file the writer gives frames that have none.

@@ -51,7 +51,7 @@ const rowY = (depth) => (state.icicle ? (depth - state.top) * ROW : (shownRows -
 // lays nothing out again. `layouts.tree` is bumped whenever the tree or its totals change.
 const layouts = { tree: 0, made: new Map() };
 function layoutNow(width) {
-  const base = state.zoom >= 0 ? total[state.zoom] : grand;
+  const base = state.zoom >= 0 ? total[state.zoom] : selected;
   const view = (first) => {
     const key = `${layouts.tree}|${state.zoom}|${state.x0}|${state.x1}|${width}|${first}|${maxRows()}`;
     let made = layouts.made.get(key);
@@ -133,7 +133,7 @@ function rectAt(event) {
 }
 function describe(i) {
   const n = lay.rects.node[i];
-  if (n === -1) return `all\ntotal ${format(grand)} (100 %)`;
+  if (n === -1) return selected === grand ? `all\ntotal ${format(grand)} (100 %)` : `all the transforms keep\ntotal ${format(selected)} (${pct(selected, grand)})`;
   if (n === -2) {
     const { value } = lay.slivers[lay.rects.sliver[i]];
     return `frames too small to draw apart\ntogether ${format(value)} (${pct(value, grand)})`;
@@ -149,7 +149,7 @@ function describe(i) {
     lines.push(`base ${format(baseTotal[n])} (${pct(baseTotal[n], baseGrand)}), new ${format(newTotal[n])} (${pct(newTotal[n], newGrand)})`);
     lines.push(`share ${change[n] >= 0 ? '+' : ''}${(100 * change[n]).toFixed(2)} points`);
   }
-  lines.push('click: zoom · shift-click: callers and callees');
+  lines.push('click: zoom · shift-click: callers and callees · keys f m d r l: transforms');
   return lines.join('\n');
 }
 
@@ -235,6 +235,10 @@ canvas.onkeydown = (event) => {
     draw(); event.preventDefault(); return;
   } else if (event.key === 'c' && n >= 0) {
     state.fn = rowOf(T.frame[n]); update(); return;
+  } else if ('fmdr'.includes(event.key) && event.key.length === 1 && n >= 0) {
+    addTransform(event.key, rowOf(T.frame[n])); return;
+  } else if (event.key === 'l' && n >= 0 && P.frames[4 * T.frame[n] + 1] >= 0) {
+    addTransform('c', P.frames[4 * T.frame[n] + 1]); return;
   } else {
     return;
   }

@@ -286,16 +286,6 @@ fn push_values(json: &mut String, values: &Values) {
     json.push(']');
 }
 
-/// `frame` named as the reports name its row: `Module.label` for GHC, `name[line]` for a line, a
-/// BR line of no named function with its routine (`MAIN orders.br:10.2`, report/mod.rs).
-fn row_name(profile: &Profile, frame: crate::model::FrameId) -> std::borrow::Cow<'_, str> {
-    let name = profile.frame_name(frame);
-    match profile.frame_attr(frame, super::br::ROUTINE_KEY) {
-        Some(routine) => std::borrow::Cow::Owned(format!("{} {name}", routine.to_ascii_uppercase())),
-        None => name,
-    }
-}
-
 /// A frame as the page holds it: numbers into the strings (or −1), its kind's number, and the
 /// frame of its function.
 struct PageFrame {
@@ -320,7 +310,7 @@ fn page_frames(profile: &Profile, strings: &mut Strings) -> Vec<PageFrame> {
             _ => 3,
         };
         frames.push(PageFrame {
-            name: strings.number(&row_name(profile, id)) as i64,
+            name: strings.number(&profile.row_name(id)) as i64,
             module: frame.module.as_deref().map_or(-1, |m| strings.number(m) as i64),
             line: frame.line.map_or(-1, i64::from),
             kind,
@@ -344,11 +334,7 @@ fn page_frames(profile: &Profile, strings: &mut Strings) -> Vec<PageFrame> {
         let index = *of_frame.entry(function).or_insert(next);
         if index == next {
             // Its row's name as the reports give the merged frame, which keeps its first line's facts.
-            let name = profile.function_name(id);
-            let name = match profile.frame_attr(id, super::br::ROUTINE_KEY) {
-                Some(routine) => format!("{} {name}", routine.to_ascii_uppercase()),
-                None => name.into_owned(),
-            };
+            let name = profile.function_row_name(id);
             frames.push(PageFrame {
                 name: strings.number(&name) as i64,
                 module: frames[id.index()].module,

@@ -135,6 +135,119 @@ const Model = (() => {
     return { parent: Int32Array.from(parent), frame: Int32Array.from(frame), self: self.map((c) => Float64Array.from(c)), measured: tree.measured.map(() => null) };
   }
 
+  // Transforms, the CLI's filters on the tree shown (model/filter.rs, with the same totals): per
+  // node a fate, then the tree rebuilt with the nodes of one parent and frame merged. KEEP; BARE,
+  // kept without its own additive values (a caller kept for the stacks below it); HIDE, into its
+  // nearest kept caller (at a root its values go); CUT, with its values; INTO, into node into[i],
+  // a kept caller. `frameOf` may give a kept node another frame (a module's).
+  const KEEP = 0, BARE = 1, HIDE = 2, CUT = 3, INTO = 4;
+  function reshape(P, tree, fate, into, frameOf) {
+    const n = tree.parent.length, anchor = new Int32Array(n), byPath = new Map();
+    const additive = P.metrics.map((m) => m.additive);
+    const parent = [], frame = [], self = tree.self.map(() => []);
+    const read = tree.measured.map((c) => (c ? remeasured(tree, c, fate) : null));
+    const measured = tree.measured.map((c) => (c ? [] : null));
+    for (let i = 0; i < n; i++) {
+      const p = tree.parent[i] < 0 ? -1 : anchor[tree.parent[i]], f = fate[i];
+      if (f === KEEP || f === BARE) {
+        const fr = frameOf ? frameOf[i] : tree.frame[i], key = p * 4294967296 + fr;
+        let id = byPath.get(key);
+        if (id === undefined) {
+          id = parent.length;
+          byPath.set(key, id);
+          parent.push(p);
+          frame.push(fr);
+          for (const c of self) c.push(0);
+          for (const c of measured) if (c) c.push(0);
+        }
+        anchor[i] = id;
+        tree.self.forEach((c, m) => { if (f === KEEP || !additive[m]) self[m][id] += c[i]; });
+        read.forEach((c, m) => { if (c) measured[m][id] += c[i]; });
+      } else {
+        const to = f === INTO ? anchor[into[i]] : p;
+        anchor[i] = to;
+        if (f !== CUT && to >= 0) tree.self.forEach((c, m) => { if (additive[m]) self[m][to] += c[i]; });
+      }
+    }
+    return {
+      parent: Int32Array.from(parent),
+      frame: Int32Array.from(frame),
+      self: self.map((c) => Float64Array.from(c)),
+      measured: measured.map((c) => (c ? Float64Array.from(c) : null)),
+    };
+  }
+  // A measured inclusive value after the fates: the value read less what its subtree lost (what
+  // goes into a caller stays inside that caller's value), as filter.rs's `remeasured`.
+  function remeasured(tree, read, fate) {
+    const n = tree.parent.length, childrenRead = new Float64Array(n), childrenLost = new Float64Array(n), out = new Float64Array(n);
+    for (let i = n - 1; i >= 0; i--) {
+      const f = fate[i];
+      const lost = f === KEEP || f === HIDE || f === INTO ? childrenLost[i] : read[i] - (childrenRead[i] - childrenLost[i]);
+      out[i] = read[i] - lost;
+      const p = tree.parent[i];
+      if (p >= 0) { childrenRead[p] += read[i]; childrenLost[p] += lost; }
+    }
+    return out;
+  }
+  const marks = (P, tree, row) => Uint8Array.from(tree.frame, (f) => (rowOf(P, f) === row ? 1 : 0));
+  // Per node, whether it or a caller is marked (parents come first).
+  function atOrBelow(tree, marked) {
+    const under = Uint8Array.from(marked);
+    for (let i = 0; i < under.length; i++) if (tree.parent[i] >= 0 && under[tree.parent[i]]) under[i] = 1;
+    return under;
+  }
+  // `--focus`: the stacks through the row, its callers kept bare.
+  function focusRow(P, tree, row) {
+    const marked = marks(P, tree, row), under = atOrBelow(tree, marked), above = new Uint8Array(marked.length);
+    for (let i = marked.length - 1; i >= 0; i--) { const p = tree.parent[i]; if (p >= 0 && (above[i] || marked[i])) above[p] = 1; }
+    return reshape(P, tree, Uint8Array.from(under, (u, i) => (u ? KEEP : above[i] ? BARE : CUT)));
+  }
+  // `--hide` (`--merge-fn`): the row's frames merged into their callers.
+  const mergeRow = (P, tree, row) => reshape(P, tree, Uint8Array.from(marks(P, tree, row), (m) => (m ? HIDE : KEEP)));
+  // `--ignore`: the stacks through the row dropped.
+  const dropRow = (P, tree, row) => reshape(P, tree, Uint8Array.from(atOrBelow(tree, marks(P, tree, row)), (u) => (u ? CUT : KEEP)));
+  // `--collapse-recursion`: a call of the row under another goes into the outermost.
+  function collapseRecursion(P, tree, row) {
+    const marked = marks(P, tree, row), n = marked.length, outer = new Int32Array(n), fate = new Uint8Array(n), into = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      const above = tree.parent[i] < 0 ? -1 : outer[tree.parent[i]];
+      outer[i] = above >= 0 ? above : marked[i] ? i : -1;
+      if (marked[i] && above >= 0) { fate[i] = INTO; into[i] = above; }
+    }
+    cutEmptied(tree, fate, into);
+    return reshape(P, tree, fate, into);
+  }
+  // Cuts the kept nodes a collapse left with nothing (`b` of `a;b;a;c` once `a` is collapsed), and
+  // their callees of no weight, as filter.rs's `cut_emptied`.
+  function cutEmptied(tree, fate, into) {
+    const n = fate.length, weighs = new Uint8Array(n), emptied = new Uint8Array(n);
+    for (let i = n - 1; i >= 0; i--) {
+      if (tree.self.some((c) => c[i] !== 0)) weighs[i] = 1;
+      const p = tree.parent[i];
+      if (p < 0) continue;
+      // A call that goes into a caller takes its weight there, and empties its own caller.
+      if (fate[i] === INTO) { if (weighs[i]) weighs[into[i]] = 1; emptied[p] = 1; }
+      else { if (weighs[i]) weighs[p] = 1; if (emptied[i]) emptied[p] = 1; }
+    }
+    for (let i = 0; i < n; i++) {
+      const underCut = tree.parent[i] >= 0 && fate[tree.parent[i]] === CUT;
+      if (fate[i] === KEEP && !weighs[i] && (emptied[i] || underCut)) fate[i] = CUT;
+    }
+  }
+  // A module's frames as one frame named by the module (the Firefox Profiler's "collapse
+  // library"): a run of them on a stack is one node. `moduleFrame` is that frame.
+  function collapseModule(P, tree, module, moduleFrame) {
+    const n = tree.parent.length, fate = new Uint8Array(n), frameOf = Int32Array.from(tree.frame);
+    const inModule = (f) => P.frames[4 * f + 1] === module;
+    for (let i = 0; i < n; i++) {
+      if (!inModule(tree.frame[i])) continue;
+      const p = tree.parent[i];
+      if (p >= 0 && inModule(tree.frame[p])) fate[i] = HIDE;
+      else frameOf[i] = moduleFrame;
+    }
+    return reshape(P, tree, fate, null, frameOf);
+  }
+
   // Per node, the inclusive value of metric m: measured where the source measured it, else the
   // self values below it added up.
   function totals(tree, m) {
@@ -352,5 +465,5 @@ const Model = (() => {
     return text.slice(0, head) + '…' + (tail > 0 ? text.slice(-tail) : '');
   }
 
-  return { kindOf, rowOf, fromProfile, rebuild, mergeLines, invert, heights, keepRoots, hasLines, mergeThreads, threadRootCount, totals, childIndex, functions, outermost, walk, matchShare, sandwich, layout, format, pct, cutMiddle };
+  return { kindOf, rowOf, fromProfile, rebuild, reshape, focusRow, mergeRow, dropRow, collapseRecursion, collapseModule, mergeLines, invert, heights, keepRoots, hasLines, mergeThreads, threadRootCount, totals, childIndex, functions, outermost, walk, matchShare, sandwich, layout, format, pct, cutMiddle };
 })();

@@ -3,7 +3,7 @@
 let fnOrder = { key: 'total', desc: true };
 function renderFunctions() {
   // Choosing a function only moves the highlight: the table is rebuilt for what changes its rows.
-  const key = `${state.search}|${state.metric}|${fnOrder.key}|${fnOrder.desc}|${state.lines}|${state.merged}`;
+  const key = `${state.search}|${state.metric}|${fnOrder.key}|${fnOrder.desc}|${state.lines}|${state.merged}|${transformKey()}`;
   if (madeFor.table === key) {
     for (const tr of $('functions').tBodies[0].rows) tr.classList.toggle('chosen', Number(tr.dataset.row) === state.fn);
     return;
@@ -73,7 +73,7 @@ function choose(r) {
 }
 
 function renderSandwich() {
-  const key = `${state.fn}|${state.metric}|${state.lines}|${state.merged}|${state.order}`;
+  const key = `${state.fn}|${state.metric}|${state.lines}|${state.merged}|${state.order}|${transformKey()}`;
   if (madeFor.sandwich === key) return;
   madeFor.sandwich = key;
   const box = $('sandwich');
@@ -81,6 +81,7 @@ function renderSandwich() {
   box.hidden = false;
   const f = state.fn, { callers, callees, own } = M.sandwich(P, F, FK, Fself, Ftotal, f), fnTotalF = fnTable.total[f];
   $('sandwich-title').textContent = `${S[f]}: total ${format(fnTotalF)} (${pct(fnTotalF, grand)} of all)`;
+  renderTransformButtons(f);
   const fill = (table, rows, what) => {
     table.innerHTML = '';
     const hr = table.createTHead().insertRow();
@@ -124,15 +125,72 @@ function renderCrumbs() {
   });
 }
 
+// The transforms of function `row` (and of its module), as buttons under its sandwich's title.
+function renderTransformButtons(row) {
+  const box = $('transform-buttons');
+  box.innerHTML = '';
+  const add = (op, arg, text, key) => {
+    const b = document.createElement('button');
+    b.textContent = text;
+    b.title = `key ${key} on a frame of the graph${TRANSFORMS[op].cli ? `; the CLI's ${cliOf({ op, arg })}` : ''}`;
+    b.onclick = () => addTransform(op, arg);
+    box.appendChild(b);
+  };
+  add('f', row, 'focus on it', 'f');
+  add('m', row, 'merge into callers', 'm');
+  add('d', row, 'drop its samples', 'd');
+  add('r', row, 'collapse its recursion', 'r');
+  const module = moduleOfRow(row);
+  if (module >= 0) add('c', module, `collapse ${S[module]}`, 'l');
+}
+// The module of a row's frames, where they have one module (else −1).
+function moduleOfRow(row) {
+  let module = -1;
+  for (let f = 0; f < FRAMES; f++) {
+    if (rowOf(f) !== row) continue;
+    const m = P.frames[4 * f + 1];
+    if (m < 0 || (module >= 0 && m !== module)) return -1;
+    module = m;
+  }
+  return module;
+}
+const regexOf = (name) => `'^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/'/g, "'\\''")}$'`;
+const cliOf = (t) => `${TRANSFORMS[t.op].cli} ${regexOf(S[t.arg])}`;
+function addTransform(op, arg) {
+  state.transforms = [...state.transforms, { op, arg }];
+  rebuild();
+}
+// The transforms as crumbs: each says what it did, and ✕ takes it back.
+function renderTransforms() {
+  const box = $('transforms');
+  box.innerHTML = '';
+  state.transforms.forEach((t, i) => {
+    const what = TRANSFORMS[t.op];
+    const span = document.createElement('span');
+    span.className = 'transform';
+    span.textContent = t.op === 'f' ? `${what.text} ${S[t.arg]}` : `${S[t.arg]} ${what.text}`;
+    if (what.cli) span.title = `as ${cliOf(t)}`;
+    const undo = document.createElement('button');
+    undo.className = 'crumb';
+    undo.textContent = '✕';
+    undo.setAttribute('aria-label', `undo: ${span.textContent}`);
+    undo.onclick = () => { state.transforms = state.transforms.filter((_, j) => j !== i); rebuild(); };
+    span.appendChild(undo);
+    box.appendChild(span);
+  });
+}
+
 function update({ totals = false } = {}) {
   if (totals) { computeTotals(); computeDiff(); }
   computeSearch();
   renderCrumbs();
+  renderTransforms();
   draw();
   renderFunctions();
   renderSandwich();
   const every = P.intervalNs ? `, a sample every ${+(P.intervalNs / 1e6).toPrecision(4)} ms` : '';
-  $('total').textContent = `total ${format(grand)}${every}`;
+  const kept = selected === grand ? '' : `; selected ${format(selected)} (${pct(selected, grand)})`;
+  $('total').textContent = `total ${format(grand)}${kept}${every}`;
   writeFragment();
 }
 
@@ -230,10 +288,11 @@ document.addEventListener('keydown', (event) => {
 });
 window.onresize = () => draw();
 window.onhashchange = () => {
-  const before = `${state.lines}|${state.merged}|${state.thread}|${state.inverted}`;
+  const shape = () => `${state.lines}|${state.merged}|${state.thread}|${state.inverted}|${transformKey()}`;
+  const before = shape();
   readFragment();
   syncControls();
-  if (`${state.lines}|${state.merged}|${state.thread}|${state.inverted}` !== before) buildTree();
+  if (shape() !== before) buildTree();
   else { state.zoom = Math.min(Math.max(state.zoomWanted, -1), N - 1); state.zoomWanted = undefined; }
   update({ totals: true });
 };

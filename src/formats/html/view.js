@@ -36,8 +36,42 @@ const callsMetric = P.metrics.findIndex((m) => m.kind === 'calls' && !m.additive
 const state = {
   metric: additive.includes(P.weighedBy) ? P.weighedBy : additive[0] ?? 0,
   zoom: -1, search: '', fn: -1, icicle: false, merged: false, thread: -1, palette: 'module', lines: false, order: 'heavy', inverted: false,
-  x0: 0, x1: 1, top: 0, cursor: -3,
+  x0: 0, x1: 1, top: 0, cursor: -3, transforms: [],
 };
+// Transforms, in the order given, each the CLI's filter of a function (or a module's frames):
+// `x=f12.m40` in the fragment (op, then the row's or the module's string).
+const TRANSFORMS = {
+  f: { text: 'focus on', cli: '--focus', apply: (t, a) => M.focusRow(P, t, a) },
+  m: { text: 'merged', cli: '--merge-fn', apply: (t, a) => M.mergeRow(P, t, a) },
+  d: { text: 'dropped', cli: '--ignore', apply: (t, a) => M.dropRow(P, t, a) },
+  r: { text: 'recursion collapsed', cli: '--collapse-recursion', apply: (t, a) => M.collapseRecursion(P, t, a) },
+  c: { text: 'module collapsed', cli: null, apply: (t, a) => M.collapseModule(P, t, a, moduleFrame(a)) },
+};
+const modules = new Set();
+for (let f = 0; f < FRAMES; f++) if (P.frames[4 * f + 1] >= 0) modules.add(P.frames[4 * f + 1]);
+// The frame a collapsed module is drawn as, named by the module: made once, after the file's frames.
+const moduleFrames = new Map();
+function moduleFrame(s) {
+  if (!moduleFrames.has(s)) {
+    moduleFrames.set(s, P.frames.length / 4);
+    P.frames.push(s, s, -1, 0);
+    P.function.push(P.frames.length / 4 - 1);
+    P.defined.push(-1);
+    if (!placesOfRow.has(s)) placesOfRow.set(s, new Set([S[s]]));
+  }
+  return moduleFrames.get(s);
+}
+function readTransforms(text) {
+  const out = [];
+  for (const part of (text ?? '').split('.')) {
+    const m = /^([fmdrc])(\d+)$/.exec(part);
+    if (!m) continue;
+    const arg = parseInt(m[2], 10);
+    if (m[1] === 'c' ? modules.has(arg) : arg < ROWS) out.push({ op: m[1], arg });
+  }
+  return out;
+}
+const transformKey = () => state.transforms.map((t) => t.op + t.arg).join('.');
 function readFragment() {
   const h = new URLSearchParams(location.hash.slice(1));
   const int = (k, d) => (h.has(k) && /^-?\d+$/.test(h.get(k)) ? parseInt(h.get(k), 10) : d);
@@ -49,6 +83,7 @@ function readFragment() {
   state.merged = h.get('t') === 'merged';
   state.thread = /^\d+$/.test(h.get('t') ?? '') && kindOf(parseInt(h.get('t'), 10)) === 2 ? parseInt(h.get('t'), 10) : -1;
   state.lines = h.get('l') === '1';
+  state.transforms = readTransforms(h.get('x'));
   state.inverted = h.get('i') === '1';
   state.order = h.get('o') === 'alpha' ? 'alpha' : 'heavy';
   state.palette = ['name', 'kind'].includes(h.get('c')) ? h.get('c') : 'module';
@@ -66,6 +101,7 @@ function writeFragment() {
   if (state.merged) h.set('t', 'merged');
   else if (state.thread >= 0) h.set('t', state.thread);
   if (state.lines) h.set('l', '1');
+  if (state.transforms.length) h.set('x', transformKey());
   if (state.inverted) h.set('i', '1');
   if (state.order === 'alpha') h.set('o', 'alpha');
   if (state.palette !== 'module') h.set('c', state.palette);
@@ -75,7 +111,7 @@ function writeFragment() {
 // The tree shown: lines merged into their functions unless asked (as the reports), threads
 // merged where asked. Its node ids are its own.
 // T is the tree drawn: F, the call tree, or F upside down; the tables are F's.
-let T, N, threadRoots, K, selfv, total, grand, fnTable, heightOf;
+let T, N, threadRoots, K, selfv, total, grand, selected, fnTable, heightOf;
 let F, FK, Fself, Ftotal;
 const hasLines = M.hasLines(P);
 function buildTree() {
@@ -84,6 +120,7 @@ function buildTree() {
   if (hasLines && !state.lines) F = M.mergeLines(P, F);
   if (state.merged && threadRoots > 1) F = M.mergeThreads(P, F);
   else if (state.thread >= 0) F = M.keepRoots(F, (r) => F.frame[r] === state.thread);
+  for (const t of state.transforms) F = TRANSFORMS[t.op].apply(F, t.arg);
   T = state.inverted ? M.invert(P, F) : F;
   N = T.parent.length;
   heightOf = M.heights(T);
@@ -100,6 +137,9 @@ function computeTotals() {
   // The total the reports state (a measured or stated one), which a flat report's rows exceed.
   // One thread's shares are of its own total.
   grand = state.thread >= 0 && !state.merged ? roots : P.totals?.[state.metric] ?? roots;
+  // What the transforms kept, which the graph's width stands for; shares stay of the whole, as
+  // the CLI's filters keep them (`Total: …; selected: …`).
+  selected = state.transforms.length ? roots : grand;
   [Fself, Ftotal, FK] = T === F ? [selfv, total, K] : [F.self[state.metric], M.totals(F, state.metric), null];
   FK ??= M.childIndex(F, state.order, Ftotal, (n) => label(F.frame[n]));
   fnTable = M.functions(P, F, FK, Fself, Ftotal, callsMetric >= 0 ? F.self[callsMetric] : null);
@@ -146,7 +186,7 @@ function computeSearch() {
   let re;
   try { re = new RegExp(state.search); } catch (e) { out.textContent = 'not a regex'; out.classList.add('bad'); return; }
   matchRow = new Uint8Array(ROWS);
-  for (let f = 0; f < FRAMES; f++) { const r = rowOf(f); if (!matchRow[r] && re.test(S[r])) matchRow[r] = 1; }
+  for (let f = 0; f < P.frames.length / 4; f++) { const r = rowOf(f); if (!matchRow[r] && re.test(S[r])) matchRow[r] = 1; }
   const found = M.matchShare(P, T, total, matchRow);
   matches = found.places.sort((a, b) => total[b] - total[a]);
   out.textContent = `matched ${pct(found.matched, grand)} (${matches.length} places)`;

@@ -264,12 +264,20 @@ $('search').oninput = () => {
 };
 const searchNow = () => { clearTimeout(searchTimer); if (state.search !== $('search').value) { state.search = $('search').value; update(); } };
 $('reset').onclick = () => zoomTo(-1);
+// A step through the matches asked for while the search runs is taken when it is done.
+let stepWanted = 0;
 const step = (by) => {
   searchNow();
+  if (madeFor.search !== `${state.search}|${state.metric}`) { stepWanted = by; return; }
   if (!matches.length) return;
   matchAt = (matchAt + by + matches.length) % matches.length;
   zoomTo(matches[matchAt]);
 };
+function afterSearch() {
+  const by = stepWanted;
+  stepWanted = 0;
+  if (by) step(by);
+}
 $('next').onclick = () => step(1);
 $('prev').onclick = () => step(-1);
 $('search').onkeydown = (event) => {

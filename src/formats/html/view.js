@@ -178,16 +178,76 @@ const madeFor = { search: null, table: null, sandwich: null };
 function computeSearch() {
   const key = `${state.search}|${state.metric}`;
   if (madeFor.search === key) return;
-  madeFor.search = key;
   const out = $('matched');
   out.classList.remove('bad');
   matchRow = null; matches = []; matchAt = -1;
-  if (!state.search) { out.textContent = ''; return; }
-  let re;
-  try { re = new RegExp(state.search); } catch (e) { out.textContent = 'not a regex'; out.classList.add('bad'); return; }
-  matchRow = new Uint8Array(ROWS);
-  for (let f = 0; f < P.frames.length / 4; f++) { const r = rowOf(f); if (!matchRow[r] && re.test(S[r])) matchRow[r] = 1; }
+  if (!state.search) { madeFor.search = key; out.textContent = ''; return; }
+  try { new RegExp(state.search); } catch (e) { madeFor.search = key; out.textContent = 'not a regex'; out.classList.add('bad'); return; }
+  const rows = searcher.rows(state.search);
+  if (rows === 'pending') { out.textContent = 'searching…'; return; }
+  madeFor.search = key;
+  if (rows === 'too slow') { out.textContent = `not searched: the regex ran over ${SEARCH_LIMIT_MS / 1000} s (simplify it)`; out.classList.add('bad'); return; }
+  matchRow = rows;
   const found = M.matchShare(P, T, total, matchRow);
   matches = found.places.sort((a, b) => total[b] - total[a]);
   out.textContent = `matched ${pct(found.matched, grand)} (${matches.length} places)`;
 }
+// The regex runs over the names in a worker, stopped after SEARCH_LIMIT_MS: a regex can
+// backtrack for ever (`(a+)+$` on a name of 34 a's), and a page must not hang on its own link.
+// `rows(q)` gives the rows q matches, 'pending' (then the page updates when they come), or 'too
+// slow'. Where no worker can start, names are searched as plain text, which cannot hang.
+const SEARCH_LIMIT_MS = 1000;
+const searcher = (() => {
+  // Every string is tested (a row is a string's number; a collapsed module's too): a few more than
+  // the names of rows, and no table of which are.
+  const names = S;
+  const code = 'let names = [];\n'
+    + 'onmessage = (e) => {\n'
+    + '  if (e.data.names) { names = e.data.names; return; }\n'
+    + '  const re = new RegExp(e.data.q), hit = new Uint8Array(names.length);\n'
+    + '  for (let i = 0; i < names.length; i++) if (re.test(names[i])) hit[i] = 1;\n'
+    + '  postMessage({ q: e.data.q, hit }, [hit.buffer]);\n'
+    + '};\n';
+  let worker = null, asked = null, timer = 0, known = { q: null, rows: null };
+  const start = () => {
+    try {
+      worker = new Worker(URL.createObjectURL(new Blob([code], { type: 'text/javascript' })));
+    } catch (e) {
+      worker = null;
+      return;
+    }
+    worker.postMessage({ names });
+    worker.onmessage = (e) => {
+      if (e.data.q !== asked) return;
+      clearTimeout(timer);
+      asked = null;
+      known = { q: e.data.q, rows: e.data.hit };
+      update();
+      afterSearch();
+    };
+  };
+  start();
+  return {
+    rows(q) {
+      if (known.q === q) return known.rows;
+      if (!worker) {
+        known = { q, rows: Uint8Array.from(names, (name) => (name.includes(q) ? 1 : 0)) };
+        return known.rows;
+      }
+      if (asked === q) return 'pending';
+      if (asked !== null) { worker.terminate(); start(); }
+      asked = q;
+      worker.postMessage({ q });
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        worker.terminate();
+        start();
+        asked = null;
+        known = { q, rows: 'too slow' };
+        update();
+        afterSearch();
+      }, SEARCH_LIMIT_MS);
+      return 'pending';
+    },
+  };
+})();

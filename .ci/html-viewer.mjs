@@ -343,6 +343,23 @@ async function diffPage() {
   })
   if (!/^rgb\(255,(\d+),\1\)$/.test(seen.render ?? '')) problems.push(`render is drawn ${seen.render}, not red`)
   if (seen.other && /^rgb\(255,(\d+),\1\)$/.test(seen.other[1])) problems.push(`${seen.other[0]} grew without failing the gate and is drawn red (${seen.other[1]})`)
+  // The table: every row of `diff --format json` (gone functions too) with its shares and p.
+  let json
+  try {
+    json = JSON.parse(execFileSync(bin, ['diff', '-q', '--format', 'json', '--base', ...runs('perf'), '--new', ...runs('perf-slow')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }))
+  } catch (e) {
+    json = JSON.parse(e.stdout || '{}') // exit 3: the regression it is made to show
+  }
+  const table = await page.evaluate(() => [...document.querySelectorAll('#functions tbody tr')].map((tr) => [...tr.cells].map((td) => td.textContent)))
+  const shown = new Map(table.map((cells) => [cells[0], cells]))
+  for (const row of json.rows ?? []) {
+    const cells = shown.get(row.name)
+    const want = [row.base_total.toFixed(2), row.new_total.toFixed(2)]
+    if (!cells || cells[2] !== want[0] || cells[3] !== want[1]) problems.push(`table: ${row.name} ${JSON.stringify(cells)}, diff says ${want}`)
+  }
+  if (table.length !== (json.rows ?? []).length) problems.push(`table: ${table.length} rows, diff has ${json.rows?.length}`)
+  const named = await page.$$eval('#verdict .failed a', (as) => as.map((a) => a.textContent))
+  if (JSON.stringify(named) !== JSON.stringify(json.gate?.flagged)) problems.push(`banner names ${named}, the gate failed ${json.gate?.flagged}`)
   await page.screenshot({ path: path.join(shots, 'diff.png') })
   await page.close()
   for (const problem of problems) failures.push(`diff page: ${problem}`)

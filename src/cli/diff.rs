@@ -231,7 +231,7 @@ impl DiffArgs {
                 matched,
                 labels,
                 (&convert, self.negate),
-                (comparison.regression, &comparison.flagged),
+                (comparison.regression, comparison.judged()),
                 output.writer(),
                 diag,
             )?;

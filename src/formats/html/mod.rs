@@ -104,9 +104,24 @@ pub(crate) struct DiffPage<'a> {
     pub new: usize,
     /// The sides' names (their files).
     pub labels: (&'a str, &'a str),
-    /// Whether a function crossed the gate's limits, and which, largest change first.
+    /// Whether a function crossed the limits.
     pub regression: bool,
-    pub flagged: &'a [String],
+    /// Every function as the gate judged it, largest change first.
+    pub rows: &'a [DiffRow<'a>],
+}
+
+/// A function of a differential page's table, as the gate judged it.
+pub(crate) struct DiffRow<'a> {
+    /// The function (or line), as the table names it.
+    pub name: &'a str,
+    /// `new`, `gone`, `root`, `pseudo`, or empty.
+    pub status: &'a str,
+    /// Its share of BASE and of NEW, in percent.
+    pub shares: (f64, f64),
+    /// The p-value of the test that judged it, where one did.
+    pub p: Option<f64>,
+    /// `failed`, `inconclusive`, `not clear`, `not gated` or `passed`.
+    pub outcome: &'a str,
 }
 
 /// Writes `profile`, the two sides of a comparison in one tree, as a differential page: widths
@@ -360,9 +375,29 @@ fn diff_json(diff: &DiffPage<'_>) -> String {
     json.push_str(",\"newLabel\":");
     push_string(&mut json, diff.labels.1);
     json.push_str(if diff.regression { ",\"regression\":true" } else { ",\"regression\":false" });
-    json.push_str(",\"flagged\":");
-    push_strings(&mut json, diff.flagged.iter().map(|name| name.as_ref()));
-    json.push('}');
+    // The rows as columns: names, statuses and outcomes, shares and p-values (null where none).
+    json.push_str(",\"rows\":{\"name\":");
+    push_strings(&mut json, diff.rows.iter().map(|r| r.name));
+    json.push_str(",\"status\":");
+    push_strings(&mut json, diff.rows.iter().map(|r| r.status));
+    json.push_str(",\"outcome\":");
+    push_strings(&mut json, diff.rows.iter().map(|r| r.outcome));
+    for (key, column) in [("base", 0), ("new", 1), ("p", 2)] {
+        json.push_str(&format!(",\"{key}\":["));
+        for (i, r) in diff.rows.iter().enumerate() {
+            if i > 0 {
+                json.push(',');
+            }
+            match (column, r.p) {
+                (0, _) => push_value(&mut json, Value::Float(r.shares.0)),
+                (1, _) => push_value(&mut json, Value::Float(r.shares.1)),
+                (_, Some(p)) => push_value(&mut json, Value::Float(p)),
+                (_, None) => json.push_str("null"),
+            }
+        }
+        json.push(']');
+    }
+    json.push_str("}}");
     json
 }
 

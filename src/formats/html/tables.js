@@ -2,6 +2,7 @@
 // crumbs, a diff's verdict, the controls and the keyboard.
 let fnOrder = { key: 'total', desc: true };
 function renderFunctions() {
+  if (D) { renderDiffTable(); return; }
   // Choosing a function only moves the highlight: the table is rebuilt for what changes its rows.
   const key = `${state.search}|${state.metric}|${fnOrder.key}|${fnOrder.desc}|${state.lines}|${state.merged}|${transformKey()}`;
   if (madeFor.table === key) {
@@ -194,30 +195,93 @@ function update({ totals = false } = {}) {
   writeFragment();
 }
 
-// A differential page's verdict: the gate's, with the functions that tripped it, each a link to
-// its callers and callees.
+// A differential page's verdict: the gate's, with the functions it failed on and their figures,
+// each a link to its callers and callees.
+const shareText = (i) => {
+  const b = D.rows.base[i], n = D.rows.new[i], p = D.rows.p[i];
+  return `${b.toFixed(1)} % → ${n.toFixed(1)} % (${n - b >= 0 ? '+' : ''}${(n - b).toFixed(1)} points${p === null ? '' : `, p = ${p.toExponential(1)}`})`;
+};
 function renderVerdict() {
   const box = $('verdict');
   if (!D) return;
   box.hidden = false;
   box.className = D.regression ? 'fail' : 'pass';
+  const count = (outcome) => D.rows.outcome.filter((o) => o === outcome).length;
+  const [unclear, inconclusive] = [count('not clear'), count('inconclusive')];
   box.textContent = D.regression
-    ? `${D.newLabel} against ${D.baseLabel}: the gate fails on ${D.flagged.length} function${D.flagged.length === 1 ? '' : 's'}:`
-    : `${D.newLabel} against ${D.baseLabel}: the gate passes (no function grew beyond the noise and the limits)`;
-  for (const flagged of D.flagged) {
+    ? `${D.newLabel} against ${D.baseLabel}: the gate fails on ${flagged.length} function${flagged.length === 1 ? '' : 's'}:`
+    : inconclusive
+      ? `${D.newLabel} against ${D.baseLabel}: inconclusive: ${inconclusive} function${inconclusive === 1 ? '' : 's'} grew past the limits, which one run a side cannot tell from noise (record several runs a side)`
+      : `${D.newLabel} against ${D.baseLabel}: the gate passes (no function grew beyond the noise and the limits)`;
+  D.rows.name.forEach((name, i) => {
+    if (D.rows.outcome[i] !== 'failed') return;
+    const item = document.createElement('div');
+    item.className = 'failed';
     const a = document.createElement('a');
-    a.textContent = flagged;
-    const r = S.indexOf(flagged);
-    if (r >= 0) a.onclick = () => choose(r);
-    box.appendChild(a);
-  }
+    a.textContent = name;
+    const r = diffRowOf.get(name);
+    if (r !== undefined) a.onclick = () => choose(r);
+    item.append(a, ` ${shareText(i)}`);
+    box.appendChild(item);
+  });
   const legend = document.createElement('div');
   legend.className = 'legend';
   legend.innerHTML = '<span class="swatch" style="background:rgb(255,0,0)"></span> the gate fails on it '
     + '<span class="swatch" style="background:rgb(255,170,90)"></span> grew, not clearly past the noise and the limits '
     + '<span class="swatch" style="background:rgb(40,90,255)"></span> shrank; '
-    + `the deeper, the larger the change of its share, full at ${100 * DIFF_FULL} points`;
+    + `the deeper, the larger the change of its share, full at ${100 * DIFF_FULL} points`
+    + (unclear ? `; ${unclear} grew past the limits but not clearly past the noise` : '');
   box.appendChild(legend);
+}
+
+// A differential page's table: each function as the gate judged it (BASE's and NEW's shares, the
+// change in points, the test's p, what the gate made of it), those gone from NEW too.
+let diffOrder = { key: 'change', desc: true };
+function renderDiffTable() {
+  const key = `diff|${diffOrder.key}|${diffOrder.desc}|${state.search}`;
+  if (madeFor.table === key) {
+    for (const tr of $('functions').tBodies[0].rows) tr.classList.toggle('chosen', Number(tr.dataset.row) === state.fn);
+    return;
+  }
+  madeFor.table = key;
+  const R = D.rows;
+  const value = { name: (i) => R.name[i], base: (i) => R.base[i], new: (i) => R.new[i], change: (i) => R.new[i] - R.base[i], p: (i) => R.p[i] ?? 2, outcome: (i) => R.outcome[i] };
+  const cols = [['name', 'function'], ['outcome', 'gate'], ['base', 'base %'], ['new', 'new %'], ['change', '± points'], ['p', 'p']];
+  const head = $('functions').tHead;
+  head.innerHTML = '';
+  const hr = head.insertRow();
+  for (const [k, text] of cols) {
+    const th = document.createElement('th');
+    if (k === 'name') th.className = 'name';
+    const button = Object.assign(document.createElement('button'), { className: 'sort', textContent: text + (diffOrder.key === k ? (diffOrder.desc ? ' ▾' : ' ▴') : '') });
+    button.dataset.key = k;
+    if (k === 'base' || k === 'new') th.title = `share of ${k === 'base' ? D.baseLabel : D.newLabel}`;
+    button.onclick = () => {
+      diffOrder = { key: k, desc: diffOrder.key === k ? !diffOrder.desc : !['name', 'outcome', 'p'].includes(k) };
+      renderDiffTable();
+      head.querySelector(`button[data-key="${k}"]`)?.focus();
+    };
+    th.appendChild(button);
+    hr.appendChild(th);
+  }
+  let list = R.name.map((_, i) => i);
+  if (matchRow) list = list.filter((i) => matchRow[diffRowOf.get(R.name[i])]);
+  const sign = diffOrder.desc ? -1 : 1, by = value[diffOrder.key];
+  list.sort((a, b) => { const x = by(a), y = by(b); return sign * (x < y ? -1 : x > y ? 1 : 0) || a - b; });
+  const body = $('functions').tBodies[0];
+  body.innerHTML = '';
+  for (const i of list.slice(0, 500)) {
+    const tr = body.insertRow(), r = diffRowOf.get(R.name[i]);
+    tr.className = `fn outcome-${R.outcome[i].replace(' ', '-')}` + (r === state.fn ? ' chosen' : '');
+    tr.tabIndex = 0;
+    tr.dataset.row = r ?? -1;
+    const change = R.new[i] - R.base[i];
+    const outcome = R.status[i] ? `${R.outcome[i]} (${R.status[i]})` : R.outcome[i];
+    const cells = [R.name[i], outcome, R.base[i].toFixed(2), R.new[i].toFixed(2), `${change >= 0 ? '+' : ''}${change.toFixed(2)}`, R.p[i] === null ? '–' : R.p[i].toExponential(2)];
+    cells.forEach((text, c) => { const td = tr.insertCell(); td.textContent = text; if (c === 0) { td.className = 'name'; td.title = R.name[i]; } });
+    if (r !== undefined) { tr.onclick = () => choose(r); tr.onkeydown = (event) => { if (event.key === 'Enter') choose(r); }; }
+  }
+  $('more').textContent = list.length > 500 ? `${list.length - 500} more functions (search to find them)` : '';
 }
 
 // Another tree (lines, threads): node ids differ, so the zoom goes.

@@ -156,7 +156,11 @@ let baseTotal, newTotal, baseGrand = 0, newGrand = 0, change, largestChange = 0;
 // The change in points drawn deepest, and the rows the gate failed on.
 const DIFF_FULL = 0.05;
 const failed = new Uint8Array(ROWS);
-for (const name of D?.flagged ?? []) { const r = S.indexOf(name); if (r >= 0) failed[r] = 1; }
+// The gate's rows by name's row, and the functions it failed on, largest change first.
+const diffRowOf = new Map();
+if (D) S.forEach((name, r) => diffRowOf.set(name, r));
+const flagged = D ? D.rows.name.filter((_, i) => D.rows.outcome[i] === 'failed') : [];
+for (const name of flagged) { const r = diffRowOf.get(name); if (r !== undefined) failed[r] = 1; }
 function computeDiff() {
   if (!D) return;
   baseTotal = M.totals(T, D.base); newTotal = M.totals(T, D.new);

@@ -37,13 +37,14 @@ pub enum Differential {
 
 /// Writes the differential output `kind` of `matched` to `out`: `labels` name BASE and NEW in an
 /// SVG's title and a page's heading; `negate` draws an SVG's widths from BASE; a page shows the
-/// gate's `verdict`: whether a function crossed the limits, and which ([`Comparison`]'s).
+/// gate's `verdict`: whether a function crossed the limits, and each function as it judged it
+/// ([`super::Comparison::judged`]).
 pub fn write_differential(
     kind: Differential,
     matched: Matched,
     labels: (&str, &str),
     (options, negate): (&ConvertOptions, bool),
-    (regression, flagged): (bool, &[String]),
+    (regression, judged): (bool, &[super::Gated]),
     out: &mut dyn Write,
     diag: &mut Diagnostics,
 ) -> Result<(), Error> {
@@ -53,7 +54,16 @@ pub fn write_differential(
         Differential::Pprof => return differential_pprof(base, new, metrics, options, out, diag),
         Differential::Html => {
             let both = differential_tree(&base, &new, metrics, labels);
-            let page = crate::formats::html::DiffPage { base: 0, new: 1, labels, regression, flagged };
+            let rows: Vec<_> = (judged.iter())
+                .map(|g| crate::formats::html::DiffRow {
+                    name: &g.name,
+                    status: g.status,
+                    shares: g.shares,
+                    p: g.p,
+                    outcome: g.outcome,
+                })
+                .collect();
+            let page = crate::formats::html::DiffPage { base: 0, new: 1, labels, regression, rows: &rows };
             return crate::formats::html::write_diff_page(&both, &page, out);
         }
         Differential::Folded | Differential::Svg => {}

@@ -26,8 +26,8 @@ mod runs;
 pub use differential::{write_differential, Differential};
 use judge::{Change, Judged, Judgement, Role, Tested};
 pub use names::names_across_runs;
-pub use print::DiffPrinter;
-use print::{CiVerdict, Gated};
+use print::CiVerdict;
+pub use print::{DiffPrinter, Gated};
 pub use runs::{RunCounts, Side};
 
 use super::gate;
@@ -185,8 +185,13 @@ pub struct Comparison {
     pub report: Report<DiffPrinter>,
     /// Whether a function crossed the limits.
     pub regression: bool,
-    /// The functions (or lines) that did, largest change first.
-    pub flagged: Vec<String>,
+}
+
+impl Comparison {
+    /// Every function as the gate judged it, in the table's order (largest change first).
+    pub fn judged(&self) -> &[Gated] {
+        &self.report.printer.ci.gated
+    }
 }
 
 /// Compares `base` and `new` (views of the metric `shared_metric` chose in each), named `labels`
@@ -280,8 +285,7 @@ pub fn compare(base: &Side, new: &Side, labels: (&str, &str), options: &DiffOpti
     let title = title(base, new, labels, options);
     let ci = ci_verdict(base, new, &rows, &judged, own, verdict, labels);
     let printer = DiffPrinter { title, rule_line, fields, verdict_line, explanation, ci };
-    let flagged = over.iter().map(|&i| rows[i].name.to_string()).collect();
-    Ok(Comparison { report: Report { header, table: table.0, printer }, regression, flagged })
+    Ok(Comparison { report: Report { header, table: table.0, printer }, regression })
 }
 
 /// The verdict as CI shows it (`verdict`: regression, pass, inconclusive or none): each row judged.
@@ -304,6 +308,13 @@ fn ci_verdict(
             shares: (share(base, c.base), share(new, c.new)),
             p: j.test.map(|t| t.p),
             failed: j.failed(),
+            outcome: match (j.gated, j.failed(), j.suspect, j.large) {
+                (false, ..) => "not gated",
+                (_, true, ..) => "failed",
+                (_, _, true, _) => "inconclusive",
+                (_, _, _, true) => "not clear",
+                _ => "passed",
+            },
         })
         .collect();
     let verdict = match verdict {
@@ -816,7 +827,15 @@ mod tests {
         let write = |kind: Differential| {
             let mut out = Vec::new();
             let options = (&ConvertOptions::default(), false);
-            let verdict = (true, &["b".to_string()][..]);
+            let b = Gated {
+                name: "b".into(),
+                status: "",
+                shares: (10.0, 20.0),
+                p: Some(1e-3),
+                failed: true,
+                outcome: "failed",
+            };
+            let verdict = (true, std::slice::from_ref(&b));
             write_differential(
                 kind,
                 matched.clone(),
@@ -837,7 +856,7 @@ mod tests {
         assert_eq!(write(Differential::Pprof)[..2], [0x1f, 0x8b]);
         let page = String::from_utf8(write(Differential::Html)).unwrap();
         assert!(page
-            .contains(r#""diff":{"base":0,"new":1,"baseLabel":"a","newLabel":"b","regression":true,"flagged":["b"]}"#));
+            .contains(r#""diff":{"base":0,"new":1,"baseLabel":"a","newLabel":"b","regression":true,"rows":{"name":["b"],"status":[""],"outcome":["failed"],"base":[10],"new":[20],"p":[0.001]}}"#));
         assert!("flame".parse::<Differential>().is_err());
     }
 

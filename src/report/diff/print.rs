@@ -34,18 +34,24 @@ pub(super) struct CiVerdict {
     pub(super) gated: Vec<Gated>,
 }
 
-/// A function as the gate judged it.
-#[derive(Debug)]
-pub(super) struct Gated {
-    pub(super) name: String,
-    /// `new`, `gone`, or empty.
-    pub(super) status: &'static str,
+/// A function as the gate judged it: a row of the Markdown and JUnit verdicts and of the page's
+/// table.
+#[derive(Clone, Debug)]
+pub struct Gated {
+    /// The function (or line), as the table names it.
+    pub name: String,
+    /// `new`, `gone`, `root`, `pseudo`, or empty.
+    pub status: &'static str,
     /// Its share in BASE and NEW, in percent.
-    pub(super) shares: (f64, f64),
+    pub shares: (f64, f64),
     /// The test's p-value, where the metric is sampled.
-    pub(super) p: Option<f64>,
+    pub p: Option<f64>,
     /// Whether it failed the gate.
-    pub(super) failed: bool,
+    pub failed: bool,
+    /// What the gate made of it: `failed`; `inconclusive` (one run a side cannot tell); `not
+    /// clear` (grew past the limits, not clear of the noise); `not gated` (a pseudo-frame or a
+    /// synthetic root); else `passed`.
+    pub outcome: &'static str,
 }
 
 impl Gated {

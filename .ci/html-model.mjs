@@ -263,4 +263,16 @@ test('transforms keep measured values less what went', () => {
   assert.deepEqual([...M.focusRow(P, M.fromProfile(P), 3).measured[0]], [2.25, 2.25, 2])
 })
 
+test('the call tree shows what is expanded, heaviest first', () => {
+  const t = M.fromProfile(simple), total = M.totals(t, 0), k = M.childIndex(t, 'heavy', total, null)
+  // Nothing expanded: the root; main expanded: a (6) then b (3); a expanded too: its b.
+  assert.deepEqual([...M.treeRows(k, new Set(), 100).node], [0])
+  const open = M.treeRows(k, new Set([0]), 100)
+  assert.deepEqual([[...open.node], [...open.depth], open.more], [[0, 1, 3], [0, 1, 1], false])
+  assert.deepEqual([...M.treeRows(k, new Set([0, 1]), 100).node], [0, 1, 2, 3])
+  assert.equal(M.treeRows(k, new Set([0, 1]), 2).more, true)
+  // The heaviest path while a node holds half of the 10: main (10), a (6), b under a (6), its b (4 < 5).
+  assert.deepEqual([...M.heaviestPath(k, total, 10, 0.5)], [0, 1, 2])
+})
+
 console.log(`html model: ${passed} tests pass${process.exitCode ? ', some fail' : ''}`)

@@ -284,7 +284,7 @@ async function keyboard() {
     await page.keyboard.press('Tab')
     reached.add(await page.evaluate(() => { const e = document.activeElement; return e.id || e.className || e.tagName }))
   }
-  for (const want of ['crumb', 'canvas', 'sort', 'fn', 'search', 'metric']) if (![...reached].some((r) => r.split(' ').includes(want))) problems.push(`Tab does not reach ${want}: ${[...reached].join(', ')}`)
+  for (const want of ['crumb', 'canvas', 'sort', 'fn', 'search', 'metric', 'tab-tree']) if (![...reached].some((r) => r.split(' ').includes(want))) problems.push(`Tab does not reach ${want}: ${[...reached].join(', ')}`)
   await page.evaluate(() => document.activeElement.blur())
   await page.keyboard.press('/')
   if (await page.evaluate(() => document.activeElement.id) !== 'search') problems.push('/ does not focus search')
@@ -315,6 +315,27 @@ async function keyboard() {
     return { chosen, zoomKeeps: document.querySelector('#functions tbody tr') === first && $('callers').tBodies[0] === callers }
   })
   if (!kept.chosen || !kept.zoomKeeps) problems.push(`choosing a function or zooming rebuilt a table: ${JSON.stringify(kept)}`)
+  // The call tree: its roots' totals the graph's, the heaviest path open, arrow keys open, close
+  // and move, Enter zooms the graph on the row.
+  await page.click('#tab-tree')
+  const tree = await page.evaluate(() => {
+    zoomTo(-1)
+    const rows = [...$('calltree').tBodies[0].rows]
+    const roots = rows.filter((tr) => tr.getAttribute('aria-level') === '1').map((tr) => Number(tr.dataset.node))
+    return { roots, want: [...K.roots], open: rows.filter((tr) => tr.getAttribute('aria-expanded') === 'true').length, hash: location.hash }
+  })
+  if (JSON.stringify(tree.roots) !== JSON.stringify(tree.want) || tree.open < 1 || !tree.hash.includes('w=tree')) problems.push(`call tree: ${JSON.stringify(tree)}`)
+  await page.evaluate(() => { callTree.open.clear(); callTree.at = K.roots[0]; renderCallTree(); focusTreeRow() })
+  await page.keyboard.press('ArrowRight')
+  const opened = await page.evaluate(() => callTree.open.has(K.roots[0]) && $('calltree').tBodies[0].rows.length > K.roots.length)
+  await page.keyboard.press('ArrowRight')
+  const child = await page.evaluate(() => callTree.at === K.kids(K.roots[0])[0] && document.activeElement.dataset.node === String(callTree.at))
+  await page.keyboard.press('ArrowLeft')
+  await page.keyboard.press('ArrowLeft')
+  const closed = await page.evaluate(() => callTree.at === K.roots[0] && !callTree.open.has(K.roots[0]))
+  await page.keyboard.press('Enter')
+  const treeZoomed = await page.evaluate(() => state.zoom === K.roots[0])
+  if (!opened || !child || !closed || !treeZoomed) problems.push(`call tree keys: open ${opened}, to child ${child}, back and closed ${closed}, Enter zooms ${treeZoomed}`)
   await page.close()
   for (const problem of problems) failures.push(`keyboard: ${problem}`)
 }

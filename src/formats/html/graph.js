@@ -159,6 +159,7 @@ function zoomTo(n) {
   state.x0 = 0; state.x1 = 1;
   state.top = Math.max(0, (n >= 0 ? ancestors(n).length : 0) - 2);
   state.cursor = n;
+  if (n >= 0 && state.tab === 'tree') revealInTree(n);
   update();
 }
 // Brings node n's row into view without zooming (the keyboard's moves).

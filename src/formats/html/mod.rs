@@ -9,7 +9,7 @@
 //! ```
 //!
 //! **Written**: the viewer (`viewer.html` and its script: `model.js`, `view.js`, `graph.js`,
-//! `tables.js`) with the profile as JSON in it, compact: names, modules and places interned once
+//! `calltree.js`, `tables.js`) with the profile as JSON in it, compact: names, modules and places interned once
 //! each; the tree as flat arrays, a node's parent, frame and self value of each metric, parents
 //! before children. Every additive metric is there, each switchable in the page, named and in its
 //! unit, with its total as the reports state it; per-node counts (calls) beside them; measured
@@ -87,9 +87,15 @@ const CARRIES: Carries = Carries {
 const VIEWER: &str = include_str!("viewer.html");
 
 /// The viewer's script, in the order it runs: the model (pure functions, which node tests on its
-/// own: .ci/html-model.mjs), the state and the numbers, the graph, then the tables and controls.
-const SCRIPT: [&str; 4] =
-    [include_str!("model.js"), include_str!("view.js"), include_str!("graph.js"), include_str!("tables.js")];
+/// own: .ci/html-model.mjs), the state and the numbers, the graph, the call tree, then the tables
+/// and controls, which draw the first view.
+const SCRIPT: [&str; 5] = [
+    include_str!("model.js"),
+    include_str!("view.js"),
+    include_str!("graph.js"),
+    include_str!("calltree.js"),
+    include_str!("tables.js"),
+];
 
 /// A page is never read.
 fn sniff(_head: &[u8]) -> Sniff {

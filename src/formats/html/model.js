@@ -355,6 +355,33 @@ const Model = (() => {
     return { callers, callees, own };
   }
 
+  // The rows of an expandable call tree (the Firefox Profiler's): each node in view with its
+  // depth, depth first in the children's order, below a node only where it is expanded; at most
+  // `limit` rows (then `more` says so). No recursion: a deep expanded path is a loop.
+  function treeRows(k, expanded, limit) {
+    const node = [], depth = [], stack = [];
+    for (let r = k.roots.length - 1; r >= 0; r--) stack.push(k.roots[r], 0);
+    while (stack.length && node.length < limit) {
+      const d = stack.pop(), x = stack.pop();
+      node.push(x); depth.push(d);
+      if (!expanded.has(x)) continue;
+      const c = k.kids(x);
+      for (let j = c.length - 1; j >= 0; j--) stack.push(c[j], d + 1);
+    }
+    return { node, depth, more: stack.length > 0 };
+  }
+  // The nodes to expand so that the heaviest path shows: from the heaviest root, its heaviest
+  // child while it holds at least `share` of the whole (the Firefox Profiler opens so).
+  function heaviestPath(k, total, whole, share) {
+    const path = [];
+    let at = k.roots[0];
+    while (at !== undefined && total[at] >= share * whole && path.length < 10000) {
+      path.push(at);
+      at = k.kids(at)[0];
+    }
+    return path;
+  }
+
   // Per node, how many levels its subtree has below it (0 for a leaf): the graph's depth without
   // walking it, so that a layout stops at the last row in view.
   function heights(tree) {
@@ -465,5 +492,5 @@ const Model = (() => {
     return text.slice(0, head) + '…' + (tail > 0 ? text.slice(-tail) : '');
   }
 
-  return { kindOf, rowOf, fromProfile, rebuild, reshape, focusRow, mergeRow, dropRow, collapseRecursion, collapseModule, mergeLines, invert, heights, keepRoots, hasLines, mergeThreads, threadRootCount, totals, childIndex, functions, outermost, walk, matchShare, sandwich, layout, format, pct, cutMiddle };
+  return { kindOf, rowOf, fromProfile, rebuild, reshape, focusRow, mergeRow, dropRow, collapseRecursion, collapseModule, mergeLines, invert, heights, keepRoots, hasLines, mergeThreads, threadRootCount, totals, childIndex, treeRows, heaviestPath, functions, outermost, walk, matchShare, sandwich, layout, format, pct, cutMiddle };
 })();

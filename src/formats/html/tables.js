@@ -188,6 +188,7 @@ function update({ totals = false } = {}) {
   renderTransforms();
   draw();
   renderFunctions();
+  renderCallTree();
   renderSandwich();
   const every = P.intervalNs ? `, a sample every ${+(P.intervalNs / 1e6).toPrecision(4)} ms` : '';
   const kept = selected === grand ? '' : `; selected ${format(selected)} (${pct(selected, grand)})`;

@@ -36,7 +36,7 @@ const callsMetric = P.metrics.findIndex((m) => m.kind === 'calls' && !m.additive
 const state = {
   metric: additive.includes(P.weighedBy) ? P.weighedBy : additive[0] ?? 0,
   zoom: -1, search: '', fn: -1, icicle: false, merged: false, thread: -1, palette: 'module', lines: false, order: 'heavy', inverted: false,
-  x0: 0, x1: 1, top: 0, cursor: -3, transforms: [],
+  x0: 0, x1: 1, top: 0, cursor: -3, transforms: [], tab: 'functions',
 };
 // Transforms, in the order given, each the CLI's filter of a function (or a module's frames):
 // `x=f12.m40` in the fragment (op, then the row's or the module's string).
@@ -83,6 +83,7 @@ function readFragment() {
   state.merged = h.get('t') === 'merged';
   state.thread = /^\d+$/.test(h.get('t') ?? '') && kindOf(parseInt(h.get('t'), 10)) === 2 ? parseInt(h.get('t'), 10) : -1;
   state.lines = h.get('l') === '1';
+  state.tab = h.get('w') === 'tree' ? 'tree' : 'functions';
   state.transforms = readTransforms(h.get('x'));
   state.inverted = h.get('i') === '1';
   state.order = h.get('o') === 'alpha' ? 'alpha' : 'heavy';
@@ -101,6 +102,7 @@ function writeFragment() {
   if (state.merged) h.set('t', 'merged');
   else if (state.thread >= 0) h.set('t', state.thread);
   if (state.lines) h.set('l', '1');
+  if (state.tab === 'tree') h.set('w', 'tree');
   if (state.transforms.length) h.set('x', transformKey());
   if (state.inverted) h.set('i', '1');
   if (state.order === 'alpha') h.set('o', 'alpha');

@@ -102,18 +102,30 @@ for (const fixture of fixtures) {
     const one = await merged.evaluate(() => ({ grand, threads: K.roots.filter((r) => kindOf(T.frame[r]) === 2 && total[r] !== selfv[r]).length }))
     if (!near(one.grand, summary.total) || one.threads > 0) problems.push(`threads merged: total ${one.grand} and ${one.threads} thread roots with calls`)
     await merged.close()
-    // Each thread on its own (the selector's options): its total that of its root side by side.
+    // Each thread on its own (ticked in the chooser): its total that of its root side by side;
+    // two together, side by side and merged: the two totals added.
     const each = await page.evaluate(() => {
       const wrong = []
-      for (const option of [...$('thread').options].filter((o) => /^\d+$/.test(o.value))) {
-        const f = parseInt(option.value, 10)
-        let want = 0
-        for (const r of K.roots) if (T.frame[r] === f) want += total[r]
-        $('thread').value = option.value
-        $('thread').onchange()
-        if (Math.abs(grand - want) > 1e-9 * Math.max(1, want) || K.roots.some((r) => T.frame[r] !== f)) wrong.push(`${option.textContent}: ${grand}, side by side ${want}`)
-        $('thread').value = 'all'
-        $('thread').onchange()
+      const boxes = [...$('thread-list').querySelectorAll('input')]
+      const sideBySide = (fs) => { let v = 0; for (const r of K.roots) if (fs.includes(T.frame[r])) v += total[r]; return v }
+      const tick = (fs) => { for (const b of boxes) b.checked = fs.includes(Number(b.value)); boxes[0].onchange() }
+      const near = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b))
+      for (const box of boxes) {
+        const f = Number(box.value), want = sideBySide([f])
+        tick([f])
+        if (!near(grand, want) || K.roots.some((r) => T.frame[r] !== f)) wrong.push(`${box.parentNode.textContent}: ${grand}, side by side ${want}`)
+        tick([])
+      }
+      if (boxes.length >= 2) {
+        const two = boxes.slice(0, 2).map((b) => Number(b.value)), want = sideBySide(two)
+        tick(two)
+        if (!near(grand, want) || K.roots.length !== 2) wrong.push(`two threads: ${grand} in ${K.roots.length} roots, side by side ${want}`)
+        $('threads-merged').checked = true
+        $('threads-merged').onchange()
+        if (!near(grand, want) || !location.hash.includes(`t=${two.join('.')}.merged`)) wrong.push(`two threads merged: ${grand}, ${location.hash}`)
+        $('threads-merged').checked = false
+        $('threads-merged').onchange()
+        tick([])
       }
       return wrong
     })

@@ -305,20 +305,30 @@ $('icicle').onchange = () => { state.icicle = $('icicle').checked; update(); };
 $('palette').onchange = () => { state.palette = $('palette').value; update(); };
 $('order').onchange = () => { state.order = $('order').value; update({ totals: true }); };
 $('lines').onchange = () => { state.lines = $('lines').checked; rebuild(); };
-$('thread').onchange = () => {
-  const v = $('thread').value;
-  [state.merged, state.thread] = [v === 'merged', /^\d+$/.test(v) ? parseInt(v, 10) : -1];
-  rebuild();
-};
-// The thread selector: side by side, merged, or each thread (its name and share of the whole).
+// The thread chooser: every thread with its share of the whole (tick some to see only them), and
+// whether those shown are merged into one tree.
 function fillThreads() {
-  const whole = M.fromProfile(P), t = M.totals(whole, state.metric), select = $('thread');
-  select.innerHTML = '<option value="all">threads side by side</option><option value="merged">threads merged</option>';
+  const whole = M.fromProfile(P), t = M.totals(whole, state.metric), list = $('thread-list');
+  list.innerHTML = '';
   const seen = new Map();
   for (let r = 0; r < whole.parent.length; r++) if (whole.parent[r] < 0 && kindOf(whole.frame[r]) === 2) seen.set(whole.frame[r], (seen.get(whole.frame[r]) ?? 0) + t[r]);
   for (const [f, v] of [...seen].sort((a, b) => b[1] - a[1])) {
-    select.append(Object.assign(document.createElement('option'), { value: f, textContent: `${frameLabel(f)} (${pct(v, P.totals?.[state.metric] ?? 0)})` }));
+    const box = Object.assign(document.createElement('input'), { type: 'checkbox', value: f });
+    box.onchange = () => {
+      state.threads = [...list.querySelectorAll('input:checked')].map((b) => Number(b.value));
+      threadsSummary();
+      rebuild();
+    };
+    const row = document.createElement('label');
+    row.append(box, ` ${frameLabel(f)} (${pct(v, P.totals?.[state.metric] ?? 0)})`);
+    list.appendChild(row);
   }
+}
+$('threads-merged').onchange = () => { state.merged = $('threads-merged').checked; threadsSummary(); rebuild(); };
+// What the chooser's heading says: all threads or how many, side by side or merged.
+function threadsSummary() {
+  const which = state.threads.length ? `${state.threads.length} of ${$('thread-list').children.length} threads` : 'all threads';
+  $('threads-summary').textContent = `${which}, ${state.merged ? 'merged' : 'side by side'}`;
 }
 $('inverted').onchange = () => { state.inverted = $('inverted').checked; rebuild(); };
 // Search waits for a pause in typing: a keystroke does not walk a million nodes.
@@ -361,7 +371,7 @@ document.addEventListener('keydown', (event) => {
 });
 window.onresize = () => draw();
 window.onhashchange = () => {
-  const shape = () => `${state.lines}|${state.merged}|${state.thread}|${state.inverted}|${transformKey()}`;
+  const shape = () => `${state.lines}|${state.merged}|${state.threads.join('.')}|${state.inverted}|${transformKey()}`;
   const before = shape();
   readFragment();
   syncControls();
@@ -373,7 +383,9 @@ function syncControls() {
   $('metric').value = state.metric;
   $('icicle').checked = state.icicle;
   $('palette').value = state.palette;
-  $('thread').value = state.merged ? 'merged' : state.thread >= 0 ? String(state.thread) : 'all';
+  $('threads-merged').checked = state.merged;
+  for (const box of $('thread-list').querySelectorAll('input')) box.checked = state.threads.includes(Number(box.value));
+  threadsSummary();
   $('lines').checked = state.lines;
   $('inverted').checked = state.inverted;
   $('order').value = state.order;
@@ -382,7 +394,7 @@ function syncControls() {
 
 readFragment();
 buildTree();
-$('thread').hidden = threadRoots < 2;
+$('threads').hidden = threadRoots < 2;
 if (threadRoots > 1) fillThreads();
 $('lines-label').hidden = !hasLines;
 syncControls();

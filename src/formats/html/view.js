@@ -35,7 +35,7 @@ const additive = P.metrics.map((m, i) => (m.additive ? i : -1)).filter((i) => i 
 const callsMetric = P.metrics.findIndex((m) => m.kind === 'calls' && !m.additive);
 const state = {
   metric: additive.includes(P.weighedBy) ? P.weighedBy : additive[0] ?? 0,
-  zoom: -1, search: '', fn: -1, icicle: false, merged: false, thread: -1, palette: 'module', lines: false, order: 'heavy', inverted: false,
+  zoom: -1, search: '', fn: -1, icicle: false, merged: false, threads: [], palette: 'module', lines: false, order: 'heavy', inverted: false,
   x0: 0, x1: 1, top: 0, cursor: -3, transforms: [], tab: 'functions',
 };
 // Transforms, in the order given, each the CLI's filter of a function (or a module's frames):
@@ -79,9 +79,11 @@ function readFragment() {
   if (additive.includes(m)) state.metric = m;
   state.search = h.get('q') ?? '';
   state.icicle = h.get('v') === 'icicle';
-  // Threads side by side, merged (t=merged), or one (t=its frame).
-  state.merged = h.get('t') === 'merged';
-  state.thread = /^\d+$/.test(h.get('t') ?? '') && kindOf(parseInt(h.get('t'), 10)) === 2 ? parseInt(h.get('t'), 10) : -1;
+  // Threads side by side or merged, all or some.
+  // `t=merged`, `t=5` (one thread), `t=5.7` (two side by side), `t=5.7.merged` (two merged).
+  const threadParts = (h.get('t') ?? '').split('.');
+  state.merged = threadParts.includes('merged');
+  state.threads = threadParts.filter((x) => /^\d+$/.test(x) && kindOf(parseInt(x, 10)) === 2).map(Number);
   state.lines = h.get('l') === '1';
   state.tab = h.get('w') === 'tree' ? 'tree' : 'functions';
   state.transforms = readTransforms(h.get('x'));
@@ -99,8 +101,7 @@ function writeFragment() {
   if (state.fn >= 0) h.set('f', state.fn);
   if (state.search) h.set('q', state.search);
   if (state.icicle) h.set('v', 'icicle');
-  if (state.merged) h.set('t', 'merged');
-  else if (state.thread >= 0) h.set('t', state.thread);
+  if (state.merged || state.threads.length) h.set('t', [...state.threads, ...(state.merged ? ['merged'] : [])].join('.'));
   if (state.lines) h.set('l', '1');
   if (state.tab === 'tree') h.set('w', 'tree');
   if (state.transforms.length) h.set('x', transformKey());
@@ -120,8 +121,8 @@ function buildTree() {
   F = M.fromProfile(P);
   threadRoots = M.threadRootCount(P, F);
   if (hasLines && !state.lines) F = M.mergeLines(P, F);
+  if (state.threads.length) { const keep = new Set(state.threads); F = M.keepRoots(F, (r) => keep.has(F.frame[r])); }
   if (state.merged && threadRoots > 1) F = M.mergeThreads(P, F);
-  else if (state.thread >= 0) F = M.keepRoots(F, (r) => F.frame[r] === state.thread);
   for (const t of state.transforms) F = TRANSFORMS[t.op].apply(F, t.arg);
   T = state.inverted ? M.invert(P, F) : F;
   N = T.parent.length;
@@ -137,8 +138,8 @@ function computeTotals() {
   let roots = 0;
   for (const r of K.roots) roots += total[r];
   // The total the reports state (a measured or stated one), which a flat report's rows exceed.
-  // One thread's shares are of its own total.
-  grand = state.thread >= 0 && !state.merged ? roots : P.totals?.[state.metric] ?? roots;
+  // The threads chosen: shares of their own total.
+  grand = state.threads.length ? roots : P.totals?.[state.metric] ?? roots;
   // What the transforms kept, which the graph's width stands for; shares stay of the whole, as
   // the CLI's filters keep them (`Total: …; selected: …`).
   selected = state.transforms.length ? roots : grand;

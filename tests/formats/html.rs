@@ -63,7 +63,14 @@ fn a_differential_page_has_both_sides_and_the_verdict() {
     let page = std::fs::read_to_string(&out).unwrap();
     let profile = profile_of(&page);
     assert_eq!(profile["diff"]["regression"], true);
-    assert_eq!(profile["diff"]["flagged"], serde_json::json!(["render"]));
+    // The gate's rows: render failed, first (the largest change); the others did not.
+    let rows = &profile["diff"]["rows"];
+    assert_eq!(rows["name"][0], "render");
+    let failed: Vec<&serde_json::Value> = (0..rows["name"].as_array().unwrap().len())
+        .filter(|&i| rows["outcome"][i] == "failed")
+        .map(|i| &rows["name"][i])
+        .collect();
+    assert_eq!(failed, ["render"]);
     let names: Vec<&str> = profile["metrics"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["base", "new"]);
 }

@@ -337,6 +337,59 @@ fn output_naming_the_input_is_refused() {
     assert_eq!(files_in(dir.path()), vec!["x.tree"]);
 }
 
+/// The binary with stdin redirected from `file`, as a shell's `< file` does.
+fn redirected(file: &std::path::Path) -> std::process::Command {
+    let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("proftool"));
+    command.stdin(std::fs::File::open(file).unwrap()).stdout(Stdio::null());
+    command
+}
+
+/// stdin redirected from the output (`convert - a.folded < a.folded`) is the output's file as much as
+/// a named input is: refused before anything is read, by every command that writes a file, the file
+/// as it was.
+#[test]
+fn stdin_redirected_from_the_output_is_refused() {
+    let dir = temp();
+    let file = dir.path().join("a.folded");
+    std::fs::copy(fixture("folded/basic.folded"), &file).unwrap();
+    let before = std::fs::read(&file).unwrap();
+    let other = fixture("folded/basic.folded");
+    let runs: [Vec<std::ffi::OsString>; 5] = [
+        vec!["convert".into(), "-".into(), file.clone().into()],
+        vec![
+            "convert".into(),
+            "--to".into(),
+            "folded".into(),
+            "-".into(),
+            dir.path().join(".").join("a.folded").into(),
+        ],
+        vec!["merge".into(), "-o".into(), file.clone().into(), other.clone().into(), "-".into()],
+        vec!["diff".into(), "--to".into(), "folded".into(), file.clone().into(), other.clone().into(), "-".into()],
+        vec![
+            "view".into(),
+            "--no-open".into(),
+            "--from".into(),
+            "folded".into(),
+            "--out".into(),
+            file.clone().into(),
+            "-".into(),
+        ],
+    ];
+    for args in runs {
+        let out = redirected(&file).args(&args).output().unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains("is the input file redirected to stdin; refusing to overwrite it"), "{stderr}");
+        assert_eq!(std::fs::read(&file).unwrap(), before, "{args:?}");
+    }
+    assert_eq!(files_in(dir.path()), vec!["a.folded"]);
+    // stdin from another file, or a pipe, is no output.
+    let out = dir.path().join("b.folded");
+    assert!(redirected(&file).arg("convert").arg("-").arg(&out).status().unwrap().success());
+    proftool().arg("convert").arg("-").arg(&out).write_stdin(before.clone()).assert().success();
+    assert_eq!(files_in(dir.path()), vec!["a.folded", "b.folded"]);
+}
+
 /// A named pipe (like `/dev/null`, `/dev/stdout` or a shell's `>(…)`) is written in place: renaming
 /// a finished temporary file over it would replace the pipe with a file.
 #[cfg(unix)]

@@ -48,6 +48,27 @@ impl StackTree {
         std::mem::swap(&mut self.frames, &mut self.next);
         self.nodes.last().copied()
     }
+
+    /// The node of `frame` called from the last stack's innermost frame, which it makes the last
+    /// stack's innermost: for events that open and close frames one at a time (speedscope's evented
+    /// profiles), in constant time where [`StackTree::add`] would compare the whole stack.
+    pub(crate) fn open(&mut self, tree: &mut CallTree, frame: FrameId) -> NodeId {
+        let node = self.index.child_or_insert(tree, self.nodes.last().copied(), frame);
+        self.frames.push(frame);
+        self.nodes.push(node);
+        node
+    }
+
+    /// Takes the innermost frame off the last stack, as its closing event does.
+    pub(crate) fn close(&mut self) {
+        self.frames.pop();
+        self.nodes.pop();
+    }
+
+    /// The node of the last stack's innermost frame.
+    pub(crate) fn innermost(&self) -> Option<NodeId> {
+        self.nodes.last().copied()
+    }
 }
 
 /// The bytes an output that writes stacks whole takes: `node_bytes(node)` is what a node adds to

@@ -472,7 +472,7 @@ pub fn refuse_an_input(output: &Path, inputs: &[&Path]) -> io::Result<()> {
             true => (stdin_identity(), "redirected to stdin".to_string()),
             false => (identity(input), input.display().to_string()),
         };
-        if input_identity == Some(output_identity.clone()) {
+        if input_identity.as_ref() == Some(&output_identity) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!("the output {} is the input file {name}; refusing to overwrite it", output.display()),

@@ -38,7 +38,7 @@ pub mod pprof;
 mod rust_symbols;
 mod safari;
 pub mod sampler;
-mod shared;
+pub(crate) mod shared;
 pub(crate) mod spec;
 pub(crate) mod speedscope;
 mod stackprof;

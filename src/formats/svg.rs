@@ -24,8 +24,8 @@
 //! counts, header facts but the title), and the order of siblings. Boxes narrower than 0.01 % of the
 //! total are left out (their counts stay in their callers' boxes).
 
-use super::folded;
 use super::spec::{self, Carries, Encoding, Sniff, Spec};
+use super::{folded, shared};
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::error::FormatName;
@@ -69,17 +69,25 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
         return Err(Error::Unrepresentable { format: FORMAT, what: "counts must be whole numbers".into() });
     };
     let mut options = inferno::flamegraph::Options::default();
-    options.title = profile.meta.title.clone().unwrap_or_else(|| "Flame Graph".into());
+    let mut replaced = 0;
+    let title = profile.meta.title.as_deref().unwrap_or("Flame Graph");
+    options.title = shared::xml_text(title, &mut replaced).into_owned();
     // A box's count says what it counts: time in its unit (`1,200 ns`), else the metric's name.
     options.count_name = match metric.kind {
         MetricKind::Time => metric.unit.name().to_string(),
-        _ => metric.name.clone(),
+        _ => shared::xml_text(&metric.name, &mut replaced).into_owned(),
     };
+    let names = profile
+        .frames
+        .iter()
+        .map(|(_, f)| shared::xml_text(&folded::one_count_name(&f.display_name()), &mut replaced).into_owned())
+        .collect();
+    shared::warn_xml_replaced(FORMAT, replaced, diag);
     options.hash = true;
     options.no_sort = true;
     // inferno's narrowest box, in percent of the whole width (0.01 %).
     let min_width = options.min_width;
-    let (lines, folded_away) = visible_lines(profile, min_width);
+    let (lines, folded_away) = visible_lines(profile, names, min_width);
     let total = profile.total(0).as_count();
     if folded_away > 0 {
         let share = folded_away as f64 / total as f64 * 100.0;
@@ -195,17 +203,16 @@ fn line(path: &str, stack: &str, count: i64) -> String {
     }
 }
 
-/// The folded lines inferno needs to draw what it would draw from all of `profile`'s, sorted as it
-/// sorts them, and how many samples are in boxes too narrow to draw (`min_width` percent of the
+/// The folded lines inferno needs to draw what it would draw from all of `profile`'s (its frames
+/// named `names`), sorted as it sorts them, and how many samples are in boxes too narrow to draw (`min_width` percent of the
 /// total). A node's callees are written run by run (a run: the consecutive items of one callee):
 /// a wide run item by item, a wide item of callees' lines by expanding it; consecutive narrow runs
 /// together, as one line that is the first of them with their count, so that every drawn box covers
 /// the same samples in the same place and no line draws a box inferno would not.
-fn visible_lines(profile: &Profile, min_width: f64) -> (Vec<String>, i64) {
+fn visible_lines(profile: &Profile, names: Vec<String>, min_width: f64) -> (Vec<String>, i64) {
     let tree = &profile.tree;
     let Values::Int(totals) = tree.derived_inclusive(0) else { return (Vec::new(), 0) };
     let timemax: i64 = tree.roots().map(|r| totals[r.index()]).sum();
-    let names = profile.frames.iter().map(|(_, f)| folded::one_count_name(&f.display_name()).into_owned()).collect();
     let layout = Layout {
         profile,
         names,

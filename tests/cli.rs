@@ -161,13 +161,13 @@ fn writers_of_whole_stacks_refuse_more_than_a_hundred_times_the_input_past_a_gib
     let input = dir.path().join("deep.tree");
     // 30,000 leaves below a chain 20,000 deep: about 750 KB, whose folded lines would be 30,000 ×
     // 40,000 bytes of `F;` alone (1.2 GB), Sampler's records 30,000 × 20,000 ids of 4 bytes (2.4 GB)
-    // and speedscope's samples 30,000 × 20,000 indices `0,` (1.2 GB): more than 1 GiB, and more than
-    // 100 times the input.
+    // speedscope's samples 30,000 × 20,000 indices `0,` (1.2 GB) and BR's groups 30,000 × 20,000
+    // records of 11 bytes (6.6 GB): more than 1 GiB, and more than 100 times the input.
     let text = deep_and_bushy_tree(30_000);
     assert!(text.len() * 100 < 1 << 30);
     std::fs::write(&input, &text).unwrap();
     for (format, output) in
-        [("folded", "out.folded"), ("sampler", "out.sampler"), ("speedscope", "out.speedscope.json")]
+        [("folded", "out.folded"), ("sampler", "out.sampler"), ("speedscope", "out.speedscope.json"), ("br", "out.br")]
     {
         let out = proftool().arg("convert").arg(&input).arg(dir.path().join(output)).output().unwrap();
         let stderr = String::from_utf8(out.stderr).unwrap();

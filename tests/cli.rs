@@ -187,6 +187,36 @@ fn writers_of_whole_stacks_refuse_more_than_a_hundred_times_the_input_past_a_gib
     assert!(out.stdout.is_empty());
 }
 
+/// 5,000 Chrome trace `B` events never closed: a chain 5,000 deep, each frame with 1 µs of its own,
+/// so each is a stack of its own in a flame graph's lines and a pprof sample (by hand: 5,000 ×
+/// 5,001 / 2 frames of `f;` in the lines, 25 MB; as many location ids of a byte in the samples,
+/// 12.5 MB). Both are held to --max-output-size before a byte is written, and within it written.
+#[test]
+fn svg_and_pprof_hold_stacks_of_a_deep_chain_to_the_output_limit() {
+    let dir = temp();
+    let input = dir.path().join("unclosed.trace.json");
+    let events: Vec<String> =
+        (0..5000).map(|ts| format!(r#"{{"ph":"B","name":"f","ts":{ts},"pid":1,"tid":1}}"#)).collect();
+    std::fs::write(&input, format!("[{}]", events.join(",\n"))).unwrap();
+    for (output, refused) in [
+        ("out.svg", "cannot write svg: the stacks it is drawn from would be more than 1048576 bytes (1.0 MiB)"),
+        ("out.pb.gz", "cannot write pprof: it would be 125"),
+    ] {
+        let out = proftool()
+            .args(["convert", "-q", "--max-output-size", "1M"])
+            .arg(&input)
+            .arg(dir.path().join(output))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains(refused), "{stderr}");
+        assert!(stderr.contains("raise the limit with --max-output-size SIZE"), "{stderr}");
+        assert!(files_in(dir.path()).iter().all(|file| !file.starts_with(".proftool") && file != output));
+        proftool().args(["convert", "-q"]).arg(&input).arg(dir.path().join(output)).assert().success();
+    }
+}
+
 #[test]
 fn diff_reads_standard_input_once() {
     proftool()

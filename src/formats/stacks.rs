@@ -100,10 +100,16 @@ pub(crate) fn whole_stacks_size(
 /// ([`ConvertOptions::output_limit`]), before anything is written, with the estimate, the input's
 /// size and the option that lifts the limit.
 pub(crate) fn check_output_size(format: FormatName, estimate: u64, options: &ConvertOptions) -> Result<(), Error> {
-    let limit = options.output_limit();
-    if estimate <= limit {
-        return Ok(());
+    match estimate <= options.output_limit() {
+        true => Ok(()),
+        false => Err(too_large(format, &format!("it would be {}", bytes(estimate)), options)),
     }
+}
+
+/// The error for an output of `format` that `size` says is larger than `options` allow: the size,
+/// the input's, and the option that lifts the limit.
+pub(crate) fn too_large(format: FormatName, size: &str, options: &ConvertOptions) -> Error {
+    let limit = options.output_limit();
     let input = options.input_size.map_or_else(String::new, |size| format!(" from an input of {}", bytes(size)));
     let limit = match options.max_output_size {
         Some(_) => format!("--max-output-size {limit} allows"),
@@ -114,14 +120,13 @@ pub(crate) fn check_output_size(format: FormatName, estimate: u64, options: &Con
         ),
     };
     let what = format!(
-        "it would be {}{input}, more than {limit}: it holds every stack whole, so a deep tree makes far more output than input; raise the limit with --max-output-size SIZE (K, M, G, T) to write it",
-        bytes(estimate)
+        "{size}{input}, more than {limit}: it holds every stack whole, so a deep tree makes far more output than input; raise the limit with --max-output-size SIZE (K, M, G, T) to write it"
     );
-    Err(Error::Unrepresentable { format, what })
+    Error::Unrepresentable { format, what }
 }
 
 /// `bytes` as a message gives a size: exact, and in TiB, GiB, MiB or KiB beside it when large.
-fn bytes(bytes: u64) -> String {
+pub(crate) fn bytes(bytes: u64) -> String {
     let unit = [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")].into_iter().find(|&(shift, _)| bytes >> shift > 0);
     match unit {
         Some((shift, name)) => format!("{bytes} bytes ({:.1} {name})", bytes as f64 / (1u64 << shift) as f64),

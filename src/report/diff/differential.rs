@@ -145,7 +145,7 @@ pub(super) fn differential_pprof(
         (0..values.len()).map(|i| (values.get(i).as_f64() * factor).round() as i64).collect(),
     );
     base.replace_metric(0, crate::model::Metric { repr: crate::model::Repr::Int, ..to }, scaled);
-    crate::formats::pprof::write_diff(&base, &new, out, diag)
+    crate::formats::pprof::write_diff(&base, &new, out, options, diag)
 }
 
 /// Writes the differential flame graph of `lines` (from [`differential_folded`]) as inferno draws

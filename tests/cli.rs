@@ -217,6 +217,77 @@ fn svg_and_pprof_hold_stacks_of_a_deep_chain_to_the_output_limit() {
     }
 }
 
+/// A callgrind file of `levels` nested diamonds: `f0` calls `a0` and `b0`, each of which calls
+/// `f1`, and so on to `f{levels}`; each function costs 1 Ir of its own on line 1 and each call one
+/// call and its callee's inclusive cost.
+fn nested_diamonds(levels: usize) -> String {
+    let mut inclusive = vec![1u64; levels + 1];
+    for k in (0..levels).rev() {
+        inclusive[k] = 1 + 2 * (1 + inclusive[k + 1]);
+    }
+    let mut text = String::from("# callgrind format\nversion: 1\ncreator: diamonds\nevents: Ir\nfl=d.c\n");
+    for k in 0..=levels {
+        text.push_str(&format!("fn=f{k}\n1 1\n"));
+        for side in ["a", "b"].iter().filter(|_| k < levels) {
+            text.push_str(&format!("cfn={side}{k}\ncalls=1 1\n1 {}\n", 1 + inclusive[k + 1]));
+        }
+    }
+    for k in 0..levels {
+        for side in ["a", "b"] {
+            text.push_str(&format!("fn={side}{k}\n1 1\ncfn=f{}\ncalls=1 1\n1 {}\n", k + 1, inclusive[k + 1]));
+        }
+    }
+    text
+}
+
+/// A call graph of 12 nested diamonds (37 functions, 48 calls) is a tree of 2^13 - 1 visits of
+/// `f`s and 2^13 - 2 of `a`s and `b`s, each with its line: 32,762 nodes, 50 deep (by hand). The
+/// reader says so before anything is written, and every output stops at --max-output-size: those of
+/// whole stacks before a byte is written, the page and the other trees where they pass it.
+#[test]
+fn a_call_graph_that_explodes_is_said_and_held_to_the_output_limit() {
+    let dir = temp();
+    let input = dir.path().join("diamonds.callgrind");
+    std::fs::write(&input, nested_diamonds(12)).unwrap();
+    let out = proftool()
+        .args(["convert", "--max-output-size", "10K"])
+        .arg(&input)
+        .arg(dir.path().join("out.html"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("the call graph of 37 functions and 48 calls expands into a tree of 32762 nodes, 50 frames deep (385 times the graph)"), "{stderr}");
+    for output in ["out.html", "out.folded", "out.tree", "out.xml", "out.cpuprofile", "out.pb.gz", "out.svg"] {
+        let out = proftool()
+            .args(["convert", "-q", "--metric", "Ir", "--max-output-size", "10K"])
+            .arg(&input)
+            .arg(dir.path().join(output))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{output}: {stderr}");
+        assert!(
+            stderr.contains("it would be ") && stderr.contains("more than --max-output-size 10240 allows"),
+            "{stderr}"
+        );
+        assert_eq!(files_in(dir.path()), vec!["diamonds.callgrind"], "{output}");
+    }
+    // diff's page of the graph against itself stops there too.
+    let page = dir.path().join("diff.html");
+    let out = proftool()
+        .args(["diff", "--max-output-size", "10K", "--to", "html"])
+        .arg(&page)
+        .arg(&input)
+        .arg(&input)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("cannot write html: it would be more than 10240 bytes (10.0 KiB)"), "{stderr}");
+    assert_eq!(files_in(dir.path()), vec!["diamonds.callgrind"]);
+    proftool().args(["convert", "-q"]).arg(&input).arg(dir.path().join("out.html")).assert().success();
+}
+
 #[test]
 fn diff_reads_standard_input_once() {
     proftool()

@@ -42,7 +42,7 @@ pub(crate) mod shared;
 pub(crate) mod spec;
 pub(crate) mod speedscope;
 mod stackprof;
-mod stacks;
+pub(crate) mod stacks;
 pub(crate) mod svg;
 mod xctrace;
 
@@ -225,7 +225,10 @@ impl Format {
         diag: &mut Diagnostics,
     ) -> Result<(), Error> {
         let write = self.spec().write.ok_or_else(|| Error::Unsupported { format: self.into(), action: "written" })?;
-        write(profile, out, options, diag)
+        // Every output is held to the limit, those whose size is worked out first and the rest.
+        let mut limited = stacks::Limited::new(out, options.output_limit());
+        let result = write(profile, &mut limited, options, diag);
+        limited.result(self.into(), result, options)
     }
 
     /// Whether the header fact `key` is one this format writes: keyed by its name

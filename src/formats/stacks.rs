@@ -12,6 +12,7 @@ use super::options::ConvertOptions;
 use crate::error::Error;
 use crate::error::FormatName;
 use crate::model::{CallTree, ChildIndex, FrameId, NodeId};
+use std::io::Write;
 
 /// The nodes of stacks added to one tree.
 #[derive(Default)]
@@ -102,13 +103,16 @@ pub(crate) fn whole_stacks_size(
 pub(crate) fn check_output_size(format: FormatName, estimate: u64, options: &ConvertOptions) -> Result<(), Error> {
     match estimate <= options.output_limit() {
         true => Ok(()),
-        false => Err(too_large(format, &format!("it would be {}", bytes(estimate)), options)),
+        false => Err(too_large(format, &format!("it would be {}", bytes(estimate)), WHOLE_STACKS, options)),
     }
 }
 
-/// The error for an output of `format` that `size` says is larger than `options` allow: the size,
-/// the input's, and the option that lifts the limit.
-pub(crate) fn too_large(format: FormatName, size: &str, options: &ConvertOptions) -> Error {
+/// Why an output of whole stacks is larger than its input.
+pub(crate) const WHOLE_STACKS: &str = "it holds every stack whole, so a deep tree makes far more output than input";
+
+/// The error for an output of `format` that `size` says is larger than `options` allow (`why`):
+/// the size, the input's, and the option that lifts the limit.
+pub(crate) fn too_large(format: FormatName, size: &str, why: &str, options: &ConvertOptions) -> Error {
     let limit = options.output_limit();
     let input = options.input_size.map_or_else(String::new, |size| format!(" from an input of {}", bytes(size)));
     let limit = match options.max_output_size {
@@ -120,9 +124,57 @@ pub(crate) fn too_large(format: FormatName, size: &str, options: &ConvertOptions
         ),
     };
     let what = format!(
-        "{size}{input}, more than {limit}: it holds every stack whole, so a deep tree makes far more output than input; raise the limit with --max-output-size SIZE (K, M, G, T) to write it"
+        "{size}{input}, more than {limit}: {why}; raise the limit with --max-output-size SIZE (K, M, G, T) to write it"
     );
     Error::Unrepresentable { format, what }
+}
+
+/// A writer that passes on at most `limit` bytes (an output's [`ConvertOptions::output_limit`]):
+/// a write past it fails, and [`Limited::passed`] says so, for the error [`too_large`] makes of it.
+/// Every writer's output goes through one, so that an output whose size is not worked out before
+/// it is written (a tree a call graph expanded into, written by a writer of nodes) stops there too.
+pub(crate) struct Limited<'w> {
+    out: &'w mut dyn Write,
+    left: u64,
+    passed: bool,
+}
+
+impl<'w> Limited<'w> {
+    pub(crate) fn new(out: &'w mut dyn Write, limit: u64) -> Limited<'w> {
+        Limited { out, left: limit, passed: false }
+    }
+
+    /// The error a writer's `result` becomes where a write passed the limit: what writing `format`
+    /// came to, as [`too_large`] says it.
+    pub(crate) fn result<T>(
+        &self,
+        format: FormatName,
+        result: Result<T, Error>,
+        options: &ConvertOptions,
+    ) -> Result<T, Error> {
+        if !self.passed {
+            return result;
+        }
+        let size = format!("it would be more than {}", bytes(options.output_limit()));
+        let why = "its tree is far larger than its input (as a call graph expanded into a tree can be), and writing it stopped there";
+        Err(too_large(format, &size, why, options))
+    }
+}
+
+impl Write for Limited<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if buf.len() as u64 > self.left {
+            self.passed = true;
+            return Err(std::io::Error::other("the output passed its limit (--max-output-size)"));
+        }
+        let n = self.out.write(buf)?;
+        self.left -= n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
 }
 
 /// `bytes` as a message gives a size: exact, and in TiB, GiB, MiB or KiB beside it when large.

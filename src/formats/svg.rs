@@ -97,7 +97,7 @@ pub(crate) fn write(
     let limit = convert.output_limit();
     let Some((lines, folded_away)) = visible_lines(profile, names, min_width, limit) else {
         let size = format!("the stacks it is drawn from would be more than {}", stacks::bytes(limit));
-        return Err(stacks::too_large(FORMAT, &size, convert));
+        return Err(stacks::too_large(FORMAT, &size, stacks::WHOLE_STACKS, convert));
     };
     let total = profile.total(0).as_count();
     if folded_away > 0 {

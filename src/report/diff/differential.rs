@@ -37,8 +37,30 @@ pub enum Differential {
 
 /// Writes the differential output `kind` of `matched` to `out`: `labels` name BASE and NEW in an
 /// SVG's title and a page's heading; `negate` draws an SVG's widths from BASE; a page shows the
-/// gate's `verdict`: whether a function crossed the limits, and which ([`Comparison`]'s).
+/// gate's `verdict`: whether a function crossed the limits, and which ([`Comparison`]'s). The
+/// output stops at `options`' output limit, as a conversion's does.
 pub fn write_differential(
+    kind: Differential,
+    matched: Matched,
+    labels: (&str, &str),
+    (options, negate): (&ConvertOptions, bool),
+    verdict: (bool, &[String]),
+    out: &mut dyn Write,
+    diag: &mut Diagnostics,
+) -> Result<(), Error> {
+    let mut limited = crate::formats::stacks::Limited::new(out, options.output_limit());
+    let result = write_kind(kind, matched, labels, (options, negate), verdict, &mut limited, diag);
+    let format = match kind {
+        Differential::Folded => "folded",
+        Differential::Svg => "svg",
+        Differential::Pprof => "pprof",
+        Differential::Html => "html",
+    };
+    limited.result(crate::error::FormatName(format), result, options)
+}
+
+/// [`write_differential`] without the limit.
+fn write_kind(
     kind: Differential,
     matched: Matched,
     labels: (&str, &str),

@@ -28,6 +28,12 @@ pub const HEAD_LEN: usize = 64 * 1024;
 /// fits in memory or on disk.
 pub const DEFAULT_MAX_INPUT_SIZE: u64 = 1 << 30;
 
+/// The longest line a line-based text reader takes by default (256 MiB, `--max-line-length`): a
+/// folded stack a million frames deep is some tens of MB, and a GHC `-px` cost line of any length
+/// is read in pieces split at its spaces; one huge line (a file of zeros, an endless stream) stops
+/// there with an error instead of taking all the memory.
+pub const DEFAULT_MAX_LINE_LENGTH: u64 = 256 << 20;
+
 /// The first bytes of a gzip stream (RFC 1952).
 const GZIP_MAGIC: &[u8] = b"\x1f\x8b";
 

@@ -288,6 +288,63 @@ fn a_call_graph_that_explodes_is_said_and_held_to_the_output_limit() {
     proftool().args(["convert", "-q"]).arg(&input).arg(dir.path().join("out.html")).assert().success();
 }
 
+/// One line longer than --max-line-length stops a line reader with an error at its start, the limit
+/// and the option, whatever follows it: a 2,000-byte line 3 of a folded file, an endless stream of
+/// zeros (read up to the limit only), a LispWorks tree. A GHC -px cost line longer than the limit
+/// is read in pieces split at its spaces, as before.
+#[test]
+fn a_line_longer_than_the_limit_is_an_error_at_its_start() {
+    let mut text = String::from("a;b 1\na;c 2\n");
+    let line_3 = text.len();
+    text.push_str(&format!("a;{} 3\na 1\n", "x".repeat(2000)));
+    let out = proftool()
+        .args(["convert", "--from", "folded", "--to", "folded", "--max-line-length", "1K", "-", "-"])
+        .write_stdin(text.clone())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let expected = format!("folded: line 3 (byte {line_3}): expected lines of at most 1024 bytes (--max-line-length SIZE raises the limit), found a line longer than that");
+    assert!(stderr.contains(&expected), "{stderr}");
+    assert!(out.stdout.is_empty());
+    proftool()
+        .args(["convert", "--from", "folded", "--to", "folded", "--max-line-length", "2K", "-", "-"])
+        .write_stdin(text)
+        .assert()
+        .success();
+    // An endless stream of zeros is read to the limit, not to its end (which it has none of).
+    let mut zeros = std::process::Command::new(assert_cmd::cargo::cargo_bin("proftool"))
+        .args(["convert", "--from", "lispworks", "--to", "folded", "--max-line-length", "4M", "-", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = zeros.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        let block = vec![b'0'; 1 << 16];
+        while stdin.write_all(&block).is_ok() {}
+    });
+    let out = zeros.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("lispworks: line 1 (byte 0): expected lines of at most 4194304 bytes"), "{stderr}");
+    // -px's cost line of 30,000 records (360 KB), split at its spaces, is no line too long.
+    let mut px = String::from("\"Wed Jun  3 21:49 1993\"\n\"20 ms\"\n1 1 \"f\" \"Main\"\n2 1 1 1\n");
+    px.extend((2..=30_000).map(|i| format!("2 {i} 2 1 {}\n", i - 1)));
+    px.push_str("5 30000");
+    px.extend((1..=30_000).map(|i| format!(" 1 {i} 1 1 0")));
+    px.push_str(" 0\n");
+    let out = proftool()
+        .args(["info", "--from", "ghc-px", "--max-line-length", "64K", "-"])
+        .write_stdin(px)
+        .assert()
+        .success();
+    let info = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(info.contains("ticks (ticks, count, additive): total 30000"), "{info}");
+}
+
 #[test]
 fn diff_reads_standard_input_once() {
     proftool()

@@ -209,7 +209,11 @@ impl Format {
         diag: &mut Diagnostics,
     ) -> Result<Profile, Error> {
         let read = self.spec().read.ok_or_else(|| Error::Unsupported { format: self.into(), action: "read" })?;
-        let mut profile = read(input, options, diag)?;
+        let max_line = match options.max_line_length {
+            0 => crate::files::DEFAULT_MAX_LINE_LENGTH,
+            given => given,
+        };
+        let mut profile = crate::text::with_max_line_length(max_line, || read(input, options, diag))?;
         debug_assert_eq!(profile.validate(), Ok(()), "{self} reader broke a model invariant");
         profile.frames.drop_name_cache();
         Ok(profile)

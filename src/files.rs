@@ -28,6 +28,12 @@ pub const HEAD_LEN: usize = 64 * 1024;
 /// fits in memory or on disk.
 pub const DEFAULT_MAX_INPUT_SIZE: u64 = 1 << 30;
 
+/// The longest line a line-based text reader takes by default (256 MiB, `--max-line-length`): a
+/// folded stack a million frames deep is some tens of MB, and a GHC `-px` cost line of any length
+/// is read in pieces split at its spaces; one huge line (a file of zeros, an endless stream) stops
+/// there with an error instead of taking all the memory.
+pub const DEFAULT_MAX_LINE_LENGTH: u64 = 256 << 20;
+
 /// The first bytes of a gzip stream (RFC 1952).
 const GZIP_MAGIC: &[u8] = b"\x1f\x8b";
 
@@ -460,33 +466,60 @@ fn set_new_file_permissions(_file: &File) -> io::Result<()> {
 }
 
 /// Refuses to write `output` where it is the file one of `inputs` names (the same file by device
-/// and inode: a hard link or `./x` is the file too), so that no run overwrites what it reads.
+/// and inode: a hard link or `./x` is the file too), or, for an input `-`, the file stdin was
+/// redirected from (`convert - a.folded < a.folded`), so that no run overwrites what it reads.
 /// Commands check before they read anything, and again as the output is created.
 pub fn refuse_an_input(output: &Path, inputs: &[&Path]) -> io::Result<()> {
-    match inputs.iter().find(|input| **input != Path::new("-") && same_file(input, output)) {
-        Some(input) => Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("the output {} is the input file {}; refusing to overwrite it", output.display(), input.display()),
-        )),
-        None => Ok(()),
+    let Some(output_identity) = identity(output) else {
+        return Ok(());
+    };
+    for input in inputs {
+        let (input_identity, name) = match *input == Path::new("-") {
+            true => (stdin_identity(), "redirected to stdin".to_string()),
+            false => (identity(input), input.display().to_string()),
+        };
+        if input_identity.as_ref() == Some(&output_identity) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("the output {} is the input file {name}; refusing to overwrite it", output.display()),
+            ));
+        }
     }
+    Ok(())
 }
 
-/// Whether two paths name the same existing file (also through links).
-fn same_file(a: &Path, b: &Path) -> bool {
-    let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
-        return false;
-    };
+/// What tells an existing file from every other: its device and inode (a hard link, `./x` or a
+/// symbolic link to it are the file too).
+#[cfg(unix)]
+type Identity = (u64, u64);
+#[cfg(not(unix))]
+type Identity = PathBuf;
+
+/// The identity of the file `path` names, if it exists.
+fn identity(path: &Path) -> Option<Identity> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        ma.dev() == mb.dev() && ma.ino() == mb.ino()
+        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
     }
     #[cfg(not(unix))]
     {
-        let _ = (ma, mb);
-        std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok()
+        std::fs::canonicalize(path).ok()
     }
+}
+
+/// The identity of what stdin reads (a file it was redirected from, a pipe, a terminal), as
+/// `fstat` gives it; `None` where it is closed, or where the system does not say.
+fn stdin_identity() -> Option<Identity> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::MetadataExt;
+        let stdin = File::from(io::stdin().as_fd().try_clone_to_owned().ok()?);
+        stdin.metadata().ok().map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    None
 }
 
 #[cfg(test)]

@@ -293,6 +293,22 @@ impl<'b> Iterator for BlockLines<'b> {
     }
 }
 
+std::thread_local! {
+    /// The longest line [`Blocks`] made on this thread take: set around each read of an input
+    /// ([`with_max_line_length`]) from its reading options, so that the line readers, which are
+    /// handed a stream, need no option of their own for it.
+    static MAX_LINE_LENGTH: std::cell::Cell<u64> =
+        const { std::cell::Cell::new(crate::files::DEFAULT_MAX_LINE_LENGTH) };
+}
+
+/// Runs `read` with the [`Blocks`] it makes taking lines of at most `limit` bytes.
+pub(crate) fn with_max_line_length<T>(limit: u64, read: impl FnOnce() -> T) -> T {
+    let before = MAX_LINE_LENGTH.replace(limit);
+    let result = read();
+    MAX_LINE_LENGTH.set(before);
+    result
+}
+
 /// Reads an input as [`Block`]s.
 pub(crate) struct Blocks<'r> {
     input: &'r mut (dyn Read + Send),
@@ -306,6 +322,8 @@ pub(crate) struct Blocks<'r> {
     eof: bool,
     /// Whether a line longer than a block is split after a space or tab.
     split_long_lines: bool,
+    /// The most bytes a line (or a piece of a split one) may hold.
+    max_line: u64,
 }
 
 impl<'r> Blocks<'r> {
@@ -320,6 +338,7 @@ impl<'r> Blocks<'r> {
             column: 0,
             eof: false,
             split_long_lines: false,
+            max_line: MAX_LINE_LENGTH.get(),
         }
     }
 
@@ -359,6 +378,12 @@ impl<'r> Blocks<'r> {
                 }
                 break;
             }
+            // A line still without its end, past the limit: stop reading it.
+            let line_start = last_newline.map_or(0, |i| i + 1);
+            if (bytes.len() - line_start) as u64 > self.max_line {
+                let lines_before = memchr::memchr_iter(b'\n', &bytes[..line_start]).count() as u64;
+                return Err(self.line_too_long(lines_before, line_start, bytes.len()));
+            }
             searched = bytes.len();
             // read_to_end fills spare capacity without zeroing it first, and retries interruptions.
             let n = match (&mut *self.input).take(BLOCK as u64).read_to_end(&mut bytes) {
@@ -381,6 +406,19 @@ impl<'r> Blocks<'r> {
         // A block is at most a few MiB unless one line is longer than 4 GiB; offsets past u32 are
         // not indexed, and the line iterator finds them itself.
         newlines.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map_while(|i| u32::try_from(i).ok()));
+        // A line that came whole within the reads, past the limit (the pieces of a line split at
+        // its spaces, the block's first after a split and its last before one, are a block at most).
+        let starts = std::iter::once(0).chain(newlines.iter().map(|&n| n as usize + 1));
+        let ends = newlines.iter().map(|&n| n as usize).chain(std::iter::once(text.len()));
+        let last = newlines.len();
+        let whole = |index: usize| !(index == 0 && self.column > 0 || index == last && ends_mid_line);
+        if let Some((index, (start, _))) = starts
+            .zip(ends)
+            .enumerate()
+            .find(|&(index, (start, end))| (end - start) as u64 > self.max_line && whole(index))
+        {
+            return Err(self.line_too_long(index as u64, start, text.len()));
+        }
         let first_column = self.column;
         // Only a block that ends inside a line passes a column on to the next.
         self.column = match ends_mid_line {
@@ -407,6 +445,21 @@ impl<'r> Blocks<'r> {
         self.offset += block.text.len() as u64;
         self.line += block.newlines.len() as u64;
         Ok(Some(block))
+    }
+
+    /// The error for a line longer than a line may be (one huge line, an endless stream): line
+    /// `lines_before` of the block being read, which starts at `line_start` of it, read up to
+    /// `read_to`: where it starts, the limit, and the option that raises it.
+    fn line_too_long(&self, lines_before: u64, line_start: usize, read_to: usize) -> ParseError {
+        let limit = self.max_line;
+        ParseError {
+            format: self.format,
+            position: Position::line(self.line + lines_before, self.offset + line_start as u64),
+            kind: ParseErrorKind::Unexpected {
+                expected: format!("lines of at most {limit} bytes (--max-line-length SIZE raises the limit)"),
+                found: format!("a line longer than that (read to byte {})", self.offset + read_to as u64),
+            },
+        }
     }
 
     /// The error for the first byte that is not UTF-8, at `bad` in `block`.

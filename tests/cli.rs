@@ -161,13 +161,13 @@ fn writers_of_whole_stacks_refuse_more_than_a_hundred_times_the_input_past_a_gib
     let input = dir.path().join("deep.tree");
     // 30,000 leaves below a chain 20,000 deep: about 750 KB, whose folded lines would be 30,000 ×
     // 40,000 bytes of `F;` alone (1.2 GB), Sampler's records 30,000 × 20,000 ids of 4 bytes (2.4 GB)
-    // and speedscope's samples 30,000 × 20,000 indices `0,` (1.2 GB): more than 1 GiB, and more than
-    // 100 times the input.
+    // speedscope's samples 30,000 × 20,000 indices `0,` (1.2 GB) and BR's groups 30,000 × 20,000
+    // records of 11 bytes (6.6 GB): more than 1 GiB, and more than 100 times the input.
     let text = deep_and_bushy_tree(30_000);
     assert!(text.len() * 100 < 1 << 30);
     std::fs::write(&input, &text).unwrap();
     for (format, output) in
-        [("folded", "out.folded"), ("sampler", "out.sampler"), ("speedscope", "out.speedscope.json")]
+        [("folded", "out.folded"), ("sampler", "out.sampler"), ("speedscope", "out.speedscope.json"), ("br", "out.br")]
     {
         let out = proftool().arg("convert").arg(&input).arg(dir.path().join(output)).output().unwrap();
         let stderr = String::from_utf8(out.stderr).unwrap();
@@ -185,6 +185,164 @@ fn writers_of_whole_stacks_refuse_more_than_a_hundred_times_the_input_past_a_gib
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("cannot write folded: it would be "), "{stderr}");
     assert!(out.stdout.is_empty());
+}
+
+/// 5,000 Chrome trace `B` events never closed: a chain 5,000 deep, each frame with 1 µs of its own,
+/// so each is a stack of its own in a flame graph's lines and a pprof sample (by hand: 5,000 ×
+/// 5,001 / 2 frames of `f;` in the lines, 25 MB; as many location ids of a byte in the samples,
+/// 12.5 MB). Both are held to --max-output-size before a byte is written, and within it written.
+#[test]
+fn svg_and_pprof_hold_stacks_of_a_deep_chain_to_the_output_limit() {
+    let dir = temp();
+    let input = dir.path().join("unclosed.trace.json");
+    let events: Vec<String> =
+        (0..5000).map(|ts| format!(r#"{{"ph":"B","name":"f","ts":{ts},"pid":1,"tid":1}}"#)).collect();
+    std::fs::write(&input, format!("[{}]", events.join(",\n"))).unwrap();
+    for (output, refused) in [
+        ("out.svg", "cannot write svg: the stacks it is drawn from would be more than 1048576 bytes (1.0 MiB)"),
+        ("out.pb.gz", "cannot write pprof: it would be 125"),
+    ] {
+        let out = proftool()
+            .args(["convert", "-q", "--max-output-size", "1M"])
+            .arg(&input)
+            .arg(dir.path().join(output))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains(refused), "{stderr}");
+        assert!(stderr.contains("raise the limit with --max-output-size SIZE"), "{stderr}");
+        assert!(files_in(dir.path()).iter().all(|file| !file.starts_with(".proftool") && file != output));
+        proftool().args(["convert", "-q"]).arg(&input).arg(dir.path().join(output)).assert().success();
+    }
+}
+
+/// A callgrind file of `levels` nested diamonds: `f0` calls `a0` and `b0`, each of which calls
+/// `f1`, and so on to `f{levels}`; each function costs 1 Ir of its own on line 1 and each call one
+/// call and its callee's inclusive cost.
+fn nested_diamonds(levels: usize) -> String {
+    let mut inclusive = vec![1u64; levels + 1];
+    for k in (0..levels).rev() {
+        inclusive[k] = 1 + 2 * (1 + inclusive[k + 1]);
+    }
+    let mut text = String::from("# callgrind format\nversion: 1\ncreator: diamonds\nevents: Ir\nfl=d.c\n");
+    for k in 0..=levels {
+        text.push_str(&format!("fn=f{k}\n1 1\n"));
+        for side in ["a", "b"].iter().filter(|_| k < levels) {
+            text.push_str(&format!("cfn={side}{k}\ncalls=1 1\n1 {}\n", 1 + inclusive[k + 1]));
+        }
+    }
+    for k in 0..levels {
+        for side in ["a", "b"] {
+            text.push_str(&format!("fn={side}{k}\n1 1\ncfn=f{}\ncalls=1 1\n1 {}\n", k + 1, inclusive[k + 1]));
+        }
+    }
+    text
+}
+
+/// A call graph of 12 nested diamonds (37 functions, 48 calls) is a tree of 2^13 - 1 visits of
+/// `f`s and 2^13 - 2 of `a`s and `b`s, each with its line: 32,762 nodes, 50 deep (by hand). The
+/// reader says so before anything is written, and every output stops at --max-output-size: those of
+/// whole stacks before a byte is written, the page and the other trees where they pass it.
+#[test]
+fn a_call_graph_that_explodes_is_said_and_held_to_the_output_limit() {
+    let dir = temp();
+    let input = dir.path().join("diamonds.callgrind");
+    std::fs::write(&input, nested_diamonds(12)).unwrap();
+    let out = proftool()
+        .args(["convert", "--max-output-size", "10K"])
+        .arg(&input)
+        .arg(dir.path().join("out.html"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("the call graph of 37 functions and 48 calls expands into a tree of 32762 nodes, 50 frames deep (385 times the graph)"), "{stderr}");
+    for output in ["out.html", "out.folded", "out.tree", "out.xml", "out.cpuprofile", "out.pb.gz", "out.svg"] {
+        let out = proftool()
+            .args(["convert", "-q", "--metric", "Ir", "--max-output-size", "10K"])
+            .arg(&input)
+            .arg(dir.path().join(output))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{output}: {stderr}");
+        assert!(
+            stderr.contains("it would be ") && stderr.contains("more than --max-output-size 10240 allows"),
+            "{stderr}"
+        );
+        assert_eq!(files_in(dir.path()), vec!["diamonds.callgrind"], "{output}");
+    }
+    // diff's page of the graph against itself stops there too.
+    let page = dir.path().join("diff.html");
+    let out = proftool()
+        .args(["diff", "--max-output-size", "10K", "--to", "html"])
+        .arg(&page)
+        .arg(&input)
+        .arg(&input)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("cannot write html: it would be more than 10240 bytes (10.0 KiB)"), "{stderr}");
+    assert_eq!(files_in(dir.path()), vec!["diamonds.callgrind"]);
+    proftool().args(["convert", "-q"]).arg(&input).arg(dir.path().join("out.html")).assert().success();
+}
+
+/// One line longer than --max-line-length stops a line reader with an error at its start, the limit
+/// and the option, whatever follows it: a 2,000-byte line 3 of a folded file, an endless stream of
+/// zeros (read up to the limit only), a LispWorks tree. A GHC -px cost line longer than the limit
+/// is read in pieces split at its spaces, as before.
+#[test]
+fn a_line_longer_than_the_limit_is_an_error_at_its_start() {
+    let mut text = String::from("a;b 1\na;c 2\n");
+    let line_3 = text.len();
+    text.push_str(&format!("a;{} 3\na 1\n", "x".repeat(2000)));
+    let out = proftool()
+        .args(["convert", "--from", "folded", "--to", "folded", "--max-line-length", "1K", "-", "-"])
+        .write_stdin(text.clone())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let expected = format!("folded: line 3 (byte {line_3}): expected lines of at most 1024 bytes (--max-line-length SIZE raises the limit), found a line longer than that");
+    assert!(stderr.contains(&expected), "{stderr}");
+    assert!(out.stdout.is_empty());
+    proftool()
+        .args(["convert", "--from", "folded", "--to", "folded", "--max-line-length", "2K", "-", "-"])
+        .write_stdin(text)
+        .assert()
+        .success();
+    // An endless stream of zeros is read to the limit, not to its end (which it has none of).
+    let mut zeros = std::process::Command::new(assert_cmd::cargo::cargo_bin("proftool"))
+        .args(["convert", "--from", "lispworks", "--to", "folded", "--max-line-length", "4M", "-", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = zeros.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        let block = vec![b'0'; 1 << 16];
+        while stdin.write_all(&block).is_ok() {}
+    });
+    let out = zeros.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("lispworks: line 1 (byte 0): expected lines of at most 4194304 bytes"), "{stderr}");
+    // -px's cost line of 30,000 records (360 KB), split at its spaces, is no line too long.
+    let mut px = String::from("\"Wed Jun  3 21:49 1993\"\n\"20 ms\"\n1 1 \"f\" \"Main\"\n2 1 1 1\n");
+    px.extend((2..=30_000).map(|i| format!("2 {i} 2 1 {}\n", i - 1)));
+    px.push_str("5 30000");
+    px.extend((1..=30_000).map(|i| format!(" 1 {i} 1 1 0")));
+    px.push_str(" 0\n");
+    let out = proftool()
+        .args(["info", "--from", "ghc-px", "--max-line-length", "64K", "-"])
+        .write_stdin(px)
+        .assert()
+        .success();
+    let info = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(info.contains("ticks (ticks, count, additive): total 30000"), "{info}");
 }
 
 #[test]
@@ -335,6 +493,59 @@ fn output_naming_the_input_is_refused() {
         .stderr(predicate::str::contains("is the input file"));
     assert_eq!(std::fs::read(&file).unwrap(), before);
     assert_eq!(files_in(dir.path()), vec!["x.tree"]);
+}
+
+/// The binary with stdin redirected from `file`, as a shell's `< file` does.
+fn redirected(file: &std::path::Path) -> std::process::Command {
+    let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("proftool"));
+    command.stdin(std::fs::File::open(file).unwrap()).stdout(Stdio::null());
+    command
+}
+
+/// stdin redirected from the output (`convert - a.folded < a.folded`) is the output's file as much as
+/// a named input is: refused before anything is read, by every command that writes a file, the file
+/// as it was.
+#[test]
+fn stdin_redirected_from_the_output_is_refused() {
+    let dir = temp();
+    let file = dir.path().join("a.folded");
+    std::fs::copy(fixture("folded/basic.folded"), &file).unwrap();
+    let before = std::fs::read(&file).unwrap();
+    let other = fixture("folded/basic.folded");
+    let runs: [Vec<std::ffi::OsString>; 5] = [
+        vec!["convert".into(), "-".into(), file.clone().into()],
+        vec![
+            "convert".into(),
+            "--to".into(),
+            "folded".into(),
+            "-".into(),
+            dir.path().join(".").join("a.folded").into(),
+        ],
+        vec!["merge".into(), "-o".into(), file.clone().into(), other.clone().into(), "-".into()],
+        vec!["diff".into(), "--to".into(), "folded".into(), file.clone().into(), other.clone().into(), "-".into()],
+        vec![
+            "view".into(),
+            "--no-open".into(),
+            "--from".into(),
+            "folded".into(),
+            "--out".into(),
+            file.clone().into(),
+            "-".into(),
+        ],
+    ];
+    for args in runs {
+        let out = redirected(&file).args(&args).output().unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains("is the input file redirected to stdin; refusing to overwrite it"), "{stderr}");
+        assert_eq!(std::fs::read(&file).unwrap(), before, "{args:?}");
+    }
+    assert_eq!(files_in(dir.path()), vec!["a.folded"]);
+    // stdin from another file, or a pipe, is no output.
+    let out = dir.path().join("b.folded");
+    assert!(redirected(&file).arg("convert").arg("-").arg(&out).status().unwrap().success());
+    proftool().arg("convert").arg("-").arg(&out).write_stdin(before.clone()).assert().success();
+    assert_eq!(files_in(dir.path()), vec!["a.folded", "b.folded"]);
 }
 
 /// A named pipe (like `/dev/null`, `/dev/stdout` or a shell's `>(…)`) is written in place: renaming

@@ -371,3 +371,20 @@ fn several_runs_a_side_are_tested_together() {
     // BASE positional and --base together are refused.
     proftool().arg("diff").arg(&base[0]).args(["--base"]).arg(&base[1]).arg("--new").arg(&new[0]).assert().code(2);
 }
+
+/// The JUnit verdict of names holding every C0 control character is well-formed XML: those XML
+/// cannot carry are written `\u{1}`, said once with how many.
+#[test]
+fn control_characters_in_names_leave_the_junit_verdict_well_formed() {
+    let dir = temp();
+    let names = crate::support::control_character_names();
+    let (base, new) = (dir.path().join("base.speedscope.json"), dir.path().join("new.speedscope.json"));
+    std::fs::write(&base, &names).unwrap();
+    std::fs::write(&new, &names).unwrap();
+    let out = proftool().args(["diff", "--format", "junit"]).arg(&base).arg(&new).output().unwrap();
+    let (junit, stderr) = (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap());
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    crate::support::well_formed_xml(&junit).unwrap();
+    assert!(junit.contains(r#"<testcase classname="proftool.diff" name="f\u{1b}"/>"#), "{junit}");
+    assert!(stderr.contains("junit: 29 name(s) hold control characters that XML 1.0 cannot carry"), "{stderr}");
+}

@@ -132,8 +132,14 @@ fn an_empty_input_is_said_to_be_empty() {
     assert!(err.contains("empty.folded: the input is empty"), "{err}");
     assert!(err.contains("empty.folded: folded: line 1 (byte 0): expected a stack"), "{err}");
     assert!(!err.contains("does not look like"), "{err}");
-    let (_, err) = run_stdin(&["convert", "--from", "br", "--to", "folded"], b"");
+    // BR's too, though its records have no signature (issue 48, item 10).
+    let err =
+        failure(proftool().args(["convert", "--from", "br", "--to", "folded", "-", "-"]).write_stdin(b"".as_slice()));
     assert!(err.contains("<stdin>: the input is empty"), "{err}");
+    assert!(
+        err.contains("<stdin>: br: byte 0: expected a module mapping or a group, found nothing: the input is empty"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -4,7 +4,7 @@
 use super::error::Usage;
 use clap::builder::TypedValueParser;
 use proftool::convert::ConvertOptions;
-use proftool::files::DEFAULT_MAX_INPUT_SIZE;
+use proftool::files::{DEFAULT_MAX_INPUT_SIZE, DEFAULT_MAX_LINE_LENGTH};
 use proftool::formats::dyalog::Separators;
 use proftool::formats::sampler::FrameOrder;
 use proftool::formats::{br, dyalog, folded, ghc, perf, pprof, sampler, FormatOptions};
@@ -349,6 +349,10 @@ pub struct ReadArgs {
     /// TiB), so that a small file cannot fill the memory.
     #[arg(long, value_name = "SIZE", default_value_t = DEFAULT_MAX_INPUT_SIZE, value_parser = parse_size, help_heading = "Options")]
     pub max_input_size: u64,
+    /// The most bytes a line of a text input read line by line may hold (K, M, G or T), so that one
+    /// huge line (a file of zeros, an endless stream) stops with an error, not out of memory.
+    #[arg(long, value_name = "SIZE", default_value_t = DEFAULT_MAX_LINE_LENGTH, value_parser = parse_size, help_heading = "Options")]
+    pub max_line_length: u64,
     /// A pprof sample label whose values become root frames `KEY:value` above the stacks (pprof's
     /// -tagroot); repeat it for several, outermost first. Other labels are dropped, with a warning.
     #[arg(long = "tag", value_name = "KEY")]
@@ -374,6 +378,7 @@ impl ReadArgs {
     pub fn options(&self) -> ReadOptions {
         let mut options = ReadOptions::of(self.formats());
         options.max_input_size = self.max_input_size;
+        options.max_line_length = self.max_line_length;
         options
     }
 

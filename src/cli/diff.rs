@@ -238,6 +238,9 @@ impl DiffArgs {
             output.commit().with_context(|| format!("{out_name}: writing the differential output"))?;
         }
         if !to_stdout {
+            if self.common.report.format == proftool::report::Format::Junit {
+                comparison.report.printer().warn_names_junit_escapes(diag);
+            }
             self.common.report.print(&comparison.report)?;
         }
         match comparison.regression {

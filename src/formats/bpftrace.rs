@@ -147,6 +147,9 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
         |_| (),
         |line, ()| {
             last_line = line.position;
+            // bpftrace ends every line: a last line without its end (`@[]: ` without its count,
+            // a count's first digits) was cut there.
+            line.warn_if_cut_short("its entry's count may be incomplete or missing", diag);
             if entry.is_none() {
                 if opens_entry(line.text) {
                     entry = Some(line.position);

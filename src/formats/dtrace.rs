@@ -142,6 +142,9 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
         |line, ()| {
             let text = line.text.trim();
             last_line = line.position;
+            // DTrace ends every line: a last line without its end (in a frame's indentation, in a
+            // count's digits) was cut there.
+            line.warn_if_cut_short("the stack it is in, or its count, may be incomplete", diag);
             if in_header {
                 in_header = !text.is_empty();
                 return Ok(());

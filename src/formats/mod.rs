@@ -38,11 +38,11 @@ pub mod pprof;
 mod rust_symbols;
 mod safari;
 pub mod sampler;
-mod shared;
+pub(crate) mod shared;
 pub(crate) mod spec;
 pub(crate) mod speedscope;
 mod stackprof;
-mod stacks;
+pub(crate) mod stacks;
 pub(crate) mod svg;
 mod xctrace;
 
@@ -209,7 +209,11 @@ impl Format {
         diag: &mut Diagnostics,
     ) -> Result<Profile, Error> {
         let read = self.spec().read.ok_or_else(|| Error::Unsupported { format: self.into(), action: "read" })?;
-        let mut profile = read(input, options, diag)?;
+        let max_line = match options.max_line_length {
+            0 => crate::files::DEFAULT_MAX_LINE_LENGTH,
+            given => given,
+        };
+        let mut profile = crate::text::with_max_line_length(max_line, || read(input, options, diag))?;
         debug_assert_eq!(profile.validate(), Ok(()), "{self} reader broke a model invariant");
         profile.frames.drop_name_cache();
         Ok(profile)
@@ -225,7 +229,10 @@ impl Format {
         diag: &mut Diagnostics,
     ) -> Result<(), Error> {
         let write = self.spec().write.ok_or_else(|| Error::Unsupported { format: self.into(), action: "written" })?;
-        write(profile, out, options, diag)
+        // Every output is held to the limit, those whose size is worked out first and the rest.
+        let mut limited = stacks::Limited::new(out, options.output_limit());
+        let result = write(profile, &mut limited, options, diag);
+        limited.result(self.into(), result, options)
     }
 
     /// Whether the header fact `key` is one this format writes: keyed by its name

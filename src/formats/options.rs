@@ -71,6 +71,10 @@ pub struct ReadOptions {
     /// through [`crate::files::Input`]) may decompress to; 0 means
     /// [`crate::files::DEFAULT_MAX_INPUT_SIZE`].
     pub max_input_size: u64,
+    /// The most bytes a line of a line-based text format may hold (`--max-line-length`), so that
+    /// one huge line (a file of zeros, an endless stream) is an error, not all the memory; 0 means
+    /// [`crate::files::DEFAULT_MAX_LINE_LENGTH`].
+    pub max_line_length: u64,
 }
 
 impl ReadOptions {

@@ -12,6 +12,7 @@ use super::options::ConvertOptions;
 use crate::error::Error;
 use crate::error::FormatName;
 use crate::model::{CallTree, ChildIndex, FrameId, NodeId};
+use std::io::Write;
 
 /// The nodes of stacks added to one tree.
 #[derive(Default)]
@@ -48,6 +49,27 @@ impl StackTree {
         std::mem::swap(&mut self.frames, &mut self.next);
         self.nodes.last().copied()
     }
+
+    /// The node of `frame` called from the last stack's innermost frame, which it makes the last
+    /// stack's innermost: for events that open and close frames one at a time (speedscope's evented
+    /// profiles), in constant time where [`StackTree::add`] would compare the whole stack.
+    pub(crate) fn open(&mut self, tree: &mut CallTree, frame: FrameId) -> NodeId {
+        let node = self.index.child_or_insert(tree, self.nodes.last().copied(), frame);
+        self.frames.push(frame);
+        self.nodes.push(node);
+        node
+    }
+
+    /// Takes the innermost frame off the last stack, as its closing event does.
+    pub(crate) fn close(&mut self) {
+        self.frames.pop();
+        self.nodes.pop();
+    }
+
+    /// The node of the last stack's innermost frame.
+    pub(crate) fn innermost(&self) -> Option<NodeId> {
+        self.nodes.last().copied()
+    }
 }
 
 /// The bytes an output that writes stacks whole takes: `node_bytes(node)` is what a node adds to
@@ -79,10 +101,19 @@ pub(crate) fn whole_stacks_size(
 /// ([`ConvertOptions::output_limit`]), before anything is written, with the estimate, the input's
 /// size and the option that lifts the limit.
 pub(crate) fn check_output_size(format: FormatName, estimate: u64, options: &ConvertOptions) -> Result<(), Error> {
-    let limit = options.output_limit();
-    if estimate <= limit {
-        return Ok(());
+    match estimate <= options.output_limit() {
+        true => Ok(()),
+        false => Err(too_large(format, &format!("it would be {}", bytes(estimate)), WHOLE_STACKS, options)),
     }
+}
+
+/// Why an output of whole stacks is larger than its input.
+pub(crate) const WHOLE_STACKS: &str = "it holds every stack whole, so a deep tree makes far more output than input";
+
+/// The error for an output of `format` that `size` says is larger than `options` allow (`why`):
+/// the size, the input's, and the option that lifts the limit.
+pub(crate) fn too_large(format: FormatName, size: &str, why: &str, options: &ConvertOptions) -> Error {
+    let limit = options.output_limit();
     let input = options.input_size.map_or_else(String::new, |size| format!(" from an input of {}", bytes(size)));
     let limit = match options.max_output_size {
         Some(_) => format!("--max-output-size {limit} allows"),
@@ -93,14 +124,61 @@ pub(crate) fn check_output_size(format: FormatName, estimate: u64, options: &Con
         ),
     };
     let what = format!(
-        "it would be {}{input}, more than {limit}: it holds every stack whole, so a deep tree makes far more output than input; raise the limit with --max-output-size SIZE (K, M, G, T) to write it",
-        bytes(estimate)
+        "{size}{input}, more than {limit}: {why}; raise the limit with --max-output-size SIZE (K, M, G, T) to write it"
     );
-    Err(Error::Unrepresentable { format, what })
+    Error::Unrepresentable { format, what }
+}
+
+/// A writer that passes on at most `limit` bytes (an output's [`ConvertOptions::output_limit`]):
+/// a write past it fails, and [`Limited::passed`] says so, for the error [`too_large`] makes of it.
+/// Every writer's output goes through one, so that an output whose size is not worked out before
+/// it is written (a tree a call graph expanded into, written by a writer of nodes) stops there too.
+pub(crate) struct Limited<'w> {
+    out: &'w mut dyn Write,
+    left: u64,
+    passed: bool,
+}
+
+impl<'w> Limited<'w> {
+    pub(crate) fn new(out: &'w mut dyn Write, limit: u64) -> Limited<'w> {
+        Limited { out, left: limit, passed: false }
+    }
+
+    /// The error a writer's `result` becomes where a write passed the limit: what writing `format`
+    /// came to, as [`too_large`] says it.
+    pub(crate) fn result<T>(
+        &self,
+        format: FormatName,
+        result: Result<T, Error>,
+        options: &ConvertOptions,
+    ) -> Result<T, Error> {
+        if !self.passed {
+            return result;
+        }
+        let size = format!("it would be more than {}", bytes(options.output_limit()));
+        let why = "its tree is far larger than its input (as a call graph expanded into a tree can be), and writing it stopped there";
+        Err(too_large(format, &size, why, options))
+    }
+}
+
+impl Write for Limited<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if buf.len() as u64 > self.left {
+            self.passed = true;
+            return Err(std::io::Error::other("the output passed its limit (--max-output-size)"));
+        }
+        let n = self.out.write(buf)?;
+        self.left -= n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
 }
 
 /// `bytes` as a message gives a size: exact, and in TiB, GiB, MiB or KiB beside it when large.
-fn bytes(bytes: u64) -> String {
+pub(crate) fn bytes(bytes: u64) -> String {
     let unit = [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")].into_iter().find(|&(shift, _)| bytes >> shift > 0);
     match unit {
         Some((shift, name)) => format!("{bytes} bytes ({:.1} {name})", bytes as f64 / (1u64 << shift) as f64),

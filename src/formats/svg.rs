@@ -24,8 +24,9 @@
 //! counts, header facts but the title), and the order of siblings. Boxes narrower than 0.01 % of the
 //! total are left out (their counts stay in their callers' boxes).
 
-use super::folded;
+use super::options::ConvertOptions;
 use super::spec::{self, Carries, Encoding, Sniff, Spec};
+use super::{folded, shared, stacks};
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::error::FormatName;
@@ -41,7 +42,7 @@ pub(crate) const SPEC: Spec = Spec {
     encoding: Encoding::Text,
     sniff,
     read: None,
-    write: Some(|profile, out, _, diag| write(profile, out, diag)),
+    write: Some(write),
     rules: spec::STACKS_ONLY,
 };
 
@@ -57,7 +58,12 @@ pub(crate) fn sniff(_head: &[u8]) -> Sniff {
 }
 
 /// Writes `profile` (projected onto [`CARRIES`]) as a flame graph.
-pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<(), Error> {
+pub(crate) fn write(
+    profile: &Profile,
+    out: &mut dyn Write,
+    convert: &ConvertOptions,
+    diag: &mut Diagnostics,
+) -> Result<(), Error> {
     let Some(metric) = profile.metrics().first().filter(|_| profile.total(0).as_f64() != 0.0) else {
         // inferno draws nothing and fails: say why instead.
         return Err(Error::Unrepresentable {
@@ -69,17 +75,30 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
         return Err(Error::Unrepresentable { format: FORMAT, what: "counts must be whole numbers".into() });
     };
     let mut options = inferno::flamegraph::Options::default();
-    options.title = profile.meta.title.clone().unwrap_or_else(|| "Flame Graph".into());
+    let mut replaced = 0;
+    let title = profile.meta.title.as_deref().unwrap_or("Flame Graph");
+    options.title = shared::xml_text(title, &mut replaced).into_owned();
     // A box's count says what it counts: time in its unit (`1,200 ns`), else the metric's name.
     options.count_name = match metric.kind {
         MetricKind::Time => metric.unit.name().to_string(),
-        _ => metric.name.clone(),
+        _ => shared::xml_text(&metric.name, &mut replaced).into_owned(),
     };
+    let names = profile
+        .frames
+        .iter()
+        .map(|(_, f)| shared::xml_text(&folded::one_count_name(&f.display_name()), &mut replaced).into_owned())
+        .collect();
+    shared::warn_xml_replaced(FORMAT, replaced, diag);
     options.hash = true;
     options.no_sort = true;
     // inferno's narrowest box, in percent of the whole width (0.01 %).
     let min_width = options.min_width;
-    let (lines, folded_away) = visible_lines(profile, min_width);
+    // The lines hold every stack whole: held to the output's limit, as folded stacks are.
+    let limit = convert.output_limit();
+    let Some((lines, folded_away)) = visible_lines(profile, names, min_width, limit) else {
+        let size = format!("the stacks it is drawn from would be more than {}", stacks::bytes(limit));
+        return Err(stacks::too_large(FORMAT, &size, stacks::WHOLE_STACKS, convert));
+    };
     let total = profile.total(0).as_count();
     if folded_away > 0 {
         let share = folded_away as f64 / total as f64 * 100.0;
@@ -195,17 +214,18 @@ fn line(path: &str, stack: &str, count: i64) -> String {
     }
 }
 
-/// The folded lines inferno needs to draw what it would draw from all of `profile`'s, sorted as it
-/// sorts them, and how many samples are in boxes too narrow to draw (`min_width` percent of the
+/// The folded lines inferno needs to draw what it would draw from all of `profile`'s (its frames
+/// named `names`), sorted as it sorts them, and how many samples are in boxes too narrow to draw (`min_width` percent of the
 /// total). A node's callees are written run by run (a run: the consecutive items of one callee):
 /// a wide run item by item, a wide item of callees' lines by expanding it; consecutive narrow runs
 /// together, as one line that is the first of them with their count, so that every drawn box covers
-/// the same samples in the same place and no line draws a box inferno would not.
-fn visible_lines(profile: &Profile, min_width: f64) -> (Vec<String>, i64) {
+/// the same samples in the same place and no line draws a box inferno would not. `None` when the
+/// lines would be more than `limit` bytes: each holds its whole stack, so a deep tree of many boxes
+/// makes far more of them than it has nodes, which inferno holds in memory.
+fn visible_lines(profile: &Profile, names: Vec<String>, min_width: f64, limit: u64) -> Option<(Vec<String>, i64)> {
     let tree = &profile.tree;
-    let Values::Int(totals) = tree.derived_inclusive(0) else { return (Vec::new(), 0) };
+    let Values::Int(totals) = tree.derived_inclusive(0) else { return Some((Vec::new(), 0)) };
     let timemax: i64 = tree.roots().map(|r| totals[r.index()]).sum();
-    let names = profile.frames.iter().map(|(_, f)| folded::one_count_name(&f.display_name()).into_owned()).collect();
     let layout = Layout {
         profile,
         names,
@@ -213,7 +233,7 @@ fn visible_lines(profile: &Profile, min_width: f64) -> (Vec<String>, i64) {
         children: tree.children(),
         minwidth_time: min_width / (100.0 / timemax as f64),
     };
-    let mut lines: Vec<String> = Vec::new();
+    let mut lines = BoundedLines { lines: Vec::new(), bytes: 0, limit };
     let mut folded_away = 0i64;
     // The callers being expanded, innermost last: their items, the next one, and their path's
     // length in `path`.
@@ -251,7 +271,7 @@ fn visible_lines(profile: &Profile, min_width: f64) -> (Vec<String>, i64) {
             }
             end = group_end;
             folded_away += width;
-            lines.push(line(&path, &layout.first_stack(&items[start]), width));
+            lines.push(line(&path, &layout.first_stack(&items[start]), width))?;
             *next = end;
             continue;
         }
@@ -260,10 +280,10 @@ fn visible_lines(profile: &Profile, min_width: f64) -> (Vec<String>, i64) {
         for item in &items[start..end] {
             let name = &layout.names[tree.frame(item.callee).index()];
             if item.own {
-                lines.push(line(&path, name, item.width));
+                lines.push(line(&path, name, item.width))?;
             } else if layout.narrow(item.width) {
                 folded_away += item.width;
-                lines.push(line(&path, &layout.first_stack(item), item.width));
+                lines.push(line(&path, &layout.first_stack(item), item.width))?;
             } else {
                 expand = Some((item.callee, name.clone()));
             }
@@ -277,5 +297,21 @@ fn visible_lines(profile: &Profile, min_width: f64) -> (Vec<String>, i64) {
             levels.push((below, 0, path.len()));
         }
     }
-    (lines, folded_away)
+    Some((lines.lines, folded_away))
+}
+
+/// Lines made while their bytes stay within a limit.
+struct BoundedLines {
+    lines: Vec<String>,
+    bytes: u64,
+    limit: u64,
+}
+
+impl BoundedLines {
+    /// Keeps `line`; `None` once the lines are more than the limit.
+    fn push(&mut self, line: String) -> Option<()> {
+        self.bytes += line.len() as u64 + 1;
+        self.lines.push(line);
+        (self.bytes <= self.limit).then_some(())
+    }
 }

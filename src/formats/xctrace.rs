@@ -216,8 +216,18 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
                             frames.push(*id);
                         }
                         None => {
-                            let name = attribute(element, b"name")
-                                .ok_or_else(|| error("a frame with a name attribute", "a frame without one".into()))?;
+                            let name = match attribute(element, b"name") {
+                                Ok(Some(name)) => name,
+                                Ok(None) => {
+                                    return Err(error("a frame with a name attribute", "a frame without one".into()))
+                                }
+                                Err(why) => {
+                                    return Err(error(
+                                        "a frame name of text, character references and the five entities XML defines",
+                                        why,
+                                    ))
+                                }
+                            };
                             let pending = PendingFrame { id, name, binary: None };
                             match empty {
                                 true => frames.push(intern(pending, &mut profile, &mut written, &error)?),
@@ -234,7 +244,7 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
                             .get(&reference)
                             .ok_or_else(|| unwritten("binary", reference, &error))?
                             .clone(),
-                        None => attribute(element, b"name").unwrap_or_default(),
+                        None => attribute(element, b"name").ok().flatten().unwrap_or_default(),
                     };
                     if let (Some(id), None) = (id, reference) {
                         if written.binaries.insert(id, binary.clone()).is_some() {
@@ -363,10 +373,15 @@ fn intern(
     Ok(frame)
 }
 
-/// The value of attribute `key`, unescaped; `None` where it is missing or not UTF-8.
-fn attribute(element: &BytesStart<'_>, key: &[u8]) -> Option<String> {
-    let attribute = element.try_get_attribute(key).ok().flatten()?;
-    attribute.normalized_value(quick_xml::XmlVersion::Explicit1_0).ok().map(|value| value.into_owned())
+/// The value of attribute `key`, unescaped; `None` where it is missing, and what is wrong with it
+/// where it does not unescape (an entity the document does not define, named: xctrace's entities
+/// are never expanded) or is not UTF-8.
+fn attribute(element: &BytesStart<'_>, key: &[u8]) -> Result<Option<String>, String> {
+    let Some(attribute) = element.try_get_attribute(key).ok().flatten() else { return Ok(None) };
+    match attribute.normalized_value(quick_xml::XmlVersion::Explicit1_0) {
+        Ok(value) => Ok(Some(value.into_owned())),
+        Err(e) => Err(format!("a {} attribute that does not read ({e})", String::from_utf8_lossy(key))),
+    }
 }
 
 /// The number of attribute `key` (`id`, `ref`), if the element has it.

@@ -61,6 +61,13 @@ pub struct Report<P> {
     printer: P,
 }
 
+impl<P> Report<P> {
+    /// What prints it, with what it says around its table.
+    pub fn printer(&self) -> &P {
+        &self.printer
+    }
+}
+
 impl<P: Printer> Report<P> {
     /// Writes the report in `format` to `out`: text as its printer lays it out, CSV its table, JSON
     /// its header's fields, its printer's and its table's rows.

@@ -37,3 +37,18 @@ fn an_empty_stack_is_left_out_and_said() {
     let (_, err) = run(&["convert", "--to", "folded"], &fixture("bpftrace/kstack.bpftrace"));
     assert!(err.contains("996 samples of an empty stack"), "{err}");
 }
+
+/// bpftrace ends every line: a file cut after `@[]: `, or in an entry's count, reads with a warning
+/// that names its last line and says it looks cut short.
+#[test]
+fn a_file_cut_in_its_last_line_is_said_to_look_cut_short() {
+    for (cut, line) in [("@[\n    f+1\n]: 3\n@[]: ", "line 4 (byte 16)"), ("@[\n    f+1\n]: 3", "line 3 (byte 11)")] {
+        let (folded, stderr) =
+            crate::support::binary::run_stdin(&["convert", "--from", "bpftrace", "--to", "folded"], cut.as_bytes());
+        assert_eq!(folded, "f 3\n");
+        let expected = format!(
+            "{line}: the input ends without a line break, which bpftrace files end every line with: it looks cut short"
+        );
+        assert!(stderr.contains(&expected), "{stderr}");
+    }
+}

@@ -71,3 +71,13 @@ fn a_count_with_no_frame_is_skipped_and_said() {
     assert_eq!(out, "unix`f 4\n");
     assert!(err.contains("1 count line(s) with no frame above them skipped: 7 samples of no stack"), "{err}");
 }
+
+/// DTrace ends every line: a file cut in the indentation of a frame (after a whole stack) reads with
+/// a warning that names its last line and says it looks cut short.
+#[test]
+fn a_file_cut_in_its_indentation_is_said_to_look_cut_short() {
+    let cut = "CPU     ID                    FUNCTION:NAME\n\n              prog`main+0x1\n              3\n\n     ";
+    let (folded, stderr) = run_stdin(&["convert", "--from", "dtrace", "--to", "folded"], cut.as_bytes());
+    assert_eq!(folded, "prog`main 3\n");
+    assert!(stderr.contains(&format!("line 6 (byte {}): the input ends without a line break, which dtrace files end every line with: it looks cut short", cut.len() - 5)), "{stderr}");
+}

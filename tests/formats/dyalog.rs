@@ -465,3 +465,51 @@ fn a_flat_line_of_another_function_is_a_root() {
         assert!(text.contains("nodes 2, roots 2"), "{text}");
     }
 }
+
+/// Names holding every C0 control character, and a title with one, make a well-formed `]PROFILE`
+/// XML report: those XML cannot carry are written `\u{1}`, said once with how many.
+#[test]
+fn control_characters_in_names_leave_dyalog_xml_well_formed() {
+    let dir = temp();
+    let input = dir.path().join("names.speedscope.json");
+    std::fs::write(&input, crate::support::control_character_names()).unwrap();
+    let (xml, stderr) = run(&["convert", "--to", "dyalog-xml", "-q"], &input);
+    crate::support::well_formed_xml(&xml).unwrap();
+    assert!(xml.contains(r"<Element>f\u{1b}</Element>") && xml.contains(r"<Title>t\u{1}</Title>"), "{xml}");
+    assert!(stderr.is_empty(), "-q: {stderr}");
+    let (_, stderr) = run(&["convert", "--to", "dyalog-xml"], &input);
+    assert!(stderr.contains(r"dyalog-xml: 30 name(s) hold control characters that XML 1.0 cannot carry"), "{stderr}");
+}
+
+/// A name a spreadsheet would run as a formula (Objective-C's `-[NSObject init]`, `=…`, `+…`,
+/// `@…`, a tab first) is written with a `'` in front (OWASP's rule on CSV injection), said once
+/// with how many; proftool reads the file back into the names it was written from.
+#[test]
+fn dyalog_csv_guards_names_a_spreadsheet_would_run() {
+    let dir = temp();
+    let input = dir.path().join("names.folded");
+    let names = ["-[NSObject init]", "=HYPERLINK(\"http://x\")", "+1", "@SUM(A1)", "\tt", "main"];
+    let text: String = names.iter().enumerate().map(|(i, name)| format!("main;{name} {}\n", i + 1)).collect();
+    std::fs::write(&input, text).unwrap();
+    let output = dir.path().join("names.csv");
+    let out = proftool().arg("convert").arg(&input).arg(&output).output().unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("dyalog-csv: 5 name(s) begin with =, +, -, @, a tab or a CR, which a spreadsheet runs as a formula: written with a ' in front"), "{stderr}");
+    let csv = std::fs::read_to_string(&output).unwrap();
+    // The cells as a spreadsheet reads them: every one that would run is text behind a quote.
+    let mut reader = csv::ReaderBuilder::new().from_reader(csv.as_bytes());
+    let cells: Vec<String> = reader.records().map(|r| r.unwrap()[1].to_string()).collect();
+    for name in &names[..5] {
+        assert!(cells.contains(&format!("'{name}")), "{name:?} in {cells:?}");
+    }
+    assert!(cells.iter().all(|cell| !cell.starts_with(['=', '+', '-', '@', '\t', '\r'])), "{cells:?}");
+    // Read back, the names are the folded file's, stack for stack.
+    let (folded, _) = run(&["convert", "--to", "folded"], &output);
+    let mut stacks: Vec<&str> = folded.lines().collect();
+    stacks.sort();
+    let mut expected: Vec<String> =
+        names.iter().enumerate().map(|(i, name)| format!("main;{name} {}", i + 1)).collect();
+    expected.sort();
+    assert_eq!(stacks, expected);
+}

@@ -125,3 +125,42 @@ fn speedscope_frames_get_the_file_and_line_of_the_prof_src_column() {
     assert_eq!(go, (Some("Work/Parse.hs".into()), Some(14), Some(5)));
     assert!(!err.contains("per-frame facts"), "{err}");
 }
+
+/// An evented profile 100,000 frames deep (`a` and `b` opened in turn at times 0 to 99,999, then
+/// closed in turn): each level is the innermost open frame for one unit after it opens and one
+/// before it closes, the deepest for its one unit between: by hand, `a`'s levels (0, 2, …) 100,000
+/// units of self time, `b`'s 99,999, 199,999 in all. Read one event at a time, its depth costs no
+/// more than its length.
+#[test]
+fn a_deep_evented_profile_reads_each_level_once() {
+    let depth = 100_000;
+    let mut events = Vec::with_capacity(2 * depth);
+    for at in 0..depth {
+        events.push(serde_json::json!({"type": "O", "at": at, "frame": at % 2}));
+    }
+    for (i, level) in (0..depth).rev().enumerate() {
+        events.push(serde_json::json!({"type": "C", "at": depth + i, "frame": level % 2}));
+    }
+    let document = serde_json::json!({
+        "$schema": "https://www.speedscope.app/file-format-schema.json",
+        "shared": {"frames": [{"name": "a"}, {"name": "b"}]},
+        "profiles": [{"type": "evented", "name": "deep", "unit": "microseconds", "startValue": 0,
+                      "endValue": 2 * depth - 1, "events": events}]
+    });
+    let dir = temp();
+    let input = dir.path().join("deep.speedscope.json");
+    std::fs::write(&input, serde_json::to_vec(&document).unwrap()).unwrap();
+    let output = |args: &[&str]| {
+        let out = proftool().args(args).arg(&input).assert().success();
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    let csv = output(&["summary", "--format", "csv"]);
+    let mut rows: Vec<&str> = csv.lines().skip(1).collect();
+    rows.sort();
+    assert_eq!(rows.len(), 3, "{csv}");
+    assert!(rows[0].starts_with("a,100000,"), "{csv}");
+    assert!(rows[1].starts_with("b,99999,"), "{csv}");
+    assert!(rows[2].starts_with("deep,0,"), "{csv}");
+    let info: serde_json::Value = serde_json::from_str(&output(&["info", "--json"])).unwrap();
+    assert_eq!(info["nodes"], depth + 1, "{info}");
+}

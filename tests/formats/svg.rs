@@ -2,7 +2,7 @@
 //! whole folded text, box for box, though proftool hands inferno only the lines of the boxes it
 //! draws; through the binary, the picture's title and boxes, and an SVG is not read.
 
-use crate::support::binary::{fixture, proftool, temp};
+use crate::support::binary::{fixture, proftool, run, temp};
 use crate::support::*;
 use predicates::prelude::*;
 use proftool::convert::{self, ConvertOptions};
@@ -16,11 +16,22 @@ fn inferno_svg(profile: &Profile) -> Vec<u8> {
     let mut folded = Vec::new();
     Format::Folded.write_fitted(profile, &mut folded, &ConvertOptions::default(), &mut Diagnostics::default()).unwrap();
     let folded = String::from_utf8(folded).unwrap();
-    let fixed = |frame: &str| match frame.rsplit_once(' ') {
-        Some((head, tail)) if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit() || b == b'.') => {
-            format!("{head}\u{a0}{tail}")
+    // A name XML cannot carry as it is has its control characters written `\u{1}`
+    // (chromium-startup.json has one), then a name that ends in a number a no-break space before it.
+    let fixed = |frame: &str| {
+        let frame: String = frame
+            .chars()
+            .map(|c| match c.is_control() && !matches!(c, '\t' | '\n' | '\r') && (c as u32) < 0x20 {
+                true => format!("\\u{{{:x}}}", c as u32),
+                false => c.to_string(),
+            })
+            .collect();
+        match frame.rsplit_once(' ') {
+            Some((head, tail)) if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit() || b == b'.') => {
+                format!("{head}\u{a0}{tail}")
+            }
+            _ => frame.to_string(),
         }
-        _ => frame.to_string(),
     };
     let lines: Vec<String> = folded
         .lines()
@@ -128,4 +139,29 @@ fn an_svg_is_not_read_and_an_empty_profile_is_not_drawn() {
         .code(1)
         .stderr(predicate::str::contains("this profile's are all 0"));
     assert!(!out.exists());
+}
+
+/// Names holding every C0 control character (and a title with one) make well-formed XML: those
+/// XML cannot carry are written `\u{1}`, said once on stderr with how many.
+#[test]
+fn control_characters_in_names_leave_the_svg_well_formed() {
+    // The check refuses what XML cannot carry, raw or as a reference, and takes what it can.
+    for bad in ["<a>\u{1}</a>", "<a b=\"&#1;\"/>", "<a>&#x1f;</a>", "<a><b></a>"] {
+        assert!(well_formed_xml(bad).is_err(), "{bad:?}");
+    }
+    well_formed_xml("<a b=\"&#9;\">\t\r\n&amp;\u{7f}</a>").unwrap();
+    let dir = temp();
+    let input = dir.path().join("names.speedscope.json");
+    std::fs::write(&input, control_character_names()).unwrap();
+    let (svg, stderr) = run(&["convert", "--to", "svg"], &input);
+    well_formed_xml(&svg).unwrap();
+    assert!(svg.contains(r"f\u{1b}") && svg.contains(r"f\u{0}") && svg.contains(r"t\u{1}"), "{svg}");
+    // 29 names and the title; tab, line feed and carriage return are XML's (the folded stacks
+    // inferno draws from write a line break as a space).
+    assert!(
+        stderr.contains(
+            r"svg: 30 name(s) hold control characters that XML 1.0 cannot carry, even escaped: written as \u{1b}"
+        ),
+        "{stderr}"
+    );
 }

@@ -152,3 +152,66 @@ pub fn sorted_lines(text: &str) -> Vec<&str> {
     lines.sort_unstable();
     lines
 }
+
+/// Whether `document` is well-formed XML 1.0 as far as its characters go: quick-xml reads it to
+/// its end (tags closed in order, attributes and references that parse), and every character of
+/// it, and of what each reference in its text and attributes stands for, is one XML 1.0 allows
+/// (its `Char` production: no C0 control character but tab, line feed and carriage return, no
+/// U+FFFE or U+FFFF), which quick-xml does not check. `Err` says what is wrong where.
+pub fn well_formed_xml(document: &str) -> Result<(), String> {
+    use quick_xml::events::Event;
+    let allowed = |text: &str, what: &str| match text
+        .chars()
+        .find(|&c| matches!(c, '\u{0}'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}'))
+    {
+        Some(c) => Err(format!("{what} holds U+{:04X}, which XML 1.0 cannot carry: {text:?}", c as u32)),
+        None => Ok(()),
+    };
+    allowed(document, "the document")?;
+    let mut reader = quick_xml::Reader::from_str(document);
+    reader.config_mut().check_end_names = true;
+    loop {
+        let event = reader.read_event().map_err(|e| format!("at byte {}: {e}", reader.buffer_position()))?;
+        match &event {
+            Event::Start(tag) | Event::Empty(tag) => {
+                for attribute in tag.attributes() {
+                    let attribute = attribute.map_err(|e| format!("an attribute: {e}"))?;
+                    let value = attribute
+                        .normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                        .map_err(|e| format!("an attribute's value: {e}"))?;
+                    allowed(&value, "an attribute's value")?;
+                }
+            }
+            Event::Text(text) => {
+                let text = text.decode().map_err(|e| format!("a text: {e}"))?;
+                let unescaped = quick_xml::escape::unescape(&text).map_err(|e| format!("a text: {e}"))?;
+                allowed(&unescaped, "a text")?;
+            }
+            // A reference in a text (`&#1;`, `&amp;`): a character one must be one XML allows.
+            Event::GeneralRef(reference) => {
+                let character = reference.resolve_char_ref().map_err(|e| format!("a reference: {e}"))?;
+                allowed(&character.map(String::from).unwrap_or_default(), "a reference")?;
+            }
+            Event::Eof => return Ok(()),
+            _ => {}
+        }
+    }
+}
+
+/// A speedscope file whose frames are named `f` and one character of each of U+0000 to U+001F
+/// (`f\u{0}` … `f\u{1f}`), each frame a sample of its own weighing 1 more than the one before, its
+/// title `t\u{1}`: names that XML cannot carry.
+pub fn control_character_names() -> Vec<u8> {
+    let frames: Vec<serde_json::Value> =
+        (0u32..32).map(|c| serde_json::json!({ "name": format!("f{}", char::from_u32(c).unwrap()) })).collect();
+    let samples: Vec<Vec<u32>> = (0..32).map(|c| vec![c]).collect();
+    let weights: Vec<u32> = (1..=32).collect();
+    let document = serde_json::json!({
+        "$schema": "https://www.speedscope.app/file-format-schema.json",
+        "name": "t\u{1}",
+        "shared": { "frames": frames },
+        "profiles": [{ "type": "sampled", "name": "main", "unit": "none", "startValue": 0, "endValue": 528,
+                       "samples": samples, "weights": weights }]
+    });
+    serde_json::to_vec(&document).unwrap()
+}

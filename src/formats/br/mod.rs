@@ -49,7 +49,10 @@
 //! in timed mode (`--br-mode`, default: timed when the profile has a time metric), the node's time
 //! split evenly among its groups. A function-name record for every frame, except the names above,
 //! which write their marker (or nothing). A profile with time but no samples gets samples from time at
-//! `--interval`. `--max-samples` stops a runaway file. **Lost**: metrics other than samples and time;
+//! `--interval`. `--max-samples` stops a runaway file, and a file larger than `--max-output-size` (its
+//! size worked out before a byte is written: a group holds its whole stack, so the file grows with
+//! depth times samples, and the format shares nothing between groups but the module mappings) is
+//! refused. **Lost**: metrics other than samples and time;
 //! frame kinds (every frame reads back as a source line); header facts; per-function counts; the
 //! order of groups and the module numbering (regenerated); with a warning each: threads and
 //! processes (the conversion step drops their frames: no process name becomes a function), frames
@@ -323,6 +326,27 @@ mod tests {
         let err = write(&fit(timed_profile(), &options, &mut diag), &mut out, &options, &mut diag).unwrap_err();
         assert!(err.to_string().contains("--max-samples 2"), "{err}");
         assert!(out.is_empty());
+    }
+
+    /// The file's size is worked out to the byte before a group is written: a file at
+    /// `--max-output-size` is written, one a byte over it refused with its size and the option.
+    #[test]
+    fn the_output_is_held_to_max_output_size_before_a_byte_is_written() {
+        for mode in [Mode::Timed, Mode::Sampled] {
+            let mut options = ConvertOptions::default();
+            options.formats.set(Options { mode, ..Options::default() });
+            let (bytes, _) = write_bytes(&timed_profile(), &options);
+            let size = bytes.len() as u64;
+            options.max_output_size = Some(size);
+            assert_eq!(write_bytes(&timed_profile(), &options).0, bytes, "{mode:?}");
+            options.max_output_size = Some(size - 1);
+            let (mut out, mut diag) = (Vec::new(), Diagnostics::default());
+            let fitted = fit(timed_profile(), &options, &mut diag);
+            let error = write(&fitted, &mut out, &options, &mut diag).unwrap_err().to_string();
+            assert!(error.contains(&format!("cannot write br: it would be {size} bytes")), "{error}");
+            assert!(error.contains(&format!("more than --max-output-size {} allows", size - 1)), "{error}");
+            assert!(out.is_empty());
+        }
     }
 
     #[test]

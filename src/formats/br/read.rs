@@ -330,6 +330,10 @@ pub(crate) fn read(
                 chunks.refill()?;
                 continue;
             }
+            // An empty file holds no group (as an empty input of any format holds no profile).
+            Err(nom::Err::Incomplete(_)) if s.is_empty() && at == 0 => {
+                return Err(unexpected(0, "a module mapping or a group", "nothing: the input is empty".into()));
+            }
             Err(nom::Err::Incomplete(_)) if s.is_empty() => break,
             Err(nom::Err::Incomplete(_)) => return Err(cut_short(s, at)),
             Err(nom::Err::Error(failure) | nom::Err::Failure(failure)) => return Err(failure.into_error(s, at)),

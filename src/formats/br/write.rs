@@ -3,7 +3,7 @@
 use super::FORMAT;
 use super::{
     BacktraceOrder, Mode, BACKTRACE, CURRENT_LINE, END, FRAME_LEN, FUNCTION_NAME, GOSUB, GOSUB_VALUE, MAIN_ROUTINE,
-    MAIN_ROUTINE_VALUE, MAPPING, NO_FILE, ROUTINE_KEY, TIME,
+    MAIN_ROUTINE_VALUE, MAPPING, NO_FILE, ROUTINE_KEY, TIME, TIME_LEN,
 };
 use crate::diag::Diagnostics;
 use crate::error::Error;
@@ -32,6 +32,8 @@ pub(crate) fn write(
         return Err(Error::Unrepresentable { format: FORMAT, what });
     }
     let times = group_times(profile);
+    let size = output_size(profile, &samples, times.is_some());
+    crate::formats::stacks::check_output_size(FORMAT, size, options)?;
     let mut encoder = Encoder::new(profile);
     let tree = &profile.tree;
     // Depth-first; `path` holds the frames from the root down to the current node.
@@ -51,6 +53,39 @@ pub(crate) fn write(
         write_groups(out, head, tail, n as u64, time)?;
     }
     Ok(())
+}
+
+/// The bytes of the file [`write`] makes of a fitted `profile` whose nodes have `samples` groups
+/// each (with a time record each where `timed`): a group holds its whole stack, a record per frame,
+/// so the file grows with the tree's depth times its samples, which the format has no way to share
+/// (a group is one sample; only module names are mapped once): exact but for the mappings of files
+/// no group uses, which it counts too. One pass over the nodes.
+fn output_size(profile: &Profile, samples: &[i64], timed: bool) -> u64 {
+    let record = |id: FrameId, frame: &crate::model::Frame| {
+        let qualifier = match (frame.name.len(), profile.frame_attr(id, ROUTINE_KEY)) {
+            (0, Some(MAIN_ROUTINE_VALUE | GOSUB_VALUE)) => 1,
+            (0, _) => 0,
+            (len, _) => 2 + len,
+        };
+        (FRAME_LEN + qualifier) as u64
+    };
+    let records: Vec<u64> = profile.frames.iter().map(|(id, frame)| record(id, frame)).collect();
+    let mappings: u64 = profile
+        .frames
+        .iter()
+        .filter_map(|(_, frame)| frame.module.as_deref())
+        .collect::<std::collections::HashSet<_>>()
+        .iter()
+        .map(|file| 5 + file.len() as u64)
+        .sum();
+    let end_and_time = 1 + if timed { TIME_LEN as u64 } else { 0 };
+    let tree = &profile.tree;
+    let groups = crate::formats::stacks::whole_stacks_size(
+        tree,
+        |node| records[tree.frame(node).index()],
+        |node, _| (samples[node.index()].max(0) as u64, end_and_time),
+    );
+    groups.saturating_add(mappings)
 }
 
 /// `profile` with every frame as a record holds it: a line (0 when it has none) with a clause of at

@@ -214,6 +214,7 @@ impl Read {
                 text
             });
         }
+        say_expansion(&profile, self.names.functions.len(), calls, diag);
         let lines: Vec<i64> = (0..n_events)
             .map(|e| {
                 self.graphs
@@ -232,6 +233,23 @@ impl Read {
         }
         profile
     }
+}
+
+/// Says how much a call graph expanded into its tree where it grew past ten nodes per function and
+/// call (nested diamonds: a 21 KB file became 365 MB of folded stacks), before anything is written:
+/// each output writes the tree, and those that write stacks whole grow with its depth too.
+fn say_expansion(profile: &Profile, functions: usize, calls: usize, diag: &mut Diagnostics) {
+    let (nodes, graph) = (profile.tree.len(), functions + calls);
+    if nodes <= 10 * graph.max(1) {
+        return;
+    }
+    let depth = profile.max_depth().unwrap_or(0) + 1;
+    diag.warn("callgrind-expansion", None, || {
+        format!(
+            "the call graph of {functions} functions and {calls} calls expands into a tree of {nodes} nodes, {depth} frames deep ({} times the graph): every output holds the tree, those of whole stacks (folded, SVG, Sampler, speedscope, pprof, BR) its depth times its leaves, each held to --max-output-size",
+            nodes / graph.max(1)
+        )
+    });
 }
 
 /// Checks the totals the file states against its cost lines. A `summary:` above the lines in

@@ -30,6 +30,7 @@ use super::{report_rows, Column, Report, Row, Separators, REPORT_KEY, TOTAL_KEY}
 use crate::diag::Diagnostics;
 use crate::error::FormatName;
 use crate::error::{Error, ParseError, ParseErrorKind, Position};
+use crate::formats::shared::runs_as_formula;
 use crate::formats::spec::{Encoding, Sniff, Spec};
 use crate::model::{FrameKind, FrameTable, Profile};
 use crate::text;
@@ -47,7 +48,9 @@ pub(crate) const SPEC: Spec = Spec {
     read: Some(|input, options, diag| {
         read(input, &options.formats.get(), options.merge_lines, diag).map_err(Error::from)
     }),
-    write: Some(|profile, out, options, _| write(profile, out, options.formats.get::<super::Options>().separators)),
+    write: Some(|profile, out, options, diag| {
+        write(profile, out, options.formats.get::<super::Options>().separators, diag)
+    }),
     rules: super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag)),
 };
 
@@ -233,11 +236,16 @@ enum RowName {
 }
 
 impl RowName {
-    /// The name of a row of `line`.
+    /// The name of a row of `line`, without the `'` the writer guards a name a spreadsheet would run
+    /// as a formula with (a Dyalog name never begins with a quote).
     fn text<'a>(&'a self, line: &'a str) -> &'a str {
-        match self {
+        let name = match self {
             RowName::At(range) => &line[range.clone()],
             RowName::Unquoted(name) => name,
+        };
+        match name.strip_prefix('\'') {
+            Some(guarded) if runs_as_formula(guarded) => guarded,
+            _ => name,
         }
     }
 }
@@ -522,19 +530,26 @@ fn header_columns(line: &str, field: u8, diag: &mut Diagnostics) -> Result<Vec<O
     Ok(columns)
 }
 
-/// Writes `profile` as a `]PROFILE` CSV report with `separators` (else those it was read with).
-pub(crate) fn write(profile: &Profile, out: &mut dyn Write, separators: Option<Separators>) -> Result<(), Error> {
+/// Writes `profile` as a `]PROFILE` CSV report with `separators` (else those it was read with); a
+/// name a spreadsheet would run as a formula has a `'` put in front of it (said on stderr).
+pub(crate) fn write(
+    profile: &Profile,
+    out: &mut dyn Write,
+    separators: Option<Separators>,
+    diag: &mut Diagnostics,
+) -> Result<(), Error> {
     let read_with = profile.meta.attr(SEPARATORS).and_then(|v| v.parse().ok());
     let separators: Separators = separators.or(read_with).unwrap_or_default();
     let (report, columns, rows) = report_rows(profile, true);
     let base = super::percent_base(profile, report, &rows);
     let mut derived = super::Derived { base, cumulative: 0.0 };
     let mut text = String::with_capacity(1 << 16);
+    let mut guarded = 0usize;
     for (i, column) in columns.iter().enumerate() {
         if i > 0 {
             text.push(separators.field);
         }
-        quote(column.name(), &mut text);
+        quote(column.name(), false, &mut text);
     }
     text.push('\n');
     for row in &rows {
@@ -543,7 +558,9 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, separators: Option<S
                 text.push(separators.field);
             }
             if column == Column::Element {
-                quote(row.name, &mut text);
+                let formula = runs_as_formula(row.name);
+                guarded += usize::from(formula);
+                quote(row.name, formula, &mut text);
             } else {
                 super::format_cell(row, column, report, &mut derived, separators.decimal, &mut text);
             }
@@ -555,12 +572,20 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, separators: Option<S
         }
     }
     out.write_all(text.as_bytes())?;
+    if guarded > 0 {
+        diag.warn("dyalog-csv-formula", None, || {
+            format!("{FORMAT}: {guarded} name(s) begin with =, +, -, @, a tab or a CR, which a spreadsheet runs as a formula: written with a ' in front, which proftool reads back without it")
+        });
+    }
     Ok(())
 }
 
-/// `"text"`, with `"` doubled as CSV escapes it.
-fn quote(text: &str, out: &mut String) {
+/// `"text"`, with `"` doubled as CSV escapes it, and a `'` in front where it is a `formula`.
+fn quote(text: &str, formula: bool, out: &mut String) {
     out.push('"');
+    if formula {
+        out.push('\'');
+    }
     for c in text.chars() {
         if c == '"' {
             out.push('"');

@@ -5,6 +5,7 @@ use super::xml::{FORMAT, SETTINGS};
 use super::{report_rows, Column, Layout, OutRow, Report};
 use crate::diag::Diagnostics;
 use crate::error::Error;
+use crate::formats::shared::{warn_xml_replaced, xml_text};
 use crate::model::{Profile, Value};
 use std::io::Write;
 
@@ -47,8 +48,10 @@ pub(crate) fn write(
         text.push_str("<?xml version=\"1.0\"?>\n");
     }
     text.push_str("<ProfileData>\n    <ProfileSettings>\n");
+    // Names and settings (a title) with characters XML cannot carry, written escaped.
+    let mut replaced = 0;
     for (name, value) in settings {
-        element(&mut text, 8, &name, &value);
+        element(&mut text, 8, &name, &xml_text(&value, &mut replaced));
     }
     text.push_str("    </ProfileSettings>\n");
     let base = super::percent_base(profile, report, &rows);
@@ -59,6 +62,7 @@ pub(crate) fn write(
         for &column in &columns {
             value.clear();
             super::format_cell(row, column, report, &mut derived, '.', &mut value);
+            let value = xml_text(&value, &mut replaced);
             match layout {
                 Layout::Current => element(&mut text, 8, column.name(), &value),
                 Layout::V0_9_0 => element_0_9_0(&mut text, label_0_9_0(column, report), &value),
@@ -72,6 +76,7 @@ pub(crate) fn write(
     }
     text.push_str("</ProfileData>\n");
     out.write_all(text.as_bytes())?;
+    warn_xml_replaced(FORMAT, replaced, diag);
     Ok(())
 }
 

@@ -69,7 +69,9 @@ mod proto;
 mod read;
 mod wire;
 
+use super::options::ConvertOptions;
 use super::spec::{self, Carries, Encoding, Rules, Sniff, Spec};
+use super::stacks::check_output_size;
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::error::FormatName;
@@ -89,7 +91,7 @@ pub(crate) const SPEC: Spec = Spec {
     encoding: Encoding::Binary,
     sniff,
     read: Some(|input, options, diag| read(input, options, diag).map_err(Error::from)),
-    write: Some(|profile, out, _, diag| write(profile, out, diag)),
+    write: Some(write),
     rules: Rules {
         fit: |profile, _, diag| fit(profile, diag),
         fit_roots: spec::roots_as_they_are,
@@ -235,8 +237,14 @@ fn lines_0_as_functions(profile: Profile, diag: &mut Diagnostics) -> Profile {
 }
 
 /// Writes `profile` (projected onto [`CARRIES`]) as a gzipped pprof profile.
-pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<(), Error> {
-    encode(profile, out, diag, |_| Vec::new())
+pub(crate) fn write(
+    profile: &Profile,
+    out: &mut dyn Write,
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) -> Result<(), Error> {
+    check_output_size(FORMAT, samples_size(profile), options)?;
+    encode(profile, out, diag, |_, _| {})
 }
 
 /// The label `go tool pprof -diff_base` puts on the samples of the base profile.
@@ -250,8 +258,10 @@ pub(crate) fn write_diff(
     base: &Profile,
     new: &Profile,
     out: &mut dyn Write,
+    options: &ConvertOptions,
     diag: &mut Diagnostics,
 ) -> Result<(), Error> {
+    check_output_size(FORMAT, samples_size(base).saturating_add(samples_size(new)), options)?;
     let mut combined = new.clone();
     // BASE's frames in the combined table (its own frame facts where NEW has none).
     let frame_of: Vec<u64> = base
@@ -265,29 +275,49 @@ pub(crate) fn write_diff(
             u64::from(combined_id.0) + 1
         })
         .collect();
-    encode(&combined, out, diag, |strings| {
+    encode(&combined, out, diag, |strings, bytes| {
         let label =
             proto::Label { key: strings.index(BASE_LABEL.0), str: strings.index(BASE_LABEL.1), num: 0, num_unit: 0 };
-        let (mut samples, _) = samples(base);
-        for sample in &mut samples {
+        encode_samples(base, bytes, |sample| {
             sample.location_id.iter_mut().for_each(|id| *id = frame_of[*id as usize - 1]);
             sample.value.iter_mut().for_each(|v| *v = v.saturating_neg());
             sample.label.push(label.clone());
-        }
-        samples
+        });
     })
 }
 
+/// About the bytes `profile`'s samples take encoded (before compression): each holds its whole
+/// stack as location ids, so they grow with the tree's depth times its nodes with a value, not with
+/// its nodes. One pass over the nodes (exact but for the length fields of long stacks).
+fn samples_size(profile: &Profile) -> u64 {
+    let tree = &profile.tree;
+    let n_metrics = profile.metrics().len();
+    let varint = |v: u64| u64::from((64 - (v | 1).leading_zeros()).div_ceil(7));
+    crate::formats::stacks::whole_stacks_size(
+        tree,
+        |node| varint(u64::from(tree.frame(node).0) + 1),
+        |node, is_leaf| {
+            let values = (0..n_metrics).map(|m| tree.self_value(m, node).as_f64());
+            match is_leaf || values.clone().any(|v| v != 0.0) {
+                // The sample's and its two lists' tags and lengths, and its values.
+                true => (1, 6 + values.map(|v| varint(v.abs() as u64)).sum::<u64>()),
+                false => (0, 0),
+            }
+        },
+    )
+}
+
 /// Writes `profile`, and the samples `more` adds (made with the profile's string table, location ids
-/// frame ids + 1), as a gzipped pprof profile.
+/// frame ids + 1, encoded as samples of the message), as a gzipped pprof profile. The samples are
+/// encoded one at a time into the message's bytes, never held as values: each holds its whole stack.
 fn encode(
     profile: &Profile,
     out: &mut dyn Write,
     diag: &mut Diagnostics,
-    more: impl FnOnce(&mut Strings) -> Vec<Sample>,
+    more: impl FnOnce(&mut Strings, &mut Vec<u8>),
 ) -> Result<(), Error> {
     let mut strings = Strings::default();
-    let sample_type = profile
+    let sample_type: Vec<ValueType> = profile
         .metrics()
         .iter()
         .map(|m| ValueType { r#type: strings.index(&m.name), unit: strings.index(unit_name(m.unit)) })
@@ -318,8 +348,13 @@ fn encode(
             (function, Location { id, mapping_id, address: 0, line: vec![line] })
         })
         .unzip();
-    let (mut sample, rounded) = samples(profile);
-    sample.extend(more(&mut strings));
+    // The fields in the order prost writes them, by number: sample types, samples, then the rest.
+    let mut bytes = Vec::new();
+    for value_type in &sample_type {
+        prost::encoding::message::encode(SAMPLE_TYPE_FIELD, value_type, &mut bytes);
+    }
+    let rounded = encode_samples(profile, &mut bytes, |_| {});
+    more(&mut strings, &mut bytes);
     if rounded {
         diag.warn("pprof-rounded", None, || "pprof values are whole numbers: time rounded to whole nanoseconds".into());
     }
@@ -337,8 +372,8 @@ fn encode(
     let duration_nanos = profile.meta.attr(DURATION).and_then(|d| d.parse().ok()).unwrap_or(0);
     let default_sample_type = profile.primary_metric().map_or(0, |m| strings.index(&profile.metrics()[m].name));
     let message = proto::Profile {
-        sample_type,
-        sample,
+        sample_type: Vec::new(),
+        sample: Vec::new(),
         mapping,
         location,
         function,
@@ -350,9 +385,14 @@ fn encode(
         comment,
         default_sample_type,
     };
-    crate::files::gzip(&message.encode_to_vec(), out)?;
+    message.encode_raw(&mut bytes);
+    crate::files::gzip(&bytes, out)?;
     Ok(())
 }
+
+/// The field numbers of a Profile's sample types and samples (`proto::Profile`).
+const SAMPLE_TYPE_FIELD: u32 = 1;
+const SAMPLE_FIELD: u32 = 2;
 
 /// The period type and period: the interval (of the period type read, in its unit where the interval
 /// is a whole number of it, else CPU time in nanoseconds), else a period that is no time as read.
@@ -458,33 +498,36 @@ fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     era * 146_097 + day_of_era - 719_468
 }
 
-/// One sample per node with a value (or a leaf), and whether a value had to be rounded.
-fn samples(profile: &Profile) -> (Vec<Sample>, bool) {
+/// Encodes one sample per node with a value (or a leaf) as a Profile's sample field into `bytes`,
+/// each after `adjust`; whether a value had to be rounded.
+fn encode_samples(profile: &Profile, bytes: &mut Vec<u8>, mut adjust: impl FnMut(&mut Sample)) -> bool {
     let tree = &profile.tree;
     let n_metrics = profile.metrics().len();
     let mut rounded = false;
-    let mut samples = Vec::new();
+    let mut sample = Sample::default();
     let stacks = tree.for_each_stack(tree.walk(), |visit, stack| {
         let values = (0..n_metrics).map(|m| tree.self_value(m, visit.node));
         if !visit.is_leaf && values.clone().all(|v| v.as_f64() == 0.0) {
             return Ok(());
         }
-        let value = values
-            .map(|v| match v {
-                Value::Int(i) => i,
-                Value::Float(f) => {
-                    rounded |= f.fract() != 0.0;
-                    f.round() as i64
-                }
-            })
-            .collect();
+        sample.value.clear();
+        sample.value.extend(values.map(|v| match v {
+            Value::Int(i) => i,
+            Value::Float(f) => {
+                rounded |= f.fract() != 0.0;
+                f.round() as i64
+            }
+        }));
         // Location ids are frame ids + 1, leaf first.
-        let location_id = stack.iter().rev().map(|frame| u64::from(frame.0) + 1).collect();
-        samples.push(Sample { location_id, value, label: Vec::new() });
+        sample.location_id.clear();
+        sample.location_id.extend(stack.iter().rev().map(|frame| u64::from(frame.0) + 1));
+        sample.label.clear();
+        adjust(&mut sample);
+        prost::encoding::message::encode(SAMPLE_FIELD, &sample, bytes);
         Ok::<(), std::convert::Infallible>(())
     });
     let Ok(()) = stacks;
-    (samples, rounded)
+    rounded
 }
 
 /// pprof's name of a unit: counts are `count`.

@@ -220,8 +220,17 @@ fn frames(profile: &mut Profile, frames: &[FrameJson]) -> Vec<FrameId> {
         .collect()
 }
 
-/// A stack's frame indices, root first, and its weight.
-type Visit<'s> = (&'s [u32], f64);
+/// What a profile gives, in order: a sampled profile its stacks, an evented one its events.
+enum Step<'s> {
+    /// A sampled stack's frame indices, root first, and its weight.
+    Stack(&'s [u32], f64),
+    /// An evented profile's frame opened, called by the innermost one open.
+    Open(u32),
+    /// The innermost open frame closed.
+    Close,
+    /// The time from one event to the next, with frames open: the innermost one's.
+    Time(f64),
+}
 
 /// What noise `metric`, of the profiles `parts`, has (docs/gate.md): an evented profile's times
 /// are measured; a sampled profile's counts are samples; a sampled profile's time where every
@@ -329,15 +338,18 @@ impl Reader<'_> {
         let whole = |v: f64| v.fract() == 0.0 && v.abs() < 2f64.powi(53);
         let scale = time_unit(&part.json.unit).map_or(1.0, |(_, scale)| scale as f64);
         let mut all = true;
-        self.visit(part, &mut |(_, weight)| {
-            all &= whole(weight * scale);
+        self.visit(part, &mut |step| {
+            if let Step::Stack(_, weight) | Step::Time(weight) = step {
+                all &= whole(weight * scale);
+            }
             Ok(())
         })?;
         Ok(all)
     }
 
-    /// Calls `f` with every stack of `part` and its weight, checking the profile's shape.
-    fn visit(&self, part: &Part, f: &mut dyn FnMut(Visit<'_>) -> Result<(), ParseError>) -> Result<(), ParseError> {
+    /// Calls `f` with every step of `part` (its stacks and their weights, or its events), checking
+    /// the profile's shape.
+    fn visit(&self, part: &Part, f: &mut dyn FnMut(Step<'_>) -> Result<(), ParseError>) -> Result<(), ParseError> {
         let i = part.index;
         match part.json.kind.as_str() {
             "sampled" => {
@@ -359,7 +371,7 @@ impl Reader<'_> {
                         let found = format!("{weight} at profiles[{i}].weights[{j}]");
                         return Err(self.error(part, "weights of 0 or more".into(), found));
                     }
-                    f((stack, weight))?;
+                    f(Step::Stack(stack, weight))?;
                 }
                 Ok(())
             }
@@ -372,12 +384,13 @@ impl Reader<'_> {
         }
     }
 
-    /// The stacks of an evented profile: between two events, the open frames are a stack that gets
-    /// the time from one to the next.
+    /// The events of an evented profile: between two events, the open frames are a stack that gets
+    /// the time from one to the next. Each event is a step, so that a stack is never handed whole
+    /// (which would make the profile's nesting quadratic).
     fn visit_events(
         &self,
         part: &Part,
-        f: &mut dyn FnMut(Visit<'_>) -> Result<(), ParseError>,
+        f: &mut dyn FnMut(Step<'_>) -> Result<(), ParseError>,
     ) -> Result<(), ParseError> {
         let i = part.index;
         let Some(events) = &part.json.events else {
@@ -391,16 +404,18 @@ impl Reader<'_> {
                 return Err(self.error(part, "events in time order".into(), found));
             }
             if !open.is_empty() && event.at > last {
-                f((&open, event.at - last))?;
+                f(Step::Time(event.at - last))?;
             }
             last = event.at;
             match event.kind.as_str() {
                 "O" => {
                     self.check_frame(part, event.frame, || format!("profiles[{i}].events[{j}].frame"))?;
                     open.push(event.frame);
+                    f(Step::Open(event.frame))?;
                 }
                 "C" if open.last() == Some(&event.frame) => {
                     open.pop();
+                    f(Step::Close)?;
                 }
                 "C" => {
                     let innermost = open.last().map_or("no frame open".into(), |top| format!("frame {top} open"));
@@ -438,27 +453,45 @@ impl Reader<'_> {
             tree.next().extend(thread);
             tree.add(&mut profile.tree);
             let i = part.index;
-            self.visit(part, &mut |(stack, weight)| {
-                let path = tree.next();
-                path.extend(thread);
-                // Every index is one of shared.frames: visit checks them.
-                path.extend(stack.iter().filter_map(|&f| frames.get(usize::try_from(f).ok()?)));
-                let Some(node) = tree.add(&mut profile.tree) else {
-                    return match weight {
-                        0.0 => Ok(()),
-                        _ => Err(self.error(
-                            part,
-                            "a stack for every weight".into(),
-                            format!("an empty one at profiles[{i}]"),
-                        )),
-                    };
+            let repr = profile.metrics()[metric].repr;
+            let value = |weight: f64| match repr {
+                Repr::Int => Value::Int((weight * scale) as i64),
+                Repr::Float => Value::Float(weight * scale),
+            };
+            self.visit(part, &mut |step| {
+                let (node, weight) = match step {
+                    Step::Stack(stack, weight) => {
+                        let path = tree.next();
+                        path.extend(thread);
+                        // Every index is one of shared.frames: visit checks them.
+                        path.extend(stack.iter().filter_map(|&f| frames.get(usize::try_from(f).ok()?)));
+                        match tree.add(&mut profile.tree) {
+                            Some(node) => (node, weight),
+                            None if weight == 0.0 => return Ok(()),
+                            None => {
+                                let found = format!("an empty one at profiles[{i}]");
+                                return Err(self.error(part, "a stack for every weight".into(), found));
+                            }
+                        }
+                    }
+                    Step::Open(frame) => {
+                        // Every index is one of shared.frames: visit checks them.
+                        if let Some(&frame) = frames.get(frame as usize) {
+                            tree.open(&mut profile.tree, frame);
+                        }
+                        return Ok(());
+                    }
+                    Step::Close => {
+                        tree.close();
+                        return Ok(());
+                    }
+                    // Only while a frame is open, so never the thread's node.
+                    Step::Time(weight) => match tree.innermost() {
+                        Some(node) => (node, weight),
+                        None => return Ok(()),
+                    },
                 };
-                let value = weight * scale;
-                let value = match profile.metrics()[metric].repr {
-                    Repr::Int => Value::Int(value as i64),
-                    Repr::Float => Value::Float(value),
-                };
-                profile.tree.add_self(metric, node, value);
+                profile.tree.add_self(metric, node, value(weight));
                 Ok(())
             })?;
         }

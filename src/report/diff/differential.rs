@@ -38,8 +38,30 @@ pub enum Differential {
 /// Writes the differential output `kind` of `matched` to `out`: `labels` name BASE and NEW in an
 /// SVG's title and a page's heading; `negate` draws an SVG's widths from BASE; a page shows the
 /// gate's `verdict`: whether a function crossed the limits, and each function as it judged it
-/// ([`super::Comparison::judged`]).
+/// ([`super::Comparison::judged`]). The output stops at `options`' output limit, as a
+/// conversion's does.
 pub fn write_differential(
+    kind: Differential,
+    matched: Matched,
+    labels: (&str, &str),
+    (options, negate): (&ConvertOptions, bool),
+    verdict: (bool, &[super::Gated]),
+    out: &mut dyn Write,
+    diag: &mut Diagnostics,
+) -> Result<(), Error> {
+    let mut limited = crate::formats::stacks::Limited::new(out, options.output_limit());
+    let result = write_kind(kind, matched, labels, (options, negate), verdict, &mut limited, diag);
+    let format = match kind {
+        Differential::Folded => "folded",
+        Differential::Svg => "svg",
+        Differential::Pprof => "pprof",
+        Differential::Html => "html",
+    };
+    limited.result(crate::error::FormatName(format), result, options)
+}
+
+/// [`write_differential`] without the limit.
+fn write_kind(
     kind: Differential,
     matched: Matched,
     labels: (&str, &str),
@@ -155,7 +177,7 @@ pub(super) fn differential_pprof(
         (0..values.len()).map(|i| (values.get(i).as_f64() * factor).round() as i64).collect(),
     );
     base.replace_metric(0, crate::model::Metric { repr: crate::model::Repr::Int, ..to }, scaled);
-    crate::formats::pprof::write_diff(&base, &new, out, diag)
+    crate::formats::pprof::write_diff(&base, &new, out, options, diag)
 }
 
 /// Writes the differential flame graph of `lines` (from [`differential_folded`]) as inferno draws

@@ -2,6 +2,7 @@
 
 use super::super::table::{Layout, Table, TextStyle};
 use super::super::{Header, Printer};
+use crate::formats::shared::{warn_xml_replaced, xml_text};
 use serde_json::{Map, Value as Json};
 use std::io::{self, Write};
 
@@ -110,7 +111,7 @@ impl Printer for DiffPrinter {
     /// gate, the rule and the profiles as its properties.
     fn write_junit(&self, out: &mut dyn Write) -> io::Result<()> {
         let ci = &self.ci;
-        let attr = |text: &str| quick_xml::escape::escape(text).into_owned();
+        let attr = |text: &str| quick_xml::escape::escape(xml_text(text, &mut 0)).into_owned();
         let (tests, failures) = (ci.gated.len(), ci.gated.iter().filter(|g| g.failed).count());
         let suite = attr(&format!("proftool diff {} against {}", ci.labels.1, ci.labels.0));
         writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
@@ -134,6 +135,19 @@ impl Printer for DiffPrinter {
             }
         }
         writeln!(out, "  </testsuite>\n</testsuites>")
+    }
+}
+
+impl DiffPrinter {
+    /// Says how many of the names the JUnit verdict holds (the profiles' and the functions') have
+    /// characters XML cannot carry, which it writes escaped (`\u{1b}`).
+    pub fn warn_names_junit_escapes(&self, diag: &mut crate::diag::Diagnostics) {
+        let mut replaced = 0;
+        let ci = &self.ci;
+        for name in [&ci.labels.0, &ci.labels.1].into_iter().chain(ci.gated.iter().map(|g| &g.name)) {
+            xml_text(name, &mut replaced);
+        }
+        warn_xml_replaced(crate::error::FormatName("junit"), replaced, diag);
     }
 }
 

@@ -30,7 +30,7 @@ impl Table {
                 let text = self.text_of(*t);
                 // A text a spreadsheet would run as a formula (OWASP's CSV injection rule): a
                 // quote in front makes it text there; numbers are never text cells.
-                if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+                if crate::formats::shared::runs_as_formula(text) {
                     buffer.push('\'');
                 }
                 buffer.push_str(text);

@@ -62,6 +62,7 @@
 //! threads are kept); the markers, CPU time and allocations a file holds are said on stderr.
 
 mod read;
+mod upgrade;
 mod write;
 
 use super::json;
@@ -130,8 +131,12 @@ const CARRIES: Carries = Carries {
 /// fxprof-processed-profile 0.8.1 writes them.
 const WRITTEN_VERSION: (u32, u32) = (55, 24);
 
-/// The versions read: their tables hold the columns read, where [`Tables`] finds them.
-const READ_VERSIONS: std::ops::RangeInclusive<u64> = 41..=70;
+/// The versions read: their tables hold the columns read, where `read::Tables` finds them (those
+/// below [`UPGRADED_FROM`] upgraded first, `upgrade.rs`); 0 is a file that states none.
+const READ_VERSIONS: std::ops::RangeInclusive<u64> = 0..=70;
+
+/// The first version read as it is: those below are upgraded to it first (`upgrade.rs`).
+const UPGRADED_FROM: u64 = 41;
 
 /// The frame fact of a frame's category.
 const CATEGORY: &str = "firefox.category";
@@ -148,17 +153,22 @@ fn sniff(head: &[u8]) -> Sniff {
     Sniff::of_check(check(head))
 }
 
-/// Whether the input is a JSON object that opens with `meta` and states a
-/// `preprocessedProfileVersion`; if not, why not.
+/// Whether the input is a JSON object whose `meta` states a `preprocessedProfileVersion` (first, as
+/// samply and the profiler write it, or later, its keys sorted), or whose `meta` comes first and
+/// whose threads hold a `stringArray` (version 0, before the version was stated, as the profiler
+/// tells one); if not, why not.
 fn check(head: &[u8]) -> Result<(), &'static str> {
     let head = json::Head::of(head);
     let Some(members) = head.members() else {
         return Err("not a JSON object");
     };
-    match (members.starts_with(b"\"meta\""), head.mentions(b"\"preprocessedProfileVersion\"")) {
-        (true, true) => Ok(()),
-        (false, _) => Err("no first key \"meta\""),
-        (true, false) => Err("a \"meta\" without a \"preprocessedProfileVersion\""),
+    let meta_first = members.starts_with(b"\"meta\"");
+    let versioned = head.mentions(b"\"preprocessedProfileVersion\"");
+    match (meta_first, versioned) {
+        (_, true) if head.mentions(b"\"meta\"") => Ok(()),
+        (true, false) if head.mentions(b"\"stringArray\"") => Ok(()),
+        (true, _) => Err("a \"meta\" without a \"preprocessedProfileVersion\" or threads with a \"stringArray\""),
+        (false, _) => Err("no \"meta\" with a \"preprocessedProfileVersion\""),
     }
 }
 

@@ -121,7 +121,11 @@ pub fn check_pair(origin: Option<Format>, target: Format, profile: &Profile, lab
         }
         false => reread.clone(),
     };
-    if origin == Some(target) && same_format(&reread_model) != same_format(&written_kinds) {
+    // Folded stacks write no line of count 0: a stack of none (`main;idle 0`) does not come back,
+    // and only the stacks with counts are compared (below).
+    let zero_stacks = target == Format::Folded
+        && profile.tree.walk().any(|v| v.is_leaf && profile.tree.self_value(0, v.node).as_f64() == 0.0);
+    if origin == Some(target) && !zero_stacks && same_format(&reread_model) != same_format(&written_kinds) {
         failures.push(format!(
             "{label}: same-format round trip changed the model:\n{}\n---\n{}",
             dump(&written_kinds),

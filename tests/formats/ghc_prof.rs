@@ -34,7 +34,7 @@ fn a_p_report_puts_what_its_rows_round_to_nothing_under_one_frame() {
     // centres' 0.6 % of the alloc (under 1 %, not in the table) in the frame itself.
     let (time, err) = run(&["convert", "--to", "folded", "--interval", "1ms"], &input);
     assert!(
-        time.ends_with("MAIN.MAIN;Main.CAF;Main.main;Main.readInput 0\nMAIN.MAIN;<below 0.05 %>;Main.fib 80\n"),
+        time.ends_with("MAIN.MAIN;Main.CAF;Main.main;Main.go 4420\nMAIN.MAIN;<below 0.05 %>;Main.fib 80\n"),
         "{time}"
     );
     let (alloc, _) = run(&["convert", "--to", "folded", "--metric", "alloc"], &input);

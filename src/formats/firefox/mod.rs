@@ -70,7 +70,7 @@ use super::options::ConvertOptions;
 use super::spec::{Carries, Encoding, JsonKind, Rules, Sniff, Spec, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName};
-use crate::model::{ops, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit};
+use crate::model::{ops, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value};
 use serde::{Deserialize, Serialize};
 
 /// What its format is, how it is told, read and written, and what a conversion to it does.
@@ -209,16 +209,21 @@ fn fit(profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Pr
         });
     }
     profile.retain_metrics(&keep);
-    // A thread's own value (a sample with no frame below the thread) is a sample with no stack,
-    // which the profiler's call tree leaves out.
+    // A thread's own value (a sample with no frame below the thread) would be a sample with no
+    // stack, which the profiler's call tree leaves out (and proftool reads so): left out.
     let own: Vec<NodeId> =
-        profile.tree.roots().filter(|&root| profile.tree.self_value(0, root).as_f64() > 0.0).collect();
+        profile.tree.roots().filter(|&root| profile.tree.self_value(0, root).as_f64() != 0.0).collect();
     if !own.is_empty() {
         let total: f64 = own.iter().map(|&root| profile.tree.self_value(0, root).as_f64()).sum();
         let (n, metric) = (own.len(), profile.metrics()[0].name.clone());
         diag.warn("firefox-no-stack", None, || {
-            format!("firefox: {total} {metric} of {n} threads' own (no frame below the thread) written as samples with no stack, which the profiler's call tree leaves out")
+            format!("firefox: {total} {metric} of {n} threads' own (no frame below the thread) left out: they would be samples with no stack, which the profiler's call tree leaves out")
         });
+        let zero = match profile.metrics()[0].repr {
+            Repr::Int => Value::Int(0),
+            Repr::Float => Value::Float(0.0),
+        };
+        own.iter().for_each(|&root| profile.tree.set_self(0, root, zero));
     }
     // GHC's ticks are time at the interval: written as tracing-ms.
     if profile.metrics()[0].kind == MetricKind::Ticks {

@@ -572,12 +572,15 @@ mod tests {
     use super::*;
 
     /// A processed profile is told by its meta and version; a Gecko profile (no
-    /// preprocessedProfileVersion) and other JSON are not taken for one.
+    /// preprocessedProfileVersion, threads of a stringTable) and other JSON are not taken for one;
+    /// keys sorted (`meta` after `libs`) and version 0 (no version, threads of a stringArray) are.
     #[test]
     fn a_processed_profile_is_told_by_its_meta_and_version() {
         assert_eq!(check(br#"{"meta":{"interval":1,"preprocessedProfileVersion":49},"threads":[]}"#), Ok(()));
-        assert!(check(br#"{"meta":{"version":24,"stackwalk":0},"threads":[]}"#).is_err());
-        assert!(check(br#"{"threads":[],"meta":{"preprocessedProfileVersion":55}}"#).is_err());
+        assert!(check(br#"{"meta":{"version":24,"stackwalk":0},"threads":[{"stringTable":[]}]}"#).is_err());
+        assert_eq!(check(br#"{"libs":[],"meta":{"preprocessedProfileVersion":55},"threads":[]}"#), Ok(()));
+        assert_eq!(check(br#"{"meta":{"version":3,"stackwalk":1},"threads":[{"stringArray":[]}]}"#), Ok(()));
+        assert!(check(br#"{"preprocessedProfileVersion":55}"#).is_err());
         assert!(check(b"[]").is_err());
     }
 

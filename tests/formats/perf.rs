@@ -244,3 +244,25 @@ fn a_raw_perf_data_is_answered_with_perf_script() {
         assert!(stderr.contains("the content is a raw perf.data recording (binary): print it with `perf script -i perf.data > out.perf`"), "{stderr}");
     }
 }
+
+/// simpleperf's `report_sample.py` text (hand-written with its format strings, fixtures/README.md):
+/// tab-separated fields, told by content and read as perf. The Firefox Profiler, which reads it with
+/// its perf importer (profiler-cli 0.10.0, `thread samples-top-down --include-idle`), counts
+/// `RenderThread`'s 3 samples as `__start_thread;render` 1 and `…;render;leaf` 2, and `main`'s 2 as
+/// `main;parse` 1 and `main;parse;memcpy` 1; here, by count too (`--metric samples`), and by the
+/// periods of `cpu-clock` (ns) by default: `parse`'s own sample holds 2,000,000.
+#[test]
+fn simpleperfs_report_sample_text_reads_as_perf() {
+    let path = fixture("perf/simpleperf.perf");
+    let (out, _) = run(&["convert", "-q", "--metric", "samples", "--to", "folded"], &path);
+    let expected = [
+        "RenderThread;__start_thread;render 1",
+        "RenderThread;__start_thread;render;leaf 2",
+        "main;main;parse 1",
+        "main;main;parse;memcpy 1",
+    ];
+    assert_eq!(sorted(&out), expected);
+    let (text, _) = crate::support::binary::info("perf/simpleperf.perf");
+    assert!(text.contains("format     perf (recognised by content)"), "{text}");
+    assert!(text.contains("metric     cpu-clock (time, ns, additive): total 6000000"), "{text}");
+}

@@ -148,22 +148,23 @@ pub struct Options {
 /// a line of its own, which starts with perf's tab.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
     let text = crate::text::utf8_start(head);
-    let mut lines = text.lines().filter(|l| !l.starts_with('#') && !lines::is_blank(l));
-    let Some((line, header)) = lines.next().and_then(|l| Some((l, lines::parse_header(l)?))) else {
-        return Sniff::No;
-    };
+    let mut lines = text.lines().filter(|l| !l.starts_with('#') && !lines::is_blank(l)).map(lines::spaced);
+    let Some(line) = lines.next() else { return Sniff::No };
+    let Some(header) = lines::parse_header(&line) else { return Sniff::No };
     let is_frame = |line: &str, start: usize, bare: bool| {
         lines::frame_symbol_and_dso(line, start, bare).is_some()
             && line[start..].split(' ').next().is_some_and(lines::is_hex)
     };
     if let Some(start) = header.frame {
-        return match header.timed && is_frame(line, start, true) {
+        return match header.timed && is_frame(&line, start, true) {
             true => Sniff::Yes,
             false => Sniff::No,
         };
     }
     match lines.next() {
-        Some(next) if is_frame(next, lines::leading_space(next), true) && (header.timed || next.starts_with('\t')) => {
+        Some(next)
+            if is_frame(&next, lines::leading_space(&next), true) && (header.timed || next.starts_with('\t')) =>
+        {
             Sniff::Yes
         }
         Some(_) => Sniff::No,

@@ -596,3 +596,15 @@ fn view_writes_its_page_into_a_private_folder_of_its_own() {
     assert_ne!(pages[0].parent(), pages[1].parent());
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "mine\n");
 }
+
+/// Other profilers' switches for a report's rows and order (`go tool pprof -top`, a `--limit`,
+/// `perf report --sort`) are usage errors (exit 2) that name proftool's: `--first N`, `--exclusive`.
+#[test]
+fn other_tools_switches_are_told_proftools() {
+    let perf = fixture("perf/work.perf");
+    for (typed, meant) in [("--top", "--first N"), ("--limit=5", "--first N"), ("--sort", "--exclusive")] {
+        let out = proftool().args(["summary", typed]).arg(&perf).assert().code(2);
+        let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        assert!(stderr.contains(&format!("tip: did you mean {meant}? ")), "{typed}: {stderr}");
+    }
+}

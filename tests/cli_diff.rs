@@ -371,3 +371,18 @@ fn several_runs_a_side_are_tested_together() {
     // BASE positional and --base together are refused.
     proftool().arg("diff").arg(&base[0]).args(["--base"]).arg(&base[1]).arg("--new").arg(&new[0]).assert().code(2);
 }
+
+/// A side read from stdin is `<stdin>` in the heading and the JSON, as every message names it.
+#[test]
+fn stdin_is_named_stdin() {
+    let path = fixture("perf/work.perf");
+    let bytes = std::fs::read(&path).unwrap();
+    let diff = |format: &str| {
+        let out = proftool().args(["diff", "--format", format, "-"]).arg(&path).write_stdin(bytes.clone()).assert();
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    let text = diff("text");
+    assert!(text.starts_with("BASE <stdin>: "), "{text}");
+    let json: serde_json::Value = serde_json::from_str(&diff("json")).unwrap();
+    assert_eq!(json["base"]["file"], "<stdin>");
+}

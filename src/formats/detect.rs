@@ -138,8 +138,9 @@ fn detect_unnamed(path: Option<&Path>, head: &[u8], diag: &mut Diagnostics) -> R
     let yes: Vec<Format> = readers().filter(|&f| sniff(f) == Sniff::Yes).collect();
     match yes.as_slice() {
         [one] => {
-            if let Some(&ext) = by_ext.first() {
-                if !by_ext.contains(one) {
+            // An extension several formats share (`.json`) says none of them.
+            if let [ext] = by_ext.as_slice() {
+                if ext != one {
                     diag.warn("detect-ext", None, || {
                         format!("the extension says {ext} but the content is {one}; reading it as {one}")
                     });

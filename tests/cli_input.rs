@@ -132,8 +132,11 @@ fn an_empty_input_is_said_to_be_empty() {
     assert!(err.contains("empty.folded: the input is empty"), "{err}");
     assert!(err.contains("empty.folded: folded: line 1 (byte 0): expected a stack"), "{err}");
     assert!(!err.contains("does not look like"), "{err}");
-    let (_, err) = run_stdin(&["convert", "--from", "br", "--to", "folded"], b"");
+    // An empty BR input is a profile of no stack, which folded stacks cannot hold but as an empty
+    // file that nothing reads back: refused, said.
+    let err = failure(proftool().args(["convert", "--from", "br", "--to", "folded", "-", "-"]).write_stdin(b""));
     assert!(err.contains("<stdin>: the input is empty"), "{err}");
+    assert!(err.contains("the profile holds no stack"), "{err}");
 }
 
 #[test]

@@ -118,6 +118,14 @@ pub fn detect_input(
                 .to_string(),
         });
     }
+    if crate::formats::stackprof::is_marshal_dump(head) {
+        return Err(Error::Unreadable {
+            named: named.map(Format::into),
+            why: "the content is stackprof's results as StackProf.run(out: FILE) writes them (a Ruby Marshal dump): \
+                  write them as JSON with `stackprof --json FILE > out.stackprof.json` and read that as stackprof"
+                .to_string(),
+        });
+    }
     let decided = match named {
         Some(format) => (format, Reason::Named),
         None => detect_unnamed(path, head, diag)?,

@@ -378,10 +378,16 @@ pub(crate) fn write(
         return Err(Error::Unrepresentable { format: FORMAT, what: "counts must be whole numbers".into() });
     };
     // Folded stacks of no count would be an empty file, which no reader (proftool's included) takes:
-    // a profile of no count is written as its leaves at 0, said on stderr (one of no stack, an empty
-    // input, as nothing).
+    // a profile of no count is written as its leaves at 0, said on stderr; one of no stack (a
+    // recording of no sample) is refused.
+    if tree.len() == 0 {
+        return Err(Error::Unrepresentable {
+            format: FORMAT,
+            what: "the profile holds no stack (a recording of no sample), and folded stacks of none are an empty file, which no reader takes (pprof and speedscope hold an empty profile)".into(),
+        });
+    }
     let empty = counts.iter().all(|&c| c == 0);
-    if empty && tree.len() > 0 {
+    if empty {
         diag.warn("folded-empty", None, || {
             "folded: the profile holds no count: its stacks are written at 0, so that the file reads back".to_string()
         });

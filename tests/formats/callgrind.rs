@@ -242,3 +242,13 @@ fn compressed_counts_and_undefined_objects_read() {
     let (_, stderr) = info("callgrind/compressed.callgrind");
     assert!(stderr.contains("line 17 (byte 421): 1 object number(s) used without a definition"), "{stderr}");
 }
+
+/// An event whose long name gives its unit (`event: t : Wall time (elapsed ns)`, a hand-written
+/// tracer's file, fixtures/README.md) is time: callgrind_annotate's totals of the file, `work.c:work`
+/// 900 and `work.c:main` 100 of 1,000, in ns.
+#[test]
+fn an_events_long_name_gives_its_unit() {
+    let (text, _) = crate::support::binary::info("callgrind/elapsed.callgrind");
+    assert!(text.contains("metric     t (time, ns, additive): total 1000\n"), "{text}");
+    assert!(text.contains("  900   90.0%  work\n"), "{text}");
+}

@@ -25,13 +25,13 @@ fn try_write(format: Format, profile: &Profile) -> Result<Vec<u8>, proftool::Err
 /// Time is divided into samples of 1 ms, so that two profiles whose times a writer rounded apart (to
 /// whole nanoseconds, say) give the same stacks.
 pub fn stacks(profile: &Profile) -> String {
+    if profile.tree.is_empty() {
+        // No stack at all (folded refuses it).
+        return String::new();
+    }
     let options = ConvertOptions::new(Some(proftool::convert::DEFAULT_INTERVAL));
     let mut out = Vec::new();
     Format::Folded.write(profile.clone(), &mut out, &options, &mut Diagnostics::default()).unwrap();
-    if out.is_empty() {
-        // No stack at all (reading that back is an error).
-        return String::new();
-    }
     let folded = read_bytes(Format::Folded, &out).0.unwrap();
     let text = String::from_utf8(write(Format::Folded, &ops::normalize(&folded))).unwrap();
     text.lines().filter(|l| !l.ends_with(" 0")).map(|l| format!("{l}\n")).collect()
@@ -66,6 +66,13 @@ pub fn check_pair(origin: Option<Format>, target: Format, profile: &Profile, lab
         return match try_write(target, profile) {
             Err(proftool::Error::Unrepresentable { what, .. }) if what.contains("--metric") => failures,
             other => vec![format!("{label}: {target} takes a profile with no time: {:?}", other.map(|_| ()))],
+        };
+    }
+    if profile.tree.is_empty() && target == Format::Folded {
+        // A profile of no stack: folded stacks of it would be an empty file, which nothing reads.
+        return match try_write(target, profile) {
+            Err(proftool::Error::Unrepresentable { what, .. }) if what.contains("no stack") => failures,
+            other => vec![format!("{label}: {target} takes a profile of no stack: {:?}", other.map(|_| ()))],
         };
     }
     if holds_nothing_but_threads(profile, target) {

@@ -248,7 +248,7 @@ fn a_raw_perf_data_is_answered_with_perf_script() {
 /// simpleperf's `report_sample.py` text (hand-written with its format strings, fixtures/README.md):
 /// tab-separated fields, told by content and read as perf. The Firefox Profiler, which reads it with
 /// its perf importer (profiler-cli 0.10.0, `thread samples-top-down --include-idle`), counts
-/// `RenderThread`'s 3 samples as `__start_thread;render` 1 and `…;render;leaf` 2, and `main`'s 2 as
+/// `RenderThread`'s 3 samples as `__start_thread;render` 1 and `…;render;leaf` 2, and `org.example`'s 2 as
 /// `main;parse` 1 and `main;parse;memcpy` 1; here, by count too (`--metric samples`), and by the
 /// periods of `cpu-clock` (ns) by default: `parse`'s own sample holds 2,000,000.
 #[test]
@@ -258,8 +258,8 @@ fn simpleperfs_report_sample_text_reads_as_perf() {
     let expected = [
         "RenderThread;__start_thread;render 1",
         "RenderThread;__start_thread;render;leaf 2",
-        "main;main;parse 1",
-        "main;main;parse;memcpy 1",
+        "org.example;main;parse 1",
+        "org.example;main;parse;memcpy 1",
     ];
     assert_eq!(sorted(&out), expected);
     let (text, _) = crate::support::binary::info("perf/simpleperf.perf");

@@ -468,7 +468,7 @@ mod tests {
 
     /// A backtrace of no frame written whole with its id (`<backtrace id="4"/>`) is named by a later
     /// row's ref, as inferno-collapse-xctrace reads it (once refused as a ref to nothing); its rows
-    /// have no stack.
+    /// are counted under `(empty backtrace)`, as inferno counts them (a stack of no frame).
     #[test]
     fn an_empty_backtrace_is_named_by_its_id() {
         let xml = r#"<?xml version="1.0"?>
@@ -478,7 +478,8 @@ mod tests {
 <row><weight ref="1"/><backtrace ref="4"/></row>
 </node></trace-query-result>"#;
         let profile = read(&mut xml.as_bytes(), &mut Diagnostics::default()).unwrap();
-        assert_eq!(profile.tree.len(), 1);
+        assert_eq!(profile.tree.len(), 2);
+        assert_eq!(profile.total(0), Value::Int(3));
         let twice = xml.replace(r#"<backtrace ref="4"/>"#, r#"<backtrace id="4"/>"#);
         let error = read(&mut twice.as_bytes(), &mut Diagnostics::default()).unwrap_err().to_string();
         assert!(error.contains("id=\"4\" a second time"), "{error}");

@@ -252,3 +252,18 @@ fn an_events_long_name_gives_its_unit() {
     assert!(text.contains("metric     t (time, ns, additive): total 1000\n"), "{text}");
     assert!(text.contains("  900   90.0%  work\n"), "{text}");
 }
+
+/// A function's code inlined from another file (`fi=(160) work.h` in `parse_input`, 2 Ir, beside
+/// its 20 in work.c, as callgrind_annotate totals `work.h:parse_input` and `work.c:parse_input`) is
+/// part of the function in the tree, not a call of it into itself: `parse_input` 22 of its own,
+/// `leaf` its one callee.
+#[test]
+fn inlined_code_of_another_file_is_no_recursion() {
+    let out = proftool().args(["tree", "-q"]).arg(fixture("callgrind/lines.callgrind")).assert().success();
+    let tree = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let lines: Vec<&str> = tree.lines().collect();
+    let at = lines.iter().position(|l| l.ends_with(" parse_input")).unwrap();
+    assert_eq!(lines[at].split_whitespace().take(4).collect::<Vec<_>>(), ["2435", "35.5", "22", "0.3"], "{tree}");
+    assert!(lines[at + 1].ends_with(" leaf"), "{tree}");
+    assert_eq!(tree.matches("parse_input").count(), 1, "{tree}");
+}

@@ -33,8 +33,11 @@
 //! interval (a Go CPU profile's `samples` for its `cpu`).
 //!
 //! **Lost on write**: everything but one count per node and the frame names: other metrics, modules,
-//! line numbers (line frames merge into their functions), per-function counts, header facts. An inner
-//! node with a self count of 0 writes no line of its own (its children's lines imply it); a leaf does. A `;` inside a frame name would split the frame, so it is
+//! line numbers (line frames merge into their functions), per-function counts, header facts. A node
+//! with a self count of 0 writes no line (its children's lines imply an inner one; a stack of count
+//! 0 is drawn by nothing), but where every count is 0: then its leaves are written at 0, said, so
+//! that the file reads back; a profile of no stack (a recording of no sample) is refused, as folded
+//! stacks of it would be an empty file nothing reads. A `;` inside a frame name would split the frame, so it is
 //! written as `,`, and a newline as a space, each with a warning. A name that ends in a space and a
 //! number (`CAPI Execution Listener 1`) would make the line read as a differential one (two counts)
 //! by `inferno-flamegraph` and `flamegraph.pl`: that space is written as a no-break space (U+00A0),

@@ -22,7 +22,8 @@
 //! 1-based, column 0-based), a label frame (`nsRefreshDriver::Tick`) or an address otherwise; a
 //! sample is its `stack` (or `null`) and its `time` in ms. `meta.interval` is the sampling interval
 //! in ms; `duration` the recording's length in ms. Subprocesses' profiles are under `processes`
-//! (in older versions as JSON strings, as threads may be).
+//! (in older versions as JSON strings, as threads may be; up to version 4 a subprocess's whole
+//! profile is a JSON string among the threads).
 //!
 //! **Model**: as speedscope reads it: a frame is a function where its location is
 //! `name (file[:line[:column]])`, named `name`, its file as module and where it is defined
@@ -30,14 +31,17 @@
 //! (Firefox's own label frames and addresses) or whose file is `resource:…` or `self-hosted` is
 //! Firefox's own code, left out of the stacks (said on stderr). Each sample's stack holds from its
 //! time to the next sample's (speedscope's evented profile): the metric `time` in ms, the one the
-//! profile is weighed by; the last sample has none. A sample whose stack has no frame left is
+//! profile is weighed by; the last sample holds one interval, as the profiler's traced time gives it
+//! (speedscope gives it none). A sample whose stack has no frame left is
 //! idle, left out as speedscope leaves it out of its call tree (said on stderr with its time).
 //! `samples` counts the samples of each stack. Each thread is a thread root named after it (a
 //! second of one name, a subprocess's `GeckoMain`, with ` (tid N)` after it, or its JSON path;
 //! speedscope reads one thread, `GeckoMain` where there are several); a thread without samples (of
 //! markers alone) is none; `meta.interval` is the interval, the file's `label` the title.
 //!
-//! **Errors**: JSON errors at their line and column; a table without the columns read, a sample,
+//! **Errors**: JSON errors at their line and column (in a thread or subprocess kept as a JSON
+//! string, at its byte in the file, found as serde_json escapes the string); a table without the
+//! columns read, a sample,
 //! stack or frame that names no row or string, a stack whose prefix is not an earlier stack, and
 //! samples out of time order are errors naming the place as a JSON path.
 //!

@@ -1,7 +1,8 @@
 //! The Firefox Profiler's processed profile JSON (profiler.firefox.com), as samply writes it through
 //! the crate `fxprof-processed-profile`: written at version 55 (`meta.preprocessedProfileVersion`
-//! 55, `meta.version` 24, those of fxprof-processed-profile 0.8.1), read at versions 41 to 70 (the
-//! profiler's own of today), whose tables hold the columns read here, in the places said below.
+//! 55, `meta.version` 24, those of fxprof-processed-profile 0.8.1), read at versions 0 to 70 (the
+//! profiler's own of today), whose tables hold the columns read here, in the places said below
+//! (versions below 41 upgraded first, `upgrade.rs`).
 //!
 //! ```text
 //! {"meta":{"interval":1.0,"preprocessedProfileVersion":55,"version":24,"product":"work",
@@ -31,19 +32,23 @@
 //! file as a `source` of `profile.shared.sources` (its `filename`) from 58, the stack, frame,
 //! function and resource tables in `profile.shared` (every thread's samples pointing into them) from
 //! 60, a stack's caller as its `prefixOffset` (how many stacks before it; 0: none) from 66. Versions
-//! below 41 keep libraries and resources per thread otherwise; the profiler upgrades them.
+//! below 41 name threads, functions, files and weights otherwise: they are upgraded as the
+//! profiler's upgraders change them (`upgrade.rs`). A file of version 0 states none: its `meta`
+//! comes first and its threads hold a `stringArray` (a Gecko profile's a `stringTable`), as the
+//! profiler tells one; samply's keys may come sorted (`libs` before `meta`).
 //!
 //! **Model**: each thread a thread root named after it (a second thread of one name gets
-//! ` (tid N)` after it); its stacks below it, a sample with no stack the thread's own. A frame is a
-//! function named by its `name`, its module the function's `fileName`, else its resource's name (the
-//! library of an unsymbolicated address, as samply writes them); where the frame has a `line` a
+//! ` (tid N)` after it); its stacks below it; a sample with no stack left out, as the profiler's call
+//! tree leaves it out (their number said on stderr). A frame is a function named by its `name`, its
+//! module the function's `fileName`, else its resource's name (the library of an unsymbolicated
+//! address, as samply writes them, which also names it as the profiler does: `libc.so.6!0x27249`); where the frame has a `line` a
 //! source-line frame (its `column` the clause); where the function has a `fileName` and a
 //! `lineNumber`, where it is defined ([`crate::model::DEFINED_AT`]); its category's name the frame
 //! fact `firefox.category`. Metrics by weight type: `samples` (a count of samples, at
 //! `meta.interval`, the profile's interval), `time` in ms (`tracing-ms`), `size` in bytes (`bytes`).
 //! `meta.product` is the title.
 //!
-//! **Errors**: JSON errors at their line and column; a version outside 41 to 70 (naming the versions
+//! **Errors**: JSON errors at their line and column; a version above 70 (naming the versions
 //! read); a sample, stack, frame, function or string index out of its table, a prefix that is not an
 //! earlier stack, columns shorter than their table's `length`, and an unknown `weightType`, each
 //! naming the place as a JSON path.
@@ -54,8 +59,8 @@
 //! function per name, module and place of definition (`fileName`, `lineNumber`, `columnNumber`); a
 //! sample per node with a value, weighed by it, at a running time: each count of samples one
 //! interval long (the profile's, else `--interval`, else 1 ms), time as long as it is, bytes one
-//! interval each; a thread's own value as a sample with no stack (which the profiler's call tree
-//! leaves out: said on stderr). Empty markers, native symbols, resources and libraries.
+//! interval each; a thread's own value (a sample with no stack, which the profiler's call tree
+//! leaves out) left out, said on stderr. Empty markers, native symbols, resources and libraries.
 //!
 //! **Lost**: the order of samples in time and their times, markers, counters, `threadCPUDelta`,
 //! libraries and addresses, JS and native allocations, subcategories, pages, processes (their

@@ -15,7 +15,11 @@
 //!         perfwork  5801   180.962862:    1001001 cpu-clock:      55dd8b8f51a2 leaf+0x39 (/tmp/perfwork)
 //! ```
 //!
-//! (Frame lines start with a TAB, shown here as spaces.)
+//! (Frame lines start with a TAB, shown here as spaces.) Android's simpleperf prints the same with
+//! its `report_sample.py`, separating fields with tabs (`Gecko\t25122 [007] 115539.936601:\t\t1000000
+//! task-clock:u:`, frames `        b3cea6c4\tLock::unlock() (/system/lib/libc.so)`, an address padded
+//! to 16 columns and no leading tab), as the Firefox Profiler's perf importer reads it: tabs after a
+//! line's leading white space are read as spaces.
 //!
 //! **Grammar**: lines starting with `#` are skipped anywhere. A record is a *header line* and its
 //! frames, innermost first, ended by a blank (or whitespace-only) line. The header is `COMM TID` or

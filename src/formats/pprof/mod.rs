@@ -48,7 +48,8 @@
 //! the leaf up; a location and a function per frame, the function named by the frame, its file name
 //! the file of `defined-at` where that holds a location (whose line is the function's start line, and
 //! the location's line for a frame that is not a source line), else the frame's module; a mapping
-//! per file frames were in (`pprof.mapping`, else the module), the program's first (the first met
+//! per file frames were in (`pprof.mapping`, else the module where it is no source file: callgrind's
+//! `clone.S` is none), the program's first (the first met
 //! that is no library, kernel or JIT code), as `go tool pprof` takes the first for the program;
 //! the frame's source line (and clause, as its column);
 //! the interval as the period (CPU time in nanoseconds, or the period type read); the title as

@@ -61,26 +61,18 @@ pub fn check_pair(origin: Option<Format>, target: Format, profile: &Profile, lab
             Err(e) => vec![format!("{label}: {target} is not written: {e}")],
         };
     }
+    // A heap profile's bytes and objects are no samples: such a target must refuse it.
     if refuses_for_want_of_time(profile, target) {
-        // A heap profile's bytes and objects are no samples: such a target must refuse it.
-        return match try_write(target, profile) {
-            Err(proftool::Error::Unrepresentable { what, .. }) if what.contains("--metric") => failures,
-            other => vec![format!("{label}: {target} takes a profile with no time: {:?}", other.map(|_| ()))],
-        };
+        return refused(target, profile, "--metric", &format!("{label}: {target} takes a profile with no time"));
     }
+    // A profile of no stack: folded stacks of it would be an empty file, which nothing reads.
     if profile.tree.is_empty() && target == Format::Folded {
-        // A profile of no stack: folded stacks of it would be an empty file, which nothing reads.
-        return match try_write(target, profile) {
-            Err(proftool::Error::Unrepresentable { what, .. }) if what.contains("no stack") => failures,
-            other => vec![format!("{label}: {target} takes a profile of no stack: {:?}", other.map(|_| ()))],
-        };
+        return refused(target, profile, "no stack", &format!("{label}: {target} takes a profile of no stack"));
     }
+    // Samples with no frame but their thread: nothing is left to write where threads go.
     if holds_nothing_but_threads(profile, target) {
-        // Samples with no frame but their thread: nothing is left to write where threads go.
-        return match try_write(target, profile) {
-            Err(proftool::Error::Unrepresentable { what, .. }) if what.contains("nothing but threads") => failures,
-            other => vec![format!("{label}: {target} takes a profile of threads only: {:?}", other.map(|_| ()))],
-        };
+        let wrong = format!("{label}: {target} takes a profile of threads only");
+        return refused(target, profile, "nothing but threads", &wrong);
     }
     let expected = projected(profile, target);
     if expected.metrics().is_empty() {
@@ -153,6 +145,15 @@ pub fn check_pair(origin: Option<Format>, target: Format, profile: &Profile, lab
         failures.push(format!("{label}: stacks changed:\n{}---\n{}", stacks(&expected), stacks(&reread)));
     }
     failures
+}
+
+/// No failure where writing `profile` as `target` is refused saying `why`; else `wrong` and what
+/// writing did.
+fn refused(target: Format, profile: &Profile, why: &str, wrong: &str) -> Vec<String> {
+    match try_write(target, profile) {
+        Err(proftool::Error::Unrepresentable { what, .. }) if what.contains(why) => Vec::new(),
+        other => vec![format!("{wrong}: {:?}", other.map(|_| ()))],
+    }
 }
 
 /// Whether `target` weighs stacks by time (samples, ticks or time) and `profile` is weighed by a

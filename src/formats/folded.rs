@@ -383,7 +383,7 @@ pub(crate) fn write(
     // Folded stacks of no count would be an empty file, which no reader (proftool's included) takes:
     // a profile of no count is written as its leaves at 0, said on stderr; one of no stack (a
     // recording of no sample) is refused.
-    if tree.len() == 0 {
+    if tree.is_empty() {
         return Err(Error::Unrepresentable {
             format: FORMAT,
             what: "the profile holds no stack (a recording of no sample), and folded stacks of none are an empty file, which no reader takes (pprof and speedscope hold an empty profile)".into(),

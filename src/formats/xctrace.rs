@@ -115,9 +115,17 @@ struct PendingFrame {
 /// The pseudo-frame the rows of an empty backtrace are counted under.
 const EMPTY_BACKTRACE: &str = "(empty backtrace)";
 
-/// The frame of [`EMPTY_BACKTRACE`].
-fn empty_frame(profile: &mut Profile) -> FrameId {
-    profile.frames.intern(FrameRef::named(EMPTY_BACKTRACE, FrameKind::Pseudo))
+/// Adds a row's sample of `frames` (innermost first); a row of an empty backtrace, a stack of no
+/// frame to inferno, is counted under [`EMPTY_BACKTRACE`]. Whether it was one.
+fn add_row(profile: &mut Profile, stacks: &mut StackTree, frames: &[FrameId]) -> bool {
+    match frames.is_empty() {
+        true => stacks.next().push(profile.frames.intern(FrameRef::named(EMPTY_BACKTRACE, FrameKind::Pseudo))),
+        false => stacks.next().extend(frames.iter().rev()),
+    }
+    if let Some(leaf) = stacks.add(&mut profile.tree) {
+        profile.tree.add_self(0, leaf, Value::Int(1));
+    }
+    frames.is_empty()
 }
 
 /// A row's backtrace: one written before it (by its id), or its own without an id.
@@ -316,16 +324,7 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
                         Some(RowStack::Own(frames)) => frames.as_slice(),
                         None => continue,
                     };
-                    // A row of an empty backtrace is a stack of no frame to inferno: counted under
-                    // a pseudo-frame of its own.
-                    empty_rows += usize::from(frames.is_empty());
-                    match frames.is_empty() {
-                        true => stacks.next().push(empty_frame(&mut profile)),
-                        false => stacks.next().extend(frames.iter().rev()),
-                    }
-                    if let Some(leaf) = stacks.add(&mut profile.tree) {
-                        profile.tree.add_self(0, leaf, Value::Int(1));
-                    }
+                    empty_rows += usize::from(add_row(&mut profile, &mut stacks, frames));
                     match (interval, row_weight.take()) {
                         (_, None) => {}
                         (None, Some(weight)) if other_weights == 0 => interval = Some(weight),

@@ -52,9 +52,16 @@ pub fn with_one_dash_hint(mut err: clap::Error, args: &[String]) -> clap::Error 
         let name = word.strip_prefix('-').filter(|rest| !rest.starts_with('-')).map(|rest| rest.split('=').next());
         name.flatten().is_some_and(|name| name.len() > 1 && is_long(name))
     });
+    let other_tools = || args.iter().skip(1).take_while(|word| *word != "--").find_map(|word| other_tools_switch(word));
     let hint = match one_dash {
         Some(word) => Some(format!("did you mean -{word}? proftool's long switches take two dashes")),
-        None => args.iter().skip(1).take_while(|word| *word != "--").find_map(|word| other_tools_switch(word)),
+        None => other_tools().map(|(switch, hint)| {
+            // clap's own tip names the switch spelt closest (`--sort`: `--format`), not the one meant.
+            if err.get(ContextKind::SuggestedArg).is_some() {
+                err.insert(ContextKind::SuggestedArg, ContextValue::String(switch.into()));
+            }
+            hint
+        }),
     };
     if let Some(hint) = hint {
         err.insert(ContextKind::Suggested, ContextValue::StyledStrs(vec![hint.into()]));
@@ -62,17 +69,18 @@ pub fn with_one_dash_hint(mut err: clap::Error, args: &[String]) -> clap::Error 
     err
 }
 
-/// The answer to a switch other profilers' reports take (`go tool pprof -top`, `perf report
-/// --sort`, a `--limit` of rows) where proftool's has another name; `None` for any other word.
-fn other_tools_switch(word: &str) -> Option<String> {
+/// proftool's switch for one other profilers' reports take (`go tool pprof -top`, `perf report
+/// --sort`, a `--limit` of rows) and the answer naming it; `None` for any other word.
+fn other_tools_switch(word: &str) -> Option<(&'static str, String)> {
     let word = word.split('=').next().filter(|w| w.starts_with('-'))?;
-    let name = word.trim_start_matches('-');
-    match name {
-        "top" | "limit" | "head" | "n" | "nodecount" => {
-            Some(format!("did you mean --first N? proftool's reports show their first N rows with --first, not {word}"))
-        }
-        "sort" | "sort-by" | "order" => Some(format!(
-            "did you mean --exclusive? proftool's reports sort by total, or by self value with --exclusive, not {word}"
+    match word.trim_start_matches('-') {
+        "top" | "limit" | "head" | "n" | "nodecount" => Some((
+            "--first",
+            format!("did you mean --first N? proftool's reports show their first N rows with --first, not {word}"),
+        )),
+        "sort" | "sort-by" | "order" => Some((
+            "--exclusive",
+            format!("did you mean --exclusive? proftool's reports sort by total, or by self value with --exclusive, not {word}"),
         )),
         _ => None,
     }

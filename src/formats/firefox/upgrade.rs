@@ -32,11 +32,12 @@ pub(super) fn upgrade(threads: &mut [Thread], version: u64) {
         let Some(strings) = thread.tables.string_array.as_mut() else { continue };
         let Some(funcs) = thread.tables.func_table.as_mut() else { continue };
         let mut strings = Strings::of(strings);
-        let length = funcs.length;
+        // The functions the file holds (a damaged `length` allocates nothing: the reader refuses it).
+        let length = funcs.length.min(funcs.name.len());
         funcs.file_name.resize(length.max(funcs.file_name.len()), None);
         funcs.line_number.resize(length.max(funcs.line_number.len()), None);
         funcs.column_number.resize(length.max(funcs.column_number.len()), None);
-        for f in 0..length.min(funcs.name.len()) {
+        for f in 0..length {
             let is_js = funcs.is_js.get(f).copied().unwrap_or(false);
             let Some(name) = strings.get(funcs.name[f]).map(str::to_owned) else { continue };
             if version < 4 && is_js {

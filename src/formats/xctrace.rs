@@ -282,7 +282,7 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
                 let text = text.decode().map_err(|_| ParseError {
                     format: FORMAT,
                     position: Position::byte(at),
-                    kind: ParseErrorKind::Encoding,
+                    kind: ParseErrorKind::Encoding { found: None },
                 })?;
                 weight_text.push_str(&text);
             }

@@ -90,8 +90,12 @@ pub enum ParseErrorKind {
         found: i64,
     },
     /// Text that is not valid UTF-8 in a format that requires it.
-    #[error("invalid UTF-8 (the format is UTF-8 text)")]
-    Encoding,
+    #[error("invalid UTF-8 (the format is UTF-8 text){}", found.as_ref().map_or(String::new(), |f| format!(", found {f}")))]
+    Encoding {
+        /// The bytes from the first that is not UTF-8 on, as hex (`bytes ff fe 61`), where the
+        /// reader has them.
+        found: Option<String>,
+    },
     /// The input could not be read.
     #[error("{0}")]
     Io(#[from] io::Error),

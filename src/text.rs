@@ -475,7 +475,7 @@ impl<'r> Blocks<'r> {
                 line: Some(self.line + lines_before),
                 column: Some(column),
             },
-            kind: ParseErrorKind::Encoding,
+            kind: ParseErrorKind::Encoding { found: Some(crate::error::excerpt(&block[bad..])) },
         }
     }
 }
@@ -832,7 +832,7 @@ mod tests {
         let mut input = "x ".repeat(BLOCK).into_bytes();
         input.extend_from_slice(b"ab\xff 1\n");
         let want = format!(
-            "ghc-px: line 1, column {} (byte {}): invalid UTF-8 (the format is UTF-8 text)",
+            "ghc-px: line 1, column {} (byte {}): invalid UTF-8 (the format is UTF-8 text), found bytes ff 20 31 0a",
             2 * BLOCK + 3,
             2 * BLOCK + 2
         );
@@ -845,7 +845,9 @@ mod tests {
         let line = BLOCK / 5 + 4;
         let byte = input.len() + 2; // after "ab"
         input.extend_from_slice(b"ab\xffc 1\n");
-        let want = format!("folded: line {line}, column 3 (byte {byte}): invalid UTF-8 (the format is UTF-8 text)");
+        let want = format!(
+            "folded: line {line}, column 3 (byte {byte}): invalid UTF-8 (the format is UTF-8 text), found bytes ff 63 20 31 0a"
+        );
         assert_eq!(all_lines(&input, 4096).unwrap_err(), want);
         assert_eq!(all_lines_pipelined(&input, 4096).unwrap_err(), want);
     }
@@ -893,7 +895,7 @@ mod tests {
             |line, ()| {
                 seen += 1;
                 if seen == 10 {
-                    return Err(line.error(ParseErrorKind::Encoding));
+                    return Err(line.error(ParseErrorKind::Encoding { found: None }));
                 }
                 Ok(())
             },

@@ -221,20 +221,23 @@ fn svg_and_pprof_hold_stacks_of_a_deep_chain_to_the_output_limit() {
 /// `f1`, and so on to `f{levels}`; each function costs 1 Ir of its own on line 1 and each call one
 /// call and its callee's inclusive cost.
 fn nested_diamonds(levels: usize) -> String {
-    let mut inclusive = vec![1u64; levels + 1];
+    // Each function costs `unit` of its own: a multiple of 2^levels, so that halving a cost at
+    // every diamond leaves whole numbers (no stack of the tree weighs 0, which folded leaves out).
+    let unit = 1u64 << levels;
+    let mut inclusive = vec![unit; levels + 1];
     for k in (0..levels).rev() {
-        inclusive[k] = 1 + 2 * (1 + inclusive[k + 1]);
+        inclusive[k] = unit + 2 * (unit + inclusive[k + 1]);
     }
     let mut text = String::from("# callgrind format\nversion: 1\ncreator: diamonds\nevents: Ir\nfl=d.c\n");
     for k in 0..=levels {
-        text.push_str(&format!("fn=f{k}\n1 1\n"));
+        text.push_str(&format!("fn=f{k}\n1 {unit}\n"));
         for side in ["a", "b"].iter().filter(|_| k < levels) {
-            text.push_str(&format!("cfn={side}{k}\ncalls=1 1\n1 {}\n", 1 + inclusive[k + 1]));
+            text.push_str(&format!("cfn={side}{k}\ncalls=1 1\n1 {}\n", unit + inclusive[k + 1]));
         }
     }
     for k in 0..levels {
         for side in ["a", "b"] {
-            text.push_str(&format!("fn={side}{k}\n1 1\ncfn=f{}\ncalls=1 1\n1 {}\n", k + 1, inclusive[k + 1]));
+            text.push_str(&format!("fn={side}{k}\n1 {unit}\ncfn=f{}\ncalls=1 1\n1 {}\n", k + 1, inclusive[k + 1]));
         }
     }
     text
@@ -267,7 +270,7 @@ fn a_call_graph_that_explodes_is_said_and_held_to_the_output_limit() {
         let stderr = String::from_utf8(out.stderr).unwrap();
         assert_eq!(out.status.code(), Some(1), "{output}: {stderr}");
         assert!(
-            stderr.contains("it would be ") && stderr.contains("more than --max-output-size 10240 allows"),
+            stderr.contains("would be ") && stderr.contains("more than --max-output-size 10240 allows"),
             "{stderr}"
         );
         assert_eq!(files_in(dir.path()), vec!["diamonds.callgrind"], "{output}");
@@ -806,4 +809,16 @@ fn view_writes_its_page_into_a_private_folder_of_its_own() {
     }
     assert_ne!(pages[0].parent(), pages[1].parent());
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "mine\n");
+}
+
+/// Other profilers' switches for a report's rows and order (`go tool pprof -top`, a `--limit`,
+/// `perf report --sort`) are usage errors (exit 2) that name proftool's: `--first N`, `--exclusive`.
+#[test]
+fn other_tools_switches_are_told_proftools() {
+    let perf = fixture("perf/work.perf");
+    for (typed, meant) in [("--top", "--first N"), ("--limit=5", "--first N"), ("--sort", "--exclusive")] {
+        let out = proftool().args(["summary", typed]).arg(&perf).assert().code(2);
+        let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        assert!(stderr.contains(&format!("tip: did you mean {meant}? ")), "{typed}: {stderr}");
+    }
 }

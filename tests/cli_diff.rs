@@ -388,3 +388,18 @@ fn control_characters_in_names_leave_the_junit_verdict_well_formed() {
     assert!(junit.contains(r#"<testcase classname="proftool.diff" name="f\u{1b}"/>"#), "{junit}");
     assert!(stderr.contains("junit: 29 name(s) hold control characters that XML 1.0 cannot carry"), "{stderr}");
 }
+
+/// A side read from stdin is `<stdin>` in the heading and the JSON, as every message names it.
+#[test]
+fn stdin_is_named_stdin() {
+    let path = fixture("perf/work.perf");
+    let bytes = std::fs::read(&path).unwrap();
+    let diff = |format: &str| {
+        let out = proftool().args(["diff", "--format", format, "-"]).arg(&path).write_stdin(bytes.clone()).assert();
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    let text = diff("text");
+    assert!(text.starts_with("BASE <stdin>: "), "{text}");
+    let json: serde_json::Value = serde_json::from_str(&diff("json")).unwrap();
+    assert_eq!(json["base"]["file"], "<stdin>");
+}

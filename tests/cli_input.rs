@@ -318,7 +318,7 @@ fn json_of_no_known_kind_says_where_each_json_format_found_it_wanting() {
   heapprofile: its first key is not "head"
   stackprof: no "mode" of stackprof's (cpu, wall, object, custom)
   gecko: no first key "label" (a saved recording) or "meta" of a Gecko profile
-  firefox: no first key "meta"
+  firefox: no "meta" with a "preprocessedProfileVersion"
   safari: no "recording"
 "#;
     assert!(err.ends_with(expected), "{err}");

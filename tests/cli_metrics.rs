@@ -147,7 +147,7 @@ fn time_written_as_one_count_per_stack_stays_exact_in_the_sources_unit() {
         .arg("-")
         .assert()
         .success()
-        .stdout("main.br:50.1 1000000\nmain.br:50.1;FNREAD 0\nmain.br:50.1;main.br:7.0 0\n");
+        .stdout("main.br:50.1 1000000\n");
     // Read back with its unit, the folded file is time again.
     let dir = temp();
     let folded = dir.path().join("timed.folded");

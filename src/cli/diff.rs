@@ -250,9 +250,13 @@ impl DiffArgs {
     }
 }
 
-/// How the heading names a side of `runs`: its file, or its first file and how many runs.
+/// How the heading names a side of `runs`: its file (`<stdin>` for `-`), or its first file and how
+/// many runs.
 fn side_label(runs: &[PathBuf]) -> String {
-    let first = stream_name(&runs[0]).into_owned();
+    let first = match runs[0] == Path::new("-") {
+        true => "<stdin>".to_string(),
+        false => runs[0].to_string_lossy().into_owned(),
+    };
     match runs.len() {
         1 => first,
         n => format!("{first} and {} more ({n} runs)", n - 1),

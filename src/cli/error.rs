@@ -52,11 +52,38 @@ pub fn with_one_dash_hint(mut err: clap::Error, args: &[String]) -> clap::Error 
         let name = word.strip_prefix('-').filter(|rest| !rest.starts_with('-')).map(|rest| rest.split('=').next());
         name.flatten().is_some_and(|name| name.len() > 1 && is_long(name))
     });
-    if let Some(word) = one_dash {
-        let hint = format!("did you mean -{word}? proftool's long switches take two dashes");
+    let other_tools = || args.iter().skip(1).take_while(|word| *word != "--").find_map(|word| other_tools_switch(word));
+    let hint = match one_dash {
+        Some(word) => Some(format!("did you mean -{word}? proftool's long switches take two dashes")),
+        None => other_tools().map(|(switch, hint)| {
+            // clap's own tip names the switch spelt closest (`--sort`: `--format`), not the one meant.
+            if err.get(ContextKind::SuggestedArg).is_some() {
+                err.insert(ContextKind::SuggestedArg, ContextValue::String(switch.into()));
+            }
+            hint
+        }),
+    };
+    if let Some(hint) = hint {
         err.insert(ContextKind::Suggested, ContextValue::StyledStrs(vec![hint.into()]));
     }
     err
+}
+
+/// proftool's switch for one other profilers' reports take (`go tool pprof -top`, `perf report
+/// --sort`, a `--limit` of rows) and the answer naming it; `None` for any other word.
+fn other_tools_switch(word: &str) -> Option<(&'static str, String)> {
+    let word = word.split('=').next().filter(|w| w.starts_with('-'))?;
+    match word.trim_start_matches('-') {
+        "top" | "limit" | "head" | "n" | "nodecount" => Some((
+            "--first",
+            format!("did you mean --first N? proftool's reports show their first N rows with --first, not {word}"),
+        )),
+        "sort" | "sort-by" | "order" => Some((
+            "--exclusive",
+            format!("did you mean --exclusive? proftool's reports sort by total, or by self value with --exclusive, not {word}"),
+        )),
+        _ => None,
+    }
 }
 
 /// Writes `line` to stderr. A stderr that cannot be written (a pipe closed early, as in

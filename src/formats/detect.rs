@@ -118,6 +118,14 @@ pub fn detect_input(
                 .to_string(),
         });
     }
+    if crate::formats::stackprof::is_marshal_dump(head) {
+        return Err(Error::Unreadable {
+            named: named.map(Format::into),
+            why: "the content is stackprof's results as StackProf.run(out: FILE) writes them (a Ruby Marshal dump): \
+                  write them as JSON with `stackprof --json FILE > out.stackprof.json` and read that as stackprof"
+                .to_string(),
+        });
+    }
     let decided = match named {
         Some(format) => (format, Reason::Named),
         None => detect_unnamed(path, head, diag)?,
@@ -138,8 +146,9 @@ fn detect_unnamed(path: Option<&Path>, head: &[u8], diag: &mut Diagnostics) -> R
     let yes: Vec<Format> = readers().filter(|&f| sniff(f) == Sniff::Yes).collect();
     match yes.as_slice() {
         [one] => {
-            if let Some(&ext) = by_ext.first() {
-                if !by_ext.contains(one) {
+            // An extension several formats share (`.json`) says none of them.
+            if let [ext] = by_ext.as_slice() {
+                if ext != one {
                     diag.warn("detect-ext", None, || {
                         format!("the extension says {ext} but the content is {one}; reading it as {one}")
                     });

@@ -33,8 +33,11 @@
 //! interval (a Go CPU profile's `samples` for its `cpu`).
 //!
 //! **Lost on write**: everything but one count per node and the frame names: other metrics, modules,
-//! line numbers (line frames merge into their functions), per-function counts, header facts. An inner
-//! node with a self count of 0 writes no line of its own (its children's lines imply it); a leaf does. A `;` inside a frame name would split the frame, so it is
+//! line numbers (line frames merge into their functions), per-function counts, header facts. A node
+//! with a self count of 0 writes no line (its children's lines imply an inner one; a stack of count
+//! 0 is drawn by nothing), but where every count is 0: then its leaves are written at 0, said, so
+//! that the file reads back; a profile of no stack (a recording of no sample) is refused, as folded
+//! stacks of it would be an empty file nothing reads. A `;` inside a frame name would split the frame, so it is
 //! written as `,`, and a newline as a space, each with a warning. A name that ends in a space and a
 //! number (`CAPI Execution Listener 1`) would make the line read as a differential one (two counts)
 //! by `inferno-flamegraph` and `flamegraph.pl`: that space is written as a no-break space (U+00A0),
@@ -377,7 +380,22 @@ pub(crate) fn write(
     let Values::Int(counts) = tree.self_values(0) else {
         return Err(Error::Unrepresentable { format: FORMAT, what: "counts must be whole numbers".into() });
     };
-    let stacks = Stacks { tree, names: &names, counts };
+    // Folded stacks of no count would be an empty file, which no reader (proftool's included) takes:
+    // a profile of no count is written as its leaves at 0, said on stderr; one of no stack (a
+    // recording of no sample) is refused.
+    if tree.is_empty() {
+        return Err(Error::Unrepresentable {
+            format: FORMAT,
+            what: "the profile holds no stack (a recording of no sample), and folded stacks of none are an empty file, which no reader takes (pprof and speedscope hold an empty profile)".into(),
+        });
+    }
+    let empty = counts.iter().all(|&c| c == 0);
+    if empty {
+        diag.warn("folded-empty", None, || {
+            "folded: the profile holds no count: its stacks are written at 0, so that the file reads back".to_string()
+        });
+    }
+    let stacks = Stacks { tree, names: &names, counts, empty };
     stacks::check_output_size(FORMAT, stacks.size(), options)?;
     if !tree.is_preorder() {
         // Stretches of the walk through child lists.
@@ -418,6 +436,8 @@ struct Stacks<'p> {
     tree: &'p CallTree,
     names: &'p Names,
     counts: &'p [i64],
+    /// Every count is 0: the leaves are written at 0.
+    empty: bool,
 }
 
 /// The frames' names back to back, as they are written: a frame's name is looked up for every node,
@@ -460,7 +480,7 @@ impl Stacks<'_> {
             separator + self.names.get(tree.frame(node)).len() as u64
         };
         let line = |node: NodeId, is_leaf: bool| match self.counts[node.index()] {
-            count if count != 0 || is_leaf => (1, 2 + itoa::Buffer::new().format(count).len() as u64),
+            count if count != 0 || (self.empty && is_leaf) => (1, 2 + itoa::Buffer::new().format(count).len() as u64),
             _ => (0, 0),
         };
         stacks::whole_stacks_size(tree, node_bytes, line)
@@ -479,8 +499,9 @@ impl Stacks<'_> {
         for visit in walk {
             self.push_frame(&mut line, &mut ends, visit.depth as usize, visit.node);
             let count = self.counts[visit.node.index()];
-            // A zero count is written only for a leaf: an inner node is implied by its children's lines.
-            if count != 0 || visit.is_leaf {
+            // A stack of count 0 is no line (inferno and flamegraph.pl draw nothing of it), but where
+            // every count is 0.
+            if count != 0 || (self.empty && visit.is_leaf) {
                 let path_end = line.len();
                 line.push(b' ');
                 line.extend_from_slice(digits.format(count).as_bytes());
@@ -552,14 +573,13 @@ mod tests {
     }
 
     /// The folded lines of a tree built in pre-order, made node by node from each node's
-    /// ancestors: a line per node with a count, and per leaf.
+    /// ancestors: a line per node with a count.
     fn lines_node_by_node(profile: &Profile) -> String {
         let tree = &profile.tree;
         let mut expected = String::new();
         for node in tree.nodes() {
             let count = tree.self_value(0, node).as_count();
-            let is_leaf = tree.nodes().nth(node.index() + 1).is_none_or(|next| tree.parent(next) != Some(node));
-            if count != 0 || is_leaf {
+            if count != 0 {
                 let stack = tree.ancestors(node).into_iter().chain([node]);
                 let names: Vec<&str> = stack.map(|n| profile.frames.get(tree.frame(n)).name.as_str()).collect();
                 expected.push_str(&format!("{} {count}\n", names.join(";")));
@@ -647,11 +667,11 @@ mod tests {
     fn estimated_size(profile: &Profile) -> u64 {
         let (names, _) = Names::of(profile);
         let Values::Int(counts) = profile.tree.self_values(0) else { panic!("counts") };
-        Stacks { tree: &profile.tree, names: &names, counts }.size()
+        Stacks { tree: &profile.tree, names: &names, counts, empty: counts.iter().all(|&c| c == 0) }.size()
     }
 
-    /// The estimate by hand: `a;b 3` (6 bytes), `a;c 0` (a leaf of no count: 6), `d 12` (5), and
-    /// `a` (an inner node of no count) no line: 17 bytes; `Listener 1` is written with a two-byte
+    /// The estimate by hand: `a;b 3` (6 bytes), `d 12` (5), and `a;c` (a leaf of no count) and `a`
+    /// (an inner node of no count) no line: 11 bytes; `Listener 1` is written with a two-byte
     /// no-break space, `Listener\u{a0}1 7` and its line end: 8 + 2 + 1 + 3 = 14 bytes.
     #[test]
     fn the_estimate_is_the_size_written_by_hand() {
@@ -666,13 +686,13 @@ mod tests {
         with_count(&mut profile, Some(root), b, 3);
         with_count(&mut profile, Some(root), c, 0);
         with_count(&mut profile, None, d, 12);
-        assert_eq!(estimated_size(&profile), 17);
+        assert_eq!(estimated_size(&profile), 11);
         let listener = frame(&mut profile, "Listener 1");
         with_count(&mut profile, None, listener, 7);
-        assert_eq!(estimated_size(&profile), 17 + 14);
+        assert_eq!(estimated_size(&profile), 11 + 14);
         let mut written = Vec::new();
         write(&profile, &mut written, &ConvertOptions::default(), &mut Diagnostics::default()).unwrap();
-        assert_eq!(String::from_utf8(written).unwrap(), "a;b 3\na;c 0\nd 12\nListener\u{a0}1 7\n");
+        assert_eq!(String::from_utf8(written).unwrap(), "a;b 3\nd 12\nListener\u{a0}1 7\n");
     }
 
     /// The estimate against what is written, on trees in and out of pre-order, deep and wide.

@@ -22,7 +22,8 @@
 //! 1-based, column 0-based), a label frame (`nsRefreshDriver::Tick`) or an address otherwise; a
 //! sample is its `stack` (or `null`) and its `time` in ms. `meta.interval` is the sampling interval
 //! in ms; `duration` the recording's length in ms. Subprocesses' profiles are under `processes`
-//! (in older versions as JSON strings, as threads may be).
+//! (in older versions as JSON strings, as threads may be; up to version 4 a subprocess's whole
+//! profile is a JSON string among the threads).
 //!
 //! **Model**: as speedscope reads it: a frame is a function where its location is
 //! `name (file[:line[:column]])`, named `name`, its file as module and where it is defined
@@ -30,14 +31,17 @@
 //! (Firefox's own label frames and addresses) or whose file is `resource:…` or `self-hosted` is
 //! Firefox's own code, left out of the stacks (said on stderr). Each sample's stack holds from its
 //! time to the next sample's (speedscope's evented profile): the metric `time` in ms, the one the
-//! profile is weighed by; the last sample has none. A sample whose stack has no frame left is
+//! profile is weighed by; the last sample holds one interval, as the profiler's traced time gives it
+//! (speedscope gives it none). A sample whose stack has no frame left is
 //! idle, left out as speedscope leaves it out of its call tree (said on stderr with its time).
 //! `samples` counts the samples of each stack. Each thread is a thread root named after it (a
 //! second of one name, a subprocess's `GeckoMain`, with ` (tid N)` after it, or its JSON path;
 //! speedscope reads one thread, `GeckoMain` where there are several); a thread without samples (of
 //! markers alone) is none; `meta.interval` is the interval, the file's `label` the title.
 //!
-//! **Errors**: JSON errors at their line and column; a table without the columns read, a sample,
+//! **Errors**: JSON errors at their line and column (in a thread or subprocess kept as a JSON
+//! string, at its byte in the file, found as serde_json escapes the string); a table without the
+//! columns read, a sample,
 //! stack or frame that names no row or string, a stack whose prefix is not an earlier stack, and
 //! samples out of time order are errors naming the place as a JSON path.
 //!
@@ -106,8 +110,8 @@ fn sniff(head: &[u8]) -> Sniff {
 
 /// Whether the input is a JSON object whose first key is `label` followed by `duration` (a saved
 /// recording, its Gecko profile further on), or whose first key is `meta` with a Gecko `version`
-/// and no `preprocessedProfileVersion` (a bare Gecko profile; the processed profile has one); if
-/// not, why not.
+/// and no `preprocessedProfileVersion` (a bare Gecko profile; the processed profile has one) nor a
+/// thread's `stringArray` (a processed profile of version 0, which stated none); if not, why not.
 fn check(head: &[u8]) -> Result<(), &'static str> {
     let head = json::Head::of(head);
     let Some(members) = head.members() else {
@@ -121,7 +125,8 @@ fn check(head: &[u8]) -> Result<(), &'static str> {
     }
     let gecko_meta = members.starts_with(b"\"meta\"")
         && head.mentions(b"\"stackwalk\"")
-        && !head.mentions(b"\"preprocessedProfileVersion\"");
+        && !head.mentions(b"\"preprocessedProfileVersion\"")
+        && !head.mentions(b"\"stringArray\"");
     match gecko_meta {
         true => Ok(()),
         false => Err("no first key \"label\" (a saved recording) or \"meta\" of a Gecko profile"),
@@ -229,15 +234,27 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
             "" => format!("{key}[{i}]"),
             path => format!("{path}.{key}[{i}]"),
         };
+        let misread = |place: String, what: &str, (inner, e): (String, serde_json::Error)| {
+            error_in_string(text, &inner, &e, &format!("{what} at {place}"))
+        };
         for (i, thread) in gecko.threads.into_iter().enumerate() {
-            let thread: Thread =
-                parse(thread).map_err(|e| error(at("threads", i), "a thread (name, samples, tables)", e))?;
+            // Up to version 4 a subprocess's profile is a JSON string among the threads.
+            let value = unstring(thread).map_err(|e| misread(at("threads", i), "a thread or a subprocess", e))?;
+            if value.get("threads").is_some() {
+                let process: Gecko = parse(value)
+                    .map_err(|e| error(at("threads", i), "a Gecko profile of a subprocess", json::found(&e)))?;
+                pending.push((at("threads", i), process));
+                continue;
+            }
+            let thread: Thread = parse(value)
+                .map_err(|e| error(at("threads", i), "a thread (name, samples, tables)", json::found(&e)))?;
             add_thread(&mut profile, &mut index, &thread, &at("threads", i), &mut left_out)
                 .map_err(|(place, expected, found)| error(place, &expected, found))?;
         }
         for (i, process) in gecko.processes.into_iter().enumerate() {
-            let process: Gecko =
-                parse(process).map_err(|e| error(at("processes", i), "a Gecko profile of a subprocess", e))?;
+            let what = "a Gecko profile of a subprocess";
+            let value = unstring(process).map_err(|e| misread(at("processes", i), what, e))?;
+            let process: Gecko = parse(value).map_err(|e| error(at("processes", i), what, json::found(&e)))?;
             pending.push((at("processes", i), process));
         }
     }
@@ -245,14 +262,41 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
     Ok(profile)
 }
 
-/// `value` as a `T`, or as a JSON string holding one (older versions keep subprocesses and their
-/// threads so); what serde says otherwise.
-fn parse<T: serde::de::DeserializeOwned>(value: Json) -> Result<T, String> {
+/// `value`, or the JSON a JSON string holds (older versions keep subprocesses and their threads
+/// so); else the string and serde's error in it.
+fn unstring(value: Json) -> Result<Json, (String, serde_json::Error)> {
     match value {
-        Json::String(text) => serde_json::from_str(&text),
-        value => serde_json::from_value(value),
+        Json::String(inner) => serde_json::from_str(&inner).map_err(|e| (inner, e)),
+        value => Ok(value),
     }
-    .map_err(|e| json::found(&e))
+}
+
+/// `value` as a `T`.
+fn parse<T: serde::de::DeserializeOwned>(value: Json) -> Result<T, serde_json::Error> {
+    serde_json::from_value(value)
+}
+
+/// A JSON error at byte `e` of a JSON string `inner` of the file `text`, at its place in the file:
+/// where the string stands escaped as serde_json escapes it (as Firefox's `JSON.stringify` did),
+/// the error's byte within it escaped the same way; else the string's own line and column.
+fn error_in_string(text: &str, inner: &str, e: &serde_json::Error, expected: &str) -> ParseError {
+    let in_string = json::serde_error(FORMAT, inner, e, expected);
+    let at = usize::try_from(in_string.position.byte).unwrap_or(usize::MAX).min(inner.len());
+    let escaped = |part: &str| serde_json::to_string(part).unwrap_or_default();
+    let start = memchr::memmem::find(text.as_bytes(), escaped(inner).as_bytes());
+    match (start, inner.get(..at)) {
+        (Some(start), Some(before)) => json::error_at(
+            FORMAT,
+            text.as_bytes(),
+            start + escaped(before).len() - 1,
+            ParseErrorKind::Unexpected { expected: expected.into(), found: json::found(e) },
+        ),
+        _ => {
+            let (line, column) = (e.line(), e.column());
+            let found = format!("{} (at line {line}, column {column} of the JSON string)", json::found(e));
+            ParseError { kind: ParseErrorKind::Unexpected { expected: expected.into(), found }, ..in_string }
+        }
+    }
 }
 
 /// What speedscope's reading leaves out, for the warnings.
@@ -374,6 +418,8 @@ fn add_thread(
         }
         times.push(time);
     }
+    // The last sample holds one interval, as the profiler's traced timing gives it.
+    let last_held = profile.meta.interval.map_or(0.0, |interval| interval.as_secs_f64() * 1e3);
     for (i, row) in samples.iter().enumerate() {
         let node = match row.get(stack_column) {
             None | Some(Json::Null) => None,
@@ -381,7 +427,7 @@ fn add_thread(
                 (format!("{path}.samples.data[{i}]"), "a stack, an index into stackTable".into(), value.to_string())
             })?,
         };
-        let held = times.get(i + 1).map_or(0.0, |next| next - times[i]);
+        let held = times.get(i + 1).map_or(last_held, |next| next - times[i]);
         match node {
             Some(node) => {
                 profile.tree.add_self(0, node, Value::Float(held));

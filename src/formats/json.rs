@@ -62,7 +62,10 @@ pub(crate) fn read_all(input: &mut (dyn std::io::Read + Send), format: FormatNam
 
 /// `bytes` as UTF-8 text, or an error at the first byte that is not (JSON is UTF-8).
 pub(crate) fn text(format: FormatName, bytes: &[u8]) -> Result<&str, ParseError> {
-    std::str::from_utf8(bytes).map_err(|e| error_at(format, bytes, e.valid_up_to(), ParseErrorKind::Encoding))
+    std::str::from_utf8(bytes).map_err(|e| {
+        let found = Some(crate::error::excerpt(&bytes[e.valid_up_to()..]));
+        error_at(format, bytes, e.valid_up_to(), ParseErrorKind::Encoding { found })
+    })
 }
 
 /// Appends `text` as a JSON string, escaped by serde_json.

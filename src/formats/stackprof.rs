@@ -28,7 +28,9 @@
 //!
 //! **Errors**: JSON errors at their line and column; a profile without `raw` (taken without
 //! `raw: true`: its stacks are not in the file), a `raw` record cut short, a frame id not in
-//! `frames`, fewer deltas than samples in wall mode, each an error naming the place.
+//! `frames`, fewer deltas than samples in wall mode, each an error naming the place. stackprof's own
+//! results file (`StackProf.run(out: …)`, a Ruby Marshal dump) is refused by detection with the
+//! command that turns it into this JSON (`stackprof --json`).
 //!
 //! **Lost**: the order of the samples in time, per-line counts (`lines`), per-frame counts and
 //! `edges` (derived from the stacks anyway), `metadata`.
@@ -82,6 +84,13 @@ const CARRIES: Carries = Carries {
 
 /// What a stackprof file should be, for serde's errors.
 const EXPECTED: &str = "a stackprof profile (mode, interval, frames, raw, raw_timestamp_deltas)";
+
+/// Whether `head` is stackprof's results as `StackProf.run(out: …)` writes them: a Ruby Marshal dump
+/// (version 4.8, `04 08`) of a hash (`{`) whose keys include the symbol `:mode` (`:`, its length 4
+/// as Marshal writes it, 9, and `mode`).
+pub(crate) fn is_marshal_dump(head: &[u8]) -> bool {
+    head.starts_with(b"\x04\x08{") && memchr::memmem::find(head, b":\x09mode").is_some()
+}
 
 /// `Yes` when [`check`] passes.
 fn sniff(head: &[u8]) -> Sniff {

@@ -177,11 +177,11 @@ impl Layout<'_> {
         let tree = &self.profile.tree;
         nodes.iter().flat_map(move |&node| {
             let own = tree.self_value(0, node).as_count();
-            let has_callees = !self.children.of_node(node).is_empty();
-            // A folded line per node with a count of its own, and per leaf (even at 0).
-            let own_line = (own != 0 || !has_callees).then_some(Item { callee: node, own: true, width: own });
-            let callees_line =
-                has_callees.then(|| Item { callee: node, own: false, width: self.totals[node.index()] - own });
+            let below = self.totals[node.index()] - own;
+            // A folded line per node with a count of its own, as folded stacks write no line of 0.
+            let own_line = (own != 0).then_some(Item { callee: node, own: true, width: own });
+            let has_callees = !self.children.of_node(node).is_empty() && below != 0;
+            let callees_line = has_callees.then_some(Item { callee: node, own: false, width: below });
             own_line.into_iter().chain(callees_line)
         })
     }

@@ -21,7 +21,8 @@
 //! A row's `weight` is the time it stands for, in nanoseconds.
 //!
 //! **Model**, as `inferno-collapse-xctrace` collapses the same file: each row with a backtrace is
-//! one sample of its stack, root first; frames are named by their `name`, a half-demangled Rust
+//! one sample of its stack, root first (an empty backtrace, a stack of no frame to inferno, counted
+//! under the pseudo-frame `(empty backtrace)`, said on stderr); frames are named by their `name`, a half-demangled Rust
 //! symbol tidied ([`super::rust_symbols`]), with their binary's name as module. The interval is the
 //! rows' weight when every row has the same (Instruments samples at 1 ms, or 100 µs in
 //! high-frequency mode); where they differ, the samples still count rows, as inferno counts them,
@@ -39,7 +40,7 @@ use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
 use super::stacks::StackTree;
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
-use crate::model::{FrameId, FrameRef, Metric, MetricKind, Profile, Value};
+use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Value};
 use quick_xml::events::{BytesStart, Event};
 use std::collections::HashMap;
 use std::io::{BufReader, Read};
@@ -111,6 +112,22 @@ struct PendingFrame {
     binary: Option<String>,
 }
 
+/// The pseudo-frame the rows of an empty backtrace are counted under.
+const EMPTY_BACKTRACE: &str = "(empty backtrace)";
+
+/// Adds a row's sample of `frames` (innermost first); a row of an empty backtrace, a stack of no
+/// frame to inferno, is counted under [`EMPTY_BACKTRACE`]. Whether it was one.
+fn add_row(profile: &mut Profile, stacks: &mut StackTree, frames: &[FrameId]) -> bool {
+    match frames.is_empty() {
+        true => stacks.next().push(profile.frames.intern(FrameRef::named(EMPTY_BACKTRACE, FrameKind::Pseudo))),
+        false => stacks.next().extend(frames.iter().rev()),
+    }
+    if let Some(leaf) = stacks.add(&mut profile.tree) {
+        profile.tree.add_self(0, leaf, Value::Int(1));
+    }
+    frames.is_empty()
+}
+
 /// A row's backtrace: one written before it (by its id), or its own without an id.
 enum RowStack {
     Written(u64),
@@ -131,6 +148,7 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
     let mut reader = quick_xml::Reader::from_reader(BufReader::new(input));
     let mut profile = Profile::new(vec![Metric::samples()]);
     let mut stacks = StackTree::default();
+    let mut empty_rows = 0;
     let mut written = Written::default();
     let mut buf = Vec::new();
     // Where the reader is: inside the document, a row, a backtrace (its id and frames), a frame, a
@@ -274,7 +292,7 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
                 let text = text.decode().map_err(|_| ParseError {
                     format: FORMAT,
                     position: Position::byte(at),
-                    kind: ParseErrorKind::Encoding,
+                    kind: ParseErrorKind::Encoding { found: None },
                 })?;
                 weight_text.push_str(&text);
             }
@@ -316,10 +334,7 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
                         Some(RowStack::Own(frames)) => frames.as_slice(),
                         None => continue,
                     };
-                    stacks.next().extend(frames.iter().rev());
-                    if let Some(leaf) = stacks.add(&mut profile.tree) {
-                        profile.tree.add_self(0, leaf, Value::Int(1));
-                    }
+                    empty_rows += usize::from(add_row(&mut profile, &mut stacks, frames));
                     match (interval, row_weight.take()) {
                         (_, None) => {}
                         (None, Some(weight)) if other_weights == 0 => interval = Some(weight),
@@ -342,6 +357,11 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
         let found = "the end of the input: the file looks cut short".to_string();
         let kind = ParseErrorKind::Unexpected { expected: expected.into(), found };
         return Err(ParseError { format: FORMAT, position: Position::byte(reader.buffer_position()), kind });
+    }
+    if empty_rows > 0 {
+        diag.warn("xctrace-empty-backtraces", None, || {
+            format!("{empty_rows} rows with an empty backtrace counted under `{EMPTY_BACKTRACE}`, as inferno-collapse-xctrace counts them (a stack of no frame)")
+        });
     }
     match (interval, other_weights) {
         (Some(weight), 0) if weight > 0 => {
@@ -462,7 +482,7 @@ mod tests {
 
     /// A backtrace of no frame written whole with its id (`<backtrace id="4"/>`) is named by a later
     /// row's ref, as inferno-collapse-xctrace reads it (once refused as a ref to nothing); its rows
-    /// have no stack.
+    /// are counted under `(empty backtrace)`, as inferno counts them (a stack of no frame).
     #[test]
     fn an_empty_backtrace_is_named_by_its_id() {
         let xml = r#"<?xml version="1.0"?>
@@ -472,7 +492,8 @@ mod tests {
 <row><weight ref="1"/><backtrace ref="4"/></row>
 </node></trace-query-result>"#;
         let profile = read(&mut xml.as_bytes(), &mut Diagnostics::default()).unwrap();
-        assert_eq!(profile.tree.len(), 1);
+        assert_eq!(profile.tree.len(), 2);
+        assert_eq!(profile.total(0), Value::Int(3));
         let twice = xml.replace(r#"<backtrace ref="4"/>"#, r#"<backtrace id="4"/>"#);
         let error = read(&mut twice.as_bytes(), &mut Diagnostics::default()).unwrap_err().to_string();
         assert!(error.contains("id=\"4\" a second time"), "{error}");

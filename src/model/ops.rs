@@ -83,7 +83,8 @@ pub fn merge_siblings(profile: &Profile) -> Profile {
 }
 
 /// `profile` with every line frame replaced by its function (same name and module, no line). A line
-/// node directly under a node of its own function (Dyalog: function row, then its line rows) is
+/// node directly under a node of its own function (Dyalog: function row, then its line rows; a
+/// function's name, whatever the line's file: callgrind's code inlined from another file) is
 /// spliced into that node: its children move up, and so do its additive self values, while its
 /// per-node ones (calls) are dropped, as the function's own count already counts the function. A
 /// function's time so made whole is the number its own part was taken from ([`with_parts`]: no
@@ -264,8 +265,9 @@ fn rebuild(profile: &Profile, sorted: bool, lines_to_functions: bool) -> Profile
         })
     };
     // Only a line under a row of its own function splices (Dyalog; whatever kind the function row
-    // was read as); a line under a line of the same function is a recursive call (BR stacks of
-    // lines) and stays a node of its own.
+    // was read as; callgrind's lines of a function's code inlined from another file, `fi=`, whose
+    // module is that file, too); a line under a line of the same function is a recursive call (BR
+    // stacks of lines) and stays a node of its own.
     let splices = |node: NodeId| {
         let Some(p) =
             src.parent(node).filter(|p| line_frames[src.frame(node).index()] && !line_frames[src.frame(*p).index()])
@@ -273,7 +275,7 @@ fn rebuild(profile: &Profile, sorted: bool, lines_to_functions: bool) -> Profile
             return false;
         };
         let (line, function) = (profile.frames.get(src.frame(node)), profile.frames.get(src.frame(p)));
-        !line.is_anonymous_line() && line.name == function.name && line.module == function.module
+        !line.is_anonymous_line() && line.name == function.name
     };
     let metrics = profile.metrics();
     let floats: Vec<usize> = (0..metrics.len()).filter(|&m| matches!(src.self_values(m), Values::Float(_))).collect();

@@ -242,3 +242,28 @@ fn compressed_counts_and_undefined_objects_read() {
     let (_, stderr) = info("callgrind/compressed.callgrind");
     assert!(stderr.contains("line 17 (byte 421): 1 object number(s) used without a definition"), "{stderr}");
 }
+
+/// An event whose long name gives its unit (`event: t : Wall time (elapsed ns)`, a hand-written
+/// tracer's file, fixtures/README.md) is time: callgrind_annotate's totals of the file, `work.c:work`
+/// 900 and `work.c:main` 100 of 1,000, in ns.
+#[test]
+fn an_events_long_name_gives_its_unit() {
+    let (text, _) = crate::support::binary::info("callgrind/elapsed.callgrind");
+    assert!(text.contains("metric     t (time, ns, additive): total 1000\n"), "{text}");
+    assert!(text.contains("  900   90.0%  work\n"), "{text}");
+}
+
+/// A function's code inlined from another file (`fi=(160) work.h` in `parse_input`, 2 Ir, beside
+/// its 20 in work.c, as callgrind_annotate totals `work.h:parse_input` and `work.c:parse_input`) is
+/// part of the function in the tree, not a call of it into itself: `parse_input` 22 of its own,
+/// `leaf` its one callee.
+#[test]
+fn inlined_code_of_another_file_is_no_recursion() {
+    let out = proftool().args(["tree", "-q"]).arg(fixture("callgrind/lines.callgrind")).assert().success();
+    let tree = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let lines: Vec<&str> = tree.lines().collect();
+    let at = lines.iter().position(|l| l.ends_with(" parse_input")).unwrap();
+    assert_eq!(lines[at].split_whitespace().take(4).collect::<Vec<_>>(), ["2435", "35.5", "22", "0.3"], "{tree}");
+    assert!(lines[at + 1].ends_with(" leaf"), "{tree}");
+    assert_eq!(tree.matches("parse_input").count(), 1, "{tree}");
+}

@@ -347,7 +347,10 @@ fn dyalog_trees_from_other_formats_alternate_and_read_back_to_the_source_stacks(
             let text = String::from_utf8(write(target, &profile)).unwrap();
             let rows = if target == Format::DyalogXml { xml_rows(&text) } else { csv_rows(&text) };
             let stacks = alternating_stacks(&rows).unwrap_or_else(|e| panic!("{source} -> {target}: {e}\n{text}"));
-            assert_eq!(stacks, folded_paths(&expected), "{source} -> {target}: the rows' functions\n{text}");
+            // Every stack of the source is a path of function rows (rows of nodes of no value, which
+            // folded stacks do not write, are there too).
+            let missing: Vec<String> = folded_paths(&expected).difference(&stacks).cloned().collect();
+            assert!(missing.is_empty(), "{source} -> {target}: the rows' functions lack {missing:?}\n{text}");
             // Read back by proftool, at the source's own interval: the source's stacks and counts.
             let (reread, _) = read_bytes(target, text.as_bytes());
             let reread = folded(&reread.unwrap(), profile.meta.interval);

@@ -92,7 +92,7 @@ fn another_version_is_refused_naming_the_versions_read() {
     let stderr =
         crate::support::binary::failure(proftool().arg("info").arg(fixture("firefox/bad/version-71.firefox.json")));
     assert!(
-        stderr.contains("expected meta.preprocessedProfileVersion 41 to 70") && stderr.contains("found version 71"),
+        stderr.contains("expected meta.preprocessedProfileVersion 0 to 70") && stderr.contains("found version 71"),
         "{stderr}"
     );
 }
@@ -101,8 +101,10 @@ fn another_version_is_refused_naming_the_versions_read() {
 /// callers as offsets (`prefixOffset`), files as `sources`. Each thread's stacks hold the samples the
 /// Firefox Profiler's own call trees give them (profiler-cli 0.10.0's `thread samples-top-down
 /// --include-idle`), each weighed by its `weight` (the worker's `onmessage` 1 + 2); the sample with
-/// no stack is its thread's own, which the profiler's call tree leaves out; the second `GeckoMain`
-/// is named by its tid. Its functions' files are its sources' (in its dump).
+/// no stack is left out, as the profiler's call tree leaves it out, and counted on stderr; the
+/// second `GeckoMain` is named by its tid; the unsymbolicated address named with its library, as
+/// the profiler shows it (`libxul.so!0x1c2b4e`). Its functions' files are its sources' (in its
+/// dump).
 #[test]
 fn version_69_reads_from_its_shared_tables() {
     let path = fixture("firefox/shared-tables.firefox.json");
@@ -114,9 +116,8 @@ fn version_69_reads_from_its_shared_tables() {
             "DOM Worker;(root);onmessage 3",
             "GeckoMain (tid 31100);(root);XRE_main;run 1",
             "GeckoMain (tid 31100);(root);XRE_main;run;fib 2",
-            "GeckoMain 1",
             "GeckoMain;(root);XRE_main 1",
-            "GeckoMain;(root);XRE_main;0x1c2b4e 1",
+            "GeckoMain;(root);XRE_main;libxul.so!0x1c2b4e 1",
             "GeckoMain;(root);XRE_main;run 1",
             "GeckoMain;(root);XRE_main;run;fib 1",
             "GeckoMain;(root);XRE_main;run;fib;fib 1",
@@ -124,8 +125,74 @@ fn version_69_reads_from_its_shared_tables() {
         ]
     );
     assert!(err.contains("firefox: not read: 2 markers, the CPU time between samples of 1 threads"), "{err}");
+    assert!(err.contains("firefox: 1 samples with no stack left out, as the profiler's call tree leaves them out"));
     let (info, _) = info("firefox/shared-tables.firefox.json");
-    let samples = sample_count(&path);
-    assert_eq!(samples, 14);
-    assert!(info.contains(&format!("metric     samples (samples, count, additive): total {samples}\n")), "{info}");
+    // 14 samples in the file, one of them with no stack.
+    assert_eq!(sample_count(&path), 14);
+    assert!(info.contains("metric     samples (samples, count, additive): total 13\n"), "{info}");
+}
+
+/// Processed profiles of versions 0, 7 and 24 (hand-written, fixtures/README.md) read as the
+/// Firefox Profiler upgrades them: each thread's stacks and samples are those of its call trees in
+/// profiler-cli 0.10.0 (`thread samples-top-down --include-idle`, which loads a file through the
+/// profiler's upgraders): version 0's `Content` thread is a `GeckoMain` (the profiler's "Content
+/// Process"; the second of that name here), its JS functions named `frobnicate (chrome://blargh:34)`
+/// and `https://example.org/app.js:12` split into name and file, its `AutoEntryScript` label named
+/// `setTimeout handler`; version 7's sample with no stack left out (6 of 7 in the tree); version
+/// 24's `Java Main Thread` is `AndroidUI (JVM)` and its `duration`s are the weights (1, 2, 3, 1: 7,
+/// the profiler's 100 %); a resource of no name (the profiler's `<unnamed resource>`) names no
+/// library. A version-0 file (no `preprocessedProfileVersion`) is told from a Gecko profile by its
+/// threads' `stringArray`, as the profiler tells it.
+#[test]
+fn old_versions_read_as_the_profiler_upgrades_them() {
+    for (file, expected) in [
+        (
+            "firefox/version-0.firefox.json",
+            &[
+                "GeckoMain (2);(root);XRE_main 1",
+                "GeckoMain (2);(root);XRE_main;setTimeout handler 1",
+                "GeckoMain (2);(root);XRE_main;setTimeout handler;https://example.org/app.js 2",
+                "GeckoMain;(root) 1",
+                "GeckoMain;(root);XRE_main;frobnicate 3",
+                "GeckoMain;(root);XRE_main;setTimeout handler;https://example.org/app.js 1",
+                "GeckoMain;(root);libxul.so!0x1f84 2",
+            ][..],
+        ),
+        (
+            "firefox/version-7.firefox.json",
+            &[
+                "GeckoMain;(root);event handler 1",
+                "GeckoMain;(root);event handler;run 1",
+                "GeckoMain;(root);event handler;run;fib 1",
+                "GeckoMain;(root);event handler;run;fib;fib 2",
+                "GeckoMain;(root);libxul.so!0x2a31f0 1",
+            ],
+        ),
+        (
+            "firefox/version-24.firefox.json",
+            &[
+                "AndroidUI (JVM);(root);org.example.Main 1",
+                "AndroidUI (JVM);(root);org.example.Main;onCreate 1",
+                "AndroidUI (JVM);(root);org.example.Main;onCreate;0x51c0 5",
+            ],
+        ),
+    ] {
+        let (text, _) = info(file);
+        assert!(text.contains("format     firefox (recognised by content)"), "{file}: {text}");
+        let (folded, _) = run(&["convert", "-q", "--to", "folded"], &fixture(file));
+        assert_eq!(crate::support::sorted_lines(&folded), expected, "{file}");
+    }
+    // Where each is defined (its split file, line and column: version 7's `run` at app.js:10:13) is
+    // in the fixtures' dumps.
+}
+
+/// samply's file with its keys sorted (`jq -S`: `libs` first, `meta` after) is told by content and
+/// reads as the file it came from.
+#[test]
+fn sorted_keys_are_told_by_content() {
+    let (text, _) = info("firefox/sorted-keys.firefox.json");
+    assert!(text.contains("format     firefox (recognised by content)"), "{text}");
+    let sorted = run(&["convert", "-q", "--to", "folded"], &fixture("firefox/sorted-keys.firefox.json")).0;
+    let original = run(&["convert", "-q", "--to", "folded"], &fixture("firefox/shared-tables.firefox.json")).0;
+    assert_eq!(sorted, original);
 }

@@ -106,7 +106,9 @@ fn samples_are_those_of_the_profilers_call_trees() {
 
 /// The bare profile's time, by hand from its samples' times (each until the next of its thread):
 /// `onResize` 1.001 + 1.001, `tick` 1 + 1, `run;fib` 0.995 + 0.984 (the second below a
-/// `self-hosted` `forEach`), `sum` 1 + 1; its idle samples (3.013 ms) and frames said.
+/// `self-hosted` `forEach`), `sum` 1 + 1; its idle samples and frames said: 3.013 ms between samples,
+/// and the last sample of each of the four threads (idle in each) holds the 1 ms interval, as the
+/// profiler's traced time gives it: 7.013 ms.
 #[test]
 fn a_bare_profiles_time_is_its_samples_times() {
     let (out, err) = run(&["convert", "--to", "folded"], &fixture("gecko/bare-processes.gecko.json"));
@@ -123,7 +125,7 @@ fn a_bare_profiles_time_is_its_samples_times() {
             "GeckoMain;onResize 2002",
         ]
     );
-    assert!(err.contains("gecko: 7 samples with no other frame (3.013 ms) left out"), "{err}");
+    assert!(err.contains("gecko: 7 samples with no other frame (7.013 ms) left out"), "{err}");
     assert!(err.contains("gecko: 10 frames of Firefox's own code"), "{err}");
     assert!(err.contains("gecko: 3 markers not read"), "{err}");
 }
@@ -135,4 +137,24 @@ fn a_recordings_thread_is_its_root() {
     let (text, _) = run(&["convert", "-q", "--to", "folded"], &fixture("gecko/firefox61-recursion.gecko.json"));
     assert!(text.lines().all(|l| l.starts_with("GeckoMain;")), "{text}");
     assert!(text.contains(";main;alpha;beta;"), "{text}");
+}
+
+/// A version 3 profile (hand-written, fixtures/README.md) keeps a subprocess's whole profile as a
+/// JSON string among its threads: both `GeckoMain` threads are read. The Firefox Profiler's call
+/// trees (profiler-cli 0.10.0, `thread samples-top-down --include-idle`): the parent's 5 samples,
+/// `load` 4 (self 2), `parse` 2, an address 1 (Firefox's own, left out here with speedscope); the
+/// subprocess's 3, `parse` below `load` 2, `nsAppShell::Run` 1 (a label frame, left out). Each
+/// sample holds until the next one and the last for the 1 ms interval, as the profiler's traced
+/// time gives it: 4 + 2 ms in the page's frames, 2 ms idle; the samples the same 4 + 2.
+#[test]
+fn subprocesses_kept_as_strings_among_the_threads_are_read() {
+    let path = fixture("gecko/version3-subprocess.gecko.json");
+    let (folded, err) = run(&["convert", "--to", "folded", "--metric", "samples"], &path);
+    assert_eq!(
+        sorted_lines(&folded),
+        ["GeckoMain (threads[1].threads[0]);load;parse 2", "GeckoMain;load 2", "GeckoMain;load;parse 2"]
+    );
+    assert!(err.contains("gecko: 2 samples with no other frame (2.000 ms) left out"), "{err}");
+    let (info, _) = crate::support::binary::info("gecko/version3-subprocess.gecko.json");
+    assert_eq!(time_total(&info), 6.0);
 }

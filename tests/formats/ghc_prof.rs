@@ -34,7 +34,7 @@ fn a_p_report_puts_what_its_rows_round_to_nothing_under_one_frame() {
     // centres' 0.6 % of the alloc (under 1 %, not in the table) in the frame itself.
     let (time, err) = run(&["convert", "--to", "folded", "--interval", "1ms"], &input);
     assert!(
-        time.ends_with("MAIN.MAIN;Main.CAF;Main.main;Main.readInput 0\nMAIN.MAIN;<below 0.05 %>;Main.fib 80\n"),
+        time.ends_with("MAIN.MAIN;Main.CAF;Main.main;Main.go 4420\nMAIN.MAIN;<below 0.05 %>;Main.fib 80\n"),
         "{time}"
     );
     let (alloc, _) = run(&["convert", "--to", "folded", "--metric", "alloc"], &input);
@@ -121,4 +121,19 @@ fn any_ghc_profile_named_prog_prof_converts_to_folded_with_module_qualified_name
         let folded = std::fs::read_to_string(&out).unwrap();
         assert!(folded.starts_with(first), "{source}:\n{folded}");
     }
+}
+
+/// A `-p` report's times are its rows' percentages of the header's total (51 ticks @ 1000 us: 51
+/// ms); added up they are that total, and the machine-readable reports write it so (51, not the
+/// 51.000000000000014 that floating-point addition leaves), as `Main.main`'s 99.9 % (50.949 ms).
+#[test]
+fn a_p_reports_sums_are_written_as_the_numbers_meant() {
+    let input = fixture("ghc-prof/work-percent.prof");
+    let out = proftool().args(["summary", "-q", "--format", "json"]).arg(&input).assert().success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(json["total"].to_string(), "51");
+    assert_eq!(json["rows"][1]["total"].to_string(), "50.949", "{json}");
+    let out = proftool().args(["summary", "-q", "--format", "csv"]).arg(&input).assert().success();
+    let csv = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(csv.contains("\nMAIN.MAIN,0,0,51,100,0\nMain.main,0,0,50.949,99.9,1\n"), "{csv}");
 }

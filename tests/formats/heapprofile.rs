@@ -65,3 +65,28 @@ fn a_heap_profile_goes_where_bytes_can() {
     assert!(stderr.contains("the profile has neither"), "{stderr}");
     assert!(!cpuprofile.exists());
 }
+
+/// A run that sampled nothing (make-fixtures.sh: node at a 1 GiB interval) is a profile of no stack:
+/// folded stacks of it would be an empty file, which nothing reads back, so the conversion is
+/// refused, said, and no file is left; pprof holds it, and `go tool pprof` reads it (0 total).
+#[test]
+fn a_profile_of_no_sample_is_not_written_as_an_empty_folded_file() {
+    let dir = crate::support::binary::temp();
+    let out = dir.path().join("empty.folded");
+    let stderr = crate::support::binary::failure(
+        crate::support::binary::proftool().arg("convert").arg(fixture("heapprofile/empty.heapprofile")).arg(&out),
+    );
+    assert!(stderr.contains("cannot write folded: the profile holds no stack"), "{stderr}");
+    assert!(!out.exists());
+    let pprof = dir.path().join("empty.pb.gz");
+    crate::support::binary::proftool()
+        .args(["convert", "-q"])
+        .arg(fixture("heapprofile/empty.heapprofile"))
+        .arg(&pprof)
+        .assert()
+        .success();
+    if let Ok(top) = std::process::Command::new("go").args(["tool", "pprof", "-top"]).arg(&pprof).output() {
+        let top = String::from_utf8_lossy(&top.stdout);
+        assert!(top.contains("Showing nodes accounting for 0, 0% of 0 total"), "{top}");
+    }
+}

@@ -13,7 +13,8 @@ fn sorted(folded: &str) -> Vec<String> {
 
 /// The stacks of `edge.perf` as inferno-collapse-perf 0.12.8 collapses it with `--tid` (its output,
 /// checked line by line against the file): the first event (`cycles`) only, weighed by its periods;
-/// a process-name frame `(java)` dropped; an empty symbol as a space. The sample without frames,
+/// a process-name frame `(java)` dropped; an empty symbol as a space; the java sample, of another
+/// event (`instructions`), 0 of cycles: no line, as inferno writes none. The sample without frames,
 /// which inferno drops, is its command alone, as stackcollapse-perf.pl keeps it.
 #[test]
 fn perf_script_reads_as_inferno_collapses_it() {
@@ -22,8 +23,6 @@ fn perf_script_reads_as_inferno_collapses_it() {
         "V8_WorkerThread-24636/25607 257597",
         "V8_WorkerThread-24636/25607; ;[libc.so.6];v8::internal::Foo 260000",
         "false-?/64414;[unknown] 34467",
-        // The java sample is of another event (`instructions`): 0 of cycles, a line inferno leaves out.
-        "java-12688/12764;net/http.(*Client).Do;org/mozilla/Context:::call;org/mozilla/Inner:::run_[i] 0",
         // inferno drops every frame whose symbol starts with `(`: proftool keeps this C++ one.
         "swapper-?/0;(anonymous namespace)::rest_init;native_safe_halt 100000",
     ];
@@ -244,4 +243,26 @@ fn a_raw_perf_data_is_answered_with_perf_script() {
         let stderr = crate::support::binary::failure(proftool().args(args).arg(&path));
         assert!(stderr.contains("the content is a raw perf.data recording (binary): print it with `perf script -i perf.data > out.perf`"), "{stderr}");
     }
+}
+
+/// simpleperf's `report_sample.py` text (hand-written with its format strings, fixtures/README.md):
+/// tab-separated fields, told by content and read as perf. The Firefox Profiler, which reads it with
+/// its perf importer (profiler-cli 0.10.0, `thread samples-top-down --include-idle`), counts
+/// `RenderThread`'s 3 samples as `__start_thread;render` 1 and `…;render;leaf` 2, and `org.example`'s 2 as
+/// `main;parse` 1 and `main;parse;memcpy` 1; here, by count too (`--metric samples`), and by the
+/// periods of `cpu-clock` (ns) by default: `parse`'s own sample holds 2,000,000.
+#[test]
+fn simpleperfs_report_sample_text_reads_as_perf() {
+    let path = fixture("perf/simpleperf.perf");
+    let (out, _) = run(&["convert", "-q", "--metric", "samples", "--to", "folded"], &path);
+    let expected = [
+        "RenderThread;__start_thread;render 1",
+        "RenderThread;__start_thread;render;leaf 2",
+        "org.example;main;parse 1",
+        "org.example;main;parse;memcpy 1",
+    ];
+    assert_eq!(sorted(&out), expected);
+    let (text, _) = crate::support::binary::info("perf/simpleperf.perf");
+    assert!(text.contains("format     perf (recognised by content)"), "{text}");
+    assert!(text.contains("metric     cpu-clock (time, ns, additive): total 6000000"), "{text}");
 }

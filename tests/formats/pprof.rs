@@ -286,3 +286,23 @@ fn pprof_functions_get_the_file_and_line_of_src_loc() {
     let main = function("MAIN.MAIN");
     assert_eq!((s(main.filename), main.start_line, line_of(main.id)), ("", 0, 0));
 }
+
+/// The program `go tool pprof` names (`File:`, the first mapping's) is an object file the source
+/// named: perf's DSO (`perfwork`), never a source file (callgrind's frames are in `work.c`,
+/// `libc-start.c` and `clone.S`: no mapping, and go tool pprof says it has no main binary).
+#[test]
+fn the_program_named_is_an_object_file_never_a_source_file() {
+    let dir = temp();
+    let top = |fixture_path: &str| {
+        let out = dir.path().join("out.pb.gz");
+        proftool().args(["convert", "-q"]).arg(fixture(fixture_path)).arg(&out).assert().success();
+        let output = std::process::Command::new("go").args(["tool", "pprof", "-top"]).arg(&out).output().ok()?;
+        Some(String::from_utf8_lossy(&output.stdout).into_owned())
+    };
+    let Some(callgrind) = top("callgrind/threads.callgrind") else {
+        eprintln!("SKIPPED: go tool pprof not installed");
+        return;
+    };
+    assert!(!callgrind.contains("File:") && callgrind.contains("Type: Ir"), "{callgrind}");
+    assert!(top("perf/work.perf").unwrap().starts_with("File: perfwork\n"));
+}

@@ -48,3 +48,24 @@ fn a_frame_without_a_name_is_unknown() {
     let expected: std::collections::BTreeMap<String, i64> = expected.iter().map(|&(s, w)| (s.to_string(), w)).collect();
     assert_eq!(stacks("stackprof/no-name.stackprof.json", false), expected);
 }
+
+/// stackprof's own results file (`StackProf.run(out: …)`, a Ruby Marshal dump; make-fixtures.sh),
+/// named on the command line or not, is refused with the command that writes it as JSON; where
+/// stackprof is installed, that JSON reads with the figures stackprof's own text report gives the
+/// dump: 34 samples, `Object#work` 11 of its own.
+#[test]
+fn a_marshal_dump_is_answered_with_the_command_that_converts_it() {
+    let dump = fixture("stackprof/marshal/cpu.dump");
+    for args in [&["info"][..], &["info", "--from", "stackprof"]] {
+        let stderr = crate::support::binary::failure(crate::support::binary::proftool().args(args).arg(&dump));
+        assert!(stderr.contains("a Ruby Marshal dump): write them as JSON with `stackprof --json FILE"), "{stderr}");
+    }
+    let Some(json) = crate::support::binary::output_of_installed("stackprof", &["--json"], &dump) else { return };
+    let dir = crate::support::binary::temp();
+    let path = dir.path().join("cpu.stackprof.json");
+    std::fs::write(&path, json).unwrap();
+    let out = crate::support::binary::proftool().args(["summary", "-q", "--metric", "samples"]).arg(&path).assert();
+    let summary = String::from_utf8(out.success().get_output().stdout.clone()).unwrap();
+    assert!(summary.starts_with("Total: 34 samples\n"), "{summary}");
+    assert!(summary.lines().any(|l| l.starts_with("Object#work ") && l.split_whitespace().nth(1) == Some("11")));
+}

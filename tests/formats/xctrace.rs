@@ -40,3 +40,22 @@ fn an_xctrace_export_agrees_with_inferno_collapse_xctrace() {
         assert_eq!(sorted_lines(&out), sorted_lines(&expected), "{case}");
     }
 }
+
+/// Rows of an empty backtrace, which inferno-collapse-xctrace 0.12.8 counts as a stack of no frame
+/// (` 2`, inferno/empty-backtraces.folded), are counted under `(empty backtrace)`, said on stderr:
+/// the 4 rows' samples, as inferno's.
+#[test]
+fn rows_of_an_empty_backtrace_are_counted_as_inferno_counts_them() {
+    let path = fixture("xctrace/empty-backtraces.xctrace.xml");
+    let (out, err) = run(&["convert", "--to", "folded"], &path);
+    let inferno = std::fs::read_to_string(fixture("xctrace/inferno/empty-backtraces.folded")).unwrap();
+    let named: Vec<String> = inferno
+        .lines()
+        .map(|line| match line.strip_prefix(' ') {
+            Some(count) => format!("(empty backtrace) {count}"),
+            None => line.to_string(),
+        })
+        .collect();
+    assert_eq!(sorted_lines(&out), sorted_lines(&named.join("\n")));
+    assert!(err.contains("2 rows with an empty backtrace counted under `(empty backtrace)`"), "{err}");
+}

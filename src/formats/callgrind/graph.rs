@@ -157,7 +157,13 @@ impl Read {
         let mut metrics: Vec<Metric> = Vec::new();
         let mut scales: Vec<i64> = Vec::new();
         for event in &self.events {
-            let (name, kind, unit, scale) = event_quantity(event);
+            let (name, kind, unit, scale) = match event_quantity(event) {
+                (name, MetricKind::Events, _, _) => match long_name_unit(&self.attrs, event) {
+                    Some((kind, unit)) => (name, kind, unit, 1),
+                    None => (name, MetricKind::Events, Unit::Count, 1),
+                },
+                quantity => quantity,
+            };
             let name = super::super::shared::unique_name(name.to_string(), |n| metrics.iter().any(|m| m.name == n));
             // Callgrind simulates every instruction: its counts have no sampling noise.
             metrics.push(Metric::new(name, kind, unit, Repr::Int).sampled(Sampling::Measured));
@@ -288,6 +294,23 @@ fn stated_totals(
 
 /// The root of what a file's `summary:` counts beyond its cost lines.
 const UNLISTED: &str = "(not in a listed function)";
+
+/// What an event of a name of no unit counts by the unit its long name (`event: t : Wall time
+/// (elapsed ns)`) ends with in parentheses: time (`ns`, `us`, `µs`, `ms`) or bytes.
+fn long_name_unit(attrs: &[(String, String)], event: &str) -> Option<(MetricKind, Unit)> {
+    let long = attrs.iter().filter(|(key, _)| key == "callgrind.event").find_map(|(_, value)| {
+        let (name, long) = value.split_once(':')?;
+        (name.trim() == event).then_some(long.trim())
+    })?;
+    let inside = long.strip_suffix(')')?.rsplit_once('(')?.1;
+    match inside.split_whitespace().last()? {
+        "ns" => Some((MetricKind::Time, Unit::Nanoseconds)),
+        "us" | "µs" => Some((MetricKind::Time, Unit::Microseconds)),
+        "ms" => Some((MetricKind::Time, Unit::Milliseconds)),
+        "bytes" => Some((MetricKind::Alloc, Unit::Bytes)),
+        _ => None,
+    }
+}
 
 /// What an event counts, by the unit its name ends with: Xdebug's `Time_(10ns)` and
 /// `Memory_(bytes)`, and the `name_ns` proftool writes for a time (as `event_name` in write.rs
@@ -643,6 +666,11 @@ mod event_tests {
         assert_eq!(event_quantity("Memory_(bytes)"), ("Memory", MetricKind::Alloc, Unit::Bytes, 1));
         assert_eq!(event_quantity("cpu-clock_ns"), ("cpu-clock", MetricKind::Time, Unit::Nanoseconds, 1));
         assert_eq!(event_quantity("time_us"), ("time", MetricKind::Time, Unit::Microseconds, 1));
+        let attrs = |long: &str| vec![("callgrind.event".to_string(), format!("t : {long}"))];
+        assert_eq!(long_name_unit(&attrs("Wall time (elapsed ns)"), "t"), Some((MetricKind::Time, Unit::Nanoseconds)));
+        assert_eq!(long_name_unit(&attrs("Heap (bytes)"), "t"), Some((MetricKind::Alloc, Unit::Bytes)));
+        assert_eq!(long_name_unit(&attrs("Instruction Fetch"), "t"), None);
+        assert_eq!(long_name_unit(&attrs("Wall time (elapsed ns)"), "Ir"), None);
         for event in ["Ir", "Dr", "I1mr", "sys_time", "_ns", "Time_(xns)", "Time_10", "cycles"] {
             assert_eq!(event_quantity(event), (event, MetricKind::Events, Unit::Count, 1), "{event}");
         }

@@ -47,7 +47,8 @@
 //! **Read**: every event is a metric of its own, named after it, of the kind `events` (an Ir is an
 //! instruction, neither a sample nor time), additive integer counts, unless its name ends with a
 //! unit: Xdebug's `Time_(10ns)` and `Memory_(bytes)` and the `time_ns` proftool writes are time
-//! (in ns, Xdebug's counts of 10 ns multiplied out) and bytes, named without the unit; `calls` counts how often each call path entered a function (per node). A function
+//! (in ns, Xdebug's counts of 10 ns multiplied out) and bytes, named without the unit, as is an
+//! event whose long name ends with its unit in parentheses (`event: t : Wall time (elapsed ns)`); `calls` counts how often each call path entered a function (per node). A function
 //! is its name (`fn=`) and the file its costs are in (`fl=`, or `fi=`/`fe=` for inlined lines), as
 //! `callgrind_annotate` totals functions by `file:function`; a cost line is a source-line frame of its
 //! function (line 0, no debug information: the function itself). The file holds a call graph, not a

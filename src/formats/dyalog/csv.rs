@@ -150,7 +150,7 @@ pub(crate) fn read(
     let header = std::str::from_utf8(first_line(&head)).map_err(|e| ParseError {
         format: FORMAT,
         position: Position { byte: e.valid_up_to() as u64, line: Some(1), column: None },
-        kind: ParseErrorKind::Encoding,
+        kind: ParseErrorKind::Encoding { found: Some(crate::error::excerpt(&first_line(&head)[e.valid_up_to()..])) },
     })?;
     if header.trim().is_empty() {
         let kind = ParseErrorKind::MissingMarker { format: FORMAT, expected: "a header row of quoted column names" };

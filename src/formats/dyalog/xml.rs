@@ -523,7 +523,7 @@ impl<'b> XmlInput<'b> {
     }
 
     fn encoding_error(&self) -> ParseError {
-        self.error(self.here(), ParseErrorKind::Encoding)
+        self.error(self.here(), ParseErrorKind::Encoding { found: None })
     }
 
     /// Skips the rest of an element just started, whatever it holds.

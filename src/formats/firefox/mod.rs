@@ -1,7 +1,8 @@
 //! The Firefox Profiler's processed profile JSON (profiler.firefox.com), as samply writes it through
 //! the crate `fxprof-processed-profile`: written at version 55 (`meta.preprocessedProfileVersion`
-//! 55, `meta.version` 24, those of fxprof-processed-profile 0.8.1), read at versions 41 to 70 (the
-//! profiler's own of today), whose tables hold the columns read here, in the places said below.
+//! 55, `meta.version` 24, those of fxprof-processed-profile 0.8.1), read at versions 0 to 70 (the
+//! profiler's own of today), whose tables hold the columns read here, in the places said below
+//! (versions below 41 upgraded first, `upgrade.rs`).
 //!
 //! ```text
 //! {"meta":{"interval":1.0,"preprocessedProfileVersion":55,"version":24,"product":"work",
@@ -31,19 +32,23 @@
 //! file as a `source` of `profile.shared.sources` (its `filename`) from 58, the stack, frame,
 //! function and resource tables in `profile.shared` (every thread's samples pointing into them) from
 //! 60, a stack's caller as its `prefixOffset` (how many stacks before it; 0: none) from 66. Versions
-//! below 41 keep libraries and resources per thread otherwise; the profiler upgrades them.
+//! below 41 name threads, functions, files and weights otherwise: they are upgraded as the
+//! profiler's upgraders change them (`upgrade.rs`). A file of version 0 states none: its `meta`
+//! comes first and its threads hold a `stringArray` (a Gecko profile's a `stringTable`), as the
+//! profiler tells one; samply's keys may come sorted (`libs` before `meta`).
 //!
 //! **Model**: each thread a thread root named after it (a second thread of one name gets
-//! ` (tid N)` after it); its stacks below it, a sample with no stack the thread's own. A frame is a
-//! function named by its `name`, its module the function's `fileName`, else its resource's name (the
-//! library of an unsymbolicated address, as samply writes them); where the frame has a `line` a
+//! ` (tid N)` after it); its stacks below it; a sample with no stack left out, as the profiler's call
+//! tree leaves it out (their number said on stderr). A frame is a function named by its `name`, its
+//! module the function's `fileName`, else its resource's name (the library of an unsymbolicated
+//! address, as samply writes them, which also names it as the profiler does: `libc.so.6!0x27249`); where the frame has a `line` a
 //! source-line frame (its `column` the clause); where the function has a `fileName` and a
 //! `lineNumber`, where it is defined ([`crate::model::DEFINED_AT`]); its category's name the frame
 //! fact `firefox.category`. Metrics by weight type: `samples` (a count of samples, at
 //! `meta.interval`, the profile's interval), `time` in ms (`tracing-ms`), `size` in bytes (`bytes`).
 //! `meta.product` is the title.
 //!
-//! **Errors**: JSON errors at their line and column; a version outside 41 to 70 (naming the versions
+//! **Errors**: JSON errors at their line and column; a version above 70 (naming the versions
 //! read); a sample, stack, frame, function or string index out of its table, a prefix that is not an
 //! earlier stack, columns shorter than their table's `length`, and an unknown `weightType`, each
 //! naming the place as a JSON path.
@@ -54,14 +59,15 @@
 //! function per name, module and place of definition (`fileName`, `lineNumber`, `columnNumber`); a
 //! sample per node with a value, weighed by it, at a running time: each count of samples one
 //! interval long (the profile's, else `--interval`, else 1 ms), time as long as it is, bytes one
-//! interval each; a thread's own value as a sample with no stack (which the profiler's call tree
-//! leaves out: said on stderr). Empty markers, native symbols, resources and libraries.
+//! interval each; a thread's own value (a sample with no stack, which the profiler's call tree
+//! leaves out) left out, said on stderr. Empty markers, native symbols, resources and libraries.
 //!
 //! **Lost**: the order of samples in time and their times, markers, counters, `threadCPUDelta`,
 //! libraries and addresses, JS and native allocations, subcategories, pages, processes (their
 //! threads are kept); the markers, CPU time and allocations a file holds are said on stderr.
 
 mod read;
+mod upgrade;
 mod write;
 
 use super::json;
@@ -69,7 +75,7 @@ use super::options::ConvertOptions;
 use super::spec::{Carries, Encoding, JsonKind, Rules, Sniff, Spec, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName};
-use crate::model::{ops, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit};
+use crate::model::{ops, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value};
 use serde::{Deserialize, Serialize};
 
 /// What its format is, how it is told, read and written, and what a conversion to it does.
@@ -130,8 +136,12 @@ const CARRIES: Carries = Carries {
 /// fxprof-processed-profile 0.8.1 writes them.
 const WRITTEN_VERSION: (u32, u32) = (55, 24);
 
-/// The versions read: their tables hold the columns read, where [`Tables`] finds them.
-const READ_VERSIONS: std::ops::RangeInclusive<u64> = 41..=70;
+/// The versions read: their tables hold the columns read, where `read::Tables` finds them (those
+/// below [`UPGRADED_FROM`] upgraded first, `upgrade.rs`); 0 is a file that states none.
+const READ_VERSIONS: std::ops::RangeInclusive<u64> = 0..=70;
+
+/// The first version read as it is: those below are upgraded to it first (`upgrade.rs`).
+const UPGRADED_FROM: u64 = 41;
 
 /// The frame fact of a frame's category.
 const CATEGORY: &str = "firefox.category";
@@ -148,17 +158,22 @@ fn sniff(head: &[u8]) -> Sniff {
     Sniff::of_check(check(head))
 }
 
-/// Whether the input is a JSON object that opens with `meta` and states a
-/// `preprocessedProfileVersion`; if not, why not.
+/// Whether the input is a JSON object whose `meta` states a `preprocessedProfileVersion` (first, as
+/// samply and the profiler write it, or later, its keys sorted), or whose `meta` comes first and
+/// whose threads hold a `stringArray` (version 0, before the version was stated, as the profiler
+/// tells one); if not, why not.
 fn check(head: &[u8]) -> Result<(), &'static str> {
     let head = json::Head::of(head);
     let Some(members) = head.members() else {
         return Err("not a JSON object");
     };
-    match (members.starts_with(b"\"meta\""), head.mentions(b"\"preprocessedProfileVersion\"")) {
-        (true, true) => Ok(()),
-        (false, _) => Err("no first key \"meta\""),
-        (true, false) => Err("a \"meta\" without a \"preprocessedProfileVersion\""),
+    let meta_first = members.starts_with(b"\"meta\"");
+    let versioned = head.mentions(b"\"preprocessedProfileVersion\"");
+    match (meta_first, versioned) {
+        (_, true) if head.mentions(b"\"meta\"") => Ok(()),
+        (true, false) if head.mentions(b"\"stringArray\"") => Ok(()),
+        (true, _) => Err("a \"meta\" without a \"preprocessedProfileVersion\" or threads with a \"stringArray\""),
+        (false, _) => Err("no \"meta\" with a \"preprocessedProfileVersion\""),
     }
 }
 
@@ -199,16 +214,21 @@ fn fit(profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Pr
         });
     }
     profile.retain_metrics(&keep);
-    // A thread's own value (a sample with no frame below the thread) is a sample with no stack,
-    // which the profiler's call tree leaves out.
+    // A thread's own value (a sample with no frame below the thread) would be a sample with no
+    // stack, which the profiler's call tree leaves out (and proftool reads so): left out.
     let own: Vec<NodeId> =
-        profile.tree.roots().filter(|&root| profile.tree.self_value(0, root).as_f64() > 0.0).collect();
+        profile.tree.roots().filter(|&root| profile.tree.self_value(0, root).as_f64() != 0.0).collect();
     if !own.is_empty() {
         let total: f64 = own.iter().map(|&root| profile.tree.self_value(0, root).as_f64()).sum();
         let (n, metric) = (own.len(), profile.metrics()[0].name.clone());
         diag.warn("firefox-no-stack", None, || {
-            format!("firefox: {total} {metric} of {n} threads' own (no frame below the thread) written as samples with no stack, which the profiler's call tree leaves out")
+            format!("firefox: {total} {metric} of {n} threads' own (no frame below the thread) left out: they would be samples with no stack, which the profiler's call tree leaves out")
         });
+        let zero = match profile.metrics()[0].repr {
+            Repr::Int => Value::Int(0),
+            Repr::Float => Value::Float(0.0),
+        };
+        own.iter().for_each(|&root| profile.tree.set_self(0, root, zero));
     }
     // GHC's ticks are time at the interval: written as tracing-ms.
     if profile.metrics()[0].kind == MetricKind::Ticks {

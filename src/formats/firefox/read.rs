@@ -1,6 +1,7 @@
-//! Reading a processed profile of versions 41 to 70: its tables, where each version has them.
+//! Reading a processed profile of versions 0 to 70: its tables, where each version has them (those
+//! below 41 upgraded first, `upgrade.rs`).
 
-use super::{Category, CATEGORY, DEFAULT_CATEGORY, EXPECTED, FORMAT, READ_VERSIONS, WRITTEN_VERSION};
+use super::{Category, CATEGORY, DEFAULT_CATEGORY, EXPECTED, FORMAT, READ_VERSIONS, UPGRADED_FROM, WRITTEN_VERSION};
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind};
 use crate::formats::json;
@@ -32,12 +33,15 @@ struct Meta {
 }
 
 #[derive(Deserialize)]
-struct Thread {
+pub(super) struct Thread {
     #[serde(default)]
-    name: Option<String>,
+    pub(super) name: Option<String>,
+    /// None before version 1 in a thread whose name says its process (`Content`).
+    #[serde(default, rename = "processType")]
+    pub(super) process_type: Option<serde::de::IgnoredAny>,
     #[serde(default)]
     tid: Option<serde_json::Value>,
-    samples: Samples,
+    pub(super) samples: Samples,
     #[serde(default)]
     markers: Option<Length>,
     #[serde(default, rename = "jsAllocations")]
@@ -46,23 +50,23 @@ struct Thread {
     native_allocations: Option<Length>,
     /// Its own tables up to version 59 (its strings up to 55).
     #[serde(flatten)]
-    tables: Tables,
+    pub(super) tables: Tables,
 }
 
 /// The tables a thread's samples point into: the thread's own, or `profile.shared`'s.
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
-struct Tables {
+pub(super) struct Tables {
     #[serde(default)]
     stack_table: Option<StackTable>,
     #[serde(default)]
     frame_table: Option<FrameTable>,
     #[serde(default)]
-    func_table: Option<FuncTable>,
+    pub(super) func_table: Option<FuncTable>,
     #[serde(default)]
     resource_table: Option<ResourceTable>,
     #[serde(default)]
-    string_array: Option<Vec<String>>,
+    pub(super) string_array: Option<Vec<String>>,
     #[serde(default)]
     sources: Option<Sources>,
 }
@@ -75,7 +79,7 @@ struct Length {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Samples {
+pub(super) struct Samples {
     /// CPU time of the thread between samples: any number makes the thread one whose CPU time is
     /// not read.
     #[serde(default, rename = "threadCPUDelta")]
@@ -83,9 +87,12 @@ struct Samples {
     length: usize,
     stack: Vec<Option<u64>>,
     #[serde(default)]
-    weight: Option<Vec<Option<f64>>>,
+    pub(super) weight: Option<Vec<Option<f64>>>,
     #[serde(default)]
-    weight_type: Option<String>,
+    pub(super) weight_type: Option<String>,
+    /// The weights before version 29.
+    #[serde(default)]
+    pub(super) duration: Option<Vec<Option<f64>>>,
 }
 
 #[derive(Deserialize)]
@@ -115,26 +122,30 @@ struct FrameTable {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct FuncTable {
-    length: usize,
-    name: Vec<u64>,
+pub(super) struct FuncTable {
+    pub(super) length: usize,
+    pub(super) name: Vec<u64>,
+    /// Whether it is JS: its name, file and line were one string before version 4.
+    #[serde(default, rename = "isJS")]
+    pub(super) is_js: Vec<bool>,
     /// Its file up to version 57 (a string).
     #[serde(default)]
-    file_name: Vec<Option<u64>>,
+    pub(super) file_name: Vec<Option<u64>>,
     /// Its file from version 58 (a source).
     #[serde(default)]
     source: Vec<Option<u64>>,
     #[serde(default)]
-    line_number: Vec<Option<u32>>,
+    pub(super) line_number: Vec<Option<u32>>,
     #[serde(default)]
-    column_number: Vec<Option<u32>>,
+    pub(super) column_number: Vec<Option<u32>>,
     #[serde(default)]
     resource: Vec<Option<i64>>,
 }
 
 #[derive(Deserialize)]
 struct ResourceTable {
-    name: Vec<u64>,
+    /// A string, or before version 41 -1 or `null` for none.
+    name: Vec<Option<i64>>,
 }
 
 #[derive(Deserialize)]
@@ -164,20 +175,28 @@ pub(super) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
         preprocessed_profile_version: Option<u64>,
     }
     let versioned: Versioned = serde_json::from_str(text).map_err(|e| json::serde_error(FORMAT, text, &e, EXPECTED))?;
-    let version = versioned.meta.preprocessed_profile_version;
-    if !version.is_some_and(|v| READ_VERSIONS.contains(&v)) {
+    // A file that states no version is of version 0, as the profiler takes it.
+    let version = versioned.meta.preprocessed_profile_version.unwrap_or(0);
+    if !READ_VERSIONS.contains(&version) {
         let (low, high) = (READ_VERSIONS.start(), READ_VERSIONS.end());
-        let expected = format!("meta.preprocessedProfileVersion {low} to {high}, the versions proftool reads (it writes {}; the profiler at profiler.firefox.com upgrades any older version to its own)", WRITTEN_VERSION.0);
-        let found = version.map_or("none".to_string(), |v| format!("version {v}"));
+        let expected = format!(
+            "meta.preprocessedProfileVersion {low} to {high}, the versions proftool reads (it writes {})",
+            WRITTEN_VERSION.0
+        );
         let at = json::nth_key(text.as_bytes(), "\"preprocessedProfileVersion\"", 0);
-        return Err(error_at(at, expected, found));
+        return Err(error_at(at, expected, format!("version {version}")));
     }
-    let document: Document = serde_json::from_str(text).map_err(|e| json::serde_error(FORMAT, text, &e, EXPECTED))?;
+    let mut document: Document =
+        serde_json::from_str(text).map_err(|e| json::serde_error(FORMAT, text, &e, EXPECTED))?;
+    if version < UPGRADED_FROM {
+        super::upgrade::upgrade(&mut document.threads, version);
+    }
     let mut reader = Reader {
         profile: Profile::new(Vec::new()),
         metrics: HashMap::new(),
         index: ChildIndex::default(),
         shared_frames: Vec::new(),
+        stackless: 0,
     };
     let meta = &document.meta;
     reader.profile.meta.title = meta.product.clone().filter(|p| !p.is_empty());
@@ -207,6 +226,12 @@ pub(super) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
         })?;
     }
     unread(&document.threads, diag);
+    if reader.stackless > 0 {
+        let n = reader.stackless;
+        diag.warn("firefox-no-stack", None, || {
+            format!("firefox: {n} samples with no stack left out, as the profiler's call tree leaves them out")
+        });
+    }
     Ok(reader.profile)
 }
 
@@ -239,6 +264,8 @@ struct Reader {
     index: ChildIndex,
     /// The model's frame of each frame of the shared frame table, as far as known.
     shared_frames: Vec<Option<FrameId>>,
+    /// Samples with no stack, left out.
+    stackless: usize,
 }
 
 /// A thread's tables, its own or the shared ones, each with the JSON path of its place.
@@ -344,8 +371,9 @@ impl Reader {
                 None => (Some(task as u64), None),
                 Some(i) => (samples.stack[i], Some(i)),
             };
+            // A sample with no stack is in none of the profiler's call trees.
             let Some(stack) = stack else {
-                self.add(metric, root, samples, task - own_stacks);
+                self.stackless += 1;
                 continue;
             };
             let mut s = usize::try_from(stack).unwrap_or(usize::MAX);
@@ -490,18 +518,25 @@ impl ReadTables<'_> {
             (None, None) => None,
         };
         let resource = funcs.resource.get(func).copied().flatten().and_then(|r| usize::try_from(r).ok());
-        let library = match resource.and_then(|r| Some((r, *self.resources?.name.get(r)?))) {
+        let resource_name =
+            |r: usize| self.resources?.name.get(r).copied().flatten().and_then(|s| u64::try_from(s).ok());
+        let library = match resource.and_then(|r| Some((r, resource_name(r)?))) {
             Some((r, s)) => Some(self.string(s, format!("resourceTable.name[{r}]"))?),
             None => None,
         };
         let module = file.or(library).filter(|m| !m.is_empty());
+        // An unsymbolicated address is named with its library, as the profiler shows it.
+        let addressed = match module.filter(|_| file.is_none() && is_address(name)) {
+            Some(library) => format!("{library}!{name}").into(),
+            None => std::borrow::Cow::Borrowed(name),
+        };
         let line = frames.line.get(i).copied().flatten();
         let frame = FrameRef {
             module,
             line,
             clause: line.and(frames.column.get(i).copied().flatten()),
             kind: if line.is_some() { FrameKind::Line } else { FrameKind::Function },
-            ..FrameRef::function(name)
+            ..FrameRef::function(&addressed)
         };
         let id = profile.frames.intern(frame);
         // A frame of no fact (no file, the default category) has no entry: not an empty one.
@@ -526,18 +561,26 @@ impl ReadTables<'_> {
     }
 }
 
+/// Whether a function's name is an address (`0x1a49b`), as samply names what it did not symbolicate.
+fn is_address(name: &str) -> bool {
+    name.strip_prefix("0x").is_some_and(|hex| !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::check;
     use super::*;
 
     /// A processed profile is told by its meta and version; a Gecko profile (no
-    /// preprocessedProfileVersion) and other JSON are not taken for one.
+    /// preprocessedProfileVersion, threads of a stringTable) and other JSON are not taken for one;
+    /// keys sorted (`meta` after `libs`) and version 0 (no version, threads of a stringArray) are.
     #[test]
     fn a_processed_profile_is_told_by_its_meta_and_version() {
         assert_eq!(check(br#"{"meta":{"interval":1,"preprocessedProfileVersion":49},"threads":[]}"#), Ok(()));
-        assert!(check(br#"{"meta":{"version":24,"stackwalk":0},"threads":[]}"#).is_err());
-        assert!(check(br#"{"threads":[],"meta":{"preprocessedProfileVersion":55}}"#).is_err());
+        assert!(check(br#"{"meta":{"version":24,"stackwalk":0},"threads":[{"stringTable":[]}]}"#).is_err());
+        assert_eq!(check(br#"{"libs":[],"meta":{"preprocessedProfileVersion":55},"threads":[]}"#), Ok(()));
+        assert_eq!(check(br#"{"meta":{"version":3,"stackwalk":1},"threads":[{"stringArray":[]}]}"#), Ok(()));
+        assert!(check(br#"{"preprocessedProfileVersion":55}"#).is_err());
         assert!(check(b"[]").is_err());
     }
 

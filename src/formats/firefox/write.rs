@@ -278,11 +278,10 @@ pub(super) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
     Ok(())
 }
 
-/// A thread as written: its name, the thread roots whose own values are its samples with no stack,
-/// and the nodes at the base of its stacks.
+/// A thread as written: its name and the nodes at the base of its stacks (a thread root's own value
+/// is none: `fit` leaves it out).
 struct ThreadPart<'p> {
     name: &'p str,
-    thread_roots: Vec<NodeId>,
     bases: Vec<NodeId>,
 }
 
@@ -302,14 +301,13 @@ fn threads_of<'p>(profile: &'p Profile, title: &'p str) -> Vec<ThreadPart<'p>> {
             continue;
         }
         let at = *part_of.entry(frame.name.as_str()).or_insert_with(|| {
-            parts.push(ThreadPart { name: frame.name.as_str(), thread_roots: Vec::new(), bases: Vec::new() });
+            parts.push(ThreadPart { name: frame.name.as_str(), bases: Vec::new() });
             parts.len() - 1
         });
-        parts[at].thread_roots.push(root);
         parts[at].bases.extend_from_slice(children.of_node(root));
     }
     if !loose.is_empty() || parts.is_empty() {
-        parts.push(ThreadPart { name: title, thread_roots: Vec::new(), bases: loose });
+        parts.push(ThreadPart { name: title, bases: loose });
     }
     parts
 }
@@ -336,7 +334,7 @@ impl Clock {
 }
 
 /// One thread's tables: a stack per node (in pre-order, with an explicit stack), a sample per node
-/// with a value at a running time, the thread roots' own values as samples with no stack.
+/// with a value at a running time.
 fn thread_out<'p>(
     profile: &'p Profile,
     tid: usize,
@@ -362,9 +360,6 @@ fn thread_out<'p>(
         samples.length += 1;
         now += lasts;
     };
-    for &root in &part.thread_roots {
-        sample(None, root, &mut samples);
-    }
     let mut pending: Vec<(NodeId, Option<usize>)> = part.bases.iter().rev().map(|&n| (n, None)).collect();
     while let Some((node, prefix)) = pending.pop() {
         let frame = tables.frame(profile, tree.frame(node), categories);

@@ -154,6 +154,17 @@ pub(super) fn is_hex(text: &str) -> bool {
     !text.is_empty() && text.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
+/// `line` with the tabs simpleperf's `report_sample.py` separates its fields with (`Gecko\t25122
+/// [007] 1.5:\t\t1000 task-clock:u:`, `        b3cea6c4\tLock::unlock() (libc.so)`) as spaces, byte
+/// for byte, so that every place found in it is one of `line`; `line` itself where no tab follows
+/// its leading white space (perf starts a frame line with one).
+pub(super) fn spaced(line: &str) -> std::borrow::Cow<'_, str> {
+    match memchr::memchr(b'\t', &line.as_bytes()[leading_space(line)..]) {
+        Some(_) => line.replace('\t', " ").into(),
+        None => line.into(),
+    }
+}
+
 /// Whether `b` is one of the ASCII characters `char::is_whitespace` takes as white space (`str::trim`
 /// trims them; `u8::is_ascii_whitespace` leaves out the vertical tab).
 fn is_ascii_space(b: u8) -> bool {
@@ -295,9 +306,12 @@ impl Splitter {
             self.source_lines += 1;
             return Parsed::Skip;
         }
+        // perf starts a frame line with a tab; one without a DSO has no other mark.
+        let bare = line.starts_with('\t');
+        let spaced = spaced(line);
+        let line = spaced.as_ref();
         if self.in_record {
-            // perf starts a frame line with a tab; one without a DSO has no other mark.
-            if let Some((symbol, dso)) = frame_symbol_and_dso(line, start, line.starts_with('\t')) {
+            if let Some((symbol, dso)) = frame_symbol_and_dso(line, start, bare) {
                 self.after_frame = true;
                 return Parsed::Frame(frame_key(line, symbol, dso));
             }

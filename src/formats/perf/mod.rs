@@ -15,7 +15,11 @@
 //!         perfwork  5801   180.962862:    1001001 cpu-clock:      55dd8b8f51a2 leaf+0x39 (/tmp/perfwork)
 //! ```
 //!
-//! (Frame lines start with a TAB, shown here as spaces.)
+//! (Frame lines start with a TAB, shown here as spaces.) Android's simpleperf prints the same with
+//! its `report_sample.py`, separating fields with tabs (`Gecko\t25122 [007] 115539.936601:\t\t1000000
+//! task-clock:u:`, frames `        b3cea6c4\tLock::unlock() (/system/lib/libc.so)`, an address padded
+//! to 16 columns and no leading tab), as the Firefox Profiler's perf importer reads it: tabs after a
+//! line's leading white space are read as spaces.
 //!
 //! **Grammar**: lines starting with `#` are skipped anywhere. A record is a *header line* and its
 //! frames, innermost first, ended by a blank (or whitespace-only) line. The header is `COMM TID` or
@@ -148,22 +152,23 @@ pub struct Options {
 /// a line of its own, which starts with perf's tab.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
     let text = crate::text::utf8_start(head);
-    let mut lines = text.lines().filter(|l| !l.starts_with('#') && !lines::is_blank(l));
-    let Some((line, header)) = lines.next().and_then(|l| Some((l, lines::parse_header(l)?))) else {
-        return Sniff::No;
-    };
+    let mut lines = text.lines().filter(|l| !l.starts_with('#') && !lines::is_blank(l)).map(lines::spaced);
+    let Some(line) = lines.next() else { return Sniff::No };
+    let Some(header) = lines::parse_header(&line) else { return Sniff::No };
     let is_frame = |line: &str, start: usize, bare: bool| {
         lines::frame_symbol_and_dso(line, start, bare).is_some()
             && line[start..].split(' ').next().is_some_and(lines::is_hex)
     };
     if let Some(start) = header.frame {
-        return match header.timed && is_frame(line, start, true) {
+        return match header.timed && is_frame(&line, start, true) {
             true => Sniff::Yes,
             false => Sniff::No,
         };
     }
     match lines.next() {
-        Some(next) if is_frame(next, lines::leading_space(next), true) && (header.timed || next.starts_with('\t')) => {
+        Some(next)
+            if is_frame(&next, lines::leading_space(&next), true) && (header.timed || next.starts_with('\t')) =>
+        {
             Sniff::Yes
         }
         Some(_) => Sniff::No,

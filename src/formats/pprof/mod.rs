@@ -48,7 +48,8 @@
 //! the leaf up; a location and a function per frame, the function named by the frame, its file name
 //! the file of `defined-at` where that holds a location (whose line is the function's start line, and
 //! the location's line for a frame that is not a source line), else the frame's module; a mapping
-//! per file frames were in (`pprof.mapping`, else the module), the program's first (the first met
+//! per file frames were in (`pprof.mapping`, else the module where it is no source file: callgrind's
+//! `clone.S` is none), the program's first (the first met
 //! that is no library, kernel or JIT code), as `go tool pprof` takes the first for the program;
 //! the frame's source line (and clause, as its column);
 //! the interval as the period (CPU time in nanoseconds, or the period type read); the title as
@@ -397,9 +398,22 @@ const SAMPLE_FIELD: u32 = 2;
 /// The period type and period: the interval (of the period type read, in its unit where the interval
 /// is a whole number of it, else CPU time in nanoseconds), else a period that is no time as read.
 /// The file of the mapping `frame` was in: the one it was read from (none where that is empty: it
-/// had none), else its module.
+/// had none), else its module where that is an object file, not source (callgrind's `clone.S`,
+/// which `go tool pprof` would name as the program's `File:`).
 fn mapping_file<'p>(profile: &'p Profile, id: FrameId, frame: &'p Frame) -> Option<&'p str> {
-    profile.frame_attr(id, MAPPING).or(frame.module.as_deref()).filter(|file| !file.is_empty())
+    let object = frame.module.as_deref().filter(|module| !is_source_file(module));
+    profile.frame_attr(id, MAPPING).or(object).filter(|file| !file.is_empty())
+}
+
+/// Whether `file` is named as source code is (`work.c`, `clone.S`, `main.go`, `app.js`), by its
+/// extension: no object code a mapping could be of.
+fn is_source_file(file: &str) -> bool {
+    const SOURCE: &[&str] = &[
+        "c", "h", "cc", "cpp", "cxx", "hh", "hpp", "hxx", "inl", "S", "s", "asm", "rs", "go", "zig", "py", "rb", "js",
+        "mjs", "cjs", "ts", "java", "kt", "scala", "hs", "lhs", "ml", "swift", "m", "mm", "php", "lua", "pl",
+    ];
+    let name = file.rsplit('/').next().unwrap_or(file);
+    name.rsplit_once('.').is_some_and(|(stem, extension)| !stem.is_empty() && SOURCE.contains(&extension))
 }
 
 /// A mapping per file frames were in, the program first, as pprof expects (`go tool pprof` names

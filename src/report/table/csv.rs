@@ -36,7 +36,7 @@ impl Table {
                 buffer.push_str(text);
             }
             Cell::Number(v, _) => {
-                let _ = write!(buffer, "{v}");
+                let _ = write!(buffer, "{}", super::numbers::written(*v));
             }
             Cell::Flag(flag) => {
                 let _ = write!(buffer, "{flag}");

@@ -810,6 +810,26 @@ mod tests {
         );
     }
 
+    /// An unsymbolicated frame of a library is an offset in it, the same in every run: two stay two
+    /// rows, whether the reader named them by their library (`libm.so.6!0x1a49b`, samply's files)
+    /// or gave the library as their module; a bare address of no library is one row `0x…`.
+    #[test]
+    fn addresses_in_a_library_stay_apart() {
+        let mut profile =
+            read(Format::Folded, "main;libm.so.6!0x1a49b 1\nmain;libm.so.6!0x1a4c0 1\nmain;0x7f3a12345678 1\n");
+        let frame = crate::model::FrameRef {
+            module: Some("/usr/lib/libc.so.6"),
+            ..crate::model::FrameRef::function("0x27249")
+        };
+        let libc = profile.frames.intern(frame);
+        let root = profile.tree.roots().next().unwrap();
+        profile.tree.push(Some(root), libc);
+        names_across_runs(&mut profile);
+        let mut names: Vec<String> = profile.frames.iter().map(|(_, f)| f.name.clone()).collect();
+        names.sort();
+        assert_eq!(names, ["0x…", "libc.so.6!0x27249", "libm.so.6!0x1a49b", "libm.so.6!0x1a4c0", "main"]);
+    }
+
     #[test]
     fn the_two_count_lines_are_inferno_diff_folded_s() {
         let base = read(Format::Folded, include_str!("../../../fixtures/cli/diff-base.folded"));

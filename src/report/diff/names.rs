@@ -37,8 +37,9 @@ const RUN_SPECIFIC: [(&str, &str); 10] = [
 /// Renames the frames of `profile` so that one function of two runs or builds has one name: the
 /// parts of [`RUN_SPECIFIC`] replaced in each name and module. An unsymbolicated frame of a library
 /// (samply's `0x1a49b` in `libm.so.6`) is an offset in that library, the same in every run of one
-/// build: it keeps its address and is named by its library too (`libm.so.6+0x1a49b`), so that two
-/// such frames stay two rows. Returns each frame it renamed: its name before and after.
+/// build: it keeps its address and is named by its library too, as the Firefox Profiler names it
+/// (`libm.so.6!0x1a49b`, which the firefox reader gives already), so that two such frames stay two
+/// rows. Returns each frame it renamed: its name before and after.
 pub fn names_across_runs(profile: &mut Profile) -> Vec<(String, String)> {
     static RULES: std::sync::OnceLock<Vec<(Regex, &'static str)>> = std::sync::OnceLock::new();
     // The patterns are constants, each valid.
@@ -57,10 +58,13 @@ pub fn names_across_runs(profile: &mut Profile) -> Vec<(String, String)> {
     };
     let mut renamed = Vec::new();
     crate::model::ops::map_frames(profile, |frame| {
+        if is_library_offset(&frame.name) {
+            return None;
+        }
         let comparable = match frame.module.as_deref().filter(|_| is_address(&frame.name)) {
             Some(library) => {
                 let library = library.rsplit(['/', '\\']).next().unwrap_or(library);
-                crate::model::Frame { name: format!("{library}+{}", frame.name), ..frame.clone() }
+                crate::model::Frame { name: format!("{library}!{}", frame.name), ..frame.clone() }
             }
             None => {
                 let (name, module) = (rewrite(&frame.name), frame.module.as_deref().and_then(rewrite));
@@ -86,6 +90,11 @@ fn shown(frame: &crate::model::Frame) -> String {
         Some(module) => format!("{} in {module}", frame.name),
         None => frame.name.clone(),
     }
+}
+
+/// Whether `name` is an address named by its library, `libm.so.6!0x1a49b`.
+fn is_library_offset(name: &str) -> bool {
+    name.split_once('!').is_some_and(|(library, address)| !library.is_empty() && is_address(address))
 }
 
 /// Whether `name` is a bare address, `0x1a49b`.

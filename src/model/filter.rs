@@ -446,10 +446,14 @@ mod tests {
     }
 
     fn profile_of(metric: Metric) -> Profile {
+        stacks_of(metric, &[(&["a", "b", "c"], 5), (&["a", "b"], 1), (&["a", "d", "b"], 2), (&["e"], 3)])
+    }
+
+    /// A profile of `stacks`, each a path of function names and its samples.
+    fn stacks_of(metric: Metric, stacks: &[(&[&str], i64)]) -> Profile {
         let mut p = Profile::new(vec![metric]);
-        let stacks: [(&[&str], i64); 4] = [(&["a", "b", "c"], 5), (&["a", "b"], 1), (&["a", "d", "b"], 2), (&["e"], 3)];
         let mut index = crate::model::ChildIndex::default();
-        for (stack, n) in stacks {
+        for &(stack, n) in stacks {
             let mut parent = None;
             for name in stack {
                 let frame = p.frames.intern(FrameRef::function(name));
@@ -500,18 +504,10 @@ mod tests {
     fn recursion_direct_and_through_others_goes_into_the_outermost_call() {
         // By hand: a;b;a;c 4 puts c under the outer a; a;a 2 is a's own; b keeps a;b's 1;
         // x;a;a;a;c 3: both inner a's into the a under x.
-        let mut p = Profile::new(vec![Metric::samples()]);
-        let stacks: [(&[&str], i64); 4] =
-            [(&["a", "b", "a", "c"], 4), (&["a", "b"], 1), (&["a", "a"], 2), (&["x", "a", "a", "a", "c"], 3)];
-        let mut index = crate::model::ChildIndex::default();
-        for (stack, n) in stacks {
-            let mut parent = None;
-            for name in stack {
-                let frame = p.frames.intern(FrameRef::function(name));
-                parent = Some(index.child_or_insert(&mut p.tree, parent, frame));
-            }
-            p.tree.add_self(0, parent.unwrap(), Value::Int(n));
-        }
+        let p = stacks_of(
+            Metric::samples(),
+            &[(&["a", "b", "a", "c"], 4), (&["a", "b"], 1), (&["a", "a"], 2), (&["x", "a", "a", "a", "c"], 3)],
+        );
         let p = Filters { collapse_recursion: re("^a$"), ..Filters::default() }.apply(p).unwrap();
         let p = crate::model::ops::merge_siblings(&p);
         assert_eq!(

@@ -34,6 +34,29 @@ fn samplys_files_read_with_their_samples() {
     }
 }
 
+/// A thread's own samples (a LispWorks process's own: processes.tree's 100 samples, 15 of them
+/// of its processes themselves, by hand from the file) are written under a frame named as the
+/// thread, not as samples of no stack the profiler leaves out: all 100 read back, and the frame is
+/// in the thread's samples.
+#[test]
+fn a_threads_own_samples_are_kept_under_its_name() {
+    let dir = temp();
+    let out = dir.path().join("out.firefox.json");
+    let done = proftool().args(["convert"]).arg(fixture("lispworks/processes.tree")).arg(&out).assert().success();
+    let stderr = String::from_utf8(done.get_output().stderr.clone()).unwrap();
+    assert!(
+        stderr.contains("threads' own (no frame below the thread) written under a frame named as the thread"),
+        "{stderr}"
+    );
+    assert_eq!(sample_count(&out), 100);
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert!(json["threads"].as_array().unwrap().iter().all(|t| t["samples"]["stack"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|s| !s.is_null())));
+}
+
 /// Written at version 55 (meta.preprocessedProfileVersion 55, meta.version 24), with tables of the
 /// length they state, and read back with the source's samples; two threads of one name stay two.
 #[test]

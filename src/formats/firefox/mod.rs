@@ -59,8 +59,8 @@
 //! function per name, module and place of definition (`fileName`, `lineNumber`, `columnNumber`); a
 //! sample per node with a value, weighed by it, at a running time: each count of samples one
 //! interval long (the profile's, else `--interval`, else 1 ms), time as long as it is, bytes one
-//! interval each; a thread's own value (a sample with no stack, which the profiler's call tree
-//! leaves out) left out, said on stderr. Empty markers, native symbols, resources and libraries.
+//! interval each; a thread's own value (which would be a sample with no stack, in none of the
+//! profiler's call trees) under a frame named as the thread, said on stderr. Empty markers, native symbols, resources and libraries.
 //!
 //! **Lost**: the order of samples in time and their times, markers, counters, `threadCPUDelta`,
 //! libraries and addresses, JS and native allocations, subcategories, pages, processes (their
@@ -190,6 +190,49 @@ fn fit_roots(profile: &mut Profile) {
     ops::make_functions(profile, ops::is_nested_non_code);
 }
 
+/// A thread's own value (a sample with no frame below the thread: a LispWorks process's own, a perf
+/// sample with no call chain) would be a sample with no stack, which the profiler's call tree leaves
+/// out: it goes to a frame below the thread named as the thread, as folded stacks write it (`FIB
+/// process 15`), said on stderr.
+fn keep_threads_own_values(profile: &mut Profile, diag: &mut Diagnostics) {
+    let own: Vec<NodeId> =
+        profile.tree.roots().filter(|&root| profile.tree.self_value(0, root).as_f64() != 0.0).collect();
+    if own.is_empty() {
+        return;
+    }
+    let zero = match profile.metrics()[0].repr {
+        Repr::Int => Value::Int(0),
+        Repr::Float => Value::Float(0.0),
+    };
+    let frames: Vec<_> = (own.iter())
+        .map(|&root| {
+            let name = profile.frame_name(profile.tree.frame(root)).into_owned();
+            profile.frames.intern(FrameRef::function(&name))
+        })
+        .collect();
+    // A thread may have such a frame below it already (a nested thread of its name): its node.
+    let mut below: Vec<Option<NodeId>> = vec![None; own.len()];
+    let mut own_index: Vec<Option<usize>> = vec![None; profile.tree.len()];
+    own.iter().enumerate().for_each(|(i, root)| own_index[root.index()] = Some(i));
+    for node in profile.tree.nodes() {
+        if let Some(i) = profile.tree.parent(node).and_then(|p| own_index[p.index()]) {
+            if profile.tree.frame(node) == frames[i] {
+                below[i] = Some(node);
+            }
+        }
+    }
+    for (i, &root) in own.iter().enumerate() {
+        let value = profile.tree.self_value(0, root);
+        let node = below[i].unwrap_or_else(|| profile.tree.push(Some(root), frames[i]));
+        profile.tree.add_self(0, node, value);
+        profile.tree.set_self(0, root, zero);
+    }
+    let (n, metric) = (own.len(), profile.metrics()[0].name.clone());
+    diag.warn("firefox-no-stack", None, || {
+        format!("firefox: the {metric} of {n} threads' own (no frame below the thread) written under a frame named as the thread: a sample with no stack is in none of the profiler's call trees")
+    });
+}
+
 /// Merges siblings of one frame and keeps the one metric a thread's samples are weighed by (the
 /// chosen one, else the one the profile is weighed by), naming the others as dropped; ticks become
 /// time at the interval.
@@ -214,22 +257,7 @@ fn fit(profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Pr
         });
     }
     profile.retain_metrics(&keep);
-    // A thread's own value (a sample with no frame below the thread) would be a sample with no
-    // stack, which the profiler's call tree leaves out (and proftool reads so): left out.
-    let own: Vec<NodeId> =
-        profile.tree.roots().filter(|&root| profile.tree.self_value(0, root).as_f64() != 0.0).collect();
-    if !own.is_empty() {
-        let total: f64 = own.iter().map(|&root| profile.tree.self_value(0, root).as_f64()).sum();
-        let (n, metric) = (own.len(), profile.metrics()[0].name.clone());
-        diag.warn("firefox-no-stack", None, || {
-            format!("firefox: {total} {metric} of {n} threads' own (no frame below the thread) left out: they would be samples with no stack, which the profiler's call tree leaves out")
-        });
-        let zero = match profile.metrics()[0].repr {
-            Repr::Int => Value::Int(0),
-            Repr::Float => Value::Float(0.0),
-        };
-        own.iter().for_each(|&root| profile.tree.set_self(0, root, zero));
-    }
+    keep_threads_own_values(&mut profile, diag);
     // GHC's ticks are time at the interval: written as tracing-ms.
     if profile.metrics()[0].kind == MetricKind::Ticks {
         let interval = profile.meta.interval.or(options.interval).unwrap_or(super::options::DEFAULT_INTERVAL);

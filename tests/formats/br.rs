@@ -80,3 +80,17 @@ fn br_errors_give_the_byte_offset() {
         .code(1)
         .stderr(predicate::str::contains("unknown-type.br: br: byte 9: expected a record type 1 or 3 to 9, found 2"));
 }
+
+/// A BR file of one module mapping and no group (found by the fuzzer) reads as a profile of no
+/// sample; written as BR it would be an empty file, which no reader takes: refused, said.
+#[test]
+fn a_profile_of_no_sample_is_not_written_as_an_empty_file() {
+    let mapping_only: &[u8] = b"\x01\x00\x01\x00\x04a\x01\x00\x09";
+    proftool()
+        .args(["convert", "--from", "br", "--to", "br", "-", "-"])
+        .write_stdin(mapping_only)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::is_empty())
+        .stderr(predicate::str::contains("the profile holds no sample, and a BR file of none is an empty file"));
+}

@@ -24,6 +24,11 @@ pub(crate) fn write(
     let profile = &*fit_frames(profile, diag);
     let samples = sample_counts(profile)?;
     let total = samples.iter().fold(0u64, |sum, &c| sum.saturating_add(c.max(0) as u64));
+    // A group is a sample: a profile of none would be an empty file, which no reader takes.
+    if total == 0 {
+        let what = "the profile holds no sample, and a BR file of none is an empty file, which no reader takes (pprof and speedscope hold an empty profile)".into();
+        return Err(Error::Unrepresentable { format: FORMAT, what });
+    }
     if total > options.max_samples {
         let max = options.max_samples;
         let what = format!(

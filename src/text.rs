@@ -714,6 +714,26 @@ impl Line<'_> {
     }
 }
 
+/// `text` with each character `escape` names written as a visible escape, `\u{1b}`: the one way
+/// proftool writes a character that the reader of an output would act on or could not carry (a
+/// terminal's controls: `report::safe_text`; what XML 1.0 cannot hold: `formats::shared`). The
+/// text itself where it has none.
+pub(crate) fn escape_chars(text: &str, escape: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(&escape) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match escape(c) {
+            // Writing to a String cannot fail.
+            true => _ = write!(out, "\\u{{{:x}}}", c as u32),
+            false => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -77,18 +77,9 @@ fn xml_can_carry(c: char) -> bool {
 /// one way proftool writes them: docs/formats.md, "Names in XML"); the text as it is when it has
 /// none. Each text replaced is counted in `replaced`, for [`warn_xml_replaced`].
 pub(crate) fn xml_text<'t>(text: &'t str, replaced: &mut usize) -> Cow<'t, str> {
-    if text.chars().all(xml_can_carry) {
-        return Cow::Borrowed(text);
-    }
-    *replaced += 1;
-    let mut escaped = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        match xml_can_carry(c) {
-            true => escaped.push(c),
-            false => escaped.push_str(&format!("\\u{{{:x}}}", c as u32)),
-        }
-    }
-    Cow::Owned(escaped)
+    let written = crate::text::escape_chars(text, |c| !xml_can_carry(c));
+    *replaced += usize::from(matches!(written, Cow::Owned(_)));
+    written
 }
 
 /// Says once that `replaced` names or values of `format`'s output held characters XML cannot carry,

@@ -20,8 +20,8 @@ impl<'a> SafeText<'a> {
 
 impl Write for SafeText<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match std::str::from_utf8(buf) {
-            Ok(text) if text.chars().any(is_unsafe) => self.out.write_all(escaped(text).as_bytes())?,
+        match std::str::from_utf8(buf).map(|text| crate::text::escape_chars(text, is_unsafe)) {
+            Ok(std::borrow::Cow::Owned(escaped)) => self.out.write_all(escaped.as_bytes())?,
             // Text with nothing to escape, or bytes that are no text (none of the reports').
             _ => self.out.write_all(buf)?,
         }
@@ -35,14 +35,7 @@ impl Write for SafeText<'_> {
 
 /// `text` with each character [`is_unsafe`] names written as `\u{…}`.
 pub fn escaped(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        match is_unsafe(c) {
-            true => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            false => out.push(c),
-        }
-    }
-    out
+    crate::text::escape_chars(text, is_unsafe).into_owned()
 }
 
 /// Whether a terminal would act on `c` rather than show it: a control character (C0 but a line

@@ -1,6 +1,24 @@
 // The table of functions (a row per name, as `summary`), a function's sandwich (as `calls`), the
 // crumbs, a diff's verdict, the controls and the keyboard.
 let fnOrder = { key: 'total', desc: true };
+// The function table's head: a button per column [key, text] that sorts by it (`sorted(key)`: the
+// order it is sorted in, true descending, or null), focus kept on it after `sortBy(key)` redraws.
+function sortHeader(cols, sorted, sortBy, title = () => '') {
+  const head = $('functions').tHead;
+  head.innerHTML = '';
+  const hr = head.insertRow();
+  for (const [key, text] of cols) {
+    const th = document.createElement('th');
+    if (key === 'name') th.className = 'name';
+    th.title = title(key);
+    const order = sorted(key);
+    const button = Object.assign(document.createElement('button'), { className: 'sort', textContent: text + (order === null ? '' : order ? ' ▾' : ' ▴') });
+    button.dataset.key = key;
+    button.onclick = () => { sortBy(key); head.querySelector(`button[data-key="${key}"]`)?.focus(); };
+    th.appendChild(button);
+    hr.appendChild(th);
+  }
+}
 function renderFunctions() {
   if (D) { renderDiffTable(); return; }
   // Choosing a function only moves the highlight: the table is rebuilt for what changes its rows.
@@ -12,25 +30,12 @@ function renderFunctions() {
   madeFor.table = key;
   const cols = [['name', 'name'], ['self', 'self'], ['selfPct', 'self %'], ['total', 'total'], ['totalPct', 'total %']];
   if (callsMetric >= 0) cols.push(['calls', 'calls']);
-  const head = $('functions').tHead;
-  head.innerHTML = '';
-  const hr = head.insertRow();
-  for (const [key, text] of cols) {
-    const th = document.createElement('th');
-    const button = document.createElement('button');
-    button.className = 'sort';
-    button.textContent = text + (fnOrder.key === key || (fnOrder.key + 'Pct') === key ? (fnOrder.desc ? ' ▾' : ' ▴') : '');
-    if (key === 'name') th.className = 'name';
-    button.onclick = () => {
-      const k = key.replace('Pct', '');
-      fnOrder = { key: k, desc: fnOrder.key === k ? !fnOrder.desc : k !== 'name' };
-      renderFunctions();
-      head.querySelector(`button[data-key="${key}"]`)?.focus();
-    };
-    button.dataset.key = key;
-    th.appendChild(button);
-    hr.appendChild(th);
-  }
+  // A column of shares sorts as its values do.
+  sortHeader(cols, (key) => fnOrder.key === key || `${fnOrder.key}Pct` === key ? fnOrder.desc : null, (key) => {
+    const k = key.replace('Pct', '');
+    fnOrder = { key: k, desc: fnOrder.key === k ? !fnOrder.desc : k !== 'name' };
+    renderFunctions();
+  });
   const t = fnTable;
   const value = { self: (r) => t.self[r], total: (r) => t.total[r], calls: (r) => t.calls[r] };
   let list = [];
@@ -248,23 +253,10 @@ function renderDiffTable() {
   const R = D.rows;
   const value = { name: (i) => R.name[i], base: (i) => R.base[i], new: (i) => R.new[i], change: (i) => R.new[i] - R.base[i], p: (i) => R.p[i] ?? 2, outcome: (i) => R.outcome[i] };
   const cols = [['name', 'function'], ['outcome', 'gate'], ['base', 'base %'], ['new', 'new %'], ['change', '± points'], ['p', 'p']];
-  const head = $('functions').tHead;
-  head.innerHTML = '';
-  const hr = head.insertRow();
-  for (const [k, text] of cols) {
-    const th = document.createElement('th');
-    if (k === 'name') th.className = 'name';
-    const button = Object.assign(document.createElement('button'), { className: 'sort', textContent: text + (diffOrder.key === k ? (diffOrder.desc ? ' ▾' : ' ▴') : '') });
-    button.dataset.key = k;
-    if (k === 'base' || k === 'new') th.title = `share of ${k === 'base' ? D.baseLabel : D.newLabel}`;
-    button.onclick = () => {
-      diffOrder = { key: k, desc: diffOrder.key === k ? !diffOrder.desc : !['name', 'outcome', 'p'].includes(k) };
-      renderDiffTable();
-      head.querySelector(`button[data-key="${k}"]`)?.focus();
-    };
-    th.appendChild(button);
-    hr.appendChild(th);
-  }
+  sortHeader(cols, (k) => (diffOrder.key === k ? diffOrder.desc : null), (k) => {
+    diffOrder = { key: k, desc: diffOrder.key === k ? !diffOrder.desc : !['name', 'outcome', 'p'].includes(k) };
+    renderDiffTable();
+  }, (k) => (k === 'base' || k === 'new' ? `share of ${k === 'base' ? D.baseLabel : D.newLabel}` : ''));
   let list = R.name.map((_, i) => i);
   if (matchRow) list = list.filter((i) => matchRow[diffRowOf.get(R.name[i])]);
   const sign = diffOrder.desc ? -1 : 1, by = value[diffOrder.key];

@@ -69,6 +69,10 @@ pub fn check_pair(origin: Option<Format>, target: Format, profile: &Profile, lab
     if profile.tree.is_empty() && target == Format::Folded {
         return refused(target, profile, "no stack", &format!("{label}: {target} takes a profile of no stack"));
     }
+    // A profile of no sample: a BR file is a group per sample, and one of none is empty.
+    if br_of_no_sample(profile, target) {
+        return refused(target, profile, "holds no sample", &format!("{label}: {target} takes a profile of no sample"));
+    }
     // Samples with no frame but their thread: nothing is left to write where threads go.
     if holds_nothing_but_threads(profile, target) {
         let wrong = format!("{label}: {target} takes a profile of threads only");
@@ -230,8 +234,15 @@ fn same_function_totals(expected: &Profile, got: &Profile) -> bool {
             .all(|((f, (a, nodes)), (g, (b, _)))| f == g && (a - b).abs() <= 0.5 * *nodes as f64)
 }
 
+/// Whether `target` is BR and `profile` holds no sample for it to write (a BR file of none is empty).
+pub fn br_of_no_sample(profile: &Profile, target: Format) -> bool {
+    let projection = convert::project(profile.clone(), target, &ConvertOptions::default(), &mut Diagnostics::default());
+    target == Format::Br && projection.is_ok_and(|p| primary_total(&p).is_none_or(|t| t.as_f64() == 0.0))
+}
+
 /// Whether `target` has no threads and every node of `profile` is a thread, so that converting it
 /// is refused.
+
 pub fn holds_nothing_but_threads(profile: &Profile, target: Format) -> bool {
     let is_thread = |node| profile.frames.get(profile.tree.frame(node)).kind == FrameKind::Thread;
     !target.carries().threads && !profile.tree.is_empty() && profile.tree.nodes().all(is_thread)

@@ -58,7 +58,7 @@ for shape in $SHAPES; do
             read -r user sys rss < <(tail -1 "$OUT/time")
             cpu=$(echo "$user + $sys" | bc)
             written=$( [ -f "$out" ] && stat -c %s "$out" || echo "none")
-            refusal=$(grep -o 'more than [^:]*\|lines of at most [0-9]* bytes\|decompress[^;]*\|--max-[a-z-]* SIZE' "$OUT/err" | head -2 | tr '\n' ' ' || true)
+            refusal=$(grep -o 'more than [^:]*\|lines of at most [0-9]* bytes\|a tree of at most [0-9]* nodes\|decompress[^;]*\|--max-[a-z-]* [A-Z]*' "$OUT/err" | head -2 | tr '\n' ' ' || true)
             [ "$status" = 0 ] && refusal=""
             [ "$status" != 0 ] && [ -z "$refusal" ] && refusal=$(head -c 160 "$OUT/err")
             printf '| %s | %s | %s | %s | %s | %s | %s MB | %s | %s |\n' "$shape" "$n" "$size" "$target" "$status" \

@@ -34,6 +34,10 @@ pub const DEFAULT_MAX_INPUT_SIZE: u64 = 1 << 30;
 /// there with an error instead of taking all the memory.
 pub const DEFAULT_MAX_LINE_LENGTH: u64 = 256 << 20;
 
+/// The most nodes a call graph expands into by default (`--max-graph-nodes`): about 1 GiB of tree,
+/// where the largest real profiles are a few million nodes.
+pub const DEFAULT_MAX_GRAPH_NODES: u64 = 20_000_000;
+
 /// The first bytes of a gzip stream (RFC 1952).
 const GZIP_MAGIC: &[u8] = b"\x1f\x8b";
 

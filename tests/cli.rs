@@ -291,6 +291,27 @@ fn a_call_graph_that_explodes_is_said_and_held_to_the_output_limit() {
     proftool().args(["convert", "-q"]).arg(&input).arg(dir.path().join("out.html")).assert().success();
 }
 
+/// The tree a call graph expands into is held to --max-graph-nodes while it is built: 12 nested
+/// diamonds are 32,762 nodes (by hand, above), read with a limit of exactly that many and refused,
+/// with the limit, the flag and the graph's size, at one fewer, by every command that reads.
+#[test]
+fn a_call_graph_is_expanded_into_no_more_nodes_than_max_graph_nodes() {
+    let dir = temp();
+    let input = dir.path().join("diamonds.callgrind");
+    std::fs::write(&input, nested_diamonds(12)).unwrap();
+    proftool().args(["summary", "-q", "--max-graph-nodes", "32762"]).arg(&input).assert().success();
+    for command in ["summary", "info", "tree"] {
+        let out = proftool().args([command, "--max-graph-nodes", "32761"]).arg(&input).output().unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{command}: {stderr}");
+        assert!(
+            stderr.contains("expected a call graph that expands into a tree of at most 32761 nodes (--max-graph-nodes N raises the limit), found a graph of 37 functions and 48 calls that expands into more"),
+            "{command}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{command}");
+    }
+}
+
 /// One line longer than --max-line-length stops a line reader with an error at its start, the limit
 /// and the option, whatever follows it: a 2,000-byte line 3 of a folded file, an endless stream of
 /// zeros (read up to the limit only), a LispWorks tree. A GHC -px cost line longer than the limit

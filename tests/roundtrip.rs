@@ -236,13 +236,13 @@ fn same_function_totals(expected: &Profile, got: &Profile) -> bool {
 
 /// Whether `target` is BR and `profile` holds no sample for it to write (a BR file of none is empty).
 pub fn br_of_no_sample(profile: &Profile, target: Format) -> bool {
-    let projection = convert::project(profile.clone(), target, &ConvertOptions::default(), &mut Diagnostics::default());
-    target == Format::Br && projection.is_ok_and(|p| primary_total(&p).is_none_or(|t| t.as_f64() == 0.0))
+    target == Format::Br
+        && convert::project(profile.clone(), target, &ConvertOptions::default(), &mut Diagnostics::default())
+            .is_ok_and(|p| primary_total(&p).is_none_or(|t| t.as_f64() == 0.0))
 }
 
 /// Whether `target` has no threads and every node of `profile` is a thread, so that converting it
 /// is refused.
-
 pub fn holds_nothing_but_threads(profile: &Profile, target: Format) -> bool {
     let is_thread = |node| profile.frames.get(profile.tree.frame(node)).kind == FrameKind::Thread;
     !target.carries().threads && !profile.tree.is_empty() && profile.tree.nodes().all(is_thread)

@@ -4,7 +4,7 @@
 use super::error::Usage;
 use clap::builder::TypedValueParser;
 use proftool::convert::ConvertOptions;
-use proftool::files::{DEFAULT_MAX_INPUT_SIZE, DEFAULT_MAX_LINE_LENGTH};
+use proftool::files::{DEFAULT_MAX_GRAPH_NODES, DEFAULT_MAX_INPUT_SIZE, DEFAULT_MAX_LINE_LENGTH};
 use proftool::formats::dyalog::Separators;
 use proftool::formats::sampler::FrameOrder;
 use proftool::formats::{br, dyalog, folded, ghc, perf, pprof, sampler, FormatOptions};
@@ -353,6 +353,10 @@ pub struct ReadArgs {
     /// huge line (a file of zeros, an endless stream) stops with an error, not out of memory.
     #[arg(long, value_name = "SIZE", default_value_t = DEFAULT_MAX_LINE_LENGTH, value_parser = parse_size, help_heading = "Options")]
     pub max_line_length: u64,
+    /// The most nodes a call graph (callgrind) may expand into as a tree, each function's cost
+    /// apportioned among its callers: a small graph of many paths can expand into billions.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_GRAPH_NODES, help_heading = "Options")]
+    pub max_graph_nodes: u64,
     /// A pprof sample label whose values become root frames `KEY:value` above the stacks (pprof's
     /// -tagroot); repeat it for several, outermost first. Other labels are dropped, with a warning.
     #[arg(long = "tag", value_name = "KEY")]
@@ -379,6 +383,7 @@ impl ReadArgs {
         let mut options = ReadOptions::of(self.formats());
         options.max_input_size = self.max_input_size;
         options.max_line_length = self.max_line_length;
+        options.max_graph_nodes = self.max_graph_nodes;
         options
     }
 

@@ -75,6 +75,10 @@ pub struct ReadOptions {
     /// one huge line (a file of zeros, an endless stream) is an error, not all the memory; 0 means
     /// [`crate::files::DEFAULT_MAX_LINE_LENGTH`].
     pub max_line_length: u64,
+    /// The most nodes a call graph (callgrind) may expand into as a tree (`--max-graph-nodes`), so
+    /// that a small graph of many paths (nested diamonds) is an error, not all the memory; 0 means
+    /// [`crate::files::DEFAULT_MAX_GRAPH_NODES`].
+    pub max_graph_nodes: u64,
 }
 
 impl ReadOptions {

@@ -143,6 +143,12 @@ pub(super) struct Read {
 const LEAST_SHARE: f64 = 0.5;
 const LEAST_PART: f64 = 1e-6;
 
+/// A graph whose tree would pass the most nodes allowed: how big the graph is.
+pub(super) struct TooManyNodes {
+    pub(super) functions: usize,
+    pub(super) calls: usize,
+}
+
 /// What the apportioning left out, for the warning that says it.
 #[derive(Default)]
 struct Left {
@@ -152,7 +158,8 @@ struct Left {
 }
 
 impl Read {
-    pub(super) fn into_profile(self, diag: &mut Diagnostics) -> Profile {
+    /// The profile of the graphs, unless their tree would pass `max_nodes` nodes.
+    pub(super) fn into_profile(self, max_nodes: u64, diag: &mut Diagnostics) -> Result<Profile, TooManyNodes> {
         let n_events = self.events.len();
         let mut metrics: Vec<Metric> = Vec::new();
         let mut scales: Vec<i64> = Vec::new();
@@ -184,6 +191,8 @@ impl Read {
         let mut frames = Frames { names: &self.names, places: FxHashMap::default() };
         let mut left = Left::default();
         let threads = self.graphs.iter().filter(|g| g.thread.is_some()).count() > 1;
+        let calls = self.graphs.iter().map(|g| g.edges.len()).sum::<usize>();
+        let too_many = TooManyNodes { functions: self.names.functions.len(), calls };
         for graph in &self.graphs {
             let root = match (&graph.thread, threads) {
                 (Some(thread), true) => {
@@ -192,14 +201,11 @@ impl Read {
                 }
                 _ => None,
             };
-            Apportioning::new(graph, n_events, has_calls, self.names.functions.len()).build(
-                &mut profile,
-                &mut frames,
-                root,
-                &mut left,
-            );
+            let apportioning = Apportioning::new(graph, n_events, has_calls, self.names.functions.len());
+            if !apportioning.build(&mut profile, &mut frames, (root, max_nodes), &mut left) {
+                return Err(too_many);
+            }
         }
-        let calls = self.graphs.iter().map(|g| g.edges.len()).sum::<usize>();
         if calls > 0 {
             diag.warn("callgrind-graph", None, || {
                 let mut text = "callgrind holds a call graph, not a tree: each function's inclusive cost is apportioned among its callers, as speedscope's importer does (its stacks are shares, not measured; each function's own costs per line, and each call's count, are the file's exactly)".to_string();
@@ -237,7 +243,7 @@ impl Read {
                 profile.tree.replace_metric(m, Values::Int(scaled));
             }
         }
-        profile
+        Ok(profile)
     }
 }
 
@@ -383,6 +389,16 @@ struct Apportioning<'g> {
     order: Vec<u32>,
 }
 
+/// Where the expansion put each slot's and each call's costs.
+#[derive(Default)]
+struct Shares {
+    /// Each slot's nodes: (slot, node, where its raw share per event starts in `raw`).
+    slots: Vec<(u32, NodeId, usize)>,
+    /// Each call's nodes: (edge, node, its share of the call's count).
+    calls: Vec<(u32, NodeId, f64)>,
+    raw: Vec<f64>,
+}
+
 /// A visit to make: a function entered from a node with these shares of its total.
 struct Visit {
     function: u32,
@@ -426,10 +442,24 @@ impl<'g> Apportioning<'g> {
         &self.totals[function as usize * n..(function as usize + 1) * n]
     }
 
-    /// Adds the graph's tree to `profile`, below `root` (a thread) or at the roots.
-    fn build(&self, profile: &mut Profile, frames: &mut Frames<'_>, root: Option<NodeId>, left: &mut Left) {
+    /// Adds the graph's tree to `profile`, below `root` (a thread) or at the roots, unless the tree
+    /// would pass `max_nodes` nodes: whether it did.
+    fn build(
+        &self,
+        profile: &mut Profile,
+        frames: &mut Frames<'_>,
+        (root, max_nodes): (Option<NodeId>, u64),
+        left: &mut Left,
+    ) -> bool {
+        let Some(shares) = self.expand(profile, frames, (root, max_nodes), left) else { return false };
+        self.share_out_slots(profile, frames, root, &shares, left);
+        self.share_out_calls(profile, &shares);
+        profile.tree.len() as u64 <= max_nodes
+    }
+
+    /// What each function has beyond what its callers give it, per event: it is a root that much.
+    fn root_weights(&self) -> Vec<f64> {
         let (graph, n) = (self.graph, self.n_events);
-        // What a function has beyond what its callers give it: it is a root that much.
         let mut roots = self.totals.clone();
         for (edge, &(caller, _, _, callee)) in graph.edges.iter().enumerate() {
             if caller != callee {
@@ -438,16 +468,28 @@ impl<'g> Apportioning<'g> {
                 weights.iter_mut().zip(costs).for_each(|(w, &c)| *w -= c as f64);
             }
         }
+        roots
+    }
+
+    /// Expands the graph into nodes below `root`, depth first from each function with a weight of
+    /// its own, each call's share of its callee carried down: the nodes each slot's and each call's
+    /// costs go to, with their raw shares; `None` once the tree would pass `max_nodes` nodes.
+    fn expand(
+        &self,
+        profile: &mut Profile,
+        frames: &mut Frames<'_>,
+        (root, max_nodes): (Option<NodeId>, u64),
+        left: &mut Left,
+    ) -> Option<Shares> {
+        let (graph, n) = (self.graph, self.n_events);
+        let roots = self.root_weights();
         let least: Vec<f64> = (0..n)
             .map(|e| {
                 let total: f64 = graph.slot_costs.iter().skip(e).step_by(n).map(|&c| c as f64).sum();
                 LEAST_SHARE.max(total * LEAST_PART)
             })
             .collect();
-        // Each slot's and each call's shares: (slot or edge, node, raw share per event).
-        let mut slot_shares: Vec<(u32, NodeId, usize)> = Vec::new();
-        let mut call_shares: Vec<(u32, NodeId, f64)> = Vec::new();
-        let mut raw: Vec<f64> = Vec::new();
+        let mut shares = Shares::default();
         let mut on_stack = vec![false; self.totals.len() / n.max(1)];
         // A function visited once already: a small call into it need not be expanded again.
         let mut visited = vec![false; on_stack.len()];
@@ -472,6 +514,9 @@ impl<'g> Apportioning<'g> {
                     continue;
                 }
             };
+            if profile.tree.len() as u64 > max_nodes {
+                return None;
+            }
             let function = visit.function;
             on_stack[function as usize] = true;
             visited[function as usize] = true;
@@ -479,7 +524,7 @@ impl<'g> Apportioning<'g> {
             let node = profile.tree.push(visit.parent, frames.function(&mut profile.frames, function));
             let own_file = frames.names.functions[function as usize].0;
             if let Some((edge, share)) = visit.call {
-                call_shares.push((edge, node, share));
+                shares.calls.push((edge, node, share));
             }
             let total = self.total(function);
             let ratios: Vec<f64> =
@@ -501,8 +546,8 @@ impl<'g> Apportioning<'g> {
                 let (_, line, file) = graph.slots[slot as usize];
                 let target = line_node(profile, frames, line, file);
                 let costs = &graph.slot_costs[slot as usize * n..(slot as usize + 1) * n];
-                slot_shares.push((slot, target, raw.len()));
-                raw.extend(costs.iter().zip(&ratios).map(|(&c, &r)| c as f64 * r));
+                shares.slots.push((slot, target, shares.raw.len()));
+                shares.raw.extend(costs.iter().zip(&ratios).map(|(&c, &r)| c as f64 * r));
             }
             let (start, end) = self.edge_start[function as usize];
             let mut calls = Vec::new();
@@ -524,10 +569,22 @@ impl<'g> Apportioning<'g> {
             }
             stack.extend(calls.into_iter().rev().map(Step::Enter));
         }
-        // Each slot's costs shared out among its nodes as whole numbers; a slot no visit reached
-        // under a root of its function's own.
+        Some(shares)
+    }
+
+    /// Shares each slot's costs out among its nodes as whole numbers; a slot no visit reached goes
+    /// under a root of its function's own (below `root`).
+    fn share_out_slots(
+        &self,
+        profile: &mut Profile,
+        frames: &mut Frames<'_>,
+        root: Option<NodeId>,
+        expanded: &Shares,
+        left: &mut Left,
+    ) {
+        let (graph, n) = (self.graph, self.n_events);
         let mut unreached: FxHashMap<u32, NodeId> = FxHashMap::default();
-        let (order, starts) = grouped(slot_shares.iter().map(|s| s.0), graph.slots.len());
+        let (order, starts) = grouped(expanded.slots.iter().map(|s| s.0), graph.slots.len());
         let mut shares = Vec::new();
         for (slot, &(function, line, file)) in graph.slots.iter().enumerate() {
             let costs = &graph.slot_costs[slot * n..(slot + 1) * n];
@@ -553,21 +610,28 @@ impl<'g> Apportioning<'g> {
             };
             let entries = &order[start..end];
             for (e, &cost) in costs.iter().enumerate() {
-                let weights = entries.iter().map(|&i| raw[slot_shares[i as usize].2 + e]);
+                let weights = entries.iter().map(|&i| expanded.raw[expanded.slots[i as usize].2 + e]);
                 whole_shares(cost, weights, &mut shares);
                 for (&i, &share) in entries.iter().zip(&shares) {
-                    profile.tree.add_self(e, slot_shares[i as usize].1, Value::Int(share));
+                    profile.tree.add_self(e, expanded.slots[i as usize].1, Value::Int(share));
                 }
             }
         }
-        if self.has_calls {
-            let (order, starts) = grouped(call_shares.iter().map(|s| s.0), graph.edges.len());
-            for (edge, &(start, end)) in starts.iter().enumerate() {
-                let entries = &order[start..end];
-                whole_shares(graph.edge_calls[edge], entries.iter().map(|&i| call_shares[i as usize].2), &mut shares);
-                for (&i, &share) in entries.iter().zip(&shares) {
-                    profile.tree.add_self(n, call_shares[i as usize].1, Value::Int(share));
-                }
+    }
+
+    /// Shares each call's count out among the nodes it was expanded into, as whole numbers.
+    fn share_out_calls(&self, profile: &mut Profile, expanded: &Shares) {
+        if !self.has_calls {
+            return;
+        }
+        let graph = self.graph;
+        let (order, starts) = grouped(expanded.calls.iter().map(|s| s.0), graph.edges.len());
+        let mut shares = Vec::new();
+        for (edge, &(start, end)) in starts.iter().enumerate() {
+            let entries = &order[start..end];
+            whole_shares(graph.edge_calls[edge], entries.iter().map(|&i| expanded.calls[i as usize].2), &mut shares);
+            for (&i, &share) in entries.iter().zip(&shares) {
+                profile.tree.add_self(self.n_events, expanded.calls[i as usize].1, Value::Int(share));
             }
         }
     }

@@ -107,7 +107,7 @@ pub(crate) const SPEC: Spec = Spec {
     carries: CARRIES,
     encoding: Encoding::Text,
     sniff,
-    read: Some(|input, _, diag| read::read(input, diag).map_err(Error::from)),
+    read: Some(|input, options, diag| read::read(input, options, diag).map_err(Error::from)),
     write: Some(|profile, out, _, diag| write::write(profile, out, diag)),
     rules: Rules {
         fit: spec::as_projected,

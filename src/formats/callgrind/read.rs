@@ -6,20 +6,29 @@ use super::graph::{self, Graph, Names};
 use super::FORMAT;
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, ParseError, ParseErrorKind, Position};
+use crate::formats::ReadOptions;
 use crate::model::Profile;
 use crate::text::Line;
 use rustc_hash::FxHashMap;
 use std::io::Read;
 
 /// Reads a callgrind file.
-pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+pub(crate) fn read(
+    input: &mut (dyn Read + Send),
+    options: &ReadOptions,
+    diag: &mut Diagnostics,
+) -> Result<Profile, ParseError> {
     let mut reader = Reader::default();
     crate::text::pipeline_with_parts(crate::text::Blocks::new(input, FORMAT), tokenize, |line, kind, tokens| {
         line.warn_if_cut_short("its last count may have lost digits", diag);
         reader.end = Position::line(line.position.line.unwrap_or(0) + 1, line.position.byte + line.text.len() as u64);
         reader.line(&line, kind, tokens)
     })?;
-    reader.finish(diag)
+    let max_nodes = match options.max_graph_nodes {
+        0 => crate::files::DEFAULT_MAX_GRAPH_NODES,
+        given => given,
+    };
+    reader.finish(max_nodes, diag)
 }
 
 /// One number of a cost line as written: absolute (decimal or `0x` hex), or relative to the same
@@ -471,7 +480,7 @@ impl Reader {
         Ok(())
     }
 
-    fn finish(self, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+    fn finish(self, max_nodes: u64, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
         let error = |kind| ParseError { format: FORMAT, position: self.end, kind };
         if let Some((_, _, at)) = self.call {
             return Err(error(ParseErrorKind::Unexpected {
@@ -514,7 +523,17 @@ impl Reader {
             attrs: self.attrs,
             stated: [("summary:", self.summary), ("totals:", self.totals)],
         };
-        Ok(read.into_profile(diag))
+        let end = self.end;
+        read.into_profile(max_nodes, diag).map_err(|graph::TooManyNodes { functions, calls }| ParseError {
+            format: FORMAT,
+            position: end,
+            kind: ParseErrorKind::Unexpected {
+                expected: format!(
+                    "a call graph that expands into a tree of at most {max_nodes} nodes (--max-graph-nodes N raises the limit)"
+                ),
+                found: format!("a graph of {functions} functions and {calls} calls that expands into more"),
+            },
+        })
     }
 }
 

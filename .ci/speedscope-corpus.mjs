@@ -26,7 +26,15 @@ const devtools = (span, speedscopeBusy) =>
   `a DevTools recording's CPU profile weighed as a .cpuprofile is (speedscope's own reading of one): ` +
   `its samples' time deltas, ${span} µs, (idle), (program) and (garbage collector) samples included as V8 names them; ` +
   `speedscope's timeline importer leaves idle samples out and gives the rest to the stack before them (${speedscopeBusy} µs in its call tree)`
+const firefoxGecko = (samples, ms) =>
+  `every frame and sample, as the Firefox Profiler (the format's own viewer) imports a Gecko profile: ${samples} samples, ${ms} ms ` +
+  "(each until the next, the last one interval); speedscope keeps JS functions only and leaves out Firefox's label frames, " +
+  'addresses and resource: scripts, and the samples left with no frame'
 const READINGS = {
+  'Firefox/59/firefox.json': { total: 10183775.769, why: firefoxGecko(10161, '10,183.776') },
+  'Firefox/59/simple-firefox.json': { total: 37978.056, why: firefoxGecko(38, '37.978') },
+  'Firefox/61/recursion.json': { total: 15114.334, why: firefoxGecko(15, '15.114') },
+  'Firefox/63/simple-firefox.json': { total: 38775.204, why: firefoxGecko(39, '38.775') },
   'linux-perf/forks.linux-perf.txt': { total: 561561.561, why: perfByPeriod(561, 1001001) },
   'linux-perf/rust-mangled.linux-perf.txt': {
     total: 1627118.592,

@@ -1,6 +1,6 @@
 //! The Gecko profile JSON of Firefox's built-in profiler, as Firefox ≤ 63's devtools performance
 //! panel saved it ("Save profile": a "Recorded Performance Data" file, the Gecko profile under its
-//! `profile` key) and as speedscope's importer reads it (read only). The bare Gecko profile (the
+//! `profile` key) and as the Firefox Profiler imports it (read only). The bare Gecko profile (the
 //! same object at the top of a file) is read the same way.
 //!
 //! ```text
@@ -25,16 +25,19 @@
 //! (in older versions as JSON strings, as threads may be; up to version 4 a subprocess's whole
 //! profile is a JSON string among the threads).
 //!
-//! **Model**: as speedscope reads it: a frame is a function where its location is
-//! `name (file[:line[:column]])`, named `name`, its file as module and where it is defined
-//! (`file:line:column`, the column 1-based) as [`crate::model::DEFINED_AT`]; a location that is not
-//! (Firefox's own label frames and addresses) or whose file is `resource:…` or `self-hosted` is
-//! Firefox's own code, left out of the stacks (said on stderr). Each sample's stack holds from its
-//! time to the next sample's (speedscope's evented profile): the metric `time` in ms, the one the
-//! profile is weighed by; the last sample holds one interval, as the profiler's traced time gives it
-//! (speedscope gives it none). A sample whose stack has no frame left is
-//! idle, left out as speedscope leaves it out of its call tree (said on stderr with its time).
-//! `samples` counts the samples of each stack. Each thread is a thread root named after it (a
+//! **Model**: every frame, as the Firefox Profiler's import names it (its `process-profile`): a
+//! location `name (file[:line[:column]])` is a JS function named `name` (`(root scope) file` where
+//! the name is empty), its file as module and where it is defined (`file:line:column`, the column
+//! 1-based) as [`crate::model::DEFINED_AT`]; `name (in library)` is a native function with its
+//! library as module; an address (`0x10a3c5f2e`) is named as it is, the library of `libs` whose
+//! range holds it as module; anything else (label frames such as `nsRefreshDriver::Tick`, the
+//! `(root)` every stack starts with) is named as it is. Each sample's stack holds from its time to
+//! the next sample's: the metric `time` in ms, the one the profile is weighed by; the last sample
+//! holds one interval, as the profiler's traced time gives it. A sample with no stack (`null`) is
+//! left out, as the profiler's call tree leaves it out (said on stderr with its time).
+//! `samples` counts the samples of each stack. speedscope's importer reads JS functions only,
+//! leaving out the label frames, addresses and `resource:`/`self-hosted` scripts, and samples left
+//! with no frame; the Firefox Profiler, the format's own viewer, shows them all. Each thread is a thread root named after it (a
 //! second of one name, a subprocess's `GeckoMain`, with ` (tid N)` after it, or its JSON path;
 //! speedscope reads one thread, `GeckoMain` where there are several); a thread without samples (of
 //! markers alone) is none; `meta.interval` is the interval, the file's `label` the title.
@@ -46,7 +49,7 @@
 //! samples out of time order are errors naming the place as a JSON path.
 //!
 //! **Lost**: markers (their number said on stderr), memory, allocations, the frames' own lines
-//! and categories, libraries, the recording's time outside samples (before the first, after the
+//! and categories, libraries but as the modules of addresses, the recording's time outside samples (before the first, after the
 //! last: speedscope's whole `duration`), the order of samples in time.
 
 use super::json;
@@ -64,7 +67,7 @@ use std::io::Read;
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
     name: "gecko",
-    description: "Firefox's Gecko profile JSON (Firefox <= 63's Save profile), as speedscope opens it",
+    description: "Firefox's Gecko profile JSON (Firefox <= 63's Save profile), as the Firefox Profiler opens it",
     extensions: &["gecko.json"],
     carries: CARRIES,
     encoding: Encoding::Json(JsonKind { what: "a Firefox Gecko profile", aside: " (Firefox's older exports)", check }),
@@ -153,12 +156,38 @@ struct Gecko {
     threads: Vec<Json>,
     #[serde(default)]
     processes: Vec<Json>,
+    /// The libraries mapped into the process (in older versions a JSON string of them).
+    #[serde(default)]
+    libs: Json,
+}
+
+/// A library mapped into a process: where addresses in it are, and its name.
+#[derive(Deserialize)]
+struct Lib {
+    start: f64,
+    end: f64,
+    name: String,
+}
+
+/// The libraries of `libs` that name a range and a name (others are not needed to read stacks).
+fn libraries(libs: Json) -> Vec<Lib> {
+    let libs = unstring(libs).unwrap_or(Json::Null);
+    let Json::Array(libs) = libs else { return Vec::new() };
+    libs.into_iter().filter_map(|lib| serde_json::from_value(lib).ok()).collect()
 }
 
 #[derive(Deserialize)]
 struct Meta {
     #[serde(default)]
     interval: Option<f64>,
+    #[serde(default)]
+    version: Option<u64>,
+}
+
+/// What a process's threads are read with: its libraries, and the version of its profile.
+struct Process {
+    libs: Vec<Lib>,
+    version: u64,
 }
 
 /// A thread: its name and tables.
@@ -227,9 +256,12 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
     profile.meta.interval = interval.map(|ms| std::time::Duration::from_nanos((ms * 1e6).round() as u64));
     let mut left_out = LeftOut::default();
     // Subprocesses' profiles, each with its path, taken from a work list (no recursion).
-    let mut pending = vec![(root.to_string(), gecko)];
+    let version = gecko.meta.as_ref().and_then(|m| m.version).unwrap_or(0);
+    let mut pending = vec![(root.to_string(), gecko, version)];
     let mut index = ChildIndex::default();
-    while let Some((path, gecko)) = pending.pop() {
+    while let Some((path, mut gecko, version)) = pending.pop() {
+        let version = gecko.meta.as_ref().and_then(|m| m.version).unwrap_or(version);
+        let process = Process { libs: libraries(std::mem::take(&mut gecko.libs)), version };
         let at = |key: &str, i: usize| match path.as_str() {
             "" => format!("{key}[{i}]"),
             path => format!("{path}.{key}[{i}]"),
@@ -243,19 +275,19 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
             if value.get("threads").is_some() {
                 let process: Gecko = parse(value)
                     .map_err(|e| error(at("threads", i), "a Gecko profile of a subprocess", json::found(&e)))?;
-                pending.push((at("threads", i), process));
+                pending.push((at("threads", i), process, version));
                 continue;
             }
             let thread: Thread = parse(value)
                 .map_err(|e| error(at("threads", i), "a thread (name, samples, tables)", json::found(&e)))?;
-            add_thread(&mut profile, &mut index, &thread, &at("threads", i), &mut left_out)
+            add_thread(&mut profile, &mut index, (&thread, &process), &at("threads", i), &mut left_out)
                 .map_err(|(place, expected, found)| error(place, &expected, found))?;
         }
         for (i, process) in gecko.processes.into_iter().enumerate() {
             let what = "a Gecko profile of a subprocess";
             let value = unstring(process).map_err(|e| misread(at("processes", i), what, e))?;
             let process: Gecko = parse(value).map_err(|e| error(at("processes", i), what, json::found(&e)))?;
-            pending.push((at("processes", i), process));
+            pending.push((at("processes", i), process, version));
         }
     }
     left_out.warn(diag);
@@ -299,12 +331,10 @@ fn error_in_string(text: &str, inner: &str, e: &serde_json::Error, expected: &st
     }
 }
 
-/// What speedscope's reading leaves out, for the warnings.
+/// What the reading leaves out, for the warnings.
 #[derive(Default)]
 struct LeftOut {
-    /// Frames of Firefox's own code.
-    frames: usize,
-    /// Samples whose stacks hold nothing else, and their time in ms.
+    /// Samples with no stack, and their time in ms.
     idle: usize,
     /// The threads' markers.
     markers: usize,
@@ -317,16 +347,13 @@ impl LeftOut {
             let n = self.markers;
             diag.warn("gecko-markers", None, || format!("gecko: {n} markers not read"));
         }
-        if self.frames > 0 {
-            let n = self.frames;
-            diag.warn("gecko-own-frames", None, || {
-                format!("gecko: {n} frames of Firefox's own code (label frames, addresses, resource: and self-hosted scripts) left out of the stacks, as speedscope leaves them out")
-            });
-        }
         if self.idle > 0 {
             let (n, ms) = (self.idle, self.idle_ms);
             diag.warn("gecko-idle", None, || {
-                format!("gecko: {n} samples with no other frame ({ms:.3} ms) left out, as speedscope leaves them out of its call tree")
+                let samples = if n == 1 { "1 sample".to_string() } else { format!("{n} samples") };
+                format!(
+                    "gecko: {samples} with no stack ({ms:.3} ms) left out, as the profiler's call tree leaves them out"
+                )
             });
         }
     }
@@ -339,7 +366,7 @@ type Misplaced = (String, String, String);
 fn add_thread(
     profile: &mut Profile,
     index: &mut ChildIndex,
-    thread: &Thread,
+    (thread, process): (&Thread, &Process),
     path: &str,
     left_out: &mut LeftOut,
 ) -> Result<(), Misplaced> {
@@ -360,15 +387,13 @@ fn add_thread(
     let (stack_column, time_column) =
         (column(&thread.samples, "samples", "stack")?, column(&thread.samples, "samples", "time")?);
     let index_at = |row: &[Json], column: usize| row.get(column).and_then(Json::as_u64).map(|i| i as usize);
-    // Each frame of the frame table as the model's, or none where it is Firefox's own.
-    let mut frames: Vec<Option<FrameId>> = Vec::with_capacity(thread.frame_table.data.len());
+    // Each frame of the frame table as the model's.
+    let mut frames: Vec<FrameId> = Vec::with_capacity(thread.frame_table.data.len());
     for (i, row) in thread.frame_table.data.iter().enumerate() {
         let text = index_at(row, location).and_then(|s| thread.string_table.get(s)).ok_or_else(|| {
             (format!("{path}.frameTable.data[{i}]"), "a location, an index into stringTable".into(), "none".into())
         })?;
-        let frame = js_frame(text).map(|js| frame_of(profile, &js));
-        left_out.frames += usize::from(frame.is_none());
-        frames.push(frame);
+        frames.push(frame_of(profile, text, process));
     }
     // A second thread of one name (a subprocess's GeckoMain) is another root.
     let mut name = thread.name.clone().unwrap_or_else(|| "thread".into());
@@ -381,9 +406,8 @@ fn add_thread(
     }
     let thread_frame = profile.frames.intern(FrameRef::named(&name, FrameKind::Thread));
     let root = index.child_or_insert(&mut profile.tree, None, thread_frame);
-    // Each stack's node: its prefix's with its frame below where the frame is kept (prefixes come
-    // first), `None` where no frame of it is.
-    let mut nodes: Vec<Option<NodeId>> = Vec::with_capacity(thread.stack_table.data.len());
+    // Each stack's node: its prefix's with its frame below (prefixes come first).
+    let mut nodes: Vec<NodeId> = Vec::with_capacity(thread.stack_table.data.len());
     for (i, row) in thread.stack_table.data.iter().enumerate() {
         let place = || format!("{path}.stackTable.data[{i}]");
         let caller = match row.get(prefix) {
@@ -393,16 +417,13 @@ fn add_thread(
                     .as_u64()
                     .filter(|&p| (p as usize) < i)
                     .ok_or_else(|| (place(), "a prefix that is an earlier stack".into(), value.to_string()))?;
-                nodes[p as usize]
+                Some(nodes[p as usize])
             }
         };
         let frame = index_at(row, frame_column).and_then(|f| frames.get(f)).ok_or_else(|| {
             (place(), "a frame, an index into frameTable".into(), format!("{:?}", row.get(frame_column)))
         })?;
-        nodes.push(match frame {
-            Some(frame) => Some(index.child_or_insert(&mut profile.tree, Some(caller.unwrap_or(root)), *frame)),
-            None => caller,
-        });
+        nodes.push(index.child_or_insert(&mut profile.tree, Some(caller.unwrap_or(root)), *frame));
     }
     let samples = &thread.samples.data;
     let mut times = Vec::with_capacity(samples.len());
@@ -423,9 +444,9 @@ fn add_thread(
     for (i, row) in samples.iter().enumerate() {
         let node = match row.get(stack_column) {
             None | Some(Json::Null) => None,
-            Some(value) => *value.as_u64().and_then(|s| nodes.get(s as usize)).ok_or_else(|| {
+            Some(value) => Some(*value.as_u64().and_then(|s| nodes.get(s as usize)).ok_or_else(|| {
                 (format!("{path}.samples.data[{i}]"), "a stack, an index into stackTable".into(), value.to_string())
-            })?,
+            })?),
         };
         let held = times.get(i + 1).map_or(last_held, |next| next - times[i]);
         match node {
@@ -452,17 +473,21 @@ struct JsFrame<'a> {
     column: Option<u32>,
 }
 
-/// The parts of `name (file:line:column)` (line and column optional) where `location` is one and
-/// its file is not Firefox's own (`resource:…`, `self-hosted`), as speedscope's pattern
-/// `(.*)\s+\((.*?)(?::(\d+))?(?::(\d+))?\)$` takes it: the name is everything before the last
-/// white space followed by `(`. The source index newer versions put after it (`[12]`) is left out.
+/// The parts of `name (file:line:column)` (line and column optional) where `location` is one, as
+/// speedscope's pattern `(.*)\s+\((.*?)(?::(\d+))?(?::(\d+))?\)$` takes it: the name is everything
+/// before the last white space followed by `(`. The source index newer versions put after it
+/// (`[12]`) is left out. A native function's `name (in library)` is not one.
 fn js_frame(location: &str) -> Option<JsFrame<'_>> {
     // From Gecko profile version 32 a JS location ends in its source's index, `[12]`.
     let location = match location.strip_suffix(']').and_then(|rest| rest.rsplit_once('[')) {
         Some((rest, index)) if !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()) => rest,
         _ => location,
     };
-    let inner_end = location.strip_suffix(')')?;
+    let Some(inner_end) = location.strip_suffix(')') else {
+        // A script's own code (its first run) is its place alone, `file:line[:column]`.
+        let (file, line, column) = place(location);
+        return (!file.is_empty() && line.is_some()).then_some(JsFrame { name: "", file, line, column });
+    };
     let open = inner_end
         .char_indices()
         .rev()
@@ -471,7 +496,17 @@ fn js_frame(location: &str) -> Option<JsFrame<'_>> {
         .next()?;
     let before = &inner_end[..open];
     let space = before.char_indices().next_back().map_or(0, |(i, _)| i);
-    let (name, mut file) = (&before[..space], &inner_end[open + 1..]);
+    let name = &before[..space];
+    let (file, line, column) = place(&inner_end[open + 1..]);
+    if file.starts_with("in ") && line.is_none() {
+        return None;
+    }
+    Some(JsFrame { name, file, line, column })
+}
+
+/// The file, line and column of `file[:line[:column]]`.
+fn place(text: &str) -> (&str, Option<u32>, Option<u32>) {
+    let mut file = text;
     let mut numbers = Vec::new();
     while numbers.len() < 2 {
         let Some((rest, last)) = file.rsplit_once(':') else { break };
@@ -484,16 +519,56 @@ fn js_frame(location: &str) -> Option<JsFrame<'_>> {
             None => break,
         }
     }
-    if file.starts_with("resource:") || file == "self-hosted" || file.starts_with("self-hosted:") {
-        return None;
+    (file, numbers.first().copied(), numbers.get(1).copied())
+}
+
+/// The model's frame of a frame table's location (see the module documentation).
+fn frame_of(profile: &mut Profile, location: &str, process: &Process) -> FrameId {
+    if let Some(js) = js_frame(location) {
+        return js_function(profile, &js);
     }
-    Some(JsFrame { name, file, line: numbers.first().copied(), column: numbers.get(1).copied() })
+    let (name, module) = match native_function(location) {
+        Some((name, library)) => (name, Some(library)),
+        None => match address_library(location, &process.libs) {
+            Some(library) => (location, Some(library)),
+            // Before version 14 a JS entry point's label is `AutoEntryScript reason`, which the
+            // profiler's upgrade names `reason`.
+            None if process.version < 14 => (location.strip_prefix("AutoEntryScript ").unwrap_or(location), None),
+            None => (location, None),
+        },
+    };
+    profile.frames.intern(FrameRef { module, ..FrameRef::function(name) })
+}
+
+/// The name and library of a native function's location, `name (in library)` with what the
+/// profiler allows after it (` + 1234`, ` (file:line)`).
+fn native_function(location: &str) -> Option<(&str, &str)> {
+    let (name, rest) = location.split_once(" (in ")?;
+    let (library, after) = rest.split_once(')')?;
+    let after_allowed = after.is_empty()
+        || after.strip_prefix(" + ").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        || (after.starts_with(" (") && after.ends_with(')') && after.contains(':'));
+    after_allowed.then_some((name, library))
+}
+
+/// The name of the library in whose range `location` is, where it is an address (`0x…`).
+fn address_library<'l>(location: &str, libs: &'l [Lib]) -> Option<&'l str> {
+    let address = u64::from_str_radix(location.strip_prefix("0x")?, 16).ok()? as f64;
+    libs.iter().find(|lib| lib.start <= address && address < lib.end).map(|lib| lib.name.as_str())
 }
 
 /// The model's frame of a JS function (see the module documentation).
-fn frame_of(profile: &mut Profile, js: &JsFrame) -> FrameId {
+fn js_function(profile: &mut Profile, js: &JsFrame) -> FrameId {
     let module = (!js.file.is_empty()).then_some(js.file);
-    let id = profile.frames.intern(FrameRef { module, ..FrameRef::function(js.name) });
+    let root_scope;
+    let name = match js.name {
+        "" => {
+            root_scope = format!("(root scope) {}", js.file);
+            &root_scope
+        }
+        name => name,
+    };
+    let id = profile.frames.intern(FrameRef { module, ..FrameRef::function(name) });
     if let (Some(file), Some(line)) = (module, js.line) {
         let attrs = profile.frame_attrs.entry(id).or_default();
         if attrs.is_empty() {
@@ -520,18 +595,34 @@ mod tests {
         assert!(check(br#"{"label":"x","nodes":[]}"#).is_err());
     }
 
-    /// Locations are split as speedscope's pattern splits them.
+    /// Locations are split as speedscope's pattern splits them; a native function's is not one.
     #[test]
     fn locations_are_split_as_speedscope_splits_them() {
         let js = |name, file, line, column| Some(JsFrame { name, file, line, column });
         assert_eq!(js_frame("a (https://x.org/s.js:1:10)"), js("a", "https://x.org/s.js", Some(1), Some(10)));
         assert_eq!(js_frame("a b (http://x:80/s.js:7)"), js("a b", "http://x:80/s.js", Some(7), None));
         assert_eq!(js_frame("f (s.js)"), js("f", "s.js", None, None));
-        assert_eq!(js_frame("g (self-hosted:12:3)"), None);
-        assert_eq!(js_frame("h (resource://gre/modules/x.jsm:1:1)"), None);
+        assert_eq!(js_frame("g (self-hosted:12:3)"), js("g", "self-hosted", Some(12), Some(3)));
+        assert_eq!(js_frame("h (resource://gre/x.jsm:1:1)"), js("h", "resource://gre/x.jsm", Some(1), Some(1)));
+        assert_eq!(js_frame("free (in libc.so.6)"), None);
+        assert_eq!(js_frame("http://x:8000/s.js:1:0"), js("", "http://x:8000/s.js", Some(1), Some(0)));
+        assert_eq!(js_frame("Startup::XRE_Main"), None);
         assert_eq!(js_frame("nsRefreshDriver::Tick"), None);
         assert_eq!(js_frame("(root)"), None);
         assert_eq!(js_frame("0x1234"), None);
         assert_eq!(js_frame("a (https://x.org/s.js:1:10)[7]"), js("a", "https://x.org/s.js", Some(1), Some(10)));
+    }
+
+    /// Native functions and addresses are named as the profiler names them, with their libraries.
+    #[test]
+    fn native_frames_keep_their_libraries() {
+        assert_eq!(native_function("free (in libc.so.6)"), Some(("free", "libc.so.6")));
+        assert_eq!(native_function("f (in XUL) + 1234"), Some(("f", "XUL")));
+        assert_eq!(native_function("f (in XUL) (a.cpp:12)"), Some(("f", "XUL")));
+        assert_eq!(native_function("f (in XUL) junk"), None);
+        let libs = [Lib { start: 4096.0, end: 8192.0, name: "firefox".into() }];
+        assert_eq!(address_library("0x1000", &libs), Some("firefox"));
+        assert_eq!(address_library("0x2000", &libs), None);
+        assert_eq!(address_library("nsRefreshDriver::Tick", &libs), None);
     }
 }

@@ -59,14 +59,13 @@
 //! callees of one caller become one node). An anonymous function's name is written empty again.
 
 use super::json::{self, push_string};
+use super::kit::source_frame::{anonymous_name, Anonymous, SourceFrame, ANONYMOUS};
 use super::options::ConvertOptions;
 use super::spec::{self, Carries, Encoding, JsonKind, Rules, Sniff, Spec, Structure};
 use crate::diag::Diagnostics;
 use crate::error::FormatName;
 use crate::error::{Error, ParseError, ParseErrorKind};
-use crate::model::{
-    ChildIndex, FrameId, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values, DEFINED_AT,
-};
+use crate::model::{ChildIndex, FrameId, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values};
 use serde::Deserialize;
 use std::io::{Read, Write};
 
@@ -494,37 +493,13 @@ fn weights(
 
 /// The model's frame of a call frame (see the module documentation).
 pub(crate) fn frame(profile: &mut Profile, call: &CallFrame) -> FrameId {
-    let module = (!call.url.is_empty()).then_some(call.url.as_str());
-    let line = u32::try_from(call.line_number).ok().map(|line| line + 1);
-    let column = u32::try_from(call.column_number).ok().map(|column| column + 1);
-    let name = match (call.function_name.as_str(), module, line) {
-        ("", Some(url), Some(line)) => std::borrow::Cow::Owned(anonymous_name(url, line, column)),
-        ("", _, _) => std::borrow::Cow::Borrowed("(anonymous)"),
-        (name, _, _) => std::borrow::Cow::Borrowed(name),
+    let source = SourceFrame {
+        name: &call.function_name,
+        file: (!call.url.is_empty()).then_some(call.url.as_str()),
+        line: u32::try_from(call.line_number).ok().map(|line| u64::from(line) + 1),
+        column: u32::try_from(call.column_number).ok().map(|column| u64::from(column) + 1),
     };
-    let id = profile.frames.intern(FrameRef { module, ..FrameRef::function(&name) });
-    if let (Some(url), Some(line)) = (module, line) {
-        let attrs = profile.frame_attrs.entry(id).or_default();
-        if attrs.is_empty() {
-            let at = match column {
-                Some(column) => format!("{url}:{line}:{column}"),
-                None => format!("{url}:{line}"),
-            };
-            attrs.push((DEFINED_AT.to_string(), at));
-        }
-    }
-    id
-}
-
-/// The name of an anonymous function defined at `line` and `column` (1-based) of `url`: where it
-/// is defined, as speedscope names it (`(anonymous work.js:11)`) with the column, so that the
-/// callbacks of one script are as many functions as they are, and two on one line two.
-fn anonymous_name(url: &str, line: u32, column: Option<u32>) -> String {
-    let file = url.rsplit('/').next().unwrap_or(url);
-    match column {
-        Some(column) => format!("(anonymous {file}:{line}:{column})"),
-        None => format!("(anonymous {file}:{line})"),
-    }
+    source.intern(profile, Anonymous::ByLineAndColumn)
 }
 
 /// Fits a profile projected onto [`CARRIES`] to what a `.cpuprofile` holds, both time and samples:
@@ -663,8 +638,8 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
         let name = super::shared::written_name(frame);
         let defined = profile.defined_at(tree.frame(node));
         // An anonymous function, named by where it is defined, has no name in V8's terms.
-        let anonymous =
-            name == "(anonymous)" || defined.is_some_and(|at| name == anonymous_name(at.file, at.line, at.column));
+        let anonymous = name == ANONYMOUS
+            || defined.is_some_and(|at| name == anonymous_name(at.file, at.line.into(), at.column.map(u64::from)));
         push_string(&mut json, if anonymous { "" } else { &name });
         let url = defined.map(|at| at.file).or(frame.module.as_deref()).unwrap_or("");
         let script = match url {

@@ -29,6 +29,7 @@ mod heapprofile;
 pub(crate) mod html;
 mod jfr;
 mod json;
+mod kit;
 pub(crate) mod lispworks;
 mod macos_sample;
 mod options;

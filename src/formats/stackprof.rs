@@ -36,9 +36,10 @@
 //! `edges` (derived from the stacks anyway), `metadata`.
 
 use super::json;
+use super::kit::source_frame::{Anonymous, SourceFrame};
 use super::spec::{self, Carries, Encoding, JsonKind, Sniff, Spec, Structure};
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
-use crate::model::{ChildIndex, FrameRef, Metric, MetricKind, NodeId, Profile, Value, DEFINED_AT};
+use crate::model::{ChildIndex, Metric, MetricKind, NodeId, Profile, Value};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::io::Read;
@@ -263,14 +264,7 @@ fn metrics(weight: Weight) -> Vec<Metric> {
 fn frame_of(profile: &mut Profile, frame: &FrameJson) -> crate::model::FrameId {
     let name = frame.name.as_deref().unwrap_or("(unknown)");
     let file = frame.file.as_deref().filter(|f| !f.is_empty() && *f != "<cfunc>");
-    let id = profile.frames.intern(FrameRef { module: file, ..FrameRef::function(name) });
-    if let (Some(file), Some(line)) = (file, frame.line) {
-        let attrs = profile.frame_attrs.entry(id).or_default();
-        if attrs.is_empty() {
-            attrs.push((DEFINED_AT.to_string(), format!("{file}:{line}")));
-        }
-    }
-    id
+    SourceFrame { name, file, line: frame.line, column: None }.intern(profile, Anonymous::AsWritten)
 }
 
 /// The profile's header: its interval (time modes), weight, and stackprof's own facts.

@@ -40,8 +40,8 @@ use super::kit::lines::{self, StackLines};
 use super::kit::sink::{Missing, Order, Reason, StackSink};
 use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
-use crate::model::{FrameId, FrameRef, Metric, MetricKind};
+use crate::error::{FormatName, ParseError, Position};
+use crate::model::{FrameId, FrameRef, MetricKind};
 use crate::text::Line;
 
 /// What its format is and how it is told and read (proftool does not write it).
@@ -52,10 +52,7 @@ pub(crate) const SPEC: Spec = Spec {
     carries: CARRIES,
     encoding: Encoding::Text,
     sniff,
-    read: Some(|input, _, diag| {
-        let sink = StackSink::new(FORMAT, vec![Metric::samples()]);
-        lines::read(input, Maps::default(), sink, diag).map_err(Error::from)
-    }),
+    read: Some(lines::read::<Maps>),
     write: None,
     rules: spec::NOT_WRITTEN,
 };
@@ -135,6 +132,7 @@ static EMPTY_STACK: Reason = Reason {
 };
 
 impl StackLines for Maps {
+    const FORMAT: FormatName = FORMAT;
     // bpftrace ends every line: a last line without its end (`@[]: ` without its count, a count's
     // first digits) was cut there.
     const LAST_LINE_CUT: Option<&'static str> = Some("its entry's count may be incomplete or missing");
@@ -180,10 +178,7 @@ impl StackLines for Maps {
 /// Adds an entry's `count` to its stack: `frames`, innermost first, below the key's other fields
 /// (`root`), if any.
 fn add(root: &str, frames: &[FrameId], count: &str, line: &Line<'_>, sink: &mut StackSink) -> Result<(), ParseError> {
-    let count = count.parse::<i64>().map_err(|_| {
-        let expected = format!("an entry's count, at most {}", i64::MAX);
-        line.error(ParseErrorKind::Unexpected { expected, found: count.into() })
-    })?;
+    let count = lines::count(line, count, "an entry's count")?;
     let root = (!root.is_empty()).then(|| sink.frame(FrameRef::function(root)));
     sink.add(Order::LeafFirst, frames.iter().copied().chain(root), 0, count);
     Ok(())

@@ -40,8 +40,8 @@ use super::kit::sink::{Missing, Order, Reason, StackSink};
 use super::rust_symbols;
 use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
-use crate::model::{FrameId, FrameRef, Metric, MetricKind};
+use crate::error::{FormatName, ParseError, Position};
+use crate::model::{FrameId, FrameRef, MetricKind};
 use crate::text::Line;
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -54,11 +54,7 @@ pub(crate) const SPEC: Spec = Spec {
     carries: CARRIES,
     encoding: Encoding::Text,
     sniff,
-    read: Some(|input, _, diag| {
-        let grammar =
-            Aggregation { in_header: true, stack: Vec::new(), stack_start: None, frames_of_line: HashMap::new() };
-        lines::read(input, grammar, StackSink::new(FORMAT, vec![Metric::samples()]), diag).map_err(Error::from)
-    }),
+    read: Some(lines::read::<Aggregation>),
     write: None,
     rules: spec::NOT_WRITTEN,
 };
@@ -127,11 +123,12 @@ fn is_bare_address(line: &str) -> bool {
     line.strip_prefix("0x").is_some_and(|hex| !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
-/// The grammar of a DTrace aggregation: in the header yet, the stack being read (innermost first)
-/// and where it starts, and the frames of each distinct frame line, root first, as [`frames_of`]
-/// names them.
+/// The grammar of a DTrace aggregation: past the header yet, the stack being read (innermost
+/// first) and where it starts, and the frames of each distinct frame line, root first, as
+/// [`frames_of`] names them.
+#[derive(Default)]
 struct Aggregation {
-    in_header: bool,
+    past_header: bool,
     stack: Vec<FrameId>,
     stack_start: Option<Position>,
     frames_of_line: HashMap<String, Vec<FrameId>>,
@@ -146,6 +143,7 @@ static NO_STACK: Reason = Reason {
 };
 
 impl StackLines for Aggregation {
+    const FORMAT: FormatName = FORMAT;
     // DTrace ends every line: a last line without its end (in a frame's indentation, in a count's
     // digits) was cut there.
     const LAST_LINE_CUT: Option<&'static str> = Some("the stack it is in, or its count, may be incomplete");
@@ -154,15 +152,12 @@ impl StackLines for Aggregation {
 
     fn line(&mut self, line: &Line<'_>, sink: &mut StackSink, _: &mut Diagnostics) -> Result<(), ParseError> {
         let text = line.text.trim();
-        if self.in_header || text.is_empty() {
-            self.in_header &= !text.is_empty();
+        if !self.past_header || text.is_empty() {
+            self.past_header |= text.is_empty();
             return Ok(());
         }
         if is_count(text) {
-            let count = text.parse::<i64>().map_err(|_| {
-                let expected = format!("a stack's count, at most {}", i64::MAX);
-                line.error(ParseErrorKind::Unexpected { expected, found: text.into() })
-            })?;
+            let count = lines::count(line, text, "a stack's count")?;
             match self.stack.is_empty() {
                 true => sink.leave_out(&NO_STACK, Some(line.position), count),
                 false => sink.add(Order::LeafFirst, self.stack.drain(..), 0, count),

@@ -48,8 +48,8 @@ use super::kit::sink::{Missing, Order, Reason, StackSink};
 use super::rust_symbols;
 use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
-use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile};
+use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
+use crate::model::{FrameId, FrameKind, FrameRef, MetricKind, Profile};
 use crate::text::Line;
 
 /// What its format is and how it is told and read (proftool does not write it).
@@ -60,10 +60,7 @@ pub(crate) const SPEC: Spec = Spec {
     carries: CARRIES,
     encoding: Encoding::Text,
     sniff,
-    read: Some(|input, _, diag| {
-        let report = Report { part: Part::Header, tree: Indented::default() };
-        lines::read(input, report, StackSink::new(FORMAT, vec![Metric::samples()]), diag).map_err(Error::from)
-    }),
+    read: Some(lines::read::<Report>),
     write: None,
     rules: spec::NOT_WRITTEN,
 };
@@ -130,8 +127,9 @@ fn sniff(head: &[u8]) -> Sniff {
 }
 
 /// Where the reader is in a report.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy, PartialEq, Default)]
 enum Part {
+    #[default]
     Header,
     Tree,
     After,
@@ -145,6 +143,7 @@ struct Level {
 }
 
 /// The grammar of a report: where the reader is, and the call tree's lines.
+#[derive(Default)]
 struct Report {
     part: Part,
     tree: Indented<Level>,
@@ -167,6 +166,7 @@ fn add_stack(sink: &mut StackSink, levels: &[Level], samples: i64) {
 }
 
 impl StackLines for Report {
+    const FORMAT: FormatName = FORMAT;
     const LAST_LINE_CUT: Option<&'static str> = None;
     const MISSING: Option<Missing> = None;
 
@@ -285,6 +285,7 @@ fn header_facts(rest: &str, profile: &mut Profile) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Metric;
 
     #[test]
     fn a_report_is_told_by_its_first_line_or_its_call_graph() {

@@ -33,7 +33,7 @@ use super::kit::lines::{self, Indented, StackLines};
 use super::kit::sink::{Missing, Order, Reason, StackSink};
 use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
+use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
 use crate::model::{FrameId, FrameRef, Metric, MetricKind, Repr, Values};
 use crate::text::Line;
 
@@ -45,10 +45,7 @@ pub(crate) const SPEC: Spec = Spec {
     carries: CARRIES,
     encoding: Encoding::Text,
     sniff,
-    read: Some(|input, _, diag| {
-        let sink = StackSink::new(FORMAT, vec![Metric::samples()]);
-        lines::read(input, Graph::default(), sink, diag).map_err(Error::from)
-    }),
+    read: Some(lines::read::<Graph>),
     write: None,
     rules: spec::NOT_WRITTEN,
 };
@@ -147,6 +144,7 @@ static NOT_A_NODE: Reason = Reason {
 };
 
 impl StackLines for Graph {
+    const FORMAT: FormatName = FORMAT;
     const LAST_LINE_CUT: Option<&'static str> = None;
     const MISSING: Option<Missing> = Some(Missing {
         expected: "a line of the call graph (`12.5%  [42]  function`)",
@@ -178,10 +176,7 @@ impl StackLines for Graph {
         let above = self.tree.start(node.level, |levels, samples| add_stack(sink, levels, metric, samples));
         let binary = node.binary.map(str::to_string).or_else(|| above.last().and_then(|(_, binary)| binary.clone()));
         let frame = sink.frame(FrameRef { module: binary.as_deref(), ..FrameRef::function(node.function) });
-        let samples = node.samples.parse::<i64>().map_err(|_| {
-            let expected = format!("a line's samples, at most {}", i64::MAX);
-            line.error(ParseErrorKind::Unexpected { expected, found: node.samples.into() })
-        })?;
+        let samples = lines::count(line, node.samples, "a line's samples")?;
         self.tree.push((frame, binary), samples);
         Ok(())
     }

@@ -4,12 +4,15 @@
 
 use super::sink::{Missing, StackSink};
 use crate::diag::Diagnostics;
-use crate::error::{ParseError, Position};
-use crate::model::Profile;
+use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
+use crate::formats::options::ReadOptions;
+use crate::model::{Metric, Profile};
 use crate::text::Line;
 
-/// The grammar of a text format of stacks, line by line.
-pub(crate) trait StackLines {
+/// The grammar of a text format of stacks, line by line, from its start ([`Default`]).
+pub(crate) trait StackLines: Default {
+    /// The format's name in errors and warnings.
+    const FORMAT: FormatName;
     /// What a last line that the input ends in without a line break may have lost, for a format
     /// whose writers end every line (it is then said to look cut short); `None` for others.
     const LAST_LINE_CUT: Option<&'static str>;
@@ -24,8 +27,18 @@ pub(crate) trait StackLines {
     fn end(&mut self, sink: &mut StackSink, last: Position) -> Result<(), ParseError>;
 }
 
-/// Reads `input`'s lines with `grammar` into `sink`: the profile of its stacks.
+/// Reads `input`'s lines with the grammar `G`: the profile of its stacks, their samples (a
+/// format's [`crate::formats::spec::Reader`]).
 pub(crate) fn read<G: StackLines>(
+    input: &mut (dyn std::io::Read + Send),
+    _: &ReadOptions,
+    diag: &mut Diagnostics,
+) -> Result<Profile, Error> {
+    read_into(input, G::default(), StackSink::new(G::FORMAT, vec![Metric::samples()]), diag).map_err(Error::from)
+}
+
+/// Reads `input`'s lines with `grammar` into `sink`.
+fn read_into<G: StackLines>(
     input: &mut (dyn std::io::Read + Send),
     mut grammar: G,
     mut sink: StackSink,
@@ -34,7 +47,7 @@ pub(crate) fn read<G: StackLines>(
     let mut last = Position::line(1, 0);
     crate::text::pipeline(
         input,
-        sink.format(),
+        G::FORMAT,
         |_| (),
         |line, ()| {
             last = line.position;
@@ -46,6 +59,15 @@ pub(crate) fn read<G: StackLines>(
     )?;
     grammar.end(&mut sink, last)?;
     sink.finish(G::MISSING, diag)
+}
+
+/// `text`, the digits of a count of `what` (`a stack's count`), as a count; the error at `line`
+/// of one too large.
+pub(crate) fn count(line: &Line<'_>, text: &str, what: &str) -> Result<i64, ParseError> {
+    text.parse::<i64>().map_err(|_| {
+        let expected = format!("{what}, at most {}", i64::MAX);
+        line.error(ParseErrorKind::Unexpected { expected, found: text.into() })
+    })
 }
 
 /// Stacks written as indented lines, a frame a line, each line one level deeper than the line it

@@ -61,11 +61,6 @@ impl StackSink {
         StackSink { format, profile, stacks: StackTree::default(), any_stack: false, left: Vec::new() }
     }
 
-    /// The format whose stacks these are.
-    pub(crate) fn format(&self) -> FormatName {
-        self.format
-    }
-
     /// The profile being made, for its header facts and metrics.
     pub(crate) fn profile(&mut self) -> &mut Profile {
         &mut self.profile

@@ -165,13 +165,7 @@ impl StackLines for Maps {
     }
 
     fn end(&mut self, sink: &mut StackSink, last: Position) -> Result<(), ParseError> {
-        match self.entry {
-            Some(start) => Err(sink.cut_short(
-                last,
-                format!("the `]: COUNT` line that ends the entry starting at line {}", start.line.unwrap_or(0)),
-            )),
-            None => Ok(()),
-        }
+        sink.unclosed(self.entry, last, "the `]: COUNT` line that ends the entry")
     }
 }
 

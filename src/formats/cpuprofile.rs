@@ -60,7 +60,7 @@
 
 use super::json::{self, push_string};
 use super::kit::source_frame::{anonymous_name, Anonymous, SourceFrame, ANONYMOUS};
-use super::options::ConvertOptions;
+use super::options::{effective_interval, ConvertOptions, IntervalFirst};
 use super::spec::{self, Carries, Encoding, JsonKind, Rules, Sniff, Spec, Structure};
 use crate::diag::Diagnostics;
 use crate::error::FormatName;
@@ -88,6 +88,7 @@ pub(crate) const SPEC: Spec = Spec {
         module_is_namespace: false,
         keeps_measured_inclusive: false,
         single_root: None,
+        merges_siblings: true,
     },
 };
 
@@ -273,7 +274,7 @@ fn unknown() -> i64 {
 pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let bytes = json::read_all(input, FORMAT)?;
     let text = json::text(FORMAT, &bytes)?;
-    let document: Document = serde_json::from_str(text).map_err(|e| json::serde_error(FORMAT, text, &e, EXPECTED))?;
+    let document: Document = json::parse(FORMAT, text, EXPECTED)?;
     let document = document.into_new_format();
     let at = |key: &str| memchr::memmem::find(text.as_bytes(), key.as_bytes()).unwrap_or(0);
     let error = |key: &str, expected: String, found: String| {
@@ -505,18 +506,13 @@ pub(crate) fn frame(profile: &mut Profile, call: &CallFrame) -> FrameId {
 /// Fits a profile projected onto [`CARRIES`] to what a `.cpuprofile` holds, both time and samples:
 /// time from the samples (or ticks) at the profile's interval, else `--interval`, else 1 ms, where
 /// it has none (said on stderr); a sample per node with time where it has no samples. The profile is
-/// then weighed by its time, and siblings of one frame are one node.
-pub(crate) fn fit(profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
-    // A node per frame under each caller, as the reader builds them.
-    let mut profile = match profile.tree.has_duplicate_siblings(profile.frames.len()) {
-        true => crate::model::ops::merge_siblings(&profile),
-        false => profile,
-    };
+/// then weighed by its time. (Siblings of one frame are one node already: `merges_siblings`.)
+pub(crate) fn fit(mut profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
     drop_time_of_other_events(&mut profile, diag);
     let kind = |profile: &Profile, kind| profile.metrics().iter().position(|m| m.kind == kind);
     let counts = kind(&profile, MetricKind::Samples).or_else(|| kind(&profile, MetricKind::Ticks));
     if kind(&profile, MetricKind::Time).is_none() {
-        let interval = profile.meta.interval.or(options.interval).unwrap_or(super::options::DEFAULT_INTERVAL);
+        let interval = effective_interval(options.interval, profile.meta.interval, IntervalFirst::Own);
         let micros = interval.as_secs_f64() * 1e6;
         let values = counts.map_or_else(
             || vec![0.0; profile.tree.len()],
@@ -577,7 +573,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
     let time = profile.metrics().iter().position(|m| m.kind == MetricKind::Time);
     let count = profile.metrics().iter().position(|m| m.kind == MetricKind::Samples);
     let count = count.or_else(|| profile.metrics().iter().position(|m| m.kind == MetricKind::Ticks));
-    let interval = profile.meta.interval.or(options.interval).unwrap_or(super::options::DEFAULT_INTERVAL);
+    let interval = effective_interval(options.interval, profile.meta.interval, IntervalFirst::Own);
     let per_count = interval.as_secs_f64() * 1e6;
     let children = tree.children();
     // Nodes in pre-order (as the reader builds them back), with an explicit stack: ids from 2 in

@@ -178,13 +178,7 @@ impl StackLines for Aggregation {
     }
 
     fn end(&mut self, sink: &mut StackSink, last: Position) -> Result<(), ParseError> {
-        match self.stack_start {
-            Some(start) => Err(sink.cut_short(
-                last,
-                format!("the count that ends the stack starting at line {}", start.line.unwrap_or(0)),
-            )),
-            None => Ok(()),
-        }
+        sink.unclosed(self.stack_start, last, "the count that ends the stack")
     }
 }
 

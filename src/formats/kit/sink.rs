@@ -112,6 +112,16 @@ impl StackSink {
         ParseError { format: self.format, position: at, kind: ParseErrorKind::Unexpected { expected, found } }
     }
 
+    /// Nothing where no stack is open; else the error of an input that ends, after its line `last`,
+    /// inside the stack that starts at `open`, where `closing` should have come (`the count that
+    /// ends the stack`).
+    pub(crate) fn unclosed(&self, open: Option<Position>, last: Position, closing: &str) -> Result<(), ParseError> {
+        match open {
+            Some(start) => Err(self.cut_short(last, format!("{closing} starting at line {}", start.line.unwrap_or(0)))),
+            None => Ok(()),
+        }
+    }
+
     /// The profile made, or the error of an input without a stack where `missing` says one is
     /// needed; what was left out is said once per reason.
     pub(crate) fn finish(self, missing: Option<Missing>, diag: &mut Diagnostics) -> Result<Profile, ParseError> {

@@ -161,8 +161,7 @@ struct Part {
 pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let bytes = json::read_all(input, FORMAT)?;
     let text = json::text(FORMAT, &bytes)?;
-    let document: Document<'_> =
-        serde_json::from_str(text).map_err(|e| json::serde_error(FORMAT, text, &e, EXPECTED))?;
+    let document: Document<'_> = json::parse(FORMAT, text, EXPECTED)?;
     let parts = document
         .profiles
         .iter()

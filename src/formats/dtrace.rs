@@ -134,14 +134,6 @@ struct Aggregation {
     frames_of_line: HashMap<String, Vec<FrameId>>,
 }
 
-/// Count lines with no frame above them.
-static NO_STACK: Reason = Reason {
-    key: "empty-stack",
-    says: |stacks, samples| {
-        format!("{stacks} count line(s) with no frame above them skipped: {samples} samples of no stack")
-    },
-};
-
 impl StackLines for Aggregation {
     const FORMAT: FormatName = FORMAT;
     // DTrace ends every line: a last line without its end (in a frame's indentation, in a count's
@@ -181,6 +173,14 @@ impl StackLines for Aggregation {
         sink.unclosed(self.stack_start, last, "the count that ends the stack")
     }
 }
+
+/// Count lines with no frame above them.
+static NO_STACK: Reason = Reason {
+    key: "empty-stack",
+    says: |stacks, samples| {
+        format!("{stacks} count line(s) with no frame above them skipped: {samples} samples of no stack")
+    },
+};
 
 /// The frames a frame line names, root first (several for a JIT frame of inlined calls), as
 /// inferno names them (see the module documentation).

@@ -59,13 +59,13 @@
 //! callees of one caller become one node). An anonymous function's name is written empty again.
 
 use super::json::{self, push_string};
-use super::kit::source_frame::{anonymous_name, Anonymous, SourceFrame, ANONYMOUS};
+use super::kit::source_frame::{anonymous_name, CallFrame, ANONYMOUS};
 use super::options::{effective_interval, ConvertOptions, IntervalFirst};
 use super::spec::{self, Carries, Encoding, JsonKind, Rules, Sniff, Spec, Structure};
 use crate::diag::Diagnostics;
 use crate::error::FormatName;
 use crate::error::{Error, ParseError, ParseErrorKind};
-use crate::model::{ChildIndex, FrameId, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values};
+use crate::model::{ChildIndex, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values};
 use serde::Deserialize;
 use std::io::{Read, Write};
 
@@ -253,23 +253,6 @@ pub(crate) struct NodeJson {
     parent: Option<u64>,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct CallFrame {
-    #[serde(default)]
-    function_name: String,
-    #[serde(default)]
-    url: String,
-    #[serde(default = "unknown")]
-    line_number: i64,
-    #[serde(default = "unknown")]
-    column_number: i64,
-}
-
-fn unknown() -> i64 {
-    -1
-}
-
 /// Reads a `.cpuprofile`.
 pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let bytes = json::read_all(input, FORMAT)?;
@@ -372,7 +355,7 @@ pub(crate) fn add_tree(
             // V8's root is no frame: its children are the roots.
             (true, "(root)") => None,
             _ => {
-                let frame = frame(profile, &node.call_frame);
+                let frame = node.call_frame.intern(profile);
                 Some(index.child_or_insert(&mut profile.tree, parent_node, frame))
             }
         };
@@ -490,17 +473,6 @@ fn weights(
         time[node] += (to - from).max(0.0);
     }
     Ok((samples, Some(time.into_iter().map(|t| t.round() as i64).collect()), unknown))
-}
-
-/// The model's frame of a call frame (see the module documentation).
-pub(crate) fn frame(profile: &mut Profile, call: &CallFrame) -> FrameId {
-    let source = SourceFrame {
-        name: &call.function_name,
-        file: (!call.url.is_empty()).then_some(call.url.as_str()),
-        line: u32::try_from(call.line_number).ok().map(|line| u64::from(line) + 1),
-        column: u32::try_from(call.column_number).ok().map(|column| u64::from(column) + 1),
-    };
-    source.intern(profile, Anonymous::ByLineAndColumn)
 }
 
 /// Fits a profile projected onto [`CARRIES`] to what a `.cpuprofile` holds, both time and samples:

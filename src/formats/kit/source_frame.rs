@@ -5,7 +5,41 @@
 //! of no name is named by where it is defined, as speedscope names it (`(anonymous work.js:11)`).
 
 use crate::model::{FrameId, FrameRef, Profile, DEFINED_AT};
+use serde::Deserialize;
 use std::borrow::Cow;
+
+/// A call frame as V8 writes it (a `.cpuprofile`'s and a heap profile's `callFrame`): its line and
+/// column 0-based, -1 where unknown; a function of no name named by its line and column.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CallFrame {
+    #[serde(default)]
+    pub(crate) function_name: String,
+    #[serde(default)]
+    pub(crate) url: String,
+    #[serde(default = "unknown")]
+    pub(crate) line_number: i64,
+    #[serde(default = "unknown")]
+    pub(crate) column_number: i64,
+}
+
+/// A line or column V8 does not know.
+fn unknown() -> i64 {
+    -1
+}
+
+impl CallFrame {
+    /// The frame's id in `profile` ([`SourceFrame::intern`]).
+    pub(crate) fn intern(&self, profile: &mut Profile) -> FrameId {
+        let source = SourceFrame {
+            name: &self.function_name,
+            file: (!self.url.is_empty()).then_some(self.url.as_str()),
+            line: u32::try_from(self.line_number).ok().map(|line| u64::from(line) + 1),
+            column: u32::try_from(self.column_number).ok().map(|column| u64::from(column) + 1),
+        };
+        source.intern(profile, Anonymous::ByLineAndColumn)
+    }
+}
 
 /// A function as a profiler names it where its source is; the line and column 1-based.
 pub(crate) struct SourceFrame<'a> {

@@ -12,9 +12,10 @@
 //! differ between inputs are dropped, by name; per-function counts (LispWorks) add up; measured
 //! inclusive values (Dyalog) add up while every input has them.
 
-use crate::convert::{self, DEFAULT_INTERVAL};
+use crate::convert;
 use crate::diag::Diagnostics;
 use crate::error::Error;
+use crate::formats::{effective_interval, IntervalFirst};
 use crate::model::{
     ops, ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, StatedTotal, Value, Values,
 };
@@ -95,7 +96,7 @@ fn empty_like(profile: &Profile) -> Profile {
 /// Turns each metric of `profile` that measures time in another quantity than every merged metric
 /// of its kind (ticks where the merged profile has time, time where it has samples) into the merged
 /// metric of that quantity, at the interval of whichever counts (`interval`, else its profile's
-/// own, else [`DEFAULT_INTERVAL`]), each said on stderr. Metrics that cannot convert are left for
+/// own, else 1 ms: [`effective_interval`], the one given first), each said on stderr. Metrics that cannot convert are left for
 /// [`match_metrics`] to name.
 fn into_merged_quantities(
     merged: &Profile,
@@ -114,7 +115,7 @@ fn into_merged_quantities(
         let taken = |k: &&Metric| profile.metrics().iter().any(|own| own.kind == k.kind);
         let Some(to) = merged.metrics().iter().filter(timed).find(|k| !taken(k)).cloned() else { continue };
         let own = if metric.kind == MetricKind::Time { merged.meta.interval } else { profile.meta.interval };
-        let at = interval.or(own).unwrap_or(DEFAULT_INTERVAL);
+        let at = effective_interval(interval, own, IntervalFirst::Given);
         if let Some(change) = convert::into_quantity(profile, m, &to, at)? {
             let assumed = match (interval, own) {
                 (None, None) => " (no interval is known: set one with --interval)",

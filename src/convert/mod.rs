@@ -63,7 +63,9 @@ pub fn project(
     fit_namespaces(&mut profile, target, diag);
     fit_roots_and_frames(&mut profile, target, &carries, source.ghc_namespaces, diag)?;
     if carries.structure == Structure::Stacks {
-        profile = merge_equal_stacks(profile);
+        // A target that stores whole stacks, whose stack is its own identity: equal stacks made
+        // one, as they would read back as one.
+        profile = ops::merged_siblings(profile);
     }
     interval = interval.or(fit_metrics(&mut profile, target, &carries, options, diag));
     drop_function_facts(&mut profile, target, &carries, diag);
@@ -281,15 +283,6 @@ fn fit_roots_and_frames(
     Ok(())
 }
 
-/// For a target that stores whole stacks, whose stack is its own identity: equal stacks made one,
-/// as they would read back as one.
-fn merge_equal_stacks(profile: Profile) -> Profile {
-    match profile.tree.has_duplicate_siblings(profile.frames.len()) {
-        true => ops::merge_siblings(&profile),
-        false => profile,
-    }
-}
-
 /// Gives the target the metrics it holds: the one metric of a one-number target as whole counts
 /// ([`single_count`]); for the others, ticks where the target counts ticks only (GHC), and the
 /// metrics it has no place for dropped, by name.
@@ -328,8 +321,9 @@ fn drop_function_facts(profile: &mut Profile, target: Format, carries: &Carries,
     profile.function_facts.clear();
 }
 
-/// The target's own last step ([`Format::fit`]), and whether it turned counts into time at the
-/// interval (BR's timed mode).
+/// The target's own last step ([`Format::fit`]), after siblings of one frame are merged where its
+/// rules say a node of it is one chain of callers ([`crate::formats::spec::Rules::merges_siblings`]),
+/// and whether it turned counts into time at the interval (BR's timed mode).
 fn fit_by_target(
     profile: Profile,
     target: Format,
@@ -338,6 +332,11 @@ fn fit_by_target(
 ) -> (Profile, IntervalUse) {
     let has_time = |p: &Profile| p.metrics().iter().any(|m| m.kind == MetricKind::Time);
     let timed = has_time(&profile);
+    // A node per frame under each caller, as the target's reader builds them.
+    let profile = match target.spec().rules.merges_siblings {
+        true => ops::merged_siblings(profile),
+        false => profile,
+    };
     let profile = target.fit(profile, options, diag);
     let applied = !timed && has_time(&profile);
     (profile, IntervalUse::from_applied(applied))
@@ -414,7 +413,7 @@ mod tests {
         let leaf = profile.tree.push(Some(root), c);
         profile.tree.set_self(0, leaf, Value::Int(4));
         assert!(profile.tree.has_duplicate_siblings(profile.frames.len()));
-        let merged = merge_equal_stacks(profile);
+        let merged = ops::merged_siblings(profile);
         assert_eq!(folded(&merged), "main;a 1\nmain;b 2\nmain;c 4\n");
     }
 

@@ -1,8 +1,9 @@
 //! Samples, ticks and time into one another at an interval; units of one quantity by their factor.
 
-use super::{ConvertOptions, IntervalUse, DEFAULT_INTERVAL};
+use super::{ConvertOptions, IntervalUse};
 use crate::diag::Diagnostics;
 use crate::error::Error;
+use crate::formats::{effective_interval, IntervalFirst};
 use crate::formats::{Carries, Format};
 use crate::model::{Metric, MetricKind, Profile, Repr, Sampling, Unit, Values};
 use std::time::Duration;
@@ -41,7 +42,7 @@ pub(super) fn time_into_samples(
 }
 
 /// The interval that turns time into counts (and counts into time) for `target`: `--interval`,
-/// else the profile's own, else [`DEFAULT_INTERVAL`], as the target states an interval (GHC's
+/// else the profile's own, else 1 ms ([`effective_interval`], the one given first), as the target states an interval (GHC's
 /// `-px` in whole milliseconds: 250 µs is 1 ms there, with a warning), so that the counts are of
 /// the interval its header gives.
 pub(super) fn conversion_interval(
@@ -50,7 +51,7 @@ pub(super) fn conversion_interval(
     target: Format,
     diag: &mut Diagnostics,
 ) -> Duration {
-    let interval = options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL);
+    let interval = effective_interval(options.interval, profile.meta.interval, IntervalFirst::Given);
     let Some(step) = target.carries().interval_step else { return interval };
     let stated = crate::formats::stated_interval(interval, step);
     if stated != interval {

@@ -36,12 +36,13 @@
 //! stack of samples taken in user space) are left out, as FlameGraph leaves them out, with a
 //! warning that counts their samples.
 
+use super::kit::lines::{self, StackLines};
+use super::kit::sink::{Missing, Order, Reason, StackSink};
 use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
-use super::stacks::StackTree;
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
-use crate::model::{FrameId, FrameRef, Metric, MetricKind, Profile, Value};
-use std::io::Read;
+use crate::error::{FormatName, ParseError, Position};
+use crate::model::{FrameId, FrameRef, MetricKind};
+use crate::text::Line;
 
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
@@ -51,7 +52,7 @@ pub(crate) const SPEC: Spec = Spec {
     carries: CARRIES,
     encoding: Encoding::Text,
     sniff,
-    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
+    read: Some(lines::read::<Maps>),
     write: None,
     rules: spec::NOT_WRITTEN,
 };
@@ -114,89 +115,67 @@ fn closing(line: &str) -> Option<(&str, &str)> {
     Some((key.strip_prefix(' ').unwrap_or(key), count))
 }
 
-/// Reads bpftrace's maps of stacks (see the module documentation).
-fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
-    let mut profile = Profile::new(vec![Metric::samples()]);
-    let mut stacks = StackTree::default();
-    // The entry being read: where it starts and its frames, innermost first.
-    let mut entry: Option<Position> = None;
-    let mut frames: Vec<FrameId> = Vec::new();
-    let mut last_line = Position::line(1, 0);
-    let mut any_stack = false;
-    // Entries of an empty stack (`@[]: 996`, samples in user space of a kernel stack): how many
-    // samples, and where the first is.
-    let (mut empty_samples, mut first_empty) = (0u64, None);
-    let mut add = |root: &str, frames: &[FrameId], count: &str, line: &crate::text::Line<'_>, profile: &mut Profile| {
-        let count = count.parse::<i64>().map_err(|_| {
-            let expected = format!("an entry's count, at most {}", i64::MAX);
-            line.error(ParseErrorKind::Unexpected { expected, found: count.into() })
-        })?;
-        let root = (!root.is_empty()).then(|| profile.frames.intern(FrameRef::function(root)));
-        let path = stacks.next();
-        path.extend(root);
-        path.extend(frames.iter().rev());
-        if let Some(leaf) = stacks.add(&mut profile.tree) {
-            profile.tree.add_self(0, leaf, Value::Int(count));
-            any_stack = true;
-        }
-        Ok(())
-    };
-    crate::text::pipeline(
-        input,
-        FORMAT,
-        |_| (),
-        |line, ()| {
-            last_line = line.position;
-            // bpftrace ends every line: a last line without its end (`@[]: ` without its count,
-            // a count's first digits) was cut there.
-            line.warn_if_cut_short("its entry's count may be incomplete or missing", diag);
-            if entry.is_none() {
-                if opens_entry(line.text) {
-                    entry = Some(line.position);
-                    frames.clear();
-                } else if let Some(count) = empty_entry(line.text) {
-                    empty_samples = empty_samples.saturating_add(count);
-                    first_empty.get_or_insert(line.position);
-                } else if let Some(rest) = line.text.strip_prefix("@[").filter(|rest| rest.starts_with(", ")) {
-                    // A key whose stack is empty: the stack of its other fields.
-                    if let Some((key, count)) = closing(rest) {
-                        add(key, &[], count, &line, &mut profile)?;
-                    }
+/// The grammar of bpftrace's maps: the entry being read, where it starts, and its frames,
+/// innermost first.
+#[derive(Default)]
+struct Maps {
+    entry: Option<Position>,
+    frames: Vec<FrameId>,
+}
+
+/// Entries of an empty stack (`@[]: 996`, samples in user space of a kernel stack).
+static EMPTY_STACK: Reason = Reason {
+    key: "empty-stack",
+    says: |_, samples| {
+        format!("{samples} samples of an empty stack (`@[]: N`: in user space, for a kernel stack) left out, as stackcollapse-bpftrace.pl leaves them out")
+    },
+};
+
+impl StackLines for Maps {
+    const FORMAT: FormatName = FORMAT;
+    // bpftrace ends every line: a last line without its end (`@[]: ` without its count, a count's
+    // first digits) was cut there.
+    const LAST_LINE_CUT: Option<&'static str> = Some("its entry's count may be incomplete or missing");
+    const MISSING: Option<Missing> = Some(Missing {
+        expected: "a map entry of a stack: `@[`, its frames, and `]: COUNT`",
+        found: "none in the whole input",
+    });
+
+    fn line(&mut self, line: &Line<'_>, sink: &mut StackSink, _: &mut Diagnostics) -> Result<(), ParseError> {
+        if self.entry.is_none() {
+            if opens_entry(line.text) {
+                self.entry = Some(line.position);
+                self.frames.clear();
+            } else if let Some(count) = empty_entry(line.text) {
+                sink.leave_out(&EMPTY_STACK, Some(line.position), count);
+            } else if let Some(rest) = line.text.strip_prefix("@[").filter(|rest| rest.starts_with(", ")) {
+                // A key whose stack is empty: the stack of its other fields.
+                if let Some((key, count)) = closing(rest) {
+                    add(key, &[], count, line, sink)?;
                 }
-                return Ok(());
             }
-            if let Some((key, count)) = closing(line.text) {
-                entry = None;
-                return add(key, &frames, count, &line, &mut profile);
-            }
-            frames.push(profile.frames.intern(FrameRef::function(without_offset(line.text.trim()))));
-            Ok(())
-        },
-    )?;
-    if let Some(start) = entry {
-        let expected = format!("the `]: COUNT` line that ends the entry starting at line {}", start.line.unwrap_or(0));
-        let found = "the end of the input: the file looks cut short".to_string();
-        return Err(ParseError {
-            format: FORMAT,
-            position: last_line,
-            kind: ParseErrorKind::Unexpected { expected, found },
-        });
+            return Ok(());
+        }
+        if let Some((key, count)) = closing(line.text) {
+            self.entry = None;
+            return add(key, &self.frames, count, line, sink);
+        }
+        self.frames.push(sink.frame(FrameRef::function(without_offset(line.text.trim()))));
+        Ok(())
     }
-    if !any_stack {
-        let expected = "a map entry of a stack: `@[`, its frames, and `]: COUNT`".to_string();
-        let found = "none in the whole input".to_string();
-        return Err(ParseError {
-            format: FORMAT,
-            position: Position::line(1, 0),
-            kind: ParseErrorKind::Unexpected { expected, found },
-        });
+
+    fn end(&mut self, sink: &mut StackSink, last: Position) -> Result<(), ParseError> {
+        sink.unclosed(self.entry, last, "the `]: COUNT` line that ends the entry")
     }
-    if empty_samples > 0 {
-        diag.warn("empty-stack", first_empty, || {
-            format!("{empty_samples} samples of an empty stack (`@[]: N`: in user space, for a kernel stack) left out, as stackcollapse-bpftrace.pl leaves them out")
-        });
-    }
-    Ok(profile)
+}
+
+/// Adds an entry's `count` to its stack: `frames`, innermost first, below the key's other fields
+/// (`root`), if any.
+fn add(root: &str, frames: &[FrameId], count: &str, line: &Line<'_>, sink: &mut StackSink) -> Result<(), ParseError> {
+    let count = lines::count(line, count, "an entry's count")?;
+    let root = (!root.is_empty()).then(|| sink.frame(FrameRef::function(root)));
+    sink.add(Order::LeafFirst, frames.iter().copied().chain(root), 0, count);
+    Ok(())
 }
 
 /// A frame without the decimal `+OFFSET` bpftrace ends a symbol with (`leaf+53`); a frame with

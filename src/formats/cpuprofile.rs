@@ -59,14 +59,13 @@
 //! callees of one caller become one node). An anonymous function's name is written empty again.
 
 use super::json::{self, push_string};
-use super::options::ConvertOptions;
+use super::kit::source_frame::{anonymous_name, CallFrame, ANONYMOUS};
+use super::options::{effective_interval, ConvertOptions, IntervalFirst};
 use super::spec::{self, Carries, Encoding, JsonKind, Rules, Sniff, Spec, Structure};
 use crate::diag::Diagnostics;
 use crate::error::FormatName;
 use crate::error::{Error, ParseError, ParseErrorKind};
-use crate::model::{
-    ChildIndex, FrameId, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values, DEFINED_AT,
-};
+use crate::model::{ChildIndex, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values};
 use serde::Deserialize;
 use std::io::{Read, Write};
 
@@ -89,6 +88,7 @@ pub(crate) const SPEC: Spec = Spec {
         module_is_namespace: false,
         keeps_measured_inclusive: false,
         single_root: None,
+        merges_siblings: true,
     },
 };
 
@@ -253,28 +253,11 @@ pub(crate) struct NodeJson {
     parent: Option<u64>,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct CallFrame {
-    #[serde(default)]
-    function_name: String,
-    #[serde(default)]
-    url: String,
-    #[serde(default = "unknown")]
-    line_number: i64,
-    #[serde(default = "unknown")]
-    column_number: i64,
-}
-
-fn unknown() -> i64 {
-    -1
-}
-
 /// Reads a `.cpuprofile`.
 pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let bytes = json::read_all(input, FORMAT)?;
     let text = json::text(FORMAT, &bytes)?;
-    let document: Document = serde_json::from_str(text).map_err(|e| json::serde_error(FORMAT, text, &e, EXPECTED))?;
+    let document: Document = json::parse(FORMAT, text, EXPECTED)?;
     let document = document.into_new_format();
     let at = |key: &str| memchr::memmem::find(text.as_bytes(), key.as_bytes()).unwrap_or(0);
     let error = |key: &str, expected: String, found: String| {
@@ -372,7 +355,7 @@ pub(crate) fn add_tree(
             // V8's root is no frame: its children are the roots.
             (true, "(root)") => None,
             _ => {
-                let frame = frame(profile, &node.call_frame);
+                let frame = node.call_frame.intern(profile);
                 Some(index.child_or_insert(&mut profile.tree, parent_node, frame))
             }
         };
@@ -492,56 +475,16 @@ fn weights(
     Ok((samples, Some(time.into_iter().map(|t| t.round() as i64).collect()), unknown))
 }
 
-/// The model's frame of a call frame (see the module documentation).
-pub(crate) fn frame(profile: &mut Profile, call: &CallFrame) -> FrameId {
-    let module = (!call.url.is_empty()).then_some(call.url.as_str());
-    let line = u32::try_from(call.line_number).ok().map(|line| line + 1);
-    let column = u32::try_from(call.column_number).ok().map(|column| column + 1);
-    let name = match (call.function_name.as_str(), module, line) {
-        ("", Some(url), Some(line)) => std::borrow::Cow::Owned(anonymous_name(url, line, column)),
-        ("", _, _) => std::borrow::Cow::Borrowed("(anonymous)"),
-        (name, _, _) => std::borrow::Cow::Borrowed(name),
-    };
-    let id = profile.frames.intern(FrameRef { module, ..FrameRef::function(&name) });
-    if let (Some(url), Some(line)) = (module, line) {
-        let attrs = profile.frame_attrs.entry(id).or_default();
-        if attrs.is_empty() {
-            let at = match column {
-                Some(column) => format!("{url}:{line}:{column}"),
-                None => format!("{url}:{line}"),
-            };
-            attrs.push((DEFINED_AT.to_string(), at));
-        }
-    }
-    id
-}
-
-/// The name of an anonymous function defined at `line` and `column` (1-based) of `url`: where it
-/// is defined, as speedscope names it (`(anonymous work.js:11)`) with the column, so that the
-/// callbacks of one script are as many functions as they are, and two on one line two.
-fn anonymous_name(url: &str, line: u32, column: Option<u32>) -> String {
-    let file = url.rsplit('/').next().unwrap_or(url);
-    match column {
-        Some(column) => format!("(anonymous {file}:{line}:{column})"),
-        None => format!("(anonymous {file}:{line})"),
-    }
-}
-
 /// Fits a profile projected onto [`CARRIES`] to what a `.cpuprofile` holds, both time and samples:
 /// time from the samples (or ticks) at the profile's interval, else `--interval`, else 1 ms, where
 /// it has none (said on stderr); a sample per node with time where it has no samples. The profile is
-/// then weighed by its time, and siblings of one frame are one node.
-pub(crate) fn fit(profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
-    // A node per frame under each caller, as the reader builds them.
-    let mut profile = match profile.tree.has_duplicate_siblings(profile.frames.len()) {
-        true => crate::model::ops::merge_siblings(&profile),
-        false => profile,
-    };
+/// then weighed by its time. (Siblings of one frame are one node already: `merges_siblings`.)
+pub(crate) fn fit(mut profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
     drop_time_of_other_events(&mut profile, diag);
     let kind = |profile: &Profile, kind| profile.metrics().iter().position(|m| m.kind == kind);
     let counts = kind(&profile, MetricKind::Samples).or_else(|| kind(&profile, MetricKind::Ticks));
     if kind(&profile, MetricKind::Time).is_none() {
-        let interval = profile.meta.interval.or(options.interval).unwrap_or(super::options::DEFAULT_INTERVAL);
+        let interval = effective_interval(options.interval, profile.meta.interval, IntervalFirst::Own);
         let micros = interval.as_secs_f64() * 1e6;
         let values = counts.map_or_else(
             || vec![0.0; profile.tree.len()],
@@ -602,7 +545,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
     let time = profile.metrics().iter().position(|m| m.kind == MetricKind::Time);
     let count = profile.metrics().iter().position(|m| m.kind == MetricKind::Samples);
     let count = count.or_else(|| profile.metrics().iter().position(|m| m.kind == MetricKind::Ticks));
-    let interval = profile.meta.interval.or(options.interval).unwrap_or(super::options::DEFAULT_INTERVAL);
+    let interval = effective_interval(options.interval, profile.meta.interval, IntervalFirst::Own);
     let per_count = interval.as_secs_f64() * 1e6;
     let children = tree.children();
     // Nodes in pre-order (as the reader builds them back), with an explicit stack: ids from 2 in
@@ -663,8 +606,8 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
         let name = super::shared::written_name(frame);
         let defined = profile.defined_at(tree.frame(node));
         // An anonymous function, named by where it is defined, has no name in V8's terms.
-        let anonymous =
-            name == "(anonymous)" || defined.is_some_and(|at| name == anonymous_name(at.file, at.line, at.column));
+        let anonymous = name == ANONYMOUS
+            || defined.is_some_and(|at| name == anonymous_name(at.file, at.line.into(), at.column.map(u64::from)));
         push_string(&mut json, if anonymous { "" } else { &name });
         let url = defined.map(|at| at.file).or(frame.module.as_deref()).unwrap_or("");
         let script = match url {

@@ -35,15 +35,16 @@
 //!
 //! **Lost**: offsets and the header (the probe).
 
+use super::kit::lines::{self, StackLines};
+use super::kit::sink::{Missing, Order, Reason, StackSink};
 use super::rust_symbols;
 use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
-use super::stacks::StackTree;
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
-use crate::model::{FrameId, FrameRef, Metric, MetricKind, Profile, Value};
+use crate::error::{FormatName, ParseError, Position};
+use crate::model::{FrameId, FrameRef, MetricKind};
+use crate::text::Line;
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::io::Read;
 
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
@@ -53,7 +54,7 @@ pub(crate) const SPEC: Spec = Spec {
     carries: CARRIES,
     encoding: Encoding::Text,
     sniff,
-    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
+    read: Some(lines::read::<Aggregation>),
     write: None,
     rules: spec::NOT_WRITTEN,
 };
@@ -122,89 +123,64 @@ fn is_bare_address(line: &str) -> bool {
     line.strip_prefix("0x").is_some_and(|hex| !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
-/// Reads a DTrace aggregation of stacks (see the module documentation).
-fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
-    let mut profile = Profile::new(vec![Metric::samples()]);
-    let mut stacks = StackTree::default();
-    // The frames of each distinct frame line, root first, as `frames_of` names them.
-    let mut frames_of_line: HashMap<String, Vec<FrameId>> = HashMap::new();
-    // The stack being read, innermost first, and where it starts.
-    let mut stack: Vec<FrameId> = Vec::new();
-    let mut stack_start: Option<Position> = None;
-    let mut last_line = Position::line(1, 0);
-    let (mut in_header, mut any_stack) = (true, false);
-    // Count lines with no frame above them: how many, their samples, and where the first is.
-    let (mut empty_stacks, mut empty_samples, mut first_empty) = (0u64, 0u64, None);
-    crate::text::pipeline(
-        input,
-        FORMAT,
-        |_| (),
-        |line, ()| {
-            let text = line.text.trim();
-            last_line = line.position;
-            // DTrace ends every line: a last line without its end (in a frame's indentation, in a
-            // count's digits) was cut there.
-            line.warn_if_cut_short("the stack it is in, or its count, may be incomplete", diag);
-            if in_header {
-                in_header = !text.is_empty();
-                return Ok(());
-            }
-            if text.is_empty() {
-                return Ok(());
-            }
-            if is_count(text) {
-                let count = text.parse::<i64>().map_err(|_| {
-                    let expected = format!("a stack's count, at most {}", i64::MAX);
-                    line.error(ParseErrorKind::Unexpected { expected, found: text.into() })
-                })?;
-                if stack.is_empty() {
-                    empty_stacks += 1;
-                    empty_samples = empty_samples.saturating_add(count as u64);
-                    first_empty.get_or_insert(line.position);
-                    return Ok(());
-                }
-                let path = stacks.next();
-                path.extend(stack.iter().rev());
-                if let Some(leaf) = stacks.add(&mut profile.tree) {
-                    profile.tree.add_self(0, leaf, Value::Int(count));
-                }
-                (any_stack, stack_start) = (true, None);
-                stack.clear();
-                return Ok(());
-            }
-            stack_start.get_or_insert(line.position);
-            let frames = match frames_of_line.get(text) {
-                Some(frames) => frames,
-                None => {
-                    let names = frames_of(text);
-                    let frames = names.iter().map(|name| profile.frames.intern(FrameRef::function(name))).collect();
-                    frames_of_line.entry(text.to_string()).or_insert(frames)
-                }
-            };
-            stack.extend(frames.iter().rev());
-            Ok(())
-        },
-    )?;
-    if let Some(start) = stack_start {
-        let found = "the end of the input: the file looks cut short".to_string();
-        let expected = format!("the count that ends the stack starting at line {}", start.line.unwrap_or(0));
-        let kind = ParseErrorKind::Unexpected { expected, found };
-        return Err(ParseError { format: FORMAT, position: last_line, kind });
-    }
-    if !any_stack {
-        let found = "no stack in the whole input (only header lines)".to_string();
-        let kind = ParseErrorKind::Unexpected { expected: STACK_LINE.into(), found };
-        return Err(ParseError { format: FORMAT, position: Position::line(1, 0), kind });
-    }
-    if empty_stacks > 0 {
-        diag.warn("empty-stack", first_empty, || {
-            format!(
-                "{empty_stacks} count line(s) with no frame above them skipped: {empty_samples} samples of no stack"
-            )
-        });
-    }
-    Ok(profile)
+/// The grammar of a DTrace aggregation: past the header yet, the stack being read (innermost
+/// first) and where it starts, and the frames of each distinct frame line, root first, as
+/// [`frames_of`] names them.
+#[derive(Default)]
+struct Aggregation {
+    past_header: bool,
+    stack: Vec<FrameId>,
+    stack_start: Option<Position>,
+    frames_of_line: HashMap<String, Vec<FrameId>>,
 }
+
+impl StackLines for Aggregation {
+    const FORMAT: FormatName = FORMAT;
+    // DTrace ends every line: a last line without its end (in a frame's indentation, in a count's
+    // digits) was cut there.
+    const LAST_LINE_CUT: Option<&'static str> = Some("the stack it is in, or its count, may be incomplete");
+    const MISSING: Option<Missing> =
+        Some(Missing { expected: STACK_LINE, found: "no stack in the whole input (only header lines)" });
+
+    fn line(&mut self, line: &Line<'_>, sink: &mut StackSink, _: &mut Diagnostics) -> Result<(), ParseError> {
+        let text = line.text.trim();
+        if !self.past_header || text.is_empty() {
+            self.past_header |= text.is_empty();
+            return Ok(());
+        }
+        if is_count(text) {
+            let count = lines::count(line, text, "a stack's count")?;
+            match self.stack.is_empty() {
+                true => sink.leave_out(&NO_STACK, Some(line.position), count),
+                false => sink.add(Order::LeafFirst, self.stack.drain(..), 0, count),
+            }
+            self.stack_start = None;
+            return Ok(());
+        }
+        self.stack_start.get_or_insert(line.position);
+        let frames = match self.frames_of_line.get(text) {
+            Some(frames) => frames,
+            None => {
+                let frames = frames_of(text).iter().map(|name| sink.frame(FrameRef::function(name))).collect();
+                self.frames_of_line.entry(text.to_string()).or_insert(frames)
+            }
+        };
+        self.stack.extend(frames.iter().rev());
+        Ok(())
+    }
+
+    fn end(&mut self, sink: &mut StackSink, last: Position) -> Result<(), ParseError> {
+        sink.unclosed(self.stack_start, last, "the count that ends the stack")
+    }
+}
+
+/// Count lines with no frame above them.
+static NO_STACK: Reason = Reason {
+    key: "empty-stack",
+    says: |stacks, samples| {
+        format!("{stacks} count line(s) with no frame above them skipped: {samples} samples of no stack")
+    },
+};
 
 /// The frames a frame line names, root first (several for a JIT frame of inlined calls), as
 /// inferno names them (see the module documentation).

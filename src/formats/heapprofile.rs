@@ -37,6 +37,7 @@
 //! `selfSize`), `scriptId`s; named functions of one name in one script are one frame.
 
 use super::json;
+use super::kit::source_frame::CallFrame;
 use super::spec::{self, Carries, Encoding, JsonKind, Sniff, Spec, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError};
@@ -121,7 +122,7 @@ struct Document {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Node {
-    call_frame: super::cpuprofile::CallFrame,
+    call_frame: CallFrame,
     #[serde(default)]
     self_size: u64,
     /// Older files (V8 before 7.x, node 10) have no ids, and no samples.
@@ -180,7 +181,7 @@ fn profile(document: Document, diag: &mut Diagnostics) -> Profile {
     let mut walk: Vec<(Node, Option<NodeId>)> =
         std::mem::take(&mut head.children).into_iter().rev().map(|node| (node, None)).collect();
     while let Some((mut node, parent)) = walk.pop() {
-        let frame = super::cpuprofile::frame(&mut profile, &node.call_frame);
+        let frame = node.call_frame.intern(&mut profile);
         let id = profile.tree.push(parent, frame);
         let size = i64::try_from(node.self_size).unwrap_or(i64::MAX);
         profile.tree.set_self(0, id, Value::Int(size));

@@ -20,6 +20,16 @@ pub(crate) fn serde_error(format: FormatName, text: &str, e: &serde_json::Error,
     }
 }
 
+/// `text` parsed as a document of `format`, or the parse error [`serde_error`] makes of why not;
+/// `expected` says what the JSON should have been.
+pub(crate) fn parse<'t, T: serde::Deserialize<'t>>(
+    format: FormatName,
+    text: &'t str,
+    expected: &str,
+) -> Result<T, ParseError> {
+    serde_json::from_str(text).map_err(|e| serde_error(format, text, &e, expected))
+}
+
 /// What a serde_json error found, for a parse error that gives its position: JSON that ends before
 /// it closes is said to look cut short.
 pub(crate) fn found(e: &serde_json::Error) -> String {

@@ -76,6 +76,7 @@ pub(crate) const SPEC: Spec = Spec {
         module_is_namespace: false,
         keeps_measured_inclusive: false,
         single_root: None,
+        merges_siblings: false,
     },
 };
 
@@ -405,13 +406,9 @@ pub(crate) fn fit(profile: Profile, diag: &mut Diagnostics) -> Profile {
     diag.warn("roots-adopted", None, || format!("{} has one root: the input's {what}", FORMAT));
     let mut profile = profile;
     let root = profile.frames.intern_name(ROOT, FrameKind::Pseudo);
-    let adopted = ops::adopt_roots(&profile, root, |_| true);
     // Roots of one function (a tree of several roots, as this reader takes them) are one node once
     // they are siblings: a node is one chain of callers.
-    match adopted.tree.has_duplicate_siblings(adopted.frames.len()) {
-        true => ops::merge_siblings(&adopted),
-        false => adopted,
-    }
+    ops::merged_siblings(ops::adopt_roots(&profile, root, |_| true))
 }
 
 /// Writes `profile` (already projected to one count metric) as a LispWorks profiler tree.

@@ -43,13 +43,14 @@
 //! **Lost**: offsets, addresses, the header but the interval and the process, the totals after the
 //! tree.
 
+use super::kit::lines::{self, Indented, StackLines};
+use super::kit::sink::{Missing, Order, Reason, StackSink};
 use super::rust_symbols;
 use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
-use super::stacks::StackTree;
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
-use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Value};
-use std::io::Read;
+use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
+use crate::model::{FrameId, FrameKind, FrameRef, MetricKind, Profile};
+use crate::text::Line;
 
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
@@ -59,7 +60,7 @@ pub(crate) const SPEC: Spec = Spec {
     carries: CARRIES,
     encoding: Encoding::Text,
     sniff,
-    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
+    read: Some(lines::read::<Report>),
     write: None,
     rules: spec::NOT_WRITTEN,
 };
@@ -126,8 +127,9 @@ fn sniff(head: &[u8]) -> Sniff {
 }
 
 /// Where the reader is in a report.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy, PartialEq, Default)]
 enum Part {
+    #[default]
     Header,
     Tree,
     After,
@@ -140,124 +142,108 @@ struct Level {
     idle: bool,
 }
 
-/// Reads a `sample` report (see the module documentation).
-fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
-    let mut profile = Profile::new(vec![Metric::samples()]);
-    let mut stacks = StackTree::default();
-    let mut part = Part::Header;
-    // The stack of the last tree line, root first, and that line's samples.
-    let mut stack: Vec<Level> = Vec::new();
-    let mut samples = 0i64;
-    let (mut idle_stacks, mut idle_samples) = (0u64, 0i64);
-    let mut last_line = Position::line(1, 0);
-    let mut add_stack = |stack: &[Level], samples: i64, profile: &mut Profile| {
-        if stack.last().is_some_and(|level| level.idle) {
-            idle_stacks += 1;
-            idle_samples = idle_samples.saturating_add(samples);
-            return;
-        }
-        stacks.next().extend(stack.iter().map(|level| level.frame));
-        if let Some(leaf) = stacks.add(&mut profile.tree) {
-            profile.tree.add_self(0, leaf, Value::Int(samples));
-        }
-    };
-    crate::text::pipeline(
-        input,
-        FORMAT,
-        |_| (),
-        |line, ()| {
-            last_line = line.position;
-            match part {
-                Part::Header => {
-                    if let Some(rest) = line.text.strip_prefix(FIRST_LINE) {
-                        header_facts(rest, &mut profile);
-                    }
-                    if line.text.starts_with(TREE_START) {
-                        part = Part::Tree;
-                    }
-                    return Ok(());
+/// The grammar of a report: where the reader is, and the call tree's lines.
+#[derive(Default)]
+struct Report {
+    part: Part,
+    tree: Indented<Level>,
+}
+
+/// The stacks that end in an idle wait.
+static IDLE: Reason = Reason {
+    key: "idle-stacks",
+    says: |stacks, samples| {
+        format!("{stacks} stacks that end in a thread's idle wait (__psynch_cvwait, __ulock_wait, mach_msg_trap…) left out, as inferno-collapse-sample leaves them out: {samples} samples")
+    },
+};
+
+/// Gives `sink` the stack of `levels`, root first, unless it ends in an idle wait.
+fn add_stack(sink: &mut StackSink, levels: &[Level], samples: i64) {
+    match levels.last().is_some_and(|level| level.idle) {
+        true => sink.leave_out(&IDLE, None, samples),
+        false => sink.add(Order::RootFirst, levels.iter().map(|level| level.frame), 0, samples),
+    }
+}
+
+impl StackLines for Report {
+    const FORMAT: FormatName = FORMAT;
+    const LAST_LINE_CUT: Option<&'static str> = None;
+    const MISSING: Option<Missing> = None;
+
+    fn line(&mut self, line: &Line<'_>, sink: &mut StackSink, _: &mut Diagnostics) -> Result<(), ParseError> {
+        match self.part {
+            Part::Header => {
+                if let Some(rest) = line.text.strip_prefix(FIRST_LINE) {
+                    header_facts(rest, sink.profile());
                 }
-                Part::After => return Ok(()),
-                Part::Tree => {}
-            }
-            let text = line.text.trim_end();
-            if text.is_empty() {
+                if line.text.starts_with(TREE_START) {
+                    self.part = Part::Tree;
+                }
                 return Ok(());
             }
-            if text.starts_with(TREE_END) {
-                if !stack.is_empty() {
-                    add_stack(&stack, samples, &mut profile);
-                }
-                part = Part::After;
-                return Ok(());
-            }
-            let Some(indented) = text.strip_prefix("    ") else {
-                let expected = format!("a line of the call tree (four spaces first) or `{TREE_END}`");
-                return Err(
-                    line.error(ParseErrorKind::Unexpected { expected, found: crate::error::excerpt(text.as_bytes()) })
-                );
-            };
-            let indent = indented.find(|c| !matches!(c, ' ' | '+' | '|' | ':' | '!')).ok_or_else(|| {
-                let expected = "a count and a function after the indentation".to_string();
-                line.error_at(text.len(), ParseErrorKind::Unexpected { expected, found: "the end of the line".into() })
-            })?;
-            if indent % 2 != 0 {
-                let expected = "indentation of two characters a level".to_string();
-                let found = format!("{indent} characters");
-                return Err(line.error_at(4, ParseErrorKind::Unexpected { expected, found }));
-            }
-            let depth = indent / 2 + 1;
-            if depth > stack.len() + 1 {
-                let (previous, found) = (stack.len() as i64, depth as i64);
-                return Err(line.error_at(4 + indent, ParseErrorKind::DepthJump { previous, found }));
-            }
-            let node = &indented[indent..];
-            let (count, rest) = node.split_once(' ').unwrap_or((node, ""));
-            let count = count.parse::<i64>().map_err(|_| {
-                line.error_at(
-                    4 + indent,
-                    ParseErrorKind::InvalidNumber { field: "a line's samples", text: count.into() },
-                )
-            })?;
-            // The line before had no line below it: it ends a stack.
-            if depth <= stack.len() {
-                add_stack(&stack, samples, &mut profile);
-                stack.truncate(depth - 1);
-            }
-            stack.push(level_of(rest, depth == 1, &mut profile));
-            samples = count;
-            Ok(())
-        },
-    )?;
-    match part {
-        Part::After => {}
-        Part::Header => {
-            let expected = format!("a `{TREE_START}` line, the call tree's start");
-            let kind = ParseErrorKind::Unexpected { expected, found: "the end of the input".into() };
-            return Err(ParseError { format: FORMAT, position: last_line, kind });
+            Part::After => return Ok(()),
+            Part::Tree => {}
         }
-        Part::Tree => {
-            let expected = format!("the `{TREE_END}` line that ends the call tree");
-            let found = "the end of the input: the file looks cut short".to_string();
-            return Err(ParseError {
-                format: FORMAT,
-                position: last_line,
-                kind: ParseErrorKind::Unexpected { expected, found },
-            });
+        let text = line.text.trim_end();
+        if text.starts_with(TREE_END) {
+            self.tree.end(|levels, samples| add_stack(sink, levels, samples));
+            self.part = Part::After;
+        } else if !text.is_empty() {
+            self.tree_line(line, text, sink)?;
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, sink: &mut StackSink, last: Position) -> Result<(), ParseError> {
+        match self.part {
+            Part::After => Ok(()),
+            Part::Header => {
+                let expected = format!("a `{TREE_START}` line, the call tree's start");
+                let kind = ParseErrorKind::Unexpected { expected, found: "the end of the input".into() };
+                Err(ParseError { format: FORMAT, position: last, kind })
+            }
+            Part::Tree => Err(sink.cut_short(last, format!("the `{TREE_END}` line that ends the call tree"))),
         }
     }
-    if idle_stacks > 0 {
-        diag.warn("idle-stacks", None, || {
-            format!("{idle_stacks} stacks that end in a thread's idle wait (__psynch_cvwait, __ulock_wait, mach_msg_trap…) left out, as inferno-collapse-sample leaves them out: {idle_samples} samples")
-        });
+}
+
+impl Report {
+    /// Reads a line of the call tree, `text` without its trailing space.
+    fn tree_line(&mut self, line: &Line<'_>, text: &str, sink: &mut StackSink) -> Result<(), ParseError> {
+        let Some(indented) = text.strip_prefix("    ") else {
+            let expected = format!("a line of the call tree (four spaces first) or `{TREE_END}`");
+            let found = crate::error::excerpt(text.as_bytes());
+            return Err(line.error(ParseErrorKind::Unexpected { expected, found }));
+        };
+        let indent = indented.find(|c| !matches!(c, ' ' | '+' | '|' | ':' | '!')).ok_or_else(|| {
+            let expected = "a count and a function after the indentation".to_string();
+            line.error_at(text.len(), ParseErrorKind::Unexpected { expected, found: "the end of the line".into() })
+        })?;
+        if indent % 2 != 0 {
+            let (expected, found) =
+                ("indentation of two characters a level".to_string(), format!("{indent} characters"));
+            return Err(line.error_at(4, ParseErrorKind::Unexpected { expected, found }));
+        }
+        let depth = indent / 2;
+        self.tree.check_depth(depth).map_err(|previous| {
+            line.error_at(4 + indent, ParseErrorKind::DepthJump { previous: previous + 1, found: depth as i64 + 1 })
+        })?;
+        let node = &indented[indent..];
+        let (count, rest) = node.split_once(' ').unwrap_or((node, ""));
+        let count = count.parse::<i64>().map_err(|_| {
+            line.error_at(4 + indent, ParseErrorKind::InvalidNumber { field: "a line's samples", text: count.into() })
+        })?;
+        self.tree.start(depth, |levels, samples| add_stack(sink, levels, samples));
+        let level = level_of(rest, depth == 0, sink);
+        self.tree.push(level, count);
+        Ok(())
     }
-    Ok(profile)
 }
 
 /// The frame of a tree line's text after its count (see the module documentation).
-fn level_of(text: &str, is_thread: bool, profile: &mut Profile) -> Level {
+fn level_of(text: &str, is_thread: bool, sink: &mut StackSink) -> Level {
     if is_thread {
-        let frame = profile.frames.intern(FrameRef::named(text.trim(), FrameKind::Thread));
+        let frame = sink.frame(FrameRef::named(text.trim(), FrameKind::Thread));
         return Level { frame, idle: false };
     }
     let function = text.find('(').map_or(text, |open| &text[..open]).trim_end();
@@ -267,9 +253,9 @@ fn level_of(text: &str, is_thread: bool, profile: &mut Profile) -> Level {
     let frame = match binary.filter(|b| !b.is_empty()) {
         Some(binary) => {
             let binary = binary.strip_suffix(".dylib").unwrap_or(binary);
-            profile.frames.intern(FrameRef::function(&format!("{binary}`{function}")))
+            sink.frame(FrameRef::function(&format!("{binary}`{function}")))
         }
-        None => profile.frames.intern(FrameRef::function(&function)),
+        None => sink.frame(FrameRef::function(&function)),
     };
     Level { frame, idle }
 }
@@ -299,6 +285,7 @@ fn header_facts(rest: &str, profile: &mut Profile) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Metric;
 
     #[test]
     fn a_report_is_told_by_its_first_line_or_its_call_graph() {

@@ -29,6 +29,7 @@ mod heapprofile;
 pub(crate) mod html;
 mod jfr;
 mod json;
+mod kit;
 pub(crate) mod lispworks;
 mod macos_sample;
 mod options;
@@ -46,7 +47,7 @@ pub(crate) mod stacks;
 pub(crate) mod svg;
 mod xctrace;
 
-pub(crate) use options::stated_interval;
+pub(crate) use options::{effective_interval, stated_interval, IntervalFirst};
 pub use options::{
     ConvertOptions, FormatOptions, ReadOptions, DEFAULT_INTERVAL, DEFAULT_MAX_SAMPLES, DEFAULT_MIN_OUTPUT_LIMIT,
     OUTPUT_PER_INPUT_BYTE,

@@ -144,6 +144,30 @@ pub const DEFAULT_MIN_OUTPUT_LIMIT: u64 = 1 << 30;
 /// The interval used when neither `--interval` nor the profile gives one.
 pub const DEFAULT_INTERVAL: Duration = Duration::from_millis(1);
 
+/// Which interval comes first where one is given (`--interval`, a merge's or diff's) and the profile
+/// states its own (docs/model.md, "The effective interval"): the two orders the outputs hold, named
+/// here and decided nowhere else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IntervalFirst {
+    /// The one given: where time is divided into counts, or counts multiplied into time that
+    /// replaces them (the conversion step, BR's timed mode, a merge, diff).
+    Given,
+    /// The profile's own, the one its counts were taken at: where counts are kept as they are and
+    /// time is made beside them (a `.cpuprofile`'s and a Firefox profile's time, fitted and
+    /// written), as the conversion step keeps a profile's own interval for counts it keeps.
+    Own,
+}
+
+/// The interval samples or ticks and time are turned into one another at: `given` and the
+/// profile's `own` in the order `first` says, else [`DEFAULT_INTERVAL`].
+pub(crate) fn effective_interval(given: Option<Duration>, own: Option<Duration>, first: IntervalFirst) -> Duration {
+    let (first, second) = match first {
+        IntervalFirst::Given => (given, own),
+        IntervalFirst::Own => (own, given),
+    };
+    first.or(second).unwrap_or(DEFAULT_INTERVAL)
+}
+
 /// `interval` as a format that states intervals in steps of `step` can state it: the nearest whole
 /// number of steps, at least one.
 pub(crate) fn stated_interval(interval: Duration, step: Duration) -> Duration {

@@ -29,12 +29,13 @@
 //!
 //! **Lost**: the shares (derived from the samples).
 
+use super::kit::lines::{self, Indented, StackLines};
+use super::kit::sink::{Missing, Order, Reason, StackSink};
 use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
-use super::stacks::StackTree;
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
-use crate::model::{FrameId, FrameRef, Metric, MetricKind, Profile, Value};
-use std::io::Read;
+use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
+use crate::model::{FrameId, FrameRef, Metric, MetricKind, Repr, Values};
+use crate::text::Line;
 
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
@@ -44,7 +45,7 @@ pub(crate) const SPEC: Spec = Spec {
     carries: CARRIES,
     encoding: Encoding::Text,
     sniff,
-    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
+    read: Some(lines::read::<Graph>),
     write: None,
     rules: spec::NOT_WRITTEN,
 };
@@ -124,104 +125,90 @@ fn section(line: &str) -> Option<(&str, &str)> {
     Some((event, samples.strip_suffix(" samples]")?))
 }
 
-/// Reads a pmcstat call graph (see the module documentation).
-fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
-    // Each event's stacks, root first, with their samples: the metrics are known at the end.
-    let mut events: Vec<(String, Option<String>)> = Vec::new();
-    let mut read_stacks: Vec<(usize, Vec<FrameId>, i64)> = Vec::new();
-    let mut profile = Profile::new(vec![Metric::samples()]);
-    // The current line's stack, sampled function first, with each level's binary; its samples.
-    let (mut stack, mut binaries): (Vec<FrameId>, Vec<Option<String>>) = (Vec::new(), Vec::new());
-    let mut samples = 0i64;
-    let (mut skipped, mut first_skipped) = (0u64, None::<Position>);
-    let mut end_stack = |stack: &[FrameId], samples: i64, events: &[(String, Option<String>)]| {
-        if !stack.is_empty() {
-            let path = stack.iter().rev().copied().collect();
-            read_stacks.push((events.len().saturating_sub(1), path, samples));
-        }
-    };
-    crate::text::pipeline(
-        input,
-        FORMAT,
-        |_| (),
-        |line, ()| {
-            if let Some((event, stated)) = section(line.text) {
-                end_stack(&stack, samples, &events);
-                stack.clear();
-                binaries.clear();
-                events.push((event.to_string(), Some(stated.to_string())));
-                return Ok(());
-            }
-            let Some(node) = node(line.text) else {
-                let text = line.text.trim();
-                if !(text.is_empty() || text.starts_with('#') || text.starts_with("//")) {
-                    skipped += 1;
-                    first_skipped.get_or_insert(line.position);
-                }
-                return Ok(());
-            };
-            if node.level > stack.len() {
-                let (previous, found) = (stack.len() as i64 - 1, node.level as i64);
-                return Err(line.error_at(0, ParseErrorKind::DepthJump { previous, found }));
-            }
-            // The line before had no line below it: it ends a stack.
-            if node.level < stack.len() {
-                end_stack(&stack, samples, &events);
-            }
-            stack.truncate(node.level);
-            binaries.truncate(node.level);
-            let binary = node.binary.map(str::to_string).or_else(|| binaries.last().cloned().flatten());
-            stack.push(
-                profile.frames.intern(FrameRef { module: binary.as_deref(), ..FrameRef::function(node.function) }),
-            );
-            binaries.push(binary);
-            samples = node.samples.parse::<i64>().map_err(|_| {
-                let expected = format!("a line's samples, at most {}", i64::MAX);
-                line.error(ParseErrorKind::Unexpected { expected, found: node.samples.into() })
-            })?;
-            Ok(())
-        },
-    )?;
-    end_stack(&stack, samples, &events);
-    if read_stacks.is_empty() {
-        let expected = "a line of the call graph (`12.5%  [42]  function`)".to_string();
-        let kind = ParseErrorKind::Unexpected { expected, found: "none in the whole input".into() };
-        return Err(ParseError { format: FORMAT, position: Position::line(1, 0), kind });
-    }
-    if skipped > 0 {
-        diag.warn("not-a-node", first_skipped, || {
-            format!("{skipped} lines that are not of the call graph skipped, as speedscope and stackcollapse-pmc.pl skip them")
-        });
-    }
-    Ok(build(profile.frames, events, read_stacks))
+/// The grammar of a pmcstat call graph: the events' sections (each event and its stated total),
+/// and the graph's lines, each level's frame with its binary.
+#[derive(Default)]
+struct Graph {
+    events: Vec<(String, String)>,
+    tree: Indented<(FrameId, Option<String>)>,
 }
 
-/// The profile of the stacks read: a metric per event, the events' facts.
-fn build(
-    frames: crate::model::FrameTable,
-    events: Vec<(String, Option<String>)>,
-    read_stacks: Vec<(usize, Vec<FrameId>, i64)>,
-) -> Profile {
-    let metrics = match events.len() {
-        0 | 1 => vec![Metric::samples()],
-        _ => events.iter().map(|(event, _)| Metric { name: format!("{event} samples"), ..Metric::samples() }).collect(),
-    };
-    let mut profile = Profile::new(metrics);
-    profile.frames = frames;
-    let mut stacks = StackTree::default();
-    for (event, path, samples) in read_stacks {
-        stacks.next().extend(path);
-        if let Some(leaf) = stacks.add(&mut profile.tree) {
-            profile.tree.add_self(event, leaf, Value::Int(samples));
+/// Lines that are neither of the graph, blank nor comments.
+static NOT_A_NODE: Reason = Reason {
+    key: "not-a-node",
+    says: |lines, _| {
+        format!(
+            "{lines} lines that are not of the call graph skipped, as speedscope and stackcollapse-pmc.pl skip them"
+        )
+    },
+};
+
+impl StackLines for Graph {
+    const FORMAT: FormatName = FORMAT;
+    const LAST_LINE_CUT: Option<&'static str> = None;
+    const MISSING: Option<Missing> = Some(Missing {
+        expected: "a line of the call graph (`12.5%  [42]  function`)",
+        found: "none in the whole input",
+    });
+
+    fn line(&mut self, line: &Line<'_>, sink: &mut StackSink, _: &mut Diagnostics) -> Result<(), ParseError> {
+        if let Some((event, stated)) = section(line.text) {
+            self.end_tree(sink);
+            self.events.push((event.to_string(), stated.to_string()));
+            // An event's samples are a metric of their own where the file has several events.
+            if self.events.len() > 1 {
+                let values = Values::zeros(Repr::Int, sink.profile().tree.len());
+                sink.profile().add_metric(Metric::samples(), values);
+            }
+            return Ok(());
         }
+        let Some(node) = node(line.text) else {
+            let text = line.text.trim();
+            if !(text.is_empty() || text.starts_with('#') || text.starts_with("//")) {
+                sink.leave_out(&NOT_A_NODE, Some(line.position), 0);
+            }
+            return Ok(());
+        };
+        self.tree
+            .check_depth(node.level)
+            .map_err(|previous| line.error_at(0, ParseErrorKind::DepthJump { previous, found: node.level as i64 }))?;
+        let metric = self.events.len().saturating_sub(1);
+        let above = self.tree.start(node.level, |levels, samples| add_stack(sink, levels, metric, samples));
+        let binary = node.binary.map(str::to_string).or_else(|| above.last().and_then(|(_, binary)| binary.clone()));
+        let frame = sink.frame(FrameRef { module: binary.as_deref(), ..FrameRef::function(node.function) });
+        let samples = lines::count(line, node.samples, "a line's samples")?;
+        self.tree.push((frame, binary), samples);
+        Ok(())
     }
-    for (event, stated) in events {
-        profile.meta.attrs.push(("pmcstat.event".into(), event));
-        if let Some(stated) = stated {
-            profile.meta.attrs.push(("pmcstat.samples".into(), stated));
+
+    fn end(&mut self, sink: &mut StackSink, _: Position) -> Result<(), ParseError> {
+        self.end_tree(sink);
+        if self.events.len() > 1 {
+            for (metric, (event, _)) in self.events.iter().enumerate() {
+                let values = sink.profile().tree.self_values(metric).clone();
+                let named = Metric { name: format!("{event} samples"), ..Metric::samples() };
+                sink.profile().replace_metric(metric, named, values);
+            }
         }
+        for (event, stated) in self.events.drain(..) {
+            sink.profile().meta.attrs.push(("pmcstat.event".into(), event));
+            sink.profile().meta.attrs.push(("pmcstat.samples".into(), stated));
+        }
+        Ok(())
     }
-    profile
+}
+
+impl Graph {
+    /// Ends the graph of an event: its last line ends a stack.
+    fn end_tree(&mut self, sink: &mut StackSink) {
+        let metric = self.events.len().saturating_sub(1);
+        self.tree.end(|levels, samples| add_stack(sink, levels, metric, samples));
+    }
+}
+
+/// Gives `sink` the stack of `levels`, the sampled function first, its samples of event `metric`.
+fn add_stack(sink: &mut StackSink, levels: &[(FrameId, Option<String>)], metric: usize, samples: i64) {
+    sink.add(Order::LeafFirst, levels.iter().map(|&(frame, _)| frame), metric, samples);
 }
 
 #[cfg(test)]

@@ -30,10 +30,11 @@
 //! of each frame (`expressionLocation`).
 
 use super::json;
+use super::kit::source_frame::{Anonymous, SourceFrame};
 use super::spec::{self, Carries, Encoding, JsonKind, Sniff, Spec, Structure};
 use super::stacks::StackTree;
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
-use crate::model::{FrameId, FrameRef, Metric, MetricKind, Profile, Repr, Unit, Value, DEFINED_AT};
+use crate::model::{FrameId, Metric, MetricKind, Profile, Repr, Unit, Value};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::io::Read;
@@ -138,7 +139,7 @@ struct StackFrame {
 fn read(input: &mut (dyn Read + Send)) -> Result<Profile, ParseError> {
     let bytes = json::read_all(input, FORMAT)?;
     let text = json::text(FORMAT, &bytes)?;
-    let document: Document = serde_json::from_str(text).map_err(|e| json::serde_error(FORMAT, text, &e, EXPECTED))?;
+    let document: Document = json::parse(FORMAT, text, EXPECTED)?;
     let at = |key: &str| memchr::memmem::find(text.as_bytes(), key.as_bytes()).unwrap_or(0);
     let error = |key: &str, expected: String, found: String| {
         json::error_at(FORMAT, text.as_bytes(), at(key), ParseErrorKind::Unexpected { expected, found })
@@ -185,21 +186,9 @@ fn read(input: &mut (dyn Read + Send)) -> Result<Profile, ParseError> {
 
 /// The model's frame of a stack frame (see the module documentation).
 fn frame_of(profile: &mut Profile, frame: &StackFrame) -> FrameId {
-    let file = frame.url.rsplit('/').next().unwrap_or_default();
-    let name = match (frame.name.as_str(), frame.url.is_empty()) {
-        ("", false) => format!("(anonymous {file}:{})", frame.line),
-        ("", true) => "(anonymous)".to_string(),
-        (name, _) => name.to_string(),
-    };
-    let module = Some(frame.url.as_str()).filter(|url| !url.is_empty());
-    let id = profile.frames.intern(FrameRef { module, ..FrameRef::function(&name) });
-    if let Some(url) = module {
-        let attrs = profile.frame_attrs.entry(id).or_default();
-        if attrs.is_empty() {
-            attrs.push((DEFINED_AT.to_string(), format!("{url}:{}:{}", frame.line, frame.column)));
-        }
-    }
-    id
+    let file = Some(frame.url.as_str()).filter(|url| !url.is_empty());
+    let source = SourceFrame { name: &frame.name, file, line: Some(frame.line), column: Some(frame.column) };
+    source.intern(profile, Anonymous::ByLine)
 }
 
 #[cfg(test)]

@@ -114,6 +114,10 @@ pub struct Rules {
     pub keeps_measured_inclusive: bool,
     /// The frame it puts above several roots (GHC's `MAIN`), if it has one root of its own.
     pub single_root: Option<fn() -> FrameRef<'static>>,
+    /// Whether a node of it is one chain of callers, a node per frame under each caller (as its
+    /// reader builds them: V8's `.cpuprofile`, Firefox's stack table): the conversion step merges
+    /// siblings of one frame before the format's own [`Rules::fit`].
+    pub merges_siblings: bool,
 }
 
 /// The rules of a format that holds stacks and their weights and nothing more of a profile (folded
@@ -129,6 +133,7 @@ pub const STACKS_ONLY: Rules = Rules {
     module_is_namespace: false,
     keeps_measured_inclusive: false,
     single_root: None,
+    merges_siblings: false,
 };
 
 /// The rules of a format proftool reads but does not write: no conversion goes to it, so none of

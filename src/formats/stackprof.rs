@@ -36,9 +36,10 @@
 //! `edges` (derived from the stacks anyway), `metadata`.
 
 use super::json;
+use super::kit::source_frame::{Anonymous, SourceFrame};
 use super::spec::{self, Carries, Encoding, JsonKind, Sniff, Spec, Structure};
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
-use crate::model::{ChildIndex, FrameRef, Metric, MetricKind, NodeId, Profile, Value, DEFINED_AT};
+use crate::model::{ChildIndex, Metric, MetricKind, NodeId, Profile, Value};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::io::Read;
@@ -158,7 +159,7 @@ enum Weight {
 fn read(input: &mut (dyn Read + Send)) -> Result<Profile, ParseError> {
     let bytes = json::read_all(input, FORMAT)?;
     let text = json::text(FORMAT, &bytes)?;
-    let document: Document = serde_json::from_str(text).map_err(|e| json::serde_error(FORMAT, text, &e, EXPECTED))?;
+    let document: Document = json::parse(FORMAT, text, EXPECTED)?;
     let at = |key: &str| memchr::memmem::find(text.as_bytes(), key.as_bytes()).unwrap_or(0);
     let error = |key: &str, expected: String, found: String| {
         json::error_at(FORMAT, text.as_bytes(), at(key), ParseErrorKind::Unexpected { expected, found })
@@ -263,14 +264,7 @@ fn metrics(weight: Weight) -> Vec<Metric> {
 fn frame_of(profile: &mut Profile, frame: &FrameJson) -> crate::model::FrameId {
     let name = frame.name.as_deref().unwrap_or("(unknown)");
     let file = frame.file.as_deref().filter(|f| !f.is_empty() && *f != "<cfunc>");
-    let id = profile.frames.intern(FrameRef { module: file, ..FrameRef::function(name) });
-    if let (Some(file), Some(line)) = (file, frame.line) {
-        let attrs = profile.frame_attrs.entry(id).or_default();
-        if attrs.is_empty() {
-            attrs.push((DEFINED_AT.to_string(), format!("{file}:{line}")));
-        }
-    }
-    id
+    SourceFrame { name, file, line: frame.line, column: None }.intern(profile, Anonymous::AsWritten)
 }
 
 /// The profile's header: its interval (time modes), weight, and stackprof's own facts.

@@ -35,12 +35,12 @@
 //! **Lost**: threads and processes (inferno's stacks have none), sample times, cores, thread
 //! states, addresses, binaries' paths and source lines.
 
+use super::kit::sink::{Order, StackSink};
 use super::rust_symbols;
 use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
-use super::stacks::StackTree;
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
-use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Value};
+use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile};
 use quick_xml::events::{BytesStart, Event};
 use std::collections::HashMap;
 use std::io::{BufReader, Read};
@@ -117,13 +117,13 @@ const EMPTY_BACKTRACE: &str = "(empty backtrace)";
 
 /// Adds a row's sample of `frames` (innermost first); a row of an empty backtrace, a stack of no
 /// frame to inferno, is counted under [`EMPTY_BACKTRACE`]. Whether it was one.
-fn add_row(profile: &mut Profile, stacks: &mut StackTree, frames: &[FrameId]) -> bool {
+fn add_row(sink: &mut StackSink, frames: &[FrameId]) -> bool {
     match frames.is_empty() {
-        true => stacks.next().push(profile.frames.intern(FrameRef::named(EMPTY_BACKTRACE, FrameKind::Pseudo))),
-        false => stacks.next().extend(frames.iter().rev()),
-    }
-    if let Some(leaf) = stacks.add(&mut profile.tree) {
-        profile.tree.add_self(0, leaf, Value::Int(1));
+        true => {
+            let empty = sink.frame(FrameRef::named(EMPTY_BACKTRACE, FrameKind::Pseudo));
+            sink.add(Order::RootFirst, [empty], 0, 1);
+        }
+        false => sink.add(Order::LeafFirst, frames.iter().copied(), 0, 1),
     }
     frames.is_empty()
 }
@@ -143,25 +143,50 @@ struct Written {
     weights: HashMap<u64, i64>,
 }
 
+/// The error of an element at the byte it starts at: what was expected and what was found.
+type ErrorAt<'e> = &'e dyn Fn(&str, String) -> ParseError;
+
+/// An export being read: where the reader is (inside the document, a row, a backtrace with its id
+/// and frames, a frame, a weight with its id and text), the row's backtrace and weight once read,
+/// and what the rows so far came to.
+struct Export {
+    sink: StackSink,
+    written: Written,
+    in_document: bool,
+    closed: bool,
+    in_row: bool,
+    backtrace: Option<(Option<u64>, Vec<FrameId>)>,
+    frame: Option<PendingFrame>,
+    weight: Option<Option<u64>>,
+    weight_text: String,
+    row_stack: Option<RowStack>,
+    row_weight: Option<i64>,
+    /// The weight of every row so far, while they are all the same; rows of other weights.
+    interval: Option<i64>,
+    other_weights: u64,
+    empty_rows: usize,
+}
+
 /// Reads an `xctrace export` of the Time Profiler (see the module documentation).
 fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let mut reader = quick_xml::Reader::from_reader(BufReader::new(input));
-    let mut profile = Profile::new(vec![Metric::samples()]);
-    let mut stacks = StackTree::default();
-    let mut empty_rows = 0;
-    let mut written = Written::default();
+    let mut export = Export {
+        sink: StackSink::new(FORMAT, vec![Metric::samples()]),
+        written: Written::default(),
+        in_document: false,
+        closed: false,
+        in_row: false,
+        backtrace: None,
+        frame: None,
+        weight: None,
+        weight_text: String::new(),
+        row_stack: None,
+        row_weight: None,
+        interval: None,
+        other_weights: 0,
+        empty_rows: 0,
+    };
     let mut buf = Vec::new();
-    // Where the reader is: inside the document, a row, a backtrace (its id and frames), a frame, a
-    // weight (its id); the row's backtrace and weight once read.
-    let (mut in_document, mut closed) = (false, false);
-    let mut in_row = false;
-    let mut backtrace: Option<(Option<u64>, Vec<FrameId>)> = None;
-    let mut frame: Option<PendingFrame> = None;
-    let mut weight: Option<Option<u64>> = None;
-    let mut weight_text = String::new();
-    let (mut row_stack, mut row_weight): (Option<RowStack>, Option<i64>) = (None, None);
-    // The weight of every row so far, while they are all the same; rows of other weights.
-    let (mut interval, mut other_weights) = (None::<i64>, 0u64);
     loop {
         // The last event's bytes are done with: the buffer holds one event at a time.
         buf.clear();
@@ -176,215 +201,243 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
             position: Position::byte(reader.error_position()),
             kind: ParseErrorKind::Unexpected { expected: "well-formed XML".into(), found: e.to_string() },
         })?;
-        let (element, empty) = match &event {
-            Event::Start(element) => (Some(element), false),
-            Event::Empty(element) => (Some(element), true),
-            _ => (None, false),
-        };
-        if let Some(element) = element {
-            let name = element.name();
-            let name = name.as_ref();
-            if !in_document {
-                if name != ROOT {
-                    return Err(error(TABLE, tag(name)));
-                }
-                in_document = !empty;
-                closed = empty;
-                continue;
-            }
-            // Elements of no interest (sample times, threads, cores…) are not looked into.
-            if !matches!(name, b"row" | b"backtrace" | b"frame" | b"binary" | b"weight") {
-                continue;
-            }
-            let id = number(element, b"id", &error)?;
-            let reference = number(element, b"ref", &error)?;
-            match name {
-                b"row" => {
-                    in_row = !empty;
-                    (row_stack, row_weight) = (None, None);
-                }
-                b"backtrace" if in_row && backtrace.is_none() => match reference {
-                    Some(reference) => {
-                        if !written.backtraces.contains_key(&reference) {
-                            return Err(unwritten("backtrace", reference, &error));
-                        }
-                        row_stack = Some(RowStack::Written(reference));
-                    }
-                    // A backtrace of no frame, written whole as `<backtrace id="N"/>`: later rows
-                    // may name it by its id too.
-                    None if empty => {
-                        row_stack = Some(match id {
-                            Some(id) => {
-                                if written.backtraces.insert(id, Vec::new()).is_some() {
-                                    return Err(twice(id, &error));
-                                }
-                                RowStack::Written(id)
-                            }
-                            None => RowStack::Own(Vec::new()),
-                        });
-                    }
-                    None => backtrace = Some((id, Vec::new())),
-                },
-                b"frame" if frame.is_none() => {
-                    let Some((_, frames)) = backtrace.as_mut() else { continue };
-                    match reference {
-                        Some(reference) => {
-                            let id =
-                                written.frames.get(&reference).ok_or_else(|| unwritten("frame", reference, &error))?;
-                            frames.push(*id);
-                        }
-                        None => {
-                            let name = match attribute(element, b"name") {
-                                Ok(Some(name)) => name,
-                                Ok(None) => {
-                                    return Err(error("a frame with a name attribute", "a frame without one".into()))
-                                }
-                                Err(why) => {
-                                    return Err(error(
-                                        "a frame name of text, character references and the five entities XML defines",
-                                        why,
-                                    ))
-                                }
-                            };
-                            let pending = PendingFrame { id, name, binary: None };
-                            match empty {
-                                true => frames.push(intern(pending, &mut profile, &mut written, &error)?),
-                                false => frame = Some(pending),
-                            }
-                        }
-                    }
-                }
-                b"binary" => {
-                    let Some(pending) = frame.as_mut() else { continue };
-                    let binary = match reference {
-                        Some(reference) => written
-                            .binaries
-                            .get(&reference)
-                            .ok_or_else(|| unwritten("binary", reference, &error))?
-                            .clone(),
-                        None => attribute(element, b"name").ok().flatten().unwrap_or_default(),
-                    };
-                    if let (Some(id), None) = (id, reference) {
-                        if written.binaries.insert(id, binary.clone()).is_some() {
-                            return Err(twice(id, &error));
-                        }
-                    }
-                    pending.binary = Some(binary);
-                }
-                b"weight" if in_row && backtrace.is_none() => match reference {
-                    Some(reference) => {
-                        row_weight = Some(
-                            *written.weights.get(&reference).ok_or_else(|| unwritten("weight", reference, &error))?,
-                        );
-                    }
-                    None if !empty => {
-                        weight = Some(id);
-                        weight_text.clear();
-                    }
-                    None => {}
-                },
-                _ => {}
-            }
-            continue;
-        }
         match event {
-            Event::Text(text) if weight.is_some() => {
+            Event::Start(element) => export.start(&element, false, &error)?,
+            Event::Empty(element) => export.start(&element, true, &error)?,
+            Event::Text(text) if export.weight.is_some() => {
                 let text = text.decode().map_err(|_| ParseError {
                     format: FORMAT,
                     position: Position::byte(at),
                     kind: ParseErrorKind::Encoding { found: None },
                 })?;
-                weight_text.push_str(&text);
+                export.weight_text.push_str(&text);
             }
-            Event::End(end) => match end.name().as_ref() {
-                b"weight" if weight.is_some() => {
-                    let value = weight_text
-                        .trim()
-                        .parse::<i64>()
-                        .map_err(|_| error("a weight in nanoseconds", format!("{:?}", weight_text.trim())))?;
-                    if let Some(Some(id)) = weight.take() {
-                        if written.weights.insert(id, value).is_some() {
-                            return Err(twice(id, &error));
-                        }
-                    }
-                    row_weight = Some(value);
-                }
-                b"frame" if frame.is_some() => {
-                    if let (Some(pending), Some((_, frames))) = (frame.take(), backtrace.as_mut()) {
-                        frames.push(intern(pending, &mut profile, &mut written, &error)?);
-                    }
-                }
-                b"backtrace" if backtrace.is_some() => {
-                    if let Some((id, frames)) = backtrace.take() {
-                        row_stack = Some(match id {
-                            Some(id) => {
-                                if written.backtraces.insert(id, frames).is_some() {
-                                    return Err(twice(id, &error));
-                                }
-                                RowStack::Written(id)
-                            }
-                            None => RowStack::Own(frames),
-                        });
-                    }
-                }
-                b"row" if in_row => {
-                    in_row = false;
-                    let frames = match &row_stack {
-                        Some(RowStack::Written(id)) => written.backtraces.get(id).map_or(&[][..], Vec::as_slice),
-                        Some(RowStack::Own(frames)) => frames.as_slice(),
-                        None => continue,
-                    };
-                    empty_rows += usize::from(add_row(&mut profile, &mut stacks, frames));
-                    match (interval, row_weight.take()) {
-                        (_, None) => {}
-                        (None, Some(weight)) if other_weights == 0 => interval = Some(weight),
-                        (Some(same), Some(weight)) if same == weight => {}
-                        _ => other_weights += 1,
-                    }
-                }
-                ROOT => closed = true,
-                _ => {}
-            },
+            Event::End(end) => export.end(end.name().as_ref(), &error)?,
             Event::Eof => break,
             _ => {}
         }
     }
-    if !closed {
-        let expected = match in_document {
-            true => "</trace-query-result>",
-            false => TABLE,
-        };
-        let found = "the end of the input: the file looks cut short".to_string();
-        let kind = ParseErrorKind::Unexpected { expected: expected.into(), found };
-        return Err(ParseError { format: FORMAT, position: Position::byte(reader.buffer_position()), kind });
-    }
-    if empty_rows > 0 {
-        diag.warn("xctrace-empty-backtraces", None, || {
-            format!("{empty_rows} rows with an empty backtrace counted under `{EMPTY_BACKTRACE}`, as inferno-collapse-xctrace counts them (a stack of no frame)")
-        });
-    }
-    match (interval, other_weights) {
-        (Some(weight), 0) if weight > 0 => {
-            profile.meta.interval = Some(std::time::Duration::from_nanos(weight.unsigned_abs()));
+    export.finish(Position::byte(reader.buffer_position()), diag)
+}
+
+impl Export {
+    /// Reads an element's start (`empty`: the whole element, `<frame … />`).
+    fn start(&mut self, element: &BytesStart<'_>, empty: bool, error: ErrorAt<'_>) -> Result<(), ParseError> {
+        let name = element.name();
+        let name = name.as_ref();
+        if !self.in_document {
+            if name != ROOT {
+                return Err(error(TABLE, tag(name)));
+            }
+            (self.in_document, self.closed) = (!empty, empty);
+            return Ok(());
         }
-        (Some(_), n) if n > 0 => diag.warn("mixed-weights", None, || {
-            format!("{n} rows weigh other than the first: the samples count rows, as inferno-collapse-xctrace counts them, and the profile has no interval")
-        }),
-        _ => {}
+        // Elements of no interest (sample times, threads, cores…) are not looked into.
+        if !matches!(name, b"row" | b"backtrace" | b"frame" | b"binary" | b"weight") {
+            return Ok(());
+        }
+        let id = number(element, b"id", error)?;
+        let reference = number(element, b"ref", error)?;
+        match name {
+            b"row" => {
+                self.in_row = !empty;
+                (self.row_stack, self.row_weight) = (None, None);
+            }
+            b"backtrace" if self.in_row && self.backtrace.is_none() => self.backtrace(id, reference, empty, error)?,
+            b"frame" if self.frame.is_none() => self.frame(element, id, reference, empty, error)?,
+            b"binary" => self.binary(element, id, reference, error)?,
+            b"weight" if self.in_row && self.backtrace.is_none() => match reference {
+                Some(reference) => {
+                    let weight = self.written.weights.get(&reference);
+                    self.row_weight = Some(*weight.ok_or_else(|| unwritten("weight", reference, error))?);
+                }
+                None if !empty => {
+                    self.weight = Some(id);
+                    self.weight_text.clear();
+                }
+                None => {}
+            },
+            _ => {}
+        }
+        Ok(())
     }
-    Ok(profile)
+
+    /// Reads a row's `backtrace`: a ref to one written before, one of no frame, or the start of
+    /// one with frames.
+    fn backtrace(
+        &mut self,
+        id: Option<u64>,
+        reference: Option<u64>,
+        empty: bool,
+        error: ErrorAt<'_>,
+    ) -> Result<(), ParseError> {
+        match reference {
+            Some(reference) => {
+                if !self.written.backtraces.contains_key(&reference) {
+                    return Err(unwritten("backtrace", reference, error));
+                }
+                self.row_stack = Some(RowStack::Written(reference));
+            }
+            // A backtrace of no frame, written whole as `<backtrace id="N"/>`: later rows may name
+            // it by its id too.
+            None if empty => self.row_stack = Some(self.backtrace_read(id, Vec::new(), error)?),
+            None => self.backtrace = Some((id, Vec::new())),
+        }
+        Ok(())
+    }
+
+    /// The row's stack of a backtrace read whole, kept under its id for later references.
+    fn backtrace_read(
+        &mut self,
+        id: Option<u64>,
+        frames: Vec<FrameId>,
+        error: ErrorAt<'_>,
+    ) -> Result<RowStack, ParseError> {
+        let Some(id) = id else { return Ok(RowStack::Own(frames)) };
+        if self.written.backtraces.insert(id, frames).is_some() {
+            return Err(twice(id, error));
+        }
+        Ok(RowStack::Written(id))
+    }
+
+    /// Reads a backtrace's `frame`: a ref to one written before, or one with its name.
+    fn frame(
+        &mut self,
+        element: &BytesStart<'_>,
+        id: Option<u64>,
+        reference: Option<u64>,
+        empty: bool,
+        error: ErrorAt<'_>,
+    ) -> Result<(), ParseError> {
+        let Some((_, frames)) = self.backtrace.as_mut() else { return Ok(()) };
+        if let Some(reference) = reference {
+            frames.push(*self.written.frames.get(&reference).ok_or_else(|| unwritten("frame", reference, error))?);
+            return Ok(());
+        }
+        let name = match attribute(element, b"name") {
+            Ok(Some(name)) => name,
+            Ok(None) => return Err(error("a frame with a name attribute", "a frame without one".into())),
+            Err(why) => {
+                let expected = "a frame name of text, character references and the five entities XML defines";
+                return Err(error(expected, why));
+            }
+        };
+        let pending = PendingFrame { id, name, binary: None };
+        match empty {
+            true => frames.push(intern(pending, &mut self.sink, &mut self.written, error)?),
+            false => self.frame = Some(pending),
+        }
+        Ok(())
+    }
+
+    /// Reads a frame's `binary`: a ref to one written before, or one with its name.
+    fn binary(
+        &mut self,
+        element: &BytesStart<'_>,
+        id: Option<u64>,
+        reference: Option<u64>,
+        error: ErrorAt<'_>,
+    ) -> Result<(), ParseError> {
+        let Some(pending) = self.frame.as_mut() else { return Ok(()) };
+        let binary = match reference {
+            Some(reference) => {
+                self.written.binaries.get(&reference).ok_or_else(|| unwritten("binary", reference, error))?.clone()
+            }
+            None => attribute(element, b"name").ok().flatten().unwrap_or_default(),
+        };
+        if let (Some(id), None) = (id, reference) {
+            if self.written.binaries.insert(id, binary.clone()).is_some() {
+                return Err(twice(id, error));
+            }
+        }
+        pending.binary = Some(binary);
+        Ok(())
+    }
+
+    /// Reads an element's end: a weight's, a frame's, a backtrace's, a row's, the document's.
+    fn end(&mut self, name: &[u8], error: ErrorAt<'_>) -> Result<(), ParseError> {
+        match name {
+            b"weight" if self.weight.is_some() => {
+                let text = self.weight_text.trim();
+                let value = text.parse::<i64>().map_err(|_| error("a weight in nanoseconds", format!("{text:?}")))?;
+                if let Some(Some(id)) = self.weight.take() {
+                    if self.written.weights.insert(id, value).is_some() {
+                        return Err(twice(id, error));
+                    }
+                }
+                self.row_weight = Some(value);
+            }
+            b"frame" if self.frame.is_some() => {
+                if let (Some(pending), Some((_, frames))) = (self.frame.take(), self.backtrace.as_mut()) {
+                    frames.push(intern(pending, &mut self.sink, &mut self.written, error)?);
+                }
+            }
+            b"backtrace" if self.backtrace.is_some() => {
+                if let Some((id, frames)) = self.backtrace.take() {
+                    self.row_stack = Some(self.backtrace_read(id, frames, error)?);
+                }
+            }
+            b"row" if self.in_row => self.row_end(),
+            ROOT => self.closed = true,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Adds a row's sample, and its weight to what the rows' weights say of the interval.
+    fn row_end(&mut self) {
+        self.in_row = false;
+        let frames = match &self.row_stack {
+            Some(RowStack::Written(id)) => self.written.backtraces.get(id).map_or(&[][..], Vec::as_slice),
+            Some(RowStack::Own(frames)) => frames.as_slice(),
+            None => return,
+        };
+        self.empty_rows += usize::from(add_row(&mut self.sink, frames));
+        match (self.interval, self.row_weight.take()) {
+            (_, None) => {}
+            (None, Some(weight)) if self.other_weights == 0 => self.interval = Some(weight),
+            (Some(same), Some(weight)) if same == weight => {}
+            _ => self.other_weights += 1,
+        }
+    }
+
+    /// The profile of the rows read, or the error of an export that ends, at `end`, before it
+    /// closes; the rows of an empty backtrace and of other weights said on stderr.
+    fn finish(self, end: Position, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+        if !self.closed {
+            let expected = if self.in_document { "</trace-query-result>" } else { TABLE };
+            return Err(self.sink.cut_short(end, expected.into()));
+        }
+        let empty_rows = self.empty_rows;
+        if empty_rows > 0 {
+            diag.warn("xctrace-empty-backtraces", None, || {
+                format!("{empty_rows} rows with an empty backtrace counted under `{EMPTY_BACKTRACE}`, as inferno-collapse-xctrace counts them (a stack of no frame)")
+            });
+        }
+        let mut profile = self.sink.finish(None, diag)?;
+        match (self.interval, self.other_weights) {
+            (Some(weight), 0) if weight > 0 => {
+                profile.meta.interval = Some(std::time::Duration::from_nanos(weight.unsigned_abs()));
+            }
+            (Some(_), n) if n > 0 => diag.warn("mixed-weights", None, || {
+                format!("{n} rows weigh other than the first: the samples count rows, as inferno-collapse-xctrace counts them, and the profile has no interval")
+            }),
+            _ => {}
+        }
+        Ok(profile)
+    }
 }
 
 /// The model's frame of a frame read whole, kept under its id for later references.
 fn intern(
     pending: PendingFrame,
-    profile: &mut Profile,
+    sink: &mut StackSink,
     written: &mut Written,
-    error: &impl Fn(&str, String) -> ParseError,
+    error: ErrorAt<'_>,
 ) -> Result<FrameId, ParseError> {
     let name = rust_symbols::tidy(&pending.name);
     let module = pending.binary.as_deref().filter(|b| !b.is_empty());
-    let frame = profile.frames.intern(FrameRef { module, ..FrameRef::function(&name) });
+    let frame = sink.frame(FrameRef { module, ..FrameRef::function(&name) });
     if let Some(id) = pending.id {
         if written.frames.insert(id, frame).is_some() {
             return Err(twice(id, error));
@@ -405,11 +458,7 @@ fn attribute(element: &BytesStart<'_>, key: &[u8]) -> Result<Option<String>, Str
 }
 
 /// The number of attribute `key` (`id`, `ref`), if the element has it.
-fn number(
-    element: &BytesStart<'_>,
-    key: &[u8],
-    error: &impl Fn(&str, String) -> ParseError,
-) -> Result<Option<u64>, ParseError> {
+fn number(element: &BytesStart<'_>, key: &[u8], error: ErrorAt<'_>) -> Result<Option<u64>, ParseError> {
     // Read from the attribute's bytes as they are: a number has nothing to unescape.
     let Some(attribute) = element.try_get_attribute(key).ok().flatten() else {
         return Ok(None);
@@ -425,12 +474,12 @@ fn number(
 }
 
 /// The error of a `ref` to an element not written before it.
-fn unwritten(what: &str, reference: u64, error: &impl Fn(&str, String) -> ParseError) -> ParseError {
+fn unwritten(what: &str, reference: u64, error: ErrorAt<'_>) -> ParseError {
     error(&format!("a ref to a {what} written before it"), format!("ref=\"{reference}\", which no {what} before has"))
 }
 
 /// The error of an `id` written twice.
-fn twice(id: u64, error: &impl Fn(&str, String) -> ParseError) -> ParseError {
+fn twice(id: u64, error: ErrorAt<'_>) -> ParseError {
     error("an id of its own for each element", format!("id=\"{id}\" a second time"))
 }
 
@@ -442,6 +491,7 @@ fn tag(name: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Value;
 
     #[test]
     fn an_export_is_told_by_its_document_element() {

@@ -82,6 +82,15 @@ pub fn merge_siblings(profile: &Profile) -> Profile {
     rebuild(profile, false, false)
 }
 
+/// `profile` with siblings that share a frame merged ([`merge_siblings`]) where it has any; as it
+/// came, without a copy, where it has none.
+pub(crate) fn merged_siblings(profile: Profile) -> Profile {
+    match profile.tree.has_duplicate_siblings(profile.frames.len()) {
+        true => merge_siblings(&profile),
+        false => profile,
+    }
+}
+
 /// `profile` with every line frame replaced by its function (same name and module, no line). A line
 /// node directly under a node of its own function (Dyalog: function row, then its line rows; a
 /// function's name, whatever the line's file: callgrind's code inlined from another file) is

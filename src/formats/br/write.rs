@@ -7,7 +7,7 @@ use super::{
 };
 use crate::diag::Diagnostics;
 use crate::error::Error;
-use crate::formats::options::{ConvertOptions, DEFAULT_INTERVAL};
+use crate::formats::options::{effective_interval, ConvertOptions, IntervalFirst};
 use crate::model::{FrameId, FrameKind, Metric, MetricKind, Profile, Repr, Unit, Value, Values};
 use byteorder::{BigEndian, WriteBytesExt};
 use rustc_hash::FxHashMap;
@@ -111,10 +111,7 @@ fn fit_frames<'p>(profile: &'p Profile, diag: &mut Diagnostics) -> std::borrow::
     }
     let mut fitted = profile.clone();
     crate::model::ops::map_frames(&mut fitted, |f| (!fits(f)).then(|| fit_frame(f, diag)));
-    if fitted.tree.has_duplicate_siblings(fitted.frames.len()) {
-        fitted = crate::model::ops::merge_siblings(&fitted);
-    }
-    std::borrow::Cow::Owned(fitted)
+    std::borrow::Cow::Owned(crate::model::ops::merged_siblings(fitted))
 }
 
 fn fit_frame(f: &crate::model::Frame, diag: &mut Diagnostics) -> crate::model::Frame {
@@ -207,7 +204,7 @@ pub(crate) fn fit(mut profile: Profile, options: &ConvertOptions, diag: &mut Dia
             profile.retain_metrics(&keep);
         }
         (Mode::Timed, None, Some(samples)) => {
-            let interval = options.interval.or(profile.meta.interval).unwrap_or(DEFAULT_INTERVAL);
+            let interval = effective_interval(options.interval, profile.meta.interval, IntervalFirst::Given);
             diag.warn("br-time-from-samples", None, || {
                 format!("--br-mode timed: the profile has no time, so every group gets the interval, {interval:?} (set with --interval)")
             });

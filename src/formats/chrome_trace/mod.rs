@@ -120,6 +120,7 @@ pub(crate) const SPEC: Spec = Spec {
         module_is_namespace: false,
         keeps_measured_inclusive: false,
         single_root: None,
+        merges_siblings: false,
     },
 };
 
@@ -213,9 +214,7 @@ pub(crate) fn fit(profile: Profile, diag: &mut Diagnostics) -> Profile {
             profile.tree.set_self(time, node, value);
             profile.tree.set_self(time, root, zero);
         }
-        if profile.tree.has_duplicate_siblings(profile.frames.len()) {
-            profile = crate::model::ops::merge_siblings(&profile);
-        }
+        profile = crate::model::ops::merged_siblings(profile);
         diag.warn("chrome-trace-thread-time", None, || {
             format!(
                 "{FORMAT} holds slices of threads: the time of {} threads of their own is a slice named after the thread",

@@ -94,6 +94,7 @@ pub(crate) const fn rules(fit: spec::Fit) -> Rules {
         module_is_namespace: false,
         keeps_measured_inclusive: true,
         single_root: None,
+        merges_siblings: false,
     }
 }
 

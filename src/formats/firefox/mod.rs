@@ -71,7 +71,7 @@ mod upgrade;
 mod write;
 
 use super::json;
-use super::options::ConvertOptions;
+use super::options::{effective_interval, ConvertOptions, IntervalFirst};
 use super::spec::{Carries, Encoding, JsonKind, Rules, Sniff, Spec, Structure};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName};
@@ -102,6 +102,7 @@ pub(crate) const SPEC: Spec = Spec {
         module_is_namespace: false,
         keeps_measured_inclusive: false,
         single_root: None,
+        merges_siblings: true,
     },
 };
 
@@ -233,15 +234,10 @@ fn keep_threads_own_values(profile: &mut Profile, diag: &mut Diagnostics) {
     });
 }
 
-/// Merges siblings of one frame and keeps the one metric a thread's samples are weighed by (the
-/// chosen one, else the one the profile is weighed by), naming the others as dropped; ticks become
-/// time at the interval.
-fn fit(profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
-    // A stack per frame under each caller, as the reader builds them.
-    let mut profile = match profile.tree.has_duplicate_siblings(profile.frames.len()) {
-        true => ops::merge_siblings(&profile),
-        false => profile,
-    };
+/// Keeps the one metric a thread's samples are weighed by (the chosen one, else the one the
+/// profile is weighed by), naming the others as dropped; ticks become time at the interval.
+/// (Siblings of one frame are one node already: `merges_siblings`.)
+fn fit(mut profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
     let Some(kept) = profile.meta.chosen_metric.or_else(|| profile.primary_metric()) else {
         return profile;
     };
@@ -260,7 +256,7 @@ fn fit(profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Pr
     keep_threads_own_values(&mut profile, diag);
     // GHC's ticks are time at the interval: written as tracing-ms.
     if profile.metrics()[0].kind == MetricKind::Ticks {
-        let interval = profile.meta.interval.or(options.interval).unwrap_or(super::options::DEFAULT_INTERVAL);
+        let interval = effective_interval(options.interval, profile.meta.interval, IntervalFirst::Own);
         let ms = interval.as_secs_f64() * 1e3;
         let values: Vec<f64> = profile.tree.self_values(0).to_f64().into_iter().map(|t| t * ms).collect();
         let name = profile.metrics()[0].name.clone();

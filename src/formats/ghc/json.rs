@@ -54,7 +54,6 @@ pub(crate) const SPEC: Spec = Spec {
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
-
 /// What a JSON profile carries.
 pub(crate) const CARRIES: Carries = super::carries(
     &[MetricKind::Ticks, MetricKind::Calls, MetricKind::Alloc],
@@ -140,11 +139,14 @@ struct CostCentre {
     src_loc: Option<String>,
 }
 
+/// What a `-pj` file should be, for its parse errors.
+const SCHEMA: &str = "JSON in GHC's -pj schema";
+
 /// Reads a `-pj` profile.
 pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let bytes = json::read_all(input, FORMAT)?;
     let text = json::text(FORMAT, &bytes)?;
-    let document: Document<'_> = serde_json::from_str(text).map_err(|e| serde_error(text, &e))?;
+    let document: Document<'_> = json::parse(FORMAT, text, SCHEMA)?;
     let mut profile = new_profile();
     let mut title = document.program.clone();
     for argument in document.arguments.iter().skip(1) {
@@ -188,11 +190,6 @@ fn check_total(diag: &mut Diagnostics, what: &'static str, header: u64, sum: Val
             format!("total_{what} is {header} but the profile's {what} add up to {sum}")
         });
     }
-}
-
-/// A serde_json error as a parse error with its line and column.
-fn serde_error(text: &str, e: &serde_json::Error) -> ParseError {
-    json::serde_error(FORMAT, text, e, "JSON in GHC's -pj schema")
 }
 
 /// An error at byte `at` of `bytes`, with line and column.

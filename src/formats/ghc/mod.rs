@@ -33,6 +33,7 @@ pub(crate) const REPORT_RULES: Rules = Rules {
     module_is_namespace: true,
     keeps_measured_inclusive: false,
     single_root: None,
+    merges_siblings: false,
 };
 
 /// What a GHC profile carries: a tree of cost centres with modules, a timestamp and a tick length;

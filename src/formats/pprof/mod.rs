@@ -102,6 +102,7 @@ pub(crate) const SPEC: Spec = Spec {
         module_is_namespace: false,
         keeps_measured_inclusive: false,
         single_root: None,
+        merges_siblings: false,
     },
 };
 

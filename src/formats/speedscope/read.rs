@@ -4,11 +4,10 @@ use super::FORMAT;
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind};
 use crate::formats::json;
+use crate::formats::kit::source_frame::{Anonymous, SourceFrame};
 use crate::formats::shared::{time_unit, unique_name, weigh_by};
 use crate::formats::stacks::StackTree;
-use crate::model::{
-    FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Sampling, Unit, Value, DEFINED_AT,
-};
+use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Sampling, Unit, Value};
 use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -162,8 +161,7 @@ struct Part {
 pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let bytes = json::read_all(input, FORMAT)?;
     let text = json::text(FORMAT, &bytes)?;
-    let document: Document<'_> =
-        serde_json::from_str(text).map_err(|e| json::serde_error(FORMAT, text, &e, EXPECTED))?;
+    let document: Document<'_> = json::parse(FORMAT, text, EXPECTED)?;
     let parts = document
         .profiles
         .iter()
@@ -201,12 +199,8 @@ fn frames(profile: &mut Profile, frames: &[FrameJson]) -> Vec<FrameId> {
                 (Some(file), Some(line), Some(col)) => {
                     // Two functions of one name defined in two files (two scripts' `(anonymous)`)
                     // stay two: the file is their module too.
-                    let id = profile.frames.intern(FrameRef { module: Some(file), ..FrameRef::function(&f.name) });
-                    let attrs = profile.frame_attrs.entry(id).or_default();
-                    if attrs.is_empty() {
-                        attrs.push((DEFINED_AT.to_string(), format!("{file}:{line}:{col}")));
-                    }
-                    id
+                    let (line, column) = (Some(line.into()), Some(col.into()));
+                    SourceFrame { name: &f.name, file: Some(file), line, column }.intern(profile, Anonymous::AsWritten)
                 }
                 (_, Some(line), _) => profile.frames.intern(FrameRef {
                     module: file,

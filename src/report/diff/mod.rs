@@ -37,6 +37,7 @@ use super::{unit_label, units, Header, Report, View};
 use crate::convert;
 use crate::diag::Diagnostics;
 use crate::error::Error;
+use crate::formats::{effective_interval, IntervalFirst};
 use crate::model::filter::Filters;
 use crate::model::{FrameKind, Metric, MetricKind, Profile};
 use regex::Regex;
@@ -719,7 +720,7 @@ pub fn match_profiles(
         _ => &new,
     };
     let own = counts_side.meta.interval;
-    let interval = matching.interval.or(own).unwrap_or(convert::DEFAULT_INTERVAL);
+    let interval = effective_interval(matching.interval, own, IntervalFirst::Given);
     if let Some(change) = convert::into_quantity(&mut new, metrics.1, &to, interval)? {
         let assumed = match (change.interval, matching.interval, own) {
             (Some(_), None, None) => " (no interval is known: set one with --interval)",

@@ -94,6 +94,7 @@ pub(crate) const SPEC: Spec = Spec {
         module_is_namespace: true,
         keeps_measured_inclusive: false,
         single_root: Some(super::main_frame),
+        merges_siblings: false,
     },
 };
 

@@ -1,0 +1,172 @@
+//! Stacks into a profile, for readers of formats made of stacks with weights: a reader gives each
+//! stack as it reads it, root first or leaf first (as inferno's collapsers, speedscope's
+//! `appendSampleWithWeight` and samply's `add_sample` take them from every reader), says what it
+//! leaves out and why, and gets its profile back with the errors and warnings every such reader
+//! gives: the input that ends inside a stack, the input without one, one warning per reason for
+//! what was left out.
+
+use crate::diag::Diagnostics;
+use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
+use crate::formats::stacks::StackTree;
+use crate::model::{FrameId, FrameRef, Metric, Profile, Value};
+
+/// The order a stack's frames are given in.
+#[derive(Clone, Copy)]
+pub(crate) enum Order {
+    /// The outermost frame first (a folded line).
+    RootFirst,
+    /// The frame sampled first, its callers after it (a DTrace aggregation, a backtrace).
+    LeafFirst,
+}
+
+/// Why a reader leaves things out (stacks, lines), and how its one warning says so: `says` is given
+/// how many were left out and the weight they held.
+pub(crate) struct Reason {
+    /// The warning's key.
+    pub(crate) key: &'static str,
+    /// The warning, of the count left out and their weight.
+    pub(crate) says: fn(u64, i128) -> String,
+}
+
+/// What the input should have held where it holds no stack: the error of an input read to its end
+/// without one.
+pub(crate) struct Missing {
+    pub(crate) expected: &'static str,
+    pub(crate) found: &'static str,
+}
+
+/// What was left out for one reason.
+struct Left {
+    reason: &'static Reason,
+    count: u64,
+    weight: i128,
+    first: Option<Position>,
+}
+
+/// A profile being made of stacks (see the module documentation).
+pub(crate) struct StackSink {
+    format: FormatName,
+    profile: Profile,
+    stacks: StackTree,
+    /// Whether a stack of at least one frame was added.
+    any_stack: bool,
+    /// What was left out, by reason, in the order first met.
+    left: Vec<Left>,
+}
+
+impl StackSink {
+    /// A sink for stacks of `format` weighing `metrics`.
+    pub(crate) fn new(format: FormatName, metrics: Vec<Metric>) -> StackSink {
+        let profile = Profile::new(metrics);
+        StackSink { format, profile, stacks: StackTree::default(), any_stack: false, left: Vec::new() }
+    }
+
+    /// The profile being made, for its header facts and metrics.
+    pub(crate) fn profile(&mut self) -> &mut Profile {
+        &mut self.profile
+    }
+
+    /// The id of `frame`, interned.
+    pub(crate) fn frame(&mut self, frame: FrameRef<'_>) -> FrameId {
+        self.profile.frames.intern(frame)
+    }
+
+    /// Adds `weight` to metric `metric` of the stack of `frames`, given in `order`; a stack of no
+    /// frame adds nothing.
+    pub(crate) fn add<I>(&mut self, order: Order, frames: I, metric: usize, weight: i64)
+    where
+        I: IntoIterator<Item = FrameId>,
+        I::IntoIter: DoubleEndedIterator,
+    {
+        let path = self.stacks.next();
+        match order {
+            Order::RootFirst => path.extend(frames),
+            Order::LeafFirst => path.extend(frames.into_iter().rev()),
+        }
+        if let Some(leaf) = self.stacks.add(&mut self.profile.tree) {
+            self.profile.tree.add_self(metric, leaf, Value::Int(weight));
+            self.any_stack = true;
+        }
+    }
+
+    /// Counts one thing left out for `reason`, of `weight`, at `at` where the warning names the
+    /// first one's place.
+    pub(crate) fn leave_out(&mut self, reason: &'static Reason, at: Option<Position>, weight: impl Into<i128>) {
+        let index = match self.left.iter().position(|left| left.reason.key == reason.key) {
+            Some(index) => index,
+            None => {
+                self.left.push(Left { reason, count: 0, weight: 0, first: at });
+                self.left.len() - 1
+            }
+        };
+        let left = &mut self.left[index];
+        left.count += 1;
+        left.weight += weight.into();
+        left.first = left.first.or(at);
+    }
+
+    /// The error of an input that ends, after its line or byte `at`, where `expected` should have
+    /// come: the file looks cut short.
+    pub(crate) fn cut_short(&self, at: Position, expected: String) -> ParseError {
+        let found = "the end of the input: the file looks cut short".to_string();
+        ParseError { format: self.format, position: at, kind: ParseErrorKind::Unexpected { expected, found } }
+    }
+
+    /// Nothing where no stack is open; else the error of an input that ends, after its line `last`,
+    /// inside the stack that starts at `open`, where `closing` should have come (`the count that
+    /// ends the stack`).
+    pub(crate) fn unclosed(&self, open: Option<Position>, last: Position, closing: &str) -> Result<(), ParseError> {
+        match open {
+            Some(start) => Err(self.cut_short(last, format!("{closing} starting at line {}", start.line.unwrap_or(0)))),
+            None => Ok(()),
+        }
+    }
+
+    /// The profile made, or the error of an input without a stack where `missing` says one is
+    /// needed; what was left out is said once per reason.
+    pub(crate) fn finish(self, missing: Option<Missing>, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+        if let (Some(missing), false) = (missing, self.any_stack) {
+            let (expected, found) = (missing.expected.to_string(), missing.found.to_string());
+            let kind = ParseErrorKind::Unexpected { expected, found };
+            return Err(ParseError { format: self.format, position: Position::line(1, 0), kind });
+        }
+        for left in &self.left {
+            diag.warn(left.reason.key, left.first, || (left.reason.says)(left.count, left.weight));
+        }
+        Ok(self.profile)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static SKIPPED: Reason = Reason { key: "skipped", says: |count, weight| format!("{count} skipped: {weight}") };
+
+    #[test]
+    fn stacks_come_in_either_order_and_what_is_left_out_is_said_once() {
+        let mut sink = StackSink::new(FormatName("test"), vec![Metric::samples()]);
+        let [a, b] = [sink.frame(FrameRef::function("a")), sink.frame(FrameRef::function("b"))];
+        sink.add(Order::RootFirst, [a, b], 0, 2);
+        sink.add(Order::LeafFirst, [b, a], 0, 3);
+        sink.leave_out(&SKIPPED, None, 4i64);
+        sink.leave_out(&SKIPPED, Some(Position::line(7, 70)), 5i64);
+        let mut diag = Diagnostics::default();
+        let profile = sink.finish(None, &mut diag).unwrap();
+        assert_eq!(profile.tree.len(), 2);
+        assert_eq!(profile.total(0), Value::Int(5));
+        let warnings = diag.lines(false).join("\n");
+        assert!(warnings.contains("2 skipped: 9"), "{warnings}");
+    }
+
+    #[test]
+    fn an_input_without_a_stack_is_refused_where_one_is_needed() {
+        let missing = || Some(Missing { expected: "a stack", found: "none" });
+        let mut sink = StackSink::new(FormatName("test"), vec![Metric::samples()]);
+        sink.add(Order::RootFirst, [], 0, 1);
+        let error = sink.finish(missing(), &mut Diagnostics::default()).unwrap_err().to_string();
+        assert!(error.contains("a stack") && error.contains("none"), "{error}");
+        let sink = StackSink::new(FormatName("test"), vec![Metric::samples()]);
+        assert!(sink.finish(None, &mut Diagnostics::default()).is_ok());
+    }
+}

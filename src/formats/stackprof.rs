@@ -125,7 +125,8 @@ struct Document {
     gc_samples: Option<u64>,
     #[serde(default)]
     missed_samples: Option<u64>,
-    frames: HashMap<String, FrameJson>,
+    // In the order of their ids' text, so that frames are interned in the same order every run.
+    frames: std::collections::BTreeMap<String, FrameJson>,
     #[serde(default)]
     raw: Option<Vec<u64>>,
     #[serde(default)]

@@ -45,6 +45,7 @@ pub(crate) mod speedscope;
 mod stackprof;
 pub(crate) mod stacks;
 pub(crate) mod svg;
+mod valgrind;
 mod xctrace;
 
 pub(crate) use options::{effective_interval, stated_interval, IntervalFirst};
@@ -120,6 +121,8 @@ pub enum Format {
     Pmcstat,
     /// Safari's Web Inspector timeline recordings (read only).
     Safari,
+    /// Valgrind's DHAT profile JSON (`dhat.out.<pid>`; read only).
+    Dhat,
     /// A page to look at in a browser: flame graph, icicle, search, functions (written only).
     Html,
 }
@@ -158,6 +161,7 @@ impl Format {
             Format::Bpftrace => &bpftrace::SPEC,
             Format::Pmcstat => &pmcstat::SPEC,
             Format::Safari => &safari::SPEC,
+            Format::Dhat => &valgrind::dhat::SPEC,
             Format::Html => &html::SPEC,
         }
     }

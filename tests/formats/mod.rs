@@ -78,6 +78,9 @@ mod pmcstat;
 // safari: Safari's timeline recordings, read only, against speedscope.
 mod safari;
 
+// dhat: valgrind's DHAT profiles, read only, against the figures of their JSON.
+mod dhat;
+
 // html: the viewer page, written only (its browser tests are .ci/html-viewer.mjs).
 mod html;
 // jfr: JDK Flight Recorder recordings, read only, against the JDK's jfr summary and jfr print.

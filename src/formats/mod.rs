@@ -45,7 +45,7 @@ pub(crate) mod speedscope;
 mod stackprof;
 pub(crate) mod stacks;
 pub(crate) mod svg;
-mod valgrind;
+pub mod valgrind;
 mod xctrace;
 
 pub(crate) use options::{effective_interval, stated_interval, IntervalFirst};
@@ -123,6 +123,8 @@ pub enum Format {
     Safari,
     /// Valgrind's DHAT profile JSON (`dhat.out.<pid>`; read only).
     Dhat,
+    /// Valgrind's massif profile (`massif.out.<pid>`; read only).
+    Massif,
     /// A page to look at in a browser: flame graph, icicle, search, functions (written only).
     Html,
 }
@@ -162,6 +164,7 @@ impl Format {
             Format::Pmcstat => &pmcstat::SPEC,
             Format::Safari => &safari::SPEC,
             Format::Dhat => &valgrind::dhat::SPEC,
+            Format::Massif => &valgrind::massif::SPEC,
             Format::Html => &html::SPEC,
         }
     }

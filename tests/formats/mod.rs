@@ -81,6 +81,9 @@ mod safari;
 // dhat: valgrind's DHAT profiles, read only, against the figures of their JSON.
 mod dhat;
 
+// massif: valgrind's massif profiles, read only, against ms_print.
+mod massif;
+
 // html: the viewer page, written only (its browser tests are .ci/html-viewer.mjs).
 mod html;
 // jfr: JDK Flight Recorder recordings, read only, against the JDK's jfr summary and jfr print.

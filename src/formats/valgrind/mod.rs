@@ -3,6 +3,7 @@
 //! files name functions and files apart, has its own module.
 
 pub(crate) mod dhat;
+pub mod massif;
 
 use crate::model::{FrameId, FrameKind, FrameRef, Profile};
 

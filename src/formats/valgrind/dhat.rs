@@ -47,8 +47,9 @@
 //! its fact `dhat.address`. The command is the title; the mode and the times of t-gmax and t-end
 //! are header facts (`dhat.mode`, `dhat.t-gmax`, `dhat.t-end`).
 //!
-//! **Errors**: JSON errors at their line and column; a file version other than 2, and a stack
-//! naming a frame `ftbl` does not have, at their place.
+//! **Errors**: JSON errors at their line and column; a file version other than 2, a stack naming
+//! a frame `ftbl` does not have, and a figure the file's flags promise missing, at their place. A
+//! program point of no frame but `[root]` (valgrind writes none) is left out, counted in a warning.
 //!
 //! **Lost**: lifetimes (`tl`), the largest live figures of a program point (`mb`, `mbk`: maxima,
 //! which do not add up along a tree), access histograms, `pid`, the threshold `tuth`.
@@ -57,7 +58,7 @@ use super::CodeAddress;
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
 use crate::formats::json;
-use crate::formats::kit::sink::{Order, StackSink};
+use crate::formats::kit::sink::{Order, Reason, StackSink};
 use crate::formats::spec::{self, Carries, Encoding, JsonKind, Sniff, Spec, Structure};
 use crate::model::{FrameId, Metric, MetricKind, Profile, Repr, Sampling, Unit};
 use serde::Deserialize;
@@ -218,6 +219,10 @@ fn profile(document: &Document, text: &str, diag: &mut Diagnostics) -> Result<Pr
             .map(|&index| frames.get(index).copied().ok_or(index))
             .collect::<Result<Vec<Option<FrameId>>, usize>>()
             .map_err(|index| no_such_frame(text, n, index, frames.len()))?;
+        if stack.iter().all(Option::is_none) {
+            sink.leave_out(&NO_FRAME, None, point.tb);
+            continue;
+        }
         let figures = point.figures();
         for (metric, &field) in kept.iter().enumerate() {
             let flag = if field < 6 { "bklt" } else { "bkacc" };
@@ -232,6 +237,12 @@ fn profile(document: &Document, text: &str, diag: &mut Diagnostics) -> Result<Pr
     }
     sink.finish(None, diag)
 }
+
+/// Program points whose stack has no frame but `[root]`: no stack of the model holds them.
+static NO_FRAME: Reason = Reason {
+    key: "dhat-no-frame",
+    says: |count, bytes| format!("{count} program point(s) of no frame but [root] ({bytes} total bytes) left out"),
+};
 
 /// The metrics a file of `document`'s mode can have, in the order of [`ProgramPoint::figures`]:
 /// bytes and blocks, or ad-hoc mode's units and events.
@@ -284,6 +295,18 @@ fn no_such_frame(text: &str, n: usize, index: usize, len: usize) -> ParseError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Valgrind writes no program point of an empty stack; one written by hand is said and left out.
+    #[test]
+    fn a_program_point_of_no_frame_is_left_out_and_said() {
+        let text = r#"{"dhatFileVersion":2,"mode":"heap","cmd":"x","pps":[{"tb":7,"tbk":1,"fs":[]},
+            {"tb":3,"tbk":1,"fs":[1]}],"ftbl":["[root]","0x1: f (a.c:1)"]}"#;
+        let mut diag = Diagnostics::default();
+        let profile = read(&mut text.as_bytes(), &mut diag).unwrap();
+        assert_eq!(profile.total(1), crate::model::Value::Int(3));
+        let warnings = diag.lines(false).join("\n");
+        assert!(warnings.contains("1 program point(s) of no frame but [root] (7 total bytes) left out"), "{warnings}");
+    }
 
     #[test]
     fn a_dhat_file_is_told_by_its_version_key() {

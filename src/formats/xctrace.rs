@@ -208,7 +208,7 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
                 let text = text.decode().map_err(|_| ParseError {
                     format: FORMAT,
                     position: Position::byte(at),
-                    kind: ParseErrorKind::Encoding { found: None },
+                    kind: crate::error::not_utf8(&text),
                 })?;
                 export.weight_text.push_str(&text);
             }

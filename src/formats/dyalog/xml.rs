@@ -469,12 +469,12 @@ impl<'b> XmlInput<'b> {
                     // Text up to the end of a block may go on in the next: an error about it is
                     // given once it is read whole.
                     self.hit_end |= !self.last && self.reader.buffer_position() == self.block.len() as u64;
-                    let text = t.decode().map_err(|_| self.encoding_error())?;
+                    let text = t.decode().map_err(|_| self.encoding_error(&t))?;
                     self.text.push_str(&text);
                     return Ok(Ev::Text);
                 }
                 Ok(Event::CData(t)) => {
-                    let text = t.decode().map_err(|_| self.encoding_error())?;
+                    let text = t.decode().map_err(|_| self.encoding_error(&t))?;
                     self.text.push_str(&text);
                     return Ok(Ev::Text);
                 }
@@ -522,8 +522,9 @@ impl<'b> XmlInput<'b> {
         ended
     }
 
-    fn encoding_error(&self) -> ParseError {
-        self.error(self.here(), ParseErrorKind::Encoding { found: None })
+    /// The error of text `raw` that is not UTF-8, with its bytes from the first that is not.
+    fn encoding_error(&self, raw: &[u8]) -> ParseError {
+        self.error(self.here(), crate::error::not_utf8(raw))
     }
 
     /// Skips the rest of an element just started, whatever it holds.

@@ -36,51 +36,26 @@
 //! stack of samples taken in user space) are left out, as FlameGraph leaves them out, with a
 //! warning that counts their samples.
 
-use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
+use super::spec::{Carries, Reads, Sniff, Spec};
 use super::stacks::StackTree;
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
-use crate::model::{FrameId, FrameRef, Metric, MetricKind, Profile, Value};
+use crate::model::{FrameId, FrameRef, Metric, Profile, Value};
 use std::io::Read;
 
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
     name: "bpftrace",
-    description: "bpftrace stack maps (@[kstack] = count()), as stackcollapse-bpftrace.pl reads them",
+    description:
+        "bpftrace stack maps (`@[kstack] = count()`), the stacks `stackcollapse-bpftrace.pl` makes, offsets dropped",
     extensions: &["bpftrace"],
-    carries: CARRIES,
-    encoding: Encoding::Text,
-    sniff,
-    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
-    write: None,
-    rules: spec::NOT_WRITTEN,
+    carries: Carries::STACKS_OF_SAMPLES,
+    reads: Some(Reads::text(sniff, |input, _, diag| read(input, diag).map_err(Error::from))),
+    writes: None,
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
-
-/// What a bpftrace map of stacks holds.
-const CARRIES: Carries = Carries {
-    structure: Structure::Stacks,
-    threads: false,
-    thread_roots: false,
-    frame_kinds: false,
-    metrics: &[MetricKind::Samples],
-    one_metric: true,
-    function_facts: false,
-    source_lines: false,
-    modules: false,
-    title: false,
-    timestamp: false,
-    interval: false,
-    interval_step: None,
-    name_replacements: &[],
-    lines_nest: false,
-    time_unit: None,
-    flat_reports: false,
-    needs_samples: false,
-    weight_is_time: false,
-};
 
 /// `Yes` when a line opens a map entry of a stack (`@[` or `@NAME[` alone) and a later one closes
 /// it (`]: COUNT`); `Maybe` when the head ends inside the entry.

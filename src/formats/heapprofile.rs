@@ -37,7 +37,7 @@
 //! `selfSize`), `scriptId`s; named functions of one name in one script are one frame.
 
 use super::json;
-use super::spec::{self, Carries, Encoding, JsonKind, Sniff, Spec, Structure};
+use super::spec::{Carries, Encoding, JsonKind, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError};
 use crate::model::Sampling;
@@ -49,41 +49,24 @@ use std::io::Read;
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
     name: "heapprofile",
-    description: "V8 sampling heap profile JSON (node --heap-prof, DevTools allocation sampling)",
+    description: "V8 sampling heap profile (`node --heap-prof`, DevTools allocation sampling): bytes",
     extensions: &["heapprofile"],
-    carries: CARRIES,
-    encoding: Encoding::Json(JsonKind { what: "a V8 heap profile (.heapprofile)", aside: " (V8's)", check }),
-    sniff,
-    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
-    write: None,
-    rules: spec::NOT_WRITTEN,
+    carries: Carries {
+        metrics: &[MetricKind::Alloc, MetricKind::Objects],
+        one_metric: false,
+        modules: true,
+        ..Carries::TREE_OF_SAMPLES
+    },
+    reads: Some(Reads {
+        encoding: Encoding::Json(JsonKind { what: "a V8 heap profile (.heapprofile)", aside: " (V8's)", check }),
+        sniff,
+        read: |input, _, diag| read(input, diag).map_err(Error::from),
+    }),
+    writes: None,
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
-
-/// What a `.heapprofile` holds.
-const CARRIES: Carries = Carries {
-    structure: Structure::Tree,
-    threads: false,
-    thread_roots: false,
-    frame_kinds: false,
-    metrics: &[MetricKind::Alloc, MetricKind::Objects],
-    one_metric: false,
-    function_facts: false,
-    source_lines: false,
-    modules: true,
-    title: false,
-    timestamp: false,
-    interval: false,
-    interval_step: None,
-    name_replacements: &[],
-    lines_nest: false,
-    time_unit: None,
-    flat_reports: false,
-    needs_samples: false,
-    weight_is_time: false,
-};
 
 /// What a `.heapprofile` should be, for serde's errors.
 const EXPECTED: &str = "a V8 heap profile (head: nodes with callFrame, selfSize, id, children; samples)";

@@ -31,8 +31,8 @@ use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName};
 use crate::error::{ParseError, ParseErrorKind};
 use crate::formats::json;
-use crate::formats::spec::{Carries, Encoding, JsonKind, Sniff, Spec};
-use crate::model::{FrameId, FrameRef, MetricKind, NodeId, Profile, Value, DEFINED_AT};
+use crate::formats::spec::{Encoding, JsonKind, Reads, Sniff, Spec};
+use crate::model::{FrameId, FrameRef, NodeId, Profile, Value, DEFINED_AT};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use std::io::Read;
@@ -41,27 +41,20 @@ use std::time::Duration;
 /// What its format is, how it is told and read and written, and what a conversion to it does.
 pub(crate) const SPEC: Spec = Spec {
     name: "ghc-json",
-    description: "GHC +RTS -pj JSON profile",
+    description: "GHC `+RTS -pj` JSON profile",
     // GHC writes -pj output to `<prog>.prof` too.
     extensions: &["prof.json", "json", "prof"],
-    carries: CARRIES,
-    encoding: Encoding::Json(JsonKind { what: "GHC's +RTS -pj JSON", aside: " (GHC's +RTS -pj profile)", check }),
-    sniff,
-    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
-    write: None,
-    rules: super::REPORT_RULES,
+    carries: super::CARRIES,
+    reads: Some(Reads {
+        encoding: Encoding::Json(JsonKind { what: "GHC's +RTS -pj JSON", aside: " (GHC's +RTS -pj profile)", check }),
+        sniff,
+        read: |input, _, diag| read(input, diag).map_err(Error::from),
+    }),
+    writes: None,
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
-
-/// What a JSON profile carries.
-pub(crate) const CARRIES: Carries = super::carries(
-    &[MetricKind::Ticks, MetricKind::Calls, MetricKind::Alloc],
-    true,
-    &[],
-    std::time::Duration::from_micros(1),
-);
 
 /// `Yes` when [`check`] passes.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {

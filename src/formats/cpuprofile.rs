@@ -60,7 +60,7 @@
 
 use super::json::{self, push_string};
 use super::options::ConvertOptions;
-use super::spec::{self, Carries, Encoding, JsonKind, Reads, Rules, Sniff, Spec, Writes};
+use super::spec::{self, Carries, Encoding, JsonKind, Reads, Rules, Spec, Writes};
 use crate::diag::Diagnostics;
 use crate::error::FormatName;
 use crate::error::{Error, ParseError, ParseErrorKind};
@@ -78,7 +78,6 @@ pub(crate) const SPEC: Spec = Spec {
     carries: CARRIES,
     reads: Some(Reads {
         encoding: Encoding::Json(JsonKind { what: "a V8 CPU profile (.cpuprofile)", aside: " (V8's)", check }),
-        sniff,
         read: |input, _, diag| read(input, diag).map_err(Error::from),
     }),
     writes: Some(Writes {
@@ -113,11 +112,6 @@ pub(crate) const BELOW_MAX_TIME: &str = "times below 10^18 us";
 
 /// What a `.cpuprofile` should be, for serde's errors.
 const EXPECTED: &str = "a V8 CPU profile (nodes, startTime, endTime, samples, timeDeltas)";
-
-/// `Yes` when [`check`] passes.
-pub(crate) fn sniff(head: &[u8]) -> Sniff {
-    Sniff::of_check(check(head))
-}
 
 /// Whether the input is a JSON object whose first key is `nodes` and whose nodes have call frames,
 /// or (the old format) whose first key is `head` and whose nodes have function names and hit

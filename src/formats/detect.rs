@@ -259,7 +259,7 @@ struct JsonFormat {
 fn json_formats() -> impl Iterator<Item = JsonFormat> {
     Format::ALL.iter().filter_map(|&format| match format.spec().reads.as_ref().map(|reads| &reads.encoding) {
         Some(Encoding::Json(kind)) => Some(JsonFormat { format, kind }),
-        Some(Encoding::Text | Encoding::Binary) | None => None,
+        Some(Encoding::Text(_) | Encoding::Binary(_)) | None => None,
     })
 }
 

@@ -50,7 +50,7 @@
 //! last: speedscope's whole `duration`), the order of samples in time.
 
 use super::json;
-use super::spec::{Carries, Encoding, JsonKind, Reads, Sniff, Spec};
+use super::spec::{Carries, Encoding, JsonKind, Reads, Spec};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
 use crate::model::{
@@ -84,7 +84,6 @@ pub(crate) const SPEC: Spec = Spec {
             aside: " (Firefox's older exports)",
             check,
         }),
-        sniff,
         read: |input, _, diag| read(input, diag).map_err(Error::from),
     }),
     writes: None,
@@ -95,11 +94,6 @@ const FORMAT: FormatName = SPEC.format_name();
 
 /// What a Gecko profile should be, for serde's errors.
 const EXPECTED: &str = "a Gecko profile (meta, threads with samples, stackTable, frameTable, stringTable)";
-
-/// `Yes` when [`check`] passes.
-fn sniff(head: &[u8]) -> Sniff {
-    Sniff::of_check(check(head))
-}
 
 /// Whether the input is a JSON object whose first key is `label` followed by `duration` (a saved
 /// recording, its Gecko profile further on), or whose first key is `meta` with a Gecko `version`

@@ -37,7 +37,7 @@
 //! `selfSize`), `scriptId`s; named functions of one name in one script are one frame.
 
 use super::json;
-use super::spec::{Carries, Encoding, JsonKind, Reads, Sniff, Spec};
+use super::spec::{Carries, Encoding, JsonKind, Reads, Spec};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError};
 use crate::model::Sampling;
@@ -59,7 +59,6 @@ pub(crate) const SPEC: Spec = Spec {
     },
     reads: Some(Reads {
         encoding: Encoding::Json(JsonKind { what: "a V8 heap profile (.heapprofile)", aside: " (V8's)", check }),
-        sniff,
         read: |input, _, diag| read(input, diag).map_err(Error::from),
     }),
     writes: None,
@@ -70,11 +69,6 @@ const FORMAT: FormatName = SPEC.format_name();
 
 /// What a `.heapprofile` should be, for serde's errors.
 const EXPECTED: &str = "a V8 heap profile (head: nodes with callFrame, selfSize, id, children; samples)";
-
-/// `Yes` when [`check`] passes.
-fn sniff(head: &[u8]) -> Sniff {
-    Sniff::of_check(check(head))
-}
 
 /// Whether the input is a JSON object whose first key is `head` and whose nodes have call frames
 /// and `selfSize`s (a CPU profile of the old format has a `head` too, with `hitCount`s); if not,

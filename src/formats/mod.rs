@@ -214,7 +214,7 @@ impl Format {
 
     /// What the format's sniffer makes of the first bytes of an input.
     pub fn sniff(self, head: &[u8]) -> Sniff {
-        self.spec().reads.as_ref().map_or(Sniff::No, |reads| (reads.sniff)(head))
+        self.spec().reads.as_ref().map_or(Sniff::No, |reads| reads.encoding.sniff(head))
     }
 
     /// Reads a whole input of this format into a profile.

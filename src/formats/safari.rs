@@ -30,7 +30,7 @@
 //! of each frame (`expressionLocation`).
 
 use super::json;
-use super::spec::{Carries, Encoding, JsonKind, Reads, Sniff, Spec};
+use super::spec::{Carries, Encoding, JsonKind, Reads, Spec};
 use super::stacks::StackTree;
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
 use crate::model::{FrameId, FrameRef, Metric, MetricKind, Profile, Repr, Unit, Value, DEFINED_AT};
@@ -54,7 +54,6 @@ pub(crate) const SPEC: Spec = Spec {
     },
     reads: Some(Reads {
         encoding: Encoding::Json(JsonKind { what: "a Safari timeline recording", aside: " (Safari's)", check }),
-        sniff,
         read: |input, _, _| read(input).map_err(Error::from),
     }),
     writes: None,
@@ -65,11 +64,6 @@ const FORMAT: FormatName = SPEC.format_name();
 
 /// What a recording should be, for serde's errors.
 const EXPECTED: &str = "a Safari timeline recording (version, recording with sampleStackTraces and sampleDurations)";
-
-/// `Yes` when [`check`] passes.
-fn sniff(head: &[u8]) -> Sniff {
-    Sniff::of_check(check(head))
-}
 
 /// Whether the input is a JSON object with a `recording` that lists its `instrumentTypes` (or its
 /// samples); if not, what is missing first.

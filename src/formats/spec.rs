@@ -49,24 +49,21 @@ impl Spec {
 
 /// What a format proftool reads states: how its files are read and told apart, and its reader.
 pub struct Reads {
-    /// How its files are read: as text, as bytes, or as JSON of its own kind.
+    /// How its files are read (as text, as bytes, or as JSON of its own kind) and told apart.
     pub encoding: Encoding,
-    /// What the format makes of an input's first bytes (text formats get them as their reader
-    /// does: UTF-8 without a byte-order mark, LF line endings).
-    pub sniff: fn(&[u8]) -> Sniff,
     /// Its reader, adapted to the one signature every format has.
     pub read: Reader,
 }
 
 impl Reads {
     /// A text format's read half.
-    pub const fn text(sniff: fn(&[u8]) -> Sniff, read: Reader) -> Reads {
-        Reads { encoding: Encoding::Text, sniff, read }
+    pub const fn text(sniff: Sniffer, read: Reader) -> Reads {
+        Reads { encoding: Encoding::Text(sniff), read }
     }
 
     /// A binary format's read half.
-    pub const fn binary(sniff: fn(&[u8]) -> Sniff, read: Reader) -> Reads {
-        Reads { encoding: Encoding::Binary, sniff, read }
+    pub const fn binary(sniff: Sniffer, read: Reader) -> Reads {
+        Reads { encoding: Encoding::Binary(sniff), read }
     }
 }
 
@@ -88,24 +85,38 @@ pub type Fit = fn(Profile, &ConvertOptions, &mut Diagnostics) -> Profile;
 /// How a format writes a profile already fitted to it, given every conversion option.
 pub type Writer = fn(&Profile, &mut dyn io::Write, &ConvertOptions, &mut Diagnostics) -> Result<(), Error>;
 
-/// How a format's files are read, so that detection treats them as such.
+/// What a text or binary format makes of an input's first bytes (a text format gets them as its
+/// reader does: UTF-8 without a byte-order mark, LF line endings).
+pub type Sniffer = fn(&[u8]) -> Sniff;
+
+/// How a format's files are read, so that detection treats them as such, and how an input is told
+/// to be of it.
 #[derive(Clone, Copy)]
 pub enum Encoding {
     /// Text: a leading UTF-8 byte-order mark (which Windows editors and Excel write) is not part of
     /// its content and is dropped before it is sniffed and read, and UTF-16 with a mark
     /// (PowerShell's `>`) is decoded.
-    Text,
+    Text(Sniffer),
     /// Bytes, read as they are, so that one that happens to start with a byte-order mark's bytes
     /// keeps them (a Sampler file's header is text, its records are not).
-    Binary,
-    /// JSON, read as text and told apart from other JSON by its keys.
+    Binary(Sniffer),
+    /// JSON, read as text and told apart from other JSON by its keys: its check is its sniffer.
     Json(JsonKind),
 }
 
 impl Encoding {
     /// Whether a file is read as text ([`Encoding::Text`] or [`Encoding::Json`]).
     pub fn is_text(self) -> bool {
-        !matches!(self, Encoding::Binary)
+        !matches!(self, Encoding::Binary(_))
+    }
+
+    /// What the format makes of an input's first bytes: its sniffer's answer, or for JSON `Yes`
+    /// when its check passes and `No` when it finds why not.
+    pub fn sniff(&self, head: &[u8]) -> Sniff {
+        match self {
+            Encoding::Text(sniff) | Encoding::Binary(sniff) => sniff(head),
+            Encoding::Json(kind) => Sniff::of_check((kind.check)(head)),
+        }
     }
 }
 

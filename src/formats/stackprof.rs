@@ -36,7 +36,7 @@
 //! `edges` (derived from the stacks anyway), `metadata`.
 
 use super::json;
-use super::spec::{Carries, Encoding, JsonKind, Reads, Sniff, Spec};
+use super::spec::{Carries, Encoding, JsonKind, Reads, Spec};
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
 use crate::model::{ChildIndex, FrameRef, Metric, MetricKind, NodeId, Profile, Value, DEFINED_AT};
 use serde::Deserialize;
@@ -58,7 +58,6 @@ pub(crate) const SPEC: Spec = Spec {
     },
     reads: Some(Reads {
         encoding: Encoding::Json(JsonKind { what: "a Ruby stackprof profile", aside: " (Ruby's)", check }),
-        sniff,
         read: |input, _, _| read(input).map_err(Error::from),
     }),
     writes: None,
@@ -75,11 +74,6 @@ const EXPECTED: &str = "a stackprof profile (mode, interval, frames, raw, raw_ti
 /// as Marshal writes it, 9, and `mode`).
 pub(crate) fn is_marshal_dump(head: &[u8]) -> bool {
     head.starts_with(b"\x04\x08{") && memchr::memmem::find(head, b":\x09mode").is_some()
-}
-
-/// `Yes` when [`check`] passes.
-fn sniff(head: &[u8]) -> Sniff {
-    Sniff::of_check(check(head))
 }
 
 /// Whether the input is a JSON object with stackprof's `mode` (one of its four) and `frames`; if

@@ -95,7 +95,7 @@ mod write;
 pub(crate) use read::read;
 pub(crate) use write::write;
 
-use super::spec::{self, Carries, Encoding, JsonKind, Reads, Rules, Sniff, Spec, Writes};
+use super::spec::{self, Carries, Encoding, JsonKind, Reads, Rules, Spec, Writes};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName};
 use crate::model::{FrameKind, FrameRef, MetricKind, NodeId, Profile, Repr, Unit, Values};
@@ -109,7 +109,6 @@ pub(crate) const SPEC: Spec = Spec {
     carries: CARRIES,
     reads: Some(Reads {
         encoding: Encoding::Json(JsonKind { what: "a Chrome trace (JSON trace events)", aside: "", check }),
-        sniff,
         read: |input, _, diag| read(input, diag).map_err(Error::from),
     }),
     writes: Some(Writes {
@@ -136,11 +135,6 @@ pub(crate) const CARRIES: Carries = Carries {
 
 /// The header fact of a `displayTimeUnit` other than `ms`.
 const DISPLAY_TIME_UNIT: &str = "chrome-trace.displayTimeUnit";
-
-/// `Yes` when [`check`] passes.
-pub(crate) fn sniff(head: &[u8]) -> Sniff {
-    Sniff::of_check(check(head))
-}
 
 /// Whether the input is a JSON object with the key `traceEvents` in the head, or an array of
 /// objects with a `ph` key; if not, why not.

@@ -72,7 +72,7 @@ mod write;
 
 use super::json;
 use super::options::ConvertOptions;
-use super::spec::{self, Carries, Encoding, JsonKind, Reads, Rules, Sniff, Spec, Writes};
+use super::spec::{self, Carries, Encoding, JsonKind, Reads, Rules, Spec, Writes};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName};
 use crate::model::{ops, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value};
@@ -102,7 +102,6 @@ pub(crate) const SPEC: Spec = Spec {
             aside: " (the Firefox Profiler's)",
             check,
         }),
-        sniff,
         read: |input, _, diag| read::read(input, diag).map_err(Error::from),
     }),
     writes: Some(Writes {
@@ -141,11 +140,6 @@ const DEFAULT_CATEGORY: &str = "Other";
 /// What a processed profile should be, for serde's errors.
 const EXPECTED: &str =
     "a Firefox Profiler processed profile (meta, threads with samples, stackTable, frameTable, funcTable, stringArray)";
-
-/// `Yes` when [`check`] passes.
-fn sniff(head: &[u8]) -> Sniff {
-    Sniff::of_check(check(head))
-}
 
 /// Whether the input is a JSON object whose `meta` states a `preprocessedProfileVersion` (first, as
 /// samply and the profiler write it, or later, its keys sorted), or whose `meta` comes first and

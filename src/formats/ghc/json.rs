@@ -31,7 +31,7 @@ use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName};
 use crate::error::{ParseError, ParseErrorKind};
 use crate::formats::json;
-use crate::formats::spec::{Encoding, JsonKind, Reads, Sniff, Spec};
+use crate::formats::spec::{Encoding, JsonKind, Reads, Spec};
 use crate::model::{FrameId, FrameRef, NodeId, Profile, Value, DEFINED_AT};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
@@ -47,7 +47,6 @@ pub(crate) const SPEC: Spec = Spec {
     carries: super::CARRIES,
     reads: Some(Reads {
         encoding: Encoding::Json(JsonKind { what: "GHC's +RTS -pj JSON", aside: " (GHC's +RTS -pj profile)", check }),
-        sniff,
         read: |input, _, diag| read(input, diag).map_err(Error::from),
     }),
     writes: None,
@@ -55,11 +54,6 @@ pub(crate) const SPEC: Spec = Spec {
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
-
-/// `Yes` when [`check`] passes.
-pub(crate) fn sniff(head: &[u8]) -> Sniff {
-    Sniff::of_check(check(head))
-}
 
 /// Whether the input is a JSON object that starts as GHC writes one: its first key `"program"`
 /// with a string value, then `"arguments"` (or `"rts_arguments"`), however long the program name
@@ -424,8 +418,8 @@ mod tests {
             arguments.join(", ")
         );
         assert!(head.find("rts_arguments").is_some_and(|at| at > 512));
-        assert_eq!(sniff(head.as_bytes()), Sniff::Yes);
-        assert_eq!(sniff(br#"{"program":"a \" b","rts_arguments":["-pj"]"#), Sniff::Yes);
+        assert_eq!(check(head.as_bytes()), Ok(()));
+        assert_eq!(check(br#"{"program":"a \" b","rts_arguments":["-pj"]"#), Ok(()));
     }
 
     #[test]
@@ -437,7 +431,7 @@ mod tests {
             br#"{"program": 12, "arguments": []}"#,
             br#"["program", "arguments"]"#,
         ] {
-            assert_eq!(sniff(head), Sniff::No, "{}", String::from_utf8_lossy(head));
+            assert!(check(head).is_err(), "{}", String::from_utf8_lossy(head));
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Times as formats write them: nanoseconds since the Unix epoch as RFC 3339 text in UTC (pprof's
-//! `time_nanos` and a JFR chunk's start, as a profile's timestamp), and back.
+//! `time_nanos` and a JFR chunk's start, as a profile's timestamp), and back; the date of a day,
+//! which GHC's `-px` header writes too.
 
 /// `nanos` since the Unix epoch as an RFC 3339 UTC time with nanoseconds
 /// (`2026-11-25T09:29:47.000000001Z`).
@@ -25,7 +26,7 @@ pub(crate) fn parse_time(text: &str) -> Option<i64> {
 }
 
 /// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
+pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let day_of_era = z.rem_euclid(146_097);

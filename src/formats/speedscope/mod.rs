@@ -58,7 +58,7 @@
 mod read;
 
 use super::json::push_string;
-use super::spec::{self, Carries, Encoding, JsonKind, Reads, Rules, Sniff, Spec, Writes};
+use super::spec::{self, Carries, Encoding, JsonKind, Reads, Rules, Spec, Writes};
 use crate::error::Error;
 use crate::error::FormatName;
 use crate::model::{ops, CallTree, Children, FrameId, FrameKind, NodeId, Profile, Repr, Unit, Value, Walk};
@@ -74,7 +74,6 @@ pub(crate) const SPEC: Spec = Spec {
     carries: CARRIES,
     reads: Some(Reads {
         encoding: Encoding::Json(JsonKind { what: "speedscope JSON", aside: "", check }),
-        sniff,
         read: |input, _, diag| read(input, diag).map_err(Error::from),
     }),
     writes: Some(Writes {
@@ -88,11 +87,6 @@ const FORMAT: FormatName = SPEC.format_name();
 
 /// What a speedscope file holds.
 pub(crate) const CARRIES: Carries = Carries { thread_roots: true, ..Carries::STACKS_OF_ANY_COUNT };
-
-/// `Yes` when [`check`] passes.
-pub(crate) fn sniff(head: &[u8]) -> Sniff {
-    Sniff::of_check(check(head))
-}
 
 /// Whether the input is JSON that names speedscope's schema, or that has its key `shared` near the
 /// start with `profiles` or `frames` (a file written without `$schema`); if not, why not.

@@ -66,6 +66,7 @@
 //! libraries and addresses, JS and native allocations, subcategories, pages, processes (their
 //! threads are kept); the markers, CPU time and allocations a file holds are said on stderr.
 
+mod document;
 mod read;
 mod upgrade;
 mod write;

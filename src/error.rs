@@ -169,6 +169,12 @@ pub enum Error {
     Io(#[from] io::Error),
 }
 
+/// The error of `raw`, text that is not UTF-8: its bytes from the first that is not on.
+pub(crate) fn not_utf8(raw: &[u8]) -> ParseErrorKind {
+    let valid = std::str::from_utf8(raw).err().map_or(raw.len(), |e| e.valid_up_to());
+    ParseErrorKind::Encoding { found: Some(excerpt(&raw[valid..])) }
+}
+
 /// Shortens `text` for an error message.
 pub(crate) fn excerpt(text: &[u8]) -> String {
     const MAX: usize = 60;

@@ -28,11 +28,8 @@ pub const HEAD_LEN: usize = 64 * 1024;
 /// fits in memory or on disk.
 pub const DEFAULT_MAX_INPUT_SIZE: u64 = 1 << 30;
 
-/// The longest line a line-based text reader takes by default (256 MiB, `--max-line-length`): a
-/// folded stack a million frames deep is some tens of MB, and a GHC `-px` cost line of any length
-/// is read in pieces split at its spaces; one huge line (a file of zeros, an endless stream) stops
-/// there with an error instead of taking all the memory.
-pub const DEFAULT_MAX_LINE_LENGTH: u64 = 256 << 20;
+// Kept with the line readers that hold to it (text.rs), so that they name nothing of this module.
+pub use crate::text::DEFAULT_MAX_LINE_LENGTH;
 
 /// The most nodes a call graph expands into by default (`--max-graph-nodes`): about 1 GiB of tree,
 /// where the largest real profiles are a few million nodes.

@@ -293,12 +293,18 @@ impl<'b> Iterator for BlockLines<'b> {
     }
 }
 
+/// The longest line a line-based text reader takes by default (256 MiB, `--max-line-length`): a
+/// folded stack a million frames deep is some tens of MB, and a GHC `-px` cost line of any length
+/// is read in pieces split at its spaces; one huge line (a file of zeros, an endless stream) stops
+/// there with an error instead of taking all the memory.
+pub const DEFAULT_MAX_LINE_LENGTH: u64 = 256 << 20;
+
 std::thread_local! {
     /// The longest line [`Blocks`] made on this thread take: set around each read of an input
     /// ([`with_max_line_length`]) from its reading options, so that the line readers, which are
     /// handed a stream, need no option of their own for it.
     static MAX_LINE_LENGTH: std::cell::Cell<u64> =
-        const { std::cell::Cell::new(crate::files::DEFAULT_MAX_LINE_LENGTH) };
+        const { std::cell::Cell::new(DEFAULT_MAX_LINE_LENGTH) };
 }
 
 /// Runs `read` with the [`Blocks`] it makes taking lines of at most `limit` bytes.

@@ -19,6 +19,9 @@ mod roundtrip;
 // Each format's own cases: tests/formats/<format>.rs.
 mod formats;
 
+// README.md's formats table made from the specs, docs/formats.md's rows checked against them.
+mod doc_tables;
+
 // proptest: arbitrary bytes never panic a reader; random profiles survive write → read.
 mod properties;
 

@@ -8,9 +8,10 @@ use proftool::convert::ConvertOptions;
 use proftool::diag::Diagnostics;
 use proftool::files::Output;
 use proftool::merge::Merger;
+use proftool::model::filter::Filters;
 use proftool::report::diff::{self, DiffOptions, Differential, Matching, MinAbs, Side};
 use proftool::report::{ReportOptions, View};
-use proftool::Format;
+use proftool::{Format, ReadOptions};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -123,15 +124,7 @@ impl DiffArgs {
     /// The table (unless the differential output goes to stdout), the differential output asked
     /// for, and [`Regression`] when a function crossed the limits.
     pub fn run(self, diag: &mut Diagnostics) -> Result<()> {
-        let to = match &self.to[..] {
-            [kind, out] => {
-                let kind = kind
-                    .parse::<Differential>()
-                    .map_err(|_| Usage(format!("--to {kind}: a differential output is folded, svg, pprof or html")))?;
-                Some((kind, PathBuf::from(out)))
-            }
-            _ => None,
-        };
+        let to = self.differential_output()?;
         let runs = |one: &Option<PathBuf>, several: &[PathBuf]| one.iter().chain(several).cloned().collect::<Vec<_>>();
         let (base_runs, new_runs) = (runs(&self.base, &self.base_runs), runs(&self.new, &self.new_runs));
         let every: Vec<&Path> = base_runs.iter().chain(&new_runs).map(PathBuf::as_path).collect();
@@ -141,16 +134,7 @@ impl DiffArgs {
         if let Some((_, out)) = &to {
             refuse_overwriting(out, &every)?;
         }
-        let options = DiffOptions {
-            exclusive: self.exclusive,
-            absolute: self.absolute,
-            threshold: self.threshold,
-            relative: self.relative.map(|percent| percent / 100.0),
-            min_abs: self.min_abs,
-            false_discovery_rate: (!self.no_stats).then_some(self.fdr),
-            run_floor: self.run_floor / 100.0,
-            gate_pseudo: self.gate_pseudo,
-        };
+        let options = self.diff_options();
         let matching = Matching { interval: self.interval, by_thread: self.by_thread };
         let filters = self.common.select.filters()?;
         // How each side is shown; matching adds the filter that hides threads.
@@ -162,37 +146,7 @@ impl DiffArgs {
             measured_times: false,
         };
         let read_options = view_options.reading(self.common.read.options());
-        let spec = |path| InputSpec { path, from: self.from, max_size: self.common.read.max_input_size };
-        // Every input opened before any is read, so that a missing one stops the run before the
-        // others say anything.
-        let opened = every.iter().map(|path| open(spec(path))).collect::<Result<Vec<_>>>()?;
-        let mut input_size = 0;
-        let mut read = Vec::with_capacity(every.len());
-        let mut renamed = std::collections::BTreeSet::new();
-        for (path, file) in every.iter().zip(opened) {
-            let input = read_opened(spec(path), file, &read_options, diag)?;
-            input_size += input.size;
-            let mut profile = filters.apply(input.profile)?;
-            if !self.exact_names {
-                renamed.extend(diff::names_across_runs(&mut profile));
-            }
-            read.push(profile);
-        }
-        if !renamed.is_empty() {
-            let (count, hint) = (renamed.len(), if self.explain_names { "" } else { ", --explain-names lists them" });
-            diag.warn("diff-names", None, || {
-                format!("{count} frame name(s) made comparable across runs: addresses, build hashes, clone, lambda and JIT numbers and py-spy's lines taken out (--exact-names keeps them{hint})")
-            });
-        }
-        if self.explain_names {
-            for (name, comparable) in &renamed {
-                super::error::say(format_args!(
-                    "proftool: name: {} -> {}",
-                    name.escape_debug(),
-                    comparable.escape_debug()
-                ));
-            }
-        }
+        let (mut read, input_size) = self.read_runs(&every, &read_options, &filters, diag)?;
         let new_read = read.split_off(base_runs.len());
         let names = [&base_runs, &new_runs].map(|runs| side_label(runs));
         let (mut base, base_runs) = merge_runs(read, &names[0], diag)?;
@@ -247,6 +201,78 @@ impl DiffArgs {
             true => Err(Regression.into()),
             false => Ok(()),
         }
+    }
+}
+
+impl DiffArgs {
+    /// The differential output `--to KIND OUT` asks for, if any.
+    fn differential_output(&self) -> Result<Option<(Differential, PathBuf)>> {
+        Ok(match &self.to[..] {
+            [kind, out] => {
+                let kind = kind
+                    .parse::<Differential>()
+                    .map_err(|_| Usage(format!("--to {kind}: a differential output is folded, svg, pprof or html")))?;
+                Some((kind, PathBuf::from(out)))
+            }
+            _ => None,
+        })
+    }
+
+    /// What the comparison and its gate are asked, from the flags.
+    fn diff_options(&self) -> DiffOptions {
+        DiffOptions {
+            exclusive: self.exclusive,
+            absolute: self.absolute,
+            threshold: self.threshold,
+            relative: self.relative.map(|percent| percent / 100.0),
+            min_abs: self.min_abs,
+            false_discovery_rate: (!self.no_stats).then_some(self.fdr),
+            run_floor: self.run_floor / 100.0,
+            gate_pseudo: self.gate_pseudo,
+        }
+    }
+
+    /// Every run of both sides read and filtered, in order, their names made comparable across
+    /// runs (unless `--exact-names`), and the bytes read.
+    fn read_runs(
+        &self,
+        every: &[&Path],
+        read_options: &ReadOptions,
+        filters: &Filters,
+        diag: &mut Diagnostics,
+    ) -> Result<(Vec<proftool::Profile>, u64)> {
+        let spec = |path| InputSpec { path, from: self.from, max_size: self.common.read.max_input_size };
+        // Every input opened before any is read, so that a missing one stops the run before the
+        // others say anything.
+        let opened = every.iter().map(|path| open(spec(path))).collect::<Result<Vec<_>>>()?;
+        let mut input_size = 0;
+        let mut read = Vec::with_capacity(every.len());
+        let mut renamed = std::collections::BTreeSet::new();
+        for (path, file) in every.iter().zip(opened) {
+            let input = read_opened(spec(path), file, read_options, diag)?;
+            input_size += input.size;
+            let mut profile = filters.apply(input.profile)?;
+            if !self.exact_names {
+                renamed.extend(diff::names_across_runs(&mut profile));
+            }
+            read.push(profile);
+        }
+        if !renamed.is_empty() {
+            let (count, hint) = (renamed.len(), if self.explain_names { "" } else { ", --explain-names lists them" });
+            diag.warn("diff-names", None, || {
+                format!("{count} frame name(s) made comparable across runs: addresses, build hashes, clone, lambda and JIT numbers and py-spy's lines taken out (--exact-names keeps them{hint})")
+            });
+        }
+        if self.explain_names {
+            for (name, comparable) in &renamed {
+                super::error::say(format_args!(
+                    "proftool: name: {} -> {}",
+                    name.escape_debug(),
+                    comparable.escape_debug()
+                ));
+            }
+        }
+        Ok((read, input_size))
     }
 }
 

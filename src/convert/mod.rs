@@ -333,7 +333,7 @@ fn fit_by_target(
     let has_time = |p: &Profile| p.metrics().iter().any(|m| m.kind == MetricKind::Time);
     let timed = has_time(&profile);
     // A node per frame under each caller, as the target's reader builds them.
-    let profile = match target.spec().rules.merges_siblings {
+    let profile = match target.merges_siblings() {
         true => ops::merged_siblings(profile),
         false => profile,
     };

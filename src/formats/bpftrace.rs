@@ -38,50 +38,25 @@
 
 use super::kit::lines::{self, StackLines};
 use super::kit::sink::{Missing, Order, Reason, StackSink};
-use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
+use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
 use crate::error::{FormatName, ParseError, Position};
-use crate::model::{FrameId, FrameRef, MetricKind};
+use crate::model::{FrameId, FrameRef};
 use crate::text::Line;
 
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
     name: "bpftrace",
-    description: "bpftrace stack maps (@[kstack] = count()), as stackcollapse-bpftrace.pl reads them",
+    description:
+        "bpftrace stack maps (`@[kstack] = count()`), the stacks `stackcollapse-bpftrace.pl` makes, offsets dropped",
     extensions: &["bpftrace"],
-    carries: CARRIES,
-    encoding: Encoding::Text,
-    sniff,
-    read: Some(lines::read::<Maps>),
-    write: None,
-    rules: spec::NOT_WRITTEN,
+    carries: Carries::STACKS_OF_SAMPLES,
+    reads: Some(Reads::text(sniff, lines::read::<Maps>)),
+    writes: None,
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
-
-/// What a bpftrace map of stacks holds.
-const CARRIES: Carries = Carries {
-    structure: Structure::Stacks,
-    threads: false,
-    thread_roots: false,
-    frame_kinds: false,
-    metrics: &[MetricKind::Samples],
-    one_metric: true,
-    function_facts: false,
-    source_lines: false,
-    modules: false,
-    title: false,
-    timestamp: false,
-    interval: false,
-    interval_step: None,
-    name_replacements: &[],
-    lines_nest: false,
-    time_unit: None,
-    flat_reports: false,
-    needs_samples: false,
-    weight_is_time: false,
-};
 
 /// `Yes` when a line opens a map entry of a stack (`@[` or `@NAME[` alone) and a later one closes
 /// it (`]: COUNT`); `Maybe` when the head ends inside the entry.

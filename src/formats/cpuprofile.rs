@@ -59,12 +59,11 @@
 //! callees of one caller become one node). An anonymous function's name is written empty again.
 
 use super::json::{self, push_string};
-use super::kit::source_frame::{anonymous_name, CallFrame, ANONYMOUS};
+use super::kit::source_frame::{anonymous_name, CallFrame};
 use super::options::{effective_interval, ConvertOptions, IntervalFirst};
-use super::spec::{self, Carries, Encoding, JsonKind, Rules, Sniff, Spec, Structure};
+use super::spec::{self, Carries, Encoding, JsonKind, Reads, Rules, Spec, Writes};
 use crate::diag::Diagnostics;
-use crate::error::FormatName;
-use crate::error::{Error, ParseError, ParseErrorKind};
+use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
 use crate::model::{ChildIndex, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values};
 use serde::Deserialize;
 use std::io::{Read, Write};
@@ -72,24 +71,17 @@ use std::io::{Read, Write};
 /// What its format is, how it is told and read and written, and what a conversion to it does.
 pub(crate) const SPEC: Spec = Spec {
     name: "cpuprofile",
-    description: "V8 .cpuprofile JSON (node --cpu-prof, Chrome DevTools), opens in VS Code",
+    description: "V8 CPU profile (`node --cpu-prof`, Chrome DevTools); opens in VS Code",
     extensions: &["cpuprofile"],
     carries: CARRIES,
-    encoding: Encoding::Json(JsonKind { what: "a V8 CPU profile (.cpuprofile)", aside: " (V8's)", check }),
-    sniff,
-    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
-    write: Some(|profile, out, options, _| write(profile, out, options)),
-    rules: Rules {
-        fit,
-        fit_roots: spec::roots_as_they_are,
-        says_which_metric_comes_first: false,
-        keeps_defined_at: true,
-        shared_attrs: &[],
-        module_is_namespace: false,
-        keeps_measured_inclusive: false,
-        single_root: None,
-        merges_siblings: true,
-    },
+    reads: Some(Reads {
+        encoding: Encoding::Json(JsonKind { what: "a V8 CPU profile (.cpuprofile)", aside: " (V8's)", check }),
+        read: |input, _, diag| read(input, diag).map_err(Error::from),
+    }),
+    writes: Some(Writes {
+        write: |profile, out, options, _| write(profile, out, options),
+        rules: Rules { fit, keeps_defined_at: true, merges_siblings: true, ..spec::STACKS_ONLY },
+    }),
 };
 
 /// The format's name in errors and warnings.
@@ -97,26 +89,15 @@ const FORMAT: FormatName = SPEC.format_name();
 
 /// What a `.cpuprofile` holds.
 pub(crate) const CARRIES: Carries = Carries {
-    structure: Structure::Tree,
     threads: true,
-    thread_roots: false,
-    frame_kinds: false,
     metrics: &[MetricKind::Time, MetricKind::Samples, MetricKind::Ticks],
     one_metric: false,
-    function_facts: false,
-    source_lines: false,
     modules: true,
-    title: false,
-    timestamp: false,
     // Not written as such: the length of a sample or tick where the profile has no time.
     interval: true,
-    interval_step: None,
-    name_replacements: &[],
-    lines_nest: false,
     time_unit: Some(Unit::Microseconds),
-    flat_reports: false,
-    needs_samples: false,
     weight_is_time: true,
+    ..Carries::TREE_OF_SAMPLES
 };
 
 /// The latest time a CPU profile or a trace may name, in µs: far beyond any clock (10^18 µs is
@@ -129,11 +110,6 @@ pub(crate) const BELOW_MAX_TIME: &str = "times below 10^18 us";
 
 /// What a `.cpuprofile` should be, for serde's errors.
 const EXPECTED: &str = "a V8 CPU profile (nodes, startTime, endTime, samples, timeDeltas)";
-
-/// `Yes` when [`check`] passes.
-pub(crate) fn sniff(head: &[u8]) -> Sniff {
-    Sniff::of_check(check(head))
-}
 
 /// Whether the input is a JSON object whose first key is `nodes` and whose nodes have call frames,
 /// or (the old format) whose first key is `head` and whose nodes have function names and hit
@@ -586,7 +562,6 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
     let mut deltas: Vec<i64> = Vec::new();
     let (mut total, mut written) = (0f64, 0i64);
     for &node in &order {
-        let frame = profile.frames.get(tree.frame(node));
         let (hits, micros) = hits_of(node);
         // The node's whole µs on the running total, split evenly, the odd ones first: a node's time
         // read back is a whole number, which a second write splits the same way.
@@ -602,33 +577,8 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
         }
         json.push_str(",{\"id\":");
         json.push_str(itoa::Buffer::new().format(id(node)));
-        json.push_str(",\"callFrame\":{\"functionName\":");
-        let name = super::shared::written_name(frame);
-        let defined = profile.defined_at(tree.frame(node));
-        // An anonymous function, named by where it is defined, has no name in V8's terms.
-        let anonymous = name == ANONYMOUS
-            || defined.is_some_and(|at| name == anonymous_name(at.file, at.line.into(), at.column.map(u64::from)));
-        push_string(&mut json, if anonymous { "" } else { &name });
-        let url = defined.map(|at| at.file).or(frame.module.as_deref()).unwrap_or("");
-        let script = match url {
-            "" => 0,
-            url => {
-                urls.iter().position(|&u| u == url).unwrap_or_else(|| {
-                    urls.push(url);
-                    urls.len() - 1
-                }) + 1
-            }
-        };
-        json.push_str(",\"scriptId\":\"");
-        json.push_str(itoa::Buffer::new().format(script));
-        json.push_str("\",\"url\":");
-        push_string(&mut json, url);
-        let zero_based = |v: Option<u32>| v.map_or(-1, |v| i64::from(v) - 1);
-        json.push_str(",\"lineNumber\":");
-        json.push_str(itoa::Buffer::new().format(zero_based(defined.map(|at| at.line))));
-        json.push_str(",\"columnNumber\":");
-        json.push_str(itoa::Buffer::new().format(zero_based(defined.and_then(|at| at.column))));
-        json.push_str("},\"hitCount\":");
+        push_call_frame(&mut json, profile, node, &mut urls);
+        json.push_str(",\"hitCount\":");
         json.push_str(itoa::Buffer::new().format(hits));
         json.push_str(",\"children\":[");
         push_ids(&mut json, children.of_node(node).iter().map(|&n| id(n)));
@@ -655,6 +605,40 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
     json.push_str("]}\n");
     out.write_all(json.as_bytes())?;
     Ok(())
+}
+
+/// Writes the `callFrame` of `node`'s frame; `urls` are the scripts named so far, whose place in
+/// it (from 1) is a script's id.
+fn push_call_frame<'p>(json: &mut String, profile: &'p Profile, node: NodeId, urls: &mut Vec<&'p str>) {
+    let tree = &profile.tree;
+    let frame = profile.frames.get(tree.frame(node));
+    json.push_str(",\"callFrame\":{\"functionName\":");
+    let name = super::shared::written_name(frame);
+    let defined = profile.defined_at(tree.frame(node));
+    // An anonymous function, named by where it is defined, has no name in V8's terms.
+    let anonymous = name == "(anonymous)"
+        || defined.is_some_and(|at| name == anonymous_name(at.file, at.line.into(), at.column.map(u64::from)));
+    push_string(json, if anonymous { "" } else { &name });
+    let url = defined.map(|at| at.file).or(frame.module.as_deref()).unwrap_or("");
+    let script = match url {
+        "" => 0,
+        url => {
+            urls.iter().position(|&u| u == url).unwrap_or_else(|| {
+                urls.push(url);
+                urls.len() - 1
+            }) + 1
+        }
+    };
+    json.push_str(",\"scriptId\":\"");
+    json.push_str(itoa::Buffer::new().format(script));
+    json.push_str("\",\"url\":");
+    push_string(json, url);
+    let zero_based = |v: Option<u32>| v.map_or(-1, |v| i64::from(v) - 1);
+    json.push_str(",\"lineNumber\":");
+    json.push_str(itoa::Buffer::new().format(zero_based(defined.map(|at| at.line))));
+    json.push_str(",\"columnNumber\":");
+    json.push_str(itoa::Buffer::new().format(zero_based(defined.and_then(|at| at.column))));
+    json.push('}');
 }
 
 fn push_ids(json: &mut String, ids: impl Iterator<Item = u64>) {

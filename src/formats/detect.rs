@@ -218,7 +218,7 @@ fn sniff_input(format: Format, head: &[u8], text: &[u8]) -> Sniff {
 /// and Excel write) is not part of its content and is dropped before it is sniffed and read, and
 /// UTF-16 with a mark (PowerShell's `>`) is decoded: as its contract says (`Encoding`, `spec.rs`).
 pub fn reads_text(format: Format) -> bool {
-    format.spec().encoding.is_text()
+    format.spec().reads.as_ref().is_some_and(|reads| reads.encoding.is_text())
 }
 
 /// The formats an input's extension names: by its whole name, else by its name without a `.gz`
@@ -257,9 +257,9 @@ struct JsonFormat {
 
 /// The JSON formats, in the order they are told apart (registry order).
 fn json_formats() -> impl Iterator<Item = JsonFormat> {
-    Format::ALL.iter().filter_map(|&format| match &format.spec().encoding {
-        Encoding::Json(kind) => Some(JsonFormat { format, kind }),
-        Encoding::Text | Encoding::Binary => None,
+    Format::ALL.iter().filter_map(|&format| match format.spec().reads.as_ref().map(|reads| &reads.encoding) {
+        Some(Encoding::Json(kind)) => Some(JsonFormat { format, kind }),
+        Some(Encoding::Text(_) | Encoding::Binary(_)) | None => None,
     })
 }
 

@@ -38,10 +38,10 @@
 use super::kit::lines::{self, StackLines};
 use super::kit::sink::{Missing, Order, Reason, StackSink};
 use super::rust_symbols;
-use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
+use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
 use crate::error::{FormatName, ParseError, Position};
-use crate::model::{FrameId, FrameRef, MetricKind};
+use crate::model::{FrameId, FrameRef};
 use crate::text::Line;
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -49,41 +49,15 @@ use std::collections::HashMap;
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
     name: "dtrace",
-    description: "DTrace stack aggregations (@[stack()] = count()), as inferno-collapse-dtrace reads them",
+    description: "DTrace stack aggregations (`@[ustack()] = count()`), the stacks `inferno-collapse-dtrace` makes",
     extensions: &["dtrace", "stacks"],
-    carries: CARRIES,
-    encoding: Encoding::Text,
-    sniff,
-    read: Some(lines::read::<Aggregation>),
-    write: None,
-    rules: spec::NOT_WRITTEN,
+    carries: Carries::STACKS_OF_SAMPLES,
+    reads: Some(Reads::text(sniff, lines::read::<Aggregation>)),
+    writes: None,
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
-
-/// What a DTrace aggregation holds.
-const CARRIES: Carries = Carries {
-    structure: Structure::Stacks,
-    threads: false,
-    thread_roots: false,
-    frame_kinds: false,
-    metrics: &[MetricKind::Samples],
-    one_metric: true,
-    function_facts: false,
-    source_lines: false,
-    modules: false,
-    title: false,
-    timestamp: false,
-    interval: false,
-    interval_step: None,
-    name_replacements: &[],
-    lines_nest: false,
-    time_unit: None,
-    flat_reports: false,
-    needs_samples: false,
-    weight_is_time: false,
-};
 
 /// What a line inside the stacks should be.
 const STACK_LINE: &str = "a frame (module`function+offset) or the count that ends a stack";

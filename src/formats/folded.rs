@@ -49,59 +49,36 @@
 //! (exactly, in one pass over the nodes) and refuses more than `--max-output-size` (default: 100
 //! times the input's size, at least 1 GiB), saying how much it would be.
 
+use super::kit::count_names::{one_count_name, spaced_count_name};
 use super::options::ConvertOptions;
-use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
+use super::spec::{self, Carries, Reads, Sniff, Spec, Writes};
 use super::stacks::{self, StackTree};
 use crate::diag::Diagnostics;
 use crate::error::FormatName;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
 use crate::model::{
-    CallTree, FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values,
-    Walk,
+    CallTree, FrameId, FrameKind, FrameRef, FrameTable, Metric, NodeId, Profile, Repr, Unit, Value, Values, Walk,
 };
-use std::borrow::Cow;
 use std::io::{Read, Write};
 
 /// What its format is, how it is told and read and written, and what a conversion to it does.
 pub(crate) const SPEC: Spec = Spec {
     name: "folded",
-    description: "folded stacks for flame graphs (FlameGraph, inferno)",
+    description: "folded stacks, FlameGraph's and inferno's interchange text",
     extensions: &["folded", "collapsed"],
-    carries: CARRIES,
-    encoding: Encoding::Text,
-    sniff,
-    read: Some(|input, options, diag| {
+    carries: Carries {
+        threads: true,
+        name_replacements: &[(';', ','), ('\n', ' '), ('\r', ' ')],
+        ..Carries::STACKS_OF_SAMPLES
+    },
+    reads: Some(Reads::text(sniff, |input, options, diag| {
         read(input, options.size_hint, &options.formats.get(), diag).map_err(Error::from)
-    }),
-    write: Some(write),
-    rules: spec::STACKS_ONLY,
+    })),
+    writes: Some(Writes { write, rules: spec::STACKS_ONLY }),
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
-
-/// What folded stacks carry.
-pub(crate) const CARRIES: Carries = Carries {
-    structure: Structure::Stacks,
-    threads: true,
-    thread_roots: false,
-    frame_kinds: false,
-    metrics: &[MetricKind::Samples],
-    one_metric: true,
-    function_facts: false,
-    source_lines: false,
-    modules: false,
-    title: false,
-    timestamp: false,
-    interval: false,
-    interval_step: None,
-    name_replacements: &[(';', ','), ('\n', ' '), ('\r', ' ')],
-    lines_nest: false,
-    time_unit: None,
-    flat_reports: false,
-    needs_samples: false,
-    weight_is_time: false,
-};
 
 /// Folded stacks' own options.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -324,32 +301,6 @@ pub(crate) fn read(
     Ok(profile)
 }
 
-/// `name`, made safe from inferno's and flamegraph.pl's reading of `stack 12 34` as a differential
-/// line (two counts): where it ends in a space and a number (`Listener 1`), that space becomes a
-/// no-break space, which looks the same in a flame graph. Every frame of that name gets it, not only
-/// a leaf (where the misreading happens), so that a frame keeps one name on every line.
-pub(crate) fn one_count_name(name: &str) -> Cow<'_, str> {
-    match name.rsplit_once(' ') {
-        Some((head, tail)) if looks_like_a_count(tail) => format!("{head}\u{a0}{tail}").into(),
-        _ => name.into(),
-    }
-}
-
-/// What inferno takes for a count: digits, with a fraction or not.
-fn looks_like_a_count(text: &str) -> bool {
-    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
-    !text.is_empty() && whole.bytes().chain(fraction.bytes()).all(|b| b.is_ascii_digit())
-}
-
-/// The name [`one_count_name`] was written from: a no-break space before a number that ends a name
-/// was a space (proftool writes it so; a name of another writer with one there is taken the same).
-fn spaced_count_name(name: &str) -> Cow<'_, str> {
-    match name.rsplit_once('\u{a0}') {
-        Some((head, tail)) if looks_like_a_count(tail) => format!("{head} {tail}").into(),
-        _ => name.into(),
-    }
-}
-
 /// Nodes per piece of output formatted on its own (see [`crate::pieces`]).
 const PIECE: u32 = 1024;
 
@@ -528,17 +479,6 @@ impl Stacks<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_name_that_ends_in_a_number_is_not_a_second_count() {
-        assert_eq!(one_count_name("Listener 1"), "Listener\u{a0}1");
-        assert_eq!(one_count_name("x 2.5"), "x\u{a0}2.5");
-        assert_eq!(one_count_name("Listener 1a"), "Listener 1a");
-        assert_eq!(one_count_name("leaf"), "leaf");
-        for name in ["Listener 1", "x 2.5", "Listener 1a", "a\u{a0}b", "leaf"] {
-            assert_eq!(spaced_count_name(&one_count_name(name)), name);
-        }
-    }
 
     #[test]
     fn sniff_wants_every_line_to_be_a_stack() {

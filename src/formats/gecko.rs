@@ -53,7 +53,7 @@
 //! last: speedscope's whole `duration`), the order of samples in time.
 
 use super::json;
-use super::spec::{self, Carries, Encoding, JsonKind, Sniff, Spec, Structure};
+use super::spec::{Carries, Encoding, JsonKind, Reads, Spec};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
 use crate::model::{
@@ -67,49 +67,36 @@ use std::io::Read;
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
     name: "gecko",
-    description: "Firefox's Gecko profile JSON (Firefox <= 63's Save profile), as the Firefox Profiler opens it",
+    description: "Firefox's Gecko profile JSON (Firefox ≤ 63's \"Save profile\"), as the Firefox Profiler opens it",
     extensions: &["gecko.json"],
-    carries: CARRIES,
-    encoding: Encoding::Json(JsonKind { what: "a Firefox Gecko profile", aside: " (Firefox's older exports)", check }),
-    sniff,
-    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
-    write: None,
-    rules: spec::NOT_WRITTEN,
+    carries: Carries {
+        threads: true,
+        thread_roots: true,
+        metrics: &[MetricKind::Time, MetricKind::Samples],
+        one_metric: false,
+        modules: true,
+        title: true,
+        interval: true,
+        time_unit: Some(Unit::Milliseconds),
+        weight_is_time: true,
+        ..Carries::STACKS_OF_SAMPLES
+    },
+    reads: Some(Reads {
+        encoding: Encoding::Json(JsonKind {
+            what: "a Firefox Gecko profile",
+            aside: " (Firefox's older exports)",
+            check,
+        }),
+        read: |input, _, diag| read(input, diag).map_err(Error::from),
+    }),
+    writes: None,
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
 
-/// What a Gecko profile holds.
-const CARRIES: Carries = Carries {
-    structure: Structure::Stacks,
-    threads: true,
-    thread_roots: true,
-    frame_kinds: false,
-    metrics: &[MetricKind::Time, MetricKind::Samples],
-    one_metric: false,
-    function_facts: false,
-    source_lines: false,
-    modules: true,
-    title: true,
-    timestamp: false,
-    interval: true,
-    interval_step: None,
-    name_replacements: &[],
-    lines_nest: false,
-    time_unit: Some(Unit::Milliseconds),
-    flat_reports: false,
-    needs_samples: false,
-    weight_is_time: true,
-};
-
 /// What a Gecko profile should be, for serde's errors.
 const EXPECTED: &str = "a Gecko profile (meta, threads with samples, stackTable, frameTable, stringTable)";
-
-/// `Yes` when [`check`] passes.
-fn sniff(head: &[u8]) -> Sniff {
-    Sniff::of_check(check(head))
-}
 
 /// Whether the input is a JSON object whose first key is `label` followed by `duration` (a saved
 /// recording, its Gecko profile further on), or whose first key is `meta` with a Gecko `version`

@@ -38,11 +38,10 @@
 
 use super::json;
 use super::kit::source_frame::CallFrame;
-use super::spec::{self, Carries, Encoding, JsonKind, Sniff, Spec, Structure};
+use super::spec::{Carries, Encoding, JsonKind, Reads, Spec};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError};
-use crate::model::Sampling;
-use crate::model::{Metric, MetricKind, NodeId, Profile, Repr, Unit, Value};
+use crate::model::{Metric, MetricKind, NodeId, Profile, Repr, Sampling, Unit, Value};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::io::Read;
@@ -50,49 +49,26 @@ use std::io::Read;
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
     name: "heapprofile",
-    description: "V8 sampling heap profile JSON (node --heap-prof, DevTools allocation sampling)",
+    description: "V8 sampling heap profile (`node --heap-prof`, DevTools allocation sampling): bytes",
     extensions: &["heapprofile"],
-    carries: CARRIES,
-    encoding: Encoding::Json(JsonKind { what: "a V8 heap profile (.heapprofile)", aside: " (V8's)", check }),
-    sniff,
-    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
-    write: None,
-    rules: spec::NOT_WRITTEN,
+    carries: Carries {
+        metrics: &[MetricKind::Alloc, MetricKind::Objects],
+        one_metric: false,
+        modules: true,
+        ..Carries::TREE_OF_SAMPLES
+    },
+    reads: Some(Reads {
+        encoding: Encoding::Json(JsonKind { what: "a V8 heap profile (.heapprofile)", aside: " (V8's)", check }),
+        read: |input, _, diag| read(input, diag).map_err(Error::from),
+    }),
+    writes: None,
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
 
-/// What a `.heapprofile` holds.
-const CARRIES: Carries = Carries {
-    structure: Structure::Tree,
-    threads: false,
-    thread_roots: false,
-    frame_kinds: false,
-    metrics: &[MetricKind::Alloc, MetricKind::Objects],
-    one_metric: false,
-    function_facts: false,
-    source_lines: false,
-    modules: true,
-    title: false,
-    timestamp: false,
-    interval: false,
-    interval_step: None,
-    name_replacements: &[],
-    lines_nest: false,
-    time_unit: None,
-    flat_reports: false,
-    needs_samples: false,
-    weight_is_time: false,
-};
-
 /// What a `.heapprofile` should be, for serde's errors.
 const EXPECTED: &str = "a V8 heap profile (head: nodes with callFrame, selfSize, id, children; samples)";
-
-/// `Yes` when [`check`] passes.
-fn sniff(head: &[u8]) -> Sniff {
-    Sniff::of_check(check(head))
-}
 
 /// Whether the input is a JSON object whose first key is `head` and whose nodes have call frames
 /// and `selfSize`s (a CPU profile of the old format has a `head` too, with `hitCount`s); if not,

@@ -49,62 +49,37 @@
 //! frames merge into their functions) and header facts other than the tree name. Comments in a file
 //! read are not kept. A newline in a name is replaced by a space, with a warning.
 
-use super::spec::{self, Carries, Encoding, Rules, Sniff, Spec, Structure};
+use super::spec::{self, Carries, Reads, Rules, Sniff, Spec, Writes};
 use crate::diag::Diagnostics;
 use crate::error::FormatName;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
-use crate::model::{ops, FrameId, FrameKind, FrameTable, FunctionFacts, Metric, MetricKind, NodeId, Profile, Value};
+use crate::model::{ops, FrameId, FrameKind, FrameTable, FunctionFacts, Metric, NodeId, Profile, Value};
 use crate::text;
 use std::io::{Read, Write};
 
 /// What its format is, how it is told and read and written, and what a conversion to it does.
 pub(crate) const SPEC: Spec = Spec {
     name: "lispworks",
-    description: "LispWorks profiler tree (Depth|Count|Call|Seen|Top|Name lines)",
+    description: "LispWorks profiler tree (`save-current-profiler-tree`)",
     extensions: &["tree"],
-    carries: CARRIES,
-    encoding: Encoding::Text,
-    sniff,
-    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
-    write: Some(|profile, out, _, diag| write(profile, out, diag)),
-    rules: Rules {
-        fit: |profile, _, diag| fit(profile, diag),
-        fit_roots: spec::roots_as_they_are,
-        says_which_metric_comes_first: false,
-        keeps_defined_at: false,
-        shared_attrs: &[],
-        module_is_namespace: false,
-        keeps_measured_inclusive: false,
-        single_root: None,
-        merges_siblings: false,
+    carries: Carries {
+        threads: true,
+        frame_kinds: true,
+        function_facts: true,
+        title: true,
+        name_replacements: &[('\n', ' '), ('\r', ' ')],
+        weight_is_time: true,
+        ..Carries::TREE_OF_SAMPLES
     },
+    reads: Some(Reads::text(sniff, |input, _, diag| read(input, diag).map_err(Error::from))),
+    writes: Some(Writes {
+        write: |profile, out, _, diag| write(profile, out, diag),
+        rules: Rules { fit: |profile, _, diag| fit(profile, diag), ..spec::STACKS_ONLY },
+    }),
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
-
-/// What a LispWorks tree carries.
-pub(crate) const CARRIES: Carries = Carries {
-    structure: Structure::Tree,
-    threads: true,
-    thread_roots: false,
-    frame_kinds: true,
-    metrics: &[MetricKind::Samples],
-    one_metric: true,
-    function_facts: true,
-    source_lines: false,
-    modules: false,
-    title: true,
-    timestamp: false,
-    interval: false,
-    interval_step: None,
-    name_replacements: &[('\n', ' '), ('\r', ' ')],
-    lines_nest: false,
-    time_unit: None,
-    flat_reports: false,
-    needs_samples: false,
-    weight_is_time: true,
-};
 
 const MARKER: &str = "LispWorks Profiler Tree";
 const FIELDS: [&str; 5] = ["Depth", "Count", "Call-Count", "Seen-Count", "Top-Count"];

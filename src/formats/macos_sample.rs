@@ -46,50 +46,31 @@
 use super::kit::lines::{self, Indented, StackLines};
 use super::kit::sink::{Missing, Order, Reason, StackSink};
 use super::rust_symbols;
-use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
+use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
 use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
-use crate::model::{FrameId, FrameKind, FrameRef, MetricKind, Profile};
+use crate::model::{FrameId, FrameKind, FrameRef, Profile};
 use crate::text::Line;
 
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
     name: "macos-sample",
-    description: "macOS sample text (sample PID, Activity Monitor), as inferno-collapse-sample reads it",
+    description: "macOS `sample` report (`sample PID`, Activity Monitor), the stacks `inferno-collapse-sample` makes",
     extensions: &["sample.txt", "sample"],
-    carries: CARRIES,
-    encoding: Encoding::Text,
-    sniff,
-    read: Some(lines::read::<Report>),
-    write: None,
-    rules: spec::NOT_WRITTEN,
+    carries: Carries {
+        threads: true,
+        thread_roots: true,
+        frame_kinds: true,
+        title: true,
+        interval: true,
+        ..Carries::STACKS_OF_SAMPLES
+    },
+    reads: Some(Reads::text(sniff, lines::read::<Report>)),
+    writes: None,
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
-
-/// What a `sample` report holds.
-const CARRIES: Carries = Carries {
-    structure: Structure::Stacks,
-    threads: true,
-    thread_roots: true,
-    frame_kinds: true,
-    metrics: &[MetricKind::Samples],
-    one_metric: true,
-    function_facts: false,
-    source_lines: false,
-    modules: false,
-    title: true,
-    timestamp: false,
-    interval: true,
-    interval_step: None,
-    name_replacements: &[],
-    lines_nest: false,
-    time_unit: None,
-    flat_reports: false,
-    needs_samples: false,
-    weight_is_time: false,
-};
 
 /// The line the call tree follows.
 const TREE_START: &str = "Call graph:";

@@ -9,8 +9,10 @@
 //! (which of `--from`, content and extension wins) lives in [`detect`], which asks the contract.
 //!
 //! Adding a format: add `src/formats/<name>.rs` with its spec header and its `SPEC`, a `mod` line
-//! here, a variant of [`Format`] and its line in `Format::spec`; fixtures under
-//! `fixtures/<name>/`. The golden, round-trip, property and CLI tests pick it up from
+//! here and its line in `Format::spec` (both sorted by name), a variant of [`Format`] (before
+//! `Html`); fixtures under `fixtures/<name>/`, its tests' module in `tests/formats/` (sorted by
+//! name), its row in docs/formats.md; `PROFTOOL_BLESS=1 cargo test doc_tables` writes the README's
+//! table from its `SPEC`. The golden, round-trip, property and CLI tests pick it up from
 //! [`Format::ALL`].
 
 mod bpftrace;
@@ -29,7 +31,7 @@ mod heapprofile;
 pub(crate) mod html;
 mod jfr;
 mod json;
-mod kit;
+pub(crate) mod kit;
 pub(crate) mod lispworks;
 mod macos_sample;
 mod options;
@@ -63,7 +65,10 @@ use std::fmt;
 use std::io::{Read, Write};
 use strum::VariantArray;
 
-/// A profile format.
+/// A profile format. The variants' order is [`Format::ALL`]'s: the order `proftool formats` and
+/// the error messages list formats in, and detection tells JSON formats apart in, so it is kept as it
+/// is (a new format goes before `Html`, the page, last); the lists that only name formats (the `mod`
+/// lines, `Format::spec`, the tests' modules) are sorted by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, VariantArray)]
 pub enum Format {
     /// LispWorks profiler tree (`save-current-profiler-tree`).
@@ -136,36 +141,46 @@ impl Format {
     /// What the format states about itself: its module's [`Spec`], one line per format.
     pub(crate) const fn spec(self) -> &'static Spec {
         match self {
-            Format::Lispworks => &lispworks::SPEC,
-            Format::Folded => &folded::SPEC,
-            Format::Sampler => &sampler::SPEC,
-            Format::DyalogXml => &dyalog::xml::SPEC,
-            Format::DyalogCsv => &dyalog::csv::SPEC,
-            Format::Br => &br::SPEC,
-            Format::GhcPx => &ghc::px::SPEC,
-            Format::GhcProf => &ghc::prof::SPEC,
-            Format::GhcJson => &ghc::json::SPEC,
-            Format::Svg => &svg::SPEC,
-            Format::Speedscope => &speedscope::SPEC,
-            Format::Pprof => &pprof::SPEC,
-            Format::Perf => &perf::SPEC,
-            Format::Cpuprofile => &cpuprofile::SPEC,
-            Format::ChromeTrace => &chrome_trace::SPEC,
-            Format::Callgrind => &callgrind::SPEC,
-            Format::Heapprofile => &heapprofile::SPEC,
-            Format::Stackprof => &stackprof::SPEC,
-            Format::Gecko => &gecko::SPEC,
-            Format::Firefox => &firefox::SPEC,
-            Format::Jfr => &jfr::SPEC,
-            Format::Dtrace => &dtrace::SPEC,
-            Format::MacosSample => &macos_sample::SPEC,
-            Format::Xctrace => &xctrace::SPEC,
             Format::Bpftrace => &bpftrace::SPEC,
-            Format::Pmcstat => &pmcstat::SPEC,
-            Format::Safari => &safari::SPEC,
+            Format::Br => &br::SPEC,
+            Format::Callgrind => &callgrind::SPEC,
+            Format::ChromeTrace => &chrome_trace::SPEC,
+            Format::Cpuprofile => &cpuprofile::SPEC,
             Format::Dhat => &valgrind::dhat::SPEC,
-            Format::Massif => &valgrind::massif::SPEC,
+            Format::Dtrace => &dtrace::SPEC,
+            Format::DyalogCsv => &dyalog::csv::SPEC,
+            Format::DyalogXml => &dyalog::xml::SPEC,
+            Format::Firefox => &firefox::SPEC,
+            Format::Folded => &folded::SPEC,
+            Format::Gecko => &gecko::SPEC,
+            Format::GhcJson => &ghc::json::SPEC,
+            Format::GhcProf => &ghc::prof::SPEC,
+            Format::GhcPx => &ghc::px::SPEC,
+            Format::Heapprofile => &heapprofile::SPEC,
             Format::Html => &html::SPEC,
+            Format::Jfr => &jfr::SPEC,
+            Format::Lispworks => &lispworks::SPEC,
+            Format::MacosSample => &macos_sample::SPEC,
+            Format::Massif => &valgrind::massif::SPEC,
+            Format::Perf => &perf::SPEC,
+            Format::Pmcstat => &pmcstat::SPEC,
+            Format::Pprof => &pprof::SPEC,
+            Format::Safari => &safari::SPEC,
+            Format::Sampler => &sampler::SPEC,
+            Format::Speedscope => &speedscope::SPEC,
+            Format::Stackprof => &stackprof::SPEC,
+            Format::Svg => &svg::SPEC,
+            Format::Xctrace => &xctrace::SPEC,
+        }
+    }
+
+    /// The rules of a conversion to the format, from its write half; a format proftool does not
+    /// write has none of its own, and the conversion step, which asks only targets, finds
+    /// [`spec::STACKS_ONLY`]'s (writing it is then refused).
+    fn rules(self) -> &'static spec::Rules {
+        match &self.spec().writes {
+            Some(writes) => &writes.rules,
+            None => &spec::STACKS_ONLY,
         }
     }
 
@@ -179,7 +194,7 @@ impl Format {
         Format::ALL.iter().copied().find(|f| f.name() == name)
     }
 
-    /// A one-line description for `proftool formats`.
+    /// What the format is, in a line of Markdown (the README's formats table).
     pub fn description(self) -> &'static str {
         self.spec().description
     }
@@ -191,12 +206,12 @@ impl Format {
 
     /// Whether proftool reads the format.
     pub fn can_read(self) -> bool {
-        self.spec().read.is_some()
+        self.spec().reads.is_some()
     }
 
     /// Whether proftool writes the format.
     pub fn can_write(self) -> bool {
-        self.spec().write.is_some()
+        self.spec().writes.is_some()
     }
 
     /// What the format carries.
@@ -206,7 +221,7 @@ impl Format {
 
     /// What the format's sniffer makes of the first bytes of an input.
     pub fn sniff(self, head: &[u8]) -> Sniff {
-        (self.spec().sniff)(head)
+        self.spec().reads.as_ref().map_or(Sniff::No, |reads| reads.encoding.sniff(head))
     }
 
     /// Reads a whole input of this format into a profile.
@@ -216,7 +231,10 @@ impl Format {
         options: &ReadOptions,
         diag: &mut Diagnostics,
     ) -> Result<Profile, Error> {
-        let read = self.spec().read.ok_or_else(|| Error::Unsupported { format: self.into(), action: "read" })?;
+        let Some(reads) = &self.spec().reads else {
+            return Err(Error::Unsupported { format: self.into(), action: "read" });
+        };
+        let read = reads.read;
         let max_line = match options.max_line_length {
             0 => crate::files::DEFAULT_MAX_LINE_LENGTH,
             given => given,
@@ -236,7 +254,10 @@ impl Format {
         options: &ConvertOptions,
         diag: &mut Diagnostics,
     ) -> Result<(), Error> {
-        let write = self.spec().write.ok_or_else(|| Error::Unsupported { format: self.into(), action: "written" })?;
+        let Some(writes) = &self.spec().writes else {
+            return Err(Error::Unsupported { format: self.into(), action: "written" });
+        };
+        let write = writes.write;
         // Every output is held to the limit, those whose size is worked out first and the rest.
         let mut limited = stacks::Limited::new(out, options.output_limit());
         let result = write(profile, &mut limited, options, diag);
@@ -246,7 +267,7 @@ impl Format {
     /// Whether the header fact `key` is one this format writes: keyed by its name
     /// (`dyalog-xml.TimerBias`), or shared by its family (the Dyalog formats' report kind).
     pub fn keeps_attr(self, key: &str) -> bool {
-        owns_key(self, key) || self.spec().rules.shared_attrs.contains(&key)
+        owns_key(self, key) || self.rules().shared_attrs.contains(&key)
     }
 
     /// Whether the per-frame fact `key` is one this format writes: keyed by its name
@@ -255,7 +276,7 @@ impl Format {
     /// names its row in the reports (`MAIN orders.br:10.2`), so that it names it as they do.
     pub fn keeps_frame_attr(self, key: &str) -> bool {
         owns_key(self, key)
-            || (self.spec().rules.keeps_defined_at && key == DEFINED_AT)
+            || (self.rules().keeps_defined_at && key == DEFINED_AT)
             || (self == Format::Html && key == br::ROUTINE_KEY)
     }
 
@@ -268,40 +289,46 @@ impl Format {
     /// The format's own fitting of a profile's roots, called by the conversion step once frames are
     /// fitted (Sampler: every stack in a thread).
     pub fn fit_roots(self, profile: &mut Profile) {
-        (self.spec().rules.fit_roots)(profile)
+        (self.rules().fit_roots)(profile)
     }
 
     /// The format's own last step of fitting a profile that the conversion step has projected onto
-    /// what it carries (its `SPEC.rules.fit`). A format that cannot say which metric comes first loses
-    /// the source's choice.
+    /// what it carries (the `fit` of its write half's rules). A format that cannot say which metric
+    /// comes first loses the source's choice.
     pub fn fit(self, mut profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
         if !self.says_which_metric_comes_first() {
             profile.meta.weighed_by = None;
         }
-        (self.spec().rules.fit)(profile, options, diag)
+        (self.rules().fit)(profile, options, diag)
     }
 
     /// Whether a file of the format can say which of its metrics a profile is weighed by, or holds
-    /// one metric only (`SPEC.rules.says_which_metric_comes_first`).
+    /// one metric only (its rules' `says_which_metric_comes_first`).
     fn says_which_metric_comes_first(self) -> bool {
-        self.spec().rules.says_which_metric_comes_first || self.carries().one_metric
+        self.rules().says_which_metric_comes_first || self.carries().one_metric
     }
 
     /// Whether the format's frame module is a namespace that is part of the code's name (a GHC
     /// module), so that a frame of such a profile reads `Module.label` wherever one name is written.
     pub fn module_is_namespace(self) -> bool {
-        self.spec().rules.module_is_namespace
+        self.rules().module_is_namespace
     }
 
     /// Whether the format stores inclusive values as measured (Dyalog's InclusiveTime and
     /// InclusiveTicks); every other format derives them from self values.
     pub fn keeps_measured_inclusive(self) -> bool {
-        self.spec().rules.keeps_measured_inclusive
+        self.rules().keeps_measured_inclusive
+    }
+
+    /// Whether a node of the format is one chain of callers, so that siblings of one frame are
+    /// merged before its fit ([`spec::Rules::merges_siblings`]).
+    pub fn merges_siblings(self) -> bool {
+        self.rules().merges_siblings
     }
 
     /// The frame a format with a single root puts above several roots (GHC's `MAIN`), if it has one.
     pub fn single_root(self) -> Option<crate::model::FrameRef<'static>> {
-        self.spec().rules.single_root.map(|root| root())
+        self.rules().single_root.map(|root| root())
     }
 
     /// The names of the formats that can be read, comma-separated.

@@ -31,50 +31,24 @@
 
 use super::kit::lines::{self, Indented, StackLines};
 use super::kit::sink::{Missing, Order, Reason, StackSink};
-use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
+use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
 use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
-use crate::model::{FrameId, FrameRef, Metric, MetricKind, Repr, Values};
+use crate::model::{FrameId, FrameRef, Metric, Repr, Values};
 use crate::text::Line;
 
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
     name: "pmcstat",
-    description: "FreeBSD pmcstat call graph (pmcstat -G), as stackcollapse-pmc.pl and speedscope read it",
+    description: "FreeBSD `pmcstat -G` call graph, the stacks `stackcollapse-pmc.pl` and speedscope make",
     extensions: &["pmcstat", "pmcstat.txt"],
-    carries: CARRIES,
-    encoding: Encoding::Text,
-    sniff,
-    read: Some(lines::read::<Graph>),
-    write: None,
-    rules: spec::NOT_WRITTEN,
+    carries: Carries { one_metric: false, modules: true, ..Carries::STACKS_OF_SAMPLES },
+    reads: Some(Reads::text(sniff, lines::read::<Graph>)),
+    writes: None,
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
-
-/// What a pmcstat call graph holds.
-const CARRIES: Carries = Carries {
-    structure: Structure::Stacks,
-    threads: false,
-    thread_roots: false,
-    frame_kinds: false,
-    metrics: &[MetricKind::Samples],
-    one_metric: false,
-    function_facts: false,
-    source_lines: false,
-    modules: true,
-    title: false,
-    timestamp: false,
-    interval: false,
-    interval_step: None,
-    name_replacements: &[],
-    lines_nest: false,
-    time_unit: None,
-    flat_reports: false,
-    needs_samples: false,
-    weight_is_time: false,
-};
 
 /// A line of the graph: its level, samples, function and binary (where it names one).
 struct Node<'a> {

@@ -31,7 +31,7 @@
 
 use super::json;
 use super::kit::source_frame::{Anonymous, SourceFrame};
-use super::spec::{self, Carries, Encoding, JsonKind, Sniff, Spec, Structure};
+use super::spec::{Carries, Encoding, JsonKind, Reads, Spec};
 use super::stacks::StackTree;
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
 use crate::model::{FrameId, Metric, MetricKind, Profile, Repr, Unit, Value};
@@ -42,49 +42,29 @@ use std::io::Read;
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
     name: "safari",
-    description: "Safari Web Inspector timeline recording JSON (its JavaScript samples), as speedscope opens it",
+    description: "Safari Web Inspector timeline recording (its JavaScript samples), as speedscope opens it",
     extensions: &["recording.json"],
-    carries: CARRIES,
-    encoding: Encoding::Json(JsonKind { what: "a Safari timeline recording", aside: " (Safari's)", check }),
-    sniff,
-    read: Some(|input, _, _| read(input).map_err(Error::from)),
-    write: None,
-    rules: spec::NOT_WRITTEN,
+    carries: Carries {
+        metrics: &[MetricKind::Time, MetricKind::Samples],
+        one_metric: false,
+        modules: true,
+        title: true,
+        time_unit: Some(Unit::Microseconds),
+        weight_is_time: true,
+        ..Carries::STACKS_OF_SAMPLES
+    },
+    reads: Some(Reads {
+        encoding: Encoding::Json(JsonKind { what: "a Safari timeline recording", aside: " (Safari's)", check }),
+        read: |input, _, _| read(input).map_err(Error::from),
+    }),
+    writes: None,
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
 
-/// What a Safari recording holds, as read.
-const CARRIES: Carries = Carries {
-    structure: Structure::Stacks,
-    threads: false,
-    thread_roots: false,
-    frame_kinds: false,
-    metrics: &[MetricKind::Time, MetricKind::Samples],
-    one_metric: false,
-    function_facts: false,
-    source_lines: false,
-    modules: true,
-    title: true,
-    timestamp: false,
-    interval: false,
-    interval_step: None,
-    name_replacements: &[],
-    lines_nest: false,
-    time_unit: Some(Unit::Microseconds),
-    flat_reports: false,
-    needs_samples: false,
-    weight_is_time: true,
-};
-
 /// What a recording should be, for serde's errors.
 const EXPECTED: &str = "a Safari timeline recording (version, recording with sampleStackTraces and sampleDurations)";
-
-/// `Yes` when [`check`] passes.
-fn sniff(head: &[u8]) -> Sniff {
-    Sniff::of_check(check(head))
-}
 
 /// Whether the input is a JSON object with a `recording` that lists its `instrumentTypes` (or its
 /// samples); if not, what is missing first.

@@ -44,11 +44,11 @@
 //! frame kinds below the thread level, and TAB or LF in names (replaced by spaces, with a warning).
 
 use super::options::ConvertOptions;
-use super::spec::{self, Carries, Encoding, Rules, Sniff, Spec, Structure};
+use super::spec::{self, Carries, Reads, Rules, Sniff, Spec, Writes};
 use crate::diag::Diagnostics;
 use crate::error::FormatName;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
-use crate::model::{ops, ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Value, Values};
+use crate::model::{ops, ChildIndex, FrameId, FrameKind, FrameRef, Metric, NodeId, Profile, Value, Values};
 use indexmap::IndexMap;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -56,51 +56,27 @@ use std::io::{BufRead, BufReader, Read, Write};
 /// What its format is, how it is told and read and written, and what a conversion to it does.
 pub(crate) const SPEC: Spec = Spec {
     name: "sampler",
-    description: "Apple Sampler supersampler stack samples",
+    description: "Apple Sampler \"supersampler\" stack samples",
     extensions: &["sampler"],
-    carries: CARRIES,
-    encoding: Encoding::Binary,
-    sniff,
-    read: Some(|input, options, diag| read(input, &options.formats.get(), diag).map_err(Error::from)),
-    write: Some(|profile, out, options, _| write(profile, out, options)),
-    rules: Rules {
-        fit: spec::as_projected,
-        fit_roots,
-        says_which_metric_comes_first: false,
-        keeps_defined_at: false,
-        shared_attrs: &[],
-        module_is_namespace: false,
-        keeps_measured_inclusive: false,
-        single_root: None,
-        merges_siblings: false,
+    carries: Carries {
+        threads: true,
+        thread_roots: true,
+        modules: true,
+        name_replacements: &[('\t', ' '), ('\n', ' '), ('\r', ' ')],
+        weight_is_time: true,
+        ..Carries::STACKS_OF_SAMPLES
     },
+    reads: Some(Reads::binary(sniff, |input, options, diag| {
+        read(input, &options.formats.get(), diag).map_err(Error::from)
+    })),
+    writes: Some(Writes {
+        write: |profile, out, options, _| write(profile, out, options),
+        rules: Rules { fit_roots, ..spec::STACKS_ONLY },
+    }),
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
-
-/// What a Sampler file carries.
-pub(crate) const CARRIES: Carries = Carries {
-    structure: Structure::Stacks,
-    threads: true,
-    thread_roots: true,
-    frame_kinds: false,
-    metrics: &[MetricKind::Samples],
-    one_metric: true,
-    function_facts: false,
-    source_lines: false,
-    modules: true,
-    title: false,
-    timestamp: false,
-    interval: false,
-    interval_step: None,
-    name_replacements: &[('\t', ' '), ('\n', ' '), ('\r', ' ')],
-    lines_nest: false,
-    time_unit: None,
-    flat_reports: false,
-    needs_samples: false,
-    weight_is_time: true,
-};
 
 const MAGIC: &[u8] = b"@supersamplerV1.0\n";
 const SYMBOL_TABLE: &[u8] = b"@symboltableV1.1\n";

@@ -1,11 +1,13 @@
 //! The format contract: what every format module states about itself, in one [`Spec`].
 //!
 //! A format is its module; the module names itself, says what it is (name, description, file
-//! extensions, what it [`Carries`]), how an input is told to be of it (its [`Encoding`] and its
-//! sniffer), how it is read and written (one [`Reader`] and one [`Writer`] signature for every
-//! format: a module adapts its own reader and writer to them) and the rules a conversion to it
-//! follows ([`Rules`], every one stated by every format: none has a default that could be wrong
-//! for a new one). The registry (`Format`, in `formats/mod.rs`) forwards to a format's `SPEC` with one line
+//! extensions, what it [`Carries`], from a preset and what differs from it), and states two halves:
+//! what proftool reads of it ([`Reads`]: how an input is told to be of it, its [`Encoding`] and its
+//! sniffer, and its [`Reader`]) and what it writes ([`Writes`]: its [`Writer`] and the [`Rules`] of
+//! a conversion to it, those that differ from [`STACKS_ONLY`]'s). Each half is `None` where
+//! proftool does not read or write the format, so a format read only states no rules and a format
+//! written only no sniffer. Reader and writer have one signature for every format: a module adapts
+//! its own to them. The registry (`Format`, in `formats/mod.rs`) forwards to a format's `SPEC` with one line
 //! per format; detection ([`super::detect`]) asks the contract, not a list of formats. This module
 //! sits below the format modules: it names none of them, and none of them imports the registry.
 
@@ -15,27 +17,27 @@ use crate::error::{Error, FormatName};
 use crate::model::{FrameRef, MetricKind, Profile, Unit};
 use std::io;
 
-/// Everything a format states about itself (its module's `SPEC`).
+/// Everything a format states about itself (its module's `SPEC`): what it is, then its two halves,
+/// what proftool reads of it and what it writes, each `None` where proftool does not do that.
 pub struct Spec {
     /// The kebab-case name used by `--from`/`--to`, fixture folders and messages.
     pub name: &'static str,
-    /// A one-line description for `proftool formats`.
+    /// What the format is, in a line of Markdown: the README's formats table is made from it
+    /// (tests/doc_tables.rs).
     pub description: &'static str,
     /// File extensions, without the dot, longest first where one ends another.
     pub extensions: &'static [&'static str],
-    /// What a file of the format can hold.
+    /// What a file of the format can hold: the formats table's column, and for a format proftool
+    /// writes, what a conversion to it projects onto. Built from a preset ([`Carries::STACKS_OF_SAMPLES`],
+    /// [`Carries::TREE_OF_SAMPLES`]) and what differs from it; a format proftool only reads takes the
+    /// facts only a conversion asks (`name_replacements`, `time_unit`, …) from its preset unread.
     pub carries: Carries,
-    /// How its files are read: as text, as bytes, or as JSON of its own kind.
-    pub encoding: Encoding,
-    /// What the format makes of an input's first bytes (text formats get them as their reader
-    /// does: UTF-8 without a byte-order mark, LF line endings).
-    pub sniff: fn(&[u8]) -> Sniff,
-    /// Its reader; `None` for a format proftool only writes.
-    pub read: Option<Reader>,
-    /// Its writer; `None` for a format proftool only reads.
-    pub write: Option<Writer>,
-    /// What a conversion to it does besides fitting a profile to what it carries.
-    pub rules: Rules,
+    /// The read half: how an input is told to be of it and read; `None` for a format proftool only
+    /// writes.
+    pub reads: Option<Reads>,
+    /// The write half: its writer and the rules of a conversion to it; `None` for a format proftool
+    /// only reads.
+    pub writes: Option<Writes>,
 }
 
 impl Spec {
@@ -43,6 +45,35 @@ impl Spec {
     pub const fn format_name(&self) -> FormatName {
         FormatName(self.name)
     }
+}
+
+/// What a format proftool reads states: how its files are read and told apart, and its reader.
+pub struct Reads {
+    /// How its files are read (as text, as bytes, or as JSON of its own kind) and told apart.
+    pub encoding: Encoding,
+    /// Its reader, adapted to the one signature every format has.
+    pub read: Reader,
+}
+
+impl Reads {
+    /// A text format's read half.
+    pub const fn text(sniff: Sniffer, read: Reader) -> Reads {
+        Reads { encoding: Encoding::Text(sniff), read }
+    }
+
+    /// A binary format's read half.
+    pub const fn binary(sniff: Sniffer, read: Reader) -> Reads {
+        Reads { encoding: Encoding::Binary(sniff), read }
+    }
+}
+
+/// What a format proftool writes states: its writer and what a conversion to it does besides
+/// fitting a profile to what it carries.
+pub struct Writes {
+    /// Its writer, adapted to the one signature every format has.
+    pub write: Writer,
+    /// What a conversion to it does besides fitting a profile to what it carries.
+    pub rules: Rules,
 }
 
 /// How a format reads a whole input into a profile, given every reading option.
@@ -54,24 +85,38 @@ pub type Fit = fn(Profile, &ConvertOptions, &mut Diagnostics) -> Profile;
 /// How a format writes a profile already fitted to it, given every conversion option.
 pub type Writer = fn(&Profile, &mut dyn io::Write, &ConvertOptions, &mut Diagnostics) -> Result<(), Error>;
 
-/// How a format's files are read, so that detection treats them as such.
+/// What a text or binary format makes of an input's first bytes (a text format gets them as its
+/// reader does: UTF-8 without a byte-order mark, LF line endings).
+pub type Sniffer = fn(&[u8]) -> Sniff;
+
+/// How a format's files are read, so that detection treats them as such, and how an input is told
+/// to be of it.
 #[derive(Clone, Copy)]
 pub enum Encoding {
     /// Text: a leading UTF-8 byte-order mark (which Windows editors and Excel write) is not part of
     /// its content and is dropped before it is sniffed and read, and UTF-16 with a mark
     /// (PowerShell's `>`) is decoded.
-    Text,
+    Text(Sniffer),
     /// Bytes, read as they are, so that one that happens to start with a byte-order mark's bytes
     /// keeps them (a Sampler file's header is text, its records are not).
-    Binary,
-    /// JSON, read as text and told apart from other JSON by its keys.
+    Binary(Sniffer),
+    /// JSON, read as text and told apart from other JSON by its keys: its check is its sniffer.
     Json(JsonKind),
 }
 
 impl Encoding {
     /// Whether a file is read as text ([`Encoding::Text`] or [`Encoding::Json`]).
     pub fn is_text(self) -> bool {
-        !matches!(self, Encoding::Binary)
+        !matches!(self, Encoding::Binary(_))
+    }
+
+    /// What the format makes of an input's first bytes: its sniffer's answer, or for JSON `Yes`
+    /// when its check passes and `No` when it finds why not.
+    pub fn sniff(&self, head: &[u8]) -> Sniff {
+        match self {
+            Encoding::Text(sniff) | Encoding::Binary(sniff) => sniff(head),
+            Encoding::Json(kind) => Sniff::of_check((kind.check)(head)),
+        }
     }
 }
 
@@ -86,8 +131,9 @@ pub struct JsonKind {
     pub check: fn(&[u8]) -> Result<(), &'static str>,
 }
 
-/// The rules a conversion to a format follows besides fitting a profile to what it carries. Every
-/// format states each of them.
+/// The rules a conversion to a format follows besides fitting a profile to what it carries. A format
+/// it writes states those in which it differs from [`STACKS_ONLY`] (`Rules { fit, ..STACKS_ONLY }`):
+/// a new format reads this list to decide each.
 pub struct Rules {
     /// The format's own last step of fitting a profile projected onto what it carries (Dyalog: a
     /// tree report's alternating rows; BR: time records as `--br-mode` says; pprof: no line 0;
@@ -122,8 +168,9 @@ pub struct Rules {
 
 /// The rules of a format that holds stacks and their weights and nothing more of a profile (folded
 /// stacks, `perf script`, a flame graph): nothing to fit, roots as they are, no header facts shared
-/// by name, no namespaces, no measured inclusive values, any number of roots. A format that differs
-/// in one of them states all of its rules itself.
+/// by name, no namespaces, no measured inclusive values, any number of roots: the preset a format's
+/// rules state their differences from. It is also what the registry answers for a format proftool
+/// does not write, which no conversion goes to.
 pub const STACKS_ONLY: Rules = Rules {
     fit: as_projected,
     fit_roots: roots_as_they_are,
@@ -135,10 +182,6 @@ pub const STACKS_ONLY: Rules = Rules {
     single_root: None,
     merges_siblings: false,
 };
-
-/// The rules of a format proftool reads but does not write: no conversion goes to it, so none of
-/// them is ever asked; they are [`STACKS_ONLY`]'s.
-pub const NOT_WRITTEN: Rules = STACKS_ONLY;
 
 /// The [`Rules::fit`] of a format with no last step of its own.
 pub fn as_projected(profile: Profile, _: &ConvertOptions, _: &mut Diagnostics) -> Profile {
@@ -240,6 +283,48 @@ pub struct Carries {
 }
 
 impl Carries {
+    /// Stacks weighed by one count of samples and nothing more: no threads, frame kinds, source
+    /// lines, modules or header facts, names written as they are (bpftrace's and DTrace's maps). The
+    /// preset a format of stacks states its differences from.
+    pub const STACKS_OF_SAMPLES: Carries = Carries {
+        structure: Structure::Stacks,
+        threads: false,
+        thread_roots: false,
+        frame_kinds: false,
+        metrics: &[MetricKind::Samples],
+        one_metric: true,
+        function_facts: false,
+        source_lines: false,
+        modules: false,
+        title: false,
+        timestamp: false,
+        interval: false,
+        interval_step: None,
+        name_replacements: &[],
+        lines_nest: false,
+        time_unit: None,
+        flat_reports: false,
+        needs_samples: false,
+        weight_is_time: false,
+    };
+
+    /// Stacks of source frames (modules and lines) in threads, titled, weighed by any count a
+    /// sampling profiler keeps (the kinds a profile is weighed by first, but calls and timer
+    /// inspections): the preset of speedscope's and pprof's files.
+    pub const STACKS_OF_ANY_COUNT: Carries = Carries {
+        threads: true,
+        metrics: MetricKind::PREFERENCE.split_at(6).0,
+        one_metric: false,
+        source_lines: true,
+        modules: true,
+        title: true,
+        ..Carries::STACKS_OF_SAMPLES
+    };
+
+    /// [`Carries::STACKS_OF_SAMPLES`] as a call tree: the preset a format of trees states its
+    /// differences from.
+    pub const TREE_OF_SAMPLES: Carries = Carries { structure: Structure::Tree, ..Carries::STACKS_OF_SAMPLES };
+
     /// A short description for `proftool formats` and the README.
     pub fn describe(&self) -> String {
         let mut parts: Vec<&str> = vec![match self.structure {
@@ -262,6 +347,7 @@ impl Carries {
         parts.join(", ")
     }
 }
+
 /// `Yes` when the first line of `head` contains `marker`, else `No`: for formats whose first line
 /// carries a fixed phrase (LispWorks, GHC's text report).
 pub(crate) fn first_line_contains(head: &[u8], marker: &str) -> Sniff {

@@ -37,7 +37,7 @@
 
 use super::json;
 use super::kit::source_frame::{Anonymous, SourceFrame};
-use super::spec::{self, Carries, Encoding, JsonKind, Sniff, Spec, Structure};
+use super::spec::{Carries, Encoding, JsonKind, Reads, Spec};
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
 use crate::model::{ChildIndex, Metric, MetricKind, NodeId, Profile, Value};
 use serde::Deserialize;
@@ -47,41 +47,25 @@ use std::io::Read;
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
     name: "stackprof",
-    description: "Ruby stackprof JSON (StackProf.run with raw: true), as speedscope opens it",
+    description: "Ruby stackprof JSON (`StackProf.run(raw: true)`), as speedscope opens it",
     extensions: &["stackprof.json"],
-    carries: CARRIES,
-    encoding: Encoding::Json(JsonKind { what: "a Ruby stackprof profile", aside: " (Ruby's)", check }),
-    sniff,
-    read: Some(|input, _, _| read(input).map_err(Error::from)),
-    write: None,
-    rules: spec::NOT_WRITTEN,
+    carries: Carries {
+        metrics: &[MetricKind::Time, MetricKind::Samples, MetricKind::Objects],
+        one_metric: false,
+        modules: true,
+        interval: true,
+        time_unit: Some(crate::model::Unit::Microseconds),
+        ..Carries::STACKS_OF_SAMPLES
+    },
+    reads: Some(Reads {
+        encoding: Encoding::Json(JsonKind { what: "a Ruby stackprof profile", aside: " (Ruby's)", check }),
+        read: |input, _, _| read(input).map_err(Error::from),
+    }),
+    writes: None,
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
-
-/// What a stackprof file holds.
-const CARRIES: Carries = Carries {
-    structure: Structure::Stacks,
-    threads: false,
-    thread_roots: false,
-    frame_kinds: false,
-    metrics: &[MetricKind::Time, MetricKind::Samples, MetricKind::Objects],
-    one_metric: false,
-    function_facts: false,
-    source_lines: false,
-    modules: true,
-    title: false,
-    timestamp: false,
-    interval: true,
-    interval_step: None,
-    name_replacements: &[],
-    lines_nest: false,
-    time_unit: Some(crate::model::Unit::Microseconds),
-    flat_reports: false,
-    needs_samples: false,
-    weight_is_time: false,
-};
 
 /// What a stackprof file should be, for serde's errors.
 const EXPECTED: &str = "a stackprof profile (mode, interval, frames, raw, raw_timestamp_deltas)";
@@ -91,11 +75,6 @@ const EXPECTED: &str = "a stackprof profile (mode, interval, frames, raw, raw_ti
 /// as Marshal writes it, 9, and `mode`).
 pub(crate) fn is_marshal_dump(head: &[u8]) -> bool {
     head.starts_with(b"\x04\x08{") && memchr::memmem::find(head, b":\x09mode").is_some()
-}
-
-/// `Yes` when [`check`] passes.
-fn sniff(head: &[u8]) -> Sniff {
-    Sniff::of_check(check(head))
 }
 
 /// Whether the input is a JSON object with stackprof's `mode` (one of its four) and `frames`; if

@@ -24,9 +24,10 @@
 //! counts, header facts but the title), and the order of siblings. Boxes narrower than 0.01 % of the
 //! total are left out (their counts stay in their callers' boxes).
 
+use super::kit::count_names::one_count_name;
 use super::options::ConvertOptions;
-use super::spec::{self, Carries, Encoding, Sniff, Spec};
-use super::{folded, shared, stacks};
+use super::spec::{self, Carries, Spec, Writes};
+use super::{shared, stacks};
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::error::FormatName;
@@ -36,26 +37,24 @@ use std::io::Write;
 /// What its format is, how it is told and read and written, and what a conversion to it does.
 pub(crate) const SPEC: Spec = Spec {
     name: "svg",
-    description: "flame graph as interactive SVG (inferno), to open in a browser",
+    description: "an interactive flame graph, as `inferno-flamegraph` draws it",
     extensions: &["svg"],
     carries: CARRIES,
-    encoding: Encoding::Text,
-    sniff,
-    read: None,
-    write: Some(write),
-    rules: spec::STACKS_ONLY,
+    reads: None,
+    writes: Some(Writes { write, rules: spec::STACKS_ONLY }),
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
 
 /// What a flame graph shows: folded stacks and a title.
-pub(crate) const CARRIES: Carries = Carries { title: true, ..folded::CARRIES };
-
-/// An SVG is never read.
-pub(crate) fn sniff(_head: &[u8]) -> Sniff {
-    Sniff::No
-}
+pub(crate) const CARRIES: Carries = Carries {
+    threads: true,
+    title: true,
+    // Drawn from folded stacks' lines, whose names hold no `;` and no line break.
+    name_replacements: &[(';', ','), ('\n', ' '), ('\r', ' ')],
+    ..Carries::STACKS_OF_SAMPLES
+};
 
 /// Writes `profile` (projected onto [`CARRIES`]) as a flame graph.
 pub(crate) fn write(
@@ -86,7 +85,7 @@ pub(crate) fn write(
     let names = profile
         .frames
         .iter()
-        .map(|(_, f)| shared::xml_text(&folded::one_count_name(&f.display_name()), &mut replaced).into_owned())
+        .map(|(_, f)| shared::xml_text(&one_count_name(&f.display_name()), &mut replaced).into_owned())
         .collect();
     shared::warn_xml_replaced(FORMAT, replaced, diag);
     options.hash = true;

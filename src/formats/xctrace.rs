@@ -37,10 +37,10 @@
 
 use super::kit::sink::{Order, StackSink};
 use super::rust_symbols;
-use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
+use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
-use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile};
+use crate::model::{FrameId, FrameKind, FrameRef, Metric, Profile};
 use quick_xml::events::{BytesStart, Event};
 use std::collections::HashMap;
 use std::io::{BufReader, Read};
@@ -48,41 +48,15 @@ use std::io::{BufReader, Read};
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
     name: "xctrace",
-    description: "Instruments Time Profiler XML (xctrace export), as inferno-collapse-xctrace reads it",
+    description: "Instruments' Time Profiler table (`xctrace export --xpath …time-profile…`), the stacks `inferno-collapse-xctrace` makes",
     extensions: &["xctrace.xml"],
-    carries: CARRIES,
-    encoding: Encoding::Text,
-    sniff,
-    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
-    write: None,
-    rules: spec::NOT_WRITTEN,
+    carries: Carries { modules: true, interval: true, ..Carries::STACKS_OF_SAMPLES },
+    reads: Some(Reads::text(sniff, |input, _, diag| read(input, diag).map_err(Error::from))),
+    writes: None,
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
-
-/// What an `xctrace export` of the Time Profiler holds, as read.
-const CARRIES: Carries = Carries {
-    structure: Structure::Stacks,
-    threads: false,
-    thread_roots: false,
-    frame_kinds: false,
-    metrics: &[MetricKind::Samples],
-    one_metric: true,
-    function_facts: false,
-    source_lines: false,
-    modules: true,
-    title: false,
-    timestamp: false,
-    interval: true,
-    interval_step: None,
-    name_replacements: &[],
-    lines_nest: false,
-    time_unit: None,
-    flat_reports: false,
-    needs_samples: false,
-    weight_is_time: false,
-};
 
 /// The document element of an export.
 const ROOT: &[u8] = b"trace-query-result";
@@ -208,7 +182,7 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
                 let text = text.decode().map_err(|_| ParseError {
                     format: FORMAT,
                     position: Position::byte(at),
-                    kind: ParseErrorKind::Encoding { found: None },
+                    kind: crate::error::not_utf8(&text),
                 })?;
                 export.weight_text.push_str(&text);
             }

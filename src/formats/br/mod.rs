@@ -63,7 +63,7 @@
 //! `f` without file or line beside `f` in `<no file>` at line 0) merge, so that every file written
 //! reads back into the tree it was written from.
 
-use super::spec::{self, Carries, Encoding, Rules, Spec, Structure};
+use super::spec::{self, Carries, Reads, Rules, Spec, Writes};
 use crate::error::{Error, FormatName};
 use crate::model::MetricKind;
 
@@ -76,51 +76,25 @@ pub(crate) use write::{fit, write};
 /// What its format is, how it is told and read and written, and what a conversion to it does.
 pub(crate) const SPEC: Spec = Spec {
     name: "br",
-    description: "Business Rules! (BR) profiler file (DEBUG PROFILE SAMPLED/TIMED)",
+    description: "Business Rules! profiler records (binary)",
     extensions: &["br"],
-    carries: CARRIES,
-    encoding: Encoding::Binary,
-    sniff,
-    read: Some(|input, options, diag| read(input, &options.formats.get(), diag).map_err(Error::from)),
-    write: Some(write),
-    rules: Rules {
-        fit,
-        fit_roots: spec::roots_as_they_are,
-        says_which_metric_comes_first: true,
-        keeps_defined_at: false,
-        shared_attrs: &[],
-        module_is_namespace: false,
-        keeps_measured_inclusive: false,
-        single_root: None,
-        merges_siblings: false,
+    carries: Carries {
+        metrics: &[MetricKind::Samples, MetricKind::Time],
+        one_metric: false,
+        source_lines: true,
+        modules: true,
+        needs_samples: true,
+        weight_is_time: true,
+        ..Carries::STACKS_OF_SAMPLES
     },
+    reads: Some(Reads::binary(sniff, |input, options, diag| {
+        read(input, &options.formats.get(), diag).map_err(Error::from)
+    })),
+    writes: Some(Writes { write, rules: Rules { fit, says_which_metric_comes_first: true, ..spec::STACKS_ONLY } }),
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
-
-/// What a BR profiler file carries.
-pub(crate) const CARRIES: Carries = Carries {
-    structure: Structure::Stacks,
-    threads: false,
-    thread_roots: false,
-    frame_kinds: false,
-    metrics: &[MetricKind::Samples, MetricKind::Time],
-    one_metric: false,
-    function_facts: false,
-    source_lines: true,
-    modules: true,
-    title: false,
-    timestamp: false,
-    interval: false,
-    interval_step: None,
-    name_replacements: &[],
-    lines_nest: false,
-    time_unit: None,
-    flat_reports: false,
-    needs_samples: true,
-    weight_is_time: true,
-};
 
 const MAPPING: u8 = 1;
 const CURRENT_LINE: u8 = 3;

@@ -365,7 +365,7 @@ impl Frames<'_> {
             let name = names.strings.get(names.functions[function as usize].1);
             let (kind, line) = if line == 0 { (FrameKind::Function, None) } else { (FrameKind::Line, Some(line)) };
             // Callgrind's `???` is no file: code without debug information.
-            let module = Some(names.files.get(file)).filter(|f| *f != super::read::UNKNOWN_FILE);
+            let module = Some(names.files.get(file)).filter(|f| *f != super::UNKNOWN_FILE);
             table.intern(FrameRef { name, module, line, clause: None, kind })
         })
     }

@@ -95,66 +95,40 @@ mod graph;
 mod read;
 mod write;
 
-use super::spec::{self, Carries, Encoding, Rules, Sniff, Spec, Structure};
+use super::spec::{self, Carries, Reads, Rules, Sniff, Spec, Structure, Writes};
 use crate::error::{Error, FormatName};
 use crate::model::{MetricKind, Unit};
 
 /// What its format is, how it is told and read and written, and what a conversion to it does.
 pub(crate) const SPEC: Spec = Spec {
     name: "callgrind",
-    description: "Valgrind's callgrind.out files, of callgrind_annotate and KCachegrind",
+    description: "Valgrind's callgrind profile (`valgrind --tool=callgrind`; its `callgrind.out.*` files by content); opens in `callgrind_annotate` and KCachegrind",
     extensions: &["callgrind"],
-    carries: CARRIES,
-    encoding: Encoding::Text,
-    sniff,
-    read: Some(|input, options, diag| read::read(input, options, diag).map_err(Error::from)),
-    write: Some(|profile, out, _, diag| write::write(profile, out, diag)),
-    rules: Rules {
-        fit: spec::as_projected,
-        fit_roots: spec::roots_as_they_are,
-        says_which_metric_comes_first: true,
-        keeps_defined_at: false,
-        shared_attrs: &[],
-        module_is_namespace: false,
-        keeps_measured_inclusive: false,
-        single_root: None,
-        merges_siblings: false,
+    carries: Carries {
+        structure: Structure::Graph,
+        // Every kind but timer inspections, in the order a profile is weighed by them.
+        metrics: MetricKind::PREFERENCE.split_at(7).0,
+        one_metric: false,
+        source_lines: true,
+        modules: true,
+        title: true,
+        name_replacements: &[('\n', ' '), ('\r', ' ')],
+        time_unit: Some(Unit::Nanoseconds),
+        ..Carries::STACKS_OF_SAMPLES
     },
+    reads: Some(Reads::text(sniff, |input, options, diag| read::read(input, options, diag).map_err(Error::from))),
+    writes: Some(Writes {
+        write: |profile, out, _, diag| write::write(profile, out, diag),
+        rules: Rules { says_which_metric_comes_first: true, ..spec::STACKS_ONLY },
+    }),
 };
+
+/// The file of a function whose cost lines come before any `fl=`, as callgrind writes a file it
+/// has no debug information for.
+const UNKNOWN_FILE: &str = "???";
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
-
-/// What a callgrind file holds.
-const CARRIES: Carries = Carries {
-    structure: Structure::Graph,
-    threads: false,
-    thread_roots: false,
-    frame_kinds: false,
-    metrics: &[
-        MetricKind::Samples,
-        MetricKind::Time,
-        MetricKind::Ticks,
-        MetricKind::Alloc,
-        MetricKind::Objects,
-        MetricKind::Events,
-        MetricKind::Calls,
-    ],
-    one_metric: false,
-    function_facts: false,
-    source_lines: true,
-    modules: true,
-    title: true,
-    timestamp: false,
-    interval: false,
-    interval_step: None,
-    name_replacements: &[('\n', ' '), ('\r', ' ')],
-    lines_nest: false,
-    time_unit: Some(Unit::Nanoseconds),
-    flat_reports: false,
-    needs_samples: false,
-    weight_is_time: false,
-};
 
 /// `Yes` for callgrind's recommended first line (`# callgrind format`) or a first header line that
 /// only callgrind files have (`version: 1` followed by `creator:`, `events:` or `positions:`).

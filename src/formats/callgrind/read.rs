@@ -338,7 +338,7 @@ impl Reader {
             Key::Fn => {
                 let function = name(line, value, &mut self.functions, &mut self.names.strings)?;
                 // A function's code is in its own file (`fl=`) until `fi=` says otherwise.
-                let file = *self.function_file.get_or_insert_with(|| self.names.files.intern(UNKNOWN_FILE));
+                let file = *self.function_file.get_or_insert_with(|| self.names.files.intern(super::UNKNOWN_FILE));
                 self.file = Some(file);
                 self.function_name = Some(function);
                 self.function = Some(self.names.function(file, function));
@@ -348,7 +348,7 @@ impl Reader {
                 let function = name(line, value, &mut self.functions, &mut self.names.strings)?;
                 let file = match self.callee_file.take().or(self.file) {
                     Some(file) => file,
-                    None => self.names.files.intern(UNKNOWN_FILE),
+                    None => self.names.files.intern(super::UNKNOWN_FILE),
                 };
                 self.callee = Some(self.names.function(file, function));
             }
@@ -536,10 +536,6 @@ impl Reader {
         })
     }
 }
-
-/// The file of a function whose cost lines come before any `fl=`, as callgrind writes a file it
-/// has no debug information for.
-pub(super) const UNKNOWN_FILE: &str = "???";
 
 /// The name `value` gives (`name`, `(id) name` defining `id`, or `(id)`), interned in `strings`.
 fn name(line: &Line<'_>, value: &str, table: &mut Compressed, strings: &mut graph::Strings) -> Result<u32, ParseError> {

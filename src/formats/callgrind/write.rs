@@ -26,6 +26,19 @@ struct FunctionCosts {
 
 /// Writes `profile` (fitted to the format: time in nanoseconds, lines in their functions' places).
 pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<(), Error> {
+    let (events, calls_metric) = events(profile, diag);
+    let (functions, totals, rounded) = costs_by_function(profile, &events, calls_metric);
+    if rounded {
+        diag.warn("callgrind-rounded", None, || {
+            "callgrind counts are whole numbers: values rounded to whole ones".into()
+        });
+    }
+    write_file(profile, &events, &functions, &totals, out)
+}
+
+/// The metrics written as events (the additive ones, the primary one first, as callgrind_annotate
+/// sorts by the first) and the one written as calls, if any; the others are dropped, said in `diag`.
+fn events(profile: &Profile, diag: &mut Diagnostics) -> (Vec<usize>, Option<usize>) {
     let metrics = profile.metrics();
     // Events: the additive metrics, the primary one first, as callgrind_annotate sorts by the first.
     let mut events: Vec<usize> = (0..metrics.len()).filter(|&m| metrics[m].is_additive()).collect();
@@ -44,6 +57,16 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
             format!("callgrind has no place for per-node metrics but calls: {names} dropped")
         });
     }
+    (events, calls_metric)
+}
+
+/// Each function's own costs per line and its calls per line and callee, the events' totals, and
+/// whether a value had to be rounded to a whole number.
+fn costs_by_function(
+    profile: &Profile,
+    events: &[usize],
+    calls_metric: Option<usize>,
+) -> (Vec<(Function, FunctionCosts)>, Vec<i64>, bool) {
     let n = events.len();
     let tree = &profile.tree;
     let inclusive: Vec<Vec<i64>> = events
@@ -118,12 +141,18 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
         *calls = calls.saturating_add(count);
         costs.iter_mut().zip(&inclusive).for_each(|(c, inc)| *c = c.saturating_add(inc[node.index()]));
     }
-    if rounded {
-        diag.warn("callgrind-rounded", None, || {
-            "callgrind counts are whole numbers: values rounded to whole ones".into()
-        });
-    }
-    let names: Vec<String> = events.iter().map(|&m| event_name(&metrics[m])).collect();
+    (functions, totals, rounded)
+}
+
+/// Writes the file: its header, each function's costs and calls, and the totals.
+fn write_file(
+    profile: &Profile,
+    events: &[usize],
+    functions: &[(Function, FunctionCosts)],
+    totals: &[i64],
+    out: &mut dyn Write,
+) -> Result<(), Error> {
+    let names: Vec<String> = events.iter().map(|&m| event_name(&profile.metrics()[m])).collect();
     let mut w = std::io::BufWriter::new(out);
     writeln!(w, "# callgrind format\nversion: 1")?;
     if profile.meta.attr("callgrind.creator").is_none() {
@@ -139,14 +168,14 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
     }
     writeln!(w, "positions: line\nevents: {}", names.join(" "))?;
     let counts = |costs: &[i64]| costs.iter().map(i64::to_string).collect::<Vec<_>>().join(" ");
-    writeln!(w, "summary: {}\n", counts(&totals))?;
+    writeln!(w, "summary: {}\n", counts(totals))?;
     let mut files = Compressor::default();
     let mut fns = Compressor::default();
-    for ((file, name), costs) in &functions {
+    for ((file, name), costs) in functions {
         if costs.lines.is_empty() && costs.calls.is_empty() {
             continue;
         }
-        let file = file.as_deref().unwrap_or(super::read::UNKNOWN_FILE);
+        let file = file.as_deref().unwrap_or(super::UNKNOWN_FILE);
         writeln!(w, "fl={}", files.name(file))?;
         writeln!(w, "fn={}", fns.name(name))?;
         let mut last: Option<u32> = None;
@@ -168,7 +197,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
         }
         for ((line, callee), (calls, inclusive)) in &costs.calls {
             let ((callee_file, callee_name), callee_costs) = &functions[*callee];
-            let callee_file = callee_file.as_deref().unwrap_or(super::read::UNKNOWN_FILE);
+            let callee_file = callee_file.as_deref().unwrap_or(super::UNKNOWN_FILE);
             if callee_file != file {
                 writeln!(w, "cfi={}", files.name(callee_file))?;
             }
@@ -180,7 +209,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnosti
         }
         writeln!(w)?;
     }
-    writeln!(w, "totals: {}", counts(&totals))?;
+    writeln!(w, "totals: {}", counts(totals))?;
     w.flush()?;
     Ok(())
 }

@@ -95,7 +95,7 @@ mod write;
 pub(crate) use read::read;
 pub(crate) use write::write;
 
-use super::spec::{self, Carries, Encoding, JsonKind, Rules, Sniff, Spec, Structure};
+use super::spec::{self, Carries, Encoding, JsonKind, Reads, Rules, Spec, Writes};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName};
 use crate::model::{FrameKind, FrameRef, MetricKind, NodeId, Profile, Repr, Unit, Values};
@@ -103,25 +103,18 @@ use crate::model::{FrameKind, FrameRef, MetricKind, NodeId, Profile, Repr, Unit,
 /// What its format is, how it is told and read and written, and what a conversion to it does.
 pub(crate) const SPEC: Spec = Spec {
     name: "chrome-trace",
-    description: "Chrome trace events JSON (py-spy, clang -ftime-trace), opens in Perfetto",
+    description: "Chrome trace events (py-spy, Clang `-ftime-trace`, Chrome); opens in Perfetto",
     // py-spy and Clang write `.json`: content decides.
     extensions: &["trace.json", "json"],
     carries: CARRIES,
-    encoding: Encoding::Json(JsonKind { what: "a Chrome trace (JSON trace events)", aside: "", check }),
-    sniff,
-    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
-    write: Some(|profile, out, _, _| write(profile, out)),
-    rules: Rules {
-        fit: |profile, _, diag| fit(profile, diag),
-        fit_roots: spec::roots_as_they_are,
-        says_which_metric_comes_first: false,
-        keeps_defined_at: false,
-        shared_attrs: &[],
-        module_is_namespace: false,
-        keeps_measured_inclusive: false,
-        single_root: None,
-        merges_siblings: false,
-    },
+    reads: Some(Reads {
+        encoding: Encoding::Json(JsonKind { what: "a Chrome trace (JSON trace events)", aside: "", check }),
+        read: |input, _, diag| read(input, diag).map_err(Error::from),
+    }),
+    writes: Some(Writes {
+        write: |profile, out, _, _| write(profile, out),
+        rules: Rules { fit: |profile, _, diag| fit(profile, diag), ..spec::STACKS_ONLY },
+    }),
 };
 
 /// The format's name in errors and warnings.
@@ -129,34 +122,19 @@ const FORMAT: FormatName = SPEC.format_name();
 
 /// What a Chrome trace holds.
 pub(crate) const CARRIES: Carries = Carries {
-    structure: Structure::Stacks,
     threads: true,
     thread_roots: true,
-    frame_kinds: false,
     metrics: &[MetricKind::Time],
     one_metric: false,
-    function_facts: false,
     source_lines: true,
     modules: true,
-    title: false,
-    timestamp: false,
-    interval: false,
-    interval_step: None,
-    name_replacements: &[],
-    lines_nest: false,
     time_unit: Some(Unit::Microseconds),
-    flat_reports: false,
-    needs_samples: false,
     weight_is_time: true,
+    ..Carries::STACKS_OF_SAMPLES
 };
 
 /// The header fact of a `displayTimeUnit` other than `ms`.
 const DISPLAY_TIME_UNIT: &str = "chrome-trace.displayTimeUnit";
-
-/// `Yes` when [`check`] passes.
-pub(crate) fn sniff(head: &[u8]) -> Sniff {
-    Sniff::of_check(check(head))
-}
 
 /// Whether the input is a JSON object with the key `traceEvents` in the head, or an array of
 /// objects with a `ph` key; if not, why not.

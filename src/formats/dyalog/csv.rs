@@ -31,7 +31,7 @@ use crate::diag::Diagnostics;
 use crate::error::FormatName;
 use crate::error::{Error, ParseError, ParseErrorKind, Position};
 use crate::formats::shared::runs_as_formula;
-use crate::formats::spec::{Encoding, Sniff, Spec};
+use crate::formats::spec::{Reads, Sniff, Spec, Writes};
 use crate::model::{FrameKind, FrameTable, Profile};
 use crate::text;
 use std::io::{Read, Write};
@@ -40,18 +40,18 @@ use std::ops::Range;
 /// What Dyalog's CSV format is, how it is told and read and written, and what a conversion to it does.
 pub(crate) const SPEC: Spec = Spec {
     name: "dyalog-csv",
-    description: "Dyalog APL ]PROFILE report as CSV (tree, summary, data)",
+    description: "Dyalog APL `]PROFILE` report as CSV",
     extensions: &["csv"],
     carries: super::carries(true),
-    encoding: Encoding::Text,
-    sniff,
-    read: Some(|input, options, diag| {
+    reads: Some(Reads::text(sniff, |input, options, diag| {
         read(input, &options.formats.get(), options.merge_lines, diag).map_err(Error::from)
+    })),
+    writes: Some(Writes {
+        write: |profile, out, options, diag| {
+            write(profile, out, options.formats.get::<super::Options>().separators, diag)
+        },
+        rules: super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag)),
     }),
-    write: Some(|profile, out, options, diag| {
-        write(profile, out, options.formats.get::<super::Options>().separators, diag)
-    }),
-    rules: super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag)),
 };
 
 /// The format's name in errors and warnings.

@@ -36,14 +36,12 @@
 
 mod build;
 pub mod csv;
-mod rows;
 pub mod xml;
-mod xml_write;
 
 use crate::diag::Diagnostics;
 use crate::error::FormatName;
 use crate::error::ParseErrorKind;
-use crate::formats::spec::{self, Carries, Rules, Structure};
+use crate::formats::spec::{self, Carries, Rules};
 use crate::model::ops::{self, shortened, unattributed, with_parts};
 use crate::model::{
     significant, FrameId, FrameKind, FrameRef, Meta, Metric, MetricKind, NodeId, Profile, Repr, StatedTotal, Unit,
@@ -55,25 +53,16 @@ use std::str::FromStr;
 /// name cannot hold a line break (no APL name has one).
 pub(crate) const fn carries(csv: bool) -> Carries {
     Carries {
-        structure: Structure::Tree,
-        threads: false,
-        thread_roots: false,
-        frame_kinds: false,
         metrics: &[MetricKind::Calls, MetricKind::Time, MetricKind::Inspections],
         one_metric: false,
-        function_facts: false,
         source_lines: true,
-        modules: false,
         title: !csv,
-        timestamp: false,
-        interval: false,
-        interval_step: None,
         name_replacements: if csv { &[('\n', ' '), ('\r', ' ')] } else { &[] },
         lines_nest: true,
         time_unit: Some(Unit::Milliseconds),
         flat_reports: true,
-        needs_samples: false,
         weight_is_time: true,
+        ..Carries::TREE_OF_SAMPLES
     }
 }
 
@@ -85,17 +74,7 @@ pub(crate) const UNKNOWN_CALLING_LINE: u32 = 0;
 /// The rules of both Dyalog reports, XML and CSV, whose last step of fitting is `fit` (each names
 /// its own format in what it says): their header facts shared by name, measured inclusive times kept.
 pub(crate) const fn rules(fit: spec::Fit) -> Rules {
-    Rules {
-        fit,
-        fit_roots: spec::roots_as_they_are,
-        says_which_metric_comes_first: false,
-        keeps_defined_at: false,
-        shared_attrs: SHARED_ATTRS,
-        module_is_namespace: false,
-        keeps_measured_inclusive: true,
-        single_root: None,
-        merges_siblings: false,
-    }
+    Rules { fit, shared_attrs: SHARED_ATTRS, keeps_measured_inclusive: true, ..spec::STACKS_ONLY }
 }
 
 /// Fits a profile already projected onto a Dyalog format to what `]PROFILE` writes. A tree report

@@ -66,13 +66,14 @@
 //! libraries and addresses, JS and native allocations, subcategories, pages, processes (their
 //! threads are kept); the markers, CPU time and allocations a file holds are said on stderr.
 
+mod document;
 mod read;
 mod upgrade;
 mod write;
 
 use super::json;
 use super::options::{effective_interval, ConvertOptions, IntervalFirst};
-use super::spec::{Carries, Encoding, JsonKind, Rules, Sniff, Spec, Structure};
+use super::spec::{self, Carries, Encoding, JsonKind, Reads, Rules, Spec, Writes};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName};
 use crate::model::{ops, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value};
@@ -81,57 +82,45 @@ use serde::{Deserialize, Serialize};
 /// What its format is, how it is told, read and written, and what a conversion to it does.
 pub(crate) const SPEC: Spec = Spec {
     name: "firefox",
-    description: "Firefox Profiler processed profile JSON (samply), opens at profiler.firefox.com",
+    description: "the Firefox Profiler's processed profile (samply's): written at version 55, read at 0–70 (older ones upgraded as the profiler does); opens at profiler.firefox.com",
     extensions: &["firefox.json"],
-    carries: CARRIES,
-    encoding: Encoding::Json(JsonKind {
-        what: "a Firefox Profiler processed profile",
-        aside: " (the Firefox Profiler's)",
-        check,
-    }),
-    sniff,
-    read: Some(|input, _, diag| read::read(input, diag).map_err(Error::from)),
-    write: Some(|profile, out, options, _| write::write(profile, out, options)),
-    rules: Rules {
-        fit,
-        fit_roots,
-        // It holds the one metric it is weighed by.
-        says_which_metric_comes_first: true,
-        keeps_defined_at: true,
-        shared_attrs: &[],
-        module_is_namespace: false,
-        keeps_measured_inclusive: false,
-        single_root: None,
-        merges_siblings: true,
+    carries: Carries {
+        threads: true,
+        thread_roots: true,
+        metrics: &[MetricKind::Samples, MetricKind::Time, MetricKind::Ticks, MetricKind::Alloc],
+        // One weight per sample, but a weight of time in ms with fractions: [`fit`] keeps the one.
+        one_metric: false,
+        source_lines: true,
+        modules: true,
+        title: true,
+        interval: true,
+        time_unit: Some(Unit::Milliseconds),
+        ..Carries::TREE_OF_SAMPLES
     },
+    reads: Some(Reads {
+        encoding: Encoding::Json(JsonKind {
+            what: "a Firefox Profiler processed profile",
+            aside: " (the Firefox Profiler's)",
+            check,
+        }),
+        read: |input, _, diag| read::read(input, diag).map_err(Error::from),
+    }),
+    writes: Some(Writes {
+        write: |profile, out, options, _| write::write(profile, out, options),
+        rules: Rules {
+            fit,
+            fit_roots,
+            // It holds the one metric it is weighed by.
+            says_which_metric_comes_first: true,
+            keeps_defined_at: true,
+            merges_siblings: true,
+            ..spec::STACKS_ONLY
+        },
+    }),
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
-
-/// What a processed profile holds.
-const CARRIES: Carries = Carries {
-    structure: Structure::Tree,
-    threads: true,
-    thread_roots: true,
-    frame_kinds: false,
-    metrics: &[MetricKind::Samples, MetricKind::Time, MetricKind::Ticks, MetricKind::Alloc],
-    // One weight per sample, but a weight of time in ms with fractions: [`fit`] keeps the one.
-    one_metric: false,
-    function_facts: false,
-    source_lines: true,
-    modules: true,
-    title: true,
-    timestamp: false,
-    interval: true,
-    interval_step: None,
-    name_replacements: &[],
-    lines_nest: false,
-    time_unit: Some(Unit::Milliseconds),
-    flat_reports: false,
-    needs_samples: false,
-    weight_is_time: false,
-};
 
 /// The version written: `meta.preprocessedProfileVersion` and `meta.version`, as
 /// fxprof-processed-profile 0.8.1 writes them.
@@ -153,11 +142,6 @@ const DEFAULT_CATEGORY: &str = "Other";
 /// What a processed profile should be, for serde's errors.
 const EXPECTED: &str =
     "a Firefox Profiler processed profile (meta, threads with samples, stackTable, frameTable, funcTable, stringArray)";
-
-/// `Yes` when [`check`] passes.
-fn sniff(head: &[u8]) -> Sniff {
-    Sniff::of_check(check(head))
-}
 
 /// Whether the input is a JSON object whose `meta` states a `preprocessedProfileVersion` (first, as
 /// samply and the profiler write it, or later, its keys sorted), or whose `meta` comes first and

@@ -1,6 +1,9 @@
 //! Reading a processed profile of versions 0 to 70: its tables, where each version has them (those
 //! below 41 upgraded first, `upgrade.rs`).
 
+use super::document::{
+    Document, FrameTable, FuncTable, Length, ResourceTable, Samples, Sources, StackTable, Tables, Thread,
+};
 use super::{Category, CATEGORY, DEFAULT_CATEGORY, EXPECTED, FORMAT, READ_VERSIONS, UPGRADED_FROM, WRITTEN_VERSION};
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind};
@@ -12,146 +15,6 @@ use crate::model::{
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::io::Read;
-
-#[derive(Deserialize)]
-struct Document {
-    meta: Meta,
-    threads: Vec<Thread>,
-    /// From version 56 the strings, from 58 the sources, from 60 the tables of all threads.
-    #[serde(default)]
-    shared: Tables,
-}
-
-#[derive(Deserialize)]
-struct Meta {
-    #[serde(default)]
-    interval: Option<f64>,
-    #[serde(default)]
-    product: Option<String>,
-    #[serde(default)]
-    categories: Vec<Category>,
-}
-
-#[derive(Deserialize)]
-pub(super) struct Thread {
-    #[serde(default)]
-    pub(super) name: Option<String>,
-    /// None before version 1 in a thread whose name says its process (`Content`).
-    #[serde(default, rename = "processType")]
-    pub(super) process_type: Option<serde::de::IgnoredAny>,
-    #[serde(default)]
-    tid: Option<serde_json::Value>,
-    pub(super) samples: Samples,
-    #[serde(default)]
-    markers: Option<Length>,
-    #[serde(default, rename = "jsAllocations")]
-    js_allocations: Option<Length>,
-    #[serde(default, rename = "nativeAllocations")]
-    native_allocations: Option<Length>,
-    /// Its own tables up to version 59 (its strings up to 55).
-    #[serde(flatten)]
-    pub(super) tables: Tables,
-}
-
-/// The tables a thread's samples point into: the thread's own, or `profile.shared`'s.
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct Tables {
-    #[serde(default)]
-    stack_table: Option<StackTable>,
-    #[serde(default)]
-    frame_table: Option<FrameTable>,
-    #[serde(default)]
-    pub(super) func_table: Option<FuncTable>,
-    #[serde(default)]
-    resource_table: Option<ResourceTable>,
-    #[serde(default)]
-    pub(super) string_array: Option<Vec<String>>,
-    #[serde(default)]
-    sources: Option<Sources>,
-}
-
-/// A table of which only its length is read.
-#[derive(Deserialize)]
-struct Length {
-    length: usize,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct Samples {
-    /// CPU time of the thread between samples: any number makes the thread one whose CPU time is
-    /// not read.
-    #[serde(default, rename = "threadCPUDelta")]
-    thread_cpu_delta: Option<Vec<Option<f64>>>,
-    length: usize,
-    stack: Vec<Option<u64>>,
-    #[serde(default)]
-    pub(super) weight: Option<Vec<Option<f64>>>,
-    #[serde(default)]
-    pub(super) weight_type: Option<String>,
-    /// The weights before version 29.
-    #[serde(default)]
-    pub(super) duration: Option<Vec<Option<f64>>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct StackTable {
-    length: usize,
-    /// A stack's caller, up to version 65.
-    #[serde(default)]
-    prefix: Option<Vec<Option<u64>>>,
-    /// How many stacks before it its caller is (0: none), from version 66.
-    #[serde(default)]
-    prefix_offset: Option<Vec<u64>>,
-    frame: Vec<u64>,
-}
-
-#[derive(Deserialize)]
-struct FrameTable {
-    length: usize,
-    func: Vec<u64>,
-    #[serde(default)]
-    line: Vec<Option<u32>>,
-    #[serde(default)]
-    column: Vec<Option<u32>>,
-    #[serde(default)]
-    category: Vec<Option<u64>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct FuncTable {
-    pub(super) length: usize,
-    pub(super) name: Vec<u64>,
-    /// Whether it is JS: its name, file and line were one string before version 4.
-    #[serde(default, rename = "isJS")]
-    pub(super) is_js: Vec<bool>,
-    /// Its file up to version 57 (a string).
-    #[serde(default)]
-    pub(super) file_name: Vec<Option<u64>>,
-    /// Its file from version 58 (a source).
-    #[serde(default)]
-    source: Vec<Option<u64>>,
-    #[serde(default)]
-    pub(super) line_number: Vec<Option<u32>>,
-    #[serde(default)]
-    pub(super) column_number: Vec<Option<u32>>,
-    #[serde(default)]
-    resource: Vec<Option<i64>>,
-}
-
-#[derive(Deserialize)]
-struct ResourceTable {
-    /// A string, or before version 41 -1 or `null` for none.
-    name: Vec<Option<i64>>,
-}
-
-#[derive(Deserialize)]
-struct Sources {
-    filename: Vec<Option<u64>>,
-}
 
 /// A place (a JSON path), what was expected there and what was found.
 type Misplaced = (String, String, String);
@@ -311,20 +174,6 @@ impl Reader {
         t: usize,
     ) -> Result<(), Misplaced> {
         let place = format!("threads[{t}]");
-        fn pick<'a, T>(
-            own: &'a Option<T>,
-            shared: &'a Option<T>,
-            place: &str,
-            key: &str,
-        ) -> Result<Found<'a, T>, Misplaced> {
-            match (own, shared) {
-                (Some(table), _) => Ok(Found { table, place: format!("{place}.{key}") }),
-                (None, Some(table)) => Ok(Found { table, place: format!("shared.{key}") }),
-                (None, None) => {
-                    Err((format!("{place}.{key}"), format!("a {key}, the thread's or shared's"), "none".into()))
-                }
-            }
-        }
         let own = &thread.tables;
         let stacks = pick(&own.stack_table, &shared.stack_table, &place, "stackTable")?;
         let frames = pick(&own.frame_table, &shared.frame_table, &place, "frameTable")?;
@@ -332,26 +181,8 @@ impl Reader {
         let strings = pick(&own.string_array, &shared.string_array, &place, "stringArray")?;
         let resources = own.resource_table.as_ref().or(shared.resource_table.as_ref());
         let sources = own.sources.as_ref().or(shared.sources.as_ref());
-        let short = |found: &str, column: &str, len: usize, length: usize| -> Result<(), Misplaced> {
-            match len >= length {
-                true => Ok(()),
-                false => Err((format!("{found}.{column}"), format!("{length} entries (its length)"), format!("{len}"))),
-            }
-        };
-        short(&funcs.place, "name", funcs.table.name.len(), funcs.table.length)?;
-        short(&frames.place, "func", frames.table.func.len(), frames.table.length)?;
-        short(&stacks.place, "frame", stacks.table.frame.len(), stacks.table.length)?;
-        let prefix_len = match (&stacks.table.prefix, &stacks.table.prefix_offset) {
-            (Some(prefix), _) => prefix.len(),
-            (None, Some(offsets)) => offsets.len(),
-            (None, None) => 0,
-        };
-        short(&stacks.place, "prefix", prefix_len, stacks.table.length)?;
+        columns_are_whole((&stacks, &frames, &funcs), &thread.samples, &place)?;
         let samples = &thread.samples;
-        short(&format!("{place}.samples"), "stack", samples.stack.len(), samples.length)?;
-        if let Some(weights) = &samples.weight {
-            short(&format!("{place}.samples"), "weight", weights.len(), samples.length)?;
-        }
         let metric = self.metric(samples.weight_type.as_deref().unwrap_or("samples"), &place)?;
         let is_shared = frames.place.starts_with("shared.");
         if is_shared && self.shared_frames.len() != frames.table.length {
@@ -453,6 +284,44 @@ impl Reader {
 
 /// The caller of stack `s`: its `prefix`, or (from version 66) `s` less its `prefixOffset`; an
 /// error where it is not an earlier stack.
+/// The table `key` of a thread: its own (at `place`), else `shared`'s.
+fn pick<'a, T>(own: &'a Option<T>, shared: &'a Option<T>, place: &str, key: &str) -> Result<Found<'a, T>, Misplaced> {
+    match (own, shared) {
+        (Some(table), _) => Ok(Found { table, place: format!("{place}.{key}") }),
+        (None, Some(table)) => Ok(Found { table, place: format!("shared.{key}") }),
+        (None, None) => Err((format!("{place}.{key}"), format!("a {key}, the thread's or shared's"), "none".into())),
+    }
+}
+
+/// Whether each column read of the tables and of thread `place`'s samples holds as many entries as
+/// its table's length says; if not, the first short one.
+fn columns_are_whole(
+    (stacks, frames, funcs): (&Found<StackTable>, &Found<FrameTable>, &Found<FuncTable>),
+    samples: &Samples,
+    place: &str,
+) -> Result<(), Misplaced> {
+    let short = |found: &str, column: &str, len: usize, length: usize| -> Result<(), Misplaced> {
+        match len >= length {
+            true => Ok(()),
+            false => Err((format!("{found}.{column}"), format!("{length} entries (its length)"), format!("{len}"))),
+        }
+    };
+    short(&funcs.place, "name", funcs.table.name.len(), funcs.table.length)?;
+    short(&frames.place, "func", frames.table.func.len(), frames.table.length)?;
+    short(&stacks.place, "frame", stacks.table.frame.len(), stacks.table.length)?;
+    let prefix_len = match (&stacks.table.prefix, &stacks.table.prefix_offset) {
+        (Some(prefix), _) => prefix.len(),
+        (None, Some(offsets)) => offsets.len(),
+        (None, None) => 0,
+    };
+    short(&stacks.place, "prefix", prefix_len, stacks.table.length)?;
+    short(&format!("{place}.samples"), "stack", samples.stack.len(), samples.length)?;
+    if let Some(weights) = &samples.weight {
+        short(&format!("{place}.samples"), "weight", weights.len(), samples.length)?;
+    }
+    Ok(())
+}
+
 fn prefix_of(stacks: &Found<StackTable>, s: usize) -> Result<Option<usize>, Misplaced> {
     let table = stacks.table;
     let (prefix, column) = match (&table.prefix, &table.prefix_offset) {

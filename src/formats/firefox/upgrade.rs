@@ -18,7 +18,7 @@
 //! Before 41 a resource may have no name (-1 or `null`, `<unnamed resource>` to the profiler):
 //! such a library names no module, as the reader takes it.
 
-use super::read::Thread;
+use super::document::Thread;
 use std::collections::HashMap;
 
 /// Upgrades `threads` of processed profile version `version` (below 41) as described above.

@@ -31,8 +31,8 @@ use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName};
 use crate::error::{ParseError, ParseErrorKind};
 use crate::formats::json;
-use crate::formats::spec::{Carries, Encoding, JsonKind, Sniff, Spec};
-use crate::model::{FrameId, FrameRef, MetricKind, NodeId, Profile, Value, DEFINED_AT};
+use crate::formats::spec::{Encoding, JsonKind, Reads, Spec};
+use crate::model::{FrameId, FrameRef, NodeId, Profile, Value, DEFINED_AT};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use std::io::Read;
@@ -41,31 +41,19 @@ use std::time::Duration;
 /// What its format is, how it is told and read and written, and what a conversion to it does.
 pub(crate) const SPEC: Spec = Spec {
     name: "ghc-json",
-    description: "GHC +RTS -pj JSON profile",
+    description: "GHC `+RTS -pj` JSON profile",
     // GHC writes -pj output to `<prog>.prof` too.
     extensions: &["prof.json", "json", "prof"],
-    carries: CARRIES,
-    encoding: Encoding::Json(JsonKind { what: "GHC's +RTS -pj JSON", aside: " (GHC's +RTS -pj profile)", check }),
-    sniff,
-    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
-    write: None,
-    rules: super::REPORT_RULES,
+    carries: super::CARRIES,
+    reads: Some(Reads {
+        encoding: Encoding::Json(JsonKind { what: "GHC's +RTS -pj JSON", aside: " (GHC's +RTS -pj profile)", check }),
+        read: |input, _, diag| read(input, diag).map_err(Error::from),
+    }),
+    writes: None,
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
-/// What a JSON profile carries.
-pub(crate) const CARRIES: Carries = super::carries(
-    &[MetricKind::Ticks, MetricKind::Calls, MetricKind::Alloc],
-    true,
-    &[],
-    std::time::Duration::from_micros(1),
-);
-
-/// `Yes` when [`check`] passes.
-pub(crate) fn sniff(head: &[u8]) -> Sniff {
-    Sniff::of_check(check(head))
-}
 
 /// Whether the input is a JSON object that starts as GHC writes one: its first key `"program"`
 /// with a string value, then `"arguments"` (or `"rts_arguments"`), however long the program name
@@ -428,8 +416,8 @@ mod tests {
             arguments.join(", ")
         );
         assert!(head.find("rts_arguments").is_some_and(|at| at > 512));
-        assert_eq!(sniff(head.as_bytes()), Sniff::Yes);
-        assert_eq!(sniff(br#"{"program":"a \" b","rts_arguments":["-pj"]"#), Sniff::Yes);
+        assert_eq!(check(head.as_bytes()), Ok(()));
+        assert_eq!(check(br#"{"program":"a \" b","rts_arguments":["-pj"]"#), Ok(()));
     }
 
     #[test]
@@ -441,7 +429,7 @@ mod tests {
             br#"{"program": 12, "arguments": []}"#,
             br#"["program", "arguments"]"#,
         ] {
-            assert_eq!(sniff(head), Sniff::No, "{}", String::from_utf8_lossy(head));
+            assert!(check(head).is_err(), "{}", String::from_utf8_lossy(head));
         }
     }
 }

@@ -18,55 +18,24 @@ pub mod prof;
 pub mod px;
 
 use crate::error::ParseErrorKind;
-use crate::formats::spec::{self, Carries, Rules, Structure};
+use crate::formats::spec::Carries;
 use crate::model::Sampling;
 use crate::model::{FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Unit};
 
-/// The rules of GHC's text and JSON reports (`-p`, `-pj`), which proftool reads and does not write:
-/// their modules are namespaces of the cost centres' names; nothing else to fit.
-pub(crate) const REPORT_RULES: Rules = Rules {
-    fit: spec::as_projected,
-    fit_roots: spec::roots_as_they_are,
-    says_which_metric_comes_first: false,
-    keeps_defined_at: false,
-    shared_attrs: &[],
-    module_is_namespace: true,
-    keeps_measured_inclusive: false,
-    single_root: None,
-    merges_siblings: false,
+/// What a GHC profile carries: a tree of cost centres with modules, a timestamp and a tick length
+/// (in µs); the JSON report's as it is, the other two shapes state how they differ (their metrics,
+/// the text report's title, the characters a `-px` name cannot hold and the step of its interval).
+pub(crate) const CARRIES: Carries = Carries {
+    metrics: &[MetricKind::Ticks, MetricKind::Calls, MetricKind::Alloc],
+    one_metric: false,
+    modules: true,
+    title: true,
+    timestamp: true,
+    interval: true,
+    interval_step: Some(std::time::Duration::from_micros(1)),
+    weight_is_time: true,
+    ..Carries::TREE_OF_SAMPLES
 };
-
-/// What a GHC profile carries: a tree of cost centres with modules, a timestamp and a tick length;
-/// `metrics` and `title` differ between the three shapes, and so do the characters a name cannot
-/// hold (`-px` only).
-pub(crate) const fn carries(
-    metrics: &'static [MetricKind],
-    title: bool,
-    name_replacements: &'static [(char, char)],
-    interval_step: std::time::Duration,
-) -> Carries {
-    Carries {
-        structure: Structure::Tree,
-        threads: false,
-        thread_roots: false,
-        frame_kinds: false,
-        metrics,
-        one_metric: false,
-        function_facts: false,
-        source_lines: false,
-        modules: true,
-        title,
-        timestamp: true,
-        interval: true,
-        interval_step: Some(interval_step),
-        name_replacements,
-        lines_nest: false,
-        time_unit: None,
-        flat_reports: false,
-        needs_samples: false,
-        weight_is_time: true,
-    }
-}
 
 /// The machine word size assumed for `-px` allocation counts (64-bit builds).
 pub const DEFAULT_WORD_SIZE: u64 = 8;

@@ -59,7 +59,7 @@ use super::{alloc_metric, cost_centre, new_profile, ALLOC, ENTRIES, TICKS};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, ParseError, ParseErrorKind, Position};
 use crate::error::{Error, FormatName};
-use crate::formats::spec::{first_line_contains, Carries, Encoding, Sniff, Spec};
+use crate::formats::spec::{first_line_contains, Carries, Reads, Sniff, Spec};
 use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, DEFINED_AT};
 use crate::text::{self, Line};
 use std::io::Read;
@@ -68,26 +68,19 @@ use std::time::Duration;
 /// What its format is, how it is told and read and written, and what a conversion to it does.
 pub(crate) const SPEC: Spec = Spec {
     name: "ghc-prof",
-    description: "GHC +RTS -p/-P text profiling report",
+    description: "GHC `+RTS -p`/`-P` text report",
     extensions: &["prof"],
     carries: CARRIES,
-    encoding: Encoding::Text,
-    sniff,
-    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
-    write: None,
-    rules: super::REPORT_RULES,
+    reads: Some(Reads::text(sniff, |input, _, diag| read(input, diag).map_err(Error::from))),
+    writes: None,
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
 
 /// What a text report carries.
-pub(crate) const CARRIES: Carries = super::carries(
-    &[MetricKind::Ticks, MetricKind::Time, MetricKind::Calls, MetricKind::Alloc],
-    true,
-    &[],
-    std::time::Duration::from_micros(1),
-);
+pub(crate) const CARRIES: Carries =
+    Carries { metrics: &[MetricKind::Ticks, MetricKind::Time, MetricKind::Calls, MetricKind::Alloc], ..super::CARRIES };
 
 const MARKER: &str = "Time and Allocation Profiling Report";
 

@@ -22,7 +22,7 @@
 //! **Lost**: header facts but the title and the interval, and per-function facts of the source
 //! (LispWorks' Call and Seen counts).
 
-use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
+use super::spec::{self, Carries, Spec, Writes};
 use crate::error::{Error, FormatName};
 use crate::model::{Aggregation, FrameKind, MetricKind, Profile, Value, Values};
 use std::collections::HashMap;
@@ -31,56 +31,44 @@ use std::io::Write;
 /// What its format is and how it is written (proftool does not read it).
 pub(crate) const SPEC: Spec = Spec {
     name: "html",
-    description: "a page to look at in a browser: flame graph, icicle, search, functions and their callers and callees",
+    description: "a self-contained page to look at in a browser: flame graph, icicle, search, functions and their callers and callees",
     extensions: &["html", "htm"],
-    carries: CARRIES,
-    encoding: Encoding::Text,
-    sniff,
-    read: None,
-    write: Some(|profile, out, _, _| write_page(profile, None, out)),
-    // Measured inclusive values kept: a Dyalog tree's totals are measured (docs/formats.md).
-    rules: spec::Rules {
-        keeps_defined_at: true,
-        says_which_metric_comes_first: true,
-        keeps_measured_inclusive: true,
-        ..spec::STACKS_ONLY
+    carries: Carries {
+        threads: true,
+        frame_kinds: true,
+        metrics: &[
+            MetricKind::Samples,
+            MetricKind::Time,
+            MetricKind::Ticks,
+            MetricKind::Inspections,
+            MetricKind::Calls,
+            MetricKind::Alloc,
+            MetricKind::Objects,
+            MetricKind::Events,
+        ],
+        one_metric: false,
+        source_lines: true,
+        modules: true,
+        title: true,
+        interval: true,
+        lines_nest: true,
+        ..Carries::TREE_OF_SAMPLES
     },
+    reads: None,
+    // Measured inclusive values kept: a Dyalog tree's totals are measured (docs/formats.md).
+    writes: Some(Writes {
+        write: |profile, out, _, _| write_page(profile, None, out),
+        rules: spec::Rules {
+            keeps_defined_at: true,
+            says_which_metric_comes_first: true,
+            keeps_measured_inclusive: true,
+            ..spec::STACKS_ONLY
+        },
+    }),
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
-
-/// What the page shows: the whole tree, every metric.
-const CARRIES: Carries = Carries {
-    structure: Structure::Tree,
-    threads: true,
-    thread_roots: false,
-    frame_kinds: true,
-    metrics: &[
-        MetricKind::Samples,
-        MetricKind::Time,
-        MetricKind::Ticks,
-        MetricKind::Inspections,
-        MetricKind::Calls,
-        MetricKind::Alloc,
-        MetricKind::Objects,
-        MetricKind::Events,
-    ],
-    one_metric: false,
-    function_facts: false,
-    source_lines: true,
-    modules: true,
-    title: true,
-    timestamp: false,
-    interval: true,
-    interval_step: None,
-    name_replacements: &[],
-    lines_nest: true,
-    time_unit: None,
-    flat_reports: false,
-    needs_samples: false,
-    weight_is_time: false,
-};
 
 /// The viewer, with `/*PROFILE*/` where the profile's JSON goes, `/*SCRIPT*/` its script and
 /// `<!--TITLE-->` its title.
@@ -96,11 +84,6 @@ const SCRIPT: [&str; 5] = [
     include_str!("calltree.js"),
     include_str!("tables.js"),
 ];
-
-/// A page is never read.
-fn sniff(_head: &[u8]) -> Sniff {
-    Sniff::No
-}
 
 /// What a differential page (`diff --to html`) shows beside its tree: the metrics that hold BASE's
 /// and NEW's values, the sides' names, and the gate's verdict with the functions that tripped it.

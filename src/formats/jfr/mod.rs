@@ -85,7 +85,7 @@
 //! events' times, thread states, lock owners and addresses, the methods' descriptors (overloads of
 //! one name are one frame) and modifiers, bytecode indices, class loaders, modules and packages.
 
-use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
+use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::error::{Error, FormatName};
 use crate::model::Sampling;
 use crate::model::{Metric, MetricKind, Repr, Unit};
@@ -98,14 +98,20 @@ mod read;
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
     name: "jfr",
-    description: "JDK Flight Recorder recording (java -XX:StartFlightRecording, jcmd JFR.dump)",
+    description: "JDK Flight Recorder recording (`java -XX:StartFlightRecording`, JDK 9 to 25): execution and native method samples per thread, allocations (samples, TLABs) as bytes and objects below their class, monitor enters, waits and parks as time and events",
     extensions: &["jfr"],
-    carries: CARRIES,
-    encoding: Encoding::Binary,
-    sniff,
-    read: Some(|input, _, diag| read::Reader::new().read(input, diag).map_err(Error::from)),
-    write: None,
-    rules: spec::NOT_WRITTEN,
+    carries: Carries {
+        threads: true,
+        thread_roots: true,
+        metrics: &[MetricKind::Samples, MetricKind::Events, MetricKind::Alloc, MetricKind::Objects, MetricKind::Time],
+        one_metric: false,
+        source_lines: true,
+        timestamp: true,
+        interval: true,
+        ..Carries::STACKS_OF_SAMPLES
+    },
+    reads: Some(Reads::binary(sniff, |input, _, diag| read::Reader::new().read(input, diag).map_err(Error::from))),
+    writes: None,
 };
 
 /// The format's name in errors and warnings.
@@ -113,29 +119,6 @@ const FORMAT: FormatName = SPEC.format_name();
 
 /// The frame fact naming the frame types a frame was seen as.
 const FRAME_TYPE: &str = "jfr.frame-type";
-
-/// What a recording holds, as proftool reads it.
-const CARRIES: Carries = Carries {
-    structure: Structure::Stacks,
-    threads: true,
-    thread_roots: true,
-    frame_kinds: false,
-    metrics: &[MetricKind::Samples, MetricKind::Events, MetricKind::Alloc, MetricKind::Objects, MetricKind::Time],
-    one_metric: false,
-    function_facts: false,
-    source_lines: true,
-    modules: false,
-    title: false,
-    timestamp: true,
-    interval: true,
-    interval_step: None,
-    name_replacements: &[],
-    lines_nest: false,
-    time_unit: None,
-    flat_reports: false,
-    needs_samples: false,
-    weight_is_time: false,
-};
 
 /// `Yes` for a chunk's magic.
 fn sniff(head: &[u8]) -> Sniff {

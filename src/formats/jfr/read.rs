@@ -117,7 +117,7 @@ impl Reader {
             }
             if self.chunks == 0 {
                 let meta = &mut self.profile.meta;
-                meta.timestamp = Some(crate::formats::pprof::format_time(header.start_nanos));
+                meta.timestamp = Some(crate::formats::kit::time::format_time(header.start_nanos));
                 meta.attrs.push(("jfr.version".into(), format!("{}.{}", header.major, header.minor)));
             }
             self.chunk(&bytes, at, &header)?;

@@ -6,8 +6,11 @@
 //! - [`lines`]: a text format of stacks as a grammar of lines ([`lines::StackLines`]), read by one
 //!   driver, and stacks written as indented lines ([`lines::Indented`]);
 //! - [`source_frame`]: the frame of a function named where its source is (JavaScript's
-//!   profilers), with one rule for anonymous functions.
+//!   profilers), with one rule for anonymous functions;
+//! - [`count_names`], [`time`]: what writers share (a count's name, dates).
 
+pub(crate) mod count_names;
 pub(crate) mod lines;
 pub(crate) mod sink;
 pub(crate) mod source_frame;
+pub(crate) mod time;

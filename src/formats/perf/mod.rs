@@ -72,7 +72,7 @@ mod names;
 mod pairs;
 
 use super::shared::unique_name;
-use super::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
+use super::spec::{Carries, Reads, Sniff, Spec};
 use super::stacks::StackTree;
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName};
@@ -88,41 +88,26 @@ use std::io::Read;
 /// What its format is, how it is told and read and written, and what a conversion to it does.
 pub(crate) const SPEC: Spec = Spec {
     name: "perf",
-    description: "Linux perf script text of a perf record -g recording",
+    description: "Linux `perf script` text of a `perf record` recording (with `-g` or without, `-F` field lists), and simpleperf's `report_sample.py` text",
     extensions: &["perf-script", "perf"],
-    carries: CARRIES,
-    encoding: Encoding::Text,
-    sniff,
-    read: Some(|input, options, diag| read(input, &options.formats.get(), diag).map_err(Error::from)),
-    write: None,
-    rules: spec::STACKS_ONLY,
+    carries: Carries {
+        threads: true,
+        frame_kinds: true,
+        metrics: &[MetricKind::Samples, MetricKind::Time, MetricKind::Events],
+        one_metric: false,
+        modules: true,
+        interval: true,
+        time_unit: Some(Unit::Nanoseconds),
+        ..Carries::STACKS_OF_SAMPLES
+    },
+    reads: Some(Reads::text(sniff, |input, options, diag| {
+        read(input, &options.formats.get(), diag).map_err(Error::from)
+    })),
+    writes: None,
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
-
-/// What a `perf script` file holds (it is read only).
-pub(crate) const CARRIES: Carries = Carries {
-    structure: Structure::Stacks,
-    threads: true,
-    thread_roots: false,
-    frame_kinds: true,
-    metrics: &[MetricKind::Samples, MetricKind::Time, MetricKind::Events],
-    one_metric: false,
-    function_facts: false,
-    source_lines: false,
-    modules: true,
-    title: false,
-    timestamp: false,
-    interval: true,
-    interval_step: None,
-    name_replacements: &[],
-    lines_nest: false,
-    time_unit: Some(Unit::Nanoseconds),
-    flat_reports: false,
-    needs_samples: false,
-    weight_is_time: false,
-};
 
 /// What the root frame of a stack names, as inferno's `--pid` and `--tid` say.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -70,8 +70,9 @@ mod proto;
 mod read;
 mod wire;
 
+use super::kit::time::{format_time, parse_time};
 use super::options::ConvertOptions;
-use super::spec::{self, Carries, Encoding, Rules, Sniff, Spec};
+use super::spec::{self, Carries, Reads, Rules, Sniff, Spec, Writes};
 use super::stacks::check_output_size;
 use crate::diag::Diagnostics;
 use crate::error::Error;
@@ -86,33 +87,26 @@ pub(crate) use read::read;
 /// What its format is, how it is told and read and written, and what a conversion to it does.
 pub(crate) const SPEC: Spec = Spec {
     name: "pprof",
-    description: "pprof profile (protocol buffers, gzipped or not), of go tool pprof and Go",
+    description: "pprof protocol buffers (`go tool pprof`, Go's `runtime/pprof`)",
     extensions: &["pb.gz", "pprof", "pb"],
     carries: CARRIES,
-    encoding: Encoding::Binary,
-    sniff,
-    read: Some(|input, options, diag| read(input, options, diag).map_err(Error::from)),
-    write: Some(write),
-    rules: Rules {
-        fit: |profile, _, diag| fit(profile, diag),
-        fit_roots: spec::roots_as_they_are,
-        says_which_metric_comes_first: true,
-        keeps_defined_at: true,
-        shared_attrs: &[],
-        module_is_namespace: false,
-        keeps_measured_inclusive: false,
-        single_root: None,
-        merges_siblings: false,
-    },
+    reads: Some(Reads::binary(sniff, |input, options, diag| read(input, options, diag).map_err(Error::from))),
+    writes: Some(Writes {
+        write,
+        rules: Rules {
+            fit: |profile, _, diag| fit(profile, diag),
+            says_which_metric_comes_first: true,
+            keeps_defined_at: true,
+            ..spec::STACKS_ONLY
+        },
+    }),
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
 
-/// What a pprof profile holds: what a speedscope file holds, and the interval (as the period) and
-/// timestamp.
-pub(crate) const CARRIES: Carries =
-    Carries { interval: true, timestamp: true, thread_roots: false, ..super::speedscope::CARRIES };
+/// What a pprof profile holds: stacks of any count, and the interval (as the period) and timestamp.
+pub(crate) const CARRIES: Carries = Carries { timestamp: true, interval: true, ..Carries::STACKS_OF_ANY_COUNT };
 
 /// pprof's own options.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -466,53 +460,6 @@ fn period(profile: &Profile, strings: &mut Strings) -> (Option<ValueType>, i64) 
     }
 }
 
-/// `nanos` since the Unix epoch as an RFC 3339 UTC time with nanoseconds
-/// (`2026-11-25T09:29:47.000000001Z`).
-pub(crate) fn format_time(nanos: i64) -> String {
-    let seconds = nanos.div_euclid(1_000_000_000);
-    let (days, second_of_day) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
-    let (year, month, day) = civil_from_days(days);
-    let (hour, minute, second) = (second_of_day / 3600, second_of_day % 3600 / 60, second_of_day % 60);
-    let fraction = nanos.rem_euclid(1_000_000_000);
-    format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{fraction:09}Z")
-}
-
-/// A time as [`format_time`] writes it, back in nanoseconds since the Unix epoch.
-fn parse_time(text: &str) -> Option<i64> {
-    let field = |range: std::ops::Range<usize>| text.get(range)?.parse::<i64>().ok();
-    let (year, month, day) = (field(0..4)?, field(5..7)?, field(8..10)?);
-    let (hour, minute, second, fraction) = (field(11..13)?, field(14..16)?, field(17..19)?, field(20..29)?);
-    let days = days_from_civil(year, u32::try_from(month).ok()?, u32::try_from(day).ok()?);
-    let seconds = ((days * 24 + hour) * 60 + minute) * 60 + second;
-    let nanos = seconds.checked_mul(1_000_000_000)?.checked_add(fraction)?;
-    // Only the very text format_time writes: anything else (another zone, a field out of range) is no such time.
-    (format_time(nanos) == text).then_some(nanos)
-}
-
-/// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z.rem_euclid(146_097);
-    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let shifted_month = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
-    let month = if shifted_month < 10 { shifted_month + 3 } else { shifted_month - 9 };
-    (year_of_era + era * 400 + i64::from(month <= 2), month, day)
-}
-
-/// The day counted from 1970-01-01 of a proleptic Gregorian date ([`civil_from_days`] undone).
-fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let (month, day) = (i64::from(month), i64::from(day));
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year.rem_euclid(400);
-    let day_of_year = (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
-}
-
 /// Encodes one sample per node with a value (or a leaf) as a Profile's sample field into `bytes`,
 /// each after `adjust`; whether a value had to be rounded.
 fn encode_samples(profile: &Profile, bytes: &mut Vec<u8>, mut adjust: impl FnMut(&mut Sample)) -> bool {
@@ -577,19 +524,6 @@ impl Strings {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn times_are_rfc_3339_in_utc_and_read_back() {
-        // 1 s before and after the epoch, and a leap day (date(1) -d @951782400 says 2000-02-29).
-        assert_eq!(format_time(0), "1970-01-01T00:00:00.000000000Z");
-        assert_eq!(format_time(-1), "1969-12-31T23:59:59.999999999Z");
-        assert_eq!(format_time(951_782_400_000_000_005), "2000-02-29T00:00:00.000000005Z");
-        for nanos in [0, -1, 951_782_400_000_000_005, 1_764_063_000_123_456_789, i64::MAX / 2] {
-            assert_eq!(parse_time(&format_time(nanos)), Some(nanos));
-        }
-        assert_eq!(parse_time("2000-02-30T00:00:00.000000000Z"), None);
-        assert_eq!(parse_time("Thu Oct 25 10:51 2018"), None);
-    }
 
     #[test]
     fn a_long_input_is_sniffed_by_its_fields() {

@@ -58,10 +58,10 @@
 mod read;
 
 use super::json::push_string;
-use super::spec::{self, Carries, Encoding, JsonKind, Rules, Sniff, Spec, Structure};
+use super::spec::{self, Carries, Encoding, JsonKind, Reads, Rules, Spec, Writes};
 use crate::error::Error;
 use crate::error::FormatName;
-use crate::model::{ops, CallTree, Children, FrameId, FrameKind, MetricKind, NodeId, Profile, Repr, Unit, Value, Walk};
+use crate::model::{ops, CallTree, Children, FrameId, FrameKind, NodeId, Profile, Repr, Unit, Value, Walk};
 use std::io::Write;
 
 pub(crate) use read::read;
@@ -69,63 +69,24 @@ pub(crate) use read::read;
 /// What its format is, how it is told and read and written, and what a conversion to it does.
 pub(crate) const SPEC: Spec = Spec {
     name: "speedscope",
-    description: "speedscope JSON, for the speedscope viewer (speedscope.app)",
+    description: "speedscope's file format (and py-spy's)",
     extensions: &["speedscope.json"],
     carries: CARRIES,
-    encoding: Encoding::Json(JsonKind { what: "speedscope JSON", aside: "", check }),
-    sniff,
-    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
-    write: Some(|profile, out, options, _| write(profile, out, options)),
-    rules: Rules {
-        fit: spec::as_projected,
-        fit_roots,
-        says_which_metric_comes_first: true,
-        keeps_defined_at: true,
-        shared_attrs: &[],
-        module_is_namespace: false,
-        keeps_measured_inclusive: false,
-        single_root: None,
-        merges_siblings: false,
-    },
+    reads: Some(Reads {
+        encoding: Encoding::Json(JsonKind { what: "speedscope JSON", aside: "", check }),
+        read: |input, _, diag| read(input, diag).map_err(Error::from),
+    }),
+    writes: Some(Writes {
+        write: |profile, out, options, _| write(profile, out, options),
+        rules: Rules { fit_roots, says_which_metric_comes_first: true, keeps_defined_at: true, ..spec::STACKS_ONLY },
+    }),
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
 
 /// What a speedscope file holds.
-pub(crate) const CARRIES: Carries = Carries {
-    structure: Structure::Stacks,
-    threads: true,
-    thread_roots: true,
-    frame_kinds: false,
-    metrics: &[
-        MetricKind::Samples,
-        MetricKind::Time,
-        MetricKind::Ticks,
-        MetricKind::Alloc,
-        MetricKind::Objects,
-        MetricKind::Events,
-    ],
-    one_metric: false,
-    function_facts: false,
-    source_lines: true,
-    modules: true,
-    title: true,
-    timestamp: false,
-    interval: false,
-    interval_step: None,
-    name_replacements: &[],
-    lines_nest: false,
-    time_unit: None,
-    flat_reports: false,
-    needs_samples: false,
-    weight_is_time: false,
-};
-
-/// `Yes` when [`check`] passes.
-pub(crate) fn sniff(head: &[u8]) -> Sniff {
-    Sniff::of_check(check(head))
-}
+pub(crate) const CARRIES: Carries = Carries { thread_roots: true, ..Carries::STACKS_OF_ANY_COUNT };
 
 /// Whether the input is JSON that names speedscope's schema, or that has its key `shared` near the
 /// start with `profiles` or `frames` (a file written without `$schema`); if not, why not.

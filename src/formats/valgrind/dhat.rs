@@ -59,7 +59,7 @@ use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
 use crate::formats::json;
 use crate::formats::kit::sink::{Order, Reason, StackSink};
-use crate::formats::spec::{self, Carries, Encoding, JsonKind, Sniff, Spec, Structure};
+use crate::formats::spec::{Carries, Encoding, JsonKind, Reads, Spec};
 use crate::model::{FrameId, Metric, MetricKind, Profile, Repr, Sampling, Unit};
 use serde::Deserialize;
 use std::io::Read;
@@ -69,50 +69,29 @@ pub(crate) const SPEC: Spec = Spec {
     name: "dhat",
     description: "Valgrind DHAT profile JSON (dhat.out.<pid>), as dh_view reads it",
     extensions: &["dhat"],
-    carries: CARRIES,
-    encoding: Encoding::Json(JsonKind { what: "a DHAT profile (dhat.out.<pid>)", aside: " (valgrind's)", check }),
-    sniff,
-    read: Some(|input, _, diag| read(input, diag).map_err(Error::from)),
-    write: None,
-    rules: spec::NOT_WRITTEN,
+    carries: Carries {
+        metrics: &[MetricKind::Objects, MetricKind::Alloc, MetricKind::Events],
+        one_metric: false,
+        source_lines: true,
+        modules: true,
+        title: true,
+        ..Carries::STACKS_OF_SAMPLES
+    },
+    reads: Some(Reads {
+        encoding: Encoding::Json(JsonKind { what: "a DHAT profile (dhat.out.<pid>)", aside: " (valgrind's)", check }),
+        read: |input, _, diag| read(input, diag).map_err(Error::from),
+    }),
+    writes: None,
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
-
-/// What a DHAT profile holds.
-const CARRIES: Carries = Carries {
-    structure: Structure::Stacks,
-    threads: false,
-    thread_roots: false,
-    frame_kinds: false,
-    metrics: &[MetricKind::Objects, MetricKind::Alloc, MetricKind::Events],
-    one_metric: false,
-    function_facts: false,
-    source_lines: true,
-    modules: true,
-    title: true,
-    timestamp: false,
-    interval: false,
-    interval_step: None,
-    name_replacements: &[],
-    lines_nest: false,
-    time_unit: None,
-    flat_reports: false,
-    needs_samples: false,
-    weight_is_time: false,
-};
 
 /// What a DHAT file should be, for serde's errors.
 const EXPECTED: &str = "a DHAT profile (dhatFileVersion, mode, cmd, pps of tb, tbk and fs, ftbl)";
 
 /// The file version read, the one `dh_view.js` reads.
 const VERSION: u64 = 2;
-
-/// `Yes` when [`check`] passes.
-fn sniff(head: &[u8]) -> Sniff {
-    Sniff::of_check(check(head))
-}
 
 /// Whether the input is a JSON object with a `dhatFileVersion` (valgrind writes it first).
 fn check(head: &[u8]) -> Result<(), &'static str> {

@@ -55,7 +55,7 @@ use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
 use crate::formats::kit::lines::{self, StackLines};
 use crate::formats::kit::sink::{Missing, Order, StackSink};
 use crate::formats::options::ReadOptions;
-use crate::formats::spec::{self, Carries, Encoding, Sniff, Spec, Structure};
+use crate::formats::spec::{Carries, Reads, Sniff, Spec};
 use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Sampling, Unit};
 use crate::text::Line;
 
@@ -64,39 +64,20 @@ pub(crate) const SPEC: Spec = Spec {
     name: "massif",
     description: "Valgrind massif profile (massif.out.<pid>): a snapshot's heap tree, as ms_print shows it",
     extensions: &["massif"],
-    carries: CARRIES,
-    encoding: Encoding::Text,
-    sniff,
-    read: Some(read),
-    write: None,
-    rules: spec::NOT_WRITTEN,
+    carries: Carries {
+        frame_kinds: true,
+        metrics: &[MetricKind::Alloc],
+        source_lines: true,
+        modules: true,
+        title: true,
+        ..Carries::TREE_OF_SAMPLES
+    },
+    reads: Some(Reads::text(sniff, read)),
+    writes: None,
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
-
-/// What a massif snapshot holds.
-const CARRIES: Carries = Carries {
-    structure: Structure::Tree,
-    threads: false,
-    thread_roots: false,
-    frame_kinds: true,
-    metrics: &[MetricKind::Alloc],
-    one_metric: true,
-    function_facts: false,
-    source_lines: true,
-    modules: true,
-    title: true,
-    timestamp: false,
-    interval: false,
-    interval_step: None,
-    name_replacements: &[],
-    lines_nest: false,
-    time_unit: None,
-    flat_reports: false,
-    needs_samples: false,
-    weight_is_time: false,
-};
 
 /// massif's own option: which snapshot's heap tree is read.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -196,7 +196,7 @@ pub(super) fn differential_svg(lines: &str, title: &str, negate: bool, out: &mut
             let (rest, after) = line.rsplit_once(' ')?;
             let (stack, before) = rest.rsplit_once(' ')?;
             let frames: Vec<String> =
-                stack.split(';').map(|f| crate::formats::folded::one_count_name(f).into_owned()).collect();
+                stack.split(';').map(|f| crate::formats::kit::count_names::one_count_name(f).into_owned()).collect();
             let (first, second) = if negate { (after, before) } else { (before, after) };
             Some(format!("{} {first} {second}", frames.join(";")))
         })

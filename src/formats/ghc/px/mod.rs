@@ -57,8 +57,8 @@
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, ParseError, ParseErrorKind, Position};
 use crate::error::{Error, FormatName};
-use crate::formats::spec::{self, Carries, Encoding, Rules, Sniff, Spec};
-use crate::model::{MetricKind, Profile};
+use crate::formats::spec::{self, Carries, Reads, Rules, Sniff, Spec, Writes};
+use crate::model::Profile;
 use crate::text::{self, Blocks, Line};
 use std::io::Read;
 
@@ -77,37 +77,29 @@ pub(crate) use write::write;
 /// What its format is, how it is told and read and written, and what a conversion to it does.
 pub(crate) const SPEC: Spec = Spec {
     name: "ghc-px",
-    description: "GHC +RTS -px cost-centre stack log (GHC 4.08-7.2)",
+    description: "GHC `+RTS -px` cost-centre stack log (GHC 4.08–7.2)",
     // GHC names both the -px log and the text report `<prog>.prof`: content decides.
     extensions: &["px", "prof"],
     carries: CARRIES,
-    encoding: Encoding::Text,
-    sniff,
-    read: Some(|input, options, diag| read(input, &options.formats.get(), diag).map_err(Error::from)),
-    write: Some(write),
-    rules: Rules {
-        fit: spec::as_projected,
-        fit_roots: spec::roots_as_they_are,
-        says_which_metric_comes_first: false,
-        keeps_defined_at: false,
-        shared_attrs: &[],
-        module_is_namespace: true,
-        keeps_measured_inclusive: false,
-        single_root: Some(super::main_frame),
-        merges_siblings: false,
-    },
+    reads: Some(Reads::text(sniff, |input, options, diag| {
+        read(input, &options.formats.get(), diag).map_err(Error::from)
+    })),
+    writes: Some(Writes {
+        write,
+        rules: Rules { module_is_namespace: true, single_root: Some(super::main_frame), ..spec::STACKS_ONLY },
+    }),
 };
 
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
 
 /// What a `-px` file carries.
-pub(crate) const CARRIES: Carries = super::carries(
-    &[MetricKind::Ticks, MetricKind::Calls, MetricKind::Alloc],
-    false,
-    &[('"', '\''), ('\n', ' '), ('\r', ' ')],
-    INTERVAL_STEP,
-);
+pub(crate) const CARRIES: Carries = Carries {
+    title: false,
+    name_replacements: &[('"', '\''), ('\n', ' '), ('\r', ' ')],
+    interval_step: Some(INTERVAL_STEP),
+    ..super::CARRIES
+};
 
 /// The step the header states the tick length in: `"N ms"`.
 const INTERVAL_STEP: std::time::Duration = std::time::Duration::from_millis(1);
@@ -351,7 +343,7 @@ mod tests {
 
     /// Reads `text` through the contract's reader, as the registry does.
     fn read_with(text: &str, options: &crate::formats::options::ReadOptions) -> Result<Profile, Error> {
-        let read = SPEC.read.expect("ghc-px is read");
+        let read = SPEC.reads.as_ref().expect("ghc-px is read").read;
         read(&mut text.as_bytes(), options, &mut Diagnostics::default())
     }
 

@@ -47,29 +47,32 @@
 //! **Lost**: nothing a Dyalog report holds; from other formats, everything but calls, time, ticks
 //! and line numbers (named on stderr by the conversion step).
 
+mod rows;
+mod write;
+
 use super::build::ReportBuilder;
-use super::rows::{Kept, RowSink};
 use super::{Column, Row, REPORT_KEY};
 use crate::diag::Diagnostics;
 use crate::error::FormatName;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
-use crate::formats::spec::{Encoding, Sniff, Spec};
+use crate::formats::spec::{Reads, Sniff, Spec, Writes};
 use crate::model::Profile;
 use quick_xml::events::Event;
 use quick_xml::Reader;
+use rows::{Kept, RowSink};
 use std::io::{BufRead, Read};
 
 /// What Dyalog's XML format is, how it is told and read and written, and what a conversion to it does.
 pub(crate) const SPEC: Spec = Spec {
     name: "dyalog-xml",
-    description: "Dyalog APL ]PROFILE report as XML (tree, summary, data)",
+    description: "Dyalog APL `]PROFILE` report as XML",
     extensions: &["xml"],
     carries: super::carries(false),
-    encoding: Encoding::Text,
-    sniff,
-    read: Some(|input, options, diag| read(input, options.merge_lines, diag).map_err(Error::from)),
-    write: Some(|profile, out, options, diag| write(profile, out, &options.formats.get(), diag)),
-    rules: super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag)),
+    reads: Some(Reads::text(sniff, |input, options, diag| read(input, options.merge_lines, diag).map_err(Error::from))),
+    writes: Some(Writes {
+        write: |profile, out, options, diag| write(profile, out, &options.formats.get(), diag),
+        rules: super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag)),
+    }),
 };
 
 /// The format's name in errors and warnings.
@@ -469,12 +472,12 @@ impl<'b> XmlInput<'b> {
                     // Text up to the end of a block may go on in the next: an error about it is
                     // given once it is read whole.
                     self.hit_end |= !self.last && self.reader.buffer_position() == self.block.len() as u64;
-                    let text = t.decode().map_err(|_| self.encoding_error())?;
+                    let text = t.decode().map_err(|_| self.encoding_error(&t))?;
                     self.text.push_str(&text);
                     return Ok(Ev::Text);
                 }
                 Ok(Event::CData(t)) => {
-                    let text = t.decode().map_err(|_| self.encoding_error())?;
+                    let text = t.decode().map_err(|_| self.encoding_error(&t))?;
                     self.text.push_str(&text);
                     return Ok(Ev::Text);
                 }
@@ -522,8 +525,9 @@ impl<'b> XmlInput<'b> {
         ended
     }
 
-    fn encoding_error(&self) -> ParseError {
-        self.error(self.here(), ParseErrorKind::Encoding { found: None })
+    /// The error of text `raw` that is not UTF-8, with its bytes from the first that is not.
+    fn encoding_error(&self, raw: &[u8]) -> ParseError {
+        self.error(self.here(), crate::error::not_utf8(raw))
     }
 
     /// Skips the rest of an element just started, whatever it holds.
@@ -569,7 +573,7 @@ fn read_in_blocks(
     diag: &mut Diagnostics,
 ) -> Result<Profile, ParseError> {
     let parse = |input: &mut dyn BufRead, sink: &mut RowSink<'_>| parse(input, block, sink);
-    let (builder, (settings, warnings)) = super::rows::read_rows(input, merge_lines, parse)?;
+    let (builder, (settings, warnings)) = rows::read_rows(input, merge_lines, parse)?;
     for warning in warnings.warnings() {
         diag.push(warning.clone());
     }
@@ -681,7 +685,7 @@ impl Helper {
 }
 
 fn helper_stopped() -> ParseError {
-    super::rows::thread_stopped("the helper thread")
+    rows::thread_stopped("the helper thread")
 }
 
 /// Where the reading of the document is, between blocks.
@@ -908,7 +912,7 @@ impl Entry {
     }
 }
 
-pub(crate) use super::xml_write::write;
+pub(crate) use write::write;
 
 #[cfg(test)]
 mod tests {
@@ -971,7 +975,7 @@ tree:
             edits in proptest::collection::vec((0.0f64..1.0, 0usize..4, proptest::prelude::any::<u8>()), 1..4),
             size in 1usize..300,
         ) {
-            let reports = [TRICKY, include_str!("../../../fixtures/dyalog-xml/v0.9.0-tree.xml")];
+            let reports = [TRICKY, include_str!("../../../../fixtures/dyalog-xml/v0.9.0-tree.xml")];
             let mut xml = reports[report].as_bytes().to_vec();
             for (place, op, byte) in edits {
                 let at = (place * xml.len() as f64) as usize;

@@ -3,15 +3,12 @@
 //! a helper thread of its own) and parses numbers; this thread interns names and builds. Rows travel
 //! in batches. An input of less than a megabyte is parsed on the calling thread (and its helper).
 
-use super::build::ReportBuilder;
-use super::{Column, Row};
-use crate::error::FormatName;
+use super::FORMAT;
 use crate::error::{ParseError, ParseErrorKind, Position};
+use crate::formats::dyalog::build::ReportBuilder;
+use crate::formats::dyalog::{Column, Row};
 use std::io::{BufRead, BufReader, Cursor, Read};
 use std::sync::mpsc::{sync_channel, SyncSender};
-
-/// The only reports read this way.
-const FORMAT: FormatName = super::xml::SPEC.format_name();
 
 /// Inputs up to this size are read without a second thread.
 const SMALL: u64 = 1 << 20;

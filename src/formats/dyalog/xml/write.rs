@@ -1,10 +1,10 @@
-//! Writing `]PROFILE` XML reports (the module documentation of [`super::xml`] says how): the
+//! Writing `]PROFILE` XML reports (the module documentation of [`super`] says how): the
 //! 1.37 layout, or 0.9.0's with `--dyalog-version 0.9.0`.
 
-use super::xml::{FORMAT, SETTINGS};
-use super::{report_rows, Column, Layout, OutRow, Report};
+use super::{FORMAT, SETTINGS};
 use crate::diag::Diagnostics;
 use crate::error::Error;
+use crate::formats::dyalog::{self, report_rows, Column, Layout, OutRow, Report};
 use crate::formats::shared::{warn_xml_replaced, xml_text};
 use crate::model::{Profile, Value};
 use std::io::Write;
@@ -13,7 +13,7 @@ use std::io::Write;
 pub(crate) fn write(
     profile: &Profile,
     out: &mut dyn Write,
-    options: &super::Options,
+    options: &dyalog::Options,
     diag: &mut Diagnostics,
 ) -> Result<(), Error> {
     let (report, columns, rows) = report_rows(profile, false);
@@ -54,14 +54,14 @@ pub(crate) fn write(
         element(&mut text, 8, &name, &xml_text(&value, &mut replaced));
     }
     text.push_str("    </ProfileSettings>\n");
-    let base = super::percent_base(profile, report, &rows);
-    let mut derived = super::Derived { base, cumulative: 0.0 };
+    let base = dyalog::percent_base(profile, report, &rows);
+    let mut derived = dyalog::Derived { base, cumulative: 0.0 };
     let mut value = String::new();
     for row in &rows {
         text.push_str("    <ProfileEntry>\n");
         for &column in &columns {
             value.clear();
-            super::format_cell(row, column, report, &mut derived, '.', &mut value);
+            dyalog::format_cell(row, column, report, &mut derived, '.', &mut value);
             let value = xml_text(&value, &mut replaced);
             match layout {
                 Layout::Current => element(&mut text, 8, column.name(), &value),
@@ -127,10 +127,10 @@ fn element(out: &mut String, indent: usize, name: &str, value: &str) {
 /// then any others read.
 fn settings(profile: &Profile, report: Report, rows: &[OutRow<'_>]) -> Vec<(String, String)> {
     let attr = |name: &str| profile.meta.attr(&format!("dyalog-xml.{name}")).map(str::to_string);
-    let shared_total = profile.meta.attr(super::TOTAL_KEY).map(str::to_string);
+    let shared_total = profile.meta.attr(dyalog::TOTAL_KEY).map(str::to_string);
     let total = || {
         let mut s = String::new();
-        super::format_number(Value::Float(super::total_time(report, rows)), '.', &mut s);
+        dyalog::format_number(Value::Float(dyalog::total_time(report, rows)), '.', &mut s);
         s
     };
     SETTINGS

@@ -7,6 +7,7 @@ use proftool::convert::ConvertOptions;
 use proftool::files::{DEFAULT_MAX_GRAPH_NODES, DEFAULT_MAX_INPUT_SIZE, DEFAULT_MAX_LINE_LENGTH};
 use proftool::formats::dyalog::Separators;
 use proftool::formats::sampler::FrameOrder;
+use proftool::formats::valgrind::massif;
 use proftool::formats::{br, dyalog, folded, ghc, perf, pprof, sampler, FormatOptions};
 use proftool::model::filter::{self, Filters};
 use proftool::model::Unit;
@@ -375,6 +376,10 @@ pub struct ReadArgs {
     /// (inferno-collapse-perf's --all), which flame graphs colour apart.
     #[arg(long)]
     pub perf_annotate: bool,
+    /// The detailed snapshot of a massif file to read (its number, as ms_print lists them);
+    /// default: the peak.
+    #[arg(long, value_name = "N")]
+    pub massif_snapshot: Option<u64>,
 }
 
 impl ReadArgs {
@@ -414,6 +419,7 @@ impl ReadArgs {
                 },
                 annotate: self.perf_annotate,
             })
+            .with(massif::Options { snapshot: self.massif_snapshot })
     }
 }
 

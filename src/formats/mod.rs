@@ -47,6 +47,7 @@ pub(crate) mod speedscope;
 mod stackprof;
 pub(crate) mod stacks;
 pub(crate) mod svg;
+pub mod valgrind;
 mod xctrace;
 
 pub(crate) use options::{effective_interval, stated_interval, IntervalFirst};
@@ -125,6 +126,10 @@ pub enum Format {
     Pmcstat,
     /// Safari's Web Inspector timeline recordings (read only).
     Safari,
+    /// Valgrind's DHAT profile JSON (`dhat.out.<pid>`; read only).
+    Dhat,
+    /// Valgrind's massif profile (`massif.out.<pid>`; read only).
+    Massif,
     /// A page to look at in a browser: flame graph, icicle, search, functions (written only).
     Html,
 }
@@ -141,6 +146,7 @@ impl Format {
             Format::Callgrind => &callgrind::SPEC,
             Format::ChromeTrace => &chrome_trace::SPEC,
             Format::Cpuprofile => &cpuprofile::SPEC,
+            Format::Dhat => &valgrind::dhat::SPEC,
             Format::Dtrace => &dtrace::SPEC,
             Format::DyalogCsv => &dyalog::csv::SPEC,
             Format::DyalogXml => &dyalog::xml::SPEC,
@@ -155,6 +161,7 @@ impl Format {
             Format::Jfr => &jfr::SPEC,
             Format::Lispworks => &lispworks::SPEC,
             Format::MacosSample => &macos_sample::SPEC,
+            Format::Massif => &valgrind::massif::SPEC,
             Format::Perf => &perf::SPEC,
             Format::Pmcstat => &pmcstat::SPEC,
             Format::Pprof => &pprof::SPEC,

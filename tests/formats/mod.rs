@@ -19,6 +19,9 @@ mod chrome_trace;
 // cpuprofile: V8 CPU profiles.
 mod cpuprofile;
 
+// dhat: valgrind's DHAT profiles, read only, against the figures of their JSON.
+mod dhat;
+
 // dtrace: DTrace stack aggregations, read only, against inferno-collapse-dtrace.
 mod dtrace;
 
@@ -57,6 +60,9 @@ mod lispworks;
 
 // macos-sample: macOS sample reports, read only, against inferno-collapse-sample.
 mod macos_sample;
+
+// massif: valgrind's massif profiles, read only, against ms_print.
+mod massif;
 
 // perf: Linux perf script text.
 mod perf;

@@ -37,8 +37,9 @@ pub(crate) fn read<G: StackLines>(
     read_into(input, G::default(), StackSink::new(G::FORMAT, vec![Metric::samples()]), diag).map_err(Error::from)
 }
 
-/// Reads `input`'s lines with `grammar` into `sink`.
-fn read_into<G: StackLines>(
+/// Reads `input`'s lines with `grammar` into `sink`: for a grammar made with a reading option, or
+/// a sink of other metrics than samples.
+pub(crate) fn read_into<G: StackLines>(
     input: &mut (dyn std::io::Read + Send),
     mut grammar: G,
     mut sink: StackSink,

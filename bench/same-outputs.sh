@@ -19,7 +19,7 @@ if [ $# -gt 0 ]; then
 else
     # The fixtures .ci/consumers converts: every input a reader takes (no bad inputs, programs or notes).
     mapfile -t inputs < <(find fixtures -type f ! -path '*/bad/*' ! -path 'fixtures/cli/*' ! -path 'fixtures/gate/*' \
-        ! -name '*.dump' ! -name '*.err' ! -name '*.py' ! -name '*.sh' ! -name '*.go' ! -name '*.md' ! -name '*.txt' \
+        ! -name '*.dump' ! -name '*.syms.json' ! -name '*.err' ! -name '*.py' ! -name '*.sh' ! -name '*.go' ! -name '*.md' ! -name '*.txt' \
         ! -name '*.c' ! -name '*.js' ! -name '*.cpp' ! -name '*.h' ! -name '*.hs' ! -name '*.rb' ! -name '*.java' \
         ! -name '*.jfc' ! -name '*.class' ! -name '*.html' ! -name '*.pftrace' | sort)
 fi

@@ -100,7 +100,11 @@ pub fn read_input_with(
     diag: &mut Diagnostics,
 ) -> Result<(Profile, Format, Reason), Error> {
     let (format, reason) = detect::detect_input(from, input.path(), input.head(), diag)?;
-    let options = &ReadOptions { size_hint: options.size_hint.or(input.len()), ..options.clone() };
+    let options = &ReadOptions {
+        size_hint: options.size_hint.or(input.len()),
+        path: options.path.clone().or_else(|| input.path().map(std::path::Path::to_path_buf)),
+        ..options.clone()
+    };
     // A text format's reader never sees a leading byte-order mark; a binary one gets every byte.
     let mut reader = if detect::reads_text(format) { input.into_text_reader() } else { input.into_reader() };
     let profile = format.read(&mut reader, options, diag)?;

@@ -20,7 +20,8 @@ VARIANTS = {"java": [("java", []), ("java alloc", ["--metric", "alloc-weight"])]
 
 
 def runs(folder, tag):
-    names = sorted(f for f in os.listdir(folder) if f.startswith(tag + "-"))
+    # samply's symbol files (`.syms.json`) lie beside its profiles, read with them.
+    names = sorted(f for f in os.listdir(folder) if f.startswith(tag + "-") and not f.endswith(".syms.json"))
     return [os.path.join(folder, f) for f in names]
 
 

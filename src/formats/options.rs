@@ -79,6 +79,9 @@ pub struct ReadOptions {
     /// that a small graph of many paths (nested diamonds) is an error, not all the memory; 0 means
     /// [`crate::files::DEFAULT_MAX_GRAPH_NODES`].
     pub max_graph_nodes: u64,
+    /// The file read, where the input is one, so that a reader can find what its producer writes
+    /// beside it (samply's `.syms.json` symbols beside a processed profile).
+    pub path: Option<std::path::PathBuf>,
 }
 
 impl ReadOptions {

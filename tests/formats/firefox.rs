@@ -219,3 +219,62 @@ fn sorted_keys_are_told_by_content() {
     let original = run(&["convert", "-q", "--to", "folded"], &fixture("firefox/shared-tables.firefox.json")).0;
     assert_eq!(sorted, original);
 }
+
+/// Each function's (self, total) samples in the CSV summary of `path`.
+fn summary_rows(path: &std::path::Path) -> (std::collections::BTreeMap<String, (u64, u64)>, String) {
+    let done = proftool().args(["summary", "--format", "csv"]).arg(path).assert().success();
+    let output = done.get_output();
+    let rows = String::from_utf8(output.stdout.clone())
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let cells: Vec<&str> = line.split(',').collect();
+            (cells[0].to_string(), (cells[1].parse().unwrap(), cells[3].parse().unwrap()))
+        })
+        .collect();
+    (rows, String::from_utf8(output.stderr.clone()).unwrap())
+}
+
+/// samply's symbol file beside its profile (`--unstable-presymbolicate`: symbolicated.firefox.json
+/// and symbolicated.firefox.syms.json) names the addresses, as `samply load` names them for the
+/// profiler. The figures (self, total) are work.c's functions found by `nm` of the binary that was
+/// recorded, by address, in the profile's own tables (fixtures/README.md), not by the symbol file.
+#[test]
+fn samplys_symbol_file_beside_the_profile_names_its_addresses() {
+    let (rows, stderr) = summary_rows(&fixture("firefox/symbolicated.firefox.json"));
+    let by_nm = [
+        ("main", (0, 165)),
+        ("worker", (0, 123)),
+        ("render", (0, 246)),
+        ("parse_input", (0, 42)),
+        ("leaf", (286, 286)),
+        ("fib", (2, 2)),
+    ];
+    for (name, figures) in by_nm {
+        assert_eq!(rows.get(name), Some(&figures), "{name}: {rows:?}");
+    }
+    assert!(!rows.keys().any(|name| name.contains("!0x")), "no address left: {rows:?}");
+    assert!(stderr.contains("33 frames named by samply's symbols in "), "{stderr}");
+    assert!(stderr.contains("symbolicated.firefox.syms.json"), "{stderr}");
+}
+
+/// Without its symbol file the same profile's addresses are named by their library and address,
+/// and stderr says how samply names them; a symbol file that is not one is said and passed over.
+#[test]
+fn without_a_symbol_file_addresses_keep_their_library_and_the_way_to_name_them_is_said() {
+    let dir = temp();
+    let alone = dir.path().join("alone.json");
+    std::fs::copy(fixture("firefox/symbolicated.firefox.json"), &alone).unwrap();
+    let (rows, stderr) = summary_rows(&alone);
+    assert!(!rows.contains_key("render"), "{rows:?}");
+    assert!(rows.keys().any(|name| name.starts_with("work!0x")), "{rows:?}");
+    assert!(stderr.contains("33 frames are unsymbolicated addresses"), "{stderr}");
+    assert!(stderr.contains("`samply record --unstable-presymbolicate` writes "), "{stderr}");
+    assert!(stderr.contains("writes alone.syms.json beside the profile, which names them"), "{stderr}");
+
+    std::fs::write(dir.path().join("alone.syms.json"), "{\"string_table\": [").unwrap();
+    let (rows, stderr) = summary_rows(&alone);
+    assert!(rows.keys().any(|name| name.starts_with("work!0x")), "{rows:?}");
+    assert!(stderr.contains("alone.syms.json is not samply's symbol file (EOF while parsing"), "{stderr}");
+}

@@ -11,6 +11,22 @@ pub(super) struct Document {
     /// From version 56 the strings, from 58 the sources, from 60 the tables of all threads.
     #[serde(default)]
     pub(super) shared: Tables,
+    /// The libraries of native frames, which samply's symbol file is matched to.
+    #[serde(default)]
+    pub(super) libs: Vec<Lib>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct Lib {
+    #[serde(default)]
+    pub(super) debug_name: Option<String>,
+    /// The build id (ELF) or UUID, in hex.
+    #[serde(default)]
+    pub(super) code_id: Option<String>,
+    /// The debug id in Breakpad's form: hex digits, upper case, no dashes, then the age.
+    #[serde(default)]
+    pub(super) breakpad_id: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -109,6 +125,9 @@ pub(super) struct FrameTable {
     pub(super) column: Vec<Option<u32>>,
     #[serde(default)]
     pub(super) category: Vec<Option<u64>>,
+    /// A native frame's address in its library (-1: none).
+    #[serde(default)]
+    pub(super) address: Vec<Option<i64>>,
 }
 
 #[derive(Deserialize)]
@@ -137,6 +156,9 @@ pub(super) struct FuncTable {
 pub(super) struct ResourceTable {
     /// A string, or before version 41 -1 or `null` for none.
     pub(super) name: Vec<Option<i64>>,
+    /// A library's index into `libs`.
+    #[serde(default)]
+    pub(super) lib: Vec<Option<i64>>,
 }
 
 #[derive(Deserialize)]

@@ -68,6 +68,7 @@
 
 mod document;
 mod read;
+mod symbols;
 mod upgrade;
 mod write;
 
@@ -103,7 +104,7 @@ pub(crate) const SPEC: Spec = Spec {
             aside: " (the Firefox Profiler's)",
             check,
         }),
-        read: |input, _, diag| read::read(input, diag).map_err(Error::from),
+        read: |input, options, diag| read::read(input, options.path.as_deref(), diag).map_err(Error::from),
     }),
     writes: Some(Writes {
         write: |profile, out, options, _| write::write(profile, out, options),

@@ -4,6 +4,7 @@
 use super::document::{
     Document, FrameTable, FuncTable, Length, ResourceTable, Samples, Sources, StackTable, Tables, Thread,
 };
+use super::symbols::Naming;
 use super::{Category, CATEGORY, DEFAULT_CATEGORY, EXPECTED, FORMAT, READ_VERSIONS, UPGRADED_FROM, WRITTEN_VERSION};
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind};
@@ -15,12 +16,17 @@ use crate::model::{
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::io::Read;
+use std::path::Path;
 
 /// A place (a JSON path), what was expected there and what was found.
 type Misplaced = (String, String, String);
 
 /// Reads a processed profile (see the module documentation).
-pub(super) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+pub(super) fn read(
+    input: &mut (dyn Read + Send),
+    path: Option<&Path>,
+    diag: &mut Diagnostics,
+) -> Result<Profile, ParseError> {
     let bytes = json::read_all(input, FORMAT)?;
     let text = json::text(FORMAT, &bytes)?;
     let error_at = |at: usize, expected: String, found: String| {
@@ -54,6 +60,7 @@ pub(super) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
     if version < UPGRADED_FROM {
         super::upgrade::upgrade(&mut document.threads, version);
     }
+    let naming = Naming::beside(path, &document.libs, diag);
     let mut reader = Reader {
         profile: Profile::new(Vec::new()),
         metrics: HashMap::new(),
@@ -76,19 +83,22 @@ pub(super) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
             (_, Some(tid)) => format!("{name} (tid {tid})"),
             (n, None) => format!("{name} ({n})"),
         };
-        reader.thread(thread, &document.shared, &name, &meta.categories, i).map_err(|(place, expected, found)| {
-            // The place's table in the text: this thread's, where each thread has one, else the
-            // shared one.
-            let (table, n) = match place.strip_prefix("shared.") {
-                Some(shared) => (shared, 0),
-                None => (place.split('.').nth(1).unwrap_or("threads"), i),
-            };
-            let table = table.split(['.', '[']).next().unwrap_or(table);
-            let at = json::nth_key(text.as_bytes(), &format!("\"{table}\""), n);
-            error_at(at, format!("{expected} at {place}"), found)
-        })?;
+        reader.thread(thread, &document.shared, &name, (&meta.categories, &naming), i).map_err(
+            |(place, expected, found)| {
+                // The place's table in the text: this thread's, where each thread has one, else the
+                // shared one.
+                let (table, n) = match place.strip_prefix("shared.") {
+                    Some(shared) => (shared, 0),
+                    None => (place.split('.').nth(1).unwrap_or("threads"), i),
+                };
+                let table = table.split(['.', '[']).next().unwrap_or(table);
+                let at = json::nth_key(text.as_bytes(), &format!("\"{table}\""), n);
+                error_at(at, format!("{expected} at {place}"), found)
+            },
+        )?;
     }
     unread(&document.threads, diag);
+    naming.say(path, diag);
     if reader.stackless > 0 {
         let n = reader.stackless;
         diag.warn("firefox-no-stack", None, || {
@@ -170,7 +180,7 @@ impl Reader {
         thread: &Thread,
         shared: &Tables,
         name: &str,
-        categories: &[Category],
+        (categories, naming): (&[Category], &Naming),
         t: usize,
     ) -> Result<(), Misplaced> {
         let place = format!("threads[{t}]");
@@ -189,7 +199,8 @@ impl Reader {
             self.shared_frames = vec![None; frames.table.length];
         }
         let mut own_frames = if is_shared { Vec::new() } else { vec![None; frames.table.length] };
-        let tables = ReadTables { frames: &frames, funcs: &funcs, strings: &strings, resources, sources, categories };
+        let tables =
+            ReadTables { frames: &frames, funcs: &funcs, strings: &strings, resources, sources, categories, naming };
         let root_frame = self.profile.frames.intern(FrameRef::named(name, FrameKind::Thread));
         let root = self.index.child_or_insert(&mut self.profile.tree, None, root_frame);
         // Each stack's node: a thread's own stacks all, in their order (as the writer lays a tree
@@ -353,6 +364,7 @@ struct ReadTables<'a> {
     resources: Option<&'a ResourceTable>,
     sources: Option<&'a Sources>,
     categories: &'a [Category],
+    naming: &'a Naming,
 }
 
 impl ReadTables<'_> {
@@ -362,6 +374,15 @@ impl ReadTables<'_> {
             .get(usize::try_from(index).unwrap_or(usize::MAX))
             .map(String::as_str)
             .ok_or_else(|| (at, "an index into stringArray".into(), format!("{index}, of {} strings", strings.len())))
+    }
+
+    /// The function samply's symbols name at native frame `i`'s address in its library.
+    fn symbol(&self, i: usize, resource: Option<usize>) -> Option<&str> {
+        let lib = resource
+            .and_then(|r| self.resources?.lib.get(r).copied().flatten())
+            .and_then(|lib| usize::try_from(lib).ok());
+        let address = self.frames.table.address.get(i).copied().flatten().and_then(|a| u64::try_from(a).ok());
+        self.naming.name(lib, address)
     }
 
     /// The model's frame of frame `i` (which is in the table): see the module documentation.
@@ -394,10 +415,13 @@ impl ReadTables<'_> {
             None => None,
         };
         let module = file.or(library).filter(|m| !m.is_empty());
-        // An unsymbolicated address is named with its library, as the profiler shows it.
-        let addressed = match module.filter(|_| file.is_none() && is_address(name)) {
-            Some(library) => format!("{library}!{name}").into(),
-            None => std::borrow::Cow::Borrowed(name),
+        // An address is named by samply's symbols where they name it, else with its library, as
+        // the profiler shows it unsymbolicated.
+        let address = (file.is_none() && is_address(name)).then(|| self.symbol(i, resource));
+        let addressed = match (address, module) {
+            (Some(Some(symbol)), _) => std::borrow::Cow::Borrowed(symbol),
+            (Some(None), Some(library)) => format!("{library}!{name}").into(),
+            _ => std::borrow::Cow::Borrowed(name),
         };
         let line = frames.line.get(i).copied().flatten();
         let frame = FrameRef {
@@ -462,7 +486,7 @@ mod tests {
                 "shared":{{"stringArray":["f"],"stackTable":{stacks},
                 "frameTable":{{"length":1,"func":[0]}},"funcTable":{{"length":1,"name":[0]}}}}}}"#
             );
-            read(&mut text.as_bytes(), &mut Diagnostics::default()).map(|p| p.total(0)).map_err(|e| e.to_string())
+            read(&mut text.as_bytes(), None, &mut Diagnostics::default()).map(|p| p.total(0)).map_err(|e| e.to_string())
         };
         assert_eq!(read_text(r#"{"length":2,"prefixOffset":[0,1],"frame":[0,0]}"#), Ok(Value::Int(1)));
         let offset = read_text(r#"{"length":2,"prefixOffset":[0,2],"frame":[0,0]}"#).unwrap_err();

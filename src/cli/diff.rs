@@ -29,11 +29,12 @@ Examples:
 The gate: a function fails where its share grew clearly (a one-sided test against the noise of its
 metric, sampling and a floor of how much runs vary, over the functions that could pass the limits
 at a 5 % false discovery rate) and largely (--threshold 1 point, --relative 10 %, --min-abs).
-Record several runs a side: one run a side catches a function that doubles; five runs catch one
-25 % slower and tell a function that swings between runs from one that regressed. Measured metrics
-(calls, callgrind's events, traced time) get the limits alone; a metric not known to be sampled
-needs several runs a side (one is \"inconclusive\"). docs/gate.md has the method and its false alarms
-and power on real recordings.
+Record several runs a side: one run a side fails only a function that appears or grows by 15
+points or more (less is \"inconclusive\": single runs of one program differ that much); five runs
+catch a function doing twice its work and tell a function that swings between runs from one that
+regressed. Measured metrics (calls, callgrind's events, traced time) get the limits alone; a metric
+not known to be sampled, and delays (Go's block and mutex profiles), need several runs a side (one
+is \"inconclusive\"). docs/gate.md has the method and its false alarms and power on real recordings.
 
 Exit codes: 0 no regression (or inconclusive), 3 a function failed the gate, 1 a failed run, 2 a
 usage error.";

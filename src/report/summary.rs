@@ -26,6 +26,9 @@ pub(super) struct Sums {
     pub total: f64,
     /// Its calls, where the profile counts them.
     pub calls: i64,
+    /// The depth of its shallowest node (a root's is 0), so that a caller can be told from its
+    /// callee where their sums are alike.
+    pub depth: u32,
 }
 
 /// The sums of every row of `view`, in one pass over its nodes.
@@ -35,12 +38,14 @@ pub(super) fn sums(view: &View) -> Vec<Sums> {
 
 /// The sums of every row of `view` in `metric`, whose inclusive values per node are `inclusive`.
 pub(super) fn sums_of(view: &View, metric: usize, inclusive: &Values) -> Vec<Sums> {
-    let mut sums = vec![Sums::default(); view.names.len()];
+    let mut sums = vec![Sums { depth: u32::MAX, ..Sums::default() }; view.names.len()];
     let tree = &view.profile.tree;
     let outermost = view.outermost();
+    let depths = tree.depths();
     for node in tree.nodes() {
         let row = &mut sums[view.row(node) as usize];
         row.seen = true;
+        row.depth = row.depth.min(depths[node.index()]);
         row.own += tree.self_value(metric, node).as_f64();
         row.calls += view.node_calls(node).unwrap_or(0);
         if outermost[node.index()] {

@@ -5,7 +5,9 @@
 use super::super::gate::{self, Limits, Model, Test};
 use super::super::summary::Sums;
 use super::runs::{Noise, RunCounts};
-use super::{amount, names, DiffOptions, DEFAULT_FALSE_DISCOVERY_RATE, DEFAULT_POINTS, DEFAULT_RELATIVE};
+use super::{
+    amount, names, DiffOptions, DEFAULT_FALSE_DISCOVERY_RATE, DEFAULT_POINTS, DEFAULT_RELATIVE, ONE_RUN_POINTS,
+};
 use crate::model::Sampling;
 
 /// One row of the table: the sums of one name in each profile, and what it is.
@@ -41,7 +43,7 @@ pub(super) struct Judged {
     /// Whether the gate judges the row at all (not a pseudo-frame or a synthetic root).
     pub(super) gated: bool,
     /// Whether, with one run a side, the growth is large and clear of sampling but not of how much
-    /// single runs may vary: inconclusive, not failed.
+    /// single runs may vary (the floor, or [`ONE_RUN_POINTS`]): inconclusive, not failed.
     pub(super) suspect: bool,
 }
 
@@ -61,9 +63,9 @@ pub(super) enum Judgement {
     Limits,
     /// The test, under this model.
     Tested(Model),
-    /// The metric is not known to be sampled and a side has one run: nothing can tell its noise,
-    /// so a growth past the limits is inconclusive, not a failure.
-    Untestable,
+    /// A side has one run and the noise is not sampling's alone (a metric not known to be sampled,
+    /// or delays): nothing can tell it, so a growth past the limits is inconclusive, not a failure.
+    Untestable(Noise),
 }
 
 /// How many times smaller the floor is where a side has several runs, which measure their spread,
@@ -92,10 +94,14 @@ pub(super) fn judgement(
 ) -> Judgement {
     let Some((_, q)) = rule else { return Judgement::None };
     let (Some(_), Some(b), Some(n)) = (q, runs.0, runs.1) else { return Judgement::Limits };
-    let sampled = b.iter().chain(n).all(|r| r.noise() == Noise::Sampled);
-    if !sampled && (b.len() < 2 || n.len() < 2) {
-        return Judgement::Untestable;
+    // One run a side tells nothing of a noise that is not sampling's alone: a metric not known to
+    // be sampled, or delays that are the run's scheduling.
+    let other = b.iter().chain(n).map(RunCounts::noise).find(|&noise| noise != Noise::Sampled);
+    if let (Some(noise), true) = (other, b.len() < 2 || n.len() < 2) {
+        return Judgement::Untestable(noise);
     }
+    // Delays are judged as a metric not known to be sampled: by the runs' spread alone.
+    let sampled = other.is_none();
     let own = options.exclusive;
     let per_function = |runs: &[RunCounts]| -> Vec<Vec<gate::Count>> {
         rows.iter().map(|c| runs.iter().map(|r| r.count(c.name, own)).collect()).collect()
@@ -163,8 +169,27 @@ pub(super) fn judge(
         judged.iter_mut().for_each(|j| j.suspect = j.gated && j.large && j.clear);
     }
     discoveries(model, &mut judged);
+    // A floor of 0 (`--run-floor 0`) says runs vary by sampling alone: no points are held either.
+    if (b.len() == 1 || n.len() == 1) && options.run_floor > 0.0 {
+        hold_below_one_run_points(&mut judged, rows, &shares);
+    }
     let flagged = judged.iter().filter(|j| j.failed()).count();
     (judged, Some(Tested { functions: tested.len(), of: rows.len(), q, flagged }))
+}
+
+/// With one run a side, a failure whose share grew by less than [`ONE_RUN_POINTS`] is made
+/// inconclusive: single runs of a JIT move that much between them.
+fn hold_below_one_run_points(
+    judged: &mut [Judged],
+    rows: &[Change<'_>],
+    shares: impl Fn(&Change<'_>) -> ((f64, f64), f64),
+) {
+    for (judged, row) in judged.iter_mut().zip(rows) {
+        let ((base, new), _) = shares(row);
+        if judged.failed() && (new - base) * 100.0 < ONE_RUN_POINTS {
+            (judged.clear, judged.suspect) = (false, true);
+        }
+    }
 }
 
 /// How many functions the test weighed (of how many rows), and how many it flagged, at false
@@ -218,13 +243,19 @@ pub(super) fn rule_line(
     let fdr = q * 100.0;
     match judgement {
         Judgement::None => "Gate: none.".into(),
-        Judgement::Limits => format!(
-            "Gate ({name}, measured: no sampling noise to test): a function fails where its share {large}."
-        ),
-        Judgement::Untestable => format!(
-            "Gate ({name}, {}: one run a side cannot tell its noise): a function whose share {large} is inconclusive, not a failure; give several runs a side (--base a b c --new d e f) to test their spread.",
-            metric.sampling.describe()
-        ),
+        Judgement::Limits => {
+            format!("Gate ({name}, measured: no sampling noise to test): a function fails where its share {large}.")
+        }
+        Judgement::Untestable(noise) => {
+            let why = match noise {
+                Noise::Delays => "delays of events, which vary with each run's scheduling",
+                _ => "",
+            };
+            let (sep, sampling) = (if why.is_empty() { "" } else { ": " }, metric.sampling.describe());
+            format!(
+                "Gate ({name}, {sampling}{sep}{why}: one run a side cannot tell its noise): a function whose share {large} is inconclusive, not a failure; give several runs a side (--base a b c --new d e f) to test their spread."
+            )
+        }
         Judgement::Tested(model) => {
             let noise = match (model.sampled, &metric.sampling) {
                 (true, Sampling::Sampled { of: None, per: 1 }) => "sampling noise of its samples".to_string(),
@@ -236,7 +267,10 @@ pub(super) fn rule_line(
                 (b, n) => format!(" and its runs' spread (a moderated Welch's t; {b} BASE, {n} NEW)"),
             };
             let vary = match runs {
-                (1, 1) => format!("runs assumed to vary by {:.0} % of a share (--run-floor)", model.floors.0 * 100.0),
+                (b, n) if b == 1 || n == 1 => format!(
+                    "runs assumed to vary by {:.0} % of a share (--run-floor) and by up to {ONE_RUN_POINTS} points (a growth less than that is inconclusive with one run a side)",
+                    model.floors.0.max(model.floors.1) * 100.0
+                ),
                 _ => format!(
                     "runs varying by {:.0} % (BASE) and {:.0} % (NEW) of a share",
                     model.floors.0 * 100.0,

@@ -102,6 +102,13 @@ pub const DEFAULT_FALSE_DISCOVERY_RATE: f64 = 0.05;
 /// is its least.
 pub const DEFAULT_RUN_FLOOR: f64 = 0.3;
 
+/// The least growth, in points of the total, that fails the gate where a side has one run: less is
+/// inconclusive however clear. Between unchanged single runs a function's share moved by up to
+/// 10.7 points in the recordings of docs/gate.md ("Real runs"): node's `mix`, inlined into its
+/// caller by V8 in some runs and not in others, 0.1 % of one run and 10.8 % of another, which no
+/// floor proportional to a share can tell from a regression; several runs a side measure it.
+pub const ONE_RUN_POINTS: f64 = 15.0;
+
 /// The least growth that fails the run (`--min-abs`): a number in the unit of BASE's metric, or an
 /// amount of time or of bytes, which is put in that unit (time in samples or ticks at BASE's
 /// interval).
@@ -225,7 +232,7 @@ pub fn compare(base: &Side, new: &Side, labels: (&str, &str), options: &DiffOpti
     let table = table(base, new, &rows, &judged, options, factor, tested.is_some());
     let over: Vec<usize> = (0..rows.len()).filter(|&i| judged[i].failed()).collect();
     let regression = !over.is_empty();
-    let unclear = judgement == Judgement::Untestable && judged.iter().any(|j| j.gated && j.large)
+    let unclear = matches!(judgement, Judgement::Untestable(_)) && judged.iter().any(|j| j.gated && j.large)
         || judged.iter().any(|j| j.suspect && !j.failed());
     let verdict = match (rule, regression, unclear) {
         (None, _, _) => "none",
@@ -364,7 +371,20 @@ fn changes<'a>(
         false => view.pct(amount(sums, options.exclusive)),
     };
     let key = |c: &Change<'_>| value(new, c.new, factor) - value(base, c.base, 1.0);
-    rows.sort_by(|a, b| key(b).abs().total_cmp(&key(a).abs()).then_with(|| a.name.cmp(b.name)));
+    // Of rows that changed alike (a caller whose growth is all its only callee's, as Java's
+    // `Work.lambda$main$2` is `Work.render`'s), the one whose other quantity (its self value where
+    // totals are compared) changed more first, else the deeper: the callee, where the work is.
+    let other = |c: &Change<'_>| {
+        let value = |view: &View, sums: Option<&Sums>| view.pct(amount(sums, !options.exclusive));
+        value(new, c.new) - value(base, c.base)
+    };
+    let depth = |c: &Change<'_>| c.new.or(c.base).map_or(0, |s| s.depth);
+    rows.sort_by(|a, b| {
+        (key(b).abs().total_cmp(&key(a).abs()))
+            .then_with(|| other(b).abs().total_cmp(&other(a).abs()))
+            .then_with(|| depth(b).cmp(&depth(a)))
+            .then_with(|| a.name.cmp(b.name))
+    });
     rows
 }
 

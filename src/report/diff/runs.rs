@@ -3,7 +3,7 @@
 
 use super::super::{gate, ReportOptions, View};
 use crate::error::Error;
-use crate::model::{Metric, Profile, Sampling, Unit, Values};
+use crate::model::{Metric, MetricKind, Profile, Sampling, Unit, Values};
 use rustc_hash::FxHashMap;
 
 /// One side of a comparison: its runs (merged, where there are several) in the view its table
@@ -54,8 +54,8 @@ pub struct RunCounts {
     rows: FxHashMap<String, Row>,
     /// The run's total, and the sum of its samples' squared weights.
     of: (f64, f64),
-    /// Whether the squares are known: the metric is sampled, not merely unstated.
-    sampled: bool,
+    /// What noise its values have (the squares are known where sampled, not merely unstated).
+    noise: Noise,
 }
 
 /// A row's self value and total, and the squared weights of their samples.
@@ -70,8 +70,33 @@ struct Row {
 pub enum Noise {
     /// Sampled: the samples behind each value are known.
     Sampled,
+    /// Sampled delays of events (Go's block and mutex profiles): the events behind each value are
+    /// known, but how long goroutines waited is the run's scheduling, which varies between runs far
+    /// beyond the events (docs/gate.md): only several runs tell, by their spread.
+    Delays,
     /// Not known whether sampled: only the spread between runs tells.
     Unstated,
+}
+
+impl Noise {
+    /// The noise of `metric`'s values (one of `metrics`, which it may be sampled behind); `None`
+    /// where measured.
+    pub(super) fn of(metric: &Metric, metrics: &[Metric]) -> Option<Noise> {
+        match metric.sampling {
+            Sampling::Measured => None,
+            Sampling::Unstated => Some(Noise::Unstated),
+            Sampling::Sampled { .. } if is_delay(metric, metrics) => Some(Noise::Delays),
+            Sampling::Sampled { .. } => Some(Noise::Sampled),
+        }
+    }
+}
+
+/// Whether `metric` is time sampled behind a count of events, not of samples: delays (Go's block
+/// and mutex profiles' `delay` behind their `contentions`), where a CPU profile's time weighs its
+/// samples.
+fn is_delay(metric: &Metric, metrics: &[Metric]) -> bool {
+    let Sampling::Sampled { of: Some(of), .. } = &metric.sampling else { return false };
+    metric.unit.nanos().is_some() && metrics.iter().any(|m| &m.name == of && m.kind == MetricKind::Events)
 }
 
 impl RunCounts {
@@ -80,36 +105,28 @@ impl RunCounts {
     /// samples behind it, node by node); `None` where the metric is measured, which the limits
     /// alone gate.
     pub fn of(view: &View) -> Option<RunCounts> {
-        let metric = view.metric();
-        let sampled = match metric.sampling {
-            Sampling::Measured => return None,
-            Sampling::Unstated => false,
-            Sampling::Sampled { .. } => true,
-        };
+        let noise = Noise::of(view.metric(), view.profile.metrics())?;
         let tree = &view.profile.tree;
         let values = super::super::inclusive_values(tree, view.metric);
         let of = tree.roots().map(|root| values.get(root.index()).as_f64()).sum();
         let own: Vec<f64> = tree.self_values(view.metric).to_f64();
         let squares = squared_weights(view, &own);
         let sums = sums_by_row(view, &own, &squares);
-        let of_squares = if sampled { squares.iter().sum() } else { 0.0 };
+        let of_squares = if noise == Noise::Sampled { squares.iter().sum() } else { 0.0 };
         let rows =
             sums.into_iter().enumerate().filter_map(|(row, sums)| Some((view.names[row].clone(), sums?))).collect();
-        Some(RunCounts { rows, of: (of, of_squares), sampled })
+        Some(RunCounts { rows, of: (of, of_squares), noise })
     }
 
     /// A run that holds none of `metric`.
     fn empty(metric: &Metric) -> RunCounts {
-        let sampled = matches!(metric.sampling, Sampling::Sampled { .. });
-        RunCounts { rows: FxHashMap::default(), of: (0.0, 0.0), sampled }
+        let noise = Noise::of(metric, &[]).unwrap_or(Noise::Unstated);
+        RunCounts { rows: FxHashMap::default(), of: (0.0, 0.0), noise }
     }
 
     /// What the run says of its noise.
     pub fn noise(&self) -> Noise {
-        match self.sampled {
-            true => Noise::Sampled,
-            false => Noise::Unstated,
-        }
+        self.noise
     }
 
     /// The value of `name` (self with `own`) in the run.
@@ -174,4 +191,28 @@ fn sums_by_row(view: &View, own: &[f64], squares: &[f64]) -> Vec<Option<Row>> {
         }
     }
     rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Repr;
+
+    /// Time behind a count of events is a delay (Go's block and mutex profiles); time behind a count
+    /// of samples weighs them (a Go CPU profile's nanoseconds), and time sampled alone is samples.
+    #[test]
+    fn a_delay_is_time_sampled_behind_a_count_of_events() {
+        let contentions = Metric::new("contentions", MetricKind::Events, Unit::Count, Repr::Int);
+        let samples = Metric::new("samples", MetricKind::Samples, Unit::Count, Repr::Int);
+        let time = |of: &str| {
+            Metric::new("t", MetricKind::Time, Unit::Nanoseconds, Repr::Int)
+                .sampled(Sampling::Sampled { of: Some(of.into()), per: 5 })
+        };
+        let metrics = [contentions, samples];
+        assert_eq!(Noise::of(&time("contentions"), &metrics), Some(Noise::Delays));
+        assert_eq!(Noise::of(&time("samples"), &metrics), Some(Noise::Sampled));
+        let alone = Metric::new("t", MetricKind::Time, Unit::Nanoseconds, Repr::Int)
+            .sampled(Sampling::Sampled { of: None, per: 10_000_000 });
+        assert_eq!(Noise::of(&alone, &metrics), Some(Noise::Sampled));
+    }
 }

@@ -1,7 +1,7 @@
 // proftool's page beside speedscope's app on the same folded stacks, in headless Chromium: the
-// time from navigation to the first flame graph drawn, and the renderer's memory then (the
-// proportional set size of Chromium's renderer processes from /proc, less theirs with the tab
-// blank, one browser at a time). proftool's
+// time from navigation to the first flame graph drawn, and the renderer's memory then, after a
+// garbage collection (the proportional set size of Chromium's renderer processes from /proc, less
+// theirs with the tab blank, one browser at a time). proftool's
 // page is drawn at its mark `proftool-drawn`; speedscope's when it has named its window after the
 // file (`NAME - speedscope`, set as its flame graph is shown) and two frames have been painted.
 // Both are served from 127.0.0.1, speedscope's profile by its `#profileURL=`, as its docs load one.
@@ -53,6 +53,9 @@ async function measure(url, drawn, ...args) {
   const ms = await tab.evaluate(
     () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(performance.now())))),
   )
+  // What the page holds, not the garbage of reading it: a collection first, for both.
+  const session = await tab.createCDPSession()
+  await session.send('HeapProfiler.collectGarbage')
   const mb = rendererMegabytes(browser.process().pid) - blank
   await browser.close()
   return { ms, mb }

@@ -3,6 +3,8 @@
 // numbers come from Model (model.js), which node tests on its own.
 'use strict';
 const P = JSON.parse(document.getElementById('profile').textContent);
+// The profile's text, as large as the page, is not kept once read.
+document.getElementById('profile').remove();
 const S = P.strings, FRAMES = P.frames.length / 4, ROWS = S.length;
 const ROW = 18;
 const $ = (id) => document.getElementById(id);

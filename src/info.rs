@@ -280,16 +280,8 @@ impl Sum {
     /// an ulp of the running sum: under `terms` ulps of `magnitude` in all. One float is exact.
     fn value(&self) -> f64 {
         let error = if self.terms > 1 { self.terms as f64 * f64::EPSILON * self.magnitude } else { 0.0 };
-        self.counts as f64 + shortest_within(self.floats, error)
+        self.counts as f64 + crate::model::shortest_within(self.floats, error)
     }
-}
-
-/// The decimal with the fewest significant digits within `error` of `v` (at 17 digits, `v` itself).
-fn shortest_within(v: f64, error: f64) -> f64 {
-    (1..=17)
-        .filter_map(|digits| format!("{v:.*e}", digits - 1).parse::<f64>().ok())
-        .find(|candidate| (candidate - v).abs() <= error)
-        .unwrap_or(v)
 }
 
 #[cfg(test)]

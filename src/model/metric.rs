@@ -332,6 +332,16 @@ impl fmt::Display for Value {
     }
 }
 
+/// The decimal with the fewest significant digits within `error` of `v` (at 17 digits, `v` itself):
+/// a sum of floats without the binary noise of adding them, where `error` bounds that noise
+/// (`51`, not `51.000000000000014`).
+pub fn shortest_within(v: f64, error: f64) -> f64 {
+    (1..=17)
+        .filter_map(|digits| format!("{v:.*e}", digits - 1).parse::<f64>().ok())
+        .find(|candidate| (candidate - v).abs() <= error)
+        .unwrap_or(v)
+}
+
 /// `v` with at most `digits` significant digits, in plain notation without trailing zeros (`44.03092784`,
 /// `100`): APL's `⎕PP` printing, and times for people to read without binary noise (`18.481`, not
 /// `18.480999999999998`).

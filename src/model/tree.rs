@@ -316,6 +316,28 @@ impl CallTree {
         total
     }
 
+    /// [`CallTree::derived_inclusive`], each float sum of several values the shortest decimal within
+    /// the rounding error of adding them (`51`, not `51.000000000000014`): each value is off by up
+    /// to half an ulp from the decimal it was read as, and each addition rounds by up to half an ulp
+    /// of the running sum, under `terms` ulps of their magnitude in all. For writers of text, whose
+    /// readers would take the noise for a figure.
+    pub fn derived_inclusive_decimal(&self, metric: usize) -> Values {
+        let mut total = self.derived_inclusive(metric);
+        if let Values::Float(sums) = &mut total {
+            let mut terms = vec![1u32; self.len()];
+            self.add_up(&mut terms, u32::saturating_add);
+            let mut magnitudes: Vec<f64> = self.self_values(metric).to_f64().iter().map(|v| v.abs()).collect();
+            self.add_up(&mut magnitudes, |sum, v| sum + v);
+            for ((sum, &terms), &magnitude) in sums.iter_mut().zip(&terms).zip(&magnitudes) {
+                // Only a sum that prints as noise (16 or more significant digits) is worth the search.
+                if terms > 1 && significant_digits(*sum) >= 16 {
+                    *sum = super::shortest_within(*sum, f64::from(terms) * f64::EPSILON * magnitude);
+                }
+            }
+        }
+        total
+    }
+
     /// Adds every value of `values` (one per node) into its parent's, children first, with `add`.
     fn add_up<T: Copy>(&self, values: &mut [T], add: impl Fn(T, T) -> T) {
         for (node, &parent) in self.parents.iter().enumerate().rev() {
@@ -770,6 +792,13 @@ impl ChildIndex {
     }
 }
 
+/// How many significant digits the shortest decimal that reads back as `v` has.
+fn significant_digits(v: f64) -> usize {
+    let text = format!("{v:e}");
+    let mantissa = text.split('e').next().unwrap_or("");
+    mantissa.bytes().filter(u8::is_ascii_digit).count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -872,6 +901,23 @@ mod tests {
         assert_eq!(arena, expected);
         let lists: Vec<_> = t.walk_with(t.children()).map(|v| (v.node.0, v.depth, v.is_leaf)).collect();
         assert_eq!(lists, expected);
+    }
+
+    #[test]
+    fn derived_inclusive_decimal_drops_the_noise_of_adding_and_keeps_one_value_whole() {
+        let time = Metric::time(crate::model::Unit::Milliseconds, crate::model::Repr::Float);
+        let mut t = CallTree::new(&[time]);
+        let root = t.push(None, FrameId(0));
+        let a = t.push(Some(root), FrameId(1));
+        let b = t.push(Some(root), FrameId(2));
+        let alone = t.push(None, FrameId(3));
+        t.set_self(0, a, Value::Float(0.1));
+        t.set_self(0, b, Value::Float(0.2));
+        t.set_self(0, alone, Value::Float(0.8205615629464091));
+        // 0.1 + 0.2 is 0.30000000000000004 in binary: 0.3 by hand.
+        assert_eq!(t.derived_inclusive(0).get(0).as_f64(), 0.30000000000000004);
+        let decimal = t.derived_inclusive_decimal(0);
+        assert_eq!((0..4).map(|n| decimal.get(n).as_f64()).collect::<Vec<_>>(), [0.3, 0.1, 0.2, 0.8205615629464091]);
     }
 
     #[test]

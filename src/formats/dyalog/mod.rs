@@ -694,8 +694,9 @@ pub(crate) fn report_rows<'p>(profile: &'p Profile, csv: bool) -> (Report, Vec<C
     let frame = |n: NodeId| profile.frames.get(tree.frame(n));
     let is_line = |n: NodeId| frame(n).kind == FrameKind::Line;
     let children = tree.children();
-    let inclusive =
-        |m: Option<usize>| m.map(|m| tree.measured_inclusive(m).cloned().unwrap_or_else(|| tree.derived_inclusive(m)));
+    let inclusive = |m: Option<usize>| {
+        m.map(|m| tree.measured_inclusive(m).cloned().unwrap_or_else(|| tree.derived_inclusive_decimal(m)))
+    };
     let (time_inclusive, ticks_inclusive) = (inclusive(metrics.time), inclusive(metrics.ticks));
     let percentages = file_percentages(profile);
     // The depth of each node's row, and whether the row is a function row.

@@ -278,3 +278,16 @@ fn without_a_symbol_file_addresses_keep_their_library_and_the_way_to_name_them_i
     assert!(rows.keys().any(|name| name.starts_with("work!0x")), "{rows:?}");
     assert!(stderr.contains("alone.syms.json is not samply's symbol file (EOF while parsing"), "{stderr}");
 }
+
+/// Sample times are a running sum without the noise of adding floats: three samples of 3 µs each
+/// (the Chrome trace case's self times, by hand) start at 0, 0.003 and 0.006 ms, and the thread
+/// ends at 0.009 ms (0.009000000000000001 when added as floats).
+#[test]
+fn sample_times_add_up_without_the_noise_of_floats() {
+    let case = fixture("chrome-trace/cases/one-name-nested-at-one-timestamp.json");
+    let out = proftool().args(["convert", "-q", "--to", "firefox"]).arg(case).arg("-").assert().success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let thread = &json["threads"][0];
+    assert_eq!(thread["samples"]["time"], serde_json::json!([0.0, 0.003, 0.006]));
+    assert_eq!(thread["processShutdownTime"], serde_json::json!(0.009));
+}

@@ -4,7 +4,7 @@
 //! And through the binary: the interval its header states and ticks, one MAIN root, names it
 //! cannot hold, `--ghc-word-size`.
 
-use crate::support::binary::{fixture, proftool, run_bytes, run_stdin};
+use crate::support::binary::{fixture, proftool, run, run_bytes, run_stdin, temp};
 use crate::support::read_bytes;
 use proftool::convert::{Convert, ConvertOptions};
 use proftool::diag::Diagnostics;
@@ -280,4 +280,22 @@ fn folded_names_are_split_back_into_cost_centres_for_px() {
     }
     let (again, _) = run_stdin(&["convert", "--from", "ghc-px", "--to", "folded"], px.as_bytes());
     assert_eq!(again.as_bytes(), folded);
+}
+
+/// A profile that states no time is written with the conversion's, as GHC writes the time it wrote
+/// its report, and stderr says so; one that states its time keeps it, and says nothing of it.
+#[test]
+fn a_profile_of_no_time_is_written_with_the_conversions_and_says_so() {
+    let dir = temp();
+    let input = dir.path().join("in.folded");
+    std::fs::write(&input, "main;a 3\n").unwrap();
+    let (text, stderr) = run(&["convert", "--to", "ghc-px"], &input);
+    assert!(stderr.contains("ghc-px: the profile states no time: written with this conversion's ("), "{stderr}");
+    // `"Sun Nov 29 12:31 2026"`: ctime without seconds, in quotes.
+    let first = text.lines().next().unwrap();
+    let fields: Vec<&str> = first.trim_matches('"').split_whitespace().collect();
+    assert!(first.starts_with('"') && first.ends_with('"') && fields.len() == 5, "{first}");
+    assert!(fields[3].len() == 5 && fields[3].as_bytes()[2] == b':', "{first}");
+    let (_, stderr) = run(&["convert", "--to", "ghc-px"], &fixture("ghc-px/notes-example.px"));
+    assert!(!stderr.contains("states no time"), "{stderr}");
 }

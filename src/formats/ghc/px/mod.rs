@@ -44,7 +44,7 @@
 //! `ticks`, `entries` (per node) and `alloc` in bytes: the file counts machine words, multiplied
 //! by `--ghc-word-size` (default 8).
 //!
-//! **Writing**: the timestamp (now, in GHC's `ctime` form without seconds, if the profile has none),
+//! **Writing**: the timestamp (now, in GHC's `ctime` form without seconds, said on stderr, if the profile has none),
 //! the interval in whole milliseconds (the profile's own, which conversion sets from `--interval`
 //! where time became ticks or the profile has none; else 1 ms), one `1` line per frame in
 //! descending id order as GHC wrote them, stacks numbered in pre-order from 1, and the cost line

@@ -16,7 +16,13 @@ pub(crate) fn write(
     diag: &mut Diagnostics,
 ) -> Result<(), Error> {
     let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
-    let timestamp = profile.meta.timestamp.clone().unwrap_or_else(now_ctime);
+    let timestamp = profile.meta.timestamp.clone().unwrap_or_else(|| {
+        let now = now_ctime();
+        diag.warn("ghc-px-time", None, || {
+            format!("ghc-px: the profile states no time: written with this conversion's ({now}), as GHC writes the time it wrote its report")
+        });
+        now
+    });
     writeln!(w, "\"{}\"", sanitise(&timestamp, diag))?;
     writeln!(w, "\"{} ms\"", interval_ms(profile.meta.interval, diag))?;
     let tree = &profile.tree;

@@ -326,7 +326,8 @@ impl CallTree {
         if let Values::Float(sums) = &mut total {
             let mut terms = vec![1u32; self.len()];
             self.add_up(&mut terms, u32::saturating_add);
-            let mut magnitudes: Vec<f64> = self.self_values(metric).to_f64().iter().map(|v| v.abs()).collect();
+            let mut magnitudes = self.self_values(metric).to_f64();
+            magnitudes.iter_mut().for_each(|v| *v = v.abs());
             self.add_up(&mut magnitudes, |sum, v| sum + v);
             for ((sum, &terms), &magnitude) in sums.iter_mut().zip(&terms).zip(&magnitudes) {
                 // Only a sum that prints as noise (16 or more significant digits) is worth the search.

@@ -162,7 +162,8 @@ pub(super) fn judge(
     };
     // One run a side cannot measure how much runs vary: a growth clear of a sixth of the floor
     // assumed, as several runs would be judged, but not of the floor itself is inconclusive.
-    if b.len() == 1 || n.len() == 1 {
+    let one_run = b.len() == 1 || n.len() == 1;
+    if one_run {
         let several =
             Model { floors: (model.floors.0 / SEVERAL_RUNS_FLOOR, model.floors.1 / SEVERAL_RUNS_FLOOR), ..*model };
         discoveries(&several, &mut judged);
@@ -170,7 +171,7 @@ pub(super) fn judge(
     }
     discoveries(model, &mut judged);
     // A floor of 0 (`--run-floor 0`) says runs vary by sampling alone: no points are held either.
-    if (b.len() == 1 || n.len() == 1) && options.run_floor > 0.0 {
+    if one_run && options.run_floor > 0.0 {
         hold_below_one_run_points(&mut judged, rows, &shares);
     }
     let flagged = judged.iter().filter(|j| j.failed()).count();

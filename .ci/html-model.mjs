@@ -15,14 +15,14 @@ const test = (name, body) => {
 }
 
 // A profile as the writer gives it: names as strings, frames [name, module, line, kind], nodes
-// as [parent, frame, self...].
+// as [parent, frame, self...] (the writer gives each parent as an offset back from its node).
 function profile({ names, frames, nodes, metrics = [{ name: 'samples', kind: 'samples', unit: 'count', additive: true }], fn, measured }) {
   return {
     strings: names, metrics, totals: null,
     frames: frames.flat(),
     function: fn ?? frames.map((_, i) => i),
     defined: frames.map(() => -1),
-    parent: nodes.map((n) => n[0]),
+    parentOffset: nodes.map((n, i) => (n[0] < 0 ? 0 : i - n[0])),
     frame: nodes.map((n) => n[1]),
     values: metrics.map((_, m) => nodes.map((n) => n[2 + m])),
     measured: measured ?? metrics.map(() => null),
@@ -173,6 +173,17 @@ test("a sliver's children are a sliver below it, of their weight", () => {
   const values = lay.rects.node.map((n, i) => (n === -2 ? [lay.rects.depth[i], lay.slivers[lay.rects.sliver[i]].value] : null)).filter(Boolean)
   assert.deepEqual(Array.from(values, ([d, v]) => [d, Math.round(v * 1e9) / 1e9]), [[2, 10], [3, 6]])
   assert.equal(lay.depth, 4)
+})
+
+test('heights hold a tree of any depth, and its columns their values exactly', () => {
+  // A chain of 70,000 nodes: the root is 69,999 levels above its leaf, past 16 bits.
+  const nodes = Array.from({ length: 70000 }, (_, i) => [i - 1, 0, i === 69999 ? 3 : 0])
+  const deep = M.fromProfile(profile({ names: ['f'], frames: [[0, -1, -1, 0]], nodes }))
+  assert.equal(M.heights(deep)[0], 69999)
+  assert.equal(M.heights(M.fromProfile(simple))[0], 3)
+  // 2^24 + 1 is not a 32-bit float: its column stays 64-bit; halves are kept too.
+  const big = profile({ names: ['a'], frames: [[0, -1, -1, 0]], nodes: [[-1, 0, 16777217], [0, 0, 0.5]] })
+  assert.deepEqual([...M.fromProfile(big).self[0]], [16777217, 0.5])
 })
 
 test('a zoomed view of [x0, x1) scales and skips what is off screen', () => {

@@ -26,7 +26,7 @@ fn a_page_is_self_contained_and_holds_the_profile() {
     assert_eq!(profile["metrics"][shown]["name"], "cpu-clock");
     let total: i64 = profile["values"][shown].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).sum();
     assert_eq!(total, 51_250_000);
-    assert_eq!(profile["parent"].as_array().unwrap().len(), profile["frame"].as_array().unwrap().len());
+    assert_eq!(profile["parentOffset"].as_array().unwrap().len(), profile["frame"].as_array().unwrap().len());
 }
 
 /// A name that holds `</script>` cannot end the profile's script: it is written `\u003c/script>`

@@ -10,7 +10,7 @@
 //!
 //! **Written**: the viewer (`viewer.html` and its script: `model.js`, `view.js`, `graph.js`,
 //! `calltree.js`, `tables.js`) with the profile as JSON in it, compact: names, modules and places interned once
-//! each; the tree as flat arrays, a node's parent, frame and self value of each metric, parents
+//! each; the tree as flat arrays, a node's parent (as an offset back), frame and self value of each metric, parents
 //! before children. Every additive metric is there, each switchable in the page, named and in its
 //! unit, with its total as the reports state it; per-node counts (calls) beside them; measured
 //! inclusive values (Dyalog's), which the page shows as the reports do. Frames keep their kind
@@ -176,7 +176,7 @@ impl Strings {
 /// `totals` (each metric's total as the reports state it), `flat`, `strings`, `frames` as four
 /// numbers each (name, module or −1, line or −1, kind: 0 function, 1 line, 2 thread, 3 other),
 /// `function` (per frame, the frame of its function: itself but for a line), `defined` (a frame's
-/// place, a string or −1), `parent` (−1 for a root), `frame`, `values` (self values, a column per
+/// place, a string or −1), `parentOffset` (how far back a node's parent is, 0 for a root), `frame`, `values` (self values, a column per
 /// metric) and `measured` (per metric, the measured inclusive values or null).
 fn profile_json(profile: &Profile) -> String {
     let mut strings = Strings::default();
@@ -244,11 +244,13 @@ fn push_header(json: &mut String, profile: &Profile) {
     json.push_str(if profile.meta.flat { "],\"flat\":true" } else { "],\"flat\":false" });
 }
 
-/// The tree: `parent`, `frame`, the self values of each metric and the measured inclusive ones.
+/// The tree: `parentOffset`, `frame`, the self values of each metric and the measured inclusive
+/// ones. A node's parent is given as how many nodes before it the parent is (0: a root), mostly
+/// one digit where the parent's number would be up to seven: a third of a large page's bytes.
 fn push_tree(json: &mut String, profile: &Profile) {
     let tree = &profile.tree;
-    json.push_str(",\"parent\":[");
-    push_numbers(json, tree.nodes().map(|n| tree.parent(n).map_or(-1, |p| p.index() as i64)));
+    json.push_str(",\"parentOffset\":[");
+    push_numbers(json, tree.nodes().map(|n| tree.parent(n).map_or(0, |p| (n.index() - p.index()) as i64)));
     json.push_str("],\"frame\":[");
     push_numbers(json, tree.nodes().map(|n| i64::from(tree.frame(n).0)));
     json.push_str("],\"values\":[");
@@ -459,7 +461,7 @@ mod tests {
         assert!(!json.contains("</"), "{json}");
         let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(parsed["strings"], serde_json::json!(["main", "</script><b>"]));
-        assert_eq!(parsed["parent"], serde_json::json!([-1, 0, 1]));
+        assert_eq!(parsed["parentOffset"], serde_json::json!([0, 1, 1]));
         assert_eq!(parsed["frame"], serde_json::json!([0, 1, 0]));
         assert_eq!(parsed["values"], serde_json::json!([[0, 3, 2]]));
     }

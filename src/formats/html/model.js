@@ -12,11 +12,15 @@ const Model = (() => {
 
   // The profile's tree as the writer gave it.
   function fromProfile(P) {
-    const n = P.parent.length;
-    const toColumn = (values) => (values ? Float64Array.from(values, (v) => v || 0) : null);
+    const n = P.parentOffset.length;
+    // The columns as read are kept for the page's life: each in the narrowest type that holds it
+    // exactly (counts are whole numbers, exact in 32-bit floats below 2^24; most profiles have
+    // fewer than 65,536 frames), a third less memory for a large profile.
+    const exactIn32 = (values) => values.every((v) => !v || (Number.isInteger(v) && Math.abs(v) < 16777216));
+    const toColumn = (values) => (values ? (exactIn32(values) ? Float32Array : Float64Array).from(values, (v) => v || 0) : null);
     return {
-      parent: Int32Array.from(P.parent),
-      frame: Int32Array.from(P.frame),
+      parent: Int32Array.from(P.parentOffset, (offset, i) => (offset > 0 ? i - offset : -1)),
+      frame: (P.frames.length / 4 <= 65536 ? Uint16Array : Int32Array).from(P.frame),
       self: P.metrics.map((_, m) => toColumn(P.values[m] ?? new Array(n).fill(0))),
       measured: P.metrics.map((_, m) => toColumn(P.measured?.[m])),
     };
@@ -384,9 +388,14 @@ const Model = (() => {
 
   // Per node, how many levels its subtree has below it (0 for a leaf): the graph's depth without
   // walking it, so that a layout stops at the last row in view.
-  function heights(tree) {
-    const n = tree.parent.length, h = new Int32Array(n);
-    for (let i = n - 1; i >= 0; i--) { const p = tree.parent[i]; if (p >= 0 && h[i] + 1 > h[p]) h[p] = h[i] + 1; }
+  // Each node's height (levels below it), in 16 bits but for a tree deeper than 65,534 levels.
+  function heights(tree, Column = Uint16Array) {
+    const n = tree.parent.length, h = new Column(n);
+    for (let i = n - 1; i >= 0; i--) {
+      const p = tree.parent[i];
+      if (p >= 0 && h[i] + 1 > h[p]) h[p] = h[i] + 1;
+      if (h[i] === 65535 && Column === Uint16Array) return heights(tree, Int32Array);
+    }
     return h;
   }
 

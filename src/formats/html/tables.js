@@ -300,7 +300,7 @@ $('lines').onchange = () => { state.lines = $('lines').checked; rebuild(); };
 // The thread chooser: every thread with its share of the whole (tick some to see only them), and
 // whether those shown are merged into one tree.
 function fillThreads() {
-  const whole = M.fromProfile(P), t = M.totals(whole, state.metric), list = $('thread-list');
+  const whole = SOURCE, t = M.totals(whole, state.metric), list = $('thread-list');
   list.innerHTML = '';
   const seen = new Map();
   for (let r = 0; r < whole.parent.length; r++) if (whole.parent[r] < 0 && kindOf(whole.frame[r]) === 2) seen.set(whole.frame[r], (seen.get(whole.frame[r]) ?? 0) + t[r]);

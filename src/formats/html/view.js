@@ -5,6 +5,10 @@
 const P = JSON.parse(document.getElementById('profile').textContent);
 // The profile's text, as large as the page, is not kept once read.
 document.getElementById('profile').remove();
+// The call tree as read, once, as typed columns; the profile's own arrays of its numbers (as many
+// as the tree has nodes, and twice the columns' size) are let go. Every view starts from it.
+const SOURCE = Model.fromProfile(P);
+delete P.parentOffset; delete P.frame; delete P.values; delete P.measured;
 const S = P.strings, FRAMES = P.frames.length / 4, ROWS = S.length;
 const ROW = 18;
 const $ = (id) => document.getElementById(id);
@@ -120,7 +124,7 @@ let T, N, threadRoots, K, selfv, total, grand, selected, fnTable, heightOf;
 let F, FK, Fself, Ftotal;
 const hasLines = M.hasLines(P);
 function buildTree() {
-  F = M.fromProfile(P);
+  F = SOURCE;
   threadRoots = M.threadRootCount(P, F);
   if (hasLines && !state.lines) F = M.mergeLines(P, F);
   if (state.threads.length) { const keep = new Set(state.threads); F = M.keepRoots(F, (r) => keep.has(F.frame[r])); }

@@ -3,7 +3,7 @@
 use super::{to_nanosecond, DISPLAY_TIME_UNIT, FORMAT};
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind, Position};
-use crate::formats::cpuprofile::{BELOW_MAX_TIME, MAX_TIME_US};
+use crate::formats::kit::v8_profile::{BELOW_MAX_TIME, MAX_TIME_US};
 use crate::model::{ChildIndex, FrameId, FrameKind, FrameRef, FrameTable, Metric, NodeId, Profile, Repr, Unit, Values};
 use rustc_hash::FxHashMap;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};

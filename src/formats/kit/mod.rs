@@ -7,6 +7,7 @@
 //!   driver, and stacks written as indented lines ([`lines::Indented`]);
 //! - [`source_frame`]: the frame of a function named where its source is (JavaScript's
 //!   profilers), with one rule for anonymous functions;
+//! - [`v8_profile`]: V8's CPU profile document, which a `.cpuprofile` is and a Chrome trace holds;
 //! - [`count_names`], [`time`]: what writers share (a count's name, dates).
 
 pub(crate) mod count_names;
@@ -14,3 +15,4 @@ pub(crate) mod lines;
 pub(crate) mod sink;
 pub(crate) mod source_frame;
 pub(crate) mod time;
+pub(crate) mod v8_profile;

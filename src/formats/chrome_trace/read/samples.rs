@@ -5,7 +5,7 @@
 use super::{add_time, time, Id, Reader, FORMAT};
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind, Position};
-use crate::formats::cpuprofile;
+use crate::formats::kit::v8_profile;
 use crate::model::{ChildIndex, FrameKind, FrameRef, Profile};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
@@ -57,7 +57,7 @@ pub(super) struct ProfileData {
 #[serde(rename_all = "camelCase")]
 pub(super) struct CpuProfileJson {
     #[serde(default)]
-    pub(super) nodes: Vec<cpuprofile::NodeJson>,
+    pub(super) nodes: Vec<v8_profile::NodeJson>,
     #[serde(default)]
     pub(super) samples: Vec<u64>,
     #[serde(default)]
@@ -176,9 +176,9 @@ impl Reader<'_> {
         }
         let processes: std::collections::HashSet<&Id> = joined.iter().map(|((pid, _), _)| pid).collect();
         let with_process = processes.len() > 1;
-        let mut profile = Profile::new(cpuprofile::metrics(true));
+        let mut profile = Profile::new(v8_profile::metrics(true));
         let mut index = ChildIndex::default();
-        let mut unknown = cpuprofile::Unknown::default();
+        let mut unknown = v8_profile::Unknown::default();
         for (_, Joined { document, track, position }) in joined {
             let name = self.track_of.get(&track).and_then(|&t| self.tracks[t].name.clone());
             let name = name.unwrap_or_else(|| format!("tid {}", track.1));
@@ -190,9 +190,9 @@ impl Reader<'_> {
                 position,
                 kind: ParseErrorKind::Unexpected { expected, found },
             };
-            unknown += cpuprofile::add_tree(&mut profile, &mut index, Some(root), &document, &error)?;
+            unknown += v8_profile::add_tree(&mut profile, &mut index, Some(root), &document, &error)?;
         }
-        cpuprofile::warn_unknown(&unknown, diag);
+        v8_profile::warn_unknown(&unknown, diag);
         // Time and samples, as the same profile saved as a `.cpuprofile` is read (the Firefox
         // Profiler and DevTools count its samples), weighed by time as that is; where functions are
         // defined is not kept.
@@ -204,19 +204,19 @@ impl Reader<'_> {
 
 /// A CPU profile joined from its events so far, and where it was declared.
 struct Joined {
-    document: cpuprofile::Document,
+    document: v8_profile::Document,
     track: (Id, Id),
     position: Position,
 }
 
 impl Joined {
     fn new(declared: &ProfileEvent) -> Joined {
-        let document = cpuprofile::Document {
+        let document = v8_profile::Document {
             // Without an end, the last sample has no time (as speedscope gives it).
             end_time: f64::NEG_INFINITY,
             samples: Some(Vec::new()),
             time_deltas: Some(Vec::new()),
-            ..cpuprofile::Document::default()
+            ..v8_profile::Document::default()
         };
         Joined { document, track: declared.track.clone(), position: declared.position }
     }

@@ -9,7 +9,7 @@ use proftool::diag::Diagnostics;
 use proftool::files::Output;
 use proftool::merge::Merger;
 use proftool::model::filter::Filters;
-use proftool::report::diff::{self, DiffOptions, Differential, Matching, MinAbs, Side};
+use proftool::report::diff::{self, DiffOptions, Matching, MinAbs, Side};
 use proftool::report::{ReportOptions, View};
 use proftool::{Format, ReadOptions};
 use std::path::{Path, PathBuf};
@@ -206,14 +206,15 @@ impl DiffArgs {
 }
 
 impl DiffArgs {
-    /// The differential output `--to KIND OUT` asks for, if any.
-    fn differential_output(&self) -> Result<Option<(Differential, PathBuf)>> {
+    /// The differential output `--to FORMAT OUT` asks for, if any: a format that writes a
+    /// comparison.
+    fn differential_output(&self) -> Result<Option<(Format, PathBuf)>> {
         Ok(match &self.to[..] {
-            [kind, out] => {
-                let kind = kind
-                    .parse::<Differential>()
-                    .map_err(|_| Usage(format!("--to {kind}: a differential output is folded, svg, pprof or html")))?;
-                Some((kind, PathBuf::from(out)))
+            [name, out] => {
+                let format = Format::from_name(name).filter(|f| f.differential().is_some()).ok_or_else(|| {
+                    Usage(format!("--to {name}: a differential output is one of {}", Format::differential_names()))
+                })?;
+                Some((format, PathBuf::from(out)))
             }
             _ => None,
         })

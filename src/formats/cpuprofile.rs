@@ -81,6 +81,7 @@ pub(crate) const SPEC: Spec = Spec {
     writes: Some(Writes {
         write: |profile, out, options, _| write(profile, out, options),
         rules: Rules { fit, keeps_defined_at: true, merges_siblings: true, ..spec::STACKS_ONLY },
+        differential: None,
     }),
 };
 

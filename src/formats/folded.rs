@@ -74,7 +74,16 @@ pub(crate) const SPEC: Spec = Spec {
     reads: Some(Reads::text(sniff, |input, options, diag| {
         read(input, options.size_hint, &options.formats.get(), diag).map_err(Error::from)
     })),
-    writes: Some(Writes { write, rules: spec::STACKS_ONLY }),
+    writes: Some(Writes {
+        write,
+        rules: spec::STACKS_ONLY,
+        // A comparison as `inferno-diff-folded` writes one (`stack base new`), which
+        // `inferno-flamegraph` draws as a differential flame graph.
+        differential: Some(spec::Differential {
+            from: spec::ComparedFrom::TwoCountLines,
+            write: |compared, out, _, _| Ok(out.write_all(compared.lines.as_bytes())?),
+        }),
+    }),
 };
 
 /// The format's name in errors and warnings.

@@ -75,6 +75,7 @@ pub(crate) const SPEC: Spec = Spec {
     writes: Some(Writes {
         write: |profile, out, _, diag| write(profile, out, diag),
         rules: Rules { fit: |profile, _, diag| fit(profile, diag), ..spec::STACKS_ONLY },
+        differential: None,
     }),
 };
 

@@ -331,6 +331,16 @@ impl Format {
         self.rules().single_root.map(|root| root())
     }
 
+    /// The format's writer of a comparison (`diff --to`), where it has one.
+    pub fn differential(self) -> Option<&'static spec::Differential> {
+        self.spec().writes.as_ref().and_then(|writes| writes.differential.as_ref())
+    }
+
+    /// The names of the formats that write a comparison, comma-separated.
+    pub fn differential_names() -> String {
+        Format::names_where(|f| f.differential().is_some())
+    }
+
     /// The names of the formats that can be read, comma-separated.
     pub fn reader_names() -> String {
         Format::names_where(Format::can_read)

@@ -72,6 +72,7 @@ pub(crate) const SPEC: Spec = Spec {
     writes: Some(Writes {
         write: |profile, out, options, _| write(profile, out, options),
         rules: Rules { fit_roots, ..spec::STACKS_ONLY },
+        differential: None,
     }),
 };
 

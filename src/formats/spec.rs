@@ -3,8 +3,9 @@
 //! A format is its module; the module names itself, says what it is (name, description, file
 //! extensions, what it [`Carries`], from a preset and what differs from it), and states two halves:
 //! what proftool reads of it ([`Reads`]: how an input is told to be of it, its [`Encoding`] and its
-//! sniffer, and its [`Reader`]) and what it writes ([`Writes`]: its [`Writer`] and the [`Rules`] of
-//! a conversion to it, those that differ from [`STACKS_ONLY`]'s). Each half is `None` where
+//! sniffer, and its [`Reader`]) and what it writes ([`Writes`]: its [`Writer`], the [`Rules`] of
+//! a conversion to it, those that differ from [`STACKS_ONLY`]'s, and its [`Differential`] writer of
+//! a comparison where its tools read one). Each half is `None` where
 //! proftool does not read or write the format, so a format read only states no rules and a format
 //! written only no sniffer. Reader and writer have one signature for every format: a module adapts
 //! its own to them. The registry (`Format`, in `formats/mod.rs`) forwards to a format's `SPEC` with one line
@@ -74,6 +75,58 @@ pub struct Writes {
     pub write: Writer,
     /// What a conversion to it does besides fitting a profile to what it carries.
     pub rules: Rules,
+    /// How it writes a comparison of two profiles (`diff --to`), where its tools read one.
+    pub differential: Option<Differential>,
+}
+
+/// A format's writer of a comparison (`diff --to FORMAT`): `diff` matches and judges the two sides
+/// and gives the writer what it is [`Compared`] from.
+pub struct Differential {
+    /// What the writer is given.
+    pub from: ComparedFrom,
+    /// The writer.
+    pub write: fn(&Compared<'_>, &mut dyn io::Write, &ConvertOptions, &mut Diagnostics) -> Result<(), Error>,
+}
+
+/// What a differential writer is given of the two sides.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum ComparedFrom {
+    /// Every stack of either side with its count in each, the lines `inferno-diff-folded` writes
+    /// from their folded stacks (`stack base new`), sorted.
+    TwoCountLines,
+    /// The two profiles, each with the compared metric alone (metric 0), BASE's in NEW's unit,
+    /// projected onto the format, or as compared where the format keeps what they hold.
+    Sides { projected: bool },
+}
+
+/// A comparison as `diff` gives it to a format's differential writer.
+pub struct Compared<'a> {
+    /// The two-count lines ([`ComparedFrom::TwoCountLines`]), else empty.
+    pub lines: String,
+    /// BASE and NEW ([`ComparedFrom::Sides`]), else empty profiles.
+    pub sides: (Profile, Profile),
+    /// The sides' names (their files).
+    pub labels: (&'a str, &'a str),
+    /// Widths drawn from BASE rather than NEW (`--negate`), for a graph of widths.
+    pub negate: bool,
+    /// Whether the gate found a function past the limits.
+    pub regression: bool,
+    /// Every function as the gate judged it, largest change first.
+    pub judged: &'a [Judged<'a>],
+}
+
+/// A function as the gate judged it.
+pub struct Judged<'a> {
+    /// The function (or line), as the reports name it.
+    pub name: &'a str,
+    /// `new`, `gone`, `root`, `pseudo`, or empty.
+    pub status: &'a str,
+    /// Its share of BASE and of NEW, in percent.
+    pub shares: (f64, f64),
+    /// The p-value of the test that judged it, where one did.
+    pub p: Option<f64>,
+    /// `failed`, `inconclusive`, `not clear`, `not gated` or `passed`.
+    pub outcome: &'a str,
 }
 
 /// How a format reads a whole input into a profile, given every reading option.

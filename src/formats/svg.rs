@@ -41,7 +41,14 @@ pub(crate) const SPEC: Spec = Spec {
     extensions: &["svg"],
     carries: CARRIES,
     reads: None,
-    writes: Some(Writes { write, rules: spec::STACKS_ONLY }),
+    writes: Some(Writes {
+        write,
+        rules: spec::STACKS_ONLY,
+        differential: Some(spec::Differential {
+            from: spec::ComparedFrom::TwoCountLines,
+            write: |compared, out, _, _| write_differential(compared, out),
+        }),
+    }),
 };
 
 /// The format's name in errors and warnings.
@@ -106,6 +113,38 @@ pub(crate) fn write(
         });
     }
     inferno::flamegraph::from_lines(&mut options, lines.iter().map(String::as_str), out)?;
+    Ok(())
+}
+
+/// Writes a comparison as the differential flame graph inferno draws from its two-count lines:
+/// widths from NEW, red where a stack grew, blue where it shrank. With `negate`, widths from BASE,
+/// as `inferno-diff-folded` advises (the counts swapped, the hues switched back, so that red still
+/// means grew).
+fn write_differential(compared: &spec::Compared<'_>, out: &mut dyn Write) -> Result<(), Error> {
+    let mut options = inferno::flamegraph::Options::default();
+    options.title = format!("Differential Flame Graph: {} against {}", compared.labels.1, compared.labels.0);
+    options.hash = true;
+    options.negate_differentials = compared.negate;
+    // A name that ends in a number would read as a third count: its last space becomes a no-break space.
+    let safe: Vec<String> = compared
+        .lines
+        .lines()
+        .filter_map(|line| {
+            let (rest, after) = line.rsplit_once(' ')?;
+            let (stack, before) = rest.rsplit_once(' ')?;
+            let frames: Vec<String> = stack.split(';').map(|f| one_count_name(f).into_owned()).collect();
+            let (first, second) = if compared.negate { (after, before) } else { (before, after) };
+            Some(format!("{} {first} {second}", frames.join(";")))
+        })
+        .collect();
+    let counted = |line: &&String| line.rsplit(' ').take(2).any(|count| count.parse::<f64>().is_ok_and(|c| c != 0.0));
+    if !safe.iter().any(|line| counted(&line)) {
+        // inferno draws nothing and fails: say why instead.
+        return Err(Error::BadOption(
+            "a differential flame graph is drawn from counts, and both profiles' are all 0".into(),
+        ));
+    }
+    inferno::flamegraph::from_lines(&mut options, safe.iter().map(String::as_str), out)?;
     Ok(())
 }
 

@@ -90,7 +90,11 @@ pub(crate) const SPEC: Spec = Spec {
     reads: Some(Reads::binary(sniff, |input, options, diag| {
         read(input, &options.formats.get(), diag).map_err(Error::from)
     })),
-    writes: Some(Writes { write, rules: Rules { fit, says_which_metric_comes_first: true, ..spec::STACKS_ONLY } }),
+    writes: Some(Writes {
+        write,
+        rules: Rules { fit, says_which_metric_comes_first: true, ..spec::STACKS_ONLY },
+        differential: None,
+    }),
 };
 
 /// The format's name in errors and warnings.

@@ -120,6 +120,7 @@ pub(crate) const SPEC: Spec = Spec {
     writes: Some(Writes {
         write: |profile, out, _, diag| write::write(profile, out, diag),
         rules: Rules { says_which_metric_comes_first: true, ..spec::STACKS_ONLY },
+        differential: None,
     }),
 };
 

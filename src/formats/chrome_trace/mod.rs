@@ -114,6 +114,7 @@ pub(crate) const SPEC: Spec = Spec {
     writes: Some(Writes {
         write: |profile, out, _, _| write(profile, out),
         rules: Rules { fit: |profile, _, diag| fit(profile, diag), ..spec::STACKS_ONLY },
+        differential: None,
     }),
 };
 

@@ -51,6 +51,7 @@ pub(crate) const SPEC: Spec = Spec {
             write(profile, out, options.formats.get::<super::Options>().separators, diag)
         },
         rules: super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag)),
+        differential: None,
     }),
 };
 

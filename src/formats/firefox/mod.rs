@@ -117,6 +117,7 @@ pub(crate) const SPEC: Spec = Spec {
             merges_siblings: true,
             ..spec::STACKS_ONLY
         },
+        differential: None,
     }),
 };
 

@@ -24,7 +24,9 @@
 
 use super::spec::{self, Carries, Spec, Writes};
 use crate::error::{Error, FormatName};
-use crate::model::{Aggregation, FrameKind, MetricKind, Profile, Value, Values};
+use crate::model::{
+    Aggregation, ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Value, Values,
+};
 use std::collections::HashMap;
 use std::io::Write;
 
@@ -64,6 +66,7 @@ pub(crate) const SPEC: Spec = Spec {
             keeps_measured_inclusive: true,
             ..spec::STACKS_ONLY
         },
+        differential: Some(spec::Differential { from: spec::ComparedFrom::Sides { projected: false }, write: |compared, out, _, _| write_differential(compared, out) }),
     }),
 };
 
@@ -87,37 +90,56 @@ const SCRIPT: [&str; 5] = [
 
 /// What a differential page (`diff --to html`) shows beside its tree: the metrics that hold BASE's
 /// and NEW's values, the sides' names, and the gate's verdict with the functions that tripped it.
-pub(crate) struct DiffPage<'a> {
+struct DiffPage<'a> {
     /// The metric of BASE's values, and of NEW's.
-    pub base: usize,
-    pub new: usize,
+    base: usize,
+    new: usize,
     /// The sides' names (their files).
-    pub labels: (&'a str, &'a str),
+    labels: (&'a str, &'a str),
     /// Whether a function crossed the limits.
-    pub regression: bool,
+    regression: bool,
     /// Every function as the gate judged it, largest change first.
-    pub rows: &'a [DiffRow<'a>],
+    rows: &'a [spec::Judged<'a>],
 }
 
-/// A function of a differential page's table, as the gate judged it.
-pub(crate) struct DiffRow<'a> {
-    /// The function (or line), as the table names it.
-    pub name: &'a str,
-    /// `new`, `gone`, `root`, `pseudo`, or empty.
-    pub status: &'a str,
-    /// Its share of BASE and of NEW, in percent.
-    pub shares: (f64, f64),
-    /// The p-value of the test that judged it, where one did.
-    pub p: Option<f64>,
-    /// `failed`, `inconclusive`, `not clear`, `not gated` or `passed`.
-    pub outcome: &'a str,
+/// Writes a comparison as a differential page: both sides in one tree, widths from NEW, colours
+/// by the change of each frame's share (red grew, blue shrank), BASE's values on hover, and the
+/// gate's verdict at the top.
+fn write_differential(compared: &spec::Compared<'_>, out: &mut dyn Write) -> Result<(), Error> {
+    let both = both_sides(&compared.sides.0, &compared.sides.1, compared.labels);
+    let page =
+        DiffPage { base: 0, new: 1, labels: compared.labels, regression: compared.regression, rows: compared.judged };
+    write_page(&both, Some(&page), out)
 }
 
-/// Writes `profile`, the two sides of a comparison in one tree, as a differential page: widths
-/// from NEW, colours by the change of each frame's share (red grew, blue shrank), BASE's values on
-/// hover, and the gate's verdict at the top.
-pub(crate) fn write_diff_page(profile: &Profile, diff: &DiffPage<'_>, out: &mut dyn Write) -> Result<(), Error> {
-    write_page(profile, Some(diff), out)
+/// `base` and `new` (each weighed by its metric 0, in one unit) as one tree of frames named as the
+/// reports name them, each node's self value of BASE and of NEW: metrics `base` and `new` of NEW's
+/// kind, a path of either side a path of the tree.
+fn both_sides(base: &Profile, new: &Profile, labels: (&str, &str)) -> Profile {
+    let metric = new.metrics()[0].clone();
+    let side = |name: &str| Metric { name: name.into(), repr: Repr::Float, ..metric.clone() };
+    let mut both = Profile::new(vec![side("base"), side("new")]);
+    both.meta.title = Some(format!("{} against {}", labels.1, labels.0));
+    let mut index = ChildIndex::default();
+    for (column, profile) in [(1, new), (0, base)] {
+        let tree = &profile.tree;
+        // Each of the side's frames as a frame of both, named once.
+        let ids: Vec<FrameId> = profile
+            .frames
+            .iter()
+            .map(|(frame, f)| both.frames.intern(FrameRef::named(&profile.frame_name(frame), f.kind)))
+            .collect();
+        let mut at = vec![NodeId(0); tree.len()];
+        for node in tree.nodes() {
+            let id = ids[tree.frame(node).index()];
+            let parent = tree.parent(node).map(|p| at[p.index()]);
+            let here = index.child_or_insert(&mut both.tree, parent, id);
+            at[node.index()] = here;
+            both.tree.add_self(column, here, Value::Float(tree.self_value(0, node).as_f64()));
+        }
+    }
+    both.meta.chosen_metric = Some(1);
+    both
 }
 
 /// The page of `profile`, differential where `diff` says how.

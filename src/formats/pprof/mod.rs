@@ -99,6 +99,10 @@ pub(crate) const SPEC: Spec = Spec {
             keeps_defined_at: true,
             ..spec::STACKS_ONLY
         },
+        differential: Some(spec::Differential {
+            from: spec::ComparedFrom::Sides { projected: true },
+            write: write_differential,
+        }),
     }),
 };
 
@@ -250,13 +254,13 @@ const BASE_LABEL: (&str, &str) = ("pprof::base", "true");
 /// it: NEW's samples as they are, BASE's negated and labelled `pprof::base=true`, so that pprof's own
 /// views show the difference (and take BASE's total for its percentages). Both profiles are
 /// projected onto [`CARRIES`] with the same metrics, in the same order and units.
-pub(crate) fn write_diff(
-    base: &Profile,
-    new: &Profile,
+fn write_differential(
+    compared: &spec::Compared<'_>,
     out: &mut dyn Write,
     options: &ConvertOptions,
     diag: &mut Diagnostics,
 ) -> Result<(), Error> {
+    let (base, new) = &compared.sides;
     check_output_size(FORMAT, samples_size(base).saturating_add(samples_size(new)), options)?;
     let mut combined = new.clone();
     // BASE's frames in the combined table (its own frame facts where NEW has none).

@@ -79,6 +79,7 @@ pub(crate) const SPEC: Spec = Spec {
     writes: Some(Writes {
         write: |profile, out, options, _| write(profile, out, options),
         rules: Rules { fit_roots, says_which_metric_comes_first: true, keeps_defined_at: true, ..spec::STACKS_ONLY },
+        differential: None,
     }),
 };
 

@@ -23,7 +23,7 @@ mod names;
 mod print;
 mod runs;
 
-pub use differential::{write_differential, Differential};
+pub use differential::write_differential;
 use judge::{Change, Judged, Judgement, Role, Tested};
 pub use names::names_across_runs;
 use print::CiVerdict;
@@ -865,7 +865,7 @@ mod tests {
         let base = read(Format::Folded, include_str!("../../../fixtures/cli/diff-base.folded"));
         let new = read(Format::Folded, include_str!("../../../fixtures/cli/diff-new.folded"));
         let matched = match_profiles(base, new, &Matching::default(), &mut Diagnostics::default()).unwrap();
-        let write = |kind: Differential| {
+        let write = |format: Format| {
             let mut out = Vec::new();
             let options = (&ConvertOptions::default(), false);
             let b = Gated {
@@ -878,7 +878,7 @@ mod tests {
             };
             let verdict = (true, std::slice::from_ref(&b));
             write_differential(
-                kind,
+                format,
                 matched.clone(),
                 ("a", "b"),
                 options,
@@ -889,16 +889,28 @@ mod tests {
             .unwrap();
             out
         };
-        let folded = write("folded".parse().unwrap());
+        let folded = write(Format::Folded);
         assert_eq!(String::from_utf8(folded).unwrap(), include_str!("../../../fixtures/cli/diff.inferno-diff-folded"));
-        let svg = String::from_utf8(write(Differential::Svg)).unwrap();
+        let svg = String::from_utf8(write(Format::Svg)).unwrap();
         assert!(svg.contains("Differential Flame Graph: b against a"), "{svg}");
         // gzip's magic number: a pprof profile as go tool pprof reads it.
-        assert_eq!(write(Differential::Pprof)[..2], [0x1f, 0x8b]);
-        let page = String::from_utf8(write(Differential::Html)).unwrap();
+        assert_eq!(write(Format::Pprof)[..2], [0x1f, 0x8b]);
+        let page = String::from_utf8(write(Format::Html)).unwrap();
         assert!(page
             .contains(r#""diff":{"base":0,"new":1,"baseLabel":"a","newLabel":"b","regression":true,"rows":{"name":["b"],"status":[""],"outcome":["failed"],"base":[10],"new":[20],"p":[0.001]}}"#));
-        assert!("flame".parse::<Differential>().is_err());
+        let mut names: Vec<String> = Format::differential_names().split(", ").map(String::from).collect();
+        names.sort();
+        assert_eq!(names, ["folded", "html", "pprof", "svg"]);
+        let refused = write_differential(
+            Format::Speedscope,
+            matched.clone(),
+            ("a", "b"),
+            (&ConvertOptions::default(), false),
+            (false, &[]),
+            &mut Vec::new(),
+            &mut Diagnostics::default(),
+        );
+        assert!(matches!(refused, Err(Error::BadOption(_))));
     }
 
     #[test]

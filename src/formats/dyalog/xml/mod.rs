@@ -72,6 +72,7 @@ pub(crate) const SPEC: Spec = Spec {
     writes: Some(Writes {
         write: |profile, out, options, diag| write(profile, out, &options.formats.get(), diag),
         rules: super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag)),
+        differential: None,
     }),
 };
 

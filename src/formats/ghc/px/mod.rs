@@ -87,6 +87,7 @@ pub(crate) const SPEC: Spec = Spec {
     writes: Some(Writes {
         write,
         rules: Rules { module_is_namespace: true, single_root: Some(super::main_frame), ..spec::STACKS_ONLY },
+        differential: None,
     }),
 };
 

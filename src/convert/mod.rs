@@ -108,7 +108,7 @@ impl Source {
         Source {
             interval: profile.meta.interval,
             ghc_namespaces: profile.meta.module_namespaces,
-            inclusive_only: crate::formats::dyalog::inclusive_only(profile).is_some(),
+            inclusive_only: profile.self_unknown().is_some(),
         }
     }
 }

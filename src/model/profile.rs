@@ -29,6 +29,11 @@ pub struct Meta {
     /// summary's rows are each a function's inclusive time, so they overlap, and its TotalTime is
     /// the run's time ([`Profile::reported_total`]).
     pub stated_total: Option<StatedTotal>,
+    /// Whether the rows' own values of the time metric are unknown: each row holds its measured
+    /// inclusive time as its self value too, so that a flat profile adds up (a Dyalog summary
+    /// report's rows are functions' inclusive times only). [`Profile::self_unknown`] gives the
+    /// metric while the measured inclusive values that say so are kept.
+    pub self_unknown: bool,
     /// Whether line frames of the source were merged into their functions while it was read
     /// ([`crate::ReadOptions::merge_lines`]), as conversion merges them for targets without lines.
     pub lines_merged: bool,
@@ -226,6 +231,13 @@ impl Profile {
     /// The sum of the self values of `metric` over the whole tree.
     pub fn total(&self, metric: usize) -> Value {
         self.tree.self_values(metric).sum()
+    }
+
+    /// The time metric whose rows' own values are unknown ([`Meta::self_unknown`]), while its
+    /// measured inclusive values are kept.
+    pub fn self_unknown(&self) -> Option<usize> {
+        let time = self.metrics().iter().position(|m| m.kind == MetricKind::Time)?;
+        (self.meta.self_unknown && self.tree.measured_inclusive(time).is_some()).then_some(time)
     }
 
     /// The total of `metric` that every report and `info` state: the source's own figure where it

@@ -99,6 +99,7 @@ pub fn dyalog_report(profile: Profile, kind: FlatReport) -> Result<(Profile, Vec
         flat.tree.set_measured_inclusive_column(first_value + i, inclusive);
     }
     flat.meta.flat = true;
+    flat.meta.self_unknown = kind == FlatReport::Summary;
     flat.meta.title = title;
     flat.meta.attrs.extend(timer_bias);
     flat.meta.attrs.push((

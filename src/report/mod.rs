@@ -194,7 +194,7 @@ impl View {
             .then(|| crate::formats::dyalog::file_percentages(&profile))
             .flatten();
         let notes: Vec<String> = bias::show_times(&mut profile, times)?.into_iter().collect();
-        let self_unknown = crate::formats::dyalog::inclusive_only(&profile);
+        let self_unknown = profile.self_unknown();
         let has_lines = profile.frames.iter().any(|(_, f)| f.kind == FrameKind::Line);
         if !options.lines && has_lines {
             file_percentages = None;

@@ -629,6 +629,9 @@ impl ReportBuilder {
             }
         }
         super::state_summary_total(&mut self.profile);
+        // A summary's rows are functions' inclusive times only (docs/formats.md, "Dyalog
+        // reports"): `#.Rain` 68.4 ms and `#.ch.Step` 47.1 ms, which Rain calls.
+        self.profile.meta.self_unknown = super::Report::of(&self.profile) == super::Report::Summary;
         self.profile
     }
 

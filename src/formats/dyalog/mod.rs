@@ -20,7 +20,8 @@
 //! CSV's percentages are of, and a summary's own PctOfTot, [`PCT_KEY`]), recomputed on writing
 //! ([`format_cell`]) but for a summary's PctOfTot while its rows are those read. Times are what
 //! the report's kind says: bias-adjusted in a tree or summary report, raw in a data report
-//! ([`raw_times`]); a summary's rows are inclusive times only ([`inclusive_only`]).
+//! ([`raw_times`]); a summary's rows are inclusive times only
+//! ([`crate::model::Meta::self_unknown`], set as it is read).
 //!
 //! **Quirks**: `]PROFILE` 0.9.0 wrote the exclusive and inclusive columns (times and ticks) of tree
 //! and data reports under each other's labels (docs/formats.md, "Dyalog reports"); they are swapped back by version,
@@ -513,17 +514,6 @@ pub(crate) fn is_report(profile: &Profile) -> bool {
 /// are adjusted with their TimerBias.
 pub(crate) fn raw_times(profile: &Profile) -> bool {
     profile.meta.attr(REPORT_KEY) == Some(Report::Data.name())
-}
-
-/// The time metric of `profile` whose self values are unknown: a `]PROFILE summary` report's rows
-/// are functions' inclusive times only (seed 002: `#.Rain` 68.4 ms and `#.ch.Step` 47.1 ms, which
-/// Rain calls), so a row's own time is not in it; the model holds each row's inclusive time as its
-/// self value too, so that a flat profile adds up. An `-exclusive` summary (no inclusive column)
-/// has its own times, not this.
-pub(crate) fn inclusive_only(profile: &Profile) -> Option<usize> {
-    let time = profile.metrics().iter().position(|m| m.kind == MetricKind::Time)?;
-    let summary = is_report(profile) && Report::of(profile) == Report::Summary;
-    (summary && profile.tree.measured_inclusive(time).is_some()).then_some(time)
 }
 
 /// The header fact that lists the derived columns (PctOfTot, CumPct, AvgTime) the report read had,

@@ -360,13 +360,8 @@ mod tests {
                                                  // By hand: main 1, main;parse 3, main;render 5, worker 2.
         let folded = "main 1\nmain;parse 3\nmain;render 5\nworker 2\n";
         let mut out = Vec::new();
-        crate::formats::folded::write(
-            &ab,
-            &mut out,
-            &crate::convert::ConvertOptions::default(),
-            &mut Diagnostics::default(),
-        )
-        .unwrap();
+        let options = crate::convert::ConvertOptions::default();
+        Format::Folded.write_fitted(&ab, &mut out, &options, &mut Diagnostics::default()).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), folded);
         // Milliseconds and nanoseconds add up as time, in the first input's unit.
         let timed = |metric: Metric, value: Value| {

@@ -392,7 +392,8 @@ mod tests {
     /// The folded text of `profile` (one metric of whole counts).
     fn folded(profile: &Profile) -> String {
         let mut out = Vec::new();
-        crate::formats::folded::write(profile, &mut out, &ConvertOptions::default(), &mut Diagnostics::default())
+        Format::Folded
+            .write_fitted(profile, &mut out, &ConvertOptions::default(), &mut Diagnostics::default())
             .unwrap();
         String::from_utf8(out).unwrap()
     }

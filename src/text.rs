@@ -512,6 +512,12 @@ pub(crate) fn digits8(eight: &[u8; 8]) -> (usize, u64) {
     (digits, v)
 }
 
+/// Whether `text` is a number as profilers print counts, offsets and line numbers: one or more
+/// ASCII digits and nothing else.
+pub(crate) fn is_digits(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// The value and length of the run of ASCII digits that `bytes` starts with; `None` if it overflows.
 /// Up to seven digits, the usual case, are read at once ([`digits8`]).
 #[inline]
@@ -743,6 +749,12 @@ pub(crate) fn escape_chars(text: &str, escape: impl Fn(char) -> bool) -> std::bo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn digits_are_one_or_more_and_nothing_else() {
+        assert!(is_digits("0") && is_digits("0042"));
+        assert!(!is_digits("") && !is_digits("+1") && !is_digits("1.5") && !is_digits("12 ") && !is_digits("٣"));
+    }
 
     /// Reads `input` in pieces of `chunk` bytes, as a pipe would deliver it.
     struct Trickle<'a> {

@@ -83,7 +83,7 @@ fn opens_entry(line: &str) -> bool {
 /// the comma and one space) and the count's text.
 fn closing(line: &str) -> Option<(&str, &str)> {
     let (key, count) = line.rsplit_once("]: ")?;
-    if count.is_empty() || !count.bytes().all(|b| b.is_ascii_digit()) {
+    if !crate::text::is_digits(count) {
         return None;
     }
     let key = key.strip_prefix(',').unwrap_or(key);
@@ -157,11 +157,7 @@ fn add(root: &str, frames: &[FrameId], count: &str, line: &Line<'_>, sink: &mut 
 /// no symbol (`0x7f3df2af2ad7`) as it is.
 fn without_offset(frame: &str) -> &str {
     match frame.rsplit_once('+') {
-        Some((symbol, offset))
-            if !symbol.is_empty() && !offset.is_empty() && offset.bytes().all(|b| b.is_ascii_digit()) =>
-        {
-            symbol
-        }
+        Some((symbol, offset)) if !symbol.is_empty() && crate::text::is_digits(offset) => symbol,
         _ => frame,
     }
 }

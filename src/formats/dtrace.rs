@@ -89,7 +89,7 @@ fn sniff(head: &[u8]) -> Sniff {
 
 /// Whether a trimmed line is a count: digits alone.
 fn is_count(line: &str) -> bool {
-    !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit())
+    crate::text::is_digits(line)
 }
 
 /// Whether a frame is an address without a symbol, `0xfffffffffb8001d6`.

@@ -467,7 +467,7 @@ struct JsFrame<'a> {
 fn js_frame(location: &str) -> Option<JsFrame<'_>> {
     // From Gecko profile version 32 a JS location ends in its source's index, `[12]`.
     let location = match location.strip_suffix(']').and_then(|rest| rest.rsplit_once('[')) {
-        Some((rest, index)) if !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()) => rest,
+        Some((rest, index)) if crate::text::is_digits(index) => rest,
         _ => location,
     };
     let Some(inner_end) = location.strip_suffix(')') else {
@@ -497,8 +497,7 @@ fn place(text: &str) -> (&str, Option<u32>, Option<u32>) {
     let mut numbers = Vec::new();
     while numbers.len() < 2 {
         let Some((rest, last)) = file.rsplit_once(':') else { break };
-        match (!last.is_empty() && last.bytes().all(|b| b.is_ascii_digit())).then(|| last.parse::<u32>().ok()).flatten()
-        {
+        match crate::text::is_digits(last).then(|| last.parse::<u32>().ok()).flatten() {
             Some(n) => {
                 numbers.insert(0, n);
                 file = rest;
@@ -533,7 +532,7 @@ fn native_function(location: &str) -> Option<(&str, &str)> {
     let (name, rest) = location.split_once(" (in ")?;
     let (library, after) = rest.split_once(')')?;
     let after_allowed = after.is_empty()
-        || after.strip_prefix(" + ").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        || after.strip_prefix(" + ").is_some_and(crate::text::is_digits)
         || (after.starts_with(" (") && after.ends_with(')') && after.contains(':'));
     after_allowed.then_some((name, library))
 }

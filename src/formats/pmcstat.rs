@@ -69,7 +69,7 @@ fn node(line: &str) -> Option<Node<'_>> {
         return None;
     }
     let (samples, rest) = rest.split_once(']')?;
-    if samples.is_empty() || !samples.bytes().all(|b| b.is_ascii_digit()) {
+    if !crate::text::is_digits(samples) {
         return None;
     }
     let rest = rest.trim_start();

@@ -75,7 +75,7 @@ fn tokenize(text: &str, tokens: &mut Vec<Token>) -> Kind {
 }
 
 fn token(word: &str) -> Option<Token> {
-    let digits = |s: &str| (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse().ok()).flatten();
+    let digits = |s: &str| crate::text::is_digits(s).then(|| s.parse().ok()).flatten();
     match word.as_bytes()[0] {
         b'*' if word.len() == 1 => Some(Token::Same),
         b'+' => digits(&word[1..]).map(Token::Plus),

@@ -439,7 +439,7 @@ fn parse_int(text: &str, field: &'static str) -> Result<i64, ParseErrorKind> {
     let mut buf = [0; 64];
     let t = normalized(text, '.', &mut buf).unwrap_or("");
     let digits = t.strip_prefix('-').unwrap_or(t);
-    let valid = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+    let valid = crate::text::is_digits(digits);
     valid
         .then(|| t.parse::<i64>().ok())
         .flatten()

@@ -84,7 +84,7 @@ fn js_location(text: &str) -> Option<(Option<&str>, &str, u32)> {
 /// `file:line` as its file and line, where it ends in a colon and digits.
 fn file_and_line(text: &str) -> Option<(&str, u32)> {
     let (file, line) = text.rsplit_once(':')?;
-    match !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit()) {
+    match crate::text::is_digits(line) {
         true => Some((file, line.parse().ok()?)),
         false => None,
     }

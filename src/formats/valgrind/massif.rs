@@ -269,7 +269,7 @@ fn node_line<'a>(line: &Line<'a>) -> Result<Option<NodeLine<'a>>, ParseError> {
     let (children, rest) = text.split_once(": ").ok_or_else(malformed)?;
     let (bytes, what) = rest.split_once(' ').unwrap_or((rest, ""));
     let children = children.parse().map_err(|_| malformed())?;
-    if bytes.is_empty() || !bytes.bytes().all(|b| b.is_ascii_digit()) {
+    if !crate::text::is_digits(bytes) {
         return Err(malformed());
     }
     let bytes = lines::count(line, bytes, "a node's bytes")?;

@@ -72,7 +72,7 @@ fn sniff(head: &[u8]) -> Sniff {
     let mut lines = whole_lines.lines().map(str::trim).skip_while(|line| !line.is_empty());
     let mut frames = false;
     for line in lines.by_ref().filter(|line| !line.is_empty()) {
-        if is_count(line) {
+        if crate::text::is_digits(line) {
             return if frames { Sniff::Yes } else { Sniff::No };
         }
         if !(line.contains('`') || is_bare_address(line)) {
@@ -85,11 +85,6 @@ fn sniff(head: &[u8]) -> Sniff {
     } else {
         Sniff::No
     }
-}
-
-/// Whether a trimmed line is a count: digits alone.
-fn is_count(line: &str) -> bool {
-    crate::text::is_digits(line)
 }
 
 /// Whether a frame is an address without a symbol, `0xfffffffffb8001d6`.
@@ -122,7 +117,7 @@ impl StackLines for Aggregation {
             self.past_header |= text.is_empty();
             return Ok(());
         }
-        if is_count(text) {
+        if crate::text::is_digits(text) {
             let count = lines::count(line, text, "a stack's count")?;
             match self.stack.is_empty() {
                 true => sink.leave_out(&NO_STACK, Some(line.position), count),

@@ -1,6 +1,7 @@
-//! The reports as `]PROFILE` (seed 002, chapter 3) and the LispWorks profiler (seed 000) answer
-//! (issue 26): `summary --lines` ranks lines, `calls` takes `summary`'s switches and gives both
-//! shares, `data`, recursive callers, one total per profile, BR routines in line names.
+//! The reports as `]PROFILE` (the `]PROFILE` guide, chapter 3: docs/sources.md) and the LispWorks
+//! profiler (LispWorks' documentation, docs/sources.md) answer (issue 26): `summary --lines` ranks
+//! lines, `calls` takes `summary`'s switches and gives both shares, `data`, recursive callers, one
+//! total per profile, BR routines in line names.
 //!
 //! Files are fixtures, or built here from the figures the seed prints; every expected number is
 //! worked out from them by hand (or by the arithmetic written beside it), never copied from what
@@ -101,10 +102,10 @@ fn summary_lines_lists_only_lines_where_a_function_has_them() {
 
 // ---- §2 calls takes summary's switches, and gives both shares ----
 
-/// Seed 002's `]profile calls -fn=#.ch.CH∆Q -first=5` (Total time: 35.6 msec; Selected time: 11.1
-/// msec): callers CH∆AXES 1.7 ms (4.8 %, 43 calls), CH∆YLAB 1.3 (3.8, 34), CH∆XTIC 1.1 (3.0, 28),
-/// CHAYTIC 1.0 (2.9, 26), CH∆FIX 0.8 (21). The times here are those the rounded figures allow
-/// (1.34 ms is 3.76 %); eight smaller callers (0.7 ms ×7 and 0.26) make up the 11.1 ms. Rows
+/// The `]PROFILE` guide's `]profile calls -fn=#.ch.CH∆Q -first=5` (Total time: 35.6 msec; Selected
+/// time: 11.1 msec): callers CH∆AXES 1.7 ms (4.8 %, 43 calls), CH∆YLAB 1.3 (3.8, 34), CH∆XTIC 1.1
+/// (3.0, 28), CHAYTIC 1.0 (2.9, 26), CH∆FIX 0.8 (21). The times here are those the rounded figures
+/// allow (1.34 ms is 3.76 %); eight smaller callers (0.7 ms ×7 and 0.26) make up the 11.1 ms. Rows
 /// alternate as in a tree report: #.Rain's line 1 calls every caller, whose line 1 calls CH∆Q.
 fn seed_calls_example() -> String {
     let mut callers: Vec<(String, u32, f64)> = [
@@ -217,11 +218,11 @@ fn calls_avg_without_calls_per_caller_is_refused() {
 
 // ---- §3 data ----
 
-/// Seed 002's `]profile data -fn=#.ch.CH∆Q`: CH∆Q 311 calls, 23.8 ms inclusive and exclusive,
-/// 4043 ticks; its lines 311 calls and 311 ticks each, 0.3, 0.3, 0.3, 15.3, 1.7, 4.3 ms, "without
-/// bias adjustment". The file holds them adjusted as `]PROFILE tree` writes them, by the seed's
-/// timer cost 0.0001949486972 ms a tick (23.82 − 4043 × it = 23.032, the seed's -bias'd figure);
-/// a caller `#.Rain` of 30 ms (100 ticks) of its own around it, its line 1 calling it.
+/// The `]PROFILE` guide's `]profile data -fn=#.ch.CH∆Q`: CH∆Q 311 calls, 23.8 ms inclusive and
+/// exclusive, 4043 ticks; its lines 311 calls and 311 ticks each, 0.3, 0.3, 0.3, 15.3, 1.7, 4.3 ms,
+/// "without bias adjustment". The file holds them adjusted as `]PROFILE tree` writes them, by the
+/// seed's timer cost 0.0001949486972 ms a tick (23.82 − 4043 × it = 23.032, the seed's -bias'd
+/// figure); a caller `#.Rain` of 30 ms (100 ticks) of its own around it, its line 1 calling it.
 #[test]
 fn data_gives_a_function_and_its_lines_as_measured() {
     const BIAS: f64 = 0.0001949486972;

@@ -288,9 +288,9 @@ fn a_dyalog_summary_as_json_has_the_xmls_function_rows() {
     }
 }
 
-/// Seed 002: `-bias=0` makes the total 71.7 ms: raw = adjusted + ticks × bias, #.Rain's 16810
-/// inspections × TimerBias 0.000194948697… = 3.27709 ms more than 68.40049; its own 73 × bias =
-/// 0.01423 ms more than 0.82056.
+/// The `]PROFILE` guide (docs/sources.md): `-bias=0` makes the total 71.7 ms: raw = adjusted +
+/// ticks × bias, #.Rain's 16810 inspections × TimerBias 0.000194948697… = 3.27709 ms more than
+/// 68.40049; its own 73 × bias = 0.01423 ms more than 0.82056.
 #[test]
 fn bias_recomputes_dyalog_times_as_profile_does() {
     let fixture = path("dyalog-xml/v0.9.0-tree.xml");

@@ -107,7 +107,8 @@ pub fn check_pair(origin: Option<Format>, target: Format, profile: &Profile, lab
     // A Dyalog XML Version 0.x is written as 1.37, the layout the file is written in (a warning).
     let same_format =
         |p: &Profile| dump(p).replace("attr dyalog-xml.Version: \"0.9.0\"", "attr dyalog-xml.Version: \"1.37\"");
-    // A LispWorks tree has one root (seed 000): several come back under the root the writer adds.
+    // A LispWorks tree has one root (LispWorks' documentation, docs/sources.md): several come back
+    // under the root the writer adds.
     let several_roots = profile.tree.roots().nth(1).is_some();
     // A metric the format reads but does not write (a Chrome trace's CPU profiles: samples beside
     // time; its writer writes slices of time) comes back as the conversion projects it.

@@ -76,8 +76,8 @@ pub struct WriteArgs {
     #[arg(long, value_name = "MODE", default_value = "auto", value_parser = named::<br::Mode>(), help_heading = "Format options")]
     pub br_mode: br::Mode,
     /// The ]PROFILE version whose layout a Dyalog XML report is written in: 1.37 (the current one)
-    /// or 0.9.0 (seed 002's: <Function>, empty <Line></Line>, tree and data columns under 0.9.0's
-    /// swapped labels, which readers undo by the version).
+    /// or 0.9.0 (the `]PROFILE` guide's: <Function>, empty <Line></Line>, tree and data columns
+    /// under 0.9.0's swapped labels, which readers undo by the version).
     #[arg(long, value_name = "VERSION", help_heading = "Format options")]
     pub dyalog_version: Option<dyalog::Layout>,
     /// The title of a Dyalog XML report written (]PROFILE -title=), instead of the input's.
@@ -423,8 +423,8 @@ impl ReadArgs {
     }
 }
 
-/// The switches of `]PROFILE`'s reports (seed 002, chapter 3), whose abbreviations its users type
-/// (`-excl`, `-dec=3`).
+/// The switches of `]PROFILE`'s reports (the `]PROFILE` guide, chapter 3: docs/sources.md), whose
+/// abbreviations its users type (`-excl`, `-dec=3`).
 const PROFILE_SWITCHES: [&str; 16] = [
     "lines",
     "exclusive",

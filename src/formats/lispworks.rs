@@ -28,15 +28,16 @@
 //! the rules of docs/conversions.md: Seen = samples with the function on the stack at least once, Top = its self
 //! samples, Call = the calls metric if the source had one, else 0.
 //!
-//! **Roots and processes**: "the node with depth 0 is the root" (seed 000), and a tree of processes
-//! has a string there (`"Profile root"`) with the processes one level below it, as the `profile`
-//! macro's printed tree shows one (`1: "CAPI Execution Listener 1"`). So the strings right below a
-//! string root are processes, read as threads (`--thread` keeps one; Sampler writes each as a
-//! thread block, formats without threads drop them); the root and any other string are pseudo-frames.
-//! Several depth-0 lines are accepted as several roots. On write, a tree has one root: several
-//! roots, or one that is a thread (Sampler's threads, a flat report's rows), go under a
-//! `"Profile root"` added for them, with a warning ([`fit`]); a file of several depth-0 lines so
-//! comes back under one root, the only file whose round trip is not byte for byte.
+//! **Roots and processes**: "the node with depth 0 is the root" (LispWorks' documentation,
+//! docs/sources.md), and a tree of processes has a string there (`"Profile root"`) with the
+//! processes one level below it, as the `profile` macro's printed tree shows one (`1: "CAPI
+//! Execution Listener 1"`). So the strings right below a string root are processes, read as threads
+//! (`--thread` keeps one; Sampler writes each as a thread block, formats without threads drop
+//! them); the root and any other string are pseudo-frames. Several depth-0 lines are accepted as
+//! several roots. On write, a tree has one root: several roots, or one that is a thread (Sampler's
+//! threads, a flat report's rows), go under a `"Profile root"` added for them, with a warning
+//! ([`fit`]); a file of several depth-0 lines so comes back under one root, the only file whose
+//! round trip is not byte for byte.
 //!
 //! **Quirks**: names are printed Lisp objects and kept opaque, except double-quoted strings
 //! (`"CAPI Execution Listener 1"`), the manual's non-function nodes, named by the string's contents
@@ -362,10 +363,11 @@ fn quote(text: &str, out: &mut String) {
 const ROOT: &str = "Profile root";
 
 /// LispWorks' fitting of a profile (called by the conversion step): a tree has one root, "the node
-/// with depth 0" (seed 000), and processes are strings one level below it. A profile of several
-/// roots (threads, the rows of a flat report) or whose one root is a thread is put under a
-/// `"Profile root"` pseudo-frame added for it, said on stderr; its Count is the sum of theirs, and
-/// so is its Seen-Count (it is on every stack), its Top-Count 0 (it has no sample of its own).
+/// with depth 0" (LispWorks' documentation, docs/sources.md), and processes are strings one level
+/// below it. A profile of several roots (threads, the rows of a flat report) or whose one root is a
+/// thread is put under a `"Profile root"` pseudo-frame added for it, said on stderr; its Count is
+/// the sum of theirs, and so is its Seen-Count (it is on every stack), its Top-Count 0 (it has no
+/// sample of its own).
 pub(crate) fn fit(profile: Profile, diag: &mut Diagnostics) -> Profile {
     let tree = &profile.tree;
     let roots: Vec<NodeId> = tree.roots().collect();
@@ -523,9 +525,10 @@ mod tests {
         }
     }
 
-    /// Seed 000: "the node with depth 0 is the root"; string names are nodes that are no function.
-    /// The strings right below a string root are processes (threads); the root and strings elsewhere
-    /// are other pseudo-frames, and so is a string below a function root.
+    /// LispWorks' documentation (docs/sources.md): "the node with depth 0 is the root"; string
+    /// names are nodes that are no function. The strings right below a string root are processes
+    /// (threads); the root and strings elsewhere are other pseudo-frames, and so is a string below
+    /// a function root.
     #[test]
     fn strings_below_the_string_root_are_processes() {
         let text = "LispWorks Profiler Tree\n0|4|0|4|0|\"Profile root\"\n1|4|0|4|1|\"P\"\n2|3|0|3|3|\"GC\"\n\

@@ -20,8 +20,9 @@ pub enum MetricKind {
     /// time, so that they turn into time (and time into them) at the profile's interval.
     Ticks,
     /// Timer inspections (Dyalog's `ExclusiveTicks`/`InclusiveTicks`: "counters for the number of
-    /// clock inspections", seed 002): how often the profiler read the clock, an overhead count that
-    /// is neither samples nor time. Only Dyalog reads and writes them.
+    /// clock inspections", the `]PROFILE` guide (docs/sources.md)): how often the profiler read the
+    /// clock, an overhead count that is neither samples nor time. Only Dyalog reads and writes
+    /// them.
     Inspections,
     /// How often a function or node was entered.
     Calls,

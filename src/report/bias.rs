@@ -1,16 +1,17 @@
 //! `--bias N`: Dyalog's times recomputed with another timer bias, as `]PROFILE -bias=` does.
 //!
 //! `]PROFILE` takes the cost of reading the clock (the TimerBias, in ms) off every time it reports,
-//! once per clock inspection: adjusted = raw − ticks × bias (seed 002: `#.ch.CH∆Q` 23.032 ms with
-//! the bias, 23.820 with `-bias=0`, 4043 inspections × 0.000195 = 0.788 ms). A report keeps the
-//! bias of its run (`TimerBias`) and the inspections (`timer-ticks`), so every time can be adjusted
-//! again: new = held + ticks × (B − N), where B is the bias the times held are adjusted with, self
-//! values by their own inspections, measured inclusive values by their inclusive ones.
+//! once per clock inspection: adjusted = raw − ticks × bias (the `]PROFILE` guide, docs/sources.md:
+//! `#.ch.CH∆Q` 23.032 ms with the bias, 23.820 with `-bias=0`, 4043 inspections × 0.000195 = 0.788
+//! ms). A report keeps the bias of its run (`TimerBias`) and the inspections (`timer-ticks`), so
+//! every time can be adjusted again: new = held + ticks × (B − N), where B is the bias the times
+//! held are adjusted with, self values by their own inspections, measured inclusive values by their
+//! inclusive ones.
 //!
 //! B is what the report's `Command` says its numbers are: a tree or summary report's are adjusted
-//! with its TimerBias, a data report's are raw (seed 002: `data` is "without bias adjustment";
-//! Appendix B: `#.Rain` 71.67758248 = 68.40049488 + 16810 × 0.000194948697), so B = 0. A CSV
-//! tree or summary states no TimerBias: B is unknown there.
+//! with its TimerBias, a data report's are raw (the `]PROFILE` guide, docs/sources.md: `data` is
+//! "without bias adjustment"; Appendix B: `#.Rain` 71.67758248 = 68.40049488 + 16810 ×
+//! 0.000194948697), so B = 0. A CSV tree or summary states no TimerBias: B is unknown there.
 
 use crate::error::Error;
 use crate::formats::dyalog;

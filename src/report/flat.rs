@@ -1,6 +1,6 @@
-//! `convert --dyalog-report summary|data`: a profile as `]PROFILE summary` or `]PROFILE data` writes
-//! it (seed 002: `]profile data -outfile=c:\temp\data.csv -format=csv -separators=",;"`), a flat
-//! report for a Dyalog output.
+//! `convert --dyalog-report summary|data`: a profile as `]PROFILE summary` or `]PROFILE data`
+//! writes it (the `]PROFILE` guide, docs/sources.md: `]profile data -outfile=c:\temp\data.csv
+//! -format=csv -separators=",;"`), a flat report for a Dyalog output.
 //!
 //! The rows are the reports' own (`data` and `summary` in this module's siblings): a data report's
 //! are each function, heaviest first, then its lines, with calls, the exclusive time (its own and

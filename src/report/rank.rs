@@ -1,6 +1,6 @@
-//! `]PROFILE`'s switches that pick and add to the rows of `summary` and `calls` (seed 002, "Data
-//! Selection Switches"): `-exclusive`, `-first=`, `-pct=`, `-cumpct`, `-avg`, with one meaning in
-//! both reports.
+//! `]PROFILE`'s switches that pick and add to the rows of `summary` and `calls` (the `]PROFILE`
+//! guide, docs/sources.md, "Data Selection Switches"): `-exclusive`, `-first=`, `-pct=`, `-cumpct`,
+//! `-avg`, with one meaning in both reports.
 
 use super::table::{Cell, Column, Digits};
 use super::units::Quantity;

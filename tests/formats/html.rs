@@ -91,7 +91,7 @@ fn view_writes_the_page_and_prints_its_path() {
 }
 
 /// A Dyalog tree's totals are measured: the page holds `#.Rain`'s InclusiveTime, 68.40049487792044
-/// ms (seed 002's ]PROFILE tree report says 68.4 ms; its self values add up to 0.9 ms), states
+/// ms (the `]PROFILE` guide's tree report says 68.4 ms; its self values add up to 0.9 ms), states
 /// it as the total, and maps each of Rain's lines to Rain's frame, so that the page merges them as
 /// `summary` does.
 #[test]

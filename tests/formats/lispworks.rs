@@ -32,12 +32,13 @@ Profile root;Idle \"process\" 10
     assert!(tree.contains("2|60|0|60|50|CL-USER::FIB\n3|35|0|60|50|CL-USER::FIB\n"), "{tree}");
 }
 
-/// Issue 34 §7: a LispWorks tree has one root, "the node with depth 0" (seed 000). Several threads
-/// and a flat summary report's rows go under one `"Profile root"`, its Count the sum of theirs,
-/// Seen-Count the same (it is on every stack), Top-Count 0. By hand: two-threads.sampler's threads
-/// hold 4 and 3 samples (main is on the stack in all 7, on top in 1; its third thread none);
-/// seed 002's v0.9.0 summary rows are 68.40049488, 47.14893489, 23.0318165, 20.80886149 and
-/// 10.97602407 ms: 68 + 47 + 23 + 21 + 11 = 170 samples of 1 ms.
+/// Issue 34 §7: a LispWorks tree has one root, "the node with depth 0" (LispWorks' documentation,
+/// docs/sources.md). Several threads and a flat summary report's rows go under one `"Profile
+/// root"`, its Count the sum of theirs, Seen-Count the same (it is on every stack), Top-Count 0. By
+/// hand: two-threads.sampler's threads hold 4 and 3 samples (main is on the stack in all 7, on top
+/// in 1; its third thread none); the `]PROFILE` guide's v0.9.0 summary rows are 68.40049488,
+/// 47.14893489, 23.0318165, 20.80886149 and 10.97602407 ms: 68 + 47 + 23 + 21 + 11 = 170 samples of
+/// 1 ms.
 #[test]
 fn a_lispworks_tree_has_one_root() {
     let (tree, err) = run(&["convert", "--to", "lispworks"], &fixture("sampler/two-threads.sampler"));
@@ -77,12 +78,12 @@ fn a_lispworks_tree_has_one_root() {
     assert_eq!(one, "Profile root;Thread_0002;main;write 3\n");
 }
 
-/// Seed 000: Seen-Count is the samples a function was on the stack in, Top-Count those it was on
-/// top in. After a filter they are counted again from the stacks kept, by hand from
-/// processes.tree: `--focus FIB` keeps the 60 samples through FIB (the root and the listener are
-/// seen in 60, on top in none of them; FIB keeps 60 seen, 25 + 25 on top); `--thread` keeps the
-/// idle process's 10; `--hide FIB` gives FIB's 50 top samples to the listener (5 + 50 = 55).
-/// Call-Count (3 for FIB) is no count of samples and stays.
+/// LispWorks' documentation (docs/sources.md): Seen-Count is the samples a function was on the
+/// stack in, Top-Count those it was on top in. After a filter they are counted again from the
+/// stacks kept, by hand from processes.tree: `--focus FIB` keeps the 60 samples through FIB (the
+/// root and the listener are seen in 60, on top in none of them; FIB keeps 60 seen, 25 + 25 on
+/// top); `--thread` keeps the idle process's 10; `--hide FIB` gives FIB's 50 top samples to the
+/// listener (5 + 50 = 55). Call-Count (3 for FIB) is no count of samples and stays.
 #[test]
 fn lispworks_seen_and_top_counts_are_counted_again_after_a_filter() {
     let after = |filter: &[&str]| {

@@ -507,7 +507,7 @@ fn header_columns(line: &str, field: u8, diag: &mut Diagnostics) -> Result<Vec<O
     let columns: Vec<Option<Column>> = names
         .iter()
         .map(|name| {
-            // Dyalog quotes its names; the seed's copy has a space after each comma, which leaves the
+            // Dyalog quotes its names; the guide's copy has a space after each comma, which leaves the
             // quotes in the field.
             let name = name.trim();
             let name = name.strip_prefix('"').and_then(|n| n.strip_suffix('"')).unwrap_or(name);
@@ -609,7 +609,7 @@ mod tests {
         assert_eq!(fields("0,\"#.Sample\",¯1,1,19.362", b','), ["0", "#.Sample", "¯1", "1", "19.362"]);
         assert_eq!(fields("\"#.psb.DrawWedge\";;2;0,011", b';'), ["#.psb.DrawWedge", "", "2", "0,011"]);
         assert_eq!(fields("1,,", b','), ["1", "", ""]);
-        // The seed's header, a space after each comma: the quotes stay in the field.
+        // The guide's header, a space after each comma: the quotes stay in the field.
         assert_eq!(fields("\"Depth\", \"Element\"", b','), ["Depth", " \"Element\""]);
         assert_eq!(simple_fields("\"a\"\"b\",1", b',', |_| Ok::<_, ()>(())), Ok(false));
         assert_eq!(fields("\"a\"\"b\",1", b','), ["a\"b", "1"]);

@@ -248,10 +248,11 @@ pub enum Layout {
     /// labelled as measured.
     #[default]
     Current,
-    /// 0.9.0's, seed 002's examples: no XML declaration, `<Function>`, empty `<Line></Line>` for a
-    /// function row, and a tree's or data report's exclusive and inclusive columns (times and
-    /// ticks) under each other's labels, as 0.9.0 wrote them (docs/formats.md, "Dyalog reports"), so that a reader
-    /// that goes by the version (proftool's, `]PROFILE -infile=`) reads them right.
+    /// 0.9.0's, the `]PROFILE` guide's examples: no XML declaration, `<Function>`, empty
+    /// `<Line></Line>` for a function row, and a tree's or data report's exclusive and inclusive
+    /// columns (times and ticks) under each other's labels, as 0.9.0 wrote them (docs/formats.md,
+    /// "Dyalog reports"), so that a reader that goes by the version (proftool's, `]PROFILE
+    /// -infile=`) reads them right.
     V0_9_0,
 }
 
@@ -272,7 +273,7 @@ impl FromStr for Layout {
         [Layout::Current, Layout::V0_9_0]
             .into_iter()
             .find(|layout| layout.version() == s)
-            .ok_or_else(|| format!("expected 1.37 (the current layout) or 0.9.0 (seed 002's), found {s:?}"))
+            .ok_or_else(|| format!("expected 1.37 (the current layout) or 0.9.0 (the ]PROFILE guide's), found {s:?}"))
     }
 }
 
@@ -510,8 +511,8 @@ pub(crate) fn is_report(profile: &Profile) -> bool {
 }
 
 /// Whether `profile` is a Dyalog data report, whose times are raw: `]PROFILE data` writes them
-/// "without bias adjustment" (seed 002), whatever TimerBias it states; tree and summary reports'
-/// are adjusted with their TimerBias.
+/// "without bias adjustment" (the `]PROFILE` guide, docs/sources.md), whatever TimerBias it states;
+/// tree and summary reports' are adjusted with their TimerBias.
 pub(crate) fn raw_times(profile: &Profile) -> bool {
     profile.meta.attr(REPORT_KEY) == Some(Report::Data.name())
 }
@@ -746,7 +747,7 @@ pub(crate) fn report_rows<'p>(profile: &'p Profile, csv: bool) -> (Report, Vec<C
 }
 
 /// What PctOfTot is a percentage of: the report's total time, which `]PROFILE` prints as "Total
-/// time" and writes as TotalTime (docs/formats.md, "Dyalog reports"; the seed's summaries: 47.14893489 of 68.40049488
+/// time" and writes as TotalTime (docs/formats.md, "Dyalog reports"; the guide's summaries: 47.14893489 of 68.40049488
 /// ms is 68.93069264%, 1.37's 25.626 of 58.2 ms 44.03092784%, and `-exclusive` 23.032 of 68.4 ms
 /// 33.672%). The XML TotalTime setting, else the total a CSV's percentages were of
 /// ([`TOTAL_KEY`]), else the time of the whole report (a tree's roots together; the largest row of
@@ -766,7 +767,7 @@ fn report_total(meta: &Meta) -> Option<(f64, &'static str)> {
 /// Makes the total a summary report states the profile's total time ([`Meta::stated_total`]): its
 /// rows are functions' inclusive times, each holding the functions it calls, so they add up to
 /// more (or, with `-exclusive`, the heaviest functions' own times, which may add up to less). A tree's or data report's TotalTime is
-/// not the total of its rows (docs/formats.md, "Dyalog reports": 272.97 ms in the seed's tree for a root of 68.4 ms).
+/// not the total of its rows (docs/formats.md, "Dyalog reports": 272.97 ms in the guide's tree for a root of 68.4 ms).
 fn state_summary_total(profile: &mut Profile) {
     let time = profile.metrics().iter().position(|m| m.kind == MetricKind::Time);
     let stated = time.zip(report_total(&profile.meta)).filter(|_| Report::of(profile) == Report::Summary);
@@ -800,7 +801,7 @@ pub(crate) struct Derived {
 
 /// Appends the text of `row`'s `column` (names as they are: the caller quotes or escapes them).
 /// Rows are given in file order (CumPct adds up their percentages, as `-cumpct` does: 33.672 +
-/// 11.5 = 45.172% in the seed); AvgTime is the time over the calls (23.82 ms over 311 calls, 0.077).
+/// 11.5 = 45.172% in the guide); AvgTime is the time over the calls (23.82 ms over 311 calls, 0.077).
 pub(crate) fn format_cell(
     row: &OutRow<'_>,
     column: Column,

@@ -282,8 +282,9 @@ fn push_tree(json: &mut String, profile: &Profile) {
         }
         push_values(json, tree.self_values(metric));
     }
-    // Dyalog's InclusiveTime is measured, not the sum of the self values below (seed 002's
-    // `#.Rain`: 68.4 ms measured, 0.9 ms of self values): the page shows what the reports show.
+    // Dyalog's InclusiveTime is measured, not the sum of the self values below (the `]PROFILE`
+    // guide's `#.Rain`: 68.4 ms measured, 0.9 ms of self values): the page shows what the reports
+    // show.
     json.push_str("],\"measured\":[");
     for metric in 0..profile.metrics().len() {
         if metric > 0 {

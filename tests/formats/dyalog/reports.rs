@@ -1,9 +1,10 @@
 //! The `proftool` binary on Dyalog data and summary reports as `]PROFILE` means them (issue 34).
-//! Every expected figure is seed 002's printed text or hand arithmetic on it, said at each test.
+//! Every expected figure is the `]PROFILE` guide's printed text or hand arithmetic on it, said at
+//! each test.
 
 use crate::support::binary::{fixture, proftool};
 
-/// The seed's TimerBias (its `<TimerBias>`, `]profile state`'s timer cost).
+/// The guide's TimerBias (its `<TimerBias>`, `]profile state`'s timer cost).
 const BIAS: f64 = 0.00019494869718528207;
 
 /// Runs `proftool <args>`, which must succeed, and returns (stdout, stderr).
@@ -26,12 +27,12 @@ fn assert_close(got: &str, want: f64) {
     assert!((got - want).abs() < 1e-7, "{got} is not {want}");
 }
 
-/// Item 2: a data report is raw (seed 002: `data` is "without bias adjustment"). The fixture is the
-/// seed's Appendix B data CSV typed as 0.9.0 XML with the run's TimerBias: `data` shows `#.Rain`
-/// as the file has it, 71.67758248 ms inclusive (not the bias added again, 74.95), and `summary`
-/// shows it bias-adjusted, as `]profile summary` printed it: Appendix B's 71.67758248 − 16810 ×
-/// 0.000194948697 = 68.40049488 (the tree's 68.40049487792044), and its ExclusiveTime 0.8347928178
-/// − 73 × 0.000194948697 = 0.8205615629 (the tree's).
+/// Item 2: a data report is raw (the `]PROFILE` guide, docs/sources.md: `data` is "without bias
+/// adjustment"). The fixture is the guide's Appendix B data CSV typed as 0.9.0 XML with the run's
+/// TimerBias: `data` shows `#.Rain` as the file has it, 71.67758248 ms inclusive (not the bias
+/// added again, 74.95), and `summary` shows it bias-adjusted, as `]profile summary` printed it:
+/// Appendix B's 71.67758248 − 16810 × 0.000194948697 = 68.40049488 (the tree's 68.40049487792044),
+/// and its ExclusiveTime 0.8347928178 − 73 × 0.000194948697 = 0.8205615629 (the tree's).
 #[test]
 fn a_data_report_is_raw_and_summary_adjusts_it() {
     let xml = fixture("dyalog-xml/v0.9.0-data.xml");
@@ -59,10 +60,10 @@ fn a_data_report_is_raw_and_summary_adjusts_it() {
     assert_close(&rows[0][3], 68.40049488);
 }
 
-/// Item 5: a CSV tree is bias-adjusted with a TimerBias it does not carry, so `data` cannot show its
-/// times as measured: it says so, and `--bias MS` puts a known bias back. Seed 002's tree CSV:
-/// `#.Rain` 68.40049488 ms inclusive (16810 ticks), measured 68.40049488 + 16810 × 0.000194948697
-/// = 71.67758248, Appendix B's data row.
+/// Item 5: a CSV tree is bias-adjusted with a TimerBias it does not carry, so `data` cannot show
+/// its times as measured: it says so, and `--bias MS` puts a known bias back. The `]PROFILE`
+/// guide's tree CSV: `#.Rain` 68.40049488 ms inclusive (16810 ticks), measured 68.40049488 + 16810
+/// × 0.000194948697 = 71.67758248, Appendix B's data row.
 #[test]
 fn data_on_a_csv_tree_says_it_cannot_restore_measured_times() {
     let csv = fixture("dyalog-csv/v0.9.0-tree.csv");
@@ -95,8 +96,8 @@ fn lispworks_to_dyalog_says_what_is_dropped_of_its_call_counts() {
     assert!(err.contains("does not count calls per call path"), "{err}");
 }
 
-/// Item 3: a `]PROFILE summary` report holds inclusive times only (seed 002's summary CSV:
-/// `#.Rain` 68.40049488, `#.ch.Step`, which Rain calls, 47.14893489): its rows' own times are
+/// Item 3: a `]PROFILE summary` report holds inclusive times only (the `]PROFILE` guide's summary
+/// CSV: `#.Rain` 68.40049488, `#.ch.Step`, which Rain calls, 47.14893489): its rows' own times are
 /// unknown. `summary` shows self and self % empty (the total column as the file: 68.40049488 ms),
 /// `--exclusive` is refused naming why, `data` leaves the exclusive time empty, and a conversion
 /// says so once.
@@ -132,10 +133,10 @@ fn a_summary_report_has_no_self_times() {
 }
 
 /// Item 6: a summary report's percentages are the file's own PctOfTot while its rows are shown
-/// unchanged. `printed-summary.csv` is seed 002's printed `]profile summary -first=5` table typed
-/// as a CSV, times as printed: `#.ch.CH∆Q` 23.0 ms, 33.7 %; 23.0 / 68.4 would be 33.6 %. And the
-/// seed's summary CSV written back keeps its own 33.67200272 (23.0318165 / 68.40049488 is
-/// 33.672002725…, which ten digits would round to …273).
+/// unchanged. `printed-summary.csv` is the `]PROFILE` guide's printed `]profile summary -first=5`
+/// table typed as a CSV, times as printed: `#.ch.CH∆Q` 23.0 ms, 33.7 %; 23.0 / 68.4 would be 33.6
+/// %. And the guide's summary CSV written back keeps its own 33.67200272 (23.0318165 / 68.40049488
+/// is 33.672002725…, which ten digits would round to …273).
 #[test]
 fn a_summary_shows_and_writes_the_files_own_percentages() {
     let typed = fixture("dyalog-csv/printed-summary.csv");
@@ -154,9 +155,9 @@ fn a_summary_shows_and_writes_the_files_own_percentages() {
     assert!(csv.contains("\"#.ch.CHΔQ\",,23.0318165,33.67200272,311\n"), "{csv}");
 }
 
-/// Item 9 (in part): `--dyalog-separators` on a report applies to a Dyalog CSV input (seed 002's
-/// `-separators=",;"` data report, read as such) and is refused, naming why, for any other input
-/// rather than silently ignored: a report's `--format csv` is plain CSV.
+/// Item 9 (in part): `--dyalog-separators` on a report applies to a Dyalog CSV input (the
+/// `]PROFILE` guide's `-separators=",;"` data report, read as such) and is refused, naming why, for
+/// any other input rather than silently ignored: a report's `--format csv` is plain CSV.
 #[test]
 fn dyalog_separators_on_a_report_apply_or_are_refused() {
     let semicolon = fixture("dyalog-csv/v0.9.0-data-semicolon.csv");
@@ -170,11 +171,12 @@ fn dyalog_separators_on_a_report_apply_or_are_refused() {
     }
 }
 
-/// Item 10: `--dyalog-version 0.9.0` writes seed 002's 0.9.0 layout: the seed's tree example
-/// (`v0.9.0-tree.xml`, typed from the seed) is written back byte for byte (but its CRLF line ends),
-/// `<Function>`, `<Line></Line>`, 0.9.0's swapped labels and all; `--dyalog-title` gives the title
-/// (`]PROFILE -title="Testing"`, the seed's example); a source without TimerBias (a CSV report)
-/// is written with `<TimerBias>0` and a word on stderr; either switch is refused for another target.
+/// Item 10: `--dyalog-version 0.9.0` writes the `]PROFILE` guide's 0.9.0 layout: the guide's tree
+/// example (`v0.9.0-tree.xml`, typed from the seed) is written back byte for byte (but its CRLF
+/// line ends), `<Function>`, `<Line></Line>`, 0.9.0's swapped labels and all; `--dyalog-title`
+/// gives the title (`]PROFILE -title="Testing"`, the seed's example); a source without TimerBias (a
+/// CSV report) is written with `<TimerBias>0` and a word on stderr; either switch is refused for
+/// another target.
 #[test]
 fn the_0_9_0_layout_a_title_and_a_missing_timer_bias() {
     let seed = fixture("dyalog-xml/v0.9.0-tree.xml");
@@ -303,10 +305,11 @@ fn a_data_report_converted_elsewhere_has_its_timer_bias_taken_off() {
     assert!((total - (0.8347928178 - 73.0 * 0.000194948697)).abs() < 1e-6, "{total}");
 }
 
-/// Item 11: `]PROFILE`'s abbreviations of its switches, as its users type them (seed 002:
-/// `]profile summary -excl -dec=3 -avg -bias=0 -first=3`, "Total time: 71.7 msec"), are aliases:
-/// on the seed's run (v0.9.0-tree.xml) the total without bias is Appendix B's #.Rain 71.67758248
-/// ms, 71.678 to three decimals, and the report is the one the switches spelled out give.
+/// Item 11: `]PROFILE`'s abbreviations of its switches, as its users type them (the `]PROFILE`
+/// guide, docs/sources.md: `]profile summary -excl -dec=3 -avg -bias=0 -first=3`, "Total time: 71.7
+/// msec"), are aliases: on the seed's run (v0.9.0-tree.xml) the total without bias is Appendix B's
+/// #.Rain 71.67758248 ms, 71.678 to three decimals, and the report is the one the switches spelled
+/// out give.
 #[test]
 fn profile_abbreviations_are_aliases() {
     let xml = fixture("dyalog-xml/v0.9.0-tree.xml");

@@ -115,8 +115,8 @@ fn a_conversion_to_folded_says_once_how_far_the_rows_overlap() {
     assert!(!stderr.contains("overlap"), "{stderr}");
 }
 
-/// `]profile summary -exclusive -dec=3 -cumpct -pct=65` of seed 002 (002:351–359: total 68.4 ms,
-/// the run's TotalTime 68.40049488, 002:595), as an XML summary of exclusive times.
+/// `]profile summary -exclusive -dec=3 -cumpct -pct=65` of the `]PROFILE` guide (docs/sources.md:
+/// total 68.4 ms, the run's TotalTime 68.40049488), as an XML summary of exclusive times.
 fn exclusive_summary() -> (tempfile::TempDir, PathBuf) {
     let rows = [
         ("#.ch.CH∆Q", "23.032", "311"),
@@ -143,7 +143,7 @@ fn exclusive_summary() -> (tempfile::TempDir, PathBuf) {
 
 /// An `-exclusive` summary's rows are functions' own times, which do not overlap: it converts as
 /// before, without a word of overlap, while its reports keep the run's 68.4 ms as the total
-/// (CH∆Q: 23.032 of 68.40049488 ms is 33.672 %, as the seed prints).
+/// (CH∆Q: 23.032 of 68.40049488 ms is 33.672 %, as the guide prints).
 #[test]
 fn an_exclusive_summary_converts_unchanged_and_keeps_its_total() {
     let (_dir, xml) = exclusive_summary();
@@ -159,10 +159,11 @@ fn an_exclusive_summary_converts_unchanged_and_keeps_its_total() {
     assert!((pct - 33.672).abs() < 5e-4, "{summary}");
 }
 
-/// Seed 002's tree CSV excerpt (002:617–633, `fixtures/dyalog-csv/v0.9.0-tree.csv`) measured
-/// 68.40049488 ms for its root, #.Rain, while the rows it keeps add up to the exclusive times of
-/// its three functions, 0.8205615629 + 0.01732044204 + 0.07632241511 = 0.91420442005 ms: `summary`
-/// and `info` both state 68.40049488 ms (issue 26 §5), and `info` says where it comes from.
+/// The `]PROFILE` guide's tree CSV excerpt (docs/sources.md; `fixtures/dyalog-csv/v0.9.0-tree.csv`)
+/// measured 68.40049488 ms for its root, #.Rain, while the rows it keeps add up to the exclusive
+/// times of its three functions, 0.8205615629 + 0.01732044204 + 0.07632241511 = 0.91420442005 ms:
+/// `summary` and `info` both state 68.40049488 ms (issue 26 §5), and `info` says where it comes
+/// from.
 #[test]
 fn a_tree_cut_short_states_its_roots_measured_total_everywhere() {
     let tree = fixture("dyalog-csv/v0.9.0-tree.csv");

@@ -36,16 +36,16 @@
 //!
 //! **Model**: Title is the profile's title; Command is the report kind, `dyalog.report`, the fact
 //! the CSV reader sets too (from the columns when there is no Command); the other settings are kept
-//! as header facts (`dyalog-xml.Version`, …) and written back as read. **Writing** uses the current layout
-//! (`<Element>`, `¯1` lines in trees, ExclusiveTime before InclusiveTime, ticks when the profile has
-//! them); settings a profile lacks are filled in (Version 1.37, TimerBias 0 with a warning, TotalTime
-//! the total time); `--dyalog-title` sets the title. A report is written in the 1.37 layout with its
-//! columns labelled as measured, so a Version read as `0.x` (whose labels readers swap back, §3.7) is
-//! written as `1.37`, with a warning; or, with `--dyalog-version 0.9.0` ([`Layout::V0_9_0`]), in
-//! 0.9.0's: no declaration, `<Function>`, `<Line></Line>`, and a tree's or data report's columns
-//! under 0.9.0's swapped labels (seed 002's tree example is written back byte for byte).
-//! **Lost**: nothing a Dyalog report holds; from other formats, everything but calls, time, ticks
-//! and line numbers (named on stderr by the conversion step).
+//! as header facts (`dyalog-xml.Version`, …) and written back as read. **Writing** uses the current
+//! layout (`<Element>`, `¯1` lines in trees, ExclusiveTime before InclusiveTime, ticks when the
+//! profile has them); settings a profile lacks are filled in (Version 1.37, TimerBias 0 with a
+//! warning, TotalTime the total time); `--dyalog-title` sets the title. A report is written in the
+//! 1.37 layout with its columns labelled as measured, so a Version read as `0.x` (whose labels
+//! readers swap back, §3.7) is written as `1.37`, with a warning; or, with `--dyalog-version 0.9.0`
+//! ([`Layout::V0_9_0`]), in 0.9.0's: no declaration, `<Function>`, `<Line></Line>`, and a tree's or
+//! data report's columns under 0.9.0's swapped labels (the `]PROFILE` guide's tree example is
+//! written back byte for byte). **Lost**: nothing a Dyalog report holds; from other formats,
+//! everything but calls, time, ticks and line numbers (named on stderr by the conversion step).
 
 mod rows;
 mod write;

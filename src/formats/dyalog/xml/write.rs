@@ -81,8 +81,9 @@ pub(crate) fn write(
 }
 
 /// The element 0.9.0 wrote `column` of `report` under: `Function` for the name, and in tree and
-/// data reports each time and ticks column under the other's label (docs/formats.md, "Dyalog reports"; seed 002's
-/// tree: `<InclusiveTime>0.8205615629464091` for Rain's exclusive time).
+/// data reports each time and ticks column under the other's label (docs/formats.md, "Dyalog
+/// reports"; the `]PROFILE` guide's tree: `<InclusiveTime>0.8205615629464091` for Rain's exclusive
+/// time).
 fn label_0_9_0(column: Column, report: Report) -> &'static str {
     let swapped = report != Report::Summary;
     match column {
@@ -95,8 +96,8 @@ fn label_0_9_0(column: Column, report: Report) -> &'static str {
     }
 }
 
-/// An entry's element as 0.9.0 wrote it: as [`element`], but empty as `<name></name>` (seed 002's
-/// `<Line></Line>`), a tree's function row's Line empty rather than `¯1`.
+/// An entry's element as 0.9.0 wrote it: as [`element`], but empty as `<name></name>` (the
+/// `]PROFILE` guide's `<Line></Line>`), a tree's function row's Line empty rather than `¯1`.
 fn element_0_9_0(out: &mut String, name: &str, value: &str) {
     let function_row_line = name == "Line" && value == "¯1";
     match value.is_empty() || function_row_line {

@@ -275,12 +275,10 @@ impl Sum {
         self.terms += other.terms;
     }
 
-    /// The sum, its floats as the shortest decimal within their rounding error. Each float is off
-    /// by up to half an ulp from the decimal it was read as, and each addition rounds by up to half
-    /// an ulp of the running sum: under `terms` ulps of `magnitude` in all. One float is exact.
+    /// The sum, its floats as the shortest decimal within their rounding error
+    /// ([`crate::model::decimal_sum`]).
     fn value(&self) -> f64 {
-        let error = if self.terms > 1 { self.terms as f64 * f64::EPSILON * self.magnitude } else { 0.0 };
-        self.counts as f64 + crate::model::shortest_within(self.floats, error)
+        self.counts as f64 + crate::model::decimal_sum(self.floats, self.terms, self.magnitude)
     }
 }
 

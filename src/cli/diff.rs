@@ -211,9 +211,8 @@ impl DiffArgs {
     fn differential_output(&self) -> Result<Option<(Format, PathBuf)>> {
         Ok(match &self.to[..] {
             [name, out] => {
-                let format = Format::from_name(name).filter(|f| f.differential().is_some()).ok_or_else(|| {
-                    Usage(format!("--to {name}: a differential output is one of {}", Format::differential_names()))
-                })?;
+                let format = (Format::from_name(name).filter(|f| f.differential().is_some()))
+                    .ok_or_else(|| Usage(diff::no_differential(name)))?;
                 Some((format, PathBuf::from(out)))
             }
             _ => None,

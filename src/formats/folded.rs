@@ -79,10 +79,7 @@ pub(crate) const SPEC: Spec = Spec {
         rules: spec::STACKS_ONLY,
         // A comparison as `inferno-diff-folded` writes one (`stack base new`), which
         // `inferno-flamegraph` draws as a differential flame graph.
-        differential: Some(spec::Differential {
-            from: spec::ComparedFrom::TwoCountLines,
-            write: |compared, out, _, _| Ok(out.write_all(compared.lines.as_bytes())?),
-        }),
+        differential: Some(spec::Differential::TwoCountLines(|lines, _, out| Ok(out.write_all(lines.as_bytes())?))),
     }),
 };
 

@@ -79,32 +79,23 @@ pub struct Writes {
     pub differential: Option<Differential>,
 }
 
-/// A format's writer of a comparison (`diff --to FORMAT`): `diff` matches and judges the two sides
-/// and gives the writer what it is [`Compared`] from.
-pub struct Differential {
-    /// What the writer is given.
-    pub from: ComparedFrom,
-    /// The writer.
-    pub write: fn(&Compared<'_>, &mut dyn io::Write, &ConvertOptions, &mut Diagnostics) -> Result<(), Error>,
+/// A format's writer of a comparison (`diff --to FORMAT`), by what it is written from: `diff`
+/// matches and judges the two sides and hands them over in that form.
+pub enum Differential {
+    /// From every stack of either side with its count in each, the lines `inferno-diff-folded`
+    /// writes from their folded stacks (`stack base new`), sorted.
+    TwoCountLines(fn(&str, &Compared<'_>, &mut dyn io::Write) -> Result<(), Error>),
+    /// From the two profiles, BASE's and NEW's, each with the compared metric alone (metric 0),
+    /// BASE's in NEW's unit, and projected onto the format where `projected`.
+    Sides { projected: bool, write: SidesWriter },
 }
 
-/// What a differential writer is given of the two sides.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum ComparedFrom {
-    /// Every stack of either side with its count in each, the lines `inferno-diff-folded` writes
-    /// from their folded stacks (`stack base new`), sorted.
-    TwoCountLines,
-    /// The two profiles, each with the compared metric alone (metric 0), BASE's in NEW's unit,
-    /// projected onto the format, or as compared where the format keeps what they hold.
-    Sides { projected: bool },
-}
+/// A differential writer from the two sides ([`Differential::Sides`]).
+pub type SidesWriter =
+    fn((&Profile, &Profile), &Compared<'_>, &mut dyn io::Write, &ConvertOptions, &mut Diagnostics) -> Result<(), Error>;
 
-/// A comparison as `diff` gives it to a format's differential writer.
+/// What a differential writer is told of a comparison besides the sides.
 pub struct Compared<'a> {
-    /// The two-count lines ([`ComparedFrom::TwoCountLines`]), else empty.
-    pub lines: String,
-    /// BASE and NEW ([`ComparedFrom::Sides`]), else empty profiles.
-    pub sides: (Profile, Profile),
     /// The sides' names (their files).
     pub labels: (&'a str, &'a str),
     /// Widths drawn from BASE rather than NEW (`--negate`), for a graph of widths.

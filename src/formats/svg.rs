@@ -44,10 +44,7 @@ pub(crate) const SPEC: Spec = Spec {
     writes: Some(Writes {
         write,
         rules: spec::STACKS_ONLY,
-        differential: Some(spec::Differential {
-            from: spec::ComparedFrom::TwoCountLines,
-            write: |compared, out, _, _| write_differential(compared, out),
-        }),
+        differential: Some(spec::Differential::TwoCountLines(write_differential)),
     }),
 };
 
@@ -120,14 +117,13 @@ pub(crate) fn write(
 /// widths from NEW, red where a stack grew, blue where it shrank. With `negate`, widths from BASE,
 /// as `inferno-diff-folded` advises (the counts swapped, the hues switched back, so that red still
 /// means grew).
-fn write_differential(compared: &spec::Compared<'_>, out: &mut dyn Write) -> Result<(), Error> {
+fn write_differential(lines: &str, compared: &spec::Compared<'_>, out: &mut dyn Write) -> Result<(), Error> {
     let mut options = inferno::flamegraph::Options::default();
     options.title = format!("Differential Flame Graph: {} against {}", compared.labels.1, compared.labels.0);
     options.hash = true;
     options.negate_differentials = compared.negate;
     // A name that ends in a number would read as a third count: its last space becomes a no-break space.
-    let safe: Vec<String> = compared
-        .lines
+    let safe: Vec<String> = lines
         .lines()
         .filter_map(|line| {
             let (rest, after) = line.rsplit_once(' ')?;

@@ -333,10 +333,19 @@ impl fmt::Display for Value {
     }
 }
 
-/// The decimal with the fewest significant digits within `error` of `v` (at 17 digits, `v` itself):
-/// a sum of floats without the binary noise of adding them, where `error` bounds that noise
-/// (`51`, not `51.000000000000014`).
-pub fn shortest_within(v: f64, error: f64) -> f64 {
+/// `sum`, a sum of `terms` floats whose magnitudes add up to `magnitude`, as the shortest decimal
+/// within the rounding error of adding them (`51`, not `51.000000000000014`): each float is off by
+/// up to half an ulp from the decimal it was read as, and each addition rounds by up to half an ulp
+/// of the running sum, under `terms` ulps of `magnitude` in all. One float is exact.
+pub fn decimal_sum(sum: f64, terms: u64, magnitude: f64) -> f64 {
+    match terms {
+        0 | 1 => sum,
+        _ => shortest_within(sum, terms as f64 * f64::EPSILON * magnitude),
+    }
+}
+
+/// The decimal with the fewest significant digits within `error` of `v` (at 17 digits, `v` itself).
+fn shortest_within(v: f64, error: f64) -> f64 {
     (1..=17)
         .filter_map(|digits| format!("{v:.*e}", digits - 1).parse::<f64>().ok())
         .find(|candidate| (candidate - v).abs() <= error)

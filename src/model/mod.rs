@@ -20,7 +20,7 @@ mod source;
 mod tree;
 
 pub use frame::{Frame, FrameId, FrameKind, FrameRef, FrameTable};
-pub use metric::{shortest_within, significant, Aggregation, Metric, MetricKind, Repr, Sampling, Unit, Value, Values};
+pub use metric::{decimal_sum, significant, Aggregation, Metric, MetricKind, Repr, Sampling, Unit, Value, Values};
 pub use profile::{FunctionFacts, Meta, Profile, StatedTotal, Total, TotalSource, ROUTINE};
 pub use source::{SourceLocation, DEFINED_AT};
 pub(crate) use tree::ChildIndex;

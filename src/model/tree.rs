@@ -317,10 +317,8 @@ impl CallTree {
     }
 
     /// [`CallTree::derived_inclusive`], each float sum of several values the shortest decimal within
-    /// the rounding error of adding them (`51`, not `51.000000000000014`): each value is off by up
-    /// to half an ulp from the decimal it was read as, and each addition rounds by up to half an ulp
-    /// of the running sum, under `terms` ulps of their magnitude in all. For writers of text, whose
-    /// readers would take the noise for a figure.
+    /// the rounding error of adding them ([`super::decimal_sum`]: `51`, not `51.000000000000014`).
+    /// For writers of text, whose readers would take the noise for a figure.
     pub fn derived_inclusive_decimal(&self, metric: usize) -> Values {
         let mut total = self.derived_inclusive(metric);
         if let Values::Float(sums) = &mut total {
@@ -331,8 +329,8 @@ impl CallTree {
             self.add_up(&mut magnitudes, |sum, v| sum + v);
             for ((sum, &terms), &magnitude) in sums.iter_mut().zip(&terms).zip(&magnitudes) {
                 // Only a sum that prints as noise (16 or more significant digits) is worth the search.
-                if terms > 1 && significant_digits(*sum) >= 16 {
-                    *sum = super::shortest_within(*sum, f64::from(terms) * f64::EPSILON * magnitude);
+                if significant_digits(*sum) >= 16 {
+                    *sum = super::decimal_sum(*sum, u64::from(terms), magnitude);
                 }
             }
         }

@@ -66,7 +66,10 @@ pub(crate) const SPEC: Spec = Spec {
             keeps_measured_inclusive: true,
             ..spec::STACKS_ONLY
         },
-        differential: Some(spec::Differential { from: spec::ComparedFrom::Sides { projected: false }, write: |compared, out, _, _| write_differential(compared, out) }),
+        differential: Some(spec::Differential::Sides {
+            projected: false,
+            write: |sides, compared, out, _, _| write_differential(sides, compared, out),
+        }),
     }),
 };
 
@@ -105,8 +108,12 @@ struct DiffPage<'a> {
 /// Writes a comparison as a differential page: both sides in one tree, widths from NEW, colours
 /// by the change of each frame's share (red grew, blue shrank), BASE's values on hover, and the
 /// gate's verdict at the top.
-fn write_differential(compared: &spec::Compared<'_>, out: &mut dyn Write) -> Result<(), Error> {
-    let both = both_sides(&compared.sides.0, &compared.sides.1, compared.labels);
+fn write_differential(
+    (base, new): (&Profile, &Profile),
+    compared: &spec::Compared<'_>,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
+    let both = both_sides(base, new, compared.labels);
     let page =
         DiffPage { base: 0, new: 1, labels: compared.labels, regression: compared.regression, rows: compared.judged };
     write_page(&both, Some(&page), out)

@@ -99,10 +99,7 @@ pub(crate) const SPEC: Spec = Spec {
             keeps_defined_at: true,
             ..spec::STACKS_ONLY
         },
-        differential: Some(spec::Differential {
-            from: spec::ComparedFrom::Sides { projected: true },
-            write: write_differential,
-        }),
+        differential: Some(spec::Differential::Sides { projected: true, write: write_differential }),
     }),
 };
 
@@ -255,12 +252,12 @@ const BASE_LABEL: (&str, &str) = ("pprof::base", "true");
 /// views show the difference (and take BASE's total for its percentages). Both profiles are
 /// projected onto [`CARRIES`] with the same metrics, in the same order and units.
 fn write_differential(
-    compared: &spec::Compared<'_>,
+    (base, new): (&Profile, &Profile),
+    _: &spec::Compared<'_>,
     out: &mut dyn Write,
     options: &ConvertOptions,
     diag: &mut Diagnostics,
 ) -> Result<(), Error> {
-    let (base, new) = &compared.sides;
     check_output_size(FORMAT, samples_size(base).saturating_add(samples_size(new)), options)?;
     let mut combined = new.clone();
     // BASE's frames in the combined table (its own frame facts where NEW has none).

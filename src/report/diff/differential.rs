@@ -6,7 +6,7 @@ use super::Matched;
 use crate::convert::{self, ConvertOptions};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName};
-use crate::formats::spec::{Compared, ComparedFrom, Judged};
+use crate::formats::spec::{Compared, Differential, Judged};
 use crate::formats::Format;
 use crate::model::{Metric, Profile, Repr, Values};
 use std::io::Write;
@@ -25,29 +25,29 @@ pub fn write_differential(
     out: &mut dyn Write,
     diag: &mut Diagnostics,
 ) -> Result<(), Error> {
-    let Some(differential) = format.differential() else {
-        let (name, names) = (format.name(), Format::differential_names());
-        return Err(Error::BadOption(format!("--to {name}: a differential output is one of {names}")));
-    };
+    let differential = format.differential().ok_or_else(|| Error::BadOption(no_differential(format.name())))?;
     let Matched { base, new, metrics, threads } = matched;
     let (base, new) = (threads.apply(base)?, threads.apply(new)?);
     let judged: Vec<Judged> = (judged.iter())
         .map(|g| Judged { name: &g.name, status: g.status, shares: g.shares, p: g.p, outcome: g.outcome })
         .collect();
-    let nothing = || Profile::new(Vec::new());
-    let (lines, sides) = match differential.from {
-        ComparedFrom::TwoCountLines => {
-            (differential_folded(base, new, metrics, options, diag)?, (nothing(), nothing()))
-        }
-        ComparedFrom::Sides { projected } => {
+    let compared = Compared { labels, negate, regression, judged: &judged };
+    let mut limited = crate::formats::stacks::Limited::new(out, options.output_limit());
+    let result = match differential {
+        Differential::TwoCountLines(write) => differential_folded(base, new, metrics, options, diag)
+            .and_then(|lines| write(&lines, &compared, &mut limited)),
+        Differential::Sides { projected, write } => {
             let target = projected.then_some(format);
-            (String::new(), sides(base, new, metrics, target, options, diag)?)
+            sides(base, new, metrics, target, options, diag)
+                .and_then(|(base, new)| write((&base, &new), &compared, &mut limited, options, diag))
         }
     };
-    let compared = Compared { lines, sides, labels, negate, regression, judged: &judged };
-    let mut limited = crate::formats::stacks::Limited::new(out, options.output_limit());
-    let result = (differential.write)(&compared, &mut limited, options, diag);
     limited.result(FormatName(format.name()), result, options)
+}
+
+/// The error for `--to NAME` where the format named writes no comparison: those that do.
+pub fn no_differential(name: &str) -> String {
+    format!("--to {name}: a differential output is one of {}", Format::differential_names())
 }
 
 /// BASE and NEW, each with the compared metric (`metrics`) alone, projected onto `target` where

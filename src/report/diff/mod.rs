@@ -23,7 +23,7 @@ mod names;
 mod print;
 mod runs;
 
-pub use differential::write_differential;
+pub use differential::{no_differential, write_differential};
 use judge::{Change, Judged, Judgement, Role, Tested};
 pub use names::names_across_runs;
 use print::CiVerdict;

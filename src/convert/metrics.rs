@@ -3,7 +3,7 @@
 //! as whole counts.
 
 use super::quantities::{conversion_interval, whole_samples};
-use super::{ConvertOptions, IntervalUse};
+use super::{Conversion, ConvertOptions};
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::formats::Format;
@@ -262,17 +262,11 @@ pub(super) fn keep_only(profile: &mut Profile, chosen: usize, target: Format, di
 }
 
 /// Turns the one metric left into whole samples (time divided by the interval, floats rounded).
-pub(super) fn single_count(
-    profile: &mut Profile,
-    target: Format,
-    options: &ConvertOptions,
-    diag: &mut Diagnostics,
-) -> IntervalUse {
-    let chosen = 0;
+pub(super) fn single_count(profile: &mut Profile, to: &Conversion, diag: &mut Diagnostics) {
+    let (chosen, target) = (0, to.target);
     let metric = profile.metrics()[chosen].clone();
-    let timed = metric.unit.nanos().is_some();
     let converted = match metric.unit.nanos() {
-        Some(_) if !target.carries().weight_is_time && options.interval.is_none() => {
+        Some(_) if !to.carries.weight_is_time && to.options.interval.is_none() => {
             let (unit, counts) = whole_time(profile.tree.self_values(chosen), metric.unit);
             let (from, name) = (metric.unit.name(), metric.name.clone());
             diag.warn("time-as-count", None, || {
@@ -284,7 +278,7 @@ pub(super) fn single_count(
             Some((Metric { unit, repr: Repr::Int, ..metric }, counts))
         }
         Some(unit_nanos) => {
-            let interval = conversion_interval(profile, options, target, diag);
+            let interval = conversion_interval(profile, to, diag);
             let per_sample = interval.as_nanos() as f64 / unit_nanos;
             let unit = metric.unit.name();
             diag.warn("time-to-samples", None, || {
@@ -312,7 +306,6 @@ pub(super) fn single_count(
     if let Some((metric, counts)) = converted {
         profile.replace_metric(0, metric, Values::Int(counts));
     }
-    IntervalUse::from_applied(timed)
 }
 
 /// Time `values` in `unit` as whole numbers of the coarsest unit, no finer than nanoseconds, in

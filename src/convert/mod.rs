@@ -34,7 +34,7 @@ use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::formats::{Carries, Format, ReadOptions, Structure};
 use crate::model::{ops, Frame, FrameKind, MetricKind, Profile};
-use std::time::Duration;
+use std::cell::Cell;
 
 /// `profile` reduced to what `target` carries. Works in place: a profile that already fits is
 /// returned as it came, without a copy.
@@ -44,37 +44,59 @@ pub fn project(
     options: &ConvertOptions,
     diag: &mut Diagnostics,
 ) -> Result<Profile, Error> {
-    let carries = target.carries();
-    let source = Source::of(&profile);
+    let to = Conversion::new(target, options);
+    let carries = &to.carries;
+    let inclusive_only = profile.self_unknown().is_some();
+    let (ghc_namespaces, own_interval) = (profile.meta.module_namespaces, profile.meta.interval);
     if carries.weight_is_time {
         weigh_by_time(&mut profile, target, diag)?;
     }
-    report_dropped_header(&profile, target, &carries, diag);
+    report_dropped_header(&profile, target, carries, diag);
     if carries.one_metric {
         // First, so that the steps below copy one column, not all.
-        keep_one_metric(&mut profile, target, options, diag)?;
+        keep_one_metric(&mut profile, &to, diag)?;
     } else if !target.keeps_measured_inclusive() {
         let carried = |m: usize| carries.metrics.contains(&profile.metrics()[m].kind);
         report_measured_inclusive_dropped(&profile, target, carried, diag);
     }
-    report_flat_rows(&profile, target, &carries, source.inclusive_only, diag);
-    let mut profile = fit_lines(profile, target, &carries, options, diag);
-    let mut interval = fit_time_and_counts(&mut profile, target, &carries, options, diag);
+    report_flat_rows(&profile, target, carries, inclusive_only, diag);
+    let mut profile = fit_lines(profile, &to, diag);
+    fit_time_and_counts(&mut profile, &to, diag);
     fit_namespaces(&mut profile, target, diag);
-    fit_roots_and_frames(&mut profile, target, &carries, source.ghc_namespaces, diag)?;
+    fit_roots_and_frames(&mut profile, target, carries, ghc_namespaces, diag)?;
     if carries.structure == Structure::Stacks {
         // A target that stores whole stacks, whose stack is its own identity: equal stacks made
         // one, as they would read back as one.
         profile = ops::merged_siblings(profile);
     }
-    interval = interval.or(fit_metrics(&mut profile, target, &carries, options, diag));
-    drop_function_facts(&mut profile, target, &carries, diag);
-    let (mut profile, by_target) = fit_by_target(profile, target, options, diag);
-    if interval.or(by_target) == IntervalUse::Unused {
-        interval_of_kept_counts(&mut profile, source.interval, target, options, diag);
+    fit_metrics(&mut profile, &to, diag);
+    drop_function_facts(&mut profile, target, carries, diag);
+    if carries.needs_time {
+        time_beside_counts(&mut profile, &to, diag);
     }
-    drop_header_facts(&mut profile.meta, &carries);
+    let mut profile = fit_by_target(profile, &to, diag);
+    if !to.interval_applied.get() {
+        interval_of_kept_counts(&mut profile, own_interval, target, options, diag);
+    }
+    drop_header_facts(&mut profile.meta, carries);
     Ok(profile)
+}
+
+/// A conversion under way: its target, what the target carries, the options it was asked with,
+/// and whether a step has turned counts and time into one another at the interval (then
+/// `--interval` was applied, and the profile's own interval no longer says what its counts were
+/// taken at).
+struct Conversion<'a> {
+    target: Format,
+    carries: Carries,
+    options: &'a ConvertOptions,
+    interval_applied: Cell<bool>,
+}
+
+impl Conversion<'_> {
+    fn new(target: Format, options: &ConvertOptions) -> Conversion<'_> {
+        Conversion { target, carries: target.carries(), options, interval_applied: Cell::new(false) }
+    }
 }
 
 /// The reading options of a conversion to `target`: line frames merged while reading (where the
@@ -92,70 +114,14 @@ fn merges_lines(options: &ConvertOptions, target: Format) -> bool {
     options.functions || (!target.carries().source_lines && !options.lines)
 }
 
-/// What the projection needs to know of the profile as it came, before the steps change it.
-struct Source {
-    /// Its own interval, the one its counts were taken at.
-    interval: Option<Duration>,
-    /// Whether it was read from GHC (whose modules are namespaces), before a GHC target marks it so.
-    ghc_namespaces: bool,
-    /// Whether its self times are unknown (a Dyalog summary report), before a one-metric target
-    /// forgets the measured inclusive times that say so.
-    inclusive_only: bool,
-}
-
-impl Source {
-    fn of(profile: &Profile) -> Source {
-        Source {
-            interval: profile.meta.interval,
-            ghc_namespaces: profile.meta.module_namespaces,
-            inclusive_only: profile.self_unknown().is_some(),
-        }
-    }
-}
-
-/// Whether a step measured counts against the interval (time divided into samples or ticks, counts
-/// multiplied into time): then `--interval` was applied, and the profile's own interval no longer
-/// says what its counts were taken at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[must_use]
-enum IntervalUse {
-    /// Counts and time were turned into one another at the interval.
-    Applied,
-    /// Nothing was.
-    Unused,
-}
-
-impl IntervalUse {
-    /// `Applied` if either is.
-    fn or(self, other: IntervalUse) -> IntervalUse {
-        if self == IntervalUse::Applied {
-            self
-        } else {
-            other
-        }
-    }
-
-    fn from_applied(applied: bool) -> IntervalUse {
-        if applied {
-            IntervalUse::Applied
-        } else {
-            IntervalUse::Unused
-        }
-    }
-}
-
 /// For a target with one number per node: keeps the metric it writes ([`choose_metric`]), naming
 /// the others as dropped (and its measured inclusive values, which the target derives); a target
 /// with per-function counts takes a per-node calls metric as its Call-Count first.
-fn keep_one_metric(
-    profile: &mut Profile,
-    target: Format,
-    options: &ConvertOptions,
-    diag: &mut Diagnostics,
-) -> Result<usize, Error> {
-    let chosen = choose_metric(profile, options, target)?;
+fn keep_one_metric(profile: &mut Profile, to: &Conversion, diag: &mut Diagnostics) -> Result<usize, Error> {
+    let target = to.target;
+    let chosen = choose_metric(profile, to.options, target)?;
     report_measured_inclusive_dropped(profile, target, |m| m == chosen, diag);
-    if target.carries().function_facts {
+    if to.carries.function_facts {
         absorb_calls(profile, chosen);
     }
     keep_only(profile, chosen, target, diag);
@@ -197,13 +163,8 @@ fn report_flat_rows(
 /// Fits line frames to the target: unnested where its lines stand in their function's place (BR),
 /// named `name[line]` with `--lines` where it has no line numbers, else merged into their functions
 /// where it has none (said once).
-fn fit_lines(
-    mut profile: Profile,
-    target: Format,
-    carries: &Carries,
-    options: &ConvertOptions,
-    diag: &mut Diagnostics,
-) -> Profile {
+fn fit_lines(mut profile: Profile, to: &Conversion, diag: &mut Diagnostics) -> Profile {
+    let (target, carries, options) = (to.target, &to.carries, to.options);
     let has_lines = profile.frames.iter().any(|(_, f)| f.kind == FrameKind::Line);
     if has_lines && carries.source_lines && !carries.lines_nest && !options.functions {
         profile = ops::unnest_lines(&profile);
@@ -229,27 +190,20 @@ fn fit_lines(
     profile
 }
 
-/// Gives the target the quantities it holds: samples as time where it measures time and counts no
-/// samples (Dyalog), time as samples where it is made of one record per sample (BR), time in the
-/// unit it writes (Dyalog's ms).
-fn fit_time_and_counts(
-    profile: &mut Profile,
-    target: Format,
-    carries: &Carries,
-    options: &ConvertOptions,
-    diag: &mut Diagnostics,
-) -> IntervalUse {
-    let mut interval = IntervalUse::Unused;
-    if !carries.metrics.contains(&MetricKind::Samples) && carries.metrics.contains(&MetricKind::Time) {
-        interval = interval.or(samples_into_time(profile, target, carries, options, diag));
+/// Gives the target the quantities it holds: counts it does not hold as time where it measures time (Dyalog's
+/// samples, Firefox's GHC ticks), time as samples where it is made of one record per sample (BR),
+/// time in the unit it writes (Dyalog's ms).
+fn fit_time_and_counts(profile: &mut Profile, to: &Conversion, diag: &mut Diagnostics) {
+    let carries = &to.carries;
+    if carries.metrics.contains(&MetricKind::Time) && !carries.needs_samples && !carries.needs_time {
+        counts_into_time(profile, to, diag);
     }
     if carries.needs_samples {
-        interval = interval.or(time_into_samples(profile, target, options, diag));
+        time_into_samples(profile, to, diag);
     }
     if let Some(unit) = carries.time_unit {
         into_time_unit(profile, unit);
     }
-    interval
 }
 
 /// Names frames as the target does: `Module.label` where GHC's namespaces meet a target without
@@ -286,27 +240,19 @@ fn fit_roots_and_frames(
 /// Gives the target the metrics it holds: the one metric of a one-number target as whole counts
 /// ([`single_count`]); for the others, ticks where the target counts ticks only (GHC), and the
 /// metrics it has no place for dropped, by name.
-fn fit_metrics(
-    profile: &mut Profile,
-    target: Format,
-    carries: &Carries,
-    options: &ConvertOptions,
-    diag: &mut Diagnostics,
-) -> IntervalUse {
-    if carries.one_metric {
-        return single_count(profile, target, options, diag);
+fn fit_metrics(profile: &mut Profile, to: &Conversion, diag: &mut Diagnostics) {
+    if to.carries.one_metric {
+        return single_count(profile, to, diag);
     }
-    let holds = |k| carries.metrics.contains(&k);
-    let mut interval = IntervalUse::Unused;
+    let holds = |k| to.carries.metrics.contains(&k);
     if holds(MetricKind::Ticks) && !holds(MetricKind::Samples) && !holds(MetricKind::Time) {
-        interval = counts_as_ticks(profile, target, options, diag);
+        counts_as_ticks(profile, to, diag);
     }
     let keep: Vec<bool> = profile.metrics().iter().map(|m| holds(m.kind)).collect();
-    report_dropped_metrics(profile, &keep, target, None, diag);
+    report_dropped_metrics(profile, &keep, to.target, None, diag);
     if keep.contains(&false) {
         profile.retain_metrics(&keep);
     }
-    interval
 }
 
 /// Drops per-function counts (LispWorks Call/Seen/Top) where the target has none, said once.
@@ -322,24 +268,21 @@ fn drop_function_facts(profile: &mut Profile, target: Format, carries: &Carries,
 }
 
 /// The target's own last step ([`Format::fit`]), after siblings of one frame are merged where its
-/// rules say a node of it is one chain of callers ([`crate::formats::spec::Rules::merges_siblings`]),
-/// and whether it turned counts into time at the interval (BR's timed mode).
-fn fit_by_target(
-    profile: Profile,
-    target: Format,
-    options: &ConvertOptions,
-    diag: &mut Diagnostics,
-) -> (Profile, IntervalUse) {
+/// rules say a node of it is one chain of callers ([`crate::formats::spec::Rules::merges_siblings`]);
+/// one that turns counts into time (BR's timed mode) has applied the interval.
+fn fit_by_target(profile: Profile, to: &Conversion, diag: &mut Diagnostics) -> Profile {
     let has_time = |p: &Profile| p.metrics().iter().any(|m| m.kind == MetricKind::Time);
     let timed = has_time(&profile);
     // A node per frame under each caller, as the target's reader builds them.
-    let profile = match target.merges_siblings() {
+    let profile = match to.target.merges_siblings() {
         true => ops::merged_siblings(profile),
         false => profile,
     };
-    let profile = target.fit(profile, options, diag);
-    let applied = !timed && has_time(&profile);
-    (profile, IntervalUse::from_applied(applied))
+    let profile = to.target.fit(profile, to.options, diag);
+    if !timed && has_time(&profile) {
+        to.interval_applied.set(true);
+    }
+    profile
 }
 
 /// Drops the header facts the target has no place for (named before), so that the profile is what
@@ -399,12 +342,6 @@ mod tests {
     }
 
     #[test]
-    fn the_interval_is_applied_if_any_step_applied_it() {
-        use IntervalUse::{Applied, Unused};
-        assert_eq!((Unused.or(Unused), Unused.or(Applied), Applied.or(Unused)), (Unused, Applied, Applied));
-    }
-
-    #[test]
     fn equal_stacks_are_made_one() {
         // Two roots `main` (as a Dyalog report of several roots can give) become one.
         let mut profile = read(Format::Folded, "main;a 1\nmain;b 2\n");
@@ -423,8 +360,8 @@ mod tests {
         let dyalog = read(Format::DyalogXml, include_str!("../../fixtures/dyalog-xml/several-roots.xml"));
         assert!(dyalog.frames.iter().any(|(_, f)| f.kind == FrameKind::Line));
         let mut diag = Diagnostics::default();
-        let carries = Format::Folded.carries();
-        let fitted = fit_lines(dyalog.clone(), Format::Folded, &carries, &ConvertOptions::default(), &mut diag);
+        let options = ConvertOptions::default();
+        let fitted = fit_lines(dyalog.clone(), &Conversion::new(Format::Folded, &options), &mut diag);
         assert!(fitted.frames.iter().all(|(_, f)| f.kind != FrameKind::Line));
         assert!(diag.has("lines-merged"));
         let total = |p: &Profile| p.total(p.metric_index("time").unwrap()).as_f64();
@@ -434,10 +371,9 @@ mod tests {
     #[test]
     fn samples_become_time_at_the_interval_for_a_target_of_time() {
         let mut profile = read(Format::Folded, "main;a 3\n");
-        let options = ConvertOptions::new(Some(Duration::from_millis(5)));
-        let (target, mut diag) = (Format::DyalogXml, Diagnostics::default());
-        let applied = fit_time_and_counts(&mut profile, target, &target.carries(), &options, &mut diag);
-        assert_eq!(applied, IntervalUse::Applied);
+        let options = ConvertOptions::new(Some(std::time::Duration::from_millis(5)));
+        let mut diag = Diagnostics::default();
+        fit_time_and_counts(&mut profile, &Conversion::new(Format::DyalogXml, &options), &mut diag);
         assert_eq!((profile.metrics()[0].kind, profile.total(0)), (MetricKind::Time, Value::Float(15.0)));
     }
 
@@ -445,7 +381,8 @@ mod tests {
     fn one_metric_is_kept_and_the_others_named() {
         let mut px = read(Format::GhcPx, include_str!("../../fixtures/ghc-px/notes-example.px"));
         let mut diag = Diagnostics::default();
-        let chosen = keep_one_metric(&mut px, Format::Folded, &ConvertOptions::default(), &mut diag).unwrap();
+        let options = ConvertOptions::default();
+        let chosen = keep_one_metric(&mut px, &Conversion::new(Format::Folded, &options), &mut diag).unwrap();
         assert_eq!(chosen, 0);
         let names: Vec<&str> = px.metrics().iter().map(|m| m.name.as_str()).collect();
         assert_eq!(names, ["ticks"]);

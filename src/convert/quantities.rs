@@ -1,24 +1,18 @@
 //! Samples, ticks and time into one another at an interval; units of one quantity by their factor.
 
-use super::{ConvertOptions, IntervalUse};
+use super::{Conversion, ConvertOptions};
 use crate::diag::Diagnostics;
 use crate::error::Error;
-use crate::formats::{effective_interval, IntervalFirst};
-use crate::formats::{Carries, Format};
+use crate::formats::{effective_interval, Format, IntervalFirst};
 use crate::model::{Metric, MetricKind, Profile, Repr, Sampling, Unit, Values};
 use std::time::Duration;
 
 /// Adds a samples metric for a target that needs samples (one BR group per sample) when the profile
 /// has none: time divided by the interval, else its ticks (GHC ticks are samples by another name).
-pub(super) fn time_into_samples(
-    profile: &mut Profile,
-    target: Format,
-    options: &ConvertOptions,
-    diag: &mut Diagnostics,
-) -> IntervalUse {
-    let metrics = profile.metrics();
+pub(super) fn time_into_samples(profile: &mut Profile, to: &Conversion, diag: &mut Diagnostics) {
+    let (metrics, target) = (profile.metrics(), to.target);
     if metrics.iter().any(|m| m.kind == MetricKind::Samples) {
-        return IntervalUse::Unused;
+        return;
     }
     let time =
         metrics.iter().enumerate().find_map(|(i, m)| Some((i, m.unit.nanos()?)).filter(|_| m.kind == MetricKind::Time));
@@ -29,31 +23,28 @@ pub(super) fn time_into_samples(
             let counts = whole_samples(profile.tree.self_values(ticks), 1.0);
             profile.add_metric(Metric::samples(), Values::Int(counts));
         }
-        return IntervalUse::Unused;
+        return;
     };
-    let interval = conversion_interval(profile, options, target, diag);
+    let interval = conversion_interval(profile, to, diag);
     diag.warn("time-to-samples", None, || {
         format!("{target} counts samples: time divided into samples of {interval:?} (set with --interval)")
     });
     let counts = whole_samples(profile.tree.self_values(time), interval.as_nanos() as f64 / unit_nanos);
     profile.meta.interval = Some(interval);
     profile.add_metric(Metric::samples(), Values::Int(counts));
-    IntervalUse::Applied
 }
 
-/// The interval that turns time into counts (and counts into time) for `target`: `--interval`,
-/// else the profile's own, else 1 ms ([`effective_interval`], the one given first), as the target states an interval (GHC's
-/// `-px` in whole milliseconds: 250 µs is 1 ms there, with a warning), so that the counts are of
-/// the interval its header gives.
-pub(super) fn conversion_interval(
-    profile: &Profile,
-    options: &ConvertOptions,
-    target: Format,
-    diag: &mut Diagnostics,
-) -> Duration {
-    let interval = effective_interval(options.interval, profile.meta.interval, IntervalFirst::Given);
-    let Some(step) = target.carries().interval_step else { return interval };
+/// The interval that turns time into counts (and counts into time that replaces them) for the
+/// target: `--interval`, else the profile's own, else 1 ms ([`effective_interval`], the one given
+/// first), as the target states an interval (GHC's `-px` in whole milliseconds: 250 µs is 1 ms
+/// there, with a warning), so that the counts are of the interval its header gives. The conversion
+/// has then applied the interval.
+pub(super) fn conversion_interval(profile: &Profile, to: &Conversion, diag: &mut Diagnostics) -> Duration {
+    to.interval_applied.set(true);
+    let interval = effective_interval(to.options.interval, profile.meta.interval, IntervalFirst::Given);
+    let Some(step) = to.carries.interval_step else { return interval };
     let stated = crate::formats::stated_interval(interval, step);
+    let target = to.target;
     if stated != interval {
         diag.warn("interval-rounded", None, || {
             format!("{target} states its interval in steps of {step:?}: time is counted in intervals of {stated:?}, not {interval:?}")
@@ -118,30 +109,22 @@ pub(super) fn into_time_unit(profile: &mut Profile, unit: Unit) {
     }
 }
 
-/// Turns a count of sampling intervals (samples, or GHC ticks where the target has no ticks) into
-/// time (the count × the interval) for a target that measures time but not samples, unless the
-/// profile has time already.
-pub(super) fn samples_into_time(
-    profile: &mut Profile,
-    target: Format,
-    carries: &Carries,
-    options: &ConvertOptions,
-    diag: &mut Diagnostics,
-) -> IntervalUse {
-    let metrics = profile.metrics();
-    let timed_counts = |m: &Metric| {
-        m.is_additive()
-            && (m.kind == MetricKind::Samples || (m.kind == MetricKind::Ticks && !carries.metrics.contains(&m.kind)))
-    };
-    let Some(samples) = metrics.iter().position(timed_counts) else { return IntervalUse::Unused };
+/// Turns a count of sampling intervals the target does not hold (samples where it measures time
+/// but counts no samples, as Dyalog; GHC ticks where it has no ticks) into time, the count × the
+/// interval, unless the profile has time already.
+pub(super) fn counts_into_time(profile: &mut Profile, to: &Conversion, diag: &mut Diagnostics) {
+    let (metrics, target) = (profile.metrics(), to.target);
+    let not_held =
+        |m: &Metric| matches!(m.kind, MetricKind::Samples | MetricKind::Ticks) && !to.carries.metrics.contains(&m.kind);
+    let Some(samples) = metrics.iter().position(|m| m.is_additive() && not_held(m)) else { return };
     // A time beside the samples is the time they measure (a Go CPU profile's cpu), unless the
     // source says its samples come first: then the time is of something else (a JFR recording's
     // lock waits), and the samples become time.
     let samples_first = profile.meta.weighed_by == Some(MetricKind::Samples);
     if metrics.iter().any(|m| m.kind == MetricKind::Time) && !samples_first {
-        return IntervalUse::Unused;
+        return;
     }
-    let interval = conversion_interval(profile, options, target, diag);
+    let interval = conversion_interval(profile, to, diag);
     let ms = interval.as_secs_f64() * 1e3;
     let counts = metrics[samples].name.clone();
     diag.warn("samples-to-time", None, || {
@@ -161,21 +144,70 @@ pub(super) fn samples_into_time(
         ..metrics[samples].clone()
     };
     profile.replace_metric(samples, metric, times);
-    IntervalUse::Applied
+}
+
+/// For a target each of whose files holds time beside its counts ([`crate::formats::Carries::needs_time`]:
+/// a `.cpuprofile`): time that weighs other events than the samples is dropped
+/// ([`drop_time_of_other_events`]), and a profile without time gets its samples' (or ticks') time,
+/// each count one interval, beside them, in the target's unit (said on stderr).
+pub(super) fn time_beside_counts(profile: &mut Profile, to: &Conversion, diag: &mut Diagnostics) {
+    drop_time_of_other_events(profile, to, diag);
+    let kind = |profile: &Profile, kind| profile.metrics().iter().position(|m| m.kind == kind);
+    if kind(profile, MetricKind::Time).is_some() {
+        return;
+    }
+    let counts = kind(profile, MetricKind::Samples).or_else(|| kind(profile, MetricKind::Ticks));
+    let unit = to.carries.time_unit.unwrap_or(Unit::Milliseconds);
+    // The counts are kept: at the interval they were taken at, the profile's own first.
+    let interval = effective_interval(to.options.interval, profile.meta.interval, IntervalFirst::Own);
+    let per_count = interval.as_secs_f64() * (1e9 / unit.nanos().unwrap_or(1e6));
+    let values = counts.map_or_else(
+        || vec![0.0; profile.tree.len()],
+        |m| profile.tree.self_values(m).to_f64().into_iter().map(|c| c * per_count).collect(),
+    );
+    if let Some(m) = counts {
+        let (name, target, unit) = (profile.metrics()[m].name.clone(), to.target, unit.name());
+        diag.warn("time-beside-counts", None, || {
+            format!("{target} holds time: {name} written as time at {per_count} {unit} each")
+        });
+    }
+    let time = Metric::time(unit, Repr::Float).sampled(Sampling::weights_of("samples"));
+    profile.add_metric(time, Values::Float(values));
+}
+
+/// Drops, where the profile counts samples, a time that weighs other events than its samples (a JFR
+/// recording's lock and park waits, weights of their own events): the target's time is its
+/// samples', and a wait is no CPU time. Said on stderr.
+fn drop_time_of_other_events(profile: &mut Profile, to: &Conversion, diag: &mut Diagnostics) {
+    let counts: Vec<&str> = (profile.metrics().iter())
+        .filter(|m| matches!(m.kind, MetricKind::Samples | MetricKind::Ticks))
+        .map(|m| m.name.as_str())
+        .collect();
+    let of_other_events = |m: &Metric| {
+        m.kind == MetricKind::Time
+            && !counts.is_empty()
+            && matches!(&m.sampling, Sampling::Sampled { of: Some(of), .. } if !counts.contains(&of.as_str()))
+    };
+    let keep: Vec<bool> = profile.metrics().iter().map(|m| !of_other_events(m)).collect();
+    if keep.iter().all(|&k| k) {
+        return;
+    }
+    let dropped: Vec<String> =
+        profile.metrics().iter().zip(&keep).filter(|(_, k)| !**k).map(|(m, _)| m.name.clone()).collect();
+    let target = to.target;
+    diag.warn("time-of-other-events", None, || {
+        format!("{target}'s time is its samples': {} (time of other events) dropped", dropped.join(", "))
+    });
+    profile.retain_metrics(&keep);
 }
 
 /// For a target that counts ticks and not samples (GHC): a profile without ticks has its samples
 /// written as ticks, or else its time divided into ticks of the interval (`--interval`, else the
 /// profile's own, else 1 ms), rounded node by node keeping the total.
-pub(super) fn counts_as_ticks(
-    profile: &mut Profile,
-    target: Format,
-    options: &ConvertOptions,
-    diag: &mut Diagnostics,
-) -> IntervalUse {
-    let metrics = profile.metrics();
+pub(super) fn counts_as_ticks(profile: &mut Profile, to: &Conversion, diag: &mut Diagnostics) {
+    let (metrics, target) = (profile.metrics(), to.target);
     if metrics.iter().any(|m| m.kind == MetricKind::Ticks) {
-        return IntervalUse::Unused;
+        return;
     }
     // What the profile is weighed by (a BR timed file: time), else samples, else time.
     let countable = |m: &Metric| m.kind == MetricKind::Samples || (m.kind == MetricKind::Time && m.is_additive());
@@ -184,12 +216,11 @@ pub(super) fn counts_as_ticks(
         .filter(|&m| countable(&metrics[m]))
         .or_else(|| metrics.iter().position(|m| m.kind == MetricKind::Samples))
         .or_else(|| metrics.iter().position(countable));
-    let Some(index) = source else { return IntervalUse::Unused };
+    let Some(index) = source else { return };
     let metric = metrics[index].clone();
-    let timed = metric.unit.nanos().is_some();
     let per_tick = match metric.unit.nanos() {
         Some(unit_nanos) => {
-            let interval = conversion_interval(profile, options, target, diag);
+            let interval = conversion_interval(profile, to, diag);
             profile.meta.interval = Some(interval);
             let unit = metric.unit.name();
             diag.warn("time-to-ticks", None, || {
@@ -203,11 +234,9 @@ pub(super) fn counts_as_ticks(
     };
     let counts = whole_samples(profile.tree.self_values(index), per_tick);
     let ticks = Metric { aggregation: metric.aggregation, ..Metric::ticks() };
-    if profile.metric_index("ticks").is_some_and(|i| i != index) {
-        return IntervalUse::from_applied(timed);
+    if profile.metric_index("ticks").is_none_or(|i| i == index) {
+        profile.replace_metric(index, ticks, Values::Int(counts));
     }
-    profile.replace_metric(index, ticks, Values::Int(counts));
-    IntervalUse::from_applied(timed)
 }
 
 /// Nanoseconds per unit of `metric` in a profile sampled every `interval`: its unit's for time, the

@@ -65,7 +65,7 @@ use super::options::{effective_interval, ConvertOptions, IntervalFirst};
 use super::spec::{self, Carries, Encoding, JsonKind, Reads, Rules, Spec, Writes};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
-use crate::model::{ChildIndex, Metric, MetricKind, NodeId, Profile, Repr, Unit, Values};
+use crate::model::{ChildIndex, Metric, MetricKind, NodeId, Profile, Unit, Values};
 use std::io::{Read, Write};
 
 /// What its format is, how it is told and read and written, and what a conversion to it does.
@@ -98,6 +98,7 @@ pub(crate) const CARRIES: Carries = Carries {
     interval: true,
     time_unit: Some(Unit::Microseconds),
     weight_is_time: true,
+    needs_time: true,
     ..Carries::TREE_OF_SAMPLES
 };
 
@@ -157,33 +158,14 @@ fn profile(
     Ok(profile)
 }
 
-/// Fits a profile projected onto [`CARRIES`] to what a `.cpuprofile` holds, both time and samples:
-/// time from the samples (or ticks) at the profile's interval, else `--interval`, else 1 ms, where
-/// it has none (said on stderr); a sample per node with time where it has no samples. The profile is
-/// then weighed by its time. (Siblings of one frame are one node already: `merges_siblings`.)
-pub(crate) fn fit(mut profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
-    drop_time_of_other_events(&mut profile, diag);
+/// Fits a profile projected onto [`CARRIES`] to what a `.cpuprofile` holds, both time and samples
+/// (its time from its samples is the conversion's, [`Carries::needs_time`]): a sample per node with
+/// time where it has no samples. The profile is then weighed by its time. (Siblings of one frame
+/// are one node already: `merges_siblings`.)
+pub(crate) fn fit(mut profile: Profile, _: &ConvertOptions, _: &mut Diagnostics) -> Profile {
     let kind = |profile: &Profile, kind| profile.metrics().iter().position(|m| m.kind == kind);
-    let counts = kind(&profile, MetricKind::Samples).or_else(|| kind(&profile, MetricKind::Ticks));
-    if kind(&profile, MetricKind::Time).is_none() {
-        let interval = effective_interval(options.interval, profile.meta.interval, IntervalFirst::Own);
-        let micros = interval.as_secs_f64() * 1e6;
-        let values = counts.map_or_else(
-            || vec![0.0; profile.tree.len()],
-            |m| profile.tree.self_values(m).to_f64().into_iter().map(|c| c * micros).collect(),
-        );
-        if let Some(m) = counts {
-            let name = profile.metrics()[m].name.clone();
-            diag.warn("cpuprofile-time", None, || {
-                format!("cpuprofile holds time: {name} written as time at {micros} us each")
-            });
-        }
-        profile.add_metric(
-            Metric::time(Unit::Microseconds, Repr::Float).sampled(crate::model::Sampling::weights_of("samples")),
-            Values::Float(values),
-        );
-    }
     if kind(&profile, MetricKind::Samples).is_none() {
+        let counts = kind(&profile, MetricKind::Ticks);
         let values = match (counts, kind(&profile, MetricKind::Time)) {
             (Some(m), _) => profile.tree.self_values(m).to_f64().into_iter().map(|c| c as i64).collect(),
             (None, Some(m)) => profile.tree.self_values(m).to_f64().into_iter().map(|t| i64::from(t > 0.0)).collect(),
@@ -193,31 +175,6 @@ pub(crate) fn fit(mut profile: Profile, options: &ConvertOptions, diag: &mut Dia
     }
     profile.meta.weighed_by = Some(MetricKind::Time);
     profile
-}
-
-/// Drops, where the profile counts samples, a time that weighs other events than its samples (a JFR
-/// recording's lock and park waits, weights of their own events): a `.cpuprofile`'s time is its
-/// samples', and a wait is no CPU time. Said on stderr.
-fn drop_time_of_other_events(profile: &mut Profile, diag: &mut Diagnostics) {
-    let counts: Vec<&str> = (profile.metrics().iter())
-        .filter(|m| matches!(m.kind, MetricKind::Samples | MetricKind::Ticks))
-        .map(|m| m.name.as_str())
-        .collect();
-    let of_other_events = |m: &Metric| {
-        m.kind == MetricKind::Time
-            && !counts.is_empty()
-            && matches!(&m.sampling, crate::model::Sampling::Sampled { of: Some(of), .. } if !counts.contains(&of.as_str()))
-    };
-    let keep: Vec<bool> = profile.metrics().iter().map(|m| !of_other_events(m)).collect();
-    if keep.iter().all(|&k| k) {
-        return;
-    }
-    let dropped: Vec<String> =
-        profile.metrics().iter().zip(&keep).filter(|(_, k)| !**k).map(|(m, _)| m.name.clone()).collect();
-    diag.warn("cpuprofile-other-time", None, || {
-        format!("cpuprofile's time is its samples': {} (time of other events) dropped", dropped.join(", "))
-    });
-    profile.retain_metrics(&keep);
 }
 
 /// Writes `profile` (projected onto [`CARRIES`]: time in µs) as a `.cpuprofile`. A profile without

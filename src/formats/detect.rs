@@ -391,6 +391,40 @@ fn unknown_output(why: String) -> Error {
 mod tests {
     use super::*;
 
+    /// What each format's sniffer makes of heads of its own files and of others', a row a case:
+    /// the formats told by a first line, a header or a magic number, and folded stacks, which only
+    /// every line's shape tells.
+    #[test]
+    fn each_sniffer_tells_its_own_heads() {
+        use Sniff::{Maybe, No, Yes};
+        let cases: &[(Format, &[u8], Sniff)] = &[
+            (Format::Callgrind, b"# callgrind format\nversion: 1\n", Yes),
+            (Format::Callgrind, b"version: 1\ncreator: callgrind-3.19.0\n", Yes),
+            (Format::Callgrind, b"version: 1\nmain;f 3\n", No),
+            (Format::Callgrind, b"main;f 3\n", No),
+            (Format::Jfr, b"FLR\0\0\x02\0\x01", Yes),
+            (Format::Jfr, b"FLR", No),
+            (Format::Jfr, b"{\"a\":1}", No),
+            (Format::Xctrace, b"<?xml version=\"1.0\"?>\n<trace-query-result>\n<node>", Yes),
+            (Format::Xctrace, b"<trace-query-result>", Yes),
+            (Format::Xctrace, b"<?xml version=\"1.0\"?>\n<ProfilingReport>", No),
+            (Format::Massif, b"desc: (none)\ncmd: ./a\ntime_unit: i\n#-----------\nsnapshot=0\n", Yes),
+            (Format::Massif, b"desc: (none)\ncmd: ./a\n", Maybe),
+            (Format::Massif, b"# callgrind format\n", No),
+            (Format::GhcPx, b"\"Wed Jun  3 21:49 1993\"\n\"20 ms\"\n1 1 \"MAIN\" \"MAIN\"\n", Yes),
+            (Format::GhcPx, b"\"x\"\r\n\"1 ms\"\r\n", Yes),
+            (Format::GhcPx, b"<?xml version=\"1.0\"?>\n<ProfileData>\n", No),
+            (Format::GhcPx, b"\"x\"\n\"fast\"\n", No),
+            (Format::Folded, b"a;b 1\nc 2\n", Maybe),
+            (Format::Folded, b"a;b 1\nno count here\n", No),
+            (Format::Folded, b"a;b 1\na;b 2 partial", Maybe),
+            (Format::Folded, b"", No),
+        ];
+        for &(format, head, expected) in cases {
+            assert_eq!(format.sniff(head), expected, "{format} of {:?}", String::from_utf8_lossy(head));
+        }
+    }
+
     #[test]
     fn extension_matching_is_by_whole_suffix() {
         assert_eq!(by_extension(Path::new("a/x.tree")), vec![Format::Lispworks]);

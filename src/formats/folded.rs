@@ -485,15 +485,6 @@ impl Stacks<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sniff_wants_every_line_to_be_a_stack() {
-        assert_eq!(sniff(b"a;b 1\nc 2\n"), Sniff::Maybe);
-        assert_eq!(sniff(b"a;b 1\nno count here\n"), Sniff::No);
-        assert_eq!(sniff(b"a;b 1\na;b 2 partial"), Sniff::Maybe);
-        assert_eq!(sniff(b""), Sniff::No);
-    }
-
     /// A tree of several pieces written as folded lines, against lines made node by node from each
     /// node's ancestors.
     #[test]

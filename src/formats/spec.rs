@@ -319,6 +319,10 @@ pub struct Carries {
     /// Whether it is made of one record per sample (BR's groups), so that a profile without a
     /// samples metric gets one from its time or ticks.
     pub needs_samples: bool,
+    /// Whether each of its files holds time beside its counts (a `.cpuprofile`'s time deltas beside
+    /// its samples), so that a profile without time gets its counts' time at the interval, and time
+    /// that weighs other events than its samples is dropped.
+    pub needs_time: bool,
     /// Whether the number it weighs stacks by is time: samples, ticks or time
     /// ([`MetricKind::measures_time`]), as in a Sampler, LispWorks, Dyalog, BR or GHC file, rather
     /// than any count (folded stacks of bytes, pprof's sample types). A count of other things is
@@ -349,6 +353,7 @@ impl Carries {
         time_unit: None,
         flat_reports: false,
         needs_samples: false,
+        needs_time: false,
         weight_is_time: false,
     };
 

@@ -467,13 +467,6 @@ mod tests {
     use super::*;
     use crate::model::Value;
 
-    #[test]
-    fn an_export_is_told_by_its_document_element() {
-        assert_eq!(sniff(b"<?xml version=\"1.0\"?>\n<trace-query-result>\n<node>"), Sniff::Yes);
-        assert_eq!(sniff(b"<trace-query-result>"), Sniff::Yes);
-        assert_eq!(sniff(b"<?xml version=\"1.0\"?>\n<ProfilingReport>"), Sniff::No);
-    }
-
     /// Rows name backtraces, frames, binaries and weights written before them; the stacks are
     /// those of inferno's own example in its source (checked by hand).
     #[test]

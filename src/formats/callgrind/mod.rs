@@ -149,16 +149,3 @@ fn sniff(head: &[u8]) -> Sniff {
         _ => Sniff::No,
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn callgrind_files_are_told_by_their_first_lines() {
-        assert_eq!(sniff(b"# callgrind format\nversion: 1\n"), Sniff::Yes);
-        assert_eq!(sniff(b"version: 1\ncreator: callgrind-3.19.0\n"), Sniff::Yes);
-        assert_eq!(sniff(b"version: 1\nmain;f 3\n"), Sniff::No);
-        assert_eq!(sniff(b"main;f 3\n"), Sniff::No);
-    }
-}

@@ -73,11 +73,11 @@ mod upgrade;
 mod write;
 
 use super::json;
-use super::options::{effective_interval, ConvertOptions, IntervalFirst};
+use super::options::ConvertOptions;
 use super::spec::{self, Carries, Encoding, JsonKind, Reads, Rules, Spec, Writes};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName};
-use crate::model::{ops, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value};
+use crate::model::{ops, FrameKind, FrameRef, MetricKind, NodeId, Profile, Repr, Unit, Value};
 use serde::{Deserialize, Serialize};
 
 /// What its format is, how it is told, read and written, and what a conversion to it does.
@@ -88,7 +88,7 @@ pub(crate) const SPEC: Spec = Spec {
     carries: Carries {
         threads: true,
         thread_roots: true,
-        metrics: &[MetricKind::Samples, MetricKind::Time, MetricKind::Ticks, MetricKind::Alloc],
+        metrics: &[MetricKind::Samples, MetricKind::Time, MetricKind::Alloc],
         // One weight per sample, but a weight of time in ms with fractions: [`fit`] keeps the one.
         one_metric: false,
         source_lines: true,
@@ -221,9 +221,10 @@ fn keep_threads_own_values(profile: &mut Profile, diag: &mut Diagnostics) {
 }
 
 /// Keeps the one metric a thread's samples are weighed by (the chosen one, else the one the
-/// profile is weighed by), naming the others as dropped; ticks become time at the interval.
+/// profile is weighed by), naming the others as dropped (GHC ticks are time by then: the
+/// conversion turns counts it does not hold into time).
 /// (Siblings of one frame are one node already: `merges_siblings`.)
-fn fit(mut profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
+fn fit(mut profile: Profile, _: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
     let Some(kept) = profile.meta.chosen_metric.or_else(|| profile.primary_metric()) else {
         return profile;
     };
@@ -240,15 +241,6 @@ fn fit(mut profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -
     }
     profile.retain_metrics(&keep);
     keep_threads_own_values(&mut profile, diag);
-    // GHC's ticks are time at the interval: written as tracing-ms.
-    if profile.metrics()[0].kind == MetricKind::Ticks {
-        let interval = effective_interval(options.interval, profile.meta.interval, IntervalFirst::Own);
-        let ms = interval.as_secs_f64() * 1e3;
-        let values: Vec<f64> = profile.tree.self_values(0).to_f64().into_iter().map(|t| t * ms).collect();
-        let name = profile.metrics()[0].name.clone();
-        diag.warn("firefox-ticks", None, || format!("firefox holds time: {name} written as time at {ms} ms each"));
-        profile.replace_metric(0, Metric::time(Unit::Milliseconds, Repr::Float), crate::model::Values::Float(values));
-    }
     profile
 }
 

@@ -193,7 +193,6 @@ fn parse_period(text: &str) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
     #[test]
     fn periods_read_as_jfr_writes_them() {
         assert_eq!(parse_period("10 ms"), Some(Duration::from_millis(10)));
@@ -201,12 +200,5 @@ mod tests {
         assert_eq!(parse_period("20 us"), Some(Duration::from_micros(20)));
         assert_eq!(parse_period("everyChunk"), None);
         assert_eq!(parse_period("0 ms"), None);
-    }
-
-    #[test]
-    fn a_recording_is_told_by_its_magic() {
-        assert_eq!(sniff(b"FLR\0\0\x02\0\x01"), Sniff::Yes);
-        assert_eq!(sniff(b"FLR"), Sniff::No);
-        assert_eq!(sniff(b"{\"a\":1}"), Sniff::No);
     }
 }

@@ -338,14 +338,6 @@ fn expected(line: &Line<'_>, what: &str) -> ParseError {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_massif_file_is_told_by_its_header_and_snapshots() {
-        assert_eq!(sniff(b"desc: (none)\ncmd: ./a\ntime_unit: i\n#-----------\nsnapshot=0\n"), Sniff::Yes);
-        assert_eq!(sniff(b"desc: (none)\ncmd: ./a\n"), Sniff::Maybe);
-        assert_eq!(sniff(b"# callgrind format\n"), Sniff::No);
-    }
-
     #[test]
     fn below_threshold_nodes_are_told_from_code() {
         assert!(is_below_threshold("in 2 places, all below massif's threshold (1.00%)"));

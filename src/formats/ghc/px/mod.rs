@@ -334,14 +334,6 @@ mod tests {
         assert_eq!(ctime_minutes(0), "Thu Jan  1 00:00 1970");
     }
 
-    #[test]
-    fn sniff_wants_two_quoted_headers() {
-        assert_eq!(sniff(b"\"Wed Jun  3 21:49 1993\"\n\"20 ms\"\n1 1 \"MAIN\" \"MAIN\"\n"), Sniff::Yes);
-        assert_eq!(sniff(b"\"x\"\r\n\"1 ms\"\r\n"), Sniff::Yes);
-        assert_eq!(sniff(b"<?xml version=\"1.0\"?>\n<ProfileData>\n"), Sniff::No);
-        assert_eq!(sniff(b"\"x\"\n\"fast\"\n"), Sniff::No);
-    }
-
     /// Reads `text` through the contract's reader, as the registry does.
     fn read_with(text: &str, options: &crate::formats::options::ReadOptions) -> Result<Profile, Error> {
         let read = SPEC.reads.as_ref().expect("ghc-px is read").read;

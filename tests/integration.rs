@@ -19,7 +19,7 @@ mod roundtrip;
 // Each format's own cases: tests/formats/<format>.rs.
 mod formats;
 
-// README.md's formats table made from the specs, docs/formats.md's rows checked against them.
+// The formats tables of README.md and docs/formats.md, made from the specs and docs/formats/.
 mod doc_tables;
 
 // proptest: arbitrary bytes never panic a reader; random profiles survive write → read.

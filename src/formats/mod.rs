@@ -11,9 +11,10 @@
 //! Adding a format: add `src/formats/<name>.rs` with its spec header and its `SPEC`, a `mod` line
 //! here and its line in `Format::spec` (both sorted by name), a variant of [`Format`] (before
 //! `Html`); fixtures under `fixtures/<name>/`, its tests' module in `tests/formats/` (sorted by
-//! name), its row in docs/formats.md; `PROFTOOL_BLESS=1 cargo test doc_tables` writes the README's
-//! table from its `SPEC`. The golden, round-trip, property and CLI tests pick it up from
-//! [`Format::ALL`].
+//! name), the words of its row of docs/formats.md's table in `docs/formats/<name>.md`; then
+//! `PROFTOOL_BLESS=1 cargo test doc_tables` writes its row of the README's table from its `SPEC`,
+//! and of docs/formats.md's from its `SPEC` and that file. The golden, round-trip, property and CLI
+//! tests pick it up from [`Format::ALL`].
 
 mod bpftrace;
 pub mod br;

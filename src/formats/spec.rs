@@ -247,6 +247,14 @@ pub enum Sniff {
 }
 
 impl Sniff {
+    /// `Yes` where a format's signature is found (`found`), else `No`.
+    pub(crate) fn yes_if(found: bool) -> Sniff {
+        match found {
+            true => Sniff::Yes,
+            false => Sniff::No,
+        }
+    }
+
     /// What a JSON format's check of an input's first bytes says: `Yes` when it passed, `No` when it
     /// found why not (which [`super::detect`] gives when no JSON format takes an input).
     pub(crate) fn of_check(check: Result<(), &str>) -> Sniff {

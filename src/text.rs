@@ -724,6 +724,26 @@ impl Line<'_> {
     pub(crate) fn error_at(&self, offset: usize, kind: ParseErrorKind) -> ParseError {
         ParseError { format: self.format, position: self.position_at(offset), kind }
     }
+
+    /// The error, at the start of this line, of `found` where `expected` should be.
+    pub(crate) fn unexpected(&self, expected: impl Into<String>, found: impl Into<String>) -> ParseError {
+        self.error(ParseErrorKind::Unexpected { expected: expected.into(), found: found.into() })
+    }
+
+    /// The error, at byte `offset` of this line, of `text` where `field`, a number, should be.
+    pub(crate) fn invalid_number_at(&self, offset: usize, field: &'static str, text: &str) -> ParseError {
+        self.error_at(offset, ParseErrorKind::InvalidNumber { field, text: text.to_string() })
+    }
+
+    /// The error, at byte `offset` of this line, of `found` where `expected` should be.
+    pub(crate) fn unexpected_at(
+        &self,
+        offset: usize,
+        expected: impl Into<String>,
+        found: impl Into<String>,
+    ) -> ParseError {
+        self.error_at(offset, ParseErrorKind::Unexpected { expected: expected.into(), found: found.into() })
+    }
 }
 
 /// `text` with each character `escape` names written as a visible escape, `\u{1b}`: the one way
@@ -749,6 +769,17 @@ pub(crate) fn escape_chars(text: &str, escape: impl Fn(char) -> bool) -> std::bo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lines_errors_are_at_its_start_or_at_a_column() {
+        let line = Line::joined("a bc", Position::line(3, 30), FormatName("test"));
+        let at_start = line.unexpected("a count", "a").to_string();
+        assert!(at_start.contains("line 3 (byte 30)") && at_start.contains("expected a count, found a"), "{at_start}");
+        let at_column = line.unexpected_at(2, "a count", "bc").to_string();
+        assert!(at_column.contains("line 3, column 3 (byte 32)"), "{at_column}");
+        let number = line.invalid_number_at(2, "a weight", "bc").to_string();
+        assert!(number.contains("line 3, column 3 (byte 32)") && number.contains("a weight"), "{number}");
+    }
 
     #[test]
     fn digits_are_one_or_more_and_nothing_else() {

@@ -36,7 +36,7 @@
 //! stack of samples taken in user space) are left out, as FlameGraph leaves them out, with a
 //! warning that counts their samples.
 
-use super::kit::lines::{self, StackLines};
+use super::kit::lines::{self, OpenStack, StackLines};
 use super::kit::sink::{Missing, Order, Reason, StackSink};
 use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
@@ -90,13 +90,9 @@ fn closing(line: &str) -> Option<(&str, &str)> {
     Some((key.strip_prefix(' ').unwrap_or(key), count))
 }
 
-/// The grammar of bpftrace's maps: the entry being read, where it starts, and its frames,
-/// innermost first.
+/// The grammar of bpftrace's maps: the entry being read, its frames innermost first.
 #[derive(Default)]
-struct Maps {
-    entry: Option<Position>,
-    frames: Vec<FrameId>,
-}
+struct Maps(OpenStack);
 
 /// Entries of an empty stack (`@[]: 996`, samples in user space of a kernel stack).
 static EMPTY_STACK: Reason = Reason {
@@ -117,10 +113,9 @@ impl StackLines for Maps {
     });
 
     fn line(&mut self, line: &Line<'_>, sink: &mut StackSink, _: &mut Diagnostics) -> Result<(), ParseError> {
-        if self.entry.is_none() {
+        if !self.0.is_open() {
             if opens_entry(line.text) {
-                self.entry = Some(line.position);
-                self.frames.clear();
+                self.0.open(line.position);
             } else if let Some(count) = empty_entry(line.text) {
                 sink.leave_out(&EMPTY_STACK, Some(line.position), count);
             } else if let Some(rest) = line.text.strip_prefix("@[").filter(|rest| rest.starts_with(", ")) {
@@ -132,15 +127,14 @@ impl StackLines for Maps {
             return Ok(());
         }
         if let Some((key, count)) = closing(line.text) {
-            self.entry = None;
-            return add(key, &self.frames, count, line, sink);
+            return add(key, self.0.close(), count, line, sink);
         }
-        self.frames.push(sink.frame(FrameRef::function(without_offset(line.text.trim()))));
+        self.0.push(line.position, [sink.frame(FrameRef::function(without_offset(line.text.trim())))]);
         Ok(())
     }
 
     fn end(&mut self, sink: &mut StackSink, last: Position) -> Result<(), ParseError> {
-        sink.unclosed(self.entry, last, "the `]: COUNT` line that ends the entry")
+        self.0.unclosed(sink, last, "the `]: COUNT` line that ends the entry")
     }
 }
 

@@ -35,16 +35,14 @@
 //!
 //! **Lost**: offsets and the header (the probe).
 
-use super::kit::lines::{self, StackLines};
+use super::kit::lines::{self, FramesByText, OpenStack, StackLines};
 use super::kit::sink::{Missing, Order, Reason, StackSink};
 use super::rust_symbols;
-use super::spec::{Carries, Reads, Sniff, Spec};
+use super::spec::{whole_lines, Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
 use crate::error::{FormatName, ParseError, Position};
-use crate::model::{FrameId, FrameRef};
 use crate::text::Line;
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
@@ -56,55 +54,40 @@ pub(crate) const SPEC: Spec = Spec {
     writes: None,
 };
 
-/// The format's name in errors and warnings.
-const FORMAT: FormatName = SPEC.format_name();
-
 /// What a line inside the stacks should be.
 const STACK_LINE: &str = "a frame (module`function+offset) or the count that ends a stack";
 
 /// `Yes` when, after the header's blank line, frame lines (with a backtick, or a bare `0x` address)
 /// end in a count, as inferno tells the format; `Maybe` when the head ends among such frames.
 fn sniff(head: &[u8]) -> Sniff {
-    let text = crate::text::utf8_start(head);
     // A head cut inside a line: that line is not judged.
-    let whole_lines =
-        if head.len() < crate::files::HEAD_LEN { text } else { text.rsplit_once('\n').map_or("", |(whole, _)| whole) };
-    let mut lines = whole_lines.lines().map(str::trim).skip_while(|line| !line.is_empty());
-    let mut frames = false;
-    for line in lines.by_ref().filter(|line| !line.is_empty()) {
-        if crate::text::is_digits(line) {
-            return if frames { Sniff::Yes } else { Sniff::No };
-        }
-        if !(line.contains('`') || is_bare_address(line)) {
-            return Sniff::No;
-        }
-        frames = true;
-    }
-    if frames {
-        Sniff::Maybe
-    } else {
-        Sniff::No
+    let stack_lines = whole_lines(head).lines().map(str::trim).skip_while(|line| !line.is_empty());
+    let mut lines = stack_lines.filter(|line| !line.is_empty()).peekable();
+    let frames = std::iter::from_fn(|| lines.next_if(|line| is_frame(line))).count();
+    match (frames, lines.next()) {
+        (0, _) => Sniff::No,
+        (_, None) => Sniff::Maybe,
+        (_, Some(after)) => Sniff::yes_if(crate::text::is_digits(after)),
     }
 }
 
-/// Whether a frame is an address without a symbol, `0xfffffffffb8001d6`.
-fn is_bare_address(line: &str) -> bool {
-    line.strip_prefix("0x").is_some_and(|hex| !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+/// Whether a line is a frame: with a backtick, or an address without a symbol, `0xfffffffffb8001d6`.
+fn is_frame(line: &str) -> bool {
+    let is_bare_address = |hex: &str| !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit());
+    line.contains('`') || line.strip_prefix("0x").is_some_and(is_bare_address)
 }
 
 /// The grammar of a DTrace aggregation: past the header yet, the stack being read (innermost
-/// first) and where it starts, and the frames of each distinct frame line, root first, as
-/// [`frames_of`] names them.
+/// first), and the frames of each distinct frame line, root first, as [`frames_of`] names them.
 #[derive(Default)]
 struct Aggregation {
     past_header: bool,
-    stack: Vec<FrameId>,
-    stack_start: Option<Position>,
-    frames_of_line: HashMap<String, Vec<FrameId>>,
+    stack: OpenStack,
+    frames_of_line: FramesByText,
 }
 
 impl StackLines for Aggregation {
-    const FORMAT: FormatName = FORMAT;
+    const FORMAT: FormatName = SPEC.format_name();
     // DTrace ends every line: a last line without its end (in a frame's indentation, in a count's
     // digits) was cut there.
     const LAST_LINE_CUT: Option<&'static str> = Some("the stack it is in, or its count, may be incomplete");
@@ -119,27 +102,19 @@ impl StackLines for Aggregation {
         }
         if crate::text::is_digits(text) {
             let count = lines::count(line, text, "a stack's count")?;
-            match self.stack.is_empty() {
-                true => sink.leave_out(&NO_STACK, Some(line.position), count),
-                false => sink.add(Order::LeafFirst, self.stack.drain(..), 0, count),
+            match self.stack.close() {
+                [] => sink.leave_out(&NO_STACK, Some(line.position), count),
+                frames => sink.add(Order::LeafFirst, frames.iter().copied(), 0, count),
             }
-            self.stack_start = None;
             return Ok(());
         }
-        self.stack_start.get_or_insert(line.position);
-        let frames = match self.frames_of_line.get(text) {
-            Some(frames) => frames,
-            None => {
-                let frames = frames_of(text).iter().map(|name| sink.frame(FrameRef::function(name))).collect();
-                self.frames_of_line.entry(text.to_string()).or_insert(frames)
-            }
-        };
-        self.stack.extend(frames.iter().rev());
+        let frames = self.frames_of_line.get(text, sink, frames_of);
+        self.stack.push(line.position, frames.iter().rev().copied());
         Ok(())
     }
 
     fn end(&mut self, sink: &mut StackSink, last: Position) -> Result<(), ParseError> {
-        sink.unclosed(self.stack_start, last, "the count that ends the stack")
+        self.stack.unclosed(sink, last, "the count that ends the stack")
     }
 }
 
@@ -154,27 +129,14 @@ static NO_STACK: Reason = Reason {
 /// The frames a frame line names, root first (several for a JIT frame of inlined calls), as
 /// inferno names them (see the module documentation).
 fn frames_of(line: &str) -> Vec<String> {
-    let frame = line.rfind('+').map_or(line, |plus| &line[..plus]);
-    let frame = without_cpp_arguments(frame);
-    let frame: Cow<'_, str> = match frame {
-        "" => Cow::Borrowed("-"),
-        _ => tidy_rust(frame),
-    };
+    let frame = without_cpp_arguments(line.rfind('+').map_or(line, |plus| &line[..plus]));
+    let frame = if frame.is_empty() { Cow::Borrowed("-") } else { rust_symbols::tidy_after_module(frame) };
     if !frame.contains("->") {
         return vec![frame.replace(';', ":")];
     }
-    frame
-        .split("->")
-        .enumerate()
-        .map(|(at, called)| {
-            let name = called.trim_start_matches('L').replace(';', ":");
-            if at == 0 {
-                name
-            } else {
-                name + "_[i]"
-            }
-        })
-        .collect()
+    // A JIT frame of inlined calls, `a->b->c`: the inlined ones suffixed, without a Java type's `L`.
+    let names = frame.split("->").map(|called| called.trim_start_matches('L').replace(';', ":"));
+    names.enumerate().map(|(at, name)| if at == 0 { name } else { name + "_[i]" }).collect()
 }
 
 /// A C++ name without what follows the last `(` or `<` after its first `::`: its argument list or
@@ -186,17 +148,6 @@ fn without_cpp_arguments(frame: &str) -> &str {
     match frame[scope + 2..].rfind(['(', '<']) {
         Some(open) => &frame[..scope + 2 + open],
         None => frame,
-    }
-}
-
-/// ``module`symbol`` with a half-demangled Rust symbol tidied.
-fn tidy_rust(frame: &str) -> Cow<'_, str> {
-    let Some((module, symbol)) = frame.split_once('`') else {
-        return Cow::Borrowed(frame);
-    };
-    match rust_symbols::tidy(symbol.trim_end()) {
-        Cow::Owned(symbol) => Cow::Owned(format!("{module}`{symbol}")),
-        Cow::Borrowed(_) => Cow::Borrowed(frame),
     }
 }
 

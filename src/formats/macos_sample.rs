@@ -43,13 +43,15 @@
 //! **Lost**: offsets, addresses, the header but the interval and the process, the totals after the
 //! tree.
 
-use super::kit::lines::{self, Indented, StackLines};
-use super::kit::sink::{Missing, Order, Reason, StackSink};
+use super::kit::indented::{Indented, Level, Tree, TreeLine};
+use super::kit::lines;
+use super::kit::parts::{Body, Parts, Report};
+use super::kit::sink::{Order, Reason, StackSink};
+use super::kit::time;
 use super::rust_symbols;
 use super::spec::{Carries, Reads, Sniff, Spec};
-use crate::diag::Diagnostics;
-use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
-use crate::model::{FrameId, FrameKind, FrameRef, Profile};
+use crate::error::{FormatName, ParseError};
+use crate::model::{FrameKind, FrameRef};
 use crate::text::Line;
 
 /// What its format is and how it is told and read (proftool does not write it).
@@ -65,17 +67,12 @@ pub(crate) const SPEC: Spec = Spec {
         interval: true,
         ..Carries::STACKS_OF_SAMPLES
     },
-    reads: Some(Reads::text(sniff, lines::read::<Report>)),
+    reads: Some(Reads::text(sniff, lines::read::<Report<CallTree>>)),
     writes: None,
 };
 
-/// The format's name in errors and warnings.
-const FORMAT: FormatName = SPEC.format_name();
-
-/// The line the call tree follows.
-const TREE_START: &str = "Call graph:";
-/// The start of the line that ends the call tree.
-const TREE_END: &str = "Total number in stack";
+/// The call tree is of the samples, root first; its levels are numbered from 1, the threads'.
+const TREE: Tree = Tree { order: Order::RootFirst, first_level: 1 };
 /// The first line of a report, with the process and the interval.
 const FIRST_LINE: &str = "Analysis of sampling ";
 /// Functions a thread waits in when idle, whose stacks inferno leaves out.
@@ -95,40 +92,15 @@ const IDLE_WAITS: [&str; 10] = [
 /// `Yes` for a report's first line, or a `Call graph:` line followed by a tree line.
 fn sniff(head: &[u8]) -> Sniff {
     let text = crate::text::utf8_start(head);
-    if text.starts_with(FIRST_LINE) {
-        return Sniff::Yes;
-    }
-    let mut lines = text.lines().skip_while(|line| !line.starts_with(TREE_START)).skip(1);
-    match lines.next() {
-        Some(line) if line.starts_with("    ") && line.trim_start().starts_with(|c: char| c.is_ascii_digit()) => {
-            Sniff::Yes
-        }
-        _ => Sniff::No,
-    }
+    let first_of_tree = text.lines().skip_while(|line| !line.starts_with(CallTree::PARTS.start)).nth(1);
+    let count_first =
+        |line: &str| line.starts_with("    ") && line.trim_start().starts_with(|c: char| c.is_ascii_digit());
+    Sniff::yes_if(text.starts_with(FIRST_LINE) || first_of_tree.is_some_and(count_first))
 }
 
-/// Where the reader is in a report.
-#[derive(Clone, Copy, PartialEq, Default)]
-enum Part {
-    #[default]
-    Header,
-    Tree,
-    After,
-}
-
-/// One frame of the stack being read.
-struct Level {
-    frame: FrameId,
-    /// Its function is an idle wait (see [`IDLE_WAITS`]).
-    idle: bool,
-}
-
-/// The grammar of a report: where the reader is, and the call tree's lines.
+/// The call tree's lines read so far.
 #[derive(Default)]
-struct Report {
-    part: Part,
-    tree: Indented<Level>,
-}
+struct CallTree(Indented);
 
 /// The stacks that end in an idle wait.
 static IDLE: Reason = Reason {
@@ -138,135 +110,67 @@ static IDLE: Reason = Reason {
     },
 };
 
-/// Gives `sink` the stack of `levels`, root first, unless it ends in an idle wait.
-fn add_stack(sink: &mut StackSink, levels: &[Level], samples: i64) {
-    match levels.last().is_some_and(|level| level.idle) {
-        true => sink.leave_out(&IDLE, None, samples),
-        false => sink.add(Order::RootFirst, levels.iter().map(|level| level.frame), 0, samples),
-    }
-}
+impl Body for CallTree {
+    const FORMAT: FormatName = SPEC.format_name();
+    const PARTS: Parts = Parts { start: "Call graph:", end: "Total number in stack", body: "the call tree" };
 
-impl StackLines for Report {
-    const FORMAT: FormatName = FORMAT;
-    const LAST_LINE_CUT: Option<&'static str> = None;
-    const MISSING: Option<Missing> = None;
-
-    fn line(&mut self, line: &Line<'_>, sink: &mut StackSink, _: &mut Diagnostics) -> Result<(), ParseError> {
-        match self.part {
-            Part::Header => {
-                if let Some(rest) = line.text.strip_prefix(FIRST_LINE) {
-                    header_facts(rest, sink.profile());
-                }
-                if line.text.starts_with(TREE_START) {
-                    self.part = Part::Tree;
-                }
-                return Ok(());
-            }
-            Part::After => return Ok(()),
-            Part::Tree => {}
-        }
-        let text = line.text.trim_end();
-        if text.starts_with(TREE_END) {
-            self.tree.end(|levels, samples| add_stack(sink, levels, samples));
-            self.part = Part::After;
-        } else if !text.is_empty() {
-            self.tree_line(line, text, sink)?;
-        }
-        Ok(())
-    }
-
-    fn end(&mut self, sink: &mut StackSink, last: Position) -> Result<(), ParseError> {
-        match self.part {
-            Part::After => Ok(()),
-            Part::Header => {
-                let expected = format!("a `{TREE_START}` line, the call tree's start");
-                let kind = ParseErrorKind::Unexpected { expected, found: "the end of the input".into() };
-                Err(ParseError { format: FORMAT, position: last, kind })
-            }
-            Part::Tree => Err(sink.cut_short(last, format!("the `{TREE_END}` line that ends the call tree"))),
+    /// The process (the title) and the interval of the report's first line,
+    /// `Analysis of sampling rg (pid 64751) every 1 millisecond`.
+    fn header(&mut self, text: &str, sink: &mut StackSink) {
+        if let Some((process, every)) = text.strip_prefix(FIRST_LINE).and_then(|rest| rest.rsplit_once(" every ")) {
+            let meta = &mut sink.profile().meta;
+            meta.title = Some(process.to_string());
+            meta.interval = time::interval_in_words(every).or(meta.interval);
         }
     }
-}
 
-impl Report {
-    /// Reads a line of the call tree, `text` without its trailing space.
-    fn tree_line(&mut self, line: &Line<'_>, text: &str, sink: &mut StackSink) -> Result<(), ParseError> {
+    /// A line of the call tree: its depth from its indentation, its samples, its frame.
+    fn line(&mut self, line: &Line<'_>, text: &str, sink: &mut StackSink) -> Result<(), ParseError> {
         let Some(indented) = text.strip_prefix("    ") else {
-            let expected = format!("a line of the call tree (four spaces first) or `{TREE_END}`");
-            let found = crate::error::excerpt(text.as_bytes());
-            return Err(line.error(ParseErrorKind::Unexpected { expected, found }));
+            return Err(Self::PARTS.not_a_body_line(line, text, "four spaces first"));
         };
         let indent = indented.find(|c| !matches!(c, ' ' | '+' | '|' | ':' | '!')).ok_or_else(|| {
-            let expected = "a count and a function after the indentation".to_string();
-            line.error_at(text.len(), ParseErrorKind::Unexpected { expected, found: "the end of the line".into() })
+            line.unexpected_at(text.len(), "a count and a function after the indentation", "the end of the line")
         })?;
         if indent % 2 != 0 {
-            let (expected, found) =
-                ("indentation of two characters a level".to_string(), format!("{indent} characters"));
-            return Err(line.error_at(4, ParseErrorKind::Unexpected { expected, found }));
+            return Err(line.unexpected_at(4, "indentation of two characters a level", format!("{indent} characters")));
         }
-        let depth = indent / 2;
-        self.tree.check_depth(depth).map_err(|previous| {
-            line.error_at(4 + indent, ParseErrorKind::DepthJump { previous: previous + 1, found: depth as i64 + 1 })
-        })?;
         let node = &indented[indent..];
         let (count, rest) = node.split_once(' ').unwrap_or((node, ""));
-        let count = count.parse::<i64>().map_err(|_| {
-            line.error_at(4 + indent, ParseErrorKind::InvalidNumber { field: "a line's samples", text: count.into() })
-        })?;
-        self.tree.start(depth, |levels, samples| add_stack(sink, levels, samples));
-        let level = level_of(rest, depth == 0, sink);
-        self.tree.push(level, count);
-        Ok(())
+        let samples = count.parse::<i64>().map_err(|_| line.invalid_number_at(4 + indent, "a line's samples", count));
+        let tree_line = TreeLine { line, depth: indent / 2, at: 4 + indent, weight: samples };
+        self.0.line(TREE, tree_line, sink, |_, sink| level_of(rest, indent == 0, sink))
+    }
+
+    fn end(&mut self, sink: &mut StackSink) {
+        self.0.end(TREE, sink);
     }
 }
 
-/// The frame of a tree line's text after its count (see the module documentation).
+/// The level of a tree line's text after its count (see the module documentation): a thread, or a
+/// function whose stacks are left out where it is an idle wait.
 fn level_of(text: &str, is_thread: bool, sink: &mut StackSink) -> Level {
     if is_thread {
-        let frame = sink.frame(FrameRef::named(text.trim(), FrameKind::Thread));
-        return Level { frame, idle: false };
+        return sink.frame(FrameRef::named(text.trim(), FrameKind::Thread)).into();
     }
-    let function = text.find('(').map_or(text, |open| &text[..open]).trim_end();
-    let function = rust_symbols::tidy(function);
+    let function = rust_symbols::tidy(text.find('(').map_or(text, |open| &text[..open]).trim_end());
     let binary = text.rsplit_once("(in ").and_then(|(_, after)| after.split_once(')')).map(|(binary, _)| binary);
-    let idle = IDLE_WAITS.contains(&function.as_ref());
-    let frame = match binary.filter(|b| !b.is_empty()) {
-        Some(binary) => {
-            let binary = binary.strip_suffix(".dylib").unwrap_or(binary);
-            sink.frame(FrameRef::function(&format!("{binary}`{function}")))
-        }
-        None => sink.frame(FrameRef::function(&function)),
+    let name = match binary.filter(|b| !b.is_empty()) {
+        Some(binary) => format!("{}`{function}", binary.strip_suffix(".dylib").unwrap_or(binary)),
+        None => function.to_string(),
     };
-    Level { frame, idle }
-}
-
-/// The process (the title) and the interval of the first line's rest,
-/// `rg (pid 64751) every 1 millisecond`.
-fn header_facts(rest: &str, profile: &mut Profile) {
-    let Some((process, every)) = rest.rsplit_once(" every ") else {
-        return;
-    };
-    profile.meta.title = Some(process.to_string());
-    let (number, unit) = every.split_once(' ').unwrap_or((every, ""));
-    let nanos_per = match unit.trim_end_matches('s') {
-        "millisecond" => 1_000_000.0,
-        "microsecond" => 1_000.0,
-        "second" => 1_000_000_000.0,
-        _ => return,
-    };
-    if let Ok(number) = number.parse::<f64>() {
-        let nanos = number * nanos_per;
-        if (1.0..1e15).contains(&nanos) {
-            profile.meta.interval = Some(std::time::Duration::from_nanos(nanos.round() as u64));
-        }
-    }
+    let frame = sink.frame(FrameRef::function(&name));
+    Level { frame, left_out: IDLE_WAITS.contains(&function.as_ref()).then_some(&IDLE) }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::Metric;
+    use std::time::Duration;
+
+    /// The format's name in the tests' sinks.
+    const FORMAT: FormatName = SPEC.format_name();
 
     #[test]
     fn a_report_is_told_by_its_first_line_or_its_call_graph() {
@@ -278,11 +182,26 @@ mod tests {
 
     #[test]
     fn the_first_line_gives_the_process_and_the_interval() {
-        let mut profile = Profile::new(vec![Metric::samples()]);
-        header_facts("rg (pid 64751) every 1 millisecond", &mut profile);
-        assert_eq!(profile.meta.title.as_deref(), Some("rg (pid 64751)"));
-        assert_eq!(profile.meta.interval, Some(std::time::Duration::from_millis(1)));
-        header_facts("x (pid 1) every 10 microseconds", &mut profile);
-        assert_eq!(profile.meta.interval, Some(std::time::Duration::from_micros(10)));
+        let mut sink = StackSink::new(FORMAT, vec![Metric::samples()]);
+        let mut tree = CallTree::default();
+        let mut facts = |text: &str| {
+            tree.header(text, &mut sink);
+            (sink.profile().meta.title.clone(), sink.profile().meta.interval)
+        };
+        let title = |text: &str| Some(text.to_string());
+        let (millisecond, ten_microseconds) = (Duration::from_millis(1), Duration::from_micros(10));
+        let rg = facts("Analysis of sampling rg (pid 64751) every 1 millisecond");
+        assert_eq!(rg, (title("rg (pid 64751)"), Some(millisecond)));
+        let x = facts("Analysis of sampling x (pid 1) every 10 microseconds");
+        assert_eq!(x, (title("x (pid 1)"), Some(ten_microseconds)));
+        // An interval that is not read leaves the one before; a line that is not the first, both.
+        assert_eq!(
+            facts("Analysis of sampling y (pid 2) every 1 minute"),
+            (title("y (pid 2)"), Some(ten_microseconds))
+        );
+        assert_eq!(
+            facts("Sampling process 3 for 10 seconds every 2 milliseconds"),
+            (title("y (pid 2)"), Some(ten_microseconds))
+        );
     }
 }

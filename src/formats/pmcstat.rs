@@ -29,12 +29,13 @@
 //!
 //! **Lost**: the shares (derived from the samples).
 
-use super::kit::lines::{self, Indented, StackLines};
+use super::kit::indented::{Indented, Tree, TreeLine};
+use super::kit::lines::{self, StackLines};
 use super::kit::sink::{Missing, Order, Reason, StackSink};
 use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
-use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
-use crate::model::{FrameId, FrameRef, Metric, Repr, Values};
+use crate::error::{FormatName, ParseError, Position};
+use crate::model::FrameRef;
 use crate::text::Line;
 
 /// What its format is and how it is told and read (proftool does not write it).
@@ -46,9 +47,6 @@ pub(crate) const SPEC: Spec = Spec {
     reads: Some(Reads::text(sniff, lines::read::<Graph>)),
     writes: None,
 };
-
-/// The format's name in errors and warnings.
-const FORMAT: FormatName = SPEC.format_name();
 
 /// A line of the graph: its level, samples, function and binary (where it names one).
 struct Node<'a> {
@@ -73,10 +71,7 @@ fn node(line: &str) -> Option<Node<'_>> {
         return None;
     }
     let rest = rest.trim_start();
-    let (function, binary) = match rest.split_once(" @ ") {
-        Some((function, binary)) => (function, Some(binary)),
-        None => (rest, None),
-    };
+    let (function, binary) = rest.split_once(" @ ").map_or((rest, None), |(function, binary)| (function, Some(binary)));
     if function.is_empty() || function.contains(char::is_whitespace) {
         return None;
     }
@@ -87,10 +82,8 @@ fn node(line: &str) -> Option<Node<'_>> {
 /// line of the graph.
 fn sniff(head: &[u8]) -> Sniff {
     let text = crate::text::utf8_start(head);
-    match text.lines().find(|line| !line.trim().is_empty()) {
-        Some(line) if section(line).is_some() || node(line).is_some_and(|n| n.level == 0) => Sniff::Yes,
-        _ => Sniff::No,
-    }
+    let first = text.lines().find(|line| !line.trim().is_empty());
+    Sniff::yes_if(first.is_some_and(|line| section(line).is_some() || node(line).is_some_and(|n| n.level == 0)))
 }
 
 /// The event and stated samples of a section's line, `@ inst_retired.any [35705 samples]`.
@@ -99,13 +92,12 @@ fn section(line: &str) -> Option<(&str, &str)> {
     Some((event, samples.strip_suffix(" samples]")?))
 }
 
-/// The grammar of a pmcstat call graph: the events' sections (each event and its stated total),
-/// and the graph's lines, each level's frame with its binary.
+/// The graph is inverted: a line's callers are below it, the function sampled first.
+const GRAPH: Tree = Tree { order: Order::LeafFirst, first_level: 0 };
+
+/// The grammar of a pmcstat call graph: the lines of the graph read so far.
 #[derive(Default)]
-struct Graph {
-    events: Vec<(String, String)>,
-    tree: Indented<(FrameId, Option<String>)>,
-}
+struct Graph(Indented);
 
 /// Lines that are neither of the graph, blank nor comments.
 static NOT_A_NODE: Reason = Reason {
@@ -118,7 +110,7 @@ static NOT_A_NODE: Reason = Reason {
 };
 
 impl StackLines for Graph {
-    const FORMAT: FormatName = FORMAT;
+    const FORMAT: FormatName = SPEC.format_name();
     const LAST_LINE_CUT: Option<&'static str> = None;
     const MISSING: Option<Missing> = Some(Missing {
         expected: "a line of the call graph (`12.5%  [42]  function`)",
@@ -127,13 +119,11 @@ impl StackLines for Graph {
 
     fn line(&mut self, line: &Line<'_>, sink: &mut StackSink, _: &mut Diagnostics) -> Result<(), ParseError> {
         if let Some((event, stated)) = section(line.text) {
-            self.end_tree(sink);
-            self.events.push((event.to_string(), stated.to_string()));
-            // An event's samples are a metric of their own where the file has several events.
-            if self.events.len() > 1 {
-                let values = Values::zeros(Repr::Int, sink.profile().tree.len());
-                sink.profile().add_metric(Metric::samples(), values);
-            }
+            self.0.end(GRAPH, sink);
+            // Its samples are a metric of their own where the file has several events.
+            sink.start_event(event);
+            let attrs = &mut sink.profile().meta.attrs;
+            attrs.extend([("pmcstat.event".into(), event.into()), ("pmcstat.samples".into(), stated.into())]);
             return Ok(());
         }
         let Some(node) = node(line.text) else {
@@ -143,46 +133,20 @@ impl StackLines for Graph {
             }
             return Ok(());
         };
-        self.tree
-            .check_depth(node.level)
-            .map_err(|previous| line.error_at(0, ParseErrorKind::DepthJump { previous, found: node.level as i64 }))?;
-        let metric = self.events.len().saturating_sub(1);
-        let above = self.tree.start(node.level, |levels, samples| add_stack(sink, levels, metric, samples));
-        let binary = node.binary.map(str::to_string).or_else(|| above.last().and_then(|(_, binary)| binary.clone()));
-        let frame = sink.frame(FrameRef { module: binary.as_deref(), ..FrameRef::function(node.function) });
-        let samples = lines::count(line, node.samples, "a line's samples")?;
-        self.tree.push((frame, binary), samples);
-        Ok(())
+        let samples = lines::count(line, node.samples, "a line's samples");
+        let tree_line = TreeLine { line, depth: node.level, at: 0, weight: samples };
+        self.0.line(GRAPH, tree_line, sink, |above, sink| {
+            // A function's binary is the nearest line's above it that names one: that line's module.
+            let above = above.last().and_then(|level| sink.profile().frames.get(level.frame).module.clone());
+            let binary = node.binary.map(str::to_string).or(above);
+            sink.frame(FrameRef { module: binary.as_deref(), ..FrameRef::function(node.function) }).into()
+        })
     }
 
     fn end(&mut self, sink: &mut StackSink, _: Position) -> Result<(), ParseError> {
-        self.end_tree(sink);
-        if self.events.len() > 1 {
-            for (metric, (event, _)) in self.events.iter().enumerate() {
-                let values = sink.profile().tree.self_values(metric).clone();
-                let named = Metric { name: format!("{event} samples"), ..Metric::samples() };
-                sink.profile().replace_metric(metric, named, values);
-            }
-        }
-        for (event, stated) in self.events.drain(..) {
-            sink.profile().meta.attrs.push(("pmcstat.event".into(), event));
-            sink.profile().meta.attrs.push(("pmcstat.samples".into(), stated));
-        }
+        self.0.end(GRAPH, sink);
         Ok(())
     }
-}
-
-impl Graph {
-    /// Ends the graph of an event: its last line ends a stack.
-    fn end_tree(&mut self, sink: &mut StackSink) {
-        let metric = self.events.len().saturating_sub(1);
-        self.tree.end(|levels, samples| add_stack(sink, levels, metric, samples));
-    }
-}
-
-/// Gives `sink` the stack of `levels`, the sampled function first, its samples of event `metric`.
-fn add_stack(sink: &mut StackSink, levels: &[(FrameId, Option<String>)], metric: usize, samples: i64) {
-    sink.add(Order::LeafFirst, levels.iter().map(|&(frame, _)| frame), metric, samples);
 }
 
 #[cfg(test)]

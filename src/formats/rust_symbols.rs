@@ -76,9 +76,22 @@ pub(crate) fn tidy(symbol: &str) -> Cow<'_, str> {
     Cow::Owned(tidied)
 }
 
+/// A frame written after its module and a backtick, ``module`symbol`` (as DTrace prints a frame and
+/// inferno names one of macOS `sample`), with its symbol, without its trailing space, tidied; a
+/// frame without a backtick, or whose symbol is not tidied, as it is.
+pub(crate) fn tidy_after_module(frame: &str) -> Cow<'_, str> {
+    let Some((module, symbol)) = frame.split_once('`') else {
+        return Cow::Borrowed(frame);
+    };
+    match tidy(symbol.trim_end()) {
+        Cow::Owned(symbol) => Cow::Owned(format!("{module}`{symbol}")),
+        Cow::Borrowed(_) => Cow::Borrowed(frame),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::tidy;
+    use super::{tidy, tidy_after_module};
 
     /// Symbols from inferno's tests of the same tidying, with what its collapsers print for them.
     #[test]
@@ -110,5 +123,15 @@ mod tests {
         }
         // Sixteen hex digits after an `h`, but a multi-byte character where the hash would start.
         assert_eq!(tidy("éh0123456789abcde"), "éh0123456789abcde");
+    }
+
+    #[test]
+    fn a_frame_after_its_module_has_its_symbol_tidied() {
+        assert_eq!(tidy_after_module("rg`rg::main::h6909bd3a32e27a08"), "rg`rg::main");
+        assert_eq!(tidy_after_module("rg`rg::main::h6909bd3a32e27a08  "), "rg`rg::main");
+        assert_eq!(tidy_after_module("a`b`c::h6909bd3a32e27a08"), "a`b`c");
+        // No backtick, no module: not tidied, as inferno leaves a symbol of no module.
+        assert_eq!(tidy_after_module("rg::main::h6909bd3a32e27a08"), "rg::main::h6909bd3a32e27a08");
+        assert_eq!(tidy_after_module("libc.so.1`_lwp_park  "), "libc.so.1`_lwp_park  ");
     }
 }

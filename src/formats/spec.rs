@@ -247,6 +247,14 @@ pub enum Sniff {
 }
 
 impl Sniff {
+    /// `Yes` where a format's signature is found (`found`), else `No`.
+    pub(crate) fn yes_if(found: bool) -> Sniff {
+        match found {
+            true => Sniff::Yes,
+            false => Sniff::No,
+        }
+    }
+
     /// What a JSON format's check of an input's first bytes says: `Yes` when it passed, `No` when it
     /// found why not (which [`super::detect`] gives when no JSON format takes an input).
     pub(crate) fn of_check(check: Result<(), &str>) -> Sniff {
@@ -397,6 +405,17 @@ impl Carries {
     }
 }
 
+/// The text of `head`'s whole lines ([`crate::text::utf8_start`]): all of it where the head is
+/// the whole input (shorter than [`crate::files::HEAD_LEN`]), else what comes before its last line
+/// break, as the head was cut inside its last line: for sniffers that judge lines whole.
+pub(crate) fn whole_lines(head: &[u8]) -> &str {
+    let text = crate::text::utf8_start(head);
+    match head.len() < crate::files::HEAD_LEN {
+        true => text,
+        false => text.rsplit_once('\n').map_or("", |(whole, _)| whole),
+    }
+}
+
 /// `Yes` when the first line of `head` contains `marker`, else `No`: for formats whose first line
 /// carries a fixed phrase (LispWorks, GHC's text report).
 pub(crate) fn first_line_contains(head: &[u8], marker: &str) -> Sniff {
@@ -405,5 +424,20 @@ pub(crate) fn first_line_contains(head: &[u8], marker: &str) -> Sniff {
         Sniff::Yes
     } else {
         Sniff::No
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_head_cut_inside_a_line_is_judged_by_its_whole_lines() {
+        assert_eq!(whole_lines(b"a\nb"), "a\nb");
+        let mut head = vec![b'a'; crate::files::HEAD_LEN - 2];
+        head.extend(b"\nb");
+        assert_eq!(whole_lines(&head).len(), crate::files::HEAD_LEN - 2);
+        assert_eq!(whole_lines(&vec![b'a'; crate::files::HEAD_LEN]), "");
+        assert_eq!((Sniff::yes_if(true), Sniff::yes_if(false)), (Sniff::Yes, Sniff::No));
     }
 }

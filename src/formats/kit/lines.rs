@@ -1,13 +1,15 @@
 //! Text formats of stacks as grammars of lines: a format states what a line is ([`StackLines`])
-//! and [`read`] runs it over the input's lines into a [`StackSink`]; and stacks written as a tree of
-//! indented lines, a line per frame ([`Indented`]), which several profilers print.
+//! and [`read`] runs it over the input's lines into a [`StackSink`]; what such grammars keep: a
+//! stack written a frame a line up to the line that ends it ([`OpenStack`]), and the frames of each
+//! distinct frame line, named once ([`FramesByText`]).
 
 use super::sink::{Missing, StackSink};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
 use crate::formats::options::ReadOptions;
-use crate::model::{Metric, Profile};
+use crate::model::{FrameId, FrameRef, Metric, Profile};
 use crate::text::Line;
+use std::collections::HashMap;
 
 /// The grammar of a text format of stacks, line by line, from its start ([`Default`]).
 pub(crate) trait StackLines: Default {
@@ -71,55 +73,72 @@ pub(crate) fn count(line: &Line<'_>, text: &str, what: &str) -> Result<i64, Pars
     })
 }
 
-/// Stacks written as indented lines, a frame a line, each line one level deeper than the line it
-/// is below (a call tree, or an inverted one): a line with no line one level deeper right after it
-/// ends a stack, the frames of the lines it is below and its own, which weighs that line's weight.
-/// Each level is kept as an `L`, the frame and what else a reader knows of it.
-pub(crate) struct Indented<L> {
-    /// The levels of the last line, outermost first.
-    levels: Vec<L>,
-    /// The last line's weight.
-    weight: i64,
+/// A stack written a frame a line, innermost first, up to the line that ends it (its count): where
+/// it starts, and its frames so far.
+#[derive(Default)]
+pub(crate) struct OpenStack {
+    /// Where the open stack starts; none between stacks.
+    start: Option<Position>,
+    /// Its frames, innermost first; after it is closed, the closed stack's until the next opens.
+    frames: Vec<FrameId>,
 }
 
-impl<L> Default for Indented<L> {
-    fn default() -> Self {
-        Indented { levels: Vec::new(), weight: 0 }
+impl OpenStack {
+    /// Opens a stack at `at`, of no frame yet (a line that only opens one, bpftrace's `@[`).
+    pub(crate) fn open(&mut self, at: Position) {
+        self.start = Some(at);
+        self.frames.clear();
+    }
+
+    /// Whether a stack is open.
+    pub(crate) fn is_open(&self) -> bool {
+        self.start.is_some()
+    }
+
+    /// Adds `frames`, innermost first, to the open stack, opened at `at` where none is (a stack
+    /// that starts with its first frame).
+    pub(crate) fn push(&mut self, at: Position, frames: impl IntoIterator<Item = FrameId>) {
+        if !self.is_open() {
+            self.open(at);
+        }
+        self.frames.extend(frames);
+    }
+
+    /// Closes the stack: its frames, innermost first (none for a stack closed as it opened, or where
+    /// none was open).
+    pub(crate) fn close(&mut self) -> &[FrameId] {
+        if self.start.take().is_none() {
+            self.frames.clear();
+        }
+        &self.frames
+    }
+
+    /// Nothing where no stack is open; else the error of an input that ends, after its line `last`,
+    /// inside the open stack, where `closing` should have come ([`StackSink::unclosed`]).
+    pub(crate) fn unclosed(&self, sink: &StackSink, last: Position, closing: &str) -> Result<(), ParseError> {
+        sink.unclosed(self.start, last, closing)
     }
 }
 
-impl<L> Indented<L> {
-    /// Whether a line may be at `depth` (0 the outermost): no deeper than one below the last line,
-    /// whose depth (-1 for none) is the error where it is deeper.
-    pub(crate) fn check_depth(&self, depth: usize) -> Result<(), i64> {
-        match depth > self.levels.len() {
-            true => Err(self.levels.len() as i64 - 1),
-            false => Ok(()),
-        }
-    }
+/// The frames each distinct text names, made once: a frame line is written in every stack that
+/// passes through it, and naming it (tidied, split into several frames) is done at its first.
+#[derive(Default)]
+pub(crate) struct FramesByText(HashMap<String, Vec<FrameId>>);
 
-    /// Starts a line at `depth`: the last line ends its stack (given to `ended` with its weight)
-    /// unless this one is below it. The levels this line is below.
-    pub(crate) fn start(&mut self, depth: usize, ended: impl FnOnce(&[L], i64)) -> &[L] {
-        if depth < self.levels.len() {
-            ended(&self.levels, self.weight);
+impl FramesByText {
+    /// The frames of `text`: functions of the names `names` gives it, in their order, interned in
+    /// `sink` the first time `text` is met.
+    pub(crate) fn get(
+        &mut self,
+        text: &str,
+        sink: &mut StackSink,
+        names: impl FnOnce(&str) -> Vec<String>,
+    ) -> &[FrameId] {
+        if !self.0.contains_key(text) {
+            let frames = names(text).iter().map(|name| sink.frame(FrameRef::function(name))).collect();
+            self.0.insert(text.to_string(), frames);
         }
-        self.levels.truncate(depth);
-        &self.levels
-    }
-
-    /// The line started, of `level` and `weight`.
-    pub(crate) fn push(&mut self, level: L, weight: i64) {
-        self.levels.push(level);
-        self.weight = weight;
-    }
-
-    /// Ends the tree: the last line ends its stack (given to `ended`), if there is one.
-    pub(crate) fn end(&mut self, ended: impl FnOnce(&[L], i64)) {
-        if !self.levels.is_empty() {
-            ended(&self.levels, self.weight);
-        }
-        self.levels.clear();
+        &self.0[text]
     }
 }
 
@@ -127,18 +146,37 @@ impl<L> Indented<L> {
 mod tests {
     use super::*;
 
-    /// a, a b (ends a;b 2), a c (ends a;c 3), d (ends d 4), and no line skips a level.
     #[test]
-    fn each_line_with_none_below_it_ends_a_stack() {
-        let mut tree = Indented::default();
-        let mut stacks = Vec::new();
-        for (depth, name, weight) in [(0, "a", 1), (1, "b", 2), (1, "c", 3), (0, "d", 4)] {
-            assert_eq!(tree.check_depth(depth), Ok(()));
-            tree.start(depth, |levels: &[&str], weight| stacks.push((levels.join(";"), weight)));
-            tree.push(name, weight);
-        }
-        assert_eq!(tree.check_depth(2), Err(0));
-        tree.end(|levels, weight| stacks.push((levels.join(";"), weight)));
-        assert_eq!(stacks, [("a;b".into(), 2), ("a;c".into(), 3), ("d".into(), 4)]);
+    fn a_stack_opens_at_its_first_line_and_closes_with_its_frames() {
+        let mut sink = StackSink::new(FormatName("test"), vec![Metric::samples()]);
+        let (a, b) = (sink.frame(FrameRef::function("a")), sink.frame(FrameRef::function("b")));
+        let mut stack = OpenStack::default();
+        assert!(!stack.is_open() && stack.close().is_empty());
+        stack.push(Position::line(3, 30), [a]);
+        stack.push(Position::line(4, 40), [b]);
+        let error = stack.unclosed(&sink, Position::line(4, 40), "a count").unwrap_err().to_string();
+        assert!(error.contains("a count starting at line 3") && error.contains("cut short"), "{error}");
+        assert_eq!(stack.close(), [a, b]);
+        assert!(!stack.is_open() && stack.unclosed(&sink, Position::line(5, 50), "a count").is_ok());
+        stack.open(Position::line(6, 60));
+        assert!(stack.is_open() && stack.close().is_empty());
+        stack.push(Position::line(7, 70), [b]);
+        assert_eq!(stack.close(), [b]);
+    }
+
+    #[test]
+    fn a_texts_frames_are_named_once() {
+        let mut sink = StackSink::new(FormatName("test"), vec![Metric::samples()]);
+        let mut frames = FramesByText::default();
+        let mut named = 0;
+        let mut split = |text: &str| {
+            named += 1;
+            text.split('>').map(str::to_string).collect()
+        };
+        let first = frames.get("a>b", &mut sink, &mut split).to_vec();
+        assert_eq!(frames.get("a>b", &mut sink, &mut split), first);
+        let other = frames.get("b", &mut sink, &mut split).to_vec();
+        assert_eq!((first.len(), other, named), (2, vec![first[1]], 2));
+        assert_eq!(sink.profile().frames.get(first[0]).name, "a");
     }
 }

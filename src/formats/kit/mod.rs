@@ -4,14 +4,20 @@
 //! - [`sink`]: stacks into a profile, root first or leaf first, with what is left out counted and
 //!   said once per reason, and the errors of an input cut short or of nothing found;
 //! - [`lines`]: a text format of stacks as a grammar of lines ([`lines::StackLines`]), read by one
-//!   driver, and stacks written as indented lines ([`lines::Indented`]);
+//!   driver;
+//! - [`indented`]: stacks written as a tree of indented lines, a frame a line
+//!   ([`indented::Indented`]), as call trees and inverted ones are printed;
+//! - [`parts`]: reports in parts, a header, a body of stacks and what follows it ([`parts::Parts`]);
 //! - [`source_frame`]: the frame of a function named where its source is (JavaScript's
 //!   profilers), with one rule for anonymous functions;
 //! - [`v8_profile`]: V8's CPU profile document, which a `.cpuprofile` is and a Chrome trace holds;
-//! - [`count_names`], [`time`]: what writers share (a count's name, dates).
+//! - [`count_names`], [`time`]: what writers share (a count's name, dates), and an interval written
+//!   in words (`every 1 millisecond`).
 
 pub(crate) mod count_names;
+pub(crate) mod indented;
 pub(crate) mod lines;
+pub(crate) mod parts;
 pub(crate) mod sink;
 pub(crate) mod source_frame;
 pub(crate) mod time;

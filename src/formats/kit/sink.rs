@@ -8,7 +8,7 @@
 use crate::diag::Diagnostics;
 use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
 use crate::formats::stacks::StackTree;
-use crate::model::{FrameId, FrameRef, Metric, Profile, Value};
+use crate::model::{FrameId, FrameRef, Metric, Profile, Value, Values};
 
 /// The order a stack's frames are given in.
 #[derive(Clone, Copy)]
@@ -52,13 +52,17 @@ pub(crate) struct StackSink {
     any_stack: bool,
     /// What was left out, by reason, in the order first met.
     left: Vec<Left>,
+    /// The events whose samples the stacks are, in the order met, where the input names them
+    /// ([`StackSink::start_event`]).
+    events: Vec<String>,
 }
 
 impl StackSink {
     /// A sink for stacks of `format` weighing `metrics`.
     pub(crate) fn new(format: FormatName, metrics: Vec<Metric>) -> StackSink {
         let profile = Profile::new(metrics);
-        StackSink { format, profile, stacks: StackTree::default(), any_stack: false, left: Vec::new() }
+        let (stacks, left, events) = (StackTree::default(), Vec::new(), Vec::new());
+        StackSink { format, profile, stacks, any_stack: false, left, events }
     }
 
     /// The profile being made, for its header facts and metrics.
@@ -69,6 +73,24 @@ impl StackSink {
     /// The id of `frame`, interned.
     pub(crate) fn frame(&mut self, frame: FrameRef<'_>) -> FrameId {
         self.profile.frames.intern(frame)
+    }
+
+    /// Starts the stacks of the event `event` (`inst_retired.any`), for an input of several events'
+    /// samples: from the second event on, each event's samples are a metric of their own, like the
+    /// sink's first; where there are several, each is named after its event (`EVENT samples`), as
+    /// perf's and pmcstat's collapsers name them.
+    pub(crate) fn start_event(&mut self, event: &str) {
+        self.events.push(event.to_string());
+        if self.events.len() > 1 {
+            let metric = self.profile.metrics()[0].clone();
+            let values = Values::zeros(metric.repr, self.profile.tree.len());
+            self.profile.add_metric(metric, values);
+        }
+    }
+
+    /// The metric of the event being read: the last one started's, or the first metric where none was.
+    pub(crate) fn event_metric(&self) -> usize {
+        self.events.len().saturating_sub(1)
     }
 
     /// Adds `weight` to metric `metric` of the stack of `frames`, given in `order`; a stack of no
@@ -108,8 +130,20 @@ impl StackSink {
     /// The error of an input that ends, after its line or byte `at`, where `expected` should have
     /// come: the file looks cut short.
     pub(crate) fn cut_short(&self, at: Position, expected: String) -> ParseError {
-        let found = "the end of the input: the file looks cut short".to_string();
-        ParseError { format: self.format, position: at, kind: ParseErrorKind::Unexpected { expected, found } }
+        self.ends_where(at, expected, "the end of the input: the file looks cut short")
+    }
+
+    /// The error of an input that ends, after its line `at`, before `expected`, which a whole file
+    /// has and one cut short may have too (the line a report's body starts after).
+    pub(crate) fn ends_before(&self, at: Position, expected: String) -> ParseError {
+        self.ends_where(at, expected, "the end of the input")
+    }
+
+    /// The error of an input that ends after `at` where `expected` should have come, the end
+    /// said as `found`.
+    fn ends_where(&self, at: Position, expected: String, found: &str) -> ParseError {
+        let kind = ParseErrorKind::Unexpected { expected, found: found.to_string() };
+        ParseError { format: self.format, position: at, kind }
     }
 
     /// Nothing where no stack is open; else the error of an input that ends, after its line `last`,
@@ -123,7 +157,8 @@ impl StackSink {
     }
 
     /// The profile made, or the error of an input without a stack where `missing` says one is
-    /// needed; what was left out is said once per reason.
+    /// needed; what was left out is said once per reason, and the metrics of several events are
+    /// named after them.
     pub(crate) fn finish(self, missing: Option<Missing>, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
         if let (Some(missing), false) = (missing, self.any_stack) {
             let (expected, found) = (missing.expected.to_string(), missing.found.to_string());
@@ -133,7 +168,16 @@ impl StackSink {
         for left in &self.left {
             diag.warn(left.reason.key, left.first, || (left.reason.says)(left.count, left.weight));
         }
-        Ok(self.profile)
+        let mut profile = self.profile;
+        if self.events.len() > 1 {
+            for (index, event) in self.events.iter().enumerate() {
+                let metric = &profile.metrics()[index];
+                let named = Metric { name: format!("{event} {}", metric.name), ..metric.clone() };
+                let values = profile.tree.self_values(index).clone();
+                profile.replace_metric(index, named, values);
+            }
+        }
+        Ok(profile)
     }
 }
 
@@ -157,6 +201,26 @@ mod tests {
         assert_eq!(profile.total(0), Value::Int(5));
         let warnings = diag.lines(false).join("\n");
         assert!(warnings.contains("2 skipped: 9"), "{warnings}");
+    }
+
+    #[test]
+    fn the_samples_of_several_events_are_a_metric_each_named_after_its_event() {
+        let names = |profile: &Profile| profile.metrics().iter().map(|m| m.name.clone()).collect::<Vec<_>>();
+        let mut sink = StackSink::new(FormatName("test"), vec![Metric::samples()]);
+        let a = sink.frame(FrameRef::function("a"));
+        sink.start_event("cycles");
+        sink.add(Order::RootFirst, [a], sink.event_metric(), 2);
+        sink.start_event("instructions");
+        assert_eq!(sink.event_metric(), 1);
+        sink.add(Order::RootFirst, [a], sink.event_metric(), 3);
+        let profile = sink.finish(None, &mut Diagnostics::default()).unwrap();
+        assert_eq!(names(&profile), ["cycles samples", "instructions samples"]);
+        assert_eq!((profile.total(0), profile.total(1)), (Value::Int(2), Value::Int(3)));
+        // One event's samples keep the sink's name.
+        let mut sink = StackSink::new(FormatName("test"), vec![Metric::samples()]);
+        sink.start_event("cycles");
+        assert_eq!(sink.event_metric(), 0);
+        assert_eq!(names(&sink.finish(None, &mut Diagnostics::default()).unwrap()), ["samples"]);
     }
 
     #[test]

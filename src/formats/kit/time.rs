@@ -1,6 +1,9 @@
 //! Times as formats write them: nanoseconds since the Unix epoch as RFC 3339 text in UTC (pprof's
 //! `time_nanos` and a JFR chunk's start, as a profile's timestamp), and back; the date of a day,
-//! which GHC's `-px` header writes too.
+//! which GHC's `-px` header writes too; and an interval written in words for people to read
+//! (`every 1 millisecond`).
+
+use std::time::Duration;
 
 /// `nanos` since the Unix epoch as an RFC 3339 UTC time with nanoseconds
 /// (`2026-11-25T09:29:47.000000001Z`).
@@ -49,6 +52,22 @@ fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     era * 146_097 + day_of_era - 719_468
 }
 
+/// The interval `text` says in words, a number and its unit (`1 millisecond`, `10 microseconds`,
+/// `0.5 seconds`: the units of milliseconds, microseconds and seconds, one or several): none for
+/// another unit or something after it, a number that is none, or an interval that is not from a
+/// nanosecond to 10^15 (11 days), where a profile's interval would be a slip.
+pub(crate) fn interval_in_words(text: &str) -> Option<Duration> {
+    let (number, unit) = text.split_once(' ').unwrap_or((text, ""));
+    let nanos_per = match unit.trim_end_matches('s') {
+        "millisecond" => 1_000_000.0,
+        "microsecond" => 1_000.0,
+        "second" => 1_000_000_000.0,
+        _ => return None,
+    };
+    let nanos = number.parse::<f64>().ok()? * nanos_per;
+    (1.0..1e15).contains(&nanos).then(|| Duration::from_nanos(nanos.round() as u64))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,5 +83,20 @@ mod tests {
         }
         assert_eq!(parse_time("2000-02-30T00:00:00.000000000Z"), None);
         assert_eq!(parse_time("Thu Oct 25 10:51 2018"), None);
+    }
+
+    #[test]
+    fn an_interval_in_words_is_a_number_and_its_unit() {
+        assert_eq!(interval_in_words("1 millisecond"), Some(Duration::from_millis(1)));
+        assert_eq!(interval_in_words("10 microseconds"), Some(Duration::from_micros(10)));
+        assert_eq!(interval_in_words("2 seconds"), Some(Duration::from_secs(2)));
+        assert_eq!(interval_in_words("0.5 millisecond"), Some(Duration::from_micros(500)));
+        assert_eq!(interval_in_words("1.0004 microsecond"), Some(Duration::from_nanos(1000)));
+        assert_eq!(interval_in_words("1 minute"), None);
+        assert_eq!(interval_in_words("1 millisecond (wall)"), None);
+        assert_eq!(interval_in_words("one millisecond"), None);
+        assert_eq!(interval_in_words("millisecond"), None);
+        assert_eq!(interval_in_words("0.0005 microsecond"), None);
+        assert_eq!(interval_in_words("1000000 seconds"), None);
     }
 }

@@ -167,14 +167,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn entries_of_stacks_are_told_by_their_brackets() {
-        assert_eq!(sniff(b"Attaching 1 probe...\n\n@[\n    f+1\n]: 3\n"), Sniff::Yes);
-        assert_eq!(sniff(b"@stacks[\n    f+1\n"), Sniff::Maybe);
-        assert_eq!(sniff(b"@[comm]: 3\n"), Sniff::No);
-        assert_eq!(sniff(b"main;work 3\n"), Sniff::No);
-    }
-
-    #[test]
     fn frames_lose_their_offsets() {
         assert_eq!(without_offset("leaf+53"), "leaf");
         assert_eq!(without_offset("finish_task_switch.isra.0+423"), "finish_task_switch.isra.0");

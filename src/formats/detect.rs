@@ -398,6 +398,14 @@ mod tests {
     fn each_sniffer_tells_its_own_heads() {
         use Sniff::{Maybe, No, Yes};
         let cases: &[(Format, &[u8], Sniff)] = &[
+            (Format::Bpftrace, b"Attaching 1 probe...\n\n@[\n    f+1\n]: 3\n", Yes),
+            (Format::Bpftrace, b"@stacks[\n    f+1\n", Maybe),
+            (Format::Bpftrace, b"@[comm]: 3\n", No),
+            (Format::Bpftrace, b"main;work 3\n", No),
+            (Format::MacosSample, b"Analysis of sampling rg (pid 1) every 1 millisecond\n", Yes),
+            (Format::MacosSample, b"\nCall graph:\n    825 Thread_1\n", Yes),
+            (Format::MacosSample, b"Call graph:\nmain 3\n", No),
+            (Format::MacosSample, b"main;work 3\n", No),
             (Format::Callgrind, b"# callgrind format\nversion: 1\n", Yes),
             (Format::Callgrind, b"version: 1\ncreator: callgrind-3.19.0\n", Yes),
             (Format::Callgrind, b"version: 1\nmain;f 3\n", No),

@@ -173,14 +173,6 @@ mod tests {
     const FORMAT: FormatName = SPEC.format_name();
 
     #[test]
-    fn a_report_is_told_by_its_first_line_or_its_call_graph() {
-        assert_eq!(sniff(b"Analysis of sampling rg (pid 1) every 1 millisecond\n"), Sniff::Yes);
-        assert_eq!(sniff(b"\nCall graph:\n    825 Thread_1\n"), Sniff::Yes);
-        assert_eq!(sniff(b"Call graph:\nmain 3\n"), Sniff::No);
-        assert_eq!(sniff(b"main;work 3\n"), Sniff::No);
-    }
-
-    #[test]
     fn the_first_line_gives_the_process_and_the_interval() {
         let mut sink = StackSink::new(FORMAT, vec![Metric::samples()]);
         let mut tree = CallTree::default();

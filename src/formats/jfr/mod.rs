@@ -193,6 +193,7 @@ fn parse_period(text: &str) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     #[test]
     fn periods_read_as_jfr_writes_them() {
         assert_eq!(parse_period("10 ms"), Some(Duration::from_millis(10)));

@@ -338,6 +338,7 @@ fn expected(line: &Line<'_>, what: &str) -> ParseError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     #[test]
     fn below_threshold_nodes_are_told_from_code() {
         assert!(is_below_threshold("in 2 places, all below massif's threshold (1.00%)"));

@@ -154,6 +154,7 @@ fn without_cpp_arguments(frame: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     /// Frames named as inferno-collapse-dtrace names them (its tests' cases).
     #[test]
     fn frames_lose_offsets_and_arguments_and_split_inlined_calls() {

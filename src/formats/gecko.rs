@@ -126,9 +126,7 @@ fn check(head: &[u8]) -> Result<(), &'static str> {
 /// A saved recording, or a bare Gecko profile (its fields at the top).
 #[derive(Deserialize)]
 struct Document {
-    #[serde(default)]
     label: Option<String>,
-    #[serde(default)]
     profile: Option<Gecko>,
     #[serde(flatten)]
     bare: Gecko,
@@ -137,7 +135,6 @@ struct Document {
 /// A Gecko profile: its meta, threads and subprocesses' profiles.
 #[derive(Deserialize, Default)]
 struct Gecko {
-    #[serde(default)]
     meta: Option<Meta>,
     #[serde(default)]
     threads: Vec<Json>,
@@ -165,9 +162,7 @@ fn libraries(libs: Json) -> Vec<Lib> {
 
 #[derive(Deserialize)]
 struct Meta {
-    #[serde(default)]
     interval: Option<f64>,
-    #[serde(default)]
     version: Option<u64>,
 }
 
@@ -180,9 +175,7 @@ struct Process {
 /// A thread: its name and tables.
 #[derive(Deserialize)]
 struct Thread {
-    #[serde(default)]
     name: Option<String>,
-    #[serde(default)]
     tid: Option<Json>,
     /// None in a thread of markers alone (old versions).
     #[serde(default)]
@@ -193,7 +186,6 @@ struct Thread {
     frame_table: Table,
     #[serde(rename = "stringTable", default)]
     string_table: Vec<String>,
-    #[serde(default)]
     markers: Option<Markers>,
 }
 

@@ -91,7 +91,6 @@ fn check(head: &[u8]) -> Result<(), &'static str> {
 #[derive(Deserialize)]
 struct Document {
     head: Node,
-    #[serde(default)]
     samples: Option<Vec<Sample>>,
 }
 
@@ -102,7 +101,6 @@ struct Node {
     #[serde(default)]
     self_size: u64,
     /// Older files (V8 before 7.x, node 10) have no ids, and no samples.
-    #[serde(default)]
     id: Option<u64>,
     #[serde(default)]
     children: Vec<Node>,

@@ -91,7 +91,6 @@ struct Document {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Recording {
-    #[serde(default)]
     display_name: Option<String>,
     sample_stack_traces: Vec<Sample>,
     sample_durations: Vec<f64>,

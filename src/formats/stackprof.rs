@@ -95,30 +95,21 @@ fn check(head: &[u8]) -> Result<(), &'static str> {
 
 #[derive(Deserialize)]
 struct Document {
-    #[serde(default)]
     version: Option<f64>,
     mode: String,
-    #[serde(default)]
     interval: Option<f64>,
-    #[serde(default)]
     gc_samples: Option<u64>,
-    #[serde(default)]
     missed_samples: Option<u64>,
     // In the order of their ids' text, so that frames are interned in the same order every run.
     frames: std::collections::BTreeMap<String, FrameJson>,
-    #[serde(default)]
     raw: Option<Vec<u64>>,
-    #[serde(default)]
     raw_timestamp_deltas: Option<Vec<i64>>,
 }
 
 #[derive(Deserialize)]
 struct FrameJson {
-    #[serde(default)]
     name: Option<String>,
-    #[serde(default)]
     file: Option<String>,
-    #[serde(default)]
     line: Option<u64>,
 }
 

@@ -94,9 +94,7 @@ impl fmt::Display for Id {
 
 #[derive(Deserialize)]
 struct Event {
-    #[serde(default)]
     name: Option<String>,
-    #[serde(default)]
     ph: Option<char>,
     #[serde(default, deserialize_with = "time")]
     ts: Option<f64>,
@@ -104,13 +102,9 @@ struct Event {
     dur: Option<f64>,
     #[serde(default, deserialize_with = "time")]
     tdur: Option<f64>,
-    #[serde(default)]
     pid: Option<Id>,
-    #[serde(default)]
     tid: Option<Id>,
-    #[serde(default)]
     id: Option<Id>,
-    #[serde(default)]
     args: Option<Box<RawValue>>,
 }
 

@@ -19,21 +19,16 @@ pub(super) struct Document {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct Lib {
-    #[serde(default)]
     pub(super) debug_name: Option<String>,
     /// The build id (ELF) or UUID, in hex.
-    #[serde(default)]
     pub(super) code_id: Option<String>,
     /// The debug id in Breakpad's form: hex digits, upper case, no dashes, then the age.
-    #[serde(default)]
     pub(super) breakpad_id: Option<String>,
 }
 
 #[derive(Deserialize)]
 pub(super) struct Meta {
-    #[serde(default)]
     pub(super) interval: Option<f64>,
-    #[serde(default)]
     pub(super) product: Option<String>,
     #[serde(default)]
     pub(super) categories: Vec<Category>,
@@ -41,19 +36,16 @@ pub(super) struct Meta {
 
 #[derive(Deserialize)]
 pub(super) struct Thread {
-    #[serde(default)]
     pub(super) name: Option<String>,
     /// None before version 1 in a thread whose name says its process (`Content`).
-    #[serde(default, rename = "processType")]
+    #[serde(rename = "processType")]
     pub(super) process_type: Option<serde::de::IgnoredAny>,
-    #[serde(default)]
     pub(super) tid: Option<serde_json::Value>,
     pub(super) samples: Samples,
-    #[serde(default)]
     pub(super) markers: Option<Length>,
-    #[serde(default, rename = "jsAllocations")]
+    #[serde(rename = "jsAllocations")]
     pub(super) js_allocations: Option<Length>,
-    #[serde(default, rename = "nativeAllocations")]
+    #[serde(rename = "nativeAllocations")]
     pub(super) native_allocations: Option<Length>,
     /// Its own tables up to version 59 (its strings up to 55).
     #[serde(flatten)]
@@ -64,17 +56,11 @@ pub(super) struct Thread {
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct Tables {
-    #[serde(default)]
     pub(super) stack_table: Option<StackTable>,
-    #[serde(default)]
     pub(super) frame_table: Option<FrameTable>,
-    #[serde(default)]
     pub(super) func_table: Option<FuncTable>,
-    #[serde(default)]
     pub(super) resource_table: Option<ResourceTable>,
-    #[serde(default)]
     pub(super) string_array: Option<Vec<String>>,
-    #[serde(default)]
     pub(super) sources: Option<Sources>,
 }
 
@@ -89,16 +75,13 @@ pub(super) struct Length {
 pub(super) struct Samples {
     /// CPU time of the thread between samples: any number makes the thread one whose CPU time is
     /// not read.
-    #[serde(default, rename = "threadCPUDelta")]
+    #[serde(rename = "threadCPUDelta")]
     pub(super) thread_cpu_delta: Option<Vec<Option<f64>>>,
     pub(super) length: usize,
     pub(super) stack: Vec<Option<u64>>,
-    #[serde(default)]
     pub(super) weight: Option<Vec<Option<f64>>>,
-    #[serde(default)]
     pub(super) weight_type: Option<String>,
     /// The weights before version 29.
-    #[serde(default)]
     pub(super) duration: Option<Vec<Option<f64>>>,
 }
 
@@ -107,10 +90,8 @@ pub(super) struct Samples {
 pub(super) struct StackTable {
     pub(super) length: usize,
     /// A stack's caller, up to version 65.
-    #[serde(default)]
     pub(super) prefix: Option<Vec<Option<u64>>>,
     /// How many stacks before it its caller is (0: none), from version 66.
-    #[serde(default)]
     pub(super) prefix_offset: Option<Vec<u64>>,
     pub(super) frame: Vec<u64>,
 }

@@ -21,7 +21,6 @@ struct SymbolFile {
 struct LibSymbols {
     debug_name: String,
     debug_id: String,
-    #[serde(default)]
     code_id: Option<String>,
     symbol_table: Vec<Symbol>,
 }
@@ -29,7 +28,6 @@ struct LibSymbols {
 #[derive(Deserialize, Clone, Copy)]
 struct Symbol {
     rva: u64,
-    #[serde(default)]
     size: Option<u64>,
     /// An index into the string table.
     symbol: usize,

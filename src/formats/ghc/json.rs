@@ -107,11 +107,9 @@ struct Document<'a> {
     program: String,
     #[serde(default)]
     arguments: Vec<String>,
-    #[serde(default)]
     end_time: Option<String>,
     total_ticks: u64,
     tick_interval: u64,
-    #[serde(default)]
     total_alloc: Option<u64>,
     cost_centres: Vec<CostCentre>,
     #[serde(borrow)]
@@ -123,7 +121,6 @@ struct CostCentre {
     id: u64,
     label: String,
     module: String,
-    #[serde(default)]
     src_loc: Option<String>,
 }
 

@@ -27,15 +27,11 @@ pub(crate) struct Document {
     pub(crate) start_time: f64,
     #[serde(default)]
     pub(crate) end_time: f64,
-    #[serde(default)]
     pub(crate) samples: Option<Vec<u64>>,
-    #[serde(default)]
     pub(crate) time_deltas: Option<Vec<f64>>,
     /// The old format's tree of nodes.
-    #[serde(default)]
     pub(crate) head: Option<OldNode>,
     /// The old format's time of each sample (µs).
-    #[serde(default)]
     pub(crate) timestamps: Option<Vec<f64>>,
 }
 
@@ -109,7 +105,6 @@ pub(crate) struct NodeJson {
     hit_count: u64,
     #[serde(default)]
     children: Vec<u64>,
-    #[serde(default)]
     parent: Option<u64>,
 }
 

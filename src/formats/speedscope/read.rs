@@ -19,11 +19,9 @@ const EXPECTED: &str = "JSON in speedscope's file format";
 
 #[derive(Deserialize)]
 struct Document<'a> {
-    #[serde(default)]
     name: Option<String>,
-    #[serde(default)]
     exporter: Option<String>,
-    #[serde(default, rename = "activeProfileIndex")]
+    #[serde(rename = "activeProfileIndex")]
     active_profile_index: Option<usize>,
     shared: Shared,
     #[serde(borrow)]
@@ -38,11 +36,8 @@ struct Shared {
 #[derive(Deserialize)]
 struct FrameJson {
     name: String,
-    #[serde(default)]
     file: Option<String>,
-    #[serde(default)]
     line: Option<u32>,
-    #[serde(default)]
     col: Option<u32>,
 }
 
@@ -51,23 +46,17 @@ struct FrameJson {
 struct ProfileJson {
     #[serde(rename = "type")]
     kind: String,
-    #[serde(default)]
     name: Option<String>,
     /// The metric a profile of a file proftool wrote holds (files written before 2026-11-27 name it
     /// by the profile's name).
-    #[serde(default)]
     metric: Option<String>,
     /// The thread whose stacks a profile of a file proftool wrote holds, if any.
-    #[serde(default)]
     thread: Option<String>,
     unit: String,
     #[serde(default)]
     start_value: f64,
-    #[serde(default)]
     samples: Option<FlatStacks>,
-    #[serde(default)]
     weights: Option<Vec<f64>>,
-    #[serde(default)]
     events: Option<Vec<EventJson>>,
 }
 

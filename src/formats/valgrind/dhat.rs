@@ -116,16 +116,11 @@ struct Document {
     bklt: bool,
     #[serde(default)]
     bkacc: bool,
-    #[serde(default)]
     tu: Option<String>,
-    #[serde(default)]
     te: Option<u64>,
-    #[serde(default)]
     tg: Option<u64>,
     /// Ad-hoc mode's names of its units and of its events, where they are not bytes and blocks.
-    #[serde(default)]
     bsu: Option<String>,
-    #[serde(default)]
     bksu: Option<String>,
     pps: Vec<ProgramPoint>,
     ftbl: Vec<String>,

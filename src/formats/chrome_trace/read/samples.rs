@@ -17,9 +17,7 @@ use serde::Deserialize;
 pub(super) struct SampleJson {
     #[serde(default, deserialize_with = "time")]
     pub(super) ts: Option<f64>,
-    #[serde(default)]
     pub(super) pid: Option<Id>,
-    #[serde(default)]
     pub(super) tid: Option<Id>,
     pub(super) sf: Id,
 }
@@ -27,15 +25,12 @@ pub(super) struct SampleJson {
 /// One of the `stackFrames` of the sampling form: its name and its caller's id.
 #[derive(Deserialize)]
 pub(super) struct StackFrameJson {
-    #[serde(default)]
     pub(super) name: Option<String>,
-    #[serde(default)]
     pub(super) parent: Option<Id>,
 }
 
 #[derive(Deserialize)]
 pub(super) struct ProfileArgs {
-    #[serde(default)]
     pub(super) data: Option<ProfileData>,
 }
 
@@ -43,13 +38,9 @@ pub(super) struct ProfileArgs {
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct ProfileData {
-    #[serde(default)]
     pub(super) cpu_profile: Option<CpuProfileJson>,
-    #[serde(default)]
     pub(super) time_deltas: Option<Vec<f64>>,
-    #[serde(default)]
     pub(super) start_time: Option<f64>,
-    #[serde(default)]
     pub(super) end_time: Option<f64>,
 }
 
@@ -60,11 +51,8 @@ pub(super) struct CpuProfileJson {
     pub(super) nodes: Vec<v8_profile::NodeJson>,
     #[serde(default)]
     pub(super) samples: Vec<u64>,
-    #[serde(default)]
     pub(super) time_deltas: Option<Vec<f64>>,
-    #[serde(default)]
     pub(super) start_time: Option<f64>,
-    #[serde(default)]
     pub(super) end_time: Option<f64>,
 }
 

@@ -15,7 +15,7 @@
 use crate::convert;
 use crate::diag::Diagnostics;
 use crate::error::Error;
-use crate::formats::{effective_interval, IntervalFirst};
+use crate::formats::{effective_interval, Turning};
 use crate::model::{
     ops, ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, StatedTotal, Value, Values,
 };
@@ -95,8 +95,9 @@ fn empty_like(profile: &Profile) -> Profile {
 
 /// Turns each metric of `profile` that measures time in another quantity than every merged metric
 /// of its kind (ticks where the merged profile has time, time where it has samples) into the merged
-/// metric of that quantity, at the interval of whichever counts (`interval`, else its profile's
-/// own, else 1 ms: [`effective_interval`], the one given first), each said on stderr. Metrics that cannot convert are left for
+/// metric of that quantity, at the interval of whichever counts ([`effective_interval`]: its
+/// profile's own, else `interval`, where counts become time; `interval`, else the merged profile's
+/// own, where time becomes counts), each said on stderr. Metrics that cannot convert are left for
 /// [`match_metrics`] to name.
 fn into_merged_quantities(
     merged: &Profile,
@@ -114,8 +115,11 @@ fn into_merged_quantities(
         let timed = |k: &&Metric| k.kind.measures_time() && k.aggregation == metric.aggregation;
         let taken = |k: &&Metric| profile.metrics().iter().any(|own| own.kind == k.kind);
         let Some(to) = merged.metrics().iter().filter(timed).find(|k| !taken(k)).cloned() else { continue };
-        let own = if metric.kind == MetricKind::Time { merged.meta.interval } else { profile.meta.interval };
-        let at = effective_interval(interval, own, IntervalFirst::Given);
+        let (own, turning) = match metric.kind {
+            MetricKind::Time => (merged.meta.interval, Turning::TimeIntoCounts),
+            _ => (profile.meta.interval, Turning::CountsIntoTime),
+        };
+        let at = effective_interval(interval, own, turning);
         if let Some(change) = convert::into_quantity(profile, m, &to, at)? {
             let assumed = match (interval, own) {
                 (None, None) => " (no interval is known: set one with --interval)",

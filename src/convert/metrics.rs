@@ -6,7 +6,7 @@ use super::quantities::{conversion_interval, whole_samples};
 use super::{Conversion, ConvertOptions};
 use crate::diag::Diagnostics;
 use crate::error::Error;
-use crate::formats::Format;
+use crate::formats::{Format, Turning};
 use crate::model::{Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values};
 use std::collections::BTreeMap;
 
@@ -278,7 +278,7 @@ pub(super) fn single_count(profile: &mut Profile, to: &Conversion, diag: &mut Di
             Some((Metric { unit, repr: Repr::Int, ..metric }, counts))
         }
         Some(unit_nanos) => {
-            let interval = conversion_interval(profile, to, diag);
+            let interval = conversion_interval(profile, to, Turning::TimeIntoCounts, diag);
             let per_sample = interval.as_nanos() as f64 / unit_nanos;
             let unit = metric.unit.name();
             diag.warn("time-to-samples", None, || {

@@ -269,7 +269,7 @@ fn drop_function_facts(profile: &mut Profile, target: Format, carries: &Carries,
 
 /// The target's own last step ([`Format::fit`]), after siblings of one frame are merged where its
 /// rules say a node of it is one chain of callers ([`crate::formats::spec::Rules::merges_siblings`]);
-/// one that turns counts into time (BR's timed mode) has applied the interval.
+/// one that turns counts into time (BR's timed mode) at `--interval` has applied it.
 fn fit_by_target(profile: Profile, to: &Conversion, diag: &mut Diagnostics) -> Profile {
     let has_time = |p: &Profile| p.metrics().iter().any(|m| m.kind == MetricKind::Time);
     let timed = has_time(&profile);
@@ -279,7 +279,9 @@ fn fit_by_target(profile: Profile, to: &Conversion, diag: &mut Diagnostics) -> P
         false => profile,
     };
     let profile = to.target.fit(profile, to.options, diag);
-    if !timed && has_time(&profile) {
+    // Counts into time at the profile's own interval where it has one ([`crate::formats::Turning`]).
+    let own = profile.meta.interval;
+    if !timed && has_time(&profile) && (own.is_none() || own == to.options.interval) {
         to.interval_applied.set(true);
     }
     profile

@@ -3,7 +3,7 @@
 use super::{Conversion, ConvertOptions};
 use crate::diag::Diagnostics;
 use crate::error::Error;
-use crate::formats::{effective_interval, Format, IntervalFirst};
+use crate::formats::{effective_interval, Format, Turning};
 use crate::model::{Metric, MetricKind, Profile, Repr, Sampling, Unit, Values};
 use std::time::Duration;
 
@@ -25,7 +25,7 @@ pub(super) fn time_into_samples(profile: &mut Profile, to: &Conversion, diag: &m
         }
         return;
     };
-    let interval = conversion_interval(profile, to, diag);
+    let interval = conversion_interval(profile, to, Turning::TimeIntoCounts, diag);
     diag.warn("time-to-samples", None, || {
         format!("{target} counts samples: time divided into samples of {interval:?} (set with --interval)")
     });
@@ -34,14 +34,21 @@ pub(super) fn time_into_samples(profile: &mut Profile, to: &Conversion, diag: &m
     profile.add_metric(Metric::samples(), Values::Int(counts));
 }
 
-/// The interval that turns time into counts (and counts into time that replaces them) for the
-/// target: `--interval`, else the profile's own, else 1 ms ([`effective_interval`], the one given
-/// first), as the target states an interval (GHC's `-px` in whole milliseconds: 250 µs is 1 ms
-/// there, with a warning), so that the counts are of the interval its header gives. The conversion
-/// has then applied the interval.
-pub(super) fn conversion_interval(profile: &Profile, to: &Conversion, diag: &mut Diagnostics) -> Duration {
-    to.interval_applied.set(true);
-    let interval = effective_interval(to.options.interval, profile.meta.interval, IntervalFirst::Given);
+/// The interval that turns time into counts, or counts into time that replaces them, for the
+/// target ([`effective_interval`] as `turning` says: `--interval` first for new counts, the
+/// profile's own first for its counts), as the target states an interval (GHC's `-px` in whole
+/// milliseconds: 250 µs is 1 ms there, with a warning), so that the counts are of the interval its
+/// header gives. The conversion has applied `--interval` where it is the one taken.
+pub(super) fn conversion_interval(
+    profile: &Profile,
+    to: &Conversion,
+    turning: Turning,
+    diag: &mut Diagnostics,
+) -> Duration {
+    let interval = effective_interval(to.options.interval, profile.meta.interval, turning);
+    if to.options.interval == Some(interval) {
+        to.interval_applied.set(true);
+    }
     let Some(step) = to.carries.interval_step else { return interval };
     let stated = crate::formats::stated_interval(interval, step);
     let target = to.target;
@@ -124,7 +131,7 @@ pub(super) fn counts_into_time(profile: &mut Profile, to: &Conversion, diag: &mu
     if metrics.iter().any(|m| m.kind == MetricKind::Time) && !samples_first {
         return;
     }
-    let interval = conversion_interval(profile, to, diag);
+    let interval = conversion_interval(profile, to, Turning::CountsIntoTime, diag);
     let ms = interval.as_secs_f64() * 1e3;
     let counts = metrics[samples].name.clone();
     diag.warn("samples-to-time", None, || {
@@ -159,7 +166,7 @@ pub(super) fn time_beside_counts(profile: &mut Profile, to: &Conversion, diag: &
     let counts = kind(profile, MetricKind::Samples).or_else(|| kind(profile, MetricKind::Ticks));
     let unit = to.carries.time_unit.unwrap_or(Unit::Milliseconds);
     // The counts are kept: at the interval they were taken at, the profile's own first.
-    let interval = effective_interval(to.options.interval, profile.meta.interval, IntervalFirst::Own);
+    let interval = effective_interval(to.options.interval, profile.meta.interval, Turning::CountsIntoTime);
     let per_count = interval.as_secs_f64() * (1e9 / unit.nanos().unwrap_or(1e6));
     let values = counts.map_or_else(
         || vec![0.0; profile.tree.len()],
@@ -220,7 +227,7 @@ pub(super) fn counts_as_ticks(profile: &mut Profile, to: &Conversion, diag: &mut
     let metric = metrics[index].clone();
     let per_tick = match metric.unit.nanos() {
         Some(unit_nanos) => {
-            let interval = conversion_interval(profile, to, diag);
+            let interval = conversion_interval(profile, to, Turning::TimeIntoCounts, diag);
             profile.meta.interval = Some(interval);
             let unit = metric.unit.name();
             diag.warn("time-to-ticks", None, || {

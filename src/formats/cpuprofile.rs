@@ -61,7 +61,7 @@
 use super::json::{self, push_string};
 use super::kit::source_frame::anonymous_name;
 use super::kit::v8_profile::{add_tree, metrics, warn_unknown, Document};
-use super::options::{effective_interval, ConvertOptions, IntervalFirst};
+use super::options::{effective_interval, ConvertOptions, Turning};
 use super::spec::{self, Carries, Encoding, JsonKind, Reads, Rules, Spec, Writes};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
@@ -184,7 +184,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
     let time = profile.metrics().iter().position(|m| m.kind == MetricKind::Time);
     let count = profile.metrics().iter().position(|m| m.kind == MetricKind::Samples);
     let count = count.or_else(|| profile.metrics().iter().position(|m| m.kind == MetricKind::Ticks));
-    let interval = effective_interval(options.interval, profile.meta.interval, IntervalFirst::Own);
+    let interval = effective_interval(options.interval, profile.meta.interval, Turning::CountsIntoTime);
     let per_count = interval.as_secs_f64() * 1e6;
     let children = tree.children();
     // Nodes in pre-order (as the reader builds them back), with an explicit stack: ids from 2 in

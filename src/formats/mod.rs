@@ -51,7 +51,7 @@ pub(crate) mod svg;
 pub mod valgrind;
 mod xctrace;
 
-pub(crate) use options::{effective_interval, stated_interval, IntervalFirst};
+pub(crate) use options::{effective_interval, stated_interval, Turning};
 pub use options::{
     ConvertOptions, FormatOptions, ReadOptions, DEFAULT_INTERVAL, DEFAULT_MAX_SAMPLES, DEFAULT_MIN_OUTPUT_LIMIT,
     OUTPUT_PER_INPUT_BYTE,

@@ -147,26 +147,27 @@ pub const DEFAULT_MIN_OUTPUT_LIMIT: u64 = 1 << 30;
 /// The interval used when neither `--interval` nor the profile gives one.
 pub const DEFAULT_INTERVAL: Duration = Duration::from_millis(1);
 
-/// Which interval comes first where one is given (`--interval`, a merge's or diff's) and the profile
-/// states its own (docs/model.md, "The effective interval"): the two orders the outputs hold, named
-/// here and decided nowhere else.
+/// What an interval turns into what, which says which interval it is (docs/model.md, "The
+/// effective interval"): one rule for every conversion, merge and comparison, that counts are at
+/// the interval they were taken at and new counts are made at the interval asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum IntervalFirst {
-    /// The one given: where time is divided into counts, or counts multiplied into time that
-    /// replaces them (the conversion step, BR's timed mode, a merge, diff).
-    Given,
-    /// The profile's own, the one its counts were taken at: where counts are kept as they are and
-    /// time is made beside them (a `.cpuprofile`'s and a Firefox profile's time, fitted and
-    /// written), as the conversion step keeps a profile's own interval for counts it keeps.
-    Own,
+pub(crate) enum Turning {
+    /// Samples or ticks into time (a Dyalog or Firefox target's time, a `.cpuprofile`'s beside its
+    /// samples, BR's timed mode, a merge's or diff's counts taken as time): at the interval they were
+    /// taken at, the profile's own; the one given (`--interval`) where it states none.
+    CountsIntoTime,
+    /// Time into samples or ticks (a one-number, BR or GHC target's counts, a merge's or diff's time
+    /// taken as counts): at the interval asked for, the one given; the profile's own where none is.
+    TimeIntoCounts,
 }
 
-/// The interval samples or ticks and time are turned into one another at: `given` and the
-/// profile's `own` in the order `first` says, else [`DEFAULT_INTERVAL`].
-pub(crate) fn effective_interval(given: Option<Duration>, own: Option<Duration>, first: IntervalFirst) -> Duration {
-    let (first, second) = match first {
-        IntervalFirst::Given => (given, own),
-        IntervalFirst::Own => (own, given),
+/// The interval samples or ticks and time are turned into one another at, as [`Turning`] says:
+/// of the one `given` and the profile's `own`, the counts' own first where counts become time, the
+/// given first where time becomes counts; else [`DEFAULT_INTERVAL`]. The one place it is decided.
+pub(crate) fn effective_interval(given: Option<Duration>, own: Option<Duration>, turning: Turning) -> Duration {
+    let (first, second) = match turning {
+        Turning::TimeIntoCounts => (given, own),
+        Turning::CountsIntoTime => (own, given),
     };
     first.or(second).unwrap_or(DEFAULT_INTERVAL)
 }

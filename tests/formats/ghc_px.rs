@@ -220,6 +220,20 @@ fn interval_does_not_relabel_counted_ticks() {
     assert_eq!((px_interval(&out).as_str(), err.contains("not applied")), ("\"20 ms\"", false));
 }
 
+/// Counts become time at the interval they were taken at: the 50 ticks of a file of `"20 ms"` ticks
+/// are 1000 ms in a Dyalog report, whatever `--interval` says (it makes new counts, and labels
+/// counts that have no interval).
+#[test]
+fn counted_ticks_become_time_at_their_own_interval() {
+    for args in [&["convert", "--to", "dyalog-xml"][..], &["convert", "--interval", "10ms", "--to", "dyalog-xml"]] {
+        let (out, err) = run_bytes(args, &fixture("ghc-px/notes-example.px"));
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.contains("<TotalTime>1000</TotalTime>"), "{args:?}: {out}");
+        assert!(err.contains("ticks multiplied by an interval of 20ms"), "{args:?}: {err}");
+        assert_eq!(err.contains("--interval 10ms is not applied"), args.len() == 5, "{args:?}: {err}");
+    }
+}
+
 #[test]
 fn interval_turns_time_into_ticks_and_labels_counts_without_one() {
     // Time (from %time) becomes ticks of --interval.

@@ -7,7 +7,7 @@ use super::{
 };
 use crate::diag::Diagnostics;
 use crate::error::Error;
-use crate::formats::options::{effective_interval, ConvertOptions, IntervalFirst};
+use crate::formats::options::{effective_interval, ConvertOptions, Turning};
 use crate::model::{FrameId, FrameKind, Metric, MetricKind, Profile, Repr, Unit, Value, Values};
 use byteorder::{BigEndian, WriteBytesExt};
 use rustc_hash::FxHashMap;
@@ -204,7 +204,7 @@ pub(crate) fn fit(mut profile: Profile, options: &ConvertOptions, diag: &mut Dia
             profile.retain_metrics(&keep);
         }
         (Mode::Timed, None, Some(samples)) => {
-            let interval = effective_interval(options.interval, profile.meta.interval, IntervalFirst::Given);
+            let interval = effective_interval(options.interval, profile.meta.interval, Turning::CountsIntoTime);
             diag.warn("br-time-from-samples", None, || {
                 format!("--br-mode timed: the profile has no time, so every group gets the interval, {interval:?} (set with --interval)")
             });

@@ -2,7 +2,7 @@
 
 use super::{Category, CATEGORY, DEFAULT_CATEGORY, FORMAT, WRITTEN_VERSION};
 use crate::error::Error;
-use crate::formats::options::{effective_interval, ConvertOptions, IntervalFirst};
+use crate::formats::options::{effective_interval, ConvertOptions, Turning};
 use crate::model::{FrameId, FrameKind, MetricKind, NodeId, Profile, Value};
 use serde::Serialize;
 use serde_json::Number;
@@ -258,7 +258,7 @@ pub(super) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
         let what = "the profile has none of the weights a sample has in it (samples, time, bytes)".to_string();
         return Err(Error::Unrepresentable { format: FORMAT, what });
     };
-    let interval = effective_interval(options.interval, profile.meta.interval, IntervalFirst::Own);
+    let interval = effective_interval(options.interval, profile.meta.interval, Turning::CountsIntoTime);
     let clock = Clock { kind: metric.kind, interval_ms: interval.as_secs_f64() * 1e3 };
     let title = profile.meta.title.as_deref().unwrap_or("proftool");
     let mut categories: Vec<&str> = vec![DEFAULT_CATEGORY];

@@ -37,7 +37,7 @@ use super::{unit_label, units, Header, Report, View};
 use crate::convert;
 use crate::diag::Diagnostics;
 use crate::error::Error;
-use crate::formats::{effective_interval, IntervalFirst};
+use crate::formats::{effective_interval, Turning};
 use crate::model::filter::Filters;
 use crate::model::{FrameKind, Metric, MetricKind, Profile};
 use regex::Regex;
@@ -734,13 +734,14 @@ pub fn match_profiles(
         // Units of one kind (ms and ns) are compared as they are, NEW's values put in BASE's unit.
         return Ok(Matched { base, new, metrics, threads });
     }
-    // The interval of whichever side counts samples or ticks.
-    let counts_side = match new.metrics()[metrics.1].kind {
-        MetricKind::Time => &base,
-        _ => &new,
+    // The interval of whichever side counts samples or ticks: NEW's time divided into BASE's
+    // counts, or NEW's counts taken as time.
+    let (counts_side, turning) = match new.metrics()[metrics.1].kind {
+        MetricKind::Time => (&base, Turning::TimeIntoCounts),
+        _ => (&new, Turning::CountsIntoTime),
     };
     let own = counts_side.meta.interval;
-    let interval = effective_interval(matching.interval, own, IntervalFirst::Given);
+    let interval = effective_interval(matching.interval, own, turning);
     if let Some(change) = convert::into_quantity(&mut new, metrics.1, &to, interval)? {
         let assumed = match (change.interval, matching.interval, own) {
             (Some(_), None, None) => " (no interval is known: set one with --interval)",

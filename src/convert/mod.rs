@@ -83,9 +83,9 @@ pub fn project(
 }
 
 /// A conversion under way: its target, what the target carries, the options it was asked with,
-/// and whether a step has turned counts and time into one another at the interval (then
-/// `--interval` was applied, and the profile's own interval no longer says what its counts were
-/// taken at).
+/// and whether a step has turned counts and time into one another at `--interval` (then the
+/// profile's own interval no longer says what its counts were taken at, and no warning says that
+/// `--interval` was not applied).
 struct Conversion<'a> {
     target: Format,
     carries: Carries,

@@ -221,7 +221,7 @@ pub(super) fn metrics_named(names: &str) -> String {
 
 /// Moves a per-node calls metric into per-function call counts, for targets that have those.
 pub(super) fn absorb_calls(profile: &mut Profile, chosen: usize) {
-    let Some(calls) = profile.metrics().iter().position(|m| m.kind == MetricKind::Calls) else {
+    let Some(calls) = profile.metric_of_kind(MetricKind::Calls) else {
         return;
     };
     if calls == chosen || profile.function_facts.values().any(|f| f.calls.is_some()) {

@@ -59,24 +59,24 @@ pub fn project(
         let carried = |m: usize| carries.metrics.contains(&profile.metrics()[m].kind);
         report_measured_inclusive_dropped(&profile, target, carried, diag);
     }
-    report_flat_rows(&profile, target, carries, inclusive_only, diag);
+    report_flat_rows(&profile, &to, inclusive_only, diag);
     let mut profile = fit_lines(profile, &to, diag);
     fit_time_and_counts(&mut profile, &to, diag);
     fit_namespaces(&mut profile, target, diag);
-    fit_roots_and_frames(&mut profile, target, carries, ghc_namespaces, diag)?;
+    fit_roots_and_frames(&mut profile, &to, ghc_namespaces, diag)?;
     if carries.structure == Structure::Stacks {
         // A target that stores whole stacks, whose stack is its own identity: equal stacks made
         // one, as they would read back as one.
         profile = ops::merged_siblings(profile);
     }
     fit_metrics(&mut profile, &to, diag);
-    drop_function_facts(&mut profile, target, carries, diag);
+    drop_function_facts(&mut profile, &to, diag);
     if carries.needs_time {
         time_beside_counts(&mut profile, &to, diag);
     }
     let mut profile = fit_by_target(profile, &to, diag);
     if !to.interval_applied.get() {
-        interval_of_kept_counts(&mut profile, own_interval, target, options, diag);
+        interval_of_kept_counts(&mut profile, own_interval, &to, diag);
     }
     drop_header_facts(&mut profile.meta, carries);
     Ok(profile)
@@ -130,14 +130,9 @@ fn keep_one_metric(profile: &mut Profile, to: &Conversion, diag: &mut Diagnostic
 
 /// Says once that a flat report (rows without call structure) becomes stacks of one function each
 /// in a target that holds no flat reports, and by how much its rows overlap where they do.
-fn report_flat_rows(
-    profile: &Profile,
-    target: Format,
-    carries: &Carries,
-    inclusive_only: bool,
-    diag: &mut Diagnostics,
-) {
-    if !profile.meta.flat || carries.flat_reports {
+fn report_flat_rows(profile: &Profile, to: &Conversion, inclusive_only: bool, diag: &mut Diagnostics) {
+    let target = to.target;
+    if !profile.meta.flat || to.carries.flat_reports {
         return;
     }
     diag.warn("flat-report", None, || {
@@ -222,11 +217,11 @@ fn fit_namespaces(profile: &mut Profile, target: Format, diag: &mut Diagnostics)
 /// formats dropped.
 fn fit_roots_and_frames(
     profile: &mut Profile,
-    target: Format,
-    carries: &Carries,
+    to: &Conversion,
     ghc_namespaces: bool,
     diag: &mut Diagnostics,
 ) -> Result<(), Error> {
+    let (target, carries) = (to.target, &to.carries);
     fit_threads(profile, target, carries, diag)?;
     fit_frames(profile, target, carries, diag);
     if let Some(root) = target.single_root() {
@@ -256,10 +251,11 @@ fn fit_metrics(profile: &mut Profile, to: &Conversion, diag: &mut Diagnostics) {
 }
 
 /// Drops per-function counts (LispWorks Call/Seen/Top) where the target has none, said once.
-fn drop_function_facts(profile: &mut Profile, target: Format, carries: &Carries, diag: &mut Diagnostics) {
-    if carries.function_facts || profile.function_facts.is_empty() {
+fn drop_function_facts(profile: &mut Profile, to: &Conversion, diag: &mut Diagnostics) {
+    if to.carries.function_facts || profile.function_facts.is_empty() {
         return;
     }
+    let target = to.target;
     diag.warn("facts-dropped", None, || {
         format!("{target} has no per-function counts: Call-Count, Seen-Count and Top-Count are dropped")
     });
@@ -271,7 +267,7 @@ fn drop_function_facts(profile: &mut Profile, target: Format, carries: &Carries,
 /// rules say a node of it is one chain of callers ([`crate::formats::spec::Rules::merges_siblings`]);
 /// one that turns counts into time (BR's timed mode) at `--interval` has applied it.
 fn fit_by_target(profile: Profile, to: &Conversion, diag: &mut Diagnostics) -> Profile {
-    let has_time = |p: &Profile| p.metrics().iter().any(|m| m.kind == MetricKind::Time);
+    let has_time = |p: &Profile| p.metric_of_kind(MetricKind::Time).is_some();
     let timed = has_time(&profile);
     // A node per frame under each caller, as the target's reader builds them.
     let profile = match to.target.merges_siblings() {
@@ -395,9 +391,10 @@ mod tests {
     fn per_function_counts_and_header_facts_go_where_the_target_has_none() {
         let mut tree = read(Format::Lispworks, include_str!("../../fixtures/lispworks/processes.tree"));
         assert!(!tree.function_facts.is_empty() && tree.meta.title.is_some());
-        let (carries, mut diag) = (Format::Folded.carries(), Diagnostics::default());
-        drop_function_facts(&mut tree, Format::Folded, &carries, &mut diag);
-        drop_header_facts(&mut tree.meta, &carries);
+        let (options, mut diag) = (ConvertOptions::default(), Diagnostics::default());
+        let to = Conversion::new(Format::Folded, &options);
+        drop_function_facts(&mut tree, &to, &mut diag);
+        drop_header_facts(&mut tree.meta, &to.carries);
         assert!(tree.function_facts.is_empty() && tree.meta.title.is_none() && diag.has("facts-dropped"));
     }
 

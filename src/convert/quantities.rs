@@ -1,9 +1,9 @@
 //! Samples, ticks and time into one another at an interval; units of one quantity by their factor.
 
-use super::{Conversion, ConvertOptions};
+use super::Conversion;
 use crate::diag::Diagnostics;
 use crate::error::Error;
-use crate::formats::{effective_interval, Format, Turning};
+use crate::formats::{effective_interval, Turning};
 use crate::model::{Metric, MetricKind, Profile, Repr, Sampling, Unit, Values};
 use std::time::Duration;
 
@@ -66,15 +66,14 @@ pub(super) fn conversion_interval(
 pub(super) fn interval_of_kept_counts(
     profile: &mut Profile,
     own: Option<Duration>,
-    target: Format,
-    options: &ConvertOptions,
+    to: &Conversion,
     diag: &mut Diagnostics,
 ) {
-    let Some(given) = options.interval else { return };
+    let (Some(given), target) = (to.options.interval, to.target) else { return };
     match own {
         None => profile.meta.interval = Some(given),
         Some(own) if own != given => {
-            let written = if target.carries().interval {
+            let written = if to.carries.interval {
                 format!("{target} gets the profile's own interval, {own:?}")
             } else {
                 format!("the profile's own interval is {own:?}")
@@ -159,11 +158,10 @@ pub(super) fn counts_into_time(profile: &mut Profile, to: &Conversion, diag: &mu
 /// each count one interval, beside them, in the target's unit (said on stderr).
 pub(super) fn time_beside_counts(profile: &mut Profile, to: &Conversion, diag: &mut Diagnostics) {
     drop_time_of_other_events(profile, to, diag);
-    let kind = |profile: &Profile, kind| profile.metrics().iter().position(|m| m.kind == kind);
-    if kind(profile, MetricKind::Time).is_some() {
+    if profile.metric_of_kind(MetricKind::Time).is_some() {
         return;
     }
-    let counts = kind(profile, MetricKind::Samples).or_else(|| kind(profile, MetricKind::Ticks));
+    let counts = profile.metric_of_kind(MetricKind::Samples).or_else(|| profile.metric_of_kind(MetricKind::Ticks));
     let unit = to.carries.time_unit.unwrap_or(Unit::Milliseconds);
     // The counts are kept: at the interval they were taken at, the profile's own first.
     let interval = effective_interval(to.options.interval, profile.meta.interval, Turning::CountsIntoTime);

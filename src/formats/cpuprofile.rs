@@ -163,10 +163,8 @@ fn profile(
 /// time where it has no samples. The profile is then weighed by its time. (Siblings of one frame
 /// are one node already: `merges_siblings`.)
 pub(crate) fn fit(mut profile: Profile, _: &ConvertOptions, _: &mut Diagnostics) -> Profile {
-    let kind = |profile: &Profile, kind| profile.metrics().iter().position(|m| m.kind == kind);
-    if kind(&profile, MetricKind::Samples).is_none() {
-        let counts = kind(&profile, MetricKind::Ticks);
-        let values = match (counts, kind(&profile, MetricKind::Time)) {
+    if profile.metric_of_kind(MetricKind::Samples).is_none() {
+        let values = match (profile.metric_of_kind(MetricKind::Ticks), profile.metric_of_kind(MetricKind::Time)) {
             (Some(m), _) => profile.tree.self_values(m).to_f64().into_iter().map(|c| c as i64).collect(),
             (None, Some(m)) => profile.tree.self_values(m).to_f64().into_iter().map(|t| i64::from(t > 0.0)).collect(),
             (None, None) => vec![0; profile.tree.len()],
@@ -181,9 +179,9 @@ pub(crate) fn fit(mut profile: Profile, _: &ConvertOptions, _: &mut Diagnostics)
 /// time has its samples (or ticks) laid out at its interval, else `--interval`, else 1 ms.
 pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOptions) -> Result<(), Error> {
     let tree = &profile.tree;
-    let time = profile.metrics().iter().position(|m| m.kind == MetricKind::Time);
-    let count = profile.metrics().iter().position(|m| m.kind == MetricKind::Samples);
-    let count = count.or_else(|| profile.metrics().iter().position(|m| m.kind == MetricKind::Ticks));
+    let time = profile.metric_of_kind(MetricKind::Time);
+    let count = profile.metric_of_kind(MetricKind::Samples);
+    let count = count.or_else(|| profile.metric_of_kind(MetricKind::Ticks));
     let interval = effective_interval(options.interval, profile.meta.interval, Turning::CountsIntoTime);
     let per_count = interval.as_secs_f64() * 1e6;
     let children = tree.children();

@@ -156,6 +156,11 @@ impl Profile {
         self.metrics.iter().position(|m| m.name == name)
     }
 
+    /// The index of the first metric of `kind`.
+    pub fn metric_of_kind(&self, kind: MetricKind) -> Option<usize> {
+        self.metrics.iter().position(|m| m.kind == kind)
+    }
+
     /// Chooses the metric named `name` (`--metric`) as the one the profile is written, reported
     /// and compared by ([`Meta::chosen_metric`]); an error lists the profile's metrics when it has
     /// none of that name.
@@ -175,10 +180,8 @@ impl Profile {
     /// stacks by ([`Meta::weighed_by`]) where it says so, else samples if the profile has them, else
     /// time, else ticks, else allocation, else other counts (objects, events), else calls (model.md §3: samples, else time, else calls).
     pub fn primary_metric(&self) -> Option<usize> {
-        let declared = self.meta.weighed_by.and_then(|kind| self.metrics.iter().position(|m| m.kind == kind));
-        declared.or_else(|| {
-            MetricKind::PREFERENCE.iter().find_map(|&kind| self.metrics.iter().position(|m| m.kind == kind))
-        })
+        let declared = self.meta.weighed_by.and_then(|kind| self.metric_of_kind(kind));
+        declared.or_else(|| MetricKind::PREFERENCE.iter().find_map(|&kind| self.metric_of_kind(kind)))
     }
 
     /// `frame` as one name, the way folded stacks and reports name it: `Module.label` for a frame
@@ -236,7 +239,7 @@ impl Profile {
     /// The time metric whose rows' own values are unknown ([`Meta::self_unknown`]), while its
     /// measured inclusive values are kept.
     pub fn self_unknown(&self) -> Option<usize> {
-        let time = self.metrics().iter().position(|m| m.kind == MetricKind::Time)?;
+        let time = self.metric_of_kind(MetricKind::Time)?;
         (self.meta.self_unknown && self.tree.measured_inclusive(time).is_some()).then_some(time)
     }
 

@@ -153,7 +153,7 @@ fn warn_unwritten_metrics(profile: &Profile, diag: &mut Diagnostics) {
 /// The number of groups of each node: the samples metric, else time divided at the interval.
 fn sample_counts(profile: &Profile) -> Result<Vec<i64>, Error> {
     // The conversion step derives samples from time when the profile has only time.
-    let Some(m) = profile.metrics().iter().position(|m| m.kind == MetricKind::Samples) else {
+    let Some(m) = profile.metric_of_kind(MetricKind::Samples) else {
         let what = "it needs a samples or time metric, and the profile has neither".into();
         return Err(Error::Unrepresentable { format: FORMAT, what });
     };
@@ -183,7 +183,7 @@ fn time_metric(profile: &Profile) -> Option<(usize, f64)> {
 /// a warning. A file written with time records is a timed file, weighed by its time (in whole
 /// nanoseconds, as its records hold it), in which every node with time has a group to hold it.
 pub(crate) fn fit(mut profile: Profile, options: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
-    let samples = profile.metrics().iter().position(|m| m.kind == MetricKind::Samples);
+    let samples = profile.metric_of_kind(MetricKind::Samples);
     // A source that puts its samples first (a JFR recording) has times of something else beside
     // them (lock waits), which are not the time of its samples' records: dropped, said.
     if samples.is_some() && profile.meta.weighed_by == Some(MetricKind::Samples) {

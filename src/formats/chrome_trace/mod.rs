@@ -167,7 +167,7 @@ pub(crate) fn fit(profile: Profile, diag: &mut Diagnostics) -> Profile {
     }
     // A thread is a track: below the roots every frame is a function.
     crate::model::ops::make_functions(&mut profile, crate::model::ops::is_nested_non_code);
-    let Some(time) = profile.metrics().iter().position(|m| m.kind == MetricKind::Time) else { return profile };
+    let Some(time) = profile.metric_of_kind(MetricKind::Time) else { return profile };
     if let Values::Float(values) = profile.tree.self_values(time) {
         let rounded: Vec<f64> = values.iter().copied().map(to_nanosecond).collect();
         if rounded != *values {

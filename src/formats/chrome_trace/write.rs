@@ -58,7 +58,7 @@ enum Step {
 /// up as integers so that a callee that ends with its caller ends at the caller's very timestamp.
 fn inclusive_nanoseconds(profile: &Profile) -> Result<Vec<i128>, Error> {
     let tree = &profile.tree;
-    let Some(time) = profile.metrics().iter().position(|m| m.kind == MetricKind::Time) else {
+    let Some(time) = profile.metric_of_kind(MetricKind::Time) else {
         return Ok(vec![0; tree.len()]);
     };
     let mut inclusive = Vec::with_capacity(tree.len());

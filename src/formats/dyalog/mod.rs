@@ -645,7 +645,7 @@ struct MetricColumns {
 
 impl MetricColumns {
     fn of(profile: &Profile) -> MetricColumns {
-        let find = |kind| profile.metrics().iter().position(|m| m.kind == kind);
+        let find = |kind| profile.metric_of_kind(kind);
         MetricColumns {
             calls: find(MetricKind::Calls),
             time: find(MetricKind::Time),
@@ -769,7 +769,7 @@ fn report_total(meta: &Meta) -> Option<(f64, &'static str)> {
 /// more (or, with `-exclusive`, the heaviest functions' own times, which may add up to less). A tree's or data report's TotalTime is
 /// not the total of its rows (docs/formats.md, "Dyalog reports": 272.97 ms in the guide's tree for a root of 68.4 ms).
 fn state_summary_total(profile: &mut Profile) {
-    let time = profile.metrics().iter().position(|m| m.kind == MetricKind::Time);
+    let time = profile.metric_of_kind(MetricKind::Time);
     let stated = time.zip(report_total(&profile.meta)).filter(|_| Report::of(profile) == Report::Summary);
     profile.meta.stated_total = stated.map(|(m, (value, source))| StatedTotal {
         metric: profile.metrics()[m].name.clone(),

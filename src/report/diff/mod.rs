@@ -669,11 +669,10 @@ pub(crate) fn shared_metric(base: &Profile, new: &Profile) -> Result<(usize, usi
     }
     let pair = |b: usize, n: usize| comparable_pair(base, new, b, n);
     let own = base.primary_metric().zip(new.primary_metric()).and_then(|(b, n)| pair(b, n));
-    let first_of = |p: &Profile, kind| p.metrics().iter().position(|m| m.kind == kind);
     // Else the first kind both have, in the order of preference; timer inspections, which count
     // the profiler's own work, are no measure of a change.
     let kinds = MetricKind::PREFERENCE.into_iter().filter(|&kind| kind != MetricKind::Inspections);
-    let shared = || kinds.clone().find_map(|kind| Some((first_of(base, kind)?, first_of(new, kind)?)));
+    let shared = || kinds.clone().find_map(|kind| Some((base.metric_of_kind(kind)?, new.metric_of_kind(kind)?)));
     own.or_else(shared).ok_or_else(|| {
         Error::BadOption(format!(
             "the two profiles share no kind of metric to compare (BASE has: {}; NEW has: {})",

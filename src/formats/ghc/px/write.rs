@@ -47,7 +47,7 @@ pub(crate) fn write(
             Some(parent) => writeln!(w, "2 {} 2 {cc} {}", n + 1, ids[parent.index()])?,
         }
     }
-    let column = |kind: MetricKind| profile.metrics().iter().position(|m| m.kind == kind);
+    let column = |kind| profile.metric_of_kind(kind);
     let (ticks, entries, alloc) = (column(MetricKind::Ticks), column(MetricKind::Calls), column(MetricKind::Alloc));
     let value = |m: Option<usize>, node: NodeId| m.map_or(0, |m| tree.self_value(m, node).as_count().max(0) as u64);
     let word = ghc::word_size(options.formats.get::<ghc::Options>().word_size);

@@ -4,32 +4,24 @@
 //! whole numbers that add up to the file's exactly.
 
 use crate::diag::Diagnostics;
+use crate::formats::kit::string_table::StringTable;
 use crate::model::Sampling;
 use crate::model::{
     FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, Values,
 };
 use rustc_hash::FxHashMap;
 
-/// Interned strings.
+/// Interned strings, numbered as the call graph keeps them.
 #[derive(Default)]
-pub(super) struct Strings {
-    ids: FxHashMap<Box<str>, u32>,
-    texts: Vec<Box<str>>,
-}
+pub(super) struct Strings(StringTable);
 
 impl Strings {
     pub(super) fn intern(&mut self, text: &str) -> u32 {
-        if let Some(&id) = self.ids.get(text) {
-            return id;
-        }
-        let id = self.texts.len() as u32;
-        self.texts.push(text.into());
-        self.ids.insert(text.into(), id);
-        id
+        self.0.number(text) as u32
     }
 
     fn get(&self, id: u32) -> &str {
-        &self.texts[id as usize]
+        self.0.get(id as usize).unwrap_or_default()
     }
 }
 

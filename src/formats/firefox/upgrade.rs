@@ -19,7 +19,7 @@
 //! such a library names no module, as the reader takes it.
 
 use super::document::Thread;
-use std::collections::HashMap;
+use crate::formats::kit::string_table::StringTable;
 
 /// Upgrades `threads` of processed profile version `version` (below 41) as described above.
 pub(super) fn upgrade(threads: &mut [Thread], version: u64) {
@@ -29,9 +29,9 @@ pub(super) fn upgrade(threads: &mut [Thread], version: u64) {
             thread.samples.weight = Some(durations);
             thread.samples.weight_type = Some("samples".into());
         }
-        let Some(strings) = thread.tables.string_array.as_mut() else { continue };
+        let Some(array) = thread.tables.string_array.as_mut() else { continue };
         let Some(funcs) = thread.tables.func_table.as_mut() else { continue };
-        let mut strings = Strings::of(strings);
+        let mut strings = Strings(StringTable::of(std::mem::take(array)));
         // The functions the file holds (a damaged `length` allocates nothing: the reader refuses it).
         let length = funcs.length.min(funcs.name.len());
         funcs.file_name.resize(length.max(funcs.file_name.len()), None);
@@ -57,6 +57,7 @@ pub(super) fn upgrade(threads: &mut [Thread], version: u64) {
                 funcs.line_number[f] = Some(line);
             }
         }
+        *array = strings.0.into_texts();
     }
 }
 
@@ -92,32 +93,15 @@ fn file_and_line(text: &str) -> Option<(&str, u32)> {
 
 /// A thread's strings, to which the upgrade adds the names it makes (as the profiler's
 /// `indexForString` does: an existing string keeps its index).
-struct Strings<'a> {
-    array: &'a mut Vec<String>,
-    index: HashMap<String, u64>,
-}
+struct Strings(StringTable);
 
-impl<'a> Strings<'a> {
-    fn of(array: &'a mut Vec<String>) -> Strings<'a> {
-        let mut index = HashMap::new();
-        for (i, s) in array.iter().enumerate() {
-            index.entry(s.clone()).or_insert(i as u64);
-        }
-        Strings { array, index }
-    }
-
+impl Strings {
     fn get(&self, i: u64) -> Option<&str> {
-        self.array.get(usize::try_from(i).ok()?).map(String::as_str)
+        self.0.get(usize::try_from(i).ok()?)
     }
 
     fn index(&mut self, text: &str) -> u64 {
-        if let Some(&i) = self.index.get(text) {
-            return i;
-        }
-        let i = self.array.len() as u64;
-        self.array.push(text.to_owned());
-        self.index.insert(text.to_owned(), i);
-        i
+        self.0.number(text) as u64
     }
 }
 

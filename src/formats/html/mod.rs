@@ -22,6 +22,7 @@
 //! **Lost**: header facts but the title and the interval, and per-function facts of the source
 //! (LispWorks' Call and Seen counts).
 
+use super::kit::string_table::StringTable;
 use super::spec::{self, Carries, Spec, Writes};
 use crate::error::{Error, FormatName};
 use crate::model::{
@@ -182,25 +183,6 @@ fn html_text(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
-/// Strings interned once each, by their number in the page's table.
-#[derive(Default)]
-struct Strings {
-    numbers: HashMap<String, usize>,
-    list: Vec<String>,
-}
-
-impl Strings {
-    /// The number of `text`, added where new.
-    fn number(&mut self, text: &str) -> usize {
-        if let Some(&number) = self.numbers.get(text) {
-            return number;
-        }
-        self.list.push(text.to_string());
-        self.numbers.insert(text.to_string(), self.list.len() - 1);
-        self.list.len() - 1
-    }
-}
-
 /// The profile as the viewer reads it (see the module documentation): `title`, `intervalNs`, `weighedBy`, `metrics` (name, kind, unit, whether it rolls up),
 /// `totals` (each metric's total as the reports state it), `flat`, `strings`, `frames` as four
 /// numbers each (name, module or −1, line or −1, kind: 0 function, 1 line, 2 thread, 3 other),
@@ -208,7 +190,7 @@ impl Strings {
 /// place, a string or −1), `parentOffset` (how far back a node's parent is, 0 for a root), `frame`, `values` (self values, a column per
 /// metric) and `measured` (per metric, the measured inclusive values or null).
 fn profile_json(profile: &Profile) -> String {
-    let mut strings = Strings::default();
+    let mut strings = StringTable::default();
     let mut json = String::with_capacity(64 + profile.tree.len() * 24);
     push_header(&mut json, profile);
     json.push_str(",\"frames\":[");
@@ -226,7 +208,7 @@ fn profile_json(profile: &Profile) -> String {
     json.push(']');
     push_tree(&mut json, profile);
     json.push_str(",\"strings\":");
-    push_strings(&mut json, strings.list.iter().map(|text| text.as_ref()));
+    push_strings(&mut json, strings.texts().iter().map(|text| text.as_ref()));
     json.push('}');
     json
 }
@@ -336,7 +318,7 @@ struct PageFrame {
 /// The profile's frames, in its order, then the function of each line frame that is not a frame
 /// of the profile already: the page merges lines into their functions as the reports do
 /// (`ops::merge_lines`), a line frame becoming its function's frame, named as the reports name it.
-fn page_frames(profile: &Profile, strings: &mut Strings) -> Vec<PageFrame> {
+fn page_frames(profile: &Profile, strings: &mut StringTable) -> Vec<PageFrame> {
     let mut frames: Vec<PageFrame> = Vec::with_capacity(profile.frames.len());
     for (id, frame) in profile.frames.iter() {
         let kind = match frame.kind {

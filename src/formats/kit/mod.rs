@@ -10,6 +10,8 @@
 //! - [`parts`]: reports in parts, a header, a body of stacks and what follows it ([`parts::Parts`]);
 //! - [`source_frame`]: the frame of a function named where its source is (JavaScript's
 //!   profilers), with one rule for anonymous functions;
+//! - [`string_table`]: strings each held once, numbered in order (pprof's, the Firefox Profiler's
+//!   and callgrind's tables);
 //! - [`v8_profile`]: V8's CPU profile document, which a `.cpuprofile` is and a Chrome trace holds;
 //! - [`count_names`], [`time`]: what writers share (a count's name, dates), and an interval written
 //!   in words (`every 1 millisecond`).
@@ -20,5 +22,6 @@ pub(crate) mod lines;
 pub(crate) mod parts;
 pub(crate) mod sink;
 pub(crate) mod source_frame;
+pub(crate) mod string_table;
 pub(crate) mod time;
 pub(crate) mod v8_profile;

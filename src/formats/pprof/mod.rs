@@ -70,6 +70,7 @@ mod proto;
 mod read;
 mod wire;
 
+use super::kit::string_table::StringTable;
 use super::kit::time::{format_time, parse_time};
 use super::options::ConvertOptions;
 use super::spec::{self, Carries, Reads, Rules, Sniff, Spec, Writes};
@@ -374,7 +375,7 @@ fn encode(
         mapping,
         location,
         function,
-        string_table: strings.table,
+        string_table: strings.0.into_texts(),
         time_nanos,
         duration_nanos,
         period_type,
@@ -499,26 +500,17 @@ fn unit_name(unit: Unit) -> &'static str {
 }
 
 /// The string table: index 0 is the empty string, each string once.
-struct Strings {
-    table: Vec<String>,
-    index: std::collections::HashMap<String, i64>,
-}
+struct Strings(StringTable);
 
 impl Default for Strings {
     fn default() -> Strings {
-        Strings { table: vec![String::new()], index: std::collections::HashMap::from([(String::new(), 0)]) }
+        Strings(StringTable::of(vec![String::new()]))
     }
 }
 
 impl Strings {
     fn index(&mut self, text: &str) -> i64 {
-        if let Some(&i) = self.index.get(text) {
-            return i;
-        }
-        let i = self.table.len() as i64;
-        self.table.push(text.to_string());
-        self.index.insert(text.to_string(), i);
-        i
+        self.0.number(text) as i64
     }
 }
 

@@ -73,6 +73,9 @@ mod pmcstat;
 // pprof: pprof's protocol buffers.
 mod pprof;
 
+// pprof-legacy: pprof's legacy profiles (gperftools' CPU and heap), read only, against go tool pprof.
+mod pprof_legacy;
+
 // safari: Safari's timeline recordings, read only, against speedscope.
 mod safari;
 

@@ -514,15 +514,66 @@ fn main() {
             out.flush().expect("flushing the output");
             eprintln!("{path}: callgrind, {functions} functions, {written} bytes");
         }
+        [shape @ ("pprof-legacy-cpu" | "pprof-legacy-heap"), size, path] => {
+            let file = std::fs::File::create(path).expect("creating the output");
+            let mut out = BufWriter::with_capacity(1 << 20, file);
+            let (stacks, written) = pprof_legacy(shape, size.parse().expect("MIN_BYTES is a number"), &mut out);
+            out.flush().expect("flushing the output");
+            eprintln!("{path}: {shape}, {stacks} stacks, {written} bytes");
+        }
         [format, size, path] => generate_format(format, size, path, None),
         [format, size, path, nodes] => {
             generate_format(format, size, path, Some(nodes.parse().expect("NODES is a number")))
         }
         _ => {
-            eprintln!("usage: generate FORMAT MIN_BYTES OUT [NODES] (FORMAT: a writable format, folded-stacks, folded-walks, perf-script, perf-random or callgrind)");
+            eprintln!("usage: generate FORMAT MIN_BYTES OUT [NODES] (FORMAT: a writable format, folded-stacks, folded-walks, perf-script, perf-random, callgrind, pprof-legacy-cpu or pprof-legacy-heap)");
             std::process::exit(2);
         }
     }
+}
+
+/// A gperftools CPU profile (`pprof-legacy-cpu`: 64-bit little-endian words, 1 ms period) or heap
+/// profile (`pprof-legacy-heap`: `heap_v2/524288`, in use and allocated) of at least `size` bytes:
+/// distinct stacks 4 to 40 deep of 20,000 addresses in one mapping, then the memory map.
+fn pprof_legacy(shape: &str, size: u64, out: &mut impl Write) -> (usize, u64) {
+    const START: u64 = 0x5600_0000_0000;
+    let mut rng = Rng(0x9e47_f7a5);
+    let heap = shape == "pprof-legacy-heap";
+    let mut written = 0u64;
+    let mut put = |bytes: &[u8], written: &mut u64| {
+        out.write_all(bytes).expect("writing the output");
+        *written += bytes.len() as u64;
+    };
+    let words = |ws: &[u64]| ws.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>();
+    match heap {
+        true => put(b"heap profile:    1:  1 [   1:  1] @ heap_v2/524288\n", &mut written),
+        false => put(&words(&[0, 3, 0, 1000, 0]), &mut written),
+    }
+    let mut stacks = 0;
+    while written < size {
+        let depth = 4 + rng.below(37);
+        let addresses: Vec<u64> = (0..depth).map(|_| START + 0x1000 + rng.below(20_000) * 16).collect();
+        let count = 1 + rng.below(100);
+        match heap {
+            true => {
+                let bytes = count * (16 + rng.below(4096));
+                let listed: Vec<String> = addresses.iter().map(|a| format!("{a:#x}")).collect();
+                let line = format!("{count:6}: {bytes:8} [{:6}: {:8}] @ {}\n", count * 3, bytes * 3, listed.join(" "));
+                put(line.as_bytes(), &mut written);
+            }
+            false => put(&words(&[&[count, depth][..], &addresses].concat()), &mut written),
+        }
+        stacks += 1;
+    }
+    let map = format!("{START:x}-{:x} r-xp 00001000 00:00 1 /usr/bin/bench\n", START + 0x100_0000);
+    match heap {
+        true => put(format!("\nMAPPED_LIBRARIES:\n{map}").as_bytes(), &mut written),
+        false => {
+            put(&words(&[0, 1, 0]), &mut written);
+            put(map.as_bytes(), &mut written);
+        }
+    }
+    (stacks, written)
 }
 
 /// Writes a profile of `format` of at least `size` bytes to `path` (with `nodes`: a fixed tree whose

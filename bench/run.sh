@@ -6,6 +6,7 @@
 #
 #   bench/run.sh            # all formats
 #   bench/run.sh lispworks  # one format
+#   bench/run.sh pprof-legacy  # gperftools' CPU and heap profiles beside go tool pprof -raw
 #   bench/run.sh merge diff # proftool merge of 1,000 inputs, proftool diff of two 100 MB inputs
 #   MEDIAN=7 bench/run.sh folded-walks  # one of issue 21's folded shapes (see the end)
 #   PROFTOOL=../old/target/release/proftool bench/run.sh br  # another build, on the same inputs
@@ -169,6 +170,27 @@ if [ $# -eq 0 ] || [[ " $* " == *" ghc-prof "* ]]; then
   else
     echo "  inferno-collapse-ghcprof not found: install it with 'cargo install inferno' to compare"
   fi
+fi
+if [ $# -eq 0 ] || [[ " $* " == *" pprof-legacy "* ]]; then
+  # pprof's legacy profiles (read only): a gperftools CPU profile (binary) and a sampled heap
+  # profile (text) from the generator, each beside Go's own reader of them, `go tool pprof -raw`
+  # (Debian golang-go), with the ratio of their times (the issue asks at least 2 x).
+  for kind in cpu heap; do
+    file=bench/data/big-legacy.$kind
+    if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -lt "$SIZE" ]; then
+      "$gen" "pprof-legacy-$kind" "$SIZE" "$file"
+    fi
+    bytes=$(stat -c %s "$file")
+    echo "pprof-legacy ($kind) → folded: $file, $((bytes / 1000000)) MB"
+    read -r ours r < <(measure "$bin" convert -q --from pprof-legacy --to folded "$file" -); row "proftool pprof-legacy → folded" "$ours" "$r" "$bytes"
+    reports pprof-legacy "$file" "$bytes" "$ours"
+    if command -v go > /dev/null; then
+      read -r theirs r < <(measure go tool pprof -symbolize=none -raw "$file"); row "go tool pprof -raw" "$theirs" "$r" "$bytes"
+      awk -v a="$theirs" -v b="$ours" 'BEGIN { if (b > 0) printf "  proftool %.1f x as fast as go tool pprof -raw\n", a / b }'
+    else
+      echo "  go not found: install golang-go to compare with go tool pprof -raw"
+    fi
+  done
 fi
 if { [ $# -eq 0 ] && command -v java > /dev/null; } || [[ " $* " == *" jfr "* ]]; then
   file=bench/data/big.jfr

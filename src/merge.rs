@@ -240,6 +240,8 @@ fn drop_differing_facts(merged: &mut Profile, profile: &Profile, label: &str, di
         }
         shared
     });
+    // What a report says of itself, kept where both runs say the same.
+    dropped.extend(meta.report.keep_shared(&other.report).into_iter().map(|fact| fact.label().to_string()));
     meta.flat |= other.flat;
     meta.lines_merged |= other.lines_merged;
     // The runs' stated totals add up; one that only one of them states is no total of both.

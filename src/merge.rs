@@ -461,4 +461,20 @@ mod tests {
         assert_eq!(threads(&together), ["main"]);
         assert_eq!(together.total(0), Value::Int(6));
     }
+
+    #[test]
+    fn what_a_report_says_of_itself_is_kept_where_the_runs_agree_and_named_where_not() {
+        let tree = read(Format::DyalogXml, include_str!("../fixtures/dyalog-xml/v1.37-stats-tree.xml"));
+        let summary = read(Format::DyalogXml, include_str!("../fixtures/dyalog-xml/v1.37-stats-summary.xml"));
+        let twice = merged(&[tree.clone(), tree.clone()], false).unwrap();
+        assert_eq!(twice.meta.report, tree.meta.report);
+        let mut merger = Merger::new(false);
+        let mut diag = Diagnostics::default();
+        merger.add(tree, "tree", &mut diag).unwrap();
+        merger.add(summary, "summary", &mut diag).unwrap();
+        let both = merger.finish().unwrap();
+        assert_eq!(both.meta.report.kind, None);
+        let warning = diag.warnings().iter().find(|w| w.key == "merge-facts-dropped").unwrap().to_string();
+        assert!(warning.contains("report kind"), "{warning}");
+    }
 }

@@ -140,3 +140,26 @@ fn push(column: &mut Values, v: f64) {
         Values::Float(values) => values.push(v),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::Diagnostics;
+    use crate::formats::{Format, ReadOptions};
+
+    #[test]
+    fn a_flat_report_says_what_it_is() {
+        let text = include_str!("../../fixtures/dyalog-xml/v1.37-stats-tree.xml");
+        let tree = Format::DyalogXml.read(&mut text.as_bytes(), &ReadOptions::default(), &mut Diagnostics::default());
+        let tree = tree.unwrap();
+        let (summary, _) = flat_report(tree.clone(), FlatReport::Summary).unwrap();
+        let facts = &summary.meta.report;
+        assert_eq!((facts.kind, facts.timer_cost), (Some(ReportKind::Summary), tree.meta.report.timer_cost));
+        let time = tree.metric_of_kind(MetricKind::Time).unwrap();
+        assert_eq!(facts.percentages_of, Some(tree.reported_total(time).value));
+        assert!(facts.derived.percent_of_total && summary.meta.flat && summary.meta.self_unknown);
+        let (data, _) = flat_report(tree.clone(), FlatReport::Data).unwrap();
+        assert!(data.meta.report.times_as_measured() && data.meta.report.percentages_of.is_none());
+        assert!(!data.meta.report.derived.any() && !data.meta.self_unknown);
+    }
+}

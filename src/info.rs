@@ -32,6 +32,9 @@ pub struct Info {
     pub interval_ns: Option<u128>,
     /// Format-specific header facts.
     pub attrs: Vec<(String, String)>,
+    /// What the profile's report says of itself ([`crate::model::ReportFacts`]: its kind, the
+    /// timer's cost, …), each as what it is and its value.
+    pub report: Vec<(String, String)>,
     /// Every metric with its total.
     pub metrics: Vec<MetricInfo>,
     /// Number of roots.
@@ -113,6 +116,9 @@ impl Info {
             timestamp: profile.meta.timestamp.clone(),
             interval_ns: profile.meta.interval.map(|d| d.as_nanos()),
             attrs: profile.meta.attrs.clone(),
+            report: (profile.meta.report.stated().into_iter())
+                .filter_map(|fact| Some((fact.label().to_string(), profile.meta.report.describe(fact)?)))
+                .collect(),
             metrics,
             roots: profile.tree.roots().count(),
             nodes: profile.tree.len(),
@@ -137,7 +143,7 @@ impl Info {
         if let Some(ns) = self.interval_ns {
             let _ = writeln!(s, "interval   {:?}", std::time::Duration::from_nanos(ns as u64));
         }
-        for (k, v) in &self.attrs {
+        for (k, v) in self.attrs.iter().chain(&self.report) {
             let _ = writeln!(s, "{k:<10} {v}");
         }
         for m in &self.metrics {

@@ -240,6 +240,8 @@ fn drop_differing_facts(merged: &mut Profile, profile: &Profile, label: &str, di
         }
         shared
     });
+    // What a report says of itself, kept where both runs say the same.
+    dropped.extend(meta.report.keep_shared(&other.report).into_iter().map(|fact| fact.label().to_string()));
     meta.flat |= other.flat;
     meta.lines_merged |= other.lines_merged;
     // The runs' stated totals add up; one that only one of them states is no total of both.
@@ -458,5 +460,21 @@ mod tests {
         let together = merged(&[a.clone(), a], true).unwrap();
         assert_eq!(threads(&together), ["main"]);
         assert_eq!(together.total(0), Value::Int(6));
+    }
+
+    #[test]
+    fn what_a_report_says_of_itself_is_kept_where_the_runs_agree_and_named_where_not() {
+        let tree = read(Format::DyalogXml, include_str!("../fixtures/dyalog-xml/v1.37-stats-tree.xml"));
+        let summary = read(Format::DyalogXml, include_str!("../fixtures/dyalog-xml/v1.37-stats-summary.xml"));
+        let twice = merged(&[tree.clone(), tree.clone()], false).unwrap();
+        assert_eq!(twice.meta.report, tree.meta.report);
+        let mut merger = Merger::new(false);
+        let mut diag = Diagnostics::default();
+        merger.add(tree, "tree", &mut diag).unwrap();
+        merger.add(summary, "summary", &mut diag).unwrap();
+        let both = merger.finish().unwrap();
+        assert_eq!(both.meta.report.kind, None);
+        let warning = diag.warnings().iter().find(|w| w.key == "merge-facts-dropped").unwrap().to_string();
+        assert!(warning.contains("report kind"), "{warning}");
     }
 }

@@ -63,7 +63,7 @@ impl ConvertArgs {
         self.common.select.choose_metric(&mut read.profile)?;
         let mut profile = filters.apply_to_write(read.profile, diag)?;
         if let Some(kind) = self.common.write.dyalog_report {
-            let (report, notes) = proftool::report::dyalog_report(profile, kind)?;
+            let (report, notes) = proftool::report::flat_report(profile, kind)?;
             for note in notes {
                 diag.warn("report-times", None, || format!("{}: {note}", self.input.display()));
             }

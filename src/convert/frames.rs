@@ -234,7 +234,10 @@ pub(super) fn report_dropped_header(profile: &Profile, target: Format, carries: 
             format!("{target} has no sampling interval: {iv:?} is dropped")
         });
     }
-    let foreign: Vec<&str> = meta.attrs.iter().map(|(k, _)| k.as_str()).filter(|k| !target.keeps_attr(k)).collect();
+    let foreign_attrs = meta.attrs.iter().map(|(k, _)| -> &str { k }).filter(|k| !target.keeps_attr(k));
+    // What a report says of itself, where the target has no place for it (the timer's cost, the kind).
+    let report = meta.report.stated().into_iter().filter(|&fact| !target.keeps_report_fact(fact));
+    let foreign: Vec<&str> = foreign_attrs.chain(report.map(|fact| -> &str { fact.label() })).collect();
     if !foreign.is_empty() {
         let keys = foreign.join(", ");
         diag.lacks("attrs-dropped", target.name(), &format!("header facts {keys}"), || {

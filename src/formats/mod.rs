@@ -62,7 +62,7 @@ pub use spec::{Carries, Sniff, Structure};
 
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName};
-use crate::model::{Profile, DEFINED_AT};
+use crate::model::{Profile, ReportFact, DEFINED_AT};
 use std::fmt;
 use std::io::{Read, Write};
 use strum::VariantArray;
@@ -270,9 +270,18 @@ impl Format {
     }
 
     /// Whether the header fact `key` is one this format writes: keyed by its name
-    /// (`dyalog-xml.TimerBias`), or shared by its family (the Dyalog formats' report kind).
+    /// (`dyalog-xml.Version`).
     pub fn keeps_attr(self, key: &str) -> bool {
-        owns_key(self, key) || self.rules().shared_attrs.contains(&key)
+        owns_key(self, key)
+    }
+
+    /// Whether this format writes what a profiler's own report says of itself, `fact`
+    /// ([`crate::model::ReportFacts`]: Dyalog's reports).
+    pub fn keeps_report_fact(self, fact: ReportFact) -> bool {
+        match fact {
+            ReportFact::TimerCost => self.rules().keeps_timer_cost,
+            _ => self.rules().keeps_report,
+        }
     }
 
     /// Whether the per-frame fact `key` is one this format writes: keyed by its name

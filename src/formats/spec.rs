@@ -194,8 +194,13 @@ pub struct Rules {
     /// Whether it writes where a function is defined ([`crate::model::DEFINED_AT`]), a file and
     /// line per function.
     pub keeps_defined_at: bool,
-    /// Header facts it keeps though they are not named after it (the facts its family shares).
-    pub shared_attrs: &'static [&'static str],
+    /// Whether it writes what a profiler's own report says about itself
+    /// ([`crate::model::ReportFacts`]: its kind, percentages and derived columns), as Dyalog's
+    /// reports do.
+    pub keeps_report: bool,
+    /// Whether it writes the timer's cost per inspection ([`crate::model::ReportFacts::timer_cost`]),
+    /// as Dyalog's XML settings do.
+    pub keeps_timer_cost: bool,
     /// Whether its frame module is a namespace that is part of the code's name (a GHC module), so
     /// that a frame of such a profile reads `Module.label` wherever one name is written.
     pub module_is_namespace: bool,
@@ -220,7 +225,8 @@ pub const STACKS_ONLY: Rules = Rules {
     fit_roots: roots_as_they_are,
     says_which_metric_comes_first: false,
     keeps_defined_at: false,
-    shared_attrs: &[],
+    keeps_report: false,
+    keeps_timer_cost: false,
     module_is_namespace: false,
     keeps_measured_inclusive: false,
     single_root: None,

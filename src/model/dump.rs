@@ -60,6 +60,9 @@ fn dump_header(profile: &Profile, out: &mut String) {
             total.source
         );
     }
+    for fact in meta.report.stated() {
+        let _ = writeln!(out, "{}: {}", fact.label(), meta.report.describe(fact).unwrap_or_default());
+    }
     for (key, value) in &meta.attrs {
         let _ = writeln!(out, "attr {key}: {value:?}");
     }

@@ -4,6 +4,7 @@
 //!
 //! - [`Profile`]: header facts ([`Meta`]), declared [`Metric`]s, interned [`Frame`]s, the [`CallTree`]
 //!   and per-function facts ([`FunctionFacts`]).
+//! - [`ReportFacts`]: what a profiler's own report says about itself ([`Meta::report`]).
 //! - [`SourceLocation`]: where a frame's code is defined (the frame attr [`DEFINED_AT`]).
 //! - [`CallTree`]: an arena of nodes, parents before children, one self value per metric per node.
 //! - [`dump`]: the canonical text form used by golden tests and `proftool dump`-style review.
@@ -16,12 +17,14 @@ mod frame;
 mod metric;
 pub mod ops;
 mod profile;
+mod report;
 mod source;
 mod tree;
 
 pub use frame::{Frame, FrameId, FrameKind, FrameRef, FrameTable};
 pub use metric::{decimal_sum, significant, Aggregation, Metric, MetricKind, Repr, Sampling, Unit, Value, Values};
 pub use profile::{FunctionFacts, Meta, Profile, StatedTotal, Total, TotalSource, ROUTINE};
+pub use report::{DerivedColumns, ReportFact, ReportFacts, ReportKind};
 pub use source::{SourceLocation, DEFINED_AT};
 pub(crate) use tree::ChildIndex;
 pub use tree::{CallTree, Children, NodeId, Visit, Walk};

@@ -3,6 +3,7 @@
 
 use super::frame::{FrameId, FrameTable};
 use super::metric::{Metric, MetricKind, Unit, Value};
+use super::report::ReportFacts;
 use super::tree::{CallTree, NodeId};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -10,8 +11,8 @@ use std::time::Duration;
 /// Facts about the whole profile.
 ///
 /// The typed fields mean the same in every format; `attrs` keeps format-specific header fields
-/// (Dyalog `TimerBias`, …) in the order they were read, so that writing back to the same format loses
-/// nothing. Their keys are prefixed with the format name (`dyalog-xml.TimerBias`).
+/// (Dyalog's `Version`, …) in the order they were read, so that writing back to the same format loses
+/// nothing. Their keys are prefixed with the format name (`dyalog-xml.Version`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Meta {
     /// The profile's title or name (LispWorks tree name, Dyalog Title).
@@ -22,6 +23,10 @@ pub struct Meta {
     pub interval: Option<Duration>,
     /// Format-specific header facts, in source order.
     pub attrs: Vec<(String, String)>,
+    /// What a profiler's own report says about itself and the run's timer (Dyalog's `]PROFILE`
+    /// reports): its kind, the timer's cost per inspection, its percentages and the columns it
+    /// derives.
+    pub report: ReportFacts,
     /// Whether the source was a flat report (Dyalog summary and data reports): rows without call
     /// structure, each a root with at most its own source lines below it.
     pub flat: bool,
@@ -241,6 +246,13 @@ impl Profile {
     pub fn self_unknown(&self) -> Option<usize> {
         let time = self.metric_of_kind(MetricKind::Time)?;
         (self.meta.self_unknown && self.tree.measured_inclusive(time).is_some()).then_some(time)
+    }
+
+    /// The report's own percentage of the total for each node ([`ReportFacts::row_percentages`]),
+    /// while the tree still has the nodes they were given for.
+    pub fn row_percentages(&self) -> Option<&[Option<f64>]> {
+        let percentages = self.meta.report.row_percentages.as_deref()?;
+        (percentages.len() == self.tree.len()).then_some(percentages)
     }
 
     /// The total of `metric` that every report and `info` state: the source's own figure where it

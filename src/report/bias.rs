@@ -14,7 +14,6 @@
 //! 0.000194948697), so B = 0. A CSV tree or summary states no TimerBias: B is unknown there.
 
 use crate::error::Error;
-use crate::formats::dyalog;
 use crate::model::{MetricKind, Profile, Value};
 
 /// The timer bias a profile's times are to be shown with, as a report asks for it.
@@ -33,16 +32,21 @@ pub(super) enum Times {
 
 /// The bias the times of `profile` are adjusted with (B above), where it is known.
 fn adjusted_with(profile: &Profile) -> Option<f64> {
-    if dyalog::raw_times(profile) {
+    if profile.meta.report.times_as_measured() {
         return Some(0.0);
     }
     run_bias(profile)
 }
 
-/// The TimerBias of the run that `profile` reports, where it says it.
+/// The TimerBias of the run that `profile` reports, where it says it (the timer's cost,
+/// [`crate::model::ReportFacts::timer_cost`]).
 fn run_bias(profile: &Profile) -> Option<f64> {
-    let stated = profile.meta.attrs.iter().find(|(key, _)| key.ends_with(".TimerBias"));
-    stated.and_then(|(_, v)| v.parse::<f64>().ok())
+    profile.meta.report.timer_cost
+}
+
+/// Whether `profile` is a profiler's own report ([`crate::model::ReportFacts::kind`]).
+fn is_report(profile: &Profile) -> bool {
+    profile.meta.report.kind.is_some()
 }
 
 /// Recomputes the times of `profile` with the timer bias `bias` (in milliseconds).
@@ -59,7 +63,7 @@ pub(crate) fn apply_bias(profile: &mut Profile, bias: f64) -> Result<(), Error> 
 /// what was done, or why it could not be, in a sentence.
 pub fn take_off_timer_bias(profile: &mut Profile) -> Result<Option<String>, Error> {
     let has_ticks = profile.metrics().iter().any(|m| m.kind == MetricKind::Inspections);
-    if !(has_ticks && dyalog::raw_times(profile)) {
+    if !(has_ticks && profile.meta.report.times_as_measured()) {
         return Ok(None);
     }
     Ok(Some(match run_bias(profile) {
@@ -81,12 +85,12 @@ pub(super) fn show_times(profile: &mut Profile, times: Times) -> Result<Option<S
     let held = adjusted_with(profile);
     let has_ticks = profile.metrics().iter().any(|m| m.kind == MetricKind::Inspections);
     match (times, held) {
-        (Times::MeasuredBias(bias), None) if has_ticks && dyalog::is_report(profile) => {
+        (Times::MeasuredBias(bias), None) if has_ticks && is_report(profile) => {
             rebias(profile, bias, 0.0).map_err(|why| Error::BadOption(format!("--bias {bias}: {why}")))?;
             Ok(None)
         }
         (Times::Bias(bias) | Times::MeasuredBias(bias), _) => apply_bias(profile, bias).map(|()| None),
-        (Times::Measured, None) if has_ticks && dyalog::is_report(profile) => Ok(Some(
+        (Times::Measured, None) if has_ticks && is_report(profile) => Ok(Some(
             "the report does not say the TimerBias its times were adjusted with (a CSV report has no settings): \
              its times are shown bias-adjusted, not as measured; give the run's TimerBias (]PROFILE state's \
              timer cost) with --bias MS to put it back"
@@ -97,7 +101,7 @@ pub(super) fn show_times(profile: &mut Profile, times: Times) -> Result<Option<S
             let _ = rebias(profile, held, 0.0);
             Ok(None)
         }
-        (Times::Adjusted, _) if has_ticks && dyalog::raw_times(profile) => match run_bias(profile) {
+        (Times::Adjusted, _) if has_ticks && profile.meta.report.times_as_measured() => match run_bias(profile) {
             Some(bias) => rebias(profile, 0.0, bias).map(|()| None).map_err(Error::BadOption),
             None => Ok(Some(
                 "a data report holds times as measured and this one does not say its TimerBias (a CSV report \

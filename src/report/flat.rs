@@ -12,8 +12,9 @@ use super::data::{groups, Group};
 use super::summary::sums_of;
 use super::{inclusive_values, ReportOptions, View};
 use crate::error::Error;
-use crate::formats::dyalog::{self as dyalog_format};
-use crate::model::{FrameKind, FrameRef, Metric, MetricKind, Profile, Value, Values};
+use crate::model::{
+    DerivedColumns, FrameKind, FrameRef, Metric, MetricKind, Profile, ReportFacts, ReportKind, Value, Values,
+};
 
 /// The flat `]PROFILE` reports proftool writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,10 +37,22 @@ impl std::str::FromStr for FlatReport {
     }
 }
 
-/// `profile` as the flat report `kind`, and what it could not do as asked (for stderr).
-pub fn dyalog_report(profile: Profile, kind: FlatReport) -> Result<(Profile, Vec<String>), Error> {
-    let timer_bias: Vec<(String, String)> =
-        profile.meta.attrs.iter().filter(|(key, _)| key.ends_with(".TimerBias")).cloned().collect();
+impl FlatReport {
+    /// The kind of report it is ([`crate::model::ReportFacts::kind`]).
+    pub fn kind(self) -> ReportKind {
+        match self {
+            FlatReport::Summary => ReportKind::Summary,
+            FlatReport::Data => ReportKind::Data,
+        }
+    }
+}
+
+/// `profile` as the flat report `kind`, and what it could not do as asked (for stderr). The report
+/// says what it is ([`crate::model::ReportFacts`]): its kind, the run's timer cost, and for a
+/// summary the total its percentages (a derived column) are of, so that a writer of such reports
+/// (Dyalog's) writes it as one.
+pub fn flat_report(profile: Profile, kind: FlatReport) -> Result<(Profile, Vec<String>), Error> {
+    let timer_cost = profile.meta.report.timer_cost;
     let title = profile.meta.title.clone();
     let options = ReportOptions { lines: true, measured_times: kind == FlatReport::Data, ..ReportOptions::default() };
     let view = View::new(profile, &options)?;
@@ -101,18 +114,15 @@ pub fn dyalog_report(profile: Profile, kind: FlatReport) -> Result<(Profile, Vec
     flat.meta.flat = true;
     flat.meta.self_unknown = kind == FlatReport::Summary;
     flat.meta.title = title;
-    flat.meta.attrs.extend(timer_bias);
-    flat.meta.attrs.push((
-        dyalog_format::REPORT_KEY.to_string(),
-        match kind {
-            FlatReport::Summary => "summary".to_string(),
-            FlatReport::Data => "data".to_string(),
-        },
-    ));
-    if kind == FlatReport::Summary {
-        flat.meta.attrs.extend(dyalog_format::derived_fact(dyalog_format::Column::PctOfTot.bit()));
-        flat.meta.attrs.push((dyalog_format::TOTAL_KEY.to_string(), view.total().to_string()));
-    }
+    let summary = kind == FlatReport::Summary;
+    flat.meta.report = ReportFacts {
+        kind: Some(kind.kind()),
+        timer_cost,
+        // A summary's percentages of the total, of the profile's total.
+        percentages_of: summary.then(|| view.total()),
+        derived: DerivedColumns { percent_of_total: summary, ..DerivedColumns::default() },
+        row_percentages: None,
+    };
     Ok((flat, notes))
 }
 
@@ -128,5 +138,28 @@ fn push(column: &mut Values, v: f64) {
     match column {
         Values::Int(values) => values.push(v.round() as i64),
         Values::Float(values) => values.push(v),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::Diagnostics;
+    use crate::formats::{Format, ReadOptions};
+
+    #[test]
+    fn a_flat_report_says_what_it_is() {
+        let text = include_str!("../../fixtures/dyalog-xml/v1.37-stats-tree.xml");
+        let tree = Format::DyalogXml.read(&mut text.as_bytes(), &ReadOptions::default(), &mut Diagnostics::default());
+        let tree = tree.unwrap();
+        let (summary, _) = flat_report(tree.clone(), FlatReport::Summary).unwrap();
+        let facts = &summary.meta.report;
+        assert_eq!((facts.kind, facts.timer_cost), (Some(ReportKind::Summary), tree.meta.report.timer_cost));
+        let time = tree.metric_of_kind(MetricKind::Time).unwrap();
+        assert_eq!(facts.percentages_of, Some(tree.reported_total(time).value));
+        assert!(facts.derived.percent_of_total && summary.meta.flat && summary.meta.self_unknown);
+        let (data, _) = flat_report(tree.clone(), FlatReport::Data).unwrap();
+        assert!(data.meta.report.times_as_measured() && data.meta.report.percentages_of.is_none());
+        assert!(!data.meta.report.derived.any() && !data.meta.self_unknown);
     }
 }

@@ -33,7 +33,7 @@ pub mod units;
 pub use bias::take_off_timer_bias;
 pub use calls::{calls, CallsOptions, CallsPrinter, Functions};
 pub use data::{data, DataOptions};
-pub use flat::{dyalog_report, FlatReport};
+pub use flat::{flat_report, FlatReport};
 pub use header::Header;
 pub use rank::Ranking;
 pub use summary::{summary, SummaryOptions};
@@ -166,7 +166,8 @@ pub struct View {
     notes: Vec<String>,
     /// The metric whose self values are unknown (a Dyalog summary report's inclusive times).
     self_unknown: Option<usize>,
-    /// Per node, a Dyalog summary report's own PctOfTot, while the view holds its rows unchanged.
+    /// Per node, the report's own percentages (a Dyalog summary's PctOfTot,
+    /// [`crate::model::ReportFacts::row_percentages`]), while the view holds its rows unchanged.
     file_percentages: Option<Vec<Option<f64>>>,
 }
 
@@ -191,7 +192,7 @@ impl View {
         };
         // The file's own percentages hold while the times are the file's.
         let mut file_percentages = (times == bias::Times::Adjusted && options.filters.is_empty())
-            .then(|| crate::formats::dyalog::file_percentages(&profile))
+            .then(|| profile.row_percentages().map(<[_]>::to_vec))
             .flatten();
         let notes: Vec<String> = bias::show_times(&mut profile, times)?.into_iter().collect();
         let self_unknown = profile.self_unknown();

@@ -31,7 +31,7 @@
 //! the whole tree, values added in the same order, at a third of the nodes; one exception: where values were clamped to 0 (a malformed file), measured
 //! inclusive values too low for what is left are raised on the merged nodes, not before merging.
 
-use super::{unattributed, Column, Report, Row};
+use super::{report_of_columns, unattributed, Column, Report, Row};
 use crate::diag::Diagnostics;
 use crate::error::FormatName;
 use crate::error::ParseErrorKind;
@@ -334,7 +334,7 @@ impl ReportBuilder {
             time,
             ticks,
             tree: has(Column::Depth),
-            report: Report::of_columns(columns),
+            report: report_of_columns(columns),
             column_bits: columns.iter().fold(0, |bits, c| bits | c.bit()),
             merge_lines,
             merged_a_line: false,
@@ -590,11 +590,8 @@ impl ReportBuilder {
             });
         }
         let r = if swap { 1 - labelled } else { labelled };
-        self.profile.meta.attrs.extend(super::derived_fact(self.column_bits));
-        if let Some(percentages) = self.percentages.take().filter(|p| p.iter().any(Option::is_some)) {
-            let texts: Vec<String> = percentages.iter().map(|p| p.map(|p| p.to_string()).unwrap_or_default()).collect();
-            self.profile.meta.attrs.push((super::PCT_KEY.to_string(), texts.join(",")));
-        }
+        self.profile.meta.report.derived = super::derived_columns(self.column_bits);
+        self.profile.meta.report.row_percentages = self.percentages.take().filter(|p| p.iter().any(Option::is_some));
         diag.absorb(std::mem::take(&mut self.diags[r]));
         if let Some((node, line)) = self.first_inverted[r] {
             let count = counts[r];
@@ -631,7 +628,7 @@ impl ReportBuilder {
         super::state_summary_total(&mut self.profile);
         // A summary's rows are functions' inclusive times only (docs/formats.md, "Dyalog
         // reports"): `#.Rain` 68.4 ms and `#.ch.Step` 47.1 ms, which Rain calls.
-        self.profile.meta.self_unknown = super::Report::of(&self.profile) == super::Report::Summary;
+        self.profile.meta.self_unknown = super::report_of(&self.profile) == Report::Summary;
         self.profile
     }
 

@@ -26,7 +26,7 @@
 //! XML.
 
 use super::build::ReportBuilder;
-use super::{report_rows, Column, Report, Row, Separators, REPORT_KEY, TOTAL_KEY};
+use super::{report_of_columns, report_rows, Column, Row, Separators};
 use crate::diag::Diagnostics;
 use crate::error::FormatName;
 use crate::error::{Error, ParseError, ParseErrorKind, Position};
@@ -50,7 +50,7 @@ pub(crate) const SPEC: Spec = Spec {
         write: |profile, out, options, diag| {
             write(profile, out, options.formats.get::<super::Options>().separators, diag)
         },
-        rules: super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag)),
+        rules: super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag), false),
         differential: None,
     }),
 };
@@ -159,7 +159,7 @@ pub(crate) fn read(
     }
     let columns = header_columns(header, field, diag)?;
     let known: Vec<Column> = columns.iter().flatten().copied().collect();
-    let report = Report::of_columns(&known);
+    let report = report_of_columns(&known);
     let total = percent_total(&head, &columns, field, separators.decimal);
     let mut builder = ReportBuilder::new(FORMAT, &known, merge_lines);
     let prepare = |line: &str| {
@@ -197,8 +197,8 @@ pub(crate) fn read(
         });
     }
     let meta = builder.meta_mut();
-    meta.attrs.push((REPORT_KEY.to_string(), report.name().to_string()));
-    meta.attrs.extend(total.map(|total| (TOTAL_KEY.to_string(), total)));
+    meta.report.kind = Some(report);
+    meta.report.percentages_of = total;
     if separators != Separators::default() {
         meta.attrs.push((SEPARATORS.to_string(), format!("{}{}", separators.decimal, separators.field)));
     }
@@ -208,7 +208,7 @@ pub(crate) fn read(
 /// The total time the report's percentages are of (its TotalTime, which a CSV does not hold), from
 /// its first row that has a time and a PctOfTot above 0: time × 100 / PctOfTot, to PctOfTot's ten
 /// significant digits. Read from the head of the input, once per file.
-fn percent_total(head: &[u8], columns: &[Option<Column>], field: u8, decimal: char) -> Option<String> {
+fn percent_total(head: &[u8], columns: &[Option<Column>], field: u8, decimal: char) -> Option<f64> {
     let find = |wanted: &[Column]| columns.iter().position(|c| c.is_some_and(|c| wanted.contains(&c)));
     let (pct, time) = (find(&[Column::PctOfTot])?, find(&[Column::Time, Column::InclusiveTime])?);
     let rows = head.split(|&b| b == b'\n').skip(1).filter_map(|line| std::str::from_utf8(line).ok());
@@ -221,7 +221,7 @@ fn percent_total(head: &[u8], columns: &[Option<Column>], field: u8, decimal: ch
         };
         let (pct, time) = (number(pct)?, number(time)?);
         // Kept to the last digit: rounded, its percentages would no longer come back as read.
-        (pct > 0.0).then(|| (time * 100.0 / pct).to_string())
+        (pct > 0.0).then(|| time * 100.0 / pct)
     })
     .next()
 }

@@ -17,10 +17,11 @@
 //! unattributed part, its ExclusiveTime minus its line rows' (docs/formats.md, "Dyalog reports"), and a line node's is
 //! its ExclusiveTime. InclusiveTime is kept as the measured inclusive value. PctOfTot, CumPct and
 //! AvgTime are derived: not read as values (only which of them a report has, the total time a
-//! CSV's percentages are of, and a summary's own PctOfTot, [`PCT_KEY`]), recomputed on writing
+//! CSV's percentages are of, and a summary's own PctOfTot: the model's
+//! [`crate::model::ReportFacts`]), recomputed on writing
 //! ([`format_cell`]) but for a summary's PctOfTot while its rows are those read. Times are what
 //! the report's kind says: bias-adjusted in a tree or summary report, raw in a data report
-//! ([`raw_times`]); a summary's rows are inclusive times only
+//! ([`crate::model::ReportFacts::times_as_measured`]); a summary's rows are inclusive times only
 //! ([`crate::model::Meta::self_unknown`], set as it is read).
 //!
 //! **Quirks**: `]PROFILE` 0.9.0 wrote the exclusive and inclusive columns (times and ticks) of tree
@@ -45,8 +46,8 @@ use crate::error::ParseErrorKind;
 use crate::formats::spec::{self, Carries, Rules};
 use crate::model::ops::{self, shortened, unattributed, with_parts};
 use crate::model::{
-    significant, FrameId, FrameKind, FrameRef, Meta, Metric, MetricKind, NodeId, Profile, Repr, StatedTotal, Unit,
-    Value, Values,
+    significant, DerivedColumns, FrameId, FrameKind, FrameRef, Meta, Metric, MetricKind, NodeId, Profile, Repr,
+    StatedTotal, Unit, Value, Values,
 };
 use std::str::FromStr;
 
@@ -73,9 +74,10 @@ pub(crate) const fn carries(csv: bool) -> Carries {
 pub(crate) const UNKNOWN_CALLING_LINE: u32 = 0;
 
 /// The rules of both Dyalog reports, XML and CSV, whose last step of fitting is `fit` (each names
-/// its own format in what it says): their header facts shared by name, measured inclusive times kept.
-pub(crate) const fn rules(fit: spec::Fit) -> Rules {
-    Rules { fit, shared_attrs: SHARED_ATTRS, keeps_measured_inclusive: true, ..spec::STACKS_ONLY }
+/// its own format in what it says): what a report says of itself kept (the timer's cost where
+/// `timer_cost`: XML's settings hold it, a CSV has none), measured inclusive times kept.
+pub(crate) const fn rules(fit: spec::Fit, timer_cost: bool) -> Rules {
+    Rules { fit, keeps_report: true, keeps_timer_cost: timer_cost, keeps_measured_inclusive: true, ..spec::STACKS_ONLY }
 }
 
 /// Fits a profile already projected onto a Dyalog format to what `]PROFILE` writes. A tree report
@@ -85,10 +87,10 @@ pub(crate) const fn rules(fit: spec::Fit) -> Rules {
 /// gets the columns of a 1.37 tree report (Calls, ExclusiveTime, InclusiveTime) whatever it measured,
 /// 0 where it has no such value, with a warning each.
 pub(crate) fn fit(mut profile: Profile, format: FormatName, diag: &mut Diagnostics) -> Profile {
-    if Report::of(&profile) != Report::Tree {
+    if report_of(&profile) != Report::Tree {
         return profile;
     }
-    let from_dyalog = profile.meta.attrs.iter().any(|(k, _)| k == REPORT_KEY);
+    let from_dyalog = profile.meta.report.kind.is_some();
     if !from_dyalog {
         add_neutral_columns(&mut profile, format, diag);
     }
@@ -196,7 +198,7 @@ impl Column {
         Column::VARIANTS.iter().copied().filter(move |c| bits & c.bit() != 0)
     }
 
-    /// The set of the derived columns, recomputed on writing (a summary's PctOfTot is kept: [`PCT_KEY`]).
+    /// The set of the derived columns, recomputed on writing (a summary's PctOfTot is kept: [`crate::model::ReportFacts::row_percentages`]).
     pub(crate) const DERIVED: u16 = Column::PctOfTot.bit() | Column::CumPct.bit() | Column::AvgTime.bit();
 
     /// The column named `name`; `Function` is what 0.9.0 called `Element`.
@@ -309,7 +311,7 @@ pub(crate) struct Row {
     pub time: [f64; 2],
     /// Exclusive and inclusive ticks, under the file's labels.
     pub ticks: [i64; 2],
-    /// Its PctOfTot, where it has one that reads as a number (a summary's are kept: [`PCT_KEY`]).
+    /// Its PctOfTot, where it has one that reads as a number (a summary's are kept: [`crate::model::ReportFacts::row_percentages`]).
     pub pct: Option<f64>,
 }
 
@@ -500,139 +502,96 @@ pub(crate) fn format_number(value: Value, decimal: char, out: &mut String) {
     }
 }
 
-/// The header fact that holds the report kind, one for both formats: set by both readers (XML: its
-/// `<Command>` as read; CSV, or XML without one: [`Report::of_columns`]) and read by both writers,
-/// so that a summary stays a summary from XML to CSV and back.
-pub(crate) const REPORT_KEY: &str = "dyalog.report";
+/// The kind of report: the model's [`ReportKind`] ([`crate::model::ReportFacts::kind`]), set by
+/// both readers (XML: its `<Command>`; CSV, or XML without one: [`report_of_columns`]) and read by
+/// both writers, so that a summary stays a summary from XML to CSV and back.
+pub(crate) use crate::model::ReportKind as Report;
 
-/// Whether `profile` was read from a Dyalog report.
-pub(crate) fn is_report(profile: &Profile) -> bool {
-    profile.meta.attr(REPORT_KEY).is_some()
+/// The report with `columns`: a tree with a Depth column, a summary with a Time column (CSV), else
+/// data.
+pub(crate) fn report_of_columns(columns: &[Column]) -> Report {
+    if columns.contains(&Column::Depth) {
+        Report::Tree
+    } else if columns.contains(&Column::Time) {
+        Report::Summary
+    } else {
+        Report::Data
+    }
 }
 
-/// Whether `profile` is a Dyalog data report, whose times are raw: `]PROFILE data` writes them
-/// "without bias adjustment" (the `]PROFILE` guide, docs/sources.md), whatever TimerBias it states;
-/// tree and summary reports' are adjusted with their TimerBias.
-pub(crate) fn raw_times(profile: &Profile) -> bool {
-    profile.meta.attr(REPORT_KEY) == Some(Report::Data.name())
+/// The report a profile is written as: the one it was read from (or made as), else a tree, else
+/// (a flat profile from another format) data.
+fn report_of(profile: &Profile) -> Report {
+    match profile.meta.report.kind {
+        Some(Report::Summary) if profile.meta.flat => Report::Summary,
+        _ if profile.meta.flat => Report::Data,
+        _ => Report::Tree,
+    }
 }
 
-/// The header fact that lists the derived columns (PctOfTot, CumPct, AvgTime) the report read had,
-/// so that they are written again (recomputed); shared by both formats.
-pub(crate) const DERIVED_KEY: &str = "dyalog.derived";
-
-/// The header fact that holds the total time a CSV report's percentages are of (the time of its
-/// first row over its PctOfTot: a CSV has no TotalTime setting); shared by both formats.
-pub(crate) const TOTAL_KEY: &str = "dyalog.total";
-
-/// The header fact that holds a summary report's own PctOfTot, per row in file order (empty where a
-/// row has none): `summary` shows them while it shows the file's rows unchanged, since a file typed
-/// from a printed report has times rounded (23.0 of 68.4 ms is 33.6 %, where it printed 33.7).
-pub(crate) const PCT_KEY: &str = "dyalog.pct";
-
-/// The file's own PctOfTot of each node of `profile` ([`PCT_KEY`]): a summary's nodes are its rows,
-/// in file order.
-pub(crate) fn file_percentages(profile: &Profile) -> Option<Vec<Option<f64>>> {
-    let pcts: Vec<Option<f64>> = profile.meta.attr(PCT_KEY)?.split(',').map(|p| p.parse().ok()).collect();
-    (pcts.len() == profile.tree.len()).then_some(pcts)
+/// The derived columns ([`crate::model::ReportFacts::derived`]) of a report whose columns are `bits`.
+pub(crate) fn derived_columns(bits: u16) -> DerivedColumns {
+    let has = |column: Column| bits & column.bit() != 0;
+    DerivedColumns {
+        percent_of_total: has(Column::PctOfTot),
+        cumulative_percent: has(Column::CumPct),
+        time_per_call: has(Column::AvgTime),
+    }
 }
 
-/// The header facts the Dyalog formats share: each keeps them though they are not named after it.
-const SHARED_ATTRS: &[&str] = &[REPORT_KEY, DERIVED_KEY, TOTAL_KEY, PCT_KEY];
-
-/// The [`DERIVED_KEY`] fact of a report whose columns are `bits`, if it has derived ones.
-pub(crate) fn derived_fact(bits: u16) -> Option<(String, String)> {
-    let names: Vec<&str> = Column::of_bits(bits & Column::DERIVED).map(Column::name).collect();
-    (!names.is_empty()).then(|| (DERIVED_KEY.to_string(), names.join(",")))
-}
-
-/// The derived columns a profile was read with ([`DERIVED_KEY`]).
+/// The derived columns a profile was read with, as column bits.
 fn derived_read(profile: &Profile) -> u16 {
-    let names = profile.meta.attr(DERIVED_KEY).unwrap_or("");
-    names.split(',').filter_map(|name| Column::from_name(name.as_bytes())).fold(0, |bits, c| bits | c.bit())
+    let derived = profile.meta.report.derived;
+    [
+        (derived.percent_of_total, Column::PctOfTot),
+        (derived.cumulative_percent, Column::CumPct),
+        (derived.time_per_call, Column::AvgTime),
+    ]
+    .into_iter()
+    .filter(|&(set, _)| set)
+    .fold(0, |bits, (_, column)| bits | column.bit())
 }
 
-/// The kind of report, from `<Command>` (XML) or from the columns (CSV).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Report {
-    Tree,
-    Summary,
-    Data,
+/// The columns written for `report`, given which metrics the profile has (`exclusive`: a summary of
+/// exclusive times, `]PROFILE summary -exclusive`, read without inclusive ones).
+fn report_columns(report: Report, metrics: &MetricColumns, csv: bool, exclusive: bool, derived: u16) -> Vec<Column> {
+    let mut columns = read_columns(report, metrics, csv, exclusive);
+    // Derived columns the report read had (PctOfTot is a summary's own), recomputed.
+    if metrics.time.is_some() {
+        let written = columns.iter().fold(0, |bits, c| bits | c.bit());
+        let more = [Column::PctOfTot, Column::CumPct, Column::AvgTime].into_iter();
+        columns.extend(more.filter(|c| derived & !written & c.bit() != 0));
+    }
+    columns
 }
 
-impl Report {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Report::Tree => "tree",
-            Report::Summary => "summary",
-            Report::Data => "data",
-        }
+/// [`report_columns`] without the derived columns of the report read.
+fn read_columns(report: Report, metrics: &MetricColumns, csv: bool, exclusive: bool) -> Vec<Column> {
+    let mut columns = Vec::new();
+    if report == Report::Tree {
+        columns.push(Column::Depth);
     }
-
-    /// The report with `columns`: a tree with a Depth column, a summary with a Time column (CSV),
-    /// else data.
-    pub(crate) fn of_columns(columns: &[Column]) -> Report {
-        if columns.contains(&Column::Depth) {
-            Report::Tree
-        } else if columns.contains(&Column::Time) {
-            Report::Summary
-        } else {
-            Report::Data
-        }
-    }
-
-    /// The report a profile is written as: the one it was read from, else a tree, else (a flat
-    /// profile from another format) data.
-    fn of(profile: &Profile) -> Report {
-        let command = profile.meta.attr(REPORT_KEY);
-        match command {
-            Some("summary") if profile.meta.flat => Report::Summary,
-            _ if profile.meta.flat => Report::Data,
-            _ => Report::Tree,
-        }
-    }
-
-    /// The columns written for this report, given which metrics the profile has (`exclusive`: a
-    /// summary of exclusive times, `]PROFILE summary -exclusive`, read without inclusive ones).
-    fn columns(self, metrics: &MetricColumns, csv: bool, exclusive: bool, derived: u16) -> Vec<Column> {
-        let mut columns = self.read_columns(metrics, csv, exclusive);
-        // Derived columns the report read had (PctOfTot is a summary's own), recomputed.
+    columns.extend([Column::Element, Column::Line]);
+    if report == Report::Summary {
         if metrics.time.is_some() {
-            let written = columns.iter().fold(0, |bits, c| bits | c.bit());
-            let more = [Column::PctOfTot, Column::CumPct, Column::AvgTime].into_iter();
-            columns.extend(more.filter(|c| derived & !written & c.bit() != 0));
-        }
-        columns
-    }
-
-    /// [`Self::columns`] without the derived columns of the report read.
-    fn read_columns(self, metrics: &MetricColumns, csv: bool, exclusive: bool) -> Vec<Column> {
-        let mut columns = Vec::new();
-        if self == Report::Tree {
-            columns.push(Column::Depth);
-        }
-        columns.extend([Column::Element, Column::Line]);
-        if self == Report::Summary {
-            if metrics.time.is_some() {
-                let time = match (csv, exclusive) {
-                    (true, _) => Column::Time,
-                    (false, false) => Column::InclusiveTime,
-                    (false, true) => Column::ExclusiveTime,
-                };
-                columns.extend([time, Column::PctOfTot]);
-            }
-            columns.extend(metrics.calls.map(|_| Column::Calls));
-            return columns;
+            let time = match (csv, exclusive) {
+                (true, _) => Column::Time,
+                (false, false) => Column::InclusiveTime,
+                (false, true) => Column::ExclusiveTime,
+            };
+            columns.extend([time, Column::PctOfTot]);
         }
         columns.extend(metrics.calls.map(|_| Column::Calls));
-        if metrics.time.is_some() {
-            columns.extend([Column::ExclusiveTime, Column::InclusiveTime]);
-        }
-        if metrics.ticks.is_some() {
-            columns.extend([Column::ExclusiveTicks, Column::InclusiveTicks]);
-        }
-        columns
+        return columns;
     }
+    columns.extend(metrics.calls.map(|_| Column::Calls));
+    if metrics.time.is_some() {
+        columns.extend([Column::ExclusiveTime, Column::InclusiveTime]);
+    }
+    if metrics.ticks.is_some() {
+        columns.extend([Column::ExclusiveTicks, Column::InclusiveTicks]);
+    }
+    columns
 }
 
 /// The metric indices of a Dyalog profile.
@@ -662,7 +621,8 @@ pub(crate) struct OutRow<'p> {
     pub calls: Option<i64>,
     pub time: Option<[f64; 2]>,
     pub ticks: Option<[i64; 2]>,
-    /// The PctOfTot the report read gave the row ([`PCT_KEY`]), written again as it was.
+    /// The PctOfTot the report read gave the row ([`crate::model::ReportFacts::row_percentages`]),
+    /// written again as it was.
     pub pct: Option<f64>,
 }
 
@@ -674,14 +634,14 @@ pub(crate) struct OutRow<'p> {
 /// row is not its parent (lines from a source without Dyalog's nesting, such as BR) gets a function
 /// row of its own first, with the line's values, so that the file reads back into the same totals.
 pub(crate) fn report_rows<'p>(profile: &'p Profile, csv: bool) -> (Report, Vec<Column>, Vec<OutRow<'p>>) {
-    let report = Report::of(profile);
+    let report = report_of(profile);
     let metrics = MetricColumns::of(profile);
     let tree = &profile.tree;
     // A summary read with an ExclusiveTime column only: its one time is the exclusive one, which
     // the CSV calls Time (this module's **Quirks** above).
     let exclusive_summary =
         report == Report::Summary && metrics.time.is_some_and(|m| tree.measured_inclusive(m).is_none());
-    let columns = report.columns(&metrics, csv, exclusive_summary, derived_read(profile));
+    let columns = report_columns(report, &metrics, csv, exclusive_summary, derived_read(profile));
     let frame = |n: NodeId| profile.frames.get(tree.frame(n));
     let is_line = |n: NodeId| frame(n).kind == FrameKind::Line;
     let children = tree.children();
@@ -689,7 +649,7 @@ pub(crate) fn report_rows<'p>(profile: &'p Profile, csv: bool) -> (Report, Vec<C
         m.map(|m| tree.measured_inclusive(m).cloned().unwrap_or_else(|| tree.derived_inclusive_decimal(m)))
     };
     let (time_inclusive, ticks_inclusive) = (inclusive(metrics.time), inclusive(metrics.ticks));
-    let percentages = file_percentages(profile);
+    let percentages = profile.row_percentages();
     // The depth of each node's row, and whether the row is a function row.
     let mut depth_of: Vec<u32> = vec![0; tree.len()];
     let mut rows = Vec::with_capacity(tree.len());
@@ -750,18 +710,18 @@ pub(crate) fn report_rows<'p>(profile: &'p Profile, csv: bool) -> (Report, Vec<C
 /// time" and writes as TotalTime (docs/formats.md, "Dyalog reports"; the guide's summaries: 47.14893489 of 68.40049488
 /// ms is 68.93069264%, 1.37's 25.626 of 58.2 ms 44.03092784%, and `-exclusive` 23.032 of 68.4 ms
 /// 33.672%). The XML TotalTime setting, else the total a CSV's percentages were of
-/// ([`TOTAL_KEY`]), else the time of the whole report (a tree's roots together; the largest row of
+/// ([`crate::model::ReportFacts::percentages_of`]), else the time of the whole report (a tree's roots together; the largest row of
 /// a flat report, whose rows overlap).
 pub(crate) fn percent_base(profile: &Profile, report: Report, rows: &[OutRow<'_>]) -> f64 {
     report_total(&profile.meta).map_or_else(|| total_time(report, rows), |(total, _)| total)
 }
 
 /// The total time a report states, and where, as a phrase: the XML's TotalTime setting, else the
-/// total a CSV's percentages are of ([`TOTAL_KEY`]).
+/// total a CSV's percentages are of ([`crate::model::ReportFacts::percentages_of`]).
 fn report_total(meta: &Meta) -> Option<(f64, &'static str)> {
     let attr = |key: &str| meta.attr(key).and_then(|v| v.parse::<f64>().ok());
     (attr("dyalog-xml.TotalTime").map(|total| (total, "the report's TotalTime")))
-        .or_else(|| attr(TOTAL_KEY).map(|total| (total, "the total its PctOfTot is of")))
+        .or_else(|| meta.report.percentages_of.map(|total| (total, "the total its PctOfTot is of")))
 }
 
 /// Makes the total a summary report states the profile's total time ([`Meta::stated_total`]): its
@@ -770,7 +730,7 @@ fn report_total(meta: &Meta) -> Option<(f64, &'static str)> {
 /// not the total of its rows (docs/formats.md, "Dyalog reports": 272.97 ms in the guide's tree for a root of 68.4 ms).
 fn state_summary_total(profile: &mut Profile) {
     let time = profile.metric_of_kind(MetricKind::Time);
-    let stated = time.zip(report_total(&profile.meta)).filter(|_| Report::of(profile) == Report::Summary);
+    let stated = time.zip(report_total(&profile.meta)).filter(|_| report_of(profile) == Report::Summary);
     profile.meta.stated_total = stated.map(|(m, (value, source))| StatedTotal {
         metric: profile.metrics()[m].name.clone(),
         unit: profile.metrics()[m].unit,

@@ -51,7 +51,7 @@ mod rows;
 mod write;
 
 use super::build::ReportBuilder;
-use super::{Column, Row, REPORT_KEY};
+use super::{Column, Report, Row};
 use crate::diag::Diagnostics;
 use crate::error::FormatName;
 use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
@@ -71,7 +71,7 @@ pub(crate) const SPEC: Spec = Spec {
     reads: Some(Reads::text(sniff, |input, options, diag| read(input, options.merge_lines, diag).map_err(Error::from))),
     writes: Some(Writes {
         write: |profile, out, options, diag| write(profile, out, &options.formats.get(), diag),
-        rules: super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag)),
+        rules: super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag), true),
         differential: None,
     }),
 };
@@ -812,7 +812,9 @@ impl Document {
     }
 }
 
-/// The profile from its rows and settings: Title as the title, the rest as header facts.
+/// The profile from its rows and settings: Title as the title, Command as the report's kind,
+/// TimerBias as the timer's cost ([`crate::model::ReportFacts`]; a TimerBias that would not be
+/// written back as it reads is kept as its text too), the rest as header facts.
 fn finish(builder: ReportBuilder, settings: Vec<(String, String)>, diag: &mut Diagnostics) -> Profile {
     let setting = |name: &str| settings.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
     let version = setting("Version").unwrap_or("");
@@ -825,13 +827,19 @@ fn finish(builder: ReportBuilder, settings: Vec<(String, String)>, diag: &mut Di
         match name.as_str() {
             "Title" => meta.title = Some(value).filter(|t| !t.is_empty()),
             // The report kind, one fact for XML and CSV.
-            "Command" => meta.attrs.push((REPORT_KEY.to_string(), value)),
+            "Command" => meta.report.kind = meta.report.kind.or(Report::from_name(&value)),
+            "TimerBias" => {
+                let cost = value.parse::<f64>().ok();
+                meta.report.timer_cost = meta.report.timer_cost.or(cost);
+                if cost.is_none_or(|cost| cost.to_string() != value) {
+                    meta.attrs.push((format!("dyalog-xml.{name}"), value));
+                }
+            }
             _ => meta.attrs.push((format!("dyalog-xml.{name}"), value)),
         }
     }
-    if !meta.attrs.iter().any(|(k, _)| k == REPORT_KEY) {
-        meta.attrs.push((REPORT_KEY.to_string(), from_columns.name().to_string()));
-    }
+    // Without a Command (or with one that names no report), the kind its columns say.
+    meta.report.kind = meta.report.kind.or(Some(from_columns));
     builder.finish(labels_swapped.as_deref(), diag)
 }
 
@@ -949,8 +957,8 @@ mod tests {
         let (dump, warnings) = read_blocks(TRICKY.as_bytes(), usize::MAX).unwrap();
         // Checked by hand: B and C&D under A, whose own time is 1.5 of its 4.
         let expected = "\
+report kind: tree
 attr dyalog-xml.Version: \"1.37\"
-attr dyalog.report: \"tree\"
 metric 0: calls (calls, count, per-node)
 metric 1: time (time, ms, additive)
 nodes 3, roots 1, frames 3, max depth 1

@@ -35,7 +35,9 @@ pub(crate) fn write(
                     value.clone_from(title);
                 }
             }
-            "TimerBias" if profile.meta.attr("dyalog-xml.TimerBias").is_none() => {
+            "TimerBias"
+                if profile.meta.report.timer_cost.is_none() && profile.meta.attr("dyalog-xml.TimerBias").is_none() =>
+            {
                 diag.warn("dyalog-no-bias", None, || {
                     format!("{FORMAT}: the source states no TimerBias: written as 0, as for times not bias-adjusted")
                 })
@@ -128,7 +130,7 @@ fn element(out: &mut String, indent: usize, name: &str, value: &str) {
 /// then any others read.
 fn settings(profile: &Profile, report: Report, rows: &[OutRow<'_>]) -> Vec<(String, String)> {
     let attr = |name: &str| profile.meta.attr(&format!("dyalog-xml.{name}")).map(str::to_string);
-    let shared_total = profile.meta.attr(dyalog::TOTAL_KEY).map(str::to_string);
+    let shared_total = profile.meta.report.percentages_of.map(|total| total.to_string());
     let total = || {
         let mut s = String::new();
         dyalog::format_number(Value::Float(dyalog::total_time(report, rows)), '.', &mut s);
@@ -140,7 +142,9 @@ fn settings(profile: &Profile, report: Report, rows: &[OutRow<'_>]) -> Vec<(Stri
             let value = match name {
                 "Version" => attr(name).unwrap_or_else(|| "1.37".to_string()),
                 "Title" => profile.meta.title.clone().unwrap_or_default(),
-                "TimerBias" => attr(name).unwrap_or_else(|| "0".into()),
+                // Its text where it would not be written back as read, else the timer's cost.
+                "TimerBias" => (attr(name).or_else(|| profile.meta.report.timer_cost.map(|cost| cost.to_string())))
+                    .unwrap_or_else(|| "0".into()),
                 "Command" => report.name().to_string(),
                 // A CSV's total (the time its percentages were of) stands for the settings it lacks.
                 _ => attr(name).or_else(|| shared_total.clone()).unwrap_or_else(total),

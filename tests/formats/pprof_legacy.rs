@@ -6,8 +6,8 @@ use crate::support::binary::{fixture, info, run};
 use std::collections::BTreeMap;
 
 /// The stacks of one sample type of a `go tool pprof -raw` listing, root first, each location by
-/// its address, added up where equal.
-fn pprof_raw_stacks(listing: &str, sample_type: &str) -> BTreeMap<String, i64> {
+/// its address (or by the functions `names` give it, innermost first), added up where equal.
+fn pprof_raw_stacks(listing: &str, sample_type: &str, names: &BTreeMap<String, Vec<String>>) -> BTreeMap<String, i64> {
     let mut lines = listing.lines();
     let types = lines.by_ref().skip_while(|line| *line != "Samples:").nth(1).expect("a Samples: section");
     let column = types.split_whitespace().position(|t| t == sample_type).expect("the sample type");
@@ -23,7 +23,11 @@ fn pprof_raw_stacks(listing: &str, sample_type: &str) -> BTreeMap<String, i64> {
     for line in samples.iter().filter(|line| !line.trim_start().starts_with("bytes:")) {
         let (values, ids) = line.split_once(':').expect("values: ids");
         let value: i64 = values.split_whitespace().nth(column).expect("a value").parse().expect("a number");
-        let stack: Vec<&str> = ids.split_whitespace().rev().map(|id| addresses[id]).collect();
+        let leaf_first = ids.split_whitespace().flat_map(|id| match names.get(addresses[id]) {
+            Some(functions) => functions.clone(),
+            None => vec![addresses[id].to_string()],
+        });
+        let stack: Vec<String> = leaf_first.collect::<Vec<_>>().into_iter().rev().collect();
         *stacks.entry(stack.join(";")).or_insert(0) += value;
     }
     stacks.retain(|_, value| *value != 0);
@@ -48,7 +52,7 @@ fn proftool_stacks(file: &str, metric: &str) -> BTreeMap<String, i64> {
 fn a_cpu_profile_reads_with_pprofs_stacks() {
     let listing = std::fs::read_to_string(fixture("pprof-legacy/work.cpu.pprof-raw")).expect("the listing");
     assert!(listing.starts_with("PeriodType: cpu nanoseconds\nPeriod: 1000000\n"), "{listing}");
-    let expected = pprof_raw_stacks(&listing, "samples/count");
+    let expected = pprof_raw_stacks(&listing, "samples/count", &BTreeMap::new());
     assert_eq!(expected.values().sum::<i64>(), 209);
     assert_eq!(proftool_stacks("pprof-legacy/work.cpu", "samples"), expected);
     let (info, _) = info("pprof-legacy/work.cpu");
@@ -68,7 +72,7 @@ fn a_heap_profile_reads_with_pprofs_figures() {
         ("alloc_space", "alloc_space/bytes", 2_409_672),
         ("alloc_objects", "alloc_objects/count", 121),
     ] {
-        let expected = pprof_raw_stacks(&listing, sample_type);
+        let expected = pprof_raw_stacks(&listing, sample_type, &BTreeMap::new());
         assert_eq!(expected.values().sum::<i64>(), total, "{metric}");
         assert_eq!(proftool_stacks("pprof-legacy/work.heap", metric), expected, "{metric}");
     }
@@ -85,4 +89,47 @@ fn frames_are_addresses_in_their_mappings() {
     // The leaf of pprof's first listed stack, in `spin`, and `__libc_start_call_main` in libc.
     assert!(speedscope.contains(r#"{"name":"0x5631425e817b","file":"/tmp/pprof-legacy/work"}"#), "{speedscope}");
     assert!(speedscope.contains(r#"{"name":"0x7fd67e645249","file":"/usr/lib/x86_64-linux-gnu/libc.so.6"}"#));
+}
+
+/// The functions Go's `debug=1` text names at each address (`#\t0x4b3fba\tmain.park+0x1a\tFILE:31`),
+/// innermost first, as Go wrote them.
+fn go_names(profile: &str) -> BTreeMap<String, Vec<String>> {
+    let mut names: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for line in profile.lines().filter_map(|line| line.strip_prefix('#')) {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        if let [address, function, _, ..] = fields[..] {
+            let function = function.rsplit_once("+0x").map_or(function, |(name, _)| name).to_string();
+            let named = names.entry(address.to_string()).or_default();
+            if !named.contains(&function) {
+                named.push(function);
+            }
+        }
+    }
+    names
+}
+
+/// Go 1.19's own legacy text of its goroutine, mutex and block profiles (`WriteTo(w, 1)`): each
+/// stack as `go tool pprof -raw` lists it, an address named by the function Go's `#` lines give it
+/// (the runtime's addresses, which Go does not name there, stay addresses); the mutex profile's
+/// 59 contentions and their delay in nanoseconds (cycles at its `cycles/second`), the goroutines
+/// 4 parked in `main.park` and the one writing the profile.
+#[test]
+fn gos_text_profiles_read_with_pprofs_stacks_and_gos_names() {
+    for (file, metric, sample_type, total) in [
+        ("work.goroutine", "goroutine", "goroutine/count", Some(5)),
+        ("work.mutex.contention", "contentions", "contentions/count", Some(59)),
+        ("work.mutex.contention", "delay", "delay/nanoseconds", None),
+        ("work.block.contention", "contentions", "contentions/count", None),
+        ("work.block.contention", "delay", "delay/nanoseconds", None),
+    ] {
+        let path = format!("pprof-legacy/{file}");
+        let listing = std::fs::read_to_string(fixture(&format!("{path}.pprof-raw"))).expect("the listing");
+        let names = go_names(&std::fs::read_to_string(fixture(&path)).expect("the profile"));
+        let expected = pprof_raw_stacks(&listing, sample_type, &names);
+        if let Some(total) = total {
+            assert_eq!(expected.values().sum::<i64>(), total, "{file} {metric}");
+        }
+        assert!(expected.keys().any(|stack| stack.contains("main.")), "{file}: {expected:?}");
+        assert_eq!(proftool_stacks(&path, metric), expected, "{file} {metric}");
+    }
 }

@@ -1,0 +1,289 @@
+//! pprof's legacy profiles in text: heap profiles, contention profiles and Go's count profiles
+//! (goroutines, threads created), a line per stack, `#` lines that name its addresses (Go's
+//! `debug=1`), the memory map (the module documentation of [`super`]).
+
+use super::{call_sites, error, MemoryMap, Sample, Symbols, FORMAT, MAP_STARTS};
+use crate::diag::Diagnostics;
+use crate::error::{ParseError, ParseErrorKind, Position};
+use crate::formats::kit::sink::{Missing, StackSink};
+use crate::model::{Metric, MetricKind, Profile, Repr, Sampling, Unit};
+
+/// The first line of a heap profile.
+pub(super) const HEAP_HEADER: &str = "heap profile:";
+
+/// The first lines of a contention profile: gperftools', Go's mutex and block profiles.
+const CONTENTION_HEADERS: [&str; 3] = ["--- contentionz ", "--- mutex:", "--- contention:"];
+
+/// Whether `head` starts with the first line of a profile in text.
+pub(super) fn is_first_line(head: &[u8]) -> bool {
+    let text = crate::text::utf8_start(head);
+    text.lines().next().is_some_and(|line| Kind::of(line.trim()).is_some())
+}
+
+/// Reads a profile in text: its first line tells which, a line per stack follows, then the
+/// memory map.
+pub(super) fn read(bytes: &[u8], diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| ParseError {
+        format: FORMAT,
+        position: Position::byte(e.valid_up_to() as u64),
+        kind: crate::error::not_utf8(bytes),
+    })?;
+    let mut offset = 0;
+    let lines = text.split_inclusive('\n').enumerate().map(|(i, line)| {
+        offset += line.len();
+        (Position::line(i as u64 + 1, (offset - line.len()) as u64), line.trim())
+    });
+    let mut lines = lines.filter(|(_, line)| !line.is_empty());
+    let Some((_, first)) = lines.next() else { return Err(error(0, "a profile's first line", "nothing".into())) };
+    let mut kind = Kind::of(first).ok_or_else(|| {
+        let expected =
+            "a CPU profile's header, `heap profile: …`, `--- mutex:`, `--- contention:` or `NAME profile: total N`";
+        error(0, expected, crate::error::excerpt(first.as_bytes()))
+    })?;
+    let (mut samples, mut symbols, mut map) = (Vec::new(), Symbols::default(), MemoryMap::default());
+    let mut stacks_ended = false;
+    while let Some((position, line)) = lines.next() {
+        if MAP_STARTS.iter().any(|start| line.contains(start)) {
+            map = MemoryMap::of_lines(lines.by_ref().map(|(_, line)| line));
+            break;
+        }
+        if let Some(comment) = line.strip_prefix('#') {
+            symbols.note(comment);
+            continue;
+        }
+        // A contention or count profile's stacks end at a section line; pprof reads on to the map.
+        stacks_ended |= line.starts_with("---") && !matches!(kind, Kind::Heap(_));
+        if stacks_ended {
+            continue;
+        }
+        let sample = match &mut kind {
+            Kind::Contention(contention) if samples.is_empty() && line.contains('=') => {
+                contention.set(line).map(|()| None)
+            }
+            _ => kind.sample(line).map(Some),
+        };
+        let sample = sample.map_err(|expected| {
+            let kind =
+                ParseErrorKind::Unexpected { expected: expected.into(), found: crate::error::excerpt(line.as_bytes()) };
+            ParseError { format: FORMAT, position, kind }
+        })?;
+        samples.extend(sample);
+    }
+    let mut sink = StackSink::new(FORMAT, kind.metrics());
+    super::add_samples(&mut sink, &samples, &map, &symbols);
+    sink.finish(Some(Missing { expected: "a stack's line", found: "only the header" }), diag)
+}
+
+/// Which profile a text is, told by its first line.
+enum Kind {
+    Heap(HeapHeader),
+    Contention(Contention),
+    /// Go's count of goroutines or threads created (`goroutine profile: total 5`), by its name.
+    Count(String),
+}
+
+impl Kind {
+    /// The profile whose first line is `line`, where it is one of them.
+    fn of(line: &str) -> Option<Kind> {
+        if line.starts_with(HEAP_HEADER) {
+            return HeapHeader::of(line).map(Kind::Heap);
+        }
+        if CONTENTION_HEADERS.iter().any(|header| line.starts_with(header)) {
+            return Some(Kind::Contention(Contention::default()));
+        }
+        let (name, total) = line.split_once(" profile: total ")?;
+        (!name.contains(char::is_whitespace) && crate::text::is_digits(total)).then(|| Kind::Count(name.into()))
+    }
+
+    /// Its metrics, the one pprof shows by default first.
+    fn metrics(&self) -> Vec<Metric> {
+        match self {
+            Kind::Heap(header) => header.metrics(),
+            Kind::Contention(contention) => contention.metrics(),
+            Kind::Count(name) => {
+                vec![Metric::new(name, MetricKind::Events, Unit::Count, Repr::Int).sampled(Sampling::Measured)]
+            }
+        }
+    }
+
+    /// A stack's line, or what the line should have been.
+    fn sample(&self, line: &str) -> Result<Sample, &'static str> {
+        match self {
+            Kind::Heap(header) => header.sample(line),
+            Kind::Contention(contention) => contention.sample(line),
+            Kind::Count(_) => {
+                let (count, addresses) = line.split_once(" @ ").ok_or("a stack's line `N @ 0x… 0x…`")?;
+                let count = count.trim().parse().map_err(|_| "a count before ` @ `")?;
+                Ok(Sample { addresses: addresses_of(addresses)?, weights: vec![count] })
+            }
+        }
+    }
+}
+
+/// A contention profile's settings, before its stacks.
+#[derive(Default)]
+struct Contention {
+    /// `cycles/second`: the clock its delays are counted in.
+    cycles_per_second: Option<u64>,
+    /// `sampling period`: one contention in how many was recorded.
+    period: Option<u64>,
+}
+
+impl Contention {
+    /// Takes a `key = value` line before the stacks.
+    fn set(&mut self, line: &str) -> Result<(), &'static str> {
+        const EXPECTED: &str =
+            "a setting `cycles/second`, `sampling period`, `ms since reset` or `discarded samples` = N";
+        let (key, value) = line.split_once('=').ok_or(EXPECTED)?;
+        let value = value.trim().parse::<u64>().map_err(|_| EXPECTED)?;
+        match key.trim() {
+            "cycles/second" => self.cycles_per_second = Some(value),
+            "sampling period" => self.period = Some(value),
+            "ms since reset" | "discarded samples" => {}
+            _ => return Err(EXPECTED),
+        }
+        Ok(())
+    }
+
+    /// `delay` (nanoseconds, pprof's default) and `contentions`, each scaled by the sampling period
+    /// as pprof scales them.
+    fn metrics(&self) -> Vec<Metric> {
+        let per = self.period.filter(|&p| p > 1).unwrap_or(1);
+        let contentions = Sampling::Sampled { of: None, per };
+        vec![
+            Metric::new("delay", MetricKind::Time, Unit::Nanoseconds, Repr::Int)
+                .sampled(Sampling::Sampled { of: Some("contentions".into()), per }),
+            Metric::new("contentions", MetricKind::Events, Unit::Count, Repr::Int).sampled(contentions),
+        ]
+    }
+
+    /// A stack's line `CYCLES COUNT @ 0x… 0x…`: its delay in nanoseconds (cycles at the clock's
+    /// rate, where the profile states it) and its contentions, each times the sampling period.
+    fn sample(&self, line: &str) -> Result<Sample, &'static str> {
+        const EXPECTED: &str = "a stack's line `CYCLES COUNT @ 0x… 0x…`";
+        let (numbers, addresses) = line.split_once('@').ok_or(EXPECTED)?;
+        let mut numbers = numbers.split_whitespace().map(str::parse::<i64>);
+        let (Some(Ok(cycles)), Some(Ok(count)), None) = (numbers.next(), numbers.next(), numbers.next()) else {
+            return Err(EXPECTED);
+        };
+        // As pprof: the period is 1 where the profile states none, and 0 turns the scaling off.
+        let period = self.period.map_or(1, |p| p as i64);
+        let (delay, count) = match (period, self.cycles_per_second) {
+            (0, _) => (cycles, count),
+            (_, Some(hz)) if hz > 0 => {
+                ((cycles as f64 * period as f64 / (hz as f64 / 1e9)) as i64, count.saturating_mul(period))
+            }
+            _ => (cycles, count.saturating_mul(period)),
+        };
+        Ok(Sample { addresses: addresses_of(addresses)?, weights: vec![delay, count] })
+    }
+}
+
+/// The addresses `0x… 0x…` of a stack's line, as pprof places them (each less 1: the call).
+fn addresses_of(text: &str) -> Result<Vec<u64>, &'static str> {
+    let addresses: Option<Vec<u64>> =
+        text.split_whitespace().map(|a| u64::from_str_radix(a.strip_prefix("0x")?, 16).ok()).collect();
+    Ok(call_sites(&addresses.ok_or("addresses in hexadecimal, `0x…`")?, true))
+}
+
+/// A heap profile's first line: how its numbers were sampled and whether it counts allocations
+/// apart from what is in use.
+struct HeapHeader {
+    /// The mean bytes between samples (`heap_v2/RATE`), where the numbers are of samples.
+    rate: Option<u64>,
+    /// Whether the lines' allocated numbers differ from those in use somewhere in the profile.
+    allocations: bool,
+}
+
+impl HeapHeader {
+    /// The header `line`, where it is one.
+    fn of(line: &str) -> Option<HeapHeader> {
+        let rest = line.strip_prefix(HEAP_HEADER)?;
+        let (numbers, kind) = rest.split_once('@')?;
+        let [in_use_n, in_use_b, alloc_n, alloc_b] = four_numbers(numbers)?;
+        let allocations = (alloc_n != in_use_n && alloc_n != 0) || (alloc_b != in_use_b && alloc_b != 0);
+        let (kind, rate) = kind.trim().split_once('/').unwrap_or((kind.trim(), ""));
+        let rate = rate.parse::<u64>().ok();
+        let rate = match kind {
+            "heapz_v2" | "heap_v2" => rate,
+            "heap" => rate.map(|r| r / 2),
+            "heapprofile" | "growthz" | "growth" | "fragmentationz" | "fragmentation" => None,
+            _ => return None,
+        };
+        Some(HeapHeader { rate: rate.filter(|&r| r > 1), allocations })
+    }
+
+    /// The metrics of the profile: in use first (the one it is weighed by), then allocated.
+    fn metrics(&self) -> Vec<Metric> {
+        let sampling = |objects: bool, space: &str| match self.rate {
+            Some(per) => Sampling::Sampled { of: objects.then(|| space.to_string()), per },
+            None => Sampling::Measured,
+        };
+        let pair = |objects: &str, space: &str| {
+            [
+                Metric::new(space, MetricKind::Alloc, Unit::Bytes, Repr::Int).sampled(sampling(false, space)),
+                Metric::new(objects, MetricKind::Objects, Unit::Count, Repr::Int).sampled(sampling(true, space)),
+            ]
+        };
+        let mut metrics = pair("inuse_objects", "inuse_space").to_vec();
+        if self.allocations {
+            metrics.extend(pair("alloc_objects", "alloc_space"));
+        }
+        metrics
+    }
+
+    /// A stack's line, `N: B [ N: B ] @ 0x… 0x…`, as its addresses and its weights in the order
+    /// of [`HeapHeader::metrics`], or what the line should have been.
+    fn sample(&self, line: &str) -> Result<Sample, &'static str> {
+        const EXPECTED: &str = "a stack's line `N: B [ N: B ] @ 0x… 0x…`";
+        let (numbers, addresses) = line.split_once('@').ok_or(EXPECTED)?;
+        let [in_use_n, in_use_b, alloc_n, alloc_b] = four_numbers(numbers).ok_or(EXPECTED)?;
+        let mut weights = self.estimate(in_use_n, in_use_b)?.to_vec();
+        if self.allocations {
+            weights.extend(self.estimate(alloc_n, alloc_b)?);
+        }
+        Ok(Sample { addresses: addresses_of(addresses)?, weights })
+    }
+
+    /// The bytes and objects of `count` allocations of `bytes` in all, as pprof estimates them
+    /// from a sampled profile; refused where there are bytes but no allocation, as pprof refuses it.
+    fn estimate(&self, count: i64, bytes: i64) -> Result<[i64; 2], &'static str> {
+        match (count, bytes, self.rate) {
+            (0, 0, _) => Ok([0, 0]),
+            (0, _, _) => Err("no bytes where there is no object"),
+            (_, 0, _) | (_, _, None) => Ok([bytes, count]),
+            (_, _, Some(rate)) => {
+                let scale = 1.0 / (1.0 - (-(bytes as f64 / count as f64) / rate as f64).exp());
+                Ok([(bytes as f64 * scale) as i64, (count as f64 * scale) as i64])
+            }
+        }
+    }
+}
+
+/// The four numbers of `N: B [ N: B ]`.
+fn four_numbers(text: &str) -> Option<[i64; 4]> {
+    let (in_use, allocated) = text.split_once('[')?;
+    let allocated = allocated.trim().strip_suffix(']')?;
+    let pair = |text: &str| -> Option<(i64, i64)> {
+        let (n, b) = text.split_once(':')?;
+        Some((n.trim().parse().ok()?, b.trim().parse().ok()?))
+    };
+    let ((n, b), (an, ab)) = (pair(in_use)?, pair(allocated)?);
+    Some([n, b, an, ab])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sampled_heap_line_is_estimated_as_pprof_estimates_it() {
+        let header = HeapHeader::of("heap profile:   144:  8498176 [   144:  8498176] @ heapz_v2/524288").unwrap();
+        assert_eq!((header.rate, header.allocations), (Some(524288), false));
+        // pprof's own figures for two lines of its cppbench.heap (`cppbench.heap.string`).
+        let sample = header.sample("1:     9216 [     1:     9216] @ 0xc635c8 0x42ecc3").unwrap();
+        assert_eq!(sample.weights, [528909, 57]);
+        assert_eq!(header.sample("1:      144 [     1:      144] @ 0x1").unwrap().weights, [524360, 3641]);
+        assert_eq!(sample.addresses, [0xc635c7, 0x42ecc2]);
+    }
+}

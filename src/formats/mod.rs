@@ -39,6 +39,7 @@ mod options;
 pub mod perf;
 mod pmcstat;
 pub mod pprof;
+mod pstats;
 mod rust_symbols;
 mod safari;
 pub mod sampler;
@@ -131,6 +132,8 @@ pub enum Format {
     Dhat,
     /// Valgrind's massif profile (`massif.out.<pid>`; read only).
     Massif,
+    /// Python's pstats files (`cProfile`/`profile` `-o FILE`; read only).
+    Pstats,
     /// A page to look at in a browser: flame graph, icicle, search, functions (written only).
     Html,
 }
@@ -166,6 +169,7 @@ impl Format {
             Format::Perf => &perf::SPEC,
             Format::Pmcstat => &pmcstat::SPEC,
             Format::Pprof => &pprof::SPEC,
+            Format::Pstats => &pstats::SPEC,
             Format::Safari => &safari::SPEC,
             Format::Sampler => &sampler::SPEC,
             Format::Speedscope => &speedscope::SPEC,

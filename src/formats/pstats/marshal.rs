@@ -33,7 +33,11 @@ pub(super) enum Value {
     /// A dict: its keys and values, alternating, a range of [`Values::items`].
     Dict(u32, u32),
     /// A code object: its name, file and first line.
-    Code { name: u32, file: u32, line: i64 },
+    Code {
+        name: u32,
+        file: u32,
+        line: i64,
+    },
     /// A container still being decoded (a ref to it is an error, as CPython's).
     Open,
 }
@@ -83,7 +87,10 @@ enum Kind {
     Dict,
     /// A code object: how many raw ints it began with (5 or 6), and its first line, a raw int
     /// after its eighth object, once read.
-    Code { ints: u8, line: Option<i64> },
+    Code {
+        ints: u8,
+        line: Option<i64>,
+    },
 }
 
 /// The decoder's state: the input, where it is, the values and refs so far.
@@ -145,9 +152,11 @@ impl Decoder<'_> {
         let left = (self.input.len() - self.at) as u64;
         match u64::try_from(n) {
             Ok(n) if n.saturating_mul(item_bytes as u64) <= left => Ok(n),
-            Ok(n) => {
-                Err(Error { at, expected: format!("{what} that fits in the input ({left} bytes left)"), found: n.to_string() })
-            }
+            Ok(n) => Err(Error {
+                at,
+                expected: format!("{what} that fits in the input ({left} bytes left)"),
+                found: n.to_string(),
+            }),
             Err(_) => Err(Error { at, expected: format!("{what} of 0 or more"), found: n.to_string() }),
         }
     }
@@ -304,7 +313,11 @@ impl Decoder<'_> {
                 let n = self.int32("a string ref")?;
                 let found = usize::try_from(n).ok().and_then(|n| self.interned.get(n));
                 let Some(&value) = found else {
-                    return Err(Error { at, expected: "a ref to an interned string before it".into(), found: n.to_string() });
+                    return Err(Error {
+                        at,
+                        expected: "a ref to an interned string before it".into(),
+                        found: n.to_string(),
+                    });
                 };
                 return Ok(Some(value));
             }
@@ -349,7 +362,14 @@ impl Decoder<'_> {
 
     /// Opens a container of `n` items (a dict: up to its NULL; a code object: its first eight
     /// objects).
-    fn open(&mut self, open: &mut Vec<Open>, kind: Kind, n: u64, reserved: Option<usize>, pending: usize) -> Option<u32> {
+    fn open(
+        &mut self,
+        open: &mut Vec<Open>,
+        kind: Kind,
+        n: u64,
+        reserved: Option<usize>,
+        pending: usize,
+    ) -> Option<u32> {
         let value = self.push(Value::Open);
         if let Some(slot) = reserved {
             self.refs[slot] = value;
@@ -375,7 +395,11 @@ impl Decoder<'_> {
         let n = self.int32("a long's digit count")?;
         let digits = n.unsigned_abs() as usize;
         if digits > (self.input.len() - self.at) / 2 {
-            return Err(Error { at, expected: "a long's digits in the input".into(), found: format!("{digits} digits") });
+            return Err(Error {
+                at,
+                expected: "a long's digits in the input".into(),
+                found: format!("{digits} digits"),
+            });
         }
         let bytes = self.take(2 * digits, "a long's digits")?;
         let mut value = 0f64;
@@ -402,11 +426,9 @@ impl Decoder<'_> {
         let text = self.take(n, "a float's digits")?;
         match std::str::from_utf8(text).ok().and_then(|t| t.parse::<f64>().ok()) {
             Some(float) => Ok(Value::Float(float)),
-            None => Err(Error {
-                at,
-                expected: "a float".into(),
-                found: format!("{:?}", String::from_utf8_lossy(text)),
-            }),
+            None => {
+                Err(Error { at, expected: "a float".into(), found: format!("{:?}", String::from_utf8_lossy(text)) })
+            }
         }
     }
 }

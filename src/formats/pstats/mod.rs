@@ -328,7 +328,9 @@ impl<'v> Stats<'v> {
         let items = self.values.items(start, 5);
         let numbers: Vec<Option<f64>> = items[..4].iter().map(|&v| number(self.values.get(v))).collect();
         match (&numbers[..], self.values.get(items[4])) {
-            (&[Some(cc), Some(nc), Some(tt), Some(ct)], Value::Dict(..)) => Ok(([tt * MICROS, nc, cc], ct * MICROS, items[4])),
+            (&[Some(cc), Some(nc), Some(tt), Some(ct)], Value::Dict(..)) => {
+                Ok(([tt * MICROS, nc, cc], ct * MICROS, items[4]))
+            }
             _ => Err(error(self.at(value), expected, "other values")),
         }
     }
@@ -347,7 +349,9 @@ impl<'v> Stats<'v> {
                     let n: Vec<Option<f64>> = items.iter().map(|&v| number(self.values.get(v))).collect();
                     match n[..] {
                         [Some(nc), Some(cc), Some(tt), Some(ct)] => ([tt * MICROS, nc, cc], ct * MICROS),
-                        _ => return Err(error(self.at(pair[1]), "a caller's figures, (nc, cc, tt, ct)", "other values")),
+                        _ => {
+                            return Err(error(self.at(pair[1]), "a caller's figures, (nc, cc, tt, ct)", "other values"))
+                        }
                     }
                 }
                 Value::Int(nc) => {
@@ -356,7 +360,11 @@ impl<'v> Stats<'v> {
                     ([own[0] * part, nc as f64, own[2] * part], inclusive * part)
                 }
                 other => {
-                    return Err(error(self.at(pair[1]), "a caller's figures, (nc, cc, tt, ct) or a count", describe(other)))
+                    return Err(error(
+                        self.at(pair[1]),
+                        "a caller's figures, (nc, cc, tt, ct) or a count",
+                        describe(other),
+                    ))
                 }
             };
             self.graph.call(caller, callee, figures, call_inclusive);

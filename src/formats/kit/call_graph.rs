@@ -40,6 +40,25 @@ struct Call<const K: usize> {
     inclusive: f64,
 }
 
+/// Which metrics of the profile the figures go to.
+pub(crate) struct Layout<const K: usize> {
+    /// The metric of each own figure, as self values.
+    pub(crate) metrics: [usize; K],
+    /// Whether each own figure is a whole number (calls).
+    pub(crate) whole: [bool; K],
+    /// The metric whose measured inclusive values the inclusive figure is, shared out as the
+    /// nodes' parts of their functions: so that a function's total is its inclusive figure.
+    pub(crate) inclusive: Option<usize>,
+}
+
+/// The nodes an expansion made, in order: each one's function, the part of it it stands for, and
+/// its raw shares of its function's own figures.
+struct Expanded<const K: usize> {
+    functions: Vec<u32>,
+    ratios: Vec<f64>,
+    raw: Vec<[f64; K]>,
+}
+
 /// A tree that would pass the most nodes allowed.
 pub(crate) struct TooManyNodes;
 
@@ -124,18 +143,20 @@ impl<const K: usize> CallGraph<K> {
     }
 
     /// Adds the graph's tree to `profile`, its figure `k` the self values of metric
-    /// `metrics[k]` (whole numbers where `whole[k]`), function `f` of frame `frames[f]`; unless
-    /// the tree would pass `max_nodes` nodes. What it did not expand, to be said.
+    /// `layout.metrics[k]` (whole numbers where `layout.whole[k]`), its inclusive figure the
+    /// measured inclusive values of `layout.inclusive` where given, function `f` of frame
+    /// `frames[f]`; unless the tree would pass `max_nodes` nodes. What it did not expand, to be
+    /// said.
     pub(crate) fn build(
         &self,
         profile: &mut Profile,
         frames: &[FrameId],
-        (metrics, whole): ([usize; K], [bool; K]),
+        layout: Layout<K>,
         max_nodes: u64,
     ) -> Result<Unexpanded, TooManyNodes> {
         let mut unexpanded = Unexpanded::default();
-        let (nodes, raw) = self.expand(profile, frames, max_nodes, &mut unexpanded)?;
-        self.share_out(profile, frames, (&nodes, &raw), (metrics, whole), &mut unexpanded);
+        let expanded = self.expand(profile, frames, max_nodes, &mut unexpanded)?;
+        self.share_out(profile, frames, &expanded, layout, &mut unexpanded);
         Ok(unexpanded)
     }
 
@@ -146,7 +167,7 @@ impl<const K: usize> CallGraph<K> {
         frames: &[FrameId],
         max_nodes: u64,
         unexpanded: &mut Unexpanded,
-    ) -> Result<(Vec<u32>, Vec<[f64; K]>), TooManyNodes> {
+    ) -> Result<Expanded<K>, TooManyNodes> {
         let n = self.own.len();
         let (order, starts) = grouped(self.calls.iter().map(|c| c.caller), n);
         let total: f64 = self.own.iter().map(|own| own.first().copied().unwrap_or(0.0).max(0.0)).sum();
@@ -157,7 +178,7 @@ impl<const K: usize> CallGraph<K> {
             Leave(u32),
         }
         let mut stack: Vec<Step<K>> = self.roots().into_iter().rev().map(Step::Enter).collect();
-        let (mut node_functions, mut node_raw) = (Vec::new(), Vec::new());
+        let mut expanded = Expanded { functions: Vec::new(), ratios: Vec::new(), raw: Vec::new() };
         let start = profile.tree.len() as u64;
         while let Some(step) = stack.pop() {
             let visit = match step {
@@ -172,8 +193,9 @@ impl<const K: usize> CallGraph<K> {
             }
             let function = visit.function as usize;
             let node = profile.tree.push(visit.parent, frames[function]);
-            node_functions.push(visit.function);
-            node_raw.push(visit.own);
+            expanded.functions.push(visit.function);
+            expanded.ratios.push(visit.ratio);
+            expanded.raw.push(visit.own);
             on_path[function] = true;
             visited[function] = true;
             stack.push(Step::Leave(visit.function));
@@ -197,7 +219,7 @@ impl<const K: usize> CallGraph<K> {
             }
             stack[before..].reverse();
         }
-        Ok((node_functions, node_raw))
+        Ok(expanded)
     }
 
     /// Shares each function's own figures out among its nodes in proportion to their raw
@@ -206,13 +228,14 @@ impl<const K: usize> CallGraph<K> {
         &self,
         profile: &mut Profile,
         frames: &[FrameId],
-        (node_functions, raw): (&[u32], &[[f64; K]]),
-        (metrics, whole): ([usize; K], [bool; K]),
+        expanded: &Expanded<K>,
+        layout: Layout<K>,
         unexpanded: &mut Unexpanded,
     ) {
-        let first = profile.tree.len() - node_functions.len();
+        let first = profile.tree.len() - expanded.functions.len();
         let n = self.own.len();
-        let (order, starts) = grouped(node_functions.iter().copied(), n);
+        let (order, starts) = grouped(expanded.functions.iter().copied(), n);
+        let raw = &expanded.raw;
         let mut shares = Vec::new();
         let mut weights = Vec::new();
         for function in 0..n {
@@ -226,18 +249,26 @@ impl<const K: usize> CallGraph<K> {
                 unexpanded.unreached += 1;
                 nodes.push(profile.tree.push(None, frames[function]));
             }
+            if let Some(m) = layout.inclusive {
+                weights.clear();
+                weights.extend(order[from..to].iter().map(|&i| expanded.ratios[i as usize]));
+                weights.resize(nodes.len(), 0.0);
+                for (&node, share) in nodes.iter().zip(float_shares(self.inclusive[function], &weights)) {
+                    profile.tree.set_measured_inclusive(m, node, Value::Float(share));
+                }
+            }
             for k in 0..K {
                 weights.clear();
                 weights.extend(order[from..to].iter().map(|&i| raw[i as usize][k]));
                 weights.resize(nodes.len(), 0.0);
-                if whole[k] {
+                if layout.whole[k] {
                     whole_shares(own[k].round() as i64, weights.iter().copied(), &mut shares);
                     for (&node, &share) in nodes.iter().zip(&shares) {
-                        profile.tree.add_self(metrics[k], node, Value::Int(share));
+                        profile.tree.add_self(layout.metrics[k], node, Value::Int(share));
                     }
                 } else {
                     for (&node, share) in nodes.iter().zip(float_shares(own[k], &weights)) {
-                        profile.tree.add_self(metrics[k], node, Value::Float(share));
+                        profile.tree.add_self(layout.metrics[k], node, Value::Float(share));
                     }
                 }
             }

@@ -46,12 +46,19 @@ pub(super) enum Value {
 pub(super) struct Values<'a> {
     pub(super) input: &'a [u8],
     values: Vec<Value>,
+    /// Where each value starts in the input: its type byte.
+    offsets: Vec<u32>,
     items: Vec<u32>,
 }
 
 impl<'a> Values<'a> {
     pub(super) fn get(&self, value: u32) -> Value {
         self.values[value as usize]
+    }
+
+    /// Where a value starts in the input, for errors.
+    pub(super) fn offset(&self, value: u32) -> usize {
+        self.offsets[value as usize] as usize
     }
 
     /// The items of a tuple or dict's range.
@@ -98,6 +105,9 @@ struct Decoder<'a> {
     input: &'a [u8],
     at: usize,
     values: Vec<Value>,
+    offsets: Vec<u32>,
+    /// Where the value being decoded starts.
+    start: usize,
     items: Vec<u32>,
     refs: Vec<u32>,
     /// Python 2's interned strings (`t`), which its `R` names by number.
@@ -109,8 +119,16 @@ pub(super) fn decode(input: &[u8]) -> Result<(Values<'_>, u32), Error> {
     if input.len() > u32::MAX as usize {
         return Err(Error { at: 0, expected: "marshal data of less than 4 GiB".into(), found: "more".into() });
     }
-    let mut decoder =
-        Decoder { input, at: 0, values: Vec::new(), items: Vec::new(), refs: Vec::new(), interned: Vec::new() };
+    let mut decoder = Decoder {
+        input,
+        at: 0,
+        values: Vec::new(),
+        offsets: Vec::new(),
+        start: 0,
+        items: Vec::new(),
+        refs: Vec::new(),
+        interned: Vec::new(),
+    };
     let root = decoder.run()?;
     if decoder.at != input.len() {
         return Err(Error {
@@ -119,7 +137,7 @@ pub(super) fn decode(input: &[u8]) -> Result<(Values<'_>, u32), Error> {
             found: format!("{} more bytes", input.len() - decoder.at),
         });
     }
-    Ok((Values { input, values: decoder.values, items: decoder.items }, root))
+    Ok((Values { input, values: decoder.values, offsets: decoder.offsets, items: decoder.items }, root))
 }
 
 impl Decoder<'_> {
@@ -163,6 +181,7 @@ impl Decoder<'_> {
 
     fn push(&mut self, value: Value) -> u32 {
         self.values.push(value);
+        self.offsets.push(self.start as u32);
         (self.values.len() - 1) as u32
     }
 
@@ -263,6 +282,7 @@ impl Decoder<'_> {
     /// `open`, its items to come).
     fn value(&mut self, open: &mut Vec<Open>, pending: usize) -> Result<Option<u32>, Error> {
         let at = self.at;
+        self.start = at;
         let code = self.byte("a value's type byte")?;
         let (flag, kind) = (code & FLAG_REF != 0, code & !FLAG_REF);
         let reserved = match flag {
@@ -342,11 +362,11 @@ impl Decoder<'_> {
                 let ints = self.code_ints()?;
                 return Ok(self.open(open, Kind::Code { ints, line: None }, 8, reserved, pending));
             }
-            other => {
+            _ => {
                 return Err(Error {
                     at,
                     expected: "a marshal type (a dict, tuple, string, int, float, None, True, False or ref)".into(),
-                    found: format!("byte 0x{other:02x}"),
+                    found: format!("byte 0x{code:02x}"),
                 })
             }
         };

@@ -48,7 +48,7 @@
 
 mod marshal;
 
-use super::kit::call_graph::{CallGraph, TooManyNodes, Unexpanded};
+use super::kit::call_graph::{CallGraph, Layout, TooManyNodes, Unexpanded};
 use super::kit::source_frame::{Anonymous, SourceFrame};
 use super::spec::{Carries, Reads, Sniff, Spec, Structure};
 use crate::diag::Diagnostics;
@@ -132,7 +132,8 @@ fn read(input: &mut (dyn Read + Send), options: &ReadOptions, diag: &mut Diagnos
         0 => crate::files::DEFAULT_MAX_GRAPH_NODES,
         given => given,
     };
-    let built = stats.graph.build(&mut profile, &frames, ([0, 1, 2], [false, true, true]), max_nodes);
+    let layout = Layout { metrics: [0, 1, 2], whole: [false, true, true], inclusive: Some(0) };
+    let built = stats.graph.build(&mut profile, &frames, layout, max_nodes);
     let unexpanded = built.map_err(|TooManyNodes| {
         error(
             bytes.len(),
@@ -230,15 +231,9 @@ impl<'v> Stats<'v> {
         }
     }
 
-    /// Where a value starts in the input, for errors: its first string's, else the input's end.
+    /// Where a value starts in the input, for errors.
     fn at(&self, value: u32) -> usize {
-        match self.values.get(value) {
-            Value::Str(start, _) => start as usize,
-            Value::Tuple(start, len) | Value::Dict(start, len) => {
-                self.values.items(start, len).first().map_or(self.values.input.len(), |&v| self.at(v))
-            }
-            _ => self.values.input.len(),
-        }
+        self.values.offset(value)
     }
 
     /// Reads the stats dict: every function, then every call.

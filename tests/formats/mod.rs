@@ -73,6 +73,9 @@ mod pmcstat;
 // pprof: pprof's protocol buffers.
 mod pprof;
 
+// pstats: Python's pstats files (cProfile, profile), read only, against pstats's print_stats.
+mod pstats;
+
 // safari: Safari's timeline recordings, read only, against speedscope.
 mod safari;
 

@@ -386,11 +386,35 @@ mod tests {
         let mut profile = Profile::new(metrics);
         let frames: Vec<FrameId> =
             ["main", "a", "b", "leaf"].iter().map(|n| profile.frames.intern(FrameRef::function(n))).collect();
-        let unexpanded = graph.build(&mut profile, &frames, ([0, 1], [false, true]), 100).ok().unwrap();
+        let layout = Layout { metrics: [0, 1], whole: [false, true], inclusive: Some(0) };
+        let unexpanded = graph.build(&mut profile, &frames, layout, 100).ok().unwrap();
         assert_eq!(unexpanded, Unexpanded { recursive: 2, small: 0, unreached: 0 });
         let dump = crate::model::dump::dump(&profile);
-        assert!(dump.contains("leaf  self 3 4") || dump.contains("leaf"), "{dump}");
-        let inclusive = profile.tree.inclusive(0);
-        assert_eq!(inclusive.get(0), Value::Float(10.0));
+        let tree = dump.split_once("tree:\n").unwrap().1;
+        let expected = [
+            "\"main\" [function] time=1 (total 10, measured 10) calls=1",
+            "  \"a\" [function] time=1 (total 4, measured 4) calls=1",
+            "    \"leaf\" [function] time=3 (total 3, measured 3) calls=5",
+            "  \"b\" [function] time=1 (total 5, measured 5) calls=1",
+            "    \"leaf\" [function] time=4 (total 4, measured 4) calls=4",
+        ];
+        assert_eq!(tree.lines().collect::<Vec<_>>(), expected);
+    }
+
+    /// Two functions that only call each other: no path reaches them, each is a root of its own
+    /// with its figures.
+    #[test]
+    fn a_cycle_no_root_reaches_is_roots_of_its_own() {
+        let mut graph = CallGraph::<1>::new();
+        let a = graph.function([2.0], 5.0);
+        let b = graph.function([3.0], 5.0);
+        graph.call(a, b, [3.0], 5.0);
+        graph.call(b, a, [2.0], 5.0);
+        let mut profile = Profile::new(vec![Metric::time(Unit::Microseconds, crate::model::Repr::Float)]);
+        let frames: Vec<FrameId> = ["a", "b"].iter().map(|n| profile.frames.intern(FrameRef::function(n))).collect();
+        let layout = Layout { metrics: [0], whole: [false], inclusive: None };
+        let unexpanded = graph.build(&mut profile, &frames, layout, 100).ok().unwrap();
+        assert_eq!(unexpanded, Unexpanded { recursive: 0, small: 0, unreached: 2 });
+        assert_eq!(profile.total(0), Value::Float(5.0));
     }
 }

@@ -499,7 +499,7 @@ fn callgrind(size: u64, out: &mut impl Write) -> (usize, u64) {
 /// through proftool (which does not write pstats). Returns the functions and the bytes written.
 fn pstats(size: u64, out: &mut impl Write) -> (usize, u64) {
     const UTILITIES: usize = 200;
-    const BYTES_PER_FUNCTION: u64 = 150;
+    const BYTES_PER_FUNCTION: u64 = 105;
     let mut rng = Rng(0x9574_7a75);
     let functions = UTILITIES + (size / BYTES_PER_FUNCTION) as usize;
     let caller = |f: usize| (f > UTILITIES).then(|| UTILITIES + (f - UTILITIES - 1) / 4);

@@ -36,7 +36,7 @@ pub(super) enum Value {
     Code {
         name: u32,
         file: u32,
-        line: i64,
+        line: i32,
     },
     /// A container still being decoded (a ref to it is an error, as CPython's).
     Open,
@@ -52,6 +52,11 @@ pub(super) struct Values<'a> {
 }
 
 impl<'a> Values<'a> {
+    /// How many values there are (each below this number).
+    pub(super) fn len(&self) -> usize {
+        self.values.len()
+    }
+
     pub(super) fn get(&self, value: u32) -> Value {
         self.values[value as usize]
     }
@@ -96,7 +101,7 @@ enum Kind {
     /// after its eighth object, once read.
     Code {
         ints: u8,
-        line: Option<i64>,
+        line: Option<i32>,
     },
 }
 
@@ -119,11 +124,14 @@ pub(super) fn decode(input: &[u8]) -> Result<(Values<'_>, u32), Error> {
     if input.len() > u32::MAX as usize {
         return Err(Error { at: 0, expected: "marshal data of less than 4 GiB".into(), found: "more".into() });
     }
+    // A value takes 5 bytes or more but for a few (None, True, False, small strings): room for
+    // most of them at once, not a copy of everything at each doubling.
+    let expected = input.len() / 5;
     let mut decoder = Decoder {
         input,
         at: 0,
-        values: Vec::new(),
-        offsets: Vec::new(),
+        values: Vec::with_capacity(expected),
+        offsets: Vec::with_capacity(expected),
         start: 0,
         items: Vec::new(),
         refs: Vec::new(),
@@ -197,7 +205,7 @@ impl Decoder<'_> {
                     let line = self.int32("a code object's first line number")?;
                     let fifth = self.values[pending[top.start + 4] as usize];
                     top.left = if ints == 5 && matches!(fifth, Value::Str(..)) { 2 } else { 1 };
-                    top.kind = Kind::Code { ints, line: Some(i64::from(line)) };
+                    top.kind = Kind::Code { ints, line: Some(line) };
                     continue;
                 }
                 let Some(top) = open.pop() else { break };
@@ -260,7 +268,7 @@ impl Decoder<'_> {
 
     /// A code object of its objects: 3.11's layout (`co_localspluskinds`, bytes, fifth) names its
     /// file and name 6th and 7th, earlier ones (`co_freevars`, a tuple, fifth) 7th and 8th.
-    fn code(&self, items: &[u32], line: i64) -> Result<Value, Error> {
+    fn code(&self, items: &[u32], line: i32) -> Result<Value, Error> {
         let is_str = |i: usize| items.get(i).is_some_and(|&v| matches!(self.values[v as usize], Value::Str(..)));
         let (file, name) = match is_str(4) {
             true => (5, 6),

@@ -125,23 +125,27 @@ fn read(input: &mut (dyn Read + Send), options: &ReadOptions, diag: &mut Diagnos
     let (values, root) = marshal::decode(&bytes).map_err(|e| error(e.at, e.expected, e.found))?;
     let mut stats = Stats::new(&values);
     stats.read(root)?;
+    let Stats { names, graph, calls, counts_only, .. } = stats;
+    // The decoded values are done with (names point into the input): their memory is given back
+    // before the tree takes its own.
+    drop(values);
     let mut profile = Profile::new(metrics());
     profile.meta.weighed_by = Some(MetricKind::Time);
-    let frames: Vec<FrameId> = stats.names.iter().map(|name| name.intern(&mut profile)).collect();
+    let frames: Vec<FrameId> = names.iter().map(|name| name.intern(&mut profile)).collect();
     let max_nodes = match options.max_graph_nodes {
         0 => crate::files::DEFAULT_MAX_GRAPH_NODES,
         given => given,
     };
     let layout = Layout { metrics: [0, 1, 2], whole: [false, true, true], inclusive: Some(0) };
-    let built = stats.graph.build(&mut profile, &frames, layout, max_nodes);
+    let built = graph.build(&mut profile, &frames, layout, max_nodes);
     let unexpanded = built.map_err(|TooManyNodes| {
         error(
             bytes.len(),
             format!("a call graph that expands into a tree of at most {max_nodes} nodes (--max-graph-nodes N raises the limit)"),
-            format!("a graph of {} functions and {} calls that expands into more", stats.names.len(), stats.calls),
+            format!("a graph of {} functions and {calls} calls that expands into more", names.len()),
         )
     })?;
-    say_apportioned(&unexpanded, stats.counts_only, stats.calls, diag);
+    say_apportioned(&unexpanded, counts_only, calls, diag);
     Ok(profile)
 }
 
@@ -174,28 +178,47 @@ fn say_apportioned(unexpanded: &Unexpanded, counts_only: bool, calls: usize, dia
     });
 }
 
-/// A function as pstats names it.
-struct Name {
-    file: String,
+/// A function as pstats names it: `(file, line, name)`, as bytes of the input.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Name<'v> {
+    file: &'v [u8],
     line: i64,
-    name: String,
+    name: FunctionName<'v>,
 }
 
-impl Name {
-    /// Its frame: named as `pstats.func_std_string` prints it, with its file and line where it
-    /// has them (a built-in has neither).
+/// The name of a key: a string, or (`python -m profile`'s) a code object's name, file and line.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum FunctionName<'v> {
+    Text(&'v [u8]),
+    Code { name: &'v [u8], file: &'v [u8], line: i32 },
+}
+
+impl Name<'_> {
+    /// Its frame: named as `pstats.func_std_string` prints it (a code object as its `repr`
+    /// without its address), with its file and line where it has them (a built-in has neither).
     fn intern(&self, profile: &mut Profile) -> FrameId {
-        let printed = match (self.file.as_str(), self.line) {
-            ("~", 0) => match self.name.strip_prefix('<').and_then(|n| n.strip_suffix('>')) {
-                Some(inner) => format!("{{{inner}}}"),
-                None => self.name.clone(),
-            },
-            (file, line) => format!("{file}:{line}({})", self.name),
+        use std::borrow::Cow;
+        // Borrowed where the bytes are UTF-8, as they are but in a Python 2 file of Latin-1
+        // names: most frames cost the one string of their printed name.
+        let text = |bytes| String::from_utf8_lossy(bytes);
+        let name = match self.name {
+            FunctionName::Text(name) => text(name),
+            FunctionName::Code { name, file, line } => {
+                Cow::Owned(format!("<code object {}, file \"{}\", line {line}>", text(name), text(file)))
+            }
         };
-        let known = !matches!(self.file.as_str(), "~" | "");
+        let file = text(self.file);
+        let printed = match (&*file, self.line) {
+            ("~", 0) => match name.strip_prefix('<').and_then(|n| n.strip_suffix('>')) {
+                Some(inner) => format!("{{{inner}}}"),
+                None => name.into_owned(),
+            },
+            (file, line) => format!("{file}:{line}({name})"),
+        };
+        let known = !matches!(&*file, "~" | "");
         let source = SourceFrame {
             name: &printed,
-            file: known.then_some(self.file.as_str()),
+            file: known.then_some(&*file),
             line: u64::try_from(self.line).ok().filter(|&line| known && line > 0),
             column: None,
         };
@@ -204,12 +227,13 @@ impl Name {
 }
 
 /// The stats dict read into a graph.
-struct Stats<'v> {
-    values: &'v Values<'v>,
-    names: Vec<Name>,
-    /// Functions by the value of their key, and by its content (a key written twice).
-    by_value: FxHashMap<u32, u32>,
-    by_name: FxHashMap<(String, i64, String), u32>,
+struct Stats<'s, 'v> {
+    values: &'s Values<'v>,
+    names: Vec<Name<'v>>,
+    /// Functions by the value of their key, and by its content (a key written twice)
+    /// (`u32::MAX` for a value that is no key read yet), a dense table: a lookup a call.
+    by_value: Vec<u32>,
+    by_name: FxHashMap<Name<'v>, u32>,
     /// Each function's figures, cumulative time and entry (its callers), as read.
     entries: Vec<Option<(Figures, f64, u32)>>,
     graph: CallGraph<3>,
@@ -217,12 +241,12 @@ struct Stats<'v> {
     counts_only: bool,
 }
 
-impl<'v> Stats<'v> {
-    fn new(values: &'v Values<'v>) -> Stats<'v> {
+impl<'s, 'v> Stats<'s, 'v> {
+    fn new(values: &'s Values<'v>) -> Stats<'s, 'v> {
         Stats {
             values,
             names: Vec::new(),
-            by_value: FxHashMap::default(),
+            by_value: vec![u32::MAX; values.len()],
             by_name: FxHashMap::default(),
             entries: Vec::new(),
             graph: CallGraph::new(),
@@ -242,6 +266,10 @@ impl<'v> Stats<'v> {
             return Err(error(0, "a dict of functions (pstats' stats)", describe(self.values.get(root))));
         };
         let pairs = self.values.items(start, len);
+        let functions = pairs.len() / 2;
+        self.names.reserve(functions);
+        self.entries.reserve(functions);
+        self.by_name.reserve(functions);
         for pair in pairs.chunks_exact(2) {
             let function = self.function(pair[0])?;
             let entry = self.entry(pair[1])?;
@@ -270,7 +298,7 @@ impl<'v> Stats<'v> {
 
     /// The function a key names: `(file, line, name)`.
     fn function(&mut self, key: u32) -> Result<u32, ParseError> {
-        if let Some(&function) = self.by_value.get(&key) {
+        if let Some(&function) = self.by_value.get(key as usize).filter(|&&f| f != u32::MAX) {
             return Ok(function);
         }
         let expected = "a function's key, (file, line, name)";
@@ -278,38 +306,36 @@ impl<'v> Stats<'v> {
             Value::Tuple(start, 3) => {
                 let items = self.values.items(start, 3);
                 match (self.values.get(items[0]), self.values.get(items[1]), self.name(items[2])) {
-                    (Value::Str(fs, fl), Value::Int(line), Some(name)) => {
-                        Some((String::from_utf8_lossy(self.values.bytes(fs, fl)).into_owned(), line, name))
+                    (Value::Str(at, len), Value::Int(line), Some(name)) => {
+                        Some(Name { file: self.values.bytes(at, len), line, name })
                     }
                     _ => None,
                 }
             }
             _ => None,
         };
-        let Some((file, line, name)) = found else {
+        let Some(name) = found else {
             return Err(error(self.at(key), expected, describe(self.values.get(key))));
         };
         let next = self.names.len() as u32;
-        let function = *self.by_name.entry((file.clone(), line, name.clone())).or_insert(next);
+        let function = *self.by_name.entry(name).or_insert(next);
         if function == next {
-            self.names.push(Name { file, line, name });
+            self.names.push(name);
             self.entries.push(None);
         }
-        self.by_value.insert(key, function);
+        self.by_value[key as usize] = function;
         Ok(function)
     }
 
-    /// A function's name: a string, or a code object as its `repr` says it but its address.
-    fn name(&self, value: u32) -> Option<String> {
+    /// A function's name: a string, or a code object's.
+    fn name(&self, value: u32) -> Option<FunctionName<'v>> {
         let text = |v: u32| match self.values.get(v) {
-            Value::Str(start, len) => Some(String::from_utf8_lossy(self.values.bytes(start, len)).into_owned()),
+            Value::Str(start, len) => Some(self.values.bytes(start, len)),
             _ => None,
         };
         match self.values.get(value) {
-            Value::Str(..) => text(value),
-            Value::Code { name, file, line } => {
-                Some(format!("<code object {}, file \"{}\", line {line}>", text(name)?, text(file)?))
-            }
+            Value::Str(..) => text(value).map(FunctionName::Text),
+            Value::Code { name, file, line } => Some(FunctionName::Code { name: text(name)?, file: text(file)?, line }),
             _ => None,
         }
     }
@@ -321,9 +347,9 @@ impl<'v> Stats<'v> {
             return Err(error(self.at(value), expected, describe(self.values.get(value))));
         };
         let items = self.values.items(start, 5);
-        let numbers: Vec<Option<f64>> = items[..4].iter().map(|&v| number(self.values.get(v))).collect();
-        match (&numbers[..], self.values.get(items[4])) {
-            (&[Some(cc), Some(nc), Some(tt), Some(ct)], Value::Dict(..)) => {
+        let numbers: [Option<f64>; 4] = std::array::from_fn(|i| number(self.values.get(items[i])));
+        match (numbers, self.values.get(items[4])) {
+            ([Some(cc), Some(nc), Some(tt), Some(ct)], Value::Dict(..)) => {
                 Ok(([tt * MICROS, nc, cc], ct * MICROS, items[4]))
             }
             _ => Err(error(self.at(value), expected, "other values")),
@@ -341,8 +367,8 @@ impl<'v> Stats<'v> {
             let (figures, call_inclusive) = match call {
                 Value::Tuple(start, 4) => {
                     let items = self.values.items(start, 4);
-                    let n: Vec<Option<f64>> = items.iter().map(|&v| number(self.values.get(v))).collect();
-                    match n[..] {
+                    let n: [Option<f64>; 4] = std::array::from_fn(|i| number(self.values.get(items[i])));
+                    match n {
                         [Some(nc), Some(cc), Some(tt), Some(ct)] => ([tt * MICROS, nc, cc], ct * MICROS),
                         _ => {
                             return Err(error(self.at(pair[1]), "a caller's figures, (nc, cc, tt, ct)", "other values"))

@@ -536,28 +536,28 @@ fn pstats(size: u64, out: &mut impl Write) -> (usize, u64) {
     // A key: `(file, line, name)` flagged for refs, its file named by ref after its first time.
     let mut key = |w: &mut CountingWriter<'_>, f: usize, refs: &mut u32| {
         if let Some(r) = key_ref[f] {
-            return w.write_all(&[b'r']).and_then(|()| w.write_all(&r.to_le_bytes()));
+            return w.write_all(b"r").and_then(|()| w.write_all(&r.to_le_bytes()));
         }
         key_ref[f] = Some(*refs);
         *refs += 1;
         w.write_all(&[b')' | 0x80, 3])?;
         let file = file_of(f);
         match file_ref.get(&file) {
-            Some(&r) => w.write_all(&[b'r']).and_then(|()| w.write_all(&r.to_le_bytes()))?,
+            Some(&r) => w.write_all(b"r").and_then(|()| w.write_all(&r.to_le_bytes()))?,
             None => {
                 file_ref.insert(file.clone(), *refs);
                 *refs += 1;
                 w.write_all(&[b'Z' | 0x80, file.len() as u8]).and_then(|()| w.write_all(file.as_bytes()))?
             }
         }
-        w.write_all(&[b'i'])?;
+        w.write_all(b"i")?;
         w.write_all(&(1 + (f as i32 % 900)).to_le_bytes())?;
         let name = name(f);
         w.write_all(&[b'z', name.len() as u8]).and_then(|()| w.write_all(name.as_bytes()))
     };
     let int =
-        |w: &mut CountingWriter<'_>, v: u64| w.write_all(&[b'i']).and_then(|()| w.write_all(&(v as i32).to_le_bytes()));
-    let float = |w: &mut CountingWriter<'_>, v: f64| w.write_all(&[b'g']).and_then(|()| w.write_all(&v.to_le_bytes()));
+        |w: &mut CountingWriter<'_>, v: u64| w.write_all(b"i").and_then(|()| w.write_all(&(v as i32).to_le_bytes()));
+    let float = |w: &mut CountingWriter<'_>, v: f64| w.write_all(b"g").and_then(|()| w.write_all(&v.to_le_bytes()));
     let figures = |w: &mut CountingWriter<'_>, (a, b, tt, ct): (u64, u64, f64, f64)| {
         int(w, a)?;
         int(w, b)?;

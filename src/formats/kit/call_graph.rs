@@ -210,7 +210,7 @@ impl<const K: usize> CallGraph<K> {
                 }
                 let own = call.own.map(|o| o * visit.ratio);
                 let inclusive = call.inclusive * visit.ratio;
-                if visited[callee] && inclusive <= least && own.first().map_or(true, |&o| o <= least) {
+                if visited[callee] && inclusive <= least && own.first().is_none_or(|&o| o <= least) {
                     unexpanded.small += 1;
                     continue;
                 }

@@ -490,6 +490,114 @@ fn callgrind(size: u64, out: &mut impl Write) -> (usize, u64) {
     (functions, out.bytes)
 }
 
+/// A Python pstats file (`marshal.dumps` of the stats dict, as cProfile's `dump_stats` writes it,
+/// marshal version 4: keys and names written once and named again by ref) of at least `size`
+/// bytes: a program's call graph as `callgrind`'s shape is (function `i` called from `i / 4`, a
+/// third also calling one of 200 utilities called from everywhere), every 50th function also
+/// recursive, each entry `(cc, nc, tt, ct, callers)` with cProfile's `(nc, cc, tt, ct)` per
+/// caller and every cumulative time what its own time and its callees' add up to. Not written
+/// through proftool (which does not write pstats). Returns the functions and the bytes written.
+fn pstats(size: u64, out: &mut impl Write) -> (usize, u64) {
+    const UTILITIES: usize = 200;
+    const BYTES_PER_FUNCTION: u64 = 105;
+    let mut rng = Rng(0x9574_7a75);
+    let functions = UTILITIES + (size / BYTES_PER_FUNCTION) as usize;
+    let caller = |f: usize| (f > UTILITIES).then(|| UTILITIES + (f - UTILITIES - 1) / 4);
+    let own: Vec<f64> = (0..functions).map(|_| (1 + rng.below(50) * rng.below(50)) as f64 * 1e-7).collect();
+    let calls: Vec<u64> = (0..functions).map(|_| 1 + rng.below(20)).collect();
+    let utility: Vec<Option<usize>> = (0..functions)
+        .map(|f| (f >= UTILITIES && rng.below(3) == 0).then(|| rng.below(UTILITIES as u64) as usize))
+        .collect();
+    let recursive = |f: usize| f > UTILITIES && f % 50 == 0;
+    // A utility's calls and time shared among its callers, equally per call.
+    let mut callers_of: Vec<Vec<usize>> = vec![Vec::new(); functions];
+    utility.iter().enumerate().for_each(|(f, u)| u.iter().for_each(|&u| callers_of[u].push(f)));
+    let mut inclusive = own.clone();
+    for f in (UTILITIES..functions).rev() {
+        if let Some(u) = utility[f] {
+            inclusive[f] += own[u] / callers_of[u].len() as f64;
+        }
+        if let Some(c) = caller(f) {
+            inclusive[c] += inclusive[f];
+        }
+    }
+    let mut w = CountingWriter { inner: out, bytes: 0 };
+    let mut refs = 0u32;
+    let mut key_ref: Vec<Option<u32>> = vec![None; functions];
+    let mut file_ref: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    let file_of = |f: usize| match f < UTILITIES {
+        true => format!("/usr/lib/python3.11/util{}.py", f % 20),
+        false => format!("/srv/app/{}/{}.py", NOUNS[f % 10].to_lowercase(), f % 480),
+    };
+    let name = |f: usize| match f < UTILITIES {
+        true => format!("{}_{f}", ["copy", "get", "join", "hash", "compare"][f % 5]),
+        false => format!("{}_{}_{f}", VERBS[f % 10].to_lowercase(), NOUNS[(f / 10) % 10].to_lowercase()),
+    };
+    // A key: `(file, line, name)` flagged for refs, its file named by ref after its first time.
+    let mut key = |w: &mut CountingWriter<'_>, f: usize, refs: &mut u32| {
+        if let Some(r) = key_ref[f] {
+            return w.write_all(b"r").and_then(|()| w.write_all(&r.to_le_bytes()));
+        }
+        key_ref[f] = Some(*refs);
+        *refs += 1;
+        w.write_all(&[b')' | 0x80, 3])?;
+        let file = file_of(f);
+        match file_ref.get(&file) {
+            Some(&r) => w.write_all(b"r").and_then(|()| w.write_all(&r.to_le_bytes()))?,
+            None => {
+                file_ref.insert(file.clone(), *refs);
+                *refs += 1;
+                w.write_all(&[b'Z' | 0x80, file.len() as u8]).and_then(|()| w.write_all(file.as_bytes()))?
+            }
+        }
+        w.write_all(b"i")?;
+        w.write_all(&(1 + (f as i32 % 900)).to_le_bytes())?;
+        let name = name(f);
+        w.write_all(&[b'z', name.len() as u8]).and_then(|()| w.write_all(name.as_bytes()))
+    };
+    let int =
+        |w: &mut CountingWriter<'_>, v: u64| w.write_all(b"i").and_then(|()| w.write_all(&(v as i32).to_le_bytes()));
+    let float = |w: &mut CountingWriter<'_>, v: f64| w.write_all(b"g").and_then(|()| w.write_all(&v.to_le_bytes()));
+    let figures = |w: &mut CountingWriter<'_>, (a, b, tt, ct): (u64, u64, f64, f64)| {
+        int(w, a)?;
+        int(w, b)?;
+        float(w, tt)?;
+        float(w, ct)
+    };
+    w.write_all(&[b'{' | 0x80]).unwrap();
+    refs += 1;
+    for f in 0..functions {
+        key(&mut w, f, &mut refs).unwrap();
+        let extra = if recursive(f) { calls[f] * 3 } else { 0 };
+        let nc = if f < UTILITIES { callers_of[f].len() as u64 } else { calls[f] } + extra;
+        let cc = nc - extra;
+        w.write_all(&[b')', 5]).unwrap();
+        figures(&mut w, (cc, nc, own[f], inclusive[f])).unwrap();
+        w.write_all(b"{").unwrap();
+        let mut edge = |w: &mut CountingWriter<'_>, c: usize, e: (u64, u64, f64, f64)| {
+            key(w, c, &mut refs)?;
+            w.write_all(&[b')', 4])?;
+            figures(w, e)
+        };
+        if f < UTILITIES {
+            let share = own[f] / callers_of[f].len().max(1) as f64;
+            for &c in &callers_of[f] {
+                edge(&mut w, c, (1, 1, share, share)).unwrap();
+            }
+        } else if let Some(c) = caller(f) {
+            let tt = own[f] * cc as f64 / nc as f64;
+            edge(&mut w, c, (cc, cc, tt, inclusive[f])).unwrap();
+            if extra > 0 {
+                let tt = own[f] - tt;
+                edge(&mut w, f, (extra, 0, tt, tt)).unwrap();
+            }
+        }
+        w.write_all(b"0").unwrap();
+    }
+    w.write_all(b"0").unwrap();
+    (functions, w.bytes)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
@@ -521,12 +629,19 @@ fn main() {
             out.flush().expect("flushing the output");
             eprintln!("{path}: {shape}, {stacks} stacks, {written} bytes");
         }
+        ["pstats", size, path] => {
+            let file = std::fs::File::create(path).expect("creating the output");
+            let mut out = BufWriter::with_capacity(1 << 20, file);
+            let (functions, written) = pstats(size.parse().expect("MIN_BYTES is a number"), &mut out);
+            out.flush().expect("flushing the output");
+            eprintln!("{path}: pstats, {functions} functions, {written} bytes");
+        }
         [format, size, path] => generate_format(format, size, path, None),
         [format, size, path, nodes] => {
             generate_format(format, size, path, Some(nodes.parse().expect("NODES is a number")))
         }
         _ => {
-            eprintln!("usage: generate FORMAT MIN_BYTES OUT [NODES] (FORMAT: a writable format, folded-stacks, folded-walks, perf-script, perf-random, callgrind, pprof-legacy-cpu or pprof-legacy-heap)");
+            eprintln!("usage: generate FORMAT MIN_BYTES OUT [NODES] (FORMAT: a writable format, folded-stacks, folded-walks, perf-script, perf-random, callgrind, pprof-legacy-cpu, pprof-legacy-heap or pstats)");
             std::process::exit(2);
         }
     }

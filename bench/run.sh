@@ -26,6 +26,10 @@
 # function summary puts first) and `tree --depth 5`, each with its time as a multiple of the
 # conversion's (the issue asks at most 1.5 x).
 #
+# Python's pstats (read only) is written by the generator's own marshal writer (a program's caller
+# graph, as its callgrind shape), and Python's `pstats.Stats(FILE)` is timed on the same file, with
+# the ratio of their times.
+#
 # JFR (read only) has no generator: a recording's metadata, checkpoints and constant pools are the
 # JDK's to write, and a writer of them here would test proftool against itself. `bench/run.sh jfr`
 # records bench/Walk.java (random call paths of 8 threads for JFR_SECONDS, default 20) with
@@ -191,6 +195,21 @@ if [ $# -eq 0 ] || [[ " $* " == *" pprof-legacy "* ]]; then
       echo "  go not found: install golang-go to compare with go tool pprof -raw"
     fi
   done
+fi
+if [ $# -eq 0 ] || [[ " $* " == *" pstats "* ]]; then
+  # Python's pstats (read only): the generator's own marshal writer, a program's caller graph;
+  # Python's own reader, pstats.Stats (marshal.load and its totals), timed on the same file.
+  file=bench/data/big.pstats
+  if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -lt "$SIZE" ]; then
+    "$gen" pstats "$SIZE" "$file"
+  fi
+  bytes=$(stat -c %s "$file")
+  echo "pstats → folded: $file, $((bytes / 1000000)) MB"
+  read -r s r < <(measure cat "$file");                                   row "cat" "$s" "$r" "$bytes"
+  read -r ours r < <(measure "$bin" convert -q --from pstats --to folded "$file" -); row "proftool pstats → folded" "$ours" "$r" "$bytes"
+  reports pstats "$file" "$bytes" "$ours"
+  read -r theirs r < <(measure python3 -c "import pstats, sys; pstats.Stats(sys.argv[1])" "$file"); row "python3 pstats.Stats(FILE)" "$theirs" "$r" "$bytes"
+  awk -v a="$theirs" -v b="$ours" 'BEGIN { if (b > 0) printf "  proftool %.1f x as fast as pstats.Stats\n", a / b }'
 fi
 if { [ $# -eq 0 ] && command -v java > /dev/null; } || [[ " $* " == *" jfr "* ]]; then
   file=bench/data/big.jfr

@@ -40,6 +40,7 @@ pub mod perf;
 mod pmcstat;
 pub mod pprof;
 mod pprof_legacy;
+mod pstats;
 mod rust_symbols;
 mod safari;
 pub mod sampler;
@@ -134,6 +135,8 @@ pub enum Format {
     Massif,
     /// pprof's legacy profiles: gperftools' CPU profile and heap profiles in text (read only).
     PprofLegacy,
+    /// Python's pstats files (`cProfile`/`profile` `-o FILE`; read only).
+    Pstats,
     /// A page to look at in a browser: flame graph, icicle, search, functions (written only).
     Html,
 }
@@ -170,6 +173,7 @@ impl Format {
             Format::Pmcstat => &pmcstat::SPEC,
             Format::Pprof => &pprof::SPEC,
             Format::PprofLegacy => &pprof_legacy::SPEC,
+            Format::Pstats => &pstats::SPEC,
             Format::Safari => &safari::SPEC,
             Format::Sampler => &sampler::SPEC,
             Format::Speedscope => &speedscope::SPEC,

@@ -76,6 +76,9 @@ mod pprof;
 // pprof-legacy: pprof's legacy profiles (gperftools' CPU and heap), read only, against go tool pprof.
 mod pprof_legacy;
 
+// pstats: Python's pstats files (cProfile, profile), read only, against pstats's print_stats.
+mod pstats;
+
 // safari: Safari's timeline recordings, read only, against speedscope.
 mod safari;
 

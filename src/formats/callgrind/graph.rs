@@ -4,6 +4,7 @@
 //! whole numbers that add up to the file's exactly.
 
 use crate::diag::Diagnostics;
+use crate::formats::kit::call_graph::{grouped, whole_shares};
 use crate::formats::kit::string_table::StringTable;
 use crate::model::Sampling;
 use crate::model::{
@@ -626,87 +627,6 @@ impl<'g> Apportioning<'g> {
                 profile.tree.add_self(self.n_events, expanded.calls[i as usize].1, Value::Int(share));
             }
         }
-    }
-}
-
-/// The indices of `keys` (each below `n_keys`) grouped by key, in order within each group: the
-/// indices, and where each key's are among them (a counting sort).
-fn grouped(keys: impl Iterator<Item = u32>, n_keys: usize) -> (Vec<u32>, Vec<(usize, usize)>) {
-    let keys: Vec<u32> = keys.collect();
-    let mut starts = vec![(0usize, 0usize); n_keys];
-    for &key in &keys {
-        starts[key as usize].1 += 1;
-    }
-    let mut next = 0;
-    for range in &mut starts {
-        let count = range.1;
-        *range = (next, next);
-        next += count;
-    }
-    let mut order = vec![0u32; keys.len()];
-    for (i, &key) in keys.iter().enumerate() {
-        let range = &mut starts[key as usize];
-        order[range.1] = i as u32;
-        range.1 += 1;
-    }
-    (order, starts)
-}
-
-/// `total` shared out in proportion to `weights` as whole numbers that add up to it exactly
-/// (largest remainders, the first of equal remainders first): all of it to the first where the
-/// weights are all 0.
-fn whole_shares(total: i64, weights: impl Iterator<Item = f64>, shares: &mut Vec<i64>) {
-    let weights: Vec<f64> = weights.map(|w| if w.is_finite() && w > 0.0 { w } else { 0.0 }).collect();
-    shares.clear();
-    let sum: f64 = weights.iter().sum();
-    if sum <= 0.0 {
-        shares.resize(weights.len(), 0);
-        if let Some(first) = shares.first_mut() {
-            *first = total;
-        }
-        return;
-    }
-    let exact: Vec<f64> = weights.iter().map(|w| total as f64 * (w / sum)).collect();
-    shares.extend(exact.iter().map(|&x| (x.floor() as i64).clamp(0, total)));
-    let mut left = total - shares.iter().fold(0i64, |a, &s| a.saturating_add(s));
-    let mut by_remainder: Vec<usize> = (0..shares.len()).collect();
-    by_remainder
-        .sort_by(|&a, &b| (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor())).then(a.cmp(&b)));
-    let mut i = 0;
-    while left > 0 {
-        shares[by_remainder[i % by_remainder.len()]] += 1;
-        left -= 1;
-        i += 1;
-    }
-    // Floating point gave more than the total (counts beyond 2^53): taken from the smallest
-    // remainders.
-    let mut i = by_remainder.len();
-    while left < 0 && i > 0 {
-        i -= 1;
-        let at = by_remainder[i];
-        if shares[at] > 0 {
-            shares[at] -= 1;
-            left += 1;
-            i += 1;
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shares_are_whole_and_add_up() {
-        let mut shares = Vec::new();
-        whole_shares(10, [1.0, 1.0, 1.0].into_iter(), &mut shares);
-        assert_eq!(shares, [4, 3, 3]);
-        whole_shares(7, [0.0, 0.0].into_iter(), &mut shares);
-        assert_eq!(shares, [7, 0]);
-        whole_shares(5, [3.0, 1.0].into_iter(), &mut shares);
-        assert_eq!(shares, [4, 1]);
-        whole_shares(i64::MAX, [1.0, 2.0, 3.0].into_iter(), &mut shares);
-        assert_eq!(shares.iter().fold(0i128, |a, &s| a + s as i128), i64::MAX as i128);
     }
 }
 

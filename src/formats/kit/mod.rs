@@ -8,6 +8,8 @@
 //! - [`indented`]: stacks written as a tree of indented lines, a frame a line
 //!   ([`indented::Indented`]), as call trees and inverted ones are printed;
 //! - [`parts`]: reports in parts, a header, a body of stacks and what follows it ([`parts::Parts`]);
+//! - [`call_graph`]: a caller graph (functions' own figures, calls' shares of their callees)
+//!   made a tree, each function's figures shared among its paths and exact;
 //! - [`source_frame`]: the frame of a function named where its source is (JavaScript's
 //!   profilers), with one rule for anonymous functions;
 //! - [`string_table`]: strings each held once, numbered in order (pprof's, the Firefox Profiler's
@@ -16,6 +18,7 @@
 //! - [`count_names`], [`time`]: what writers share (a count's name, dates), and an interval written
 //!   in words (`every 1 millisecond`).
 
+pub(crate) mod call_graph;
 pub(crate) mod count_names;
 pub(crate) mod indented;
 pub(crate) mod lines;

@@ -602,40 +602,16 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         [shape @ ("folded-stacks" | "folded-walks"), size, path] => {
-            let file = std::fs::File::create(path).expect("creating the output");
-            let mut out = BufWriter::with_capacity(1 << 20, file);
-            let (lines, written) = folded_shape(shape, size.parse().expect("MIN_BYTES is a number"), &mut out);
-            out.flush().expect("flushing the output");
-            eprintln!("{path}: {shape}, {lines} stacks, {written} bytes");
+            write_input(path, shape, "stacks", |out| folded_shape(shape, min_bytes(size), out))
         }
         [shape @ ("perf-script" | "perf-random"), size, path] => {
-            let file = std::fs::File::create(path).expect("creating the output");
-            let mut out = BufWriter::with_capacity(1 << 20, file);
-            let (records, written) = perf_script(shape, size.parse().expect("MIN_BYTES is a number"), &mut out);
-            out.flush().expect("flushing the output");
-            eprintln!("{path}: {shape}, {records} samples, {written} bytes");
+            write_input(path, shape, "samples", |out| perf_script(shape, min_bytes(size), out))
         }
-        ["callgrind", size, path] => {
-            let file = std::fs::File::create(path).expect("creating the output");
-            let mut out = BufWriter::with_capacity(1 << 20, file);
-            let (functions, written) = callgrind(size.parse().expect("MIN_BYTES is a number"), &mut out);
-            out.flush().expect("flushing the output");
-            eprintln!("{path}: callgrind, {functions} functions, {written} bytes");
-        }
+        ["callgrind", size, path] => write_input(path, "callgrind", "functions", |out| callgrind(min_bytes(size), out)),
         [shape @ ("pprof-legacy-cpu" | "pprof-legacy-heap"), size, path] => {
-            let file = std::fs::File::create(path).expect("creating the output");
-            let mut out = BufWriter::with_capacity(1 << 20, file);
-            let (stacks, written) = pprof_legacy(shape, size.parse().expect("MIN_BYTES is a number"), &mut out);
-            out.flush().expect("flushing the output");
-            eprintln!("{path}: {shape}, {stacks} stacks, {written} bytes");
+            write_input(path, shape, "stacks", |out| pprof_legacy(shape, min_bytes(size), out))
         }
-        ["pstats", size, path] => {
-            let file = std::fs::File::create(path).expect("creating the output");
-            let mut out = BufWriter::with_capacity(1 << 20, file);
-            let (functions, written) = pstats(size.parse().expect("MIN_BYTES is a number"), &mut out);
-            out.flush().expect("flushing the output");
-            eprintln!("{path}: pstats, {functions} functions, {written} bytes");
-        }
+        ["pstats", size, path] => write_input(path, "pstats", "functions", |out| pstats(min_bytes(size), out)),
         [format, size, path] => generate_format(format, size, path, None),
         [format, size, path, nodes] => {
             generate_format(format, size, path, Some(nodes.parse().expect("NODES is a number")))
@@ -689,6 +665,26 @@ fn pprof_legacy(shape: &str, size: u64, out: &mut impl Write) -> (usize, u64) {
         }
     }
     (stacks, written)
+}
+
+/// The size asked for, `MIN_BYTES`.
+fn min_bytes(size: &str) -> u64 {
+    size.parse().expect("MIN_BYTES is a number")
+}
+
+/// Writes a generated input to `path` with `write`, which says how many `unit`s of `what` it wrote
+/// and in how many bytes.
+fn write_input<C: std::fmt::Display>(
+    path: &str,
+    what: &str,
+    unit: &str,
+    write: impl FnOnce(&mut BufWriter<std::fs::File>) -> (C, u64),
+) {
+    let file = std::fs::File::create(path).expect("creating the output");
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    let (count, written) = write(&mut out);
+    out.flush().expect("flushing the output");
+    eprintln!("{path}: {what}, {count} {unit}, {written} bytes");
 }
 
 /// Writes a profile of `format` of at least `size` bytes to `path` (with `nodes`: a fixed tree whose

@@ -4,7 +4,7 @@
 //! whole numbers that add up to the file's exactly.
 
 use crate::diag::Diagnostics;
-use crate::formats::kit::call_graph::{grouped, whole_shares};
+use crate::formats::kit::call_graph::{grouped, whole_shares, Unexpanded};
 use crate::formats::kit::string_table::StringTable;
 use crate::model::Sampling;
 use crate::model::{
@@ -142,14 +142,6 @@ pub(super) struct TooManyNodes {
     pub(super) calls: usize,
 }
 
-/// What the apportioning left out, for the warning that says it.
-#[derive(Default)]
-struct Left {
-    recursive: u64,
-    small: u64,
-    unreached: u64,
-}
-
 impl Read {
     /// The profile of the graphs, unless their tree would pass `max_nodes` nodes.
     pub(super) fn into_profile(self, max_nodes: u64, diag: &mut Diagnostics) -> Result<Profile, TooManyNodes> {
@@ -182,7 +174,7 @@ impl Read {
         profile.meta.title = self.title;
         profile.meta.attrs = self.attrs;
         let mut frames = Frames { names: &self.names, places: FxHashMap::default() };
-        let mut left = Left::default();
+        let mut left = Unexpanded::default();
         let threads = self.graphs.iter().filter(|g| g.thread.is_some()).count() > 1;
         let calls = self.graphs.iter().map(|g| g.edges.len()).sum::<usize>();
         let too_many = TooManyNodes { functions: self.names.functions.len(), calls };
@@ -202,20 +194,10 @@ impl Read {
         if calls > 0 {
             diag.warn("callgrind-graph", None, || {
                 let mut text = "callgrind holds a call graph, not a tree: each function's inclusive cost is apportioned among its callers, as speedscope's importer does (its stacks are shares, not measured; each function's own costs per line, and each call's count, are the file's exactly)".to_string();
-                let calls = |n: u64| if n == 1 { "1 call".to_string() } else { format!("{n} calls") };
-                let mut unexpanded = Vec::new();
-                if left.recursive > 0 {
-                    unexpanded.push(format!("{} back into a function already on the stack", calls(left.recursive)));
-                }
-                if left.small > 0 {
-                    unexpanded.push(format!("{} of a share below half an event or a millionth of the total into a function expanded elsewhere", calls(left.small)));
-                }
-                if !unexpanded.is_empty() {
-                    text += &format!("; not expanded, their functions' costs being in their other stacks: {}", unexpanded.join(", "));
-                }
-                if left.unreached > 0 {
-                    text += &format!("; {} functions no stack reaches are roots of their own", left.unreached);
-                }
+                text += &left.said(
+                    "below half an event or a millionth of the total",
+                    "their functions' costs being in their other stacks",
+                );
                 text
             });
         }
@@ -442,7 +424,7 @@ impl<'g> Apportioning<'g> {
         profile: &mut Profile,
         frames: &mut Frames<'_>,
         (root, max_nodes): (Option<NodeId>, u64),
-        left: &mut Left,
+        left: &mut Unexpanded,
     ) -> bool {
         let Some(shares) = self.expand(profile, frames, (root, max_nodes), left) else { return false };
         self.share_out_slots(profile, frames, root, &shares, left);
@@ -472,7 +454,7 @@ impl<'g> Apportioning<'g> {
         profile: &mut Profile,
         frames: &mut Frames<'_>,
         (root, max_nodes): (Option<NodeId>, u64),
-        left: &mut Left,
+        left: &mut Unexpanded,
     ) -> Option<Shares> {
         let (graph, n) = (self.graph, self.n_events);
         let roots = self.root_weights();
@@ -573,7 +555,7 @@ impl<'g> Apportioning<'g> {
         frames: &mut Frames<'_>,
         root: Option<NodeId>,
         expanded: &Shares,
-        left: &mut Left,
+        left: &mut Unexpanded,
     ) {
         let (graph, n) = (self.graph, self.n_events);
         let mut unreached: FxHashMap<u32, NodeId> = FxHashMap::default();

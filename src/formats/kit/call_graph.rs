@@ -73,6 +73,29 @@ pub(crate) struct Unexpanded {
     pub(crate) unreached: u64,
 }
 
+impl Unexpanded {
+    /// What was not expanded, as the end of a warning: `small_share` says how small a share is
+    /// left unexpanded (`below a millionth of the total`), `kept` where their figures are instead.
+    pub(crate) fn said(&self, small_share: &str, kept: &str) -> String {
+        let calls = |n: u64| if n == 1 { "1 call".to_string() } else { format!("{n} calls") };
+        let mut left = Vec::new();
+        if self.recursive > 0 {
+            left.push(format!("{} back into a function already on the stack", calls(self.recursive)));
+        }
+        if self.small > 0 {
+            left.push(format!("{} of a share {small_share} into a function expanded elsewhere", calls(self.small)));
+        }
+        let mut text = String::new();
+        if !left.is_empty() {
+            text += &format!("; not expanded, {kept}: {}", left.join(", "));
+        }
+        if self.unreached > 0 {
+            text += &format!("; {} functions no stack reaches are roots of their own", self.unreached);
+        }
+        text
+    }
+}
+
 /// A visit to make: a function entered below a node (or at the roots), standing for `ratio` of
 /// it, with its raw share of the function's own figures.
 struct Visit<const K: usize> {

@@ -160,20 +160,7 @@ fn say_apportioned(unexpanded: &Unexpanded, counts_only: bool, calls: usize, dia
             text += " (the profile module records only how often each caller called: its figures are shared by those counts, each call alike)";
         }
         text += "; the stacks are shares, not measured; each function's own time and calls are the file's exactly";
-        let calls = |n: u64| if n == 1 { "1 call".to_string() } else { format!("{n} calls") };
-        let mut left = Vec::new();
-        if unexpanded.recursive > 0 {
-            left.push(format!("{} back into a function already on the stack", calls(unexpanded.recursive)));
-        }
-        if unexpanded.small > 0 {
-            left.push(format!("{} of a share below a millionth of the total into a function expanded elsewhere", calls(unexpanded.small)));
-        }
-        if !left.is_empty() {
-            text += &format!("; not expanded, their figures being in their functions' other stacks: {}", left.join(", "));
-        }
-        if unexpanded.unreached > 0 {
-            text += &format!("; {} functions no stack reaches are roots of their own", unexpanded.unreached);
-        }
+        text += &unexpanded.said("below a millionth of the total", "their figures being in their functions' other stacks");
         text
     });
 }

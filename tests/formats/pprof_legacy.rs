@@ -50,7 +50,7 @@ fn proftool_stacks(file: &str, metric: &str) -> BTreeMap<String, i64> {
 /// stacks of the same addresses (return addresses less 1, the leaf as sampled) with the same counts.
 #[test]
 fn a_cpu_profile_reads_with_pprofs_stacks() {
-    let listing = std::fs::read_to_string(fixture("pprof-legacy/work.cpu.pprof-raw")).expect("the listing");
+    let listing = std::fs::read_to_string(fixture("pprof-legacy/work.cpu.pprof-raw.txt")).expect("the listing");
     assert!(listing.starts_with("PeriodType: cpu nanoseconds\nPeriod: 1000000\n"), "{listing}");
     let expected = pprof_raw_stacks(&listing, "samples/count", &BTreeMap::new());
     assert_eq!(expected.values().sum::<i64>(), 209);
@@ -65,7 +65,7 @@ fn a_cpu_profile_reads_with_pprofs_stacks() {
 /// with the same stacks and figures.
 #[test]
 fn a_heap_profile_reads_with_pprofs_figures() {
-    let listing = std::fs::read_to_string(fixture("pprof-legacy/work.heap.pprof-raw")).expect("the listing");
+    let listing = std::fs::read_to_string(fixture("pprof-legacy/work.heap.pprof-raw.txt")).expect("the listing");
     for (metric, sample_type, total) in [
         ("inuse_space", "inuse_space/bytes", 2_000_072),
         ("inuse_objects", "inuse_objects/count", 21),
@@ -123,7 +123,7 @@ fn gos_text_profiles_read_with_pprofs_stacks_and_gos_names() {
         ("work.block.contention", "delay", "delay/nanoseconds", None),
     ] {
         let path = format!("pprof-legacy/{file}");
-        let listing = std::fs::read_to_string(fixture(&format!("{path}.pprof-raw"))).expect("the listing");
+        let listing = std::fs::read_to_string(fixture(&format!("{path}.pprof-raw.txt"))).expect("the listing");
         let names = go_names(&std::fs::read_to_string(fixture(&path)).expect("the profile"));
         let expected = pprof_raw_stacks(&listing, sample_type, &names);
         if let Some(total) = total {

@@ -100,13 +100,26 @@ impl StackSink {
         I: IntoIterator<Item = FrameId>,
         I::IntoIter: DoubleEndedIterator,
     {
+        self.add_weights(order, frames, &[(metric, weight)]);
+    }
+
+    /// Adds each `(metric, weight)` of `weights` to the stack of `frames`, given in `order`, found
+    /// once for all of them (a heap profile's line weighs four metrics); a stack of no frame adds
+    /// nothing.
+    pub(crate) fn add_weights<I>(&mut self, order: Order, frames: I, weights: &[(usize, i64)])
+    where
+        I: IntoIterator<Item = FrameId>,
+        I::IntoIter: DoubleEndedIterator,
+    {
         let path = self.stacks.next();
         match order {
             Order::RootFirst => path.extend(frames),
             Order::LeafFirst => path.extend(frames.into_iter().rev()),
         }
         if let Some(leaf) = self.stacks.add(&mut self.profile.tree) {
-            self.profile.tree.add_self(metric, leaf, Value::Int(weight));
+            for &(metric, weight) in weights {
+                self.profile.tree.add_self(metric, leaf, Value::Int(weight));
+            }
             self.any_stack = true;
         }
     }

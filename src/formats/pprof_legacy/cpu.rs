@@ -1,9 +1,9 @@
 //! gperftools' CPU profile: words, a record per stack, the trailer, the memory map (the module
 //! documentation of [`super`]).
 
-use super::{call_sites, cut_short, error, MemoryMap, Sample, Symbols, FORMAT};
+use super::{call_sites, error, MemoryMap, Sample, Symbols, FORMAT};
 use crate::diag::Diagnostics;
-use crate::error::ParseError;
+use crate::error::{ParseError, Position};
 use crate::formats::kit::sink::{Missing, StackSink};
 use crate::model::{Metric, Profile};
 use rustc_hash::FxHashMap;
@@ -41,6 +41,8 @@ impl Words {
 
 /// Reads a CPU profile's records from byte `5 × word size` of `bytes`, then its memory map.
 pub(super) fn read(bytes: &[u8], words: Words, period: u64, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+    let mut sink = StackSink::new(FORMAT, vec![Metric::samples()]);
+    let cut_short = |at: usize, expected: String| sink.cut_short(Position::byte(at as u64), expected);
     let mut samples = Vec::new();
     let mut at = 5 * words.size;
     let word = |at: usize, what: &str| {
@@ -57,22 +59,27 @@ pub(super) fn read(bytes: &[u8], words: Words, period: u64, diag: &mut Diagnosti
         }
         let addresses: Vec<u64> = (0..depth as usize).filter_map(|i| words.at(bytes, first + i * words.size)).collect();
         let count = i64::try_from(count).map_err(|_| error(at, "a sample count below 2^63", count.to_string()))?;
-        samples.push(Sample { addresses: call_sites(&addresses, false), weights: vec![count] });
+        samples.push(Sample { addresses: call_sites(addresses, false), weights: vec![count] });
         at = first + depth as usize * words.size;
     };
     drop_signal_frames(&mut samples);
-    for sample in &mut samples {
+    drop_repeated_leaves(&mut samples);
+    let map = MemoryMap::of(&String::from_utf8_lossy(&bytes[map_start..]));
+    sink.profile().meta.interval = Some(Duration::from_micros(period));
+    super::add_samples(&mut sink, &samples, &map, &Symbols::default());
+    sink.finish(Some(Missing { expected: "a sample record", found: "none before the trailer" }), diag)
+}
+
+/// Drops the second frame of a stack whose leaf is written twice, once from the signal context and
+/// once (less 1) from the unwinder (pprof's `cleanupDuplicateLocations`).
+fn drop_repeated_leaves(samples: &mut [Sample]) {
+    for sample in samples {
         if let [leaf, caller, ..] = sample.addresses[..] {
             if leaf == caller.wrapping_add(1) {
                 sample.addresses.remove(1);
             }
         }
     }
-    let map = MemoryMap::of(&String::from_utf8_lossy(&bytes[map_start..]));
-    let mut sink = StackSink::new(FORMAT, vec![Metric::samples()]);
-    sink.profile().meta.interval = Some(Duration::from_micros(period));
-    super::add_samples(&mut sink, &samples, &map, &Symbols::default());
-    sink.finish(Some(Missing { expected: "a sample record", found: "none before the trailer" }), diag)
 }
 
 /// Drops, twice at most, the frame right above the leaf that all but one in 32 samples share: the

@@ -111,9 +111,10 @@ struct Sample {
 
 /// The addresses of a stack as pprof places them: each caller's return address less 1, the call
 /// itself; the leaf as it is where `leaf_too` is false.
-fn call_sites(addresses: &[u64], leaf_too: bool) -> Vec<u64> {
-    let adjust = |(i, &a): (usize, &u64)| if i > 0 || leaf_too { a.wrapping_sub(1) } else { a };
-    addresses.iter().enumerate().map(adjust).collect()
+fn call_sites(mut addresses: Vec<u64>, leaf_too: bool) -> Vec<u64> {
+    let skip = usize::from(!leaf_too);
+    addresses.iter_mut().skip(skip).for_each(|a| *a = a.wrapping_sub(1));
+    addresses
 }
 
 /// The executable mappings of a process, by start address: where each address's code is from.
@@ -186,7 +187,7 @@ impl Symbols {
 /// its module.
 fn add_samples(sink: &mut StackSink, samples: &[Sample], map: &MemoryMap, symbols: &Symbols) {
     let mut frames: FxHashMap<u64, Vec<FrameId>> = FxHashMap::default();
-    let mut stack = Vec::new();
+    let (mut stack, mut weights) = (Vec::new(), Vec::new());
     for sample in samples {
         stack.clear();
         for &address in &sample.addresses {
@@ -202,15 +203,10 @@ fn add_samples(sink: &mut StackSink, samples: &[Sample], map: &MemoryMap, symbol
             });
             stack.extend_from_slice(at);
         }
-        for (metric, &weight) in sample.weights.iter().enumerate() {
-            sink.add(Order::LeafFirst, stack.iter().copied(), metric, weight);
-        }
+        weights.clear();
+        weights.extend(sample.weights.iter().copied().enumerate());
+        sink.add_weights(Order::LeafFirst, stack.iter().copied(), &weights);
     }
-}
-
-/// The error of an input that ends at byte `at` where `expected` should have come.
-fn cut_short(at: usize, expected: String) -> ParseError {
-    error(at, &expected, "the end of the input: the file looks cut short".into())
 }
 
 /// The error at byte `at` of finding `found` where `expected` should have come.

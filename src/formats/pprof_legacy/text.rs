@@ -183,7 +183,7 @@ impl Contention {
 fn addresses_of(text: &str) -> Result<Vec<u64>, &'static str> {
     let addresses: Option<Vec<u64>> =
         text.split_whitespace().map(|a| u64::from_str_radix(a.strip_prefix("0x")?, 16).ok()).collect();
-    Ok(call_sites(&addresses.ok_or("addresses in hexadecimal, `0x…`")?, true))
+    Ok(call_sites(addresses.ok_or("addresses in hexadecimal, `0x…`")?, true))
 }
 
 /// A heap profile's first line: how its numbers were sampled and whether it counts allocations

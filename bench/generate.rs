@@ -9,7 +9,7 @@
 //! file is at least the requested number of bytes (pprof: written as the protocol buffer, not
 //! gzipped, so that its size is what a reader parses).
 
-use proftool::convert::{Convert, ConvertOptions};
+use proftool::convert::{self, ConvertOptions};
 use proftool::diag::Diagnostics;
 use proftool::formats::sampler::FrameOrder;
 use proftool::model::{FrameId, FrameKind, FrameRef, Metric, NodeId, Repr, Unit, Value};
@@ -160,10 +160,11 @@ fn write(format: Format, profile: &Profile, out: &mut dyn Write) -> u64 {
         // pprof's writer gzips; the bench sizes and reads the protocol buffer itself (a `.pb`), the
         // bytes a reader of a `.pb.gz` parses once it is decompressed.
         let mut raw = flate2::write::GzDecoder::new(&mut counter);
-        format.write(profile.clone(), &mut raw, &options, &mut diag).expect("writing the generated profile");
+        convert::write(profile.clone(), format, &mut raw, &options, &mut diag).expect("writing the generated profile");
         raw.finish().expect("decompressing the generated profile");
     } else {
-        format.write(profile.clone(), &mut counter, &options, &mut diag).expect("writing the generated profile");
+        convert::write(profile.clone(), format, &mut counter, &options, &mut diag)
+            .expect("writing the generated profile");
     }
     counter.bytes
 }

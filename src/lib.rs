@@ -2,10 +2,10 @@
 //!
 //! Every reader produces a [`Profile`]; every writer consumes one. A conversion is read →
 //! [`convert::project`] (fit the profile to the target, naming each loss) → write
-//! ([`Format::write_fitted`]); [`convert::Convert`] does the last two in one call:
+//! ([`Format::write_fitted`]); [`convert::write`] does the last two in one call:
 //!
 //! ```
-//! use proftool::convert::{self, Convert, ConvertOptions};
+//! use proftool::convert::{self, ConvertOptions};
 //! use proftool::{diag::Diagnostics, files::Input, Format};
 //!
 //! let tree = b"LispWorks Profiler Tree: demo\n0|10|0|10|2|MAIN\n1|8|0|8|8|WORK\n".to_vec();
@@ -23,14 +23,14 @@
 //!
 //! // ...or both steps at once.
 //! let mut again = Vec::new();
-//! Format::Folded.write(profile, &mut again, &options, &mut diag)?;
+//! convert::write(profile, Format::Folded, &mut again, &options, &mut diag)?;
 //! assert_eq!(String::from_utf8(again).unwrap(), "MAIN 2\nMAIN;WORK 8\n");
 //! # Ok::<(), proftool::Error>(())
 //! ```
 //!
 //! **What a library user needs** is named at the top of the crate (the `pub use` list below):
 //! reading ([`read_input`], [`Input`], [`Format`], [`ReadOptions`]), converting and writing
-//! ([`project`], [`Convert`], [`ConvertOptions`], [`Output`]), the model ([`Profile`], [`CallTree`],
+//! ([`project`], [`convert::write`], [`ConvertOptions`], [`Output`]), the model ([`Profile`], [`CallTree`],
 //! [`Frame`], [`Metric`], [`Value`]), the reports ([`Info`], [`View`], [`Report`]), comparing and
 //! adding profiles ([`compare`], [`Merger`]), and warnings and errors ([`Diagnostics`], [`Error`]).
 //! The modules hold the rest of what the command line uses (each format's options, the filters,
@@ -68,7 +68,7 @@ pub use files::Input;
 pub use formats::detect::Reason;
 pub use formats::{Format, FormatOptions, ReadOptions};
 // Converting and writing.
-pub use convert::{project, Convert, ConvertOptions};
+pub use convert::{project, ConvertOptions};
 pub use files::Output;
 // The model.
 pub use model::{CallTree, Frame, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Unit, Value};

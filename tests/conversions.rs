@@ -7,7 +7,7 @@
 use crate::support::binary::{fixture, proftool, run, run_bytes, temp};
 use crate::support::*;
 use predicates::prelude::*;
-use proftool::convert::{Convert, ConvertOptions};
+use proftool::convert::{self, ConvertOptions};
 use proftool::diag::Diagnostics;
 use proftool::model::FrameKind;
 use proftool::{Format, Profile};
@@ -113,7 +113,8 @@ fn shares_by_other_metrics(profile: &Profile, target: Format) -> Vec<BTreeMap<St
             let mut out = Vec::new();
             let mut chosen = profile.clone();
             chosen.choose_metric(&m.name).unwrap();
-            Format::Folded.write(chosen, &mut out, &ConvertOptions::default(), &mut Diagnostics::default()).unwrap();
+            convert::write(chosen, Format::Folded, &mut out, &ConvertOptions::default(), &mut Diagnostics::default())
+                .unwrap();
             shares(&fitted_threads(&String::from_utf8(out).unwrap(), profile, target))
         })
         .collect()
@@ -207,7 +208,7 @@ fn every_fixture_keeps_its_stacks_through_every_seed_format() {
             let mut diag = Diagnostics::default();
             let mut written = Vec::new();
             let options = ConvertOptions::new(Some(interval));
-            target.write(profile.clone(), &mut written, &options, &mut diag).unwrap();
+            convert::write(profile.clone(), target, &mut written, &options, &mut diag).unwrap();
             let (reread, _) = read_bytes_with(target, &written, &own_output());
             let reread = shares(&without_added_thread(&folded(&reread.unwrap(), Some(stated)), &profile));
             // The losses the conversion names: a root added (-px's MAIN, LispWorks' root, Sampler's

@@ -2,7 +2,7 @@
 //! `Format::ALL` and having fixtures.
 
 use crate::support::*;
-use proftool::convert::{self, Convert, ConvertOptions};
+use proftool::convert::{self, ConvertOptions};
 use proftool::diag::Diagnostics;
 use proftool::formats::Structure;
 use proftool::model::{dump::dump, ops, Frame, FrameKind, MetricKind, Value};
@@ -15,7 +15,7 @@ pub fn write(format: Format, profile: &Profile) -> Vec<u8> {
 
 fn try_write(format: Format, profile: &Profile) -> Result<Vec<u8>, proftool::Error> {
     let mut out = Vec::new();
-    format.write(profile.clone(), &mut out, &ConvertOptions::default(), &mut Diagnostics::default())?;
+    convert::write(profile.clone(), format, &mut out, &ConvertOptions::default(), &mut Diagnostics::default())?;
     Ok(out)
 }
 
@@ -31,7 +31,7 @@ pub fn stacks(profile: &Profile) -> String {
     }
     let options = ConvertOptions::new(Some(proftool::convert::DEFAULT_INTERVAL));
     let mut out = Vec::new();
-    Format::Folded.write(profile.clone(), &mut out, &options, &mut Diagnostics::default()).unwrap();
+    convert::write(profile.clone(), Format::Folded, &mut out, &options, &mut Diagnostics::default()).unwrap();
     let folded = read_bytes(Format::Folded, &out).0.unwrap();
     let text = String::from_utf8(write(Format::Folded, &ops::normalize(&folded))).unwrap();
     text.lines().filter(|l| !l.ends_with(" 0")).map(|l| format!("{l}\n")).collect()

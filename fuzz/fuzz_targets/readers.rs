@@ -10,7 +10,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use proftool::convert::{Convert, ConvertOptions};
+use proftool::convert::{self, ConvertOptions};
 use proftool::{diag::Diagnostics, Format, Profile, ReadOptions};
 
 const MERGE_LINES: u8 = 0x80;
@@ -25,7 +25,7 @@ const BYTE_STABLE: &[Format] = &[Format::Br];
 
 fn write(format: Format, profile: Profile) -> Result<Vec<u8>, proftool::Error> {
     let mut out = Vec::new();
-    format.write(profile, &mut out, &ConvertOptions::default(), &mut Diagnostics::default())?;
+    convert::write(profile, format, &mut out, &ConvertOptions::default(), &mut Diagnostics::default())?;
     Ok(out)
 }
 

@@ -2,7 +2,7 @@
 //! on a terminal), and writing an output that appears only when all went well.
 
 use anyhow::{Context, Result};
-use proftool::convert::{Convert, ConvertOptions};
+use proftool::convert::{self, ConvertOptions};
 use proftool::diag::Diagnostics;
 use proftool::files::{self, Input, Output};
 use proftool::formats::detect;
@@ -73,7 +73,8 @@ pub fn write_output(
 ) -> Result<()> {
     let out_name = stream_name(output);
     let mut out = Output::create(output, inputs).with_context(|| format!("{out_name}: cannot create"))?;
-    target.write(profile, out.writer(), options, diag).with_context(|| format!("{out_name}: writing {target}"))?;
+    convert::write(profile, target, out.writer(), options, diag)
+        .with_context(|| format!("{out_name}: writing {target}"))?;
     out.commit().with_context(|| format!("{out_name}: writing {target}"))
 }
 

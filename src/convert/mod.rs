@@ -293,31 +293,17 @@ fn drop_header_facts(meta: &mut crate::model::Meta, carries: &Carries) {
     );
 }
 
-/// Writing a profile as a format, the conversion step included: [`project`] onto what the format
+/// Writes `profile` as `target`, the conversion step included: [`project`] onto what the format
 /// carries (naming every loss in `diag`), then the format's writer ([`Format::write_fitted`]).
-/// `use proftool::convert::Convert` and write with `format.write(profile, out, &options, diag)`.
-pub trait Convert {
-    /// Projects `profile` onto this format and writes it to `out`.
-    fn write(
-        self,
-        profile: Profile,
-        out: &mut dyn std::io::Write,
-        options: &ConvertOptions,
-        diag: &mut Diagnostics,
-    ) -> Result<(), Error>;
-}
-
-impl Convert for Format {
-    fn write(
-        self,
-        profile: Profile,
-        out: &mut dyn std::io::Write,
-        options: &ConvertOptions,
-        diag: &mut Diagnostics,
-    ) -> Result<(), Error> {
-        let projected = project(profile, self, options, diag)?;
-        self.write_fitted(&projected, out, options, diag)
-    }
+pub fn write(
+    profile: Profile,
+    target: Format,
+    out: &mut dyn std::io::Write,
+    options: &ConvertOptions,
+    diag: &mut Diagnostics,
+) -> Result<(), Error> {
+    let projected = project(profile, target, options, diag)?;
+    target.write_fitted(&projected, out, options, diag)
 }
 
 #[cfg(test)]

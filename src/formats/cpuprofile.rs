@@ -62,9 +62,9 @@ use super::json::{self, push_string};
 use super::kit::source_frame::anonymous_name;
 use super::kit::v8_profile::{add_tree, metrics, warn_unknown, Document};
 use super::options::{effective_interval, ConvertOptions, Turning};
-use super::spec::{self, Carries, Encoding, JsonKind, Reads, Rules, Spec, Writes};
+use super::spec::{self, Carries, JsonKind, Reads, Rules, Spec, Writes};
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
+use crate::error::{Error, FormatName, ParseError};
 use crate::model::{ChildIndex, Metric, MetricKind, NodeId, Profile, Unit, Values};
 use std::io::{Read, Write};
 
@@ -74,12 +74,9 @@ pub(crate) const SPEC: Spec = Spec {
     description: "V8 CPU profile (`node --cpu-prof`, Chrome DevTools); opens in VS Code",
     extensions: &["cpuprofile"],
     carries: CARRIES,
-    reads: Some(Reads {
-        encoding: Encoding::Json(JsonKind { what: "a V8 CPU profile (.cpuprofile)", aside: " (V8's)", check }),
-        read: |input, _, diag| read(input, diag).map_err(Error::from),
-    }),
+    reads: Some(Reads::json(JsonKind { what: "a V8 CPU profile (.cpuprofile)", aside: " (V8's)", check }, |input, _, diag| read(input, diag).map_err(Error::from))),
     writes: Some(Writes {
-        write: |profile, out, options, _| write(profile, out, options),
+        write: |profile, to| write(profile, to.out, to.options),
         rules: Rules { fit, keeps_defined_at: true, merges_siblings: true, ..spec::STACKS_ONLY },
         differential: None,
     }),
@@ -134,10 +131,7 @@ pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
     let text = json::text(FORMAT, &bytes)?;
     let document: Document = json::parse(FORMAT, text, EXPECTED)?;
     let document = document.into_new_format();
-    let at = |key: &str| memchr::memmem::find(text.as_bytes(), key.as_bytes()).unwrap_or(0);
-    let error = |key: &str, expected: String, found: String| {
-        json::error_at(FORMAT, text.as_bytes(), at(key), ParseErrorKind::Unexpected { expected, found })
-    };
+    let error = |key: &str, expected, found| json::error_at_key(FORMAT, text, key, expected, found);
     profile(&document, &error, diag)
 }
 

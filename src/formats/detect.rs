@@ -391,6 +391,33 @@ fn unknown_output(why: String) -> Error {
 mod tests {
     use super::*;
 
+    /// The JSON formats are told apart by checks that no fixture passes two of, so that the order
+    /// they are tried in (the registry's, by name) decides nothing.
+    #[test]
+    fn no_json_fixture_passes_two_formats_checks() {
+        let mut folders = vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")];
+        let mut json_files = 0;
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(&folder).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    folders.push(path);
+                    continue;
+                }
+                let bytes = std::fs::read(&path).unwrap();
+                let text = text::sniffable(&bytes[..bytes.len().min(HEAD_LEN)]);
+                if Json::of(&text).is_none() {
+                    continue;
+                }
+                json_files += 1;
+                let passed: Vec<Format> =
+                    json_formats().filter(|json| (json.kind.check)(&text).is_ok()).map(|json| json.format).collect();
+                assert!(passed.len() <= 1, "{} passes the checks of {passed:?}", path.display());
+            }
+        }
+        assert!(json_files > 50, "only {json_files} JSON fixtures found");
+    }
+
     /// What each format's sniffer makes of heads of its own files and of others', a row a case:
     /// the formats told by a first line, a header or a magic number, and folded stacks, which only
     /// every line's shape tells.
@@ -479,7 +506,7 @@ mod tests {
         assert_eq!(got, (Format::Folded, Reason::ContentOnly));
         // An extension shared by several formats that all reject the content names them all.
         let err = detect_input(None, Some(Path::new("run.prof")), head, &mut Diagnostics::default()).unwrap_err();
-        assert!(err.to_string().contains("ghc-px or ghc-prof or ghc-json"), "{err}");
+        assert!(err.to_string().contains("ghc-json or ghc-prof or ghc-px"), "{err}");
     }
 
     #[test]

@@ -50,8 +50,7 @@
 //! times the input's size, at least 1 GiB), saying how much it would be.
 
 use super::kit::count_names::{one_count_name, spaced_count_name};
-use super::options::ConvertOptions;
-use super::spec::{self, Carries, Reads, Sniff, Spec, Writes};
+use super::spec::{self, Carries, Reads, Sniff, Spec, Writes, Writing};
 use super::stacks::{self, StackTree};
 use crate::diag::Diagnostics;
 use crate::error::FormatName;
@@ -320,12 +319,8 @@ const LISTS_PIECES: u32 = 64;
 /// in about [`LISTS_PIECES`] stretches of its walk (one root's tree is cut below it, as perf's of one
 /// command is), formatted on two threads. Output larger
 /// than `options` allow ([`ConvertOptions::output_limit`]) is refused before a byte is written.
-pub(crate) fn write(
-    profile: &Profile,
-    out: &mut dyn Write,
-    options: &ConvertOptions,
-    diag: &mut Diagnostics,
-) -> Result<(), Error> {
+pub(crate) fn write(profile: &Profile, to: Writing<'_>) -> Result<(), Error> {
+    let Writing { out, options, diag } = to;
     let (names, renamed) = Names::of(profile);
     if renamed > 0 {
         let frames = if renamed == 1 { "frame name ends" } else { "frame names end" };
@@ -485,6 +480,7 @@ impl Stacks<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::options::ConvertOptions;
     /// A tree of several pieces written as folded lines, against lines made node by node from each
     /// node's ancestors.
     #[test]
@@ -505,7 +501,7 @@ mod tests {
         let tree = &profile.tree;
         assert!(tree.is_preorder() && tree.len() > 5 * PIECE as usize);
         let mut written = Vec::new();
-        write(&profile, &mut written, &ConvertOptions::default(), &mut Diagnostics::default()).unwrap();
+        write(&profile, Writing::new(&mut written, &ConvertOptions::default(), &mut Diagnostics::default())).unwrap();
         assert_eq!(String::from_utf8(written).unwrap(), lines_node_by_node(&profile));
     }
 
@@ -549,7 +545,7 @@ mod tests {
         assert!(!profile.tree.is_preorder());
         assert!(profile.tree.walk_stretches(&profile.tree.children(), PIECE).len() > 1);
         let mut written = Vec::new();
-        write(&profile, &mut written, &ConvertOptions::default(), &mut Diagnostics::default()).unwrap();
+        write(&profile, Writing::new(&mut written, &ConvertOptions::default(), &mut Diagnostics::default())).unwrap();
         assert_eq!(String::from_utf8(written).unwrap(), lines_node_by_node(&read(&in_order)));
         assert_eq!(lines_node_by_node(&read(&in_order)), in_order);
     }
@@ -580,7 +576,7 @@ mod tests {
         let path = path.join(";");
         let expected = format!("{path};c 5\n{path};a 7\n");
         let mut written = Vec::new();
-        write(&profile, &mut written, &ConvertOptions::default(), &mut Diagnostics::default()).unwrap();
+        write(&profile, Writing::new(&mut written, &ConvertOptions::default(), &mut Diagnostics::default())).unwrap();
         assert!(
             written == expected.as_bytes(),
             "the two stacks, {} bytes, differ from what was written",
@@ -628,7 +624,7 @@ mod tests {
         with_count(&mut profile, None, listener, 7);
         assert_eq!(estimated_size(&profile), 11 + 14);
         let mut written = Vec::new();
-        write(&profile, &mut written, &ConvertOptions::default(), &mut Diagnostics::default()).unwrap();
+        write(&profile, Writing::new(&mut written, &ConvertOptions::default(), &mut Diagnostics::default())).unwrap();
         assert_eq!(String::from_utf8(written).unwrap(), "a;b 3\nd 12\nListener\u{a0}1 7\n");
     }
 
@@ -641,7 +637,7 @@ mod tests {
         for text in texts {
             let profile = read(text).unwrap();
             let mut written = Vec::new();
-            write(&profile, &mut written, &ConvertOptions::default(), &mut Diagnostics::default()).unwrap();
+            write(&profile, Writing::new(&mut written, &ConvertOptions::default(), &mut Diagnostics::default())).unwrap();
             assert_eq!(estimated_size(&profile), written.len() as u64, "{text:.40}");
         }
     }
@@ -654,14 +650,14 @@ mod tests {
         let mut options =
             ConvertOptions { max_output_size: Some(9), input_size: Some(10), ..ConvertOptions::default() };
         let mut written = Vec::new();
-        let error = write(&profile, &mut written, &options, &mut Diagnostics::default()).unwrap_err();
+        let error = write(&profile, Writing::new(&mut written, &options, &mut Diagnostics::default())).unwrap_err();
         assert!(written.is_empty());
         assert_eq!(
             error.to_string(),
             "cannot write folded: it would be 10 bytes from an input of 10 bytes, more than --max-output-size 9 allows: it holds every stack whole, so a deep tree makes far more output than input; raise the limit with --max-output-size SIZE (K, M, G, T) to write it"
         );
         options.max_output_size = Some(10);
-        write(&profile, &mut written, &options, &mut Diagnostics::default()).unwrap();
+        write(&profile, Writing::new(&mut written, &options, &mut Diagnostics::default())).unwrap();
         assert_eq!(written, b"a;b 1\nc 2\n");
     }
 

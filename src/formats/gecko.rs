@@ -53,7 +53,7 @@
 //! last: speedscope's whole `duration`), the order of samples in time.
 
 use super::json;
-use super::spec::{Carries, Encoding, JsonKind, Reads, Spec};
+use super::spec::{Carries, JsonKind, Reads, Spec};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
 use crate::model::{
@@ -81,14 +81,11 @@ pub(crate) const SPEC: Spec = Spec {
         weight_is_time: true,
         ..Carries::STACKS_OF_SAMPLES
     },
-    reads: Some(Reads {
-        encoding: Encoding::Json(JsonKind {
+    reads: Some(Reads::json(JsonKind {
             what: "a Firefox Gecko profile",
             aside: " (Firefox's older exports)",
             check,
-        }),
-        read: |input, _, diag| read(input, diag).map_err(Error::from),
-    }),
+        }, |input, _, diag| read(input, diag).map_err(Error::from))),
     writes: None,
 };
 

@@ -38,7 +38,7 @@
 
 use super::json;
 use super::kit::source_frame::CallFrame;
-use super::spec::{Carries, Encoding, JsonKind, Reads, Spec};
+use super::spec::{Carries, JsonKind, Reads, Spec};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError};
 use crate::model::{Metric, MetricKind, NodeId, Profile, Repr, Sampling, Unit, Value};
@@ -57,10 +57,7 @@ pub(crate) const SPEC: Spec = Spec {
         modules: true,
         ..Carries::TREE_OF_SAMPLES
     },
-    reads: Some(Reads {
-        encoding: Encoding::Json(JsonKind { what: "a V8 heap profile (.heapprofile)", aside: " (V8's)", check }),
-        read: |input, _, diag| read(input, diag).map_err(Error::from),
-    }),
+    reads: Some(Reads::json(JsonKind { what: "a V8 heap profile (.heapprofile)", aside: " (V8's)", check }, |input, _, diag| read(input, diag).map_err(Error::from))),
     writes: None,
 };
 

@@ -51,6 +51,13 @@ pub(crate) fn error_at(format: FormatName, bytes: &[u8], at: usize, kind: ParseE
     ParseError { format, position: Position { byte: at as u64, line: Some(line), column: Some(column) }, kind }
 }
 
+/// An error of `format` where `key` first stands in `text` (its start where it does not): of a value
+/// serde read but the reader finds wrong.
+pub(crate) fn error_at_key(format: FormatName, text: &str, key: &str, expected: String, found: String) -> ParseError {
+    let at = memchr::memmem::find(text.as_bytes(), key.as_bytes()).unwrap_or(0);
+    error_at(format, text.as_bytes(), at, ParseErrorKind::Unexpected { expected, found })
+}
+
 /// The byte of the `n`th (0-based) occurrence of `key` in `bytes`, or of its first, or 0: the place
 /// of a table of the `n`th thread, for an error that names it by its JSON path too.
 pub(crate) fn nth_key(bytes: &[u8], key: &str, n: usize) -> usize {

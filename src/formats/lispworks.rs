@@ -74,7 +74,7 @@ pub(crate) const SPEC: Spec = Spec {
     },
     reads: Some(Reads::text(sniff, |input, _, diag| read(input, diag).map_err(Error::from))),
     writes: Some(Writes {
-        write: |profile, out, _, diag| write(profile, out, diag),
+        write: |profile, to| write(profile, to.out, to.diag),
         rules: Rules { fit: |profile, _, diag| fit(profile, diag), ..spec::STACKS_ONLY },
         differential: None,
     }),

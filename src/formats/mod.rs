@@ -3,55 +3,30 @@
 //! A format is its module: the module states everything about itself in its `SPEC`, a
 //! `Spec` of `spec.rs` (name, description, extensions, what it [`Carries`], how its files are read and
 //! told apart, its reader and writer with the one signature every format has, and the rules of a
-//! conversion to it). [`Format`] forwards to the contract through `Format::spec`, one line per
-//! format; [`Format::ALL`] is derived from the enum itself. No format module names [`Format`]: a
-//! module names itself through its `SPEC` (its errors carry `SPEC.format_name()`). Detection policy
-//! (which of `--from`, content and extension wins) lives in [`detect`], which asks the contract.
+//! conversion to it). The `registry!` lines name each format's variant and module, one line a
+//! format sorted by name; [`Format`], [`Format::ALL`] and `Format::spec` are made from them. No
+//! format module names [`Format`]: a module names itself through its `SPEC` (its errors carry
+//! `SPEC.format_name()`). Detection policy (which of `--from`, content and extension wins) lives in
+//! [`detect`], which asks the contract.
 //!
-//! Adding a format: add `src/formats/<name>.rs` with its spec header and its `SPEC`, a `mod` line
-//! here and its line in `Format::spec` (both sorted by name), a variant of [`Format`] (before
-//! `Html`); fixtures under `fixtures/<name>/`, its tests' module in `tests/formats/` (sorted by
+//! Adding a format: add `src/formats/<name>.rs` with its spec header and its `SPEC`, its line in
+//! `registry!`; fixtures under `fixtures/<name>/`, its tests' module in `tests/formats/` (sorted by
 //! name), the words of its row of docs/formats.md's table in `docs/formats/<name>.md`; then
 //! `PROFTOOL_BLESS=1 cargo test doc_tables` writes its row of the README's table from its `SPEC`,
 //! and of docs/formats.md's from its `SPEC` and that file. The golden, round-trip, property and CLI
 //! tests pick it up from [`Format::ALL`].
 
-mod bpftrace;
-pub mod br;
-pub(crate) mod callgrind;
-pub(crate) mod chrome_trace;
-pub(crate) mod cpuprofile;
 pub mod detect;
-mod dtrace;
 pub mod dyalog;
-pub(crate) mod firefox;
-pub mod folded;
-mod gecko;
 pub mod ghc;
-mod heapprofile;
-pub(crate) mod html;
-mod jfr;
 mod json;
 pub(crate) mod kit;
-pub(crate) mod lispworks;
-mod macos_sample;
 mod options;
-pub mod perf;
-mod pmcstat;
-pub mod pprof;
-mod pprof_legacy;
-mod pstats;
 mod rust_symbols;
-mod safari;
-pub mod sampler;
 pub(crate) mod shared;
 pub(crate) mod spec;
-pub(crate) mod speedscope;
-mod stackprof;
 pub(crate) mod stacks;
-pub(crate) mod svg;
 pub mod valgrind;
-mod xctrace;
 
 pub(crate) use options::{effective_interval, stated_interval, Turning};
 pub use options::{
@@ -68,120 +43,82 @@ use std::fmt;
 use std::io::{Read, Write};
 use strum::VariantArray;
 
-/// A profile format. The variants' order is [`Format::ALL`]'s: the order `proftool formats` and
-/// the error messages list formats in, and detection tells JSON formats apart in, so it is kept as it
-/// is (a new format goes before `Html`, the page, last); the lists that only name formats (the `mod`
-/// lines, `Format::spec`, the tests' modules) are sorted by name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, VariantArray)]
-pub enum Format {
-    /// LispWorks profiler tree (`save-current-profiler-tree`).
-    Lispworks,
-    /// Folded stacks, the FlameGraph/inferno interchange text.
-    Folded,
-    /// Apple Sampler "supersampler" stack samples (mixed text and binary).
-    Sampler,
-    /// Dyalog APL `]PROFILE` XML report.
-    DyalogXml,
-    /// Dyalog APL `]PROFILE` CSV report.
-    DyalogCsv,
-    /// Business Rules! (BR) profiler records (binary).
-    Br,
-    /// GHC `+RTS -px` cost-centre stack log (GHC 4.08–7.2).
-    GhcPx,
-    /// GHC `+RTS -p`/`-P` text `.prof` report (GHC 7.x–9.x).
-    GhcProf,
-    /// GHC `+RTS -pj` JSON profile (GHC 8.2 and later).
-    GhcJson,
-    /// An interactive flame graph as SVG (inferno's, as `flamegraph.pl` draws it); written only.
-    Svg,
-    /// speedscope's JSON file format, for the speedscope viewer (and py-spy's output).
-    Speedscope,
-    /// pprof's gzipped protocol buffers, of `go tool pprof`, Go's `runtime/pprof` and the tools that
-    /// read and write them.
-    Pprof,
-    /// Linux `perf script` text of a `perf record -g` recording (read only).
-    Perf,
-    /// V8's `.cpuprofile` JSON (`node --cpu-prof`, Chrome DevTools), for DevTools and VS Code.
-    Cpuprofile,
-    /// Chrome's trace events JSON (`chrome://tracing`, Perfetto; py-spy's and Clang's traces).
-    ChromeTrace,
-    /// Valgrind's callgrind profile (`callgrind.out.<pid>`), of callgrind_annotate and KCachegrind.
-    Callgrind,
-    /// V8's sampling heap profile JSON (`node --heap-prof`, DevTools allocation sampling; read only).
-    Heapprofile,
-    /// Ruby's stackprof JSON (read only).
-    Stackprof,
-    /// Firefox's Gecko profile JSON, as Firefox <= 63 saved recordings (read only).
-    Gecko,
-    /// The Firefox Profiler's processed profile JSON (samply's), for profiler.firefox.com.
-    Firefox,
-    /// JDK Flight Recorder recordings (`java -XX:StartFlightRecording`; read only).
-    Jfr,
-    /// DTrace stack aggregations (`@[ustack()] = count()`; read only).
-    Dtrace,
-    /// macOS `sample` text (`sample PID`, Activity Monitor; read only).
-    MacosSample,
-    /// Instruments' Time Profiler table (`xctrace export`; read only).
-    Xctrace,
-    /// bpftrace stack maps (`@[kstack] = count()`; read only).
-    Bpftrace,
-    /// FreeBSD `pmcstat -G` call graphs (read only).
-    Pmcstat,
-    /// Safari's Web Inspector timeline recordings (read only).
-    Safari,
-    /// Valgrind's DHAT profile JSON (`dhat.out.<pid>`; read only).
-    Dhat,
-    /// Valgrind's massif profile (`massif.out.<pid>`; read only).
-    Massif,
-    /// pprof's legacy profiles: gperftools' CPU profile and heap profiles in text (read only).
-    PprofLegacy,
-    /// Python's pstats files (`cProfile`/`profile` `-o FILE`; read only).
-    Pstats,
-    /// A page to look at in a browser: flame graph, icicle, search, functions (written only).
-    Html,
+/// The formats, a line each, sorted by name: the variant of [`Format`] and where its `SPEC` is:
+/// `mod NAME` where the module is the format's alone (declared here, with its visibility), or the
+/// path of the format's module in a module of several (`dyalog::xml`). The enum, [`Format::ALL`]
+/// and `Format::spec` are made from these lines, so a new format is one line.
+macro_rules! registry {
+    ($($variant:ident ($($at:tt)+),)+) => {
+        $(registry!(@declare $($at)+);)+
+
+        /// A profile format. [`Format::ALL`] lists them in the order of their names: the order
+        /// `proftool formats`, the error messages and the tables list formats in. Detection does
+        /// not depend on it: no input is claimed by two JSON formats' checks (a test proves it on
+        /// every fixture).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, VariantArray)]
+        pub enum Format {
+            $(
+                #[doc = concat!("The format of module `formats::", registry!(@module $($at)+),
+                    "`; [`Format::description`] says what it is.")]
+                $variant,
+            )+
+        }
+
+        impl Format {
+            /// What the format states about itself: its module's [`Spec`].
+            pub(crate) const fn spec(self) -> &'static Spec {
+                match self {
+                    $(Format::$variant => &registry!(@spec $($at)+),)+
+                }
+            }
+        }
+    };
+    (@declare $visibility:vis mod $module:ident) => { $visibility mod $module; };
+    (@declare $($path:ident)::+) => {};
+    (@module $visibility:vis mod $module:ident) => { stringify!($module) };
+    (@module $first:ident $(:: $rest:ident)*) => { concat!(stringify!($first) $(, "::", stringify!($rest))*) };
+    (@spec $visibility:vis mod $module:ident) => { $module::SPEC };
+    (@spec $($path:ident)::+) => { $($path)::+::SPEC };
+}
+
+registry! {
+    Bpftrace (mod bpftrace),
+    Br (pub mod br),
+    Callgrind (pub(crate) mod callgrind),
+    ChromeTrace (pub(crate) mod chrome_trace),
+    Cpuprofile (pub(crate) mod cpuprofile),
+    Dhat (valgrind::dhat),
+    Dtrace (mod dtrace),
+    DyalogCsv (dyalog::csv),
+    DyalogXml (dyalog::xml),
+    Firefox (pub(crate) mod firefox),
+    Folded (pub mod folded),
+    Gecko (mod gecko),
+    GhcJson (ghc::json),
+    GhcProf (ghc::prof),
+    GhcPx (ghc::px),
+    Heapprofile (mod heapprofile),
+    Html (pub(crate) mod html),
+    Jfr (mod jfr),
+    Lispworks (pub(crate) mod lispworks),
+    MacosSample (mod macos_sample),
+    Massif (valgrind::massif),
+    Perf (pub mod perf),
+    Pmcstat (mod pmcstat),
+    Pprof (pub mod pprof),
+    PprofLegacy (mod pprof_legacy),
+    Pstats (mod pstats),
+    Safari (mod safari),
+    Sampler (pub mod sampler),
+    Speedscope (pub(crate) mod speedscope),
+    Stackprof (mod stackprof),
+    Svg (pub(crate) mod svg),
+    Xctrace (mod xctrace),
 }
 
 impl Format {
     /// Every format, in registry order.
     pub const ALL: &'static [Format] = Format::VARIANTS;
-
-    /// What the format states about itself: its module's [`Spec`], one line per format.
-    pub(crate) const fn spec(self) -> &'static Spec {
-        match self {
-            Format::Bpftrace => &bpftrace::SPEC,
-            Format::Br => &br::SPEC,
-            Format::Callgrind => &callgrind::SPEC,
-            Format::ChromeTrace => &chrome_trace::SPEC,
-            Format::Cpuprofile => &cpuprofile::SPEC,
-            Format::Dhat => &valgrind::dhat::SPEC,
-            Format::Dtrace => &dtrace::SPEC,
-            Format::DyalogCsv => &dyalog::csv::SPEC,
-            Format::DyalogXml => &dyalog::xml::SPEC,
-            Format::Firefox => &firefox::SPEC,
-            Format::Folded => &folded::SPEC,
-            Format::Gecko => &gecko::SPEC,
-            Format::GhcJson => &ghc::json::SPEC,
-            Format::GhcProf => &ghc::prof::SPEC,
-            Format::GhcPx => &ghc::px::SPEC,
-            Format::Heapprofile => &heapprofile::SPEC,
-            Format::Html => &html::SPEC,
-            Format::Jfr => &jfr::SPEC,
-            Format::Lispworks => &lispworks::SPEC,
-            Format::MacosSample => &macos_sample::SPEC,
-            Format::Massif => &valgrind::massif::SPEC,
-            Format::Perf => &perf::SPEC,
-            Format::Pmcstat => &pmcstat::SPEC,
-            Format::Pprof => &pprof::SPEC,
-            Format::PprofLegacy => &pprof_legacy::SPEC,
-            Format::Pstats => &pstats::SPEC,
-            Format::Safari => &safari::SPEC,
-            Format::Sampler => &sampler::SPEC,
-            Format::Speedscope => &speedscope::SPEC,
-            Format::Stackprof => &stackprof::SPEC,
-            Format::Svg => &svg::SPEC,
-            Format::Xctrace => &xctrace::SPEC,
-        }
-    }
 
     /// The rules of a conversion to the format, from its write half; a format proftool does not
     /// write has none of its own, and the conversion step, which asks only targets, finds
@@ -269,7 +206,7 @@ impl Format {
         let write = writes.write;
         // Every output is held to the limit, those whose size is worked out first and the rest.
         let mut limited = stacks::Limited::new(out, options.output_limit());
-        let result = write(profile, &mut limited, options, diag);
+        let result = write(profile, spec::Writing::new(&mut limited, options, diag));
         limited.result(self.into(), result, options)
     }
 

@@ -31,9 +31,9 @@
 
 use super::json;
 use super::kit::source_frame::{Anonymous, SourceFrame};
-use super::spec::{Carries, Encoding, JsonKind, Reads, Spec};
+use super::spec::{Carries, JsonKind, Reads, Spec};
 use super::stacks::StackTree;
-use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
+use crate::error::{Error, FormatName, ParseError};
 use crate::model::{FrameId, Metric, MetricKind, Profile, Repr, Unit, Value};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -53,10 +53,7 @@ pub(crate) const SPEC: Spec = Spec {
         weight_is_time: true,
         ..Carries::STACKS_OF_SAMPLES
     },
-    reads: Some(Reads {
-        encoding: Encoding::Json(JsonKind { what: "a Safari timeline recording", aside: " (Safari's)", check }),
-        read: |input, _, _| read(input).map_err(Error::from),
-    }),
+    reads: Some(Reads::json(JsonKind { what: "a Safari timeline recording", aside: " (Safari's)", check }, |input, _, _| read(input).map_err(Error::from))),
     writes: None,
 };
 
@@ -119,10 +116,7 @@ fn read(input: &mut (dyn Read + Send)) -> Result<Profile, ParseError> {
     let bytes = json::read_all(input, FORMAT)?;
     let text = json::text(FORMAT, &bytes)?;
     let document: Document = json::parse(FORMAT, text, EXPECTED)?;
-    let at = |key: &str| memchr::memmem::find(text.as_bytes(), key.as_bytes()).unwrap_or(0);
-    let error = |key: &str, expected: String, found: String| {
-        json::error_at(FORMAT, text.as_bytes(), at(key), ParseErrorKind::Unexpected { expected, found })
-    };
+    let error = |key: &str, expected, found| json::error_at_key(FORMAT, text, key, expected, found);
     if document.version != 1.0 {
         return Err(error(
             "\"version\"",

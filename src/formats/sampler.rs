@@ -70,7 +70,7 @@ pub(crate) const SPEC: Spec = Spec {
         read(input, &options.formats.get(), diag).map_err(Error::from)
     })),
     writes: Some(Writes {
-        write: |profile, out, options, _| write(profile, out, options),
+        write: |profile, to| write(profile, to.out, to.options),
         rules: Rules { fit_roots, ..spec::STACKS_ONLY },
         differential: None,
     }),

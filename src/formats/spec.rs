@@ -66,6 +66,11 @@ impl Reads {
     pub const fn binary(sniff: Sniffer, read: Reader) -> Reads {
         Reads { encoding: Encoding::Binary(sniff), read }
     }
+
+    /// A JSON format's read half.
+    pub const fn json(kind: JsonKind, read: Reader) -> Reads {
+        Reads { encoding: Encoding::Json(kind), read }
+    }
 }
 
 /// What a format proftool writes states: its writer and what a conversion to it does besides
@@ -126,8 +131,25 @@ pub type Reader = fn(&mut (dyn io::Read + Send), &ReadOptions, &mut Diagnostics)
 /// A format's last step of fitting a projected profile ([`Rules::fit`]).
 pub type Fit = fn(Profile, &ConvertOptions, &mut Diagnostics) -> Profile;
 
-/// How a format writes a profile already fitted to it, given every conversion option.
-pub type Writer = fn(&Profile, &mut dyn io::Write, &ConvertOptions, &mut Diagnostics) -> Result<(), Error>;
+/// How a format writes a profile already fitted to it.
+pub type Writer = fn(&Profile, Writing<'_>) -> Result<(), Error>;
+
+/// What a writer writes with: where to, every conversion option, and where its warnings go.
+pub struct Writing<'a> {
+    /// The output.
+    pub out: &'a mut dyn io::Write,
+    /// The conversion's options (a format's own in `options.formats`).
+    pub options: &'a ConvertOptions,
+    /// Where warnings go.
+    pub diag: &'a mut Diagnostics,
+}
+
+impl<'a> Writing<'a> {
+    /// Writing to `out` with `options`, warnings to `diag`.
+    pub fn new(out: &'a mut dyn io::Write, options: &'a ConvertOptions, diag: &'a mut Diagnostics) -> Writing<'a> {
+        Writing { out, options, diag }
+    }
+}
 
 /// What a text or binary format makes of an input's first bytes (a text format gets them as its
 /// reader does: UTF-8 without a byte-order mark, LF line endings).

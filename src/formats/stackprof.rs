@@ -37,8 +37,8 @@
 
 use super::json;
 use super::kit::source_frame::{Anonymous, SourceFrame};
-use super::spec::{Carries, Encoding, JsonKind, Reads, Spec};
-use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
+use super::spec::{Carries, JsonKind, Reads, Spec};
+use crate::error::{Error, FormatName, ParseError};
 use crate::model::{ChildIndex, Metric, MetricKind, NodeId, Profile, Value};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -57,10 +57,7 @@ pub(crate) const SPEC: Spec = Spec {
         time_unit: Some(crate::model::Unit::Microseconds),
         ..Carries::STACKS_OF_SAMPLES
     },
-    reads: Some(Reads {
-        encoding: Encoding::Json(JsonKind { what: "a Ruby stackprof profile", aside: " (Ruby's)", check }),
-        read: |input, _, _| read(input).map_err(Error::from),
-    }),
+    reads: Some(Reads::json(JsonKind { what: "a Ruby stackprof profile", aside: " (Ruby's)", check }, |input, _, _| read(input).map_err(Error::from))),
     writes: None,
 };
 
@@ -131,10 +128,7 @@ fn read(input: &mut (dyn Read + Send)) -> Result<Profile, ParseError> {
     let bytes = json::read_all(input, FORMAT)?;
     let text = json::text(FORMAT, &bytes)?;
     let document: Document = json::parse(FORMAT, text, EXPECTED)?;
-    let at = |key: &str| memchr::memmem::find(text.as_bytes(), key.as_bytes()).unwrap_or(0);
-    let error = |key: &str, expected: String, found: String| {
-        json::error_at(FORMAT, text.as_bytes(), at(key), ParseErrorKind::Unexpected { expected, found })
-    };
+    let error = |key: &str, expected, found| json::error_at_key(FORMAT, text, key, expected, found);
     let weight = match (document.mode.as_str(), document.interval) {
         ("cpu", Some(interval)) => Weight::Interval(interval),
         ("wall", _) => Weight::Deltas,

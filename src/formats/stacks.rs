@@ -212,10 +212,7 @@ mod tests {
     #[test]
     fn the_size_of_whole_stacks_of_a_deep_chain() {
         let mut tree = CallTree::new(&[Metric::samples()]);
-        let mut parent = None;
-        for _ in 0..1_000_000 {
-            parent = Some(tree.push(parent, FrameId(0)));
-        }
+        let parent = tree.push_chain(1_000_000, |_| FrameId(0));
         let leaves = [tree.push(parent, FrameId(1)), tree.push(parent, FrameId(2))];
         let size = whole_stacks_size(
             &tree,

@@ -25,10 +25,8 @@
 //! total are left out (their counts stay in their callers' boxes).
 
 use super::kit::count_names::one_count_name;
-use super::options::ConvertOptions;
-use super::spec::{self, Carries, Spec, Writes};
+use super::spec::{self, Carries, Spec, Writes, Writing};
 use super::{shared, stacks};
-use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::error::FormatName;
 use crate::model::{Children, MetricKind, NodeId, Profile, Values};
@@ -61,12 +59,8 @@ pub(crate) const CARRIES: Carries = Carries {
 };
 
 /// Writes `profile` (projected onto [`CARRIES`]) as a flame graph.
-pub(crate) fn write(
-    profile: &Profile,
-    out: &mut dyn Write,
-    convert: &ConvertOptions,
-    diag: &mut Diagnostics,
-) -> Result<(), Error> {
+pub(crate) fn write(profile: &Profile, to: Writing<'_>) -> Result<(), Error> {
+    let Writing { out, options: convert, diag } = to;
     let Some(metric) = profile.metrics().first().filter(|_| profile.total(0).as_f64() != 0.0) else {
         // inferno draws nothing and fails: say why instead.
         return Err(Error::Unrepresentable {

@@ -559,11 +559,8 @@ mod tests {
     fn deep_trees_are_filtered_without_recursion() {
         let mut p = Profile::new(vec![Metric::samples()]);
         let (f, g) = (p.frames.intern(FrameRef::function("f")), p.frames.intern(FrameRef::function("g")));
-        let mut parent = None;
-        for i in 0..1_000_000 {
-            parent = Some(p.tree.push(parent, if i % 2 == 0 { f } else { g }));
-        }
-        p.tree.add_self(0, parent.unwrap(), Value::Int(1));
+        let leaf = p.tree.push_chain(1_000_000, |i| if i % 2 == 0 { f } else { g });
+        p.tree.add_self(0, leaf.unwrap(), Value::Int(1));
         let hidden = Filters { hide: re("^g$"), ..Filters::default() }.apply(p).unwrap();
         assert_eq!(hidden.tree.len(), 500_000);
         assert_eq!(hidden.total(0), Value::Int(1));

@@ -798,6 +798,15 @@ fn significant_digits(v: f64) -> usize {
     mantissa.bytes().filter(u8::is_ascii_digit).count()
 }
 
+/// A chain `depth` nodes deep from a new root, node `i` of frame `frame(i)`, for tests of deep
+/// trees (no recursion to overflow): its deepest node.
+#[cfg(test)]
+impl CallTree {
+    pub(crate) fn push_chain(&mut self, depth: usize, frame: impl Fn(usize) -> FrameId) -> Option<NodeId> {
+        (0..depth).fold(None, |parent, i| Some(self.push(parent, frame(i))))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -928,10 +937,7 @@ mod tests {
     #[test]
     fn deep_paths_do_not_recurse() {
         let mut t = CallTree::new(&[Metric::samples()]);
-        let mut parent = None;
-        for _ in 0..1_000_000 {
-            parent = Some(t.push(parent, FrameId(0)));
-        }
+        t.push_chain(1_000_000, |_| FrameId(0));
         assert_eq!(t.walk().count(), 1_000_000);
         assert_eq!(t.walk_with(t.children()).count(), 1_000_000);
         assert_eq!(t.depths()[999_999], 999_999);

@@ -604,10 +604,9 @@ mod tests {
     fn a_recursive_function_is_counted_once_on_a_deep_stack() {
         let mut p = Profile::new(vec![Metric::samples()]);
         let (f, g) = (p.frames.intern(FrameRef::function("f")), p.frames.intern(FrameRef::function("g")));
-        let mut parent = None;
-        for i in 0..1_000_000 {
-            parent = Some(p.tree.push(parent, if i % 3 == 2 { g } else { f }));
-            p.tree.add_self(0, parent.unwrap_or(NodeId(0)), Value::Int(1));
+        p.tree.push_chain(1_000_000, |i| if i % 3 == 2 { g } else { f });
+        for node in 0..1_000_000 {
+            p.tree.add_self(0, NodeId(node), Value::Int(1));
         }
         let view = View::new(p, &ReportOptions::default()).unwrap();
         let outer: Vec<usize> = view.outermost().iter().enumerate().filter(|(_, &o)| o).map(|(i, _)| i).collect();

@@ -6,7 +6,7 @@
 
 use crate::support::binary::{fixture, proftool, run, run_bytes, run_stdin, temp};
 use crate::support::read_bytes;
-use proftool::convert::{Convert, ConvertOptions};
+use proftool::convert::{self, ConvertOptions};
 use proftool::diag::Diagnostics;
 use proftool::model::dump::dump;
 use proftool::{Format, Profile};
@@ -114,7 +114,7 @@ fn any_whitespace_the_seed_takes_between_fields_is_read() {
 fn write_px(profile: Profile) -> (String, Diagnostics) {
     let mut out = Vec::new();
     let mut diag = Diagnostics::default();
-    Format::GhcPx.write(profile, &mut out, &ConvertOptions::default(), &mut diag).unwrap();
+    convert::write(profile, Format::GhcPx, &mut out, &ConvertOptions::default(), &mut diag).unwrap();
     (String::from_utf8(out).unwrap(), diag)
 }
 

@@ -5,7 +5,7 @@ pub mod binary;
 pub mod gate_simulation;
 pub mod pprof_proto;
 
-use proftool::convert::{Convert, ConvertOptions};
+use proftool::convert::{self, ConvertOptions};
 use proftool::diag::Diagnostics;
 use proftool::model::dump::dump;
 use proftool::{Format, Profile, ReadOptions};
@@ -146,7 +146,7 @@ pub fn folded(profile: &Profile, interval: Option<std::time::Duration>) -> Strin
     }
     let mut out = Vec::new();
     let options = ConvertOptions::new(interval);
-    Format::Folded.write(profile.clone(), &mut out, &options, &mut Diagnostics::default()).unwrap();
+    convert::write(profile.clone(), Format::Folded, &mut out, &options, &mut Diagnostics::default()).unwrap();
     String::from_utf8(out).unwrap()
 }
 

@@ -177,7 +177,7 @@ mod tests {
     use super::*;
     use crate::diag::Diagnostics;
     use crate::formats::options::ConvertOptions;
-    use crate::formats::spec::Sniff;
+    use crate::formats::spec::{Sniff, Writing};
     use crate::model::dump::dump;
     use crate::model::{FrameId, FrameKind, FrameRef, Metric, NodeId, Profile, Repr, Unit, Value};
 
@@ -213,7 +213,7 @@ mod tests {
         let mut out = Vec::new();
         let mut diag = Diagnostics::default();
         let fitted = fit(profile.clone(), options, &mut diag);
-        write(&fitted, &mut out, options, &mut diag).unwrap();
+        write(&fitted, Writing::new(&mut out, options, &mut diag)).unwrap();
         (out, diag)
     }
 
@@ -302,7 +302,8 @@ mod tests {
         let options = ConvertOptions { max_samples: 2, ..ConvertOptions::default() };
         let mut out = Vec::new();
         let mut diag = Diagnostics::default();
-        let err = write(&fit(timed_profile(), &options, &mut diag), &mut out, &options, &mut diag).unwrap_err();
+        let fitted = fit(timed_profile(), &options, &mut diag);
+        let err = write(&fitted, Writing::new(&mut out, &options, &mut diag)).unwrap_err();
         assert!(err.to_string().contains("--max-samples 2"), "{err}");
         assert!(out.is_empty());
     }
@@ -321,7 +322,7 @@ mod tests {
             options.max_output_size = Some(size - 1);
             let (mut out, mut diag) = (Vec::new(), Diagnostics::default());
             let fitted = fit(timed_profile(), &options, &mut diag);
-            let error = write(&fitted, &mut out, &options, &mut diag).unwrap_err().to_string();
+            let error = write(&fitted, Writing::new(&mut out, &options, &mut diag)).unwrap_err().to_string();
             assert!(error.contains(&format!("cannot write br: it would be {size} bytes")), "{error}");
             assert!(error.contains(&format!("more than --max-output-size {} allows", size - 1)), "{error}");
             assert!(out.is_empty());

@@ -8,18 +8,15 @@ use super::{
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::formats::options::{effective_interval, ConvertOptions, Turning};
+use crate::formats::spec::Writing;
 use crate::model::{FrameId, FrameKind, Metric, MetricKind, Profile, Repr, Unit, Value, Values};
 use byteorder::{BigEndian, WriteBytesExt};
 use rustc_hash::FxHashMap;
 use std::io::Write;
 
 /// Writes `profile` (projected onto what BR carries) as a BR profiler file.
-pub(crate) fn write(
-    profile: &Profile,
-    out: &mut dyn Write,
-    options: &ConvertOptions,
-    diag: &mut Diagnostics,
-) -> Result<(), Error> {
+pub(crate) fn write(profile: &Profile, to: Writing<'_>) -> Result<(), Error> {
+    let Writing { out, options, diag } = to;
     warn_unwritten_metrics(profile, diag);
     let profile = &*fit_frames(profile, diag);
     let samples = sample_counts(profile)?;

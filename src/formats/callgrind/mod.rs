@@ -118,7 +118,7 @@ pub(crate) const SPEC: Spec = Spec {
     },
     reads: Some(Reads::text(sniff, |input, options, diag| read::read(input, options, diag).map_err(Error::from))),
     writes: Some(Writes {
-        write: |profile, out, _, diag| write::write(profile, out, diag),
+        write: |profile, to| write::write(profile, to.out, to.diag),
         rules: Rules { says_which_metric_comes_first: true, ..spec::STACKS_ONLY },
         differential: None,
     }),

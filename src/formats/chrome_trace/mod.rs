@@ -95,7 +95,7 @@ mod write;
 pub(crate) use read::read;
 pub(crate) use write::write;
 
-use super::spec::{self, Carries, Encoding, JsonKind, Reads, Rules, Spec, Writes};
+use super::spec::{self, Carries, JsonKind, Reads, Rules, Spec, Writes};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName};
 use crate::model::{FrameKind, FrameRef, MetricKind, NodeId, Profile, Repr, Unit, Values};
@@ -107,12 +107,9 @@ pub(crate) const SPEC: Spec = Spec {
     // py-spy and Clang write `.json`: content decides.
     extensions: &["trace.json", "json"],
     carries: CARRIES,
-    reads: Some(Reads {
-        encoding: Encoding::Json(JsonKind { what: "a Chrome trace (JSON trace events)", aside: "", check }),
-        read: |input, _, diag| read(input, diag).map_err(Error::from),
-    }),
+    reads: Some(Reads::json(JsonKind { what: "a Chrome trace (JSON trace events)", aside: "", check }, |input, _, diag| read(input, diag).map_err(Error::from))),
     writes: Some(Writes {
-        write: |profile, out, _, _| write(profile, out),
+        write: |profile, to| write(profile, to.out),
         rules: Rules { fit: |profile, _, diag| fit(profile, diag), ..spec::STACKS_ONLY },
         differential: None,
     }),

@@ -47,9 +47,7 @@ pub(crate) const SPEC: Spec = Spec {
         read(input, &options.formats.get(), options.merge_lines, diag).map_err(Error::from)
     })),
     writes: Some(Writes {
-        write: |profile, out, options, diag| {
-            write(profile, out, options.formats.get::<super::Options>().separators, diag)
-        },
+        write: |profile, to| write(profile, to.out, to.options.formats.get::<super::Options>().separators, to.diag),
         rules: super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag), false),
         differential: None,
     }),

@@ -74,7 +74,7 @@ mod write;
 
 use super::json;
 use super::options::ConvertOptions;
-use super::spec::{self, Carries, Encoding, JsonKind, Reads, Rules, Spec, Writes};
+use super::spec::{self, Carries, JsonKind, Reads, Rules, Spec, Writes};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName};
 use crate::model::{ops, FrameKind, FrameRef, MetricKind, NodeId, Profile, Repr, Unit, Value};
@@ -98,16 +98,13 @@ pub(crate) const SPEC: Spec = Spec {
         time_unit: Some(Unit::Milliseconds),
         ..Carries::TREE_OF_SAMPLES
     },
-    reads: Some(Reads {
-        encoding: Encoding::Json(JsonKind {
+    reads: Some(Reads::json(JsonKind {
             what: "a Firefox Profiler processed profile",
             aside: " (the Firefox Profiler's)",
             check,
-        }),
-        read: |input, options, diag| read::read(input, options.path.as_deref(), diag).map_err(Error::from),
-    }),
+        }, |input, options, diag| read::read(input, options.path.as_deref(), diag).map_err(Error::from))),
     writes: Some(Writes {
-        write: |profile, out, options, _| write::write(profile, out, options),
+        write: |profile, to| write::write(profile, to.out, to.options),
         rules: Rules {
             fit,
             fit_roots,

@@ -31,7 +31,7 @@ use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName};
 use crate::error::{ParseError, ParseErrorKind};
 use crate::formats::json;
-use crate::formats::spec::{Encoding, JsonKind, Reads, Spec};
+use crate::formats::spec::{JsonKind, Reads, Spec};
 use crate::model::{FrameId, FrameRef, NodeId, Profile, Value, DEFINED_AT};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
@@ -45,10 +45,10 @@ pub(crate) const SPEC: Spec = Spec {
     // GHC writes -pj output to `<prog>.prof` too.
     extensions: &["prof.json", "json", "prof"],
     carries: super::CARRIES,
-    reads: Some(Reads {
-        encoding: Encoding::Json(JsonKind { what: "GHC's +RTS -pj JSON", aside: " (GHC's +RTS -pj profile)", check }),
-        read: |input, _, diag| read(input, diag).map_err(Error::from),
-    }),
+    reads: Some(Reads::json(
+        JsonKind { what: "GHC's +RTS -pj JSON", aside: " (GHC's +RTS -pj profile)", check },
+        |input, _, diag| read(input, diag).map_err(Error::from),
+    )),
     writes: None,
 };
 

@@ -60,7 +60,7 @@ pub(crate) const SPEC: Spec = Spec {
     reads: None,
     // Measured inclusive values kept: a Dyalog tree's totals are measured (docs/formats.md).
     writes: Some(Writes {
-        write: |profile, out, _, _| write_page(profile, None, out),
+        write: |profile, to| write_page(profile, None, to.out),
         rules: spec::Rules {
             keeps_defined_at: true,
             says_which_metric_comes_first: true,

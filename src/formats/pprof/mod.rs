@@ -73,7 +73,7 @@ mod wire;
 use super::kit::string_table::StringTable;
 use super::kit::time::{format_time, parse_time};
 use super::options::ConvertOptions;
-use super::spec::{self, Carries, Reads, Rules, Sniff, Spec, Writes};
+use super::spec::{self, Carries, Reads, Rules, Sniff, Spec, Writes, Writing};
 use super::stacks::check_output_size;
 use crate::diag::Diagnostics;
 use crate::error::Error;
@@ -235,12 +235,8 @@ fn lines_0_as_functions(profile: Profile, diag: &mut Diagnostics) -> Profile {
 }
 
 /// Writes `profile` (projected onto [`CARRIES`]) as a gzipped pprof profile.
-pub(crate) fn write(
-    profile: &Profile,
-    out: &mut dyn Write,
-    options: &ConvertOptions,
-    diag: &mut Diagnostics,
-) -> Result<(), Error> {
+pub(crate) fn write(profile: &Profile, to: Writing<'_>) -> Result<(), Error> {
+    let Writing { out, options, diag } = to;
     check_output_size(FORMAT, samples_size(profile), options)?;
     encode(profile, out, diag, |_, _| {})
 }

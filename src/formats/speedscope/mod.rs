@@ -58,7 +58,7 @@
 mod read;
 
 use super::json::push_string;
-use super::spec::{self, Carries, Encoding, JsonKind, Reads, Rules, Spec, Writes};
+use super::spec::{self, Carries, JsonKind, Reads, Rules, Spec, Writes};
 use crate::error::Error;
 use crate::error::FormatName;
 use crate::model::{ops, CallTree, Children, FrameId, FrameKind, NodeId, Profile, Repr, Unit, Value, Walk};
@@ -72,12 +72,9 @@ pub(crate) const SPEC: Spec = Spec {
     description: "speedscope's file format (and py-spy's)",
     extensions: &["speedscope.json"],
     carries: CARRIES,
-    reads: Some(Reads {
-        encoding: Encoding::Json(JsonKind { what: "speedscope JSON", aside: "", check }),
-        read: |input, _, diag| read(input, diag).map_err(Error::from),
-    }),
+    reads: Some(Reads::json(JsonKind { what: "speedscope JSON", aside: "", check }, |input, _, diag| read(input, diag).map_err(Error::from))),
     writes: Some(Writes {
-        write: |profile, out, options, _| write(profile, out, options),
+        write: |profile, to| write(profile, to.out, to.options),
         rules: Rules { fit_roots, says_which_metric_comes_first: true, keeps_defined_at: true, ..spec::STACKS_ONLY },
         differential: None,
     }),

@@ -59,7 +59,7 @@ use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
 use crate::formats::json;
 use crate::formats::kit::sink::{Order, Reason, StackSink};
-use crate::formats::spec::{Carries, Encoding, JsonKind, Reads, Spec};
+use crate::formats::spec::{Carries, JsonKind, Reads, Spec};
 use crate::model::{FrameId, Metric, MetricKind, Profile, Repr, Sampling, Unit};
 use serde::Deserialize;
 use std::io::Read;
@@ -77,10 +77,10 @@ pub(crate) const SPEC: Spec = Spec {
         title: true,
         ..Carries::STACKS_OF_SAMPLES
     },
-    reads: Some(Reads {
-        encoding: Encoding::Json(JsonKind { what: "a DHAT profile (dhat.out.<pid>)", aside: " (valgrind's)", check }),
-        read: |input, _, diag| read(input, diag).map_err(Error::from),
-    }),
+    reads: Some(Reads::json(
+        JsonKind { what: "a DHAT profile (dhat.out.<pid>)", aside: " (valgrind's)", check },
+        |input, _, diag| read(input, diag).map_err(Error::from),
+    )),
     writes: None,
 };
 

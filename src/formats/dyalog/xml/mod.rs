@@ -70,7 +70,7 @@ pub(crate) const SPEC: Spec = Spec {
     carries: super::carries(false),
     reads: Some(Reads::text(sniff, |input, options, diag| read(input, options.merge_lines, diag).map_err(Error::from))),
     writes: Some(Writes {
-        write: |profile, out, options, diag| write(profile, out, &options.formats.get(), diag),
+        write: |profile, to| write(profile, to.out, &to.options.formats.get(), to.diag),
         rules: super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag), true),
         differential: None,
     }),

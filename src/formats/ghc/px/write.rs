@@ -3,18 +3,15 @@
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::formats::ghc;
-use crate::formats::options::{ConvertOptions, DEFAULT_INTERVAL};
+use crate::formats::options::DEFAULT_INTERVAL;
+use crate::formats::spec::Writing;
 use crate::model::{FrameId, MetricKind, NodeId, Profile};
 use std::io::Write;
 use std::time::Duration;
 
 /// Writes `profile` (projected onto what `-px` carries) as a `-px` file.
-pub(crate) fn write(
-    profile: &Profile,
-    out: &mut dyn Write,
-    options: &ConvertOptions,
-    diag: &mut Diagnostics,
-) -> Result<(), Error> {
+pub(crate) fn write(profile: &Profile, to: Writing<'_>) -> Result<(), Error> {
+    let Writing { out, options, diag } = to;
     let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
     let timestamp = profile.meta.timestamp.clone().unwrap_or_else(|| {
         let now = now_ctime();

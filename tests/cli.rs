@@ -432,7 +432,8 @@ fn undetectable_input_lists_the_formats() {
     let odd = dir.path().join("data.bin");
     std::fs::write(&odd, b"\x00\x01\x02").unwrap();
     proftool().arg("convert").arg(&odd).arg(dir.path().join("o.folded")).assert().code(1).stderr(
-        predicate::str::contains("cannot tell the input format").and(predicate::str::contains("bpftrace, br, callgrind")),
+        predicate::str::contains("cannot tell the input format")
+            .and(predicate::str::contains("bpftrace, br, callgrind")),
     );
 }
 

@@ -74,7 +74,10 @@ pub(crate) const SPEC: Spec = Spec {
     description: "V8 CPU profile (`node --cpu-prof`, Chrome DevTools); opens in VS Code",
     extensions: &["cpuprofile"],
     carries: CARRIES,
-    reads: Some(Reads::json(JsonKind { what: "a V8 CPU profile (.cpuprofile)", aside: " (V8's)", check }, |input, _, diag| read(input, diag).map_err(Error::from))),
+    reads: Some(Reads::json(
+        JsonKind { what: "a V8 CPU profile (.cpuprofile)", aside: " (V8's)", check },
+        |input, _, diag| read(input, diag).map_err(Error::from),
+    )),
     writes: Some(Writes {
         write: |profile, to| write(profile, to.out, to.options),
         rules: Rules { fit, keeps_defined_at: true, merges_siblings: true, ..spec::STACKS_ONLY },

@@ -81,11 +81,14 @@ pub(crate) const SPEC: Spec = Spec {
         weight_is_time: true,
         ..Carries::STACKS_OF_SAMPLES
     },
-    reads: Some(Reads::json(JsonKind {
+    reads: Some(Reads::json(
+        JsonKind {
             what: "a Firefox Gecko profile",
             aside: " (Firefox's older exports)",
             check,
-        }, |input, _, diag| read(input, diag).map_err(Error::from))),
+        },
+        |input, _, diag| read(input, diag).map_err(Error::from),
+    )),
     writes: None,
 };
 

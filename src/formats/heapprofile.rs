@@ -57,7 +57,10 @@ pub(crate) const SPEC: Spec = Spec {
         modules: true,
         ..Carries::TREE_OF_SAMPLES
     },
-    reads: Some(Reads::json(JsonKind { what: "a V8 heap profile (.heapprofile)", aside: " (V8's)", check }, |input, _, diag| read(input, diag).map_err(Error::from))),
+    reads: Some(Reads::json(
+        JsonKind { what: "a V8 heap profile (.heapprofile)", aside: " (V8's)", check },
+        |input, _, diag| read(input, diag).map_err(Error::from),
+    )),
     writes: None,
 };
 

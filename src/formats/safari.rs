@@ -53,7 +53,10 @@ pub(crate) const SPEC: Spec = Spec {
         weight_is_time: true,
         ..Carries::STACKS_OF_SAMPLES
     },
-    reads: Some(Reads::json(JsonKind { what: "a Safari timeline recording", aside: " (Safari's)", check }, |input, _, _| read(input).map_err(Error::from))),
+    reads: Some(Reads::json(
+        JsonKind { what: "a Safari timeline recording", aside: " (Safari's)", check },
+        |input, _, _| read(input).map_err(Error::from),
+    )),
     writes: None,
 };
 

@@ -57,7 +57,10 @@ pub(crate) const SPEC: Spec = Spec {
         time_unit: Some(crate::model::Unit::Microseconds),
         ..Carries::STACKS_OF_SAMPLES
     },
-    reads: Some(Reads::json(JsonKind { what: "a Ruby stackprof profile", aside: " (Ruby's)", check }, |input, _, _| read(input).map_err(Error::from))),
+    reads: Some(Reads::json(
+        JsonKind { what: "a Ruby stackprof profile", aside: " (Ruby's)", check },
+        |input, _, _| read(input).map_err(Error::from),
+    )),
     writes: None,
 };
 

@@ -107,7 +107,10 @@ pub(crate) const SPEC: Spec = Spec {
     // py-spy and Clang write `.json`: content decides.
     extensions: &["trace.json", "json"],
     carries: CARRIES,
-    reads: Some(Reads::json(JsonKind { what: "a Chrome trace (JSON trace events)", aside: "", check }, |input, _, diag| read(input, diag).map_err(Error::from))),
+    reads: Some(Reads::json(
+        JsonKind { what: "a Chrome trace (JSON trace events)", aside: "", check },
+        |input, _, diag| read(input, diag).map_err(Error::from),
+    )),
     writes: Some(Writes {
         write: |profile, to| write(profile, to.out),
         rules: Rules { fit: |profile, _, diag| fit(profile, diag), ..spec::STACKS_ONLY },

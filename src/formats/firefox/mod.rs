@@ -98,11 +98,14 @@ pub(crate) const SPEC: Spec = Spec {
         time_unit: Some(Unit::Milliseconds),
         ..Carries::TREE_OF_SAMPLES
     },
-    reads: Some(Reads::json(JsonKind {
+    reads: Some(Reads::json(
+        JsonKind {
             what: "a Firefox Profiler processed profile",
             aside: " (the Firefox Profiler's)",
             check,
-        }, |input, options, diag| read::read(input, options.path.as_deref(), diag).map_err(Error::from))),
+        },
+        |input, options, diag| read::read(input, options.path.as_deref(), diag).map_err(Error::from),
+    )),
     writes: Some(Writes {
         write: |profile, to| write::write(profile, to.out, to.options),
         rules: Rules {

@@ -72,7 +72,10 @@ pub(crate) const SPEC: Spec = Spec {
     description: "speedscope's file format (and py-spy's)",
     extensions: &["speedscope.json"],
     carries: CARRIES,
-    reads: Some(Reads::json(JsonKind { what: "speedscope JSON", aside: "", check }, |input, _, diag| read(input, diag).map_err(Error::from))),
+    reads: Some(Reads::json(
+        JsonKind { what: "speedscope JSON", aside: "", check },
+        |input, _, diag| read(input, diag).map_err(Error::from),
+    )),
     writes: Some(Writes {
         write: |profile, to| write(profile, to.out, to.options),
         rules: Rules { fit_roots, says_which_metric_comes_first: true, keeps_defined_at: true, ..spec::STACKS_ONLY },

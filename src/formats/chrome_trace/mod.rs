@@ -165,8 +165,10 @@ pub(crate) fn fit(profile: Profile, diag: &mut Diagnostics) -> Profile {
         let thread = profile.frames.intern(FrameRef::named(&name, FrameKind::Thread));
         profile = crate::model::ops::adopt_roots(&profile, thread, |f| !is_thread(f));
     }
-    // A thread is a track: below the roots every frame is a function.
+    // A thread is a track: below the roots every frame is a function, and one of a function's name
+    // beside it is the same slice (read back as one).
     crate::model::ops::make_functions(&mut profile, crate::model::ops::is_nested_non_code);
+    let mut profile = crate::model::ops::merged_siblings(profile);
     let Some(time) = profile.metric_of_kind(MetricKind::Time) else { return profile };
     if let Values::Float(values) = profile.tree.self_values(time) {
         let rounded: Vec<f64> = values.iter().copied().map(to_nanosecond).collect();

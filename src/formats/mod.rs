@@ -113,6 +113,7 @@ registry! {
     Speedscope (pub(crate) mod speedscope),
     Stackprof (mod stackprof),
     Svg (pub(crate) mod svg),
+    V8Log (mod v8_log),
     Xctrace (mod xctrace),
 }
 
@@ -336,7 +337,7 @@ mod tests {
     fn names_round_trip_and_extensions_are_unique_per_format() {
         for &format in Format::ALL {
             assert_eq!(Format::from_name(format.name()), Some(format));
-            assert!(format.name().chars().all(|c| c.is_ascii_lowercase() || c == '-'));
+            assert!(format.name().chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'));
         }
     }
 }

@@ -94,5 +94,8 @@ mod stackprof;
 // svg: flame graphs, written only.
 mod svg;
 
+// v8-log: V8's tick logs (node --prof), read only, against node --prof-process.
+mod v8_log;
+
 // xctrace: Instruments' Time Profiler exports, read only, against inferno-collapse-xctrace.
 mod xctrace;

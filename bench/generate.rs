@@ -599,6 +599,66 @@ fn pstats(size: u64, out: &mut impl Write) -> (usize, u64) {
     (functions, w.bytes)
 }
 
+/// A V8 tick log (`node --prof`) of at least `size` bytes: V8's header records, two libraries,
+/// 1,000 builtins and 5,000 JavaScript functions whose code is created (and every 20th moved, and
+/// created again at a new tier), then ticks 4 to 40 frames deep, each in a function's code, a
+/// builtin or a library, their return addresses in the code of the functions that call them.
+/// Returns the ticks and the bytes written.
+fn v8_log(size: u64, out: &mut impl Write) -> (u64, u64) {
+    const BUILTINS: u64 = 1000;
+    const FUNCTIONS: u64 = 5000;
+    const CODE: u64 = 0x3a84_0000_0000;
+    const SFI: u64 = 0x4555_0000_0000;
+    let mut rng = Rng(0x7e8b_10c5);
+    let mut w = CountingWriter { inner: out, bytes: 0 };
+    let put = |w: &mut CountingWriter<'_>, line: String| w.write_all(line.as_bytes()).expect("writing the output");
+    put(&mut w, "v8-version,11,3,244,8,-node.38,0\nv8-platform,linux,linux\n".into());
+    put(&mut w, "shared-library,/usr/bin/node,0x400000,0x2601000,0\n".into());
+    put(&mut w, "shared-library,/usr/lib/x86_64-linux-gnu/libc.so.6,0x7f06d8bfe000,0x7f06d8d7a000,0\n".into());
+    put(&mut w, "profiler,begin,1000\n".into());
+    for b in 0..BUILTINS {
+        put(
+            &mut w,
+            format!("code-creation,Builtin,2,{b},{:#x},256,{}Builtin{b}\n", CODE + b * 0x100, VERBS[(b % 10) as usize]),
+        );
+    }
+    // Function `f`'s code: 0x200 bytes at its slot, after the builtins; moved ones 0x1000_0000 up.
+    let code = |f: u64, moved: bool| CODE + (BUILTINS + f) * 0x200 + if moved { 0x1000_0000 } else { 0 };
+    for f in 0..FUNCTIONS {
+        let name = format!(
+            "{}_{}_{f} /srv/app/{}.js:{}:{}",
+            VERBS[(f % 10) as usize].to_lowercase(),
+            NOUNS[(f / 10 % 10) as usize].to_lowercase(),
+            f % 480,
+            1 + f % 900,
+            1 + f % 40
+        );
+        put(&mut w, format!("code-creation,JS,10,{f},{:#x},512,{name},{:#x},~\n", code(f, false), SFI + f * 0x40));
+        if f % 20 == 0 {
+            put(&mut w, format!("code-move,{:#x},{:#x}\n", code(f, false), code(f, true)));
+            put(&mut w, format!("code-creation,JS,10,{f},{:#x},512,{name},{:#x},*\n", code(f, false), SFI + f * 0x40));
+        }
+    }
+    let mut ticks = 0u64;
+    while w.bytes < size {
+        let depth = 4 + rng.below(37);
+        let mut frame = rng.below(FUNCTIONS);
+        let mut stack = Vec::with_capacity(depth as usize);
+        for _ in 0..depth {
+            stack.push(format!("{:#x}", code(frame, frame % 20 == 0 && rng.below(2) == 0) + 0x10 + rng.below(0x1f0)));
+            frame = frame / 3 + rng.below(3);
+        }
+        let pc = match rng.below(10) {
+            0 => 0x400000 + rng.below(0x2000000),
+            1 => CODE + rng.below(BUILTINS) * 0x100 + 0x10,
+            _ => code(rng.below(FUNCTIONS), false) + 0x10,
+        };
+        put(&mut w, format!("tick,{pc:#x},{},0,0x0,0,{}\n", ticks * 1000, stack.join(",")));
+        ticks += 1;
+    }
+    (ticks, w.bytes)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
@@ -613,12 +673,13 @@ fn main() {
             write_input(path, shape, "stacks", |out| pprof_legacy(shape, min_bytes(size), out))
         }
         ["pstats", size, path] => write_input(path, "pstats", "functions", |out| pstats(min_bytes(size), out)),
+        ["v8-log", size, path] => write_input(path, "v8-log", "ticks", |out| v8_log(min_bytes(size), out)),
         [format, size, path] => generate_format(format, size, path, None),
         [format, size, path, nodes] => {
             generate_format(format, size, path, Some(nodes.parse().expect("NODES is a number")))
         }
         _ => {
-            eprintln!("usage: generate FORMAT MIN_BYTES OUT [NODES] (FORMAT: a writable format, folded-stacks, folded-walks, perf-script, perf-random, callgrind, pprof-legacy-cpu, pprof-legacy-heap or pstats)");
+            eprintln!("usage: generate FORMAT MIN_BYTES OUT [NODES] (FORMAT: a writable format, folded-stacks, folded-walks, perf-script, perf-random, callgrind, pprof-legacy-cpu, pprof-legacy-heap, pstats or v8-log)");
             std::process::exit(2);
         }
     }

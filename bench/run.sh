@@ -30,6 +30,9 @@
 # graph, as its callgrind shape), and Python's `pstats.Stats(FILE)` is timed on the same file, with
 # the ratio of their times.
 #
+# V8's tick log (v8-log, read only) is written by the generator's own log writer, and V8's tick
+# processor, `node --prof-process --nm=true`, is timed on the same file, with the ratio of their times.
+#
 # JFR (read only) has no generator: a recording's metadata, checkpoints and constant pools are the
 # JDK's to write, and a writer of them here would test proftool against itself. `bench/run.sh jfr`
 # records bench/Walk.java (random call paths of 8 threads for JFR_SECONDS, default 20) with
@@ -210,6 +213,26 @@ if [ $# -eq 0 ] || [[ " $* " == *" pstats "* ]]; then
   reports pstats "$file" "$bytes" "$ours"
   read -r theirs r < <(measure python3 -c "import pstats, sys; pstats.Stats(sys.argv[1])" "$file"); row "python3 pstats.Stats(FILE)" "$theirs" "$r" "$bytes"
   awk -v a="$theirs" -v b="$ours" 'BEGIN { if (b > 0) printf "  proftool %.1f x as fast as pstats.Stats\n", a / b }'
+fi
+if [ $# -eq 0 ] || [[ " $* " == *" v8-log "* ]]; then
+  # V8's tick log (read only): the generator's own log (code created and moved, ticks through it);
+  # V8's own tick processor, node --prof-process (with --nm=true: no symbols, as proftool), timed on
+  # the same file.
+  file=bench/data/big.v8.log
+  if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -lt "$SIZE" ]; then
+    "$gen" v8-log "$SIZE" "$file"
+  fi
+  bytes=$(stat -c %s "$file")
+  echo "v8-log → folded: $file, $((bytes / 1000000)) MB"
+  read -r s r < <(measure cat "$file");                                   row "cat" "$s" "$r" "$bytes"
+  read -r ours r < <(measure "$bin" convert -q --from v8-log --to folded "$file" -); row "proftool v8-log → folded" "$ours" "$r" "$bytes"
+  reports v8-log "$file" "$bytes" "$ours"
+  if command -v node > /dev/null; then
+    read -r theirs r < <(measure node --prof-process --nm=true "$file"); row "node --prof-process" "$theirs" "$r" "$bytes"
+    awk -v a="$theirs" -v b="$ours" 'BEGIN { if (b > 0) printf "  proftool %.1f x as fast as node --prof-process\n", a / b }'
+  else
+    echo "  node not found: install nodejs to compare with node --prof-process"
+  fi
 fi
 if { [ $# -eq 0 ] && command -v java > /dev/null; } || [[ " $* " == *" jfr "* ]]; then
   file=bench/data/big.jfr

@@ -28,6 +28,7 @@ pub(crate) mod firefox;
 pub mod folded;
 mod gecko;
 pub mod ghc;
+mod gprof;
 mod heapprofile;
 pub(crate) mod html;
 mod jfr;
@@ -137,6 +138,8 @@ pub enum Format {
     PprofLegacy,
     /// Python's pstats files (`cProfile`/`profile` `-o FILE`; read only).
     Pstats,
+    /// GNU gprof's text report: flat profile and call graph (`gprof PROG gmon.out`; read only).
+    Gprof,
     /// A page to look at in a browser: flame graph, icicle, search, functions (written only).
     Html,
 }
@@ -163,6 +166,7 @@ impl Format {
             Format::GhcJson => &ghc::json::SPEC,
             Format::GhcProf => &ghc::prof::SPEC,
             Format::GhcPx => &ghc::px::SPEC,
+            Format::Gprof => &gprof::SPEC,
             Format::Heapprofile => &heapprofile::SPEC,
             Format::Html => &html::SPEC,
             Format::Jfr => &jfr::SPEC,

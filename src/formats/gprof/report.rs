@@ -94,7 +94,7 @@ struct Reader {
     primary: Option<Open>,
     /// Where the call graph was taken to end at a line that is none of its (explanations follow
     /// it); a line of an entry after it is an error there.
-    graph_ended_at: Option<Position>,
+    graph_ended_at: Option<(Position, String)>,
     last: Position,
 }
 
@@ -173,7 +173,7 @@ impl Reader {
     /// A line outside the tables: a table's header starts it.
     fn outside(&mut self, line: &Line<'_>, trimmed: &str) -> Result<(), ParseError> {
         let words: Vec<&str> = trimmed.split_whitespace().take(8).collect();
-        if words.first() == Some(&"%") && words.contains(&"cumulative") {
+        if matches!(words.first(), Some(&"%" | &"cumulative")) && words.contains(&"self") {
             self.section = Section::FlatHeader;
             self.report.flat_at = Some(line.position);
             if trimmed.contains("cycles") {
@@ -193,14 +193,14 @@ impl Reader {
             self.section = Section::Graph { open: false };
             return Ok(());
         }
-        if let Some(at) = self.graph_ended_at {
+        if let Some((at, text)) = &self.graph_ended_at {
             if trimmed.starts_with('[') && primary(trimmed).is_some() {
                 return Err(ParseError {
                     format: FORMAT,
-                    position: at,
+                    position: *at,
                     kind: crate::error::ParseErrorKind::Unexpected {
-                        expected: "a line of gprof's call graph".into(),
-                        found: "a line that is none, before more of its entries".into(),
+                        expected: "a line of a call graph entry: [self children] called[/total] name [index] (more entries follow it)".into(),
+                        found: text.clone(),
                     },
                 });
             }
@@ -238,7 +238,7 @@ impl Reader {
             if !open {
                 // The explanations after the last entry (gprof without -b).
                 self.section = Section::Outside;
-                self.graph_ended_at = Some(line.position);
+                self.graph_ended_at = Some((line.position, excerpt(trimmed)));
                 return Ok(());
             }
             return Err(line.unexpected("a line of a call graph entry: [self children] called[/total or +self] name [index]", excerpt(trimmed)));

@@ -157,7 +157,8 @@ fn the_interval_and_recursive_calls_are_kept() {
 /// without `<cycle 1>`.
 #[test]
 fn a_function_of_two_callers_is_shared_by_their_lines() {
-    let (tree, _) = run(&["tree", "-q"], &fixture("gprof/work.gprof"));
+    let out = proftool().args(["tree", "-q"]).arg(fixture("gprof/work.gprof")).assert().success();
+    let tree = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     let leaf: Vec<&str> = tree.lines().filter(|l| l.ends_with(" leaf")).collect();
     assert_eq!(leaf.len(), 2, "{tree}");
     assert!(leaf[0].contains(" 180000 ") && leaf[0].trim_start().starts_with("130 "), "{tree}");

@@ -25,9 +25,11 @@ fn text_of(path: &Path) -> String {
     }
 }
 
-/// The flat profile's rows, by name: self seconds and calls (0 where blank).
+/// The flat profile's rows, by name: self seconds and calls (0 where blank). A name listed twice
+/// (two static functions of one name, one frame in proftool) is left out.
 fn flat_profile(text: &str) -> BTreeMap<String, (f64, u64)> {
     let mut rows = BTreeMap::new();
+    let mut twice = Vec::new();
     let mut lines = text.lines().skip_while(|l| !(l.contains("cumulative") && l.trim_start().starts_with('%')));
     lines.next();
     for line in lines.skip(1).take_while(|l| !l.trim().is_empty()) {
@@ -37,7 +39,20 @@ fn flat_profile(text: &str) -> BTreeMap<String, (f64, u64)> {
             Ok(calls) => (calls, 6),
             Err(_) => (0, 3),
         };
-        rows.insert(words[name_at..].join(" "), (own, calls));
+        let mut name = words[name_at..].join(" ");
+        // BSD's names end with their index, `[index]`, or `(index)` where the call graph lacks them.
+        if let Some(at) = name.rfind([' ']).filter(|_| name.ends_with(']') || name.ends_with(')')) {
+            let index = name[at + 1..].trim_matches(|c| "[]()".contains(c));
+            if index.bytes().all(|b| b.is_ascii_digit()) && !index.is_empty() {
+                name.truncate(at);
+            }
+        }
+        if rows.insert(name.clone(), (own, calls)).is_some() {
+            twice.push(name);
+        }
+    }
+    for name in twice {
+        rows.remove(&name);
     }
     rows
 }

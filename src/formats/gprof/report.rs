@@ -389,7 +389,12 @@ fn flat_row(text: &str) -> Option<FlatRow> {
         }
         None => (None, rest),
     };
+    // BSD's flat profile names each function's index, `[index]`, or `(index)` for one it does not list.
     let name = strip_index(name.trim()).0;
+    let name = match name.strip_suffix(')').and_then(|n| n.rsplit_once(" (")) {
+        Some((bare, index)) if count(index).is_some() => bare.trim_end(),
+        _ => name,
+    };
     if name.is_empty() {
         return None;
     }
@@ -532,5 +537,9 @@ mod tests {
         let row = flat_row("  0.00      0.46     0.00                             frame_dummy").unwrap();
         assert_eq!((row.calls, row.name.as_str()), (None, "frame_dummy"));
         assert!(ends_with_index_in_parentheses("0.00 0.00 1/1 mcount (12)"));
+        let row = flat_row(" 31.4       0.38     0.38                             _moncount (5191)").unwrap();
+        assert_eq!((row.own, row.calls, row.name.as_str()), (0.38, None, "_moncount"));
+        let row = flat_row("  0.0       1.21     0.00        1     0.00     0.00  __ZN3c3d10StructInfoC4ERKSs [114]").unwrap();
+        assert_eq!(row.name, "__ZN3c3d10StructInfoC4ERKSs");
     }
 }

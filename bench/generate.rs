@@ -598,6 +598,113 @@ fn pstats(size: u64, out: &mut impl Write) -> (usize, u64) {
     (functions, w.bytes)
 }
 
+/// A GNU gprof report (`gprof -b`: the flat profile and the call graph, as `cg_print.c` prints
+/// them) of at least `size` bytes: a program's call graph as `pstats`' shape is (function `i`
+/// called from `(i - 1) / 4`, a third also calling one of 200 utilities called from everywhere,
+/// each utility's time shared among its callers by their calls), every 50th function also
+/// recursive (`n+m`), every 7th named as C++ names its templates, self times whole samples of 0.01
+/// s and each children time what its callees' lines add up to. Not written through proftool
+/// (which does not write gprof). Returns the functions and the bytes written.
+fn gprof(size: u64, out: &mut impl Write) -> (usize, u64) {
+    const UTILITIES: usize = 200;
+    const BYTES_PER_FUNCTION: u64 = 420;
+    let mut rng = Rng(0x6770_726f);
+    let tree = 1 + (size / BYTES_PER_FUNCTION) as usize;
+    let functions = tree + UTILITIES;
+    // Tree functions are 0..tree (0 is main), utilities tree..functions; gprof's index is f + 1.
+    let name = |f: usize| match f {
+        0 => "main".to_string(),
+        f if f >= tree => format!("util_{}", f - tree),
+        f if f % 7 == 0 => format!("app::Table<int, std::allocator<int> >::lookup_{f}(int const&) const"),
+        f => format!("work_{f}"),
+    };
+    let samples: Vec<u64> = (0..functions).map(|_| rng.below(4) * rng.below(6)).collect();
+    let calls: Vec<u64> = (0..functions).map(|f| if f == 0 { 0 } else { 1 + rng.below(20) }).collect();
+    let utility: Vec<Option<usize>> =
+        (0..tree).map(|_| (rng.below(3) == 0).then(|| tree + rng.below(UTILITIES as u64) as usize)).collect();
+    let utility_calls: Vec<u64> = (0..tree).map(|_| 1 + rng.below(9)).collect();
+    let mut callers_of: Vec<Vec<usize>> = vec![Vec::new(); functions];
+    utility.iter().enumerate().for_each(|(f, u)| u.iter().for_each(|&u| callers_of[u].push(f)));
+    let mut utility_total = vec![0u64; functions];
+    for (f, u) in utility.iter().enumerate() {
+        if let Some(u) = *u {
+            utility_total[u] += utility_calls[f];
+        }
+    }
+    let own = |f: usize| samples[f] as f64 * 0.01;
+    // The utility's time due to caller f.
+    let due = |f: usize, u: usize| own(u) * utility_calls[f] as f64 / utility_total[u] as f64;
+    let mut children = vec![0.0f64; functions];
+    for f in (1..tree).rev() {
+        let mine = children[f] + utility[f].map_or(0.0, |u| due(f, u));
+        children[f] = mine;
+        children[(f - 1) / 4] += own(f) + mine;
+    }
+    children[0] += utility[0].map_or(0.0, |u| due(0, u));
+    let total: f64 = (0..functions).map(own).sum();
+    let mut w = CountingWriter { inner: out, bytes: 0 };
+    writeln!(w, "Flat profile:\n\nEach sample counts as 0.01 seconds.").unwrap();
+    writeln!(w, "  %   cumulative   self              self     total           ").unwrap();
+    writeln!(w, " time   seconds   seconds    calls  ms/call  ms/call  name    ").unwrap();
+    let mut by_self: Vec<usize> = (0..functions).collect();
+    by_self.sort_by(|&a, &b| samples[b].cmp(&samples[a]).then(a.cmp(&b)));
+    let mut cumulative = 0.0;
+    for &f in &by_self {
+        cumulative += own(f);
+        let percent = if total > 0.0 { 100.0 * own(f) / total } else { 0.0 };
+        let n = if f >= tree { utility_total[f] } else { calls[f] };
+        let per = |t: f64| if n > 0 { 1e3 * t / n as f64 } else { 0.0 };
+        let figures = format!("{percent:6.2} {cumulative:9.2} {:8.2}", own(f));
+        match n {
+            0 => writeln!(w, "{figures}                             {}", name(f)).unwrap(),
+            n => writeln!(w, "{figures} {n:8} {:8.2} {:8.2}  {}", per(own(f)), per(own(f) + children[f]), name(f)).unwrap(),
+        }
+    }
+    writeln!(w, "\n\u{c}\n\t\t\tCall graph\n\n").unwrap();
+    writeln!(w, "granularity: each sample hit covers 2 byte(s) for 0.01% of {total:.2} seconds\n").unwrap();
+    writeln!(w, "index % time    self  children    called     name").unwrap();
+    let line = |w: &mut CountingWriter<'_>, s: f64, c: f64, called: String, f: usize| {
+        writeln!(w, "            {s:8.2} {c:8.2} {called:>12}          {} [{}]", name(f), f + 1)
+    };
+    let dashes = "-----------------------------------------------";
+    for f in 0..functions {
+        let percent = if total > 0.0 { 100.0 * (own(f) + children[f]) / total } else { 0.0 };
+        let recursive = f > 0 && f < tree && f % 50 == 0;
+        let n = if f >= tree { utility_total[f] } else { calls[f] };
+        if f == 0 {
+            writeln!(w, "                                                 <spontaneous>").unwrap();
+        } else if f >= tree {
+            for &c in &callers_of[f] {
+                line(&mut w, due(c, f), 0.0, format!("{}/{n}", utility_calls[c]), c).unwrap();
+            }
+        } else {
+            if recursive {
+                writeln!(w, "                             {:>8}             {} [{}]", n * 3, name(f), f + 1).unwrap();
+            }
+            line(&mut w, own(f), children[f], format!("{n}/{n}"), (f - 1) / 4).unwrap();
+        }
+        let called = match (n, recursive) {
+            (0, _) => String::new(),
+            (n, true) => format!("{n}+{}", n * 3),
+            (n, false) => n.to_string(),
+        };
+        let index = format!("[{}]", f + 1);
+        writeln!(w, "{index:<6} {percent:6.1} {:7.2} {:7.2} {called:>8}         {} {index}", own(f), children[f], name(f))
+            .unwrap();
+        if f < tree {
+            for child in (4 * f + 1..=4 * f + 4).filter(|&c| c < tree) {
+                line(&mut w, own(child), children[child], format!("{}/{}", calls[child], calls[child]), child).unwrap();
+            }
+            if let Some(u) = utility[f] {
+                line(&mut w, due(f, u), 0.0, format!("{}/{}", utility_calls[f], utility_total[u]), u).unwrap();
+            }
+        }
+        writeln!(w, "{dashes}").unwrap();
+    }
+    writeln!(w, "\n\u{c}\nIndex by function name\n").unwrap();
+    (functions, w.bytes)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
@@ -612,12 +719,13 @@ fn main() {
             write_input(path, shape, "stacks", |out| pprof_legacy(shape, min_bytes(size), out))
         }
         ["pstats", size, path] => write_input(path, "pstats", "functions", |out| pstats(min_bytes(size), out)),
+        ["gprof", size, path] => write_input(path, "gprof", "functions", |out| gprof(min_bytes(size), out)),
         [format, size, path] => generate_format(format, size, path, None),
         [format, size, path, nodes] => {
             generate_format(format, size, path, Some(nodes.parse().expect("NODES is a number")))
         }
         _ => {
-            eprintln!("usage: generate FORMAT MIN_BYTES OUT [NODES] (FORMAT: a writable format, folded-stacks, folded-walks, perf-script, perf-random, callgrind, pprof-legacy-cpu, pprof-legacy-heap or pstats)");
+            eprintln!("usage: generate FORMAT MIN_BYTES OUT [NODES] (FORMAT: a writable format, folded-stacks, folded-walks, perf-script, perf-random, callgrind, pprof-legacy-cpu, pprof-legacy-heap, pstats or gprof)");
             std::process::exit(2);
         }
     }

@@ -116,7 +116,8 @@ fn sniff(head: &[u8]) -> Sniff {
         && (words.contains(&"children") || words.contains(&"descendents"));
     Sniff::yes_if(
         first == "Flat profile:"
-            || first.starts_with("Call graph")
+            || first == "Call graph"
+            || first == "Call graph (explanation follows)"
             || first == "call graph profile:"
             || first.starts_with("granularity: each sample hit covers")
             || first.starts_with("ngranularity: ")
@@ -297,5 +298,7 @@ mod tests {
         assert!(yes("# @(#)64 1.4 com/cmd/stat/gprof/gprof.callg\n#\n\ncall graph profile:\n"));
         assert!(!yes("COST CENTRE MODULE\n"));
         assert!(!yes("Flat profile of something else\n"));
+        // macOS sample's call graph.
+        assert!(!yes("\nCall graph:\n    825 Thread_1\n"));
     }
 }

@@ -602,12 +602,13 @@ fn pstats(size: u64, out: &mut impl Write) -> (usize, u64) {
 /// them) of at least `size` bytes: a program's call graph as `pstats`' shape is (function `i`
 /// called from `(i - 1) / 4`, a third also calling one of 200 utilities called from everywhere,
 /// each utility's time shared among its callers by their calls), every 50th function also
-/// recursive (`n+m`), every 7th named as C++ names its templates, self times whole samples of 0.01
-/// s and each children time what its callees' lines add up to. Not written through proftool
-/// (which does not write gprof). Returns the functions and the bytes written.
+/// recursive (`n+m`), every 7th a C++ name of spaces and a template (no comma: run.sh's report
+/// rows take a CSV's first field), self times whole samples of 0.01 s and each children time what
+/// its callees' lines add up to. Not written through proftool (which does not write gprof).
+/// Returns the functions and the bytes written.
 fn gprof(size: u64, out: &mut impl Write) -> (usize, u64) {
     const UTILITIES: usize = 200;
-    const BYTES_PER_FUNCTION: u64 = 420;
+    const BYTES_PER_FUNCTION: u64 = 370;
     let mut rng = Rng(0x6770_726f);
     let tree = 1 + (size / BYTES_PER_FUNCTION) as usize;
     let functions = tree + UTILITIES;
@@ -615,7 +616,7 @@ fn gprof(size: u64, out: &mut impl Write) -> (usize, u64) {
     let name = |f: usize| match f {
         0 => "main".to_string(),
         f if f >= tree => format!("util_{}", f - tree),
-        f if f % 7 == 0 => format!("app::Table<int, std::allocator<int> >::lookup_{f}(int const&) const"),
+        f if f % 7 == 0 => format!("app::Table<std::string>::lookup_{f}(int const&) const"),
         f => format!("work_{f}"),
     };
     let samples: Vec<u64> = (0..functions).map(|_| rng.below(4) * rng.below(6)).collect();
@@ -657,7 +658,8 @@ fn gprof(size: u64, out: &mut impl Write) -> (usize, u64) {
         let figures = format!("{percent:6.2} {cumulative:9.2} {:8.2}", own(f));
         match n {
             0 => writeln!(w, "{figures}                             {}", name(f)).unwrap(),
-            n => writeln!(w, "{figures} {n:8} {:8.2} {:8.2}  {}", per(own(f)), per(own(f) + children[f]), name(f)).unwrap(),
+            n => writeln!(w, "{figures} {n:8} {:8.2} {:8.2}  {}", per(own(f)), per(own(f) + children[f]), name(f))
+                .unwrap(),
         }
     }
     writeln!(w, "\n\u{c}\n\t\t\tCall graph\n\n").unwrap();
@@ -689,8 +691,14 @@ fn gprof(size: u64, out: &mut impl Write) -> (usize, u64) {
             (n, false) => n.to_string(),
         };
         let index = format!("[{}]", f + 1);
-        writeln!(w, "{index:<6} {percent:6.1} {:7.2} {:7.2} {called:>8}         {} {index}", own(f), children[f], name(f))
-            .unwrap();
+        writeln!(
+            w,
+            "{index:<6} {percent:6.1} {:7.2} {:7.2} {called:>8}         {} {index}",
+            own(f),
+            children[f],
+            name(f)
+        )
+        .unwrap();
         if f < tree {
             for child in (4 * f + 1..=4 * f + 4).filter(|&c| c < tree) {
                 line(&mut w, own(child), children[child], format!("{}/{}", calls[child], calls[child]), child).unwrap();

@@ -238,7 +238,8 @@ fn a_file_cut_anywhere_is_an_error_or_loses_nothing_silently() {
 #[test]
 fn gprof2dots_test_reports_read_with_their_figures() {
     let Some(dir) = std::env::var_os("PROFTOOL_GPROF2DOT_TESTS") else { return };
-    let mut files: Vec<_> = std::fs::read_dir(Path::new(&dir).join("prof")).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut files: Vec<_> =
+        std::fs::read_dir(Path::new(&dir).join("prof")).unwrap().map(|e| e.unwrap().path()).collect();
     files.sort();
     assert!(!files.is_empty());
     for path in files {

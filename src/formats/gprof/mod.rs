@@ -157,8 +157,7 @@ fn read(input: &mut (dyn Read + Send), options: &ReadOptions, diag: &mut Diagnos
         profile.meta.interval = Some(std::time::Duration::from_secs_f64(interval));
     }
     let graph = Graph::of(&report, scale);
-    let frames: Vec<FrameId> =
-        graph.names.iter().map(|name| profile.frames.intern(FrameRef::function(name))).collect();
+    let frames: Vec<FrameId> = graph.names.iter().map(|name| profile.frames.intern(FrameRef::function(name))).collect();
     let max_nodes = match options.max_graph_nodes {
         0 => crate::files::DEFAULT_MAX_GRAPH_NODES,
         given => given,

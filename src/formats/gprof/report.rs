@@ -222,10 +222,15 @@ impl Reader {
         }
         if trimmed.starts_with('[') {
             let Some(parsed) = primary(trimmed) else {
-                return Err(line.unexpected("an entry's primary line: [index] %time self children [called] name [index]", excerpt(trimmed)));
+                return Err(line.unexpected(
+                    "an entry's primary line: [index] %time self children [called] name [index]",
+                    excerpt(trimmed),
+                ));
             };
             if self.primary.is_some() {
-                return Err(line.unexpected("a line of dashes ending the entry before the next primary line", excerpt(trimmed)));
+                return Err(
+                    line.unexpected("a line of dashes ending the entry before the next primary line", excerpt(trimmed))
+                );
             }
             self.section = Section::Graph { open: true };
             return self.primary_line(parsed);
@@ -241,7 +246,10 @@ impl Reader {
                 self.graph_ended_at = Some((line.position, excerpt(trimmed)));
                 return Ok(());
             }
-            return Err(line.unexpected("a line of a call graph entry: [self children] called[/total or +self] name [index]", excerpt(trimmed)));
+            return Err(line.unexpected(
+                "a line of a call graph entry: [self children] called[/total or +self] name [index]",
+                excerpt(trimmed),
+            ));
         };
         self.section = Section::Graph { open: true };
         self.name(parsed.index, parsed.name);
@@ -301,7 +309,9 @@ impl Reader {
     /// The end of the call graph (a form feed, its index by name): an entry left open is cut short.
     fn leave_graph(&mut self, line: &Line<'_>) -> Result<(), ParseError> {
         if let Section::Graph { open: true } = self.section {
-            return Err(line.unexpected("a line of dashes ending the call graph's last entry", excerpt(line.text.trim())));
+            return Err(
+                line.unexpected("a line of dashes ending the call graph's last entry", excerpt(line.text.trim()))
+            );
         }
         if matches!(self.section, Section::Graph { .. } | Section::Flat | Section::FlatHeader) {
             self.section = Section::Outside;
@@ -539,7 +549,8 @@ mod tests {
         assert!(ends_with_index_in_parentheses("0.00 0.00 1/1 mcount (12)"));
         let row = flat_row(" 31.4       0.38     0.38                             _moncount (5191)").unwrap();
         assert_eq!((row.own, row.calls, row.name.as_str()), (0.38, None, "_moncount"));
-        let row = flat_row("  0.0       1.21     0.00        1     0.00     0.00  __ZN3c3d10StructInfoC4ERKSs [114]").unwrap();
+        let row = flat_row("  0.0       1.21     0.00        1     0.00     0.00  __ZN3c3d10StructInfoC4ERKSs [114]")
+            .unwrap();
         assert_eq!(row.name, "__ZN3c3d10StructInfoC4ERKSs");
     }
 }

@@ -68,7 +68,8 @@ fn call_graph(text: &str) -> BTreeMap<String, (f64, f64, u64)> {
         let words: Vec<&str> = rest.split_whitespace().collect();
         let numbers: Option<Vec<f64>> = words.get(..3).and_then(|w| w.iter().map(|w| w.parse().ok()).collect());
         let Some(numbers) = numbers else { continue };
-        if !index.bytes().all(|b| b.is_ascii_digit()) || !words.last().is_some_and(|w| *w == format!("[{index}]")) {
+        let closing = format!("[{index}]");
+        if !index.bytes().all(|b| b.is_ascii_digit()) || words.last() != Some(&closing.as_str()) {
             continue;
         }
         let called = words[3].split('+').next().unwrap().parse::<u64>().ok();
@@ -145,7 +146,7 @@ fn agrees_with_the_report(path: &Path) -> usize {
 
 #[test]
 fn every_functions_figures_are_the_reports() {
-    for rel in ["work.gprof", "work-brief.gprof", "work-call-graph.gprof", "work-flat.gprof"] {
+    for rel in ["work.gprof", "work-brief.gprof", "work-call-graph.gprof", "work-flat.gprof", "templates.gprof"] {
         let checked = agrees_with_the_report(&fixture(&format!("gprof/{rel}")));
         assert!(checked >= 6, "{rel}: {checked}");
     }
@@ -165,6 +166,21 @@ fn the_interval_and_recursive_calls_are_kept() {
     assert!(text.contains("interval   10ms\n"), "{text}");
     assert!(text.contains("metric     time (time, us, additive): total 400000\n"), "{text}");
     assert!(text.contains("metric     recursive-calls (calls, count, per-node): total 38137200\n"), "{text}");
+}
+
+/// C++ names as gprof demangles them, with spaces, commas, templates and return types, are whole
+/// frames.
+#[test]
+fn cpp_names_are_read_whole() {
+    let ours = summary(&fixture("gprof/templates.gprof"));
+    for name in [
+        "long smooth<long>(Grid<long>&, unsigned long)",
+        "Grid<long>::at(unsigned long, unsigned long) const",
+        "std::vector<double, std::allocator<double> >::operator[](unsigned long) const",
+    ] {
+        assert!(ours.contains_key(name), "{name}: {:?}", ours.keys().collect::<Vec<_>>());
+    }
+    assert_eq!(ours["Grid<long>::at(unsigned long, unsigned long) const"].2, 19008480);
 }
 
 /// `leaf` is called by sum_squares and sum_cubes, 180,000 and 120,000 times: its two nodes get

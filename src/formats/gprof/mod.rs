@@ -146,7 +146,7 @@ fn metrics(interval: f64, cycles: bool) -> Vec<Metric> {
 }
 
 fn read(input: &mut (dyn Read + Send), options: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
-    let report = report::read(input, diag)?;
+    let report = report::read(input)?;
     say_flat_cut(&report, diag);
     let interval = report.interval.unwrap_or(DEFAULT_INTERVAL);
     // Seconds as µs; thousands of cycles as cycles.

@@ -3,7 +3,6 @@
 //! the sampling interval the report states. [`super`] makes them a profile.
 
 use super::FORMAT;
-use crate::diag::Diagnostics;
 use crate::error::{ParseError, Position};
 use crate::text::Line;
 use rustc_hash::FxHashMap;
@@ -98,8 +97,12 @@ struct Reader {
     last: Position,
 }
 
+/// What a row of the flat profile is, for its errors.
+const FLAT_ROW: &str =
+    "a row of the flat profile: %time, cumulative seconds, self seconds, [calls, self and total per call,] name";
+
 /// Reads a report's lines.
-pub(super) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Report, ParseError> {
+pub(super) fn read(input: &mut (dyn Read + Send)) -> Result<Report, ParseError> {
     let mut reader = Reader {
         report: Report::default(),
         section: Section::Outside,
@@ -114,14 +117,14 @@ pub(super) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Res
         |_| (),
         |line, ()| {
             reader.last = line.position;
-            reader.line(&line, diag)
+            reader.line(&line)
         },
     )?;
     reader.end()
 }
 
 impl Reader {
-    fn line(&mut self, line: &Line<'_>, _diag: &mut Diagnostics) -> Result<(), ParseError> {
+    fn line(&mut self, line: &Line<'_>) -> Result<(), ParseError> {
         let text = line.text;
         let trimmed = text.trim();
         if line.unterminated && matches!(self.section, Section::Flat | Section::Graph { .. }) && !trimmed.is_empty() {
@@ -153,6 +156,10 @@ impl Reader {
                         self.report.flat.push(row);
                     }
                     None if trimmed.is_empty() => self.section = Section::Outside,
+                    // A header line has no figures: a line that starts with one is a bad row.
+                    None if next_word(trimmed).0.parse::<f64>().is_ok() => {
+                        return Err(line.unexpected(FLAT_ROW, excerpt(trimmed)));
+                    }
                     None => {}
                 }
                 Ok(())
@@ -162,7 +169,7 @@ impl Reader {
                     self.section = Section::Outside;
                     return Ok(());
                 }
-                let row = flat_row(trimmed).ok_or_else(|| line.unexpected("a row of the flat profile: %time, cumulative seconds, self seconds, [calls, self and total per call,] name", excerpt(trimmed)))?;
+                let row = flat_row(trimmed).ok_or_else(|| line.unexpected(FLAT_ROW, excerpt(trimmed)))?;
                 self.report.flat.push(row);
                 Ok(())
             }
@@ -397,6 +404,8 @@ fn flat_row(text: &str) -> Option<FlatRow> {
             seconds(per_total)?;
             (Some(calls), rest)
         }
+        // A name does not start with a digit: a calls column that is no count is a bad row.
+        None if calls_word.starts_with(|c: char| c.is_ascii_digit()) => return None,
         None => (None, rest),
     };
     // BSD's flat profile names each function's index, `[index]`, or `(index)` for one it does not list.

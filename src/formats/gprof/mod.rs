@@ -71,6 +71,8 @@
 //! **Lost**: the percentages, cumulative seconds and per-call columns (derived), the index
 //! numbers, cycles as wholes and their numbers, the callees' lines (the callers' lines say the
 //! same), functions listed with `(index)`, the granularity line: stacks are shares of the graph.
+//! Two functions of one name (static functions of two files, which only the index by name tells
+//! apart by their file) are one frame.
 
 mod report;
 
@@ -154,7 +156,8 @@ fn read(input: &mut (dyn Read + Send), options: &ReadOptions, diag: &mut Diagnos
     let mut profile = Profile::new(metrics(interval, report.cycles));
     profile.meta.weighed_by = Some(if report.cycles { MetricKind::Events } else { MetricKind::Time });
     if !report.cycles {
-        profile.meta.interval = Some(std::time::Duration::from_secs_f64(interval));
+        // An interval no Duration holds (a report of 1e300 seconds a sample) is left unstated.
+        profile.meta.interval = std::time::Duration::try_from_secs_f64(interval).ok();
     }
     let graph = Graph::of(&report, scale);
     let frames: Vec<FrameId> = graph.names.iter().map(|name| profile.frames.intern(FrameRef::function(name))).collect();
@@ -299,5 +302,13 @@ mod tests {
         assert!(!yes("Flat profile of something else\n"));
         // macOS sample's call graph.
         assert!(!yes("\nCall graph:\n    825 Thread_1\n"));
+    }
+
+    #[test]
+    fn an_interval_of_no_duration_is_no_panic() {
+        let text = "Flat profile:\n\nEach sample counts as 1e300 seconds.\n  %   cumulative   self\n time   seconds   seconds    calls  name\n100.00 0.01 0.01 1 0.00 0.00 f\n";
+        let mut input = text.as_bytes();
+        let profile = read(&mut input, &ReadOptions::default(), &mut Diagnostics::default()).ok().unwrap();
+        assert_eq!(profile.meta.interval, None);
     }
 }

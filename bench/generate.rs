@@ -644,24 +644,11 @@ fn gprof(size: u64, out: &mut impl Write) -> (usize, u64) {
     children[0] += utility[0].map_or(0.0, |u| due(0, u));
     let total: f64 = (0..functions).map(own).sum();
     let mut w = CountingWriter { inner: out, bytes: 0 };
-    writeln!(w, "Flat profile:\n\nEach sample counts as 0.01 seconds.").unwrap();
-    writeln!(w, "  %   cumulative   self              self     total           ").unwrap();
-    writeln!(w, " time   seconds   seconds    calls  ms/call  ms/call  name    ").unwrap();
-    let mut by_self: Vec<usize> = (0..functions).collect();
-    by_self.sort_by(|&a, &b| samples[b].cmp(&samples[a]).then(a.cmp(&b)));
-    let mut cumulative = 0.0;
-    for &f in &by_self {
-        cumulative += own(f);
-        let percent = if total > 0.0 { 100.0 * own(f) / total } else { 0.0 };
+    let rows = (0..functions).map(|f| {
         let n = if f >= tree { utility_total[f] } else { calls[f] };
-        let per = |t: f64| if n > 0 { 1e3 * t / n as f64 } else { 0.0 };
-        let figures = format!("{percent:6.2} {cumulative:9.2} {:8.2}", own(f));
-        match n {
-            0 => writeln!(w, "{figures}                             {}", name(f)).unwrap(),
-            n => writeln!(w, "{figures} {n:8} {:8.2} {:8.2}  {}", per(own(f)), per(own(f) + children[f]), name(f))
-                .unwrap(),
-        }
-    }
+        (samples[f], n, own(f) + children[f], name(f))
+    });
+    gprof_flat(&mut w, rows.collect(), total);
     writeln!(w, "\n\u{c}\n\t\t\tCall graph\n\n").unwrap();
     writeln!(w, "granularity: each sample hit covers 2 byte(s) for 0.01% of {total:.2} seconds\n").unwrap();
     writeln!(w, "index % time    self  children    called     name").unwrap();
@@ -711,6 +698,27 @@ fn gprof(size: u64, out: &mut impl Write) -> (usize, u64) {
     }
     writeln!(w, "\n\u{c}\nIndex by function name\n").unwrap();
     (functions, w.bytes)
+}
+
+/// gprof's flat profile of `rows` (samples of 0.01 s, calls, self plus children, name), by self
+/// time: its title, interval, header and a row each.
+fn gprof_flat(w: &mut impl Write, mut rows: Vec<(u64, u64, f64, String)>, total: f64) {
+    writeln!(w, "Flat profile:\n\nEach sample counts as 0.01 seconds.").unwrap();
+    writeln!(w, "  %   cumulative   self              self     total           ").unwrap();
+    writeln!(w, " time   seconds   seconds    calls  ms/call  ms/call  name    ").unwrap();
+    rows.sort_by(|a, b| b.0.cmp(&a.0));
+    let mut cumulative = 0.0;
+    for (samples, n, inclusive, name) in rows {
+        let own = samples as f64 * 0.01;
+        cumulative += own;
+        let percent = if total > 0.0 { 100.0 * own / total } else { 0.0 };
+        let per = |t: f64| if n > 0 { 1e3 * t / n as f64 } else { 0.0 };
+        let figures = format!("{percent:6.2} {cumulative:9.2} {own:8.2}");
+        match n {
+            0 => writeln!(w, "{figures}                             {name}").unwrap(),
+            n => writeln!(w, "{figures} {n:8} {:8.2} {:8.2}  {name}", per(own), per(inclusive)).unwrap(),
+        }
+    }
 }
 
 fn main() {

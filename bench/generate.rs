@@ -659,6 +659,129 @@ fn v8_log(size: u64, out: &mut impl Write) -> (u64, u64) {
     (ticks, w.bytes)
 }
 
+/// A GNU gprof report (`gprof -b`: the flat profile and the call graph, as `cg_print.c` prints
+/// them) of at least `size` bytes: a program's call graph as `pstats`' shape is (function `i`
+/// called from `(i - 1) / 4`, a third also calling one of 200 utilities called from everywhere,
+/// each utility's time shared among its callers by their calls), every 50th function also
+/// recursive (`n+m`), every 7th a C++ name of spaces and a template (no comma: run.sh's report
+/// rows take a CSV's first field), self times whole samples of 0.01 s and each children time what
+/// its callees' lines add up to. Not written through proftool (which does not write gprof).
+/// Returns the functions and the bytes written.
+fn gprof(size: u64, out: &mut impl Write) -> (usize, u64) {
+    const UTILITIES: usize = 200;
+    const BYTES_PER_FUNCTION: u64 = 370;
+    let mut rng = Rng(0x6770_726f);
+    let tree = 1 + (size / BYTES_PER_FUNCTION) as usize;
+    let functions = tree + UTILITIES;
+    // Tree functions are 0..tree (0 is main), utilities tree..functions; gprof's index is f + 1.
+    let name = |f: usize| match f {
+        0 => "main".to_string(),
+        f if f >= tree => format!("util_{}", f - tree),
+        f if f % 7 == 0 => format!("app::Table<std::string>::lookup_{f}(int const&) const"),
+        f => format!("work_{f}"),
+    };
+    let samples: Vec<u64> = (0..functions).map(|_| rng.below(4) * rng.below(6)).collect();
+    let calls: Vec<u64> = (0..functions).map(|f| if f == 0 { 0 } else { 1 + rng.below(20) }).collect();
+    let utility: Vec<Option<usize>> =
+        (0..tree).map(|_| (rng.below(3) == 0).then(|| tree + rng.below(UTILITIES as u64) as usize)).collect();
+    let utility_calls: Vec<u64> = (0..tree).map(|_| 1 + rng.below(9)).collect();
+    let mut callers_of: Vec<Vec<usize>> = vec![Vec::new(); functions];
+    utility.iter().enumerate().for_each(|(f, u)| u.iter().for_each(|&u| callers_of[u].push(f)));
+    let mut utility_total = vec![0u64; functions];
+    for (f, u) in utility.iter().enumerate() {
+        if let Some(u) = *u {
+            utility_total[u] += utility_calls[f];
+        }
+    }
+    let own = |f: usize| samples[f] as f64 * 0.01;
+    // The utility's time due to caller f.
+    let due = |f: usize, u: usize| own(u) * utility_calls[f] as f64 / utility_total[u] as f64;
+    let mut children = vec![0.0f64; functions];
+    for f in (1..tree).rev() {
+        let mine = children[f] + utility[f].map_or(0.0, |u| due(f, u));
+        children[f] = mine;
+        children[(f - 1) / 4] += own(f) + mine;
+    }
+    children[0] += utility[0].map_or(0.0, |u| due(0, u));
+    let total: f64 = (0..functions).map(own).sum();
+    let mut w = CountingWriter { inner: out, bytes: 0 };
+    let rows = (0..functions).map(|f| {
+        let n = if f >= tree { utility_total[f] } else { calls[f] };
+        (samples[f], n, own(f) + children[f], name(f))
+    });
+    gprof_flat(&mut w, rows.collect(), total);
+    writeln!(w, "\n\u{c}\n\t\t\tCall graph\n\n").unwrap();
+    writeln!(w, "granularity: each sample hit covers 2 byte(s) for 0.01% of {total:.2} seconds\n").unwrap();
+    writeln!(w, "index % time    self  children    called     name").unwrap();
+    let line = |w: &mut CountingWriter<'_>, s: f64, c: f64, called: String, f: usize| {
+        writeln!(w, "            {s:8.2} {c:8.2} {called:>12}          {} [{}]", name(f), f + 1)
+    };
+    let dashes = "-----------------------------------------------";
+    for f in 0..functions {
+        let percent = if total > 0.0 { 100.0 * (own(f) + children[f]) / total } else { 0.0 };
+        let recursive = f > 0 && f < tree && f % 50 == 0;
+        let n = if f >= tree { utility_total[f] } else { calls[f] };
+        if f == 0 {
+            writeln!(w, "                                                 <spontaneous>").unwrap();
+        } else if f >= tree {
+            for &c in &callers_of[f] {
+                line(&mut w, due(c, f), 0.0, format!("{}/{n}", utility_calls[c]), c).unwrap();
+            }
+        } else {
+            if recursive {
+                writeln!(w, "                             {:>8}             {} [{}]", n * 3, name(f), f + 1).unwrap();
+            }
+            line(&mut w, own(f), children[f], format!("{n}/{n}"), (f - 1) / 4).unwrap();
+        }
+        let called = match (n, recursive) {
+            (0, _) => String::new(),
+            (n, true) => format!("{n}+{}", n * 3),
+            (n, false) => n.to_string(),
+        };
+        let index = format!("[{}]", f + 1);
+        writeln!(
+            w,
+            "{index:<6} {percent:6.1} {:7.2} {:7.2} {called:>8}         {} {index}",
+            own(f),
+            children[f],
+            name(f)
+        )
+        .unwrap();
+        if f < tree {
+            for child in (4 * f + 1..=4 * f + 4).filter(|&c| c < tree) {
+                line(&mut w, own(child), children[child], format!("{}/{}", calls[child], calls[child]), child).unwrap();
+            }
+            if let Some(u) = utility[f] {
+                line(&mut w, due(f, u), 0.0, format!("{}/{}", utility_calls[f], utility_total[u]), u).unwrap();
+            }
+        }
+        writeln!(w, "{dashes}").unwrap();
+    }
+    writeln!(w, "\n\u{c}\nIndex by function name\n").unwrap();
+    (functions, w.bytes)
+}
+
+/// gprof's flat profile of `rows` (samples of 0.01 s, calls, self plus children, name), by self
+/// time: its title, interval, header and a row each.
+fn gprof_flat(w: &mut impl Write, mut rows: Vec<(u64, u64, f64, String)>, total: f64) {
+    writeln!(w, "Flat profile:\n\nEach sample counts as 0.01 seconds.").unwrap();
+    writeln!(w, "  %   cumulative   self              self     total           ").unwrap();
+    writeln!(w, " time   seconds   seconds    calls  ms/call  ms/call  name    ").unwrap();
+    rows.sort_by_key(|row| std::cmp::Reverse(row.0));
+    let mut cumulative = 0.0;
+    for (samples, n, inclusive, name) in rows {
+        let own = samples as f64 * 0.01;
+        cumulative += own;
+        let percent = if total > 0.0 { 100.0 * own / total } else { 0.0 };
+        let per = |t: f64| if n > 0 { 1e3 * t / n as f64 } else { 0.0 };
+        let figures = format!("{percent:6.2} {cumulative:9.2} {own:8.2}");
+        match n {
+            0 => writeln!(w, "{figures}                             {name}").unwrap(),
+            n => writeln!(w, "{figures} {n:8} {:8.2} {:8.2}  {name}", per(own), per(inclusive)).unwrap(),
+        }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
@@ -674,12 +797,13 @@ fn main() {
         }
         ["pstats", size, path] => write_input(path, "pstats", "functions", |out| pstats(min_bytes(size), out)),
         ["v8-log", size, path] => write_input(path, "v8-log", "ticks", |out| v8_log(min_bytes(size), out)),
+        ["gprof", size, path] => write_input(path, "gprof", "functions", |out| gprof(min_bytes(size), out)),
         [format, size, path] => generate_format(format, size, path, None),
         [format, size, path, nodes] => {
             generate_format(format, size, path, Some(nodes.parse().expect("NODES is a number")))
         }
         _ => {
-            eprintln!("usage: generate FORMAT MIN_BYTES OUT [NODES] (FORMAT: a writable format, folded-stacks, folded-walks, perf-script, perf-random, callgrind, pprof-legacy-cpu, pprof-legacy-heap, pstats or v8-log)");
+            eprintln!("usage: generate FORMAT MIN_BYTES OUT [NODES] (FORMAT: a writable format, folded-stacks, folded-walks, perf-script, perf-random, callgrind, pprof-legacy-cpu, pprof-legacy-heap, pstats, gprof or v8-log)");
             std::process::exit(2);
         }
     }

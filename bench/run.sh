@@ -33,6 +33,10 @@
 # V8's tick log (v8-log, read only) is written by the generator's own log writer, and V8's tick
 # processor, `node --prof-process --nm=true`, is timed on the same file, with the ratio of their times.
 #
+# GNU gprof's text report (read only) is written by the generator's own writer of `gprof -b`'s
+# tables (a program's caller graph, as its pstats shape); gprof reads gmon.out, not its report, so
+# there is no tool of its own to time on the file: the row states proftool's time per MB.
+#
 # JFR (read only) has no generator: a recording's metadata, checkpoints and constant pools are the
 # JDK's to write, and a writer of them here would test proftool against itself. `bench/run.sh jfr`
 # records bench/Walk.java (random call paths of 8 threads for JFR_SECONDS, default 20) with
@@ -233,6 +237,21 @@ if [ $# -eq 0 ] || [[ " $* " == *" v8-log "* ]]; then
   else
     echo "  node not found: install nodejs to compare with node --prof-process"
   fi
+fi
+if [ $# -eq 0 ] || [[ " $* " == *" gprof "* ]]; then
+  # GNU gprof's text report (read only): the generator's own writer of `gprof -b`'s tables, a
+  # program's caller graph as pstats' shape. gprof itself reads gmon.out, not its report: there is
+  # nothing of its own to time on the same file, so the row says proftool's time per MB.
+  file=bench/data/big.gprof
+  if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -lt "$SIZE" ]; then
+    "$gen" gprof "$SIZE" "$file"
+  fi
+  bytes=$(stat -c %s "$file")
+  echo "gprof → folded: $file, $((bytes / 1000000)) MB"
+  read -r s r < <(measure cat "$file");                                   row "cat" "$s" "$r" "$bytes"
+  read -r ours r < <(measure "$bin" convert -q --from gprof --to folded "$file" -); row "proftool gprof → folded" "$ours" "$r" "$bytes"
+  reports gprof "$file" "$bytes" "$ours"
+  awk -v t="$ours" -v b="$bytes" 'BEGIN { if (b > 0) printf "  proftool %.3f s per MB of gprof report\n", t / (b / 1000000) }'
 fi
 if { [ $# -eq 0 ] && command -v java > /dev/null; } || [[ " $* " == *" jfr "* ]]; then
   file=bench/data/big.jfr

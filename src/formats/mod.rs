@@ -97,6 +97,7 @@ registry! {
     GhcJson (ghc::json),
     GhcProf (ghc::prof),
     GhcPx (ghc::px),
+    Gprof (mod gprof),
     Heapprofile (mod heapprofile),
     Html (pub(crate) mod html),
     Jfr (mod jfr),

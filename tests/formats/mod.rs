@@ -46,6 +46,9 @@ mod ghc_prof;
 // ghc-px: GHC's -px output.
 mod ghc_px;
 
+// gprof: GNU gprof's text reports, read only, against gprof's own flat profile and call graph.
+mod gprof;
+
 // heapprofile: V8's sampling heap profiles, read only.
 mod heapprofile;
 

@@ -36,6 +36,7 @@ pub(crate) mod kit;
 pub(crate) mod lispworks;
 mod macos_sample;
 mod options;
+mod otlp;
 pub mod perf;
 mod pmcstat;
 pub mod pprof;
@@ -137,6 +138,11 @@ pub enum Format {
     PprofLegacy,
     /// Python's pstats files (`cProfile`/`profile` `-o FILE`; read only).
     Pstats,
+    /// OpenTelemetry's profiles (OTLP, `profiles/v1development` of opentelemetry-proto v1.11.0) in
+    /// protocol buffers: an `ExportProfilesServiceRequest`, as the Collector and its exporters send it.
+    Otlp,
+    /// OpenTelemetry's profiles in OTLP/JSON, the same request in protobuf's JSON mapping.
+    OtlpJson,
     /// A page to look at in a browser: flame graph, icicle, search, functions (written only).
     Html,
 }
@@ -169,6 +175,8 @@ impl Format {
             Format::Lispworks => &lispworks::SPEC,
             Format::MacosSample => &macos_sample::SPEC,
             Format::Massif => &valgrind::massif::SPEC,
+            Format::Otlp => &otlp::SPEC,
+            Format::OtlpJson => &otlp::JSON_SPEC,
             Format::Perf => &perf::SPEC,
             Format::Pmcstat => &pmcstat::SPEC,
             Format::Pprof => &pprof::SPEC,

@@ -68,10 +68,10 @@
 
 mod proto;
 mod read;
-mod wire;
 
 use super::kit::string_table::StringTable;
 use super::kit::time::{format_time, parse_time};
+use super::kit::wire;
 use super::options::ConvertOptions;
 use super::spec::{self, Carries, Reads, Rules, Sniff, Spec, Writes};
 use super::stacks::check_output_size;

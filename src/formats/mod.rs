@@ -36,7 +36,7 @@ pub(crate) mod kit;
 pub(crate) mod lispworks;
 mod macos_sample;
 mod options;
-mod otlp;
+pub(crate) mod otlp;
 pub mod perf;
 mod pmcstat;
 pub mod pprof;

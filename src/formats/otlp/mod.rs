@@ -148,31 +148,49 @@ const MAPPING: &str = "mapping";
 /// The profile attributes the Collector's pprof translator keeps pprof's comments in, numbered.
 const COMMENT: &str = "pprof.profile.comment.";
 
-/// `Yes` for a protocol buffer that reads as a request: the whole input decoded, when the head is all
-/// of it, else the head's fields: `resource_profiles` (1) and `dictionary` (2), messages, the first
-/// starting with a field of its own (a ResourceProfiles' 1 to 3, a dictionary's 1 to 7, all
-/// messages or strings), which a pprof Profile's first field (a ValueType of numbers) is not.
+/// `Yes` for a protocol buffer that reads as a request: one that starts as one
+/// ([`is_request_start`]) and, when the head is all of it, decodes, else whose fields in the head
+/// are all `resource_profiles` (1) and `dictionary` (2), messages.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
-    let top = |number: u64, wire: u64| matches!((number, wire), (1 | 2, 2));
-    let Some((tag, after)) = wire::varint(head, 0) else { return Sniff::No };
-    let Some((len, from)) = wire::varint(head, after) else { return Sniff::No };
-    if !top(tag >> 3, tag & 7) {
-        return Sniff::No;
-    }
-    let end = usize::try_from(len).map_or(head.len(), |len| from.saturating_add(len).min(head.len()));
-    let inner = &head[from.min(end)..end];
-    let last = if tag >> 3 == 1 { 3 } else { 7 };
-    let own = inner.is_empty()
-        || wire::varint(inner, 0).is_some_and(|(tag, _)| tag & 7 == 2 && (1..=last).contains(&(tag >> 3)));
     let whole = head.len() < crate::files::HEAD_LEN;
     let fits = match whole {
         true => proto::Request::decode(head).is_ok(),
         false => wire::fields(head).all(|f| match f {
-            Ok(f) => top(f.number, f.wire),
+            Ok(f) => matches!((f.number, f.wire), (1 | 2, 2)),
             Err(stop) => matches!(stop, wire::Stop::CutShort(_)),
         }),
     };
-    Sniff::yes_if(own && fits)
+    Sniff::yes_if(is_request_start(head) && fits)
+}
+
+/// Whether `head` starts as a request does, the rest cut off or not: its first field a
+/// `resource_profiles` whose own fields in the head are a ResourceProfiles' (1 to 3, messages or
+/// strings), at least one, the second of them (`scope_profiles`) starting with a ScopeProfiles'
+/// field; or a `dictionary` starting with one of its tables (1 to 7). A pprof Profile starts with
+/// a ValueType of numbers, a Perfetto trace with packets of numbers (a timestamp, a sequence id),
+/// which detection tells apart from a request cut short by this.
+pub(crate) fn is_request_start(head: &[u8]) -> bool {
+    let Some((first, inner)) = first_field(head) else { return false };
+    let own = |f: &wire::Field, last: u64| f.wire == 2 && (1..=last).contains(&f.number);
+    match first {
+        1 => {
+            let fields: Vec<wire::Field> = wire::fields(inner).map_while(Result::ok).collect();
+            let scopes = fields.iter().find(|f| f.number == 2).map(|f| &inner[f.payload.clone()]);
+            let scope_starts = scopes.is_none_or(|s| first_field(s).is_some_and(|(n, _)| (1..=3).contains(&n)));
+            !fields.is_empty() && fields.iter().all(|f| own(f, 3)) && scope_starts
+        }
+        2 => wire::fields(inner).next().is_some_and(|f| f.is_ok_and(|f| own(&f, 7)) || inner.is_empty()),
+        _ => false,
+    }
+}
+
+/// The number of the first field of `bytes` where it is a message (length-delimited), and its
+/// payload as far as `bytes` holds it.
+fn first_field(bytes: &[u8]) -> Option<(u64, &[u8])> {
+    let (tag, after) = wire::varint(bytes, 0)?;
+    let (len, from) = wire::varint(bytes, after)?;
+    let end = usize::try_from(len).map_or(bytes.len(), |len| from.saturating_add(len).min(bytes.len()));
+    (tag & 7 == 2).then(|| (tag >> 3, &bytes[from.min(end)..end]))
 }
 
 /// Reads a protobuf request.

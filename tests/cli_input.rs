@@ -108,7 +108,7 @@ fn json_that_is_not_ghcs_says_what_it_is() {
     assert!(err.contains("read it as chrome-trace"), "{err}");
     // JSON of no kind proftool knows.
     let other = write(dir.path(), "other.json", br#"{"spans": [{"name": "a"}]}"#);
-    let only = "of the formats proftool reads, only ghc-json (GHC's +RTS -pj profile), speedscope, cpuprofile (V8's), chrome-trace, heapprofile (V8's), stackprof (Ruby's), gecko (Firefox's older exports), firefox (the Firefox Profiler's), safari (Safari's) and dhat (valgrind's) are JSON";
+    let only = "of the formats proftool reads, only ghc-json (GHC's +RTS -pj profile), speedscope, cpuprofile (V8's), chrome-trace, heapprofile (V8's), stackprof (Ruby's), gecko (Firefox's older exports), firefox (the Firefox Profiler's), safari (Safari's), dhat (valgrind's) and otlp-json (OpenTelemetry's) are JSON";
     let err = failure(proftool().arg("convert").arg(&other).arg(&out));
     assert!(err.contains("the content is JSON of a kind proftool does not know") && err.contains(only), "{err}");
     // A speedscope file read as another format.
@@ -310,7 +310,7 @@ fn json_of_no_known_kind_says_where_each_json_format_found_it_wanting() {
     let dir = tempfile::tempdir().unwrap();
     let other = write(dir.path(), "other.json", br#"{"spans": [{"name": "a"}]}"#);
     let err = failure(proftool().arg("convert").arg(&other).arg(dir.path().join("o.folded")));
-    let expected = r#"other.json: cannot read the input: the content is JSON of a kind proftool does not know; of the formats proftool reads, only ghc-json (GHC's +RTS -pj profile), speedscope, cpuprofile (V8's), chrome-trace, heapprofile (V8's), stackprof (Ruby's), gecko (Firefox's older exports), firefox (the Firefox Profiler's), safari (Safari's) and dhat (valgrind's) are JSON, and each found:
+    let expected = r#"other.json: cannot read the input: the content is JSON of a kind proftool does not know; of the formats proftool reads, only ghc-json (GHC's +RTS -pj profile), speedscope, cpuprofile (V8's), chrome-trace, heapprofile (V8's), stackprof (Ruby's), gecko (Firefox's older exports), firefox (the Firefox Profiler's), safari (Safari's), dhat (valgrind's) and otlp-json (OpenTelemetry's) are JSON, and each found:
   ghc-json: its first key is not "program" with a string
   speedscope: no "$schema" naming speedscope's file format, nor a "shared" key with "profiles" or "frames"
   cpuprofile: its first key is neither "nodes" nor the old format's "head"
@@ -321,6 +321,7 @@ fn json_of_no_known_kind_says_where_each_json_format_found_it_wanting() {
   firefox: no "meta" with a "preprocessedProfileVersion"
   safari: no "recording"
   dhat: no "dhatFileVersion"
+  otlp-json: no "resourceProfiles"
 "#;
     assert!(err.ends_with(expected), "{err}");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "nothing written");

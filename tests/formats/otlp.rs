@@ -11,9 +11,14 @@ use std::path::Path;
 /// The fixtures: (OTLP name, the pprof file it was converted from).
 const FIXTURES: [(&str, &str); 3] = [("cpu", "cpu.pb.gz"), ("heap", "heap.pb.gz"), ("inlined", "inlined.pb")];
 
+/// The output of `proftool info PATH`.
+fn info(path: &Path) -> String {
+    String::from_utf8(proftool().arg("info").arg(path).assert().success().get_output().stdout.clone()).unwrap()
+}
+
 /// The metrics `proftool info` lists for `path`.
 fn metrics(path: &Path) -> Vec<String> {
-    let (out, _) = run(&["info"], path);
+    let out = info(path);
     out.lines().filter_map(|l| l.strip_prefix("metric")?.split_whitespace().next().map(str::to_string)).collect()
 }
 
@@ -41,7 +46,7 @@ fn each_fixture_reads_to_the_stacks_and_totals_of_its_pprof_file() {
         }
     }
     // As `go tool pprof -raw fixtures/pprof/cpu.pb.gz` totals them: 77 samples, 770 ms.
-    let (out, _) = run(&["info"], &fixture("otlp/cpu.otlp"));
+    let out = info(&fixture("otlp/cpu.otlp"));
     assert!(out.contains("samples (samples, count, additive): total 77"), "{out}");
     assert!(out.contains("cpu (time, ns, additive): total 770000000"), "{out}");
     assert!(out.contains("interval   10ms"), "{out}");
@@ -61,8 +66,7 @@ fn a_request_written_reads_back_with_everything_and_is_written_again_the_same() 
             let (thrice, _) =
                 run_bytes(&["convert", "-q", "--to", if ext == "otlp" { "otlp" } else { "otlp-json" }], &twice);
             assert_eq!(std::fs::read(&twice).unwrap(), thrice, "{name}.{ext}");
-            let (a, _) = run(&["info"], &source);
-            let (b, _) = run(&["info"], &once);
+            let (a, b) = (info(&source), info(&once));
             // The same header, metrics and tree; the scope written is proftool's.
             let same = |info: &str| -> Vec<String> {
                 info.lines()
@@ -85,7 +89,7 @@ fn pprof_through_otlp_comes_back_with_its_samples() {
         let source = fixture(&format!("pprof/{pprof}"));
         let otlp = dir.path().join("through.otlp");
         let back = dir.path().join("back.pb.gz");
-        let (_, err) = run(&["convert", "--to", "otlp"], &source);
+        let (_, err) = run_bytes(&["convert", "--to", "otlp"], &source);
         assert!(err.contains("written as OTLP profiles of opentelemetry-proto v1.11.0"), "{err}");
         proftool().args(["convert", "-q"]).arg(&source).arg(&otlp).assert().success();
         proftool().args(["convert", "-q"]).arg(&otlp).arg(&back).assert().success();
@@ -122,11 +126,11 @@ fn indices_out_of_range_and_files_cut_short_are_refused_with_what_and_where() {
 
 #[test]
 fn both_encodings_are_told_by_content() {
-    let (out, _) = run(&["info"], &fixture("otlp/heap.otlp"));
+    let out = info(&fixture("otlp/heap.otlp"));
     assert!(out.starts_with("format     otlp (recognised by content)"), "{out}");
-    let (out, _) = run(&["info"], &fixture("otlp-json/heap.otlp.json"));
+    let out = info(&fixture("otlp-json/heap.otlp.json"));
     assert!(out.starts_with("format     otlp-json (recognised by content)"), "{out}");
     // A pprof profile is not taken for a request.
-    let (out, _) = run(&["info"], &fixture("pprof/inlined.pb"));
+    let out = info(&fixture("pprof/inlined.pb"));
     assert!(out.starts_with("format     pprof"), "{out}");
 }

@@ -1,9 +1,12 @@
 //! A sample type as pprof names it (`cpu`/`nanoseconds`, `alloc_space`/`bytes`, `samples`/`count`),
 //! and so OTLP profiles, which took pprof's: the metric it is, and what its profile's period says of
-//! how it was sampled. Shared by the pprof and OTLP readers.
+//! how it was sampled (pprof's and OTLP's readers); and the fitting of a profile to values that are
+//! whole numbers and lines where 0 means none (pprof's and OTLP's writers).
 
+use crate::diag::Diagnostics;
+use crate::error::FormatName;
 use crate::formats::shared::time_unit;
-use crate::model::{Metric, MetricKind, Sampling, Unit};
+use crate::model::{ops, Frame, FrameKind, Metric, MetricKind, Profile, Repr, Sampling, Unit, Values};
 
 /// The metric kind and unit of the sample type `name`/`unit`, and what a value is multiplied by
 /// to be in that unit: `nanoseconds`, `microseconds`, `milliseconds` are time in that unit,
@@ -72,3 +75,40 @@ pub(crate) fn sampling_of(
 
 /// The count of Go's block and mutex profiles, each recorded event scaled by the profile's rate.
 pub(crate) const CONTENTIONS: &str = "contentions";
+
+/// Time metrics with fractions, in a unit above nanoseconds, in nanoseconds (which pprof's and
+/// OTLP's writers round, with a warning: their values are whole numbers); whole numbers keep their
+/// unit.
+pub(crate) fn fractions_in_nanoseconds(profile: &mut Profile) {
+    for m in 0..profile.metrics().len() {
+        let metric = &profile.metrics()[m];
+        let (Repr::Float, Some(nanos)) = (metric.repr, metric.unit.nanos().filter(|&n| n > 1.0)) else { continue };
+        let Values::Float(values) = profile.tree.self_values(m) else { continue };
+        let values = Values::Float(values.iter().map(|v| v * nanos).collect());
+        let metric = Metric { unit: Unit::Nanoseconds, ..metric.clone() };
+        profile.replace_metric(m, metric, values);
+    }
+}
+
+/// Line frames at line 0 (a Dyalog call from an unknown line) as their functions, merged with the
+/// function's node where it has one: pprof's and OTLP's line 0 means no line. Said once, as `key`.
+pub(crate) fn lines_0_as_functions(
+    profile: Profile,
+    format: FormatName,
+    key: &'static str,
+    diag: &mut Diagnostics,
+) -> Profile {
+    let at_line_0 = |f: &Frame| f.kind == FrameKind::Line && f.line == Some(0) && !f.is_anonymous_line();
+    let names: Vec<String> = profile.frames.iter().filter(|(_, f)| at_line_0(f)).map(|(_, f)| f.name.clone()).collect();
+    if names.is_empty() {
+        return profile;
+    }
+    diag.warn(key, None, || {
+        format!("{format} has no line 0: lines 0 of {} written as their functions", names.join(", "))
+    });
+    let mut profile = profile;
+    ops::map_frames(&mut profile, |f| {
+        at_line_0(f).then(|| Frame { kind: FrameKind::Function, line: None, clause: None, ..f.clone() })
+    });
+    ops::merge_siblings(&profile)
+}

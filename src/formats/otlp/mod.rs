@@ -45,13 +45,12 @@
 //! its address. The first profile's period of time is the interval (a period that is no time, and
 //! its type, are header facts `otlp.period`, `otlp.period_type`); the earliest `time_unix_nano` the
 //! timestamp; the longest `duration_nano` the fact `otlp.duration_nano`; resource attributes the
-//! facts `otlp.resource.KEY`, the scope's name and version `otlp.scope.name`, `otlp.scope.version`,
-//! profile attributes `otlp.profile.KEY`, but `pprof.profile.comment.N` (where the Collector's pprof
+//! facts `otlp.resource.KEY`, scope attributes `otlp.scope.KEY`, profile attributes `otlp.profile.KEY`, but `pprof.profile.comment.N` (where the Collector's pprof
 //! translator keeps pprof's comments), which are the title, a line each. Sample attributes and
 //! links are dropped, with a warning naming their keys.
 //!
 //! **Writing**: one request, one resource (its attributes the `otlp.resource.…` facts), one scope
-//! (`proftool` and its version), one profile per additive metric (the metric the profile is weighed
+//! (`proftool` and its version, its attributes the `otlp.scope.…` facts), one profile per additive metric (the metric the profile is weighed
 //! by first), each with its `sample_type` as pprof names it (`samples`/`count`, `cpu`/`nanoseconds`
 //! for time (a time's name as it is, in its unit), the metric's name and `bytes` for allocation), a
 //! shared dictionary: a function and a location per frame (as pprof's writer makes them: the
@@ -61,8 +60,9 @@
 //! kept, as the translator writes one sample per pprof sample per type); the interval as the period
 //! (`cpu`/`nanoseconds`, or the period type read), the timestamp as `time_unix_nano`, the title as
 //! `pprof.profile.comment.N` attributes, `otlp.profile.…` facts as profile attributes (strings).
-//! Protobuf is written in field order; OTLP/JSON with OTLP's exceptions. A warning names the
-//! version written.
+//! Time with fractions is written in nanoseconds, a line frame at line 0 as its function (OTLP's
+//! line 0 is none), with a warning. Protobuf is written in field order; OTLP/JSON
+//! with OTLP's exceptions. A warning names the version written.
 //!
 //! **Errors**: a file cut short (a field that runs past the end, named by its byte), bytes that are
 //! no request, JSON errors at their line and column, and indices out of a table's range (a stack,
@@ -74,8 +74,8 @@
 //! header facts but the title, timestamp, interval and `otlp.…` facts (values of attributes become
 //! strings), inner nodes without a value of their own, time below a whole nanosecond (rounded,
 //! with a warning), inlining (a location per frame), addresses, mappings' address ranges and
-//! attributes, sample attributes, timestamps and links, the source's scope (the scope written is
-//! proftool's), and between `otlp` and `otlp-json` the `otlp.…` facts, which each keeps under its
+//! attributes, sample attributes, timestamps and links, the source's scope name and version (the
+//! scope written is proftool's), and between `otlp` and `otlp-json` the `otlp.…` facts, which each keeps under its
 //! own name.
 
 mod json;
@@ -124,9 +124,18 @@ pub(crate) const JSON_SPEC: Spec = Spec {
     }),
 };
 
-/// What a conversion to OTLP does: it says which metric comes first (its first profile) and keeps
-/// where functions are defined.
-const RULES: Rules = Rules { says_which_metric_comes_first: true, keeps_defined_at: true, ..spec::STACKS_ONLY };
+/// What a conversion to OTLP does: time with fractions in nanoseconds (values are whole numbers),
+/// a line frame at line 0 its function (line 0 is none);
+/// it says which metric comes first (its first profile) and keeps where functions are defined.
+const RULES: Rules = Rules {
+    fit: |mut profile, _, diag| {
+        super::kit::sample_types::fractions_in_nanoseconds(&mut profile);
+        super::kit::sample_types::lines_0_as_functions(profile, FORMAT, "otlp-line-0", diag)
+    },
+    says_which_metric_comes_first: true,
+    keeps_defined_at: true,
+    ..spec::STACKS_ONLY
+};
 
 /// What an OTLP request holds: stacks of any count, and the interval (as the period) and timestamp.
 pub(crate) const CARRIES: Carries = Carries { timestamp: true, interval: true, ..Carries::STACKS_OF_ANY_COUNT };
@@ -138,8 +147,7 @@ pub(crate) const PROTO_VERSION: &str = "v1.11.0";
 /// period that is no time (and its type). The JSON encoding's reader names them `otlp-json.…`.
 const RESOURCE: &str = "resource.";
 const PROFILE: &str = "profile.";
-const SCOPE_NAME: &str = "scope.name";
-const SCOPE_VERSION: &str = "scope.version";
+const SCOPE: &str = "scope.";
 const DURATION: &str = "duration_nano";
 const PERIOD_TYPE: &str = "period_type";
 const PERIOD: &str = "period";

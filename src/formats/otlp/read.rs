@@ -188,11 +188,9 @@ impl<'r> Reader<'r, '_> {
                 push(self.fact(&format!("{}{key}", super::RESOURCE)), value);
             }
             for scope in resource.scope_profiles.iter().filter_map(|s| s.scope.as_ref()) {
-                if !scope.name.is_empty() {
-                    push(self.fact(super::SCOPE_NAME), scope.name.clone());
-                }
-                if !scope.version.is_empty() {
-                    push(self.fact(super::SCOPE_VERSION), scope.version.clone());
+                for kv in &scope.attributes {
+                    let (key, value) = self.key_value(kv, part)?;
+                    push(self.fact(&format!("{}{key}", super::SCOPE)), value);
                 }
             }
         }
@@ -387,7 +385,9 @@ impl<'r> Reader<'r, '_> {
             kind: if is_line { FrameKind::Line } else { FrameKind::Function },
         };
         let frame = profile.frames.intern(frame);
-        let mapping = (source.is_some() && source != module).then(|| module.unwrap_or_default());
+        // The mapping, where the module does not say it (none is no fact: the module is then the
+        // function's file, which is written back as such).
+        let mapping = module.filter(|&m| source.is_some_and(|s| s != m));
         let facts = [
             mapping.map(|mapping| (self.fact(super::MAPPING), mapping.to_string())),
             source.filter(|_| start != 0).map(|file| (DEFINED_AT.to_string(), format!("{file}:{start}"))),

@@ -8,7 +8,7 @@ use crate::error::Error;
 use crate::formats::kit::string_table::StringTable;
 use crate::formats::kit::time::parse_time;
 use crate::formats::shared::{unit_word, written_name};
-use crate::model::{FrameId, Profile, Repr, Unit, Value};
+use crate::model::{FrameId, Profile, Value};
 use prost::Message;
 use std::io::Write;
 
@@ -100,10 +100,7 @@ fn request(profile: &Profile, diag: &mut Diagnostics) -> proto::Request {
         .zip(samples)
         .map(|(&m, samples)| {
             let metric = &profile.metrics()[m];
-            let unit = match in_nanoseconds(profile, m) {
-                Some(_) => "nanoseconds",
-                None => unit_word(metric.unit).unwrap_or("count"),
-            };
+            let unit = unit_word(metric.unit).unwrap_or("count");
             let sample_type =
                 ValueType { type_strindex: strings.index(&metric.name), unit_strindex: strings.index(unit) };
             proto::Profile {
@@ -122,7 +119,8 @@ fn request(profile: &Profile, diag: &mut Diagnostics) -> proto::Request {
     let scope = proto::InstrumentationScope {
         name: "proftool".into(),
         version: env!("CARGO_PKG_VERSION").into(),
-        ..proto::InstrumentationScope::default()
+        attributes: facts(profile, super::SCOPE).into_iter().map(|(key, value)| string_kv(key, value)).collect(),
+        dropped_attributes_count: 0,
     };
     dictionary.string_table = strings.0.into_texts();
     proto::Request {
@@ -254,15 +252,8 @@ fn samples(profile: &Profile, order: &[usize], dictionary: &mut proto::Dictionar
     let tree = &profile.tree;
     let mut per_metric: Vec<Vec<proto::Sample>> = vec![Vec::new(); order.len()];
     let mut rounded = false;
-    let scales: Vec<Option<f64>> = (0..profile.metrics().len()).map(|m| in_nanoseconds(profile, m)).collect();
     let stacks = tree.for_each_stack(tree.walk(), |visit, stack| {
-        let values: Vec<Value> = order
-            .iter()
-            .map(|&m| match (tree.self_value(m, visit.node), scales[m]) {
-                (Value::Float(f), Some(nanos)) => Value::Float(f * nanos),
-                (value, _) => value,
-            })
-            .collect();
+        let values: Vec<Value> = order.iter().map(|&m| tree.self_value(m, visit.node)).collect();
         if !visit.is_leaf && values.iter().all(|v| v.as_f64() == 0.0) {
             return Ok(());
         }
@@ -283,11 +274,4 @@ fn samples(profile: &Profile, order: &[usize], dictionary: &mut proto::Dictionar
     });
     let Ok(()) = stacks;
     (per_metric, rounded)
-}
-
-/// What metric `m`'s values are multiplied by to be written in nanoseconds: time with fractions in
-/// a unit above them (Dyalog's milliseconds), which OTLP's whole numbers would round away.
-fn in_nanoseconds(profile: &Profile, m: usize) -> Option<f64> {
-    let metric = &profile.metrics()[m];
-    metric.unit.nanos().filter(|&n| n > 1.0 && metric.repr == Repr::Float && metric.unit != Unit::Count)
 }

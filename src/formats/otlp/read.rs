@@ -36,6 +36,9 @@ pub(super) fn read(
     reader.read(request)
 }
 
+/// A profile's metric and what its values are multiplied by (seconds become milliseconds).
+type Column = (usize, i64);
+
 /// A profile of the request with where it is (`resource_profiles[r].scope_profiles[s].profiles[p]`).
 struct Found<'r> {
     profile: &'r proto::Profile,
@@ -109,7 +112,7 @@ impl<'r> Reader<'r, '_> {
 
     /// A metric per sample type (profiles of one type and unit are added up), and each profile's
     /// metric and what its values are multiplied by; each metric's sampling from its period.
-    fn metrics(&mut self, found: &[Found<'r>]) -> Result<(Vec<Metric>, Vec<(usize, i64)>), ParseError> {
+    fn metrics(&mut self, found: &[Found<'r>]) -> Result<(Vec<Metric>, Vec<Column>), ParseError> {
         let mut metrics: Vec<Metric> = Vec::new();
         let mut types: Vec<(&str, &str)> = Vec::new();
         let (mut unknown, mut added) = (Vec::new(), Vec::new());
@@ -410,7 +413,7 @@ impl<'r> Reader<'r, '_> {
     fn samples(
         &mut self,
         found: &[Found<'r>],
-        of_profile: &[(usize, i64)],
+        of_profile: &[Column],
         stacks: &[Vec<FrameId>],
         profile: &mut Profile,
     ) -> Result<(), ParseError> {

@@ -105,8 +105,8 @@ impl<'r> Reader<'r, '_> {
             weigh_by(&mut profile, metric);
         }
         self.meta(request, &found, &mut profile)?;
-        let stacks = self.stacks(&mut profile)?;
-        self.samples(&found, &of_profile, &stacks, &mut profile)?;
+        let locations = self.locations(&mut profile)?;
+        self.samples(&found, &of_profile, &locations, &mut profile)?;
         Ok(profile)
     }
 
@@ -282,25 +282,20 @@ impl<'r> Reader<'r, '_> {
         })
     }
 
-    /// Every stack of the stack table as frames, root first.
-    fn stacks(&mut self, profile: &mut Profile) -> Result<Vec<Vec<FrameId>>, ParseError> {
-        let locations = self.locations(profile)?;
-        let dictionary = self.dictionary;
-        let mut stacks = Vec::with_capacity(dictionary.stack_table.len());
-        for (s, stack) in dictionary.stack_table.iter().enumerate() {
-            let mut frames = Vec::new();
-            for (j, &l) in stack.location_indices.iter().enumerate().rev() {
-                let what = || format!("dictionary.stack_table[{s}].location_indices[{j}]");
-                match usize::try_from(l).ok().and_then(|l| locations.get(l)) {
-                    Some(location) => frames.extend_from_slice(location),
-                    None => {
-                        self.entry(&dictionary.location_table, l, "location_table", Part::Dictionary, what)?;
-                    }
+    /// Fills `path` with the frames of stack `s` of the stack table, root first: each stack is
+    /// resolved where a sample refers to it, not held (the table holds every stack whole already).
+    fn stack(&self, s: usize, locations: &[Vec<FrameId>], path: &mut Vec<FrameId>) -> Result<(), ParseError> {
+        let Some(stack) = self.dictionary.stack_table.get(s) else { return Ok(()) };
+        for (j, &l) in stack.location_indices.iter().enumerate().rev() {
+            match usize::try_from(l).ok().and_then(|l| locations.get(l)) {
+                Some(location) => path.extend_from_slice(location),
+                None => {
+                    let what = || format!("dictionary.stack_table[{s}].location_indices[{j}]");
+                    self.entry(&self.dictionary.location_table, l, "location_table", Part::Dictionary, what)?;
                 }
             }
-            stacks.push(frames);
         }
-        Ok(stacks)
+        Ok(())
     }
 
     /// Every location's frames, root first (its lines are inlined calls, innermost first).
@@ -414,7 +409,7 @@ impl<'r> Reader<'r, '_> {
         &mut self,
         found: &[Found<'r>],
         of_profile: &[Column],
-        stacks: &[Vec<FrameId>],
+        locations: &[Vec<FrameId>],
         profile: &mut Profile,
     ) -> Result<(), ParseError> {
         let mut tree = StackTree::default();
@@ -424,13 +419,10 @@ impl<'r> Reader<'r, '_> {
             let part = Part::Resource(f.resource);
             for (i, sample) in f.profile.samples.iter().enumerate() {
                 let what = || format!("{}.samples[{i}].stack_index", f.path);
-                let stack: &[FrameId] = match usize::try_from(sample.stack_index).ok().and_then(|s| stacks.get(s)) {
-                    Some(stack) => stack,
-                    None => {
-                        self.entry(&self.dictionary.stack_table, sample.stack_index, "stack_table", part, what)?;
-                        &[]
-                    }
-                };
+                let stack = usize::try_from(sample.stack_index).ok().filter(|&s| s < self.dictionary.stack_table.len());
+                if stack.is_none() {
+                    self.entry(&self.dictionary.stack_table, sample.stack_index, "stack_table", part, what)?;
+                }
                 for &a in &sample.attribute_indices {
                     let (key, _) = self.attribute(a, part, || format!("{}.samples[{i}].attribute_indices", f.path))?;
                     dropped.insert(key);
@@ -452,7 +444,9 @@ impl<'r> Reader<'r, '_> {
                     )
                 })?;
                 let path = tree.next();
-                path.extend_from_slice(stack);
+                if let Some(stack) = stack {
+                    self.stack(stack, locations, path)?;
+                }
                 if path.is_empty() {
                     path.push(profile.frames.intern(FrameRef::named(NO_LOCATION, FrameKind::Pseudo)));
                 }

@@ -6,6 +6,7 @@
 #
 #   bench/run.sh            # all formats
 #   bench/run.sh lispworks  # one format
+#   bench/run.sh otlp otlp-json  # OpenTelemetry profiles, protobuf and OTLP/JSON, written by the generator
 #   bench/run.sh pprof-legacy  # gperftools' CPU and heap profiles beside go tool pprof -raw
 #   bench/run.sh merge diff # proftool merge of 1,000 inputs, proftool diff of two 100 MB inputs
 #   MEDIAN=7 bench/run.sh folded-walks  # one of issue 21's folded shapes (see the end)

@@ -108,7 +108,7 @@ fn json_that_is_not_ghcs_says_what_it_is() {
     assert!(err.contains("read it as chrome-trace"), "{err}");
     // JSON of no kind proftool knows.
     let other = write(dir.path(), "other.json", br#"{"spans": [{"name": "a"}]}"#);
-    let only = "of the formats proftool reads, only chrome-trace, cpuprofile (V8's), dhat (valgrind's), firefox (the Firefox Profiler's), gecko (Firefox's older exports), ghc-json (GHC's +RTS -pj profile), heapprofile (V8's), safari (Safari's), speedscope and stackprof (Ruby's) are JSON";
+    let only = "of the formats proftool reads, only chrome-trace, cpuprofile (V8's), dhat (valgrind's), firefox (the Firefox Profiler's), gecko (Firefox's older exports), ghc-json (GHC's +RTS -pj profile), heapprofile (V8's), otlp-json (OpenTelemetry's), safari (Safari's), speedscope and stackprof (Ruby's) are JSON";
     let err = failure(proftool().arg("convert").arg(&other).arg(&out));
     assert!(err.contains("the content is JSON of a kind proftool does not know") && err.contains(only), "{err}");
     // A speedscope file read as another format.
@@ -310,7 +310,7 @@ fn json_of_no_known_kind_says_where_each_json_format_found_it_wanting() {
     let dir = tempfile::tempdir().unwrap();
     let other = write(dir.path(), "other.json", br#"{"spans": [{"name": "a"}]}"#);
     let err = failure(proftool().arg("convert").arg(&other).arg(dir.path().join("o.folded")));
-    let expected = r#"other.json: cannot read the input: the content is JSON of a kind proftool does not know; of the formats proftool reads, only chrome-trace, cpuprofile (V8's), dhat (valgrind's), firefox (the Firefox Profiler's), gecko (Firefox's older exports), ghc-json (GHC's +RTS -pj profile), heapprofile (V8's), safari (Safari's), speedscope and stackprof (Ruby's) are JSON, and each found:
+    let expected = r#"other.json: cannot read the input: the content is JSON of a kind proftool does not know; of the formats proftool reads, only chrome-trace, cpuprofile (V8's), dhat (valgrind's), firefox (the Firefox Profiler's), gecko (Firefox's older exports), ghc-json (GHC's +RTS -pj profile), heapprofile (V8's), otlp-json (OpenTelemetry's), safari (Safari's), speedscope and stackprof (Ruby's) are JSON, and each found:
   chrome-trace: an object without a "traceEvents" key
   cpuprofile: its first key is neither "nodes" nor the old format's "head"
   dhat: no "dhatFileVersion"
@@ -318,6 +318,7 @@ fn json_of_no_known_kind_says_where_each_json_format_found_it_wanting() {
   gecko: no first key "label" (a saved recording) or "meta" of a Gecko profile
   ghc-json: its first key is not "program" with a string
   heapprofile: its first key is not "head"
+  otlp-json: no "resourceProfiles"
   safari: no "recording"
   speedscope: no "$schema" naming speedscope's file format, nor a "shared" key with "profiles" or "frames"
   stackprof: no "mode" of stackprof's (cpu, wall, object, custom)

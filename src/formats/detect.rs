@@ -102,7 +102,7 @@ pub fn detect_input(
         }
         json.check(named, &text)?;
     }
-    if crate::formats::pprof::is_perfetto_trace(head) {
+    if crate::formats::pprof::is_perfetto_trace(head) && !crate::formats::otlp::is_request_start(head) {
         return Err(Error::Unreadable {
             named: named.map(Format::into),
             why: "the content is a Perfetto trace (protocol buffers, Chromium's default binary trace): convert it \

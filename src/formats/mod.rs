@@ -104,6 +104,8 @@ registry! {
     Lispworks (pub(crate) mod lispworks),
     MacosSample (mod macos_sample),
     Massif (valgrind::massif),
+    Otlp (pub(crate) mod otlp),
+    OtlpJson (otlp::json),
     Perf (pub mod perf),
     Pmcstat (mod pmcstat),
     Pprof (pub mod pprof),

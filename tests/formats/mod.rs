@@ -67,6 +67,10 @@ mod macos_sample;
 // massif: valgrind's massif profiles, read only, against ms_print.
 mod massif;
 
+// otlp and otlp-json: OpenTelemetry profiles, protobuf and OTLP/JSON, one file as they share a
+// reader and a writer, against the pprof files the fixtures were converted from.
+mod otlp;
+
 // perf: Linux perf script text.
 mod perf;
 

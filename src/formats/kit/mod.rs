@@ -15,6 +15,10 @@
 //! - [`string_table`]: strings each held once, numbered in order (pprof's, the Firefox Profiler's
 //!   and callgrind's tables);
 //! - [`v8_profile`]: V8's CPU profile document, which a `.cpuprofile` is and a Chrome trace holds;
+//! - [`wire`]: the top-level fields of a protocol buffer, walked without decoding it (pprof's and
+//!   OTLP's sniffers and errors);
+//! - [`sample_types`]: a pprof-style sample type (`cpu`/`nanoseconds`) as a metric, and what its
+//!   period says of its sampling (pprof's and OTLP's readers);
 //! - [`count_names`], [`time`]: what writers share (a count's name, dates), and an interval written
 //!   in words (`every 1 millisecond`).
 
@@ -23,8 +27,10 @@ pub(crate) mod count_names;
 pub(crate) mod indented;
 pub(crate) mod lines;
 pub(crate) mod parts;
+pub(crate) mod sample_types;
 pub(crate) mod sink;
 pub(crate) mod source_frame;
 pub(crate) mod string_table;
 pub(crate) mod time;
 pub(crate) mod v8_profile;
+pub(crate) mod wire;

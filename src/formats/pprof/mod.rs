@@ -68,17 +68,17 @@
 
 mod proto;
 mod read;
-mod wire;
 
 use super::kit::string_table::StringTable;
 use super::kit::time::{format_time, parse_time};
+use super::kit::wire;
 use super::options::ConvertOptions;
 use super::spec::{self, Carries, Reads, Rules, Sniff, Spec, Writes, Writing};
 use super::stacks::check_output_size;
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::error::FormatName;
-use crate::model::{ops, Frame, FrameId, FrameKind, Metric, Profile, Repr, Unit, Value, Values};
+use crate::model::{Frame, FrameId, Profile, Unit, Value};
 use prost::Message;
 use proto::{Function, Line, Location, Mapping, Sample, ValueType};
 use std::io::Write;
@@ -200,38 +200,8 @@ fn field_offset(bytes: &[u8], number: u64, nth: usize) -> usize {
 /// fractions (Dyalog's milliseconds) in nanoseconds, and a line frame at line 0 (a Dyalog call from
 /// an unknown line) its function, merged with the function's node where it has one.
 pub(crate) fn fit(mut profile: Profile, diag: &mut Diagnostics) -> Profile {
-    fractions_in_nanoseconds(&mut profile);
-    lines_0_as_functions(profile, diag)
-}
-
-/// Time metrics with fractions, in a unit above nanoseconds, in nanoseconds (which the writer
-/// rounds, with a warning); whole numbers keep their unit.
-fn fractions_in_nanoseconds(profile: &mut Profile) {
-    for m in 0..profile.metrics().len() {
-        let metric = &profile.metrics()[m];
-        let (Repr::Float, Some(nanos)) = (metric.repr, metric.unit.nanos().filter(|&n| n > 1.0)) else { continue };
-        let Values::Float(values) = profile.tree.self_values(m) else { continue };
-        let values = Values::Float(values.iter().map(|v| v * nanos).collect());
-        let metric = Metric { unit: Unit::Nanoseconds, ..metric.clone() };
-        profile.replace_metric(m, metric, values);
-    }
-}
-
-/// Line frames at line 0 as their functions (see [`fit`]).
-fn lines_0_as_functions(profile: Profile, diag: &mut Diagnostics) -> Profile {
-    let at_line_0 = |f: &Frame| f.kind == FrameKind::Line && f.line == Some(0) && !f.is_anonymous_line();
-    let names: Vec<String> = profile.frames.iter().filter(|(_, f)| at_line_0(f)).map(|(_, f)| f.name.clone()).collect();
-    if names.is_empty() {
-        return profile;
-    }
-    diag.warn("pprof-line-0", None, || {
-        format!("pprof has no line 0: lines 0 of {} written as their functions", names.join(", "))
-    });
-    let mut profile = profile;
-    ops::map_frames(&mut profile, |f| {
-        at_line_0(f).then(|| Frame { kind: FrameKind::Function, line: None, clause: None, ..f.clone() })
-    });
-    ops::merge_siblings(&profile)
+    super::kit::sample_types::fractions_in_nanoseconds(&mut profile);
+    super::kit::sample_types::lines_0_as_functions(profile, FORMAT, "pprof-line-0", diag)
 }
 
 /// Writes `profile` (projected onto [`CARRIES`]) as a gzipped pprof profile.

@@ -1,17 +1,17 @@
 //! The pprof reader: a decoded `Profile` message into the model (the rules are in the module
 //! comment of [`super`]).
 
+use super::proto;
 use super::FORMAT;
-use super::{proto, wire};
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind, Position};
 use crate::files::{self, DEFAULT_MAX_INPUT_SIZE};
+use crate::formats::kit::sample_types::{self, sampling_of, CONTENTIONS};
+use crate::formats::kit::wire;
 use crate::formats::options::ReadOptions;
 use crate::formats::shared::{time_unit, unique_name, weigh_by};
 use crate::formats::stacks::StackTree;
-use crate::model::{
-    FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Sampling, Unit, Value, DEFINED_AT,
-};
+use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, DEFINED_AT};
 use prost::Message;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::borrow::Cow;
@@ -126,57 +126,6 @@ const COMMENT: u64 = 13;
 const DEFAULT_SAMPLE_TYPE: u64 = 14;
 const STRING_TABLE: u64 = 6;
 
-/// What noise each of `metrics` has (docs/gate.md), from what the profile says of its period: every
-/// pprof producer samples. Counts of samples are counts; Go's heap bytes are sampled once per
-/// `period` bytes (`period_type` space), and its object counts come from the same samples (those of
-/// the bytes metric of the same name, `alloc_objects` of `alloc_space`); time beside a count of
-/// samples or of events (a CPU profile's nanoseconds, a block profile's delay) weighs them; time
-/// alone is samples of its period. Other counts of events (contentions) count sampled events; a
-/// goroutine or thread count is a census, measured.
-fn sampling_of(metrics: &[Metric], period: Option<(&str, &str, i64)>, contention_scale: Option<u64>) -> Vec<Sampling> {
-    let per = |p: i64| u64::try_from(p).ok().filter(|&p| p > 0);
-    let heap_rate = period.filter(|(name, unit, _)| *name == "space" && *unit == "bytes").and_then(|(_, _, p)| per(p));
-    let nanos = |unit| time_unit(unit).and_then(|(unit, scale)| Some(unit.nanos()? as u64 * scale as u64));
-    let time_period = period.and_then(|(_, unit, p)| per(p)?.checked_mul(nanos(unit)?));
-    let counted = metrics
-        .iter()
-        .find(|m| m.kind == MetricKind::Samples)
-        .or_else(|| metrics.iter().find(|m| m.kind == MetricKind::Events && m.unit == Unit::Count));
-    metrics
-        .iter()
-        .map(|metric| match (metric.kind, heap_rate) {
-            (MetricKind::Samples | MetricKind::Ticks, _) => Sampling::counts(),
-            (MetricKind::Alloc, Some(rate)) => Sampling::Sampled { of: None, per: rate },
-            (MetricKind::Objects, Some(rate)) => {
-                let bytes = metric.name.replace("objects", "space");
-                let of = metrics.iter().any(|m| m.name == bytes && m.kind == MetricKind::Alloc).then_some(bytes);
-                Sampling::Sampled { per: if of.is_some() { rate } else { 1 }, of }
-            }
-            (MetricKind::Events, _) if matches!(metric.name.as_str(), "goroutine" | "threadcreate") => {
-                Sampling::Measured
-            }
-            (MetricKind::Events, _) if metric.name == CONTENTIONS => match contention_scale {
-                Some(per) => Sampling::Sampled { of: None, per },
-                None => Sampling::counts(),
-            },
-            (MetricKind::Events | MetricKind::Objects, _) => Sampling::counts(),
-            (MetricKind::Time, _) => match (counted, time_period) {
-                // A delay weighs the events behind it, each recorded one of `per` counted.
-                (Some(counts), _) => match contention_scale.filter(|_| counts.name == CONTENTIONS) {
-                    Some(per) => Sampling::Sampled { of: Some(counts.name.clone()), per },
-                    None => Sampling::weights_of(&counts.name),
-                },
-                (None, Some(period)) => Sampling::Sampled { of: None, per: period },
-                (None, None) => Sampling::Unstated,
-            },
-            _ => Sampling::Unstated,
-        })
-        .collect()
-}
-
-/// The count of Go's block and mutex profiles, each recorded event scaled by the profile's rate.
-const CONTENTIONS: &str = "contentions";
-
 /// The greatest common divisor of `a` and `b` (Euclid's); `gcd(0, b)` is `b`.
 fn gcd(mut a: u64, mut b: u64) -> u64 {
     while b != 0 {
@@ -260,15 +209,10 @@ impl<'m, 'd> Reader<'m, 'd> {
         for (i, t) in self.message.sample_type.iter().enumerate() {
             let name = self.string(t.r#type, place(SAMPLE_TYPE, i), || format!("the type of sample_type[{i}]"))?;
             let unit = self.string(t.unit, place(SAMPLE_TYPE, i), || format!("the unit of sample_type[{i}]"))?;
-            let (kind, model_unit, scale) = match (unit, time_unit(unit)) {
-                (_, Some((time, scale))) => (MetricKind::Time, time, scale),
-                ("bytes", _) => (MetricKind::Alloc, Unit::Bytes, 1),
-                ("count" | "", _) => (MetricKind::of_count(name), Unit::Count, 1),
-                _ => {
-                    unknown_units.push(format!("{name} ({unit})"));
-                    (MetricKind::Events, Unit::Count, 1)
-                }
-            };
+            let (kind, model_unit, scale) = sample_types::metric_of(name, unit).unwrap_or_else(|| {
+                unknown_units.push(format!("{name} ({unit})"));
+                (MetricKind::Events, Unit::Count, 1)
+            });
             let taken = |candidate: &str| metrics.iter().any(|(m, _)| m.name == candidate);
             let name = if name.is_empty() { "samples" } else { name };
             let name = if taken(name) { unique_name(format!("{name} ({unit})"), taken) } else { name.to_string() };
@@ -631,6 +575,7 @@ struct Stacks {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Sampling;
     use std::io::Write;
 
     /// Go's mutex profile counts each recorded contention as its fraction (5 here, unwritten):

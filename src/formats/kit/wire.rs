@@ -1,12 +1,13 @@
 //! The top-level fields of an encoded protobuf message, walked without decoding it: to sniff a
-//! Profile from its first bytes, to point an error at the byte of a field, and to decode a profile's
-//! samples one at a time rather than all at once.
+//! message from its first bytes (pprof's Profile, OTLP's ExportProfilesServiceRequest), to point an
+//! error at the byte of a field, and to decode a profile's samples one at a time rather than all at
+//! once.
 
 use std::ops::Range;
 
 /// One field of a message: its number, its wire type, where it starts, and its payload (a
 /// length-delimited field's bytes, a number's own bytes).
-pub(super) struct Field {
+pub(crate) struct Field {
     pub number: u64,
     pub wire: u64,
     pub start: usize,
@@ -15,7 +16,7 @@ pub(super) struct Field {
 
 /// Why a walk stopped before the end of the bytes, and where.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Stop {
+pub(crate) enum Stop {
     /// A field runs past the end (a message cut off).
     CutShort(usize),
     /// No field can start like this (a wire type protobuf does not have, a varint of 11 bytes).
@@ -23,7 +24,7 @@ pub(super) enum Stop {
 }
 
 /// The fields of `bytes`, in order; after a [`Stop`], none.
-pub(super) fn fields(bytes: &[u8]) -> impl Iterator<Item = Result<Field, Stop>> + '_ {
+pub(crate) fn fields(bytes: &[u8]) -> impl Iterator<Item = Result<Field, Stop>> + '_ {
     let mut at = 0;
     std::iter::from_fn(move || {
         if at >= bytes.len() {
@@ -61,7 +62,7 @@ fn field(bytes: &[u8], start: usize) -> Result<Field, Stop> {
 
 /// The varint at byte `at` of `bytes` and the byte after it; `None` where it runs past the end or
 /// past the ten bytes a 64-bit varint takes.
-fn varint(bytes: &[u8], at: usize) -> Option<(u64, usize)> {
+pub(crate) fn varint(bytes: &[u8], at: usize) -> Option<(u64, usize)> {
     let mut value = 0u64;
     for (i, &byte) in bytes.get(at..)?.iter().enumerate().take(10) {
         value |= u64::from(byte & 0x7f) << (7 * i);

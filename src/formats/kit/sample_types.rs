@@ -1,0 +1,114 @@
+//! A sample type as pprof names it (`cpu`/`nanoseconds`, `alloc_space`/`bytes`, `samples`/`count`),
+//! and so OTLP profiles, which took pprof's: the metric it is, and what its profile's period says of
+//! how it was sampled (pprof's and OTLP's readers); and the fitting of a profile to values that are
+//! whole numbers and lines where 0 means none (pprof's and OTLP's writers).
+
+use crate::diag::Diagnostics;
+use crate::error::FormatName;
+use crate::formats::shared::time_unit;
+use crate::model::{ops, Frame, FrameKind, Metric, MetricKind, Profile, Repr, Sampling, Unit, Values};
+
+/// The metric kind and unit of the sample type `name`/`unit`, and what a value is multiplied by
+/// to be in that unit: `nanoseconds`, `microseconds`, `milliseconds` are time in that unit,
+/// `seconds` time in milliseconds, `bytes` allocation, `count` (or none) a count of the kind its
+/// name says ([`MetricKind::of_count`]); `None` for a unit proftool does not know.
+pub(crate) fn metric_of(name: &str, unit: &str) -> Option<(MetricKind, Unit, i64)> {
+    match (unit, time_unit(unit)) {
+        (_, Some((time, scale))) => Some((MetricKind::Time, time, scale)),
+        ("bytes", _) => Some((MetricKind::Alloc, Unit::Bytes, 1)),
+        ("count" | "", _) => Some((MetricKind::of_count(name), Unit::Count, 1)),
+        _ => None,
+    }
+}
+
+/// What noise each of `metrics` has (docs/gate.md), from what the profile says of its period: every
+/// pprof producer samples. Counts of samples are counts; Go's heap bytes are sampled once per
+/// `period` bytes (`period_type` space), and its object counts come from the same samples (those of
+/// the bytes metric of the same name, `alloc_objects` of `alloc_space`); time beside a count of
+/// samples or of events (a CPU profile's nanoseconds, a block profile's delay) weighs them; time
+/// alone is samples of its period. Other counts of events (contentions) count sampled events; a
+/// goroutine or thread count is a census, measured.
+pub(crate) fn sampling_of(
+    metrics: &[Metric],
+    period: Option<(&str, &str, i64)>,
+    contention_scale: Option<u64>,
+) -> Vec<Sampling> {
+    let per = |p: i64| u64::try_from(p).ok().filter(|&p| p > 0);
+    let heap_rate = period.filter(|(name, unit, _)| *name == "space" && *unit == "bytes").and_then(|(_, _, p)| per(p));
+    let nanos = |unit| time_unit(unit).and_then(|(unit, scale)| Some(unit.nanos()? as u64 * scale as u64));
+    let time_period = period.and_then(|(_, unit, p)| per(p)?.checked_mul(nanos(unit)?));
+    let counted = metrics
+        .iter()
+        .find(|m| m.kind == MetricKind::Samples)
+        .or_else(|| metrics.iter().find(|m| m.kind == MetricKind::Events && m.unit == Unit::Count));
+    metrics
+        .iter()
+        .map(|metric| match (metric.kind, heap_rate) {
+            (MetricKind::Samples | MetricKind::Ticks, _) => Sampling::counts(),
+            (MetricKind::Alloc, Some(rate)) => Sampling::Sampled { of: None, per: rate },
+            (MetricKind::Objects, Some(rate)) => {
+                let bytes = metric.name.replace("objects", "space");
+                let of = metrics.iter().any(|m| m.name == bytes && m.kind == MetricKind::Alloc).then_some(bytes);
+                Sampling::Sampled { per: if of.is_some() { rate } else { 1 }, of }
+            }
+            (MetricKind::Events, _) if matches!(metric.name.as_str(), "goroutine" | "threadcreate") => {
+                Sampling::Measured
+            }
+            (MetricKind::Events, _) if metric.name == CONTENTIONS => match contention_scale {
+                Some(per) => Sampling::Sampled { of: None, per },
+                None => Sampling::counts(),
+            },
+            (MetricKind::Events | MetricKind::Objects, _) => Sampling::counts(),
+            (MetricKind::Time, _) => match (counted, time_period) {
+                // A delay weighs the events behind it, each recorded one of `per` counted.
+                (Some(counts), _) => match contention_scale.filter(|_| counts.name == CONTENTIONS) {
+                    Some(per) => Sampling::Sampled { of: Some(counts.name.clone()), per },
+                    None => Sampling::weights_of(&counts.name),
+                },
+                (None, Some(period)) => Sampling::Sampled { of: None, per: period },
+                (None, None) => Sampling::Unstated,
+            },
+            _ => Sampling::Unstated,
+        })
+        .collect()
+}
+
+/// The count of Go's block and mutex profiles, each recorded event scaled by the profile's rate.
+pub(crate) const CONTENTIONS: &str = "contentions";
+
+/// Time metrics with fractions, in a unit above nanoseconds, in nanoseconds (which pprof's and
+/// OTLP's writers round, with a warning: their values are whole numbers); whole numbers keep their
+/// unit.
+pub(crate) fn fractions_in_nanoseconds(profile: &mut Profile) {
+    for m in 0..profile.metrics().len() {
+        let metric = &profile.metrics()[m];
+        let (Repr::Float, Some(nanos)) = (metric.repr, metric.unit.nanos().filter(|&n| n > 1.0)) else { continue };
+        let Values::Float(values) = profile.tree.self_values(m) else { continue };
+        let values = Values::Float(values.iter().map(|v| v * nanos).collect());
+        let metric = Metric { unit: Unit::Nanoseconds, ..metric.clone() };
+        profile.replace_metric(m, metric, values);
+    }
+}
+
+/// Line frames at line 0 (a Dyalog call from an unknown line) as their functions, merged with the
+/// function's node where it has one: pprof's and OTLP's line 0 means no line. Said once, as `key`.
+pub(crate) fn lines_0_as_functions(
+    profile: Profile,
+    format: FormatName,
+    key: &'static str,
+    diag: &mut Diagnostics,
+) -> Profile {
+    let at_line_0 = |f: &Frame| f.kind == FrameKind::Line && f.line == Some(0) && !f.is_anonymous_line();
+    let names: Vec<String> = profile.frames.iter().filter(|(_, f)| at_line_0(f)).map(|(_, f)| f.name.clone()).collect();
+    if names.is_empty() {
+        return profile;
+    }
+    diag.warn(key, None, || {
+        format!("{format} has no line 0: lines 0 of {} written as their functions", names.join(", "))
+    });
+    let mut profile = profile;
+    ops::map_frames(&mut profile, |f| {
+        at_line_0(f).then(|| Frame { kind: FrameKind::Function, line: None, clause: None, ..f.clone() })
+    });
+    ops::merge_siblings(&profile)
+}

@@ -1,0 +1,277 @@
+//! The OTLP writer: a profile into one request (the rules are in the module comment of [`super`]),
+//! encoded as protobuf or as OTLP/JSON.
+
+use super::proto::{self, AnyValue, KeyValue, KeyValueAndUnit, Value as Any, ValueType};
+use super::PROTO_VERSION;
+use crate::diag::Diagnostics;
+use crate::error::Error;
+use crate::formats::kit::string_table::StringTable;
+use crate::formats::kit::time::parse_time;
+use crate::formats::shared::{unit_word, written_name};
+use crate::model::{FrameId, Profile, Value};
+use prost::Message;
+use std::io::Write;
+
+/// The encoding written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Encoding {
+    Protobuf,
+    Json,
+}
+
+/// Writes `profile` as one request in `encoding`.
+pub(super) fn write(
+    profile: &Profile,
+    out: &mut dyn Write,
+    encoding: Encoding,
+    diag: &mut Diagnostics,
+) -> Result<(), Error> {
+    let request = request(profile, diag);
+    diag.warn("otlp-version", None, || {
+        format!("written as OTLP profiles of opentelemetry-proto {PROTO_VERSION} (profiles v1development, a signal still in development)")
+    });
+    match encoding {
+        Encoding::Protobuf => out.write_all(&request.encode_to_vec())?,
+        Encoding::Json => {
+            serde_json::to_writer(&mut *out, &super::json::to_json(&request)).map_err(std::io::Error::from)?;
+            out.write_all(b"\n")?;
+        }
+    }
+    Ok(())
+}
+
+/// The string table: index 0 is the empty string, each string once.
+struct Strings(StringTable);
+
+impl Strings {
+    fn index(&mut self, text: &str) -> i32 {
+        i32::try_from(self.0.number(text)).unwrap_or(i32::MAX)
+    }
+}
+
+/// The header fact `name` of either encoding's reader (`otlp.…` or `otlp-json.…`).
+fn fact<'p>(profile: &'p Profile, name: &str) -> Option<&'p str> {
+    [super::SPEC.name, super::json::SPEC.name].iter().find_map(|format| profile.meta.attr(&format!("{format}.{name}")))
+}
+
+/// The header facts whose names start with `prefix` (`resource.`), without it.
+fn facts<'p>(profile: &'p Profile, prefix: &str) -> Vec<(&'p str, &'p str)> {
+    let mut found: Vec<(&str, &str)> = Vec::new();
+    for (key, value) in &profile.meta.attrs {
+        let names = [super::SPEC.name, super::json::SPEC.name];
+        let rest = names.iter().find_map(|f| key.strip_prefix(f)?.strip_prefix('.')?.strip_prefix(prefix));
+        if let Some(rest) = rest.filter(|rest| !found.iter().any(|(k, _)| k == rest)) {
+            found.push((rest, value));
+        }
+    }
+    found
+}
+
+/// The request of `profile`.
+fn request(profile: &Profile, diag: &mut Diagnostics) -> proto::Request {
+    let mut strings = Strings(StringTable::of(vec![String::new()]));
+    let mut dictionary = proto::Dictionary {
+        mapping_table: vec![proto::Mapping::default()],
+        link_table: vec![proto::Link { trace_id: vec![0; 16], span_id: vec![0; 8] }],
+        attribute_table: vec![KeyValueAndUnit::default()],
+        stack_table: vec![proto::Stack::default()],
+        ..proto::Dictionary::default()
+    };
+    frames(profile, &mut strings, &mut dictionary);
+    let attribute_indices = profile_attributes(profile, &mut strings, &mut dictionary);
+    let (period_type, period) = period(profile, &mut strings);
+    let time_unix_nano = match profile.meta.timestamp.as_deref() {
+        None => 0,
+        Some(text) => parse_time(text).and_then(|t| u64::try_from(t).ok()).unwrap_or_else(|| {
+            diag.warn("otlp-timestamp", None, || {
+                format!("OTLP's time is nanoseconds since 1970: the timestamp {text:?} is dropped")
+            });
+            0
+        }),
+    };
+    let duration_nano = fact(profile, super::DURATION).and_then(|d| d.parse().ok()).unwrap_or(0);
+    let order = metric_order(profile);
+    let (samples, rounded) = samples(profile, &order, &mut dictionary);
+    if rounded {
+        diag.warn("otlp-rounded", None, || "OTLP values are whole numbers: time rounded to whole nanoseconds".into());
+    }
+    let profiles = order
+        .iter()
+        .zip(samples)
+        .map(|(&m, samples)| {
+            let metric = &profile.metrics()[m];
+            let unit = unit_word(metric.unit).unwrap_or("count");
+            let sample_type =
+                ValueType { type_strindex: strings.index(&metric.name), unit_strindex: strings.index(unit) };
+            proto::Profile {
+                sample_type: Some(sample_type),
+                samples,
+                time_unix_nano,
+                duration_nano,
+                period_type: period_type.clone(),
+                period,
+                attribute_indices: attribute_indices.clone(),
+                ..proto::Profile::default()
+            }
+        })
+        .collect();
+    let attributes = facts(profile, super::RESOURCE).into_iter().map(|(key, value)| string_kv(key, value)).collect();
+    let scope = proto::InstrumentationScope {
+        name: "proftool".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        attributes: facts(profile, super::SCOPE).into_iter().map(|(key, value)| string_kv(key, value)).collect(),
+        dropped_attributes_count: 0,
+    };
+    dictionary.string_table = strings.0.into_texts();
+    proto::Request {
+        resource_profiles: vec![proto::ResourceProfiles {
+            resource: Some(proto::Resource { attributes, dropped_attributes_count: 0 }),
+            scope_profiles: vec![proto::ScopeProfiles { scope: Some(scope), profiles, schema_url: String::new() }],
+            schema_url: String::new(),
+        }],
+        dictionary: Some(dictionary),
+    }
+}
+
+fn string_kv(key: &str, value: &str) -> KeyValue {
+    KeyValue { key: key.into(), value: Some(AnyValue { value: Some(Any::String(value.into())) }), key_strindex: 0 }
+}
+
+/// The metrics written, a profile each: the one the profile is weighed by first, then the others
+/// in their order; metrics that do not add up (none are projected here) are left out.
+fn metric_order(profile: &Profile) -> Vec<usize> {
+    let n = profile.metrics().len();
+    let first = profile.primary_metric().filter(|&m| m < n);
+    first.into_iter().chain((0..n).filter(|&m| Some(m) != first)).collect()
+}
+
+/// A function and a location per frame (location and function index: frame id + 1), and a mapping
+/// per `otlp.mapping` file.
+fn frames(profile: &Profile, strings: &mut Strings, dictionary: &mut proto::Dictionary) {
+    dictionary.function_table.push(proto::Function::default());
+    dictionary.location_table.push(proto::Location::default());
+    let mut mappings: Vec<i32> = Vec::new();
+    for (id, frame) in profile.frames.iter() {
+        let defined = profile.defined_at(id);
+        let index = frame_index(id);
+        let filename_strindex = defined.map(|at| at.file).or(frame.module.as_deref()).map_or(0, |f| strings.index(f));
+        let start_line = defined.map_or(0, |at| i64::from(at.line));
+        let name_strindex = strings.index(&written_name(frame));
+        dictionary.function_table.push(proto::Function {
+            name_strindex,
+            system_name_strindex: 0,
+            filename_strindex,
+            start_line,
+        });
+        let line = proto::Line {
+            function_index: index,
+            line: frame.line.map_or(start_line, i64::from),
+            column: frame.line.filter(|&l| i64::from(l) != start_line).and(frame.clause).map_or(0, i64::from),
+        };
+        let mapping = [super::SPEC.name, super::json::SPEC.name]
+            .iter()
+            .find_map(|f| profile.frame_attr(id, &format!("{f}.{}", super::MAPPING)))
+            .filter(|file| !file.is_empty());
+        let mapping_index = match mapping {
+            None => 0,
+            Some(file) => {
+                let file = strings.index(file);
+                match mappings.iter().position(|&m| m == file) {
+                    Some(m) => m as i32 + 1,
+                    None => {
+                        mappings.push(file);
+                        dictionary
+                            .mapping_table
+                            .push(proto::Mapping { filename_strindex: file, ..proto::Mapping::default() });
+                        mappings.len() as i32
+                    }
+                }
+            }
+        };
+        dictionary.location_table.push(proto::Location {
+            mapping_index,
+            address: 0,
+            lines: vec![line],
+            attribute_indices: Vec::new(),
+        });
+    }
+}
+
+/// The index of a frame's function and location.
+fn frame_index(id: FrameId) -> i32 {
+    i32::try_from(id.0).map_or(i32::MAX, |i| i.saturating_add(1))
+}
+
+/// The profile attributes: the title's lines as `pprof.profile.comment.N` (as the Collector's pprof
+/// translator keeps pprof's comments), the `otlp.profile.…` facts.
+fn profile_attributes(profile: &Profile, strings: &mut Strings, dictionary: &mut proto::Dictionary) -> Vec<i32> {
+    let comments = profile.meta.title.iter().flat_map(|t| t.split('\n')).enumerate();
+    let comments = comments.map(|(n, line)| (format!("{}{n}", super::COMMENT), line));
+    let facts = facts(profile, super::PROFILE).into_iter().map(|(k, v)| (k.to_string(), v));
+    let mut indices = Vec::new();
+    for (key, value) in comments.chain(facts) {
+        let value = Some(AnyValue { value: Some(Any::String(value.to_string())) });
+        indices.push(dictionary.attribute_table.len() as i32);
+        dictionary.attribute_table.push(KeyValueAndUnit { key_strindex: strings.index(&key), value, unit_strindex: 0 });
+    }
+    indices
+}
+
+/// The period type and period: the interval (of the period type read, in its unit where the
+/// interval is a whole number of it, else CPU time in nanoseconds), else a period that is no time
+/// as read.
+fn period(profile: &Profile, strings: &mut Strings) -> (Option<ValueType>, i64) {
+    let read_type = fact(profile, super::PERIOD_TYPE).and_then(|t| t.split_once(' '));
+    let value_type = |strings: &mut Strings, name: &str, unit: &str| {
+        Some(ValueType { type_strindex: strings.index(name), unit_strindex: strings.index(unit) })
+    };
+    if let Some(interval) = profile.meta.interval {
+        let nanos = interval.as_nanos();
+        let unit_nanos = |unit: &str| {
+            let (unit, scale) = crate::formats::shared::time_unit(unit)?;
+            Some(unit.nanos()? as u128 * scale as u128).filter(|&n| nanos % n == 0)
+        };
+        let (name, unit, per_unit) = match read_type {
+            Some((name, unit)) => match unit_nanos(unit) {
+                Some(per_unit) => (name, unit, per_unit),
+                None => (name, "nanoseconds", 1),
+            },
+            None => ("cpu", "nanoseconds", 1),
+        };
+        return (value_type(strings, name, unit), i64::try_from(nanos / per_unit).unwrap_or(i64::MAX));
+    }
+    match (read_type, fact(profile, super::PERIOD).and_then(|p| p.parse().ok())) {
+        (Some((name, unit)), Some(period)) => (value_type(strings, name, unit), period),
+        _ => (None, 0),
+    }
+}
+
+/// A stack per node with a value (or a leaf) in the stack table, and per metric of `order` its
+/// samples, one per such node; whether a value had to be rounded.
+fn samples(profile: &Profile, order: &[usize], dictionary: &mut proto::Dictionary) -> (Vec<Vec<proto::Sample>>, bool) {
+    let tree = &profile.tree;
+    let mut per_metric: Vec<Vec<proto::Sample>> = vec![Vec::new(); order.len()];
+    let mut rounded = false;
+    let stacks = tree.for_each_stack(tree.walk(), |visit, stack| {
+        let values: Vec<Value> = order.iter().map(|&m| tree.self_value(m, visit.node)).collect();
+        if !visit.is_leaf && values.iter().all(|v| v.as_f64() == 0.0) {
+            return Ok(());
+        }
+        let stack_index = dictionary.stack_table.len() as i32;
+        let location_indices = stack.iter().rev().map(|&frame| frame_index(frame)).collect();
+        dictionary.stack_table.push(proto::Stack { location_indices });
+        for (samples, value) in per_metric.iter_mut().zip(values) {
+            let value = match value {
+                Value::Int(i) => i,
+                Value::Float(f) => {
+                    rounded |= f.fract() != 0.0;
+                    f.round() as i64
+                }
+            };
+            samples.push(proto::Sample { stack_index, values: vec![value], ..proto::Sample::default() });
+        }
+        Ok::<(), std::convert::Infallible>(())
+    });
+    let Ok(()) = stacks;
+    (per_metric, rounded)
+}

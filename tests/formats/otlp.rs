@@ -1,0 +1,138 @@
+//! OpenTelemetry profiles (`otlp`, `otlp-json`): the fixtures, converted from fixtures/pprof by
+//! fixtures/otlp/make-fixtures.py (Python's opentelemetry-proto classes, as the Collector's pprof
+//! translator converts), read to the same stacks and totals as the pprof files they came from;
+//! written and read back with everything; pprof through OTLP and back with its samples; indices out
+//! of range and files cut short refused with what and where.
+
+use crate::support::binary::{failure, fixture, proftool, run, run_bytes, temp};
+use crate::support::sorted_lines;
+use std::path::Path;
+
+/// The fixtures: (OTLP name, the pprof file it was converted from).
+const FIXTURES: [(&str, &str); 3] = [("cpu", "cpu.pb.gz"), ("heap", "heap.pb.gz"), ("inlined", "inlined.pb")];
+
+/// The output of `proftool info PATH`.
+fn info(path: &Path) -> String {
+    String::from_utf8(proftool().arg("info").arg(path).assert().success().get_output().stdout.clone()).unwrap()
+}
+
+/// The metrics `proftool info` lists for `path`.
+fn metrics(path: &Path) -> Vec<String> {
+    let out = info(path);
+    out.lines().filter_map(|l| l.strip_prefix("metric")?.split_whitespace().next().map(str::to_string)).collect()
+}
+
+/// The stacks of `path` in metric `metric`, source lines kept (`name[line]`), sorted.
+fn stacks(path: &Path, metric: &str) -> Vec<String> {
+    let (out, _) = run(&["convert", "-q", "--lines", "--metric", metric, "--to", "folded"], path);
+    let mut lines: Vec<String> = sorted_lines(&out).into_iter().map(str::to_string).collect();
+    lines.sort();
+    lines
+}
+
+#[test]
+fn each_fixture_reads_to_the_stacks_and_totals_of_its_pprof_file() {
+    for (name, pprof) in FIXTURES {
+        let pprof = fixture(&format!("pprof/{pprof}"));
+        let expected = metrics(&pprof);
+        for otlp in [fixture(&format!("otlp/{name}.otlp")), fixture(&format!("otlp-json/{name}.otlp.json"))] {
+            let mut found = metrics(&otlp);
+            let mut sorted = expected.clone();
+            found.sort();
+            sorted.sort();
+            assert_eq!(found, sorted, "{}", otlp.display());
+            for metric in &expected {
+                assert_eq!(stacks(&otlp, metric), stacks(&pprof, metric), "{} {metric}", otlp.display());
+            }
+        }
+    }
+    // As `go tool pprof -raw fixtures/pprof/cpu.pb.gz` totals them: 77 samples, 770 ms.
+    let out = info(&fixture("otlp/cpu.otlp"));
+    assert!(out.contains("samples (samples, count, additive): total 77"), "{out}");
+    assert!(out.contains("cpu (time, ns, additive): total 770000000"), "{out}");
+    assert!(out.contains("interval   10ms"), "{out}");
+}
+
+#[test]
+fn a_request_written_reads_back_with_everything_and_is_written_again_the_same() {
+    let dir = temp();
+    for (name, _) in FIXTURES {
+        for (ext, source) in
+            [("otlp", format!("otlp/{name}.otlp")), ("otlp.json", format!("otlp-json/{name}.otlp.json"))]
+        {
+            let source = fixture(&source);
+            let (once, twice) = (dir.path().join(format!("once.{ext}")), dir.path().join(format!("twice.{ext}")));
+            proftool().args(["convert", "-q"]).arg(&source).arg(&once).assert().success();
+            proftool().args(["convert", "-q"]).arg(&once).arg(&twice).assert().success();
+            let (thrice, _) =
+                run_bytes(&["convert", "-q", "--to", if ext == "otlp" { "otlp" } else { "otlp-json" }], &twice);
+            assert_eq!(std::fs::read(&twice).unwrap(), thrice, "{name}.{ext}");
+            let (a, b) = (info(&source), info(&once));
+            // The same header, metrics and tree; the scope written is proftool's.
+            let same = |info: &str| -> Vec<String> {
+                info.lines()
+                    .filter(|l| !l.starts_with("format") && !l.contains(".scope."))
+                    .map(str::to_string)
+                    .collect()
+            };
+            assert_eq!(same(&a), same(&b), "{name}.{ext}");
+            for metric in metrics(&source) {
+                assert_eq!(stacks(&once, &metric), stacks(&source, &metric), "{name}.{ext} {metric}");
+            }
+        }
+    }
+}
+
+#[test]
+fn pprof_through_otlp_comes_back_with_its_samples() {
+    let dir = temp();
+    for (_, pprof) in FIXTURES {
+        let source = fixture(&format!("pprof/{pprof}"));
+        let otlp = dir.path().join("through.otlp");
+        let back = dir.path().join("back.pb.gz");
+        let (_, err) = run_bytes(&["convert", "--to", "otlp"], &source);
+        assert!(err.contains("written as OTLP profiles of opentelemetry-proto v1.11.0"), "{err}");
+        proftool().args(["convert", "-q"]).arg(&source).arg(&otlp).assert().success();
+        proftool().args(["convert", "-q"]).arg(&otlp).arg(&back).assert().success();
+        for metric in metrics(&source) {
+            assert_eq!(stacks(&back, &metric), stacks(&source, &metric), "{pprof} {metric}");
+        }
+    }
+}
+
+#[test]
+fn indices_out_of_range_and_files_cut_short_are_refused_with_what_and_where() {
+    let cases = [
+        (
+            "otlp/bad/stack-out-of-range.otlp",
+            "found 99 as resource_profiles[0].scope_profiles[0].profiles[1].samples[3].stack_index",
+        ),
+        ("otlp/bad/string-out-of-range.otlp", "found 500 as the name of dictionary.function_table[2]"),
+        ("otlp/bad/truncated.otlp", "a field cut short by the end of the input: the file looks cut short"),
+        ("otlp-json/bad/location-out-of-range.otlp.json", "found 77 as dictionary.stack_table[1].location_indices[7]"),
+        ("otlp-json/bad/truncated.otlp.json", "the file looks cut short"),
+    ];
+    for (path, expected) in cases {
+        let err = failure(proftool().args(["convert", "--to", "folded"]).arg(fixture(path)).arg("-"));
+        assert!(err.contains(expected), "{path}: {err}");
+        assert!(!err.contains("panicked"), "{path}: {err}");
+    }
+    // Every cut of a request is an error or a profile, never a panic.
+    let bytes = std::fs::read(fixture("otlp/heap.otlp")).unwrap();
+    for cut in (1..bytes.len()).step_by(97) {
+        if let (Ok(profile), _) = crate::support::read_bytes(proftool::Format::Otlp, &bytes[..cut]) {
+            assert_eq!(profile.validate(), Ok(()), "cut at {cut}");
+        }
+    }
+}
+
+#[test]
+fn both_encodings_are_told_by_content() {
+    let out = info(&fixture("otlp/heap.otlp"));
+    assert!(out.starts_with("format     otlp (recognised by content)"), "{out}");
+    let out = info(&fixture("otlp-json/heap.otlp.json"));
+    assert!(out.starts_with("format     otlp-json (recognised by content)"), "{out}");
+    // A pprof profile is not taken for a request.
+    let out = info(&fixture("pprof/inlined.pb"));
+    assert!(out.starts_with("format     pprof"), "{out}");
+}

@@ -5,7 +5,7 @@
 
 use super::proto::{self, AnyValue, Value as Any};
 use super::read::{self, Part};
-use super::{write, CARRIES, JSON_FORMAT, RULES};
+use super::{CARRIES, JSON_FORMAT, RULES};
 use crate::diag::Diagnostics;
 use crate::error::{Error, ParseError, ParseErrorKind};
 use crate::formats::json;
@@ -24,7 +24,7 @@ pub(crate) const SPEC: Spec = Spec {
         |input, _, diag| read(input, diag).map_err(Error::from),
     )),
     writes: Some(Writes {
-        write: |profile, to| write::write(profile, to.out, write::Encoding::Json, to.diag),
+        write: super::write_json,
         rules: RULES,
         differential: None,
     }),

@@ -103,6 +103,12 @@ pub(crate) const SPEC: Spec = Spec {
     }),
 };
 
+/// Writes `profile` as OTLP/JSON: [`json::SPEC`]'s writer, here, as `write.rs` writes JSON through
+/// `json.rs` (which names no writer back).
+fn write_json(profile: &crate::model::Profile, to: spec::Writing<'_>) -> Result<(), Error> {
+    write::write(profile, to.out, write::Encoding::Json, to.diag)
+}
+
 /// What a conversion to OTLP does: time with fractions in nanoseconds (values are whole numbers),
 /// a line frame at line 0 its function (line 0 is none);
 /// it says which metric comes first (its first profile) and keeps where functions are defined.

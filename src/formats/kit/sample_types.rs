@@ -6,7 +6,10 @@
 use crate::diag::Diagnostics;
 use crate::error::FormatName;
 use crate::formats::shared::time_unit;
-use crate::model::{ops, Frame, FrameKind, Metric, MetricKind, Profile, Repr, Sampling, Unit, Values};
+use crate::model::{
+    ops, Frame, FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Sampling, Unit, Values, DEFINED_AT,
+};
+use std::collections::BTreeSet;
 
 /// The metric kind and unit of the sample type `name`/`unit`, and what a value is multiplied by
 /// to be in that unit: `nanoseconds`, `microseconds`, `milliseconds` are time in that unit,
@@ -111,4 +114,90 @@ pub(crate) fn lines_0_as_functions(
         at_line_0(f).then(|| Frame { kind: FrameKind::Function, line: None, clause: None, ..f.clone() })
     });
     ops::merge_siblings(&profile)
+}
+
+/// The period type and period of a profile sampled at `interval`, of the period type it was read
+/// with (`read`, `cpu nanoseconds`) in that type's unit where the interval is a whole number of it,
+/// else CPU time in nanoseconds: pprof's and OTLP's `period_type` and `period`.
+pub(crate) fn period_of_interval<'a>(
+    interval: std::time::Duration,
+    read: Option<(&'a str, &'a str)>,
+) -> (&'a str, &'a str, i64) {
+    let nanos = interval.as_nanos();
+    let unit_nanos = |unit: &str| {
+        let (unit, scale) = time_unit(unit)?;
+        Some(unit.nanos()? as u128 * scale as u128).filter(|&n| nanos % n == 0)
+    };
+    let (name, unit, per_unit) = match read {
+        Some((name, unit)) => match unit_nanos(unit) {
+            Some(per_unit) => (name, unit, per_unit),
+            None => (name, "nanoseconds", 1),
+        },
+        None => ("cpu", "nanoseconds", 1),
+    };
+    (name, unit, i64::try_from(nanos / per_unit).unwrap_or(i64::MAX))
+}
+
+/// A line of a location as pprof and OTLP state it: its function's name, source file and start
+/// line, the line's number and column, and the module of the location's mapping.
+pub(crate) struct LocationLine<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) file: &'a str,
+    pub(crate) start: u32,
+    pub(crate) line: u32,
+    pub(crate) column: u32,
+    pub(crate) module: Option<&'a str>,
+}
+
+impl LocationLine<'_> {
+    /// The function's source file, where it states one.
+    pub(crate) fn source(&self) -> Option<&str> {
+        Some(self.file).filter(|file| !file.is_empty())
+    }
+
+    /// Its frame in `profile`, as `go tool pprof -lines` places a line: the function's source file
+    /// as its module, else the mapping's; a line frame where the line is not the function's start
+    /// line (or none); where the function is defined, and `mapping` (a fact the reader names), as
+    /// frame facts. A function of one name met again with other facts keeps the first and is added
+    /// to `conflicts` ([`warn_defined_twice`]).
+    pub(crate) fn frame(
+        &self,
+        profile: &mut Profile,
+        mapping: Option<(String, String)>,
+        conflicts: &mut BTreeSet<String>,
+    ) -> FrameId {
+        let is_line = self.line != 0 && self.line != self.start;
+        let source = self.source();
+        let frame = profile.frames.intern(FrameRef {
+            name: self.name,
+            module: source.or(self.module),
+            line: is_line.then_some(self.line),
+            clause: (is_line && self.column != 0).then_some(self.column),
+            kind: if is_line { FrameKind::Line } else { FrameKind::Function },
+        });
+        let defined_at =
+            source.filter(|_| self.start != 0).map(|file| (DEFINED_AT.to_string(), format!("{file}:{}", self.start)));
+        for (key, value) in [mapping, defined_at].into_iter().flatten() {
+            let attrs = profile.frame_attrs.entry(frame).or_default();
+            match attrs.iter().find(|(k, _)| *k == key) {
+                None => attrs.push((key, value)),
+                Some((_, first)) if *first != value => {
+                    conflicts.insert(self.name.to_string());
+                }
+                Some(_) => {}
+            }
+        }
+        frame
+    }
+}
+
+/// Says, as `key`, which functions of one name a reader found defined in several places (it keeps
+/// the first place).
+pub(crate) fn warn_defined_twice(diag: &mut Diagnostics, key: &'static str, conflicts: BTreeSet<String>) {
+    if !conflicts.is_empty() {
+        diag.warn(key, None, || {
+            let names = conflicts.into_iter().collect::<Vec<_>>().join(", ");
+            format!("functions of one name defined in several places, the first place kept: {names}")
+        });
+    }
 }

@@ -4,11 +4,11 @@
 use super::proto::{self, AnyValue, Dictionary, Value as Any};
 use crate::diag::Diagnostics;
 use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
-use crate::formats::kit::sample_types::{metric_of, sampling_of};
+use crate::formats::kit::sample_types::{metric_of, sampling_of, warn_defined_twice, LocationLine};
 use crate::formats::kit::time::format_time;
 use crate::formats::shared::{time_unit, unique_name, weigh_by};
 use crate::formats::stacks::StackTree;
-use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, DEFINED_AT};
+use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value};
 use rustc_hash::FxHashSet;
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -324,14 +324,7 @@ impl<'r> Reader<'r, '_> {
             }
             locations.push(frames);
         }
-        if !conflicts.is_empty() {
-            self.diag.warn("otlp-defined-twice", None, || {
-                format!(
-                    "functions of one name defined in several places, the first place kept: {}",
-                    conflicts.into_iter().collect::<Vec<_>>().join(", ")
-                )
-            });
-        }
+        warn_defined_twice(self.diag, "otlp-defined-twice", conflicts);
         Ok(locations)
     }
 
@@ -373,33 +366,12 @@ impl<'r> Reader<'r, '_> {
         let start = number(function.start_line, "start lines")?;
         let line_number = number(line.line, "line numbers")?;
         let column = number(line.column, "columns")?;
-        let is_line = line_number != 0 && line_number != start;
-        let source = Some(file).filter(|file| !file.is_empty());
-        let frame = FrameRef {
-            name,
-            module: source.or(module),
-            line: is_line.then_some(line_number),
-            clause: (is_line && column != 0).then_some(column),
-            kind: if is_line { FrameKind::Line } else { FrameKind::Function },
-        };
-        let frame = profile.frames.intern(frame);
+        let line = LocationLine { name, file, start, line: line_number, column, module };
         // The mapping, where the module does not say it (none is no fact: the module is then the
         // function's file, which is written back as such).
-        let mapping = module.filter(|&m| source.is_some_and(|s| s != m));
-        let facts = [
-            mapping.map(|mapping| (self.fact(super::MAPPING), mapping.to_string())),
-            source.filter(|_| start != 0).map(|file| (DEFINED_AT.to_string(), format!("{file}:{start}"))),
-        ];
-        for (key, value) in facts.into_iter().flatten() {
-            let attrs = profile.frame_attrs.entry(frame).or_default();
-            match attrs.iter().find(|(k, _)| *k == key) {
-                None => attrs.push((key, value)),
-                Some((_, first)) if *first != value => {
-                    conflicts.insert(name.to_string());
-                }
-                Some(_) => {}
-            }
-        }
+        let mapping = module.filter(|&m| line.source().is_some_and(|s| s != m));
+        let mapping = mapping.map(|mapping| (self.fact(super::MAPPING), mapping.to_string()));
+        let frame = line.frame(profile, mapping, conflicts);
         Ok(frame)
     }
 

@@ -226,19 +226,8 @@ fn period(profile: &Profile, strings: &mut Strings) -> (Option<ValueType>, i64) 
         Some(ValueType { type_strindex: strings.index(name), unit_strindex: strings.index(unit) })
     };
     if let Some(interval) = profile.meta.interval {
-        let nanos = interval.as_nanos();
-        let unit_nanos = |unit: &str| {
-            let (unit, scale) = crate::formats::shared::time_unit(unit)?;
-            Some(unit.nanos()? as u128 * scale as u128).filter(|&n| nanos % n == 0)
-        };
-        let (name, unit, per_unit) = match read_type {
-            Some((name, unit)) => match unit_nanos(unit) {
-                Some(per_unit) => (name, unit, per_unit),
-                None => (name, "nanoseconds", 1),
-            },
-            None => ("cpu", "nanoseconds", 1),
-        };
-        return (value_type(strings, name, unit), i64::try_from(nanos / per_unit).unwrap_or(i64::MAX));
+        let (name, unit, period) = crate::formats::kit::sample_types::period_of_interval(interval, read_type);
+        return (value_type(strings, name, unit), period);
     }
     match (read_type, fact(profile, super::PERIOD).and_then(|p| p.parse().ok())) {
         (Some((name, unit)), Some(period)) => (value_type(strings, name, unit), period),

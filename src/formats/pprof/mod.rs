@@ -405,20 +405,8 @@ fn is_library(file: &str) -> bool {
 fn period(profile: &Profile, strings: &mut Strings) -> (Option<ValueType>, i64) {
     let read_type = profile.meta.attr(PERIOD_TYPE).and_then(|t| t.split_once(' '));
     if let Some(interval) = profile.meta.interval {
-        let nanos = interval.as_nanos();
-        let unit_nanos = |unit: &str| {
-            let (unit, scale) = super::shared::time_unit(unit)?;
-            Some(unit.nanos()? as u128 * scale as u128).filter(|&n| nanos % n == 0)
-        };
-        let (name, unit, per_unit) = match read_type {
-            Some((name, unit)) => match unit_nanos(unit) {
-                Some(per_unit) => (name, unit, per_unit),
-                None => (name, "nanoseconds", 1),
-            },
-            None => ("cpu", "nanoseconds", 1),
-        };
-        let value_type = ValueType { r#type: strings.index(name), unit: strings.index(unit) };
-        return (Some(value_type), i64::try_from(nanos / per_unit).unwrap_or(i64::MAX));
+        let (name, unit, period) = super::kit::sample_types::period_of_interval(interval, read_type);
+        return (Some(ValueType { r#type: strings.index(name), unit: strings.index(unit) }), period);
     }
     match (read_type, profile.meta.attr(PERIOD).and_then(|p| p.parse().ok())) {
         (Some((name, unit)), Some(period)) => {

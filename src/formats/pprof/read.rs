@@ -6,12 +6,12 @@ use super::FORMAT;
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind, Position};
 use crate::files::{self, DEFAULT_MAX_INPUT_SIZE};
-use crate::formats::kit::sample_types::{self, sampling_of, CONTENTIONS};
+use crate::formats::kit::sample_types::{self, sampling_of, warn_defined_twice, LocationLine, CONTENTIONS};
 use crate::formats::kit::wire;
 use crate::formats::options::ReadOptions;
 use crate::formats::shared::{time_unit, unique_name, weigh_by};
 use crate::formats::stacks::StackTree;
-use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, DEFINED_AT};
+use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value};
 use prost::Message;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::borrow::Cow;
@@ -321,14 +321,7 @@ impl<'m, 'd> Reader<'m, 'd> {
                 return Err(self.error(at, "location ids defined once", format!("{} twice", location.id)));
             }
         }
-        if !conflicts.is_empty() {
-            self.diag.warn("pprof-defined-twice", None, || {
-                format!(
-                    "functions of one name defined in several places, the first place kept: {}",
-                    conflicts.into_iter().collect::<Vec<_>>().join(", ")
-                )
-            });
-        }
+        warn_defined_twice(self.diag, "pprof-defined-twice", conflicts);
         Ok(stacks)
     }
 
@@ -366,32 +359,10 @@ impl<'m, 'd> Reader<'m, 'd> {
         let start = number(function.start_line, "start lines", function_at)?;
         let line_number = number(line.line, "line numbers", at)?;
         let column = number(line.column, "columns", at)?;
-        let is_line = line_number != 0 && line_number != start;
-        let source = Some(file).filter(|file| !file.is_empty());
-        let frame = FrameRef {
-            name,
-            module: source.or(module),
-            line: is_line.then_some(line_number),
-            clause: (is_line && column != 0).then_some(column),
-            kind: if is_line { FrameKind::Line } else { FrameKind::Function },
-        };
-        let frame = profile.frames.intern(frame);
+        let line = LocationLine { name, file, start, line: line_number, column, module };
         // The mapping, where the module does not say it: empty for none.
-        let mapping = (source.is_some() && source != module).then(|| module.unwrap_or_default());
-        let facts = [
-            mapping.map(|mapping| (super::MAPPING, mapping.to_string())),
-            source.filter(|_| start != 0).map(|file| (DEFINED_AT, format!("{file}:{start}"))),
-        ];
-        for (key, value) in facts.into_iter().flatten() {
-            let attrs = profile.frame_attrs.entry(frame).or_default();
-            match attrs.iter().find(|(k, _)| k == key) {
-                None => attrs.push((key.to_string(), value)),
-                Some((_, first)) if *first != value => {
-                    conflicts.insert(name.to_string());
-                }
-                Some(_) => {}
-            }
-        }
+        let mapping = (line.source().is_some() && line.source() != module).then(|| module.unwrap_or_default());
+        let frame = line.frame(profile, mapping.map(|mapping| (super::MAPPING.to_string(), mapping.to_string())), conflicts);
         Ok(frame)
     }
 

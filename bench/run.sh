@@ -96,6 +96,32 @@ row() { # label seconds rss bytes
     printf "  %-28s %7.2f s  %s MB/s  peak RSS %7.1f MB (%.3f x input)\n", l, s, mbs, r * 1.024 / 1000, r * 1024 / b }'
 }
 
+# The generator's input of SHAPE in FILE, made unless it holds SIZE bytes already; sets bytes.
+generated() { # shape file
+  if [ ! -f "$2" ] || [ "$(stat -c %s "$2")" -lt "$SIZE" ]; then
+    "$gen" "$1" "$SIZE" "$2"
+  fi
+  bytes=$(stat -c %s "$2")
+}
+
+# A format proftool only reads: `cat` on FILE, proftool reading it into folded stacks (its time in
+# ours) and the reports on it.
+read_rows() { # format file
+  echo "$1 → folded: $2, $((bytes / 1000000)) MB"
+  read -r s r < <(measure cat "$2");                                   row "cat" "$s" "$r" "$bytes"
+  read -r ours r < <(measure "$bin" convert -q --from "$1" --to folded "$2" -); row "proftool $1 → folded" "$ours" "$r" "$bytes"
+  reports "$1" "$2" "$bytes" "$ours"
+}
+
+# The producer's own reader, COMMAND…, timed on the same file (labelled LABEL), and how many times
+# as fast proftool was (the issues ask at least 2 x).
+against() { # label command…
+  local label=$1
+  shift
+  read -r theirs r < <(measure "$@"); row "$label" "$theirs" "$r" "$bytes"
+  awk -v a="$theirs" -v b="$ours" -v l="$label" 'BEGIN { if (b > 0) printf "  proftool %.1f x as fast as %s\n", a / b, l }'
+}
+
 # name:first-extension of every format whose READ and WRITE columns (the first yes/no pair) are yes
 formats=$("$bin" formats | awk 'NR > 1 {
   for (i = 2; i < NF; i++) if ($i == "yes" || $i == "no") break
@@ -189,16 +215,10 @@ if [ $# -eq 0 ] || [[ " $* " == *" pprof-legacy "* ]]; then
   # (Debian golang-go), with the ratio of their times (the issue asks at least 2 x).
   for kind in cpu heap; do
     file=bench/data/big-legacy.$kind
-    if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -lt "$SIZE" ]; then
-      "$gen" "pprof-legacy-$kind" "$SIZE" "$file"
-    fi
-    bytes=$(stat -c %s "$file")
-    echo "pprof-legacy ($kind) → folded: $file, $((bytes / 1000000)) MB"
-    read -r ours r < <(measure "$bin" convert -q --from pprof-legacy --to folded "$file" -); row "proftool pprof-legacy → folded" "$ours" "$r" "$bytes"
-    reports pprof-legacy "$file" "$bytes" "$ours"
+    generated "pprof-legacy-$kind" "$file"
+    read_rows pprof-legacy "$file"
     if command -v go > /dev/null; then
-      read -r theirs r < <(measure go tool pprof -symbolize=none -raw "$file"); row "go tool pprof -raw" "$theirs" "$r" "$bytes"
-      awk -v a="$theirs" -v b="$ours" 'BEGIN { if (b > 0) printf "  proftool %.1f x as fast as go tool pprof -raw\n", a / b }'
+      against "go tool pprof -raw" go tool pprof -symbolize=none -raw "$file"
     else
       echo "  go not found: install golang-go to compare with go tool pprof -raw"
     fi
@@ -207,34 +227,18 @@ fi
 if [ $# -eq 0 ] || [[ " $* " == *" pstats "* ]]; then
   # Python's pstats (read only): the generator's own marshal writer, a program's caller graph;
   # Python's own reader, pstats.Stats (marshal.load and its totals), timed on the same file.
-  file=bench/data/big.pstats
-  if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -lt "$SIZE" ]; then
-    "$gen" pstats "$SIZE" "$file"
-  fi
-  bytes=$(stat -c %s "$file")
-  echo "pstats → folded: $file, $((bytes / 1000000)) MB"
-  read -r s r < <(measure cat "$file");                                   row "cat" "$s" "$r" "$bytes"
-  read -r ours r < <(measure "$bin" convert -q --from pstats --to folded "$file" -); row "proftool pstats → folded" "$ours" "$r" "$bytes"
-  reports pstats "$file" "$bytes" "$ours"
-  read -r theirs r < <(measure python3 -c "import pstats, sys; pstats.Stats(sys.argv[1])" "$file"); row "python3 pstats.Stats(FILE)" "$theirs" "$r" "$bytes"
-  awk -v a="$theirs" -v b="$ours" 'BEGIN { if (b > 0) printf "  proftool %.1f x as fast as pstats.Stats\n", a / b }'
+  generated pstats bench/data/big.pstats
+  read_rows pstats bench/data/big.pstats
+  against "pstats.Stats" python3 -c "import pstats, sys; pstats.Stats(sys.argv[1])" bench/data/big.pstats
 fi
 if [ $# -eq 0 ] || [[ " $* " == *" v8-log "* ]]; then
   # V8's tick log (read only): the generator's own log (code created and moved, ticks through it);
   # V8's own tick processor, node --prof-process (with --nm=true: no symbols, as proftool), timed on
   # the same file.
-  file=bench/data/big.v8.log
-  if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -lt "$SIZE" ]; then
-    "$gen" v8-log "$SIZE" "$file"
-  fi
-  bytes=$(stat -c %s "$file")
-  echo "v8-log → folded: $file, $((bytes / 1000000)) MB"
-  read -r s r < <(measure cat "$file");                                   row "cat" "$s" "$r" "$bytes"
-  read -r ours r < <(measure "$bin" convert -q --from v8-log --to folded "$file" -); row "proftool v8-log → folded" "$ours" "$r" "$bytes"
-  reports v8-log "$file" "$bytes" "$ours"
+  generated v8-log bench/data/big.v8.log
+  read_rows v8-log bench/data/big.v8.log
   if command -v node > /dev/null; then
-    read -r theirs r < <(measure node --prof-process --nm=true "$file"); row "node --prof-process" "$theirs" "$r" "$bytes"
-    awk -v a="$theirs" -v b="$ours" 'BEGIN { if (b > 0) printf "  proftool %.1f x as fast as node --prof-process\n", a / b }'
+    against "node --prof-process" node --prof-process --nm=true bench/data/big.v8.log
   else
     echo "  node not found: install nodejs to compare with node --prof-process"
   fi
@@ -243,15 +247,8 @@ if [ $# -eq 0 ] || [[ " $* " == *" gprof "* ]]; then
   # GNU gprof's text report (read only): the generator's own writer of `gprof -b`'s tables, a
   # program's caller graph as pstats' shape. gprof itself reads gmon.out, not its report: there is
   # nothing of its own to time on the same file, so the row says proftool's time per MB.
-  file=bench/data/big.gprof
-  if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -lt "$SIZE" ]; then
-    "$gen" gprof "$SIZE" "$file"
-  fi
-  bytes=$(stat -c %s "$file")
-  echo "gprof → folded: $file, $((bytes / 1000000)) MB"
-  read -r s r < <(measure cat "$file");                                   row "cat" "$s" "$r" "$bytes"
-  read -r ours r < <(measure "$bin" convert -q --from gprof --to folded "$file" -); row "proftool gprof → folded" "$ours" "$r" "$bytes"
-  reports gprof "$file" "$bytes" "$ours"
+  generated gprof bench/data/big.gprof
+  read_rows gprof bench/data/big.gprof
   awk -v t="$ours" -v b="$bytes" 'BEGIN { if (b > 0) printf "  proftool %.3f s per MB of gprof report\n", t / (b / 1000000) }'
 fi
 if { [ $# -eq 0 ] && command -v java > /dev/null; } || [[ " $* " == *" jfr "* ]]; then

@@ -37,6 +37,9 @@ pub(super) fn weigh_by_time(
     let named = profile.meta.chosen_metric;
     let chosen = named.or_else(|| profile.primary_metric());
     if chosen.is_none_or(|m| metrics[m].kind.measures_time() || !metrics[m].is_additive()) {
+        if let Some(counts) = chosen.filter(|&m| matches!(metrics[m].kind, MetricKind::Samples | MetricKind::Ticks)) {
+            drop_other_time(profile, counts, target, diag);
+        }
         return Ok(TimeWeight::AsItWas);
     }
     let weight = target.carries().metrics.iter().copied().find(|k| k.measures_time()).unwrap_or(MetricKind::Samples);
@@ -84,6 +87,25 @@ pub(super) fn weigh_by_time(
     }
     profile.meta.weighed_by = Some(metrics[stand_in].kind);
     Ok(TimeWeight::StandIn(name))
+}
+
+/// For a target of several metrics whose time is one (a `.cpuprofile`'s deltas, a trace's slices):
+/// where the profile is weighed by samples or ticks (`counts`), their time at the interval is the
+/// time written, so the metrics of other time (a pprof's `cpu` beside its `samples`) are dropped,
+/// said once.
+fn drop_other_time(profile: &mut Profile, counts: usize, target: Format, diag: &mut Diagnostics) {
+    let keep: Vec<bool> =
+        profile.metrics().iter().enumerate().map(|(i, m)| i == counts || m.kind != MetricKind::Time).collect();
+    if keep.iter().all(|&k| k) {
+        return;
+    }
+    let dropped: Vec<&str> =
+        profile.metrics().iter().zip(&keep).filter(|(_, &k)| !k).map(|(m, _)| m.name.as_str()).collect();
+    let (dropped, counted) = (metrics_named(&dropped.join(", ")), profile.metrics()[counts].name.clone());
+    diag.warn("other-time-dropped", None, || {
+        format!("{target} holds one time: {dropped} dropped (writing the time of {counted} at the interval)")
+    });
+    profile.retain_metrics(&keep);
 }
 
 /// What a metric's numbers count, for messages: `bytes`, `objects`, `contentions events`, ….

@@ -117,6 +117,7 @@ registry! {
     Stackprof (mod stackprof),
     Svg (pub(crate) mod svg),
     V8Log (mod v8_log),
+    Vtune (mod vtune),
     Xctrace (mod xctrace),
 }
 

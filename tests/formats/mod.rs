@@ -104,5 +104,8 @@ mod svg;
 // v8-log: V8's tick logs (node --prof), read only, against node --prof-process.
 mod v8_log;
 
+// vtune: Intel VTune's top-down CSV, read only, against inferno-collapse-vtune.
+mod vtune;
+
 // xctrace: Instruments' Time Profiler exports, read only, against inferno-collapse-xctrace.
 mod xctrace;

@@ -255,7 +255,7 @@ struct JsonFormat {
     kind: &'static JsonKind,
 }
 
-/// The JSON formats, in the order they are told apart (registry order).
+/// The JSON formats, in registry order (by name; no input passes two of their checks).
 fn json_formats() -> impl Iterator<Item = JsonFormat> {
     Format::ALL.iter().filter_map(|&format| match format.spec().reads.as_ref().map(|reads| &reads.encoding) {
         Some(Encoding::Json(kind)) => Some(JsonFormat { format, kind }),

@@ -122,7 +122,7 @@ registry! {
 }
 
 impl Format {
-    /// Every format, in registry order.
+    /// Every format, in registry order: by name.
     pub const ALL: &'static [Format] = Format::VARIANTS;
 
     /// The rules of a conversion to the format, from its write half; a format proftool does not

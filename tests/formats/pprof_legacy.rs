@@ -133,3 +133,14 @@ fn gos_text_profiles_read_with_pprofs_stacks_and_gos_names() {
         assert_eq!(proftool_stacks(&path, metric), expected, "{file} {metric}");
     }
 }
+
+/// A thread profile (`--- threadz 1 ---`, written by hand: no producer of it runs here): each
+/// thread a sample of its stack with its `creator:` addresses, as `go tool pprof -raw` lists it; a
+/// thread `[same as previous thread]` and one with no stack count once more for the thread before.
+#[test]
+fn a_thread_profile_reads_with_pprofs_stacks() {
+    let listing = std::fs::read_to_string(fixture("pprof-legacy/work.thread.pprof-raw.txt")).expect("the listing");
+    let expected = pprof_raw_stacks(&listing, "thread/count", &BTreeMap::new());
+    assert_eq!(expected.values().sum::<i64>(), 5);
+    assert_eq!(proftool_stacks("pprof-legacy/work.thread", "thread"), expected);
+}

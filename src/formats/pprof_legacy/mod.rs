@@ -1,7 +1,7 @@
 //! pprof's legacy profiles, read as `go tool pprof` reads them (its `profile/legacy_profile.go`):
 //! gperftools' CPU profile, binary, and in text heap profiles (gperftools' heap profiler, tcmalloc's
 //! sampler, Go before 1.8), contention profiles (gperftools', Go's mutex and block profiles) and
-//! Go's count profiles (goroutines, threads created) (read only).
+//! Go's count profiles (goroutines, threads created), and thread profiles (read only).
 //!
 //! **CPU profile** (`CPUPROFILE=out.prof`, `ProfilerStart`; gperftools' `docs/cpuprofile-fileformat.html`):
 //! words of the machine's size and byte order (32 or 64 bits; a reader tells them by the header),
@@ -33,7 +33,10 @@
 //! line per stack `CYCLES COUNT @ 0x… 0x…`. **Count profile** (Go's `goroutine profile: total 5`,
 //! `threadcreate profile: total 7`): a line per stack `N @ 0x… 0x…`. Go writes each stack's
 //! addresses' functions after it on `#` lines (`#\t0x4b3fba\tmain.park+0x1a\t/x/main.go:31`), which
-//! pprof passes over.
+//! pprof passes over. **Thread profile** (`--- threadz 1 ---`): a thread's `--- Thread ID (name:
+//! NAME/TID) stack: ---` line, then lines whose every `0x…` is an address of its stack, the leaf
+//! first (`PC:  0x401a2c: spin`, then the callers, then `creator:` addresses), or `[same as
+//! previous thread]`; `---- no stack trace for …` ends them.
 //!
 //! **Model**: a frame per address, named by it (`0x55e2599411b3`) with the file of the executable
 //! mapping it falls in as its module, as pprof names a location it has not symbolised; addresses
@@ -46,14 +49,16 @@
 //! `alloc_objects`; a sampled profile's (`heap_v2`) are pprof's estimates, each line's numbers
 //! divided by the chance of an allocation of its mean size being sampled, `1 − e^(−size/RATE)`.
 //! A contention profile's are `delay` (nanoseconds: cycles at the clock's rate, pprof's default)
-//! and `contentions`, each times the sampling period; a count profile's, its count (`goroutine`).
+//! and `contentions`, each times the sampling period; a count profile's, its count (`goroutine`);
+//! a thread profile's, `thread`: a sample per thread (as pprof: one the same as the thread before,
+//! or of no address, counts once more for that one).
 //! An address that Go's `#` lines name is the functions they name (innermost first, their files as
 //! modules), so Go's text profiles read with their names.
 //!
 //! **Lost**: names where the file holds only addresses (proftool reads no ELF or DWARF; `go tool
 //! pprof` with the program beside the file names them), the functions' offsets and lines on Go's
 //! `#` lines, mappings' offsets and the non-executable ones, each heap line's block size (its bytes
-//! over its objects); gperftools' thread (`--- threadz`) and Java profiles are not read.
+//! over its objects), threads' names and ids; gperftools' Java profiles are not read.
 
 mod cpu;
 mod text;
@@ -69,8 +74,8 @@ use rustc_hash::FxHashMap;
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
     name: "pprof-legacy",
-    description: "pprof's legacy profiles: gperftools' CPU profile (binary), heap and contention profiles in text (gperftools, tcmalloc, Go's `debug=1`), Go's goroutine counts, as `go tool pprof` reads them",
-    extensions: &["cpu", "heap", "contention", "goroutine", "threadcreate"],
+    description: "pprof's legacy profiles: gperftools' CPU profile (binary), heap and contention profiles in text (gperftools, tcmalloc, Go's `debug=1`), Go's goroutine counts, thread profiles, as `go tool pprof` reads them",
+    extensions: &["cpu", "heap", "contention", "goroutine", "threadcreate", "thread"],
     carries: Carries {
         metrics: &[MetricKind::Samples, MetricKind::Alloc, MetricKind::Objects, MetricKind::Time, MetricKind::Events],
         one_metric: false,
@@ -145,10 +150,16 @@ impl MemoryMap {
     }
 }
 
-/// An executable mapping of a `/proc/self/maps` line: its start, end and file.
+/// An executable mapping of a `/proc/self/maps` line, or of the brief `START-END: FILE` line a
+/// thread profile's map has (each of whose mappings pprof takes as code): its start, end and file.
 fn mapping(line: &str) -> Option<(u64, u64, String)> {
     let mut fields = line.split_whitespace();
-    let (start, end) = fields.next()?.split_once('-')?;
+    let range = fields.next()?;
+    if let Some((start, end)) = range.strip_suffix(':').and_then(|range| range.split_once('-')) {
+        let file = fields.next().unwrap_or("").to_string();
+        return Some((u64::from_str_radix(start, 16).ok()?, u64::from_str_radix(end, 16).ok()?, file));
+    }
+    let (start, end) = range.split_once('-')?;
     let permissions = fields.next()?;
     if !permissions.contains('x') {
         return None;

@@ -51,6 +51,16 @@ pub(super) fn read(bytes: &[u8], diag: &mut Diagnostics) -> Result<Profile, Pars
             symbols.note(comment);
             continue;
         }
+        if let Kind::Threads(threads) = &mut kind {
+            threads.line(line, &mut samples).map_err(|expected| {
+                let kind = ParseErrorKind::Unexpected {
+                    expected: expected.into(),
+                    found: crate::error::excerpt(line.as_bytes()),
+                };
+                ParseError { format: FORMAT, position, kind }
+            })?;
+            continue;
+        }
         // A contention or count profile's stacks end at a section line; pprof reads on to the map.
         stacks_ended |= line.starts_with("---") && !matches!(kind, Kind::Heap(_));
         if stacks_ended {
@@ -69,6 +79,9 @@ pub(super) fn read(bytes: &[u8], diag: &mut Diagnostics) -> Result<Profile, Pars
         })?;
         samples.extend(sample);
     }
+    if let Kind::Threads(threads) = &mut kind {
+        threads.close(&mut samples);
+    }
     let mut sink = StackSink::new(FORMAT, kind.metrics());
     super::add_samples(&mut sink, &samples, &map, &symbols);
     sink.finish(Some(Missing { expected: "a stack's line", found: "only the header" }), diag)
@@ -80,6 +93,8 @@ enum Kind {
     Contention(Contention),
     /// Go's count of goroutines or threads created (`goroutine profile: total 5`), by its name.
     Count(String),
+    /// A thread profile (`--- threadz 1 ---`): each thread's stack, a sample.
+    Threads(Threads),
 }
 
 impl Kind {
@@ -90,6 +105,9 @@ impl Kind {
         }
         if CONTENTION_HEADERS.iter().any(|header| line.starts_with(header)) {
             return Some(Kind::Contention(Contention::default()));
+        }
+        if is_threadz_header(line) || is_thread_start(line) {
+            return Some(Kind::Threads(Threads { open: is_thread_start(line).then(Vec::new), ..Threads::default() }));
         }
         let (name, total) = line.split_once(" profile: total ")?;
         (!name.contains(char::is_whitespace) && crate::text::is_digits(total)).then(|| Kind::Count(name.into()))
@@ -102,6 +120,9 @@ impl Kind {
             Kind::Contention(contention) => contention.metrics(),
             Kind::Count(name) => {
                 vec![Metric::new(name, MetricKind::Events, Unit::Count, Repr::Int).sampled(Sampling::Measured)]
+            }
+            Kind::Threads(_) => {
+                vec![Metric::new("thread", MetricKind::Events, Unit::Count, Repr::Int).sampled(Sampling::Measured)]
             }
         }
     }
@@ -116,8 +137,80 @@ impl Kind {
                 let count = count.trim().parse().map_err(|_| "a count before ` @ `")?;
                 Ok(Sample { addresses: addresses_of(addresses)?, weights: vec![count] })
             }
+            Kind::Threads(_) => Err("a thread's line"),
         }
     }
+}
+
+/// A thread profile's header, `--- threadz N ---`.
+fn is_threadz_header(line: &str) -> bool {
+    line.strip_prefix("--- threadz ").and_then(|rest| rest.strip_suffix(" ---")).is_some_and(crate::text::is_digits)
+}
+
+/// A thread's first line, `--- Thread 7f794ab90940 (name: main/14748) stack: ---`.
+fn is_thread_start(line: &str) -> bool {
+    let Some((id, rest)) = line.strip_prefix("--- Thread ").and_then(|rest| rest.split_once(" (name: ")) else {
+        return false;
+    };
+    let name = rest.strip_suffix(") stack: ---").and_then(|name| name.rsplit_once('/'));
+    !id.is_empty() && id.bytes().all(|b| b.is_ascii_hexdigit()) && name.is_some_and(|(_, tid)| crate::text::is_digits(tid))
+}
+
+/// A thread profile being read, as pprof's `parseThread` reads it: the addresses of the thread
+/// whose stack is open (every `0x…` of its lines, `creator:` lines too), whether it said it is the
+/// same as the thread before, and whether the threads ended (`---- no stack trace for …`).
+#[derive(Default)]
+struct Threads {
+    open: Option<Vec<u64>>,
+    same: bool,
+    ended: bool,
+}
+
+impl Threads {
+    /// Takes a line after the header: a thread's first line opens its stack, closing the one
+    /// before; lines before the first thread are skipped, as pprof skips them.
+    fn line(&mut self, line: &str, samples: &mut Vec<Sample>) -> Result<(), &'static str> {
+        if self.ended {
+            return Ok(());
+        }
+        if line.starts_with("---- no stack trace for") || line.starts_with("--- Thread ") {
+            self.close(samples);
+            self.ended = !line.starts_with("--- Thread ");
+            self.open = (!self.ended).then(Vec::new);
+            return Ok(());
+        }
+        let Some(open) = &mut self.open else { return Ok(()) };
+        if line.contains("same as previous thread") {
+            self.same = true;
+        }
+        for address in hex_numbers(line) {
+            open.push(address.ok_or("addresses of at most 64 bits, `0x…`")?);
+        }
+        Ok(())
+    }
+
+    /// Closes the open thread: a sample of its stack (its leaf as it is, the rest at their calls),
+    /// or, where it is the same as the thread before or holds no address, one more of that one.
+    fn close(&mut self, samples: &mut Vec<Sample>) {
+        let Some(addresses) = self.open.take() else { return };
+        if std::mem::take(&mut self.same) || addresses.is_empty() {
+            if let Some(last) = samples.last_mut() {
+                last.weights[0] += 1;
+            }
+            return;
+        }
+        samples.push(Sample { addresses: call_sites(addresses, false), weights: vec![1] });
+    }
+}
+
+/// Every `0x…` of `line` (lowercase hexadecimal digits, as pprof's pattern takes them), `None`
+/// for one past 64 bits.
+fn hex_numbers(line: &str) -> impl Iterator<Item = Option<u64>> + '_ {
+    line.match_indices("0x").filter_map(move |(at, _)| {
+        let digits = &line[at + 2..];
+        let end = digits.find(|c: char| !matches!(c, '0'..='9' | 'a'..='f')).unwrap_or(digits.len());
+        (end > 0).then(|| u64::from_str_radix(&digits[..end], 16).ok())
+    })
 }
 
 /// A contention profile's settings, before its stacks.

@@ -134,7 +134,8 @@ impl Kind {
             Kind::Contention(contention) => contention.sample(line),
             Kind::Count(_) => {
                 let (count, addresses) = line.split_once(" @ ").ok_or("a stack's line `N @ 0x… 0x…`")?;
-                let count = count.trim().parse().map_err(|_| "a count before ` @ `")?;
+                let count: u64 = count.trim().parse().map_err(|_| "a count before ` @ `")?;
+                let count = i64::try_from(count).map_err(|_| "a count before ` @ `")?;
                 Ok(Sample { addresses: addresses_of(addresses)?, weights: vec![count] })
             }
             Kind::Threads(_) => Err("a thread's line"),
@@ -255,7 +256,8 @@ impl Contention {
     fn sample(&self, line: &str) -> Result<Sample, &'static str> {
         const EXPECTED: &str = "a stack's line `CYCLES COUNT @ 0x… 0x…`";
         let (numbers, addresses) = line.split_once('@').ok_or(EXPECTED)?;
-        let mut numbers = numbers.split_whitespace().map(str::parse::<i64>);
+        // Counts, none negative (a profile's values are of what was recorded).
+        let mut numbers = numbers.split_whitespace().map(|n| n.parse::<u64>().ok().and_then(|n| i64::try_from(n).ok()).ok_or(()));
         let (Some(Ok(cycles)), Some(Ok(count)), None) = (numbers.next(), numbers.next(), numbers.next()) else {
             return Err(EXPECTED);
         };
@@ -357,9 +359,11 @@ impl HeapHeader {
 fn four_numbers(text: &str) -> Option<[i64; 4]> {
     let (in_use, allocated) = text.split_once('[')?;
     let allocated = allocated.trim().strip_suffix(']')?;
+    // Counts and bytes, none negative.
+    let number = |text: &str| text.trim().parse::<u64>().ok().and_then(|n| i64::try_from(n).ok());
     let pair = |text: &str| -> Option<(i64, i64)> {
         let (n, b) = text.split_once(':')?;
-        Some((n.trim().parse().ok()?, b.trim().parse().ok()?))
+        Some((number(n)?, number(b)?))
     };
     let ((n, b), (an, ab)) = (pair(in_use)?, pair(allocated)?);
     Some([n, b, an, ab])

@@ -106,9 +106,8 @@ impl StackLines for Stacks {
         let (function, rest) = function(&text[depth..]).ok_or_else(|| {
             line.unexpected_at(depth, "a function, then its columns after a comma", crate::error::excerpt(text.as_bytes()))
         })?;
-        let fields: Vec<&str> = rest.split(',').collect();
         let field = |index: usize, what: &str| {
-            fields.get(index).copied().ok_or_else(|| line.unexpected(what, "the end of the line"))
+            rest.split(',').nth(index).ok_or_else(|| line.unexpected(what, "the end of the line"))
         };
         let time = field(columns.time, "the function's CPU Time:Self")?;
         let module = columns.module.map(|index| field(index, "the function's Module")).transpose()?;

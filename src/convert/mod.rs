@@ -17,7 +17,9 @@
 //!   become roots where its threads are roots (a LispWorks process below its pseudo-root);
 //! - siblings that share a frame merge where the target stores whole stacks (equal stacks are one);
 //! - characters a frame name cannot hold in the target are replaced (`;` in folded stacks);
-//! - modules, per-function facts and header facts the target has no place for are dropped by name.
+//! - modules, per-function facts and header facts the target has no place for are dropped by name;
+//! - when each sample was taken (the profile's timeline) is dropped where the target keeps no time
+//!   order, with a warning.
 
 pub use crate::formats::{ConvertOptions, FormatOptions, DEFAULT_INTERVAL, DEFAULT_MAX_SAMPLES};
 
@@ -48,6 +50,7 @@ pub fn project(
     let carries = &to.carries;
     let inclusive_only = profile.self_unknown().is_some();
     let (ghc_namespaces, own_interval) = (profile.meta.module_namespaces, profile.meta.interval);
+    let timed = drop_timeline_not_held(&mut profile, carries, target, diag);
     if carries.weight_is_time {
         weigh_by_time(&mut profile, target, diag)?;
     }
@@ -79,7 +82,27 @@ pub fn project(
         interval_of_kept_counts(&mut profile, own_interval, &to, diag);
     }
     drop_header_facts(&mut profile.meta, carries);
+    if timed && profile.timeline.is_none() && !diag.has("timeline-partial") {
+        diag.warn("timeline-lost", None, || {
+            format!("{target}: the samples' times were lost in the conversion; they are written in tree order")
+        });
+    }
     Ok(profile)
+}
+
+/// Drops the profile's timeline where `target` does not keep one, saying so; whether the profile
+/// has a timeline the target keeps.
+fn drop_timeline_not_held(profile: &mut Profile, carries: &Carries, target: Format, diag: &mut Diagnostics) -> bool {
+    let Some(timeline) = &profile.timeline else { return false };
+    if carries.timeline {
+        return true;
+    }
+    let n = timeline.samples().len();
+    diag.warn("timeline-dropped", None, || {
+        format!("{target} holds no time order: the times of {n} samples are dropped, their stacks kept")
+    });
+    profile.timeline = None;
+    false
 }
 
 /// A conversion under way: its target, what the target carries, the options it was asked with,

@@ -39,6 +39,8 @@
 //! gives the first none). The old format is read as DevTools reads it: its samples at its
 //! timestamps, from the first to the last (its whole-second `startTime` would put seconds before
 //! the first sample). A file without `samples` has the `hitCount`s as samples and no time.
+//! **Timeline**: the samples at their times, from `startTime` to `endTime` (but those of V8's
+//! `(root)`, no node here).
 //!
 //! **Errors**: JSON errors at their line and column; a child id that names no node, a node that is
 //! a child twice or is its own ancestor, samples and deltas of different lengths, as errors naming
@@ -48,13 +50,16 @@
 //!
 //! **Written**: a `(root)` node (id 1) above the tree's roots, each node's call frame (url from its
 //! module or where it is defined, line and column from where it is defined, else −1), its
-//! `hitCount` and `children`; one sample per sample of the node (one for a node with time and no
+//! `hitCount` and `children`; the samples of the profile's timeline at their times (`startTime`
+//! and `endTime` its span, in whole µs) where its samples weigh the profile's time as a
+//! `.cpuprofile` weighs them (its own timeline, read back; not a clock's periods, perf's, nor several
+//! threads' at once: then, with a warning, as a profile without a timeline); else one sample per sample of the node (one for a node with time and no
 //! samples), its time split among them (a profile without time: its samples or ticks at its
 //! interval, else `--interval`, else 1 ms), the node's time rounded to whole µs along the running
 //! total (so the deltas add up to it) and split evenly among them, each delta after the sample it weighs, then a closing sample of `(root)` so that speedscope
 //! gives the last sample its time too; `endTime` is `startTime` plus the deltas.
 //!
-//! **Lost**: the order of samples in time, `positionTicks` (time per line), `scriptId`s (written
+//! **Lost**: the order of samples in time where the profile has no timeline that weighs its time, `positionTicks` (time per line), `scriptId`s (written
 //! anew per url), `deoptReason`; named functions of one name in one script are one frame (two such
 //! callees of one caller become one node). An anonymous function's name is written empty again.
 
@@ -99,6 +104,7 @@ pub(crate) const CARRIES: Carries = Carries {
     time_unit: Some(Unit::Microseconds),
     weight_is_time: true,
     needs_time: true,
+    timeline: true,
     ..Carries::TREE_OF_SAMPLES
 };
 
@@ -150,8 +156,9 @@ fn profile(
     if timed {
         profile.meta.weighed_by = Some(MetricKind::Time);
     }
-    let unknown = add_tree(&mut profile, &mut ChildIndex::default(), None, document, error)?;
-    warn_unknown(&unknown, diag);
+    let added = add_tree(&mut profile, &mut ChildIndex::default(), None, document, error)?;
+    warn_unknown(&added.unknown, diag);
+    profile.timeline = added.timeline;
     Ok(profile)
 }
 
@@ -159,7 +166,13 @@ fn profile(
 /// (its time from its samples is the conversion's, [`Carries::needs_time`]): a sample per node with
 /// time where it has no samples. The profile is then weighed by its time. (Siblings of one frame
 /// are one node already: `merges_siblings`.)
-pub(crate) fn fit(mut profile: Profile, _: &ConvertOptions, _: &mut Diagnostics) -> Profile {
+pub(crate) fn fit(mut profile: Profile, _: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
+    if profile.timeline.is_some() && !timeline_weighs_time(&profile) {
+        profile.timeline = None;
+        diag.warn("timeline-partial", None, || {
+            "cpuprofile: a .cpuprofile's time is the time between its samples, and the profile's time is not (a clock's periods, or several threads at once): the samples are laid out in tree order, not at their times".into()
+        });
+    }
     if profile.metric_of_kind(MetricKind::Samples).is_none() {
         let values = match (profile.metric_of_kind(MetricKind::Ticks), profile.metric_of_kind(MetricKind::Time)) {
             (Some(m), _) => profile.tree.self_values(m).to_f64().into_iter().map(|c| c as i64).collect(),
@@ -172,15 +185,12 @@ pub(crate) fn fit(mut profile: Profile, _: &ConvertOptions, _: &mut Diagnostics)
     profile
 }
 
-/// Writes `profile` (projected onto [`CARRIES`]: time in µs) as a `.cpuprofile`. A profile without
-/// time has its samples (or ticks) laid out at its interval, else `--interval`, else 1 ms.
+/// Writes `profile` (projected onto [`CARRIES`]: time in µs) as a `.cpuprofile`: its timeline's
+/// samples at their times where the timeline holds its time ([`timeline_layout`]), else a sample
+/// per count laid out in tree order ([`tree_layout`]). A profile without time has its samples (or
+/// ticks) laid out at its interval, else `--interval`, else 1 ms.
 pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOptions) -> Result<(), Error> {
     let tree = &profile.tree;
-    let time = profile.metric_of_kind(MetricKind::Time);
-    let count = profile.metric_of_kind(MetricKind::Samples);
-    let count = count.or_else(|| profile.metric_of_kind(MetricKind::Ticks));
-    let interval = effective_interval(options.interval, profile.meta.interval, Turning::CountsIntoTime);
-    let per_count = interval.as_secs_f64() * 1e6;
     let children = tree.children();
     // Nodes in pre-order (as the reader builds them back), with an explicit stack: ids from 2 in
     // that order, (root) being 1.
@@ -190,21 +200,10 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
         order.push(node);
         stack.extend(children.of_node(node).iter().rev());
     }
-    // A sample per count (at least one for a node with time, or a leaf where none is counted).
-    let hits_of = |node: NodeId| {
-        let hits = count.map_or(0, |m| tree.self_value(m, node).as_count().max(0) as u64);
-        let micros = time.map_or(hits as f64 * per_count, |m| tree.self_value(m, node).as_f64());
-        let at_least_one = hits == 0 && (micros > 0.0 || (count.is_none() && children.of_node(node).is_empty()));
-        (if at_least_one { 1 } else { hits }, micros)
+    let layout = match timeline_layout(profile, options)? {
+        Some(layout) => layout,
+        None => tree_layout(profile, &order, options)?,
     };
-    // Each sample is an entry of `samples` and `timeDeltas`: the file grows with the count, so a
-    // count past --max-samples stops here, before any memory is taken for it.
-    let total_hits = order.iter().fold(0u64, |sum, &node| sum.saturating_add(hits_of(node).0));
-    if total_hits > options.max_samples {
-        let max = options.max_samples;
-        let what = format!("{total_hits} samples would be {total_hits} entries of samples and timeDeltas, more than --max-samples {max} allows (raise it to write them)");
-        return Err(Error::Unrepresentable { format: FORMAT, what });
-    }
     let mut ids = vec![0u64; tree.len()];
     for (i, &node) in order.iter().enumerate() {
         ids[node.index()] = i as u64 + 2;
@@ -215,29 +214,12 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
     json.push_str("{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"scriptId\":\"0\",\"url\":\"\",\"lineNumber\":-1,\"columnNumber\":-1},\"hitCount\":1,\"children\":[");
     push_ids(&mut json, children.roots().iter().map(|&n| id(n)));
     json.push_str("]}");
-    // Samples in the tree's order, and the running time (µs) after each.
-    let mut samples: Vec<u64> = Vec::new();
-    let mut deltas: Vec<i64> = Vec::new();
-    let (mut total, mut written) = (0f64, 0i64);
     for &node in &order {
-        let (hits, micros) = hits_of(node);
-        // The node's whole µs on the running total, split evenly, the odd ones first: a node's time
-        // read back is a whole number, which a second write splits the same way.
-        total += micros;
-        let span = total.round() as i64 - written;
-        written += span;
-        if hits > 0 {
-            let (each, odd) = (span.div_euclid(hits as i64), span.rem_euclid(hits as i64));
-            for hit in 0..hits as i64 {
-                samples.push(id(node));
-                deltas.push(each + i64::from(hit < odd));
-            }
-        }
         json.push_str(",{\"id\":");
         json.push_str(itoa::Buffer::new().format(id(node)));
         push_call_frame(&mut json, profile, node, &mut urls);
         json.push_str(",\"hitCount\":");
-        json.push_str(itoa::Buffer::new().format(hits));
+        json.push_str(itoa::Buffer::new().format(layout.hits[node.index()]));
         json.push_str(",\"children\":[");
         push_ids(&mut json, children.of_node(node).iter().map(|&n| id(n)));
         json.push_str("]}");
@@ -246,15 +228,14 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
             json.clear();
         }
     }
-    // Each delta follows the sample it weighs: the first is 0, the closing (root) sample gets the last.
-    samples.push(1);
-    deltas.insert(0, 0);
-    json.push_str("],\"startTime\":0,\"endTime\":");
-    json.push_str(itoa::Buffer::new().format(written));
+    json.push_str("],\"startTime\":");
+    json.push_str(itoa::Buffer::new().format(layout.start));
+    json.push_str(",\"endTime\":");
+    json.push_str(itoa::Buffer::new().format(layout.end));
     json.push_str(",\"samples\":[");
-    push_ids(&mut json, samples.into_iter());
+    push_ids(&mut json, layout.samples.iter().map(|s| s.map_or(1, id)));
     json.push_str("],\"timeDeltas\":[");
-    for (i, delta) in deltas.iter().enumerate() {
+    for (i, delta) in layout.deltas.iter().enumerate() {
         if i > 0 {
             json.push(',');
         }
@@ -263,6 +244,119 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
     json.push_str("]}\n");
     out.write_all(json.as_bytes())?;
     Ok(())
+}
+
+/// The samples of a `.cpuprofile` as written: each node's `hitCount`, the samples in time order
+/// (`None`: V8's `(root)`, which closes them), each one's delta from the one before (the first's
+/// from `startTime`), and the span, all in µs.
+struct Layout {
+    hits: Vec<u64>,
+    samples: Vec<Option<NodeId>>,
+    deltas: Vec<i64>,
+    start: i64,
+    end: i64,
+}
+
+/// Refuses a file of more samples than `--max-samples` allows: each is an entry of `samples` and
+/// `timeDeltas`, so the file grows with the count, and a count past it stops before any memory is
+/// taken for them.
+fn check_max_samples(total: u64, options: &ConvertOptions) -> Result<(), Error> {
+    if total <= options.max_samples {
+        return Ok(());
+    }
+    let max = options.max_samples;
+    let what = format!("{total} samples would be {total} entries of samples and timeDeltas, more than --max-samples {max} allows (raise it to write them)");
+    Err(Error::Unrepresentable { format: FORMAT, what })
+}
+
+/// ns in whole µs, rounded.
+fn micros(ns: i64) -> i64 {
+    ns.div_euclid(1000) + i64::from(ns.rem_euclid(1000) >= 500)
+}
+
+/// Whether the profile's timeline weighs its time: in a `.cpuprofile` each sample weighs the µs
+/// to the next, the first also from the start, the last to the end (as the reader shares time
+/// out), and each node's samples must so weigh its time, to the µs. A `.cpuprofile`'s own timeline
+/// does; one whose time is a clock's periods (perf's `cpu-clock`), or several threads' at once,
+/// does not.
+fn timeline_weighs_time(profile: &Profile) -> bool {
+    let (tree, Some(timeline)) = (&profile.tree, &profile.timeline) else { return false };
+    let Some(time) = profile.metric_of_kind(MetricKind::Time) else { return false };
+    let samples = timeline.samples();
+    let mut weighs = vec![0i64; tree.len()];
+    for (k, sample) in samples.iter().enumerate() {
+        let from = micros(if k == 0 { timeline.start } else { sample.time });
+        let to = micros(samples.get(k + 1).map_or(timeline.end, |next| next.time));
+        weighs[sample.node.index()] += to - from;
+    }
+    tree.nodes().all(|n| (weighs[n.index()] as f64 - tree.self_value(time, n).as_f64()).abs() <= 1.0)
+}
+
+/// The timeline's samples at their times (a sample of weight n is n samples at its time; `fit`
+/// keeps a timeline only where it weighs the profile's time).
+fn timeline_layout(profile: &Profile, options: &ConvertOptions) -> Result<Option<Layout>, Error> {
+    let Some(timeline) = &profile.timeline else { return Ok(None) };
+    let samples = timeline.samples();
+    let (start, end) = (micros(timeline.start), micros(timeline.end));
+    let mut hits = vec![0u64; profile.tree.len()];
+    samples.iter().for_each(|s| hits[s.node.index()] += u64::from(s.weight));
+    check_max_samples(hits.iter().sum(), options)?;
+    let mut layout = Layout { hits, samples: Vec::new(), deltas: Vec::new(), start, end };
+    let mut before = start;
+    for sample in samples {
+        let at = micros(sample.time);
+        layout.samples.extend(std::iter::repeat_n(Some(sample.node), sample.weight as usize));
+        layout.deltas.push(at - before);
+        layout.deltas.extend(std::iter::repeat_n(0, sample.weight.saturating_sub(1) as usize));
+        before = at;
+    }
+    // A closing (root) sample at the end, so that speedscope gives the last sample its time too.
+    layout.samples.push(None);
+    layout.deltas.push(end - before);
+    Ok(Some(layout))
+}
+
+/// A sample per count of each node (at least one for a node with time, or a leaf where none is
+/// counted) in tree order, its time split among them: the node's time rounded to whole µs along
+/// the running total (so that the deltas add up to it), split evenly, the odd ones first; then a
+/// closing `(root)` sample, which gets the last one's time.
+fn tree_layout(profile: &Profile, order: &[NodeId], options: &ConvertOptions) -> Result<Layout, Error> {
+    let tree = &profile.tree;
+    let children = tree.children();
+    let time = profile.metric_of_kind(MetricKind::Time);
+    let count = profile.metric_of_kind(MetricKind::Samples);
+    let count = count.or_else(|| profile.metric_of_kind(MetricKind::Ticks));
+    let interval = effective_interval(options.interval, profile.meta.interval, Turning::CountsIntoTime);
+    let per_count = interval.as_secs_f64() * 1e6;
+    let hits_of = |node: NodeId| {
+        let hits = count.map_or(0, |m| tree.self_value(m, node).as_count().max(0) as u64);
+        let micros = time.map_or(hits as f64 * per_count, |m| tree.self_value(m, node).as_f64());
+        let at_least_one = hits == 0 && (micros > 0.0 || (count.is_none() && children.of_node(node).is_empty()));
+        (if at_least_one { 1 } else { hits }, micros)
+    };
+    check_max_samples(order.iter().fold(0u64, |sum, &node| sum.saturating_add(hits_of(node).0)), options)?;
+    let mut layout = Layout { hits: vec![0; tree.len()], samples: Vec::new(), deltas: vec![0], start: 0, end: 0 };
+    let (mut total, mut written) = (0f64, 0i64);
+    for &node in order {
+        let (hits, micros) = hits_of(node);
+        // The node's whole µs on the running total: a node's time read back is a whole number,
+        // which a second write splits the same way.
+        total += micros;
+        let span = total.round() as i64 - written;
+        written += span;
+        layout.hits[node.index()] = hits;
+        if hits > 0 {
+            let (each, odd) = (span.div_euclid(hits as i64), span.rem_euclid(hits as i64));
+            for hit in 0..hits as i64 {
+                layout.samples.push(Some(node));
+                // Each delta follows the sample it weighs: the first is 0, the closing one the last.
+                layout.deltas.push(each + i64::from(hit < odd));
+            }
+        }
+    }
+    layout.samples.push(None);
+    layout.end = written;
+    Ok(layout)
 }
 
 /// Writes the `callFrame` of `node`'s frame; `urls` are the scripts named so far, whose place in

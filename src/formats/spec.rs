@@ -364,6 +364,10 @@ pub struct Carries {
     /// than any count (folded stacks of bytes, pprof's sample types). A count of other things is
     /// written there only when `--metric` names it, with a warning.
     pub weight_is_time: bool,
+    /// Whether its writer keeps a profile's [`crate::model::Timeline`]: each sample at the time it
+    /// was taken (a `.cpuprofile`'s samples and deltas, the Firefox Profiler's sample times); other
+    /// targets get the samples laid out by the tree, and a conversion says the order is lost.
+    pub timeline: bool,
 }
 
 impl Carries {
@@ -391,6 +395,7 @@ impl Carries {
         needs_samples: false,
         needs_time: false,
         weight_is_time: false,
+        timeline: false,
     };
 
     /// Stacks of source frames (modules and lines) in threads, titled, weighed by any count a
@@ -427,6 +432,7 @@ impl Carries {
             (self.title, "title"),
             (self.timestamp, "timestamp"),
             (self.interval, "interval"),
+            (self.timeline, "time order"),
         ];
         parts.extend(flags.iter().filter(|(on, _)| *on).map(|(_, name)| *name));
         parts.join(", ")

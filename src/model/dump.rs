@@ -13,7 +13,8 @@
 //!
 //! One line per node, indented two spaces per level, in pre-order. Names are quoted with Rust's
 //! escaping so that spaces, quotes and control characters are visible. Additive metrics show the
-//! derived inclusive total; a measured inclusive value, where the source has one, follows it.
+//! derived inclusive total; a measured inclusive value, where the source has one, follows it. A
+//! timeline, where the profile has one, follows the tree: its span, size and first samples.
 
 use super::{Frame, FrameId, Profile};
 use std::collections::BTreeMap;
@@ -24,6 +25,7 @@ pub fn dump(profile: &Profile) -> String {
     let mut out = String::new();
     dump_header(profile, &mut out);
     dump_tree(profile, &mut out);
+    dump_timeline(profile, &mut out);
     dump_functions(profile, &mut out);
     dump_frame_attrs(profile, &mut out);
     out
@@ -118,6 +120,31 @@ fn dump_tree(profile: &Profile, out: &mut String) {
             }
         }
         out.push('\n');
+    }
+}
+
+/// How many of a timeline's first samples the dump shows.
+const TIMELINE_SHOWN: usize = 10;
+
+/// The timeline's span and size, then its first samples: each one's time from the start and the
+/// frame its stack ends at.
+fn dump_timeline(profile: &Profile, out: &mut String) {
+    let Some(timeline) = &profile.timeline else { return };
+    let samples = timeline.samples();
+    let weight: u64 = samples.iter().map(|s| u64::from(s.weight)).sum();
+    let _ = writeln!(
+        out,
+        "timeline: {} samples (weight {weight}) from {} to {} ns",
+        samples.len(),
+        timeline.start,
+        timeline.end
+    );
+    for s in samples.iter().take(TIMELINE_SHOWN) {
+        let frame = frame_label(profile.frames.get(profile.tree.frame(s.node)));
+        let _ = writeln!(out, "  +{} ns {frame} x{}", s.time - timeline.start, s.weight);
+    }
+    if samples.len() > TIMELINE_SHOWN {
+        let _ = writeln!(out, "  … {} more", samples.len() - TIMELINE_SHOWN);
     }
 }
 

@@ -385,6 +385,12 @@ fn rebuild(profile: &Profile, fates: &[Fate]) -> Profile {
         };
         anchor[node.index()] = new;
     }
+    // A sample goes where its node's value went: nowhere for a cut node or a kept caller's own.
+    let value_went = |node: NodeId| match fates[node.index()] {
+        Fate::Keep { own: false } | Fate::Cut => None,
+        Fate::Keep { own: true } | Fate::Hide | Fate::Into(_) => anchor[node.index()],
+    };
+    out.timeline = profile.timeline.as_ref().and_then(|t| t.remapped(value_went));
     for m in (0..metrics.len()).filter(|&m| src.measured_inclusive(m).is_some()) {
         for (node, value) in remeasured(profile, m, fates) {
             if let Some(id) = anchor[node.index()] {

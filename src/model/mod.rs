@@ -7,6 +7,7 @@
 //! - [`ReportFacts`]: what a profiler's own report says about itself ([`Meta::report`]).
 //! - [`SourceLocation`]: where a frame's code is defined (the frame attr [`DEFINED_AT`]).
 //! - [`CallTree`]: an arena of nodes, parents before children, one self value per metric per node.
+//! - [`Timeline`]: when each sample was taken, where the source says, beside the tree.
 //! - [`dump`]: the canonical text form used by golden tests and `proftool dump`-style review.
 //! - [`ops`]: operations over whole profiles (normalising for comparison).
 //! - [`filter`]: pprof's stack filters (`--focus`, `--ignore`, `--hide`, `--thread`) and `--fn`'s subtrees.
@@ -19,6 +20,7 @@ pub mod ops;
 mod profile;
 mod report;
 mod source;
+mod timeline;
 mod tree;
 
 pub use frame::{Frame, FrameId, FrameKind, FrameRef, FrameTable};
@@ -26,6 +28,7 @@ pub use metric::{decimal_sum, significant, Aggregation, Metric, MetricKind, Repr
 pub use profile::{FunctionFacts, Meta, Profile, StatedTotal, Total, TotalSource, ROUTINE};
 pub use report::{DerivedColumns, ReportFact, ReportFacts, ReportKind};
 pub use source::{SourceLocation, DEFINED_AT};
+pub use timeline::{TimedSample, Timeline};
 pub(crate) use tree::ChildIndex;
 pub use tree::{CallTree, Children, NodeId, Visit, Walk};
 

@@ -154,6 +154,7 @@ pub(crate) fn threads_to_roots(profile: &Profile) -> Option<Profile> {
         new_node[node.index()] = Some(id);
         copy_values(src, node, &mut out.tree, id);
     }
+    out.timeline = profile.timeline.as_ref().and_then(|t| t.remapped(|n| new_node[n.index()]));
     Some(out)
 }
 
@@ -201,10 +202,12 @@ pub(crate) fn interpose(profile: &Profile, between: impl Fn(NodeId) -> Option<Fr
         new_node[node.index()] = id;
         copy_values(src, node, &mut out.tree, id);
     }
+    out.timeline = profile.timeline.as_ref().and_then(|t| t.remapped(|n| Some(new_node[n.index()])));
     out
 }
 
-/// `profile` without its nodes: its header, metrics, frames and facts.
+/// `profile` without its nodes: its header, metrics, frames and facts (not its timeline, whose nodes
+/// are the tree's: what builds the new tree maps it).
 pub(crate) fn without_nodes(profile: &Profile) -> Profile {
     let mut out = Profile::new(profile.metrics().to_vec());
     out.meta = profile.meta.clone();
@@ -244,6 +247,7 @@ fn copy_reparented(
         new_node[node.index()] = id;
         copy_values(src, node, &mut out.tree, id);
     }
+    out.timeline = profile.timeline.as_ref().and_then(|t| t.remapped(|n| Some(new_node[n.index()])));
     out
 }
 
@@ -335,6 +339,7 @@ fn rebuild(profile: &Profile, sorted: bool, lines_to_functions: bool) -> Profile
             }
         }
     }
+    out.timeline = profile.timeline.as_ref().and_then(|t| t.remapped(|n| Some(new_node[n.index()])));
     for (&frame, facts) in &profile.function_facts {
         if let Some(id) = new_frame[frame.index()] {
             out.function_facts.insert(id, *facts);

@@ -4,6 +4,7 @@
 use super::frame::{FrameId, FrameTable};
 use super::metric::{Metric, MetricKind, Unit, Value};
 use super::report::ReportFacts;
+use super::timeline::Timeline;
 use super::tree::{CallTree, NodeId};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -135,6 +136,8 @@ pub struct Profile {
     /// Format-specific facts about a frame (a Sampler symbol's `unknown` field and second library
     /// path), keyed `format.field` as header attrs are, kept so that a same-format round trip is exact.
     pub frame_attrs: BTreeMap<FrameId, Vec<(String, String)>>,
+    /// When each sample was taken, where the source says ([`Timeline`]); its nodes are the tree's.
+    pub timeline: Option<Timeline>,
 }
 
 impl Profile {
@@ -148,6 +151,7 @@ impl Profile {
             tree,
             function_facts: BTreeMap::new(),
             frame_attrs: BTreeMap::new(),
+            timeline: None,
         }
     }
 
@@ -348,7 +352,7 @@ impl Profile {
         if let Some(m) = self.metrics.iter().find(|m| !names.insert(&m.name)) {
             return Err(format!("metric name {} declared twice", m.name));
         }
-        Ok(())
+        self.timeline.as_ref().map_or(Ok(()), |t| t.validate(tree.len()))
     }
 
     /// Says how metric `metric`'s values came to be, where a reader learns it only from them.

@@ -1,7 +1,7 @@
 //! V8 CPU profiles (`cpuprofile`): the time they weigh as speedscope and DevTools weigh it,
 //! `--max-samples` before the memory is taken (heap profiles are told apart in heapprofile.rs).
 
-use crate::support::binary::{files_in, info, proftool, stacks, temp};
+use crate::support::binary::{files_in, fixture, info, proftool, run, stacks, temp};
 
 #[test]
 fn a_cpuprofile_of_more_samples_than_max_samples_is_refused_before_it_takes_the_memory() {
@@ -42,4 +42,44 @@ fn a_cpuprofile_weighs_its_span() {
         ("(program)", 900),
     ];
     assert_eq!(stacks, expected.iter().map(|&(s, w)| (s.to_string(), w)).collect());
+}
+
+/// Each sample of a `.cpuprofile` as its node's function name and its delta, in the file's order,
+/// and the file's `startTime` and `endTime` (read from the JSON on its own).
+fn samples_of(json: &serde_json::Value) -> (Vec<(String, i64)>, i64, i64) {
+    let names: std::collections::HashMap<u64, &str> = (json["nodes"].as_array().unwrap().iter())
+        .map(|n| (n["id"].as_u64().unwrap(), n["callFrame"]["functionName"].as_str().unwrap()))
+        .collect();
+    let samples = json["samples"].as_array().unwrap().iter().zip(json["timeDeltas"].as_array().unwrap());
+    let samples = samples.map(|(id, delta)| (names[&id.as_u64().unwrap()].to_string(), delta.as_i64().unwrap()));
+    (samples.collect(), json["startTime"].as_i64().unwrap(), json["endTime"].as_i64().unwrap())
+}
+
+/// A `.cpuprofile` written from a `.cpuprofile` has its samples and deltas: work.cpuprofile's 91
+/// samples, each of the function it was of, at its delta, from its `startTime` to its `endTime`,
+/// then the closing `(root)` sample at `endTime` that gives the last its time in speedscope.
+#[test]
+fn samples_and_deltas_survive_a_round_trip() {
+    let path = fixture("cpuprofile/work.cpuprofile");
+    let source: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let (theirs, start, end) = samples_of(&source);
+    assert_eq!(theirs.len(), 91);
+    let (out, err) = run(&["convert", "--to", "cpuprofile"], &path);
+    assert!(!err.contains("time"), "{err}");
+    let (ours, our_start, our_end) = samples_of(&serde_json::from_str(&out).unwrap());
+    assert_eq!((our_start, our_end), (start, end));
+    let last = start + theirs.iter().map(|(_, delta)| delta).sum::<i64>();
+    assert_eq!(ours[..91], theirs[..]);
+    assert_eq!(ours[91..], [("(root)".to_string(), end - last)]);
+}
+
+/// perf's samples keep their order nowhere a `.cpuprofile` could show it truly: its time is the
+/// cpu-clock's periods of three threads at once, not the time between samples, so they are laid out
+/// in tree order, said on stderr; folded stacks hold no time at all, said too.
+#[test]
+fn a_timeline_not_held_is_said() {
+    let (_, err) = run(&["convert", "--to", "cpuprofile"], &fixture("perf/threads.perf"));
+    assert!(err.contains("a .cpuprofile's time is the time between its samples"), "{err}");
+    let (_, err) = run(&["convert", "--to", "folded"], &fixture("perf/threads.perf"));
+    assert!(err.contains("folded holds no time order: the times of 26 samples are dropped"), "{err}");
 }

@@ -291,3 +291,110 @@ fn sample_times_add_up_without_the_noise_of_floats() {
     assert_eq!(thread["samples"]["time"], serde_json::json!([0.0, 0.003, 0.006]));
     assert_eq!(thread["processShutdownTime"], serde_json::json!(0.009));
 }
+
+/// Each sample of a processed profile: its thread's name, its time (µs, `meta.startTime` plus
+/// the sample's, rounded) and the name of the function its stack ends at, in the file's order
+/// (read from the JSON on its own, not through proftool's reader).
+fn timed_samples(json: &serde_json::Value) -> Vec<(String, i64, String)> {
+    let start = json["meta"]["startTime"].as_f64().unwrap();
+    let mut out = Vec::new();
+    for thread in json["threads"].as_array().unwrap() {
+        let name = |i: &serde_json::Value| thread["stringArray"][i.as_u64().unwrap() as usize].as_str().unwrap();
+        let samples = &thread["samples"];
+        for (stack, time) in samples["stack"].as_array().unwrap().iter().zip(samples["time"].as_array().unwrap()) {
+            let frame = &thread["stackTable"]["frame"][stack.as_u64().unwrap() as usize];
+            let func = &thread["frameTable"]["func"][frame.as_u64().unwrap() as usize];
+            let leaf = name(&thread["funcTable"]["name"][func.as_u64().unwrap() as usize]);
+            let micros = ((start + time.as_f64().unwrap()) * 1000.0).round() as i64;
+            out.push((thread["name"].as_str().unwrap().to_string(), micros, leaf.to_string()));
+        }
+    }
+    out
+}
+
+/// The records of a `perf script` text with call chains, read here: each one's command (its
+/// spaces as `_`, as the thread is named), its time in µs, and its frames' symbols without their
+/// offsets, innermost first.
+fn perf_records(path: &str) -> Vec<(String, i64, Vec<String>)> {
+    let text = std::fs::read_to_string(fixture(path)).unwrap();
+    let mut records = Vec::new();
+    for record in text.split("\n\n").filter(|r| !r.trim().is_empty()) {
+        let mut lines = record.lines();
+        let (head, _) = lines.next().unwrap().split_once(":    ").unwrap();
+        let (comm_tid, seconds) = head.rsplit_once("  ").unwrap();
+        let comm = comm_tid.rsplit_once(' ').unwrap().0.replace(' ', "_");
+        let (whole, fraction) = seconds.split_once('.').unwrap();
+        let micros = whole.parse::<i64>().unwrap() * 1_000_000 + fraction.parse::<i64>().unwrap();
+        let frames = lines.map(|line| {
+            let frame = line.split_whitespace().nth(1).unwrap();
+            frame.split_once("+0x").map_or(frame, |(symbol, _)| symbol).to_string()
+        });
+        records.push((comm, micros, frames.collect()));
+    }
+    records
+}
+
+/// The samples written by `proftool convert ARGS perf/threads.perf --to firefox`, and the records
+/// of the perf text that pass `keep`, each as (thread, µs, leaf), both sorted by thread and time.
+fn written_and_recorded(args: &[&str], keep: impl Fn(&[String]) -> bool) -> [Vec<(String, i64, String)>; 2] {
+    let mut records: Vec<(String, i64, String)> = (perf_records("perf/threads.perf").into_iter())
+        .filter(|(_, _, frames)| keep(frames))
+        .map(|(thread, time, frames)| (thread, time, frames[0].clone()))
+        .collect();
+    let args = [&["convert", "-q", "--to", "firefox"], args].concat();
+    let (out, _) = run(&args, &fixture("perf/threads.perf"));
+    let mut written = timed_samples(&serde_json::from_str(&out).unwrap());
+    // The file's order is thread by thread; the records', time order: both sorted alike.
+    written.sort_by_key(|(thread, time, _)| (thread.clone(), *time));
+    records.sort_by_key(|(thread, time, _)| (thread.clone(), *time));
+    [written, records]
+}
+
+/// perf → firefox keeps each sample at its `perf script` time: threads.perf's 26 records (read from
+/// the text here) are the samples of the profile written, each on its thread at its time with its
+/// leaf, each one ms of cpu-clock (1001001 ns, its period, in ms).
+#[test]
+fn perf_samples_keep_their_times() {
+    let [written, records] = written_and_recorded(&[], |_| true);
+    assert_eq!(records.len(), 26);
+    assert_eq!(written, records);
+    let (out, _) = run(&["convert", "-q", "--to", "firefox"], &fixture("perf/threads.perf"));
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for thread in json["threads"].as_array().unwrap() {
+        assert!(thread["samples"]["weight"].as_array().unwrap().iter().all(|w| w.as_f64() == Some(1.001001)));
+    }
+}
+
+/// A filter keeps the times of the samples it keeps: `--focus calc_work` gives the 13 records whose
+/// stacks pass through it (`grep -c calc_work`: a line each), `--hide calc_work` every record, the
+/// hidden frame's at its caller.
+#[test]
+fn filtered_samples_keep_their_times() {
+    let through = |frames: &[String]| frames.iter().any(|f| f == "calc_work");
+    let [written, records] = written_and_recorded(&["--focus", "^calc_work$"], through);
+    assert_eq!(written, records);
+    assert_eq!(records.len(), 13);
+    let [written, records] = written_and_recorded(&["--hide", "^calc_work$"], |_| true);
+    let times =
+        |samples: &[(String, i64, String)]| samples.iter().map(|(t, time, _)| (t.clone(), *time)).collect::<Vec<_>>();
+    assert_eq!(times(&written), times(&records));
+    assert!(written.iter().all(|(_, _, leaf)| leaf != "calc_work"));
+}
+
+/// A processed profile written from a processed profile keeps its samples' times (samply's file,
+/// its 339 samples of version 49 at their times from its `startTime`; its two threads named `work`
+/// are `work` and `work (tid 31409)` once read).
+#[test]
+fn sample_times_survive_a_round_trip() {
+    let times = |json: &serde_json::Value| {
+        let mut times: Vec<i64> = timed_samples(json).into_iter().map(|(_, time, _)| time).collect();
+        times.sort();
+        times
+    };
+    let source: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("firefox/samples.firefox.json")).unwrap()).unwrap();
+    let (out, _) = run(&["convert", "-q", "--to", "firefox"], &fixture("firefox/samples.firefox.json"));
+    let theirs = times(&source);
+    assert_eq!(theirs.len(), 339);
+    assert_eq!(times(&serde_json::from_str(&out).unwrap()), theirs);
+}

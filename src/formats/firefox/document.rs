@@ -27,8 +27,11 @@ pub(super) struct Lib {
 }
 
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub(super) struct Meta {
     pub(super) interval: Option<f64>,
+    /// When the profile starts (ms): sample times count from it.
+    pub(super) start_time: Option<f64>,
     pub(super) product: Option<String>,
     #[serde(default)]
     pub(super) categories: Vec<Category>,
@@ -41,6 +44,11 @@ pub(super) struct Thread {
     #[serde(rename = "processType")]
     pub(super) process_type: Option<serde::de::IgnoredAny>,
     pub(super) tid: Option<serde_json::Value>,
+    /// When it ended (ms from `meta.startTime`), where the profiler says.
+    #[serde(rename = "unregisterTime")]
+    pub(super) unregister_time: Option<f64>,
+    #[serde(rename = "processShutdownTime")]
+    pub(super) process_shutdown_time: Option<f64>,
     pub(super) samples: Samples,
     pub(super) markers: Option<Length>,
     #[serde(rename = "jsAllocations")]
@@ -81,6 +89,10 @@ pub(super) struct Samples {
     pub(super) stack: Vec<Option<u64>>,
     pub(super) weight: Option<Vec<Option<f64>>>,
     pub(super) weight_type: Option<String>,
+    /// Each sample's time (ms from `meta.startTime`), or the ms from the sample before
+    /// (`timeDeltas`, which later profilers write instead).
+    pub(super) time: Option<Vec<Option<f64>>>,
+    pub(super) time_deltas: Option<Vec<Option<f64>>>,
     /// The weights before version 29.
     pub(super) duration: Option<Vec<Option<f64>>>,
 }

@@ -46,7 +46,10 @@
 //! `lineNumber`, where it is defined ([`crate::model::DEFINED_AT`]); its category's name the frame
 //! fact `firefox.category`. Metrics by weight type: `samples` (a count of samples, at
 //! `meta.interval`, the profile's interval), `time` in ms (`tracing-ms`), `size` in bytes (`bytes`).
-//! `meta.product` is the title.
+//! `meta.product` is the title. **Timeline**: each sample at its time (`samples.time`, or its
+//! `timeDeltas` added up, from `meta.startTime`), a count of samples of its weight, any other weight
+//! one; ending where the last thread ends (`unregisterTime`, else `processShutdownTime`), else at
+//! the last sample; none where a sample has no time.
 //!
 //! **Errors**: JSON errors at their line and column; a version above 70 (naming the versions
 //! read); a sample, stack, frame, function or string index out of its table, a prefix that is not an
@@ -56,13 +59,15 @@
 //! **Written** (version 55, the columns its types require): a thread per thread root (the roots
 //! that are not threads together in one thread named after the title, else `proftool`); a stack per
 //! node, a frame per function and line (its category from `firefox.category`, else `Other`), a
-//! function per name, module and place of definition (`fileName`, `lineNumber`, `columnNumber`); a
-//! sample per node with a value, weighed by it, at a running time: each count of samples one
-//! interval long (the profile's, else `--interval`, else 1 ms), time as long as it is, bytes one
-//! interval each; a thread's own value (which would be a sample with no stack, in none of the
+//! function per name, module and place of definition (`fileName`, `lineNumber`, `columnNumber`);
+//! the samples of the profile's timeline at their times (from `meta.startTime`, the timeline's
+//! start), each weighing its share of its node's value, where the timeline holds all of the metric
+//! written; else a sample per node with a value, weighed by it, at a running time (in whole ns):
+//! each count of samples one interval long (the profile's, else `--interval`, else 1 ms), time as
+//! long as it is, bytes one interval each; every thread ending where the last ends; a thread's own value (which would be a sample with no stack, in none of the
 //! profiler's call trees) under a frame named as the thread, said on stderr. Empty markers, native symbols, resources and libraries.
 //!
-//! **Lost**: the order of samples in time and their times, markers, counters, `threadCPUDelta`,
+//! **Lost**: the order of samples in time and their times where the profile has no timeline, markers, counters, `threadCPUDelta`,
 //! libraries and addresses, JS and native allocations, subcategories, pages, processes (their
 //! threads are kept); the markers, CPU time and allocations a file holds are said on stderr.
 
@@ -77,7 +82,7 @@ use super::options::ConvertOptions;
 use super::spec::{self, Carries, JsonKind, Reads, Rules, Spec, Writes};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName};
-use crate::model::{ops, FrameKind, FrameRef, MetricKind, NodeId, Profile, Repr, Unit, Value};
+use crate::model::{ops, FrameKind, FrameRef, MetricKind, NodeId, Profile, Repr, Timeline, Unit, Value};
 use serde::{Deserialize, Serialize};
 
 /// What its format is, how it is told, read and written, and what a conversion to it does.
@@ -96,6 +101,7 @@ pub(crate) const SPEC: Spec = Spec {
         title: true,
         interval: true,
         time_unit: Some(Unit::Milliseconds),
+        timeline: true,
         ..Carries::TREE_OF_SAMPLES
     },
     reads: Some(Reads::json(
@@ -213,6 +219,9 @@ fn keep_threads_own_values(profile: &mut Profile, diag: &mut Diagnostics) {
         let node = below[i].unwrap_or_else(|| profile.tree.push(Some(root), frames[i]));
         profile.tree.add_self(0, node, value);
         profile.tree.set_self(0, root, zero);
+        if let Some(timeline) = &mut profile.timeline {
+            timeline.move_samples(root, node);
+        }
     }
     let (n, metric) = (own.len(), profile.metrics()[0].name.clone());
     diag.warn("firefox-no-stack", None, || {
@@ -241,6 +250,12 @@ fn fit(mut profile: Profile, _: &ConvertOptions, diag: &mut Diagnostics) -> Prof
     }
     profile.retain_metrics(&keep);
     keep_threads_own_values(&mut profile, diag);
+    if Timeline::drop_unless_holding(&mut profile.timeline, &profile.tree, 0) {
+        let metric = &profile.metrics()[0].name;
+        diag.warn("timeline-partial", None, || {
+            format!("firefox: the {metric} of some nodes is in none of the timeline's samples: the samples are written in tree order, not at their times")
+        });
+    }
     profile
 }
 

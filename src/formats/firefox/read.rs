@@ -10,8 +10,8 @@ use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind};
 use crate::formats::json;
 use crate::model::{
-    ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Sampling, Unit, Value,
-    DEFINED_AT,
+    ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Sampling, TimedSample,
+    Timeline, Unit, Value, DEFINED_AT,
 };
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -67,11 +67,17 @@ pub(super) fn read(
         index: ChildIndex::default(),
         shared_frames: Vec::new(),
         stackless: 0,
+        timeline: Some(Vec::new()),
+        start_ns: 0,
     };
     let meta = &document.meta;
     reader.profile.meta.title = meta.product.clone().filter(|p| !p.is_empty());
     let interval = meta.interval.filter(|&i| i.is_finite() && i > 0.0 && i < 1e12);
     reader.profile.meta.interval = interval.map(|ms| std::time::Duration::from_nanos((ms * 1e6).round() as u64));
+    match meta.start_time.map_or(Some(0), nanoseconds) {
+        Some(start) => reader.start_ns = start,
+        None => reader.timeline = None,
+    }
     let mut names: HashMap<String, usize> = HashMap::new();
     for (i, thread) in document.threads.iter().enumerate() {
         let name = thread.name.clone().unwrap_or_else(|| "thread".into());
@@ -99,6 +105,11 @@ pub(super) fn read(
     }
     unread(&document.threads, diag);
     naming.say(path, diag);
+    // The timeline ends where the last thread does (or at its last sample).
+    let ends = document.threads.iter().filter_map(|t| t.unregister_time.or(t.process_shutdown_time));
+    let end = ends.filter_map(nanoseconds).max().map(|end| reader.start_ns.saturating_add(end));
+    let span = end.map(|end| (reader.start_ns, end));
+    reader.profile.timeline = reader.timeline.and_then(|samples| Timeline::new(samples, span));
     if reader.stackless > 0 {
         let n = reader.stackless;
         diag.warn("firefox-no-stack", None, || {
@@ -139,6 +150,36 @@ struct Reader {
     shared_frames: Vec<Option<FrameId>>,
     /// Samples with no stack, left out.
     stackless: usize,
+    /// Each sample's time (ns) and node, while every sample read has a time.
+    timeline: Option<Vec<TimedSample>>,
+    /// `meta.startTime` in ns.
+    start_ns: i64,
+}
+
+/// The latest time in ms a sample may have and keep its place on the timeline: its nanoseconds
+/// must fit an i64 (292 years).
+const MAX_TIME_MS: f64 = 9e12;
+
+/// `ms` in whole nanoseconds, where it is a time the timeline can hold.
+fn nanoseconds(ms: f64) -> Option<i64> {
+    (ms.is_finite() && ms.abs() < MAX_TIME_MS).then(|| (ms * 1e6).round() as i64)
+}
+
+/// Each sample's time (ms from `meta.startTime`): its `time`, or its `timeDeltas` added up;
+/// `None` where a sample has none.
+fn sample_times(samples: &Samples) -> Option<Vec<f64>> {
+    let times: Option<Vec<f64>> = match (&samples.time, &samples.time_deltas) {
+        (Some(time), _) => time.iter().copied().collect(),
+        (None, Some(deltas)) => deltas
+            .iter()
+            .scan(0.0, |at, delta| {
+                *at += (*delta)?;
+                Some(Some(*at))
+            })
+            .collect(),
+        (None, None) => None,
+    };
+    times.filter(|t| t.len() >= samples.length)
 }
 
 /// A thread's tables, its own or the shared ones, each with the JSON path of its place.
@@ -203,6 +244,10 @@ impl Reader {
             ReadTables { frames: &frames, funcs: &funcs, strings: &strings, resources, sources, categories, naming };
         let root_frame = self.profile.frames.intern(FrameRef::named(name, FrameKind::Thread));
         let root = self.index.child_or_insert(&mut self.profile.tree, None, root_frame);
+        let times = sample_times(samples);
+        if times.is_none() {
+            self.timeline = None;
+        }
         // Each stack's node: a thread's own stacks all, in their order (as the writer lays a tree
         // out, stacks of no sample included); the shared table's (every thread's) where a sample
         // names one.
@@ -251,20 +296,37 @@ impl Reader {
                 nodes.insert(s, caller);
             }
             if let Some(i) = sample {
-                self.add(metric, caller, samples, i);
+                let weight = self.add(metric, caller, samples, i);
+                self.add_to_timeline(times.as_deref(), i, caller, weight);
             }
         }
         Ok(())
     }
 
-    /// Adds sample `i`'s weight to `node`.
-    fn add(&mut self, metric: usize, node: NodeId, samples: &Samples, i: usize) {
+    /// Adds sample `i`'s weight to `node`; what it weighs on the timeline: a count of samples its
+    /// weight, any other weight 1 (the sample's time is its weight there).
+    fn add(&mut self, metric: usize, node: NodeId, samples: &Samples, i: usize) -> u32 {
         let weight = samples.weight.as_ref().map_or(Some(1.0), |w| w[i]).unwrap_or(1.0);
         let value = match self.profile.metrics()[metric].repr {
             Repr::Int => Value::Int(weight.round() as i64),
             Repr::Float => Value::Float(weight),
         };
         self.profile.tree.add_self(metric, node, value);
+        match self.profile.metrics()[metric].kind {
+            MetricKind::Samples => weight.clamp(0.0, f64::from(u32::MAX)).round() as u32,
+            _ => u32::from(weight != 0.0),
+        }
+    }
+
+    /// Puts sample `i` of node `node` on the timeline at its time, where it has one (else the
+    /// profile has no timeline).
+    fn add_to_timeline(&mut self, times: Option<&[f64]>, i: usize, node: NodeId, weight: u32) {
+        let Some(timeline) = &mut self.timeline else { return };
+        match times.and_then(|t| nanoseconds(t[i])) {
+            Some(time) if weight > 0 => timeline.push(TimedSample { time: self.start_ns.saturating_add(time), node, weight }),
+            Some(_) => {}
+            None => self.timeline = None,
+        }
     }
 
     /// The model's frame of frame `f` of the shared table (`None`: no such frame).

@@ -262,11 +262,22 @@ pub(super) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
     let clock = Clock { kind: metric.kind, interval_ms: interval.as_secs_f64() * 1e3 };
     let title = profile.meta.title.as_deref().unwrap_or("proftool");
     let mut categories: Vec<&str> = vec![DEFAULT_CATEGORY];
-    let threads: Vec<ThreadOut> = (threads_of(profile, title).into_iter().enumerate())
-        .map(|(tid, part)| thread_out(profile, tid, part, title, clock, &mut categories))
+    let parts = threads_of(profile, title);
+    let mut timed = timed_parts(profile, &parts);
+    let mut threads: Vec<ThreadOut> = (parts.into_iter().enumerate())
+        .map(|(tid, part)| {
+            let samples = timed.as_mut().map(|t| (std::mem::take(&mut t.per_part[tid]), t.span));
+            thread_out(profile, tid, part, title, clock, &mut categories, samples)
+        })
         .collect();
+    // Every thread ends where the last ends: the span of the profile's timeline, read back.
+    let end = threads.iter().filter_map(|t| t.unregister_time).fold(0.0, f64::max);
+    for thread in &mut threads {
+        (thread.process_shutdown_time, thread.unregister_time) = (Some(end), Some(end));
+    }
+    let start_ms = timed.map_or(0.0, |t| t.start as f64 / 1e6);
     let document = DocumentOut {
-        meta: meta_out(title, clock.interval_ms, &categories),
+        meta: meta_out(title, clock.interval_ms, start_ms, &categories),
         libs: [],
         pages: [],
         counters: [],
@@ -312,6 +323,47 @@ fn threads_of<'p>(profile: &'p Profile, title: &'p str) -> Vec<ThreadPart<'p>> {
     parts
 }
 
+/// The samples of a profile's timeline by the thread they are written in, where the timeline
+/// holds all of the metric written: each at its time, with its share of its node's value.
+struct TimedParts {
+    /// The timeline's start (ns): the profile's `startTime`, from which sample times count.
+    start: i64,
+    /// The span of the timeline (ns).
+    span: i64,
+    per_part: Vec<Vec<TimedShare>>,
+}
+
+/// A sample of the timeline as written: its time from the start (ns), its node, its weight.
+struct TimedShare {
+    time: i64,
+    node: NodeId,
+    share: f64,
+}
+
+fn timed_parts(profile: &Profile, parts: &[ThreadPart]) -> Option<TimedParts> {
+    let (tree, timeline) = (&profile.tree, profile.timeline.as_ref()?);
+    let shares = timeline.shares(tree, 0)?;
+    // The part of each node: that of its base, below a thread root (parents come first).
+    let mut part_of: Vec<Option<usize>> = vec![None; tree.len()];
+    for (i, part) in parts.iter().enumerate() {
+        part.bases.iter().for_each(|base| part_of[base.index()] = Some(i));
+    }
+    for node in tree.nodes() {
+        if let (None, Some(p)) = (part_of[node.index()], tree.parent(node)) {
+            part_of[node.index()] = part_of[p.index()];
+        }
+    }
+    let mut per_part: Vec<Vec<TimedShare>> = parts.iter().map(|_| Vec::new()).collect();
+    for (sample, share) in timeline.samples().iter().zip(shares) {
+        // A sample of no weight in the metric written (a thread's own, moved below it) is none.
+        if let (Some(part), true) = (part_of[sample.node.index()], share != 0.0) {
+            let time = sample.time - timeline.start;
+            per_part[part].push(TimedShare { time, node: sample.node, share });
+        }
+    }
+    Some(TimedParts { start: timeline.start, span: timeline.end - timeline.start, per_part })
+}
+
 /// How long each sample written lasts: a count of samples an interval each, time as long as it
 /// is, bytes one interval each.
 #[derive(Clone, Copy)]
@@ -333,8 +385,9 @@ impl Clock {
     }
 }
 
-/// One thread's tables: a stack per node (in pre-order, with an explicit stack), a sample per node
-/// with a value at a running time.
+/// One thread's tables: a stack per node (in pre-order, with an explicit stack); the samples of
+/// the timeline at their times where `timed` gives them, else a sample per node with a value at a
+/// running time.
 fn thread_out<'p>(
     profile: &'p Profile,
     tid: usize,
@@ -342,6 +395,7 @@ fn thread_out<'p>(
     title: &'p str,
     clock: Clock,
     categories: &mut Vec<&'p str>,
+    timed: Option<(Vec<TimedShare>, i64)>,
 ) -> ThreadOut<'p> {
     let tree = &profile.tree;
     let children = tree.children();
@@ -350,7 +404,8 @@ fn thread_out<'p>(
     // The running time in whole picoseconds, added up exactly: ms added as floats would write the
     // noise of adding (0.009000000000000001 for three samples of 0.003 ms).
     let mut now_ps: i128 = 0;
-    let ms = |ps: i128| ps as f64 / 1e9;
+    // In whole ns, as a timeline holds them: a profile read back lays its samples out alike.
+    let ms = |ps: i128| (ps as f64 / 1e3).round() / 1e6;
     let mut sample = |stack: Option<usize>, node: NodeId, samples: &mut SamplesOut| {
         let value = tree.self_value(0, node);
         if value.as_f64() == 0.0 {
@@ -364,6 +419,7 @@ fn thread_out<'p>(
         now_ps += (lasts * 1e9).round() as i128;
     };
     let mut pending: Vec<(NodeId, Option<usize>)> = part.bases.iter().rev().map(|&n| (n, None)).collect();
+    let mut stack_of: HashMap<NodeId, usize> = HashMap::new();
     while let Some((node, prefix)) = pending.pop() {
         let frame = tables.frame(profile, tree.frame(node), categories);
         let stacks = &mut tables.stacks;
@@ -371,8 +427,23 @@ fn thread_out<'p>(
         stacks.frame.push(frame);
         stacks.length += 1;
         let stack = stacks.length - 1;
-        sample(Some(stack), node, &mut samples);
+        match &timed {
+            Some(_) => _ = stack_of.insert(node, stack),
+            None => sample(Some(stack), node, &mut samples),
+        }
         pending.extend(children.of_node(node).iter().rev().map(|&n| (n, Some(stack))));
+    }
+    if let Some((timed, span)) = timed {
+        now_ps = i128::from(span) * 1000;
+        for TimedShare { time, node, share } in timed {
+            samples.stack.push(stack_of.get(&node).copied());
+            samples.time.push(time as f64 / 1e6);
+            samples.weight.push(match clock.kind {
+                MetricKind::Time => Number::from_f64(share).unwrap_or_else(|| 0.into()),
+                _ => Number::from(share as i64),
+            });
+            samples.length += 1;
+        }
     }
     let ThreadTables { strings, funcs, frames, stacks, .. } = tables;
     ThreadOut {
@@ -399,7 +470,7 @@ fn thread_out<'p>(
 }
 
 /// The profile's meta: its interval, product, the categories its frames are in, the version.
-fn meta_out<'a>(title: &'a str, interval_ms: f64, categories: &[&str]) -> MetaOut<'a> {
+fn meta_out<'a>(title: &'a str, interval_ms: f64, start_ms: f64, categories: &[&str]) -> MetaOut<'a> {
     let categories = (categories.iter())
         .map(|&name| Category {
             name: name.into(),
@@ -409,7 +480,7 @@ fn meta_out<'a>(title: &'a str, interval_ms: f64, categories: &[&str]) -> MetaOu
         .collect();
     MetaOut {
         interval: interval_ms,
-        start_time: 0.0,
+        start_time: start_ms,
         process_type: 0,
         product: title,
         stackwalk: 0,

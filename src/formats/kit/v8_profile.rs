@@ -7,7 +7,7 @@
 use super::source_frame::CallFrame;
 use crate::diag::Diagnostics;
 use crate::error::ParseError;
-use crate::model::{ChildIndex, Metric, NodeId, Profile, Repr, Unit, Value};
+use crate::model::{ChildIndex, Metric, NodeId, Profile, Repr, TimedSample, Timeline, Unit, Value};
 use serde::Deserialize;
 
 /// The latest time a CPU profile or a trace may name, in µs: far beyond any clock (10^18 µs is
@@ -118,14 +118,14 @@ pub(crate) fn metrics(timed: bool) -> Vec<Metric> {
 
 /// Adds the tree of `document` to `profile` (whose metrics are [`metrics`]`(samples are given)`),
 /// its roots under `root`, with `index` the children of the profile's nodes as far as known; what
-/// it names that is no node (a node whose `parent` is none is a root).
+/// it names that is no node (a node whose `parent` is none is a root), and its samples' timeline.
 pub(crate) fn add_tree(
     profile: &mut Profile,
     index: &mut ChildIndex,
     root: Option<NodeId>,
     document: &Document,
     error: &dyn Fn(&str, String, String) -> ParseError,
-) -> Result<Unknown, ParseError> {
+) -> Result<Added, ParseError> {
     let nodes = &document.nodes;
     let position: rustc_hash::FxHashMap<u64, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
     if position.len() != nodes.len() {
@@ -160,7 +160,7 @@ pub(crate) fn add_tree(
             }
         }
     }
-    let (samples, time, unknown_samples) = weights(document, &position, error)?;
+    let (samples, time, unknown_samples, timed) = weights(document, &position, error)?;
     // Children lists in file order, then a walk from the roots with a stack (no recursion).
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
     for (i, p) in parent.iter().enumerate() {
@@ -173,6 +173,7 @@ pub(crate) fn add_tree(
     // Each node with the model's node it goes under, and whether it is a root of the document.
     let mut walk: Vec<(usize, Option<NodeId>, bool)> = roots.rev().map(|r| (r, root, true)).collect();
     let mut seen = 0usize;
+    let mut node_of: Vec<Option<NodeId>> = vec![None; nodes.len()];
     while let Some((i, parent_node, top)) = walk.pop() {
         seen += 1;
         let node = &nodes[i];
@@ -184,6 +185,7 @@ pub(crate) fn add_tree(
                 Some(index.child_or_insert(&mut profile.tree, parent_node, frame))
             }
         };
+        node_of[i] = model_node;
         if let Some(n) = model_node {
             let (time_metric, samples_metric) = (time.as_ref().map(|_| 0), usize::from(time.is_some()));
             if let (Some(m), Some(time)) = (time_metric, &time) {
@@ -197,7 +199,30 @@ pub(crate) fn add_tree(
         return Err(error("\"nodes\"", "a tree of nodes under a root".into(), "nodes in a cycle".into()));
     }
     unknown.samples = unknown_samples;
-    Ok(unknown)
+    let timeline = timed.and_then(|timed| {
+        let samples = timed.iter().filter_map(|&(time, i)| Some(TimedSample { time, node: node_of[i]?, weight: 1 }));
+        Timeline::new(samples.collect(), span(document))
+    });
+    Ok(Added { unknown, timeline })
+}
+
+/// What [`add_tree`] added besides the tree: what the document names that is no node, and when
+/// each sample was taken.
+pub(crate) struct Added {
+    pub(crate) unknown: Unknown,
+    /// The samples (but those of V8's `(root)`, no node of the model) at their times, where the
+    /// document has times that fit the model's nanoseconds.
+    pub(crate) timeline: Option<Timeline>,
+}
+
+/// `us` in whole nanoseconds, where an i64 holds them.
+fn nanoseconds(us: f64) -> Option<i64> {
+    (us.abs() < 9e15).then(|| (us * 1e3).round() as i64)
+}
+
+/// The document's `startTime` and `endTime` in ns, where it has both (a trace's profile has no end).
+fn span(document: &Document) -> Option<(i64, i64)> {
+    Some((nanoseconds(document.start_time)?, nanoseconds(document.end_time)?))
 }
 
 /// What a CPU profile names that is not among its nodes.
@@ -233,9 +258,10 @@ pub(crate) fn warn_unknown(unknown: &Unknown, diag: &mut Diagnostics) {
     }
 }
 
-/// The samples and (where the file has its samples) time in µs of each node, and how many samples
-/// name no node.
-type Weights = (Vec<i64>, Option<Vec<i64>>, u64);
+/// The samples and (where the file has its samples) time in µs of each node, how many samples
+/// name no node, and (where every time fits the timeline's nanoseconds) the time in ns and node of
+/// each sample that names one, in time order.
+type Weights = (Vec<i64>, Option<Vec<i64>>, u64, Option<Vec<(i64, usize)>>);
 
 fn weights(
     document: &Document,
@@ -247,7 +273,7 @@ fn weights(
         for (count, node) in samples.iter_mut().zip(&document.nodes) {
             *count = i64::try_from(node.hit_count).unwrap_or(i64::MAX);
         }
-        return Ok((samples, None, 0));
+        return Ok((samples, None, 0, None));
     };
     let deltas = document.time_deltas.as_deref().unwrap_or_default();
     if deltas.len() != ids.len() {
@@ -278,11 +304,16 @@ fn weights(
     order.sort_by(|&a, &b| at[a].total_cmp(&at[b]));
     let mut time = vec![0f64; document.nodes.len()];
     let (mut unknown, mut before) = (0, None);
+    let mut timed = Some(Vec::with_capacity(ids.len()));
     for (k, &i) in order.iter().enumerate() {
         // A sample that names no node leaves the stack before it where it is (speedscope).
         let node = match position.get(&ids[i]) {
             Some(&node) => {
                 samples[node] += 1;
+                timed = timed.and_then(|mut timed| {
+                    timed.push((nanoseconds(at[i])?, node));
+                    Some(timed)
+                });
                 node
             }
             None => {
@@ -297,5 +328,5 @@ fn weights(
         let to = order.get(k + 1).map_or(document.end_time, |&next| at[next]);
         time[node] += (to - from).max(0.0);
     }
-    Ok((samples, Some(time.into_iter().map(|t| t.round() as i64).collect()), unknown))
+    Ok((samples, Some(time.into_iter().map(|t| t.round() as i64).collect()), unknown, timed))
 }

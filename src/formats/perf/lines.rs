@@ -14,8 +14,8 @@ pub(super) struct Header {
     /// The event's name without its modifiers (`cpu-clock` of `cpu-clock:pppH:`).
     pub(super) event: Option<Range<usize>>,
     pub(super) period: Option<u64>,
-    /// Whether the time (`562.245409:`) is there.
-    pub(super) timed: bool,
+    /// The time (`562.245409:`) in nanoseconds, where it is there.
+    pub(super) time: Option<i64>,
     /// Where the frame on the header line starts (a sample of a recording without call chains).
     pub(super) frame: Option<usize>,
     /// The key of the frame on the header line, which the reading thread adds.
@@ -64,9 +64,9 @@ fn fields_after_thread(line: &str, mut header: Header) -> Header {
     if word.as_ref().is_some_and(|w| bytes[w.start] == b'[' && bytes[w.end - 1] == b']') {
         word = next_word(bytes, word.map_or(0, |w| w.end));
     }
-    if word.as_ref().is_some_and(|w| is_time(&bytes[w.clone()])) {
-        header.timed = true;
-        word = next_word(bytes, word.map_or(0, |w| w.end));
+    if let Some(w) = word.clone().filter(|w| is_time(&bytes[w.clone()])) {
+        header.time = Some(nanoseconds(&bytes[w.start..w.end - 1]));
+        word = next_word(bytes, w.end);
     }
     if let Some(w) = word.clone().filter(|w| is_digits(&bytes[w.clone()])) {
         let after = next_word(bytes, w.end);
@@ -110,7 +110,7 @@ fn thread_fields(line: &str, from: usize) -> Option<Header> {
                 };
                 let comm = trim_range(line, 0..word_start - 1);
                 let (event, period, frame, frame_key) = (None, None, None, None);
-                return Some(Header { comm, pid, tid, event, period, timed: false, frame, frame_key });
+                return Some(Header { comm, pid, tid, event, period, time: None, frame, frame_key });
             }
             b' ' => {
                 word_start = i + 1;
@@ -143,6 +143,16 @@ fn is_digits(word: &[u8]) -> bool {
 /// Whether `word` is a time in seconds and its colon, `562.245409:`.
 fn is_time(word: &[u8]) -> bool {
     word.strip_suffix(b":").is_some_and(is_seconds)
+}
+
+/// The nanoseconds of a time in seconds ([`is_seconds`]: `562.245409`, or `562.245409123` with
+/// `--ns`); digits past the ninth are dropped, and a time past 292 years is the latest there is.
+fn nanoseconds(seconds: &[u8]) -> i64 {
+    let dot = seconds.iter().position(|&b| b == b'.').unwrap_or(seconds.len());
+    let whole = seconds[..dot].iter().fold(0i64, |n, &d| n.saturating_mul(10).saturating_add(i64::from(d - b'0')));
+    let fraction = seconds.get(dot + 1..).unwrap_or_default();
+    let nanos = (0..9).fold(0i64, |n, i| n * 10 + fraction.get(i).map_or(0, |&d| i64::from(d - b'0')));
+    whole.saturating_mul(1_000_000_000).saturating_add(nanos)
 }
 
 /// Whether `word` is a time in seconds, `562.245409`.
@@ -364,7 +374,7 @@ mod tests {
         assert_eq!(&line[h.pid.unwrap()], "24636");
         assert_eq!(&line[h.tid], "25607");
         assert_eq!(&line[h.event.unwrap()], "cycles");
-        assert_eq!((h.period, h.frame, h.timed), (Some(257597), None, true));
+        assert_eq!((h.period, h.frame, h.time), (Some(257597), None, Some(94_564_109_216_000)));
         let line = "false 64414 20110.539270:      34467 cycles:u:  ffffffff9aa3c8de [unknown] ([unknown])";
         let h = parse_header(line).unwrap();
         assert_eq!(&line[h.frame.unwrap()..], "ffffffff9aa3c8de [unknown] ([unknown])");
@@ -399,7 +409,7 @@ mod tests {
     fn headers_of_field_lists_keep_what_is_there() {
         let fields = |line: &'static str| {
             let h = parse_header(line).unwrap();
-            (h.period, h.event.map(|e| &line[e]), h.timed, h.frame.map(|f| &line[f..]))
+            (h.period, h.event.map(|e| &line[e]), h.time.is_some(), h.frame.map(|f| &line[f..]))
         };
         assert_eq!(fields("perfwork  5809    1001001 "), (Some(1001001), None, false, None));
         assert_eq!(fields("perfwork  5809/5809    182.252355: "), (None, None, true, None));

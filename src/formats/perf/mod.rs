@@ -64,7 +64,10 @@
 //! `perf.data` recording (`PERFILE2`) is refused by detection with the `perf script` command that
 //! prints it.
 //!
-//! **Lost**: addresses, offsets, times, CPUs and source lines (counted in a warning); a Rust
+//! **Timeline**: each sample's time (`562.245409:`, to the µs, or the ns with `--ns`) and the node
+//! its stack ends at, in time order, where every header has one (`-F` without `time`: none).
+//!
+//! **Lost**: addresses, offsets, CPUs and source lines (counted in a warning); a Rust
 //! symbol perf left half demangled stays as perf printed it (inferno fixes some).
 
 mod lines;
@@ -79,7 +82,8 @@ use crate::error::{Error, FormatName};
 use crate::error::{ParseError, ParseErrorKind, Position};
 use crate::model::Sampling;
 use crate::model::{
-    CallTree, FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, Profile, Repr, Unit, Values,
+    CallTree, FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, NodeId, Profile, Repr, TimedSample,
+    Timeline, Unit, Values,
 };
 use lines::{Header, Parsed, Splitter};
 use pairs::{FrameIds, PairKey, Pairs};
@@ -145,19 +149,19 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
             && line[start..].split(' ').next().is_some_and(lines::is_hex)
     };
     if let Some(start) = header.frame {
-        return match header.timed && is_frame(&line, start, true) {
+        return match header.time.is_some() && is_frame(&line, start, true) {
             true => Sniff::Yes,
             false => Sniff::No,
         };
     }
     match lines.next() {
         Some(next)
-            if is_frame(&next, lines::leading_space(&next), true) && (header.timed || next.starts_with('\t')) =>
+            if is_frame(&next, lines::leading_space(&next), true) && (header.time.is_some() || next.starts_with('\t')) =>
         {
             Sniff::Yes
         }
         Some(_) => Sniff::No,
-        None if header.timed => Sniff::Maybe,
+        None if header.time.is_some() => Sniff::Maybe,
         None => Sniff::No,
     }
 }
@@ -187,6 +191,8 @@ struct Record {
     root: FrameId,
     event: usize,
     period: Option<u64>,
+    /// When it was taken (ns), where its header says.
+    time: Option<i64>,
     /// Frames, innermost first.
     frames: Vec<FrameId>,
     position: Position,
@@ -208,6 +214,10 @@ struct Builder {
     record: Option<Record>,
     /// The frames vector of the last record, kept for the next.
     spare: Vec<FrameId>,
+    /// Each record's time and node, where its header has a time.
+    timeline: Vec<TimedSample>,
+    /// Records whose header has no time (`-F` without `time`): the profile then has no timeline.
+    n_untimed: u64,
     n_records: u64,
     n_empty: u64,
 }
@@ -229,6 +239,8 @@ pub(crate) fn read(
         events: Vec::new(),
         record: None,
         spare: Vec::new(),
+        timeline: Vec::new(),
+        n_untimed: 0,
         n_records: 0,
         n_empty: 0,
     };
@@ -320,7 +332,7 @@ impl Builder {
         };
         let root = self.root_frame(line, header);
         let frames = std::mem::take(&mut self.spare);
-        self.record = Some(Record { root, event, period: header.period, frames, position });
+        self.record = Some(Record { root, event, period: header.period, time: header.time, frames, position });
     }
 
     /// The root frame of a record (its command's thread, by command, PID or TID as the options
@@ -373,6 +385,10 @@ impl Builder {
         path.push(record.root);
         path.extend(record.frames.iter().rev());
         let node = self.stacks.add(&mut self.tree).map_or(0, |n| n.index());
+        match record.time {
+            Some(time) => self.timeline.push(TimedSample { time, node: NodeId(node as u32), weight: 1 }),
+            None => self.n_untimed += 1,
+        }
         let event = &mut self.events[record.event];
         for column in [&mut event.samples, &mut event.periods] {
             if column.len() <= node {
@@ -427,6 +443,9 @@ impl Builder {
             profile.meta.weighed_by = Some(first.kind);
         }
         profile.meta.interval = interval;
+        if self.n_untimed == 0 {
+            profile.timeline = Timeline::new(self.timeline, None);
+        }
         profile
     }
 }

@@ -178,7 +178,7 @@ impl Reader<'_> {
                 position,
                 kind: ParseErrorKind::Unexpected { expected, found },
             };
-            unknown += v8_profile::add_tree(&mut profile, &mut index, Some(root), &document, &error)?;
+            unknown += v8_profile::add_tree(&mut profile, &mut index, Some(root), &document, &error)?.unknown;
         }
         v8_profile::warn_unknown(&unknown, diag);
         // Time and samples, as the same profile saved as a `.cpuprofile` is read (the Firefox

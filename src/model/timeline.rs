@@ -1,0 +1,175 @@
+//! When each sample was taken: the [`Timeline`] a profile keeps beside its call tree where the
+//! source says when its samples happened (`perf script`'s times, a `.cpuprofile`'s `timeDeltas`),
+//! so that a target that holds time order (a `.cpuprofile`, the Firefox Profiler's samples) gets
+//! the samples at the times they were taken, not laid out in tree order.
+//!
+//! The call tree stays the aggregate every report, filter, merge and diff uses; the timeline says
+//! only which node each sample ended at and when. What a sample weighs in a metric is its node's
+//! value shared among the node's samples by their weights ([`Timeline::shares`]): for a sampling
+//! profiler, whose samples of one node weigh the same, that is each sample's own. Every operation
+//! that builds a new tree maps the timeline's nodes with it ([`Timeline::remapped`]): a sample
+//! whose node goes with its value (a cut stack) goes, one whose value moves to another node (a
+//! hidden frame's, to its caller) moves with it.
+
+use super::{CallTree, NodeId};
+
+/// The samples of a profile in time order, and the span of the recording.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Timeline {
+    /// When the recording started and ended, in nanoseconds on the source's clock: the first and
+    /// last sample's times where the source states no other (a `.cpuprofile`'s `startTime` and
+    /// `endTime` do).
+    pub start: i64,
+    /// See [`Timeline::start`].
+    pub end: i64,
+    samples: Vec<TimedSample>,
+}
+
+/// One sample: when it was taken, in nanoseconds on the source's clock, the node its stack ends
+/// at, and how many samples it stands for (1 for a sampling profiler's). 16 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimedSample {
+    /// When it was taken (ns).
+    pub time: i64,
+    /// The node of the call tree its stack ends at.
+    pub node: NodeId,
+    /// How many samples it stands for.
+    pub weight: u32,
+}
+
+impl Timeline {
+    /// The timeline of `samples` (sorted by time here, stably: samples of one time keep the
+    /// source's order), over `span` where the source states one, else from the first sample to
+    /// the last. `None` where there are no samples.
+    pub fn new(mut samples: Vec<TimedSample>, span: Option<(i64, i64)>) -> Option<Timeline> {
+        if !samples.is_sorted_by_key(|s| s.time) {
+            samples.sort_by_key(|s| s.time);
+        }
+        let (first, last) = (samples.first()?.time, samples.last()?.time);
+        let (start, end) = span.map_or((first, last), |(start, end)| (start.min(first), end.max(last)));
+        Some(Timeline { start, end, samples })
+    }
+
+    /// The samples, in time order.
+    pub fn samples(&self) -> &[TimedSample] {
+        &self.samples
+    }
+
+    /// The timeline of a tree rebuilt with `map`, which gives each old node the new node its value
+    /// went to, or none where its value went with it; `None` when no sample is left.
+    pub(crate) fn remapped(&self, map: impl Fn(NodeId) -> Option<NodeId>) -> Option<Timeline> {
+        let samples: Vec<TimedSample> =
+            (self.samples.iter()).filter_map(|s| Some(TimedSample { node: map(s.node)?, ..*s })).collect();
+        Timeline::new(samples, Some((self.start, self.end)))
+    }
+
+    /// Moves the samples of node `from` to node `to` (its value moved there).
+    pub(crate) fn move_samples(&mut self, from: NodeId, to: NodeId) {
+        self.samples.iter_mut().filter(|s| s.node == from).for_each(|s| s.node = to);
+    }
+
+    /// What each sample weighs in `values` (a tree's self values of one metric): its node's value
+    /// shared among the node's samples by their weights: whole numbers for whole values, which add
+    /// up to its value exactly; for fractions, each its part of the value. `None` where a node with a value has no sample, so
+    /// that the timeline does not hold all of the metric.
+    pub fn shares(&self, tree: &CallTree, metric: usize) -> Option<Vec<f64>> {
+        let mut weights = vec![0u64; tree.len()];
+        for s in &self.samples {
+            weights[s.node.index()] += u64::from(s.weight);
+        }
+        if tree.nodes().any(|n| weights[n.index()] == 0 && tree.self_value(metric, n).as_f64() != 0.0) {
+            return None;
+        }
+        let whole = tree.self_values(metric).repr() == super::Repr::Int;
+        // Per node, the weight of its samples taken so far: each share is the node's value up to the
+        // sample less its value up to the one before, rounded alike for whole values.
+        let mut so_far = vec![0u64; tree.len()];
+        let shares = (self.samples.iter())
+            .map(|s| {
+                let (i, value) = (s.node.index(), tree.self_value(metric, s.node).as_f64());
+                let upto = |weight: u64| (value * weight as f64 / weights[i] as f64).round();
+                if !whole {
+                    // The value of a node's one sample as it is; else its part alone, to 15 digits:
+                    // a difference of running parts, or a part of a sum of parts, would write the
+                    // noise of floats (1.0010010000000003).
+                    let (part, all) = (u64::from(s.weight), weights[i]);
+                    return if part == all { value } else { super::ops::shortened(value * part as f64 / all as f64) };
+                }
+                let before = upto(so_far[i]);
+                so_far[i] += u64::from(s.weight);
+                upto(so_far[i]) - before
+            })
+            .collect();
+        Some(shares)
+    }
+
+    /// Drops `timeline` where it does not hold all of `metric` ([`Timeline::shares`]: a node with a
+    /// value has no sample), which a target writes by it; whether it did.
+    pub fn drop_unless_holding(timeline: &mut Option<Timeline>, tree: &CallTree, metric: usize) -> bool {
+        let holds = timeline.as_ref().is_none_or(|t| t.shares(tree, metric).is_some());
+        if !holds {
+            *timeline = None;
+        }
+        !holds
+    }
+
+    /// Checks that every sample names a node of a tree of `nodes` nodes and that the samples are in
+    /// time order within the span.
+    pub(crate) fn validate(&self, nodes: usize) -> Result<(), String> {
+        if let Some(s) = self.samples.iter().find(|s| s.node.index() >= nodes) {
+            return Err(format!("a timeline sample at {} names node {} of {nodes}", s.time, s.node.0));
+        }
+        if !self.samples.is_sorted_by_key(|s| s.time) {
+            return Err("the timeline's samples are not in time order".into());
+        }
+        let inside = |s: &TimedSample| (self.start..=self.end).contains(&s.time);
+        if let Some(s) = self.samples.iter().find(|s| !inside(s)) {
+            return Err(format!("a timeline sample at {} is outside {}..{}", s.time, self.start, self.end));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Metric, Value};
+
+    fn sample(time: i64, node: u32) -> TimedSample {
+        TimedSample { time, node: NodeId(node), weight: 1 }
+    }
+
+    #[test]
+    fn samples_are_put_in_time_order_keeping_ties_in_order() {
+        let t = Timeline::new(vec![sample(30, 0), sample(10, 1), sample(10, 2)], None).unwrap();
+        let order: Vec<(i64, u32)> = t.samples().iter().map(|s| (s.time, s.node.0)).collect();
+        assert_eq!(order, [(10, 1), (10, 2), (30, 0)]);
+        assert_eq!((t.start, t.end), (10, 30));
+        assert_eq!(Timeline::new(vec![sample(5, 0)], Some((0, 100))).map(|t| (t.start, t.end)), Some((0, 100)));
+        assert_eq!(Timeline::new(Vec::new(), None), None);
+    }
+
+    #[test]
+    fn a_remapped_timeline_drops_the_samples_whose_value_went() {
+        let t = Timeline::new(vec![sample(1, 0), sample(2, 1), sample(3, 2)], Some((0, 9))).unwrap();
+        let moved = t.remapped(|n| (n.0 != 1).then_some(NodeId(n.0 / 2))).unwrap();
+        let nodes: Vec<u32> = moved.samples().iter().map(|s| s.node.0).collect();
+        assert_eq!(nodes, [0, 1]);
+        assert_eq!((moved.start, moved.end), (0, 9));
+        assert_eq!(t.remapped(|_| None), None);
+    }
+
+    /// 10 shared by three samples of one node: 3, 4, 3 (3.33, 6.67 and 10 rounded, less the sum
+    /// before), adding up to 10; a node of value and no sample makes no shares.
+    #[test]
+    fn a_nodes_value_is_shared_among_its_samples() {
+        let mut tree = CallTree::new(&[Metric::samples()]);
+        let (a, b) = (tree.push(None, crate::model::FrameId(0)), tree.push(None, crate::model::FrameId(1)));
+        tree.set_self(0, a, Value::Int(10));
+        tree.set_self(0, b, Value::Int(2));
+        let t = Timeline::new(vec![sample(1, 0), sample(2, 1), sample(3, 0), sample(4, 0)], None).unwrap();
+        assert_eq!(t.shares(&tree, 0), Some(vec![3.0, 2.0, 4.0, 3.0]));
+        let t = Timeline::new(vec![sample(1, 0)], None).unwrap();
+        assert_eq!(t.shares(&tree, 0), None);
+    }
+}

@@ -113,6 +113,25 @@ pub fn read_input_with(
 
 /// Parses a duration such as `1ms`, `250us`, `0.5ms`, `100ns` or `1s` (for `--interval`).
 pub fn parse_interval(text: &str) -> Result<std::time::Duration, String> {
+    let total = nanoseconds_of(text)?;
+    if !(1.0..1e18).contains(&total) {
+        return Err(format!("{:?} is not an interval between 1ns and 30 years", text.trim()));
+    }
+    Ok(std::time::Duration::from_nanos(total.round() as u64))
+}
+
+/// A time from the start of a profile's timeline, as `--from-time` and `--to-time` take it: a
+/// duration as [`parse_interval`] reads one, or 0.
+pub fn parse_time(text: &str) -> Result<std::time::Duration, String> {
+    let total = if text.trim() == "0" { 0.0 } else { nanoseconds_of(text)? };
+    if !(0.0..1e18).contains(&total) {
+        return Err(format!("{:?} is not a time between 0 and 30 years", text.trim()));
+    }
+    Ok(std::time::Duration::from_nanos(total.round() as u64))
+}
+
+/// The nanoseconds of a number and its unit (`ns`, `us` or `µs`, `ms`, `s`).
+fn nanoseconds_of(text: &str) -> Result<f64, String> {
     let text = text.trim();
     let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
@@ -124,11 +143,7 @@ pub fn parse_interval(text: &str) -> Result<std::time::Duration, String> {
         "s" => 1e9,
         other => return Err(format!("unknown unit {other:?} in {text:?}: use ns, us, ms or s")),
     };
-    let total = value * nanos;
-    if !(1.0..1e18).contains(&total) {
-        return Err(format!("{text:?} is not an interval between 1ns and 30 years"));
-    }
-    Ok(std::time::Duration::from_nanos(total.round() as u64))
+    Ok(value * nanos)
 }
 
 /// The `proftool formats` table.

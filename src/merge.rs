@@ -70,6 +70,12 @@ impl Merger {
         if !self.labels.is_empty() {
             drop_differing_facts(merged, &profile, label, diag);
         }
+        if let Some(timeline) = &profile.timeline {
+            let n = timeline.samples().len();
+            diag.warn("merge-timeline-dropped", None, || {
+                format!("{label}: the times of its {n} samples are dropped: the merged profile adds runs up, and has no timeline")
+            });
+        }
         add_tree(merged, &mut self.index, &profile, &targets, (!self.merge_threads).then_some(label));
         self.labels.push(label.to_string());
         Ok(())

@@ -428,3 +428,14 @@ fn of_rows_that_changed_alike_the_callee_comes_first() {
     // leaf: +20 points total and self; inner and wrap +20 total, 0 self; other -20 both.
     assert_eq!(names, ["leaf", "other", "inner", "wrap", "main"]);
 }
+
+/// Two perf recordings merge without their timelines (each run's clock is its own), said per
+/// input with its number of samples (threads.perf's 26 records).
+#[test]
+fn merge_says_it_drops_the_samples_times() {
+    let perf = fixture("perf/threads.perf");
+    let done = proftool().args(["merge", "--to", "folded", "-o", "-"]).arg(&perf).arg(&perf).output().unwrap();
+    assert!(done.status.success());
+    let stderr = String::from_utf8(done.stderr).unwrap();
+    assert!(stderr.contains("the times of its 26 samples are dropped"), "{stderr}");
+}

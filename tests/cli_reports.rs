@@ -774,3 +774,61 @@ fn csv_cells_that_would_be_formulas_open_as_text() {
     let names: Vec<&str> = csv.lines().skip(1).map(|l| l.rsplitn(5, ',').last().unwrap()).collect();
     assert_eq!(names, ["main", "ok", "\"'=HYPERLINK(\"\"http://x\"\")\"", "'-[NSObject init]", "'@SUM(A1)"], "{csv}");
 }
+
+/// The records of perf/threads.perf read here, each its time from the first (µs) and the symbol
+/// of its innermost frame without its offset.
+fn perf_threads_records() -> Vec<(i64, String)> {
+    let text = std::fs::read_to_string(fixture("perf/threads.perf")).unwrap();
+    let mut records = Vec::new();
+    for record in text.split("\n\n").filter(|r| !r.trim().is_empty()) {
+        let mut lines = record.lines();
+        let seconds = lines.next().unwrap().split(':').next().unwrap().rsplit(' ').next().unwrap();
+        let micros = (seconds.parse::<f64>().unwrap() * 1e6).round() as i64;
+        let frame = lines.next().unwrap().split_whitespace().nth(1).unwrap();
+        records.push((micros, frame.split_once("+0x").map_or(frame, |(symbol, _)| symbol).to_string()));
+    }
+    let first = records[0].0;
+    records.iter().map(|(t, leaf)| (t - first, leaf.clone())).collect()
+}
+
+/// `--from-time` and `--to-time` keep the samples taken in the range, from the timeline's start
+/// (its first sample, for perf): each function's own samples are those of the records in it.
+#[test]
+fn a_time_range_keeps_the_samples_taken_in_it() {
+    let records = perf_threads_records();
+    for (from, to) in [(20_000, 40_000), (0, 5_000), (50_000, 61_665)] {
+        let mut own: BTreeMap<String, f64> = BTreeMap::new();
+        for (_, leaf) in records.iter().filter(|(t, _)| (from..=to).contains(t)) {
+            *own.entry(leaf.clone()).or_default() += 1.0;
+        }
+        let (from_arg, to_arg) = (format!("{from}us"), format!("{to}us"));
+        let csv = report(&[
+            "summary",
+            &path("perf/threads.perf"),
+            "--metric",
+            "samples",
+            "--format",
+            "csv",
+            "--from-time",
+            &from_arg,
+            "--to-time",
+            &to_arg,
+        ]);
+        let rows: BTreeMap<String, f64> =
+            csv_rows(&csv).into_iter().filter(|(_, cells)| cells[0] > 0.0).map(|(n, cells)| (n, cells[0])).collect();
+        assert_eq!(rows, own, "{from}..{to} µs");
+    }
+}
+
+/// A profile with no timeline and a range with no sample are refused (exit 1, as an option that
+/// does not fit the profile), and a range that ends before it starts is a usage error (exit 2),
+/// each saying why.
+#[test]
+fn a_time_range_that_cannot_be_cut_is_refused() {
+    let none = failure(&["summary", &path("lispworks/processes.tree"), "--from-time", "1ms"], "", 1);
+    assert!(none.contains("--from-time 1ms: the profile has no timeline"), "{none}");
+    let empty = failure(&["summary", &path("perf/threads.perf"), "--from-time", "1s"], "", 1);
+    assert!(empty.contains("--from-time 1s: no sample is in the range (the timeline is 61.665ms long)"), "{empty}");
+    let backwards = failure(&["summary", &path("perf/threads.perf"), "--from-time", "2ms", "--to-time", "0"], "", 2);
+    assert!(backwards.contains("--to-time 0ns is before --from-time 2ms"), "{backwards}");
+}

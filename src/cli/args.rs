@@ -192,6 +192,14 @@ pub struct SelectArgs {
     /// Keep only the stacks of one thread or process (a thread frame or a root named NAME).
     #[arg(long, value_name = "NAME", help_heading = "Filters")]
     pub thread: Option<String>,
+    /// Keep only the samples taken from TIME after the start of the profile's timeline (`1.5s`,
+    /// `250ms`): each function keeps the part of its samples taken in the range. For profiles that
+    /// say when their samples were taken (perf script, .cpuprofile, the Firefox Profiler's).
+    #[arg(long, value_name = "TIME", value_parser = proftool::parse_time, help_heading = "Filters")]
+    pub from_time: Option<Duration>,
+    /// Keep only the samples taken up to TIME after the start of the profile's timeline.
+    #[arg(long, value_name = "TIME", value_parser = proftool::parse_time, help_heading = "Filters")]
+    pub to_time: Option<Duration>,
 }
 
 impl SelectArgs {
@@ -215,7 +223,18 @@ impl SelectArgs {
             hide: regex("--hide", &self.hide)?,
             collapse_recursion: regex("--collapse-recursion", &self.collapse_recursion)?,
             thread: self.thread.clone(),
+            time: self.time_range()?,
         })
+    }
+
+    /// `--from-time` and `--to-time`; a range that ends before it starts is a usage error.
+    fn time_range(&self) -> Result<filter::TimeRange, Usage> {
+        if let (Some(from), Some(to)) = (self.from_time, self.to_time) {
+            if to < from {
+                return Err(Usage(format!("--to-time {to:?} is before --from-time {from:?}")));
+            }
+        }
+        Ok(filter::TimeRange { from: self.from_time, to: self.to_time })
     }
 
     /// The options every report shares.

@@ -12,6 +12,9 @@
 //!   stacks that end in them;
 //! - `--thread NAME` keeps the stacks of one thread or process (a thread frame, or a root, so named),
 //!   as `--focus` does;
+//! - `--from-time`/`--to-time` keep the samples taken in a range of the profile's timeline (the
+//!   Firefox Profiler's range selection): each node keeps its share of the samples kept
+//!   ([`within_time`]);
 //! - [`subtrees`] keeps the subtrees rooted at the outermost nodes of some frames (a report's `--fn`).
 //!
 //! A frame's name is [`Profile::frame_name`] (`Module.label` for GHC, `name[line]` for a line frame);
@@ -22,10 +25,11 @@
 //! over the arena (parents before children), without recursion.
 
 use super::ops::{copy_values, without_nodes};
-use super::{FrameKind, NodeId, Profile, Value};
+use super::{FrameKind, NodeId, Profile, Timeline, Value};
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use regex::Regex;
+use std::time::Duration;
 
 /// The filters of one run; each one given narrows the profile in turn (thread, focus, ignore, hide,
 /// collapse recursion).
@@ -41,6 +45,35 @@ pub struct Filters {
     pub collapse_recursion: Option<Regex>,
     /// `--thread NAME`.
     pub thread: Option<String>,
+    /// `--from-time`, `--to-time`.
+    pub time: TimeRange,
+}
+
+/// A range of a profile's timeline, from its start: `--from-time` (else the start) to `--to-time`
+/// (else the end), both kept.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TimeRange {
+    /// `--from-time`.
+    pub from: Option<Duration>,
+    /// `--to-time`.
+    pub to: Option<Duration>,
+}
+
+impl TimeRange {
+    /// Whether it is the whole timeline (no range given).
+    pub fn is_whole(&self) -> bool {
+        self.from.is_none() && self.to.is_none()
+    }
+
+    /// The range as options, for messages: `--from-time 1ms --to-time 2ms`.
+    fn options(&self) -> String {
+        let option = |name: &str, at: Option<Duration>| at.map(|at| format!("{name} {at:?}"));
+        [option("--from-time", self.from), option("--to-time", self.to)]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
 }
 
 impl Filters {
@@ -51,6 +84,7 @@ impl Filters {
             && self.hide.is_none()
             && self.collapse_recursion.is_none()
             && self.thread.is_none()
+            && self.time.is_whole()
     }
 
     /// `profile` narrowed by every filter given; an error that says which filter left nothing.
@@ -86,6 +120,10 @@ impl Filters {
     /// frames and the total it was dropped from (zeros without `--hide`).
     fn apply_measuring_hidden(&self, mut profile: Profile) -> Result<(Profile, Vec<(f64, f64)>), Error> {
         let mut dropped = vec![(0.0, 0.0); profile.metrics().len()];
+        if !self.time.is_whole() {
+            let range = self.time.options();
+            profile = within_time(&profile, self.time).map_err(|why| Error::BadOption(format!("{range}: {why}")))?;
+        }
         if let Some(name) = &self.thread {
             let narrowed = focus(&profile, &thread_nodes(&profile, name));
             if narrowed.tree.is_empty() {
@@ -337,6 +375,63 @@ pub fn subtrees(profile: &Profile, marked: &[bool]) -> Profile {
         .map(|&u| if u { Fate::Keep { own: true } } else { Fate::Cut })
         .collect();
     rebuild(profile, &fates)
+}
+
+/// `profile` cut to the samples of its timeline taken in `range` (offsets from the timeline's
+/// start): each node keeps, in every metric, the shares of its samples kept ([`Timeline::shares`]:
+/// all of its value where all are kept), and the nodes with none below them go. An error says why
+/// it cannot be cut: it has no timeline, a metric is not in its samples (counted per node, or
+/// weighing nodes with no sample), or no sample is in the range.
+pub fn within_time(profile: &Profile, range: TimeRange) -> Result<Profile, String> {
+    let Some(timeline) = &profile.timeline else {
+        return Err("the profile has no timeline: its format, or the steps before, keep no time of its samples".into());
+    };
+    let at = |offset: Option<Duration>, otherwise: i64| {
+        offset.map_or(otherwise, |d| timeline.start.saturating_add(i64::try_from(d.as_nanos()).unwrap_or(i64::MAX)))
+    };
+    let (from, to) = (at(range.from, timeline.start), at(range.to, timeline.end));
+    let samples = timeline.samples();
+    let kept: Vec<bool> = samples.iter().map(|s| (from..=to).contains(&s.time)).collect();
+    if !kept.contains(&true) {
+        let span = Duration::from_nanos(u64::try_from(timeline.end - timeline.start).unwrap_or(0));
+        return Err(format!("no sample is in the range (the timeline is {span:?} long)"));
+    }
+    let (tree, metrics) = (&profile.tree, profile.metrics());
+    let mut out = profile.clone();
+    for (m, metric) in metrics.iter().enumerate() {
+        if !metric.is_additive() {
+            return Err(format!("its {} is counted per node, not per sample", metric.name));
+        }
+        let shares = timeline
+            .shares(tree, m)
+            .ok_or_else(|| format!("its {} is not all in its timeline's samples", metric.name))?;
+        let (mut sums, mut all) = (vec![0f64; tree.len()], vec![true; tree.len()]);
+        for ((sample, share), &keep) in samples.iter().zip(shares).zip(&kept) {
+            match keep {
+                true => sums[sample.node.index()] += share,
+                false => all[sample.node.index()] = false,
+            }
+        }
+        let value = |n: NodeId| if all[n.index()] { tree.self_value(m, n).as_f64() } else { sums[n.index()] };
+        let values = match metric.repr {
+            super::Repr::Int => super::Values::Int(tree.nodes().map(|n| value(n).round() as i64).collect()),
+            super::Repr::Float => super::Values::Float(tree.nodes().map(value).collect()),
+        };
+        out.replace_metric(m, metric.clone(), values);
+    }
+    out.tree.forget_measured_inclusive();
+    let in_range = samples.iter().zip(&kept).filter(|(_, &keep)| keep).map(|(s, _)| *s);
+    out.timeline = Timeline::new(in_range.collect(), Some((from, to.max(from))));
+    // A node stays where a sample kept is at or below it.
+    let mut sampled = vec![false; tree.len()];
+    out.timeline.iter().flat_map(Timeline::samples).for_each(|s| sampled[s.node.index()] = true);
+    for node in tree.nodes().rev() {
+        if let (true, Some(p)) = (sampled[node.index()], tree.parent(node)) {
+            sampled[p.index()] = true;
+        }
+    }
+    let fates: Vec<Fate> = sampled.iter().map(|&s| if s { Fate::Keep { own: true } } else { Fate::Cut }).collect();
+    Ok(rebuild(&out, &fates))
 }
 
 /// `profile` with each node's fate applied: kept nodes are copied in arena order under their

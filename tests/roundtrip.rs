@@ -125,6 +125,13 @@ pub fn check_pair(origin: Option<Format>, target: Format, profile: &Profile, lab
         }
         false => reread.clone(),
     };
+    // A profile without a timeline is written with its samples or slices laid out by the tree (a
+    // flame chart of slices, samples at a running time), which read back are a timeline the source
+    // did not have: the models are compared without it.
+    let mut reread_model = reread_model;
+    if original.timeline.is_none() {
+        reread_model.timeline = None;
+    }
     // Folded stacks write no line of count 0: a stack of none (`main;idle 0`) does not come back,
     // and only the stacks with counts are compared (below).
     let zero_stacks = target == Format::Folded

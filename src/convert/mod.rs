@@ -90,19 +90,27 @@ pub fn project(
     Ok(profile)
 }
 
-/// Drops the profile's timeline where `target` does not keep one, saying so; whether the profile
-/// has a timeline the target keeps.
+/// Drops the samples and slices of the profile's timeline that `target` does not keep, saying so;
+/// whether the profile keeps a timeline.
 fn drop_timeline_not_held(profile: &mut Profile, carries: &Carries, target: Format, diag: &mut Diagnostics) -> bool {
-    let Some(timeline) = &profile.timeline else { return false };
-    if carries.timeline {
-        return true;
+    let Some(mut timeline) = profile.timeline.take() else { return false };
+    let (samples, slices) = (timeline.samples().len(), timeline.slices().len());
+    if !carries.timeline && samples > 0 {
+        diag.warn("timeline-dropped", None, || {
+            format!("{target} holds no time order: the times of {samples} samples are dropped, their stacks kept")
+        });
+        let Some(rest) = timeline.without_samples() else { return false };
+        timeline = rest;
     }
-    let n = timeline.samples().len();
-    diag.warn("timeline-dropped", None, || {
-        format!("{target} holds no time order: the times of {n} samples are dropped, their stacks kept")
-    });
-    profile.timeline = None;
-    false
+    if !carries.slices && slices > 0 {
+        diag.warn("slices-dropped", None, || {
+            format!("{target} holds no slices of a trace: the times of {slices} slices are dropped, their time kept as the call tree's")
+        });
+        let Some(rest) = timeline.without_slices() else { return false };
+        timeline = rest;
+    }
+    profile.timeline = Some(timeline);
+    true
 }
 
 /// A conversion under way: its target, what the target carries, the options it was asked with,

@@ -368,6 +368,9 @@ pub struct Carries {
     /// was taken (a `.cpuprofile`'s samples and deltas, the Firefox Profiler's sample times); other
     /// targets get the samples laid out by the tree, and a conversion says the order is lost.
     pub timeline: bool,
+    /// Whether its writer keeps the slices of a traced profile's timeline (Chrome's trace events,
+    /// speedscope's evented profiles) at their times.
+    pub slices: bool,
 }
 
 impl Carries {
@@ -396,6 +399,7 @@ impl Carries {
         needs_time: false,
         weight_is_time: false,
         timeline: false,
+        slices: false,
     };
 
     /// Stacks of source frames (modules and lines) in threads, titled, weighed by any count a
@@ -432,7 +436,7 @@ impl Carries {
             (self.title, "title"),
             (self.timestamp, "timestamp"),
             (self.interval, "interval"),
-            (self.timeline, "time order"),
+            (self.timeline || self.slices, "time order"),
         ];
         parts.extend(flags.iter().filter(|(on, _)| *on).map(|(_, name)| *name));
         parts.join(", ")

@@ -126,25 +126,33 @@ fn dump_tree(profile: &Profile, out: &mut String) {
 /// How many of a timeline's first samples the dump shows.
 const TIMELINE_SHOWN: usize = 10;
 
-/// The timeline's span and size, then its first samples: each one's time from the start and the
-/// frame its stack ends at.
+/// The timeline's span and size, then its first samples (each one's time from the start and the
+/// frame its stack ends at) and slices (when each began and ended, and its frame).
 fn dump_timeline(profile: &Profile, out: &mut String) {
     let Some(timeline) = &profile.timeline else { return };
+    let _ = writeln!(out, "timeline: from {} to {} ns", timeline.start, timeline.end);
     let samples = timeline.samples();
-    let weight: u64 = samples.iter().map(|s| u64::from(s.weight)).sum();
-    let _ = writeln!(
-        out,
-        "timeline: {} samples (weight {weight}) from {} to {} ns",
-        samples.len(),
-        timeline.start,
-        timeline.end
-    );
+    if !samples.is_empty() {
+        let weight: u64 = samples.iter().map(|s| u64::from(s.weight)).sum();
+        let _ = writeln!(out, "samples: {} (weight {weight})", samples.len());
+    }
     for s in samples.iter().take(TIMELINE_SHOWN) {
         let frame = frame_label(profile.frames.get(profile.tree.frame(s.node)));
         let _ = writeln!(out, "  +{} ns {frame} x{}", s.time - timeline.start, s.weight);
     }
     if samples.len() > TIMELINE_SHOWN {
         let _ = writeln!(out, "  … {} more", samples.len() - TIMELINE_SHOWN);
+    }
+    let slices = timeline.slices();
+    if !slices.is_empty() {
+        let _ = writeln!(out, "slices: {}", slices.len());
+    }
+    for s in slices.iter().take(TIMELINE_SHOWN) {
+        let frame = frame_label(profile.frames.get(profile.tree.frame(s.node)));
+        let _ = writeln!(out, "  +{}..+{} ns {frame}", s.start - timeline.start, s.end - timeline.start);
+    }
+    if slices.len() > TIMELINE_SHOWN {
+        let _ = writeln!(out, "  … {} more", slices.len() - TIMELINE_SHOWN);
     }
 }
 

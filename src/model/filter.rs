@@ -390,6 +390,9 @@ pub fn within_time(profile: &Profile, range: TimeRange) -> Result<Profile, Strin
         offset.map_or(otherwise, |d| timeline.start.saturating_add(i64::try_from(d.as_nanos()).unwrap_or(i64::MAX)))
     };
     let (from, to) = (at(range.from, timeline.start), at(range.to, timeline.end));
+    if !timeline.slices().is_empty() {
+        return Err("a trace's slices are not cut to a range (only samples are)".into());
+    }
     let samples = timeline.samples();
     let kept: Vec<bool> = samples.iter().map(|s| (from..=to).contains(&s.time)).collect();
     if !kept.contains(&true) {
@@ -480,12 +483,15 @@ fn rebuild(profile: &Profile, fates: &[Fate]) -> Profile {
         };
         anchor[node.index()] = new;
     }
-    // A sample goes where its node's value went: nowhere for a cut node or a kept caller's own.
+    // A sample goes where its node's value went: nowhere for a cut node or a kept caller's own; a
+    // slice stays where its node does, with its own value.
     let value_went = |node: NodeId| match fates[node.index()] {
         Fate::Keep { own: false } | Fate::Cut => None,
         Fate::Keep { own: true } | Fate::Hide | Fate::Into(_) => anchor[node.index()],
     };
-    out.timeline = profile.timeline.as_ref().and_then(|t| t.remapped(value_went));
+    let node_kept =
+        |node: NodeId| (fates[node.index()] == Fate::Keep { own: true }).then(|| anchor[node.index()]).flatten();
+    out.timeline = profile.timeline.as_ref().and_then(|t| t.remapped_apart(&value_went, &node_kept));
     for m in (0..metrics.len()).filter(|&m| src.measured_inclusive(m).is_some()) {
         for (node, value) in remeasured(profile, m, fates) {
             if let Some(id) = anchor[node.index()] {

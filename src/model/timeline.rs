@@ -13,16 +13,30 @@
 
 use super::{CallTree, NodeId};
 
-/// The samples of a profile in time order, and the span of the recording.
+/// The samples of a profile in time order, the slices of a traced one (Chrome's trace events,
+/// speedscope's evented profiles) in the order they begin, and the span of the recording.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Timeline {
     /// When the recording started and ended, in nanoseconds on the source's clock: the first and
-    /// last sample's times where the source states no other (a `.cpuprofile`'s `startTime` and
-    /// `endTime` do).
+    /// last sample's times (the first slice's start and the last one's end) where the source states
+    /// no other (a `.cpuprofile`'s `startTime` and `endTime` do).
     pub start: i64,
     /// See [`Timeline::start`].
     pub end: i64,
     samples: Vec<TimedSample>,
+    slices: Vec<Slice>,
+}
+
+/// A slice of a trace: the time its node ran, from its start to its end (ns), its callees' slices
+/// inside it. Its node's inclusive time is the length of its slices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slice {
+    /// When it began (ns).
+    pub start: i64,
+    /// When it ended (ns).
+    pub end: i64,
+    /// The node of the call tree it is a slice of.
+    pub node: NodeId,
 }
 
 /// One sample: when it was taken, in nanoseconds on the source's clock, the node its stack ends
@@ -45,9 +59,26 @@ impl Timeline {
         if !samples.is_sorted_by_key(|s| s.time) {
             samples.sort_by_key(|s| s.time);
         }
-        let (first, last) = (samples.first()?.time, samples.last()?.time);
+        Timeline::of(samples, Vec::new(), span)
+    }
+
+    /// The timeline of `slices` (sorted by start here, stably: a caller's slice begins before its
+    /// callee's that begins with it), over `span` where the source states one, else from the first
+    /// start to the last end. `None` where there are none.
+    pub fn of_slices(mut slices: Vec<Slice>, span: Option<(i64, i64)>) -> Option<Timeline> {
+        if !slices.is_sorted_by_key(|s| s.start) {
+            slices.sort_by_key(|s| s.start);
+        }
+        Timeline::of(Vec::new(), slices, span)
+    }
+
+    /// The timeline of samples and slices in order, over `span` and all of them.
+    fn of(samples: Vec<TimedSample>, slices: Vec<Slice>, span: Option<(i64, i64)>) -> Option<Timeline> {
+        let first = samples.first().map(|s| s.time).into_iter().chain(slices.first().map(|s| s.start)).min();
+        let last = samples.last().map(|s| s.time).into_iter().chain(slices.iter().map(|s| s.end)).max();
+        let (first, last) = (first?, last?);
         let (start, end) = span.map_or((first, last), |(start, end)| (start.min(first), end.max(last)));
-        Some(Timeline { start, end, samples })
+        Some(Timeline { start, end, samples, slices })
     }
 
     /// The samples, in time order.
@@ -55,15 +86,49 @@ impl Timeline {
         &self.samples
     }
 
-    /// The timeline of a tree rebuilt with `map`, which gives each old node the new node its value
-    /// went to, or none where its value went with it; `None` when no sample is left.
-    pub(crate) fn remapped(&self, map: impl Fn(NodeId) -> Option<NodeId>) -> Option<Timeline> {
-        let samples: Vec<TimedSample> =
-            (self.samples.iter()).filter_map(|s| Some(TimedSample { node: map(s.node)?, ..*s })).collect();
-        Timeline::new(samples, Some((self.start, self.end)))
+    /// The slices, in the order they begin.
+    pub fn slices(&self) -> &[Slice] {
+        &self.slices
     }
 
-    /// Moves the samples of node `from` to node `to` (its value moved there).
+    /// The timeline without its samples (`None` where it has nothing else).
+    pub(crate) fn without_samples(self) -> Option<Timeline> {
+        Timeline::of(Vec::new(), self.slices, Some((self.start, self.end)))
+    }
+
+    /// The timeline without its slices (`None` where it has nothing else).
+    pub(crate) fn without_slices(self) -> Option<Timeline> {
+        Timeline::of(self.samples, Vec::new(), Some((self.start, self.end)))
+    }
+
+    /// The timeline of a tree rebuilt with `map`, which gives each old node the new node its value
+    /// went to, or none where its value went with it; `None` when nothing is left.
+    pub(crate) fn remapped(&self, map: impl Fn(NodeId) -> Option<NodeId>) -> Option<Timeline> {
+        self.remapped_apart(&map, &map)
+    }
+
+    /// [`Timeline::remapped`] where a node's value goes elsewhere than the node (a hidden frame's
+    /// to its caller): samples go where `value_went` says, slices only where `node_kept` keeps
+    /// their node as a node of its own (a hidden frame's slice goes: its time is its caller's).
+    pub(crate) fn remapped_apart(
+        &self,
+        value_went: &dyn Fn(NodeId) -> Option<NodeId>,
+        node_kept: &dyn Fn(NodeId) -> Option<NodeId>,
+    ) -> Option<Timeline> {
+        let samples = self.samples.iter().filter_map(|s| Some(TimedSample { node: value_went(s.node)?, ..*s }));
+        let slices = self.slices.iter().filter_map(|s| Some(Slice { node: node_kept(s.node)?, ..*s }));
+        Timeline::of(samples.collect(), slices.collect(), Some((self.start, self.end)))
+    }
+
+    /// The inclusive time (ns) of each node of a tree of `nodes` nodes: the length of its slices.
+    pub fn slice_time(&self, nodes: usize) -> Vec<i64> {
+        let mut time = vec![0i64; nodes];
+        self.slices.iter().for_each(|s| time[s.node.index()] += s.end - s.start);
+        time
+    }
+
+    /// Moves the samples of node `from` to node `to` (its value moved there; its slices, none here,
+    /// are no thread's own).
     pub(crate) fn move_samples(&mut self, from: NodeId, to: NodeId) {
         self.samples.iter_mut().filter(|s| s.node == from).for_each(|s| s.node = to);
     }
@@ -113,11 +178,20 @@ impl Timeline {
         !holds
     }
 
-    /// Checks that every sample names a node of a tree of `nodes` nodes and that the samples are in
-    /// time order within the span.
+    /// Checks that every sample and slice names a node of a tree of `nodes` nodes, and that both
+    /// are in order within the span.
     pub(crate) fn validate(&self, nodes: usize) -> Result<(), String> {
         if let Some(s) = self.samples.iter().find(|s| s.node.index() >= nodes) {
             return Err(format!("a timeline sample at {} names node {} of {nodes}", s.time, s.node.0));
+        }
+        if let Some(s) = self.slices.iter().find(|s| s.node.index() >= nodes || s.end < s.start) {
+            return Err(format!("a slice {}..{} of node {} of {nodes}", s.start, s.end, s.node.0));
+        }
+        if !self.slices.is_sorted_by_key(|s| s.start) {
+            return Err("the timeline's slices are not in the order they begin".into());
+        }
+        if let Some(s) = self.slices.iter().find(|s| s.start < self.start || s.end > self.end) {
+            return Err(format!("a slice {}..{} is outside {}..{}", s.start, s.end, self.start, self.end));
         }
         if !self.samples.is_sorted_by_key(|s| s.time) {
             return Err("the timeline's samples are not in time order".into());

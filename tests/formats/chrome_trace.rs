@@ -4,7 +4,7 @@
 //! or hand arithmetic on the file. And py-spy's traces, Perfetto's protocol buffers named, samples
 //! written as a flame chart of time.
 
-use crate::support::binary::{fixture, info, proftool, run, run_stdin, stacks};
+use crate::support::binary::{fixture, info, proftool, run, run_stdin, stacks, temp};
 use std::collections::BTreeMap;
 
 /// The time (µs) under each thread root of `fixture_path`, by the root's name.
@@ -282,4 +282,40 @@ fn cpu_profiles_in_a_trace_give_samples_too() {
         };
         assert_eq!(named(&ours), named(&by_name), "{case}");
     }
+}
+
+/// The begins (name and µs) and the ends (µs) of a trace's slices, each sorted (read from the JSON
+/// on its own): `X` events as a begin and an end.
+fn slice_edges(path: &std::path::Path) -> (Vec<(String, f64)>, Vec<f64>) {
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let events = json.get("traceEvents").unwrap_or(&json).as_array().unwrap();
+    let (mut begins, mut ends) = (Vec::new(), Vec::new());
+    for event in events {
+        let (ts, name) = (event["ts"].as_f64(), event["name"].as_str().unwrap_or_default().to_string());
+        match event["ph"].as_str() {
+            Some("B") => begins.push((name, ts.unwrap())),
+            Some("E") => ends.push(ts.unwrap()),
+            Some("X") => {
+                begins.push((name, ts.unwrap()));
+                ends.push(ts.unwrap() + event["dur"].as_f64().unwrap());
+            }
+            _ => {}
+        }
+    }
+    begins.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    ends.sort_by(f64::total_cmp);
+    (begins, ends)
+}
+
+/// A trace written from a trace has its slices at their times: py-spy's work.json, its 309
+/// slices each beginning and ending at the µs it did (the file's own events, read here).
+#[test]
+fn slices_keep_their_times_through_a_round_trip() {
+    let dir = temp();
+    let out = dir.path().join("out.trace.json");
+    let source = fixture("chrome-trace/work.json");
+    proftool().args(["convert", "-q", "--to", "chrome-trace"]).arg(&source).arg(&out).assert().success();
+    let (begins, ends) = slice_edges(&source);
+    assert_eq!(begins.len(), 309);
+    assert_eq!(slice_edges(&out), (begins, ends));
 }

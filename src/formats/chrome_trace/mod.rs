@@ -68,9 +68,13 @@
 //! (protocol buffers, Chromium's default) is recognised by detection and refused with the command
 //! that converts it (`traceconv json`).
 //!
+//! **Timeline**: each slice laid out, from its begin to its end (ns), on its node.
+//!
 //! **Written**: the object form, a `process_name` and per root a `thread_name` metadata event (the
-//! roots are threads, one tid each from 1), then per thread its stacks as slices laid out as a
-//! flame chart: each node a `B` and an `E` event as far apart as its inclusive time, its callees one
+//! roots are threads, one tid each from 1), then per thread the slices of the profile's timeline at
+//! their times, as `B` and `E` events (an end before a begin at its time), where each node's time
+//! is the length of its slices (the fit checks it, and says where it is not: a frame hidden, lines
+//! merged); else its stacks as slices laid out as a flame chart: each node a `B` and an `E` event as far apart as its inclusive time, its callees one
 //! after another from its start, its own time after them, in nesting order. Times are added up in
 //! whole nanoseconds and written as µs with up to three decimals, so that a callee that ends with
 //! its caller ends at the very same number (as sums of floats they differed in the last digit, and
@@ -85,7 +89,8 @@
 //! which, on stderr).
 //!
 //! **Lost**: processes (threads of one name in two processes are one root, unless they carry CPU
-//! profiles), the order and timestamps of slices (the flame chart puts callees one after another),
+//! profiles), the order and timestamps of slices where the profile has none of its own (the flame
+//! chart puts callees one after another),
 //! time on a thread outside any slice, other `args`, categories, instant, counter, async and flow
 //! events; stacks of no time are not written.
 
@@ -131,6 +136,7 @@ pub(crate) const CARRIES: Carries = Carries {
     modules: true,
     time_unit: Some(Unit::Microseconds),
     weight_is_time: true,
+    slices: true,
     ..Carries::STACKS_OF_SAMPLES
 };
 
@@ -212,7 +218,26 @@ pub(crate) fn fit(profile: Profile, diag: &mut Diagnostics) -> Profile {
     if timeless && profile.metrics().len() == 1 {
         profile = read::without_timeless_stacks(&profile);
     }
+    if profile.timeline.as_ref().is_some_and(|t| !slices_are_the_time(&profile, t, time)) {
+        profile.timeline = None;
+        diag.warn("timeline-partial", None, || {
+            format!("{FORMAT}: the slices of the profile's timeline are not its time (a filter or a merge changed it): the slices are laid out as a flame chart, not at their times")
+        });
+    }
     profile
+}
+
+/// Whether each node's inclusive time is the length of its slices in `timeline`, to the
+/// nanosecond (the slices a trace is read into are; a filter that hides a frame, or lines merged
+/// into their functions, make a node's slices overlap or leave time in none).
+fn slices_are_the_time(profile: &Profile, timeline: &crate::model::Timeline, time: usize) -> bool {
+    let (tree, slices) = (&profile.tree, timeline.slice_time(profile.tree.len()));
+    let inclusive = tree.derived_inclusive(time);
+    // The roots are threads: their time is their slices'.
+    tree.nodes().filter(|&n| tree.parent(n).is_some()).all(|n| {
+        let nanos = (inclusive.get(n.index()).as_f64() * 1e3).round() as i64;
+        (nanos - slices[n.index()]).abs() <= 1
+    })
 }
 
 /// Time in µs to the nanosecond: what a trace's slices hold, laid out as sums of fractions, read

@@ -4,7 +4,9 @@ use super::{to_nanosecond, DISPLAY_TIME_UNIT, FORMAT};
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind, Position};
 use crate::formats::kit::v8_profile::{BELOW_MAX_TIME, MAX_TIME_US};
-use crate::model::{ChildIndex, FrameId, FrameKind, FrameRef, FrameTable, Metric, NodeId, Profile, Repr, Unit, Values};
+use crate::model::{
+    ChildIndex, FrameId, FrameKind, FrameRef, FrameTable, Metric, NodeId, Profile, Repr, Slice, Timeline, Unit, Values,
+};
 use rustc_hash::FxHashMap;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -543,6 +545,7 @@ impl Reader<'_> {
             frame_of: vec![None; self.frames.len()],
             index: ChildIndex::default(),
             time: Vec::new(),
+            slices: Some(Vec::new()),
             unmatched: 0,
             other_args: 0,
             unclosed: 0,
@@ -588,6 +591,7 @@ impl Reader<'_> {
             });
         }
         add_time(&mut profile, layout.time);
+        profile.timeline = layout.slices.and_then(|slices| Timeline::of_slices(slices, None));
         profile
     }
 }
@@ -617,6 +621,7 @@ pub(super) fn without_timeless_stacks(profile: &Profile) -> Profile {
         crate::model::ops::copy_values(tree, node, &mut kept.tree, copy);
         copy_of[node.index()] = Some(copy);
     }
+    kept.timeline = profile.timeline.as_ref().and_then(|t| t.remapped(|n| copy_of[n.index()]));
     kept
 }
 
@@ -661,6 +666,9 @@ struct Layout<'f> {
     index: ChildIndex,
     /// The time (µs) of each node.
     time: Vec<f64>,
+    /// The slices laid out, in the order they begin; none once a time does not fit the timeline's
+    /// nanoseconds.
+    slices: Option<Vec<Slice>>,
     unmatched: u64,
     other_args: u64,
     unclosed: u64,
@@ -671,6 +679,13 @@ struct Open {
     node: NodeId,
     name: u32,
     key: u32,
+    /// Its place among [`Layout::slices`].
+    slice: usize,
+}
+
+/// `us` in whole nanoseconds, where an i64 holds them.
+fn nanoseconds(us: f64) -> Option<i64> {
+    (us.abs() < 9e15).then(|| (us * 1e3).round() as i64)
 }
 
 /// A begin or end in one of the two queues of [`Layout::track`]: when, and which item.
@@ -715,7 +730,8 @@ impl Layout<'_> {
                 let frame = *self.frame_of[item.frame.index()]
                     .get_or_insert_with(|| profile.frames.intern(self.frames.get(item.frame).as_ref()));
                 let node = self.index.child_or_insert(&mut profile.tree, Some(parent), frame);
-                open.push(Open { node, name: item.name, key: item.key });
+                let slice = self.begin_slice(begins[b].ts, node);
+                open.push(Open { node, name: item.name, key: item.key, slice });
                 b += 1;
                 continue;
             }
@@ -737,13 +753,37 @@ impl Layout<'_> {
                         self.other_args += 1;
                     }
                     self.advance(&open, &mut now, ts);
-                    open.pop();
+                    if let Some(top) = open.pop() {
+                        self.end_slice(top.slice, ts);
+                    }
                 }
                 // Ignored: not even its time is a time of the track's.
                 _ => self.unmatched += 1,
             }
         }
         self.unclosed += open.len() as u64;
+        for slice in open.iter().map(|o| o.slice) {
+            self.end_slice(slice, now);
+        }
+    }
+
+    /// Begins a slice of `node` at `ts` (µs); its place among the slices.
+    fn begin_slice(&mut self, ts: f64, node: NodeId) -> usize {
+        let Some(slices) = &mut self.slices else { return 0 };
+        match nanoseconds(ts) {
+            Some(start) => slices.push(Slice { start, end: start, node }),
+            None => self.slices = None,
+        }
+        self.slices.as_ref().map_or(0, |s| s.len().saturating_sub(1))
+    }
+
+    /// Ends slice `slice` at `ts` (µs).
+    fn end_slice(&mut self, slice: usize, ts: f64) {
+        let Some(slices) = &mut self.slices else { return };
+        match nanoseconds(ts) {
+            Some(end) => slices[slice].end = end,
+            None => self.slices = None,
+        }
     }
 
     /// Gives the innermost open slice the time from `now` to `to`.

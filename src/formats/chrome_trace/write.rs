@@ -3,7 +3,7 @@
 use super::{DISPLAY_TIME_UNIT, FORMAT};
 use crate::error::Error;
 use crate::formats::json::push_string;
-use crate::model::{MetricKind, NodeId, Profile};
+use crate::model::{MetricKind, NodeId, Profile, Slice};
 use std::io::Write;
 
 /// Writes `profile` (projected onto [`CARRIES`](super::CARRIES) and fitted by [`fit`](super::fit):
@@ -12,6 +12,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
     let tree = &profile.tree;
     let inclusive = inclusive_nanoseconds(profile)?;
     let children = tree.children();
+    let mut slices = slices_by_root(profile);
     let mut json = String::with_capacity(1 << 16);
     json.push_str("{\"traceEvents\":[\n{\"name\":\"process_name\",\"cat\":\"__metadata\",\"ph\":\"M\",\"ts\":0,\"pid\":1,\"tid\":0,\"args\":{\"name\":\"proftool\"}}");
     for (i, &root) in children.roots().iter().enumerate() {
@@ -21,10 +22,13 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
         json.push_str(",\"args\":{\"name\":");
         push_string(&mut json, &crate::formats::shared::written_name(profile.frames.get(tree.frame(root))));
         json.push_str("}}");
-        // Each node's begin with where its slice starts (callees one after another from their
-        // caller's start), and after its callees its end.
+        // Each node's begin with where its slice starts: where the timeline has it, else callees
+        // one after another from their caller's start; and after its callees its end.
         let mut stack: Vec<Step> = Vec::new();
-        push_callees(&mut stack, children.of_node(root), 0, &inclusive);
+        match slices.as_mut().map(|s| std::mem::take(&mut s[i])) {
+            Some(slices) => stack = steps_of_slices(&slices),
+            None => push_callees(&mut stack, children.of_node(root), 0, &inclusive),
+        }
         while let Some(step) = stack.pop() {
             match step {
                 Step::Begin(node, start) => {
@@ -33,6 +37,8 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
                     push_callees(&mut stack, children.of_node(node), start, &inclusive);
                 }
                 Step::End(node, end) => push_event(&mut json, profile, node, Phase::End, end, &tid),
+                Step::Slice(node, at, Phase::Begin) => push_event(&mut json, profile, node, Phase::Begin, at, &tid),
+                Step::Slice(node, at, Phase::End) => push_event(&mut json, profile, node, Phase::End, at, &tid),
             }
             if json.len() >= 1 << 16 {
                 out.write_all(json.as_bytes())?;
@@ -47,11 +53,53 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
     Ok(())
 }
 
-/// A slice to begin at its start, or to end at its end (ns).
+/// A slice to begin at its start and lay its callees out in it, or to end at its end (ns); or a
+/// begin or end of a slice of the timeline, whose callees have theirs.
 #[derive(Clone, Copy)]
 enum Step {
     Begin(NodeId, i128),
     End(NodeId, i128),
+    Slice(NodeId, i128, Phase),
+}
+
+/// The slices of the profile's timeline by the root (thread) they are under, in the order they
+/// begin; `None` where it has none.
+fn slices_by_root(profile: &Profile) -> Option<Vec<Vec<Slice>>> {
+    let (tree, timeline) = (&profile.tree, profile.timeline.as_ref()?);
+    if timeline.slices().is_empty() {
+        return None;
+    }
+    let roots = tree.children().roots().to_vec();
+    let mut root_of: Vec<usize> = vec![0; tree.len()];
+    roots.iter().enumerate().for_each(|(i, r)| root_of[r.index()] = i);
+    for node in tree.nodes() {
+        if let Some(parent) = tree.parent(node) {
+            root_of[node.index()] = root_of[parent.index()];
+        }
+    }
+    let mut by_root: Vec<Vec<Slice>> = vec![Vec::new(); roots.len()];
+    timeline.slices().iter().for_each(|s| by_root[root_of[s.node.index()]].push(*s));
+    Some(by_root)
+}
+
+/// The begins and ends of `slices` (in the order they begin, each inside the one before that it
+/// begins in), each end before a begin at its time, reversed to be popped.
+fn steps_of_slices(slices: &[Slice]) -> Vec<Step> {
+    let mut steps = Vec::with_capacity(2 * slices.len());
+    let mut open: Vec<Slice> = Vec::new();
+    for slice in slices {
+        while let Some(top) = open.last().filter(|top| top.end <= slice.start).copied() {
+            open.pop();
+            steps.push(Step::Slice(top.node, i128::from(top.end), Phase::End));
+        }
+        steps.push(Step::Slice(slice.node, i128::from(slice.start), Phase::Begin));
+        open.push(*slice);
+    }
+    while let Some(top) = open.pop() {
+        steps.push(Step::Slice(top.node, i128::from(top.end), Phase::End));
+    }
+    steps.reverse();
+    steps
 }
 
 /// The inclusive time of every node in whole nanoseconds (the fit rounded the time to them), added
@@ -176,7 +224,26 @@ mod tests {
         assert!(twice == out);
     }
 
-    /// The writer's flame chart: callees one after another from their caller's start, its own time
+    /// The slices of a timeline are written at their times, nested as they were: a's callee b
+    /// ends when c begins (b's end first), a ends last.
+    #[test]
+    fn slices_of_the_timeline_keep_their_times() {
+        let json = br#"[{"name":"a","ph":"X","ts":100,"dur":10.25,"tid":3},{"name":"b","ph":"X","ts":101,"dur":3,"tid":3},
+            {"name":"c","ph":"X","ts":104,"dur":3,"tid":3}]"#;
+        let profile = read(&mut &json[..], &mut Diagnostics::default()).unwrap();
+        let mut out = Vec::new();
+        write(&profile, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let events: Vec<(&str, &str)> = (text.lines())
+            .filter_map(|l| Some((l.split('"').nth(3)?, l.split("\"ts\":").nth(1)?.split(',').next()?)))
+            .filter(|(name, _)| ["a", "b", "c"].contains(name))
+            .collect();
+        let phases: Vec<&str> = text.lines().filter_map(|l| l.split("\"ph\":\"").nth(1)).map(|p| &p[..1]).collect();
+        assert_eq!(events, [("a", "100"), ("b", "101"), ("b", "104"), ("c", "104"), ("c", "107"), ("a", "110.25")]);
+        assert_eq!(phases, ["M", "M", "B", "B", "E", "B", "E", "E"]);
+    }
+
+    /// The writer's flame chart (a profile without a timeline): callees one after another from their caller's start, its own time
     /// after them (a: 10.25 − 2.5 − 3 = 4.75 µs of its own), fractions of µs as they are; each slice
     /// a begin and an end with its name, a source line with its file and line in its begin's args.
     #[test]
@@ -184,7 +251,8 @@ mod tests {
         let json =
             br#"[{"name":"a","ph":"X","ts":100,"dur":10.25,"tid":3},{"name":"b","ph":"X","ts":101,"dur":2.5,"tid":3,
             "args":{"filename":"f.py","line":9}},{"name":"c","ph":"X","ts":104,"dur":3,"tid":3}]"#;
-        let profile = read(&mut &json[..], &mut Diagnostics::default()).unwrap();
+        let mut profile = read(&mut &json[..], &mut Diagnostics::default()).unwrap();
+        profile.timeline = None;
         let mut out = Vec::new();
         write(&profile, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();

@@ -120,11 +120,29 @@ impl Timeline {
         Timeline::of(samples.collect(), slices.collect(), Some((self.start, self.end)))
     }
 
-    /// The inclusive time (ns) of each node of a tree of `nodes` nodes: the length of its slices.
-    pub fn slice_time(&self, nodes: usize) -> Vec<i64> {
-        let mut time = vec![0i64; nodes];
-        self.slices.iter().for_each(|s| time[s.node.index()] += s.end - s.start);
-        time
+    /// Drops the slices of every root (thread) below which a node has not the length of its
+    /// slices as its inclusive time in `metric` (of `nanos` ns a unit), to the nanosecond, so that
+    /// what is left is the time of the threads it covers: the slices a trace is read into are; a
+    /// filter that hides a frame, or lines merged into their functions, make a node's slices overlap
+    /// or leave time in none, and a writer then lays that thread's time out by the tree. How many
+    /// roots lost their slices.
+    pub fn keep_slices_that_are_the_time(&mut self, tree: &CallTree, metric: usize, nanos: f64) -> usize {
+        let mut slices = vec![0i64; tree.len()];
+        self.slices.iter().for_each(|s| slices[s.node.index()] += s.end - s.start);
+        let inclusive = tree.derived_inclusive(metric);
+        let mut root_of: Vec<NodeId> = tree.nodes().collect();
+        // Per root: whether it has slices, and whether one of its nodes is not their time.
+        let (mut sliced, mut wrong) = (vec![false; tree.len()], vec![false; tree.len()]);
+        for node in tree.nodes() {
+            let Some(parent) = tree.parent(node) else { continue };
+            let root = root_of[parent.index()];
+            root_of[node.index()] = root;
+            let ns = (inclusive.get(node.index()).as_f64() * nanos).round() as i64;
+            sliced[root.index()] |= slices[node.index()] > 0;
+            wrong[root.index()] |= (ns - slices[node.index()]).abs() > 1;
+        }
+        self.slices.retain(|s| !wrong[root_of[s.node.index()].index()]);
+        tree.roots().filter(|r| sliced[r.index()] && wrong[r.index()]).count()
     }
 
     /// Moves the samples of node `from` to node `to` (its value moved there; its slices, none here,

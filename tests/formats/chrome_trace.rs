@@ -203,7 +203,8 @@ fn a_profile_without_time_is_refused_as_a_trace() {
 }
 
 /// py-spy's trace (a real recording) is recognised by content, and its µs are the time of the
-/// same stacks as speedscope's: written as speedscope, the total is the trace's.
+/// same stacks as speedscope's: written as speedscope (an evented profile of its slices at their
+/// times, from the first begin at 19079 µs), the total is the trace's.
 #[test]
 fn a_py_spy_trace_converts_with_its_total() {
     let trace = fixture("chrome-trace/work.json");
@@ -214,7 +215,9 @@ fn a_py_spy_trace_converts_with_its_total() {
     let (out, _) = run(&["convert", "-q", "--to", "speedscope"], &trace);
     let json: serde_json::Value = serde_json::from_str(&out).unwrap();
     let profile = &json["profiles"][0];
-    assert_eq!((&profile["unit"], &profile["endValue"]), (&"microseconds".into(), &636794.into()));
+    assert_eq!(profile["type"], "evented");
+    assert_eq!((&profile["unit"], &profile["startValue"]), (&"microseconds".into(), &19079.into()));
+    assert_eq!(profile["endValue"].as_i64().unwrap() - 19079, 636794);
     // Named as another JSON format, it says what it is.
     let out =
         proftool().args(["convert", "--from", "speedscope", "--to", "folded"]).arg(&trace).arg("-").assert().failure();

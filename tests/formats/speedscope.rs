@@ -56,13 +56,11 @@ fn speedscope_comes_back_with_its_units_and_frame_facts() {
     proftool().arg("convert").arg(&once).arg(&twice).assert().success();
     assert_eq!(std::fs::read(&once).unwrap(), std::fs::read(&twice).unwrap());
     let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&once).unwrap()).unwrap();
-    // evented.speedscope.json: the main thread's events span 90 µs, the worker's samples 12 µs and
-    // its allocation 3072 bytes.
-    let profiles: Vec<(&str, &str, f64)> = doc["profiles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| (p["name"].as_str().unwrap(), p["unit"].as_str().unwrap(), p["endValue"].as_f64().unwrap()))
+    // evented.speedscope.json: the main thread's events span 90 µs (from 100 to 190, evented still),
+    // the worker's samples 12 µs and its allocation 3072 bytes.
+    let span = |p: &serde_json::Value| p["endValue"].as_f64().unwrap() - p["startValue"].as_f64().unwrap();
+    let profiles: Vec<(&str, &str, f64)> = (doc["profiles"].as_array().unwrap().iter())
+        .map(|p| (p["name"].as_str().unwrap(), p["unit"].as_str().unwrap(), span(p)))
         .collect();
     // A profile per thread and metric, the time's (the profile's primary metric) named after the
     // threads alone.
@@ -163,4 +161,60 @@ fn a_deep_evented_profile_reads_each_level_once() {
     assert!(rows[2].starts_with("deep,0,"), "{csv}");
     let info: serde_json::Value = serde_json::from_str(&output(&["info", "--json"])).unwrap();
     assert_eq!(info["nodes"], depth + 1, "{info}");
+}
+
+/// The events of a speedscope file's evented profile named `name`: each one's type, its frame's
+/// name and its time (read from the JSON on its own).
+fn events_of(json: &serde_json::Value, name: &str) -> Vec<(String, String, f64)> {
+    let frames = json["shared"]["frames"].as_array().unwrap();
+    let profile = json["profiles"].as_array().unwrap().iter().find(|p| p["name"] == name).unwrap();
+    assert_eq!(profile["type"], "evented");
+    (profile["events"].as_array().unwrap().iter())
+        .map(|e| {
+            let frame = frames[e["frame"].as_u64().unwrap() as usize]["name"].as_str().unwrap();
+            (e["type"].as_str().unwrap().to_string(), frame.to_string(), e["at"].as_f64().unwrap())
+        })
+        .collect()
+}
+
+/// An evented profile written from an evented profile has its events: the hand-made file's main
+/// thread, its ten opens and closes at their times (170.5 µs too), in their order.
+#[test]
+fn evented_profiles_keep_their_events() {
+    let source = fixture("speedscope/evented.speedscope.json");
+    let theirs = events_of(&serde_json::from_str(&std::fs::read_to_string(&source).unwrap()).unwrap(), "main thread");
+    assert_eq!(theirs.len(), 10);
+    let (out, _) = run(&["convert", "-q", "--to", "speedscope"], &source);
+    assert_eq!(events_of(&serde_json::from_str(&out).unwrap(), "main thread"), theirs);
+}
+
+/// A Chrome trace converts to an evented profile of its slices at their times: each open is a
+/// begin of py-spy's work.json (its name and µs), each close an end (the trace's own events, read
+/// here).
+#[test]
+fn a_traces_slices_are_events_at_their_times() {
+    let trace = fixture("chrome-trace/work.json");
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    let (mut begins, mut ends) = (Vec::new(), Vec::new());
+    // py-spy writes the array form.
+    for event in json.as_array().unwrap() {
+        match event["ph"].as_str() {
+            Some("B") => begins.push((event["name"].as_str().unwrap().to_string(), event["ts"].as_f64().unwrap())),
+            Some("E") => ends.push(event["ts"].as_f64().unwrap()),
+            _ => {}
+        }
+    }
+    let (out, _) = run(&["convert", "-q", "--to", "speedscope"], &trace);
+    let written: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let thread = written["profiles"][0]["name"].as_str().unwrap().to_string();
+    let events = events_of(&written, &thread);
+    let mut opens: Vec<(String, f64)> = events.iter().filter(|e| e.0 == "O").map(|e| (e.1.clone(), e.2)).collect();
+    let mut closes: Vec<f64> = events.iter().filter(|e| e.0 == "C").map(|e| e.2).collect();
+    for list in [&mut begins, &mut opens] {
+        list.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    }
+    ends.sort_by(f64::total_cmp);
+    closes.sort_by(f64::total_cmp);
+    assert_eq!(opens.len(), 309);
+    assert_eq!((opens, closes), (begins, ends));
 }

@@ -218,26 +218,13 @@ pub(crate) fn fit(profile: Profile, diag: &mut Diagnostics) -> Profile {
     if timeless && profile.metrics().len() == 1 {
         profile = read::without_timeless_stacks(&profile);
     }
-    if profile.timeline.as_ref().is_some_and(|t| !slices_are_the_time(&profile, t, time)) {
-        profile.timeline = None;
+    let dropped = profile.timeline.as_mut().map_or(0, |t| t.keep_slices_that_are_the_time(&profile.tree, time, 1e3));
+    if dropped > 0 {
         diag.warn("timeline-partial", None, || {
-            format!("{FORMAT}: the slices of the profile's timeline are not its time (a filter or a merge changed it): the slices are laid out as a flame chart, not at their times")
+            format!("{FORMAT}: the slices of {dropped} threads are not their time (a filter or a merge changed it): their slices are laid out as a flame chart, not at their times")
         });
     }
     profile
-}
-
-/// Whether each node's inclusive time is the length of its slices in `timeline`, to the
-/// nanosecond (the slices a trace is read into are; a filter that hides a frame, or lines merged
-/// into their functions, make a node's slices overlap or leave time in none).
-fn slices_are_the_time(profile: &Profile, timeline: &crate::model::Timeline, time: usize) -> bool {
-    let (tree, slices) = (&profile.tree, timeline.slice_time(profile.tree.len()));
-    let inclusive = tree.derived_inclusive(time);
-    // The roots are threads: their time is their slices'.
-    tree.nodes().filter(|&n| tree.parent(n).is_some()).all(|n| {
-        let nanos = (inclusive.get(n.index()).as_f64() * 1e3).round() as i64;
-        (nanos - slices[n.index()]).abs() <= 1
-    })
 }
 
 /// Time in µs to the nanosecond: what a trace's slices hold, laid out as sums of fractions, read

@@ -25,7 +25,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
         // Each node's begin with where its slice starts: where the timeline has it, else callees
         // one after another from their caller's start; and after its callees its end.
         let mut stack: Vec<Step> = Vec::new();
-        match slices.as_mut().map(|s| std::mem::take(&mut s[i])) {
+        match slices.as_mut().map(|s| std::mem::take(&mut s[i])).filter(|s| !s.is_empty()) {
             Some(slices) => stack = steps_of_slices(&slices),
             None => push_callees(&mut stack, children.of_node(root), 0, &inclusive),
         }

@@ -25,7 +25,8 @@
 //! metric, named after it, threads included as root frames): its profiles are read as the metrics
 //! and threads they were. A `sampled` profile's samples are
 //! stacks, root first, with their weights; an `evented` profile's open and close events are a stack
-//! whose innermost frame gets the time to the next event. A metric whose values are all whole
+//! whose innermost frame gets the time to the next event, and (in a unit of time) each frame open
+//! from its open to its close a slice of the profile's timeline. A metric whose values are all whole
 //! numbers is read as integers. The file's `name` is the title, the metric of the profile shown first
 //! (`activeProfileIndex`) the one the profile is weighed by ([`crate::model::Meta::weighed_by`]). py-spy's `"activeProfileIndex":
 //! null` and `"col": null` are accepted. A frame index out of range, samples and weights of different
@@ -50,7 +51,13 @@
 //! Each sample holds its whole stack: samples estimated at more than `--max-output-size` (default 100
 //! times the input, at least 1 GiB) are refused before anything is written, as folded stacks are.
 //!
-//! **Lost**: per-node metrics (calls), per-function counts, frame kinds but the threads at the roots,
+//! The slices of the profile's timeline, where they are the time of their thread's nodes (the fit
+//! keeps those of such threads, and says which it drops), are the first metric of time's profile
+//! of their thread as an `evented` profile instead: an open and a close event per slice at its
+//! times, in the metric's unit (a close before an open at its time), from the first open to the
+//! last close.
+//!
+//! **Lost**: per-node metrics (calls), the times of samples, per-function counts, frame kinds but the threads at the roots,
 //! header facts but the title, inner nodes of the tree without a value of their own (their
 //! stacks are implied by their children's), a source line's clause. A count's kind is read back
 //! from its name ([`crate::model::MetricKind::of_count`]: `samples`, `ticks`, `alloc_objects`).
@@ -61,7 +68,10 @@ use super::json::push_string;
 use super::spec::{self, Carries, JsonKind, Reads, Rules, Spec, Writes};
 use crate::error::Error;
 use crate::error::FormatName;
-use crate::model::{ops, CallTree, Children, FrameId, FrameKind, NodeId, Profile, Repr, Unit, Value, Walk};
+use crate::diag::Diagnostics;
+use crate::model::{
+    ops, CallTree, Children, FrameId, FrameKind, Metric, MetricKind, NodeId, Profile, Repr, Slice, Unit, Value, Walk,
+};
 use std::io::Write;
 
 pub(crate) use read::read;
@@ -78,7 +88,13 @@ pub(crate) const SPEC: Spec = Spec {
     )),
     writes: Some(Writes {
         write: |profile, to| write(profile, to.out, to.options),
-        rules: Rules { fit_roots, says_which_metric_comes_first: true, keeps_defined_at: true, ..spec::STACKS_ONLY },
+        rules: Rules {
+            fit: |profile, _, diag| fit(profile, diag),
+            fit_roots,
+            says_which_metric_comes_first: true,
+            keeps_defined_at: true,
+            ..spec::STACKS_ONLY
+        },
         differential: None,
     }),
 };
@@ -87,7 +103,7 @@ pub(crate) const SPEC: Spec = Spec {
 const FORMAT: FormatName = SPEC.format_name();
 
 /// What a speedscope file holds.
-pub(crate) const CARRIES: Carries = Carries { thread_roots: true, ..Carries::STACKS_OF_ANY_COUNT };
+pub(crate) const CARRIES: Carries = Carries { thread_roots: true, slices: true, ..Carries::STACKS_OF_ANY_COUNT };
 
 /// Whether the input is JSON that names speedscope's schema, or that has its key `shared` near the
 /// start with `profiles` or `frames` (a file written without `$schema`); if not, why not.
@@ -110,6 +126,26 @@ pub(crate) fn check(head: &[u8]) -> Result<(), &'static str> {
 /// (a nested thread, a pseudo-frame) becomes a function of its name, as the file has no kinds.
 pub(crate) fn fit_roots(profile: &mut Profile) {
     ops::make_functions(profile, |is_root, kind| kind == FrameKind::Pseudo || ops::is_nested_non_code(is_root, kind));
+}
+
+/// Keeps the slices of the profile's timeline only where they are the time they are written as
+/// (its first metric of time, [`crate::model::Timeline::keep_slices_that_are_the_time`]), saying so where they are not.
+fn fit(mut profile: Profile, diag: &mut Diagnostics) -> Profile {
+    let Some((m, nanos)) = sliced_time(&profile) else { return profile };
+    let Some(timeline) = &mut profile.timeline else { return profile };
+    let dropped = timeline.keep_slices_that_are_the_time(&profile.tree, m, nanos);
+    if dropped > 0 {
+        diag.warn("timeline-partial", None, || {
+            format!("{FORMAT}: the slices of {dropped} threads are not their time (a filter or a merge changed it): their time is written as sampled profiles, not as events at their times")
+        });
+    }
+    profile
+}
+
+/// The metric the slices of a timeline are written in: the first of time, and the ns of its unit.
+fn sliced_time(profile: &Profile) -> Option<(usize, f64)> {
+    let m = profile.metric_of_kind(MetricKind::Time)?;
+    Some((m, profile.metrics()[m].unit.nanos()?))
 }
 
 /// Writes `profile` (projected onto [`CARRIES`]) as a speedscope file.
@@ -156,12 +192,18 @@ pub(crate) fn write(
         json.push('}');
     }
     json.push_str("]},\"profiles\":[");
+    let mut slices = parts.slices(profile);
     for metric in 0..profile.metrics().len() {
         for (i, part) in parts.parts.iter().enumerate() {
             if metric + i > 0 {
                 json.push(',');
             }
-            write_profile(profile, (metric, metric == primary), part, &parts, &mut json, out)?;
+            match slices.as_mut().filter(|(m, _)| *m == metric).map(|(_, s)| std::mem::take(&mut s[i])) {
+                Some(events) if !events.is_empty() => {
+                    write_events(profile, (metric, metric == primary), part, &parts, &events, &mut json)?
+                }
+                _ => write_profile(profile, (metric, metric == primary), part, &parts, &mut json, out)?,
+            }
         }
     }
     json.push_str("]}\n");
@@ -261,6 +303,25 @@ impl Parts {
         })
     }
 
+    /// The metric of time the profile's slices are written in ([`sliced_time`]), and the slices of
+    /// each part in the order they begin; `None` where it has none.
+    fn slices(&self, profile: &Profile) -> Option<(usize, Vec<Vec<Slice>>)> {
+        let (tree, timeline) = (&profile.tree, profile.timeline.as_ref()?);
+        let (metric, _) = sliced_time(profile).filter(|_| !timeline.slices().is_empty())?;
+        let mut part_of: Vec<usize> = vec![self.parts.len().saturating_sub(1); tree.len()];
+        for (i, part) in self.parts.iter().enumerate().filter(|(_, part)| part.thread.is_some()) {
+            part.roots.iter().for_each(|root| part_of[root.index()] = i);
+        }
+        for node in tree.nodes() {
+            if let Some(parent) = tree.parent(node) {
+                part_of[node.index()] = part_of[parent.index()];
+            }
+        }
+        let mut by_part: Vec<Vec<Slice>> = vec![Vec::new(); self.parts.len()];
+        timeline.slices().iter().for_each(|s| by_part[part_of[s.node.index()]].push(*s));
+        Some((metric, by_part))
+    }
+
     /// `frame`'s index in `shared.frames`, if it is one of them.
     fn index(&self, frame: FrameId) -> Option<u32> {
         self.indices[frame.index()]
@@ -276,21 +337,11 @@ impl Parts {
     }
 }
 
-/// Appends (and writes out as it grows) the sampled profile of `metric` over `part`'s stacks, named
-/// after its thread (and after the metric too, unless it is the one the profile is weighed by).
-/// `metric` and `thread` name them for proftool's reader, which speedscope's ignores.
-fn write_profile(
-    profile: &Profile,
-    (metric, primary): (usize, bool),
-    part: &Part,
-    parts: &Parts,
-    json: &mut String,
-    out: &mut dyn Write,
-) -> Result<(), Error> {
-    let tree = &profile.tree;
-    let m = &profile.metrics()[metric];
+/// Appends a profile's name (its thread's, and its metric's unless it is the one the profile is
+/// weighed by), the `metric` and `thread` it holds for proftool's reader, and its unit.
+fn push_names(profile: &Profile, (m, primary): (&Metric, bool), part: &Part, json: &mut String) {
     let thread = part.thread.map(|frame| super::shared::written_name(profile.frames.get(frame)));
-    json.push_str("{\"type\":\"sampled\",\"name\":");
+    json.push_str(",\"name\":");
     match (&thread, primary) {
         (Some(thread), true) => push_string(json, thread),
         (Some(thread), false) => push_string(json, &format!("{thread} ({})", m.name)),
@@ -304,7 +355,25 @@ fn write_profile(
     }
     json.push_str(",\"unit\":\"");
     json.push_str(unit_name(m.unit));
-    json.push_str("\",\"startValue\":0,\"samples\":[");
+    json.push('"');
+}
+
+/// Appends (and writes out as it grows) the sampled profile of `metric` over `part`'s stacks, named
+/// after its thread (and after the metric too, unless it is the one the profile is weighed by).
+/// `metric` and `thread` name them for proftool's reader, which speedscope's ignores.
+fn write_profile(
+    profile: &Profile,
+    (metric, primary): (usize, bool),
+    part: &Part,
+    parts: &Parts,
+    json: &mut String,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
+    let tree = &profile.tree;
+    let m = &profile.metrics()[metric];
+    json.push_str("{\"type\":\"sampled\"");
+    push_names(profile, (m, primary), part, json);
+    json.push_str(",\"startValue\":0,\"samples\":[");
     // Added up as the model adds a metric up (Values::sum): the part's total is its endValue.
     let (mut whole, mut float) = (0i64, 0.0f64);
     let mut weights = String::new();
@@ -345,6 +414,55 @@ fn write_profile(
     json.push_str("],\"endValue\":");
     push_number(json, if m.repr == Repr::Int { Value::Int(whole) } else { Value::Float(float) })?;
     json.push('}');
+    Ok(())
+}
+
+/// Appends the evented profile of `metric` (of time) over `part`: its slices as open and close
+/// events at their times (in the metric's unit; a close before an open at its time), named as
+/// [`write_profile`] names a profile.
+fn write_events(
+    profile: &Profile,
+    (metric, primary): (usize, bool),
+    part: &Part,
+    parts: &Parts,
+    slices: &[Slice],
+    json: &mut String,
+) -> Result<(), Error> {
+    let m = &profile.metrics()[metric];
+    let nanos = m.unit.nanos().unwrap_or(1.0);
+    json.push_str("{\"type\":\"evented\"");
+    push_names(profile, (m, primary), part, json);
+    let at = |ns: i64| Value::Float(ns as f64 / nanos);
+    let (start, end) = (slices.iter().map(|s| s.start).min(), slices.iter().map(|s| s.end).max());
+    json.push_str(",\"startValue\":");
+    push_number(json, at(start.unwrap_or(0)))?;
+    json.push_str(",\"endValue\":");
+    push_number(json, at(end.unwrap_or(0)))?;
+    json.push_str(",\"events\":[");
+    let mut open: Vec<Slice> = Vec::new();
+    let event = |json: &mut String, kind: &str, node: NodeId, ns: i64| -> Result<(), Error> {
+        if !json.ends_with('[') {
+            json.push(',');
+        }
+        json.push_str(kind);
+        json.push_str(itoa::Buffer::new().format(parts.index(profile.tree.frame(node)).unwrap_or(u32::MAX)));
+        json.push_str(",\"at\":");
+        push_number(json, at(ns))?;
+        json.push('}');
+        Ok(())
+    };
+    for slice in slices {
+        while let Some(top) = open.last().filter(|top| top.end <= slice.start).copied() {
+            open.pop();
+            event(json, "{\"type\":\"C\",\"frame\":", top.node, top.end)?;
+        }
+        event(json, "{\"type\":\"O\",\"frame\":", slice.node, slice.start)?;
+        open.push(*slice);
+    }
+    while let Some(top) = open.pop() {
+        event(json, "{\"type\":\"C\",\"frame\":", top.node, top.end)?;
+    }
+    json.push_str("]}");
     Ok(())
 }
 

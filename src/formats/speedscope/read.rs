@@ -7,7 +7,9 @@ use crate::formats::json;
 use crate::formats::kit::source_frame::{Anonymous, SourceFrame};
 use crate::formats::shared::{time_unit, unique_name, weigh_by};
 use crate::formats::stacks::StackTree;
-use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Sampling, Unit, Value};
+use crate::model::{
+    FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Sampling, Slice, Timeline, Unit, Value,
+};
 use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -207,10 +209,10 @@ fn frames(profile: &mut Profile, frames: &[FrameJson]) -> Vec<FrameId> {
 enum Step<'s> {
     /// A sampled stack's frame indices, root first, and its weight.
     Stack(&'s [u32], f64),
-    /// An evented profile's frame opened, called by the innermost one open.
-    Open(u32),
-    /// The innermost open frame closed.
-    Close,
+    /// An evented profile's frame opened, called by the innermost one open, and when (`at`).
+    Open(u32, f64),
+    /// The innermost open frame closed, and when.
+    Close(f64),
     /// The time from one event to the next, with frames open: the innermost one's.
     Time(f64),
 }
@@ -394,11 +396,11 @@ impl Reader<'_> {
                 "O" => {
                     self.check_frame(part, event.frame, || format!("profiles[{i}].events[{j}].frame"))?;
                     open.push(event.frame);
-                    f(Step::Open(event.frame))?;
+                    f(Step::Open(event.frame, event.at))?;
                 }
                 "C" if open.last() == Some(&event.frame) => {
                     open.pop();
-                    f(Step::Close)?;
+                    f(Step::Close(event.at))?;
                 }
                 "C" => {
                     let innermost = open.last().map_or("no frame open".into(), |top| format!("frame {top} open"));
@@ -425,8 +427,14 @@ impl Reader<'_> {
     /// proftool wrote the file, under the thread it names, if any.
     fn fill(&self, profile: &mut Profile, frames: &[FrameId], metric_of: &[usize]) -> Result<(), ParseError> {
         let mut tree = StackTree::default();
+        // The slices of evented profiles of time, while every time fits the timeline.
+        let mut slices = Some(Vec::new());
         for (part, &metric) in self.parts.iter().zip(metric_of) {
             let scale = time_unit(&part.json.unit).map_or(1.0, |(_, scale)| scale as f64);
+            // A time of the profile in ns, where its unit is one of time.
+            let nanos = time_unit(&part.json.unit).and_then(|(unit, scale)| Some(unit.nanos()? * scale as f64));
+            let at = |at: f64| nanos.and_then(|n| Some(n * at).filter(|ns| ns.abs() < 9e18)).map(|ns| ns.round() as i64);
+            let mut open_slices: Vec<usize> = Vec::new();
             let thread = match self.own {
                 true => part.json.thread.clone(),
                 false => Some(part.json.name.clone().unwrap_or_else(|| format!("profile {}", part.index))),
@@ -457,15 +465,25 @@ impl Reader<'_> {
                             }
                         }
                     }
-                    Step::Open(frame) => {
+                    Step::Open(frame, when) => {
                         // Every index is one of shared.frames: visit checks them.
                         if let Some(&frame) = frames.get(frame as usize) {
-                            tree.open(&mut profile.tree, frame);
+                            let node = tree.open(&mut profile.tree, frame);
+                            if let (Some(all), Some(start)) = (&mut slices, at(when)) {
+                                open_slices.push(all.len());
+                                all.push(Slice { start, end: start, node });
+                            } else {
+                                slices = None;
+                            }
                         }
                         return Ok(());
                     }
-                    Step::Close => {
+                    Step::Close(when) => {
                         tree.close();
+                        match (&mut slices, at(when), open_slices.pop()) {
+                            (Some(all), Some(end), Some(slice)) => all[slice].end = end,
+                            _ => slices = None,
+                        }
                         return Ok(());
                     }
                     // Only while a frame is open, so never the thread's node.
@@ -478,6 +496,7 @@ impl Reader<'_> {
                 Ok(())
             })?;
         }
+        profile.timeline = slices.and_then(|slices| Timeline::of_slices(slices, None));
         Ok(())
     }
 }

@@ -113,6 +113,7 @@ registry! {
     Pstats (mod pstats),
     Safari (mod safari),
     Sampler (pub mod sampler),
+    Simpleperf (mod simpleperf),
     Speedscope (pub(crate) mod speedscope),
     Stackprof (mod stackprof),
     Svg (pub(crate) mod svg),

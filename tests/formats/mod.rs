@@ -92,6 +92,9 @@ mod safari;
 // sampler: Sampler files.
 mod sampler;
 
+// simpleperf: simpleperf's report_sample protobuf, read only, figures checked by hand.
+mod simpleperf;
+
 // speedscope: speedscope's JSON files.
 mod speedscope;
 

@@ -82,6 +82,7 @@ macro_rules! registry {
 }
 
 registry! {
+    ArtTrace (mod art_trace),
     Bpftrace (mod bpftrace),
     Br (pub mod br),
     Callgrind (pub(crate) mod callgrind),

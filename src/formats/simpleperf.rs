@@ -1,6 +1,9 @@
 //! Android simpleperf's samples as `simpleperf report-sample --protobuf` writes them (the
 //! `report_sample` protobuf, `system/extras/simpleperf/cmd_report_sample.proto`; read only), the
 //! file Android Studio and the Firefox Profiler import.
+//! (The text simpleperf's `report_sample.py` prints of a recording is `perf script`'s, which the
+//! `perf` format reads; this is the protobuf, which holds the same samples with their files' symbol
+//! tables, thread names and event types.)
 //!
 //! ```text
 //! "SIMPLEPERF"  LittleEndian16(version) = 1

@@ -4,6 +4,9 @@
 //! fixtures, conversions into it. Its fixtures' dumps, round trips and properties are generic:
 //! golden.rs, roundtrip.rs and properties.rs walk `Format::ALL`.
 
+// art-trace: Android ART method traces, read only, figures checked by hand.
+mod art_trace;
+
 // bpftrace: bpftrace stack maps, read only, against stackcollapse-bpftrace.pl.
 mod bpftrace;
 

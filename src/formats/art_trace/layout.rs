@@ -194,7 +194,7 @@ fn header(bytes: &[u8], at: usize, streaming: bool) -> Result<(u16, usize, usize
         2 => 10,
         _ => usize::from(u16_at(bytes, at + 16).ok_or_else(cut)?),
     };
-    Ok((version, at + length.max(18), size))
+    Ok((version, at + length.max(16), size))
 }
 
 /// The regular layout: the text sections, then the binary part.

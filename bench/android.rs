@@ -83,8 +83,9 @@ fn message_field(number: u64, body: &[u8], out: &mut Vec<u8>) {
 
 /// A simpleperf report_sample file (`simpleperf report-sample --protobuf`) of at least `size`
 /// bytes: the meta info (`cpu-clock`), samples 4 to 40 frames deep in 8 threads over 20,000
-/// symbols of 20 files (every 10th frame unsymbolized), each of 250 µs to 1 ms, then the files and
-/// threads, as simpleperf writes them. Returns the samples and the bytes written.
+/// symbols of 20 files (every 10th frame unsymbolized), each of 250 µs to 1 ms, then the lost
+/// situation (none lost), the files and the threads, as simpleperf writes them. Returns the
+/// samples and the bytes written.
 pub(super) fn simpleperf(size: u64, out: &mut impl Write) -> (u64, u64) {
     const FILES: u64 = 20;
     const SYMBOLS: u64 = 1000;
@@ -123,6 +124,12 @@ pub(super) fn simpleperf(size: u64, out: &mut impl Write) -> (u64, u64) {
         put(&mut w, &record);
         samples += 1;
     }
+    body.clear();
+    varint(1 << 3, &mut body);
+    varint(samples, &mut body);
+    record.clear();
+    message_field(2, &body, &mut record);
+    put(&mut w, &record);
     for f in 0..FILES {
         body.clear();
         varint(1 << 3, &mut body);

@@ -56,6 +56,7 @@
 
 use super::json::read_all;
 use super::kit::sink::{Order, Reason, StackSink};
+use super::kit::wire;
 use super::shared::unique_name;
 use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
@@ -246,7 +247,13 @@ fn walk(bytes: &[u8], diag: &mut Diagnostics) -> Result<Records, ParseError> {
             let found = format!("the end of the input after {} of its bytes: the file looks cut short", bytes.len() - body.start);
             return Err(error_at(at, format!("a record of {size} bytes"), found));
         }
-        // A sample is decoded when every file and thread is known; only its field is looked at.
+        // A sample (a record of field 1 alone) is decoded when every file and thread is known.
+        let mut fields = wire::fields(&bytes[body.clone()]);
+        if let (Some(Ok(wire::Field { number: 1, wire: 2, .. })), None) = (fields.next(), fields.next()) {
+            records.samples.push((at, body.clone()));
+            at = body.end;
+            continue;
+        }
         let record = proto::Record::decode(&bytes[body.clone()]).map_err(|e| undecodable(at, &e))?;
         match record {
             proto::Record { sample: Some(_), .. } => records.samples.push((at, body.clone())),

@@ -16,6 +16,8 @@ use proftool::model::{FrameId, FrameKind, FrameRef, Metric, NodeId, Repr, Unit, 
 use proftool::{Format, Profile};
 use std::io::{BufWriter, Write};
 
+mod android;
+
 /// xorshift64*: enough randomness for a benchmark input, no dependency.
 struct Rng(u64);
 
@@ -798,12 +800,18 @@ fn main() {
         ["pstats", size, path] => write_input(path, "pstats", "functions", |out| pstats(min_bytes(size), out)),
         ["v8-log", size, path] => write_input(path, "v8-log", "ticks", |out| v8_log(min_bytes(size), out)),
         ["gprof", size, path] => write_input(path, "gprof", "functions", |out| gprof(min_bytes(size), out)),
+        ["art-trace", size, path] => {
+            write_input(path, "art-trace", "records", |out| android::art_trace(min_bytes(size), out))
+        }
+        ["simpleperf", size, path] => {
+            write_input(path, "simpleperf", "samples", |out| android::simpleperf(min_bytes(size), out))
+        }
         [format, size, path] => generate_format(format, size, path, None),
         [format, size, path, nodes] => {
             generate_format(format, size, path, Some(nodes.parse().expect("NODES is a number")))
         }
         _ => {
-            eprintln!("usage: generate FORMAT MIN_BYTES OUT [NODES] (FORMAT: a writable format, folded-stacks, folded-walks, perf-script, perf-random, callgrind, pprof-legacy-cpu, pprof-legacy-heap, pstats, gprof or v8-log)");
+            eprintln!("usage: generate FORMAT MIN_BYTES OUT [NODES] (FORMAT: a writable format, folded-stacks, folded-walks, perf-script, perf-random, callgrind, pprof-legacy-cpu, pprof-legacy-heap, pstats, gprof, v8-log, art-trace or simpleperf)");
             std::process::exit(2);
         }
     }

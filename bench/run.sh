@@ -8,6 +8,7 @@
 #   bench/run.sh lispworks  # one format
 #   bench/run.sh otlp otlp-json  # OpenTelemetry profiles, protobuf and OTLP/JSON, written by the generator
 #   bench/run.sh pprof-legacy  # gperftools' CPU and heap profiles beside go tool pprof -raw
+#   PROFILER_CLI=…/profiler-cli.js bench/run.sh art-trace simpleperf  # Android's, beside the Firefox Profiler's importers
 #   bench/run.sh merge diff # proftool merge of 1,000 inputs, proftool diff of two 100 MB inputs
 #   MEDIAN=7 bench/run.sh folded-walks  # one of issue 21's folded shapes (see the end)
 #   PROFTOOL=../old/target/release/proftool bench/run.sh br  # another build, on the same inputs
@@ -250,6 +251,24 @@ if [ $# -eq 0 ] || [[ " $* " == *" gprof "* ]]; then
   generated gprof bench/data/big.gprof
   read_rows gprof bench/data/big.gprof
   awk -v t="$ours" -v b="$bytes" 'BEGIN { if (b > 0) printf "  proftool %.3f s per MB of gprof report\n", t / (b / 1000000) }'
+fi
+if [ $# -eq 0 ] || [[ " $* " == *" art-trace "* ]] || [[ " $* " == *" simpleperf "* ]]; then
+  # Android's ART method traces and simpleperf's report_sample protobuf (read only): the
+  # generator's own writers (bench/android.rs). Neither ART nor simpleperf reads them back off a
+  # device; the Firefox Profiler's importers do, timed on the same file through its command line
+  # where PROFILER_CLI names profiler-cli.js (npm @firefox-devtools/profiler-cli; `load`, which
+  # imports and processes the file, then `stop`).
+  for shape in art-trace simpleperf; do
+    [ $# -eq 0 ] || [[ " $* " == *" $shape "* ]] || continue
+    generated "$shape" "bench/data/big.$shape.trace"
+    read_rows "$shape" "bench/data/big.$shape.trace"
+    if [ -n "${PROFILER_CLI:-}" ]; then
+      against "profiler-cli load" bash -c 'node "$0" stop --all > /dev/null 2>&1; node "$0" load "$1" && node "$0" stop --all' \
+        "$PROFILER_CLI" "bench/data/big.$shape.trace"
+    else
+      echo "  PROFILER_CLI not set: no Firefox Profiler importer timed"
+    fi
+  done
 fi
 if { [ $# -eq 0 ] && command -v java > /dev/null; } || [[ " $* " == *" jfr "* ]]; then
   file=bench/data/big.jfr

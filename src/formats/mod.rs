@@ -82,6 +82,7 @@ macro_rules! registry {
 }
 
 registry! {
+    ArtTrace (mod art_trace),
     Bpftrace (mod bpftrace),
     Br (pub mod br),
     Callgrind (pub(crate) mod callgrind),
@@ -113,6 +114,7 @@ registry! {
     Pstats (mod pstats),
     Safari (mod safari),
     Sampler (pub mod sampler),
+    Simpleperf (mod simpleperf),
     Speedscope (pub(crate) mod speedscope),
     Stackprof (mod stackprof),
     Svg (pub(crate) mod svg),

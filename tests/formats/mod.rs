@@ -4,6 +4,9 @@
 //! fixtures, conversions into it. Its fixtures' dumps, round trips and properties are generic:
 //! golden.rs, roundtrip.rs and properties.rs walk `Format::ALL`.
 
+// art-trace: Android ART method traces, read only, figures checked by hand.
+mod art_trace;
+
 // bpftrace: bpftrace stack maps, read only, against stackcollapse-bpftrace.pl.
 mod bpftrace;
 
@@ -91,6 +94,9 @@ mod safari;
 
 // sampler: Sampler files.
 mod sampler;
+
+// simpleperf: simpleperf's report_sample protobuf, read only, figures checked by hand.
+mod simpleperf;
 
 // speedscope: speedscope's JSON files.
 mod speedscope;

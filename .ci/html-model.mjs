@@ -286,4 +286,32 @@ test('the call tree shows what is expanded, heaviest first', () => {
   assert.deepEqual([...M.heaviestPath(k, total, 10, 0.5)], [0, 1, 2])
 })
 
+// A thread root T (node 0) with main (1) → a (2), main → b (3): samples at 0 ns in a, 10 in a, 20
+// in b, 30 in main, each to the next (the last as long as the gap before it: 30 to 40).
+const timed = profile({
+  names: ['T', 'main', 'a', 'b'],
+  frames: [[0, -1, -1, 2], [1, -1, -1, 0], [2, -1, -1, 0], [3, -1, -1, 0]],
+  nodes: [[-1, 0, 0], [0, 1, 1], [1, 2, 2], [1, 3, 1]],
+})
+const samples = { end: 40, sampleTimes: [0, 10, 20, 30], sampleNodes: [2, 2, 3, 1], sampleWeights: [1, 1, 1, 1], sliceStarts: [], sliceEnds: [], sliceNodes: [] }
+
+test('the time chart merges a frame over consecutive samples into one box', () => {
+  const b = M.timeRuns(samples, M.fromProfile(timed))
+  const boxes = [...b.node].map((n, i) => [n, b.depth[i], b.start[i], b.end[i]]).sort((x, y) => x[2] - y[2] || x[1] - y[1])
+  // main from 0 to 40 (depth 0), a from 0 to 20 and b from 20 to 30 (depth 1); all in T's lane.
+  assert.deepEqual(boxes, [[1, 0, 0, 40], [2, 1, 0, 20], [3, 1, 20, 30]])
+  assert.deepEqual([...new Set(b.root)], [0])
+})
+
+test('a range keeps the part of each node taken in it', () => {
+  const t = M.fromProfile(timed)
+  // From 5 to 25: a's sample at 10 (one of its two: self 1 of 2), b's at 20 (all: 1), not main's.
+  const cut = M.withinTime(samples, t, 5, 25)
+  assert.deepEqual([...cut.self[0]], [0, 0, 1, 1])
+  // Slices: main 0..40, a 5..15 inside it; from 10 to 20: a's own 5 of its 10, main's own 5 of 30.
+  const slices = { end: 40, sampleTimes: [], sampleNodes: [], sampleWeights: [], sliceStarts: [0, 5], sliceEnds: [40, 15], sliceNodes: [1, 2] }
+  const byTime = profile({ names: timed.strings, frames: [[0, -1, -1, 2], [1, -1, -1, 0], [2, -1, -1, 0]], nodes: [[-1, 0, 0], [0, 1, 30], [1, 2, 10]] })
+  assert.deepEqual([...M.withinTime(slices, M.fromProfile(byTime), 10, 20).self[0]], [0, 5, 5])
+})
+
 console.log(`html model: ${passed} tests pass${process.exitCode ? ', some fail' : ''}`)

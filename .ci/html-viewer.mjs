@@ -4,7 +4,9 @@
 // with lines on, `summary --lines`), opens on its roots (the canvas no taller than the window, the
 // roots drawn on the first screen), zooms on a click, finds the heaviest function by search with
 // its share of the total, and gives that function's callers the numbers `proftool calls --format
-// json` gives. Then a 12,000-level profile (made here) draws its top and its deepest frame, the
+// json` gives. Then a 12,000-level profile (made here) draws its top and its deepest frame, a
+// trace's time chart draws its slices at their times and a range of perf's gives what the CLI's
+// `--from-time`/`--to-time` give, the
 // keyboard reaches every control, and `diff --to html`'s verdict and colours. Keeps screenshots.
 //
 //   node .ci/html-viewer.mjs PROFTOOL NODE_DIR CHROMIUM WORK_DIR SHOTS_DIR FIXTURE...
@@ -229,13 +231,53 @@ async function screenshots(out) {
 }
 
 await deepProfile()
+await timeChart()
 await searchBounded()
 await keyboard()
 await diffPage()
 await browser.close()
 for (const failure of failures) console.error(`html viewer: ${failure}`)
-console.log(`the HTML of ${counts.opened} fixtures opens in Chromium with the total and the function table summary gives (${counts.lines} with lines as summary --lines, ${counts.merged} with their threads merged too); ${counts.searched} searched, ${counts.sandwiches} sandwiches as proftool calls gives them; ${counts.transforms} transforms as the CLI's filters; ${failures.length} fail`)
+console.log(`the HTML of ${counts.opened} fixtures opens in Chromium with the total and the function table summary gives (${counts.lines} with lines as summary --lines, ${counts.merged} with their threads merged too); ${counts.searched} searched, ${counts.sandwiches} sandwiches as proftool calls gives them; ${counts.transforms} transforms as the CLI's filters; ${counts.timeCharts ?? 0} time charts; ${failures.length} fail`)
 process.exit(failures.length === 0 && counts.opened > 0 ? 0 : 1)
+
+// The time chart of a timeline: a Chrome trace's slices each drawn from its begin to its end
+// (py-spy's work.json, its `B`/`E` events read here: x and width are the slice's time span over
+// the timeline's), and a range chosen in it gives the table `summary --from-time --to-time` gives
+// (perf's threads, each sample at its `perf script` time).
+async function timeChart() {
+  const problems = []
+  const trace = path.join(work, 'fixtures_chrome-trace_work.json.html')
+  const perf = path.join(work, 'fixtures_perf_threads.perf.html')
+  if (!fs.existsSync(trace) || !fs.existsSync(perf)) return
+  const events = JSON.parse(fs.readFileSync('fixtures/chrome-trace/work.json', 'utf8'))
+  const begins = events.filter((e) => e.ph === 'B').map((e) => e.ts).sort((a, b) => a - b)
+  const ends = events.filter((e) => e.ph === 'E').map((e) => e.ts).sort((a, b) => a - b)
+  const [first, last] = [begins[0], ends[ends.length - 1]]
+  let page = await open(trace, '', problems)
+  const drawn = await page.evaluate(() => {
+    const width = chartCanvas.clientWidth, out = []
+    for (let i = 0; i < chart.boxes.node.length; i++) {
+      const { x, w } = chartRect(i, width)
+      out.push([x, x + w])
+    }
+    return { width, edges: out, hidden: $('chart-section').hidden }
+  })
+  // Each drawn box's ends, as µs: the trace's begins and ends, one for one.
+  const us = (x) => first + (x / drawn.width) * (last - first)
+  const starts = drawn.edges.map(([x]) => us(x)).sort((a, b) => a - b)
+  const stops = drawn.edges.map(([, x]) => us(x)).sort((a, b) => a - b)
+  const close = (a, b) => a.length === b.length && a.every((v, i) => Math.abs(v - b[i]) < 1e-6 * (last - first))
+  if (drawn.hidden || !close(starts, begins) || !close(stops, ends)) problems.push(`the chart's ${starts.length} boxes are not the trace's ${begins.length} slices at their times`)
+  await (await page.$('#chart-section')).screenshot({ path: path.join(shots, 'timechart.png') })
+  await page.close()
+  page = await open(perf, '#r=20000000-40000000', problems)
+  const summary = JSON.parse(run(['summary', '--format', 'json', '--from-time', '20ms', '--to-time', '40ms', 'fixtures/perf/threads.perf']))
+  // Shares stay of the whole, as the CLI's: its `total` is the whole profile's, the rows the range's.
+  await sameAsSummary(page, summary, 'time range', problems)
+  await page.close()
+  counts.timeCharts = 2
+  for (const problem of problems) failures.push(`time chart: ${problem}`)
+}
 
 // A stack of 12,000 frames (past Chromium's 65,535-pixel canvas at 18 px a row, 3,700 rows):
 // the first screen draws its root, and its deepest frame, found by search, is drawn too.

@@ -36,6 +36,12 @@ function colour(node) {
     if (failed[rowOf(f)]) return `rgb(255,${pale(0)},${pale(0)})`;
     return `rgb(255,${pale(170)},${pale(90)})`;
   }
+  return frameColour(f);
+}
+// A frame's colour in the graph and the time chart: a search's match, a thread, else as the
+// palette says.
+function frameColour(f) {
+  if (matchRow && matchRow[rowOf(f)]) return 'rgb(230,0,230)';
   if (kindOf(f) === 2) return 'rgb(170,190,220)';
   if (state.palette === 'kind') {
     // As inferno's palettes tell code apart: a line, a frame that is not code, a function.

@@ -9,15 +9,16 @@
 //! ```
 //!
 //! **Written**: the viewer (`viewer.html` and its script: `model.js`, `view.js`, `graph.js`,
-//! `calltree.js`, `tables.js`) with the profile as JSON in it, compact: names, modules and places interned once
+//! `chart.js`, `calltree.js`, `tables.js`) with the profile as JSON in it, compact: names, modules and places interned once
 //! each; the tree as flat arrays, a node's parent (as an offset back), frame and self value of each metric, parents
 //! before children. Every additive metric is there, each switchable in the page, named and in its
 //! unit, with its total as the reports state it; per-node counts (calls) beside them; measured
 //! inclusive values (Dyalog's), which the page shows as the reports do. Frames keep their kind
 //! (thread roots apart), module, line and where they are defined, and a line its function's frame
 //! (one is added where the profile has none), so that the page shows functions by default, as the
-//! reports do, and lines on request. `<` is written `\u003c` inside the JSON, so that no name
-//! closes the script.
+//! reports do, and lines on request. The timeline, where the profile has one, as its samples'
+//! and slices' times and nodes: the page's time chart (time on the x axis, a lane per thread) and
+//! its range selection. `<` is written `\u003c` inside the JSON, so that no name closes the script.
 //!
 //! **Lost**: header facts but the title and the interval, and per-function facts of the source
 //! (LispWorks' Call and Seen counts).
@@ -55,6 +56,8 @@ pub(crate) const SPEC: Spec = Spec {
         title: true,
         interval: true,
         lines_nest: true,
+        timeline: true,
+        slices: true,
         ..Carries::TREE_OF_SAMPLES
     },
     reads: None,
@@ -82,12 +85,13 @@ const FORMAT: FormatName = SPEC.format_name();
 const VIEWER: &str = include_str!("viewer.html");
 
 /// The viewer's script, in the order it runs: the model (pure functions, which node tests on its
-/// own: .ci/html-model.mjs), the state and the numbers, the graph, the call tree, then the tables
-/// and controls, which draw the first view.
-const SCRIPT: [&str; 5] = [
+/// own: .ci/html-model.mjs), the state and the numbers, the graph, the time chart, the call tree,
+/// then the tables and controls, which draw the first view.
+const SCRIPT: [&str; 6] = [
     include_str!("model.js"),
     include_str!("view.js"),
     include_str!("graph.js"),
+    include_str!("chart.js"),
     include_str!("calltree.js"),
     include_str!("tables.js"),
 ];
@@ -207,6 +211,7 @@ fn profile_json(profile: &Profile) -> String {
     push_numbers(&mut json, frames.iter().map(|f| f.defined));
     json.push(']');
     push_tree(&mut json, profile);
+    push_timeline(&mut json, profile);
     json.push_str(",\"strings\":");
     push_strings(&mut json, strings.texts().iter().map(|text| text.as_ref()));
     json.push('}');
@@ -285,6 +290,33 @@ fn push_tree(json: &mut String, profile: &Profile) {
         }
     }
     json.push(']');
+}
+
+/// The timeline (`null` without one): its `end`, and its samples' and slices' times (ns from its
+/// start) with their nodes (and the samples' weights), for the time chart.
+fn push_timeline(json: &mut String, profile: &Profile) {
+    json.push_str(",\"timeline\":");
+    let Some(timeline) = &profile.timeline else {
+        json.push_str("null");
+        return;
+    };
+    let from = |t: i64| t - timeline.start;
+    let (samples, slices) = (timeline.samples(), timeline.slices());
+    json.push_str("{\"end\":");
+    push_number(json, from(timeline.end));
+    json.push_str(",\"sampleTimes\":[");
+    push_numbers(json, samples.iter().map(|s| from(s.time)));
+    json.push_str("],\"sampleNodes\":[");
+    push_numbers(json, samples.iter().map(|s| i64::from(s.node.0)));
+    json.push_str("],\"sampleWeights\":[");
+    push_numbers(json, samples.iter().map(|s| i64::from(s.weight)));
+    json.push_str("],\"sliceStarts\":[");
+    push_numbers(json, slices.iter().map(|s| from(s.start)));
+    json.push_str("],\"sliceEnds\":[");
+    push_numbers(json, slices.iter().map(|s| from(s.end)));
+    json.push_str("],\"sliceNodes\":[");
+    push_numbers(json, slices.iter().map(|s| i64::from(s.node.0)));
+    json.push_str("]}");
 }
 
 /// A column of values as a JSON array.

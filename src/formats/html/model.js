@@ -108,6 +108,79 @@ const Model = (() => {
       measured: tree.measured.map((c) => (c ? pick(c) : null)),
     };
   }
+  // The time chart's boxes (the Firefox Profiler's stack chart, speedscope's time order) of a
+  // timeline `tl` (times in ns from its start) over `tree`, the tree as read: per thread root, each
+  // sample's stack from its time to the thread's next sample (the last as long as the gap before
+  // it), a frame of one node over consecutive samples one box; each slice a box of its node. A box:
+  // its root (its lane), its depth below the root (0: the root's callees), node, start and end.
+  function timeRuns(tl, tree) {
+    const n = tree.parent.length, rootOf = new Int32Array(n), depth = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      const p = tree.parent[i];
+      rootOf[i] = p < 0 ? i : rootOf[p];
+      depth[i] = p < 0 ? -1 : depth[p] + 1;
+    }
+    const box = { root: [], depth: [], node: [], start: [], end: [] };
+    const push = (r, d, node, s, e) => { box.root.push(r); box.depth.push(d); box.node.push(node); box.start.push(s); box.end.push(e); };
+    const byRoot = new Map();
+    tl.sampleNodes.forEach((node, i) => {
+      const r = rootOf[node];
+      if (!byRoot.has(r)) byRoot.set(r, []);
+      byRoot.get(r).push(i);
+    });
+    for (const [r, samples] of byRoot) {
+      const open = [];
+      let end = 0;
+      samples.forEach((i, k) => {
+        const t = tl.sampleTimes[i], next = samples[k + 1];
+        const gap = next === undefined ? (k > 0 ? t - tl.sampleTimes[samples[k - 1]] : 0) : tl.sampleTimes[next] - t;
+        end = t + gap;
+        const path = [];
+        for (let x = tl.sampleNodes[i]; x >= 0 && tree.parent[x] >= 0; x = tree.parent[x]) path.push(x);
+        path.reverse();
+        let d = 0;
+        while (d < open.length && d < path.length && open[d].node === path[d]) d++;
+        for (let j = open.length - 1; j >= d; j--) push(r, j, open[j].node, open[j].start, t);
+        open.length = d;
+        for (let j = d; j < path.length; j++) open.push({ node: path[j], start: t });
+      });
+      for (let j = open.length - 1; j >= 0; j--) push(r, j, open[j].node, open[j].start, end);
+    }
+    tl.sliceNodes.forEach((node, i) => push(rootOf[node], depth[node], node, tl.sliceStarts[i], tl.sliceEnds[i]));
+    return box;
+  }
+
+  // `tree` (as read) with each node's self values cut to the part of its samples, or of its slices'
+  // own time, taken in [t0, t1] (ns from the timeline's start), as `--from-time`/`--to-time` cut
+  // them; a node the timeline has nothing of keeps none. Measured inclusive values go.
+  function withinTime(tl, tree, t0, t1) {
+    const n = tree.parent.length, all = new Float64Array(n), kept = new Float64Array(n);
+    tl.sampleNodes.forEach((node, i) => {
+      const w = tl.sampleWeights[i], t = tl.sampleTimes[i];
+      all[node] += w;
+      if (t >= t0 && t <= t1) kept[node] += w;
+    });
+    // A slice's own time: its length, less its callees' (in the range: clipped to it).
+    const inside = new Float64Array(n), whole = new Float64Array(n);
+    tl.sliceNodes.forEach((node, i) => {
+      const s = tl.sliceStarts[i], e = tl.sliceEnds[i];
+      whole[node] += e - s;
+      inside[node] += Math.max(0, Math.min(e, t1) - Math.max(s, t0));
+    });
+    const ownInside = Float64Array.from(inside), ownWhole = Float64Array.from(whole);
+    for (let i = n - 1; i >= 0; i--) {
+      const p = tree.parent[i];
+      if (p >= 0 && whole[i] > 0) { ownInside[p] -= inside[i]; ownWhole[p] -= whole[i]; }
+    }
+    const share = Float64Array.from(all, (a, i) => (a > 0 ? kept[i] / a : ownWhole[i] > 0 ? Math.max(ownInside[i], 0) / ownWhole[i] : 0));
+    return {
+      parent: tree.parent,
+      frame: tree.frame,
+      self: tree.self.map((c) => Float64Array.from(c, (v, i) => v * share[i])),
+      measured: tree.measured.map(() => null),
+    };
+  }
+
   const threadRootCount = (P, tree) => { let c = 0; for (let i = 0; i < tree.parent.length; i++) if (tree.parent[i] < 0 && kindOf(P, tree.frame[i]) === 2) c++; return c; };
 
   // The tree upside down (bottom-up, the Firefox Profiler's "inverted"): a root per function where
@@ -501,5 +574,5 @@ const Model = (() => {
     return text.slice(0, head) + '…' + (tail > 0 ? text.slice(-tail) : '');
   }
 
-  return { kindOf, rowOf, fromProfile, rebuild, reshape, focusRow, mergeRow, dropRow, collapseRecursion, collapseModule, mergeLines, invert, heights, keepRoots, hasLines, mergeThreads, threadRootCount, totals, childIndex, treeRows, heaviestPath, functions, outermost, walk, matchShare, sandwich, layout, format, pct, cutMiddle };
+  return { kindOf, rowOf, fromProfile, rebuild, reshape, focusRow, mergeRow, dropRow, collapseRecursion, collapseModule, mergeLines, invert, heights, keepRoots, timeRuns, withinTime, hasLines, mergeThreads, threadRootCount, totals, childIndex, treeRows, heaviestPath, functions, outermost, walk, matchShare, sandwich, layout, format, pct, cutMiddle };
 })();

@@ -192,6 +192,7 @@ function update({ totals = false } = {}) {
   renderCrumbs();
   renderTransforms();
   draw();
+  drawChart();
   renderFunctions();
   renderCallTree();
   renderSandwich();

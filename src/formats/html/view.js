@@ -43,6 +43,9 @@ const state = {
   metric: additive.includes(P.weighedBy) ? P.weighedBy : additive[0] ?? 0,
   zoom: -1, search: '', fn: -1, icicle: false, merged: false, threads: [], palette: 'module', lines: false, order: 'heavy', inverted: false,
   x0: 0, x1: 1, top: 0, cursor: -3, transforms: [], tab: 'functions',
+  // A range of the timeline chosen in the time chart (ns from its start), or null: the graph and
+  // the tables are of the samples taken in it.
+  range: null,
 };
 // Transforms, in the order given, each the CLI's filter of a function (or a module's frames):
 // `x=f12.m40` in the fragment (op, then the row's or the module's string).
@@ -93,6 +96,8 @@ function readFragment() {
   state.lines = h.get('l') === '1';
   state.tab = h.get('w') === 'tree' ? 'tree' : 'functions';
   state.transforms = readTransforms(h.get('x'));
+  const range = /^(\d+)-(\d+)$/.exec(h.get('r') ?? '');
+  state.range = P.timeline && range && +range[1] <= +range[2] ? [+range[1], +range[2]] : null;
   state.inverted = h.get('i') === '1';
   state.order = h.get('o') === 'alpha' ? 'alpha' : 'heavy';
   state.palette = ['name', 'kind'].includes(h.get('c')) ? h.get('c') : 'module';
@@ -111,6 +116,7 @@ function writeFragment() {
   if (state.lines) h.set('l', '1');
   if (state.tab === 'tree') h.set('w', 'tree');
   if (state.transforms.length) h.set('x', transformKey());
+  if (state.range) h.set('r', state.range.map(Math.round).join('-'));
   if (state.inverted) h.set('i', '1');
   if (state.order === 'alpha') h.set('o', 'alpha');
   if (state.palette !== 'module') h.set('c', state.palette);
@@ -124,7 +130,7 @@ let T, N, threadRoots, K, selfv, total, grand, selected, fnTable, heightOf;
 let F, FK, Fself, Ftotal;
 const hasLines = M.hasLines(P);
 function buildTree() {
-  F = SOURCE;
+  F = state.range ? M.withinTime(P.timeline, SOURCE, state.range[0], state.range[1]) : SOURCE;
   threadRoots = M.threadRootCount(P, F);
   if (hasLines && !state.lines) F = M.mergeLines(P, F);
   if (state.threads.length) { const keep = new Set(state.threads); F = M.keepRoots(F, (r) => keep.has(F.frame[r])); }
@@ -148,7 +154,7 @@ function computeTotals() {
   grand = state.threads.length ? roots : P.totals?.[state.metric] ?? roots;
   // What the transforms kept, which the graph's width stands for; shares stay of the whole, as
   // the CLI's filters keep them (`Total: …; selected: …`).
-  selected = state.transforms.length ? roots : grand;
+  selected = state.transforms.length || state.range ? roots : grand;
   [Fself, Ftotal, FK] = T === F ? [selfv, total, K] : [F.self[state.metric], M.totals(F, state.metric), null];
   FK ??= M.childIndex(F, state.order, Ftotal, (n) => label(F.frame[n]));
   fnTable = M.functions(P, F, FK, Fself, Ftotal, callsMetric >= 0 ? F.self[callsMetric] : null);

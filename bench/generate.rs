@@ -17,6 +17,9 @@ use proftool::{Format, Profile};
 use std::io::{BufWriter, Write};
 
 /// xorshift64*: enough randomness for a benchmark input, no dependency.
+#[path = "generate_perfetto.rs"]
+mod perfetto_trace;
+
 struct Rng(u64);
 
 impl Rng {
@@ -797,13 +800,16 @@ fn main() {
         }
         ["pstats", size, path] => write_input(path, "pstats", "functions", |out| pstats(min_bytes(size), out)),
         ["v8-log", size, path] => write_input(path, "v8-log", "ticks", |out| v8_log(min_bytes(size), out)),
+        ["perfetto", size, path] => {
+            write_input(path, "perfetto", "samples", |out| perfetto_trace::perfetto(min_bytes(size), out))
+        }
         ["gprof", size, path] => write_input(path, "gprof", "functions", |out| gprof(min_bytes(size), out)),
         [format, size, path] => generate_format(format, size, path, None),
         [format, size, path, nodes] => {
             generate_format(format, size, path, Some(nodes.parse().expect("NODES is a number")))
         }
         _ => {
-            eprintln!("usage: generate FORMAT MIN_BYTES OUT [NODES] (FORMAT: a writable format, folded-stacks, folded-walks, perf-script, perf-random, callgrind, pprof-legacy-cpu, pprof-legacy-heap, pstats, gprof or v8-log)");
+            eprintln!("usage: generate FORMAT MIN_BYTES OUT [NODES] (FORMAT: a writable format, folded-stacks, folded-walks, perf-script, perf-random, callgrind, pprof-legacy-cpu, pprof-legacy-heap, pstats, gprof, v8-log or perfetto)");
             std::process::exit(2);
         }
     }

@@ -146,15 +146,14 @@ fn profiles_of_one_id_in_two_processes_are_two_profiles() {
 }
 
 /// Chromium's default trace format, Perfetto's protocol buffers, is read as perfetto (it was read
-/// as a damaged pprof file): these first packets of a start hold no samples, and the error says
-/// how its slices are read; named as pprof, it is refused as a Perfetto trace.
+/// as a damaged pprof file): these first packets of a start hold no sample or slice; named as
+/// pprof, it is refused as a Perfetto trace.
 #[test]
 fn a_perfetto_trace_is_named() {
     let path = fixture("chrome-trace/chromium-startup.pftrace");
     let out = proftool().args(["info"]).arg(&path).assert().failure();
     let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(err.contains("perfetto: byte 0: expected a profile"), "{err}");
-    assert!(err.contains("traceconv json"), "{err}");
     let out = proftool().args(["info", "--from", "pprof"]).arg(&path).assert().failure();
     let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(err.contains("the content is a Perfetto trace"), "{err}");

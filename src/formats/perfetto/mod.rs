@@ -32,10 +32,15 @@
 //! `ThreadDescriptor`), `ProfilePacket` (heapprofd: each process's heap dump, the totals of every
 //! callstack since profiling started, so that only the last dump of each process and heap is read,
 //! the earlier ones said on stderr; its own tables, which older heapprofd writes in it, join its
-//! sequence's), the names of processes and threads (`ProcessTree`, `ProcessDescriptor`,
-//! `ThreadDescriptor`, `TrackDescriptor`). Every other packet is skipped unread. The trace is read
-//! a packet at a time from the input, never whole; a packet of compressed packets is inflated and
-//! its packets read in its place.
+//! sequence's), `TrackEvent`s that begin and end slices (`TYPE_SLICE_BEGIN`/`END`: Chrome's task
+//! slices, any app's `TRACE_EVENT`s) on their track (the event's `track_uuid`, else its
+//! sequence's default), at their packet's time on its clock (a sequence's own clock, from its
+//! `ClockSnapshot`: incremental ones add each timestamp to the last, as Chrome writes them; other
+//! clocks are nanoseconds: durations alone are read, so no clock is converted into another), the
+//! names of processes and threads (`ProcessTree`, `ProcessDescriptor`, `ThreadDescriptor`,
+//! `TrackDescriptor`). Every other packet is skipped unread. The trace is read a packet at a time
+//! from the input, never whole; a packet of compressed packets is inflated and its packets read in
+//! its place.
 //!
 //! **Model**: CPU samples (`PerfSample`, `StreamingProfilePacket`) are the metric `samples`, each
 //! under a root thread frame `NAME-PID/TID` (the thread's name, else its process's, else `?`, as
@@ -44,24 +49,32 @@
 //! the Perfetto UI shows it first; `unreleased count`, objects; `total size`, bytes allocated;
 //! `total count`, objects allocated), each under a root frame `NAME-PID` of its process (and a frame
 //! `heap NAME` for a heap other than malloc's); a dump made at its peak (`self_max`) gives its
-//! peak as unreleased. A frame is its function's name with its mapping's path as module; a frame
-//! of no function name (not symbolized) is named `FILE+0xREL_PC` by its mapping's file name, as
-//! pprof names a location by its address, and how many are is said on stderr.
+//! peak as unreleased. Slices are the metric `time` (nanoseconds, measured), nested as the Chrome
+//! trace reader nests `B`/`E` (an end closes the innermost slice open on its track), each stack
+//! weighing the time between the events of its track while it was the one open, under the root of
+//! its track's thread (`NAME-PID/TID`), process (`NAME-PID`) or name; ends of no open slice, slices
+//! still open at the end (their time up to their track's last event kept) and events of no track
+//! or clock are counted on stderr. A frame is its function's name with its mapping's path as
+//! module; a frame of no function name (not symbolized) is named `FILE+0xREL_PC` by its mapping's
+//! file name, as pprof names a location by its address, and how many are is said on stderr; a
+//! slice's frame is its name (`?` where its name was not interned).
 //!
 //! **Errors**: a packet cut short by the end of the input (the file looks cut short), bytes that are
 //! no protobuf field, a packet that does not decode, compressed packets that do not inflate, each
-//! at its byte; a trace without a sample or
-//! heap dump. A callstack, frame, mapping or name that its sequence never interned leaves its
-//! sample out, counted on stderr, as `trace_processor` counts it in its stats.
+//! at its byte; a trace without a sample, heap dump or slice. A callstack, frame, mapping or name
+//! that its sequence never interned leaves its sample out, counted on stderr, as `trace_processor`
+//! counts it in its stats.
 //!
 //! **Lost**: timestamps, CPUs, frame kinds, source files and lines of frames, build ids, mapping
 //! address ranges, counter values of samples (`timebase_count`, followers), earlier heap dumps,
-//! Java heap graphs, track-event slices and every packet of no profile. Packets compressed in the
-//! trace (`compressed_packets`, zlib, as `traced` writes them with compression on) are inflated and
-//! read (each up to 1 GiB inflated); compressed packets inside those are counted on stderr.
+//! Java heap graphs, instant and counter track events, slices' categories and arguments, flows,
+//! and every packet of no profile. Packets compressed in the trace (`compressed_packets`, zlib, as
+//! `traced` writes them with compression on) are inflated and read (each up to 1 GiB inflated);
+//! compressed packets inside those are counted on stderr.
 
 mod proto;
 mod read;
+mod slices;
 
 use super::kit::wire;
 use super::spec::{Carries, Reads, Sniff, Spec};
@@ -72,13 +85,13 @@ use std::io::{BufRead, BufReader, Read};
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
     name: "perfetto",
-    description: "Perfetto traces (protobuf: traced_perf samples, heapprofd heap dumps, Chrome's sampler)",
+    description: "Perfetto traces (protobuf: traced_perf samples, heapprofd heap dumps, Chrome's sampler and slices)",
     extensions: &["perfetto-trace", "pftrace"],
     carries: Carries {
         threads: true,
         thread_roots: true,
         frame_kinds: true,
-        metrics: &[MetricKind::Samples, MetricKind::Alloc, MetricKind::Objects],
+        metrics: &[MetricKind::Samples, MetricKind::Alloc, MetricKind::Objects, MetricKind::Time],
         one_metric: false,
         modules: true,
         ..Carries::STACKS_OF_SAMPLES

@@ -1,7 +1,8 @@
 //! The messages of a Perfetto trace that proftool reads, as google/perfetto declares them
 //! (`protos/perfetto/trace/trace_packet.proto`, `interned_data/interned_data.proto`,
 //! `profiling/profile_common.proto`, `profiling/profile_packet.proto`, `ps/process_tree.proto`,
-//! `track_event/process_descriptor.proto`, `thread_descriptor.proto`, `track_descriptor.proto`),
+//! `track_event/process_descriptor.proto`, `thread_descriptor.proto`, `track_descriptor.proto`,
+//! `track_event.proto`, `clock_snapshot.proto`, `trace_packet_defaults.proto`),
 //! with their field numbers: only the fields read are declared, prost skips the others (and every
 //! packet of another kind is a packet of none of these fields).
 
@@ -12,8 +13,14 @@ use prost::Message;
 pub(super) struct TracePacket {
     #[prost(message, optional, tag = "2")]
     pub process_tree: Option<ProcessTree>,
+    #[prost(message, optional, tag = "6")]
+    pub clock_snapshot: Option<ClockSnapshot>,
+    #[prost(uint64, optional, tag = "8")]
+    pub timestamp: Option<u64>,
     #[prost(uint32, optional, tag = "10")]
     pub trusted_packet_sequence_id: Option<u32>,
+    #[prost(message, optional, tag = "11")]
+    pub track_event: Option<TrackEvent>,
     #[prost(message, optional, tag = "12")]
     pub interned_data: Option<InternedData>,
     #[prost(uint32, tag = "13")]
@@ -32,6 +39,10 @@ pub(super) struct TracePacket {
     pub compressed_packets: Option<Vec<u8>>,
     #[prost(message, optional, tag = "54")]
     pub streaming_profile_packet: Option<StreamingProfilePacket>,
+    #[prost(uint32, optional, tag = "58")]
+    pub timestamp_clock_id: Option<u32>,
+    #[prost(message, optional, tag = "59")]
+    pub trace_packet_defaults: Option<TracePacketDefaults>,
     #[prost(message, optional, tag = "60")]
     pub track_descriptor: Option<TrackDescriptor>,
     #[prost(message, optional, tag = "66")]
@@ -48,6 +59,8 @@ pub(super) const SEQ_NEEDS_INCREMENTAL_STATE: u32 = 2;
 /// `InternedData`: the tables of a sequence, each entry with its interning id (`iid`).
 #[derive(Clone, PartialEq, Message)]
 pub(super) struct InternedData {
+    #[prost(message, repeated, tag = "2")]
+    pub event_names: Vec<EventName>,
     #[prost(message, repeated, tag = "5")]
     pub function_names: Vec<InternedString>,
     #[prost(message, repeated, tag = "6")]
@@ -231,8 +244,75 @@ pub(super) struct ThreadDescriptor {
 /// `TrackDescriptor`: a track, of a process or a thread where it says so.
 #[derive(Clone, PartialEq, Message)]
 pub(super) struct TrackDescriptor {
+    #[prost(uint64, optional, tag = "1")]
+    pub uuid: Option<u64>,
+    #[prost(string, optional, tag = "2")]
+    pub name: Option<String>,
+    #[prost(string, optional, tag = "10")]
+    pub static_name: Option<String>,
     #[prost(message, optional, tag = "3")]
     pub process: Option<ProcessDescriptor>,
     #[prost(message, optional, tag = "4")]
     pub thread: Option<ThreadDescriptor>,
+}
+
+/// `EventName`: an interned name of track events.
+#[derive(Clone, PartialEq, Message)]
+pub(super) struct EventName {
+    #[prost(uint64, tag = "1")]
+    pub iid: u64,
+    #[prost(string, tag = "2")]
+    pub name: String,
+}
+
+/// `TrackEvent`: a slice's begin or end (other types are not read), on its track.
+#[derive(Clone, PartialEq, Message)]
+pub(super) struct TrackEvent {
+    #[prost(int32, optional, tag = "9")]
+    pub r#type: Option<i32>,
+    #[prost(uint64, optional, tag = "10")]
+    pub name_iid: Option<u64>,
+    #[prost(uint64, optional, tag = "11")]
+    pub track_uuid: Option<u64>,
+    #[prost(string, optional, tag = "23")]
+    pub name: Option<String>,
+}
+
+/// `TrackEvent.Type`: a slice begins, a slice ends.
+pub(super) const TYPE_SLICE_BEGIN: i32 = 1;
+pub(super) const TYPE_SLICE_END: i32 = 2;
+
+/// `ClockSnapshot`: the clocks' values at one time; a sequence's own clocks (64 to 127) with
+/// their unit and whether timestamps in them are differences.
+#[derive(Clone, PartialEq, Message)]
+pub(super) struct ClockSnapshot {
+    #[prost(message, repeated, tag = "1")]
+    pub clocks: Vec<Clock>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub(super) struct Clock {
+    #[prost(uint32, tag = "1")]
+    pub clock_id: u32,
+    #[prost(uint64, tag = "2")]
+    pub timestamp: u64,
+    #[prost(bool, tag = "3")]
+    pub is_incremental: bool,
+    #[prost(uint64, optional, tag = "4")]
+    pub unit_multiplier_ns: Option<u64>,
+}
+
+/// `TracePacketDefaults`: a sequence's clock and track of its packets where they name none.
+#[derive(Clone, PartialEq, Message)]
+pub(super) struct TracePacketDefaults {
+    #[prost(message, optional, tag = "11")]
+    pub track_event_defaults: Option<TrackEventDefaults>,
+    #[prost(uint32, optional, tag = "58")]
+    pub timestamp_clock_id: Option<u32>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub(super) struct TrackEventDefaults {
+    #[prost(uint64, optional, tag = "11")]
+    pub track_uuid: Option<u64>,
 }

@@ -3,6 +3,7 @@
 //! [`super`]).
 
 use super::proto::{self, TracePacket};
+use super::slices::{Owner, Slices, Timing};
 use super::{error, packets, FORMAT};
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, Position};
@@ -26,12 +27,10 @@ pub(super) fn read(input: &mut (dyn std::io::Read + Send), diag: &mut Diagnostic
             reader.compressed(&compressed, at)?;
         }
     }
-    if reader.samples.is_empty() && reader.dumps.is_empty() {
-        let found = format!(
-            "none in its {} bytes (track-event slices are not read: `traceconv json` makes them Chrome trace events)",
-            packets.at
-        );
-        return Err(error(0, "a profile: PerfSample, StreamingProfilePacket or heapprofd ProfilePacket packets", found));
+    if reader.samples.is_empty() && reader.dumps.is_empty() && reader.slices.time.is_empty() {
+        let found = format!("none in its {} bytes", packets.at);
+        let expected = "a profile: PerfSample, StreamingProfilePacket, heapprofd ProfilePacket or track-event slices";
+        return Err(error(0, expected, found));
     }
     reader.finish(diag)
 }
@@ -44,6 +43,10 @@ fn decode(bytes: &[u8], at: u64) -> Result<TracePacket, ParseError> {
 /// The most a packet of compressed packets may hold once inflated: its packets are read from
 /// memory, as `trace_processor` inflates them.
 const INFLATED_LIMIT: u64 = 1 << 30;
+
+/// The uuids of the tracks of sequences' threads, for slices of no track (older Chrome): this bit
+/// and the sequence's id.
+const THREAD_TRACKS: u64 = 1 << 63;
 
 /// A thread (its process and thread ids; a sequence of no thread descriptor has no thread id).
 type Thread = (i64, Option<i64>);
@@ -63,6 +66,9 @@ struct Sequence {
     resolved: FxHashMap<u64, u32>,
     /// The thread of its `ThreadDescriptor` (Chrome's sampler writes one per sequence).
     thread: Option<Thread>,
+    /// Its clocks and defaults, and the names of its track events.
+    timing: Timing,
+    event_names: FxHashMap<u64, String>,
 }
 
 impl Sequence {
@@ -76,6 +82,7 @@ impl Sequence {
     fn intern(&mut self, data: proto::InternedData) {
         let text = |s: proto::InternedString| (s.iid, String::from_utf8_lossy(&s.str).into_owned());
         self.function_names.extend(data.function_names.into_iter().map(text));
+        self.event_names.extend(data.event_names.into_iter().map(|e| (e.iid, e.name)));
         self.mapping_paths.extend(data.mapping_paths.into_iter().map(text));
         self.tables(data.mappings, data.frames, data.callstacks);
     }
@@ -108,6 +115,7 @@ struct Reader {
     /// were left out.
     dumps: FxHashMap<(u64, String), Dump>,
     earlier_dumps: u64,
+    slices: Slices,
     process_names: FxHashMap<i64, String>,
     thread_names: FxHashMap<i64, String>,
     /// The frames of no function name, and of one.
@@ -146,21 +154,8 @@ static EMPTY_STACK: Reason = Reason {
 };
 
 impl Reader {
-    fn packet(&mut self, packet: TracePacket, at: u64) {
-        if let Some(tree) = packet.process_tree {
-            self.process_tree(tree);
-        }
-        if let Some(track) = packet.track_descriptor {
-            if let Some(process) = track.process {
-                self.process(process);
-            }
-            if let Some(thread) = track.thread {
-                self.thread(thread);
-            }
-        }
-        if let Some(process) = packet.process_descriptor {
-            self.process(process);
-        }
+    fn packet(&mut self, mut packet: TracePacket, at: u64) {
+        self.names(&mut packet);
         let id = packet.trusted_packet_sequence_id.unwrap_or(0);
         let sequence = self.sequences.entry(id).or_default();
         if packet.previous_packet_dropped {
@@ -169,19 +164,26 @@ impl Reader {
         if packet.incremental_state_cleared || packet.sequence_flags & proto::SEQ_INCREMENTAL_STATE_CLEARED != 0 {
             sequence.clear();
         }
-        if let Some(thread) = packet.thread_descriptor {
+        sequence.timing.update(&packet);
+        let time = sequence.timing.time(&packet);
+        if let Some(thread) = packet.thread_descriptor.take() {
             sequence.thread = Some((thread.pid.into(), Some(thread.tid)));
             if let Some(name) = thread.thread_name.filter(|n| !n.is_empty()) {
                 self.thread_names.insert(thread.tid, name);
             }
         }
-        if let Some(data) = packet.interned_data {
+        if let Some(data) = packet.interned_data.take() {
             sequence.intern(data);
         }
         let samples = packet.perf_sample.is_some() || packet.streaming_profile_packet.is_some();
         let needs = packet.sequence_flags & proto::SEQ_NEEDS_INCREMENTAL_STATE != 0;
-        if needs && !sequence.whole && (samples || packet.profile_packet.is_some()) {
-            self.leave_out(&LOST_STATE, at, 0);
+        if needs && !sequence.whole {
+            if samples || packet.profile_packet.is_some() {
+                self.leave_out(&LOST_STATE, at, 0);
+            }
+            if packet.track_event.is_some() {
+                self.slices.lost += 1;
+            }
             return;
         }
         let pid = packet.trusted_pid.map_or(0, i64::from);
@@ -194,6 +196,63 @@ impl Reader {
         if let Some(profile) = packet.profile_packet {
             self.profile_packet(id, profile, at);
         }
+        if let Some(event) = packet.track_event {
+            self.track_event(id, event, time);
+        }
+    }
+
+    /// The names of processes and threads a packet gives, and what its track descriptor's track
+    /// is of.
+    fn names(&mut self, packet: &mut TracePacket) {
+        if let Some(tree) = packet.process_tree.take() {
+            self.process_tree(tree);
+        }
+        if let Some(track) = packet.track_descriptor.take() {
+            let owner = match (&track.thread, &track.process) {
+                (Some(thread), _) => Owner::Thread(thread.pid.into(), thread.tid),
+                (None, Some(process)) => Owner::Process(process.pid.into()),
+                (None, None) => Owner::Named(track.name.or(track.static_name).unwrap_or_default()),
+            };
+            if let Some(uuid) = track.uuid {
+                self.slices.owners.insert(uuid, owner);
+            }
+            if let Some(process) = track.process {
+                self.process(process);
+            }
+            if let Some(thread) = track.thread {
+                self.thread(thread);
+            }
+        }
+        if let Some(process) = packet.process_descriptor.take() {
+            self.process(process);
+        }
+    }
+
+    /// A slice's begin or end on its track (the sequence's default track where it names none, else
+    /// the sequence's thread's), at `time`; other track events are not read.
+    fn track_event(&mut self, sequence: u32, event: proto::TrackEvent, time: Option<i64>) {
+        let begin = match event.r#type {
+            Some(proto::TYPE_SLICE_BEGIN) => true,
+            Some(proto::TYPE_SLICE_END) => false,
+            _ => return,
+        };
+        let Some(state) = self.sequences.get(&sequence) else { return };
+        let track = event.track_uuid.or(state.timing.default_track).or_else(|| {
+            let (pid, tid) = state.thread?;
+            let uuid = THREAD_TRACKS | u64::from(sequence);
+            self.slices.owners.entry(uuid).or_insert(Owner::Thread(pid, tid?));
+            Some(uuid)
+        });
+        let (Some(track), Some(time)) = (track, time) else {
+            self.slices.untimed += 1;
+            return;
+        };
+        let frame = begin.then(|| {
+            let interned = event.name_iid.and_then(|iid| state.event_names.get(&iid));
+            let name = event.name.as_deref().or(interned.map(String::as_str)).unwrap_or("?");
+            self.frames.intern(FrameRef::function(name))
+        });
+        self.slices.event(track, time, frame, &mut self.stacks);
     }
 
     /// The packets of a packet's `compressed_packets` (a `Trace` deflated with zlib), read as the
@@ -373,6 +432,10 @@ impl Reader {
             let count = |name: &str| Metric::new(name, MetricKind::Objects, Unit::Count, Repr::Int);
             metrics.extend([bytes("unreleased size"), count("unreleased count"), bytes("total size"), count("total count")]);
         }
+        let time = metrics.len();
+        if !self.slices.time.is_empty() {
+            metrics.push(Metric::time(Unit::Nanoseconds, Repr::Int).sampled(Sampling::Measured));
+        }
         let mut sink = StackSink::new(FORMAT, metrics);
         if self.samples.is_empty() && !self.dumps.is_empty() {
             sink.profile().meta.weighed_by = Some(MetricKind::Alloc);
@@ -385,6 +448,20 @@ impl Reader {
             let frames = std::iter::once(root).chain(self.stack_frames(stack).iter().copied());
             sink.add(Order::RootFirst, frames.collect::<Vec<_>>(), 0, count);
         }
+        self.add_dumps(&mut sink, heap);
+        let mut slices: Vec<_> = self.slices.time.iter().collect();
+        slices.sort_unstable();
+        for (&(track, stack), &nanoseconds) in slices {
+            let root = sink.frame(FrameRef::named(&self.track_root(track), FrameKind::Thread));
+            let frames = std::iter::once(root).chain(self.stack_frames(stack).iter().copied());
+            sink.add(Order::RootFirst, frames.collect::<Vec<_>>(), time, nanoseconds);
+        }
+        self.warn(&mut sink, diag);
+        sink.finish(None, diag)
+    }
+
+    /// The last dump of each process's heap, metrics `heap` to `heap + 3`.
+    fn add_dumps(&self, sink: &mut StackSink, heap: usize) {
         let mut dumps: Vec<_> = self.dumps.iter().collect();
         dumps.sort_unstable_by(|a, b| a.0.cmp(b.0));
         for ((pid, heap_name), dump) in dumps {
@@ -401,8 +478,16 @@ impl Reader {
                 sink.add_weights(Order::RootFirst, frames, &weights);
             }
         }
-        self.warn(&mut sink, diag);
-        sink.finish(None, diag)
+    }
+
+    /// The root frame's name of a track: its thread's or process's, else its own name.
+    fn track_root(&self, track: u64) -> String {
+        match self.slices.owners.get(&track) {
+            Some(&Owner::Thread(pid, tid)) => self.thread_root((pid, Some(tid))),
+            Some(&Owner::Process(pid)) => self.thread_root((pid, None)),
+            Some(Owner::Named(name)) if !name.is_empty() => name.clone(),
+            _ => format!("track {track}"),
+        }
     }
 
     fn stack_frames(&self, stack: u32) -> &[FrameId] {
@@ -420,6 +505,18 @@ impl Reader {
                     "{} earlier heap dumps left out: a dump holds the totals since profiling started, the last one of \
                      each process's heap is read",
                     self.earlier_dumps
+                )
+            });
+        }
+        let slices = &self.slices;
+        let unclosed = slices.unclosed();
+        if slices.unmatched + slices.backwards + slices.untimed + slices.lost > 0 || unclosed > 0 {
+            diag.warn("perfetto-slices", None, || {
+                format!(
+                    "track-event slices: {} ends of no open slice, {} events before the one before them, {} events \
+                     of no track or time, {} events whose sequence lost its interned data (left out); {unclosed} \
+                     slices still open at the end (their time up to their track's last event kept)",
+                    slices.unmatched, slices.backwards, slices.untimed, slices.lost
                 )
             });
         }

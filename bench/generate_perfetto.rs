@@ -63,8 +63,11 @@ pub(crate) fn perfetto(size: u64, out: &mut impl Write) -> (u64, u64) {
         pb_varint(&mut thread, 3, 100);
         pb_bytes(&mut tree, 2, &thread);
     }
+    // traced writes the producer's uid and the sequence in every packet.
     let mut packet = Vec::new();
     pb_bytes(&mut packet, 2, &tree);
+    pb_varint(&mut packet, 3, 1000);
+    pb_varint(&mut packet, 10, 2);
     put(&mut w, &packet);
     let (mut samples, mut names, mut frames, mut callstacks) = (0u64, Vec::new(), Vec::new(), Vec::new());
     while w.bytes < size {

@@ -27,8 +27,9 @@ pub(super) fn read(input: &mut (dyn std::io::Read + Send), diag: &mut Diagnostic
             reader.compressed(&compressed, at)?;
         }
     }
-    if reader.samples.is_empty() && reader.dumps.is_empty() && reader.slices.time.is_empty() {
-        let found = format!("none in its {} bytes", packets.at);
+    let no_dump = reader.dumps.values().all(|dump| dump.values.is_empty());
+    if reader.samples.is_empty() && no_dump && reader.slices.time.is_empty() {
+        let found = format!("none in its {} bytes{}", packets.at, reader.left_out());
         let expected = "a profile: PerfSample, StreamingProfilePacket, heapprofd ProfilePacket or track-event slices";
         return Err(error(0, expected, found));
     }
@@ -62,8 +63,10 @@ struct Sequence {
     mappings: FxHashMap<u64, Vec<u64>>,
     frames: FxHashMap<u64, proto::Frame>,
     callstacks: FxHashMap<u64, Vec<u64>>,
-    /// Callstacks resolved: their index in [`Reader::stacks`].
+    /// Callstacks resolved: their index in [`Reader::stacks`]; frames resolved, and whether they
+    /// have a function name.
     resolved: FxHashMap<u64, u32>,
+    resolved_frames: FxHashMap<u64, (FrameId, bool)>,
     /// The thread of its `ThreadDescriptor` (Chrome's sampler writes one per sequence).
     thread: Option<Thread>,
     /// Its clocks and defaults, and the names of its track events.
@@ -95,6 +98,14 @@ impl Sequence {
     }
 }
 
+/// What was left out for one reason: how many, of what weight, and the byte of the first.
+struct Left {
+    reason: &'static Reason,
+    count: u64,
+    weight: i128,
+    first: Position,
+}
+
 /// The latest heap dump of a process's heap: its time, and each stack's unreleased size and
 /// count, total size and count.
 #[derive(Default)]
@@ -110,7 +121,10 @@ struct Reader {
     /// Every distinct stack, its frames outermost first.
     stacks: IndexSet<Vec<FrameId>, FxBuildHasher>,
     /// CPU samples by thread and stack.
-    samples: FxHashMap<(Thread, u32), i64>,
+    samples: FxHashMap<u64, i64>,
+    /// The threads samples are of, in the order met: a sample's key is its thread's index here
+    /// (high half) and its stack's (low half).
+    threads: IndexSet<Thread, FxBuildHasher>,
     /// The latest dump of each process's heap (by pid and heap name), and how many earlier ones
     /// were left out.
     dumps: FxHashMap<(u64, String), Dump>,
@@ -122,7 +136,7 @@ struct Reader {
     unsymbolized: FxHashSet<FrameId>,
     symbolized: FxHashSet<FrameId>,
     /// What was left out, by reason, with the byte of the first.
-    left: Vec<(&'static Reason, u64, Position)>,
+    left: Vec<Left>,
     compressed: u64,
 }
 
@@ -309,7 +323,16 @@ impl Reader {
     }
 
     fn leave_out(&mut self, reason: &'static Reason, at: u64, weight: i64) {
-        self.left.push((reason, weight.try_into().unwrap_or(0), Position::byte(at)));
+        let left = match self.left.iter().position(|l| std::ptr::eq(l.reason, reason)) {
+            Some(i) => &mut self.left[i],
+            None => {
+                self.left.push(Left { reason, count: 0, weight: 0, first: Position::byte(at) });
+                let last = self.left.len() - 1;
+                &mut self.left[last]
+            }
+        };
+        left.count += 1;
+        left.weight += i128::from(weight);
     }
 
     fn perf_sample(&mut self, sequence: u32, sample: proto::PerfSample, at: u64) {
@@ -322,7 +345,7 @@ impl Reader {
         }
         let thread = (i64::from(sample.pid), Some(i64::from(sample.tid)));
         if let Some(stack) = self.stack(sequence, sample.callstack_iid, at, 1) {
-            *self.samples.entry((thread, stack)).or_default() += 1;
+            self.sample(thread, stack);
         }
     }
 
@@ -330,9 +353,18 @@ impl Reader {
         let thread = self.sequences.get(&sequence).and_then(|s| s.thread).unwrap_or((pid, None));
         for iid in packet.callstack_iid {
             if let Some(stack) = self.stack(sequence, iid, at, 1) {
-                *self.samples.entry((thread, stack)).or_default() += 1;
+                self.sample(thread, stack);
             }
         }
+    }
+
+    /// A sample of `thread`'s `stack`.
+    fn sample(&mut self, thread: Thread, stack: u32) {
+        let index = match self.threads.get_index_of(&thread) {
+            Some(index) => index,
+            None => self.threads.insert_full(thread).0,
+        };
+        *self.samples.entry((index as u64) << 32 | u64::from(stack)).or_default() += 1;
     }
 
     /// A heapprofd packet: its own tables into its sequence's, then each process's dump, the
@@ -382,13 +414,23 @@ impl Reader {
     /// The stack of callstack `iid` of `sequence` (resolved once), or `None` where it, or what it
     /// names, was not interned (left out, of `weight`).
     fn stack(&mut self, sequence: u32, iid: u64, at: u64, weight: i64) -> Option<u32> {
-        let state = self.sequences.get(&sequence)?;
+        let state = self.sequences.get_mut(&sequence)?;
         if let Some(&stack) = state.resolved.get(&iid) {
             return Some(stack);
         }
+        let mut cache = std::mem::take(&mut state.resolved_frames);
         let resolved = state.callstacks.get(&iid).and_then(|frames| {
-            frames.iter().map(|&f| frame(state, f, &mut self.frames)).collect::<Option<Vec<(FrameId, bool)>>>()
+            let cached = |f: &u64| match cache.get(f) {
+                Some(&known) => Some(known),
+                None => {
+                    let made = frame(state, *f, &mut self.frames)?;
+                    cache.insert(*f, made);
+                    Some(made)
+                }
+            };
+            frames.iter().map(cached).collect::<Option<Vec<(FrameId, bool)>>>()
         });
+        state.resolved_frames = cache;
         let Some(frames) = resolved else {
             self.leave_out(&UNRESOLVED, at, weight);
             return None;
@@ -443,7 +485,8 @@ impl Reader {
         sink.profile().frames = self.frames.clone();
         let mut samples: Vec<_> = self.samples.iter().collect();
         samples.sort_unstable();
-        for (&(thread, stack), &count) in samples {
+        for (&key, &count) in samples {
+            let (thread, stack) = (self.threads[(key >> 32) as usize], key as u32);
             let root = sink.frame(FrameRef::named(&self.thread_root(thread), FrameKind::Thread));
             let frames = std::iter::once(root).chain(self.stack_frames(stack).iter().copied());
             sink.add(Order::RootFirst, frames.collect::<Vec<_>>(), 0, count);
@@ -456,7 +499,7 @@ impl Reader {
             let frames = std::iter::once(root).chain(self.stack_frames(stack).iter().copied());
             sink.add(Order::RootFirst, frames.collect::<Vec<_>>(), time, nanoseconds);
         }
-        self.warn(&mut sink, diag);
+        self.warn(diag);
         sink.finish(None, diag)
     }
 
@@ -490,14 +533,23 @@ impl Reader {
         }
     }
 
+    /// How many things were left out, for the error of a trace of which nothing was read (its
+    /// warnings are not given).
+    fn left_out(&self) -> String {
+        match self.left.iter().map(|l| l.count).sum::<u64>() {
+            0 => String::new(),
+            n => format!(" ({n} samples, packets or heap entries left out, of no callstack or interned data)"),
+        }
+    }
+
     fn stack_frames(&self, stack: u32) -> &[FrameId] {
         self.stacks.get_index(stack as usize).map_or(&[], Vec::as_slice)
     }
 
     /// What was left out, the earlier dumps, the compressed packets and the frames not symbolized.
-    fn warn(&self, sink: &mut StackSink, diag: &mut Diagnostics) {
-        for &(reason, weight, at) in &self.left {
-            sink.leave_out(reason, Some(at), i128::from(weight));
+    fn warn(&self, diag: &mut Diagnostics) {
+        for left in &self.left {
+            diag.warn(left.reason.key, Some(left.first), || (left.reason.says)(left.count, left.weight));
         }
         if self.earlier_dumps > 0 {
             diag.warn("perfetto-earlier-dumps", None, || {

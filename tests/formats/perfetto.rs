@@ -123,3 +123,17 @@ fn chromium_slices_are_time_of_their_threads() {
     assert_eq!(threads, expected);
     assert!(expected.values().any(|&ns| ns > 2_500_000_000), "{expected:?}");
 }
+
+/// Track events as Chrome writes them (fixtures/perfetto/make-fixtures.py, `slices()`): on clock
+/// 64, microseconds each added to the last from 100, `a` opens at 100, `b` at 105 and closes at
+/// 115, `a` closes at 118 (a: 5 + 3 µs of its own, a;b 10 µs), an end of nothing at 119, `c` opens
+/// at 121 and `d` at 125, both left open (c: 4 µs, up to the track's last event; d none); on the
+/// named track, `x` from 1,000 to 4,000 ns of BOOTTIME.
+#[test]
+fn slices_are_time_on_their_sequences_clock() {
+    let expected = map(&[("main-7/8;a", 8000), ("main-7/8;a;b", 10000), ("main-7/8;c", 4000), ("async;x", 3000)]);
+    assert_eq!(folded("perfetto/slices.pftrace", "time"), expected);
+    let (_, err) = to_folded(&fixture("perfetto/slices.pftrace"));
+    assert!(err.contains("1 ends of no open slice"), "{err}");
+    assert!(err.contains("2 slices still open at the end"), "{err}");
+}

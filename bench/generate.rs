@@ -17,6 +17,8 @@ use proftool::{Format, Profile};
 use std::io::{BufWriter, Write};
 
 mod android;
+#[path = "generate_perfetto.rs"]
+mod perfetto_trace;
 
 /// xorshift64*: enough randomness for a benchmark input, no dependency.
 struct Rng(u64);
@@ -799,6 +801,9 @@ fn main() {
         }
         ["pstats", size, path] => write_input(path, "pstats", "functions", |out| pstats(min_bytes(size), out)),
         ["v8-log", size, path] => write_input(path, "v8-log", "ticks", |out| v8_log(min_bytes(size), out)),
+        ["perfetto", size, path] => {
+            write_input(path, "perfetto", "samples", |out| perfetto_trace::perfetto(min_bytes(size), out))
+        }
         ["gprof", size, path] => write_input(path, "gprof", "functions", |out| gprof(min_bytes(size), out)),
         ["art-trace", size, path] => {
             write_input(path, "art-trace", "records", |out| android::art_trace(min_bytes(size), out))
@@ -811,7 +816,7 @@ fn main() {
             generate_format(format, size, path, Some(nodes.parse().expect("NODES is a number")))
         }
         _ => {
-            eprintln!("usage: generate FORMAT MIN_BYTES OUT [NODES] (FORMAT: a writable format, folded-stacks, folded-walks, perf-script, perf-random, callgrind, pprof-legacy-cpu, pprof-legacy-heap, pstats, gprof, v8-log, art-trace or simpleperf)");
+            eprintln!("usage: generate FORMAT MIN_BYTES OUT [NODES] (FORMAT: a writable format, folded-stacks, folded-walks, perf-script, perf-random, callgrind, pprof-legacy-cpu, pprof-legacy-heap, pstats, gprof, v8-log, art-trace, simpleperf or perfetto)");
             std::process::exit(2);
         }
     }

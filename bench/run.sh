@@ -35,6 +35,9 @@
 # V8's tick log (v8-log, read only) is written by the generator's own log writer, and V8's tick
 # processor, `node --prof-process --nm=true`, is timed on the same file, with the ratio of their times.
 #
+# Perfetto's traces (read only) are written by the generator's own encoder, in traced_perf's
+# shape; trace_processor_shell is timed on the same file where it is installed.
+#
 # GNU gprof's text report (read only) is written by the generator's own writer of `gprof -b`'s
 # tables (a program's caller graph, as its pstats shape); gprof reads gmon.out, not its report, so
 # there is no tool of its own to time on the file: the row states proftool's time per MB.
@@ -242,6 +245,19 @@ if [ $# -eq 0 ] || [[ " $* " == *" v8-log "* ]]; then
     against "node --prof-process" node --prof-process --nm=true bench/data/big.v8.log
   else
     echo "  node not found: install nodejs to compare with node --prof-process"
+  fi
+fi
+if [ $# -eq 0 ] || [[ " $* " == *" perfetto "* ]]; then
+  # Perfetto traces (read only): the generator's own trace of traced_perf's shape (PerfSamples of
+  # interned callstacks, the interned data written as first used, the state cleared every 50,000
+  # samples). Perfetto's own reader, trace_processor_shell, is fetched by its Python package from
+  # Google's storage: where it is installed, it is timed loading the same file.
+  generated perfetto bench/data/big.pftrace
+  read_rows perfetto bench/data/big.pftrace
+  if command -v trace_processor_shell > /dev/null; then
+    against "trace_processor_shell" trace_processor_shell -q /dev/null bench/data/big.pftrace
+  else
+    echo "  trace_processor_shell not found: nothing of Perfetto's own to time here"
   fi
 fi
 if [ $# -eq 0 ] || [[ " $* " == *" gprof "* ]]; then

@@ -102,13 +102,15 @@ pub fn detect_input(
         }
         json.check(named, &text)?;
     }
-    if crate::formats::pprof::is_perfetto_trace(head) && !crate::formats::otlp::is_request_start(head) {
-        return Err(Error::Unreadable {
-            named: named.map(Format::into),
-            why: "the content is a Perfetto trace (protocol buffers, Chromium's default binary trace): convert it \
-                  to JSON trace events with `traceconv json TRACE OUT.json` and read that as chrome-trace"
-                .to_string(),
-        });
+    if let Some(format) = named.filter(|&f| f != Format::Perfetto) {
+        if crate::formats::kit::wire::is_perfetto_trace(head) && !crate::formats::otlp::is_request_start(head) {
+            return Err(Error::Unreadable {
+                named: Some(format.into()),
+                why: "the content is a Perfetto trace (protocol buffers, Chromium's default binary trace): read it as \
+                      perfetto (without --from, or with --from perfetto)"
+                    .to_string(),
+            });
+        }
     }
     if crate::formats::perf::is_perf_data(head) {
         return Err(Error::Unreadable {

@@ -108,6 +108,7 @@ registry! {
     Otlp (pub(crate) mod otlp),
     OtlpJson (otlp::json),
     Perf (pub mod perf),
+    Perfetto (mod perfetto),
     Pmcstat (mod pmcstat),
     Pprof (pub mod pprof),
     PprofLegacy (mod pprof_legacy),

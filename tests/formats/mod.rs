@@ -77,6 +77,9 @@ mod otlp;
 // perf: Linux perf script text.
 mod perf;
 
+// perfetto: Perfetto traces (protobuf), read only, against figures worked out by hand.
+mod perfetto;
+
 // pmcstat: FreeBSD pmcstat call graphs, read only, against stackcollapse-pmc.pl and speedscope.
 mod pmcstat;
 

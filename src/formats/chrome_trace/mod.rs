@@ -65,8 +65,7 @@
 //! makes its node a root, a sample that names none is the sample's before it, both warned, as
 //! speedscope reads them), a sample's stack frame that is missing or in a cycle of parents, at the
 //! event. A trace cut short between two events is read, with a warning. A Perfetto trace
-//! (protocol buffers, Chromium's default) is recognised by detection and refused with the command
-//! that converts it (`traceconv json`).
+//! (protocol buffers, Chromium's default) is another format, `perfetto`, which reads its slices.
 //!
 //! **Timeline**: each slice laid out, from its begin to its end (ns), on its node.
 //!

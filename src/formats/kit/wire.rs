@@ -1,5 +1,6 @@
 //! The top-level fields of an encoded protobuf message, walked without decoding it: to sniff a
-//! message from its first bytes (pprof's Profile, OTLP's ExportProfilesServiceRequest), to point an
+//! message from its first bytes (pprof's Profile, OTLP's ExportProfilesServiceRequest, a Perfetto
+//! trace), to point an
 //! error at the byte of a field, and to decode a profile's samples one at a time rather than all at
 //! once.
 
@@ -71,6 +72,23 @@ pub(crate) fn varint(bytes: &[u8], at: usize) -> Option<(u64, usize)> {
         }
     }
     None
+}
+
+/// Whether `head` is the start of a Perfetto trace (Chromium's default binary trace, `.pftrace`),
+/// which a pprof Profile's first field would otherwise take it for (the Perfetto reader's sniffer,
+/// and pprof's, which says no to it): a Trace is nothing but
+/// `packet`s (field 1, as a Profile's `sample_type`, or an OTLP request's `resource_profiles`),
+/// and its first packet has a field that is neither a ValueType's (the numbers 1 and 2) nor a
+/// ResourceProfiles' (the messages 1 to 3): traced writes `trusted_uid` (a number at 3) and a
+/// sequence id (10) in every packet, Chromium's first hold a clock snapshot and the like.
+pub(crate) fn is_perfetto_trace(head: &[u8]) -> bool {
+    let mut packets = fields(head).take_while(|f| !matches!(f, Err(Stop::CutShort(_))));
+    let Some(Ok(first)) = packets.next() else { return false };
+    // A ValueType's numbers, or an OTLP ResourceProfiles' messages (a request cut short).
+    let other = |f: &Field| matches!((f.number, f.wire), (1 | 2, 0) | (1..=3, 2));
+    let packet = &head[first.payload.clone()];
+    let neither = fields(packet).map_while(Result::ok).any(|f| !other(&f));
+    first.number == 1 && first.wire == 2 && neither && packets.all(|f| f.is_ok_and(|f| (f.number, f.wire) == (1, 2)))
 }
 
 #[cfg(test)]

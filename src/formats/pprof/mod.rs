@@ -141,28 +141,11 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
     } else {
         profile_fields(head)
     };
-    if fits && !head.is_empty() {
+    if fits && !head.is_empty() && !wire::is_perfetto_trace(head) {
         Sniff::Yes
     } else {
         Sniff::No
     }
-}
-
-/// Whether `head` is the start of a Perfetto trace (Chromium's default binary trace, `.pftrace`),
-/// which a pprof Profile's first field would otherwise take it for: a Trace is nothing but
-/// `packet`s (field 1, as a Profile's `sample_type`), and a packet is no ValueType (only the
-/// numbers 1 and 2): Chromium's first packets hold a clock snapshot, a trusted packet sequence id
-/// and the like.
-pub(crate) fn is_perfetto_trace(head: &[u8]) -> bool {
-    let mut packets = wire::fields(head).take_while(|f| !matches!(f, Err(wire::Stop::CutShort(_))));
-    let Some(Ok(first)) = packets.next() else { return false };
-    let value_type = |f: &wire::Field| matches!((f.number, f.wire), (1 | 2, 0));
-    let packet = &head[first.payload.clone()];
-    let not_a_value_type = wire::fields(packet).map_while(Result::ok).any(|f| !value_type(&f));
-    first.number == 1
-        && first.wire == 2
-        && not_a_value_type
-        && packets.all(|f| f.is_ok_and(|f| (f.number, f.wire) == (1, 2)))
 }
 
 /// Whether `head` (the start of a longer input) is a sequence of fields of a Profile message, each

@@ -137,3 +137,28 @@ fn slices_are_time_on_their_sequences_clock() {
     assert!(err.contains("1 ends of no open slice"), "{err}");
     assert!(err.contains("2 slices still open at the end"), "{err}");
 }
+
+/// Track-event slices keep their times through a conversion to a Chrome trace: by the fixture's
+/// script, `a` from 100 to 118 µs, `b` inside it from 105 to 115, `c` from 121 to the track's last
+/// event at 125 (left open), and on the named track `x` from 1 to 4 µs (1000 to 4000 ns on
+/// BOOTTIME); `d`, opened at the last event, ran for no time and is no slice.
+#[test]
+fn slices_keep_their_times_in_a_trace() {
+    let (out, _) = run(&["convert", "-q", "--to", "chrome-trace"], &fixture("perfetto/slices.pftrace"));
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let mut begins = Vec::new();
+    let mut ends = Vec::new();
+    for event in json["traceEvents"].as_array().unwrap() {
+        let (name, ts) = (event["name"].as_str().unwrap_or_default().to_string(), event["ts"].as_f64());
+        match event["ph"].as_str() {
+            Some("B") => begins.push((name, ts.unwrap())),
+            Some("E") => ends.push((name, ts.unwrap())),
+            _ => {}
+        }
+    }
+    begins.sort_by(|a, b| a.1.total_cmp(&b.1));
+    ends.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let named = |pairs: &[(&str, f64)]| pairs.iter().map(|&(n, t)| (n.to_string(), t)).collect::<Vec<_>>();
+    assert_eq!(begins, named(&[("x", 1.0), ("a", 100.0), ("b", 105.0), ("c", 121.0)]));
+    assert_eq!(ends, named(&[("x", 4.0), ("b", 115.0), ("a", 118.0), ("c", 125.0)]));
+}

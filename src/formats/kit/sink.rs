@@ -8,7 +8,7 @@
 use crate::diag::Diagnostics;
 use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
 use crate::formats::stacks::StackTree;
-use crate::model::{FrameId, FrameRef, Metric, Profile, Value, Values};
+use crate::model::{FrameId, FrameRef, Metric, NodeId, Profile, Value, Values};
 
 /// The order a stack's frames are given in.
 #[derive(Clone, Copy)]
@@ -122,6 +122,14 @@ impl StackSink {
             }
             self.any_stack = true;
         }
+    }
+
+    /// The node of the stack of `frames` (root first), made where the tree has none yet, with no
+    /// value added: where a reader places what the stack did when (a slice of a trace). None for a
+    /// stack of no frame.
+    pub(crate) fn node_of(&mut self, frames: impl IntoIterator<Item = FrameId>) -> Option<NodeId> {
+        self.stacks.next().extend(frames);
+        self.stacks.add(&mut self.profile.tree)
     }
 
     /// Counts one thing left out for `reason`, of `weight`, at `at` where the warning names the

@@ -57,7 +57,10 @@
 //! or clock are counted on stderr. A frame is its function's name with its mapping's path as
 //! module; a frame of no function name (not symbolized) is named `FILE+0xREL_PC` by its mapping's
 //! file name, as pprof names a location by its address, and how many are is said on stderr; a
-//! slice's frame is its name (`?` where its name was not interned).
+//! slice's frame is its name (`?` where its name was not interned). **Timeline**: each slice that
+//! ran for some time, from its begin to its end (the one closed at its track's last event there),
+//! on its stack's node; each at its track's own clock, in ns (a trace's clock domains are not
+//! converted into one another: two tracks on two clocks are apart in time).
 //!
 //! **Errors**: a packet cut short by the end of the input (the file looks cut short), bytes that are
 //! no protobuf field, a packet that does not decode, compressed packets that do not inflate, each
@@ -65,7 +68,7 @@
 //! that its sequence never interned leaves its sample out, counted on stderr, as `trace_processor`
 //! counts it in its stats.
 //!
-//! **Lost**: timestamps, CPUs, frame kinds, source files and lines of frames, build ids, mapping
+//! **Lost**: samples' timestamps, CPUs, frame kinds, source files and lines of frames, build ids, mapping
 //! address ranges, counter values of samples (`timebase_count`, followers), earlier heap dumps,
 //! Java heap graphs, instant and counter track events, slices' categories and arguments, flows,
 //! and every packet of no profile. Packets compressed in the trace (`compressed_packets`, zlib, as

@@ -9,7 +9,9 @@ use crate::diag::Diagnostics;
 use crate::error::{ParseError, Position};
 use crate::formats::kit::wire;
 use crate::formats::kit::sink::{Order, Reason, StackSink};
-use crate::model::{FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, Profile, Repr, Sampling, Unit};
+use crate::model::{
+    FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, Profile, Repr, Sampling, Slice, Timeline, Unit,
+};
 use indexmap::IndexSet;
 use prost::Message;
 use std::io::Read;
@@ -33,6 +35,7 @@ pub(super) fn read(input: &mut (dyn std::io::Read + Send), diag: &mut Diagnostic
         let expected = "a profile: PerfSample, StreamingProfilePacket, heapprofd ProfilePacket or track-event slices";
         return Err(error(0, expected, found));
     }
+    reader.slices.close_open(&mut reader.stacks);
     reader.finish(diag)
 }
 
@@ -499,8 +502,25 @@ impl Reader {
             let frames = std::iter::once(root).chain(self.stack_frames(stack).iter().copied());
             sink.add(Order::RootFirst, frames.collect::<Vec<_>>(), time, nanoseconds);
         }
+        let ran = self.slices_that_ran(&mut sink);
         self.warn(diag);
-        sink.finish(None, diag)
+        let mut profile = sink.finish(None, diag)?;
+        profile.timeline = Timeline::of_slices(ran, None);
+        Ok(profile)
+    }
+
+    /// The slices that ran, each on the node of its stack under its track's root (its time is in
+    /// the tree already).
+    fn slices_that_ran(&self, sink: &mut StackSink) -> Vec<Slice> {
+        let mut slices = Vec::with_capacity(self.slices.ran.len());
+        for ran in &self.slices.ran {
+            let root = sink.frame(FrameRef::named(&self.track_root(ran.track), FrameKind::Thread));
+            let frames = std::iter::once(root).chain(self.stack_frames(ran.stack).iter().copied());
+            if let Some(node) = sink.node_of(frames) {
+                slices.push(Slice { start: ran.start, end: ran.end, node });
+            }
+        }
+        slices
     }
 
     /// The last dump of each process's heap, metrics `heap` to `heap + 3`.

@@ -65,11 +65,21 @@ pub(super) enum Owner {
     Named(String),
 }
 
-/// A track's slices open now, outermost first, and the time of its last event.
+/// A track's slices open now, outermost first, when each began, and the time of its last event.
 #[derive(Default)]
 struct Track {
     open: Vec<FrameId>,
+    began: Vec<i64>,
     last: Option<i64>,
+}
+
+/// A slice that ran: its track, its stack (an index of the reader's stacks: the slices open then,
+/// its own innermost), when it began and ended (ns).
+pub(super) struct Ran {
+    pub(super) track: u64,
+    pub(super) stack: u32,
+    pub(super) start: i64,
+    pub(super) end: i64,
 }
 
 /// The slices of every track.
@@ -80,6 +90,10 @@ pub(super) struct Slices {
     pub(super) owners: FxHashMap<u64, Owner>,
     /// The time of each track's stacks (an index of the reader's stacks), in nanoseconds.
     pub(super) time: FxHashMap<(u64, u32), i64>,
+    /// The slices closed so far, of some length, in the order they closed.
+    pub(super) ran: Vec<Ran>,
+    /// Slices closed at the end of the trace, still open there.
+    closed_at_end: usize,
     /// Ends of no open slice, events before the one before them on their track, and events of no
     /// track or time.
     pub(super) unmatched: u64,
@@ -105,26 +119,54 @@ impl Slices {
             self.backwards += 1;
         }
         if since > 0 && !t.open.is_empty() {
-            let index = match stacks.get_index_of(&t.open) {
-                Some(index) => index,
-                None => stacks.insert_full(t.open.clone()).0,
-            };
-            let index = u32::try_from(index).unwrap_or(u32::MAX);
-            *self.time.entry((track, index)).or_default() += since;
+            *self.time.entry((track, stack_index(stacks, &t.open))).or_default() += since;
         }
         t.last = Some(t.last.map_or(time, |last| last.max(time)));
         match begin {
-            Some(frame) => t.open.push(frame),
-            None => {
-                if t.open.pop().is_none() {
-                    self.unmatched += 1;
+            Some(frame) => {
+                t.open.push(frame);
+                t.began.push(time);
+            }
+            None => match t.began.pop() {
+                Some(start) => {
+                    let end = t.last.unwrap_or(time);
+                    if end > start {
+                        self.ran.push(Ran { track, stack: stack_index(stacks, &t.open), start, end });
+                    }
+                    t.open.pop();
                 }
+                None => self.unmatched += 1,
+            },
+        }
+    }
+
+    /// Closes the slices still open at their track's last event (their time up to it is kept).
+    pub(super) fn close_open(&mut self, stacks: &mut IndexSet<Vec<FrameId>, FxBuildHasher>) {
+        let mut tracks: Vec<_> = self.tracks.iter_mut().collect();
+        tracks.sort_unstable_by_key(|(track, _)| **track);
+        for (&track, t) in tracks {
+            let end = t.last.unwrap_or(0);
+            while let Some(start) = t.began.pop() {
+                if end > start {
+                    self.ran.push(Ran { track, stack: stack_index(stacks, &t.open), start, end });
+                }
+                t.open.pop();
+                self.closed_at_end += 1;
             }
         }
     }
 
     /// How many slices are still open at the end of the trace.
     pub(super) fn unclosed(&self) -> usize {
-        self.tracks.values().map(|t| t.open.len()).sum()
+        self.closed_at_end + self.tracks.values().map(|t| t.open.len()).sum::<usize>()
     }
+}
+
+/// The index of stack `open` among the reader's stacks, added where it is new.
+fn stack_index(stacks: &mut IndexSet<Vec<FrameId>, FxBuildHasher>, open: &[FrameId]) -> u32 {
+    let index = match stacks.get_index_of(open) {
+        Some(index) => index,
+        None => stacks.insert_full(open.to_vec()).0,
+    };
+    u32::try_from(index).unwrap_or(u32::MAX)
 }

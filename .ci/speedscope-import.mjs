@@ -61,22 +61,28 @@ function timeUs(source) {
   return ['samples', 'ticks'].includes(source.kind) ? source.total * source.intervalUs : null
 }
 
-// The total of the profiles speedscope imports from FILE: those of metric METRIC where given
+// The total of the profiles speedscope imports from FILE (of SLICES, a trace: see below): those of
+// metric METRIC where given
 // (proftool's speedscope files hold a profile per thread and metric, each naming its `metric`, a key
 // speedscope ignores; it imports the profiles in the file's order), else all (a trace's threads).
-async function importTotal(importers, file, metric) {
+async function importTotal(importers, file, metric, slices = false) {
   const log = console.log
   const warn = console.warn
   console.log = console.warn = () => {}
   try {
     const text = fs.readFileSync(file, 'utf8')
     const group = await importers.importProfileGroupFromText(path.basename(file), text)
-    const metrics = metric === undefined ? [] : JSON.parse(text).profiles.map((p) => p.metric)
-    const profiles = (group?.profiles ?? []).filter((_, i) => metric === undefined || metrics[i] === metric)
+    const written = metric === undefined ? [] : JSON.parse(text).profiles
+    const kept = (group?.profiles ?? []).map((p, i) => [p, written[i]]).filter(([, w]) => metric === undefined || w.metric === metric)
+    const profiles = kept.map(([p]) => p)
     if (profiles.length === 0) throw new Error(`speedscope imports no profile ${metric ?? ''} from ${file}`)
     const units = new Set(profiles.map((p) => p.getWeightUnit()))
     if (units.size !== 1) throw new Error(`${file}: profiles in several units ${[...units]}`)
-    return { unit: [...units][0], total: profiles.reduce((sum, p) => sum + p.getTotalWeight(), 0), profiles }
+    // An evented profile or a trace (`slices`: slices at their times) weighs from its first event
+    // to its last, the time between its thread's slices too, which is no stack's: its total is the
+    // time with one open.
+    const weight = ([p, w]) => (slices || w?.type === 'evented' ? p.getTotalNonIdleWeight() : p.getTotalWeight())
+    return { unit: [...units][0], total: kept.reduce((sum, pw) => sum + weight(pw), 0), profiles }
   } finally {
     console.log = log
     console.warn = warn
@@ -157,7 +163,7 @@ for (const fixture of fixtures) {
   ]) {
     const file = `${base}.${ext}`
     proftool('convert', '-q', '--metric', weighed.metric, '--to', format, fixture, file)
-    const imported = await importTotal(importers, file)
+    const imported = await importTotal(importers, file, undefined, format === 'chrome-trace')
     if (imported.unit !== 'microseconds') throw new Error(`${file}: speedscope reads ${imported.unit}`)
     // Each node's time is rounded once, as the writers say on stderr: a .cpuprofile's to whole µs
     // (its time deltas), a trace's to the ns (its slices).

@@ -172,11 +172,17 @@ impl Timeline {
                 let (i, value) = (s.node.index(), tree.self_value(metric, s.node).as_f64());
                 let upto = |weight: u64| (value * weight as f64 / weights[i] as f64).round();
                 if !whole {
-                    // The value of a node's one sample as it is; else its part alone, to 15 digits:
-                    // a difference of running parts, or a part of a sum of parts, would write the
-                    // noise of floats (1.0010010000000003).
+                    // The value of a node's one sample as it is; else its part alone, of the value
+                    // to 12 digits, to 12 digits: a difference of running parts, or a part of a sum
+                    // of parts, would write the noise of floats (1.0010010000000003), and a value
+                    // read back as the sum of its parts (601 of them: off in the 15th digit) shares
+                    // out as it did.
                     let (part, all) = (u64::from(s.weight), weights[i]);
-                    return if part == all { value } else { super::ops::shortened(value * part as f64 / all as f64) };
+                    return if part == all {
+                        value
+                    } else {
+                        twelve_digits(twelve_digits(value) * part as f64 / all as f64)
+                    };
                 }
                 let before = upto(so_far[i]);
                 so_far[i] += u64::from(s.weight);
@@ -220,6 +226,11 @@ impl Timeline {
         }
         Ok(())
     }
+}
+
+/// `value` to 12 significant digits.
+fn twelve_digits(value: f64) -> f64 {
+    format!("{value:.11e}").parse().unwrap_or(value)
 }
 
 #[cfg(test)]

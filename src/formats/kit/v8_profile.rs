@@ -220,9 +220,11 @@ fn nanoseconds(us: f64) -> Option<i64> {
     (us.abs() < 9e15).then(|| (us * 1e3).round() as i64)
 }
 
-/// The document's `startTime` and `endTime` in ns, where it has both (a trace's profile has no end).
+/// The document's `startTime` and `endTime` in ns (a trace's profile has no end: its last sample
+/// ends it).
 fn span(document: &Document) -> Option<(i64, i64)> {
-    Some((nanoseconds(document.start_time)?, nanoseconds(document.end_time)?))
+    let start = nanoseconds(document.start_time)?;
+    Some((start, nanoseconds(document.end_time).unwrap_or(start)))
 }
 
 /// What a CPU profile names that is not among its nodes.

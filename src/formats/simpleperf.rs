@@ -50,7 +50,9 @@
 //! info does not have, at the byte of the sample's record. A file that ends after whole records
 //! without its size 0 is read, with a warning that it looks cut short.
 //!
-//! **Lost**: sample times, addresses (but of unsymbolized frames), mangled names, execution types
+//! **Timeline**: each sample at its `time` (ns) on the node of its stack.
+//!
+//! **Lost**: addresses (but of unsymbolized frames), mangled names, execution types
 //! (interpreted, JIT, ART), unwinding results, context switches (counted in a warning) and the meta
 //! info but the event names and the app's package name (the title).
 
@@ -61,7 +63,9 @@ use super::shared::unique_name;
 use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
-use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Sampling, Unit};
+use crate::model::{
+    FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Sampling, TimedSample, Timeline, Unit,
+};
 use prost::Message;
 use rustc_hash::FxHashMap;
 use std::ops::Range;
@@ -118,6 +122,9 @@ mod proto {
 
     #[derive(Clone, PartialEq, Message)]
     pub(super) struct Sample {
+        /// When it was taken (ns, the recording's clock).
+        #[prost(uint64, tag = "1")]
+        pub time: u64,
         #[prost(int32, tag = "2")]
         pub thread_id: i32,
         #[prost(message, repeated, tag = "3")]
@@ -302,6 +309,8 @@ struct Samples {
     frames: FxHashMap<(u32, i64), FrameId>,
     threads: FxHashMap<u32, FrameId>,
     stack: Vec<FrameId>,
+    /// Each sample's time and node.
+    timeline: Vec<TimedSample>,
 }
 
 impl Samples {
@@ -332,7 +341,7 @@ impl Samples {
         profile.meta.weighed_by = Some(profile.metrics()[0].kind);
         profile.meta.title = records.meta.as_ref().and_then(|m| m.app_package_name.clone()).filter(|t| !t.is_empty());
         let (frames, threads) = (FxHashMap::default(), FxHashMap::default());
-        Samples { sink, events, frames, threads, stack: Vec::new() }
+        Samples { sink, events, frames, threads, stack: Vec::new(), timeline: Vec::new() }
     }
 
     /// Every sample of `records` added as a stack, then the profile.
@@ -358,13 +367,19 @@ impl Samples {
             self.stack.push(thread);
             let count = i64::try_from(sample.event_count).unwrap_or(i64::MAX);
             let frames = std::mem::take(&mut self.stack);
-            self.sink.add_weights(Order::LeafFirst, frames.iter().copied(), &[(counts, count), (samples, 1)]);
+            let weights = [(counts, count), (samples, 1)];
+            if let Some(node) = self.sink.add_weights_at(Order::LeafFirst, frames.iter().copied(), &weights) {
+                let time = i64::try_from(sample.time).unwrap_or(i64::MAX);
+                self.timeline.push(TimedSample { time, node, weight: 1 });
+            }
             self.stack = frames;
         }
         let first_is_clock = records.meta.as_ref().and_then(|m| m.event_type.first()).is_some_and(|e| is_clock(e));
         self.sink.profile().meta.interval =
             interval.filter(|&n| first_is_clock && n > 0).map(std::time::Duration::from_nanos);
-        self.sink.finish(None, diag)
+        let mut profile = self.sink.finish(None, diag)?;
+        profile.timeline = Timeline::new(self.timeline, None);
+        Ok(profile)
     }
 
     /// The frame of a call chain entry (in the record at byte `at`).

@@ -80,3 +80,20 @@ fn a_bad_record_is_an_error_at_its_byte() {
     let error = failure(proftool().args(["info"]).arg(fixture("simpleperf/bad/bad-symbol.trace")));
     assert!(error.contains("byte 29") && error.contains("symbol 7"), "{error}");
 }
+
+/// Each sample keeps its time: make_fixtures.py takes work.trace's samples 1 ms apart from 5.001 s
+/// on (its clock starts at 5 s), so the Firefox Profiler's file written from it has them at 5001,
+/// 5002, … ms, one a ms, whatever thread each is on.
+#[test]
+fn samples_keep_their_times() {
+    let (out, _) = run(&["convert", "-q", "--to", "firefox"], &fixture("simpleperf/work.trace"));
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let start = json["meta"]["startTime"].as_f64().unwrap();
+    let mut times: Vec<f64> = (json["threads"].as_array().unwrap().iter())
+        .flat_map(|t| t["samples"]["time"].as_array().unwrap().iter().map(move |ms| start + ms.as_f64().unwrap()))
+        .collect();
+    times.sort_by(f64::total_cmp);
+    let expected: Vec<f64> = (1..=times.len()).map(|k| 5000.0 + k as f64).collect();
+    assert!(times.len() > 1);
+    assert_eq!(times, expected);
+}

@@ -103,10 +103,9 @@ impl StackSink {
         self.add_weights(order, frames, &[(metric, weight)]);
     }
 
-    /// Adds each `(metric, weight)` of `weights` to the stack of `frames`, given in `order`, found
-    /// once for all of them (a heap profile's line weighs four metrics); a stack of no frame adds
-    /// nothing.
-    pub(crate) fn add_weights<I>(&mut self, order: Order, frames: I, weights: &[(usize, i64)])
+    /// [`StackSink::add_weights`], and the stack's node (none for a stack of no frame): where a
+    /// reader places when the stack was sampled.
+    pub(crate) fn add_weights_at<I>(&mut self, order: Order, frames: I, weights: &[(usize, i64)]) -> Option<NodeId>
     where
         I: IntoIterator<Item = FrameId>,
         I::IntoIter: DoubleEndedIterator,
@@ -116,12 +115,23 @@ impl StackSink {
             Order::RootFirst => path.extend(frames),
             Order::LeafFirst => path.extend(frames.into_iter().rev()),
         }
-        if let Some(leaf) = self.stacks.add(&mut self.profile.tree) {
-            for &(metric, weight) in weights {
-                self.profile.tree.add_self(metric, leaf, Value::Int(weight));
-            }
-            self.any_stack = true;
+        let leaf = self.stacks.add(&mut self.profile.tree)?;
+        for &(metric, weight) in weights {
+            self.profile.tree.add_self(metric, leaf, Value::Int(weight));
         }
+        self.any_stack = true;
+        Some(leaf)
+    }
+
+    /// Adds each `(metric, weight)` of `weights` to the stack of `frames`, given in `order`, found
+    /// once for all of them (a heap profile's line weighs four metrics); a stack of no frame adds
+    /// nothing.
+    pub(crate) fn add_weights<I>(&mut self, order: Order, frames: I, weights: &[(usize, i64)])
+    where
+        I: IntoIterator<Item = FrameId>,
+        I::IntoIter: DoubleEndedIterator,
+    {
+        self.add_weights_at(order, frames, weights);
     }
 
     /// The node of the stack of `frames` (root first), made where the tree has none yet, with no

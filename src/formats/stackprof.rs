@@ -32,14 +32,17 @@
 //! results file (`StackProf.run(out: …)`, a Ruby Marshal dump) is refused by detection with the
 //! command that turns it into this JSON (`stackprof --json`).
 //!
-//! **Lost**: the order of the samples in time, per-line counts (`lines`), per-frame counts and
+//! **Timeline**: each sample at its time, its deltas added up (from the first delta's start, in
+//! µs), where every sample has one.
+//!
+//! **Lost**: per-line counts (`lines`), per-frame counts and
 //! `edges` (derived from the stacks anyway), `metadata`.
 
 use super::json;
 use super::kit::source_frame::{Anonymous, SourceFrame};
 use super::spec::{Carries, JsonKind, Reads, Spec};
 use crate::error::{Error, FormatName, ParseError};
-use crate::model::{ChildIndex, Metric, MetricKind, NodeId, Profile, Value};
+use crate::model::{ChildIndex, Metric, MetricKind, NodeId, Profile, TimedSample, Timeline, Value};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::io::Read;
@@ -158,6 +161,9 @@ fn read(input: &mut (dyn Read + Send)) -> Result<Profile, ParseError> {
     }
     let (mut index, mut stack, mut previous) = (ChildIndex::default(), Vec::new(), Vec::new());
     let (mut at_raw, mut sample) = (0usize, 0usize);
+    // Each sample's time (ns from the first delta's start) and node, while every sample has a delta.
+    let mut timeline = Some(Vec::with_capacity(deltas.len()));
+    let mut clock = 0i64;
     while at_raw < raw.len() {
         let cut =
             |what: &str| error("\"raw\"", format!("{what} of the record at raw[{at_raw}]"), "the end of raw".into());
@@ -201,12 +207,21 @@ fn read(input: &mut (dyn Read + Send)) -> Result<Profile, ParseError> {
             if let Some(value) = value {
                 profile.tree.add_self(1, node, Value::Int(value));
             }
+            let times = deltas.get(sample..sample.saturating_add(n_samples));
+            match (&mut timeline, times) {
+                (Some(timeline), Some(times)) => timeline.extend(times.iter().map(|&delta| {
+                    clock = clock.saturating_add(delta.max(0));
+                    TimedSample { time: clock.saturating_mul(1000), node, weight: 1 }
+                })),
+                _ => timeline = None,
+            }
             sample = sample.saturating_add(n_samples);
         }
         std::mem::swap(&mut previous, &mut stack);
         at_raw += 2 + height;
     }
     header(&mut profile, &document, weight);
+    profile.timeline = timeline.and_then(|samples| Timeline::new(samples, None));
     Ok(profile)
 }
 

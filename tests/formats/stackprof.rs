@@ -2,7 +2,7 @@
 //! stackprof's own counts on files it made, speedscope's importer on a frame without a name
 //! (speedscope's own samples are checked by `.ci/speedscope-corpus.mjs`).
 
-use crate::support::binary::{fixture, info, stacks};
+use crate::support::binary::{fixture, info, run, stacks};
 
 /// stackprof's own figures, from the JSON on its own (not through proftool's reader): its
 /// `samples`, and in wall mode the sum of `raw_timestamp_deltas`.
@@ -68,4 +68,35 @@ fn a_marshal_dump_is_answered_with_the_command_that_converts_it() {
     let summary = String::from_utf8(out.success().get_output().stdout.clone()).unwrap();
     assert!(summary.starts_with("Total: 34 samples\n"), "{summary}");
     assert!(summary.lines().any(|l| l.starts_with("Object#work ") && l.split_whitespace().nth(1) == Some("11")));
+}
+
+/// Each sample keeps its time: the wall-mode profile's samples, written as the Firefox Profiler's,
+/// are at its `raw_timestamp_deltas` added up (µs, read from the file here), the first at the
+/// first delta.
+#[test]
+fn samples_keep_their_times() {
+    let path = fixture("stackprof/wall.stackprof.json");
+    let source: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let mut at = 0i64;
+    let theirs: Vec<i64> = (source["raw_timestamp_deltas"].as_array().unwrap().iter())
+        .map(|d| {
+            at += d.as_i64().unwrap();
+            at
+        })
+        .collect();
+    let (out, _) = run(&["convert", "-q", "--to", "firefox"], &path);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let start = json["meta"]["startTime"].as_f64().unwrap();
+    let mut ours: Vec<i64> = (json["threads"].as_array().unwrap().iter())
+        .flat_map(|t| {
+            t["samples"]["time"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(move |ms| ((start + ms.as_f64().unwrap()) * 1000.0).round() as i64)
+        })
+        .collect();
+    ours.sort_unstable();
+    assert!(theirs.len() > 1);
+    assert_eq!(ours, theirs);
 }

@@ -50,14 +50,16 @@
 //!
 //! **Lost**: markers (their number said on stderr), memory, allocations, the frames' own lines
 //! and categories, libraries but as the modules of addresses, the recording's time outside samples (before the first, after the
-//! last: speedscope's whole `duration`), the order of samples in time.
+//! last: speedscope's whole `duration`). **Timeline**: each sample with a stack at its time (ms
+//! as its process gives it: a subprocess's from its own start).
 
 use super::json;
 use super::spec::{Carries, JsonKind, Reads, Spec};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
 use crate::model::{
-    ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, DEFINED_AT,
+    ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, TimedSample, Timeline, Unit,
+    Value, DEFINED_AT,
 };
 use serde::Deserialize;
 use serde_json::Value as Json;
@@ -238,6 +240,7 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
     let version = gecko.meta.as_ref().and_then(|m| m.version).unwrap_or(0);
     let mut pending = vec![(root.to_string(), gecko, version)];
     let mut index = ChildIndex::default();
+    let mut timeline = Vec::new();
     while let Some((path, mut gecko, version)) = pending.pop() {
         let version = gecko.meta.as_ref().and_then(|m| m.version).unwrap_or(version);
         let process = Process { libs: libraries(std::mem::take(&mut gecko.libs)), version };
@@ -259,7 +262,7 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
             }
             let thread: Thread = parse(value)
                 .map_err(|e| error(at("threads", i), "a thread (name, samples, tables)", json::found(&e)))?;
-            add_thread(&mut profile, &mut index, (&thread, &process), &at("threads", i), &mut left_out)
+            add_thread(&mut profile, &mut index, (&thread, &process), &at("threads", i), &mut left_out, &mut timeline)
                 .map_err(|(place, expected, found)| error(place, &expected, found))?;
         }
         for (i, process) in gecko.processes.into_iter().enumerate() {
@@ -270,6 +273,7 @@ fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile
         }
     }
     left_out.warn(diag);
+    profile.timeline = Timeline::new(timeline, None);
     Ok(profile)
 }
 
@@ -341,13 +345,15 @@ impl LeftOut {
 /// A place (a JSON path), what was expected there and what was found.
 type Misplaced = (String, String, String);
 
-/// Adds the stacks of `thread` (at JSON path `path`) under a thread root named after it.
+/// Adds the stacks of `thread` (at JSON path `path`) under a thread root named after it, and its
+/// samples to `timeline` at their times.
 fn add_thread(
     profile: &mut Profile,
     index: &mut ChildIndex,
     (thread, process): (&Thread, &Process),
     path: &str,
     left_out: &mut LeftOut,
+    timeline: &mut Vec<TimedSample>,
 ) -> Result<(), Misplaced> {
     left_out.markers += thread.markers.as_ref().map_or(0, |m| m.data.len());
     if thread.samples.data.is_empty() {
@@ -432,6 +438,9 @@ fn add_thread(
             Some(node) => {
                 profile.tree.add_self(0, node, Value::Float(held));
                 profile.tree.add_self(1, node, Value::Int(1));
+                // Times are finite; ms far past any clock (292 years) end where an i64 does.
+                let time = (times[i] * 1e6).round().clamp(i64::MIN as f64, i64::MAX as f64) as i64;
+                timeline.push(TimedSample { time, node, weight: 1 });
             }
             None => {
                 left_out.idle += 1;

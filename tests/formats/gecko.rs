@@ -135,3 +135,32 @@ fn subprocesses_kept_as_strings_among_the_threads_are_read() {
         ]
     );
 }
+
+/// Each sample with a stack keeps its time: firefox61-recursion's samples (its first thread's
+/// `samples.data`, read here: a time in ms per row, the one with no stack left out) are the
+/// samples of the Firefox Profiler's file written from it, at those times (to the µs).
+#[test]
+fn samples_keep_their_times() {
+    let path = fixture("gecko/firefox61-recursion.gecko.json");
+    let source: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let samples = &source["profile"]["threads"][0]["samples"];
+    let (stack, time) =
+        (samples["schema"]["stack"].as_u64().unwrap() as usize, samples["schema"]["time"].as_u64().unwrap() as usize);
+    let micros = |ms: f64| (ms * 1000.0).round() as i64;
+    let mut theirs: Vec<i64> = (samples["data"].as_array().unwrap().iter())
+        .filter(|row| !row[stack].is_null())
+        .map(|row| micros(row[time].as_f64().unwrap()))
+        .collect();
+    theirs.sort_unstable();
+    let (out, _) = run(&["convert", "-q", "--to", "firefox"], &path);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let start = json["meta"]["startTime"].as_f64().unwrap();
+    let mut ours: Vec<i64> = (json["threads"].as_array().unwrap().iter())
+        .flat_map(|t| {
+            t["samples"]["time"].as_array().unwrap().iter().map(move |ms| micros(start + ms.as_f64().unwrap()))
+        })
+        .collect();
+    ours.sort_unstable();
+    assert!(theirs.len() > 1);
+    assert_eq!(ours, theirs);
+}

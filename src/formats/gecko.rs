@@ -411,19 +411,7 @@ fn add_thread(
         nodes.push(index.child_or_insert(&mut profile.tree, Some(caller.unwrap_or(root)), *frame));
     }
     let samples = &thread.samples.data;
-    let mut times = Vec::with_capacity(samples.len());
-    for (i, row) in samples.iter().enumerate() {
-        let time = row.get(time_column).and_then(Json::as_f64).filter(|t| t.is_finite());
-        let time = time.ok_or_else(|| (format!("{path}.samples.data[{i}]"), "a time in ms".into(), "none".into()))?;
-        if times.last().is_some_and(|&last| time < last) {
-            return Err((
-                format!("{path}.samples.data[{i}]"),
-                "samples in time order".into(),
-                format!("a time of {time} ms after one of {} ms", times[i - 1]),
-            ));
-        }
-        times.push(time);
-    }
+    let times = sample_times(samples, time_column, path)?;
     // The last sample holds one interval, as the profiler's traced timing gives it.
     let last_held = profile.meta.interval.map_or(0.0, |interval| interval.as_secs_f64() * 1e3);
     for (i, row) in samples.iter().enumerate() {
@@ -449,6 +437,25 @@ fn add_thread(
         }
     }
     Ok(())
+}
+
+/// The time (ms) of each sample of `samples` (rows of a thread's at JSON path `path`), in time
+/// order: a sample without one, or before the one before it, is an error at its place.
+fn sample_times(samples: &[Vec<Json>], time_column: usize, path: &str) -> Result<Vec<f64>, Misplaced> {
+    let mut times = Vec::with_capacity(samples.len());
+    for (i, row) in samples.iter().enumerate() {
+        let time = row.get(time_column).and_then(Json::as_f64).filter(|t| t.is_finite());
+        let time = time.ok_or_else(|| (format!("{path}.samples.data[{i}]"), "a time in ms".into(), "none".into()))?;
+        if times.last().is_some_and(|&last| time < last) {
+            return Err((
+                format!("{path}.samples.data[{i}]"),
+                "samples in time order".into(),
+                format!("a time of {time} ms after one of {} ms", times[i - 1]),
+            ));
+        }
+        times.push(time);
+    }
+    Ok(times)
 }
 
 /// A JS function's frame, as speedscope's importer parses a location.

@@ -10,7 +10,8 @@
 // Gecko fixtures and of the first fixture of every other format are loaded in it, and each
 // thread's call tree must hold the source's total (`thread samples-top-down --include-idle`); so
 // must those of the Firefox fixtures themselves, the profiler's reading of samply's files and the
-// hand-written ones (old versions upgraded by the profiler on load).
+// hand-written ones (old versions upgraded by the profiler on load). And perf's samples are at their
+// `perf script` times there: the profiler's zoom to a range holds what `--from-time`/`--to-time` keep.
 //
 //   node .ci/firefox-check.mjs PROFTOOL WORK_DIR [--profiler-cli PROFILER_CLI] FIXTURE...
 import fs from 'node:fs'
@@ -81,8 +82,9 @@ function total(file) {
 }
 
 // The total of every thread's call tree as the profiler's own code builds it, in the weight's unit
-// (samples, ms, bytes).
-function profilerTotal(file) {
+// (samples, ms, bytes); with RANGE (`20ms,40ms`), of the samples the profiler's zoom to that range
+// of the profile keeps.
+function profilerTotal(file, range) {
   const cli = (...args) => JSON.parse(execFileSync('node', [profilerCli, ...args, '--json'], { encoding: 'utf8' }))
   try {
     execFileSync('node', [profilerCli, 'load', file], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' })
@@ -91,6 +93,7 @@ function profilerTotal(file) {
     throw new Error(`profiler-cli cannot load ${file}: ${e.stderr?.trim() || e.message}`)
   }
   try {
+    if (range) execFileSync('node', [profilerCli, 'zoom', 'push', range], { stdio: 'ignore' })
     let sum = 0
     for (const thread of cli('thread', 'list').threads) {
       const tree = cli('thread', 'samples-top-down', '--include-idle', '--thread', thread.threadHandle)
@@ -161,7 +164,23 @@ for (const input of inputs) {
   }
   checked++
 }
+// perf's samples at their `perf script` times: the profiler's zoom to 20–40 ms of the profile keeps
+// the samples `summary --from-time 20ms --to-time 40ms` keeps (its cpu-clock, in ms).
+let timed = 0
+if (profilerCli && inputs.includes('fixtures/perf/threads.perf')) {
+  const out = path.join(work, 'fixtures_perf_threads.perf.firefox.json')
+  const args = ['summary', '-q', '--format', 'json', '--from-time', '20ms', '--to-time', '40ms', 'fixtures/perf/threads.perf']
+  const summary = JSON.parse(execFileSync(bin, args, { encoding: 'utf8' }))
+  const want = summary.rows.reduce((sum, row) => sum + row.self, 0) * ms[summary.unit]
+  try {
+    const theirs = profilerTotal(out, '20ms,40ms')
+    if (Math.abs(theirs - want) > 1e-6 * Math.max(1, want)) failures.push(`perf/threads.perf: the profiler's 20–40 ms hold ${theirs} ms, --from-time 20ms --to-time 40ms ${want}`)
+    timed++
+  } catch (e) {
+    failures.push(`perf/threads.perf: ${e.message}`)
+  }
+}
 for (const failure of failures) console.error(`firefox: ${failure}`)
 console.log(`the Firefox Profiler conversions of ${checked} fixtures have the shape of version 55 and read back with their totals (${refused} refused: no samples, time or bytes)`)
-if (profilerCli) console.log(`the Firefox Profiler's own code (profiler-cli) loads ${loaded} of them with their totals in its call trees`)
+if (profilerCli) console.log(`the Firefox Profiler's own code (profiler-cli) loads ${loaded} of them with their totals in its call trees, and ${timed} with perf's samples at their times (a range of them as --from-time/--to-time gives it)`)
 process.exit(failures.length === 0 ? 0 : 1)

@@ -222,3 +222,28 @@ fn jfr_1_0_without_compressed_integers_reads_the_same() {
         assert_eq!(plain, compressed, "{metric}");
     }
 }
+
+/// Each execution sample keeps its time: hot.jfr's 75 samples written as the Firefox Profiler's are
+/// at the start times `jfr print --json` gives them (hot.jfr.times.txt, ns since the epoch), to the
+/// µs: the file's ms since the epoch are floats of a quarter µs.
+#[test]
+fn execution_samples_keep_their_times() {
+    let text = std::fs::read_to_string(fixture("jfr/hot.jfr.times.txt")).unwrap();
+    let mut theirs: Vec<i64> = text.lines().map(|ns| (ns.parse::<i64>().unwrap() + 500) / 1000).collect();
+    theirs.sort_unstable();
+    let (out, _) = run(&["convert", "-q", "--to", "firefox"], &fixture("jfr/hot.jfr"));
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let start = json["meta"]["startTime"].as_f64().unwrap();
+    let mut ours: Vec<i64> = (json["threads"].as_array().unwrap().iter())
+        .flat_map(|t| {
+            t["samples"]["time"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(move |ms| ((start + ms.as_f64().unwrap()) * 1000.0).round() as i64)
+        })
+        .collect();
+    ours.sort_unstable();
+    assert_eq!((theirs.len(), ours.len()), (75, 75));
+    assert!(ours.iter().zip(&theirs).all(|(a, b)| (a - b).abs() <= 1), "{ours:?}\n{theirs:?}");
+}

@@ -34,6 +34,8 @@ pub(super) struct Header {
     pub metadata: u64,
     /// The chunk's start, in nanoseconds since the Unix epoch.
     pub start_nanos: i64,
+    /// The chunk's start, in ticks: the clock of its events' start times.
+    pub start_ticks: u64,
     /// The ticks of a second, the unit of the events' durations.
     pub ticks_per_second: u64,
     /// Whether its integers are compressed (LEB128): always in 2.x, as the JDK reads them; in 1.x
@@ -71,6 +73,7 @@ impl Header {
             checkpoint: long(16),
             metadata: long(24),
             start_nanos: long(32) as i64,
+            start_ticks: long(48),
             ticks_per_second: long(56),
             compressed: major == 2 || bytes[67] & 1 == 1,
         };

@@ -97,6 +97,8 @@ pub(super) enum Role {
     Stack,
     Weight,
     Class,
+    /// The event's `startTime` (ticks).
+    Start,
     SettingId,
     SettingName,
     SettingValue,
@@ -143,6 +145,7 @@ fn role(types: &Types, event: Option<&EventKind>, field: &super::chunk::Field) -
     match name {
         "sampledThread" | "eventThread" if reference && field_type == THREAD => Role::Thread,
         "stackTrace" if reference && current_name(field_type) == STACK_TRACE => Role::Stack,
+        "startTime" if field_type == "long" && !field.array => Role::Start,
         _ if name == weight && field_type == "long" && !field.array => Role::Weight,
         _ if event.class.is_some_and(|(class, _)| class == name) && reference && field_type == CLASS => Role::Class,
         _ => Role::Skip,

@@ -81,8 +81,11 @@
 //! chunk, metadata or checkpoints not where the header says, a string, count or value cut short or
 //! longer than its event, types that nest in themselves; a recording of no event the reader takes.
 //!
+//! **Timeline**: each execution and native sample at its `startTime` (the chunk's ticks from its
+//! start, in ns since the epoch), as `jfr print` gives it.
+//!
 //! **Lost**: every other event (GC, I/O, thread sleeps, …: those with a stack named on stderr), the
-//! events' times, thread states, lock owners and addresses, the methods' descriptors (overloads of
+//! times of the events but samples, thread states, lock owners and addresses, the methods' descriptors (overloads of
 //! one name are one frame) and modifiers, bytecode indices, class loaders, modules and packages.
 
 use super::spec::{Carries, Reads, Sniff, Spec};

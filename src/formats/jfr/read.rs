@@ -6,7 +6,7 @@ use super::events::{self, Plan, Role, Weight, CLASS, EVENTS, EXECUTION_SAMPLE, S
 use super::{Metrics, FORMAT, FRAME_TYPE};
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind, Position};
-use crate::model::{ChildIndex, FrameId, FrameKind, FrameRef, NodeId, Profile, Value as Amount};
+use crate::model::{ChildIndex, FrameId, FrameKind, FrameRef, NodeId, Profile, TimedSample, Timeline, Value as Amount};
 use rustc_hash::FxHashMap;
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -28,6 +28,10 @@ pub(super) struct Reader {
     held: BTreeMap<String, (u64, bool, bool)>,
     /// The ticks of a second in the chunk being read (the unit of durations).
     ticks_per_second: u64,
+    /// The start of the chunk being read, in ns since the epoch and in ticks.
+    chunk_start: (i64, u64),
+    /// Each execution and native sample's time (ns since the epoch) and node.
+    timeline: Vec<TimedSample>,
     /// The `period` settings of execution and native samples, in the order met, each once.
     periods: [Vec<String>; 2],
     /// The frames of stacks cut by JFR's depth limit.
@@ -81,6 +85,8 @@ impl Reader {
             counts: [0; Metrics::COUNT],
             held: BTreeMap::new(),
             ticks_per_second: 1,
+            chunk_start: (0, 0),
+            timeline: Vec::new(),
             periods: Default::default(),
             truncated: None,
             chunks: 0,
@@ -165,6 +171,7 @@ impl Reader {
         let period_of =
             [named(EXECUTION_SAMPLE), named(events::NATIVE_SAMPLE)].map(|ty| ty.map(|ty| types.list[ty].id));
         self.ticks_per_second = header.ticks_per_second;
+        self.chunk_start = (header.start_nanos, header.start_ticks);
         // Events of each type id, for what the recording holds that is not read.
         let mut seen: FxHashMap<u64, u64> = FxHashMap::default();
         let mut next = HEADER_LEN;
@@ -201,7 +208,7 @@ impl Reader {
         period_of: &[Option<u64>; 2],
     ) -> Result<(), ParseError> {
         let types = resolver.types;
-        let (mut thread, mut stack, mut weight, mut class) = (0, 0, None, 0);
+        let (mut thread, mut stack, mut weight, mut class, mut start) = (0, 0, None, 0, None);
         let (mut setting_id, mut setting_name, mut setting_value) = (None, None, None);
         for (field, &role) in types.list[ty].fields.iter().zip(&plan.roles) {
             let value = event.field(types, field, role != Role::Skip)?;
@@ -210,6 +217,7 @@ impl Reader {
                 (Role::Stack, Value::Ref(id)) => stack = id,
                 (Role::Weight, Value::Int(n)) => weight = Some(n),
                 (Role::Class, Value::Ref(id)) => class = id,
+                (Role::Start, Value::Int(ticks)) => start = Some(ticks),
                 (Role::SettingId, Value::Int(n)) => setting_id = Some(n as u64),
                 (Role::SettingName, name) => setting_name = resolver.string(&name, event_at).map(str::to_string),
                 (Role::SettingValue, value) => setting_value = resolver.string(&value, event_at).map(str::to_string),
@@ -235,6 +243,9 @@ impl Reader {
             }
         };
         let mut node = self.node(resolver, thread, stack, event_at)?;
+        if let (Some(ticks), Metrics::SAMPLES | Metrics::NATIVE_SAMPLES) = (start, kind.metric) {
+            self.timeline.push(TimedSample { time: self.nanoseconds(ticks), node, weight: 1 });
+        }
         if let Some((_, what)) = kind.class {
             if let Some(frame) = resolver.class_frame(&mut self.profile, class, what, event_at) {
                 node = self.index.child_or_insert(&mut self.profile.tree, Some(node), frame);
@@ -247,6 +258,14 @@ impl Reader {
             self.counts[count] += 1;
         }
         Ok(())
+    }
+
+    /// A time of the chunk being read (its ticks) in ns since the epoch.
+    fn nanoseconds(&self, ticks: i64) -> i64 {
+        let (nanos, start) = self.chunk_start;
+        let since = i128::from(ticks) - i128::from(start);
+        let since = since * 1_000_000_000 / i128::from(self.ticks_per_second);
+        i64::try_from(i128::from(nanos) + since).unwrap_or(if since < 0 { i64::MIN } else { i64::MAX })
     }
 
     /// The node of a stack trace of a thread, made the first time they are met in the chunk.
@@ -317,6 +336,7 @@ impl Reader {
             meta.attrs.push(("jfr.native-period".into(), period.clone()));
         }
         self.profile.retain_metrics(&keep);
+        self.profile.timeline = Timeline::new(std::mem::take(&mut self.timeline), None);
         Ok(self.profile)
     }
 

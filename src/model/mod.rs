@@ -28,7 +28,7 @@ pub use metric::{decimal_sum, significant, Aggregation, Metric, MetricKind, Repr
 pub use profile::{FunctionFacts, Meta, Profile, StatedTotal, Total, TotalSource, ROUTINE};
 pub use report::{DerivedColumns, ReportFact, ReportFacts, ReportKind};
 pub use source::{SourceLocation, DEFINED_AT};
-pub use timeline::{Slice, TimedSample, Timeline};
+pub use timeline::{slice_edges, Edge, Slice, TimedSample, Timeline};
 pub(crate) use tree::ChildIndex;
 pub use tree::{CallTree, Children, NodeId, Visit, Walk};
 

@@ -130,13 +130,11 @@ impl Timeline {
         let mut slices = vec![0i64; tree.len()];
         self.slices.iter().for_each(|s| slices[s.node.index()] += s.end - s.start);
         let inclusive = tree.derived_inclusive(metric);
-        let mut root_of: Vec<NodeId> = tree.nodes().collect();
+        let root_of = tree.per_root(|root| root);
         // Per root: whether it has slices, and whether one of its nodes is not their time.
         let (mut sliced, mut wrong) = (vec![false; tree.len()], vec![false; tree.len()]);
-        for node in tree.nodes() {
-            let Some(parent) = tree.parent(node) else { continue };
-            let root = root_of[parent.index()];
-            root_of[node.index()] = root;
+        for node in tree.nodes().filter(|&node| tree.parent(node).is_some()) {
+            let root = root_of[node.index()];
             let ns = (inclusive.get(node.index()).as_f64() * nanos).round() as i64;
             sliced[root.index()] |= slices[node.index()] > 0;
             wrong[root.index()] |= (ns - slices[node.index()]).abs() > 1;
@@ -226,6 +224,33 @@ impl Timeline {
         }
         Ok(())
     }
+}
+
+/// Where a slice begins or ends, as a trace writes its events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Edge {
+    /// The slice begins (at its start).
+    Begin(Slice),
+    /// The slice ends (at its end).
+    End(Slice),
+}
+
+/// The begins and ends of `slices` (in the order they begin, each inside the one before it that it
+/// begins in) in the order a trace writes them: a slice's end before a begin at its time, every
+/// slice closed.
+pub fn slice_edges(slices: &[Slice]) -> Vec<Edge> {
+    let mut edges = Vec::with_capacity(2 * slices.len());
+    let mut open: Vec<Slice> = Vec::new();
+    for slice in slices {
+        while let Some(top) = open.last().filter(|top| top.end <= slice.start).copied() {
+            open.pop();
+            edges.push(Edge::End(top));
+        }
+        edges.push(Edge::Begin(*slice));
+        open.push(*slice);
+    }
+    edges.extend(open.into_iter().rev().map(Edge::End));
+    edges
 }
 
 /// `value` to 12 significant digits.

@@ -389,6 +389,19 @@ impl CallTree {
         Some(Walk::Arena { tree: self, next: start, end, path })
     }
 
+    /// `of_root` of each node's root (a root's own), by node index: one pass, parents first.
+    pub fn per_root<T: Copy>(&self, of_root: impl Fn(NodeId) -> T) -> Vec<T> {
+        let mut values: Vec<T> = Vec::with_capacity(self.len());
+        for node in self.nodes() {
+            let value = match self.parent(node) {
+                Some(parent) => values[parent.index()],
+                None => of_root(node),
+            };
+            values.push(value);
+        }
+        values
+    }
+
     /// The ancestors of `node`, root first (none for a root or a node not in the tree).
     pub fn ancestors(&self, node: NodeId) -> Vec<NodeId> {
         let mut path = Vec::new();

@@ -3,7 +3,7 @@
 //! them (speedscope's corpus, which speedscope reads otherwise, is checked by
 //! `.ci/speedscope-corpus.mjs`).
 
-use crate::support::binary::{fixture, run};
+use crate::support::binary::{firefox_sample_micros, fixture, run};
 use crate::support::sorted_lines;
 
 /// The `time` total `info` states.
@@ -152,15 +152,7 @@ fn samples_keep_their_times() {
         .map(|row| micros(row[time].as_f64().unwrap()))
         .collect();
     theirs.sort_unstable();
-    let (out, _) = run(&["convert", "-q", "--to", "firefox"], &path);
-    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let start = json["meta"]["startTime"].as_f64().unwrap();
-    let mut ours: Vec<i64> = (json["threads"].as_array().unwrap().iter())
-        .flat_map(|t| {
-            t["samples"]["time"].as_array().unwrap().iter().map(move |ms| micros(start + ms.as_f64().unwrap()))
-        })
-        .collect();
-    ours.sort_unstable();
+    let ours = firefox_sample_micros(&path);
     assert!(theirs.len() > 1);
     assert_eq!(ours, theirs);
 }

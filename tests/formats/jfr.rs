@@ -2,7 +2,7 @@
 //! and the stacks its `jfr print --json` gives (fixtures/jfr/*.summary.txt and *.stacks.txt, made
 //! by make-fixtures.sh and make-built.py), the sampling period where the recording states it.
 
-use crate::support::binary::{failure, fixture, info, proftool, run, run_bytes, run_stdin};
+use crate::support::binary::{failure, firefox_sample_micros, fixture, info, proftool, run, run_bytes, run_stdin};
 use std::collections::BTreeMap;
 
 /// The recordings of fixtures/jfr: three of the JDK's (one chunk; three; allocation and lock
@@ -231,19 +231,7 @@ fn execution_samples_keep_their_times() {
     let text = std::fs::read_to_string(fixture("jfr/hot.jfr.times.txt")).unwrap();
     let mut theirs: Vec<i64> = text.lines().map(|ns| (ns.parse::<i64>().unwrap() + 500) / 1000).collect();
     theirs.sort_unstable();
-    let (out, _) = run(&["convert", "-q", "--to", "firefox"], &fixture("jfr/hot.jfr"));
-    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let start = json["meta"]["startTime"].as_f64().unwrap();
-    let mut ours: Vec<i64> = (json["threads"].as_array().unwrap().iter())
-        .flat_map(|t| {
-            t["samples"]["time"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(move |ms| ((start + ms.as_f64().unwrap()) * 1000.0).round() as i64)
-        })
-        .collect();
-    ours.sort_unstable();
+    let ours = firefox_sample_micros(&fixture("jfr/hot.jfr"));
     assert_eq!((theirs.len(), ours.len()), (75, 75));
     assert!(ours.iter().zip(&theirs).all(|(a, b)| (a - b).abs() <= 1), "{ours:?}\n{theirs:?}");
 }

@@ -2,7 +2,7 @@
 //! stackprof's own counts on files it made, speedscope's importer on a frame without a name
 //! (speedscope's own samples are checked by `.ci/speedscope-corpus.mjs`).
 
-use crate::support::binary::{fixture, info, run, stacks};
+use crate::support::binary::{firefox_sample_micros, fixture, info, stacks};
 
 /// stackprof's own figures, from the JSON on its own (not through proftool's reader): its
 /// `samples`, and in wall mode the sum of `raw_timestamp_deltas`.
@@ -84,19 +84,7 @@ fn samples_keep_their_times() {
             at
         })
         .collect();
-    let (out, _) = run(&["convert", "-q", "--to", "firefox"], &path);
-    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let start = json["meta"]["startTime"].as_f64().unwrap();
-    let mut ours: Vec<i64> = (json["threads"].as_array().unwrap().iter())
-        .flat_map(|t| {
-            t["samples"]["time"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(move |ms| ((start + ms.as_f64().unwrap()) * 1000.0).round() as i64)
-        })
-        .collect();
-    ours.sort_unstable();
+    let ours = firefox_sample_micros(&path);
     assert!(theirs.len() > 1);
     assert_eq!(ours, theirs);
 }

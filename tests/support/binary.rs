@@ -93,3 +93,17 @@ pub fn info(fixture_path: &str) -> (String, String) {
     let output = out.get_output();
     (String::from_utf8(output.stdout.clone()).unwrap(), String::from_utf8(output.stderr.clone()).unwrap())
 }
+
+/// The samples of `path` written by `proftool convert --to firefox` at their times: each thread's
+/// sample times (ms from `meta.startTime`) as µs since the clock's zero, rounded, sorted.
+pub fn firefox_sample_micros(path: &Path) -> Vec<i64> {
+    let (out, _) = run(&["convert", "-q", "--to", "firefox"], path);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let start = json["meta"]["startTime"].as_f64().unwrap();
+    let mut micros: Vec<i64> = (json["threads"].as_array().unwrap().iter())
+        .flat_map(|t| t["samples"]["time"].as_array().unwrap().iter())
+        .map(|ms| ((start + ms.as_f64().unwrap()) * 1000.0).round() as i64)
+        .collect();
+    micros.sort_unstable();
+    micros
+}

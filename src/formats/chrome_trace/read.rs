@@ -2,6 +2,7 @@
 
 use super::{to_nanosecond, DISPLAY_TIME_UNIT, FORMAT};
 use crate::diag::Diagnostics;
+use crate::formats::kit::time::whole_nanoseconds;
 use crate::error::{ParseError, ParseErrorKind, Position};
 use crate::formats::kit::v8_profile::{BELOW_MAX_TIME, MAX_TIME_US};
 use crate::model::{
@@ -683,11 +684,6 @@ struct Open {
     slice: usize,
 }
 
-/// `us` in whole nanoseconds, where an i64 holds them.
-fn nanoseconds(us: f64) -> Option<i64> {
-    (us.abs() < 9e15).then(|| (us * 1e3).round() as i64)
-}
-
 /// A begin or end in one of the two queues of [`Layout::track`]: when, and which item.
 #[derive(Clone, Copy)]
 struct Edge {
@@ -770,7 +766,7 @@ impl Layout<'_> {
     /// Begins a slice of `node` at `ts` (µs); its place among the slices.
     fn begin_slice(&mut self, ts: f64, node: NodeId) -> usize {
         let Some(slices) = &mut self.slices else { return 0 };
-        match nanoseconds(ts) {
+        match whole_nanoseconds(ts, 1e3) {
             Some(start) => slices.push(Slice { start, end: start, node }),
             None => self.slices = None,
         }
@@ -780,7 +776,7 @@ impl Layout<'_> {
     /// Ends slice `slice` at `ts` (µs).
     fn end_slice(&mut self, slice: usize, ts: f64) {
         let Some(slices) = &mut self.slices else { return };
-        match nanoseconds(ts) {
+        match whole_nanoseconds(ts, 1e3) {
             Some(end) => slices[slice].end = end,
             None => self.slices = None,
         }

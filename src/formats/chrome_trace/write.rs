@@ -3,7 +3,7 @@
 use super::{DISPLAY_TIME_UNIT, FORMAT};
 use crate::error::Error;
 use crate::formats::json::push_string;
-use crate::model::{MetricKind, NodeId, Profile, Slice};
+use crate::model::{slice_edges, Edge, MetricKind, NodeId, Profile, Slice};
 use std::io::Write;
 
 /// Writes `profile` (projected onto [`CARRIES`](super::CARRIES) and fitted by [`fit`](super::fit):
@@ -70,36 +70,22 @@ fn slices_by_root(profile: &Profile) -> Option<Vec<Vec<Slice>>> {
         return None;
     }
     let roots = tree.children().roots().to_vec();
-    let mut root_of: Vec<usize> = vec![0; tree.len()];
-    roots.iter().enumerate().for_each(|(i, r)| root_of[r.index()] = i);
-    for node in tree.nodes() {
-        if let Some(parent) = tree.parent(node) {
-            root_of[node.index()] = root_of[parent.index()];
-        }
-    }
+    let mut place: Vec<usize> = vec![0; tree.len()];
+    roots.iter().enumerate().for_each(|(i, r)| place[r.index()] = i);
+    // Each node's root's place among the roots, the order threads are written in.
+    let root_of = tree.per_root(|root| place[root.index()]);
     let mut by_root: Vec<Vec<Slice>> = vec![Vec::new(); roots.len()];
     timeline.slices().iter().for_each(|s| by_root[root_of[s.node.index()]].push(*s));
     Some(by_root)
 }
 
-/// The begins and ends of `slices` (in the order they begin, each inside the one before that it
-/// begins in), each end before a begin at its time, reversed to be popped.
+/// The begins and ends of `slices` ([`slice_edges`]), reversed to be popped.
 fn steps_of_slices(slices: &[Slice]) -> Vec<Step> {
-    let mut steps = Vec::with_capacity(2 * slices.len());
-    let mut open: Vec<Slice> = Vec::new();
-    for slice in slices {
-        while let Some(top) = open.last().filter(|top| top.end <= slice.start).copied() {
-            open.pop();
-            steps.push(Step::Slice(top.node, i128::from(top.end), Phase::End));
-        }
-        steps.push(Step::Slice(slice.node, i128::from(slice.start), Phase::Begin));
-        open.push(*slice);
-    }
-    while let Some(top) = open.pop() {
-        steps.push(Step::Slice(top.node, i128::from(top.end), Phase::End));
-    }
-    steps.reverse();
-    steps
+    let steps = slice_edges(slices).into_iter().rev().map(|edge| match edge {
+        Edge::Begin(s) => Step::Slice(s.node, i128::from(s.start), Phase::Begin),
+        Edge::End(s) => Step::Slice(s.node, i128::from(s.end), Phase::End),
+    });
+    steps.collect()
 }
 
 /// The inclusive time of every node in whole nanoseconds (the fit rounded the time to them), added

@@ -9,6 +9,7 @@ use super::{Category, CATEGORY, DEFAULT_CATEGORY, EXPECTED, FORMAT, READ_VERSION
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind};
 use crate::formats::json;
+use crate::formats::kit::time::whole_nanoseconds;
 use crate::model::{
     ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Sampling, TimedSample,
     Timeline, Unit, Value, DEFINED_AT,
@@ -74,7 +75,7 @@ pub(super) fn read(
     reader.profile.meta.title = meta.product.clone().filter(|p| !p.is_empty());
     let interval = meta.interval.filter(|&i| i.is_finite() && i > 0.0 && i < 1e12);
     reader.profile.meta.interval = interval.map(|ms| std::time::Duration::from_nanos((ms * 1e6).round() as u64));
-    match meta.start_time.map_or(Some(0), nanoseconds) {
+    match meta.start_time.map_or(Some(0), |ms| whole_nanoseconds(ms, 1e6)) {
         Some(start) => reader.start_ns = start,
         None => reader.timeline = None,
     }
@@ -107,7 +108,7 @@ pub(super) fn read(
     naming.say(path, diag);
     // The timeline ends where the last thread does (or at its last sample).
     let ends = document.threads.iter().filter_map(|t| t.unregister_time.or(t.process_shutdown_time));
-    let end = ends.filter_map(nanoseconds).max().map(|end| reader.start_ns.saturating_add(end));
+    let end = ends.filter_map(|ms| whole_nanoseconds(ms, 1e6)).max().map(|end| reader.start_ns.saturating_add(end));
     let span = end.map(|end| (reader.start_ns, end));
     reader.profile.timeline = reader.timeline.and_then(|samples| Timeline::new(samples, span));
     if reader.stackless > 0 {
@@ -154,15 +155,6 @@ struct Reader {
     timeline: Option<Vec<TimedSample>>,
     /// `meta.startTime` in ns.
     start_ns: i64,
-}
-
-/// The latest time in ms a sample may have and keep its place on the timeline: its nanoseconds
-/// must fit an i64 (292 years).
-const MAX_TIME_MS: f64 = 9e12;
-
-/// `ms` in whole nanoseconds, where it is a time the timeline can hold.
-fn nanoseconds(ms: f64) -> Option<i64> {
-    (ms.is_finite() && ms.abs() < MAX_TIME_MS).then(|| (ms * 1e6).round() as i64)
 }
 
 /// Each sample's time (ms from `meta.startTime`): its `time`, or its `timeDeltas` added up;
@@ -322,7 +314,7 @@ impl Reader {
     /// profile has no timeline).
     fn add_to_timeline(&mut self, times: Option<&[f64]>, i: usize, node: NodeId, weight: u32) {
         let Some(timeline) = &mut self.timeline else { return };
-        match times.and_then(|t| nanoseconds(t[i])) {
+        match times.and_then(|t| whole_nanoseconds(t[i], 1e6)) {
             Some(time) if weight > 0 => timeline.push(TimedSample { time: self.start_ns.saturating_add(time), node, weight }),
             Some(_) => {}
             None => self.timeline = None,

@@ -1,9 +1,18 @@
 //! Times as formats write them: nanoseconds since the Unix epoch as RFC 3339 text in UTC (pprof's
 //! `time_nanos` and a JFR chunk's start, as a profile's timestamp), and back; the date of a day,
-//! which GHC's `-px` header writes too; and an interval written in words for people to read
-//! (`every 1 millisecond`).
+//! which GHC's `-px` header writes too; an interval written in words for people to read
+//! (`every 1 millisecond`); and a time a format writes as a float of a unit in the whole ns a
+//! profile's timeline holds.
 
 use std::time::Duration;
+
+/// `value` (of `unit_ns` ns each: 1e3 for µs, 1e6 for ms) in whole nanoseconds, where an i64 holds
+/// them (292 years either side); `None` for NaN, the infinities and times past that, which no
+/// timeline can place.
+pub(crate) fn whole_nanoseconds(value: f64, unit_ns: f64) -> Option<i64> {
+    let ns = value * unit_ns;
+    (ns.is_finite() && ns.abs() < 9e18).then(|| ns.round() as i64)
+}
 
 /// `nanos` since the Unix epoch as an RFC 3339 UTC time with nanoseconds
 /// (`2026-11-25T09:29:47.000000001Z`).

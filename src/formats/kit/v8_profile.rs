@@ -5,6 +5,7 @@
 //! The format modules that read it (cpuprofile, chrome_trace) keep their own grammar around it.
 
 use super::source_frame::CallFrame;
+use super::time::whole_nanoseconds;
 use crate::diag::Diagnostics;
 use crate::error::ParseError;
 use crate::model::{ChildIndex, Metric, NodeId, Profile, Repr, TimedSample, Timeline, Unit, Value};
@@ -215,16 +216,11 @@ pub(crate) struct Added {
     pub(crate) timeline: Option<Timeline>,
 }
 
-/// `us` in whole nanoseconds, where an i64 holds them.
-fn nanoseconds(us: f64) -> Option<i64> {
-    (us.abs() < 9e15).then(|| (us * 1e3).round() as i64)
-}
-
 /// The document's `startTime` and `endTime` in ns (a trace's profile has no end: its last sample
 /// ends it).
 fn span(document: &Document) -> Option<(i64, i64)> {
-    let start = nanoseconds(document.start_time)?;
-    Some((start, nanoseconds(document.end_time).unwrap_or(start)))
+    let start = whole_nanoseconds(document.start_time, 1e3)?;
+    Some((start, whole_nanoseconds(document.end_time, 1e3).unwrap_or(start)))
 }
 
 /// What a CPU profile names that is not among its nodes.
@@ -313,7 +309,7 @@ fn weights(
             Some(&node) => {
                 samples[node] += 1;
                 timed = timed.and_then(|mut timed| {
-                    timed.push((nanoseconds(at[i])?, node));
+                    timed.push((whole_nanoseconds(at[i], 1e3)?, node));
                     Some(timed)
                 });
                 node

@@ -70,7 +70,8 @@ use crate::error::Error;
 use crate::error::FormatName;
 use crate::diag::Diagnostics;
 use crate::model::{
-    ops, CallTree, Children, FrameId, FrameKind, Metric, MetricKind, NodeId, Profile, Repr, Slice, Unit, Value, Walk,
+    ops, slice_edges, CallTree, Children, Edge, FrameId, FrameKind, Metric, MetricKind, NodeId, Profile, Repr, Slice,
+    Unit, Value, Walk,
 };
 use std::io::Write;
 
@@ -308,15 +309,12 @@ impl Parts {
     fn slices(&self, profile: &Profile) -> Option<(usize, Vec<Vec<Slice>>)> {
         let (tree, timeline) = (&profile.tree, profile.timeline.as_ref()?);
         let (metric, _) = sliced_time(profile).filter(|_| !timeline.slices().is_empty())?;
-        let mut part_of: Vec<usize> = vec![self.parts.len().saturating_sub(1); tree.len()];
+        // A thread root's part is its thread's; any other root's, the last (the roots of no thread).
+        let mut of_root: Vec<usize> = vec![self.parts.len().saturating_sub(1); tree.len()];
         for (i, part) in self.parts.iter().enumerate().filter(|(_, part)| part.thread.is_some()) {
-            part.roots.iter().for_each(|root| part_of[root.index()] = i);
+            part.roots.iter().for_each(|root| of_root[root.index()] = i);
         }
-        for node in tree.nodes() {
-            if let Some(parent) = tree.parent(node) {
-                part_of[node.index()] = part_of[parent.index()];
-            }
-        }
+        let part_of = tree.per_root(|root| of_root[root.index()]);
         let mut by_part: Vec<Vec<Slice>> = vec![Vec::new(); self.parts.len()];
         timeline.slices().iter().for_each(|s| by_part[part_of[s.node.index()]].push(*s));
         Some((metric, by_part))
@@ -439,7 +437,6 @@ fn write_events(
     json.push_str(",\"endValue\":");
     push_number(json, at(end.unwrap_or(0)))?;
     json.push_str(",\"events\":[");
-    let mut open: Vec<Slice> = Vec::new();
     let event = |json: &mut String, kind: &str, node: NodeId, ns: i64| -> Result<(), Error> {
         if !json.ends_with('[') {
             json.push(',');
@@ -451,16 +448,11 @@ fn write_events(
         json.push('}');
         Ok(())
     };
-    for slice in slices {
-        while let Some(top) = open.last().filter(|top| top.end <= slice.start).copied() {
-            open.pop();
-            event(json, "{\"type\":\"C\",\"frame\":", top.node, top.end)?;
+    for edge in slice_edges(slices) {
+        match edge {
+            Edge::Begin(s) => event(json, "{\"type\":\"O\",\"frame\":", s.node, s.start)?,
+            Edge::End(s) => event(json, "{\"type\":\"C\",\"frame\":", s.node, s.end)?,
         }
-        event(json, "{\"type\":\"O\",\"frame\":", slice.node, slice.start)?;
-        open.push(*slice);
-    }
-    while let Some(top) = open.pop() {
-        event(json, "{\"type\":\"C\",\"frame\":", top.node, top.end)?;
     }
     json.push_str("]}");
     Ok(())

@@ -2,6 +2,7 @@
 
 use super::FORMAT;
 use crate::diag::Diagnostics;
+use crate::formats::kit::time::whole_nanoseconds;
 use crate::error::{ParseError, ParseErrorKind};
 use crate::formats::json;
 use crate::formats::kit::source_frame::{Anonymous, SourceFrame};
@@ -433,7 +434,7 @@ impl Reader<'_> {
             let scale = time_unit(&part.json.unit).map_or(1.0, |(_, scale)| scale as f64);
             // A time of the profile in ns, where its unit is one of time.
             let nanos = time_unit(&part.json.unit).and_then(|(unit, scale)| Some(unit.nanos()? * scale as f64));
-            let at = |at: f64| nanos.and_then(|n| Some(n * at).filter(|ns| ns.abs() < 9e18)).map(|ns| ns.round() as i64);
+            let at = |at: f64| nanos.and_then(|n| whole_nanoseconds(at, n));
             let mut open_slices: Vec<usize> = Vec::new();
             let thread = match self.own {
                 true => part.json.thread.clone(),

@@ -65,11 +65,7 @@ pub(crate) const SPEC: Spec = Spec {
     name: "folded",
     description: "folded stacks, FlameGraph's and inferno's interchange text",
     extensions: &["folded", "collapsed"],
-    carries: Carries {
-        threads: true,
-        name_replacements: &[(';', ','), ('\n', ' '), ('\r', ' ')],
-        ..Carries::STACKS_OF_SAMPLES
-    },
+    carries: Carries::FOLDED_LINES,
     reads: Some(Reads::text(sniff, |input, options, diag| {
         read(input, options.size_hint, &options.formats.get(), diag).map_err(Error::from)
     })),

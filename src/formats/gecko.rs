@@ -72,8 +72,6 @@ pub(crate) const SPEC: Spec = Spec {
     description: "Firefox's Gecko profile JSON (Firefox ≤ 63's \"Save profile\"), as the Firefox Profiler opens it",
     extensions: &["gecko.json"],
     carries: Carries {
-        threads: true,
-        thread_roots: true,
         metrics: &[MetricKind::Time, MetricKind::Samples],
         one_metric: false,
         modules: true,
@@ -81,7 +79,7 @@ pub(crate) const SPEC: Spec = Spec {
         interval: true,
         time_unit: Some(Unit::Milliseconds),
         weight_is_time: true,
-        ..Carries::STACKS_OF_SAMPLES
+        ..Carries::SAMPLES_PER_THREAD
     },
     reads: Some(Reads::json(
         JsonKind {

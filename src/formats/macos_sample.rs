@@ -60,12 +60,10 @@ pub(crate) const SPEC: Spec = Spec {
     description: "macOS `sample` report (`sample PID`, Activity Monitor), the stacks `inferno-collapse-sample` makes",
     extensions: &["sample.txt", "sample"],
     carries: Carries {
-        threads: true,
-        thread_roots: true,
         frame_kinds: true,
         title: true,
         interval: true,
-        ..Carries::STACKS_OF_SAMPLES
+        ..Carries::SAMPLES_PER_THREAD
     },
     reads: Some(Reads::text(sniff, lines::read::<Report<CallTree>>)),
     writes: None,

@@ -59,12 +59,10 @@ pub(crate) const SPEC: Spec = Spec {
     description: "Apple Sampler \"supersampler\" stack samples",
     extensions: &["sampler"],
     carries: Carries {
-        threads: true,
-        thread_roots: true,
         modules: true,
         name_replacements: &[('\t', ' '), ('\n', ' '), ('\r', ' ')],
         weight_is_time: true,
-        ..Carries::STACKS_OF_SAMPLES
+        ..Carries::SAMPLES_PER_THREAD
     },
     reads: Some(Reads::binary(sniff, |input, options, diag| {
         read(input, &options.formats.get(), diag).map_err(Error::from)

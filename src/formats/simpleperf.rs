@@ -76,15 +76,13 @@ pub(crate) const SPEC: Spec = Spec {
     description: "Android simpleperf's samples (`simpleperf report-sample --protobuf`), as the Firefox Profiler imports them",
     extensions: &["trace"],
     carries: Carries {
-        threads: true,
-        thread_roots: true,
         frame_kinds: true,
         metrics: &[MetricKind::Samples, MetricKind::Time, MetricKind::Events],
         one_metric: false,
         modules: true,
         title: true,
         interval: true,
-        ..Carries::STACKS_OF_SAMPLES
+        ..Carries::SAMPLES_PER_THREAD
     },
     reads: Some(Reads::binary(sniff, |input, _, diag| read(input, diag).map_err(Error::from))),
     writes: None,

@@ -419,6 +419,19 @@ impl Carries {
     /// differences from.
     pub const TREE_OF_SAMPLES: Carries = Carries { structure: Structure::Tree, ..Carries::STACKS_OF_SAMPLES };
 
+    /// [`Carries::STACKS_OF_SAMPLES`] of each thread apart, each thread a root (a sampling
+    /// profiler's recording: Sampler, JFR, simpleperf, Perfetto, Gecko): the preset they state
+    /// their differences from.
+    pub const SAMPLES_PER_THREAD: Carries = Carries { threads: true, thread_roots: true, ..Carries::STACKS_OF_SAMPLES };
+
+    /// Lines of folded stacks (`thread;a;b 3`), whose names hold no `;` and no line break: folded
+    /// stacks, and the flame graphs inferno draws from them.
+    pub const FOLDED_LINES: Carries = Carries {
+        threads: true,
+        name_replacements: &[(';', ','), ('\n', ' '), ('\r', ' ')],
+        ..Carries::STACKS_OF_SAMPLES
+    };
+
     /// A short description for `proftool formats` and the README.
     pub fn describe(&self) -> String {
         let mut parts: Vec<&str> = vec![match self.structure {

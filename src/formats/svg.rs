@@ -50,13 +50,7 @@ pub(crate) const SPEC: Spec = Spec {
 const FORMAT: FormatName = SPEC.format_name();
 
 /// What a flame graph shows: folded stacks and a title.
-pub(crate) const CARRIES: Carries = Carries {
-    threads: true,
-    title: true,
-    // Drawn from folded stacks' lines, whose names hold no `;` and no line break.
-    name_replacements: &[(';', ','), ('\n', ' '), ('\r', ' ')],
-    ..Carries::STACKS_OF_SAMPLES
-};
+pub(crate) const CARRIES: Carries = Carries { title: true, ..Carries::FOLDED_LINES };
 
 /// Writes `profile` (projected onto [`CARRIES`]) as a flame graph.
 pub(crate) fn write(profile: &Profile, to: Writing<'_>) -> Result<(), Error> {

@@ -80,13 +80,11 @@ pub(crate) const SPEC: Spec = Spec {
     extensions: &["trace"],
     carries: Carries {
         structure: crate::formats::Structure::Tree,
-        threads: true,
-        thread_roots: true,
         frame_kinds: true,
         metrics: &[MetricKind::Time, MetricKind::Calls],
         one_metric: false,
         modules: true,
-        ..Carries::STACKS_OF_SAMPLES
+        ..Carries::SAMPLES_PER_THREAD
     },
     reads: Some(Reads::binary(sniff, |input, _, diag| read(input, diag).map_err(Error::from))),
     writes: None,

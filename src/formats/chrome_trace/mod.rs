@@ -127,8 +127,6 @@ const FORMAT: FormatName = SPEC.format_name();
 
 /// What a Chrome trace holds.
 pub(crate) const CARRIES: Carries = Carries {
-    threads: true,
-    thread_roots: true,
     metrics: &[MetricKind::Time],
     one_metric: false,
     source_lines: true,
@@ -136,7 +134,7 @@ pub(crate) const CARRIES: Carries = Carries {
     time_unit: Some(Unit::Microseconds),
     weight_is_time: true,
     slices: true,
-    ..Carries::STACKS_OF_SAMPLES
+    ..Carries::SAMPLES_PER_THREAD
 };
 
 /// The header fact of a `displayTimeUnit` other than `ms`.

@@ -91,13 +91,11 @@ pub(crate) const SPEC: Spec = Spec {
     description: "Perfetto traces (protobuf: traced_perf samples, heapprofd heap dumps, Chrome's sampler and slices)",
     extensions: &["perfetto-trace", "pftrace"],
     carries: Carries {
-        threads: true,
-        thread_roots: true,
         frame_kinds: true,
         metrics: &[MetricKind::Samples, MetricKind::Alloc, MetricKind::Objects, MetricKind::Time],
         one_metric: false,
         modules: true,
-        ..Carries::STACKS_OF_SAMPLES
+        ..Carries::SAMPLES_PER_THREAD
     },
     reads: Some(Reads::binary(sniff, |input, _, diag| read::read(input, diag).map_err(Error::from))),
     writes: None,

@@ -3,7 +3,7 @@
 //! `go tool pprof`, the program as the first mapping, where functions are defined; references out
 //! of range and a gzip bomb refused; recognised by content (with speedscope without its schema).
 
-use crate::support::binary::{fixture, proftool, run, run_bytes, temp};
+use crate::support::binary::{fixture, perf_records, proftool, run, run_bytes, temp};
 use crate::support::sorted_lines;
 use prost::Message;
 use std::collections::BTreeMap;
@@ -305,4 +305,41 @@ fn the_program_named_is_an_object_file_never_a_source_file() {
     };
     assert!(!callgrind.contains("File:") && callgrind.contains("Type: Ir"), "{callgrind}");
     assert!(top("perf/work.perf").unwrap().starts_with("File: perfwork\n"));
+}
+
+/// Each sample of a pprof file as (its `timestamp_ns` label's number, the function of its leaf),
+/// and its values, in the file's order.
+fn timed_samples(p: &crate::support::pprof_proto::Profile) -> Vec<((i64, String), Vec<i64>)> {
+    let s = |i: i64| p.string_table[i as usize].clone();
+    let leaf_function = |location: u64| {
+        let line = &p.location.iter().find(|l| l.id == location).unwrap().line[0];
+        s(p.function.iter().find(|f| f.id == line.function_id).unwrap().name)
+    };
+    let time = |sample: &crate::support::pprof_proto::Sample| {
+        sample.label.iter().find(|l| s(l.key) == "timestamp_ns").map(|l| l.num).unwrap()
+    };
+    p.sample.iter().map(|sample| ((time(sample), leaf_function(sample.location_id[0])), sample.value.clone())).collect()
+}
+
+/// perf → pprof writes each perf record as a sample at its time, as perf_to_profile does: a
+/// `timestamp_ns` label (the `perf script` time, in µs, as ns) on a sample of one cpu-clock period
+/// (1001001 ns) and one sample, whose leaf is the record's innermost symbol: threads.perf's 26
+/// records, read from the text. Read back and written again, the file is the same.
+#[test]
+fn perf_records_are_samples_at_their_times() {
+    let dir = temp();
+    let (out, again) = (dir.path().join("t.pb.gz"), dir.path().join("again.pb.gz"));
+    proftool().args(["convert", "-q"]).arg(fixture("perf/threads.perf")).arg(&out).assert().success();
+    let written = timed_samples(&decode(&out));
+    assert!(written.iter().all(|(_, values)| values == &[1001001, 1]), "{written:?}");
+    let mut written: Vec<(i64, String)> = written.into_iter().map(|(sample, _)| sample).collect();
+    let mut records: Vec<(i64, String)> = (perf_records("perf/threads.perf").into_iter())
+        .map(|(_, micros, frames)| (micros * 1000, frames[0].clone()))
+        .collect();
+    assert_eq!(records.len(), 26);
+    written.sort();
+    records.sort();
+    assert_eq!(written, records);
+    proftool().args(["convert", "-q"]).arg(&out).arg(&again).assert().success();
+    assert_eq!(decode(&again), decode(&out));
 }

@@ -107,3 +107,25 @@ pub fn firefox_sample_micros(path: &Path) -> Vec<i64> {
     micros.sort_unstable();
     micros
 }
+
+/// The records of a `perf script` text with call chains, read here: each one's command (its
+/// spaces as `_`, as the thread is named), its time in µs, and its frames' symbols without their
+/// offsets, innermost first.
+pub fn perf_records(path: &str) -> Vec<(String, i64, Vec<String>)> {
+    let text = std::fs::read_to_string(fixture(path)).unwrap();
+    let mut records = Vec::new();
+    for record in text.split("\n\n").filter(|r| !r.trim().is_empty()) {
+        let mut lines = record.lines();
+        let (head, _) = lines.next().unwrap().split_once(":    ").unwrap();
+        let (comm_tid, seconds) = head.rsplit_once("  ").unwrap();
+        let comm = comm_tid.rsplit_once(' ').unwrap().0.replace(' ', "_");
+        let (whole, fraction) = seconds.split_once('.').unwrap();
+        let micros = whole.parse::<i64>().unwrap() * 1_000_000 + fraction.parse::<i64>().unwrap();
+        let frames = lines.map(|line| {
+            let frame = line.split_whitespace().nth(1).unwrap();
+            frame.split_once("+0x").map_or(frame, |(symbol, _)| symbol).to_string()
+        });
+        records.push((comm, micros, frames.collect()));
+    }
+    records
+}

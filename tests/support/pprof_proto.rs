@@ -54,6 +54,8 @@ pub struct Label {
     pub key: i64,
     #[prost(int64, tag = "2")]
     pub str: i64,
+    #[prost(int64, tag = "3")]
+    pub num: i64,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]

@@ -41,7 +41,9 @@
 //! a heap profile's bytes) are header facts `pprof.…`. Sample labels are dropped with one warning
 //! naming their keys, except those named with `--tag KEY`, whose values become root frames
 //! `KEY:value` above the stack (pprof's `-tagroot`). String, location, function and mapping
-//! references that are not defined are errors that name them.
+//! references that are not defined are errors that name them. A sample's `timestamp_ns` label (a
+//! number, ns: perf_to_profile's, which writes one sample a perf record) is its time on the
+//! profile's timeline, standing for as many samples as its count of samples says (else one).
 //!
 //! **Writing**: one value per additive metric (samples and ticks as counts, time in its unit, or in
 //! nanoseconds where it has fractions (fitted so before it is written), allocation in bytes); one sample per node with a value (or a leaf, with zeros), its locations from
@@ -60,7 +62,11 @@
 //! named by its place; a line frame at line 0 becomes its function (pprof's line 0 is none), with a
 //! warning. The output is gzipped, as pprof writes it ([`crate::files::gzip`]): at the default level
 //! as Go's `profile` package does, and from 1 MiB of protocol buffer at the fastest level, as Go's
-//! `runtime/pprof` does, in blocks compressed on two threads.
+//! `runtime/pprof` does, in blocks compressed on two threads. A profile with a timeline is written
+//! as perf_to_profile writes perf's records: one sample per sample of the timeline, in time order,
+//! of its node's stack with its share of every metric ([`crate::model::Timeline::shares`]) and its
+//! time as the label `timestamp_ns` (after the stacks of no value, so that a file read back writes
+//! the same bytes); where some value is in none of its samples, by stack, without times (said).
 //!
 //! **Lost**: per-node metrics (calls), per-function counts, frame kinds (threads are root frames),
 //! header facts but the title, timestamp and interval, inner nodes without a value of their own, and
@@ -78,7 +84,7 @@ use super::stacks::check_output_size;
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::error::FormatName;
-use crate::model::{Frame, FrameId, Profile, Unit, Value};
+use crate::model::{Frame, FrameId, NodeId, Profile, Timeline, Unit};
 use prost::Message;
 use proto::{Function, Line, Location, Mapping, Sample, ValueType};
 use std::io::Write;
@@ -108,7 +114,8 @@ pub(crate) const SPEC: Spec = Spec {
 const FORMAT: FormatName = SPEC.format_name();
 
 /// What a pprof profile holds: stacks of any count, and the interval (as the period) and timestamp.
-pub(crate) const CARRIES: Carries = Carries { timestamp: true, interval: true, ..Carries::STACKS_OF_ANY_COUNT };
+pub(crate) const CARRIES: Carries =
+    Carries { timestamp: true, interval: true, timeline: true, ..Carries::STACKS_OF_ANY_COUNT };
 
 /// pprof's own options.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -184,7 +191,27 @@ fn field_offset(bytes: &[u8], number: u64, nth: usize) -> usize {
 /// an unknown line) its function, merged with the function's node where it has one.
 pub(crate) fn fit(mut profile: Profile, diag: &mut Diagnostics) -> Profile {
     super::kit::sample_types::fractions_in_nanoseconds(&mut profile);
-    super::kit::sample_types::lines_0_as_functions(profile, FORMAT, "pprof-line-0", diag)
+    let mut profile = super::kit::sample_types::lines_0_as_functions(profile, FORMAT, "pprof-line-0", diag);
+    keep_timeline_of_every_value(&mut profile, diag);
+    profile
+}
+
+/// The label key of a sample's time in nanoseconds, a number: perf_to_profile's
+/// (`TimestampNsLabelKey`, perf_data_converter), which writes one sample per perf record with it.
+const TIMESTAMP_NS: &str = "timestamp_ns";
+
+/// Drops the timeline where some node's value of some metric is in none of its samples: each
+/// sample written at its time carries its share of every metric, so the samples must hold them all
+/// (else the tree's samples are written as they add up, without times), said on stderr.
+fn keep_timeline_of_every_value(profile: &mut Profile, diag: &mut Diagnostics) {
+    let every = 0..profile.metrics().len();
+    let lacking = every.clone().find(|&m| Timeline::drop_unless_holding(&mut profile.timeline, &profile.tree, m));
+    if let Some(m) = lacking {
+        let metric = &profile.metrics()[m].name;
+        diag.warn("timeline-partial", None, || {
+            format!("pprof: the {metric} of some nodes is in none of the timeline's samples: the samples are written by stack, without their times")
+        });
+    }
 }
 
 /// Writes `profile` (projected onto [`CARRIES`]) as a gzipped pprof profile.
@@ -225,7 +252,7 @@ fn write_differential(
     encode(&combined, out, diag, |strings, bytes| {
         let label =
             proto::Label { key: strings.index(BASE_LABEL.0), str: strings.index(BASE_LABEL.1), num: 0, num_unit: 0 };
-        encode_samples(base, bytes, |sample| {
+        encode_samples(base, bytes, |_| true, |sample| {
             sample.location_id.iter_mut().for_each(|id| *id = frame_of[*id as usize - 1]);
             sample.value.iter_mut().for_each(|v| *v = v.saturating_neg());
             sample.label.push(label.clone());
@@ -235,9 +262,18 @@ fn write_differential(
 
 /// About the bytes `profile`'s samples take encoded (before compression): each holds its whole
 /// stack as location ids, so they grow with the tree's depth times its nodes with a value, not with
-/// its nodes. One pass over the nodes (exact but for the length fields of long stacks).
+/// its nodes. One pass over the nodes (exact but for the length fields of long stacks), and one over
+/// the timeline's samples, each of which is written with its node's whole stack (about: three bytes
+/// a location, sixteen for the label and values).
 fn samples_size(profile: &Profile) -> u64 {
     let tree = &profile.tree;
+    let timed: u64 = match profile.timeline.as_ref().filter(|t| !t.samples().is_empty()) {
+        None => 0,
+        Some(timeline) => {
+            let depths = tree.depths();
+            timeline.samples().iter().map(|s| u64::from(depths[s.node.index()] + 1) * 3 + 16).sum()
+        }
+    };
     let n_metrics = profile.metrics().len();
     let varint = |v: u64| u64::from((64 - (v | 1).leading_zeros()).div_ceil(7));
     crate::formats::stacks::whole_stacks_size(
@@ -251,7 +287,7 @@ fn samples_size(profile: &Profile) -> u64 {
                 false => (0, 0),
             }
         },
-    )
+    ) + timed
 }
 
 /// Writes `profile`, and the samples `more` adds (made with the profile's string table, location ids
@@ -300,7 +336,16 @@ fn encode(
     for value_type in &sample_type {
         prost::encoding::message::encode(SAMPLE_TYPE_FIELD, value_type, &mut bytes);
     }
-    let rounded = encode_samples(profile, &mut bytes, |_| {});
+    let rounded = match profile.timeline.as_ref().and_then(|timeline| shares_of_every_metric(profile, timeline)) {
+        None => encode_samples(profile, &mut bytes, |_| true, |_| {}),
+        Some(shares) => {
+            // The stacks of no value and no time first, as the tree's samples write them (a leaf
+            // with zeros): read back, they are the tree's first nodes, so written again in this order.
+            let timed = timed_nodes(profile);
+            let rounded = encode_samples(profile, &mut bytes, |node| !timed[node.index()], |_| {});
+            rounded | encode_timed_samples(profile, &shares, strings.index(TIMESTAMP_NS), &mut bytes)
+        }
+    };
     more(&mut strings, &mut bytes);
     if rounded {
         diag.warn("pprof-rounded", None, || "pprof values are whole numbers: time rounded to whole nanoseconds".into());
@@ -399,26 +444,25 @@ fn period(profile: &Profile, strings: &mut Strings) -> (Option<ValueType>, i64) 
     }
 }
 
-/// Encodes one sample per node with a value (or a leaf) as a Profile's sample field into `bytes`,
-/// each after `adjust`; whether a value had to be rounded.
-fn encode_samples(profile: &Profile, bytes: &mut Vec<u8>, mut adjust: impl FnMut(&mut Sample)) -> bool {
+/// Encodes one sample per node that `written` takes with a value (or a leaf) as a Profile's sample
+/// field into `bytes`, each after `adjust`; whether a value had to be rounded.
+fn encode_samples(
+    profile: &Profile,
+    bytes: &mut Vec<u8>,
+    written: impl Fn(NodeId) -> bool,
+    mut adjust: impl FnMut(&mut Sample),
+) -> bool {
     let tree = &profile.tree;
     let n_metrics = profile.metrics().len();
     let mut rounded = false;
     let mut sample = Sample::default();
     let stacks = tree.for_each_stack(tree.walk(), |visit, stack| {
         let values = (0..n_metrics).map(|m| tree.self_value(m, visit.node));
-        if !visit.is_leaf && values.clone().all(|v| v.as_f64() == 0.0) {
+        if !written(visit.node) || (!visit.is_leaf && values.clone().all(|v| v.as_f64() == 0.0)) {
             return Ok(());
         }
         sample.value.clear();
-        sample.value.extend(values.map(|v| match v {
-            Value::Int(i) => i,
-            Value::Float(f) => {
-                rounded |= f.fract() != 0.0;
-                f.round() as i64
-            }
-        }));
+        sample.value.extend(values.map(|v| whole(v.as_f64(), &mut rounded)));
         // Location ids are frame ids + 1, leaf first.
         sample.location_id.clear();
         sample.location_id.extend(stack.iter().rev().map(|frame| u64::from(frame.0) + 1));
@@ -428,6 +472,52 @@ fn encode_samples(profile: &Profile, bytes: &mut Vec<u8>, mut adjust: impl FnMut
         Ok::<(), std::convert::Infallible>(())
     });
     let Ok(()) = stacks;
+    rounded
+}
+
+/// `value` as pprof's whole number, noting in `rounded` whether it had a fraction.
+fn whole(value: f64, rounded: &mut bool) -> i64 {
+    *rounded |= value.fract() != 0.0;
+    value.round() as i64
+}
+
+/// Per metric, each sample's share of its node's value ([`Timeline::shares`]); `None` where the
+/// samples do not hold every value (the conversion's fit dropped such a timeline already).
+fn shares_of_every_metric(profile: &Profile, timeline: &Timeline) -> Option<Vec<Vec<f64>>> {
+    (0..profile.metrics().len()).map(|m| timeline.shares(&profile.tree, m)).collect()
+}
+
+/// Whether each node has a sample on the timeline.
+fn timed_nodes(profile: &Profile) -> Vec<bool> {
+    let mut timed = vec![false; profile.tree.len()];
+    for sample in profile.timeline.iter().flat_map(|t| t.samples()) {
+        timed[sample.node.index()] = true;
+    }
+    timed
+}
+
+/// Encodes each sample of the timeline, in time order, as a sample of its node's stack with its
+/// `shares` of every metric and its time as the label `key` (`timestamp_ns`), as perf_to_profile
+/// writes a perf record; whether a value had to be rounded.
+fn encode_timed_samples(profile: &Profile, shares: &[Vec<f64>], key: i64, bytes: &mut Vec<u8>) -> bool {
+    let tree = &profile.tree;
+    let mut rounded = false;
+    let mut sample = Sample::default();
+    let timed = profile.timeline.iter().flat_map(|t| t.samples());
+    for (i, timed) in timed.enumerate() {
+        sample.value.clear();
+        sample.value.extend(shares.iter().map(|metric| whole(metric[i], &mut rounded)));
+        // Location ids are frame ids + 1, leaf first.
+        sample.location_id.clear();
+        let mut at = Some(timed.node);
+        while let Some(node) = at {
+            sample.location_id.push(u64::from(tree.frame(node).0) + 1);
+            at = tree.parent(node);
+        }
+        sample.label.clear();
+        sample.label.push(proto::Label { key, str: 0, num: timed.time, num_unit: 0 });
+        prost::encoding::message::encode(SAMPLE_FIELD, &sample, bytes);
+    }
     rounded
 }
 

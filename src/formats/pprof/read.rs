@@ -11,7 +11,9 @@ use crate::formats::kit::wire;
 use crate::formats::options::ReadOptions;
 use crate::formats::shared::{time_unit, unique_name, weigh_by};
 use crate::formats::stacks::StackTree;
-use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value};
+use crate::model::{
+    FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, TimedSample, Timeline, Unit, Value,
+};
 use prost::Message;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::borrow::Cow;
@@ -394,6 +396,12 @@ impl<'m, 'd> Reader<'m, 'd> {
         let mut tag_frames: Vec<FxHashMap<String, FrameId>> = vec![FxHashMap::default(); tags.len()];
         let mut touched: FxHashSet<NodeId> = FxHashSet::default();
         let n_metrics = columns.len();
+        // Samples taken at a time (a `timestamp_ns` label, as perf_to_profile writes it), each
+        // standing for the samples its count says (else one).
+        let mut timed = Vec::new();
+        let sample_count = (profile.metrics().first().zip(columns.first()))
+            .filter(|(metric, _)| metric.kind == MetricKind::Samples)
+            .map(|(_, column)| column.index);
         let fields = wire::fields(self.bytes).map_while(Result::ok).filter(|f| f.number == SAMPLE);
         for (i, field) in fields.enumerate() {
             let at = Place::Byte(field.start);
@@ -409,14 +417,21 @@ impl<'m, 'd> Reader<'m, 'd> {
                 ));
             }
             self.stack(profile, (&sample, i, at), stacks, tags, &mut tag_frames, tree.next())?;
+            let mut time = None;
             for label in &sample.label {
                 let key = self.string(label.key, at, || format!("a label key of sample {i}"))?;
-                if !tags.iter().any(|t| t == key) {
+                if key == super::TIMESTAMP_NS && label.str == 0 {
+                    time = Some(label.num);
+                } else if !tags.iter().any(|t| t == key) {
                     dropped_labels.insert(key);
                 }
             }
             let node = tree.add(&mut profile.tree);
             let Some(node) = node else { continue };
+            if let Some(time) = time {
+                let weight = sample_count.map_or(1, |column| sample.value[column].clamp(1, i64::from(u32::MAX)) as u32);
+                timed.push(TimedSample { time, node, weight });
+            }
             for (metric, column) in columns.iter().enumerate() {
                 let value = sample.value[column.index];
                 let value = value.checked_mul(column.scale).ok_or_else(|| {
@@ -432,6 +447,7 @@ impl<'m, 'd> Reader<'m, 'd> {
             }
         }
         self.clamp_negative(profile, touched);
+        profile.timeline = Timeline::new(timed, None);
         if !dropped_labels.is_empty() {
             let keys: Vec<&str> = dropped_labels.into_iter().collect();
             self.diag.warn("pprof-labels", None, || {

@@ -243,7 +243,7 @@ process.exit(failures.length === 0 && counts.opened > 0 ? 0 : 1)
 // The time chart of a timeline: a Chrome trace's slices each drawn from its begin to its end
 // (py-spy's work.json, its `B`/`E` events read here: x and width are the slice's time span over
 // the timeline's), and a range chosen in it gives the table `summary --from-time --to-time` gives
-// (perf's threads, each sample at its `perf script` time).
+// (perf's threads, each sample at its `perf script` time); and samply's two threads (below).
 async function timeChart() {
   const problems = []
   const trace = path.join(work, 'fixtures_chrome-trace_work.json.html')
@@ -275,8 +275,41 @@ async function timeChart() {
   // Shares stay of the whole, as the CLI's: its `total` is the whole profile's, the rows the range's.
   await sameAsSummary(page, summary, 'time range', problems)
   await page.close()
-  counts.timeCharts = 2
+  counts.timeCharts = 2 + (await threadsChart(problems))
   for (const problem of problems) failures.push(`time chart: ${problem}`)
+}
+
+// The time chart of samply's recording of work.c's two threads (a Firefox processed profile): a
+// lane per thread with samples, each box starting at one of its thread's sample times (read here:
+// `meta.startTime` plus `samples.time`, over the span from the first sampled thread's
+// `registerTime` to the last `unregisterTime`), the outermost box from its first sample on.
+async function threadsChart(problems) {
+  const html = path.join(work, 'fixtures_firefox_symbolicated.firefox.json.html')
+  if (!fs.existsSync(html)) return 0
+  const profile = JSON.parse(fs.readFileSync('fixtures/firefox/symbolicated.firefox.json', 'utf8'))
+  const start = profile.meta.startTime
+  const sampled = profile.threads.filter((t) => t.samples.length > 0)
+  const times = sampled.map((t) => t.samples.time.map((ms) => start + ms))
+  const first = Math.min(...sampled.map((t) => start + t.registerTime))
+  const last = Math.max(...profile.threads.map((t) => start + t.unregisterTime))
+  const page = await open(html, '', problems)
+  const drawn = await page.evaluate(() => {
+    const width = chartCanvas.clientWidth, lanes = [...chart.lanes.keys()].sort((a, b) => a - b)
+    const boxes = chart.boxes.node.map((_, i) => ({ lane: lanes.indexOf(chart.boxes.root[i]), depth: chart.boxes.depth[i], x: chartRect(i, width).x }))
+    return { width, lanes: lanes.length, boxes, hidden: $('chart-section').hidden }
+  })
+  const ms = (x) => first + (x / drawn.width) * (last - first)
+  const onTime = (a, b) => Math.abs(a - b) < 1e-6 * (last - first)
+  if (drawn.hidden || drawn.lanes !== sampled.length) problems.push(`${drawn.lanes} lanes drawn for ${sampled.length} threads with samples`)
+  const astray = drawn.boxes.filter((b) => !(times[b.lane] ?? []).some((t) => onTime(ms(b.x), t)))
+  if (astray.length > 0) problems.push(`${astray.length} of ${drawn.boxes.length} boxes start at no sample time of their thread`)
+  for (const [lane, thread] of times.entries()) {
+    const outermost = drawn.boxes.filter((b) => b.lane === lane && b.depth === 0).map((b) => ms(b.x))
+    if (!onTime(Math.min(...outermost), thread[0])) problems.push(`thread ${lane + 1}'s outermost box starts at ${Math.min(...outermost)} ms, not at its first sample, ${thread[0]} ms`)
+  }
+  await (await page.$('#chart-section')).screenshot({ path: path.join(shots, 'timechart-threads.png') })
+  await page.close()
+  return 1
 }
 
 // A stack of 12,000 frames (past Chromium's 65,535-pixel canvas at 18 px a row, 3,700 rows):

@@ -44,6 +44,9 @@ pub(super) struct Thread {
     #[serde(rename = "processType")]
     pub(super) process_type: Option<serde::de::IgnoredAny>,
     pub(super) tid: Option<serde_json::Value>,
+    /// When it started (ms from `meta.startTime`), where the profiler says.
+    #[serde(rename = "registerTime")]
+    pub(super) register_time: Option<f64>,
     /// When it ended (ms from `meta.startTime`), where the profiler says.
     #[serde(rename = "unregisterTime")]
     pub(super) unregister_time: Option<f64>,

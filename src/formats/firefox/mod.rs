@@ -48,7 +48,9 @@
 //! `meta.interval`, the profile's interval), `time` in ms (`tracing-ms`), `size` in bytes (`bytes`).
 //! `meta.product` is the title. **Timeline**: each sample at its time (`samples.time`, or its
 //! `timeDeltas` added up, from `meta.startTime`), a count of samples of its weight, any other weight
-//! one; ending where the last thread ends (`unregisterTime`, else `processShutdownTime`), else at
+//! one; starting where the first thread with samples starts (`registerTime`: `meta.startTime` is
+//! the clock's zero, hours before a samply recording's threads start), else at the first sample,
+//! and ending where the last thread ends (`unregisterTime`, else `processShutdownTime`), else at
 //! the last sample; none where a sample has no time.
 //!
 //! **Errors**: JSON errors at their line and column; a version above 70 (naming the versions

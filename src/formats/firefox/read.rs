@@ -106,11 +106,17 @@ pub(super) fn read(
     }
     unread(&document.threads, diag);
     naming.say(path, diag);
-    // The timeline ends where the last thread does (or at its last sample).
-    let ends = document.threads.iter().filter_map(|t| t.unregister_time.or(t.process_shutdown_time));
-    let end = ends.filter_map(|ms| whole_nanoseconds(ms, 1e6)).max().map(|end| reader.start_ns.saturating_add(end));
-    let span = end.map(|end| (reader.start_ns, end));
-    reader.profile.timeline = reader.timeline.and_then(|samples| Timeline::new(samples, span));
+    // The timeline starts where the first thread with samples starts (`meta.startTime` is only its
+    // clock's zero: samply's threads start hours after it, at the time since boot) and ends where
+    // the last thread does (else at the first and last samples).
+    let at = |ms: Option<f64>| ms.and_then(|ms| whole_nanoseconds(ms, 1e6)).map(|ns| reader.start_ns.saturating_add(ns));
+    let sampled = document.threads.iter().filter(|t| t.samples.length > 0);
+    let begin = sampled.filter_map(|t| at(t.register_time)).min();
+    let end = document.threads.iter().filter_map(|t| at(t.unregister_time.or(t.process_shutdown_time))).max();
+    reader.profile.timeline = reader.timeline.and_then(|samples| {
+        let first = samples.iter().map(|s| s.time).min()?;
+        Timeline::new(samples, end.map(|end| (begin.map_or(first, |begin| begin.min(first)), end)))
+    });
     if reader.stackless > 0 {
         let n = reader.stackless;
         diag.warn("firefox-no-stack", None, || {

@@ -55,21 +55,31 @@ impl Timeline {
     /// The timeline of `samples` (sorted by time here, stably: samples of one time keep the
     /// source's order), over `span` where the source states one, else from the first sample to
     /// the last. `None` where there are no samples.
-    pub fn new(mut samples: Vec<TimedSample>, span: Option<(i64, i64)>) -> Option<Timeline> {
-        if !samples.is_sorted_by_key(|s| s.time) {
-            samples.sort_by_key(|s| s.time);
-        }
-        Timeline::of(samples, Vec::new(), span)
+    pub fn new(samples: Vec<TimedSample>, span: Option<(i64, i64)>) -> Option<Timeline> {
+        Timeline::of_both(samples, Vec::new(), span)
     }
 
     /// The timeline of `slices` (sorted by start here, stably: a caller's slice begins before its
     /// callee's that begins with it), over `span` where the source states one, else from the first
     /// start to the last end. `None` where there are none.
-    pub fn of_slices(mut slices: Vec<Slice>, span: Option<(i64, i64)>) -> Option<Timeline> {
+    pub fn of_slices(slices: Vec<Slice>, span: Option<(i64, i64)>) -> Option<Timeline> {
+        Timeline::of_both(Vec::new(), slices, span)
+    }
+
+    /// The timeline of `samples` and `slices`, each sorted as [`Timeline::new`] and
+    /// [`Timeline::of_slices`] sort them, over `span` and all of them; `None` where there are neither.
+    pub fn of_both(
+        mut samples: Vec<TimedSample>,
+        mut slices: Vec<Slice>,
+        span: Option<(i64, i64)>,
+    ) -> Option<Timeline> {
+        if !samples.is_sorted_by_key(|s| s.time) {
+            samples.sort_by_key(|s| s.time);
+        }
         if !slices.is_sorted_by_key(|s| s.start) {
             slices.sort_by_key(|s| s.start);
         }
-        Timeline::of(Vec::new(), slices, span)
+        Timeline::of(samples, slices, span)
     }
 
     /// The timeline of samples and slices in order, over `span` and all of them.
@@ -143,6 +153,13 @@ impl Timeline {
         tree.roots().filter(|r| sliced[r.index()] && wrong[r.index()]).count()
     }
 
+    /// Whether each node of a tree of `nodes` nodes has a sample here.
+    pub fn nodes_with_samples(&self, nodes: usize) -> Vec<bool> {
+        let mut sampled = vec![false; nodes];
+        self.samples.iter().for_each(|s| sampled[s.node.index()] = true);
+        sampled
+    }
+
     /// Moves the samples of node `from` to node `to` (its value moved there; its slices, none here,
     /// are no thread's own).
     pub(crate) fn move_samples(&mut self, from: NodeId, to: NodeId) {
@@ -154,11 +171,18 @@ impl Timeline {
     /// up to its value exactly; for fractions, each its part of the value. `None` where a node with a value has no sample, so
     /// that the timeline does not hold all of the metric.
     pub fn shares(&self, tree: &CallTree, metric: usize) -> Option<Vec<f64>> {
+        self.shares_within(tree, metric, |_| true)
+    }
+
+    /// [`Timeline::shares`] where only the values of the nodes `within` takes must be in samples
+    /// (the others' are written otherwise: as slices, say).
+    pub fn shares_within(&self, tree: &CallTree, metric: usize, within: impl Fn(NodeId) -> bool) -> Option<Vec<f64>> {
         let mut weights = vec![0u64; tree.len()];
         for s in &self.samples {
             weights[s.node.index()] += u64::from(s.weight);
         }
-        if tree.nodes().any(|n| weights[n.index()] == 0 && tree.self_value(metric, n).as_f64() != 0.0) {
+        let unheld = |n: NodeId| weights[n.index()] == 0 && tree.self_value(metric, n).as_f64() != 0.0;
+        if tree.nodes().any(|n| unheld(n) && within(n)) {
             return None;
         }
         let whole = tree.self_values(metric).repr() == super::Repr::Int;

@@ -2,7 +2,7 @@
 //! back with their units and frame facts, py-spy's threads, where functions are defined (GHC's
 //! source locations as a frame's file and line).
 
-use crate::support::binary::{fixture, proftool, run, run_bytes, temp};
+use crate::support::binary::{fixture, perf_records, proftool, run, run_bytes, temp};
 use crate::support::sorted_lines;
 
 #[test]
@@ -217,4 +217,62 @@ fn a_traces_slices_are_events_at_their_times() {
     closes.sort_by(f64::total_cmp);
     assert_eq!(opens.len(), 309);
     assert_eq!((opens, closes), (begins, ends));
+}
+
+/// Each sampled profile of a speedscope document as (its name, its samples in the file's order,
+/// each the names of its frames with their lines, root first), read here from the JSON.
+fn sampled_sequences(doc: &serde_json::Value) -> Vec<(String, Vec<Vec<String>>)> {
+    let frames = doc["shared"]["frames"].as_array().unwrap();
+    let frame = |i: &serde_json::Value| {
+        let f = &frames[i.as_u64().unwrap() as usize];
+        format!("{}:{}", f["name"].as_str().unwrap(), f["line"])
+    };
+    let sampled = doc["profiles"].as_array().unwrap().iter().filter(|p| p["type"] == "sampled");
+    sampled
+        .map(|p| {
+            let samples = p["samples"].as_array().unwrap();
+            (
+                p["name"].as_str().unwrap().to_string(),
+                samples.iter().map(|s| s.as_array().unwrap().iter().map(frame).collect()).collect(),
+            )
+        })
+        .collect()
+}
+
+/// speedscope → speedscope keeps the order py-spy took its samples in (speedscope's time order):
+/// each thread's samples come back in the file's sequence, not by stack, and say so.
+#[test]
+fn py_spy_samples_keep_their_order() {
+    let source = fixture("speedscope/py-spy.speedscope.json");
+    let (out, _) = run(&["convert", "-q", "--to", "speedscope"], &source);
+    let written: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let original: serde_json::Value = serde_json::from_slice(&std::fs::read(&source).unwrap()).unwrap();
+    assert_eq!(sampled_sequences(&written), sampled_sequences(&original));
+    assert!(written["profiles"].as_array().unwrap().iter().all(|p| p["inTimeOrder"] == true));
+}
+
+/// perf → speedscope: each thread's profile of cpu-clock time holds the thread's perf records in
+/// the order they were taken (their leaves, read from the text here), one period each; the profile
+/// of samples, which has no time to lay them out by, holds them by stack.
+#[test]
+fn perf_samples_are_in_time_order_in_the_profiles_of_time() {
+    let (out, _) = run(&["convert", "-q", "--to", "speedscope"], &fixture("perf/threads.perf"));
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let records = perf_records("perf/threads.perf");
+    let mut checked = 0;
+    for profile in doc["profiles"].as_array().unwrap().iter().filter(|p| p["unit"] == "nanoseconds") {
+        let thread = profile["thread"].as_str().unwrap();
+        let mut taken: Vec<(i64, String)> =
+            records.iter().filter(|(t, _, _)| t == thread).map(|(_, us, frames)| (*us, frames[0].clone())).collect();
+        taken.sort();
+        let (_, samples) =
+            sampled_sequences(&serde_json::json!({"shared": doc["shared"], "profiles": [profile]})).remove(0);
+        let leaves: Vec<String> =
+            samples.iter().map(|s| s.last().unwrap().split(':').next().unwrap().to_string()).collect();
+        assert_eq!(leaves, taken.iter().map(|(_, leaf)| leaf.clone()).collect::<Vec<_>>(), "{thread}");
+        assert!(profile["weights"].as_array().unwrap().iter().all(|w| w == 1001001), "{thread}");
+        assert_eq!(profile["inTimeOrder"], true);
+        checked += taken.len();
+    }
+    assert_eq!(checked, 26);
 }

@@ -22,6 +22,18 @@ use std::path::Path;
 /// A place (a JSON path), what was expected there and what was found.
 type Misplaced = (String, String, String);
 
+/// The timeline of `samples`: starting where the first thread with samples starts (`meta.startTime`,
+/// `start_ns`, is only its clock's zero: samply's threads start hours after it, at the time since
+/// boot) and ending where the last thread does (else at the first and last samples).
+fn timeline(samples: Vec<TimedSample>, threads: &[Thread], start_ns: i64) -> Option<Timeline> {
+    let at = |ms: Option<f64>| ms.and_then(|ms| whole_nanoseconds(ms, 1e6)).map(|ns| start_ns.saturating_add(ns));
+    let sampled = threads.iter().filter(|t| t.samples.length > 0);
+    let begin = sampled.filter_map(|t| at(t.register_time)).min();
+    let end = threads.iter().filter_map(|t| at(t.unregister_time.or(t.process_shutdown_time))).max();
+    let first = samples.iter().map(|s| s.time).min()?;
+    Timeline::new(samples, end.map(|end| (begin.map_or(first, |begin| begin.min(first)), end)))
+}
+
 /// Reads a processed profile (see the module documentation).
 pub(super) fn read(
     input: &mut (dyn Read + Send),
@@ -106,17 +118,8 @@ pub(super) fn read(
     }
     unread(&document.threads, diag);
     naming.say(path, diag);
-    // The timeline starts where the first thread with samples starts (`meta.startTime` is only its
-    // clock's zero: samply's threads start hours after it, at the time since boot) and ends where
-    // the last thread does (else at the first and last samples).
-    let at = |ms: Option<f64>| ms.and_then(|ms| whole_nanoseconds(ms, 1e6)).map(|ns| reader.start_ns.saturating_add(ns));
-    let sampled = document.threads.iter().filter(|t| t.samples.length > 0);
-    let begin = sampled.filter_map(|t| at(t.register_time)).min();
-    let end = document.threads.iter().filter_map(|t| at(t.unregister_time.or(t.process_shutdown_time))).max();
-    reader.profile.timeline = reader.timeline.and_then(|samples| {
-        let first = samples.iter().map(|s| s.time).min()?;
-        Timeline::new(samples, end.map(|end| (begin.map_or(first, |begin| begin.min(first)), end)))
-    });
+    let start_ns = reader.start_ns;
+    reader.profile.timeline = reader.timeline.and_then(|samples| timeline(samples, &document.threads, start_ns));
     if reader.stackless > 0 {
         let n = reader.stackless;
         diag.warn("firefox-no-stack", None, || {

@@ -341,7 +341,7 @@ fn encode(
         Some(shares) => {
             // The stacks of no value and no time first, as the tree's samples write them (a leaf
             // with zeros): read back, they are the tree's first nodes, so written again in this order.
-            let timed = timed_nodes(profile);
+            let timed = profile.timeline.as_ref().map_or_else(Vec::new, |t| t.nodes_with_samples(profile.tree.len()));
             let rounded = encode_samples(profile, &mut bytes, |node| !timed[node.index()], |_| {});
             rounded | encode_timed_samples(profile, &shares, strings.index(TIMESTAMP_NS), &mut bytes)
         }
@@ -485,15 +485,6 @@ fn whole(value: f64, rounded: &mut bool) -> i64 {
 /// samples do not hold every value (the conversion's fit dropped such a timeline already).
 fn shares_of_every_metric(profile: &Profile, timeline: &Timeline) -> Option<Vec<Vec<f64>>> {
     (0..profile.metrics().len()).map(|m| timeline.shares(&profile.tree, m)).collect()
-}
-
-/// Whether each node has a sample on the timeline.
-fn timed_nodes(profile: &Profile) -> Vec<bool> {
-    let mut timed = vec![false; profile.tree.len()];
-    for sample in profile.timeline.iter().flat_map(|t| t.samples()) {
-        timed[sample.node.index()] = true;
-    }
-    timed
 }
 
 /// Encodes each sample of the timeline, in time order, as a sample of its node's stack with its

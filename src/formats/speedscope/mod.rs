@@ -26,7 +26,9 @@
 //! and threads they were. A `sampled` profile's samples are
 //! stacks, root first, with their weights; an `evented` profile's open and close events are a stack
 //! whose innermost frame gets the time to the next event, and (in a unit of time) each frame open
-//! from its open to its close a slice of the profile's timeline. A metric whose values are all whole
+//! from its open to its close a slice of the profile's timeline; a `sampled` profile of the first
+//! metric of time, each sample at `startValue` plus the weights before it (as speedscope's time order
+//! lays them out), standing for its weight in the profile's smallest. A metric whose values are all whole
 //! numbers is read as integers. The file's `name` is the title, the metric of the profile shown first
 //! (`activeProfileIndex`) the one the profile is weighed by ([`crate::model::Meta::weighed_by`]). py-spy's `"activeProfileIndex":
 //! null` and `"col": null` are accepted. A frame index out of range, samples and weights of different
@@ -55,9 +57,14 @@
 //! keeps those of such threads, and says which it drops), are the first metric of time's profile
 //! of their thread as an `evented` profile instead: an open and a close event per slice at its
 //! times, in the metric's unit (a close before an open at its time), from the first open to the
-//! last close.
+//! last close. The samples of the timeline, where they hold every value of a metric, are its
+//! sampled profiles' samples in time order, each its share of its node's value
+//! ([`crate::model::Timeline::shares`]), from the first sample's time (`startValue`), after the
+//! stacks of no value (as a tree writes them), so that speedscope's time order shows them in the
+//! order they were taken (the gaps between them closed); `inTimeOrder` says so to proftool's reader,
+//! which takes the samples of a sampled profile of its own file as a timeline only then.
 //!
-//! **Lost**: per-node metrics (calls), the times of samples, per-function counts, frame kinds but the threads at the roots,
+//! **Lost**: per-node metrics (calls), the gaps between samples, per-function counts, frame kinds but the threads at the roots,
 //! header facts but the title, inner nodes of the tree without a value of their own (their
 //! stacks are implied by their children's), a source line's clause. A count's kind is read back
 //! from its name ([`crate::model::MetricKind::of_count`]: `samples`, `ticks`, `alloc_objects`).
@@ -104,7 +111,8 @@ pub(crate) const SPEC: Spec = Spec {
 const FORMAT: FormatName = SPEC.format_name();
 
 /// What a speedscope file holds.
-pub(crate) const CARRIES: Carries = Carries { thread_roots: true, slices: true, ..Carries::STACKS_OF_ANY_COUNT };
+pub(crate) const CARRIES: Carries =
+    Carries { thread_roots: true, timeline: true, slices: true, ..Carries::STACKS_OF_ANY_COUNT };
 
 /// Whether the input is JSON that names speedscope's schema, or that has its key `shared` near the
 /// start with `profiles` or `frames` (a file written without `$schema`); if not, why not.
@@ -132,19 +140,57 @@ pub(crate) fn fit_roots(profile: &mut Profile) {
 /// Keeps the slices of the profile's timeline only where they are the time they are written as
 /// (its first metric of time, [`crate::model::Timeline::keep_slices_that_are_the_time`]), saying so where they are not.
 fn fit(mut profile: Profile, diag: &mut Diagnostics) -> Profile {
-    let Some((m, nanos)) = sliced_time(&profile) else { return profile };
-    let Some(timeline) = &mut profile.timeline else { return profile };
-    let dropped = timeline.keep_slices_that_are_the_time(&profile.tree, m, nanos);
-    if dropped > 0 {
-        diag.warn("timeline-partial", None, || {
-            format!("{FORMAT}: the slices of {dropped} threads are not their time (a filter or a merge changed it): their time is written as sampled profiles, not as events at their times")
-        });
+    if let (Some((m, nanos)), Some(timeline)) = (timed_metric(&profile), &mut profile.timeline) {
+        let dropped = timeline.keep_slices_that_are_the_time(&profile.tree, m, nanos);
+        if dropped > 0 {
+            diag.warn("timeline-partial", None, || {
+                format!("{FORMAT}: the slices of {dropped} threads are not their time (a filter or a merge changed it): their time is written as sampled profiles, not as events at their times")
+            });
+        }
     }
+    keep_samples_in_time(&mut profile, diag);
     profile
 }
 
-/// The metric the slices of a timeline are written in: the first of time, and the ns of its unit.
-fn sliced_time(profile: &Profile) -> Option<(usize, f64)> {
+/// Each sample's share of its node's value of the metric of time ([`timed_metric`]), where the
+/// samples hold the time of every thread that has no slices (the threads written as events).
+fn shares_in_time(profile: &Profile) -> Option<Vec<f64>> {
+    let (tree, timeline) = (&profile.tree, profile.timeline.as_ref()?);
+    let (metric, _) = timed_metric(profile)?;
+    let mut sliced = vec![false; tree.len()];
+    timeline.slices().iter().for_each(|s| sliced[s.node.index()] = true);
+    // A thread's slices begin at its root's children: a root is sliced where any node below it is.
+    let root_of = tree.per_root(|root| root.index());
+    let mut sliced_root = vec![false; tree.len()];
+    tree.nodes().filter(|n| sliced[n.index()]).for_each(|n| sliced_root[root_of[n.index()]] = true);
+    timeline.shares_within(tree, metric, |node| !sliced_root[root_of[node.index()]])
+}
+
+/// Drops the samples of the profile's timeline where they cannot be written in time order: where
+/// it has no metric of time, or some node's time is in none of them ([`crate::model::Timeline::shares`]);
+/// said on stderr.
+fn keep_samples_in_time(profile: &mut Profile, diag: &mut Diagnostics) {
+    if profile.timeline.as_ref().is_none_or(|t| t.samples().is_empty()) {
+        return;
+    }
+    let held = shares_in_time(profile).is_some();
+    let Some(timeline) = profile.timeline.take() else { return };
+    let samples = timeline.samples().len();
+    profile.timeline = if held { Some(timeline) } else { timeline.without_samples() };
+    if !held {
+        let why = match timed_metric(profile) {
+            None => "the profile has no metric of time, whose profiles keep their order",
+            Some(_) => "the time of some nodes is in none of them",
+        };
+        diag.warn("timeline-partial", None, || {
+            format!("{FORMAT}: the {samples} samples are written by stack, not in the order they were taken: {why}")
+        });
+    }
+}
+
+/// The metric a timeline's slices and samples are written in: the first of time, and the ns of its
+/// unit.
+fn timed_metric(profile: &Profile) -> Option<(usize, f64)> {
     let m = profile.metric_of_kind(MetricKind::Time)?;
     Some((m, profile.metrics()[m].unit.nanos()?))
 }
@@ -194,16 +240,22 @@ pub(crate) fn write(
     }
     json.push_str("]},\"profiles\":[");
     let mut slices = parts.slices(profile);
+    let timed = parts.timed_samples(profile);
+    let in_time = timed_metric(profile).map(|(m, _)| m);
+    let shares_in_time = timed.as_ref().and_then(|_| shares_in_time(profile));
     for metric in 0..profile.metrics().len() {
+        let shares = shares_in_time.as_ref().filter(|_| in_time == Some(metric));
         for (i, part) in parts.parts.iter().enumerate() {
             if metric + i > 0 {
                 json.push(',');
             }
+            let which = (metric, metric == primary);
             match slices.as_mut().filter(|(m, _)| *m == metric).map(|(_, s)| std::mem::take(&mut s[i])) {
-                Some(events) if !events.is_empty() => {
-                    write_events(profile, (metric, metric == primary), part, &parts, &events, &mut json)?
+                Some(events) if !events.is_empty() => write_events(profile, which, part, &parts, &events, &mut json)?,
+                _ => {
+                    let in_time = shares.map(Vec::as_slice).zip(timed.as_ref()).map(|(shares, timed)| (&timed[i][..], shares));
+                    write_profile(profile, which, (part, &parts), in_time, &mut json, out)?
                 }
-                _ => write_profile(profile, (metric, metric == primary), part, &parts, &mut json, out)?,
             }
         }
     }
@@ -308,16 +360,30 @@ impl Parts {
     /// each part in the order they begin; `None` where it has none.
     fn slices(&self, profile: &Profile) -> Option<(usize, Vec<Vec<Slice>>)> {
         let (tree, timeline) = (&profile.tree, profile.timeline.as_ref()?);
-        let (metric, _) = sliced_time(profile).filter(|_| !timeline.slices().is_empty())?;
-        // A thread root's part is its thread's; any other root's, the last (the roots of no thread).
+        let (metric, _) = timed_metric(profile).filter(|_| !timeline.slices().is_empty())?;
+        let part_of = self.part_of(tree);
+        let mut by_part: Vec<Vec<Slice>> = vec![Vec::new(); self.parts.len()];
+        timeline.slices().iter().for_each(|s| by_part[part_of[s.node.index()]].push(*s));
+        Some((metric, by_part))
+    }
+
+    /// The samples of the timeline of each part, as indices in time order; `None` where it has none.
+    fn timed_samples(&self, profile: &Profile) -> Option<Vec<Vec<usize>>> {
+        let timeline = profile.timeline.as_ref().filter(|t| !t.samples().is_empty())?;
+        let part_of = self.part_of(&profile.tree);
+        let mut by_part: Vec<Vec<usize>> = vec![Vec::new(); self.parts.len()];
+        timeline.samples().iter().enumerate().for_each(|(i, s)| by_part[part_of[s.node.index()]].push(i));
+        Some(by_part)
+    }
+
+    /// The part of each node: a thread root's and its nodes', their thread's; any other's, the last
+    /// (the roots of no thread).
+    fn part_of(&self, tree: &CallTree) -> Vec<usize> {
         let mut of_root: Vec<usize> = vec![self.parts.len().saturating_sub(1); tree.len()];
         for (i, part) in self.parts.iter().enumerate().filter(|(_, part)| part.thread.is_some()) {
             part.roots.iter().for_each(|root| of_root[root.index()] = i);
         }
-        let part_of = tree.per_root(|root| of_root[root.index()]);
-        let mut by_part: Vec<Vec<Slice>> = vec![Vec::new(); self.parts.len()];
-        timeline.slices().iter().for_each(|s| by_part[part_of[s.node.index()]].push(*s));
-        Some((metric, by_part))
+        tree.per_root(|root| of_root[root.index()])
     }
 
     /// `frame`'s index in `shared.frames`, if it is one of them.
@@ -358,12 +424,14 @@ fn push_names(profile: &Profile, (m, primary): (&Metric, bool), part: &Part, jso
 
 /// Appends (and writes out as it grows) the sampled profile of `metric` over `part`'s stacks, named
 /// after its thread (and after the metric too, unless it is the one the profile is weighed by).
-/// `metric` and `thread` name them for proftool's reader, which speedscope's ignores.
+/// `metric` and `thread` name them for proftool's reader, which speedscope's ignores. `in_time`,
+/// where the timeline holds the metric: the part's samples of it and every sample's share, which are
+/// its samples then, in time order, after the stacks of no value.
 fn write_profile(
     profile: &Profile,
     (metric, primary): (usize, bool),
-    part: &Part,
-    parts: &Parts,
+    (part, parts): (&Part, &Parts),
+    in_time: Option<(&[usize], &[f64])>,
     json: &mut String,
     out: &mut dyn Write,
 ) -> Result<(), Error> {
@@ -371,48 +439,90 @@ fn write_profile(
     let m = &profile.metrics()[metric];
     json.push_str("{\"type\":\"sampled\"");
     push_names(profile, (m, primary), part, json);
-    json.push_str(",\"startValue\":0,\"samples\":[");
-    // Added up as the model adds a metric up (Values::sum): the part's total is its endValue.
-    let (mut whole, mut float) = (0i64, 0.0f64);
-    let mut weights = String::new();
+    // Speedscope's time order lays the samples out from startValue: the first one's time.
+    let first = in_time.and_then(|(samples, _)| Some(profile.timeline.as_ref()?.samples()[*samples.first()?].time));
+    let start = first.zip(m.unit.nanos()).map_or(Value::Int(0), |(ns, nanos)| Value::Float(ns as f64 / nanos));
+    json.push_str(",\"startValue\":");
+    push_number(json, start)?;
+    if in_time.is_some() {
+        json.push_str(",\"inTimeOrder\":true");
+    }
+    json.push_str(",\"samples\":[");
+    let mut sampled = Sampled { parts, weights: String::new(), whole: 0, float: 0.0 };
     // A thread's own frame is the profile, not a frame of its stacks.
     let skip = usize::from(part.thread.is_some());
+    // The nodes of a sample with a share: a sample of none is left out (it would read back as no
+    // sample), and a node of no share is written as the tree writes it.
+    let timed = in_time.map(|(samples, shares)| {
+        let mut timed = vec![false; tree.len()];
+        let timeline = profile.timeline.as_ref().map_or(&[][..], |t| t.samples());
+        samples.iter().filter(|&&i| shares[i] != 0.0).for_each(|&i| timed[timeline[i].node.index()] = true);
+        timed
+    });
     tree.for_each_stack(parts.walk(tree, part), |visit, stack| {
         let value = tree.self_value(metric, visit.node);
-        if value.as_f64() == 0.0 && (!visit.is_leaf || stack.len() == skip) {
+        let in_its_time = timed.as_ref().is_some_and(|timed| timed[visit.node.index()] || value.as_f64() != 0.0);
+        if in_its_time || (value.as_f64() == 0.0 && (!visit.is_leaf || stack.len() == skip)) {
             return Ok(());
         }
-        match value {
-            Value::Int(v) => whole = whole.saturating_add(v),
-            Value::Float(v) => float += v,
-        }
-        if !weights.is_empty() {
-            json.push(',');
-            weights.push(',');
-        }
-        json.push('[');
-        for (i, frame) in stack[skip..].iter().enumerate() {
-            if i > 0 {
-                json.push(',');
-            }
-            // Every frame below a thread's root is one of shared.frames.
-            json.push_str(itoa::Buffer::new().format(parts.index(*frame).unwrap_or(u32::MAX)));
-        }
-        json.push(']');
-        push_number(&mut weights, value)?;
+        sampled.push(json, &stack[skip..], value)?;
         if json.len() >= 1 << 16 {
             out.write_all(json.as_bytes())?;
             json.clear();
         }
         Ok::<(), Error>(())
     })?;
+    if let Some((samples, shares)) = in_time {
+        let timeline = profile.timeline.as_ref().map_or(&[][..], |t| t.samples());
+        let mut stack = Vec::new();
+        for &i in samples.iter().filter(|&&i| shares[i] != 0.0) {
+            stack.clear();
+            stack.extend(tree.ancestors(timeline[i].node).iter().chain([&timeline[i].node]).map(|&n| tree.frame(n)));
+            let value = if m.repr == Repr::Int { Value::Int(shares[i] as i64) } else { Value::Float(shares[i]) };
+            sampled.push(json, &stack[skip..], value)?;
+        }
+    }
     json.push_str("],\"weights\":[");
-    json.push_str(&weights);
-    // Last, once the part's stacks are added up: JSON keys have no order.
+    json.push_str(&sampled.weights);
+    // Last, once the part's stacks are added up (as the model adds a metric up, Values::sum): JSON
+    // keys have no order.
     json.push_str("],\"endValue\":");
-    push_number(json, if m.repr == Repr::Int { Value::Int(whole) } else { Value::Float(float) })?;
+    let total = if m.repr == Repr::Int { Value::Int(sampled.whole) } else { Value::Float(sampled.float) };
+    push_number(json, if first.is_some() { Value::Float(start.as_f64() + total.as_f64()) } else { total })?;
     json.push('}');
     Ok(())
+}
+
+/// The samples of a sampled profile as they are written: their weights apart, and their sum.
+struct Sampled<'p> {
+    parts: &'p Parts,
+    weights: String,
+    whole: i64,
+    float: f64,
+}
+
+impl Sampled<'_> {
+    /// Appends a sample: its stack's frame indices to `json`, `value` to the weights.
+    fn push(&mut self, json: &mut String, stack: &[FrameId], value: Value) -> Result<(), Error> {
+        match value {
+            Value::Int(v) => self.whole = self.whole.saturating_add(v),
+            Value::Float(v) => self.float += v,
+        }
+        if !self.weights.is_empty() {
+            json.push(',');
+            self.weights.push(',');
+        }
+        json.push('[');
+        for (i, frame) in stack.iter().enumerate() {
+            if i > 0 {
+                json.push(',');
+            }
+            // Every frame below a thread's root is one of shared.frames.
+            json.push_str(itoa::Buffer::new().format(self.parts.index(*frame).unwrap_or(u32::MAX)));
+        }
+        json.push(']');
+        push_number(&mut self.weights, value)
+    }
 }
 
 /// Appends the evented profile of `metric` (of time) over `part`: its slices as open and close

@@ -9,7 +9,8 @@ use crate::formats::kit::source_frame::{Anonymous, SourceFrame};
 use crate::formats::shared::{time_unit, unique_name, weigh_by};
 use crate::formats::stacks::StackTree;
 use crate::model::{
-    FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Sampling, Slice, Timeline, Unit, Value,
+    FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Sampling, Slice, TimedSample, Timeline,
+    Unit, Value,
 };
 use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -58,6 +59,10 @@ struct ProfileJson {
     unit: String,
     #[serde(default)]
     start_value: f64,
+    end_value: Option<f64>,
+    /// Whether a sampled profile of a file proftool wrote holds its samples in the order they were
+    /// taken (else in its tree's order); other programs' (py-spy's, speedscope's) always do.
+    in_time_order: Option<bool>,
     samples: Option<FlatStacks>,
     weights: Option<Vec<f64>>,
     events: Option<Vec<EventJson>>,
@@ -425,17 +430,19 @@ impl Reader<'_> {
     }
 
     /// Adds every profile's stacks to the tree: under a thread named after the profile, or where
-    /// proftool wrote the file, under the thread it names, if any.
+    /// proftool wrote the file, under the thread it names, if any; and their times to the timeline.
     fn fill(&self, profile: &mut Profile, frames: &[FrameId], metric_of: &[usize]) -> Result<(), ParseError> {
         let mut tree = StackTree::default();
-        // The slices of evented profiles of time, while every time fits the timeline.
-        let mut slices = Some(Vec::new());
-        for (part, &metric) in self.parts.iter().zip(metric_of) {
+        let mut times = Times { slices: Some(Vec::new()), samples: Some(Vec::new()), open: Vec::new(), span: None };
+        let timed_metric = profile.metric_of_kind(MetricKind::Time);
+        // The profiles in time order last: the tree's nodes are made in the order of the others'
+        // stacks (a tree's, in a file proftool wrote), as they were written.
+        let clocks = (self.parts.iter().zip(metric_of)).map(|(part, &metric)| Clock::of(part, (metric, timed_metric), self.own));
+        let mut order: Vec<(&Part, usize, Clock)> =
+            (self.parts.iter().zip(metric_of).zip(clocks)).map(|((part, &metric), clock)| (part, metric, clock)).collect();
+        order.sort_by_key(|(_, _, clock)| clock.sampled);
+        for (part, metric, clock) in order {
             let scale = time_unit(&part.json.unit).map_or(1.0, |(_, scale)| scale as f64);
-            // A time of the profile in ns, where its unit is one of time.
-            let nanos = time_unit(&part.json.unit).and_then(|(unit, scale)| Some(unit.nanos()? * scale as f64));
-            let at = |at: f64| nanos.and_then(|n| whole_nanoseconds(at, n));
-            let mut open_slices: Vec<usize> = Vec::new();
             let thread = match self.own {
                 true => part.json.thread.clone(),
                 false => Some(part.json.name.clone().unwrap_or_else(|| format!("profile {}", part.index))),
@@ -450,6 +457,8 @@ impl Reader<'_> {
                 Repr::Int => Value::Int((weight * scale) as i64),
                 Repr::Float => Value::Float(weight * scale),
             };
+            let mut elapsed = part.json.start_value;
+            times.span(&clock, part);
             self.visit(part, &mut |step| {
                 let (node, weight) = match step {
                     Step::Stack(stack, weight) => {
@@ -457,34 +466,28 @@ impl Reader<'_> {
                         path.extend(thread);
                         // Every index is one of shared.frames: visit checks them.
                         path.extend(stack.iter().filter_map(|&f| frames.get(usize::try_from(f).ok()?)));
-                        match tree.add(&mut profile.tree) {
-                            Some(node) => (node, weight),
+                        let node = match tree.add(&mut profile.tree) {
+                            Some(node) => node,
                             None if weight == 0.0 => return Ok(()),
                             None => {
                                 let found = format!("an empty one at profiles[{i}]");
                                 return Err(self.error(part, "a stack for every weight".into(), found));
                             }
-                        }
+                        };
+                        times.sample(&clock, node, (elapsed, weight));
+                        elapsed += weight;
+                        (node, weight)
                     }
                     Step::Open(frame, when) => {
                         // Every index is one of shared.frames: visit checks them.
                         if let Some(&frame) = frames.get(frame as usize) {
-                            let node = tree.open(&mut profile.tree, frame);
-                            if let (Some(all), Some(start)) = (&mut slices, at(when)) {
-                                open_slices.push(all.len());
-                                all.push(Slice { start, end: start, node });
-                            } else {
-                                slices = None;
-                            }
+                            times.open(&clock, tree.open(&mut profile.tree, frame), when);
                         }
                         return Ok(());
                     }
                     Step::Close(when) => {
                         tree.close();
-                        match (&mut slices, at(when), open_slices.pop()) {
-                            (Some(all), Some(end), Some(slice)) => all[slice].end = end,
-                            _ => slices = None,
-                        }
+                        times.close(&clock, when);
                         return Ok(());
                     }
                     // Only while a frame is open, so never the thread's node.
@@ -497,8 +500,92 @@ impl Reader<'_> {
                 Ok(())
             })?;
         }
-        profile.timeline = slices.and_then(|slices| Timeline::of_slices(slices, None));
+        profile.timeline = times.timeline();
         Ok(())
+    }
+}
+
+/// A profile's times in ns: where its unit is one of time, each time, and where it is a sampled
+/// profile of the first metric of time, its samples' (speedscope's time order: `startValue` plus
+/// the weights before each), each standing for its weight in ns.
+struct Clock {
+    nanos: Option<f64>,
+    sampled: bool,
+}
+
+impl Clock {
+    fn of(part: &Part, (metric, timed_metric): (usize, Option<usize>), own: bool) -> Clock {
+        let nanos = time_unit(&part.json.unit).and_then(|(unit, scale)| Some(unit.nanos()? * scale as f64));
+        let in_order = !own || part.json.in_time_order == Some(true);
+        let sampled = part.json.kind == "sampled" && nanos.is_some() && timed_metric == Some(metric) && in_order;
+        Clock { nanos, sampled }
+    }
+
+    /// `at` (in the profile's unit) in whole ns, where it is a time and fits.
+    fn at(&self, at: f64) -> Option<i64> {
+        self.nanos.and_then(|n| whole_nanoseconds(at, n))
+    }
+}
+
+/// The timeline the profiles give, while every time fits it: the slices of evented profiles of
+/// time, and the samples of sampled profiles of the first metric of time ([`Clock`]).
+struct Times {
+    slices: Option<Vec<Slice>>,
+    samples: Option<Vec<TimedSample>>,
+    /// The slices open, by index.
+    open: Vec<usize>,
+    /// From the first `startValue` to the last `endValue` of the profiles that give times.
+    span: Option<(i64, i64)>,
+}
+
+impl Times {
+    /// Widens the span to `part`'s, where it gives times (an evented profile of time, a sampled one
+    /// of the first metric of time).
+    fn span(&mut self, clock: &Clock, part: &Part) {
+        if !clock.sampled && part.json.kind != "evented" {
+            return;
+        }
+        let (Some(start), Some(end)) = (clock.at(part.json.start_value), part.json.end_value.and_then(|e| clock.at(e)))
+        else {
+            return;
+        };
+        let (first, last) = self.span.unwrap_or((start, end));
+        self.span = Some((first.min(start), last.max(end)));
+    }
+
+    fn open(&mut self, clock: &Clock, node: NodeId, when: f64) {
+        match (&mut self.slices, clock.at(when)) {
+            (Some(all), Some(start)) => {
+                self.open.push(all.len());
+                all.push(Slice { start, end: start, node });
+            }
+            _ => self.slices = None,
+        }
+    }
+
+    fn close(&mut self, clock: &Clock, when: f64) {
+        match (&mut self.slices, clock.at(when), self.open.pop()) {
+            (Some(all), Some(end), Some(slice)) => all[slice].end = end,
+            _ => self.slices = None,
+        }
+    }
+
+    /// A sampled stack's sample, taken `elapsed` into the profile, of `weight` (none of no weight).
+    fn sample(&mut self, clock: &Clock, node: NodeId, (elapsed, weight): (f64, f64)) {
+        if !clock.sampled || weight <= 0.0 {
+            return;
+        }
+        match (&mut self.samples, clock.at(elapsed), clock.at(weight)) {
+            (Some(all), Some(time), Some(nanos)) => {
+                let weight = nanos.clamp(1, i64::from(u32::MAX)) as u32;
+                all.push(TimedSample { time, node, weight });
+            }
+            _ => self.samples = None,
+        }
+    }
+
+    fn timeline(self) -> Option<Timeline> {
+        Timeline::of_both(self.samples.unwrap_or_default(), self.slices.unwrap_or_default(), self.span)
     }
 }
 

@@ -193,11 +193,13 @@ pub struct SelectArgs {
     #[arg(long, value_name = "NAME", help_heading = "Filters")]
     pub thread: Option<String>,
     /// Keep only the samples taken from TIME after the start of the profile's timeline (`1.5s`,
-    /// `250ms`): each function keeps the part of its samples taken in the range. For profiles that
-    /// say when their samples were taken (perf script, .cpuprofile, the Firefox Profiler's).
+    /// `250ms`): each function keeps the part of its samples taken in the range (of a trace, of its
+    /// slices' time). For profiles that say when their samples were taken or their slices ran (perf
+    /// script, .cpuprofile, the Firefox Profiler's, Chrome traces, speedscope's).
     #[arg(long, value_name = "TIME", value_parser = proftool::parse_time, help_heading = "Filters")]
     pub from_time: Option<Duration>,
-    /// Keep only the samples taken up to TIME after the start of the profile's timeline.
+    /// Keep only the samples taken (the slices' time) up to TIME after the start of the profile's
+    /// timeline.
     #[arg(long, value_name = "TIME", value_parser = proftool::parse_time, help_heading = "Filters")]
     pub to_time: Option<Duration>,
 }

@@ -379,9 +379,10 @@ pub fn subtrees(profile: &Profile, marked: &[bool]) -> Profile {
 
 /// `profile` cut to the samples of its timeline taken in `range` (offsets from the timeline's
 /// start): each node keeps, in every metric, the shares of its samples kept ([`Timeline::shares`]:
-/// all of its value where all are kept), and the nodes with none below them go. An error says why
-/// it cannot be cut: it has no timeline, a metric is not in its samples (counted per node, or
-/// weighing nodes with no sample), or no sample is in the range.
+/// all of its value where all are kept), and the nodes with none below them go; of a trace, its
+/// slices cut to the range. An error says why it cannot be cut: it has no timeline, a metric is not
+/// in its samples (counted per node, or weighing nodes with no sample) or slices, or no sample or
+/// slice is in the range.
 pub fn within_time(profile: &Profile, range: TimeRange) -> Result<Profile, String> {
     let Some(timeline) = &profile.timeline else {
         return Err("the profile has no timeline: its format, or the steps before, keep no time of its samples".into());
@@ -390,9 +391,15 @@ pub fn within_time(profile: &Profile, range: TimeRange) -> Result<Profile, Strin
         offset.map_or(otherwise, |d| timeline.start.saturating_add(i64::try_from(d.as_nanos()).unwrap_or(i64::MAX)))
     };
     let (from, to) = (at(range.from, timeline.start), at(range.to, timeline.end));
-    if !timeline.slices().is_empty() {
-        return Err("a trace's slices are not cut to a range (only samples are)".into());
+    match (timeline.samples().is_empty(), timeline.slices().is_empty()) {
+        (true, false) => slices_within(profile, timeline, (from, to)),
+        (false, true) => samples_within(profile, timeline, (from, to)),
+        _ => Err("a timeline of both samples and slices is not cut to a range".into()),
     }
+}
+
+/// [`within_time`] of a timeline of samples, from `from` to `to` (ns on its clock).
+fn samples_within(profile: &Profile, timeline: &Timeline, (from, to): (i64, i64)) -> Result<Profile, String> {
     let samples = timeline.samples();
     let kept: Vec<bool> = samples.iter().map(|s| (from..=to).contains(&s.time)).collect();
     if !kept.contains(&true) {
@@ -434,6 +441,57 @@ pub fn within_time(profile: &Profile, range: TimeRange) -> Result<Profile, Strin
         }
     }
     let fates: Vec<Fate> = sampled.iter().map(|&s| if s { Fate::Keep { own: true } } else { Fate::Cut }).collect();
+    Ok(rebuild(&out, &fates))
+}
+
+/// [`within_time`] of a trace's slices, from `from` to `to` (ns on its clock): each slice cut to the
+/// range, each node's time the length of its slices in it less its callees', and the nodes with none
+/// go. The slices must be their nodes' time, in the profile's one metric that adds up.
+fn slices_within(profile: &Profile, timeline: &Timeline, (from, to): (i64, i64)) -> Result<Profile, String> {
+    let (tree, metrics) = (&profile.tree, profile.metrics());
+    let timed = metrics.iter().position(|m| m.kind == super::MetricKind::Time && m.unit.nanos().is_some());
+    let Some(m) = timed else { return Err("its slices weigh no metric of time".into()) };
+    let nanos = metrics[m].unit.nanos().unwrap_or(1.0);
+    if let Some(other) =
+        (metrics.iter().enumerate()).find(|&(o, _)| o != m && tree.self_values(o).to_f64().iter().any(|&v| v != 0.0))
+    {
+        return Err(format!("its {} is not in its trace's slices", other.1.name));
+    }
+    let (mut whole, mut within) = (vec![0i64; tree.len()], vec![0i64; tree.len()]);
+    for s in timeline.slices() {
+        whole[s.node.index()] += s.end - s.start;
+        within[s.node.index()] += (s.end.min(to) - s.start.max(from)).max(0);
+    }
+    let inclusive = tree.derived_inclusive(m);
+    let unsliced =
+        |n: NodeId| ((inclusive.get(n.index()).as_f64() * nanos).round() as i64 - whole[n.index()]).abs() > 1;
+    // A root's own time would be at no slice (a thread's time is its slices').
+    let unsliced_root = |n: NodeId| tree.parent(n).is_none() && tree.self_value(m, n).as_f64() != 0.0;
+    if tree.nodes().any(|n| unsliced_root(n) || (tree.parent(n).is_some() && unsliced(n))) {
+        return Err("the time of some nodes is not the length of their slices (a filter changed it)".into());
+    }
+    if within.iter().all(|&ns| ns == 0) {
+        let span = Duration::from_nanos(u64::try_from(timeline.end - timeline.start).unwrap_or(0));
+        return Err(format!("no slice is in the range (the timeline is {span:?} long)"));
+    }
+    // Each node's own time in the range: its slices' less its callees'.
+    let mut own = within.clone();
+    for node in tree.nodes() {
+        if let Some(parent) = tree.parent(node) {
+            own[parent.index()] -= within[node.index()];
+        }
+    }
+    let values = match metrics[m].repr {
+        super::Repr::Int => super::Values::Int(own.iter().map(|&ns| (ns as f64 / nanos).round() as i64).collect()),
+        super::Repr::Float => super::Values::Float(own.iter().map(|&ns| ns as f64 / nanos).collect()),
+    };
+    let mut out = profile.clone();
+    out.replace_metric(m, metrics[m].clone(), values);
+    out.tree.forget_measured_inclusive();
+    let cut = timeline.slices().iter().map(|s| super::Slice { start: s.start.max(from), end: s.end.min(to), ..*s });
+    out.timeline = Timeline::of_slices(cut.filter(|s| s.end > s.start).collect(), Some((from, to.max(from))));
+    // A node stays where time in the range is at or below it.
+    let fates: Vec<Fate> = within.iter().map(|&ns| if ns > 0 { Fate::Keep { own: true } } else { Fate::Cut }).collect();
     Ok(rebuild(&out, &fates))
 }
 

@@ -325,3 +325,37 @@ fn slices_keep_their_times_through_a_round_trip() {
     assert_eq!(begins.len(), 309);
     assert_eq!(slice_edges(&out), (begins, ends));
 }
+
+/// `--from-time`/`--to-time` cut a trace's slices to the range: py-spy's work.json from 150 to
+/// 450 ms after its first event, against its `B`/`E` events paired here (a stack per thread): the
+/// time selected is the outermost slices' time in the range, `leaf`'s the time of its slices in it
+/// (it calls nothing), in µs.
+#[test]
+fn a_time_range_cuts_the_slices_of_a_trace() {
+    let text = std::fs::read_to_string(fixture("chrome-trace/work.json")).unwrap();
+    let events: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+    let first = events.iter().map(|e| e["ts"].as_f64().unwrap()).fold(f64::INFINITY, f64::min);
+    let (from, to) = (first + 150_000.0, first + 450_000.0);
+    let clip = |begin: f64, end: f64| (end.min(to) - begin.max(from)).max(0.0);
+    let (mut selected, mut leaf) = (0.0, 0.0);
+    let mut open: BTreeMap<String, Vec<(String, f64)>> = BTreeMap::new();
+    for event in &events {
+        let stack = open.entry(event["tid"].to_string()).or_default();
+        let ts = event["ts"].as_f64().unwrap();
+        match event["ph"].as_str().unwrap() {
+            "B" => stack.push((event["name"].as_str().unwrap().to_string(), ts)),
+            _ => {
+                let (name, begin) = stack.pop().unwrap();
+                selected += if stack.is_empty() { clip(begin, ts) } else { 0.0 };
+                leaf += if name == "leaf" { clip(begin, ts) } else { 0.0 };
+            }
+        }
+    }
+    let args = ["summary", "-q", "--format", "json", "--from-time", "150ms", "--to-time", "450ms"];
+    let out = proftool().args(args).arg(fixture("chrome-trace/work.json")).assert().success();
+    let summary: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(summary["selected"].as_f64().unwrap(), selected);
+    let row = summary["rows"].as_array().unwrap().iter().find(|r| r["name"] == "leaf").unwrap();
+    assert_eq!(row["self"].as_f64().unwrap(), leaf);
+    assert!(selected > 0.0 && leaf > 0.0 && selected < 636794.0);
+}

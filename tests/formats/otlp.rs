@@ -4,7 +4,7 @@
 //! written and read back with everything; pprof through OTLP and back with its samples; indices out
 //! of range and files cut short refused with what and where.
 
-use crate::support::binary::{failure, fixture, proftool, run, run_bytes, temp};
+use crate::support::binary::{failure, fixture, perf_records, proftool, run, run_bytes, temp};
 use crate::support::sorted_lines;
 use std::path::Path;
 
@@ -135,4 +135,45 @@ fn both_encodings_are_told_by_content() {
     // A pprof profile is not taken for a request.
     let out = info(&fixture("pprof/inlined.pb"));
     assert!(out.starts_with("format     pprof"), "{out}");
+}
+
+/// perf → OTLP keeps when each record was taken: every sample of each profile holds its
+/// observations' times (`timestampsUnixNano`, the `perf script` µs as ns) with a value each, and
+/// threads.perf's 26 records (read from the text here) are those observations, each with the leaf
+/// of its stack (read through the dictionary here). Read back and written again, the file is the
+/// same.
+#[test]
+fn perf_records_are_observations_at_their_times() {
+    let (out, _) = run(&["convert", "-q", "--to", "otlp-json"], &fixture("perf/threads.perf"));
+    let request: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let dictionary = &request["dictionary"];
+    let index = |v: &serde_json::Value| v.as_u64().unwrap_or(0) as usize;
+    let leaf = |stack: usize| {
+        let location = index(&dictionary["stackTable"][stack]["locationIndices"][0]);
+        let function = index(&dictionary["locationTable"][location]["lines"][0]["functionIndex"]);
+        let name = index(&dictionary["functionTable"][function]["nameStrindex"]);
+        dictionary["stringTable"][name].as_str().unwrap().to_string()
+    };
+    let number = |v: &serde_json::Value| v.as_str().unwrap().parse::<i64>().unwrap();
+    let mut records: Vec<(i64, String)> = (perf_records("perf/threads.perf").into_iter())
+        .map(|(_, micros, frames)| (micros * 1000, frames[0].clone()))
+        .collect();
+    records.sort();
+    for profile in request["resourceProfiles"][0]["scopeProfiles"][0]["profiles"].as_array().unwrap() {
+        let mut observed = Vec::new();
+        for sample in profile["samples"].as_array().unwrap() {
+            let (times, values) =
+                (sample["timestampsUnixNano"].as_array().unwrap(), sample["values"].as_array().unwrap());
+            assert_eq!(times.len(), values.len());
+            let stack = index(&sample["stackIndex"]);
+            observed.extend(times.iter().map(|t| (number(t), leaf(stack))));
+        }
+        observed.sort();
+        assert_eq!(observed, records);
+    }
+    let dir = temp();
+    let written = dir.path().join("t.otlp.json");
+    std::fs::write(&written, &out).unwrap();
+    let (again, _) = run(&["convert", "-q", "--to", "otlp-json"], &written);
+    assert_eq!(again, out);
 }

@@ -7,7 +7,8 @@ use crate::diag::Diagnostics;
 use crate::error::FormatName;
 use crate::formats::shared::time_unit;
 use crate::model::{
-    ops, Frame, FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Sampling, Unit, Values, DEFINED_AT,
+    ops, Frame, FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Sampling, Timeline, Unit, Values,
+    DEFINED_AT,
 };
 use std::collections::BTreeSet;
 
@@ -198,6 +199,20 @@ pub(crate) fn warn_defined_twice(diag: &mut Diagnostics, key: &'static str, conf
         diag.warn(key, None, || {
             let names = conflicts.into_iter().collect::<Vec<_>>().join(", ");
             format!("functions of one name defined in several places, the first place kept: {names}")
+        });
+    }
+}
+
+/// Drops the timeline where some node's value of some metric is in none of its samples: a pprof or
+/// OTLP sample written at its time carries its share of every metric, so the samples must hold them
+/// all (else the stacks are written as they add up, without times), said on stderr.
+pub(crate) fn keep_timeline_of_every_value(profile: &mut Profile, format: FormatName, diag: &mut Diagnostics) {
+    let every = 0..profile.metrics().len();
+    let lacking = every.clone().find(|&m| Timeline::drop_unless_holding(&mut profile.timeline, &profile.tree, m));
+    if let Some(m) = lacking {
+        let metric = &profile.metrics()[m].name;
+        diag.warn("timeline-partial", None, || {
+            format!("{format}: the {metric} of some nodes is in none of the timeline's samples: the samples are written by stack, without their times")
         });
     }
 }

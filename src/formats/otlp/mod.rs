@@ -46,8 +46,10 @@
 //! its type, are header facts `otlp.period`, `otlp.period_type`); the earliest `time_unix_nano` the
 //! timestamp; the longest `duration_nano` the fact `otlp.duration_nano`; resource attributes the
 //! facts `otlp.resource.KEY`, scope attributes `otlp.scope.KEY`, profile attributes `otlp.profile.KEY`, but `pprof.profile.comment.N` (where the Collector's pprof
-//! translator keeps pprof's comments), which are the title, a line each. Sample attributes and
-//! links are dropped, with a warning naming their keys.
+//! translator keeps pprof's comments), which are the title, a line each. The first profile's
+//! samples' `timestamps_unix_nano` are their observations' times on the timeline, each standing for
+//! its value there (else one). Sample attributes and links are dropped, with a warning naming their
+//! keys.
 //!
 //! **Writing**: one request, one resource (its attributes the `otlp.resource.…` facts), one scope
 //! (`proftool` and its version, its attributes the `otlp.scope.…` facts), one profile per additive metric (the metric the profile is weighed
@@ -60,6 +62,10 @@
 //! kept, as the translator writes one sample per pprof sample per type); the interval as the period
 //! (`cpu`/`nanoseconds`, or the period type read), the timestamp as `time_unix_nano`, the title as
 //! `pprof.profile.comment.N` attributes, `otlp.profile.…` facts as profile attributes (strings).
+//! A timeline is written in every profile's samples: a stack's sample holds its timeline samples'
+//! shares of its value as `values` and their times as `timestamps_unix_nano`, in time order; where
+//! a value is in none of them, or a sample has no share of the first profile's metric (which a
+//! reader weighs them by), without times, said on stderr.
 //! Time with fractions is written in nanoseconds, a line frame at line 0 as its function (OTLP's
 //! line 0 is none), with a warning. Protobuf is written in field order; OTLP/JSON
 //! with OTLP's exceptions. A warning names the version written.
@@ -74,7 +80,7 @@
 //! header facts but the title, timestamp, interval and `otlp.…` facts (values of attributes become
 //! strings), inner nodes without a value of their own, time below a whole nanosecond (rounded,
 //! with a warning), inlining (a location per frame), addresses, mappings' address ranges and
-//! attributes, sample attributes, timestamps and links, the source's scope name and version (the
+//! attributes, sample attributes and links, the source's scope name and version (the
 //! scope written is proftool's), and between `otlp` and `otlp-json` the `otlp.…` facts, which each keeps under its
 //! own name.
 
@@ -115,7 +121,10 @@ fn write_json(profile: &crate::model::Profile, to: spec::Writing<'_>) -> Result<
 pub(super) const RULES: Rules = Rules {
     fit: |mut profile, _, diag| {
         super::kit::sample_types::fractions_in_nanoseconds(&mut profile);
-        super::kit::sample_types::lines_0_as_functions(profile, FORMAT, "otlp-line-0", diag)
+        let mut profile = super::kit::sample_types::lines_0_as_functions(profile, FORMAT, "otlp-line-0", diag);
+        super::kit::sample_types::keep_timeline_of_every_value(&mut profile, FORMAT, diag);
+        write::keep_timeline_weighed_by_first(&mut profile, diag);
+        profile
     },
     says_which_metric_comes_first: true,
     keeps_defined_at: true,
@@ -123,7 +132,8 @@ pub(super) const RULES: Rules = Rules {
 };
 
 /// What an OTLP request holds: stacks of any count, and the interval (as the period) and timestamp.
-pub(crate) const CARRIES: Carries = Carries { timestamp: true, interval: true, ..Carries::STACKS_OF_ANY_COUNT };
+pub(crate) const CARRIES: Carries =
+    Carries { timestamp: true, interval: true, timeline: true, ..Carries::STACKS_OF_ANY_COUNT };
 
 /// The version of opentelemetry-proto read and written.
 pub(crate) const PROTO_VERSION: &str = "v1.11.0";

@@ -8,7 +8,9 @@ use crate::formats::kit::sample_types::{metric_of, sampling_of, warn_defined_twi
 use crate::formats::kit::time::format_time;
 use crate::formats::shared::{time_unit, unique_name, weigh_by};
 use crate::formats::stacks::StackTree;
-use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value};
+use crate::model::{
+    FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, TimedSample, Timeline, Unit, Value,
+};
 use rustc_hash::FxHashSet;
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -387,7 +389,9 @@ impl<'r> Reader<'r, '_> {
         let mut tree = StackTree::default();
         let (mut dropped, mut links) = (BTreeSet::new(), 0usize);
         let mut touched: FxHashSet<NodeId> = FxHashSet::default();
-        for (f, &(metric, scale)) in found.iter().zip(of_profile) {
+        // The first profile's samples at their times (every profile's are the same observations).
+        let mut timed = Vec::new();
+        for (p, (f, &(metric, scale))) in found.iter().zip(of_profile).enumerate() {
             let part = Part::Resource(f.resource);
             for (i, sample) in f.profile.samples.iter().enumerate() {
                 let what = || format!("{}.samples[{i}].stack_index", f.path);
@@ -423,6 +427,9 @@ impl<'r> Reader<'r, '_> {
                     path.push(profile.frames.intern(FrameRef::named(NO_LOCATION, FrameKind::Pseudo)));
                 }
                 let Some(node) = tree.add(&mut profile.tree) else { continue };
+                if p == 0 {
+                    timed.extend(timed_samples(sample, node));
+                }
                 profile.tree.add_self(metric, node, Value::Int(value));
                 if value < 0 {
                     touched.insert(node);
@@ -430,6 +437,7 @@ impl<'r> Reader<'r, '_> {
             }
         }
         self.clamp_negative(profile, touched);
+        profile.timeline = Timeline::new(timed, None);
         if !dropped.is_empty() {
             let keys: Vec<String> = dropped.into_iter().collect();
             self.diag.warn("otlp-attributes", None, || format!("sample attributes dropped: {}", keys.join(", ")));
@@ -472,4 +480,15 @@ fn profiles(request: &proto::Request) -> Vec<Found<'_>> {
         }
     }
     found
+}
+
+/// A sample's observations at their times (`timestamps_unix_nano`), at `node`: each standing for
+/// its value where it has one (else one).
+fn timed_samples(sample: &proto::Sample, node: NodeId) -> impl Iterator<Item = TimedSample> + '_ {
+    let values = (sample.values.len() == sample.timestamps_unix_nano.len()).then_some(&sample.values);
+    let times = sample.timestamps_unix_nano.iter().enumerate().filter_map(|(j, &t)| Some((j, i64::try_from(t).ok()?)));
+    times.map(move |(j, time)| {
+        let weight = values.map_or(1, |v| v[j].clamp(1, i64::from(u32::MAX)) as u32);
+        TimedSample { time, node, weight }
+    })
 }

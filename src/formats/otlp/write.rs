@@ -2,13 +2,13 @@
 //! encoded as protobuf or as OTLP/JSON.
 
 use super::proto::{self, AnyValue, KeyValue, KeyValueAndUnit, Value as Any, ValueType};
-use super::PROTO_VERSION;
+use super::{FORMAT, PROTO_VERSION};
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::formats::kit::string_table::StringTable;
 use crate::formats::kit::time::parse_time;
 use crate::formats::shared::{unit_word, written_name};
-use crate::model::{FrameId, Profile, Value};
+use crate::model::{FrameId, Profile, TimedSample, Value};
 use prost::Message;
 use std::io::Write;
 
@@ -236,11 +236,17 @@ fn period(profile: &Profile, strings: &mut Strings) -> (Option<ValueType>, i64) 
 }
 
 /// A stack per node with a value (or a leaf) in the stack table, and per metric of `order` its
-/// samples, one per such node; whether a value had to be rounded.
+/// samples, one per such node: where the profile has a timeline, its samples' shares of the node's
+/// value as values, each at its time (`timestamps_unix_nano`); whether a value had to be rounded.
 fn samples(profile: &Profile, order: &[usize], dictionary: &mut proto::Dictionary) -> (Vec<Vec<proto::Sample>>, bool) {
     let tree = &profile.tree;
     let mut per_metric: Vec<Vec<proto::Sample>> = vec![Vec::new(); order.len()];
     let mut rounded = false;
+    let mut whole = |value: f64| {
+        rounded |= value.fract() != 0.0;
+        value.round() as i64
+    };
+    let timed = Timed::of(profile, order);
     let stacks = tree.for_each_stack(tree.walk(), |visit, stack| {
         let values: Vec<Value> = order.iter().map(|&m| tree.self_value(m, visit.node)).collect();
         if !visit.is_leaf && values.iter().all(|v| v.as_f64() == 0.0) {
@@ -249,18 +255,59 @@ fn samples(profile: &Profile, order: &[usize], dictionary: &mut proto::Dictionar
         let stack_index = dictionary.stack_table.len() as i32;
         let location_indices = stack.iter().rev().map(|&frame| frame_index(frame)).collect();
         dictionary.stack_table.push(proto::Stack { location_indices });
-        for (samples, value) in per_metric.iter_mut().zip(values) {
-            let value = match value {
-                Value::Int(i) => i,
-                Value::Float(f) => {
-                    rounded |= f.fract() != 0.0;
-                    f.round() as i64
+        let at_times = timed.as_ref().map_or(&[][..], |t| &t.of_node[visit.node.index()][..]);
+        for (k, (samples, value)) in per_metric.iter_mut().zip(values).enumerate() {
+            let (values, timestamps_unix_nano) = match (&timed, at_times.is_empty()) {
+                (Some(timed), false) => {
+                    (at_times.iter().map(|&i| whole(timed.shares[k][i])).collect(), timed.times(at_times).collect())
                 }
+                _ => (vec![whole(value.as_f64())], Vec::new()),
             };
-            samples.push(proto::Sample { stack_index, values: vec![value], ..proto::Sample::default() });
+            samples.push(proto::Sample { stack_index, values, timestamps_unix_nano, ..proto::Sample::default() });
         }
         Ok::<(), std::convert::Infallible>(())
     });
     let Ok(()) = stacks;
     (per_metric, rounded)
+}
+
+/// Drops the timeline where one of its samples has no share of the first profile's metric (where
+/// a node weighs another event only, or its value is too small to share out): a reader weighs each
+/// observation by its value in the first profile, so such a file would not read back to the same
+/// shares; said on stderr. (The fit keeps a timeline only where it holds every value, before.)
+pub(super) fn keep_timeline_weighed_by_first(profile: &mut Profile, diag: &mut Diagnostics) {
+    let (Some(timeline), Some(&first)) = (&profile.timeline, metric_order(profile).first()) else { return };
+    if timeline.shares(&profile.tree, first).is_some_and(|shares| shares.iter().all(|&share| share != 0.0)) {
+        return;
+    }
+    profile.timeline = None;
+    let metric = &profile.metrics()[first].name;
+    diag.warn("timeline-partial", None, || {
+        format!("{FORMAT}: a sample's observations are weighed by their {metric} (the first profile), and some samples have none: the samples are written by stack, without their times")
+    });
+}
+
+/// The timeline's samples as they are written: per metric of the order, each sample's share of
+/// its node's value; per node, its samples in time order.
+struct Timed<'p> {
+    samples: &'p [TimedSample],
+    shares: Vec<Vec<f64>>,
+    of_node: Vec<Vec<usize>>,
+}
+
+impl<'p> Timed<'p> {
+    /// `None` where the profile has no timeline (or, which the fit prevents, one that holds not
+    /// every value).
+    fn of(profile: &'p Profile, order: &[usize]) -> Option<Timed<'p>> {
+        let timeline = profile.timeline.as_ref()?;
+        let shares: Vec<Vec<f64>> = order.iter().map(|&m| timeline.shares(&profile.tree, m)).collect::<Option<_>>()?;
+        let mut of_node = vec![Vec::new(); profile.tree.len()];
+        timeline.samples().iter().enumerate().for_each(|(i, sample)| of_node[sample.node.index()].push(i));
+        Some(Timed { samples: timeline.samples(), shares, of_node })
+    }
+
+    /// The times of `samples` (indices), as OTLP's unsigned nanoseconds.
+    fn times<'a>(&'a self, samples: &'a [usize]) -> impl Iterator<Item = u64> + 'a {
+        samples.iter().map(|&i| u64::try_from(self.samples[i].time).unwrap_or(0))
+    }
 }

@@ -192,27 +192,13 @@ fn field_offset(bytes: &[u8], number: u64, nth: usize) -> usize {
 pub(crate) fn fit(mut profile: Profile, diag: &mut Diagnostics) -> Profile {
     super::kit::sample_types::fractions_in_nanoseconds(&mut profile);
     let mut profile = super::kit::sample_types::lines_0_as_functions(profile, FORMAT, "pprof-line-0", diag);
-    keep_timeline_of_every_value(&mut profile, diag);
+    super::kit::sample_types::keep_timeline_of_every_value(&mut profile, FORMAT, diag);
     profile
 }
 
 /// The label key of a sample's time in nanoseconds, a number: perf_to_profile's
 /// (`TimestampNsLabelKey`, perf_data_converter), which writes one sample per perf record with it.
 const TIMESTAMP_NS: &str = "timestamp_ns";
-
-/// Drops the timeline where some node's value of some metric is in none of its samples: each
-/// sample written at its time carries its share of every metric, so the samples must hold them all
-/// (else the tree's samples are written as they add up, without times), said on stderr.
-fn keep_timeline_of_every_value(profile: &mut Profile, diag: &mut Diagnostics) {
-    let every = 0..profile.metrics().len();
-    let lacking = every.clone().find(|&m| Timeline::drop_unless_holding(&mut profile.timeline, &profile.tree, m));
-    if let Some(m) = lacking {
-        let metric = &profile.metrics()[m].name;
-        diag.warn("timeline-partial", None, || {
-            format!("pprof: the {metric} of some nodes is in none of the timeline's samples: the samples are written by stack, without their times")
-        });
-    }
-}
 
 /// Writes `profile` (projected onto [`CARRIES`]) as a gzipped pprof profile.
 pub(crate) fn write(profile: &Profile, to: Writing<'_>) -> Result<(), Error> {

@@ -437,9 +437,9 @@ impl Reader<'_> {
         let timed_metric = profile.metric_of_kind(MetricKind::Time);
         // The profiles in time order last: the tree's nodes are made in the order of the others'
         // stacks (a tree's, in a file proftool wrote), as they were written.
-        let clocks = (self.parts.iter().zip(metric_of)).map(|(part, &metric)| Clock::of(part, (metric, timed_metric), self.own));
-        let mut order: Vec<(&Part, usize, Clock)> =
-            (self.parts.iter().zip(metric_of).zip(clocks)).map(|((part, &metric), clock)| (part, metric, clock)).collect();
+        let mut order: Vec<(&Part, usize, Clock)> = (self.parts.iter().zip(metric_of))
+            .map(|(part, &metric)| (part, metric, Clock::of(part, (metric, timed_metric), self.own)))
+            .collect();
         order.sort_by_key(|(_, _, clock)| clock.sampled);
         for (part, metric, clock) in order {
             let scale = time_unit(&part.json.unit).map_or(1.0, |(_, scale)| scale as f64);

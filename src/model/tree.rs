@@ -402,6 +402,17 @@ impl CallTree {
         values
     }
 
+    /// Fills `stack` with the frames from `node` up to its root, `node`'s first (a buffer reused
+    /// from stack to stack: writers of one stack per sample call it per sample).
+    pub fn frames_up(&self, node: NodeId, stack: &mut Vec<FrameId>) {
+        stack.clear();
+        let mut at = Some(node);
+        while let Some(node) = at {
+            stack.push(self.frame(node));
+            at = self.parent(node);
+        }
+    }
+
     /// The ancestors of `node`, root first (none for a root or a node not in the tree).
     pub fn ancestors(&self, node: NodeId) -> Vec<NodeId> {
         let mut path = Vec::new();

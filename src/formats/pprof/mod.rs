@@ -479,18 +479,15 @@ fn shares_of_every_metric(profile: &Profile, timeline: &Timeline) -> Option<Vec<
 fn encode_timed_samples(profile: &Profile, shares: &[Vec<f64>], key: i64, bytes: &mut Vec<u8>) -> bool {
     let tree = &profile.tree;
     let mut rounded = false;
-    let mut sample = Sample::default();
+    let (mut sample, mut stack) = (Sample::default(), Vec::new());
     let timed = profile.timeline.iter().flat_map(|t| t.samples());
     for (i, timed) in timed.enumerate() {
         sample.value.clear();
         sample.value.extend(shares.iter().map(|metric| whole(metric[i], &mut rounded)));
         // Location ids are frame ids + 1, leaf first.
+        tree.frames_up(timed.node, &mut stack);
         sample.location_id.clear();
-        let mut at = Some(timed.node);
-        while let Some(node) = at {
-            sample.location_id.push(u64::from(tree.frame(node).0) + 1);
-            at = tree.parent(node);
-        }
+        sample.location_id.extend(stack.iter().map(|frame| u64::from(frame.0) + 1));
         sample.label.clear();
         sample.label.push(proto::Label { key, str: 0, num: timed.time, num_unit: 0 });
         prost::encoding::message::encode(SAMPLE_FIELD, &sample, bytes);

@@ -476,8 +476,8 @@ fn write_profile(
         let timeline = profile.timeline.as_ref().map_or(&[][..], |t| t.samples());
         let mut stack = Vec::new();
         for &i in samples.iter().filter(|&&i| shares[i] != 0.0) {
-            stack.clear();
-            stack.extend(tree.ancestors(timeline[i].node).iter().chain([&timeline[i].node]).map(|&n| tree.frame(n)));
+            tree.frames_up(timeline[i].node, &mut stack);
+            stack.reverse();
             let value = if m.repr == Repr::Int { Value::Int(shares[i] as i64) } else { Value::Float(shares[i]) };
             sampled.push(json, &stack[skip..], value)?;
         }

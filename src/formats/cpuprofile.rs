@@ -63,9 +63,9 @@
 //! anew per url), `deoptReason`; named functions of one name in one script are one frame (two such
 //! callees of one caller become one node). An anonymous function's name is written empty again.
 
-use super::json::{self, push_string};
-use super::kit::source_frame::anonymous_name;
+use super::json;
 use super::kit::v8_profile::{add_tree, metrics, warn_unknown, Document};
+use super::kit::v8_profile_writer::{check_max_samples, micros, push_call_frame, push_list, samples_weigh_time, Layout};
 use super::options::{effective_interval, ConvertOptions, Turning};
 use super::spec::{self, Carries, JsonKind, Reads, Rules, Spec, Writes};
 use crate::diag::Diagnostics;
@@ -186,7 +186,7 @@ pub(crate) fn fit(mut profile: Profile, _: &ConvertOptions, diag: &mut Diagnosti
 }
 
 /// Writes `profile` (projected onto [`CARRIES`]: time in µs) as a `.cpuprofile`: its timeline's
-/// samples at their times where the timeline holds its time ([`timeline_layout`]), else a sample
+/// samples at their times where the timeline holds its time ([`Layout::of_samples`]; `fit` keeps a timeline only where it weighs the profile's time), else a sample
 /// per count laid out in tree order ([`tree_layout`]). A profile without time has its samples (or
 /// ticks) laid out at its interval, else `--interval`, else 1 ms.
 pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOptions) -> Result<(), Error> {
@@ -200,8 +200,11 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
         order.push(node);
         stack.extend(children.of_node(node).iter().rev());
     }
-    let layout = match timeline_layout(profile, options)? {
-        Some(layout) => layout,
+    let layout = match &profile.timeline {
+        Some(timeline) => {
+            let span = (micros(timeline.start), micros(timeline.end));
+            Layout::of_samples(timeline.samples(), span, tree.len(), options.max_samples, FORMAT)?
+        }
         None => tree_layout(profile, &order, options)?,
     };
     let mut ids = vec![0u64; tree.len()];
@@ -212,7 +215,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
     let mut urls: Vec<&str> = Vec::new();
     let mut json = String::with_capacity(1 << 16);
     json.push_str("{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"scriptId\":\"0\",\"url\":\"\",\"lineNumber\":-1,\"columnNumber\":-1},\"hitCount\":1,\"children\":[");
-    push_ids(&mut json, children.roots().iter().map(|&n| id(n)));
+    push_list(&mut json, children.roots().iter().map(|&n| id(n)));
     json.push_str("]}");
     for &node in &order {
         json.push_str(",{\"id\":");
@@ -221,7 +224,7 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
         json.push_str(",\"hitCount\":");
         json.push_str(itoa::Buffer::new().format(layout.hits[node.index()]));
         json.push_str(",\"children\":[");
-        push_ids(&mut json, children.of_node(node).iter().map(|&n| id(n)));
+        push_list(&mut json, children.of_node(node).iter().map(|&n| id(n)));
         json.push_str("]}");
         if json.len() >= 1 << 16 {
             out.write_all(json.as_bytes())?;
@@ -233,45 +236,12 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
     json.push_str(",\"endTime\":");
     json.push_str(itoa::Buffer::new().format(layout.end));
     json.push_str(",\"samples\":[");
-    push_ids(&mut json, layout.samples.iter().map(|s| s.map_or(1, id)));
+    push_list(&mut json, layout.samples.iter().map(|s| s.map_or(1, id)));
     json.push_str("],\"timeDeltas\":[");
-    for (i, delta) in layout.deltas.iter().enumerate() {
-        if i > 0 {
-            json.push(',');
-        }
-        json.push_str(itoa::Buffer::new().format(*delta));
-    }
+    push_list(&mut json, layout.deltas.iter().copied());
     json.push_str("]}\n");
     out.write_all(json.as_bytes())?;
     Ok(())
-}
-
-/// The samples of a `.cpuprofile` as written: each node's `hitCount`, the samples in time order
-/// (`None`: V8's `(root)`, which closes them), each one's delta from the one before (the first's
-/// from `startTime`), and the span, all in µs.
-struct Layout {
-    hits: Vec<u64>,
-    samples: Vec<Option<NodeId>>,
-    deltas: Vec<i64>,
-    start: i64,
-    end: i64,
-}
-
-/// Refuses a file of more samples than `--max-samples` allows: each is an entry of `samples` and
-/// `timeDeltas`, so the file grows with the count, and a count past it stops before any memory is
-/// taken for them.
-fn check_max_samples(total: u64, options: &ConvertOptions) -> Result<(), Error> {
-    if total <= options.max_samples {
-        return Ok(());
-    }
-    let max = options.max_samples;
-    let what = format!("{total} samples would be {total} entries of samples and timeDeltas, more than --max-samples {max} allows (raise it to write them)");
-    Err(Error::Unrepresentable { format: FORMAT, what })
-}
-
-/// ns in whole µs, rounded.
-fn micros(ns: i64) -> i64 {
-    ns.div_euclid(1000) + i64::from(ns.rem_euclid(1000) >= 500)
 }
 
 /// Whether the profile's timeline weighs its time: in a `.cpuprofile` each sample weighs the µs
@@ -282,38 +252,8 @@ fn micros(ns: i64) -> i64 {
 fn timeline_weighs_time(profile: &Profile) -> bool {
     let (tree, Some(timeline)) = (&profile.tree, &profile.timeline) else { return false };
     let Some(time) = profile.metric_of_kind(MetricKind::Time) else { return false };
-    let samples = timeline.samples();
-    let mut weighs = vec![0i64; tree.len()];
-    for (k, sample) in samples.iter().enumerate() {
-        let from = micros(if k == 0 { timeline.start } else { sample.time });
-        let to = micros(samples.get(k + 1).map_or(timeline.end, |next| next.time));
-        weighs[sample.node.index()] += to - from;
-    }
-    tree.nodes().all(|n| (weighs[n.index()] as f64 - tree.self_value(time, n).as_f64()).abs() <= 1.0)
-}
-
-/// The timeline's samples at their times (a sample of weight n is n samples at its time; `fit`
-/// keeps a timeline only where it weighs the profile's time).
-fn timeline_layout(profile: &Profile, options: &ConvertOptions) -> Result<Option<Layout>, Error> {
-    let Some(timeline) = &profile.timeline else { return Ok(None) };
-    let samples = timeline.samples();
-    let (start, end) = (micros(timeline.start), micros(timeline.end));
-    let mut hits = vec![0u64; profile.tree.len()];
-    samples.iter().for_each(|s| hits[s.node.index()] += u64::from(s.weight));
-    check_max_samples(hits.iter().sum(), options)?;
-    let mut layout = Layout { hits, samples: Vec::new(), deltas: Vec::new(), start, end };
-    let mut before = start;
-    for sample in samples {
-        let at = micros(sample.time);
-        layout.samples.extend(std::iter::repeat_n(Some(sample.node), sample.weight as usize));
-        layout.deltas.push(at - before);
-        layout.deltas.extend(std::iter::repeat_n(0, sample.weight.saturating_sub(1) as usize));
-        before = at;
-    }
-    // A closing (root) sample at the end, so that speedscope gives the last sample its time too.
-    layout.samples.push(None);
-    layout.deltas.push(end - before);
-    Ok(Some(layout))
+    let span = (micros(timeline.start), micros(timeline.end));
+    samples_weigh_time(tree, time, timeline.samples(), span, |_| true)
 }
 
 /// A sample per count of each node (at least one for a node with time, or a leaf where none is
@@ -334,7 +274,8 @@ fn tree_layout(profile: &Profile, order: &[NodeId], options: &ConvertOptions) ->
         let at_least_one = hits == 0 && (micros > 0.0 || (count.is_none() && children.of_node(node).is_empty()));
         (if at_least_one { 1 } else { hits }, micros)
     };
-    check_max_samples(order.iter().fold(0u64, |sum, &node| sum.saturating_add(hits_of(node).0)), options)?;
+    let total = order.iter().fold(0u64, |sum, &node| sum.saturating_add(hits_of(node).0));
+    check_max_samples(total, options.max_samples, FORMAT)?;
     let mut layout = Layout { hits: vec![0; tree.len()], samples: Vec::new(), deltas: vec![0], start: 0, end: 0 };
     let (mut total, mut written) = (0f64, 0i64);
     for &node in order {
@@ -357,49 +298,6 @@ fn tree_layout(profile: &Profile, order: &[NodeId], options: &ConvertOptions) ->
     layout.samples.push(None);
     layout.end = written;
     Ok(layout)
-}
-
-/// Writes the `callFrame` of `node`'s frame; `urls` are the scripts named so far, whose place in
-/// it (from 1) is a script's id.
-fn push_call_frame<'p>(json: &mut String, profile: &'p Profile, node: NodeId, urls: &mut Vec<&'p str>) {
-    let tree = &profile.tree;
-    let frame = profile.frames.get(tree.frame(node));
-    json.push_str(",\"callFrame\":{\"functionName\":");
-    let name = super::shared::written_name(frame);
-    let defined = profile.defined_at(tree.frame(node));
-    // An anonymous function, named by where it is defined, has no name in V8's terms.
-    let anonymous = name == "(anonymous)"
-        || defined.is_some_and(|at| name == anonymous_name(at.file, at.line.into(), at.column.map(u64::from)));
-    push_string(json, if anonymous { "" } else { &name });
-    let url = defined.map(|at| at.file).or(frame.module.as_deref()).unwrap_or("");
-    let script = match url {
-        "" => 0,
-        url => {
-            urls.iter().position(|&u| u == url).unwrap_or_else(|| {
-                urls.push(url);
-                urls.len() - 1
-            }) + 1
-        }
-    };
-    json.push_str(",\"scriptId\":\"");
-    json.push_str(itoa::Buffer::new().format(script));
-    json.push_str("\",\"url\":");
-    push_string(json, url);
-    let zero_based = |v: Option<u32>| v.map_or(-1, |v| i64::from(v) - 1);
-    json.push_str(",\"lineNumber\":");
-    json.push_str(itoa::Buffer::new().format(zero_based(defined.map(|at| at.line))));
-    json.push_str(",\"columnNumber\":");
-    json.push_str(itoa::Buffer::new().format(zero_based(defined.and_then(|at| at.column))));
-    json.push('}');
-}
-
-fn push_ids(json: &mut String, ids: impl Iterator<Item = u64>) {
-    for (i, id) in ids.enumerate() {
-        if i > 0 {
-            json.push(',');
-        }
-        json.push_str(itoa::Buffer::new().format(id));
-    }
 }
 
 #[cfg(test)]

@@ -168,7 +168,8 @@ fn a_perfetto_trace_is_named() {
 fn samples_become_a_flame_chart_of_time_at_the_interval() {
     let stacks = b"main;parse 3\nmain;render;draw 4\nworker;poll 2\n";
     let (out, err) = run_stdin(&["convert", "--from", "folded", "--to", "chrome-trace", "--interval", "5ms"], stacks);
-    assert!(err.contains("chrome-trace measures time: samples multiplied by an interval of 5ms"), "{err}");
+    assert!(err.contains("chrome-trace holds time: samples written as time at 5000 us each"), "{err}");
+    assert!(err.contains("has no place for samples (slices of time hold no samples): dropped"), "{err}");
     let slices: Vec<&str> = out.lines().filter(|l| l.contains(r#""ph":"B""#) || l.contains(r#""ph":"E""#)).collect();
     assert_eq!(
         slices,
@@ -358,4 +359,133 @@ fn a_time_range_cuts_the_slices_of_a_trace() {
     let row = summary["rows"].as_array().unwrap().iter().find(|r| r["name"] == "leaf").unwrap();
     assert_eq!(row["self"].as_f64().unwrap(), leaf);
     assert!(selected > 0.0 && leaf > 0.0 && selected < 636794.0);
+}
+
+/// The name of a V8 call frame's function; one of no name named by where it is defined (its file's
+/// name, line and column, 1-based), as proftool names it: a trace holds no place of definition
+/// beside a name.
+fn function_name(frame: &serde_json::Value) -> String {
+    match frame["functionName"].as_str().unwrap() {
+        "" => {
+            let file = frame["url"].as_str().unwrap_or("").rsplit('/').next().unwrap();
+            let place = |key: &str| frame[key].as_i64().unwrap_or(-1) + 1;
+            let (line, column) = (place("lineNumber"), place("columnNumber"));
+            format!("(anonymous {file}:{line}:{column})")
+        }
+        name => name.to_string(),
+    }
+}
+
+/// Each CPU profile of a trace, by its process and `id`: its samples as their nodes' function
+/// names with their deltas, in order (the chunks joined in time order), its `startTime` and its
+/// `endTime` where a chunk states one (read from the JSON on its own).
+type CpuProfiles = BTreeMap<(u64, String), (Vec<(String, i64)>, i64, Option<i64>)>;
+
+fn cpu_profiles_of(trace: &serde_json::Value) -> CpuProfiles {
+    let mut events: Vec<&serde_json::Value> = trace["traceEvents"].as_array().unwrap().iter().collect();
+    events.sort_by(|a, b| a["ts"].as_f64().unwrap_or(0.0).total_cmp(&b["ts"].as_f64().unwrap_or(0.0)));
+    let mut profiles = CpuProfiles::new();
+    let mut names: BTreeMap<(u64, String), BTreeMap<u64, String>> = BTreeMap::new();
+    for event in events {
+        let key = (event["pid"].as_u64().unwrap_or(0), event["id"].as_str().unwrap_or("").to_string());
+        let data = &event["args"]["data"];
+        match event["name"].as_str() {
+            Some("Profile") => {
+                profiles.insert(key, (Vec::new(), data["startTime"].as_i64().unwrap(), None));
+            }
+            Some("ProfileChunk") if data.is_object() => {
+                let names = names.entry(key.clone()).or_default();
+                for node in data["cpuProfile"]["nodes"].as_array().into_iter().flatten() {
+                    names.insert(node["id"].as_u64().unwrap(), function_name(&node["callFrame"]));
+                }
+                let profile = profiles.get_mut(&key).unwrap();
+                let samples = data["cpuProfile"]["samples"].as_array().into_iter().flatten();
+                let deltas = data["timeDeltas"].as_array().into_iter().flatten();
+                for (id, delta) in samples.zip(deltas) {
+                    profile.0.push((names[&id.as_u64().unwrap()].clone(), delta.as_i64().unwrap()));
+                }
+                profile.2 = data["endTime"].as_i64().or(profile.2);
+            }
+            _ => {}
+        }
+    }
+    profiles
+}
+
+/// A `.cpuprofile` into a Chrome trace is a CPU profile there, as DevTools saves one: node's 91
+/// samples of work.cpuprofile, each of the function it was of at its delta, from the file's
+/// `startTime` to its `endTime`, then the closing `(root)` sample at `endTime` (which gives the last
+/// its time in speedscope); nothing said about time order.
+#[test]
+fn a_cpuprofile_is_a_cpu_profile_of_the_trace() {
+    let path = fixture("cpuprofile/work.cpuprofile");
+    let source: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let names: BTreeMap<u64, String> = (source["nodes"].as_array().unwrap().iter())
+        .map(|n| (n["id"].as_u64().unwrap(), function_name(&n["callFrame"])))
+        .collect();
+    let samples = source["samples"].as_array().unwrap().iter().zip(source["timeDeltas"].as_array().unwrap());
+    let theirs: Vec<(String, i64)> =
+        samples.map(|(id, delta)| (names[&id.as_u64().unwrap()].to_string(), delta.as_i64().unwrap())).collect();
+    let (start, end) = (source["startTime"].as_i64().unwrap(), source["endTime"].as_i64().unwrap());
+    let (out, err) = run(&["convert", "--to", "chrome-trace"], &path);
+    assert!(!err.contains("time"), "{err}");
+    let profiles = cpu_profiles_of(&serde_json::from_str(&out).unwrap());
+    assert_eq!(profiles.len(), 1);
+    let (ours, our_start, our_end) = profiles.into_values().next().unwrap();
+    assert_eq!((our_start, our_end), (start, Some(end)));
+    assert_eq!(theirs.len(), 91);
+    assert_eq!(ours[..91], theirs[..]);
+    let last = start + theirs.iter().map(|(_, delta)| delta).sum::<i64>();
+    assert_eq!(ours[91..], [("(root)".to_string(), end - last)]);
+}
+
+/// Chrome's own trace of two renderers' CPU profiles, written as a trace again: each profile's
+/// samples at Chrome's deltas from Chrome's `startTime` (its 6,400 and 1,928 samples), then the
+/// closing `(root)` sample at the end of its last sample's time; written again from that, the same
+/// bytes.
+#[test]
+fn chromes_cpu_profiles_keep_their_samples_at_their_times() {
+    let path = fixture("chrome-trace/chromium-startup.json");
+    let source: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    // The profiles in the order they start (the trace written numbers its processes anew).
+    let by_start = |profiles: CpuProfiles| {
+        let mut profiles: Vec<_> = profiles.into_values().collect();
+        profiles.sort_by_key(|(_, start, _)| *start);
+        profiles
+    };
+    let theirs = by_start(cpu_profiles_of(&source));
+    let (out, _) = run(&["convert", "--to", "chrome-trace"], &path);
+    let ours = by_start(cpu_profiles_of(&serde_json::from_str(&out).unwrap()));
+    assert_eq!(theirs.iter().map(|(samples, _, _)| samples.len()).collect::<Vec<_>>(), [6400, 1928]);
+    assert_eq!(ours.len(), 2);
+    for ((their_samples, their_start, _), (our_samples, our_start, our_end)) in theirs.iter().zip(&ours) {
+        assert_eq!(our_start, their_start);
+        let n = their_samples.len();
+        let differ = (0..n).find(|&i| our_samples[i] != their_samples[i]);
+        assert!(
+            differ.is_none(),
+            "sample {differ:?}: {:?} against {:?}",
+            our_samples[differ.unwrap()],
+            their_samples[differ.unwrap()]
+        );
+        assert_eq!(our_samples[n].0, "(root)");
+        let deltas: i64 = our_samples.iter().map(|(_, delta)| delta).sum();
+        assert_eq!(Some(our_start + deltas), *our_end);
+    }
+    let dir = temp();
+    let written = dir.path().join("chromium.trace.json");
+    std::fs::write(&written, &out).unwrap();
+    let (again, _) = run(&["convert", "--to", "chrome-trace"], &written);
+    assert!(again == out);
+}
+
+/// perf's samples are no CPU profile: their time is the cpu-clock's periods of three threads at
+/// once, not the time between samples, so the threads are slices laid out as a flame chart, said
+/// on stderr (with the samples' metric, which slices do not hold).
+#[test]
+fn perf_samples_are_no_cpu_profile() {
+    let (out, err) = run(&["convert", "--to", "chrome-trace"], &fixture("perf/threads.perf"));
+    assert!(err.contains("the times of 26 samples are dropped, the threads laid out as a flame chart"), "{err}");
+    assert!(err.contains("has no place for samples (slices of time hold no samples): dropped"), "{err}");
+    assert!(!out.contains("ProfileChunk") && out.contains(r#""ph":"B""#));
 }

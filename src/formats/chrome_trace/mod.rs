@@ -67,10 +67,19 @@
 //! event. A trace cut short between two events is read, with a warning. A Perfetto trace
 //! (protocol buffers, Chromium's default) is another format, `perfetto`, which reads its slices.
 //!
-//! **Timeline**: each slice laid out, from its begin to its end (ns), on its node.
+//! **Timeline**: each slice laid out, from its begin to its end (ns), on its node; or each CPU
+//! profile's samples at their times, over the span from the earliest `startTime` to the latest end.
 //!
 //! **Written**: the object form, a `process_name` and per root a `thread_name` metadata event (the
-//! roots are threads, one tid each from 1), then per thread the slices of the profile's timeline at
+//! roots are threads, one tid each from 1). Where the timeline's samples weigh the time of each
+//! thread as a CPU profile's do (each the time to the next; a `.cpuprofile`'s, a trace's own CPU
+//! profiles) and no frame is a source line, each thread is a CPU profile, as DevTools saves one: a
+//! `Profile` event (`id` `0x` and the tid, its `startTime`) and one `ProfileChunk` of its nodes
+//! (each with its `parent`), its samples and `timeDeltas` in µs and its `endTime`, the thread's
+//! span told by its time (the first sample's node's time before it, the last's after it), a closing
+//! `(root)` sample at the end that gives the last its time in speedscope; each sample once, and the
+//! metric samples kept where it counts them (else dropped, said). Else the samples' times are
+//! dropped, said on stderr, and each thread is slices: the slices of the profile's timeline at
 //! their times, as `B` and `E` events (an end before a begin at its time), where each node's time
 //! is the length of its slices (the fit checks it, and says where it is not: a frame hidden, lines
 //! merged); else its stacks as slices laid out as a flame chart: each node a `B` and an `E` event as far apart as its inclusive time, its callees one
@@ -88,8 +97,9 @@
 //! which, on stderr).
 //!
 //! **Lost**: processes (threads of one name in two processes are one root, unless they carry CPU
-//! profiles), the order and timestamps of slices where the profile has none of its own (the flame
-//! chart puts callees one after another),
+//! profiles), the order and timestamps of slices and samples where the profile has none of its own
+//! that the trace holds (the flame chart puts callees one after another), samples beside slices,
+//! where functions are defined (an anonymous function keeps the name it is given),
 //! time on a thread outside any slice, other `args`, categories, instant, counter, async and flow
 //! events; stacks of no time are not written.
 
@@ -116,7 +126,7 @@ pub(crate) const SPEC: Spec = Spec {
         |input, _, diag| read(input, diag).map_err(Error::from),
     )),
     writes: Some(Writes {
-        write: |profile, to| write(profile, to.out),
+        write: |profile, to| write(profile, to.out, to.options),
         rules: Rules { fit: |profile, _, diag| fit(profile, diag), ..spec::STACKS_ONLY },
         differential: None,
     }),
@@ -127,12 +137,15 @@ const FORMAT: FormatName = SPEC.format_name();
 
 /// What a Chrome trace holds.
 pub(crate) const CARRIES: Carries = Carries {
-    metrics: &[MetricKind::Time],
+    // Samples in CPU profiles only: the fit drops them from slices.
+    metrics: &[MetricKind::Time, MetricKind::Samples],
     one_metric: false,
     source_lines: true,
     modules: true,
     time_unit: Some(Unit::Microseconds),
     weight_is_time: true,
+    needs_time: true,
+    timeline: true,
     slices: true,
     ..Carries::SAMPLES_PER_THREAD
 };
@@ -197,6 +210,9 @@ pub(crate) fn fit(profile: Profile, diag: &mut Diagnostics) -> Profile {
             let node = profile.tree.push(Some(root), own);
             profile.tree.set_self(time, node, value);
             profile.tree.set_self(time, root, zero);
+            if let Some(timeline) = &mut profile.timeline {
+                timeline.move_samples(root, node);
+            }
         }
         profile = crate::model::ops::merged_siblings(profile);
         diag.warn("chrome-trace-thread-time", None, || {
@@ -206,20 +222,71 @@ pub(crate) fn fit(profile: Profile, diag: &mut Diagnostics) -> Profile {
             )
         });
     }
+    let dropped = profile.timeline.as_mut().map_or(0, |t| t.keep_slices_that_are_the_time(&profile.tree, time, 1e3));
+    if dropped > 0 {
+        diag.warn("timeline-partial", None, || {
+            format!("{FORMAT}: the slices of {dropped} threads are not their time (a filter or a merge changed it): their slices are laid out as a flame chart, not at their times")
+        });
+    }
+    let profile = keep_samples_that_are_cpu_profiles(profile, diag);
+    let cpu_profiles = profile.timeline.as_ref().is_some_and(|t| !t.samples().is_empty());
+    let profile = keep_samples_written(profile, cpu_profiles, diag);
+    let Some(time) = profile.metric_of_kind(MetricKind::Time) else { return profile };
     // A stack of no time is no slice (a CPU profile's last sample, read from a trace with its
     // samples beside the time): the model is what the trace written holds. The trace writes no
     // frame facts, which the copy drops.
     let inclusive = profile.tree.derived_inclusive(time);
     let timeless =
         profile.tree.nodes().any(|n| profile.tree.parent(n).is_some() && inclusive.get(n.index()).as_f64() == 0.0);
-    if timeless && profile.metrics().len() == 1 {
-        profile = read::without_timeless_stacks(&profile);
+    match timeless && !cpu_profiles {
+        true => read::without_timeless_stacks(&profile),
+        false => profile,
     }
-    let dropped = profile.timeline.as_mut().map_or(0, |t| t.keep_slices_that_are_the_time(&profile.tree, time, 1e3));
-    if dropped > 0 {
-        diag.warn("timeline-partial", None, || {
-            format!("{FORMAT}: the slices of {dropped} threads are not their time (a filter or a merge changed it): their slices are laid out as a flame chart, not at their times")
-        });
+}
+
+/// `profile` with the samples of its timeline where they are CPU profiles
+/// ([`write::cpu_profiles`]: each thread's samples weigh its time as V8's do, and there are no
+/// slices); else without them, said on stderr: its threads are then slices (a trace holds either).
+fn keep_samples_that_are_cpu_profiles(mut profile: Profile, diag: &mut Diagnostics) -> Profile {
+    let samples = profile.timeline.as_ref().map_or(0, |t| t.samples().len());
+    if samples == 0 || write::cpu_profiles(&profile).is_some() {
+        return profile;
+    }
+    profile.timeline = profile.timeline.take().and_then(|t| t.without_samples());
+    diag.warn("timeline-partial", None, || {
+        format!("{FORMAT} holds samples as CPU profiles, of functions, each sample weighing the time to the next; this profile's samples do not weigh its time so (a clock's periods, several profiles of a thread at once, slices beside them) or its frames are source lines: the times of {samples} samples are dropped, the threads laid out as a flame chart of slices")
+    });
+    profile
+}
+
+/// `profile` with a metric of samples where the trace holds it: in CPU profiles (`cpu_profiles`),
+/// the one that counts the timeline's samples of each node (each written once); the others
+/// dropped, said on stderr.
+fn keep_samples_written(mut profile: Profile, cpu_profiles: bool, diag: &mut Diagnostics) -> Profile {
+    let tree = &profile.tree;
+    let is_samples = |m: usize| profile.metrics()[m].kind == MetricKind::Samples;
+    let counts = profile.timeline.as_ref().filter(|_| cpu_profiles).map(|timeline| {
+        let mut counts = vec![0f64; tree.len()];
+        timeline.samples().iter().for_each(|s| counts[s.node.index()] += 1.0);
+        counts
+    });
+    let counts_them = |m: usize| counts.as_ref().is_some_and(|c| tree.nodes().all(|n| tree.self_value(m, n).as_f64() == c[n.index()]));
+    let written = (0..profile.metrics().len()).find(|&m| is_samples(m) && counts_them(m));
+    let keep: Vec<bool> = (0..profile.metrics().len()).map(|m| !is_samples(m) || Some(m) == written).collect();
+    let dropped: Vec<String> =
+        keep.iter().enumerate().filter(|(_, &kept)| !kept).map(|(m, _)| profile.metrics()[m].name.clone()).collect();
+    if !dropped.is_empty() {
+        let held = match cpu_profiles {
+            true => "its CPU profiles count the samples of the timeline, which these do not",
+            false => "slices of time hold no samples",
+        };
+        let names = dropped.join(", ");
+        diag.warn("chrome-trace-samples", None, || format!("{FORMAT} has no place for {names} ({held}): dropped"));
+        profile.retain_metrics(&keep);
+    }
+    if written.is_some() {
+        // Weighed by its time, as the trace's CPU profiles are read.
+        profile.meta.weighed_by = Some(MetricKind::Time);
     }
     profile
 }

@@ -1,18 +1,24 @@
-//! Writing a Chrome trace: each thread's call tree as a flame chart of slices.
+//! Writing a Chrome trace: each thread's samples as a CPU profile, or its slices at their times,
+//! or its call tree as a flame chart of slices.
 
 use super::{DISPLAY_TIME_UNIT, FORMAT};
 use crate::error::Error;
 use crate::formats::json::push_string;
-use crate::model::{slice_edges, Edge, MetricKind, NodeId, Profile, Slice};
+use crate::formats::kit::v8_profile_writer::{
+    micros, push_call_frame, push_list, samples_weigh_time, span_of_samples, Layout,
+};
+use crate::formats::options::ConvertOptions;
+use crate::model::{slice_edges, Edge, MetricKind, NodeId, Profile, Slice, TimedSample};
 use std::io::Write;
 
 /// Writes `profile` (projected onto [`CARRIES`](super::CARRIES) and fitted by [`fit`](super::fit):
 /// time in µs, roots that are threads without time of their own) as a Chrome trace.
-pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error> {
+pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOptions) -> Result<(), Error> {
     let tree = &profile.tree;
     let inclusive = inclusive_nanoseconds(profile)?;
     let children = tree.children();
     let mut slices = slices_by_root(profile);
+    let mut cpu_profiles = cpu_profiles(profile);
     let mut json = String::with_capacity(1 << 16);
     json.push_str("{\"traceEvents\":[\n{\"name\":\"process_name\",\"cat\":\"__metadata\",\"ph\":\"M\",\"ts\":0,\"pid\":1,\"tid\":0,\"args\":{\"name\":\"proftool\"}}");
     for (i, &root) in children.roots().iter().enumerate() {
@@ -22,6 +28,11 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
         json.push_str(",\"args\":{\"name\":");
         push_string(&mut json, &crate::formats::shared::written_name(profile.frames.get(tree.frame(root))));
         json.push_str("}}");
+        if let Some((samples, span)) = cpu_profiles.as_mut().and_then(|p| p[i].take()) {
+            let layout = Layout::of_samples(&samples, span, tree.len(), options.max_samples, FORMAT)?;
+            push_cpu_profile(&mut json, profile, root, &layout, i + 1);
+            continue;
+        }
         // Each node's begin with where its slice starts: where the timeline has it, else callees
         // one after another from their caller's start; and after its callees its end.
         let mut stack: Vec<Step> = Vec::new();
@@ -52,6 +63,97 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write) -> Result<(), Error>
     out.write_all(json.as_bytes())?;
     Ok(())
 }
+
+/// Each thread's samples (by its root's place among the roots) and the span (µs) they weigh its
+/// time over as a CPU profile's samples weigh it, where the timeline's samples weigh the time of
+/// every thread that has time (a trace that carries CPU profiles is read for them alone), it has
+/// no slices and no frame is a source line (a call frame is a function: two lines of one would be
+/// one) and none below a thread is named `(root)` (which would be read as V8's root, no frame);
+/// `None` for a thread without samples.
+pub(super) fn cpu_profiles(profile: &Profile) -> Option<Vec<Option<ThreadSamples>>> {
+    let (tree, timeline) = (&profile.tree, profile.timeline.as_ref()?);
+    let time = profile.metric_of_kind(MetricKind::Time)?;
+    let children = tree.children();
+    let roots = children.roots().to_vec();
+    let lines = || tree.nodes().any(|n| profile.frames.get(tree.frame(n)).line.is_some());
+    let named_root = |&root: &NodeId| children.of_node(root).iter().any(|&n| profile.frames.get(tree.frame(n)).name == "(root)");
+    if timeline.samples().is_empty() || !timeline.slices().is_empty() || lines() || roots.iter().any(named_root) {
+        return None;
+    }
+    let mut place: Vec<usize> = vec![0; tree.len()];
+    roots.iter().enumerate().for_each(|(i, r)| place[r.index()] = i);
+    let root_of = tree.per_root(|root| place[root.index()]);
+    let mut by_root: Vec<Vec<TimedSample>> = vec![Vec::new(); roots.len()];
+    // Each sample once: the trace holds its time, not its count (a speedscope timeline weighs a
+    // sample by its ns).
+    let once = |s: &TimedSample| TimedSample { weight: 1, ..*s };
+    timeline.samples().iter().for_each(|s| by_root[root_of[s.node.index()]].push(once(s)));
+    let mut profiles = Vec::with_capacity(roots.len());
+    for (i, samples) in by_root.into_iter().enumerate() {
+        let within = |n: NodeId| root_of[n.index()] == i;
+        if samples.is_empty() {
+            // A thread without samples is written without them: it must have no time either.
+            tree.nodes().filter(|&n| within(n)).all(|n| tree.self_value(time, n).as_f64() == 0.0).then_some(())?;
+            profiles.push(None);
+            continue;
+        }
+        let span = span_of_samples(tree, time, &samples, micros(timeline.start));
+        samples_weigh_time(tree, time, &samples, span, within).then_some(())?;
+        profiles.push(Some((samples, span)));
+    }
+    Some(profiles)
+}
+
+/// The `Profile` and `ProfileChunk` events of the CPU profile of the thread `root` (tid `tid`), its
+/// samples laid out in `layout`: the thread's nodes in pre-order, ids from 2 (1 is V8's `(root)`,
+/// which the thread's root is), each with its parent's id; the chunk at the profile's end.
+fn push_cpu_profile(json: &mut String, profile: &Profile, root: NodeId, layout: &Layout, tid: usize) {
+    let (tree, children) = (&profile.tree, profile.tree.children());
+    let id = format!("0x{tid:x}");
+    let head = |json: &mut String, name: &str, ts: i64| {
+        json.push_str(",\n{\"name\":\"");
+        json.push_str(name);
+        json.push_str("\",\"cat\":\"disabled-by-default-v8.cpu_profiler\",\"ph\":\"P\",\"id\":\"");
+        json.push_str(&id);
+        json.push_str("\",\"ts\":");
+        json.push_str(itoa::Buffer::new().format(ts));
+        json.push_str(",\"pid\":1,\"tid\":");
+        json.push_str(itoa::Buffer::new().format(tid));
+        json.push_str(",\"args\":{\"data\":{");
+    };
+    head(json, "Profile", layout.start);
+    json.push_str("\"startTime\":");
+    json.push_str(itoa::Buffer::new().format(layout.start));
+    json.push_str("}}}");
+    head(json, "ProfileChunk", layout.end);
+    json.push_str("\"cpuProfile\":{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"scriptId\":\"0\",\"url\":\"\",\"lineNumber\":-1,\"columnNumber\":-1}}");
+    let mut ids = vec![0u64; tree.len()];
+    ids[root.index()] = 1;
+    let mut urls: Vec<&str> = Vec::new();
+    let mut stack: Vec<NodeId> = children.of_node(root).iter().rev().copied().collect();
+    let mut next = 2;
+    while let Some(node) = stack.pop() {
+        ids[node.index()] = next;
+        next += 1;
+        json.push_str(",{\"id\":");
+        json.push_str(itoa::Buffer::new().format(ids[node.index()]));
+        push_call_frame(json, profile, node, &mut urls);
+        json.push_str(",\"parent\":");
+        json.push_str(itoa::Buffer::new().format(tree.parent(node).map_or(1, |p| ids[p.index()])));
+        json.push('}');
+        stack.extend(children.of_node(node).iter().rev());
+    }
+    json.push_str("],\"samples\":[");
+    push_list(json, layout.samples.iter().map(|s| s.map_or(1, |n| ids[n.index()])));
+    json.push_str("]},\"timeDeltas\":[");
+    push_list(json, layout.deltas.iter().copied());
+    json.push_str("],\"endTime\":");
+    json.push_str(itoa::Buffer::new().format(layout.end));
+    json.push_str("}}}");
+}
+
+/// A thread's samples, each once, and the span (µs) they weigh its time over.
+type ThreadSamples = (Vec<TimedSample>, (i64, i64));
 
 /// A slice to begin at its start and lay its callees out in it, or to end at its end (ns); or a
 /// begin or end of a slice of the timeline, whose callees have theirs.
@@ -202,11 +304,11 @@ mod tests {
         assert_eq!(profile.max_depth(), Some(depth as u32));
         assert_eq!(profile.total(0).as_f64(), 2.0 * depth as f64);
         let mut out = Vec::new();
-        write(&profile, &mut out).unwrap();
+        write(&profile, &mut out, &ConvertOptions::default()).unwrap();
         let again = read(&mut &out[..], &mut Diagnostics::default()).unwrap();
         assert_eq!((again.max_depth(), again.total(0)), (profile.max_depth(), profile.total(0)));
         let mut twice = Vec::new();
-        write(&again, &mut twice).unwrap();
+        write(&again, &mut twice, &ConvertOptions::default()).unwrap();
         assert!(twice == out);
     }
 
@@ -218,7 +320,7 @@ mod tests {
             {"name":"c","ph":"X","ts":104,"dur":3,"tid":3}]"#;
         let profile = read(&mut &json[..], &mut Diagnostics::default()).unwrap();
         let mut out = Vec::new();
-        write(&profile, &mut out).unwrap();
+        write(&profile, &mut out, &ConvertOptions::default()).unwrap();
         let text = String::from_utf8(out).unwrap();
         let events: Vec<(&str, &str)> = (text.lines())
             .filter_map(|l| Some((l.split('"').nth(3)?, l.split("\"ts\":").nth(1)?.split(',').next()?)))
@@ -240,7 +342,7 @@ mod tests {
         let mut profile = read(&mut &json[..], &mut Diagnostics::default()).unwrap();
         profile.timeline = None;
         let mut out = Vec::new();
-        write(&profile, &mut out).unwrap();
+        write(&profile, &mut out, &ConvertOptions::default()).unwrap();
         let text = String::from_utf8(out).unwrap();
         let slices: Vec<&str> =
             text.lines().filter(|l| l.contains(r#""ph":"B""#) || l.contains(r#""ph":"E""#)).collect();
@@ -272,7 +374,7 @@ mod tests {
             {\"name\":\"y\",\"ph\":\"X\",\"ts\":0.1,\"dur\":0.2}]";
         let profile = read(&mut &stacks[..], &mut Diagnostics::default()).unwrap();
         let mut out = Vec::new();
-        write(&profile, &mut out).unwrap();
+        write(&profile, &mut out, &ConvertOptions::default()).unwrap();
         let text = String::from_utf8(out).unwrap();
         let ends: Vec<&str> = text.lines().filter(|l| l.contains(r#""ph":"E""#)).collect();
         assert_eq!(

@@ -15,6 +15,7 @@
 //! - [`string_table`]: strings each held once, numbered in order (pprof's, the Firefox Profiler's
 //!   and callgrind's tables);
 //! - [`v8_profile`]: V8's CPU profile document, which a `.cpuprofile` is and a Chrome trace holds;
+//!   [`v8_profile_writer`]: its call frames and its samples in time order, written;
 //! - [`wire`]: the top-level fields of a protocol buffer, walked without decoding it (pprof's and
 //!   OTLP's sniffers and errors);
 //! - [`sample_types`]: a pprof-style sample type (`cpu`/`nanoseconds`) as a metric, and what its
@@ -33,4 +34,5 @@ pub(crate) mod source_frame;
 pub(crate) mod string_table;
 pub(crate) mod time;
 pub(crate) mod v8_profile;
+pub(crate) mod v8_profile_writer;
 pub(crate) mod wire;

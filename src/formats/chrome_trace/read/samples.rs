@@ -167,8 +167,8 @@ impl Reader<'_> {
         let mut profile = Profile::new(v8_profile::metrics(true));
         let mut index = ChildIndex::default();
         let mut unknown = v8_profile::Unknown::default();
-        // Every profile's samples at their times, on the trace's clock.
-        let mut timed = Vec::new();
+        // Every profile's samples at their times, on the trace's clock, over all their spans.
+        let (mut timed, mut span) = (Vec::new(), None);
         for (_, Joined { document, track, position }) in joined {
             let name = self.track_of.get(&track).and_then(|&t| self.tracks[t].name.clone());
             let name = name.unwrap_or_else(|| format!("tid {}", track.1));
@@ -182,10 +182,15 @@ impl Reader<'_> {
             };
             let added = v8_profile::add_tree(&mut profile, &mut index, Some(root), &document, &error)?;
             unknown += added.unknown;
-            timed.extend(added.timeline.iter().flat_map(|t| t.samples().iter().copied()));
+            if let Some(timeline) = added.timeline {
+                span = Some(span.map_or((timeline.start, timeline.end), |(start, end)| {
+                    (timeline.start.min(start), timeline.end.max(end))
+                }));
+                timed.extend_from_slice(timeline.samples());
+            }
         }
         v8_profile::warn_unknown(&unknown, diag);
-        profile.timeline = crate::model::Timeline::new(timed, None);
+        profile.timeline = crate::model::Timeline::new(timed, span);
         // Time and samples, as the same profile saved as a `.cpuprofile` is read (the Firefox
         // Profiler and DevTools count its samples), weighed by time as that is; where functions are
         // defined is not kept.

@@ -169,7 +169,7 @@ fn samples_become_a_flame_chart_of_time_at_the_interval() {
     let stacks = b"main;parse 3\nmain;render;draw 4\nworker;poll 2\n";
     let (out, err) = run_stdin(&["convert", "--from", "folded", "--to", "chrome-trace", "--interval", "5ms"], stacks);
     assert!(err.contains("chrome-trace holds time: samples written as time at 5000 us each"), "{err}");
-    assert!(err.contains("has no place for samples (slices of time hold no samples): dropped"), "{err}");
+    assert!(err.contains("has no place for samples (slices of time hold no counts): dropped"), "{err}");
     let slices: Vec<&str> = out.lines().filter(|l| l.contains(r#""ph":"B""#) || l.contains(r#""ph":"E""#)).collect();
     assert_eq!(
         slices,
@@ -486,6 +486,6 @@ fn chromes_cpu_profiles_keep_their_samples_at_their_times() {
 fn perf_samples_are_no_cpu_profile() {
     let (out, err) = run(&["convert", "--to", "chrome-trace"], &fixture("perf/threads.perf"));
     assert!(err.contains("the times of 26 samples are dropped, the threads laid out as a flame chart"), "{err}");
-    assert!(err.contains("has no place for samples (slices of time hold no samples): dropped"), "{err}");
+    assert!(err.contains("has no place for samples (slices of time hold no counts): dropped"), "{err}");
     assert!(!out.contains("ProfileChunk") && out.contains(r#""ph":"B""#));
 }

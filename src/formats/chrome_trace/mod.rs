@@ -137,8 +137,8 @@ const FORMAT: FormatName = SPEC.format_name();
 
 /// What a Chrome trace holds.
 pub(crate) const CARRIES: Carries = Carries {
-    // Samples in CPU profiles only: the fit drops them from slices.
-    metrics: &[MetricKind::Time, MetricKind::Samples],
+    // Samples in CPU profiles only, ticks as time only: the fit drops them once time is made.
+    metrics: &[MetricKind::Time, MetricKind::Samples, MetricKind::Ticks],
     one_metric: false,
     source_lines: true,
     modules: true,
@@ -260,25 +260,26 @@ fn keep_samples_that_are_cpu_profiles(mut profile: Profile, diag: &mut Diagnosti
 }
 
 /// `profile` with a metric of samples where the trace holds it: in CPU profiles (`cpu_profiles`),
-/// the one that counts the timeline's samples of each node (each written once); the others
-/// dropped, said on stderr.
+/// the one that counts the timeline's samples of each node (each written once); the others, and
+/// ticks (whose time the conversion made), dropped, said on stderr.
 fn keep_samples_written(mut profile: Profile, cpu_profiles: bool, diag: &mut Diagnostics) -> Profile {
     let tree = &profile.tree;
-    let is_samples = |m: usize| profile.metrics()[m].kind == MetricKind::Samples;
+    let is_samples = |m: usize| matches!(profile.metrics()[m].kind, MetricKind::Samples | MetricKind::Ticks);
     let counts = profile.timeline.as_ref().filter(|_| cpu_profiles).map(|timeline| {
         let mut counts = vec![0f64; tree.len()];
         timeline.samples().iter().for_each(|s| counts[s.node.index()] += 1.0);
         counts
     });
     let counts_them = |m: usize| counts.as_ref().is_some_and(|c| tree.nodes().all(|n| tree.self_value(m, n).as_f64() == c[n.index()]));
-    let written = (0..profile.metrics().len()).find(|&m| is_samples(m) && counts_them(m));
+    let written = (0..profile.metrics().len())
+        .find(|&m| profile.metrics()[m].kind == MetricKind::Samples && counts_them(m));
     let keep: Vec<bool> = (0..profile.metrics().len()).map(|m| !is_samples(m) || Some(m) == written).collect();
     let dropped: Vec<String> =
         keep.iter().enumerate().filter(|(_, &kept)| !kept).map(|(m, _)| profile.metrics()[m].name.clone()).collect();
     if !dropped.is_empty() {
         let held = match cpu_profiles {
             true => "its CPU profiles count the samples of the timeline, which these do not",
-            false => "slices of time hold no samples",
+            false => "slices of time hold no counts",
         };
         let names = dropped.join(", ");
         diag.warn("chrome-trace-samples", None, || format!("{FORMAT} has no place for {names} ({held}): dropped"));

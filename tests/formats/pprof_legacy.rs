@@ -8,25 +8,36 @@ use std::collections::BTreeMap;
 /// The stacks of one sample type of a `go tool pprof -raw` listing, root first, each location by
 /// its address (or by the functions `names` give it, innermost first), added up where equal.
 fn pprof_raw_stacks(listing: &str, sample_type: &str, names: &BTreeMap<String, Vec<String>>) -> BTreeMap<String, i64> {
+    pprof_raw_stacks_by(listing, sample_type, |location| {
+        let address = location.split_whitespace().next().expect("an address");
+        names.get(address).cloned().unwrap_or_else(|| vec![address.to_string()])
+    })
+}
+
+/// The stacks of one sample type of a `go tool pprof -raw` listing, root first, each location by
+/// the frames `frames` makes of its line in the listing (after its id), innermost first, added up
+/// where equal.
+fn pprof_raw_stacks_by(
+    listing: &str,
+    sample_type: &str,
+    frames: impl Fn(&str) -> Vec<String>,
+) -> BTreeMap<String, i64> {
     let mut lines = listing.lines();
     let types = lines.by_ref().skip_while(|line| *line != "Samples:").nth(1).expect("a Samples: section");
     let column = types.split_whitespace().position(|t| t == sample_type).expect("the sample type");
     let samples: Vec<&str> = lines.by_ref().take_while(|line| *line != "Locations").collect();
-    let addresses: BTreeMap<&str, &str> = lines
+    let locations: BTreeMap<&str, &str> = lines
         .take_while(|line| *line != "Mappings")
         .filter_map(|line| {
             let (id, rest) = line.split_once(':')?;
-            Some((id.trim(), rest.split_whitespace().next()?))
+            Some((id.trim(), rest.trim()))
         })
         .collect();
     let mut stacks = BTreeMap::new();
     for line in samples.iter().filter(|line| !line.trim_start().starts_with("bytes:")) {
         let (values, ids) = line.split_once(':').expect("values: ids");
         let value: i64 = values.split_whitespace().nth(column).expect("a value").parse().expect("a number");
-        let leaf_first = ids.split_whitespace().flat_map(|id| match names.get(addresses[id]) {
-            Some(functions) => functions.clone(),
-            None => vec![addresses[id].to_string()],
-        });
+        let leaf_first = ids.split_whitespace().flat_map(|id| frames(locations[id]));
         let stack: Vec<String> = leaf_first.collect::<Vec<_>>().into_iter().rev().collect();
         *stacks.entry(stack.join(";")).or_insert(0) += value;
     }
@@ -143,4 +154,65 @@ fn a_thread_profile_reads_with_pprofs_stacks() {
     let expected = pprof_raw_stacks(&listing, "thread/count", &BTreeMap::new());
     assert_eq!(expected.values().sum::<i64>(), 5);
     assert_eq!(proftool_stacks("pprof-legacy/work.thread", "thread"), expected);
+}
+
+/// A Java location of a `go tool pprof -raw` listing (`0x0 M=1 FUNCTION FILE:LINE s=0`): its
+/// function, file and line (0 for none).
+fn java_location(location: &str) -> (&str, &str, &str) {
+    let rest = location.split_once(" M=1 ").expect("a location's mapping").1;
+    let rest = rest.strip_suffix(" s=0").expect("a location's start line");
+    let (function, place) = rest.split_once(' ').expect("a function and its place");
+    let (file, line) = place.rsplit_once(':').expect("a file and a line");
+    (function, file, line)
+}
+
+/// A Java agent's heap, contention and CPU profiles (written by hand in the grammar pprof reads:
+/// fixtures/pprof-legacy/make-java.py), each stack of functions and its figure as
+/// `go tool pprof -raw` lists it: the heap's samples estimated at the agent's 512 KiB rate (pprof's
+/// 3,317,645 bytes for 4 objects of 512 KiB), the contentions and delays times the sampling period
+/// of 100, the CPU samples at 10 ms; and each location pprof lists a frame at its line in its file
+/// (a native library's file name, no line where pprof has 0), the agent's `GC`, `VM` and `STUB`
+/// named so.
+#[test]
+fn java_profiles_read_with_pprofs_stacks_and_figures() {
+    for (file, metric, sample_type, total) in [
+        ("java.heap", "inuse_space", "inuse_space/bytes", 545_497_215),
+        ("java.heap", "inuse_objects", "inuse_objects/count", 4_304_053),
+        ("java.contention", "delay", "delay/microseconds", 172_500),
+        ("java.contention", "contentions", "contentions/count", 600),
+        ("java.cpu", "samples", "samples/count", 15),
+    ] {
+        let path = format!("pprof-legacy/{file}");
+        let listing = std::fs::read_to_string(fixture(&format!("{path}.pprof-raw.txt"))).expect("the listing");
+        let expected =
+            pprof_raw_stacks_by(&listing, sample_type, |location| vec![java_location(location).0.to_string()]);
+        assert_eq!(expected.values().sum::<i64>(), total, "{file} {metric}");
+        assert_eq!(proftool_stacks(&path, metric), expected, "{file} {metric}");
+        let (speedscope, _) = run(&["convert", "-q", "--to", "speedscope"], &fixture(&path));
+        let locations = listing.lines().skip_while(|line| *line != "Locations").skip(1);
+        for location in locations.take_while(|line| *line != "Mappings") {
+            let (function, source, line) = java_location(location.split_once(": ").expect("an id").1);
+            let frame = match (source, line) {
+                ("", _) => format!(r#"{{"name":"{function}"}}"#),
+                (_, "0") => format!(r#"{{"name":"{function}","file":"{source}"}}"#),
+                _ => format!(r#"{{"name":"{function}","file":"{source}","line":{line}}}"#),
+            };
+            assert!(speedscope.contains(&frame), "{file}: {frame} in {speedscope}");
+        }
+    }
+    let (cpu, _) = info("pprof-legacy/java.cpu");
+    assert!(cpu.contains("interval   10ms\n"), "{cpu}");
+    let (contention, _) = info("pprof-legacy/java.contention");
+    let first = contention.lines().find(|line| line.starts_with("metric")).expect("a metric line");
+    assert_eq!(first, "metric     delay (time, us, additive): total 172500");
+}
+
+/// gperftools' own contention profile (`--- contentionz 1 ---` without `format = java`) is still
+/// read as gperftools', its cycles at the clock's rate.
+#[test]
+fn a_contentionz_profile_without_java_is_gperftools() {
+    let text =
+        b"--- contentionz 1 ---\ncycles/second = 1000000000\nsampling period = 1\n  2000 1 @ 0x4005d0 0x4006f0\n";
+    let (folded, _) = crate::support::binary::run_stdin(&["convert", "--from", "pprof-legacy", "--to", "folded"], text);
+    assert_eq!(folded, "0x4006ef;0x4005cf 2000\n");
 }

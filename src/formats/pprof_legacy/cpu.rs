@@ -16,14 +16,25 @@ pub(super) struct Words {
     big_endian: bool,
 }
 
+/// What a CPU profile's header says: how its words are written, its period in microseconds, and
+/// whether it is a Java agent's (its third word 1).
+pub(super) struct Header {
+    pub(super) words: Words,
+    pub(super) period: u64,
+    pub(super) java: bool,
+}
+
 impl Words {
-    /// The word form of a CPU profile's header at the start of `bytes` and its period in
-    /// microseconds, where the header is one (`0 3 0 PERIOD 0`, PERIOD not 0).
-    pub(super) fn of_header(bytes: &[u8]) -> Option<(Words, u64)> {
+    /// The header of a CPU profile at the start of `bytes`, where it is one (`0 3 0 PERIOD 0`, or
+    /// `0 3 1 PERIOD 0` for Java, PERIOD not 0).
+    pub(super) fn of_header(bytes: &[u8]) -> Option<Header> {
         let forms = [(4, false), (4, true), (8, false), (8, true)];
         forms.into_iter().map(|(size, big_endian)| Words { size, big_endian }).find_map(|words| {
             let header: Vec<u64> = (0..5).map(|i| words.at(bytes, i * words.size)).collect::<Option<_>>()?;
-            matches!(header[..], [0, 3, 0, period, 0] if period > 0).then_some((words, header[3]))
+            match header[..] {
+                [0, 3, java @ (0 | 1), period, 0] if period > 0 => Some(Header { words, period, java: java == 1 }),
+                _ => None,
+            }
         })
     }
 
@@ -39,8 +50,10 @@ impl Words {
     }
 }
 
-/// Reads a CPU profile's records from byte `5 × word size` of `bytes`, then its memory map.
-pub(super) fn read(bytes: &[u8], words: Words, period: u64, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+/// Reads a CPU profile's records from byte `5 × word size` of `bytes`, then its memory map, or a
+/// Java profile's locations (its addresses as they are: they name locations, not code).
+pub(super) fn read(bytes: &[u8], header: Header, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+    let Header { words, period, java } = header;
     let mut sink = StackSink::new(FORMAT, vec![Metric::samples()]);
     let cut_short = |at: usize, expected: String| sink.cut_short(Position::byte(at as u64), expected);
     let mut samples = Vec::new();
@@ -59,14 +72,21 @@ pub(super) fn read(bytes: &[u8], words: Words, period: u64, diag: &mut Diagnosti
         }
         let addresses: Vec<u64> = (0..depth as usize).filter_map(|i| words.at(bytes, first + i * words.size)).collect();
         let count = i64::try_from(count).map_err(|_| error(at, "a sample count below 2^63", count.to_string()))?;
-        samples.push(Sample { addresses: call_sites(addresses, false), weights: vec![count] });
+        let addresses = if java { addresses } else { call_sites(addresses, false) };
+        samples.push(Sample { addresses, weights: vec![count] });
         at = first + depth as usize * words.size;
     };
-    drop_signal_frames(&mut samples);
-    drop_repeated_leaves(&mut samples);
-    let map = MemoryMap::of(&String::from_utf8_lossy(&bytes[map_start..]));
+    let rest = String::from_utf8_lossy(&bytes[map_start..]);
+    let (map, symbols) = match java {
+        true => (MemoryMap::default(), super::java::locations(rest.lines())),
+        false => {
+            drop_signal_frames(&mut samples);
+            drop_repeated_leaves(&mut samples);
+            (MemoryMap::of(&rest), Symbols::default())
+        }
+    };
     sink.profile().meta.interval = Some(Duration::from_micros(period));
-    super::add_samples(&mut sink, &samples, &map, &Symbols::default());
+    super::add_samples(&mut sink, &samples, &map, &symbols);
     sink.finish(Some(Missing { expected: "a sample record", found: "none before the trailer" }), diag)
 }
 
@@ -118,8 +138,8 @@ mod tests {
                 .collect()
         };
         for (size, big) in [(4, false), (4, true), (8, false), (8, true)] {
-            let (words, period) = Words::of_header(&header(size, big)).unwrap();
-            assert_eq!((words.size, words.big_endian, period), (size, big, 1000));
+            let Header { words, period, java } = Words::of_header(&header(size, big)).unwrap();
+            assert_eq!((words.size, words.big_endian, period, java), (size, big, 1000, false));
         }
         assert!(Words::of_header(&[0; 40]).is_none());
     }

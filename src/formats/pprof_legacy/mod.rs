@@ -5,10 +5,10 @@
 //!
 //! **CPU profile** (`CPUPROFILE=out.prof`, `ProfilerStart`; gperftools' `docs/cpuprofile-fileformat.html`):
 //! words of the machine's size and byte order (32 or 64 bits; a reader tells them by the header),
-//! a header `0 3 0 PERIOD 0` (PERIOD the sampling period in microseconds; a third word of 1 is a
-//! Java profile, which this reader refuses), then a record per distinct stack: its count, its depth
-//! and that many addresses, the leaf first; the trailer `0 1 0`; then the process's memory map as
-//! `/proc/self/maps` text.
+//! a header `0 3 0 PERIOD 0` (PERIOD the sampling period in microseconds), then a record per
+//! distinct stack: its count, its depth and that many addresses, the leaf first; the trailer
+//! `0 1 0`; then the process's memory map as `/proc/self/maps` text. A Java agent's CPU profile has
+//! a third header word of 1, and its locations after the trailer (below).
 //!
 //! **Heap profile** (`HEAPPROFILE=prefix`, `heap_v2` of tcmalloc's sampler, Go's
 //! `/debug/pprof/heap?debug=1` before 1.8):
@@ -30,7 +30,13 @@
 //!
 //! **Contention profile** (`--- contentionz 1 ---`, Go's `--- mutex:` and `--- contention:`):
 //! settings `cycles/second = N`, `sampling period = N` (`ms since reset`, `discarded samples`), then a
-//! line per stack `CYCLES COUNT @ 0x… 0x…`. **Count profile** (Go's `goroutine profile: total 5`,
+//! line per stack `CYCLES COUNT @ 0x… 0x…`. **Java profiles** (a Java agent's, as pprof's
+//! `legacy_java_profile.go` reads them): `--- heapz 1 ---` or `--- contentionz 1 ---`, settings
+//! `format = java`, `resolution = bytes` (or a unit of time), `sampling period = N`, `ms since
+//! reset = N`; a line per stack `VALUE COUNT @ 0x… 0x…` (the value first: bytes, or the delay);
+//! then, as after a Java CPU profile's trailer, a line per location
+//! ` 0x3 com.example.Cart.add (Cart.java:42)`: `FUNCTION (FILE:LINE)`, `FUNCTION (PATH)` (a
+//! native library), `… generated stub/JIT …` or the function alone (`GC`, `VM`). **Count profile** (Go's `goroutine profile: total 5`,
 //! `threadcreate profile: total 7`): a line per stack `N @ 0x… 0x…`. Go writes each stack's
 //! addresses' functions after it on `#` lines (`#\t0x4b3fba\tmain.park+0x1a\t/x/main.go:31`), which
 //! pprof passes over. **Thread profile** (`--- threadz 1 ---`): a thread's `--- Thread ID (name:
@@ -53,14 +59,22 @@
 //! a thread profile's, `thread`: a sample per thread (as pprof: one the same as the thread before,
 //! or of no address, counts once more for that one).
 //! An address that Go's `#` lines name is the functions they name (innermost first, their files as
-//! modules), so Go's text profiles read with their names.
+//! modules), so Go's text profiles read with their names. A Java profile's addresses are as they
+//! are written (they number locations), each its location: its function at its line where above 0
+//! (a line frame), its file (a native library's file name, no path) as module, `STUB` for a
+//! generated stub, a function keeping the file it is first named with; a Java heap profile's
+//! `inuse_space` and `inuse_objects` are estimated at the agent's rate, 512 KiB (its file does not
+//! say it), a contention profile's `delay` (in its resolution) and `contentions` are times its
+//! sampling period, a CPU profile's `samples` at its period (no frame dropped: pprof cleans up only
+//! C++ profiles).
 //!
 //! **Lost**: names where the file holds only addresses (proftool reads no ELF or DWARF; `go tool
 //! pprof` with the program beside the file names them), the functions' offsets and lines on Go's
 //! `#` lines, mappings' offsets and the non-executable ones, each heap line's block size (its bytes
-//! over its objects), threads' names and ids; gperftools' Java profiles are not read.
+//! over its objects), threads' names and ids.
 
 mod cpu;
+mod java;
 mod text;
 
 use super::json::read_all;
@@ -68,13 +82,13 @@ use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
 use crate::formats::kit::sink::{Order, StackSink};
-use crate::model::{FrameId, FrameRef, MetricKind, Profile};
+use crate::model::{FrameId, FrameKind, FrameRef, MetricKind, Profile};
 use rustc_hash::FxHashMap;
 
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
     name: "pprof-legacy",
-    description: "pprof's legacy profiles: gperftools' CPU profile (binary), heap and contention profiles in text (gperftools, tcmalloc, Go's `debug=1`), Go's goroutine counts, thread profiles, as `go tool pprof` reads them",
+    description: "pprof's legacy profiles: gperftools' CPU profile (binary), heap and contention profiles in text (gperftools, tcmalloc, Go's `debug=1`), Go's goroutine counts, thread profiles, Java agents' heapz, contentionz and CPU profiles, as `go tool pprof` reads them",
     extensions: &["cpu", "heap", "contention", "goroutine", "threadcreate", "thread"],
     carries: Carries {
         metrics: &[MetricKind::Samples, MetricKind::Alloc, MetricKind::Objects, MetricKind::Time, MetricKind::Events],
@@ -103,7 +117,7 @@ fn sniff(head: &[u8]) -> Sniff {
 fn read(input: &mut (dyn std::io::Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let bytes = read_all(input, FORMAT)?;
     match cpu::Words::of_header(&bytes) {
-        Some((words, period)) => cpu::read(&bytes, words, period, diag),
+        Some(header) => cpu::read(&bytes, header, diag),
         None => text::read(&bytes, diag),
     }
 }
@@ -168,16 +182,18 @@ fn mapping(line: &str) -> Option<(u64, u64, String)> {
     Some((u64::from_str_radix(start, 16).ok()?, u64::from_str_radix(end, 16).ok()?, file))
 }
 
-/// What the `#` lines of Go's text profiles say of addresses: `#\t0x4b3fba\tmain.park+0x1a\t/x/main.go:31`,
-/// the function (and the functions inlined into it, a line each, innermost first) and its file.
+/// What a profile says of its addresses: the functions at each (and the functions inlined into
+/// it, innermost first), each with its file and line where it says them (Go's `#` lines, a Java
+/// profile's locations).
 #[derive(Default)]
 struct Symbols {
-    functions: FxHashMap<u64, Vec<(String, String)>>,
+    functions: FxHashMap<u64, Vec<(String, String, Option<u32>)>>,
 }
 
 impl Symbols {
-    /// Takes a `#` line (without its `#`); a line of another form is passed over, as pprof
-    /// passes over every comment.
+    /// Takes a `#` line of Go's text profiles (without its `#`),
+    /// `#\t0x4b3fba\tmain.park+0x1a\t/x/main.go:31`: the function and its file (a line each for
+    /// those inlined); a line of another form is passed over, as pprof passes over every comment.
     fn note(&mut self, comment: &str) {
         let mut fields = comment.split_whitespace();
         let (Some(address), Some(function), Some(place)) = (fields.next(), fields.next(), fields.next()) else {
@@ -187,8 +203,8 @@ impl Symbols {
         let function = function.rsplit_once("+0x").map_or(function, |(name, _)| name);
         let file = place.rsplit_once(':').map_or(place, |(file, _)| file);
         let named = self.functions.entry(address).or_default();
-        if !named.iter().any(|(f, _)| f == function) {
-            named.push((function.to_string(), file.to_string()));
+        if !named.iter().any(|(f, _, _)| f == function) {
+            named.push((function.to_string(), file.to_string(), None));
         }
     }
 }
@@ -205,7 +221,11 @@ fn add_samples(sink: &mut StackSink, samples: &[Sample], map: &MemoryMap, symbol
             let at = frames.entry(address).or_insert_with(|| match symbols.functions.get(&address) {
                 Some(functions) => functions
                     .iter()
-                    .map(|(function, file)| sink.frame(FrameRef { module: Some(file), ..FrameRef::function(function) }))
+                    .map(|(function, file, line)| {
+                        let module = Some(file.as_str()).filter(|file| !file.is_empty());
+                        let kind = if line.is_some() { FrameKind::Line } else { FrameKind::Function };
+                        sink.frame(FrameRef { module, line: *line, kind, ..FrameRef::function(function) })
+                    })
                     .collect(),
                 None => {
                     let name = format!("{address:#x}");

@@ -17,7 +17,7 @@ const CONTENTION_HEADERS: [&str; 3] = ["--- contentionz ", "--- mutex:", "--- co
 /// Whether `head` starts with the first line of a profile in text.
 pub(super) fn is_first_line(head: &[u8]) -> bool {
     let text = crate::text::utf8_start(head);
-    text.lines().next().is_some_and(|line| Kind::of(line.trim()).is_some())
+    text.lines().next().is_some_and(|line| Kind::of(line.trim()).is_some() || super::java::HEADERS.contains(&line.trim()))
 }
 
 /// Reads a profile in text: its first line tells which, a line per stack follows, then the
@@ -28,12 +28,10 @@ pub(super) fn read(bytes: &[u8], diag: &mut Diagnostics) -> Result<Profile, Pars
         position: Position::byte(e.valid_up_to() as u64),
         kind: crate::error::not_utf8(bytes),
     })?;
-    let mut offset = 0;
-    let lines = text.split_inclusive('\n').enumerate().map(|(i, line)| {
-        offset += line.len();
-        (Position::line(i as u64 + 1, (offset - line.len()) as u64), line.trim())
-    });
-    let mut lines = lines.filter(|(_, line)| !line.is_empty());
+    if super::java::is_java(text) {
+        return super::java::read(&numbered_lines(text).collect::<Vec<_>>(), diag);
+    }
+    let mut lines = numbered_lines(text);
     let Some((_, first)) = lines.next() else { return Err(error(0, "a profile's first line", "nothing".into())) };
     let mut kind = Kind::of(first).ok_or_else(|| {
         let expected =
@@ -85,6 +83,16 @@ pub(super) fn read(bytes: &[u8], diag: &mut Diagnostics) -> Result<Profile, Pars
     let mut sink = StackSink::new(FORMAT, kind.metrics());
     super::add_samples(&mut sink, &samples, &map, &symbols);
     sink.finish(Some(Missing { expected: "a stack's line", found: "only the header" }), diag)
+}
+
+/// The lines of `text` that are not blank, trimmed, each with its place.
+fn numbered_lines(text: &str) -> impl Iterator<Item = (Position, &str)> {
+    let mut offset = 0;
+    let lines = text.split_inclusive('\n').enumerate().map(move |(i, line)| {
+        offset += line.len();
+        (Position::line(i as u64 + 1, (offset - line.len()) as u64), line.trim())
+    });
+    lines.filter(|(_, line)| !line.is_empty())
 }
 
 /// Which profile a text is, told by its first line.

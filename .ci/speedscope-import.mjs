@@ -168,9 +168,10 @@ for (const fixture of fixtures) {
     const cpuProfiles = format === 'chrome-trace' ? doc.traceEvents.filter((e) => e.name === 'ProfileChunk') : []
     const imported = await importTotal(importers, file, undefined, format === 'chrome-trace' && cpuProfiles.length === 0)
     if (imported.unit !== 'microseconds') throw new Error(`${file}: speedscope reads ${imported.unit}`)
-    // Each node's time is rounded once, as the writers say on stderr: a .cpuprofile's to whole µs
-    // (its time deltas), a trace's to the ns (its slices).
-    const rounding = format === 'cpuprofile' ? 0.5 * doc.nodes.length : 0.0005 * doc.traceEvents.length
+    // Each node's time is rounded once, as the writers say on stderr: a .cpuprofile's and a trace's
+    // CPU profiles' to whole µs (their time deltas), a trace's slices' to the ns.
+    const v8Nodes = format === 'cpuprofile' ? doc.nodes.length : cpuProfiles.reduce((n, c) => n + c.args.data.cpuProfile.nodes.length, 0)
+    const rounding = format === 'cpuprofile' || cpuProfiles.length > 0 ? 0.5 * v8Nodes : 0.0005 * doc.traceEvents.length
     near(imported.total, wantUs, rounding + 1e-9 * wantUs, `${fixture} as ${format}`)
     // A trace of slices holds the call tree speedscope builds from the speedscope conversion; one
     // of CPU profiles holds it as a .cpuprofile does, which speedscope reads with its own rules

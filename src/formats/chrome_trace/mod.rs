@@ -249,7 +249,17 @@ pub(crate) fn fit(profile: Profile, diag: &mut Diagnostics) -> Profile {
 /// slices); else without them, said on stderr: its threads are then slices (a trace holds either).
 fn keep_samples_that_are_cpu_profiles(mut profile: Profile, diag: &mut Diagnostics) -> Profile {
     let samples = profile.timeline.as_ref().map_or(0, |t| t.samples().len());
-    if samples == 0 || write::cpu_profiles(&profile).is_some() {
+    if samples == 0 {
+        return profile;
+    }
+    if write::cpu_profiles(&profile).is_some() {
+        let time = profile.metric_of_kind(MetricKind::Time);
+        let fractions = time.is_some_and(|m| profile.tree.self_values(m).to_f64().iter().any(|t| t.fract() != 0.0));
+        if fractions {
+            diag.warn("chrome-trace-rounded", None, || {
+                format!("{FORMAT} holds samples as CPU profiles, whose deltas are whole microseconds: time below a microsecond is rounded")
+            });
+        }
         return profile;
     }
     profile.timeline = profile.timeline.take().and_then(|t| t.without_samples());

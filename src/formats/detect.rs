@@ -458,6 +458,8 @@ mod tests {
             (Format::PprofLegacy, b"\0\0\0\0\x03\0\0\0\x01\0\0\0\xe8\x03\0\0\0\0\0\0", Yes),
             (Format::PprofLegacy, b"\0\0\0\0\x03\0\0\0\x02\0\0\0\xe8\x03\0\0\0\0\0\0", No),
             (Format::PprofLegacy, b"heap profile:     1:  2 [   1:  2] @ heapprofile\n", Yes),
+            (Format::Hprof, b"JAVA PROFILE 1.0.1, created Mon Nov 30 08:00:00 2026\n", Yes),
+            (Format::Hprof, b"JAVA PROFILE\n", No),
             (Format::PprofLegacy, b"--- heapz 1 ---\n", Yes),
             (Format::PprofLegacy, b"--- heapz 2 ---\n", No),
             (Format::PprofLegacy, b"goroutine profile: total 5\n4 @ 0x4375f6\n", Yes),

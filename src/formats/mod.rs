@@ -100,6 +100,7 @@ registry! {
     GhcPx (ghc::px),
     Gprof (mod gprof),
     Heapprofile (mod heapprofile),
+    Hprof (mod hprof),
     Html (pub(crate) mod html),
     Jfr (mod jfr),
     Lispworks (pub(crate) mod lispworks),

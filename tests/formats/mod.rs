@@ -55,6 +55,9 @@ mod gprof;
 // heapprofile: V8's sampling heap profiles, read only.
 mod heapprofile;
 
+// hprof: HPROF's CPU samples, read only, against gprof2dot's reading.
+mod hprof;
+
 // html: the viewer page, written only (its browser tests are .ci/html-viewer.mjs).
 mod html;
 

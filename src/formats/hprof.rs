@@ -1,0 +1,219 @@
+//! HPROF's text output of CPU samples: what the JDK's profiling agent (JDK 5 to 8) writes to
+//! `java.hprof.txt` with `java -agentlib:hprof=cpu=samples` (`-Xrunhprof` before), as Oracle's
+//! "HPROF: A Heap/CPU Profiling Tool" describes it and gprof2dot reads it (read only).
+//!
+//! ```text
+//! JAVA PROFILE 1.0.1, created Tue Sep 21 14:05:19 2004
+//! …
+//! THREAD START (obj=5000014e, id = 200003, name="main", group="main")
+//! TRACE 300027: (thread=200003)
+//!     java.util.zip.ZipFile.getEntry(ZipFile.java:Native method)
+//!     java.util.jar.JarFile.getEntry(JarFile.java:214)
+//! CPU SAMPLES BEGIN (total = 126) Tue Sep 21 14:05:22 2004
+//! rank   self  accum   count trace method
+//!    1 53.17% 53.17%      67 300027 java.util.zip.ZipFile.getEntry
+//! CPU SAMPLES END
+//! ```
+//!
+//! (Each frame line starts with a tab.)
+//!
+//! **Grammar**: the first line `JAVA PROFILE 1.0.N, created …`; then records, of which these are
+//! read: `THREAD START (…, id = N, name="NAME", …)`; `TRACE N:` (with ` (thread=N)` where the agent
+//! ran with `thread=y`) and its frames, a line each starting with a tab, the top of the stack first
+//! (`class.method(File.java:LINE)`, the line `Unknown line`, `Native method` or `Compiled method`
+//! where it has none, `(Unknown Source)` where no file is known, `<empty>` for a trace of none);
+//! the table between `CPU SAMPLES BEGIN (total = N)` and `CPU SAMPLES END`, after its heading a
+//! row per trace `RANK SELF% ACCUM% COUNT TRACE METHOD`. Other records (`THREAD END`, `SITES`,
+//! `HEAP DUMP`, `MONITOR`, `CPU TIME`) are passed over.
+//!
+//! **Model**: each row's trace is a stack weighing its count (`samples`); under a root of its
+//! thread, named as its `THREAD START` names it (`thread N` where none does), where the trace says
+//! its thread. A frame is its method, its file as module, at its line where it has one (a line
+//! frame). The interval is not in the file (the agent's `interval=`, 10 ms by default).
+//!
+//! **Errors**: a row that is not six columns, a count that is no number, a trace that no `TRACE`
+//! record defines, at their line; a table that does not end; an input without a `CPU SAMPLES`
+//! table (cpu=times writes `CPU TIME`, which is not read) is refused.
+//!
+//! **Lost**: the records passed over, threads' groups and ends, the table's percentages and
+//! method column (the trace's top frame), the agent's options.
+
+use super::kit::lines::{self, StackLines};
+use super::kit::sink::{Missing, Order, Reason, StackSink};
+use super::spec::{Carries, Reads, Sniff, Spec};
+use crate::diag::Diagnostics;
+use crate::error::{Error, FormatName, ParseError, Position};
+use crate::formats::ReadOptions;
+use crate::model::{FrameId, FrameKind, FrameRef, Metric, Profile};
+use crate::text::Line;
+use rustc_hash::FxHashMap;
+use std::io::Read;
+
+/// What its format is and how it is told and read (proftool does not write it).
+pub(crate) const SPEC: Spec = Spec {
+    name: "hprof",
+    description: "HPROF's CPU samples (`java -agentlib:hprof=cpu=samples`, JDK 5 to 8: `java.hprof.txt`), as gprof2dot reads them",
+    extensions: &["hprof.txt"],
+    carries: Carries { threads: true, thread_roots: true, source_lines: true, modules: true, ..Carries::STACKS_OF_SAMPLES },
+    reads: Some(Reads::text(sniff, read)),
+    writes: None,
+};
+
+/// The first line's start.
+const FIRST_LINE: &str = "JAVA PROFILE 1.0.";
+
+/// `Yes` where the input starts with HPROF's first line.
+fn sniff(head: &[u8]) -> Sniff {
+    Sniff::yes_if(crate::text::utf8_start(head).starts_with(FIRST_LINE))
+}
+
+/// Reads HPROF's CPU samples.
+fn read(input: &mut (dyn Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, Error> {
+    let sink = StackSink::new(SPEC.format_name(), vec![Metric::samples()]);
+    lines::read_into(input, Records::default(), sink, diag).map_err(Error::from)
+}
+
+/// A trace: its thread's id where it says it, and its frames, the top of the stack first.
+struct Trace {
+    thread: Option<u64>,
+    frames: Vec<FrameId>,
+}
+
+/// Where the reading is among the records.
+#[derive(Default, PartialEq)]
+enum Place {
+    /// Between records, or in one passed over.
+    #[default]
+    Records,
+    /// In the frames of the trace of this id.
+    Trace(u64),
+    /// In the CPU samples table, before its heading (false) or after it.
+    Samples { heading_read: bool },
+}
+
+/// The grammar of HPROF's text: the threads' names and the traces so far, and where it is.
+#[derive(Default)]
+struct Records {
+    threads: FxHashMap<u64, String>,
+    traces: FxHashMap<u64, Trace>,
+    place: Place,
+    /// Where the open samples table starts.
+    table: Option<Position>,
+    /// The frames of each distinct frame line.
+    frames: FxHashMap<String, FrameId>,
+}
+
+/// Samples of a trace with no frame (`<empty>`) and no thread: no stack to weigh.
+static NO_STACK: Reason = Reason {
+    key: "hprof-empty-trace",
+    says: |rows, samples| format!("rows of traces with no frame and no thread, which weigh no stack, left out: {rows} ({samples} samples)"),
+};
+
+impl StackLines for Records {
+    const FORMAT: FormatName = SPEC.format_name();
+    const LAST_LINE_CUT: Option<&'static str> = None;
+    const MISSING: Option<Missing> = Some(Missing {
+        expected: "a `CPU SAMPLES BEGIN` table of traces' counts (hprof's cpu=samples)",
+        found: "none in the whole input",
+    });
+
+    fn line(&mut self, line: &Line<'_>, sink: &mut StackSink, _: &mut Diagnostics) -> Result<(), ParseError> {
+        let text = line.text.trim_end();
+        if let Place::Trace(id) = self.place {
+            if let Some(frame) = text.strip_prefix('\t') {
+                let frame = (frame != "<empty>").then(|| self.frame(frame, sink));
+                if let Some(trace) = self.traces.get_mut(&id) {
+                    trace.frames.extend(frame);
+                }
+                return Ok(());
+            }
+            self.place = Place::Records;
+        }
+        match self.place {
+            Place::Samples { heading_read: false } => {
+                self.place = Place::Samples { heading_read: true };
+                Ok(())
+            }
+            Place::Samples { heading_read: true } if text.starts_with("CPU SAMPLES END") => {
+                (self.place, self.table) = (Place::Records, None);
+                Ok(())
+            }
+            Place::Samples { heading_read: true } => self.row(line, text, sink),
+            _ => self.record(line, text),
+        }
+    }
+
+    fn end(&mut self, sink: &mut StackSink, last: Position) -> Result<(), ParseError> {
+        sink.unclosed(self.table, last, "`CPU SAMPLES END`")
+    }
+}
+
+impl Records {
+    /// A line between records: a thread's start, a trace's first line, or the samples table's.
+    fn record(&mut self, line: &Line<'_>, text: &str) -> Result<(), ParseError> {
+        if let Some(rest) = text.strip_prefix("THREAD START (") {
+            if let (Some(id), Some(name)) = (field(rest, "id = "), quoted(rest, "name=\"")) {
+                if let Ok(id) = id.parse() {
+                    self.threads.insert(id, name.to_string());
+                }
+            }
+        } else if let Some(rest) = text.strip_prefix("TRACE ") {
+            let (id, rest) = rest.split_once(':').ok_or_else(|| line.unexpected("`TRACE N:`", text))?;
+            let id = id.parse().map_err(|_| line.unexpected("a trace's number", id))?;
+            let thread = field(rest, "thread=").and_then(|t| t.parse().ok());
+            self.traces.insert(id, Trace { thread, frames: Vec::new() });
+            self.place = Place::Trace(id);
+        } else if text.starts_with("CPU SAMPLES BEGIN") {
+            (self.place, self.table) = (Place::Samples { heading_read: false }, Some(line.position));
+        }
+        Ok(())
+    }
+
+    /// A row of the samples table: its trace's stack, under its thread, weighs its count.
+    fn row(&mut self, line: &Line<'_>, text: &str, sink: &mut StackSink) -> Result<(), ParseError> {
+        let columns: Vec<&str> = text.split_whitespace().collect();
+        let [_, _, _, count, trace, _] = columns[..] else {
+            return Err(line.unexpected("a row `RANK SELF% ACCUM% COUNT TRACE METHOD`", text));
+        };
+        let count = lines::count(line, count, "a trace's count of samples")?;
+        let id: u64 = trace.parse().map_err(|_| line.unexpected("a trace's number", trace))?;
+        let trace = self.traces.get(&id).ok_or_else(|| line.unexpected("a trace a `TRACE` record defines", trace))?;
+        let thread = trace.thread.map(|thread| {
+            let name = self.threads.get(&thread).cloned().unwrap_or_else(|| format!("thread {thread}"));
+            sink.frame(FrameRef::named(&name, FrameKind::Thread))
+        });
+        if trace.frames.is_empty() && thread.is_none() {
+            sink.leave_out(&NO_STACK, Some(line.position), count);
+            return Ok(());
+        }
+        sink.add(Order::LeafFirst, trace.frames.iter().copied().chain(thread), 0, count);
+        Ok(())
+    }
+
+    /// The frame of a trace's frame line `class.method(File.java:LINE)`, made once.
+    fn frame(&mut self, text: &str, sink: &mut StackSink) -> FrameId {
+        if let Some(&frame) = self.frames.get(text) {
+            return frame;
+        }
+        let (method, place) = text.strip_suffix(')').and_then(|t| t.rsplit_once('(')).unwrap_or((text, ""));
+        let (file, line) = place.rsplit_once(':').unwrap_or((place, ""));
+        let module = Some(file).filter(|file| !file.is_empty() && *file != "Unknown Source");
+        let line = line.parse::<u32>().ok().filter(|&line| line > 0);
+        let kind = if line.is_some() { FrameKind::Line } else { FrameKind::Function };
+        let frame = sink.frame(FrameRef { module, line, kind, ..FrameRef::function(method) });
+        self.frames.insert(text.to_string(), frame);
+        frame
+    }
+}
+
+/// The value after `key` in `text`, up to the next comma, parenthesis or space.
+fn field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    let rest = &text[text.find(key)? + key.len()..];
+    Some(rest.split([',', ')', ' ']).next().unwrap_or(rest))
+}
+
+/// The quoted value after `key` (which ends with its opening quote) in `text`.
+fn quoted<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    let rest = &text[text.find(key)? + key.len()..];
+    rest.split_once('"').map(|(value, _)| value)
+}

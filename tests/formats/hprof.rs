@@ -1,0 +1,79 @@
+//! HPROF's CPU samples (`hprof`), read only: the stacks of each trace and its count, each figure
+//! from the file by hand or gprof2dot's reading of it (fixtures/hprof/make-fixtures.py).
+
+use crate::support::binary::{fixture, run};
+use std::collections::BTreeMap;
+
+/// Each function's own samples in proftool's folded stacks of `file` (the leaf of each stack,
+/// lines merged into their functions, as folded stacks hold them).
+fn own_samples(file: &str) -> BTreeMap<String, i64> {
+    let (folded, _) = run(&["convert", "-q", "--to", "folded"], &fixture(file));
+    let mut own = BTreeMap::new();
+    for line in folded.lines() {
+        let (stack, count) = line.rsplit_once(' ').expect("stack count");
+        let leaf = stack.rsplit(';').next().expect("a leaf");
+        *own.entry(leaf.to_string()).or_insert(0) += count.parse::<i64>().expect("a count");
+    }
+    own
+}
+
+/// Without threads (the agent's default): each function's own samples are those gprof2dot's
+/// HProfParser counts (`plain.gprof2dot.txt`), and one more that it does not read: gprof2dot stops
+/// a trace at a frame line without `:` (`invoke(Unknown Source)`), so trace 300104's 4 samples are
+/// no one's there; proftool reads the frame, without a file. The trace of no frame (`<empty>`) and
+/// no thread weighs no stack: its 3 samples are left out, said on stderr.
+#[test]
+fn own_samples_are_gprof2dots() {
+    let theirs = std::fs::read_to_string(fixture("hprof/plain.gprof2dot.txt")).expect("gprof2dot's reading");
+    let mut expected: BTreeMap<String, i64> = theirs
+        .lines()
+        .map(|line| {
+            let (name, samples) = line.rsplit_once(' ').expect("name samples");
+            (name.to_string(), samples.parse().expect("a count"))
+        })
+        .collect();
+    expected.insert("sun.reflect.GeneratedMethodAccessor1.invoke".into(), 4);
+    assert_eq!(own_samples("hprof/plain.hprof.txt"), expected);
+    let (_, err) = run(&["convert", "--to", "folded"], &fixture("hprof/plain.hprof.txt"));
+    assert!(
+        err.contains("rows of traces with no frame and no thread, which weigh no stack, left out: 1 (3 samples)"),
+        "{err}"
+    );
+}
+
+/// With threads (`thread=y`): each trace under its thread, named by its `THREAD START` (one that
+/// has ended too), its frames the top of the stack first; the `<empty>` trace's 3 samples on its
+/// thread alone. By hand from the file.
+#[test]
+fn traces_are_stacks_in_their_threads() {
+    let (folded, _) = run(&["convert", "-q", "--to", "folded"], &fixture("hprof/shop.hprof.txt"));
+    let mut lines: Vec<&str> = folded.lines().collect();
+    lines.sort_unstable();
+    assert_eq!(
+        lines,
+        [
+            "main 3",
+            "main;com.example.shop.Main.main;com.example.shop.Cart.total;com.example.shop.Tax.compute 23",
+            "main;com.example.shop.Main.main;com.example.shop.Cart.total;java.util.HashMap.get;java.util.HashMap.hash 41",
+            "pool-1-thread-1;com.example.shop.Feed.poll;java.net.SocketInputStream.read;java.net.SocketInputStream.socketRead0 19",
+            "pool-1-thread-1;com.example.shop.Feed.poll;sun.reflect.GeneratedMethodAccessor1.invoke 4",
+        ]
+    );
+}
+
+/// A frame is its method in its file at its line: two lines of `Cart.total` are two frames; a
+/// compiled or native method or an unknown line has its file and no line; `Unknown Source` no file.
+#[test]
+fn frames_are_methods_at_their_lines() {
+    let (speedscope, _) = run(&["convert", "-q", "--to", "speedscope"], &fixture("hprof/shop.hprof.txt"));
+    for frame in [
+        r#"{"name":"com.example.shop.Cart.total","file":"Cart.java","line":60}"#,
+        r#"{"name":"com.example.shop.Cart.total","file":"Cart.java","line":62}"#,
+        r#"{"name":"com.example.shop.Tax.compute","file":"Tax.java"}"#,
+        r#"{"name":"java.net.SocketInputStream.socketRead0","file":"SocketInputStream.java"}"#,
+        r#"{"name":"com.example.shop.Feed.poll","file":"Feed.java"}"#,
+        r#"{"name":"sun.reflect.GeneratedMethodAccessor1.invoke"}"#,
+    ] {
+        assert!(speedscope.contains(frame), "{frame} in {speedscope}");
+    }
+}

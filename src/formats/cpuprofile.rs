@@ -65,7 +65,7 @@
 
 use super::json;
 use super::kit::v8_profile::{add_tree, metrics, warn_unknown, Document};
-use super::kit::v8_profile_writer::{check_max_samples, micros, push_call_frame, push_list, samples_weigh_time, Layout};
+use super::kit::v8_profile_writer::{add_weights, check_max_samples, micros, push_call_frame, push_list, weigh_time, Layout};
 use super::options::{effective_interval, ConvertOptions, Turning};
 use super::spec::{self, Carries, JsonKind, Reads, Rules, Spec, Writes};
 use crate::diag::Diagnostics;
@@ -252,8 +252,9 @@ pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOpt
 fn timeline_weighs_time(profile: &Profile) -> bool {
     let (tree, Some(timeline)) = (&profile.tree, &profile.timeline) else { return false };
     let Some(time) = profile.metric_of_kind(MetricKind::Time) else { return false };
-    let span = (micros(timeline.start), micros(timeline.end));
-    samples_weigh_time(tree, time, timeline.samples(), span, |_| true)
+    let mut weighs = vec![0i64; tree.len()];
+    add_weights(timeline.samples(), (micros(timeline.start), micros(timeline.end)), &mut weighs);
+    weigh_time(tree, time, &weighs)
 }
 
 /// A sample per count of each node (at least one for a node with time, or a leaf where none is

@@ -274,7 +274,7 @@ fn keep_samples_that_are_cpu_profiles(mut profile: Profile, diag: &mut Diagnosti
 /// ticks (whose time the conversion made), dropped, said on stderr.
 fn keep_samples_written(mut profile: Profile, cpu_profiles: bool, diag: &mut Diagnostics) -> Profile {
     let tree = &profile.tree;
-    let is_samples = |m: usize| matches!(profile.metrics()[m].kind, MetricKind::Samples | MetricKind::Ticks);
+    let is_count = |m: usize| matches!(profile.metrics()[m].kind, MetricKind::Samples | MetricKind::Ticks);
     let counts = profile.timeline.as_ref().filter(|_| cpu_profiles).map(|timeline| {
         let mut counts = vec![0f64; tree.len()];
         timeline.samples().iter().for_each(|s| counts[s.node.index()] += 1.0);
@@ -283,7 +283,7 @@ fn keep_samples_written(mut profile: Profile, cpu_profiles: bool, diag: &mut Dia
     let counts_them = |m: usize| counts.as_ref().is_some_and(|c| tree.nodes().all(|n| tree.self_value(m, n).as_f64() == c[n.index()]));
     let written = (0..profile.metrics().len())
         .find(|&m| profile.metrics()[m].kind == MetricKind::Samples && counts_them(m));
-    let keep: Vec<bool> = (0..profile.metrics().len()).map(|m| !is_samples(m) || Some(m) == written).collect();
+    let keep: Vec<bool> = (0..profile.metrics().len()).map(|m| !is_count(m) || Some(m) == written).collect();
     let dropped: Vec<String> =
         keep.iter().enumerate().filter(|(_, &kept)| !kept).map(|(m, _)| profile.metrics()[m].name.clone()).collect();
     if !dropped.is_empty() {

@@ -5,7 +5,7 @@ use super::{DISPLAY_TIME_UNIT, FORMAT};
 use crate::error::Error;
 use crate::formats::json::push_string;
 use crate::formats::kit::v8_profile_writer::{
-    micros, push_call_frame, push_list, samples_weigh_time, span_of_samples, Layout,
+    add_weights, micros, push_call_frame, push_list, span_of_samples, weigh_time, Layout,
 };
 use crate::formats::options::ConvertOptions;
 use crate::model::{slice_edges, Edge, MetricKind, NodeId, Profile, Slice, TimedSample};
@@ -88,19 +88,20 @@ pub(super) fn cpu_profiles(profile: &Profile) -> Option<Vec<Option<ThreadSamples
     // sample by its ns).
     let once = |s: &TimedSample| TimedSample { weight: 1, ..*s };
     timeline.samples().iter().for_each(|s| by_root[root_of[s.node.index()]].push(once(s)));
+    // What the samples weigh, thread by thread over each one's span: every node's time, where
+    // they are CPU profiles (a thread without samples has none).
+    let mut weighs = vec![0i64; tree.len()];
     let mut profiles = Vec::with_capacity(roots.len());
-    for (i, samples) in by_root.into_iter().enumerate() {
-        let within = |n: NodeId| root_of[n.index()] == i;
+    for samples in by_root {
         if samples.is_empty() {
-            // A thread without samples is written without them: it must have no time either.
-            tree.nodes().filter(|&n| within(n)).all(|n| tree.self_value(time, n).as_f64() == 0.0).then_some(())?;
             profiles.push(None);
             continue;
         }
         let span = span_of_samples(tree, time, &samples, micros(timeline.start));
-        samples_weigh_time(tree, time, &samples, span, within).then_some(())?;
+        add_weights(&samples, span, &mut weighs);
         profiles.push(Some((samples, span)));
     }
+    weigh_time(tree, time, &weighs).then_some(())?;
     Some(profiles)
 }
 

@@ -65,34 +65,30 @@ pub(crate) fn micros(ns: i64) -> i64 {
     ns.div_euclid(1000) + i64::from(ns.rem_euclid(1000) >= 500)
 }
 
-/// Whether `samples` (of one profile, in time order) over `span` (µs) weigh the time (metric
-/// `time`, µs) of the nodes `within` it: in a CPU profile each sample weighs the µs to the next,
-/// the first also from the start, the last to the end (as the reader shares time out), and each
-/// node's samples must so weigh its time, to the µs. A CPU profile's own samples do; a clock's
-/// periods (perf's `cpu-clock`), or several threads' samples at once, do not.
-pub(crate) fn samples_weigh_time(
-    tree: &CallTree,
-    time: usize,
-    samples: &[TimedSample],
-    (start, end): (i64, i64),
-    within: impl Fn(NodeId) -> bool,
-) -> bool {
-    let mut weighs = vec![0i64; tree.len()];
+/// Adds to `weighs` (µs by node) what `samples` (of one profile, in time order) over `span` (µs)
+/// weigh: in a CPU profile each sample weighs the µs to the next, the first also from the start,
+/// the last to the end (as the reader shares time out).
+pub(crate) fn add_weights(samples: &[TimedSample], (start, end): (i64, i64), weighs: &mut [i64]) {
     for (k, sample) in samples.iter().enumerate() {
         let from = if k == 0 { start } else { micros(sample.time) };
         let to = samples.get(k + 1).map_or(end, |next| micros(next.time));
         weighs[sample.node.index()] += to - from;
     }
-    let weighed = |n: NodeId| (weighs[n.index()] as f64 - tree.self_value(time, n).as_f64()).abs() <= 1.0;
-    tree.nodes().filter(|&n| within(n)).all(weighed)
+}
+
+/// Whether `weighs` ([`add_weights`]) are the time (metric `time`, µs) of every node, to the µs:
+/// a CPU profile's own samples weigh it; a clock's periods (perf's `cpu-clock`), or several
+/// threads' samples in one profile, do not.
+pub(crate) fn weigh_time(tree: &CallTree, time: usize, weighs: &[i64]) -> bool {
+    tree.nodes().all(|n| (weighs[n.index()] as f64 - tree.self_value(time, n).as_f64()).abs() <= 1.0)
 }
 
 /// The span (µs) over which `samples` (of one profile, in time order, at least one) would weigh
 /// the time of their nodes, as far as the first and the last sample tell it: the first sample's
 /// node's time beyond what the samples after it give it starts the span before it, the last's
 /// ends it after; where both are one node, the start is as early as it may be but not before
-/// `earliest` (the timeline's start), and the rest ends it. [`samples_weigh_time`] then says
-/// whether the samples weigh every node's time over it.
+/// `earliest` (the timeline's start), and the rest ends it. [`add_weights`] and [`weigh_time`]
+/// then say whether the samples weigh every node's time over it.
 pub(crate) fn span_of_samples(tree: &CallTree, time: usize, samples: &[TimedSample], earliest: i64) -> (i64, i64) {
     let (first, last) = (samples[0], samples[samples.len() - 1]);
     let (at_first, at_last) = (micros(first.time), micros(last.time));

@@ -402,6 +402,24 @@ impl CallTree {
         values
     }
 
+    /// The place of each node's root among the roots ([`CallTree::roots`]' order), by node index:
+    /// which thread a node is in, where the roots are threads written in order.
+    pub fn root_places(&self) -> Vec<usize> {
+        let mut places: Vec<usize> = Vec::with_capacity(self.len());
+        let mut roots = 0;
+        for node in self.nodes() {
+            let place = match self.parent(node) {
+                Some(parent) => places[parent.index()],
+                None => {
+                    roots += 1;
+                    roots - 1
+                }
+            };
+            places.push(place);
+        }
+        places
+    }
+
     /// Fills `stack` with the frames from `node` up to its root, `node`'s first (a buffer reused
     /// from stack to stack: writers of one stack per sample call it per sample).
     pub fn frames_up(&self, node: NodeId, stack: &mut Vec<FrameId>) {

@@ -74,15 +74,13 @@ pub(super) fn cpu_profiles(profile: &Profile) -> Option<Vec<Option<ThreadSamples
     let (tree, timeline) = (&profile.tree, profile.timeline.as_ref()?);
     let time = profile.metric_of_kind(MetricKind::Time)?;
     let children = tree.children();
-    let roots = children.roots().to_vec();
+    let roots = children.roots();
     let lines = || tree.nodes().any(|n| profile.frames.get(tree.frame(n)).line.is_some());
     let named_root = |&root: &NodeId| children.of_node(root).iter().any(|&n| profile.frames.get(tree.frame(n)).name == "(root)");
     if timeline.samples().is_empty() || !timeline.slices().is_empty() || lines() || roots.iter().any(named_root) {
         return None;
     }
-    let mut place: Vec<usize> = vec![0; tree.len()];
-    roots.iter().enumerate().for_each(|(i, r)| place[r.index()] = i);
-    let root_of = tree.per_root(|root| place[root.index()]);
+    let root_of = tree.root_places();
     let mut by_root: Vec<Vec<TimedSample>> = vec![Vec::new(); roots.len()];
     // Each sample once: the trace holds its time, not its count (a speedscope timeline weighs a
     // sample by its ns).
@@ -172,12 +170,9 @@ fn slices_by_root(profile: &Profile) -> Option<Vec<Vec<Slice>>> {
     if timeline.slices().is_empty() {
         return None;
     }
-    let roots = tree.children().roots().to_vec();
-    let mut place: Vec<usize> = vec![0; tree.len()];
-    roots.iter().enumerate().for_each(|(i, r)| place[r.index()] = i);
     // Each node's root's place among the roots, the order threads are written in.
-    let root_of = tree.per_root(|root| place[root.index()]);
-    let mut by_root: Vec<Vec<Slice>> = vec![Vec::new(); roots.len()];
+    let root_of = tree.root_places();
+    let mut by_root: Vec<Vec<Slice>> = vec![Vec::new(); tree.roots().count()];
     timeline.slices().iter().for_each(|s| by_root[root_of[s.node.index()]].push(*s));
     Some(by_root)
 }

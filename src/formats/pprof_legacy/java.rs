@@ -14,20 +14,27 @@
 //!  0x00000002 com.example.Main.main (Main.java:12)
 //! ```
 
+use super::text::{contention_metrics, hex_addresses, numbered_lines, HeapHeader};
 use super::{Sample, Symbols, FORMAT};
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind, Position};
 use crate::formats::kit::sink::{Missing, StackSink};
 use crate::formats::shared::time_unit;
-use crate::model::{Metric, MetricKind, Profile, Repr, Sampling, Unit};
+use crate::model::{Metric, Profile, Unit};
 use rustc_hash::FxHashMap;
 
 /// The first line of a Java heap profile and of a Java contention profile.
-pub(super) const HEADERS: [&str; 2] = ["--- heapz 1 ---", "--- contentionz 1 ---"];
+const HEADERS: [&str; 2] = ["--- heapz 1 ---", "--- contentionz 1 ---"];
 
 /// The mean bytes between the samples of the Java agent's heap profile (pprof's
 /// `javaHeapzSamplingRate`): its file does not say it.
-const HEAP_RATE: f64 = 524_288.0;
+const HEAP_RATE: u64 = 524_288;
+
+/// Whether `head` starts with a Java heap or contention profile's first line.
+pub(super) fn is_first_line(head: &[u8]) -> bool {
+    let text = crate::text::utf8_start(head);
+    text.lines().next().is_some_and(|line| HEADERS.contains(&line.trim()))
+}
 
 /// Whether `text` is a Java heap or contention profile: its first line one of theirs, and a
 /// `format = java` among the settings after it (gperftools' `--- contentionz` has none).
@@ -46,8 +53,8 @@ fn setting(line: &str) -> Option<(&str, &str)> {
 
 /// Which Java profile, and what its settings said.
 enum Kind {
-    /// Bytes and objects in use, in the unit `resolution` names.
-    Heap { unit: Unit },
+    /// Bytes and objects in use, sampled at the agent's rate ([`HEAP_RATE`]).
+    Heap(HeapHeader),
     /// Delays (in the unit `resolution` names, times `per`) and contentions, each recorded one in
     /// `sampling period`.
     Contention { unit: (Unit, i64), period: i64 },
@@ -55,10 +62,11 @@ enum Kind {
 
 /// Reads a Java heap or contention profile ([`is_java`]): its settings, a line per stack
 /// `VALUE COUNT @ 0x… 0x…`, then the locations.
-pub(super) fn read(lines: &[(Position, &str)], diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+pub(super) fn read(text: &str, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+    let lines: Vec<(Position, &str)> = numbered_lines(text).collect();
     let heap = lines.first().is_some_and(|(_, first)| *first == HEADERS[0]);
     let mut kind = match heap {
-        true => Kind::Heap { unit: Unit::Bytes },
+        true => Kind::Heap(HeapHeader::in_use_sampled(HEAP_RATE)),
         false => Kind::Contention { unit: (Unit::Microseconds, 1), period: 1 },
     };
     let mut rest = lines.iter().skip(1).peekable();
@@ -85,10 +93,7 @@ impl Kind {
         match (self, key) {
             (_, "format") if value == "java" => Ok(()),
             (_, "format") => Err("`format = java`"),
-            (Kind::Heap { unit }, "resolution") => {
-                *unit = (value == "bytes").then_some(Unit::Bytes).ok_or("`resolution = bytes`")?;
-                Ok(())
-            }
+            (Kind::Heap(_), "resolution") => (value == "bytes").then_some(()).ok_or("`resolution = bytes`"),
             (Kind::Contention { unit, .. }, "resolution") => {
                 *unit = time_unit(value).ok_or("a `resolution` of nanoseconds, microseconds, milliseconds or seconds")?;
                 Ok(())
@@ -100,7 +105,7 @@ impl Kind {
             (Kind::Contention { .. }, "ms since reset") => {
                 value.parse::<i64>().map(|_| ()).map_err(|_| "an `ms since reset` that is a whole number")
             }
-            (Kind::Heap { .. }, _) => Err("a setting `format` or `resolution`"),
+            (Kind::Heap(_), _) => Err("a setting `format` or `resolution`"),
             (Kind::Contention { .. }, _) => {
                 Err("a setting `format`, `resolution`, `sampling period` or `ms since reset`")
             }
@@ -110,23 +115,10 @@ impl Kind {
     /// The metrics, pprof's default first: `inuse_space` and `inuse_objects`, or `delay` and
     /// `contentions`.
     fn metrics(&self) -> Vec<Metric> {
-        match *self {
-            Kind::Heap { unit } => {
-                let sampled = |of: Option<&str>| Sampling::Sampled { of: of.map(str::to_string), per: HEAP_RATE as u64 };
-                vec![
-                    Metric::new("inuse_space", MetricKind::Alloc, unit, Repr::Int).sampled(sampled(None)),
-                    Metric::new("inuse_objects", MetricKind::Objects, Unit::Count, Repr::Int)
-                        .sampled(sampled(Some("inuse_space"))),
-                ]
-            }
+        match self {
+            Kind::Heap(header) => header.metrics(),
             Kind::Contention { unit: (unit, _), period } => {
-                let per = u64::try_from(period).unwrap_or(1).max(1);
-                vec![
-                    Metric::new("delay", MetricKind::Time, unit, Repr::Int)
-                        .sampled(Sampling::Sampled { of: Some("contentions".into()), per }),
-                    Metric::new("contentions", MetricKind::Events, Unit::Count, Repr::Int)
-                        .sampled(Sampling::Sampled { of: None, per }),
-                ]
+                contention_metrics(*unit, u64::try_from(*period).unwrap_or(1).max(1))
             }
         }
     }
@@ -139,17 +131,11 @@ impl Kind {
         let (Some(Some(value)), Some(Some(count)), None) = (numbers.next(), numbers.next(), numbers.next()) else {
             return Err(EXPECTED);
         };
-        let addresses: Option<Vec<u64>> =
-            addresses.split_whitespace().map(|a| u64::from_str_radix(a.strip_prefix("0x")?, 16).ok()).collect();
-        let addresses = addresses.ok_or("addresses in hexadecimal, `0x…`")?;
+        let addresses = hex_addresses(addresses)?;
         let weights = match *self {
-            Kind::Heap { .. } if count == 0 => return Err("a count of objects above 0"),
-            Kind::Heap { .. } if value == 0 => vec![0, 0],
-            Kind::Heap { .. } => {
-                // pprof's estimate of what a sample of objects of this mean size stands for.
-                let scale = 1.0 / (1.0 - (-(value as f64 / count as f64) / HEAP_RATE).exp());
-                vec![(value as f64 * scale) as i64, (count as f64 * scale) as i64]
-            }
+            Kind::Heap(_) if count == 0 => return Err("a count of objects above 0"),
+            Kind::Heap(_) if value == 0 => vec![0, 0],
+            Kind::Heap(ref header) => header.estimate(count, value)?.to_vec(),
             Kind::Contention { unit: (_, per), period } => {
                 let period = if period == 0 { 1 } else { period };
                 vec![value.saturating_mul(period).saturating_mul(per), count.saturating_mul(period)]

@@ -110,7 +110,7 @@ const MAP_STARTS: [&str; 2] = ["--- Memory map: ---", "MAPPED_LIBRARIES:"];
 /// `Yes` for a CPU profile's header in any word size and byte order, or the first line of a
 /// profile in text.
 fn sniff(head: &[u8]) -> Sniff {
-    Sniff::yes_if(cpu::Words::of_header(head).is_some() || text::is_first_line(head))
+    Sniff::yes_if(cpu::Words::of_header(head).is_some() || text::is_first_line(head) || java::is_first_line(head))
 }
 
 /// Reads a CPU profile or a profile in text (see the module documentation).
@@ -118,7 +118,13 @@ fn read(input: &mut (dyn std::io::Read + Send), diag: &mut Diagnostics) -> Resul
     let bytes = read_all(input, FORMAT)?;
     match cpu::Words::of_header(&bytes) {
         Some(header) => cpu::read(&bytes, header, diag),
-        None => text::read(&bytes, diag),
+        None => {
+            let text = text::utf8(&bytes)?;
+            match java::is_java(text) {
+                true => java::read(text, diag),
+                false => text::read(text, diag),
+            }
+        }
     }
 }
 

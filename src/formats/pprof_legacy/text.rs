@@ -17,20 +17,21 @@ const CONTENTION_HEADERS: [&str; 3] = ["--- contentionz ", "--- mutex:", "--- co
 /// Whether `head` starts with the first line of a profile in text.
 pub(super) fn is_first_line(head: &[u8]) -> bool {
     let text = crate::text::utf8_start(head);
-    text.lines().next().is_some_and(|line| Kind::of(line.trim()).is_some() || super::java::HEADERS.contains(&line.trim()))
+    text.lines().next().is_some_and(|line| Kind::of(line.trim()).is_some())
+}
+
+/// `bytes` as the text of a profile, or the error at the first byte that is not UTF-8.
+pub(super) fn utf8(bytes: &[u8]) -> Result<&str, ParseError> {
+    std::str::from_utf8(bytes).map_err(|e| ParseError {
+        format: FORMAT,
+        position: Position::byte(e.valid_up_to() as u64),
+        kind: crate::error::not_utf8(bytes),
+    })
 }
 
 /// Reads a profile in text: its first line tells which, a line per stack follows, then the
 /// memory map.
-pub(super) fn read(bytes: &[u8], diag: &mut Diagnostics) -> Result<Profile, ParseError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| ParseError {
-        format: FORMAT,
-        position: Position::byte(e.valid_up_to() as u64),
-        kind: crate::error::not_utf8(bytes),
-    })?;
-    if super::java::is_java(text) {
-        return super::java::read(&numbered_lines(text).collect::<Vec<_>>(), diag);
-    }
+pub(super) fn read(text: &str, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let mut lines = numbered_lines(text);
     let Some((_, first)) = lines.next() else { return Err(error(0, "a profile's first line", "nothing".into())) };
     let mut kind = Kind::of(first).ok_or_else(|| {
@@ -86,7 +87,7 @@ pub(super) fn read(bytes: &[u8], diag: &mut Diagnostics) -> Result<Profile, Pars
 }
 
 /// The lines of `text` that are not blank, trimmed, each with its place.
-fn numbered_lines(text: &str) -> impl Iterator<Item = (Position, &str)> {
+pub(super) fn numbered_lines(text: &str) -> impl Iterator<Item = (Position, &str)> {
     let mut offset = 0;
     let lines = text.split_inclusive('\n').enumerate().map(move |(i, line)| {
         offset += line.len();
@@ -250,13 +251,7 @@ impl Contention {
     /// `delay` (nanoseconds, pprof's default) and `contentions`, each scaled by the sampling period
     /// as pprof scales them.
     fn metrics(&self) -> Vec<Metric> {
-        let per = self.period.filter(|&p| p > 1).unwrap_or(1);
-        let contentions = Sampling::Sampled { of: None, per };
-        vec![
-            Metric::new("delay", MetricKind::Time, Unit::Nanoseconds, Repr::Int)
-                .sampled(Sampling::Sampled { of: Some("contentions".into()), per }),
-            Metric::new("contentions", MetricKind::Events, Unit::Count, Repr::Int).sampled(contentions),
-        ]
+        contention_metrics(Unit::Nanoseconds, self.period.filter(|&p| p > 1).unwrap_or(1))
     }
 
     /// A stack's line `CYCLES COUNT @ 0x… 0x…`: its delay in nanoseconds (cycles at the clock's
@@ -282,16 +277,31 @@ impl Contention {
     }
 }
 
+/// A contention profile's metrics: `delay` (in `unit`, pprof's default) and `contentions`, each
+/// recorded one in `per` (gperftools', Go's and a Java agent's).
+pub(super) fn contention_metrics(unit: Unit, per: u64) -> Vec<Metric> {
+    vec![
+        Metric::new("delay", MetricKind::Time, unit, Repr::Int)
+            .sampled(Sampling::Sampled { of: Some("contentions".into()), per }),
+        Metric::new("contentions", MetricKind::Events, Unit::Count, Repr::Int).sampled(Sampling::Sampled { of: None, per }),
+    ]
+}
+
 /// The addresses `0x… 0x…` of a stack's line, as pprof places them (each less 1: the call).
 fn addresses_of(text: &str) -> Result<Vec<u64>, &'static str> {
+    Ok(call_sites(hex_addresses(text)?, true))
+}
+
+/// The addresses `0x… 0x…` of a stack's line, as they are written.
+pub(super) fn hex_addresses(text: &str) -> Result<Vec<u64>, &'static str> {
     let addresses: Option<Vec<u64>> =
         text.split_whitespace().map(|a| u64::from_str_radix(a.strip_prefix("0x")?, 16).ok()).collect();
-    Ok(call_sites(addresses.ok_or("addresses in hexadecimal, `0x…`")?, true))
+    addresses.ok_or("addresses in hexadecimal, `0x…`")
 }
 
 /// A heap profile's first line: how its numbers were sampled and whether it counts allocations
 /// apart from what is in use.
-struct HeapHeader {
+pub(super) struct HeapHeader {
     /// The mean bytes between samples (`heap_v2/RATE`), where the numbers are of samples.
     rate: Option<u64>,
     /// Whether the lines' allocated numbers differ from those in use somewhere in the profile.
@@ -299,6 +309,12 @@ struct HeapHeader {
 }
 
 impl HeapHeader {
+    /// A profile of the bytes and objects in use, sampled every `rate` bytes on average (a Java
+    /// agent's heapz, whose rate is not in the file).
+    pub(super) fn in_use_sampled(rate: u64) -> HeapHeader {
+        HeapHeader { rate: Some(rate), allocations: false }
+    }
+
     /// The header `line`, where it is one.
     fn of(line: &str) -> Option<HeapHeader> {
         let rest = line.strip_prefix(HEAP_HEADER)?;
@@ -317,7 +333,7 @@ impl HeapHeader {
     }
 
     /// The metrics of the profile: in use first (the one it is weighed by), then allocated.
-    fn metrics(&self) -> Vec<Metric> {
+    pub(super) fn metrics(&self) -> Vec<Metric> {
         let sampling = |objects: bool, space: &str| match self.rate {
             Some(per) => Sampling::Sampled { of: objects.then(|| space.to_string()), per },
             None => Sampling::Measured,
@@ -350,7 +366,7 @@ impl HeapHeader {
 
     /// The bytes and objects of `count` allocations of `bytes` in all, as pprof estimates them
     /// from a sampled profile; refused where there are bytes but no allocation, as pprof refuses it.
-    fn estimate(&self, count: i64, bytes: i64) -> Result<[i64; 2], &'static str> {
+    pub(super) fn estimate(&self, count: i64, bytes: i64) -> Result<[i64; 2], &'static str> {
         match (count, bytes, self.rate) {
             (0, 0, _) => Ok([0, 0]),
             (0, _, _) => Err("no bytes where there is no object"),

@@ -121,6 +121,7 @@ registry! {
     Stackprof (mod stackprof),
     Svg (pub(crate) mod svg),
     V8Log (mod v8_log),
+    Vsprof (mod vsprof),
     Vtune (mod vtune),
     Xctrace (mod xctrace),
 }

@@ -116,6 +116,9 @@ mod svg;
 // v8-log: V8's tick logs (node --prof), read only, against node --prof-process.
 mod v8_log;
 
+// vsprof: Visual Studio's call tree summary CSV, read only, against inferno-collapse-vsprof.
+mod vsprof;
+
 // vtune: Intel VTune's top-down CSV, read only, against inferno-collapse-vtune.
 mod vtune;
 

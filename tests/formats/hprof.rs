@@ -1,7 +1,7 @@
 //! HPROF's CPU samples (`hprof`), read only: the stacks of each trace and its count, each figure
 //! from the file by hand or gprof2dot's reading of it (fixtures/hprof/make-fixtures.py).
 
-use crate::support::binary::{fixture, run};
+use crate::support::binary::{fixture, info, run};
 use std::collections::BTreeMap;
 
 /// Each function's own samples in proftool's folded stacks of `file` (the leaf of each stack,
@@ -76,4 +76,53 @@ fn frames_are_methods_at_their_lines() {
     ] {
         assert!(speedscope.contains(frame), "{frame} in {speedscope}");
     }
+}
+
+/// heap=sites alone: each site's trace is a stack with the class allocated below it, weighing its
+/// live bytes and objects and those allocated in all, named as pprof names a heap profile's; the
+/// live bytes first. By hand from the file's `SITES` table (fixtures/hprof/make-fixtures.py).
+#[test]
+fn sites_weigh_what_their_traces_allocated() {
+    let (folded, _) =
+        run(&["convert", "-q", "--metric", "alloc_objects", "--to", "folded"], &fixture("hprof/sites.hprof.txt"));
+    let mut lines: Vec<&str> = folded.lines().collect();
+    lines.sort_unstable();
+    assert_eq!(
+        lines,
+        [
+            "com.example.shop.Feed.poll;java.net.SocketInputStream.read;byte[] 256",
+            "com.example.shop.Main.main;com.example.shop.Cart.add;java.util.HashMap.putVal;java.util.HashMap.resize;java.util.HashMap$Node[] 20",
+            "com.example.shop.Main.main;com.example.shop.Receipt.print;java.lang.StringBuilder.toString;char[] 9600",
+            "com.example.shop.Main.main;com.example.shop.Receipt.print;java.lang.StringBuilder.toString;java.lang.String 9600",
+            "java.lang.Object 100",
+        ]
+    );
+    for (metric, total) in
+        [("inuse_space", 879_776), ("inuse_objects", 6_450), ("alloc_space", 3_754_560), ("alloc_objects", 19_576)]
+    {
+        let (folded, _) =
+            run(&["convert", "-q", "--metric", metric, "--to", "folded"], &fixture("hprof/sites.hprof.txt"));
+        let sum: i64 = folded.lines().map(|line| line.rsplit_once(' ').unwrap().1.parse::<i64>().unwrap()).sum();
+        assert_eq!(sum, total, "{metric}");
+    }
+}
+
+/// heap=sites,cpu=samples,thread=y: both tables, each stack under its thread; the samples weigh
+/// the profile as the file without sites does, and the sites' metrics sit beside them.
+#[test]
+fn sites_and_samples_are_read_together() {
+    let (info, _) = info("hprof/heap.hprof.txt");
+    for metric in ["samples", "inuse_space", "inuse_objects", "alloc_space", "alloc_objects"] {
+        assert!(info.contains(metric), "{metric} in {info}");
+    }
+    let (with_sites, _) = run(&["convert", "-q", "--to", "folded"], &fixture("hprof/heap.hprof.txt"));
+    let (without, _) = run(&["convert", "-q", "--to", "folded"], &fixture("hprof/shop.hprof.txt"));
+    assert_eq!(with_sites, without);
+    let (bytes, _) =
+        run(&["convert", "-q", "--metric", "alloc_space", "--to", "folded"], &fixture("hprof/heap.hprof.txt"));
+    assert!(
+        bytes.contains("pool-1-thread-1;com.example.shop.Feed.poll;java.net.SocketInputStream.read;byte[] 2097152\n"),
+        "{bytes}"
+    );
+    assert!(bytes.contains("main;java.lang.Object 1600\n"), "{bytes}");
 }

@@ -124,6 +124,7 @@ registry! {
     Vsprof (mod vsprof),
     Vtune (mod vtune),
     Xctrace (mod xctrace),
+    Xperf (mod xperf),
 }
 
 impl Format {

@@ -124,3 +124,6 @@ mod vtune;
 
 // xctrace: Instruments' Time Profiler exports, read only, against inferno-collapse-xctrace.
 mod xctrace;
+
+// xperf: xperf's exported CPU sampling table, read only, against gprof2dot's reading.
+mod xperf;

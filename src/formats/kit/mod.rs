@@ -20,11 +20,14 @@
 //!   OTLP's sniffers and errors);
 //! - [`sample_types`]: a pprof-style sample type (`cpu`/`nanoseconds`) as a metric, and what its
 //!   period says of its sampling (pprof's and OTLP's readers);
+//! - [`csv_fields`]: the fields of a line of comma-separated values (the Windows profilers'
+//!   exports);
 //! - [`count_names`], [`time`]: what writers share (a count's name, dates), and an interval written
 //!   in words (`every 1 millisecond`).
 
 pub(crate) mod call_graph;
 pub(crate) mod count_names;
+pub(crate) mod csv_fields;
 pub(crate) mod indented;
 pub(crate) mod lines;
 pub(crate) mod parts;

@@ -37,12 +37,12 @@
 //! **Lost**: the inclusive columns (the sums of the nodes below), averages, and the columns passed
 //! over (`Function Address`, `Source File`, `Process ID`, application times, probe overhead).
 
-use super::kit::csv_fields::fields;
-use super::kit::lines::{self, StackLines};
+use super::kit::csv_fields::{Header, Rows, Table};
+use super::kit::lines;
 use super::kit::sink::{Missing, Order, Reason, StackSink};
 use super::spec::{Carries, Reads, Sniff, Spec, Structure};
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError, Position};
+use crate::error::{Error, FormatName, ParseError};
 use crate::formats::ReadOptions;
 use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Sampling, Unit, Value};
 use crate::text::Line;
@@ -85,7 +85,7 @@ const CALLS: usize = 2;
 fn read(input: &mut (dyn Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, Error> {
     let time = Metric::time(Unit::Microseconds, Repr::Int).sampled(Sampling::Measured);
     let sink = StackSink::new(SPEC.format_name(), vec![Metric::samples(), time, Metric::entries("calls")]);
-    lines::read_into(input, Rows::default(), sink, diag).map_err(Error::from)
+    lines::read_into(input, Rows::<Report>::default(), sink, diag).map_err(Error::from)
 }
 
 /// Where the header puts the columns read, by their index in a row.
@@ -96,8 +96,6 @@ struct Columns {
     samples: Option<usize>,
     calls: Option<usize>,
     time: Option<Time>,
-    /// How many fields a row has at least: one past the last column read.
-    width: usize,
 }
 
 /// Where an instrumentation report's own time of a node comes from.
@@ -120,57 +118,16 @@ enum Inclusive {
 }
 
 impl Columns {
-    /// The columns of the header `line`; `Level`, `Function Name` and the columns of samples or of
-    /// time are required.
-    fn of(line: &Line<'_>) -> Result<Columns, ParseError> {
-        let names: Vec<Cow<'_, str>> = fields(line.text.trim_end()).collect();
-        let find = |name: &str| names.iter().position(|field| field.trim() == name);
-        let required = |name: &str| {
-            find(name).ok_or_else(|| line.unexpected(format!("a header with a `{name}` column"), crate::error::excerpt(line.text.as_bytes())))
-        };
-        let (level, function) = (required("Level")?, required("Function Name")?);
-        let calls = find("Number of Calls");
-        let share = |exclusive| {
-            let inclusive = match (find("Elapsed Inclusive Time"), find("Avg Elapsed Inclusive Time"), calls) {
-                (Some(total), ..) => Inclusive::Total(total),
-                (None, Some(average), Some(_)) => Inclusive::Average(average),
-                _ => return None,
-            };
-            Some(Time::Share { exclusive, inclusive_share: find("Elapsed Inclusive Time %")?, inclusive })
-        };
-        let time = match find("Elapsed Exclusive Time") {
-            Some(milliseconds) => Some(Time::Milliseconds(milliseconds)),
-            None => find("Elapsed Exclusive Time %").and_then(share),
-        };
-        let samples = find("Exclusive Samples");
-        if samples.is_none() && time.is_none() {
-            let expected = "a header with an `Exclusive Samples` column (sampling) or `Elapsed Exclusive Time` or `Elapsed Exclusive Time %` and `Elapsed Inclusive Time %` (instrumentation)";
-            return Err(line.unexpected(expected, crate::error::excerpt(line.text.as_bytes())));
-        }
-        let module = find("Module Name");
-        let time_columns = match time {
-            Some(Time::Milliseconds(column)) => vec![column],
-            Some(Time::Share { exclusive, inclusive_share, inclusive: Inclusive::Total(c) | Inclusive::Average(c) }) => {
-                vec![exclusive, inclusive_share, c]
-            }
-            None => vec![],
-        };
-        let read = [Some(level), Some(function), module, samples, calls].into_iter().flatten().chain(time_columns);
-        let width = read.max().map_or(0, |last| last + 1);
-        Ok(Columns { level, function, module, samples, calls, time, width })
-    }
-
     /// Which of the sink's metrics ([`SAMPLES`], [`TIME`], [`CALLS`]) the report has columns for.
     fn metrics(&self) -> [bool; 3] {
         [self.samples.is_some(), self.time.is_some(), self.calls.is_some()]
     }
 }
 
-/// The grammar of a call tree summary: the header's columns once read, the frames of the last
-/// row's stack, and what finds the run's time where nodes' times are shares of it.
+/// The rows of a call tree summary read so far: the frames of the last row's stack, and what finds
+/// the run's time where nodes' times are shares of it.
 #[derive(Default)]
-struct Rows {
-    columns: Option<Columns>,
+struct Report {
     /// The level of the first row: the outermost.
     first_level: Option<u64>,
     stack: Vec<FrameId>,
@@ -197,28 +154,49 @@ static NO_RUN_TIME: Reason = Reason {
     },
 };
 
-impl StackLines for Rows {
+impl Table for Report {
     const FORMAT: FormatName = SPEC.format_name();
-    const LAST_LINE_CUT: Option<&'static str> = None;
-    const MISSING: Option<Missing> = Some(Missing {
+    const MISSING: Missing = Missing {
         expected: "a `Level,Function Name,…` header and the rows of the call tree below it",
         found: "none in the whole input",
-    });
+    };
+    type Columns = Columns;
 
-    fn line(&mut self, line: &Line<'_>, sink: &mut StackSink, _: &mut Diagnostics) -> Result<(), ParseError> {
-        let text = line.text.trim_end();
-        if text.is_empty() {
-            return Ok(());
-        }
-        let Some(columns) = &self.columns else {
-            self.columns = Some(Columns::of(line)?);
-            return Ok(());
+    fn columns(header: &Header<'_, '_>) -> Result<(Columns, usize), ParseError> {
+        let find = |name: &str| header.find(name);
+        let (level, function) = (header.required("Level")?, header.required("Function Name")?);
+        let calls = find("Number of Calls");
+        let share = |exclusive| {
+            let inclusive = match (find("Elapsed Inclusive Time"), find("Avg Elapsed Inclusive Time"), calls) {
+                (Some(total), ..) => Inclusive::Total(total),
+                (None, Some(average), Some(_)) => Inclusive::Average(average),
+                _ => return None,
+            };
+            Some(Time::Share { exclusive, inclusive_share: find("Elapsed Inclusive Time %")?, inclusive })
         };
-        let row: Vec<Cow<'_, str>> = fields(text).collect();
-        if row.len() < columns.width {
-            let expected = format!("{} fields, as the header's columns need", columns.width);
-            return Err(line.unexpected(expected, format!("{} field{}", row.len(), if row.len() == 1 { "" } else { "s" })));
+        let time = match find("Elapsed Exclusive Time") {
+            Some(milliseconds) => Some(Time::Milliseconds(milliseconds)),
+            None => find("Elapsed Exclusive Time %").and_then(share),
+        };
+        let samples = find("Exclusive Samples");
+        if samples.is_none() && time.is_none() {
+            let expected = "a header with an `Exclusive Samples` column (sampling) or `Elapsed Exclusive Time` or `Elapsed Exclusive Time %` and `Elapsed Inclusive Time %` (instrumentation)";
+            return Err(header.refused(expected));
         }
+        let module = find("Module Name");
+        let time_columns = match time {
+            Some(Time::Milliseconds(column)) => vec![column],
+            Some(Time::Share { exclusive, inclusive_share, inclusive: Inclusive::Total(c) | Inclusive::Average(c) }) => {
+                vec![exclusive, inclusive_share, c]
+            }
+            None => vec![],
+        };
+        let read = [Some(level), Some(function), module, samples, calls].into_iter().flatten().chain(time_columns);
+        let width = read.max().map_or(0, |last| last + 1);
+        Ok((Columns { level, function, module, samples, calls, time }, width))
+    }
+
+    fn row(&mut self, columns: &Columns, row: &[Cow<'_, str>], line: &Line<'_>, sink: &mut StackSink) -> Result<(), ParseError> {
         let level = integer(&row[columns.level]).ok_or_else(|| line.unexpected("a level", format!("`{}`", row[columns.level])))?;
         let depth = level.checked_sub(*self.first_level.get_or_insert(level)).ok_or_else(|| {
             line.unexpected(format!("a level of at least the first row's, {}", self.first_level.unwrap_or(0)), level.to_string())
@@ -231,7 +209,7 @@ impl StackLines for Rows {
         let module = columns.module.map(|index| row[index].as_ref()).filter(|module| !module.is_empty());
         let kind = if level == 0 { FrameKind::Thread } else { FrameKind::Function };
         self.stack.push(sink.frame(FrameRef { module, kind, ..FrameRef::function(&row[columns.function]) }));
-        let weights = Weights::of(line, &row, columns)?;
+        let weights = Weights::of(line, row, columns)?;
         let node = sink.add_weights_at(Order::RootFirst, self.stack.iter().copied(), &weights.own);
         if let (Some(node), Some(share)) = (node, weights.share) {
             self.shares.push((node, share));
@@ -242,8 +220,7 @@ impl StackLines for Rows {
         Ok(())
     }
 
-    fn end(&mut self, sink: &mut StackSink, _: Position) -> Result<(), ParseError> {
-        let Some(columns) = &self.columns else { return Ok(()) };
+    fn end(&mut self, columns: &Columns, sink: &mut StackSink) {
         let mut metrics = columns.metrics();
         if let Some(Time::Share { .. }) = columns.time {
             match self.run {
@@ -260,7 +237,6 @@ impl StackLines for Rows {
             }
         }
         sink.profile().retain_metrics(&metrics);
-        Ok(())
     }
 }
 

@@ -28,12 +28,12 @@
 //!
 //! **Lost**: threads, processors, addresses and time stamps; the other columns.
 
-use super::kit::csv_fields::fields;
-use super::kit::lines::{self, StackLines};
+use super::kit::csv_fields::{Header, Rows, Table};
+use super::kit::lines;
 use super::kit::sink::{Missing, Order, Reason, StackSink};
 use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError, Position};
+use crate::error::{Error, FormatName, ParseError};
 use crate::formats::ReadOptions;
 use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Sampling, Unit};
 use crate::text::Line;
@@ -73,7 +73,7 @@ const SAMPLES: usize = 1;
 fn read(input: &mut (dyn Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, Error> {
     let time = Metric::time(Unit::Nanoseconds, Repr::Int).sampled(Sampling::weights_of("samples"));
     let sink = StackSink::new(SPEC.format_name(), vec![time, Metric::samples()]);
-    lines::read_into(input, Rows::default(), sink, diag).map_err(Error::from)
+    lines::read_into(input, Rows::<Samples>::default(), sink, diag).map_err(Error::from)
 }
 
 /// Where the header puts the columns read, by their index in a row.
@@ -86,33 +86,12 @@ struct Columns {
     function: usize,
     weight: usize,
     count: usize,
-    /// How many fields a row has at least: one past the last column read.
-    width: usize,
 }
 
-impl Columns {
-    /// The columns of the header `line`.
-    fn of(line: &Line<'_>) -> Result<Columns, ParseError> {
-        let names: Vec<Cow<'_, str>> = fields(line.text.trim_end()).collect();
-        let find = |name: &str| names.iter().position(|field| field.trim() == name);
-        let required = |name: &str| {
-            let found = crate::error::excerpt(line.text.as_bytes());
-            find(name).ok_or_else(|| line.unexpected(format!("a header with a `{name}` column"), found))
-        };
-        let (process_name, stack, module) = (required("Process Name")?, required("Stack")?, required("Module")?);
-        let (function, weight, count) = (required("Function")?, required("Weight")?, required("Count")?);
-        let process = find("Process");
-        let read = [process_name, stack, module, function, weight, count].into_iter().chain(process);
-        let width = read.max().map_or(0, |last| last + 1);
-        Ok(Columns { process_name, process, stack, module, function, weight, count, width })
-    }
-}
-
-/// The grammar of the table: the header's columns once read, and the frames of each distinct
-/// `module!function` and process.
+/// The rows read so far: the frames of each distinct `module!function` and process, and the
+/// last row's stack.
 #[derive(Default)]
-struct Rows {
-    columns: Option<Columns>,
+struct Samples {
     frames: FxHashMap<String, FrameId>,
     processes: FxHashMap<String, FrameId>,
     stack: Vec<FrameId>,
@@ -126,28 +105,25 @@ static IDLE: Reason = Reason {
     },
 };
 
-impl StackLines for Rows {
+impl Table for Samples {
     const FORMAT: FormatName = SPEC.format_name();
-    const LAST_LINE_CUT: Option<&'static str> = None;
-    const MISSING: Option<Missing> = Some(Missing {
+    const MISSING: Missing = Missing {
         expected: "a `Process Name, …, Stack, …, Weight, …, Count` header and the rows of sampled stacks below it",
         found: "none in the whole input",
-    });
+    };
+    type Columns = Columns;
 
-    fn line(&mut self, line: &Line<'_>, sink: &mut StackSink, _: &mut Diagnostics) -> Result<(), ParseError> {
-        let text = line.text.trim_end();
-        if text.is_empty() {
-            return Ok(());
-        }
-        let Some(columns) = &self.columns else {
-            self.columns = Some(Columns::of(line)?);
-            return Ok(());
-        };
-        let row: Vec<Cow<'_, str>> = fields(text).map(|field| trim_start(field)).collect();
-        if row.len() < columns.width {
-            let expected = format!("{} fields, as the header's columns need", columns.width);
-            return Err(line.unexpected(expected, format!("{} fields", row.len())));
-        }
+    fn columns(header: &Header<'_, '_>) -> Result<(Columns, usize), ParseError> {
+        let required = |name: &str| header.required(name);
+        let (process_name, stack, module) = (required("Process Name")?, required("Stack")?, required("Module")?);
+        let (function, weight, count) = (required("Function")?, required("Weight")?, required("Count")?);
+        let process = header.find("Process");
+        let read = [process_name, stack, module, function, weight, count].into_iter().chain(process);
+        let width = read.max().map_or(0, |last| last + 1);
+        Ok((Columns { process_name, process, stack, module, function, weight, count }, width))
+    }
+
+    fn row(&mut self, columns: &Columns, row: &[Cow<'_, str>], line: &Line<'_>, sink: &mut StackSink) -> Result<(), ParseError> {
         let weight: f64 = row[columns.weight].trim().parse().ok().filter(|w: &f64| w.is_finite() && *w >= 0.0).ok_or_else(|| {
             line.unexpected("a weight, in milliseconds", format!("`{}`", row[columns.weight]))
         })?;
@@ -177,18 +153,6 @@ impl StackLines for Rows {
         }
         sink.add_weights(Order::RootFirst, self.stack.iter().copied(), &[(TIME, nanos), (SAMPLES, count)]);
         Ok(())
-    }
-
-    fn end(&mut self, _: &mut StackSink, _: Position) -> Result<(), ParseError> {
-        Ok(())
-    }
-}
-
-/// `field` without the spaces after its comma.
-fn trim_start(field: Cow<'_, str>) -> Cow<'_, str> {
-    match field {
-        Cow::Borrowed(text) => Cow::Borrowed(text.trim_start()),
-        Cow::Owned(text) => Cow::Owned(text.trim_start().to_string()),
     }
 }
 

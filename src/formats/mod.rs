@@ -117,6 +117,7 @@ registry! {
     Safari (mod safari),
     Sampler (pub mod sampler),
     Simpleperf (mod simpleperf),
+    Sleepy (mod sleepy),
     Speedscope (pub(crate) mod speedscope),
     Stackprof (mod stackprof),
     Svg (pub(crate) mod svg),

@@ -104,6 +104,9 @@ mod sampler;
 // simpleperf: simpleperf's report_sample protobuf, read only, figures checked by hand.
 mod simpleperf;
 
+// sleepy: Very Sleepy's captures, read only, against gprof2dot's reading.
+mod sleepy;
+
 // speedscope: speedscope's JSON files.
 mod speedscope;
 

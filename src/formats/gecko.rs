@@ -72,14 +72,13 @@ pub(crate) const SPEC: Spec = Spec {
     description: "Firefox's Gecko profile JSON (Firefox ≤ 63's \"Save profile\"), as the Firefox Profiler opens it",
     extensions: &["gecko.json"],
     carries: Carries {
-        metrics: &[MetricKind::Time, MetricKind::Samples],
-        one_metric: false,
-        modules: true,
-        title: true,
-        interval: true,
         time_unit: Some(Unit::Milliseconds),
         weight_is_time: true,
         ..Carries::SAMPLES_PER_THREAD
+            .weighing(&[MetricKind::Time, MetricKind::Samples])
+            .with_modules()
+            .with_title()
+            .with_interval()
     },
     reads: Some(Reads::json(
         JsonKind {

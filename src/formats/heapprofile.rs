@@ -51,12 +51,7 @@ pub(crate) const SPEC: Spec = Spec {
     name: "heapprofile",
     description: "V8 sampling heap profile (`node --heap-prof`, DevTools allocation sampling): bytes",
     extensions: &["heapprofile"],
-    carries: Carries {
-        metrics: &[MetricKind::Alloc, MetricKind::Objects],
-        one_metric: false,
-        modules: true,
-        ..Carries::TREE_OF_SAMPLES
-    },
+    carries: Carries::TREE_OF_SAMPLES.weighing(&[MetricKind::Alloc, MetricKind::Objects]).with_modules(),
     reads: Some(Reads::json(
         JsonKind { what: "a V8 heap profile (.heapprofile)", aside: " (V8's)", check },
         |input, _, diag| read(input, diag).map_err(Error::from),

@@ -68,15 +68,10 @@ pub(crate) const SPEC: Spec = Spec {
     name: "hprof",
     description: "HPROF's CPU samples and allocation sites (`java -agentlib:hprof=cpu=samples,heap=sites`, JDK 5 to 8: `java.hprof.txt`), the samples as gprof2dot reads them",
     extensions: &["hprof.txt"],
-    carries: Carries {
-        threads: true,
-        thread_roots: true,
-        metrics: &[MetricKind::Samples, MetricKind::Alloc, MetricKind::Objects],
-        one_metric: false,
-        source_lines: true,
-        modules: true,
-        ..Carries::STACKS_OF_SAMPLES
-    },
+    carries: Carries::SAMPLES_PER_THREAD
+        .weighing(&[MetricKind::Samples, MetricKind::Alloc, MetricKind::Objects])
+        .with_source_lines()
+        .with_modules(),
     reads: Some(Reads::text(sniff, read)),
     writes: None,
 };

@@ -64,13 +64,9 @@ pub(crate) const SPEC: Spec = Spec {
     description: "LispWorks profiler tree (`save-current-profiler-tree`)",
     extensions: &["tree"],
     carries: Carries {
-        threads: true,
-        frame_kinds: true,
-        function_facts: true,
-        title: true,
         name_replacements: &[('\n', ' '), ('\r', ' ')],
         weight_is_time: true,
-        ..Carries::TREE_OF_SAMPLES
+        ..Carries::TREE_OF_SAMPLES.with_threads().with_frame_kinds().with_function_facts().with_title()
     },
     reads: Some(Reads::text(sniff, |input, _, diag| read(input, diag).map_err(Error::from))),
     writes: Some(Writes {

@@ -59,12 +59,7 @@ pub(crate) const SPEC: Spec = Spec {
     name: "macos-sample",
     description: "macOS `sample` report (`sample PID`, Activity Monitor), the stacks `inferno-collapse-sample` makes",
     extensions: &["sample.txt", "sample"],
-    carries: Carries {
-        frame_kinds: true,
-        title: true,
-        interval: true,
-        ..Carries::SAMPLES_PER_THREAD
-    },
+    carries: Carries::SAMPLES_PER_THREAD.with_frame_kinds().with_title().with_interval(),
     reads: Some(Reads::text(sniff, lines::read::<Report<CallTree>>)),
     writes: None,
 };

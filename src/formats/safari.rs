@@ -45,13 +45,9 @@ pub(crate) const SPEC: Spec = Spec {
     description: "Safari Web Inspector timeline recording (its JavaScript samples), as speedscope opens it",
     extensions: &["recording.json"],
     carries: Carries {
-        metrics: &[MetricKind::Time, MetricKind::Samples],
-        one_metric: false,
-        modules: true,
-        title: true,
         time_unit: Some(Unit::Microseconds),
         weight_is_time: true,
-        ..Carries::STACKS_OF_SAMPLES
+        ..Carries::STACKS_OF_SAMPLES.weighing(&[MetricKind::Time, MetricKind::Samples]).with_modules().with_title()
     },
     reads: Some(Reads::json(
         JsonKind { what: "a Safari timeline recording", aside: " (Safari's)", check },

@@ -59,10 +59,9 @@ pub(crate) const SPEC: Spec = Spec {
     description: "Apple Sampler \"supersampler\" stack samples",
     extensions: &["sampler"],
     carries: Carries {
-        modules: true,
         name_replacements: &[('\t', ' '), ('\n', ' '), ('\r', ' ')],
         weight_is_time: true,
-        ..Carries::SAMPLES_PER_THREAD
+        ..Carries::SAMPLES_PER_THREAD.with_modules()
     },
     reads: Some(Reads::binary(sniff, |input, options, diag| {
         read(input, &options.formats.get(), diag).map_err(Error::from)

@@ -75,15 +75,12 @@ pub(crate) const SPEC: Spec = Spec {
     name: "simpleperf",
     description: "Android simpleperf's samples (`simpleperf report-sample --protobuf`), as the Firefox Profiler imports them",
     extensions: &["trace"],
-    carries: Carries {
-        frame_kinds: true,
-        metrics: &[MetricKind::Samples, MetricKind::Time, MetricKind::Events],
-        one_metric: false,
-        modules: true,
-        title: true,
-        interval: true,
-        ..Carries::SAMPLES_PER_THREAD
-    },
+    carries: Carries::SAMPLES_PER_THREAD
+        .weighing(&[MetricKind::Samples, MetricKind::Time, MetricKind::Events])
+        .with_frame_kinds()
+        .with_modules()
+        .with_title()
+        .with_interval(),
     reads: Some(Reads::binary(sniff, |input, _, diag| read(input, diag).map_err(Error::from))),
     writes: None,
 };

@@ -49,14 +49,7 @@ pub(crate) const SPEC: Spec = Spec {
     name: "sleepy",
     description: "Very Sleepy's captures (`.sleepy`: a zip of its symbols and call stacks, formats 0.7 to 0.92), as Very Sleepy and gprof2dot read them",
     extensions: &["sleepy"],
-    carries: Carries {
-        threads: true,
-        thread_roots: true,
-        metrics: &[MetricKind::Time],
-        modules: true,
-        title: true,
-        ..Carries::STACKS_OF_SAMPLES
-    },
+    carries: Carries::SAMPLES_PER_THREAD.weighing(&[MetricKind::Time]).with_modules().with_title(),
     reads: Some(Reads::binary(sniff, |input, options, diag| read(input, options, diag).map_err(Error::from))),
     writes: None,
 };

@@ -417,12 +417,12 @@ impl Carries {
 
     /// [`Carries::STACKS_OF_SAMPLES`] as a call tree: the preset a format of trees states its
     /// differences from.
-    pub const TREE_OF_SAMPLES: Carries = Carries { structure: Structure::Tree, ..Carries::STACKS_OF_SAMPLES };
+    pub const TREE_OF_SAMPLES: Carries = Carries::STACKS_OF_SAMPLES.as_tree();
 
     /// [`Carries::STACKS_OF_SAMPLES`] of each thread apart, each thread a root (a sampling
     /// profiler's recording: Sampler, JFR, simpleperf, Perfetto, Gecko): the preset they state
     /// their differences from.
-    pub const SAMPLES_PER_THREAD: Carries = Carries { threads: true, thread_roots: true, ..Carries::STACKS_OF_SAMPLES };
+    pub const SAMPLES_PER_THREAD: Carries = Carries::STACKS_OF_SAMPLES.per_thread();
 
     /// Lines of folded stacks (`thread;a;b 3`), whose names hold no `;` and no line break: folded
     /// stacks, and the flame graphs inferno draws from them.
@@ -431,6 +431,67 @@ impl Carries {
         name_replacements: &[(';', ','), ('\n', ' '), ('\r', ' ')],
         ..Carries::STACKS_OF_SAMPLES
     };
+
+    /// These carries with threads, each the root of its stacks (a sampling profiler's recording).
+    pub const fn per_thread(self) -> Carries {
+        Carries { threads: true, thread_roots: true, ..self }
+    }
+
+    /// These carries with threads as frames, not always the roots.
+    pub const fn with_threads(self) -> Carries {
+        Carries { threads: true, ..self }
+    }
+
+    /// These carries as a call tree.
+    pub const fn as_tree(self) -> Carries {
+        Carries { structure: Structure::Tree, ..self }
+    }
+
+    /// These carries as a call graph.
+    pub const fn as_graph(self) -> Carries {
+        Carries { structure: Structure::Graph, ..self }
+    }
+
+    /// These carries weighing metrics of `metrics` kinds, in the order a format prefers them; one
+    /// number per node no longer where there are several.
+    pub const fn weighing(self, metrics: &'static [MetricKind]) -> Carries {
+        Carries { metrics, one_metric: self.one_metric && metrics.len() == 1, ..self }
+    }
+
+    /// These carries with frame kinds (threads, lines, pseudo-frames told apart).
+    pub const fn with_frame_kinds(self) -> Carries {
+        Carries { frame_kinds: true, ..self }
+    }
+
+    /// These carries with functions' facts.
+    pub const fn with_function_facts(self) -> Carries {
+        Carries { function_facts: true, ..self }
+    }
+
+    /// These carries with frames' source lines.
+    pub const fn with_source_lines(self) -> Carries {
+        Carries { source_lines: true, ..self }
+    }
+
+    /// These carries with frames' modules.
+    pub const fn with_modules(self) -> Carries {
+        Carries { modules: true, ..self }
+    }
+
+    /// These carries with a title.
+    pub const fn with_title(self) -> Carries {
+        Carries { title: true, ..self }
+    }
+
+    /// These carries with a timestamp.
+    pub const fn with_timestamp(self) -> Carries {
+        Carries { timestamp: true, ..self }
+    }
+
+    /// These carries with a sampling interval.
+    pub const fn with_interval(self) -> Carries {
+        Carries { interval: true, ..self }
+    }
 
     /// A short description for `proftool formats` and the README.
     pub fn describe(&self) -> String {

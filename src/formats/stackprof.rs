@@ -53,12 +53,11 @@ pub(crate) const SPEC: Spec = Spec {
     description: "Ruby stackprof JSON (`StackProf.run(raw: true)`), as speedscope opens it",
     extensions: &["stackprof.json"],
     carries: Carries {
-        metrics: &[MetricKind::Time, MetricKind::Samples, MetricKind::Objects],
-        one_metric: false,
-        modules: true,
-        interval: true,
         time_unit: Some(crate::model::Unit::Microseconds),
         ..Carries::STACKS_OF_SAMPLES
+            .weighing(&[MetricKind::Time, MetricKind::Samples, MetricKind::Objects])
+            .with_modules()
+            .with_interval()
     },
     reads: Some(Reads::json(
         JsonKind { what: "a Ruby stackprof profile", aside: " (Ruby's)", check },

@@ -40,7 +40,7 @@
 use super::kit::csv_fields::{Header, Rows, Table};
 use super::kit::lines;
 use super::kit::sink::{Missing, Order, Reason, StackSink};
-use super::spec::{Carries, Reads, Sniff, Spec, Structure};
+use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError};
 use crate::formats::ReadOptions;
@@ -54,15 +54,10 @@ pub(crate) const SPEC: Spec = Spec {
     name: "vsprof",
     description: "Visual Studio's call tree summary as CSV (`VSPerfReport /summary:calltree`: `CallTreeSummary.csv`), as `inferno-collapse-vsprof` reads it",
     extensions: &["vsprof.csv"],
-    carries: Carries {
-        structure: Structure::Tree,
-        metrics: &[MetricKind::Samples, MetricKind::Time, MetricKind::Calls],
-        one_metric: false,
-        threads: true,
-        thread_roots: true,
-        modules: true,
-        ..Carries::STACKS_OF_SAMPLES
-    },
+    carries: Carries::SAMPLES_PER_THREAD
+        .as_tree()
+        .weighing(&[MetricKind::Samples, MetricKind::Time, MetricKind::Calls])
+        .with_modules(),
     reads: Some(Reads::text(sniff, read)),
     writes: None,
 };
@@ -255,15 +250,16 @@ impl Weights {
             decimal(&row[index]).ok_or_else(|| line.unexpected(what.to_string(), format!("`{}`", row[index])))
         };
         let count = |index: usize, what: &str| {
-            integer(&row[index]).ok_or_else(|| line.unexpected(what.to_string(), format!("`{}`", row[index])))
+            let count = integer(&row[index]).and_then(|count| i64::try_from(count).ok());
+            count.ok_or_else(|| line.unexpected(what.to_string(), format!("`{}`", row[index])))
         };
         let mut weights = Weights { own: Vec::with_capacity(3), share: None, run: None };
         if let Some(index) = columns.samples {
-            weights.own.push((SAMPLES, count(index, "a count of exclusive samples")? as i64));
+            weights.own.push((SAMPLES, count(index, "a count of exclusive samples")?));
         }
         let calls = columns.calls.map(|index| count(index, "a number of calls")).transpose()?;
         if let Some(calls) = calls {
-            weights.own.push((CALLS, calls as i64));
+            weights.own.push((CALLS, calls));
         }
         match columns.time {
             Some(Time::Milliseconds(index)) => {

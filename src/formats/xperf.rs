@@ -46,14 +46,7 @@ pub(crate) const SPEC: Spec = Spec {
     name: "xperf",
     description: "xperf's sampled CPU stacks as CSV (the Windows Performance Toolkit's summary table with its `Stack` column, \"Export Full Table\"), as gprof2dot reads them",
     extensions: &["xperf", "xperf.csv"],
-    carries: Carries {
-        threads: true,
-        thread_roots: true,
-        metrics: &[MetricKind::Time, MetricKind::Samples],
-        one_metric: false,
-        modules: true,
-        ..Carries::STACKS_OF_SAMPLES
-    },
+    carries: Carries::SAMPLES_PER_THREAD.weighing(&[MetricKind::Time, MetricKind::Samples]).with_modules(),
     reads: Some(Reads::text(sniff, read)),
     writes: None,
 };
@@ -72,7 +65,9 @@ const SAMPLES: usize = 1;
 /// Reads an exported table of sampled stacks.
 fn read(input: &mut (dyn Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, Error> {
     let time = Metric::time(Unit::Nanoseconds, Repr::Int).sampled(Sampling::weights_of("samples"));
-    let sink = StackSink::new(SPEC.format_name(), vec![time, Metric::samples()]);
+    let mut sink = StackSink::new(SPEC.format_name(), vec![time, Metric::samples()]);
+    // As gprof2dot weighs each function: by its sampled time.
+    sink.profile().meta.weighed_by = Some(MetricKind::Time);
     lines::read_into(input, Rows::<Samples>::default(), sink, diag).map_err(Error::from)
 }
 
@@ -128,7 +123,9 @@ impl Table for Samples {
             line.unexpected("a weight, in milliseconds", format!("`{}`", row[columns.weight]))
         })?;
         let count = lines::count(line, row[columns.count].trim(), "a count of samples")?;
-        let nanos = (weight * 1e6).round() as i64 * count;
+        let nanos = ((weight * 1e6).round() as i64).checked_mul(count).ok_or_else(|| {
+            line.unexpected("a weight × count of at most 2⁶³ ns", format!("{weight} ms × {count}"))
+        })?;
         if row[columns.process_name] == "Idle" {
             sink.leave_out(&IDLE, Some(line.position), nanos);
             return Ok(());

@@ -78,14 +78,11 @@ pub(crate) const SPEC: Spec = Spec {
     name: "art-trace",
     description: "Android ART method traces (`Debug.startMethodTracing`, `am profile`: `.trace`, regular and streaming), as the Firefox Profiler imports them",
     extensions: &["trace"],
-    carries: Carries {
-        structure: crate::formats::Structure::Tree,
-        frame_kinds: true,
-        metrics: &[MetricKind::Time, MetricKind::Calls],
-        one_metric: false,
-        modules: true,
-        ..Carries::SAMPLES_PER_THREAD
-    },
+    carries: Carries::SAMPLES_PER_THREAD
+        .as_tree()
+        .weighing(&[MetricKind::Time, MetricKind::Calls])
+        .with_frame_kinds()
+        .with_modules(),
     reads: Some(Reads::binary(sniff, |input, _, diag| read(input, diag).map_err(Error::from))),
     writes: None,
 };

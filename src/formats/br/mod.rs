@@ -79,13 +79,12 @@ pub(crate) const SPEC: Spec = Spec {
     description: "Business Rules! profiler records (binary)",
     extensions: &["br"],
     carries: Carries {
-        metrics: &[MetricKind::Samples, MetricKind::Time],
-        one_metric: false,
-        source_lines: true,
-        modules: true,
         needs_samples: true,
         weight_is_time: true,
         ..Carries::STACKS_OF_SAMPLES
+            .weighing(&[MetricKind::Samples, MetricKind::Time])
+            .with_source_lines()
+            .with_modules()
     },
     reads: Some(Reads::binary(sniff, |input, options, diag| {
         read(input, &options.formats.get(), diag).map_err(Error::from)

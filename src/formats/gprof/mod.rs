@@ -77,7 +77,7 @@
 mod report;
 
 use super::kit::call_graph::{CallGraph, Layout, TooManyNodes, Unexpanded};
-use super::spec::{Carries, Reads, Sniff, Spec, Structure};
+use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
 use crate::formats::ReadOptions;
@@ -91,12 +91,7 @@ pub(crate) const SPEC: Spec = Spec {
     name: "gprof",
     description: "GNU gprof's text report (flat profile and call graph, `gprof PROG gmon.out`)",
     extensions: &["gprof"],
-    carries: Carries {
-        structure: Structure::Graph,
-        metrics: &[MetricKind::Time, MetricKind::Calls],
-        one_metric: false,
-        ..Carries::STACKS_OF_SAMPLES
-    },
+    carries: Carries::STACKS_OF_SAMPLES.as_graph().weighing(&[MetricKind::Time, MetricKind::Calls]),
     reads: Some(Reads::text(sniff, |input, options, diag| read(input, options, diag).map_err(Error::from))),
     writes: None,
 };

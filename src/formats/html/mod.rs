@@ -38,27 +38,26 @@ pub(crate) const SPEC: Spec = Spec {
     description: "a self-contained page to look at in a browser: flame graph, icicle, search, functions and their callers and callees",
     extensions: &["html", "htm"],
     carries: Carries {
-        threads: true,
-        frame_kinds: true,
-        metrics: &[
-            MetricKind::Samples,
-            MetricKind::Time,
-            MetricKind::Ticks,
-            MetricKind::Inspections,
-            MetricKind::Calls,
-            MetricKind::Alloc,
-            MetricKind::Objects,
-            MetricKind::Events,
-        ],
-        one_metric: false,
-        source_lines: true,
-        modules: true,
-        title: true,
-        interval: true,
         lines_nest: true,
         timeline: true,
         slices: true,
         ..Carries::TREE_OF_SAMPLES
+            .with_threads()
+            .weighing(&[
+                MetricKind::Samples,
+                MetricKind::Time,
+                MetricKind::Ticks,
+                MetricKind::Inspections,
+                MetricKind::Calls,
+                MetricKind::Alloc,
+                MetricKind::Objects,
+                MetricKind::Events,
+            ])
+            .with_frame_kinds()
+            .with_source_lines()
+            .with_modules()
+            .with_title()
+            .with_interval()
     },
     reads: None,
     // Measured inclusive values kept: a Dyalog tree's totals are measured (docs/formats.md).

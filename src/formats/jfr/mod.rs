@@ -103,14 +103,11 @@ pub(crate) const SPEC: Spec = Spec {
     name: "jfr",
     description: "JDK Flight Recorder recording (`java -XX:StartFlightRecording`, JDK 9 to 25): execution and native method samples per thread, allocations (samples, TLABs) as bytes and objects below their class, monitor enters, waits and parks as time and events",
     extensions: &["jfr"],
-    carries: Carries {
-        metrics: &[MetricKind::Samples, MetricKind::Events, MetricKind::Alloc, MetricKind::Objects, MetricKind::Time],
-        one_metric: false,
-        source_lines: true,
-        timestamp: true,
-        interval: true,
-        ..Carries::SAMPLES_PER_THREAD
-    },
+    carries: Carries::SAMPLES_PER_THREAD
+        .weighing(&[MetricKind::Samples, MetricKind::Events, MetricKind::Alloc, MetricKind::Objects, MetricKind::Time])
+        .with_source_lines()
+        .with_timestamp()
+        .with_interval(),
     reads: Some(Reads::binary(sniff, |input, _, diag| read::Reader::new().read(input, diag).map_err(Error::from))),
     writes: None,
 };

@@ -95,14 +95,13 @@ pub(crate) const SPEC: Spec = Spec {
     description: "Linux `perf script` text of a `perf record` recording (with `-g` or without, `-F` field lists), and simpleperf's `report_sample.py` text",
     extensions: &["perf-script", "perf"],
     carries: Carries {
-        threads: true,
-        frame_kinds: true,
-        metrics: &[MetricKind::Samples, MetricKind::Time, MetricKind::Events],
-        one_metric: false,
-        modules: true,
-        interval: true,
         time_unit: Some(Unit::Nanoseconds),
         ..Carries::STACKS_OF_SAMPLES
+            .with_threads()
+            .weighing(&[MetricKind::Samples, MetricKind::Time, MetricKind::Events])
+            .with_frame_kinds()
+            .with_modules()
+            .with_interval()
     },
     reads: Some(Reads::text(sniff, |input, options, diag| {
         read(input, &options.formats.get(), diag).map_err(Error::from)

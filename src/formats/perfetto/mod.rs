@@ -90,13 +90,10 @@ pub(crate) const SPEC: Spec = Spec {
     name: "perfetto",
     description: "Perfetto traces (protobuf: traced_perf samples, heapprofd heap dumps, Chrome's sampler and slices)",
     extensions: &["perfetto-trace", "pftrace"],
-    carries: Carries {
-        frame_kinds: true,
-        metrics: &[MetricKind::Samples, MetricKind::Alloc, MetricKind::Objects, MetricKind::Time],
-        one_metric: false,
-        modules: true,
-        ..Carries::SAMPLES_PER_THREAD
-    },
+    carries: Carries::SAMPLES_PER_THREAD
+        .weighing(&[MetricKind::Samples, MetricKind::Alloc, MetricKind::Objects, MetricKind::Time])
+        .with_frame_kinds()
+        .with_modules(),
     reads: Some(Reads::binary(sniff, |input, _, diag| read::read(input, diag).map_err(Error::from))),
     writes: None,
 };

@@ -90,13 +90,10 @@ pub(crate) const SPEC: Spec = Spec {
     name: "pprof-legacy",
     description: "pprof's legacy profiles: gperftools' CPU profile (binary), heap and contention profiles in text (gperftools, tcmalloc, Go's `debug=1`), Go's goroutine counts, thread profiles, Java agents' heapz, contentionz and CPU profiles, as `go tool pprof` reads them",
     extensions: &["cpu", "heap", "contention", "goroutine", "threadcreate", "thread"],
-    carries: Carries {
-        metrics: &[MetricKind::Samples, MetricKind::Alloc, MetricKind::Objects, MetricKind::Time, MetricKind::Events],
-        one_metric: false,
-        modules: true,
-        interval: true,
-        ..Carries::STACKS_OF_SAMPLES
-    },
+    carries: Carries::STACKS_OF_SAMPLES
+        .weighing(&[MetricKind::Samples, MetricKind::Alloc, MetricKind::Objects, MetricKind::Time, MetricKind::Events])
+        .with_modules()
+        .with_interval(),
     reads: Some(Reads::binary(sniff, |input, _, diag| read(input, diag).map_err(Error::from))),
     writes: None,
 };

@@ -50,7 +50,7 @@ mod marshal;
 
 use super::kit::call_graph::{CallGraph, Layout, TooManyNodes, Unexpanded};
 use super::kit::source_frame::{Anonymous, SourceFrame};
-use super::spec::{Carries, Reads, Sniff, Spec, Structure};
+use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
 use crate::formats::ReadOptions;
@@ -64,14 +64,11 @@ pub(crate) const SPEC: Spec = Spec {
     name: "pstats",
     description: "Python pstats (`cProfile`/`profile` `-o FILE`, `dump_stats`), as `pstats.Stats` reads it",
     extensions: &["pstats"],
-    carries: Carries {
-        structure: Structure::Graph,
-        metrics: &[MetricKind::Time, MetricKind::Calls],
-        one_metric: false,
-        source_lines: true,
-        modules: true,
-        ..Carries::STACKS_OF_SAMPLES
-    },
+    carries: Carries::STACKS_OF_SAMPLES
+        .as_graph()
+        .weighing(&[MetricKind::Time, MetricKind::Calls])
+        .with_source_lines()
+        .with_modules(),
     reads: Some(Reads::binary(sniff, |input, options, diag| read(input, options, diag).map_err(Error::from))),
     writes: None,
 };

@@ -69,14 +69,11 @@ pub(crate) const SPEC: Spec = Spec {
     name: "dhat",
     description: "Valgrind DHAT profile JSON (dhat.out.<pid>), as dh_view reads it",
     extensions: &["dhat"],
-    carries: Carries {
-        metrics: &[MetricKind::Objects, MetricKind::Alloc, MetricKind::Events],
-        one_metric: false,
-        source_lines: true,
-        modules: true,
-        title: true,
-        ..Carries::STACKS_OF_SAMPLES
-    },
+    carries: Carries::STACKS_OF_SAMPLES
+        .weighing(&[MetricKind::Objects, MetricKind::Alloc, MetricKind::Events])
+        .with_source_lines()
+        .with_modules()
+        .with_title(),
     reads: Some(Reads::json(
         JsonKind { what: "a DHAT profile (dhat.out.<pid>)", aside: " (valgrind's)", check },
         |input, _, diag| read(input, diag).map_err(Error::from),

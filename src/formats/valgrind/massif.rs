@@ -64,14 +64,12 @@ pub(crate) const SPEC: Spec = Spec {
     name: "massif",
     description: "Valgrind massif profile (massif.out.<pid>): a snapshot's heap tree, as ms_print shows it",
     extensions: &["massif"],
-    carries: Carries {
-        frame_kinds: true,
-        metrics: &[MetricKind::Alloc],
-        source_lines: true,
-        modules: true,
-        title: true,
-        ..Carries::TREE_OF_SAMPLES
-    },
+    carries: Carries::TREE_OF_SAMPLES
+        .weighing(&[MetricKind::Alloc])
+        .with_frame_kinds()
+        .with_source_lines()
+        .with_modules()
+        .with_title(),
     reads: Some(Reads::text(sniff, read)),
     writes: None,
 };

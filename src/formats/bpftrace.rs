@@ -107,10 +107,7 @@ impl StackLines for Maps {
     // bpftrace ends every line: a last line without its end (`@[]: ` without its count, a count's
     // first digits) was cut there.
     const LAST_LINE_CUT: Option<&'static str> = Some("its entry's count may be incomplete or missing");
-    const MISSING: Option<Missing> = Some(Missing {
-        expected: "a map entry of a stack: `@[`, its frames, and `]: COUNT`",
-        found: "none in the whole input",
-    });
+    const MISSING: Option<Missing> = Some(Missing::anywhere("a map entry of a stack: `@[`, its frames, and `]: COUNT`"));
 
     fn line(&mut self, line: &Line<'_>, sink: &mut StackSink, _: &mut Diagnostics) -> Result<(), ParseError> {
         if !self.0.is_open() {

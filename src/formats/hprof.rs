@@ -178,11 +178,7 @@ static NO_STACK: Reason = Reason {
 
 impl StackLines for Records {
     const FORMAT: FormatName = SPEC.format_name();
-    const LAST_LINE_CUT: Option<&'static str> = None;
-    const MISSING: Option<Missing> = Some(Missing {
-        expected: "a `CPU SAMPLES BEGIN` table of traces' counts (cpu=samples) or a `SITES BEGIN` table (heap=sites)",
-        found: "none in the whole input",
-    });
+    const MISSING: Option<Missing> = Some(Missing::anywhere("a `CPU SAMPLES BEGIN` table of traces' counts (cpu=samples) or a `SITES BEGIN` table (heap=sites)"));
 
     fn line(&mut self, line: &Line<'_>, sink: &mut StackSink, _: &mut Diagnostics) -> Result<(), ParseError> {
         let text = line.text.trim_end();

@@ -66,7 +66,8 @@ pub(crate) fn nth_key(bytes: &[u8], key: &str, n: usize) -> usize {
     found.nth(n).unwrap_or(first)
 }
 
-/// The whole of `input`, read for a JSON reader of `format`: an I/O error at the byte it stopped at.
+/// The whole of `input`, read for a reader of `format` that needs all of it at once (JSON, a zip
+/// archive, a marshalled dict): an I/O error at the byte it stopped at.
 pub(crate) fn read_all(input: &mut (dyn std::io::Read + Send), format: FormatName) -> Result<Vec<u8>, ParseError> {
     let mut bytes = Vec::new();
     input.read_to_end(&mut bytes).map_err(|e| ParseError {

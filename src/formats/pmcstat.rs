@@ -111,11 +111,7 @@ static NOT_A_NODE: Reason = Reason {
 
 impl StackLines for Graph {
     const FORMAT: FormatName = SPEC.format_name();
-    const LAST_LINE_CUT: Option<&'static str> = None;
-    const MISSING: Option<Missing> = Some(Missing {
-        expected: "a line of the call graph (`12.5%  [42]  function`)",
-        found: "none in the whole input",
-    });
+    const MISSING: Option<Missing> = Some(Missing::anywhere("a line of the call graph (`12.5%  [42]  function`)"));
 
     fn line(&mut self, line: &Line<'_>, sink: &mut StackSink, _: &mut Diagnostics) -> Result<(), ParseError> {
         if let Some((event, stated)) = section(line.text) {

@@ -89,12 +89,7 @@ impl Entry {
 
 /// Reads a capture.
 fn read(input: &mut (dyn Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
-    let mut bytes = Vec::new();
-    input.read_to_end(&mut bytes).map_err(|e| ParseError {
-        format: FORMAT,
-        position: Position::byte(bytes.len() as u64),
-        kind: ParseErrorKind::Io(e),
-    })?;
+    let bytes = super::json::read_all(input, FORMAT)?;
     let size = bytes.len() as u64;
     let mut archive = ZipArchive::new(Cursor::new(bytes)).map_err(|e| {
         let kind = ParseErrorKind::Unexpected {

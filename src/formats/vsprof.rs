@@ -151,10 +151,7 @@ static NO_RUN_TIME: Reason = Reason {
 
 impl Table for Report {
     const FORMAT: FormatName = SPEC.format_name();
-    const MISSING: Missing = Missing {
-        expected: "a `Level,Function Name,…` header and the rows of the call tree below it",
-        found: "none in the whole input",
-    };
+    const MISSING: Missing = Missing::anywhere("a `Level,Function Name,…` header and the rows of the call tree below it");
     type Columns = Columns;
 
     fn columns(header: &Header<'_, '_>) -> Result<(Columns, usize), ParseError> {

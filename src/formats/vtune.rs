@@ -83,11 +83,7 @@ struct Stacks {
 
 impl StackLines for Stacks {
     const FORMAT: FormatName = SPEC.format_name();
-    const LAST_LINE_CUT: Option<&'static str> = None;
-    const MISSING: Option<Missing> = Some(Missing {
-        expected: "a `Function Stack,CPU Time:Self,Module` header and the lines of the call tree below it",
-        found: "none in the whole input",
-    });
+    const MISSING: Option<Missing> = Some(Missing::anywhere("a `Function Stack,CPU Time:Self,Module` header and the lines of the call tree below it"));
 
     fn line(&mut self, line: &Line<'_>, sink: &mut StackSink, _: &mut Diagnostics) -> Result<(), ParseError> {
         let Some(columns) = &self.columns else {

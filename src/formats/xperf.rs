@@ -102,10 +102,7 @@ static IDLE: Reason = Reason {
 
 impl Table for Samples {
     const FORMAT: FormatName = SPEC.format_name();
-    const MISSING: Missing = Missing {
-        expected: "a `Process Name, …, Stack, …, Weight, …, Count` header and the rows of sampled stacks below it",
-        found: "none in the whole input",
-    };
+    const MISSING: Missing = Missing::anywhere("a `Process Name, …, Stack, …, Weight, …, Count` header and the rows of sampled stacks below it");
     type Columns = Columns;
 
     fn columns(header: &Header<'_, '_>) -> Result<(Columns, usize), ParseError> {

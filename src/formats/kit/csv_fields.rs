@@ -55,7 +55,6 @@ impl<T: Table> Default for Rows<T> {
 
 impl<T: Table> StackLines for Rows<T> {
     const FORMAT: FormatName = T::FORMAT;
-    const LAST_LINE_CUT: Option<&'static str> = None;
     const MISSING: Option<Missing> = Some(T::MISSING);
 
     fn line(&mut self, line: &Line<'_>, sink: &mut StackSink, _: &mut Diagnostics) -> Result<(), ParseError> {

@@ -17,7 +17,7 @@ pub(crate) trait StackLines: Default {
     const FORMAT: FormatName;
     /// What a last line that the input ends in without a line break may have lost, for a format
     /// whose writers end every line (it is then said to look cut short); `None` for others.
-    const LAST_LINE_CUT: Option<&'static str>;
+    const LAST_LINE_CUT: Option<&'static str> = None;
     /// What an input without a stack should have held, for a format that refuses one.
     const MISSING: Option<Missing>;
 

@@ -71,8 +71,7 @@ pub(crate) struct Report<B> {
 impl<B: Body> StackLines for Report<B> {
     const FORMAT: FormatName = B::FORMAT;
     // A report cut short lacks the line that ends its body, which is the error; the last line is not
-    // judged by its missing line break.
-    const LAST_LINE_CUT: Option<&'static str> = None;
+    // judged by its missing line break (LAST_LINE_CUT's default).
     // A body of no stack (nothing was sampled) is an empty profile.
     const MISSING: Option<Missing> = None;
 

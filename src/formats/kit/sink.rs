@@ -35,6 +35,13 @@ pub(crate) struct Missing {
     pub(crate) found: &'static str,
 }
 
+impl Missing {
+    /// The input should have held `expected`, and holds none of it anywhere.
+    pub(crate) const fn anywhere(expected: &'static str) -> Missing {
+        Missing { expected, found: "none in the whole input" }
+    }
+}
+
 /// What was left out for one reason.
 struct Left {
     reason: &'static Reason,

@@ -110,12 +110,7 @@ fn error(at: usize, expected: impl Into<String>, found: impl Into<String>) -> Pa
 }
 
 fn read(input: &mut (dyn Read + Send), options: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
-    let mut bytes = Vec::new();
-    input.read_to_end(&mut bytes).map_err(|e| ParseError {
-        format: FORMAT,
-        position: Position::byte(bytes.len() as u64),
-        kind: ParseErrorKind::Io(e),
-    })?;
+    let bytes = super::json::read_all(input, FORMAT)?;
     if bytes.is_empty() {
         return Err(error(0, "a marshalled dict of functions (pstats)", "nothing: the input is empty"));
     }

@@ -331,7 +331,7 @@ impl<'s, 'v> Stats<'s, 'v> {
             ([Some(cc), Some(nc), Some(tt), Some(ct)], Value::Dict(..)) => {
                 Ok(([tt * MICROS, nc, cc], ct * MICROS, items[4]))
             }
-            _ => Err(error(self.at(value), expected, "other values")),
+            _ => Err(error(self.at(value), expected, "other values (or a figure that is negative or not finite)")),
         }
     }
 
@@ -350,11 +350,12 @@ impl<'s, 'v> Stats<'s, 'v> {
                     match n {
                         [Some(nc), Some(cc), Some(tt), Some(ct)] => ([tt * MICROS, nc, cc], ct * MICROS),
                         _ => {
-                            return Err(error(self.at(pair[1]), "a caller's figures, (nc, cc, tt, ct)", "other values"))
+                            let found = "other values (or a figure that is negative or not finite)";
+                            return Err(error(self.at(pair[1]), "a caller's figures, (nc, cc, tt, ct)", found));
                         }
                     }
                 }
-                Value::Int(nc) => {
+                Value::Int(nc) if nc >= 0 => {
                     self.counts_only = true;
                     let part = if own[1] > 0.0 { nc as f64 / own[1] } else { 0.0 };
                     ([own[0] * part, nc as f64, own[2] * part], inclusive * part)
@@ -374,14 +375,15 @@ impl<'s, 'v> Stats<'s, 'v> {
     }
 }
 
-/// A number of an entry: an int or a float.
+/// A number of an entry: an int or a float, a count or a time, so finite and not negative.
 fn number(value: Value) -> Option<f64> {
-    match value {
-        Value::Int(int) => Some(int as f64),
-        Value::Float(float) => Some(float),
-        Value::Bool(b) => Some(f64::from(u8::from(b))),
-        _ => None,
-    }
+    let number = match value {
+        Value::Int(int) => int as f64,
+        Value::Float(float) => float,
+        Value::Bool(b) => f64::from(u8::from(b)),
+        _ => return None,
+    };
+    Some(number).filter(|n| n.is_finite() && *n >= 0.0)
 }
 
 /// What a value is, for errors.

@@ -27,9 +27,9 @@
 //! The title is the program's path.
 //!
 //! **Errors**: an input that is no zip archive (or one cut short), an archive without
-//! `Symbols.txt` or `Callstacks.txt`, a symbol line that is not the grammar's, a call stack of an
-//! address `Symbols.txt` does not name or a time that is no number: at the entry's place in the
-//! archive, with the entry's line.
+//! `Symbols.txt` or `Callstacks.txt`, an entry that decompresses past `--max-input-size`, a symbol
+//! line that is not the grammar's, a call stack of an address `Symbols.txt` does not name or a time
+//! that is no number: at the entry's place in the archive, with the entry's line.
 //!
 //! **Lost**: source files and lines, addresses, the per-address counts of `IPCounts.txt`, the
 //! duration, date and count of samples of `Stats.txt`, a minidump.
@@ -88,26 +88,33 @@ impl Entry {
 }
 
 /// Reads a capture.
-fn read(input: &mut (dyn Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+fn read(input: &mut (dyn Read + Send), options: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let bytes = super::json::read_all(input, FORMAT)?;
     let size = bytes.len() as u64;
-    let mut archive = ZipArchive::new(Cursor::new(bytes)).map_err(|e| {
+    // An entry is decompressed whole: as much as a compressed input may hold (a deflated entry can
+    // grow a thousandfold).
+    let limit = match options.max_input_size {
+        0 => crate::files::DEFAULT_MAX_INPUT_SIZE,
+        given => given,
+    };
+    let archive = ZipArchive::new(Cursor::new(bytes)).map_err(|e| {
         let kind = ParseErrorKind::Unexpected {
             expected: "a zip archive (Very Sleepy's capture)".into(),
             found: format!("{e}: the file is no zip archive or looks cut short"),
         };
         ParseError { format: FORMAT, position: Position::byte(size), kind }
     })?;
-    let required = |archive: &mut ZipArchive<Cursor<Vec<u8>>>, name: &'static str| {
-        entry(archive, name)?.ok_or_else(|| {
+    let mut archive = Archive { archive, limit };
+    let required = |archive: &mut Archive, name: &'static str| {
+        archive.entry(name)?.ok_or_else(|| {
             let kind = ParseErrorKind::Unexpected { expected: format!("a `{name}` entry"), found: "none in the archive".into() };
             ParseError { format: FORMAT, position: Position::byte(0), kind }
         })
     };
     let symbols = required(&mut archive, "Symbols.txt")?;
     let callstacks = required(&mut archive, "Callstacks.txt")?;
-    let threads = entry(&mut archive, "Threads.txt")?;
-    let stats = entry(&mut archive, "Stats.txt")?;
+    let threads = archive.entry("Threads.txt")?;
+    let stats = archive.entry("Stats.txt")?;
     let time = Metric::time(Unit::Nanoseconds, Repr::Int);
     let mut sink = StackSink::new(FORMAT, vec![time]);
     let frames = symbol_frames(&symbols, &mut sink)?;
@@ -119,29 +126,36 @@ fn read(input: &mut (dyn Read + Send), _: &ReadOptions, diag: &mut Diagnostics) 
     sink.finish(Some(missing), diag)
 }
 
-/// The text of the entry `name` (case aside), where the archive has it.
-fn entry(archive: &mut ZipArchive<Cursor<Vec<u8>>>, name: &'static str) -> Result<Option<Entry>, ParseError> {
-    let Some(index) = (0..archive.len()).find(|&i| archive.name_for_index(i).is_some_and(|n| n.eq_ignore_ascii_case(name))) else {
-        return Ok(None);
-    };
-    let mut file = archive.by_index(index).map_err(|e| {
-        let kind = ParseErrorKind::Unexpected { expected: format!("the `{name}` entry"), found: e.to_string() };
-        ParseError { format: FORMAT, position: Position::byte(0), kind }
-    })?;
-    let at = file.header_start();
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes).map_err(|e| {
-        let kind = ParseErrorKind::Unexpected {
-            expected: format!("the `{name}` entry, whole"),
-            found: format!("{e}: the archive looks cut short"),
+/// The archive, and the most bytes an entry may decompress to.
+struct Archive {
+    archive: ZipArchive<Cursor<Vec<u8>>>,
+    limit: u64,
+}
+
+impl Archive {
+    /// The text of the entry `name` (case aside), where the archive has it.
+    fn entry(&mut self, name: &'static str) -> Result<Option<Entry>, ParseError> {
+        let archive = &mut self.archive;
+        let Some(index) = (0..archive.len()).find(|&i| archive.name_for_index(i).is_some_and(|n| n.eq_ignore_ascii_case(name)))
+        else {
+            return Ok(None);
         };
-        ParseError { format: FORMAT, position: Position::byte(at), kind }
-    })?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        let kind = ParseErrorKind::Unexpected { expected: format!("UTF-8 text in `{name}`"), found: e.to_string() };
-        ParseError { format: FORMAT, position: Position::byte(at), kind }
-    })?;
-    Ok(Some(Entry { name, text, at }))
+        let error = |at: u64, expected: String, found: String| {
+            ParseError { format: FORMAT, position: Position::byte(at), kind: ParseErrorKind::Unexpected { expected, found } }
+        };
+        let file = archive.by_index(index).map_err(|e| error(0, format!("the `{name}` entry"), e.to_string()))?;
+        let at = file.header_start();
+        let mut bytes = Vec::new();
+        file.take(self.limit + 1).read_to_end(&mut bytes).map_err(|e| {
+            error(at, format!("the `{name}` entry, whole"), format!("{e}: the archive looks cut short"))
+        })?;
+        if bytes.len() as u64 > self.limit {
+            let expected = format!("a `{name}` entry of at most {} bytes (--max-input-size raises the limit)", self.limit);
+            return Err(error(at, expected, "more, decompressed".into()));
+        }
+        let text = String::from_utf8(bytes).map_err(|e| error(at, format!("UTF-8 text in `{name}`"), e.to_string()))?;
+        Ok(Some(Entry { name, text, at }))
+    }
 }
 
 /// The frame of each address id `Symbols.txt` names: its function in its module, one frame for

@@ -69,3 +69,17 @@ fn call_stacks_are_under_their_threads() {
     assert!(info.contains("sleepy (recognised by content)"), "{info}");
     assert!(info.contains(r"C:\src\shop\shop.exe"), "the program as title: {info}");
 }
+
+/// An entry is decompressed whole only up to `--max-input-size`: past it the capture is refused,
+/// naming the entry and the option (a deflated entry can grow a thousandfold).
+#[test]
+fn an_entry_past_the_input_limit_is_refused() {
+    let out = assert_cmd::Command::cargo_bin("proftool")
+        .unwrap()
+        .args(["summary", "--max-input-size", "200"])
+        .arg(fixture("sleepy/shop-0.92.sleepy"))
+        .assert()
+        .failure();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("a `Symbols.txt` entry of at most 200 bytes (--max-input-size raises the limit)"), "{err}");
+}

@@ -81,10 +81,14 @@ struct Entry {
 impl Entry {
     /// The error at line `line` (1-based) of the entry.
     fn error(&self, line: usize, expected: impl Into<String>, found: impl Into<String>) -> ParseError {
-        let expected = format!("{} (in {}, line {line})", expected.into(), self.name);
-        let kind = ParseErrorKind::Unexpected { expected, found: found.into() };
-        ParseError { format: FORMAT, position: Position::byte(self.at), kind }
+        error(self.at, format!("{} (in {}, line {line})", expected.into(), self.name), found)
     }
+}
+
+/// The error at byte `at` of the archive: `expected`, and what was `found` instead.
+fn error(at: u64, expected: impl Into<String>, found: impl Into<String>) -> ParseError {
+    let kind = ParseErrorKind::Unexpected { expected: expected.into(), found: found.into() };
+    ParseError { format: FORMAT, position: Position::byte(at), kind }
 }
 
 /// Reads a capture.
@@ -98,18 +102,11 @@ fn read(input: &mut (dyn Read + Send), options: &ReadOptions, diag: &mut Diagnos
         given => given,
     };
     let archive = ZipArchive::new(Cursor::new(bytes)).map_err(|e| {
-        let kind = ParseErrorKind::Unexpected {
-            expected: "a zip archive (Very Sleepy's capture)".into(),
-            found: format!("{e}: the file is no zip archive or looks cut short"),
-        };
-        ParseError { format: FORMAT, position: Position::byte(size), kind }
+        error(size, "a zip archive (Very Sleepy's capture)", format!("{e}: the file is no zip archive or looks cut short"))
     })?;
     let mut archive = Archive { archive, limit };
     let required = |archive: &mut Archive, name: &'static str| {
-        archive.entry(name)?.ok_or_else(|| {
-            let kind = ParseErrorKind::Unexpected { expected: format!("a `{name}` entry"), found: "none in the archive".into() };
-            ParseError { format: FORMAT, position: Position::byte(0), kind }
-        })
+        archive.entry(name)?.ok_or_else(|| error(0, format!("a `{name}` entry"), "none in the archive"))
     };
     let symbols = required(&mut archive, "Symbols.txt")?;
     let callstacks = required(&mut archive, "Callstacks.txt")?;
@@ -140,9 +137,6 @@ impl Archive {
         else {
             return Ok(None);
         };
-        let error = |at: u64, expected: String, found: String| {
-            ParseError { format: FORMAT, position: Position::byte(at), kind: ParseErrorKind::Unexpected { expected, found } }
-        };
         let file = archive.by_index(index).map_err(|e| error(0, format!("the `{name}` entry"), e.to_string()))?;
         let at = file.header_start();
         let mut bytes = Vec::new();
@@ -151,7 +145,7 @@ impl Archive {
         })?;
         if bytes.len() as u64 > self.limit {
             let expected = format!("a `{name}` entry of at most {} bytes (--max-input-size raises the limit)", self.limit);
-            return Err(error(at, expected, "more, decompressed".into()));
+            return Err(error(at, expected, "more, decompressed"));
         }
         let text = String::from_utf8(bytes).map_err(|e| error(at, format!("UTF-8 text in `{name}`"), e.to_string()))?;
         Ok(Some(Entry { name, text, at }))

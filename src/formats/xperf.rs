@@ -127,7 +127,7 @@ impl Table for Samples {
             sink.leave_out(&IDLE, Some(line.position), nanos);
             return Ok(());
         }
-        let symbol = format!("{}!{}", row[columns.module], row[columns.function]);
+        let (module, function) = (row[columns.module].as_ref(), row[columns.function].as_ref());
         self.stack.clear();
         let process = &row[columns.process.unwrap_or(columns.process_name)];
         self.stack.push(interned(&mut self.processes, process, sink, FrameKind::Thread));
@@ -142,12 +142,20 @@ impl Table for Samples {
                 last = Some(frame);
             }
         }
-        if last != Some(symbol.as_str()) {
+        // The row's function below the stack where the stack does not end in it (named once
+        // `module!function` only then: most stacks do).
+        if !last.is_some_and(|frame| is_symbol(frame, module, function)) {
+            let symbol = format!("{module}!{function}");
             self.stack.push(interned(&mut self.frames, &symbol, sink, FrameKind::Function));
         }
         sink.add_weights(Order::RootFirst, self.stack.iter().copied(), &[(TIME, nanos), (SAMPLES, count)]);
         Ok(())
     }
+}
+
+/// Whether `frame` is `module!function`.
+fn is_symbol(frame: &str, module: &str, function: &str) -> bool {
+    frame.strip_prefix(module).and_then(|rest| rest.strip_prefix('!')) == Some(function)
 }
 
 /// The frame of `text` (a process, or a frame `module!function`), made once in `frames`.

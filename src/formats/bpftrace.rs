@@ -95,12 +95,9 @@ fn closing(line: &str) -> Option<(&str, &str)> {
 struct Maps(OpenStack);
 
 /// Entries of an empty stack (`@[]: 996`, samples in user space of a kernel stack).
-static EMPTY_STACK: Reason = Reason {
-    key: "empty-stack",
-    says: |_, samples| {
-        format!("{samples} samples of an empty stack (`@[]: N`: in user space, for a kernel stack) left out, as stackcollapse-bpftrace.pl leaves them out")
-    },
-};
+static EMPTY_STACK: Reason = Reason::new("empty-stack", |_, samples| {
+    format!("{samples} samples of an empty stack (`@[]: N`: in user space, for a kernel stack) left out, as stackcollapse-bpftrace.pl leaves them out")
+});
 
 impl StackLines for Maps {
     const FORMAT: FormatName = FORMAT;

@@ -119,12 +119,9 @@ impl StackLines for Aggregation {
 }
 
 /// Count lines with no frame above them.
-static NO_STACK: Reason = Reason {
-    key: "empty-stack",
-    says: |stacks, samples| {
-        format!("{stacks} count line(s) with no frame above them skipped: {samples} samples of no stack")
-    },
-};
+static NO_STACK: Reason = Reason::new("empty-stack", |stacks, samples| {
+    format!("{stacks} count line(s) with no frame above them skipped: {samples} samples of no stack")
+});
 
 /// The frames a frame line names, root first (several for a JIT frame of inlined calls), as
 /// inferno names them (see the module documentation).

@@ -171,10 +171,9 @@ struct Records {
 }
 
 /// Samples of a trace with no frame (`<empty>`) and no thread: no stack to weigh.
-static NO_STACK: Reason = Reason {
-    key: "hprof-empty-trace",
-    says: |rows, samples| format!("rows of traces with no frame and no thread, which weigh no stack, left out: {rows} ({samples} samples)"),
-};
+static NO_STACK: Reason = Reason::new("hprof-empty-trace", |rows, samples| {
+    format!("rows of traces with no frame and no thread, which weigh no stack, left out: {rows} ({samples} samples)")
+});
 
 impl StackLines for Records {
     const FORMAT: FormatName = SPEC.format_name();

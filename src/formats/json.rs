@@ -4,6 +4,9 @@
 
 use crate::error::FormatName;
 use crate::error::{ParseError, ParseErrorKind, Position};
+use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
+use std::fmt;
+use std::marker::PhantomData;
 
 /// A serde_json error as a parse error of `format` with its line and column; `expected` says what
 /// the JSON should have been (`JSON in GHC's -pj schema`). JSON that ends before it closes is said
@@ -127,6 +130,44 @@ impl<'a> Head<'a> {
     pub(crate) fn value_of(self, key: &[u8]) -> Option<&'a [u8]> {
         let after = &self.0[memchr::memmem::find(self.0, key)? + key.len()..];
         after.trim_ascii_start().strip_prefix(b":").map(<[u8]>::trim_ascii_start)
+    }
+}
+
+/// A JSON array read an element at a time, each handed to `each` as soon as it is read, so that no
+/// array of them is built: serde's seed and visitor of it, `expecting` saying what the array holds
+/// in serde's errors, and the text `each` returns an error at the element.
+pub(crate) struct Each<T, F> {
+    expecting: &'static str,
+    each: F,
+    element: PhantomData<fn() -> T>,
+}
+
+impl<T, F: FnMut(T) -> Result<(), String>> Each<T, F> {
+    pub(crate) fn new(expecting: &'static str, each: F) -> Each<T, F> {
+        Each { expecting, each, element: PhantomData }
+    }
+}
+
+impl<'de, T: serde::Deserialize<'de>, F: FnMut(T) -> Result<(), String>> DeserializeSeed<'de> for Each<T, F> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de, T: serde::Deserialize<'de>, F: FnMut(T) -> Result<(), String>> Visitor<'de> for Each<T, F> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.expecting)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut elements: A) -> Result<(), A::Error> {
+        while let Some(element) = elements.next_element::<T>()? {
+            (self.each)(element).map_err(de::Error::custom)?;
+        }
+        Ok(())
     }
 }
 

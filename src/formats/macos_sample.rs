@@ -96,12 +96,9 @@ fn sniff(head: &[u8]) -> Sniff {
 struct CallTree(Indented);
 
 /// The stacks that end in an idle wait.
-static IDLE: Reason = Reason {
-    key: "idle-stacks",
-    says: |stacks, samples| {
-        format!("{stacks} stacks that end in a thread's idle wait (__psynch_cvwait, __ulock_wait, mach_msg_trap…) left out, as inferno-collapse-sample leaves them out: {samples} samples")
-    },
-};
+static IDLE: Reason = Reason::new("idle-stacks", |stacks, samples| {
+    format!("{stacks} stacks that end in a thread's idle wait (__psynch_cvwait, __ulock_wait, mach_msg_trap…) left out, as inferno-collapse-sample leaves them out: {samples} samples")
+});
 
 impl Body for CallTree {
     const FORMAT: FormatName = SPEC.format_name();

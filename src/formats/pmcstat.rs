@@ -100,14 +100,11 @@ const GRAPH: Tree = Tree { order: Order::LeafFirst, first_level: 0 };
 struct Graph(Indented);
 
 /// Lines that are neither of the graph, blank nor comments.
-static NOT_A_NODE: Reason = Reason {
-    key: "not-a-node",
-    says: |lines, _| {
-        format!(
-            "{lines} lines that are not of the call graph skipped, as speedscope and stackcollapse-pmc.pl skip them"
-        )
-    },
-};
+static NOT_A_NODE: Reason = Reason::new("not-a-node", |lines, _| {
+    format!(
+        "{lines} lines that are not of the call graph skipped, as speedscope and stackcollapse-pmc.pl skip them"
+    )
+});
 
 impl StackLines for Graph {
     const FORMAT: FormatName = SPEC.format_name();

@@ -285,16 +285,14 @@ fn say_lost(lost: &proto::LostSituation, read: usize, diag: &mut Diagnostics) {
 }
 
 /// Frames left unsymbolized, said once.
-static UNSYMBOLIZED: Reason = Reason {
-    key: "simpleperf-unsymbolized",
-    says: |count, _| format!("{count} call chain entries had no symbol (symbol_id -1): each is named by its file and address, FILE+0xVADDR"),
-};
+static UNSYMBOLIZED: Reason = Reason::new("simpleperf-unsymbolized", |count, _| {
+    format!("{count} call chain entries had no symbol (symbol_id -1): each is named by its file and address, FILE+0xVADDR")
+});
 
 /// Samples of threads no Thread record names, said once.
-static UNKNOWN_THREAD: Reason = Reason {
-    key: "simpleperf-unknown-thread",
-    says: |count, _| format!("{count} samples of threads no Thread record names: kept under [unknown]-?/TID"),
-};
+static UNKNOWN_THREAD: Reason = Reason::new("simpleperf-unknown-thread", |count, _| {
+    format!("{count} samples of threads no Thread record names: kept under [unknown]-?/TID")
+});
 
 /// The samples being made into stacks: a metric pair per event, each frame and thread interned once.
 struct Samples {

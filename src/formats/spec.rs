@@ -437,11 +437,6 @@ impl Carries {
         Carries { threads: true, thread_roots: true, ..self }
     }
 
-    /// These carries with threads as frames, not always the roots.
-    pub const fn with_threads(self) -> Carries {
-        Carries { threads: true, ..self }
-    }
-
     /// These carries as a call tree.
     pub const fn as_tree(self) -> Carries {
         Carries { structure: Structure::Tree, ..self }
@@ -456,41 +451,6 @@ impl Carries {
     /// number per node no longer where there are several.
     pub const fn weighing(self, metrics: &'static [MetricKind]) -> Carries {
         Carries { metrics, one_metric: self.one_metric && metrics.len() == 1, ..self }
-    }
-
-    /// These carries with frame kinds (threads, lines, pseudo-frames told apart).
-    pub const fn with_frame_kinds(self) -> Carries {
-        Carries { frame_kinds: true, ..self }
-    }
-
-    /// These carries with functions' facts.
-    pub const fn with_function_facts(self) -> Carries {
-        Carries { function_facts: true, ..self }
-    }
-
-    /// These carries with frames' source lines.
-    pub const fn with_source_lines(self) -> Carries {
-        Carries { source_lines: true, ..self }
-    }
-
-    /// These carries with frames' modules.
-    pub const fn with_modules(self) -> Carries {
-        Carries { modules: true, ..self }
-    }
-
-    /// These carries with a title.
-    pub const fn with_title(self) -> Carries {
-        Carries { title: true, ..self }
-    }
-
-    /// These carries with a timestamp.
-    pub const fn with_timestamp(self) -> Carries {
-        Carries { timestamp: true, ..self }
-    }
-
-    /// These carries with a sampling interval.
-    pub const fn with_interval(self) -> Carries {
-        Carries { interval: true, ..self }
     }
 
     /// A short description for `proftool formats` and the README.
@@ -515,6 +475,32 @@ impl Carries {
         parts.extend(flags.iter().filter(|(on, _)| *on).map(|(_, name)| *name));
         parts.join(", ")
     }
+}
+
+/// `Carries` setters that each turn one fact on (`with_modules()`: modules too), for building a
+/// format's carries from a preset in a line.
+macro_rules! fact_setters {
+    ($($setter:ident => $fact:ident: $what:literal,)*) => {
+        impl Carries {
+            $(
+                #[doc = concat!("These carries with ", $what, ".")]
+                pub const fn $setter(self) -> Carries {
+                    Carries { $fact: true, ..self }
+                }
+            )*
+        }
+    };
+}
+
+fact_setters! {
+    with_threads => threads: "threads as frames, not always the roots",
+    with_frame_kinds => frame_kinds: "frame kinds (threads, lines, pseudo-frames told apart)",
+    with_function_facts => function_facts: "functions' facts",
+    with_source_lines => source_lines: "frames' source lines",
+    with_modules => modules: "frames' modules",
+    with_title => title: "a title",
+    with_timestamp => timestamp: "a timestamp",
+    with_interval => interval: "a sampling interval",
 }
 
 /// The text of `head`'s whole lines ([`crate::text::utf8_start`]): all of it where the head is

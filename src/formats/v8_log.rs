@@ -168,12 +168,9 @@ struct Log {
 }
 
 /// Moves and deletes of code the map does not hold.
-static UNKNOWN_CODE: Reason = Reason {
-    key: "unknown-code",
-    says: |records, _| {
-        format!("{records} moves or deletes of code the log did not create skipped, as the tick processor skips them")
-    },
-};
+static UNKNOWN_CODE: Reason = Reason::new("unknown-code", |records, _| {
+    format!("{records} moves or deletes of code the log did not create skipped, as the tick processor skips them")
+});
 
 impl StackLines for Log {
     const FORMAT: FormatName = SPEC.format_name();

@@ -142,12 +142,9 @@ struct RunTime {
 }
 
 /// A report whose run time cannot be found: its nodes' times are shares of nothing known.
-static NO_RUN_TIME: Reason = Reason {
-    key: "vsprof-no-run-time",
-    says: |_, rows| {
-        format!("the run's time is not in the report (no row has an elapsed inclusive time): the times of its {rows} rows left out, their calls kept")
-    },
-};
+static NO_RUN_TIME: Reason = Reason::new("vsprof-no-run-time", |_, rows| {
+    format!("the run's time is not in the report (no row has an elapsed inclusive time): the times of its {rows} rows left out, their calls kept")
+});
 
 impl Table for Report {
     const FORMAT: FormatName = SPEC.format_name();

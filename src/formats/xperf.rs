@@ -93,12 +93,9 @@ struct Samples {
 }
 
 /// The samples of the Idle process: no program's time.
-static IDLE: Reason = Reason {
-    key: "xperf-idle",
-    says: |rows, nanos| {
-        format!("rows of the Idle process (the processors' idle time) left out, as gprof2dot leaves them out: {rows} ({} ms)", nanos / 1_000_000)
-    },
-};
+static IDLE: Reason = Reason::new("xperf-idle", |rows, nanos| {
+    format!("rows of the Idle process (the processors' idle time) left out, as gprof2dot leaves them out: {rows} ({} ms)", nanos / 1_000_000)
+});
 
 impl Table for Samples {
     const FORMAT: FormatName = SPEC.format_name();

@@ -2,6 +2,7 @@
 
 use super::{to_nanosecond, DISPLAY_TIME_UNIT, FORMAT};
 use crate::diag::Diagnostics;
+use crate::formats::json;
 use crate::formats::kit::time::whole_nanoseconds;
 use crate::error::{ParseError, ParseErrorKind, Position};
 use crate::formats::kit::v8_profile::{BELOW_MAX_TIME, MAX_TIME_US};
@@ -9,7 +10,7 @@ use crate::model::{
     ChildIndex, FrameId, FrameKind, FrameRef, FrameTable, Metric, NodeId, Profile, Repr, Slice, Timeline, Unit, Values,
 };
 use rustc_hash::FxHashMap;
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::cell::Cell;
@@ -297,7 +298,7 @@ impl<'de> Visitor<'de> for Top<'_, '_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, events: A) -> Result<(), A::Error> {
-        Events(self.0).visit_seq(events)
+        self.0.events().visit_seq(events)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
@@ -305,7 +306,7 @@ impl<'de> Visitor<'de> for Top<'_, '_> {
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
                 "traceEvents" => {
-                    map.next_value_seed(Events(self.0))?;
+                    map.next_value_seed(self.0.events())?;
                     events = true;
                 }
                 "displayTimeUnit" => self.0.display_time_unit = map.next_value::<Loose<String>>()?.get(),
@@ -324,39 +325,22 @@ impl<'de> Visitor<'de> for Top<'_, '_> {
     }
 }
 
-/// The array of events, read one by one.
-struct Events<'r, 'p>(&'r mut Reader<'p>);
-
-impl<'de> DeserializeSeed<'de> for Events<'_, '_> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Events<'_, '_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an array of trace events")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut events: A) -> Result<(), A::Error> {
-        self.0.place.inside.set(false);
-        while let Some(event) = events.next_element::<Event>()? {
-            if let Err(failure) = self.0.event(event) {
+impl<'p> Reader<'p> {
+    /// The array of events, read one by one into the reader: an event found wrong is kept as the
+    /// failure its error reports.
+    fn events<'r>(&'r mut self) -> json::Each<Event, impl FnMut(Event) -> Result<(), String> + use<'r, 'p>> {
+        self.place.inside.set(false);
+        json::Each::new("an array of trace events", |event| {
+            if let Err(failure) = self.event(event) {
                 let message = format!("{}: {}", failure.0, failure.1);
-                self.0.failure = Some(failure);
-                return Err(de::Error::custom(message));
+                self.failure = Some(failure);
+                return Err(message);
             }
-            self.0.place.inside.set(false);
-        }
-        Ok(())
+            self.place.inside.set(false);
+            Ok(())
+        })
     }
-}
 
-impl Reader<'_> {
     /// The parse error of `e`: an event found wrong, else serde_json's error, at its place.
     fn error(&mut self, e: &serde_json::Error) -> ParseError {
         let position = Position {

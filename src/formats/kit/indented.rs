@@ -114,7 +114,7 @@ mod tests {
     use crate::error::{FormatName, Position};
     use crate::model::{FrameRef, Metric, Profile, Value};
 
-    static IDLE: Reason = Reason { key: "idle", says: |stacks, weight| format!("{stacks} idle stacks: {weight}") };
+    static IDLE: Reason = Reason::new("idle", |stacks, weight| format!("{stacks} idle stacks: {weight}"));
 
     /// Reads `lines` (depth, name, weight) as a tree written as `tree` says; a frame named `idle`
     /// ends stacks that are left out. The stacks, `a;b 2`, in the order the sink was given their

@@ -28,6 +28,12 @@ pub(crate) struct Reason {
     pub(crate) says: fn(u64, i128) -> String,
 }
 
+impl Reason {
+    pub(crate) const fn new(key: &'static str, says: fn(u64, i128) -> String) -> Reason {
+        Reason { key, says }
+    }
+}
+
 /// What the input should have held where it holds no stack: the error of an input read to its end
 /// without one.
 pub(crate) struct Missing {
@@ -223,7 +229,7 @@ impl StackSink {
 mod tests {
     use super::*;
 
-    static SKIPPED: Reason = Reason { key: "skipped", says: |count, weight| format!("{count} skipped: {weight}") };
+    static SKIPPED: Reason = Reason::new("skipped", |count, weight| format!("{count} skipped: {weight}"));
 
     #[test]
     fn stacks_come_in_either_order_and_what_is_left_out_is_said_once() {

@@ -143,32 +143,24 @@ struct Reader {
     compressed: u64,
 }
 
-static LOST_STATE: Reason = Reason {
-    key: "perfetto-incremental-state",
-    says: |count, _| {
-        format!(
-            "{count} packets of samples left out: their sequence's interned data was lost (never cleared, or a \
-             packet lost before them), as trace_processor skips them"
-        )
-    },
-};
-static UNRESOLVED: Reason = Reason {
-    key: "perfetto-not-interned",
-    says: |count, weight| {
-        format!(
-            "{count} samples (and heap entries) left out, of weight {weight}: their callstack, or a frame, mapping \
-             or name of it, was not interned on their sequence"
-        )
-    },
-};
-static NO_STACK: Reason = Reason {
-    key: "perfetto-no-callstack",
-    says: |count, _| format!("{count} perf samples without a callstack left out (skipped or not unwound by traced_perf)"),
-};
-static EMPTY_STACK: Reason = Reason {
-    key: "perfetto-empty-callstack",
-    says: |count, weight| format!("{count} samples of an empty callstack left out, of weight {weight}"),
-};
+static LOST_STATE: Reason = Reason::new("perfetto-incremental-state", |count, _| {
+    format!(
+        "{count} packets of samples left out: their sequence's interned data was lost (never cleared, or a \
+         packet lost before them), as trace_processor skips them"
+    )
+});
+static UNRESOLVED: Reason = Reason::new("perfetto-not-interned", |count, weight| {
+    format!(
+        "{count} samples (and heap entries) left out, of weight {weight}: their callstack, or a frame, mapping \
+         or name of it, was not interned on their sequence"
+    )
+});
+static NO_STACK: Reason = Reason::new("perfetto-no-callstack", |count, _| {
+    format!("{count} perf samples without a callstack left out (skipped or not unwound by traced_perf)")
+});
+static EMPTY_STACK: Reason = Reason::new("perfetto-empty-callstack", |count, weight| {
+    format!("{count} samples of an empty callstack left out, of weight {weight}")
+});
 
 impl Reader {
     fn packet(&mut self, mut packet: TracePacket, at: u64) {

@@ -12,7 +12,7 @@ use crate::model::{
     FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Sampling, Slice, TimedSample, Timeline,
     Unit, Value,
 };
-use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
+use serde::de::{Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::fmt;
@@ -114,37 +114,19 @@ impl<'de> Visitor<'de> for StacksVisitor {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut stacks: A) -> Result<FlatStacks, A::Error> {
         let mut flat = FlatStacks::default();
-        while stacks.next_element_seed(StackSeed(&mut flat.frames))?.is_some() {
+        while stacks.next_element_seed(stack(&mut flat.frames))?.is_some() {
             flat.ends.push(flat.frames.len());
         }
         Ok(flat)
     }
 }
 
-/// Appends one stack's frame indices to the frames of [`FlatStacks`].
-struct StackSeed<'a>(&'a mut Vec<u32>);
-
-impl<'de> DeserializeSeed<'de> for StackSeed<'_> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for StackSeed<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a stack (an array of frame indices)")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut frames: A) -> Result<(), A::Error> {
-        while let Some(frame) = frames.next_element::<u32>()? {
-            self.0.push(frame);
-        }
+/// Reads one stack's frame indices onto `frames`.
+fn stack(frames: &mut Vec<u32>) -> json::Each<u32, impl FnMut(u32) -> Result<(), String> + '_> {
+    json::Each::new("a stack (an array of frame indices)", |frame| {
+        frames.push(frame);
         Ok(())
-    }
+    })
 }
 
 /// One profile of the file: where it starts, its path, what it holds.

@@ -210,10 +210,9 @@ fn profile(document: &Document, text: &str, diag: &mut Diagnostics) -> Result<Pr
 }
 
 /// Program points whose stack has no frame but `[root]`: no stack of the model holds them.
-static NO_FRAME: Reason = Reason {
-    key: "dhat-no-frame",
-    says: |count, bytes| format!("{count} program point(s) of no frame but [root] ({bytes} total bytes) left out"),
-};
+static NO_FRAME: Reason = Reason::new("dhat-no-frame", |count, bytes| {
+    format!("{count} program point(s) of no frame but [root] ({bytes} total bytes) left out")
+});
 
 /// The metrics a file of `document`'s mode can have, in the order of [`ProgramPoint::figures`]:
 /// bytes and blocks, or ad-hoc mode's units and events.

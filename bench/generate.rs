@@ -19,6 +19,10 @@ use std::io::{BufWriter, Write};
 mod android;
 #[path = "generate_perfetto.rs"]
 mod perfetto_trace;
+#[path = "generate_tables.rs"]
+mod tables;
+#[path = "generate_valgrind.rs"]
+mod valgrind;
 
 /// xorshift64*: enough randomness for a benchmark input, no dependency.
 struct Rng(u64);
@@ -811,12 +815,24 @@ fn main() {
         ["simpleperf", size, path] => {
             write_input(path, "simpleperf", "samples", |out| android::simpleperf(min_bytes(size), out))
         }
+        ["massif", size, path] => {
+            write_input(path, "massif", "snapshots", |out| valgrind::massif(min_bytes(size), out))
+        }
+        ["dhat", size, path] => write_input(path, "dhat", "program points", |out| valgrind::dhat(min_bytes(size), out)),
+        ["vtune", size, path] => write_input(path, "vtune", "nodes", |out| tables::vtune(min_bytes(size), out)),
+        ["vsprof", size, path] => write_input(path, "vsprof", "rows", |out| tables::vsprof(min_bytes(size), out)),
+        ["hprof", size, path] => write_input(path, "hprof", "traces", |out| tables::hprof(min_bytes(size), out)),
+        ["xperf", size, path] => write_input(path, "xperf", "rows", |out| tables::xperf(min_bytes(size), out)),
+        [shape @ ("sleepy" | "sleepy-0.90"), size, path] => {
+            let version = if shape == "sleepy" { "0.92" } else { "0.90" };
+            write_input(path, shape, "call stacks", |out| tables::sleepy(version, min_bytes(size), out))
+        }
         [format, size, path] => generate_format(format, size, path, None),
         [format, size, path, nodes] => {
             generate_format(format, size, path, Some(nodes.parse().expect("NODES is a number")))
         }
         _ => {
-            eprintln!("usage: generate FORMAT MIN_BYTES OUT [NODES] (FORMAT: a writable format, folded-stacks, folded-walks, perf-script, perf-random, callgrind, pprof-legacy-cpu, pprof-legacy-heap, pstats, gprof, v8-log, art-trace, simpleperf or perfetto)");
+            eprintln!("usage: generate FORMAT MIN_BYTES OUT [NODES] (FORMAT: a writable format, folded-stacks, folded-walks, perf-script, perf-random, callgrind, pprof-legacy-cpu, pprof-legacy-heap, pstats, gprof, v8-log, art-trace, simpleperf, perfetto, massif, dhat, vtune, vsprof, hprof, xperf, sleepy or sleepy-0.90)");
             std::process::exit(2);
         }
     }

@@ -42,6 +42,15 @@
 # tables (a program's caller graph, as its pstats shape); gprof reads gmon.out, not its report, so
 # there is no tool of its own to time on the file: the row states proftool's time per MB.
 #
+# valgrind's massif and DHAT, VTune's and Visual Studio's CSV, HPROF, xperf and Very Sleepy (read
+# only) are written by the generator's own writers (bench/generate_valgrind.rs and
+# bench/generate_tables.rs), each beside its own reader where one runs here: ms_print, and
+# inferno-collapse-vtune, inferno-collapse-vsprof and gprof2dot (`pip install gprof2dot`) where
+# found on PATH; DHAT's viewer runs in a browser, so its row states proftool's time per MB. A Very
+# Sleepy capture is sized by its entries uncompressed (its archive is about a ninth of SIZE), and
+# gprof2dot reads only its one-line call stacks, before 0.92: it is timed on a capture of the same
+# program in the 0.90 form.
+#
 # JFR (read only) has no generator: a recording's metadata, checkpoints and constant pools are the
 # JDK's to write, and a writer of them here would test proftool against itself. `bench/run.sh jfr`
 # records bench/Walk.java (random call paths of 8 threads for JFR_SECONDS, default 20) with
@@ -77,11 +86,13 @@ measure() {
 }
 
 # the report rows for FORMAT FILE BYTES CONVERT-SECONDS; calls is of the function summary puts
-# first (the generated names have no comma, so the CSV's first field is the name)
+# first (the CSV's first field: a name with a comma, a C++ signature or massif's allocation
+# functions, is in quotes, a quote in it doubled)
 reports() {
   local name=$1 file=$2 bytes=$3 base=$4 fn s r report
   local -a args
-  fn=$("$bin" summary -q --from "$name" --first 1 --format csv "$file" | awk -F, 'NR == 2 { print $1 }')
+  fn=$("$bin" summary -q --from "$name" --first 1 --format csv "$file" | awk 'NR == 2 {
+    if (sub(/^"/, "")) { gsub(/""/, "\001"); sub(/".*/, ""); gsub(/\001/, "\"") } else sub(/,.*/, ""); print }')
   for report in summary calls tree; do
     case $report in
       summary) args=(summary) ;;
@@ -267,6 +278,69 @@ if [ $# -eq 0 ] || [[ " $* " == *" gprof "* ]]; then
   generated gprof bench/data/big.gprof
   read_rows gprof bench/data/big.gprof
   awk -v t="$ours" -v b="$bytes" 'BEGIN { if (b > 0) printf "  proftool %.3f s per MB of gprof report\n", t / (b / 1000000) }'
+fi
+if [ $# -eq 0 ] || [[ " $* " == *" massif "* ]]; then
+  # valgrind's massif (read only): the generator's own massif.out of a C++ program's heap, every
+  # snapshot detailed with stacks whole (--detailed-freq=1 --depth=200), deep trees. ms_print
+  # (Debian's valgrind) reads every snapshot and prints each tree, proftool the peak's: both timed
+  # on the same file.
+  generated massif bench/data/big.massif
+  read_rows massif bench/data/big.massif
+  if command -v ms_print > /dev/null; then
+    # ms_print (Perl) warns of deep recursion on each tree past 100 levels: kept aside, counted.
+    against "ms_print" bash -c 'ms_print "$0" 2> bench/data/ms_print.err' bench/data/big.massif
+    echo "  ms_print's warnings: $(grep -c . bench/data/ms_print.err) ($(sort -u bench/data/ms_print.err | sed 's/ at .*//' | sort -u | head -3 | paste -sd ';'))"
+  else
+    echo "  ms_print not found: install valgrind to compare with it"
+  fi
+fi
+if [ $# -eq 0 ] || [[ " $* " == *" dhat "* ]]; then
+  # valgrind's DHAT (read only): the generator's own dhat.out (heap mode, 40 frames a stack). Its
+  # viewer, dh_view.html, reads it in a browser: nothing of its own to time here, so the row says
+  # proftool's time per MB.
+  generated dhat bench/data/big.dhat
+  read_rows dhat bench/data/big.dhat
+  awk -v t="$ours" -v b="$bytes" 'BEGIN { if (b > 0) printf "  proftool %.3f s per MB of DHAT profile\n", t / (b / 1000000) }'
+fi
+# VTune's top-down CSV, Visual Studio's call tree summary, HPROF's text (cpu=samples) and xperf's
+# exported table (read only): the generator's own, each beside another project's reader of it on
+# the same file, found on PATH: inferno's collapsers (`cargo install inferno`) and gprof2dot's
+# parsers (`pip install gprof2dot`: it parses, then writes its dot graph).
+for reader in "vtune inferno-collapse-vtune" "vsprof inferno-collapse-vsprof" "hprof gprof2dot -f hprof" \
+  "xperf gprof2dot -f xperf"; do
+  read -r shape tool <<< "$reader"
+  [ $# -eq 0 ] || [[ " $* " == *" $shape "* ]] || continue
+  generated "$shape" "bench/data/big.$shape"
+  read_rows "$shape" "bench/data/big.$shape"
+  if command -v "${tool%% *}" > /dev/null; then
+    # shellcheck disable=SC2086 # the tool's words
+    against "$tool" $tool "bench/data/big.$shape"
+  else
+    echo "  ${tool%% *} not found: install inferno (cargo) or gprof2dot (pip) to compare"
+  fi
+done
+if [ $# -eq 0 ] || [[ " $* " == *" sleepy "* ]]; then
+  # Very Sleepy's captures (read only): the generator's own zip archive, sized by its entries
+  # uncompressed (SIZE bytes of call stacks and symbols; see bench/generate_tables.rs), so the rows'
+  # MB/s and RSS ratio are of those bytes. First 0.92's form, then a capture of the same program in
+  # 0.90's, the one-line call stacks gprof2dot reads (it takes 0.92's first address for seconds and
+  # stops), beside gprof2dot's parser of it.
+  entries() { python3 -c 'import sys, zipfile; print(sum(i.file_size for i in zipfile.ZipFile(sys.argv[1]).infolist()))' "$1"; }
+  for shape in sleepy sleepy-0.90; do
+    file=bench/data/big.$shape
+    [ "$shape" = sleepy-0.90 ] && file=bench/data/big-0.90.sleepy
+    if [ ! -f "$file" ] || [ "$(entries "$file")" -lt "$SIZE" ]; then
+      "$gen" "$shape" "$SIZE" "$file"
+    fi
+    bytes=$(entries "$file")
+    echo "$shape: an archive of $(($(stat -c %s "$file") / 1000000)) MB, its entries $((bytes / 1000000)) MB uncompressed"
+    read_rows sleepy "$file"
+  done
+  if command -v gprof2dot > /dev/null; then
+    against "gprof2dot -f sleepy (0.90)" gprof2dot -f sleepy bench/data/big-0.90.sleepy
+  else
+    echo "  gprof2dot not found: install it with 'pip install gprof2dot' to compare"
+  fi
 fi
 if [ $# -eq 0 ] || [[ " $* " == *" art-trace "* ]] || [[ " $* " == *" simpleperf "* ]]; then
   # Android's ART method traces and simpleperf's report_sample protobuf (read only): the

@@ -19,20 +19,11 @@ pub(super) fn lines_merged(target: Format, diag: &mut Diagnostics) {
 /// warning per character), no module where it has none, every frame a function where it has no
 /// frame kinds. Frames that become equal merge.
 pub(super) fn fit_frames(profile: &mut Profile, target: Format, carries: &Carries, diag: &mut Diagnostics) {
-    let bad: Vec<(char, char)> = carries
-        .name_replacements
-        .iter()
-        .copied()
-        .filter(|&(c, _)| profile.frames.iter().any(|(_, f)| f.name.contains(c)))
-        .collect();
+    let bad = replaced_characters(profile, carries);
     for &(c, with) in &bad {
         diag.warn(sanitised_key(c), None, || format!("{target} frame names cannot hold {c:?}: written as {with:?}"));
     }
-    let fits = |f: &Frame| {
-        (carries.modules || f.module.is_none())
-            && (carries.frame_kinds || carries.thread_roots || matches!(f.kind, FrameKind::Function | FrameKind::Line))
-            && !bad.iter().any(|&(c, _)| f.name.contains(c))
-    };
+    let fits = |f: &Frame| kept(f, carries) == f.as_ref() && !bad.iter().any(|&(c, _)| f.name.contains(c));
     if profile.frames.iter().all(|(_, f)| fits(f)) {
         return;
     }
@@ -41,39 +32,57 @@ pub(super) fn fit_frames(profile: &mut Profile, target: Format, carries: &Carrie
             format!("{target} has no modules or libraries: they are dropped from frames")
         });
     }
-    let fit = |frame: &Frame| Frame {
+    let fit = |frame: &Frame| {
         // A line of no named function is named by its place where its file cannot be kept.
-        name: match frame.is_anonymous_line() && !carries.modules {
+        let name = match frame.is_anonymous_line() && !carries.modules {
             true => frame.to_string(),
             false => frame.name.clone(),
-        }
-        .chars()
-        .map(|ch| bad.iter().find(|&&(c, _)| c == ch).map_or(ch, |&(_, with)| with))
-        .collect(),
-        module: if carries.modules { frame.module.clone() } else { None },
-        // Kinds below the roots of a thread-rooted format are fitted per node, after the roots are.
-        kind: if carries.frame_kinds || carries.thread_roots || frame.kind == FrameKind::Line {
-            frame.kind
-        } else {
-            FrameKind::Function
-        },
-        ..frame.clone()
+        };
+        let name = name.chars().map(|ch| bad.iter().find(|&&(c, _)| c == ch).map_or(ch, |&(_, with)| with)).collect();
+        Frame { name, ..kept(frame, carries).to_owned_frame() }
     };
     // Writers print only what the target holds, so frames that only lose a module or a kind need no
     // new table unless two of them become one (one of the frames that already fit, or each other),
     // or a line of no named function takes its place as its name.
     let renames = !carries.modules && profile.frames.iter().any(|(_, f)| f.is_anonymous_line() && f.module.is_some());
     if bad.is_empty() && !renames {
-        let mut fitted: FxHashSet<Frame> = FxHashSet::default();
+        // Names are kept: a fitted frame is what the frame keeps, borrowed from it.
+        let mut fitted: FxHashSet<FrameRef<'_>> = FxHashSet::default();
         let collides = profile.frames.iter().filter(|(_, f)| !fits(f)).any(|(_, f)| {
-            let new = fit(f);
-            profile.frames.contains(new.as_ref()) || !fitted.insert(new)
+            let new = kept(f, carries);
+            profile.frames.contains(new) || !fitted.insert(new)
         });
         if !collides {
             return;
         }
     }
     ops::map_frames(profile, |frame| (!fits(frame)).then(|| fit(frame)));
+}
+
+/// What `frame` keeps of its module and kind in a target that `carries` so much; kinds below the
+/// roots of a thread-rooted format are fitted per node, after the roots are.
+fn kept<'f>(frame: &'f Frame, carries: &Carries) -> FrameRef<'f> {
+    let kind = match carries.frame_kinds || carries.thread_roots || frame.kind == FrameKind::Line {
+        true => frame.kind,
+        false => FrameKind::Function,
+    };
+    FrameRef { module: frame.module.as_deref().filter(|_| carries.modules), kind, ..frame.as_ref() }
+}
+
+/// The replacements of `carries` whose character some frame name holds, found in one pass over
+/// the names (most hold none of them).
+fn replaced_characters(profile: &Profile, carries: &Carries) -> Vec<(char, char)> {
+    let replaced: Vec<char> = carries.name_replacements.iter().map(|&(c, _)| c).collect();
+    let mut found = vec![false; replaced.len()];
+    for (_, frame) in profile.frames.iter().filter(|(_, f)| f.name.contains(replaced.as_slice())) {
+        found.iter_mut().zip(&replaced).for_each(|(found, &c)| *found |= frame.name.contains(c));
+    }
+    carries
+        .name_replacements
+        .iter()
+        .zip(found)
+        .filter_map(|(&replacement, found)| found.then_some(replacement))
+        .collect()
 }
 
 /// The warning key of replacing `c` in frame names: one per character, so that each replacement

@@ -140,7 +140,8 @@ impl<'a> FrameRef<'a> {
         FrameRef { name, module: None, line: None, clause: None, kind }
     }
 
-    fn to_owned_frame(self) -> Frame {
+    /// The frame owned, its strings copied.
+    pub fn to_owned_frame(self) -> Frame {
         Frame {
             name: self.name.to_owned(),
             module: self.module.map(str::to_owned),

@@ -4,7 +4,7 @@
 //! whole numbers that add up to the file's exactly.
 
 use crate::diag::Diagnostics;
-use crate::formats::kit::call_graph::{grouped, whole_shares, Unexpanded};
+use crate::formats::kit::call_graph::{grouped, whole_shares, DepthFirst, Unexpanded};
 use crate::formats::kit::string_table::StringTable;
 use crate::model::Sampling;
 use crate::model::{
@@ -457,7 +457,7 @@ impl<'g> Apportioning<'g> {
         left: &mut Unexpanded,
     ) -> Option<Shares> {
         let (graph, n) = (self.graph, self.n_events);
-        let roots = self.root_weights();
+        let root_weights = self.root_weights();
         let least: Vec<f64> = (0..n)
             .map(|e| {
                 let total: f64 = graph.slot_costs.iter().skip(e).step_by(n).map(|&c| c as f64).sum();
@@ -465,37 +465,18 @@ impl<'g> Apportioning<'g> {
             })
             .collect();
         let mut shares = Shares::default();
-        let mut on_stack = vec![false; self.totals.len() / n.max(1)];
-        // A function visited once already: a small call into it need not be expanded again.
-        let mut visited = vec![false; on_stack.len()];
-        enum Step {
-            Enter(Visit),
-            Leave(u32),
-        }
-        let mut stack: Vec<Step> = Vec::new();
-        for &function in self.order.iter().rev() {
-            let weights = &roots[function as usize * n..(function as usize + 1) * n];
-            if weights.iter().any(|&w| w > 0.0) {
-                let weights = weights.iter().map(|&w| w.max(0.0)).collect();
-                stack.push(Step::Enter(Visit { function, parent: root, weights, call: None }));
-            }
-        }
+        let roots = self.order.iter().filter_map(|&function| {
+            let weights = &root_weights[function as usize * n..(function as usize + 1) * n];
+            let weights = weights.iter().any(|&w| w > 0.0).then(|| weights.iter().map(|&w| w.max(0.0)).collect())?;
+            Some(Visit { function, parent: root, weights, call: None })
+        });
+        let mut walk = DepthFirst::new(self.totals.len() / n.max(1), roots);
         let mut line_nodes: Vec<((u32, u32), NodeId)> = Vec::new();
-        while let Some(step) = stack.pop() {
-            let visit = match step {
-                Step::Enter(visit) => visit,
-                Step::Leave(function) => {
-                    on_stack[function as usize] = false;
-                    continue;
-                }
-            };
+        while let Some(visit) = walk.next(|visit| visit.function) {
             if profile.tree.len() as u64 > max_nodes {
                 return None;
             }
             let function = visit.function;
-            on_stack[function as usize] = true;
-            visited[function as usize] = true;
-            stack.push(Step::Leave(function));
             let node = profile.tree.push(visit.parent, frames.function(&mut profile.frames, function));
             let own_file = frames.names.functions[function as usize].0;
             if let Some((edge, share)) = visit.call {
@@ -528,13 +509,13 @@ impl<'g> Apportioning<'g> {
             let mut calls = Vec::new();
             for &edge in &self.edge_order[start..end] {
                 let (_, line, file, callee) = graph.edges[edge as usize];
-                if callee == function || on_stack[callee as usize] {
+                if walk.on_path(callee) {
                     left.recursive += 1;
                     continue;
                 }
                 let costs = &graph.edge_costs[edge as usize * n..(edge as usize + 1) * n];
                 let weights: Vec<f64> = costs.iter().zip(&ratios).map(|(&c, &r)| c as f64 * r).collect();
-                if visited[callee as usize] && !weights.iter().zip(&least).any(|(w, l)| w >= l) {
+                if walk.visited(callee) && !weights.iter().zip(&least).any(|(w, l)| w >= l) {
                     left.small += 1;
                     continue;
                 }
@@ -542,7 +523,7 @@ impl<'g> Apportioning<'g> {
                 let share = graph.edge_calls[edge as usize] as f64 * ratios.first().copied().unwrap_or(0.0);
                 calls.push(Visit { function: callee, parent: Some(parent), weights, call: Some((edge, share)) });
             }
-            stack.extend(calls.into_iter().rev().map(Step::Enter));
+            walk.enter(calls);
         }
         Some(shares)
     }

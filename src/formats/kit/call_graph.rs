@@ -105,6 +105,62 @@ struct Visit<const K: usize> {
     own: [f64; K],
 }
 
+/// A depth-first walk of a call graph from its roots, a visit per node made: a visit's function is
+/// on the path until its callees' visits are done (a call back into it is recursion), and visited
+/// from then on. Without recursion, however deep the graph.
+pub(crate) struct DepthFirst<V> {
+    stack: Vec<Step<V>>,
+    on_path: Vec<bool>,
+    visited: Vec<bool>,
+}
+
+enum Step<V> {
+    Enter(V),
+    Leave(u32),
+}
+
+impl<V> DepthFirst<V> {
+    /// A walk over `functions` functions that starts from `roots`, in their order.
+    pub(crate) fn new(functions: usize, roots: impl DoubleEndedIterator<Item = V>) -> DepthFirst<V> {
+        let stack = roots.rev().map(Step::Enter).collect();
+        DepthFirst { stack, on_path: vec![false; functions], visited: vec![false; functions] }
+    }
+
+    /// The next visit, its function (`function_of` it) on the path and visited from now on.
+    pub(crate) fn next(&mut self, function_of: impl Fn(&V) -> u32) -> Option<V> {
+        while let Some(step) = self.stack.pop() {
+            match step {
+                Step::Leave(function) => self.on_path[function as usize] = false,
+                Step::Enter(visit) => {
+                    let function = function_of(&visit);
+                    self.on_path[function as usize] = true;
+                    self.visited[function as usize] = true;
+                    self.stack.push(Step::Leave(function));
+                    return Some(visit);
+                }
+            }
+        }
+        None
+    }
+
+    /// The visits of the last visit's callees, made next in their order.
+    pub(crate) fn enter(&mut self, callees: impl IntoIterator<Item = V>) {
+        let before = self.stack.len();
+        self.stack.extend(callees.into_iter().map(Step::Enter));
+        self.stack[before..].reverse();
+    }
+
+    /// Whether `function` is on the path to the visit being made.
+    pub(crate) fn on_path(&self, function: u32) -> bool {
+        self.on_path[function as usize]
+    }
+
+    /// Whether `function` has been visited.
+    pub(crate) fn visited(&self, function: u32) -> bool {
+        self.visited[function as usize]
+    }
+}
+
 impl<const K: usize> CallGraph<K> {
     pub(crate) fn new() -> CallGraph<K> {
         CallGraph { own: Vec::new(), inclusive: Vec::new(), calls: Vec::new() }
@@ -195,22 +251,11 @@ impl<const K: usize> CallGraph<K> {
         let (order, starts) = grouped(self.calls.iter().map(|c| c.caller), n);
         let total: f64 = self.own.iter().map(|own| own.first().copied().unwrap_or(0.0).max(0.0)).sum();
         let least = total * LEAST_PART;
-        let (mut on_path, mut visited) = (vec![false; n], vec![false; n]);
-        enum Step<const K: usize> {
-            Enter(Visit<K>),
-            Leave(u32),
-        }
-        let mut stack: Vec<Step<K>> = self.roots().into_iter().rev().map(Step::Enter).collect();
+        let mut walk = DepthFirst::new(n, self.roots().into_iter());
         let mut expanded = Expanded { functions: Vec::new(), ratios: Vec::new(), raw: Vec::new() };
         let start = profile.tree.len() as u64;
-        while let Some(step) = stack.pop() {
-            let visit = match step {
-                Step::Enter(visit) => visit,
-                Step::Leave(function) => {
-                    on_path[function as usize] = false;
-                    continue;
-                }
-            };
+        let mut callees = Vec::new();
+        while let Some(visit) = walk.next(|visit| visit.function) {
             if profile.tree.len() as u64 - start >= max_nodes {
                 return Err(TooManyNodes);
             }
@@ -219,28 +264,23 @@ impl<const K: usize> CallGraph<K> {
             expanded.functions.push(visit.function);
             expanded.ratios.push(visit.ratio);
             expanded.raw.push(visit.own);
-            on_path[function] = true;
-            visited[function] = true;
-            stack.push(Step::Leave(visit.function));
             let (from, to) = starts[function];
-            let before = stack.len();
             for &c in &order[from..to] {
                 let call = &self.calls[c as usize];
-                let callee = call.callee as usize;
-                if on_path[callee] {
+                if walk.on_path(call.callee) {
                     unexpanded.recursive += 1;
                     continue;
                 }
                 let own = call.own.map(|o| o * visit.ratio);
                 let inclusive = call.inclusive * visit.ratio;
-                if visited[callee] && inclusive <= least && own.first().is_none_or(|&o| o <= least) {
+                if walk.visited(call.callee) && inclusive <= least && own.first().is_none_or(|&o| o <= least) {
                     unexpanded.small += 1;
                     continue;
                 }
                 let ratio = visit.ratio * self.part(call);
-                stack.push(Step::Enter(Visit { function: call.callee, parent: Some(node), ratio, own }));
+                callees.push(Visit { function: call.callee, parent: Some(node), ratio, own });
             }
-            stack[before..].reverse();
+            walk.enter(callees.drain(..));
         }
         Ok(expanded)
     }

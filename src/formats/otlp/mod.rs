@@ -84,6 +84,7 @@
 //! scope written is proftool's), and between `otlp` and `otlp-json` the `otlp.…` facts, which each keeps under its
 //! own name.
 
+mod de;
 pub(crate) mod json;
 mod proto;
 mod read;

@@ -137,6 +137,11 @@ against() { # label command…
   awk -v a="$theirs" -v b="$ours" -v l="$label" 'BEGIN { if (b > 0) printf "  proftool %.1f x as fast as %s\n", a / b, l }'
 }
 
+# proftool's time per MB of a format with no reader of its own to time here, WHAT naming the file
+per_megabyte() { # what
+  awk -v t="$ours" -v b="$bytes" -v w="$1" 'BEGIN { if (b > 0) printf "  proftool %.3f s per MB of %s\n", t / (b / 1000000), w }'
+}
+
 # name:first-extension of every format whose READ and WRITE columns (the first yes/no pair) are yes
 formats=$("$bin" formats | awk 'NR > 1 {
   for (i = 2; i < NF; i++) if ($i == "yes" || $i == "no") break
@@ -277,7 +282,7 @@ if [ $# -eq 0 ] || [[ " $* " == *" gprof "* ]]; then
   # nothing of its own to time on the same file, so the row says proftool's time per MB.
   generated gprof bench/data/big.gprof
   read_rows gprof bench/data/big.gprof
-  awk -v t="$ours" -v b="$bytes" 'BEGIN { if (b > 0) printf "  proftool %.3f s per MB of gprof report\n", t / (b / 1000000) }'
+  per_megabyte "gprof report"
 fi
 if [ $# -eq 0 ] || [[ " $* " == *" massif "* ]]; then
   # valgrind's massif (read only): the generator's own massif.out of a C++ program's heap, every
@@ -300,7 +305,7 @@ if [ $# -eq 0 ] || [[ " $* " == *" dhat "* ]]; then
   # proftool's time per MB.
   generated dhat bench/data/big.dhat
   read_rows dhat bench/data/big.dhat
-  awk -v t="$ours" -v b="$bytes" 'BEGIN { if (b > 0) printf "  proftool %.3f s per MB of DHAT profile\n", t / (b / 1000000) }'
+  per_megabyte "DHAT profile"
 fi
 # VTune's top-down CSV, Visual Studio's call tree summary, HPROF's text (cpu=samples) and xperf's
 # exported table (read only): the generator's own, each beside another project's reader of it on

@@ -288,27 +288,27 @@ fn thread_starts(lang: Lang) -> Vec<Vec<(&'static str, &'static str, u32)>> {
                 ],
             ]
         }
-        Lang::CSharp => vec![
-            vec![("Shop.Program.Main(string[])", "Shop.exe", 0)],
+        Lang::CSharp => {
+            const THREAD_START: (&str, &str, u32) = ("System.Threading.ThreadHelper.ThreadStart()", "mscorlib.dll", 0);
             vec![
-                ("System.Threading.ThreadHelper.ThreadStart()", "mscorlib.dll", 0),
-                ("Shop.Workers.Pool.Run(object)", "Shop.exe", 0),
-            ],
+                vec![("Shop.Program.Main(string[])", "Shop.exe", 0)],
+                vec![THREAD_START, ("Shop.Workers.Pool.Run(object)", "Shop.exe", 0)],
+                vec![THREAD_START, ("Shop.Feed.Poller.Loop()", "Shop.exe", 0)],
+            ]
+        }
+        Lang::Java => {
+            const THREAD_RUN: (&str, &str, u32) = ("java.lang.Thread.run", "", 748);
             vec![
-                ("System.Threading.ThreadHelper.ThreadStart()", "mscorlib.dll", 0),
-                ("Shop.Feed.Poller.Loop()", "Shop.exe", 0),
-            ],
-        ],
-        Lang::Java => vec![
-            vec![("com.example.shop.Main.main", "", 17)],
-            vec![
-                ("java.lang.Thread.run", "", 748),
-                ("java.util.concurrent.ThreadPoolExecutor$Worker.run", "", 624),
-                ("java.util.concurrent.ThreadPoolExecutor.runWorker", "", 1149),
-                ("com.example.shop.net.RequestHandler.run", "", 44),
-            ],
-            vec![("java.lang.Thread.run", "", 748), ("com.example.shop.feed.Poller.run", "", 30)],
-        ],
+                vec![("com.example.shop.Main.main", "", 17)],
+                vec![
+                    THREAD_RUN,
+                    ("java.util.concurrent.ThreadPoolExecutor$Worker.run", "", 624),
+                    ("java.util.concurrent.ThreadPoolExecutor.runWorker", "", 1149),
+                    ("com.example.shop.net.RequestHandler.run", "", 44),
+                ],
+                vec![THREAD_RUN, ("com.example.shop.feed.Poller.run", "", 30)],
+            ]
+        }
     }
 }
 

@@ -141,7 +141,7 @@ impl<'a> FrameRef<'a> {
     }
 
     /// The frame owned, its strings copied.
-    pub fn to_owned_frame(self) -> Frame {
+    pub(crate) fn to_owned_frame(self) -> Frame {
         Frame {
             name: self.name.to_owned(),
             module: self.module.map(str::to_owned),

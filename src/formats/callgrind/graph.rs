@@ -472,6 +472,7 @@ impl<'g> Apportioning<'g> {
         });
         let mut walk = DepthFirst::new(self.totals.len() / n.max(1), roots);
         let mut line_nodes: Vec<((u32, u32), NodeId)> = Vec::new();
+        let mut calls = Vec::new();
         while let Some(visit) = walk.next(|visit| visit.function) {
             if profile.tree.len() as u64 > max_nodes {
                 return None;
@@ -506,7 +507,6 @@ impl<'g> Apportioning<'g> {
                 shares.raw.extend(costs.iter().zip(&ratios).map(|(&c, &r)| c as f64 * r));
             }
             let (start, end) = self.edge_start[function as usize];
-            let mut calls = Vec::new();
             for &edge in &self.edge_order[start..end] {
                 let (_, line, file, callee) = graph.edges[edge as usize];
                 if walk.on_path(callee) {
@@ -523,7 +523,7 @@ impl<'g> Apportioning<'g> {
                 let share = graph.edge_calls[edge as usize] as f64 * ratios.first().copied().unwrap_or(0.0);
                 calls.push(Visit { function: callee, parent: Some(parent), weights, call: Some((edge, share)) });
             }
-            walk.enter(calls);
+            walk.enter(calls.drain(..));
         }
         Some(shares)
     }

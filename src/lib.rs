@@ -130,20 +130,17 @@ pub fn parse_time(text: &str) -> Result<std::time::Duration, String> {
     Ok(std::time::Duration::from_nanos(total.round() as u64))
 }
 
-/// The nanoseconds of a number and its unit (`ns`, `us` or `µs`, `ms`, `s`).
+/// The nanoseconds of a number and its unit of time ([`model::nanoseconds_per`]: `ns`, `us` or
+/// `µs`, `ms`, `s`, `m`, `h`, `d`), with or without a space between them.
 fn nanoseconds_of(text: &str) -> Result<f64, String> {
     let text = text.trim();
     let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
     let value: f64 = number.parse().map_err(|_| format!("{text:?} does not start with a number"))?;
-    let nanos = match unit.trim() {
-        "ns" => 1.0,
-        "us" | "µs" => 1e3,
-        "ms" => 1e6,
-        "s" => 1e9,
-        other => return Err(format!("unknown unit {other:?} in {text:?}: use ns, us, ms or s")),
-    };
-    Ok(value * nanos)
+    let unit = unit.trim();
+    let nanos = model::nanoseconds_per(unit)
+        .ok_or_else(|| format!("unknown unit {unit:?} in {text:?}: use ns, us, ms, s, m, h or d"))?;
+    Ok(value * nanos as f64)
 }
 
 /// The `proftool formats` table.

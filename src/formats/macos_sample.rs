@@ -178,7 +178,7 @@ mod tests {
         assert_eq!(x, (title("x (pid 1)"), Some(ten_microseconds)));
         // An interval that is not read leaves the one before; a line that is not the first, both.
         assert_eq!(
-            facts("Analysis of sampling y (pid 2) every 1 minute"),
+            facts("Analysis of sampling y (pid 2) every 1 fortnight"),
             (title("y (pid 2)"), Some(ten_microseconds))
         );
         assert_eq!(

@@ -136,6 +136,24 @@ impl Unit {
     }
 }
 
+/// The nanoseconds in one of the unit of time `name` names, as profilers and people write it: `ns`,
+/// `us` or `µs`, `ms`, `s`, `m` or `min`, `h`, `d` (JFR's set, and the command line's), or the word,
+/// one or several (`millisecond`, `seconds`); `None` for any other name. The one table of them:
+/// each reader keeps its own grammar around it (`10 ms`, `1 millisecond`, `0.5ms`).
+pub fn nanoseconds_per(name: &str) -> Option<u64> {
+    let word = name.strip_suffix('s').filter(|word| word.len() >= 3).unwrap_or(name);
+    Some(match word {
+        "ns" | "nanosecond" => 1,
+        "us" | "µs" | "microsecond" => 1_000,
+        "ms" | "millisecond" => 1_000_000,
+        "s" | "second" => 1_000_000_000,
+        "m" | "min" | "minute" => 60_000_000_000,
+        "h" | "hour" => 3_600_000_000_000,
+        "d" | "day" => 86_400_000_000_000,
+        _ => return None,
+    })
+}
+
 /// How a metric's values combine along the tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Aggregation {
@@ -489,6 +507,18 @@ impl Values {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn units_of_time_are_named_short_and_in_words() {
+        let names =
+            ["ns", "us", "µs", "microseconds", "ms", "millisecond", "s", "seconds", "m", "minutes", "h", "days"];
+        let (us, ms, s) = (1_000, 1_000_000, 1_000_000_000);
+        let nanos = [1, us, us, us, ms, ms, s, s, 60 * s, 60 * s, 3600 * s, 86_400 * s];
+        assert_eq!(names.map(nanoseconds_per), nanos.map(Some));
+        for other in ["", "sec", "msec", "mss", "parsecs", "S", "bytes"] {
+            assert_eq!(nanoseconds_per(other), None, "{other:?}");
+        }
+    }
 
     #[test]
     fn float_values_print_shortest_round_trip() {

@@ -24,7 +24,9 @@ mod timeline;
 mod tree;
 
 pub use frame::{Frame, FrameId, FrameKind, FrameRef, FrameTable};
-pub use metric::{decimal_sum, significant, Aggregation, Metric, MetricKind, Repr, Sampling, Unit, Value, Values};
+pub use metric::{
+    decimal_sum, nanoseconds_per, significant, Aggregation, Metric, MetricKind, Repr, Sampling, Unit, Value, Values,
+};
 pub use profile::{FunctionFacts, Meta, Profile, StatedTotal, Total, TotalSource, ROUTINE};
 pub use report::{DerivedColumns, ReportFact, ReportFacts, ReportKind};
 pub use source::{SourceLocation, DEFINED_AT};

@@ -284,7 +284,12 @@ fn long_name_unit(attrs: &[(String, String)], event: &str) -> Option<(MetricKind
         (name.trim() == event).then_some(long.trim())
     })?;
     let inside = long.strip_suffix(')')?.rsplit_once('(')?.1;
-    match inside.split_whitespace().last()? {
+    quantity_of_unit(inside.split_whitespace().last()?)
+}
+
+/// What an event whose unit is `word` counts: time (`ns`, `us` or `µs`, `ms`) or bytes.
+fn quantity_of_unit(word: &str) -> Option<(MetricKind, Unit)> {
+    match word {
         "ns" => Some((MetricKind::Time, Unit::Nanoseconds)),
         "us" | "µs" => Some((MetricKind::Time, Unit::Microseconds)),
         "ms" => Some((MetricKind::Time, Unit::Milliseconds)),
@@ -309,14 +314,10 @@ fn event_quantity(event: &str) -> (&str, MetricKind, Unit, i64) {
         Some(at) => (unit[..at].parse().unwrap_or(1), &unit[at..]),
         None => return (event, MetricKind::Events, Unit::Count, 1),
     };
-    let (kind, unit) = match unit {
-        "ns" => (MetricKind::Time, Unit::Nanoseconds),
-        "us" | "µs" => (MetricKind::Time, Unit::Microseconds),
-        "ms" => (MetricKind::Time, Unit::Milliseconds),
-        "bytes" => (MetricKind::Alloc, Unit::Bytes),
-        _ => return (event, MetricKind::Events, Unit::Count, 1),
-    };
-    (name, kind, unit, steps)
+    match quantity_of_unit(unit) {
+        Some((kind, unit)) => (name, kind, unit, steps),
+        None => (event, MetricKind::Events, Unit::Count, 1),
+    }
 }
 
 /// The frames of functions and of their lines, interned once.

@@ -674,11 +674,7 @@ fn parse_total_time(rest: &str) -> Option<(u64, Duration)> {
     let ticks = ticks.trim().parse().ok()?;
     let mut words = rest.split([' ', ',', ')']).filter(|w| !w.is_empty());
     let length: u64 = words.next()?.parse().ok()?;
-    let interval = match words.next()? {
-        "us" => Duration::from_micros(length),
-        "ms" => Duration::from_millis(length),
-        _ => return None,
-    };
+    let interval = Duration::from_nanos(length.checked_mul(crate::model::nanoseconds_per(words.next()?)?)?);
     Some((ticks, interval))
 }
 

@@ -175,16 +175,7 @@ impl Metrics {
 fn parse_period(text: &str) -> Option<Duration> {
     let (number, unit) = text.trim().split_once(' ')?;
     let n: u64 = number.parse().ok()?;
-    let nanos = match unit.trim() {
-        "ns" => 1,
-        "us" => 1_000,
-        "ms" => 1_000_000,
-        "s" => 1_000_000_000,
-        "m" => 60_000_000_000,
-        "h" => 3_600_000_000_000,
-        "d" => 86_400_000_000_000,
-        _ => return None,
-    };
+    let nanos = crate::model::nanoseconds_per(unit.trim())?;
     Some(Duration::from_nanos(n.checked_mul(nanos)?)).filter(|d| !d.is_zero())
 }
 
@@ -194,10 +185,11 @@ mod tests {
 
     #[test]
     fn periods_read_as_jfr_writes_them() {
+        // The units are the model's (`nanoseconds_per`); JFR writes a number, a space and one.
         assert_eq!(parse_period("10 ms"), Some(Duration::from_millis(10)));
-        assert_eq!(parse_period("1 s"), Some(Duration::from_secs(1)));
-        assert_eq!(parse_period("20 us"), Some(Duration::from_micros(20)));
-        assert_eq!(parse_period("everyChunk"), None);
-        assert_eq!(parse_period("0 ms"), None);
+        assert_eq!(parse_period("1 h"), Some(Duration::from_secs(3600)));
+        for other in ["everyChunk", "beginChunk", "endChunk", "0 ms", "10ms"] {
+            assert_eq!(parse_period(other), None, "{other}");
+        }
     }
 }

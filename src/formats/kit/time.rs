@@ -61,19 +61,13 @@ fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     era * 146_097 + day_of_era - 719_468
 }
 
-/// The interval `text` says in words, a number and its unit (`1 millisecond`, `10 microseconds`,
-/// `0.5 seconds`: the units of milliseconds, microseconds and seconds, one or several): none for
+/// The interval `text` says in words, a number, a space and its unit of time (`1 millisecond`,
+/// `10 microseconds`, `0.5 seconds`, as [`crate::model::nanoseconds_per`] names units): none for
 /// another unit or something after it, a number that is none, or an interval that is not from a
 /// nanosecond to 10^15 (11 days), where a profile's interval would be a slip.
 pub(crate) fn interval_in_words(text: &str) -> Option<Duration> {
     let (number, unit) = text.split_once(' ').unwrap_or((text, ""));
-    let nanos_per = match unit.trim_end_matches('s') {
-        "millisecond" => 1_000_000.0,
-        "microsecond" => 1_000.0,
-        "second" => 1_000_000_000.0,
-        _ => return None,
-    };
-    let nanos = number.parse::<f64>().ok()? * nanos_per;
+    let nanos = number.parse::<f64>().ok()? * crate::model::nanoseconds_per(unit)? as f64;
     (1.0..1e15).contains(&nanos).then(|| Duration::from_nanos(nanos.round() as u64))
 }
 
@@ -101,7 +95,8 @@ mod tests {
         assert_eq!(interval_in_words("2 seconds"), Some(Duration::from_secs(2)));
         assert_eq!(interval_in_words("0.5 millisecond"), Some(Duration::from_micros(500)));
         assert_eq!(interval_in_words("1.0004 microsecond"), Some(Duration::from_nanos(1000)));
-        assert_eq!(interval_in_words("1 minute"), None);
+        assert_eq!(interval_in_words("1 minute"), Some(Duration::from_secs(60)));
+        assert_eq!(interval_in_words("1 metre"), None);
         assert_eq!(interval_in_words("1 millisecond (wall)"), None);
         assert_eq!(interval_in_words("one millisecond"), None);
         assert_eq!(interval_in_words("millisecond"), None);

@@ -7,9 +7,10 @@ use crate::diag::Diagnostics;
 use crate::error::FormatName;
 use crate::formats::shared::time_unit;
 use crate::model::{
-    ops, Frame, FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Sampling, Timeline, Unit, Values,
-    DEFINED_AT,
+    ops, Frame, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Sampling, Timeline, Unit,
+    Value, Values, DEFINED_AT,
 };
+use rustc_hash::FxHashSet;
 use std::collections::BTreeSet;
 
 /// The metric kind and unit of the sample type `name`/`unit`, and what a value is multiplied by
@@ -190,6 +191,21 @@ impl LocationLine<'_> {
         }
         frame
     }
+}
+
+/// Sets to 0 the self values of `nodes` that negative values (a profile subtracted from another,
+/// `pprof -diff_base`) left below zero, as the model's self values are not negative: how many.
+pub(crate) fn clamp_negative(profile: &mut Profile, nodes: FxHashSet<NodeId>) -> usize {
+    let mut clamped = 0;
+    for node in nodes {
+        for metric in 0..profile.metrics().len() {
+            if profile.tree.self_value(metric, node).as_f64() < 0.0 {
+                profile.tree.set_self(metric, node, Value::Int(0));
+                clamped += 1;
+            }
+        }
+    }
+    clamped
 }
 
 /// Says, as `key`, which functions of one name a reader found defined in several places (it keeps

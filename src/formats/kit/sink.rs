@@ -56,6 +56,41 @@ struct Left {
     first: Option<Position>,
 }
 
+/// What a reader left out, by reason in the order first met: how many for each, of what weight,
+/// and where the first was; said in one warning per reason.
+#[derive(Default)]
+pub(crate) struct LeftOut(Vec<Left>);
+
+impl LeftOut {
+    /// Counts one thing left out for `reason`, of `weight`, at `at` where the warning names the
+    /// first one's place.
+    pub(crate) fn add(&mut self, reason: &'static Reason, at: Option<Position>, weight: impl Into<i128>) {
+        let index = match self.0.iter().position(|left| left.reason.key == reason.key) {
+            Some(index) => index,
+            None => {
+                self.0.push(Left { reason, count: 0, weight: 0, first: at });
+                self.0.len() - 1
+            }
+        };
+        let left = &mut self.0[index];
+        left.count += 1;
+        left.weight += weight.into();
+        left.first = left.first.or(at);
+    }
+
+    /// How many things were left out, for every reason.
+    pub(crate) fn count(&self) -> u64 {
+        self.0.iter().map(|left| left.count).sum()
+    }
+
+    /// Says what was left out, a warning per reason.
+    pub(crate) fn warn(&self, diag: &mut Diagnostics) {
+        for left in &self.0 {
+            diag.warn(left.reason.key, left.first, || (left.reason.says)(left.count, left.weight));
+        }
+    }
+}
+
 /// A profile being made of stacks (see the module documentation).
 pub(crate) struct StackSink {
     format: FormatName,
@@ -63,8 +98,7 @@ pub(crate) struct StackSink {
     stacks: StackTree,
     /// Whether a stack of at least one frame was added.
     any_stack: bool,
-    /// What was left out, by reason, in the order first met.
-    left: Vec<Left>,
+    left: LeftOut,
     /// The events whose samples the stacks are, in the order met, where the input names them
     /// ([`StackSink::start_event`]).
     events: Vec<String>,
@@ -74,7 +108,7 @@ impl StackSink {
     /// A sink for stacks of `format` weighing `metrics`.
     pub(crate) fn new(format: FormatName, metrics: Vec<Metric>) -> StackSink {
         let profile = Profile::new(metrics);
-        let (stacks, left, events) = (StackTree::default(), Vec::new(), Vec::new());
+        let (stacks, left, events) = (StackTree::default(), LeftOut::default(), Vec::new());
         StackSink { format, profile, stacks, any_stack: false, left, events }
     }
 
@@ -158,17 +192,7 @@ impl StackSink {
     /// Counts one thing left out for `reason`, of `weight`, at `at` where the warning names the
     /// first one's place.
     pub(crate) fn leave_out(&mut self, reason: &'static Reason, at: Option<Position>, weight: impl Into<i128>) {
-        let index = match self.left.iter().position(|left| left.reason.key == reason.key) {
-            Some(index) => index,
-            None => {
-                self.left.push(Left { reason, count: 0, weight: 0, first: at });
-                self.left.len() - 1
-            }
-        };
-        let left = &mut self.left[index];
-        left.count += 1;
-        left.weight += weight.into();
-        left.first = left.first.or(at);
+        self.left.add(reason, at, weight);
     }
 
     /// The error of an input that ends, after its line or byte `at`, where `expected` should have
@@ -209,9 +233,7 @@ impl StackSink {
             let kind = ParseErrorKind::Unexpected { expected, found };
             return Err(ParseError { format: self.format, position: Position::line(1, 0), kind });
         }
-        for left in &self.left {
-            diag.warn(left.reason.key, left.first, || (left.reason.says)(left.count, left.weight));
-        }
+        self.left.warn(diag);
         let mut profile = self.profile;
         if self.events.len() > 1 {
             for (index, event) in self.events.iter().enumerate() {

@@ -4,7 +4,7 @@
 use super::proto::{self, AnyValue, Dictionary, Value as Any};
 use crate::diag::Diagnostics;
 use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
-use crate::formats::kit::sample_types::{metric_of, sampling_of, warn_defined_twice, LocationLine};
+use crate::formats::kit::sample_types::{clamp_negative, metric_of, sampling_of, warn_defined_twice, LocationLine};
 use crate::formats::kit::time::format_time;
 use crate::formats::shared::{time_unit, unique_name, weigh_by};
 use crate::formats::stacks::StackTree;
@@ -436,7 +436,10 @@ impl<'r> Reader<'r, '_> {
                 }
             }
         }
-        self.clamp_negative(profile, touched);
+        let clamped = clamp_negative(profile, touched);
+        if clamped > 0 {
+            self.diag.warn("otlp-negative", None, || format!("{clamped} negative self values read as 0"));
+        }
         profile.timeline = Timeline::new(timed, None);
         if !dropped.is_empty() {
             let keys: Vec<String> = dropped.into_iter().collect();
@@ -446,22 +449,6 @@ impl<'r> Reader<'r, '_> {
             self.diag.warn("otlp-links", None, || format!("links of {links} samples to trace spans dropped"));
         }
         Ok(())
-    }
-
-    /// Negative values that leave a node below zero become 0, with a warning, as pprof's do.
-    fn clamp_negative(&mut self, profile: &mut Profile, nodes: FxHashSet<NodeId>) {
-        let mut clamped = 0usize;
-        for node in nodes {
-            for metric in 0..profile.metrics().len() {
-                if profile.tree.self_value(metric, node).as_f64() < 0.0 {
-                    profile.tree.set_self(metric, node, Value::Int(0));
-                    clamped += 1;
-                }
-            }
-        }
-        if clamped > 0 {
-            self.diag.warn("otlp-negative", None, || format!("{clamped} negative self values read as 0"));
-        }
     }
 }
 

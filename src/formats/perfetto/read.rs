@@ -8,7 +8,7 @@ use super::{error, packets, FORMAT};
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, Position};
 use crate::formats::kit::wire;
-use crate::formats::kit::sink::{Order, Reason, StackSink};
+use crate::formats::kit::sink::{LeftOut, Order, Reason, StackSink};
 use crate::model::{
     FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, Profile, Repr, Sampling, Slice, Timeline, Unit,
 };
@@ -101,14 +101,6 @@ impl Sequence {
     }
 }
 
-/// What was left out for one reason: how many, of what weight, and the byte of the first.
-struct Left {
-    reason: &'static Reason,
-    count: u64,
-    weight: i128,
-    first: Position,
-}
-
 /// The latest heap dump of a process's heap: its time, and each stack's unreleased size and
 /// count, total size and count.
 #[derive(Default)]
@@ -139,7 +131,7 @@ struct Reader {
     unsymbolized: FxHashSet<FrameId>,
     symbolized: FxHashSet<FrameId>,
     /// What was left out, by reason, with the byte of the first.
-    left: Vec<Left>,
+    left: LeftOut,
     compressed: u64,
 }
 
@@ -318,16 +310,7 @@ impl Reader {
     }
 
     fn leave_out(&mut self, reason: &'static Reason, at: u64, weight: i64) {
-        let left = match self.left.iter().position(|l| std::ptr::eq(l.reason, reason)) {
-            Some(i) => &mut self.left[i],
-            None => {
-                self.left.push(Left { reason, count: 0, weight: 0, first: Position::byte(at) });
-                let last = self.left.len() - 1;
-                &mut self.left[last]
-            }
-        };
-        left.count += 1;
-        left.weight += i128::from(weight);
+        self.left.add(reason, Some(Position::byte(at)), weight);
     }
 
     fn perf_sample(&mut self, sequence: u32, sample: proto::PerfSample, at: u64) {
@@ -548,7 +531,7 @@ impl Reader {
     /// How many things were left out, for the error of a trace of which nothing was read (its
     /// warnings are not given).
     fn left_out(&self) -> String {
-        match self.left.iter().map(|l| l.count).sum::<u64>() {
+        match self.left.count() {
             0 => String::new(),
             n => format!(" ({n} samples, packets or heap entries left out, of no callstack or interned data)"),
         }
@@ -560,9 +543,7 @@ impl Reader {
 
     /// What was left out, the earlier dumps, the compressed packets and the frames not symbolized.
     fn warn(&self, diag: &mut Diagnostics) {
-        for left in &self.left {
-            diag.warn(left.reason.key, Some(left.first), || (left.reason.says)(left.count, left.weight));
-        }
+        self.left.warn(diag);
         if self.earlier_dumps > 0 {
             diag.warn("perfetto-earlier-dumps", None, || {
                 format!(

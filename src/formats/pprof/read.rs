@@ -6,7 +6,7 @@ use super::FORMAT;
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind, Position};
 use crate::files::{self, DEFAULT_MAX_INPUT_SIZE};
-use crate::formats::kit::sample_types::{self, sampling_of, warn_defined_twice, LocationLine, CONTENTIONS};
+use crate::formats::kit::sample_types::{self, clamp_negative, sampling_of, warn_defined_twice, LocationLine, CONTENTIONS};
 use crate::formats::kit::wire;
 use crate::formats::options::ReadOptions;
 use crate::formats::shared::{time_unit, unique_name, weigh_by};
@@ -446,7 +446,12 @@ impl<'m, 'd> Reader<'m, 'd> {
                 divisor = gcd(divisor, sample.value[column].unsigned_abs());
             }
         }
-        self.clamp_negative(profile, touched);
+        let clamped = clamp_negative(profile, touched);
+        if clamped > 0 {
+            self.diag.warn("pprof-negative", None, || {
+                format!("{clamped} negative self values (a difference of profiles?) read as 0")
+            });
+        }
         profile.timeline = Timeline::new(timed, None);
         if !dropped_labels.is_empty() {
             let keys: Vec<&str> = dropped_labels.into_iter().collect();
@@ -513,25 +518,6 @@ impl<'m, 'd> Reader<'m, 'd> {
             return Ok(Some(Cow::Owned(number)));
         }
         Ok(None)
-    }
-
-    /// Negative values (a profile subtracted from another, `pprof -diff_base`) that leave a node below
-    /// zero: the model's self values are not negative, so they become 0, with a warning.
-    fn clamp_negative(&mut self, profile: &mut Profile, nodes: FxHashSet<NodeId>) {
-        let mut clamped = 0usize;
-        for node in nodes {
-            for metric in 0..profile.metrics().len() {
-                if profile.tree.self_value(metric, node).as_f64() < 0.0 {
-                    profile.tree.set_self(metric, node, Value::Int(0));
-                    clamped += 1;
-                }
-            }
-        }
-        if clamped > 0 {
-            self.diag.warn("pprof-negative", None, || {
-                format!("{clamped} negative self values (a difference of profiles?) read as 0")
-            });
-        }
     }
 }
 

@@ -115,11 +115,8 @@ if (TL) {
     const i = chartBoxAt(event);
     if (i < 0) { tip.hidden = true; return; }
     const b = chart.boxes;
-    tip.textContent = `${frameLabel(SOURCE.frame[b.node[i]])}\n${ms(b.start[i])} – ${ms(b.end[i])} (${ms(b.end[i] - b.start[i])})`;
-    tip.hidden = false;
-    const box = chartCanvas.getBoundingClientRect();
-    tip.style.left = `${Math.min(event.clientX - box.left + 12, box.width - 300)}px`;
-    tip.style.top = `${event.clientY - box.top + 14}px`;
+    const time = `${ms(b.start[i])} – ${ms(b.end[i])} (${ms(b.end[i] - b.start[i])})`;
+    showTip(tip, chartCanvas, event, `${frameLabel(SOURCE.frame[b.node[i]])}\n${time}`);
   };
   chartCanvas.onmouseleave = () => { $('chart-tip').hidden = true; };
   chartCanvas.onmouseup = () => {

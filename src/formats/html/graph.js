@@ -202,11 +202,7 @@ canvas.onwheel = (event) => {
 canvas.onmousemove = (event) => {
   const i = rectAt(event), tip = $('tip');
   if (i < 0 || (drag && drag.moved)) { tip.hidden = true; return; }
-  tip.textContent = describe(i);
-  tip.hidden = false;
-  const box = canvas.getBoundingClientRect();
-  tip.style.left = `${Math.min(event.clientX - box.left + 12, box.width - 300)}px`;
-  tip.style.top = `${event.clientY - box.top + 14}px`;
+  showTip(tip, canvas, event, describe(i));
 };
 canvas.onmouseleave = () => { $('tip').hidden = true; };
 canvas.onclick = (event) => {

@@ -12,6 +12,14 @@ delete P.parentOffset; delete P.frame; delete P.values; delete P.measured;
 const S = P.strings, FRAMES = P.frames.length / 4, ROWS = S.length;
 const ROW = 18;
 const $ = (id) => document.getElementById(id);
+// Shows `tip` saying `text` beside the pointer over `canvas`, within the canvas's width.
+function showTip(tip, canvas, event, text) {
+  tip.textContent = text;
+  tip.hidden = false;
+  const box = canvas.getBoundingClientRect();
+  tip.style.left = `${Math.min(event.clientX - box.left + 12, box.width - 300)}px`;
+  tip.style.top = `${event.clientY - box.top + 14}px`;
+}
 const M = Model;
 const kindOf = (f) => M.kindOf(P, f);
 const rowOf = (f) => M.rowOf(P, f);

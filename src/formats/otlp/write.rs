@@ -33,7 +33,7 @@ pub(super) fn write(
     match encoding {
         Encoding::Protobuf => out.write_all(&request.encode_to_vec())?,
         Encoding::Json => {
-            serde_json::to_writer(&mut *out, &super::json::to_json(&request)).map_err(std::io::Error::from)?;
+            super::json::write(&request, &mut *out).map_err(std::io::Error::from)?;
             out.write_all(b"\n")?;
         }
     }

@@ -81,11 +81,9 @@ impl Field for i32 {
     }
 }
 
-/// A text "0" is left out too, as the writer before this one (of a `serde_json::Value` tree) left
-/// out every string "0", its 64-bit zeros: kept so that the output stays the same.
 impl Field for String {
     fn is_default(&self) -> bool {
-        self.is_empty() || self == "0"
+        self.is_empty()
     }
 }
 
@@ -236,7 +234,11 @@ object!(proto::Function, |f| {
 });
 object!(proto::Link, |l| { "spanId": Hex(&l.span_id), "traceId": Hex(&l.trace_id) });
 object!(proto::Stack, |s| { "locationIndices": s.location_indices });
-object!(proto::KeyValueAndUnit, |a| { "keyStrindex": a.key_strindex, "unitStrindex": a.unit_strindex, "value": a.value });
+object!(proto::KeyValueAndUnit, |a| {
+    "keyStrindex": a.key_strindex,
+    "unitStrindex": a.unit_strindex,
+    "value": a.value,
+});
 object!(proto::KeyValue, |kv| { "key": kv.key, "keyStrindex": kv.key_strindex, "value": kv.value });
 
 /// An array or key-value list value's members: written even where there are none.
@@ -288,8 +290,13 @@ mod tests {
         ];
         let attributes: Vec<KeyValue> = kinds.into_iter().map(attribute).collect();
         let value_type = Some(proto::ValueType { type_strindex: 1, unit_strindex: 2 });
-        let sample =
-            proto::Sample { stack_index: 1, attribute_indices: vec![1], link_index: 1, values: vec![7], timestamps_unix_nano: vec![8] };
+        let sample = proto::Sample {
+            stack_index: 1,
+            attribute_indices: vec![1],
+            link_index: 1,
+            values: vec![7],
+            timestamps_unix_nano: vec![8],
+        };
         let profile = proto::Profile {
             sample_type: value_type.clone(),
             samples: vec![sample],
@@ -300,16 +307,32 @@ mod tests {
             attribute_indices: vec![1],
             ..proto::Profile::default()
         };
-        let scope = proto::InstrumentationScope { name: "proftool".into(), version: "1".into(), attributes: attributes.clone(), dropped_attributes_count: 0 };
+        let scope = proto::InstrumentationScope {
+            name: "proftool".into(),
+            version: "1".into(),
+            attributes: attributes.clone(),
+            dropped_attributes_count: 0,
+        };
         let dictionary = proto::Dictionary {
-            mapping_table: vec![proto::Mapping { memory_start: 1, memory_limit: 2, file_offset: 3, filename_strindex: 4, attribute_indices: vec![5] }],
+            mapping_table: vec![proto::Mapping {
+                memory_start: 1,
+                memory_limit: 2,
+                file_offset: 3,
+                filename_strindex: 4,
+                attribute_indices: vec![5],
+            }],
             location_table: vec![proto::Location {
                 mapping_index: 1,
                 address: 2,
                 lines: vec![proto::Line { function_index: 1, line: 2, column: 3 }],
                 attribute_indices: vec![4],
             }],
-            function_table: vec![proto::Function { name_strindex: 1, system_name_strindex: 2, filename_strindex: 3, start_line: 4 }],
+            function_table: vec![proto::Function {
+                name_strindex: 1,
+                system_name_strindex: 2,
+                filename_strindex: 3,
+                start_line: 4,
+            }],
             link_table: vec![proto::Link { trace_id: vec![0xab; 16], span_id: vec![1; 8] }],
             string_table: vec![String::new(), "main".into()],
             attribute_table: vec![KeyValueAndUnit { key_strindex: 1, value: any(Any::Int(1)), unit_strindex: 2 }],
@@ -318,7 +341,11 @@ mod tests {
         proto::Request {
             resource_profiles: vec![proto::ResourceProfiles {
                 resource: Some(proto::Resource { attributes, dropped_attributes_count: 0 }),
-                scope_profiles: vec![proto::ScopeProfiles { scope: Some(scope), profiles: vec![profile], schema_url: "s".into() }],
+                scope_profiles: vec![proto::ScopeProfiles {
+                    scope: Some(scope),
+                    profiles: vec![profile],
+                    schema_url: "s".into(),
+                }],
                 schema_url: "r".into(),
             }],
             dictionary: Some(dictionary),
@@ -330,26 +357,35 @@ mod tests {
         let written = serde_json::to_string(&full()).unwrap();
         let parsed: serde_json::Value = serde_json::from_str(&written).unwrap();
         assert_eq!(written, parsed.to_string(), "a Map writes its keys sorted");
-        for key in ["schemaUrl", "timestampsUnixNano", "memoryStart", "column", "systemNameStrindex", "spanId", "kvlistValue"] {
+        let keys = ["schemaUrl", "timestampsUnixNano", "memoryStart", "column", "systemNameStrindex", "spanId"];
+        for key in keys.into_iter().chain(["kvlistValue"]) {
             assert!(written.contains(&format!("\"{key}\"")), "{key} in {written}");
         }
     }
 
     #[test]
     fn defaults_are_left_out_but_messages_present_and_attribute_values() {
-        let values = [None, Some(Any::Bool(false)), Some(Any::Double(0.0)), Some(Any::String(String::new())), Some(Any::Array(proto::ArrayValue::default())), Some(Any::Bytes(vec![1]))];
+        let empty_array = Any::Array(proto::ArrayValue::default());
+        let values =
+            [None, Some(Any::Bool(false)), Some(Any::Double(0.0)), Some(Any::String(String::new())), Some(empty_array)];
         let mut attribute_table = vec![KeyValueAndUnit::default()];
-        attribute_table.extend(values.map(|value| KeyValueAndUnit { value: Some(AnyValue { value }), ..KeyValueAndUnit::default() }));
+        let attribute = |value| KeyValueAndUnit { value: Some(AnyValue { value }), ..KeyValueAndUnit::default() };
+        attribute_table.extend(values.into_iter().chain([Some(Any::Bytes(vec![1]))]).map(attribute));
         let profile = proto::Profile {
             sample_type: Some(proto::ValueType::default()),
             samples: vec![proto::Sample { values: vec![0], ..proto::Sample::default() }],
             ..proto::Profile::default()
         };
+        // A text "0" is no default (the 64-bit zeros written as text are).
         let scope = proto::InstrumentationScope { name: "0".into(), ..proto::InstrumentationScope::default() };
         let request = proto::Request {
             resource_profiles: vec![proto::ResourceProfiles {
                 resource: Some(proto::Resource::default()),
-                scope_profiles: vec![proto::ScopeProfiles { scope: Some(scope), profiles: vec![profile], schema_url: String::new() }],
+                scope_profiles: vec![proto::ScopeProfiles {
+                    scope: Some(scope),
+                    profiles: vec![profile],
+                    schema_url: String::new(),
+                }],
                 schema_url: String::new(),
             }],
             dictionary: Some(proto::Dictionary {
@@ -360,9 +396,11 @@ mod tests {
             }),
         };
         let expected = concat!(
-            r#"{"dictionary":{"attributeTable":[{},{"value":{}},{"value":{"boolValue":false}},{"value":{"doubleValue":0.0}},"#,
-            r#"{"value":{"stringValue":""}},{"value":{"arrayValue":{"values":[]}}},{"value":{}}],"linkTable":[{}],"stringTable":[""]},"#,
-            r#""resourceProfiles":[{"resource":{},"scopeProfiles":[{"profiles":[{"sampleType":{},"samples":[{"values":["0"]}]}],"scope":{}}]}]}"#,
+            r#"{"dictionary":{"attributeTable":[{},{"value":{}},{"value":{"boolValue":false}},"#,
+            r#"{"value":{"doubleValue":0.0}},{"value":{"stringValue":""}},{"value":{"arrayValue":{"values":[]}}},"#,
+            r#"{"value":{}}],"linkTable":[{}],"stringTable":[""]},"#,
+            r#""resourceProfiles":[{"resource":{},"scopeProfiles":[{"profiles":[{"sampleType":{},"#,
+            r#""samples":[{"values":["0"]}]}],"scope":{"name":"0"}}]}]}"#,
         );
         assert_eq!(serde_json::to_string(&request).unwrap(), expected);
     }

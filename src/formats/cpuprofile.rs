@@ -81,7 +81,7 @@ pub(crate) const SPEC: Spec = Spec {
     carries: CARRIES,
     reads: Some(Reads::json(
         JsonKind { what: "a V8 CPU profile (.cpuprofile)", aside: " (V8's)", check },
-        |input, _, diag| read(input, diag).map_err(Error::from),
+        |input, _, diag| read(input, diag),
     )),
     writes: Some(Writes {
         write: |profile, to| write(profile, to.out, to.options),

@@ -67,7 +67,7 @@ pub(crate) const SPEC: Spec = Spec {
     extensions: &["folded", "collapsed"],
     carries: Carries::FOLDED_LINES,
     reads: Some(Reads::text(sniff, |input, options, diag| {
-        read(input, options.size_hint, &options.formats.get(), diag).map_err(Error::from)
+        read(input, options.size_hint, &options.formats.get(), diag)
     })),
     writes: Some(Writes {
         write,

@@ -56,7 +56,7 @@
 use super::json;
 use super::spec::{Carries, JsonKind, Reads, Spec};
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
+use crate::error::{FormatName, ParseError, ParseErrorKind};
 use crate::model::{
     ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, TimedSample, Timeline, Unit,
     Value, DEFINED_AT,
@@ -86,7 +86,7 @@ pub(crate) const SPEC: Spec = Spec {
             aside: " (Firefox's older exports)",
             check,
         },
-        |input, _, diag| read(input, diag).map_err(Error::from),
+        |input, _, diag| read(input, diag),
     )),
     writes: None,
 };

@@ -40,7 +40,7 @@ use super::json;
 use super::kit::source_frame::CallFrame;
 use super::spec::{Carries, JsonKind, Reads, Spec};
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError};
+use crate::error::{FormatName, ParseError};
 use crate::model::{Metric, MetricKind, NodeId, Profile, Repr, Sampling, Unit, Value};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -54,7 +54,7 @@ pub(crate) const SPEC: Spec = Spec {
     carries: Carries::TREE_OF_SAMPLES.weighing(&[MetricKind::Alloc, MetricKind::Objects]).with_modules(),
     reads: Some(Reads::json(
         JsonKind { what: "a V8 heap profile (.heapprofile)", aside: " (V8's)", check },
-        |input, _, diag| read(input, diag).map_err(Error::from),
+        |input, _, diag| read(input, diag),
     )),
     writes: None,
 };

@@ -56,7 +56,7 @@ use super::kit::lines::{self, StackLines};
 use super::kit::sink::{Missing, Order, Reason, StackSink};
 use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError, Position};
+use crate::error::{FormatName, ParseError, Position};
 use crate::formats::ReadOptions;
 use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Sampling, Unit};
 use crate::text::Line;
@@ -94,7 +94,7 @@ const ALLOC_SPACE: usize = 3;
 const ALLOC_OBJECTS: usize = 4;
 
 /// Reads HPROF's CPU samples and allocation sites.
-fn read(input: &mut (dyn Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, Error> {
+fn read(input: &mut (dyn Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     // heap=sites counts every allocation (the agent instruments them), as cpu=samples does not.
     let measured = |name, kind, unit| Metric::new(name, kind, unit, Repr::Int).sampled(Sampling::Measured);
     let metrics = vec![
@@ -105,7 +105,7 @@ fn read(input: &mut (dyn Read + Send), _: &ReadOptions, diag: &mut Diagnostics) 
         measured("alloc_objects", MetricKind::Objects, Unit::Count),
     ];
     let sink = StackSink::new(SPEC.format_name(), metrics);
-    lines::read_into(input, Records::default(), sink, diag).map_err(Error::from)
+    lines::read_into(input, Records::default(), sink, diag)
 }
 
 /// A trace: its thread's id where it says it, and its frames, the top of the stack first.

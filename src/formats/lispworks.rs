@@ -68,7 +68,7 @@ pub(crate) const SPEC: Spec = Spec {
         weight_is_time: true,
         ..Carries::TREE_OF_SAMPLES.with_threads().with_frame_kinds().with_function_facts().with_title()
     },
-    reads: Some(Reads::text(sniff, |input, _, diag| read(input, diag).map_err(Error::from))),
+    reads: Some(Reads::text(sniff, |input, _, diag| read(input, diag))),
     writes: Some(Writes {
         write: |profile, to| write(profile, to.out, to.diag),
         rules: Rules { fit: |profile, _, diag| fit(profile, diag), ..spec::STACKS_ONLY },

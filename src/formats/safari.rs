@@ -33,7 +33,7 @@ use super::json;
 use super::kit::source_frame::{Anonymous, SourceFrame};
 use super::spec::{Carries, JsonKind, Reads, Spec};
 use super::stacks::StackTree;
-use crate::error::{Error, FormatName, ParseError};
+use crate::error::{FormatName, ParseError};
 use crate::model::{FrameId, Metric, MetricKind, Profile, Repr, Unit, Value};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -51,7 +51,7 @@ pub(crate) const SPEC: Spec = Spec {
     },
     reads: Some(Reads::json(
         JsonKind { what: "a Safari timeline recording", aside: " (Safari's)", check },
-        |input, _, _| read(input).map_err(Error::from),
+        |input, _, _| read(input),
     )),
     writes: None,
 };

@@ -64,7 +64,7 @@ pub(crate) const SPEC: Spec = Spec {
         ..Carries::SAMPLES_PER_THREAD.with_modules()
     },
     reads: Some(Reads::binary(sniff, |input, options, diag| {
-        read(input, &options.formats.get(), diag).map_err(Error::from)
+        read(input, &options.formats.get(), diag)
     })),
     writes: Some(Writes {
         write: |profile, to| write(profile, to.out, to.options),

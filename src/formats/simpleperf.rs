@@ -62,7 +62,7 @@ use super::kit::wire;
 use super::shared::unique_name;
 use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
+use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
 use crate::model::{
     FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Sampling, TimedSample, Timeline, Unit,
 };
@@ -81,7 +81,7 @@ pub(crate) const SPEC: Spec = Spec {
         .with_modules()
         .with_title()
         .with_interval(),
-    reads: Some(Reads::binary(sniff, |input, _, diag| read(input, diag).map_err(Error::from))),
+    reads: Some(Reads::binary(sniff, |input, _, diag| read(input, diag))),
     writes: None,
 };
 

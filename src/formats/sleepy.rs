@@ -37,7 +37,7 @@
 use super::kit::sink::{Missing, Order, StackSink};
 use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
+use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
 use crate::formats::ReadOptions;
 use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Unit};
 use rustc_hash::FxHashMap;
@@ -50,7 +50,7 @@ pub(crate) const SPEC: Spec = Spec {
     description: "Very Sleepy's captures (`.sleepy`: a zip of its symbols and call stacks, formats 0.7 to 0.92), as Very Sleepy and gprof2dot read them",
     extensions: &["sleepy"],
     carries: Carries::SAMPLES_PER_THREAD.weighing(&[MetricKind::Time]).with_modules().with_title(),
-    reads: Some(Reads::binary(sniff, |input, options, diag| read(input, options, diag).map_err(Error::from))),
+    reads: Some(Reads::binary(sniff, read)),
     writes: None,
 };
 

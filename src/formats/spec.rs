@@ -14,7 +14,7 @@
 
 use super::options::{ConvertOptions, ReadOptions};
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName};
+use crate::error::{Error, FormatName, ParseError};
 use crate::model::{FrameRef, MetricKind, Profile, Unit};
 use std::io;
 
@@ -126,7 +126,7 @@ pub struct Judged<'a> {
 }
 
 /// How a format reads a whole input into a profile, given every reading option.
-pub type Reader = fn(&mut (dyn io::Read + Send), &ReadOptions, &mut Diagnostics) -> Result<Profile, Error>;
+pub type Reader = fn(&mut (dyn io::Read + Send), &ReadOptions, &mut Diagnostics) -> Result<Profile, ParseError>;
 
 /// A format's last step of fitting a projected profile ([`Rules::fit`]).
 pub type Fit = fn(Profile, &ConvertOptions, &mut Diagnostics) -> Profile;

@@ -41,7 +41,7 @@
 use super::json;
 use super::kit::source_frame::{Anonymous, SourceFrame};
 use super::spec::{Carries, JsonKind, Reads, Spec};
-use crate::error::{Error, FormatName, ParseError};
+use crate::error::{FormatName, ParseError};
 use crate::model::{ChildIndex, Metric, MetricKind, NodeId, Profile, TimedSample, Timeline, Value};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -61,7 +61,7 @@ pub(crate) const SPEC: Spec = Spec {
     },
     reads: Some(Reads::json(
         JsonKind { what: "a Ruby stackprof profile", aside: " (Ruby's)", check },
-        |input, _, _| read(input).map_err(Error::from),
+        |input, _, _| read(input),
     )),
     writes: None,
 };

@@ -42,7 +42,7 @@ use super::kit::lines;
 use super::kit::sink::{Missing, Order, Reason, StackSink};
 use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError};
+use crate::error::{FormatName, ParseError};
 use crate::formats::ReadOptions;
 use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Sampling, Unit, Value};
 use crate::text::Line;
@@ -77,10 +77,10 @@ const TIME: usize = 1;
 const CALLS: usize = 2;
 
 /// Reads a call tree summary.
-fn read(input: &mut (dyn Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, Error> {
+fn read(input: &mut (dyn Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let time = Metric::time(Unit::Microseconds, Repr::Int).sampled(Sampling::Measured);
     let sink = StackSink::new(SPEC.format_name(), vec![Metric::samples(), time, Metric::entries("calls")]);
-    lines::read_into(input, Rows::<Report>::default(), sink, diag).map_err(Error::from)
+    lines::read_into(input, Rows::<Report>::default(), sink, diag)
 }
 
 /// Where the header puts the columns read, by their index in a row.

@@ -32,7 +32,7 @@ use super::kit::lines::{self, StackLines};
 use super::kit::sink::{Missing, Order, StackSink};
 use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError, Position};
+use crate::error::{FormatName, ParseError, Position};
 use crate::formats::ReadOptions;
 use crate::model::{FrameId, FrameRef, Metric, MetricKind, Profile, Repr, Unit};
 use crate::text::Line;
@@ -61,9 +61,9 @@ fn sniff(head: &[u8]) -> Sniff {
 }
 
 /// Reads a VTune CSV into stacks weighing their own time, in microseconds.
-fn read(input: &mut (dyn Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, Error> {
+fn read(input: &mut (dyn Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let sink = StackSink::new(SPEC.format_name(), vec![Metric::time(Unit::Microseconds, Repr::Int)]);
-    lines::read_into(input, Stacks::default(), sink, diag).map_err(Error::from)
+    lines::read_into(input, Stacks::default(), sink, diag)
 }
 
 /// Where the header puts the columns read: the self time's and the module's index among the

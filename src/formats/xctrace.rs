@@ -39,7 +39,7 @@ use super::kit::sink::{Order, StackSink};
 use super::rust_symbols;
 use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
+use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
 use crate::model::{FrameId, FrameKind, FrameRef, Metric, Profile};
 use quick_xml::events::{BytesStart, Event};
 use std::collections::HashMap;
@@ -51,7 +51,7 @@ pub(crate) const SPEC: Spec = Spec {
     description: "Instruments' Time Profiler table (`xctrace export --xpath …time-profile…`), the stacks `inferno-collapse-xctrace` makes",
     extensions: &["xctrace.xml"],
     carries: Carries { modules: true, interval: true, ..Carries::STACKS_OF_SAMPLES },
-    reads: Some(Reads::text(sniff, |input, _, diag| read(input, diag).map_err(Error::from))),
+    reads: Some(Reads::text(sniff, |input, _, diag| read(input, diag))),
     writes: None,
 };
 

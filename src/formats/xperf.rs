@@ -33,7 +33,7 @@ use super::kit::lines;
 use super::kit::sink::{Missing, Order, Reason, StackSink};
 use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError};
+use crate::error::{FormatName, ParseError};
 use crate::formats::ReadOptions;
 use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Sampling, Unit};
 use crate::text::Line;
@@ -63,12 +63,12 @@ const TIME: usize = 0;
 const SAMPLES: usize = 1;
 
 /// Reads an exported table of sampled stacks.
-fn read(input: &mut (dyn Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, Error> {
+fn read(input: &mut (dyn Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let time = Metric::time(Unit::Nanoseconds, Repr::Int).sampled(Sampling::weights_of("samples"));
     let mut sink = StackSink::new(SPEC.format_name(), vec![time, Metric::samples()]);
     // As gprof2dot weighs each function: by its sampled time.
     sink.profile().meta.weighed_by = Some(MetricKind::Time);
-    lines::read_into(input, Rows::<Samples>::default(), sink, diag).map_err(Error::from)
+    lines::read_into(input, Rows::<Samples>::default(), sink, diag)
 }
 
 /// Where the header puts the columns read, by their index in a row.

@@ -65,7 +65,7 @@
 use super::json::read_all;
 use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
+use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
 use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value};
 use rustc_hash::FxHashMap;
 
@@ -83,7 +83,7 @@ pub(crate) const SPEC: Spec = Spec {
         .weighing(&[MetricKind::Time, MetricKind::Calls])
         .with_frame_kinds()
         .with_modules(),
-    reads: Some(Reads::binary(sniff, |input, _, diag| read(input, diag).map_err(Error::from))),
+    reads: Some(Reads::binary(sniff, |input, _, diag| read(input, diag))),
     writes: None,
 };
 

@@ -64,7 +64,7 @@
 //! reads back into the tree it was written from.
 
 use super::spec::{self, Carries, Reads, Rules, Spec, Writes};
-use crate::error::{Error, FormatName};
+use crate::error::FormatName;
 use crate::model::MetricKind;
 
 mod read;
@@ -87,7 +87,7 @@ pub(crate) const SPEC: Spec = Spec {
             .with_modules()
     },
     reads: Some(Reads::binary(sniff, |input, options, diag| {
-        read(input, &options.formats.get(), diag).map_err(Error::from)
+        read(input, &options.formats.get(), diag)
     })),
     writes: Some(Writes {
         write,

@@ -96,7 +96,7 @@ mod read;
 mod write;
 
 use super::spec::{self, Carries, Reads, Rules, Sniff, Spec, Structure, Writes};
-use crate::error::{Error, FormatName};
+use crate::error::FormatName;
 use crate::model::{MetricKind, Unit};
 
 /// What its format is, how it is told and read and written, and what a conversion to it does.
@@ -116,7 +116,7 @@ pub(crate) const SPEC: Spec = Spec {
         time_unit: Some(Unit::Nanoseconds),
         ..Carries::STACKS_OF_SAMPLES
     },
-    reads: Some(Reads::text(sniff, |input, options, diag| read::read(input, options, diag).map_err(Error::from))),
+    reads: Some(Reads::text(sniff, read::read)),
     writes: Some(Writes {
         write: |profile, to| write::write(profile, to.out, to.diag),
         rules: Rules { says_which_metric_comes_first: true, ..spec::STACKS_ONLY },

@@ -111,7 +111,7 @@ pub(crate) use write::write;
 
 use super::spec::{self, Carries, JsonKind, Reads, Rules, Spec, Writes};
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName};
+use crate::error::FormatName;
 use crate::model::{FrameKind, FrameRef, MetricKind, NodeId, Profile, Repr, Unit, Values};
 
 /// What its format is, how it is told and read and written, and what a conversion to it does.
@@ -123,7 +123,7 @@ pub(crate) const SPEC: Spec = Spec {
     carries: CARRIES,
     reads: Some(Reads::json(
         JsonKind { what: "a Chrome trace (JSON trace events)", aside: "", check },
-        |input, _, diag| read(input, diag).map_err(Error::from),
+        |input, _, diag| read(input, diag),
     )),
     writes: Some(Writes {
         write: |profile, to| write(profile, to.out, to.options),

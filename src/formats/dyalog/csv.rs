@@ -44,7 +44,7 @@ pub(crate) const SPEC: Spec = Spec {
     extensions: &["csv"],
     carries: super::carries(true),
     reads: Some(Reads::text(sniff, |input, options, diag| {
-        read(input, &options.formats.get(), options.merge_lines, diag).map_err(Error::from)
+        read(input, &options.formats.get(), options.merge_lines, diag)
     })),
     writes: Some(Writes {
         write: |profile, to| write(profile, to.out, to.options.formats.get::<super::Options>().separators, to.diag),

@@ -83,7 +83,7 @@ use super::json;
 use super::options::ConvertOptions;
 use super::spec::{self, Carries, JsonKind, Reads, Rules, Spec, Writes};
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName};
+use crate::error::FormatName;
 use crate::model::{ops, FrameKind, FrameRef, MetricKind, NodeId, Profile, Repr, Timeline, Unit, Value};
 use serde::{Deserialize, Serialize};
 
@@ -112,7 +112,7 @@ pub(crate) const SPEC: Spec = Spec {
             aside: " (the Firefox Profiler's)",
             check,
         },
-        |input, options, diag| read::read(input, options.path.as_deref(), diag).map_err(Error::from),
+        |input, options, diag| read::read(input, options.path.as_deref(), diag),
     )),
     writes: Some(Writes {
         write: |profile, to| write::write(profile, to.out, to.options),

@@ -28,7 +28,7 @@
 
 use super::{cost_centre, new_profile, ALLOC, ENTRIES, TICKS};
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName};
+use crate::error::FormatName;
 use crate::error::{ParseError, ParseErrorKind};
 use crate::formats::json;
 use crate::formats::spec::{JsonKind, Reads, Spec};
@@ -47,7 +47,7 @@ pub(crate) const SPEC: Spec = Spec {
     carries: super::CARRIES,
     reads: Some(Reads::json(
         JsonKind { what: "GHC's +RTS -pj JSON", aside: " (GHC's +RTS -pj profile)", check },
-        |input, _, diag| read(input, diag).map_err(Error::from),
+        |input, _, diag| read(input, diag),
     )),
     writes: None,
 };

@@ -57,8 +57,8 @@
 
 use super::{alloc_metric, cost_centre, new_profile, ALLOC, ENTRIES, TICKS};
 use crate::diag::Diagnostics;
+use crate::error::FormatName;
 use crate::error::{excerpt, ParseError, ParseErrorKind, Position};
-use crate::error::{Error, FormatName};
 use crate::formats::spec::{first_line_contains, Carries, Reads, Sniff, Spec};
 use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, DEFINED_AT};
 use crate::text::{self, Line};
@@ -71,7 +71,7 @@ pub(crate) const SPEC: Spec = Spec {
     description: "GHC `+RTS -p`/`-P` text report",
     extensions: &["prof"],
     carries: CARRIES,
-    reads: Some(Reads::text(sniff, |input, _, diag| read(input, diag).map_err(Error::from))),
+    reads: Some(Reads::text(sniff, |input, _, diag| read(input, diag))),
     writes: None,
 };
 

@@ -79,7 +79,7 @@ mod report;
 use super::kit::call_graph::{CallGraph, Layout, TooManyNodes, Unexpanded};
 use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
+use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
 use crate::formats::ReadOptions;
 use crate::model::{FrameId, FrameRef, Metric, MetricKind, Profile, Repr, Sampling, Unit};
 use report::Report;
@@ -92,7 +92,7 @@ pub(crate) const SPEC: Spec = Spec {
     description: "GNU gprof's text report (flat profile and call graph, `gprof PROG gmon.out`)",
     extensions: &["gprof"],
     carries: Carries::STACKS_OF_SAMPLES.as_graph().weighing(&[MetricKind::Time, MetricKind::Calls]),
-    reads: Some(Reads::text(sniff, |input, options, diag| read(input, options, diag).map_err(Error::from))),
+    reads: Some(Reads::text(sniff, read)),
     writes: None,
 };
 

@@ -89,7 +89,7 @@
 //! one name are one frame) and modifiers, bytecode indices, class loaders, modules and packages.
 
 use super::spec::{Carries, Reads, Sniff, Spec};
-use crate::error::{Error, FormatName};
+use crate::error::FormatName;
 use crate::model::Sampling;
 use crate::model::{Metric, MetricKind, Repr, Unit};
 use std::time::Duration;
@@ -108,7 +108,7 @@ pub(crate) const SPEC: Spec = Spec {
         .with_source_lines()
         .with_timestamp()
         .with_interval(),
-    reads: Some(Reads::binary(sniff, |input, _, diag| read::Reader::new().read(input, diag).map_err(Error::from))),
+    reads: Some(Reads::binary(sniff, |input, _, diag| read::Reader::new().read(input, diag))),
     writes: None,
 };
 

@@ -5,7 +5,7 @@
 
 use super::sink::{Missing, StackSink};
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
+use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
 use crate::formats::options::ReadOptions;
 use crate::model::{FrameId, FrameRef, Metric, Profile};
 use crate::text::Line;
@@ -35,8 +35,8 @@ pub(crate) fn read<G: StackLines>(
     input: &mut (dyn std::io::Read + Send),
     _: &ReadOptions,
     diag: &mut Diagnostics,
-) -> Result<Profile, Error> {
-    read_into(input, G::default(), StackSink::new(G::FORMAT, vec![Metric::samples()]), diag).map_err(Error::from)
+) -> Result<Profile, ParseError> {
+    read_into(input, G::default(), StackSink::new(G::FORMAT, vec![Metric::samples()]), diag)
 }
 
 /// Reads `input`'s lines with `grammar` into `sink`: for a grammar made with a reading option, or

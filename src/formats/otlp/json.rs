@@ -9,7 +9,7 @@ use super::proto::{self, AnyValue, Value as Any};
 use super::read::{self, Part};
 use super::{CARRIES, JSON_FORMAT, RULES};
 use crate::diag::Diagnostics;
-use crate::error::{Error, ParseError, ParseErrorKind};
+use crate::error::{ParseError, ParseErrorKind};
 use crate::formats::json;
 use crate::formats::spec::{JsonKind, Reads, Spec, Writes};
 use crate::model::Profile;
@@ -26,7 +26,7 @@ pub(crate) const SPEC: Spec = Spec {
     carries: CARRIES,
     reads: Some(Reads::json(
         JsonKind { what: "OTLP profiles JSON", aside: " (OpenTelemetry's)", check },
-        |input, _, diag| read(input, diag).map_err(Error::from),
+        |input, _, diag| read(input, diag),
     )),
     writes: Some(Writes {
         write: super::write_json,

@@ -102,7 +102,7 @@ pub(crate) const SPEC: Spec = Spec {
     description: "OpenTelemetry profiles (OTLP `ExportProfilesServiceRequest`, protobuf; proto v1.11.0)",
     extensions: &["otlp"],
     carries: CARRIES,
-    reads: Some(Reads::binary(sniff, |input, _, diag| read_protobuf(input, diag).map_err(Error::from))),
+    reads: Some(Reads::binary(sniff, |input, _, diag| read_protobuf(input, diag))),
     writes: Some(Writes {
         write: |profile, to| write::write(profile, to.out, write::Encoding::Protobuf, to.diag),
         rules: RULES,

@@ -78,7 +78,7 @@ use super::shared::unique_name;
 use super::spec::{Carries, Reads, Sniff, Spec};
 use super::stacks::StackTree;
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName};
+use crate::error::FormatName;
 use crate::error::{ParseError, ParseErrorKind, Position};
 use crate::model::Sampling;
 use crate::model::{
@@ -104,7 +104,7 @@ pub(crate) const SPEC: Spec = Spec {
             .with_interval()
     },
     reads: Some(Reads::text(sniff, |input, options, diag| {
-        read(input, &options.formats.get(), diag).map_err(Error::from)
+        read(input, &options.formats.get(), diag)
     })),
     writes: None,
 };

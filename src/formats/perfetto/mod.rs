@@ -81,7 +81,7 @@ mod slices;
 
 use super::kit::wire;
 use super::spec::{Carries, Reads, Sniff, Spec};
-use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
+use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
 use crate::model::MetricKind;
 use std::io::{BufRead, BufReader, Read};
 
@@ -94,7 +94,7 @@ pub(crate) const SPEC: Spec = Spec {
         .weighing(&[MetricKind::Samples, MetricKind::Alloc, MetricKind::Objects, MetricKind::Time])
         .with_frame_kinds()
         .with_modules(),
-    reads: Some(Reads::binary(sniff, |input, _, diag| read::read(input, diag).map_err(Error::from))),
+    reads: Some(Reads::binary(sniff, |input, _, diag| read::read(input, diag))),
     writes: None,
 };
 

@@ -97,7 +97,7 @@ pub(crate) const SPEC: Spec = Spec {
     description: "pprof protocol buffers (`go tool pprof`, Go's `runtime/pprof`)",
     extensions: &["pb.gz", "pprof", "pb"],
     carries: CARRIES,
-    reads: Some(Reads::binary(sniff, |input, options, diag| read(input, options, diag).map_err(Error::from))),
+    reads: Some(Reads::binary(sniff, read)),
     writes: Some(Writes {
         write,
         rules: Rules {

@@ -80,7 +80,7 @@ mod text;
 use super::json::read_all;
 use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
+use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
 use crate::formats::kit::sink::{Order, StackSink};
 use crate::model::{FrameId, FrameKind, FrameRef, MetricKind, Profile};
 use rustc_hash::FxHashMap;
@@ -94,7 +94,7 @@ pub(crate) const SPEC: Spec = Spec {
         .weighing(&[MetricKind::Samples, MetricKind::Alloc, MetricKind::Objects, MetricKind::Time, MetricKind::Events])
         .with_modules()
         .with_interval(),
-    reads: Some(Reads::binary(sniff, |input, _, diag| read(input, diag).map_err(Error::from))),
+    reads: Some(Reads::binary(sniff, |input, _, diag| read(input, diag))),
     writes: None,
 };
 

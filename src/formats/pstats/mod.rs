@@ -52,7 +52,7 @@ use super::kit::call_graph::{CallGraph, Layout, TooManyNodes, Unexpanded};
 use super::kit::source_frame::{Anonymous, SourceFrame};
 use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
+use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
 use crate::formats::ReadOptions;
 use crate::model::{FrameId, Metric, MetricKind, Profile, Repr, Sampling, Unit};
 use marshal::{Value, Values};
@@ -69,7 +69,7 @@ pub(crate) const SPEC: Spec = Spec {
         .weighing(&[MetricKind::Time, MetricKind::Calls])
         .with_source_lines()
         .with_modules(),
-    reads: Some(Reads::binary(sniff, |input, options, diag| read(input, options, diag).map_err(Error::from))),
+    reads: Some(Reads::binary(sniff, read)),
     writes: None,
 };
 

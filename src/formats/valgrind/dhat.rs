@@ -56,7 +56,7 @@
 
 use super::CodeAddress;
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError, ParseErrorKind};
+use crate::error::{FormatName, ParseError, ParseErrorKind};
 use crate::formats::json;
 use crate::formats::kit::sink::{Order, Reason, StackSink};
 use crate::formats::spec::{Carries, JsonKind, Reads, Spec};
@@ -76,7 +76,7 @@ pub(crate) const SPEC: Spec = Spec {
         .with_title(),
     reads: Some(Reads::json(
         JsonKind { what: "a DHAT profile (dhat.out.<pid>)", aside: " (valgrind's)", check },
-        |input, _, diag| read(input, diag).map_err(Error::from),
+        |input, _, diag| read(input, diag),
     )),
     writes: None,
 };

@@ -51,7 +51,7 @@
 
 use super::CodeAddress;
 use crate::diag::Diagnostics;
-use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
+use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
 use crate::formats::kit::lines::{self, StackLines};
 use crate::formats::kit::sink::{Missing, Order, StackSink};
 use crate::formats::options::ReadOptions;
@@ -102,11 +102,11 @@ fn read(
     input: &mut (dyn std::io::Read + Send),
     options: &ReadOptions,
     diag: &mut Diagnostics,
-) -> Result<Profile, Error> {
+) -> Result<Profile, ParseError> {
     let chosen = options.formats.get::<Options>().snapshot;
     let bytes = Metric::new("mem heap", MetricKind::Alloc, Unit::Bytes, Repr::Int).sampled(Sampling::Measured);
     let grammar = Snapshots { chosen, ..Snapshots::default() };
-    lines::read_into(input, grammar, StackSink::new(FORMAT, vec![bytes]), diag).map_err(Error::from)
+    lines::read_into(input, grammar, StackSink::new(FORMAT, vec![bytes]), diag)
 }
 
 /// The grammar of a massif file: the snapshot being read, and the chosen one's tree.

@@ -54,7 +54,7 @@ use super::build::ReportBuilder;
 use super::{Column, Report, Row};
 use crate::diag::Diagnostics;
 use crate::error::FormatName;
-use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
+use crate::error::{excerpt, ParseError, ParseErrorKind, Position};
 use crate::formats::spec::{Reads, Sniff, Spec, Writes};
 use crate::model::Profile;
 use quick_xml::events::Event;
@@ -68,7 +68,7 @@ pub(crate) const SPEC: Spec = Spec {
     description: "Dyalog APL `]PROFILE` report as XML",
     extensions: &["xml"],
     carries: super::carries(false),
-    reads: Some(Reads::text(sniff, |input, options, diag| read(input, options.merge_lines, diag).map_err(Error::from))),
+    reads: Some(Reads::text(sniff, |input, options, diag| read(input, options.merge_lines, diag))),
     writes: Some(Writes {
         write: |profile, to| write(profile, to.out, &to.options.formats.get(), to.diag),
         rules: super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag), true),

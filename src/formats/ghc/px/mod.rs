@@ -55,8 +55,8 @@
 //! words (rounded, with a warning).
 
 use crate::diag::Diagnostics;
+use crate::error::FormatName;
 use crate::error::{excerpt, ParseError, ParseErrorKind, Position};
-use crate::error::{Error, FormatName};
 use crate::formats::spec::{self, Carries, Reads, Rules, Sniff, Spec, Writes};
 use crate::model::Profile;
 use crate::text::{self, Blocks, Line};
@@ -81,9 +81,7 @@ pub(crate) const SPEC: Spec = Spec {
     // GHC names both the -px log and the text report `<prog>.prof`: content decides.
     extensions: &["px", "prof"],
     carries: CARRIES,
-    reads: Some(Reads::text(sniff, |input, options, diag| {
-        read(input, &options.formats.get(), diag).map_err(Error::from)
-    })),
+    reads: Some(Reads::text(sniff, |input, options, diag| read(input, &options.formats.get(), diag))),
     writes: Some(Writes {
         write,
         rules: Rules { module_is_namespace: true, single_root: Some(super::main_frame), ..spec::STACKS_ONLY },
@@ -335,7 +333,7 @@ mod tests {
     }
 
     /// Reads `text` through the contract's reader, as the registry does.
-    fn read_with(text: &str, options: &crate::formats::options::ReadOptions) -> Result<Profile, Error> {
+    fn read_with(text: &str, options: &crate::formats::options::ReadOptions) -> Result<Profile, ParseError> {
         let read = SPEC.reads.as_ref().expect("ghc-px is read").read;
         read(&mut text.as_bytes(), options, &mut Diagnostics::default())
     }

@@ -118,9 +118,7 @@ const EXPECTED: &str = "a V8 CPU profile (nodes, startTime, endTime, samples, ti
 /// `hitCount`: it is not taken for a CPU profile.
 pub(crate) fn check(head: &[u8]) -> Result<(), &'static str> {
     let head = json::Head::of(head);
-    let Some(members) = head.members() else {
-        return Err("not a JSON object");
-    };
+    let members = head.object()?;
     if members.starts_with(b"\"nodes\"") {
         return if head.mentions(b"\"callFrame\"") { Ok(()) } else { Err("\"nodes\" without a \"callFrame\"") };
     }

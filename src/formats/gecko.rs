@@ -103,9 +103,7 @@ const EXPECTED: &str = "a Gecko profile (meta, threads with samples, stackTable,
 /// thread's `stringArray` (a processed profile of version 0, which stated none); if not, why not.
 fn check(head: &[u8]) -> Result<(), &'static str> {
     let head = json::Head::of(head);
-    let Some(members) = head.members() else {
-        return Err("not a JSON object");
-    };
+    let members = head.object()?;
     if members.starts_with(b"\"label\"") {
         return match head.value_of(b"\"duration\"").is_some_and(|v| v.first().is_some_and(u8::is_ascii_digit)) {
             true => Ok(()),

@@ -70,9 +70,7 @@ const EXPECTED: &str = "a V8 heap profile (head: nodes with callFrame, selfSize,
 /// what is missing first.
 fn check(head: &[u8]) -> Result<(), &'static str> {
     let head = json::Head::of(head);
-    let Some(members) = head.members() else {
-        return Err("not a JSON object");
-    };
+    let members = head.object()?;
     if !members.starts_with(b"\"head\"") {
         return Err("its first key is not \"head\"");
     }

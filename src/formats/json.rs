@@ -115,14 +115,10 @@ impl<'a> Head<'a> {
         memchr::memmem::find(self.0, text).is_some()
     }
 
-    /// Whether the head opens an object.
-    pub(crate) fn is_object(self) -> bool {
-        self.0.starts_with(b"{")
-    }
-
-    /// The members of the object the head opens, from its first key; `None` where it opens none.
-    pub(crate) fn members(self) -> Option<&'a [u8]> {
-        self.0.strip_prefix(b"{").map(<[u8]>::trim_ascii_start)
+    /// The object the head opens, as its members from its first key; where it opens none, the
+    /// answer of the check of every format of objects: `not a JSON object`.
+    pub(crate) fn object(self) -> Result<&'a [u8], &'static str> {
+        self.0.strip_prefix(b"{").map(<[u8]>::trim_ascii_start).ok_or("not a JSON object")
     }
 
     /// What follows the first `key` (with its quotes) of the head, its colon and white space: the
@@ -178,10 +174,10 @@ mod tests {
     #[test]
     fn a_head_is_read_past_white_space() {
         let head = Head::of(b"\n  { \"mode\" : \"wall\", \"frames\": {}}");
-        assert!(head.is_object() && head.mentions(b"\"frames\""));
-        assert_eq!(head.members().map(|m| &m[..6]), Some(&b"\"mode\""[..]));
+        assert!(head.mentions(b"\"frames\""));
+        assert_eq!(head.object().map(|m| &m[..6]), Ok(&b"\"mode\""[..]));
         assert_eq!(head.value_of(b"\"mode\"").map(|v| &v[..6]), Some(&b"\"wall\""[..]));
         assert_eq!(head.value_of(b"\"raw\""), None);
-        assert_eq!(Head::of(b"[1]").members(), None);
+        assert_eq!(Head::of(b"[1]").object(), Err("not a JSON object"));
     }
 }

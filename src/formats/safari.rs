@@ -66,9 +66,7 @@ const EXPECTED: &str = "a Safari timeline recording (version, recording with sam
 /// samples); if not, what is missing first.
 fn check(head: &[u8]) -> Result<(), &'static str> {
     let head = json::Head::of(head);
-    if !head.is_object() {
-        return Err("not a JSON object");
-    }
+    head.object()?;
     if !head.mentions(b"\"recording\"") {
         return Err("no \"recording\"");
     }

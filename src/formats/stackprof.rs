@@ -83,9 +83,7 @@ pub(crate) fn is_marshal_dump(head: &[u8]) -> bool {
 /// not, what is missing first.
 fn check(head: &[u8]) -> Result<(), &'static str> {
     let head = json::Head::of(head);
-    if !head.is_object() {
-        return Err("not a JSON object");
-    }
+    head.object()?;
     let modes = [&b"\"cpu\""[..], b"\"wall\"", b"\"object\"", b"\"custom\""];
     let known = head.value_of(b"\"mode\"").is_some_and(|value| modes.iter().any(|m| value.starts_with(m)));
     match (known, head.mentions(b"\"frames\"")) {

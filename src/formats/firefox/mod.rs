@@ -159,9 +159,7 @@ const EXPECTED: &str =
 /// tells one); if not, why not.
 fn check(head: &[u8]) -> Result<(), &'static str> {
     let head = json::Head::of(head);
-    let Some(members) = head.members() else {
-        return Err("not a JSON object");
-    };
+    let members = head.object()?;
     let meta_first = members.starts_with(b"\"meta\"");
     let versioned = head.mentions(b"\"preprocessedProfileVersion\"");
     match (meta_first, versioned) {

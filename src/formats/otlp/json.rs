@@ -38,9 +38,7 @@ pub(crate) const SPEC: Spec = Spec {
 /// `Ok` for a JSON object whose first bytes name `resourceProfiles` (or `resource_profiles`).
 pub(super) fn check(head: &[u8]) -> Result<(), &'static str> {
     let head = json::Head::of(head);
-    if !head.is_object() {
-        return Err("not a JSON object");
-    }
+    head.object()?;
     match head.mentions(b"\"resourceProfiles\"") || head.mentions(b"\"resource_profiles\"") {
         true => Ok(()),
         false => Err("no \"resourceProfiles\""),

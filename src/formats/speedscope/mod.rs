@@ -119,9 +119,7 @@ pub(crate) const CARRIES: Carries =
 pub(crate) fn check(head: &[u8]) -> Result<(), &'static str> {
     let head = super::json::Head::of(head);
     let has = |key: &str| head.mentions(key.as_bytes());
-    if !head.is_object() {
-        return Err("not a JSON object");
-    }
+    head.object()?;
     match has("speedscope.app/file-format-schema") || (has("\"shared\"") && (has("\"profiles\"") || has("\"frames\"")))
     {
         true => Ok(()),

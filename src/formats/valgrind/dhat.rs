@@ -93,9 +93,7 @@ const VERSION: u64 = 2;
 /// Whether the input is a JSON object with a `dhatFileVersion` (valgrind writes it first).
 fn check(head: &[u8]) -> Result<(), &'static str> {
     let head = json::Head::of(head);
-    if !head.is_object() {
-        return Err("not a JSON object");
-    }
+    head.object()?;
     match head.mentions(b"\"dhatFileVersion\"") {
         true => Ok(()),
         false => Err("no \"dhatFileVersion\""),

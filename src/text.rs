@@ -14,8 +14,7 @@
 //! gets each line with its result, in order, and does what needs the model (interning, building).
 
 use crate::diag::Diagnostics;
-use crate::error::FormatName;
-use crate::error::{ParseError, ParseErrorKind, Position};
+use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
 use std::io::Read;
 
 /// How much a block reads at least (unless the input ends first).

@@ -53,8 +53,7 @@ use super::kit::count_names::{one_count_name, spaced_count_name};
 use super::spec::{self, Carries, Reads, Sniff, Spec, Writes, Writing};
 use super::stacks::{self, StackTree};
 use crate::diag::Diagnostics;
-use crate::error::FormatName;
-use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
+use crate::error::{excerpt, Error, FormatName, ParseError, ParseErrorKind, Position};
 use crate::model::{
     CallTree, FrameId, FrameKind, FrameRef, FrameTable, Metric, NodeId, Profile, Repr, Unit, Value, Values, Walk,
 };

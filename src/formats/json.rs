@@ -2,8 +2,7 @@
 //! with a line and column, from serde_json's and from a byte offset; escaped strings; the head of an
 //! input as each JSON format's check reads it.
 
-use crate::error::FormatName;
-use crate::error::{ParseError, ParseErrorKind, Position};
+use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
 use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use std::fmt;
 use std::marker::PhantomData;

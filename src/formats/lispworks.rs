@@ -52,8 +52,7 @@
 
 use super::spec::{self, Carries, Reads, Rules, Sniff, Spec, Writes};
 use crate::diag::Diagnostics;
-use crate::error::FormatName;
-use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
+use crate::error::{excerpt, Error, FormatName, ParseError, ParseErrorKind, Position};
 use crate::model::{ops, FrameId, FrameKind, FrameTable, FunctionFacts, Metric, NodeId, Profile, Value};
 use crate::text;
 use std::io::{Read, Write};

@@ -46,8 +46,7 @@
 use super::options::ConvertOptions;
 use super::spec::{self, Carries, Reads, Rules, Sniff, Spec, Writes};
 use crate::diag::Diagnostics;
-use crate::error::FormatName;
-use crate::error::{excerpt, Error, ParseError, ParseErrorKind, Position};
+use crate::error::{excerpt, Error, FormatName, ParseError, ParseErrorKind, Position};
 use crate::model::{ops, ChildIndex, FrameId, FrameKind, FrameRef, Metric, NodeId, Profile, Value, Values};
 use indexmap::IndexMap;
 use rustc_hash::{FxBuildHasher, FxHashMap};

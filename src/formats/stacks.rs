@@ -9,8 +9,7 @@
 //! nodes (an 8 MB input made 10 GB of folded stacks).
 
 use super::options::ConvertOptions;
-use crate::error::Error;
-use crate::error::FormatName;
+use crate::error::{Error, FormatName};
 use crate::model::{CallTree, ChildIndex, FrameId, NodeId};
 use std::io::Write;
 

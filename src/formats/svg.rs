@@ -27,8 +27,7 @@
 use super::kit::count_names::one_count_name;
 use super::spec::{self, Carries, Spec, Writes, Writing};
 use super::{shared, stacks};
-use crate::error::Error;
-use crate::error::FormatName;
+use crate::error::{Error, FormatName};
 use crate::model::{Children, MetricKind, NodeId, Profile, Values};
 use std::io::Write;
 

@@ -33,8 +33,7 @@
 
 use super::{report_of_columns, unattributed, Column, Report, Row};
 use crate::diag::Diagnostics;
-use crate::error::FormatName;
-use crate::error::ParseErrorKind;
+use crate::error::{FormatName, ParseErrorKind};
 use crate::model::ops::{shortened, with_parts};
 use crate::model::{
     ChildIndex, FrameId, FrameKind, FrameRef, FrameTable, Metric, NodeId, Profile, Repr, Unit, Value, Values,

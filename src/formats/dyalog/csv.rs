@@ -28,8 +28,7 @@
 use super::build::ReportBuilder;
 use super::{report_of_columns, report_rows, Column, Row, Separators};
 use crate::diag::Diagnostics;
-use crate::error::FormatName;
-use crate::error::{Error, ParseError, ParseErrorKind, Position};
+use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
 use crate::formats::shared::runs_as_formula;
 use crate::formats::spec::{Reads, Sniff, Spec, Writes};
 use crate::model::{FrameKind, FrameTable, Profile};

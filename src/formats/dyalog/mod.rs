@@ -41,8 +41,7 @@ pub mod csv;
 pub mod xml;
 
 use crate::diag::Diagnostics;
-use crate::error::FormatName;
-use crate::error::ParseErrorKind;
+use crate::error::{FormatName, ParseErrorKind};
 use crate::formats::spec::{self, Carries, Rules};
 use crate::model::ops::{self, shortened, unattributed, with_parts};
 use crate::model::{

@@ -28,8 +28,7 @@
 
 use super::{cost_centre, new_profile, ALLOC, ENTRIES, TICKS};
 use crate::diag::Diagnostics;
-use crate::error::FormatName;
-use crate::error::{ParseError, ParseErrorKind};
+use crate::error::{FormatName, ParseError, ParseErrorKind};
 use crate::formats::json;
 use crate::formats::spec::{JsonKind, Reads, Spec};
 use crate::model::{FrameId, FrameRef, NodeId, Profile, Value, DEFINED_AT};

@@ -57,8 +57,7 @@
 
 use super::{alloc_metric, cost_centre, new_profile, ALLOC, ENTRIES, TICKS};
 use crate::diag::Diagnostics;
-use crate::error::FormatName;
-use crate::error::{excerpt, ParseError, ParseErrorKind, Position};
+use crate::error::{excerpt, FormatName, ParseError, ParseErrorKind, Position};
 use crate::formats::spec::{first_line_contains, Carries, Reads, Sniff, Spec};
 use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, DEFINED_AT};
 use crate::text::{self, Line};

@@ -78,8 +78,7 @@ use super::shared::unique_name;
 use super::spec::{Carries, Reads, Sniff, Spec};
 use super::stacks::StackTree;
 use crate::diag::Diagnostics;
-use crate::error::FormatName;
-use crate::error::{ParseError, ParseErrorKind, Position};
+use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
 use crate::model::Sampling;
 use crate::model::{
     CallTree, FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, NodeId, Profile, Repr, TimedSample,

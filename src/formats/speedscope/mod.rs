@@ -73,8 +73,7 @@ mod read;
 
 use super::json::push_string;
 use super::spec::{self, Carries, JsonKind, Reads, Rules, Spec, Writes};
-use crate::error::Error;
-use crate::error::FormatName;
+use crate::error::{Error, FormatName};
 use crate::diag::Diagnostics;
 use crate::model::{
     ops, slice_edges, CallTree, Children, Edge, FrameId, FrameKind, Metric, MetricKind, NodeId, Profile, Repr, Slice,

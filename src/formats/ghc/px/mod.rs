@@ -55,8 +55,7 @@
 //! words (rounded, with a warning).
 
 use crate::diag::Diagnostics;
-use crate::error::FormatName;
-use crate::error::{excerpt, ParseError, ParseErrorKind, Position};
+use crate::error::{excerpt, FormatName, ParseError, ParseErrorKind, Position};
 use crate::formats::spec::{self, Carries, Reads, Rules, Sniff, Spec, Writes};
 use crate::model::Profile;
 use crate::text::{self, Blocks, Line};

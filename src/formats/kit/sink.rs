@@ -98,6 +98,7 @@ pub(crate) struct StackSink {
     stacks: StackTree,
     /// Whether a stack of at least one frame was added.
     any_stack: bool,
+    /// What was left out, by reason.
     left: LeftOut,
     /// The events whose samples the stacks are, in the order met, where the input names them
     /// ([`StackSink::start_event`]).

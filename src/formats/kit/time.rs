@@ -11,7 +11,14 @@ use std::time::Duration;
 /// timeline can place.
 pub(crate) fn whole_nanoseconds(value: f64, unit_ns: f64) -> Option<i64> {
     let ns = value * unit_ns;
-    (ns.is_finite() && ns.abs() < 9e18).then(|| ns.round() as i64)
+    // NaN and the infinities are not within it either.
+    let within = ns.abs() < 9e18;
+    if !within {
+        return None;
+    }
+    // Most times are whole already (V8's µs, a trace's): a cast, not a call to round per sample.
+    let truncated = ns as i64;
+    Some(if truncated as f64 == ns { truncated } else { ns.round() as i64 })
 }
 
 /// `nanos` since the Unix epoch as an RFC 3339 UTC time with nanoseconds
@@ -74,6 +81,20 @@ pub(crate) fn interval_in_words(text: &str) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_time_is_rounded_to_the_nearest_nanosecond_where_an_i64_holds_it() {
+        assert_eq!(whole_nanoseconds(13_143.0, 1e3), Some(13_143_000));
+        assert_eq!(whole_nanoseconds(-20.0, 1e6), Some(-20_000_000));
+        // Halves away from zero, as f64::round.
+        assert_eq!(whole_nanoseconds(2.5, 1.0), Some(3));
+        assert_eq!(whole_nanoseconds(-2.5, 1.0), Some(-3));
+        assert_eq!(whole_nanoseconds(1.4999, 1.0), Some(1));
+        assert_eq!(whole_nanoseconds(8.99e15, 1e3), Some(8_990_000_000_000_000_000));
+        for past in [9e15, -9e15, f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            assert_eq!(whole_nanoseconds(past, 1e3), None, "{past}");
+        }
+    }
 
     #[test]
     fn times_are_rfc_3339_in_utc_and_read_back() {

@@ -161,8 +161,32 @@ pub(crate) fn add_tree(
             }
         }
     }
-    let (samples, time, unknown_samples, timed) = weights(document, &position, error)?;
-    // Children lists in file order, then a walk from the roots with a stack (no recursion).
+    let node_of = add_nodes(profile, index, root, nodes, &parent, error)?;
+    let weights = weights(document, &position, &node_of, error)?;
+    for (i, node) in node_of.iter().enumerate() {
+        let Some(node) = *node else { continue };
+        if let Some(time) = &weights.time {
+            profile.tree.add_self(0, node, Value::Int(time[i]));
+        }
+        profile.tree.add_self(usize::from(weights.time.is_some()), node, Value::Int(weights.samples[i]));
+    }
+    unknown.samples = weights.unknown;
+    let timeline = weights.timed.and_then(|timed| Timeline::new(timed, span(document)));
+    Ok(Added { unknown, timeline })
+}
+
+/// Adds the document's nodes to the profile's tree under `root`, each under its `parent` (from
+/// the roots down, with a stack: no recursion): the model's node of each (none for V8's own root,
+/// whose children are roots).
+fn add_nodes(
+    profile: &mut Profile,
+    index: &mut ChildIndex,
+    root: Option<NodeId>,
+    nodes: &[NodeJson],
+    parent: &[Option<usize>],
+    error: &dyn Fn(&str, String, String) -> ParseError,
+) -> Result<Vec<Option<NodeId>>, ParseError> {
+    // Children lists in file order.
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
     for (i, p) in parent.iter().enumerate() {
         match p {
@@ -187,24 +211,12 @@ pub(crate) fn add_tree(
             }
         };
         node_of[i] = model_node;
-        if let Some(n) = model_node {
-            let (time_metric, samples_metric) = (time.as_ref().map(|_| 0), usize::from(time.is_some()));
-            if let (Some(m), Some(time)) = (time_metric, &time) {
-                profile.tree.add_self(m, n, Value::Int(time[i]));
-            }
-            profile.tree.add_self(samples_metric, n, Value::Int(samples[i]));
-        }
         walk.extend(children[i].iter().rev().map(|&c| (c, model_node.or(parent_node), model_node.is_none() && top)));
     }
     if seen != nodes.len() {
         return Err(error("\"nodes\"", "a tree of nodes under a root".into(), "nodes in a cycle".into()));
     }
-    unknown.samples = unknown_samples;
-    let timeline = timed.and_then(|timed| {
-        let samples = timed.iter().filter_map(|&(time, i)| Some(TimedSample { time, node: node_of[i]?, weight: 1 }));
-        Timeline::new(samples.collect(), span(document))
-    });
-    Ok(Added { unknown, timeline })
+    Ok(node_of)
 }
 
 /// What [`add_tree`] added besides the tree: what the document names that is no node, and when
@@ -256,14 +268,21 @@ pub(crate) fn warn_unknown(unknown: &Unknown, diag: &mut Diagnostics) {
     }
 }
 
-/// The samples and (where the file has its samples) time in µs of each node, how many samples
-/// name no node, and (where every time fits the timeline's nanoseconds) the time in ns and node of
-/// each sample that names one, in time order.
-type Weights = (Vec<i64>, Option<Vec<i64>>, u64, Option<Vec<(i64, usize)>>);
+/// What the samples weigh: the samples and (where the file has its samples) time in µs of each
+/// of the document's nodes, how many samples name no node, and (where every time fits the
+/// timeline's nanoseconds) each sample that names a node of the model, in time order.
+struct Weights {
+    samples: Vec<i64>,
+    time: Option<Vec<i64>>,
+    unknown: u64,
+    timed: Option<Vec<TimedSample>>,
+}
 
+/// What the document's samples weigh, `node_of` each of its nodes' node in the model.
 fn weights(
     document: &Document,
     position: &rustc_hash::FxHashMap<u64, usize>,
+    node_of: &[Option<NodeId>],
     error: &dyn Fn(&str, String, String) -> ParseError,
 ) -> Result<Weights, ParseError> {
     let mut samples = vec![0i64; document.nodes.len()];
@@ -271,15 +290,62 @@ fn weights(
         for (count, node) in samples.iter_mut().zip(&document.nodes) {
             *count = i64::try_from(node.hit_count).unwrap_or(i64::MAX);
         }
-        return Ok((samples, None, 0, None));
+        return Ok(Weights { samples, time: None, unknown: 0, timed: None });
     };
     let deltas = document.time_deltas.as_deref().unwrap_or_default();
     if deltas.len() != ids.len() {
         let (n, m) = (ids.len(), deltas.len());
         return Err(error("\"timeDeltas\"", format!("as many timeDeltas as samples ({n})"), m.to_string()));
     }
-    // Each sample's time, and the samples in time order (DevTools sorts them where a negative
-    // delta puts one before another).
+    let at = sample_times(document, deltas, error)?;
+    // The samples in time order: DevTools sorts them where a negative delta puts one before
+    // another (in a file of no such delta, as V8 writes them, the order they are in).
+    let order: Option<Vec<usize>> = (!at.is_sorted_by(|a, b| a.total_cmp(b).is_le())).then(|| {
+        let mut order: Vec<usize> = (0..ids.len()).collect();
+        order.sort_by(|&a, &b| at[a].total_cmp(&at[b]));
+        order
+    });
+    let nth = |k: usize| order.as_ref().map_or(k, |order| order[k]);
+    let mut time = vec![0f64; document.nodes.len()];
+    let (mut unknown, mut before) = (0, None);
+    let mut timed = Some(Vec::with_capacity(ids.len()));
+    for k in 0..ids.len() {
+        let i = nth(k);
+        // A sample that names no node leaves the stack before it where it is (speedscope).
+        let node = match position.get(&ids[i]) {
+            Some(&node) => {
+                samples[node] += 1;
+                if let (Some(list), Some(model_node)) = (&mut timed, node_of[node]) {
+                    match whole_nanoseconds(at[i], 1e3) {
+                        Some(time) => list.push(TimedSample { time, node: model_node, weight: 1 }),
+                        None => timed = None,
+                    }
+                }
+                node
+            }
+            None => {
+                unknown += 1;
+                let Some(node) = before else { continue };
+                node
+            }
+        };
+        before = Some(node);
+        // From the sample before (the first from startTime) to the next (the last to endTime).
+        let from = if k == 0 { document.start_time.min(at[i]) } else { at[i] };
+        let to = if k + 1 < ids.len() { at[nth(k + 1)] } else { document.end_time };
+        time[node] += (to - from).max(0.0);
+    }
+    let time = Some(time.into_iter().map(|t| t.round() as i64).collect());
+    Ok(Weights { samples, time, unknown, timed })
+}
+
+/// Each sample's time in µs (`startTime` plus the deltas up to it), all of them and the
+/// document's start and end within [`MAX_TIME_US`].
+fn sample_times(
+    document: &Document,
+    deltas: &[f64],
+    error: &dyn Fn(&str, String, String) -> ParseError,
+) -> Result<Vec<f64>, ParseError> {
     let at: Vec<f64> = deltas
         .iter()
         .scan(document.start_time, |at, &delta| {
@@ -298,33 +364,5 @@ fn weights(
         let found = format!("startTime {}, endTime {}", document.start_time, document.end_time);
         return Err(error("\"endTime\"", BELOW_MAX_TIME.into(), found));
     }
-    let mut order: Vec<usize> = (0..ids.len()).collect();
-    order.sort_by(|&a, &b| at[a].total_cmp(&at[b]));
-    let mut time = vec![0f64; document.nodes.len()];
-    let (mut unknown, mut before) = (0, None);
-    let mut timed = Some(Vec::with_capacity(ids.len()));
-    for (k, &i) in order.iter().enumerate() {
-        // A sample that names no node leaves the stack before it where it is (speedscope).
-        let node = match position.get(&ids[i]) {
-            Some(&node) => {
-                samples[node] += 1;
-                timed = timed.and_then(|mut timed| {
-                    timed.push((whole_nanoseconds(at[i], 1e3)?, node));
-                    Some(timed)
-                });
-                node
-            }
-            None => {
-                unknown += 1;
-                let Some(node) = before else { continue };
-                node
-            }
-        };
-        before = Some(node);
-        // From the sample before (the first from startTime) to the next (the last to endTime).
-        let from = if k == 0 { document.start_time.min(at[i]) } else { at[i] };
-        let to = order.get(k + 1).map_or(document.end_time, |&next| at[next]);
-        time[node] += (to - from).max(0.0);
-    }
-    Ok((samples, Some(time.into_iter().map(|t| t.round() as i64).collect()), unknown, timed))
+    Ok(at)
 }

@@ -160,9 +160,11 @@ fn write(format: Format, profile: &Profile, out: &mut dyn Write) -> u64 {
         return counter.bytes;
     }
     let mut diag = Diagnostics::default();
-    // A generated input may be as large as asked: no --max-samples cap.
+    // A generated input may be as large as asked: no --max-samples cap, no --max-output-size
+    // limit (br's 1 GB row is more than its default of 1 GiB or 100 times the input).
     let mut options = ConvertOptions::default();
     options.max_samples = u64::MAX;
+    options.max_output_size = Some(u64::MAX);
     options.formats.set(proftool::formats::sampler::Options { order: FrameOrder::LeafFirst });
     if format == Format::Pprof {
         // pprof's writer gzips; the bench sizes and reads the protocol buffer itself (a `.pb`), the

@@ -206,7 +206,9 @@ PY
     stacks=bench/data/big.$ext.folded
     "$bin" convert -q --from "$name" --to folded "$file" "$stacks"
     samples=$(awk '{ n += $NF } END { print n }' "$stacks")
-    read -r s r < <(measure "$bin" convert -q --max-samples "$samples" --from folded --to "$name" "$stacks" -)
+    # As many samples and bytes as the input has: more than the defaults of --max-samples and, for
+    # 1 GB, of --max-output-size.
+    read -r s r < <(measure "$bin" convert -q --max-samples "$samples" --max-output-size 1T --from folded --to "$name" "$stacks" -)
     echo "  writing $samples samples ($(wc -l < "$stacks") distinct stacks) as $name, MB/s of output:"
     row "proftool folded → $name" "$s" "$r" "$bytes"
   fi

@@ -3,7 +3,7 @@
 //! lines, `calls` takes `summary`'s switches and gives both shares, `data`, recursive callers, one
 //! total per profile, BR routines in line names.
 //!
-//! Files are fixtures, or built here from the figures the seed prints; every expected number is
+//! Files are fixtures, or built here from the figures the guide prints; every expected number is
 //! worked out from them by hand (or by the arithmetic written beside it), never copied from what
 //! proftool printed.
 
@@ -107,7 +107,7 @@ fn summary_lines_lists_only_lines_where_a_function_has_them() {
 /// (3.0, 28), CHAYTIC 1.0 (2.9, 26), CH∆FIX 0.8 (21). The times here are those the rounded figures
 /// allow (1.34 ms is 3.76 %); eight smaller callers (0.7 ms ×7 and 0.26) make up the 11.1 ms. Rows
 /// alternate as in a tree report: #.Rain's line 1 calls every caller, whose line 1 calls CH∆Q.
-fn seed_calls_example() -> String {
+fn guide_calls_example() -> String {
     let mut callers: Vec<(String, u32, f64)> = [
         ("#.ch.CH∆AXES", 43, 1.7),
         ("#.ch.CH∆YLAB", 34, 1.34),
@@ -132,7 +132,7 @@ fn seed_calls_example() -> String {
 
 #[test]
 fn calls_takes_first_and_gives_the_share_of_all_and_of_the_function() {
-    let (_dir, tree) = file("calls.xml", &seed_calls_example());
+    let (_dir, tree) = file("calls.xml", &guide_calls_example());
     let csv = report(&["calls", "--fn", "#.ch.CH∆Q", "--first", "5", "--format", "csv", &tree]);
     assert_eq!(csv.lines().next(), Some("function,name,value,pct_of_all,pct_of_fn,calls"));
     let rows = csv_rows(&csv);
@@ -151,7 +151,7 @@ fn calls_takes_first_and_gives_the_share_of_all_and_of_the_function() {
         assert_near(&row[4], 100.0 * ms / 11.1);
         assert_eq!(row[5], calls.to_string());
     }
-    // In text the seed's figures: 1.7 ms is 4.8 % of all (15.3 % of CH∆Q's 11.1 ms).
+    // In text the guide's figures: 1.7 ms is 4.8 % of all (15.3 % of CH∆Q's 11.1 ms).
     let text = report(&["calls", "--fn", "#.ch.CH∆Q", "--first", "5", &tree]);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "Total: 35.6 ms");
@@ -173,7 +173,7 @@ fn calls_takes_first_and_gives_the_share_of_all_and_of_the_function() {
 /// its time there.
 #[test]
 fn calls_takes_pct_cumpct_avg_and_exclusive() {
-    let (_dir, tree) = file("calls.xml", &seed_calls_example());
+    let (_dir, tree) = file("calls.xml", &guide_calls_example());
     let args = ["calls", "--fn", "#.ch.CH∆Q", "--pct", "15", "--cumpct", "--avg", "--exclusive", "--format", "csv"];
     let csv = report(&[&args[..], &[tree.as_str()]].concat());
     assert_eq!(csv.lines().next(), Some("function,name,value,pct_of_all,pct_of_fn,calls,avg,cum_pct"));
@@ -221,7 +221,7 @@ fn calls_avg_without_calls_per_caller_is_refused() {
 /// The `]PROFILE` guide's `]profile data -fn=#.ch.CH∆Q`: CH∆Q 311 calls, 23.8 ms inclusive and
 /// exclusive, 4043 ticks; its lines 311 calls and 311 ticks each, 0.3, 0.3, 0.3, 15.3, 1.7, 4.3 ms,
 /// "without bias adjustment". The file holds them adjusted as `]PROFILE tree` writes them, by the
-/// seed's timer cost 0.0001949486972 ms a tick (23.82 − 4043 × it = 23.032, the seed's -bias'd
+/// guide's timer cost 0.0001949486972 ms a tick (23.82 − 4043 × it = 23.032, the guide's -bias'd
 /// figure); a caller `#.Rain` of 30 ms (100 ticks) of its own around it, its line 1 calling it.
 #[test]
 fn data_gives_a_function_and_its_lines_as_measured() {

@@ -2,7 +2,7 @@
 //!
 //! Every expectation is worked out by hand from the fixture (its dump, or the numbers the source
 //! tool printed beside the data: LispWorks Seen/Top counts, GHC's individual and inherited %time,
-//! the seed manual's `]PROFILE` figures), or read back from the fixture by a second path (the
+//! the `]PROFILE` guide's figures), or read back from the fixture by a second path (the
 //! Dyalog XML's rows, the LispWorks function-info), never copied from what proftool printed.
 
 use super::support::binary::{fixture, proftool, temp};
@@ -243,7 +243,7 @@ fn avg_is_the_value_per_call_with_decimals() {
     assert!(text.lines().nth(2).unwrap().ends_with("calls  avg ticks"), "{text}");
 }
 
-/// The seed manual's tree (0.9.0): `#.Rain` 68.4 ms, 100 %, 1 call: measured InclusiveTime, though
+/// The `]PROFILE` guide's tree (0.9.0): `#.Rain` 68.4 ms, 100 %, 1 call: measured InclusiveTime, though
 /// the file keeps only some of the rows below it.
 #[test]
 fn a_dyalog_summary_reproduces_profiles_numbers() {

@@ -1,6 +1,6 @@
-//! `proftool data`: the figures of each function and of each of its lines, `]PROFILE data` (seed
-//! 002: Calls, msec(inc), msec(exc), ticks(inc), ticks(exc), "without bias adjustment, but with
-//! counters for the number of clock inspections").
+//! `proftool data`: the figures of each function and of each of its lines, `]PROFILE data` (the
+//! `]PROFILE` guide, docs/sources.md: Calls, msec(inc), msec(exc), ticks(inc), ticks(exc), "without
+//! bias adjustment, but with counters for the number of clock inspections").
 //!
 //! A function's row comes first, then its lines' rows in line order. Each row has its calls where
 //! the profile counts them and, for every metric that adds up along the tree (time and timer

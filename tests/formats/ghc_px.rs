@@ -1,5 +1,5 @@
-//! GHC's `-px` output (`ghc-px`), checked against the grammar of the seed's `ParseProfile.hs`, the
-//! one parser of the format that survives (docs/formats.md, `ghc-px`): whatever the source,
+//! GHC's `-px` output (`ghc-px`), checked against the grammar of `ParseProfile.hs`, the one
+//! parser of the format that survives (docs/sources.md; docs/formats.md, `ghc-px`): whatever the source,
 //! proftool writes what it reads, and proftool reads whatever whitespace it takes between fields.
 //! And through the binary: the interval its header states and ticks, one MAIN root, names it
 //! cannot hold, `--ghc-word-size`.
@@ -20,13 +20,13 @@ fn read_as(format: Format, text: &str) -> Profile {
     read_bytes(format, text.as_bytes()).0.unwrap()
 }
 
-/// The grammar of the seed's `ParseProfile.hs` (Parsec), as strictly as it reads: two quoted
+/// The grammar of `ParseProfile.hs` (Parsec), as strictly as it reads: two quoted
 /// header lines, `1` lines with exactly two quoted strings (a string ends at its first `"`),
 /// then `2` lines, then `5 total ` and records `1 id e t a ` up to a `0`. Fields are separated
 /// by Parsec's `space`: exactly one character for which Haskell's `isSpace` holds (a subset of
 /// Rust's `char::is_whitespace`), a line break included; `eol` is LF or CRLF. Returns where it
 /// failed.
-fn seed_grammar(text: &str) -> Result<(), String> {
+fn parse_profile_grammar(text: &str) -> Result<(), String> {
     fn quoted(s: &str) -> Option<&str> {
         let rest = s.strip_prefix('"')?;
         let end = rest.find('"')?;
@@ -90,7 +90,7 @@ fn respaced(text: &str, separators: &[&str]) -> String {
 }
 
 #[test]
-fn any_whitespace_the_seed_takes_between_fields_is_read() {
+fn any_whitespace_parse_profile_takes_between_fields_is_read() {
     let notes = include_str!("../../fixtures/ghc-px/notes-example.px");
     let want = dump(&read_px(notes).unwrap());
     let odd = ["\t", "\u{b}", "\u{c}", "\u{a0}", "\u{3000}", "\r", " "];
@@ -103,11 +103,11 @@ fn any_whitespace_the_seed_takes_between_fields_is_read() {
         format!("{}{}", respaced(declarations, &odd), respaced(costs, &["\n", "\t", "\r", "\u{c}"])),
     ];
     for variant in variants {
-        assert_eq!(seed_grammar(&variant), Ok(()), "{variant:?}");
+        assert_eq!(parse_profile_grammar(&variant), Ok(()), "{variant:?}");
         assert_eq!(read_px(&variant).map(|p| dump(&p)), Ok(want.clone()), "{variant:?}");
     }
     let tabs = "\"t\"\n\"20 ms\"\n1\t1\t\"MAIN\"\t\"MAIN\"\n2 1 1 1\n5 3 1 1 1 3 8 0\n";
-    assert_eq!(seed_grammar(tabs), Ok(()));
+    assert_eq!(parse_profile_grammar(tabs), Ok(()));
     assert!(read_px(tabs).is_ok());
 }
 
@@ -119,9 +119,9 @@ fn write_px(profile: Profile) -> (String, Diagnostics) {
 }
 
 #[test]
-fn the_seed_grammar_accepts_what_the_writer_writes() {
+fn parse_profile_accepts_what_the_writer_writes() {
     let notes = include_str!("../../fixtures/ghc-px/notes-example.px");
-    assert_eq!(seed_grammar(notes), Ok(()));
+    assert_eq!(parse_profile_grammar(notes), Ok(()));
     let sources = [
         (Format::GhcPx, notes),
         (Format::GhcPx, include_str!("../../fixtures/ghc-px/ghc72-undeclared.px")),
@@ -131,9 +131,9 @@ fn the_seed_grammar_accepts_what_the_writer_writes() {
     ];
     for (format, text) in sources {
         let (written, _) = write_px(read_as(format, text));
-        assert_eq!(seed_grammar(&written), Ok(()), "{format}:\n{written}");
+        assert_eq!(parse_profile_grammar(&written), Ok(()), "{format}:\n{written}");
     }
-    assert!(seed_grammar("\"t\"\n\"20 ms\"\n1 1 \"a \"q\" b\" \"M\"\n5 0 0\n").is_err());
+    assert!(parse_profile_grammar("\"t\"\n\"20 ms\"\n1 1 \"a \"q\" b\" \"M\"\n5 0 0\n").is_err());
 }
 
 #[test]

@@ -149,8 +149,8 @@ fn a_summary_shows_and_writes_the_files_own_percentages() {
     // A filter changes the rows shown: the share is then worked out, 23.0 of 68.4 ms.
     let (rows, _) = csv_rows(&["summary", "--focus", "CH", typed]);
     assert_close(&rows[0][4], 23.0 / 68.4 * 100.0);
-    let seed = fixture("dyalog-csv/v0.9.0-summary.csv");
-    let out = proftool().args(["convert", "--to", "dyalog-csv"]).arg(&seed).arg("-").assert().success();
+    let example = fixture("dyalog-csv/v0.9.0-summary.csv");
+    let out = proftool().args(["convert", "--to", "dyalog-csv"]).arg(&example).arg("-").assert().success();
     let csv = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(csv.contains("\"#.ch.CHΔQ\",,23.0318165,33.67200272,311\n"), "{csv}");
 }
@@ -172,27 +172,27 @@ fn dyalog_separators_on_a_report_apply_or_are_refused() {
 }
 
 /// Item 10: `--dyalog-version 0.9.0` writes the `]PROFILE` guide's 0.9.0 layout: the guide's tree
-/// example (`v0.9.0-tree.xml`, typed from the seed) is written back byte for byte (but its CRLF
+/// example (`v0.9.0-tree.xml`, typed from the guide) is written back byte for byte (but its CRLF
 /// line ends), `<Function>`, `<Line></Line>`, 0.9.0's swapped labels and all; `--dyalog-title`
-/// gives the title (`]PROFILE -title="Testing"`, the seed's example); a source without TimerBias (a
+/// gives the title (`]PROFILE -title="Testing"`, the guide's); a source without TimerBias (a
 /// CSV report) is written with `<TimerBias>0` and a word on stderr; either switch is refused for
 /// another target.
 #[test]
 fn the_0_9_0_layout_a_title_and_a_missing_timer_bias() {
-    let seed = fixture("dyalog-xml/v0.9.0-tree.xml");
+    let example = fixture("dyalog-xml/v0.9.0-tree.xml");
     let out = proftool()
         .args(["convert", "--to", "dyalog-xml", "--dyalog-version", "0.9.0"])
-        .arg(&seed)
+        .arg(&example)
         .arg("-")
         .assert()
         .success();
     let xml = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    assert_eq!(xml, std::fs::read_to_string(&seed).unwrap().replace("\r\n", "\n"));
+    assert_eq!(xml, std::fs::read_to_string(&example).unwrap().replace("\r\n", "\n"));
     let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(!err.contains("written as 1.37") && !err.contains("TimerBias"), "{err}");
     let out = proftool()
         .args(["convert", "--to", "dyalog-xml", "--dyalog-title", "Testing"])
-        .arg(&seed)
+        .arg(&example)
         .arg("-")
         .assert()
         .success();
@@ -206,7 +206,7 @@ fn the_0_9_0_layout_a_title_and_a_missing_timer_bias() {
     assert!(err.contains("dyalog-xml: the source states no TimerBias: written as 0"), "{err}");
     let out = proftool()
         .args(["convert", "--to", "dyalog-csv", "--dyalog-version", "0.9.0"])
-        .arg(&seed)
+        .arg(&example)
         .arg("-")
         .assert()
         .code(2);
@@ -214,17 +214,17 @@ fn the_0_9_0_layout_a_title_and_a_missing_timer_bias() {
     assert!(err.contains("--dyalog-version: the output is dyalog-csv; it applies to dyalog-xml"), "{err}");
 }
 
-/// Item 9: proftool writes a Dyalog data and summary report, not only a tree. From the seed's tree
-/// (`v0.9.0-tree.xml`, bias-adjusted), `--dyalog-report data` with `-separators=",;"` gives seed
-/// 002's Appendix B data CSV (`]profile data -format=csv -separators=",;"`) to its ten digits:
+/// Item 9: proftool writes a Dyalog data and summary report, not only a tree. From the guide's tree
+/// (`v0.9.0-tree.xml`, bias-adjusted), `--dyalog-report data` with `-separators=",;"` gives the
+/// guide's Appendix B data CSV (`]profile data -format=csv -separators=",;"`) to its ten digits:
 /// raw times (0.8205615629 + 73 × TimerBias = 0.8347928178), every row of Rain and its lines 1–7
-/// the seed prints. `--dyalog-report summary` gives `]profile summary`'s `#.Rain` 68.40049488 ms,
+/// the guide prints. `--dyalog-report summary` gives `]profile summary`'s `#.Rain` 68.40049488 ms,
 /// 100 %, 1 call.
 #[test]
 fn a_tree_is_written_as_a_data_or_summary_report() {
-    let seed = fixture("dyalog-xml/v0.9.0-tree.xml");
+    let example = fixture("dyalog-xml/v0.9.0-tree.xml");
     let args = ["convert", "--to", "dyalog-csv", "--dyalog-report", "data", "--dyalog-separators", ",;"];
-    let out = proftool().args(args).arg(&seed).arg("-").assert().success();
+    let out = proftool().args(args).arg(&example).arg("-").assert().success();
     let csv = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     let mut lines = csv.lines();
     assert_eq!(
@@ -256,14 +256,18 @@ fn a_tree_is_written_as_a_data_or_summary_report() {
         }
     }
     let args = ["convert", "--to", "dyalog-csv", "--dyalog-report", "summary"];
-    let out = proftool().args(args).arg(&seed).arg("-").assert().success();
+    let out = proftool().args(args).arg(&example).arg("-").assert().success();
     let csv = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(
         csv.starts_with("\"Element\",\"Line\",\"Time\",\"PctOfTot\",\"Calls\"\n\"#.Rain\",,68.40049487792044,100,1\n"),
         "{csv}"
     );
-    let out =
-        proftool().args(["convert", "--to", "folded", "--dyalog-report", "data"]).arg(&seed).arg("-").assert().code(2);
+    let out = proftool()
+        .args(["convert", "--to", "folded", "--dyalog-report", "data"])
+        .arg(&example)
+        .arg("-")
+        .assert()
+        .code(2);
     let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(err.contains("--dyalog-report: the output is folded"), "{err}");
 }
@@ -307,7 +311,7 @@ fn a_data_report_converted_elsewhere_has_its_timer_bias_taken_off() {
 
 /// Item 11: `]PROFILE`'s abbreviations of its switches, as its users type them (the `]PROFILE`
 /// guide, docs/sources.md: `]profile summary -excl -dec=3 -avg -bias=0 -first=3`, "Total time: 71.7
-/// msec"), are aliases: on the seed's run (v0.9.0-tree.xml) the total without bias is Appendix B's
+/// msec"), are aliases: on the guide's run (v0.9.0-tree.xml) the total without bias is Appendix B's
 /// #.Rain 71.67758248 ms, 71.678 to three decimals, and the report is the one the switches spelled
 /// out give.
 #[test]

@@ -1,5 +1,5 @@
-//! The grammar of single `-px` lines other than the cost line, after the seed's Parsec parser
-//! (`ParseProfile.hs`: `costCenterStack`, `costCenter`, `natural`) in nom, with the notes' amendments
+//! The grammar of single `-px` lines other than the cost line, after the Parsec parser of
+//! docs/sources.md (`ParseProfile.hs`: `costCenterStack`, `costCenter`, `natural`) in nom, with the notes' amendments
 //! (`formats.md` §1.6): a cost centre's strings are split from the right, as a label may hold `"`
 //! and spaces, which a parser that reads a string up to its first `"` cannot take. The headers are
 //! whole quoted lines, read from both ends for the same reason.
@@ -29,7 +29,7 @@ pub(super) fn parse_interval_header(text: &str) -> Option<Duration> {
     Some(Duration::from_millis(ms))
 }
 
-/// The seed's `natural`: decimal digits (leading zeros allowed), here at most 20 and within a u64.
+/// `ParseProfile.hs`'s `natural`: digits (leading zeros allowed), here at most 20 and within a u64.
 // One pass over the digits, eight at a time (`text::leading_digits`): most of a file is numbers.
 #[inline(always)]
 fn natural(input: &[u8]) -> IResult<&[u8], u64> {
@@ -55,8 +55,8 @@ pub(super) fn plain_stack_line(line: &[u8]) -> Option<(u64, u64, u64)> {
     stack_fields(line, |i| recognize((char(' '), space0)).parse(i), plain)
 }
 
-/// The seed's `costCenterStack`: `2 id 1 cc` (a root; its parent is [`NO_PARENT`]) or
-/// `2 id 2 cc parent`. Fields are separated by runs of spaces and tabs (the seed's `space` is one
+/// `ParseProfile.hs`'s `costCenterStack`: `2 id 1 cc` (a root; its parent is [`NO_PARENT`])
+/// or `2 id 2 cc parent`. Fields are separated by runs of spaces and tabs (its `space` is one
 /// whitespace character; the others are made spaces before this parser sees them), and the line
 /// may end with some.
 pub(super) fn stack_line(line: &[u8]) -> Option<(u64, u64, u64)> {
@@ -88,11 +88,11 @@ pub(super) fn parse_u64(digits: &[u8]) -> Option<u64> {
     all_consuming(natural).parse(digits).ok().map(|(_, value)| value)
 }
 
-/// Splits a cost centre line (the seed's `costCenter`): id, label, module, and the third string if
+/// Splits a cost centre line (`ParseProfile.hs`'s `costCenter`): id, label, module, and the third string if
 /// there is one. The module is the last quoted string (a module cannot hold `"` or a space); the
 /// label is everything between the first `"` and the `"` before the module's, so it may hold
 /// spaces and quotes. Fields are separated by one whitespace character (a space as GHC wrote them,
-/// or any other, as the seed's parser reads them); the id is what `str::parse` takes.
+/// or any other, as `ParseProfile.hs` reads them); the id is what `str::parse` takes.
 pub(super) fn parse_cost_centre(line: &str) -> Option<(u64, &str, &str, Option<&str>)> {
     let space = || satisfy(char::is_whitespace);
     let id = map_res(take_till1(char::is_whitespace), str::parse::<u64>);

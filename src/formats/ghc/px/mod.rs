@@ -36,7 +36,7 @@
 //! through another cost centre and only counted in a warning. Children keep the order their stacks
 //! were declared in. Stacks without a cost record weigh zero. Cost centres used but never declared
 //! (GHC 7.2 did not declare its built-ins) become `<cc N>` frames, with one warning. Like the
-//! seed's Parsec parser (whose `space` is any one whitespace character), fields may be separated
+//! Parsec parser of docs/sources.md (whose `space` is any one whitespace character), fields may be separated
 //! by tabs, vertical tabs, form feeds, lone CRs or Unicode spaces as well as spaces (read on a
 //! slow path, taken only when a line is not plain numbers and spaces), whitespace in the cost
 //! section may include line breaks, and text after the final `0` is ignored (with a warning). A
@@ -183,7 +183,7 @@ impl ReadState {
     }
 
     fn whole_line(&mut self, line: Line<'_>, prepared: &Prepared, diag: &mut Diagnostics) -> Result<(), ParseError> {
-        // The slow path, taken only where the fast parse failed: the seed's parser separates fields
+        // The slow path, taken only where the fast parse failed: `ParseProfile.hs` separates fields
         // with any one whitespace character, which for a stack or cost line is read as a space.
         if odd_spaces(&line, prepared) && self.stage != Stage::Timestamp && self.stage != Stage::Interval {
             let text: String = line.text.chars().map(|c| if c.is_whitespace() { ' ' } else { c }).collect();
@@ -263,7 +263,7 @@ fn read_header<'a>(line: &Line<'a>, expected: &'static str) -> Result<&'a str, P
 
 /// Whether `line`, which the fast parse did not take as plain numbers, is a stack or cost line
 /// (no quote) with whitespace other than spaces and tabs between its fields: a vertical tab, a form
-/// feed, a lone CR, a Unicode space, all of which the seed's `space` takes.
+/// feed, a lone CR, a Unicode space, all of which `ParseProfile.hs`'s `space` takes.
 fn odd_spaces(line: &Line<'_>, prepared: &Prepared) -> bool {
     let failed = match prepared {
         Prepared::Stack { .. } => false,
@@ -302,7 +302,7 @@ mod tests {
     }
 
     #[test]
-    fn stack_lines_as_the_seed_reads_them_and_the_fast_path_leaves_the_rest() {
+    fn stack_lines_as_parse_profile_reads_them_and_the_fast_path_leaves_the_rest() {
         assert_eq!(stack_line(b"2 14 2 8 1"), Some((14, 8, 1)));
         assert_eq!(stack_line(b"2 1 1 1"), Some((1, 1, NO_PARENT)));
         assert_eq!(stack_line(b"2\t01  1 1 \t"), Some((1, 1, NO_PARENT)));

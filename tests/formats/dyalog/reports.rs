@@ -222,9 +222,9 @@ fn the_0_9_0_layout_a_title_and_a_missing_timer_bias() {
 /// 100 %, 1 call.
 #[test]
 fn a_tree_is_written_as_a_data_or_summary_report() {
-    let example = fixture("dyalog-xml/v0.9.0-tree.xml");
+    let tree = fixture("dyalog-xml/v0.9.0-tree.xml");
     let args = ["convert", "--to", "dyalog-csv", "--dyalog-report", "data", "--dyalog-separators", ",;"];
-    let out = proftool().args(args).arg(&example).arg("-").assert().success();
+    let out = proftool().args(args).arg(&tree).arg("-").assert().success();
     let csv = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     let mut lines = csv.lines();
     assert_eq!(
@@ -256,18 +256,14 @@ fn a_tree_is_written_as_a_data_or_summary_report() {
         }
     }
     let args = ["convert", "--to", "dyalog-csv", "--dyalog-report", "summary"];
-    let out = proftool().args(args).arg(&example).arg("-").assert().success();
+    let out = proftool().args(args).arg(&tree).arg("-").assert().success();
     let csv = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(
         csv.starts_with("\"Element\",\"Line\",\"Time\",\"PctOfTot\",\"Calls\"\n\"#.Rain\",,68.40049487792044,100,1\n"),
         "{csv}"
     );
-    let out = proftool()
-        .args(["convert", "--to", "folded", "--dyalog-report", "data"])
-        .arg(&example)
-        .arg("-")
-        .assert()
-        .code(2);
+    let out =
+        proftool().args(["convert", "--to", "folded", "--dyalog-report", "data"]).arg(&tree).arg("-").assert().code(2);
     let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(err.contains("--dyalog-report: the output is folded"), "{err}");
 }

@@ -73,6 +73,33 @@ fn samples_and_deltas_survive_a_round_trip() {
     assert_eq!(ours[91..], [("(root)".to_string(), end - last)]);
 }
 
+/// Samples whose deltas go back are weighed and written in time order, as DevTools sorts them: a
+/// at 10 µs, b at 40 and a at 20 (its delta −20) are a, a, b, each weighing the time to the next
+/// (by hand: a from the start to 20 and on to 40, 40 µs; b from 40 to the end, 60).
+#[test]
+fn samples_out_of_time_order_are_weighed_and_written_in_it() {
+    let dir = temp();
+    let input = dir.path().join("back.cpuprofile");
+    let frame = |name: &str, line: u32| {
+        format!(
+            r#""callFrame":{{"functionName":"{name}","scriptId":"1","url":"file:///w.js","lineNumber":{line},"columnNumber":0}}"#
+        )
+    };
+    let root = r#""callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1}"#;
+    let nodes =
+        format!(r#"{{"id":1,{root},"children":[2,3]}},{{"id":2,{}}},{{"id":3,{}}}"#, frame("a", 0), frame("b", 4));
+    let document =
+        format!(r#"{{"nodes":[{nodes}],"startTime":0,"endTime":100,"samples":[2,3,2],"timeDeltas":[10,30,-20]}}"#);
+    std::fs::write(&input, document).unwrap();
+    let (folded, _) = run(&["convert", "-q", "--to", "folded"], &input);
+    assert_eq!(folded, "a 40\nb 60\n");
+    let (written, _) = run(&["convert", "-q", "--to", "cpuprofile"], &input);
+    let (samples, start, end) = samples_of(&serde_json::from_str(&written).unwrap());
+    let expected = [("a", 10), ("a", 10), ("b", 20), ("(root)", 60)];
+    assert_eq!(samples, expected.map(|(name, delta)| (name.to_string(), delta)));
+    assert_eq!((start, end), (0, 100));
+}
+
 /// perf's samples keep their order nowhere a `.cpuprofile` could show it truly: its time is the
 /// cpu-clock's periods of three threads at once, not the time between samples, so they are laid out
 /// in tree order, said on stderr; folded stacks hold no time at all, said too.

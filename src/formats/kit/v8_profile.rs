@@ -297,26 +297,32 @@ fn weights(
         let (n, m) = (ids.len(), deltas.len());
         return Err(error("\"timeDeltas\"", format!("as many timeDeltas as samples ({n})"), m.to_string()));
     }
-    let at = sample_times(document, deltas, error)?;
+    let in_order = check_sample_times(document, deltas, error)?;
     // The samples in time order: DevTools sorts them where a negative delta puts one before
-    // another (in a file of no such delta, as V8 writes them, the order they are in).
-    let order: Option<Vec<usize>> = (!at.is_sorted_by(|a, b| a.total_cmp(b).is_le())).then(|| {
+    // another. In a file of no such delta, as V8 writes them, they are in order already: their
+    // times are summed as they are weighed, not kept.
+    let in_time_order: Box<dyn Iterator<Item = (usize, f64)>> = if in_order {
+        Box::new(sample_times(document.start_time, deltas).enumerate())
+    } else {
+        let at: Vec<f64> = sample_times(document.start_time, deltas).collect();
         let mut order: Vec<usize> = (0..ids.len()).collect();
         order.sort_by(|&a, &b| at[a].total_cmp(&at[b]));
-        order
-    });
-    let nth = |k: usize| order.as_ref().map_or(k, |order| order[k]);
+        Box::new(order.into_iter().map(move |i| (i, at[i])))
+    };
+    let mut in_time_order = in_time_order.peekable();
     let mut time = vec![0f64; document.nodes.len()];
-    let (mut unknown, mut before) = (0, None);
+    let (mut unknown, mut before, mut first) = (0, None, true);
     let mut timed = Some(Vec::with_capacity(ids.len()));
-    for k in 0..ids.len() {
-        let i = nth(k);
+    while let Some((i, at)) = in_time_order.next() {
+        // From the sample before (the first from startTime) to the next (the last to endTime).
+        let from = if std::mem::take(&mut first) { document.start_time.min(at) } else { at };
+        let to = in_time_order.peek().map_or(document.end_time, |&(_, next)| next);
         // A sample that names no node leaves the stack before it where it is (speedscope).
         let node = match position.get(&ids[i]) {
             Some(&node) => {
                 samples[node] += 1;
                 if let (Some(list), Some(model_node)) = (&mut timed, node_of[node]) {
-                    match whole_nanoseconds(at[i], 1e3) {
+                    match whole_nanoseconds(at, 1e3) {
                         Some(time) => list.push(TimedSample { time, node: model_node, weight: 1 }),
                         None => timed = None,
                     }
@@ -330,39 +336,42 @@ fn weights(
             }
         };
         before = Some(node);
-        // From the sample before (the first from startTime) to the next (the last to endTime).
-        let from = if k == 0 { document.start_time.min(at[i]) } else { at[i] };
-        let to = if k + 1 < ids.len() { at[nth(k + 1)] } else { document.end_time };
         time[node] += (to - from).max(0.0);
     }
     let time = Some(time.into_iter().map(|t| t.round() as i64).collect());
     Ok(Weights { samples, time, unknown, timed })
 }
 
-/// Each sample's time in µs (`startTime` plus the deltas up to it), all of them and the
-/// document's start and end within [`MAX_TIME_US`].
-fn sample_times(
+/// Each sample's time in µs: `startTime` plus the deltas up to it.
+fn sample_times(start: f64, deltas: &[f64]) -> impl Iterator<Item = f64> + '_ {
+    deltas.iter().scan(start, |at, &delta| {
+        *at += delta;
+        Some(*at)
+    })
+}
+
+/// Checks that every sample's time ([`sample_times`]) and the document's start and end are within
+/// [`MAX_TIME_US`]; whether the samples are in time order (no time before the one before it).
+fn check_sample_times(
     document: &Document,
     deltas: &[f64],
     error: &dyn Fn(&str, String, String) -> ParseError,
-) -> Result<Vec<f64>, ParseError> {
-    let at: Vec<f64> = deltas
-        .iter()
-        .scan(document.start_time, |at, &delta| {
-            *at += delta;
-            Some(*at)
-        })
-        .collect();
+) -> Result<bool, ParseError> {
     // NaN and the infinities are past MAX_TIME_US too.
     let within = |t: f64| t.is_finite() && t.abs() < MAX_TIME_US;
-    if let Some(i) = at.iter().position(|&t| !within(t)) {
-        let found = format!("{} at sample {i} (startTime plus its timeDeltas)", at[i]);
-        return Err(error("\"timeDeltas\"", BELOW_MAX_TIME.into(), found));
+    let (mut in_order, mut before) = (true, f64::NEG_INFINITY);
+    for (i, at) in sample_times(document.start_time, deltas).enumerate() {
+        if !within(at) {
+            let found = format!("{at} at sample {i} (startTime plus its timeDeltas)");
+            return Err(error("\"timeDeltas\"", BELOW_MAX_TIME.into(), found));
+        }
+        in_order &= before.total_cmp(&at).is_le();
+        before = at;
     }
     // An endTime of -inf is none (a trace's profile): the time then ends at the last sample.
     if !within(document.start_time) || !(within(document.end_time) || document.end_time == f64::NEG_INFINITY) {
         let found = format!("startTime {}, endTime {}", document.start_time, document.end_time);
         return Err(error("\"endTime\"", BELOW_MAX_TIME.into(), found));
     }
-    Ok(at)
+    Ok(in_order)
 }

@@ -323,9 +323,11 @@ impl Format {
     }
 }
 
-/// Whether `key` is named after `format` (`format.field`).
+/// Whether `key` is named after `format` (`format.field`), or after the format its facts are named
+/// as ([`spec::Rules::facts_named_as`]).
 fn owns_key(format: Format, key: &str) -> bool {
-    key.strip_prefix(format.name()).is_some_and(|rest| rest.starts_with('.'))
+    let owner = format.rules().facts_named_as.unwrap_or(format.name());
+    key.strip_prefix(owner).is_some_and(|rest| rest.starts_with('.'))
 }
 
 impl From<Format> for FormatName {

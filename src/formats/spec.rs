@@ -235,6 +235,9 @@ pub struct Rules {
     /// reader builds them: V8's `.cpuprofile`, Firefox's stack table): the conversion step merges
     /// siblings of one frame before the format's own [`Rules::fit`].
     pub merges_siblings: bool,
+    /// The name its header and frame facts are named under where that is not its own: the facts
+    /// of OTLP/JSON are OTLP's (`otlp.mapping`), read and written alike by either encoding.
+    pub facts_named_as: Option<&'static str>,
 }
 
 /// The rules of a format that holds stacks and their weights and nothing more of a profile (folded
@@ -253,6 +256,7 @@ pub const STACKS_ONLY: Rules = Rules {
     keeps_measured_inclusive: false,
     single_root: None,
     merges_siblings: false,
+    facts_named_as: None,
 };
 
 /// The [`Rules::fit`] of a format with no last step of its own.

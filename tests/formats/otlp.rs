@@ -5,7 +5,9 @@
 //! of range and files cut short refused with what and where.
 
 use crate::support::binary::{failure, fixture, perf_records, proftool, run, run_bytes, temp};
-use crate::support::sorted_lines;
+use crate::support::{read_fixture, sorted_lines};
+use proftool::model::dump::dump;
+use proftool::Format;
 use std::path::Path;
 
 /// The fixtures: (OTLP name, the pprof file it was converted from).
@@ -81,6 +83,49 @@ fn a_request_written_reads_back_with_everything_and_is_written_again_the_same() 
             }
         }
     }
+}
+
+/// The two encodings hold one request: each converts to the other with nothing said dropped, and
+/// reads back as the same model (header facts `otlp.duration_nano` and `otlp.period_type`, the
+/// frames' `otlp.mapping`, metrics, tree) but for the scope, which is proftool's.
+#[test]
+fn each_encoding_converts_to_the_other_with_everything() {
+    let dir = temp();
+    let model = |format: Format, path: &Path| -> Vec<String> {
+        let text = dump(&read_fixture(format, path).0);
+        text.lines().filter(|l| !l.contains(".scope.")).map(str::to_string).collect()
+    };
+    for (name, _) in FIXTURES {
+        let proto = (Format::Otlp, fixture(&format!("otlp/{name}.otlp")), dir.path().join("other.otlp"));
+        let json =
+            (Format::OtlpJson, fixture(&format!("otlp-json/{name}.otlp.json")), dir.path().join("other.otlp.json"));
+        for ((from, source, _), (to, _, other)) in [(&proto, &json), (&json, &proto)] {
+            let out = proftool().arg("convert").arg(source).arg(other).assert().success().get_output().clone();
+            let stderr = String::from_utf8(out.stderr).unwrap();
+            assert!(!stderr.contains("no place for"), "{name} as {to}: {stderr}");
+            assert_eq!(model(*to, other), model(*from, source), "{name} as {to}");
+        }
+    }
+}
+
+/// A profile's original payload (the profile it was converted from, whole) has no place in the
+/// model: dropped, and said, with the formats named.
+#[test]
+fn original_payloads_are_said_to_be_dropped() {
+    let dir = temp();
+    let text = std::fs::read_to_string(fixture("otlp-json/cpu.otlp.json")).unwrap();
+    let mut request: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let profile = &mut request["resourceProfiles"][0]["scopeProfiles"][0]["profiles"][0];
+    profile["originalPayloadFormat"] = "go.pprof".into();
+    profile["originalPayload"] = "H4sIAAAAAAAA/w==".into();
+    let input = dir.path().join("payload.otlp.json");
+    std::fs::write(&input, request.to_string()).unwrap();
+    let (_, err) = run(&["convert", "--to", "otlp-json"], &input);
+    let said =
+        "original payloads dropped (go.pprof): the profiles they were converted from, carried by 1 of 2 profiles";
+    assert!(err.contains(said), "{err}");
+    let (_, err) = run(&["convert", "--to", "otlp-json"], &fixture("otlp-json/cpu.otlp.json"));
+    assert!(!err.contains("original payloads"), "{err}");
 }
 
 #[test]

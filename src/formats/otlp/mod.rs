@@ -98,7 +98,7 @@ use read::Part;
 
 /// The protobuf encoding: what it is, how it is told and read and written.
 pub(crate) const SPEC: Spec = Spec {
-    name: "otlp",
+    name: NAME,
     description: "OpenTelemetry profiles (OTLP `ExportProfilesServiceRequest`, protobuf; proto v1.11.0)",
     extensions: &["otlp"],
     carries: CARRIES,
@@ -129,6 +129,7 @@ pub(super) const RULES: Rules = Rules {
     },
     says_which_metric_comes_first: true,
     keeps_defined_at: true,
+    facts_named_as: Some(NAME),
     ..spec::STACKS_ONLY
 };
 
@@ -232,6 +233,9 @@ fn read_protobuf(
     };
     read::read(&request, FORMAT, &locate, diag)
 }
+
+/// OTLP's name, which its header and frame facts are named under in either encoding.
+const NAME: &str = "otlp";
 
 /// The format's names in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();

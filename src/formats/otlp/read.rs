@@ -56,9 +56,10 @@ struct Reader<'r, 'd> {
 }
 
 impl<'r> Reader<'r, '_> {
-    /// The header or frame fact `name`, under the format's name (`otlp.resource.service.name`).
+    /// The header or frame fact `name`, under OTLP's name in either encoding
+    /// (`otlp.resource.service.name`).
     fn fact(&self, name: &str) -> String {
-        format!("{}.{name}", self.format.0)
+        format!("{}.{name}", super::NAME)
     }
 
     fn error(&self, part: Part, expected: String, found: String) -> ParseError {
@@ -109,6 +110,7 @@ impl<'r> Reader<'r, '_> {
         self.meta(request, &found, &mut profile)?;
         let locations = self.locations(&mut profile)?;
         self.samples(&found, &of_profile, &locations, &mut profile)?;
+        warn_original_payloads(&found, self.diag);
         Ok(profile)
     }
 
@@ -450,6 +452,23 @@ impl<'r> Reader<'r, '_> {
         }
         Ok(())
     }
+}
+
+/// Says that the profiles' original payloads (the profile each was converted from, kept whole in
+/// `original_payload`, of the format `original_payload_format` names) are dropped: a profile is
+/// read from its samples, and no target has a place for the bytes of another file.
+fn warn_original_payloads(found: &[Found<'_>], diag: &mut Diagnostics) {
+    let carried = |p: &proto::Profile| !(p.original_payload.is_empty() && p.original_payload_format.is_empty());
+    let carrying: Vec<&proto::Profile> = found.iter().map(|f| f.profile).filter(|&p| carried(p)).collect();
+    if carrying.is_empty() {
+        return;
+    }
+    let formats: BTreeSet<&str> = carrying.iter().map(|p| p.original_payload_format.as_str()).collect();
+    let formats: Vec<&str> = formats.into_iter().map(|f| if f.is_empty() { "no format named" } else { f }).collect();
+    diag.warn("otlp-original-payload", None, || {
+        let (count, total, formats) = (carrying.len(), found.len(), formats.join(", "));
+        format!("original payloads dropped ({formats}): the profiles they were converted from, carried by {count} of {total} profiles")
+    });
 }
 
 /// The frame of a sample without locations, so that its values count.

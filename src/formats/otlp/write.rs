@@ -49,22 +49,15 @@ impl Strings {
     }
 }
 
-/// The header fact `name` of either encoding's reader (`otlp.…` or `otlp-json.…`).
+/// The header fact `name` of OTLP's (`otlp.…`), which either encoding's reader names.
 fn fact<'p>(profile: &'p Profile, name: &str) -> Option<&'p str> {
-    [super::SPEC.name, super::json::SPEC.name].iter().find_map(|format| profile.meta.attr(&format!("{format}.{name}")))
+    profile.meta.attr(&format!("{}.{name}", super::NAME))
 }
 
-/// The header facts whose names start with `prefix` (`resource.`), without it.
+/// OTLP's header facts whose names start with `prefix` (`resource.`), without it.
 fn facts<'p>(profile: &'p Profile, prefix: &str) -> Vec<(&'p str, &'p str)> {
-    let mut found: Vec<(&str, &str)> = Vec::new();
-    for (key, value) in &profile.meta.attrs {
-        let names = [super::SPEC.name, super::json::SPEC.name];
-        let rest = names.iter().find_map(|f| key.strip_prefix(f)?.strip_prefix('.')?.strip_prefix(prefix));
-        if let Some(rest) = rest.filter(|rest| !found.iter().any(|(k, _)| k == rest)) {
-            found.push((rest, value));
-        }
-    }
-    found
+    let rest = |key: &'p str| key.strip_prefix(super::NAME)?.strip_prefix('.')?.strip_prefix(prefix);
+    profile.meta.attrs.iter().filter_map(|(key, value)| Some((rest(key)?, value.as_str()))).collect()
 }
 
 /// The request of `profile`.
@@ -168,10 +161,8 @@ fn frames(profile: &Profile, strings: &mut Strings, dictionary: &mut proto::Dict
             line: frame.line.map_or(start_line, i64::from),
             column: frame.line.filter(|&l| i64::from(l) != start_line).and(frame.clause).map_or(0, i64::from),
         };
-        let mapping = [super::SPEC.name, super::json::SPEC.name]
-            .iter()
-            .find_map(|f| profile.frame_attr(id, &format!("{f}.{}", super::MAPPING)))
-            .filter(|file| !file.is_empty());
+        let mapping = profile.frame_attr(id, &format!("{}.{}", super::NAME, super::MAPPING));
+        let mapping = mapping.filter(|file| !file.is_empty());
         let mapping_index = match mapping {
             None => 0,
             Some(file) => {

@@ -246,7 +246,10 @@ pub(super) fn report_dropped_header(profile: &Profile, target: Format, carries: 
     let foreign_attrs = meta.attrs.iter().map(|(k, _)| -> &str { k }).filter(|k| !target.keeps_attr(k));
     // What a report says of itself, where the target has no place for it (the timer's cost, the kind).
     let report = meta.report.stated().into_iter().filter(|&fact| !target.keeps_report_fact(fact));
-    let foreign: Vec<&str> = foreign_attrs.chain(report.map(|fact| -> &str { fact.label() })).collect();
+    // A key stated more than once (callgrind's `desc:` lines) is named once.
+    let mut named = std::collections::HashSet::new();
+    let all = foreign_attrs.chain(report.map(|fact| -> &str { fact.label() }));
+    let foreign: Vec<&str> = all.filter(|&key| named.insert(key)).collect();
     if !foreign.is_empty() {
         let keys = foreign.join(", ");
         diag.lacks("attrs-dropped", target.name(), &format!("header facts {keys}"), || {

@@ -267,3 +267,13 @@ fn inlined_code_of_another_file_is_no_recursion() {
     assert!(lines[at + 1].ends_with(" leaf"), "{tree}");
     assert_eq!(tree.matches("parse_input").count(), 1, "{tree}");
 }
+
+/// A header fact stated more than once (cache.callgrind's five `desc:` lines) is named once where a
+/// target has no place for it.
+#[test]
+fn a_fact_of_many_lines_is_said_dropped_once() {
+    let (_, err) = run_bytes(&["convert", "-v", "--to", "pprof"], &fixture("callgrind/cache.callgrind"));
+    let said =
+        "pprof has no place for header facts callgrind.creator, callgrind.pid, callgrind.part, callgrind.desc: dropped";
+    assert!(err.contains(said), "{err}");
+}

@@ -176,11 +176,9 @@ mod proto {
         pub app_package_name: Option<String>,
     }
 
+    /// A switch to or from the thread: counted, not read further.
     #[derive(Clone, PartialEq, Message)]
-    pub(super) struct ContextSwitch {
-        #[prost(bool, tag = "1")]
-        pub switch_on: bool,
-    }
+    pub(super) struct ContextSwitch {}
 }
 
 /// Everything but the samples, read in a first pass, and where each sample's record is.

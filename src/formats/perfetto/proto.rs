@@ -121,30 +121,22 @@ pub(super) struct PerfSample {
     pub tid: u32,
     #[prost(uint64, tag = "4")]
     pub callstack_iid: u64,
-    #[prost(int32, optional, tag = "16")]
-    pub unwind_error: Option<i32>,
     #[prost(uint64, tag = "17")]
     pub kernel_records_lost: u64,
-    #[prost(int32, optional, tag = "18")]
-    pub sample_skipped_reason: Option<i32>,
     #[prost(message, optional, tag = "19")]
     pub producer_event: Option<ProducerEvent>,
 }
 
-/// `PerfSample.ProducerEvent`: not a sample (the data source stopped).
+/// `PerfSample.ProducerEvent`: not a sample (the data source stopped); that it is there is all
+/// that is read of it.
 #[derive(Clone, PartialEq, Message)]
-pub(super) struct ProducerEvent {
-    #[prost(int32, optional, tag = "1")]
-    pub source_stop_reason: Option<i32>,
-}
+pub(super) struct ProducerEvent {}
 
 /// `StreamingProfilePacket` (Chrome's sampling profiler): callstack ids, a sample each.
 #[derive(Clone, PartialEq, Message)]
 pub(super) struct StreamingProfilePacket {
     #[prost(uint64, repeated, tag = "1")]
     pub callstack_iid: Vec<u64>,
-    #[prost(int64, repeated, tag = "2")]
-    pub timestamp_delta_us: Vec<i64>,
 }
 
 /// `ProfilePacket` (heapprofd): its own tables (older heapprofd; newer interns them) and the

@@ -54,10 +54,13 @@ fn fact<'p>(profile: &'p Profile, name: &str) -> Option<&'p str> {
     profile.meta.attr(&format!("{}.{name}", super::NAME))
 }
 
-/// OTLP's header facts whose names start with `prefix` (`resource.`), without it.
+/// OTLP's header facts whose names start with `prefix` (`resource.`), without it: each key once,
+/// the first stated, as OTLP's attributes have unique keys.
 fn facts<'p>(profile: &'p Profile, prefix: &str) -> Vec<(&'p str, &'p str)> {
     let rest = |key: &'p str| key.strip_prefix(super::NAME)?.strip_prefix('.')?.strip_prefix(prefix);
-    profile.meta.attrs.iter().filter_map(|(key, value)| Some((rest(key)?, value.as_str()))).collect()
+    let mut keys = rustc_hash::FxHashSet::default();
+    let facts = profile.meta.attrs.iter().filter_map(|(key, value)| Some((rest(key)?, value.as_str())));
+    facts.filter(|&(key, _)| keys.insert(key)).collect()
 }
 
 /// The request of `profile`.
@@ -300,5 +303,26 @@ impl<'p> Timed<'p> {
     /// The times of `samples` (indices), as OTLP's unsigned nanoseconds.
     fn times<'a>(&'a self, samples: &'a [usize]) -> impl Iterator<Item = u64> + 'a {
         samples.iter().map(|&i| u64::try_from(self.samples[i].time).unwrap_or(0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn facts_are_otlps_each_key_once() {
+        let mut profile = Profile::new(Vec::new());
+        for (key, value) in [
+            ("otlp.resource.service.name", "first"),
+            ("pprof.resource.service.name", "pprof's"),
+            ("otlp.resource.service.name", "second"),
+            ("otlp.duration_nano", "5"),
+            ("otlp.resource.host.name", "h"),
+        ] {
+            profile.meta.attrs.push((key.into(), value.into()));
+        }
+        assert_eq!(facts(&profile, "resource."), [("service.name", "first"), ("host.name", "h")]);
+        assert_eq!(fact(&profile, "duration_nano"), Some("5"));
     }
 }

@@ -1,7 +1,8 @@
 //! V8 CPU profiles (`cpuprofile`): the time they weigh as speedscope and DevTools weigh it,
 //! `--max-samples` before the memory is taken (heap profiles are told apart in heapprofile.rs).
 
-use crate::support::binary::{files_in, fixture, info, proftool, run, stacks, temp};
+use crate::support::binary::{failure, files_in, fixture, info, proftool, run, stacks, temp};
+use std::path::Path;
 
 #[test]
 fn a_cpuprofile_of_more_samples_than_max_samples_is_refused_before_it_takes_the_memory() {
@@ -73,13 +74,9 @@ fn samples_and_deltas_survive_a_round_trip() {
     assert_eq!(ours[91..], [("(root)".to_string(), end - last)]);
 }
 
-/// Samples whose deltas go back are weighed and written in time order, as DevTools sorts them: a
-/// at 10 µs, b at 40 and a at 20 (its delta −20) are a, a, b, each weighing the time to the next
-/// (by hand: a from the start to 20 and on to 40, 40 µs; b from 40 to the end, 60).
-#[test]
-fn samples_out_of_time_order_are_weighed_and_written_in_it() {
-    let dir = temp();
-    let input = dir.path().join("back.cpuprofile");
+/// A `.cpuprofile` at `path` of V8's `(root)` over a and b, its samples a, b, a at `deltas`, from
+/// `start` to `end` (JSON numbers, µs).
+fn a_b_a(path: &Path, start: &str, end: &str, deltas: &str) {
     let frame = |name: &str, line: u32| {
         format!(
             r#""callFrame":{{"functionName":"{name}","scriptId":"1","url":"file:///w.js","lineNumber":{line},"columnNumber":0}}"#
@@ -88,9 +85,18 @@ fn samples_out_of_time_order_are_weighed_and_written_in_it() {
     let root = r#""callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1}"#;
     let nodes =
         format!(r#"{{"id":1,{root},"children":[2,3]}},{{"id":2,{}}},{{"id":3,{}}}"#, frame("a", 0), frame("b", 4));
-    let document =
-        format!(r#"{{"nodes":[{nodes}],"startTime":0,"endTime":100,"samples":[2,3,2],"timeDeltas":[10,30,-20]}}"#);
-    std::fs::write(&input, document).unwrap();
+    let times = format!(r#""startTime":{start},"endTime":{end},"samples":[2,3,2],"timeDeltas":[{deltas}]"#);
+    std::fs::write(path, format!(r#"{{"nodes":[{nodes}],{times}}}"#)).unwrap();
+}
+
+/// Samples whose deltas go back are weighed and written in time order, as DevTools sorts them: a
+/// at 10 µs, b at 40 and a at 20 (its delta −20) are a, a, b, each weighing the time to the next
+/// (by hand: a from the start to 20 and on to 40, 40 µs; b from 40 to the end, 60).
+#[test]
+fn samples_out_of_time_order_are_weighed_and_written_in_it() {
+    let dir = temp();
+    let input = dir.path().join("back.cpuprofile");
+    a_b_a(&input, "0", "100", "10,30,-20");
     let (folded, _) = run(&["convert", "-q", "--to", "folded"], &input);
     assert_eq!(folded, "a 40\nb 60\n");
     let (written, _) = run(&["convert", "-q", "--to", "cpuprofile"], &input);
@@ -98,6 +104,25 @@ fn samples_out_of_time_order_are_weighed_and_written_in_it() {
     let expected = [("a", 10), ("a", 10), ("b", 20), ("(root)", 60)];
     assert_eq!(samples, expected.map(|(name, delta)| (name.to_string(), delta)));
     assert_eq!((start, end), (0, 100));
+}
+
+/// A time no timeline can place (10^18 µs and past) is refused, saying which sample (or the start
+/// and end) and where its field is; a number past 10^21 is shown with an exponent, not in its
+/// 301 digits.
+#[test]
+fn times_past_the_limit_are_refused_with_which_and_where() {
+    let dir = temp();
+    let input = dir.path().join("far.cpuprofile");
+    for (start, end, deltas, said) in [
+        ("0", "100", "1,1e300,3", "found 1e300 at sample 1 (startTime plus its timeDeltas)"),
+        ("0", "100", "1,-1e19,3", "found -10000000000000000000 at sample 1 (startTime plus its timeDeltas)"),
+        ("0", "1e300", "1,2,3", "found startTime 0, endTime 1e300"),
+    ] {
+        a_b_a(&input, start, end, deltas);
+        let err = failure(proftool().args(["convert", "--to", "folded"]).arg(&input).arg("-"));
+        assert!(err.contains("far.cpuprofile: cpuprofile: line 1, column "), "{err}");
+        assert!(err.contains(&format!("expected times below 10^18 us, {said}")), "{err}");
+    }
 }
 
 /// perf's samples keep their order nowhere a `.cpuprofile` could show it truly: its time is the

@@ -350,6 +350,16 @@ fn sample_times(start: f64, deltas: &[f64]) -> impl Iterator<Item = f64> + '_ {
     })
 }
 
+/// `time` in its digits below 10^21 and with an exponent from there (`1e300`, not 301 digits), as
+/// JavaScript shows a number.
+fn readable(time: f64) -> String {
+    if time.abs() < 1e21 {
+        time.to_string()
+    } else {
+        format!("{time:e}")
+    }
+}
+
 /// Checks that every sample's time ([`sample_times`]) and the document's start and end are within
 /// [`MAX_TIME_US`]; whether the samples are in time order (no time before the one before it).
 fn check_sample_times(
@@ -362,7 +372,7 @@ fn check_sample_times(
     let (mut in_order, mut before) = (true, f64::NEG_INFINITY);
     for (i, at) in sample_times(document.start_time, deltas).enumerate() {
         if !within(at) {
-            let found = format!("{at} at sample {i} (startTime plus its timeDeltas)");
+            let found = format!("{} at sample {i} (startTime plus its timeDeltas)", readable(at));
             return Err(error("\"timeDeltas\"", BELOW_MAX_TIME.into(), found));
         }
         in_order &= before.total_cmp(&at).is_le();
@@ -370,7 +380,8 @@ fn check_sample_times(
     }
     // An endTime of -inf is none (a trace's profile): the time then ends at the last sample.
     if !within(document.start_time) || !(within(document.end_time) || document.end_time == f64::NEG_INFINITY) {
-        let found = format!("startTime {}, endTime {}", document.start_time, document.end_time);
+        let (start, end) = (readable(document.start_time), readable(document.end_time));
+        let found = format!("startTime {start}, endTime {end}");
         return Err(error("\"endTime\"", BELOW_MAX_TIME.into(), found));
     }
     Ok(in_order)

@@ -247,7 +247,7 @@ pub(super) fn report_dropped_header(profile: &Profile, target: Format, carries: 
     // What a report says of itself, where the target has no place for it (the timer's cost, the kind).
     let report = meta.report.stated().into_iter().filter(|&fact| !target.keeps_report_fact(fact));
     // A key stated more than once (callgrind's `desc:` lines) is named once.
-    let mut named = std::collections::HashSet::new();
+    let mut named = FxHashSet::default();
     let all = foreign_attrs.chain(report.map(|fact| -> &str { fact.label() }));
     let foreign: Vec<&str> = all.filter(|&key| named.insert(key)).collect();
     if !foreign.is_empty() {

@@ -19,6 +19,16 @@ pub(crate) const MAX_TIME_US: f64 = 1e18;
 /// What a time must be, in the error that refuses one past [`MAX_TIME_US`].
 pub(crate) const BELOW_MAX_TIME: &str = "times below 10^18 us";
 
+/// `time` in its digits below 10^21 and with an exponent from there (`1e300`, not 301 digits), as
+/// JavaScript shows a number: a time past [`MAX_TIME_US`] as the error that refuses it shows it.
+fn readable(time: f64) -> String {
+    if time.abs() < 1e21 {
+        time.to_string()
+    } else {
+        format!("{time:e}")
+    }
+}
+
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Document {
@@ -348,16 +358,6 @@ fn sample_times(start: f64, deltas: &[f64]) -> impl Iterator<Item = f64> + '_ {
         *at += delta;
         Some(*at)
     })
-}
-
-/// `time` in its digits below 10^21 and with an exponent from there (`1e300`, not 301 digits), as
-/// JavaScript shows a number.
-fn readable(time: f64) -> String {
-    if time.abs() < 1e21 {
-        time.to_string()
-    } else {
-        format!("{time:e}")
-    }
 }
 
 /// Checks that every sample's time ([`sample_times`]) and the document's start and end are within

@@ -489,3 +489,18 @@ fn perf_samples_are_no_cpu_profile() {
     assert!(err.contains("has no place for samples (slices of time hold no counts): dropped"), "{err}");
     assert!(!out.contains("ProfileChunk") && out.contains(r#""ph":"B""#));
 }
+
+/// A slice at a time no timeline can place is refused, its time shown as the `.cpuprofile` reader
+/// shows one: in its digits below 10^21, with an exponent from there.
+#[test]
+fn a_slice_past_the_time_limit_is_refused_readably() {
+    let dir = temp();
+    let input = dir.path().join("far.trace.json");
+    for (ts, said) in [("1e300", "found ts 1e300, dur 1"), ("2e18", "found ts 2000000000000000000, dur 1")] {
+        std::fs::write(&input, format!(r#"[{{"ph":"X","ts":{ts},"dur":1,"name":"a","pid":1,"tid":1}}]"#)).unwrap();
+        let out = proftool().args(["convert", "--to", "folded"]).arg(&input).arg("-").assert().code(1);
+        let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        assert!(err.contains("chrome-trace: line 1, column "), "{err}");
+        assert!(err.contains(&format!("expected times below 10^18 us, {said}")), "{err}");
+    }
+}

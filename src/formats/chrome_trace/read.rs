@@ -5,7 +5,7 @@ use crate::diag::Diagnostics;
 use crate::formats::json;
 use crate::formats::kit::time::whole_nanoseconds;
 use crate::error::{ParseError, ParseErrorKind, Position};
-use crate::formats::kit::v8_profile::{BELOW_MAX_TIME, MAX_TIME_US};
+use crate::formats::kit::v8_profile::{readable, BELOW_MAX_TIME, MAX_TIME_US};
 use crate::model::{
     ChildIndex, FrameId, FrameKind, FrameRef, FrameTable, Metric, NodeId, Profile, Repr, Slice, Timeline, Unit, Values,
 };
@@ -415,7 +415,7 @@ impl<'p> Reader<'p> {
             return Err(Failure("an X event with a duration of 0 or more".into(), format!("dur {dur}")));
         }
         if ts.abs() >= MAX_TIME_US || dur >= MAX_TIME_US {
-            return Err(Failure(BELOW_MAX_TIME.into(), format!("ts {ts}, dur {dur}")));
+            return Err(Failure(BELOW_MAX_TIME.into(), format!("ts {}, dur {}", readable(ts), readable(dur))));
         }
         let args = event.args.as_deref().map(RawValue::get);
         let bare =

@@ -21,7 +21,7 @@ pub(crate) const BELOW_MAX_TIME: &str = "times below 10^18 us";
 
 /// `time` in its digits below 10^21 and with an exponent from there (`1e300`, not 301 digits), as
 /// JavaScript shows a number: a time past [`MAX_TIME_US`] as the error that refuses it shows it.
-fn readable(time: f64) -> String {
+pub(crate) fn readable(time: f64) -> String {
     if time.abs() < 1e21 {
         time.to_string()
     } else {

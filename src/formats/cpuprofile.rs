@@ -70,7 +70,7 @@ use super::options::{effective_interval, ConvertOptions, Turning};
 use super::spec::{self, Carries, JsonKind, Reads, Rules, Spec, Writes};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError};
-use crate::model::{ChildIndex, Metric, MetricKind, NodeId, Profile, Unit, Values};
+use crate::model::{ChildIndex, Metric, MetricKind, NodeId, Profile, Unit, Values, DEFINED_AT};
 use std::io::{Read, Write};
 
 /// What its format is, how it is told and read and written, and what a conversion to it does.
@@ -85,7 +85,7 @@ pub(crate) const SPEC: Spec = Spec {
     )),
     writes: Some(Writes {
         write: |profile, to| write(profile, to.out, to.options),
-        rules: Rules { fit, keeps_defined_at: true, merges_siblings: true, ..spec::STACKS_ONLY },
+        rules: Rules { fit, keeps_facts: &[DEFINED_AT], merges_siblings: true, ..spec::STACKS_ONLY },
         differential: None,
     }),
 };

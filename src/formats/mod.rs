@@ -38,7 +38,7 @@ pub use spec::{Carries, Sniff, Structure};
 
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName};
-use crate::model::{Profile, ReportFact, DEFINED_AT};
+use crate::model::{Profile, ReportFact};
 use std::fmt;
 use std::io::{Read, Write};
 use strum::VariantArray;
@@ -223,9 +223,10 @@ impl Format {
     }
 
     /// Whether the header fact `key` is one this format writes: keyed by its name
-    /// (`dyalog-xml.Version`).
+    /// (`dyalog-xml.Version`), or one of the facts named for no format that it keeps
+    /// ([`spec::Rules::keeps_facts`]: pprof's and OTLP's duration).
     pub fn keeps_attr(self, key: &str) -> bool {
-        owns_key(self, key)
+        owns_key(self, key) || self.rules().keeps_facts.contains(&key)
     }
 
     /// Whether this format writes what a profiler's own report says of itself, `fact`
@@ -238,13 +239,11 @@ impl Format {
     }
 
     /// Whether the per-frame fact `key` is one this format writes: keyed by its name
-    /// (`sampler.id`), or where a function is defined ([`DEFINED_AT`]) for the formats that have a
-    /// file and line per function; the page (html) also keeps the routine of a BR line, which
-    /// names its row in the reports (`MAIN orders.br:10.2`), so that it names it as they do.
+    /// (`sampler.id`), or one of the facts it keeps of no format or another's
+    /// ([`spec::Rules::keeps_facts`]: where a function is defined, for the formats that have a file
+    /// and line per function; the routine of a BR line, which the page names its row by).
     pub fn keeps_frame_attr(self, key: &str) -> bool {
-        owns_key(self, key)
-            || (self.rules().keeps_defined_at && key == DEFINED_AT)
-            || (self == Format::Html && key == br::ROUTINE_KEY)
+        owns_key(self, key) || self.rules().keeps_facts.contains(&key)
     }
 
     /// A one-name frame (`Module.label`, as folded stacks name GHC cost centres) as module and name,

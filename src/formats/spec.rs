@@ -213,9 +213,11 @@ pub struct Rules {
     /// says so by holding it; a file of any other (GHC's -px, Dyalog's reports) is weighed as its
     /// own tool weighs it, and the source's choice is lost.
     pub says_which_metric_comes_first: bool,
-    /// Whether it writes where a function is defined ([`crate::model::DEFINED_AT`]), a file and
-    /// line per function.
-    pub keeps_defined_at: bool,
+    /// The facts named for no format (or for another) that it writes beside its own (`format.…`):
+    /// where a function is defined ([`crate::model::DEFINED_AT`]) for the formats with a file and
+    /// line per function, the facts pprof and OTLP state alike
+    /// ([`super::kit::sample_types::PROFILE_FACTS`]).
+    pub keeps_facts: &'static [&'static str],
     /// Whether it writes what a profiler's own report says about itself
     /// ([`crate::model::ReportFacts`]: its kind, percentages and derived columns), as Dyalog's
     /// reports do.
@@ -236,7 +238,7 @@ pub struct Rules {
     /// siblings of one frame before the format's own [`Rules::fit`].
     pub merges_siblings: bool,
     /// The name its header and frame facts are named under where that is not its own: the facts
-    /// of OTLP/JSON are OTLP's (`otlp.mapping`), read and written alike by either encoding.
+    /// of OTLP/JSON are OTLP's (`otlp.resource.…`), read and written alike by either encoding.
     pub facts_named_as: Option<&'static str>,
 }
 
@@ -249,7 +251,7 @@ pub const STACKS_ONLY: Rules = Rules {
     fit: as_projected,
     fit_roots: roots_as_they_are,
     says_which_metric_comes_first: false,
-    keeps_defined_at: false,
+    keeps_facts: &[],
     keeps_report: false,
     keeps_timer_cost: false,
     module_is_namespace: false,

@@ -84,7 +84,7 @@ use super::options::ConvertOptions;
 use super::spec::{self, Carries, JsonKind, Reads, Rules, Spec, Writes};
 use crate::diag::Diagnostics;
 use crate::error::FormatName;
-use crate::model::{ops, FrameKind, FrameRef, MetricKind, NodeId, Profile, Repr, Timeline, Unit, Value};
+use crate::model::{ops, FrameKind, FrameRef, MetricKind, NodeId, Profile, Repr, Timeline, Unit, Value, DEFINED_AT};
 use serde::{Deserialize, Serialize};
 
 /// What its format is, how it is told, read and written, and what a conversion to it does.
@@ -121,7 +121,7 @@ pub(crate) const SPEC: Spec = Spec {
             fit_roots,
             // It holds the one metric it is weighed by.
             says_which_metric_comes_first: true,
-            keeps_defined_at: true,
+            keeps_facts: &[DEFINED_AT],
             merges_siblings: true,
             ..spec::STACKS_ONLY
         },

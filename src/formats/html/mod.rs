@@ -64,7 +64,9 @@ pub(crate) const SPEC: Spec = Spec {
     writes: Some(Writes {
         write: |profile, to| write_page(profile, None, to.out),
         rules: spec::Rules {
-            keeps_defined_at: true,
+            // The routine of a BR line names its row in the reports (`MAIN orders.br:10.2`): the
+            // page names it as they do.
+            keeps_facts: &[crate::model::DEFINED_AT, crate::model::ROUTINE],
             says_which_metric_comes_first: true,
             keeps_measured_inclusive: true,
             ..spec::STACKS_ONLY

@@ -1,7 +1,8 @@
 //! A sample type as pprof names it (`cpu`/`nanoseconds`, `alloc_space`/`bytes`, `samples`/`count`),
 //! and so OTLP profiles, which took pprof's: the metric it is, and what its profile's period says of
 //! how it was sampled (pprof's and OTLP's readers); and the fitting of a profile to values that are
-//! whole numbers and lines where 0 means none (pprof's and OTLP's writers).
+//! whole numbers and lines where 0 means none (pprof's and OTLP's writers); the facts of a profile
+//! both state alike, named for neither, so that each writes what the other read.
 
 use crate::diag::Diagnostics;
 use crate::error::FormatName;
@@ -12,6 +13,24 @@ use crate::model::{
 };
 use rustc_hash::FxHashSet;
 use std::collections::BTreeSet;
+use std::time::Duration;
+
+/// The header fact of how long the profile ran, in nanoseconds (pprof's `duration_nanos`, OTLP's
+/// `duration_nano`). This and the three below are facts pprof's Profile and OTLP's, which took
+/// pprof's, state alike: they are named for neither format (as [`DEFINED_AT`] is), so that a
+/// conversion from one to the other keeps them.
+pub(crate) const DURATION: &str = "duration-ns";
+/// The header fact of the period's type, as `type unit` (`cpu nanoseconds`, `space bytes`).
+pub(crate) const PERIOD_TYPE: &str = "period-type";
+/// The header fact of a period that is no time (a heap profile's bytes between samples): a period
+/// of time is the interval.
+pub(crate) const PERIOD: &str = "period";
+/// The frame fact of the file of the mapping (the program or library) a frame's code was in, where
+/// that is not its module (the function's source file).
+pub(crate) const MAPPING: &str = "mapping";
+/// The facts named for no format that pprof's and OTLP's writers write
+/// ([`crate::formats::spec::Rules::keeps_facts`]): those above, and where a function is defined.
+pub(crate) const PROFILE_FACTS: &[&str] = &[DEFINED_AT, DURATION, PERIOD_TYPE, PERIOD, MAPPING];
 
 /// The metric kind and unit of the sample type `name`/`unit`, and what a value is multiplied by
 /// to be in that unit: `nanoseconds`, `microseconds`, `milliseconds` are time in that unit,
@@ -118,13 +137,38 @@ pub(crate) fn lines_0_as_functions(
     ops::merge_siblings(&profile)
 }
 
+/// What a profile's period says, stated as pprof and OTLP state it (its type, its unit and the
+/// period in that unit): the interval where it is a time, and the header facts of its type and of
+/// a period that is no time ([`PERIOD_TYPE`], [`PERIOD`]).
+pub(crate) fn period_facts((name, unit, period): (&str, &str, i64)) -> (Option<Duration>, Vec<(String, String)>) {
+    let mut facts = vec![(PERIOD_TYPE.to_string(), format!("{name} {unit}"))];
+    let nanos = time_unit(unit).and_then(|(unit, scale)| Some(unit.nanos()? as u64 * scale as u64));
+    let interval = match nanos.and_then(|n| u64::try_from(period).ok()?.checked_mul(n)) {
+        Some(nanos) if nanos > 0 => Some(Duration::from_nanos(nanos)),
+        _ => {
+            facts.push((PERIOD.to_string(), period.to_string()));
+            None
+        }
+    };
+    (interval, facts)
+}
+
+/// The period type and period to write: the interval (of the period type read, in its unit where
+/// the interval is a whole number of it, else CPU time in nanoseconds), else a period that is no
+/// time as read; `None` where the profile says neither.
+pub(crate) fn period_to_write(profile: &Profile) -> Option<(&str, &str, i64)> {
+    let read_type = profile.meta.attr(PERIOD_TYPE).and_then(|t| t.split_once(' '));
+    if let Some(interval) = profile.meta.interval {
+        return Some(period_of_interval(interval, read_type));
+    }
+    let (name, unit) = read_type?;
+    Some((name, unit, profile.meta.attr(PERIOD)?.parse().ok()?))
+}
+
 /// The period type and period of a profile sampled at `interval`, of the period type it was read
 /// with (`read`, `cpu nanoseconds`) in that type's unit where the interval is a whole number of it,
 /// else CPU time in nanoseconds: pprof's and OTLP's `period_type` and `period`.
-pub(crate) fn period_of_interval<'a>(
-    interval: std::time::Duration,
-    read: Option<(&'a str, &'a str)>,
-) -> (&'a str, &'a str, i64) {
+fn period_of_interval<'a>(interval: std::time::Duration, read: Option<(&'a str, &'a str)>) -> (&'a str, &'a str, i64) {
     let nanos = interval.as_nanos();
     let unit_nanos = |unit: &str| {
         let (unit, scale) = time_unit(unit)?;

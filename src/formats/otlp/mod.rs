@@ -41,10 +41,12 @@
 //! one: its function's name (else its system name), its function's file as its module (else the
 //! mapping's file), a line frame where the line is not the function's start line (its column the
 //! clause), where the function is defined ([`crate::model::DEFINED_AT`]), and the mapping's file
-//! where it is not the module (the frame fact `otlp.mapping`); a location without lines is named by
-//! its address. The first profile's period of time is the interval (a period that is no time, and
-//! its type, are header facts `otlp.period`, `otlp.period_type`); the earliest `time_unix_nano` the
-//! timestamp; the longest `duration_nano` the fact `otlp.duration_nano`; resource attributes the
+//! where it is not the module (the frame fact `mapping`); a location without lines is named by
+//! its address. The first profile's period of time is the interval (its type, and a period that is
+//! no time, are the header facts `period-type` and `period`); the earliest `time_unix_nano` the
+//! timestamp; the longest `duration_nano` the fact `duration-ns`. Those four are named as pprof's
+//! reader names the same fields ([`super::kit::sample_types::PROFILE_FACTS`]), so that pprof converts
+//! to OTLP and back with them. Resource attributes are the
 //! facts `otlp.resource.KEY`, scope attributes `otlp.scope.KEY`, profile attributes `otlp.profile.KEY`, but `pprof.profile.comment.N` (where the Collector's pprof
 //! translator keeps pprof's comments), which are the title, a line each. The first profile's
 //! samples' `timestamps_unix_nano` are their observations' times on the timeline, each standing for
@@ -57,7 +59,7 @@
 //! for time (a time's name as it is, in its unit), the metric's name and `bytes` for allocation), a
 //! shared dictionary: a function and a location per frame (as pprof's writer makes them: the
 //! function's file the file of `defined-at`, else the module; the line and column of a line frame),
-//! a mapping per `otlp.mapping` file, a stack per node with a value (or a leaf), each in the stack
+//! a mapping per `mapping` file, a stack per node with a value (or a leaf), each in the stack
 //! table once and every profile's sample of that node referring to it (a value per sample; zeros
 //! kept, as the translator writes one sample per pprof sample per type); the interval as the period
 //! (`cpu`/`nanoseconds`, or the period type read), the timestamp as `time_unix_nano`, the title as
@@ -77,12 +79,11 @@
 //! .samples[3].stack_index`), at the byte of the dictionary or of the resource it is in.
 //!
 //! **Lost**: per-node metrics (calls), per-function counts, frame kinds (threads are root frames),
-//! header facts but the title, timestamp, interval and `otlp.…` facts (values of attributes become
+//! header facts but the title, timestamp, interval, pprof's and `otlp.…` facts (values of attributes become
 //! strings), inner nodes without a value of their own, time below a whole nanosecond (rounded,
 //! with a warning), inlining (a location per frame), addresses, mappings' address ranges and
 //! attributes, sample attributes and links, the source's scope name and version (the
-//! scope written is proftool's), and between `otlp` and `otlp-json` the `otlp.…` facts, which each keeps under its
-//! own name.
+//! scope written is proftool's).
 
 mod de;
 pub(crate) mod json;
@@ -128,7 +129,7 @@ pub(super) const RULES: Rules = Rules {
         profile
     },
     says_which_metric_comes_first: true,
-    keeps_defined_at: true,
+    keeps_facts: super::kit::sample_types::PROFILE_FACTS,
     facts_named_as: Some(NAME),
     ..spec::STACKS_ONLY
 };
@@ -140,16 +141,11 @@ pub(crate) const CARRIES: Carries =
 /// The version of opentelemetry-proto read and written.
 pub(crate) const PROTO_VERSION: &str = "v1.11.0";
 
-/// Header facts: the prefixes of resource and profile attributes, the scope, the duration and a
-/// period that is no time (and its type). The JSON encoding's reader names them `otlp-json.…`.
+/// Header facts `otlp.…` of the prefixes of resource, profile and scope attributes, in either
+/// encoding (the duration and the period are named for no format: [`super::kit::sample_types`]).
 const RESOURCE: &str = "resource.";
 const PROFILE: &str = "profile.";
 const SCOPE: &str = "scope.";
-const DURATION: &str = "duration_nano";
-const PERIOD_TYPE: &str = "period_type";
-const PERIOD: &str = "period";
-/// The frame fact of the mapping's file where it is not the frame's module.
-const MAPPING: &str = "mapping";
 /// The profile attributes the Collector's pprof translator keeps pprof's comments in, numbered.
 const COMMENT: &str = "pprof.profile.comment.";
 

@@ -4,16 +4,15 @@
 use super::proto::{self, AnyValue, Dictionary, Value as Any};
 use crate::diag::Diagnostics;
 use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
-use crate::formats::kit::sample_types::{clamp_negative, metric_of, sampling_of, warn_defined_twice, LocationLine};
+use crate::formats::kit::sample_types::{self, clamp_negative, metric_of, sampling_of, warn_defined_twice, LocationLine};
 use crate::formats::kit::time::format_time;
-use crate::formats::shared::{time_unit, unique_name, weigh_by};
+use crate::formats::shared::{unique_name, weigh_by};
 use crate::formats::stacks::StackTree;
 use crate::model::{
     FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, TimedSample, Timeline, Unit, Value,
 };
 use rustc_hash::FxHashSet;
 use std::collections::BTreeSet;
-use std::time::Duration;
 
 /// The part of a request an error is in, for its position: the dictionary, or a resource's profiles.
 #[derive(Clone, Copy)]
@@ -220,18 +219,15 @@ impl<'r> Reader<'r, '_> {
         let time = found.iter().map(|f| f.profile.time_unix_nano).filter(|&t| t != 0).min();
         meta.timestamp = time.and_then(|t| i64::try_from(t).ok()).map(format_time);
         if let Some(duration) = found.iter().map(|f| f.profile.duration_nano).max().filter(|&d| d != 0) {
-            push(self.fact(super::DURATION), duration.to_string());
+            push(sample_types::DURATION.to_string(), duration.to_string());
         }
-        if let Some((name, unit, period)) = match found.first() {
+        if let Some(period) = match found.first() {
             Some(f) => self.period(f)?,
             None => None,
         } {
-            push(self.fact(super::PERIOD_TYPE), format!("{name} {unit}"));
-            let nanos = time_unit(unit).and_then(|(unit, scale)| Some(unit.nanos()? as u64 * scale as u64));
-            match nanos.and_then(|n| u64::try_from(period).ok()?.checked_mul(n)) {
-                Some(nanos) if nanos > 0 => profile.meta.interval = Some(Duration::from_nanos(nanos)),
-                _ => push(self.fact(super::PERIOD), period.to_string()),
-            }
+            let (interval, facts) = sample_types::period_facts(period);
+            profile.meta.interval = interval;
+            facts.into_iter().for_each(|(key, value)| push(key, value));
         }
         profile.meta.attrs.extend(attrs);
         Ok(())
@@ -374,7 +370,7 @@ impl<'r> Reader<'r, '_> {
         // The mapping, where the module does not say it (none is no fact: the module is then the
         // function's file, which is written back as such).
         let mapping = module.filter(|&m| line.source().is_some_and(|s| s != m));
-        let mapping = mapping.map(|mapping| (self.fact(super::MAPPING), mapping.to_string()));
+        let mapping = mapping.map(|mapping| (sample_types::MAPPING.to_string(), mapping.to_string()));
         let frame = line.frame(profile, mapping, conflicts);
         Ok(frame)
     }

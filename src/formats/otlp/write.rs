@@ -5,6 +5,7 @@ use super::proto::{self, AnyValue, KeyValue, KeyValueAndUnit, Value as Any, Valu
 use super::{FORMAT, PROTO_VERSION};
 use crate::diag::Diagnostics;
 use crate::error::Error;
+use crate::formats::kit::sample_types;
 use crate::formats::kit::string_table::StringTable;
 use crate::formats::kit::time::parse_time;
 use crate::formats::shared::{unit_word, written_name};
@@ -49,11 +50,6 @@ impl Strings {
     }
 }
 
-/// The header fact `name` of OTLP's (`otlp.…`), which either encoding's reader names.
-fn fact<'p>(profile: &'p Profile, name: &str) -> Option<&'p str> {
-    profile.meta.attr(&format!("{}.{name}", super::NAME))
-}
-
 /// OTLP's header facts whose names start with `prefix` (`resource.`), without it: each key once,
 /// the first stated, as OTLP's attributes have unique keys.
 fn facts<'p>(profile: &'p Profile, prefix: &str) -> Vec<(&'p str, &'p str)> {
@@ -85,7 +81,7 @@ fn request(profile: &Profile, diag: &mut Diagnostics) -> proto::Request {
             0
         }),
     };
-    let duration_nano = fact(profile, super::DURATION).and_then(|d| d.parse().ok()).unwrap_or(0);
+    let duration_nano = profile.meta.attr(sample_types::DURATION).and_then(|d| d.parse().ok()).unwrap_or(0);
     let order = metric_order(profile);
     let (samples, rounded) = samples(profile, &order, &mut dictionary);
     if rounded {
@@ -142,7 +138,7 @@ fn metric_order(profile: &Profile) -> Vec<usize> {
 }
 
 /// A function and a location per frame (location and function index: frame id + 1), and a mapping
-/// per `otlp.mapping` file.
+/// per `mapping` file ([`sample_types::MAPPING`]).
 fn frames(profile: &Profile, strings: &mut Strings, dictionary: &mut proto::Dictionary) {
     dictionary.function_table.push(proto::Function::default());
     dictionary.location_table.push(proto::Location::default());
@@ -164,7 +160,7 @@ fn frames(profile: &Profile, strings: &mut Strings, dictionary: &mut proto::Dict
             line: frame.line.map_or(start_line, i64::from),
             column: frame.line.filter(|&l| i64::from(l) != start_line).and(frame.clause).map_or(0, i64::from),
         };
-        let mapping = profile.frame_attr(id, &format!("{}.{}", super::NAME, super::MAPPING));
+        let mapping = profile.frame_attr(id, sample_types::MAPPING);
         let mapping = mapping.filter(|file| !file.is_empty());
         let mapping_index = match mapping {
             None => 0,
@@ -211,21 +207,13 @@ fn profile_attributes(profile: &Profile, strings: &mut Strings, dictionary: &mut
     indices
 }
 
-/// The period type and period: the interval (of the period type read, in its unit where the
-/// interval is a whole number of it, else CPU time in nanoseconds), else a period that is no time
-/// as read.
+/// The period type and period ([`sample_types::period_to_write`]), with the strings they name.
 fn period(profile: &Profile, strings: &mut Strings) -> (Option<ValueType>, i64) {
-    let read_type = fact(profile, super::PERIOD_TYPE).and_then(|t| t.split_once(' '));
-    let value_type = |strings: &mut Strings, name: &str, unit: &str| {
-        Some(ValueType { type_strindex: strings.index(name), unit_strindex: strings.index(unit) })
-    };
-    if let Some(interval) = profile.meta.interval {
-        let (name, unit, period) = crate::formats::kit::sample_types::period_of_interval(interval, read_type);
-        return (value_type(strings, name, unit), period);
-    }
-    match (read_type, fact(profile, super::PERIOD).and_then(|p| p.parse().ok())) {
-        (Some((name, unit)), Some(period)) => (value_type(strings, name, unit), period),
-        _ => (None, 0),
+    match sample_types::period_to_write(profile) {
+        Some((name, unit, period)) => {
+            (Some(ValueType { type_strindex: strings.index(name), unit_strindex: strings.index(unit) }), period)
+        }
+        None => (None, 0),
     }
 }
 
@@ -317,12 +305,11 @@ mod tests {
             ("otlp.resource.service.name", "first"),
             ("pprof.resource.service.name", "pprof's"),
             ("otlp.resource.service.name", "second"),
-            ("otlp.duration_nano", "5"),
+            ("duration-ns", "5"),
             ("otlp.resource.host.name", "h"),
         ] {
             profile.meta.attrs.push((key.into(), value.into()));
         }
         assert_eq!(facts(&profile, "resource."), [("service.name", "first"), ("host.name", "h")]);
-        assert_eq!(fact(&profile, "duration_nano"), Some("5"));
     }
 }

@@ -33,12 +33,14 @@
 //! line at the function's own start line, or none, is the function itself) and its column as the
 //! clause; a function's file and start line are where it is defined (the frame attr
 //! [`crate::model::DEFINED_AT`]), and the mapping's file (the program or library; empty for none),
-//! where it is not the module, the frame fact `pprof.mapping`; a location without lines is named by
+//! where it is not the module, the frame fact `mapping`; a location without lines is named by
 //! its address. Values of one
 //! stack are added up; a node left below zero (a profile diff) is read as 0, with a warning.
 //! `comment`s are the title (one line each), `time_nanos` the timestamp (RFC 3339, UTC), a period
 //! of time the interval; `duration_nanos` and the period type (and a period that is no time, such as
-//! a heap profile's bytes) are header facts `pprof.…`. Sample labels are dropped with one warning
+//! a heap profile's bytes) are the header facts `duration-ns`, `period-type` (and `period`), named
+//! for no format as the mapping's file is ([`super::kit::sample_types::PROFILE_FACTS`]): OTLP's
+//! profiles state them alike, and pprof converts to OTLP and back with them. Sample labels are dropped with one warning
 //! naming their keys, except those named with `--tag KEY`, whose values become root frames
 //! `KEY:value` above the stack (pprof's `-tagroot`). String, location, function and mapping
 //! references that are not defined are errors that name them. A sample's `timestamp_ns` label (a
@@ -50,7 +52,7 @@
 //! the leaf up; a location and a function per frame, the function named by the frame, its file name
 //! the file of `defined-at` where that holds a location (whose line is the function's start line, and
 //! the location's line for a frame that is not a source line), else the frame's module; a mapping
-//! per file frames were in (`pprof.mapping`, else the module where it is no source file: callgrind's
+//! per file frames were in (`mapping`, else the module where it is no source file: callgrind's
 //! `clone.S` is none), the program's first (the first met
 //! that is no library, kernel or JIT code), as `go tool pprof` takes the first for the program;
 //! the frame's source line (and clause, as its column);
@@ -75,6 +77,7 @@
 mod proto;
 mod read;
 
+use super::kit::sample_types;
 use super::kit::string_table::StringTable;
 use super::kit::time::{format_time, parse_time};
 use super::kit::wire;
@@ -102,7 +105,7 @@ pub(crate) const SPEC: Spec = Spec {
         rules: Rules {
             fit: |profile, _, diag| fit(profile, diag),
             says_which_metric_comes_first: true,
-            keeps_defined_at: true,
+            keeps_facts: sample_types::PROFILE_FACTS,
             ..spec::STACKS_ONLY
         },
         differential: Some(spec::Differential::Sides { projected: true, write: write_differential }),
@@ -123,16 +126,6 @@ pub struct Options {
     /// `-tagroot`), outermost first.
     pub tags: Vec<String>,
 }
-
-/// The frame fact of the file of the mapping (the program or library) a frame's code was in, where
-/// that is not its module (the function's source file).
-const MAPPING: &str = "pprof.mapping";
-/// The header fact of a profile's `duration_nanos`.
-const DURATION: &str = "pprof.duration_nanos";
-/// The header fact of a profile's `period_type`, as `type unit`.
-const PERIOD_TYPE: &str = "pprof.period_type";
-/// The header fact of a profile's `period` where it is no time (a heap profile's bytes).
-const PERIOD: &str = "pprof.period";
 
 /// `Yes` for a protocol buffer that reads as a Profile message: the whole input decoded, when the
 /// head is all of it, else the head's fields, each of a Profile's field numbers and wire types.
@@ -189,9 +182,9 @@ fn field_offset(bytes: &[u8], number: u64, nth: usize) -> usize {
 /// fractions (Dyalog's milliseconds) in nanoseconds, and a line frame at line 0 (a Dyalog call from
 /// an unknown line) its function, merged with the function's node where it has one.
 pub(crate) fn fit(mut profile: Profile, diag: &mut Diagnostics) -> Profile {
-    super::kit::sample_types::fractions_in_nanoseconds(&mut profile);
-    let mut profile = super::kit::sample_types::lines_0_as_functions(profile, FORMAT, "pprof-line-0", diag);
-    super::kit::sample_types::keep_timeline_of_every_value(&mut profile, FORMAT, diag);
+    sample_types::fractions_in_nanoseconds(&mut profile);
+    let mut profile = sample_types::lines_0_as_functions(profile, FORMAT, "pprof-line-0", diag);
+    sample_types::keep_timeline_of_every_value(&mut profile, FORMAT, diag);
     profile
 }
 
@@ -346,7 +339,7 @@ fn encode(
             0
         }),
     };
-    let duration_nanos = profile.meta.attr(DURATION).and_then(|d| d.parse().ok()).unwrap_or(0);
+    let duration_nanos = profile.meta.attr(sample_types::DURATION).and_then(|d| d.parse().ok()).unwrap_or(0);
     let default_sample_type = profile.primary_metric().map_or(0, |m| strings.index(&profile.metrics()[m].name));
     let message = proto::Profile {
         sample_type: Vec::new(),
@@ -371,14 +364,12 @@ fn encode(
 const SAMPLE_TYPE_FIELD: u32 = 1;
 const SAMPLE_FIELD: u32 = 2;
 
-/// The period type and period: the interval (of the period type read, in its unit where the interval
-/// is a whole number of it, else CPU time in nanoseconds), else a period that is no time as read.
 /// The file of the mapping `frame` was in: the one it was read from (none where that is empty: it
 /// had none), else its module where that is an object file, not source (callgrind's `clone.S`,
 /// which `go tool pprof` would name as the program's `File:`).
 fn mapping_file<'p>(profile: &'p Profile, id: FrameId, frame: &'p Frame) -> Option<&'p str> {
     let object = frame.module.as_deref().filter(|module| !is_source_file(module));
-    profile.frame_attr(id, MAPPING).or(object).filter(|file| !file.is_empty())
+    profile.frame_attr(id, sample_types::MAPPING).or(object).filter(|file| !file.is_empty())
 }
 
 /// Whether `file` is named as source code is (`work.c`, `clone.S`, `main.go`, `app.js`), by its
@@ -415,17 +406,11 @@ fn is_library(file: &str) -> bool {
     shared || name.starts_with('[') || name.ends_with(".ko") || name.ends_with(".map")
 }
 
+/// The period type and period ([`sample_types::period_to_write`]), with the strings they name.
 fn period(profile: &Profile, strings: &mut Strings) -> (Option<ValueType>, i64) {
-    let read_type = profile.meta.attr(PERIOD_TYPE).and_then(|t| t.split_once(' '));
-    if let Some(interval) = profile.meta.interval {
-        let (name, unit, period) = super::kit::sample_types::period_of_interval(interval, read_type);
-        return (Some(ValueType { r#type: strings.index(name), unit: strings.index(unit) }), period);
-    }
-    match (read_type, profile.meta.attr(PERIOD).and_then(|p| p.parse().ok())) {
-        (Some((name, unit)), Some(period)) => {
-            (Some(ValueType { r#type: strings.index(name), unit: strings.index(unit) }), period)
-        }
-        _ => (None, 0),
+    match sample_types::period_to_write(profile) {
+        Some((name, unit, period)) => (Some(ValueType { r#type: strings.index(name), unit: strings.index(unit) }), period),
+        None => (None, 0),
     }
 }
 

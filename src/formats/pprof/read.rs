@@ -9,7 +9,7 @@ use crate::files::{self, DEFAULT_MAX_INPUT_SIZE};
 use crate::formats::kit::sample_types::{self, clamp_negative, sampling_of, warn_defined_twice, LocationLine, CONTENTIONS};
 use crate::formats::kit::wire;
 use crate::formats::options::ReadOptions;
-use crate::formats::shared::{time_unit, unique_name, weigh_by};
+use crate::formats::shared::{unique_name, weigh_by};
 use crate::formats::stacks::StackTree;
 use crate::model::{
     FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, TimedSample, Timeline, Unit, Value,
@@ -20,7 +20,6 @@ use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::io::Read;
 use std::ops::Range;
-use std::time::Duration;
 
 /// Reads a pprof profile, gzipped or not.
 pub(crate) fn read(
@@ -274,19 +273,12 @@ impl<'m, 'd> Reader<'m, 'd> {
         meta.title = (!comments.is_empty()).then(|| comments.join("\n"));
         meta.timestamp = (message.time_nanos != 0).then(|| super::format_time(message.time_nanos));
         if message.duration_nanos != 0 {
-            meta.attrs.push((super::DURATION.into(), message.duration_nanos.to_string()));
+            meta.attrs.push((sample_types::DURATION.into(), message.duration_nanos.to_string()));
         }
-        if let Some(period_type) = &message.period_type {
-            let at = place(PERIOD_TYPE, 0);
-            let name = self.string(period_type.r#type, at, || "the type of period_type".into())?;
-            let unit = self.string(period_type.unit, at, || "the unit of period_type".into())?;
-            let nanos = time_unit(unit).and_then(|(unit, scale)| Some(unit.nanos()? as u64 * scale as u64));
-            let meta = &mut profile.meta;
-            meta.attrs.push((super::PERIOD_TYPE.into(), format!("{name} {unit}")));
-            match nanos.and_then(|n| u64::try_from(message.period).ok()?.checked_mul(n)) {
-                Some(nanos) if nanos > 0 => meta.interval = Some(Duration::from_nanos(nanos)),
-                _ => meta.attrs.push((super::PERIOD.into(), message.period.to_string())),
-            }
+        if let Some(period) = self.period()? {
+            let (interval, facts) = sample_types::period_facts(period);
+            profile.meta.interval = interval;
+            profile.meta.attrs.extend(facts);
         }
         Ok(())
     }
@@ -364,7 +356,7 @@ impl<'m, 'd> Reader<'m, 'd> {
         let line = LocationLine { name, file, start, line: line_number, column, module };
         // The mapping, where the module does not say it: empty for none.
         let mapping = (line.source().is_some() && line.source() != module).then(|| module.unwrap_or_default());
-        let frame = line.frame(profile, mapping.map(|mapping| (super::MAPPING.to_string(), mapping.to_string())), conflicts);
+        let frame = line.frame(profile, mapping.map(|mapping| (sample_types::MAPPING.to_string(), mapping.to_string())), conflicts);
         Ok(frame)
     }
 

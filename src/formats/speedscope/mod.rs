@@ -99,7 +99,7 @@ pub(crate) const SPEC: Spec = Spec {
             fit: |profile, _, diag| fit(profile, diag),
             fit_roots,
             says_which_metric_comes_first: true,
-            keeps_defined_at: true,
+            keeps_facts: &[crate::model::DEFINED_AT],
             ..spec::STACKS_ONLY
         },
         differential: None,

@@ -8,6 +8,8 @@
 //! allocations).
 
 use crate::support::binary::*;
+use crate::support::read_fixture;
+use proftool::Format;
 use std::collections::BTreeMap;
 
 /// The folded stacks of `fixture` weighed by `metric`, without stacks of no weight.
@@ -61,6 +63,84 @@ fn streaming_profile_packets_are_samples_of_their_sequence_thread() {
         ("CrRendererMain-700/701;base::ThreadControllerImpl::RunTask", 2),
     ]);
     assert_eq!(folded("perfetto/chrome-sampler.pftrace", "samples"), expected);
+}
+
+/// CPU samples are laid out at their times (ns), on the nodes of their stacks: traced_perf's at
+/// their packets' times (by the script: from 1000 ns, 10 ns apart in the order written, the three
+/// samples left out at 1140 taking no place); Chrome's sampler's at its thread's time (no
+/// reference timestamp: 0) moved on by each sample's delta, 50 ms, across both packets (the third
+/// packet's first delta is 0: its sample is at 350 ms beside the second packet's last).
+#[test]
+fn samples_are_laid_out_at_their_times() {
+    let leaves = |path: &str| -> Vec<(i64, String)> {
+        let (profile, _) = read_fixture(Format::Perfetto, &fixture(path));
+        let samples = profile.timeline.as_ref().map_or(&[][..], |t| t.samples());
+        samples.iter().map(|s| (s.time, profile.frames.get(profile.tree.frame(s.node)).name.clone())).collect()
+    };
+    let at = |pairs: &[(i64, &str)]| pairs.iter().map(|&(t, n)| (t, n.to_string())).collect::<Vec<_>>();
+    let runs = [("compute", 5), ("libc.so.6+0x9d2f0", 3), ("run", 2), ("compute", 4)];
+    let names = runs.iter().flat_map(|&(name, n)| std::iter::repeat_n(name, n));
+    let mut perf: Vec<(i64, &str)> = (1000..).step_by(10).zip(names).collect();
+    perf.extend([(1150, "idle"), (1160, "idle")]);
+    assert_eq!(leaves("perfetto/perf-samples.pftrace"), at(&perf));
+    let (invoke, unnamed, task) = ("v8::internal::Invoke", "chromium+0x7abc", "base::ThreadControllerImpl::RunTask");
+    let ms = 1_000_000;
+    let chrome = [
+        (50 * ms, invoke),
+        (100 * ms, unnamed),
+        (150 * ms, unnamed),
+        (200 * ms, task),
+        (250 * ms, invoke),
+        (300 * ms, unnamed),
+        (350 * ms, unnamed),
+        (350 * ms, task),
+        (400 * ms, unnamed),
+    ];
+    assert_eq!(leaves("perfetto/chrome-sampler.pftrace"), at(&chrome));
+}
+
+/// A protobuf field: a number as a varint, bytes length-delimited.
+fn field(number: u64, value: Result<u64, &[u8]>) -> Vec<u8> {
+    let varint = |mut n: u64, out: &mut Vec<u8>| loop {
+        let byte = (n & 0x7f) as u8;
+        n >>= 7;
+        out.push(if n > 0 { byte | 0x80 } else { byte });
+        if n == 0 {
+            break;
+        }
+    };
+    let mut out = Vec::new();
+    match value {
+        Ok(n) => (varint(number << 3, &mut out), varint(n, &mut out)),
+        Err(bytes) => (varint(number << 3 | 2, &mut out), varint(bytes.len() as u64, &mut out)),
+    };
+    out.extend(value.err().unwrap_or_default());
+    out
+}
+
+/// A StreamingProfilePacket of two samples and one delta: its second sample has no time, so the
+/// profile keeps both stacks and lays out neither (a timeline holds every sample or none), and
+/// says why.
+#[test]
+fn samples_of_no_time_are_said_and_not_laid_out() {
+    let interned = [
+        field(5, Err(&[field(1, Ok(1)), field(2, Err(b"f"))].concat())), // function_names: 1 "f"
+        field(6, Err(&[field(1, Ok(1)), field(2, Ok(1))].concat())),     // frames: 1, named 1
+        field(7, Err(&[field(1, Ok(1)), field(2, Ok(1))].concat())),     // callstacks: 1, frame 1
+    ]
+    .concat();
+    let thread = [field(1, Ok(7)), field(2, Ok(8))].concat(); // pid 7, tid 8
+    let first = [field(10, Ok(1)), field(13, Ok(1)), field(44, Err(&thread)), field(12, Err(&interned))].concat();
+    let streaming = [field(1, Ok(1)), field(1, Ok(1)), field(2, Ok(10))].concat();
+    let second = [field(10, Ok(1)), field(13, Ok(2)), field(54, Err(&streaming))].concat();
+    let trace = [field(1, Err(&first)), field(1, Err(&second))].concat();
+    let (profile, diag) = crate::support::read_bytes(Format::Perfetto, &trace);
+    let profile = profile.unwrap();
+    assert_eq!(profile.timeline, None);
+    let total = profile.tree.nodes().map(|n| profile.tree.self_value(0, n).as_f64()).sum::<f64>();
+    assert_eq!(total, 2.0);
+    let said = "1 of 2 CPU samples have no time";
+    assert!(diag.warnings().iter().any(|w| w.message.contains(said)), "{:?}", diag.warnings());
 }
 
 /// heapprofd: the dump of pid 10 at time 20 (over two packets) replaces the one at time 10;

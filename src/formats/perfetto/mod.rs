@@ -59,8 +59,14 @@
 //! file name, as pprof names a location by its address, and how many are is said on stderr; a
 //! slice's frame is its name (`?` where its name was not interned). **Timeline**: each slice that
 //! ran for some time, from its begin to its end (the one closed at its track's last event there),
-//! on its stack's node; each at its track's own clock, in ns (a trace's clock domains are not
-//! converted into one another: two tracks on two clocks are apart in time).
+//! on its stack's node; each CPU sample on its stack's node at its time: a `PerfSample` at its
+//! packet's, a `StreamingProfilePacket`'s at its sequence's thread's time (the
+//! `ThreadDescriptor`'s `reference_timestamp_us`, else 0) moved on by each sample's
+//! `timestamp_delta_us`, as `trace_processor` times them; where a sample has no time (a packet of no
+//! timestamp, a delta missing, no thread descriptor) no sample is laid out, said on stderr. Each is
+//! at its own clock, in ns (a trace's clock domains are not converted into one another: two tracks
+//! on two clocks are apart in time, and Chrome's samples, on its monotonic clock, apart from
+//! slices on another).
 //!
 //! **Errors**: a packet cut short by the end of the input (the file looks cut short), bytes that are
 //! no protobuf field, a packet that does not decode, compressed packets that do not inflate, each
@@ -68,7 +74,7 @@
 //! that its sequence never interned leaves its sample out, counted on stderr, as `trace_processor`
 //! counts it in its stats.
 //!
-//! **Lost**: samples' timestamps, CPUs, frame kinds, source files and lines of frames, build ids, mapping
+//! **Lost**: CPUs, frame kinds, source files and lines of frames, build ids, mapping
 //! address ranges, counter values of samples (`timebase_count`, followers), earlier heap dumps,
 //! Java heap graphs, instant and counter track events, slices' categories and arguments, flows,
 //! and every packet of no profile. Packets compressed in the trace (`compressed_packets`, zlib, as

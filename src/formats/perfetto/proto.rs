@@ -137,6 +137,8 @@ pub(super) struct ProducerEvent {}
 pub(super) struct StreamingProfilePacket {
     #[prost(uint64, repeated, tag = "1")]
     pub callstack_iid: Vec<u64>,
+    #[prost(int64, repeated, tag = "2")]
+    pub timestamp_delta_us: Vec<i64>,
 }
 
 /// `ProfilePacket` (heapprofd): its own tables (older heapprofd; newer interns them) and the
@@ -231,6 +233,8 @@ pub(super) struct ThreadDescriptor {
     pub tid: i64,
     #[prost(string, optional, tag = "5")]
     pub thread_name: Option<String>,
+    #[prost(int64, optional, tag = "6")]
+    pub reference_timestamp_us: Option<i64>,
 }
 
 /// `TrackDescriptor`: a track, of a process or a thread where it says so.

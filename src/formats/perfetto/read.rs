@@ -10,7 +10,8 @@ use crate::error::{ParseError, Position};
 use crate::formats::kit::wire;
 use crate::formats::kit::sink::{LeftOut, Order, Reason, StackSink};
 use crate::model::{
-    FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, Profile, Repr, Sampling, Slice, Timeline, Unit,
+    FrameId, FrameKind, FrameRef, FrameTable, Metric, MetricKind, NodeId, Profile, Repr, Sampling, Slice,
+    TimedSample, Timeline, Unit,
 };
 use indexmap::IndexSet;
 use prost::Message;
@@ -72,6 +73,10 @@ struct Sequence {
     resolved_frames: FxHashMap<u64, (FrameId, bool)>,
     /// The thread of its `ThreadDescriptor` (Chrome's sampler writes one per sequence).
     thread: Option<Thread>,
+    /// The time of its thread's samples (ns): its `ThreadDescriptor`'s `reference_timestamp_us`,
+    /// moved on by each `timestamp_delta_us` of its StreamingProfilePackets, as trace_processor
+    /// times Chrome's samples.
+    thread_time: Option<i64>,
     /// Its clocks and defaults, and the names of its track events.
     timing: Timing,
     event_names: FxHashMap<u64, String>,
@@ -80,8 +85,8 @@ struct Sequence {
 impl Sequence {
     /// Starts its tables anew.
     fn clear(&mut self) {
-        let thread = self.thread;
-        *self = Sequence { whole: true, thread, ..Sequence::default() };
+        let (thread, thread_time) = (self.thread, self.thread_time);
+        *self = Sequence { whole: true, thread, thread_time, ..Sequence::default() };
     }
 
     /// Adds `data`'s entries to its tables.
@@ -120,6 +125,10 @@ struct Reader {
     /// The threads samples are of, in the order met: a sample's key is its thread's index here
     /// (high half) and its stack's (low half).
     threads: IndexSet<Thread, FxBuildHasher>,
+    /// Each CPU sample's time (ns, on its sequence's clock) and key, in the order read; how many
+    /// samples had no time.
+    sample_times: Vec<(i64, u64)>,
+    untimed_samples: u64,
     /// The latest dump of each process's heap (by pid and heap name), and how many earlier ones
     /// were left out.
     dumps: FxHashMap<(u64, String), Dump>,
@@ -169,6 +178,7 @@ impl Reader {
         let time = sequence.timing.time(&packet);
         if let Some(thread) = packet.thread_descriptor.take() {
             sequence.thread = Some((thread.pid.into(), Some(thread.tid)));
+            sequence.thread_time = Some(thread.reference_timestamp_us.unwrap_or(0).saturating_mul(1000));
             if let Some(name) = thread.thread_name.filter(|n| !n.is_empty()) {
                 self.thread_names.insert(thread.tid, name);
             }
@@ -189,7 +199,7 @@ impl Reader {
         }
         let pid = packet.trusted_pid.map_or(0, i64::from);
         if let Some(sample) = packet.perf_sample {
-            self.perf_sample(id, sample, at);
+            self.perf_sample(id, sample, at, time);
         }
         if let Some(streaming) = packet.streaming_profile_packet {
             self.streaming(id, pid, streaming, at);
@@ -313,7 +323,8 @@ impl Reader {
         self.left.add(reason, Some(Position::byte(at)), weight);
     }
 
-    fn perf_sample(&mut self, sequence: u32, sample: proto::PerfSample, at: u64) {
+    /// A traced_perf sample, at its packet's `time`.
+    fn perf_sample(&mut self, sequence: u32, sample: proto::PerfSample, at: u64, time: Option<i64>) {
         if sample.producer_event.is_some() || (sample.kernel_records_lost > 0 && sample.callstack_iid == 0) {
             return;
         }
@@ -323,26 +334,43 @@ impl Reader {
         }
         let thread = (i64::from(sample.pid), Some(i64::from(sample.tid)));
         if let Some(stack) = self.stack(sequence, sample.callstack_iid, at, 1) {
-            self.sample(thread, stack);
+            self.sample(thread, stack, time);
         }
     }
 
+    /// Chrome's sampler's samples, each at its sequence's thread's time moved on by its delta (a
+    /// sample of no delta, or of a sequence of no thread descriptor, has no time).
     fn streaming(&mut self, sequence: u32, pid: i64, packet: proto::StreamingProfilePacket, at: u64) {
-        let thread = self.sequences.get(&sequence).and_then(|s| s.thread).unwrap_or((pid, None));
+        let state = self.sequences.get(&sequence);
+        let thread = state.and_then(|s| s.thread).unwrap_or((pid, None));
+        let mut time = state.and_then(|s| s.thread_time);
+        let mut deltas = packet.timestamp_delta_us.iter();
         for iid in packet.callstack_iid {
+            let delta = deltas.next();
+            time = time.zip(delta).map(|(time, delta)| time.saturating_add(delta.saturating_mul(1000)));
             if let Some(stack) = self.stack(sequence, iid, at, 1) {
-                self.sample(thread, stack);
+                self.sample(thread, stack, time);
             }
         }
+        // Deltas past the samples move the thread's time on too, as trace_processor moves it.
+        let time = time.map(|time| deltas.fold(time, |time, delta| time.saturating_add(delta.saturating_mul(1000))));
+        if let (Some(state), Some(time)) = (self.sequences.get_mut(&sequence), time) {
+            state.thread_time = Some(time);
+        }
     }
 
-    /// A sample of `thread`'s `stack`.
-    fn sample(&mut self, thread: Thread, stack: u32) {
+    /// A sample of `thread`'s `stack`, at `time` where it has one.
+    fn sample(&mut self, thread: Thread, stack: u32, time: Option<i64>) {
         let index = match self.threads.get_index_of(&thread) {
             Some(index) => index,
             None => self.threads.insert_full(thread).0,
         };
-        *self.samples.entry((index as u64) << 32 | u64::from(stack)).or_default() += 1;
+        let key = (index as u64) << 32 | u64::from(stack);
+        *self.samples.entry(key).or_default() += 1;
+        match time {
+            Some(time) => self.sample_times.push((time, key)),
+            None => self.untimed_samples += 1,
+        }
     }
 
     /// A heapprofd packet: its own tables into its sequence's, then each process's dump, the
@@ -463,12 +491,16 @@ impl Reader {
         sink.profile().frames = self.frames.clone();
         let mut samples: Vec<_> = self.samples.iter().collect();
         samples.sort_unstable();
+        let mut nodes = FxHashMap::default();
         for (&key, &count) in samples {
             let (thread, stack) = (self.threads[(key >> 32) as usize], key as u32);
             let root = sink.frame(FrameRef::named(&self.thread_root(thread), FrameKind::Thread));
             let frames = std::iter::once(root).chain(self.stack_frames(stack).iter().copied());
-            sink.add(Order::RootFirst, frames.collect::<Vec<_>>(), 0, count);
+            if let Some(node) = sink.add_weights_at(Order::RootFirst, frames.collect::<Vec<_>>(), &[(0, count)]) {
+                nodes.insert(key, node);
+            }
         }
+        let timed = self.timed_samples(&nodes);
         self.add_dumps(&mut sink, heap);
         let mut slices: Vec<_> = self.slices.time.iter().collect();
         slices.sort_unstable();
@@ -480,8 +512,18 @@ impl Reader {
         let ran = self.slices_that_ran(&mut sink);
         self.warn(diag);
         let mut profile = sink.finish(None, diag)?;
-        profile.timeline = Timeline::of_slices(ran, None);
+        profile.timeline = Timeline::of_both(timed, ran, None);
         Ok(profile)
+    }
+
+    /// The CPU samples at their times, each on the node of its stack (`nodes`, by key); none where
+    /// a sample has no time, as the timeline holds every sample or none.
+    fn timed_samples(&self, nodes: &FxHashMap<u64, NodeId>) -> Vec<TimedSample> {
+        if self.untimed_samples > 0 {
+            return Vec::new();
+        }
+        let timed = self.sample_times.iter().filter_map(|&(time, key)| Some((time, *nodes.get(&key)?)));
+        timed.map(|(time, node)| TimedSample { time, node, weight: 1 }).collect()
     }
 
     /// The slices that ran, each on the node of its stack under its track's root (its time is in
@@ -562,6 +604,16 @@ impl Reader {
                      of no track or time, {} events whose sequence lost its interned data (left out); {unclosed} \
                      slices still open at the end (their time up to their track's last event kept)",
                     slices.unmatched, slices.backwards, slices.untimed, slices.lost
+                )
+            });
+        }
+        if self.untimed_samples > 0 {
+            diag.warn("perfetto-untimed-samples", None, || {
+                format!(
+                    "{} of {} CPU samples have no time (a StreamingProfilePacket of no delta for them, or of a \
+                     sequence of no ThreadDescriptor): the samples are not laid out in time",
+                    self.untimed_samples,
+                    self.untimed_samples as usize + self.sample_times.len()
                 )
             });
         }

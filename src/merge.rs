@@ -9,7 +9,8 @@
 //! thread (a root thread, a LispWorks process below its root) is named after its input
 //! (`Thread_0001 [b.sampler]`), since thread 1 of one run is not thread 1 of another; with
 //! `merge_threads`, threads of the same name add up. Header facts that
-//! differ between inputs are dropped, by name; per-function counts (LispWorks) add up; measured
+//! differ between inputs are dropped, by name, but the runs' durations, which add up as pprof's
+//! merge adds them; per-function counts (LispWorks) add up; measured
 //! inclusive values (Dyalog) add up while every input has them.
 
 use crate::convert;
@@ -17,7 +18,8 @@ use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::formats::{effective_interval, Turning};
 use crate::model::{
-    ops, ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, StatedTotal, Value, Values,
+    ops, ChildIndex, FrameId, FrameKind, FrameRef, Meta, Metric, MetricKind, Profile, Repr, StatedTotal, Value, Values,
+    DURATION,
 };
 use std::time::Duration;
 
@@ -239,8 +241,9 @@ fn drop_differing_facts(merged: &mut Profile, profile: &Profile, label: &str, di
     if meta.weighed_by != other.weighed_by {
         meta.weighed_by = None;
     }
+    let summed = add_durations(meta, other);
     meta.attrs.retain(|fact| {
-        let shared = other.attrs.contains(fact);
+        let shared = (summed && fact.0 == DURATION) || other.attrs.contains(fact);
         if !shared {
             dropped.push(fact.0.clone());
         }
@@ -263,6 +266,15 @@ fn drop_differing_facts(merged: &mut Profile, profile: &Profile, label: &str, di
             format!("{label} has other header facts than the inputs before it: {names} dropped")
         });
     }
+}
+
+/// Adds `other`'s duration to `meta`'s where both state one ([`DURATION`]), as pprof's merge adds
+/// the runs' durations up: whether it did.
+fn add_durations(meta: &mut Meta, other: &Meta) -> bool {
+    let duration = |meta: &Meta| meta.attr(DURATION)?.parse::<u64>().ok();
+    let Some(sum) = duration(meta).zip(duration(other)).and_then(|(a, b)| a.checked_add(b)) else { return false };
+    meta.attrs.iter_mut().filter(|(key, _)| key == DURATION).for_each(|(_, value)| *value = sum.to_string());
+    true
 }
 
 /// Adds every node of `profile` to `merged` at the same stack, its values converted by `targets`;
@@ -345,6 +357,21 @@ mod tests {
             merger.add(p.clone(), &format!("in{i}"), &mut Diagnostics::default())?;
         }
         Ok(merger.finish().unwrap())
+    }
+
+    /// The runs' durations add up, as pprof's merge adds them (1 s and 2.5 s); a run that states
+    /// none leaves the sum with no duration, said dropped.
+    #[test]
+    fn durations_add_up() {
+        let run = |duration: Option<&str>| {
+            let mut profile = read(Format::Folded, "a 1\n");
+            profile.meta.attrs.extend(duration.map(|d| (DURATION.to_string(), d.to_string())));
+            profile
+        };
+        let two = merged(&[run(Some("1000000000")), run(Some("2500000000"))], false).unwrap();
+        assert_eq!(two.meta.attr(DURATION), Some("3500000000"));
+        let three = merged(&[run(Some("1000000000")), run(Some("2500000000")), run(None)], false).unwrap();
+        assert_eq!(three.meta.attr(DURATION), None);
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub use frame::{Frame, FrameId, FrameKind, FrameRef, FrameTable};
 pub use metric::{
     decimal_sum, nanoseconds_per, significant, Aggregation, Metric, MetricKind, Repr, Sampling, Unit, Value, Values,
 };
-pub use profile::{FunctionFacts, Meta, Profile, StatedTotal, Total, TotalSource, ROUTINE};
+pub use profile::{FunctionFacts, Meta, Profile, StatedTotal, Total, TotalSource, DURATION, ROUTINE};
 pub use report::{DerivedColumns, ReportFact, ReportFacts, ReportKind};
 pub use source::{SourceLocation, DEFINED_AT};
 pub use timeline::{slice_edges, Edge, Slice, TimedSample, Timeline};

@@ -118,6 +118,11 @@ pub struct FunctionFacts {
 /// MAIN ROUTINE and GOSUB records. Its row's name starts with it ([`Profile::row_name`]).
 pub const ROUTINE: &str = "br.routine";
 
+/// The header fact of how long the profiled run lasted, in nanoseconds, named for no format
+/// (pprof's `duration_nanos`, OTLP's `duration_nano`): `merge` adds the runs' durations up, as
+/// pprof's merge does.
+pub const DURATION: &str = "duration-ns";
+
 /// A profile in the canonical model.
 ///
 /// Invariant: the tree has exactly one value column per declared metric, in the same order; the

@@ -9,18 +9,16 @@ use crate::error::FormatName;
 use crate::formats::shared::time_unit;
 use crate::model::{
     ops, Frame, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Sampling, Timeline, Unit,
-    Value, Values, DEFINED_AT,
+    Value, Values, DEFINED_AT, DURATION,
 };
 use rustc_hash::FxHashSet;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-/// The header fact of how long the profile ran, in nanoseconds (pprof's `duration_nanos`, OTLP's
-/// `duration_nano`). This and the three below are facts pprof's Profile and OTLP's, which took
+/// The header fact of the period's type, as `type unit` (`cpu nanoseconds`, `space bytes`). This,
+/// the two below and the duration ([`DURATION`]) are facts pprof's Profile and OTLP's, which took
 /// pprof's, state alike: they are named for neither format (as [`DEFINED_AT`] is), so that a
 /// conversion from one to the other keeps them.
-pub(crate) const DURATION: &str = "duration-ns";
-/// The header fact of the period's type, as `type unit` (`cpu nanoseconds`, `space bytes`).
 pub(crate) const PERIOD_TYPE: &str = "period-type";
 /// The header fact of a period that is no time (a heap profile's bytes between samples): a period
 /// of time is the interval.
@@ -29,7 +27,8 @@ pub(crate) const PERIOD: &str = "period";
 /// that is not its module (the function's source file).
 pub(crate) const MAPPING: &str = "mapping";
 /// The facts named for no format that pprof's and OTLP's writers write
-/// ([`crate::formats::spec::Rules::keeps_facts`]): those above, and where a function is defined.
+/// ([`crate::formats::spec::Rules::keeps_facts`]): those above, the duration and where a function
+/// is defined.
 pub(crate) const PROFILE_FACTS: &[&str] = &[DEFINED_AT, DURATION, PERIOD_TYPE, PERIOD, MAPPING];
 
 /// The metric kind and unit of the sample type `name`/`unit`, and what a value is multiplied by

@@ -219,7 +219,7 @@ impl<'r> Reader<'r, '_> {
         let time = found.iter().map(|f| f.profile.time_unix_nano).filter(|&t| t != 0).min();
         meta.timestamp = time.and_then(|t| i64::try_from(t).ok()).map(format_time);
         if let Some(duration) = found.iter().map(|f| f.profile.duration_nano).max().filter(|&d| d != 0) {
-            push(sample_types::DURATION.to_string(), duration.to_string());
+            push(crate::model::DURATION.to_string(), duration.to_string());
         }
         if let Some(period) = match found.first() {
             Some(f) => self.period(f)?,

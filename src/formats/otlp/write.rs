@@ -81,7 +81,7 @@ fn request(profile: &Profile, diag: &mut Diagnostics) -> proto::Request {
             0
         }),
     };
-    let duration_nano = profile.meta.attr(sample_types::DURATION).and_then(|d| d.parse().ok()).unwrap_or(0);
+    let duration_nano = profile.meta.attr(crate::model::DURATION).and_then(|d| d.parse().ok()).unwrap_or(0);
     let order = metric_order(profile);
     let (samples, rounded) = samples(profile, &order, &mut dictionary);
     if rounded {

@@ -339,7 +339,7 @@ fn encode(
             0
         }),
     };
-    let duration_nanos = profile.meta.attr(sample_types::DURATION).and_then(|d| d.parse().ok()).unwrap_or(0);
+    let duration_nanos = profile.meta.attr(crate::model::DURATION).and_then(|d| d.parse().ok()).unwrap_or(0);
     let default_sample_type = profile.primary_metric().map_or(0, |m| strings.index(&profile.metrics()[m].name));
     let message = proto::Profile {
         sample_type: Vec::new(),

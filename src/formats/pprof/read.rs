@@ -273,7 +273,7 @@ impl<'m, 'd> Reader<'m, 'd> {
         meta.title = (!comments.is_empty()).then(|| comments.join("\n"));
         meta.timestamp = (message.time_nanos != 0).then(|| super::format_time(message.time_nanos));
         if message.duration_nanos != 0 {
-            meta.attrs.push((sample_types::DURATION.into(), message.duration_nanos.to_string()));
+            meta.attrs.push((crate::model::DURATION.into(), message.duration_nanos.to_string()));
         }
         if let Some(period) = self.period()? {
             let (interval, facts) = sample_types::period_facts(period);

@@ -8,7 +8,7 @@
 
 use crate::formats::detect::Reason;
 use crate::formats::Format;
-use crate::model::{Profile, Total, TotalSource, Unit, Value};
+use crate::model::{Profile, Total, TotalSource, Unit, Value, DURATION};
 use crate::report::units::{self, Quantity};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -144,7 +144,11 @@ impl Info {
             let _ = writeln!(s, "interval   {:?}", std::time::Duration::from_nanos(ns as u64));
         }
         for (k, v) in self.attrs.iter().chain(&self.report) {
-            let _ = writeln!(s, "{k:<10} {v}");
+            let _ = match (k.as_str(), v.parse()) {
+                // How long the run lasted, shown as the interval is (`1.003165934s`).
+                (DURATION, Ok(ns)) => writeln!(s, "duration   {:?}", std::time::Duration::from_nanos(ns)),
+                _ => writeln!(s, "{k:<10} {v}"),
+            };
         }
         for m in &self.metrics {
             let from = match (&m.total_from, m.rows_total) {

@@ -53,6 +53,8 @@ fn each_fixture_reads_to_the_stacks_and_totals_of_its_pprof_file() {
     assert!(out.contains("samples (samples, count, additive): total 77"), "{out}");
     assert!(out.contains("cpu (time, ns, additive): total 770000000"), "{out}");
     assert!(out.contains("interval   10ms"), "{out}");
+    // The pprof file's duration_nanos (1003165934, `go tool pprof` shows `Duration: 1s`).
+    assert!(out.contains("duration   1.003165934s\n"), "{out}");
 }
 
 #[test]

@@ -9,13 +9,14 @@
 //! thread (a root thread, a LispWorks process below its root) is named after its input
 //! (`Thread_0001 [b.sampler]`), since thread 1 of one run is not thread 1 of another; with
 //! `merge_threads`, threads of the same name add up. Header facts that
-//! differ between inputs are dropped, by name, but the runs' durations, which add up as pprof's
-//! merge adds them; per-function counts (LispWorks) add up; measured
+//! differ between inputs are dropped, by name, but the runs' durations, which add up, and their
+//! UTC timestamps, of which the earliest is kept, as pprof's merge does; per-function counts (LispWorks) add up; measured
 //! inclusive values (Dyalog) add up while every input has them.
 
 use crate::convert;
 use crate::diag::Diagnostics;
 use crate::error::Error;
+use crate::formats::kit::time::parse_time;
 use crate::formats::{effective_interval, Turning};
 use crate::model::{
     ops, ChildIndex, FrameId, FrameKind, FrameRef, Meta, Metric, MetricKind, Profile, Repr, StatedTotal, Value, Values,
@@ -231,8 +232,10 @@ fn drop_differing_facts(merged: &mut Profile, profile: &Profile, label: &str, di
         dropped.push("title".into());
     }
     if meta.timestamp.is_some() && meta.timestamp != other.timestamp {
-        meta.timestamp = None;
-        dropped.push("timestamp".into());
+        meta.timestamp = earliest(meta.timestamp.take(), other.timestamp.as_deref());
+        if meta.timestamp.is_none() {
+            dropped.push("timestamp".into());
+        }
     }
     if meta.interval.is_some() && meta.interval != other.interval {
         meta.interval = None;
@@ -266,6 +269,15 @@ fn drop_differing_facts(merged: &mut Profile, profile: &Profile, label: &str, di
             format!("{label} has other header facts than the inputs before it: {names} dropped")
         });
     }
+}
+
+/// The earlier of two timestamps where both are UTC times as pprof's and OTLP's readers give them
+/// (`2026-11-25T09:39:13.436969803Z`), as pprof's merge keeps the earliest; else none (two
+/// timestamps proftool cannot compare are no time of both runs).
+fn earliest(timestamp: Option<String>, other: Option<&str>) -> Option<String> {
+    let (timestamp, other) = (timestamp?, other?);
+    let (a, b) = (parse_time(&timestamp)?, parse_time(other)?);
+    Some(if b < a { other.to_string() } else { timestamp })
 }
 
 /// Adds `other`'s duration to `meta`'s where both state one ([`DURATION`]), as pprof's merge adds
@@ -359,19 +371,24 @@ mod tests {
         Ok(merger.finish().unwrap())
     }
 
-    /// The runs' durations add up, as pprof's merge adds them (1 s and 2.5 s); a run that states
-    /// none leaves the sum with no duration, said dropped.
+    /// The runs' durations add up and the earliest of their UTC timestamps is kept, as pprof's
+    /// merge does (1 s and 2.5 s; 09:39 before 10:00); a run that states no duration, or a
+    /// timestamp of another form, leaves the sum with none, said dropped.
     #[test]
-    fn durations_add_up() {
-        let run = |duration: Option<&str>| {
+    fn durations_add_up_and_the_earliest_timestamp_is_kept() {
+        let run = |duration: Option<&str>, timestamp: &str| {
             let mut profile = read(Format::Folded, "a 1\n");
             profile.meta.attrs.extend(duration.map(|d| (DURATION.to_string(), d.to_string())));
+            profile.meta.timestamp = Some(timestamp.to_string());
             profile
         };
-        let two = merged(&[run(Some("1000000000")), run(Some("2500000000"))], false).unwrap();
+        let (late, early) = ("2026-11-25T10:00:00.000000000Z", "2026-11-25T09:39:13.436969803Z");
+        let two = merged(&[run(Some("1000000000"), late), run(Some("2500000000"), early)], false).unwrap();
         assert_eq!(two.meta.attr(DURATION), Some("3500000000"));
-        let three = merged(&[run(Some("1000000000")), run(Some("2500000000")), run(None)], false).unwrap();
-        assert_eq!(three.meta.attr(DURATION), None);
+        assert_eq!(two.meta.timestamp.as_deref(), Some(early));
+        let three = [run(Some("1000000000"), early), run(Some("2500000000"), late), run(None, "Tue 25 Nov")];
+        let three = merged(&three, false).unwrap();
+        assert_eq!((three.meta.attr(DURATION), three.meta.timestamp.as_deref()), (None, None));
     }
 
     #[test]

@@ -13,7 +13,8 @@ use std::time::Duration;
 ///
 /// The typed fields mean the same in every format; `attrs` keeps format-specific header fields
 /// (Dyalog's `Version`, …) in the order they were read, so that writing back to the same format loses
-/// nothing. Their keys are prefixed with the format name (`dyalog-xml.Version`).
+/// nothing. Their keys are prefixed with the format name (`dyalog-xml.Version`), but those of facts
+/// several formats state alike, named for none ([`DURATION`]; pprof's and OTLP's period).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Meta {
     /// The profile's title or name (LispWorks tree name, Dyalog Title).

@@ -39,9 +39,9 @@
 //! `comment`s are the title (one line each), `time_nanos` the timestamp (RFC 3339, UTC), a period
 //! of time the interval; `duration_nanos` and the period type (and a period that is no time, such as
 //! a heap profile's bytes) are the header facts `duration-ns`, `period-type` (and `period`), named
-//! for no format as the mapping's file is ([`super::kit::sample_types::PROFILE_FACTS`]): OTLP's
-//! profiles state them alike, and pprof converts to OTLP and back with them. Sample labels are dropped with one warning
-//! naming their keys, except those named with `--tag KEY`, whose values become root frames
+//! for no format as the mapping's file is (`kit::sample_types::PROFILE_FACTS`): OTLP's profiles
+//! state them alike, and pprof converts to OTLP and back with them. Sample labels are dropped with
+//! one warning naming their keys, except those named with `--tag KEY`, whose values become root frames
 //! `KEY:value` above the stack (pprof's `-tagroot`). String, location, function and mapping
 //! references that are not defined are errors that name them. A sample's `timestamp_ns` label (a
 //! number, ns: perf_to_profile's, which writes one sample a perf record) is its time on the

@@ -344,16 +344,16 @@ impl Reader {
         let state = self.sequences.get(&sequence);
         let thread = state.and_then(|s| s.thread).unwrap_or((pid, None));
         let mut time = state.and_then(|s| s.thread_time);
+        let moved_on = |time: i64, delta_us: &i64| time.saturating_add(delta_us.saturating_mul(1000));
         let mut deltas = packet.timestamp_delta_us.iter();
         for iid in packet.callstack_iid {
-            let delta = deltas.next();
-            time = time.zip(delta).map(|(time, delta)| time.saturating_add(delta.saturating_mul(1000)));
+            time = time.zip(deltas.next()).map(|(time, delta)| moved_on(time, delta));
             if let Some(stack) = self.stack(sequence, iid, at, 1) {
                 self.sample(thread, stack, time);
             }
         }
         // Deltas past the samples move the thread's time on too, as trace_processor moves it.
-        let time = time.map(|time| deltas.fold(time, |time, delta| time.saturating_add(delta.saturating_mul(1000))));
+        let time = time.map(|time| deltas.fold(time, moved_on));
         if let (Some(state), Some(time)) = (self.sequences.get_mut(&sequence), time) {
             state.thread_time = Some(time);
         }

@@ -62,9 +62,11 @@ fn facts<'p>(profile: &'p Profile, prefix: &str) -> Vec<(&'p str, &'p str)> {
 /// The request of `profile`.
 fn request(profile: &Profile, diag: &mut Diagnostics) -> proto::Request {
     let mut strings = Strings(StringTable::of(vec![String::new()]));
+    // Index 0 of every table is its zero value, "one with all default field values" (the proto's
+    // words): a link of empty ids, as the Collector's `AppendEmpty` writes it, not of zero bytes.
     let mut dictionary = proto::Dictionary {
         mapping_table: vec![proto::Mapping::default()],
-        link_table: vec![proto::Link { trace_id: vec![0; 16], span_id: vec![0; 8] }],
+        link_table: vec![proto::Link::default()],
         attribute_table: vec![KeyValueAndUnit::default()],
         stack_table: vec![proto::Stack::default()],
         ..proto::Dictionary::default()
@@ -311,5 +313,20 @@ mod tests {
             profile.meta.attrs.push((key.into(), value.into()));
         }
         assert_eq!(facts(&profile, "resource."), [("service.name", "first"), ("host.name", "h")]);
+    }
+
+    #[test]
+    fn index_0_of_every_table_is_its_zero_value() {
+        let mut profile = Profile::new(Vec::new());
+        let main = profile.frames.intern(crate::model::FrameRef::function("main"));
+        profile.tree.push(None, main);
+        let dictionary = request(&profile, &mut Diagnostics::default()).dictionary.unwrap_or_default();
+        assert_eq!(dictionary.string_table[0], "");
+        assert_eq!(dictionary.mapping_table[0], proto::Mapping::default());
+        assert_eq!(dictionary.location_table[0], proto::Location::default());
+        assert_eq!(dictionary.function_table[0], proto::Function::default());
+        assert_eq!(dictionary.link_table[0], proto::Link::default());
+        assert_eq!(dictionary.attribute_table[0], KeyValueAndUnit::default());
+        assert_eq!(dictionary.stack_table[0], proto::Stack::default());
     }
 }

@@ -34,7 +34,9 @@
 //! Unlike inferno, the idle functions are matched by their whole name (inferno leaves out any
 //! function whose name ends in one, `spread` as `read`), and a thread line is named by all its text
 //! (inferno runs `Thread_1   DispatchQueue_1: com.apple.main-thread  (serial)` through its
-//! function rule, which makes a name of its two halves).
+//! function rule, which makes a name of its two halves). A stack that `sample` lists more than once
+//! (the same functions called from other offsets) adds up its samples: inferno keeps the last
+//! one's alone (its own test file `collapse-sample/sample.txt` gives 2 of 7 + 5 + 2 samples).
 //!
 //! **Errors**, each at its line: a tree line without its four spaces, with an odd indentation or
 //! one that skips a level, of indentation alone, or whose samples are not a count; an input that ends

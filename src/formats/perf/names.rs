@@ -42,7 +42,8 @@ pub(super) fn frame_names<'a>(symbol: &'a str, dso: &'a str, java: bool, annotat
     } else {
         ""
     };
-    symbol
+    // Before the split, as inferno tidies a half-demangled Rust symbol whole.
+    super::super::rust_symbols::tidy(symbol)
         .split("->")
         .enumerate()
         .map(|(i, part)| {
@@ -138,6 +139,9 @@ mod tests {
         assert_eq!(names("std::vector<f(int)>::push(x)", "/a", false), ["std::vector<f(int)>::push"]);
         assert_eq!(names("a;b", "/a", false), ["a:b"]);
         assert_eq!(names("Lorg/x/Y;.call(I)V", "/tmp/perf-1.map", true), ["org/x/Y:.call"]);
+        // A Rust symbol perf left half demangled (inferno's test file collapse-perf/single-event.txt).
+        let half = "gc::gc::GcBox$LT$T$GT$::new::_$u7b$$u7b$closure$u7d$$u7d$::ha2ed0674a1c3dc9f";
+        assert_eq!(names(half, "/a", false), ["gc::gc::GcBox<T>::new::_{{closure}}"]);
         assert_eq!(names("a->b->c", "/tmp/perf-1.map", false), ["a", "b_[i]", "c_[i]"]);
         assert_eq!(names("", "/a", false), [" "]);
     }

@@ -57,3 +57,14 @@ fn each_event_is_a_metric() {
         "{out}"
     );
 }
+
+/// An event whose section comes again adds to its own metric (a graph of three sections that the
+/// fuzzer made: the second `cycles` once made a second metric of that name, which the model refuses).
+#[test]
+fn an_event_met_again_adds_to_its_metric() {
+    let text = "@ cycles [6 samples]\n\n100.0%  [6]     f\n@ instructions [9 samples]\n\n100.0%  [9]     g\n@ cycles [2 samples]\n\n100.0%  [2]     h\n";
+    let info = proftool().args(["info", "--from", "pmcstat", "-"]).write_stdin(text).assert().success();
+    let out = String::from_utf8(info.get_output().stdout.clone()).unwrap();
+    assert!(out.contains("metric     cycles samples (samples, count, additive): total 8\n"), "{out}");
+    assert!(out.contains("metric     instructions samples (samples, count, additive): total 9\n"), "{out}");
+}

@@ -100,9 +100,11 @@ pub(crate) struct StackSink {
     any_stack: bool,
     /// What was left out, by reason.
     left: LeftOut,
-    /// The events whose samples the stacks are, in the order met, where the input names them
-    /// ([`StackSink::start_event`]).
+    /// The events whose samples the stacks are, each once, in the order met, where the input names
+    /// them ([`StackSink::start_event`]).
     events: Vec<String>,
+    /// The index in `events` of the event being read (its metric's).
+    event: usize,
 }
 
 impl StackSink {
@@ -110,7 +112,7 @@ impl StackSink {
     pub(crate) fn new(format: FormatName, metrics: Vec<Metric>) -> StackSink {
         let profile = Profile::new(metrics);
         let (stacks, left, events) = (StackTree::default(), LeftOut::default(), Vec::new());
-        StackSink { format, profile, stacks, any_stack: false, left, events }
+        StackSink { format, profile, stacks, any_stack: false, left, events, event: 0 }
     }
 
     /// The profile being made, for its header facts and metrics.
@@ -126,9 +128,14 @@ impl StackSink {
     /// Starts the stacks of the event `event` (`inst_retired.any`), for an input of several events'
     /// samples: from the second event on, each event's samples are a metric of their own, like the
     /// sink's first; where there are several, each is named after its event (`EVENT samples`), as
-    /// perf's and pmcstat's collapsers name them.
+    /// perf's and pmcstat's collapsers name them. An event met again goes on adding to its metric.
     pub(crate) fn start_event(&mut self, event: &str) {
+        if let Some(known) = self.events.iter().position(|e| e == event) {
+            self.event = known;
+            return;
+        }
         self.events.push(event.to_string());
+        self.event = self.events.len() - 1;
         if self.events.len() > 1 {
             let metric = self.profile.metrics()[0].clone();
             let values = Values::zeros(metric.repr, self.profile.tree.len());
@@ -138,7 +145,7 @@ impl StackSink {
 
     /// The metric of the event being read: the last one started's, or the first metric where none was.
     pub(crate) fn event_metric(&self) -> usize {
-        self.events.len().saturating_sub(1)
+        self.event
     }
 
     /// Adds `weight` to metric `metric` of the stack of `frames`, given in `order`; a stack of no
@@ -280,9 +287,13 @@ mod tests {
         sink.start_event("instructions");
         assert_eq!(sink.event_metric(), 1);
         sink.add(Order::RootFirst, [a], sink.event_metric(), 3);
+        // An event met again adds to its own metric.
+        sink.start_event("cycles");
+        assert_eq!(sink.event_metric(), 0);
+        sink.add(Order::RootFirst, [a], sink.event_metric(), 4);
         let profile = sink.finish(None, &mut Diagnostics::default()).unwrap();
         assert_eq!(names(&profile), ["cycles samples", "instructions samples"]);
-        assert_eq!((profile.total(0), profile.total(1)), (Value::Int(2), Value::Int(3)));
+        assert_eq!((profile.total(0), profile.total(1)), (Value::Int(6), Value::Int(3)));
         // One event's samples keep the sink's name.
         let mut sink = StackSink::new(FormatName("test"), vec![Metric::samples()]);
         sink.start_event("cycles");

@@ -42,11 +42,12 @@
 //! **Timeline**: the samples at their times, from `startTime` to `endTime` (but those of V8's
 //! `(root)`, no node here).
 //!
-//! **Errors**: JSON errors at their line and column; a child id that names no node, a node that is
-//! a child twice or is its own ancestor, samples and deltas of different lengths, as errors naming
-//! the place as a JSON path (`nodes[3].children[1]`). A `parent` id that names no node makes its
-//! node a root, and a sample that names no node is the time of the sample before it, as speedscope
-//! reads them (a trace cut to some of its chunks), each counted in a warning.
+//! **Errors**: JSON errors at their line and column; a node that is a child twice or is its own
+//! ancestor, samples and deltas of different lengths, as errors naming the place as a JSON path
+//! (`nodes[3].children[1]`). A child id that names no node is skipped, a `parent` id that names no
+//! node makes its node a root, and a sample that names no node is the time of the sample before
+//! it, as speedscope reads them (a trace cut to some of its chunks, or whose nodes were cut down),
+//! each counted in a warning.
 //!
 //! **Written**: a `(root)` node (id 1) above the tree's roots, each node's call frame (url from its
 //! module or where it is defined, line and column from where it is defined, else −1), its

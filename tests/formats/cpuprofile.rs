@@ -135,3 +135,18 @@ fn a_timeline_not_held_is_said() {
     let (_, err) = run(&["convert", "--to", "folded"], &fixture("perf/threads.perf"));
     assert!(err.contains("folded holds no time order: the times of 26 samples are dropped"), "{err}");
 }
+
+/// A child id that names no node is skipped and counted, as speedscope and the Firefox Profiler
+/// read it (the Firefox Profiler's test trace `test.chrome-unchunked.json` names 6 such children):
+/// the nodes that are there keep their samples.
+#[test]
+fn children_that_are_no_node_are_skipped_and_said() {
+    let profile = r#"{"nodes": [
+        {"id": 1, "callFrame": {"functionName": "(root)", "scriptId": "0", "url": "", "lineNumber": -1, "columnNumber": -1}, "children": [2, 99]},
+        {"id": 2, "callFrame": {"functionName": "f", "scriptId": "1", "url": "a.js", "lineNumber": 0, "columnNumber": 0}, "children": [7]}
+      ], "startTime": 0, "endTime": 10, "samples": [2, 2], "timeDeltas": [0, 5]}"#;
+    let (out, err) =
+        crate::support::binary::run_stdin(&["convert", "--from", "cpuprofile", "--to", "folded"], profile.as_bytes());
+    assert_eq!(out, "f 10\n");
+    assert!(err.contains("children that are no node are skipped, as speedscope reads them: 2"), "{err}");
+}

@@ -61,9 +61,9 @@
 //! order).
 //!
 //! **Errors**: JSON errors at their line and column; an event without `ph`, a slice without `ts`, a
-//! negative `dur`, a CPU profile whose nodes do not form a tree (a parent id that names no node
-//! makes its node a root, a sample that names none is the sample's before it, both warned, as
-//! speedscope reads them), a sample's stack frame that is missing or in a cycle of parents, at the
+//! negative `dur`, a CPU profile whose nodes do not form a tree (a child id that names no node is
+//! skipped, a parent id that names none makes its node a root, a sample that names none is the
+//! sample's before it, each warned, as speedscope reads them), a sample's stack frame that is missing or in a cycle of parents, at the
 //! event. A trace cut short between two events is read, with a warning. A Perfetto trace
 //! (protocol buffers, Chromium's default) is another format, `perfetto`, which reads its slices.
 //!

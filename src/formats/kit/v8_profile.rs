@@ -142,17 +142,17 @@ pub(crate) fn add_tree(
     if position.len() != nodes.len() {
         return Err(error("\"nodes\"", "a unique id per node".into(), "an id used twice".into()));
     }
-    let find = |id: u64, path: &dyn Fn() -> String| {
-        position
-            .get(&id)
-            .copied()
-            .ok_or_else(|| error("\"nodes\"", "the id of a node".into(), format!("{id} at {}", path())))
-    };
-    // The parent of each node, from children lists or parent ids.
+    // The parent of each node, from children lists or parent ids. A child id that names no node
+    // is skipped, as speedscope and the Firefox Profiler skip it (a trace whose nodes were cut
+    // down names children it no longer holds).
+    let mut unknown = Unknown::default();
     let mut parent: Vec<Option<usize>> = vec![None; nodes.len()];
     for (i, node) in nodes.iter().enumerate() {
         for (j, &child) in node.children.iter().enumerate() {
-            let c = find(child, &|| format!("nodes[{i}].children[{j}]"))?;
+            let Some(&c) = position.get(&child) else {
+                unknown.children += 1;
+                continue;
+            };
             if parent[c].is_some_and(|p| p != i) || c == i {
                 let found = format!("node {child} a child again at nodes[{i}].children[{j}]");
                 return Err(error("\"nodes\"", "a tree: each node the child of one node".into(), found));
@@ -162,7 +162,6 @@ pub(crate) fn add_tree(
     }
     // A parent id that names no node leaves its node a root, as speedscope reads it (a trace cut
     // to some of its chunks loses the parents of later nodes).
-    let mut unknown = Unknown::default();
     for (i, node) in nodes.iter().enumerate() {
         if let Some(p) = node.parent {
             match position.get(&p) {
@@ -250,6 +249,8 @@ fn span(document: &Document) -> Option<(i64, i64)> {
 pub(crate) struct Unknown {
     /// Nodes whose `parent` names no node.
     parents: u64,
+    /// Children ids that name no node.
+    children: u64,
     /// Samples that name no node.
     samples: u64,
 }
@@ -257,6 +258,7 @@ pub(crate) struct Unknown {
 impl std::ops::AddAssign for Unknown {
     fn add_assign(&mut self, other: Unknown) {
         self.parents += other.parents;
+        self.children += other.children;
         self.samples += other.samples;
     }
 }
@@ -266,6 +268,11 @@ pub(crate) fn warn_unknown(unknown: &Unknown, diag: &mut Diagnostics) {
     if unknown.parents > 0 {
         diag.warn("cpuprofile-orphans", None, || {
             format!("nodes whose parent is no node are roots, as speedscope reads them: {}", unknown.parents)
+        });
+    }
+    if unknown.children > 0 {
+        diag.warn("cpuprofile-unknown-children", None, || {
+            format!("children that are no node are skipped, as speedscope reads them: {}", unknown.children)
         });
     }
     if unknown.samples > 0 {

@@ -443,6 +443,10 @@ mod tests {
             (Format::Callgrind, b"# callgrind format\nversion: 1\n", Yes),
             (Format::Callgrind, b"version: 1\ncreator: callgrind-3.19.0\n", Yes),
             (Format::Callgrind, b"version: 1\nmain;f 3\n", No),
+            // go tool pprof -callgrind: a bare header.
+            (Format::Callgrind, b"positions: instr line\nevents: cpu(ms)\n\nob=(1) /bin/x\n", Yes),
+            (Format::Callgrind, b"events: Ir\n\nfl=a.c\nfn=main\n", Yes),
+            (Format::Callgrind, b"events: Ir\nmain;f 3\n", No),
             (Format::Callgrind, b"main;f 3\n", No),
             (Format::Jfr, b"FLR\0\0\x02\0\x01", Yes),
             (Format::Jfr, b"FLR", No),

@@ -277,3 +277,16 @@ fn a_fact_of_many_lines_is_said_dropped_once() {
         "pprof has no place for header facts callgrind.creator, callgrind.pid, callgrind.part, callgrind.desc: dropped";
     assert!(err.contains(said), "{err}");
 }
+
+/// What `go tool pprof -callgrind` writes (fixtures/callgrind/make-fixtures.sh) is told by its bare
+/// header and read in pprof's units: `cpu(ms)` as time, 770 ms as `go tool pprof -top -unit ms`
+/// totals the pprof file it came from; `inuse_space(kB)` as bytes, 4,233 kB of whole kB (pprof's
+/// `-top` says 4233.94kB before its rounding of each cost to a whole kB).
+#[test]
+fn pprofs_callgrind_reads_in_its_units() {
+    let (out, _) = info("callgrind/pprof-cpu.callgrind");
+    assert!(out.contains("format     callgrind (recognised by content)"), "{out}");
+    assert!(out.contains("metric     cpu (time, ms, additive): total 770\n"), "{out}");
+    let (out, _) = info("callgrind/pprof-heap.callgrind");
+    assert!(out.contains("metric     inuse_space (alloc, bytes, additive): total 4334592\n"), "{out}");
+}

@@ -284,29 +284,37 @@ fn long_name_unit(attrs: &[(String, String)], event: &str) -> Option<(MetricKind
         (name.trim() == event).then_some(long.trim())
     })?;
     let inside = long.strip_suffix(')')?.rsplit_once('(')?.1;
-    quantity_of_unit(inside.split_whitespace().last()?)
+    quantity_of_unit(inside.split_whitespace().last()?).filter(|&(_, _, scale)| scale == 1).map(|(k, u, _)| (k, u))
 }
 
-/// What an event whose unit is `word` counts: time (`ns`, `us` or `µs`, `ms`) or bytes.
-fn quantity_of_unit(word: &str) -> Option<(MetricKind, Unit)> {
+/// What an event whose unit is `word` counts, in which of the model's units, and how many of those
+/// one of `word` is: time (`ns`, `us` or `µs`, `ms`, `s`) or bytes (`bytes`, and pprof's `B`, `kB`,
+/// `MB`, `GB`, `TB`, each 1024 of the one before, as pprof's units are).
+fn quantity_of_unit(word: &str) -> Option<(MetricKind, Unit, i64)> {
+    let bytes = |scale| Some((MetricKind::Alloc, Unit::Bytes, scale));
     match word {
-        "ns" => Some((MetricKind::Time, Unit::Nanoseconds)),
-        "us" | "µs" => Some((MetricKind::Time, Unit::Microseconds)),
-        "ms" => Some((MetricKind::Time, Unit::Milliseconds)),
-        "bytes" => Some((MetricKind::Alloc, Unit::Bytes)),
+        "ns" => Some((MetricKind::Time, Unit::Nanoseconds, 1)),
+        "us" | "µs" => Some((MetricKind::Time, Unit::Microseconds, 1)),
+        "ms" => Some((MetricKind::Time, Unit::Milliseconds, 1)),
+        "s" => Some((MetricKind::Time, Unit::Milliseconds, 1000)),
+        "bytes" | "B" => bytes(1),
+        "kB" => bytes(1 << 10),
+        "MB" => bytes(1 << 20),
+        "GB" => bytes(1 << 30),
+        "TB" => bytes(1 << 40),
         _ => None,
     }
 }
 
 /// What an event counts, by the unit its name ends with: Xdebug's `Time_(10ns)` and
-/// `Memory_(bytes)`, and the `name_ns` proftool writes for a time (as `event_name` in write.rs
-/// names it), are time and bytes, named without the unit, with how many of the unit one count
-/// is; any other event counts events of its name (`Ir`, `Dr`, `cycles`).
+/// `Memory_(bytes)`, pprof's `cpu(ms)` and `inuse_space(MB)` (`go tool pprof -callgrind`), and the
+/// `name_ns` proftool writes for a time (as `event_name` in write.rs names it), are time and bytes,
+/// named without the unit, with how many of the model's unit one count is; any other event counts
+/// events of its name (`Ir`, `Dr`, `cycles`).
 fn event_quantity(event: &str) -> (&str, MetricKind, Unit, i64) {
-    let (name, unit) = match event.rsplit_once('_') {
-        Some((name, unit)) if !name.is_empty() => {
-            (name, unit.strip_prefix('(').and_then(|u| u.strip_suffix(')')).unwrap_or(unit))
-        }
+    let in_parentheses = event.strip_suffix(')').and_then(|e| e.rsplit_once('('));
+    let (name, unit) = match in_parentheses.or_else(|| event.rsplit_once('_')) {
+        Some((name, unit)) if !name.is_empty() => (name.strip_suffix('_').unwrap_or(name), unit),
         _ => return (event, MetricKind::Events, Unit::Count, 1),
     };
     let (steps, unit) = match unit.find(|c: char| !c.is_ascii_digit()) {
@@ -315,8 +323,8 @@ fn event_quantity(event: &str) -> (&str, MetricKind, Unit, i64) {
         None => return (event, MetricKind::Events, Unit::Count, 1),
     };
     match quantity_of_unit(unit) {
-        Some((kind, unit)) => (name, kind, unit, steps),
-        None => (event, MetricKind::Events, Unit::Count, 1),
+        Some((kind, unit, scale)) if !name.is_empty() => (name, kind, unit, steps * scale),
+        _ => (event, MetricKind::Events, Unit::Count, 1),
     }
 }
 
@@ -606,12 +614,17 @@ mod event_tests {
         assert_eq!(event_quantity("Memory_(bytes)"), ("Memory", MetricKind::Alloc, Unit::Bytes, 1));
         assert_eq!(event_quantity("cpu-clock_ns"), ("cpu-clock", MetricKind::Time, Unit::Nanoseconds, 1));
         assert_eq!(event_quantity("time_us"), ("time", MetricKind::Time, Unit::Microseconds, 1));
+        // pprof's `events: TYPE(UNIT)`, its units 1024 apart for bytes (go tool pprof -callgrind).
+        assert_eq!(event_quantity("cpu(ms)"), ("cpu", MetricKind::Time, Unit::Milliseconds, 1));
+        assert_eq!(event_quantity("cpu(s)"), ("cpu", MetricKind::Time, Unit::Milliseconds, 1000));
+        assert_eq!(event_quantity("inuse_space(MB)"), ("inuse_space", MetricKind::Alloc, Unit::Bytes, 1 << 20));
+        assert_eq!(event_quantity("alloc_space(B)"), ("alloc_space", MetricKind::Alloc, Unit::Bytes, 1));
         let attrs = |long: &str| vec![("callgrind.event".to_string(), format!("t : {long}"))];
         assert_eq!(long_name_unit(&attrs("Wall time (elapsed ns)"), "t"), Some((MetricKind::Time, Unit::Nanoseconds)));
         assert_eq!(long_name_unit(&attrs("Heap (bytes)"), "t"), Some((MetricKind::Alloc, Unit::Bytes)));
         assert_eq!(long_name_unit(&attrs("Instruction Fetch"), "t"), None);
         assert_eq!(long_name_unit(&attrs("Wall time (elapsed ns)"), "Ir"), None);
-        for event in ["Ir", "Dr", "I1mr", "sys_time", "_ns", "Time_(xns)", "Time_10", "cycles"] {
+        for event in ["Ir", "Dr", "I1mr", "sys_time", "_ns", "Time_(xns)", "Time_10", "cycles", "(ms)", "x(count)"] {
             assert_eq!(event_quantity(event), (event, MetricKind::Events, Unit::Count, 1), "{event}");
         }
     }

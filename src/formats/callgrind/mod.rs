@@ -46,8 +46,10 @@
 //!
 //! **Read**: every event is a metric of its own, named after it, of the kind `events` (an Ir is an
 //! instruction, neither a sample nor time), additive integer counts, unless its name ends with a
-//! unit: Xdebug's `Time_(10ns)` and `Memory_(bytes)` and the `time_ns` proftool writes are time
-//! (in ns, Xdebug's counts of 10 ns multiplied out) and bytes, named without the unit, as is an
+//! unit: Xdebug's `Time_(10ns)` and `Memory_(bytes)`, `go tool pprof -callgrind`'s `cpu(ms)` and
+//! `inuse_space(kB)` (pprof's units: `s`; `B`, `kB`, `MB`… 1024 apart) and the `time_ns` proftool
+//! writes are time (Xdebug's counts of 10 ns and pprof's seconds and kB multiplied out) and bytes,
+//! named without the unit, as is an
 //! event whose long name ends with its unit in parentheses (`event: t : Wall time (elapsed ns)`); `calls` counts how often each call path entered a function (per node). A function
 //! is its name (`fn=`) and the file its costs are in (`fl=`, or `fi=`/`fe=` for inlined lines), as
 //! `callgrind_annotate` totals functions by `file:function`; a cost line is a source-line frame of its
@@ -131,21 +133,22 @@ const UNKNOWN_FILE: &str = "???";
 /// The format's name in errors and warnings.
 const FORMAT: FormatName = SPEC.format_name();
 
-/// `Yes` for callgrind's recommended first line (`# callgrind format`) or a first header line that
-/// only callgrind files have (`version: 1` followed by `creator:`, `events:` or `positions:`).
+/// `Yes` for callgrind's recommended first line (`# callgrind format`), a first header line that
+/// only callgrind files have (`version: 1` followed by `creator:`, `events:` or `positions:`), or
+/// the bare header `go tool pprof -callgrind` starts with (`positions:` or `events:`, then the other
+/// or the first body line, `ob=`, `fl=`, `fn=`, after a blank line).
 fn sniff(head: &[u8]) -> Sniff {
     let mut lines = head.split(|&b| b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l));
-    match lines.next() {
-        Some(b"# callgrind format") => Sniff::Yes,
+    let starts = |line: &[u8], keys: &[&[u8]]| keys.iter().any(|k| line.starts_with(k));
+    let told = match lines.next() {
+        Some(b"# callgrind format") => true,
         Some(first) if first.starts_with(b"version:") => {
-            let known = |l: &[u8]| {
-                [&b"creator:"[..], b"events:", b"positions:", b"pid:", b"cmd:"].iter().any(|k| l.starts_with(k))
-            };
-            match lines.next().is_some_and(known) {
-                true => Sniff::Yes,
-                false => Sniff::No,
-            }
+            lines.next().is_some_and(|l| starts(l, &[b"creator:", b"events:", b"positions:", b"pid:", b"cmd:"]))
         }
-        _ => Sniff::No,
-    }
+        Some(first) if starts(first, &[b"positions:", b"events:"]) => {
+            lines.find(|l| !l.is_empty()).is_some_and(|l| starts(l, &[b"events:", b"positions:", b"ob=", b"fl=", b"fn="]))
+        }
+        _ => false,
+    };
+    Sniff::yes_if(told)
 }

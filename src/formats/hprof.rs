@@ -23,8 +23,10 @@
 //!
 //! (Each frame line starts with a tab.)
 //!
-//! **Grammar**: the first line `JAVA PROFILE 1.0.N, created …`; then records, of which these are
-//! read: `THREAD START (…, id = N, name="NAME", …)`; `TRACE N:` (with ` (thread=N)` where the agent
+//! **Grammar**: the first line `JAVA PROFILE 1.0.N, created …`; a header documenting the records
+//! in lines that start with their names (`TRACE           represents a Java stack trace.`), up to
+//! a line of dashes `--------` (read from the first record where there is no such line); then
+//! records, of which these are read: `THREAD START (…, id = N, name="NAME", …)`; `TRACE N:` (with ` (thread=N)` where the agent
 //! ran with `thread=y`) and its frames, a line each starting with a tab, the top of the stack first
 //! (`class.method(File.java:LINE)`, the line `Unknown line`, `Native method` or `Compiled method`
 //! where it has none, `(Unknown Source)` where no file is known, `<empty>` for a trace of none);
@@ -117,8 +119,11 @@ struct Trace {
 /// Where the reading is among the records.
 #[derive(Default, PartialEq)]
 enum Place {
-    /// Between records, or in one passed over.
+    /// In the header: the agent's documentation of its records, whose lines start with their names
+    /// (`TRACE           represents a Java stack trace.`), up to a line of dashes.
     #[default]
+    Header,
+    /// Between records, or in one passed over.
     Records,
     /// In the frames of the trace of this id.
     Trace(u64),
@@ -187,6 +192,12 @@ impl StackLines for Records {
                 if let Some(trace) = self.traces.get_mut(&id) {
                     trace.frames.extend(frame);
                 }
+                return Ok(());
+            }
+            self.place = Place::Records;
+        }
+        if self.place == Place::Header {
+            if !text.starts_with("--------") && !is_record(text) {
                 return Ok(());
             }
             self.place = Place::Records;
@@ -301,6 +312,16 @@ impl Records {
         self.frames.insert(text.to_string(), frame);
         frame
     }
+}
+
+/// Whether `text` starts a record, as the header's documentation of them does not: a thread's
+/// start, a trace (`TRACE N:`), a table. A file whose header lacks its line of dashes is read from
+/// its first record.
+fn is_record(text: &str) -> bool {
+    let trace = text.strip_prefix("TRACE ").and_then(|rest| rest.split_once(':'));
+    text.starts_with("THREAD START (")
+        || trace.is_some_and(|(id, _)| crate::text::is_digits(id))
+        || Table::starting(text).is_some()
 }
 
 /// The value after `key` in `text`, up to the next comma, parenthesis or space.

@@ -126,3 +126,20 @@ fn sites_and_samples_are_read_together() {
     );
     assert!(bytes.contains("main;java.lang.Object 1600\n"), "{bytes}");
 }
+
+/// The agent's header documents its records in lines that start with their names (`TRACE
+/// represents a Java stack trace.`, as in gprof2dot's own test files of HPROF): up to its line of
+/// dashes they are no records. A file without that line is read from its first record.
+#[test]
+fn the_headers_documentation_of_records_is_no_record() {
+    let records = "TRACE 301: (thread=1)\n\tA.run(A.java:7)\nCPU SAMPLES BEGIN (total = 4) Mon Aug  4 22:25:01 2008\nrank   self  accum   count trace method\n   1 100.00% 100.00%       4 301 A.run\nCPU SAMPLES END\n";
+    let documented = "JAVA PROFILE 1.0.1, created Mon Aug  4 22:22:24 2008\n\nThis file contains the following types of records:\n\nTHREAD START\nTHREAD END      mark the lifetime of Java threads\n\nTRACE           represents a Java stack trace.\n\nCPU SAMPLES     is a statistical profile of program execution.\n\n--------\n\n";
+    let bare = "JAVA PROFILE 1.0.1, created Mon Aug  4 22:22:24 2008\n\n";
+    for head in [documented, bare] {
+        let input = format!("{head}{records}");
+        let (out, _) =
+            crate::support::binary::run_stdin(&["convert", "--from", "hprof", "--to", "folded"], input.as_bytes());
+        // The thread's name ends in a number, so folded writes its space as a no-break space.
+        assert_eq!(out, "thread\u{a0}1;A.run 4\n", "{head}");
+    }
+}

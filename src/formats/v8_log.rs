@@ -17,7 +17,8 @@
 //! - `shared-library,NAME,START,END,SLIDE`: a library's addresses;
 //! - `code-creation,TYPE,KIND,TIME,START,SIZE,NAME[,SFI,STATE]`: code at `START`, of a JavaScript
 //!   function where it names its SharedFunctionInfo (`SFI`) and tier (`STATE`, `~` `^` `+` `*`),
-//!   else a builtin, stub, handler or regular expression named `TYPE: NAME`;
+//!   else a builtin, stub, handler or regular expression named `TYPE: NAME` (older V8 logs it
+//!   without `TIME`, its third field the address: read so);
 //! - `code-move,FROM,TO`, `code-delete,START`, `sfi-move,FROM,TO`: code and functions moved or
 //!   gone;
 //! - `tick,PC,TIME,IS_EXTERNAL_CALLBACK,TOS_OR_CALLBACK,VM_STATE,FRAME…`: a sample, its program
@@ -232,17 +233,20 @@ impl Log {
         Ok(())
     }
 
-    /// `code-creation,TYPE,KIND,TIME,START,SIZE,NAME[,SFI,STATE]`.
+    /// `code-creation,TYPE,KIND,TIME,START,SIZE,NAME[,SFI,STATE]`, or without `TIME` in logs of
+    /// older V8, whose third field is then the code's hexadecimal address (Chrome 27's log in trace
+    /// viewer's test data, `tracing/test_data/v8.log`, which trace viewer reads so).
     fn code_creation(&mut self, record: &Record<'_, '_>) -> Result<(), ParseError> {
-        let (start, size) = (record.address(3, "the code's address")?, record.address(4, "the code's size")?);
-        let (kind, name) = (record.text(0), record.text(5));
-        let sfi = record.fields.get(6).filter(|sfi| kind != "RegExp" && !sfi.is_empty());
+        let at = if record.text(2).starts_with("0x") { 2 } else { 3 };
+        let (start, size) = (record.address(at, "the code's address")?, record.address(at + 1, "the code's size")?);
+        let (kind, name) = (record.text(0), record.text(at + 2));
+        let sfi = record.fields.get(at + 3).filter(|sfi| kind != "RegExp" && !sfi.is_empty());
         let Some(sfi) = sfi else {
             let code = Code::Other { name: format!("{kind}: {name}").into(), frame: None };
             self.map.add(start, Entry { size, code });
             return Ok(());
         };
-        let sfi = record.parse_address(sfi, 6, "the function's address")?;
+        let sfi = record.parse_address(sfi, at + 3, "the function's address")?;
         let function = self.function_at(sfi, name);
         // The same code logged again (a new tier of the same size) stays; other code there goes.
         let same = |entry: &Entry| entry.size == size && matches!(entry.code, Code::Function(f) if f == function);

@@ -109,3 +109,23 @@ fn a_log_is_told_by_its_content() {
     assert!(info.contains("v8-log.version 11.3.244.8-node.38"), "{info}");
     assert!(info.contains("interval   1ms"), "{info}");
 }
+
+/// Older V8 logs code created without a time (`code-creation,TYPE,KIND,START,SIZE,NAME`, the third
+/// field an address), as Chrome 27's log in trace viewer's test data does: the ticks in that code
+/// are its, as trace viewer reads them. Checked by hand, a tick at a time.
+#[test]
+fn code_created_without_a_time_is_read_as_older_v8_logs_it() {
+    let log = concat!(
+        "shared-library,\"/usr/lib/libc.so\",0x7000,0x7fff\n",
+        "profiler,\"begin\",1\n",
+        "code-creation,Stub,2,0x4000,409,\"CEntryStub\"\n",
+        "code-creation,LazyCompile,0,0x5000,100,\"work w.js:3\",0x9000,~\n",
+        "tick,0x4010,12858,0,0x0,5,0x5020\n",
+        "tick,0x7010,12859,0,0x0,5,0x5020\n",
+        "tick,0x5030,12860,0,0x0,5\n",
+    );
+    let (folded, _) = run_stdin(&["convert", "--from", "v8-log", "--to", "folded"], log.as_bytes());
+    let mut lines: Vec<&str> = folded.lines().collect();
+    lines.sort_unstable();
+    assert_eq!(lines, ["work 1", "work;/usr/lib/libc.so 1", "work;Stub: CEntryStub 1"]);
+}

@@ -58,7 +58,7 @@ fn a_p_report_puts_what_its_rows_round_to_nothing_under_one_frame() {
 #[test]
 fn a_ghc_time_report_cut_at_a_line_end_is_said_to_look_cut() {
     let whole = fixture("ghc-prof/work-percent.prof");
-    let stderr = info_of_first_lines(&whole, 39);
+    let stderr = info_of_first_lines(&std::fs::read_to_string(&whole).unwrap(), 39);
     assert!(
         stderr.contains("the report looks cut short: the tree's rows place 0.0 % of the header's total time, and the other 100.0 % (51 ms) is more than the rounding of its 13 rows can leave out (0.05 % each, 0.6 % in all)"),
         "{stderr}"
@@ -70,9 +70,22 @@ fn a_ghc_time_report_cut_at_a_line_end_is_said_to_look_cut() {
     assert!(!stderr.contains("looks cut short") && stderr.contains("in rows under 0.05 %"), "{stderr}");
 }
 
-/// `proftool info`'s stderr on the first `lines` lines of the report at `path`.
-fn info_of_first_lines(path: &std::path::Path, lines: usize) -> String {
-    let text = std::fs::read_to_string(path).unwrap();
+/// A run too short for a tick (`0 ticks`, as most of GHC's own test reports of profiling are)
+/// leaves no time to place, whatever its rows' 0.0 %: only what the rows leave of the alloc is
+/// said (the same cut report, its header's time made nothing).
+#[test]
+fn a_report_of_no_ticks_leaves_no_time_out() {
+    let whole = fixture("ghc-prof/work-percent.prof");
+    let text = std::fs::read_to_string(&whole).unwrap();
+    let no_ticks = text.replace("0.05 secs   (51 ticks @", "0.00 secs   (0 ticks @");
+    assert_ne!(no_ticks, text);
+    let stderr = info_of_first_lines(&no_ticks, 39);
+    assert!(!stderr.contains("total time"), "{stderr}");
+    assert!(stderr.contains("header's total alloc, and the other 100.0 %"), "{stderr}");
+}
+
+/// `proftool info`'s stderr on the first `lines` lines of the report `text`.
+fn info_of_first_lines(text: &str, lines: usize) -> String {
     let cut: String = text.lines().take(lines).map(|l| format!("{l}\n")).collect();
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("cut.prof");

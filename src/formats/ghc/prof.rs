@@ -49,7 +49,8 @@
 //! totals then are the header's (alloc to the byte). Each metric the tree leaves short is said on
 //! stderr, with how much and the advice to profile with `+RTS -P`, or, where it leaves more than
 //! the rounding of its rows can (0.05 % a row), that the report looks cut short; a tree whose rounded
-//! percentages add up to more than 100 % is said to, and kept as it is.
+//! percentages add up to more than 100 % is said to, and kept as it is. A header total of nothing
+//! (`0 ticks`, a run too short for a tick, as most of GHC's own test reports are) leaves nothing.
 //!
 //! SRC is kept as the frame attr [`DEFINED_AT`] (first seen per cost centre; a file and line
 //! for speedscope and pprof); the stack numbers are not kept. Errors in a row give the column of
@@ -252,6 +253,14 @@ impl Totals {
 
     fn bytes(self, share: u64) -> i64 {
         (share as f64 / 1000.0 * self.bytes as f64).round() as i64
+    }
+
+    /// Whether the `k`th total of [`Shares`] is nothing (`0 ticks`, `0 bytes`).
+    fn is_nothing(self, k: usize) -> bool {
+        match k {
+            0 => self.ms == 0.0,
+            _ => self.bytes == 0,
+        }
     }
 
     /// `share` of the `k`th total of [`Shares`] in its unit, for a message.
@@ -551,6 +560,11 @@ fn place_the_rest(
     let mut given = vec![[0u64; 2]; table.len()];
     let mut rest = [0u64; 2];
     for (k, shared) in SHARED.iter().enumerate() {
+        // A total of nothing (a run too short for a tick) leaves nothing to place: its rows' 0.0 %
+        // are all of it.
+        if totals.is_nothing(k) {
+            continue;
+        }
         let left = 1000u64.saturating_sub(placed.shares[k]);
         let wanted: Vec<u64> =
             table.iter().map(|&(frame, shares)| shares[k].saturating_sub(placed.of(frame)[k])).collect();

@@ -86,12 +86,7 @@ function total(file) {
 // of the profile keeps.
 function profilerTotal(file, range) {
   const cli = (...args) => JSON.parse(execFileSync('node', [profilerCli, ...args, '--json'], { encoding: 'utf8' }))
-  try {
-    execFileSync('node', [profilerCli, 'load', file], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' })
-  } catch (e) {
-    // A session left running (another run's) is one reason: say what the profiler said.
-    throw new Error(`profiler-cli cannot load ${file}: ${e.stderr?.trim() || e.message}`)
-  }
+  loadInProfiler(file)
   try {
     if (range) execFileSync('node', [profilerCli, 'zoom', 'push', range], { stdio: 'ignore' })
     let sum = 0
@@ -104,6 +99,27 @@ function profilerTotal(file, range) {
     execFileSync('node', [profilerCli, 'stop'], { stdio: 'ignore' })
   }
 }
+// Loads FILE in a profiler-cli session. profiler-cli 0.10.0 gives its daemon 500 ms to start, which
+// a busy machine may not meet ("did not become ready"): the late daemon is stopped and the load
+// tried again, up to 5 times.
+function loadInProfiler(file) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      execFileSync('node', [profilerCli, 'load', file], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' })
+      return
+    } catch (e) {
+      const said = e.stderr?.trim() || e.message
+      if (attempt < 5 && said.includes('did not become ready')) {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2000)
+        execFileSync('node', [profilerCli, 'stop', '--all'], { stdio: 'ignore' })
+        continue
+      }
+      // A session left running (another run's) is one reason: say what the profiler said.
+      throw new Error(`profiler-cli cannot load ${file}: ${said}`)
+    }
+  }
+}
+
 // profilerTotal, or null with the profiler's failure to load the file counted as a failure.
 function totalInProfiler(file, fail) {
   try {

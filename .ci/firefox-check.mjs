@@ -101,7 +101,7 @@ function profilerTotal(file, range) {
 }
 // Loads FILE in a profiler-cli session. profiler-cli 0.10.0 gives its daemon 500 ms to start, which
 // a busy machine may not meet ("did not become ready"): the late daemon is stopped and the load
-// tried again, up to 5 times.
+// tried again, up to 7 times, waiting 1, 2, 4 … 32 s first, to outlast a slow spell.
 function loadInProfiler(file) {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -109,8 +109,8 @@ function loadInProfiler(file) {
       return
     } catch (e) {
       const said = e.stderr?.trim() || e.message
-      if (attempt < 5 && said.includes('did not become ready')) {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2000)
+      if (attempt < 7 && said.includes('did not become ready')) {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000 * 2 ** (attempt - 1))
         execFileSync('node', [profilerCli, 'stop', '--all'], { stdio: 'ignore' })
         continue
       }

@@ -15,21 +15,28 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { createRequire } from 'node:module'
-import { execFileSync } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
+import { promisify } from 'node:util'
 
 const [bin, nodeDir, chromium, work, shots, ...fixtures] = process.argv.slice(2)
 const puppeteer = createRequire(path.join(path.resolve(nodeDir), 'package.json'))('puppeteer-core')
 const run = (args) => execFileSync(bin, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+// proftool run without blocking: the other fixture's page goes on meanwhile.
+const execFileAsync = promisify(execFile)
+const runAsync = async (args) => (await execFileAsync(bin, args, { encoding: 'utf8', maxBuffer: 1 << 30 })).stdout
 const near = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b))
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 const url = (file, fragment = '') => 'file://' + path.resolve(file) + fragment
 
-const browser = await puppeteer.launch({ executablePath: chromium, args: ['--no-sandbox', '--headless=new'] })
+// Two browsers, one for each of the two fixtures checked at a time (CI has two cores): each page is
+// its browser's front tab, so neither is throttled as a tab in the background would be.
+const launch = () => puppeteer.launch({ executablePath: chromium, args: ['--no-sandbox', '--headless=new'] })
+const browsers = [await launch(), await launch()]
 const failures = []
 const counts = { opened: 0, tables: 0, lines: 0, searched: 0, sandwiches: 0, merged: 0, transforms: 0 }
 
 // A page that records its console errors, failed scripts and requests other than its own file.
-async function open(file, fragment, problems, height = 900) {
+async function open(file, fragment, problems, { height = 900, browser = browsers[0] } = {}) {
   const page = await browser.newPage()
   await page.setViewport({ width: 1200, height })
   page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console: ${m.text()}`) })
@@ -66,16 +73,22 @@ async function sameAsSummary(page, summary, what, problems) {
   for (const name of mine.keys()) problems.push(`${what}: row ${name} is not in summary`)
 }
 
-for (const fixture of fixtures) {
+// Every fixture, two at a time, one in each browser.
+const queue = [...fixtures]
+await Promise.all(browsers.map(async (browser) => {
+  for (let fixture; (fixture = queue.shift()) !== undefined;) await checkFixture(fixture, browser)
+}))
+
+async function checkFixture(fixture, browser) {
   const out = path.join(work, fixture.replaceAll('/', '_') + '.html')
   try {
-    run(['convert', '-q', fixture, out])
+    await runAsync(['convert', '-q', fixture, out])
   } catch (e) {
-    continue // a profile no page is made of (no call tree, counts of 0), said by proftool
+    return // a profile no page is made of (no call tree, counts of 0), said by proftool
   }
-  const summary = JSON.parse(run(['summary', '-q', '--format', 'json', fixture]))
+  const summary = JSON.parse(await runAsync(['summary', '-q', '--format', 'json', fixture]))
   const problems = []
-  const page = await open(out, '', problems)
+  const page = await open(out, '', problems, { browser })
   await sameAsSummary(page, summary, 'functions', problems)
   counts.tables++
   const seen = await page.evaluate(() => {
@@ -91,8 +104,8 @@ for (const fixture of fixtures) {
   if (seen.rects < 2 && seen.grand > 0) problems.push(`${seen.rects} rectangles drawn`)
   // Lines on request, as `summary --lines` shows them.
   if (seen.lines) {
-    const lines = JSON.parse(run(['summary', '-q', '--lines', '--format', 'json', fixture]))
-    const linesPage = await open(out, '#l=1', problems)
+    const lines = JSON.parse(await runAsync(['summary', '-q', '--lines', '--format', 'json', fixture]))
+    const linesPage = await open(out, '#l=1', problems, { browser })
     await sameAsSummary(linesPage, lines, 'lines', problems)
     await linesPage.close()
     counts.lines++
@@ -100,7 +113,7 @@ for (const fixture of fixtures) {
   // With its threads merged, the same total, and no thread at the root but where a thread has
   // values of its own.
   if (seen.threads > 1) {
-    const merged = await open(out, '#t=merged', problems)
+    const merged = await open(out, '#t=merged', problems, { browser })
     const one = await merged.evaluate(() => ({ grand, threads: K.roots.filter((r) => kindOf(T.frame[r]) === 2 && total[r] !== selfv[r]).length }))
     if (!near(one.grand, summary.total) || one.threads > 0) problems.push(`threads merged: total ${one.grand} and ${one.threads} thread roots with calls`)
     await merged.close()
@@ -180,7 +193,7 @@ async function searchAndSandwich(page, fixture, summary, problems) {
   if (!shown.startsWith(`matched ${row.total_pct.toFixed(2)} %`)) problems.push(`search of ${row.name}: ${shown}, summary says ${row.total_pct} %`)
   counts.searched++
   if (/(^|\/)callgrind\//.test(fixture)) return // a call graph's exact edges, which a tree apportions
-  const calls = JSON.parse(run(['calls', '-q', '--format', 'json', '--fn', row.name, fixture]))
+  const calls = JSON.parse(await runAsync(['calls', '-q', '--format', 'json', '--fn', row.name, fixture]))
   const callers = await page.evaluate((name) => {
     const s = M.sandwich(P, T, K, selfv, total, S.indexOf(name))
     return [...s.callers.entries()].map(([c, v]) => [c < 0 ? '(root)' : S[c], v])
@@ -203,7 +216,7 @@ async function transformsAsCli(page, fixture, summary, problems) {
   for (const [op, flag] of [['f', '--focus'], ['m', '--merge-fn'], ['d', '--ignore'], ['r', '--collapse-recursion']]) {
     let cli
     try {
-      cli = JSON.parse(run(['summary', '-q', '--format', 'json', flag, `^${escape(row.name)}$`, fixture]))
+      cli = JSON.parse(await runAsync(['summary', '-q', '--format', 'json', flag, `^${escape(row.name)}$`, fixture]))
     } catch (e) {
       continue // the filter leaves nothing (a function in every stack, dropped): an error, said
     }
@@ -235,7 +248,7 @@ await timeChart()
 await searchBounded()
 await keyboard()
 await diffPage()
-await browser.close()
+await Promise.all(browsers.map((browser) => browser.close()))
 for (const failure of failures) console.error(`html viewer: ${failure}`)
 console.log(`the HTML of ${counts.opened} fixtures opens in Chromium with the total and the function table summary gives (${counts.lines} with lines as summary --lines, ${counts.merged} with their threads merged too); ${counts.searched} searched, ${counts.sandwiches} sandwiches as proftool calls gives them; ${counts.transforms} transforms as the CLI's filters; ${counts.timeCharts ?? 0} time charts; ${failures.length} fail`)
 process.exit(failures.length === 0 && counts.opened > 0 ? 0 : 1)
@@ -439,7 +452,7 @@ async function diffPage() {
     if (e.status !== 3) failures.push(`diff --to html: exit ${e.status}, not 3 (a regression)`)
   }
   const problems = []
-  const page = await open(out, '', problems, 700)
+  const page = await open(out, '', problems, { height: 700 })
   const verdict = await page.$eval('#verdict', (e) => e.textContent)
   if (!/the gate fails on 1 function:render/.test(verdict)) problems.push(`verdict: ${verdict}`)
   // render, failed, red; a function that grew without failing, orange, not red; colours by

@@ -20,10 +20,9 @@ import { promisify } from 'node:util'
 
 const [bin, nodeDir, chromium, work, shots, ...fixtures] = process.argv.slice(2)
 const puppeteer = createRequire(path.join(path.resolve(nodeDir), 'package.json'))('puppeteer-core')
-const run = (args) => execFileSync(bin, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
-// proftool run without blocking: the other fixture's page goes on meanwhile.
+// proftool's output, run without blocking: the other fixture's page goes on meanwhile.
 const execFileAsync = promisify(execFile)
-const runAsync = async (args) => (await execFileAsync(bin, args, { encoding: 'utf8', maxBuffer: 1 << 30 })).stdout
+const run = async (args) => (await execFileAsync(bin, args, { encoding: 'utf8', maxBuffer: 1 << 30 })).stdout
 const near = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b))
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 const url = (file, fragment = '') => 'file://' + path.resolve(file) + fragment
@@ -82,11 +81,11 @@ await Promise.all(browsers.map(async (browser) => {
 async function checkFixture(fixture, browser) {
   const out = path.join(work, fixture.replaceAll('/', '_') + '.html')
   try {
-    await runAsync(['convert', '-q', fixture, out])
+    await run(['convert', '-q', fixture, out])
   } catch (e) {
     return // a profile no page is made of (no call tree, counts of 0), said by proftool
   }
-  const summary = JSON.parse(await runAsync(['summary', '-q', '--format', 'json', fixture]))
+  const summary = JSON.parse(await run(['summary', '-q', '--format', 'json', fixture]))
   const problems = []
   const page = await open(out, '', problems, { browser })
   await sameAsSummary(page, summary, 'functions', problems)
@@ -104,7 +103,7 @@ async function checkFixture(fixture, browser) {
   if (seen.rects < 2 && seen.grand > 0) problems.push(`${seen.rects} rectangles drawn`)
   // Lines on request, as `summary --lines` shows them.
   if (seen.lines) {
-    const lines = JSON.parse(await runAsync(['summary', '-q', '--lines', '--format', 'json', fixture]))
+    const lines = JSON.parse(await run(['summary', '-q', '--lines', '--format', 'json', fixture]))
     const linesPage = await open(out, '#l=1', problems, { browser })
     await sameAsSummary(linesPage, lines, 'lines', problems)
     await linesPage.close()
@@ -193,7 +192,7 @@ async function searchAndSandwich(page, fixture, summary, problems) {
   if (!shown.startsWith(`matched ${row.total_pct.toFixed(2)} %`)) problems.push(`search of ${row.name}: ${shown}, summary says ${row.total_pct} %`)
   counts.searched++
   if (/(^|\/)callgrind\//.test(fixture)) return // a call graph's exact edges, which a tree apportions
-  const calls = JSON.parse(await runAsync(['calls', '-q', '--format', 'json', '--fn', row.name, fixture]))
+  const calls = JSON.parse(await run(['calls', '-q', '--format', 'json', '--fn', row.name, fixture]))
   const callers = await page.evaluate((name) => {
     const s = M.sandwich(P, T, K, selfv, total, S.indexOf(name))
     return [...s.callers.entries()].map(([c, v]) => [c < 0 ? '(root)' : S[c], v])
@@ -216,7 +215,7 @@ async function transformsAsCli(page, fixture, summary, problems) {
   for (const [op, flag] of [['f', '--focus'], ['m', '--merge-fn'], ['d', '--ignore'], ['r', '--collapse-recursion']]) {
     let cli
     try {
-      cli = JSON.parse(await runAsync(['summary', '-q', '--format', 'json', flag, `^${escape(row.name)}$`, fixture]))
+      cli = JSON.parse(await run(['summary', '-q', '--format', 'json', flag, `^${escape(row.name)}$`, fixture]))
     } catch (e) {
       continue // the filter leaves nothing (a function in every stack, dropped): an error, said
     }
@@ -284,7 +283,7 @@ async function timeChart() {
   await (await page.$('#chart-section')).screenshot({ path: path.join(shots, 'timechart.png') })
   await page.close()
   page = await open(perf, '#r=20000000-40000000', problems)
-  const summary = JSON.parse(run(['summary', '--format', 'json', '--from-time', '20ms', '--to-time', '40ms', 'fixtures/perf/threads.perf']))
+  const summary = JSON.parse(await run(['summary', '--format', 'json', '--from-time', '20ms', '--to-time', '40ms', 'fixtures/perf/threads.perf']))
   // Shares stay of the whole, as the CLI's: its `total` is the whole profile's, the rows the range's.
   await sameAsSummary(page, summary, 'time range', problems)
   await page.close()
@@ -331,7 +330,7 @@ async function deepProfile() {
   const folded = path.join(work, 'deep.folded'), out = path.join(work, 'deep.html')
   const frames = Array.from({ length: 12000 }, (_, i) => `f${i}`)
   fs.writeFileSync(folded, `${frames.join(';')} 3\nother 1\n`)
-  run(['convert', '-q', folded, out])
+  await run(['convert', '-q', folded, out])
   const problems = []
   const page = await open(out, '', problems)
   const first = await page.evaluate(() => ({ height: canvas.height, window: innerHeight * devicePixelRatio, root: lay.rects.node.some((n, i) => n >= 0 && S[rowOf(T.frame[n])] === 'f0' && lay.rects.depth[i] === 1), depth: lay.depth }))
@@ -360,7 +359,7 @@ async function deepProfile() {
 async function searchBounded() {
   const folded = path.join(work, 'backtrack.folded'), out = path.join(work, 'backtrack.html')
   fs.writeFileSync(folded, `${'a'.repeat(34)}b;x 3\nother 1\n`)
-  run(['convert', '-q', folded, out])
+  await run(['convert', '-q', folded, out])
   const problems = []
   const page = await open(out, '#q=(a%2B)%2B%24', problems)
   const said = await page.waitForFunction(() => /not searched/.test($('matched').textContent), { timeout: 5000 }).then(() => true, () => false)

@@ -67,12 +67,12 @@
 use super::json;
 use super::kit::v8_profile::{add_tree, metrics, warn_unknown, Document};
 use super::kit::v8_profile_writer::{add_weights, check_max_samples, micros, push_call_frame, push_list, weigh_time, Layout};
-use super::options::{effective_interval, ConvertOptions, Turning};
-use super::spec::{self, Carries, JsonKind, Reads, Rules, Spec, Writes};
+use super::options::{effective_interval, ConvertOptions, Turning, ReadOptions};
+use super::spec::{self, Carries, JsonKind, Reads, Rules, Spec, Writes, Writing};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError};
 use crate::model::{ChildIndex, Metric, MetricKind, NodeId, Profile, Unit, Values, DEFINED_AT};
-use std::io::{Read, Write};
+use std::io::Read;
 
 /// What its format is, how it is told and read and written, and what a conversion to it does.
 pub(crate) const SPEC: Spec = Spec {
@@ -82,13 +82,9 @@ pub(crate) const SPEC: Spec = Spec {
     carries: CARRIES,
     reads: Some(Reads::json(
         JsonKind { what: "a V8 CPU profile (.cpuprofile)", aside: " (V8's)", check },
-        |input, _, diag| read(input, diag),
+        read,
     )),
-    writes: Some(Writes {
-        write: |profile, to| write(profile, to.out, to.options),
-        rules: Rules { fit, keeps_facts: &[DEFINED_AT], merges_siblings: true, ..spec::STACKS_ONLY },
-        differential: None,
-    }),
+    writes: Some(Writes::new(write, Rules { fit, keeps_facts: &[DEFINED_AT], merges_siblings: true, ..spec::STACKS_ONLY })),
 };
 
 /// The format's name in errors and warnings.
@@ -134,7 +130,7 @@ pub(crate) fn check(head: &[u8]) -> Result<(), &'static str> {
 }
 
 /// Reads a `.cpuprofile`.
-pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+pub(crate) fn read(input: &mut (dyn Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let bytes = json::read_all(input, FORMAT)?;
     let text = json::text(FORMAT, &bytes)?;
     let document: Document = json::parse(FORMAT, text, EXPECTED)?;
@@ -188,7 +184,7 @@ pub(crate) fn fit(mut profile: Profile, _: &ConvertOptions, diag: &mut Diagnosti
 /// samples at their times where the timeline holds its time ([`Layout::of_samples`]; `fit` keeps a timeline only where it weighs the profile's time), else a sample
 /// per count laid out in tree order ([`tree_layout`]). A profile without time has its samples (or
 /// ticks) laid out at its interval, else `--interval`, else 1 ms.
-pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOptions) -> Result<(), Error> {
+pub(crate) fn write(profile: &Profile, Writing { out, options, .. }: Writing<'_>) -> Result<(), Error> {
     let tree = &profile.tree;
     let children = tree.children();
     // Nodes in pre-order (as the reader builds them back), with an explicit stack: ids from 2 in
@@ -314,7 +310,7 @@ mod tests {
             {"id":3,"callFrame":{"functionName":"","url":"file:///app.js","lineNumber":20,"columnNumber":10},"parent":2,"hitCount":5},
             {"id":4,"callFrame":{"functionName":"(garbage collector)","url":"","lineNumber":-1,"columnNumber":-1},"parent":1,"hitCount":1}],
             "startTime":0,"endTime":1000}"#;
-        let profile = read(&mut &json[..], &mut Diagnostics::default()).unwrap();
+        let profile = read(&mut &json[..], &ReadOptions::default(), &mut Diagnostics::default()).unwrap();
         let dump = dump(&profile);
         assert!(dump.contains("metric 0: samples (samples, count, additive)\n"), "{dump}");
         assert!(!dump.contains("metric 1"), "{dump}");
@@ -336,7 +332,7 @@ mod tests {
             {"id":2,"callFrame":{"functionName":"","url":"file:///srv/server.js","lineNumber":2,"columnNumber":14}},
             {"id":3,"callFrame":{"functionName":"","url":"file:///srv/server.js","lineNumber":7,"columnNumber":4}}],
             "startTime":0,"endTime":30,"samples":[2,3],"timeDeltas":[0,10]}"#;
-        let profile = read(&mut &json[..], &mut Diagnostics::default()).unwrap();
+        let profile = read(&mut &json[..], &ReadOptions::default(), &mut Diagnostics::default()).unwrap();
         let dump = dump(&profile);
         // 10 µs to the second sample, 20 from it to endTime.
         assert!(
@@ -348,7 +344,7 @@ mod tests {
             "{dump}"
         );
         let mut out = Vec::new();
-        write(&profile, &mut out, &ConvertOptions::default()).unwrap();
+        write(&profile, Writing::new(&mut out, &ConvertOptions::default(), &mut Diagnostics::default())).unwrap();
         let text = String::from_utf8(out).unwrap();
         for (line, column) in [(2, 14), (7, 4)] {
             let frame = format!(
@@ -357,7 +353,7 @@ mod tests {
             assert!(text.contains(&frame), "{text}");
         }
         let mut out = Vec::new();
-        crate::formats::speedscope::write(&profile, &mut out, &ConvertOptions::default()).unwrap();
+        crate::formats::speedscope::write(&profile, Writing::new(&mut out, &ConvertOptions::default(), &mut Diagnostics::default())).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(
             text.contains(r#"{"name":"(anonymous server.js:8:5)","file":"file:///srv/server.js","line":8,"col":5}"#),

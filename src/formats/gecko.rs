@@ -65,6 +65,7 @@ use serde::Deserialize;
 use serde_json::Value as Json;
 use std::collections::HashMap;
 use std::io::Read;
+use crate::formats::ReadOptions;
 
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
@@ -86,7 +87,7 @@ pub(crate) const SPEC: Spec = Spec {
             aside: " (Firefox's older exports)",
             check,
         },
-        |input, _, diag| read(input, diag),
+        read,
     )),
     writes: None,
 };
@@ -201,7 +202,7 @@ struct Table {
 }
 
 /// Reads a saved recording or a Gecko profile (see the module documentation).
-fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+fn read(input: &mut (dyn Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let bytes = json::read_all(input, FORMAT)?;
     let text = json::text(FORMAT, &bytes)?;
     let document: Document = serde_json::from_str(text).map_err(|e| json::serde_error(FORMAT, text, &e, EXPECTED))?;

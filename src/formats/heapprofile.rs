@@ -45,6 +45,7 @@ use crate::model::{Metric, MetricKind, NodeId, Profile, Repr, Sampling, Unit, Va
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::io::Read;
+use crate::formats::ReadOptions;
 
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
@@ -54,7 +55,7 @@ pub(crate) const SPEC: Spec = Spec {
     carries: Carries::TREE_OF_SAMPLES.weighing(&[MetricKind::Alloc, MetricKind::Objects]).with_modules(),
     reads: Some(Reads::json(
         JsonKind { what: "a V8 heap profile (.heapprofile)", aside: " (V8's)", check },
-        |input, _, diag| read(input, diag),
+        read,
     )),
     writes: None,
 };
@@ -116,7 +117,7 @@ struct Sample {
 }
 
 /// Reads a `.heapprofile` (see the module documentation).
-fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+fn read(input: &mut (dyn Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let bytes = json::read_all(input, FORMAT)?;
     let text = json::text(FORMAT, &bytes)?;
     let mut parser = serde_json::Deserializer::from_str(text);
@@ -197,7 +198,7 @@ mod tests {
         }
         text.push_str(&"]}".repeat(DEPTH));
         text.push('}');
-        let profile = read(&mut text.as_bytes(), &mut Diagnostics::default()).unwrap();
+        let profile = read(&mut text.as_bytes(), &ReadOptions::default(), &mut Diagnostics::default()).unwrap();
         assert_eq!((profile.tree.len(), profile.total(0)), (DEPTH - 1, Value::Int(DEPTH as i64 - 1)));
     }
 }

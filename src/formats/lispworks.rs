@@ -50,12 +50,14 @@
 //! frames merge into their functions) and header facts other than the tree name. Comments in a file
 //! read are not kept. A newline in a name is replaced by a space, with a warning.
 
-use super::spec::{self, Carries, Reads, Rules, Sniff, Spec, Writes};
+use super::spec::{self, Carries, Reads, Rules, Sniff, Spec, Writes, Writing};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, FormatName, ParseError, ParseErrorKind, Position};
 use crate::model::{ops, FrameId, FrameKind, FrameTable, FunctionFacts, Metric, NodeId, Profile, Value};
 use crate::text;
 use std::io::{Read, Write};
+use crate::formats::ReadOptions;
+use crate::formats::ConvertOptions;
 
 /// What its format is, how it is told and read and written, and what a conversion to it does.
 pub(crate) const SPEC: Spec = Spec {
@@ -67,12 +69,8 @@ pub(crate) const SPEC: Spec = Spec {
         weight_is_time: true,
         ..Carries::TREE_OF_SAMPLES.with_threads().with_frame_kinds().with_function_facts().with_title()
     },
-    reads: Some(Reads::text(sniff, |input, _, diag| read(input, diag))),
-    writes: Some(Writes {
-        write: |profile, to| write(profile, to.out, to.diag),
-        rules: Rules { fit: |profile, _, diag| fit(profile, diag), ..spec::STACKS_ONLY },
-        differential: None,
-    }),
+    reads: Some(Reads::text(sniff, read)),
+    writes: Some(Writes::new(write, Rules { fit, ..spec::STACKS_ONLY })),
 };
 
 /// The format's name in errors and warnings.
@@ -88,7 +86,7 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
 
 /// Reads a LispWorks profiler tree: lines are split and their numbers parsed on a second thread
 /// while this one interns names and builds the tree.
-pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+pub(crate) fn read(input: &mut (dyn Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let missing_marker = || ParseErrorKind::MissingMarker {
         format: FORMAT,
         expected: "a first line containing \"LispWorks Profiler Tree\"",
@@ -363,7 +361,7 @@ const ROOT: &str = "Profile root";
 /// thread is put under a `"Profile root"` pseudo-frame added for it, said on stderr; its Count is
 /// the sum of theirs, and so is its Seen-Count (it is on every stack), its Top-Count 0 (it has no
 /// sample of its own).
-pub(crate) fn fit(profile: Profile, diag: &mut Diagnostics) -> Profile {
+pub(crate) fn fit(profile: Profile, _: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
     let tree = &profile.tree;
     let roots: Vec<NodeId> = tree.roots().collect();
     let is_thread = |&r: &NodeId| profile.frames.get(tree.frame(r)).kind == FrameKind::Thread;
@@ -385,7 +383,7 @@ pub(crate) fn fit(profile: Profile, diag: &mut Diagnostics) -> Profile {
 }
 
 /// Writes `profile` (already projected to one count metric) as a LispWorks profiler tree.
-pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<(), Error> {
+pub(crate) fn write(profile: &Profile, Writing { out, diag, .. }: Writing<'_>) -> Result<(), Error> {
     let tree = &profile.tree;
     let inclusive = tree.derived_inclusive(0);
     let facts = function_facts(profile, &inclusive);
@@ -528,7 +526,7 @@ mod tests {
     fn strings_below_the_string_root_are_processes() {
         let text = "LispWorks Profiler Tree\n0|4|0|4|0|\"Profile root\"\n1|4|0|4|1|\"P\"\n2|3|0|3|3|\"GC\"\n\
                     0|2|0|2|1|F\n1|1|0|1|1|\"Q\"\n";
-        let profile = read(&mut text.as_bytes(), &mut Diagnostics::default()).unwrap();
+        let profile = read(&mut text.as_bytes(), &ReadOptions::default(), &mut Diagnostics::default()).unwrap();
         let kinds: Vec<(&str, FrameKind)> = profile
             .tree
             .nodes()

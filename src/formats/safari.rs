@@ -38,6 +38,8 @@ use crate::model::{FrameId, Metric, MetricKind, Profile, Repr, Unit, Value};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::io::Read;
+use crate::formats::ReadOptions;
+use crate::diag::Diagnostics;
 
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
@@ -51,7 +53,7 @@ pub(crate) const SPEC: Spec = Spec {
     },
     reads: Some(Reads::json(
         JsonKind { what: "a Safari timeline recording", aside: " (Safari's)", check },
-        |input, _, _| read(input),
+        read,
     )),
     writes: None,
 };
@@ -109,7 +111,7 @@ struct StackFrame {
 }
 
 /// Reads a Safari timeline recording (see the module documentation).
-fn read(input: &mut (dyn Read + Send)) -> Result<Profile, ParseError> {
+fn read(input: &mut (dyn Read + Send), _: &ReadOptions, _: &mut Diagnostics) -> Result<Profile, ParseError> {
     let bytes = json::read_all(input, FORMAT)?;
     let text = json::text(FORMAT, &bytes)?;
     let document: Document = json::parse(FORMAT, text, EXPECTED)?;
@@ -179,13 +181,13 @@ mod tests {
             {"timestamp":1.0,"stackFrames":[{"name":"","url":"https://x/a.js","line":2,"column":10},{"name":"main","url":"https://x/b.js","line":1,"column":1}]},
             {"timestamp":1.5,"stackFrames":[{"name":"main","url":"https://x/b.js","line":1,"column":1}]}],
             "sampleDurations":[0.25,0.5]}}"#;
-        let profile = read(&mut text.as_bytes()).unwrap();
+        let profile = read(&mut text.as_bytes(), &ReadOptions::default(), &mut Diagnostics::default()).unwrap();
         assert_eq!(profile.total(0), Value::Float(750_000.0));
         assert_eq!(profile.total(1), Value::Int(2));
         let names: Vec<&str> = profile.frames.iter().map(|(_, f)| f.name.as_str()).collect();
         assert_eq!(names, ["main", "(anonymous a.js:2)"]);
         let short = text.replace("[0.25,0.5]", "[0.25]");
-        let error = read(&mut short.as_bytes()).unwrap_err().to_string();
+        let error = read(&mut short.as_bytes(), &ReadOptions::default(), &mut Diagnostics::default()).unwrap_err().to_string();
         assert!(error.contains("a duration for each of the 2 samples, found 1 durations"), "{error}");
     }
 }

@@ -43,8 +43,7 @@
 //! samples (time becomes samples at `--interval`), line numbers (merged into functions), header facts,
 //! frame kinds below the thread level, and TAB or LF in names (replaced by spaces, with a warning).
 
-use super::options::ConvertOptions;
-use super::spec::{self, Carries, Reads, Rules, Sniff, Spec, Writes};
+use super::spec::{self, Carries, Reads, Rules, Sniff, Spec, Writes, Writing};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, FormatName, ParseError, ParseErrorKind, Position};
 use crate::model::{ops, ChildIndex, FrameId, FrameKind, FrameRef, Metric, NodeId, Profile, Value, Values};
@@ -65,11 +64,7 @@ pub(crate) const SPEC: Spec = Spec {
     reads: Some(Reads::binary(sniff, |input, options, diag| {
         read(input, &options.formats.get(), diag)
     })),
-    writes: Some(Writes {
-        write: |profile, to| write(profile, to.out, to.options),
-        rules: Rules { fit_roots, ..spec::STACKS_ONLY },
-        differential: None,
-    }),
+    writes: Some(Writes::new(write, Rules { fit_roots, ..spec::STACKS_ONLY })),
 };
 
 /// The format's name in errors and warnings.
@@ -540,7 +535,7 @@ fn build(profile: &mut Profile, symbols: &mut FxHashMap<u32, Symbol>, threads: &
 }
 
 /// Writes `profile` (projected to one count metric, every root a thread) as a Sampler file.
-pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOptions) -> Result<(), Error> {
+pub(crate) fn write(profile: &Profile, Writing { out, options, .. }: Writing<'_>) -> Result<(), Error> {
     let tree = &profile.tree;
     let Values::Int(counts) = tree.self_values(0) else {
         return Err(Error::Unrepresentable { format: FORMAT, what: "sample counts must be whole numbers".into() });

@@ -69,6 +69,7 @@ use crate::model::{
 use prost::Message;
 use rustc_hash::FxHashMap;
 use std::ops::Range;
+use crate::formats::ReadOptions;
 
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
@@ -81,7 +82,7 @@ pub(crate) const SPEC: Spec = Spec {
         .with_modules()
         .with_title()
         .with_interval(),
-    reads: Some(Reads::binary(sniff, |input, _, diag| read(input, diag))),
+    reads: Some(Reads::binary(sniff, read)),
     writes: None,
 };
 
@@ -194,7 +195,7 @@ struct Records {
 }
 
 /// Reads a whole report_sample file.
-fn read(input: &mut (dyn std::io::Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+fn read(input: &mut (dyn std::io::Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let bytes = read_all(input, FORMAT)?;
     if !bytes.starts_with(MAGIC) || bytes.len() < HEADER_LEN {
         return Err(ParseError {

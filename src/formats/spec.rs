@@ -84,6 +84,13 @@ pub struct Writes {
     pub differential: Option<Differential>,
 }
 
+impl Writes {
+    /// A write half with no writer of a comparison: `diff --to` does not write the format.
+    pub const fn new(write: Writer, rules: Rules) -> Writes {
+        Writes { write, rules, differential: None }
+    }
+}
+
 /// A format's writer of a comparison (`diff --to FORMAT`), by what it is written from: `diff`
 /// matches and judges the two sides and hands them over in that form.
 pub enum Differential {

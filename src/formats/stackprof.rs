@@ -46,6 +46,8 @@ use crate::model::{ChildIndex, Metric, MetricKind, NodeId, Profile, TimedSample,
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::io::Read;
+use crate::formats::ReadOptions;
+use crate::diag::Diagnostics;
 
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
@@ -61,7 +63,7 @@ pub(crate) const SPEC: Spec = Spec {
     },
     reads: Some(Reads::json(
         JsonKind { what: "a Ruby stackprof profile", aside: " (Ruby's)", check },
-        |input, _, _| read(input),
+        read,
     )),
     writes: None,
 };
@@ -127,7 +129,7 @@ enum Weight {
 }
 
 /// Reads a stackprof file (see the module documentation).
-fn read(input: &mut (dyn Read + Send)) -> Result<Profile, ParseError> {
+fn read(input: &mut (dyn Read + Send), _: &ReadOptions, _: &mut Diagnostics) -> Result<Profile, ParseError> {
     let bytes = json::read_all(input, FORMAT)?;
     let text = json::text(FORMAT, &bytes)?;
     let document: Document = json::parse(FORMAT, text, EXPECTED)?;
@@ -286,7 +288,7 @@ mod tests {
         let frames = r#""frames":{"1":{"name":"main"},"2":{"name":"work"}}"#;
         let read_text = |raw: &str| {
             let text = format!(r#"{{"mode":"object","interval":1,{frames},"raw":{raw}}}"#);
-            read(&mut text.as_bytes()).map(|p| p.total(0)).map_err(|e| e.to_string())
+            read(&mut text.as_bytes(), &ReadOptions::default(), &mut Diagnostics::default()).map(|p| p.total(0)).map_err(|e| e.to_string())
         };
         assert_eq!(read_text("[2,1,2,3,1,1,4]"), Ok(Value::Int(7)));
         let cut = read_text("[2,1,2,3,3,1]").unwrap_err();

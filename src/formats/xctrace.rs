@@ -44,6 +44,7 @@ use crate::model::{FrameId, FrameKind, FrameRef, Metric, Profile};
 use quick_xml::events::{BytesStart, Event};
 use std::collections::HashMap;
 use std::io::{BufReader, Read};
+use crate::formats::ReadOptions;
 
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
@@ -51,7 +52,7 @@ pub(crate) const SPEC: Spec = Spec {
     description: "Instruments' Time Profiler table (`xctrace export --xpath …time-profile…`), the stacks `inferno-collapse-xctrace` makes",
     extensions: &["xctrace.xml"],
     carries: Carries { modules: true, interval: true, ..Carries::STACKS_OF_SAMPLES },
-    reads: Some(Reads::text(sniff, |input, _, diag| read(input, diag))),
+    reads: Some(Reads::text(sniff, read)),
     writes: None,
 };
 
@@ -142,7 +143,7 @@ struct Export {
 }
 
 /// Reads an `xctrace export` of the Time Profiler (see the module documentation).
-fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+fn read(input: &mut (dyn Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let mut reader = quick_xml::Reader::from_reader(BufReader::new(input));
     let mut export = Export {
         sink: StackSink::new(FORMAT, vec![Metric::samples()]),
@@ -478,7 +479,7 @@ mod tests {
 <row><weight ref="9"/><backtrace id="20"><frame id="21" name="rust_test2::foo::ha31fba0d06a8a3eb" addr="0x3"/><frame ref="13"/></backtrace></row>
 </node></trace-query-result>"#;
         let mut diag = Diagnostics::default();
-        let profile = read(&mut xml.as_bytes(), &mut diag).unwrap();
+        let profile = read(&mut xml.as_bytes(), &ReadOptions::default(), &mut diag).unwrap();
         let tree = &profile.tree;
         let name = |node| profile.frames.get(tree.frame(node)).name.clone();
         let mut stacks: Vec<String> = tree
@@ -493,7 +494,7 @@ mod tests {
         assert_eq!(stacks, ["start;leaf 2", "start;rust_test2::foo 1"]);
         assert_eq!(profile.meta.interval, Some(std::time::Duration::from_millis(1)));
         let dangling = xml.replace(r#"<backtrace ref="10"/>"#, r#"<backtrace ref="99"/>"#);
-        let error = read(&mut dangling.as_bytes(), &mut diag).unwrap_err().to_string();
+        let error = read(&mut dangling.as_bytes(), &ReadOptions::default(), &mut diag).unwrap_err().to_string();
         assert!(error.contains("ref=\"99\", which no backtrace before has"), "{error}");
     }
 
@@ -508,11 +509,11 @@ mod tests {
 <row><weight ref="1"/><backtrace id="4"/></row>
 <row><weight ref="1"/><backtrace ref="4"/></row>
 </node></trace-query-result>"#;
-        let profile = read(&mut xml.as_bytes(), &mut Diagnostics::default()).unwrap();
+        let profile = read(&mut xml.as_bytes(), &ReadOptions::default(), &mut Diagnostics::default()).unwrap();
         assert_eq!(profile.tree.len(), 2);
         assert_eq!(profile.total(0), Value::Int(3));
         let twice = xml.replace(r#"<backtrace ref="4"/>"#, r#"<backtrace id="4"/>"#);
-        let error = read(&mut twice.as_bytes(), &mut Diagnostics::default()).unwrap_err().to_string();
+        let error = read(&mut twice.as_bytes(), &ReadOptions::default(), &mut Diagnostics::default()).unwrap_err().to_string();
         assert!(error.contains("id=\"4\" a second time"), "{error}");
     }
 }

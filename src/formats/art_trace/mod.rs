@@ -72,6 +72,7 @@ use rustc_hash::FxHashMap;
 mod layout;
 
 use layout::{Clock, Record, Trace};
+use crate::formats::ReadOptions;
 
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
@@ -83,7 +84,7 @@ pub(crate) const SPEC: Spec = Spec {
         .weighing(&[MetricKind::Time, MetricKind::Calls])
         .with_frame_kinds()
         .with_modules(),
-    reads: Some(Reads::binary(sniff, |input, _, diag| read(input, diag))),
+    reads: Some(Reads::binary(sniff, read)),
     writes: None,
 };
 
@@ -98,7 +99,7 @@ fn sniff(head: &[u8]) -> Sniff {
 }
 
 /// Reads a whole trace, either layout.
-fn read(input: &mut (dyn std::io::Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+fn read(input: &mut (dyn std::io::Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let bytes = read_all(input, FORMAT)?;
     let trace = layout::parse(&bytes)?;
     Calls::new(&trace).build(&bytes, &trace, diag)

@@ -89,11 +89,7 @@ pub(crate) const SPEC: Spec = Spec {
     reads: Some(Reads::binary(sniff, |input, options, diag| {
         read(input, &options.formats.get(), diag)
     })),
-    writes: Some(Writes {
-        write,
-        rules: Rules { fit, says_which_metric_comes_first: true, ..spec::STACKS_ONLY },
-        differential: None,
-    }),
+    writes: Some(Writes::new(write, Rules { fit, says_which_metric_comes_first: true, ..spec::STACKS_ONLY })),
 };
 
 /// The format's name in errors and warnings.

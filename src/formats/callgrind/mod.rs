@@ -119,11 +119,7 @@ pub(crate) const SPEC: Spec = Spec {
         ..Carries::STACKS_OF_SAMPLES
     },
     reads: Some(Reads::text(sniff, read::read)),
-    writes: Some(Writes {
-        write: |profile, to| write::write(profile, to.out, to.diag),
-        rules: Rules { says_which_metric_comes_first: true, ..spec::STACKS_ONLY },
-        differential: None,
-    }),
+    writes: Some(Writes::new(write::write, Rules { says_which_metric_comes_first: true, ..spec::STACKS_ONLY })),
 };
 
 /// The file of a function whose cost lines come before any `fl=`, as callgrind writes a file it

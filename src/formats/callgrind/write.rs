@@ -6,6 +6,7 @@ use crate::error::Error;
 use crate::model::{Frame, FrameKind, NodeId, Profile, Unit, Value};
 use rustc_hash::FxHashMap;
 use std::io::Write;
+use crate::formats::spec::Writing;
 
 /// A function as callgrind names it: its file (module) and its name.
 type Function = (Option<String>, String);
@@ -25,7 +26,7 @@ struct FunctionCosts {
 }
 
 /// Writes `profile` (fitted to the format: time in nanoseconds, lines in their functions' places).
-pub(crate) fn write(profile: &Profile, out: &mut dyn Write, diag: &mut Diagnostics) -> Result<(), Error> {
+pub(crate) fn write(profile: &Profile, Writing { out, diag, .. }: Writing<'_>) -> Result<(), Error> {
     let (events, calls_metric) = events(profile, diag);
     let (functions, totals, rounded) = costs_by_function(profile, &events, calls_metric);
     if rounded {

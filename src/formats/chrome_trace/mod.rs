@@ -113,6 +113,7 @@ use super::spec::{self, Carries, JsonKind, Reads, Rules, Spec, Writes};
 use crate::diag::Diagnostics;
 use crate::error::FormatName;
 use crate::model::{FrameKind, FrameRef, MetricKind, NodeId, Profile, Repr, Unit, Values};
+use crate::formats::ConvertOptions;
 
 /// What its format is, how it is told and read and written, and what a conversion to it does.
 pub(crate) const SPEC: Spec = Spec {
@@ -123,13 +124,9 @@ pub(crate) const SPEC: Spec = Spec {
     carries: CARRIES,
     reads: Some(Reads::json(
         JsonKind { what: "a Chrome trace (JSON trace events)", aside: "", check },
-        |input, _, diag| read(input, diag),
+        read,
     )),
-    writes: Some(Writes {
-        write: |profile, to| write(profile, to.out, to.options),
-        rules: Rules { fit: |profile, _, diag| fit(profile, diag), ..spec::STACKS_ONLY },
-        differential: None,
-    }),
+    writes: Some(Writes::new(write, Rules { fit, ..spec::STACKS_ONLY })),
 };
 
 /// The format's name in errors and warnings.
@@ -170,7 +167,7 @@ pub(crate) fn check(head: &[u8]) -> Result<(), &'static str> {
 /// Fits a profile projected onto [`CARRIES`] to what a trace holds: every root a thread (roots
 /// that are not go under one thread, `main`; frames below them functions), a thread's own time in a slice named after it (a
 /// track holds slices only), time to the nanosecond (rounded); the last two said on stderr.
-pub(crate) fn fit(profile: Profile, diag: &mut Diagnostics) -> Profile {
+pub(crate) fn fit(profile: Profile, _: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
     let is_thread = |f: &crate::model::Frame| f.kind == FrameKind::Thread;
     let loose = profile.tree.roots().any(|r| !is_thread(profile.frames.get(profile.tree.frame(r))));
     let mut profile = profile;

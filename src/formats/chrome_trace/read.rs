@@ -20,6 +20,7 @@ use std::io::{BufRead, BufReader, Read};
 mod samples;
 
 use samples::{ProfileArgs, ProfileEvent, SampleJson, StackFrameJson};
+use crate::formats::ReadOptions;
 
 /// A pid, tid or id: a number, or a string as some writers give them (Hermes: `"tid": "7695"`);
 /// a string of a whole number is that number, as speedscope takes it (`Number(tid)`).
@@ -253,7 +254,7 @@ struct Reader<'p> {
 }
 
 /// Reads a Chrome trace.
-pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+pub(crate) fn read(input: &mut (dyn Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     // Inside until the array of events starts: an input that ends before it is no trace.
     let place = Place { inside: Cell::new(true), ..Place::default() };
     let counting = Counting { inner: BufReader::with_capacity(1 << 16, input), place: &place };

@@ -7,13 +7,12 @@ use crate::formats::json::push_string;
 use crate::formats::kit::v8_profile_writer::{
     add_weights, micros, push_call_frame, push_list, span_of_samples, weigh_time, Layout,
 };
-use crate::formats::options::ConvertOptions;
 use crate::model::{slice_edges, Edge, MetricKind, NodeId, Profile, Slice, TimedSample};
-use std::io::Write;
+use crate::formats::spec::Writing;
 
 /// Writes `profile` (projected onto [`CARRIES`](super::CARRIES) and fitted by [`fit`](super::fit):
 /// time in µs, roots that are threads without time of their own) as a Chrome trace.
-pub(crate) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOptions) -> Result<(), Error> {
+pub(crate) fn write(profile: &Profile, Writing { out, options, .. }: Writing<'_>) -> Result<(), Error> {
     let tree = &profile.tree;
     let inclusive = inclusive_nanoseconds(profile)?;
     let children = tree.children();
@@ -280,6 +279,7 @@ mod tests {
     use super::super::read;
     use super::*;
     use crate::diag::Diagnostics;
+    use crate::formats::{ConvertOptions, ReadOptions};
 
     /// A stack 100,000 slices deep, as B events then E events out of order in the file: read
     /// without recursion, each slice 2 µs of its own (1 before its callee, 1 after); written as nested X
@@ -296,15 +296,15 @@ mod tests {
             (0..depth).map(|i| format!("{{\"ph\":\"E\",\"ts\":{},\"pid\":1,\"tid\":1}}", 2 * depth - i)).collect();
         json.push_str(&ends.into_iter().rev().collect::<Vec<_>>().join(","));
         json.push(']');
-        let profile = read(&mut json.as_bytes(), &mut Diagnostics::default()).unwrap();
+        let profile = read(&mut json.as_bytes(), &ReadOptions::default(), &mut Diagnostics::default()).unwrap();
         assert_eq!(profile.max_depth(), Some(depth as u32));
         assert_eq!(profile.total(0).as_f64(), 2.0 * depth as f64);
         let mut out = Vec::new();
-        write(&profile, &mut out, &ConvertOptions::default()).unwrap();
-        let again = read(&mut &out[..], &mut Diagnostics::default()).unwrap();
+        write(&profile, Writing::new(&mut out, &ConvertOptions::default(), &mut Diagnostics::default())).unwrap();
+        let again = read(&mut &out[..], &ReadOptions::default(), &mut Diagnostics::default()).unwrap();
         assert_eq!((again.max_depth(), again.total(0)), (profile.max_depth(), profile.total(0)));
         let mut twice = Vec::new();
-        write(&again, &mut twice, &ConvertOptions::default()).unwrap();
+        write(&again, Writing::new(&mut twice, &ConvertOptions::default(), &mut Diagnostics::default())).unwrap();
         assert!(twice == out);
     }
 
@@ -314,9 +314,9 @@ mod tests {
     fn slices_of_the_timeline_keep_their_times() {
         let json = br#"[{"name":"a","ph":"X","ts":100,"dur":10.25,"tid":3},{"name":"b","ph":"X","ts":101,"dur":3,"tid":3},
             {"name":"c","ph":"X","ts":104,"dur":3,"tid":3}]"#;
-        let profile = read(&mut &json[..], &mut Diagnostics::default()).unwrap();
+        let profile = read(&mut &json[..], &ReadOptions::default(), &mut Diagnostics::default()).unwrap();
         let mut out = Vec::new();
-        write(&profile, &mut out, &ConvertOptions::default()).unwrap();
+        write(&profile, Writing::new(&mut out, &ConvertOptions::default(), &mut Diagnostics::default())).unwrap();
         let text = String::from_utf8(out).unwrap();
         let events: Vec<(&str, &str)> = (text.lines())
             .filter_map(|l| Some((l.split('"').nth(3)?, l.split("\"ts\":").nth(1)?.split(',').next()?)))
@@ -335,10 +335,10 @@ mod tests {
         let json =
             br#"[{"name":"a","ph":"X","ts":100,"dur":10.25,"tid":3},{"name":"b","ph":"X","ts":101,"dur":2.5,"tid":3,
             "args":{"filename":"f.py","line":9}},{"name":"c","ph":"X","ts":104,"dur":3,"tid":3}]"#;
-        let mut profile = read(&mut &json[..], &mut Diagnostics::default()).unwrap();
+        let mut profile = read(&mut &json[..], &ReadOptions::default(), &mut Diagnostics::default()).unwrap();
         profile.timeline = None;
         let mut out = Vec::new();
-        write(&profile, &mut out, &ConvertOptions::default()).unwrap();
+        write(&profile, Writing::new(&mut out, &ConvertOptions::default(), &mut Diagnostics::default())).unwrap();
         let text = String::from_utf8(out).unwrap();
         let slices: Vec<&str> =
             text.lines().filter(|l| l.contains(r#""ph":"B""#) || l.contains(r#""ph":"E""#)).collect();
@@ -368,9 +368,9 @@ mod tests {
         let stacks =
             b"[{\"name\":\"p\",\"ph\":\"X\",\"ts\":0,\"dur\":0.3},{\"name\":\"x\",\"ph\":\"X\",\"ts\":0,\"dur\":0.1},
             {\"name\":\"y\",\"ph\":\"X\",\"ts\":0.1,\"dur\":0.2}]";
-        let profile = read(&mut &stacks[..], &mut Diagnostics::default()).unwrap();
+        let profile = read(&mut &stacks[..], &ReadOptions::default(), &mut Diagnostics::default()).unwrap();
         let mut out = Vec::new();
-        write(&profile, &mut out, &ConvertOptions::default()).unwrap();
+        write(&profile, Writing::new(&mut out, &ConvertOptions::default(), &mut Diagnostics::default())).unwrap();
         let text = String::from_utf8(out).unwrap();
         let ends: Vec<&str> = text.lines().filter(|l| l.contains(r#""ph":"E""#)).collect();
         assert_eq!(

@@ -45,11 +45,10 @@ pub(crate) const SPEC: Spec = Spec {
     reads: Some(Reads::text(sniff, |input, options, diag| {
         read(input, &options.formats.get(), options.merge_lines, diag)
     })),
-    writes: Some(Writes {
-        write: |profile, to| write(profile, to.out, to.options.formats.get::<super::Options>().separators, to.diag),
-        rules: super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag), false),
-        differential: None,
-    }),
+    writes: Some(Writes::new(
+        |profile, to| write(profile, to.out, to.options.formats.get::<super::Options>().separators, to.diag),
+        super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag), false),
+    )),
 };
 
 /// The format's name in errors and warnings.

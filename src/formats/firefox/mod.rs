@@ -114,9 +114,7 @@ pub(crate) const SPEC: Spec = Spec {
         },
         |input, options, diag| read::read(input, options.path.as_deref(), diag),
     )),
-    writes: Some(Writes {
-        write: |profile, to| write::write(profile, to.out, to.options),
-        rules: Rules {
+    writes: Some(Writes::new(write::write, Rules {
             fit,
             fit_roots,
             // It holds the one metric it is weighed by.
@@ -124,9 +122,7 @@ pub(crate) const SPEC: Spec = Spec {
             keeps_facts: &[DEFINED_AT],
             merges_siblings: true,
             ..spec::STACKS_ONLY
-        },
-        differential: None,
-    }),
+        })),
 };
 
 /// The format's name in errors and warnings.

@@ -2,13 +2,13 @@
 
 use super::{Category, CATEGORY, DEFAULT_CATEGORY, FORMAT, WRITTEN_VERSION};
 use crate::error::Error;
-use crate::formats::options::{effective_interval, ConvertOptions, Turning};
+use crate::formats::options::{effective_interval, Turning};
 use crate::model::{FrameId, FrameKind, MetricKind, NodeId, Profile, Value};
 use serde::Serialize;
 use serde_json::Number;
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::io::Write;
+use crate::formats::spec::Writing;
 
 /// A processed profile as written: its meta first, as profilers write it (and detection reads it).
 #[derive(Serialize)]
@@ -253,7 +253,7 @@ fn color(category: &str) -> &'static str {
 
 /// Writes `profile` (projected onto [`CARRIES`](super::CARRIES): one metric, time in ms) as a
 /// processed profile of version 55 (see the module documentation).
-pub(super) fn write(profile: &Profile, out: &mut dyn Write, options: &ConvertOptions) -> Result<(), Error> {
+pub(super) fn write(profile: &Profile, Writing { out, options, .. }: Writing<'_>) -> Result<(), Error> {
     let Some(metric) = profile.metrics().first() else {
         let what = "the profile has none of the weights a sample has in it (samples, time, bytes)".to_string();
         return Err(Error::Unrepresentable { format: FORMAT, what });

@@ -31,6 +31,7 @@ use crate::diag::Diagnostics;
 use crate::error::{FormatName, ParseError, ParseErrorKind};
 use crate::formats::json;
 use crate::formats::spec::{JsonKind, Reads, Spec};
+use crate::formats::ReadOptions;
 use crate::model::{FrameId, FrameRef, NodeId, Profile, Value, DEFINED_AT};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
@@ -44,10 +45,7 @@ pub(crate) const SPEC: Spec = Spec {
     // GHC writes -pj output to `<prog>.prof` too.
     extensions: &["prof.json", "json", "prof"],
     carries: super::CARRIES,
-    reads: Some(Reads::json(
-        JsonKind { what: "GHC's +RTS -pj JSON", aside: " (GHC's +RTS -pj profile)", check },
-        |input, _, diag| read(input, diag),
-    )),
+    reads: Some(Reads::json(JsonKind { what: "GHC's +RTS -pj JSON", aside: " (GHC's +RTS -pj profile)", check }, read)),
     writes: None,
 };
 
@@ -127,7 +125,11 @@ struct CostCentre {
 const SCHEMA: &str = "JSON in GHC's -pj schema";
 
 /// Reads a `-pj` profile.
-pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+pub(crate) fn read(
+    input: &mut (dyn Read + Send),
+    _: &ReadOptions,
+    diag: &mut Diagnostics,
+) -> Result<Profile, ParseError> {
     let bytes = json::read_all(input, FORMAT)?;
     let text = json::text(FORMAT, &bytes)?;
     let document: Document<'_> = json::parse(FORMAT, text, SCHEMA)?;
@@ -397,7 +399,7 @@ mod tests {
         }
         text.push('}');
         let mut diag = Diagnostics::default();
-        let profile = read(&mut text.as_bytes(), &mut diag).unwrap();
+        let profile = read(&mut text.as_bytes(), &ReadOptions::default(), &mut diag).unwrap();
         assert_eq!(profile.max_depth(), Some(depth as u32 - 1));
         assert_eq!(profile.total(TICKS), Value::Int(1));
         assert!(diag.warnings().iter().all(|w| w.key != "total-mismatch"), "{:?}", diag.warnings());

@@ -60,6 +60,7 @@ use super::{alloc_metric, cost_centre, new_profile, ALLOC, ENTRIES, TICKS};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, FormatName, ParseError, ParseErrorKind, Position};
 use crate::formats::spec::{first_line_contains, Carries, Reads, Sniff, Spec};
+use crate::formats::ReadOptions;
 use crate::model::{FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, Unit, Value, DEFINED_AT};
 use crate::text::{self, Line};
 use std::io::Read;
@@ -71,7 +72,7 @@ pub(crate) const SPEC: Spec = Spec {
     description: "GHC `+RTS -p`/`-P` text report",
     extensions: &["prof"],
     carries: CARRIES,
-    reads: Some(Reads::text(sniff, |input, _, diag| read(input, diag))),
+    reads: Some(Reads::text(sniff, read)),
     writes: None,
 };
 
@@ -157,7 +158,11 @@ fn tenths(value: u64, decimals: u8) -> u64 {
 }
 
 /// Reads a text report: rows are split into numbers on a second thread while this one builds the tree.
-pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+pub(crate) fn read(
+    input: &mut (dyn Read + Send),
+    _: &ReadOptions,
+    diag: &mut Diagnostics,
+) -> Result<Profile, ParseError> {
     let mut reader = ProfReader::default();
     let mut end = Position::line(1, 0);
     text::pipeline(input, FORMAT, trailing_numbers, |line, numbers| {
@@ -703,7 +708,7 @@ mod tests {
 
     fn read_text(text: &str) -> (Profile, Diagnostics) {
         let mut diag = Diagnostics::default();
-        let profile = read(&mut text.as_bytes(), &mut diag).unwrap();
+        let profile = read(&mut text.as_bytes(), &ReadOptions::default(), &mut diag).unwrap();
         (profile, diag)
     }
 

@@ -17,6 +17,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use std::fmt::{self, Display, Formatter};
 use std::io::Write;
+use crate::formats::ReadOptions;
 
 /// The OTLP/JSON encoding: what it is, how it is told and read and written.
 pub(crate) const SPEC: Spec = Spec {
@@ -26,13 +27,9 @@ pub(crate) const SPEC: Spec = Spec {
     carries: CARRIES,
     reads: Some(Reads::json(
         JsonKind { what: "OTLP profiles JSON", aside: " (OpenTelemetry's)", check },
-        |input, _, diag| read(input, diag),
+        read,
     )),
-    writes: Some(Writes {
-        write: super::write_json,
-        rules: RULES,
-        differential: None,
-    }),
+    writes: Some(Writes::new(super::write_json, RULES)),
 };
 
 /// `Ok` for a JSON object whose first bytes name `resourceProfiles` (or `resource_profiles`).
@@ -46,7 +43,7 @@ pub(super) fn check(head: &[u8]) -> Result<(), &'static str> {
 }
 
 /// Reads an OTLP/JSON request.
-pub(super) fn read(input: &mut (dyn std::io::Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+pub(super) fn read(input: &mut (dyn std::io::Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let bytes = json::read_all(input, JSON_FORMAT)?;
     let text = json::text(JSON_FORMAT, &bytes)?;
     let expected = "OTLP/JSON (an ExportProfilesServiceRequest)";

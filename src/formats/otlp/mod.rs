@@ -96,6 +96,7 @@ use super::spec::{self, Carries, Reads, Rules, Sniff, Spec, Writes};
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
 use prost::Message;
 use read::Part;
+use crate::formats::ReadOptions;
 
 /// The protobuf encoding: what it is, how it is told and read and written.
 pub(crate) const SPEC: Spec = Spec {
@@ -103,12 +104,8 @@ pub(crate) const SPEC: Spec = Spec {
     description: "OpenTelemetry profiles (OTLP `ExportProfilesServiceRequest`, protobuf; proto v1.11.0)",
     extensions: &["otlp"],
     carries: CARRIES,
-    reads: Some(Reads::binary(sniff, |input, _, diag| read_protobuf(input, diag))),
-    writes: Some(Writes {
-        write: |profile, to| write::write(profile, to.out, write::Encoding::Protobuf, to.diag),
-        rules: RULES,
-        differential: None,
-    }),
+    reads: Some(Reads::binary(sniff, read_protobuf)),
+    writes: Some(Writes::new(|profile, to| write::write(profile, to.out, write::Encoding::Protobuf, to.diag), RULES)),
 };
 
 /// Writes `profile` as OTLP/JSON: [`json::SPEC`]'s writer, here, as `write.rs` writes JSON through
@@ -197,6 +194,7 @@ fn first_field(bytes: &[u8]) -> Option<(u64, &[u8])> {
 /// Reads a protobuf request.
 fn read_protobuf(
     input: &mut (dyn std::io::Read + Send),
+    _: &ReadOptions,
     diag: &mut crate::diag::Diagnostics,
 ) -> Result<crate::model::Profile, ParseError> {
     let bytes = super::json::read_all(input, FORMAT)?;

@@ -100,7 +100,7 @@ pub(crate) const SPEC: Spec = Spec {
         .weighing(&[MetricKind::Samples, MetricKind::Alloc, MetricKind::Objects, MetricKind::Time])
         .with_frame_kinds()
         .with_modules(),
-    reads: Some(Reads::binary(sniff, |input, _, diag| read::read(input, diag))),
+    reads: Some(Reads::binary(sniff, read::read)),
     writes: None,
 };
 

@@ -17,9 +17,10 @@ use indexmap::IndexSet;
 use prost::Message;
 use std::io::Read;
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
+use crate::formats::ReadOptions;
 
 /// Reads a trace, a packet at a time.
-pub(super) fn read(input: &mut (dyn std::io::Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+pub(super) fn read(input: &mut (dyn std::io::Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let mut packets = packets(input);
     let mut reader = Reader::default();
     while let Some(at) = packets.next()? {

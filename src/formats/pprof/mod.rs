@@ -103,7 +103,7 @@ pub(crate) const SPEC: Spec = Spec {
     writes: Some(Writes {
         write,
         rules: Rules {
-            fit: |profile, _, diag| fit(profile, diag),
+            fit,
             says_which_metric_comes_first: true,
             keeps_facts: sample_types::PROFILE_FACTS,
             ..spec::STACKS_ONLY
@@ -181,7 +181,7 @@ fn field_offset(bytes: &[u8], number: u64, nth: usize) -> usize {
 /// Fits a profile to pprof, whose values are whole numbers and whose line 0 means no line: time with
 /// fractions (Dyalog's milliseconds) in nanoseconds, and a line frame at line 0 (a Dyalog call from
 /// an unknown line) its function, merged with the function's node where it has one.
-pub(crate) fn fit(mut profile: Profile, diag: &mut Diagnostics) -> Profile {
+pub(crate) fn fit(mut profile: Profile, _: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
     sample_types::fractions_in_nanoseconds(&mut profile);
     let mut profile = sample_types::lines_0_as_functions(profile, FORMAT, "pprof-line-0", diag);
     sample_types::keep_timeline_of_every_value(&mut profile, FORMAT, diag);

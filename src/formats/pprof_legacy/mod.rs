@@ -84,6 +84,7 @@ use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
 use crate::formats::kit::sink::{Order, StackSink};
 use crate::model::{FrameId, FrameKind, FrameRef, MetricKind, Profile};
 use rustc_hash::FxHashMap;
+use crate::formats::ReadOptions;
 
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {
@@ -94,7 +95,7 @@ pub(crate) const SPEC: Spec = Spec {
         .weighing(&[MetricKind::Samples, MetricKind::Alloc, MetricKind::Objects, MetricKind::Time, MetricKind::Events])
         .with_modules()
         .with_interval(),
-    reads: Some(Reads::binary(sniff, |input, _, diag| read(input, diag))),
+    reads: Some(Reads::binary(sniff, read)),
     writes: None,
 };
 
@@ -111,7 +112,7 @@ fn sniff(head: &[u8]) -> Sniff {
 }
 
 /// Reads a CPU profile or a profile in text (see the module documentation).
-fn read(input: &mut (dyn std::io::Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+fn read(input: &mut (dyn std::io::Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let bytes = read_all(input, FORMAT)?;
     match cpu::Words::of_header(&bytes) {
         Some(header) => cpu::read(&bytes, header, diag),

@@ -72,7 +72,7 @@
 mod read;
 
 use super::json::push_string;
-use super::spec::{self, Carries, JsonKind, Reads, Rules, Spec, Writes};
+use super::spec::{self, Carries, JsonKind, Reads, Rules, Spec, Writes, Writing};
 use crate::error::{Error, FormatName};
 use crate::diag::Diagnostics;
 use crate::model::{
@@ -80,6 +80,7 @@ use crate::model::{
     Unit, Value, Walk,
 };
 use std::io::Write;
+use crate::formats::ConvertOptions;
 
 pub(crate) use read::read;
 
@@ -91,19 +92,15 @@ pub(crate) const SPEC: Spec = Spec {
     carries: CARRIES,
     reads: Some(Reads::json(
         JsonKind { what: "speedscope JSON", aside: "", check },
-        |input, _, diag| read(input, diag),
+        read,
     )),
-    writes: Some(Writes {
-        write: |profile, to| write(profile, to.out, to.options),
-        rules: Rules {
-            fit: |profile, _, diag| fit(profile, diag),
+    writes: Some(Writes::new(write, Rules {
+            fit,
             fit_roots,
             says_which_metric_comes_first: true,
             keeps_facts: &[crate::model::DEFINED_AT],
             ..spec::STACKS_ONLY
-        },
-        differential: None,
-    }),
+        })),
 };
 
 /// The format's name in errors and warnings.
@@ -136,7 +133,7 @@ pub(crate) fn fit_roots(profile: &mut Profile) {
 
 /// Keeps the slices of the profile's timeline only where they are the time they are written as
 /// (its first metric of time, [`crate::model::Timeline::keep_slices_that_are_the_time`]), saying so where they are not.
-fn fit(mut profile: Profile, diag: &mut Diagnostics) -> Profile {
+fn fit(mut profile: Profile, _: &ConvertOptions, diag: &mut Diagnostics) -> Profile {
     if let (Some((m, nanos)), Some(timeline)) = (timed_metric(&profile), &mut profile.timeline) {
         let dropped = timeline.keep_slices_that_are_the_time(&profile.tree, m, nanos);
         if dropped > 0 {
@@ -195,11 +192,7 @@ fn timed_metric(profile: &Profile) -> Option<(usize, f64)> {
 /// Writes `profile` (projected onto [`CARRIES`]) as a speedscope file.
 /// Samples larger than `options` allow ([`ConvertOptions::output_limit`](super::options::ConvertOptions::output_limit)) are refused before
 /// a byte is written.
-pub(crate) fn write(
-    profile: &Profile,
-    out: &mut dyn Write,
-    options: &super::options::ConvertOptions,
-) -> Result<(), Error> {
+pub(crate) fn write(profile: &Profile, Writing { out, options, .. }: Writing<'_>) -> Result<(), Error> {
     let parts = Parts::of(profile);
     super::stacks::check_output_size(FORMAT, parts.samples_size(profile), options)?;
     let mut json = String::with_capacity(1 << 16);

@@ -17,6 +17,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::fmt;
 use std::io::Read;
+use crate::formats::ReadOptions;
 
 /// What a speedscope file should be, for serde's errors.
 const EXPECTED: &str = "JSON in speedscope's file format";
@@ -137,7 +138,7 @@ struct Part {
 }
 
 /// Reads a speedscope file.
-pub(crate) fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+pub(crate) fn read(input: &mut (dyn Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let bytes = json::read_all(input, FORMAT)?;
     let text = json::text(FORMAT, &bytes)?;
     let document: Document<'_> = json::parse(FORMAT, text, EXPECTED)?;

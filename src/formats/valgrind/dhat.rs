@@ -60,6 +60,7 @@ use crate::error::{FormatName, ParseError, ParseErrorKind};
 use crate::formats::json;
 use crate::formats::kit::sink::{Order, Reason, StackSink};
 use crate::formats::spec::{Carries, JsonKind, Reads, Spec};
+use crate::formats::ReadOptions;
 use crate::model::{FrameId, Metric, MetricKind, Profile, Repr, Sampling, Unit};
 use serde::Deserialize;
 use std::io::Read;
@@ -74,10 +75,7 @@ pub(crate) const SPEC: Spec = Spec {
         .with_source_lines()
         .with_modules()
         .with_title(),
-    reads: Some(Reads::json(
-        JsonKind { what: "a DHAT profile (dhat.out.<pid>)", aside: " (valgrind's)", check },
-        |input, _, diag| read(input, diag),
-    )),
+    reads: Some(Reads::json(JsonKind { what: "a DHAT profile (dhat.out.<pid>)", aside: " (valgrind's)", check }, read)),
     writes: None,
 };
 
@@ -147,7 +145,7 @@ impl ProgramPoint {
 const FIELDS: [&str; 8] = ["tbk", "tb", "gbk", "gb", "ebk", "eb", "rb", "wb"];
 
 /// Reads a DHAT file (see the module documentation).
-fn read(input: &mut (dyn Read + Send), diag: &mut Diagnostics) -> Result<Profile, ParseError> {
+fn read(input: &mut (dyn Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let bytes = json::read_all(input, FORMAT)?;
     let text = json::text(FORMAT, &bytes)?;
     let document: Document = json::parse(FORMAT, text, EXPECTED)?;
@@ -270,7 +268,7 @@ mod tests {
         let text = r#"{"dhatFileVersion":2,"mode":"heap","cmd":"x","pps":[{"tb":7,"tbk":1,"fs":[]},
             {"tb":3,"tbk":1,"fs":[1]}],"ftbl":["[root]","0x1: f (a.c:1)"]}"#;
         let mut diag = Diagnostics::default();
-        let profile = read(&mut text.as_bytes(), &mut diag).unwrap();
+        let profile = read(&mut text.as_bytes(), &ReadOptions::default(), &mut diag).unwrap();
         assert_eq!(profile.total(1), crate::model::Value::Int(3));
         let warnings = diag.lines(false).join("\n");
         assert!(warnings.contains("1 program point(s) of no frame but [root] (7 total bytes) left out"), "{warnings}");

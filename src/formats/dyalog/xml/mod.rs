@@ -68,11 +68,10 @@ pub(crate) const SPEC: Spec = Spec {
     extensions: &["xml"],
     carries: super::carries(false),
     reads: Some(Reads::text(sniff, |input, options, diag| read(input, options.merge_lines, diag))),
-    writes: Some(Writes {
-        write: |profile, to| write(profile, to.out, &to.options.formats.get(), to.diag),
-        rules: super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag), true),
-        differential: None,
-    }),
+    writes: Some(Writes::new(
+        |profile, to| write(profile, to.out, &to.options.formats.get(), to.diag),
+        super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag), true),
+    )),
 };
 
 /// The format's name in errors and warnings.

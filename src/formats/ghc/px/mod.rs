@@ -81,11 +81,10 @@ pub(crate) const SPEC: Spec = Spec {
     extensions: &["px", "prof"],
     carries: CARRIES,
     reads: Some(Reads::text(sniff, |input, options, diag| read(input, &options.formats.get(), diag))),
-    writes: Some(Writes {
+    writes: Some(Writes::new(
         write,
-        rules: Rules { module_is_namespace: true, single_root: Some(super::main_frame), ..spec::STACKS_ONLY },
-        differential: None,
-    }),
+        Rules { module_is_namespace: true, single_root: Some(super::main_frame), ..spec::STACKS_ONLY },
+    )),
 };
 
 /// The format's name in errors and warnings.

@@ -67,7 +67,7 @@
 use super::json;
 use super::kit::v8_profile::{add_tree, metrics, warn_unknown, Document};
 use super::kit::v8_profile_writer::{add_weights, check_max_samples, micros, push_call_frame, push_list, weigh_time, Layout};
-use super::options::{effective_interval, ConvertOptions, Turning, ReadOptions};
+use super::options::{effective_interval, ConvertOptions, ReadOptions, Turning};
 use super::spec::{self, Carries, JsonKind, Reads, Rules, Spec, Writes, Writing};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError};

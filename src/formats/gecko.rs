@@ -57,6 +57,7 @@ use super::json;
 use super::spec::{Carries, JsonKind, Reads, Spec};
 use crate::diag::Diagnostics;
 use crate::error::{FormatName, ParseError, ParseErrorKind};
+use crate::formats::ReadOptions;
 use crate::model::{
     ChildIndex, FrameId, FrameKind, FrameRef, Metric, MetricKind, NodeId, Profile, Repr, TimedSample, Timeline, Unit,
     Value, DEFINED_AT,
@@ -65,7 +66,6 @@ use serde::Deserialize;
 use serde_json::Value as Json;
 use std::collections::HashMap;
 use std::io::Read;
-use crate::formats::ReadOptions;
 
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {

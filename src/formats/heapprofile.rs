@@ -41,11 +41,11 @@ use super::kit::source_frame::CallFrame;
 use super::spec::{Carries, JsonKind, Reads, Spec};
 use crate::diag::Diagnostics;
 use crate::error::{FormatName, ParseError};
+use crate::formats::ReadOptions;
 use crate::model::{Metric, MetricKind, NodeId, Profile, Repr, Sampling, Unit, Value};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::io::Read;
-use crate::formats::ReadOptions;
 
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {

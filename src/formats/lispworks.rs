@@ -53,11 +53,10 @@
 use super::spec::{self, Carries, Reads, Rules, Sniff, Spec, Writes, Writing};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, FormatName, ParseError, ParseErrorKind, Position};
+use crate::formats::{ConvertOptions, ReadOptions};
 use crate::model::{ops, FrameId, FrameKind, FrameTable, FunctionFacts, Metric, NodeId, Profile, Value};
 use crate::text;
 use std::io::{Read, Write};
-use crate::formats::ReadOptions;
-use crate::formats::ConvertOptions;
 
 /// What its format is, how it is told and read and written, and what a conversion to it does.
 pub(crate) const SPEC: Spec = Spec {

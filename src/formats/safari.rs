@@ -33,13 +33,13 @@ use super::json;
 use super::kit::source_frame::{Anonymous, SourceFrame};
 use super::spec::{Carries, JsonKind, Reads, Spec};
 use super::stacks::StackTree;
+use crate::diag::Diagnostics;
 use crate::error::{FormatName, ParseError};
+use crate::formats::ReadOptions;
 use crate::model::{FrameId, Metric, MetricKind, Profile, Repr, Unit, Value};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::io::Read;
-use crate::formats::ReadOptions;
-use crate::diag::Diagnostics;
 
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {

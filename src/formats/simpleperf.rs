@@ -63,13 +63,13 @@ use super::shared::unique_name;
 use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
 use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
+use crate::formats::ReadOptions;
 use crate::model::{
     FrameId, FrameKind, FrameRef, Metric, MetricKind, Profile, Repr, Sampling, TimedSample, Timeline, Unit,
 };
 use prost::Message;
 use rustc_hash::FxHashMap;
 use std::ops::Range;
-use crate::formats::ReadOptions;
 
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {

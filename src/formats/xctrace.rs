@@ -40,11 +40,11 @@ use super::rust_symbols;
 use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
 use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
+use crate::formats::ReadOptions;
 use crate::model::{FrameId, FrameKind, FrameRef, Metric, Profile};
 use quick_xml::events::{BytesStart, Event};
 use std::collections::HashMap;
 use std::io::{BufReader, Read};
-use crate::formats::ReadOptions;
 
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {

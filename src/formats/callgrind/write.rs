@@ -3,10 +3,10 @@
 
 use crate::diag::Diagnostics;
 use crate::error::Error;
+use crate::formats::spec::Writing;
 use crate::model::{Frame, FrameKind, NodeId, Profile, Unit, Value};
 use rustc_hash::FxHashMap;
 use std::io::Write;
-use crate::formats::spec::Writing;
 
 /// A function as callgrind names it: its file (module) and its name.
 type Function = (Option<String>, String);

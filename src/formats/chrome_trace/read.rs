@@ -2,6 +2,7 @@
 
 use super::{to_nanosecond, DISPLAY_TIME_UNIT, FORMAT};
 use crate::diag::Diagnostics;
+use crate::formats::ReadOptions;
 use crate::formats::json;
 use crate::formats::kit::time::whole_nanoseconds;
 use crate::error::{ParseError, ParseErrorKind, Position};
@@ -20,7 +21,6 @@ use std::io::{BufRead, BufReader, Read};
 mod samples;
 
 use samples::{ProfileArgs, ProfileEvent, SampleJson, StackFrameJson};
-use crate::formats::ReadOptions;
 
 /// A pid, tid or id: a number, or a string as some writers give them (Hermes: `"tid": "7695"`);
 /// a string of a whole number is that number, as speedscope takes it (`Number(tid)`).

@@ -7,8 +7,8 @@ use crate::formats::json::push_string;
 use crate::formats::kit::v8_profile_writer::{
     add_weights, micros, push_call_frame, push_list, span_of_samples, weigh_time, Layout,
 };
-use crate::model::{slice_edges, Edge, MetricKind, NodeId, Profile, Slice, TimedSample};
 use crate::formats::spec::Writing;
+use crate::model::{slice_edges, Edge, MetricKind, NodeId, Profile, Slice, TimedSample};
 
 /// Writes `profile` (projected onto [`CARRIES`](super::CARRIES) and fitted by [`fit`](super::fit):
 /// time in µs, roots that are threads without time of their own) as a Chrome trace.

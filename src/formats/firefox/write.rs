@@ -3,12 +3,12 @@
 use super::{Category, CATEGORY, DEFAULT_CATEGORY, FORMAT, WRITTEN_VERSION};
 use crate::error::Error;
 use crate::formats::options::{effective_interval, Turning};
+use crate::formats::spec::Writing;
 use crate::model::{FrameId, FrameKind, MetricKind, NodeId, Profile, Value};
 use serde::Serialize;
 use serde_json::Number;
 use std::borrow::Cow;
 use std::collections::HashMap;
-use crate::formats::spec::Writing;
 
 /// A processed profile as written: its meta first, as profilers write it (and detection reads it).
 #[derive(Serialize)]

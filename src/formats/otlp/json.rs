@@ -10,6 +10,7 @@ use super::read::{self, Part};
 use super::{CARRIES, JSON_FORMAT, RULES};
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind};
+use crate::formats::ReadOptions;
 use crate::formats::json;
 use crate::formats::spec::{JsonKind, Reads, Spec, Writes};
 use crate::model::Profile;
@@ -17,7 +18,6 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use std::fmt::{self, Display, Formatter};
 use std::io::Write;
-use crate::formats::ReadOptions;
 
 /// The OTLP/JSON encoding: what it is, how it is told and read and written.
 pub(crate) const SPEC: Spec = Spec {

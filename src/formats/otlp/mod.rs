@@ -94,9 +94,9 @@ mod write;
 use super::kit::wire;
 use super::spec::{self, Carries, Reads, Rules, Sniff, Spec, Writes};
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
+use crate::formats::ReadOptions;
 use prost::Message;
 use read::Part;
-use crate::formats::ReadOptions;
 
 /// The protobuf encoding: what it is, how it is told and read and written.
 pub(crate) const SPEC: Spec = Spec {

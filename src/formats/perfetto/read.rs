@@ -7,6 +7,7 @@ use super::slices::{Owner, Slices, Timing};
 use super::{error, packets, FORMAT};
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, Position};
+use crate::formats::ReadOptions;
 use crate::formats::kit::wire;
 use crate::formats::kit::sink::{LeftOut, Order, Reason, StackSink};
 use crate::model::{
@@ -17,7 +18,6 @@ use indexmap::IndexSet;
 use prost::Message;
 use std::io::Read;
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
-use crate::formats::ReadOptions;
 
 /// Reads a trace, a packet at a time.
 pub(super) fn read(input: &mut (dyn std::io::Read + Send), _: &ReadOptions, diag: &mut Diagnostics) -> Result<Profile, ParseError> {

@@ -81,10 +81,10 @@ use super::json::read_all;
 use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
 use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
+use crate::formats::ReadOptions;
 use crate::formats::kit::sink::{Order, StackSink};
 use crate::model::{FrameId, FrameKind, FrameRef, MetricKind, Profile};
 use rustc_hash::FxHashMap;
-use crate::formats::ReadOptions;
 
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {

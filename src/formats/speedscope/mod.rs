@@ -75,12 +75,12 @@ use super::json::push_string;
 use super::spec::{self, Carries, JsonKind, Reads, Rules, Spec, Writes, Writing};
 use crate::error::{Error, FormatName};
 use crate::diag::Diagnostics;
+use crate::formats::ConvertOptions;
 use crate::model::{
     ops, slice_edges, CallTree, Children, Edge, FrameId, FrameKind, Metric, MetricKind, NodeId, Profile, Repr, Slice,
     Unit, Value, Walk,
 };
 use std::io::Write;
-use crate::formats::ConvertOptions;
 
 pub(crate) use read::read;
 

@@ -2,6 +2,7 @@
 
 use super::FORMAT;
 use crate::diag::Diagnostics;
+use crate::formats::ReadOptions;
 use crate::formats::kit::time::whole_nanoseconds;
 use crate::error::{ParseError, ParseErrorKind};
 use crate::formats::json;
@@ -17,7 +18,6 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::fmt;
 use std::io::Read;
-use crate::formats::ReadOptions;
 
 /// What a speedscope file should be, for serde's errors.
 const EXPECTED: &str = "JSON in speedscope's file format";

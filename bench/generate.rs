@@ -391,6 +391,9 @@ fn perf_script(shape: &str, size: u64, out: &mut impl Write) -> (u64, u64) {
     (records, written)
 }
 
+/// The utility functions of `callgrind`'s program, called from everywhere.
+const CALLGRIND_UTILITIES: usize = 200;
+
 /// A callgrind file as valgrind writes one for a large program (`positions: line`, `events: Ir Dr
 /// Dw`, compressed names, sub-position compression), of at least `size` bytes: functions in 500
 /// source files, each called from one caller (function `i` from `i / 4`, so that the graph is as
@@ -400,7 +403,7 @@ fn perf_script(shape: &str, size: u64, out: &mut impl Write) -> (u64, u64) {
 /// written through proftool's callgrind writer: a tree of random stacks written as a graph is a
 /// graph of random calls, which no program has. Returns the functions and the bytes written.
 fn callgrind(size: u64, out: &mut impl Write) -> (usize, u64) {
-    const UTILITIES: usize = 200;
+    const UTILITIES: usize = CALLGRIND_UTILITIES;
     const BYTES_PER_FUNCTION: u64 = 410;
     let mut rng = Rng(0xca11_9121);
     let functions = UTILITIES + (size / BYTES_PER_FUNCTION) as usize;
@@ -420,28 +423,9 @@ fn callgrind(size: u64, out: &mut impl Write) -> (usize, u64) {
         lines.push(own);
         utility.push((f >= UTILITIES && rng.below(3) == 0).then(|| rng.below(UTILITIES as u64) as usize));
     }
-    let caller = |f: usize| (f > UTILITIES).then(|| UTILITIES + (f - UTILITIES - 1) / 4);
-    // Inclusive costs, callees (higher numbers) first; a utility's calls share its total equally.
     let own = |f: usize| lines[f].iter().fold([0u64; 3], |a, (_, c)| [a[0] + c[0], a[1] + c[1], a[2] + c[2]]);
-    let mut calls_to = vec![0u64; UTILITIES];
-    utility.iter().flatten().for_each(|&u| calls_to[u] += 1);
-    let per_call: Vec<[u64; 3]> = (0..UTILITIES).map(|u| own(u).map(|c| c / calls_to[u].max(1))).collect();
-    let mut inclusive: Vec<[u64; 3]> = (0..functions).map(own).collect();
-    for f in (UTILITIES..functions).rev() {
-        if let Some(u) = utility[f] {
-            (0..3).for_each(|e| inclusive[f][e] += per_call[u][e]);
-        }
-        if let Some(c) = caller(f) {
-            let add = inclusive[f];
-            (0..3).for_each(|e| inclusive[c][e] += add[e]);
-        }
-    }
-    let mut callees: Vec<Vec<usize>> = vec![Vec::new(); functions];
-    for f in UTILITIES + 1..functions {
-        if let Some(c) = caller(f) {
-            callees[c].push(f);
-        }
-    }
+    let CallCosts { per_call, inclusive, callees } =
+        CallCosts::of(&(0..functions).map(own).collect::<Vec<_>>(), &utility);
     let name = |f: usize| match f < UTILITIES {
         true => format!("util_{}", ["memcpy", "malloc", "free", "hash", "compare"][f % 5].to_owned() + &f.to_string()),
         false => format!("{}_{}_{f}", VERBS[f % 10].to_lowercase(), NOUNS[(f / 10) % 10].to_lowercase()),
@@ -499,6 +483,47 @@ fn callgrind(size: u64, out: &mut impl Write) -> (usize, u64) {
     }
     writeln!(w, "totals: {} {} {}", totals[0], totals[1], totals[2]).unwrap();
     (functions, out.bytes)
+}
+
+/// What `callgrind`'s calls cost: function `i` called from `i / 4` past the utilities, and some
+/// calling a utility.
+struct CallCosts {
+    /// What one call of each utility costs: its own costs shared equally among its calls.
+    per_call: Vec<[u64; 3]>,
+    /// Each function's inclusive costs.
+    inclusive: Vec<[u64; 3]>,
+    /// Each function's callees but the utility it calls.
+    callees: Vec<Vec<usize>>,
+}
+
+impl CallCosts {
+    /// The costs of the functions whose own costs are `own`, `utility` naming the utility each calls.
+    fn of(own: &[[u64; 3]], utility: &[Option<usize>]) -> CallCosts {
+        const UTILITIES: usize = CALLGRIND_UTILITIES;
+        let functions = own.len();
+        let caller = |f: usize| (f > UTILITIES).then(|| UTILITIES + (f - UTILITIES - 1) / 4);
+        // Inclusive costs, callees (higher numbers) first; a utility's calls share its total equally.
+        let mut calls_to = vec![0u64; UTILITIES];
+        utility.iter().flatten().for_each(|&u| calls_to[u] += 1);
+        let per_call: Vec<[u64; 3]> = (0..UTILITIES).map(|u| own[u].map(|c| c / calls_to[u].max(1))).collect();
+        let mut inclusive = own.to_vec();
+        for f in (UTILITIES..functions).rev() {
+            if let Some(u) = utility[f] {
+                (0..3).for_each(|e| inclusive[f][e] += per_call[u][e]);
+            }
+            if let Some(c) = caller(f) {
+                let add = inclusive[f];
+                (0..3).for_each(|e| inclusive[c][e] += add[e]);
+            }
+        }
+        let mut callees: Vec<Vec<usize>> = vec![Vec::new(); functions];
+        for f in UTILITIES + 1..functions {
+            if let Some(c) = caller(f) {
+                callees[c].push(f);
+            }
+        }
+        CallCosts { per_call, inclusive, callees }
+    }
 }
 
 /// A Python pstats file (`marshal.dumps` of the stats dict, as cProfile's `dump_stats` writes it,

@@ -737,22 +737,9 @@ pub(super) fn xperf(size: u64, out: &mut impl Write) -> (usize, u64) {
 /// anyone takes, and near proftool's default --max-input-size (1 GiB an entry). Returns the call
 /// stacks and the bytes of the archive.
 pub(super) fn sleepy<W: Write + Seek>(version: &str, size: u64, out: &mut W) -> (usize, u64) {
-    use zip::write::SimpleFileOptions;
     let mut rng = Rng(0x51ee_0001);
     let graph = Graph::new(Lang::Cpp, &mut rng);
-    let base = |f: usize| {
-        let module_base = match graph.modules[f] {
-            "orderd.exe" => 0x7ff6_a1b2_0000u64,
-            "ordercore.dll" => 0x7ffc_5a31_0000,
-            "ntdll.dll" => 0x7ffd_1c8e_0000,
-            "KERNEL32.DLL" => 0x7ffd_1b67_0000,
-            "KERNELBASE.dll" => 0x7ffd_19e4_0000,
-            "ucrtbase.dll" => 0x7ffd_19a1_0000,
-            "VCRUNTIME140.dll" => 0x7ffc_f2f0_0000,
-            _ => 0x7ffd_1a20_0000,
-        };
-        module_base + 0x1000 + f as u64 * 0x400
-    };
+    let base = |f: usize| sleepy_module_base(graph.modules[f]) + 0x1000 + f as u64 * 0x400;
     // A symbol's line: its address, module (no extension), function, file and line.
     let symbol = |a: u64, f: usize| {
         let module = graph.modules[f].rsplit_once('.').map_or(graph.modules[f], |(m, _)| m);
@@ -838,11 +825,7 @@ pub(super) fn sleepy<W: Write + Seek>(version: &str, size: u64, out: &mut W) -> 
     );
     let mut entries: Vec<(&str, Vec<u8>)> = vec![("Stats.txt", stats.into_bytes())];
     if version != "0.92" {
-        let mut ipcounts = format!("{seconds:.6}\n");
-        let mut tops: Vec<(&u64, &f64)> = ip_seconds.iter().collect();
-        tops.sort_by_key(|t| *t.0);
-        tops.iter().for_each(|(a, s)| ipcounts += &format!("{a:#x} {s:.6}\n"));
-        entries.push(("IPCounts.txt", ipcounts.into_bytes()));
+        entries.push(("IPCounts.txt", sleepy_ipcounts(seconds, &ip_seconds)));
     }
     entries.push(("Symbols.txt", symbols.into_bytes()));
     entries.push(("Callstacks.txt", callstacks));
@@ -851,6 +834,36 @@ pub(super) fn sleepy<W: Write + Seek>(version: &str, size: u64, out: &mut W) -> 
             threads.iter().flat_map(|pool| pool.iter()).map(|(id, name)| format!("{id}\n{name}\n")).collect();
         entries.push(("Threads.txt", names.into_bytes()));
     }
+    (stacks, sleepy_archive(version, entries, out))
+}
+
+/// Very Sleepy 0.90's `IPCounts.txt`: the seconds of the capture, then those at each top address.
+fn sleepy_ipcounts(seconds: f64, ip_seconds: &HashMap<u64, f64>) -> Vec<u8> {
+    let mut ipcounts = format!("{seconds:.6}\n");
+    let mut tops: Vec<(&u64, &f64)> = ip_seconds.iter().collect();
+    tops.sort_by_key(|t| *t.0);
+    tops.iter().for_each(|(a, s)| ipcounts += &format!("{a:#x} {s:.6}\n"));
+    ipcounts.into_bytes()
+}
+
+/// Where Very Sleepy saw `module` loaded.
+fn sleepy_module_base(module: &str) -> u64 {
+    match module {
+        "orderd.exe" => 0x7ff6_a1b2_0000,
+        "ordercore.dll" => 0x7ffc_5a31_0000,
+        "ntdll.dll" => 0x7ffd_1c8e_0000,
+        "KERNEL32.DLL" => 0x7ffd_1b67_0000,
+        "KERNELBASE.dll" => 0x7ffd_19e4_0000,
+        "ucrtbase.dll" => 0x7ffd_19a1_0000,
+        "VCRUNTIME140.dll" => 0x7ffc_f2f0_0000,
+        _ => 0x7ffd_1a20_0000,
+    }
+}
+
+/// Writes a capture's `entries` as Very Sleepy's archive does (deflated, then a stored `Version N
+/// required`); returns its size.
+fn sleepy_archive<W: Write + Seek>(version: &str, entries: Vec<(&str, Vec<u8>)>, out: &mut W) -> u64 {
+    use zip::write::SimpleFileOptions;
     let mut zip = zip::ZipWriter::new(out);
     let deflate =
         SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated).compression_level(Some(6));
@@ -862,5 +875,5 @@ pub(super) fn sleepy<W: Write + Seek>(version: &str, size: u64, out: &mut W) -> 
     zip.start_file(format!("Version {version} required"), stored).expect("writing the archive");
     zip.write_all(format!("{version}\n").as_bytes()).expect("writing the archive");
     let out = zip.finish().expect("writing the archive");
-    (stacks, out.stream_position().expect("the archive's size"))
+    out.stream_position().expect("the archive's size")
 }

@@ -50,40 +50,15 @@ pub fn primary_total(profile: &Profile) -> Option<Value> {
 /// Checks `profile` (read from `origin`, if it was read from a file) through `target` and back;
 /// returns what went wrong.
 pub fn check_pair(origin: Option<Format>, target: Format, profile: &Profile, label: &str) -> Vec<String> {
-    let mut failures = Vec::new();
-    if !target.can_read() {
-        // Written only (a picture): it must be written, unless there is nothing to draw, which
-        // it must then say.
-        let nothing = primary_total(&projected(profile, target)).is_none_or(|total| total.as_f64() == 0.0);
-        return match try_write(target, profile) {
-            Ok(_) => failures,
-            Err(proftool::Error::Unrepresentable { .. }) if nothing => failures,
-            Err(e) => vec![format!("{label}: {target} is not written: {e}")],
-        };
-    }
-    // A heap profile's bytes and objects are no samples: such a target must refuse it.
-    if refuses_for_want_of_time(profile, target) {
-        return refused(target, profile, "--metric", &format!("{label}: {target} takes a profile with no time"));
-    }
-    // A profile of no stack: folded stacks of it would be an empty file, which nothing reads.
-    if profile.tree.is_empty() && target == Format::Folded {
-        return refused(target, profile, "no stack", &format!("{label}: {target} takes a profile of no stack"));
-    }
-    // A profile of no sample: a BR file is a group per sample, and one of none is empty.
-    if br_of_no_sample(profile, target) {
-        return refused(target, profile, "holds no sample", &format!("{label}: {target} takes a profile of no sample"));
-    }
-    // Samples with no frame but their thread: nothing is left to write where threads go.
-    if holds_nothing_but_threads(profile, target) {
-        let wrong = format!("{label}: {target} takes a profile of threads only");
-        return refused(target, profile, "nothing but threads", &wrong);
+    if let Some(failures) = check_refusal(target, profile, label) {
+        return failures;
     }
     let expected = projected(profile, target);
     if expected.metrics().is_empty() {
         // None of its metrics is one the target holds (instructions into the Firefox Profiler's
         // samples): a target that refuses it says so.
         if let Err(proftool::Error::Unrepresentable { .. }) = try_write(target, profile) {
-            return failures;
+            return Vec::new();
         }
     }
     let written = write(target, profile);
@@ -101,9 +76,75 @@ pub fn check_pair(origin: Option<Format>, target: Format, profile: &Profile, lab
         Ok(p) => p,
         Err(e) => return vec![format!("{label}: {target} output does not read back: {e}")],
     };
+    let mut failures = Vec::new();
     if let Err(e) = reread.validate() {
         failures.push(format!("{label}: {target} re-read is invalid: {e}"));
     }
+    if origin == Some(target) {
+        failures.extend(same_format_change(target, (profile, &expected), &reread, label));
+    }
+    if write(target, &reread) != written {
+        failures.push(format!("{label}: writing the re-read {target} is not byte-identical"));
+    }
+    if !totals_agree(primary_total(&expected), primary_total(&reread), expected.tree.len()) {
+        failures.push(format!(
+            "{label}: total changed from {:?} to {:?}",
+            primary_total(&expected),
+            primary_total(&reread)
+        ));
+    }
+    if stacks(&reread) != stacks(&expected) {
+        failures.push(format!("{label}: stacks changed:\n{}---\n{}", stacks(&expected), stacks(&reread)));
+    }
+    failures
+}
+
+/// Where `target` must not write `profile` (or there is nothing to read back: a picture), the
+/// failures of that check; `None` where it is written and read back.
+fn check_refusal(target: Format, profile: &Profile, label: &str) -> Option<Vec<String>> {
+    if !target.can_read() {
+        // Written only (a picture): it must be written, unless there is nothing to draw, which
+        // it must then say.
+        let nothing = primary_total(&projected(profile, target)).is_none_or(|total| total.as_f64() == 0.0);
+        return Some(match try_write(target, profile) {
+            Ok(_) => Vec::new(),
+            Err(proftool::Error::Unrepresentable { .. }) if nothing => Vec::new(),
+            Err(e) => vec![format!("{label}: {target} is not written: {e}")],
+        });
+    }
+    // A heap profile's bytes and objects are no samples: such a target must refuse it.
+    if refuses_for_want_of_time(profile, target) {
+        return Some(refused(target, profile, "--metric", &format!("{label}: {target} takes a profile with no time")));
+    }
+    // A profile of no stack: folded stacks of it would be an empty file, which nothing reads.
+    if profile.tree.is_empty() && target == Format::Folded {
+        return Some(refused(target, profile, "no stack", &format!("{label}: {target} takes a profile of no stack")));
+    }
+    // A profile of no sample: a BR file is a group per sample, and one of none is empty.
+    if br_of_no_sample(profile, target) {
+        return Some(refused(
+            target,
+            profile,
+            "holds no sample",
+            &format!("{label}: {target} takes a profile of no sample"),
+        ));
+    }
+    // Samples with no frame but their thread: nothing is left to write where threads go.
+    if holds_nothing_but_threads(profile, target) {
+        let wrong = format!("{label}: {target} takes a profile of threads only");
+        return Some(refused(target, profile, "nothing but threads", &wrong));
+    }
+    None
+}
+
+/// What a same-format round trip changed of `profile` (its projection `expected`) that the format
+/// carries: `reread` is what its output read back as.
+fn same_format_change(
+    target: Format,
+    (profile, expected): (&Profile, &Profile),
+    reread: &Profile,
+    label: &str,
+) -> Option<String> {
     // A Dyalog XML Version 0.x is written as 1.37, the layout the file is written in (a warning).
     let same_format =
         |p: &Profile| dump(p).replace("attr dyalog-xml.Version: \"0.9.0\"", "attr dyalog-xml.Version: \"1.37\"");
@@ -113,7 +154,7 @@ pub fn check_pair(origin: Option<Format>, target: Format, profile: &Profile, lab
     // A metric the format reads but does not write (a Chrome trace's CPU profiles: samples beside
     // time; its writer writes slices of time) comes back as the conversion projects it.
     let drops_metrics = expected.metrics().len() < profile.metrics().len();
-    let original = if (target == Format::Lispworks && several_roots) || drops_metrics { &expected } else { profile };
+    let original = if (target == Format::Lispworks && several_roots) || drops_metrics { expected } else { profile };
     let written_kinds = with_kinds_written(original, target);
     // The root LispWorks adds has the Seen and Top counts its writer computes for it.
     let reread_model = match several_roots && target == Format::Lispworks {
@@ -136,27 +177,13 @@ pub fn check_pair(origin: Option<Format>, target: Format, profile: &Profile, lab
     // and only the stacks with counts are compared (below).
     let zero_stacks = target == Format::Folded
         && profile.tree.walk().any(|v| v.is_leaf && profile.tree.self_value(0, v.node).as_f64() == 0.0);
-    if origin == Some(target) && !zero_stacks && same_format(&reread_model) != same_format(&written_kinds) {
-        failures.push(format!(
+    (!zero_stacks && same_format(&reread_model) != same_format(&written_kinds)).then(|| {
+        format!(
             "{label}: same-format round trip changed the model:\n{}\n---\n{}",
             dump(&written_kinds),
             dump(&reread_model)
-        ));
-    }
-    if write(target, &reread) != written {
-        failures.push(format!("{label}: writing the re-read {target} is not byte-identical"));
-    }
-    if !totals_agree(primary_total(&expected), primary_total(&reread), expected.tree.len()) {
-        failures.push(format!(
-            "{label}: total changed from {:?} to {:?}",
-            primary_total(&expected),
-            primary_total(&reread)
-        ));
-    }
-    if stacks(&reread) != stacks(&expected) {
-        failures.push(format!("{label}: stacks changed:\n{}---\n{}", stacks(&expected), stacks(&reread)));
-    }
-    failures
+        )
+    })
 }
 
 /// No failure where writing `profile` as `target` is refused saying `why`; else `wrong` and what

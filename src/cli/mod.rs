@@ -3,14 +3,21 @@
 //! arguments to it and prints what it returns.
 
 mod args;
+mod calls;
+mod completions;
 mod convert;
+mod data;
 mod diff;
 mod error;
+mod formats;
+mod help;
 mod info;
 mod io;
+mod man;
 mod merge;
 mod reports;
-mod tools;
+mod summary;
+mod tree;
 mod view;
 
 pub use error::{clean_up_on_signals, exit_code, is_option_error, say, with_one_dash_hint};
@@ -92,21 +99,21 @@ pub enum Command {
     ///
     /// `]PROFILE summary` for every readable format. Sorted by total, or by self with --exclusive. A
     /// recursive function's total counts each sample once, however often it is on the stack.
-    #[command(after_help = reports::SUMMARY_EXAMPLES)]
-    Summary(reports::SummaryArgs),
+    #[command(after_help = summary::EXAMPLES)]
+    Summary(summary::SummaryArgs),
     /// How a function's consumption breaks down by caller, or by callee with --callees.
-    #[command(after_help = reports::CALLS_EXAMPLES)]
-    Calls(reports::CallsArgs),
+    #[command(after_help = calls::EXAMPLES)]
+    Calls(calls::CallsArgs),
     /// The call tree, indented, with total, self and % per node, heaviest first.
-    #[command(after_help = reports::TREE_EXAMPLES)]
-    Tree(reports::TreeArgs),
+    #[command(after_help = tree::EXAMPLES)]
+    Tree(tree::TreeArgs),
     /// The figures of each function and of each of its lines: calls, inclusive and exclusive values.
     ///
     /// `]PROFILE data`: every metric that adds up (for a Dyalog report its times, as measured, without
     /// the timer bias unless --bias is given, and its timer inspections), a function's row, then its
     /// lines'.
-    #[command(after_help = reports::DATA_EXAMPLES)]
-    Data(reports::DataArgs),
+    #[command(after_help = data::EXAMPLES)]
+    Data(data::DataArgs),
     /// Show what a profile holds: format, header, metrics and totals, tree size, heaviest functions.
     #[command(after_help = info::EXAMPLES)]
     Info(info::InfoArgs),
@@ -117,14 +124,14 @@ pub enum Command {
     /// List every format: name, extensions, read, write, and what it carries.
     Formats,
     /// Print a completion script for a shell, to install where the shell looks for them.
-    #[command(after_help = tools::COMPLETIONS_EXAMPLES)]
-    Completions(tools::CompletionsArgs),
+    #[command(after_help = completions::EXAMPLES)]
+    Completions(completions::CompletionsArgs),
     /// Write proftool's manual pages (roff), made from this help: proftool.1 and one per subcommand.
-    #[command(after_help = tools::MAN_EXAMPLES)]
-    Man(tools::ManArgs),
+    #[command(after_help = man::EXAMPLES)]
+    Man(man::ManArgs),
     /// Print the help of proftool, or of one of its commands (what --help prints).
-    #[command(after_help = tools::HELP_EXAMPLES)]
-    Help(tools::HelpArgs),
+    #[command(after_help = help::EXAMPLES)]
+    Help(help::HelpArgs),
 }
 
 impl Command {
@@ -140,7 +147,7 @@ impl Command {
             Command::Data(args) => args.run(diag),
             Command::Info(args) => args.run(diag),
             Command::View(args) => args.run(diag),
-            Command::Formats => tools::formats(),
+            Command::Formats => formats::formats(),
             Command::Completions(args) => args.run(),
             Command::Man(args) => args.run(),
             Command::Help(args) => args.run(),

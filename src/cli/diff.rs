@@ -13,7 +13,6 @@ use proftool::report::diff::{self, DiffOptions, Matching, MinAbs, Side};
 use proftool::report::{ReportOptions, View};
 use proftool::{Format, ReadOptions};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 pub const EXAMPLES: &str = "\
 Examples:
@@ -101,10 +100,6 @@ pub struct DiffArgs {
     /// merged, since two runs name theirs apart (a thread id, a pid).
     #[arg(long)]
     by_thread: bool,
-    /// Length of one sample or tick, for comparing counts with time (default: the profile's own
-    /// interval, else 1ms).
-    #[arg(long, value_name = "DURATION", value_parser = proftool::parse_interval)]
-    interval: Option<Duration>,
     /// Also write a differential output: `folded` (stack base new, as inferno-diff-folded writes),
     /// `svg` (the differential flame graph) or `pprof` (NEW minus BASE, BASE's samples negated and
     /// labelled pprof::base=true, as go tool pprof -diff_base writes) or `html` (a page to look at:
@@ -136,7 +131,7 @@ impl DiffArgs {
             refuse_overwriting(out, &every)?;
         }
         let options = self.diff_options();
-        let matching = Matching { interval: self.interval, by_thread: self.by_thread };
+        let matching = Matching { interval: self.common.report.interval, by_thread: self.by_thread };
         let filters = self.common.select.filters()?;
         // How each side is shown; matching adds the filter that hides threads.
         let mut view_options = ReportOptions {
@@ -145,6 +140,8 @@ impl DiffArgs {
             filters: Default::default(),
             relative: false,
             measured_times: false,
+            // The interval is the matching's: it turns counts into time and time into counts.
+            interval: None,
         };
         let read_options = view_options.reading(self.common.read.options());
         let (mut read, input_size) = self.read_runs(&every, &read_options, &filters, diag)?;

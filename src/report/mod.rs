@@ -48,6 +48,7 @@ use crate::model::{ops, FrameKind, Metric, MetricKind, NodeId, Profile, Repr, Un
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value as Json};
 use std::io::{self, Write};
+use std::time::Duration;
 use table::{Column, Digits, Layout};
 use units::Quantity;
 
@@ -133,6 +134,9 @@ pub struct ReportOptions {
     /// Times as measured, the timer bias put back, where the profile says it and no `bias` is given
     /// (`data`, as `]PROFILE data` shows them).
     pub measured_times: bool,
+    /// The length of one sample or tick for a profile that states none (`--interval`), so that
+    /// `--unit` can show its counts as time; a profile's own comes first.
+    pub interval: Option<Duration>,
 }
 
 impl ReportOptions {
@@ -194,7 +198,8 @@ impl View {
         let mut file_percentages = (times == bias::Times::Adjusted && options.filters.is_empty())
             .then(|| profile.row_percentages().map(<[_]>::to_vec))
             .flatten();
-        let notes: Vec<String> = bias::show_times(&mut profile, times)?.into_iter().collect();
+        let mut notes: Vec<String> = bias::show_times(&mut profile, times)?.into_iter().collect();
+        notes.extend(units::interval_of_counts(&mut profile, options.interval));
         let self_unknown = profile.self_unknown();
         let has_lines = profile.frames.iter().any(|(_, f)| f.kind == FrameKind::Line);
         if !options.lines && has_lines {

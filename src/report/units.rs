@@ -5,7 +5,8 @@
 //! turns into time, and a unit that does not fit is refused (`refusal`). CSV and JSON keep every
 //! number in the metric's own unit.
 
-use crate::model::Unit;
+use crate::model::{Profile, Unit};
+use std::time::Duration;
 
 /// A unit amounts of one family are shown in: its word, and its size in the family's smallest unit.
 type Scale = (&'static str, f64);
@@ -95,6 +96,23 @@ pub fn shown(quantity: &Quantity, largest: f64, wanted: Option<&str>) -> Option<
     Some(Shown { word, divisor: scale / size, own: scale == size })
 }
 
+/// Gives `profile` the interval `given` (`--interval`) where it states none, so that its samples or
+/// ticks can show as time; where it states another, its own stands (counts are at the interval they
+/// were taken at, as a conversion keeps them) and the note returned says so.
+pub(crate) fn interval_of_counts(profile: &mut Profile, given: Option<Duration>) -> Option<String> {
+    let given = given?;
+    match profile.meta.interval {
+        None => {
+            profile.meta.interval = Some(given);
+            None
+        }
+        Some(own) if own != given => Some(format!(
+            "--interval {given:?} is not applied: the profile's samples or ticks were taken at {own:?}, and show as time at it"
+        )),
+        Some(_) => None,
+    }
+}
+
 /// Why `--unit word` cannot show `quantity`, if it cannot: a unit of another family, or samples or
 /// ticks whose interval the profile does not state.
 pub(crate) fn refusal(quantity: &Quantity, word: &str) -> Option<String> {
@@ -106,7 +124,7 @@ pub(crate) fn refusal(quantity: &Quantity, word: &str) -> Option<String> {
     let is_time = find(&TIME, word).is_some();
     Some(match quantity.unit {
         Unit::Count if is_time && quantity.ticks => format!(
-            "--unit {word}: the profile does not state its interval, so its {name} do not turn into time (without --unit they show as {name})"
+            "--unit {word}: the profile does not state its interval, so its {name} do not turn into time (give it with --interval; without --unit they show as {name})"
         ),
         Unit::Count => format!("--unit {word}: {name} is a count, shown as one: it has no unit to show it in"),
         Unit::Bytes => format!("--unit {word}: {name} is in bytes: give B, KiB, MiB, GiB or TiB"),

@@ -13,14 +13,19 @@
 //! - `make_functions`: frames that are no code made functions of their names, for formats that
 //!   know threads only as roots (or not at all).
 
-use super::{Aggregation, ChildIndex, Frame, FrameId, FrameKind, FrameRef, FrameTable, NodeId, Profile, Value, Values};
+use super::{
+    Aggregation, ChildIndex, Frame, FrameId, FrameKind, FrameRef, FrameTable, NodeId, Profile, Value, Values, Visit,
+};
 use rustc_hash::FxHashMap;
 
 /// The canonical form of `profile`: siblings with the same frame merged (values added), children
 /// sorted by frame, frames renumbered in pre-order. Two profiles that describe the same call tree
 /// normalise to equal dumps.
 pub fn normalize(profile: &Profile) -> Profile {
-    rebuild(&merge_siblings(profile), true, false)
+    let merged = merge_siblings(profile);
+    let mut children = merged.tree.children();
+    children.sort_by_key(|node| merged.frames.get(merged.tree.frame(node)));
+    rebuild(&merged, merged.tree.walk_with(children), &LinesIntoFunctions::none(&merged))
 }
 
 /// Replaces frames through `replace` (which returns `None` to keep a frame as it is). Frames that
@@ -79,7 +84,7 @@ pub(crate) fn is_nested_non_code(is_root: bool, kind: FrameKind) -> bool {
 
 /// `profile` with siblings that share a frame merged into one node (values added), in source order.
 pub fn merge_siblings(profile: &Profile) -> Profile {
-    rebuild(profile, false, false)
+    rebuild(profile, profile.tree.walk(), &LinesIntoFunctions::none(profile))
 }
 
 /// `profile` with siblings that share a frame merged ([`merge_siblings`]) where it has any; as it
@@ -102,7 +107,7 @@ pub(crate) fn merged_siblings(profile: Profile) -> Profile {
 /// named function ([`Frame::is_anonymous_line`]) becomes a function named by its place
 /// (`orders.br:690.1`), so that different routines stay apart.
 pub fn merge_lines(profile: &Profile) -> Profile {
-    rebuild(profile, false, true)
+    rebuild(profile, profile.tree.walk(), &LinesIntoFunctions::all(profile))
 }
 
 /// `profile` with a new first root of frame `parent` that adopts every root `adopt` accepts; the
@@ -251,83 +256,45 @@ fn copy_reparented(
     out
 }
 
-/// Copies `profile` in pre-order, merging siblings with equal frames; with `sorted`, children are
-/// visited in frame order; with `lines_to_functions`, line frames become their functions.
-fn rebuild(profile: &Profile, sorted: bool, lines_to_functions: bool) -> Profile {
+/// Copies `profile` in the order of `walk` (a pre-order walk of its tree), merging siblings with
+/// equal frames, line frames turned into their functions as `lines` says.
+fn rebuild(profile: &Profile, walk: impl Iterator<Item = Visit>, lines: &LinesIntoFunctions) -> Profile {
     let src = &profile.tree;
     let mut out = Profile::new(profile.metrics().to_vec());
     out.meta = profile.meta.clone();
-    let walk = if sorted {
-        let mut children = src.children();
-        children.sort_by_key(|node| profile.frames.get(src.frame(node)));
-        src.walk_with(children)
-    } else {
-        src.walk()
-    };
-    // Whether each frame is a line to merge, looked up per node: a dense vector, not the frame table.
-    let line_frames: Vec<bool> =
-        profile.frames.iter().map(|(_, f)| lines_to_functions && f.kind == FrameKind::Line).collect();
     let mut new_frame: Vec<Option<FrameId>> = vec![None; profile.frames.len()];
     let mut frame_of = |old_frame: FrameId, out: &mut Profile| {
         *new_frame[old_frame.index()].get_or_insert_with(|| {
             let frame = profile.frames.get(old_frame);
-            match line_frames[old_frame.index()] {
+            match lines.turns_into_function(old_frame) {
                 true => out.frames.intern(Frame::as_ref(&frame.function())),
                 false => out.frames.intern(frame.as_ref()),
             }
         })
     };
-    // Only a line under a row of its own function splices (Dyalog; whatever kind the function row
-    // was read as; callgrind's lines of a function's code inlined from another file, `fi=`, whose
-    // module is that file, too); a line under a line of the same function is a recursive call (BR
-    // stacks of lines) and stays a node of its own.
-    let splices = |node: NodeId| {
-        let Some(p) =
-            src.parent(node).filter(|p| line_frames[src.frame(node).index()] && !line_frames[src.frame(*p).index()])
-        else {
-            return false;
-        };
-        let (line, function) = (profile.frames.get(src.frame(node)), profile.frames.get(src.frame(p)));
-        !line.is_anonymous_line() && line.name == function.name
-    };
     let metrics = profile.metrics();
-    let floats: Vec<usize> = (0..metrics.len()).filter(|&m| matches!(src.self_values(m), Values::Float(_))).collect();
-    // Per function node, the float self values of the lines spliced into it, added up in order, and
-    // whether each had at most 15 digits: what its own part was taken from is worked out of them.
-    let mut parts: FxHashMap<NodeId, Vec<(f64, bool)>> = FxHashMap::default();
-    if lines_to_functions && !floats.is_empty() {
-        for node in src.walk().map(|visit| visit.node) {
-            if let Some(p) = src.parent(node).filter(|_| splices(node)) {
-                let sums = parts.entry(p).or_insert_with(|| vec![(0.0, true); floats.len()]);
-                for (sum, &m) in sums.iter_mut().zip(&floats) {
-                    let line = src.self_value(m, node).as_f64();
-                    *sum = (sum.0 + line, sum.1 && shortened(line) == line);
-                }
-            }
-        }
-    }
     let mut new_node: Vec<NodeId> = vec![NodeId(0); src.len()];
     let mut index = ChildIndex::default();
     for visit in walk {
         let node = visit.node;
         let frame = frame_of(src.frame(node), &mut out);
         let parent = src.parent(node).map(|p| new_node[p.index()]);
-        let splice = lines_to_functions && splices(node);
+        let splice = lines.splices(node);
         let id = match (splice, parent) {
             (true, Some(p)) => p,
             _ => index.child_or_insert(&mut out.tree, parent, frame),
         };
         new_node[node.index()] = id;
-        let own_parts = parts.get(&node);
+        let own_parts = lines.parts.get(&node);
         for (m, metric) in metrics.iter().enumerate() {
             let value = src.self_value(m, node);
-            let float = floats.iter().position(|&f| f == m);
+            let float = lines.floats.iter().position(|&f| f == m);
             match (splice, own_parts.zip(float)) {
                 // Its value is in its function's already, or (calls) the function's own stands.
                 (true, _) if float.is_some() || metric.aggregation == Aggregation::PerNode => {}
                 (false, Some((sums, i))) => {
-                    let (lines, short) = sums[i];
-                    out.tree.add_self(m, id, Value::Float(with_parts(value.as_f64(), lines, short)));
+                    let (of_lines, short) = sums[i];
+                    out.tree.add_self(m, id, Value::Float(with_parts(value.as_f64(), of_lines, short)));
                 }
                 _ => out.tree.add_self(m, id, value),
             }
@@ -351,6 +318,74 @@ fn rebuild(profile: &Profile, sorted: bool, lines_to_functions: bool) -> Profile
         }
     }
     out
+}
+
+/// Which line frames of a profile [`rebuild`] turns into their functions, which of its nodes it
+/// splices into their parents, and what their values add to those parents.
+struct LinesIntoFunctions<'p> {
+    profile: &'p Profile,
+    /// Per frame, whether it is a line that becomes its function.
+    line_frames: Vec<bool>,
+    /// The metrics of float self values.
+    floats: Vec<usize>,
+    /// Per function node, the float self values (of `floats`) of the lines spliced into it, added
+    /// up in order, and whether each had at most 15 digits: what its own part was taken from is
+    /// worked out of them.
+    parts: FxHashMap<NodeId, Vec<(f64, bool)>>,
+}
+
+impl<'p> LinesIntoFunctions<'p> {
+    /// Line frames kept as they are.
+    fn none(profile: &'p Profile) -> Self {
+        let line_frames = vec![false; profile.frames.len()];
+        LinesIntoFunctions { profile, line_frames, floats: Vec::new(), parts: FxHashMap::default() }
+    }
+
+    /// Every line frame of `profile` turned into its function, the line nodes under a node of their
+    /// own function spliced into it.
+    fn all(profile: &'p Profile) -> Self {
+        let src = &profile.tree;
+        let line_frames = profile.frames.iter().map(|(_, f)| f.kind == FrameKind::Line).collect();
+        let floats = (0..profile.metrics().len()).filter(|&m| matches!(src.self_values(m), Values::Float(_))).collect();
+        let mut lines = LinesIntoFunctions { profile, line_frames, floats, parts: FxHashMap::default() };
+        if lines.floats.is_empty() {
+            return lines;
+        }
+        let mut parts: FxHashMap<NodeId, Vec<(f64, bool)>> = FxHashMap::default();
+        for node in src.walk().map(|visit| visit.node) {
+            if let Some(p) = src.parent(node).filter(|_| lines.splices(node)) {
+                let sums = parts.entry(p).or_insert_with(|| vec![(0.0, true); lines.floats.len()]);
+                for (sum, &m) in sums.iter_mut().zip(&lines.floats) {
+                    let line = src.self_value(m, node).as_f64();
+                    *sum = (sum.0 + line, sum.1 && shortened(line) == line);
+                }
+            }
+        }
+        lines.parts = parts;
+        lines
+    }
+
+    /// Whether `frame` is a line that becomes its function.
+    fn turns_into_function(&self, frame: FrameId) -> bool {
+        self.line_frames[frame.index()]
+    }
+
+    /// Whether `node` is spliced into its parent. Only a line under a row of its own function
+    /// splices (Dyalog; whatever kind the function row was read as; callgrind's lines of a
+    /// function's code inlined from another file, `fi=`, whose module is that file, too); a line
+    /// under a line of the same function is a recursive call (BR stacks of lines) and stays a node
+    /// of its own.
+    fn splices(&self, node: NodeId) -> bool {
+        let (src, frames) = (&self.profile.tree, &self.profile.frames);
+        let Some(p) = src
+            .parent(node)
+            .filter(|p| self.turns_into_function(src.frame(node)) && !self.turns_into_function(src.frame(*p)))
+        else {
+            return false;
+        };
+        let (line, function) = (frames.get(src.frame(node)), frames.get(src.frame(p)));
+        !line.is_anonymous_line() && line.name == function.name
+    }
 }
 
 /// The part of `total` that `parts` do not account for, or `None` when the parts exceed it. Parts

@@ -109,43 +109,7 @@ async function checkFixture(fixture, browser) {
     await linesPage.close()
     counts.lines++
   }
-  // With its threads merged, the same total, and no thread at the root but where a thread has
-  // values of its own.
-  if (seen.threads > 1) {
-    const merged = await open(out, '#t=merged', problems, { browser })
-    const one = await merged.evaluate(() => ({ grand, threads: K.roots.filter((r) => kindOf(T.frame[r]) === 2 && total[r] !== selfv[r]).length }))
-    if (!near(one.grand, summary.total) || one.threads > 0) problems.push(`threads merged: total ${one.grand} and ${one.threads} thread roots with calls`)
-    await merged.close()
-    // Each thread on its own (ticked in the chooser): its total that of its root side by side;
-    // two together, side by side and merged: the two totals added.
-    const each = await page.evaluate(() => {
-      const wrong = []
-      const boxes = [...$('thread-list').querySelectorAll('input')]
-      const sideBySide = (fs) => { let v = 0; for (const r of K.roots) if (fs.includes(T.frame[r])) v += total[r]; return v }
-      const tick = (fs) => { for (const b of boxes) b.checked = fs.includes(Number(b.value)); boxes[0].onchange() }
-      const near = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b))
-      for (const box of boxes) {
-        const f = Number(box.value), want = sideBySide([f])
-        tick([f])
-        if (!near(grand, want) || K.roots.some((r) => T.frame[r] !== f)) wrong.push(`${box.parentNode.textContent}: ${grand}, side by side ${want}`)
-        tick([])
-      }
-      if (boxes.length >= 2) {
-        const two = boxes.slice(0, 2).map((b) => Number(b.value)), want = sideBySide(two)
-        tick(two)
-        if (!near(grand, want) || K.roots.length !== 2) wrong.push(`two threads: ${grand} in ${K.roots.length} roots, side by side ${want}`)
-        $('threads-merged').checked = true
-        $('threads-merged').onchange()
-        if (!near(grand, want) || !location.hash.includes(`t=${two.join('.')}.merged`)) wrong.push(`two threads merged: ${grand}, ${location.hash}`)
-        $('threads-merged').checked = false
-        $('threads-merged').onchange()
-        tick([])
-      }
-      return wrong
-    })
-    for (const wrong of each) problems.push(`one thread: ${wrong}`)
-    counts.merged++
-  }
+  if (seen.threads > 1) await threadsAsChosen(page, out, summary, problems, browser)
   // Upside down, each function's roots add up to its self value in the table.
   const inverted = await page.evaluate(() => {
     state.inverted = true
@@ -178,6 +142,44 @@ async function checkFixture(fixture, browser) {
   await page.close()
   counts.opened++
   for (const problem of problems) failures.push(`${fixture}: ${problem}`)
+}
+
+// A page of several threads: with them merged, the same total, and no thread at the root but
+// where a thread has values of its own; each one alone, and two together, as the chooser gives them.
+async function threadsAsChosen(page, out, summary, problems, browser) {
+  const merged = await open(out, '#t=merged', problems, { browser })
+  const one = await merged.evaluate(() => ({ grand, threads: K.roots.filter((r) => kindOf(T.frame[r]) === 2 && total[r] !== selfv[r]).length }))
+  if (!near(one.grand, summary.total) || one.threads > 0) problems.push(`threads merged: total ${one.grand} and ${one.threads} thread roots with calls`)
+  await merged.close()
+  // Each thread on its own (ticked in the chooser): its total that of its root side by side;
+  // two together, side by side and merged: the two totals added.
+  const each = await page.evaluate(() => {
+    const wrong = []
+    const boxes = [...$('thread-list').querySelectorAll('input')]
+    const sideBySide = (fs) => { let v = 0; for (const r of K.roots) if (fs.includes(T.frame[r])) v += total[r]; return v }
+    const tick = (fs) => { for (const b of boxes) b.checked = fs.includes(Number(b.value)); boxes[0].onchange() }
+    const near = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b))
+    for (const box of boxes) {
+      const f = Number(box.value), want = sideBySide([f])
+      tick([f])
+      if (!near(grand, want) || K.roots.some((r) => T.frame[r] !== f)) wrong.push(`${box.parentNode.textContent}: ${grand}, side by side ${want}`)
+      tick([])
+    }
+    if (boxes.length >= 2) {
+      const two = boxes.slice(0, 2).map((b) => Number(b.value)), want = sideBySide(two)
+      tick(two)
+      if (!near(grand, want) || K.roots.length !== 2) wrong.push(`two threads: ${grand} in ${K.roots.length} roots, side by side ${want}`)
+      $('threads-merged').checked = true
+      $('threads-merged').onchange()
+      if (!near(grand, want) || !location.hash.includes(`t=${two.join('.')}.merged`)) wrong.push(`two threads merged: ${grand}, ${location.hash}`)
+      $('threads-merged').checked = false
+      $('threads-merged').onchange()
+      tick([])
+    }
+    return wrong
+  })
+  for (const wrong of each) problems.push(`one thread: ${wrong}`)
+  counts.merged++
 }
 
 // The heaviest function found by search (typed, then debounced) with its share of the total, and

@@ -144,9 +144,9 @@ const PARALLEL_GZIP_FROM: usize = 1 << 20;
 /// The size of those blocks.
 const GZIP_BLOCK: usize = 1 << 20;
 
-/// Writes `data` to `out` as one gzip member. Below [`PARALLEL_GZIP_FROM`] bytes it is one deflate
+/// Writes `data` to `out` as one gzip member. Below `PARALLEL_GZIP_FROM` bytes it is one deflate
 /// stream at the default level, as Go's `profile` package writes. From there on it is compressed as
-/// Go's `runtime/pprof` does, at the fastest level, in [`GZIP_BLOCK`] blocks on two threads (as pigz
+/// Go's `runtime/pprof` does, at the fastest level, in `GZIP_BLOCK` blocks on two threads (as pigz
 /// splits its input, but each block starts afresh, without the previous block's last 32 KiB as its
 /// dictionary), each ended by a sync flush so that the blocks make one deflate stream: at the
 /// default level compressing a large profile took longer than the rest of its conversion, for 9 %

@@ -76,7 +76,7 @@ pub struct WriteArgs {
     #[arg(long, value_name = "MODE", default_value = "auto", value_parser = named::<br::Mode>(), help_heading = "Format options")]
     pub br_mode: br::Mode,
     /// The ]PROFILE version whose layout a Dyalog XML report is written in: 1.37 (the current one)
-    /// or 0.9.0 (the `]PROFILE` guide's: <Function>, empty <Line></Line>, tree and data columns
+    /// or 0.9.0 (the `]PROFILE` guide's: `<Function>`, empty `<Line></Line>`, tree and data columns
     /// under 0.9.0's swapped labels, which readers undo by the version).
     #[arg(long, value_name = "VERSION", help_heading = "Format options")]
     pub dyalog_version: Option<dyalog::Layout>,

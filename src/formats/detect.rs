@@ -16,7 +16,7 @@
 //! is there to see, whether it ends before its JSON closes (cut short). An extension that names only
 //! formats proftool writes (`.svg`) is refused as such. Text formats are sniffed as their readers get
 //! them: UTF-16 decoded, without a leading byte-order mark, CRLF as LF ([`reads_text`],
-//! [`text::sniffable`]); an input path ending in `.gz` is also matched by the name inside it.
+//! `text::sniffable`); an input path ending in `.gz` is also matched by the name inside it.
 
 use super::spec::{Encoding, JsonKind, Sniff};
 use super::Format;
@@ -76,7 +76,7 @@ pub fn by_extension(path: &Path) -> Vec<Format> {
 }
 
 /// Decides the format of an input from `--from`, its first bytes as they are (`head`) and its path
-/// (`None` for stdin). Text formats are sniffed as their readers get them ([`text::sniffable`]).
+/// (`None` for stdin). Text formats are sniffed as their readers get them (`text::sniffable`).
 /// JSON is recognised before anything else: proftool reads the formats whose contract says they
 /// are JSON (`Encoding::Json`), and says what any other is.
 /// An empty input is read as the format named or its extension says, with a warning.

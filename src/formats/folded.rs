@@ -313,7 +313,7 @@ const LISTS_PIECES: u32 = 64;
 /// built in pre-order is written in pieces of about [`PIECE`] nodes (see [`piece_starts`]), any other
 /// in about [`LISTS_PIECES`] stretches of its walk (one root's tree is cut below it, as perf's of one
 /// command is), formatted on two threads. Output larger
-/// than `options` allow ([`ConvertOptions::output_limit`]) is refused before a byte is written.
+/// than `options` allow ([`ConvertOptions::output_limit`](super::options::ConvertOptions::output_limit)) is refused before a byte is written.
 pub(crate) fn write(profile: &Profile, to: Writing<'_>) -> Result<(), Error> {
     let Writing { out, options, diag } = to;
     let (names, renamed) = Names::of(profile);
@@ -433,7 +433,7 @@ impl Stacks<'_> {
         stacks::whole_stacks_size(tree, node_bytes, line)
     }
 
-    /// Writes a line for each node `walk` visits (see [`write`]), below the nodes the walk starts
+    /// Writes a line for each node `walk` visits (see [`write()`]), below the nodes the walk starts
     /// from.
     fn write(&self, walk: Walk<'_>, out: &mut dyn Write) -> std::io::Result<()> {
         // `line` holds the path of the current node; `ends[d]` is where the frame at depth d ends.

@@ -224,7 +224,7 @@ impl Format {
 
     /// Whether the header fact `key` is one this format writes: keyed by its name
     /// (`dyalog-xml.Version`), or one of the facts named for no format that it keeps
-    /// ([`spec::Rules::keeps_facts`]: pprof's and OTLP's duration).
+    /// (`spec::Rules::keeps_facts`: pprof's and OTLP's duration).
     pub fn keeps_attr(self, key: &str) -> bool {
         owns_key(self, key) || self.rules().keeps_facts.contains(&key)
     }
@@ -240,7 +240,7 @@ impl Format {
 
     /// Whether the per-frame fact `key` is one this format writes: keyed by its name
     /// (`sampler.id`), or one of the facts it keeps of no format or another's
-    /// ([`spec::Rules::keeps_facts`]: where a function is defined, for the formats that have a file
+    /// (`spec::Rules::keeps_facts`: where a function is defined, for the formats that have a file
     /// and line per function; the routine of a BR line, which the page names its row by).
     pub fn keeps_frame_attr(self, key: &str) -> bool {
         owns_key(self, key) || self.rules().keeps_facts.contains(&key)
@@ -287,7 +287,7 @@ impl Format {
     }
 
     /// Whether a node of the format is one chain of callers, so that siblings of one frame are
-    /// merged before its fit ([`spec::Rules::merges_siblings`]).
+    /// merged before its fit (`spec::Rules::merges_siblings`).
     pub fn merges_siblings(self) -> bool {
         self.rules().merges_siblings
     }

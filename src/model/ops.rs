@@ -101,7 +101,7 @@ pub(crate) fn merged_siblings(profile: Profile) -> Profile {
 /// function's name, whatever the line's file: callgrind's code inlined from another file) is
 /// spliced into that node: its children move up, and so do its additive self values, while its
 /// per-node ones (calls) are dropped, as the function's own count already counts the function. A
-/// function's time so made whole is the number its own part was taken from ([`with_parts`]: no
+/// function's time so made whole is the number its own part was taken from (`with_parts`: no
 /// drift from adding the parts back). Elsewhere (BR: a stack of lines) the line node becomes a
 /// function node, merged with any sibling of the same function, every value added. A line of no
 /// named function ([`Frame::is_anonymous_line`]) becomes a function named by its place

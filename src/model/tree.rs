@@ -702,7 +702,7 @@ impl<'t> Walk<'t> {
 
     /// The nodes above the next node the walk visits, root first: empty at the start of a whole
     /// walk, the first node's ancestors at the start of a part of one ([`CallTree::walk_part`],
-    /// [`CallTree::walk_stretch`]).
+    /// `CallTree::walk_stretch`).
     pub fn ancestors(&self) -> &[NodeId] {
         match self {
             Walk::Arena { path, .. } | Walk::Lists { path, .. } => path,

@@ -5,7 +5,7 @@
 
 use std::io::{self, Write};
 
-/// A writer that escapes, in what is written through it, the characters [`is_unsafe`] names.
+/// A writer that escapes, in what is written through it, the characters `is_unsafe` names.
 /// Each write is taken whole: the reports write a name within one write, never cut.
 pub struct SafeText<'a> {
     out: &'a mut dyn Write,
@@ -33,7 +33,7 @@ impl Write for SafeText<'_> {
     }
 }
 
-/// `text` with each character [`is_unsafe`] names written as `\u{…}`.
+/// `text` with each character `is_unsafe` names written as `\u{…}`.
 pub fn escaped(text: &str) -> String {
     crate::text::escape_chars(text, is_unsafe).into_owned()
 }

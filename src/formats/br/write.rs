@@ -57,7 +57,7 @@ pub(crate) fn write(profile: &Profile, to: Writing<'_>) -> Result<(), Error> {
     Ok(())
 }
 
-/// The bytes of the file [`write`] makes of a fitted `profile` whose nodes have `samples` groups
+/// The bytes of the file [`write()`] makes of a fitted `profile` whose nodes have `samples` groups
 /// each (with a time record each where `timed`): a group holds its whole stack, a record per frame,
 /// so the file grows with the tree's depth times its samples, which the format has no way to share
 /// (a group is one sample; only module names are mapped once): exact but for the mappings of files

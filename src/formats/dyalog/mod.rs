@@ -19,7 +19,7 @@
 //! AvgTime are derived: not read as values (only which of them a report has, the total time a
 //! CSV's percentages are of, and a summary's own PctOfTot: the model's
 //! [`crate::model::ReportFacts`]), recomputed on writing
-//! ([`format_cell`]) but for a summary's PctOfTot while its rows are those read. Times are what
+//! (`format_cell`) but for a summary's PctOfTot while its rows are those read. Times are what
 //! the report's kind says: bias-adjusted in a tree or summary report, raw in a data report
 //! ([`crate::model::ReportFacts::times_as_measured`]); a summary's rows are inclusive times only
 //! ([`crate::model::Meta::self_unknown`], set as it is read).
@@ -27,7 +27,7 @@
 //! **Quirks**: `]PROFILE` 0.9.0 wrote the exclusive and inclusive columns (times and ticks) of tree
 //! and data reports under each other's labels (docs/formats.md, "Dyalog reports"); they are swapped back by version,
 //! or, in any file, when more rows show "inclusive" < "exclusive" as labelled than swapped (the rule
-//! and why in [`build`]). APL writes negative numbers with a high
+//! and why in `build`). APL writes negative numbers with a high
 //! minus `¯`. The summary report's time column is called `Time` in CSV: inclusive time, as XML's
 //! `InclusiveTime`; a summary read with `<ExclusiveTime>` (`-exclusive`) is written with `Time` for it.
 //!

@@ -251,7 +251,7 @@ fn color(category: &str) -> &'static str {
     }
 }
 
-/// Writes `profile` (projected onto [`CARRIES`](super::CARRIES): one metric, time in ms) as a
+/// Writes `profile` (projected onto `SPEC`'s carries: one metric, time in ms) as a
 /// processed profile of version 55 (see the module documentation).
 pub(super) fn write(profile: &Profile, Writing { out, options, .. }: Writing<'_>) -> Result<(), Error> {
     let Some(metric) = profile.metrics().first() else {

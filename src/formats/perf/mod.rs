@@ -42,7 +42,7 @@
 //! `[basename-of-dso]`. Names are tidied as inferno tidies them: `;` → `:`, an argument list cut at
 //! the first top-level `(` (not Go's `pkg.(*T).M`, nor C++'s `(anonymous namespace)`), a Java
 //! symbol's leading `L` dropped under a `java` command, a Rust symbol perf left half demangled
-//! tidied ([`super::rust_symbols`]: `GcBox$LT$T$GT$::new::h…` → `GcBox<T>::new`), a perf-map symbol
+//! tidied (`rust_symbols`: `GcBox$LT$T$GT$::new::h…` → `GcBox<T>::new`), a perf-map symbol
 //! `a->b->c` split into frames, the inlined ones suffixed `_[i]`. A sample without frames (a call chain perf could not take) is
 //! its command alone, as `stackcollapse-perf.pl` keeps it (inferno leaves it out), warned. A symbol wholly in parentheses, `(java)`, FlameGraph's
 //! placeholder of a process name, is no frame. Unlike inferno, which skips every symbol that starts

@@ -346,7 +346,7 @@ impl Parts {
         })
     }
 
-    /// The metric of time the profile's slices are written in ([`sliced_time`]), and the slices of
+    /// The metric of time the profile's slices are written in (`timed_metric`'s), and the slices of
     /// each part in the order they begin; `None` where it has none.
     fn slices(&self, profile: &Profile) -> Option<(usize, Vec<Vec<Slice>>)> {
         let (tree, timeline) = (&profile.tree, profile.timeline.as_ref()?);

@@ -1,5 +1,5 @@
-//! Valgrind's heap profilers' files, read only: DHAT's JSON ([`dhat`]) and massif's text
-//! ([`massif`]). Both name code as valgrind describes an address ([`CodeAddress`]); callgrind, whose
+//! Valgrind's heap profilers' files, read only: DHAT's JSON (`dhat`) and massif's text
+//! ([`massif`]). Both name code as valgrind describes an address (`CodeAddress`); callgrind, whose
 //! files name functions and files apart, has its own module.
 
 pub(crate) mod dhat;

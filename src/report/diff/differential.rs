@@ -93,7 +93,7 @@ fn folded(
     Ok(out)
 }
 
-/// The two-count folded lines of `base` and `new` compared by `metrics` (see [`shared_metric`]):
+/// The two-count folded lines of `base` and `new` compared by `metrics` (see [`shared_metric`](super::shared_metric)):
 /// every stack of either with its count in each (`stack base new`), the lines `inferno-diff-folded`
 /// writes from their folded stacks (computed by inferno itself), sorted so that the same profiles
 /// always give the same text.

@@ -35,7 +35,7 @@ const RUN_SPECIFIC: [(&str, &str); 10] = [
 ];
 
 /// Renames the frames of `profile` so that one function of two runs or builds has one name: the
-/// parts of [`RUN_SPECIFIC`] replaced in each name and module. An unsymbolicated frame of a library
+/// parts of `RUN_SPECIFIC` replaced in each name and module. An unsymbolicated frame of a library
 /// (samply's `0x1a49b` in `libm.so.6`) is an offset in that library, the same in every run of one
 /// build: it keeps its address and is named by its library too, as the Firefox Profiler names it
 /// (`libm.so.6!0x1a49b`, which the firefox reader gives already), so that two such frames stay two

@@ -42,7 +42,7 @@
 //! warning, TotalTime the total time); `--dyalog-title` sets the title. A report is written in the
 //! 1.37 layout with its columns labelled as measured, so a Version read as `0.x` (whose labels
 //! readers swap back, §3.7) is written as `1.37`, with a warning; or, with `--dyalog-version 0.9.0`
-//! ([`Layout::V0_9_0`]), in 0.9.0's: no declaration, `<Function>`, `<Line></Line>`, and a tree's or
+//! ([`super::Layout::V0_9_0`]), in 0.9.0's: no declaration, `<Function>`, `<Line></Line>`, and a tree's or
 //! data report's columns under 0.9.0's swapped labels (the `]PROFILE` guide's tree example is
 //! written back byte for byte). **Lost**: nothing a Dyalog report holds; from other formats,
 //! everything but calls, time, ticks and line numbers (named on stderr by the conversion step).

@@ -62,7 +62,7 @@ pub(super) trait CostStore {
     }
 }
 
-/// A token of the cost section: a plain number (see [`ManyTokens`]), or text.
+/// A token of the cost section: a plain number (see [`ManyTokens`](super::tokens::ManyTokens)), or text.
 #[derive(Clone, Copy)]
 pub(super) enum Token<'a> {
     Number(u64),

@@ -113,7 +113,7 @@ pub(super) fn simpleperf(size: u64, out: &mut impl Write) -> (u64, u64) {
             varint(2 << 3, &mut entry);
             varint(frame % FILES, &mut entry);
             varint(3 << 3, &mut entry);
-            varint(if frame % 10 == 0 { u64::MAX } else { frame / FILES }, &mut entry);
+            varint(if frame.is_multiple_of(10) { u64::MAX } else { frame / FILES }, &mut entry);
             message_field(3, &entry, &mut body);
             frame = frame / 3 + rng.below(3);
         }

@@ -544,7 +544,7 @@ fn pstats(size: u64, out: &mut impl Write) -> (usize, u64) {
     let utility: Vec<Option<usize>> = (0..functions)
         .map(|f| (f >= UTILITIES && rng.below(3) == 0).then(|| rng.below(UTILITIES as u64) as usize))
         .collect();
-    let recursive = |f: usize| f > UTILITIES && f % 50 == 0;
+    let recursive = |f: usize| f > UTILITIES && f.is_multiple_of(50);
     // A utility's calls and time shared among its callers, equally per call.
     let mut callers_of: Vec<Vec<usize>> = vec![Vec::new(); functions];
     utility.iter().enumerate().for_each(|(f, u)| u.iter().for_each(|&u| callers_of[u].push(f)));
@@ -680,7 +680,10 @@ fn v8_log(size: u64, out: &mut impl Write) -> (u64, u64) {
         let mut frame = rng.below(FUNCTIONS);
         let mut stack = Vec::with_capacity(depth as usize);
         for _ in 0..depth {
-            stack.push(format!("{:#x}", code(frame, frame % 20 == 0 && rng.below(2) == 0) + 0x10 + rng.below(0x1f0)));
+            stack.push(format!(
+                "{:#x}",
+                code(frame, frame.is_multiple_of(20) && rng.below(2) == 0) + 0x10 + rng.below(0x1f0)
+            ));
             frame = frame / 3 + rng.below(3);
         }
         let pc = match rng.below(10) {

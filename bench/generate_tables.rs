@@ -166,9 +166,9 @@ fn own_function(lang: Lang, i: usize) -> (String, &'static str, String) {
     let verb = VERBS[(i / 800 + i * 7) % 10].to_lowercase();
     let object = capitalise(NOUNS[(i * 7 + i / 10) % 10]);
     let class = format!("{noun}{kind}");
-    let template = if i % 9 == 0 { "<std::string>" } else { "" };
+    let template = if i.is_multiple_of(9) { "<std::string>" } else { "" };
     let cpp_file = format!("C:\\src\\orderd\\{space}\\{}_{}.cpp", noun.to_lowercase(), kind.to_lowercase());
-    let cpp_module = if i % 5 == 0 { "ordercore.dll" } else { "orderd.exe" };
+    let cpp_module = if i.is_multiple_of(5) { "ordercore.dll" } else { "orderd.exe" };
     match lang {
         Lang::Cpp => (format!("{space}::{class}{template}::{verb}_{}", object.to_lowercase()), cpp_module, cpp_file),
         Lang::CppSignatures => {
@@ -199,7 +199,7 @@ fn own_function(lang: Lang, i: usize) -> (String, &'static str, String) {
             let space = capitalise(NOUNS[i % 10]);
             let verb = capitalise(VERBS[(i / 800 + i * 7) % 10]);
             let name = format!("Shop.{space}.{class}.{verb}{object}({})", PARAMS[(i / 3) % 8]);
-            (name, if i % 5 == 0 { "Shop.Core.dll" } else { "Shop.exe" }, String::new())
+            (name, if i.is_multiple_of(5) { "Shop.Core.dll" } else { "Shop.exe" }, String::new())
         }
         Lang::Java => {
             let name = format!("com.example.shop.{space}.{class}.{verb}{object}");

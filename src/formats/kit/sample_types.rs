@@ -171,7 +171,7 @@ fn period_of_interval<'a>(interval: std::time::Duration, read: Option<(&'a str, 
     let nanos = interval.as_nanos();
     let unit_nanos = |unit: &str| {
         let (unit, scale) = time_unit(unit)?;
-        Some(unit.nanos()? as u128 * scale as u128).filter(|&n| nanos % n == 0)
+        Some(unit.nanos()? as u128 * scale as u128).filter(|&n| nanos.is_multiple_of(n))
     };
     let (name, unit, per_unit) = match read {
         Some((name, unit)) => match unit_nanos(unit) {

@@ -224,7 +224,7 @@ impl Decoder<'_> {
             match self.value(&mut open, pending.len())? {
                 Some(NULL) => match open.last_mut() {
                     // A dict ends at a NULL (`0`) where a key would be.
-                    Some(parent) if matches!(parent.kind, Kind::Dict) && (pending.len() - parent.start) % 2 == 0 => {
+                    Some(parent) if matches!(parent.kind, Kind::Dict) && (pending.len() - parent.start).is_multiple_of(2) => {
                         parent.left = 0
                     }
                     _ => return Err(null()),

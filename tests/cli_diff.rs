@@ -80,6 +80,30 @@ fn the_floor_takes_time_and_bytes_in_the_metric_unit() {
     assert!(String::from_utf8(out.stderr).unwrap().contains("unknown unit \"parsecs\""));
 }
 
+/// Samples of folded stacks, which state no interval, are floored in time at `--interval`: `a`
+/// grows by 10 samples, 50 ms at 5 ms each (by hand), which meets a floor of 50ms and not one of
+/// 51ms; without `--interval` a floor in time is refused, naming it.
+#[test]
+fn the_floor_takes_time_at_the_interval_given_for_samples() {
+    let dir = temp();
+    let base = file(dir.path(), "base.folded", "main;a 50\nmain;b 50\n");
+    let new = file(dir.path(), "new.folded", "main;a 60\nmain;b 40\n");
+    let code = |floor: &str| {
+        diff_json(&["--no-stats", "--interval", "5ms", "--threshold", "5", "--min-abs", floor], &base, &new).1
+    };
+    assert_eq!(code("50ms"), 3, "at the growth");
+    assert_eq!(code("51ms"), 0, "above the growth");
+    let out = proftool().args(["diff", "--threshold", "5", "--min-abs", "50ms"]).arg(&base).arg(&new).output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("BASE states no interval (give one with --interval)"), "{err}");
+    // --unit shows the samples as time at it: a's 50 and 60 samples are 250 and 300 ms.
+    let out =
+        proftool().args(["diff", "--absolute", "--interval", "5ms", "--unit", "ms"]).arg(&base).arg(&new).output();
+    let text = String::from_utf8(out.unwrap().stdout).unwrap();
+    let a: Vec<&str> = text.lines().find(|l| l.starts_with("a ")).unwrap().split_whitespace().collect();
+    assert_eq!(a[a.len() - 4..a.len() - 1], ["250", "300", "+50"], "{text}");
+}
+
 #[test]
 fn the_gate_fails_past_the_threshold_and_the_floor_with_exit_code_3() {
     let dir = temp();

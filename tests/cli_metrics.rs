@@ -407,8 +407,5 @@ fn interval_does_not_relabel_the_ticks_of_a_stated_one() {
     let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(stdout.starts_with("Total: 58 ms\n"), "{stdout}");
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
-    assert!(
-        stderr.contains("--interval 5ms is not applied: the profile's samples or ticks were taken at 1ms"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("the profile states its interval, 1ms: its samples or ticks were taken at it"), "{stderr}");
 }

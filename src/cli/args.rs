@@ -301,9 +301,9 @@ pub struct ReportArgs {
     /// fits the terminal's width, or COLUMNS (else 100) when stdout is a pipe or a file.
     #[arg(long)]
     pub wide: bool,
-    /// Length of one sample or tick, for a profile that states none (10ms, 250us, 1s): with a unit
-    /// of time named by --unit, its samples and ticks show as time at it (a profile's own interval
-    /// comes first); diff compares counts with time at it (default: each profile's own, else 1ms).
+    /// Length of one sample or tick, for a profile that states none (10ms, 250us, 1s; a profile's
+    /// own interval comes first): --unit shows its samples and ticks as time at it, and diff takes
+    /// a floor of time (--min-abs) at it and compares counts with time at it (there, else 1ms).
     #[arg(long, value_name = "DURATION", value_parser = proftool::parse_interval)]
     pub interval: Option<Duration>,
 }

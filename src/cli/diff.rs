@@ -140,8 +140,9 @@ impl DiffArgs {
             filters: Default::default(),
             relative: false,
             measured_times: false,
-            // The interval is the matching's: it turns counts into time and time into counts.
-            interval: None,
+            // Where a profile states none, its counts show (`--unit`) and are floored (`--min-abs`)
+            // as time at it, as matching turns them.
+            interval: self.common.report.interval,
         };
         let read_options = view_options.reading(self.common.read.options());
         let (mut read, input_size) = self.read_runs(&every, &read_options, &filters, diag)?;

@@ -107,7 +107,7 @@ pub(crate) fn interval_of_counts(profile: &mut Profile, given: Option<Duration>)
             None
         }
         Some(own) if own != given => Some(format!(
-            "--interval {given:?} is not applied: the profile's samples or ticks were taken at {own:?}, and show as time at it"
+            "the profile states its interval, {own:?}: its samples or ticks were taken at it and show as time at it, not at --interval {given:?}"
         )),
         Some(_) => None,
     }

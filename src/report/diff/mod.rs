@@ -165,7 +165,7 @@ impl MinAbs {
                     Ok(nanos / interval.as_nanos() as f64)
                 }
                 (None, MetricKind::Samples | MetricKind::Ticks, None) => {
-                    Err(refused("a time, and BASE has no interval"))
+                    Err(refused("a time, and BASE states no interval (give one with --interval)"))
                 }
                 _ => Err(refused("a time")),
             },

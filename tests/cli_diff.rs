@@ -22,6 +22,14 @@ fn row<'a>(json: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
     json["rows"].as_array().unwrap().iter().find(|r| r["name"] == name).unwrap()
 }
 
+/// BASE and NEW as folded stacks in a new folder: `a` grows from 50 to 60 of 100, `b` shrinks.
+fn a_grows_by_ten() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = temp();
+    let base = file(dir.path(), "base.folded", "main;a 50\nmain;b 50\n");
+    let new = file(dir.path(), "new.folded", "main;a 60\nmain;b 40\n");
+    (dir, base, new)
+}
+
 #[test]
 fn the_table_has_shares_changes_new_and_gone_and_counts_recursion_once() {
     let (base, new) = (fixture("cli/diff-base.folded"), fixture("cli/diff-new.folded"));
@@ -56,9 +64,7 @@ fn the_table_has_shares_changes_new_and_gone_and_counts_recursion_once() {
 /// no time, refused with what the metric counts.
 #[test]
 fn the_floor_takes_time_and_bytes_in_the_metric_unit() {
-    let dir = temp();
-    let base = file(dir.path(), "base.folded", "main;a 50\nmain;b 50\n");
-    let new = file(dir.path(), "new.folded", "main;a 60\nmain;b 40\n");
+    let (_dir, base, new) = a_grows_by_ten();
     let code = |floor: &str| {
         diff_json(&["--no-stats", "--folded-unit", "ms", "--threshold", "5", "--min-abs", floor], &base, &new).1
     };
@@ -85,9 +91,7 @@ fn the_floor_takes_time_and_bytes_in_the_metric_unit() {
 /// 51ms; without `--interval` a floor in time is refused, naming it.
 #[test]
 fn the_floor_takes_time_at_the_interval_given_for_samples() {
-    let dir = temp();
-    let base = file(dir.path(), "base.folded", "main;a 50\nmain;b 50\n");
-    let new = file(dir.path(), "new.folded", "main;a 60\nmain;b 40\n");
+    let (_dir, base, new) = a_grows_by_ten();
     let code = |floor: &str| {
         diff_json(&["--no-stats", "--interval", "5ms", "--threshold", "5", "--min-abs", floor], &base, &new).1
     };
@@ -106,10 +110,8 @@ fn the_floor_takes_time_at_the_interval_given_for_samples() {
 
 #[test]
 fn the_gate_fails_past_the_threshold_and_the_floor_with_exit_code_3() {
-    let dir = temp();
     // a grows from 50 % to 60 %: +10 points exactly, and +10 samples (of 100 each).
-    let base = file(dir.path(), "base.folded", "main;a 50\nmain;b 50\n");
-    let new = file(dir.path(), "new.folded", "main;a 60\nmain;b 40\n");
+    let (dir, base, new) = a_grows_by_ten();
     // The plain thresholds (--no-stats), as the gate was before it tested sampling noise.
     let code = |args: &[&str]| diff_json(&[&["--no-stats"], args].concat(), &base, &new).1;
     assert_eq!(code(&["--threshold", "10"]), 0, "at the threshold");

@@ -65,10 +65,10 @@ pub(crate) fn read_into<G: StackLines>(
 }
 
 /// `text`, the digits of a count of `what` (`a stack's count`), as a count; the error at `line`
-/// of one too large.
+/// of one negative or too large.
 pub(crate) fn count(line: &Line<'_>, text: &str, what: &str) -> Result<i64, ParseError> {
-    text.parse::<i64>().map_err(|_| {
-        let expected = format!("{what}, at most {}", i64::MAX);
+    text.parse::<u64>().ok().and_then(|n| i64::try_from(n).ok()).ok_or_else(|| {
+        let expected = format!("{what}, from 0 to {}", i64::MAX);
         line.error(ParseErrorKind::Unexpected { expected, found: text.into() })
     })
 }

@@ -38,7 +38,7 @@
 //! its header (`%   cumulative   self …`): `%time cumulative self [calls self/call total/call] name`
 //! (the calls columns blank for a function of no call count), up to a blank line. The call graph,
 //! after its header (`index % time self children called name`, or BSD's `descendents` and
-//! `called+self`): entries ended by lines of dashes, each of its callers' lines, its primary line
+//! `called+self`, which GNU's `-T` writes `descendants`): entries ended by lines of dashes, each of its callers' lines, its primary line
 //! `[index] %time self children [called[+self]] name [index]`, then its callees' lines; a caller's
 //! or callee's line is `[self children] called[/total] name [index]`, the times those of the callee
 //! due to that caller, none for a call inside a cycle or a recursive call; `<spontaneous>` is a
@@ -108,9 +108,7 @@ fn sniff(head: &[u8]) -> Sniff {
         return Sniff::No;
     };
     let words: Vec<&str> = first.split_whitespace().take(8).collect();
-    let header = words.first() == Some(&"index")
-        && words.contains(&"self")
-        && (words.contains(&"children") || words.contains(&"descendents"));
+    let header = report::is_graph_header(&words);
     Sniff::yes_if(
         first == "Flat profile:"
             || first == "Call graph"

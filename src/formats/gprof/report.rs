@@ -188,10 +188,7 @@ impl Reader {
             }
             return Ok(());
         }
-        let graph_header = words.first() == Some(&"index")
-            && words.contains(&"self")
-            && (words.contains(&"children") || words.contains(&"descendents"))
-            && words.iter().any(|w| w.starts_with("called"));
+        let graph_header = is_graph_header(&words) && words.iter().any(|w| w.starts_with("called"));
         if graph_header {
             if self.report.has_graph {
                 return Err(line.unexpected("one call graph", "the header of a second one"));
@@ -358,6 +355,15 @@ impl Reader {
     }
 }
 
+/// Whether a line's first words are a call graph's header: `index % time self children called
+/// name`, or `descendents` (BSD's) or `descendants` (GNU's `-T`, the traditional BSD layout) for
+/// `children`.
+pub(super) fn is_graph_header(words: &[&str]) -> bool {
+    words.first() == Some(&"index")
+        && words.contains(&"self")
+        && words.iter().any(|w| matches!(*w, "children" | "descendents" | "descendants"))
+}
+
 /// The start of `text`, for an error.
 fn excerpt(text: &str) -> String {
     crate::error::excerpt(text.as_bytes())
@@ -408,8 +414,9 @@ fn flat_row(text: &str) -> Option<FlatRow> {
         None if calls_word.starts_with(|c: char| c.is_ascii_digit()) => return None,
         None => (None, rest),
     };
-    // BSD's flat profile names each function's index, `[index]`, or `(index)` for one it does not list.
-    let name = strip_index(name.trim()).0;
+    // BSD's flat profile (and GNU's `-T`) names each function's index, `[index]`, or `(index)` for
+    // one it does not list, and a cycle's member's cycle, as the call graph does.
+    let name = split_cycle(strip_index(name.trim()).0).0;
     let name = match name.strip_suffix(')').and_then(|n| n.rsplit_once(" (")) {
         Some((bare, index)) if count(index).is_some() => bare.trim_end(),
         _ => name,
@@ -561,5 +568,9 @@ mod tests {
         let row = flat_row("  0.0       1.21     0.00        1     0.00     0.00  __ZN3c3d10StructInfoC4ERKSs [114]")
             .unwrap();
         assert_eq!(row.name, "__ZN3c3d10StructInfoC4ERKSs");
+        // GNU's `-T` names a cycle's member's cycle in the flat profile too.
+        let row = flat_row(" 37.4       0.43     0.43    90930     0.00     0.00  is_even <cycle 1> [3]").unwrap();
+        assert_eq!((row.own, row.calls, row.name.as_str()), (0.43, Some(90930), "is_even"));
+        assert!(is_graph_header(&"index  %time    self descendants  called+self    name    \tindex".split_whitespace().collect::<Vec<_>>()));
     }
 }

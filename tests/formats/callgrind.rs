@@ -132,7 +132,7 @@ fn fixtures_have_callgrind_annotates_function_totals() {
 /// The same, against callgrind_annotate itself where it is installed.
 #[test]
 fn fixtures_read_as_callgrind_annotate_reads_them() {
-    for case in ["lines", "instr", "cache", "threads"] {
+    for case in ["lines", "instr", "cache", "threads", "cycle"] {
         let path = fixture(&format!("callgrind/{case}.callgrind"));
         let Some(annotated) = callgrind_annotate(&path) else { return };
         let text = std::fs::read_to_string(&path).unwrap();
@@ -140,6 +140,32 @@ fn fixtures_read_as_callgrind_annotate_reads_them() {
             text.lines().find_map(|l| l.strip_prefix("events: ")).unwrap().split_whitespace().collect();
         assert_eq!(summary(&path, &events, None), annotated, "{case}");
     }
+}
+
+/// A cycle of recursion (cycle.callgrind: is_even and is_odd call each other, callgrind's is_even'2
+/// and is_odd'2 their deeper calls) is apportioned as a whole, so that the functions outside it
+/// keep the inclusive costs callgrind records for them: `callgrind_annotate --inclusive=yes` gives
+/// main 19,400, is_even 18,444, is_odd 17,522, plain 940 and leaf 19,047, and the file's one call
+/// of plain into leaf costs 907 (`calls=1 -20`, `* 907`). Apportioned call by call, the inclusive
+/// costs of calls inside the cycle (is_even'2's into is_odd'2, 66,420, counts each level below
+/// again) shrank the cycle's share of leaf, and the rest went to plain: plain 2,918, is_even
+/// 16,466. is_even'2 stands for is_odd's call into the cycle, 16,600 (`calls=1 +4`, `* 16600`),
+/// not callgrind_annotate's 83,020, which counts the levels again.
+#[test]
+fn a_cycle_of_recursion_keeps_the_costs_of_calls_into_it() {
+    let path = fixture("callgrind/cycle.callgrind");
+    let out = proftool().args(["summary", "-q", "--format", "json"]).arg(&path).assert().success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let total = |name: &str| {
+        let rows = json["rows"].as_array().unwrap();
+        rows.iter().find(|row| row["name"] == name).and_then(|row| row["total"].as_i64()).unwrap()
+    };
+    let inclusive = [("main", 19400), ("is_even", 18444), ("is_odd", 17522), ("plain", 940), ("leaf", 19047)];
+    assert_eq!(inclusive.map(|(name, _)| (name, total(name))), inclusive);
+    assert_eq!(total("is_even'2"), 16600);
+    let out = proftool().args(["convert", "-q", "--to", "folded"]).arg(&path).arg("-").assert().success();
+    let folded = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(folded.lines().any(|line| line.ends_with(";main;plain;leaf 907")), "{folded}");
 }
 
 /// proftool's callgrind output of other formats' fixtures reads in callgrind_annotate with the

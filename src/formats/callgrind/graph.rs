@@ -4,7 +4,7 @@
 //! whole numbers that add up to the file's exactly.
 
 use crate::diag::Diagnostics;
-use crate::formats::kit::call_graph::{grouped, whole_shares, DepthFirst, Unexpanded};
+use crate::formats::kit::call_graph::{components, grouped, whole_shares, DepthFirst, Unexpanded};
 use crate::formats::kit::string_table::StringTable;
 use crate::model::Sampling;
 use crate::model::{
@@ -356,6 +356,16 @@ impl Frames<'_> {
 }
 
 /// One graph's functions with their costs and calls, and the visits that make its tree.
+///
+/// A cycle of recursion (functions that call one another, callgrind's `f'2` and `g'2` of
+/// `--separate-recs`) is apportioned as a whole: the inclusive cost of a call inside it counts the
+/// deeper calls of the cycle again, once per level, so a function's total made of such calls would
+/// be many times its cost, and its callees' shares below the cycle would shrink, their costs going
+/// to their other callers (a leaf called once by `plain` got 14 times that call's cost). So a
+/// cycle's content is its members' own costs and their calls out of it, which callgrind counts
+/// exactly; a call into it from outside stands for a part of that content, and each member is
+/// expanded once below it, along the first of the cycle's calls that reaches it, standing for the
+/// same part of its own content.
 struct Apportioning<'g> {
     graph: &'g Graph,
     n_events: usize,
@@ -366,9 +376,16 @@ struct Apportioning<'g> {
     slot_start: Vec<(usize, usize)>,
     edge_order: Vec<u32>,
     edge_start: Vec<(usize, usize)>,
-    /// Per function, `n_events` each: its own costs and its calls' to others, added up
-    /// (speedscope's total weight).
+    /// Per function, `n_events` each: its own costs and its calls' to functions outside its cycle
+    /// (to any other function where it is in none), added up (speedscope's total weight).
+    content: Vec<f64>,
+    /// Per function, `n_events` each: its content, or its cycle's where it is in one: what a call
+    /// into it stands for a part of.
     totals: Vec<f64>,
+    /// Per function: its cycle of recursion (its strongly connected component), and whether that
+    /// holds other functions too.
+    component: Vec<u32>,
+    in_cycle: Vec<bool>,
     /// The functions in order of first appearance.
     order: Vec<u32>,
 }
@@ -390,6 +407,8 @@ struct Visit {
     weights: Vec<f64>,
     /// The call it comes by, and its share of that call's count.
     call: Option<(u32, f64)>,
+    /// The entry into its cycle this visit is below (numbered from 1), 0 where it is in none.
+    cycle_entry: u32,
 }
 
 impl<'g> Apportioning<'g> {
@@ -404,23 +423,46 @@ impl<'g> Apportioning<'g> {
         }
         let (slot_order, slot_start) = grouped(graph.slots.iter().map(|s| s.0), n_functions);
         let (edge_order, edge_start) = grouped(graph.edges.iter().map(|e| e.0), n_functions);
-        let mut totals = vec![0.0; n_functions * n_events];
+        let calls: Vec<(u32, u32)> = graph.edges.iter().filter(|e| e.0 != e.3).map(|e| (e.0, e.3)).collect();
+        let component = components(n_functions, &calls);
+        let mut sizes = vec![0u32; n_functions];
+        component.iter().for_each(|&c| sizes[c as usize] += 1);
+        let in_cycle = component.iter().map(|&c| sizes[c as usize] > 1).collect();
+        let mut content = vec![0.0; n_functions * n_events];
+        let mut add = |function: u32, costs: &[i64]| {
+            content[events(function, n_events)].iter_mut().zip(costs).for_each(|(t, &c)| *t += c as f64);
+        };
         for (slot, &(function, _, _)) in graph.slots.iter().enumerate() {
-            let total = &mut totals[function as usize * n_events..(function as usize + 1) * n_events];
-            let costs = &graph.slot_costs[slot * n_events..(slot + 1) * n_events];
-            total.iter_mut().zip(costs).for_each(|(t, &c)| *t += c as f64);
+            add(function, &graph.slot_costs[events(slot as u32, n_events)]);
         }
         for (edge, &(caller, _, _, callee)) in graph.edges.iter().enumerate() {
-            if caller != callee {
-                let total = &mut totals[caller as usize * n_events..(caller as usize + 1) * n_events];
-                let costs = &graph.edge_costs[edge * n_events..(edge + 1) * n_events];
-                total.iter_mut().zip(costs).for_each(|(t, &c)| *t += c as f64);
+            if component[caller as usize] != component[callee as usize] {
+                add(caller, &graph.edge_costs[events(edge as u32, n_events)]);
             }
         }
-        Apportioning { graph, n_events, has_calls, slot_order, slot_start, edge_order, edge_start, totals, order }
+        let mut cycle_totals = vec![0.0; n_functions * n_events];
+        for (function, &c) in component.iter().enumerate() {
+            let own = &content[events(function as u32, n_events)];
+            cycle_totals[events(c, n_events)].iter_mut().zip(own).for_each(|(t, &c)| *t += c);
+        }
+        let totals = component.iter().flat_map(|&c| cycle_totals[events(c, n_events)].iter().copied()).collect();
+        Apportioning {
+            graph,
+            n_events,
+            has_calls,
+            slot_order,
+            slot_start,
+            edge_order,
+            edge_start,
+            content,
+            totals,
+            component,
+            in_cycle,
+            order,
+        }
     }
 
-    /// Function `function`'s own costs and calls' added up, per event.
+    /// Function `function`'s content, or its cycle's, per event: what a call into it is a part of.
     fn total(&self, function: u32) -> &[f64] {
         let n = self.n_events;
         &self.totals[function as usize * n..(function as usize + 1) * n]
@@ -442,13 +484,25 @@ impl<'g> Apportioning<'g> {
     }
 
     /// What each function has beyond what its callers give it, per event: it is a root that much.
+    /// A cycle is one by what its content has beyond the calls into it from outside, at its first
+    /// function.
     fn root_weights(&self) -> Vec<f64> {
         let (graph, n) = (self.graph, self.n_events);
-        let mut roots = self.totals.clone();
+        let mut first = vec![u32::MAX; self.component.len()];
+        for &function in self.order.iter().rev() {
+            first[self.component[function as usize] as usize] = function;
+        }
+        let mut roots = vec![0.0; self.totals.len()];
+        for &function in &self.order {
+            if first[self.component[function as usize] as usize] == function {
+                roots[events(function, n)].copy_from_slice(self.total(function));
+            }
+        }
         for (edge, &(caller, _, _, callee)) in graph.edges.iter().enumerate() {
-            if caller != callee {
-                let weights = &mut roots[callee as usize * n..(callee as usize + 1) * n];
-                let costs = &graph.edge_costs[edge * n..(edge + 1) * n];
+            let component = self.component[callee as usize];
+            if self.component[caller as usize] != component {
+                let weights = &mut roots[events(first[component as usize], n)];
+                let costs = &graph.edge_costs[events(edge as u32, n)];
                 weights.iter_mut().zip(costs).for_each(|(w, &c)| *w -= c as f64);
             }
         }
@@ -467,19 +521,28 @@ impl<'g> Apportioning<'g> {
     ) -> Option<Shares> {
         let (graph, n) = (self.graph, self.n_events);
         let root_weights = self.root_weights();
-        let least: Vec<f64> = (0..n)
-            .map(|e| {
-                let total: f64 = graph.slot_costs.iter().skip(e).step_by(n).map(|&c| c as f64).sum();
-                LEAST_SHARE.max(total * LEAST_PART)
-            })
-            .collect();
+        let mut callees = Callees {
+            least: (0..n)
+                .map(|e| {
+                    let total: f64 = graph.slot_costs.iter().skip(e).step_by(n).map(|&c| c as f64).sum();
+                    LEAST_SHARE.max(total * LEAST_PART)
+                })
+                .collect(),
+            placed: vec![0; self.component.len()],
+            entries: 0,
+        };
         let mut shares = Shares::default();
-        let roots = self.order.iter().filter_map(|&function| {
-            let weights = &root_weights[function as usize * n..(function as usize + 1) * n];
-            let weights = weights.iter().any(|&w| w > 0.0).then(|| weights.iter().map(|&w| w.max(0.0)).collect())?;
-            Some(Visit { function, parent: root, weights, call: None })
-        });
-        let mut walk = DepthFirst::new(self.totals.len() / n.max(1), roots);
+        let roots: Vec<Visit> = self
+            .order
+            .iter()
+            .filter_map(|&function| {
+                let weights = &root_weights[events(function, n)];
+                let weights = weights.iter().any(|&w| w > 0.0).then(|| weights.iter().map(|&w| w.max(0.0)).collect())?;
+                Some(Visit { function, parent: root, weights, call: None, cycle_entry: 0 })
+            })
+            .map(|visit| callees.entering(self, visit))
+            .collect();
+        let mut walk = DepthFirst::new(self.component.len(), roots.into_iter());
         let mut line_nodes: Vec<((u32, u32), NodeId)> = Vec::new();
         let mut calls = Vec::new();
         while let Some(visit) = walk.next(|visit| visit.function) {
@@ -492,9 +555,8 @@ impl<'g> Apportioning<'g> {
             if let Some((edge, share)) = visit.call {
                 shares.calls.push((edge, node, share));
             }
-            let total = self.total(function);
             let ratios: Vec<f64> =
-                visit.weights.iter().zip(total).map(|(&w, &t)| if t > 0.0 { w / t } else { 0.0 }).collect();
+                visit.weights.iter().zip(self.total(function)).map(|(&w, &t)| if t > 0.0 { w / t } else { 0.0 }).collect();
             line_nodes.clear();
             let mut line_node = |profile: &mut Profile, frames: &mut Frames<'_>, line: u32, file: u32| {
                 if line == 0 && file == own_file {
@@ -511,26 +573,16 @@ impl<'g> Apportioning<'g> {
             for &slot in &self.slot_order[start..end] {
                 let (_, line, file) = graph.slots[slot as usize];
                 let target = line_node(profile, frames, line, file);
-                let costs = &graph.slot_costs[slot as usize * n..(slot as usize + 1) * n];
+                let costs = &graph.slot_costs[events(slot, n)];
                 shares.slots.push((slot, target, shares.raw.len()));
                 shares.raw.extend(costs.iter().zip(&ratios).map(|(&c, &r)| c as f64 * r));
             }
             let (start, end) = self.edge_start[function as usize];
             for &edge in &self.edge_order[start..end] {
-                let (_, line, file, callee) = graph.edges[edge as usize];
-                if walk.on_path(callee) {
-                    left.recursive += 1;
-                    continue;
-                }
-                let costs = &graph.edge_costs[edge as usize * n..(edge as usize + 1) * n];
-                let weights: Vec<f64> = costs.iter().zip(&ratios).map(|(&c, &r)| c as f64 * r).collect();
-                if walk.visited(callee) && !weights.iter().zip(&least).any(|(w, l)| w >= l) {
-                    left.small += 1;
-                    continue;
-                }
-                let parent = line_node(profile, frames, line, file);
-                let share = graph.edge_calls[edge as usize] as f64 * ratios.first().copied().unwrap_or(0.0);
-                calls.push(Visit { function: callee, parent: Some(parent), weights, call: Some((edge, share)) });
+                let (_, line, file, _) = graph.edges[edge as usize];
+                let Some(mut call) = callees.call(self, (&visit, &ratios), edge, &walk, left) else { continue };
+                call.parent = Some(line_node(profile, frames, line, file));
+                calls.push(call);
             }
             walk.enter(calls.drain(..));
         }
@@ -599,6 +651,75 @@ impl<'g> Apportioning<'g> {
                 profile.tree.add_self(self.n_events, expanded.calls[i as usize].1, Value::Int(share));
             }
         }
+    }
+}
+
+/// The range of a function's (or a slot's, or a call's) figures among those of every one, `n`
+/// each.
+fn events(i: u32, n: usize) -> std::ops::Range<usize> {
+    i as usize * n..(i as usize + 1) * n
+}
+
+/// How the calls of a visit become visits of their callees.
+struct Callees {
+    /// Per event, the least share of a call that is expanded into a function visited before.
+    least: Vec<f64>,
+    /// Per function, the entry into its cycle below which it was last placed.
+    placed: Vec<u32>,
+    /// The entries into cycles made so far.
+    entries: u32,
+}
+
+impl Callees {
+    /// `visit`, a visit from outside its function's cycle (or from no call), numbered as an entry
+    /// into that cycle where it is in one.
+    fn entering(&mut self, apportioning: &Apportioning<'_>, mut visit: Visit) -> Visit {
+        if apportioning.in_cycle[visit.function as usize] {
+            self.entries += 1;
+            visit.cycle_entry = self.entries;
+            self.placed[visit.function as usize] = self.entries;
+        }
+        visit
+    }
+
+    /// The visit of call `edge` of `visit` (its ratios to its function's total), below no node
+    /// yet; none for a call back into a function on the path or into one its cycle's entry has
+    /// placed (recursion), or of a small share into a function visited before.
+    fn call(
+        &mut self,
+        apportioning: &Apportioning<'_>,
+        (visit, ratios): (&Visit, &[f64]),
+        edge: u32,
+        walk: &DepthFirst<Visit>,
+        left: &mut Unexpanded,
+    ) -> Option<Visit> {
+        let (graph, n) = (apportioning.graph, apportioning.n_events);
+        let callee = graph.edges[edge as usize].3;
+        let within_cycle = apportioning.in_cycle[callee as usize]
+            && apportioning.component[callee as usize] == apportioning.component[visit.function as usize];
+        if walk.on_path(callee) || (within_cycle && self.placed[callee as usize] == visit.cycle_entry) {
+            left.recursive += 1;
+            return None;
+        }
+        // Within a cycle the callee stands for the same part of its content as its caller does
+        // of its own; a call into a function elsewhere, for the call's part.
+        let costs = match within_cycle {
+            true => apportioning.content[events(callee, n)].to_vec(),
+            false => graph.edge_costs[events(edge, n)].iter().map(|&c| c as f64).collect(),
+        };
+        let shares: Vec<f64> = costs.iter().zip(ratios).map(|(&c, &r)| c * r).collect();
+        if walk.visited(callee) && !shares.iter().zip(&self.least).any(|(w, l)| w >= l) {
+            left.small += 1;
+            return None;
+        }
+        let share = graph.edge_calls[edge as usize] as f64 * ratios.first().copied().unwrap_or(0.0);
+        let call = Some((edge, share));
+        if within_cycle {
+            self.placed[callee as usize] = visit.cycle_entry;
+            let weights = visit.weights.clone();
+            return Some(Visit { function: callee, parent: None, weights, call, cycle_entry: visit.cycle_entry });
+        }
+        Some(self.entering(apportioning, Visit { function: callee, parent: None, weights: shares, call, cycle_entry: 0 }))
     }
 }
 

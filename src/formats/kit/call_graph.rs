@@ -350,6 +350,89 @@ fn float_shares(total: f64, weights: &[f64]) -> impl Iterator<Item = f64> + '_ {
     })
 }
 
+/// Each function's strongly connected component in the calls between functions (`(caller,
+/// callee)` pairs, numbers below `functions`), numbered from 0: functions that call one another,
+/// directly or through others, share one (a cycle of recursion); any other function is alone in
+/// its own. Tarjan's algorithm, its walk on a stack of its own, so that a deep graph cannot
+/// overflow the thread's.
+pub(crate) fn components(functions: usize, calls: &[(u32, u32)]) -> Vec<u32> {
+    let (order, starts) = grouped(calls.iter().map(|call| call.0), functions);
+    let mut tarjan = Tarjan {
+        index: vec![Tarjan::UNSEEN; functions],
+        low: vec![0; functions],
+        component: vec![Tarjan::UNSEEN; functions],
+        open: Vec::new(),
+        on_open: vec![false; functions],
+        next_index: 0,
+        next_component: 0,
+        path: Vec::new(),
+    };
+    for root in 0..functions {
+        if tarjan.index[root] != Tarjan::UNSEEN {
+            continue;
+        }
+        tarjan.enter(root, starts[root].0);
+        while let Some(&mut (f, ref mut at)) = tarjan.path.last_mut() {
+            if *at == starts[f].1 {
+                tarjan.leave(f);
+                continue;
+            }
+            let callee = calls[order[*at] as usize].1 as usize;
+            *at += 1;
+            if tarjan.index[callee] == Tarjan::UNSEEN {
+                tarjan.enter(callee, starts[callee].0);
+            } else if tarjan.on_open[callee] {
+                tarjan.low[f] = tarjan.low[f].min(tarjan.index[callee]);
+            }
+        }
+    }
+    tarjan.component
+}
+
+/// The state of Tarjan's walk: each function's order of discovery and the lowest one it reaches,
+/// the functions not yet in a component, and the path with each function's next call to follow.
+struct Tarjan {
+    index: Vec<u32>,
+    low: Vec<u32>,
+    component: Vec<u32>,
+    open: Vec<usize>,
+    on_open: Vec<bool>,
+    next_index: u32,
+    next_component: u32,
+    path: Vec<(usize, usize)>,
+}
+
+impl Tarjan {
+    const UNSEEN: u32 = u32::MAX;
+
+    /// Discovers `f`, its calls to follow from `first_call` on.
+    fn enter(&mut self, f: usize, first_call: usize) {
+        (self.index[f], self.low[f]) = (self.next_index, self.next_index);
+        self.next_index += 1;
+        self.open.push(f);
+        self.on_open[f] = true;
+        self.path.push((f, first_call));
+    }
+
+    /// Leaves `f`, its calls all followed: the root of a component closes it.
+    fn leave(&mut self, f: usize) {
+        self.path.pop();
+        if let Some(&(caller, _)) = self.path.last() {
+            self.low[caller] = self.low[caller].min(self.low[f]);
+        }
+        if self.low[f] == self.index[f] {
+            while let Some(member) = self.open.pop() {
+                self.on_open[member] = false;
+                self.component[member] = self.next_component;
+                if member == f {
+                    break;
+                }
+            }
+            self.next_component += 1;
+        }
+    }
+}
+
 /// The indices of `keys` (each below `n_keys`) grouped by key, in order within each group: the
 /// indices, and where each key's are among them (a counting sort).
 pub(crate) fn grouped(keys: impl Iterator<Item = u32>, n_keys: usize) -> (Vec<u32>, Vec<(usize, usize)>) {
@@ -479,5 +562,22 @@ mod tests {
         let unexpanded = graph.build(&mut profile, &frames, layout, 100).ok().unwrap();
         assert_eq!(unexpanded, Unexpanded { recursive: 0, small: 0, unreached: 2 });
         assert_eq!(profile.total(0), Value::Float(5.0));
+    }
+
+    /// Functions that call one another share a component, however long the way round; a function
+    /// that calls itself and no one back is alone, as is one that only calls into a cycle.
+    #[test]
+    fn a_cycle_of_calls_is_one_component() {
+        let calls = [(0, 1), (1, 2), (2, 1), (2, 3), (3, 3), (4, 5), (5, 4), (5, 0), (6, 7), (7, 8), (8, 6)];
+        let c = components(10, &calls);
+        assert_eq!(c[1], c[2]);
+        assert_eq!(c[4], c[5]);
+        assert!(c[6] == c[7] && c[7] == c[8]);
+        let alone = [c[0], c[1], c[3], c[4], c[6], c[9]];
+        assert!(alone.iter().enumerate().all(|(i, a)| alone[..i].iter().all(|b| b != a)), "{c:?}");
+        // A chain a million calls deep, closed at its end: one component, and no overflow.
+        let n = 1_000_000u32;
+        let chain: Vec<(u32, u32)> = (0..n).map(|f| (f, (f + 1) % n)).collect();
+        assert!(components(n as usize, &chain).iter().all(|&c| c == 0));
     }
 }

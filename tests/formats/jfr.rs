@@ -9,8 +9,10 @@ use std::collections::BTreeMap;
 /// events), and two built byte by byte (the second with a stack trace id that no pool holds, which
 /// the JDK reads as no stack).
 /// jfr-1.0.jfr is JFR 1.0's layout (JDK 9 and 10: `com.oracle.jdk.*` events), built byte by byte
-/// and read by the JDK 17's `jfr`.
-const RECORDINGS: [&str; 6] = ["hot", "rotated", "alloc-locks", "built", "missing-stack-trace", "jfr-1.0"];
+/// and read by the JDK 17's `jfr`. names.jfr is the JDK's, of threads and a method named in
+/// modified UTF-8 (characters past U+FFFF, NUL), which the JDK 17's `jfr` misreads
+/// ([`as_jdk_17_reads_it`]).
+const RECORDINGS: [&str; 7] = ["hot", "rotated", "alloc-locks", "built", "missing-stack-trace", "jfr-1.0", "names"];
 
 /// Each metric the reader makes, with its line in `info` and the event it is read from: a count of
 /// the events (`None`), or a quantity their field gives (whose total is the JDK's stacks').
@@ -105,8 +107,18 @@ fn recordings_read_with_the_counts_of_jfr_summary() {
     assert_eq!(seen.len(), METRICS.len(), "a metric no fixture has: {seen:?}");
 }
 
+/// A name as the JDK 17's `jfr` reads the bytes the JVM wrote for it: it reads strings of
+/// encoding 3, which the JVM writes in modified UTF-8, as UTF-8, so each three-byte surrogate of a
+/// character past U+FFFF is a U+FFFD, and so are each of NUL's two bytes (`C0 80`). (A lone
+/// surrogate is one U+FFFD to both.)
+fn as_jdk_17_reads_it(name: &str) -> String {
+    name.chars()
+        .map(|c| if u32::from(c) > 0xffff || c == '\0' { "\u{fffd}\u{fffd}".to_string() } else { c.to_string() })
+        .collect()
+}
+
 /// Every stack of every metric, thread first and each frame `package.Class.method[line]`, is what
-/// the JDK's `jfr print --json` gives.
+/// the JDK's `jfr print --json` gives (its names as it reads them: [`as_jdk_17_reads_it`]).
 #[test]
 fn recordings_read_with_the_stacks_of_jfr_print() {
     for case in RECORDINGS {
@@ -116,12 +128,23 @@ fn recordings_read_with_the_stacks_of_jfr_print() {
             let stacks: BTreeMap<String, u64> = out
                 .lines()
                 .filter_map(|line| line.rsplit_once(' '))
-                .map(|(stack, value)| (stack.to_string(), value.parse().unwrap()))
+                .map(|(stack, value)| (as_jdk_17_reads_it(stack), value.parse().unwrap()))
                 .filter(|&(_, value)| value != 0)
                 .collect();
             assert_eq!(stacks, expected, "{case}: {metric}");
         }
     }
+}
+
+/// Names the JVM writes in modified UTF-8 (names.jfr, of Names.java) are the Java strings they
+/// were: a character past U+FFFF from its two surrogates (`🚀`, `𝒳`), NUL from `C0 80`, a lone
+/// surrogate U+FFFD; `jfr print` gives two U+FFFD for each of the first two.
+#[test]
+fn names_in_modified_utf8_read_as_java_wrote_them() {
+    let (out, _) = run(&["convert", "-q", "--to", "folded"], &fixture("jfr/names.jfr"));
+    let threads: std::collections::BTreeSet<&str> = out.lines().filter_map(|l| l.split(';').next()).collect();
+    assert_eq!(threads, ["Thréad-é 🚀 数", "half \u{fffd}, nul \0.", "main"].into(), "{out}");
+    assert!(out.lines().all(|line| line.contains(";Names.𝒳 ")), "{out}");
 }
 
 /// The interval is the execution samples' `period` as the recording's jdk.ActiveSetting events

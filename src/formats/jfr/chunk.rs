@@ -2,7 +2,7 @@
 //! (the types), the constant pools of its checkpoint events, and the values of events and pool
 //! entries decoded by their types.
 
-use super::FORMAT;
+use super::{strings, FORMAT};
 use crate::error::{ParseError, ParseErrorKind, Position};
 use byteorder::{BigEndian, ByteOrder};
 use rustc_hash::FxHashMap;
@@ -203,7 +203,8 @@ impl<'a> Cursor<'a> {
         })
     }
 
-    /// A string as JFR encodes one: `None` for null, else its text or its id in the string pool.
+    /// A string as JFR encodes one: `None` for null, else its text (decoded as [`strings`] says) or
+    /// its id in the string pool.
     pub(super) fn string(&mut self, keep: bool) -> Result<Value, ParseError> {
         let at = self.position();
         match self.byte("a string's encoding")? {
@@ -217,23 +218,20 @@ impl<'a> Cursor<'a> {
                 if !keep {
                     return Ok(Value::Null);
                 }
-                let text = if latin1 {
-                    bytes.iter().map(|&b| char::from(b)).collect()
-                } else {
-                    String::from_utf8_lossy(bytes).into_owned()
-                };
+                let text = if latin1 { strings::latin1(bytes) } else { strings::modified_utf8(bytes) };
                 Ok(Value::Str(text))
             }
             4 => {
                 let n = self.count("a string's length in characters", 1)?;
-                let mut text = String::new();
+                // Code units, joined where two are the halves of one character.
+                let mut units = Vec::with_capacity(if keep { n } else { 0 });
                 for _ in 0..n {
                     let unit = self.char_unit()?;
                     if keep {
-                        text.push(char::from_u32(u32::from(unit)).unwrap_or(char::REPLACEMENT_CHARACTER));
+                        units.push(unit);
                     }
                 }
-                Ok(if keep { Value::Str(text) } else { Value::Null })
+                Ok(if keep { Value::Str(strings::utf16(&units)) } else { Value::Null })
             }
             other => Err(error(at, "a string encoding from 0 to 5", other.to_string())),
         }

@@ -19,7 +19,9 @@
 //! ninth byte of eight bits); `float`s and `double`s are big-endian, a `boolean` or `byte` one
 //! byte. An event is its size (counting itself), its type id (0 metadata, 1 checkpoint, else a
 //! class id of the metadata) and its fields. A string is an encoding byte (0 null, 1 empty, 2 an
-//! id in the `java.lang.String` pool, 3 UTF-8, 4 `char`s, 5 Latin-1) and its length and contents.
+//! id in the `java.lang.String` pool, 3 UTF-8, which the JVM writes as Java's modified UTF-8: a
+//! character past U+FFFF as its two surrogates of three bytes each, NUL as `C0 80`; 4 `char`s,
+//! UTF-16 code units; 5 Latin-1) and its length and contents (`strings.rs`).
 //! A field marked `constantPool` holds an id into its type's pool; `dimension="1"` makes it an
 //! array (a count, then its items); a field of a class type holds that class's fields inline.
 //! The checkpoints of a chunk are a list from the last (the header's offset) back through each
@@ -97,6 +99,7 @@ use std::time::Duration;
 mod chunk;
 mod events;
 mod read;
+mod strings;
 
 /// What its format is and how it is told and read (proftool does not write it).
 pub(crate) const SPEC: Spec = Spec {

@@ -11,8 +11,10 @@ use std::collections::BTreeMap;
 /// jfr-1.0.jfr is JFR 1.0's layout (JDK 9 and 10: `com.oracle.jdk.*` events), built byte by byte
 /// and read by the JDK 17's `jfr`. names.jfr is the JDK's, of threads and a method named in
 /// modified UTF-8 (characters past U+FFFF, NUL), which the JDK 17's `jfr` misreads
-/// ([`as_jdk_17_reads_it`]).
-const RECORDINGS: [&str; 7] = ["hot", "rotated", "alloc-locks", "built", "missing-stack-trace", "jfr-1.0", "names"];
+/// ([`as_jdk_17_reads_it`]); starts.jfr the same program's, with events of types that have a stack
+/// field that the reader does not take.
+const RECORDINGS: [&str; 8] =
+    ["hot", "rotated", "alloc-locks", "built", "missing-stack-trace", "jfr-1.0", "names", "starts"];
 
 /// Each metric the reader makes, with its line in `info` and the event it is read from: a count of
 /// the events (`None`), or a quantity their field gives (whose total is the JDK's stacks').
@@ -216,6 +218,22 @@ fn events_not_read_are_named() {
     let expected = format!("found only jdk.ThreadSleep ({sleeps}) in the recording's 1 chunk(s)\n");
     assert!(stderr.contains(&expected), "{stderr}");
     assert!(stderr.contains("expected events that proftool reads (jdk.ExecutionSample, "), "{stderr}");
+}
+
+/// Of the events of a type with a stack field, those with no stack (id 0) are not counted as events
+/// with stacks left out: starts.jfr's 6 jdk.ThreadStart (`jfr summary`) are 4 with a stack (the
+/// threads Java started) and 2 without (`main` and a JVM thread: `"stackTrace": null` in `jfr
+/// print --json`), and its 2 jdk.ExceptionStatistics have none, so they are not named.
+#[test]
+fn events_not_read_are_counted_where_they_have_a_stack() {
+    let summary = std::fs::read_to_string(fixture("jfr/starts.jfr.summary.txt")).unwrap();
+    assert_eq!(
+        (summary_count(&summary, "jdk.ThreadStart"), summary_count(&summary, "jdk.ExceptionStatistics")),
+        (6, 2)
+    );
+    let (_, stderr) = info("jfr/starts.jfr");
+    let expected = "events with stacks that proftool does not read, left out: jdk.ThreadStart (4)\n";
+    assert!(stderr.contains(expected), "{stderr}");
 }
 
 /// JFR 1.0's events (JDK 9 and 10) read as JFR 2's: `com.oracle.jdk.ExecutionSample` is samples,

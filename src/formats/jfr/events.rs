@@ -1,7 +1,8 @@
 //! The event types the reader takes, what each adds to which metric, and how their fields are
 //! read (a plan per event type of a chunk's metadata).
 
-use super::chunk::{current_name, Types};
+use super::chunk::{current_name, Cursor, Field, Types, Value};
+use crate::error::ParseError;
 use super::Metrics;
 use rustc_hash::FxHashMap;
 
@@ -125,7 +126,7 @@ pub(super) fn plans(types: &Types) -> FxHashMap<u64, (usize, Plan)> {
 }
 
 /// What a field of an event of a type the reader takes is for (`event` `None`: a setting).
-fn role(types: &Types, event: Option<&EventKind>, field: &super::chunk::Field) -> Role {
+fn role(types: &Types, event: Option<&EventKind>, field: &Field) -> Role {
     let field_type = types.name(field.ty);
     let reference = field.pool && !field.array;
     let name = field.name.as_str();
@@ -144,7 +145,7 @@ fn role(types: &Types, event: Option<&EventKind>, field: &super::chunk::Field) -
     };
     match name {
         "sampledThread" | "eventThread" if reference && field_type == THREAD => Role::Thread,
-        "stackTrace" if reference && current_name(field_type) == STACK_TRACE => Role::Stack,
+        "stackTrace" if is_stack(types, field) => Role::Stack,
         "startTime" if field_type == "long" && !field.array => Role::Start,
         _ if name == weight && field_type == "long" && !field.array => Role::Weight,
         _ if event.class.is_some_and(|(class, _)| class == name) && reference && field_type == CLASS => Role::Class,
@@ -152,10 +153,26 @@ fn role(types: &Types, event: Option<&EventKind>, field: &super::chunk::Field) -
     }
 }
 
-/// Whether events of type `ty` have a stack (a `stackTrace` field): those the reader does not take
-/// are named on stderr.
-pub(super) fn has_stack(types: &Types, ty: usize) -> bool {
-    types.list[ty].fields.iter().any(|f| f.name == "stackTrace")
+/// Whether a field is an event's stack: `stackTrace`, an id in the stack trace pool.
+fn is_stack(types: &Types, field: &Field) -> bool {
+    field.name == "stackTrace" && field.pool && !field.array && current_name(types.name(field.ty)) == STACK_TRACE
+}
+
+/// The index of the stack field of events of type `ty`, where they have one.
+pub(super) fn stack_field(types: &Types, ty: usize) -> Option<usize> {
+    types.list[ty].fields.iter().position(|field| is_stack(types, field))
+}
+
+/// Whether an event (of type `ty`, whose stack is its field `stack`) has a stack: a type with a
+/// stack field has events with none (a thread the JVM started, a periodic event: id 0, as JFR's
+/// references to nothing are), which `jfr print` gives as `stackTrace = null`. The fields before
+/// it are read past.
+pub(super) fn has_stack(types: &Types, (ty, stack): (usize, usize), event: &mut Cursor<'_>) -> Result<bool, ParseError> {
+    let fields = &types.list[ty].fields;
+    for field in &fields[..stack] {
+        event.field(types, field, false)?;
+    }
+    Ok(matches!(event.field(types, &fields[stack], true)?, Value::Ref(id) if id != 0))
 }
 
 /// A class's name as the JDK's `jfr print` writes it: `java.lang.String` for `java/lang/String`,

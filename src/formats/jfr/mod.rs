@@ -56,8 +56,9 @@
 //! `jdk.ExecutionSample` that the recording's `jdk.ActiveSetting` events state (where they were
 //! recorded, and only when it stayed one value); the header facts `jfr.version`, `jfr.chunks`,
 //! `jfr.period` and `jfr.native-period` (the settings as JFR writes them, `10 ms`), and the first
-//! chunk's start as the timestamp. Events of other types that have a stack are counted and named on
-//! stderr; a recording with no event the reader takes is refused, naming what it holds.
+//! chunk's start as the timestamp. Events of other types that have a stack (a stack trace id that
+//! is not 0: a type with a stack field has events without one) are counted and named on stderr; a
+//! recording with no event the reader takes is refused, naming what it holds.
 //!
 //! **JFR 1.0** (JDK 9 and 10): the same layout, its events named `com.oracle.jdk.ExecutionSample`
 //! and its pool types `com.oracle.jfr.types.StackTrace`, which are read as `jdk.` and `jdk.types.`

@@ -23,9 +23,8 @@ pub(super) struct Reader {
     index: ChildIndex,
     /// Events read per metric ([`Metrics`]' order).
     counts: [u64; Metrics::COUNT],
-    /// The events of every type in the recording, by the type's name as the recording writes it,
-    /// with whether the type has a stack and whether the reader takes it.
-    held: BTreeMap<String, (u64, bool, bool)>,
+    /// The events of every type in the recording, by the type's name as the recording writes it.
+    held: BTreeMap<String, Held>,
     /// The ticks of a second in the chunk being read (the unit of durations).
     ticks_per_second: u64,
     /// The start of the chunk being read, in ns since the epoch and in ticks.
@@ -39,6 +38,15 @@ pub(super) struct Reader {
     chunks: u64,
     /// References to pool entries that are not there, in every chunk: how many, and the first.
     missing: (u64, Option<Missing>),
+}
+
+/// The events of a type in the recording: how many, how many of those the reader does not take
+/// have a stack, and whether the reader takes them.
+#[derive(Clone, Copy, Default)]
+struct Held {
+    events: u64,
+    with_stack: u64,
+    read: bool,
 }
 
 /// A chunk's constant pools, and the names resolved from them (once each).
@@ -172,24 +180,37 @@ impl Reader {
             [named(EXECUTION_SAMPLE), named(events::NATIVE_SAMPLE)].map(|ty| ty.map(|ty| types.list[ty].id));
         self.ticks_per_second = header.ticks_per_second;
         self.chunk_start = (header.start_nanos, header.start_ticks);
-        // Events of each type id, for what the recording holds that is not read.
-        let mut seen: FxHashMap<u64, u64> = FxHashMap::default();
+        // Events of each type id, for what the recording holds that is not read; the types with a
+        // stack field, by id, with the field's index.
+        let mut seen: FxHashMap<u64, Held> = FxHashMap::default();
+        let stacks: FxHashMap<u64, (usize, usize)> = (0..types.list.len())
+            .filter(|&ty| types.list[ty].id > 1)
+            .filter_map(|ty| Some((types.list[ty].id, (ty, events::stack_field(&types, ty)?))))
+            .collect();
         let mut next = HEADER_LEN;
         while next < bytes.len() {
-            let (event, kind) = cursor.event(next)?;
+            let (mut event, kind) = cursor.event(next)?;
             let event_at = at + next as u64;
             next = event.event_end();
-            if kind > 1 {
-                *seen.entry(kind).or_default() += 1;
+            let mut with_stack = false;
+            match (plans.get(&kind), stacks.get(&kind)) {
+                (Some((ty, plan)), _) => self.event(&mut resolver, event, (*ty, plan), event_at, &period_of)?,
+                (None, Some(&stack)) => with_stack = events::has_stack(&types, stack, &mut event)?,
+                (None, None) => {}
             }
-            if let Some((ty, plan)) = plans.get(&kind) {
-                self.event(&mut resolver, event, (*ty, plan), event_at, &period_of)?;
+            // Ids 0 and 1 are the metadata and checkpoints, not events of the recording's.
+            if kind > 1 {
+                let held = seen.entry(kind).or_default();
+                held.events += 1;
+                held.with_stack += u64::from(with_stack);
             }
         }
-        for (kind, n) in seen {
+        for (kind, seen) in seen {
             if let Some(ty) = types.by_id(kind) {
                 let held = self.held.entry(types.name(ty).to_string()).or_default();
-                *held = (held.0 + n, events::has_stack(&types, ty), plans.contains_key(&kind));
+                held.events += seen.events;
+                held.with_stack += seen.with_stack;
+                held.read = plans.contains_key(&kind);
             }
         }
         let (count, first) = resolver.missing.get();
@@ -340,7 +361,9 @@ impl Reader {
         Ok(self.profile)
     }
 
-    /// Names on stderr the events with stacks that the reader does not take; where it took none,
+    /// Names on stderr the events with stacks that the reader does not take (counting those that
+    /// have one, not every event of a type that can: `jdk.ThreadStart` of a thread the JVM
+    /// started has none, `jdk.ExceptionStatistics` never one); where it took none,
     /// the error names what the recording holds instead (an empty profile, which no target would
     /// read back, is not written).
     fn say_what_is_not_read(&self, end: u64, diag: &mut Diagnostics) -> Result<(), ParseError> {
@@ -349,12 +372,8 @@ impl Reader {
             events.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
             events.iter().map(|(name, n)| format!("{name} ({n})")).collect::<Vec<_>>().join(", ")
         };
-        let unread: Vec<_> = self
-            .held
-            .iter()
-            .filter(|(_, &(_, stack, read))| stack && !read)
-            .map(|(name, &(n, ..))| (name, n))
-            .collect();
+        let unread: Vec<_> =
+            self.held.iter().filter(|(_, held)| !held.read && held.with_stack > 0).map(|(name, held)| (name, held.with_stack)).collect();
         if !unread.is_empty() {
             diag.warn("jfr-unread-events", None, || {
                 format!("events with stacks that proftool does not read, left out: {}", list(unread))
@@ -362,7 +381,7 @@ impl Reader {
         }
         if self.counts.iter().all(|&n| n == 0) {
             let read = EVENTS.iter().map(|e| e.name).collect::<Vec<_>>().join(", ");
-            let held: Vec<_> = self.held.iter().map(|(name, &(n, ..))| (name, n)).collect();
+            let held: Vec<_> = self.held.iter().map(|(name, held)| (name, held.events)).collect();
             let held = if held.is_empty() { "no events".to_string() } else { format!("only {}", list(held)) };
             let expected = format!("events that proftool reads ({read})");
             return Err(error(end, expected, format!("{held} in the recording's {} chunk(s)", self.chunks)));

@@ -792,32 +792,39 @@ fn perf_threads_records() -> Vec<(i64, String)> {
 }
 
 /// `--from-time` and `--to-time` keep the samples taken in the range, from the timeline's start
-/// (its first sample, for perf): each function's own samples are those of the records in it.
+/// (its first sample, for perf), a sample at its end left to the next range (but at the timeline's
+/// end where no end is given): each function's own samples are those of the records in it. Ranges
+/// that meet at a record's time (the 13th's) add up to the whole, that record counted once.
 #[test]
 fn a_time_range_keeps_the_samples_taken_in_it() {
     let records = perf_threads_records();
-    for (from, to) in [(20_000, 40_000), (0, 5_000), (50_000, 61_665)] {
+    let (meeting, last) = (records[12].0, records.last().unwrap().0);
+    let ranges = [(20_000, Some(40_000)), (0, Some(5_000)), (50_000, Some(last)), (0, Some(meeting)), (meeting, None)];
+    let mut samples = 0.0;
+    for (from, to) in ranges {
         let mut own: BTreeMap<String, f64> = BTreeMap::new();
-        for (_, leaf) in records.iter().filter(|(t, _)| (from..=to).contains(t)) {
+        for (_, leaf) in records.iter().filter(|(t, _)| from <= *t && to.is_none_or(|to| *t < to)) {
             *own.entry(leaf.clone()).or_default() += 1.0;
         }
-        let (from_arg, to_arg) = (format!("{from}us"), format!("{to}us"));
-        let csv = report(&[
-            "summary",
-            &path("perf/threads.perf"),
-            "--metric",
-            "samples",
-            "--format",
-            "csv",
-            "--from-time",
-            &from_arg,
-            "--to-time",
-            &to_arg,
-        ]);
-        let rows: BTreeMap<String, f64> =
-            csv_rows(&csv).into_iter().filter(|(_, cells)| cells[0] > 0.0).map(|(n, cells)| (n, cells[0])).collect();
-        assert_eq!(rows, own, "{from}..{to} µs");
+        let from_arg = format!("{from}us");
+        let mut args = vec!["summary", "-q", "--metric", "samples", "--format", "csv", "--from-time", &from_arg];
+        let to_arg = to.map(|to| format!("{to}us"));
+        if let Some(to_arg) = &to_arg {
+            args.extend(["--to-time", to_arg]);
+        }
+        let fixture = path("perf/threads.perf");
+        args.push(&fixture);
+        let rows: BTreeMap<String, f64> = csv_rows(&report(&args))
+            .into_iter()
+            .filter(|(_, cells)| cells[0] > 0.0)
+            .map(|(n, cells)| (n, cells[0]))
+            .collect();
+        assert_eq!(rows, own, "{from}..{to:?} µs");
+        if from == 0 && to == Some(meeting) || to.is_none() {
+            samples += own.values().sum::<f64>();
+        }
     }
+    assert_eq!(samples, records.len() as f64);
 }
 
 /// A profile with no timeline and a range with no sample are refused (exit 1, as an option that

@@ -198,8 +198,9 @@ pub struct SelectArgs {
     /// script, .cpuprofile, the Firefox Profiler's, Chrome traces, speedscope's).
     #[arg(long, value_name = "TIME", value_parser = proftool::parse_time, help_heading = "Filters")]
     pub from_time: Option<Duration>,
-    /// Keep only the samples taken (the slices' time) up to TIME after the start of the profile's
-    /// timeline.
+    /// Keep only the samples taken (the slices' time) before TIME after the start of the profile's
+    /// timeline: a sample at TIME is the next range's, so that ranges end to end split a profile
+    /// exactly (as the Firefox Profiler's selections do).
     #[arg(long, value_name = "TIME", value_parser = proftool::parse_time, help_heading = "Filters")]
     pub to_time: Option<Duration>,
 }

@@ -393,15 +393,29 @@ pub fn within_time(profile: &Profile, range: TimeRange) -> Result<Profile, Strin
     let (from, to) = (at(range.from, timeline.start), at(range.to, timeline.end));
     match (timeline.samples().is_empty(), timeline.slices().is_empty()) {
         (true, false) => slices_within(profile, timeline, (from, to)),
-        (false, true) => samples_within(profile, timeline, (from, to)),
+        (false, true) => {
+            // A sample at the end of a range given is the next range's: profilers that sample on a
+            // grid (py-spy) put samples right on the ends of ranges of whole intervals, which two
+            // ranges end to end would both count. One at the timeline's end is in a range to it.
+            let to_given = range.to.is_some();
+            samples_within(profile, timeline, (from, to), |time| {
+                from <= time && (time < to || (!to_given && time == to))
+            })
+        }
         _ => Err("a timeline of both samples and slices is not cut to a range".into()),
     }
 }
 
-/// [`within_time`] of a timeline of samples, from `from` to `to` (ns on its clock).
-fn samples_within(profile: &Profile, timeline: &Timeline, (from, to): (i64, i64)) -> Result<Profile, String> {
+/// [`within_time`] of a timeline of samples, from `from` to `to` (ns on its clock), keeping those
+/// `in_range` says are.
+fn samples_within(
+    profile: &Profile,
+    timeline: &Timeline,
+    (from, to): (i64, i64),
+    in_range: impl Fn(i64) -> bool,
+) -> Result<Profile, String> {
     let samples = timeline.samples();
-    let kept: Vec<bool> = samples.iter().map(|s| (from..=to).contains(&s.time)).collect();
+    let kept: Vec<bool> = samples.iter().map(|s| in_range(s.time)).collect();
     if !kept.contains(&true) {
         let span = Duration::from_nanos(u64::try_from(timeline.end - timeline.start).unwrap_or(0));
         return Err(format!("no sample is in the range (the timeline is {span:?} long)"));

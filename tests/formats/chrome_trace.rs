@@ -100,6 +100,18 @@ fn trace_events_nest_as_speedscope_nests_them() {
     }
 }
 
+/// Tracks whose names are one (threads of one name in a process, a tid that a process and its fork
+/// share: py-spy's `--subprocesses`) are roots of their own, as speedscope makes each (pid, tid) a
+/// profile of its own: once one root, whose slices overlapped (by hand: Worker's a 0–100 µs and
+/// b 50–150, each 100; c 20–80 in pid 2, 60; d 10–40 in pid 3, 30).
+#[test]
+fn tracks_of_one_name_are_roots_of_their_own() {
+    let totals = thread_totals("chrome-trace/cases/threads-of-one-name.json");
+    let expected =
+        [("Worker (pid 1, tid 7)", 100), ("Worker (pid 1, tid 8)", 100), ("tid 7 (pid 2)", 60), ("tid 7 (pid 3)", 30)];
+    assert_eq!(totals, expected.iter().map(|&(t, w)| (t.to_string(), w)).collect());
+}
+
 /// Chrome's performance recordings (DevTools' "Save profile", Chromium's and Node's trace events):
 /// the CPU profiles they carry, each under its thread, with the time speedscope gives each profile
 /// (its `endTime` − `startTime`), the task slices beside them not added in.

@@ -24,7 +24,8 @@
 //! and `stackFrames` (id → `name`, `category`, `parent`). Events need not be in time order, and the
 //! array may lack its closing `]` (a trace written as it ran).
 //!
-//! **Model**: each (pid, tid) track is a thread root, named by its `thread_name` metadata or `tid N`;
+//! **Model**: each (pid, tid) track is a thread root, named by its `thread_name` metadata or `tid N`
+//! (a name two tracks share followed by ` (pid N)`, or ` (pid N, tid N)` where their process is one);
 //! its slices nest as speedscope's importer (`trace-event.ts`) nests them, which settles what the
 //! events leave open or contradict: `X` slices in start order, the longer first where two start
 //! together, each a begin at its start and an end at `ts + dur`; the begins and the ends each in

@@ -10,7 +10,7 @@ use crate::formats::kit::v8_profile::{readable, BELOW_MAX_TIME, MAX_TIME_US};
 use crate::model::{
     ChildIndex, FrameId, FrameKind, FrameRef, FrameTable, Metric, NodeId, Profile, Repr, Slice, Timeline, Unit, Values,
 };
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -217,7 +217,6 @@ const NO_NAME: u32 = u32::MAX;
 
 /// A (pid, tid) track.
 struct Track {
-    tid: Id,
     name: Option<String>,
     items: Vec<Item>,
     /// Whether every event is an `X` named `Total …` (Clang's summaries).
@@ -363,8 +362,8 @@ impl<'p> Reader<'p> {
     fn track(&mut self, pid: Option<Id>, tid: Option<Id>) -> &mut Track {
         let key = (pid.unwrap_or_default(), tid.unwrap_or_default());
         let tracks = &mut self.tracks;
-        let i = *self.track_of.entry(key).or_insert_with_key(|(_, tid)| {
-            tracks.push(Track { tid: tid.clone(), name: None, items: Vec::new(), only_totals: true });
+        let i = *self.track_of.entry(key).or_insert_with(|| {
+            tracks.push(Track { name: None, items: Vec::new(), only_totals: true });
             tracks.len() - 1
         });
         &mut self.tracks[i]
@@ -517,10 +516,29 @@ impl<'p> Reader<'p> {
         Ok(profile)
     }
 
-    /// The root frame of a track.
-    fn thread_frame(profile: &mut Profile, name: Option<&str>, tid: &Id) -> FrameId {
-        let name = name.map_or_else(|| format!("tid {tid}"), str::to_string);
-        profile.frames.intern(FrameRef::named(&name, FrameKind::Thread))
+    /// The root names of the tracks of `keys`, each its thread's name or `tid N`; a name that
+    /// tracks share (a thread name each process has, a tid two processes reuse: a process and its
+    /// fork) followed by the process, ` (pid N)`, or where that does not tell them apart by the
+    /// process and the tid, ` (pid N, tid N)`: two tracks are never one root, whose slices would
+    /// overlap.
+    fn root_names(&self, keys: &[&(Id, Id)]) -> Vec<String> {
+        let thread_name = |key: &(Id, Id)| self.track_of.get(key).and_then(|&t| self.tracks[t].name.as_deref());
+        let plain: Vec<String> =
+            keys.iter().map(|&key| thread_name(key).map_or_else(|| format!("tid {}", key.1), str::to_string)).collect();
+        let mut sharing: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+        plain.iter().enumerate().for_each(|(i, name)| sharing.entry(name).or_default().push(i));
+        let mut names = plain.clone();
+        for tracks in sharing.values().filter(|tracks| tracks.len() > 1) {
+            let pids: FxHashSet<&Id> = tracks.iter().map(|&i| &keys[i].0).collect();
+            for &i in tracks {
+                let (pid, tid) = keys[i];
+                names[i] = match pids.len() == tracks.len() {
+                    true => format!("{} (pid {pid})", plain[i]),
+                    false => format!("{} (pid {pid}, tid {tid})", plain[i]),
+                };
+            }
+        }
+        names
     }
 
     /// The tracks' slices as stacks weighed by time.
@@ -536,15 +554,16 @@ impl<'p> Reader<'p> {
             other_args: 0,
             unclosed: 0,
         };
-        let mut totals = 0;
-        for track in &mut self.tracks {
-            if track.only_totals && track.name.is_none() && !track.items.is_empty() {
-                totals += 1;
-                continue;
-            }
-            let root_frame = Reader::thread_frame(&mut profile, track.name.as_deref(), &track.tid);
+        let is_totals = |track: &Track| track.only_totals && track.name.is_none() && !track.items.is_empty();
+        let totals = self.tracks.iter().filter(|&track| is_totals(track)).count();
+        let mut keys: Vec<(&(Id, Id), usize)> = self.track_of.iter().map(|(key, &t)| (key, t)).collect();
+        keys.retain(|&(_, t)| !is_totals(&self.tracks[t]));
+        keys.sort_unstable_by_key(|&(_, t)| t);
+        let names = self.root_names(&keys.iter().map(|&(key, _)| key).collect::<Vec<_>>());
+        for ((_, t), name) in keys.iter().zip(&names) {
+            let root_frame = profile.frames.intern(FrameRef::named(name, FrameKind::Thread));
             let root = layout.index.child_or_insert(&mut profile.tree, None, root_frame);
-            layout.track(&mut profile, root, &track.items);
+            layout.track(&mut profile, root, &self.tracks[*t].items);
         }
         if totals > 0 {
             diag.warn("chrome-trace-totals", None, || {

@@ -87,17 +87,19 @@ impl Reader<'_> {
         let mut index = ChildIndex::default();
         let mut time: Vec<f64> = Vec::new();
         let mut by_thread: Vec<((Id, Id), Vec<&SampleJson>)> = Vec::new();
+        let mut thread_of: FxHashMap<(Id, Id), usize> = FxHashMap::default();
         for sample in &self.samples {
             let key = (sample.pid.clone().unwrap_or_default(), sample.tid.clone().unwrap_or_default());
-            match by_thread.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, samples)) => samples.push(sample),
-                None => by_thread.push((key, vec![sample])),
-            }
+            let thread = *thread_of.entry(key).or_insert_with_key(|key| {
+                by_thread.push((key.clone(), Vec::new()));
+                by_thread.len() - 1
+            });
+            by_thread[thread].1.push(sample);
         }
+        let names = self.root_names(&by_thread.iter().map(|(key, _)| key).collect::<Vec<_>>());
         let mut stack: Vec<&str> = Vec::new();
-        for (track, samples) in &by_thread {
-            let name = self.track_of.get(track).and_then(|&t| self.tracks[t].name.clone());
-            let thread = Reader::thread_frame(&mut profile, name.as_deref(), &track.1);
+        for ((track, samples), name) in by_thread.iter().zip(&names) {
+            let thread = profile.frames.intern(FrameRef::named(name, FrameKind::Thread));
             let root = index.child_or_insert(&mut profile.tree, None, thread);
             for (i, sample) in samples.iter().enumerate() {
                 let ts = |s: &SampleJson| s.ts.unwrap_or(0.0);

@@ -20,6 +20,9 @@ pub(super) struct Header {
     pub(super) frame: Option<usize>,
     /// The key of the frame on the header line, which the reading thread adds.
     pub(super) frame_key: Option<PairKey>,
+    /// Whether the line is a side-band event that perf prints among the samples where a
+    /// `--show-*-events` option asks (`PERF_RECORD_COMM exec: …`, `PERF_RECORD_MMAP2 …`): no sample.
+    pub(super) side_band: bool,
 }
 
 /// The fields of a header line. The command is everything before the first word of digits (`TID`,
@@ -27,9 +30,9 @@ pub(super) struct Header {
 /// read as perf prints them (an event that is a time, a frame that is none): then the word is part
 /// of the command (a thread named `FS Broker 5906`, whose TID follows) and the next such word is
 /// tried. After it come the fields perf script prints in this order, each where `-F` keeps it:
-/// `[CPU]`, the time and a colon, the period, the event ending with a colon (`cycles:u:`), and the
-/// sample's frame where it has no call chain. A word of digits is the period unless a symbol
-/// follows it (then it is the frame's address).
+/// `[CPU]`, the time of day (`-F +tod`), the time and a colon, the period, the event ending with a
+/// colon (`cycles:u:`), a tracepoint's fields, and the sample's frame where it has no call chain.
+/// A word of digits is the period unless a symbol follows it (then it is the frame's address).
 pub(super) fn parse_header(line: &str) -> Option<Header> {
     let first = fields_after_thread(line, thread_fields(line, 0)?);
     if reads_as_perf_prints(line, &first) {
@@ -49,12 +52,19 @@ pub(super) fn parse_header(line: &str) -> Option<Header> {
 /// (the time, read as an event where the thread id was a word of the command), no frame on the line
 /// that is not one (an address in hex, a symbol, where perf prints it its DSO).
 fn reads_as_perf_prints(line: &str, header: &Header) -> bool {
+    if header.side_band {
+        return true;
+    }
     let event_is_time = header.event.as_ref().is_some_and(|e| is_seconds(&line.as_bytes()[e.clone()]));
-    let bad_frame = header.frame.is_some_and(|from| {
-        let address = line[from..].split(' ').next().unwrap_or("");
-        !is_hex(address) || frame_symbol_and_dso(line, from, true).is_none()
-    });
+    let bad_frame = header.frame.is_some_and(|from| !reads_as_frame(line, from));
     !event_is_time && !bad_frame
+}
+
+/// Whether what starts at `from` of a header line is a frame: an address in hex, a symbol and,
+/// where perf prints it, its DSO.
+fn reads_as_frame(line: &str, from: usize) -> bool {
+    let address = line[from..].split(' ').next().unwrap_or("");
+    is_hex(address) && frame_symbol_and_dso(line, from, true).is_some()
 }
 
 /// The fields of a header after its thread id (see [`parse_header`]).
@@ -64,9 +74,15 @@ fn fields_after_thread(line: &str, mut header: Header) -> Header {
     if word.as_ref().is_some_and(|w| bytes[w.start] == b'[' && bytes[w.end - 1] == b']') {
         word = next_word(bytes, word.map_or(0, |w| w.end));
     }
+    word = after_time_of_day(bytes, word);
     if let Some(w) = word.clone().filter(|w| is_time(&bytes[w.clone()])) {
         header.time = Some(nanoseconds(&bytes[w.start..w.end - 1]));
         word = next_word(bytes, w.end);
+    }
+    // perf prints a side-band event where a sample's period and event would be.
+    if word.as_ref().is_some_and(|w| is_side_band(&bytes[w.clone()])) {
+        header.side_band = true;
+        return header;
     }
     if let Some(w) = word.clone().filter(|w| is_digits(&bytes[w.clone()])) {
         let after = next_word(bytes, w.end);
@@ -81,12 +97,76 @@ fn fields_after_thread(line: &str, mut header: Header) -> Header {
         }
     }
     if let Some(w) = word.clone().filter(|w| bytes[w.end - 1] == b':') {
-        let name_end = memchr::memchr(b':', &bytes[w.clone()]).map_or(w.end, |c| w.start + c);
-        header.event = Some(w.start..name_end);
+        header.event = Some(w.start..event_name_end(bytes, w.clone()));
         word = next_word(bytes, w.end);
     }
     header.frame = word.map(|w| w.start);
+    if header.frame.is_some_and(|from| !reads_as_frame(line, from)) && is_tracepoint(line, &header) {
+        // What follows a tracepoint's name is its fields (`prev_comm=prog prev_pid=10023 … ==>
+        // next_comm=…`), which may hold spaces and colons: its frames, with `-g`, follow on lines
+        // of their own.
+        header.frame = None;
+    }
     header
+}
+
+/// Whether the event of `header` is a tracepoint, whose name is `SYSTEM:NAME` (`sched:sched_switch`).
+fn is_tracepoint(line: &str, header: &Header) -> bool {
+    header.event.as_ref().is_some_and(|e| line[e.clone()].contains(':'))
+}
+
+/// The end of an event's name in its word `w` (`cycles:u:`, `sched:sched_switch:`): before the
+/// colon that ends the word and the modifiers perf writes after a name (`:u`, `:pppH`, each a
+/// letter of perf's event modifiers, `ukhIGHpPSDWeb`). A tracepoint's `SYSTEM:NAME` keeps its colon.
+fn event_name_end(bytes: &[u8], w: Range<usize>) -> usize {
+    let mut end = w.end - 1;
+    while let Some(colon) = memchr::memrchr(b':', &bytes[w.start..end]).map(|c| w.start + c) {
+        let modifiers = &bytes[colon + 1..end];
+        if modifiers.is_empty() || !modifiers.iter().all(|b| b"ukhIGHpPSDWeb".contains(b)) {
+            break;
+        }
+        end = colon;
+    }
+    end
+}
+
+/// Whether `word` names a side-band event, as perf prints it: `PERF_RECORD_COMM`, `PERF_RECORD_MMAP2`,
+/// `PERF_RECORD_SWITCH_CPU_WIDE`, `PERF_RECORD_EXIT(5754:5757):(5745:5745)`, `PERF_RECORD_FINISHED_ROUND`.
+pub(super) fn is_side_band(word: &[u8]) -> bool {
+    word.starts_with(b"PERF_RECORD_")
+}
+
+/// Whether `line` is a side-band event's (see [`is_side_band`]), after its header's thread and time
+/// or alone.
+pub(super) fn is_side_band_line(line: &str) -> bool {
+    is_side_band(&line.as_bytes()[leading_space(line)..]) || parse_header(line).is_some_and(|h| h.side_band)
+}
+
+/// The word after a time of day where `word` starts one (`-F +tod`: `2026-12-02 10:50:18.103511`,
+/// perf's `%F %H:%M:%S` and the microseconds), else `word`.
+fn after_time_of_day(bytes: &[u8], word: Option<Range<usize>>) -> Option<Range<usize>> {
+    let Some(date) = word.clone().filter(|w| is_date(&bytes[w.clone()])) else { return word };
+    match next_word(bytes, date.end).filter(|w| is_clock_time(&bytes[w.clone()])) {
+        Some(clock) => next_word(bytes, clock.end),
+        None => word,
+    }
+}
+
+/// Whether `word` is a date, `2026-12-02`.
+fn is_date(word: &[u8]) -> bool {
+    let digits = |range: Range<usize>| word.get(range).is_some_and(is_digits);
+    word.len() == 10 && word[4] == b'-' && word[7] == b'-' && digits(0..4) && digits(5..7) && digits(8..10)
+}
+
+/// Whether `word` is a time of day, `10:50:18` and its fraction of a second, `.103511`.
+fn is_clock_time(word: &[u8]) -> bool {
+    let digits = |range: Range<usize>| word.get(range).is_some_and(is_digits);
+    let fraction = match word.get(8) {
+        None => true,
+        Some(b'.') => digits(9..word.len()),
+        Some(_) => false,
+    };
+    word.len() >= 8 && word[2] == b':' && word[5] == b':' && digits(0..2) && digits(3..5) && digits(6..8) && fraction
 }
 
 /// A header with the command, PID and TID of `line` alone: the command is everything before the
@@ -94,7 +174,8 @@ fn fields_after_thread(line: &str, mut header: Header) -> Header {
 fn thread_fields(line: &str, from: usize) -> Option<Header> {
     let bytes = line.as_bytes();
     let mut word_start = 0;
-    let mut digits = false;
+    // A line may start with its thread id, where `-F` leaves the command out (`13647  2199.697588:`).
+    let mut digits = from == 0;
     let mut slash = None;
     let mut after_space = false;
     for (i, &b) in bytes.iter().enumerate() {
@@ -103,14 +184,15 @@ fn thread_fields(line: &str, from: usize) -> Option<Header> {
             continue;
         }
         match b {
-            b' ' if digits && !after_space && word_start > from => {
+            b' ' if digits && !after_space && word_start >= from && i > word_start => {
                 let (pid, tid) = match slash {
                     Some(s) => (Some(word_start..s), s + 1..i),
                     None => (None, word_start..i),
                 };
-                let comm = trim_range(line, 0..word_start - 1);
+                let comm = trim_range(line, 0..word_start.saturating_sub(1));
                 let (event, period, frame, frame_key) = (None, None, None, None);
-                return Some(Header { comm, pid, tid, event, period, time: None, frame, frame_key });
+                let side_band = false;
+                return Some(Header { comm, pid, tid, event, period, time: None, frame, frame_key, side_band });
             }
             b' ' => {
                 word_start = i + 1;
@@ -254,19 +336,33 @@ pub(super) fn frame_symbol_and_dso(line: &str, start: usize, bare: bool) -> Opti
     }
 }
 
-/// Whether `line`, after a frame, is its source line (`-F +srcline`): two spaces, a file, a colon
-/// and a line number (`  work.c:9`), or perf's `??:0` for none; where perf knows no line, the DSO
-/// and the address in brackets (`  [kernel.kallsyms][ffffffff822601e7]`, `  dash[ae77]`).
-fn is_source_line(line: &str) -> bool {
-    let Some(text) = line.strip_prefix("  ").map(str::trim_end) else { return false };
-    let file_and_line = text
-        .rsplit_once(':')
-        .is_some_and(|(file, number)| !file.trim().is_empty() && (is_digits(number.as_bytes()) || number == "?"));
+/// Whether `line`, after a frame, is its source line (`-F +srcline`), and if so whether it marks
+/// the frame inlined: two spaces, a file, a colon and a line number (`  work.c:9`; perf's `??:0`
+/// for none, `:0` where the debug information names no file); where perf knows no line, the DSO
+/// and the address in brackets (`  [kernel.kallsyms][ffffffff822601e7]`, `  dash[ae77]`); either
+/// followed by ` (inlined)` for a frame of a function inlined into its caller (perf then prints no
+/// DSO on the frame's line).
+fn source_line(line: &str) -> Option<SourceLine> {
+    let text = line.strip_prefix("  ")?.trim_end();
+    let (text, inlined) = match text.strip_suffix(" (inlined)") {
+        Some(text) => (text, true),
+        None => (text, false),
+    };
+    let file_and_line = text.rsplit_once(':').is_some_and(|(file, number)| {
+        let no_file = file.is_empty() && is_digits(number.as_bytes());
+        no_file || (!file.trim().is_empty() && (is_digits(number.as_bytes()) || number == "?"))
+    });
     let dso_and_address = text
         .strip_suffix(']')
         .and_then(|t| t.rsplit_once('['))
         .is_some_and(|(dso, address)| !dso.trim().is_empty() && is_hex(address));
-    file_and_line || dso_and_address
+    (file_and_line || dso_and_address).then_some(SourceLine { inlined })
+}
+
+/// A frame's source line (`-F +srcline`).
+struct SourceLine {
+    /// Whether it ends with perf's ` (inlined)`: its frame is of a function inlined into its caller.
+    inlined: bool,
 }
 
 /// The error for `text` where a frame line was expected.
@@ -285,6 +381,12 @@ pub(super) enum Parsed {
     Header(u32),
     /// A frame line's symbol and DSO.
     Frame(PairKey),
+    /// A source line ending ` (inlined)`: the frame before it is of a function inlined into its
+    /// caller.
+    InlinedSource,
+    /// A side-band event (`PERF_RECORD_COMM …`): no sample, but the end of a sample perf printed on
+    /// its header line alone.
+    SideBand,
     /// Not a header or frame: where in the line and why (boxed, so that the item handed over for
     /// every line stays small).
     Bad(usize, Box<ParseErrorKind>),
@@ -299,6 +401,31 @@ pub(super) struct Splitter {
     after_frame: bool,
     /// How many source lines (`-F +srcline`) were skipped.
     pub(super) source_lines: u64,
+    /// The side-band events skipped.
+    pub(super) side_band: SideBandEvents,
+}
+
+/// The side-band events perf prints among the samples where a `--show-*-events` option asks
+/// (`--show-task-events`: `PERF_RECORD_COMM`, `PERF_RECORD_FORK`, `PERF_RECORD_EXIT`;
+/// `--show-mmap-events`, `--show-switch-events`, `--show-round-events` …), which are no samples.
+#[derive(Default)]
+pub(super) struct SideBandEvents {
+    /// How many lines of them were skipped.
+    pub(super) lines: u64,
+    /// Their kinds, without `PERF_RECORD_`, in the order they came (`COMM`, `MMAP2`).
+    pub(super) kinds: Vec<String>,
+}
+
+impl SideBandEvents {
+    /// Counts the side-band event whose name starts `word`.
+    fn add(&mut self, word: &str) {
+        self.lines += 1;
+        let name = word.trim_start_matches("PERF_RECORD_");
+        let name = &name[..name.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(name.len())];
+        if !self.kinds.iter().any(|kind| kind == name) {
+            self.kinds.push(name.to_string());
+        }
+    }
 }
 
 impl Splitter {
@@ -312,9 +439,9 @@ impl Splitter {
             (self.in_record, self.after_frame) = (false, false);
             return Parsed::End;
         }
-        if std::mem::take(&mut self.after_frame) && is_source_line(line) {
+        if let Some(source) = std::mem::take(&mut self.after_frame).then(|| source_line(line)).flatten() {
             self.source_lines += 1;
-            return Parsed::Skip;
+            return if source.inlined { Parsed::InlinedSource } else { Parsed::Skip };
         }
         // perf starts a frame line with a tab; one without a DSO has no other mark.
         let bare = line.starts_with('\t');
@@ -326,8 +453,16 @@ impl Splitter {
                 return Parsed::Frame(frame_key(line, symbol, dso));
             }
         }
+        // `PERF_RECORD_FINISHED_ROUND` (`--show-round-events`) is printed alone on its line.
+        if is_side_band(&line.as_bytes()[start..]) {
+            return self.side_band(&line[start..]);
+        }
         // A header, after a blank line, or where a record without call chain ends without one.
         match parse_header(line) {
+            Some(header) if header.side_band => {
+                let event = header.tid.end + line[header.tid.end..].find("PERF_RECORD_").unwrap_or(0);
+                self.side_band(&line[event..])
+            }
             Some(header) => self.header(line, header, headers),
             None if self.in_record => Parsed::Bad(0, Box::new(not_a_frame(line))),
             None => Parsed::Bad(
@@ -339,6 +474,13 @@ impl Splitter {
                 }),
             ),
         }
+    }
+
+    /// A side-band event's line, `text` from its name on: counted, and the end of an open record.
+    fn side_band(&mut self, text: &str) -> Parsed {
+        (self.in_record, self.after_frame) = (false, false);
+        self.side_band.add(text);
+        Parsed::SideBand
     }
 
     /// A header line's item; the frame on it, if any, ends the record (a sample without call
@@ -430,6 +572,36 @@ mod tests {
         );
     }
 
+    /// perf 6.1's other headers: a time of day before the time (`-F +tod`), a tracepoint's name
+    /// and fields, a side-band event, a line that starts with its thread id (`-F` without `comm`).
+    #[test]
+    fn headers_of_other_printings() {
+        let line = "prog 24794 2026-12-02 10:50:18.103511   556.075806:     250000 cpu-clock: ";
+        let h = parse_header(line).unwrap();
+        assert_eq!((&line[h.comm], &line[h.tid], h.period), ("prog", "24794", Some(250000)));
+        assert_eq!((h.time, h.event.map(|e| &line[e])), (Some(556_075_806_000), Some("cpu-clock")));
+        let line = "prog 10023 [001]   347.602403: sched:sched_switch: prev_comm=prog prev_pid=10023 \
+                    prev_state=R ==> next_comm=rcu_preempt next_pid=15";
+        let h = parse_header(line).unwrap();
+        assert_eq!((&line[h.comm], h.event.map(|e| &line[e]), h.frame), ("prog", Some("sched:sched_switch"), None));
+        let line = "p 1 1.5: sched:sched_switch:u:      ffffffff82266208 __schedule+0x628 ([kernel.kallsyms])";
+        let h = parse_header(line).unwrap();
+        assert_eq!(h.event.map(|e| &line[e]), Some("sched:sched_switch"));
+        assert_eq!(&line[h.frame.unwrap()..], "ffffffff82266208 __schedule+0x628 ([kernel.kallsyms])");
+        for line in [
+            "perf-exec     0     0.000000: PERF_RECORD_COMM: perf-exec:5754/5754",
+            "prog  5754   260.659891: PERF_RECORD_FORK(5754:5757):(5754:5754)",
+            "prog 10005   346.417817: PERF_RECORD_SWITCH OUT preempt",
+            "PERF_RECORD_FINISHED_ROUND",
+        ] {
+            assert!(is_side_band_line(line), "{line}");
+        }
+        assert!(!is_side_band_line("prog  5754   260.659914:     250000 cpu-clock: "));
+        let line = "13647  2199.697588:    1001001 cpu-clock: ";
+        let h = parse_header(line).unwrap();
+        assert_eq!((&line[h.comm], &line[h.tid], h.period), ("", "13647", Some(1001001)));
+    }
+
     /// [`frame_parts`] and [`super::super::names::without_offset`] as `str` methods say them, the
     /// plain path the byte scanning is held to; `None` where no space is left between the address
     /// and the DSO for a symbol.
@@ -481,13 +653,18 @@ mod tests {
         assert_eq!(bare("\t  11a2"), None);
         assert_eq!(bare("\t  perfwork leaf"), None);
         assert_eq!(bare("\t1 (x)"), None);
-        assert!(is_source_line("  work.c:338"));
-        assert!(is_source_line("  ??:0"));
-        assert!(is_source_line("  [kernel.kallsyms][ffffffff822601e7]"));
-        assert!(is_source_line("  dash[ae77]"));
-        assert!(!is_source_line("  [ae77]"));
-        assert!(!is_source_line("\t  11a2 leaf"));
-        assert!(!is_source_line("        perfwork  5801   180.962862:    1001001 cpu-clock: "));
+        let inlined = |line| source_line(line).map(|s| s.inlined);
+        assert_eq!(inlined("  work.c:338"), Some(false));
+        assert_eq!(inlined("  ??:0"), Some(false));
+        assert_eq!(inlined("  [kernel.kallsyms][ffffffff822601e7]"), Some(false));
+        assert_eq!(inlined("  dash[ae77]"), Some(false));
+        // perf 6.1 with --call-graph dwarf: a frame inlined into its caller, a line of no file.
+        assert_eq!(inlined("  dl-cacheinfo.h:158 (inlined)"), Some(true));
+        assert_eq!(inlined("  :0"), Some(false));
+        assert_eq!(inlined("  [ae77]"), None);
+        assert_eq!(inlined("  :x"), None);
+        assert_eq!(inlined("\t  11a2 leaf"), None);
+        assert_eq!(inlined("        perfwork  5801   180.962862:    1001001 cpu-clock: "), None);
     }
 
     proptest::proptest! {

@@ -33,13 +33,26 @@
 //! the DSO is left out (a tab, the address and a symbol). With `-F +srcline` a source line
 //! (`  work.c:9`, two spaces, a file, a colon and a line number, `??:0` for none; where perf knows no
 //! line, the DSO and the address, `  [kernel.kallsyms][ffffffff822601e7]`) follows each frame.
+//! With `-F +tod` a time of day (`2026-12-02 10:50:18.103511`) comes before the time, and is
+//! skipped. A tracepoint's event is named `SYSTEM:NAME:` (`sched:sched_switch:`; modifiers, `:u`,
+//! are letters of perf's own) and its fields follow on the header line, skipped. A field list
+//! without `ip` (or a tracepoint recorded without `-g`) prints a sample on its header line alone:
+//! the next header ends it, no blank line between, and the file ends without one. A side-band
+//! event (`--show-task-events`, `--show-mmap-events`, `--show-switch-events`,
+//! `--show-round-events` …) is a line of its own, `prog 5754 260.658406: PERF_RECORD_COMM exec: …`
+//! or `PERF_RECORD_FINISHED_ROUND` alone: no sample, skipped and counted by kind. A frame of a
+//! function inlined into its caller (`--call-graph dwarf`) has `(inlined)` where the DSO would be,
+//! or, with `-F +srcline`, no DSO and a source line that ends ` (inlined)`.
 //!
 //! **Model**, as `inferno-collapse-perf` collapses the same file: each record is a stack whose root
-//! is the command name (spaces as `_`; a command that ends in a space and a number, `FS Broker 5906`,
+//! is the command name (`:TID` where `-F` leaves it out, as perf names a thread whose command it
+//! does not know; spaces as `_`; a command that ends in a space and a number, `FS Broker 5906`,
 //! whole, where inferno and `stackcollapse-perf.pl` take its number for the thread id; with `--perf-pid` `comm-PID`, with `--perf-tid`
 //! `comm-PID/TID`, `?` for a PID the header lacks), a thread frame, and whose frames are the symbols
 //! without their `+0x..` offset, with the DSO as module; `[unknown]` of a known DSO is named
-//! `[basename-of-dso]`. Names are tidied as inferno tidies them: `;` → `:`, an argument list cut at
+//! `[basename-of-dso]`. An inlined frame is a function frame of its own, in the DSO of the next
+//! frame at its address (perf prints every frame an address's inlining gives at that address;
+//! none where none of them has a DSO, as `__libc_start_main_impl+0x84 (inlined)` under `_start`). Names are tidied as inferno tidies them: `;` → `:`, an argument list cut at
 //! the first top-level `(` (not Go's `pkg.(*T).M`, nor C++'s `(anonymous namespace)`), a Java
 //! symbol's leading `L` dropped under a `java` command, a Rust symbol perf left half demangled
 //! tidied (`rust_symbols`: `GcBox$LT$T$GT$::new::h…` → `GcBox<T>::new`), a perf-map symbol
@@ -134,13 +147,19 @@ pub struct Options {
     pub annotate: bool,
 }
 
-/// `Yes` when the first line that is not a comment is a sample header followed by a frame (on
-/// the next line, or on the header line itself), `Maybe` for a header alone (the head ends there).
-/// A header without the time that perf script prints unless `-F` leaves it out needs its frame on
-/// a line of its own, which starts with perf's tab.
+/// `Yes` when the first line that is not a comment nor a side-band event is a sample header
+/// followed by a frame (on the next line, or on the header line itself), `Maybe` for a header alone
+/// (the head ends there). A header without the time that perf script prints unless `-F` leaves it
+/// out needs its frame on a line of its own, which starts with perf's tab. Samples perf prints on
+/// their header line alone (a field list without `ip`, tracepoints recorded without `-g`) are
+/// headers of an event one after the other: `Yes` with their time, `Maybe` without.
 pub(crate) fn sniff(head: &[u8]) -> Sniff {
     let text = crate::text::utf8_start(head);
-    let mut lines = text.lines().filter(|l| !l.starts_with('#') && !lines::is_blank(l)).map(lines::spaced);
+    let mut lines = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !lines::is_blank(l))
+        .map(lines::spaced)
+        .filter(|l| !lines::is_side_band_line(l));
     let Some(line) = lines.next() else { return Sniff::No };
     let Some(header) = lines::parse_header(&line) else { return Sniff::No };
     let is_frame = |line: &str, start: usize, bare: bool| {
@@ -153,12 +172,16 @@ pub(crate) fn sniff(head: &[u8]) -> Sniff {
             false => Sniff::No,
         };
     }
+    let next_is_event_header =
+        |next: &str| header.event.is_some() && lines::parse_header(next).is_some_and(|h| h.event.is_some());
     match lines.next() {
         Some(next)
             if is_frame(&next, lines::leading_space(&next), true) && (header.time.is_some() || next.starts_with('\t')) =>
         {
             Sniff::Yes
         }
+        Some(next) if next_is_event_header(&next) && header.time.is_some() => Sniff::Yes,
+        Some(next) if next_is_event_header(&next) => Sniff::Maybe,
         Some(_) => Sniff::No,
         None if header.time.is_some() => Sniff::Maybe,
         None => Sniff::No,
@@ -197,6 +220,37 @@ struct Record {
     position: Position,
 }
 
+/// What ended a record.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum End {
+    /// The blank line perf prints after a sample's frames.
+    Blank,
+    /// The next line that is none of its frames (a header, a side-band event): perf prints a
+    /// sample of no frames on its header line alone (a field list without `ip`, a tracepoint
+    /// recorded without `-g`), or its one frame there (no call chain).
+    NextLine,
+}
+
+/// Frames perf printed without their DSO, innermost first, until the next frame that has one:
+/// an inlined frame (`(inlined)` where the DSO would be; with `-F +srcline` no DSO, and a source
+/// line ending ` (inlined)`), whose code is in the DSO of the frame it is inlined into, the next
+/// at its address, which it takes (perf 6.1 prints `__libc_start_main_impl+0x84 (inlined)` with no
+/// frame of its own address after it: that one has none); a frame of a field list without `dso`,
+/// which has none.
+#[derive(Default)]
+struct Awaiting {
+    /// Their symbols and addresses, one after the other, and the DSO they take at the end.
+    text: String,
+    frames: Vec<AwaitingFrame>,
+}
+
+/// A frame that awaits its DSO: where its symbol and address are in [`Awaiting::text`].
+struct AwaitingFrame {
+    symbol: std::ops::Range<usize>,
+    address: std::ops::Range<usize>,
+    inlined: bool,
+}
+
 /// The building thread's state. It names the frames (each symbol and DSO once, in [`Pairs`]) as
 /// well as building the tree: the reading thread, which splits and parses every line, has the
 /// more work of the two without them.
@@ -213,12 +267,18 @@ struct Builder {
     record: Option<Record>,
     /// The frames vector of the last record, kept for the next.
     spare: Vec<FrameId>,
+    awaiting: Awaiting,
     /// Each record's time and node, where its header has a time.
     timeline: Vec<TimedSample>,
     /// Records whose header has no time (`-F` without `time`): the profile then has no timeline.
     n_untimed: u64,
     n_records: u64,
+    /// Records of no frames that a blank line ended: call chains perf could not take.
     n_empty: u64,
+    /// Records of no frames that the next line ended: samples printed on their header alone.
+    n_header_only: u64,
+    /// Records that a blank line ended.
+    n_blank_ended: u64,
 }
 
 /// Reads `perf script` text (see the module documentation).
@@ -238,10 +298,13 @@ pub(crate) fn read(
         events: Vec::new(),
         record: None,
         spare: Vec::new(),
+        awaiting: Awaiting::default(),
         timeline: Vec::new(),
         n_untimed: 0,
         n_records: 0,
         n_empty: 0,
+        n_header_only: 0,
+        n_blank_ended: 0,
     };
     let mut splitter = Splitter::default();
     let mut last_byte = 0;
@@ -258,23 +321,25 @@ pub(crate) fn read(
             }
             match parsed {
                 Parsed::Skip => {}
-                Parsed::End => builder.finish_record(),
+                Parsed::End => builder.finish_record(End::Blank),
                 Parsed::Header(index) => {
                     let header = &headers[index as usize];
-                    builder.finish_record();
+                    builder.finish_record(End::NextLine);
                     builder.start_record(line.text, header, line.position);
                     if let Some(key) = &header.frame_key {
                         builder.add_frames(line.text, key);
-                        builder.finish_record();
+                        builder.finish_record(End::NextLine);
                     }
                 }
                 Parsed::Frame(key) => builder.add_frames(line.text, &key),
+                Parsed::InlinedSource => builder.last_frame_inlined(),
+                Parsed::SideBand => builder.finish_record(End::NextLine),
                 Parsed::Bad(at, kind) => return Err(line.error_at(at, *kind)),
             }
             Ok(())
         },
     )?;
-    let open = builder.record.as_ref().map(|record| record.position);
+    let open = builder.record.as_ref().filter(|record| builder.looks_cut(record)).map(|record| record.position);
     if let Some(position) = cut.or(open) {
         diag.warn("cut-short", Some(position), || {
             let how = match cut {
@@ -283,8 +348,9 @@ pub(crate) fn read(
             };
             format!("the input ends {how}: it looks cut short, and its last sample may have lost frames")
         });
-        builder.finish_record();
+        builder.finish_record(End::Blank);
     }
+    builder.finish_record(End::NextLine);
     if builder.n_records == 0 {
         return Err(ParseError {
             format: FORMAT,
@@ -295,13 +361,31 @@ pub(crate) fn read(
             },
         });
     }
+    say_what_was_left_out(&builder, &splitter, diag);
+    Ok(builder.into_profile())
+}
+
+/// The warnings of what a file holds that is no frame of a stack: samples of none, source lines,
+/// side-band events.
+fn say_what_was_left_out(builder: &Builder, splitter: &Splitter, diag: &mut Diagnostics) {
+    let samples = |n: u64| if n == 1 { "sample" } else { "samples" };
     if builder.n_empty > 0 {
         let n = builder.n_empty;
         diag.warn("perf-no-frames", None, || {
-            let samples = if n == 1 { "sample" } else { "samples" };
             format!(
-                "{n} {samples} without frames kept as their command alone, as stackcollapse-perf.pl keeps them \
-                 (inferno-collapse-perf leaves them out)"
+                "{n} {} without frames kept as their command alone, as stackcollapse-perf.pl keeps them \
+                 (inferno-collapse-perf leaves them out)",
+                samples(n)
+            )
+        });
+    }
+    if builder.n_header_only > 0 {
+        let n = builder.n_header_only;
+        diag.warn("perf-header-only", None, || {
+            format!(
+                "{n} {} printed without frames (a field list without ip, or a tracepoint recorded without -g): \
+                 each is its command alone",
+                samples(n)
             )
         });
     }
@@ -311,7 +395,17 @@ pub(crate) fn read(
             format!("{n} source lines (perf script -F +srcline) skipped: a frame here is a function, not a line")
         });
     }
-    Ok(builder.into_profile())
+    let side_band = &splitter.side_band;
+    if side_band.lines > 0 {
+        diag.warn("perf-side-band", None, || {
+            let lines = if side_band.lines == 1 { "line" } else { "lines" };
+            format!(
+                "{} {lines} of side-band events (PERF_RECORD_{}: perf script --show-*-events) skipped: they are no samples",
+                side_band.lines,
+                side_band.kinds.join(", ")
+            )
+        });
+    }
 }
 
 impl Builder {
@@ -341,6 +435,12 @@ impl Builder {
         self.java = is_java(comm);
         self.root_name.clear();
         self.root_name.extend(comm.chars().map(|c| if c == ' ' { '_' } else { c }));
+        if comm.is_empty() {
+            // A field list without `comm`: the thread as perf names one whose command it does not
+            // know, `:TID` (its thread__new).
+            self.root_name.push(':');
+            self.root_name.push_str(&line[header.tid.clone()]);
+        }
         if self.options.root != Root::Comm {
             self.root_name.push('-');
             self.root_name.push_str(header.pid.clone().map_or("?", |p| &line[p]));
@@ -353,8 +453,59 @@ impl Builder {
     }
 
     /// Adds the frames of a frame line (or of the frame on a header line) to the open record,
-    /// named the first time their symbol and DSO come under a command of this kind.
+    /// named the first time their symbol and DSO come under a command of this kind; a frame
+    /// printed without its DSO waits for the next that has one ([`Awaiting`]).
     fn add_frames(&mut self, line: &str, key: &PairKey) {
+        if self.record.is_none() {
+            return;
+        }
+        let (symbol, dso) = key.parts(line);
+        if dso.is_empty() || dso == "inlined" {
+            let address = address_before(line, key.symbol_start());
+            let text = &mut self.awaiting.text;
+            let symbol_range = text.len()..text.len() + symbol.len();
+            text.push_str(symbol);
+            let address_range = text.len()..text.len() + address.len();
+            text.push_str(address);
+            let inlined = dso == "inlined";
+            self.awaiting.frames.push(AwaitingFrame { symbol: symbol_range, address: address_range, inlined });
+            return;
+        }
+        if !self.awaiting.frames.is_empty() {
+            self.add_awaiting(dso, address_before(line, key.symbol_start()));
+        }
+        self.add_frames_of(line, key);
+    }
+
+    /// Marks the last frame that awaits its DSO inlined (its source line says so, `-F +srcline`).
+    fn last_frame_inlined(&mut self) {
+        if let Some(frame) = self.awaiting.frames.last_mut() {
+            frame.inlined = true;
+        }
+    }
+
+    /// Adds the frames that await their DSO: the inlined ones at `address` in `dso`, the others in
+    /// none.
+    fn add_awaiting(&mut self, dso: &str, address: &str) {
+        if self.awaiting.frames.is_empty() {
+            return;
+        }
+        let mut awaiting = std::mem::take(&mut self.awaiting);
+        let dso_range = awaiting.text.len()..awaiting.text.len() + dso.len();
+        awaiting.text.push_str(dso);
+        let none = dso_range.end..dso_range.end;
+        for frame in awaiting.frames.drain(..) {
+            let in_dso = frame.inlined && awaiting.text[frame.address] == *address;
+            let dso = if in_dso { dso_range.clone() } else { none.clone() };
+            self.add_frames_of(&awaiting.text, &PairKey::new(&awaiting.text, frame.symbol, dso));
+        }
+        awaiting.text.clear();
+        // Its buffers are kept for the next.
+        self.awaiting = awaiting;
+    }
+
+    /// Adds the frames of the symbol and DSO `key` finds in `line` to the open record.
+    fn add_frames_of(&mut self, line: &str, key: &PairKey) {
         let Some(record) = &mut self.record else { return };
         let (java, annotate, frames) = (self.java, self.options.annotate, &mut self.frames);
         let ids = self.pairs.frames(line, key, java, |symbol, dso| {
@@ -375,11 +526,27 @@ impl Builder {
         }
     }
 
-    fn finish_record(&mut self) {
+    /// Whether the input ending in `record` looks cut short: it has frames, or the file's
+    /// records end with a blank line (not one printed on its header line alone, as every one
+    /// of a field list without `ip` is).
+    fn looks_cut(&self, record: &Record) -> bool {
+        !record.frames.is_empty() || !self.awaiting.frames.is_empty() || self.n_blank_ended > 0
+    }
+
+    fn finish_record(&mut self, end: End) {
+        if self.record.is_none() {
+            return;
+        }
+        self.add_awaiting("", "");
         let Some(mut record) = self.record.take() else { return };
         self.n_records += 1;
+        self.n_blank_ended += u64::from(end == End::Blank);
         // A sample without frames is its command alone, as stackcollapse-perf.pl keeps it.
-        self.n_empty += u64::from(record.frames.is_empty());
+        let empty = u64::from(record.frames.is_empty());
+        match end {
+            End::Blank => self.n_empty += empty,
+            End::NextLine => self.n_header_only += empty,
+        }
         let path = self.stacks.next();
         path.push(record.root);
         path.extend(record.frames.iter().rev());
@@ -447,6 +614,12 @@ impl Builder {
         }
         profile
     }
+}
+
+/// The address of a frame whose symbol starts at `symbol_start` of `line`: the word before it.
+fn address_before(line: &str, symbol_start: usize) -> &str {
+    let before = line.get(..symbol_start).unwrap_or_default().trim_end();
+    before.rsplit([' ', '\t']).next().unwrap_or_default()
 }
 
 /// Whether `event` is a clock (its period is nanoseconds).

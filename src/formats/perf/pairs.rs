@@ -99,6 +99,16 @@ impl PairKey {
         let hash = hash(&[line[symbol.clone()].as_bytes(), line[dso.clone()].as_bytes()]);
         PairKey { symbol, dso, hash }
     }
+
+    /// The symbol (without its offset) and the DSO of `line`, the line the key was made of.
+    pub(super) fn parts<'a>(&self, line: &'a str) -> (&'a str, &'a str) {
+        (&line[self.symbol.clone()], &line[self.dso.clone()])
+    }
+
+    /// Where the symbol starts in the line the key was made of.
+    pub(super) fn symbol_start(&self) -> usize {
+        self.symbol.start
+    }
 }
 
 /// The FxHash of `parts`, one after the other.

@@ -266,3 +266,59 @@ fn simpleperfs_report_sample_text_reads_as_perf() {
     assert!(text.contains("format     perf (recognised by content)"), "{text}");
     assert!(text.contains("metric     cpu-clock (time, ns, additive): total 6000000"), "{text}");
 }
+
+/// perf script's other printings of one recording (perf 6.1, `make-fixtures.sh`): the time of day
+/// before the time (`tod.perf`), side-band events among the samples (`side-band.perf`), no command
+/// (`no-comm.perf`) read as the default fields are: `perf report --children --sort sym` gives 6
+/// samples, `leaf` all 6 self, `parse_input` 2 of them; without `comm` the thread is `:13647`, as perf
+/// names a thread whose command it does not know. Without `ip` (`no-ip.perf`) each sample is its
+/// command alone, 6 × 1001001 ns, the file not said to be cut short.
+#[test]
+fn perf_script_field_lists_and_side_band_events_read_the_same_samples() {
+    let expected =
+        ["perfwork;__libc_start_call_main;main;leaf 4", "perfwork;__libc_start_call_main;main;parse_input;leaf 2"];
+    for file in ["tod.perf", "side-band.perf"] {
+        let (out, err) = run(&["convert", "--metric", "samples", "--to", "folded"], &fixture(&format!("perf/{file}")));
+        assert_eq!(sorted(&out), expected, "{file} {err}");
+    }
+    let (_, err) = run(&["convert", "--to", "folded"], &fixture("perf/side-band.perf"));
+    assert!(
+        err.contains("12 lines of side-band events (PERF_RECORD_MMAP, COMM, MMAP2, SWITCH, FINISHED_ROUND, EXIT"),
+        "{err}"
+    );
+    let (out, _) = run(&["convert", "-q", "--metric", "samples", "--to", "folded"], &fixture("perf/no-comm.perf"));
+    assert_eq!(sorted(&out), expected.map(|l| l.replace("perfwork;", ":13647;")));
+    let (out, err) = run(&["convert", "--metric", "cpu-clock", "--to", "folded"], &fixture("perf/no-ip.perf"));
+    assert_eq!(out, "perfwork 6006006\n");
+    assert!(!err.contains("cut short") && !err.contains("does not look like"), "{err}");
+}
+
+/// A tracepoint's samples (`tracepoint.perf`): its fields after its name are no frame; `perf report`
+/// gives 6 `cpu-clock` samples (6006006 ns) and 1 `sched:sched_switch`, in `__schedule`. Inlined frames
+/// of `--call-graph dwarf` (`dwarf.perf`, and with `-F +srcline`, `dwarf-srcline.perf`) are frames of
+/// their own, the same in both: `perf report --children` gives `render` and `parse_input` 3 of 6 each.
+#[test]
+fn perf_tracepoints_and_inlined_frames() {
+    let (out, _) = run(
+        &["convert", "-q", "--metric", "sched:sched_switch samples", "--to", "folded"],
+        &fixture("perf/tracepoint.perf"),
+    );
+    let switch: Vec<String> = sorted(&out).into_iter().filter(|l| !l.ends_with(" 0")).collect();
+    assert_eq!(
+        switch,
+        ["perfwork;__libc_start_call_main;main;parse_input;leaf;asm_sysvec_apic_timer_interrupt;irqentry_exit_to_user_mode;schedule;__schedule 1"]
+    );
+    let (text, _) = crate::support::binary::info("perf/tracepoint.perf");
+    assert!(text.contains("metric     cpu-clock (time, ns, additive): total 6006006"), "{text}");
+    let args = ["convert", "-q", "--metric", "cpu-clock", "--to", "folded"];
+    let (dwarf, _) = run(&args, &fixture("perf/dwarf.perf"));
+    let (srcline, _) = run(&args, &fixture("perf/dwarf-srcline.perf"));
+    assert_eq!(dwarf, srcline);
+    assert_eq!(
+        sorted(&dwarf),
+        [
+            "perfwork;_start;__libc_start_main_impl;__libc_start_call_main;main;parse_input;middle;leaf 3003003",
+            "perfwork;_start;__libc_start_main_impl;__libc_start_call_main;main;render;leaf 3003003",
+        ]
+    );
+}

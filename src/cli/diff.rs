@@ -250,7 +250,11 @@ impl DiffArgs {
         for (path, file) in every.iter().zip(opened) {
             let input = read_opened(spec(path), file, read_options, diag)?;
             input_size += input.size;
-            let mut profile = filters.apply(input.profile)?;
+            let filtered = filters.apply(input.profile)?;
+            for note in filtered.notes {
+                diag.warn("filtered-metrics", None, || format!("{}: {note}", path.display()));
+            }
+            let mut profile = filtered.profile;
             if !self.exact_names {
                 renamed.extend(diff::names_across_runs(&mut profile));
             }

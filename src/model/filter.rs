@@ -50,7 +50,7 @@ pub struct Filters {
 }
 
 /// A range of a profile's timeline, from its start: `--from-time` (else the start) to `--to-time`
-/// (else the end), both kept.
+/// (else the end), a sample at its start kept and one at its end not (but at the timeline's end).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TimeRange {
     /// `--from-time`.
@@ -88,7 +88,7 @@ impl Filters {
     }
 
     /// `profile` narrowed by every filter given; an error that says which filter left nothing.
-    pub fn apply(&self, profile: Profile) -> Result<Profile, Error> {
+    pub fn apply(&self, profile: Profile) -> Result<Filtered, Error> {
         Ok(self.apply_measuring_hidden(profile)?.0)
     }
 
@@ -96,7 +96,10 @@ impl Filters {
     /// frame left to hold its value, so it is dropped, as pprof drops such a sample; a warning says
     /// how much of the primary metric went with them, which the file no longer counts in its total.
     pub fn apply_to_write(&self, profile: Profile, diag: &mut Diagnostics) -> Result<Profile, Error> {
-        let (profile, dropped) = self.apply_measuring_hidden(profile)?;
+        let (Filtered { profile, notes }, dropped) = self.apply_measuring_hidden(profile)?;
+        for note in notes {
+            diag.warn("filtered-metrics", None, || note);
+        }
         let (Some(re), Some(m)) = (&self.hide, profile.primary_metric()) else { return Ok(profile) };
         let (lost, whole) = dropped[m];
         if lost != 0.0 {
@@ -118,12 +121,23 @@ impl Filters {
 
     /// [`Filters::apply`], and per metric what `--hide` dropped with the stacks made only of hidden
     /// frames and the total it was dropped from (zeros without `--hide`).
-    fn apply_measuring_hidden(&self, mut profile: Profile) -> Result<(Profile, Vec<(f64, f64)>), Error> {
-        let mut dropped = vec![(0.0, 0.0); profile.metrics().len()];
+    fn apply_measuring_hidden(&self, mut profile: Profile) -> Result<(Filtered, Vec<(f64, f64)>), Error> {
+        let mut notes = Vec::new();
         if !self.time.is_whole() {
             let range = self.time.options();
-            profile = within_time(&profile, self.time).map_err(|why| Error::BadOption(format!("{range}: {why}")))?;
+            let left_out;
+            (profile, left_out) =
+                within_time(&profile, self.time).map_err(|why| Error::BadOption(format!("{range}: {why}")))?;
+            if !left_out.is_empty() {
+                notes.push(format!(
+                    "{range}: {} left out, the timeline's samples holding none of {}: the profile keeps no time of {}",
+                    left_out.join(", "),
+                    if left_out.len() == 1 { "it" } else { "them" },
+                    if left_out.len() == 1 { "its values" } else { "their values" },
+                ));
+            }
         }
+        let mut dropped = vec![(0.0, 0.0); profile.metrics().len()];
         if let Some(name) = &self.thread {
             let narrowed = focus(&profile, &thread_nodes(&profile, name));
             if narrowed.tree.is_empty() {
@@ -155,8 +169,17 @@ impl Filters {
         if let Some(re) = &self.collapse_recursion {
             profile = collapse_recursion(&profile, &frame_matches(&profile, re));
         }
-        Ok((profile, dropped))
+        Ok((Filtered { profile, notes }, dropped))
     }
+}
+
+/// A profile narrowed by [`Filters`], and what the narrowing left out that is not said by its
+/// numbers, a sentence each (the metrics a time range cannot cut).
+pub struct Filtered {
+    /// The profile narrowed.
+    pub profile: Profile,
+    /// What the narrowing left out, for stderr or a report's heading.
+    pub notes: Vec<String>,
 }
 
 /// `text` as the regex of option `option` (`--focus`), or the regex crate's message in one line:
@@ -380,10 +403,12 @@ pub fn subtrees(profile: &Profile, marked: &[bool]) -> Profile {
 /// `profile` cut to the samples of its timeline taken in `range` (offsets from the timeline's
 /// start): each node keeps, in every metric, the shares of its samples kept ([`Timeline::shares`]:
 /// all of its value where all are kept), and the nodes with none below them go; of a trace, its
-/// slices cut to the range. An error says why it cannot be cut: it has no timeline, a metric is not
-/// in its samples (counted per node, or weighing nodes with no sample) or slices, or no sample or
-/// slice is in the range.
-pub fn within_time(profile: &Profile, range: TimeRange) -> Result<Profile, String> {
+/// slices cut to the range. The metrics not in its samples (counted per node, or weighing nodes with
+/// no sample: a JFR recording's allocation samples beside its execution samples) are left out,
+/// named, but the one it is reported by (chosen, else its primary). An error says why it cannot be
+/// cut: it has no timeline, the metric it is reported by is not in its samples, a metric is not in
+/// its slices, or no sample or slice is in the range.
+pub fn within_time(profile: &Profile, range: TimeRange) -> Result<(Profile, Vec<String>), String> {
     let Some(timeline) = &profile.timeline else {
         return Err("the profile has no timeline: its format, or the steps before, keep no time of its samples".into());
     };
@@ -392,7 +417,7 @@ pub fn within_time(profile: &Profile, range: TimeRange) -> Result<Profile, Strin
     };
     let (from, to) = (at(range.from, timeline.start), at(range.to, timeline.end));
     match (timeline.samples().is_empty(), timeline.slices().is_empty()) {
-        (true, false) => slices_within(profile, timeline, (from, to)),
+        (true, false) => slices_within(profile, timeline, (from, to)).map(|profile| (profile, Vec::new())),
         (false, true) => {
             // A sample at the end of a range given is the next range's: profilers that sample on a
             // grid (py-spy) put samples right on the ends of ranges of whole intervals, which two
@@ -407,13 +432,13 @@ pub fn within_time(profile: &Profile, range: TimeRange) -> Result<Profile, Strin
 }
 
 /// [`within_time`] of a timeline of samples, from `from` to `to` (ns on its clock), keeping those
-/// `in_range` says are.
+/// `in_range` says are: the profile, and the names of the metrics left out.
 fn samples_within(
     profile: &Profile,
     timeline: &Timeline,
     (from, to): (i64, i64),
     in_range: impl Fn(i64) -> bool,
-) -> Result<Profile, String> {
+) -> Result<(Profile, Vec<String>), String> {
     let samples = timeline.samples();
     let kept: Vec<bool> = samples.iter().map(|s| in_range(s.time)).collect();
     if !kept.contains(&true) {
@@ -421,14 +446,18 @@ fn samples_within(
         return Err(format!("no sample is in the range (the timeline is {span:?} long)"));
     }
     let (tree, metrics) = (&profile.tree, profile.metrics());
+    let reported_by = profile.meta.chosen_metric.or_else(|| profile.primary_metric());
     let mut out = profile.clone();
+    let (mut kept_metrics, mut left_out) = (vec![true; metrics.len()], Vec::new());
     for (m, metric) in metrics.iter().enumerate() {
-        if !metric.is_additive() {
-            return Err(format!("its {} is counted per node, not per sample", metric.name));
-        }
-        let shares = timeline
-            .shares(tree, m)
-            .ok_or_else(|| format!("its {} is not all in its timeline's samples", metric.name))?;
+        let Some(shares) = metric.is_additive().then(|| timeline.shares(tree, m)).flatten() else {
+            if reported_by == Some(m) {
+                return Err(unheld_metric(profile, timeline, m));
+            }
+            kept_metrics[m] = false;
+            left_out.push(metric.name.clone());
+            continue;
+        };
         let (mut sums, mut all) = (vec![0f64; tree.len()], vec![true; tree.len()]);
         for ((sample, share), &keep) in samples.iter().zip(shares).zip(&kept) {
             match keep {
@@ -455,7 +484,27 @@ fn samples_within(
         }
     }
     let fates: Vec<Fate> = sampled.iter().map(|&s| if s { Fate::Keep { own: true } } else { Fate::Cut }).collect();
-    Ok(rebuild(&out, &fates))
+    let mut cut = rebuild(&out, &fates);
+    cut.retain_metrics(&kept_metrics);
+    Ok((cut, left_out))
+}
+
+/// The error of a time range whose metric `m`, the one a profile is reported by, is not in its
+/// timeline's samples: why, and the metrics that are.
+fn unheld_metric(profile: &Profile, timeline: &Timeline, m: usize) -> String {
+    let metric = &profile.metrics()[m];
+    let why = match metric.is_additive() {
+        true => "not all in its timeline's samples (the profile keeps no time of some of its values)",
+        false => "counted per node, not per sample",
+    };
+    let held: Vec<&str> = (profile.metrics().iter().enumerate())
+        .filter(|(i, other)| other.is_additive() && timeline.shares(&profile.tree, *i).is_some())
+        .map(|(_, other)| other.name.as_str())
+        .collect();
+    match held.is_empty() {
+        true => format!("its {} is {why}", metric.name),
+        false => format!("its {} is {why}; those of {} are (--metric)", metric.name, held.join(", ")),
+    }
 }
 
 /// [`within_time`] of a trace's slices, from `from` to `to` (ns on its clock): each slice cut to the
@@ -653,7 +702,7 @@ mod tests {
 
     #[test]
     fn focus_keeps_stacks_through_a_match_and_callers_without_their_own() {
-        let p = Filters { focus: re("^b$"), ..Filters::default() }.apply(profile()).unwrap();
+        let p = Filters { focus: re("^b$"), ..Filters::default() }.apply(profile()).unwrap().profile;
         assert_eq!(
             lines(&p),
             [
@@ -668,7 +717,7 @@ mod tests {
 
     #[test]
     fn ignore_drops_stacks_and_hide_moves_values_up() {
-        let p = Filters { ignore: re("^d$"), hide: re("^b$"), ..Filters::default() }.apply(profile()).unwrap();
+        let p = Filters { ignore: re("^d$"), hide: re("^b$"), ..Filters::default() }.apply(profile()).unwrap().profile;
         assert_eq!(
             lines(&p),
             [
@@ -687,7 +736,7 @@ mod tests {
             Metric::samples(),
             &[(&["a", "b", "a", "c"], 4), (&["a", "b"], 1), (&["a", "a"], 2), (&["x", "a", "a", "a", "c"], 3)],
         );
-        let p = Filters { collapse_recursion: re("^a$"), ..Filters::default() }.apply(p).unwrap();
+        let p = Filters { collapse_recursion: re("^a$"), ..Filters::default() }.apply(p).unwrap().profile;
         let p = crate::model::ops::merge_siblings(&p);
         assert_eq!(
             lines(&p),
@@ -704,9 +753,9 @@ mod tests {
 
     #[test]
     fn a_filter_that_keeps_nothing_says_so() {
-        let err = Filters { focus: re("zzz"), ..Filters::default() }.apply(profile()).unwrap_err();
+        let err = Filters { focus: re("zzz"), ..Filters::default() }.apply(profile()).err().unwrap();
         assert_eq!(err.to_string(), "--focus zzz: no stack passes through a frame that matches: nothing is left");
-        let err = Filters { thread: Some("x".into()), ..Filters::default() }.apply(profile()).unwrap_err();
+        let err = Filters { thread: Some("x".into()), ..Filters::default() }.apply(profile()).err().unwrap();
         assert_eq!(err.to_string(), "--thread x: no thread or process root is named so (it has: a, e)");
     }
 
@@ -740,7 +789,7 @@ mod tests {
         let (f, g) = (p.frames.intern(FrameRef::function("f")), p.frames.intern(FrameRef::function("g")));
         let leaf = p.tree.push_chain(1_000_000, |i| if i % 2 == 0 { f } else { g });
         p.tree.add_self(0, leaf.unwrap(), Value::Int(1));
-        let hidden = Filters { hide: re("^g$"), ..Filters::default() }.apply(p).unwrap();
+        let hidden = Filters { hide: re("^g$"), ..Filters::default() }.apply(p).unwrap().profile;
         assert_eq!(hidden.tree.len(), 500_000);
         assert_eq!(hidden.total(0), Value::Int(1));
     }

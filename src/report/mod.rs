@@ -212,7 +212,12 @@ impl View {
         } else {
             // pprof fixes the total before it filters, so that shares stay shares of the whole profile.
             let whole = (!options.relative).then(|| profile.reported_total(metric).value);
-            View::of(options.filters.apply(profile)?, metric, whole)
+            let name = profile.metrics()[metric].name.clone();
+            let filtered = options.filters.apply(profile)?;
+            notes.extend(filtered.notes);
+            // A time range leaves out the metrics its samples do not hold, but this one.
+            let metric = filtered.profile.metric_index(&name).unwrap_or(metric);
+            View::of(filtered.profile, metric, whole)
         };
         view.notes = notes;
         view.self_unknown = self_unknown;

@@ -276,3 +276,31 @@ fn execution_samples_keep_their_times() {
     assert_eq!((theirs.len(), ours.len()), (75, 75));
     assert!(ours.iter().zip(&theirs).all(|(a, b)| (a - b).abs() <= 1), "{ours:?}\n{theirs:?}");
 }
+
+/// A time range cuts the execution samples, whose times the recording keeps (hot.jfr.times.txt,
+/// `jfr print --json`'s, the timeline starting at the first): the 40 before the 41st's time, and
+/// the 35 from it on. The allocation samples beside them are in no timeline: left out of the range,
+/// said (once the range was refused for them, so no recording of JDK 17's default settings could be
+/// cut), and refused where they are the metric asked for.
+#[test]
+fn a_time_range_cuts_the_execution_samples_and_leaves_the_allocations_out() {
+    let text = std::fs::read_to_string(fixture("jfr/hot.jfr.times.txt")).unwrap();
+    let mut times: Vec<i64> = text.lines().map(|ns| ns.parse::<i64>().unwrap()).collect();
+    times.sort_unstable();
+    let at = format!("{}ns", times[40] - times[0]);
+    for (range, selected) in [("--to-time", 40), ("--from-time", 35)] {
+        let out = proftool().args(["summary", "--format", "json", range, &at]).arg(fixture("jfr/hot.jfr")).assert();
+        let out = out.success().get_output().clone();
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!((json["metric"].as_str(), json["selected"].as_i64()), (Some("samples"), Some(selected)));
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.contains("alloc-weight, sampled objects left out, the timeline's samples holding none of them"),
+            "{err}"
+        );
+    }
+    let err =
+        failure(proftool().args(["summary", "--metric", "alloc-weight", "--to-time", &at]).arg(fixture("jfr/hot.jfr")));
+    assert!(err.contains("its alloc-weight is not all in its timeline's samples"), "{err}");
+    assert!(err.contains("those of samples, native-samples are (--metric)"), "{err}");
+}

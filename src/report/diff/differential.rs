@@ -27,7 +27,8 @@ pub fn write_differential(
 ) -> Result<(), Error> {
     let differential = format.differential().ok_or_else(|| Error::BadOption(no_differential(format.name())))?;
     let Matched { base, new, metrics, threads } = matched;
-    let (base, new) = (threads.apply(base)?, threads.apply(new)?);
+    // Only thread frames hidden: no time range, so nothing is left out that a note would say.
+    let (base, new) = (threads.apply(base)?.profile, threads.apply(new)?.profile);
     let judged: Vec<Judged> = (judged.iter())
         .map(|g| Judged { name: &g.name, status: g.status, shares: g.shares, p: g.p, outcome: g.outcome })
         .collect();

@@ -112,13 +112,14 @@ fn check_refusal(target: Format, profile: &Profile, label: &str) -> Option<Vec<S
             Err(e) => vec![format!("{label}: {target} is not written: {e}")],
         });
     }
+    // A profile of no stack: folded stacks of it would be an empty file, a LispWorks tree or a
+    // Dyalog report one of no row, which their readers do not take.
+    if profile.tree.is_empty() && target.no_stack_file().is_some() {
+        return Some(refused(target, profile, "no stack", &format!("{label}: {target} takes a profile of no stack")));
+    }
     // A heap profile's bytes and objects are no samples: such a target must refuse it.
     if refuses_for_want_of_time(profile, target) {
         return Some(refused(target, profile, "--metric", &format!("{label}: {target} takes a profile with no time")));
-    }
-    // A profile of no stack: folded stacks of it would be an empty file, which nothing reads.
-    if profile.tree.is_empty() && target == Format::Folded {
-        return Some(refused(target, profile, "no stack", &format!("{label}: {target} takes a profile of no stack")));
     }
     // A profile of no sample: a BR file is a group per sample, and one of none is empty.
     if br_of_no_sample(profile, target) {

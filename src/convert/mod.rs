@@ -46,6 +46,10 @@ pub fn project(
     options: &ConvertOptions,
     diag: &mut Diagnostics,
 ) -> Result<Profile, Error> {
+    if let Some(file) = target.no_stack_file().filter(|_| profile.tree.is_empty()) {
+        let what = format!("the profile holds no stack (a recording of no sample), and {file}, which no reader takes (pprof and speedscope hold an empty profile)");
+        return Err(Error::Unrepresentable { format: target.into(), what });
+    }
     let to = Conversion::new(target, options);
     let carries = &to.carries;
     let inclusive_only = profile.self_unknown().is_some();

@@ -50,7 +50,7 @@
 //! times the input's size, at least 1 GiB), saying how much it would be.
 
 use super::kit::count_names::{one_count_name, spaced_count_name};
-use super::spec::{self, Carries, Reads, Sniff, Spec, Writes, Writing};
+use super::spec::{self, Carries, Reads, Rules, Sniff, Spec, Writes, Writing};
 use super::stacks::{self, StackTree};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, Error, FormatName, ParseError, ParseErrorKind, Position};
@@ -70,7 +70,7 @@ pub(crate) const SPEC: Spec = Spec {
     })),
     writes: Some(Writes {
         write,
-        rules: spec::STACKS_ONLY,
+        rules: Rules { no_stack_file: Some("folded stacks of none are an empty file"), ..spec::STACKS_ONLY },
         // A comparison as `inferno-diff-folded` writes one (`stack base new`), which
         // `inferno-flamegraph` draws as a differential flame graph.
         differential: Some(spec::Differential::TwoCountLines(|lines, _, out| Ok(out.write_all(lines.as_bytes())?))),
@@ -328,14 +328,8 @@ pub(crate) fn write(profile: &Profile, to: Writing<'_>) -> Result<(), Error> {
         return Err(Error::Unrepresentable { format: FORMAT, what: "counts must be whole numbers".into() });
     };
     // Folded stacks of no count would be an empty file, which no reader (proftool's included) takes:
-    // a profile of no count is written as its leaves at 0, said on stderr; one of no stack (a
-    // recording of no sample) is refused.
-    if tree.is_empty() {
-        return Err(Error::Unrepresentable {
-            format: FORMAT,
-            what: "the profile holds no stack (a recording of no sample), and folded stacks of none are an empty file, which no reader takes (pprof and speedscope hold an empty profile)".into(),
-        });
-    }
+    // a profile of no count is written as its leaves at 0, said on stderr (one of no stack is
+    // refused by the conversion: the rules' `no_stack_file`).
     let empty = counts.iter().all(|&c| c == 0);
     if empty {
         diag.warn("folded-empty", None, || {

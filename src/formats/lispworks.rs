@@ -69,7 +69,10 @@ pub(crate) const SPEC: Spec = Spec {
         ..Carries::TREE_OF_SAMPLES.with_threads().with_frame_kinds().with_function_facts().with_title()
     },
     reads: Some(Reads::text(sniff, read)),
-    writes: Some(Writes::new(write, Rules { fit, ..spec::STACKS_ONLY })),
+    writes: Some(Writes::new(
+        write,
+        Rules { fit, no_stack_file: Some("a LispWorks tree of none has no data line"), ..spec::STACKS_ONLY },
+    )),
 };
 
 /// The format's name in errors and warnings.

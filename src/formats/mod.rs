@@ -292,6 +292,12 @@ impl Format {
         self.rules().merges_siblings
     }
 
+    /// What a file of the format of no stack would be, where its readers take none
+    /// (`spec::Rules::no_stack_file`).
+    pub fn no_stack_file(self) -> Option<&'static str> {
+        self.rules().no_stack_file
+    }
+
     /// The frame a format with a single root puts above several roots (GHC's `MAIN`), if it has one.
     pub fn single_root(self) -> Option<crate::model::FrameRef<'static>> {
         self.rules().single_root.map(|root| root())

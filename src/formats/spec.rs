@@ -247,6 +247,10 @@ pub struct Rules {
     /// The name its header and frame facts are named under where that is not its own: the facts
     /// of OTLP/JSON are OTLP's (`otlp.resource.…`), read and written alike by either encoding.
     pub facts_named_as: Option<&'static str>,
+    /// What its file of no stack would be, where its readers take none (`folded stacks of none are
+    /// an empty file`): the conversion refuses a profile of no stack (a recording of no sample),
+    /// saying so; `None` where an empty profile has a file of its own.
+    pub no_stack_file: Option<&'static str>,
 }
 
 /// The rules of a format that holds stacks and their weights and nothing more of a profile (folded
@@ -266,6 +270,7 @@ pub const STACKS_ONLY: Rules = Rules {
     single_root: None,
     merges_siblings: false,
     facts_named_as: None,
+    no_stack_file: None,
 };
 
 /// The [`Rules::fit`] of a format with no last step of its own.

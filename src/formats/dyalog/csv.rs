@@ -30,7 +30,7 @@ use super::{report_of_columns, report_rows, Column, Row, Separators};
 use crate::diag::Diagnostics;
 use crate::error::{Error, FormatName, ParseError, ParseErrorKind, Position};
 use crate::formats::shared::runs_as_formula;
-use crate::formats::spec::{Reads, Sniff, Spec, Writes};
+use crate::formats::spec::{Reads, Rules, Sniff, Spec, Writes};
 use crate::model::{FrameKind, FrameTable, Profile};
 use crate::text;
 use std::io::{Read, Write};
@@ -47,7 +47,10 @@ pub(crate) const SPEC: Spec = Spec {
     })),
     writes: Some(Writes::new(
         |profile, to| write(profile, to.out, to.options.formats.get::<super::Options>().separators, to.diag),
-        super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag), false),
+        Rules {
+            no_stack_file: Some("a Dyalog CSV report of none is its header alone"),
+            ..super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag), false)
+        },
     )),
 };
 

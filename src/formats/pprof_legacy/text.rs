@@ -5,7 +5,7 @@
 use super::{call_sites, error, MemoryMap, Sample, Symbols, FORMAT, MAP_STARTS};
 use crate::diag::Diagnostics;
 use crate::error::{ParseError, ParseErrorKind, Position};
-use crate::formats::kit::sink::{Missing, StackSink};
+use crate::formats::kit::sink::StackSink;
 use crate::model::{Metric, MetricKind, Profile, Repr, Sampling, Unit};
 
 /// The first line of a heap profile.
@@ -30,7 +30,8 @@ pub(super) fn utf8(bytes: &[u8]) -> Result<&str, ParseError> {
 }
 
 /// Reads a profile in text: its first line tells which, a line per stack follows, then the
-/// memory map.
+/// memory map. A profile of no stack is empty, as `go tool pprof` reads it: Go writes its mutex and
+/// block profiles so (the header alone) where the program does not switch them on.
 pub(super) fn read(text: &str, diag: &mut Diagnostics) -> Result<Profile, ParseError> {
     let mut lines = numbered_lines(text);
     let Some((_, first)) = lines.next() else { return Err(error(0, "a profile's first line", "nothing".into())) };
@@ -83,7 +84,7 @@ pub(super) fn read(text: &str, diag: &mut Diagnostics) -> Result<Profile, ParseE
     }
     let mut sink = StackSink::new(FORMAT, kind.metrics());
     super::add_samples(&mut sink, &samples, &map, &symbols);
-    sink.finish(Some(Missing { expected: "a stack's line", found: "only the header" }), diag)
+    sink.finish(None, diag)
 }
 
 /// The lines of `text` that are not blank, trimmed, each with its place.

@@ -54,7 +54,7 @@ use super::build::ReportBuilder;
 use super::{Column, Report, Row};
 use crate::diag::Diagnostics;
 use crate::error::{excerpt, FormatName, ParseError, ParseErrorKind, Position};
-use crate::formats::spec::{Reads, Sniff, Spec, Writes};
+use crate::formats::spec::{Reads, Rules, Sniff, Spec, Writes};
 use crate::model::Profile;
 use quick_xml::events::Event;
 use quick_xml::Reader;
@@ -70,7 +70,11 @@ pub(crate) const SPEC: Spec = Spec {
     reads: Some(Reads::text(sniff, |input, options, diag| read(input, options.merge_lines, diag))),
     writes: Some(Writes::new(
         |profile, to| write(profile, to.out, &to.options.formats.get(), to.diag),
-        super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag), true),
+        Rules {
+            // Read back, such a report would say neither its kind nor its columns.
+            no_stack_file: Some("a Dyalog XML report of none has no row to say what it measures"),
+            ..super::rules(|profile, _, diag| super::fit(profile, FORMAT, diag), true)
+        },
     )),
 };
 

@@ -465,3 +465,21 @@ fn merge_says_it_drops_the_samples_times() {
     let stderr = String::from_utf8(done.stderr).unwrap();
     assert!(stderr.contains("the times of its 26 samples are dropped"), "{stderr}");
 }
+
+/// A growth past the limits that the noise explains passes, and the verdict says so rather than
+/// "no function grew past the limits" (once said over a function that had, and with no "Not
+/// clear" line where no run count would decide it). By hand: `a` 10 of 100 samples, then 12: +2
+/// points and +20 %, past both default limits (1 point, 10 %); the two-proportion test's p, about
+/// 0.38, is far from clear.
+#[test]
+fn a_pass_says_what_grew_past_the_limits_within_the_noise() {
+    let dir = temp();
+    let base = file(dir.path(), "base.folded", "main;a 10\nmain;b 90\n");
+    let new = file(dir.path(), "new.folded", "main;a 12\nmain;b 88\n");
+    let out = proftool().arg("diff").arg(&base).arg(&new).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let pass = "Pass: no function's total share grew past the limits beyond the noise; 1 grew past them within it";
+    assert!(text.contains(pass), "{text}");
+    assert!(text.contains("Not clear: 1 function(s) grew past the limits within the noise (a)"), "{text}");
+}

@@ -272,7 +272,13 @@ pub fn compare(base: &Side, new: &Side, labels: (&str, &str), options: &DiffOpti
         "none" => "No limits set (--threshold, or leave out --no-stats).".to_string(),
         "regression" => format!("Regression: {} function(s) marked * grew their {on} share past the limits.", over.len()),
         "inconclusive" => format!("Inconclusive: a function's {on} share grew past the limits, and one run a side cannot tell whether that is noise: record several runs a side (--base a1 a2 a3 --new b1 b2 b3)."),
-        _ => format!("Pass: no function's {on} share grew past the limits."),
+        _ => match judged.iter().filter(|j| j.gated && j.large && !j.clear).count() {
+            0 => format!("Pass: no function's {on} share grew past the limits."),
+            // Past the limits, but not clearly of the noise: said, not hidden under "no function".
+            n => format!(
+                "Pass: no function's {on} share grew past the limits beyond the noise; {n} grew past them within it (Not clear, below)."
+            ),
+        },
     };
     let header = Header {
         kind: "diff",
@@ -533,13 +539,17 @@ fn not_clear(rows: &[Change<'_>], judged: &[Judged], tested: &Tested) -> String 
         .filter(|(_, j)| j.gated && j.large && !j.clear)
         .filter_map(|(c, j)| Some((c.name, j.test?)))
         .collect();
-    let Some(decide) = unclear.iter().filter_map(|(_, t)| gate::runs_to_decide(t, alpha)).min() else {
+    if unclear.is_empty() {
         return String::new();
-    };
+    }
     let names: Vec<&str> = unclear.iter().map(|(name, _)| *name).take(5).collect();
     let more = if unclear.len() > 5 { format!(" and {} more", unclear.len() - 5) } else { String::new() };
+    let decide = match unclear.iter().filter_map(|(_, t)| gate::runs_to_decide(t, alpha)).min() {
+        Some(decide) => format!("; about {decide} run(s) a side would decide the clearest"),
+        None => String::new(),
+    };
     format!(
-        "Not clear: {} function(s) grew past the limits within the noise ({}{more}); about {decide} run(s) a side would decide the clearest.\n",
+        "Not clear: {} function(s) grew past the limits within the noise ({}{more}){decide}.\n",
         unclear.len(),
         names.join(", ")
     )

@@ -288,7 +288,10 @@ impl<'m, 'd> Reader<'m, 'd> {
     fn locations(&mut self, profile: &mut Profile) -> Result<Stacks, ParseError> {
         let mut stacks = Stacks::default();
         let mut conflicts = BTreeSet::new();
+        let (mut addressed, mut inlining) = (0u64, 0u64);
         for (j, location) in self.message.location.iter().enumerate() {
+            addressed += u64::from(location.address != 0 && !location.line.is_empty());
+            inlining += u64::from(location.line.len() > 1);
             let start = stacks.frames.len();
             let at = place(LOCATION, j);
             let module = match location.mapping_id {
@@ -316,6 +319,7 @@ impl<'m, 'd> Reader<'m, 'd> {
             }
         }
         warn_defined_twice(self.diag, "pprof-defined-twice", conflicts);
+        say_locations_not_kept(self.diag, addressed, inlining);
         Ok(stacks)
     }
 
@@ -535,6 +539,25 @@ const NO_LOCATION: &str = "[no location]";
 struct Stacks {
     frames: Vec<FrameId>,
     ranges: FxHashMap<u64, Range<usize>>,
+}
+
+/// Says what of the locations the model does not keep, where they hold it: their addresses (a
+/// frame is a function and its line, so `go tool pprof -addresses` and `-disasm` have nothing to
+/// show of a file written again) and which of their lines are inlined calls (each a frame of its
+/// own, as `-lines` lists them, without its `(inline)` mark).
+fn say_locations_not_kept(diag: &mut Diagnostics, addressed: u64, inlining: u64) {
+    let mut parts = Vec::new();
+    if addressed > 0 {
+        parts.push(format!("the addresses of {addressed} locations"));
+    }
+    if inlining > 0 {
+        parts.push(format!(
+            "which frames of {inlining} locations of several lines are inlined calls (each a frame of its own)"
+        ));
+    }
+    if !parts.is_empty() {
+        diag.warn("pprof-locations", None, || format!("not kept: {}", parts.join("; ")));
+    }
 }
 
 #[cfg(test)]

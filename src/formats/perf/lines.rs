@@ -35,6 +35,12 @@ pub(super) struct Header {
 /// A word of digits is the period unless a symbol follows it (then it is the frame's address).
 pub(super) fn parse_header(line: &str) -> Option<Header> {
     let first = fields_after_thread(line, thread_fields(line, 0)?);
+    if comm_ends_in_time(line, &first) {
+        // perf prints the thread id before the time: a word of digits after one is the period of
+        // a header without thread id (`perf script -F -tid`, `node  5237.935398:  250000 …`),
+        // whose command cannot be told apart from the fields that follow it.
+        return None;
+    }
     if reads_as_perf_prints(line, &first) {
         return Some(first);
     }
@@ -46,6 +52,21 @@ pub(super) fn parse_header(line: &str) -> Option<Header> {
         from = header.tid.end;
     }
     Some(first)
+}
+
+/// Whether the last word of `header`'s command is a time (`5237.935398:`), which perf prints after
+/// the thread id, never before it.
+fn comm_ends_in_time(line: &str, header: &Header) -> bool {
+    let comm = &line.as_bytes()[header.comm.clone()];
+    is_time(comm.rsplit(|&b| b == b' ').next().unwrap_or_default())
+}
+
+/// Whether `line` reads as a header that lacks its thread id (`-F` without `tid`): no thread id
+/// ([`parse_header`] finds none) but a time (`5237.935398:`) after its command.
+pub(super) fn lacks_thread_id(line: &str) -> bool {
+    let bytes = line.as_bytes();
+    let mut words = std::iter::successors(next_word(bytes, 0), |w| next_word(bytes, w.end));
+    parse_header(line).is_none() && words.any(|w| is_time(&bytes[w]))
 }
 
 /// Whether the fields found after a thread id are what perf prints: no event named like a time
@@ -72,6 +93,9 @@ fn fields_after_thread(line: &str, mut header: Header) -> Header {
     let bytes = line.as_bytes();
     let mut word = next_word(bytes, header.tid.end);
     if word.as_ref().is_some_and(|w| bytes[w.start] == b'[' && bytes[w.end - 1] == b']') {
+        word = next_word(bytes, word.map_or(0, |w| w.end));
+    }
+    if word.as_ref().is_some_and(|w| is_misc(&bytes[w.clone()])) {
         word = next_word(bytes, word.map_or(0, |w| w.end));
     }
     word = after_time_of_day(bytes, word);
@@ -152,6 +176,17 @@ fn after_time_of_day(bytes: &[u8], word: Option<Range<usize>>) -> Option<Range<u
     }
 }
 
+/// Whether `word` is the `misc` field of `perf script -F +misc`, which perf prints after the CPU
+/// and before the time: letters of the sample's mode (`K` kernel, `U` user, `H` hypervisor, `G`
+/// guest kernel, `g` guest user; perf tests each mode's bits alone, so a mode may print several, as
+/// `KUH`), of an mmap, comm or switch event (`M`, `E`, `S`, `Sp`), or `?`. perf pads the field
+/// with spaces to 6 columns, so no word is left of a mode of none; `?` is taken too, so that a mark of
+/// an unknown mode is not read as a frame. None of them is a hex address as perf prints one (in
+/// lower case), nor a time, period or event.
+fn is_misc(word: &[u8]) -> bool {
+    !word.is_empty() && word.len() <= 6 && word.iter().all(|b| b"KUHGgMESp?".contains(b))
+}
+
 /// Whether `word` is a date, `2026-12-02`.
 fn is_date(word: &[u8]) -> bool {
     let digits = |range: Range<usize>| word.get(range).is_some_and(is_digits);
@@ -170,45 +205,33 @@ fn is_clock_time(word: &[u8]) -> bool {
 }
 
 /// A header with the command, PID and TID of `line` alone: the command is everything before the
-/// first word of digits that a space follows (`TID`, or `PID/TID`) and that starts after `from`.
+/// first thread id ([`is_thread_id`]: `TID`, or `PID/TID`) that a space follows and that starts
+/// after `from` (a line may start with its thread id, where `-F` leaves the command out:
+/// `13647  2199.697588:`).
 fn thread_fields(line: &str, from: usize) -> Option<Header> {
     let bytes = line.as_bytes();
-    let mut word_start = 0;
-    // A line may start with its thread id, where `-F` leaves the command out (`13647  2199.697588:`).
-    let mut digits = from == 0;
-    let mut slash = None;
-    let mut after_space = false;
-    for (i, &b) in bytes.iter().enumerate() {
-        if i < from {
-            after_space = b == b' ';
-            continue;
+    let mut at = from;
+    while let Some(word) = next_word(bytes, at) {
+        if word.end < bytes.len() && is_thread_id(&bytes[word.clone()]) {
+            let (pid, tid) = match memchr::memrchr(b'/', &bytes[word.clone()]).map(|s| word.start + s) {
+                Some(s) => (Some(word.start..s), s + 1..word.end),
+                None => (None, word.clone()),
+            };
+            let comm = trim_range(line, 0..word.start.saturating_sub(1));
+            let (event, period, frame, frame_key) = (None, None, None, None);
+            let side_band = false;
+            return Some(Header { comm, pid, tid, event, period, time: None, frame, frame_key, side_band });
         }
-        match b {
-            b' ' if digits && !after_space && word_start >= from && i > word_start => {
-                let (pid, tid) = match slash {
-                    Some(s) => (Some(word_start..s), s + 1..i),
-                    None => (None, word_start..i),
-                };
-                let comm = trim_range(line, 0..word_start.saturating_sub(1));
-                let (event, period, frame, frame_key) = (None, None, None, None);
-                let side_band = false;
-                return Some(Header { comm, pid, tid, event, period, time: None, frame, frame_key, side_band });
-            }
-            b' ' => {
-                word_start = i + 1;
-                digits = true;
-                slash = None;
-            }
-            b'/' if digits => slash = Some(i),
-            b'0'..=b'9' => {}
-            _ => {
-                digits = false;
-                slash = None;
-            }
-        }
-        after_space = b == b' ';
+        at = word.end;
     }
     None
+}
+
+/// Whether `word` is a thread id, `TID` or `PID/TID`: numbers, or `-1`, which perf prints for the
+/// samples of a task that had exited when the recording was read (`:-1    -1 [001]  6016.878263:`,
+/// the command `:-1` perf names a thread it does not know).
+fn is_thread_id(word: &[u8]) -> bool {
+    word.split(|&b| b == b'/').all(|part| part.iter().all(u8::is_ascii_digit) || part == b"-1")
 }
 
 /// The next word of a header from `from`: bytes up to a space.
@@ -465,6 +488,16 @@ impl Splitter {
             }
             Some(header) => self.header(line, header, headers),
             None if self.in_record => Parsed::Bad(0, Box::new(not_a_frame(line))),
+            None if lacks_thread_id(line) => Parsed::Bad(
+                0,
+                Box::new(ParseErrorKind::Unexpected {
+                    expected: "a sample header with its thread id (prog 1234 12.5: 1000 cpu-clock:): the thread id \
+                               tells the command apart from the fields after it; print it with perf script -F \
+                               with tid in the list (or -F +tid)"
+                        .into(),
+                    found: excerpt(line.as_bytes()),
+                }),
+            ),
             None => Parsed::Bad(
                 0,
                 Box::new(ParseErrorKind::Unexpected {
@@ -600,6 +633,52 @@ mod tests {
         let line = "13647  2199.697588:    1001001 cpu-clock: ";
         let h = parse_header(line).unwrap();
         assert_eq!((&line[h.comm], &line[h.tid], h.period), ("", "13647", Some(1001001)));
+    }
+
+    /// A sample of a task that had exited when perf read the recording: perf names its thread
+    /// `:-1`, its thread id `-1` (perf 6.1, `perf record -a`).
+    #[test]
+    fn exited_tasks_have_thread_id_minus_one() {
+        let line = ":-1    -1 [001]  6016.878263:     250000 cpu-clock: ";
+        let h = parse_header(line).unwrap();
+        assert_eq!((&line[h.comm], h.pid, &line[h.tid]), (":-1", None, "-1"));
+        assert_eq!((h.period, h.event.map(|e| &line[e])), (Some(250000), Some("cpu-clock")));
+        assert_eq!((h.time, h.frame), (Some(6_016_878_263_000), None));
+        let line = ":-1    -1/-1    [001]  6016.878263:     250000 cpu-clock: ";
+        let h = parse_header(line).unwrap();
+        assert_eq!((&line[h.comm], &line[h.pid.unwrap()], &line[h.tid]), (":-1", "-1", "-1"));
+        assert!(!is_thread_id(b"-2") && !is_thread_id(b"1-1") && !is_thread_id(b"--1"));
+    }
+
+    /// `perf script -F +misc`: the sample's mode, a letter, between the thread id (or CPU) and the
+    /// time (perf 6.1).
+    #[test]
+    fn misc_letters_are_skipped() {
+        let line = "node 29628 U      5237.935398:     250000 cpu-clock: ";
+        let h = parse_header(line).unwrap();
+        assert_eq!((&line[h.comm], &line[h.tid], h.period), ("node", "29628", Some(250000)));
+        assert_eq!((h.time, h.event.map(|e| &line[e])), (Some(5_237_935_398_000), Some("cpu-clock")));
+        let line = "node 29628/29628 [003] K      5237.935645:     250000 cpu-clock:pppH: ";
+        let h = parse_header(line).unwrap();
+        assert_eq!((&line[h.comm], &line[h.tid], h.period), ("node", "29628", Some(250000)));
+        assert_eq!(h.event.map(|e| &line[e]), Some("cpu-clock"));
+        // A mode of none prints spaces alone.
+        let line = "node 29628       5237.935645:     250000 cpu-clock: ";
+        assert_eq!(parse_header(line).unwrap().period, Some(250000));
+    }
+
+    /// `perf script -F -tid`: no thread id, so the period would read as one and the command take
+    /// the time; refused, as a header without a word of digits is.
+    #[test]
+    fn headers_without_thread_id_are_refused() {
+        let line = "node  5237.935398:     250000 cpu-clock: ";
+        assert!(parse_header(line).is_none());
+        assert!(lacks_thread_id(line));
+        let mut headers = Vec::new();
+        let Parsed::Bad(0, kind) = Splitter::default().parse(line, &mut headers) else { panic!("read") };
+        assert!(kind.to_string().contains("-F with tid"), "{kind}");
+        assert!(lacks_thread_id("prog 1.5: cpu-clock:"));
+        assert!(!lacks_thread_id("no digits here: cycles:"));
     }
 
     /// [`frame_parts`] and [`super::super::names::without_offset`] as `str` methods say them, the

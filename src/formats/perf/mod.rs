@@ -34,7 +34,9 @@
 //! (`  work.c:9`, two spaces, a file, a colon and a line number, `??:0` for none; where perf knows no
 //! line, the DSO and the address, `  [kernel.kallsyms][ffffffff822601e7]`) follows each frame.
 //! With `-F +tod` a time of day (`2026-12-02 10:50:18.103511`) comes before the time, and is
-//! skipped. A tracepoint's event is named `SYSTEM:NAME:` (`sched:sched_switch:`; modifiers, `:u`,
+//! skipped; with `-F +misc` the sample's mode (`K`, `U` …) comes after the TID or CPU, and is
+//! skipped. The thread id of a sample of a task that had exited when perf read the recording is
+//! `-1` (`:-1    -1 [001]  6016.878263: …`, the command `:-1`). A tracepoint's event is named `SYSTEM:NAME:` (`sched:sched_switch:`; modifiers, `:u`,
 //! are letters of perf's own) and its fields follow on the header line, skipped. A field list
 //! without `ip` (or a tracepoint recorded without `-g`) prints a sample on its header line alone:
 //! the next header ends it, no blank line between, and the file ends without one. A side-band
@@ -71,7 +73,8 @@
 //! or by its samples where the file has no period (inferno counts 1 a sample there); the period of
 //! the first sample of a clock event is the interval.
 //!
-//! **Errors**: a header that has no word of digits after the command, or a frame line that is not
+//! **Errors**: a header that has no word of digits after the command (`-F` without `tid`: said so,
+//! a word of digits after the time being its period, not a thread id), or a frame line that is not
 //! one, is an error at its line and column; a file without a record is refused. A file that does
 //! not end with the blank line `perf script` ends a record with is read, with a warning that it looks
 //! cut short; a last line without its line end is cut, and left out with that warning. A raw

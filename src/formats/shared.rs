@@ -88,7 +88,7 @@ pub(crate) fn warn_xml_replaced(format: FormatName, replaced: usize, diag: &mut 
     if replaced > 0 {
         diag.warn("xml-control-characters", None, || {
             format!(
-                "{format}: {replaced} name(s) hold control characters that XML 1.0 cannot carry, even escaped: written as \\u{{1b}}"
+                "{format}: {replaced} name(s) hold control characters that XML 1.0 cannot carry, even escaped: written as escapes of their code (\\u{{1}}, \\u{{1b}} for ESC)"
             )
         });
     }

@@ -160,7 +160,7 @@ fn control_characters_in_names_leave_the_svg_well_formed() {
     // inferno draws from write a line break as a space).
     assert!(
         stderr.contains(
-            r"svg: 30 name(s) hold control characters that XML 1.0 cannot carry, even escaped: written as \u{1b}"
+            r"svg: 30 name(s) hold control characters that XML 1.0 cannot carry, even escaped: written as escapes of their code (\u{1}, \u{1b} for ESC)"
         ),
         "{stderr}"
     );

@@ -35,7 +35,12 @@ impl Write for SafeText<'_> {
 
 /// `text` with each character `is_unsafe` names written as `\u{…}`.
 pub fn escaped(text: &str) -> String {
-    crate::text::escape_chars(text, is_unsafe).into_owned()
+    shown(text).into_owned()
+}
+
+/// `text` as a terminal is shown it through [`SafeText`]: itself where nothing is escaped.
+pub(crate) fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    crate::text::escape_chars(text, is_unsafe)
 }
 
 /// Whether a terminal would act on `c` rather than show it: a control character (C0 but a line

@@ -345,13 +345,16 @@ pub fn pad_into(buffer: &mut String, mut n: usize) {
     }
 }
 
-/// The width of `text` in terminal columns (its length, when it is ASCII).
+/// The width of `text` in terminal columns as the reports show it (its length, when it is ASCII
+/// and shown as it is): a character a terminal would act on takes the width of its escape, which
+/// [`crate::report::safe_text::SafeText`] writes after the padding is counted.
 fn width_of(text: &str) -> usize {
-    if text.is_ascii() {
-        text.len()
+    let shown = crate::report::safe_text::shown(text);
+    if shown.is_ascii() {
+        shown.len()
     } else {
         // Terminal columns: a CJK character or an emoji takes two, a combining mark none.
-        UnicodeWidthStr::width(text)
+        UnicodeWidthStr::width(&*shown)
     }
 }
 
@@ -404,6 +407,16 @@ mod tests {
 
     const STYLE: TextStyle =
         TextStyle { decimals: 1, decimals_given: false, width: None, unit: None, whole_names: false };
+
+    /// A name is as wide as the reports show it: a character a terminal would act on as its escape
+    /// (`ctl\u{1}`: 3 + 5 columns; `rtl \u{202e}`: 4 + 8), once counted as one column or none, so
+    /// that the numbers after such a name stood further right than the others'.
+    #[test]
+    fn a_name_is_as_wide_as_its_escapes() {
+        assert_eq!(width_of("ctl\u{1}"), 8);
+        assert_eq!(width_of("rtl \u{202e}"), 12);
+        assert_eq!((width_of("emoji😀"), width_of("plain")), (7, 5));
+    }
 
     /// A table of one row: `name`, 10, 100 %.
     fn table(name: &str) -> Table {

@@ -703,11 +703,10 @@ impl Callees {
         }
         // Within a cycle the callee stands for the same part of its content as its caller does
         // of its own; a call into a function elsewhere, for the call's part.
-        let costs = match within_cycle {
-            true => apportioning.content[events(callee, n)].to_vec(),
-            false => graph.edge_costs[events(edge, n)].iter().map(|&c| c as f64).collect(),
+        let shares: Vec<f64> = match within_cycle {
+            true => apportioning.content[events(callee, n)].iter().zip(ratios).map(|(&c, &r)| c * r).collect(),
+            false => graph.edge_costs[events(edge, n)].iter().zip(ratios).map(|(&c, &r)| c as f64 * r).collect(),
         };
-        let shares: Vec<f64> = costs.iter().zip(ratios).map(|(&c, &r)| c * r).collect();
         if walk.visited(callee) && !shares.iter().zip(&self.least).any(|(w, l)| w >= l) {
             left.small += 1;
             return None;

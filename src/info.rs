@@ -181,7 +181,8 @@ impl Info {
             let width = values.iter().map(String::len).max().unwrap_or(0);
             for (f, value) in self.top_functions.iter().zip(&values) {
                 let share = if total > 0.0 { 100.0 * f.self_value / total } else { 0.0 };
-                let _ = writeln!(s, "  {value:>width$}  {share:5.1}%  {}", f.name);
+                let _ =
+                    writeln!(s, "  {value:>width$}  {share:5.1}%  {}", crate::report::safe_text::in_a_cell(&f.name));
             }
         }
         s

@@ -43,6 +43,12 @@ pub(crate) fn shown(text: &str) -> std::borrow::Cow<'_, str> {
     crate::text::escape_chars(text, is_unsafe)
 }
 
+/// `text` as one cell of a report's line shows it: what [`SafeText`] escapes, and its line breaks
+/// and tabs as well, which would split the row or shift the columns after it (`a\u{a}b`).
+pub(crate) fn in_a_cell(text: &str) -> std::borrow::Cow<'_, str> {
+    crate::text::escape_chars(text, |c| matches!(c, '\n' | '\t') || is_unsafe(c))
+}
+
 /// Whether a terminal would act on `c` rather than show it: a control character (C0 but a line
 /// break or a tab, DEL, C1) or a mark that changes the direction of text (U+202A–U+202E,
 /// U+2066–U+2069, and the marks U+200E, U+200F, U+061C).

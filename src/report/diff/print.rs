@@ -154,7 +154,7 @@ impl DiffPrinter {
 /// `text` as Markdown shows it as written: its punctuation that Markdown reads escaped.
 fn markdown_text(text: &str) -> String {
     let mut escaped = String::with_capacity(text.len());
-    for c in crate::report::safe_text::escaped(&text.replace('\n', "\\u{a}")).chars() {
+    for c in crate::report::safe_text::in_a_cell(text).chars() {
         if matches!(c, '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#' | '~') {
             escaped.push('\\');
         }
@@ -167,7 +167,7 @@ fn markdown_text(text: &str) -> String {
 /// pipes escaped (GitHub splits cells at them even in code), its line breaks and other control
 /// characters as `\u{a}` (a line break would end the row and could begin a heading of its own).
 fn markdown_code(name: &str) -> String {
-    let name = &crate::report::safe_text::escaped(&name.replace('\n', "\\u{a}"));
+    let name = &crate::report::safe_text::in_a_cell(name);
     let longest = name.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
     let pad = if name.starts_with('`') || name.ends_with('`') { " " } else { "" };

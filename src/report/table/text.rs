@@ -7,6 +7,7 @@
 use super::amounts::{scalings, Scaling};
 use super::numbers::{number_into, number_width};
 use super::{Cell, Table, TextStyle};
+use crate::report::safe_text::in_a_cell;
 use std::ops::Range;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
@@ -64,7 +65,7 @@ impl<'a> Layout<'a> {
         let shown: Vec<usize> = (0..table.columns.len()).filter(|c| !hidden.contains(c)).collect();
         let (scalings, all_headings) = scalings(table, style);
         let headings = shown.iter().map(|&c| all_headings[c].clone()).collect();
-        let text_widths = table.texts.iter().map(|t| width_of(t)).collect();
+        let text_widths = table.texts.iter().map(|t| width_of(&in_a_cell(t))).collect();
         // The widths and text columns are what measuring finds: it reads only the rest.
         let (widths, text_columns) = (Vec::new(), Vec::new());
         let mut layout = Layout {
@@ -222,7 +223,7 @@ impl<'a> Layout<'a> {
                 if let Some(prefix) = self.prefix_of(column) {
                     prefix.write_into(buffer, row);
                 }
-                buffer.push_str(self.table.text_of(*text));
+                buffer.push_str(&in_a_cell(self.table.text_of(*text)));
             }
             Cell::Number(v, digits) => number_into(buffer, *v, *digits, self.decimals),
             Cell::Flag(true) => buffer.push('*'),
@@ -416,6 +417,14 @@ mod tests {
         assert_eq!(width_of("ctl\u{1}"), 8);
         assert_eq!(width_of("rtl \u{202e}"), 12);
         assert_eq!((width_of("emoji😀"), width_of("plain")), (7, 5));
+    }
+
+    /// A name's line break or tab is shown as its escape, counted in its width: once written as it
+    /// was, it split the row in two, or pushed the numbers after it out of their columns.
+    #[test]
+    fn a_line_break_or_tab_in_a_name_stays_in_its_row() {
+        let shown = text(&table("a\nb\tc"), STYLE, None);
+        assert_eq!(shown, "name           total      %\na\\u{a}b\\u{9}c     10  100.0\n");
     }
 
     /// A table of one row: `name`, 10, 100 %.

@@ -216,3 +216,13 @@ fn a_contentionz_profile_without_java_is_gperftools() {
     let (folded, _) = crate::support::binary::run_stdin(&["convert", "--from", "pprof-legacy", "--to", "folded"], text);
     assert_eq!(folded, "0x4006ef;0x4005cf 2000\n");
 }
+
+/// A CPU profile of a program that ended before the first tick (header, trailer and memory map,
+/// no record) is empty, as `go tool pprof -top` reads it ("0 of 0 total"): it was refused for
+/// having no sample record, so a CI diff of two such runs failed.
+#[test]
+fn a_cpu_profile_of_no_sample_is_empty() {
+    let (text, _) = info("pprof-legacy/empty.cpu");
+    assert!(text.contains("metric     samples (samples, count, additive): total 0\n"), "{text}");
+    assert!(text.contains("interval   10ms\n"), "{text}");
+}

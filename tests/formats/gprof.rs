@@ -40,8 +40,10 @@ fn flat_profile(text: &str) -> BTreeMap<String, (f64, u64)> {
             Err(_) => (0, 3),
         };
         let mut name = words[name_at..].join(" ");
-        // BSD's names end with their index, `[index]`, or `(index)` where the call graph lacks them.
-        if let Some(at) = name.rfind([' ']).filter(|_| name.ends_with(']') || name.ends_with(')')) {
+        // BSD's names end with their index, `[index]`, or `(index)` where the call graph lacks them;
+        // `-l`'s with their place, `(work.c:11 @ 1205)`, whose address may be all digits.
+        let place = name.ends_with(')') && name.contains(" @ ");
+        if let Some(at) = name.rfind([' ']).filter(|_| !place && (name.ends_with(']') || name.ends_with(')'))) {
             let index = name[at + 1..].trim_matches(|c| "[]()".contains(c));
             if index.bytes().all(|b| b.is_ascii_digit()) && !index.is_empty() {
                 name.truncate(at);
@@ -260,5 +262,49 @@ fn gprof2dots_test_reports_read_with_their_figures() {
     assert!(!files.is_empty());
     for path in files {
         agrees_with_the_report(&path);
+    }
+}
+
+/// `gprof -l`'s rows are source lines (`leaf (work.c:12 @ 11ec)`): each is a line of its function
+/// in its file with the row's self seconds, each function's self time the sum of its rows' and its
+/// calls its entry row's (recursive ones too, as `-l` counts them: fib's 38,137,260); its call graph,
+/// between lines, is left out and said. Once its rows were read as functions and its call graph's
+/// lines as a graph of them, with a total of 0.
+#[test]
+fn a_line_by_line_report_reads_its_rows_as_lines() {
+    let path = fixture("gprof/work-lines.gprof");
+    let rows = flat_profile(&text_of(&path));
+    let mut lines: BTreeMap<String, f64> = BTreeMap::new();
+    let mut functions: BTreeMap<String, (f64, u64)> = BTreeMap::new();
+    for (name, &(own, calls)) in &rows {
+        // `leaf (work.c:12 @ 11ec)`: the function, then its file and line.
+        let (function, place) = name.split_once(" (").unwrap();
+        let (file_line, _) = place.split_once(" @ ").unwrap();
+        *lines.entry(format!("{function}[{file_line}]")).or_default() += own;
+        let figures = functions.entry(function.to_string()).or_default();
+        *figures = (figures.0 + own, figures.1 + calls);
+    }
+    assert_eq!(functions["fib"].1, 38137260);
+    let out = proftool().args(["summary", "--lines", "--format", "json"]).arg(&path).assert().success();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(stderr.contains("gprof -l's call graph is left out"), "{stderr}");
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let ours: BTreeMap<String, f64> = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|row| row["self"].as_f64().unwrap() > 0.0)
+        .map(|row| (row["name"].as_str().unwrap().to_string(), row["self"].as_f64().unwrap() / 1e6))
+        .collect();
+    let theirs: BTreeMap<String, f64> = lines.into_iter().filter(|&(_, own)| own > 0.0).collect();
+    assert_eq!(ours.keys().collect::<Vec<_>>(), theirs.keys().collect::<Vec<_>>());
+    for (line, own) in &theirs {
+        assert!(same(ours[line], *own), "{line}: {} against {own}", ours[line]);
+    }
+    let by_function = summary(&path);
+    for (function, &(own, calls)) in &functions {
+        let (self_time, total, our_calls) = by_function[function];
+        assert!(same(self_time, own) && same(total, own), "{function}: {:?}", by_function[function]);
+        assert_eq!(our_calls, calls, "{function}");
     }
 }

@@ -59,7 +59,8 @@
 //! back into a function on the path is not expanded; functions nothing calls (or called only from
 //! `<spontaneous>`) are roots. Names without their `<cycle N>`. A report of a flat profile only
 //! (`-p`) is a root per function, its self time and calls; functions of the flat profile the call
-//! graph lacks are added so. Time is sampled at the stated interval (the profile's interval; 0.01
+//! graph lacks are added so. A line-by-line report (`-l`, rows `leaf (work.c:12 @ 11ec)`) is a root
+//! per function (its file its module) with its lines below it ([`lines`]). Time is sampled at the stated interval (the profile's interval; 0.01
 //! s where unstated); a report in cycles weighs `cycles` (events, thousands multiplied out).
 //!
 //! **Errors**, at their line: a line of the flat profile's table or of a call graph entry that is
@@ -74,6 +75,7 @@
 //! Two functions of one name (static functions of two files, which only the index by name tells
 //! apart by their file) are one frame.
 
+mod lines;
 mod report;
 
 use super::kit::call_graph::{CallGraph, Layout, TooManyNodes, Unexpanded};
@@ -146,11 +148,21 @@ fn read(input: &mut (dyn Read + Send), options: &ReadOptions, diag: &mut Diagnos
     let interval = report.interval.unwrap_or(DEFAULT_INTERVAL);
     // Seconds as µs; thousands of cycles as cycles.
     let scale = if report.cycles { 1e3 } else { MICROS };
-    let mut profile = Profile::new(metrics(interval, report.cycles));
+    let line_by_line = lines::is_line_by_line(&report);
+    let mut metrics = metrics(interval, report.cycles);
+    if line_by_line {
+        // `-l`'s calls count the recursive ones too: none are told apart.
+        metrics.truncate(2);
+    }
+    let mut profile = Profile::new(metrics);
     profile.meta.weighed_by = Some(if report.cycles { MetricKind::Events } else { MetricKind::Time });
     if !report.cycles {
         // An interval no Duration holds (a report of 1e300 seconds a sample) is left unstated.
         profile.meta.interval = std::time::Duration::try_from_secs_f64(interval).ok();
+    }
+    if line_by_line {
+        lines::read(&report, &mut profile, scale, diag)?;
+        return Ok(profile);
     }
     let graph = Graph::of(&report, scale);
     let frames: Vec<FrameId> = graph.names.iter().map(|name| profile.frames.intern(FrameRef::function(name))).collect();

@@ -344,7 +344,7 @@ fn json_cut_short_before_its_kind_shows_says_so() {
     // A file of a known kind cut short says so in its reader's error, at its end (37 bytes).
     let trace = write(dir.path(), "t.trace.json", br#"{"traceEvents":[{"name":"a","ph":"X","#);
     let err = failure(proftool().arg("convert").arg(&trace).arg(dir.path().join("o.folded")));
-    assert!(err.contains("t.trace.json: chrome-trace: line 1, column 37 (byte 37): "), "{err}");
+    assert!(err.contains("t.trace.json: chrome-trace: line 1, column 38 (byte 37): "), "{err}");
     assert!(err.contains("found the end of the input before the JSON closes"), "{err}");
     assert!(err.contains("the file looks cut short"), "{err}");
 }

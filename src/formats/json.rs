@@ -13,13 +13,16 @@ use std::marker::PhantomData;
 pub(crate) fn serde_error(format: FormatName, text: &str, e: &serde_json::Error, expected: &str) -> ParseError {
     let line = e.line().max(1);
     let line_start: usize = text.split_inclusive('\n').take(line - 1).map(str::len).sum();
-    let column = e.column().max(1);
-    let byte = text[line_start..].char_indices().nth(column - 1).map_or(text.len(), |(b, _)| line_start + b);
-    ParseError {
-        format,
-        position: Position { byte: byte as u64, line: Some(line as u64), column: Some(column as u64) },
-        kind: ParseErrorKind::Unexpected { expected: expected.into(), found: found(e) },
+    // serde_json counts its column in bytes: the error's byte is the column's, less 1; JSON cut
+    // short ends at the end.
+    let mut byte = match e.is_eof() {
+        true => text.len(),
+        false => (line_start + e.column().max(1) - 1).min(text.len()),
+    };
+    while !text.is_char_boundary(byte) {
+        byte -= 1;
     }
+    error_at(format, text.as_bytes(), byte, ParseErrorKind::Unexpected { expected: expected.into(), found: found(e) })
 }
 
 /// `text` parsed as a document of `format`, or the parse error [`serde_error`] makes of why not;
@@ -169,6 +172,22 @@ impl<'de, T: serde::Deserialize<'de>, F: FnMut(T) -> Result<(), String>> Visitor
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An error's byte is that of the character serde_json stopped at, and its column counts
+    /// characters: after a `µ` (two bytes), the `x` at byte 8 is column 8, its eighth character.
+    /// The byte was taken as that of the column's character, one past (byte 9); JSON cut short
+    /// ends at its end.
+    #[test]
+    fn an_error_is_at_the_byte_serde_json_stopped_at() {
+        let position = |text: &str| {
+            let e = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
+            let position = serde_error(FormatName("test"), text, &e, "JSON").position;
+            (position.byte, position.column)
+        };
+        assert_eq!(position("[\"µs\", x]"), (8, Some(8)));
+        assert_eq!(position("[1,\n 2 x]"), (7, Some(4)));
+        assert_eq!(position("[\"µs\", "), (8, Some(8)));
+    }
 
     #[test]
     fn a_head_is_read_past_white_space() {

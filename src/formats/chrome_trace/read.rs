@@ -161,6 +161,18 @@ impl Place {
         let byte = self.byte.get();
         Position { byte, line: Some(self.line.get() + 1), column: Some(byte - self.line_start.get() + 1) }
     }
+
+    /// Where serde_json's error `e` is: on the line read last, the byte of its column (which
+    /// serde_json counts in bytes, and which it has read: one before what was taken so far); the
+    /// end of the input for JSON cut short.
+    fn of_error(&self, e: &serde_json::Error) -> Position {
+        let on_this_line = e.line() as u64 == self.line.get() + 1 && e.column() > 0 && !e.is_eof();
+        let byte = match on_this_line {
+            true => (self.line_start.get() + e.column() as u64 - 1).min(self.byte.get()),
+            false => self.byte.get(),
+        };
+        Position { byte, line: Some(self.line.get() + 1), column: Some(byte - self.line_start.get() + 1) }
+    }
 }
 
 /// The input, counting what serde_json takes of it.
@@ -343,11 +355,7 @@ impl<'p> Reader<'p> {
 
     /// The parse error of `e`: an event found wrong, else serde_json's error, at its place.
     fn error(&mut self, e: &serde_json::Error) -> ParseError {
-        let position = Position {
-            line: (e.line() > 0).then_some(e.line() as u64),
-            column: (e.column() > 0).then_some(e.column() as u64),
-            ..self.place.position()
-        };
+        let position = self.place.of_error(e);
         let kind = match self.failure.take() {
             Some(Failure(expected, found)) => ParseErrorKind::Unexpected { expected, found },
             None if e.is_io() => ParseErrorKind::Io(std::io::Error::other(e.to_string())),

@@ -516,3 +516,18 @@ fn a_slice_past_the_time_limit_is_refused_readably() {
         assert!(err.contains(&format!("expected times below 10^18 us, {said}")), "{err}");
     }
 }
+
+/// A syntax error is at its byte, the `x` at byte 71 after a name of two characters of two bytes
+/// each, in the column of its character, 70: it was said to be one byte past it, in a column of
+/// bytes.
+#[test]
+fn a_syntax_error_is_at_its_byte_and_character() {
+    let text = r#"{"traceEvents":[{"name":"µé","ph":"X","ts":0,"dur":5,"pid":1,"tid":1}x]}"#;
+    let out = proftool()
+        .args(["convert", "--from", "chrome-trace", "--to", "folded", "-", "-"])
+        .write_stdin(text)
+        .assert()
+        .code(1);
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("<stdin>: chrome-trace: line 1, column 70 (byte 71): "), "{err}");
+}

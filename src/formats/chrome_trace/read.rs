@@ -153,13 +153,16 @@ struct Place {
     byte: Cell<u64>,
     line: Cell<u64>,
     line_start: Cell<u64>,
+    /// The bytes of the line read so far that continue a character (UTF-8's 10xxxxxx), so that a
+    /// column counts characters, and whether the last byte read is one.
+    continuations: Cell<u64>,
+    last_continues: Cell<bool>,
     inside: Cell<bool>,
 }
 
 impl Place {
     fn position(&self) -> Position {
-        let byte = self.byte.get();
-        Position { byte, line: Some(self.line.get() + 1), column: Some(byte - self.line_start.get() + 1) }
+        self.at(self.byte.get())
     }
 
     /// Where serde_json's error `e` is: on the line read last, the byte of its column (which
@@ -167,11 +170,18 @@ impl Place {
     /// end of the input for JSON cut short.
     fn of_error(&self, e: &serde_json::Error) -> Position {
         let on_this_line = e.line() as u64 == self.line.get() + 1 && e.column() > 0 && !e.is_eof();
-        let byte = match on_this_line {
-            true => (self.line_start.get() + e.column() as u64 - 1).min(self.byte.get()),
-            false => self.byte.get(),
-        };
-        Position { byte, line: Some(self.line.get() + 1), column: Some(byte - self.line_start.get() + 1) }
+        match on_this_line {
+            true => self.at((self.line_start.get() + e.column() as u64 - 1).min(self.byte.get())),
+            false => self.position(),
+        }
+    }
+
+    /// The position of `byte`, on the line read last at most one byte before its end.
+    fn at(&self, byte: u64) -> Position {
+        let read = self.byte.get();
+        let continuations = self.continuations.get() - u64::from(byte < read && self.last_continues.get());
+        let column = (byte - self.line_start.get()).saturating_sub(continuations) + 1;
+        Position { byte, line: Some(self.line.get() + 1), column: Some(column) }
     }
 }
 
@@ -190,10 +200,18 @@ impl<R: BufRead> Read for Counting<'_, R> {
                 b'\n' => {
                     place.line.set(place.line.get() + 1);
                     place.line_start.set(place.byte.get() + i as u64 + 1);
+                    place.continuations.set(0);
                 }
                 b' ' | b'\t' | b'\r' | b',' => {}
+                0x80..=0xbf => {
+                    place.continuations.set(place.continuations.get() + 1);
+                    place.inside.set(true);
+                }
                 _ => place.inside.set(true),
             }
+        }
+        if let Some(&last) = buf[..n].last() {
+            place.last_continues.set(last & 0xc0 == 0x80);
         }
         place.byte.set(place.byte.get() + n as u64);
         Ok(n)

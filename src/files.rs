@@ -222,7 +222,7 @@ impl<R: Read> Read for Gunzip<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         // One byte more than may come tells a stream that goes past the limit from one that ends at it.
         let want = buf.len().min(usize::try_from(self.left.saturating_add(1)).unwrap_or(usize::MAX));
-        let n = self.inner.read(&mut buf[..want]).map_err(gzip_error)?;
+        let n = self.inner.read(&mut buf[..want]).map_err(|e| gzip_error(e, self.max_size - self.left))?;
         if n as u64 > self.left {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
@@ -237,11 +237,15 @@ impl<R: Read> Read for Gunzip<R> {
     }
 }
 
-/// An error of the gzip decoder, said as one of the input.
-fn gzip_error(error: io::Error) -> io::Error {
+/// An error of the gzip decoder after `content` bytes decompressed, said as one of the input: where
+/// it is in what the input decompresses to (a reader that takes the whole input before reading it,
+/// or its first bytes to tell its format, has no other place to say).
+fn gzip_error(error: io::Error, content: u64) -> io::Error {
     let what = match error.kind() {
-        io::ErrorKind::UnexpectedEof => "the gzip-compressed input is cut short".to_string(),
-        _ => format!("the gzip-compressed input is damaged ({error})"),
+        io::ErrorKind::UnexpectedEof => {
+            format!("the gzip-compressed input is cut short after {content} bytes of content")
+        }
+        _ => format!("the gzip-compressed input is damaged after {content} bytes of content ({error})"),
     };
     io::Error::new(error.kind(), what)
 }
@@ -590,6 +594,8 @@ mod tests {
             left: 2000,
             max_size: 2000,
         };
-        assert_eq!(read_all(cut).unwrap_err().to_string(), "the gzip-compressed input is cut short");
+        // Cut in its trailer: all of the content came out before the error.
+        let err = read_all(cut).unwrap_err().to_string();
+        assert_eq!(err, "the gzip-compressed input is cut short after 1000 bytes of content");
     }
 }

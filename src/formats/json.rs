@@ -38,12 +38,20 @@ pub(crate) fn parse<'t, T: serde::Deserialize<'t>>(
 /// What a serde_json error found, for a parse error that gives its position: JSON that ends before
 /// it closes is said to look cut short.
 pub(crate) fn found(e: &serde_json::Error) -> String {
-    let message = e.to_string();
-    // serde_json appends " at line L column C"; the position says that already.
-    let message = message.split(" at line ").next().unwrap_or(&message);
+    let message = message(e);
     match e.is_eof() {
         true => format!("the end of the input before the JSON closes ({message}): the file looks cut short"),
         false => format!("a JSON error ({message})"),
+    }
+}
+
+/// serde_json's error message without the " at line L column C" it appends: a parse error's position
+/// says that already.
+pub(crate) fn message(e: &serde_json::Error) -> String {
+    let message = e.to_string();
+    match message.rsplit_once(" at line ") {
+        Some((before, _)) => before.to_string(),
+        None => message,
     }
 }
 

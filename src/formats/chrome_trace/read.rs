@@ -166,10 +166,11 @@ impl Place {
     }
 
     /// Where serde_json's error `e` is: on the line read last, the byte of its column (which
-    /// serde_json counts in bytes, and which it has read: one before what was taken so far); the
-    /// end of the input for JSON cut short.
+    /// serde_json counts in bytes, and which it has read: one before what was taken so far); what
+    /// was taken so far for JSON cut short or an input that could not be read.
     fn of_error(&self, e: &serde_json::Error) -> Position {
-        let on_this_line = e.line() as u64 == self.line.get() + 1 && e.column() > 0 && !e.is_eof();
+        let stopped_at_a_byte = e.is_syntax() || e.is_data();
+        let on_this_line = stopped_at_a_byte && e.line() as u64 == self.line.get() + 1 && e.column() > 0;
         match on_this_line {
             true => self.at((self.line_start.get() + e.column() as u64 - 1).min(self.byte.get())),
             false => self.position(),
@@ -376,7 +377,8 @@ impl<'p> Reader<'p> {
         let position = self.place.of_error(e);
         let kind = match self.failure.take() {
             Some(Failure(expected, found)) => ParseErrorKind::Unexpected { expected, found },
-            None if e.is_io() => ParseErrorKind::Io(std::io::Error::other(e.to_string())),
+            // Without serde_json's " at line L column C": the position says that already.
+            None if e.is_io() => ParseErrorKind::Io(std::io::Error::other(crate::formats::json::message(e))),
             None => ParseErrorKind::Unexpected {
                 expected: "a Chrome trace (an array of trace events, or an object with traceEvents)".into(),
                 found: crate::formats::json::found(e),

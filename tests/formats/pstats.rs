@@ -51,6 +51,32 @@ fn print_stats(rel: &str) -> BTreeMap<String, Printed> {
     functions
 }
 
+/// A row of `proftool tree --format json`: its depth, total and self (in seconds), calls, name.
+#[derive(Debug)]
+struct TreeRow {
+    depth: u64,
+    total: f64,
+    self_time: f64,
+    name: String,
+}
+
+/// The tree's total (in seconds) and rows, from `proftool tree --format json`.
+fn tree(rel: &str) -> (f64, Vec<TreeRow>) {
+    let out = proftool().args(["tree", "-q", "--format", "json"]).arg(fixture(rel)).assert().success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(json["unit"], "us");
+    let rows = json["rows"].as_array().unwrap().iter().map(|row| TreeRow {
+        depth: row["depth"].as_u64().unwrap(),
+        total: row["total"].as_f64().unwrap() / 1e6,
+        self_time: row["self"].as_f64().unwrap() / 1e6,
+        name: row["name"].as_str().unwrap().to_string(),
+    });
+    (json["total"].as_f64().unwrap() / 1e6, rows.collect())
+}
+
+/// The `profile` module's files, with the `print_stats()` of each.
+const PROFILE_FILES: [(&str, &str); 1] = [("pstats/profile.pstats", "pstats/profile.print_stats.txt")];
+
 /// Each function's self, total (in seconds) and calls from `proftool summary --format json`.
 fn summary(rel: &str) -> BTreeMap<String, (f64, f64, u64)> {
     let out = proftool().args(["summary", "-q", "--format", "json"]).arg(fixture(rel)).assert().success();
@@ -109,6 +135,27 @@ fn the_profile_modules_figures_are_print_stats_figures() {
     assert!(
         summary("pstats/profile.pstats").contains_key("profile:0(<code object <module>, file \"work.py\", line 1>)")
     );
+}
+
+/// fib, 57,313 calls of which 1 primitive (57,312 from itself), is one node below main, of the
+/// tottime and cumtime pstats prints (0.049 s both in `profile.pstats`). Its calls from itself
+/// had their share of its cumtime, which counts only the outermost call: `profile`'s files made
+/// it a root of 99.998 % of its cumtime, and its node below main of its tottime but a total of
+/// 0.000 s.
+#[test]
+fn a_function_that_calls_itself_is_one_node_of_its_cumtime_below_its_caller() {
+    let cprofile = ("pstats/cprofile.pstats", "pstats/cprofile.print_stats.txt");
+    for (pstats, printed) in PROFILE_FILES.into_iter().chain([cprofile]) {
+        let fib = &print_stats(printed)["work.py:6(fib)"];
+        assert_eq!((fib.calls, fib.primitive), (57313, 1));
+        let (_, rows) = tree(pstats);
+        let at: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].name == "work.py:6(fib)").collect();
+        assert_eq!(at.len(), 1, "{pstats}: {rows:?}");
+        let (node, parent) = (&rows[at[0]], rows[..at[0]].iter().rfind(|row| row.depth + 1 == rows[at[0]].depth));
+        assert_eq!(parent.map(|p| p.name.as_str()), Some("work.py:30(main)"), "{pstats}");
+        assert!(at_printed_precision(node.total, fib.cumtime), "{pstats}: {node:?}, {fib:?}");
+        assert!(at_printed_precision(node.self_time, fib.tottime), "{pstats}: {node:?}, {fib:?}");
+    }
 }
 
 /// Primitive calls are a metric of their own: fib's one outermost call of 57,313, even's and

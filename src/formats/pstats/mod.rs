@@ -28,7 +28,9 @@
 //! for a fraction `r` of its function's cumulative time, each callee gets `r` of the figures the
 //! callee's entry records for that caller, and stands for that part of its own cumulative time.
 //! Where `profile` records only counts, a caller's figures are the function's in proportion to
-//! its calls (each call alike). A call back into a function on the path is not expanded: what it
+//! its calls (each call alike), and its cumulative time in proportion to its calls from other
+//! functions: that time counts only outermost calls, which a call from the function itself never
+//! is ([`counted_call`]). A call back into a function on the path is not expanded: what it
 //! recorded is in the function's other nodes. Each function's own figures are exact, shared out
 //! among its nodes: `time` (tottime, µs, floats), `calls` (ncalls) and `primitive-calls` (its
 //! primitive count), the last two per node; so `proftool summary` gives each function pstats'
@@ -336,36 +338,26 @@ impl<'s, 'v> Stats<'s, 'v> {
     }
 
     /// The calls of `callee` from each of its callers: cProfile's `(nc, cc, tt, ct)`, or the
-    /// `profile` module's count, the callee's figures in proportion to it.
+    /// `profile` module's count ([`counted_call`]).
     fn callers(&mut self, callee: u32, (own, inclusive): (Figures, f64), callers: u32) -> Result<(), ParseError> {
         let Value::Dict(start, len) = self.values.get(callers) else { return Ok(()) };
         let pairs = self.values.items(start, len);
+        let mut counted_from_others = 0.0;
         for pair in pairs.chunks_exact(2) {
             let caller = self.function(pair[0])?;
-            let call = self.values.get(pair[1]);
-            let (figures, call_inclusive) = match call {
-                Value::Tuple(start, 4) => {
-                    let items = self.values.items(start, 4);
-                    let n: [Option<f64>; 4] = std::array::from_fn(|i| number(self.values.get(items[i])));
-                    match n {
-                        [Some(nc), Some(cc), Some(tt), Some(ct)] => ([tt * MICROS, nc, cc], ct * MICROS),
-                        _ => {
-                            let found = "other values (or a figure that is negative or not finite)";
-                            return Err(error(self.at(pair[1]), "a caller's figures, (nc, cc, tt, ct)", found));
-                        }
-                    }
+            if let Call::Counted(nc) = self.call(pair[1])? {
+                if caller != callee {
+                    counted_from_others += nc;
                 }
-                Value::Int(nc) if nc >= 0 => {
+            }
+        }
+        for pair in pairs.chunks_exact(2) {
+            let caller = self.function(pair[0])?;
+            let (figures, call_inclusive) = match self.call(pair[1])? {
+                Call::Measured(figures, call_inclusive) => (figures, call_inclusive),
+                Call::Counted(nc) => {
                     self.counts_only = true;
-                    let part = if own[1] > 0.0 { nc as f64 / own[1] } else { 0.0 };
-                    ([own[0] * part, nc as f64, own[2] * part], inclusive * part)
-                }
-                other => {
-                    return Err(error(
-                        self.at(pair[1]),
-                        "a caller's figures, (nc, cc, tt, ct) or a count",
-                        describe(other),
-                    ))
+                    counted_call(nc, caller == callee, (own, inclusive), counted_from_others)
                 }
             };
             self.graph.call(caller, callee, figures, call_inclusive);
@@ -373,6 +365,46 @@ impl<'s, 'v> Stats<'s, 'v> {
         }
         Ok(())
     }
+
+    /// What a caller's value says of its calls: cProfile's figures, or `profile`'s count.
+    fn call(&self, value: u32) -> Result<Call, ParseError> {
+        match self.values.get(value) {
+            Value::Tuple(start, 4) => {
+                let items = self.values.items(start, 4);
+                let n: [Option<f64>; 4] = std::array::from_fn(|i| number(self.values.get(items[i])));
+                match n {
+                    [Some(nc), Some(cc), Some(tt), Some(ct)] => Ok(Call::Measured([tt * MICROS, nc, cc], ct * MICROS)),
+                    _ => {
+                        let found = "other values (or a figure that is negative or not finite)";
+                        Err(error(self.at(value), "a caller's figures, (nc, cc, tt, ct)", found))
+                    }
+                }
+            }
+            Value::Int(nc) if nc >= 0 => Ok(Call::Counted(nc as f64)),
+            other => Err(error(self.at(value), "a caller's figures, (nc, cc, tt, ct) or a count", describe(other))),
+        }
+    }
+}
+
+/// A caller's calls of a function, as its entry's callers' dict gives them.
+enum Call {
+    /// cProfile's: the callee's figures due to the caller, and its cumulative time.
+    Measured(Figures, f64),
+    /// The `profile` module's: how many calls.
+    Counted(f64),
+}
+
+/// The figures of `nc` of the `profile` module's calls of a function of `own` figures and
+/// `inclusive` (cumulative) time, `recursive` if from the function itself, `from_others` of its
+/// calls from other functions: its own figures in proportion to its calls (each call alike); its
+/// cumulative time to its calls from others alone, since that time counts only its outermost
+/// calls, which a call from itself never is (cProfile's figures of a caller give it all the same
+/// way). Shared by all its calls, that time made a function called from itself a root for the
+/// part its calls from itself stood for.
+fn counted_call(nc: f64, recursive: bool, (own, inclusive): (Figures, f64), from_others: f64) -> (Figures, f64) {
+    let part = if own[1] > 0.0 { nc / own[1] } else { 0.0 };
+    let inclusive_part = if recursive || from_others <= 0.0 { 0.0 } else { nc / from_others };
+    ([own[0] * part, nc, own[2] * part], inclusive * inclusive_part)
 }
 
 /// A number of an entry: an int or a float, a count or a time, so finite and not negative.

@@ -1,8 +1,8 @@
 //! Python's pstats files (`python -m cProfile -o`, `python -m profile -o`; read only) against
 //! Python's own `pstats`: per function, `proftool summary`'s self time, total and calls are the
 //! tottime, cumtime and ncalls `pstats.Stats(f).print_stats()` printed for the same file
-//! (fixtures/pstats/make-fixtures.sh, CPython 3.11), at its precision; a `.prof` is told by its
-//! content; a file cut anywhere is an error, never a panic.
+//! (fixtures/pstats/make-fixtures.sh, CPython 3.11), at its precision, and the tree's total its
+//! total; a `.prof` is told by its content; a file cut anywhere is an error, never a panic.
 
 use crate::support::binary::*;
 use crate::support::read_bytes;
@@ -49,6 +49,14 @@ fn print_stats(rel: &str) -> BTreeMap<String, Printed> {
         functions.insert(name, Printed { calls, primitive, tottime, cumtime });
     }
     functions
+}
+
+/// The total a `print_stats()` text printed, `… function calls … in 0.121 seconds`, in seconds.
+fn print_stats_total(rel: &str) -> f64 {
+    let text = std::fs::read_to_string(fixture(rel)).unwrap();
+    let line = text.lines().find(|l| l.trim_end().ends_with(" seconds")).unwrap();
+    let seconds = line.trim_end().strip_suffix(" seconds").unwrap();
+    seconds.rsplit(' ').next().unwrap().parse().unwrap()
 }
 
 /// A row of `proftool tree --format json`: its depth, total and self (in seconds), calls, name.
@@ -135,6 +143,28 @@ fn the_profile_modules_figures_are_print_stats_figures() {
     assert!(
         summary("pstats/profile.pstats").contains_key("profile:0(<code object <module>, file \"work.py\", line 1>)")
     );
+}
+
+/// The tree's total is the time pstats prints (`in 0.121 seconds`), its one root the script's code
+/// (`profile`) or `exec` and cProfile's `disable`: `profile`'s `profile:0(profiler)`, all zeros,
+/// which it names as the caller of the script's code, has no node. As the root above the rest, it
+/// made the total 0 (or whatever else was a root) and every percentage of it wrong.
+#[test]
+fn the_trees_total_is_the_time_pstats_prints() {
+    let cprofile = ("pstats/cprofile.pstats", "pstats/cprofile.print_stats.txt");
+    for (pstats, printed) in PROFILE_FILES.into_iter().chain([cprofile]) {
+        let (total, rows) = tree(pstats);
+        assert!(at_printed_precision(total, print_stats_total(printed)), "{pstats}: {total}");
+        let roots: Vec<&str> = rows.iter().filter(|row| row.depth == 0).map(|row| row.name.as_str()).collect();
+        match pstats == cprofile.0 {
+            true => assert_eq!(
+                roots,
+                ["{built-in method builtins.exec}", "{method 'disable' of '_lsprof.Profiler' objects}"]
+            ),
+            false => assert!(roots.len() == 1 && roots[0].starts_with("profile:0(<code object"), "{pstats}: {roots:?}"),
+        }
+        assert!(rows.iter().all(|row| row.name != "profile:0(profiler)"), "{pstats}");
+    }
 }
 
 /// fib, 57,313 calls of which 1 primitive (57,312 from itself), is one node below main, of the

@@ -12,8 +12,9 @@
 //! A call back into a function already on the path (recursion) is not expanded, nor, after a
 //! function's first visit, a call whose share is below a millionth of the total: their figures
 //! are in the function's other nodes (scaled up). A function no path reaches is a root of its
-//! own. Roots are the functions no one calls, and those whose inclusive figure is above what
-//! their callers give them (a function called before the profiler started), for the rest.
+//! own. Roots are the functions no one calls (but one of no figures that calls none either: it has
+//! no node), and those whose inclusive figure is above what their callers give them (a function
+//! called before the profiler started), for the rest.
 
 use crate::model::{FrameId, NodeId, Profile, Value};
 
@@ -189,14 +190,18 @@ impl<const K: usize> CallGraph<K> {
     }
 
     /// The roots' visits: each function of no caller whole, and each whose inclusive figure is
-    /// above its callers' for that part, with its figures beyond theirs.
+    /// above its callers' for that part, with its figures beyond theirs. A function of no caller,
+    /// no callee and no figures is none: it has no node (Python's `profile` lists its
+    /// `profile:0(profiler)`, all zeros, which stands for the outside).
     fn roots(&self) -> Vec<Visit<K>> {
         let n = self.own.len();
+        let mut calls_out = vec![false; n];
         let mut called = vec![false; n];
         let mut given = vec![0.0; n];
         let mut given_own = vec![[0.0; K]; n];
         for call in &self.calls {
             let callee = call.callee as usize;
+            calls_out[call.caller as usize] = true;
             given_own[callee].iter_mut().zip(call.own).for_each(|(g, o)| *g += o);
             if call.caller != call.callee {
                 called[callee] = true;
@@ -208,7 +213,10 @@ impl<const K: usize> CallGraph<K> {
             let (own, inclusive) = (self.own[function], self.inclusive[function]);
             let visit = |ratio: f64, own: [f64; K]| Visit { function: function as u32, parent: None, ratio, own };
             if !called[function] {
-                roots.push(visit(1.0, own));
+                let has_figures = inclusive != 0.0 || own.iter().any(|&o| o != 0.0);
+                if has_figures || calls_out[function] {
+                    roots.push(visit(1.0, own));
+                }
                 continue;
             }
             let beyond = inclusive - given[function];

@@ -37,8 +37,10 @@
 //! tottime, ncalls and (for a function that does not recurse) cumtime. Frames are named as
 //! `pstats` prints them (`work.py:6(fib)`, `{built-in method builtins.exec}`, `:0(exec)`), with
 //! their file and line ([`super::kit::source_frame`]); a code object as its `repr` without its
-//! address. The profile is weighed by time. A function of no figures that nothing calls
-//! (`profile:0(profiler)`) has no node.
+//! address. The profile is weighed by time. A caller of no figures ran no call in the profile:
+//! its calls are from outside it, and it has no node (`profile:0(profiler)`, all zeros, which
+//! `profile` names as the caller of the script's code: as a root above the rest, of no time, it
+//! made the profile's total 0).
 //!
 //! **Errors**: marshal data cut short, of an unknown type, nested past CPython's limit, or a ref
 //! to nothing, at its byte; a value other than the stats' dict, a key not a `(file, line, name)`,
@@ -338,7 +340,8 @@ impl<'s, 'v> Stats<'s, 'v> {
     }
 
     /// The calls of `callee` from each of its callers: cProfile's `(nc, cc, tt, ct)`, or the
-    /// `profile` module's count ([`counted_call`]).
+    /// `profile` module's count ([`counted_call`]). A caller of no figures ran no call in the
+    /// profile ([`Stats::has_figures`]): its calls are from outside it, the callee a root for them.
     fn callers(&mut self, callee: u32, (own, inclusive): (Figures, f64), callers: u32) -> Result<(), ParseError> {
         let Value::Dict(start, len) = self.values.get(callers) else { return Ok(()) };
         let pairs = self.values.items(start, len);
@@ -346,13 +349,16 @@ impl<'s, 'v> Stats<'s, 'v> {
         for pair in pairs.chunks_exact(2) {
             let caller = self.function(pair[0])?;
             if let Call::Counted(nc) = self.call(pair[1])? {
-                if caller != callee {
+                if caller != callee && self.has_figures(caller) {
                     counted_from_others += nc;
                 }
             }
         }
         for pair in pairs.chunks_exact(2) {
             let caller = self.function(pair[0])?;
+            if !self.has_figures(caller) {
+                continue;
+            }
             let (figures, call_inclusive) = match self.call(pair[1])? {
                 Call::Measured(figures, call_inclusive) => (figures, call_inclusive),
                 Call::Counted(nc) => {
@@ -383,6 +389,13 @@ impl<'s, 'v> Stats<'s, 'v> {
             Value::Int(nc) if nc >= 0 => Ok(Call::Counted(nc as f64)),
             other => Err(error(self.at(value), "a caller's figures, (nc, cc, tt, ct) or a count", describe(other))),
         }
+    }
+
+    /// Whether a function has figures: an entry of some calls or time. One of none ran no call in
+    /// the profile: `profile`'s `profile:0(profiler)`, all zeros, which it names as the caller of
+    /// the script's code, or a caller of no entry.
+    fn has_figures(&self, function: u32) -> bool {
+        self.entries[function as usize].is_some_and(|(own, inclusive, _)| inclusive > 0.0 || own.iter().any(|&f| f > 0.0))
     }
 }
 

@@ -1,7 +1,8 @@
 //! Python's pstats files (`python -m cProfile -o`, `python -m profile -o`; read only) against
 //! Python's own `pstats`: per function, `proftool summary`'s self time, total and calls are the
 //! tottime, cumtime and ncalls `pstats.Stats(f).print_stats()` printed for the same file
-//! (fixtures/pstats/make-fixtures.sh, CPython 3.11), at its precision, and the tree's total its
+//! (fixtures/pstats/make-fixtures.sh, CPython 3.11, and `profile`'s files of CPython 2.7, 3.7,
+//! 3.10 and 3.13 printed by each one's own pstats), at its precision, and the tree's total its
 //! total; a `.prof` is told by its content; a file cut anywhere is an error, never a panic.
 
 use crate::support::binary::*;
@@ -82,8 +83,16 @@ fn tree(rel: &str) -> (f64, Vec<TreeRow>) {
     (json["total"].as_f64().unwrap() / 1e6, rows.collect())
 }
 
-/// The `profile` module's files, with the `print_stats()` of each.
-const PROFILE_FILES: [(&str, &str); 1] = [("pstats/profile.pstats", "pstats/profile.print_stats.txt")];
+/// The `profile` module's files of each layout of CPython's code objects (the key of the script's
+/// code): 2.7's 4 ints, 3.7's 5, 3.10's 6 (its bytecode met before written as a ref), 3.11's and
+/// 3.13's 5 with other objects; with the `print_stats()` of each one's Python.
+const PROFILE_FILES: [(&str, &str); 5] = [
+    ("pstats/profile-2.7.pstats", "pstats/profile-2.7.print_stats.txt"),
+    ("pstats/profile-3.7.pstats", "pstats/profile-3.7.print_stats.txt"),
+    ("pstats/profile-3.10.pstats", "pstats/profile-3.10.print_stats.txt"),
+    ("pstats/profile.pstats", "pstats/profile.print_stats.txt"),
+    ("pstats/profile-3.13.pstats", "pstats/profile-3.13.print_stats.txt"),
+];
 
 /// Each function's self, total (in seconds) and calls from `proftool summary --format json`.
 fn summary(rel: &str) -> BTreeMap<String, (f64, f64, u64)> {
@@ -137,12 +146,18 @@ fn cprofiles_figures_are_print_stats_figures() {
     assert_eq!((fib.calls, fib.primitive), (57313, 1));
 }
 
+/// The `profile` module's files of CPython 2.7 to 3.13 are read, their code object keys in each
+/// of its layouts (2.7's and 3.10's were refused, at a byte read with another layout's).
 #[test]
 fn the_profile_modules_figures_are_print_stats_figures() {
-    agrees_with_print_stats("pstats/profile.pstats", "pstats/profile.print_stats.txt");
-    assert!(
-        summary("pstats/profile.pstats").contains_key("profile:0(<code object <module>, file \"work.py\", line 1>)")
-    );
+    for (pstats, printed) in PROFILE_FILES {
+        agrees_with_print_stats(pstats, printed);
+    }
+    // 2.7's module code starts at its first line of code, after the docstring.
+    for (pstats, line) in [("pstats/profile-2.7.pstats", 3), ("pstats/profile.pstats", 1)] {
+        let key = format!("profile:0(<code object <module>, file \"work.py\", line {line}>)");
+        assert!(summary(pstats).contains_key(&key), "{pstats}");
+    }
 }
 
 /// The tree's total is the time pstats prints (`in 0.121 seconds`), its one root the script's code
@@ -236,7 +251,7 @@ fn converts_to_folded_and_speedscope() {
 /// Every prefix of a file is an error (cut short, or a value of the wrong kind), never a panic.
 #[test]
 fn a_file_cut_anywhere_is_an_error() {
-    for rel in ["pstats/cprofile.pstats", "pstats/profile.pstats"] {
+    for rel in ["pstats/cprofile.pstats"].into_iter().chain(PROFILE_FILES.map(|(pstats, _)| pstats)) {
         let bytes = std::fs::read(fixture(rel)).unwrap();
         for end in 0..bytes.len() {
             let (result, _) = read_bytes(Format::Pstats, &bytes[..end]);

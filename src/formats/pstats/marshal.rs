@@ -97,7 +97,7 @@ struct Open {
 enum Kind {
     Tuple,
     Dict,
-    /// A code object: how many raw ints it began with (5 or 6), and its first line, a raw int
+    /// A code object: how many raw ints it began with (4, 5 or 6), and its first line, a raw int
     /// after its eighth object, once read.
     Code {
         ints: u8,
@@ -201,10 +201,10 @@ impl Decoder<'_> {
             if let Some(top) = open.last_mut().filter(|top| top.left == 0) {
                 if let Kind::Code { ints, line: None } = top.kind {
                     // After its eighth object, its first line, then its last objects: two in
-                    // 3.11's layout (5 ints, `co_localspluskinds` bytes fifth), else one.
+                    // 3.11's layout (the line table and the exception table), else one.
                     let line = self.int32("a code object's first line number")?;
                     let fifth = self.values[pending[top.start + 4] as usize];
-                    top.left = if ints == 5 && matches!(fifth, Value::Str(..)) { 2 } else { 1 };
+                    top.left = if qualname_layout(ints, fifth) { 2 } else { 1 };
                     top.kind = Kind::Code { ints, line: Some(line) };
                     continue;
                 }
@@ -256,7 +256,7 @@ impl Decoder<'_> {
         let value = match top.kind {
             Kind::Tuple => Value::Tuple(start, items.len() as u32),
             Kind::Dict => Value::Dict(start, items.len() as u32),
-            Kind::Code { line, .. } => self.code(items, line.unwrap_or(0))?,
+            Kind::Code { ints, line } => self.code(items, ints, line.unwrap_or(0))?,
         };
         if !matches!(value, Value::Code { .. }) {
             self.items.extend_from_slice(items);
@@ -266,11 +266,12 @@ impl Decoder<'_> {
         Ok(top.value)
     }
 
-    /// A code object of its objects: 3.11's layout (`co_localspluskinds`, bytes, fifth) names its
-    /// file and name 6th and 7th, earlier ones (`co_freevars`, a tuple, fifth) 7th and 8th.
-    fn code(&self, items: &[u32], line: i32) -> Result<Value, Error> {
+    /// A code object of its `ints` raw ints and its objects: 3.11's layout names its file and name
+    /// 6th and 7th, the earlier ones 7th and 8th ([`qualname_layout`]).
+    fn code(&self, items: &[u32], ints: u8, line: i32) -> Result<Value, Error> {
         let is_str = |i: usize| items.get(i).is_some_and(|&v| matches!(self.values[v as usize], Value::Str(..)));
-        let (file, name) = match is_str(4) {
+        let fifth = items.get(4).map_or(Value::None, |&v| self.values[v as usize]);
+        let (file, name) = match qualname_layout(ints, fifth) {
             true => (5, 6),
             false => (6, 7),
         };
@@ -280,7 +281,7 @@ impl Decoder<'_> {
             }
             _ => Err(Error {
                 at: self.at,
-                expected: "a code object with its file and name (CPython 3's layout)".into(),
+                expected: "a code object with its file and name (as CPython 2.7 to 3.13 write it)".into(),
                 found: "other objects".into(),
             }),
         }
@@ -406,14 +407,46 @@ impl Decoder<'_> {
         None
     }
 
-    /// A code object's raw ints before its first object: 6 in CPython 3.8 to 3.10
-    /// (`co_posonlyargcount` and `co_nlocals` both), else 5. Told apart by where its bytecode, a
-    /// string (`s`), starts: after 6 ints a 5-int layout would have a bytecode longer than 1.9 GB.
+    /// A code object's raw ints before its first object, its bytecode: 4 in CPython 2.7
+    /// (`co_argcount`, `co_nlocals`, `co_stacksize`, `co_flags`), 5 in 3.0 to 3.7
+    /// (`co_kwonlyargcount` added) and from 3.11 (`co_posonlyargcount` in, `co_nlocals` out), 6 in
+    /// 3.8 to 3.10 (both). Marshal data does not say which Python wrote it, so the count is the
+    /// least after which a bytecode starts ([`Decoder::bytecode_at`]). After too few ints, the
+    /// bytes taken for the bytecode's type and length are an int's low byte and the rest of it
+    /// with the next type byte (`s` or `r`, 0x72 or more) or int above: a length of 1.9 GB or a
+    /// ref past those read, which the check refuses.
     fn code_ints(&mut self) -> Result<u8, Error> {
-        let is_bytes = |at: usize| self.input.get(at).is_some_and(|&b| b & !FLAG_REF == b's');
-        let ints = if is_bytes(self.at + 24) { 6 } else { 5 };
-        self.take(4 * ints, "a code object's counts and flags")?;
-        Ok(ints as u8)
+        let Some(ints) = [4u8, 5, 6].into_iter().find(|&n| self.bytecode_at(self.at + 4 * usize::from(n))) else {
+            return Err(Error {
+                at: self.at,
+                expected: "a code object's 4, 5 or 6 counts and flags, then its bytecode (as CPython 2.7 to 3.13 write it)"
+                    .into(),
+                found: "no bytes or ref to them followed by a tuple after 4, 5 or 6 ints (or the input ends inside them)"
+                    .into(),
+            });
+        };
+        self.take(4 * usize::from(ints), "a code object's counts and flags")?;
+        Ok(ints)
+    }
+
+    /// Whether a code object's bytecode starts at `at`: bytes (`s`) that fit in the input, or a
+    /// ref (`r`) to a string before it (3.10 writes a bytecode met before as a ref), followed by
+    /// its constants, a tuple or a ref.
+    fn bytecode_at(&self, at: usize) -> bool {
+        let kind = |i: usize| self.input.get(i).map(|&b| b & !FLAG_REF);
+        let int = |i: usize| {
+            let bytes = self.input.get(i..i.checked_add(4)?)?;
+            usize::try_from(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])).ok()
+        };
+        let is_string = |n: usize| {
+            self.refs.get(n).is_some_and(|&v| v != u32::MAX && matches!(self.values[v as usize], Value::Str(..)))
+        };
+        let after = match (kind(at), int(at + 1)) {
+            (Some(b's'), Some(len)) => (at + 5).checked_add(len),
+            (Some(b'r'), Some(n)) if is_string(n) => Some(at + 5),
+            _ => None,
+        };
+        after.and_then(kind).is_some_and(|consts| matches!(consts, b'(' | b')' | b'r'))
     }
 
     /// A long (`l`): a signed count of 15-bit digits, least significant first, as an int where it
@@ -459,6 +492,13 @@ impl Decoder<'_> {
             }
         }
     }
+}
+
+/// Whether a code object of `ints` raw ints whose fifth object is `fifth` is in CPython 3.11's
+/// layout (5 ints, `co_localspluskinds`, bytes, fifth; its file, name and `co_qualname` after), of
+/// two objects after its first line; 2.7's to 3.10's (`co_freevars`, a tuple, fifth) have one.
+fn qualname_layout(ints: u8, fifth: Value) -> bool {
+    ints == 5 && matches!(fifth, Value::Str(..))
 }
 
 /// The value index that stands for NULL, a dict's end.

@@ -60,6 +60,10 @@ fn another_detailed_snapshot_is_read_where_named() {
     // Snapshot 50 has no tree (heap_tree=empty): said, with where.
     let stderr = failure(proftool().args(["info", "--massif-snapshot", "50"]).arg(&file));
     assert!(stderr.contains("heap_tree=empty"), "{stderr}");
+    // Past the last, 62, there is no such snapshot: said so, not that the file looks cut short.
+    let stderr = failure(proftool().args(["info", "--massif-snapshot", "999"]).arg(&file));
+    assert!(stderr.contains("found the end of the input after snapshot 62, its last"), "{stderr}");
+    assert!(!stderr.contains("cut short"), "{stderr}");
 }
 
 /// The stdout of `proftool <args> <file>` (a report), which must succeed.

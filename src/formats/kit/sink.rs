@@ -217,7 +217,7 @@ impl StackSink {
 
     /// The error of an input that ends after `at` where `expected` should have come, the end
     /// said as `found`.
-    fn ends_where(&self, at: Position, expected: String, found: &str) -> ParseError {
+    pub(crate) fn ends_where(&self, at: Position, expected: String, found: &str) -> ParseError {
         let kind = ParseErrorKind::Unexpected { expected, found: found.to_string() };
         ParseError { format: self.format, position: at, kind }
     }

@@ -44,7 +44,7 @@
 //!
 //! **Errors**: a line that is none of these, a node line that is not `nK: BYTES WHERE`, children
 //! that add up to more than their node, at their line; an input that ends inside the tree read
-//! (cut short); a `--massif-snapshot` that is not a detailed snapshot of the file.
+//! (cut short); a `--massif-snapshot` that is not a detailed snapshot of the file (past its last, said so).
 //!
 //! **Lost**: the other snapshots (the heap over time that ms_print draws), the heap's extra bytes
 //! (allocator overhead, not in the tree) and stack bytes as figures.
@@ -116,8 +116,10 @@ struct Snapshots {
     chosen: Option<u64>,
     /// The time unit of the header (`i`, `ms` or `B`).
     time_unit: String,
-    /// The snapshot being read, its time and its extra heap and stack bytes, as written.
+    /// The snapshot being read, its time and its extra heap and stack bytes, as written, and
+    /// whether its `heap_tree=` line, its last, was read.
     snapshot: Option<u64>,
+    snapshot_ended: bool,
     time: String,
     /// The most heap bytes of a snapshot so far: a file of none has no peak.
     heap: u64,
@@ -178,12 +180,18 @@ impl StackLines for Snapshots {
             "desc" => sink.profile().meta.attrs.push(("massif.desc".into(), value.trim().into())),
             "cmd" => sink.profile().meta.title = Some(value.trim().into()),
             "time_unit" => self.time_unit = value.trim().into(),
-            "snapshot" => self.snapshot = Some(number(line, value, "a snapshot's number")?),
+            "snapshot" => {
+                self.snapshot = Some(number(line, value, "a snapshot's number")?);
+                self.snapshot_ended = false;
+            }
             "time" => self.time = value.into(),
             "mem_heap_B" => self.heap = self.heap.max(number(line, value, "the heap's bytes")?),
             "mem_heap_extra_B" => self.extra = value.into(),
             "mem_stacks_B" => self.stacks = value.into(),
-            "heap_tree" => self.heap_tree(line, value, sink)?,
+            "heap_tree" => {
+                self.snapshot_ended = true;
+                self.heap_tree(line, value, sink)?;
+            }
             _ => return Err(expected(line, LINES)),
         }
         Ok(())
@@ -199,6 +207,15 @@ impl StackLines for Snapshots {
             }
             // A program that allocated nothing massif saw has no peak: a profile of no stack.
             Tree::Ahead if self.chosen.is_none() && self.heap == 0 => Ok(()),
+            // A file whose last snapshot ended before the one asked for: it has no such snapshot.
+            Tree::Ahead if self.chosen.is_some() && self.snapshot_ended => {
+                let expected = format!("snapshot {} (--massif-snapshot)", self.chosen.unwrap_or(0));
+                let found = format!(
+                    "the end of the input after snapshot {}, its last: ms_print lists the detailed snapshots",
+                    self.snapshot.unwrap_or(0)
+                );
+                Err(sink.ends_where(last, expected, &found))
+            }
             Tree::Ahead => {
                 let expected = match self.chosen {
                     Some(n) => format!("snapshot {n} (--massif-snapshot)"),

@@ -100,6 +100,82 @@ fn trace_events_nest_as_speedscope_nests_them() {
     }
 }
 
+/// An `X` slice of no length begins and ends at once, at the place its time finds it: before a
+/// slice that begins at its time, after one that ends there. Clang's `-ftime-trace-granularity=0`
+/// writes thousands (`zero` ends as it begins, then `sibling` begins); speedscope queued their ends
+/// with the others', so that `zero`'s end came before its begin, closed nothing, and every slice
+/// after it was left open (proftool gave `parent` 2 µs of 10, speedscope 10 µs to a thread of 14).
+/// By hand, each thread (`clang-order`: the slices as Clang writes them, as they end; `time-order`):
+/// `sibling` 2 to 5, `next` 5 to 7 inside `parent` 0 to 10 (its own 10 − 3 − 2 = 5), `after` 10
+/// to 14; the three of no length hold nothing, and nothing is said.
+#[test]
+fn x_slices_of_no_length_begin_and_end_at_once() {
+    let case = "chrome-trace/cases/x-of-no-length-beside-a-slice.json";
+    let mut expected = Vec::new();
+    for thread in ["clang-order", "time-order"] {
+        let stacks = [("parent", 5), ("parent;sibling", 3), ("parent;next", 2), ("after", 4)];
+        expected.extend(stacks.map(|(stack, us)| (format!("{thread};{stack}"), us)));
+    }
+    assert_eq!(stacks(case, false), expected.into_iter().collect());
+    // The reader's warnings name the file: none.
+    let (_, err) = run(&["convert", "--to", "folded"], &fixture(case));
+    assert!(!err.contains(&format!("{case}: ")), "{err}");
+}
+
+/// The own time (µs) of each stack of a Clang trace's `X` slices (its `Total …` summaries left
+/// out), replayed here on their own: a thread's slices in start order, the longer first, each
+/// inside the innermost open one it starts within (checked to end within it too: the slices nest),
+/// its time its `dur` less its children's; a name followed by its `args.detail`.
+fn replayed_clang_slices(path: &std::path::Path) -> BTreeMap<String, i64> {
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let events = json["traceEvents"].as_array().unwrap();
+    let thread = events.iter().find(|e| e["name"] == "thread_name").unwrap()["args"]["name"].as_str().unwrap();
+    let is_slice = |e: &&serde_json::Value| e["ph"] == "X" && !e["name"].as_str().unwrap().starts_with("Total ");
+    let mut slices: Vec<(i64, i64, String)> = (events.iter().filter(is_slice))
+        .map(|e| {
+            let name = e["name"].as_str().unwrap();
+            let name = e["args"]["detail"].as_str().map_or(name.to_string(), |detail| format!("{name} ({detail})"));
+            (e["ts"].as_i64().unwrap(), e["dur"].as_i64().unwrap(), name)
+        })
+        .collect();
+    slices.sort_by_key(|&(ts, dur, _)| (ts, -dur));
+    let mut own: BTreeMap<String, i64> = BTreeMap::new();
+    // The open slices, each its end and its stack.
+    let mut open: Vec<(i64, String)> = Vec::new();
+    for (ts, dur, name) in slices {
+        while open.last().is_some_and(|(end, _)| ts >= *end) {
+            open.pop();
+        }
+        let stack = match open.last() {
+            Some((end, parent)) => {
+                assert!(ts + dur <= *end, "{name} at {ts} ends after {parent}");
+                *own.get_mut(parent).unwrap() -= dur;
+                format!("{parent};{name}")
+            }
+            None => format!("{thread};{name}"),
+        };
+        *own.entry(stack.clone()).or_default() += dur;
+        open.push((ts + dur, stack));
+    }
+    own.retain(|_, us| *us != 0);
+    own
+}
+
+/// Clang's `-ftime-trace-granularity=0` trace of a small file (`time-trace-zero.json`): 145
+/// slices, 27 of no length, 10 of them starting with a sibling (`RunPass (Shadow Stack GC
+/// Lowering)` at the start of `RunPass (Lower constant intrinsics)`). Its stacks are the
+/// replay's of its slices, whose own times add up to `ExecuteCompiler`'s `dur`, 15,737 µs; once
+/// 15,417, 14 slices left open and 14 ends ignored (speedscope's reading).
+#[test]
+fn a_clang_trace_with_slices_of_no_length_nests_as_its_slices_do() {
+    let case = "chrome-trace/time-trace-zero.json";
+    let replayed = replayed_clang_slices(&fixture(case));
+    assert_eq!(replayed.values().sum::<i64>(), 15_737);
+    assert_eq!(stacks(case, false), replayed);
+    let (_, err) = run(&["convert", "--to", "folded"], &fixture(case));
+    assert!(!err.contains("still open") && !err.contains("are ignored"), "{err}");
+}
+
 /// Tracks whose names are one (threads of one name in a process, a tid that a process and its fork
 /// share: py-spy's `--subprocesses`) are roots of their own, as speedscope makes each (pid, tid) a
 /// profile of its own: once one root, whose slices overlapped (by hand: Worker's a 0–100 µs and

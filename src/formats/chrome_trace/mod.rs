@@ -27,11 +27,15 @@
 //! **Model**: each (pid, tid) track is a thread root, named by its `thread_name` metadata or `tid N`
 //! (a name two tracks share followed by ` (pid N)`, or ` (pid N, tid N)` where their process is one);
 //! its slices nest as speedscope's importer (`trace-event.ts`) nests them, which settles what the
-//! events leave open or contradict: `X` slices in start order, the longer first where two start
-//! together, each a begin at its start and an end at `ts + dur`; the begins and the ends each in
-//! time order, file order where equal; of a begin and an end at one time, the end first unless both
-//! have one name and args (a slice of no length); an end at the time of others closes the innermost
-//! open slice if one of them is its (by name and args, else by name); an end that names another
+//! events leave open or contradict, but for what an `X` states of its own end: `X` slices in start
+//! order, the longer first where two start together, each a begin at its start and an end at
+//! `ts + dur`, one of no length begun and ended at once, holding nothing (speedscope queues its end
+//! with the others', before a sibling's begin at its time and so before its own: Clang's traces of
+//! `-ftime-trace-granularity=0` were left open from there); the begins and the ends each in time
+//! order, file order where equal; of a begin and an end at one time, the end first unless they are
+//! a `B` and an `E` of one name and args (a slice of no length, as speedscope takes them); an end
+//! at the time of others closes the innermost open slice if one of them is its (by name and args,
+//! else by name); an end that names another
 //! slice (an `X` ending after its parent, an `E` of another name) is ignored, its time too; an `E`
 //! without a name closes the innermost slice (speedscope ignores it: the format allows it). Each
 //! stack of open slices weighs the time (µs) to the next begin or end: the metric `time`, whole µs

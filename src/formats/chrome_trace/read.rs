@@ -723,75 +723,116 @@ struct Edge {
     item: usize,
 }
 
+impl Item {
+    /// Whether it is an `X` slice of no length: one that ends where it begins (`dur` 0, or too
+    /// short to move its `ts`).
+    fn of_no_length(&self) -> bool {
+        self.kind == Kind::Whole && self.ts + self.dur == self.ts
+    }
+}
+
+/// The begins and the ends of a track's `items`, each in time order, file order where equal:
+/// speedscope's importer's queues (the `B`s, then the `X` slices in start order, the longer first
+/// where two start together, for it encloses the shorter; each `X` a begin at its start and an end
+/// at `ts + dur`), but an `X` of no length has no end in them: queued with the others', its end
+/// came before a sibling's begin at its time, so before its own, and closed nothing.
+fn queues(items: &[Item]) -> (Vec<Edge>, Vec<Edge>) {
+    let mut wholes: Vec<usize> = (0..items.len()).filter(|&i| items[i].kind == Kind::Whole).collect();
+    wholes.sort_by(|&a, &b| items[a].ts.total_cmp(&items[b].ts).then(items[b].dur.total_cmp(&items[a].dur)));
+    let of_kind = |kind: Kind| (0..items.len()).filter(move |&i| items[i].kind == kind);
+    let mut begins: Vec<Edge> = of_kind(Kind::Begin).map(|item| Edge { ts: items[item].ts, item }).collect();
+    begins.extend(wholes.iter().map(|&item| Edge { ts: items[item].ts, item }));
+    let mut ends: Vec<Edge> = of_kind(Kind::End).map(|item| Edge { ts: items[item].ts, item }).collect();
+    let with_length = wholes.iter().filter(|&&item| !items[item].of_no_length());
+    ends.extend(with_length.map(|&item| Edge { ts: items[item].ts + items[item].dur, item }));
+    begins.sort_by(|a, b| a.ts.total_cmp(&b.ts));
+    ends.sort_by(|a, b| a.ts.total_cmp(&b.ts));
+    (begins, ends)
+}
+
+/// Puts first among `ends` (the ends not yet taken) the innermost open slice's end, `top`'s, of
+/// those at the time of the first, as speedscope looks for it past the first: one of its name and
+/// args, else one of its name; else they stay as they are.
+fn innermost_first(ends: &mut [Edge], top: Option<&Open>, items: &[Item]) {
+    let (Some(top), Some(first)) = (top, ends.first()) else { return };
+    let together = ends.iter().take_while(|end| end.ts == first.ts).count();
+    let find = |matches: &dyn Fn(&Item) -> bool| (1..together).find(|&j| matches(&items[ends[j].item]));
+    if let Some(j) = find(&|end| end.key == top.key).or_else(|| find(&|end| end.name == top.name)) {
+        ends.swap(0, j);
+    }
+}
+
 impl Layout<'_> {
     /// Lays out one track's slices under its `root` as speedscope's importer does
-    /// (`trace-event.ts`): `X` slices in start order, the longer first where two start together,
-    /// each a begin at its start and an end at `ts + dur`; the begins and the ends each in time
-    /// order, file order where equal. Of a begin and an end at one time the end comes first, unless
-    /// both are of one name and args (a slice of no length). An end at the time of others closes
-    /// the innermost open slice if one of them is its (by name and args, else by name); an end that
-    /// names another slice is ignored (its time too), and slices still open at the track's last
-    /// begin or end that was not ignored close there.
+    /// (`trace-event.ts`), but for what `X` slices state of their own ends: the begins and the ends
+    /// queued as [`queues`] gives them, taken in time order. Of a begin and an end at one time the
+    /// end comes first (it closes a slice begun before), unless they are a `B` and an `E` of one
+    /// name and args, which speedscope takes for a slice of no length (the begin first); an `X`
+    /// of no length begins and ends at once, holding nothing. An end at the time of others closes the innermost
+    /// open slice if one of them is its (by name and args, else by name); an end that names
+    /// another slice is ignored (its time too), and slices still open at the track's last begin or
+    /// end that was not ignored close there.
     fn track(&mut self, profile: &mut Profile, root: NodeId, items: &[Item]) {
-        let mut wholes: Vec<usize> = (0..items.len()).filter(|&i| items[i].kind == Kind::Whole).collect();
-        wholes.sort_by(|&a, &b| items[a].ts.total_cmp(&items[b].ts).then(items[b].dur.total_cmp(&items[a].dur)));
-        let of_kind = |kind: Kind| (0..items.len()).filter(move |&i| items[i].kind == kind);
-        let mut begins: Vec<Edge> = of_kind(Kind::Begin).map(|item| Edge { ts: items[item].ts, item }).collect();
-        begins.extend(wholes.iter().map(|&item| Edge { ts: items[item].ts, item }));
-        let mut ends: Vec<Edge> = of_kind(Kind::End).map(|item| Edge { ts: items[item].ts, item }).collect();
-        ends.extend(wholes.iter().map(|&item| Edge { ts: items[item].ts + items[item].dur, item }));
-        begins.sort_by(|a, b| a.ts.total_cmp(&b.ts));
-        ends.sort_by(|a, b| a.ts.total_cmp(&b.ts));
+        let (begins, mut ends) = queues(items);
         let mut open: Vec<Open> = Vec::new();
         let mut now = begins.first().map_or(0.0, |e| e.ts);
         let (mut b, mut e) = (0, 0);
         while b < begins.len() || e < ends.len() {
             let take_begin = match (begins.get(b), ends.get(e)) {
-                (Some(begin), Some(end)) if begin.ts == end.ts => items[begin.item].key == items[end.item].key,
+                (Some(begin), Some(end)) if begin.ts == end.ts => {
+                    let (begin, end) = (&items[begin.item], &items[end.item]);
+                    begin.kind == Kind::Begin && end.kind == Kind::End && begin.key == end.key
+                }
                 (Some(begin), Some(end)) => begin.ts < end.ts,
                 (begin, _) => begin.is_some(),
             };
             if take_begin {
-                let item = &items[begins[b].item];
-                self.advance(&open, &mut now, begins[b].ts);
-                let parent = open.last().map_or(root, |o| o.node);
-                let frame = *self.frame_of[item.frame.index()]
-                    .get_or_insert_with(|| profile.frames.intern(self.frames.get(item.frame).as_ref()));
-                let node = self.index.child_or_insert(&mut profile.tree, Some(parent), frame);
-                let slice = self.begin_slice(begins[b].ts, node);
-                open.push(Open { node, name: item.name, key: item.key, slice });
+                self.begin(profile, root, &mut open, &mut now, begins[b].ts, &items[begins[b].item]);
                 b += 1;
-                continue;
-            }
-            if let Some(top) = open.last() {
-                // Of the ends at this time, the innermost open slice's first.
-                let together = ends[e + 1..].iter().take_while(|end| end.ts == ends[e].ts).count();
-                let others = e + 1..e + 1 + together;
-                let mine = others.clone().find(|&j| items[ends[j].item].key == top.key);
-                if let Some(j) = mine.or_else(|| others.clone().find(|&j| items[ends[j].item].name == top.name)) {
-                    ends.swap(e, j);
-                }
-            }
-            let Edge { ts, item } = ends[e];
-            let end = &items[item];
-            e += 1;
-            match open.last() {
-                Some(top) if end.name == top.name || end.name == NO_NAME => {
-                    if end.key != top.key && !end.bare {
-                        self.other_args += 1;
-                    }
-                    self.advance(&open, &mut now, ts);
-                    if let Some(top) = open.pop() {
-                        self.end_slice(top.slice, ts);
-                    }
-                }
-                // Ignored: not even its time is a time of the track's.
-                _ => self.unmatched += 1,
+            } else {
+                innermost_first(&mut ends[e..], open.last(), items);
+                self.end(&mut open, &mut now, ends[e].ts, &items[ends[e].item]);
+                e += 1;
             }
         }
         self.unclosed += open.len() as u64;
         for slice in open.iter().map(|o| o.slice) {
             self.end_slice(slice, now);
+        }
+    }
+
+    /// Opens `item`'s slice at `ts` inside the innermost open one (or the `root`). An `X` of no
+    /// length begins and ends there at once: it holds no time, so it is no stack of the profile and
+    /// no slice of its timeline (written back as a `B` and an `E` at one time, before a sibling's
+    /// begin, its end would be read before its begin).
+    fn begin(&mut self, profile: &mut Profile, root: NodeId, open: &mut Vec<Open>, now: &mut f64, ts: f64, item: &Item) {
+        self.advance(open, now, ts);
+        if item.of_no_length() {
+            return;
+        }
+        let parent = open.last().map_or(root, |o| o.node);
+        let frame = *self.frame_of[item.frame.index()]
+            .get_or_insert_with(|| profile.frames.intern(self.frames.get(item.frame).as_ref()));
+        let node = self.index.child_or_insert(&mut profile.tree, Some(parent), frame);
+        let slice = self.begin_slice(ts, node);
+        open.push(Open { node, name: item.name, key: item.key, slice });
+    }
+
+    /// Closes the innermost open slice at `ts` with `end` if it is of its name (an `E` without a
+    /// name closes it too), counting an end whose (not empty) args differ; else `end` is ignored, not even
+    /// its time a time of the track's.
+    fn end(&mut self, open: &mut Vec<Open>, now: &mut f64, ts: f64, end: &Item) {
+        match open.last() {
+            Some(top) if end.name == top.name || end.name == NO_NAME => {
+                if end.key != top.key && !end.bare {
+                    self.other_args += 1;
+                }
+                self.advance(open, now, ts);
+                if let Some(top) = open.pop() {
+                    self.end_slice(top.slice, ts);
+                }
+            }
+            _ => self.unmatched += 1,
         }
     }
 

@@ -35,7 +35,7 @@
 //! order, file order where equal; of a begin and an end at one time, the end first unless they are
 //! a `B` and an `E` of one name and args (a slice of no length, as speedscope takes them); an end
 //! at the time of others closes the innermost open slice if one of them is its (by name and args,
-//! else by name); an end that names another
+//! else by name; an `X`'s end that is the innermost's closes it); an end that names another
 //! slice (an `X` ending after its parent, an `E` of another name) is ignored, its time too; an `E`
 //! without a name closes the innermost slice (speedscope ignores it: the format allows it). Each
 //! stack of open slices weighs the time (µs) to the next begin or end: the metric `time`, whole µs
@@ -57,9 +57,9 @@
 //! (the last none), its stack its frame and the frame's parents, under its thread's root. Stacks of
 //! nothing are not kept (a trace writes no slice of no time: a conversion into one drops them). `displayTimeUnit` other than `ms` is the header fact
 //! `chrome-trace.displayTimeUnit`. Instant, counter, async, flow and other events are counted in
-//! one warning; ends ignored, ends whose (not empty) args differ from their slice's, and slices still
-//! open at their track's last begin or end (closed there, as speedscope closes them) are each
-//! counted in a warning.
+//! one warning; ends ignored, `E`s whose (not empty) args differ from their slice's, `X` slices' ends
+//! that close another slice of their name (the two overlap), and slices still open at their track's
+//! last begin or end (closed there, as speedscope closes them) are each counted in a warning.
 //!
 //! **Reading** streams: the JSON is parsed as it comes, event by event (no document in memory);
 //! each slice is kept as 32 bytes until its track is laid out at the end (events need not be in

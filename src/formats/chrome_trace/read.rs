@@ -580,6 +580,7 @@ impl<'p> Reader<'p> {
             slices: Some(Vec::new()),
             unmatched: 0,
             other_args: 0,
+            overlapping: 0,
             unclosed: 0,
         };
         let is_totals = |track: &Track| track.only_totals && track.name.is_none() && !track.items.is_empty();
@@ -612,6 +613,15 @@ impl<'p> Reader<'p> {
                 format!(
                     "end (E) events whose args (not empty) differ from their slice's close it, as speedscope closes it: {}",
                     layout.other_args
+                )
+            });
+        }
+        if layout.overlapping > 0 {
+            diag.warn("chrome-trace-overlapping", None, || {
+                format!(
+                    "X slices' ends that find another slice of their name innermost (the two overlap) close it, as \
+                     speedscope closes it: {}",
+                    layout.overlapping
                 )
             });
         }
@@ -704,6 +714,8 @@ struct Layout<'f> {
     slices: Option<Vec<Slice>>,
     unmatched: u64,
     other_args: u64,
+    /// Ends of `X` slices that closed another slice of their name than their own.
+    overlapping: u64,
     unclosed: u64,
 }
 
@@ -752,9 +764,14 @@ fn queues(items: &[Item]) -> (Vec<Edge>, Vec<Edge>) {
 
 /// Puts first among `ends` (the ends not yet taken) the innermost open slice's end, `top`'s, of
 /// those at the time of the first, as speedscope looks for it past the first: one of its name and
-/// args, else one of its name; else they stay as they are.
+/// args, else one of its name; else they stay as they are. An `X`'s end that is the innermost's
+/// stays first: it is its own slice's, and one of its name from past it would close that slice in
+/// its stead (said as a slice the two overlap).
 fn innermost_first(ends: &mut [Edge], top: Option<&Open>, items: &[Item]) {
     let (Some(top), Some(first)) = (top, ends.first()) else { return };
+    if items[first.item].kind == Kind::Whole && items[first.item].key == top.key {
+        return;
+    }
     let together = ends.iter().take_while(|end| end.ts == first.ts).count();
     let find = |matches: &dyn Fn(&Item) -> bool| (1..together).find(|&j| matches(&items[ends[j].item]));
     if let Some(j) = find(&|end| end.key == top.key).or_else(|| find(&|end| end.name == top.name)) {
@@ -819,13 +836,18 @@ impl Layout<'_> {
     }
 
     /// Closes the innermost open slice at `ts` with `end` if it is of its name (an `E` without a
-    /// name closes it too), counting an end whose (not empty) args differ; else `end` is ignored, not even
+    /// name closes it too), counting an end whose args differ; else `end` is ignored, not even
     /// its time a time of the track's.
     fn end(&mut self, open: &mut Vec<Open>, now: &mut f64, ts: f64, end: &Item) {
         match open.last() {
             Some(top) if end.name == top.name || end.name == NO_NAME => {
-                if end.key != top.key && !end.bare {
-                    self.other_args += 1;
+                if end.key != top.key {
+                    match end.kind {
+                        // An X's end is its own slice's: it closes another where the two overlap.
+                        Kind::Whole => self.overlapping += 1,
+                        _ if !end.bare => self.other_args += 1,
+                        _ => {}
+                    }
                 }
                 self.advance(open, now, ts);
                 if let Some(top) = open.pop() {

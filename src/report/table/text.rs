@@ -47,7 +47,8 @@ pub struct Layout<'a> {
     widths: Vec<usize>,
     text_columns: Vec<bool>,
     decimals: usize,
-    text_widths: Vec<usize>,
+    /// Each of the table's texts as a cell shows it ([`in_a_cell`]), escaped once, and its width.
+    texts: Vec<(std::borrow::Cow<'a, str>, usize)>,
     /// See [`TextStyle::whole_names`].
     whole_names: bool,
 }
@@ -65,7 +66,15 @@ impl<'a> Layout<'a> {
         let shown: Vec<usize> = (0..table.columns.len()).filter(|c| !hidden.contains(c)).collect();
         let (scalings, all_headings) = scalings(table, style);
         let headings = shown.iter().map(|&c| all_headings[c].clone()).collect();
-        let text_widths = table.texts.iter().map(|t| width_of(&in_a_cell(t))).collect();
+        let texts = table
+            .texts
+            .iter()
+            .map(|text| {
+                let shown = in_a_cell(text);
+                let width = width_of(&shown);
+                (shown, width)
+            })
+            .collect();
         // The widths and text columns are what measuring finds: it reads only the rest.
         let (widths, text_columns) = (Vec::new(), Vec::new());
         let mut layout = Layout {
@@ -77,7 +86,7 @@ impl<'a> Layout<'a> {
             widths,
             text_columns,
             decimals: style.decimals,
-            text_widths,
+            texts,
             whole_names: style.whole_names,
         };
         let rows = table.rows.len();
@@ -199,7 +208,7 @@ impl<'a> Layout<'a> {
         match row[column] {
             Cell::Text(text) => {
                 let prefix = self.prefix_of(column).map_or(0, |prefix| prefix.width(row));
-                prefix + self.text_widths.get(text as usize).copied().unwrap_or(0)
+                prefix + self.texts.get(text as usize).map_or(0, |(_, width)| *width)
             }
             Cell::Number(v, digits) => number_width(v, digits, self.decimals).unwrap_or_else(|| {
                 scratch.clear();
@@ -223,7 +232,7 @@ impl<'a> Layout<'a> {
                 if let Some(prefix) = self.prefix_of(column) {
                     prefix.write_into(buffer, row);
                 }
-                buffer.push_str(&in_a_cell(self.table.text_of(*text)));
+                buffer.push_str(self.texts.get(*text as usize).map_or("", |(shown, _)| shown));
             }
             Cell::Number(v, digits) => number_into(buffer, *v, *digits, self.decimals),
             Cell::Flag(true) => buffer.push('*'),

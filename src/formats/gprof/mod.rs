@@ -55,7 +55,10 @@
 //! and `recursive-calls` (the `+m`), per node. Below a node standing for a fraction `r` of its
 //! function's self plus children, a callee gets `r` of what its caller line says; into a cycle,
 //! the line's times are the cycle's as a whole, so the callee member gets that fraction of the
-//! cycle's total; a call inside a cycle, of no times, that fraction of the callee's calls. A call
+//! cycle's total; a call inside a cycle, of no times, that fraction of the callee's calls. gprof
+//! counts the calls inside a cycle to no member's children, so a member's node grows to hold the
+//! members below it ([`hold_children`]): as gprof2dot reads a cycle, the member a path enters by
+//! has the cycle's time there, and a member's total is more than its self plus children. A call
 //! back into a function on the path is not expanded; functions nothing calls (or called only from
 //! `<spontaneous>`) are roots. Names without their `<cycle N>`. A report of a flat profile only
 //! (`-p`) is a root per function, its self time and calls; functions of the flat profile the call
@@ -78,14 +81,14 @@
 mod lines;
 mod report;
 
-use super::kit::call_graph::{CallGraph, Layout, TooManyNodes, Unexpanded};
+use super::kit::call_graph::{hold_children, CallGraph, Layout, TooManyNodes, Unexpanded};
 use super::spec::{Carries, Reads, Sniff, Spec};
 use crate::diag::Diagnostics;
 use crate::error::{FormatName, ParseError, ParseErrorKind, Position};
 use crate::formats::ReadOptions;
 use crate::model::{FrameId, FrameRef, Metric, MetricKind, Profile, Repr, Sampling, Unit};
 use report::Report;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::io::Read;
 
 /// What its format is and how it is told and read (proftool does not write it).
@@ -171,8 +174,9 @@ fn read(input: &mut (dyn Read + Send), options: &ReadOptions, diag: &mut Diagnos
         given => given,
     };
     let layout = Layout { metrics: [0, 1, 2], whole: [false, true, true], inclusive: Some(0) };
+    let first = profile.tree.len();
     let built = graph.graph.build(&mut profile, &frames, layout, max_nodes);
-    let unexpanded = built.map_err(|TooManyNodes| ParseError {
+    let mut unexpanded = built.map_err(|TooManyNodes| ParseError {
         format: FORMAT,
         position: Position::line(1, 0),
         kind: ParseErrorKind::Unexpected {
@@ -180,6 +184,9 @@ fn read(input: &mut (dyn Read + Send), options: &ReadOptions, diag: &mut Diagnos
             found: format!("a graph of {} functions and {} calls that expands into more", graph.names.len(), graph.calls),
         },
     })?;
+    // A cycle's member holds the members it calls, whose time its own total leaves out.
+    let members: FxHashSet<FrameId> = frames.iter().zip(&graph.members).filter(|(_, &m)| m).map(|(&f, _)| f).collect();
+    unexpanded.grown = hold_children(&mut profile, first, 0, |frame| members.contains(&frame));
     say_apportioned(&unexpanded, graph.calls, diag);
     Ok(profile)
 }
@@ -204,17 +211,21 @@ fn say_apportioned(unexpanded: &Unexpanded, calls: usize, diag: &mut Diagnostics
     }
     diag.warn("gprof-graph", None, || {
         let mut text = "gprof's call graph is a caller graph, not a tree: each function's figures are shared among its paths by what each caller's line accounts for".to_string();
-        text += "; the stacks are shares, not measured; each function's own time, total and calls are the report's exactly";
+        text += match unexpanded.grown {
+            0 => "; the stacks are shares, not measured; each function's own time, total and calls are the report's exactly",
+            _ => "; the stacks are shares, not measured; each function's own time and calls are the report's exactly, and its total but in a cycle",
+        };
         text += &unexpanded.said("below a millionth of the total", "their figures being in their functions' other stacks");
         text
     });
 }
 
-/// The report's functions and calls as a caller graph.
+/// The report's functions and calls as a caller graph, and which functions are a cycle's members.
 struct Graph {
     names: Vec<String>,
     graph: CallGraph<3>,
     calls: usize,
+    members: Vec<bool>,
 }
 
 impl Graph {
@@ -236,9 +247,11 @@ impl Graph {
             }
         }
         let mut own: Vec<Figures> = vec![([0.0; 3], 0.0); names.len()];
+        let mut members = vec![false; names.len()];
         for (entry, &slot) in report.entries.iter().zip(&slots) {
             let figures = [entry.own * scale, entry.called as f64, entry.recursive as f64];
             own[slot as usize] = (figures, (entry.own + entry.children) * scale);
+            members[slot as usize] = entry.cycle.is_some();
         }
         // Functions of the flat profile the call graph lacks (or all of them, without one).
         let known: std::collections::HashSet<&str> = names.iter().map(String::as_str).collect();
@@ -254,6 +267,7 @@ impl Graph {
         for (name, figures) in extra {
             names.push(name);
             own.push(figures);
+            members.push(false);
         }
         let mut graph = CallGraph::new();
         for &(figures, inclusive) in &own {
@@ -286,7 +300,7 @@ impl Graph {
                 calls += 1;
             }
         }
-        Graph { names, graph, calls }
+        Graph { names, graph, calls, members }
     }
 }
 

@@ -15,6 +15,12 @@
 //! own. Roots are the functions no one calls (but one of no figures that calls none either: it has
 //! no node), and those whose inclusive figure is above what their callers give them (a function
 //! called before the profiler started), for the rest.
+//!
+//! A function's inclusive figure can leave out callees that are its children in the tree: gprof
+//! counts the calls between the members of a cycle (mutual recursion) to the cycle as a whole, not
+//! to the calling member's children. Below the member a path enters the cycle by, the members it
+//! calls are its children all the same: [`hold_children`] grows its node to hold them, as
+//! gprof2dot gives an entered member the cycle's time.
 
 use crate::model::{FrameId, NodeId, Profile, Value};
 
@@ -63,7 +69,7 @@ struct Expanded<const K: usize> {
 /// A tree that would pass the most nodes allowed.
 pub(crate) struct TooManyNodes;
 
-/// What the apportioning did not expand, for the warning that says it.
+/// What the apportioning did not expand, and the nodes it grew, for the warning that says it.
 #[derive(Default, Debug, PartialEq)]
 pub(crate) struct Unexpanded {
     /// Calls back into a function on the path.
@@ -72,6 +78,9 @@ pub(crate) struct Unexpanded {
     pub(crate) small: u64,
     /// Functions no path reaches, made roots of their own.
     pub(crate) unreached: u64,
+    /// Nodes whose inclusive share was less than their own figure and their children's, grown to
+    /// hold them.
+    pub(crate) grown: u64,
 }
 
 impl Unexpanded {
@@ -92,6 +101,12 @@ impl Unexpanded {
         }
         if self.unreached > 0 {
             text += &format!("; {} functions no stack reaches are roots of their own", self.unreached);
+        }
+        if self.grown > 0 {
+            let nodes = if self.grown == 1 { "1 node holds".to_string() } else { format!("{} nodes hold", self.grown) };
+            text += &format!(
+                "; {nodes} callees their function's total leaves out (the members of a cycle of recursion it calls, counted to the cycle as a whole): grown to hold them, as gprof2dot grows an entered member"
+            );
         }
         text
     }
@@ -347,6 +362,36 @@ impl<const K: usize> CallGraph<K> {
     }
 }
 
+/// Grows the measured inclusive value of metric `m` of each node from `first` on (a tree of its
+/// own, parents before their children, as [`CallGraph::build`] adds one) whose frame `grows`, and
+/// that is less than its self value and its children's inclusive ones, to their sum: the number of
+/// nodes grown. A sum above by float rounding alone is no growth; the other nodes keep their
+/// figures (a report that rounds its figures can give a function's callees a little more than its
+/// children).
+pub(crate) fn hold_children(profile: &mut Profile, first: usize, m: usize, grows: impl Fn(FrameId) -> bool) -> u64 {
+    let tree = &mut profile.tree;
+    if tree.measured_inclusive(m).is_none() {
+        return 0;
+    }
+    let mut below = vec![0.0f64; tree.len() - first];
+    let mut grown = 0;
+    for node in tree.nodes().skip(first).rev() {
+        let measured = tree.measured_inclusive(m).map_or(0.0, |values| values.get(node.index()).as_f64());
+        let held = tree.self_value(m, node).as_f64() + below[node.index() - first];
+        let inclusive = if held - measured > ROUNDING * held.abs() && grows(tree.frame(node)) {
+            tree.set_measured_inclusive(m, node, Value::Float(held));
+            grown += 1;
+            held
+        } else {
+            measured
+        };
+        if let Some(below_parent) = tree.parent(node).and_then(|p| below.get_mut(p.index().checked_sub(first)?)) {
+            *below_parent += inclusive;
+        }
+    }
+    grown
+}
+
 /// `total` shared out in proportion to `weights`: all of it to the first where they are all 0.
 fn float_shares(total: f64, weights: &[f64]) -> impl Iterator<Item = f64> + '_ {
     let sum: f64 = weights.iter().map(|&w| if w.is_finite() && w > 0.0 { w } else { 0.0 }).sum();
@@ -542,7 +587,7 @@ mod tests {
             ["main", "a", "b", "leaf"].iter().map(|n| profile.frames.intern(FrameRef::function(n))).collect();
         let layout = Layout { metrics: [0, 1], whole: [false, true], inclusive: Some(0) };
         let unexpanded = graph.build(&mut profile, &frames, layout, 100).ok().unwrap();
-        assert_eq!(unexpanded, Unexpanded { recursive: 2, small: 0, unreached: 0 });
+        assert_eq!(unexpanded, Unexpanded { recursive: 2, small: 0, unreached: 0, grown: 0 });
         let dump = crate::model::dump::dump(&profile);
         let tree = dump.split_once("tree:\n").unwrap().1;
         let expected = [
@@ -568,8 +613,35 @@ mod tests {
         let frames: Vec<FrameId> = ["a", "b"].iter().map(|n| profile.frames.intern(FrameRef::function(n))).collect();
         let layout = Layout { metrics: [0], whole: [false], inclusive: None };
         let unexpanded = graph.build(&mut profile, &frames, layout, 100).ok().unwrap();
-        assert_eq!(unexpanded, Unexpanded { recursive: 0, small: 0, unreached: 2 });
+        assert_eq!(unexpanded, Unexpanded { recursive: 0, small: 0, unreached: 2, grown: 0 });
         assert_eq!(profile.total(0), Value::Float(5.0));
+    }
+
+    /// main enters a cycle at a, which calls b, as gprof reports them: each member's inclusive
+    /// figure leaves out the other (3 and 2 of the cycle's 5). a's node grows to hold b's; b's, a
+    /// leaf (its call back into a not expanded), and main's, which holds all, stay.
+    #[test]
+    fn a_node_grows_to_hold_the_members_of_its_cycle_it_calls() {
+        let mut graph = CallGraph::<1>::new();
+        let main = graph.function([0.0], 5.0);
+        let a = graph.function([3.0], 3.0);
+        let b = graph.function([2.0], 2.0);
+        graph.call(main, a, [3.0], 3.0);
+        graph.call(a, b, [2.0], 2.0);
+        graph.call(b, a, [0.0], 0.0);
+        let mut profile = Profile::new(vec![Metric::time(Unit::Microseconds, crate::model::Repr::Float)]);
+        let frames: Vec<FrameId> =
+            ["main", "a", "b"].iter().map(|n| profile.frames.intern(FrameRef::function(n))).collect();
+        let layout = Layout { metrics: [0], whole: [false], inclusive: Some(0) };
+        graph.build(&mut profile, &frames, layout, 100).ok().unwrap();
+        assert_eq!(hold_children(&mut profile, 0, 0, |frame| frame != frames[0]), 1);
+        let dump = crate::model::dump::dump(&profile);
+        let expected = [
+            "\"main\" [function] time=0 (total 5, measured 5)",
+            "  \"a\" [function] time=3 (total 5, measured 5)",
+            "    \"b\" [function] time=2 (total 2, measured 2)",
+        ];
+        assert_eq!(dump.split_once("tree:\n").unwrap().1.lines().collect::<Vec<_>>(), expected);
     }
 
     /// Functions that call one another share a component, however long the way round; a function

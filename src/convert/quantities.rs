@@ -235,13 +235,35 @@ pub(super) fn counts_as_ticks(profile: &mut Profile, to: &Conversion, diag: &mut
             });
             interval.as_nanos() as f64 / unit_nanos
         }
-        None => 1.0,
+        None => samples_per_stated_tick(profile, to, diag),
     };
     let counts = whole_samples(profile.tree.self_values(index), per_tick);
     let ticks = Metric { aggregation: metric.aggregation, ..Metric::ticks() };
     if profile.metric_index("ticks").is_none_or(|i| i == index) {
         profile.replace_metric(index, ticks, Values::Int(counts));
     }
+}
+
+/// How many samples make a tick of the interval the target states: 1 where it can state the
+/// samples' own (the profile's, else `--interval`); else theirs over the one it states (samples of
+/// 1.5 ms are ticks of GHC's whole 2 ms, 4 to 3), which becomes the profile's, said, so that the
+/// ticks are the samples' time.
+fn samples_per_stated_tick(profile: &mut Profile, to: &Conversion, diag: &mut Diagnostics) -> f64 {
+    let Some(step) = to.carries.interval_step else { return 1.0 };
+    let taken = effective_interval(to.options.interval, profile.meta.interval, Turning::CountsIntoTime);
+    let stated = crate::formats::stated_interval(taken, step);
+    if stated == taken || (profile.meta.interval.is_none() && to.options.interval.is_none()) {
+        return 1.0;
+    }
+    if to.options.interval == Some(taken) {
+        to.interval_applied.set(true);
+    }
+    let target = to.target;
+    diag.warn("interval-rounded", None, || {
+        format!("{target} states its interval in steps of {step:?}: samples of {taken:?} are counted in ticks of {stated:?}")
+    });
+    profile.meta.interval = Some(stated);
+    stated.as_nanos() as f64 / taken.as_nanos() as f64
 }
 
 /// Nanoseconds per unit of `metric` in a profile sampled every `interval`: its unit's for time, the

@@ -527,3 +527,28 @@ fn dyalog_csv_guards_names_a_spreadsheet_would_run() {
     expected.sort();
     assert_eq!(stacks, expected);
 }
+
+/// A carriage return in a name is written as `&#13;`: an XML parser reads a raw one as a line feed
+/// (XML 1.0, section 2.11), so the name would come back changed. It reads back as it was.
+#[test]
+fn a_carriage_return_in_a_name_is_a_reference_in_xml() {
+    let dir = temp();
+    let input = dir.path().join("cr.folded");
+    std::fs::write(&input, "main;cr\rret 3\n").unwrap();
+    let out = dir.path().join("cr.xml");
+    proftool().args(["convert", "-q"]).arg(&input).arg(&out).assert().success();
+    let xml = std::fs::read_to_string(&out).unwrap();
+    assert!(xml.contains("<Element>cr&#13;ret</Element>") && !xml.contains('\r'), "{xml}");
+    let summary = proftool().args(["summary", "-q", "--format", "json"]).arg(&out).assert().success();
+    let json = String::from_utf8(summary.get_output().stdout.clone()).unwrap();
+    assert!(json.contains("\"name\": \"cr\\rret\""), "{json}");
+}
+
+/// A summary of no time gives each row a PctOfTot of 0: a number, as every column but Line has
+/// (it was an empty field, `<PctOfTot/>`).
+#[test]
+fn a_summary_of_no_time_has_percentages_of_0() {
+    let input = fixture("chrome-trace/cases/end-of-another-name.json");
+    let (csv, _) = run(&["convert", "-q", "--to", "dyalog-csv", "--dyalog-report", "summary"], &input);
+    assert_eq!(csv, "\"Element\",\"Line\",\"Time\",\"PctOfTot\"\n\"tid 1\",,0,0\n");
+}

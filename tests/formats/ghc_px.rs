@@ -197,6 +197,23 @@ fn time_becomes_ticks_of_the_interval_the_px_header_states() {
     }
 }
 
+/// Samples taken at an interval `-px` cannot state are time, counted in ticks of the interval its
+/// header states: 70 samples of 1.5 ms (105 ms) are 53 ticks of 2 ms (52.5, rounded), of 250 µs
+/// 18 ticks of 1 ms (17.5), and of 2 ms 70 ticks, by hand. They were written as 70 ticks of "2 ms"
+/// or "1 ms", 140 ms and 70 ms read back.
+#[test]
+fn samples_become_ticks_of_the_interval_the_px_header_states() {
+    for (interval, header, ticks) in
+        [("1500us", "\"2 ms\"", "5 53 "), ("250us", "\"1 ms\"", "5 18 "), ("2ms", "\"2 ms\"", "5 70 ")]
+    {
+        let args = ["convert", "--from", "folded", "--interval", interval, "--to", "ghc-px"];
+        let (px, err) = run_stdin(&args, b"a;b 40\na 30\n");
+        assert_eq!(px_interval(px.as_bytes()), header, "{interval}: {err}");
+        assert!(px.lines().last().unwrap().starts_with(ticks), "{interval}: {px}");
+        assert_eq!(err.contains("are counted in ticks of"), interval != "2ms", "{err}");
+    }
+}
+
 #[test]
 fn interval_does_not_relabel_counted_ticks() {
     // -px ticks of 20 ms, and .prof ticks of 1000 us: kept as counted, at their own interval.
@@ -312,4 +329,14 @@ fn a_profile_of_no_time_is_written_with_the_conversions_and_says_so() {
     assert!(fields[3].len() == 5 && fields[3].as_bytes()[2] == b':', "{first}");
     let (_, stderr) = run(&["convert", "--to", "ghc-px"], &fixture("ghc-px/notes-example.px"));
     assert!(!stderr.contains("states no time"), "{stderr}");
+}
+
+/// A time a profile states in RFC 3339 (pprof's `time_nanos`, JFR's, OTLP's) is written as GHC's
+/// `time_str()` writes one, to the minute, and said: cpu.pb.gz's 2026-11-25T09:39:13.436969803Z is
+/// `Wed Nov 25 09:39 2026` (a Wednesday, by the calendar). It was written in RFC 3339.
+#[test]
+fn a_stated_time_is_written_in_ghcs_form() {
+    let (px, err) = run_bytes(&["convert", "--to", "ghc-px"], &fixture("pprof/cpu.pb.gz"));
+    assert_eq!(String::from_utf8(px).unwrap().lines().next(), Some("\"Wed Nov 25 09:39 2026\""));
+    assert!(err.contains("2026-11-25T09:39:13.436969803Z is written as Wed Nov 25 09:39 2026"), "{err}");
 }

@@ -812,7 +812,8 @@ pub(crate) fn format_cell(
 
 /// A row's PctOfTot: the one it was read with, else its time's share of `base`.
 fn row_pct(row: &OutRow<'_>, base: f64) -> Option<f64> {
-    row.pct.or_else(|| row.time.filter(|_| base > 0.0).map(|t| t[1] / base * 100.0))
+    // Of no total, 0: a number all the same (an empty field is a line number's alone).
+    row.pct.or_else(|| row.time.map(|t| if base > 0.0 { t[1] / base * 100.0 } else { 0.0 }))
 }
 
 #[cfg(test)]

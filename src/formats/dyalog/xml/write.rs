@@ -108,7 +108,7 @@ fn element_0_9_0(out: &mut String, name: &str, value: &str) {
     }
 }
 
-/// `<name>value</name>` (or `<name/>`) on its own line, indented.
+/// `<name>value</name>` (or `<name/>`) on its own line, indented, `value` escaped.
 fn element(out: &mut String, indent: usize, name: &str, value: &str) {
     out.extend(std::iter::repeat_n(' ', indent));
     if value.is_empty() {
@@ -120,7 +120,12 @@ fn element(out: &mut String, indent: usize, name: &str, value: &str) {
     out.push('<');
     out.push_str(name);
     out.push('>');
-    out.push_str(&quick_xml::escape::partial_escape(value));
+    let escaped = quick_xml::escape::partial_escape(value);
+    // A carriage return as a reference: a parser reads a raw one as a line feed (XML 1.0, 2.11).
+    match escaped.contains('\r') {
+        true => out.push_str(&escaped.replace('\r', "&#13;")),
+        false => out.push_str(&escaped),
+    }
     out.push_str("</");
     out.push_str(name);
     out.push_str(">\n");

@@ -44,9 +44,11 @@
 //! `ticks`, `entries` (per node) and `alloc` in bytes: the file counts machine words, multiplied
 //! by `--ghc-word-size` (default 8).
 //!
-//! **Writing**: the timestamp (now, in GHC's `ctime` form without seconds, said on stderr, if the profile has none),
-//! the interval in whole milliseconds (the profile's own, which conversion sets from `--interval`
-//! where time became ticks or the profile has none; else 1 ms), one `1` line per frame in
+//! **Writing**: the timestamp in GHC's `ctime` form without seconds (a time stated in RFC 3339,
+//! pprof's or JFR's, to its minute; now if the profile has none; each said on stderr), the interval
+//! in whole milliseconds (the profile's own, which conversion sets from `--interval` where time
+//! became ticks or the profile has none; samples of another interval are counted again in ticks of
+//! the whole milliseconds nearest it; else 1 ms), one `1` line per frame in
 //! descending id order as GHC wrote them, stacks numbered in pre-order from 1, and the cost line
 //! ending ` 0`. The roots go under one added `MAIN` (module `MAIN`), with a warning, unless there
 //! is one root and it is `MAIN` or the root of a GHC profile. A `"` in a label or module is

@@ -13,13 +13,16 @@ use std::time::Duration;
 pub(crate) fn write(profile: &Profile, to: Writing<'_>) -> Result<(), Error> {
     let Writing { out, options, diag } = to;
     let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
-    let timestamp = profile.meta.timestamp.clone().unwrap_or_else(|| {
-        let now = now_ctime();
-        diag.warn("ghc-px-time", None, || {
-            format!("ghc-px: the profile states no time: written with this conversion's ({now}), as GHC writes the time it wrote its report")
-        });
-        now
-    });
+    let timestamp = match profile.meta.timestamp.as_deref() {
+        Some(stated) => in_ghcs_form(stated, diag),
+        None => {
+            let now = now_ctime();
+            diag.warn("ghc-px-time", None, || {
+                format!("ghc-px: the profile states no time: written with this conversion's ({now}), as GHC writes the time it wrote its report")
+            });
+            now
+        }
+    };
     writeln!(w, "\"{}\"", sanitise(&timestamp, diag))?;
     writeln!(w, "\"{} ms\"", interval_ms(profile.meta.interval, diag))?;
     let tree = &profile.tree;
@@ -100,6 +103,19 @@ pub(super) fn interval_ms(interval: Option<Duration>, diag: &mut Diagnostics) ->
         });
     }
     ms
+}
+
+/// A profile's time as GHC's `time_str()` writes it: an RFC 3339 time (pprof's, JFR's, OTLP's)
+/// to the minute, said; any other text (GHC's own) as it is.
+fn in_ghcs_form(stated: &str, diag: &mut Diagnostics) -> String {
+    let Some(secs) = crate::formats::kit::time::parse_time(stated).and_then(|nanos| u64::try_from(nanos).ok()) else {
+        return stated.to_string();
+    };
+    let minute = ctime_minutes(secs / 1_000_000_000);
+    diag.warn("ghc-px-time-form", None, || {
+        format!("ghc-px states its time as GHC's time_str() does, to the minute: {stated} is written as {minute}")
+    });
+    minute
 }
 
 /// The current time as GHC's `time_str()` wrote it: `ctime()` without seconds, in UTC.

@@ -329,6 +329,8 @@ pub(crate) struct Blocks<'r> {
     split_long_lines: bool,
     /// The most bytes a line (or a piece of a split one) may hold.
     max_line: u64,
+    /// Whether bytes that are not UTF-8 are read as U+FFFD instead of refused.
+    lossy: bool,
 }
 
 impl<'r> Blocks<'r> {
@@ -344,7 +346,16 @@ impl<'r> Blocks<'r> {
             eof: false,
             split_long_lines: false,
             max_line: MAX_LINE_LENGTH.get(),
+            lossy: false,
         }
+    }
+
+    /// Blocks whose bytes that are not UTF-8 are read as U+FFFD, for a format whose strings are
+    /// whatever bytes its writer was given. A replacement is three bytes where its bytes were one
+    /// to three: byte offsets after it in its block count them so.
+    pub(crate) fn decoding_lossily(mut self) -> Blocks<'r> {
+        self.lossy = true;
+        self
     }
 
     /// Blocks that end after a space or tab inside a line that has grown past a block without a
@@ -405,8 +416,11 @@ impl<'r> Blocks<'r> {
         if bytes.is_empty() {
             return Ok(None);
         }
-        let text =
-            String::from_utf8(bytes).map_err(|e| self.encoding_error(e.as_bytes(), e.utf8_error().valid_up_to()))?;
+        let text = match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) if self.lossy => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            Err(e) => return Err(self.encoding_error(e.as_bytes(), e.utf8_error().valid_up_to())),
+        };
         newlines.clear();
         // A block is at most a few MiB unless one line is longer than 4 GiB; offsets past u32 are
         // not indexed, and the line iterator finds them itself.

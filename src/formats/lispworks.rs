@@ -22,7 +22,8 @@
 //!
 //! **Values**: Count is *inclusive* and per node: samples in which the node's chain of callers was on
 //! the stack. Self samples are Count − Σ children's Count; a negative result (an inconsistent file) is
-//! clamped to 0 with a warning. Call-Count, Seen-Count and Top-Count are per *function*, repeated on
+//! clamped to 0 with a warning, as is a negative Count itself (before its parent's self is
+//! worked out). A number past `i64` is an error that names the range. Call-Count, Seen-Count and Top-Count are per *function*, repeated on
 //! every node of that function; they are kept as the profile's per-function facts (first occurrence
 //! wins, a disagreeing repeat is a warning). On write they are written back as read, or computed by
 //! the rules of docs/conversions.md: Seen = samples with the function on the stack at least once, Top = its self
@@ -215,7 +216,16 @@ fn row_error(line: &str) -> ParseErrorKind {
         };
     }
     let bad = FIELDS.iter().zip(&fields).find(|(_, text)| field_int(format!("{text}|").as_bytes(), 0).is_none());
+    let digits = |text: &str| {
+        let magnitude = text.strip_prefix('-').unwrap_or(text);
+        !magnitude.is_empty() && magnitude.bytes().all(|b| b.is_ascii_digit())
+    };
     match bad {
+        // An integer all the same, past what the model holds.
+        Some((field, text)) if digits(text) => ParseErrorKind::Unexpected {
+            expected: format!("a {field} from {} to {}", i64::MIN, i64::MAX),
+            found: format!("{text}, out of that range"),
+        },
         Some((field, text)) => ParseErrorKind::InvalidNumber { field, text: text.to_string() },
         None => ParseErrorKind::Unexpected { expected: "a data line".into(), found: excerpt(line.as_bytes()) },
     }
@@ -255,6 +265,11 @@ impl TreeReader {
         };
         let node = self.profile.tree.push(parent, frame);
         let [count, calls, seen, top] = row.counts;
+        // A node's Count is samples: one below 0 is none, not samples given back to its parent.
+        if count < 0 {
+            diag.warn("negative-count", Some(line), || format!("Count is negative ({count}): read as 0"));
+        }
+        let count = count.max(0);
         self.profile.tree.set_self(0, node, Value::Int(count));
         if let Some(parent) = parent {
             self.profile.tree.add_self(0, parent, Value::Int(count.saturating_neg()));
@@ -506,6 +521,24 @@ mod tests {
         assert!(e.contains("3 fields"), "{e}");
         let e = parse_row("1|x|0|0|0|F").unwrap_err().to_string();
         assert_eq!(e, "Count must be an integer, found \"x\"");
+        // An integer, past i64: its range is named (it was "must be an integer").
+        let e = parse_row("0|18446744073709551615|0|0|0|A").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "expected a Count from -9223372036854775808 to 9223372036854775807, found 18446744073709551615, out of that range"
+        );
+    }
+
+    /// A negative Count is none, said at its line: its parent keeps its own samples (it was
+    /// given 10 more), and the warning names the Count, not the children.
+    #[test]
+    fn a_negative_count_reads_as_0() {
+        let text = "LispWorks Profiler Tree: t\n0|5|0|5|5|A\n1|-10|0|10|0|B\n";
+        let mut diag = Diagnostics::default();
+        let profile = read(&mut text.as_bytes(), &ReadOptions::default(), &mut diag).unwrap();
+        assert_eq!(profile.total(0), Value::Int(5));
+        let warning = &diag.warnings()[0];
+        assert_eq!((warning.key, warning.message.as_str()), ("negative-count", "Count is negative (-10): read as 0"));
     }
 
     #[test]

@@ -340,3 +340,25 @@ fn a_stated_time_is_written_in_ghcs_form() {
     assert_eq!(String::from_utf8(px).unwrap().lines().next(), Some("\"Wed Nov 25 09:39 2026\""));
     assert!(err.contains("2026-11-25T09:39:13.436969803Z is written as Wed Nov 25 09:39 2026"), "{err}");
 }
+
+/// A label is whatever bytes the compiler was given (the notes: "decode lossily"): a Latin-1 `é`
+/// reads as U+FFFD, said at its line. It was refused as invalid UTF-8.
+#[test]
+fn a_label_that_is_not_utf8_reads_lossily() {
+    let bytes = b"\"Wed Jun  3 21:49 1993\"\n\"20 ms\"\n1 1 \"MAIN\" \"MAIN\"\n1 2 \"caf\xe9\" \"Main\"\n2 1 1 1\n2 2 2 2 1\n5 3 1 1 0 0 0 1 2 1 3 0 0\n";
+    let (profile, diag) = read_bytes(Format::GhcPx, bytes);
+    let profile = profile.unwrap();
+    assert!(dump(&profile).contains("\"caf\u{fffd}\""), "{}", dump(&profile));
+    let warning = diag.warnings().iter().find(|w| w.key == "px-not-utf8").expect("a warning");
+    assert!(warning.message.contains("read with U+FFFD"), "{}", warning.message);
+}
+
+/// A file cut in its cost line, without a last line break, ends where the input ends: line 5,
+/// byte 51 (its length), by hand. It was line 6, byte 52, past the end.
+#[test]
+fn a_cost_line_cut_short_is_placed_at_the_end_of_the_input() {
+    let text = "\"x\"\n\"20 ms\"\n1 1 \"MAIN\" \"MAIN\"\n2 1 1 1\n5 0 1 1 0 0 0";
+    assert_eq!(text.len(), 51);
+    let error = read_px(text).err().unwrap();
+    assert!(error.contains("line 5 (byte 51): expected the cost line's terminating 0"), "{error}");
+}

@@ -31,7 +31,8 @@
 //! line), `stacks` (cost centres and stacks as a tree), `costs` (the cost line), `write`.
 //!
 //! A cost centre's module is taken from the right-hand end of its `1` line (labels may hold spaces,
-//! and `"`: GHC never escaped them); a third string (pre-4.08 builds: the group) is dropped with a
+//! and `"`: GHC never escaped them; their bytes are whatever the compiler was given, so bytes
+//! that are not UTF-8 read as U+FFFD, said); a third string (pre-4.08 builds: the group) is dropped with a
 //! warning. The first `2` line of a stack id is its tree edge; a repeat is a back edge of recursion
 //! through another cost centre and only counted in a warning. Children keep the order their stacks
 //! were declared in. Stacks without a cost record weigh zero. Cost centres used but never declared
@@ -124,7 +125,8 @@ pub(crate) fn read(
     diag: &mut Diagnostics,
 ) -> Result<Profile, ParseError> {
     let mut state = ReadState::new(super::word_size(options.word_size));
-    let blocks = Blocks::new(input, FORMAT).splitting_long_lines();
+    // Labels are whatever bytes the compiler was given: read lossily, as the notes ask.
+    let blocks = Blocks::new(input, FORMAT).splitting_long_lines().decoding_lossily();
     text::pipeline_blocks(blocks, prepare, |line, prepared| state.line(line, &prepared, diag))?;
     state.finish(diag)
 }
@@ -276,8 +278,12 @@ fn odd_spaces(line: &Line<'_>, prepared: &Prepared) -> bool {
 
 /// Where the line after `line` starts, for an input that ends there (assuming an LF ending).
 fn next_line_position(line: &Line<'_>) -> Position {
-    let next = line.position.line.map_or(1, |n| n + 1);
-    Position::line(next, line.position.byte + line.text.len() as u64 + 1)
+    let end = line.position.byte + line.text.len() as u64;
+    match line.unterminated {
+        // The input ends in this line: its end is the end of the input.
+        true => Position::line(line.position.line.unwrap_or(1), end),
+        false => Position::line(line.position.line.map_or(1, |n| n + 1), end + 1),
+    }
 }
 
 #[cfg(test)]

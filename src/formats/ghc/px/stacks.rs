@@ -117,6 +117,11 @@ impl PxReader {
                 "a cost centre line with a third string (pre-4.08 group): the group is dropped".into()
             });
         }
+        if label.contains(char::REPLACEMENT_CHARACTER) || module.contains(char::REPLACEMENT_CHARACTER) {
+            diag.warn("px-not-utf8", Some(line.position), || {
+                "a cost centre's label or module holds bytes that are not UTF-8 (or U+FFFD): read with U+FFFD in their place".into()
+            });
+        }
         let frame = self.profile.frames.intern(cost_centre(label, module));
         if self.cost_centres.get(id).is_some_and(|old| old != frame.0) {
             diag.warn("cc-redeclared", Some(line.position), || {

@@ -55,7 +55,6 @@ use crate::diag::Diagnostics;
 use crate::error::{FormatName, ParseError, Position};
 use crate::model::{FrameId, FrameKind, FrameRef};
 use crate::text::Line;
-use rustc_hash::FxHashSet;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -91,6 +90,43 @@ fn page(address: u64) -> u32 {
     (address >> PAGE_BITS) as u32
 }
 
+/// The pages the libraries span, as runs of page numbers (first, last), sorted and apart: as
+/// many as there are libraries, however many pages they span (a set of the pages took 250 MB
+/// and 2.7 s for one library of 2^24 pages).
+#[derive(Default)]
+struct PageRanges {
+    runs: Vec<(u32, u32)>,
+}
+
+impl PageRanges {
+    /// Marks the pages of a library from `start` to `end` as `CodeMap.markPages_` does: the page of
+    /// each address from `start` in steps of a page while it is at most `end` (so the page of
+    /// `end` is not marked where a step passes it), their numbers wrapping as int32s do.
+    fn mark(&mut self, start: u64, end: u64) {
+        let Some(span) = end.checked_sub(start) else { return };
+        let first = page(start);
+        let last = first.wrapping_add((span >> PAGE_BITS) as u32);
+        match first <= last {
+            true => self.runs.push((first, last)),
+            false => self.runs.extend([(first, u32::MAX), (0, last)]),
+        }
+        self.runs.sort_unstable();
+        let mut merged: Vec<(u32, u32)> = Vec::with_capacity(self.runs.len());
+        for &(first, last) in &self.runs {
+            match merged.last_mut() {
+                Some(run) if u64::from(first) <= u64::from(run.1) + 1 => run.1 = run.1.max(last),
+                _ => merged.push((first, last)),
+            }
+        }
+        self.runs = merged;
+    }
+
+    fn contains(&self, page: u32) -> bool {
+        let after = self.runs.partition_point(|&(first, _)| first <= page);
+        after > 0 && page <= self.runs[after - 1].1
+    }
+}
+
 /// What a range of the code map holds.
 enum Code {
     /// A library: its name's frame.
@@ -124,7 +160,7 @@ struct Function {
 struct CodeMap {
     libraries: BTreeMap<u64, Entry>,
     /// The pages libraries span (see [`page`]).
-    pages: FxHashSet<u32>,
+    pages: PageRanges,
     /// Code that moves and goes (the tick processor's "dynamic" entries).
     code: BTreeMap<u64, Entry>,
 }
@@ -132,7 +168,7 @@ struct CodeMap {
 impl CodeMap {
     /// What holds `address`: a library where a library spans its page, else code.
     fn find(&mut self, address: u64) -> Option<&mut Entry> {
-        let map = if self.pages.contains(&page(address)) { &mut self.libraries } else { &mut self.code };
+        let map = if self.pages.contains(page(address)) { &mut self.libraries } else { &mut self.code };
         let (&start, entry) = map.range_mut(..=address).next_back()?;
         (address < start.saturating_add(entry.size)).then_some(entry)
     }
@@ -223,11 +259,7 @@ impl Log {
             let found = format!("{start:#x} to {end:#x}");
             return Err(record.line.unexpected("a library of at most 2^24 pages (64 GiB)", found));
         }
-        let mut address = start;
-        while address <= end {
-            self.map.pages.insert(page(address));
-            address += 1 << PAGE_BITS;
-        }
+        self.map.pages.mark(start, end);
         let frame = sink.frame(FrameRef { module: Some(name), ..FrameRef::function(name) });
         self.map.libraries.entry(start).or_insert(Entry { size: end.saturating_sub(start), code: Code::Library(frame) });
         Ok(())
@@ -491,6 +523,7 @@ fn version(kind: &str, fields: &[Cow<'_, str>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rustc_hash::FxHashSet;
 
     #[test]
     fn fields_are_unescaped_as_the_tick_processor_unescapes_them() {
@@ -512,6 +545,37 @@ mod tests {
     fn pages_are_javascript_int32s() {
         assert_eq!(page(0x7f06_d8bf_e123), 0xf06d_8bfe);
         assert_eq!(page(0x1000), 1);
+    }
+
+    /// Libraries' pages are those the tick processor's step by step marking gives, each page
+    /// marked: a start not at a page's start whose steps pass the end's page, a run across the
+    /// wrap of page numbers, runs that touch and overlap, an end before the start.
+    #[test]
+    fn library_pages_are_the_pages_marked_step_by_step() {
+        let libraries = [
+            (0x1fff, 0x2000),
+            (0x5000, 0x7fff),
+            (0x8000, 0x9000),
+            (0x6000, 0x6100),
+            (0xfff_ffff_e000, 0x1000_0000_1000),
+            (0x30000, 0x20000),
+        ];
+        let mut ranges = PageRanges::default();
+        let mut marked = FxHashSet::default();
+        for (start, end) in libraries {
+            ranges.mark(start, end);
+            let mut address: u64 = start;
+            while address <= end {
+                marked.insert(page(address));
+                address += 1 << PAGE_BITS;
+            }
+        }
+        let probes = (0..64).chain([u32::MAX - 2, u32::MAX - 1, u32::MAX]).chain(0x1_0000..0x1_0004);
+        for probe in probes {
+            assert_eq!(ranges.contains(probe), marked.contains(&probe), "page {probe:#x}");
+        }
+        // Pages 1; 5 to 7, 6, 8 and 9; 0xffff_fffe to 1 across the wrap: three runs.
+        assert_eq!(ranges.runs, [(0, 1), (5, 9), (0xffff_fffe, u32::MAX)]);
     }
 
     #[test]

@@ -158,12 +158,24 @@ impl<R: Read> Bytes<R> {
     /// Reads `expected` exactly, or fails naming `what`.
     fn literal(&mut self, expected: &[u8], what: &str) -> Result<(), ParseError> {
         let start = self.offset;
+        match self.read_literal(expected)? {
+            Literal::Read => Ok(()),
+            Literal::CutShort(after) => Err(self.unexpected(start + after as u64, what, &[])),
+            Literal::Other(found) => Err(self.unexpected(start, what, &found)),
+        }
+    }
+
+    /// Reads `expected.len()` bytes: whether they are `expected`, its start where the input ends
+    /// (a file cut short), or what they are.
+    fn read_literal(&mut self, expected: &[u8]) -> Result<Literal, ParseError> {
         let mut got = vec![0; expected.len()];
         let filled = self.fill(&mut got)?;
-        if got[..filled] != *expected {
-            return Err(self.unexpected(start, what, &got[..filled]));
-        }
-        Ok(())
+        got.truncate(filled);
+        Ok(match got == expected {
+            true => Literal::Read,
+            false if filled > 0 && expected.starts_with(&got) => Literal::CutShort(filled),
+            false => Literal::Other(got),
+        })
     }
 
     /// Reads the `n` ids of a sample. The count comes from the input, so the buffer grows with the
@@ -237,6 +249,15 @@ struct ThreadSamples {
     stacks: IndexMap<Box<[u8]>, u64, FxBuildHasher>,
 }
 
+/// What a literal's bytes were.
+enum Literal {
+    Read,
+    /// The input ended after this many bytes of it.
+    CutShort(usize),
+    /// Other bytes, these.
+    Other(Vec<u8>),
+}
+
 /// Reads a Sampler file.
 pub(crate) fn read(
     input: &mut (dyn Read + Send),
@@ -245,16 +266,24 @@ pub(crate) fn read(
 ) -> Result<Profile, ParseError> {
     let order = options.order;
     let mut bytes = Bytes { input: BufReader::with_capacity(256 * 1024, input), offset: 0 };
-    if bytes.literal(MAGIC, "the first line @supersamplerV1.0").is_err() {
-        let kind = ParseErrorKind::MissingMarker { format: FORMAT, expected: "@supersamplerV1.0 and a newline" };
-        return Err(bytes.error(0, kind));
+    match bytes.read_literal(MAGIC)? {
+        Literal::Read => {}
+        // Cut inside its first line: a Sampler file all the same, cut short.
+        Literal::CutShort(after) => {
+            let expected = "the rest of the first line, @supersamplerV1.0 (the file looks cut short)";
+            return Err(bytes.unexpected(after as u64, expected, &[]));
+        }
+        Literal::Other(_) => {
+            let kind = ParseErrorKind::MissingMarker { format: FORMAT, expected: "@supersamplerV1.0 and a newline" };
+            return Err(bytes.error(0, kind));
+        }
     }
     bytes.literal(SYMBOL_TABLE, "@symboltableV1.1 and a newline")?;
     let mut symbols = read_symbols(&mut bytes, diag)?;
     let threads = read_threads(&mut bytes, &symbols, diag)?;
     let order = decide_order(order, &threads, diag);
     let mut profile = Profile::new(vec![Metric::samples()]);
-    build(&mut profile, &mut symbols, &threads, order);
+    build(&mut profile, &mut symbols, &threads, order, diag);
     Ok(profile)
 }
 
@@ -511,11 +540,26 @@ fn symbol_frame(profile: &mut Profile, symbols: &mut FxHashMap<u32, Symbol>, id:
     frame
 }
 
-fn build(profile: &mut Profile, symbols: &mut FxHashMap<u32, Symbol>, threads: &[ThreadSamples], order: FrameOrder) {
+fn build(
+    profile: &mut Profile,
+    symbols: &mut FxHashMap<u32, Symbol>,
+    threads: &[ThreadSamples],
+    order: FrameOrder,
+    diag: &mut Diagnostics,
+) {
     let mut index = ChildIndex::default();
     let mut frames: Vec<FrameId> = Vec::new();
+    // The first thread id of each thread frame: threads of one name are one root, said.
+    let mut ids_of_frames: FxHashMap<FrameId, u16> = FxHashMap::default();
     for thread in threads {
         let thread_frame = symbol_frame(profile, symbols, u32::from(thread.id), FrameKind::Thread);
+        let first = *ids_of_frames.entry(thread_frame).or_insert(thread.id);
+        if first != thread.id {
+            let name = profile.frames.get(thread_frame).name.clone();
+            diag.warn("sampler-thread-names", None, || {
+                format!("threads {first:04x} and {:04x} are both named {name}: their samples are one thread's", thread.id)
+            });
+        }
         let root = index.child_or_insert(&mut profile.tree, None, thread_frame);
         for (stack, &count) in &thread.stacks {
             frames.clear();

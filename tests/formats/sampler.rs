@@ -107,3 +107,24 @@ fn sampler_output_is_capped_by_max_samples() {
         .assert()
         .success();
 }
+
+/// Two threads whose symbols have one name (`worker`, ids 0001 and 0002) are one root: the model
+/// keeps a thread by its name, so stderr says so (they merged silently). A file written by hand from
+/// the notes' grammar: a symbol table of the two threads and three functions, a block a thread.
+#[test]
+fn threads_of_one_name_are_one_root_and_said() {
+    let bytes = b"@supersamplerV1.0\n@symboltableV1.1\n\t\x00\x00\x00\x01\t\x00\x00\x00\x00\tworker\tw\tw\n\t\x00\x00\x00\x02\t\x00\x00\x00\x00\tworker\tw\tw\n\t\x00\x01\x00\x00\t\x00\x00\x00\x00\tmain\t/bin/a\t/bin/a\n\t\x00\x01\x00\x01\t\x00\x00\x00\x00\tf\t/bin/a\t/bin/a\n\t\x00\x01\x00\x02\t\x00\x00\x00\x00\tg\t/bin/a\t/bin/a\n@end\n@threadV1.0\t0001\n\t\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x02\x00\x01\x00\x01\x00\x01\x00\x00\n\t\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x02\x00\x01\x00\x01\x00\x01\x00\x00\n@threadV1.0\t0002\n\t\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x02\x00\x01\x00\x02\x00\x01\x00\x00\n@end\n";
+    let (profile, diag) = crate::support::read_bytes(proftool::Format::Sampler, bytes);
+    assert_eq!(profile.unwrap().tree.roots().count(), 1);
+    let said: Vec<&str> = diag.warnings().iter().map(|w| w.message.as_str()).collect();
+    assert!(said.contains(&"threads 0001 and 0002 are both named worker: their samples are one thread's"), "{said:?}");
+}
+
+/// A file cut inside its first line is a Sampler file cut short, not "not a sampler file".
+#[test]
+fn a_file_cut_in_its_first_line_is_cut_short() {
+    let (result, _) = crate::support::read_bytes(proftool::Format::Sampler, b"@supe");
+    let error = result.err().unwrap().to_string();
+    let expected = "byte 5: expected the rest of the first line, @supersamplerV1.0 (the file looks cut short)";
+    assert!(error.contains(expected), "{error}");
+}

@@ -111,14 +111,14 @@ impl PageRanges {
             false => self.runs.extend([(first, u32::MAX), (0, last)]),
         }
         self.runs.sort_unstable();
-        let mut merged: Vec<(u32, u32)> = Vec::with_capacity(self.runs.len());
-        for &(first, last) in &self.runs {
-            match merged.last_mut() {
-                Some(run) if u64::from(first) <= u64::from(run.1) + 1 => run.1 = run.1.max(last),
-                _ => merged.push((first, last)),
+        // A run that starts in or right after the one before it joins it.
+        self.runs.dedup_by(|run, before| {
+            let joins = u64::from(run.0) <= u64::from(before.1) + 1;
+            if joins {
+                before.1 = before.1.max(run.1);
             }
-        }
-        self.runs = merged;
+            joins
+        });
     }
 
     fn contains(&self, page: u32) -> bool {

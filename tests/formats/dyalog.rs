@@ -9,7 +9,7 @@ mod reports;
 mod summaries;
 
 use crate::roundtrip::write;
-use crate::support::binary::{failure, fixture, proftool, run, temp};
+use crate::support::binary::{failure, fixture, proftool, run, run_stdin, temp};
 use crate::support::{folded, good_fixtures, read_bytes, read_bytes_with, read_fixture};
 use predicates::prelude::*;
 use proftool::convert::ConvertOptions;
@@ -532,14 +532,9 @@ fn dyalog_csv_guards_names_a_spreadsheet_would_run() {
 /// (XML 1.0, section 2.11), so the name would come back changed. It reads back as it was.
 #[test]
 fn a_carriage_return_in_a_name_is_a_reference_in_xml() {
-    let dir = temp();
-    let input = dir.path().join("cr.folded");
-    std::fs::write(&input, "main;cr\rret 3\n").unwrap();
-    let out = dir.path().join("cr.xml");
-    proftool().args(["convert", "-q"]).arg(&input).arg(&out).assert().success();
-    let xml = std::fs::read_to_string(&out).unwrap();
+    let (xml, _) = run_stdin(&["convert", "-q", "--from", "folded", "--to", "dyalog-xml"], b"main;cr\rret 3\n");
     assert!(xml.contains("<Element>cr&#13;ret</Element>") && !xml.contains('\r'), "{xml}");
-    let summary = proftool().args(["summary", "-q", "--format", "json"]).arg(&out).assert().success();
+    let summary = proftool().args(["summary", "-q", "--format", "json", "-"]).write_stdin(xml).assert().success();
     let json = String::from_utf8(summary.get_output().stdout.clone()).unwrap();
     assert!(json.contains("\"name\": \"cr\\rret\""), "{json}");
 }
